@@ -1,0 +1,81 @@
+"""What every rule is: a code, a name, its docs and examples, and a check().
+
+A rule is one small class. Its VALID and INVALID examples are its docs (shown
+by `castlint rules CODE`) and its tests (tests/test_rule_examples.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, List, Optional, Tuple
+
+import libcst as cst
+
+from castlint.analysis import ModuleAnalysis
+from castlint.config import CostModel
+from castlint.models import Cost, Finding, Fix, Position, Severity
+from castlint.tables import Tables
+
+
+@dataclass
+class FileContext:
+    path: str
+    analysis: ModuleAnalysis
+    tables: Tables
+    cost_model: CostModel
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    what_it_does: ClassVar[str]
+    why_it_matters: ClassVar[str]
+    example: ClassVar[str]
+    fix_safety: ClassVar[str]
+    # (source, expected 1-based lines of findings): INVALID must flag exactly those lines.
+    VALID: ClassVar[Tuple[str, ...]] = ()
+    INVALID: ClassVar[Tuple[Tuple[str, Tuple[int, ...]], ...]] = ()
+
+    def check(self, ctx: FileContext) -> List[Finding]:
+        raise NotImplementedError
+
+    # -- helpers for subclasses ---------------------------------------------
+    def finding(
+        self,
+        ctx: FileContext,
+        node: cst.CSTNode,
+        message: str,
+        severity: Severity,
+        cost: Optional[Cost] = None,
+        fix: Optional[Fix] = None,
+        unfixable_reason: Optional[str] = None,
+    ) -> Finding:
+        pos = ctx.analysis.position(node)
+        return Finding(
+            code=self.code,
+            name=self.name,
+            severity=severity,
+            path=ctx.path,
+            start=Position(pos.start.line, pos.start.column + 1),
+            end=Position(pos.end.line, pos.end.column + 1),
+            message=message,
+            cost=cost,
+            fix=fix,
+            unfixable_reason=unfixable_reason,
+            function=ctx.analysis.function_name(node),
+        )
+
+
+def pool_cast_cost(ctx: FileContext, target: Optional[str]) -> Cost:
+    """Bytes a whole-pool conversion moves: read the pool, write the copy."""
+    model, tables = ctx.cost_model, ctx.tables
+    src = tables.dtype_bytes.get(model.kv_dtype, 1)
+    dst = tables.dtype_bytes.get(model.compute_dtype, 2)
+    if target:
+        name = target.rsplit(".", 1)[-1]
+        dst = tables.dtype_bytes.get(name, dst)
+    per_layer = model.pool_tokens * model.row_elems * (src + dst)
+    return Cost(per_layer, per_layer * model.layers, model.name, model.pool_tokens)
+
+
+COST_HINT = "set [tool.castlint.model] (preset, pool-tokens, layers) to change the cost model"

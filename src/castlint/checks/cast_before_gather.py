@@ -1,0 +1,109 @@
+"""CL003 cast-before-gather."""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from castlint.analysis import ModuleAnalysis, Origin
+from castlint.checks.base import COST_HINT, FileContext, Rule, pool_cast_cost
+from castlint.models import Finding, Fix, FixSafety, Severity
+
+
+def _is_gather_use(a: ModuleAnalysis, node: cst.CSTNode) -> bool:
+    """Is node (a cast result) consumed by a gather: `node[idx]` or `node.index_select(...)`?"""
+    parent = a.parent(node)
+    if isinstance(parent, cst.Subscript) and parent.value is node:
+        return not a.subscript_keeps_whole(parent)
+    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in a.tables.gather_methods:
+        return isinstance(a.parent(parent), cst.Call)
+    return False
+
+
+def gathered_cast(a: ModuleAnalysis, call: cst.Call) -> Optional[str]:
+    """'direct' for `pool.to(d)[idx]`, 'variable' for `x = pool.to(d)` only ever gathered."""
+    if _is_gather_use(a, call):
+        return "direct"
+    parent = a.parent(call)
+    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
+        return None
+    name = parent.targets[0].target
+    scope = a.scopes.get(name)
+    if scope is None or len([x for x in scope.assignments[name.value]]) != 1:
+        return None
+    uses = [access.node for access in scope.accesses[name.value]]
+    if uses and all(isinstance(u, cst.Name) and _is_gather_use(a, u) for u in uses):
+        return "variable"
+    return None
+
+
+class CastBeforeGather(Rule):
+    code = "CL003"
+    name = "cast-before-gather"
+    summary = "A whole pool is converted and then only a few slots of it are read"
+    what_it_does = (
+        "Flags `pool.to(d)[idx]`, `pool.to(d).index_select(...)` and `x = pool.to(d)` "
+        "where x is afterwards only gathered, for x a whole KV pool."
+    )
+    why_it_matters = (
+        "The conversion copies every slot of the pool but only the gathered rows are "
+        "used. Gathering first and converting the gathered rows moves bytes in "
+        "proportion to the batch, not to the pool. This is the fix for backends with "
+        "no native FP8 path (FA3 MLA, xpu)."
+    )
+    example = "rows = self.pool.get_key_buffer(layer_id).to(torch.bfloat16)[loc]"
+    fix_safety = (
+        "Safe: an elementwise dtype conversion commutes with a gather, so "
+        "`x[idx].to(d)` is bit-identical to `x.to(d)[idx]`. Unsafe when the cast also "
+        "moves the tensor to another device or takes another tensor's dtype and device "
+        "(`.to(other)`): the index would then be applied on a different device. Unsafe "
+        "fixes are applied only with --unsafe-fixes."
+    )
+    VALID = (
+        "def f(self, layer, loc):\n"
+        "    return self.pool.get_key_buffer(layer.layer_id)[loc].to(torch.bfloat16)\n",
+        "def f(self, layer):\n"
+        "    kv = self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)\n"
+        "    return kv[:, :, :512]\n",
+    )
+    INVALID = (
+        ("def f(self, layer, loc):\n"
+         "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n", (2,)),
+        ("def f(self, layer, loc):\n"
+         "    kv = self.pool.get_key_buffer(layer.layer_id).float()\n"
+         "    a = kv[loc]\n"
+         "    return kv.index_select(0, loc) + a\n", (2,)),
+    )
+
+    def check(self, ctx: FileContext) -> List[Finding]:
+        a = ctx.analysis
+        findings = []
+        for call in a.nodes.calls:
+            if not isinstance(call.func, cst.Attribute):
+                continue
+            target = a.cast_target(call)
+            if target is None or a.origin(call.func.value) < Origin.POOL_TUPLE:
+                continue
+            form = gathered_cast(a, call)
+            if form is None or a.guarded_fallback(call):
+                continue
+            cost = pool_cast_cost(ctx, target)
+            safety = FixSafety.UNSAFE if target.endswith(".dtype") and not _dtype_of_dtype_attr(call) else FixSafety.SAFE
+            findings.append(self.finding(
+                ctx, call,
+                f"cast to {target} before a gather converts the whole pool ({cost.describe()}); "
+                f"gather first, then cast; {COST_HINT}",
+                Severity.ERROR if a.in_hot_path(call) else Severity.WARNING,
+                cost=cost,
+                fix=Fix("cast-after-gather", safety, f"move the cast after the gather ({form} form)"),
+            ))
+        return findings
+
+
+def _dtype_of_dtype_attr(call: cst.Call) -> bool:
+    """`.to(q.dtype)` names a dtype; `.to(other_tensor)` does not."""
+    for arg in call.args:
+        if isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "dtype":
+            return True
+    return False

@@ -1,0 +1,194 @@
+"""CL002 plan-forces-kv-dtype."""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import libcst as cst
+import libcst.matchers as m
+
+from castlint.analysis.dataflow import ModuleAnalysis, dotted
+from castlint.checks.base import FileContext, Rule
+from castlint.models import Finding, Fix, FixSafety, Severity
+from castlint.tables import Wrapper
+
+
+class PlanForcesKvDtype(Rule):
+    code = "CL002"
+    name = "plan-forces-kv-dtype"
+    summary = "An attention plan() declares the KV cache in the q dtype (or omits its dtype)"
+    what_it_does = (
+        "Flags plan()/begin_forward() of an attention wrapper listed in "
+        "rules/flashinfer.toml (and sglang's fast_mla_*_plan) whose kv dtype argument "
+        "resolves to the same value as its q dtype argument, through variables and "
+        "`self.` attributes set in __init__, or whose kv dtype is omitted, while a "
+        "KV-cache dtype is in reach (e.g. `model_runner.kv_cache_dtype`). Positional "
+        "(by index, per table) and keyword forms, and deprecated aliases such as "
+        "`data_type`, are handled."
+    )
+    why_it_matters = (
+        "FlashInfer plans separate q and kv dtypes. Declaring kv as the model dtype "
+        "forces the caller to convert the whole FP8 pool to BF16 before run() (CL001); "
+        "declaring q as the FP8 KV dtype (sglang <= 0.4.6.post4) makes q FP8 as well."
+    )
+    example = (
+        "self.data_type = model_runner.dtype\n"
+        "wrapper.plan(qo_indptr, kv_indptr, kv_indices, kv_lens, heads, 512, 64, 1,\n"
+        "             False, sm_scale, self.data_type, self.data_type)"
+    )
+    fix_safety = (
+        "Fixed together with the whole-pool cast it forces, by the FlashInfer MLA "
+        "codemod (plan and run must change together, behind one guard). Changing the "
+        "kv dtype of a plan alone is not offered: run() would then reject the BF16 copy."
+    )
+    VALID = (
+        "class U:\n"
+        "    def __init__(self, model_runner):\n"
+        "        self.q_data_type = model_runner.dtype\n"
+        "        self.kv_data_type = model_runner.kv_cache_dtype\n"
+        "    def call(self, w):\n"
+        "        w.plan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, self.q_data_type, self.kv_data_type)\n",
+    )
+    INVALID = (
+        ("class U:\n"
+         "    def __init__(self, model_runner):\n"
+         "        self.data_type = model_runner.dtype\n"
+         "    def call(self, wrapper: BatchMLAPagedAttentionWrapper):\n"
+         "        wrapper.plan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, self.data_type, self.data_type)\n", (5,)),
+        ("class U:\n"
+         "    def __init__(self, model_runner):\n"
+         "        self.data_type = model_runner.dtype\n"
+         "        self.q_data_type = model_runner.dtype\n"
+         "    def call(self, w):\n"
+         "        w.plan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10,\n"
+         "               q_data_type=self.q_data_type, kv_data_type=self.data_type)\n", (6,)),
+        ("def go(model_runner, w: BatchDecodeWithPagedKVCacheWrapper):\n"
+         "    w.begin_forward(1, 2, 3, 4, 5, 6, 7, q_data_type=model_runner.dtype)\n", (2,)),
+    )
+
+    def check(self, ctx: FileContext) -> List[Finding]:
+        a = ctx.analysis
+        if not _kv_dtype_in_reach(ctx):
+            return []
+        findings = []
+        for call in a.nodes.calls:
+            wrapper = match_wrapper(ctx, call)
+            if wrapper is None:
+                continue
+            q_arg = dtype_argument(call, wrapper, "q")
+            kv_arg = dtype_argument(call, wrapper, "kv")
+            if q_arg is None:
+                continue
+            if kv_arg is None and not _receiver_is_known(ctx, call, wrapper):
+                continue  # e.g. a ragged wrapper, which has no KV cache to describe
+            if kv_arg is None:
+                message = (f"{wrapper.cls}.plan sets q_data_type but no kv_data_type: the KV cache "
+                           f"is assumed to be in the q dtype; pass the KV-cache dtype")
+            else:
+                q_src, kv_src = a.resolve_value(q_arg), a.resolve_value(kv_arg)
+                if q_src != kv_src:
+                    continue
+                shown = ", ".join(q_src)
+                if any(_mentions_kv_cache_dtype(ctx, s) for s in q_src):
+                    message = (f"q_data_type and kv_data_type are both the KV-cache dtype (`{shown}`): "
+                               f"q is declared FP8 when the cache is FP8; plan q with the model dtype "
+                               f"and kv with the KV-cache dtype")
+                else:
+                    message = (f"kv_data_type resolves to the same value as q_data_type (`{shown}`): "
+                               f"the FP8 pool must then be cast to the q dtype before run() (CL001); "
+                               f"plan kv with the KV-cache dtype")
+            findings.append(self.finding(
+                ctx, call, message, Severity.WARNING,
+                fix=_fix_for(ctx),
+                unfixable_reason=None if _fix_for(ctx) else (
+                    "plan and run() must change together; castlint rewrites them only in "
+                    "backends that feed this plan's run() a whole-pool cast (see CL001)"),
+            ))
+        return findings
+
+
+def _fix_for(ctx: FileContext) -> Optional[Fix]:
+    from castlint.checks.whole_pool_cast import MLA_WRAPPER
+    a = ctx.analysis
+    if MLA_WRAPPER in a.nodes.names and "get_key_buffer" in a.nodes.attr_names:
+        return Fix("flashinfer-mla-native-fp8", FixSafety.SAFE,
+                   "plan kv with the KV-cache dtype behind the init-time FP8-KV guard")
+    return None
+
+
+def _receiver_is_known(ctx: FileContext, call: cst.Call, wrapper: Wrapper) -> bool:
+    if isinstance(call.func, cst.Name):
+        return True
+    return _annotation_class(ctx.analysis, call.func.value) == wrapper.cls
+
+
+def _kv_dtype_in_reach(ctx: FileContext) -> bool:
+    t = ctx.tables
+    nodes = ctx.analysis.nodes
+    return bool(nodes.attr_names & t.kv_cache_dtype_attributes or nodes.names & t.kv_cache_dtype_holders)
+
+
+def _mentions_kv_cache_dtype(ctx: FileContext, text: str) -> bool:
+    return any(attr in text for attr in ctx.tables.kv_cache_dtype_attributes)
+
+
+def _annotation_class(a: ModuleAnalysis, receiver: cst.BaseExpression) -> Optional[str]:
+    """The class named in the annotation of a parameter, or in `x = Class(...)`."""
+    if isinstance(receiver, cst.Name):
+        scope = a.scopes.get(receiver)
+        if scope is None:
+            return None
+        for assignment in scope.assignments[receiver.value]:
+            node = getattr(assignment, "node", None)
+            param = node if isinstance(node, cst.Param) else a.parent(node) if node is not None else None
+            if isinstance(param, cst.Param) and param.annotation is not None:
+                text = dotted(param.annotation.annotation) or a.code(param.annotation.annotation)
+                return text.rsplit(".", 1)[-1].strip("'\"")
+            if isinstance(node, cst.Name):
+                value, _ = a.assigned_value(node)
+                if isinstance(value, cst.Call):
+                    return (dotted(value.func) or "").rsplit(".", 1)[-1] or None
+    if isinstance(receiver, cst.Attribute) and m.matches(receiver.value, m.Name("self")):
+        cls = a.enclosing_class(receiver)
+        if cls is not None:
+            for value in a.self_attr_values(cls, receiver.attr.value):
+                if isinstance(value, cst.Call):
+                    return (dotted(value.func) or "").rsplit(".", 1)[-1] or None
+    return None
+
+
+def match_wrapper(ctx: FileContext, call: cst.Call) -> Optional[Wrapper]:
+    t, a = ctx.tables, ctx.analysis
+    if isinstance(call.func, cst.Name):
+        return t.wrapper_function(call.func.value)
+    if not isinstance(call.func, cst.Attribute):
+        return None
+    candidates = t.wrapper_for_method(call.func.attr.value)
+    if not candidates:
+        return None
+    cls = _annotation_class(a, call.func.value)
+    if cls is not None:
+        for w in candidates:
+            if w.cls == cls:
+                return w
+        return None
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    keyworded = [w for w in candidates if keywords & ({w.q_dtype.keyword, w.kv_dtype.keyword} | set(w.aliases))]
+    if keyworded:
+        return keyworded[0]
+    by_arity = [w for w in candidates if w.kv_dtype.index is not None and len(positional) == w.kv_dtype.index + 1]
+    if by_arity and len({(w.q_dtype.index, w.kv_dtype.index) for w in by_arity}) == 1:
+        return by_arity[0]
+    return None
+
+
+def dtype_argument(call: cst.Call, wrapper: Wrapper, which: str) -> Optional[cst.BaseExpression]:
+    param = wrapper.q_dtype if which == "q" else wrapper.kv_dtype
+    names = {param.keyword} | (set(wrapper.aliases) if which == "kv" else set())
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in names:
+            return arg.value
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    if param.index is not None and param.index < len(positional):
+        return positional[param.index].value
+    return None

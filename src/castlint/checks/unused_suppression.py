@@ -1,0 +1,60 @@
+"""CL900 unused-suppression."""
+from __future__ import annotations
+
+from typing import List
+
+from castlint.checks.base import FileContext, Rule
+from castlint.models import Finding, Position, Severity
+from castlint.suppressions import Suppression
+
+
+class UnusedSuppression(Rule):
+    code = "CL900"
+    name = "unused-suppression"
+    summary = "A castlint suppression comment silences nothing"
+    what_it_does = (
+        "Flags `# castlint: ignore[...]` comments, and `# noqa: CL...` codes, that "
+        "silence no finding on their line. A bare `# noqa` is shared with other linters "
+        "and is never reported."
+    )
+    why_it_matters = (
+        "A stale suppression hides the next real finding on that line: when the "
+        "whole-pool cast comes back, nobody hears about it."
+    )
+    example = "x = compute()  # castlint: ignore[CL001]"
+    fix_safety = "No automatic fix; delete the comment."
+    VALID = (
+        "def forward(self, layer, q):\n"
+        "    k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)  # castlint: ignore[CL001]\n",
+        "x = 1  # noqa\n",
+        "x = 1  # noqa: E501\n",
+    )
+    INVALID = (
+        ("x = 1  # castlint: ignore[CL001]\n", (1,)),
+        ("def forward(self, layer, q):\n"
+         "    k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)  # noqa: CL003\n", (2,)),
+    )
+
+    def check(self, ctx: FileContext) -> List[Finding]:
+        return []  # the engine calls unused() after applying suppressions
+
+    def unused(self, path: str, suppressions: List[Suppression], enabled) -> List[Finding]:
+        findings = []
+        for s in suppressions:
+            if not s.reportable or not enabled(self.code):
+                continue
+            if s.codes is None:
+                if s.used:
+                    continue
+                what = "silences no finding"
+            else:
+                stale = [c for c in s.codes if c.startswith("CL") and c not in s.used and enabled(c)]
+                if not stale:
+                    continue
+                what = f"silences no {', '.join(stale)} finding"
+            pos = Position(s.line, s.column)
+            findings.append(Finding(
+                code=self.code, name=self.name, severity=Severity.NOTE, path=path,
+                start=pos, end=pos, message=f"suppression comment {what} on this line; remove it",
+            ))
+        return findings

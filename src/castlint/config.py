@@ -1,0 +1,224 @@
+"""[tool.castlint] (pyproject.toml) or castlint.toml -> a typed Config.
+
+Unknown keys and bad values raise ConfigError naming the file and key.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from castlint import tomlcompat
+from castlint.tables import ModelPreset, Tables
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__",
+    "build", "dist", "node_modules", ".castlint_cache", "*.egg-info",
+)
+KNOWN_KEYS = {
+    "select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "extend-rules",
+    "model", "cache", "jobs", "max-file-size",
+}
+MODEL_KEYS = {"preset", "layers", "pool-tokens", "kv-lora-rank", "rope-dim", "kv-dtype", "compute-dtype"}
+
+
+class ConfigError(Exception):
+    def __init__(self, path, key: str, message: str):
+        super().__init__(f"{path}: {key}: {message}" if key else f"{path}: {message}")
+
+
+@dataclass(frozen=True)
+class CostModel:
+    name: str
+    layers: int
+    pool_tokens: int
+    kv_lora_rank: int
+    rope_dim: int
+    kv_dtype: str
+    compute_dtype: str
+
+    @property
+    def row_elems(self) -> int:
+        return self.kv_lora_rank + self.rope_dim
+
+
+@dataclass
+class Config:
+    path: Optional[Path] = None  # the file it came from, if any
+    root: Path = field(default_factory=Path.cwd)
+    select: tuple = ()  # empty: every rule
+    ignore: tuple = ()
+    exclude: tuple = DEFAULT_EXCLUDE
+    per_file_ignores: dict = field(default_factory=dict)  # glob -> codes
+    extend_rules: tuple = ()  # paths
+    model: dict = field(default_factory=dict)  # raw [tool.castlint.model]
+    cache: bool = True
+    jobs: int = 0  # 0: core count
+    max_file_size: int = 4_000_000
+
+    def rule_enabled(self, code: str, path: Optional[str] = None) -> bool:
+        if self.select and not any(code.startswith(prefix) for prefix in self.select):
+            return False
+        if any(code.startswith(prefix) for prefix in self.ignore):
+            return False
+        if path is not None:
+            rel = self.relative(path)
+            for pattern, codes in self.per_file_ignores.items():
+                if _glob_match(rel, pattern) and any(code.startswith(c) for c in codes):
+                    return False
+        return True
+
+    def relative(self, path: str) -> str:
+        try:
+            return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return Path(path).as_posix()
+
+    def excluded(self, path: Path) -> bool:
+        rel = self.relative(str(path))
+        parts = Path(rel).parts
+        for pattern in self.exclude:
+            if _glob_match(rel, pattern) or any(fnmatch.fnmatch(part, pattern) for part in parts):
+                return True
+        return False
+
+    def cost_model(self, tables: Tables) -> CostModel:
+        raw = self.model
+        preset_name = raw.get("preset", tables.default_preset)
+        if preset_name not in tables.presets:
+            names = ", ".join(sorted(tables.presets))
+            raise ConfigError(self.path or "config", "model.preset", f"unknown preset {preset_name!r}; known: {names}")
+        preset: ModelPreset = tables.presets[preset_name]
+        for key in ("kv-dtype", "compute-dtype"):
+            if key in raw and raw[key] not in tables.dtype_bytes:
+                raise ConfigError(self.path or "config", f"model.{key}", f"unknown dtype {raw[key]!r}; known: {', '.join(sorted(tables.dtype_bytes))}")
+        return CostModel(
+            name=preset_name if not (set(raw) - {"preset", "pool-tokens"}) else f"{preset_name} (customised)",
+            layers=raw.get("layers", preset.layers),
+            pool_tokens=raw.get("pool-tokens", tables.default_pool_tokens),
+            kv_lora_rank=raw.get("kv-lora-rank", preset.kv_lora_rank),
+            rope_dim=raw.get("rope-dim", preset.rope_dim),
+            kv_dtype=raw.get("kv-dtype", preset.kv_dtype),
+            compute_dtype=raw.get("compute-dtype", preset.compute_dtype),
+        )
+
+
+def _glob_match(rel: str, pattern: str) -> bool:
+    pattern = pattern.rstrip("/")
+    return fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern + "/*") or rel == pattern
+
+
+def _codes(value, path, key) -> tuple:
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",") if part.strip()]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(path, key, f"must be a list of rule codes, got {value!r}")
+    for code in value:
+        if not (code[:2].isalpha() and code[:2].isupper()):
+            raise ConfigError(path, key, f"{code!r} is not a rule code (like CL001 or CL)")
+    return tuple(value)
+
+
+def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
+    where = path or "config"
+    unknown = sorted(set(data) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(where, unknown[0], f"unknown key (known: {', '.join(sorted(KNOWN_KEYS))})")
+    cfg = Config(path=path, root=root)
+    if "select" in data:
+        cfg.select = _codes(data["select"], where, "select")
+    if "ignore" in data:
+        cfg.ignore = _codes(data["ignore"], where, "ignore")
+    for key in ("exclude", "extend-exclude"):
+        if key in data:
+            value = data[key]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(where, key, f"must be a list of glob patterns, got {value!r}")
+            cfg.exclude = tuple(value) + (DEFAULT_EXCLUDE if key == "exclude" else cfg.exclude)
+    if "per-file-ignores" in data:
+        value = data["per-file-ignores"]
+        if not isinstance(value, dict):
+            raise ConfigError(where, "per-file-ignores", "must be a table of glob = [codes]")
+        cfg.per_file_ignores = {k: _codes(v, where, f"per-file-ignores.{k}") for k, v in value.items()}
+    if "extend-rules" in data:
+        value = data["extend-rules"]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(where, "extend-rules", f"must be a list of TOML file paths, got {value!r}")
+        resolved = []
+        for item in value:
+            p = (root / item) if not Path(item).is_absolute() else Path(item)
+            if not p.is_file():
+                raise ConfigError(where, "extend-rules", f"rule table {item!r} not found (looked at {p})")
+            resolved.append(p)
+        cfg.extend_rules = tuple(resolved)
+    if "model" in data:
+        model = data["model"]
+        if not isinstance(model, dict):
+            raise ConfigError(where, "model", "must be a table")
+        bad = sorted(set(model) - MODEL_KEYS)
+        if bad:
+            raise ConfigError(where, f"model.{bad[0]}", f"unknown key (known: {', '.join(sorted(MODEL_KEYS))})")
+        for key in ("layers", "pool-tokens", "kv-lora-rank", "rope-dim"):
+            if key in model and (not isinstance(model[key], int) or isinstance(model[key], bool) or model[key] < 0):
+                raise ConfigError(where, f"model.{key}", f"must be a non-negative integer, got {model[key]!r}")
+        for key in ("preset", "kv-dtype", "compute-dtype"):
+            if key in model and not isinstance(model[key], str):
+                raise ConfigError(where, f"model.{key}", f"must be a string, got {model[key]!r}")
+        cfg.model = dict(model)
+    if "cache" in data:
+        if not isinstance(data["cache"], bool):
+            raise ConfigError(where, "cache", f"must be true or false, got {data['cache']!r}")
+        cfg.cache = data["cache"]
+    for key, attr in (("jobs", "jobs"), ("max-file-size", "max_file_size")):
+        if key in data:
+            if not isinstance(data[key], int) or isinstance(data[key], bool) or data[key] < 0:
+                raise ConfigError(where, key, f"must be a non-negative integer, got {data[key]!r}")
+            setattr(cfg, attr, data[key])
+    return cfg
+
+
+def read_config_file(path: Path) -> Config:
+    try:
+        data = tomlcompat.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(path, "", f"cannot read: {exc.strerror or exc}") from exc
+    except (tomlcompat.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, "", f"invalid TOML: {exc}") from exc
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("castlint", {})
+    elif "tool" in data and "castlint" in data.get("tool", {}):
+        data = data["tool"]["castlint"]
+    return parse_config(data, path, path.parent)
+
+
+def find_config(start: Path) -> Optional[Path]:
+    """The nearest castlint.toml, or pyproject.toml with [tool.castlint], above start."""
+    here = start.resolve()
+    if here.is_file() or not here.exists():
+        here = here.parent
+    for folder in (here, *here.parents):
+        candidate = folder / "castlint.toml"
+        if candidate.is_file():
+            return candidate
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomlcompat.loads(candidate.read_text(encoding="utf-8"))
+            except Exception:
+                return candidate  # let read_config_file report it
+            if "castlint" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load_config(paths, explicit: Optional[Path] = None) -> Config:
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(explicit, "", "config file not found")
+        return read_config_file(explicit)
+    start = Path(paths[0]) if paths else Path.cwd()
+    found = find_config(start)
+    if found is None:
+        return Config(root=Path.cwd())
+    return read_config_file(found)

@@ -1,0 +1,118 @@
+"""The values that flow through the pipeline: findings, edits and file results.
+
+Checks produce `Finding`s; fixes attach `Edit`s; the engine collects one
+`FileResult` per file; reporters read them. Nothing here prints.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Optional
+
+
+class Severity(str, Enum):
+    ERROR = "error"  # whole-pool work on a hot path
+    WARNING = "warning"  # whole-pool work elsewhere, or a defect that forces it
+    NOTE = "note"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "note": 2}[self.value]
+
+
+class FixSafety(str, Enum):
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    line: int  # 1-based
+    column: int  # 1-based
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Bytes a finding moves, under the configured cost model."""
+
+    bytes_per_layer: int
+    bytes_per_step: int
+    model: str
+    pool_tokens: int
+
+    def describe(self) -> str:
+        return (
+            f"{human_bytes(self.bytes_per_layer)}/layer, "
+            f"{human_bytes(self.bytes_per_step)}/decode step "
+            f"({self.model}, {self.pool_tokens:,} pool tokens)"
+        )
+
+
+@dataclass(frozen=True)
+class Fix:
+    """How a finding can be fixed: by which codemod, and how safely."""
+
+    codemod: str
+    safety: FixSafety
+    description: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    severity: Severity
+    path: str
+    start: Position
+    end: Position
+    message: str
+    cost: Optional[Cost] = None
+    fix: Optional[Fix] = None
+    unfixable_reason: Optional[str] = None
+    function: Optional[str] = None
+
+    @property
+    def fixable(self) -> bool:
+        return self.fix is not None
+
+    def sort_key(self):
+        return (self.path, self.start.line, self.start.column, self.code)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        data["fixable"] = self.fixable
+        data["fix"] = (
+            None
+            if self.fix is None
+            else {"codemod": self.fix.codemod, "safety": self.fix.safety.value, "description": self.fix.description}
+        )
+        return data
+
+
+@dataclass(frozen=True)
+class FileError:
+    """A file that could not be read, parsed or checked."""
+
+    path: str
+    line: int
+    message: str
+    kind: str = "parse"  # parse | read | internal | fix
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    skipped: bool = False  # prefiltered: no trigger token in the text
+
+
+def human_bytes(n: int) -> str:
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"

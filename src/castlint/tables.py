@@ -1,0 +1,341 @@
+"""Load and validate the API-fact tables in rules/*.toml.
+
+The tables ship inside the package (castlint/rules/); in a source checkout the
+top-level rules/ folder is used. Users add tables through `extend-rules`.
+Every validation error names the file and the key.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from castlint import tomlcompat
+
+TABLE_FILES = ("accessors.toml", "casts.toml", "flashinfer.toml", "models.toml")
+
+
+class TableError(Exception):
+    def __init__(self, path: Path, key: str, message: str):
+        super().__init__(f"{path}: [{key}] {message}")
+        self.path, self.key = path, key
+
+
+def builtin_rules_dir() -> Path:
+    packaged = Path(__file__).parent / "rules"
+    if packaged.is_dir() and any(packaged.glob("*.toml")):
+        return packaged
+    source = Path(__file__).resolve().parents[2] / "rules"
+    if source.is_dir():
+        return source
+    raise FileNotFoundError("castlint rule tables not found (neither castlint/rules nor ./rules)")
+
+
+@dataclass(frozen=True)
+class Accessor:
+    name: str
+    returns: str  # "tensor" | "tuple"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CastSpelling:
+    method: str
+    form: str  # "to" | "no-args" | "one-arg" | "tensor-arg"
+    target: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class DtypeParam:
+    index: Optional[int]
+    keyword: str
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    cls: str
+    module: str
+    methods: tuple
+    q_dtype: DtypeParam
+    kv_dtype: DtypeParam
+    aliases: tuple
+    positional_plan_args: int
+    function: bool = False
+
+
+@dataclass(frozen=True)
+class ConversionHelper:
+    name: str
+    arg: int
+    direction: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ModelPreset:
+    name: str
+    description: str
+    layers: int
+    kv_lora_rank: int
+    rope_dim: int
+    num_heads: int
+    kv_dtype: str
+    compute_dtype: str
+
+
+@dataclass
+class Tables:
+    accessors: dict = field(default_factory=dict)  # name -> Accessor
+    cache_attributes: set = field(default_factory=set)
+    layer_index_words: tuple = ()
+    gather_methods: set = field(default_factory=set)
+    gather_functions: set = field(default_factory=set)
+    view_methods: set = field(default_factory=set)
+    view_functions: set = field(default_factory=set)
+    conversion_helpers: dict = field(default_factory=dict)  # name -> ConversionHelper
+    guard_names: set = field(default_factory=set)
+    casts: dict = field(default_factory=dict)  # method -> CastSpelling
+    reinterpret_methods: set = field(default_factory=set)
+    torch_dtypes: set = field(default_factory=set)
+    dtype_words: tuple = ()
+    device_words: tuple = ()
+    dtype_bytes: dict = field(default_factory=dict)
+    wrappers: list = field(default_factory=list)  # [Wrapper]
+    mla_signatures: list = field(default_factory=list)  # raw dicts
+    fp8_kv_mla: list = field(default_factory=list)  # raw dicts, sorted by version
+    auto_backend: dict = field(default_factory=dict)
+    kv_cache_dtype_attributes: set = field(default_factory=set)
+    kv_cache_dtype_holders: set = field(default_factory=set)
+    presets: dict = field(default_factory=dict)  # name -> ModelPreset
+    default_preset: str = "glm-5"
+    default_pool_tokens: int = 495552
+    sources: list = field(default_factory=list)  # paths loaded, in order
+    digest: str = ""
+
+    # -- derived -----------------------------------------------------------
+    def trigger_groups(self) -> tuple:
+        """Prefilter: a file can produce a finding only if, for some group, its text
+        contains one word of every set in the group. Derived from the tables, so a
+        new accessor or wrapper updates the filter."""
+        pools = {f"{name}(" for name in self.accessors} | {f".{name}" for name in self.cache_attributes}
+        casts = {f".{method}(" for method in self.casts}
+        wrappers = set()
+        for wrapper in self.wrappers:
+            wrappers.update({wrapper.cls, wrapper.q_dtype.keyword, wrapper.kv_dtype.keyword, *wrapper.aliases})
+        reach = set(self.kv_cache_dtype_attributes) | set(self.kv_cache_dtype_holders)
+        groups = (
+            (pools, casts),  # CL001, CL003
+            (wrappers, reach),  # CL002
+            (set(self.conversion_helpers),),  # CL004
+            ({"castlint", "noqa: CL", "noqa:CL", "NOQA: CL"},),  # CL900
+        )
+        return tuple(tuple(tuple(sorted(words)) for words in group) for group in groups)
+
+    def wrapper_for_method(self, method: str) -> list:
+        return [w for w in self.wrappers if not w.function and method in w.methods]
+
+    def wrapper_function(self, name: str) -> Optional[Wrapper]:
+        for w in self.wrappers:
+            if w.function and w.cls == name:
+                return w
+        return None
+
+
+# -- validation helpers ------------------------------------------------------
+
+def _get(data: dict, key: str, kind, path: Path, where: str, default: Any = ...):
+    if key not in data:
+        if default is ...:
+            raise TableError(path, f"{where}.{key}" if where else key, "is required")
+        return default
+    value = data[key]
+    if kind is int and isinstance(value, bool):
+        raise TableError(path, f"{where}.{key}", f"must be an integer, got {value!r}")
+    if not isinstance(value, kind):
+        expected = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+        raise TableError(path, f"{where}.{key}" if where else key, f"must be {expected}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _str_list(data: dict, key: str, path: Path, where: str, default=()) -> list:
+    value = _get(data, key, list, path, where, list(default))
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise TableError(path, f"{where}.{key}[{i}]", f"must be a string, got {item!r}")
+    return value
+
+
+def _check_keys(data: dict, allowed: Iterable[str], path: Path, where: str) -> None:
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise TableError(path, where or "<top>", f"unknown key(s): {', '.join(unknown)}")
+
+
+def parse_version(text: str) -> tuple:
+    """'0.6.14' -> (0, 6, 14); '0.7.2.post1' -> (0, 7, 2)."""
+    match = re.match(r"\d+(?:\.\d+)*", text.strip())
+    return tuple(int(part) for part in match.group(0).split(".")) if match else ()
+
+
+# -- loaders per section -----------------------------------------------------
+
+TOP_KEYS = {
+    "schema", "accessor", "cache_attributes", "layer_index", "gathers", "views",
+    "conversion_helper", "guards", "cast", "reinterpret", "dtype_spelling",
+    "dtype_bytes", "wrapper", "mla_signature", "fp8_kv_mla", "auto_backend",
+    "default", "default_pool_tokens", "preset", "kv_cache_dtype",
+}
+
+
+def _load_into(tables: Tables, data: dict, path: Path) -> None:
+    _check_keys(data, TOP_KEYS, path, "")
+    schema = _get(data, "schema", int, path, "", 1)
+    if schema != 1:
+        raise TableError(path, "schema", f"unsupported schema {schema} (this castlint reads 1)")
+
+    for i, item in enumerate(_get(data, "accessor", list, path, "", [])):
+        where = f"accessor[{i}]"
+        _check_keys(item, {"name", "returns", "note"}, path, where)
+        returns = _get(item, "returns", str, path, where, "tensor")
+        if returns not in ("tensor", "tuple"):
+            raise TableError(path, f"{where}.returns", f"must be 'tensor' or 'tuple', got {returns!r}")
+        acc = Accessor(_get(item, "name", str, path, where), returns, _get(item, "note", str, path, where, ""))
+        tables.accessors[acc.name] = acc
+
+    if "cache_attributes" in data:
+        section = _get(data, "cache_attributes", dict, path, "")
+        _check_keys(section, {"names"}, path, "cache_attributes")
+        tables.cache_attributes.update(_str_list(section, "names", path, "cache_attributes"))
+    if "layer_index" in data:
+        section = _get(data, "layer_index", dict, path, "")
+        _check_keys(section, {"words"}, path, "layer_index")
+        tables.layer_index_words = tuple(sorted(set(tables.layer_index_words) | set(_str_list(section, "words", path, "layer_index"))))
+    if "gathers" in data:
+        section = _get(data, "gathers", dict, path, "")
+        _check_keys(section, {"methods", "functions"}, path, "gathers")
+        tables.gather_methods.update(_str_list(section, "methods", path, "gathers"))
+        tables.gather_functions.update(_str_list(section, "functions", path, "gathers"))
+    if "views" in data:
+        section = _get(data, "views", dict, path, "")
+        _check_keys(section, {"methods", "functions"}, path, "views")
+        tables.view_methods.update(_str_list(section, "methods", path, "views"))
+        tables.view_functions.update(_str_list(section, "functions", path, "views"))
+    for i, item in enumerate(_get(data, "conversion_helper", list, path, "", [])):
+        where = f"conversion_helper[{i}]"
+        _check_keys(item, {"name", "arg", "direction", "note"}, path, where)
+        direction = _get(item, "direction", str, path, where)
+        if direction not in ("quantize", "dequantize"):
+            raise TableError(path, f"{where}.direction", f"must be 'quantize' or 'dequantize', got {direction!r}")
+        helper = ConversionHelper(
+            _get(item, "name", str, path, where), _get(item, "arg", int, path, where, 0), direction,
+            _get(item, "note", str, path, where, ""),
+        )
+        tables.conversion_helpers[helper.name] = helper
+    if "guards" in data:
+        section = _get(data, "guards", dict, path, "")
+        _check_keys(section, {"names"}, path, "guards")
+        tables.guard_names.update(_str_list(section, "names", path, "guards"))
+
+    for i, item in enumerate(_get(data, "cast", list, path, "", [])):
+        where = f"cast[{i}]"
+        _check_keys(item, {"method", "form", "target"}, path, where)
+        form = _get(item, "form", str, path, where)
+        if form not in ("to", "no-args", "one-arg", "tensor-arg"):
+            raise TableError(path, f"{where}.form", f"must be one of to/no-args/one-arg/tensor-arg, got {form!r}")
+        spelling = CastSpelling(_get(item, "method", str, path, where), form, _get(item, "target", str, path, where, None))
+        tables.casts[spelling.method] = spelling
+    if "reinterpret" in data:
+        section = _get(data, "reinterpret", dict, path, "")
+        _check_keys(section, {"methods"}, path, "reinterpret")
+        tables.reinterpret_methods.update(_str_list(section, "methods", path, "reinterpret"))
+    if "dtype_spelling" in data:
+        section = _get(data, "dtype_spelling", dict, path, "")
+        _check_keys(section, {"torch_dtypes", "name_words", "device_words"}, path, "dtype_spelling")
+        tables.torch_dtypes.update(_str_list(section, "torch_dtypes", path, "dtype_spelling"))
+        tables.dtype_words = tuple(sorted(set(tables.dtype_words) | set(_str_list(section, "name_words", path, "dtype_spelling"))))
+        tables.device_words = tuple(sorted(set(tables.device_words) | set(_str_list(section, "device_words", path, "dtype_spelling"))))
+    if "dtype_bytes" in data:
+        section = _get(data, "dtype_bytes", dict, path, "")
+        for key, value in section.items():
+            tables.dtype_bytes[key] = _get(section, key, int, path, "dtype_bytes")
+
+    for i, item in enumerate(_get(data, "wrapper", list, path, "", [])):
+        where = f"wrapper[{i}]"
+        _check_keys(item, {"class", "module", "methods", "positional_plan_args", "q_dtype", "kv_dtype", "aliases", "run_method", "keyword_form_since", "function"}, path, where)
+        params = []
+        for key in ("q_dtype", "kv_dtype"):
+            spec = _get(item, key, dict, path, where)
+            _check_keys(spec, {"index", "keyword"}, path, f"{where}.{key}")
+            params.append(DtypeParam(_get(spec, "index", int, path, f"{where}.{key}", None), _get(spec, "keyword", str, path, f"{where}.{key}")))
+        function = _get(item, "function", bool, path, where, False)
+        methods = tuple(_str_list(item, "methods", path, where, ()))
+        if not function and not methods:
+            raise TableError(path, f"{where}.methods", "a class wrapper needs at least one method")
+        tables.wrappers.append(Wrapper(
+            cls=_get(item, "class", str, path, where), module=_get(item, "module", str, path, where),
+            methods=methods, q_dtype=params[0], kv_dtype=params[1],
+            aliases=tuple(_str_list(item, "aliases", path, where, ())),
+            positional_plan_args=_get(item, "positional_plan_args", int, path, where, 0), function=function,
+        ))
+    for i, item in enumerate(_get(data, "mla_signature", list, path, "", [])):
+        _get(item, "version", str, path, f"mla_signature[{i}]")
+        _str_list(item, "plan_positional", path, f"mla_signature[{i}]")
+        tables.mla_signatures.append(item)
+    for i, item in enumerate(_get(data, "fp8_kv_mla", list, path, "", [])):
+        where = f"fp8_kv_mla[{i}]"
+        _check_keys(item, {"since", "backends", "compute_capability", "head_dim_ckv", "head_dim_kpe", "kv_dtypes", "q_dtypes", "note"}, path, where)
+        _get(item, "since", str, path, where)
+        _str_list(item, "backends", path, where)
+        tables.fp8_kv_mla.append(item)
+    tables.fp8_kv_mla.sort(key=lambda row: parse_version(row["since"]))
+    if "auto_backend" in data:
+        tables.auto_backend.update(_get(data, "auto_backend", dict, path, ""))
+
+    if "kv_cache_dtype" in data:
+        section = _get(data, "kv_cache_dtype", dict, path, "")
+        _check_keys(section, {"attributes", "holders"}, path, "kv_cache_dtype")
+        tables.kv_cache_dtype_attributes.update(_str_list(section, "attributes", path, "kv_cache_dtype"))
+        tables.kv_cache_dtype_holders.update(_str_list(section, "holders", path, "kv_cache_dtype"))
+    if "default" in data:
+        tables.default_preset = _get(data, "default", str, path, "")
+    if "default_pool_tokens" in data:
+        tables.default_pool_tokens = _get(data, "default_pool_tokens", int, path, "")
+    for name, item in _get(data, "preset", dict, path, "", {}).items():
+        where = f"preset.{name}"
+        _check_keys(item, {"description", "layers", "kv_lora_rank", "rope_dim", "num_heads", "kv_dtype", "compute_dtype"}, path, where)
+        preset = ModelPreset(
+            name=name, description=_get(item, "description", str, path, where, name),
+            layers=_get(item, "layers", int, path, where), kv_lora_rank=_get(item, "kv_lora_rank", int, path, where),
+            rope_dim=_get(item, "rope_dim", int, path, where), num_heads=_get(item, "num_heads", int, path, where, 128),
+            kv_dtype=_get(item, "kv_dtype", str, path, where), compute_dtype=_get(item, "compute_dtype", str, path, where),
+        )
+        if preset.layers <= 0:
+            raise TableError(path, f"{where}.layers", "must be positive")
+        tables.presets[name] = preset
+
+
+def load_tables(extra: Iterable[Path] = ()) -> Tables:
+    tables = Tables()
+    base = builtin_rules_dir()
+    paths = [base / name for name in TABLE_FILES if (base / name).exists()]
+    paths += sorted(p for p in base.glob("*.toml") if p.name not in TABLE_FILES)
+    paths += [Path(p) for p in extra]
+    digest = hashlib.sha256()
+    for path in paths:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise TableError(path, "<file>", f"cannot read: {exc.strerror or exc}") from exc
+        try:
+            data = tomlcompat.loads(raw.decode("utf-8"))
+        except (tomlcompat.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise TableError(path, "<file>", f"invalid TOML: {exc}") from exc
+        _load_into(tables, data, path)
+        tables.sources.append(str(path))
+        digest.update(path.name.encode() + b"\0" + raw)
+    if tables.default_preset not in tables.presets:
+        raise TableError(paths[-1] if paths else base, "default", f"preset {tables.default_preset!r} is not defined")
+    tables.digest = digest.hexdigest()[:16]
+    return tables
