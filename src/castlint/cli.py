@@ -281,6 +281,24 @@ def rule_markdown(rule) -> str:
     )
 
 
+@app.command()
+def validate(
+    path: str = typer.Argument(..., help="An sglang tree or flashinfer_mla_backend.py"),
+):
+    """Run the original and the fixed backend on a GPU: prove it equal and faster."""
+    from castlint.validate.command import run_validate  # torch is imported only here
+
+    raise typer.Exit(run_validate(path=path))
+
+
+@app.command()
+def bot():
+    """Post the report to the pull request (inside a CI job)."""
+    from castlint.bot.command import run_bot
+
+    raise typer.Exit(run_bot())
+
+
 def main(argv: Optional[List[str]] = None):
     """Entry point: treat `castlint [--fix] PATHS` as `castlint check ...`."""
     args = list(sys.argv[1:] if argv is None else argv)
