@@ -190,8 +190,13 @@ def check(
     run = _progress_run(files, tables, config, jobs, quiet, show=True)
     findings = run.findings
     if diff_base:
-        from castlint.gitdiff import filter_to_changed_lines
-        findings = filter_to_changed_lines(findings, diff_base)
+        from castlint.gitdiff import GitDiffError, filter_to_changed_lines
+        try:
+            findings = filter_to_changed_lines(findings, diff_base)
+        except GitDiffError as exc:
+            from rich.markup import escape
+            err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
+            raise typer.Exit(EXIT_ERROR)
     errors = sorted(list(walk_errors) + list(run.all_errors) + list(fix_errors), key=lambda e: (e.path, e.line))
     meta = {"files": len(files), "fixed_files": changed_files}
     _emit(_render(_default_format(fmt), findings, errors, meta, quiet), output_file)

@@ -3,6 +3,12 @@
 A renderer takes (findings, errors, meta) and returns the report as a string;
 reporters never analyze.
 """
-from castlint.report import json_format, text
+from castlint.report import github, json_format, rdjson, sarif, text
 
-FORMATS = {"text": text.render, "json": json_format.render}
+FORMATS = {
+    "text": text.render,
+    "json": json_format.render,
+    "sarif": sarif.render,
+    "github": github.render,
+    "rdjson": rdjson.render,
+}

@@ -1,0 +1,6 @@
+"""`castlint bot`: post castlint's report to a GitHub pull request from a CI job.
+
+command.run_bot is the entry point; client is a small urllib GitHub REST client
+(pagination, retries, rate limits); comment renders the PR comment; suggestions
+computes the edits behind fixable findings (shared with the sarif/rdjson formats).
+"""

@@ -1,0 +1,89 @@
+"""--format github: GitHub Actions workflow commands, one annotation per finding.
+
+    ::error file=backend.py,line=6,col=13,endLine=6,endColumn=65,title=castlint (CL001)::message
+
+error/warning/note findings become ::error/::warning/::notice. Values are
+escaped as the Actions runner expects (`%`, CR and LF in the message; also `:`
+and `,` in properties), so a message or path taken from the checked code can
+never end the line early and inject a workflow command of its own. The chosen
+default under GitHub Actions (GITHUB_ACTIONS=true with no --format).
+
+GitHub shows at most 10 error and 10 warning annotations per step from workflow
+commands; `castlint bot` also writes check-run annotations, which have no such cap.
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from castlint.models import Severity, human_bytes
+
+COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def ci_path(path: str, root: Optional[str] = None) -> str:
+    """The path as GitHub expects it: relative to the workspace, with forward slashes.
+
+    root defaults to GITHUB_WORKSPACE, else the current directory. Paths outside
+    it are returned as given (made absolute).
+    """
+    root = root or os.environ.get("GITHUB_WORKSPACE") or os.getcwd()
+    full = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(full, os.path.abspath(root))
+    except ValueError:  # another drive on Windows
+        return full.replace(os.sep, "/")
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return full.replace(os.sep, "/")
+    return rel.replace(os.sep, "/")
+
+
+def command(kind: str, message: str, **props) -> str:
+    order = ("file", "line", "col", "endLine", "endColumn", "title")
+    parts = [f"{key}={escape_property(str(props[key]))}" for key in order if props.get(key) is not None]
+    head = f"::{kind} " + ",".join(parts) if parts else f"::{kind}"
+    return f"{head}::{escape_data(message)}"
+
+
+def finding_message(f) -> str:
+    text = f.message
+    if f.fix is not None:
+        text += f"\nFix ({f.fix.safety.value}): {f.fix.description}; run `castlint fix`"
+        if f.fix.safety.value == "unsafe":
+            text += " --unsafe-fixes"
+    elif f.unfixable_reason:
+        text += f"\nNo automatic fix: {f.unfixable_reason}"
+    return text
+
+
+def render(findings, errors, meta) -> str:
+    lines = []
+    for f in findings:
+        lines.append(command(
+            COMMAND[f.severity], finding_message(f),
+            file=ci_path(f.path), line=f.start.line, col=f.start.column,
+            endLine=f.end.line, endColumn=f.end.column, title=f"castlint ({f.code})",
+        ))
+    for e in errors:
+        lines.append(command("error", e.message, file=ci_path(e.path), line=e.line or None,
+                             title=f"castlint ({e.kind} error)"))
+    total_step = sum(f.cost.bytes_per_step for f in findings if f.cost and f.severity == Severity.ERROR)
+    summary = (f"castlint: {len(findings)} finding{'s' if len(findings) != 1 else ''}, "
+               f"{len(errors)} error{'s' if len(errors) != 1 else ''}, "
+               f"{meta.get('files', 0)} file{'s' if meta.get('files', 0) != 1 else ''} checked")
+    fixable = sum(1 for f in findings if f.fixable)
+    if fixable:
+        summary += f", {fixable} fixable with `castlint fix`"
+    if total_step:
+        summary += f"; hot-path casts move {human_bytes(total_step)} per decode step"
+    # A plain line (not a command); `::` cannot start it.
+    lines.append(summary + ".")
+    return "\n".join(lines) + "\n"

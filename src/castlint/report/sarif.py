@@ -1,0 +1,158 @@
+"""--format sarif: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
+
+One run, castlint as the driver, every rule described from castlint.checks
+(short/full description, help as text and markdown, fix safety). Each result
+carries its region (columns in Unicode code points, as castlint counts them),
+the enclosing function as a logical location, a stable partial fingerprint
+and, in a property bag, the cost model's bytes. A fixable finding carries a
+SARIF `fix` with the concrete replacement when the fix engine can compute one
+(safe fixes only, like `castlint fix`); otherwise the fix's description is in
+the result's properties. Files castlint could not read or parse are tool
+execution notifications, and make `executionSuccessful` false.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from castlint.models import Severity
+from castlint.report.github import ci_path
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/castlint/"
+SRCROOT = "%SRCROOT%"
+LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+
+
+def _rule_descriptor(rule) -> dict:
+    from castlint.cli import rule_markdown
+
+    text = (f"{rule.summary}.\n\nWhat it does: {rule.what_it_does}\n\nWhy it matters: {rule.why_it_matters}\n\n"
+            f"Example:\n{rule.example}\n\nFix safety: {rule.fix_safety}\n\nMore: `castlint rules {rule.code}`")
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.what_it_does},
+        "help": {"text": text, "markdown": rule_markdown(rule)},
+        "defaultConfiguration": {"level": "note" if rule.code == "CL900" else "warning"},
+        "properties": {
+            "tags": ["performance", "castlint"],
+            "precision": "high",
+            "fixSafety": rule.fix_safety,
+            "whyItMatters": rule.why_it_matters,
+        },
+    }
+
+
+def _uri(path: str) -> dict:
+    rel = ci_path(path)
+    if os.path.isabs(rel) or rel.startswith("/"):
+        return {"uri": Path(rel).as_uri()}
+    from urllib.parse import quote
+
+    return {"uri": quote(rel), "uriBaseId": SRCROOT}
+
+
+def _fingerprint(f, line_cache: dict) -> str:
+    lines = line_cache.get(f.path)
+    if lines is None:
+        try:
+            lines = Path(f.path).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            lines = []
+        line_cache[f.path] = lines
+    text = lines[f.start.line - 1].strip() if 0 < f.start.line <= len(lines) else ""
+    key = "\0".join((f.code, ci_path(f.path), f.function or "", text))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _region(start, end) -> dict:
+    return {"startLine": start.line, "startColumn": start.column, "endLine": end.line,
+            "endColumn": max(end.column, start.column) if end.line == start.line else end.column}
+
+
+def _sarif_fix(f, fix) -> dict:
+    from castlint.bot.suggestions import char_span, line_offsets
+
+    offsets = line_offsets(fix.old_text)
+    replacements = []
+    for block in sorted(fix.blocks, key=lambda b: b.start):
+        offset, length, text = char_span(block, offsets)
+        replacements.append({"deletedRegion": {"charOffset": offset, "charLength": length},
+                             "insertedContent": {"text": text}})
+    what = f.fix.description + (" (applies every castlint fix in this file)" if fix.whole_file else "")
+    return {"description": {"text": f"{what} [{f.fix.codemod}, {f.fix.safety.value}]"},
+            "artifactChanges": [{"artifactLocation": _uri(f.path), "replacements": replacements}]}
+
+
+def _result(f, rule_index: dict, fixes: dict, index: int, line_cache: dict) -> dict:
+    location = {"physicalLocation": {"artifactLocation": _uri(f.path), "region": _region(f.start, f.end)}}
+    if f.function:
+        location["logicalLocations"] = [{"fullyQualifiedName": f.function, "kind": "function"}]
+    result = {
+        "ruleId": f.code,
+        "level": LEVEL[f.severity],
+        "message": {"text": f.message},
+        "locations": [location],
+        "partialFingerprints": {"castlintFinding/v1": _fingerprint(f, line_cache)},
+    }
+    if f.code in rule_index:
+        result["ruleIndex"] = rule_index[f.code]
+    props = {"fixable": f.fixable}
+    if f.cost is not None:
+        props["cost"] = {"bytesPerLayer": f.cost.bytes_per_layer, "bytesPerStep": f.cost.bytes_per_step,
+                         "model": f.cost.model, "poolTokens": f.cost.pool_tokens}
+    if f.fix is not None:
+        props["fix"] = {"codemod": f.fix.codemod, "safety": f.fix.safety.value, "description": f.fix.description}
+    if f.unfixable_reason:
+        props["unfixableReason"] = f.unfixable_reason
+    result["properties"] = props
+    if index in fixes:
+        result["fixes"] = [_sarif_fix(f, fixes[index])]
+    return result
+
+
+def _notification(e) -> dict:
+    note = {"level": "error", "message": {"text": e.message}, "descriptor": {"id": f"castlint/{e.kind}"}}
+    physical = {"artifactLocation": _uri(e.path)}
+    if e.line and e.line > 0:
+        physical["region"] = {"startLine": e.line}
+    note["locations"] = [{"physicalLocation": physical}]
+    return note
+
+
+def build(findings, errors, meta) -> dict:
+    from castlint import __version__
+    from castlint.bot.suggestions import fixes_for
+    from castlint.checks import ALL_RULES
+
+    rules = [_rule_descriptor(r) for r in ALL_RULES]
+    rule_index = {r.code: i for i, r in enumerate(ALL_RULES)}
+    fixes = fixes_for(findings, meta)
+    root = os.environ.get("GITHUB_WORKSPACE") or os.getcwd()
+    cache: dict = {}
+    run = {
+        "tool": {"driver": {
+            "name": "castlint",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "informationUri": INFORMATION_URI,
+            "rules": rules,
+        }},
+        "originalUriBaseIds": {SRCROOT: {"uri": Path(root).resolve().as_uri().rstrip("/") + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "results": [_result(f, rule_index, fixes, i, cache) for i, f in enumerate(findings)],
+        "invocations": [{
+            "executionSuccessful": not errors,
+            "toolExecutionNotifications": [_notification(e) for e in errors],
+            "properties": {"filesChecked": meta.get("files", 0), "fixedFiles": meta.get("fixed_files", 0)},
+        }],
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render(findings, errors, meta) -> str:
+    return json.dumps(build(findings, errors, meta), indent=2, ensure_ascii=False) + "\n"
