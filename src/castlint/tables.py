@@ -14,7 +14,7 @@ from typing import Any, Iterable, Optional
 
 from castlint import tomlcompat
 
-TABLE_FILES = ("accessors.toml", "casts.toml", "flashinfer.toml", "models.toml")
+TABLE_FILES = ("accessors.toml", "casts.toml", "flashinfer.toml", "models.toml", "sglang.toml")
 
 
 class TableError(Exception):
@@ -109,6 +109,7 @@ class Tables:
     kv_cache_dtype_attributes: set = field(default_factory=set)
     kv_cache_dtype_holders: set = field(default_factory=set)
     presets: dict = field(default_factory=dict)  # name -> ModelPreset
+    releases: list = field(default_factory=list)  # [(version tuple, version, flashinfer pin)]
     default_preset: str = "glm-5"
     default_pool_tokens: int = 495552
     sources: list = field(default_factory=list)  # paths loaded, in order
@@ -132,6 +133,19 @@ class Tables:
             ({"castlint", "noqa: CL", "noqa:CL", "NOQA: CL"},),  # CL900
         )
         return tuple(tuple(tuple(sorted(words)) for words in group) for group in groups)
+
+    def flashinfer_pin(self, sglang_version: str) -> Optional[str]:
+        """The FlashInfer that an sglang release pins (nearest older listed release)."""
+        wanted = parse_version(sglang_version)
+        exact = [pin for _, version, pin in self.releases if version == sglang_version]
+        if exact:
+            return exact[0]
+        older = [pin for key, _, pin in self.releases if key <= wanted]
+        return older[-1] if older else None
+
+    def fp8_kv_rows(self) -> list:
+        """Rows of the FP8-KV MLA matrix that have a native path, newest first."""
+        return [row for row in reversed(self.fp8_kv_mla) if row.get("backends")]
 
     def wrapper_for_method(self, method: str) -> list:
         return [w for w in self.wrappers if not w.function and method in w.methods]
@@ -185,7 +199,7 @@ TOP_KEYS = {
     "schema", "accessor", "cache_attributes", "layer_index", "gathers", "views",
     "conversion_helper", "guards", "cast", "reinterpret", "dtype_spelling",
     "dtype_bytes", "wrapper", "mla_signature", "fp8_kv_mla", "auto_backend",
-    "default", "default_pool_tokens", "preset", "kv_cache_dtype",
+    "default", "default_pool_tokens", "preset", "kv_cache_dtype", "release",
 }
 
 
@@ -298,6 +312,15 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
         _check_keys(section, {"attributes", "holders"}, path, "kv_cache_dtype")
         tables.kv_cache_dtype_attributes.update(_str_list(section, "attributes", path, "kv_cache_dtype"))
         tables.kv_cache_dtype_holders.update(_str_list(section, "holders", path, "kv_cache_dtype"))
+    for i, item in enumerate(_get(data, "release", list, path, "", [])):
+        where = f"release[{i}]"
+        _check_keys(item, {"version", "flashinfer"}, path, where)
+        version = _get(item, "version", str, path, where)
+        pin = _get(item, "flashinfer", str, path, where)
+        if not parse_version(version) or not parse_version(pin):
+            raise TableError(path, where, f"versions must look like 1.2.3, got {version!r} / {pin!r}")
+        tables.releases.append((parse_version(version), version, pin))
+    tables.releases.sort()
     if "default" in data:
         tables.default_preset = _get(data, "default", str, path, "")
     if "default_pool_tokens" in data:

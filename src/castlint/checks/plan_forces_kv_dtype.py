@@ -96,23 +96,43 @@ class PlanForcesKvDtype(Rule):
                     message = (f"kv_data_type resolves to the same value as q_data_type (`{shown}`): "
                                f"the FP8 pool must then be cast to the q dtype before run() (CL001); "
                                f"plan kv with the KV-cache dtype")
+            fix = _fix_for(ctx)
             findings.append(self.finding(
-                ctx, call, message, Severity.WARNING,
-                fix=_fix_for(ctx),
-                unfixable_reason=None if _fix_for(ctx) else (
-                    "plan and run() must change together; castlint rewrites them only in "
-                    "backends that feed this plan's run() a whole-pool cast (see CL001)"),
+                ctx, call, message, Severity.WARNING, fix=fix,
+                unfixable_reason=None if fix else NO_CAST_REASON,
             ))
         return findings
 
 
 def _fix_for(ctx: FileContext) -> Optional[Fix]:
-    from castlint.checks.whole_pool_cast import MLA_WRAPPER
+    """Fixable only together with a whole-pool cast that feeds this backend's run()."""
+    from castlint.analysis import Origin
+    from castlint.checks.whole_pool_cast import mla_native_fix
+
     a = ctx.analysis
-    if MLA_WRAPPER in a.nodes.names and "get_key_buffer" in a.nodes.attr_names:
-        return Fix("flashinfer-mla-native-fp8", FixSafety.SAFE,
-                   "plan kv with the KV-cache dtype behind the init-time FP8-KV guard")
-    return None
+    cached = getattr(a, "_cl002_fix", False)
+    if cached is not False:
+        return cached
+    fix = None
+    for call in a.nodes.calls:
+        if isinstance(call.func, cst.Attribute) and a.cast_target(call) is not None \
+                and a.origin(call.func.value) >= Origin.POOL_TUPLE and not a.guarded_fallback(call):
+            found, _ = mla_native_fix(ctx, call)
+            if found is not None:
+                fix = Fix(found.codemod, FixSafety.SAFE,
+                          "plan kv with the KV-cache dtype behind the init-time FP8-KV guard, "
+                          "together with the whole-pool cast it forces")
+                break
+    a._cl002_fix = fix
+    return fix
+
+
+NO_CAST_REASON = (
+    "no whole-pool cast feeds this plan's run(), so there is nothing to make native; "
+    "when q is planned in the KV-cache dtype (sglang <= 0.4.6.post4) run() gets q in FP8. "
+    "Plan q with the model dtype and kv with the KV-cache dtype once your FlashInfer has "
+    "mixed-dtype MLA (>= 0.6.14 on SM90), changing plan() and run() together"
+)
 
 
 def _receiver_is_known(ctx: FileContext, call: cst.Call, wrapper: Wrapper) -> bool:

@@ -1,0 +1,164 @@
+"""Codemods and the safe-write pipeline: findings -> edits -> verified, atomic writes.
+
+`fix_source` applies the codemods to one file's bytes (the FlashInfer MLA rewrite,
+then cast-after-gather), keeping every byte it does not mean to change. The result
+must parse (libcst and compile()) or the file is left alone. `fix_files` runs it
+over many files, previews (`--diff`) or writes atomically.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from castlint.analysis import ModuleAnalysis
+from castlint.checks import FileContext
+from castlint.config import Config
+from castlint.engine import analyze_module, parse
+from castlint.fixes import cast_after_gather, flashinfer_mla
+from castlint.fixes.target import detect_target
+from castlint.fixes.write import StaleFileError, atomic_write, read_snapshot
+from castlint.models import FileError
+from castlint.tables import Tables
+
+API_CHOICES = ("auto", "positional", "keyword")
+
+
+@dataclass
+class FixOptions:
+    unsafe: bool = False
+    dry_run: bool = False
+    flashinfer_api: str = "auto"
+    flashinfer_version: Optional[str] = None  # overrides the pin read from rules/sglang.toml
+
+
+@dataclass
+class SourceFix:
+    source: bytes
+    new_source: bytes
+    applied: List[str] = field(default_factory=list)
+    skipped: List[Tuple[int, str]] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.new_source != self.source
+
+
+@dataclass
+class FixOutcome:
+    changed: List[str] = field(default_factory=list)
+    errors: List[FileError] = field(default_factory=list)
+    diff_text: str = ""
+    notes: List[Tuple[str, int, str]] = field(default_factory=list)  # (path, line, why not fixed)
+
+
+class FixError(Exception):
+    def __init__(self, line: int, message: str):
+        super().__init__(message)
+        self.line = line
+
+
+def _context(module: cst.Module, path: str, tables: Tables, config: Config) -> Tuple[FileContext, set]:
+    text = module.code
+    findings = analyze_module(module, path, text, tables, config, config.cost_model(tables))
+    allowed = {(f.code, f.start.line, f.start.column) for f in findings}
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    ctx = FileContext(path=path, analysis=ModuleAnalysis(wrapper, tables), tables=tables,
+                      cost_model=config.cost_model(tables))
+    return ctx, allowed
+
+
+def fix_source(source: bytes, path: str, tables: Tables, options: Optional[FixOptions] = None,
+               config: Optional[Config] = None) -> SourceFix:
+    """Apply every codemod to one file's bytes. Raises FixError if the result would not be valid."""
+    options = options or FixOptions()
+    config = config or Config()
+    if options.flashinfer_api not in API_CHOICES:
+        raise FixError(0, f"--flashinfer-api must be one of {', '.join(API_CHOICES)}, got {options.flashinfer_api!r}")
+    module = parse(source, path)
+    result = SourceFix(source=source, new_source=source)
+    target = detect_target(path, tables, options.flashinfer_version)
+    api = options.flashinfer_api
+    if api == "auto":
+        api = "positional"  # what every pinned FlashInfer accepts (0.7.x with a DeprecationWarning)
+
+    ctx, allowed = _context(module, path, tables, config)
+    module2, applied, skipped = flashinfer_mla.rewrite(module, ctx, allowed, target, api)
+    result.applied += applied
+    result.skipped += skipped
+    if module2 is not module:
+        module2 = cst.parse_module(module2.bytes)  # fresh tree (and metadata) for the next codemod
+    ctx, allowed = _context(module2, path, tables, config)
+    module3, applied, skipped = cast_after_gather.rewrite(module2, ctx, allowed, options.unsafe)
+    result.applied += applied
+    result.skipped += skipped
+
+    new_source = module3.bytes
+    if new_source == source:
+        return result
+    try:
+        cst.parse_module(new_source)
+        compile(new_source, path, "exec", dont_inherit=True)
+    except (cst.ParserSyntaxError, SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None) or getattr(exc, "raw_line", 0) or 0
+        raise FixError(line, f"fix produced invalid code ({exc}); file left untouched") from exc
+    result.new_source = new_source
+    return result
+
+
+def unified_diff(path: str, old: bytes, new: bytes, encoding: str = "utf-8") -> str:
+    a = old.decode(encoding, errors="replace").splitlines(keepends=True)
+    b = new.decode(encoding, errors="replace").splitlines(keepends=True)
+    lines = list(difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}"))
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def fix_files(files: Sequence[str], tables: Tables, config: Config, options: FixOptions) -> FixOutcome:
+    from castlint.discover import has_trigger
+    from castlint.engine import read_source
+
+    outcome = FixOutcome()
+    groups = tuple(tuple(tuple(w.encode() for w in words) for words in group) for group in tables.trigger_groups())
+    diffs = []
+    for path in files:
+        try:
+            read_source(path, config.max_file_size)  # size/NUL/regular-file checks
+            source, snapshot = read_snapshot(path)
+        except (OSError, ValueError) as exc:
+            outcome.errors.append(FileError(path, 0, f"cannot read: {getattr(exc, 'strerror', None) or exc}", "read"))
+            continue
+        if not has_trigger(source, groups):
+            continue
+        try:
+            fixed = fix_source(source, path, tables, options, config)
+        except SyntaxError as exc:
+            outcome.errors.append(FileError(path, exc.lineno or 1, exc.msg, "parse"))
+            continue
+        except FixError as exc:
+            outcome.errors.append(FileError(path, exc.line, str(exc), "fix"))
+            continue
+        except Exception as exc:  # a codemod bug must not lose data or stop the run
+            outcome.errors.append(FileError(path, 1, f"internal error in fix: {type(exc).__name__}: {exc}", "internal"))
+            continue
+        for line, why in fixed.skipped:
+            outcome.notes.append((path, line, why))
+        if not fixed.changed:
+            continue
+        if options.dry_run:
+            encoding = cst.parse_module(source).encoding
+            diffs.append(unified_diff(path, source, fixed.new_source, encoding))
+            outcome.changed.append(path)
+            continue
+        try:
+            atomic_write(path, fixed.new_source, snapshot)
+        except StaleFileError as exc:
+            outcome.errors.append(FileError(path, 0, str(exc), "fix"))
+            continue
+        except OSError as exc:
+            outcome.errors.append(FileError(path, 0, f"cannot write: {exc.strerror or exc}", "fix"))
+            continue
+        outcome.changed.append(path)
+    outcome.diff_text = "".join(diffs)
+    return outcome

@@ -1,0 +1,312 @@
+"""A pure-torch stand-in for FlashInfer's BatchMLAPagedAttentionWrapper.
+
+`castlint validate --device cpu` runs the user's backend code against this class
+instead of the CUDA kernels, so CI exercises the whole harness. It follows the
+contract of the FlashInfer release it emulates (`FlashInferEmulation.version`):
+
+* the legacy positional ``plan(qo_indptr, kv_indptr, kv_indices, kv_len_arr,
+  num_heads, head_dim_ckv, head_dim_kpe, page_size, causal, sm_scale,
+  q_data_type, kv_data_type)`` and, from 0.7, the keyword form
+  ``plan(metadata=MLAPlanMetadata.csr(...), num_heads=..., ...)``;
+* ``run(q_nope, q_pe, ckv_cache, kpe_cache, out=..., ckv_scale=, kpe_scale=)``
+  and, from 0.7, ``run(query=(q_nope, q_pe), kv_cache=(ckv, kpe), ...)``;
+* before 0.6.14 an FP8 KV plan is refused (the kernels do not build for 1-byte
+  KV) and run() has no scale arguments (passing one is a TypeError); a tensor
+  whose dtype differs from the planned one is *reinterpreted*, which gives
+  silently wrong output, as the real launcher does;
+* from 0.6.14 run() rejects dtype mismatches, FP8 KV needs ckv_scale and
+  kpe_scale, non-FP8 KV refuses them; FP8 is fa3-only in 0.6.14-0.6.17;
+* the cuda-graph buffers and ``_cached_module.plan`` that sglang's
+  ``fast_mla_decode_plan`` / ``fast_mla_prefill_plan`` call.
+
+The arithmetic is the definition of MLA in float32: logits = (q_nope . ckv +
+q_pe . kpe) * sm_scale, softmax over the request's pages (causal: query i of a
+request sees kv positions <= kv_len - qo_len + i), out = p . ckv, with real =
+stored x scale for FP8 KV.
+"""
+from __future__ import annotations
+
+import math
+import types
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import torch
+
+_FP8 = torch.float8_e4m3fn
+
+
+def _parse(version: str) -> tuple:
+    out = []
+    for part in version.replace("+", ".").split("."):
+        digits = "".join(ch for ch in part if ch.isdigit())
+        if part.startswith(("post", "dev", "rc")) or not digits:
+            break
+        out.append(int(digits))
+    while len(out) < 3:
+        out.append(0)
+    return tuple(out[:3])
+
+
+@dataclass
+class FlashInferEmulation:
+    """What the CPU stand-in pretends to be."""
+
+    version: str = "0.7.2"
+    compute_capability: tuple = (9, 0)
+    device_name: str = "emulated SM90 (pure-torch reference MLA)"
+    # every plan()/run() call, for the report
+    calls: list = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple:
+        return _parse(self.version)
+
+    def auto_backend(self) -> str:
+        return "fa3" if self.compute_capability[0] == 9 else "fa2"
+
+
+class MLAPlanMetadata:
+    """FlashInfer >= 0.7 plan metadata (CSR form only)."""
+
+    def __init__(self, qo_indptr=None, kv_indptr=None, kv_indices=None, kv_len_arr=None, **_):
+        self.qo_indptr, self.kv_indptr, self.kv_indices, self.kv_len_arr = qo_indptr, kv_indptr, kv_indices, kv_len_arr
+
+    @classmethod
+    def csr(cls, qo_indptr, kv_indptr, kv_indices, kv_len_arr, **kw):
+        return cls(qo_indptr, kv_indptr, kv_indices, kv_len_arr)
+
+
+_PLAN_POSITIONAL = ("qo_indptr", "kv_indptr", "kv_indices", "kv_len_arr", "num_heads", "head_dim_ckv",
+                    "head_dim_kpe", "page_size", "causal", "sm_scale", "q_data_type", "kv_data_type", "use_profiler")
+_RUN_POSITIONAL = ("q_nope", "q_pe", "ckv_cache", "kpe_cache", "out", "lse", "return_lse", "profiler_buffer",
+                   "kv_len", "page_table", "return_lse_base_on_e")
+
+
+def mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_scale, causal,
+                  ckv_scale: float = 1.0, kpe_scale: float = 1.0, page_size: int = 1):
+    """float32 MLA over paged KV. Returns (out float32 [T, H, D], lse base-2 [T, H])."""
+    qo = [int(x) for x in qo_indptr.cpu()]
+    kvp = [int(x) for x in kv_indptr.cpu()]
+    T, H, D = q_nope.shape
+    out = torch.zeros(T, H, D, dtype=torch.float32, device=q_nope.device)
+    lse = torch.zeros(T, H, dtype=torch.float32, device=q_nope.device)
+    ckv2 = ckv.reshape(-1, ckv.shape[-1])
+    kpe2 = kpe.reshape(-1, kpe.shape[-1])
+    for b in range(len(qo) - 1):
+        q0, q1 = qo[b], qo[b + 1]
+        if q1 == q0:
+            continue
+        pages = kv_indices[kvp[b]:kvp[b + 1]].long()
+        if page_size == 1:
+            rows = pages
+        else:
+            rows = (pages[:, None] * page_size + torch.arange(page_size, device=pages.device)[None]).reshape(-1)
+        c = ckv2.index_select(0, rows.to(ckv2.device)).float() * ckv_scale
+        r = kpe2.index_select(0, rows.to(kpe2.device)).float() * kpe_scale
+        qn = q_nope[q0:q1].float()
+        qp = q_pe[q0:q1].float()
+        logits = (torch.einsum("thd,kd->thk", qn, c) + torch.einsum("thd,kd->thk", qp, r)) * sm_scale
+        kv_len = c.shape[0]
+        if causal:
+            qlen = q1 - q0
+            pos = torch.arange(kv_len, device=logits.device)[None, :]
+            limit = (kv_len - qlen + torch.arange(qlen, device=logits.device))[:, None]
+            logits = logits.masked_fill((pos > limit)[:, None, :], float("-inf"))
+        lse[q0:q1] = torch.logsumexp(logits, dim=-1) / math.log(2.0)
+        p = torch.softmax(logits, dim=-1)
+        out[q0:q1] = torch.einsum("thk,kd->thd", p, c)
+    return out, lse
+
+
+class _CachedModule:
+    """What `wrapper._cached_module` is to sglang's fast_mla_*_plan helpers."""
+
+    def __init__(self, wrapper):
+        self._wrapper = wrapper
+
+    def plan(self, float_ws, int_ws, pin_ws, qo_indptr_host, kv_indptr_host, kv_len_arr_host, num_heads, head_dim_o,
+             causal, *rest):
+        w = self._wrapper
+        w._plan_info = (qo_indptr_host.clone(), kv_indptr_host.clone(), kv_len_arr_host.clone())
+        w._causal = causal
+        return w._plan_info
+
+
+def make_wrapper_class(emu: FlashInferEmulation):
+    """A BatchMLAPagedAttentionWrapper class bound to one emulated FlashInfer."""
+
+    class BatchMLAPagedAttentionWrapper:
+        _castlint_reference = True
+
+        def __init__(self, float_workspace_buffer, use_cuda_graph=False, qo_indptr=None, kv_indptr=None,
+                     kv_indices=None, kv_len_arr=None, backend="auto"):
+            self._float_workspace_buffer = float_workspace_buffer
+            self.device = float_workspace_buffer.device
+            self._int_workspace_buffer = torch.empty(16, dtype=torch.uint8)
+            self._pin_memory_int_workspace_buffer = torch.empty(16, dtype=torch.uint8)
+            self._use_cuda_graph = use_cuda_graph
+            self._qo_indptr_buf, self._kv_indptr_buf = qo_indptr, kv_indptr
+            self._kv_indices_buf, self._kv_len_arr_buf = kv_indices, kv_len_arr
+            self._backend = emu.auto_backend() if backend == "auto" else backend
+            self._q_data_type = self._kv_data_type = None
+            self._plan_info = None
+            self._planned = False
+
+        # -- plan -------------------------------------------------------------
+        def plan(self, *args, **kwargs):
+            if "metadata" in kwargs:
+                if emu.key < (0, 7, 0):
+                    raise TypeError("plan() got an unexpected keyword argument 'metadata'")
+                md = kwargs.pop("metadata")
+                kwargs.update(qo_indptr=md.qo_indptr, kv_indptr=md.kv_indptr, kv_indices=md.kv_indices,
+                              kv_len_arr=md.kv_len_arr)
+            for name, value in zip(_PLAN_POSITIONAL, args):
+                if name in kwargs:
+                    raise TypeError(f"plan() got multiple values for argument {name!r}")
+                kwargs[name] = value
+            a = types.SimpleNamespace(use_profiler=False, **kwargs)
+            missing = [n for n in _PLAN_POSITIONAL[:-1] if not hasattr(a, n)]
+            if missing:
+                raise TypeError(f"plan() missing required arguments: {', '.join(missing)}")
+            emu.calls.append(("plan", self._backend, a.q_data_type, a.kv_data_type))
+            if a.kv_data_type == _FP8:
+                if emu.key < (0, 6, 14):
+                    raise RuntimeError(f"FlashInfer {emu.version}: MLA kernels do not build for 1-byte KV "
+                                       f"(kv_data_type={a.kv_data_type}); FP8-KV MLA needs >= 0.6.14")
+                if emu.key < (0, 6, 18) and self._backend != "fa3":
+                    raise ValueError("FP8 kv_data_type for MLA is only supported with the fa3 backend, "
+                                     f"got backend={self._backend!r}.")
+                if emu.compute_capability[0] != 9:
+                    raise ValueError("FP8 kv_data_type for MLA requires an SM90 (Hopper) device, got "
+                                     f"SM{emu.compute_capability[0]}{emu.compute_capability[1]}.")
+                if a.q_data_type != torch.bfloat16:
+                    raise ValueError(f"FP8 kv_data_type for MLA currently only supports q_data_type=torch.bfloat16, "
+                                     f"got {a.q_data_type}.")
+                if a.head_dim_ckv != 512 or a.head_dim_kpe not in (0, 64):
+                    raise ValueError("FP8 kv_data_type for MLA currently only supports head_dim_ckv=512 and "
+                                     f"head_dim_kpe in (0, 64), got {a.head_dim_ckv}/{a.head_dim_kpe}.")
+            elif a.kv_data_type not in (torch.float16, torch.bfloat16):
+                raise ValueError(f"MLA kv_data_type {a.kv_data_type} is not supported.")
+            self._cached_module = _CachedModule(self)
+            if self._use_cuda_graph:
+                self._qo_indptr_buf.copy_(a.qo_indptr)
+                self._kv_indptr_buf.copy_(a.kv_indptr)
+                self._kv_indices_buf[: len(a.kv_indices)].copy_(a.kv_indices)
+                self._kv_len_arr_buf.copy_(a.kv_len_arr)
+            else:
+                self._qo_indptr_buf = a.qo_indptr.to(self.device)
+                self._kv_indptr_buf = a.kv_indptr.to(self.device)
+                self._kv_indices_buf = a.kv_indices.to(self.device)
+                self._kv_len_arr_buf = a.kv_len_arr.to(self.device)
+            self._causal, self._page_size, self._sm_scale = a.causal, a.page_size, a.sm_scale
+            self._head_dim_ckv = a.head_dim_ckv
+            self._q_data_type, self._kv_data_type = a.q_data_type, a.kv_data_type
+            self._plan_info = (a.qo_indptr.cpu().clone(), a.kv_indptr.cpu().clone(), a.kv_len_arr.cpu().clone())
+            self._planned = True
+
+        begin_forward = plan
+
+        # -- run --------------------------------------------------------------
+        def run(self, *args, query=None, kv_cache=None, ckv_scale=None, kpe_scale=None, ckv_scale_arr=None,
+                o_scale=None, **kwargs):
+            if query is not None or kv_cache is not None:
+                if emu.key < (0, 7, 0):
+                    raise TypeError("run() got an unexpected keyword argument 'query'")
+                kwargs["q_nope"], kwargs["q_pe"] = query
+                kwargs["ckv_cache"], kwargs["kpe_cache"] = kv_cache
+            for name, value in zip(_RUN_POSITIONAL, args):
+                kwargs[name] = value
+            a = types.SimpleNamespace(out=None, lse=None, return_lse=False, **kwargs)
+            scales_given = any(k is not None for k in (ckv_scale, kpe_scale, ckv_scale_arr))
+            if emu.key < (0, 6, 14) and scales_given:
+                raise TypeError(f"FlashInfer {emu.version}: run() got an unexpected keyword argument 'ckv_scale'")
+            if not self._planned:
+                raise RuntimeError("run() before plan()")
+            emu.calls.append(("run", self._backend, a.q_nope.dtype, a.ckv_cache.dtype, ckv_scale, kpe_scale))
+            q_nope, q_pe, ckv, kpe = a.q_nope, a.q_pe, a.ckv_cache, a.kpe_cache
+            cs = ks = 1.0
+            if emu.key >= (0, 6, 14):
+                for name, t, want in (("q_nope", q_nope, self._q_data_type), ("q_pe", q_pe, self._q_data_type),
+                                      ("ckv_cache", ckv, self._kv_data_type), ("kpe_cache", kpe, self._kv_data_type)):
+                    if t.dtype != want:
+                        kind = "q_data_type" if name.startswith("q") else "kv_data_type"
+                        raise ValueError(f"{name}.dtype={t.dtype} does not match the planned {kind}={want}.")
+                if self._kv_data_type == _FP8:
+                    if (ckv_scale is None) == (ckv_scale_arr is None):
+                        raise ValueError("Exactly one of ckv_scale or ckv_scale_arr is required when kv_data_type is FP8.")
+                    if kpe_scale is None:
+                        raise ValueError("kpe_scale is required when kv_data_type is FP8.")
+                    cs = float(ckv_scale) if ckv_scale is not None else float(ckv_scale_arr.reshape(-1)[0])
+                    ks = float(kpe_scale)
+                    for n, v in (("ckv_scale", cs), ("kpe_scale", ks)):
+                        if not math.isfinite(v) or v <= 0.0:
+                            raise ValueError(f"{n} must be a finite positive value, got {v}")
+                elif scales_given:
+                    raise ValueError("ckv_scale / kpe_scale / ckv_scale_arr are only supported with an fa2/fa3 "
+                                     "backend and FP8 kv_data_type.")
+            else:
+                # The launcher reinterprets storage by the planned dtype: a
+                # mismatch is silently wrong, never an error.
+                ckv, kpe = _reinterpret(ckv, self._kv_data_type), _reinterpret(kpe, self._kv_data_type)
+            qo, kvp, _ = self._plan_info
+            kv_indices = self._kv_indices_buf
+            o, lse = mla_reference(q_nope, q_pe, ckv, kpe, qo, kvp, kv_indices, self._sm_scale, self._causal,
+                                   cs, ks, self._page_size)
+            o = o.to(q_nope.dtype)
+            if a.out is not None:
+                a.out.copy_(o)
+                o = a.out
+            if a.return_lse:
+                return o, lse
+            return o
+
+        forward = run
+
+    return BatchMLAPagedAttentionWrapper
+
+
+def _reinterpret(t: torch.Tensor, planned) -> torch.Tensor:
+    """What a kernel templated on `planned` reads from `t`'s bytes (pre-0.6.14)."""
+    if planned is None or t.dtype == planned:
+        return t
+    if t.element_size() == 1 and torch.empty((), dtype=planned).element_size() == 2:
+        raw = t.contiguous().view(torch.uint8).float()
+        return (raw - 128.0)  # garbage of the right shape: bytes read as numbers
+    return t.to(planned)
+
+
+class RaggedWrapperStandIn:
+    """BatchPrefillWithRaggedKVCacheWrapper: constructed by the backend, never
+    used on the paths castlint validates (ragged prefill is not rewritten)."""
+
+    def __init__(self, *args, **kwargs):
+        self.args = args
+
+    def begin_forward(self, *args, **kwargs):
+        pass
+
+    plan = begin_forward
+
+    def forward(self, *args, **kwargs):
+        raise RuntimeError("castlint validate: the ragged prefill path is not part of the validated sites")
+
+    forward_return_lse = forward
+
+
+def make_flashinfer_module(emu: FlashInferEmulation) -> types.ModuleType:
+    """A module named `flashinfer` holding the stand-ins, for --device cpu."""
+    mod = types.ModuleType("flashinfer")
+    mod.__version__ = emu.version
+    mod.__file__ = __file__
+    mod.BatchMLAPagedAttentionWrapper = make_wrapper_class(emu)
+    mod.BatchPrefillWithRaggedKVCacheWrapper = RaggedWrapperStandIn
+    mod.BatchDecodeWithPagedKVCacheWrapper = RaggedWrapperStandIn
+    mod.BatchPrefillWithPagedKVCacheWrapper = RaggedWrapperStandIn
+    mod.MLAPlanMetadata = MLAPlanMetadata
+    mla = types.ModuleType("flashinfer.mla")
+    mla.BatchMLAPagedAttentionWrapper = mod.BatchMLAPagedAttentionWrapper
+    mla.MLAPlanMetadata = MLAPlanMetadata
+    mod.mla = mla
+    mod.__castlint_emulation__ = emu
+    return mod
