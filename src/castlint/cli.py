@@ -297,11 +297,26 @@ def validate(
 
 
 @app.command()
-def bot():
-    """Post the report to the pull request (inside a CI job)."""
+def bot(
+    paths: Optional[List[str]] = typer.Argument(None, help="Files or directories to check (default: the pull request's changed Python files)."),
+    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Take the changed lines from git (diff since this revision) instead of the GitHub API."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the comment it would post; post nothing."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
+    config_file: Optional[str] = CONFIG_OPT,
+    review: bool = typer.Option(True, "--review/--no-review", help="Post GitHub suggestion blocks for fixable findings as review comments."),
+    check_run: bool = typer.Option(True, "--check-run/--no-check-run", help="Create a check run with annotations (needs `checks: write`)."),
+    always_comment: bool = typer.Option(False, "--always-comment", help="Comment even when clean and no earlier castlint comment exists."),
+    max_wait: float = typer.Option(300.0, "--max-wait", help="Longest rate-limit wait (seconds) before giving up."),
+):
+    """Post the report to the pull request (inside a CI job): one comment, suggestions, a check run.
+
+    Reads GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_EVENT_PATH and GITHUB_API_URL. Only parses the PR's code.
+    """
     from castlint.bot.command import run_bot
 
-    raise typer.Exit(run_bot())
+    raise typer.Exit(run_bot(paths=paths, diff_base=diff_base, dry_run=dry_run, exit_zero=exit_zero,
+                             config_file=config_file, review=review, check_run=check_run,
+                             always_comment=always_comment, max_wait=max_wait))
 
 
 def main(argv: Optional[List[str]] = None):

@@ -139,11 +139,11 @@ def changed_lines(base_rev: str, cwd: Optional[str] = None) -> Dict[str, Set[int
     for raw in untracked.split(b"\0"):
         if raw:
             path = os.path.realpath(os.path.join(root, raw.decode("utf-8", "surrogateescape")))
-            out[path] = _all_lines(path)
+            out[path] = all_lines(path)
     return out
 
 
-def _all_lines(path: str) -> Set[int]:
+def all_lines(path: str) -> Set[int]:
     try:
         with open(path, "rb") as fh:
             count = fh.read().count(b"\n") + 1

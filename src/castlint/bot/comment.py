@@ -1,0 +1,167 @@
+"""The PR comment: one per pull request, found again by its hidden marker.
+
+The body starts with `<!-- castlint-bot v1 findings=N -->`; the bot edits the
+comment that carries it rather than posting another. Text that comes from the
+checked code (messages quote expressions) is escaped so that it cannot open
+HTML, mention people or forge the marker.
+"""
+from __future__ import annotations
+
+import re
+import urllib.parse
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+from castlint.models import Severity, human_bytes
+
+MARKER = "<!-- castlint-bot v1"
+MARKER_RE = re.compile(r"<!-- castlint-bot v1 findings=(\d+) -->")
+SUGGESTION_MARKER = "<!-- castlint-suggestion "
+MAX_BODY = 60_000  # GitHub's limit is 65,536 characters
+ICON = {Severity.ERROR: "🔴", Severity.WARNING: "🟠", Severity.NOTE: "🔵"}
+
+
+def escape(text: str) -> str:
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("@", "&#64;").replace("|", "\\|").replace("\r", "").replace("\n", " "))
+
+
+def fence(content: str, lang: str = "") -> str:
+    longest = max((len(m) for m in re.findall(r"`+", content)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{content.rstrip(chr(10))}\n{ticks}"
+
+
+def previous_count(body: str) -> Optional[int]:
+    match = MARKER_RE.search(body or "")
+    return int(match.group(1)) if match else None
+
+
+def is_ours(body: str) -> bool:
+    return (body or "").lstrip().startswith(MARKER)
+
+
+@dataclass
+class Links:
+    server_url: str  # https://github.com
+    repo: str  # owner/name
+    sha: str
+
+    def blob(self, path: str, start: int, end: int) -> str:
+        quoted = urllib.parse.quote(path)
+        anchor = f"#L{start}" if end <= start else f"#L{start}-L{end}"
+        return f"{self.server_url.rstrip('/')}/{self.repo}/blob/{self.sha}/{quoted}{anchor}"
+
+
+def _fix_cell(f, has_diff: bool) -> str:
+    if f.fix is None:
+        return "—"
+    text = f.fix.safety.value
+    if f.fix.safety.value == "unsafe":
+        text += " (`--unsafe-fixes`)"
+    return text + (", diff below" if has_diff else "")
+
+
+def render(findings: Sequence, errors: Sequence, *, paths: Dict[int, str], links: Links,
+           fixes: Dict[int, object], files_checked: int, previous: Optional[int], version: str,
+           scope: str = "on the lines this pull request changes", note: str = "") -> str:
+    """The comment body. paths maps finding index -> repo-relative path."""
+    count = len(findings)
+    lines: List[str] = [f"{MARKER} findings={count} -->"]
+    short = links.sha[:7]
+    if not findings and not errors:
+        lines.append("## ✅ castlint: clean")
+        lines.append("")
+        lines.append(f"No whole-pool casts {scope} ({files_checked} file{'s' if files_checked != 1 else ''} "
+                     f"checked at `{short}`).")
+        if previous:
+            lines.append(f"All {previous} finding{'s' if previous != 1 else ''} reported earlier "
+                         f"{'are' if previous != 1 else 'is'} fixed. 🎉")
+        lines += ["", _footer(version, short)]
+        return "\n".join(lines) + "\n"
+
+    title = f"{count} finding{'s' if count != 1 else ''} {scope}" if findings else "files could not be checked"
+    lines.append(f"## castlint: {title}")
+    lines.append("")
+    hot = sum(f.cost.bytes_per_step for f in findings if f.cost and f.severity == Severity.ERROR)
+    fixable = sum(1 for f in findings if f.fixable)
+    intro = []
+    if hot:
+        model = next(f.cost for f in findings if f.cost and f.severity == Severity.ERROR)
+        intro.append(f"Hot-path whole-pool casts here move **{human_bytes(hot)} per decode step** "
+                     f"(cost model: {escape(model.model)}, {model.pool_tokens:,} pool tokens).")
+    if fixable:
+        intro.append(f"{fixable} {'is' if fixable == 1 else 'are'} fixable with `castlint fix`.")
+    if previous is not None and previous != count:
+        intro.append(f"Previously {previous}.")
+    if intro:
+        lines += [" ".join(intro), ""]
+    if note:
+        lines += [f"> {escape(note)}", ""]
+
+    if findings:
+        lines.append("| | Rule | Where | Per layer | Per decode step | Fix |")
+        lines.append("|---|---|---|---:|---:|---|")
+        per_layer = per_step = 0
+        for i, f in enumerate(findings):
+            where = f"[`{escape(paths[i])}:{f.start.line}`]({links.blob(paths[i], f.start.line, f.end.line)})"
+            if f.cost:
+                per_layer += f.cost.bytes_per_layer
+                per_step += f.cost.bytes_per_step
+            cost_layer = human_bytes(f.cost.bytes_per_layer) if f.cost else "—"
+            cost_step = human_bytes(f.cost.bytes_per_step) if f.cost else "—"
+            lines.append(f"| {ICON[f.severity]} | {f.code} {f.name} | {where} | {cost_layer} | {cost_step} | "
+                         f"{_fix_cell(f, i in fixes)} |")
+        if per_step:
+            lines.append(f"| | **Total** | | **{human_bytes(per_layer)}** | **{human_bytes(per_step)}** | |")
+        lines.append("")
+
+    details: List[str] = []
+    for i, f in enumerate(findings):
+        link = links.blob(paths[i], f.start.line, f.end.line)
+        block = [f"#### {i + 1}. [`{escape(paths[i])}:{f.start.line}:{f.start.column}`]({link}) · "
+                 f"{f.code} {f.name} · {f.severity.value}", "", f"> {escape(f.message)}", ""]
+        if f.fix is not None:
+            block.append(f"**Fix ({f.fix.safety.value}):** {escape(f.fix.description)}.")
+            fix = fixes.get(i)
+            if fix is not None:
+                if getattr(fix, "whole_file", False):
+                    block.append("This diff applies every castlint fix in the file.")
+                block += ["", fence(fix.unified_diff(paths[i]), "diff")]
+            else:
+                cmd = "castlint fix" + (" --unsafe-fixes" if f.fix.safety.value == "unsafe" else "")
+                block.append(f"Run `{cmd} {paths[i]}` to apply it.")
+            block.append("")
+        elif f.unfixable_reason:
+            block += [f"No automatic fix: {escape(f.unfixable_reason)}", ""]
+        details.append("\n".join(block))
+    if errors:
+        err_lines = ["#### Files castlint could not check", ""]
+        err_lines += [f"- `{escape(e.path)}`{f':{e.line}' if e.line else ''}: {escape(e.message)}" for e in errors]
+        details.append("\n".join(err_lines) + "\n")
+
+    footer = _footer(version, short)
+    head = "\n".join(lines)
+    body = head + "\n" + "\n".join(details) + "\n" + footer + "\n"
+    if len(body) > MAX_BODY:  # drop details from the end until it fits
+        kept: List[str] = []
+        size = len(head) + len(footer) + 200
+        for part in details:
+            if size + len(part) > MAX_BODY:
+                break
+            kept.append(part)
+            size += len(part) + 1
+        omitted = len(details) - len(kept)
+        body = (head + "\n" + "\n".join(kept) + f"\n_… {omitted} more not shown (comment size limit); "
+                "see the job log._\n\n" + footer + "\n")
+    return body
+
+
+def _footer(version: str, short: str) -> str:
+    return (f"<sub>castlint {escape(version)} · commit `{short}` · this comment is updated on every push · "
+            "`castlint rules CODE` documents each rule</sub>")
+
+
+def suggestion_body(f, path: str, suggestion: str, key: str) -> str:
+    return (f"{SUGGESTION_MARKER}{key} -->\n**castlint {f.code}** {f.name}: "
+            f"{escape(f.fix.description)} ({f.fix.safety.value} fix).\n\n" + fence(suggestion, "suggestion") + "\n")
