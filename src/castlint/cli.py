@@ -153,6 +153,7 @@ def check(
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe."),
     diff: bool = typer.Option(False, "--diff", help="With --fix: print a unified diff and write nothing."),
     flashinfer_api: str = typer.Option("auto", "--flashinfer-api", help="Call form the fix emits: auto (what the target pins), positional, or keyword (FlashInfer >= 0.7)."),
+    flashinfer_version: Optional[str] = typer.Option(None, "--flashinfer-version", help="FlashInfer the fixed code will run against (default: what the target sglang pins, from rules/sglang.toml)."),
     exit_non_zero_on_fix: bool = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when fix changed a file (pre-commit style)."),
     output_file: Optional[str] = typer.Option(None, "--output-file", "-o", help="Write the report to this file."),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Parallel workers (default: core count)."),
@@ -172,7 +173,11 @@ def check(
     if fix or diff:
         from castlint.fixes import FixOptions, fix_files
 
-        options = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api)
+        if flashinfer_api not in ("auto", "positional", "keyword"):
+            err_console.print(f"[bold red]error:[/] --flashinfer-api must be auto, positional or keyword, got {flashinfer_api!r}")
+            raise typer.Exit(EXIT_ERROR)
+        options = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
+                             flashinfer_version=flashinfer_version)
         outcome = fix_files(files, tables, config, options)
         fix_errors = outcome.errors
         changed_files = len(outcome.changed)
@@ -187,6 +192,8 @@ def check(
         if not quiet:
             for path in outcome.changed:
                 err_console.print(f"[green]fixed[/green] {path}")
+            for path, line, why in outcome.notes:
+                err_console.print(f"[yellow]not fixed[/yellow] {path}:{line}: {why}")
     run = _progress_run(files, tables, config, jobs, quiet, show=True)
     findings = run.findings
     if diff_base:
@@ -220,6 +227,7 @@ def fix_command(
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff and write nothing."),
     flashinfer_api: str = typer.Option("auto", "--flashinfer-api", help="auto | positional | keyword (FlashInfer >= 0.7 keyword form)."),
+    flashinfer_version: Optional[str] = typer.Option(None, "--flashinfer-version", help="FlashInfer the fixed code will run against (default: the target sglang's pin)."),
     exit_non_zero_on_fix: bool = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when a file changed (pre-commit style)."),
     output_file: Optional[str] = typer.Option(None, "--output-file", "-o"),
     jobs: int = typer.Option(0, "--jobs", "-j"),
@@ -228,7 +236,7 @@ def fix_command(
     """Apply fixes (same as `castlint check --fix`); --diff previews them."""
     check(paths=paths, select=select, ignore=ignore, fmt=fmt, exit_zero=False, config_file=config_file,
           quiet=quiet, fix=True, unsafe_fixes=unsafe_fixes, diff=diff, flashinfer_api=flashinfer_api,
-          exit_non_zero_on_fix=exit_non_zero_on_fix, output_file=output_file, jobs=jobs, no_cache=no_cache,
+          flashinfer_version=flashinfer_version, exit_non_zero_on_fix=exit_non_zero_on_fix, output_file=output_file, jobs=jobs, no_cache=no_cache,
           diff_base=None)
 
 

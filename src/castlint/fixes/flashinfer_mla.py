@@ -329,7 +329,7 @@ class _Rewrite(cst.CSTTransformer):
             line = self.a.position(original).start.line
             self.applied.append(f"line {line}: plan kv_data_type = the KV-cache dtype on the native path")
             if self.keyword_api and not self.rebinds_plan and isinstance(original.func, cst.Attribute) \
-                    and self._all_positional(updated, 12):
+                    and self._positional_prefix(updated) >= 4:
                 return self._keyword_plan(updated)
             return updated
         if id(original) not in self.plan.runs:
@@ -349,8 +349,16 @@ class _Rewrite(cst.CSTTransformer):
 
     # -- FlashInfer >= 0.7 keyword form ---------------------------------------------
     @staticmethod
-    def _all_positional(call: cst.Call, count: int) -> bool:
-        return len(call.args) == count and all(a.keyword is None and not a.star for a in call.args)
+    def _positional_prefix(call: cst.Call) -> int:
+        """How many leading positional arguments (0 if any * or ** argument)."""
+        if any(a.star for a in call.args):
+            return 0
+        count = 0
+        for arg in call.args:
+            if arg.keyword is not None:
+                break
+            count += 1
+        return count
 
     @staticmethod
     def _pair(name: str, first: cst.Arg, second: cst.Arg) -> cst.Arg:
@@ -371,8 +379,10 @@ class _Rewrite(cst.CSTTransformer):
                                  whitespace_after_arg=cst.SimpleWhitespace(""))
                   for i, a in enumerate(args[:4])])
         new_args = [cst.Arg(keyword=cst.Name("metadata"), value=metadata, equal=eq, comma=args[3].comma)]
-        for name, arg in zip(names[4:], args[4:]):
-            new_args.append(arg.with_changes(keyword=cst.Name(name), equal=eq))
+        for i, arg in enumerate(args[4:], start=4):
+            if arg.keyword is None:
+                arg = arg.with_changes(keyword=cst.Name(names[i]), equal=eq)
+            new_args.append(arg)
         new_args = append_args(new_args, [keyword_arg("query_layout", '"split"'), keyword_arg("kv_cache_layout", '"split"')])
         self.needs_plan_metadata_import = True
         return call.with_changes(args=new_args)
@@ -434,4 +444,13 @@ def rewrite(module: cst.Module, ctx: FileContext, allowed: Set[Tuple[str, int, i
     keyword_api = api == "keyword"
     transformer = _Rewrite(plan, a, ctx.tables, target, keyword_api, backend_kind, dcp_expression)
     new = module.visit(transformer)
-    return new, transformer.applied, plan.skipped
+    skipped = list(plan.skipped)
+    if keyword_api and transformer.rebinds_plan and plan.plans:
+        skipped.append((a.position(plan.plans[0].call).start.line,
+                        "plan() calls kept positional: this module rebinds `.plan` to sglang's "
+                        "fast_mla_*_plan, which takes positional arguments (FlashInfer 0.7 accepts "
+                        "them with a DeprecationWarning)"))
+    if keyword_api and target.flashinfer and not target.flashinfer_at_least("0.7.0"):
+        skipped.append((1, f"keyword form emitted, but the target pins FlashInfer {target.flashinfer}, "
+                           "which has no keyword plan/run; upgrade FlashInfer to >= 0.7"))
+    return new, transformer.applied, skipped

@@ -33,7 +33,9 @@ def render(findings, errors, meta, color: bool = False, quiet: bool = False, wid
     console = Console(file=buffer, force_terminal=color, no_color=not color, width=width, highlight=False)
     cache: dict = {}
     for f in findings:
-        fixable = " [green]\\[*][/green]" if f.fixable else ""
+        fixable = ""
+        if f.fixable:
+            fixable = " [green]\\[*][/green]" if f.fix.safety.value == "safe" else " [yellow]\\[unsafe fix][/yellow]"
         console.print(
             f"[bold]{escape(f.path)}:{f.start.line}:{f.start.column}:[/bold] "
             f"[{STYLE[f.severity]}]{f.code}[/] {escape(f.message)}{fixable}",
@@ -48,13 +50,16 @@ def render(findings, errors, meta, color: bool = False, quiet: bool = False, wid
         console.print(f"[bold]{escape(e.path)}:{e.line}:[/bold] [bold red]error[/] {escape(e.message)}", soft_wrap=True)
     if not quiet or findings or errors:
         total_step = sum(f.cost.bytes_per_step for f in findings if f.cost and f.severity == Severity.ERROR)
-        fixable = sum(1 for f in findings if f.fixable)
+        fixable = sum(1 for f in findings if f.fixable and f.fix.safety.value == "safe")
+        unsafe = sum(1 for f in findings if f.fixable and f.fix.safety.value != "safe")
         parts = [f"{len(findings)} finding{'s' if len(findings) != 1 else ''}",
                  f"{meta.get('files', 0)} file{'s' if meta.get('files', 0) != 1 else ''} checked"]
         if errors:
             parts.append(f"[bold red]{len(errors)} error{'s' if len(errors) != 1 else ''}[/]")
         if fixable:
             parts.append(f"[green]{fixable} fixable[/] with `castlint fix` ([green]\\[*][/green])")
+        if unsafe:
+            parts.append(f"[yellow]{unsafe} more with --unsafe-fixes[/]")
         if total_step:
             parts.append(f"hot-path casts move {human_bytes(total_step)} per decode step")
         if not findings and not errors:

@@ -1,0 +1,84 @@
+"""Hand-written engine-style fixtures: exact findings, golden fixes, idempotence."""
+import shutil
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from castlint.config import Config
+from castlint.engine import analyze_module
+from castlint.fixes import FixOptions, fix_source
+from castlint.tables import load_tables
+
+from conftest import FIXTURES
+
+TABLES = load_tables()
+CONFIG = Config()
+CHECK = sorted((FIXTURES / "check").glob("*.py"))
+FIX = sorted((FIXTURES / "fix").glob("*.in.py"))
+# How each golden pair is produced (TorchFix style: name.in.py -> name.out.py).
+FIX_OPTIONS = {
+    "mla_backend": FixOptions(),
+    "mla_backend_fi072": FixOptions(flashinfer_version="0.7.2"),
+    "mla_backend_keyword": FixOptions(flashinfer_api="keyword", flashinfer_version="0.7.2"),
+    "cast_before_gather": FixOptions(),
+}
+
+
+def findings(path: Path, source: bytes = None):
+    source = source if source is not None else path.read_bytes()
+    module = cst.parse_module(source)
+    return analyze_module(module, str(path), module.code, TABLES, CONFIG, CONFIG.cost_model(TABLES))
+
+
+def expected(path: Path):
+    lines = path.with_suffix(".expected").read_text().splitlines()
+    return [tuple(line.split()) for line in lines if line.strip() and not line.startswith("#")]
+
+
+@pytest.mark.parametrize("path", CHECK, ids=lambda p: p.stem)
+def test_check_fixture_exact_findings(path):
+    got = [(f"{f.start.line}:{f.start.column}", f.code) for f in findings(path)]
+    assert got == expected(path)
+
+
+def test_fixture_pairs_are_complete():
+    stems = {p.name[: -len(".in.py")] for p in FIX}
+    assert stems == set(FIX_OPTIONS)
+    for stem in stems:
+        assert (FIXTURES / "fix" / f"{stem}.out.py").exists()
+
+
+@pytest.mark.parametrize("path", FIX, ids=lambda p: p.name[: -len(".in.py")])
+def test_fix_golden_and_idempotent(path, tmp_path):
+    stem = path.name[: -len(".in.py")]
+    target = tmp_path / "backend.py"
+    shutil.copy(path, target)
+    options = FIX_OPTIONS[stem]
+    result = fix_source(target.read_bytes(), str(target), TABLES, options)
+    golden = (FIXTURES / "fix" / f"{stem}.out.py").read_bytes()
+    assert result.new_source == golden
+    compile(result.new_source, str(target), "exec")
+    again = fix_source(result.new_source, str(target), TABLES, options)
+    assert again.new_source == result.new_source, "a second fix must change nothing"
+    left = {f.code for f in findings(target, result.new_source) if f.fixable and f.fix.safety.value == "safe"}
+    assert left == set()
+
+
+def test_mla_fix_changes_only_the_intended_lines():
+    src = (FIXTURES / "fix" / "mla_backend.in.py").read_text().splitlines()
+    out = (FIXTURES / "fix" / "mla_backend.out.py").read_text().splitlines()
+    import difflib
+    removed = [l for l in difflib.ndiff(src, out) if l.startswith("- ")]
+    assert all(("get_key_buffer" in l and ".to(q.dtype)" in l) or "self.data_type," in l or
+               "kv_data_type=self.data_type" in l or "out=None)" in l for l in removed), removed
+
+
+def test_unsafe_cast_before_gather_needs_flag(tmp_path):
+    target = tmp_path / "x.py"
+    shutil.copy(FIXTURES / "fix" / "cast_before_gather.in.py", target)
+    safe = fix_source(target.read_bytes(), str(target), TABLES, FixOptions())
+    assert b".to(q)[loc]" in safe.new_source
+    assert any("unsafe" in why for _, why in safe.skipped)
+    unsafe = fix_source(target.read_bytes(), str(target), TABLES, FixOptions(unsafe=True))
+    assert b"[loc].to(q)" in unsafe.new_source

@@ -1,0 +1,38 @@
+"""Every rule's VALID/INVALID examples are its docs and its tests (Fixit style)."""
+import libcst as cst
+import pytest
+
+from castlint.checks import ALL_RULES
+from castlint.config import Config
+from castlint.engine import analyze_module
+from castlint.tables import load_tables
+
+TABLES = load_tables()
+CONFIG = Config()
+
+
+def findings_for(source: str):
+    module = cst.parse_module(source)
+    return analyze_module(module, "example.py", source, TABLES, CONFIG, CONFIG.cost_model(TABLES))
+
+
+CASES = [(r.code, i, src) for r in ALL_RULES for i, src in enumerate(r.VALID)]
+BAD = [(r.code, i, src, lines) for r in ALL_RULES for i, (src, lines) in enumerate(r.INVALID)]
+
+
+@pytest.mark.parametrize("code,index,source", CASES, ids=[f"{c}-valid-{i}" for c, i, _ in CASES])
+def test_valid_examples_are_not_flagged(code, index, source):
+    assert [f for f in findings_for(source) if f.code == code] == []
+
+
+@pytest.mark.parametrize("code,index,source,lines", BAD, ids=[f"{c}-invalid-{i}" for c, i, _, _ in BAD])
+def test_invalid_examples_flag_exact_lines(code, index, source, lines):
+    got = sorted(f.start.line for f in findings_for(source) if f.code == code)
+    assert got == sorted(lines)
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)
+def test_every_rule_is_documented_with_examples(rule):
+    for text in (rule.summary, rule.what_it_does, rule.why_it_matters, rule.example, rule.fix_safety):
+        assert text.strip()
+    assert rule.VALID and rule.INVALID
