@@ -296,12 +296,41 @@ def rule_markdown(rule) -> str:
 
 @app.command()
 def validate(
-    path: str = typer.Argument(..., help="An sglang tree or flashinfer_mla_backend.py"),
+    path: str = typer.Argument(..., help="An sglang tree or flashinfer_mla_backend.py (unpatched, or patched with --baseline)"),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="The original file (or tree): PATH is then the already-patched one."),
+    device: str = typer.Option("cuda", "--device", help="cuda: real FlashInfer kernels; cpu: pure-torch reference MLA, small shapes."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="Model preset from rules/models.toml (glm-5, deepseek-v3, deepseek-r1)."),
+    tp: int = typer.Option(1, "--tp", help="Tensor-parallel size: local heads = preset heads / tp."),
+    pool_tokens: Optional[int] = typer.Option(None, "--pool-tokens", help="KV pool size in tokens [default: 495552; cpu 16384]."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Requests in the batch [default: 1; cpu 2]."),
+    context_len: Optional[int] = typer.Option(None, "--context-len", help="Tokens per request [default: 4096; cpu 256]."),
+    extend_len: int = typer.Option(32, "--extend-len", help="New tokens per request in the extend (prefill) site."),
+    atol: float = typer.Option(1e-2, "--atol", help="Absolute tolerance, patched vs original output."),
+    rtol: float = typer.Option(1e-2, "--rtol", help="Relative tolerance, patched vs original output."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text (rich table) or json."),
+    flashinfer_api: str = typer.Option("auto", "--flashinfer-api", help="Call form for the in-memory fix: auto | positional | keyword."),
+    flashinfer_version: Optional[str] = typer.Option(None, "--flashinfer-version", help="FlashInfer version the in-memory fix targets (default: the sglang pin)."),
+    site: Optional[List[str]] = typer.Option(None, "--site", help="Only these sites: decode, decode-cuda-graph, extend-paged."),
+    iters: Optional[int] = typer.Option(None, "--iters", help="Timed iterations per path [default: 50; cpu 3]."),
+    warmup: Optional[int] = typer.Option(None, "--warmup", help="Warm-up calls before timing [default: 5; cpu 1]."),
+    mla_backend: Optional[str] = typer.Option(None, "--mla-backend", help="Force the MLA wrapper backend (fa2 | fa3) instead of the file's 'auto'."),
+    emulate_flashinfer: str = typer.Option("0.7.2", "--emulate-flashinfer", help="--device cpu: the FlashInfer contract the reference follows."),
+    layer_k_scale: float = typer.Option(2.0, "--layer-k-scale", help="k_scale the layer double carries (the pool never applies it)."),
+    require_native: bool = typer.Option(False, "--require-native", help="Also fail unless the patched code took the native FP8 branch."),
+    no_profile: bool = typer.Option(False, "--no-profile", help="Skip the torch.profiler kernel proof."),
+    no_flush_l2: bool = typer.Option(False, "--no-flush-l2", help="Do not flush L2 between timed calls."),
+    output_file: Optional[str] = typer.Option(None, "--output-file", "-o", help="Write the report to this file."),
 ):
     """Run the original and the fixed backend on a GPU: prove it equal and faster."""
     from castlint.validate.command import run_validate  # torch is imported only here
 
-    raise typer.Exit(run_validate(path=path))
+    raise typer.Exit(run_validate(
+        path=path, baseline=baseline, device=device, preset=preset, tp=tp, pool_tokens=pool_tokens,
+        batch_size=batch_size, context_len=context_len, extend_len=extend_len, atol=atol, rtol=rtol, fmt=fmt,
+        flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version, sites=site, iters=iters,
+        warmup=warmup, mla_backend=mla_backend, emulate_flashinfer=emulate_flashinfer,
+        layer_k_scale=layer_k_scale, require_native=require_native, profile=not no_profile,
+        flush_l2=not no_flush_l2, output_file=output_file))
 
 
 @app.command()

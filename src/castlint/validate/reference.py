@@ -119,18 +119,25 @@ def mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_s
     return out, lse
 
 
-class _CachedModule:
-    """What `wrapper._cached_module` is to sglang's fast_mla_*_plan helpers."""
+class _PlanOp:
+    """`wrapper._cached_module.plan` as sglang's fast_mla_*_plan helpers call it
+    (FlashInfer 0.2.x exposed the op as `plan.default`; both spellings work)."""
 
     def __init__(self, wrapper):
         self._wrapper = wrapper
+        self.default = self
 
-    def plan(self, float_ws, int_ws, pin_ws, qo_indptr_host, kv_indptr_host, kv_len_arr_host, num_heads, head_dim_o,
-             causal, *rest):
+    def __call__(self, float_ws, int_ws, pin_ws, qo_indptr_host, kv_indptr_host, kv_len_arr_host, num_heads,
+                 head_dim_o, causal, *rest):
         w = self._wrapper
         w._plan_info = (qo_indptr_host.clone(), kv_indptr_host.clone(), kv_len_arr_host.clone())
         w._causal = causal
         return w._plan_info
+
+
+class _CachedModule:
+    def __init__(self, wrapper):
+        self.plan = _PlanOp(wrapper)
 
 
 def make_wrapper_class(emu: FlashInferEmulation):
@@ -217,7 +224,7 @@ def make_wrapper_class(emu: FlashInferEmulation):
                 kwargs["ckv_cache"], kwargs["kpe_cache"] = kv_cache
             for name, value in zip(_RUN_POSITIONAL, args):
                 kwargs[name] = value
-            a = types.SimpleNamespace(out=None, lse=None, return_lse=False, **kwargs)
+            a = types.SimpleNamespace(**{"out": None, "lse": None, "return_lse": False, **kwargs})
             scales_given = any(k is not None for k in (ckv_scale, kpe_scale, ckv_scale_arr))
             if emu.key < (0, 6, 14) and scales_given:
                 raise TypeError(f"FlashInfer {emu.version}: run() got an unexpected keyword argument 'ckv_scale'")
@@ -251,12 +258,15 @@ def make_wrapper_class(emu: FlashInferEmulation):
                 ckv, kpe = _reinterpret(ckv, self._kv_data_type), _reinterpret(kpe, self._kv_data_type)
             qo, kvp, _ = self._plan_info
             kv_indices = self._kv_indices_buf
-            o, lse = mla_reference(q_nope, q_pe, ckv, kpe, qo, kvp, kv_indices, self._sm_scale, self._causal,
-                                   cs, ks, self._page_size)
-            o = o.to(q_nope.dtype)
-            if a.out is not None:
-                a.out.copy_(o)
-                o = a.out
+            # The reference's own arithmetic stands for one fused kernel: keep it
+            # out of the byte trace (proof.ByteTracer), as FlashInfer's kernels are.
+            with _untraced():
+                o, lse = mla_reference(q_nope, q_pe, ckv, kpe, qo, kvp, kv_indices, self._sm_scale, self._causal,
+                                       cs, ks, self._page_size)
+                o = o.to(q_nope.dtype)
+                if a.out is not None:
+                    a.out.copy_(o)
+                    o = a.out
             if a.return_lse:
                 return o, lse
             return o
@@ -264,6 +274,17 @@ def make_wrapper_class(emu: FlashInferEmulation):
         forward = run
 
     return BatchMLAPagedAttentionWrapper
+
+
+def _untraced():
+    try:
+        from torch.utils._python_dispatch import _disable_current_modes
+
+        return _disable_current_modes()
+    except ImportError:  # pragma: no cover - older torch
+        import contextlib
+
+        return contextlib.nullcontext()
 
 
 def _reinterpret(t: torch.Tensor, planned) -> torch.Tensor:

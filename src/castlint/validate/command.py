@@ -1,0 +1,181 @@
+"""`castlint validate PATH`: run the original and the fixed backend, prove equal and faster.
+
+Exit codes: 0 every site within tolerance; 1 a site failed (numerics, an error
+in the patched code, or --require-native unmet); 2 nothing could be validated
+(no torch, no GPU without --device cpu, no FlashInfer, nothing to rewrite).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from rich.console import Console
+
+EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+BACKEND_RELPATH = Path("sglang/srt/layers/attention/flashinfer_mla_backend.py")
+GUARD_MARKER = b"castlint_native_fp8_kv"
+
+# GPU defaults follow the original report; --device cpu runs the reference MLA
+# in Python, so it takes small shapes unless told otherwise.
+GPU_DEFAULTS = {"pool_tokens": 495552, "batch_size": 1, "context_len": 4096, "iters": 50, "warmup": 5}
+CPU_DEFAULTS = {"pool_tokens": 16384, "batch_size": 2, "context_len": 256, "iters": 3, "warmup": 1}
+
+
+def find_backend(path: Path) -> Optional[Path]:
+    """The FlashInfer MLA backend file in an sglang tree (or the file itself)."""
+    if path.is_file():
+        return path
+    for candidate in (path / BACKEND_RELPATH, path / "python" / BACKEND_RELPATH,
+                      path / Path(*BACKEND_RELPATH.parts[1:])):
+        if candidate.is_file():
+            return candidate
+    found = sorted(path.rglob("flashinfer_mla_backend.py"))
+    return found[0] if found else None
+
+
+def _err(console: Console, message: str) -> int:
+    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    return EXIT_ERROR
+
+
+def run_validate(
+    path: str,
+    baseline: Optional[str] = None,
+    device: str = "cuda",
+    preset: Optional[str] = None,
+    tp: int = 1,
+    pool_tokens: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    context_len: Optional[int] = None,
+    extend_len: int = 32,
+    atol: float = 1e-2,
+    rtol: float = 1e-2,
+    fmt: str = "text",
+    flashinfer_api: str = "auto",
+    flashinfer_version: Optional[str] = None,
+    sites: Optional[Sequence[str]] = None,
+    iters: Optional[int] = None,
+    warmup: Optional[int] = None,
+    mla_backend: Optional[str] = None,
+    emulate_flashinfer: str = "0.7.2",
+    layer_k_scale: float = 2.0,
+    require_native: bool = False,
+    profile: bool = True,
+    flush_l2: bool = True,
+    output_file: Optional[str] = None,
+    patched_source: Optional[bytes] = None,
+) -> int:
+    """Validate one backend; print the report; return the exit code."""
+    err = Console(stderr=True, highlight=False)
+    if device not in ("cuda", "cpu"):
+        return _err(err, f"--device must be cuda or cpu, got {device!r}")
+    if fmt not in ("text", "json"):
+        return _err(err, f"--format must be text or json, got {fmt!r}")
+    target = find_backend(Path(path))
+    if target is None:
+        return _err(err, f"no flashinfer_mla_backend.py under {path}")
+
+    from castlint.tables import TableError, load_tables
+
+    try:
+        tables = load_tables()
+    except TableError as exc:
+        return _err(err, str(exc))
+    preset_name = preset or tables.default_preset
+    model = tables.presets.get(preset_name)
+    if model is None:
+        return _err(err, f"unknown preset {preset_name!r} (have: {', '.join(sorted(tables.presets))})")
+    if tp < 1 or model.num_heads % tp:
+        return _err(err, f"--tp {tp} does not divide the {model.num_heads} heads of {preset_name}")
+
+    # original and patched bytes
+    if baseline:
+        base_path = find_backend(Path(baseline))
+        if base_path is None:
+            return _err(err, f"no flashinfer_mla_backend.py under --baseline {baseline}")
+        original = base_path.read_bytes()
+        patched = patched_source if patched_source is not None else target.read_bytes()
+        label = f"--baseline {base_path} (original) vs {target} (patched)"
+    else:
+        original = target.read_bytes()
+        if GUARD_MARKER in original and patched_source is None:
+            return _err(err, f"{target} already carries castlint's rewrite; pass the unpatched file with "
+                             "--baseline ORIGINAL to validate it")
+        if patched_source is not None:
+            patched, label = patched_source, "given patched source"
+        else:
+            try:
+                from castlint.fixes import FixError, FixOptions, fix_source
+            except ImportError as exc:  # libcst missing where only validate was installed
+                return _err(err, f"cannot run castlint fix here ({exc}); fix elsewhere and pass --baseline")
+            try:
+                fixed = fix_source(original, str(target), tables,
+                                   FixOptions(flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version))
+            except FixError as exc:
+                return _err(err, f"castlint fix failed on {target}: {exc}")
+            patched = fixed.new_source
+            label = f"`castlint fix` applied in memory (--flashinfer-api {flashinfer_api})"
+    if patched == original:
+        return _err(err, f"castlint fix makes no change to {target}: nothing to validate")
+
+    os.environ.setdefault("KINETO_LOG_LEVEL", "5")  # torch.profiler: no banner lines on stderr
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return _err(err, "castlint validate needs PyTorch: pip install 'castlint[validate]' "
+                         "(on a machine without a GPU, the CPU build: pip install torch --index-url "
+                         "https://download.pytorch.org/whl/cpu)")
+    from castlint.validate.harness import SITES, EnvironmentProblem, HarnessConfig, run_validation
+
+    defaults = GPU_DEFAULTS if device == "cuda" else CPU_DEFAULTS
+    chosen = tuple(sites) if sites else SITES
+    unknown = [s for s in chosen if s not in SITES]
+    if unknown:
+        return _err(err, f"unknown site(s) {', '.join(unknown)} (have: {', '.join(SITES)})")
+    cfg = HarnessConfig(
+        device=device, preset=preset_name, num_heads_total=model.num_heads, tp=tp,
+        kv_lora_rank=model.kv_lora_rank, rope_dim=model.rope_dim,
+        pool_tokens=pool_tokens or defaults["pool_tokens"], batch_size=batch_size or defaults["batch_size"],
+        context_len=context_len or defaults["context_len"], extend_len=extend_len,
+        iters=iters or defaults["iters"], warmup=warmup or defaults["warmup"], atol=atol, rtol=rtol,
+        force_backend=mla_backend, emulate_flashinfer=emulate_flashinfer, layer_k_scale=layer_k_scale,
+        sites=chosen, profile=profile, flush_l2=flush_l2)
+    if cfg.extend_len >= cfg.context_len:
+        return _err(err, f"--extend-len {cfg.extend_len} must be below --context-len {cfg.context_len}")
+    progress = (lambda msg: err.print(f"[dim]castlint validate: {msg}[/]")) if fmt == "text" else None
+    try:
+        result = run_validation(original, patched, cfg, filename=str(target), baseline_label=label,
+                                progress=progress)
+    except EnvironmentProblem as exc:
+        return _err(err, str(exc))
+
+    code = EXIT_PASS if result.passed else EXIT_FAIL
+    if require_native and result.guard.get("castlint_native_fp8_kv") is not True:
+        code = EXIT_FAIL
+        result.guard["require_native"] = "unmet: the patched code took the fallback branch on this machine"
+    if require_native:
+        for s in result.sites:
+            if s.patched.proof and s.patched.proof.moves_whole_pool:
+                code = EXIT_FAIL
+                s.reasons.append("--require-native: the patched path still materialises the whole pool")
+
+    from castlint.validate.report import render_json, render_text
+
+    if fmt == "json":
+        text = render_json(result)
+        if output_file:
+            Path(output_file).write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+    else:
+        if output_file:
+            with open(output_file, "w", encoding="utf-8") as fh:
+                render_text(result, Console(file=fh, width=160, highlight=False))
+        else:
+            console = Console(highlight=False)
+            if not console.is_terminal:
+                console = Console(highlight=False, width=160)
+            render_text(result, console)
+    return code

@@ -1,0 +1,687 @@
+"""Run the original and the patched backend side by side on the same pool.
+
+For each *site* (a path through the backend that a rewrite touches) the harness
+drives the module's own entry points, exactly as sglang's model runner does:
+
+* ``decode``: ``init_forward_metadata`` (-> FlashInferMLAIndicesUpdaterDecode,
+  its ``wrapper.plan``) then ``forward_decode``;
+* ``decode-cuda-graph``: ``init_cuda_graph_state``, the capture and the replay
+  metadata (-> the updater's plan on a ``use_cuda_graph`` wrapper, then
+  ``fast_mla_decode_plan``), then ``forward_decode`` captured in a CUDA graph
+  and replayed (on CPU: called eagerly);
+* ``extend-paged``: ``init_forward_metadata`` for an extend batch with a cached
+  prefix (-> FlashInferMLAIndicesUpdaterPrefill's paged ``plan``) then the paged
+  branch of ``forward_extend``.
+
+Both versions see the same FP8 pool (filled with e4m3 values, non-identity page
+table), the same q, and the same layer. Per site it records the outputs and
+compares them, times the forward call, and collects the kernel proof.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+import torch
+
+from castlint.validate import proof as proofmod
+from castlint.validate.doubles import (
+    KVIndexTranslatorDouble,
+    MLAPoolDouble,
+    Namespace,
+    Registry,
+    RuntimeSettings,
+    real_sglang_classes,
+)
+from castlint.validate.loader import LoadedBackend, LoadError, load_backend, stubbed_imports
+from castlint.validate.reference import FlashInferEmulation, make_flashinfer_module, mla_reference
+
+SITES = ("decode", "decode-cuda-graph", "extend-paged")
+SITE_FUNCTIONS = {
+    "decode": "init_forward_metadata -> FlashInferMLAIndicesUpdaterDecode.call_begin_forward (plan) -> forward_decode",
+    "decode-cuda-graph": "init_cuda_graph_state -> init_forward_metadata_out_graph capture+replay "
+                         "(plan, fast_mla_decode_plan) -> forward_decode (CUDA graph)",
+    "extend-paged": "init_forward_metadata -> FlashInferMLAIndicesUpdaterPrefill.call_begin_forward (paged plan) "
+                    "-> forward_extend (paged branch)",
+}
+
+
+class EnvironmentProblem(Exception):
+    """Something validate needs is missing (exit 2, with what to do)."""
+
+
+@dataclass
+class HarnessConfig:
+    device: str = "cuda"
+    preset: str = "glm-5"
+    num_heads_total: int = 64
+    tp: int = 1
+    kv_lora_rank: int = 512
+    rope_dim: int = 64
+    qk_nope_head_dim: int = 128
+    pool_tokens: int = 495552
+    batch_size: int = 1
+    context_len: int = 4096
+    extend_len: int = 32
+    layers: int = 1
+    seed: int = 0
+    warmup: int = 5
+    iters: int = 50
+    flush_l2: bool = True
+    atol: float = 1e-2
+    rtol: float = 1e-2
+    force_backend: Optional[str] = None
+    # A checkpoint scale that MLATokenToKVPool never applies; a patch that
+    # passes layer.k_scale to run() is caught because it is not 1.
+    layer_k_scale: float = 2.0
+    sites: tuple = SITES
+    emulate_flashinfer: str = "0.7.2"  # --device cpu only
+    use_sglang: bool = True
+    profile: bool = True
+
+    @property
+    def heads(self) -> int:
+        return self.num_heads_total // self.tp
+
+    @property
+    def sm_scale(self) -> float:
+        return 1.0 / math.sqrt(self.qk_nope_head_dim + self.rope_dim)
+
+
+@dataclass
+class Timing:
+    median_ms: float
+    p10_ms: float
+    p90_ms: float
+    n: int
+    host_us: float  # Python time to issue one call (not on the GPU timeline)
+    method: str
+
+
+@dataclass
+class VersionRun:
+    output: Optional[Any] = None
+    error: Optional[str] = None
+    error_detail: Optional[str] = None
+    timing: Optional[Timing] = None
+    proof: Optional[proofmod.Proof] = None
+    plans: List[dict] = field(default_factory=list)
+    runs: List[dict] = field(default_factory=list)
+    vs_fp32_max_abs: Optional[float] = None
+    note: str = ""
+
+
+@dataclass
+class SiteResult:
+    name: str
+    functions: str
+    status: str = "pass"  # pass | fail | error | skipped
+    reasons: List[str] = field(default_factory=list)
+    original: VersionRun = field(default_factory=VersionRun)
+    patched: VersionRun = field(default_factory=VersionRun)
+    max_abs: Optional[float] = None
+    max_rel: Optional[float] = None
+    cosine: Optional[float] = None
+    mismatched: Optional[int] = None
+    elements: Optional[int] = None
+    within_tolerance: Optional[bool] = None
+
+    @property
+    def speedup(self) -> Optional[float]:
+        o, p = self.original.timing, self.patched.timing
+        if o and p and p.median_ms > 0:
+            return o.median_ms / p.median_ms
+        return None
+
+
+@dataclass
+class ValidationResult:
+    file: str
+    baseline: str
+    environment: Dict[str, Any]
+    config: Dict[str, Any]
+    guard: Dict[str, Any]
+    sites: List[SiteResult]
+    doubles_unknown_reads: List[str]
+    plan_calls: Dict[str, Any]
+    patch_changed: bool = True
+
+    @property
+    def passed(self) -> bool:
+        ran = [s for s in self.sites if s.status != "skipped"]
+        return bool(ran) and all(s.status == "pass" for s in ran)
+
+
+# -- environment -------------------------------------------------------------------
+
+
+def environment(cfg: HarnessConfig, emu: Optional[FlashInferEmulation]) -> Dict[str, Any]:
+    info: Dict[str, Any] = {"torch": torch.__version__, "device": cfg.device}
+    if cfg.device == "cuda":
+        if not torch.cuda.is_available():
+            build = "a CPU-only build" if torch.version.cuda is None else f"CUDA {torch.version.cuda}"
+            raise EnvironmentProblem(
+                f"no CUDA GPU is visible (torch {torch.__version__}, {build}). castlint validate runs FlashInfer's "
+                "kernels on the GPU; on a machine without one, `--device cpu` runs the same harness against a "
+                "pure-torch reference MLA (small shapes).")
+        try:
+            import flashinfer  # noqa: F401
+        except Exception as exc:  # noqa: BLE001
+            raise EnvironmentProblem(
+                f"FlashInfer is not importable ({type(exc).__name__}: {exc}). Install the FlashInfer your sglang "
+                "pins (e.g. `pip install flashinfer-python==0.7.2.post1`), or use `--device cpu` for the "
+                "reference harness.") from exc
+        props = torch.cuda.get_device_properties(0)
+        info.update(gpu=torch.cuda.get_device_name(0), compute_capability=f"{props.major}.{props.minor}",
+                    gpu_memory_gib=round(props.total_memory / 2**30, 1), cuda=torch.version.cuda,
+                    flashinfer=getattr(flashinfer, "__version__", "?"), kernels="FlashInfer (real)")
+    else:
+        info.update(gpu=emu.device_name, compute_capability="%d.%d (emulated)" % tuple(emu.compute_capability),
+                    flashinfer=f"{emu.version} (emulated contract)", kernels="pure-torch reference MLA")
+    try:
+        import importlib.util
+        info["sglang"] = "importable" if importlib.util.find_spec("sglang") else "not installed (doubles)"
+    except Exception:  # noqa: BLE001
+        info["sglang"] = "not installed (doubles)"
+    return info
+
+
+# -- the world both versions share ---------------------------------------------------
+
+
+class World:
+    """Pool, page table, inputs and the doubles handed to the backend."""
+
+    def __init__(self, cfg: HarnessConfig, log: set):
+        self.cfg, self.log = cfg, log
+        dev = torch.device(cfg.device)
+        self.dev = dev
+        gen = torch.Generator(device="cpu").manual_seed(cfg.seed)
+        self.gen = gen
+        bs, ctx = cfg.batch_size, cfg.context_len
+        if bs * ctx > cfg.pool_tokens:
+            raise EnvironmentProblem(f"batch {bs} x context {ctx} = {bs * ctx} tokens do not fit a pool of "
+                                     f"{cfg.pool_tokens} tokens")
+        self.pool = MLAPoolDouble(cfg.pool_tokens, 1, torch.float8_e4m3fn, cfg.kv_lora_rank, cfg.rope_dim,
+                                  cfg.layers, dev)
+        self._fill_pool()
+        # page table: request rows 1..bs (row 0 unused), each a random, non-contiguous slot list
+        self.max_reqs = bs + 2
+        self.max_context = ctx + 64
+        self.req_to_token = torch.zeros(self.max_reqs, self.max_context, dtype=torch.int32, device=dev)
+        slots = torch.randperm(cfg.pool_tokens, generator=gen)[: bs * ctx] + 1  # slot 0 is sglang's padding slot
+        self.req_pool_indices = torch.arange(1, bs + 1, dtype=torch.int64, device=dev).flip(0)
+        for i, r in enumerate(self.req_pool_indices.tolist()):
+            self.req_to_token[r, :ctx] = slots[i * ctx:(i + 1) * ctx].to(torch.int32).to(dev)
+        self.translator = KVIndexTranslatorDouble(self.req_to_token)
+        h, d, r = cfg.heads, cfg.kv_lora_rank, cfg.rope_dim
+        self.layer = Namespace(
+            "layer", None, log, layer_id=0, tp_q_head_num=h, tp_k_head_num=1, tp_v_head_num=1, head_dim=d + r,
+            qk_head_dim=d + r, v_head_dim=d, scaling=cfg.sm_scale, logit_cap=0.0,
+            k_scale=torch.tensor(cfg.layer_k_scale, dtype=torch.float32, device=dev),
+            v_scale=torch.tensor(cfg.layer_k_scale, dtype=torch.float32, device=dev),
+            k_scale_float=cfg.layer_k_scale, v_scale_float=cfg.layer_k_scale, is_cross_attention=False,
+            sliding_window_size=-1, attn_type=None, qk_nope_head_dim=cfg.qk_nope_head_dim,
+            qk_rope_head_dim=cfg.rope_dim)
+
+        def randn(*shape, scale=1.0):
+            return (torch.randn(*shape, generator=gen) * scale).to(torch.bfloat16).to(dev)
+
+        self.decode_q = randn(bs, h * d)
+        self.decode_q_rope = randn(bs, h * r)
+        self.decode_k = randn(bs, 1, d, scale=0.5)
+        self.decode_k_rope = randn(bs, 1, r, scale=0.5)
+        ext = cfg.extend_len
+        self.extend_q = randn(bs * ext, h * d)
+        self.extend_q_rope = randn(bs * ext, h * r)
+        self.extend_k = randn(bs * ext, 1, d, scale=0.5)
+        self.extend_k_rope = randn(bs * ext, 1, r, scale=0.5)
+
+    def _fill_pool(self):
+        cfg = self.cfg
+        chunk = 1 << 16
+        for layer in range(cfg.layers):
+            buf = self.pool.kv_buffer[layer]
+            rows = buf.shape[0]
+            g = torch.Generator(device=self.dev).manual_seed(cfg.seed + 1 + layer)
+            for start in range(0, rows, chunk):
+                n = min(chunk, rows - start)
+                vals = torch.randn(n, 1, buf.shape[-1], generator=g, device=self.dev, dtype=torch.float32) * 0.5
+                buf[start:start + n] = vals.to(torch.float8_e4m3fn).view(torch.uint8)
+
+    @property
+    def pool_elements(self) -> int:
+        return int(self.pool.kv_buffer[0].numel())
+
+    def model_runner(self, module) -> Namespace:
+        cfg = self.cfg
+        model_config = Namespace(
+            "model_config", None, self.log, num_attention_heads=cfg.num_heads_total, kv_lora_rank=cfg.kv_lora_rank,
+            qk_nope_head_dim=cfg.qk_nope_head_dim, qk_rope_head_dim=cfg.rope_dim, v_head_dim=cfg.qk_nope_head_dim,
+            scaling=cfg.sm_scale, context_len=self.max_context, head_dim=cfg.kv_lora_rank + cfg.rope_dim,
+            num_key_value_heads=1, is_encoder_decoder=False)
+        req_to_token_pool = Namespace("req_to_token_pool", None, self.log, req_to_token=self.req_to_token,
+                                      size=self.max_reqs)
+        return Namespace(
+            "model_runner", None, self.log, model_config=model_config, device="cuda", gpu_id=0,
+            dtype=torch.bfloat16, kv_cache_dtype=torch.float8_e4m3fn, req_to_token_pool=req_to_token_pool,
+            token_to_kv_pool=self.pool, kv_index_translator=self.translator, page_size=1,
+            sliding_window_size=None, is_draft_worker=False, tp_size=cfg.tp,
+            server_args=Namespace("server_args", False, self.log, kv_cache_dtype="fp8_e4m3",
+                                  speculative_eagle_topk=None, enable_deterministic_inference=False))
+
+    def _batch(self, module, mode_name: str, **attrs) -> Namespace:
+        cfg = self.cfg
+        mode = getattr(module.ForwardMode, mode_name)
+        seq_lens = torch.full((cfg.batch_size,), cfg.context_len, dtype=torch.int64, device=self.dev)
+        base = dict(
+            forward_mode=mode, batch_size=cfg.batch_size, req_pool_indices=self.req_pool_indices,
+            seq_lens=seq_lens, seq_lens_cpu=seq_lens.cpu(), seq_lens_sum=int(cfg.batch_size * cfg.context_len),
+            spec_info=None, kv_loc_plan=None, attn_dcp_metadata=None, encoder_lens=None,
+            token_to_kv_pool=self.pool, req_to_token_pool=Namespace("req_to_token_pool", None, self.log,
+                                                                   req_to_token=self.req_to_token,
+                                                                   size=self.max_reqs),
+            attn_attend_prefix_cache=None, num_prefix_chunks=None, mha_one_shot=False, mha_return_lse=False,
+            extend_prefix_lens=None, extend_prefix_lens_cpu=None, extend_seq_lens=None,
+            extend_seq_lens_cpu=None, num_token_non_padded=None, global_num_tokens_cpu=None,
+        )
+        base.update(attrs)
+        return Namespace("forward_batch", None, self.log, **base)
+
+    def decode_batch(self, module) -> Namespace:
+        ctx = self.cfg.context_len
+        loc = torch.stack([self.req_to_token[r, ctx - 1] for r in self.req_pool_indices.tolist()]).to(torch.int64)
+        positions = torch.full((self.cfg.batch_size,), ctx - 1, dtype=torch.int64, device=self.dev)
+        return self._batch(module, "DECODE", out_cache_loc=loc, positions=positions)
+
+    def extend_batch(self, module) -> Namespace:
+        cfg = self.cfg
+        ctx, ext = cfg.context_len, cfg.extend_len
+        prefix = ctx - ext
+        loc = torch.cat([self.req_to_token[r, prefix:ctx] for r in self.req_pool_indices.tolist()]).to(torch.int64)
+        prefix_lens = torch.full((cfg.batch_size,), prefix, dtype=torch.int32, device=self.dev)
+        ext_lens = torch.full((cfg.batch_size,), ext, dtype=torch.int32, device=self.dev)
+        positions = torch.cat([torch.arange(prefix, ctx, device=self.dev)] * cfg.batch_size)
+        return self._batch(module, "EXTEND", out_cache_loc=loc, positions=positions,
+                           extend_prefix_lens=prefix_lens, extend_prefix_lens_cpu=[prefix] * cfg.batch_size,
+                           extend_seq_lens=ext_lens, extend_seq_lens_cpu=[ext] * cfg.batch_size,
+                           extend_num_tokens=cfg.batch_size * ext)
+
+    def truth(self, site: str) -> torch.Tensor:
+        """float32 MLA over the dequantized pool (real = stored x 1.0)."""
+        cfg = self.cfg
+        kb = self.pool.get_key_buffer(0)
+        d = cfg.kv_lora_rank
+        if site == "extend-paged":
+            q, qr, qlen, causal = self.extend_q, self.extend_q_rope, cfg.extend_len, True
+        else:
+            q, qr, qlen, causal = self.decode_q, self.decode_q_rope, 1, False
+        bs, ctx, h = cfg.batch_size, cfg.context_len, cfg.heads
+        qo = torch.arange(bs + 1, dtype=torch.int32) * qlen
+        kvp = torch.arange(bs + 1, dtype=torch.int32) * ctx
+        idx = torch.cat([self.req_to_token[r, :ctx] for r in self.req_pool_indices.tolist()])
+        out, _ = mla_reference(q.view(-1, h, d), qr.view(-1, h, cfg.rope_dim), kb[:, :, :d], kb[:, :, d:], qo, kvp,
+                               idx, cfg.sm_scale, causal)
+        return out.reshape(-1, h * d)
+
+
+# -- driving the module -------------------------------------------------------------
+
+
+def _filter_kwargs(fn, kwargs):
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return kwargs
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k in params}
+
+
+def _backend_class(module):
+    for name in ("FlashInferMLAAttnBackend", "FlashInferMlaAttnBackend"):
+        cls = module.__dict__.get(name)
+        if isinstance(cls, type):
+            return cls
+    raise RuntimeError("no FlashInferMLAAttnBackend class in the file")
+
+
+class SiteDriver:
+    """Builds one backend instance per version and prepares each site's call."""
+
+    def __init__(self, loaded: LoadedBackend, world: World):
+        self.loaded, self.world = loaded, world
+        self.module = loaded.module
+        self.model_runner = world.model_runner(self.module)
+        self.backend = _backend_class(self.module)(self.model_runner)
+
+    def guard(self) -> Dict[str, Any]:
+        return {k: _jsonable(v) for k, v in vars(self.backend).items() if k.startswith("castlint")}
+
+    def prepare(self, site: str) -> Callable[[bool], Any]:
+        """Set up metadata for `site`; return call(save_kv_cache) -> output."""
+        w, b, m = self.world, self.backend, self.module
+        layer = w.layer
+        if site == "decode":
+            fb = w.decode_batch(m)
+            b.init_forward_metadata(fb)
+            return self._decode_call(fb)
+        if site == "decode-cuda-graph":
+            fb = w.decode_batch(m)
+            bs = w.cfg.batch_size
+            if hasattr(b, "init_forward_metadata_out_graph"):
+                b.init_cuda_graph_state(**_filter_kwargs(b.init_cuda_graph_state,
+                                                         {"max_bs": bs, "max_num_tokens": bs}))
+                b.init_forward_metadata_out_graph(fb, in_capture=True)
+                b.init_forward_metadata_out_graph(fb, in_capture=False)
+            elif hasattr(b, "init_forward_metadata_capture_cuda_graph"):
+                b.init_cuda_graph_state(**_filter_kwargs(b.init_cuda_graph_state,
+                                                         {"max_bs": bs, "max_num_tokens": bs}))
+                mode = m.ForwardMode.DECODE
+                b.init_forward_metadata_capture_cuda_graph(**_filter_kwargs(
+                    b.init_forward_metadata_capture_cuda_graph,
+                    dict(bs=bs, num_tokens=bs, req_pool_indices=fb.req_pool_indices, seq_lens=fb.seq_lens,
+                         encoder_lens=None, forward_mode=mode, spec_info=None)))
+                b.init_forward_metadata_replay_cuda_graph(**_filter_kwargs(
+                    b.init_forward_metadata_replay_cuda_graph,
+                    dict(bs=bs, req_pool_indices=fb.req_pool_indices, seq_lens=fb.seq_lens,
+                         seq_lens_sum=fb.seq_lens_sum, encoder_lens=None, forward_mode=mode, spec_info=None,
+                         seq_lens_cpu=fb.seq_lens_cpu)))
+            else:
+                raise NotImplementedError("this release has no cuda-graph metadata API the harness knows")
+            return self._decode_call(fb)
+        if site == "extend-paged":
+            fb = w.extend_batch(m)
+            b.init_forward_metadata(fb)
+            meta = b.forward_metadata
+            if getattr(meta, "use_ragged", False):
+                raise RuntimeError("init_forward_metadata chose the ragged prefill, not the paged branch")
+
+            def call(save: bool):
+                return b.forward_extend(w.extend_q, w.extend_k, w.extend_k, layer, fb, save_kv_cache=save,
+                                        q_rope=w.extend_q_rope, k_rope=w.extend_k_rope)
+
+            return call
+        raise ValueError(f"unknown site {site}")
+
+    def _decode_call(self, fb):
+        w, b = self.world, self.backend
+
+        def call(save: bool):
+            out = b.forward_decode(w.decode_q, w.decode_k, w.decode_k, w.layer, fb, save_kv_cache=save,
+                                   q_rope=w.decode_q_rope, k_rope=w.decode_k_rope)
+            return out[0] if isinstance(out, tuple) else out
+
+        return call
+
+
+def _jsonable(value):
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if isinstance(value, torch.dtype):
+        return str(value).replace("torch.", "")
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return repr(value)
+
+
+# -- timing ------------------------------------------------------------------------
+
+
+def time_call(fn: Callable[[], Any], cfg: HarnessConfig) -> Timing:
+    if cfg.device == "cuda":
+        flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda") if cfg.flush_l2 else None
+        for _ in range(cfg.warmup):
+            fn()
+        torch.cuda.synchronize()
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(cfg.iters)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(cfg.iters)]
+        host = []
+        for i in range(cfg.iters):
+            if flush is not None:
+                flush.zero_()
+            # keep the GPU busy while Python issues the call, so the events
+            # time the kernels, not the host (sglang replays decode as a graph)
+            torch.cuda._sleep(2_000_000)
+            starts[i].record()
+            t0 = time.perf_counter()
+            fn()
+            host.append(time.perf_counter() - t0)
+            ends[i].record()
+        torch.cuda.synchronize()
+        ms = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
+        method = "CUDA events, median of %d after %d warm-up%s" % (cfg.iters, cfg.warmup,
+                                                                   ", L2 flushed" if flush is not None else "")
+    else:
+        for _ in range(max(1, min(cfg.warmup, 2))):
+            fn()
+        ms = []
+        host = []
+        for _ in range(max(3, min(cfg.iters, 7))):
+            t0 = time.perf_counter()
+            fn()
+            dt = time.perf_counter() - t0
+            ms.append(dt * 1e3)
+            host.append(dt)
+        ms.sort()
+        method = f"wall clock on CPU, median of {len(ms)} (reference kernels: not a GPU speed)"
+    n = len(ms)
+    host.sort()
+    return Timing(median_ms=ms[n // 2], p10_ms=ms[max(0, n // 10)], p90_ms=ms[min(n - 1, (9 * n) // 10)], n=n,
+                  host_us=host[len(host) // 2] * 1e6, method=method)
+
+
+def _graph(call: Callable[[bool], Any]):
+    """Capture call(False) in a CUDA graph; return (replay, output tensor)."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(2):
+            call(False)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = call(False)
+    return graph.replay, out
+
+
+# -- comparison --------------------------------------------------------------------
+
+
+def compare(site: SiteResult, a: torch.Tensor, b: torch.Tensor, cfg: HarnessConfig):
+    a32, b32 = a.float().reshape(-1), b.float().reshape(-1)
+    if a32.shape != b32.shape:
+        site.status = "fail"
+        site.reasons.append(f"output shapes differ: original {tuple(a.shape)}, patched {tuple(b.shape)}")
+        return
+    diff = (b32 - a32).abs()
+    finite = bool(torch.isfinite(b32).all())
+    bound = cfg.atol + cfg.rtol * a32.abs()
+    bad = ~(diff <= bound)
+    site.elements = int(a32.numel())
+    site.mismatched = int(bad.sum())
+    site.max_abs = float(diff.max()) if diff.numel() else 0.0
+    site.max_rel = float((diff / a32.abs().clamp_min(1e-6)).max()) if diff.numel() else 0.0
+    denom = float(a32.norm() * b32.norm())
+    site.cosine = float((a32 @ b32) / denom) if denom > 0 else (1.0 if float(diff.max()) == 0 else 0.0)
+    site.within_tolerance = finite and site.mismatched == 0
+    if not finite:
+        site.status = "fail"
+        site.reasons.append("patched output has NaN/Inf")
+    elif site.mismatched:
+        site.status = "fail"
+        site.reasons.append(
+            f"{site.mismatched} of {site.elements} outputs differ beyond atol={cfg.atol:g} + rtol={cfg.rtol:g}·|ref| "
+            f"(max |Δ| {site.max_abs:.3g}, cosine {site.cosine:.6f})")
+
+
+def _diagnose(site: SiteResult, guard: Dict[str, Any]):
+    """Explain a failure from the recorded calls (scale, planned dtype, guard)."""
+    err = site.patched.error or ""
+    if "does not match the planned" in err and "kv_data_type" in err:
+        kinds = ", ".join(f"{p['via']} (line {p.get('line')}) kv={p['kv_dtype']}" for p in site.patched.plans)
+        site.reasons = [r for r in site.reasons if not r.startswith("patched: ")]
+        site.reasons.insert(0, f"FlashInfer rejected the patched run(): {err} The plan call(s) [{kinds}] left "
+                               "kv_data_type as the model dtype while the FP8 pool is passed to run(); on the "
+                               "native path the plan's kv dtype must be the KV-cache dtype.")
+        return
+    for run in site.patched.runs:
+        planned = run.get("planned_kv_dtype")
+        if planned not in (None, "-") and planned != run.get("ckv_dtype"):
+            site.reasons.append(
+                f"patched plan() declared kv_data_type={planned} but run() is given a {run.get('ckv_dtype')} KV "
+                "buffer (FlashInfer < 0.6.14 reads it as the planned dtype: silently wrong output)")
+            break
+    for run in site.patched.runs:
+        if run.get("ckv_dtype") != "float8_e4m3fn":
+            continue
+        for name in ("ckv_scale", "kpe_scale"):
+            value = run.get(name)
+            if isinstance(value, (int, float)) and abs(float(value) - 1.0) > 1e-12:
+                site.reasons.append(
+                    f"patched run() passes {name}={float(value):g}, but MLATokenToKVPool stores e4m3 unscaled "
+                    "(real = stored x 1.0): the scale must be 1.0")
+                return
+
+
+# -- the run -----------------------------------------------------------------------
+
+
+def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filename: str = "<backend>",
+                   baseline_label: str = "in-memory `castlint fix`",
+                   progress: Optional[Callable[[str], None]] = None) -> ValidationResult:
+    say = progress or (lambda msg: None)
+    emu = FlashInferEmulation(version=cfg.emulate_flashinfer) if cfg.device == "cpu" else None
+    env = environment(cfg, emu)
+    log: set = set()
+    real = real_sglang_classes(log) if cfg.use_sglang else {}
+    settings = RuntimeSettings(tp=cfg.tp, page_size=1,
+                               sm90=(emu.compute_capability[0] == 9) if emu else
+                               torch.cuda.get_device_capability(0)[0] == 9,
+                               real=real)
+    registry = Registry(settings, log)
+    flashinfer_module = make_flashinfer_module(emu) if emu else None
+    torch.manual_seed(cfg.seed)
+    sites: List[SiteResult] = []
+    guard: Dict[str, Any] = {}
+    plan_calls: Dict[str, Any] = {}
+    with stubbed_imports(registry, flashinfer_module):
+        say("loading the original and the patched module")
+        try:
+            loaded = {label: load_backend(src, label, cpu_emulation=emu, force_backend=cfg.force_backend,
+                                          filename=filename)
+                      for label, src in (("original", original), ("patched", patched))}
+        except (LoadError, RuntimeError) as exc:
+            raise EnvironmentProblem(str(exc)) from exc
+        say(f"filling a {cfg.pool_tokens}-token FP8 pool")
+        world = World(cfg, log)
+        drivers: Dict[str, Any] = {}
+        for label, lb in loaded.items():
+            try:
+                drivers[label] = SiteDriver(lb, world)
+            except Exception as exc:  # noqa: BLE001
+                drivers[label] = exc
+        patched_driver = drivers["patched"]
+        if not isinstance(patched_driver, Exception):
+            guard = patched_driver.guard()
+        native = guard.get("castlint_native_fp8_kv")
+        guard["branch"] = ("native FP8 (pool passed as stored)" if native is True else
+                           "fallback (original cast)" if native is False else "no castlint guard in the file")
+        for name in cfg.sites:
+            site = SiteResult(name=name, functions=SITE_FUNCTIONS[name])
+            sites.append(site)
+            say(f"site {name}")
+            outputs: Dict[str, Any] = {}
+            calls: Dict[str, Callable] = {}
+            for label in ("original", "patched"):
+                run: VersionRun = getattr(site, label)
+                drv = drivers[label]
+                lb = loaded[label]
+                lb.log.site = name
+                if isinstance(drv, Exception):
+                    run.error = f"backend construction failed: {type(drv).__name__}: {drv}"
+                    run.error_detail = "".join(traceback.format_exception(type(drv), drv, drv.__traceback__))[-3000:]
+                    continue
+                try:
+                    call = drv.prepare(name)
+                    out = call(True)  # the real step: write the new token, then attend
+                    if cfg.device == "cuda":
+                        torch.cuda.synchronize()
+                    outputs[label] = out.detach().clone()
+                    calls[label] = call
+                except NotImplementedError as exc:
+                    site.status = "skipped"
+                    site.reasons.append(str(exc))
+                    break
+                except Exception as exc:  # noqa: BLE001 - a failing site is a finding
+                    run.error = f"{type(exc).__name__}: {exc}"
+                    run.error_detail = traceback.format_exc()[-3000:]
+                finally:
+                    run.plans = [dict(e) for e in lb.log.for_site(name, "plan")]
+                    run.runs = [dict(e) for e in lb.log.for_site(name, "run")]
+                    lb.log.site = ""
+            if site.status == "skipped":
+                continue
+            if site.patched.error:
+                site.status = "fail"
+                site.reasons.insert(0, f"patched: {site.patched.error}")
+            if site.original.error:
+                # the baseline itself does not run here: nothing to compare against
+                site.status = "error"
+                site.reasons.insert(0, f"original: {site.original.error} (the unpatched code fails in this "
+                                       "environment too, so this site cannot be validated here)")
+            if "original" in outputs and "patched" in outputs:
+                compare(site, outputs["original"], outputs["patched"], cfg)
+                truth = world.truth(name).to(outputs["original"].device)
+                for label in ("original", "patched"):
+                    getattr(site, label).vs_fp32_max_abs = float(
+                        (outputs[label].float().reshape(truth.shape) - truth).abs().max())
+                # time and prove both, each with the call that produced its output
+                for label in ("original", "patched"):
+                    run = getattr(site, label)
+                    call = calls[label]
+                    try:
+                        fn: Callable[[], Any] = lambda call=call: call(False)
+                        if name == "decode-cuda-graph" and cfg.device == "cuda":
+                            try:
+                                fn, _ = _graph(call)
+                                run.note = "timed as CUDA-graph replay"
+                            except Exception as exc:  # noqa: BLE001
+                                torch.cuda.synchronize()
+                                run.note = f"graph capture failed ({type(exc).__name__}: {exc}); timed eagerly"[:300]
+                                fn = lambda call=call: call(False)
+                        run.timing = time_call(fn, cfg)
+                        if cfg.profile:
+                            run.proof = proofmod.collect(lambda call=call: call(False), world.pool_elements,
+                                                         cfg.device)
+                            # what the MLA kernel itself moves: the active KV rows in the dtype it
+                            # is given, q in, out back (the pool beyond the page table is untouched)
+                            kv_rows = cfg.batch_size * cfg.context_len
+                            item = 1 if any(r.get("ckv_dtype", "").startswith("float8") for r in run.runs) else 2
+                            q_rows = cfg.batch_size * (cfg.extend_len if name == "extend-paged" else 1)
+                            run.proof.attention_kv_bytes = (
+                                kv_rows * (cfg.kv_lora_rank + cfg.rope_dim) * item
+                                + q_rows * cfg.heads * (2 * cfg.kv_lora_rank + cfg.rope_dim) * 2)
+                    except Exception as exc:  # noqa: BLE001
+                        run.note = (run.note + f"; timing/profiling failed: {type(exc).__name__}: {exc}")[:400]
+            _diagnose(site, guard)
+            outputs.clear()
+        for label, lb in loaded.items():
+            plan_calls[label] = _plan_call_sites(lb)
+    unknown = sorted(x for x in log if not x.startswith(("placeholder", "real sglang")))
+    return ValidationResult(
+        file=filename, baseline=baseline_label, environment=env,
+        config={k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(cfg).items()} | {"heads": cfg.heads},
+        guard=guard, sites=sites, doubles_unknown_reads=unknown, plan_calls=plan_calls,
+        patch_changed=original != patched)
+
+
+def _plan_call_sites(lb: LoadedBackend) -> Dict[str, Any]:
+    """Which plan calls in the file ran (by line), and which did not."""
+    ran = sorted({(e.get("line"), e.get("function")) for e in lb.log.entries
+                  if e["kind"] == "plan" and e.get("line")})
+    return {"executed": [{"line": line, "function": fn} for line, fn in ran]}

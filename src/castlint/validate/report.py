@@ -1,0 +1,160 @@
+"""Render a ValidationResult: a rich table for people, JSON for CI."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any, Dict
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from castlint.validate.proof import short_kernel_name
+
+SCHEMA = 1
+
+
+def _mib(n) -> str:
+    if n is None:
+        return "-"
+    if n >= 1 << 30:
+        return f"{n / (1 << 30):.2f} GiB"
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):.1f} MiB"
+    if n >= 1 << 10:
+        return f"{n / (1 << 10):.1f} KiB"
+    return f"{n} B"
+
+
+def _ms(t) -> str:
+    return "-" if t is None else f"{t.median_ms:.4f}"
+
+
+def to_json(result) -> Dict[str, Any]:
+    sites = []
+    for s in result.sites:
+        entry = {
+            "site": s.name, "functions": s.functions, "status": s.status, "reasons": s.reasons,
+            "numerics": {"max_abs": s.max_abs, "max_rel": s.max_rel, "cosine": s.cosine,
+                         "mismatched": s.mismatched, "elements": s.elements,
+                         "within_tolerance": s.within_tolerance},
+            "speedup": s.speedup,
+        }
+        for label in ("original", "patched"):
+            v = getattr(s, label)
+            entry[label] = {
+                "error": v.error,
+                "timing": asdict(v.timing) if v.timing else None,
+                "max_abs_vs_fp32_reference": v.vs_fp32_max_abs,
+                "plans": v.plans, "runs": v.runs, "note": v.note,
+                "proof": v.proof.to_json() if v.proof else None,
+            }
+        sites.append(entry)
+    return {
+        "schema": SCHEMA, "tool": "castlint validate", "file": result.file, "baseline": result.baseline,
+        "passed": result.passed, "environment": result.environment, "config": result.config,
+        "guard": result.guard, "sites": sites, "plan_calls": result.plan_calls,
+        "doubles_unknown_reads": result.doubles_unknown_reads,
+    }
+
+
+def render_json(result) -> str:
+    return json.dumps(to_json(result), indent=2, default=str) + "\n"
+
+
+def _status(s) -> Text:
+    style = {"pass": "bold green", "fail": "bold red", "error": "bold red", "skipped": "yellow"}[s.status]
+    return Text(s.status.upper(), style=style)
+
+
+def _plan_kv(v) -> str:
+    kinds = sorted({p["kv_dtype"] for p in v.plans})
+    return "/".join(k.replace("float8_e4m3fn", "fp8").replace("bfloat16", "bf16") for k in kinds) or "-"
+
+
+def render_text(result, console: Console) -> None:
+    env, cfg, guard = result.environment, result.config, result.guard
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    head.add_row("file", result.file)
+    head.add_row("baseline", result.baseline)
+    head.add_row("ran on", f"{env.get('gpu')}  (compute capability {env.get('compute_capability')})")
+    head.add_row("versions", f"FlashInfer {env.get('flashinfer')}, torch {env.get('torch')}"
+                             + (f", CUDA {env['cuda']}" if env.get("cuda") else "") + f"; sglang {env.get('sglang')}")
+    head.add_row("kernels", str(env.get("kernels")))
+    head.add_row("guard", f"{guard.get('branch')}  " + ", ".join(
+        f"{k}={v}" for k, v in guard.items() if k != "branch"))
+    head.add_row("inputs", f"preset {cfg['preset']} ({cfg['num_heads_total']} heads / tp {cfg['tp']} = "
+                           f"{cfg['heads']} local), kv_lora_rank {cfg['kv_lora_rank']}, rope {cfg['rope_dim']}, "
+                           f"pool {cfg['pool_tokens']:,} tokens FP8 e4m3 (random page table), batch "
+                           f"{cfg['batch_size']}, context {cfg['context_len']}, extend {cfg['extend_len']}")
+    head.add_row("tolerance", f"atol {cfg['atol']:g}, rtol {cfg['rtol']:g} (patched vs original output)")
+    console.print(Panel(head, title="castlint validate", expand=False))
+
+    table = Table(show_lines=False, title="per rewritten site (one layer, one call)")
+    for col, kw in (("site", {"style": "bold"}), ("status", {}), ("max |Δ|", {"justify": "right"}),
+                    ("cosine", {"justify": "right"}), ("orig ms", {"justify": "right"}),
+                    ("patched ms", {"justify": "right"}), ("speed-up", {"justify": "right"}),
+                    ("whole-pool cast", {}), ("bytes moved", {"justify": "right"}), ("plan kv", {})):
+        table.add_column(col, **kw)
+    for s in result.sites:
+        o, p = s.original, s.patched
+        cast = "-"
+        if o.proof and p.proof:
+            cast = f"{'yes' if o.proof.moves_whole_pool else 'no'} → {'yes' if p.proof.moves_whole_pool else 'no'}"
+        moved = "-"
+        if o.proof and p.proof:
+            moved = f"{_mib(o.proof.total_bytes)} → {_mib(p.proof.total_bytes)}"
+        table.add_row(
+            s.name, _status(s),
+            "-" if s.max_abs is None else f"{s.max_abs:.3g}",
+            "-" if s.cosine is None else f"{s.cosine:.6f}",
+            _ms(o.timing), _ms(p.timing),
+            "-" if s.speedup is None else f"{s.speedup:.1f}×",
+            cast, moved, f"{_plan_kv(o)} → {_plan_kv(p)}",
+        )
+    console.print(table)
+
+    for s in result.sites:
+        lines = []
+        for r in s.reasons:
+            lines.append(Text("• " + r, style="red" if s.status in ("fail", "error") else "yellow"))
+        for label in ("original", "patched"):
+            v = getattr(s, label)
+            if v.proof:
+                pr = v.proof
+                if pr.whole_pool_ops:
+                    op = pr.whole_pool_ops[0]
+                    lines.append(Text(f"{label}: {op.op} {op.in_dtype}{op.in_shape} → {op.out_dtype}{op.out_shape}: "
+                                      f"{_mib(op.bytes_read)} read + {_mib(op.bytes_written)} written (whole pool)"))
+                else:
+                    lines.append(Text(f"{label}: no op materialises a pool-sized tensor; MLA reads "
+                                      f"{_mib(pr.attention_kv_bytes)} of KV (active tokens only)"))
+                if pr.profiler == "cuda" and pr.kernels:
+                    ks = ", ".join(f"{short_kernel_name(k.name, 48)} {k.device_us:.1f} µs"
+                                   for k in pr.kernels[:3])
+                    lines.append(Text(f"   kernels: {ks}", style="dim"))
+            if v.timing:
+                lines.append(Text(f"   {label} timing: {v.timing.median_ms:.4f} ms median (p10 {v.timing.p10_ms:.4f}, "
+                                  f"p90 {v.timing.p90_ms:.4f}; {v.timing.method}; host {v.timing.host_us:.0f} µs/call)"
+                                  + (f"; {v.note}" if v.note else ""), style="dim"))
+            if v.vs_fp32_max_abs is not None:
+                lines.append(Text(f"   {label} vs fp32 reference on the dequantized pool: max |Δ| "
+                                  f"{v.vs_fp32_max_abs:.3g}", style="dim"))
+        if lines:
+            console.print(Panel(Group(*lines), title=f"{s.name}: {s.functions}", title_align="left", expand=True))
+    executed = result.plan_calls.get("patched", {}).get("executed", [])
+    if executed:
+        console.print("plan calls executed in the patched file: " + ", ".join(
+            f"line {e['line']} ({e['function']})" for e in executed))
+    if result.doubles_unknown_reads:
+        console.print(Text("attributes the code read that the doubles do not define (read as None/False): "
+                           + ", ".join(result.doubles_unknown_reads[:20]), style="yellow"))
+    ran = [s for s in result.sites if s.status != "skipped"]
+    if result.passed:
+        console.print(Text(f"PASS: {len(ran)} site(s) within tolerance.", style="bold green"))
+    else:
+        bad = [s.name for s in ran if s.status != "pass"] or ["no site ran"]
+        console.print(Text(f"FAIL: {', '.join(bad)}.", style="bold red"))
