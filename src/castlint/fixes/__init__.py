@@ -60,10 +60,15 @@ class FixError(Exception):
         self.line = line
 
 
-def _context(module: cst.Module, path: str, tables: Tables, config: Config) -> Tuple[FileContext, set]:
+def _context(module: cst.Module, path: str, tables: Tables, config: Config) -> Tuple[Optional[FileContext], set]:
+    """The analysis codemods work on, and the (code, line, col) of findings to fix.
+
+    Returns (None, set()) when nothing in the file is fixable, which is most files."""
     text = module.code
     findings = analyze_module(module, path, text, tables, config, config.cost_model(tables))
-    allowed = {(f.code, f.start.line, f.start.column) for f in findings}
+    allowed = {(f.code, f.start.line, f.start.column) for f in findings if f.fixable}
+    if not allowed:
+        return None, allowed
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     ctx = FileContext(path=path, analysis=ModuleAnalysis(wrapper, tables), tables=tables,
                       cost_model=config.cost_model(tables))
@@ -85,15 +90,19 @@ def fix_source(source: bytes, path: str, tables: Tables, options: Optional[FixOp
         api = "positional"  # what every pinned FlashInfer accepts (0.7.x with a DeprecationWarning)
 
     ctx, allowed = _context(module, path, tables, config)
+    if ctx is None:
+        return result
     module2, applied, skipped = flashinfer_mla.rewrite(module, ctx, allowed, target, api)
     result.applied += applied
     result.skipped += skipped
     if module2 is not module:
         module2 = cst.parse_module(module2.bytes)  # fresh tree (and metadata) for the next codemod
-    ctx, allowed = _context(module2, path, tables, config)
-    module3, applied, skipped = cast_after_gather.rewrite(module2, ctx, allowed, options.unsafe)
-    result.applied += applied
-    result.skipped += skipped
+        ctx, allowed = _context(module2, path, tables, config)
+    module3 = module2
+    if ctx is not None and any(code == "CL003" for code, _, _ in allowed):
+        module3, applied, skipped = cast_after_gather.rewrite(module2, ctx, allowed, options.unsafe)
+        result.applied += applied
+        result.skipped += skipped
 
     new_source = module3.bytes
     if new_source == source:
@@ -115,40 +124,59 @@ def unified_diff(path: str, old: bytes, new: bytes, encoding: str = "utf-8") -> 
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-def fix_files(files: Sequence[str], tables: Tables, config: Config, options: FixOptions) -> FixOutcome:
+def _prepare(args):
+    """Read one file and compute its fix (runs in a worker process); writes nothing."""
+    path, tables, config, options, groups = args
     from castlint.discover import has_trigger
     from castlint.engine import read_source
 
+    try:
+        read_source(path, config.max_file_size)  # size / NUL / regular-file checks
+        source, snapshot = read_snapshot(path)
+    except (OSError, ValueError) as exc:
+        return path, None, None, FileError(path, 0, f"cannot read: {getattr(exc, 'strerror', None) or exc}", "read")
+    if not has_trigger(source, groups):
+        return path, None, None, None
+    try:
+        fixed = fix_source(source, path, tables, options, config)
+    except SyntaxError as exc:
+        return path, None, None, FileError(path, exc.lineno or 1, exc.msg, "parse")
+    except FixError as exc:
+        return path, None, None, FileError(path, exc.line, str(exc), "fix")
+    except Exception as exc:  # a codemod bug must not lose data or stop the run
+        return path, None, None, FileError(path, 1, f"internal error in fix: {type(exc).__name__}: {exc}", "internal")
+    return path, fixed, snapshot, None
+
+
+def fix_files(files: Sequence[str], tables: Tables, config: Config, options: FixOptions,
+              jobs: int = 0) -> FixOutcome:
+    """Compute fixes (in parallel), then preview or write them one file at a time, in path order."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
     outcome = FixOutcome()
     groups = tuple(tuple(tuple(w.encode() for w in words) for words in group) for group in tables.trigger_groups())
+    work = [(path, tables, config, options, groups) for path in files]
+    jobs = jobs or config.jobs or (os.cpu_count() or 1)
+    if jobs > 1 and len(work) >= 16:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            prepared = list(pool.map(_prepare, work, chunksize=8))
+    else:
+        prepared = [_prepare(item) for item in work]
     diffs = []
-    for path in files:
-        try:
-            read_source(path, config.max_file_size)  # size/NUL/regular-file checks
-            source, snapshot = read_snapshot(path)
-        except (OSError, ValueError) as exc:
-            outcome.errors.append(FileError(path, 0, f"cannot read: {getattr(exc, 'strerror', None) or exc}", "read"))
+    for path, fixed, snapshot, error in sorted(prepared, key=lambda item: item[0]):
+        if error is not None:
+            outcome.errors.append(error)
             continue
-        if not has_trigger(source, groups):
-            continue
-        try:
-            fixed = fix_source(source, path, tables, options, config)
-        except SyntaxError as exc:
-            outcome.errors.append(FileError(path, exc.lineno or 1, exc.msg, "parse"))
-            continue
-        except FixError as exc:
-            outcome.errors.append(FileError(path, exc.line, str(exc), "fix"))
-            continue
-        except Exception as exc:  # a codemod bug must not lose data or stop the run
-            outcome.errors.append(FileError(path, 1, f"internal error in fix: {type(exc).__name__}: {exc}", "internal"))
+        if fixed is None:
             continue
         for line, why in fixed.skipped:
             outcome.notes.append((path, line, why))
         if not fixed.changed:
             continue
         if options.dry_run:
-            encoding = cst.parse_module(source).encoding
-            diffs.append(unified_diff(path, source, fixed.new_source, encoding))
+            encoding = cst.parse_module(fixed.source).encoding
+            diffs.append(unified_diff(path, fixed.source, fixed.new_source, encoding))
             outcome.changed.append(path)
             continue
         try:

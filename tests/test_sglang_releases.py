@@ -1,0 +1,72 @@
+"""Real released sglang code, fetched from the package index (never committed).
+
+Exact CL001/CL002 findings in the FlashInfer MLA backend, the FA3 MLA cast,
+and a whole-tree run with no crash and no internal error.
+"""
+import json
+
+import pytest
+
+from conftest import run_castlint, sglang_tree
+
+MLA = "srt/layers/attention/flashinfer_mla_backend.py"
+FA3 = "srt/layers/attention/flashattention_backend.py"
+
+# (line, code) of every finding castlint reports in the MLA backend, per release.
+EXPECTED_MLA = {
+    # no cast yet; the decode plan declares q in the KV-cache dtype (CL002, unfixable)
+    "0.4.6.post4": [(538, "CL002"), (553, "CL002")],
+    # the cast arrives in forward_extend/forward_decode; plans switch to model_runner.dtype
+    "0.4.6.post5": [(383, "CL001"), (447, "CL001"), (542, "CL002"), (557, "CL002"), (691, "CL002")],
+    "0.5.4": [(562, "CL001"), (626, "CL001"), (721, "CL002"), (736, "CL002"), (869, "CL002")],
+    # 761 paged extend and 822 decode; the per-batch dcp_kv_buffer cast at 759 is not flagged
+    "0.5.23": [(761, "CL001"), (822, "CL001"), (959, "CL002"), (974, "CL002"), (1134, "CL002"), (1168, "CL002")],
+}
+EXPECTED_FA3 = {
+    "0.4.9": [816, 1065],
+    "0.5.23": [1944, 2350],
+}
+
+
+def findings(path, *extra):
+    proc = run_castlint("check", "--format", "json", "--no-cache", *extra, path)
+    assert proc.returncode in (0, 1), proc.stderr + proc.stdout
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("version", sorted(EXPECTED_MLA))
+def test_mla_backend_exact_findings(version):
+    report = findings(sglang_tree(version) / MLA)
+    got = [(f["start"]["line"], f["code"]) for f in report["findings"]]
+    assert got == EXPECTED_MLA[version]
+    for f in report["findings"]:
+        if f["code"] == "CL001":
+            assert f["severity"] == "error"  # forward_decode / forward_extend are hot paths
+            assert f["fixable"] and f["cost"]["bytes_per_layer"] == 495552 * 576 * 3
+        if version == "0.4.6.post4":
+            assert not f["fixable"] and "KV-cache dtype" in f["message"]
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("version", sorted(EXPECTED_FA3))
+def test_fa3_mla_cast(version):
+    report = findings(sglang_tree(version) / FA3, "--select", "CL001")
+    got = [f["start"]["line"] for f in report["findings"]]
+    assert got == EXPECTED_FA3[version]
+    assert all(not f["fixable"] and f["unfixable_reason"] for f in report["findings"])
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("version", ["0.4.6.post4", "0.4.6.post5", "0.5.4", "0.5.23"])
+def test_whole_tree_no_crash_no_internal_error(version):
+    tree = sglang_tree(version)
+    proc = run_castlint("check", "--format", "json", "--no-cache", tree)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["errors"] == []
+    assert report["summary"]["files_checked"] > 500
+    codes = {f["code"] for f in report["findings"]}
+    assert "CL002" in codes
+    if version != "0.4.6.post4":
+        assert "CL001" in codes
