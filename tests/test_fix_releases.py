@@ -1,0 +1,100 @@
+"""`castlint fix` on every supported sglang release (fetched, never committed)."""
+import difflib
+import json
+import shutil
+
+import pytest
+
+from conftest import run_castlint, sglang_tree
+
+MLA = "srt/layers/attention/flashinfer_mla_backend.py"
+RELEASES = ["0.4.6.post5", "0.4.9", "0.5.1", "0.5.4", "0.5.16", "0.5.23"]
+EXPLICIT_SCALES = {"0.5.16", "0.5.23"}  # they pin FlashInfer >= 0.6.14, whose run() takes ckv_scale=
+
+
+def copy_backend(version, tmp_path):
+    """A minimal sglang tree: the backend plus version.py, so the fix can read the release."""
+    src = sglang_tree(version)
+    dst = tmp_path / "sglang"
+    (dst / "srt/layers/attention").mkdir(parents=True)
+    for name in ("version.py", "_version.py"):
+        if (src / name).exists():
+            shutil.copy(src / name, dst / name)
+    shutil.copy(src / MLA, dst / MLA)
+    return dst / MLA
+
+
+def mla_findings(path):
+    proc = run_castlint("check", "--format", "json", "--no-cache", path)
+    return json.loads(proc.stdout)["findings"]
+
+
+ALLOWED_REMOVED = ("get_key_buffer(layer.layer_id).to(", "q.dtype", ")", "self.data_type,", "kv_data_type=self.data_type,")
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("version", RELEASES)
+def test_fix_release(version, tmp_path):
+    path = copy_backend(version, tmp_path)
+    before = path.read_text()
+    proc = run_castlint("fix", path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    after = path.read_text()
+    compile(after, str(path), "exec")
+    # no whole-pool cast and no model-dtype plan left at the MLA sites
+    assert [f for f in mla_findings(path) if f["code"] in ("CL001", "CL002")] == []
+    # the diff touches only the cast and plan sites, plus the init and the guard
+    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
+    removed = [l[1:].strip() for l in diff if l.startswith("-") and not l.startswith("---")]
+    added = [l[1:] for l in diff if l.startswith("+") and not l.startswith("+++")]
+    assert removed and all(any(r.endswith(p) or r == p for p in ALLOWED_REMOVED) for r in removed), removed
+    guard_start = next(i for i, l in enumerate(added) if l.startswith("def _castlint_version_tuple"))
+    for line in added[:guard_start]:
+        text = line.strip()
+        assert ("castlint" in text or text in ("", ")") or text.startswith("#")
+                or text.endswith("get_key_buffer(layer.layer_id)")
+                or text in ("k_buf = k_buf.to(q.dtype)", "k_buffer = k_buffer.to(q.dtype)")), line
+    assert removed.count("self.data_type,") + removed.count("kv_data_type=self.data_type,") >= 3
+    if version in EXPLICIT_SCALES:
+        assert after.count("ckv_scale=self.castlint_kv_scale") == 2
+    else:
+        assert after.count("**self.castlint_mla_run_scales") == 2
+    assert after.count("if not self.castlint_native_fp8_kv:") == 2
+    # a second fix is a no-op
+    proc = run_castlint("fix", "--diff", path)
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout
+
+
+@pytest.mark.network
+def test_no_native_rewrite_before_the_cast(tmp_path):
+    """0.4.6.post4 has no cast: its plan declares q in the KV-cache dtype. Nothing to make native."""
+    path = copy_backend("0.4.6.post4", tmp_path)
+    before = path.read_bytes()
+    proc = run_castlint("fix", path)
+    assert path.read_bytes() == before
+    assert proc.returncode == 1  # the CL002 findings remain
+    found = mla_findings(path)
+    assert [f["code"] for f in found] == ["CL002", "CL002"]
+    assert all(not f["fixable"] and "nothing to make native" in f["unfixable_reason"] for f in found)
+
+
+@pytest.mark.network
+def test_fix_diff_on_whole_tree_touches_only_the_mla_backend(tmp_path):
+    tree = sglang_tree("0.5.23")
+    proc = run_castlint("fix", "--diff", tree / "srt" / "layers")
+    assert proc.returncode == 1, proc.stderr
+    touched = [l for l in proc.stdout.splitlines() if l.startswith("+++ ")]
+    assert len(touched) == 1 and touched[0].endswith(MLA)
+
+
+@pytest.mark.network
+def test_keyword_api_on_0_5_23(tmp_path):
+    path = copy_backend("0.5.23", tmp_path)
+    proc = run_castlint("fix", "--flashinfer-api", "keyword", path)
+    assert proc.returncode == 0, proc.stderr
+    after = path.read_text()
+    compile(after, str(path), "exec")
+    assert after.count("query=(") == 2 and after.count("kv_cache=(") == 2
+    # sglang rebinds wrapper.plan to fast_mla_*_plan: plans stay positional, and castlint says so
+    assert "metadata=MLAPlanMetadata" not in after
+    assert "kept positional" in proc.stderr
