@@ -300,7 +300,7 @@ def head(pr) -> str:
     return git(pr["repo"], "rev-parse", "HEAD").strip()
 
 
-def run_bot(pr, gh, *args, token=TOKEN, fork=False):
+def run_bot(pr, gh, *args, token=TOKEN, fork=False, command=(sys.executable, "-m", "castlint")):
     event = {"action": "synchronize", "number": PR, "pull_request": {
         "number": PR, "state": "open", "title": "Faster extend",
         "head": {"sha": head(pr), "ref": "feature", "repo": {"full_name": "someone/engine" if fork else REPO}},
@@ -314,7 +314,7 @@ def run_bot(pr, gh, *args, token=TOKEN, fork=False):
                GITHUB_EVENT_NAME="pull_request", GITHUB_API_URL=gh.api_url,
                GITHUB_SERVER_URL="https://github.example.com", GITHUB_WORKSPACE=str(pr["repo"]),
                GITHUB_ACTIONS="true", GITHUB_STEP_SUMMARY=str(summary), GITHUB_SHA=head(pr))
-    proc = subprocess.run([sys.executable, "-m", "castlint", "bot", *args], cwd=pr["repo"], env=env,
+    proc = subprocess.run([*command, "bot", *args], cwd=pr["repo"], env=env,
                           capture_output=True, text=True, timeout=300)
     assert TOKEN not in proc.stdout + proc.stderr  # never, whatever happened
     proc.summary = summary.read_text() if summary.exists() else ""
@@ -489,6 +489,26 @@ def test_dry_run_posts_nothing(pr):
         assert proc.returncode == 1
         assert "<!-- castlint-bot v1 findings=2 -->" in proc.stdout
         assert all(m == "GET" for m, _, _ in gh.requests())
+
+
+def test_pull_request_code_is_parsed_never_run(pr):
+    """A PR whose code would leave a mark if imported or executed, including modules named like
+    castlint's own dependencies at the top of the checkout: the `castlint` command parses only."""
+    marker = pr["tmp"] / "pwned"
+    payload = f"open({str(marker)!r}, 'a').write(__name__ + '\\n')\n"
+    for name in ("typer.py", "rich.py", "libcst.py", "sitecustomize.py", "conftest.py"):
+        (pr["repo"] / name).write_text(payload)
+    (pr["repo"] / "engine" / "backend.py").write_text(payload + PR_BACKEND)
+    (pr["repo"] / "engine" / "__init__.py").write_text(payload)
+    git(pr["repo"], "add", "-A")
+    git(pr["repo"], "commit", "-q", "-m", "booby-trapped")
+    castlint_command = Path(sys.executable).parent / ("castlint.exe" if os.name == "nt" else "castlint")
+    assert castlint_command.exists()
+    with serve(pr) as gh:
+        proc = run_bot(pr, gh, command=(str(castlint_command),))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "CL003" in gh.bot_comments()[0]["body"]
+    assert not marker.exists(), marker.read_text()
 
 
 # -- the client, in process, against the same server ---------------------------------
