@@ -63,6 +63,7 @@ class Wrapper:
     aliases: tuple
     positional_plan_args: int
     function: bool = False
+    positional_until: Optional[str] = None  # last version taking the dtypes positionally
 
 
 @dataclass(frozen=True)
@@ -277,7 +278,7 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
 
     for i, item in enumerate(_get(data, "wrapper", list, path, "", [])):
         where = f"wrapper[{i}]"
-        _check_keys(item, {"class", "module", "methods", "positional_plan_args", "q_dtype", "kv_dtype", "aliases", "run_method", "keyword_form_since", "function"}, path, where)
+        _check_keys(item, {"class", "module", "methods", "positional_plan_args", "q_dtype", "kv_dtype", "aliases", "run_method", "keyword_form_since", "function", "positional_until"}, path, where)
         params = []
         for key in ("q_dtype", "kv_dtype"):
             spec = _get(item, key, dict, path, where)
@@ -292,6 +293,7 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
             methods=methods, q_dtype=params[0], kv_dtype=params[1],
             aliases=tuple(_str_list(item, "aliases", path, where, ())),
             positional_plan_args=_get(item, "positional_plan_args", int, path, where, 0), function=function,
+            positional_until=_get(item, "positional_until", str, path, where, None),
         ))
     for i, item in enumerate(_get(data, "mla_signature", list, path, "", [])):
         _get(item, "version", str, path, f"mla_signature[{i}]")
