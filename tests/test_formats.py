@@ -264,3 +264,25 @@ def test_output_file(project):
     rd = project / "report.rdjson"
     castlint("check", "engine/backend.py", "-f", "rdjson", "-o", str(rd), cwd=project)
     assert len(json.loads(rd.read_text())["diagnostics"]) == 3
+
+
+def test_sarif_whole_file_fix_reproduces_the_codemod(tmp_path):
+    """The FlashInfer MLA rewrite edits lines away from its findings (an init-time guard): each
+    fixable finding then carries the file's whole change set, and applying it gives the golden output."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "fix"
+    target = tmp_path / "srt" / "layers" / "attention" / "flashinfer_mla_backend.py"
+    target.parent.mkdir(parents=True)
+    source = (fixtures / "mla_backend.in.py").read_text(encoding="utf-8")
+    target.write_text(source, encoding="utf-8")
+    proc = castlint("check", "srt", "--format", "sarif", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    doc = json.loads(proc.stdout)
+    validate_sarif(doc)
+    with_fix = [r for r in doc["runs"][0]["results"] if r.get("fixes")]
+    assert {r["ruleId"] for r in with_fix} == {"CL001", "CL002"}
+    expected = (fixtures / "mla_backend.out.py").read_text(encoding="utf-8")
+    for result in with_fix:
+        (fix,) = result["fixes"]
+        assert "applies every castlint fix in this file" in fix["description"]["text"]
+        (change,) = fix["artifactChanges"]
+        assert apply_sarif_replacements(source, change["replacements"]) == expected
