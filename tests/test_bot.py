@@ -612,3 +612,24 @@ def test_action_script_modes(tmp_path):
     assert proc.stdout.startswith("::error file=engine/backend.py,line=6,")
     proc, _ = action_script("bogus; rm -rf /", tmp_path)
     assert proc.returncode == 2 and "unknown mode" in proc.stdout
+
+
+def test_whole_file_fix_diff_is_shown_once(tmp_path):
+    """The FlashInfer MLA rewrite fixes four findings with one change set: one diff, three references."""
+    import io
+
+    from castlint.bot.command import run_bot as bot
+
+    fixtures = ROOT / "fixtures" / "fix"
+    target = tmp_path / "srt" / "layers" / "attention" / "flashinfer_mla_backend.py"
+    target.parent.mkdir(parents=True)
+    target.write_text((fixtures / "mla_backend.in.py").read_text())
+    out, err = io.StringIO(), io.StringIO()
+    env = {"GITHUB_REPOSITORY": REPO, "GITHUB_WORKSPACE": str(tmp_path), "GITHUB_SHA": "f" * 40}
+    status = bot(paths=[str(tmp_path / "srt")], dry_run=True, env=env, out=out, err=err)
+    body = out.getvalue()
+    assert status == 1, err.getvalue()
+    assert "<!-- castlint-bot v1 findings=4 -->" in body
+    assert body.count("```diff") == 1
+    assert body.count("Fixed by the diff under finding 1") == 3
+    assert "GITHUB_TOKEN is not set" not in err.getvalue() and "dry run: nothing was posted" in err.getvalue()

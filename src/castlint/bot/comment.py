@@ -117,6 +117,7 @@ def render(findings: Sequence, errors: Sequence, *, paths: Dict[int, str], links
         lines.append("")
 
     details: List[str] = []
+    shown_whole_file: Dict[str, int] = {}  # path -> the finding whose entry shows the file's diff
     for i, f in enumerate(findings):
         link = links.blob(paths[i], f.start.line, f.end.line)
         block = [f"#### {i + 1}. [`{escape(paths[i])}:{f.start.line}:{f.start.column}`]({link}) · "
@@ -124,8 +125,12 @@ def render(findings: Sequence, errors: Sequence, *, paths: Dict[int, str], links
         if f.fix is not None:
             block.append(f"**Fix ({f.fix.safety.value}):** {escape(f.fix.description)}.")
             fix = fixes.get(i)
-            if fix is not None:
+            if fix is not None and getattr(fix, "whole_file", False) and paths[i] in shown_whole_file:
+                block.append(f"Fixed by the diff under finding {shown_whole_file[paths[i]] + 1}, "
+                             "which applies every castlint fix in this file.")
+            elif fix is not None:
                 if getattr(fix, "whole_file", False):
+                    shown_whole_file[paths[i]] = i
                     block.append("This diff applies every castlint fix in the file.")
                 block += ["", fence(fix.unified_diff(paths[i]), "diff")]
             else:
