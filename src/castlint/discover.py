@@ -1,66 +1,155 @@
-"""Paths -> the Python files to check (honouring exclude), and the text prefilter."""
+"""Paths -> the Python files to check (honouring exclude), and the text prefilter.
+
+The walk is os.scandir-based and decides `exclude` with precompiled patterns on
+root-relative paths built as it goes (Config.excluded resolves every path,
+which cost more than the rest of a warm run). The answer is the same as
+Config.excluded's: tests/test_robustness.py compares them.
+"""
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 from pathlib import Path
-from typing import Iterable, Iterator, List, Tuple
+from typing import Iterable, List, Tuple
 
 from castlint.config import Config
 from castlint.models import FileError
 
+PY_SUFFIXES = (".py", ".pyi")
+
+
+class _Excluder:
+    """Config.excluded(path), fast for paths walked from a directory."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        patterns = [p for p in config.exclude]
+        whole = []
+        for p in patterns:
+            q = p.rstrip("/")
+            whole.append(fnmatch.translate(q))
+            whole.append(fnmatch.translate(q + "/*"))
+        self.whole = re.compile("|".join(whole)) if whole else None  # _glob_match(rel, p)
+        self.exact = {p.rstrip("/") for p in patterns}
+        self.part = re.compile("|".join(fnmatch.translate(p) for p in patterns)) if patterns else None
+        try:
+            self.root = os.path.realpath(str(config.root))
+        except OSError:
+            self.root = None
+
+    def rel_of_dir(self, given: str, real: str) -> str:
+        """Config.relative() of a directory, from its path as walked and its real path."""
+        root = self.root
+        if root is not None and (real == root or real.startswith(root.rstrip("/") + "/")):
+            return "." if real == root else real[len(root.rstrip("/")) + 1:]
+        return Path(given).as_posix()
+
+    def rel_excluded(self, rel: str, new_parts: Iterable[str]) -> bool:
+        """Excluded, given that the parts of rel other than new_parts were already tested."""
+        if self.part is None:
+            return False
+        if rel in self.exact or self.whole.match(rel):
+            return True
+        return any(self.part.match(part) for part in new_parts)
+
+    def path_excluded(self, path: str) -> bool:
+        try:
+            return self.config.excluded(Path(path))
+        except (OSError, RuntimeError):  # a symlink loop cannot be resolved: let the read report it
+            return False
+
 
 def discover(paths: Iterable[str], config: Config) -> Tuple[List[str], List[FileError]]:
-    """Every .py file under paths, sorted, plus errors for paths that cannot be walked."""
+    """Every .py/.pyi file under paths, sorted, plus errors for paths that cannot be walked."""
     files: List[str] = []
     errors: List[FileError] = []
     seen = set()
+    excluder = _Excluder(config)
     for raw in paths:
+        raw = str(raw)
         path = Path(raw)
-        if not path.exists() and not path.is_symlink():
-            errors.append(FileError(str(raw), 0, "no such file or directory", "read"))
+        if not os.path.lexists(raw):
+            errors.append(FileError(raw, 0, "no such file or directory", "read"))
             continue
-        if path.is_dir():
-            for found in _walk(path, config, errors):
-                key = os.path.realpath(found)
-                if key not in seen:
-                    seen.add(key)
-                    files.append(found)
+        if os.path.isdir(raw):
+            _walk(raw, excluder, errors, files, seen)
         else:
             # An explicitly named file is checked even if exclude would skip it in a walk,
             # except under pre-commit's style of passing every file: honour exclude then too.
             if config.excluded(path):
                 continue
-            key = os.path.realpath(path)
+            try:
+                key = os.path.realpath(raw)
+            except OSError:
+                key = raw
             if key not in seen:
                 seen.add(key)
-                files.append(str(path))
-    return sorted(files), errors
+                files.append(raw)
+    return sorted(set(files)), errors
 
 
-def _walk(root: Path, config: Config, errors: List[FileError]) -> Iterator[str]:
-    def onerror(exc: OSError):
-        errors.append(FileError(exc.filename or str(root), 0, f"cannot read directory: {exc.strerror}", "read"))
-
-    visited = set()
-    for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=True):
+def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[str], seen: set) -> None:
+    try:
+        real_top = os.path.realpath(top)
+    except OSError as exc:
+        errors.append(FileError(top, 0, f"cannot read directory: {exc.strerror or exc}", "read"))
+        return
+    visited = set()  # (device, inode) of every directory entered: a symlink loop shows up here
+    # (path as walked, its real path, its Config.relative())
+    stack = [(top, real_top, excluder.rel_of_dir(top, real_top))]
+    while stack:
+        dirpath, real, rel = stack.pop()
         try:
-            real = os.path.realpath(dirpath)
-        except OSError:
+            st = os.stat(dirpath)
+        except OSError as exc:
+            errors.append(FileError(dirpath, 0, f"cannot read directory: {exc.strerror or exc}", "read"))
             continue
-        if real in visited:  # symlink loop
-            errors.append(FileError(dirpath, 0, "symlink loop: directory already visited", "read"))
-            dirnames[:] = []
+        key = (st.st_dev, st.st_ino)
+        if key in visited:
+            errors.append(FileError(dirpath, 0, "symlink loop: this directory was already walked "
+                                                "(a symbolic link points back up the tree)", "read"))
             continue
-        visited.add(real)
-        dirnames[:] = sorted(d for d in dirnames if not config.excluded(Path(dirpath) / d))
-        for name in sorted(filenames):
-            if name.endswith(".py") or name.endswith(".pyi"):
-                full = Path(dirpath) / name
-                if not config.excluded(full):
-                    yield str(full)
-        for name in list(dirnames):  # a directory named x.py is not a file
-            if name.endswith(".py"):
-                pass
+        visited.add(key)
+        try:
+            with os.scandir(dirpath) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            errors.append(FileError(dirpath, 0, f"cannot read directory: {exc.strerror or exc}", "read"))
+            continue
+        subdirs = []
+        for entry in entries:
+            name = entry.name
+            full = os.path.join(dirpath, name)
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir()  # follows symlinks
+            except OSError:
+                is_link, is_dir = True, False
+            if is_link:
+                # a link: Config.relative() resolves it, so ask Config itself
+                if excluder.path_excluded(full):
+                    continue
+                try:
+                    child_real = os.path.realpath(full)
+                except OSError:
+                    child_real = full
+                child_rel = excluder.rel_of_dir(full, child_real)
+            else:
+                child_real = real + "/" + name if real != "/" else "/" + name
+                child_rel = name if rel == "." else rel + "/" + name
+                if excluder.rel_excluded(child_rel, (name,)):
+                    continue
+            if is_dir:
+                if name.endswith(PY_SUFFIXES):
+                    errors.append(FileError(full, 0, "is a directory named like a Python file, not a Python "
+                                                     "file (the files inside it are still checked)", "read"))
+                subdirs.append((full, child_real, child_rel))
+            elif name.endswith(PY_SUFFIXES):
+                if child_real not in seen:
+                    seen.add(child_real)
+                    files.append(full)
+        stack.extend(reversed(subdirs))
 
 
 def has_trigger(text: bytes, groups) -> bool:

@@ -1,30 +1,43 @@
-"""Files -> findings: read, prefilter, parse, run the rules, apply suppressions.
+"""Files -> findings: read, prefilter, prune, parse, run the rules, apply suppressions.
 
-Output is sorted by path, line and column whatever the parallelism.
+A whole-tree check is dominated by libcst (parse and metadata), so the engine
+gives it as little as it can, cheapest test first:
+
+1. the text prefilter (Tables.trigger_groups): most files name no pool at all;
+2. castlint.prune with the C parser: the file may hold no candidate at all, or
+   only some of its functions and methods matter (the rest become stubs);
+3. libcst on what is left, with line numbers mapped back to the file.
+
+Unchanged files come from .castlint_cache/ (castlint.cache). Files are spread
+over -j/--jobs worker processes; output is sorted by path, line and column
+whatever the parallelism.
+
+Nothing here writes to a checked file. Every per-file problem (unreadable,
+undecodable, too big, a syntax error, an analyzer bug) becomes a FileError that
+names the file and line, and the rest of the tree is still checked.
 """
 from __future__ import annotations
 
+import errno
 import os
-from concurrent.futures import ProcessPoolExecutor
+import stat
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-import libcst as cst
-
-from castlint import suppressions
-from castlint.analysis import ModuleAnalysis
-from castlint.checks import ALL_RULES, FileContext, RULES_BY_CODE
 from castlint.config import Config, CostModel
 from castlint.discover import has_trigger
 from castlint.models import FileError, FileResult
 from castlint.tables import Tables
+
+# libcst and the rules are imported only when a file needs them: a warm run,
+# answered from the cache, never pays for them.
 
 
 @dataclass
 class Run:
     results: List[FileResult] = field(default_factory=list)
     errors: List[FileError] = field(default_factory=list)
+    stats: Dict[str, int] = field(default_factory=dict)  # cached, skipped, nothing, pruned, full
 
     @property
     def findings(self):
@@ -34,109 +47,375 @@ class Run:
     @property
     def all_errors(self):
         out = list(self.errors) + [e for r in self.results for e in r.errors]
-        return sorted(out, key=lambda e: (e.path, e.line))
+        return sorted(out, key=lambda e: (e.path, e.line, e.message))
+
+
+class ReadError(ValueError):
+    """A file that cannot be checked, with the line the problem is on (0: the file)."""
+
+    def __init__(self, message: str, line: int = 0):
+        super().__init__(message)
+        self.line = line
 
 
 def read_source(path: str, max_size: int) -> bytes:
-    """The file's bytes, or FileError-worthy OSError/ValueError."""
-    st = os.stat(path)
-    if not os.path.isfile(path):
-        raise ValueError("not a regular file")
-    if st.st_size > max_size:
-        raise ValueError(f"file is {st.st_size:,} bytes, over the {max_size:,}-byte limit (max-file-size)")
-    with open(path, "rb") as fh:
-        data = fh.read(max_size + 1)
-    if b"\0" in data:
-        raise ValueError("file contains NUL bytes (binary?)")
+    """The file's bytes, or FileError-worthy OSError/ValueError.
+
+    Opened non-blocking and checked with fstat, so a FIFO or device never hangs
+    the run, even if it replaces the file after discovery.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+        if not stat.S_ISREG(st.st_mode):
+            raise ReadError(f"not a regular file ({_file_kind(st.st_mode)}); not read")
+        if st.st_size > max_size:
+            raise ReadError(f"file is {st.st_size:,} bytes, over the {max_size:,}-byte limit (max-file-size); not checked")
+        chunks = []
+        remaining = max_size + 1
+        with os.fdopen(fd, "rb", closefd=True) as fh:
+            fd = -1
+            while remaining > 0:
+                chunk = fh.read(remaining)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                remaining -= len(chunk)
+        data = b"".join(chunks)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if len(data) > max_size:
+        raise ReadError(f"file grew past the {max_size:,}-byte limit (max-file-size) while being read; not checked")
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise ReadError("file contains NUL bytes (binary?); not checked", data.count(b"\n", 0, nul) + 1)
     return data
 
 
-def parse(source: bytes, path: str) -> cst.Module:
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a plain file"
+
+
+def check_decodable(source: bytes) -> None:
+    """Raise ReadError (with the line) unless the bytes decode as the file declares."""
+    head = source[:400]
+    if b"coding" not in head:  # the common case: UTF-8 (maybe with a BOM)
+        try:
+            source.decode("utf-8")
+            return
+        except UnicodeDecodeError as exc:
+            line = source.count(b"\n", 0, exc.start) + 1
+            raise ReadError(f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x}) and no "
+                            f"encoding cookie declares another encoding", line) from None
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError as exc:  # unknown or contradictory cookie
+        raise ReadError(f"bad encoding declaration: {exc}", 1) from None
+    try:
+        source.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = source.count(b"\n", 0, exc.start) + 1
+        raise ReadError(f"cannot decode as {encoding} (the encoding the file declares)", line) from None
+    except LookupError:
+        raise ReadError(f"unknown encoding {encoding!r} in the encoding declaration", 1) from None
+
+
+def parse(source: bytes, path: str):
+    import libcst as cst
+
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        raise SyntaxError(f"syntax error: {exc.message}", (path, exc.raw_line, exc.raw_column + 1, "")) from exc
+        message = f"syntax error: {exc.message}"
+        line, column = exc.raw_line, exc.raw_column + 1
+        try:  # CPython's parser pins the location better than libcst's
+            compile(source, path, "exec", dont_inherit=True)
+        except SyntaxError as py_exc:
+            if py_exc.lineno:
+                line, column = py_exc.lineno, py_exc.offset or 1
+        except Exception:
+            pass
+        raise SyntaxError(message + _python2_hint(source, line), (path, line, column, "")) from exc
     except (UnicodeDecodeError, LookupError) as exc:
         raise SyntaxError(f"cannot decode: {exc}", (path, 1, 1, "")) from exc
 
 
-def analyze_module(module: cst.Module, path: str, source_text: str, tables: Tables, config: Config,
-                   cost_model: CostModel) -> list:
+_PY2 = ("print ", "print\t", "exec ", "except ", "raise ", "ur'", 'ur"')
+
+
+def _python2_hint(source: bytes, line: int) -> str:
+    """' (Python 2 code?)' when the offending line looks like Python 2."""
+    try:
+        text = source.splitlines()[max(line - 1, 0)].decode("utf-8", "replace").strip()
+    except IndexError:
+        return ""
+    py2 = (text.startswith(("print ", "print\t", "exec ")) and not text.startswith(("print(", "exec(")))
+    py2 |= text.startswith("except ") and "," in text and " as " not in text
+    py2 |= text.startswith("raise ") and "," in text.split("#")[0] and "(" not in text.split(",")[0]
+    py2 |= text.endswith("L") and text[:-1][-1:].isdigit()
+    py2 |= "<>" in text or text.startswith(("ur'", 'ur"')) or "`" in text
+    return " (this looks like Python 2 code; castlint reads Python 3)" if py2 else ""
+
+
+def analyze_module(module, path: str, source_text: str, tables: Tables, config: Config,
+                   cost_model: CostModel, pruned=None) -> list:
+    """Findings for one parsed module. pruned: the castlint.prune.Pruned it was parsed from
+    (then source_text must be the whole file's text, for suppressions)."""
+    import libcst as cst
+
+    from castlint.analysis import ModuleAnalysis
+    from castlint.checks import ALL_RULES, FileContext
+
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    analysis = ModuleAnalysis(wrapper, tables)
+    if pruned is None:
+        analysis = ModuleAnalysis(wrapper, tables)
+    else:
+        analysis = ModuleAnalysis(wrapper, tables, pruned=pruned)
     ctx = FileContext(path=path, analysis=analysis, tables=tables, cost_model=cost_model)
     raw = []
     for rule in ALL_RULES:
         if rule.code == "CL900":
             continue
         raw.extend(rule.check(ctx))
-    marks = suppressions.parse_suppressions(source_text)
+    return finish(raw, path, source_text, config)
+
+
+def finish(raw: list, path: str, source_text: str, config: Config) -> list:
+    """Apply suppressions, report unused ones (CL900), drop disabled codes, sort."""
+    from castlint import suppressions
+    from castlint.checks import RULES_BY_CODE
+
+    if _may_have_suppressions(source_text):
+        marks = suppressions.parse_suppressions(source_text)
+    else:
+        marks = []
     kept = suppressions.apply(raw, marks)
     enabled = lambda code: config.rule_enabled(code, path)  # noqa: E731
     kept.extend(RULES_BY_CODE["CL900"].unused(path, marks, enabled))
     return sorted((f for f in kept if enabled(f.code)), key=lambda f: f.sort_key())
 
 
-def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
-               triggers: Optional[Sequence[bytes]] = None) -> FileResult:
-    result = FileResult(path=path)
+def _may_have_suppressions(text: str) -> bool:
+    low = text.lower()
+    return "castlint" in low or "noqa" in low
+
+
+def _decode(source: bytes) -> str:
+    import io
+    import tokenize
+
     try:
-        source = read_source(path, config.max_file_size)
-    except FileNotFoundError:
-        result.errors.append(FileError(path, 0, "file disappeared during the run", "read"))
-        return result
-    except IsADirectoryError:
-        result.errors.append(FileError(path, 0, "is a directory, not a Python file", "read"))
-        return result
-    except PermissionError:
-        result.errors.append(FileError(path, 0, "permission denied", "read"))
-        return result
-    except OSError as exc:
-        result.errors.append(FileError(path, 0, f"cannot read: {exc.strerror or exc}", "read"))
-        return result
-    except ValueError as exc:
-        result.errors.append(FileError(path, 0, str(exc), "read"))
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    text = source.decode(encoding, errors="replace")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
+               triggers: Optional[Sequence] = None, prune: bool = True,
+               source: Optional[bytes] = None) -> FileResult:
+    """Check one file. triggers: Tables.trigger_groups() as bytes (None: no prefilter);
+    prune: cut the file down with castlint.prune first (same findings, less libcst)."""
+    result = FileResult(path=path)
+    if source is None:
+        try:
+            source = read_source(path, config.max_file_size)
+        except Exception as exc:  # noqa: BLE001 - every read problem is a per-file error
+            result.errors.append(read_error(path, exc))
+            return result
+    try:
+        check_decodable(source)
+    except ReadError as exc:
+        result.errors.append(FileError(path, exc.line, str(exc), "read"))
         return result
     if triggers is not None and not has_trigger(source, tuple(triggers)):
         result.skipped = True
         return result
     try:
-        module = parse(source, path)
-        text = module.code
+        result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result)
     except SyntaxError as exc:
         result.errors.append(FileError(path, exc.lineno or 1, exc.msg, "parse"))
-        return result
-    try:
-        result.findings = analyze_module(module, path, text, tables, config, cost_model)
     except RecursionError:
         result.errors.append(FileError(path, 1, "internal error: expression nesting too deep", "internal"))
+    except MemoryError:
+        result.errors.append(FileError(path, 1, "internal error: out of memory", "internal"))
     except Exception as exc:  # an analyzer bug must not stop the run
         result.errors.append(FileError(path, 1, f"internal error: {type(exc).__name__}: {exc}", "internal"))
     return result
 
 
-def _worker(args):
-    path, tables, config, cost_model, triggers = args
-    return check_file(path, tables, config, cost_model, triggers)
+def _analyze_source(path, source, tables, config, cost_model, prune, result) -> list:
+    if prune:
+        from castlint import prune as pruning
+
+        plan = pruning.plan(source, tables)
+        result.mode = plan.kind
+        if plan.kind == pruning.NOTHING:
+            return finish([], path, _decode(source), config)
+        if plan.kind == pruning.PRUNED:
+            import libcst as cst
+
+            try:
+                module = cst.parse_module(plan.pruned.text)
+            except Exception:  # noqa: BLE001 - cannot happen for code ast accepts; be safe
+                result.mode = pruning.FULL
+            else:
+                return analyze_module(module, path, _decode(source), tables, config, cost_model,
+                                      pruned=plan.pruned)
+    else:
+        result.mode = "full"
+    module = parse(source, path)
+    return analyze_module(module, path, module.code, tables, config, cost_model)
+
+
+def read_error(path: str, exc: BaseException) -> FileError:
+    """A clear one-line message for why a file could not be read."""
+    if isinstance(exc, ReadError):
+        return FileError(path, exc.line, str(exc), "read")
+    if isinstance(exc, FileNotFoundError):
+        if os.path.islink(path):
+            return FileError(path, 0, "broken symbolic link (its target does not exist)", "read")
+        return FileError(path, 0, "file disappeared during the run", "read")
+    if isinstance(exc, IsADirectoryError):
+        return FileError(path, 0, "is a directory, not a Python file", "read")
+    if isinstance(exc, PermissionError):
+        return FileError(path, 0, "permission denied", "read")
+    if isinstance(exc, OSError):
+        if exc.errno == errno.ELOOP:
+            return FileError(path, 0, "symlink loop (too many levels of symbolic links)", "read")
+        return FileError(path, 0, f"cannot read: {exc.strerror or exc}", "read")
+    if isinstance(exc, ValueError):
+        return FileError(path, 0, str(exc), "read")
+    return FileError(path, 0, f"cannot read: {type(exc).__name__}: {exc}", "read")
+
+
+# -- many files ---------------------------------------------------------------
+
+_STATE: dict = {}  # per worker process: tables, config, cost model, triggers
+
+
+def _init_worker(tables, config, cost_model, triggers, prune):
+    _STATE.update(tables=tables, config=config, cost_model=cost_model, triggers=triggers, prune=prune)
+
+
+def _check_one(path: str) -> Tuple[FileResult, Optional[bytes]]:
+    """Check one file, returning its content digest for the cache (None if unreadable)."""
+    from castlint.cache import digest
+
+    s = _STATE
+    try:
+        source = read_source(path, s["config"].max_file_size)
+    except Exception as exc:  # noqa: BLE001
+        return FileResult(path=path, errors=[read_error(path, exc)]), None
+    result = check_file(path, s["tables"], s["config"], s["cost_model"], s["triggers"], s["prune"], source=source)
+    return result, digest(source)
+
+
+def _check_batch(paths: Sequence[str]) -> List[Tuple[FileResult, Optional[bytes]]]:
+    return [_check_one(p) for p in paths]
 
 
 def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int = 0,
-                progress: Optional[Callable[[int], None]] = None, prefilter: bool = True) -> Run:
+                progress: Optional[Callable[[int], None]] = None, prefilter: bool = True,
+                prune: bool = True, cache: Optional[bool] = None) -> Run:
+    """Check files (already discovered). jobs: worker processes (0: config or core count);
+    cache: use .castlint_cache/ (None: as config.cache says)."""
+    from castlint import cache as cachemod
+
     cost_model = config.cost_model(tables)
-    triggers = tuple(tuple(tuple(w.encode() for w in words) for words in group) for group in tables.trigger_groups()) if prefilter else None
+    triggers = tuple(tuple(tuple(w.encode() for w in words) for words in group)
+                     for group in tables.trigger_groups()) if prefilter else None
     jobs = jobs or config.jobs or (os.cpu_count() or 1)
-    run = Run()
-    if jobs <= 1 or len(files) < 8:
-        for path in files:
-            run.results.append(check_file(path, tables, config, cost_model, triggers))
+    use_cache = config.cache if cache is None else cache
+    store = cachemod.open_cache(config, tables, options=(prefilter, prune)) if use_cache else None
+
+    run = Run(stats={"files": len(files), "cached": 0})
+    done: Dict[str, FileResult] = {}
+    todo: List[str] = []
+    signatures: Dict[str, tuple] = {}
+    for path in files:
+        hit = None
+        if store is not None:
+            sig = cachemod.signature(path)
+            signatures[path] = sig
+            hit = store.lookup(path, sig)
+        if hit is not None:
+            done[path] = hit
+            run.stats["cached"] += 1
             if progress:
                 progress(1)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            work = [(p, tables, config, cost_model, triggers) for p in files]
-            for result in pool.map(_worker, work, chunksize=8):
-                run.results.append(result)
-                if progress:
-                    progress(1)
-    run.results.sort(key=lambda r: r.path)
+        else:
+            todo.append(path)
+
+    digests: Dict[str, Optional[bytes]] = {}
+    for result, dig in _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress):
+        done[result.path] = result
+        digests[result.path] = dig
+
+    if store is not None:
+        for path in todo:
+            result, dig = done[path], digests.get(path)
+            if dig is not None and cachemod.cacheable(result):
+                store.store(path, signatures.get(path) or cachemod.signature(path), dig, result)
+        store.save()
+
+    run.results = [done[p] for p in sorted(done)]
+    for r in run.results:
+        mode = getattr(r, "mode", None) or ("skipped" if r.skipped else None)
+        if mode:
+            run.stats[mode] = run.stats.get(mode, 0) + 1
     return run
+
+
+def _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress):
+    if not todo:
+        return
+    if jobs <= 1 or len(todo) < 16:
+        _init_worker(tables, config, cost_model, triggers, prune)
+        for path in todo:
+            yield _check_one(path)
+            if progress:
+                progress(1)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # no fork on this platform
+        context = multiprocessing.get_context()
+    # Biggest files first (they are the slow ones), in small batches so that the
+    # workers stay evenly loaded; the result order does not matter (sorted later).
+    sized = []
+    for path in todo:
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = 0
+        sized.append((-size, path))
+    sized.sort()
+    ordered = [p for _, p in sized]
+    heavy = [p for p in ordered[: jobs * 4]]
+    light = ordered[len(heavy):]
+    batches = [[p] for p in heavy] + [light[i:i + 64] for i in range(0, len(light), 64)]
+    with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=context, initializer=_init_worker,
+                             initargs=(tables, config, cost_model, triggers, prune)) as pool:
+        for batch in pool.map(_check_batch, batches):
+            for item in batch:
+                yield item
+            if progress:
+                progress(len(batch))

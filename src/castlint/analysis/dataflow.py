@@ -16,6 +16,7 @@ import libcst.matchers as m
 from libcst.metadata import (
     Assignment,
     ClassScope,
+    CodePosition,
     CodeRange,
     FunctionScope,
     ParentNodeProvider,
@@ -53,15 +54,23 @@ def dotted(node: cst.CSTNode) -> Optional[str]:
 class ModuleAnalysis:
     METADATA = (ScopeProvider, ParentNodeProvider, PositionProvider, QualifiedNameProvider)
 
-    def __init__(self, wrapper: cst.MetadataWrapper, tables: Tables):
+    def __init__(self, wrapper: cst.MetadataWrapper, tables: Tables, pruned=None):
+        """pruned: a castlint.prune.Pruned when wrapper.module is a pruned copy of the
+        file (positions are then mapped back to the file's lines)."""
         self.wrapper = wrapper
         self.module = wrapper.module
         self.tables = tables
         self.scopes = wrapper.resolve(ScopeProvider)
-        self.parents = wrapper.resolve(ParentNodeProvider)
-        self.positions = wrapper.resolve(PositionProvider)
+        self._positions = None  # resolved on first use
         self._qualified = None  # resolved on first use: most files never need it
+        # One walk gives the parent map and the node index (ParentNodeProvider walks
+        # the tree again through CSTNode.children, which costs as much as a parse).
         self.nodes = NodeIndex.build(self.module)
+        self.parents = self.nodes.parents
+        self._pruned = pruned
+        if pruned is not None:
+            self.nodes.names |= pruned.dropped_names
+            self.nodes.attr_names |= pruned.dropped_attr_names
         self._origin_cache: Dict[int, Origin] = {}
         self._in_progress: set = set()
         self._self_attr_index: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
@@ -75,12 +84,23 @@ class ModuleAnalysis:
             self._qualified = self.wrapper.resolve(QualifiedNameProvider)
         return self._qualified
 
+    @property
+    def positions(self):
+        if self._positions is None:
+            self._positions = self.wrapper.resolve(PositionProvider)
+        return self._positions
+
     # -- tree helpers ------------------------------------------------------
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node).strip()
 
     def position(self, node: cst.CSTNode) -> CodeRange:
-        return self.positions[node]
+        pos = self.positions[node]
+        if self._pruned is not None:  # lines of the pruned copy -> lines of the file
+            lines = self._pruned.line_map
+            pos = CodeRange(CodePosition(lines[pos.start.line], pos.start.column),
+                            CodePosition(lines[pos.end.line], pos.end.column))
+        return pos
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(node)
@@ -211,9 +231,10 @@ class ModuleAnalysis:
         return isinstance(expr, cst.Attribute) and expr.attr.value in self.tables.cache_attributes
 
     def call_name(self, call: cst.Call) -> Optional[str]:
-        names = self.qualified.get(call.func) or set()
-        if callable(names):  # libcst resolves some providers lazily
-            names = names() or set()
+        # What QualifiedNameProvider gives for this node, without resolving it for
+        # every node of the module (that walk cost more than the rest of a check).
+        scope = self.scopes.get(call.func)
+        names = scope.get_qualified_names_for(call.func) if scope is not None else set()
         for qn in sorted(names, key=lambda q: q.name):
             return qn.name
         return dotted(call.func)
@@ -399,6 +420,13 @@ class ModuleAnalysis:
         """Names of hot-path methods of cls: the entry points and what they call via self."""
         if id(cls) in self._hot_cache:
             return self._hot_cache[id(cls)]
+        if self._pruned is not None and self._pruned.hot_hints:
+            # Methods dropped from a pruned class still call others: use the call
+            # graph the pruner computed on the whole class.
+            key = (cls.name.value, self.position(cls).start.line)
+            if key in self._pruned.hot_hints:
+                self._hot_cache[id(cls)] = set(self._pruned.hot_hints[key])
+                return self._hot_cache[id(cls)]
         methods = {
             f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)
         } if isinstance(cls.body, cst.IndentedBlock) else {}
@@ -470,6 +498,8 @@ class NodeIndex(cst.CSTVisitor):
     """Every node the rules look at, collected in one walk of the tree."""
 
     def __init__(self):
+        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+        self._stack: List[cst.CSTNode] = []
         self.calls: List[cst.Call] = []
         self.attributes: List[cst.Attribute] = []
         self.names: set = set()  # identifier values seen anywhere
@@ -482,6 +512,19 @@ class NodeIndex(cst.CSTVisitor):
         index = cls()
         module.visit(index)
         return index
+
+    # The same parent map as ParentNodeProvider: the visitor reaches exactly the
+    # nodes that CSTNode.children lists.
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        stack = self._stack
+        if stack:
+            self.parents[node] = stack[-1]
+        stack.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        self._stack.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)

@@ -1,0 +1,553 @@
+"""Cut a file down to the code a rule can fire on, before libcst sees it.
+
+libcst's metadata (scopes, positions) costs far more than the text prefilter
+saves: a 200 KB attention backend takes seconds. Most of such a file cannot
+matter: a finding needs a dtype cast, helper or plan call whose operand may come
+from a KV pool, and the analysis (castlint.analysis.dataflow) moves values only
+
+- within one function (names, reaching assignments),
+- within one class (``self.x`` assignments, ``self.method(arg)`` call sites,
+  the hot-path call graph),
+- from module-level statements (globals).
+
+So, with the C parser (``ast``, ~20x faster than libcst), this module computes
+an over-approximation of "may hold a pool" per top-level function or class: an
+expression is *tainted* when it mentions an accessor call or cache attribute
+from the tables, a tainted name (any identifier assigned a tainted value
+anywhere in that function or class), a tainted ``self.x``, or a parameter of a
+method that some ``self.method(...)`` call passes a tainted argument. Every
+value the dataflow analysis calls a pool or a gather of one is tainted.
+
+It then keeps, verbatim and at their own line numbers:
+
+- every module-level statement that is not a def or class;
+- every class body statement that is not a method;
+- every method or function that holds a candidate (a cast whose receiver is
+  tainted, a conversion helper given a tainted argument, any attention
+  ``plan``-like call: then the whole class), assigns a tainted value to
+  ``self.x``, or passes a tainted argument to ``self.method(...)``;
+
+and replaces every other def by a one-line stub of the same name (so scopes see
+the same bindings). Dropped methods hold only untainted values, whose origin is
+OTHER, so dropping them changes no origin. What they still feed, the pruned tree
+cannot show, is handed over explicitly: the hot-path call graph of a partly
+pruned class (``hot_hints``) and the identifiers they mention
+(``dropped_names``), which some rules test module-wide.
+
+Whenever in doubt (a ``global`` statement, a pool mentioned at module level, a
+BOM, a file ``ast`` cannot parse) the plan is FULL: analyse the whole file.
+tests/test_corpus.py checks that pruned and whole-file analysis give the same
+findings on every file of several sglang releases.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+from castlint.tables import Tables
+
+FULL = "full"  # analyse the whole file
+NOTHING = "nothing"  # no rule can fire: no need to parse with libcst
+PRUNED = "pruned"
+
+HOT_PATH_FUNCTIONS = ("forward", "forward_decode", "forward_extend", "__call__")  # as in analysis.dataflow
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+KEEP_RATIO = 0.9  # prune only when it drops at least a tenth of the file
+
+
+@dataclass
+class Pruned:
+    text: str
+    line_map: List[int]  # line_map[pruned line] = line in the file (index 0 unused)
+    hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = field(default_factory=dict)
+    dropped_names: Set[str] = field(default_factory=set)
+    dropped_attr_names: Set[str] = field(default_factory=set)
+
+
+@dataclass
+class Plan:
+    kind: str
+    pruned: Optional[Pruned] = None
+    reason: str = ""
+
+
+class _Words:
+    """What the tables make interesting, as plain sets (built once per Tables)."""
+
+    def __init__(self, tables: Tables):
+        self.accessors = frozenset(tables.accessors)
+        self.cache_attributes = frozenset(tables.cache_attributes)
+        self.casts = frozenset(tables.casts)
+        self.helpers = frozenset(tables.conversion_helpers)
+        # methods through which ModuleAnalysis.origin follows the receiver
+        self.through_methods = frozenset(set(tables.gather_methods) | set(tables.view_methods)
+                                         | set(tables.reinterpret_methods) | set(tables.casts))
+        # functions through which it follows the first argument (by their last name part)
+        self.through_functions = frozenset({f.rsplit(".", 1)[-1] for f in tables.gather_functions}
+                                           | {f.rsplit(".", 1)[-1] for f in tables.view_functions})
+        methods, functions = set(), set()
+        for wrapper in tables.wrappers:
+            if wrapper.function:
+                functions.add(wrapper.cls)
+            else:
+                methods.update(wrapper.methods)
+        self.wrapper_methods = frozenset(methods)
+        self.wrapper_functions = frozenset(functions)
+        self.aliases: frozenset = frozenset()  # names a module imports a through-function as
+
+
+_WORDS_CACHE: Dict[int, _Words] = {}
+
+
+def _words(tables: Tables) -> _Words:
+    key = id(tables)
+    words = _WORDS_CACHE.get(key)
+    if words is None or words.casts != frozenset(tables.casts):
+        words = _WORDS_CACHE[key] = _Words(tables)
+    return words
+
+
+class _Refs:
+    __slots__ = ("names", "attrs", "base")
+
+    def __init__(self):
+        self.names: Set[str] = set()
+        self.attrs: Set[str] = set()  # x of self.x
+        self.base = False  # an accessor call or a cache attribute
+
+
+def _refs(node: ast.AST, w: _Words, aliases=frozenset()) -> _Refs:
+    """What an expression's origin (ModuleAnalysis._origin) can depend on."""
+    out = _Refs()
+    _flow(node, w, aliases, out)
+    return out
+
+
+def _flow(node: ast.AST, w: _Words, aliases, out: _Refs) -> None:
+    while True:
+        t = type(node)
+        if t is ast.Name:
+            out.names.add(node.id)
+            return
+        if t is ast.Attribute:
+            if node.attr in w.cache_attributes:
+                out.base = True
+            if type(node.value) is ast.Name and node.value.id == "self":
+                out.attrs.add(node.attr)
+            return  # the origin of obj.x is not that of obj
+        if t is ast.Call:
+            func = node.func
+            through_args = False
+            if type(func) is ast.Attribute:
+                if func.attr in w.accessors:
+                    out.base = True
+                through_args = func.attr in w.through_functions
+                if func.attr in w.through_methods:
+                    if through_args:
+                        for arg in list(node.args) + [k.value for k in node.keywords]:
+                            _flow(arg, w, aliases, out)
+                    node = func.value
+                    continue
+            elif type(func) is ast.Name:
+                through_args = func.id in w.through_functions or func.id in aliases
+            if through_args:
+                for arg in list(node.args) + [k.value for k in node.keywords]:
+                    _flow(arg, w, aliases, out)
+            return
+        if t is ast.Subscript:
+            node = node.value
+            continue
+        if t is ast.IfExp:
+            _flow(node.body, w, aliases, out)
+            node = node.orelse
+            continue
+        if t in (ast.Tuple, ast.List):
+            for element in node.elts:
+                if type(element) is not ast.Starred:
+                    _flow(element, w, aliases, out)
+            return
+        return
+
+
+def _base_only(node: ast.AST, w: _Words) -> bool:
+    for n in ast.walk(node):
+        t = type(n)
+        if t is ast.Attribute and n.attr in w.cache_attributes:
+            return True
+        if t is ast.Call:
+            func = n.func
+            name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+            if name in w.accessors:
+                return True
+    return False
+
+
+class _Unit:
+    """One method or top-level function (or a class body's other statements).
+
+    Names are local to a unit (a method sees its own locals and module globals,
+    never another method's), so each unit has its own tainted names; self
+    attributes are shared by the units of a class."""
+
+    __slots__ = ("node", "assigns", "self_calls", "casts", "helpers", "plans", "names", "globals", "self_attrs")
+
+    def __init__(self, node):
+        self.node = node
+        self.assigns: List[Tuple[Set[str], Set[str], _Refs]] = []  # target names, target self attrs, value
+        self.self_calls: List[Tuple[str, List[_Refs], Set[str]]] = []  # method, arguments, keyword names
+        self.casts: List[_Refs] = []  # receivers of dtype-cast calls
+        self.helpers: List[List[_Refs]] = []
+        self.plans = 0
+        self.names: Set[str] = set()  # tainted names
+        self.globals: Set[str] = set()  # names declared global in it
+        self.self_attrs: Set[str] = set()  # every x of self.x it mentions
+
+
+Params = Dict[str, List[Tuple[_Unit, Set[str]]]]  # function name -> (unit defining it, its parameters)
+
+
+def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
+    for n in ast.walk(node):
+        if type(n) is ast.Name:
+            names.add(n.id)
+        elif type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id == "self":
+            attrs.add(n.attr)
+
+
+def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset()) -> None:
+    # Only what ModuleAnalysis.assigned_value follows: =, annotated = and :=
+    # (a for/with/except target or an augmented assignment has origin OTHER).
+    for n in ast.walk(unit.node):
+        t = type(n)
+        if t is ast.Assign:
+            names, attrs = set(), set()
+            for target in n.targets:
+                _targets(target, names, attrs)
+            unit.assigns.append((names, attrs, _refs(n.value, w, aliases)))
+        elif t in (ast.AnnAssign, ast.NamedExpr):
+            if n.value is not None:
+                names, attrs = set(), set()
+                _targets(n.target, names, attrs)
+                unit.assigns.append((names, attrs, _refs(n.value, w, aliases)))
+        elif t in _DEFS:
+            a = n.args
+            every = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+            every += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
+            params.setdefault(n.name, []).append((unit, set(every)))
+        elif t is ast.Global:
+            unit.globals.update(n.names)
+        elif t is ast.Attribute:
+            if type(n.value) is ast.Name and n.value.id == "self":
+                unit.self_attrs.add(n.attr)
+        elif t is ast.Call:
+            func = n.func
+            if type(func) is ast.Attribute:
+                name = func.attr
+                if name in w.casts:
+                    unit.casts.append(_refs(func.value, w, aliases))
+                if type(func.value) is ast.Name and func.value.id == "self":
+                    # keyword names too: a lambda's parameter takes its origin from a
+                    # keyword argument of the same name (see ModuleAnalysis._param_origin)
+                    unit.self_calls.append((name, [_refs(a, w, aliases) for a in n.args] + [_refs(k.value, w, aliases) for k in n.keywords],
+                                            {k.arg for k in n.keywords if k.arg}))
+                if name in w.wrapper_methods:
+                    unit.plans += 1
+            elif type(func) is ast.Name:
+                name = func.id
+                if name in w.wrapper_functions:
+                    unit.plans += 1
+            else:
+                name = None
+            if name in w.helpers:
+                unit.helpers.append([_refs(a, w, aliases) for a in n.args] + [_refs(k.value, w, aliases) for k in n.keywords])
+
+
+def _tainted(r: _Refs, unit: _Unit, attrs: Set[str]) -> bool:
+    return r.base or bool(r.names & unit.names) or bool(r.attrs & attrs)
+
+
+def _taint(units: List[_Unit], params: Params) -> Set[str]:
+    """Fill each unit's tainted names; return the tainted self attributes."""
+    attrs: Set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for unit in units:
+            for target_names, target_attrs, value in unit.assigns:
+                if _tainted(value, unit, attrs) and not (target_names <= unit.names and target_attrs <= attrs):
+                    unit.names |= target_names
+                    attrs |= target_attrs
+                    changed = True
+            for method, args, keywords in unit.self_calls:
+                if any(_tainted(a, unit, attrs) for a in args):
+                    for callee, plist in params.get(method, ()):
+                        if not (plist | keywords) <= callee.names:
+                            callee.names |= plist | keywords
+                            changed = True
+    return attrs
+
+
+def _unit_state(unit: _Unit, attrs: Set[str]) -> Tuple[bool, bool]:
+    """(holds a candidate site, feeds tainted values to other units or globals)."""
+    site = unit.plans > 0 or any(_tainted(r, unit, attrs) for r in unit.casts) or any(
+        any(_tainted(a, unit, attrs) for a in args) for args in unit.helpers)
+    feeds = any(t_attrs and _tainted(v, unit, attrs) for _, t_attrs, v in unit.assigns) or any(
+        any(_tainted(a, unit, attrs) for a in args) for _, args, _ in unit.self_calls)
+    return site, feeds
+
+
+def _taints_globals(unit: _Unit, attrs: Set[str]) -> bool:
+    return bool(unit.globals) and any(names & unit.globals and _tainted(v, unit, attrs)
+                                      for names, _, v in unit.assigns)
+
+
+def _import_aliases(tree: ast.AST, w: _Words) -> frozenset:
+    """Names under which the module imports a function origin() follows (torch.gather as g)."""
+    out = set()
+    for node in ast.walk(tree):
+        if type(node) is ast.ImportFrom:
+            for alias in node.names:
+                if alias.name in w.through_functions:
+                    out.add(alias.asname or alias.name)
+        elif type(node) is ast.Import:
+            for alias in node.names:
+                if alias.asname and alias.name.rsplit(".", 1)[-1] in w.through_functions:
+                    out.add(alias.asname)
+    return frozenset(out)
+
+
+def _first_line(node) -> int:
+    decorators = getattr(node, "decorator_list", None)
+    return min([node.lineno] + [d.lineno for d in decorators]) if decorators else node.lineno
+
+
+def _hot_set(cls: ast.ClassDef) -> FrozenSet[str]:
+    """ModuleAnalysis.hot_functions, computed on the whole class."""
+    methods = {}
+    for stmt in cls.body:
+        if isinstance(stmt, _DEFS):
+            methods[stmt.name] = stmt
+    hot = {name for name in methods if name in HOT_PATH_FUNCTIONS}
+    calls_by_method: Dict[str, List[str]] = {}
+    for stmt in cls.body:
+        if isinstance(stmt, _DEFS):
+            out = calls_by_method.setdefault(stmt.name, [])
+            stack = [c for c in ast.iter_child_nodes(stmt)]
+            while stack:  # every node of the method but those of nested functions
+                n = stack.pop()
+                if isinstance(n, _DEFS):
+                    continue
+                if type(n) is ast.Call and type(n.func) is ast.Attribute and type(n.func.value) is ast.Name \
+                        and n.func.value.id == "self":
+                    out.append(n.func.attr)
+                stack.extend(ast.iter_child_nodes(n))
+    frontier = list(hot)
+    while frontier:
+        for callee in calls_by_method.get(frontier.pop(), ()):
+            if callee in methods and callee not in hot:
+                hot.add(callee)
+                frontier.append(callee)
+    return frozenset(hot)
+
+
+def _identifiers(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
+    """The identifiers libcst would hold as Name (and Attribute.attr) nodes under node."""
+    for n in ast.walk(node):
+        t = type(n)
+        if t is ast.Name:
+            names.add(n.id)
+        elif t is ast.Attribute:
+            names.add(n.attr)
+            attrs.add(n.attr)
+        elif t in _DEFS or t is ast.ClassDef:
+            names.add(n.name)
+        elif t is ast.arg:
+            names.add(n.arg)
+        elif t is ast.keyword:
+            if n.arg:
+                names.add(n.arg)
+        elif t is ast.alias:
+            parts = n.name.split(".")
+            names.update(p for p in parts if p != "*")
+            attrs.update(parts[1:])
+            if n.asname:
+                names.add(n.asname)
+        elif t is ast.ImportFrom:
+            if n.module:
+                parts = n.module.split(".")
+                names.update(parts)
+                attrs.update(parts[1:])
+        elif t in (ast.Global, ast.Nonlocal):
+            names.update(n.names)
+        elif t is ast.ExceptHandler:
+            if n.name:
+                names.add(n.name)
+        elif t in (ast.MatchAs, ast.MatchStar):
+            if n.name:
+                names.add(n.name)
+        elif t is ast.MatchMapping:
+            if n.rest:
+                names.add(n.rest)
+        elif t is ast.MatchClass:
+            names.update(n.kwd_attrs)
+
+
+def _stub(line: str, node) -> str:
+    indent = line[: len(line) - len(line.lstrip(" \t\f"))]
+    if isinstance(node, ast.ClassDef):
+        return f"{indent}class {node.name}: pass"
+    prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
+    return f"{indent}{prefix} {node.name}(): pass"
+
+
+def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Plan:
+    """How to analyse this file: FULL, NOTHING (no candidate at all) or PRUNED."""
+    if source.startswith(b"\xef\xbb\xbf"):
+        return Plan(FULL, reason="byte-order mark")
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return Plan(FULL, reason="ast cannot parse it: libcst decides")
+    w = _words(tables)
+    aliases = _import_aliases(tree, w)
+    any_site = False
+    for stmt in tree.body:
+        if isinstance(stmt, _DEFS + (ast.ClassDef,)):
+            continue
+        # Module level: globals flow everywhere, so any pool (or plan) here means FULL.
+        if _base_only(stmt, w):
+            return Plan(FULL, reason="a pool is named at module level")
+        unit = _Unit(stmt)
+        _collect(unit, w, {}, aliases)
+        if unit.plans or unit.helpers or unit.casts and any(r.base for r in unit.casts):
+            return Plan(FULL, reason="a candidate at module level")
+    decisions: List[Tuple[ast.AST, bool]] = []  # (def or method node, keep)
+    hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, _DEFS):
+            params: Params = {}
+            unit = _Unit(stmt)
+            _collect(unit, w, params, aliases)
+            attrs = _taint([unit], params)
+            if _taints_globals(unit, attrs):
+                return Plan(FULL, reason="a global is assigned a pool")
+            site, _ = _unit_state(unit, attrs)
+            any_site |= site
+            # a def that declares a global assigns a module-level name: keep it
+            decisions.append((stmt, site or bool(unit.globals)))
+        elif isinstance(stmt, ast.ClassDef):
+            params = {}
+            methods = [_Unit(s) for s in stmt.body if isinstance(s, _DEFS)]
+            rest = _Unit(stmt)  # decorators, bases and non-method statements
+            rest_nodes = list(stmt.decorator_list) + list(stmt.bases) + list(stmt.keywords) + \
+                [s for s in stmt.body if not isinstance(s, _DEFS)]
+            for m in methods:
+                _collect(m, w, params, aliases)
+            for n in rest_nodes:
+                part = _Unit(n)
+                _collect(part, w, params, aliases)
+                for p_name, entries in params.items():  # parameters of defs nested in class statements
+                    params[p_name] = [(rest if u is part else u, ps) for u, ps in entries]
+                rest.assigns += part.assigns
+                rest.self_calls += part.self_calls
+                rest.casts += part.casts
+                rest.helpers += part.helpers
+                rest.plans += part.plans
+                rest.globals |= part.globals
+                rest.self_attrs |= part.self_attrs
+            units = methods + [rest]
+            attrs = _taint(units, params)
+            if any(_taints_globals(u, attrs) for u in units):
+                return Plan(FULL, reason="a global is assigned a pool")
+            states = [_unit_state(m, attrs) for m in methods]
+            rest_site, _ = _unit_state(rest, attrs)
+            plans = rest.plans + sum(m.plans for m in methods)
+            class_site = rest_site or any(s for s, _ in states)
+            any_site |= class_site
+            globals_used = any(u.globals for u in units)
+            if not class_site and not globals_used:
+                decisions.append((stmt, False))
+                continue
+            keep = [s or f or bool(m.globals) for m, (s, f) in zip(methods, states)]
+            if rest.plans:
+                decisions.append((stmt, True))
+                continue
+            if plans:
+                # CL002 resolves a plan's dtype arguments (and its receiver's class)
+                # through the self.x they mention, and what those are assigned from:
+                # keep every method that assigns one of them, transitively.
+                needed: Set[str] = set()
+                for m, k in zip(methods, keep):
+                    if m.plans:
+                        needed |= m.self_attrs
+                needed |= rest.self_attrs
+                grew = True
+                while grew:
+                    grew = False
+                    for i, m in enumerate(methods):
+                        if not keep[i] or m.plans:
+                            if any(t_attrs & needed for _, t_attrs, _ in m.assigns) or m.plans:
+                                if not keep[i] or not m.self_attrs <= needed:
+                                    keep[i] = True
+                                    needed |= m.self_attrs
+                                    grew = True
+                    for i, m in enumerate(methods):  # kept methods assigning a needed attr
+                        if keep[i] and any(t_attrs & needed for _, t_attrs, _ in m.assigns) \
+                                and not m.self_attrs <= needed:
+                            needed |= m.self_attrs
+                            grew = True
+            decisions.append((stmt, True))  # header and non-method statements
+            if all(keep):
+                continue
+            for m, k in zip(methods, keep):
+                decisions.append((m.node, k))
+            hot_hints[(stmt.name, stmt.lineno)] = _hot_set(stmt)
+    if not any_site:
+        return Plan(NOTHING, reason="no candidate site")
+    text = source.decode(_encoding(source))
+    parts = _NEWLINE.split(text)
+    seps = _NEWLINE.findall(text)
+    lines = [p + (seps[i] if i < len(seps) else "") for i, p in enumerate(parts)]  # 0-based
+    drop: Dict[int, Tuple[int, ast.AST]] = {}  # first line -> (last line, node)
+    for node, keep in decisions:
+        if not keep:
+            drop[_first_line(node)] = (node.end_lineno, node)
+    if not drop:
+        return Plan(FULL, reason="every def holds a candidate")
+    dropped = sum(last - first + 1 for first, (last, _) in drop.items())
+    if len(lines) and (len(lines) - dropped) > keep_ratio * len(lines):
+        return Plan(FULL, reason="pruning would keep most of the file")
+    out: List[str] = []
+    line_map = [0]
+    names: Set[str] = set()
+    attrs: Set[str] = set()
+    i = 1
+    n_lines = len(lines)
+    while i <= n_lines:
+        if i in drop:
+            last, node = drop[i]
+            newline = _NEWLINE.search(lines[last - 1])
+            out.append(_stub(lines[i - 1], node) + (newline.group(0) if newline else "\n"))
+            line_map.append(node.lineno)
+            _identifiers(node, names, attrs)
+            i = last + 1
+            continue
+        out.append(lines[i - 1])
+        line_map.append(i)
+        i += 1
+    line_map.append(n_lines + 1)  # libcst may place an end position one line past the text
+    return Plan(PRUNED, Pruned("".join(out), line_map, hot_hints, names, attrs))
+
+
+def _encoding(source: bytes) -> str:
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError:
+        return "utf-8"
+    return encoding
