@@ -13,9 +13,6 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
-from rich.panel import Panel
-from rich.table import Table
 
 from castlint import __version__
 
@@ -254,6 +251,8 @@ def rules(
             import json
             typer.echo(json.dumps([{"code": r.code, "name": r.name, "summary": r.summary} for r in ALL_RULES], indent=2))
             return
+        from rich.table import Table
+
         table = Table(title="castlint rules", show_lines=False)
         table.add_column("Code", style="bold")
         table.add_column("Name", style="cyan")
@@ -271,6 +270,8 @@ def rules(
     if rule is None:
         err_console.print(f"[bold red]error:[/] no rule {code!r}; run `castlint rules` for the list")
         raise typer.Exit(EXIT_ERROR)
+    from rich.markdown import Markdown
+
     console.print(Markdown(rule_markdown(rule)))
 
 
@@ -320,6 +321,7 @@ def validate(
     no_profile: bool = typer.Option(False, "--no-profile", help="Skip the torch.profiler kernel proof."),
     no_flush_l2: bool = typer.Option(False, "--no-flush-l2", help="Do not flush L2 between timed calls."),
     output_file: Optional[str] = typer.Option(None, "--output-file", "-o", help="Write the report to this file."),
+    json_file: Optional[str] = typer.Option(None, "--json-file", help="Also write the JSON report to this file."),
 ):
     """Run the original and the fixed backend on a GPU: prove it equal and faster."""
     from castlint.validate.command import run_validate  # torch is imported only here
@@ -330,7 +332,7 @@ def validate(
         flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version, sites=site, iters=iters,
         warmup=warmup, mla_backend=mla_backend, emulate_flashinfer=emulate_flashinfer,
         layer_k_scale=layer_k_scale, require_native=require_native, profile=not no_profile,
-        flush_l2=not no_flush_l2, output_file=output_file))
+        flush_l2=not no_flush_l2, output_file=output_file, json_file=json_file))
 
 
 @app.command()
