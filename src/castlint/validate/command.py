@@ -65,6 +65,7 @@ def run_validate(
     profile: bool = True,
     flush_l2: bool = True,
     output_file: Optional[str] = None,
+    json_file: Optional[str] = None,
     patched_source: Optional[bytes] = None,
 ) -> int:
     """Validate one backend; print the report; return the exit code."""
@@ -163,6 +164,8 @@ def run_validate(
 
     from castlint.validate.report import render_json, render_text
 
+    if json_file:
+        Path(json_file).write_text(render_json(result), encoding="utf-8")
     if fmt == "json":
         text = render_json(result)
         if output_file:

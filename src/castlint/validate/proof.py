@@ -58,8 +58,13 @@ class ByteTracer(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
-        name = func.__name__.split(".")[0] if hasattr(func, "__name__") else str(func)
-        base = str(func).split("::")[-1].split(".")[0] if "::" in str(func) else name
+        qual = str(func)  # "aten._to_copy.default" / "aten::_to_copy"
+        namespace = qual.split("::")[0] if "::" in qual else qual.split(".")[0]
+        if namespace != "aten":
+            # a custom op (e.g. a kernel library registered with torch.library): its
+            # traffic is the attention kernel's, accounted for from the page table
+            return out
+        base = qual.split("::")[-1].split(".")[0] if "::" in qual else qual.split(".")[1]
         if base in _VIEW_OPS:
             return out
         ins = [t for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor)]
@@ -156,14 +161,13 @@ def collect(fn: Callable[[], object], pool_elements: int, device: str) -> Proof:
                 torch.cuda.synchronize()
         rows = {}
         for evt in prof.events():
-            on_device = getattr(evt, "device_type", None)
-            is_kernel = device == "cuda" and on_device is not None and "CUDA" in str(on_device)
-            if device == "cuda" and not is_kernel:
+            on_device = str(getattr(evt, "device_type", ""))
+            if "CUDA" not in on_device:
                 continue
-            if device != "cuda" and not evt.name.startswith("aten::"):
-                continue
-            us = float(getattr(evt, "device_time", 0.0) or 0.0) if device == "cuda" else float(
-                getattr(evt, "cpu_time", 0.0) or 0.0)
+            try:
+                us = float(evt.time_range.elapsed_us())
+            except Exception:  # noqa: BLE001
+                us = float(getattr(evt, "device_time", 0.0) or getattr(evt, "cuda_time", 0.0) or 0.0)
             key = evt.name
             if key in rows:
                 rows[key].device_us += us
@@ -172,11 +176,8 @@ def collect(fn: Callable[[], object], pool_elements: int, device: str) -> Proof:
                 rows[key] = KernelEvent(key, us, 1)
         kernels = sorted(rows.values(), key=lambda k: -k.device_us)
         proof.kernels = kernels[:12]
-        if device == "cuda":
-            proof.elementwise_kernels = [k for k in kernels if _is_elementwise(k.name)]
-        else:
-            proof.elementwise_kernels = [k for k in kernels if k.name in ("aten::_to_copy", "aten::copy_")]
-        proof.profiler = "cuda" if device == "cuda" else "cpu"
+        proof.elementwise_kernels = [k for k in kernels if _is_elementwise(k.name)]
+        proof.profiler = "cuda"
     except Exception as exc:  # noqa: BLE001 - the byte trace still stands
         proof.profiler = f"unavailable: {type(exc).__name__}: {exc}"[:200]
     return proof
