@@ -1,0 +1,419 @@
+"""`castlint validate --device cpu`: the whole harness against the pure-torch reference MLA.
+
+The backend under test is a small sglang-shaped FlashInfer MLA backend written
+for these tests (same structure as sglang's: indices updaters that plan a
+BatchMLAPagedAttentionWrapper positionally with the model dtype, forward_decode
+and the paged forward_extend casting the whole FP8 pool with `.to(q.dtype)`).
+`castlint fix` rewrites it in memory; validate must pass it, and must fail two
+deliberately broken variants with a report that says what is wrong.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from castlint.validate.command import run_validate  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+BACKEND = textwrap.dedent('''
+    from __future__ import annotations
+
+    """A condensed FlashInfer MLA attention backend in sglang's layout (test fixture)."""
+
+    from dataclasses import dataclass
+    from typing import Optional
+
+    import torch
+
+    from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+    from sglang.srt.layers.attention.utils import create_flashinfer_kv_indices_triton
+    from sglang.srt.model_executor.forward_batch_info import ForwardBatch, ForwardMode
+    from sglang.srt.runtime_context import get_parallel
+    from sglang.srt.utils import is_flashinfer_available
+
+    if is_flashinfer_available():
+        from flashinfer import BatchMLAPagedAttentionWrapper
+
+
+    @dataclass
+    class DecodeMetadata:
+        decode_wrapper: BatchMLAPagedAttentionWrapper
+
+
+    @dataclass
+    class PrefillMetadata:
+        prefill_wrapper: BatchMLAPagedAttentionWrapper
+        use_ragged: bool
+
+
+    class FlashInferMLAAttnBackend(AttentionBackend):
+        def __init__(self, model_runner, skip_prefill: bool = False):
+            super().__init__()
+            self.device = model_runner.device
+            self.max_context_len = model_runner.model_config.context_len
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self.workspace_buffer = torch.empty(16 * 1024 * 1024, dtype=torch.uint8, device=model_runner.device)
+            max_bs = model_runner.req_to_token_pool.size
+            self.kv_indptr = torch.zeros((max_bs + 1,), dtype=torch.int32, device=model_runner.device)
+            self.qo_indptr = torch.zeros((max_bs + 1,), dtype=torch.int32, device=model_runner.device)
+            self.q_indptr_decode = torch.arange(0, max_bs + 1, dtype=torch.int32, device=model_runner.device)
+            self.decode_wrapper = BatchMLAPagedAttentionWrapper(self.workspace_buffer, backend="auto")
+            self.prefill_wrapper_paged = BatchMLAPagedAttentionWrapper(self.workspace_buffer, backend="auto")
+            self.indices_updater_decode = FlashInferMLAIndicesUpdaterDecode(model_runner, self)
+            self.indices_updater_prefill = FlashInferMLAIndicesUpdaterPrefill(model_runner, self)
+            self.forward_metadata = None
+
+        def init_forward_metadata(self, forward_batch: ForwardBatch):
+            if forward_batch.forward_mode.is_decode_or_idle():
+                self.indices_updater_decode.update(
+                    forward_batch.req_pool_indices, forward_batch.seq_lens, self.decode_wrapper
+                )
+                self.forward_metadata = DecodeMetadata(self.decode_wrapper)
+            else:
+                self.indices_updater_prefill.update(
+                    forward_batch.req_pool_indices,
+                    forward_batch.seq_lens,
+                    forward_batch.extend_prefix_lens,
+                    self.prefill_wrapper_paged,
+                )
+                self.forward_metadata = PrefillMetadata(self.prefill_wrapper_paged, False)
+
+        def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True, q_rope=None, k_rope=None):
+            if save_kv_cache and k is not None:
+                self.token_to_kv_pool.set_mla_kv_buffer(layer, forward_batch.out_cache_loc, k, k_rope)
+            q = q.view(-1, layer.tp_q_head_num, layer.v_head_dim)
+            q_rope = q_rope.view(-1, layer.tp_q_head_num, layer.head_dim - layer.v_head_dim)
+            k_buf = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)
+            o = q.new_empty(q.shape)
+            o = self.forward_metadata.prefill_wrapper.run(
+                q,
+                q_rope,
+                k_buf[:, :, : layer.v_head_dim],
+                k_buf[:, :, layer.v_head_dim :],
+                out=o,
+            )
+            return o.view(-1, layer.tp_q_head_num * layer.v_head_dim)
+
+        def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, q_rope=None, k_rope=None):
+            decode_wrapper = self.forward_metadata.decode_wrapper
+            if save_kv_cache and k is not None:
+                self.token_to_kv_pool.set_mla_kv_buffer(layer, forward_batch.out_cache_loc, k, k_rope)
+            q_nope = q.view(-1, layer.tp_q_head_num, layer.v_head_dim)
+            q_rope = q_rope.view(-1, layer.tp_q_head_num, layer.head_dim - layer.v_head_dim)
+            k_buffer = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)
+            o = q_nope.new_empty(q_nope.shape)
+            o = decode_wrapper.run(
+                q_nope,
+                q_rope,
+                k_buffer[:, :, : layer.v_head_dim],
+                k_buffer[:, :, layer.v_head_dim :],
+                out=o,
+            )
+            return o.view(-1, layer.tp_q_head_num * layer.v_head_dim)
+
+
+    class FlashInferMLAIndicesUpdaterDecode:
+        def __init__(self, model_runner, attn_backend):
+            self.num_local_heads = model_runner.model_config.num_attention_heads // get_parallel().attn_tp_size
+            self.kv_lora_rank = model_runner.model_config.kv_lora_rank
+            self.qk_rope_head_dim = model_runner.model_config.qk_rope_head_dim
+            self.scaling = model_runner.model_config.scaling
+            self.data_type = model_runner.dtype
+            self.req_to_token = model_runner.req_to_token_pool.req_to_token
+            self.kv_indptr = attn_backend.kv_indptr
+            self.q_indptr = attn_backend.q_indptr_decode
+
+        def update(self, req_pool_indices, seq_lens, wrapper):
+            bs = len(seq_lens)
+            kv_indptr = self.kv_indptr
+            kv_indptr[1 : bs + 1] = torch.cumsum(seq_lens, dim=0)
+            kv_indptr = kv_indptr[: bs + 1]
+            kv_indices = torch.empty(int(seq_lens.sum()), dtype=torch.int32, device=req_pool_indices.device)
+            create_flashinfer_kv_indices_triton[(bs,)](
+                self.req_to_token, req_pool_indices, seq_lens, kv_indptr, None, kv_indices,
+                self.req_to_token.shape[1],
+            )
+            wrapper.plan(
+                self.q_indptr[: bs + 1],
+                kv_indptr,
+                kv_indices,
+                seq_lens.to(torch.int32),
+                self.num_local_heads,
+                self.kv_lora_rank,
+                self.qk_rope_head_dim,
+                1,
+                False,
+                self.scaling,
+                self.data_type,
+                self.data_type,
+            )
+
+
+    class FlashInferMLAIndicesUpdaterPrefill:
+        def __init__(self, model_runner, attn_backend):
+            self.num_local_heads = model_runner.model_config.num_attention_heads // get_parallel().attn_tp_size
+            self.kv_lora_rank = model_runner.model_config.kv_lora_rank
+            self.qk_rope_head_dim = model_runner.model_config.qk_rope_head_dim
+            self.scaling = model_runner.model_config.scaling
+            self.data_type = model_runner.dtype
+            self.q_data_type = model_runner.dtype
+            self.req_to_token = model_runner.req_to_token_pool.req_to_token
+            self.kv_indptr = attn_backend.kv_indptr
+            self.qo_indptr = attn_backend.qo_indptr
+
+        def update(self, req_pool_indices, seq_lens, prefix_lens, wrapper_paged):
+            bs = len(seq_lens)
+            kv_indptr = self.kv_indptr
+            kv_indptr[1 : bs + 1] = torch.cumsum(seq_lens, dim=0)
+            kv_indptr = kv_indptr[: bs + 1]
+            kv_indices = torch.empty(int(seq_lens.sum()), dtype=torch.int32, device=req_pool_indices.device)
+            create_flashinfer_kv_indices_triton[(bs,)](
+                self.req_to_token, req_pool_indices, seq_lens, kv_indptr, None, kv_indices,
+                self.req_to_token.shape[1],
+            )
+            qo_indptr = self.qo_indptr
+            qo_indptr[1 : bs + 1] = torch.cumsum(seq_lens - prefix_lens, dim=0)
+            qo_indptr = qo_indptr[: bs + 1]
+            wrapper_paged.plan(
+                qo_indptr,
+                kv_indptr,
+                kv_indices,
+                kv_indptr[1:] - kv_indptr[:-1],
+                self.num_local_heads,
+                self.kv_lora_rank,
+                self.qk_rope_head_dim,
+                1,
+                True,
+                self.scaling,
+                self.q_data_type,
+                self.data_type,
+            )
+''').lstrip()
+
+SMALL = dict(device="cpu", preset="deepseek-r1", tp=8, pool_tokens=2048, batch_size=2, context_len=96,
+             extend_len=8, iters=1, warmup=1)
+ORIGINAL_SITES = ("decode", "extend-paged")  # the fixture has no cuda-graph metadata API
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """An sglang-shaped tree: sglang/version.py (0.5.23) + the backend file."""
+    pkg = tmp_path / "sglang"
+    attention = pkg / "srt" / "layers" / "attention"
+    attention.mkdir(parents=True)
+    (pkg / "version.py").write_text('__version__ = "0.5.23"\n')
+    path = attention / "flashinfer_mla_backend.py"
+    path.write_text(BACKEND)
+    return path
+
+
+def _fixed(path: Path, api: str = "auto") -> bytes:
+    from castlint.fixes import FixOptions, fix_source
+    from castlint.tables import load_tables
+
+    result = fix_source(path.read_bytes(), str(path), load_tables(), FixOptions(flashinfer_api=api))
+    assert result.changed, "castlint fix must rewrite the fixture"
+    return result.new_source
+
+
+def _validate(tmp_path, path: Path, patched: bytes = None, **options):
+    """Run validate with a JSON report; return (exit code, report)."""
+    out = tmp_path / f"report-{len(list(tmp_path.glob('report-*')))}.json"
+    kwargs = dict(SMALL, sites=ORIGINAL_SITES, fmt="json", output_file=str(out))
+    kwargs.update(options)
+    if patched is not None:
+        patched_path = tmp_path / "patched_backend.py"
+        patched_path.write_bytes(patched)
+        code = run_validate(path=str(patched_path), baseline=str(path), **kwargs)
+    else:
+        code = run_validate(path=str(path), **kwargs)
+    return code, json.loads(out.read_text())
+
+
+def _site(report, name):
+    return next(s for s in report["sites"] if s["site"] == name)
+
+
+def test_fixed_backend_passes_in_memory(tmp_path, tree):
+    code, report = _validate(tmp_path, tree)
+    assert code == 0, report
+    assert report["passed"] is True
+    assert report["guard"]["castlint_native_fp8_kv"] is True
+    assert report["guard"]["castlint_kv_scale"] == 1.0
+    assert report["guard"]["branch"].startswith("native FP8")
+    for name in ORIGINAL_SITES:
+        site = _site(report, name)
+        assert site["status"] == "pass"
+        assert site["numerics"]["within_tolerance"] is True
+        assert site["numerics"]["max_abs"] == 0.0  # e4m3 -> bf16 is exact and the scale is 1.0
+        assert site["numerics"]["cosine"] > 0.99999
+        # the kernel proof: the original materialises the whole pool, the patched does not
+        orig, patched = site["original"]["proof"], site["patched"]["proof"]
+        assert orig["moves_whole_pool"] is True
+        assert patched["moves_whole_pool"] is False
+        pool_elems = (SMALL["pool_tokens"] + 1) * 576
+        assert orig["whole_pool_ops"][0]["op"] == "aten::_to_copy"
+        assert orig["whole_pool_bytes"] == pool_elems * (1 + 2)  # read e4m3, write bf16
+        assert patched["total_bytes"] < orig["total_bytes"] / 4
+        # the real plan calls ran, with the KV dtype the fix planned
+        assert {p["kv_dtype"] for p in site["original"]["plans"]} == {"bfloat16"}
+        assert {p["kv_dtype"] for p in site["patched"]["plans"]} == {"float8_e4m3fn"}
+        runs = site["patched"]["runs"]
+        assert runs and all(r["ckv_dtype"] == "float8_e4m3fn" and r["ckv_scale"] == 1.0 for r in runs)
+        assert site["original"]["timing"]["median_ms"] > 0 and site["patched"]["timing"]["median_ms"] > 0
+    executed = {e["function"] for e in report["plan_calls"]["patched"]["executed"]}
+    assert executed == {"FlashInferMLAIndicesUpdaterDecode.update", "FlashInferMLAIndicesUpdaterPrefill.update"}
+    assert report["environment"]["kernels"] == "pure-torch reference MLA"
+
+
+def test_patched_file_with_baseline_passes(tmp_path, tree):
+    code, report = _validate(tmp_path, tree, patched=_fixed(tree), profile=False)
+    assert code == 0
+    assert report["baseline"].startswith("--baseline")
+
+
+def test_wrong_scale_fails_with_a_clear_report(tmp_path, tree):
+    # run() given the layer's checkpoint k_scale, which MLATokenToKVPool never applied
+    broken = _fixed(tree).replace(b"ckv_scale=self.castlint_kv_scale", b"ckv_scale=layer.k_scale_float")
+    code, report = _validate(tmp_path, tree, patched=broken, profile=False)
+    assert code == 1
+    assert report["passed"] is False
+    for name in ORIGINAL_SITES:
+        site = _site(report, name)
+        assert site["status"] == "fail"
+        assert site["numerics"]["within_tolerance"] is False
+        assert site["numerics"]["max_abs"] > 0.1
+        text = " ".join(site["reasons"])
+        assert "differ beyond atol=0.01" in text
+        assert "ckv_scale=2" in text and "the scale must be 1.0" in text
+
+
+def test_wrong_literal_scale_fails(tmp_path, tree):
+    broken = _fixed(tree).replace(b"self.castlint_kv_scale = 1.0 if", b"self.castlint_kv_scale = 0.5 if")
+    code, report = _validate(tmp_path, tree, patched=broken, profile=False, sites=("decode",))
+    assert code == 1
+    assert "ckv_scale=0.5" in " ".join(_site(report, "decode")["reasons"])
+
+
+def test_kv_dtype_left_as_model_dtype_fails_with_a_clear_report(tmp_path, tree):
+    fixed = _fixed(tree)
+    broken = fixed.replace(b"model_runner.kv_cache_dtype if attn_backend.castlint_native_fp8_kv else model_runner.dtype",
+                           b"model_runner.dtype")
+    assert broken != fixed
+    code, report = _validate(tmp_path, tree, patched=broken, profile=False)
+    assert code == 1
+    for name in ORIGINAL_SITES:
+        site = _site(report, name)
+        assert site["status"] == "fail"
+        assert site["patched"]["error"].startswith("ValueError: ckv_cache.dtype=torch.float8_e4m3fn does not match")
+        text = site["reasons"][0]
+        assert "left kv_data_type as the model dtype while the FP8 pool is passed" in text
+        assert {p["kv_dtype"] for p in site["patched"]["plans"]} == {"bfloat16"}
+
+
+def test_text_report_names_the_failure(tmp_path, tree, capsys):
+    broken = _fixed(tree).replace(b"ckv_scale=self.castlint_kv_scale", b"ckv_scale=layer.k_scale_float")
+    patched = tmp_path / "p.py"
+    patched.write_bytes(broken)
+    out = tmp_path / "report.txt"
+    code = run_validate(path=str(patched), baseline=str(tree), **dict(SMALL, sites=("decode",), profile=False,
+                                                                       output_file=str(out)))
+    assert code == 1
+    text = out.read_text()
+    assert "FAIL" in text and "the scale must be 1.0" in text and "decode" in text
+
+
+def test_old_flashinfer_takes_the_fallback_and_still_passes(tmp_path, tree):
+    # FlashInfer 0.6.13 has no FP8-KV MLA: the guard keeps the original cast
+    code, report = _validate(tmp_path, tree, emulate_flashinfer="0.6.13", sites=("decode",))
+    assert code == 0
+    assert report["guard"]["castlint_native_fp8_kv"] is False
+    assert report["guard"]["branch"].startswith("fallback")
+    site = _site(report, "decode")
+    assert site["patched"]["proof"]["moves_whole_pool"] is True
+    assert {p["kv_dtype"] for p in site["patched"]["plans"]} == {"bfloat16"}
+    code, report = _validate(tmp_path, tree, emulate_flashinfer="0.6.13", sites=("decode",), require_native=True)
+    assert code == 1
+
+
+def test_keyword_call_form_needs_flashinfer_07(tmp_path, tree):
+    keyword = _fixed(tree, api="keyword")
+    assert b"kv_cache=(" in keyword
+    code, _ = _validate(tmp_path, tree, patched=keyword, profile=False, emulate_flashinfer="0.7.2")
+    assert code == 0
+    code, report = _validate(tmp_path, tree, patched=keyword, profile=False, emulate_flashinfer="0.6.18",
+                             sites=("decode",))
+    assert code == 1
+    # FlashInfer 0.6.x has neither plan(metadata=...) nor run(query=..., kv_cache=...)
+    assert "unexpected keyword argument" in _site(report, "decode")["patched"]["error"]
+
+
+def test_cli_validate_json(tmp_path, tree):
+    out = tmp_path / "cli.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "castlint", "validate", str(tree), "--device", "cpu", "--preset", "deepseek-r1",
+         "--tp", "8", "--pool-tokens", "2048", "--batch-size", "1", "--context-len", "64", "--extend-len", "8",
+         "--site", "decode", "--no-profile", "--format", "json", "-o", str(out)],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert report["passed"] and report["config"]["heads"] == 16 and report["config"]["pool_tokens"] == 2048
+
+
+def test_already_patched_file_needs_a_baseline(tmp_path, tree):
+    patched = tmp_path / "p.py"
+    patched.write_bytes(_fixed(tree))
+    assert run_validate(path=str(patched), **dict(SMALL, sites=("decode",))) == 2
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message on a machine without a GPU")
+def test_no_gpu_gives_a_clear_message(tmp_path, tree, capsys):
+    code = run_validate(path=str(tree), device="cuda", pool_tokens=2048, context_len=64, batch_size=1)
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "no CUDA GPU" in err and "--device cpu" in err
+
+
+def test_check_and_fix_never_import_torch(tmp_path, tree):
+    code = textwrap.dedent(f"""
+        import sys
+        from castlint.cli import main
+        for argv in (["check", {str(tree)!r}, "--no-cache"], ["fix", "--diff", {str(tree)!r}, "--no-cache"]):
+            try:
+                main(argv)
+            except SystemExit:
+                pass
+        import castlint.validate, castlint.validate.command
+        assert "torch" not in sys.modules, "torch was imported"
+        print("ok")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr
+
+
+REAL_0523 = Path(os.path.expanduser("~/.cache/castlint/src/0.5.23/sglang"))
+
+
+@pytest.mark.skipif(not (REAL_0523 / "srt/layers/attention/flashinfer_mla_backend.py").is_file(),
+                    reason="released sglang 0.5.23 sources are not unpacked here")
+def test_released_sglang_0_5_23(tmp_path):
+    out = tmp_path / "real.json"
+    code = run_validate(path=str(REAL_0523), fmt="json", output_file=str(out), profile=False,
+                        **{k: v for k, v in SMALL.items()})
+    report = json.loads(out.read_text())
+    assert code == 0, [s["reasons"] for s in report["sites"]]
+    assert [s["status"] for s in report["sites"]] == ["pass", "pass", "pass"]
+    functions = {e["function"] for e in report["plan_calls"]["patched"]["executed"]}
+    assert functions == {"FlashInferMLAIndicesUpdaterDecode.call_begin_forward",
+                         "FlashInferMLAIndicesUpdaterPrefill.call_begin_forward"}
+    graph = _site(report, "decode-cuda-graph")
+    assert any(p["via"] == "fast_mla_decode_plan" for p in graph["patched"]["plans"])
