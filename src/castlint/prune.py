@@ -96,7 +96,9 @@ class _Words:
                 methods.update(wrapper.methods)
         self.wrapper_methods = frozenset(methods)
         self.wrapper_functions = frozenset(functions)
-        self.aliases: frozenset = frozenset()  # names a module imports a through-function as
+        # a def or class whose text has none of these cannot hold a candidate
+        self.gate_words = tuple(sorted({word.encode() for word in
+                                        set(self.accessors) | set(self.cache_attributes) | methods | functions}))
 
 
 _WORDS_CACHE: Dict[int, _Words] = {}
@@ -304,18 +306,28 @@ def _taints_globals(unit: _Unit, attrs: Set[str]) -> bool:
                                       for names, _, v in unit.assigns)
 
 
-def _import_aliases(tree: ast.AST, w: _Words) -> frozenset:
+def _import_aliases(tree: ast.AST, source: bytes, w: _Words) -> frozenset:
     """Names under which the module imports a function origin() follows (torch.gather as g)."""
+    if b"import" not in source or not any(name.encode() in source for name in w.through_functions):
+        return frozenset()
     out = set()
-    for node in ast.walk(tree):
-        if type(node) is ast.ImportFrom:
+    stack = list(tree.body)
+    while stack:  # statements only: an import is never inside an expression
+        node = stack.pop()
+        t = type(node)
+        if t is ast.ImportFrom:
             for alias in node.names:
                 if alias.name in w.through_functions:
                     out.add(alias.asname or alias.name)
-        elif type(node) is ast.Import:
+        elif t is ast.Import:
             for alias in node.names:
                 if alias.asname and alias.name.rsplit(".", 1)[-1] in w.through_functions:
                     out.add(alias.asname)
+        else:
+            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                children = getattr(node, name, None)
+                if children:
+                    stack.extend(children)
     return frozenset(out)
 
 
@@ -412,7 +424,7 @@ def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Plan:
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return Plan(FULL, reason="ast cannot parse it: libcst decides")
     w = _words(tables)
-    aliases = _import_aliases(tree, w)
+    aliases = _import_aliases(tree, source, w)
     any_site = False
     for stmt in tree.body:
         if isinstance(stmt, _DEFS + (ast.ClassDef,)):
@@ -426,7 +438,18 @@ def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Plan:
             return Plan(FULL, reason="a candidate at module level")
     decisions: List[Tuple[ast.AST, bool]] = []  # (def or method node, keep)
     hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
+    offsets = [0]
+    for line in source.splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(line))
     for stmt in tree.body:
+        if isinstance(stmt, _DEFS + (ast.ClassDef,)):
+            # Nothing is tainted in a def or class that names no pool (the module level
+            # names none either), so without a plan-like call or a global it cannot matter.
+            first, last = _first_line(stmt), stmt.end_lineno
+            segment = source[offsets[first - 1]:offsets[min(last, len(offsets) - 1)]]
+            if not any(word in segment for word in w.gate_words) and b"global" not in segment:
+                decisions.append((stmt, False))
+                continue
         if isinstance(stmt, _DEFS):
             params: Params = {}
             unit = _Unit(stmt)
@@ -477,28 +500,24 @@ def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Plan:
                 continue
             if plans:
                 # CL002 resolves a plan's dtype arguments (and its receiver's class)
-                # through the self.x they mention, and what those are assigned from:
+                # through the self.x they mention and what those are assigned from:
                 # keep every method that assigns one of them, transitively.
-                needed: Set[str] = set()
-                for m, k in zip(methods, keep):
+                needed: Set[str] = set(rest.self_attrs)
+                for i, m in enumerate(methods):
                     if m.plans:
+                        keep[i] = True
                         needed |= m.self_attrs
-                needed |= rest.self_attrs
-                grew = True
-                while grew:
-                    grew = False
+                changed = True
+                while changed:
+                    changed = False
                     for i, m in enumerate(methods):
-                        if not keep[i] or m.plans:
-                            if any(t_attrs & needed for _, t_attrs, _ in m.assigns) or m.plans:
-                                if not keep[i] or not m.self_attrs <= needed:
-                                    keep[i] = True
-                                    needed |= m.self_attrs
-                                    grew = True
-                    for i, m in enumerate(methods):  # kept methods assigning a needed attr
-                        if keep[i] and any(t_attrs & needed for _, t_attrs, _ in m.assigns) \
-                                and not m.self_attrs <= needed:
-                            needed |= m.self_attrs
-                            grew = True
+                        if any(t_attrs & needed for _, t_attrs, _ in m.assigns):
+                            if not keep[i]:
+                                keep[i] = True
+                                changed = True
+                            if not m.self_attrs <= needed:
+                                needed |= m.self_attrs
+                                changed = True
             decisions.append((stmt, True))  # header and non-method statements
             if all(keep):
                 continue

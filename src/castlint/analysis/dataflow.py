@@ -51,6 +51,28 @@ def dotted(node: cst.CSTNode) -> Optional[str]:
     return None
 
 
+def _resolve_scopes(wrapper: cst.MetadataWrapper):
+    """wrapper.resolve(ScopeProvider), without its idle walk of the tree.
+
+    ScopeProvider is a batchable provider whose work happens in visit_Module (it
+    runs its own ScopeVisitor), so resolving it through the wrapper walks the whole
+    tree once more for nothing; this runs the ScopeVisitor directly. Falls back to
+    the wrapper if libcst's internals differ."""
+    try:
+        from libcst.metadata import ExpressionContextProvider
+        from libcst.metadata.scope_provider import ScopeVisitor
+
+        wrapper.resolve(ExpressionContextProvider)
+        provider = ScopeProvider()
+        with provider.resolve(wrapper):
+            visitor = ScopeVisitor(provider)
+            wrapper.module.visit(visitor)
+            visitor.infer_accesses()
+        return provider._computed
+    except (ImportError, AttributeError, TypeError):
+        return wrapper.resolve(ScopeProvider)
+
+
 class ModuleAnalysis:
     METADATA = (ScopeProvider, ParentNodeProvider, PositionProvider, QualifiedNameProvider)
 
@@ -60,7 +82,7 @@ class ModuleAnalysis:
         self.wrapper = wrapper
         self.module = wrapper.module
         self.tables = tables
-        self.scopes = wrapper.resolve(ScopeProvider)
+        self.scopes = _resolve_scopes(wrapper)
         self._positions = None  # resolved on first use
         self._qualified = None  # resolved on first use: most files never need it
         # One walk gives the parent map and the node index (ParentNodeProvider walks
@@ -86,8 +108,11 @@ class ModuleAnalysis:
 
     @property
     def positions(self):
+        """node -> CodeRange, as PositionProvider gives (castlint.positions: same spans, faster)."""
         if self._positions is None:
-            self._positions = self.wrapper.resolve(PositionProvider)
+            from castlint.positions import compute_positions
+
+            self._positions = compute_positions(self.module)
         return self._positions
 
     # -- tree helpers ------------------------------------------------------
