@@ -259,6 +259,7 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
 
 
 def _analyze_source(path, source, tables, config, cost_model, prune, result) -> list:
+    plan = None
     if prune:
         from castlint import prune as pruning
 
@@ -278,7 +279,15 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result) -> 
                                       pruned=plan.pruned)
     else:
         result.mode = "full"
-    module = parse(source, path)
+    try:
+        module = parse(source, path)
+    except SyntaxError:
+        if plan is not None and plan.error is not None and plan.error.lineno:
+            # Both parsers reject it: Python's own message is the clearer one.
+            err = plan.error
+            raise SyntaxError(f"syntax error: {err.msg}" + _python2_hint(source, err.lineno),
+                              (path, err.lineno, err.offset or 1, "")) from None
+        raise
     return analyze_module(module, path, module.code, tables, config, cost_model)
 
 
@@ -297,6 +306,12 @@ def read_error(path: str, exc: BaseException) -> FileError:
     if isinstance(exc, OSError):
         if exc.errno == errno.ELOOP:
             return FileError(path, 0, "symlink loop (too many levels of symbolic links)", "read")
+        try:  # opening a socket fails (ENXIO) before fstat can say what it is
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            return FileError(path, 0, f"not a regular file ({_file_kind(mode)}); not read", "read")
         return FileError(path, 0, f"cannot read: {exc.strerror or exc}", "read")
     if isinstance(exc, ValueError):
         return FileError(path, 0, str(exc), "read")

@@ -72,6 +72,7 @@ class Plan:
     kind: str
     pruned: Optional[Pruned] = None
     reason: str = ""
+    error: Optional[SyntaxError] = None  # what ast said, when it could not parse the file
 
 
 class _Words:
@@ -421,7 +422,9 @@ def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Plan:
         return Plan(FULL, reason="byte-order mark")
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+    except SyntaxError as exc:
+        return Plan(FULL, reason="ast cannot parse it: libcst decides", error=exc)
+    except (ValueError, RecursionError, MemoryError, OverflowError):
         return Plan(FULL, reason="ast cannot parse it: libcst decides")
     w = _words(tables)
     aliases = _import_aliases(tree, source, w)
