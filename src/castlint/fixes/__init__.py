@@ -118,6 +118,10 @@ def fix_source(source: bytes, path: str, tables: Tables, options: Optional[FixOp
 
 
 def unified_diff(path: str, old: bytes, new: bytes, encoding: str = "utf-8") -> str:
+    import os
+
+    rel = os.path.relpath(path)
+    path = rel if not rel.startswith("..") else path.lstrip("/")
     a = old.decode(encoding, errors="replace").splitlines(keepends=True)
     b = new.decode(encoding, errors="replace").splitlines(keepends=True)
     lines = list(difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}"))

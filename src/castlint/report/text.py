@@ -63,7 +63,7 @@ def render(findings, errors, meta, color: bool = False, quiet: bool = False, wid
         if total_step:
             parts.append(f"hot-path casts move {human_bytes(total_step)} per decode step")
         if not findings and not errors:
-            console.print("[green]All checks passed.[/green] " + ", ".join(parts[1:]))
+            console.print("[green]All checks passed.[/green] " + ", ".join(parts[1:]), soft_wrap=True)
         else:
-            console.print("Found " + ", ".join(parts) + ".")
+            console.print("Found " + ", ".join(parts) + ".", soft_wrap=True)
     return buffer.getvalue()
