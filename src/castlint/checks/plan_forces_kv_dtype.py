@@ -4,7 +4,6 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 import libcst as cst
-import libcst.matchers as m
 
 from castlint.analysis.dataflow import ModuleAnalysis, dotted
 from castlint.checks.base import FileContext, Rule
@@ -167,7 +166,7 @@ def _annotation_class(a: ModuleAnalysis, receiver: cst.BaseExpression) -> Option
                 value, _ = a.assigned_value(node)
                 if isinstance(value, cst.Call):
                     return (dotted(value.func) or "").rsplit(".", 1)[-1] or None
-    if isinstance(receiver, cst.Attribute) and m.matches(receiver.value, m.Name("self")):
+    if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
         cls = a.enclosing_class(receiver)
         if cls is not None:
             for value in a.self_attr_values(cls, receiver.attr.value):

@@ -4,9 +4,9 @@ from __future__ import annotations
 from typing import List, Optional
 
 import libcst as cst
-import libcst.matchers as m
 
 from castlint.analysis import Origin
+from castlint.analysis.dataflow import iter_nodes
 from castlint.checks.base import COST_HINT, FileContext, Rule, pool_cast_cost
 from castlint.checks.cast_before_gather import gathered_cast
 from castlint.models import Finding, Fix, FixSafety, Severity
@@ -120,10 +120,10 @@ def mla_native_fix(ctx: FileContext, call: cst.Call):
     func = a.enclosing_function(call)
     feeds_run = False
     if func is not None and module_text_has_wrapper:
-        runs = [c for c in a.nodes.calls if m.matches(c.func, m.Attribute(attr=m.Name("run")))
+        runs = [c for c in a.nodes.calls if isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
                 and a.enclosing_function(c) is func]
         for run in runs:
-            names = {n.value for arg in run.args for n in m.findall(arg.value, m.Name())}
+            names = {n.value for arg in run.args for n in iter_nodes(arg.value, cst.Name)}
             target = _assigned_name(a, call)
             if target is not None and target in names:
                 feeds_run = True

@@ -4,7 +4,6 @@ from __future__ import annotations
 from typing import List
 
 import libcst as cst
-import libcst.matchers as m
 
 from castlint.analysis import Origin
 from castlint.checks.base import COST_HINT, FileContext, Rule, pool_cast_cost
