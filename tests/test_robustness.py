@@ -27,7 +27,7 @@ from castlint.discover import discover
 from castlint.engine import check_paths
 from castlint.tables import load_tables
 
-from conftest import FIXTURES, ROOT, run_castlint
+from conftest import FIXTURES, run_castlint
 
 TABLES = load_tables()
 

@@ -1,0 +1,278 @@
+"""castlint.prune drops code no rule can fire on; the findings must not change.
+
+Each case is a small backend with unrelated filler around it (so that pruning
+really drops code), analysed whole and pruned: same findings, same lines and
+columns, same severity. The cases are the ways a value reaches a cast across
+functions (self attributes, self.method(arg) calls, the hot-path call graph,
+globals, imports) and the module-wide facts CL002 tests.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from castlint import prune
+from castlint.config import Config
+from castlint.engine import check_file
+from castlint.tables import load_tables
+
+TABLES = load_tables()
+
+FILLER_METHODS = "".join(
+    f"    def helper_{i}(self, x):\n        y = x + {i}\n        return self.other(y).to(x)\n\n" for i in range(25))
+FILLER_FUNCS = "".join(f"def util_{i}(x):\n    z = x * {i}\n    return z.float()\n\n" for i in range(25))
+
+
+def analyse(tmp_path, source: str, newline: str = "\n"):
+    data = source.replace("\n", newline).encode()
+    path = tmp_path / "backend.py"
+    path.write_bytes(data)
+    config = Config(root=tmp_path)
+    cm = config.cost_model(TABLES)
+    whole = check_file(str(path), TABLES, config, cm, prune=False)
+    pruned = check_file(str(path), TABLES, config, cm, prune=True)
+    key = lambda r: [(f.code, f.start, f.end, f.severity.value, f.message, f.fix, f.function) for f in r.findings]  # noqa: E731
+    assert key(pruned) == key(whole)
+    assert pruned.errors == whole.errors == []
+    return prune.plan(data, TABLES), whole.findings
+
+
+def src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def test_self_attribute_set_in_another_method(tmp_path):
+    source = ("import torch\n\nclass Backend:\n    def __init__(self, pool):\n        self.k = pool.get_key_buffer(0)\n\n"
+              + FILLER_METHODS + "    def forward(self, q):\n        return self.k.to(torch.bfloat16)\n")
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED
+    assert [(f.code, f.severity.value) for f in findings] == [("CL001", "error")]
+
+
+def test_parameter_fed_by_a_self_call(tmp_path):
+    source = src('''
+        import torch
+
+        class Backend:
+            def forward(self, layer):
+                kv = self.pool.get_key_buffer(layer.layer_id)
+                return self._cast(kv)
+
+            def _cast(self, buf):
+                return buf.float()
+
+            def unrelated(self, x):
+                return self._cast(x + 1)
+
+        ''') + FILLER_METHODS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED
+    assert [(f.code, f.start.line, f.severity.value) for f in findings] == [("CL001", 9, "error")]
+
+
+def test_hot_path_through_dropped_methods(tmp_path):
+    """forward -> _middle -> _leaf: only _leaf is kept, and it is still a hot path."""
+    source = src('''
+        import torch
+
+        class Backend:
+            def forward(self, q):
+                return self._middle(q)
+
+            def _middle(self, q):
+                return self._leaf()
+
+            def _leaf(self):
+                return self.pool.get_key_buffer(0).to(torch.float16)
+
+            def cold(self):
+                return self.pool.get_value_buffer(0).to(torch.float16)
+
+        ''') + FILLER_METHODS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED and plan.pruned.hot_hints
+    assert "return self._middle(q)" not in plan.pruned.text
+    assert [(f.start.line, f.severity.value) for f in findings] == [(11, "error"), (14, "warning")]
+
+
+def test_global_assigned_a_pool_means_whole_file(tmp_path):
+    source = src('''
+        import torch
+
+        CACHE = None
+
+        def init(pool):
+            global CACHE
+            CACHE = pool.get_key_buffer(0)
+
+        def use():
+            return CACHE.to(torch.bfloat16)
+
+        ''') + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.FULL and [f.code for f in findings] == ["CL001"]
+
+
+def test_global_assigned_something_else_is_kept(tmp_path):
+    source = src('''
+        import torch
+
+        K = None
+
+        def init(x):
+            global K
+            K = x
+
+        def use(pool):
+            K = pool.get_key_buffer(0)
+            return K.to(torch.bfloat16)
+
+        ''') + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED and "global K" in plan.pruned.text
+    assert [f.code for f in findings] == ["CL001"]
+
+
+def test_pool_named_at_module_level_means_whole_file(tmp_path):
+    source = "import torch\nBUF = POOL.k_buffer\n\ndef f():\n    return BUF.half()\n\n" + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.FULL and [f.code for f in findings] == ["CL001"]
+
+
+def test_import_alias_of_a_gather_function(tmp_path):
+    source = src('''
+        import torch
+        from torch import index_select as pick
+
+        def forward(pool, idx):
+            kv = pool.get_key_buffer(0)
+            rows = pick(kv, 0, idx)
+            return rows.to(torch.bfloat16), kv.to(torch.bfloat16)
+
+        ''') + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED
+    line = source.splitlines()[6]
+    assert [(f.code, f.start.line, f.start.column) for f in findings] == [("CL001", 7, line.index("kv.to") + 1)]
+
+
+def test_plan_arguments_resolved_through_dropped_looking_methods(tmp_path):
+    """CL002 resolves self.data_type through __init__, and tests kv_cache_dtype module-wide."""
+    source = src('''
+        class Updater:
+            def __init__(self, cfg):
+                self.data_type = cfg.dtype
+                self.q_data_type = self.data_type
+
+            def call(self, w: BatchMLAPagedAttentionWrapper):
+                w.plan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, self.q_data_type, self.data_type)
+
+        ''') + FILLER_METHODS.replace("self.other(y).to(x)", "y") + src('''
+        class Elsewhere:
+            def setup(self, runner):
+                self.kv = runner.kv_cache_dtype
+
+        ''') + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED
+    assert "kv_cache_dtype" not in plan.pruned.text and "kv_cache_dtype" in plan.pruned.dropped_attr_names
+    assert [f.code for f in findings] == ["CL002"]
+
+
+def test_tuple_unpacking_views_and_ifexp(tmp_path):
+    source = src('''
+        import torch
+
+        class Backend:
+            def forward_decode(self, layer, fast):
+                k, v = self.pool.get_kv_buffer(layer.layer_id)
+                nope = k.view(-1, 576)[:, :, :512]
+                pick = nope if fast else v
+                return pick.to(torch.bfloat16), v.half()
+
+        ''') + FILLER_METHODS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED and findings
+
+
+def test_decorators_async_nested_classes_and_class_level_code(tmp_path):
+    source = src('''
+        import torch
+
+        def deco(f):
+            return f
+
+        class Backend:
+            WHOLE = None
+
+            @deco
+            @staticmethod
+            def make(pool):
+                return pool.get_key_buffer(0).to(torch.float16)
+
+            async def forward(self):
+                class Inner:
+                    def go(self, pool):
+                        return pool.k_buffer.float()
+                return Inner
+
+            @property
+            def unrelated(self):
+                return 1
+
+        ''') + FILLER_METHODS + "\n" + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED
+    assert sorted(f.start.line for f in findings) == [12, 17]
+
+
+def test_crlf_and_tabs(tmp_path):
+    source = ("import torch\n\nclass Backend:\n\tdef forward(self, layer, loc):\n"
+              "\t\treturn self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n\n"
+              + FILLER_METHODS.replace("    ", "\t"))
+    plan, findings = analyse(tmp_path, source, newline="\r\n")
+    assert plan.kind == prune.PRUNED and "\r\n" in plan.pruned.text
+    assert [(f.code, f.start.line) for f in findings] == [("CL003", 5)]
+
+
+def test_suppressions_in_dropped_code_are_still_reported_unused(tmp_path):
+    source = src('''
+        import torch
+
+        def used(pool):
+            return pool.get_key_buffer(0).to(torch.half)  # castlint: ignore[CL001]
+
+        def dropped(x):
+            return x + 1  # castlint: ignore[CL003]
+
+        ''') + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED
+    assert [(f.code, f.start.line) for f in findings] == [("CL900", 7)]
+
+
+def test_nothing_to_find_skips_libcst(tmp_path):
+    source = "import torch\n\ndef f(pool, x):\n    n = pool.get_key_buffer(0).shape[0]\n    return x.to(torch.half)\n"
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.NOTHING and findings == []
+
+
+@pytest.mark.parametrize("prefix", [b"\xef\xbb\xbf", b"# -*- coding: latin-1 -*-\n"])
+def test_bom_and_cookie(tmp_path, prefix):
+    body = ("import torch\n\ndef forward(pool):\n    return pool.get_key_buffer(0).to(torch.half)\n\n"
+            + FILLER_FUNCS)
+    path = tmp_path / "b.py"
+    path.write_bytes(prefix + body.encode())
+    config = Config(root=tmp_path)
+    cm = config.cost_model(TABLES)
+    whole = check_file(str(path), TABLES, config, cm, prune=False)
+    pruned = check_file(str(path), TABLES, config, cm, prune=True)
+    assert [(f.start, f.end, f.message) for f in pruned.findings] == [(f.start, f.end, f.message) for f in whole.findings]
+    assert len(whole.findings) == 1
+
+
+def test_hot_path_names_match_the_analysis():
+    from castlint.analysis import dataflow
+
+    assert prune.HOT_PATH_FUNCTIONS == dataflow.HOT_PATH_FUNCTIONS
