@@ -158,9 +158,14 @@ def fix_files(files: Sequence[str], tables: Tables, config: Config, options: Fix
     import os
     from concurrent.futures import ProcessPoolExecutor
 
+    from castlint.engine import check_paths
+
     outcome = FixOutcome()
     groups = tuple(tuple(tuple(w.encode() for w in words) for words in group) for group in tables.trigger_groups())
-    work = [(path, tables, config, options, groups) for path in files]
+    # The fast, cached check says which files have anything fixable; only those get the
+    # full-module analysis the codemods need. Read/parse errors are reported by the check.
+    fixable = sorted({f.path for f in check_paths(files, tables, config, jobs=jobs).findings if f.fixable})
+    work = [(path, tables, config, options, groups) for path in fixable]
     jobs = jobs or config.jobs or (os.cpu_count() or 1)
     if jobs > 1 and len(work) >= 16:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
