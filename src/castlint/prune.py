@@ -200,7 +200,8 @@ class _Unit:
     def __init__(self, node):
         self.node = node
         self.assigns: List[Tuple[Set[str], Set[str], _Refs]] = []  # target names, target self attrs, value
-        self.self_calls: List[Tuple[str, List[_Refs], Set[str]]] = []  # method, arguments, keyword names
+        # self.method(...) calls: method, [(position, argument)], [(keyword, argument)]
+        self.self_calls: List[Tuple[str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
         self.casts: List[_Refs] = []  # receivers of dtype-cast calls
         self.helpers: List[List[_Refs]] = []
         self.plans = 0
@@ -209,7 +210,8 @@ class _Unit:
         self.self_attrs: Set[str] = set()  # every x of self.x it mentions
 
 
-Params = Dict[str, List[Tuple[_Unit, Set[str]]]]  # function name -> (unit defining it, its parameters)
+# function name -> (unit defining it, its positional parameters as _param_origin counts them)
+Params = Dict[str, List[Tuple[_Unit, List[str]]]]
 
 
 def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
@@ -236,10 +238,11 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset()) -> Non
                 _targets(n.target, names, attrs)
                 unit.assigns.append((names, attrs, _refs(n.value, w, aliases)))
         elif t in _DEFS:
-            a = n.args
-            every = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
-            every += [p.arg for p in (a.vararg, a.kwarg) if p is not None]
-            params.setdefault(n.name, []).append((unit, set(every)))
+            # ModuleAnalysis._param_origin: the regular parameters, less a leading self/cls
+            positional = [p.arg for p in n.args.args]
+            if positional and positional[0] in ("self", "cls"):
+                positional = positional[1:]
+            params.setdefault(n.name, []).append((unit, positional))
         elif t is ast.Global:
             unit.globals.update(n.names)
         elif t is ast.Attribute:
@@ -254,8 +257,13 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset()) -> Non
                 if type(func.value) is ast.Name and func.value.id == "self":
                     # keyword names too: a lambda's parameter takes its origin from a
                     # keyword argument of the same name (see ModuleAnalysis._param_origin)
-                    unit.self_calls.append((name, [_refs(a, w, aliases) for a in n.args] + [_refs(k.value, w, aliases) for k in n.keywords],
-                                            {k.arg for k in n.keywords if k.arg}))
+                    # a positional argument's index is the same in libcst's Call.args (no
+                    # positional argument can follow a keyword one); *args and **kwargs
+                    # are skipped by _param_origin
+                    unit.self_calls.append((
+                        name,
+                        [(i, _refs(a, w, aliases)) for i, a in enumerate(n.args) if type(a) is not ast.Starred],
+                        [(k.arg, _refs(k.value, w, aliases)) for k in n.keywords if k.arg]))
                 if name in w.wrapper_methods:
                     unit.plans += 1
             elif type(func) is ast.Name:
@@ -284,22 +292,39 @@ def _taint(units: List[_Unit], params: Params) -> Set[str]:
                     unit.names |= target_names
                     attrs |= target_attrs
                     changed = True
-            for method, args, keywords in unit.self_calls:
-                if any(_tainted(a, unit, attrs) for a in args):
-                    for callee, plist in params.get(method, ()):
-                        if not (plist | keywords) <= callee.names:
-                            callee.names |= plist | keywords
-                            changed = True
+            for method, positional, keywords in unit.self_calls:
+                targets = set()
+                for callee, names in params.get(method, ()):
+                    for i, arg in positional:
+                        if i < len(names) and _tainted(arg, unit, attrs):
+                            targets.add((callee, names[i]))
+                    for keyword, arg in keywords:
+                        # a parameter, or a lambda parameter, of that name
+                        if _tainted(arg, unit, attrs):
+                            targets.add((callee, keyword))
+                for callee, name in targets:
+                    if name not in callee.names:
+                        callee.names.add(name)
+                        changed = True
     return attrs
 
 
-def _unit_state(unit: _Unit, attrs: Set[str]) -> Tuple[bool, bool]:
-    """(holds a candidate site, feeds tainted values to other units or globals)."""
-    site = unit.plans > 0 or any(_tainted(r, unit, attrs) for r in unit.casts) or any(
+def _has_site(unit: _Unit, attrs: Set[str]) -> bool:
+    """Does the unit hold a call a rule may flag?"""
+    return unit.plans > 0 or any(_tainted(r, unit, attrs) for r in unit.casts) or any(
         any(_tainted(a, unit, attrs) for a in args) for args in unit.helpers)
-    feeds = any(t_attrs and _tainted(v, unit, attrs) for _, t_attrs, v in unit.assigns) or any(
-        any(_tainted(a, unit, attrs) for a in args) for _, args, _ in unit.self_calls)
-    return site, feeds
+
+
+def _feeds(unit: _Unit, attrs: Set[str], need_attrs: Set[str], need_methods: Set[str]) -> bool:
+    """Does the unit give a tainted value to a self attribute or a method that is needed?"""
+    for _, t_attrs, value in unit.assigns:
+        if t_attrs & need_attrs and _tainted(value, unit, attrs):
+            return True
+    for method, positional, keywords in unit.self_calls:
+        if method in need_methods and (any(_tainted(a, unit, attrs) for _, a in positional)
+                                       or any(_tainted(a, unit, attrs) for _, a in keywords)):
+            return True
+    return False
 
 
 def _taints_globals(unit: _Unit, attrs: Set[str]) -> bool:
@@ -460,7 +485,7 @@ def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Plan:
             attrs = _taint([unit], params)
             if _taints_globals(unit, attrs):
                 return Plan(FULL, reason="a global is assigned a pool")
-            site, _ = _unit_state(unit, attrs)
+            site = _has_site(unit, attrs)
             any_site |= site
             # a def that declares a global assigns a module-level name: keep it
             decisions.append((stmt, site or bool(unit.globals)))
@@ -488,16 +513,28 @@ def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Plan:
             attrs = _taint(units, params)
             if any(_taints_globals(u, attrs) for u in units):
                 return Plan(FULL, reason="a global is assigned a pool")
-            states = [_unit_state(m, attrs) for m in methods]
-            rest_site, _ = _unit_state(rest, attrs)
+            sites = [_has_site(m, attrs) for m in methods]
+            rest_site = _has_site(rest, attrs)
             plans = rest.plans + sum(m.plans for m in methods)
-            class_site = rest_site or any(s for s, _ in states)
+            class_site = rest_site or any(sites)
             any_site |= class_site
             globals_used = any(u.globals for u in units)
             if not class_site and not globals_used:
                 decisions.append((stmt, False))
                 continue
-            keep = [s or f or bool(m.globals) for m, (s, f) in zip(methods, states)]
+            # Keep the methods with a site, and what their sites' values can come from:
+            # methods assigning a tainted self.x they read, methods passing a tainted
+            # argument to them (and so on), and methods that declare a global.
+            keep = [s or bool(m.globals) for m, s in zip(methods, sites)]
+            changed = True
+            while changed:
+                changed = False
+                need_attrs = set().union(*(m.self_attrs for m, k in zip(methods, keep) if k), rest.self_attrs) & attrs
+                need_methods = {m.node.name for m, k in zip(methods, keep) if k}
+                for i, m in enumerate(methods):
+                    if not keep[i] and _feeds(m, attrs, need_attrs, need_methods):
+                        keep[i] = True
+                        changed = True
             if rest.plans:
                 decisions.append((stmt, True))
                 continue
