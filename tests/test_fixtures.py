@@ -15,14 +15,15 @@ from conftest import FIXTURES
 TABLES = load_tables()
 CONFIG = Config()
 CHECK = sorted((FIXTURES / "check").glob("*.py"))
-FIX = sorted((FIXTURES / "fix").glob("*.in.py"))
-# How each golden pair is produced (TorchFix style: name.in.py -> name.out.py).
+# Golden pairs, TorchFix style: name.in.py -> name.out.py; name.VARIANT.out.py is the same
+# input fixed with other options.
 FIX_OPTIONS = {
-    "mla_backend": FixOptions(),
-    "mla_backend_fi072": FixOptions(flashinfer_version="0.7.2"),
-    "mla_backend_keyword": FixOptions(flashinfer_api="keyword", flashinfer_version="0.7.2"),
-    "cast_before_gather": FixOptions(),
+    "mla_backend.out.py": FixOptions(),
+    "mla_backend.fi072.out.py": FixOptions(flashinfer_version="0.7.2"),
+    "mla_backend.keyword.out.py": FixOptions(flashinfer_api="keyword", flashinfer_version="0.7.2"),
+    "cast_before_gather.out.py": FixOptions(),
 }
+FIX = sorted((FIXTURES / "fix").glob("*.out.py"))
 
 
 def findings(path: Path, source: bytes = None):
@@ -42,21 +43,23 @@ def test_check_fixture_exact_findings(path):
     assert got == expected(path)
 
 
+def source_of(out_path: Path) -> Path:
+    return out_path.parent / (out_path.name.split(".")[0] + ".in.py")
+
+
 def test_fixture_pairs_are_complete():
-    stems = {p.name[: -len(".in.py")] for p in FIX}
-    assert stems == set(FIX_OPTIONS)
-    for stem in stems:
-        assert (FIXTURES / "fix" / f"{stem}.out.py").exists()
+    assert {p.name for p in FIX} == set(FIX_OPTIONS)
+    for out in FIX:
+        assert source_of(out).exists()
 
 
-@pytest.mark.parametrize("path", FIX, ids=lambda p: p.name[: -len(".in.py")])
+@pytest.mark.parametrize("path", FIX, ids=lambda p: p.name[: -len(".out.py")])
 def test_fix_golden_and_idempotent(path, tmp_path):
-    stem = path.name[: -len(".in.py")]
     target = tmp_path / "backend.py"
-    shutil.copy(path, target)
-    options = FIX_OPTIONS[stem]
+    shutil.copy(source_of(path), target)
+    options = FIX_OPTIONS[path.name]
     result = fix_source(target.read_bytes(), str(target), TABLES, options)
-    golden = (FIXTURES / "fix" / f"{stem}.out.py").read_bytes()
+    golden = path.read_bytes()
     assert result.new_source == golden
     compile(result.new_source, str(target), "exec")
     again = fix_source(result.new_source, str(target), TABLES, options)
