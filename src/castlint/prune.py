@@ -113,6 +113,34 @@ def _words(tables: Tables) -> _Words:
     return words
 
 
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+_SKIP_FIELDS = {"ctx", "type_comment", "id", "arg", "attr", "value_str", "kind", "level", "is_async", "conversion"}
+
+
+def _walk(root: ast.AST, skip: tuple = ()):
+    """ast.walk, depth first and about twice as fast (order does not matter here).
+    Nodes of the types in skip (below the root) are left out with their subtrees."""
+    stack = [root]
+    pop, push, AST = stack.pop, stack.append, ast.AST
+    fields = _FIELDS
+    while stack:
+        node = pop()
+        if skip and node is not root and isinstance(node, skip):
+            continue
+        yield node
+        names = fields.get(type(node))
+        if names is None:
+            names = fields[type(node)] = tuple(f for f in node._fields if f not in _SKIP_FIELDS)
+        for name in names:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+            elif isinstance(value, AST):
+                push(value)
+
+
 class _Refs:
     __slots__ = ("names", "attrs", "base")
 
@@ -176,7 +204,7 @@ def _flow(node: ast.AST, w: _Words, aliases, out: _Refs) -> None:
 
 
 def _base_only(node: ast.AST, w: _Words) -> bool:
-    for n in ast.walk(node):
+    for n in _walk(node):
         t = type(n)
         if t is ast.Attribute and n.attr in w.cache_attributes:
             return True
@@ -215,7 +243,7 @@ Params = Dict[str, List[Tuple[_Unit, List[str]]]]
 
 
 def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
-    for n in ast.walk(node):
+    for n in _walk(node):
         if type(n) is ast.Name:
             names.add(n.id)
         elif type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id == "self":
@@ -225,7 +253,7 @@ def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
 def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset()) -> None:
     # Only what ModuleAnalysis.assigned_value follows: =, annotated = and :=
     # (a for/with/except target or an augmented assignment has origin OTHER).
-    for n in ast.walk(unit.node):
+    for n in _walk(unit.node):
         t = type(n)
         if t is ast.Assign:
             names, attrs = set(), set()
@@ -373,15 +401,10 @@ def _hot_set(cls: ast.ClassDef) -> FrozenSet[str]:
     for stmt in cls.body:
         if isinstance(stmt, _DEFS):
             out = calls_by_method.setdefault(stmt.name, [])
-            stack = [c for c in ast.iter_child_nodes(stmt)]
-            while stack:  # every node of the method but those of nested functions
-                n = stack.pop()
-                if isinstance(n, _DEFS):
-                    continue
+            for n in _walk(stmt, skip=_DEFS):  # the method, less the functions nested in it
                 if type(n) is ast.Call and type(n.func) is ast.Attribute and type(n.func.value) is ast.Name \
                         and n.func.value.id == "self":
                     out.append(n.func.attr)
-                stack.extend(ast.iter_child_nodes(n))
     frontier = list(hot)
     while frontier:
         for callee in calls_by_method.get(frontier.pop(), ()):
@@ -393,7 +416,7 @@ def _hot_set(cls: ast.ClassDef) -> FrozenSet[str]:
 
 def _identifiers(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
     """The identifiers libcst would hold as Name (and Attribute.attr) nodes under node."""
-    for n in ast.walk(node):
+    for n in _walk(node):
         t = type(n)
         if t is ast.Name:
             names.add(n.id)
