@@ -537,3 +537,23 @@ def test_sigterm_mid_fix_leaves_every_file_old_or_new(tmp_path):
     tree, contents, new, err = _interrupt_fix(tmp_path, signal.SIGTERM)
     leftovers = [p.name for p in tree.iterdir() if not p.name.endswith(".py")]
     assert all(name.startswith(".castlint-") and name.endswith(".tmp") for name in leftovers)
+
+
+def test_anchored_prefilter_gives_the_plain_answer():
+    import random
+
+    from castlint.discover import has_trigger
+
+    def plain(text, groups):
+        return any(all(any(word in text for word in words) for words in group) for group in groups)
+
+    groups = tuple(tuple(tuple(w.encode() for w in words) for words in group) for group in TABLES.trigger_groups())
+    words = [w for group in groups for ws in group for w in ws]
+    rng = random.Random(6)
+    texts = [p.read_bytes() for p in sorted(FIXTURES.rglob("*.py"))] + [b"", b"x", b".to(", b"_buffer"]
+    for _ in range(3000):
+        parts = [rng.choice(words)[: rng.randint(1, 40)] if rng.random() < 0.5 else rng.choice(words)
+                 for _ in range(rng.randint(0, 4))]
+        texts.append(b" ".join(parts + [bytes(rng.randrange(32, 127) for _ in range(rng.randint(0, 20)))]))
+    for text in texts:
+        assert has_trigger(text, groups) == plain(text, groups), text
