@@ -9,15 +9,13 @@ passed at `self.method(...)` call sites in the same class.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import (
     Assignment,
-    ClassScope,
     CodePosition,
     CodeRange,
-    FunctionScope,
     ParentNodeProvider,
     PositionProvider,
     QualifiedNameProvider,
@@ -108,6 +106,7 @@ class ModuleAnalysis:
         self._method_calls: Dict[Tuple[int, str], List[cst.Call]] = {}
         self._indexed_classes: set = set()
         self._hot_cache: Dict[int, set] = {}
+        self._pool_casts: Optional[List[Tuple[cst.Call, str]]] = None
 
     @property
     def qualified(self):
@@ -429,6 +428,18 @@ class ModuleAnalysis:
             if isinstance(positional[0], (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
                 return f"{self.code(positional[0])}.dtype"
         return None
+
+    def pool_casts(self) -> List[Tuple[cst.Call, str]]:
+        """(call, target dtype) for every dtype cast of a whole pool outside the fix's fallback."""
+        if self._pool_casts is None:
+            self._pool_casts = [
+                (call, target) for call in self.nodes.calls
+                if isinstance(call.func, cst.Attribute)
+                and (target := self.cast_target(call)) is not None
+                and self.origin(call.func.value) >= Origin.POOL_TUPLE
+                and not self.guarded_fallback(call)
+            ]
+        return self._pool_casts
 
     def guarded_fallback(self, node: cst.CSTNode) -> bool:
         """True under `if not <guard>:` or in the else of `if <guard>:`."""

@@ -5,7 +5,7 @@ from typing import List, Optional
 
 import libcst as cst
 
-from castlint.analysis import ModuleAnalysis, Origin
+from castlint.analysis import ModuleAnalysis
 from castlint.checks.base import COST_HINT, FileContext, Rule, pool_cast_cost
 from castlint.models import Finding, Fix, FixSafety, Severity
 
@@ -78,14 +78,9 @@ class CastBeforeGather(Rule):
     def check(self, ctx: FileContext) -> List[Finding]:
         a = ctx.analysis
         findings = []
-        for call in a.nodes.calls:
-            if not isinstance(call.func, cst.Attribute):
-                continue
-            target = a.cast_target(call)
-            if target is None or a.origin(call.func.value) < Origin.POOL_TUPLE:
-                continue
+        for call, target in a.pool_casts():
             form = gathered_cast(a, call)
-            if form is None or a.guarded_fallback(call):
+            if form is None:
                 continue
             cost = pool_cast_cost(ctx, target)
             safety = FixSafety.UNSAFE if target.endswith(".dtype") and not _dtype_of_dtype_attr(call) else FixSafety.SAFE

@@ -1,7 +1,7 @@
 """CL002 plan-forces-kv-dtype."""
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 import libcst as cst
 
@@ -105,7 +105,6 @@ class PlanForcesKvDtype(Rule):
 
 def _fix_for(ctx: FileContext) -> Optional[Fix]:
     """Fixable only together with a whole-pool cast that feeds this backend's run()."""
-    from castlint.analysis import Origin
     from castlint.checks.whole_pool_cast import mla_native_fix
 
     a = ctx.analysis
@@ -113,15 +112,13 @@ def _fix_for(ctx: FileContext) -> Optional[Fix]:
     if cached is not False:
         return cached
     fix = None
-    for call in a.nodes.calls:
-        if isinstance(call.func, cst.Attribute) and a.cast_target(call) is not None \
-                and a.origin(call.func.value) >= Origin.POOL_TUPLE and not a.guarded_fallback(call):
-            found, _ = mla_native_fix(ctx, call)
-            if found is not None:
-                fix = Fix(found.codemod, FixSafety.SAFE,
-                          "plan kv with the KV-cache dtype behind the init-time FP8-KV guard, "
-                          "together with the whole-pool cast it forces")
-                break
+    for call, _ in a.pool_casts():
+        found, _ = mla_native_fix(ctx, call)
+        if found is not None:
+            fix = Fix(found.codemod, FixSafety.SAFE,
+                      "plan kv with the KV-cache dtype behind the init-time FP8-KV guard, "
+                      "together with the whole-pool cast it forces")
+            break
     a._cl002_fix = fix
     return fix
 

@@ -5,7 +5,6 @@ from typing import List, Optional
 
 import libcst as cst
 
-from castlint.analysis import Origin
 from castlint.analysis.dataflow import iter_nodes
 from castlint.checks.base import COST_HINT, FileContext, Rule, pool_cast_cost
 from castlint.checks.cast_before_gather import gathered_cast
@@ -82,14 +81,7 @@ class WholePoolCast(Rule):
     def check(self, ctx: FileContext) -> List[Finding]:
         a = ctx.analysis
         findings = []
-        for call in a.nodes.calls:
-            if not isinstance(call.func, cst.Attribute):
-                continue
-            target = a.cast_target(call)
-            if target is None:
-                continue
-            if a.origin(call.func.value) < Origin.POOL_TUPLE or a.guarded_fallback(call):
-                continue
+        for call, target in a.pool_casts():
             if gathered_cast(a, call) is not None:
                 continue  # CL003 reports it, with its safe fix
             hot = a.in_hot_path(call)

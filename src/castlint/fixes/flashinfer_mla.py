@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 import libcst.matchers as m
 
-from castlint.analysis import ModuleAnalysis, Origin
+from castlint.analysis import ModuleAnalysis
 from castlint.analysis.dataflow import dotted
 from castlint.checks.base import FileContext
 from castlint.checks.plan_forces_kv_dtype import dtype_argument, match_wrapper
@@ -69,11 +69,7 @@ def plan_rewrite(ctx: FileContext, allowed: Set[Tuple[str, int, int]]) -> Plan:
     """Find the sites; `allowed` holds (code, line, column) of findings the user wants fixed."""
     a = ctx.analysis
     plan = Plan()
-    for call in a.nodes.calls:
-        if not isinstance(call.func, cst.Attribute) or a.cast_target(call) is None:
-            continue
-        if a.origin(call.func.value) < Origin.POOL_TUPLE or a.guarded_fallback(call):
-            continue
+    for call, _ in a.pool_casts():
         pos = a.position(call)
         if ("CL001", pos.start.line, pos.start.column + 1) not in allowed:
             continue
@@ -180,9 +176,9 @@ def guard_source(tables: Tables, dcp_expression: Optional[str]) -> str:
         f"        if backend == \"auto\":\n"
         f"            backend = {literal(sm90)}\n"
         + "".join(checks)
-        + f"        return False\n"
-        f"    except Exception:\n"
-        f"        return False\n"
+        + "        return False\n"
+        "    except Exception:\n"
+        "        return False\n"
     )
 
 

@@ -15,7 +15,7 @@ Two views of the same call:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Callable, List, Optional
+from typing import Callable, List
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode

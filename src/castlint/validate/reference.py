@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 import types
 from dataclasses import dataclass, field
-from typing import Any, Optional
 
 import torch
 
