@@ -438,7 +438,6 @@ def _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress)
                 progress(1)
         return
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
     try:
         context = multiprocessing.get_context(os.environ.get("CASTLINT_MP", "fork"))
@@ -447,14 +446,23 @@ def _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress)
     # Two phases over one pool: reading and prefiltering every file (cheap, in large
     # batches), then parsing the few that need it one by one, biggest first, so
     # that the workers stay evenly loaded. Output order is restored by the caller.
-    size = max(32, min(256, len(todo) // (jobs * 4) + 1))
-    batches = [todo[i:i + size] for i in range(0, len(todo), size)]
     import gc
 
     gc.collect()
     gc.freeze()  # forked workers then share the parent's objects without copying their pages
+    try:
+        yield from _pool_phases(todo, jobs, context, progress, (tables, config, cost_model, triggers, prune, True))
+    finally:
+        gc.unfreeze()  # a long-lived caller (an editor, a test run) must not keep them forever
+
+
+def _pool_phases(todo, jobs, context, progress, initargs):
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = max(32, min(256, len(todo) // (jobs * 4) + 1))
+    batches = [todo[i:i + size] for i in range(0, len(todo), size)]
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
-                             initargs=(tables, config, cost_model, triggers, prune, True)) as pool:
+                             initargs=initargs) as pool:
         to_parse = []
         for batch in pool.map(_scan_batch, batches):
             done = 0
