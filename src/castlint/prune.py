@@ -466,6 +466,13 @@ def _stub(line: str, node) -> str:
 
 def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Plan:
     """How to analyse this file: FULL, NOTHING (no candidate at all) or PRUNED."""
+    try:
+        return _plan(source, tables, keep_ratio)
+    except RecursionError:  # absurdly nested code: let the whole-file analysis decide
+        return Plan(FULL, reason="too deeply nested to plan")
+
+
+def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
     if source.startswith(b"\xef\xbb\xbf"):
         return Plan(FULL, reason="byte-order mark")
     try:
