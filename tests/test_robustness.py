@@ -557,3 +557,26 @@ def test_anchored_prefilter_gives_the_plain_answer():
         texts.append(b" ".join(parts + [bytes(rng.randrange(32, 127) for _ in range(rng.randint(0, 20)))]))
     for text in texts:
         assert has_trigger(text, groups) == plain(text, groups), text
+
+
+@pytest.mark.parametrize("comment,expected", [
+    ("  # noqa: E501, CL001", [("CL900", 3)]),  # names a CL code: reported unused
+    ("  # NOQA:cl003", [("CL900", 3)]),
+    ("  # noqa: E501", []),  # not castlint's: never reported
+    ("  # noqa", []),
+])
+def test_noqa_comments_without_findings(tmp_path, comment, expected):
+    target = tmp_path / "m.py"
+    target.write_text("import torch\n\ndef f(x):" + comment + "\n    return x.to(torch.half)\n")
+    config = Config(root=tmp_path)
+    result = check_paths([str(target)], TABLES, config, jobs=1, prefilter=False, cache=False)
+    assert [(f.code, f.start.line) for f in result.findings] == expected
+
+
+@pytest.mark.parametrize("comment,silenced", [("  # noqa", True), ("  # noqa: CL001", True), ("  # noqa: E501", False)])
+def test_noqa_comments_with_findings(tmp_path, comment, silenced):
+    target = tmp_path / "m.py"
+    target.write_text(GOOD.rstrip("\n") + comment + "\n")
+    config = Config(root=tmp_path)
+    codes = [f.code for f in check_paths([str(target)], TABLES, config, jobs=1, cache=False).findings]
+    assert codes == ([] if silenced else ["CL001"])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -198,7 +199,7 @@ def finish(raw: list, path: str, source_text: str, config: Config) -> list:
     from castlint import suppressions
     from castlint.checks import RULES_BY_CODE
 
-    if _may_have_suppressions(source_text):
+    if _may_have_suppressions(source_text, bool(raw)):
         marks = suppressions.parse_suppressions(source_text)
     else:
         marks = []
@@ -208,9 +209,19 @@ def finish(raw: list, path: str, source_text: str, config: Config) -> list:
     return sorted((f for f in kept if enabled(f.code)), key=lambda f: f.sort_key())
 
 
-def _may_have_suppressions(text: str) -> bool:
+_CL_NOQA = re.compile(r"noqa\s*:[^\n]*?\bcl[a-z]*\d", re.IGNORECASE)
+
+
+def _may_have_suppressions(text: str, findings: bool) -> bool:
+    """Could tokenizing the file for suppressions change the result? With findings,
+    any castlint or noqa comment may silence one; without, only those CL900 could
+    report unused (castlint ones and noqa naming a CL code)."""
     low = text.lower()
-    return "castlint" in low or "noqa" in low
+    if "castlint" in low:
+        return True
+    if "noqa" not in low:
+        return False
+    return findings or bool(_CL_NOQA.search(text))
 
 
 def _decode(source: bytes) -> str:

@@ -59,22 +59,26 @@ def dotted(node: cst.CSTNode) -> Optional[str]:
 
 
 def _resolve_scopes(wrapper: cst.MetadataWrapper):
-    """wrapper.resolve(ScopeProvider), without its idle walk of the tree.
+    """wrapper.resolve(ScopeProvider), without two idle walks of the tree.
 
-    ScopeProvider is a batchable provider whose work happens in visit_Module (it
-    runs its own ScopeVisitor), so resolving it through the wrapper walks the whole
-    tree once more for nothing; this runs the ScopeVisitor directly. Falls back to
-    the wrapper if libcst's internals differ."""
+    ScopeProvider and the ExpressionContextProvider it depends on are batchable
+    providers whose work happens in visit_Module (each runs its own visitor), so
+    resolving them through the wrapper walks the whole tree twice more for
+    nothing; this runs their visitors directly. Falls back to the wrapper if
+    libcst's internals differ."""
     try:
         from libcst.metadata import ExpressionContextProvider
+        from libcst.metadata.expression_context_provider import ExpressionContext, ExpressionContextVisitor
         from libcst.metadata.scope_provider import ScopeVisitor
 
-        wrapper.resolve(ExpressionContextProvider)
+        contexts = ExpressionContextProvider()
+        wrapper.module.visit(ExpressionContextVisitor(contexts, ExpressionContext.LOAD))
         provider = ScopeProvider()
-        with provider.resolve(wrapper):
-            visitor = ScopeVisitor(provider)
-            wrapper.module.visit(visitor)
-            visitor.infer_accesses()
+        provider.metadata = {ExpressionContextProvider: contexts._computed}
+        visitor = ScopeVisitor(provider)
+        wrapper.module.visit(visitor)
+        visitor.infer_accesses()
+        provider.metadata = {}
         return provider._computed
     except (ImportError, AttributeError, TypeError):
         return wrapper.resolve(ScopeProvider)
