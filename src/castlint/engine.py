@@ -334,8 +334,9 @@ def read_error(path: str, exc: BaseException) -> FileError:
 _STATE: dict = {}  # per worker process: tables, config, cost model, triggers
 
 
-def _init_worker(tables, config, cost_model, triggers, prune, worker=False):
-    _STATE.update(tables=tables, config=config, cost_model=cost_model, triggers=triggers, prune=prune)
+def _init_worker(tables, config, cost_model, triggers, prune, worker=False, digests=True):
+    _STATE.update(tables=tables, config=config, cost_model=cost_model, triggers=triggers, prune=prune,
+                  digests=digests)
     if worker:
         # libcst allocates millions of small objects that live until the file is done:
         # the cyclic GC would walk them over and over (about a fifth of the time).
@@ -355,15 +356,17 @@ def _check_one(path: str) -> Tuple[FileResult, Optional[bytes]]:
     except Exception as exc:  # noqa: BLE001
         return FileResult(path=path, errors=[read_error(path, exc)]), None
     result = check_file(path, s["tables"], s["config"], s["cost_model"], s["triggers"], s["prune"], source=source)
-    return result, digest(source)
+    return result, (digest(source) if s.get("digests", True) else None)
 
 
 def _scan_batch(paths: Sequence[str]) -> List[tuple]:
-    """Phase 1: read, decode-check and prefilter. ('done', result, digest) for files that
-    need no parse, ('parse', path, size) for the others."""
+    """Phase 1: read, decode-check and prefilter. Small tuples, cheap to send back:
+    ('skip', path, digest) for files no rule can fire on, ('done', result, digest)
+    for files with a read problem, ('parse', path, size) for the others."""
     from castlint.cache import digest
 
     s = _STATE
+    digests = s.get("digests", True)
     out = []
     for path in paths:
         try:
@@ -371,16 +374,14 @@ def _scan_batch(paths: Sequence[str]) -> List[tuple]:
         except Exception as exc:  # noqa: BLE001
             out.append(("done", FileResult(path=path, errors=[read_error(path, exc)]), None))
             continue
-        result = FileResult(path=path)
         try:
             check_decodable(source)
         except ReadError as exc:
-            result.errors.append(FileError(path, exc.line, str(exc), "read"))
-            out.append(("done", result, digest(source)))
+            result = FileResult(path=path, errors=[FileError(path, exc.line, str(exc), "read")])
+            out.append(("done", result, digest(source) if digests else None))
             continue
         if s["triggers"] is not None and not has_trigger(source, s["triggers"]):
-            result.skipped = True
-            out.append(("done", result, digest(source)))
+            out.append(("skip", path, digest(source) if digests else None))
             continue
         out.append(("parse", path, len(source)))
     return out
@@ -419,7 +420,8 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
             todo.append(path)
 
     digests: Dict[str, Optional[bytes]] = {}
-    for result, dig in _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress):
+    for result, dig in _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress,
+                                 digests=store is not None):
         done[result.path] = result
         digests[result.path] = dig
 
@@ -438,11 +440,11 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
     return run
 
 
-def _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress):
+def _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress, digests=True):
     if not todo:
         return
     if jobs <= 1 or len(todo) < 16:
-        _init_worker(tables, config, cost_model, triggers, prune)
+        _init_worker(tables, config, cost_model, triggers, prune, digests=digests)
         for path in todo:
             yield _check_one(path)
             if progress:
@@ -459,10 +461,17 @@ def _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress)
     # that the workers stay evenly loaded. Output order is restored by the caller.
     import gc
 
-    gc.collect()
+    if context.get_start_method() == "fork":
+        # what every worker needs, imported once here instead of once per worker
+        import importlib
+
+        for name in ("libcst.metadata.scope_provider", "castlint.cache", "castlint.positions",
+                     "castlint.prune", "castlint.analysis.dataflow"):
+            importlib.import_module(name)
     gc.freeze()  # forked workers then share the parent's objects without copying their pages
     try:
-        yield from _pool_phases(todo, jobs, context, progress, (tables, config, cost_model, triggers, prune, True))
+        yield from _pool_phases(todo, jobs, context, progress,
+                                (tables, config, cost_model, triggers, prune, True, digests))
     finally:
         gc.unfreeze()  # a long-lived caller (an editor, a test run) must not keep them forever
 
@@ -477,12 +486,15 @@ def _pool_phases(todo, jobs, context, progress, initargs):
         to_parse = []
         for batch in pool.map(_scan_batch, batches):
             done = 0
-            for item in batch:
-                if item[0] == "done":
+            for kind, what, extra in batch:
+                if kind == "skip":
                     done += 1
-                    yield item[1], item[2]
+                    yield FileResult(path=what, skipped=True), extra
+                elif kind == "done":
+                    done += 1
+                    yield what, extra
                 else:
-                    to_parse.append((-item[2], item[1]))
+                    to_parse.append((-extra, what))
             if progress and done:
                 progress(done)
         to_parse.sort()
