@@ -501,7 +501,7 @@ def test_fix_diff_writes_nothing(tmp_path):
     assert target.read_bytes() == gather_source()
 
 
-def _interrupt_fix(tmp_path: Path, sig: int, n: int = 400):
+def _interrupt_fix(tmp_path: Path, sig: int, n: int = 600):
     tree = tmp_path / "tree"
     tree.mkdir()
     old = gather_source()
@@ -509,14 +509,14 @@ def _interrupt_fix(tmp_path: Path, sig: int, n: int = 400):
     for i in range(n):
         (tree / f"b{i:03d}.py").write_bytes(old)
     env = dict(os.environ, NO_COLOR="1")
-    proc = subprocess.Popen([sys.executable, "-m", "castlint", "fix", "--no-cache", "-j", "1", str(tree)],
+    proc = subprocess.Popen([sys.executable, "-m", "castlint", "fix", "--no-cache", "-j", "2", str(tree)],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None:
-        if any((tree / f"b{i:03d}.py").read_bytes() == new for i in range(0, n, 7)) or \
-                any(p.name.startswith(".castlint-") for p in tree.iterdir()):
-            break
-        time.sleep(0.005)
+    # fix writes in path order once every fix is computed: signal as soon as the
+    # first file is new, in the middle of the writes
+    first = tree / "b000.py"
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None and first.read_bytes() != new:
+        time.sleep(0.002)
     assert proc.poll() is None, "fix finished before it could be interrupted"
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
