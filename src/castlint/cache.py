@@ -100,7 +100,7 @@ class Cache:
         self.dirty = False
         try:
             with open(self.file, "r", encoding="utf-8") as fh:
-                data = json.load(fh)
+                data = json.loads(fh.read())
             if isinstance(data, dict) and data.get("format") == FORMAT and isinstance(data.get("entries"), dict):
                 self.entries = data["entries"]
         except (OSError, ValueError):
@@ -142,8 +142,9 @@ class Cache:
             _mark(self.folder)
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.folder)
             try:
+                text = json.dumps({"format": FORMAT, "entries": self.entries}, separators=(",", ":"))
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump({"format": FORMAT, "entries": self.entries}, fh, separators=(",", ":"))
+                    fh.write(text)  # one write: json.dump streams in small pieces, 3x slower
                 os.replace(tmp, self.file)
             except BaseException:
                 try:

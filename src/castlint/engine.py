@@ -444,11 +444,27 @@ def _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress,
     if not todo:
         return
     if jobs <= 1 or len(todo) < 16:
+        import gc
+
         _init_worker(tables, config, cost_model, triggers, prune, digests=digests)
-        for path in todo:
-            yield _check_one(path)
-            if progress:
-                progress(1)
+        # As in a worker, no cyclic GC while libcst builds trees (it would walk them
+        # over and over); collect now and then instead, since this process lives on.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            parsed = 0
+            for path in todo:
+                item = _check_one(path)
+                if getattr(item[0], "mode", None) in ("pruned", "full"):
+                    parsed += 1
+                    if parsed % 8 == 0:
+                        gc.collect()
+                yield item
+                if progress:
+                    progress(1)
+        finally:
+            if enabled:
+                gc.enable()
         return
     import multiprocessing
 
