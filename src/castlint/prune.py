@@ -102,14 +102,15 @@ class _Words:
                                         set(self.accessors) | set(self.cache_attributes) | methods | functions}))
 
 
-_WORDS_CACHE: Dict[int, _Words] = {}
-
-
 def _words(tables: Tables) -> _Words:
-    key = id(tables)
-    words = _WORDS_CACHE.get(key)
-    if words is None or words.casts != frozenset(tables.casts):
-        words = _WORDS_CACHE[key] = _Words(tables)
+    """The word sets for these tables, built once and kept on the Tables object."""
+    words = getattr(tables, "_castlint_prune_words", None)
+    if words is None:
+        words = _Words(tables)
+        try:
+            tables._castlint_prune_words = words
+        except AttributeError:  # a Tables with __slots__: rebuild each time
+            pass
     return words
 
 
