@@ -36,3 +36,9 @@ def test_every_rule_is_documented_with_examples(rule):
     for text in (rule.summary, rule.what_it_does, rule.why_it_matters, rule.example, rule.fix_safety):
         assert text.strip()
     assert rule.VALID and rule.INVALID
+
+
+def test_rule_codes_module_matches_the_registry():
+    from castlint.codes import RULE_CODES
+
+    assert RULE_CODES == tuple(r.code for r in ALL_RULES)
