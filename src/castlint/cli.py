@@ -364,6 +364,15 @@ def main(argv: Optional[List[str]] = None):
     root_only = {"--version", "-V", "--help", "-h"}
     if args and args[0] not in SUBCOMMANDS and not (set(args) & root_only and args[0] in root_only):
         args = ["check", *args]
+    import signal
+
+    def _terminate(signum, frame):  # SIGTERM unwinds like Ctrl-C, so writes clean up their temp files
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, _terminate)
+    except (ValueError, OSError):  # not the main thread
+        pass
     try:
         app(args=args, prog_name="castlint", standalone_mode=True)
     except SystemExit as exc:

@@ -7,10 +7,13 @@ and an interrupted write leaves either the old or the new file, never half.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import signal
 import stat
 import tempfile
+import threading
 from dataclasses import dataclass
 
 
@@ -37,8 +40,29 @@ def read_snapshot(path: str) -> tuple:
     return data, Snapshot.of(path, data)
 
 
+@contextlib.contextmanager
+def signals_held():
+    """Hold SIGINT/SIGTERM for the duration of one write; they are delivered right after."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def atomic_write(path: str, data: bytes, snapshot: Snapshot) -> None:
-    """Replace path with data atomically, if it still holds what snapshot saw."""
+    """Replace path with data atomically, if it still holds what snapshot saw.
+
+    An interrupt cannot land between creating the temp file and the rename: the
+    signals are held for the write and act once it is done."""
+    with signals_held():
+        _atomic_write(path, data, snapshot)
+
+
+def _atomic_write(path: str, data: bytes, snapshot: Snapshot) -> None:
     real = os.path.realpath(path)  # write through symlinks, keep the link
     st = os.stat(real)
     with open(real, "rb") as fh:
