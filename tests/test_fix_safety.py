@@ -74,7 +74,7 @@ def test_fix_keeps_mode_bom_and_crlf(tmp_path):
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o750
     # everything but the fixed lines is byte-identical
     changed = [(a, b) for a, b in zip(crlf.split(b"\r\n"), out.split(b"\r\n")) if a != b]
-    assert len(changed) == 5 and len(crlf.split(b"\r\n")) == len(out.split(b"\r\n"))
+    assert len(changed) == 6 and len(crlf.split(b"\r\n")) == len(out.split(b"\r\n"))
 
 
 def test_latin1_cookie_is_kept(tmp_path):

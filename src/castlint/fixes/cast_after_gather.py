@@ -13,49 +13,76 @@ import libcst as cst
 
 from castlint.analysis import Origin
 from castlint.checks.base import FileContext
-from castlint.checks.cast_before_gather import CastBeforeGather, gathered_cast
+from castlint.checks.cast_before_gather import CastBeforeGather, _dtype_of_dtype_attr, gathered_cast
 from castlint.models import FixSafety
 
 CODEMOD = "cast-after-gather"
 
 
+def _chain_depth(a, call: cst.Call) -> int:
+    """How many dtype casts of a pool are stacked here: `pool.to(a).to(b)` is 2.
+
+    The gather moves below all of them at once, so one fix run settles the chain."""
+    depth, node = 1, call.func.value
+    while (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+           and a.cast_target(node) is not None and _dtype_of_dtype_attr(node) | _names_a_dtype(a, node)):
+        depth, node = depth + 1, node.func.value
+    return depth
+
+
+def _names_a_dtype(a, call: cst.Call) -> bool:
+    target = a.cast_target(call)
+    return target is not None and not target.endswith(".dtype")
+
+
 class _Rewrite(cst.CSTTransformer):
-    def __init__(self, direct: Dict[int, cst.Call], variables: Dict[str, Tuple[int, cst.Call]], var_uses: Set[int]):
+    def __init__(self, direct: Dict[int, int], variables: Dict[str, Tuple[int, int]], var_uses: Set[int]):
         super().__init__()
-        self.direct = direct  # id(cast call) -> cast
-        self.variables = variables  # name -> (id(assign value), cast)
+        self.direct = direct  # id(outer cast call) -> chain depth
+        self.variables = variables  # name -> (id(assigned cast call), chain depth)
         self.var_uses = var_uses  # id(Name) uses to wrap
-        self.use_cast: Dict[int, cst.Call] = {}
+        self.chains: Dict[str, List[cst.Call]] = {}
         self.applied: List[str] = []
 
     @staticmethod
-    def _recast(gathered: cst.BaseExpression, cast: cst.Call) -> cst.Call:
-        return cst.Call(func=cst.Attribute(value=gathered, attr=cast.func.attr), args=cast.args)
+    def _split(call: cst.Call, depth: int) -> Tuple[cst.BaseExpression, List[cst.Call]]:
+        """(the pool expression, the casts applied to it, innermost first)."""
+        chain, node = [], call
+        for _ in range(depth):
+            chain.append(node)
+            node = node.func.value
+        return node, list(reversed(chain))
+
+    @staticmethod
+    def _recast(gathered: cst.BaseExpression, chain: List[cst.Call]) -> cst.BaseExpression:
+        for cast in chain:
+            gathered = cst.Call(func=cst.Attribute(value=gathered, attr=cast.func.attr), args=cast.args)
+        return gathered
 
     def leave_Subscript(self, original, updated):
         value = original.value
         if id(value) in self.direct:
-            cast = self.direct[id(value)]
-            inner = updated.value.func.value  # the receiver, as already transformed
-            return self._recast(updated.with_changes(value=inner), cast)
+            base, chain = self._split(updated.value, self.direct[id(value)])
+            return self._recast(updated.with_changes(value=base), chain)
         if isinstance(value, cst.Name) and id(value) in self.var_uses:
-            return self._recast(updated, self.variables[value.value][1])
+            return self._recast(updated, self.chains[value.value])
         return updated
 
     def leave_Call(self, original, updated):
         func = original.func
         if isinstance(func, cst.Attribute) and id(func.value) in self.direct:
-            cast = self.direct[id(func.value)]
-            receiver = updated.func.value.func.value
-            return self._recast(updated.with_changes(func=updated.func.with_changes(value=receiver)), cast)
+            base, chain = self._split(updated.func.value, self.direct[id(func.value)])
+            return self._recast(updated.with_changes(func=updated.func.with_changes(value=base)), chain)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and id(func.value) in self.var_uses:
-            return self._recast(updated, self.variables[func.value.value][1])
+            return self._recast(updated, self.chains[func.value.value])
         return updated
 
     def leave_Assign(self, original, updated):
-        for name, (value_id, cast) in self.variables.items():
+        for name, (value_id, depth) in self.variables.items():
             if id(original.value) == value_id:
-                return updated.with_changes(value=updated.value.func.value)
+                base, chain = self._split(updated.value, depth)
+                self.chains[name] = chain
+                return updated.with_changes(value=base)
         return updated
 
 
@@ -66,8 +93,8 @@ def rewrite(module: cst.Module, ctx: FileContext, allowed: Set[Tuple[str, int, i
     for finding in rule.check(ctx):
         if (finding.code, finding.start.line, finding.start.column) in allowed:
             wanted[(finding.start.line, finding.start.column)] = finding
-    direct: Dict[int, cst.Call] = {}
-    variables: Dict[str, Tuple[int, cst.Call]] = {}
+    direct: Dict[int, int] = {}
+    variables: Dict[str, Tuple[int, int]] = {}
     var_uses: Set[int] = set()
     skipped = []
     for call in a.nodes.calls:
@@ -82,12 +109,12 @@ def rewrite(module: cst.Module, ctx: FileContext, allowed: Set[Tuple[str, int, i
             continue
         form = gathered_cast(a, call)
         if form == "direct":
-            direct[id(call)] = call
+            direct[id(call)] = _chain_depth(a, call)
         elif form == "variable":
             assign = a.parent(call)
             name = assign.targets[0].target
             scope = a.scopes[name]
-            variables[name.value] = (id(call), call)
+            variables[name.value] = (id(call), _chain_depth(a, call))
             var_uses.update(id(access.node) for access in scope.accesses[name.value])
     if not direct and not variables:
         return module, [], skipped
