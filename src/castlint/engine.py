@@ -171,27 +171,38 @@ def _python2_hint(source: bytes, line: int) -> str:
     return " (this looks like Python 2 code; castlint reads Python 3)" if py2 else ""
 
 
-def analyze_module(module, path: str, source_text: str, tables: Tables, config: Config,
-                   cost_model: CostModel, pruned=None) -> list:
-    """Findings for one parsed module. pruned: the castlint.prune.Pruned it was parsed from
-    (then source_text must be the whole file's text, for suppressions)."""
+def module_context(module, path: str, tables: Tables, cost_model: CostModel, pruned=None):
+    """The FileContext (metadata + ModuleAnalysis) that rules and codemods read."""
     import libcst as cst
 
     from castlint.analysis import ModuleAnalysis
-    from castlint.checks import ALL_RULES, FileContext
+    from castlint.checks import FileContext
 
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
     if pruned is None:
         analysis = ModuleAnalysis(wrapper, tables)
     else:
         analysis = ModuleAnalysis(wrapper, tables, pruned=pruned)
-    ctx = FileContext(path=path, analysis=analysis, tables=tables, cost_model=cost_model)
+    return FileContext(path=path, analysis=analysis, tables=tables, cost_model=cost_model)
+
+
+def run_rules(ctx, source_text: str, config: Config) -> list:
+    """Every rule on one FileContext, then suppressions and select/ignore."""
+    from castlint.checks import ALL_RULES
+
     raw = []
     for rule in ALL_RULES:
         if rule.code == "CL900":
             continue
         raw.extend(rule.check(ctx))
-    return finish(raw, path, source_text, config)
+    return finish(raw, ctx.path, source_text, config)
+
+
+def analyze_module(module, path: str, source_text: str, tables: Tables, config: Config,
+                   cost_model: CostModel, pruned=None) -> list:
+    """Findings for one parsed module. pruned: the castlint.prune.Pruned it was parsed from
+    (then source_text must be the whole file's text, for suppressions)."""
+    return run_rules(module_context(module, path, tables, cost_model, pruned), source_text, config)
 
 
 def finish(raw: list, path: str, source_text: str, config: Config) -> list:

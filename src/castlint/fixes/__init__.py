@@ -13,10 +13,9 @@ from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from castlint.analysis import ModuleAnalysis
 from castlint.checks import FileContext
 from castlint.config import Config
-from castlint.engine import analyze_module, parse
+from castlint.engine import module_context, parse, run_rules
 from castlint.fixes import cast_after_gather, flashinfer_mla
 from castlint.fixes.target import detect_target
 from castlint.fixes.write import StaleFileError, atomic_write, read_snapshot
@@ -64,14 +63,11 @@ def _context(module: cst.Module, path: str, tables: Tables, config: Config) -> T
     """The analysis codemods work on, and the (code, line, col) of findings to fix.
 
     Returns (None, set()) when nothing in the file is fixable, which is most files."""
-    text = module.code
-    findings = analyze_module(module, path, text, tables, config, config.cost_model(tables))
+    ctx = module_context(module, path, tables, config.cost_model(tables))
+    findings = run_rules(ctx, module.code, config)
     allowed = {(f.code, f.start.line, f.start.column) for f in findings if f.fixable}
     if not allowed:
         return None, allowed
-    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
-    ctx = FileContext(path=path, analysis=ModuleAnalysis(wrapper, tables), tables=tables,
-                      cost_model=config.cost_model(tables))
     return ctx, allowed
 
 
