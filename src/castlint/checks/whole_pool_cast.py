@@ -108,19 +108,7 @@ MLA_WRAPPER = "BatchMLAPagedAttentionWrapper"
 def mla_native_fix(ctx: FileContext, call: cst.Call):
     """Is this cast the input of a FlashInfer MLA run() in a backend castlint can rewrite?"""
     a = ctx.analysis
-    module_text_has_wrapper = MLA_WRAPPER in a.nodes.names
-    func = a.enclosing_function(call)
-    feeds_run = False
-    if func is not None and module_text_has_wrapper:
-        runs = [c for c in a.nodes.calls if isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
-                and a.enclosing_function(c) is func]
-        for run in runs:
-            names = {n.value for arg in run.args for n in iter_nodes(arg.value, cst.Name)}
-            target = _assigned_name(a, call)
-            if target is not None and target in names:
-                feeds_run = True
-                break
-    if feeds_run:
+    if MLA_WRAPPER in a.nodes.names and runs_fed_by(a, call):
         return (
             Fix("flashinfer-mla-native-fp8", FixSafety.SAFE,
                 "plan with the KV-cache dtype, read the FP8 pool as stored and pass "
@@ -133,6 +121,20 @@ def mla_native_fix(ctx: FileContext, call: cst.Call):
         "live pages first and cast those (the CL003 pattern), or use a kernel that "
         "reads FP8 KV; if the cast is intended, add `# castlint: ignore[CL001]`."
     )
+
+
+def runs_fed_by(a, call: cst.Call) -> List[cst.Call]:
+    """The `.run(...)` calls in the cast's function whose arguments use the variable it is assigned to."""
+    target = _assigned_name(a, call)
+    func = a.enclosing_function(call)
+    if target is None or func is None:
+        return []
+    return [
+        run for run in a.nodes.calls
+        if isinstance(run.func, cst.Attribute) and run.func.attr.value == "run"
+        and a.enclosing_function(run) is func
+        and any(n.value == target for arg in run.args for n in iter_nodes(arg.value, cst.Name))
+    ]
 
 
 def _assigned_name(a, call: cst.Call) -> Optional[str]:

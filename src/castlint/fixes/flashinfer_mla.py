@@ -23,7 +23,7 @@ from castlint.analysis import ModuleAnalysis
 from castlint.analysis.dataflow import dotted
 from castlint.checks.base import FileContext
 from castlint.checks.plan_forces_kv_dtype import dtype_argument, match_wrapper
-from castlint.checks.whole_pool_cast import mla_native_fix
+from castlint.checks.whole_pool_cast import mla_native_fix, runs_fed_by
 from castlint.fixes.edits import append_args, keyword_arg, literal, star_star_arg, statements
 from castlint.fixes.target import Target
 from castlint.tables import Tables, parse_version
@@ -88,11 +88,8 @@ def plan_rewrite(ctx: FileContext, allowed: Set[Tuple[str, int, int]]) -> Plan:
             continue
         variable = assign.targets[0].target.value
         plan.casts.append(CastSite(line, variable, call, function, backend))
-        for run in a.nodes.calls:
-            if m.matches(run.func, m.Attribute(attr=m.Name("run"))) and a.enclosing_function(run) is function:
-                names = {n.value for arg in run.args for n in m.findall(arg.value, m.Name())}
-                if variable in names:
-                    plan.runs[id(run)] = run
+        for run in runs_fed_by(a, call):
+            plan.runs[id(run)] = run
     if not plan.casts:
         return plan
     for call in a.nodes.calls:
@@ -182,7 +179,7 @@ def guard_source(tables: Tables, dcp_expression: Optional[str]) -> str:
     )
 
 
-def backend_init_source(model_runner: str, backend_kind: str, explicit_scales: bool, indent: str = "") -> str:
+def backend_init_source(model_runner: str, backend_kind: str, explicit_scales: bool) -> str:
     lines = [
         "# castlint: read the FP8 KV pool as stored where FlashInfer can (decided once).\n",
         f"self.{GUARD_ATTR} = {GUARD_FUNCTION}({model_runner}, {literal(backend_kind)})\n",
@@ -215,6 +212,7 @@ class _Rewrite(cst.CSTTransformer):
         self.kv_args = {id(site.kv_arg): site for site in plan.plans}
         self.plan_calls = {id(site.call): site for site in plan.plans}
         self.insert_after: Dict[int, str] = {}
+        self.insert_first: Dict[int, str] = {}  # id(__init__) -> code, when it has no anchor statement
         self.applied: List[str] = []
         self.rebinds_plan = any(
             m.matches(t.target, m.Attribute(attr=m.Name("plan")))
@@ -255,10 +253,9 @@ class _Rewrite(cst.CSTTransformer):
                 func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__"))))]))), None)
             if anchor is None and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
                 anchor = body[0]  # right after the docstring
-            indent = " " * self.a.position(body[0]).start.column
-            code = backend_init_source(runner, self.backend_kind, self.explicit_scales, indent)
+            code = backend_init_source(runner, self.backend_kind, self.explicit_scales)
             if anchor is None:
-                self.insert_before_first = (id(init), code)
+                self.insert_first[id(init)] = code
             else:
                 self.insert_after[id(anchor)] = self.insert_after.get(id(anchor), "") + code
         updaters = []
@@ -279,7 +276,6 @@ class _Rewrite(cst.CSTTransformer):
             sources = {s for site in self.plan.plans if site.updater is updater for s in site.q_source}
             fallback = sorted(sources)[0] if len(sources) == 1 else f"{runner}.dtype"
             last = init.body.body[-1]
-            indent = " " * self.a.position(last).start.column
             code = (
                 "# castlint: plan the KV cache in its own dtype where the native path is on.\n"
                 f"self.{KV_DTYPE_ATTR} = (\n"
@@ -309,10 +305,10 @@ class _Rewrite(cst.CSTTransformer):
         return cst.FlattenSentinel(out)
 
     def leave_FunctionDef(self, original, updated):
-        first = getattr(self, "insert_before_first", None)
-        if first and first[0] == id(original):
+        code = self.insert_first.get(id(original))
+        if code:
             body = list(updated.body.body)
-            return updated.with_changes(body=updated.body.with_changes(body=[*statements(first[1]), *body]))
+            return updated.with_changes(body=updated.body.with_changes(body=[*statements(code), *body]))
         return updated
 
     def leave_Arg(self, original, updated):
