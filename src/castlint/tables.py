@@ -201,6 +201,7 @@ TOP_KEYS = {
     "conversion_helper", "guards", "cast", "reinterpret", "dtype_spelling",
     "dtype_bytes", "wrapper", "mla_signature", "fp8_kv_mla", "auto_backend",
     "default", "default_pool_tokens", "preset", "kv_cache_dtype", "release",
+    "trace",  # runtime tracing (rules/trace.toml): read by castlint.trace.table
 }
 
 
