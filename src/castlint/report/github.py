@@ -17,6 +17,7 @@ import os
 from typing import Optional
 
 from castlint.models import Severity, human_bytes
+from castlint.report.names import display
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
@@ -48,9 +49,9 @@ def ci_path(path: str, root: Optional[str] = None) -> str:
 
 def command(kind: str, message: str, **props) -> str:
     order = ("file", "line", "col", "endLine", "endColumn", "title")
-    parts = [f"{key}={escape_property(str(props[key]))}" for key in order if props.get(key) is not None]
+    parts = [f"{key}={escape_property(display(str(props[key])))}" for key in order if props.get(key) is not None]
     head = f"::{kind} " + ",".join(parts) if parts else f"::{kind}"
-    return f"{head}::{escape_data(message)}"
+    return f"{head}::{escape_data(display(message))}"
 
 
 def finding_message(f) -> str:

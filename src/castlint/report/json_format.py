@@ -1,9 +1,23 @@
-"""--format json: a versioned schema for machines."""
+"""--format json: a versioned schema for machines.
+
+Always valid UTF-8 without lone surrogates: a file name that is not valid UTF-8
+is shown with U+FFFD in `path`, and `path_uri` (only present then) holds its
+raw bytes percent-encoded, so the exact file can be found (castlint.report.names).
+"""
 from __future__ import annotations
 
 import json
 
+from castlint.report.names import clean, is_clean, uri_path
+
 SCHEMA_VERSION = 1
+
+
+def _with_uri(item) -> dict:
+    data = item.to_dict()
+    if not is_clean(item.path):
+        data["path_uri"] = uri_path(item.path)
+    return data
 
 
 def render(findings, errors, meta) -> str:
@@ -18,7 +32,7 @@ def render(findings, errors, meta) -> str:
             "errors": len(errors),
             "fixable": sum(1 for f in findings if f.fixable),
         },
-        "findings": [f.to_dict() for f in findings],
-        "errors": [e.to_dict() for e in errors],
+        "findings": [_with_uri(f) for f in findings],
+        "errors": [_with_uri(e) for e in errors],
     }
-    return json.dumps(payload, indent=2, sort_keys=False) + "\n"
+    return json.dumps(clean(payload), indent=2, sort_keys=False) + "\n"

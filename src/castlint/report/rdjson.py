@@ -7,6 +7,7 @@ counts code points, so non-ASCII lines are converted). A fixable finding carries
 `suggestions` with the replacement text when the fix engine can compute it
 (safe fixes only), which reviewdog turns into suggested changes. Files that
 could not be checked are ERROR diagnostics with code `castlint/<kind>`.
+Always valid UTF-8: undecodable bytes in a file name show as U+FFFD.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from castlint.models import Severity
 from castlint.report.github import ci_path, finding_message
+from castlint.report.names import clean
 
 SEVERITY = {Severity.ERROR: "ERROR", Severity.WARNING: "WARNING", Severity.NOTE: "INFO"}
 SOURCE = {"name": "castlint", "url": "https://pypi.org/project/castlint/"}
@@ -92,7 +94,7 @@ def build(findings, errors, meta) -> dict:
             location["range"] = {"start": {"line": e.line}}
         diagnostics.append({"message": e.message, "location": location, "severity": "ERROR",
                             "source": SOURCE, "code": {"value": f"castlint/{e.kind}"}})
-    return {"source": SOURCE, "diagnostics": diagnostics}
+    return clean({"source": SOURCE, "diagnostics": diagnostics})
 
 
 def render(findings, errors, meta) -> str:

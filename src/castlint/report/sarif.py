@@ -9,6 +9,9 @@ SARIF `fix` with the concrete replacement when the fix engine can compute one
 (safe fixes only, like `castlint fix`); otherwise the fix's description is in
 the result's properties. Files castlint could not read or parse are tool
 execution notifications, and make `executionSuccessful` false.
+
+Artifact URIs percent-encode the file name's raw bytes, so a name that is not
+valid UTF-8 is exact; every other string is valid Unicode (castlint.report.names).
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from pathlib import Path
 
 from castlint.models import Severity
 from castlint.report.github import ci_path
+from castlint.report.names import clean, file_uri, uri_path
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/castlint/"
@@ -48,12 +52,12 @@ def _rule_descriptor(rule) -> dict:
 
 
 def _uri(path: str) -> dict:
+    """artifactLocation: a URI whose path is the name's raw bytes, percent-encoded (RFC 3986),
+    so a name that is not valid UTF-8 is still exact."""
     rel = ci_path(path)
     if os.path.isabs(rel) or rel.startswith("/"):
-        return {"uri": Path(rel).as_uri()}
-    from urllib.parse import quote
-
-    return {"uri": quote(rel), "uriBaseId": SRCROOT}
+        return {"uri": file_uri(rel)}
+    return {"uri": uri_path(rel), "uriBaseId": SRCROOT}
 
 
 def _fingerprint(f, line_cache: dict) -> str:
@@ -142,7 +146,7 @@ def build(findings, errors, meta) -> dict:
             "informationUri": INFORMATION_URI,
             "rules": rules,
         }},
-        "originalUriBaseIds": {SRCROOT: {"uri": Path(root).resolve().as_uri().rstrip("/") + "/"}},
+        "originalUriBaseIds": {SRCROOT: {"uri": file_uri(str(Path(root).resolve())).rstrip("/") + "/"}},
         "columnKind": "unicodeCodePoints",
         "results": [_result(f, rule_index, fixes, i, cache) for i, f in enumerate(findings)],
         "invocations": [{
@@ -151,7 +155,7 @@ def build(findings, errors, meta) -> dict:
             "properties": {"filesChecked": meta.get("files", 0), "fixedFiles": meta.get("fixed_files", 0)},
         }],
     }
-    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return clean({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]})
 
 
 def render(findings, errors, meta) -> str:

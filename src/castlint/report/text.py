@@ -1,4 +1,7 @@
-"""--format text: `path:line:col: CODE message`, a short code frame, a summary."""
+"""--format text: `path:line:col: CODE message`, a short code frame, a summary.
+
+Bytes of a file name that are not UTF-8 are written as `\\xNN`, so the report can
+be written to any stdout (castlint.report.names)."""
 from __future__ import annotations
 
 import io
@@ -8,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from castlint.models import Severity, human_bytes
+from castlint.report.names import escaped
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 
@@ -37,17 +41,18 @@ def render(findings, errors, meta, color: bool = False, quiet: bool = False, wid
         if f.fixable:
             fixable = " [green]\\[*][/green]" if f.fix.safety.value == "safe" else " [yellow]\\[unsafe fix][/yellow]"
         console.print(
-            f"[bold]{escape(f.path)}:{f.start.line}:{f.start.column}:[/bold] "
-            f"[{STYLE[f.severity]}]{f.code}[/] {escape(f.message)}{fixable}",
+            f"[bold]{escape(escaped(f.path))}:{f.start.line}:{f.start.column}:[/bold] "
+            f"[{STYLE[f.severity]}]{f.code}[/] {escape(escaped(f.message))}{fixable}",
             soft_wrap=True,
         )
         if not quiet:
             for frame_line in _frame(f.path, f.start.line, f.start.column, cache):
-                console.print(f"[dim]{escape(frame_line)}[/dim]", soft_wrap=True)
+                console.print(f"[dim]{escape(escaped(frame_line))}[/dim]", soft_wrap=True)
             if f.unfixable_reason:
-                console.print(f"  [dim]no fix: {escape(f.unfixable_reason)}[/dim]", soft_wrap=True)
+                console.print(f"  [dim]no fix: {escape(escaped(f.unfixable_reason))}[/dim]", soft_wrap=True)
     for e in errors:
-        console.print(f"[bold]{escape(e.path)}:{e.line}:[/bold] [bold red]error[/] {escape(e.message)}", soft_wrap=True)
+        console.print(f"[bold]{escape(escaped(e.path))}:{e.line}:[/bold] [bold red]error[/] {escape(escaped(e.message))}",
+                      soft_wrap=True)
     if not quiet or findings or errors:
         total_step = sum(f.cost.bytes_per_step for f in findings if f.cost and f.severity == Severity.ERROR)
         fixable = sum(1 for f in findings if f.fixable and f.fix.safety.value == "safe")
