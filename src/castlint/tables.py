@@ -111,6 +111,10 @@ class Tables:
     kv_cache_dtype_holders: set = field(default_factory=set)
     presets: dict = field(default_factory=dict)  # name -> ModelPreset
     releases: list = field(default_factory=list)  # [(version tuple, version, flashinfer pin)]
+    # Where a tree states its own FlashInfer pin (rules/sglang.toml [pin_source]):
+    # package, version_files, project_files, distribution, requirements.
+    pin_source: dict = field(default_factory=dict)
+    decode_step_exclude_words: tuple = ()  # methods named so run on prefill, not in a decode step
     default_preset: str = "glm-5"
     default_pool_tokens: int = 495552
     sources: list = field(default_factory=list)  # paths loaded, in order
@@ -202,7 +206,9 @@ TOP_KEYS = {
     "dtype_bytes", "wrapper", "mla_signature", "fp8_kv_mla", "auto_backend",
     "default", "default_pool_tokens", "preset", "kv_cache_dtype", "release",
     "trace",  # runtime tracing (rules/trace.toml): read by castlint.trace.table
+    "pin_source", "decode_step",  # rules/sglang.toml: castlint.fixes.target, castlint.models
 }
+PIN_SOURCE_KEYS = ("package", "version_files", "project_files", "distribution", "requirements")
 
 
 def _load_into(tables: Tables, data: dict, path: Path) -> None:
@@ -324,6 +330,18 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
             raise TableError(path, where, f"versions must look like 1.2.3, got {version!r} / {pin!r}")
         tables.releases.append((parse_version(version), version, pin))
     tables.releases.sort()
+    if "pin_source" in data:
+        section = _get(data, "pin_source", dict, path, "")
+        _check_keys(section, PIN_SOURCE_KEYS, path, "pin_source")
+        for key in ("package", "distribution"):
+            tables.pin_source[key] = _get(section, key, str, path, "pin_source")
+        for key in ("version_files", "project_files", "requirements"):
+            tables.pin_source[key] = tuple(_str_list(section, key, path, "pin_source"))
+    if "decode_step" in data:
+        section = _get(data, "decode_step", dict, path, "")
+        _check_keys(section, {"exclude_words"}, path, "decode_step")
+        words = set(tables.decode_step_exclude_words) | set(_str_list(section, "exclude_words", path, "decode_step"))
+        tables.decode_step_exclude_words = tuple(sorted(words))
     if "default" in data:
         tables.default_preset = _get(data, "default", str, path, "")
     if "default_pool_tokens" in data:
