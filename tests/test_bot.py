@@ -89,7 +89,8 @@ class FakeGitHub:
             do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _do
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
+                                       daemon=True)
 
     def __enter__(self):
         self.thread.start()
@@ -122,7 +123,9 @@ class FakeGitHub:
 
     # -- HTTP -------------------------------------------------------------
     def send(self, h, status, body, headers=None):
-        data = b"" if body is None else json.dumps(body).encode()
+        if callable(body):  # a test's own answer (a trickle, say)
+            return body(h)
+        data = b"" if body is None else body if isinstance(body, bytes) else json.dumps(body).encode()
         h.send_response(status)
         h.send_header("Content-Type", "application/json; charset=utf-8")
         h.send_header("Content-Length", str(len(data)))
@@ -633,3 +636,102 @@ def test_whole_file_fix_diff_is_shown_once(tmp_path):
     assert body.count("```diff") == 1
     assert body.count("Fixed by the diff under finding 1") == 3
     assert "GITHUB_TOKEN is not set" not in err.getvalue() and "dry run: nothing was posted" in err.getvalue()
+
+
+# -- answers that are not what GitHub sends: one clear line, exit 2, never a traceback or a hang ----
+
+
+def run_bot_in_process(pr, gh):
+    """run_bot as the CLI calls it, in this process (fast): (exit status, stdout, stderr)."""
+    import io
+
+    from castlint.bot.command import run_bot as run
+
+    event = {"number": PR, "pull_request": {
+        "number": PR, "head": {"sha": head(pr), "repo": {"full_name": REPO}},
+        "base": {"sha": pr["base"], "repo": {"full_name": REPO}}}}
+    event_path = pr["tmp"] / "event.json"
+    event_path.write_text(json.dumps(event))
+    env = dict(GITHUB_TOKEN=TOKEN, GITHUB_REPOSITORY=REPO, GITHUB_EVENT_PATH=str(event_path),
+               GITHUB_EVENT_NAME="pull_request", GITHUB_API_URL=gh.api_url, GITHUB_WORKSPACE=str(pr["repo"]))
+    out, err = io.StringIO(), io.StringIO()
+    status = run(env=env, out=out, err=err, max_wait=5)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_client_answers_that_are_not_json_are_one_clear_error(pr):
+    with serve(pr) as gh:
+        client = GitHubClient(gh.api_url, TOKEN, sleep=lambda s: None)
+        for method, status, raw in (("GET", 200, b"<html>502 Bad Gateway</html>"), ("POST", 201, b'{"id": 1, "ht'),
+                                    ("GET", 200, b"[\xff\xfe]"), ("PATCH", 200, b"{" * 100000 + b"}" * 100000)):
+            gh.queue.append((method, r"/issues/42/comments$", status, {}, raw))
+            with pytest.raises(GitHubError, match=rf"^GitHub API {method} /api/v3/repos/octo/engine/issues/42/comments: "
+                                                  rf"HTTP {status}: the answer is not valid JSON \(\d+ bytes, starting "):
+                client.request(method, f"/repos/{REPO}/issues/{PR}/comments", body={} if method != "GET" else None)
+
+
+BAD_ANSWERS = {
+    "html-200": ("GET", r"/issues/42/comments$", 200, b"<html>502 Bad Gateway</html>", "not valid JSON"),
+    "list-of-numbers": ("GET", r"/issues/42/comments$", 200, [1, 2], "expected a list of objects"),
+    "comment-is-a-list": ("POST", r"/issues/42/comments$", 201, ["created"], "expected a JSON object"),
+    "check-run-is-null": ("POST", r"/check-runs$", 201, b"null", "expected a JSON object"),
+    "file-name-not-a-string": ("GET", r"/pulls/42/files$", 200, [{"filename": 5, "status": "added"}],
+                               "filename or patch is not a string"),
+    "comment-without-id": ("GET", r"/issues/42/comments$", 200,
+                           [{"body": "<!-- castlint-bot v1 -->\nold", "id": "x"}], "without an integer id"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_ANSWERS))
+def test_malformed_or_wrongly_shaped_answers_are_one_clear_error(pr, case):
+    method, pattern, status, answer, message = BAD_ANSWERS[case]
+    with serve(pr) as gh:
+        gh.queue.append((method, pattern, status, {}, answer))
+        code, out, err = run_bot_in_process(pr, gh)
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert code == 2, err
+    assert len(errors) == 1 and message in errors[0], err
+    assert errors[0].startswith("castlint bot: error: GitHub API ")
+    assert "Traceback" not in out + err and TOKEN not in out + err
+
+
+def trickle(h, pause=0.15, seconds=8.0):
+    """An answer a byte at a time: every read gets something, the whole never comes."""
+    data = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n" + b" " * 100000
+    end = time.monotonic() + seconds
+    try:
+        for byte in data:
+            if time.monotonic() > end:
+                break
+            h.wfile.write(bytes([byte]))
+            h.wfile.flush()
+            time.sleep(pause)
+    except OSError:
+        pass  # the client hung up: what it should do
+    h.close_connection = True
+
+
+@pytest.mark.parametrize("where", ["headers", "body"])
+def test_a_trickling_server_hits_one_deadline_per_request(pr, where):
+    def body_trickle(h):
+        h.send_response(200)
+        h.send_header("Content-Length", "100000")
+        h.end_headers()
+        end = time.monotonic() + 8.0
+        try:
+            while time.monotonic() < end:
+                h.wfile.write(b" ")
+                h.wfile.flush()
+                time.sleep(0.15)
+        except OSError:
+            pass
+
+    with serve(pr) as gh:
+        client = GitHubClient(gh.api_url, TOKEN, timeout=0.5, max_retries=1, sleep=lambda s: None)
+        for _ in range(2):  # the first attempt and its retry
+            gh.queue.append(("GET", r"/issues/42/comments$", 200, {}, trickle if where == "headers" else body_trickle))
+        start = time.monotonic()
+        with pytest.raises(GitHubError, match=r"cannot reach the API: no complete answer within 0.5 s"):
+            client.get(f"/repos/{REPO}/issues/{PR}/comments")
+        assert time.monotonic() - start < 3.0  # two attempts of 0.5 s, not 8 s of trickle each
+        assert client.get(f"/repos/{REPO}/issues/{PR}/comments")  # the client still works afterwards

@@ -8,11 +8,20 @@
 - Other 401/403/404 answers raise PermissionDenied at once (no retry).
 - The token goes only to the API's origin, in an Authorization header that is
   never copied into exceptions or logs; redirects to other hosts are refused.
+- `timeout` is one deadline for a whole exchange (connecting, sending, the
+  status line, headers and body), not a limit per socket read: a server that
+  trickles its answer a byte at a time is cut off when the deadline passes (a
+  watchdog shuts the socket down), and that attempt counts as a network error.
+- An answer that is not JSON, or not the shape an endpoint returns, is a
+  GitHubError with one clear line, never a traceback.
 """
 from __future__ import annotations
 
+import http.client
 import json
 import re
+import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -53,6 +62,105 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None  # surfaced as HTTPError; request() decides whether to follow
 
 
+class _Deadline:
+    """One deadline for one HTTP exchange: a timer shuts down every socket the
+    exchange opened, so a read blocked on a trickling server returns at once."""
+
+    _local = threading.local()
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.expires = time.monotonic() + seconds
+        self.expired = False
+        self._sockets: list = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(seconds, 0.0), self._fire)
+        self._timer.daemon = True
+
+    def __enter__(self):
+        _Deadline._local.current = self
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._timer.cancel()
+        _Deadline._local.current = None
+        return False
+
+    @classmethod
+    def current(cls) -> Optional["_Deadline"]:
+        return getattr(cls._local, "current", None)
+
+    def remaining(self) -> float:
+        return max(self.expires - time.monotonic(), 0.001)
+
+    def watch(self, sock) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if not self.expired:
+                return
+        self._shut(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            self._shut(sock)
+
+    @staticmethod
+    def _shut(sock) -> None:
+        try:  # the plain socket call, also under TLS: the fd stops, the SSL object is left alone
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except (OSError, ValueError, TypeError):
+            pass
+
+
+def _watched(cls):
+    """An HTTP(S)Connection whose sockets the current _Deadline can shut down, and
+    whose connect waits no longer than the deadline leaves."""
+
+    class Watched(cls):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            create = self._create_connection
+
+            def create_watched(*a, **kw):  # the raw socket, before any TLS handshake or proxy tunnel
+                sock = create(*a, **kw)
+                deadline = _Deadline.current()
+                if deadline is not None:
+                    deadline.watch(sock)
+                return sock
+
+            self._create_connection = create_watched
+
+        def connect(self):
+            deadline = _Deadline.current()
+            if deadline is not None:
+                own = self.timeout if isinstance(self.timeout, (int, float)) else None
+                self.timeout = deadline.remaining() if own is None else min(own, deadline.remaining())
+            super().connect()
+            if deadline is not None:
+                deadline.watch(self.sock)
+
+    Watched.__name__ = f"Watched{cls.__name__}"
+    return Watched
+
+
+_WatchedHTTP = _watched(http.client.HTTPConnection)
+_WatchedHTTPS = _watched(http.client.HTTPSConnection)
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req):
+        return self.do_open(_WatchedHTTP, req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req):
+        return self.do_open(_WatchedHTTPS, req, context=self._context)
+
+
 def _origin(url: str) -> tuple:
     parts = urllib.parse.urlsplit(url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -70,7 +178,7 @@ class GitHubClient:
         self.max_retries, self.max_wait, self.backoff, self.timeout = max_retries, max_wait, backoff, timeout
         self._sleep = sleep
         self._log = log or (lambda message: None)
-        self._opener = urllib.request.build_opener(_NoRedirect)
+        self._opener = urllib.request.build_opener(_NoRedirect, _HTTPHandler, _HTTPSHandler)
         self.requests = 0
 
     def __repr__(self) -> str:  # never show the token
@@ -121,21 +229,25 @@ class GitHubClient:
                 req.add_header("Content-Type", "application/json")
             req.add_unredirected_header("Authorization", f"Bearer {self._token}")
             self.requests += 1
+            shown = self._display(url)
             try:
-                with self._opener.open(req, timeout=self.timeout) as resp:
-                    raw = resp.read()
-                    headers = {k.lower(): v for k, v in resp.headers.items()}
-                    return Response(resp.status, headers, json.loads(raw) if raw.strip() else None)
+                with _Deadline(self.timeout) as deadline:
+                    try:
+                        status, headers, raw = self._exchange(req, deadline)
+                    except urllib.error.HTTPError:
+                        raise
+                    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+                        if deadline.expired:
+                            raise TimeoutError(f"no complete answer within {self.timeout:g} s") from None
+                        raise urllib.error.URLError(exc) from None
+                    if deadline.expired:
+                        raise TimeoutError(f"no complete answer within {self.timeout:g} s")
+                return Response(status, headers, _json(raw, status, method, shown))
             except urllib.error.HTTPError as exc:
                 headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
-                try:
-                    raw = exc.read()
-                    payload = json.loads(raw) if raw.strip() else {}
-                except (ValueError, OSError):
-                    payload = {}
+                payload = _error_payload(exc)
                 message = str(payload.get("message") or exc.reason or "error") if isinstance(payload, dict) else "error"
                 status = exc.code
-                shown = self._display(url)
                 if status in (301, 302, 307, 308) and headers.get("location"):
                     target = urllib.parse.urljoin(url, headers["location"])
                     if _origin(target) != _origin(self.api_url):
@@ -169,7 +281,23 @@ class GitHubClient:
                     self._sleep(delay)
                     delay = min(delay * 2, 60.0)
                     continue
-                raise GitHubError(0, method, self._display(url), f"cannot reach the API: {reason}") from None
+                raise GitHubError(0, method, shown, f"cannot reach the API: {reason}") from None
+
+    def _exchange(self, req, deadline: "_Deadline") -> tuple:
+        """Send req and read the whole answer, within the deadline. HTTPError for 4xx/5xx
+        (its body already read, so the deadline covers it too)."""
+        try:
+            with self._opener.open(req, timeout=deadline.remaining()) as resp:
+                raw = resp.read()
+                return resp.status, {k.lower(): v for k, v in resp.headers.items()}, raw
+        except urllib.error.HTTPError as exc:
+            try:
+                exc.castlint_body = exc.read()
+            except (OSError, http.client.HTTPException, ValueError):
+                exc.castlint_body = b""
+            if deadline.expired:
+                raise TimeoutError(f"no complete answer within {self.timeout:g} s") from None
+            raise
 
     def get(self, path: str, **params) -> Any:
         return self.request("GET", path, params=params or None).data
@@ -179,6 +307,15 @@ class GitHubClient:
 
     def patch(self, path: str, body: Any) -> Any:
         return self.request("PATCH", path, body=body).data
+
+    def get_dict(self, path: str, **params) -> dict:
+        return _expect_dict(self.get(path, **params), "GET", path)
+
+    def post_dict(self, path: str, body: Any) -> dict:
+        return _expect_dict(self.post(path, body), "POST", path)
+
+    def patch_dict(self, path: str, body: Any) -> dict:
+        return _expect_dict(self.patch(path, body), "PATCH", path)
 
     def paginate(self, path: str, **params) -> List[Any]:
         """Every item of a list endpoint, following Link rel="next"."""
@@ -192,7 +329,45 @@ class GitHubClient:
             page = resp.data
             if isinstance(page, dict):  # e.g. {"total_count": .., "check_runs": [...]}
                 page = next((v for v in page.values() if isinstance(v, list)), [])
-            items.extend(page or [])
+            if page is None:
+                page = []
+            if not isinstance(page, list) or not all(isinstance(item, dict) for item in page):
+                raise GitHubError(resp.status, "GET", self._display(url),
+                                  f"unexpected answer: expected a list of objects, got {_shape(page)}")
+            items.extend(page)
             match = LINK_NEXT.search(resp.headers.get("link", ""))
             url = match.group(1) if match else None
         return items
+
+
+def _error_payload(exc) -> Any:
+    raw = getattr(exc, "castlint_body", b"")
+    try:
+        return json.loads(raw) if raw.strip() else {}
+    except (ValueError, RecursionError):
+        return {}
+
+
+def _json(raw: bytes, status: int, method: str, shown: str) -> Any:
+    """The body as JSON, or a one-line GitHubError that says what came back."""
+    if not raw.strip():
+        return None
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        preview = raw[:60].decode("utf-8", "replace").replace("\n", " ").replace("\r", " ")
+        raise GitHubError(status, method, shown, f"the answer is not valid JSON ({len(raw)} bytes, "
+                                                 f"starting {preview!r})") from None
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, list):
+        kinds = sorted({type(v).__name__ for v in value})
+        return f"a list of {', '.join(kinds)}" if kinds else "an empty list"
+    return "null" if value is None else f"a {type(value).__name__}"
+
+
+def _expect_dict(value: Any, method: str, path: str) -> dict:
+    if not isinstance(value, dict):
+        raise GitHubError(0, method, path, f"unexpected answer: expected a JSON object, got {_shape(value)}")
+    return value

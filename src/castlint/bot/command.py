@@ -102,10 +102,13 @@ def load_context(env) -> Context:
     number = head_sha = base_sha = head_repo = None
     if isinstance(pr, dict):
         number = pr.get("number") or event.get("number")
-        head = pr.get("head") or {}
-        base = pr.get("base") or {}
-        head_sha, base_sha = head.get("sha"), base.get("sha")
-        head_repo = (head.get("repo") or {}).get("full_name")
+        head = _obj(pr.get("head"))
+        base = _obj(pr.get("base"))
+        head_sha, base_sha = _text(head.get("sha")) or None, _text(base.get("sha")) or None
+        head_repo = _text(_obj(head.get("repo")).get("full_name")) or None
+        if number is not None and (type(number) is not int or number <= 0):
+            raise BotError(f"the event file GITHUB_EVENT_PATH={event_path} has a pull request number that is not "
+                           f"a positive integer ({number!r:.40})")
     return Context(
         repo=repo,
         api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
@@ -133,6 +136,9 @@ def pr_changed_lines(client: GitHubClient, ctx: Context) -> Dict[str, Set[int]]:
         name = item.get("filename")
         if not name or item.get("status") == "removed":
             continue
+        if not isinstance(name, str) or not isinstance(item.get("patch"), (str, type(None))):
+            raise GitHubError(0, "GET", f"/repos/{ctx.repo}/pulls/{ctx.pr_number}/files",
+                              "unexpected answer: a file entry whose filename or patch is not a string")
         full = os.path.realpath(os.path.join(ctx.workspace, name))
         if not full.startswith(os.path.realpath(ctx.workspace) + os.sep):
             continue  # a path that escapes the workspace is not ours to read
@@ -161,6 +167,22 @@ def _added_lines(patch: str) -> Set[int]:
         else:
             new_line += 1
     return added
+
+
+def _obj(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value) -> str:
+    """A string field of an API answer ('' when missing or not a string)."""
+    return value if isinstance(value, str) else ""
+
+
+def _id(obj: dict, method: str, path: str) -> int:
+    value = obj.get("id")
+    if type(value) is not int:
+        raise GitHubError(0, method, path, f"unexpected answer: an object without an integer id (id={value!r:.40})")
+    return value
 
 
 def _fingerprint(*parts: str) -> str:
@@ -325,28 +347,29 @@ def _run(io: Output, env, paths, diff_base, dry_run, exit_zero, config_file, rev
 
 def _upsert_comment(client: GitHubClient, ctx: Context, io: Output, body_for, clean: bool, always: bool) -> None:
     comments = client.paginate(f"/repos/{ctx.repo}/issues/{ctx.pr_number}/comments")
-    ours = [c for c in comments if comment_mod.is_ours(c.get("body", ""))]
+    ours = [c for c in comments if comment_mod.is_ours(_text(c.get("body")))]
     if not ours:
         if clean and not always:
             io.info("clean, and no earlier castlint comment: nothing posted")
             return
-        created = client.post(f"/repos/{ctx.repo}/issues/{ctx.pr_number}/comments", {"body": body_for(None)})
-        io.info(f"posted the castlint comment: {created.get('html_url', '')}")
+        created = client.post_dict(f"/repos/{ctx.repo}/issues/{ctx.pr_number}/comments", {"body": body_for(None)})
+        io.info(f"posted the castlint comment: {_text(created.get('html_url'))}")
         return
     target = ours[0]
-    previous = comment_mod.previous_count(target.get("body", ""))
+    previous = comment_mod.previous_count(_text(target.get("body")))
     body = body_for(previous if clean else None)
     if target.get("body") == body:
-        io.info(f"the castlint comment is up to date: {target.get('html_url', '')}")
+        io.info(f"the castlint comment is up to date: {_text(target.get('html_url'))}")
         return
-    client.patch(f"/repos/{ctx.repo}/issues/comments/{target['id']}", {"body": body})
-    io.info(f"updated the castlint comment{' (clean)' if clean else ''}: {target.get('html_url', '')}")
+    comment_id = _id(target, "GET", f"/repos/{ctx.repo}/issues/{ctx.pr_number}/comments")
+    client.patch(f"/repos/{ctx.repo}/issues/comments/{comment_id}", {"body": body})
+    io.info(f"updated the castlint comment{' (clean)' if clean else ''}: {_text(target.get('html_url'))}")
 
 
 def _post_suggestions(client: GitHubClient, ctx: Context, io: Output, suggestions) -> None:
     existing = client.paginate(f"/repos/{ctx.repo}/pulls/{ctx.pr_number}/comments")
-    posted = {c.get("body", "").split(" -->", 1)[0][len(comment_mod.SUGGESTION_MARKER):]
-              for c in existing if c.get("body", "").startswith(comment_mod.SUGGESTION_MARKER)}
+    posted = {_text(c.get("body")).split(" -->", 1)[0][len(comment_mod.SUGGESTION_MARKER):]
+              for c in existing if _text(c.get("body")).startswith(comment_mod.SUGGESTION_MARKER)}
     comments = []
     for key, f, path, first, last, text in suggestions:
         if key in posted:
@@ -394,11 +417,12 @@ def _check_run(client: GitHubClient, ctx: Context, io: Output, findings, errors,
              else ("files could not be checked" if errors else "clean"))
     summary = f"castlint checked the lines this pull request changes: {title}."
     batches = [annotations[k:k + 50] for k in range(0, len(annotations), 50)] or [[]]
-    created = client.post(f"/repos/{ctx.repo}/check-runs", {
+    created = client.post_dict(f"/repos/{ctx.repo}/check-runs", {
         "name": "castlint", "head_sha": ctx.head_sha, "status": "completed", "conclusion": conclusion,
         "output": {"title": title, "summary": summary, "annotations": batches[0]},
     })
+    run_id = _id(created, "POST", f"/repos/{ctx.repo}/check-runs") if len(batches) > 1 else None
     for batch in batches[1:]:  # the API takes 50 annotations per request
-        client.patch(f"/repos/{ctx.repo}/check-runs/{created['id']}",
+        client.patch(f"/repos/{ctx.repo}/check-runs/{run_id}",
                      {"output": {"title": title, "summary": summary, "annotations": batch}})
     io.info(f"check run '{title}' with {len(annotations)} annotation{'s' if len(annotations) != 1 else ''}")
