@@ -286,3 +286,71 @@ def test_sarif_whole_file_fix_reproduces_the_codemod(tmp_path):
         assert "applies every castlint fix in this file" in fix["description"]["text"]
         (change,) = fix["artifactChanges"]
         assert apply_sarif_replacements(source, change["replacements"]) == expected
+
+
+# -- file names that are not UTF-8 -------------------------------------------------------------
+
+NOT_UTF8 = os.fsdecode(b"b\xffad.py")  # 'b\udcffad.py': bytes that are not UTF-8, as Python hands them over
+
+
+@pytest.fixture()
+def odd_names(tmp_path, monkeypatch):
+    """A finding and an error, each in a file whose name has a byte that is not UTF-8."""
+    if sys.platform == "win32" or sys.platform == "darwin":  # names there are Unicode by construction
+        pytest.skip("POSIX byte file names only")
+    from castlint.config import Config
+    from castlint.discover import discover
+    from castlint.engine import check_paths
+    from castlint.tables import load_tables
+
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / NOT_UTF8).write_text(BACKEND, encoding="utf-8")
+    (tmp_path / "engine" / ("broken-" + NOT_UTF8)).write_text(BROKEN, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    config = Config(root=tmp_path, cache=False)
+    files, walk_errors = discover(["engine"], config)
+    tables = load_tables()
+    run = check_paths(files, tables, config, jobs=1)
+    assert run.findings and run.all_errors
+    return tmp_path, run.findings, list(walk_errors) + list(run.all_errors), {"files": len(files), "config": config,
+                                                                            "tables": tables}
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "rdjson", "github", "text"])
+def test_every_format_is_valid_utf8_with_a_file_name_that_is_not(odd_names, fmt):
+    root, findings, errors, meta = odd_names
+    out = FORMATS[fmt](findings, errors, meta)
+    data = out.encode("utf-8")  # strict: no lone surrogates anywhere
+    assert b"\xff" not in data
+    if fmt == "json":
+        doc = json.loads(data)
+        finding = next(f for f in doc["findings"] if f["code"] == "CL001")
+        assert finding["path"] == "engine/b\ufffdad.py" and finding["path_uri"] == "engine/b%FFad.py"
+        assert doc["errors"][0]["path_uri"] == "engine/broken-b%FFad.py"
+    elif fmt == "sarif":
+        doc = json.loads(data)
+        validate_sarif(doc)
+        run = doc["runs"][0]
+        uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
+        assert uris == {"engine/b%FFad.py"}  # RFC 3986: the raw byte, percent-encoded
+        note = run["invocations"][0]["toolExecutionNotifications"][0]
+        assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "engine/broken-b%FFad.py"
+        fixes = [r["fixes"][0] for r in run["results"] if "fixes" in r]
+        assert fixes and fixes[0]["artifactChanges"][0]["artifactLocation"]["uri"] == "engine/b%FFad.py"
+    elif fmt == "rdjson":
+        doc = json.loads(data)
+        assert {d["location"]["path"] for d in doc["diagnostics"]} == {"engine/b\ufffdad.py",
+                                                                       "engine/broken-b\ufffdad.py"}
+    elif fmt == "github":
+        assert "file=engine/b\ufffdad.py," in out
+    else:
+        assert "engine/b\\xffad.py:6:20: CL001" in out
+
+
+def test_sarif_output_file_with_a_file_name_that_is_not_utf8(odd_names):
+    root, *_ = odd_names
+    proc = castlint("check", "engine", "--format", "sarif", "-o", "out.sarif", "--no-cache", cwd=root,
+                    env_extra={"PYTHONIOENCODING": "utf-8"})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr  # the broken file
+    validate_sarif(json.loads((root / "out.sarif").read_bytes().decode("utf-8")))
