@@ -1,9 +1,27 @@
-"""Shared helpers: run castlint, fetch released engines into a cache outside the repo."""
+"""Shared helpers: run castlint, fetch released engines into a cache outside the repo.
+
+run_castlint runs the CLI in this process by default (castlint.cli.main with its
+own argv, cwd, environment, stdin, stdout and stderr), which saves a Python
+start-up and the imports on each of the suite's many CLI calls. Pass
+subprocess=True where the process boundary is what is tested (signals, the
+real entry point), or set CASTLINT_TEST_SUBPROCESS=1 to run every call as a
+subprocess (what users run; the results are the same).
+
+Released wheels are downloaded once per version into <cache>/wheels and
+unpacked once per version into <cache>/src/<version> (sglang) or
+<cache>/<name>-<version>, under a file lock, so tests that share a release
+share one download and one unpack, even across pytest-xdist workers.
+"""
 from __future__ import annotations
 
+import contextlib
+import io
+import locale
 import os
+import signal
 import subprocess
 import sys
+import traceback
 import zipfile
 from pathlib import Path
 
@@ -14,46 +32,140 @@ FIXTURES = ROOT / "fixtures"
 CACHE = Path(os.environ.get("CASTLINT_TEST_CACHE", Path.home() / ".cache" / "castlint"))
 
 
-def run_castlint(*args, cwd=None, env=None, input=None):
-    """Run castlint as users do (python -m castlint) and return the CompletedProcess."""
+def _env(env) -> dict:
     full_env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
     full_env.pop("GITHUB_ACTIONS", None)
     if env:
         full_env.update(env)
-    return subprocess.run([sys.executable, "-m", "castlint", *map(str, args)], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, input=input, timeout=900)
+    return full_env
+
+
+def run_castlint(*args, cwd=None, env=None, input=None, subprocess=False):
+    """Run castlint as users do and return a CompletedProcess (text stdout/stderr)."""
+    if subprocess or os.environ.get("CASTLINT_TEST_SUBPROCESS"):
+        return run_castlint_subprocess(*args, cwd=cwd, env=env, input=input)
+    return _run_in_process([str(a) for a in args], cwd=cwd, env=_env(env), input=input)
+
+
+def run_castlint_subprocess(*args, cwd=None, env=None, input=None):
+    """`python -m castlint ARGS` in a child process."""
+    import subprocess as sp
+
+    return sp.run([sys.executable, "-m", "castlint", *map(str, args)], cwd=cwd, env=_env(env),
+                  capture_output=True, text=True, input=input, timeout=900)
+
+
+@contextlib.contextmanager
+def _process_state(cwd, env, stdin_bytes):
+    """The process-wide state a CLI run reads or sets, swapped in and restored."""
+    saved_env = dict(os.environ)
+    saved_cwd = os.getcwd()
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    saved_term = signal.getsignal(signal.SIGTERM)
+    errors = getattr(sys.__stdout__, "errors", None) or "strict"
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors=errors, write_through=True)
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace", write_through=True)
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin_bytes), encoding="utf-8")
+        sys.stdout, sys.stderr = out, err
+        yield out, err
+    finally:
+        out.flush()
+        err.flush()
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        signal.signal(signal.SIGTERM, saved_term)
+
+
+def _run_in_process(args, cwd, env, input):
+    from castlint.cli import main
+
+    stdin_bytes = input.encode("utf-8") if isinstance(input, str) else (input or b"")
+    code = 0
+    with _process_state(cwd, env, stdin_bytes) as (out, err):
+        try:
+            main(args)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:  # what an uncaught exception does to a real process
+            traceback.print_exc(file=sys.stderr)
+            code = 1
+    encoding = locale.getpreferredencoding(False)
+    stdout = out.buffer.getvalue().decode(encoding).replace("\r\n", "\n")
+    stderr = err.buffer.getvalue().decode(encoding, "replace").replace("\r\n", "\n")
+    return subprocess.CompletedProcess(["castlint", *args], code, stdout, stderr)
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """An exclusive lock on path (created), so parallel test workers fetch each release once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as fh:
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no parallel workers to guard against
+            yield
+            return
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _download(requirement: str, dest: Path, extra=()) -> Path:
+    """The wheel of requirement (name==version) in dest, downloaded once per version."""
+    import subprocess as sp
+
     dest.mkdir(parents=True, exist_ok=True)
     name, version = requirement.split("==")
     prefix = name.replace("-", "_") + "-" + version + "-"
-    found = sorted(p for p in dest.glob("*.whl") if p.name.startswith(prefix))
-    if not found:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", *extra, requirement,
-                        "-d", str(dest)], check=True, capture_output=True, timeout=900)
+    with _locked(dest / f".lock-{name}-{version}"):
         found = sorted(p for p in dest.glob("*.whl") if p.name.startswith(prefix))
+        if not found:
+            sp.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", *extra, requirement,
+                    "-d", str(dest)], check=True, capture_output=True, timeout=900)
+            found = sorted(p for p in dest.glob("*.whl") if p.name.startswith(prefix))
     assert found, f"pip download {requirement} produced no wheel in {dest}"
     return found[0]
 
 
+def wheel(requirement: str, extra=()) -> Path:
+    """A released wheel (name==version), downloaded once into <cache>/wheels."""
+    return _download(requirement, CACHE / "wheels", extra)
+
+
 def unpacked_wheel(requirement: str, member_prefix: str, extra=()) -> Path:
     """Download a released wheel (cached) and unpack member_prefix/* outside the repo."""
-    wheel = _download(requirement, CACHE / "wheels", extra)
+    path = wheel(requirement, extra)
     target = CACHE / "src" / requirement.split("==")[1] if requirement.startswith("sglang==") else \
         CACHE / requirement.replace("==", "-")
     marker = target / f".unpacked-{member_prefix.strip('/').replace('/', '_')}"
-    if not marker.exists():
-        with zipfile.ZipFile(wheel) as zf:
-            members = [n for n in zf.namelist() if n.startswith(member_prefix)]
-            zf.extractall(target, members)
-        marker.touch()
+    with _locked(target.parent / f".lock-unpack-{target.name}"):
+        if not marker.exists():
+            with zipfile.ZipFile(path) as zf:
+                members = [n for n in zf.namelist() if n.startswith(member_prefix)]
+                zf.extractall(target, members)
+            marker.touch()
     return target
 
 
 def sglang_tree(version: str) -> Path:
     """The unpacked sglang package of a release: <cache>/src/<version>/sglang."""
     return unpacked_wheel(f"sglang=={version}", "sglang/") / "sglang"
+
+
+def wheel_metadata(requirement: str) -> str:
+    """The METADATA text of a released wheel (downloaded once)."""
+    with zipfile.ZipFile(wheel(requirement)) as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        return zf.read(name).decode("utf-8")
 
 
 @pytest.fixture

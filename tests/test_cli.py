@@ -65,7 +65,7 @@ def test_select_and_ignore():
 
 def test_unknown_code_is_an_error():
     proc = run_castlint("check", "--select", "CL777", CLEAN)
-    assert proc.returncode == 2 and "unknown rule code" in proc.stderr
+    assert proc.returncode == 2 and "--select: 'CL777' selects no rule" in proc.stderr
 
 
 def test_ruff_style_fix_form(tmp_path):
@@ -160,9 +160,10 @@ def test_config_from_castlint_toml_and_model(tmp_path):
 
 @pytest.mark.parametrize("config,needle", [
     ("[tool.castlint]\nselec = ['CL001']\n", "selec: unknown key"),
-    ("[tool.castlint]\nselect = 'nonsense code'\n", "not a rule code"),
+    ("[tool.castlint]\nselect = 'nonsense code'\n", "select: must be a list of rule codes"),
+    ("[tool.castlint]\nselect = ['nonsense code']\n", "select: 'nonsense code' is not a rule code"),
     ("[tool.castlint.model]\npreset = 'gpt-9'\n", "unknown preset 'gpt-9'"),
-    ("[tool.castlint.model]\nlayers = -3\n", "model.layers: must be a non-negative integer"),
+    ("[tool.castlint.model]\nlayers = -3\n", "model.layers: must be from 1 to 10,000, got -3"),
     ("[tool.castlint]\nextend-rules = ['missing.toml']\n", "rule table 'missing.toml' not found"),
     ("[tool.castlint\n", "invalid TOML"),
 ])

@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from castlint import __version__
 
@@ -24,10 +25,10 @@ app = typer.Typer(
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-SUBCOMMANDS = {"check", "fix", "rules", "validate", "bot"}
+SUBCOMMANDS = {"check", "fix", "rules", "rule", "validate", "bot", "trace"}
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
-err_console = Console(stderr=True, highlight=False)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)  # never wrap: paths stay whole
 
 
 class OutputFormat(str, Enum):
@@ -36,6 +37,44 @@ class OutputFormat(str, Enum):
     sarif = "sarif"
     github = "github"
     rdjson = "rdjson"
+
+
+class ColorMode(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+def _line(label: str, style: str, message: str, console: Optional[Console] = None) -> None:
+    """`label: message` on stderr. The message is user-supplied text: never read as markup,
+    never wrapped (paths and machine-read lines stay whole)."""
+    (console or err_console).print(Text.assemble((f"{label}:", style), " ", message), soft_wrap=True)
+
+
+def error(message: str) -> None:
+    _line("error", "bold red", message)
+
+
+def warning(message: str) -> None:
+    _line("warning", "yellow", message)
+
+
+def _fail(message: str) -> "typer.Exit":
+    error(message)
+    return typer.Exit(EXIT_ERROR)
+
+
+def _set_color(mode: ColorMode) -> bool:
+    """Apply --color to stderr; return whether stdout's text report is coloured."""
+    global err_console
+    if mode == ColorMode.always:
+        err_console = Console(stderr=True, highlight=False, soft_wrap=True, force_terminal=True)
+        return True
+    if mode == ColorMode.never:
+        err_console = Console(stderr=True, highlight=False, soft_wrap=True, no_color=True)
+        return False
+    err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+    return sys.stdout.isatty() and os.environ.get("NO_COLOR") is None
 
 
 def _version(value: bool):
@@ -54,38 +93,62 @@ def root(
         typer.echo(ctx.get_help())
 
 
-def _split_codes(values: Optional[List[str]]) -> tuple:
-    out = []
-    for value in values or ():
-        out.extend(part.strip().upper() for part in value.split(",") if part.strip())
-    return tuple(out)
+def _split(values: Optional[List[str]]) -> List[str]:
+    return [part.strip() for value in values or () for part in value.split(",") if part.strip()]
 
 
-def _setup(paths, config_file, select, ignore):
-    """Load config and tables; exit 2 with a clear message on bad input."""
-    from castlint.config import ConfigError, load_config
+def _setup(paths, config_file, select=None, ignore=None, extend_select=None, exclude=None, extend_exclude=None,
+           respect_gitignore=None):
+    """Load config and tables, apply the command line over them; exit 2 with one clear line on bad input.
+
+    select/ignore/extend_select are the raw flag values (None: not given). Every
+    selector, from a flag or a file, goes through castlint.codes, and errors name
+    the flag or the file and key."""
+    from castlint.codes import SelectorError, enabled_codes, parse_selectors
+    from castlint.config import DEFAULT_EXCLUDE, ConfigError, load_config
     from castlint.tables import TableError, load_tables
 
     try:
         config = load_config(paths, Path(config_file) if config_file else None)
+        where = str(config.path) if config.path else None
+        select_source = f"{where}: select" if where and config.select else None
+        ignore_sources = [f"{where}: ignore"] if where and config.ignore else []
         if select:
-            config.select = select
+            config.select = parse_selectors(select, "--select")
+            select_source = "--select " + ",".join(select)
+        if extend_select:
+            extra = parse_selectors(extend_select, "--extend-select")
+            if config.select:  # an empty select already means every rule
+                config.select = tuple(dict.fromkeys(tuple(config.select) + extra))
+                select_source = (select_source or "select") + " with --extend-select " + ",".join(extend_select)
         if ignore:
-            config.ignore = tuple(config.ignore) + ignore
+            config.ignore = tuple(dict.fromkeys(tuple(config.ignore) + parse_selectors(ignore, "--ignore")))
+            ignore_sources.append("--ignore " + ",".join(ignore))
+        if exclude is not None:
+            config.exclude = tuple(_split(exclude)) + DEFAULT_EXCLUDE
+        if extend_exclude:
+            config.exclude = tuple(_split(extend_exclude)) + tuple(config.exclude)
+        if respect_gitignore is not None:
+            config.respect_gitignore = respect_gitignore
         tables = load_tables(config.extend_rules)
         config.cost_model(tables)
+    except SelectorError as exc:
+        raise _fail(str(exc))
     except (ConfigError, TableError) as exc:
-        err_console.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(EXIT_ERROR)
-    from castlint.codes import RULE_CODES  # not castlint.checks: that imports libcst (0.1 s)
-    for code in tuple(config.select) + tuple(config.ignore):
-        if not any(rc.startswith(code) for rc in RULE_CODES):
-            err_console.print(f"[bold red]error:[/] unknown rule code {code!r} (see `castlint rules`)")
-            raise typer.Exit(EXIT_ERROR)
+        raise _fail(str(exc))
+    from castlint.codes import RULES_BY_CODE
+
+    on = enabled_codes(config.select, config.ignore)
+    if not any(RULES_BY_CODE[code].kind == "check" for code in on):
+        chosen = ", ".join(on) if on else "no rule"
+        why = [select_source] if select_source else []
+        why += ignore_sources
+        raise _fail(f"{' and '.join(why) or 'the configuration'} leaves {chosen} enabled: nothing that checks code "
+                    "would run (CL900 only reports suppressions of rules that run). See `castlint rules`.")
     return config, tables
 
 
-def _progress_run(files, tables, config, jobs, quiet, show):
+def _progress_run(files, tables, config, jobs, quiet, show=True):
     from castlint.engine import check_paths
 
     if not show or quiet or len(files) < 200 or not sys.stderr.isatty():
@@ -100,23 +163,24 @@ def _progress_run(files, tables, config, jobs, quiet, show):
 
 def _emit(text: str, output_file: Optional[str]):
     if output_file:
-        Path(output_file).write_text(text, encoding="utf-8")
+        try:
+            Path(output_file).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise _fail(f"--output-file {output_file}: cannot write: {exc.strerror or exc}")
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
 
 
-def _render(fmt: OutputFormat, findings, errors, meta, quiet: bool) -> str:
+def _render(fmt: OutputFormat, findings, errors, meta, quiet: bool, color: bool) -> str:
     from castlint.report import FORMATS
 
     if fmt == OutputFormat.text:
         from castlint.report.text import render
-        color = sys.stdout.isatty() and os.environ.get("NO_COLOR") is None
         return render(findings, errors, meta, color=color, quiet=quiet)
     renderer = FORMATS.get(fmt.value)
     if renderer is None:
-        err_console.print(f"[bold red]error:[/] output format {fmt.value!r} is not available in this build")
-        raise typer.Exit(EXIT_ERROR)
+        raise _fail(f"output format {fmt.value!r} is not available in this build")
     return renderer(findings, errors, meta)
 
 
@@ -130,149 +194,490 @@ def _default_format(fmt: Optional[OutputFormat]) -> OutputFormat:
     return OutputFormat.text
 
 
-PATHS_ARG = typer.Argument(None, help="Files or directories to check (default: .)")
-SELECT_OPT = typer.Option(None, "--select", help="Only these rule codes (comma-separated, prefixes allowed).")
+def _show_settings(config, tables, fmt: OutputFormat) -> str:
+    """--show-settings: the configuration in force, after the command line."""
+    import json
+
+    from castlint.codes import enabled_codes
+
+    model = config.cost_model(tables)
+    settings = {
+        "config_file": str(config.path) if config.path else None,
+        "root": str(config.root),
+        "select": list(config.select) or ["ALL"],
+        "ignore": list(config.ignore),
+        "enabled_rules": list(enabled_codes(config.select, config.ignore)),
+        "exclude": list(config.exclude),
+        "respect_gitignore": config.respect_gitignore,
+        "per_file_ignores": {k: list(v) for k, v in config.per_file_ignores.items()},
+        "extend_rules": [str(p) for p in config.extend_rules],
+        "rule_tables": list(tables.sources),
+        "cache": config.cache,
+        "jobs": config.jobs,
+        "max_file_size": config.max_file_size,
+        "model": {"name": model.name, "layers": model.layers, "pool_tokens": model.pool_tokens,
+                  "kv_lora_rank": model.kv_lora_rank, "rope_dim": model.rope_dim, "kv_dtype": model.kv_dtype,
+                  "compute_dtype": model.compute_dtype},
+    }
+    if fmt == OutputFormat.json:
+        return json.dumps(settings, indent=2) + "\n"
+    lines = []
+    for key, value in settings.items():
+        if isinstance(value, dict) and key == "model":
+            lines += [f"model.{k} = {json.dumps(v)}" for k, v in value.items()]
+        else:
+            lines.append(f"{key} = {json.dumps(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _statistics(findings, fmt: OutputFormat, tables) -> str:
+    """--statistics: one line per rule, as ruff prints it (count, code, [*] when fixable, name)."""
+    import json
+
+    from castlint.codes import RULES_BY_CODE
+    from castlint.models import human_bytes, step_total
+
+    rows = {}
+    for f in findings:
+        row = rows.setdefault(f.code, {"code": f.code, "name": f.name, "count": 0, "fixable": 0})
+        row["count"] += 1
+        row["fixable"] += 1 if f.fixable else 0
+    ordered = sorted(rows.values(), key=lambda r: (-r["count"], r["code"]))
+    total = step_total(findings, tables.decode_step_exclude_words)
+    if fmt == OutputFormat.json:
+        payload = [{"code": r["code"], "name": r["name"], "count": r["count"], "fixable": r["fixable"] == r["count"],
+                    "fixable_count": r["fixable"]} for r in ordered]
+        return json.dumps(payload, indent=2) + "\n"
+    width = max((len(str(r["count"])) for r in ordered), default=1)
+    lines = []
+    for r in ordered:
+        mark = "[*]" if r["fixable"] == r["count"] else ("[-]" if r["fixable"] else "   ")
+        name = RULES_BY_CODE[r["code"]].name if r["code"] in RULES_BY_CODE else r["name"]
+        lines.append(f"{r['count']:>{width}}\t{r['code']}\t{mark} {name}")
+    if total.backends:
+        lines.append("")
+        lines.append("per decode step, by backend (a server runs one):")
+        lines += [f"{human_bytes(n):>10}\t{name}" for name, n in total.backends]
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _read_stdin() -> bytes:
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is not None:
+        return stream.read()
+    data = sys.stdin.read()
+    return data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+
+
+def _write_stdout_bytes(data: bytes) -> None:
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is not None:
+        sys.stdout.flush()
+        stream.write(data)
+        stream.flush()
+    else:
+        sys.stdout.write(data.decode("utf-8", "replace"))
+        sys.stdout.flush()
+
+
+PATHS_ARG = typer.Argument(None, help="Files or directories to check (default: .); `-` reads one file from stdin.")
+SELECT_OPT = typer.Option(None, "--select", help="Only these rule codes (comma-separated, prefixes allowed; ALL for every rule).")
+EXTEND_SELECT_OPT = typer.Option(None, "--extend-select", help="Rule codes to enable on top of select.")
 IGNORE_OPT = typer.Option(None, "--ignore", help="Skip these rule codes.")
-FORMAT_OPT = typer.Option(None, "--format", "-f", help="Output format (github is the default under GitHub Actions).")
+FORMAT_OPT = typer.Option(None, "--format", "-f", "--output-format",
+                          help="Output format (github is the default under GitHub Actions); --output-format is ruff's name.")
 CONFIG_OPT = typer.Option(None, "--config", help="Read config from this file instead of the nearest pyproject.toml/castlint.toml.")
+QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Only the findings: no code frames, no summary.")
+EXCLUDE_OPT = typer.Option(None, "--exclude", help="Glob patterns to skip, replacing the configured exclude (the defaults stay).")
+EXTEND_EXCLUDE_OPT = typer.Option(None, "--extend-exclude", help="Glob patterns to skip, on top of exclude.")
+GITIGNORE_OPT = typer.Option(None, "--respect-gitignore/--no-respect-gitignore",
+                             help="Skip what .gitignore files ignore (default: on, or respect-gitignore in the config).")
+COLOR_OPT = typer.Option(ColorMode.auto, "--color", help="Colour: auto (on a terminal, unless NO_COLOR is set), always, never.")
+STDIN_OPT = typer.Option(None, "--stdin-filename", help="Read the source from stdin and report it under this name (config, messages).")
+SHOW_FILES_OPT = typer.Option(False, "--show-files", help="List the files that would be checked, and exit.")
+SHOW_SETTINGS_OPT = typer.Option(False, "--show-settings", help="Print the settings in force (config plus flags), and exit.")
+STATISTICS_OPT = typer.Option(False, "--statistics", help="Count the findings per rule instead of listing them.")
+SHOW_FIXES_OPT = typer.Option(False, "--show-fixes", help="With a fix: list what was fixed, per file and rule.")
+JOBS_OPT = typer.Option(0, "--jobs", "-j", help="Parallel workers (default: core count).")
+NO_CACHE_OPT = typer.Option(False, "--no-cache", help="Do not read or write .castlint_cache/.")
+OUTPUT_FILE_OPT = typer.Option(None, "--output-file", "-o", help="Write the report to this file.")
+UNSAFE_OPT = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe.")
+FI_API_OPT = typer.Option("auto", "--flashinfer-api", help="Call form the fix emits: auto (what the target pins), positional, or keyword (FlashInfer >= 0.7).")
+FI_VERSION_OPT = typer.Option(None, "--flashinfer-version", help="FlashInfer the fixed code will run against (default: the pin the tree states, else rules/sglang.toml).")
+EXIT_ON_FIX_OPT = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when a fix changed a file (pre-commit style).")
 
 
 @app.command()
 def check(
     paths: Optional[List[str]] = PATHS_ARG,
     select: Optional[List[str]] = SELECT_OPT,
+    extend_select: Optional[List[str]] = EXTEND_SELECT_OPT,
     ignore: Optional[List[str]] = IGNORE_OPT,
     fmt: Optional[OutputFormat] = FORMAT_OPT,
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     config_file: Optional[str] = CONFIG_OPT,
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only findings, no code frames or summary."),
+    quiet: bool = QUIET_OPT,
     fix: bool = typer.Option(False, "--fix", help="Apply safe fixes, then report what is left."),
-    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe."),
+    fix_only: bool = typer.Option(False, "--fix-only", help="Apply fixes; do not report (or exit 1 for) what is left."),
+    unsafe_fixes: bool = UNSAFE_OPT,
     diff: bool = typer.Option(False, "--diff", help="With --fix: print a unified diff and write nothing."),
-    flashinfer_api: str = typer.Option("auto", "--flashinfer-api", help="Call form the fix emits: auto (what the target pins), positional, or keyword (FlashInfer >= 0.7)."),
-    flashinfer_version: Optional[str] = typer.Option(None, "--flashinfer-version", help="FlashInfer the fixed code will run against (default: what the target sglang pins, from rules/sglang.toml)."),
-    exit_non_zero_on_fix: bool = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when fix changed a file (pre-commit style)."),
-    output_file: Optional[str] = typer.Option(None, "--output-file", "-o", help="Write the report to this file."),
-    jobs: int = typer.Option(0, "--jobs", "-j", help="Parallel workers (default: core count)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write .castlint_cache/."),
+    show_fixes: bool = SHOW_FIXES_OPT,
+    flashinfer_api: str = FI_API_OPT,
+    flashinfer_version: Optional[str] = FI_VERSION_OPT,
+    exit_non_zero_on_fix: bool = EXIT_ON_FIX_OPT,
+    output_file: Optional[str] = OUTPUT_FILE_OPT,
+    jobs: int = JOBS_OPT,
+    no_cache: bool = NO_CACHE_OPT,
     diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only report findings on lines changed since this git revision."),
+    with_trace: Optional[str] = typer.Option(None, "--with-trace", help="A `castlint trace --format json` report: mark the findings it confirms at runtime, add its new runtime findings (CL101) in these files."),
+    statistics: bool = STATISTICS_OPT,
+    add_noqa: bool = typer.Option(False, "--add-noqa", help="Add a `# noqa: CODE` comment for every current finding (adopt castlint on a big tree)."),
+    exclude: Optional[List[str]] = EXCLUDE_OPT,
+    extend_exclude: Optional[List[str]] = EXTEND_EXCLUDE_OPT,
+    respect_gitignore: Optional[bool] = GITIGNORE_OPT,
+    show_files: bool = SHOW_FILES_OPT,
+    show_settings: bool = SHOW_SETTINGS_OPT,
+    color: ColorMode = COLOR_OPT,
+    stdin_filename: Optional[str] = STDIN_OPT,
 ):
     """Check files for whole-pool casts (exit 0 clean, 1 findings, 2 errors)."""
-    paths = paths or ["."]
-    config, tables = _setup(paths, config_file, _split_codes(select), _split_codes(ignore))
+    colored = _set_color(color)
+    fix = fix or fix_only
+    stdin = paths == ["-"] or (stdin_filename is not None and not paths)
+    if paths and "-" in paths and not stdin:
+        raise _fail("`-` (stdin) cannot be mixed with other paths")
+    if add_noqa and (fix or diff):
+        raise _fail("--add-noqa cannot be combined with --fix, --fix-only or --diff")
+    if flashinfer_api not in ("auto", "positional", "keyword"):
+        raise _fail(f"--flashinfer-api must be auto, positional or keyword, got {flashinfer_api!r}")
+    config_paths = [stdin_filename or "."] if stdin else (paths or ["."])
+    config, tables = _setup(config_paths, config_file, select, ignore, extend_select, exclude, extend_exclude,
+                            respect_gitignore)
     if no_cache:
         config.cache = False
+    fmt = _default_format(fmt)
+    if show_settings:
+        _emit(_show_settings(config, tables, fmt), output_file)
+        raise typer.Exit(EXIT_CLEAN)
+    if stdin:
+        raise typer.Exit(_check_stdin(stdin_filename or "-", config, tables, fmt, quiet, colored, fix, diff,
+                                      unsafe_fixes, flashinfer_api, flashinfer_version, exit_zero, fix_only,
+                                      statistics, output_file))
+    paths = paths or ["."]
     from castlint.discover import discover
 
     files, walk_errors = discover(paths, config)
-    changed_files = 0
-    fix_errors = []
-    if fix or diff:
-        from castlint.fixes import FixOptions, fix_files
+    if show_files:
+        _emit("".join(f"{path}\n" for path in files), output_file)
+        for e in walk_errors:
+            error(f"{e.path}:{e.line}: {e.message}")
+        raise typer.Exit(EXIT_ERROR if walk_errors else EXIT_CLEAN)
+    if not files and not walk_errors:
+        warning(f"no Python files found under {', '.join(paths)}")
+    if add_noqa:
+        raise typer.Exit(_add_noqa(files, walk_errors, tables, config, jobs, quiet))
 
-        if flashinfer_api not in ("auto", "positional", "keyword"):
-            err_console.print(f"[bold red]error:[/] --flashinfer-api must be auto, positional or keyword, got {flashinfer_api!r}")
-            raise typer.Exit(EXIT_ERROR)
-        options = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
-                             flashinfer_version=flashinfer_version)
-        outcome = fix_files(files, tables, config, options)
-        fix_errors = outcome.errors
-        changed_files = len(outcome.changed)
+    changed_files: List[str] = []
+    fix_errors: list = []
+    fixed_counts: dict = {}
+    run = _progress_run(files, tables, config, jobs, quiet)
+    findings, run_errors = run.findings, run.all_errors
+    if fix or diff:
+        findings, run_errors, changed_files, fix_errors, fixed_counts, diff_text = _apply_fixes(
+            run, files, tables, config, jobs, quiet, unsafe_fixes, diff, flashinfer_api, flashinfer_version)
         if diff:
-            sys.stdout.write(outcome.diff_text)
-            if not outcome.diff_text and not quiet:
+            sys.stdout.write(diff_text)
+            if not diff_text and not quiet:
                 err_console.print("castlint: no fixes to apply")
             errors = sorted(list(walk_errors) + list(fix_errors), key=lambda e: (e.path, e.line))
             for e in errors:
-                err_console.print(f"[bold]{e.path}:{e.line}:[/bold] [bold red]error[/] {e.message}")
-            raise typer.Exit(EXIT_ERROR if errors else (EXIT_FINDINGS if outcome.diff_text else EXIT_CLEAN))
-        if not quiet:
-            for path in outcome.changed:
-                err_console.print(f"[green]fixed[/green] {path}")
-            for path, line, why in outcome.notes:
-                err_console.print(f"[yellow]not fixed[/yellow] {path}:{line}: {why}")
-    run = _progress_run(files, tables, config, jobs, quiet, show=True)
-    findings = run.findings
+                error(f"{e.path}:{e.line}: {e.message}")
+            raise typer.Exit(EXIT_ERROR if errors else (EXIT_FINDINGS if diff_text else EXIT_CLEAN))
     if diff_base:
         from castlint.gitdiff import GitDiffError, filter_to_changed_lines
         try:
             findings = filter_to_changed_lines(findings, diff_base)
         except GitDiffError as exc:
-            from rich.markup import escape
-            err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
-            raise typer.Exit(EXIT_ERROR)
-    errors = sorted(list(walk_errors) + list(run.all_errors) + list(fix_errors), key=lambda e: (e.path, e.line))
-    meta = {"files": len(files), "fixed_files": changed_files}
-    _emit(_render(_default_format(fmt), findings, errors, meta, quiet), output_file)
+            raise _fail(str(exc))
+    if with_trace:  # runtime evidence from `castlint trace` (docs/trace.md)
+        from castlint.trace.report import TraceFileError, merge_with_trace
+        try:
+            findings = merge_with_trace(findings, files, with_trace)
+        except TraceFileError as exc:
+            raise _fail(str(exc))
+    errors = sorted(list(walk_errors) + list(run_errors) + list(fix_errors), key=lambda e: (e.path, e.line))
+    fixed = sum(sum(c.values()) for c in fixed_counts.values())
+    meta = {"files": len(files), "fixed_files": len(changed_files), "no_files": not files and not walk_errors,
+            "step_total_exclude": tables.decode_step_exclude_words}
+    if fix:
+        meta["fixed"] = fixed
+    if show_fixes and fix:
+        meta["fixed_by_file"] = fixed_counts
+    if fix_only:
+        if fmt == OutputFormat.text:
+            if not quiet:
+                _emit(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.\n" if fixed else "No findings fixed.\n",
+                      output_file)
+            for e in errors:
+                error(f"{e.path}:{e.line}: {e.message}")
+        else:
+            _emit(_render(fmt, [], errors, meta, quiet, colored), output_file)
+    elif statistics:
+        _emit(_statistics(findings, fmt, tables), output_file)
+        for e in errors:
+            error(f"{e.path}:{e.line}: {e.message}")
+    else:
+        _emit(_render(fmt, findings, errors, meta, quiet, colored), output_file)
     if errors:
         raise typer.Exit(EXIT_ERROR)
     if exit_non_zero_on_fix and changed_files:
         raise typer.Exit(EXIT_FINDINGS)
-    if findings and not exit_zero:
+    if findings and not exit_zero and not fix_only:
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_CLEAN)
+
+
+def _apply_fixes(run, files, tables, config, jobs, quiet, unsafe, diff, flashinfer_api, flashinfer_version):
+    """Fix the files the check found fixable; re-check only what changed.
+
+    Returns (findings, errors, changed paths, fix errors, {path: Counter of fixed codes}, diff text)."""
+    from collections import Counter
+
+    from castlint.engine import check_paths
+    from castlint.fixes import FixOptions, fix_files
+    from castlint.fixes.flashinfer_mla import CODEMOD as MLA_CODEMOD
+    from castlint.fixes.target import activation_note, detect_target
+
+    fixable = sorted({f.path for f in run.findings if f.fixable})
+    options = FixOptions(unsafe=unsafe, dry_run=diff, flashinfer_api=flashinfer_api,
+                         flashinfer_version=flashinfer_version)
+    if fixable:
+        outcome = fix_files(fixable, tables, config, options, jobs=jobs)
+    else:
+        from castlint.fixes import FixOutcome
+        outcome = FixOutcome()
+    changed = sorted(set(outcome.changed))
+    mla_files = {f.path for f in run.findings if f.fix is not None and f.fix.codemod == MLA_CODEMOD}
+    if not quiet:
+        for path in changed:
+            if path in mla_files:
+                target = detect_target(path, tables, flashinfer_version)
+                _line("fixed" if not diff else "would fix", "green", f"{path}: call form for {target.describe()}")
+                note = activation_note(target, tables)
+                if note:
+                    _line("note", "yellow", f"{path}: {note}")
+            elif not diff:
+                _line("fixed", "green", path)
+        for path, line, why in outcome.notes:
+            _line("not fixed", "yellow", f"{path}:{line}: {why}")
+    if diff:
+        return run.findings, run.all_errors, changed, outcome.errors, {}, outcome.diff_text
+    after = check_paths(changed, tables, config, jobs=jobs) if changed else None
+    keep = set(changed)
+    findings = [f for f in run.findings if f.path not in keep]
+    errors = [e for e in run.all_errors if e.path not in keep]
+    fixed_counts = {}
+    if after is not None:
+        findings += after.findings
+        errors += after.all_errors
+        for path in changed:
+            before = Counter(f.code for f in run.findings if f.path == path)
+            left = Counter(f.code for f in after.findings if f.path == path)
+            fixed_counts[path] = before - left
+    findings.sort(key=lambda f: f.sort_key())
+    return findings, errors, changed, outcome.errors, fixed_counts, ""
+
+
+def _add_noqa(files, walk_errors, tables, config, jobs, quiet) -> int:
+    from castlint.noqa import add_noqa
+
+    run = _progress_run(files, tables, config, jobs, quiet)
+    errors = list(walk_errors) + list(run.all_errors)
+    outcome = add_noqa(run.findings)
+    errors += outcome.errors
+    for path, line, code in outcome.unplaced:
+        warning(f"{path}:{line}: no line of this {code} finding can take a comment (each ends inside a string "
+                "or in a backslash continuation); suppress it by hand")
+    for e in sorted(errors, key=lambda e: (e.path, e.line)):
+        error(f"{e.path}:{e.line}: {e.message}")
+    if not quiet:
+        n = outcome.added
+        _emit(f"Added {n} noqa directive{'s' if n != 1 else ''}.\n", None)
+    return EXIT_ERROR if errors else EXIT_CLEAN
+
+
+def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, flashinfer_api, flashinfer_version,
+                 exit_zero, fix_only, statistics, output_file) -> int:
+    """`castlint check [--fix] -`: one file from stdin, reported under name.
+
+    Without a fix the report goes to stdout. With one, as ruff does, stdout gets
+    the fixed source (or, with --diff, the diff) and the report goes to stderr;
+    --fix-only reports nothing but errors."""
+    from castlint.engine import check_file
+    from castlint.models import FileError
+
+    source = _read_stdin()
+    cost_model = config.cost_model(tables)
+    errors = []
+    if not (fix or diff):
+        result = check_file(name, tables, config, cost_model, source=source)
+        findings = sorted(result.findings, key=lambda f: f.sort_key())
+        meta = {"files": 1, "sources": {name: source.decode("utf-8", "replace")},
+                "step_total_exclude": tables.decode_step_exclude_words}
+        errors = list(result.errors)
+        _emit(_statistics(findings, fmt, tables) if statistics else
+              _render(fmt, findings, errors, meta, quiet, colored), output_file)
+        if errors:
+            return EXIT_ERROR
+        return EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
+
+    from castlint.fixes import FixError, FixOptions, fix_source, unified_diff
+
+    options = FixOptions(unsafe=unsafe, dry_run=diff, flashinfer_api=flashinfer_api,
+                         flashinfer_version=flashinfer_version)
+    before = check_file(name, tables, config, cost_model, source=source)
+    new = source
+    if not before.errors and any(f.fixable for f in before.findings):
+        try:
+            new = fix_source(source, name, tables, options, config).new_source
+        except SyntaxError as exc:
+            errors.append(FileError(name, exc.lineno or 1, str(exc.msg), "parse"))
+        except FixError as exc:
+            errors.append(FileError(name, exc.line, str(exc), "fix"))
+    if diff:
+        sys.stdout.write(unified_diff(name, source, new) if new != source else "")
+        sys.stdout.flush()
+    else:
+        _write_stdout_bytes(new)  # the source, fixed or not: an editor replaces its buffer with it
+    after = check_file(name, tables, config, cost_model, source=new) if new != source else before
+    findings = sorted(after.findings, key=lambda f: f.sort_key())
+    errors = list(after.errors) + errors
+    meta = {"files": 1, "sources": {name: new.decode("utf-8", "replace")}, "fixed": 0,
+            "step_total_exclude": tables.decode_step_exclude_words}
+    if new != source:
+        meta["fixed"] = max(0, len(before.findings) - len(after.findings))
+    if fix_only:
+        for e in errors:
+            error(f"{e.path}:{e.line}: {e.message}")
+    else:
+        report = (_statistics(findings, fmt, tables) if statistics else
+                  _render(fmt, findings, errors, meta, quiet, colored))
+        if output_file:
+            _emit(report, output_file)
+        else:
+            sys.stderr.write(report)
+            sys.stderr.flush()
+    if errors:
+        return EXIT_ERROR
+    if diff:
+        return EXIT_FINDINGS if new != source else EXIT_CLEAN
+    return EXIT_FINDINGS if findings and not exit_zero and not fix_only else EXIT_CLEAN
 
 
 @app.command("fix")
 def fix_command(
     paths: Optional[List[str]] = PATHS_ARG,
     select: Optional[List[str]] = SELECT_OPT,
+    extend_select: Optional[List[str]] = EXTEND_SELECT_OPT,
     ignore: Optional[List[str]] = IGNORE_OPT,
     fmt: Optional[OutputFormat] = FORMAT_OPT,
     config_file: Optional[str] = CONFIG_OPT,
-    quiet: bool = typer.Option(False, "--quiet", "-q"),
-    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe."),
+    quiet: bool = QUIET_OPT,
+    unsafe_fixes: bool = UNSAFE_OPT,
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff and write nothing."),
-    flashinfer_api: str = typer.Option("auto", "--flashinfer-api", help="auto | positional | keyword (FlashInfer >= 0.7 keyword form)."),
-    flashinfer_version: Optional[str] = typer.Option(None, "--flashinfer-version", help="FlashInfer the fixed code will run against (default: the target sglang's pin)."),
-    exit_non_zero_on_fix: bool = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when a file changed (pre-commit style)."),
-    output_file: Optional[str] = typer.Option(None, "--output-file", "-o"),
-    jobs: int = typer.Option(0, "--jobs", "-j"),
-    no_cache: bool = typer.Option(False, "--no-cache"),
+    fix_only: bool = typer.Option(False, "--fix-only", help="Do not report (or exit 1 for) what is left."),
+    show_fixes: bool = SHOW_FIXES_OPT,
+    flashinfer_api: str = FI_API_OPT,
+    flashinfer_version: Optional[str] = FI_VERSION_OPT,
+    exit_non_zero_on_fix: bool = EXIT_ON_FIX_OPT,
+    output_file: Optional[str] = OUTPUT_FILE_OPT,
+    jobs: int = JOBS_OPT,
+    no_cache: bool = NO_CACHE_OPT,
+    statistics: bool = STATISTICS_OPT,
+    exclude: Optional[List[str]] = EXCLUDE_OPT,
+    extend_exclude: Optional[List[str]] = EXTEND_EXCLUDE_OPT,
+    respect_gitignore: Optional[bool] = GITIGNORE_OPT,
+    color: ColorMode = COLOR_OPT,
+    stdin_filename: Optional[str] = STDIN_OPT,
 ):
-    """Apply fixes (same as `castlint check --fix`); --diff previews them."""
-    check(paths=paths, select=select, ignore=ignore, fmt=fmt, exit_zero=False, config_file=config_file,
-          quiet=quiet, fix=True, unsafe_fixes=unsafe_fixes, diff=diff, flashinfer_api=flashinfer_api,
-          flashinfer_version=flashinfer_version, exit_non_zero_on_fix=exit_non_zero_on_fix, output_file=output_file, jobs=jobs, no_cache=no_cache,
-          diff_base=None)
+    """Apply fixes (same as `castlint check --fix`); --diff previews them; `castlint fix -` fixes stdin to stdout."""
+    check(paths=paths, select=select, extend_select=extend_select, ignore=ignore, fmt=fmt, exit_zero=False,
+          config_file=config_file, quiet=quiet, fix=True, fix_only=fix_only, unsafe_fixes=unsafe_fixes, diff=diff,
+          show_fixes=show_fixes, flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version,
+          exit_non_zero_on_fix=exit_non_zero_on_fix, output_file=output_file, jobs=jobs, no_cache=no_cache,
+          diff_base=None, statistics=statistics, add_noqa=False, exclude=exclude, extend_exclude=extend_exclude,
+          respect_gitignore=respect_gitignore, show_files=False, show_settings=False, color=color,
+          stdin_filename=stdin_filename)
+
+
+def _rules_table(fmt: Optional[OutputFormat]) -> None:
+    """The rule list, from castlint.codes: no libcst import, as fast as --version."""
+    from castlint.codes import RULES
+
+    if fmt == OutputFormat.json:
+        import json
+        typer.echo(json.dumps([{"code": r.code, "name": r.name, "summary": r.summary, "fix": r.fix} for r in RULES],
+                              indent=2))
+        return
+    from rich.table import Table
+
+    table = Table(title="castlint rules", show_lines=False)
+    table.add_column("Code", style="bold", no_wrap=True)
+    table.add_column("Name", style="cyan", no_wrap=True)
+    table.add_column("Summary")
+    table.add_column("Fix", no_wrap=True)
+    for r in RULES:
+        table.add_row(Text(r.code), Text(r.name), Text(r.summary), Text(r.fix))
+    Console(highlight=False).print(table)
+
+
+def _rule_doc(code: str, fmt: Optional[OutputFormat]) -> None:
+    from castlint.codes import lookup
+
+    info = lookup(code)
+    if info is None:
+        raise _fail(f"no rule {code!r}; run `castlint rules` for the list")
+    from castlint.checks import RULES_BY_CODE
+
+    rule = RULES_BY_CODE[info.code]
+    if fmt == OutputFormat.json:
+        import json
+        typer.echo(json.dumps({"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": info.fix,
+                               "explanation": rule_markdown(rule)}, indent=2))
+        return
+    from rich.markdown import Markdown
+
+    Console(highlight=False).print(Markdown(rule_markdown(rule)))
 
 
 @app.command()
 def rules(
-    code: Optional[str] = typer.Argument(None, help="Show this rule's documentation."),
-    fmt: Optional[OutputFormat] = typer.Option(None, "--format", "-f"),
+    code: Optional[str] = typer.Argument(None, help="Show this rule's documentation (a code or a name)."),
+    fmt: Optional[OutputFormat] = typer.Option(None, "--format", "-f", "--output-format", help="text or json."),
 ):
     """List the rules, or document one."""
-    from castlint.checks import ALL_RULES, RULES_BY_CODE
-
-    console = Console(highlight=False)
     if code is None:
-        if fmt == OutputFormat.json:
-            import json
-            typer.echo(json.dumps([{"code": r.code, "name": r.name, "summary": r.summary} for r in ALL_RULES], indent=2))
-            return
-        from rich.table import Table
+        _rules_table(fmt)
+    else:
+        _rule_doc(code, fmt)
 
-        table = Table(title="castlint rules", show_lines=False)
-        table.add_column("Code", style="bold")
-        table.add_column("Name", style="cyan")
-        table.add_column("Summary")
-        table.add_column("Fix")
-        for r in ALL_RULES:
-            table.add_row(r.code, r.name, r.summary, _fix_word(r))
-        console.print(table)
+
+@app.command()
+def rule(
+    code: Optional[str] = typer.Argument(None, help="The rule's code (CL001) or name (whole-pool-cast)."),
+    all_rules: bool = typer.Option(False, "--all", help="Document every rule."),
+    fmt: Optional[OutputFormat] = typer.Option(None, "--format", "-f", "--output-format", help="text or json."),
+):
+    """Document one rule (ruff's `rule`): `castlint rule CL001`."""
+    from castlint.codes import RULE_CODES
+
+    if all_rules:
+        for one in RULE_CODES:
+            _rule_doc(one, fmt)
         return
-    rule = RULES_BY_CODE.get(code.upper())
-    if rule is None:
-        for r in ALL_RULES:
-            if r.name == code:
-                rule = r
-    if rule is None:
-        err_console.print(f"[bold red]error:[/] no rule {code!r}; run `castlint rules` for the list")
-        raise typer.Exit(EXIT_ERROR)
-    from rich.markdown import Markdown
-
-    console.print(Markdown(rule_markdown(rule)))
+    if code is None:
+        raise _fail("name a rule (`castlint rule CL001`), or pass --all; `castlint rules` lists them")
+    _rule_doc(code, fmt)
 
 
 def _fix_word(rule) -> str:
@@ -356,6 +761,34 @@ def bot(
     raise typer.Exit(run_bot(paths=paths, diff_base=diff_base, dry_run=dry_run, exit_zero=exit_zero,
                              config_file=config_file, review=review, check_run=check_run,
                              always_comment=always_comment, max_wait=max_wait))
+
+
+@app.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+def trace(
+    command: Optional[List[str]] = typer.Argument(None, help="The program to run, after `--`: castlint trace -- python my_bench.py ..."),
+    module: Optional[str] = typer.Option(None, "--module", "-m", help="Run pkg.mod:func (call it) or pkg.mod (as __main__) in this process instead."),
+    threshold: Optional[str] = typer.Option(None, "--threshold", "-t", help="Smallest input to report: bytes or 64MiB, 1GB, ... (default: rules/trace.toml, 64MiB)."),
+    fmt: Optional[OutputFormat] = FORMAT_OPT,
+    output_file: Optional[str] = OUTPUT_FILE_OPT,
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Workers for the static check of the files the trace points at."),
+    no_static: bool = typer.Option(False, "--no-static", help="Do not run the static check (every runtime finding is CL101)."),
+    skip: Optional[List[str]] = typer.Option(None, "--skip", help="Frames under this path are not the engine's (like torch's); repeatable."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when conversions are reported."),
+    config_file: Optional[str] = CONFIG_OPT,
+    quiet: bool = QUIET_OPT,
+    color: ColorMode = COLOR_OPT,
+):
+    """Run a PyTorch program and report whole-buffer dtype conversions at runtime (docs/trace.md).
+
+    Needs torch (castlint[validate]). Each finding names the engine line, op, dtypes, bytes and count per step;
+    a line a static finding covers is "confirmed at runtime", any other is CL101.
+    """
+    from castlint.trace.command import run_trace
+
+    raise typer.Exit(run_trace(command=command, module=module, threshold=threshold,
+                               fmt=_default_format(fmt).value, output_file=output_file, jobs=jobs,
+                               static=not no_static, exit_zero=exit_zero, quiet=quiet, config_file=config_file,
+                               skip=skip or (), color=_set_color(color)))
 
 
 def main(argv: Optional[List[str]] = None):

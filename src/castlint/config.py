@@ -17,15 +17,24 @@ DEFAULT_EXCLUDE = (
     "build", "dist", "node_modules", ".castlint_cache", "*.egg-info",
 )
 KNOWN_KEYS = {
-    "select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "extend-rules",
-    "model", "cache", "jobs", "max-file-size",
+    "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "extend-rules",
+    "respect-gitignore", "model", "cache", "jobs", "max-file-size",
 }
 MODEL_KEYS = {"preset", "layers", "pool-tokens", "kv-lora-rank", "rope-dim", "kv-dtype", "compute-dtype"}
+# Sane ranges for the cost model's integers: (smallest, largest). A value outside
+# is a typo (an exponent too many), and would print nonsense costs.
+MODEL_RANGES = {
+    "layers": (1, 10_000),
+    "pool-tokens": (1, 10**12),
+    "kv-lora-rank": (1, 1 << 20),
+    "rope-dim": (0, 1 << 20),
+}
 
 
 class ConfigError(Exception):
     def __init__(self, path, key: str, message: str):
         super().__init__(f"{path}: {key}: {message}" if key else f"{path}: {message}")
+        self.path, self.key, self.detail = path, key, message
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,7 @@ class Config:
     cache: bool = True
     jobs: int = 0  # 0: core count
     max_file_size: int = 4_000_000
+    respect_gitignore: bool = True
 
     def rule_enabled(self, code: str, path: Optional[str] = None) -> bool:
         if self.select and not any(code.startswith(prefix) for prefix in self.select):
@@ -109,15 +119,18 @@ def _glob_match(rel: str, pattern: str) -> bool:
     return fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern + "/*") or rel == pattern
 
 
-def _codes(value, path, key) -> tuple:
-    if isinstance(value, str):
-        value = [part.strip() for part in value.split(",") if part.strip()]
+def _codes(value, path, key, allow_empty: bool = True) -> tuple:
+    """A list of rule selectors, through the validator the CLI uses (castlint.codes)."""
+    from castlint.codes import SelectorError, parse_selectors
+
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(path, key, f"must be a list of rule codes, got {value!r}")
-    for code in value:
-        if not (code[:2].isalpha() and code[:2].isupper()):
-            raise ConfigError(path, key, f"{code!r} is not a rule code (like CL001 or CL)")
-    return tuple(value)
+        raise ConfigError(path, key, f"must be a list of rule codes (like [\"CL001\"]), got {value!r}")
+    if not value and not allow_empty:
+        raise ConfigError(path, key, "an empty list selects no rule; leave the key out to enable every rule")
+    try:
+        return parse_selectors(value, f"{path}: {key}")
+    except SelectorError as exc:
+        raise ConfigError(path, key, exc.detail) from None
 
 
 def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
@@ -127,7 +140,11 @@ def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
         raise ConfigError(where, unknown[0], f"unknown key (known: {', '.join(sorted(KNOWN_KEYS))})")
     cfg = Config(path=path, root=root)
     if "select" in data:
-        cfg.select = _codes(data["select"], where, "select")
+        cfg.select = _codes(data["select"], where, "select", allow_empty=False)
+    if "extend-select" in data:
+        extra = _codes(data["extend-select"], where, "extend-select")
+        if cfg.select:  # an empty select already means every rule
+            cfg.select = tuple(dict.fromkeys(cfg.select + extra))
     if "ignore" in data:
         cfg.ignore = _codes(data["ignore"], where, "ignore")
     for key in ("exclude", "extend-exclude"):
@@ -140,7 +157,7 @@ def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
         value = data["per-file-ignores"]
         if not isinstance(value, dict):
             raise ConfigError(where, "per-file-ignores", "must be a table of glob = [codes]")
-        cfg.per_file_ignores = {k: _codes(v, where, f"per-file-ignores.{k}") for k, v in value.items()}
+        cfg.per_file_ignores = {k: _codes(v, where, f'per-file-ignores."{k}"') for k, v in value.items()}
     if "extend-rules" in data:
         value = data["extend-rules"]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -159,17 +176,23 @@ def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
         bad = sorted(set(model) - MODEL_KEYS)
         if bad:
             raise ConfigError(where, f"model.{bad[0]}", f"unknown key (known: {', '.join(sorted(MODEL_KEYS))})")
-        for key in ("layers", "pool-tokens", "kv-lora-rank", "rope-dim"):
-            if key in model and (not isinstance(model[key], int) or isinstance(model[key], bool) or model[key] < 0):
-                raise ConfigError(where, f"model.{key}", f"must be a non-negative integer, got {model[key]!r}")
+        for key, (low, high) in MODEL_RANGES.items():
+            if key not in model:
+                continue
+            value = model[key]
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ConfigError(where, f"model.{key}", f"must be an integer from {low:,} to {high:,}, got {value!r}")
+            if not low <= value <= high:
+                raise ConfigError(where, f"model.{key}", f"must be from {low:,} to {high:,}, got {value:,}")
         for key in ("preset", "kv-dtype", "compute-dtype"):
             if key in model and not isinstance(model[key], str):
                 raise ConfigError(where, f"model.{key}", f"must be a string, got {model[key]!r}")
         cfg.model = dict(model)
-    if "cache" in data:
-        if not isinstance(data["cache"], bool):
-            raise ConfigError(where, "cache", f"must be true or false, got {data['cache']!r}")
-        cfg.cache = data["cache"]
+    for key, attr in (("cache", "cache"), ("respect-gitignore", "respect_gitignore")):
+        if key in data:
+            if not isinstance(data[key], bool):
+                raise ConfigError(where, key, f"must be true or false, got {data[key]!r}")
+            setattr(cfg, attr, data[key])
     for key, attr in (("jobs", "jobs"), ("max-file-size", "max_file_size")):
         if key in data:
             if not isinstance(data[key], int) or isinstance(data[key], bool) or data[key] < 0:

@@ -4,6 +4,18 @@ The walk is os.scandir-based and decides `exclude` with precompiled patterns on
 root-relative paths built as it goes (Config.excluded resolves every path,
 which cost more than the rest of a warm run). The answer is the same as
 Config.excluded's: tests/test_robustness.py compares them.
+
+A walk also skips, as ruff does:
+- what .gitignore files say to ignore (those in the walked tree, and those
+  above it up to the git work tree's root, plus .git/info/exclude), matched by
+  pathspec's gitignore rules; `respect_gitignore = False` turns it off;
+- virtual environments, recognised by their pyvenv.cfg, whatever their name;
+- a directory symlink whose target the walk reaches anyway (inside the walked
+  tree, or a directory already walked): it would only repeat files. A link back
+  up to one of its own ancestors is a real loop, and is reported.
+
+Files named explicitly are checked even when .gitignore'd (pre-commit and
+editors pass only the files they mean).
 """
 from __future__ import annotations
 
@@ -12,12 +24,13 @@ import functools
 import os
 import re
 from pathlib import Path
-from typing import Iterable, List, Tuple
+from typing import Iterable, List, Optional, Tuple
 
 from castlint.config import Config
 from castlint.models import FileError
 
 PY_SUFFIXES = (".py", ".pyi")
+VENV_MARKER = "pyvenv.cfg"  # written by venv, virtualenv and uv into every virtual environment
 
 
 class _Excluder:
@@ -90,17 +103,82 @@ def discover(paths: Iterable[str], config: Config) -> Tuple[List[str], List[File
     return sorted(set(files)), errors
 
 
+# -- .gitignore --------------------------------------------------------------
+
+def _read_ignore_file(path: str):
+    """A pathspec GitIgnoreSpec for one ignore file, or None (missing, unreadable or empty)."""
+    try:
+        with open(path, "r", encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    import pathspec  # only when a tree has an ignore file
+
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    return spec if spec.patterns else None
+
+
+def _git_root(real_dir: str) -> Optional[str]:
+    """The work tree root (the folder holding .git) at or above real_dir, or None."""
+    here = real_dir
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _outer_ignores(real_top: str) -> tuple:
+    """(spec, prefix) for ignore files above the walked directory, up to the git root.
+
+    prefix is the walked directory's path relative to the ignore file's folder,
+    ending in "/", so that prefix + a path inside the walk is what the file matches."""
+    root = _git_root(real_top)
+    if root is None:
+        return ()
+    chain = []
+    exclude = _read_ignore_file(os.path.join(root, ".git", "info", "exclude"))
+    rel_top = os.path.relpath(real_top, root).replace(os.sep, "/")
+    top_prefix = "" if rel_top == "." else rel_top + "/"
+    if exclude is not None:
+        chain.append((exclude, top_prefix))
+    if rel_top != ".":
+        parts = rel_top.split("/")
+        for depth in range(len(parts)):  # the root's .gitignore, then each folder down to (not including) the top
+            folder = os.path.join(root, *parts[:depth])
+            spec = _read_ignore_file(os.path.join(folder, ".gitignore"))
+            if spec is not None:
+                chain.append((spec, "/".join(parts[depth:]) + "/"))
+    return tuple(chain)
+
+
+def _ignored(chain: tuple, name: str, is_dir: bool) -> bool:
+    """Is name (in the directory chain belongs to) ignored? The deepest file that decides wins."""
+    suffix = name + "/" if is_dir else name
+    for spec, prefix in reversed(chain):
+        result = spec.check_file(prefix + suffix)
+        if result.include is not None:
+            return bool(result.include)
+    return False
+
+
 def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[str], seen: set) -> None:
     try:
         real_top = os.path.realpath(top)
     except OSError as exc:
         errors.append(FileError(top, 0, f"cannot read directory: {exc.strerror or exc}", "read"))
         return
-    visited = set()  # (device, inode) of every directory entered: a symlink loop shows up here
-    # (path as walked, its real path, its Config.relative())
-    stack = [(top, real_top, excluder.rel_of_dir(top, real_top))]
+    gitignore = excluder.config.respect_gitignore
+    outer = _outer_ignores(real_top) if gitignore else ()
+    top_with_slash = real_top.rstrip("/") + "/"
+    visited = set()  # (device, inode) of every directory entered
+    # (path as walked, its real path, its Config.relative(), the real paths of its ancestors,
+    #  the (gitignore spec, prefix) chain that applies inside it)
+    stack = [(top, real_top, excluder.rel_of_dir(top, real_top), (), outer)]
     while stack:
-        dirpath, real, rel = stack.pop()
+        dirpath, real, rel, ancestors, chain = stack.pop()
         try:
             st = os.stat(dirpath)
         except OSError as exc:
@@ -108,9 +186,7 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
             continue
         key = (st.st_dev, st.st_ino)
         if key in visited:
-            errors.append(FileError(dirpath, 0, "symlink loop: this directory was already walked "
-                                                "(a symbolic link points back up the tree)", "read"))
-            continue
+            continue  # reached twice through links: a duplicate, not an error
         visited.add(key)
         try:
             with os.scandir(dirpath) as it:
@@ -118,6 +194,13 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
         except OSError as exc:
             errors.append(FileError(dirpath, 0, f"cannot read directory: {exc.strerror or exc}", "read"))
             continue
+        if dirpath != top and any(entry.name == VENV_MARKER for entry in entries):
+            continue  # a virtual environment: third-party code, not the project's
+        if gitignore and any(entry.name == ".gitignore" for entry in entries):
+            spec = _read_ignore_file(os.path.join(dirpath, ".gitignore"))
+            if spec is not None:
+                chain = chain + ((spec, ""),)
+        inner_ancestors = ancestors + (real,)
         subdirs = []
         for entry in entries:
             name = entry.name
@@ -127,6 +210,10 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
                 is_dir = entry.is_dir()  # follows symlinks
             except OSError:
                 is_link, is_dir = True, False
+            if not is_dir and not name.endswith(PY_SUFFIXES):
+                continue
+            if chain and _ignored(chain, name, is_dir):
+                continue
             if is_link:
                 # a link: Config.relative() resolves it, so ask Config itself
                 if excluder.path_excluded(full):
@@ -136,6 +223,13 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
                 except OSError:
                     child_real = full
                 child_rel = excluder.rel_of_dir(full, child_real)
+                if is_dir:
+                    if child_real in inner_ancestors:
+                        errors.append(FileError(full, 0, "symlink loop: this directory links back to one of its "
+                                                         "own parents; not followed", "read"))
+                        continue
+                    if child_real == real_top or child_real.startswith(top_with_slash):
+                        continue  # the walk reaches the target itself: following the link only repeats it
             else:
                 child_real = real + "/" + name if real != "/" else "/" + name
                 child_rel = name if rel == "." else rel + "/" + name
@@ -145,11 +239,11 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
                 if name.endswith(PY_SUFFIXES):
                     errors.append(FileError(full, 0, "is a directory named like a Python file, not a Python "
                                                      "file (the files inside it are still checked)", "read"))
-                subdirs.append((full, child_real, child_rel))
-            elif name.endswith(PY_SUFFIXES):
-                if child_real not in seen:
-                    seen.add(child_real)
-                    files.append(full)
+                child_chain = tuple((spec, prefix + name + "/") for spec, prefix in chain)
+                subdirs.append((full, child_real, child_rel, inner_ancestors, child_chain))
+            elif child_real not in seen:
+                seen.add(child_real)
+                files.append(full)
         stack.extend(reversed(subdirs))
 
 

@@ -116,3 +116,50 @@ def human_bytes(n: int) -> str:
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n} B"
+
+
+@dataclass(frozen=True)
+class StepTotal:
+    """What one decode step moves through whole-pool work, honestly counted.
+
+    A server runs one attention backend, and a decode step runs forward_decode,
+    not forward_extend: so the per-step total sums, per backend class, only the
+    hot-path findings that a decode step runs, and reports the costliest class,
+    never the sum over alternative backends."""
+
+    bytes_per_step: int  # the costliest backend's decode-step total
+    backend: Optional[str]  # that backend: "Class" (or the file, for module-level code)
+    backends: tuple  # ((backend, bytes_per_step), ...) for every backend with decode-step work, costliest first
+
+    @property
+    def alternatives(self) -> int:
+        return len(self.backends)
+
+
+def _backend_and_method(finding: Finding) -> tuple:
+    function = finding.function or ""
+    if "." in function:
+        cls, method = function.split(".", 1)
+        return f"{cls} ({finding.path})", cls, method.rsplit(".", 1)[-1]
+    return finding.path, None, function
+
+
+def step_total(findings, exclude_words=()) -> StepTotal:
+    """The decode-step total over findings (see StepTotal).
+
+    exclude_words: a method whose name holds one of them runs on prefill/extend
+    (rules/sglang.toml [decode_step]), so its sites are left out of the step."""
+    per_backend: dict = {}
+    names: dict = {}
+    for f in findings:
+        if f.cost is None or f.severity != Severity.ERROR:
+            continue
+        key, cls, method = _backend_and_method(f)
+        if any(word in method for word in exclude_words):
+            continue
+        per_backend[key] = per_backend.get(key, 0) + f.cost.bytes_per_step
+        names[key] = cls or key
+    ranked = tuple(sorted(per_backend.items(), key=lambda item: (-item[1], item[0])))
+    if not ranked:
+        return StepTotal(0, None, ())
+    return StepTotal(ranked[0][1], names[ranked[0][0]], ranked)
