@@ -1,0 +1,1 @@
+"""Holds sitecustomize.py, put first on PYTHONPATH by `castlint trace -- CMD`."""

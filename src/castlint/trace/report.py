@@ -1,0 +1,304 @@
+"""Runtime sites -> castlint Findings, in the one report format check uses.
+
+A site a static finding covers (same file, a line inside the finding's span,
+a code listed in [trace].confirms) *is* that finding, "confirmed at runtime":
+same code, position, cost and fix, with the runtime evidence appended. Any
+other site is a new finding, CL101 runtime-whole-buffer-conversion. Both
+carry a `runtime` object (JSON, SARIF properties). Nothing here imports torch;
+the static side imports libcst only when there is a site to classify.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, replace
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from castlint.models import Cost, FileError, Finding, Position, Severity, human_bytes
+
+RUNTIME_CODE = "CL101"
+RUNTIME_NAME = "runtime-whole-buffer-conversion"
+RUNTIME_SUMMARY = "At runtime, a large long-lived buffer was converted or copied as a whole"
+RUNTIME_HELP = (
+    "`castlint trace` watched the program under a TorchDispatchMode and saw this line convert (or copy into "
+    "a new buffer) a buffer above the size threshold that outlives a step: a KV pool, a weight, a cache. "
+    "No static finding covers the line: the conversion is hidden from static analysis (getattr dispatch, "
+    "a helper outside the checked files, a pool handed in by a caller, a C++ op). Convert only the rows "
+    "you read (gather first), or hand the stored dtype to a kernel that reads it natively.")
+UNFIXABLE = ("found at runtime only: castlint fix rewrites what static analysis sees; change this line by hand, "
+             "or teach castlint the accessor/helper in extend-rules so that check reports it")
+
+
+@dataclass(frozen=True)
+class RuntimeFinding(Finding):
+    """A Finding with the runtime evidence (`runtime` in JSON)."""
+
+    runtime: Optional[dict] = field(default=None, compare=False, hash=False)
+
+
+def _per_step(calls: int, steps: int) -> str:
+    value = calls / max(steps, 1)
+    return str(int(value)) if value == int(value) else f"{value:.1f}"
+
+
+def describe(rt: dict) -> str:
+    """One line of runtime evidence."""
+    calls, steps = rt["calls"], rt["steps"]
+    read, written = rt["bytes_read"] // max(calls, 1), rt["bytes_written"] // max(calls, 1)
+    what = rt["op"]
+    conv = f"{rt['in_dtype']} {rt['in_shape']} -> {rt['out_dtype']}"
+    if rt.get("devices"):
+        conv += f" ({rt['devices']})"
+    return (f"{what} {conv}: reads {human_bytes(read)}, writes {human_bytes(written)} per call, "
+            f"{_per_step(calls, steps)} per step ({calls} call{'s' if calls != 1 else ''} in {steps} "
+            f"step{'s' if steps != 1 else ''}; long-lived: {', '.join(rt['long_lived'])})")
+
+
+def merge_sites(raws: Iterable[dict]) -> List[dict]:
+    """Sites of one or more traced processes, merged by location, op and dtypes."""
+    merged: Dict[tuple, dict] = {}
+    for raw in raws:
+        for site in raw.get("sites", ()):
+            key = (site["path"], site["line"], site["op"], site["in_dtype"], site["out_dtype"],
+                   site.get("devices", ""))
+            have = merged.get(key)
+            if have is None:
+                merged[key] = dict(site, long_lived=list(site["long_lived"]), stack=list(site["stack"]))
+                continue
+            for name in ("calls", "steps", "bytes_read", "bytes_written"):
+                have[name] += site[name]
+            have["long_lived"] = sorted(set(have["long_lived"]) | set(site["long_lived"]))
+    return sorted(merged.values(), key=lambda s: (s["path"], s["line"], s["column"], s["op"], s["in_dtype"],
+                                                  s["out_dtype"]))
+
+
+def display_path(path: str) -> str:
+    if path.startswith("<"):
+        return path
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith(os.pardir) else rel
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path) if not path.startswith("<") else path
+
+
+def static_findings(paths: Sequence[str], jobs: int = 1, config=None) -> Tuple[Dict[str, list], list, str]:
+    """{realpath: [static findings]} for these files, errors, and a note ('' when it ran)."""
+    files = sorted({display_path(p) for p in paths if not p.startswith("<") and p.endswith(".py") and os.path.isfile(p)})
+    if not files:
+        return {}, [], ""
+    try:
+        from castlint.config import load_config
+        from castlint.engine import check_paths
+        from castlint.tables import load_tables
+    except ImportError as exc:  # libcst missing (a GPU box with only torch): runtime findings stand alone
+        return {}, [], f"static check unavailable ({exc})"
+    cfg = config or load_config(files)
+    cfg.cache = False
+    tables = load_tables(cfg.extend_rules)
+    run = check_paths(files, tables, cfg, jobs=max(1, jobs), cache=False)
+    out: Dict[str, list] = {}
+    for f in run.findings:
+        out.setdefault(_real(f.path), []).append(f)
+    return out, list(run.all_errors), ""
+
+
+def covering(static: List[Finding], line: int, confirms: Sequence[str]) -> Optional[Finding]:
+    for f in static:
+        if f.code in confirms and f.start.line <= line <= f.end.line:
+            return f
+    return None
+
+
+def _runtime_dict(site: dict, threshold: int, confirmed: Optional[Finding]) -> dict:
+    rt = {
+        "confirmed": confirmed is not None,
+        "static_code": confirmed.code if confirmed is not None else None,
+        "file": site["path"], "line": site["line"], "function": site["function"],
+        "op": site["op"], "kind": site["kind"], "helper": site.get("helper", ""),
+        "in_dtype": site["in_dtype"], "out_dtype": site["out_dtype"], "in_shape": site["in_shape"],
+        "out_shape": site["out_shape"], "devices": site.get("devices", ""),
+        "calls": site["calls"], "steps": site["steps"],
+        "per_step": float(site["calls"]) / max(site["steps"], 1),
+        "bytes_read": site["bytes_read"], "bytes_written": site["bytes_written"],
+        "bytes_read_per_call": site["bytes_read"] // max(site["calls"], 1),
+        "bytes_written_per_call": site["bytes_written"] // max(site["calls"], 1),
+        "long_lived": list(site["long_lived"]), "stack": list(site["stack"]), "threshold": threshold,
+    }
+    return rt
+
+
+def confirm(static: Finding, rt: dict) -> RuntimeFinding:
+    fields = {k: getattr(static, k) for k in Finding.__dataclass_fields__}
+    fields["message"] = f"{static.message}; confirmed at runtime: {describe(rt)}"
+    return RuntimeFinding(**fields, runtime=rt)
+
+
+def new_finding(rt: dict, path: Optional[str] = None) -> RuntimeFinding:
+    calls, steps = rt["calls"], rt["steps"]
+    per_call = rt["bytes_read_per_call"] + rt["bytes_written_per_call"]
+    where = f" (via {rt['helper']}())" if rt.get("helper") else ""
+    message = (f"runtime whole-buffer conversion{where}: {describe(rt)}; no static finding covers this line")
+    column = rt.get("column") or 1
+    return RuntimeFinding(
+        code=RUNTIME_CODE, name=RUNTIME_NAME,
+        severity=Severity.ERROR if steps > 1 or calls > 1 else Severity.WARNING,
+        path=path or display_path(rt["file"]), start=Position(rt["line"], column), end=Position(rt["line"], column),
+        message=message,
+        cost=Cost(per_call, int(per_call * calls / max(steps, 1)), "measured at runtime", 0),
+        unfixable_reason=UNFIXABLE, function=rt["function"], runtime=rt)
+
+
+def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, config=None,
+                 confirms: Optional[Sequence[str]] = None):
+    """(findings, errors, meta) from the raw JSON of one or more tracers."""
+    if confirms is None:
+        from castlint.trace.table import load_trace_tables
+
+        confirms = load_trace_tables().confirms
+    sites = merge_sites(raws)
+    threshold = max((r.get("threshold", 0) for r in raws), default=0)
+    static_by_file, errors, note = ({}, [], "static check off")
+    if static and sites:
+        static_by_file, errors, note = static_findings([s["path"] for s in sites], jobs, config)
+    findings = []
+    for site in sites:
+        cover = covering(static_by_file.get(_real(site["path"]), []), site["line"], confirms)
+        rt = _runtime_dict(site, threshold, cover)
+        rt["column"] = site["column"]
+        findings.append(confirm(cover, rt) if cover is not None else new_finding(rt))
+    findings.sort(key=lambda f: f.sort_key())
+    meta = {
+        "files": len({_real(s["path"]) for s in sites}),
+        "trace": {
+            "threshold": threshold,
+            "ops_seen": sum(r.get("ops_seen", 0) for r in raws),
+            "processes": len(raws),
+            "steps_marked": sum(r.get("steps_marked", 0) for r in raws),
+            "sites": len(sites),
+            "confirmed": sum(1 for f in findings if f.runtime and f.runtime["confirmed"]),
+            "new": sum(1 for f in findings if f.code == RUNTIME_CODE),
+            "static": note or "checked",
+        },
+    }
+    return findings, errors, meta
+
+
+# -- rendering: castlint's reporters, plus the runtime evidence where a format has room -------
+
+
+def _rule_descriptor() -> dict:
+    return {
+        "id": RUNTIME_CODE, "name": RUNTIME_NAME,
+        "shortDescription": {"text": RUNTIME_SUMMARY},
+        "fullDescription": {"text": RUNTIME_HELP},
+        "help": {"text": RUNTIME_HELP + "\n\nMore: docs/trace.md", "markdown": RUNTIME_HELP},
+        "defaultConfiguration": {"level": "warning"},
+        "properties": {"tags": ["performance", "castlint", "runtime"], "precision": "high",
+                       "fixSafety": "No automatic fix"},
+    }
+
+
+def render(fmt: str, findings, errors, meta, quiet: bool = False, color: bool = False) -> str:
+    from castlint.report import FORMATS
+
+    if fmt == "text":
+        from castlint.report.text import render as text_render
+
+        out = text_render(findings, errors, meta, color=color, quiet=quiet)
+        trace = meta.get("trace")
+        if trace and not quiet:
+            out += (f"castlint trace: {trace['sites']} runtime site{'s' if trace['sites'] != 1 else ''} "
+                    f"({trace['confirmed']} confirmed, {trace['new']} new) over {trace['ops_seen']:,} ops, "
+                    f"threshold {human_bytes(trace['threshold'])}.\n")
+        return out
+    if fmt == "json":
+        payload = json.loads(FORMATS["json"](findings, errors, meta))
+        if "trace" in meta:
+            payload["trace"] = meta["trace"]
+        return json.dumps(payload, indent=2) + "\n"
+    if fmt == "sarif":
+        doc = json.loads(FORMATS["sarif"](findings, errors, meta))
+        run = doc["runs"][0]
+        rules = run["tool"]["driver"]["rules"]
+        if any(f.code == RUNTIME_CODE for f in findings) and not any(r["id"] == RUNTIME_CODE for r in rules):
+            rules.append(_rule_descriptor())
+        index = {r["id"]: i for i, r in enumerate(rules)}
+        for f, result in zip(findings, run["results"]):
+            if f.code in index:
+                result["ruleIndex"] = index[f.code]
+            if getattr(f, "runtime", None):
+                result.setdefault("properties", {})["runtime"] = f.runtime
+        if "trace" in meta:
+            run["invocations"][0].setdefault("properties", {})["trace"] = meta["trace"]
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    renderer = FORMATS.get(fmt)
+    if renderer is None:
+        raise ValueError(f"unknown format {fmt!r}")
+    return renderer(findings, errors, meta)
+
+
+# -- `castlint check --with-trace FILE` ------------------------------------------------------
+
+
+class TraceFileError(ValueError):
+    pass
+
+
+def load_runtime(path: str) -> List[dict]:
+    """The runtime objects of a `castlint trace --format json` report (or a raw tracer dump)."""
+    try:
+        data = json.loads(open(path, encoding="utf-8").read())
+    except (OSError, ValueError) as exc:
+        raise TraceFileError(f"--with-trace {path}: cannot read a castlint trace JSON report: {exc}") from exc
+    if isinstance(data, dict) and "findings" in data:
+        out = [f["runtime"] for f in data["findings"] if isinstance(f, dict) and isinstance(f.get("runtime"), dict)]
+        if not out and data["findings"]:
+            raise TraceFileError(f"--with-trace {path}: a castlint report, but not one of `castlint trace`")
+        return out
+    if isinstance(data, dict) and "sites" in data:  # a tracer's raw dump
+        out = []
+        for site in merge_sites([data]):
+            rt = _runtime_dict(site, data.get("threshold", 0), None)
+            rt["column"] = site["column"]
+            out.append(rt)
+        return out
+    raise TraceFileError(f"--with-trace {path}: not a `castlint trace --format json` report")
+
+
+def merge_with_trace(findings: Sequence[Finding], files: Sequence[str], trace_path: str,
+                     confirms: Optional[Sequence[str]] = None) -> List[Finding]:
+    """The static findings, each one a runtime site lies in marked "confirmed at runtime", plus a
+    CL101 finding for each runtime site in the checked files that no static finding covers."""
+    if confirms is None:
+        from castlint.trace.table import load_trace_tables
+
+        confirms = load_trace_tables().confirms
+    runtime = load_runtime(trace_path)
+    by_file: Dict[str, List[dict]] = {}
+    for rt in runtime:
+        by_file.setdefault(_real(rt["file"]), []).append(rt)
+    used = set()
+    out: List[Finding] = []
+    for f in findings:
+        hits = [rt for rt in by_file.get(_real(f.path), ())
+                if f.code in confirms and f.start.line <= rt["line"] <= f.end.line]
+        if hits:
+            rt = dict(hits[0], confirmed=True, static_code=f.code)
+            used.update(id(h) for h in hits)
+            out.append(confirm(f, rt))
+        else:
+            out.append(f)
+    checked = {_real(p): p for p in files}
+    for real, rts in sorted(by_file.items()):
+        if real not in checked:
+            continue
+        for rt in rts:
+            if id(rt) not in used:
+                out.append(new_finding(dict(rt, confirmed=False, static_code=None), path=checked[real]))
+    out.sort(key=lambda f: f.sort_key())
+    return out

@@ -1,0 +1,498 @@
+"""The watcher: a TorchDispatchMode that records whole-buffer conversions as the program runs.
+
+Every aten op (and torch.library op) the watched thread issues passes through
+`_Mode.__torch_dispatch__`. For most ops that costs a dictionary look-up and a
+size test on the result. An op is looked at closely only when it is
+
+* a conversion or copy named in the [trace] tables (`aten::_to_copy`,
+  `aten::copy_`, `aten::clone`, (de)quantize ops), or
+* any op with an input above the threshold issued inside a conversion helper
+  named in the tables (e.g. sglang's `batched_dequantize` of an FP4 arena),
+
+and its input is at least `threshold` bytes. It is recorded when that input's
+storage is *long-lived*:
+
+* registered (`castlint.trace.register_pool(t)`), or
+* allocated before the current step: before the trace started, or in an
+  earlier step (`castlint.trace.step()`), or
+* converted again later (the first conversion of a buffer made in this step
+  is held back, and recorded when the same storage is converted a second time).
+
+A per-batch tensor is made in its step and converted once, so it is never
+recorded; a gather of active pages makes a new tensor, so converting it is not
+recorded either; `.view(dtype)` is not an op that copies.
+
+Each record is attributed to the innermost Python frame that is not torch's,
+the standard library's or castlint's (an op issued by castlint's own code,
+e.g. the validate harness's reference kernels, is not the engine's and is
+dropped), or, for a helper, to the line that called the helper.
+
+This module imports torch; castlint.trace's other modules do not.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+import torch
+from torch.multiprocessing.reductions import StorageWeakRef
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from castlint.trace.table import TraceTables, load_trace_tables, parse_threshold
+
+Tensor = torch.Tensor
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+_CASTLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_STDLIB_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for key in ("stdlib", "platstdlib")
+                             for p in [sysconfig.get_paths().get(key)] if p}))
+_MAX_STACK = 4
+
+# storages registered as pools (cdata -> weak ref), for every tracer
+_REGISTERED: Dict[int, StorageWeakRef] = {}
+_ACTIVE: List["Tracer"] = []
+
+
+def _storage_key(t: Tensor):
+    st = t.untyped_storage()
+    return st._cdata, st
+
+
+def register_pool(*tensors) -> None:
+    """Mark tensors (or lists of tensors) as long-lived pools: converting one is always recorded."""
+    for item in tensors:
+        if isinstance(item, (list, tuple)):
+            register_pool(*item)
+        elif isinstance(item, Tensor):
+            key, st = _storage_key(item)
+            _REGISTERED[key] = StorageWeakRef(st)
+        elif item is not None:
+            raise TypeError(f"register_pool takes tensors or lists of tensors, got {type(item).__name__}")
+
+
+def _registered(key: int) -> bool:
+    ref = _REGISTERED.get(key)
+    if ref is None:
+        return False
+    if ref.expired():
+        del _REGISTERED[key]
+        return False
+    return True
+
+
+def _dtype(t) -> str:
+    return str(t.dtype).replace("torch.", "") if isinstance(t, Tensor) else "-"
+
+
+def _shape(t) -> str:
+    return str(tuple(t.shape)) if isinstance(t, Tensor) else "-"
+
+
+def _nbytes(t: Tensor) -> int:
+    return t.numel() * t.element_size()
+
+
+class _Buf:
+    __slots__ = ("ref", "epoch", "conversions", "pending")
+
+    def __init__(self, ref, epoch: int):
+        self.ref, self.epoch, self.conversions, self.pending = ref, epoch, 0, None
+
+
+@dataclass
+class Site:
+    """All the recorded conversions at one line, with one op and one pair of dtypes."""
+
+    path: str
+    line: int
+    column: int
+    function: str
+    op: str
+    kind: str
+    in_dtype: str
+    out_dtype: str
+    in_shape: str = "-"
+    out_shape: str = "-"
+    devices: str = ""
+    helper: str = ""
+    calls: int = 0
+    bytes_read: int = 0  # totals over all calls
+    bytes_written: int = 0
+    reasons: set = field(default_factory=set)
+    stack: Tuple[str, ...] = ()
+    per_storage: Dict[int, int] = field(default_factory=dict)
+    epochs: set = field(default_factory=set)
+
+    def steps(self, explicit: bool) -> int:
+        """Steps the site ran in: marked steps, else how often one buffer was converted here."""
+        if explicit:
+            return max(1, len(self.epochs))
+        return max(1, max(self.per_storage.values(), default=1))
+
+    def to_json(self, explicit_steps: bool) -> dict:
+        return {
+            "path": self.path, "line": self.line, "column": self.column, "function": self.function,
+            "op": self.op, "kind": self.kind, "helper": self.helper, "in_dtype": self.in_dtype,
+            "out_dtype": self.out_dtype, "in_shape": self.in_shape, "out_shape": self.out_shape,
+            "devices": self.devices, "calls": self.calls, "steps": self.steps(explicit_steps),
+            "bytes_read": self.bytes_read, "bytes_written": self.bytes_written,
+            "long_lived": sorted(self.reasons), "stack": list(self.stack),
+        }
+
+
+class _Event:
+    __slots__ = ("site", "key", "read", "written", "epoch", "recorded")
+
+    def __init__(self, site, key, read, written, epoch):
+        self.site, self.key, self.read, self.written, self.epoch = site, key, read, written, epoch
+        self.recorded = False
+
+
+class _Mode(TorchDispatchMode):
+    def __init__(self, tracer: "Tracer"):
+        super().__init__()
+        self.tracer = tracer
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        tr = self.tracer
+        info = tr._info.get(func)
+        if info is None:
+            info = tr._classify(func)
+        tr.ops_seen += 1
+        spec, creates = info
+        thr = tr.threshold
+        if creates:
+            if isinstance(out, Tensor):
+                if out.numel() * out.element_size() >= thr:
+                    tr._created(out)
+            elif isinstance(out, (tuple, list)):
+                for t in out:
+                    if isinstance(t, Tensor) and t.numel() * t.element_size() >= thr:
+                        tr._created(t)
+        if spec is not None or tr.helpers:
+            big = None
+            for a in args:
+                if isinstance(a, Tensor) and a.numel() * a.element_size() >= thr:
+                    big = a
+                    break
+            if big is not None:
+                tr._inspect(func, spec, args, kwargs or {}, out, sys._getframe(1))
+        return out
+
+
+class Tracer:
+    """Records whole-buffer conversions while active (`with Tracer(): ...`)."""
+
+    def __init__(self, threshold=None, *, tables: Optional[TraceTables] = None, path_map: Optional[dict] = None,
+                 pools: Iterable = (), extra_rules: Iterable = (), skip: Iterable[str] = (),
+                 all_threads: bool = False):
+        self.tables = tables or load_trace_tables(extra_rules)
+        self.threshold = self.tables.threshold if threshold is None else parse_threshold(threshold)
+        self.helpers = frozenset(self.tables.helpers)
+        self.path_map = dict(path_map or {})
+        self.skip = tuple(os.path.abspath(p) + (os.sep if os.path.isdir(p) else "") for p in skip)
+        self.all_threads = all_threads
+        self.epoch = 0
+        self.explicit_steps = 0
+        self.ops_seen = 0
+        self.sites: Dict[tuple, Site] = {}
+        self._info: Dict[Any, tuple] = {}
+        self._bufs: Dict[int, _Buf] = {}
+        self._helper_cur: Optional[tuple] = None
+        self._positions: Dict[Any, list] = {}
+        self._modes: List[_Mode] = []
+        self._inserts = 0
+        self._lock = threading.Lock()
+        self._thread_patch = None
+        register_pool(*pools)
+
+    # -- activation ---------------------------------------------------------------
+    def __enter__(self) -> "Tracer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        mode = _Mode(self)
+        mode.__enter__()
+        self._modes.append(mode)
+        _ACTIVE.append(self)
+        if self.all_threads and self._thread_patch is None:
+            self._patch_threads()
+
+    def stop(self) -> None:
+        if self._modes:
+            self._modes.pop().__exit__(None, None, None)
+        if self in _ACTIVE:
+            _ACTIVE.remove(self)
+        if self._thread_patch is not None:
+            threading.Thread.run = self._thread_patch
+            self._thread_patch = None
+
+    def _patch_threads(self) -> None:
+        original = threading.Thread.run
+        tracer = self
+
+        def run(thread_self):
+            with _Mode(tracer):
+                return original(thread_self)
+
+        self._thread_patch = original
+        threading.Thread.run = run
+
+    def step(self) -> None:
+        """Mark the start of a new step (a decode step, an iteration)."""
+        self.epoch += 1
+        self.explicit_steps += 1
+
+    def register_pool(self, *tensors) -> None:
+        register_pool(*tensors)
+
+    # -- per-op classification (cached per overload) ------------------------------
+    def _classify(self, func) -> tuple:
+        try:
+            name = func._schema.name
+            returns = func._schema.returns
+            creates = not any(r.alias_info is not None for r in returns)
+        except AttributeError:  # not an OpOverload
+            name, creates = str(func), False
+        spec = self.tables.op_for(name)
+        info = (spec, creates)
+        self._info[func] = info
+        return info
+
+    def _created(self, t: Tensor) -> None:
+        key, st = _storage_key(t)
+        self._bufs[key] = _Buf(StorageWeakRef(st), self.epoch)
+        self._inserts += 1
+        if self._inserts % 1024 == 0:
+            for k in [k for k, b in self._bufs.items() if b.ref.expired()]:
+                del self._bufs[k]
+
+    def _buf(self, t: Tensor) -> Tuple[int, _Buf]:
+        key, st = _storage_key(t)
+        buf = self._bufs.get(key)
+        if buf is None or buf.ref.expired():
+            buf = _Buf(StorageWeakRef(st), -1)  # never seen made: it predates the trace
+            self._bufs[key] = buf
+        return key, buf
+
+    def _reason(self, key: int, buf: _Buf) -> Optional[str]:
+        if _registered(key):
+            return "registered pool"
+        if buf.epoch < 0:
+            return "allocated before the trace started"
+        if buf.epoch < self.epoch:
+            return "allocated in an earlier step"
+        if buf.conversions:
+            return "converted again"
+        return None
+
+    # -- frames -------------------------------------------------------------------
+    def _path(self, filename: str) -> str:
+        mapped = self.path_map.get(filename)
+        if mapped is not None:
+            return mapped
+        if filename.startswith("<"):
+            return filename
+        return os.path.abspath(filename)
+
+    def _skipped(self, filename: str) -> bool:
+        return (filename.startswith(_TORCH_DIR) or filename.startswith(_STDLIB_DIRS)
+                or filename.startswith("<frozen") or (bool(self.skip) and filename.startswith(self.skip)))
+
+    def _column(self, frame) -> int:
+        code = frame.f_code
+        positions = self._positions.get(code)
+        if positions is None:
+            try:
+                positions = list(code.co_positions())  # Python >= 3.11
+            except AttributeError:
+                positions = []
+            self._positions[code] = positions
+        index = frame.f_lasti // 2
+        if 0 <= index < len(positions) and positions[index][2] is not None and positions[index][0] == frame.f_lineno:
+            return positions[index][2] + 1
+        return 1
+
+    def _own(self, filename: str) -> bool:
+        return filename.startswith(_CASTLINT_DIR) and filename not in self.path_map
+
+    def _locate(self, frame, helper: bool):
+        """(location frame, outermost helper frame, stack), or None: the op is castlint's own
+        (the innermost frame that is not torch's is castlint's), or helper=True and no helper
+        function is on the stack."""
+        chain = []
+        limit = 32 if helper else _MAX_STACK
+        f = frame
+        while f is not None and len(chain) < limit:
+            filename = f.f_code.co_filename
+            if not self._skipped(filename):
+                if self._own(filename):
+                    if not chain:
+                        return None
+                else:
+                    chain.append(f)
+            f = f.f_back
+        if not chain:
+            return None
+        helper_frame = None
+        at = 0
+        if helper:
+            for i, g in enumerate(chain):
+                if g.f_code.co_name in self.helpers:
+                    helper_frame, at = g, i + 1
+            if helper_frame is None or at >= len(chain):
+                return None
+        stack = tuple(f"{self._path(g.f_code.co_filename)}:{g.f_lineno} in "
+                      f"{getattr(g.f_code, 'co_qualname', g.f_code.co_name)}" for g in chain[at:at + _MAX_STACK])
+        return chain[at], helper_frame, stack
+
+    def _site(self, frame, stack, op, kind, src, dst, helper="") -> Site:
+        code = frame.f_code
+        path = self._path(code.co_filename)
+        devices = ""
+        if isinstance(dst, Tensor) and dst.device != src.device:
+            devices = f"{src.device} -> {dst.device}"
+        key = (path, frame.f_lineno, op, kind, _dtype(src), _dtype(dst), devices, helper)
+        site = self.sites.get(key)
+        if site is None:
+            site = Site(path=path, line=frame.f_lineno, column=self._column(frame),
+                        function=getattr(code, "co_qualname", code.co_name), op=op, kind=kind,
+                        in_dtype=_dtype(src), out_dtype=_dtype(dst), in_shape=_shape(src), out_shape=_shape(dst),
+                        devices=devices, helper=helper, stack=stack)
+            self.sites[key] = site
+        return site
+
+    def _record(self, ev: _Event, reason: str) -> None:
+        ev.recorded = True
+        site = ev.site
+        site.calls += 1
+        site.bytes_read += ev.read
+        site.bytes_written += ev.written
+        site.reasons.add(reason)
+        site.per_storage[ev.key] = site.per_storage.get(ev.key, 0) + 1
+        site.epochs.add(ev.epoch)
+
+    # -- the slow path: a big input -----------------------------------------------
+    def _inspect(self, func, spec, args, kwargs, out, frame) -> None:
+        with self._lock:
+            if self.helpers:
+                located = self._locate(frame, helper=True)
+                if located is not None:
+                    self._helper_op(func, args, out, located)
+                    return
+            if spec is not None:
+                self._conversion(func, spec, args, kwargs, out, frame)
+
+    def _conversion(self, func, spec, args, kwargs, out, frame) -> None:
+        src = args[spec.input] if len(args) > spec.input else None
+        if not isinstance(src, Tensor):
+            return
+        read = _nbytes(src)
+        if read < self.threshold:
+            return
+        dst = out if spec.output is None else (args[spec.output] if len(args) > spec.output else None)
+        if not isinstance(dst, Tensor):
+            return
+        key, buf = self._buf(src)
+        if spec.output is not None and dst.dtype == src.dtype:
+            # copy_ of the same dtype into a buffer that itself outlives the step: a deliberate copy
+            dkey, dbuf = self._buf(dst)
+            if dkey == key or self._reason(dkey, dbuf) not in (None, "converted again"):
+                return
+        reason = self._reason(key, buf)
+        buf.conversions += 1
+        located = self._locate(frame, helper=False)
+        if located is None:
+            return
+        loc, _, stack = located
+        kind = spec.kind
+        if kind == "convert" and dst.dtype == src.dtype:
+            kind = "copy"
+        site = self._site(loc, stack, func._schema.name if hasattr(func, "_schema") else str(func), kind, src, dst)
+        self._hold_or_record(buf, _Event(site, key, read, _nbytes(dst), self.epoch), reason)
+
+    def _helper_op(self, func, args, out, located) -> None:
+        """One op inside a conversion helper: the first op of a call starts a conversion (its
+        long-lived input is the source), the rest add the bytes they read from it and write."""
+        loc, hframe, stack = located
+        name = hframe.f_code.co_name
+        caller = hframe.f_back
+        ident = (id(hframe), hframe.f_code, id(caller.f_code) if caller else 0, caller.f_lasti if caller else 0)
+        written = 0
+        schema = getattr(func, "_schema", None)
+        if schema is not None and any(r.alias_info is not None for r in schema.returns):
+            # in place (x[...] = y, copy_): the bytes land in an existing tensor
+            written = max((_nbytes(a) for a in args[1:2] if isinstance(a, Tensor)), default=0)
+        else:
+            for t in (out if isinstance(out, (tuple, list)) else (out,)):
+                if isinstance(t, Tensor):
+                    written += _nbytes(t)
+        cur = self._helper_cur
+        if cur is not None and cur[0] == ident and hframe.f_lasti >= cur[2]:
+            ev = cur[1]
+            self._helper_cur = (ident, ev, hframe.f_lasti)
+            read = sum(_nbytes(a) for a in args if isinstance(a, Tensor) and _storage_key(a)[0] == ev.key)
+            ev.read += read
+            ev.written += written
+            if ev.recorded:
+                ev.site.bytes_read += read
+                ev.site.bytes_written += written
+            if isinstance(out, Tensor) and out.dtype != ev.site.in_dtype:
+                ev.site.out_dtype, ev.site.out_shape = _dtype(out), _shape(out)
+            return
+        # a new call of the helper: its source is the first long-lived input (else the first big one)
+        best = None
+        for a in args:
+            if isinstance(a, Tensor) and _nbytes(a) >= self.threshold:
+                key, buf = self._buf(a)
+                reason = self._reason(key, buf)
+                rank = 0 if reason is not None else 1
+                if best is None or rank < best[0]:
+                    best = (rank, a, key, buf, reason)
+        if best is None:
+            return
+        _, src, key, buf, reason = best
+        buf.conversions += 1
+        site = self._site(loc, stack, f"{name}()", self.tables.helpers[name].direction or "convert", src,
+                          out if isinstance(out, Tensor) else src, helper=name)
+        ev = _Event(site, key, _nbytes(src), written, self.epoch)
+        self._helper_cur = (ident, ev, hframe.f_lasti)
+        self._hold_or_record(buf, ev, reason)
+
+    def _hold_or_record(self, buf: _Buf, ev: "_Event", reason: Optional[str]) -> None:
+        if reason is None:
+            buf.pending = (buf.pending or []) + [ev]
+            return
+        if buf.pending:
+            for held in buf.pending:
+                self._record(held, "converted again")
+            buf.pending = None
+        self._record(ev, reason)
+
+    # -- results ------------------------------------------------------------------
+    def site_list(self) -> List[dict]:
+        explicit = self.explicit_steps > 0
+        rows = [s.to_json(explicit) for s in self.sites.values() if s.calls]
+        return sorted(rows, key=lambda r: (r["path"], r["line"], r["column"], r["op"], r["in_dtype"], r["out_dtype"]))
+
+    def to_json(self) -> dict:
+        return {"schema": 1, "threshold": self.threshold, "ops_seen": self.ops_seen,
+                "steps_marked": self.explicit_steps, "sites": self.site_list()}
+
+    def findings(self, static: bool = True, jobs: int = 1, config=None):
+        """(findings, errors, meta): the report castlint's reporters render."""
+        from castlint.trace.report import build_report
+
+        return build_report([self.to_json()], static=static, jobs=jobs, config=config)
+
+
+def active() -> Optional[Tracer]:
+    return _ACTIVE[-1] if _ACTIVE else None
