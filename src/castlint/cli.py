@@ -239,19 +239,21 @@ def _statistics(findings, fmt: OutputFormat, tables) -> str:
 
     rows = {}
     for f in findings:
-        row = rows.setdefault(f.code, {"code": f.code, "name": f.name, "count": 0, "fixable": 0})
+        row = rows.setdefault(f.code, {"code": f.code, "name": f.name, "count": 0, "safe": 0, "unsafe": 0})
         row["count"] += 1
-        row["fixable"] += 1 if f.fixable else 0
+        if f.fixable:
+            row["safe" if f.fix.safety.value == "safe" else "unsafe"] += 1
     ordered = sorted(rows.values(), key=lambda r: (-r["count"], r["code"]))
     total = step_total(findings, tables.decode_step_exclude_words)
     if fmt == OutputFormat.json:
-        payload = [{"code": r["code"], "name": r["name"], "count": r["count"], "fixable": r["fixable"] == r["count"],
-                    "fixable_count": r["fixable"]} for r in ordered]
+        payload = [{"code": r["code"], "name": r["name"], "count": r["count"], "fixable": r["safe"] == r["count"],
+                    "fixable_count": r["safe"], "unsafe_fixable_count": r["unsafe"]} for r in ordered]
         return json.dumps(payload, indent=2) + "\n"
     width = max((len(str(r["count"])) for r in ordered), default=1)
     lines = []
     for r in ordered:
-        mark = "[*]" if r["fixable"] == r["count"] else ("[-]" if r["fixable"] else "   ")
+        # [*]: `castlint fix` fixes every one; [-]: some (or only with --unsafe-fixes)
+        mark = "[*]" if r["safe"] == r["count"] else ("[-]" if r["safe"] or r["unsafe"] else "   ")
         name = RULES_BY_CODE[r["code"]].name if r["code"] in RULES_BY_CODE else r["name"]
         lines.append(f"{r['count']:>{width}}\t{r['code']}\t{mark} {name}")
     if total.backends:
@@ -305,6 +307,7 @@ UNSAFE_OPT = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked
 FI_API_OPT = typer.Option("auto", "--flashinfer-api", help="Call form the fix emits: auto (what the target pins), positional, or keyword (FlashInfer >= 0.7).")
 FI_VERSION_OPT = typer.Option(None, "--flashinfer-version", help="FlashInfer the fixed code will run against (default: the pin the tree states, else rules/sglang.toml).")
 EXIT_ON_FIX_OPT = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when a fix changed a file (pre-commit style).")
+FOLLOW_OPT = typer.Option(False, "--follow-symlinks-outside", help="Let a fix write through a symlink whose target is outside the checked paths (default: such files are not written).")
 
 
 @app.command()
@@ -339,6 +342,7 @@ def check(
     show_settings: bool = SHOW_SETTINGS_OPT,
     color: ColorMode = COLOR_OPT,
     stdin_filename: Optional[str] = STDIN_OPT,
+    follow_symlinks_outside: bool = FOLLOW_OPT,
 ):
     """Check files for whole-pool casts (exit 0 clean, 1 findings, 2 errors)."""
     colored = _set_color(color)
@@ -384,7 +388,8 @@ def check(
     findings, run_errors = run.findings, run.all_errors
     if fix or diff:
         findings, run_errors, changed_files, fix_errors, fixed_counts, diff_text = _apply_fixes(
-            run, files, tables, config, jobs, quiet, unsafe_fixes, diff, flashinfer_api, flashinfer_version)
+            run, files, tables, config, jobs, quiet, unsafe_fixes, diff, flashinfer_api, flashinfer_version,
+            roots=paths, follow_symlinks_outside=follow_symlinks_outside)
         if diff:
             sys.stdout.write(diff_text)
             if not diff_text and not quiet:
@@ -437,7 +442,8 @@ def check(
     raise typer.Exit(EXIT_CLEAN)
 
 
-def _apply_fixes(run, files, tables, config, jobs, quiet, unsafe, diff, flashinfer_api, flashinfer_version):
+def _apply_fixes(run, files, tables, config, jobs, quiet, unsafe, diff, flashinfer_api, flashinfer_version,
+                 roots=None, follow_symlinks_outside=False):
     """Fix the files the check found fixable; re-check only what changed.
 
     Returns (findings, errors, changed paths, fix errors, {path: Counter of fixed codes}, diff text)."""
@@ -452,7 +458,8 @@ def _apply_fixes(run, files, tables, config, jobs, quiet, unsafe, diff, flashinf
     options = FixOptions(unsafe=unsafe, dry_run=diff, flashinfer_api=flashinfer_api,
                          flashinfer_version=flashinfer_version)
     if fixable:
-        outcome = fix_files(fixable, tables, config, options, jobs=jobs)
+        outcome = fix_files(fixable, tables, config, options, jobs=jobs, roots=roots,
+                            follow_symlinks_outside=follow_symlinks_outside)
     else:
         from castlint.fixes import FixOutcome
         outcome = FixOutcome()
@@ -599,15 +606,28 @@ def fix_command(
     respect_gitignore: Optional[bool] = GITIGNORE_OPT,
     color: ColorMode = COLOR_OPT,
     stdin_filename: Optional[str] = STDIN_OPT,
+    follow_symlinks_outside: bool = FOLLOW_OPT,
 ):
     """Apply fixes (same as `castlint check --fix`); --diff previews them; `castlint fix -` fixes stdin to stdout."""
-    check(paths=paths, select=select, extend_select=extend_select, ignore=ignore, fmt=fmt, exit_zero=False,
-          config_file=config_file, quiet=quiet, fix=True, fix_only=fix_only, unsafe_fixes=unsafe_fixes, diff=diff,
-          show_fixes=show_fixes, flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version,
-          exit_non_zero_on_fix=exit_non_zero_on_fix, output_file=output_file, jobs=jobs, no_cache=no_cache,
-          diff_base=None, statistics=statistics, add_noqa=False, exclude=exclude, extend_exclude=extend_exclude,
-          respect_gitignore=respect_gitignore, show_files=False, show_settings=False, color=color,
-          stdin_filename=stdin_filename)
+    _call_check(dict(locals()), fix=True, exit_zero=False, diff_base=None, add_noqa=False, show_files=False,
+                show_settings=False)
+
+
+def _call_check(given: dict, **fixed):
+    """check() with the given and fixed values (names check() lacks are dropped), and each
+    option's own default for the rest, so that a new option of check() needs no change here."""
+    import inspect
+
+    args = {}
+    for name, param in inspect.signature(check).parameters.items():
+        if name in fixed:
+            args[name] = fixed[name]
+        elif name in given:
+            args[name] = given[name]
+        else:
+            default = param.default
+            args[name] = getattr(default, "default", default)
+    check(**args)
 
 
 def _rules_table(fmt: Optional[OutputFormat]) -> None:
@@ -792,8 +812,13 @@ def trace(
 
 
 def main(argv: Optional[List[str]] = None):
-    """Entry point: treat `castlint [--fix] PATHS` as `castlint check ...`."""
+    """Entry point: treat `castlint [--fix] PATHS` as `castlint check ...`.
+
+    A crash is exit 2 with one line, never exit 1 and never a traceback; `--verbose`
+    (anywhere on the command line) adds the traceback."""
     args = list(sys.argv[1:] if argv is None else argv)
+    verbose = "--verbose" in args
+    args = [a for a in args if a != "--verbose"]
     root_only = {"--version", "-V", "--help", "-h"}
     if args and args[0] not in SUBCOMMANDS and not (set(args) & root_only and args[0] in root_only):
         args = ["check", *args]
@@ -814,4 +839,12 @@ def main(argv: Optional[List[str]] = None):
         sys.exit(code if code in (0, 1, 2) else EXIT_ERROR)
     except KeyboardInterrupt:
         err_console.print("castlint: interrupted")
+        sys.exit(EXIT_ERROR)
+    except Exception as exc:  # noqa: BLE001 - a crash: exit 2 and one line, the traceback only on request
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        text = " ".join(f"{type(exc).__name__}: {exc}".split())
+        error(f"internal error: {text[:500]} (this is a castlint bug; --verbose shows the traceback)")
         sys.exit(EXIT_ERROR)

@@ -12,6 +12,9 @@ Unchanged files come from .castlint_cache/ (castlint.cache). Files are spread
 over -j/--jobs worker processes; output is sorted by path, line and column
 whatever the parallelism.
 
+Pool workers exit when the process that started them dies (worker_guard), so a
+killed run never leaves workers holding the caller's pipes.
+
 Nothing here writes to a checked file. Every per-file problem (unreadable,
 undecodable, too big, a syntax error, an analyzer bug) becomes a FileError that
 names the file and line, and the rest of the tree is still checked.
@@ -21,7 +24,10 @@ from __future__ import annotations
 import errno
 import os
 import re
+import signal
 import stat
+import sys
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -345,10 +351,57 @@ def read_error(path: str, exc: BaseException) -> FileError:
 _STATE: dict = {}  # per worker process: tables, config, cost model, triggers
 
 
-def _init_worker(tables, config, cost_model, triggers, prune, worker=False, digests=True):
+def worker_guard(parent: Optional[int] = None) -> None:
+    """Make this pool worker exit when its parent dies, even by SIGKILL.
+
+    Otherwise the workers of a killed `castlint check`/`fix` live on (PPID 1), blocked
+    on a queue whose other end they hold themselves, and keep the caller's stdout and
+    stderr open: a CI step reading the pipe never sees EOF. On Linux the kernel kills
+    the worker (prctl PR_SET_PDEATHSIG); elsewhere a daemon thread polls getppid()."""
+    parent = parent or os.getppid()
+    direct = os.getppid() == parent  # not so under a forkserver: then watch the pid itself
+    if not direct and not _alive(parent):
+        os._exit(1)
+    if direct and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+                if os.getppid() != parent:  # the parent died before prctl: too late for the signal
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):
+            pass
+    import threading
+
+    def watch():
+        while True:
+            if (os.getppid() != parent) if direct else not _alive(parent):
+                os._exit(1)
+            time.sleep(0.25)
+
+    threading.Thread(target=watch, name="castlint-parent-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # there, but not ours to signal
+    return True
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _init_worker(tables, config, cost_model, triggers, prune, worker=False, digests=True, parent=None):
     _STATE.update(tables=tables, config=config, cost_model=cost_model, triggers=triggers, prune=prune,
                   digests=digests)
     if worker:
+        worker_guard(parent)
         # libcst allocates millions of small objects that live until the file is done:
         # the cyclic GC would walk them over and over (about a fifth of the time).
         # A worker's garbage is freed by reference counting, and the worker exits.
@@ -498,7 +551,7 @@ def _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress,
     gc.freeze()  # forked workers then share the parent's objects without copying their pages
     try:
         yield from _pool_phases(todo, jobs, context, progress,
-                                (tables, config, cost_model, triggers, prune, True, digests))
+                                (tables, config, cost_model, triggers, prune, True, digests, os.getpid()))
     finally:
         gc.unfreeze()  # a long-lived caller (an editor, a test run) must not keep them forever
 

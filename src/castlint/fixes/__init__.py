@@ -149,12 +149,19 @@ def _prepare(args):
 
 
 def fix_files(files: Sequence[str], tables: Tables, config: Config, options: FixOptions,
-              jobs: int = 0) -> FixOutcome:
-    """Compute fixes (in parallel), then preview or write them one file at a time, in path order."""
+              jobs: int = 0, roots: Optional[Sequence[str]] = None,
+              follow_symlinks_outside: bool = False) -> FixOutcome:
+    """Compute fixes (in parallel), then preview or write them one file at a time, in path order.
+
+    roots: the paths the run was given (default: files). A file that is a symlink (or
+    lies under one) whose target is outside every root is not written unless
+    follow_symlinks_outside; it gets a note instead. Before writing, castlint's own
+    temp files left by a killed run are removed from the folders of the files."""
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    from castlint.engine import check_paths
+    from castlint.engine import check_paths, worker_guard
+    from castlint.fixes.write import outside, remove_stale_temps, roots_of
 
     outcome = FixOutcome()
     groups = tuple(tuple(tuple(w.encode() for w in words) for words in group) for group in tables.trigger_groups())
@@ -164,11 +171,14 @@ def fix_files(files: Sequence[str], tables: Tables, config: Config, options: Fix
     work = [(path, tables, config, options, groups) for path in fixable]
     jobs = jobs or config.jobs or (os.cpu_count() or 1)
     if jobs > 1 and len(work) >= 16:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=worker_guard, initargs=(os.getpid(),)) as pool:
             prepared = list(pool.map(_prepare, work, chunksize=8))
     else:
         prepared = [_prepare(item) for item in work]
     diffs = []
+    real_roots = roots_of(files if roots is None else roots)
+    if not options.dry_run:
+        remove_stale_temps({os.path.dirname(os.path.realpath(p)) for p in files})
     for path, fixed, snapshot, error in sorted(prepared, key=lambda item: item[0]):
         if error is not None:
             outcome.errors.append(error)
@@ -178,6 +188,11 @@ def fix_files(files: Sequence[str], tables: Tables, config: Config, options: Fix
         for line, why in fixed.skipped:
             outcome.notes.append((path, line, why))
         if not fixed.changed:
+            continue
+        target = None if follow_symlinks_outside else outside(path, real_roots)
+        if target is not None:
+            outcome.notes.append((path, 0, f"not written: a symlink to {target}, outside the checked paths "
+                                           "(--follow-symlinks-outside writes through it)"))
             continue
         if options.dry_run:
             encoding = cst.parse_module(fixed.source).encoding
