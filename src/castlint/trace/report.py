@@ -141,8 +141,8 @@ def confirm(static: Finding, rt: dict) -> RuntimeFinding:
 def new_finding(rt: dict, path: Optional[str] = None) -> RuntimeFinding:
     calls, steps = rt["calls"], rt["steps"]
     per_call = rt["bytes_read_per_call"] + rt["bytes_written_per_call"]
-    where = f" (via {rt['helper']}())" if rt.get("helper") else ""
-    message = (f"runtime whole-buffer conversion{where}: {describe(rt)}; no static finding covers this line")
+    noun = {"copy": "copy", "dequantize": "dequantization", "quantize": "quantization"}.get(rt.get("kind"), "conversion")
+    message = f"runtime whole-buffer {noun}: {describe(rt)}; no static finding covers this line"
     column = rt.get("column") or 1
     return RuntimeFinding(
         code=RUNTIME_CODE, name=RUNTIME_NAME,
