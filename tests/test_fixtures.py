@@ -22,6 +22,10 @@ FIX_OPTIONS = {
     "mla_backend.fi072.out.py": FixOptions(flashinfer_version="0.7.2"),
     "mla_backend.keyword.out.py": FixOptions(flashinfer_api="keyword", flashinfer_version="0.7.2"),
     "cast_before_gather.out.py": FixOptions(),
+    "cast_after_gather_safe.out.py": FixOptions(),
+    "cast_after_gather_refused.out.py": FixOptions(unsafe=True),  # nothing is offered, even unsafe
+    "cast_after_gather_unsafe.out.py": FixOptions(),  # nothing applied without the flag
+    "cast_after_gather_unsafe.unsafe.out.py": FixOptions(unsafe=True),
 }
 FIX = sorted((FIXTURES / "fix").glob("*.out.py"))
 

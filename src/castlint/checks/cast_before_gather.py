@@ -54,10 +54,14 @@ class CastBeforeGather(Rule):
     example = "rows = self.pool.get_key_buffer(layer_id).to(torch.bfloat16)[loc]"
     fix_safety = (
         "Safe: an elementwise dtype conversion commutes with a gather, so "
-        "`x[idx].to(d)` is bit-identical to `x.to(d)[idx]`. Unsafe when the cast also "
-        "moves the tensor to another device or takes another tensor's dtype and device "
-        "(`.to(other)`): the index would then be applied on a different device. Unsafe "
-        "fixes are applied only with --unsafe-fixes."
+        "`x[idx].to(d)` is bit-identical to `x.to(d)[idx]` - when every read of the converted "
+        "pool is rewritten (comprehensions and lambdas included), the dtype expression is not "
+        "rebound and nothing writes the pool between the old and the new position of the cast. "
+        "A rebinding or a store in between (set_kv_buffer, `pool[i] = `, `copy_`) means no fix. "
+        "Unsafe when that cannot be decided (a call that receives the pool or its owner, a read "
+        "inside a lambda or generator) or when the cast also moves the tensor to another device "
+        "or takes another tensor's dtype and device (`.to(other)`): the index would then be "
+        "applied on a different device. Unsafe fixes are applied only with --unsafe-fixes."
     )
     VALID = (
         "def f(self, layer, loc):\n"
@@ -82,15 +86,23 @@ class CastBeforeGather(Rule):
             form = gathered_cast(a, call)
             if form is None:
                 continue
+            # The codemod's own safety proof (imported late: castlint.fixes imports the checks).
+            from castlint.fixes.cast_after_gather import assess
+
+            plan = assess(a, call)
             cost = pool_cast_cost(ctx, target)
-            safety = FixSafety.UNSAFE if target.endswith(".dtype") and not _dtype_of_dtype_attr(call) else FixSafety.SAFE
+            description = f"move the cast after the gather ({form} form)"
+            if plan.safety == FixSafety.UNSAFE:
+                description += f"; unsafe: {plan.reason}"
             findings.append(self.finding(
                 ctx, call,
                 f"cast to {target} before a gather converts the whole pool ({cost.describe()}); "
                 f"gather first, then cast; {COST_HINT}",
                 Severity.ERROR if a.in_hot_path(call) else Severity.WARNING,
                 cost=cost,
-                fix=Fix("cast-after-gather", safety, f"move the cast after the gather ({form} form)"),
+                fix=Fix("cast-after-gather", plan.safety, description) if plan.safety is not None else None,
+                unfixable_reason=None if plan.safety is not None else
+                f"moving the cast after the gather would change the result: {plan.reason}",
             ))
         return findings
 
