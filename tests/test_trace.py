@@ -166,6 +166,24 @@ def project(tmp_path_factory):
     sys.path.remove(str(root))
 
 
+def test_torch_is_never_imported_by_the_other_commands():
+    code = textwrap.dedent('''
+        import sys
+        from castlint.cli import main
+        for argv in (["--version"], ["rules"], ["trace", "--help"]):
+            try:
+                main(argv)
+            except SystemExit:
+                pass
+        import castlint.trace, castlint.trace.command, castlint.trace.pytest_plugin, castlint.trace.report
+        castlint.trace.step()  # a no-op when nothing is traced
+        assert "torch" not in sys.modules, "torch was imported"
+        print("ok")
+    ''')
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stdout + proc.stderr
+
+
 def line_of(path: Path, needle: str) -> int:
     return next(i for i, text in enumerate(path.read_text().splitlines(), 1) if needle in text)
 

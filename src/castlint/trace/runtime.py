@@ -167,20 +167,17 @@ class _Mode(TorchDispatchMode):
         thr = tr.threshold
         if creates:
             if isinstance(out, Tensor):
-                if out.numel() * out.element_size() >= thr:
+                if out.nbytes >= thr:
                     tr._created(out)
             elif isinstance(out, (tuple, list)):
                 for t in out:
-                    if isinstance(t, Tensor) and t.numel() * t.element_size() >= thr:
+                    if isinstance(t, Tensor) and t.nbytes >= thr:
                         tr._created(t)
         if spec is not None or tr.helpers:
-            big = None
             for a in args:
-                if isinstance(a, Tensor) and a.numel() * a.element_size() >= thr:
-                    big = a
+                if isinstance(a, Tensor) and a.nbytes >= thr:
+                    tr._inspect(func, spec, args, kwargs or {}, out, sys._getframe(1))
                     break
-            if big is not None:
-                tr._inspect(func, spec, args, kwargs or {}, out, sys._getframe(1))
         return out
 
 
@@ -204,6 +201,7 @@ class Tracer:
         self._bufs: Dict[int, _Buf] = {}
         self._helper_cur: Optional[tuple] = None
         self._positions: Dict[Any, list] = {}
+        self._code_kinds: Dict[Any, int] = {}
         self._modes: List[_Mode] = []
         self._inserts = 0
         self._lock = threading.Lock()
@@ -324,32 +322,44 @@ class Tracer:
     def _own(self, filename: str) -> bool:
         return filename.startswith(_CASTLINT_DIR) and filename not in self.path_map
 
+    def _kind(self, code) -> int:
+        """0: torch's, the standard library's or skipped; 1: castlint's own; 2: the program's."""
+        kind = self._code_kinds.get(code)
+        if kind is None:
+            filename = code.co_filename
+            kind = 0 if self._skipped(filename) else (1 if self._own(filename) else 2)
+            self._code_kinds[code] = kind
+        return kind
+
     def _locate(self, frame, helper: bool):
         """(location frame, outermost helper frame, stack), or None: the op is castlint's own
         (the innermost frame that is not torch's is castlint's), or helper=True and no helper
         function is on the stack."""
         chain = []
         limit = 32 if helper else _MAX_STACK
+        kinds = self._code_kinds
+        helper_at = -1
         f = frame
         while f is not None and len(chain) < limit:
-            filename = f.f_code.co_filename
-            if not self._skipped(filename):
-                if self._own(filename):
-                    if not chain:
-                        return None
-                else:
-                    chain.append(f)
+            code = f.f_code
+            kind = kinds.get(code)
+            if kind is None:
+                kind = self._kind(code)
+            if kind == 2:
+                if helper and code.co_name in self.helpers:
+                    helper_at = len(chain)
+                chain.append(f)
+            elif kind == 1 and not chain:
+                return None
             f = f.f_back
         if not chain:
             return None
         helper_frame = None
         at = 0
         if helper:
-            for i, g in enumerate(chain):
-                if g.f_code.co_name in self.helpers:
-                    helper_frame, at = g, i + 1
-            if helper_frame is None or at >= len(chain):
+            if helper_at < 0 or helper_at + 1 >= len(chain):
                 return None
+            helper_frame, at = chain[helper_at], helper_at + 1
         stack = tuple(f"{self._path(g.f_code.co_filename)}:{g.f_lineno} in "
                       f"{getattr(g.f_code, 'co_qualname', g.f_code.co_name)}" for g in chain[at:at + _MAX_STACK])
         return chain[at], helper_frame, stack
