@@ -171,21 +171,6 @@ def _owner_chains(a, pool: cst.BaseExpression, depth: int = 0) -> Set[str]:
 # -- where the code between the old and the new cast position lies ----------------
 
 
-def _statement_end(a, node) -> Tuple[int, int]:
-    """End of what is evaluated with node: its small statement, or the compound header part."""
-    child = node
-    for anc in a.ancestors(node):
-        if isinstance(anc, cst.BaseSmallStatement):
-            p = _pos(a, anc)
-            return p[2], p[3]
-        if isinstance(anc, cst.BaseCompoundStatement):
-            p = _pos(a, child)
-            return p[2], p[3]
-        child = anc
-    p = _pos(a, node)
-    return p[2], p[3]
-
-
 def _in_loop_with(a, node, stop) -> List[cst.CSTNode]:
     """Loops around node, innermost first, up to (not including) stop."""
     loops = []
@@ -203,9 +188,11 @@ def _contains(a, outer, inner) -> bool:
     return any(anc is outer for anc in a.ancestors(inner))
 
 
-def _region_nodes(a, body: cst.CSTNode, start: Tuple[int, int], end: Tuple[int, int], skip: Set[int]):
+def _region_nodes(a, body: cst.CSTNode, start: Tuple[int, int], end: Tuple[int, int], skip: Set[int],
+                  after: Set[int] = frozenset()):
     """Nodes of body that start inside [start, end), not descending into defs/lambdas
-    (defined, not run) or into the nodes in skip. Yields (node, in_comprehension_targets)."""
+    (defined, not run) or into the nodes in skip. Nodes in `after` (what encloses a gather,
+    and so runs after it: `f(x[i])`) are not yielded, but their other parts are."""
     stack = [body.body if isinstance(body, cst.FunctionDef) else body]
     while stack:
         node = stack.pop()
@@ -214,7 +201,7 @@ def _region_nodes(a, body: cst.CSTNode, start: Tuple[int, int], end: Tuple[int, 
         p = _pos(a, node)
         if (p[2], p[3]) <= start or (p[0], p[1]) >= end:
             continue  # entirely outside
-        if (p[0], p[1]) >= start:
+        if (p[0], p[1]) >= start and id(node) not in after:
             yield node
         if isinstance(node, cst.FunctionDef):
             stack.extend(list(node.decorators) + list(iter_nodes(node.params, cst.Param)))
@@ -576,6 +563,7 @@ def assess(a, call: cst.Call) -> Optional[Plan]:
     p0 = _pos(a, assign)
     start, end = (p0[2], p0[3]), (p0[2], p0[3])
     deferred = []
+    enclosing: Set[int] = set()
     for use in uses:
         problem = _use_problem(a, use)
         if problem is not None:
@@ -593,7 +581,11 @@ def assess(a, call: cst.Call) -> Optional[Plan]:
         shadow = _shadowing(a, use, body, moved.names)
         if shadow is not None:
             verdict.refuse.append(shadow + "; the moved cast would read it")
-        end = max(end, _statement_end(a, use))
+        end = max(end, _pos(a, use)[2:])
+        for anc in a.ancestors(use):  # the expressions around a gather run after it
+            if anc is body or isinstance(anc, _STATEMENTS):
+                break
+            enclosing.add(id(anc))
         # a loop that repeats the use but not the conversion: its rest runs in between, too
         for loop in _in_loop_with(a, use, body):
             if not _contains(a, loop, assign):
@@ -618,7 +610,7 @@ def assess(a, call: cst.Call) -> Optional[Plan]:
         end = (_pos(a, body)[2], _pos(a, body)[3])
     aliases = {name.value} | _pool_aliases(a, body)
     skip = {id(call)} | {id(u) for u in uses}
-    nodes = [n for n in _region_nodes(a, body, start, end, skip) if n is not assign]
+    nodes = [n for n in _region_nodes(a, body, start, end, skip, enclosing) if n is not assign]
     _check_region(a, verdict, nodes, moved, owners, aliases, _comp_targets(body),
                   f"between the cast (line {_line(a, call)}) and a gather")
     return verdict.plan(form, uses)
