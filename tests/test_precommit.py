@@ -1,13 +1,17 @@
-"""The pre-commit hooks, run by the real pre-commit (`pre-commit try-repo`).
+"""The pre-commit hooks, run by the real pre-commit.
 
 A snapshot of this checkout (the files a `pip install .` needs, plus
-.pre-commit-hooks.yaml) is committed to a temporary git repository; pre-commit
-clones it, builds the hook's virtualenv (core dependencies only, from the
-package index) and runs the hook on a temporary repository with a bad file.
+.pre-commit-hooks.yaml) is committed to a temporary git repository. Each test
+writes a `.pre-commit-config.yaml` that points at it (at its commit, as a user
+pins `rev:`), and runs `pre-commit run` on a temporary repository: pre-commit
+builds the hook's virtualenv once for the module (core dependencies only, from
+the package index) and every test reuses it (`pre-commit try-repo` would
+build one per call: 11 s each). These are the suite's slowest tests (marked slow: `pytest -m "not slow"` skips them).
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +19,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+pytestmark = [pytest.mark.slow, pytest.mark.network]
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "README.md", "LICENSE", ".pre-commit-hooks.yaml")
@@ -30,9 +36,22 @@ class TritonMLABackend:
         return q @ rows.T
 """
 FIXED = BAD.replace(".to(torch.bfloat16)[loc]", "[loc].to(torch.bfloat16)")
+# one finding the fix repairs (CL003, safe) and one it cannot (CL001 with no known consumer)
+MIXED = """\
+import torch
+
+
+class TritonMLABackend:
+    def forward_decode(self, q, layer, loc):
+        rows = self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]
+        whole = self.pool.get_value_buffer(layer.layer_id).to(q.dtype)
+        return q @ rows.T, whole
+"""
+MIXED_FIXED = MIXED.replace(".to(torch.bfloat16)[loc]", "[loc].to(torch.bfloat16)")
 GOOD = "def add(a, b):\n    return a + b\n"
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_NOSYSTEM": "1"}
+RECOMMENDED = [{"id": "castlint", "args": ["--fix"]}]  # README and docs/workflows.md
 
 
 def git(cwd, *args):
@@ -58,26 +77,36 @@ def snapshot(dest: Path) -> Path:
 @pytest.fixture(scope="module")
 def hook_repo(tmp_path_factory):
     base = tmp_path_factory.mktemp("precommit")
-    return {"repo": snapshot(base / "castlint-hooks"), "home": base / "pre-commit-home"}
+    repo = snapshot(base / "castlint-hooks")
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    return {"repo": repo, "rev": rev, "home": base / "pre-commit-home"}
 
 
-def target_repo(tmp_path: Path, files: dict) -> Path:
+def _env(hook_repo) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PRE_COMMIT"))}
+    env.update(GIT_ENV, PRE_COMMIT_HOME=str(hook_repo["home"]), NO_COLOR="1")
+    return env
+
+
+def target_repo(tmp_path: Path, files: dict, hooks=None, hook_repo=None) -> Path:
     repo = tmp_path / "engine-repo"
     repo.mkdir()
     git(repo, "init", "-q")
     for name, text in files.items():
         (repo / name).write_text(text)
+    if hooks is not None:
+        config = {"repos": [{"repo": str(hook_repo["repo"]), "rev": hook_repo["rev"], "hooks": hooks}]}
+        (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     git(repo, "add", "-A")
     return repo
 
 
-def try_repo(hook_repo, target: Path, hook: str, *files: str):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PRE_COMMIT"))}
-    env.update(GIT_ENV, PRE_COMMIT_HOME=str(hook_repo["home"]), NO_COLOR="1")
-    cmd = [sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo["repo"]), hook, "--color", "never",
-           "--verbose"]
-    cmd += ["--files", *files] if files else ["--all-files"]
-    return subprocess.run(cmd, cwd=target, env=env, capture_output=True, text=True, timeout=900)
+def run_hooks(hook_repo, target: Path, *files: str):
+    """`pre-commit run --files FILES` with the target's .pre-commit-config.yaml."""
+    return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--color", "never", "--verbose",
+                           "--files", *files], cwd=target, env=_env(hook_repo), capture_output=True, text=True,
+                          timeout=900)
 
 
 def test_manifest():
@@ -90,9 +119,48 @@ def test_manifest():
     assert "--exit-non-zero-on-fix" in hooks["castlint-fix"]["entry"]
 
 
+def test_docs_recommend_one_hook_with_fix():
+    """README and docs/workflows.md show the one-hook config this module tests, and no tag that does not exist yet."""
+    for doc in (ROOT / "README.md", ROOT / "docs" / "workflows.md"):
+        text = doc.read_text()
+        block = text.split("repos:\n", 1)[1].split("```", 1)[0]
+        hooks = yaml.safe_load("repos:\n" + block)["repos"][0]["hooks"]
+        assert hooks == RECOMMENDED, (doc, hooks)
+        assert not re.search(r"^\s*rev: v0\.1\.0\s*$", text, re.M) and "once released" in text.lower()
+
+
+def test_recommended_hook_fixes_then_reports_what_is_left_once(hook_repo, tmp_path):
+    """`castlint --fix` as one hook: the fixable finding is fixed, the other is reported once, the commit fails."""
+    repo = target_repo(tmp_path, {"mla_backend.py": MIXED, "util.py": GOOD}, RECOMMENDED, hook_repo)
+    proc = run_hooks(hook_repo, repo, "mla_backend.py", "util.py")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert (repo / "mla_backend.py").read_text() == MIXED_FIXED
+    assert out.count(": CL001 ") == 1, out  # the unfixable finding, once
+    assert "mla_backend.py:7:17: CL001" in out
+    assert "Found 2 findings (1 fixed, 1 remaining)." in out
+    assert "files were modified by this hook" in out
+    # the developer stages the fix: the hook now only reports the finding left, once
+    git(repo, "add", "-A")
+    again = run_hooks(hook_repo, repo, "mla_backend.py", "util.py")
+    out = again.stdout + again.stderr
+    assert again.returncode == 1 and out.count(": CL001 ") == 1 and "modified by this hook" not in out, out
+    assert (repo / "mla_backend.py").read_text() == MIXED_FIXED
+
+
+def test_recommended_hook_passes_when_everything_is_fixable(hook_repo, tmp_path):
+    repo = target_repo(tmp_path, {"mla_backend.py": BAD}, RECOMMENDED, hook_repo)
+    proc = run_hooks(hook_repo, repo, "mla_backend.py")
+    assert proc.returncode == 1 and "files were modified by this hook" in proc.stdout, proc.stdout + proc.stderr
+    assert (repo / "mla_backend.py").read_text() == FIXED
+    git(repo, "add", "-A")
+    again = run_hooks(hook_repo, repo, "mla_backend.py")
+    assert again.returncode == 0 and "Passed" in again.stdout, again.stdout + again.stderr
+
+
 def test_check_hook_fails_on_a_bad_file(hook_repo, tmp_path):
-    repo = target_repo(tmp_path, {"mla_backend.py": BAD, "util.py": GOOD})
-    proc = try_repo(hook_repo, repo, "castlint", "mla_backend.py", "util.py")
+    repo = target_repo(tmp_path, {"mla_backend.py": BAD, "util.py": GOOD}, [{"id": "castlint"}], hook_repo)
+    proc = run_hooks(hook_repo, repo, "mla_backend.py", "util.py")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
     assert "castlint" in out and "Failed" in out
@@ -102,43 +170,34 @@ def test_check_hook_fails_on_a_bad_file(hook_repo, tmp_path):
 
 
 def test_check_hook_passes_on_a_clean_file(hook_repo, tmp_path):
-    repo = target_repo(tmp_path, {"util.py": GOOD})
-    proc = try_repo(hook_repo, repo, "castlint", "util.py")
+    repo = target_repo(tmp_path, {"util.py": GOOD}, [{"id": "castlint"}], hook_repo)
+    proc = run_hooks(hook_repo, repo, "util.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Passed" in proc.stdout
 
 
-def test_fix_hook_rewrites_and_fails_then_passes(hook_repo, tmp_path):
-    repo = target_repo(tmp_path, {"mla_backend.py": BAD})
-    proc = try_repo(hook_repo, repo, "castlint-fix", "mla_backend.py")
+def test_old_fix_hook_rewrites_and_fails_then_passes(hook_repo, tmp_path):
+    repo = target_repo(tmp_path, {"mla_backend.py": BAD}, [{"id": "castlint-fix"}], hook_repo)
+    proc = run_hooks(hook_repo, repo, "mla_backend.py")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
     assert "Failed" in out and "files were modified by this hook" in out
     assert (repo / "mla_backend.py").read_text() == FIXED
-    # second run: nothing left to fix
     git(repo, "add", "-A")
-    again = try_repo(hook_repo, repo, "castlint-fix", "mla_backend.py")
+    again = run_hooks(hook_repo, repo, "mla_backend.py")
     assert again.returncode == 0, again.stdout + again.stderr
     assert (repo / "mla_backend.py").read_text() == FIXED
 
 
 def test_installed_hook_environment_has_no_torch(hook_repo, tmp_path):
     """As a user installs it (.pre-commit-config.yaml, `pre-commit run`): core dependencies only."""
-    repo = target_repo(tmp_path, {"mla_backend.py": BAD})
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo["repo"], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    config = {"repos": [{"repo": str(hook_repo["repo"]), "rev": rev, "hooks": [{"id": "castlint"}]}]}
-    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
-    git(repo, "add", "-A")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PRE_COMMIT"))}
-    env.update(GIT_ENV, PRE_COMMIT_HOME=str(hook_repo["home"]))
-    proc = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--files", "mla_backend.py", "--color", "never"],
-                          cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+    repo = target_repo(tmp_path, {"mla_backend.py": BAD}, [{"id": "castlint"}], hook_repo)
+    proc = run_hooks(hook_repo, repo, "mla_backend.py")
     assert proc.returncode == 1 and "CL003" in proc.stdout, proc.stdout + proc.stderr
     envs = [p for p in Path(hook_repo["home"]).glob("repo*/py_env-*") if p.is_dir()]
-    assert len(envs) == 1, list(Path(hook_repo["home"]).rglob("py_env-*"))
+    assert len(envs) == 1, list(Path(hook_repo["home"]).rglob("py_env-*"))  # one environment for every test
     python = envs[0] / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    probe = ("import importlib.util as u; print(sorted(m for m in ('castlint', 'libcst', 'typer', 'rich', 'torch') "
-             "if u.find_spec(m)))")
+    probe = ("import importlib.util as u; print(sorted(m for m in ('castlint', 'libcst', 'typer', 'rich', 'pathspec', "
+             "'torch') if u.find_spec(m)))")
     found = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
-    assert found == "['castlint', 'libcst', 'rich', 'typer']"
+    assert found == "['castlint', 'libcst', 'pathspec', 'rich', 'typer']"

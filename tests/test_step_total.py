@@ -1,0 +1,79 @@
+"""The per-decode-step total: only the sites a decode step runs, per backend class, the largest shown (issue 12, bug 5)."""
+import json
+import textwrap
+
+import pytest
+
+from castlint.models import Cost, Finding, Position, Severity, step_total
+from castlint.tables import load_tables
+
+from conftest import run_castlint, sglang_tree
+
+GB = 10**9
+WORDS = load_tables().decode_step_exclude_words
+
+
+def finding(function, step_bytes, severity=Severity.ERROR, path="a.py"):
+    return Finding("CL001", "whole-pool-cast", severity, path, Position(1, 1), Position(1, 2), "m",
+                   cost=Cost(step_bytes // 78, step_bytes, "glm-5", 495552), function=function)
+
+
+def test_extend_sites_are_not_in_the_decode_step():
+    total = step_total([finding("B.forward_decode", 66 * GB), finding("B.forward_extend", 66 * GB),
+                        finding("B._forward_extend_paged", 10 * GB), finding("B.prefill_helper", 5 * GB)], WORDS)
+    assert total.bytes_per_step == 66 * GB and total.backend == "B"
+
+
+def test_alternative_backends_are_not_summed():
+    total = step_total([finding("Fa3.forward_decode", 66 * GB, path="fa3.py"),
+                        finding("Xpu.forward_decode", 66 * GB, path="xpu.py"),
+                        finding("Mla.forward_decode", 66 * GB, path="mla.py"),
+                        finding("Mla.helper", 10 * GB, path="mla.py")], WORDS)
+    assert total.bytes_per_step == 76 * GB and total.backend == "Mla" and total.alternatives == 3
+
+
+def test_warnings_and_module_functions():
+    total = step_total([finding("B.setup", 66 * GB, severity=Severity.WARNING), finding("forward", 3 * GB)], WORDS)
+    assert total.bytes_per_step == 3 * GB and total.backend == "a.py"
+    assert step_total([], WORDS).bytes_per_step == 0
+
+
+def test_summary_line(tmp_path):
+    (tmp_path / "b.py").write_text(textwrap.dedent("""
+        class A:
+            def forward_decode(self, q, layer):
+                return self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)
+
+            def forward_extend(self, q, layer):
+                return self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)
+
+
+        class B:
+            def forward_decode(self, q, layer):
+                return self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)
+    """))
+    proc = run_castlint("check", tmp_path)
+    assert proc.stdout.splitlines()[-1].endswith(
+        "hot-path casts move 66.8 GB per decode step in the costliest of 2 backends (A; a server runs one).")
+
+
+@pytest.mark.network
+def test_sglang_0_4_8_counts_forward_decode_once():
+    """Before: 2 x 66.8 GB, one of the two sites being in forward_extend."""
+    proc = run_castlint("check", sglang_tree("0.4.8") / "srt/layers/attention/flashinfer_mla_backend.py")
+    summary = proc.stdout.splitlines()[-1]
+    assert "hot-path casts move 66.8 GB per decode step." in summary, summary
+    hot = [f for f in json.loads(run_castlint("check", "-f", "json", sglang_tree("0.4.8")
+                                              / "srt/layers/attention/flashinfer_mla_backend.py").stdout)["findings"]
+           if f["severity"] == "error" and f["code"] == "CL001"]
+    assert sorted(f["function"].split(".")[1] for f in hot) == ["forward_decode", "forward_extend"]
+
+
+@pytest.mark.network
+def test_sglang_0_5_20_shows_the_largest_backend_not_the_sum():
+    """Before: 601 GB, summed over FA3, xpu, musa, FlashInfer-MLA and DSA."""
+    proc = run_castlint("check", sglang_tree("0.5.20") / "srt")
+    summary = proc.stdout.splitlines()[-1]
+    assert "hot-path casts move 66.8 GB per decode step in the costliest of 5 backends" in summary, summary
+    stats = run_castlint("check", "--statistics", sglang_tree("0.5.20") / "srt").stdout
+    assert stats.count("\t") >= 5 and "FlashInferMLAAttnBackend" in stats and "XPUAttentionBackend" in stats
