@@ -54,6 +54,13 @@ _MAX_STACK = 4
 # storages registered as pools (cdata -> weak ref), for every tracer
 _REGISTERED: Dict[int, StorageWeakRef] = {}
 _ACTIVE: List["Tracer"] = []
+# code filename -> the file to report, for code compiled from bytes (every tracer reads it)
+PATH_MAP: Dict[str, str] = {}
+
+
+def map_path(code_filename: str, path: str) -> None:
+    """Report frames of code compiled under code_filename as lines of path."""
+    PATH_MAP[code_filename] = path
 
 
 def _storage_key(t: Tensor):
@@ -294,7 +301,7 @@ class Tracer:
 
     # -- frames -------------------------------------------------------------------
     def _path(self, filename: str) -> str:
-        mapped = self.path_map.get(filename)
+        mapped = self.path_map.get(filename) or PATH_MAP.get(filename)
         if mapped is not None:
             return mapped
         if filename.startswith("<"):

@@ -10,8 +10,16 @@ reference stands in for FlashInfer and the module sees an emulated SM90 with
 FlashInfer 0.7.2, so the patched guard takes the native FP8 branch; on a GPU
 the real FlashInfer runs.
 
-Code objects of the loaded modules are named "<file> (<label>)";
-`path_map` maps them back to the files, for castlint.trace.watch(path_map=...).
+Code objects of the loaded modules are named "<file> (<label>)"; they are
+mapped back to the files for every tracer (castlint.trace.runtime.map_path).
+
+As a program, for `castlint trace`:
+
+    castlint trace --threshold 1MiB -- python -m castlint.trace.validate_drive sglang/ --fixed
+
+runs two decode steps of the release's backend, and of `castlint fix`'s
+rewrite of it (--fixed; or --patched FILE), through the CPU harness (--device
+cuda: the real FlashInfer).
 """
 from __future__ import annotations
 
@@ -19,6 +27,7 @@ from typing import Dict, Optional
 
 import torch
 
+from castlint.trace.runtime import map_path
 from castlint.validate.doubles import Registry, RuntimeSettings, real_sglang_classes
 from castlint.validate.harness import HarnessConfig, SiteDriver, World
 from castlint.validate.loader import load_backend, stubbed_imports
@@ -65,6 +74,7 @@ class DecodeSession:
                 loaded[label] = load_backend(source, label, cpu_emulation=emu, force_backend=cfg.force_backend,
                                              filename=str(path))
                 self.path_map[f"{path} ({label})"] = str(path)
+                map_path(f"{path} ({label})", str(path))  # for tracers started elsewhere (castlint trace -- ...)
             torch.manual_seed(cfg.seed)
             self.world = World(cfg, log)
             for label, lb in loaded.items():
@@ -85,3 +95,61 @@ class DecodeSession:
     def pools(self) -> list:
         """The per-layer KV arenas (to register with the tracer)."""
         return list(self.world.pool.kv_buffer)
+
+
+def main(argv=None) -> int:
+    import argparse
+    import os
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    import castlint.trace as ct
+    from castlint.validate.command import find_backend
+
+    parser = argparse.ArgumentParser(prog="python -m castlint.trace.validate_drive",
+                                     description="Run decode steps of sglang's FlashInfer MLA backend through "
+                                                 "castlint validate's harness (for castlint trace).")
+    parser.add_argument("path", help="an sglang tree or flashinfer_mla_backend.py")
+    parser.add_argument("--fixed", action="store_true", help="also run `castlint fix`'s rewrite (needs libcst)")
+    parser.add_argument("--patched", default="", help="also run this already-fixed tree or file")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--preset", default="deepseek-r1")
+    parser.add_argument("--tp", type=int, default=8)
+    parser.add_argument("--pool-tokens", type=int, default=0)
+    args = parser.parse_args(argv)
+    original = find_backend(Path(args.path))
+    if original is None:
+        parser.error(f"no flashinfer_mla_backend.py under {args.path}")
+    versions = {"original": (original, original.read_bytes())}
+    if args.patched:
+        patched = find_backend(Path(args.patched))
+        if patched is None:
+            parser.error(f"no flashinfer_mla_backend.py under {args.patched}")
+        versions["patched"] = (patched, patched.read_bytes())
+    elif args.fixed:
+        from castlint.fixes import FixOptions, fix_source
+        from castlint.tables import load_tables
+
+        fixed = fix_source(versions["original"][1], str(original), load_tables(), FixOptions()).new_source
+        target = Path(tempfile.gettempdir()) / f"castlint-fixed-{os.getpid()}-flashinfer_mla_backend.py"
+        target.write_bytes(fixed)
+        versions["patched"] = (target, fixed)
+    shapes = {"pool_tokens": args.pool_tokens} if args.pool_tokens else {}
+    cfg = harness_config(args.device, args.preset, args.tp, **shapes)
+    with DecodeSession(versions, cfg) as session:
+        for label, call in session.calls.items():
+            register_pools = session.pools
+            ct.register_pool(*register_pools)
+            for step in range(args.steps):
+                ct.step()
+                call(step == 0)  # the first step writes the new token, then attends
+            guard = session.guards.get(label) or {}
+            branch = {True: "native FP8", False: "fallback cast"}.get(guard.get("castlint_native_fp8_kv"), "-")
+            print(f"{label}: {versions[label][0]}: {args.steps} decode steps (guard: {branch})", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
