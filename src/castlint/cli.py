@@ -118,9 +118,12 @@ def _setup(paths, config_file, select=None, ignore=None, extend_select=None, exc
             select_source = "--select " + ",".join(select)
         if extend_select:
             extra = parse_selectors(extend_select, "--extend-select")
-            if config.select:  # an empty select already means every rule
-                config.select = tuple(dict.fromkeys(tuple(config.select) + extra))
+            from castlint.codes import DEFAULT_CODES
+
+            # an empty select means every default rule; extend it (an opt-in rule needs naming)
+            if config.select:
                 select_source = (select_source or "select") + " with --extend-select " + ",".join(extend_select)
+            config.select = tuple(dict.fromkeys(tuple(config.select or DEFAULT_CODES) + extra))
         if ignore:
             config.ignore = tuple(dict.fromkeys(tuple(config.ignore) + parse_selectors(ignore, "--ignore")))
             ignore_sources.append("--ignore " + ",".join(ignore))
@@ -747,6 +750,10 @@ def validate(
     no_flush_l2: bool = typer.Option(False, "--no-flush-l2", help="Do not flush L2 between timed calls."),
     output_file: Optional[str] = typer.Option(None, "--output-file", "-o", help="Write the report to this file."),
     json_file: Optional[str] = typer.Option(None, "--json-file", help="Also write the JSON report to this file."),
+    sweep: bool = typer.Option(False, "--sweep", help="Run a grid of decode/extend shapes and pool sizes; fail if any cell is slower or off tolerance."),
+    sweep_pool: Optional[List[int]] = typer.Option(None, "--sweep-pool", help="--sweep: only these pool sizes (tokens)."),
+    svg: Optional[str] = typer.Option(None, "--svg", help="--sweep: write a heat map of the speed-up per cell (SVG)."),
+    speed_gate: Optional[bool] = typer.Option(None, "--speed-gate/--no-speed-gate", help="Fail a site whose patched path is slower than the original beyond its p10-p90 noise margin (default: on with --device cuda)."),
 ):
     """Run the original and the fixed backend on a GPU: prove it equal and faster."""
     from castlint.validate.command import run_validate  # torch is imported only here
@@ -757,7 +764,8 @@ def validate(
         flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version, sites=site, iters=iters,
         warmup=warmup, mla_backend=mla_backend, emulate_flashinfer=emulate_flashinfer,
         layer_k_scale=layer_k_scale, require_native=require_native, profile=not no_profile,
-        flush_l2=not no_flush_l2, output_file=output_file, json_file=json_file))
+        flush_l2=not no_flush_l2, output_file=output_file, json_file=json_file, sweep=sweep,
+        sweep_pools=sweep_pool, sweep_svg=svg, speed_gate=speed_gate))
 
 
 @app.command()
@@ -839,6 +847,12 @@ def main(argv: Optional[List[str]] = None):
         sys.exit(code if code in (0, 1, 2) else EXIT_ERROR)
     except KeyboardInterrupt:
         err_console.print("castlint: interrupted")
+        sys.exit(EXIT_ERROR)
+    except BrokenPipeError:  # `castlint check | head`: the reader left; not a crash, nothing to say
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
         sys.exit(EXIT_ERROR)
     except Exception as exc:  # noqa: BLE001 - a crash: exit 2 and one line, the traceback only on request
         if verbose:

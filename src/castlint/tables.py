@@ -38,6 +38,9 @@ class Accessor:
     name: str
     returns: str  # "tensor" | "tuple"
     note: str = ""
+    # when set, only `<receiver>.name(...)` with the receiver's last name in this list
+    # is an accessor (TensorRT-LLM's get_buffers is a common method name elsewhere)
+    receivers: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,24 @@ class ConversionHelper:
     arg: int
     direction: str
     note: str = ""
+    # the cost model of the pool it converts: the stored dtype it reads, the dtype it
+    # writes (a `dtype=` keyword of the call overrides it) and the elements per scale
+    # byte (block-scaled formats); unset: the configured model's kv and compute dtypes
+    source_dtype: Optional[str] = None
+    target_dtype: Optional[str] = None
+    scale_block: int = 0
+
+
+@dataclass(frozen=True)
+class CacheParameter:
+    """A parameter that an engine's calling convention fills with a whole per-layer KV cache."""
+
+    engine: str
+    methods: tuple  # the method (or function) names that take it
+    params: tuple  # the parameter names
+    requires: tuple  # other parameters the signature must have (the engine's convention)
+    returns: str  # "tensor" (one whole cache) | "tuple" (several: K and V, or per layer)
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,7 +111,25 @@ class ModelPreset:
 class Tables:
     accessors: dict = field(default_factory=dict)  # name -> Accessor
     cache_attributes: set = field(default_factory=set)
-    layer_index_words: tuple = ()
+    layer_index_words: tuple = ()  # kept for old tables; the analysis decides by value
+    cache_parameters: list = field(default_factory=list)  # [CacheParameter]
+    # how an index's value is told (castlint.analysis.dataflow.ModuleAnalysis.index_kind)
+    scalar_attributes: set = field(default_factory=set)
+    scalar_calls: set = field(default_factory=set)
+    tensor_calls: set = field(default_factory=set)
+    # allocations of a buffer, and the words of their first dimension
+    allocation_functions: set = field(default_factory=set)
+    batch_words: set = field(default_factory=set)
+    layer_words: set = field(default_factory=set)
+    pool_words: set = field(default_factory=set)
+    extent_words: set = field(default_factory=set)
+    tuple_view_methods: set = field(default_factory=set)
+    tuple_view_functions: set = field(default_factory=set)
+    narrow_methods: set = field(default_factory=set)
+    narrow_functions: set = field(default_factory=set)
+    copy_methods: set = field(default_factory=set)
+    unbound_receivers: set = field(default_factory=set)
+    iter_passthrough: set = field(default_factory=set)
     gather_methods: set = field(default_factory=set)
     gather_functions: set = field(default_factory=set)
     view_methods: set = field(default_factory=set)
@@ -107,6 +146,8 @@ class Tables:
     mla_signatures: list = field(default_factory=list)  # raw dicts
     fp8_kv_mla: list = field(default_factory=list)  # raw dicts, sorted by version
     auto_backend: dict = field(default_factory=dict)
+    mla_kv_read: list = field(default_factory=list)  # raw dicts, by `since`
+    kv_pool: dict = field(default_factory=dict)
     kv_cache_dtype_attributes: set = field(default_factory=set)
     kv_cache_dtype_holders: set = field(default_factory=set)
     presets: dict = field(default_factory=dict)  # name -> ModelPreset
@@ -126,17 +167,23 @@ class Tables:
         contains one word of every set in the group. Derived from the tables, so a
         new accessor or wrapper updates the filter."""
         pools = {f"{name}(" for name in self.accessors} | {f".{name}" for name in self.cache_attributes}
-        casts = {f".{method}(" for method in self.casts}
+        casts = {f".{method}(" for method in self.casts} | {f".{method}(" for method in self.copy_methods}
         wrappers = set()
         for wrapper in self.wrappers:
             wrappers.update({wrapper.cls, wrapper.q_dtype.keyword, wrapper.kv_dtype.keyword, *wrapper.aliases})
         reach = set(self.kv_cache_dtype_attributes) | set(self.kv_cache_dtype_holders)
+        # a whole cache that arrives as a parameter: its name, the other parameters of the
+        # engine's convention, and a conversion
+        conventions = tuple(
+            (set(p.params), set(p.requires), casts | set(self.conversion_helpers)) if p.requires
+            else (set(p.params), casts | set(self.conversion_helpers))
+            for p in self.cache_parameters)
         groups = (
-            (pools, casts),  # CL001, CL003
+            (pools, casts),  # CL001, CL003, CL005
             (wrappers, reach),  # CL002
             (set(self.conversion_helpers),),  # CL004
             ({"castlint", "noqa: CL", "noqa:CL", "NOQA: CL"},),  # CL900
-        )
+        ) + conventions
         return tuple(tuple(tuple(sorted(words)) for words in group) for group in groups)
 
     def flashinfer_pin(self, sglang_version: str) -> Optional[str]:
@@ -200,12 +247,16 @@ def parse_version(text: str) -> tuple:
 
 # -- loaders per section -----------------------------------------------------
 
+MLA_KV_READ_COSTS = ("margin", "cast_ms_per_pool_token", "gather_ms", "gather_ms_per_token", "native_ms",
+                     "native_ms_per_token_query")
 TOP_KEYS = {
     "schema", "accessor", "cache_attributes", "layer_index", "gathers", "views",
     "conversion_helper", "guards", "cast", "reinterpret", "dtype_spelling",
     "dtype_bytes", "wrapper", "mla_signature", "fp8_kv_mla", "auto_backend",
     "default", "default_pool_tokens", "preset", "kv_cache_dtype", "release",
+    "index_values", "allocation", "cache_parameter", "conversions", "iteration",
     "trace",  # runtime tracing (rules/trace.toml): read by castlint.trace.table
+    "mla_kv_read", "kv_pool",  # rules/crossover.toml: castlint.fixes.flashinfer_mla
     "pin_source", "decode_step",  # rules/sglang.toml: castlint.fixes.target, castlint.models
 }
 PIN_SOURCE_KEYS = ("package", "version_files", "project_files", "distribution", "requirements")
@@ -219,11 +270,12 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
 
     for i, item in enumerate(_get(data, "accessor", list, path, "", [])):
         where = f"accessor[{i}]"
-        _check_keys(item, {"name", "returns", "note"}, path, where)
+        _check_keys(item, {"name", "returns", "note", "receivers"}, path, where)
         returns = _get(item, "returns", str, path, where, "tensor")
         if returns not in ("tensor", "tuple"):
             raise TableError(path, f"{where}.returns", f"must be 'tensor' or 'tuple', got {returns!r}")
-        acc = Accessor(_get(item, "name", str, path, where), returns, _get(item, "note", str, path, where, ""))
+        acc = Accessor(_get(item, "name", str, path, where), returns, _get(item, "note", str, path, where, ""),
+                       tuple(_str_list(item, "receivers", path, where)))
         tables.accessors[acc.name] = acc
 
     if "cache_attributes" in data:
@@ -241,18 +293,65 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
         tables.gather_functions.update(_str_list(section, "functions", path, "gathers"))
     if "views" in data:
         section = _get(data, "views", dict, path, "")
-        _check_keys(section, {"methods", "functions"}, path, "views")
+        _check_keys(section, {"methods", "functions", "tuple_methods", "tuple_functions", "narrow_methods",
+                              "narrow_functions"}, path, "views")
         tables.view_methods.update(_str_list(section, "methods", path, "views"))
         tables.view_functions.update(_str_list(section, "functions", path, "views"))
+        tables.tuple_view_methods.update(_str_list(section, "tuple_methods", path, "views"))
+        tables.tuple_view_functions.update(_str_list(section, "tuple_functions", path, "views"))
+        tables.narrow_methods.update(_str_list(section, "narrow_methods", path, "views"))
+        tables.narrow_functions.update(_str_list(section, "narrow_functions", path, "views"))
+    if "index_values" in data:
+        section = _get(data, "index_values", dict, path, "")
+        _check_keys(section, {"scalar_attributes", "scalar_calls", "tensor_calls"}, path, "index_values")
+        tables.scalar_attributes.update(_str_list(section, "scalar_attributes", path, "index_values"))
+        tables.scalar_calls.update(_str_list(section, "scalar_calls", path, "index_values"))
+        tables.tensor_calls.update(_str_list(section, "tensor_calls", path, "index_values"))
+    if "allocation" in data:
+        section = _get(data, "allocation", dict, path, "")
+        _check_keys(section, {"functions", "batch_words", "layer_words", "pool_words", "extent_words"}, path,
+                    "allocation")
+        tables.allocation_functions.update(_str_list(section, "functions", path, "allocation"))
+        tables.batch_words.update(_str_list(section, "batch_words", path, "allocation"))
+        tables.layer_words.update(_str_list(section, "layer_words", path, "allocation"))
+        tables.pool_words.update(_str_list(section, "pool_words", path, "allocation"))
+        tables.extent_words.update(_str_list(section, "extent_words", path, "allocation"))
+    if "conversions" in data:
+        section = _get(data, "conversions", dict, path, "")
+        _check_keys(section, {"copy_methods", "unbound_receivers"}, path, "conversions")
+        tables.copy_methods.update(_str_list(section, "copy_methods", path, "conversions"))
+        tables.unbound_receivers.update(_str_list(section, "unbound_receivers", path, "conversions"))
+    if "iteration" in data:
+        section = _get(data, "iteration", dict, path, "")
+        _check_keys(section, {"passthrough"}, path, "iteration")
+        tables.iter_passthrough.update(_str_list(section, "passthrough", path, "iteration"))
+    for i, item in enumerate(_get(data, "cache_parameter", list, path, "", [])):
+        where = f"cache_parameter[{i}]"
+        _check_keys(item, {"engine", "methods", "params", "requires", "returns", "note"}, path, where)
+        returns = _get(item, "returns", str, path, where, "tensor")
+        if returns not in ("tensor", "tuple"):
+            raise TableError(path, f"{where}.returns", f"must be 'tensor' or 'tuple', got {returns!r}")
+        methods = tuple(_str_list(item, "methods", path, where))
+        params = tuple(_str_list(item, "params", path, where))
+        if not methods or not params:
+            raise TableError(path, where, "needs at least one method and one parameter")
+        tables.cache_parameters.append(CacheParameter(
+            _get(item, "engine", str, path, where), methods, params,
+            tuple(_str_list(item, "requires", path, where)), returns, _get(item, "note", str, path, where, "")))
     for i, item in enumerate(_get(data, "conversion_helper", list, path, "", [])):
         where = f"conversion_helper[{i}]"
-        _check_keys(item, {"name", "arg", "direction", "note"}, path, where)
+        _check_keys(item, {"name", "arg", "direction", "note", "source_dtype", "target_dtype", "scale_block"},
+                    path, where)
         direction = _get(item, "direction", str, path, where)
         if direction not in ("quantize", "dequantize"):
             raise TableError(path, f"{where}.direction", f"must be 'quantize' or 'dequantize', got {direction!r}")
+        scale_block = _get(item, "scale_block", int, path, where, 0)
+        if scale_block < 0:
+            raise TableError(path, f"{where}.scale_block", "must be 0 (no scales) or positive")
         helper = ConversionHelper(
             _get(item, "name", str, path, where), _get(item, "arg", int, path, where, 0), direction,
-            _get(item, "note", str, path, where, ""),
+            _get(item, "note", str, path, where, ""), _get(item, "source_dtype", str, path, where, None),
+            _get(item, "target_dtype", str, path, where, None), scale_block,
         )
         tables.conversion_helpers[helper.name] = helper
     if "guards" in data:
@@ -281,7 +380,10 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
     if "dtype_bytes" in data:
         section = _get(data, "dtype_bytes", dict, path, "")
         for key, value in section.items():
-            tables.dtype_bytes[key] = _get(section, key, int, path, "dtype_bytes")
+            size = _get(section, key, (int, float), path, "dtype_bytes")  # 0.5 for a 4-bit format
+            if isinstance(size, bool) or size <= 0:
+                raise TableError(path, f"dtype_bytes.{key}", f"must be a positive number, got {size!r}")
+            tables.dtype_bytes[key] = size
 
     for i, item in enumerate(_get(data, "wrapper", list, path, "", [])):
         where = f"wrapper[{i}]"
@@ -315,6 +417,23 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
     tables.fp8_kv_mla.sort(key=lambda row: parse_version(row["since"]))
     if "auto_backend" in data:
         tables.auto_backend.update(_get(data, "auto_backend", dict, path, ""))
+    for i, item in enumerate(_get(data, "mla_kv_read", list, path, "", [])):
+        where = f"mla_kv_read[{i}]"
+        _check_keys(item, set(MLA_KV_READ_COSTS) | {"since", "gpu", "measured", "source"}, path, where)
+        _get(item, "since", str, path, where)
+        for key in MLA_KV_READ_COSTS:
+            value = _get(item, key, (int, float), path, where)
+            if not 0 <= value < 1e3:
+                raise TableError(path, f"{where}.{key}", f"must be a cost in ms between 0 and 1000, got {value!r}")
+        tables.mla_kv_read.append(item)
+    tables.mla_kv_read.sort(key=lambda row: parse_version(row["since"]))
+    if "kv_pool" in data:
+        section = _get(data, "kv_pool", dict, path, "")
+        _check_keys(section, {"pool", "size", "padding", "cuda_graph_attribute"}, path, "kv_pool")
+        for key, value in section.items():
+            if not isinstance(value, str) or not value.isidentifier():
+                raise TableError(path, f"kv_pool.{key}", f"must be an identifier, got {value!r}")
+        tables.kv_pool.update(section)
 
     if "kv_cache_dtype" in data:
         section = _get(data, "kv_cache_dtype", dict, path, "")

@@ -1,15 +1,24 @@
-"""The FlashInfer MLA rewrite: read the FP8 KV pool natively instead of casting it.
+"""The FlashInfer MLA rewrite: read an FP8 KV pool the cheapest way for each plan.
 
-In sglang's FlashInferMLAAttnBackend (and look-alikes) it:
-1. plans with `kv_data_type` = the KV-cache dtype (decode/prefill updaters,
-   wrapper.plan and fast_mla_*_plan, positional or keyword form);
-2. drops the whole-pool `.to(q.dtype)` before run();
-3. passes run() `ckv_scale=`/`kpe_scale=` (1.0: the MLA pool stores e4m3 unscaled);
-4. decides all of it once at backend init through `_castlint_native_fp8_kv_mla`,
-   built from the FP8-KV matrix in rules/flashinfer.toml; everywhere else the
-   original cast path runs unchanged.
-The call form follows the FlashInfer the target sglang pins (rules/sglang.toml),
-or the keyword form of FlashInfer >= 0.7 with --flashinfer-api keyword.
+In sglang's FlashInferMLAAttnBackend (and look-alikes) every forward casts the whole
+pool to the model dtype before run(). The rewrite makes each plan() choose, on the
+host and from values the plan already has, one of three reads (rules/crossover.toml):
+
+- native: FlashInfer's FP8-KV kernel reads the pool as stored (decode, and small
+  query counts where the measured model says it wins);
+- gather: only the rows the plan reads are converted, and the BF16 kernel runs on
+  that compact buffer (big prefills on big pools);
+- cast: the original whole-pool cast (where neither wins, where the shape is
+  unknown, and in every environment the FP8-KV kernel does not support).
+
+The choice is recorded on the wrapper at plan time, and forward reads it from the
+wrapper it runs, so plan and forward always agree, CUDA graphs included. The
+generated code holds the capability matrix (rules/flashinfer.toml) and the cost
+model (rules/crossover.toml); the call form follows the FlashInfer the target
+sglang pins, or FlashInfer 0.7's keyword form with --flashinfer-api keyword.
+
+A site is rewritten only when every reader of the converted value is a run() that
+can take the choice; otherwise the whole file is left alone, with the reason.
 """
 from __future__ import annotations
 
@@ -20,22 +29,29 @@ import libcst as cst
 import libcst.matchers as m
 
 from castlint.analysis import ModuleAnalysis
-from castlint.analysis.dataflow import dotted
+from castlint.analysis.dataflow import dotted, iter_nodes
 from castlint.checks.base import FileContext
 from castlint.checks.plan_forces_kv_dtype import dtype_argument, match_wrapper
-from castlint.checks.whole_pool_cast import mla_native_fix, runs_fed_by
 from castlint.fixes.edits import append_args, keyword_arg, literal, star_star_arg, statements
 from castlint.fixes.target import Target
+from castlint.mla_names import GUARD_FUNCTION, READ_ATTR, WRAPPER_ATTR
 from castlint.tables import Tables, parse_version
 
 CODEMOD = "flashinfer-mla-native-fp8"
-GUARD_FUNCTION = "_castlint_native_fp8_kv_mla"
-VERSION_FUNCTION = "_castlint_version_tuple"
-GUARD_ATTR = "castlint_native_fp8_kv"
-SCALE_ATTR = "castlint_kv_scale"
-SCALES_DICT_ATTR = "castlint_mla_run_scales"
-KV_DTYPE_ATTR = "castlint_kv_data_type"
-SCALES_SINCE = "0.6.14"  # run() takes ckv_scale/kpe_scale from here on
+# Names the patch adds to the engine's code: plain words a maintainer would keep.
+VERSION_FUNCTION = "_flashinfer_version_tuple"
+PLAN_FUNCTION = "_plan_mla_kv_read"
+READ_FUNCTION = "_mla_kv_read"
+READ_CLASS = "_MlaKvRead"
+MLA_CLASS = "BatchMLAPagedAttentionWrapper"
+
+
+class RewriteRefused(Exception):
+    """The file cannot be rewritten safely; the message says why (line, reason)."""
+
+    def __init__(self, line: int, reason: str):
+        super().__init__(reason)
+        self.line, self.reason = line, reason
 
 
 @dataclass
@@ -45,94 +61,348 @@ class CastSite:
     cast: cst.Call
     function: cst.FunctionDef
     backend: cst.ClassDef
+    wrapper: str                     # source of the run() receiver, valid at the cast
+    runs: List[cst.Call]
+    local_read: str                  # the local name that holds the read mode
+    runs_in_block: Set[int]          # id(run) of runs that can use the local name
 
 
 @dataclass
 class PlanSite:
     call: cst.Call
-    kv_arg: cst.BaseExpression
-    q_source: Tuple[str, ...]
-    updater: Optional[cst.ClassDef]
+    statement: cst.SimpleStatementLine
+    wrapper: str
+    qo_indptr: Optional[cst.Arg]
+    kv_indices: Optional[cst.Arg]
+    kv_arg: Optional[cst.BaseExpression]
+    causal: Optional[cst.BaseExpression]
+    owner: Optional[cst.ClassDef]    # the class whose __init__ provides self.fp8_kv_read
+    redirect: bool                   # False: record the cast path only (plan kv dtype kept)
 
 
 @dataclass
-class Plan:
+class RewritePlan:
     """What the rewrite will do to one module (empty: nothing to do)."""
 
     casts: List[CastSite] = field(default_factory=list)
     plans: List[PlanSite] = field(default_factory=list)
-    runs: Dict[int, cst.Call] = field(default_factory=dict)
     skipped: List[Tuple[int, str]] = field(default_factory=list)  # (line, why)
 
 
-def plan_rewrite(ctx: FileContext, allowed: Set[Tuple[str, int, int]]) -> Plan:
-    """Find the sites; `allowed` holds (code, line, column) of findings the user wants fixed."""
+# -- finding the sites --------------------------------------------------------------
+
+def _is_pure(node: cst.BaseExpression) -> bool:
+    """An expression that can be evaluated twice with the same result: names,
+    attributes, constants, and subscripts of those."""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _is_pure(node.value)
+    if isinstance(node, cst.Subscript):
+        return _is_pure(node.value) and all(
+            isinstance(e.slice, cst.Index) and _is_pure(e.slice.value)
+            or isinstance(e.slice, cst.Slice) and all(
+                part is None or _is_pure(part) for part in (e.slice.lower, e.slice.upper, e.slice.step))
+            for e in node.slice)
+    if isinstance(node, cst.UnaryOperation):
+        return _is_pure(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return _is_pure(node.left) and _is_pure(node.right)
+    return False
+
+
+def _statement_of(a: ModuleAnalysis, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+    for parent in a.ancestors(node):
+        if isinstance(parent, cst.SimpleStatementLine):
+            return parent
+        if isinstance(parent, (cst.BaseCompoundStatement, cst.Lambda, cst.FunctionDef)):
+            return None
+    return None
+
+
+def _mla_arg_index(tables: Tables, name: str) -> Optional[int]:
+    for row in tables.mla_signatures:
+        names = row.get("plan_positional", [])
+        if name in names:
+            return names.index(name)
+    return None
+
+
+def _is_mla_plan(tables: Tables, wrapper) -> bool:
+    """An MLA plan: the MLA wrapper's method, or a function taking that wrapper first
+    with the MLA plan's dtype positions one further (sglang's fast_mla_*_plan)."""
+    if wrapper.cls == MLA_CLASS:
+        return True
+    kv = _mla_arg_index(tables, "kv_data_type")
+    return bool(wrapper.function and kv is not None and wrapper.kv_dtype.index == kv + 1)
+
+
+def _plan_arg(call: cst.Call, function: bool, tables: Tables, name: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    index = _mla_arg_index(tables, name)
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    if index is None:
+        return None
+    index += 1 if function else 0
+    return positional[index] if index < len(positional) else None
+
+
+def _names_in(node: cst.CSTNode) -> Set[str]:
+    return {n.value for n in iter_nodes(node, cst.Name)}
+
+
+def _binds(node: cst.CSTNode, name: str) -> bool:
+    """Does this statement (or anything in it) assign `name`?"""
+    for target in iter_nodes(node, cst.AssignTarget):
+        if name in _names_in(target.target):
+            return True
+    for kind in (cst.AugAssign, cst.AnnAssign):
+        for stmt in iter_nodes(node, kind):
+            if name in _names_in(stmt.target):
+                return True
+    for stmt in iter_nodes(node, cst.For):
+        if name in _names_in(stmt.target):
+            return True
+    for stmt in iter_nodes(node, cst.NamedExpr):
+        if name in _names_in(stmt.target):
+            return True
+    return False
+
+
+def _cast_site(ctx: FileContext, call: cst.Call) -> CastSite:
+    """Check one cast and describe it; RewriteRefused says why it cannot be rewritten."""
     a = ctx.analysis
-    plan = Plan()
+    line = a.position(call).start.line
+    assign = a.parent(call)
+    statement = a.parent(assign) if assign is not None else None
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+            and isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        raise RewriteRefused(line, "the cast is not a plain `name = pool.to(...)` statement")
+    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "to"):
+        raise RewriteRefused(line, "only `.to(...)` casts are rewritten")
+    function, backend = a.enclosing_function(call), a.enclosing_class(call)
+    if function is None or backend is None:
+        raise RewriteRefused(line, "the cast is not in a backend method")
+    variable = assign.targets[0].target.value
+    run_method = _run_method(ctx)
+    runs, readers = [], []
+    target = assign.targets[0].target
+    for name in iter_nodes(function.body, cst.Name):
+        if name.value != variable or name is target or a.position(name).start.line < line:
+            continue
+        run = _enclosing_run(a, name, run_method)
+        if run is None:
+            readers.append(name)
+        elif run not in runs:
+            runs.append(run)
+    if readers:
+        where = a.position(readers[0]).start.line
+        raise RewriteRefused(line, f"`{variable}` is also read at line {where} by something other than "
+                                   f"the attention run(); it would get the FP8 pool")
+    if not runs:
+        raise RewriteRefused(line, f"`{variable}` feeds no {run_method}() call in the same method")
+    receivers = {a.code(run.func.value) for run in runs}
+    if len(receivers) != 1:
+        raise RewriteRefused(line, f"`{variable}` feeds run() of several wrappers ({', '.join(sorted(receivers))})")
+    receiver = runs[0].func.value
+    wrapper = a.code(receiver)
+    if not _is_pure(receiver):
+        raise RewriteRefused(line, f"the run() receiver `{wrapper}` is not a plain name or attribute")
+    root = receiver
+    while isinstance(root, (cst.Attribute, cst.Subscript)):
+        root = root.value
+    # the receiver must hold the same wrapper at the cast as at the run
+    stop = max(a.position(run).start.line for run in runs)
+    if isinstance(root, cst.Name) and root.value != "self":
+        for stmt in iter_nodes(function.body, cst.SimpleStatementLine):
+            if _binds(stmt, root.value) and line < a.position(stmt).start.line <= stop:
+                raise RewriteRefused(line, f"`{root.value}` is rebound between the cast and run()")
+    if isinstance(receiver, cst.Name):
+        params = {p.name.value for p in function.params.params + function.params.kwonly_params}
+        bound_before = receiver.value in params or any(
+            _top_level(a, stmt, function) and _binds(stmt, receiver.value) and a.position(stmt).start.line < line
+            for stmt in iter_nodes(function.body, cst.SimpleStatementLine))
+        if not bound_before:
+            raise RewriteRefused(line, f"the run() receiver `{wrapper}` is not bound before the cast")
+    taken = _names_in(function)
+    local = next(n for n in ("kv_read", "mla_kv_read", "kv_read_mode") + tuple(f"kv_read_{i}" for i in range(9))
+                 if n not in taken)
+    block = a.parent(statement)
+    in_block = {id(run) for run in runs if _statement_in(a, run, block)}
+    return CastSite(statement, variable, call, function, backend, wrapper, runs, local, in_block)
+
+
+def _top_level(a: ModuleAnalysis, stmt: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """Is stmt directly in function's body (not inside a branch or loop)?"""
+    return a.parent(stmt) is function.body
+
+
+def _statement_in(a: ModuleAnalysis, node: cst.CSTNode, block: cst.CSTNode) -> bool:
+    statement = _statement_of(a, node)
+    return statement is not None and a.parent(statement) is block
+
+
+def _enclosing_run(a: ModuleAnalysis, name: cst.Name, run_method: str) -> Optional[cst.Call]:
+    """The run() call whose argument holds `name` (directly or sliced), if any."""
+    node: cst.CSTNode = name
+    for parent in a.ancestors(name):
+        if isinstance(parent, (cst.Lambda, cst.FunctionDef, cst.BaseComp)):
+            return None
+        if isinstance(parent, cst.Arg):
+            call = a.parent(parent)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                    and call.func.attr.value == run_method and parent.keyword is None:
+                return call
+            return None
+        if not isinstance(parent, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice)):
+            return None
+        if isinstance(parent, cst.Subscript) and parent.value is not node:
+            return None  # the name is an index, not the sliced buffer
+        node = parent
+    return None
+
+
+def _run_method(ctx: FileContext) -> str:
+    for w in ctx.tables.wrappers:
+        if w.cls == MLA_CLASS and getattr(w, "run_method", None):
+            return w.run_method
+    return "run"
+
+
+def _plan_site(ctx: FileContext, call: cst.Call, wrapper, redirect: bool) -> PlanSite:
+    a, t = ctx.analysis, ctx.tables
+    line = a.position(call).start.line
+    statement = _statement_of(a, call)
+    if statement is None or len(statement.body) != 1:
+        raise RewriteRefused(line, "the plan() call is not a statement of its own; the read choice "
+                                   "must be made right before it")
+    if wrapper.function:
+        positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        if not positional:
+            raise RewriteRefused(line, "the plan function's wrapper argument is missing")
+        receiver = positional[0].value
+    else:
+        receiver = call.func.value
+    qo = _plan_arg(call, wrapper.function, t, "qo_indptr")
+    kv_indices = _plan_arg(call, wrapper.function, t, "kv_indices")
+    causal = _plan_arg(call, wrapper.function, t, "causal")
+    kv_arg = dtype_argument(call, wrapper, "kv")
+    if redirect and (qo is None or kv_indices is None or kv_arg is None):
+        raise RewriteRefused(line, "plan() does not pass qo_indptr, kv_indices and kv_data_type where "
+                                   "rules/flashinfer.toml says")
+    for expr in (receiver, qo.value if qo else None, kv_indices.value if kv_indices else None):
+        if expr is not None and not _is_pure(expr):
+            raise RewriteRefused(line, f"plan() argument `{a.code(expr)}` is not a plain name, attribute or "
+                                       "subscript; evaluating it twice could change it")
+    owner = a.enclosing_class(call)
+    return PlanSite(call, statement, a.code(receiver), qo, kv_indices, kv_arg,
+                    causal.value if causal else None, owner, redirect)
+
+
+def plan_rewrite(ctx: FileContext, allowed: Set[Tuple[str, int, int]]) -> RewritePlan:
+    """Find the sites; `allowed` holds (code, line, column) of findings the user wants fixed.
+
+    Raises RewriteRefused when a wanted site cannot be rewritten safely."""
+    a = ctx.analysis
+    plan = RewritePlan()
     for call, _ in a.pool_casts():
         pos = a.position(call)
         if ("CL001", pos.start.line, pos.start.column + 1) not in allowed:
             continue
-        fix, _ = mla_native_fix(ctx, call)
-        if fix is None:
-            continue
-        assign = a.parent(call)
-        line = a.parent(assign) if assign is not None else None
-        if not (isinstance(assign, cst.Assign) and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
-            plan.skipped.append((pos.start.line, "the cast is not a plain `name = pool.to(...)` statement"))
-            continue
-        function = a.enclosing_function(call)
-        backend = a.enclosing_class(call)
-        if function is None or backend is None:
-            plan.skipped.append((pos.start.line, "the cast is not in a backend method"))
-            continue
-        variable = assign.targets[0].target.value
-        plan.casts.append(CastSite(line, variable, call, function, backend))
-        for run in runs_fed_by(a, call):
-            plan.runs[id(run)] = run
+        plan.casts.append(_cast_site(ctx, call))
     if not plan.casts:
         return plan
     for call in a.nodes.calls:
         wrapper = match_wrapper(ctx, call)
-        if wrapper is None:
+        if wrapper is None or not _is_mla_plan(ctx.tables, wrapper):
             continue
         pos = a.position(call)
-        if ("CL002", pos.start.line, pos.start.column + 1) not in allowed:
-            continue
-        q_arg, kv_arg = dtype_argument(call, wrapper, "q"), dtype_argument(call, wrapper, "kv")
-        if q_arg is None or kv_arg is None:
-            plan.skipped.append((pos.start.line, "plan() has no kv dtype argument to redirect"))
-            continue
-        plan.plans.append(PlanSite(call, kv_arg, a.resolve_value(q_arg), a.enclosing_class(call)))
+        redirect = ("CL002", pos.start.line, pos.start.column + 1) in allowed
+        plan.plans.append(_plan_site(ctx, call, wrapper, redirect))
+    if not any(site.redirect for site in plan.plans):
+        raise RewriteRefused(a.position(plan.casts[0].cast).start.line,
+                             "no plan() of an MLA wrapper in this file declares the KV dtype in a form the fix "
+                             "can redirect (CL002): dropping the cast would feed run() a dtype its plan does "
+                             "not declare")
     return plan
+
+
+def check_rewrite(ctx: FileContext, call: cst.Call) -> Optional[str]:
+    """None if the MLA rewrite can take this cast; otherwise why not (for CL001's [*])."""
+    try:
+        _cast_site(ctx, call)
+    except RewriteRefused as exc:
+        return exc.reason
+    return None
 
 
 # -- emitted code ----------------------------------------------------------------
 
+def _cost_rows(tables: Tables) -> str:
+    rows = []
+    for row in sorted(tables.mla_kv_read, key=lambda r: parse_version(r["since"]), reverse=True):
+        rows.append(
+            f"    ({parse_version(row['since'])!r}, {row['cast_ms_per_pool_token']!r}, {row['gather_ms']!r}, "
+            f"{row['gather_ms_per_token']!r}, {row['native_ms']!r}, {row['native_ms_per_token_query']!r}, "
+            f"{row['margin']!r}),\n")
+    return "".join(rows)
+
+
 def guard_source(tables: Tables, dcp_expression: Optional[str]) -> str:
-    """The init-time guard, generated from the FP8-KV MLA matrix in rules/flashinfer.toml."""
+    """Module-level code: the init-time guard and the per-plan choice, from rules/*.toml."""
     rows = tables.fp8_kv_rows()
     sm90 = tables.auto_backend.get("sm90", "fa3")
-    checks = []
-    for row in rows:
-        since = parse_version(row["since"])
+    capable = ""
+    for row in sorted((r for r in rows if r.get("backends")), key=lambda r: parse_version(r["since"]), reverse=True):
+        keyword = "if" if not capable else "elif"
         backends = tuple(row["backends"])
         ckv = tuple(row.get("head_dim_ckv", [512]))
         kpe = tuple(row.get("head_dim_kpe", [64]))
-        checks.append(
-            f"        if version >= {since!r}:\n"
-            f"            return backend in {literal(backends)} and ckv in {literal(ckv)} and kpe in {literal(kpe)}\n"
-        )
-    capability = tuple(rows[0].get("compute_capability", [9, 0])) if rows else (9, 0)
-    kv_dtype = rows[0].get("kv_dtypes", ["float8_e4m3fn"])[0] if rows else "float8_e4m3fn"
-    q_dtype = rows[0].get("q_dtypes", ["bfloat16"])[0] if rows else "bfloat16"
+        capable += (f"        {keyword} version >= {parse_version(row['since'])!r}:\n"
+                    f"            supported = backend in {literal(backends)} and ckv in {literal(ckv)} "
+                    f"and kpe in {literal(kpe)}\n")
+    supported_rows = [r for r in rows if r.get("backends")]
+    capability = tuple(supported_rows[0].get("compute_capability", [9, 0])) if supported_rows else (9, 0)
+    kv_dtype = supported_rows[0].get("kv_dtypes", ["float8_e4m3fn"])[0] if supported_rows else "float8_e4m3fn"
+    q_dtype = supported_rows[0].get("q_dtypes", ["bfloat16"])[0] if supported_rows else "bfloat16"
+    pool = tables.kv_pool
+    graph_attr = pool.get("cuda_graph_attribute", "_use_cuda_graph")
     dcp = (
         f"        if {dcp_expression}:\n"
-        f"            return False  # DCP extend feeds run() a per-batch BF16 buffer\n"
+        f"            return None  # DCP feeds run() a per-batch buffer, not the pool\n"
     ) if dcp_expression else ""
     return (
+        f"\n\n# Per-token costs (ms) of the three ways to read an FP8 KV pool, by FlashInfer\n"
+        f"# version, measured on an H200: (since, cast per pool row, gather, gather per\n"
+        f"# row read, native, native per row read x query, margin).\n"
+        f"_MLA_KV_READ_COSTS = (\n{_cost_rows(tables)})\n"
+        f"\n\nclass {READ_CLASS}:\n"
+        f'    """How run() reads the KV pool for the plan it belongs to.\n'
+        f"\n"
+        f"    native: the pool as stored (FP8-KV kernel); rows: convert only these rows\n"
+        f"    (the plan indexes them 0..n-1); neither: convert the whole pool (original).\n"
+        f'    """\n'
+        f"\n"
+        f"    __slots__ = (\"native\", \"rows\", \"scale\")\n"
+        f"\n"
+        f"    def __init__(self, native=False, rows=None):\n"
+        f"        self.native = native\n"
+        f"        self.rows = rows\n"
+        f"        # the pool stores e4m3 unscaled (set_kv_buffer casts without a scale)\n"
+        f"        self.scale = 1.0 if native else None\n"
+        f"\n"
+        f"    @property\n"
+        f"    def scales(self):\n"
+        f"        return {{\"ckv_scale\": 1.0, \"kpe_scale\": 1.0}} if self.native else {{}}\n"
+        f"\n\n_MLA_KV_CAST = {READ_CLASS}()\n"
+        f"\n\ndef {READ_FUNCTION}(wrapper):\n"
+        f'    """How run() on this wrapper reads the pool, as its last plan decided."""\n'
+        f"    return getattr(wrapper, \"{WRAPPER_ATTR}\", _MLA_KV_CAST)\n"
         f"\n\ndef {VERSION_FUNCTION}(text):\n"
-        f'    """castlint: \'0.6.18.post1\' -> (0, 6, 18)."""\n'
+        f'    """\'0.6.18.post1\' -> (0, 6, 18)."""\n'
         f"    parts = []\n"
         f"    for piece in str(text).split(\".\"):\n"
         f"        digits = \"\"\n"
@@ -147,81 +417,104 @@ def guard_source(tables: Tables, dcp_expression: Optional[str]) -> str:
         f"            break\n"
         f"    return tuple(parts)\n"
         f"\n\ndef {GUARD_FUNCTION}(model_runner, backend):\n"
-        f'    """castlint: can FlashInfer\'s MLA kernels read this FP8 KV pool as stored?\n'
+        f'    """Can FlashInfer\'s MLA kernels read this FP8 KV pool as stored?\n'
         f"\n"
-        f"    Decided once at init, never per step, so it is safe under CUDA-graph\n"
-        f"    capture. True only for a {kv_dtype} KV cache with a {q_dtype} model on\n"
-        f"    SM{capability[0]}{capability[1]}, with head dims and a FlashInfer version that have the\n"
-        f"    FP8-KV MLA kernel (castlint rules/flashinfer.toml). Elsewhere the\n"
-        f"    original cast to the model dtype runs unchanged.\n"
+        f"    Decided once at init. None where they cannot (the original cast path runs\n"
+        f"    unchanged); else the KV dtype, the pool's rows and this FlashInfer's costs.\n"
+        f"    Needs a {kv_dtype} KV cache, a {q_dtype} model, SM{capability[0]}{capability[1]}, and head dims\n"
+        f"    and a FlashInfer version that have the FP8-KV MLA kernel.\n"
         f'    """\n'
         f"    try:\n"
         f"        import flashinfer\n"
         f"\n"
         f"        if model_runner.kv_cache_dtype != torch.{kv_dtype}:\n"
-        f"            return False\n"
+        f"            return None\n"
         f"        if model_runner.dtype != torch.{q_dtype}:\n"
-        f"            return False\n"
+        f"            return None\n"
         f"        if not torch.cuda.is_available():\n"
-        f"            return False\n"
+        f"            return None\n"
         f"        if tuple(torch.cuda.get_device_capability(model_runner.device)) != {capability!r}:\n"
-        f"            return False\n"
+        f"            return None\n"
         f"{dcp}"
         f"        version = {VERSION_FUNCTION}(getattr(flashinfer, \"__version__\", \"0\"))\n"
         f"        ckv = model_runner.model_config.kv_lora_rank\n"
         f"        kpe = model_runner.model_config.qk_rope_head_dim\n"
         f"        if backend == \"auto\":\n"
         f"            backend = {literal(sm90)}\n"
-        + "".join(checks)
-        + "        return False\n"
-        "    except Exception:\n"
-        "        return False\n"
+        f"        supported = False\n"
+        f"{capable}"
+        f"        costs = next((row[1:] for row in _MLA_KV_READ_COSTS if version >= row[0]), None)\n"
+        f"        if not supported or costs is None:\n"
+        f"            return None\n"
+        f"        pool = model_runner.{pool.get('pool', 'token_to_kv_pool')}\n"
+        f"        rows = int(pool.{pool.get('size', 'size')}) + int(pool.{pool.get('padding', 'page_size')})\n"
+        f"        return {{\"kv_data_type\": model_runner.kv_cache_dtype, \"pool_rows\": rows, \"costs\": costs}}\n"
+        f"    except Exception:\n"
+        f"        return None\n"
+        f"\n\ndef {PLAN_FUNCTION}(wrapper, fp8_kv_read, qo_indptr, kv_indices, kv_data_type, decode):\n"
+        f'    """Choose how the next run() on `wrapper` reads the FP8 pool; return the plan\'s\n'
+        f"    (kv_indices, kv_data_type).\n"
+        f"\n"
+        f"    Host-side only (tensor shapes and host index arrays; no device sync), and\n"
+        f"    recorded on the wrapper so that forward follows the plan. Decode reads the\n"
+        f"    pool natively. A CUDA-graph wrapper otherwise keeps the cast, so that capture\n"
+        f"    and replay agree. Elsewhere the measured cost model picks the cheapest read;\n"
+        f"    without a host query count the FP8-KV kernel is not chosen.\n"
+        f'    """\n'
+        f"    choice = _MLA_KV_CAST\n"
+        f"    if fp8_kv_read is not None:\n"
+        f"        cast_ms, gather_ms, gather_row_ms, native_ms, native_row_ms, margin = fp8_kv_read[\"costs\"]\n"
+        f"        rows = kv_indices.shape[0]\n"
+        f"        if decode:\n"
+        f"            choice = {READ_CLASS}(native=True)\n"
+        f"        elif not getattr(wrapper, \"{graph_attr}\", False):\n"
+        f"            original = cast_ms * fp8_kv_read[\"pool_rows\"]\n"
+        f"            gathered = gather_ms + gather_row_ms * rows\n"
+        f"            queries = None\n"
+        f"            if isinstance(qo_indptr, torch.Tensor) and qo_indptr.device.type == \"cpu\" and len(qo_indptr) > 1:\n"
+        f"                queries = int(qo_indptr[-1]) / (len(qo_indptr) - 1)\n"
+        f"            if queries is not None and native_ms + native_row_ms * rows * queries < margin * min(original, gathered):\n"
+        f"                choice = {READ_CLASS}(native=True)\n"
+        f"            elif gathered < margin * original:\n"
+        f"                # stale tails of a reused index buffer are never read; keep them in range\n"
+        f"                choice = {READ_CLASS}(rows=kv_indices.clamp(0, fp8_kv_read[\"pool_rows\"] - 1))\n"
+        f"    wrapper.{WRAPPER_ATTR} = choice\n"
+        f"    if choice.native:\n"
+        f"        return kv_indices, fp8_kv_read[\"kv_data_type\"]\n"
+        f"    if choice.rows is not None:\n"
+        f"        return torch.arange(rows, dtype=kv_indices.dtype, device=kv_indices.device), kv_data_type\n"
+        f"    return kv_indices, kv_data_type\n"
     )
-
-
-def backend_init_source(model_runner: str, backend_kind: str, explicit_scales: bool) -> str:
-    lines = [
-        "# castlint: read the FP8 KV pool as stored where FlashInfer can (decided once).\n",
-        f"self.{GUARD_ATTR} = {GUARD_FUNCTION}({model_runner}, {literal(backend_kind)})\n",
-        "# MLATokenToKVPool stores e4m3 unscaled (set_kv_buffer casts without k_scale),\n",
-        "# so real = stored x 1.0: the scale FlashInfer's FP8-KV run() needs is 1.0.\n",
-    ]
-    if explicit_scales:
-        lines.append(f"self.{SCALE_ATTR} = 1.0 if self.{GUARD_ATTR} else None\n")
-    else:
-        lines.append(
-            f"self.{SCALES_DICT_ATTR} = (\n"
-            f"    {{\"ckv_scale\": 1.0, \"kpe_scale\": 1.0}} if self.{GUARD_ATTR} else {{}}\n"
-            ")\n"
-        )
-    return "".join(lines)
 
 
 # -- the transformer ---------------------------------------------------------------
 
-class _Rewrite(cst.CSTTransformer):
-    def __init__(self, plan: Plan, a: ModuleAnalysis, tables: Tables, target: Target, keyword_api: bool,
+class MlaReadRewrite(cst.CSTTransformer):
+    def __init__(self, plan: RewritePlan, a: ModuleAnalysis, tables: Tables, target: Target, keyword_api: bool,
                  backend_kind: str, dcp_expression: Optional[str]):
         super().__init__()
         self.plan, self.a, self.tables = plan, a, tables
         self.keyword_api = keyword_api
-        self.explicit_scales = keyword_api or target.flashinfer_at_least(SCALES_SINCE)
+        scales_since = next((row["version"] for row in tables.mla_signatures if row.get("run_scales")), None)
+        self.explicit_scales = keyword_api or (scales_since is not None and target.flashinfer_at_least(scales_since))
         self.backend_kind = backend_kind
         self.dcp_expression = dcp_expression
         self.casts = {id(site.statement): site for site in plan.casts}
-        self.kv_args = {id(site.kv_arg): site for site in plan.plans}
-        self.plan_calls = {id(site.call): site for site in plan.plans}
-        self.insert_after: Dict[int, str] = {}
-        self.insert_first: Dict[int, str] = {}  # id(__init__) -> code, when it has no anchor statement
+        self.plan_statements = {id(site.statement): site for site in plan.plans}
+        self.plan_calls = {id(site.call): site for site in plan.plans if site.redirect}
+        self.replace_args: Dict[int, str] = {}
+        self.runs: Dict[int, Tuple[CastSite, cst.Call]] = {id(r): (s, r) for s in plan.casts for r in s.runs}
+        self.insert_first: Dict[int, str] = {}  # id(__init__) -> code placed first (after a docstring)
         self.applied: List[str] = []
         self.rebinds_plan = any(
             m.matches(t.target, m.Attribute(attr=m.Name("plan")))
             for node in m.findall(a.module, m.Assign()) for t in node.targets
         )
         self.needs_plan_metadata_import = False
+        self.plan_names: Dict[int, Tuple[str, str]] = {}
         self._schedule_inits()
+        self._name_plan_locals()
 
-    # where the init lines go
     def _init_of(self, cls: cst.ClassDef) -> Optional[cst.FunctionDef]:
         for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
@@ -236,6 +529,8 @@ class _Rewrite(cst.CSTTransformer):
         return None
 
     def _schedule_inits(self) -> None:
+        """The guard's answer is stored first thing in __init__ (it needs only model_runner),
+        so that every later statement, return or branch of __init__ sees it."""
         backends = []
         for site in self.plan.casts:
             if site.backend not in backends:
@@ -244,95 +539,109 @@ class _Rewrite(cst.CSTTransformer):
             init = self._init_of(backend)
             runner = self._param(init, "model_runner", "ModelRunner") if init else None
             if init is None or runner is None:
-                self.plan.skipped.append((self.a.position(backend).start.line,
-                                          "the backend has no __init__(model_runner, ...) to decide the guard in"))
-                self.casts = {k: v for k, v in self.casts.items() if v.backend is not backend}
-                continue
-            body = list(init.body.body)
-            anchor = next((s for s in body if m.matches(s, m.SimpleStatementLine(body=[m.Expr(m.Call(
-                func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__"))))]))), None)
-            if anchor is None and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
-                anchor = body[0]  # right after the docstring
-            code = backend_init_source(runner, self.backend_kind, self.explicit_scales)
-            if anchor is None:
-                self.insert_first[id(init)] = code
-            else:
-                self.insert_after[id(anchor)] = self.insert_after.get(id(anchor), "") + code
-        updaters = []
+                raise RewriteRefused(self.a.position(backend).start.line,
+                                     "the backend has no __init__(model_runner, ...) to decide the read in")
+            self._first(init, (
+                "# How FlashInfer's MLA kernels can read this KV pool (decided once, None: cast it).\n"
+                f"self.{READ_ATTR} = {GUARD_FUNCTION}({runner}, {literal(self.backend_kind)})\n"))
+        owners = []
         for site in self.plan.plans:
-            if site.updater is not None and site.updater not in updaters:
-                updaters.append(site.updater)
-        for updater in updaters:
-            init = self._init_of(updater)
+            if site.owner is None:
+                raise RewriteRefused(self.a.position(site.call).start.line,
+                                     "the plan() call is not in a class whose __init__ can hold the read choice")
+            if site.owner not in owners and site.owner not in backends:
+                owners.append(site.owner)
+        for owner in owners:
+            init = self._init_of(owner)
             runner = self._param(init, "model_runner", "ModelRunner") if init else None
             if init is None or runner is None:
-                self.kv_args = {k: v for k, v in self.kv_args.items() if v.updater is not updater}
-                self.plan.skipped.append((self.a.position(updater).start.line,
-                                          "the plan()'s class has no __init__(model_runner, ...)"))
-                continue
+                raise RewriteRefused(self.a.position(owner).start.line,
+                                     "the plan()'s class has no __init__(model_runner, ...) to hold the read choice")
             backend_param = self._param(init, "attn_backend", "AttentionBackend")
-            decided = (f"{backend_param}.{GUARD_ATTR}" if backend_param
+            decided = (f'getattr({backend_param}, "{READ_ATTR}", None)' if backend_param
                        else f"{GUARD_FUNCTION}({runner}, {literal(self.backend_kind)})")
-            sources = {s for site in self.plan.plans if site.updater is updater for s in site.q_source}
-            fallback = sorted(sources)[0] if len(sources) == 1 else f"{runner}.dtype"
-            last = init.body.body[-1]
-            code = (
-                "# castlint: plan the KV cache in its own dtype where the native path is on.\n"
-                f"self.{KV_DTYPE_ATTR} = (\n"
-                f"    {runner}.kv_cache_dtype if {decided} else {fallback}\n"
-                ")\n"
-            )
-            self.insert_after[id(last)] = self.insert_after.get(id(last), "") + code
+            self._first(init, f"self.{READ_ATTR} = {decided}\n")
+
+    def _first(self, init: cst.FunctionDef, code: str) -> None:
+        self.insert_first[id(init)] = self.insert_first.get(id(init), "") + code
+
+    def _name_plan_locals(self) -> None:
+        for site in self.plan.plans:
+            function = self.a.enclosing_function(site.call)
+            taken = _names_in(function) if function is not None else set()
+            pick = lambda base: next(n for n in (base, *(f"{base}_{i}" for i in range(2, 20))) if n not in taken)  # noqa: E731
+            self.plan_names[id(site.statement)] = (pick("plan_kv_indices"), pick("plan_kv_data_type"))
+            if site.redirect:
+                indices, dtype = self.plan_names[id(site.statement)]
+                self.replace_args[id(site.kv_indices.value)] = indices
+                self.replace_args[id(site.kv_arg)] = dtype
+
+    def _plan_prelude(self, site: PlanSite) -> str:
+        indices, dtype = self.plan_names[id(site.statement)]
+        decode = isinstance(site.causal, cst.Name) and site.causal.value == "False"
+        if not site.redirect:
+            return (f"{site.wrapper}.{WRAPPER_ATTR} = _MLA_KV_CAST  # this plan keeps the model dtype\n")
+        code = self.a.code
+        return (f"{indices}, {dtype} = {PLAN_FUNCTION}(\n"
+                f"    {site.wrapper}, self.{READ_ATTR}, {code(site.qo_indptr.value)}, {code(site.kv_indices.value)}, "
+                f"{code(site.kv_arg)}, decode={decode}\n)\n")
 
     # -- visitors --------------------------------------------------------------
     def leave_SimpleStatementLine(self, original, updated):
-        out: List[cst.BaseStatement] = [updated]
         site = self.casts.get(id(original))
         if site is not None:
             assign = updated.body[0]
             keep = updated.with_changes(body=[assign.with_changes(value=assign.value.func.value)])
             args = ", ".join(self.a.code(arg) for arg in site.cast.args)
+            v, r = site.variable, site.local_read
             guard = statements(
-                f"if not self.{GUARD_ATTR}:\n    {site.variable} = {site.variable}.{site.cast.func.attr.value}({args})\n"
+                f"{r} = {READ_FUNCTION}({site.wrapper})\n"
+                f"if {r}.rows is not None:\n    {v} = {v}[{r}.rows]\n"
+                f"if not {r}.native:\n    {v} = {v}.{site.cast.func.attr.value}({args})\n"
             )
-            out = [keep, *guard]
-            self.applied.append(f"line {self.a.position(site.cast).start.line}: read the pool as stored; cast only on the fallback path")
-        code = self.insert_after.get(id(original))
-        if code:
-            out.extend(statements(code))
-        if len(out) == 1:
-            return updated
-        return cst.FlattenSentinel(out)
+            self.applied.append(f"line {self.a.position(site.cast).start.line}: read the pool as the plan chose "
+                                "(native, the rows it reads, or the original cast)")
+            return cst.FlattenSentinel([keep, *guard])
+        plan = self.plan_statements.get(id(original))
+        if plan is not None:
+            line = self.a.position(plan.call).start.line
+            self.applied.append(f"line {line}: plan() chooses the KV read on the host" if plan.redirect
+                                else f"line {line}: plan() records the original cast read")
+            return cst.FlattenSentinel([*statements(self._plan_prelude(plan)), updated])
+        return updated
 
     def leave_FunctionDef(self, original, updated):
         code = self.insert_first.get(id(original))
-        if code:
-            body = list(updated.body.body)
-            return updated.with_changes(body=updated.body.with_changes(body=[*statements(code), *body]))
-        return updated
+        if not code:
+            return updated
+        body = list(updated.body.body)
+        at = 1 if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])) else 0
+        return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *statements(code), *body[at:]]))
 
     def leave_Arg(self, original, updated):
-        if id(original.value) in self.kv_args:
-            return updated.with_changes(value=cst.parse_expression(f"self.{KV_DTYPE_ATTR}"))
+        name = self.replace_args.get(id(original.value))
+        if name is not None:
+            return updated.with_changes(value=cst.Name(name))
         return updated
 
     def leave_Call(self, original, updated):
         if id(original) in self.plan_calls:
-            line = self.a.position(original).start.line
-            self.applied.append(f"line {line}: plan kv_data_type = the KV-cache dtype on the native path")
             if self.keyword_api and not self.rebinds_plan and isinstance(original.func, cst.Attribute) \
                     and self._positional_prefix(updated) >= 4:
                 return self._keyword_plan(updated)
             return updated
-        if id(original) not in self.plan.runs:
+        found = self.runs.get(id(original))
+        if found is None:
             return updated
+        site, run = found
         keywords = {arg.keyword.value for arg in updated.args if arg.keyword is not None}
         if "ckv_scale" in keywords or any(arg.star == "**" for arg in updated.args):
             return updated
+        read = site.local_read if id(original) in site.runs_in_block else f"{READ_FUNCTION}({site.wrapper})"
         if self.explicit_scales:
-            extra = [keyword_arg("ckv_scale", f"self.{SCALE_ATTR}"), keyword_arg("kpe_scale", f"self.{SCALE_ATTR}")]
+            extra = [keyword_arg("ckv_scale", f"{read}.scale"), keyword_arg("kpe_scale", f"{read}.scale")]
         else:
-            extra = [star_star_arg(f"self.{SCALES_DICT_ATTR}")]
+            extra = [star_star_arg(f"{read}.scales")]
         args = list(updated.args)
         if self.keyword_api and len([x for x in args if x.keyword is None and not x.star]) >= 4:
             args = self._keyword_run_args(args)
@@ -403,7 +712,7 @@ class _Rewrite(cst.CSTTransformer):
             def leave_SimpleStatementLine(self, original, updated):
                 if not AddImport.done and m.matches(updated, m.SimpleStatementLine(body=[m.ImportFrom(module=m.Name("flashinfer"))])):
                     names = [alias.name.value for alias in updated.body[0].names] if not isinstance(updated.body[0].names, cst.ImportStar) else []
-                    if "BatchMLAPagedAttentionWrapper" in names:
+                    if MLA_CLASS in names:
                         AddImport.done = True
                         return cst.FlattenSentinel([updated, statement])
                 return updated
@@ -415,26 +724,39 @@ class _Rewrite(cst.CSTTransformer):
         return body
 
 
+def _keyword_form_since(tables: Tables) -> Optional[str]:
+    for row in tables.mla_signatures:
+        if row.get("keyword_form"):
+            return row["version"]
+    return None
+
+
 def rewrite(module: cst.Module, ctx: FileContext, allowed: Set[Tuple[str, int, int]], target: Target,
             api: str = "auto") -> Tuple[cst.Module, List[str], List[Tuple[int, str]]]:
-    """Apply the rewrite to module; returns (new module, what was done, what was skipped and why)."""
-    plan = plan_rewrite(ctx, allowed)
-    if not plan.casts:
-        return module, [], plan.skipped
-    a = ctx.analysis
-    backend_kind = "auto"
-    for call in a.nodes.calls:
-        if dotted(call.func) and dotted(call.func).endswith("BatchMLAPagedAttentionWrapper"):
-            for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value == "backend" and isinstance(arg.value, cst.SimpleString):
-                    backend_kind = arg.value.evaluated_value
-    dcp_expression = None
-    for attr in a.nodes.attributes:
-        if attr.attr.value == "dcp_enabled":
-            dcp_expression = a.code(attr)
-            break
-    keyword_api = api == "keyword"
-    transformer = _Rewrite(plan, a, ctx.tables, target, keyword_api, backend_kind, dcp_expression)
+    """Apply the rewrite to module; returns (new module, what was done, what was skipped and why).
+
+    All or nothing: when any wanted site cannot be rewritten safely, the module is
+    returned unchanged and the reason is reported."""
+    try:
+        plan = plan_rewrite(ctx, allowed)
+        if not plan.casts:
+            return module, [], plan.skipped
+        a = ctx.analysis
+        backend_kind = "auto"
+        for call in a.nodes.calls:
+            if dotted(call.func) and dotted(call.func).endswith(MLA_CLASS):
+                for arg in call.args:
+                    if arg.keyword is not None and arg.keyword.value == "backend" and isinstance(arg.value, cst.SimpleString):
+                        backend_kind = arg.value.evaluated_value
+        dcp_expression = None
+        for attr in a.nodes.attributes:
+            if attr.attr.value == "dcp_enabled":
+                dcp_expression = a.code(attr)
+                break
+        keyword_api = api == "keyword"
+        transformer = MlaReadRewrite(plan, a, ctx.tables, target, keyword_api, backend_kind, dcp_expression)
+    except RewriteRefused as exc:
+        return module, [], [(exc.line, f"FlashInfer MLA fix not applied to this file: {exc.reason}")]
     new = module.visit(transformer)
     skipped = list(plan.skipped)
     if keyword_api and transformer.rebinds_plan and plan.plans:
@@ -442,7 +764,8 @@ def rewrite(module: cst.Module, ctx: FileContext, allowed: Set[Tuple[str, int, i
                         "plan() calls kept positional: this module rebinds `.plan` to sglang's "
                         "fast_mla_*_plan, which takes positional arguments (FlashInfer 0.7 accepts "
                         "them with a DeprecationWarning)"))
-    if keyword_api and target.flashinfer and not target.flashinfer_at_least("0.7.0"):
+    since = _keyword_form_since(ctx.tables)
+    if keyword_api and since and target.flashinfer and not target.flashinfer_at_least(since):
         skipped.append((1, f"keyword form emitted, but the target pins FlashInfer {target.flashinfer}, "
-                           "which has no keyword plan/run; upgrade FlashInfer to >= 0.7"))
+                           f"which has no keyword plan/run; upgrade FlashInfer to >= {since}"))
     return new, transformer.applied, skipped

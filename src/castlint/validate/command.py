@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -15,7 +16,9 @@ from rich.console import Console
 
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 BACKEND_RELPATH = Path("sglang/srt/layers/attention/flashinfer_mla_backend.py")
-GUARD_MARKER = b"castlint_native_fp8_kv"
+from castlint.mla_names import GUARD_FUNCTION, READ_ATTR
+
+GUARD_MARKER = GUARD_FUNCTION.encode()
 
 # GPU defaults follow the original report; --device cpu runs the reference MLA
 # in Python, so it takes small shapes unless told otherwise.
@@ -67,6 +70,10 @@ def run_validate(
     output_file: Optional[str] = None,
     json_file: Optional[str] = None,
     patched_source: Optional[bytes] = None,
+    sweep: bool = False,
+    sweep_pools: Optional[Sequence[int]] = None,
+    sweep_svg: Optional[str] = None,
+    speed_gate: Optional[bool] = None,
 ) -> int:
     """Validate one backend; print the report; return the exit code."""
     err = Console(stderr=True, highlight=False)
@@ -142,10 +149,14 @@ def run_validate(
         context_len=context_len or defaults["context_len"], extend_len=extend_len,
         iters=iters or defaults["iters"], warmup=warmup or defaults["warmup"], atol=atol, rtol=rtol,
         force_backend=mla_backend, emulate_flashinfer=emulate_flashinfer, layer_k_scale=layer_k_scale,
-        sites=chosen, profile=profile, flush_l2=flush_l2)
+        sites=chosen, profile=profile, flush_l2=flush_l2,
+        speed_gate=(device == "cuda") if speed_gate is None else speed_gate)
     if cfg.extend_len >= cfg.context_len:
         return _err(err, f"--extend-len {cfg.extend_len} must be below --context-len {cfg.context_len}")
     progress = (lambda msg: err.print(f"[dim]castlint validate: {msg}[/]")) if fmt == "text" else None
+    if sweep:
+        return _run_sweep(original, patched, cfg, str(target), sweep_pools, json_file, sweep_svg, output_file,
+                          fmt, err, progress)
     try:
         result = run_validation(original, patched, cfg, filename=str(target), baseline_label=label,
                                 progress=progress)
@@ -153,7 +164,7 @@ def run_validate(
         return _err(err, str(exc))
 
     code = EXIT_PASS if result.passed else EXIT_FAIL
-    if require_native and result.guard.get("castlint_native_fp8_kv") is not True:
+    if require_native and not isinstance(result.guard.get(READ_ATTR), dict):
         code = EXIT_FAIL
         result.guard["require_native"] = "unmet: the patched code took the fallback branch on this machine"
     if require_native:
@@ -182,3 +193,33 @@ def run_validate(
                 console = Console(highlight=False, width=160)
             render_text(result, console)
     return code
+
+
+def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, output_file, fmt, err, progress) -> int:
+    """--sweep: every cell of the grid; exit 1 if any cell is slower beyond its margin or off tolerance."""
+    from castlint.validate.harness import EnvironmentProblem, environment
+    from castlint.validate.sweep import grid, heatmap_svg, markdown, passed, run_sweep, to_json
+
+    cells = grid(cfg.device, pools)
+    if cfg.device == "cuda":
+        cfg = replace(cfg, iters=min(cfg.iters, 20))
+    try:
+        done = run_sweep(original, patched, cfg, filename=filename, cells=cells, say=progress or (lambda m: None))
+    except EnvironmentProblem as exc:
+        return _err(err, str(exc))
+    env = environment(cfg, None) if cfg.device == "cuda" else {"device": "cpu"}
+    table = markdown(done)
+    verdict = ("PASS: every cell within tolerance and not slower than the original beyond its margin"
+               if passed(done) else
+               f"FAIL: {sum(c.status != 'pass' for c in done)} of {len(done)} cells slower or off tolerance")
+    text = to_json(done, env) if fmt == "json" else f"{table}\n\n{verdict}\n"
+    if output_file:
+        Path(output_file).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if json_file:
+        Path(json_file).write_text(to_json(done, env), encoding="utf-8")
+    if svg_file:
+        title = f"{Path(filename).name}: FlashInfer {env.get('flashinfer', '-')}, {env.get('gpu', cfg.device)}"
+        Path(svg_file).write_text(heatmap_svg(done, title), encoding="utf-8")
+    return EXIT_PASS if passed(done) else EXIT_FAIL

@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 import torch
 
+from castlint.mla_names import READ_ATTR, WRAPPER_ATTR
 from castlint.validate import proof as proofmod
 from castlint.validate.doubles import (
     KVIndexTranslatorDouble,
@@ -48,6 +49,9 @@ SITE_FUNCTIONS = {
     "extend-paged": "init_forward_metadata -> FlashInferMLAIndicesUpdaterPrefill.call_begin_forward (paged plan) "
                     "-> forward_extend (paged branch)",
 }
+
+
+_MISSING = object()
 
 
 class EnvironmentProblem(Exception):
@@ -82,6 +86,9 @@ class HarnessConfig:
     emulate_flashinfer: str = "0.7.2"  # --device cpu only
     use_sglang: bool = True
     profile: bool = True
+    speed_gate: bool = True
+    # test hook: seconds of host sleep added to every patched call (a patch made slow on purpose)
+    patched_delay_s: float = 0.0
 
     @property
     def heads(self) -> int:
@@ -129,6 +136,7 @@ class SiteResult:
     mismatched: Optional[int] = None
     elements: Optional[int] = None
     within_tolerance: Optional[bool] = None
+    margin: Optional[float] = None  # the speed gate's noise margin (relative)
 
     @property
     def speedup(self) -> Optional[float]:
@@ -360,7 +368,23 @@ class SiteDriver:
         self.backend = _backend_class(self.module)(self.model_runner)
 
     def guard(self) -> Dict[str, Any]:
-        return {k: _jsonable(v) for k, v in vars(self.backend).items() if k.startswith("castlint")}
+        """What the patched backend decided at init (the fix's READ_ATTR), JSON-ready."""
+        value = vars(self.backend).get(READ_ATTR, _MISSING)
+        if value is _MISSING:
+            return {}
+        if isinstance(value, dict):
+            value = {k: (str(v) if k == "kv_data_type" else _jsonable(v)) for k, v in value.items()}
+        return {READ_ATTR: value}
+
+    def read_modes(self) -> List[str]:
+        """How each MLA wrapper of the backend reads the pool after the last plan."""
+        modes = []
+        for name, wrapper in sorted(vars(self.backend).items()):
+            read = getattr(wrapper, "__dict__", {}).get(WRAPPER_ATTR)
+            if read is not None:
+                mode = "native" if read.native else "gather" if read.rows is not None else "cast"
+                modes.append(f"{name}={mode}")
+        return modes
 
     def prepare(self, site: str) -> Callable[[bool], Any]:
         """Set up metadata for `site`; return call(save_kv_cache) -> output."""
@@ -475,6 +499,14 @@ def time_call(fn: Callable[[], Any], cfg: HarnessConfig) -> Timing:
                   host_us=host[len(host) // 2] * 1e6, method=method)
 
 
+def _delayed(call: Callable[[bool], Any], seconds: float) -> Callable[[bool], Any]:
+    """call, made slower on purpose (tests of the speed gate)."""
+    def slow(save: bool):
+        time.sleep(seconds)
+        return call(save)
+    return slow
+
+
 def _graph(call: Callable[[bool], Any]):
     """Capture call(False) in a CUDA graph; return (replay, output tensor)."""
     stream = torch.cuda.Stream()
@@ -517,6 +549,29 @@ def compare(site: SiteResult, a: torch.Tensor, b: torch.Tensor, cfg: HarnessConf
         site.reasons.append(
             f"{site.mismatched} of {site.elements} outputs differ beyond atol={cfg.atol:g} + rtol={cfg.rtol:g}·|ref| "
             f"(max |Δ| {site.max_abs:.3g}, cosine {site.cosine:.6f})")
+
+
+def speed_margin(timing: Timing) -> float:
+    """The noise of one timing: its p10-p90 spread relative to its median."""
+    return (timing.p90_ms - timing.p10_ms) / timing.median_ms if timing.median_ms > 0 else 0.0
+
+
+def speed_gate(site: SiteResult, floor: float = 0.02) -> None:
+    """Fail a site whose patched path is slower than the original beyond noise.
+
+    Slower beyond noise: the patched median exceeds the original's by more than the
+    margin, where the margin is the larger p10-p90 spread of the two (relative to its
+    median), and at least `floor`."""
+    o, p = site.original.timing, site.patched.timing
+    if not (o and p) or o.median_ms <= 0:
+        return
+    margin = max(floor, speed_margin(o), speed_margin(p))
+    site.margin = margin
+    if p.median_ms > o.median_ms * (1 + margin):
+        site.status = "fail"
+        site.reasons.insert(0, f"patched path is slower: {p.median_ms:.4f} ms against {o.median_ms:.4f} ms for the "
+                               f"original ({o.median_ms / p.median_ms:.2f}x), beyond the noise margin of "
+                               f"{margin * 100:.1f} % (p10-p90 spread)")
 
 
 def _diagnose(site: SiteResult, guard: Dict[str, Any]):
@@ -588,9 +643,10 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
         patched_driver = drivers["patched"]
         if not isinstance(patched_driver, Exception):
             guard = patched_driver.guard()
-        native = guard.get("castlint_native_fp8_kv")
-        guard["branch"] = ("native FP8 (pool passed as stored)" if native is True else
-                           "fallback (original cast)" if native is False else "no castlint guard in the file")
+        decided = guard.get(READ_ATTR, _MISSING) if guard else _MISSING
+        guard["branch"] = ("FP8-KV reads enabled (each plan picks native, gather or cast)" if isinstance(decided, dict)
+                           else "fallback (original cast)" if decided is None
+                           else "no FP8-KV read choice in the file")
         for name in cfg.sites:
             site = SiteResult(name=name, functions=SITE_FUNCTIONS[name])
             sites.append(site)
@@ -608,11 +664,15 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
                     continue
                 try:
                     call = drv.prepare(name)
+                    if label == "patched" and cfg.patched_delay_s:
+                        call = _delayed(call, cfg.patched_delay_s)
                     out = call(True)  # the real step: write the new token, then attend
                     if cfg.device == "cuda":
                         torch.cuda.synchronize()
                     outputs[label] = out.detach().clone()
                     calls[label] = call
+                    if label == "patched":
+                        run.note = ", ".join(drv.read_modes())
                 except NotImplementedError as exc:
                     site.status = "skipped"
                     site.reasons.append(str(exc))
@@ -668,6 +728,8 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
                                 + q_rows * cfg.heads * (2 * cfg.kv_lora_rank + cfg.rope_dim) * 2)
                     except Exception as exc:  # noqa: BLE001
                         run.note = (run.note + f"; timing/profiling failed: {type(exc).__name__}: {exc}")[:400]
+            if cfg.speed_gate and site.status == "pass":
+                speed_gate(site)
             _diagnose(site, guard)
             outputs.clear()
         for label, lb in loaded.items():
