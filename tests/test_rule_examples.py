@@ -11,9 +11,13 @@ TABLES = load_tables()
 CONFIG = Config()
 
 
-def findings_for(source: str):
+def findings_for(source: str, code: str = None):
+    """Findings with the default rules, plus `code` (opt-in rules such as CL005 are off by default)."""
+    from castlint.codes import DEFAULT_CODES
+
+    config = Config(select=tuple(DEFAULT_CODES) + (code,)) if code else CONFIG
     module = cst.parse_module(source)
-    return analyze_module(module, "example.py", source, TABLES, CONFIG, CONFIG.cost_model(TABLES))
+    return analyze_module(module, "example.py", source, TABLES, config, config.cost_model(TABLES))
 
 
 CASES = [(r.code, i, src) for r in ALL_RULES for i, src in enumerate(r.VALID)]
@@ -22,12 +26,12 @@ BAD = [(r.code, i, src, lines) for r in ALL_RULES for i, (src, lines) in enumera
 
 @pytest.mark.parametrize("code,index,source", CASES, ids=[f"{c}-valid-{i}" for c, i, _ in CASES])
 def test_valid_examples_are_not_flagged(code, index, source):
-    assert [f for f in findings_for(source) if f.code == code] == []
+    assert [f for f in findings_for(source, code) if f.code == code] == []
 
 
 @pytest.mark.parametrize("code,index,source,lines", BAD, ids=[f"{c}-invalid-{i}" for c, i, _, _ in BAD])
 def test_invalid_examples_flag_exact_lines(code, index, source, lines):
-    got = sorted(f.start.line for f in findings_for(source) if f.code == code)
+    got = sorted(f.start.line for f in findings_for(source, code) if f.code == code)
     assert got == sorted(lines)
 
 
@@ -42,3 +46,15 @@ def test_rule_codes_module_matches_the_registry():
     from castlint.codes import RULE_CODES
 
     assert RULE_CODES == tuple(r.code for r in ALL_RULES)
+
+
+def test_opt_in_rules_are_off_by_default_and_selectable():
+    """CL005 (batch-sized conversions) reports only when selected by its full code."""
+    from castlint.codes import OPT_IN, enabled_codes
+
+    source = next(src for src, _ in ALL_RULES[[r.code for r in ALL_RULES].index("CL005")].INVALID)
+    assert "CL005" in OPT_IN
+    assert [f.code for f in findings_for(source)] == []
+    assert [f.code for f in findings_for(source, "CL005")] == ["CL005"]
+    assert "CL005" not in enabled_codes((), ()) and "CL005" not in enabled_codes(("CL",), ())
+    assert "CL005" in enabled_codes(("CL005",), ()) and "CL001" in enabled_codes((), ())

@@ -28,10 +28,16 @@ RULES = (
              "A whole pool is converted and then only a few slots of it are read", "safe/unsafe"),
     RuleInfo("CL004", "whole-pool-conversion-helper",
              "A helper quantizes or dequantizes an entire KV pool", "—"),
+    RuleInfo("CL005", "batch-sized-conversion",
+             "A dtype cast of an active prefix of a KV pool: its size follows the batch, not the pool", "—"),
     RuleInfo("CL900", "unused-suppression",
              "A castlint suppression comment silences nothing", "—", "meta"),
 )
 RULE_CODES = tuple(rule.code for rule in RULES)
+# Off by default: on only when a selector names the code in full (`--select CL005`,
+# `extend-select`, or ALL); a prefix such as `CL` does not turn them on.
+OPT_IN = frozenset({"CL005"})
+DEFAULT_CODES = tuple(code for code in RULE_CODES if code not in OPT_IN)
 RULES_BY_CODE = {rule.code: rule for rule in RULES}
 ALL = "ALL"  # ruff's `--select ALL`
 
@@ -83,7 +89,14 @@ def parse_selectors(values: Iterable[str], source: str) -> Tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def selected(code: str, select: Sequence[str]) -> bool:
+    """Does select (empty: every default rule) turn code on? Opt-in codes need their full code."""
+    if code in OPT_IN:
+        return code in select
+    return not select or any(code.startswith(s) for s in select)
+
+
 def enabled_codes(select: Sequence[str], ignore: Sequence[str]) -> Tuple[str, ...]:
-    """The codes that select (empty: every rule) and ignore leave on."""
-    chosen = [c for c in RULE_CODES if not select or any(c.startswith(s) for s in select)]
+    """The codes that select (empty: every default rule) and ignore leave on."""
+    chosen = [c for c in RULE_CODES if selected(c, select)]
     return tuple(c for c in chosen if not any(c.startswith(i) for i in ignore))

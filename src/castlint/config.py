@@ -68,7 +68,9 @@ class Config:
     respect_gitignore: bool = True
 
     def rule_enabled(self, code: str, path: Optional[str] = None) -> bool:
-        if self.select and not any(code.startswith(prefix) for prefix in self.select):
+        from castlint.codes import selected
+
+        if not selected(code, self.select):  # opt-in rules (CL005) need their full code
             return False
         if any(code.startswith(prefix) for prefix in self.ignore):
             return False
@@ -143,8 +145,10 @@ def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
         cfg.select = _codes(data["select"], where, "select", allow_empty=False)
     if "extend-select" in data:
         extra = _codes(data["extend-select"], where, "extend-select")
-        if cfg.select:  # an empty select already means every rule
-            cfg.select = tuple(dict.fromkeys(cfg.select + extra))
+        from castlint.codes import DEFAULT_CODES
+
+        # an empty select means every default rule; extend it (an opt-in rule needs naming)
+        cfg.select = tuple(dict.fromkeys(tuple(cfg.select or DEFAULT_CODES) + extra))
     if "ignore" in data:
         cfg.ignore = _codes(data["ignore"], where, "ignore")
     for key in ("exclude", "extend-exclude"):

@@ -82,13 +82,19 @@ class _Words:
         self.accessors = frozenset(tables.accessors)
         self.cache_attributes = frozenset(tables.cache_attributes)
         self.casts = frozenset(tables.casts)
+        self.copies = frozenset(tables.copy_methods)
+        self.unbound = frozenset(tables.unbound_receivers)
         self.helpers = frozenset(tables.conversion_helpers)
+        self.narrow = frozenset(set(tables.narrow_methods) | {f.rsplit(".", 1)[-1] for f in tables.narrow_functions})
         # methods through which ModuleAnalysis.origin follows the receiver
         self.through_methods = frozenset(set(tables.gather_methods) | set(tables.view_methods)
-                                         | set(tables.reinterpret_methods) | set(tables.casts))
+                                         | set(tables.reinterpret_methods) | set(tables.casts)
+                                         | set(tables.tuple_view_methods) | set(tables.narrow_methods)
+                                         | set(tables.copy_methods))
         # functions through which it follows the first argument (by their last name part)
-        self.through_functions = frozenset({f.rsplit(".", 1)[-1] for f in tables.gather_functions}
-                                           | {f.rsplit(".", 1)[-1] for f in tables.view_functions})
+        self.through_functions = frozenset({f.rsplit(".", 1)[-1] for f in
+                                            set(tables.gather_functions) | set(tables.view_functions)
+                                            | set(tables.tuple_view_functions) | set(tables.narrow_functions)})
         methods, functions = set(), set()
         for wrapper in tables.wrappers:
             if wrapper.function:
@@ -97,9 +103,17 @@ class _Words:
                 methods.update(wrapper.methods)
         self.wrapper_methods = frozenset(methods)
         self.wrapper_functions = frozenset(functions)
-        # a def or class whose text has none of these cannot hold a candidate
-        self.gate_words = tuple(sorted({word.encode() for word in
-                                        set(self.accessors) | set(self.cache_attributes) | methods | functions}))
+        # engines' calling conventions: method name -> [(parameters, required parameters)]
+        self.conventions: Dict[str, List[Tuple[frozenset, frozenset]]] = {}
+        for row in tables.cache_parameters:
+            for method in row.methods:
+                self.conventions.setdefault(method, []).append((frozenset(row.params), frozenset(row.requires)))
+        self.hot_entries = frozenset(HOT_PATH_FUNCTIONS) | self.accessors
+        # a def or class whose text has none of these cannot hold a candidate by itself
+        words = set(self.accessors) | set(self.cache_attributes) | methods | functions
+        for row in tables.cache_parameters:
+            words |= set(row.params)
+        self.gate_words = tuple(sorted(word.encode() for word in words))
 
 
 def _words(tables: Tables) -> _Words:
@@ -143,12 +157,13 @@ def _walk(root: ast.AST, skip: tuple = ()):
 
 
 class _Refs:
-    __slots__ = ("names", "attrs", "base")
+    __slots__ = ("names", "attrs", "base", "calls")
 
     def __init__(self):
         self.names: Set[str] = set()
         self.attrs: Set[str] = set()  # x of self.x
         self.base = False  # an accessor call or a cache attribute
+        self.calls: Set[str] = set()  # functions (f(...)) and methods (self.m(...)) whose result flows in
 
 
 def _refs(node: ast.AST, w: _Words, aliases=frozenset()) -> _Refs:
@@ -156,6 +171,15 @@ def _refs(node: ast.AST, w: _Words, aliases=frozenset()) -> _Refs:
     out = _Refs()
     _flow(node, w, aliases, out)
     return out
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    if type(node) is ast.Name:
+        return node.id
+    if type(node) is ast.Attribute:
+        base = _dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
 
 
 def _flow(node: ast.AST, w: _Words, aliases, out: _Refs) -> None:
@@ -172,22 +196,24 @@ def _flow(node: ast.AST, w: _Words, aliases, out: _Refs) -> None:
             return  # the origin of obj.x is not that of obj
         if t is ast.Call:
             func = node.func
-            through_args = False
+            args = list(node.args) + [k.value for k in node.keywords]
             if type(func) is ast.Attribute:
                 if func.attr in w.accessors:
                     out.base = True
-                through_args = func.attr in w.through_functions
+                if type(func.value) is ast.Name and func.value.id == "self":
+                    out.calls.add(func.attr)  # what a helper method returns
+                if func.attr in w.through_functions or _dotted(func.value) in w.unbound:
+                    for arg in args:
+                        _flow(arg, w, aliases, out)
                 if func.attr in w.through_methods:
-                    if through_args:
-                        for arg in list(node.args) + [k.value for k in node.keywords]:
-                            _flow(arg, w, aliases, out)
                     node = func.value
                     continue
             elif type(func) is ast.Name:
-                through_args = func.id in w.through_functions or func.id in aliases
-            if through_args:
-                for arg in list(node.args) + [k.value for k in node.keywords]:
-                    _flow(arg, w, aliases, out)
+                if func.id in w.through_functions or func.id in aliases:
+                    for arg in args:
+                        _flow(arg, w, aliases, out)
+                else:
+                    out.calls.add(func.id)  # what a function or named lambda returns
             return
         if t is ast.Subscript:
             node = node.value
@@ -195,6 +221,13 @@ def _flow(node: ast.AST, w: _Words, aliases, out: _Refs) -> None:
         if t is ast.IfExp:
             _flow(node.body, w, aliases, out)
             node = node.orelse
+            continue
+        if t is ast.BoolOp:
+            for value in node.values:
+                _flow(value, w, aliases, out)
+            return
+        if t is ast.NamedExpr:
+            node = node.value
             continue
         if t in (ast.Tuple, ast.List):
             for element in node.elts:
@@ -218,29 +251,45 @@ def _base_only(node: ast.AST, w: _Words) -> bool:
 
 
 class _Unit:
-    """One method or top-level function (or a class body's other statements).
+    """One method or top-level function (or a class body's other statements, or the
+    module's top-level statements).
 
     Names are local to a unit (a method sees its own locals and module globals,
-    never another method's), so each unit has its own tainted names; self
-    attributes are shared by the units of a class."""
+    never another method's), so each unit has its own tainted names (a nested
+    function's or lambda's are its enclosing unit's); self attributes are shared
+    by the units of a class."""
 
-    __slots__ = ("node", "assigns", "self_calls", "casts", "helpers", "plans", "names", "globals", "self_attrs")
+    __slots__ = ("node", "cls", "assigns", "self_calls", "name_calls", "map_calls", "casts", "helpers", "copies",
+                 "plans", "names", "globals", "self_attrs", "returns", "defs", "calls_made", "value_attrs",
+                 "attr_values")
 
-    def __init__(self, node):
+    def __init__(self, node, cls=None):
         self.node = node
+        self.cls = cls  # the ast.ClassDef a method (or class-body unit) belongs to
         self.assigns: List[Tuple[Set[str], Set[str], _Refs]] = []  # target names, target self attrs, value
-        # self.method(...) calls: method, [(position, argument)], [(keyword, argument)]
+        # self.method(...) and f(...) calls: callee, [(position, argument)], [(keyword, argument)]
         self.self_calls: List[Tuple[str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
+        self.name_calls: List[Tuple[str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
+        # map(f, xs, ...): (f's name, or the lambda's parameters), [xs refs]
+        self.map_calls: List[Tuple[object, List[_Refs]]] = []
         self.casts: List[_Refs] = []  # receivers of dtype-cast calls
         self.helpers: List[List[_Refs]] = []
+        self.copies: List[_Refs] = []  # sources of copy_() calls
         self.plans = 0
         self.names: Set[str] = set()  # tainted names
         self.globals: Set[str] = set()  # names declared global in it
         self.self_attrs: Set[str] = set()  # every x of self.x it mentions
+        self.returns: Dict[str, List[_Refs]] = {}  # def (or named lambda) -> what it returns
+        self.defs: Set[str] = set()  # functions and named lambdas it defines
+        self.calls_made: Set[str] = set()  # f of f(...) and m of self.m(...)
+        # self attributes whose assignments the analysis reads to tell a value's kind
+        # (`.to(self.dev)`, `buf[self.start_layer]`, a cache attribute's allocation)
+        self.value_attrs: Set[str] = set()
+        self.attr_values: Dict[str, Set[str]] = {}  # self.x -> self attributes in its assigned values
 
 
-# function name -> (unit defining it, its positional parameters as _param_origin counts them)
-Params = Dict[str, List[Tuple[_Unit, List[str]]]]
+# name -> [(unit defining it, positional parameters, every parameter, is a method)]
+Params = Dict[str, List[Tuple[_Unit, List[str], Set[str], bool]]]
 
 
 def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
@@ -251,9 +300,26 @@ def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
             attrs.add(n.attr)
 
 
-def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset()) -> None:
-    # Only what ModuleAnalysis.assigned_value follows: =, annotated = and :=
-    # (a for/with/except target or an augmented assignment has origin OTHER).
+def _self_attrs(node: ast.AST) -> Set[str]:
+    return {n.attr for n in _walk(node) if type(n) is ast.Attribute and type(n.value) is ast.Name
+            and n.value.id == "self"}
+
+
+def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_method: bool,
+              w: _Words) -> None:
+    positional = [p.arg for p in args.posonlyargs + args.args]
+    every = set(positional) | {p.arg for p in args.kwonlyargs}
+    params.setdefault(name, []).append((unit, positional, every, is_method))
+    unit.defs.add(name)
+    for conv_params, requires in w.conventions.get(name, ()):
+        if requires <= every:
+            unit.names |= conv_params & every  # an engine fills it with a whole cache
+
+
+def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper_aliases=frozenset()) -> None:
+    # What ModuleAnalysis binds: =, annotated =, :=, for and comprehension targets
+    # (a with/except target or an augmented assignment has origin OTHER).
+    method_node = unit.node if unit.cls is not None and type(unit.node) in _DEFS else None
     for n in _walk(unit.node):
         t = type(n)
         if t is ast.Assign:
@@ -261,109 +327,194 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset()) -> Non
             for target in n.targets:
                 _targets(target, names, attrs)
             unit.assigns.append((names, attrs, _refs(n.value, w, aliases)))
+            if attrs:
+                inner = _self_attrs(n.value)
+                for attr in attrs:
+                    unit.attr_values.setdefault(attr, set()).update(inner)
+            if type(n.value) is ast.Lambda:
+                for target in n.targets:
+                    if type(target) is ast.Name:
+                        _register(unit, target.id, n.value.args, params, False, w)
+                        unit.returns.setdefault(target.id, []).append(_refs(n.value.body, w, aliases))
         elif t in (ast.AnnAssign, ast.NamedExpr):
             if n.value is not None:
                 names, attrs = set(), set()
                 _targets(n.target, names, attrs)
                 unit.assigns.append((names, attrs, _refs(n.value, w, aliases)))
+                for attr in attrs:
+                    unit.attr_values.setdefault(attr, set()).update(_self_attrs(n.value))
+        elif t in (ast.For, ast.AsyncFor, ast.comprehension):
+            names, attrs = set(), set()
+            _targets(n.target, names, attrs)
+            iter_refs = _refs(n.iter, w, aliases)
+            for inner in _walk(n.iter):  # zip(a, b), enumerate(x), list(x), d.values(): what they iterate
+                if type(inner) is ast.Call:
+                    for arg in inner.args:
+                        _flow(arg, w, aliases, iter_refs)
+                    if type(inner.func) is ast.Attribute:
+                        _flow(inner.func.value, w, aliases, iter_refs)
+            unit.assigns.append((names, attrs, iter_refs))
         elif t in _DEFS:
-            # ModuleAnalysis._param_origin: the regular parameters, less a leading self/cls
-            positional = [p.arg for p in n.args.args]
-            if positional and positional[0] in ("self", "cls"):
-                positional = positional[1:]
-            params.setdefault(n.name, []).append((unit, positional))
+            _register(unit, n.name, n.args, params, n is method_node, w)
+            unit.returns.setdefault(n.name, []).extend(
+                _refs(r.value, w, aliases) for r in _walk(n, skip=_DEFS + (ast.Lambda, ast.ClassDef))
+                if type(r) is ast.Return and r.value is not None)
         elif t is ast.Global:
             unit.globals.update(n.names)
         elif t is ast.Attribute:
             if type(n.value) is ast.Name and n.value.id == "self":
                 unit.self_attrs.add(n.attr)
+                if n.attr in w.cache_attributes:
+                    unit.value_attrs.add(n.attr)  # its allocation decides what it is
+        elif t is ast.Subscript:
+            unit.value_attrs |= _self_attrs(n.slice)  # an index's value: a layer id or indices
         elif t is ast.Call:
             func = n.func
+            positional = [(i, _refs(a, w, aliases)) for i, a in enumerate(n.args) if type(a) is not ast.Starred]
+            keywords = [(k.arg, _refs(k.value, w, aliases)) for k in n.keywords if k.arg]
+            name = None
             if type(func) is ast.Attribute:
                 name = func.attr
                 if name in w.casts:
-                    unit.casts.append(_refs(func.value, w, aliases))
+                    if _dotted(func.value) in w.unbound:
+                        if n.args:
+                            unit.casts.append(_refs(n.args[0], w, aliases))
+                    else:
+                        unit.casts.append(_refs(func.value, w, aliases))
+                    for arg in list(n.args) + [k.value for k in n.keywords]:
+                        unit.value_attrs |= _self_attrs(arg)  # `.to(self.device)`: a device or a dtype?
+                if name in w.copies and (n.args or n.keywords):
+                    source = n.args[0] if n.args else n.keywords[0].value
+                    unit.copies.append(_refs(source, w, aliases))
+                    unit.value_attrs |= _self_attrs(func.value)  # the buffer's allocated dtype
+                if name in w.narrow:
+                    for arg in n.args:
+                        unit.value_attrs |= _self_attrs(arg)
                 if type(func.value) is ast.Name and func.value.id == "self":
-                    # keyword names too: a lambda's parameter takes its origin from a
-                    # keyword argument of the same name (see ModuleAnalysis._param_origin)
-                    # a positional argument's index is the same in libcst's Call.args (no
-                    # positional argument can follow a keyword one); *args and **kwargs
-                    # are skipped by _param_origin
-                    unit.self_calls.append((
-                        name,
-                        [(i, _refs(a, w, aliases)) for i, a in enumerate(n.args) if type(a) is not ast.Starred],
-                        [(k.arg, _refs(k.value, w, aliases)) for k in n.keywords if k.arg]))
+                    unit.self_calls.append((name, positional, keywords))
+                    unit.calls_made.add(name)
                 if name in w.wrapper_methods:
                     unit.plans += 1
             elif type(func) is ast.Name:
                 name = func.id
                 if name in w.wrapper_functions:
                     unit.plans += 1
-            else:
-                name = None
-            if name in w.helpers:
-                unit.helpers.append([_refs(a, w, aliases) for a in n.args] + [_refs(k.value, w, aliases) for k in n.keywords])
+                if name == "map" and n.args:
+                    first = n.args[0]
+                    xs = [_refs(a, w, aliases) for a in n.args[1:]]
+                    if type(first) is ast.Name:
+                        unit.map_calls.append((first.id, xs))
+                        unit.calls_made.add(first.id)
+                    elif type(first) is ast.Lambda:
+                        unit.map_calls.append(([p.arg for p in first.args.posonlyargs + first.args.args], xs))
+                else:
+                    unit.name_calls.append((name, positional, keywords))
+                    unit.calls_made.add(name)
+                if name in w.narrow:
+                    for arg in n.args:
+                        unit.value_attrs |= _self_attrs(arg)
+            if name in w.helpers or name in helper_aliases:
+                unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
 
 
-def _tainted(r: _Refs, unit: _Unit, attrs: Set[str]) -> bool:
-    return r.base or bool(r.names & unit.names) or bool(r.attrs & attrs)
+class _Taint:
+    """The module-wide fixpoint: tainted names per unit, self attributes per class,
+    and the functions whose return value is tainted."""
 
+    def __init__(self, units: List[_Unit], params: Params):
+        self.units = units
+        self.params = params
+        self.attrs: Dict[int, Set[str]] = {}  # id(class) (0: no class) -> tainted self attributes
+        self.returns: Set[str] = set()
+        self._run()
 
-def _taint(units: List[_Unit], params: Params) -> Set[str]:
-    """Fill each unit's tainted names; return the tainted self attributes."""
-    attrs: Set[str] = set()
-    changed = True
-    while changed:
+    def class_attrs(self, unit: _Unit) -> Set[str]:
+        return self.attrs.setdefault(id(unit.cls) if unit.cls is not None else 0, set())
+
+    def tainted(self, r: _Refs, unit: _Unit) -> bool:
+        return r.base or bool(r.names & unit.names) or bool(r.attrs & self.class_attrs(unit)) or bool(
+            r.calls & self.returns)
+
+    def _callees(self, unit: _Unit, name: str, method: bool):
+        for callee, positional, every, is_method in self.params.get(name, ()):
+            if method:
+                if is_method and callee.cls is unit.cls:
+                    yield callee, positional[1:] if positional and positional[0] in ("self", "cls") else positional, every
+            elif not is_method:
+                yield callee, positional, every
+
+    def _feed_call(self, unit: _Unit, name: str, positional, keywords, method: bool) -> bool:
         changed = False
-        for unit in units:
-            for target_names, target_attrs, value in unit.assigns:
-                if _tainted(value, unit, attrs) and not (target_names <= unit.names and target_attrs <= attrs):
-                    unit.names |= target_names
-                    attrs |= target_attrs
+        for callee, names, every in self._callees(unit, name, method):
+            for i, arg in positional:
+                if i < len(names) and names[i] not in callee.names and self.tainted(arg, unit):
+                    callee.names.add(names[i])
                     changed = True
-            for method, positional, keywords in unit.self_calls:
-                targets = set()
-                for callee, names in params.get(method, ()):
-                    for i, arg in positional:
-                        if i < len(names) and _tainted(arg, unit, attrs):
-                            targets.add((callee, names[i]))
-                    for keyword, arg in keywords:
-                        # a parameter, or a lambda parameter, of that name
-                        if _tainted(arg, unit, attrs):
-                            targets.add((callee, keyword))
-                for callee, name in targets:
-                    if name not in callee.names:
-                        callee.names.add(name)
+            for keyword, arg in keywords:
+                if keyword in every and keyword not in callee.names and self.tainted(arg, unit):
+                    callee.names.add(keyword)
+                    changed = True
+        return changed
+
+    def _run(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for unit in self.units:
+                attrs = self.class_attrs(unit)
+                for target_names, target_attrs, value in unit.assigns:
+                    if not (target_names <= unit.names and target_attrs <= attrs) and self.tainted(value, unit):
+                        unit.names |= target_names
+                        attrs |= target_attrs
                         changed = True
-    return attrs
+                for method, positional, keywords in unit.self_calls:
+                    changed |= self._feed_call(unit, method, positional, keywords, True)
+                for name, positional, keywords in unit.name_calls:
+                    changed |= self._feed_call(unit, name, positional, keywords, False)
+                for target, xs in unit.map_calls:
+                    if isinstance(target, list):  # a lambda's parameters: names of this unit
+                        for name, x in zip(target, xs):
+                            if name not in unit.names and self.tainted(x, unit):
+                                unit.names.add(name)
+                                changed = True
+                    else:
+                        changed |= self._feed_call(unit, target, list(enumerate(xs)), [], False)
+                for name, refs in unit.returns.items():
+                    if name not in self.returns and any(self.tainted(r, unit) for r in refs):
+                        self.returns.add(name)
+                        changed = True
+
+    def has_site(self, unit: _Unit) -> bool:
+        """Does the unit hold a call a rule may flag?"""
+        return unit.plans > 0 or any(self.tainted(r, unit) for r in unit.casts) or any(
+            self.tainted(r, unit) for r in unit.copies) or any(
+            any(self.tainted(a, unit) for a in args) for args in unit.helpers)
+
+    def feeds(self, unit: _Unit, need_attrs: Set[str], need_defs: Set[str], need_returns: Set[str]) -> bool:
+        """Does the unit give a tainted value to a self attribute, a parameter or a return
+        value that kept code reads?"""
+        for _, t_attrs, value in unit.assigns:
+            if t_attrs & need_attrs and self.tainted(value, unit):
+                return True
+        for calls in (unit.self_calls, unit.name_calls):
+            for name, positional, keywords in calls:
+                if name in need_defs and (any(self.tainted(a, unit) for _, a in positional)
+                                          or any(self.tainted(a, unit) for _, a in keywords)):
+                    return True
+        for target, xs in unit.map_calls:
+            if not isinstance(target, list) and target in need_defs and any(self.tainted(x, unit) for x in xs):
+                return True
+        return bool(unit.defs & need_returns & self.returns)
+
+    def taints_globals(self, unit: _Unit) -> bool:
+        return bool(unit.globals) and any(names & unit.globals and self.tainted(v, unit)
+                                          for names, _, v in unit.assigns)
 
 
-def _has_site(unit: _Unit, attrs: Set[str]) -> bool:
-    """Does the unit hold a call a rule may flag?"""
-    return unit.plans > 0 or any(_tainted(r, unit, attrs) for r in unit.casts) or any(
-        any(_tainted(a, unit, attrs) for a in args) for args in unit.helpers)
-
-
-def _feeds(unit: _Unit, attrs: Set[str], need_attrs: Set[str], need_methods: Set[str]) -> bool:
-    """Does the unit give a tainted value to a self attribute or a method that is needed?"""
-    for _, t_attrs, value in unit.assigns:
-        if t_attrs & need_attrs and _tainted(value, unit, attrs):
-            return True
-    for method, positional, keywords in unit.self_calls:
-        if method in need_methods and (any(_tainted(a, unit, attrs) for _, a in positional)
-                                       or any(_tainted(a, unit, attrs) for _, a in keywords)):
-            return True
-    return False
-
-
-def _taints_globals(unit: _Unit, attrs: Set[str]) -> bool:
-    return bool(unit.globals) and any(names & unit.globals and _tainted(v, unit, attrs)
-                                      for names, _, v in unit.assigns)
-
-
-def _import_aliases(tree: ast.AST, source: bytes, w: _Words) -> frozenset:
-    """Names under which the module imports a function origin() follows (torch.gather as g)."""
-    if b"import" not in source or not any(name.encode() in source for name in w.through_functions):
+def _import_aliases(tree: ast.AST, source: bytes, names) -> frozenset:
+    """Names under which the module imports one of names (`torch.gather as g`,
+    `quantize_k_cache as qk`)."""
+    if b"import" not in source or not any(name.encode() in source for name in names):
         return frozenset()
     out = set()
     stack = list(tree.body)
@@ -372,11 +523,11 @@ def _import_aliases(tree: ast.AST, source: bytes, w: _Words) -> frozenset:
         t = type(node)
         if t is ast.ImportFrom:
             for alias in node.names:
-                if alias.name in w.through_functions:
+                if alias.name in names:
                     out.add(alias.asname or alias.name)
         elif t is ast.Import:
             for alias in node.names:
-                if alias.asname and alias.name.rsplit(".", 1)[-1] in w.through_functions:
+                if alias.asname and alias.name.rsplit(".", 1)[-1] in names:
                     out.add(alias.asname)
         else:
             for name in ("body", "orelse", "finalbody", "handlers", "cases"):
@@ -391,13 +542,13 @@ def _first_line(node) -> int:
     return min([node.lineno] + [d.lineno for d in decorators]) if decorators else node.lineno
 
 
-def _hot_set(cls: ast.ClassDef) -> FrozenSet[str]:
+def _hot_set(cls: ast.ClassDef, w: _Words) -> FrozenSet[str]:
     """ModuleAnalysis.hot_functions, computed on the whole class."""
     methods = {}
     for stmt in cls.body:
         if isinstance(stmt, _DEFS):
             methods[stmt.name] = stmt
-    hot = {name for name in methods if name in HOT_PATH_FUNCTIONS}
+    hot = {name for name in methods if name in HOT_PATH_FUNCTIONS or name.lstrip("_") in w.accessors}
     calls_by_method: Dict[str, List[str]] = {}
     for stmt in cls.body:
         if isinstance(stmt, _DEFS):
@@ -483,120 +634,189 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
     except (ValueError, RecursionError, MemoryError, OverflowError):
         return Plan(FULL, reason="ast cannot parse it: libcst decides")
     w = _words(tables)
-    aliases = _import_aliases(tree, source, w)
-    any_site = False
-    for stmt in tree.body:
-        if isinstance(stmt, _DEFS + (ast.ClassDef,)):
-            continue
-        # Module level: globals flow everywhere, so any pool (or plan) here means FULL.
+    aliases = _import_aliases(tree, source, w.through_functions)
+    helper_aliases = _import_aliases(tree, source, w.helpers) - w.helpers
+    params: Params = {}
+    # Module level: globals flow everywhere, so any pool here means FULL. Its other
+    # statements are kept verbatim; they form one unit (defs in an if, named lambdas).
+    module_rest = _Unit(tree)
+    rest_statements = [s for s in tree.body if not isinstance(s, _DEFS + (ast.ClassDef,))]
+    for stmt in rest_statements:
         if _base_only(stmt, w):
             return Plan(FULL, reason="a pool is named at module level")
-        unit = _Unit(stmt)
-        _collect(unit, w, {}, aliases)
-        if unit.plans or unit.helpers or unit.casts and any(r.base for r in unit.casts):
+        part = _Unit(stmt)
+        _collect(part, w, params, aliases, helper_aliases)
+        if part.plans or part.helpers or part.casts and any(r.base for r in part.casts):
             return Plan(FULL, reason="a candidate at module level")
-    decisions: List[Tuple[ast.AST, bool]] = []  # (def or method node, keep)
-    hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
+        _merge(module_rest, part, params)
+
     offsets = [0]
     for line in source.splitlines(keepends=True):
         offsets.append(offsets[-1] + len(line))
-    for stmt in tree.body:
-        if isinstance(stmt, _DEFS + (ast.ClassDef,)):
-            # Nothing is tainted in a def or class that names no pool (the module level
-            # names none either), so without a plan-like call or a global it cannot matter.
-            first, last = _first_line(stmt), stmt.end_lineno
-            segment = source[offsets[first - 1]:offsets[min(last, len(offsets) - 1)]]
-            if not any(word in segment for word in w.gate_words) and b"global" not in segment:
-                decisions.append((stmt, False))
-                continue
+    top = [s for s in tree.body if isinstance(s, _DEFS + (ast.ClassDef,))]
+    top_defs = {s.name: s for s in top if isinstance(s, _DEFS)}
+    collected: Dict[int, object] = {}  # id(statement) -> _Unit (def) or (methods, rest) (class)
+    units: List[_Unit] = [module_rest]
+
+    def collect(stmt) -> None:
         if isinstance(stmt, _DEFS):
-            params: Params = {}
             unit = _Unit(stmt)
-            _collect(unit, w, params, aliases)
-            attrs = _taint([unit], params)
-            if _taints_globals(unit, attrs):
-                return Plan(FULL, reason="a global is assigned a pool")
-            site = _has_site(unit, attrs)
-            any_site |= site
-            # a def that declares a global assigns a module-level name: keep it
-            decisions.append((stmt, site or bool(unit.globals)))
-        elif isinstance(stmt, ast.ClassDef):
-            params = {}
-            methods = [_Unit(s) for s in stmt.body if isinstance(s, _DEFS)]
-            rest = _Unit(stmt)  # decorators, bases and non-method statements
-            rest_nodes = list(stmt.decorator_list) + list(stmt.bases) + list(stmt.keywords) + \
-                [s for s in stmt.body if not isinstance(s, _DEFS)]
-            for m in methods:
-                _collect(m, w, params, aliases)
-            for n in rest_nodes:
-                part = _Unit(n)
-                _collect(part, w, params, aliases)
-                for p_name, entries in params.items():  # parameters of defs nested in class statements
-                    params[p_name] = [(rest if u is part else u, ps) for u, ps in entries]
-                rest.assigns += part.assigns
-                rest.self_calls += part.self_calls
-                rest.casts += part.casts
-                rest.helpers += part.helpers
-                rest.plans += part.plans
-                rest.globals |= part.globals
-                rest.self_attrs |= part.self_attrs
-            units = methods + [rest]
-            attrs = _taint(units, params)
-            if any(_taints_globals(u, attrs) for u in units):
-                return Plan(FULL, reason="a global is assigned a pool")
-            sites = [_has_site(m, attrs) for m in methods]
-            rest_site = _has_site(rest, attrs)
-            plans = rest.plans + sum(m.plans for m in methods)
-            class_site = rest_site or any(sites)
-            any_site |= class_site
-            globals_used = any(u.globals for u in units)
-            if not class_site and not globals_used:
-                decisions.append((stmt, False))
+            _collect(unit, w, params, aliases, helper_aliases)
+            collected[id(stmt)] = unit
+            units.append(unit)
+            return
+        methods = [_Unit(s, stmt) for s in stmt.body if isinstance(s, _DEFS)]
+        rest = _Unit(stmt, stmt)  # decorators, bases and non-method statements
+        for m in methods:
+            _collect(m, w, params, aliases, helper_aliases)
+        for n in list(stmt.decorator_list) + list(stmt.bases) + list(stmt.keywords) + \
+                [s for s in stmt.body if not isinstance(s, _DEFS)]:
+            part = _Unit(n, stmt)
+            _collect(part, w, params, aliases, helper_aliases)
+            _merge(rest, part, params)
+        collected[id(stmt)] = (methods, rest)
+        units.extend(methods)
+        units.append(rest)
+
+    # A def or class that names no pool (the module level names none either) can only
+    # matter through a call from code that does: collect those that pass the words
+    # gate, then the top-level functions they call, transitively.
+    for stmt in top:
+        first, last = _first_line(stmt), stmt.end_lineno
+        segment = source[offsets[first - 1]:offsets[min(last, len(offsets) - 1)]]
+        if any(word in segment for word in w.gate_words) or b"global" in segment:
+            collect(stmt)
+    called = set().union(*(u.calls_made for u in units))
+    while True:
+        more = [top_defs[name] for name in called if name in top_defs and id(top_defs[name]) not in collected]
+        if not more:
+            break
+        for stmt in more:
+            collect(stmt)
+            called |= collected[id(stmt)].calls_made
+
+    taint = _Taint(units, params)
+    if any(taint.taints_globals(u) for u in units):
+        return Plan(FULL, reason="a global is assigned a pool")
+    kept = {id(u) for u in units if taint.has_site(u) or u.globals}
+    any_site = any(taint.has_site(u) for u in units)
+    if not any_site:
+        return Plan(NOTHING, reason="no candidate site")
+    kept.add(id(module_rest))
+    class_units: Dict[int, List[_Unit]] = {}
+    for u in units:
+        if u.cls is not None:
+            class_units.setdefault(id(u.cls), []).append(u)
+    # Keep what the kept code's values can come from: units assigning a tainted self.x
+    # they read, passing a tainted argument to a function they define, defining a
+    # function whose tainted result they use, or assigning a self.x whose value
+    # decides a kind (device, index, allocation); and so on, transitively.
+    changed = True
+    while changed:
+        changed = False
+        kept_units = [u for u in units if id(u) in kept]
+        need_defs = set().union(*(u.defs for u in kept_units))
+        need_returns = set().union(*(u.calls_made for u in kept_units))
+        need_attrs: Dict[int, Set[str]] = {}
+        resolve: Dict[int, Set[str]] = {}
+        for u in kept_units:
+            if u.cls is not None:
+                need_attrs.setdefault(id(u.cls), set()).update(u.self_attrs)
+                resolve.setdefault(id(u.cls), set()).update(u.value_attrs)
+        for key, wanted in resolve.items():
+            grow = True
+            while grow:
+                grow = False
+                for u in class_units.get(key, ()):
+                    for attr, inner in u.attr_values.items():
+                        if attr in wanted and not inner <= wanted:
+                            wanted |= inner
+                            grow = True
+        for u in units:
+            if id(u) in kept:
                 continue
-            # Keep the methods with a site, and what their sites' values can come from:
-            # methods assigning a tainted self.x they read, methods passing a tainted
-            # argument to them (and so on), and methods that declare a global.
-            keep = [s or bool(m.globals) for m, s in zip(methods, sites)]
+            key = id(u.cls) if u.cls is not None else 0
+            attrs = need_attrs.get(key, set()) & taint.class_attrs(u)
+            assigned = set().union(*(t_attrs for _, t_attrs, _ in u.assigns)) if u.assigns else set()
+            if taint.feeds(u, attrs, need_defs, need_returns) or assigned & resolve.get(key, set()):
+                kept.add(id(u))
+                changed = True
+
+    decisions: List[Tuple[ast.AST, bool]] = []  # (def or method node, keep)
+    hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
+    for stmt in top:
+        entry = collected.get(id(stmt))
+        if entry is None:
+            decisions.append((stmt, False))
+            continue
+        if isinstance(stmt, _DEFS):
+            decisions.append((stmt, id(entry) in kept))
+            continue
+        methods, rest = entry
+        keep = [id(m) in kept for m in methods]
+        if not any(keep) and id(rest) not in kept:
+            decisions.append((stmt, False))
+            continue
+        if rest.plans:
+            decisions.append((stmt, True))
+            continue
+        if rest.plans + sum(m.plans for m in methods):
+            # CL002 resolves a plan's dtype arguments (and its receiver's class)
+            # through the self.x they mention and what those are assigned from:
+            # keep every method that assigns one of them, transitively.
+            needed: Set[str] = set(rest.self_attrs)
+            for i, m in enumerate(methods):
+                if m.plans:
+                    keep[i] = True
+                    needed |= m.self_attrs
             changed = True
             while changed:
                 changed = False
-                need_attrs = set().union(*(m.self_attrs for m, k in zip(methods, keep) if k), rest.self_attrs) & attrs
-                need_methods = {m.node.name for m, k in zip(methods, keep) if k}
                 for i, m in enumerate(methods):
-                    if not keep[i] and _feeds(m, attrs, need_attrs, need_methods):
-                        keep[i] = True
-                        changed = True
-            if rest.plans:
-                decisions.append((stmt, True))
-                continue
-            if plans:
-                # CL002 resolves a plan's dtype arguments (and its receiver's class)
-                # through the self.x they mention and what those are assigned from:
-                # keep every method that assigns one of them, transitively.
-                needed: Set[str] = set(rest.self_attrs)
-                for i, m in enumerate(methods):
-                    if m.plans:
-                        keep[i] = True
-                        needed |= m.self_attrs
-                changed = True
-                while changed:
-                    changed = False
-                    for i, m in enumerate(methods):
-                        if any(t_attrs & needed for _, t_attrs, _ in m.assigns):
-                            if not keep[i]:
-                                keep[i] = True
-                                changed = True
-                            if not m.self_attrs <= needed:
-                                needed |= m.self_attrs
-                                changed = True
-            decisions.append((stmt, True))  # header and non-method statements
-            if all(keep):
-                continue
-            for m, k in zip(methods, keep):
-                decisions.append((m.node, k))
-            hot_hints[(stmt.name, stmt.lineno)] = _hot_set(stmt)
-    if not any_site:
-        return Plan(NOTHING, reason="no candidate site")
+                    if any(t_attrs & needed for _, t_attrs, _ in m.assigns):
+                        if not keep[i]:
+                            keep[i] = True
+                            changed = True
+                        if not m.self_attrs <= needed:
+                            needed |= m.self_attrs
+                            changed = True
+        decisions.append((stmt, True))  # header and non-method statements
+        if all(keep):
+            continue
+        for m, k in zip(methods, keep):
+            decisions.append((m.node, k))
+        hot_hints[(stmt.name, stmt.lineno)] = _hot_set(stmt, w)
+    return _render(source, decisions, hot_hints, keep_ratio)
+
+
+def _merge(into: _Unit, part: _Unit, params: Params) -> None:
+    """Fold the unit of one statement into the unit it belongs to."""
+    for entries in params.values():
+        for i, (u, positional, every, is_method) in enumerate(entries):
+            if u is part:
+                entries[i] = (into, positional, every, is_method)
+    into.assigns += part.assigns
+    into.self_calls += part.self_calls
+    into.name_calls += part.name_calls
+    into.map_calls += part.map_calls
+    into.casts += part.casts
+    into.copies += part.copies
+    into.helpers += part.helpers
+    into.plans += part.plans
+    into.names |= part.names
+    into.globals |= part.globals
+    into.self_attrs |= part.self_attrs
+    into.defs |= part.defs
+    into.calls_made |= part.calls_made
+    into.value_attrs |= part.value_attrs
+    for name, refs in part.returns.items():
+        into.returns.setdefault(name, []).extend(refs)
+    for attr, inner in part.attr_values.items():
+        into.attr_values.setdefault(attr, set()).update(inner)
+
+
+def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> Plan:
+    """The pruned text: kept code verbatim at its own lines, dropped defs as stubs."""
     text = source.decode(_encoding(source))
     parts = _NEWLINE.split(text)
     seps = _NEWLINE.findall(text)

@@ -1,10 +1,23 @@
 """Follow values through assignments on the libcst tree.
 
 `ModuleAnalysis.origin(expr)` answers: is this expression a whole KV pool
-(every slot of a layer), a gather of some slots of one, or something else? It
-follows names to every reaching assignment (ScopeProvider), `self.x` to its
-assignments anywhere in the class, and a method parameter to the arguments
-passed at `self.method(...)` call sites in the same class.
+(every slot of a layer), a container of whole pools, an active prefix of one, a
+gather of some slots of one, or something else? It follows
+
+- names to the assignments that reach the use, in statement order (ScopeProvider
+  for the candidates, the block structure for their order), through tuple
+  unpacking, for loops and comprehensions;
+- `self.x` to its assignments anywhere in the class, and cache attributes to the
+  class's own allocation of them;
+- parameters to the arguments of their call sites: `self.method(...)` in the
+  class, `f(...)` for module-level and nested functions and named lambdas,
+  `map(f, xs)`; and to engines' calling conventions (rules/conventions.toml);
+- calls to helpers defined in the file to what they return, given the call's
+  arguments.
+
+Indices are told by their value (a layer id is a scalar, a table of indices a
+tensor), `.to()` arguments by theirs (a device, a dtype or a tensor). See
+docs/analysis.md.
 """
 from __future__ import annotations
 
@@ -30,12 +43,22 @@ class Origin(IntEnum):
 
     OTHER = 0
     GATHERED = 1  # some slots of a pool: batch-sized
-    POOL_TUPLE = 2  # several whole pools at once (get_kv_buffer)
-    POOL = 3  # a whole pool, or a view of one
+    PREFIX = 2  # an active prefix of a pool (`buf[:num_tokens]`): batch-sized, but a slice
+    POOL_TUPLE = 3  # several whole pools at once: get_kv_buffer, a per-layer list, split views
+    POOL = 4  # a whole pool, or a view of one
 
+
+# What an index (or a `.to()` argument) holds, decided by its value.
+SCALAR, TENSOR, UNKNOWN = "scalar", "tensor", "unknown"
+DTYPE, DEVICE = "dtype", "device"
 
 HOT_PATH_FUNCTIONS = ("forward", "forward_decode", "forward_extend", "__call__")
 MAX_DEPTH = 12
+
+_SCOPE_NODES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module, cst.ListComp, cst.SetComp,
+                cst.DictComp, cst.GeneratorExp)
+_BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
+_DEVICE_ANNOTATIONS = ("int", "str", "torch.device", "device", "Optional[int]", "Optional[str]")
 
 
 def iter_nodes(node: cst.CSTNode, kind):
@@ -56,6 +79,18 @@ def dotted(node: cst.CSTNode) -> Optional[str]:
         base = dotted(node.value)
         return None if base is None else f"{base}.{node.attr.value}"
     return None
+
+
+def name_parts(text: str) -> set:
+    """`self.max_num_reqs` -> {'self', 'max', 'num', 'reqs'}: words are matched whole."""
+    return {part for piece in text.lower().split(".") for part in piece.split("_") if part}
+
+
+def is_hot_entry(name: str, tables: Tables) -> bool:
+    """A method every decode step runs: a forward entry point, or a pool accessor
+    (`get_key_buffer`, and the `_get_key_buffer` it delegates to): every backend calls
+    those on every layer."""
+    return name in HOT_PATH_FUNCTIONS or name.lstrip("_") in tables.accessors
 
 
 def _resolve_scopes(wrapper: cst.MetadataWrapper):
@@ -111,6 +146,15 @@ class ModuleAnalysis:
         self._indexed_classes: set = set()
         self._hot_cache: Dict[int, set] = {}
         self._pool_casts: Optional[List[Tuple[cst.Call, str]]] = None
+        self._conversions: Optional[List[Tuple[cst.Call, str, str]]] = None
+        self._prefix_casts: Optional[List[Tuple[cst.Call, str]]] = None
+        self._bindings: List[Dict[int, Origin]] = []  # parameter origins of the calls being followed
+        self._returns_cache: Dict[tuple, Origin] = {}
+        self._returns_in_progress: set = set()
+        self._callers: Optional[Dict[int, List[cst.Call]]] = None  # id(def or lambda) -> calls by name
+        self._mapped: Optional[Dict[int, List[Tuple[cst.Call, int]]]] = None  # id(def) -> map() calls
+        self._anc_ids: Dict[int, frozenset] = {}
+        self._kind_cache: Dict[Tuple[str, int], str] = {}
 
     @property
     def qualified(self):
@@ -167,16 +211,19 @@ class ModuleAnalysis:
             parent = self.parents.get(parent)
         return parent if isinstance(parent, cst.ClassDef) else None
 
+    def class_methods(self, cls: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
+        if not isinstance(cls.body, cst.IndentedBlock):
+            return {}
+        return {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+
     # -- words from the tables ----------------------------------------------
     def _has_word(self, text: str, words: Sequence[str]) -> bool:
         low = text.lower()
         return any(word in low for word in words)
 
     def is_layer_index(self, index: cst.BaseExpression) -> bool:
-        names = [n.value for n in iter_nodes(index, cst.Name)] + [
-            a.attr.value for a in iter_nodes(index, cst.Attribute)
-        ]
-        return bool(names) and any(self._has_word(n, self.tables.layer_index_words) for n in names)
+        """Kept for callers of the name heuristic: an index that is not a tensor of indices."""
+        return self.index_kind(index) != TENSOR
 
     # -- origins -------------------------------------------------------------
     def origin(self, expr: cst.BaseExpression, depth: int = 0) -> Origin:
@@ -194,118 +241,454 @@ class ModuleAnalysis:
         return result
 
     def _origin(self, expr: cst.BaseExpression, depth: int) -> Origin:
-        t = self.tables
         if isinstance(expr, cst.Call):
-            func = expr.func
-            if isinstance(func, cst.Attribute):
-                name = func.attr.value
-                if name in t.accessors:
-                    return Origin.POOL_TUPLE if t.accessors[name].returns == "tuple" else Origin.POOL
-                receiver = self.origin(func.value, depth)
-                if receiver >= Origin.POOL_TUPLE:
-                    if name in t.gather_methods:
-                        return Origin.GATHERED
-                    if name in t.view_methods or name in t.reinterpret_methods:
-                        return receiver
-                    if self.cast_target(expr) is not None:
-                        return Origin.POOL  # a converted copy is still pool-sized
-                if receiver == Origin.GATHERED and (
-                    name in t.view_methods or self.cast_target(expr) is not None
-                ):
-                    return Origin.GATHERED
-            qualified = self.call_name(expr)
-            if qualified and expr.args:
-                short = qualified.rsplit(".", 1)[-1]
-                first = self.origin(expr.args[0].value, depth)
-                if qualified in t.gather_functions and first >= Origin.POOL_TUPLE:
-                    return Origin.GATHERED
-                if short in t.view_functions and first >= Origin.POOL_TUPLE:
-                    return first
-            return Origin.OTHER
+            return self._call_origin(expr, depth)
         if isinstance(expr, cst.Attribute):
-            if expr.attr.value in t.cache_attributes:
-                return Origin.POOL
+            if expr.attr.value in self.tables.cache_attributes:
+                return self._cache_attr_origin(expr, depth)
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
                 return self._self_attr_origin(expr, depth)
             return Origin.OTHER
         if isinstance(expr, cst.Subscript):
-            base = self.origin(expr.value, depth)
-            if base == Origin.POOL_TUPLE:
-                return Origin.POOL
-            if base == Origin.POOL:
-                return Origin.POOL if self.subscript_keeps_whole(expr) else Origin.GATHERED
-            return Origin.GATHERED if base == Origin.GATHERED else Origin.OTHER
+            return self._subscript_origin(expr, depth)
         if isinstance(expr, cst.Name):
             return self._name_origin(expr, depth)
         if isinstance(expr, cst.IfExp):
             return max(self.origin(expr.body, depth), self.origin(expr.orelse, depth))
+        if isinstance(expr, cst.BooleanOperation):
+            return max(self.origin(expr.left, depth), self.origin(expr.right, depth))
+        if isinstance(expr, cst.NamedExpr):
+            return self.origin(expr.value, depth)
         if isinstance(expr, (cst.Tuple, cst.List)):
             inner = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.Element)]
             return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
         return Origin.OTHER
 
+    def _call_origin(self, expr: cst.Call, depth: int) -> Origin:
+        t = self.tables
+        func = expr.func
+        receiver, method, args = self.method_parts(expr)
+        if method is not None and method in self._function_short_names():
+            found = self._function_origin(expr, depth)  # `torch.chunk(pool, 2)`, not `pool.chunk(2)`
+            if found is not None:
+                return found
+        if method is not None:
+            if receiver is func.value and method in t.accessors and self._accessor_receiver_ok(expr):
+                return Origin.POOL_TUPLE if t.accessors[method].returns == "tuple" else Origin.POOL
+            if receiver is not None:
+                through = self._through_method(expr, method, receiver, args, depth)
+                if through is not None:
+                    return through
+            if isinstance(func.value, cst.Name) and func.value.value == "self":
+                returned = self._return_origin(expr, depth)
+                if returned is not None:
+                    return returned
+            return Origin.OTHER
+        found = self._function_origin(expr, depth)
+        if found is not None:
+            return found
+        if isinstance(func, cst.Name):
+            returned = self._return_origin(expr, depth)
+            if returned is not None:
+                return returned
+        return Origin.OTHER
+
+    def _function_short_names(self) -> set:
+        names = getattr(self, "_short_names", None)
+        if names is None:
+            t = self.tables
+            names = {f.rsplit(".", 1)[-1] for f in (*t.gather_functions, *t.tuple_view_functions,
+                                                       *t.narrow_functions, *t.view_functions)}
+            self._short_names = names
+        return names
+
+    def _function_origin(self, expr: cst.Call, depth: int) -> Optional[Origin]:
+        """Functions of the tables that take the pool as first argument (`torch.gather`,
+        `torch.split`, `paged_view`): None when the call is none of them."""
+        t = self.tables
+        qualified = self.call_name(expr)
+        if not qualified or not expr.args:
+            return None
+        short = qualified.rsplit(".", 1)[-1]
+        view = short in t.view_functions or qualified in t.view_functions
+        if not (view or qualified in t.gather_functions or qualified in t.tuple_view_functions
+                or qualified in t.narrow_functions):
+            return None
+        first_arg = self._first_positional(expr.args)
+        first = self.origin(first_arg, depth) if first_arg is not None else Origin.OTHER
+        if first >= Origin.PREFIX:
+            if qualified in t.gather_functions:
+                return Origin.GATHERED
+            if qualified in t.tuple_view_functions:
+                return Origin.POOL_TUPLE if first >= Origin.POOL_TUPLE else first
+            if qualified in t.narrow_functions:
+                return self._narrow_origin(first, [a for a in expr.args if a.value is not first_arg])
+            return first
+        if first == Origin.GATHERED:
+            return Origin.GATHERED
+        return None if view and isinstance(expr.func, cst.Name) else Origin.OTHER
+
+    def _through_method(self, call, method, receiver, args, depth) -> Optional[Origin]:
+        """The origin of `receiver.method(args)` when it follows the receiver's."""
+        t = self.tables
+        r = self.origin(receiver, depth)
+        if r >= Origin.PREFIX:
+            if method in t.gather_methods:
+                return Origin.GATHERED
+            if method in t.tuple_view_methods:
+                return Origin.POOL_TUPLE if r >= Origin.POOL_TUPLE else r
+            if method in t.narrow_methods:
+                return self._narrow_origin(r, args)
+            if method in t.view_methods or method in t.reinterpret_methods or method in t.copy_methods:
+                return r
+            if self.cast_target(call) is not None:
+                return r  # a converted copy is as big as what it converts
+        if r == Origin.GATHERED and (method in t.view_methods or method in t.tuple_view_methods
+                                     or method in t.narrow_methods or self.cast_target(call) is not None):
+            return Origin.GATHERED
+        return None
+
+    def _accessor_receiver_ok(self, call: cst.Call) -> bool:
+        accessor = self.tables.accessors[call.func.attr.value]
+        if not accessor.receivers:
+            return True
+        text = dotted(call.func.value) or ""
+        return text.rsplit(".", 1)[-1] in accessor.receivers
+
+    def method_parts(self, call: cst.Call):
+        """(receiver, method, args) of `x.m(args)`, and of the unbound `torch.Tensor.m(x, args)`;
+        (None, None, args) for a call that is no method call."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None, None, call.args
+        if dotted(func.value) in self.tables.unbound_receivers:
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            if not positional:
+                return None, func.attr.value, call.args
+            first = positional[0]
+            return first.value, func.attr.value, tuple(a for a in call.args if a is not first)
+        return func.value, func.attr.value, call.args
+
+    @staticmethod
+    def _first_positional(args) -> Optional[cst.BaseExpression]:
+        for arg in args:
+            if arg.keyword is None and not arg.star:
+                return arg.value
+            if arg.keyword is not None and arg.keyword.value in ("input", "self", "tensor"):
+                return arg.value
+        return None
+
+    def _narrow_origin(self, receiver: Origin, args) -> Origin:
+        """narrow(dim, start, length): an active prefix along dim 0, else every token."""
+        positional = [a.value for a in args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+        dim = positional[0] if positional else keywords.get("dim")
+        length = positional[2] if len(positional) > 2 else keywords.get("length")
+        along_tokens = isinstance(dim, cst.Integer) and dim.value == "0"
+        if not along_tokens or receiver == Origin.GATHERED:
+            return receiver
+        if length is not None and self._mentions_extent(length):
+            return receiver
+        return Origin.PREFIX if receiver == Origin.POOL else receiver
+
+    # -- subscripts ------------------------------------------------------------
+    def _subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
+        base = self.origin(sub.value, depth)
+        if base <= Origin.GATHERED:
+            return base
+        elements = list(sub.slice)
+        if base == Origin.POOL_TUPLE:
+            # a container of whole caches (a per-layer list, a K/V pair, split views):
+            # an index selects one whole cache, unless it is a tensor of indices
+            first = elements[0].slice
+            if isinstance(first, cst.Slice):
+                return Origin.POOL_TUPLE
+            value = first.value
+            if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
+                return Origin.POOL_TUPLE
+            if self.index_kind(value, depth) == TENSOR:
+                return Origin.GATHERED
+            return self._token_subscript(Origin.POOL, elements[1:]) if len(elements) > 1 else Origin.POOL
+        return self._token_subscript(base, elements)
+
+    def _token_subscript(self, base: Origin, elements) -> Origin:
+        """A subscript of one whole cache: only the first (token) dimension decides."""
+        for element in elements:
+            inner = element.slice
+            if isinstance(inner, cst.Index):
+                value = inner.value
+                if isinstance(value, cst.Name) and value.value == "None":
+                    continue  # a new axis: the token dimension comes next
+                if isinstance(value, cst.Ellipsis):
+                    return base  # what follows indexes trailing dimensions
+                return Origin.GATHERED  # an index of the token dimension: some slots
+            # a slice of the token dimension: the whole pool, or an active prefix
+            return Origin.PREFIX if self._bounded_slice(inner) else base
+        return base
+
+    def _bounded_slice(self, s: cst.Slice) -> bool:
+        """`[:n]`, `[a:b]`: bounded by a batch-sized value, not by the pool's extent."""
+        upper = s.upper
+        if upper is None:
+            return False
+        if isinstance(upper, cst.UnaryOperation) and isinstance(upper.operator, cst.Minus):
+            return False  # `[:-1]`: all but a few
+        return not self._mentions_extent(upper)
+
+    def _mentions_extent(self, expr: cst.BaseExpression) -> bool:
+        """Does the expression name the pool's own extent (`self.size`, `buf.shape[0]`)?"""
+        words = self.tables.extent_words
+        for text in self._identifiers(expr, resolve=True):
+            if name_parts(text) & words:
+                return True
+        return False
+
     def subscript_keeps_whole(self, sub: cst.Subscript) -> bool:
-        """buf[:, :, :512], buf[...], pool[layer_id] keep every token; pool[idx] does not."""
+        """buf[:, :, :512], buf[...], caches[layer_id] keep every token; pool[idx] and the
+        active prefix pool[:n] do not."""
+        if self.origin(sub.value) >= Origin.PREFIX:
+            return self.origin(sub) >= Origin.POOL_TUPLE
         for element in sub.slice:
             inner = element.slice
             if isinstance(inner, cst.Slice):
+                if self._bounded_slice(inner):
+                    return False
                 continue
-            if isinstance(inner, cst.Index):
-                value = inner.value
-                if isinstance(value, (cst.Ellipsis, cst.Name)) and (
-                    isinstance(value, cst.Ellipsis) or value.value == "None"
-                ):
-                    continue
-                if element is sub.slice[0] and (
-                    (isinstance(value, cst.Integer) and self._is_cache_attribute(sub.value))
-                    or (not isinstance(value, cst.Integer) and self.is_layer_index(value))
-                ):
-                    continue
+            value = inner.value
+            if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
+                continue
             return False
         return True
 
-    def _is_cache_attribute(self, expr: cst.BaseExpression) -> bool:
-        return isinstance(expr, cst.Attribute) and expr.attr.value in self.tables.cache_attributes
+    def gather_consumer(self, node: cst.CSTNode) -> Optional[str]:
+        """How a value is gathered right where it is used: 'subscript' (`x[idx]`, `x[:n]`),
+        'method' (`x.index_select(...)`) or 'function' (`torch.index_select(x, ...)`)."""
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            return None if self.subscript_keeps_whole(parent) else "subscript"
+        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in self.tables.gather_methods:
+            return "method" if isinstance(self.parents.get(parent), cst.Call) else None
+        if isinstance(parent, cst.Arg):
+            call = self.parents.get(parent)
+            if isinstance(call, cst.Call) and self._first_positional(call.args) is node:
+                if self.call_name(call) in self.tables.gather_functions:
+                    return "function"
+        return None
 
-    def call_name(self, call: cst.Call) -> Optional[str]:
-        # What QualifiedNameProvider gives for this node, without resolving it for
-        # every node of the module (that walk cost more than the rest of a check).
-        scope = self.scopes.get(call.func)
-        names = scope.get_qualified_names_for(call.func) if scope is not None else set()
-        for qn in sorted(names, key=lambda q: q.name):
-            return qn.name
-        return dotted(call.func)
+    # -- index values ----------------------------------------------------------
+    def index_kind(self, expr: cst.BaseExpression, depth: int = 0) -> str:
+        """SCALAR (a layer id, a loop counter), TENSOR (indices) or UNKNOWN, by value."""
+        key = ("index", id(expr))
+        if key in self._kind_cache:
+            return self._kind_cache[key]
+        self._kind_cache[key] = UNKNOWN  # cycles
+        result = self._index_kind(expr, depth + 1) if depth <= MAX_DEPTH else UNKNOWN
+        self._kind_cache[key] = result
+        return result
 
-    def _name_origin(self, name: cst.Name, depth: int) -> Origin:
+    def _index_kind(self, expr: cst.BaseExpression, depth: int) -> str:
+        t = self.tables
+        if isinstance(expr, cst.Integer):
+            return SCALAR
+        if isinstance(expr, cst.UnaryOperation):
+            return self.index_kind(expr.expression, depth)
+        if isinstance(expr, (cst.Tuple, cst.List, cst.Comparison, cst.Subscript)):
+            return TENSOR  # fancy indices, a mask, an element of a table of indices
+        if isinstance(expr, cst.BinaryOperation):
+            return _combine_arith(self.index_kind(expr.left, depth), self.index_kind(expr.right, depth))
+        if isinstance(expr, cst.IfExp):
+            return _combine_any(self.index_kind(expr.body, depth), self.index_kind(expr.orelse, depth))
+        if isinstance(expr, cst.Call):
+            name = (dotted(expr.func) or "").rsplit(".", 1)[-1]
+            if name in t.scalar_calls:
+                return SCALAR
+            if name in t.tensor_calls:
+                return TENSOR
+            return UNKNOWN
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in t.scalar_attributes:
+                return SCALAR
+            if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+                cls = self.enclosing_class(expr)
+                values = self.self_attr_values(cls, expr.attr.value) if cls is not None else []
+                return _combine_values([self.index_kind(v, depth) for v in values])
+            return UNKNOWN
+        if isinstance(expr, cst.Name):
+            kinds = []
+            for assignment in self.reaching(expr):
+                node = assignment.node
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    kinds.append(_annotation_kind(self, param, SCALAR_ANNOTATIONS))
+                    continue
+                if not isinstance(node, cst.Name):
+                    kinds.append(UNKNOWN)
+                    continue
+                kind, value, path = self.binding(node)
+                if kind == "assign" and not path:
+                    kinds.append(self.index_kind(value, depth))
+                elif kind == "for":
+                    kinds.append(self._loop_index_kind(value, path))
+                else:
+                    kinds.append(UNKNOWN)
+            return _combine_values(kinds)
+        return UNKNOWN
+
+    def _loop_index_kind(self, iterable: cst.BaseExpression, path) -> str:
+        if isinstance(iterable, cst.Call):
+            name = (dotted(iterable.func) or "").rsplit(".", 1)[-1]
+            if name == "range" and not path:
+                return SCALAR
+            if name == "enumerate" and path and path[0] == 0:
+                return SCALAR
+        return UNKNOWN
+
+    # -- names: flow-sensitive reaching assignments ------------------------------
+    def reaching(self, name: cst.Name) -> List[Assignment]:
+        """The assignments of `name` that can reach this use.
+
+        Within one scope this follows the statements in order: a plain assignment
+        earlier in the same block (or in every branch of an if/else before it) hides
+        the ones before it; a loop body's own later assignments reach back to its
+        start; try/except, with and for targets are followed. Where branches merge,
+        every branch's assignment reaches (the caller takes the worst). A name from
+        an enclosing scope (a closure) falls back to the assignments above the use."""
         scope = self.scopes.get(name)
         if scope is None:
-            return Origin.OTHER
-        accesses = [a for a in scope.accesses[name.value] if a.node is name]
+            return []
         referents = set()
-        for access in accesses:
-            referents.update(access.referents)
+        for access in scope.accesses[name.value]:
+            if access.node is name:
+                referents.update(access.referents)
         if not referents:
             referents = set(scope.assignments[name.value])
+        candidates = [r for r in referents if isinstance(r, Assignment) and not self._is_augmented(r)]
+        if len(candidates) <= 1:
+            return candidates
+        if all(c.scope is scope for c in candidates):
+            found = self._flow_reaching(name, candidates, getattr(scope, "node", self.module))
+            if found:
+                return found
+            return candidates  # e.g. read before any assignment
         use_line = self.positions[name].start.line
-        reaching = [r for r in referents if isinstance(r, Assignment)]
-        before = [r for r in reaching if self.positions[r.node].start.line <= use_line and r.node is not name]
+        before = [c for c in candidates if self.positions[c.node].start.line <= use_line and c.node is not name]
+        return before or candidates
+
+    def _is_augmented(self, assignment: Assignment) -> bool:
+        return isinstance(self.parents.get(assignment.node), cst.AugAssign)
+
+    def _ids_above(self, node: cst.CSTNode) -> frozenset:
+        key = id(node)
+        found = self._anc_ids.get(key)
+        if found is None:
+            found = frozenset([key] + [id(a) for a in self.ancestors(node)])
+            self._anc_ids[key] = found
+        return found
+
+    def _flow_reaching(self, use: cst.Name, candidates: List[Assignment], scope_node) -> List[Assignment]:
+        remaining = list(candidates)
+        found: List[Assignment] = []
+        direct = set()  # ids of the statements that bind the name outright
+        for c in candidates:
+            statement = self._binding_statement(c.node)
+            if statement is not None:
+                direct.add(id(statement))
+
+        def take(container) -> List[Assignment]:
+            inside = [c for c in remaining if id(container) in self._ids_above(c.node)]
+            for c in inside:
+                remaining.remove(c)
+            found.extend(inside)
+            return inside
+
+        child = use
+        for anc in self.ancestors(use):
+            if isinstance(anc, cst.For) and child is anc.body:
+                if take(anc.target):
+                    return found  # assigned at the top of every iteration
+                take(anc.body)  # assigned later in the body: reaches the next iteration
+            elif isinstance(anc, cst.For) and child is anc.orelse:
+                take(anc.target)
+                take(anc.body)
+            elif isinstance(anc, cst.While) and (child is anc.body or child is anc.test):
+                take(anc.body)
+            elif isinstance(anc, cst.With) and child is anc.body:
+                if any(take(item) for item in anc.items):
+                    return found
+            elif isinstance(anc, cst.ExceptHandler) and child is anc.body and anc.name is not None:
+                if take(anc.name):
+                    return found
+            elif isinstance(anc, cst.Try) and child is not anc.body:
+                take(anc.body)  # an exception (or the else) after some of the body ran
+                if child is anc.finalbody:
+                    for handler in anc.handlers:
+                        take(handler)
+                    if anc.orelse is not None:
+                        take(anc.orelse)
+            if isinstance(anc, _BLOCKS):
+                body = list(anc.body)
+                index = next((i for i, s in enumerate(body) if s is child), None)
+                if index is not None:
+                    for statement in reversed(body[:index]):
+                        if take(statement) and self._definitely_binds(statement, direct):
+                            return found
+            if anc is scope_node:  # the parameters are bound on entry
+                found.extend(c for c in remaining if isinstance(c.node, cst.Param)
+                             or isinstance(self.parents.get(c.node), cst.Param))
+                return found
+            child = anc
+        return found
+
+    def _binding_statement(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The Assign/AnnAssign/import/def statement that binds node outright, if any."""
+        if isinstance(node, (cst.Import, cst.ImportFrom, cst.FunctionDef, cst.ClassDef)):
+            return node
+        current = node
+        parent = self.parents.get(current)
+        while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List, cst.AssignTarget)):
+            current, parent = parent, self.parents.get(parent)
+        if isinstance(parent, cst.Assign) or (isinstance(parent, cst.AnnAssign) and parent.value is not None):
+            return parent
+        return None
+
+    def _definitely_binds(self, statement: cst.CSTNode, direct: set) -> bool:
+        if id(statement) in direct:
+            return True
+        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
+            return any(self._definitely_binds(s, direct) for s in statement.body)
+        if isinstance(statement, cst.If):
+            return (statement.orelse is not None and self._definitely_binds(statement.body, direct)
+                    and self._definitely_binds(statement.orelse, direct))
+        if isinstance(statement, (cst.Else, cst.With)):
+            return self._definitely_binds(statement.body, direct)
+        if isinstance(statement, cst.Try):
+            return self._definitely_binds(statement.body, direct) and all(
+                self._definitely_binds(h.body, direct) for h in statement.handlers)
+        return False
+
+    def _name_origin(self, name: cst.Name, depth: int) -> Origin:
         best = Origin.OTHER
-        for assignment in before or reaching:
+        for assignment in self.reaching(name):
             best = max(best, self._assignment_origin(assignment, depth))
             if best == Origin.POOL:
                 break
         return best
 
-    def assigned_value(self, target: cst.CSTNode) -> Tuple[Optional[cst.BaseExpression], Optional[int]]:
-        """For a Name being assigned, the expression assigned (and tuple index)."""
-        index = None
+    def binding(self, target: cst.CSTNode):
+        """How a Name is bound: ('assign', value, path) for `=`, annotated `=` and `:=`;
+        ('for', iterable, path) for a for or comprehension target; (None, None, ())
+        otherwise. path: the tuple-unpacking indices, outermost first (None: starred)."""
+        path: List[Optional[int]] = []
         node = target
         parent = self.parents.get(node)
-        while isinstance(parent, (cst.Element, cst.Tuple, cst.List)):
-            if isinstance(parent, cst.Element):
+        while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+            if isinstance(parent, (cst.Element, cst.StarredElement)):
                 container = self.parents.get(parent)
                 if isinstance(container, (cst.Tuple, cst.List)):
-                    index = list(container.elements).index(parent)
+                    elements = list(container.elements)
+                    index = next(i for i, e in enumerate(elements) if e is parent)
+                    starred = any(isinstance(e, cst.StarredElement) for e in elements[:index + 1])
+                    path.insert(0, None if starred else index)
                 node = container
             else:
                 node = parent
@@ -313,12 +696,21 @@ class ModuleAnalysis:
         if isinstance(parent, cst.AssignTarget):
             assign = self.parents.get(parent)
             if isinstance(assign, cst.Assign):
-                return assign.value, index
-        if isinstance(parent, cst.AnnAssign) and parent.value is not None:
-            return parent.value, index
-        if isinstance(parent, cst.NamedExpr):
-            return parent.value, index
-        return None, None
+                return "assign", assign.value, tuple(path)
+        if isinstance(parent, cst.AnnAssign) and parent.target is node and parent.value is not None:
+            return "assign", parent.value, tuple(path)
+        if isinstance(parent, cst.NamedExpr) and parent.target is node:
+            return "assign", parent.value, tuple(path)
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
+            return "for", parent.iter, tuple(path)
+        return None, None, ()
+
+    def assigned_value(self, target: cst.CSTNode) -> Tuple[Optional[cst.BaseExpression], Optional[int]]:
+        """For a Name being assigned, the expression assigned (and tuple index)."""
+        kind, value, path = self.binding(target)
+        if kind != "assign":
+            return None, None
+        return value, (path[0] if path else None)
 
     def _assignment_origin(self, assignment: Assignment, depth: int) -> Origin:
         node = assignment.node
@@ -327,17 +719,69 @@ class ModuleAnalysis:
             return self._param_origin(param, depth)
         if not isinstance(node, cst.Name):
             return Origin.OTHER
-        value, index = self.assigned_value(node)
-        if value is None:
-            return Origin.OTHER
-        if index is not None:
-            if isinstance(value, (cst.Tuple, cst.List)) and index < len(value.elements):
-                return self.origin(value.elements[index].value, depth)
-            origin = self.origin(value, depth)
-            return Origin.POOL if origin == Origin.POOL_TUPLE else (Origin.GATHERED if origin == Origin.GATHERED else Origin.OTHER)
-        return self.origin(value, depth)
+        kind, value, path = self.binding(node)
+        if kind == "assign":
+            return self._unpacked(value, path, depth)
+        if kind == "for":
+            return self._iterated(value, path, depth)
+        return Origin.OTHER
 
-    # -- self attributes and parameters --------------------------------------
+    @staticmethod
+    def _element(origin: Origin) -> Origin:
+        """What unpacking or iterating a value of this origin gives."""
+        return Origin.POOL if origin >= Origin.POOL_TUPLE else origin
+
+    def _unpacked(self, value: cst.BaseExpression, path, depth: int) -> Origin:
+        if not path:
+            return self.origin(value, depth)
+        if isinstance(value, (cst.Tuple, cst.List)):
+            elements = list(value.elements)
+            index = path[0]
+            if index is not None and index < len(elements) and isinstance(elements[index], cst.Element):
+                return self._unpacked(elements[index].value, path[1:], depth)
+            return max((self._unpacked(e.value, path[1:], depth) for e in elements), default=Origin.OTHER)
+        if isinstance(value, cst.Call):  # `k, v, loc = self._buffers(batch)`: what it returns, by position
+            returned = self._return_origin(value, depth, tuple(path))
+            if returned is not None:
+                return returned
+        origin = self.origin(value, depth)
+        for _ in path:
+            origin = self._element(origin)
+        return origin
+
+    def _iterated(self, iterable: cst.BaseExpression, path, depth: int) -> Origin:
+        """The origin of a for/comprehension target (at path) iterating over iterable."""
+        if isinstance(iterable, cst.Call):
+            name = (dotted(iterable.func) or "").rsplit(".", 1)[-1]
+            args = [a.value for a in iterable.args if a.keyword is None and not a.star]
+            if name == "enumerate" and args:
+                if not path or path[0] != 1:
+                    return Origin.OTHER
+                return self._iterated(args[0], path[1:], depth)
+            if name == "zip" and args:
+                if not path or path[0] is None or path[0] >= len(args):
+                    return Origin.OTHER
+                return self._iterated(args[path[0]], path[1:], depth)
+            if name in self.tables.iter_passthrough and args:
+                return self._iterated(args[0], path, depth)
+            if name == "range":
+                return Origin.OTHER
+            if isinstance(iterable.func, cst.Attribute) and name in ("values", "items"):
+                receiver = iterable.func.value
+                if name == "values":
+                    return self._iterated(receiver, path, depth)
+                if path and path[0] == 1:
+                    return self._iterated(receiver, path[1:], depth)
+                return Origin.OTHER
+        if isinstance(iterable, (cst.Tuple, cst.List)):
+            return max((self._unpacked(e.value, path, depth) for e in iterable.elements
+                        if isinstance(e, cst.Element)), default=Origin.OTHER)
+        origin = self._element(self.origin(iterable, depth))
+        for _ in path:
+            origin = self._element(origin)
+        return origin
+
+    # -- self attributes ---------------------------------------------------------
     def _index_class(self, cls: cst.ClassDef) -> None:
         if id(cls) in self._indexed_classes:
             return
@@ -362,30 +806,331 @@ class ModuleAnalysis:
             best = max(best, self.origin(value, depth))
         return best
 
+    def _cache_attr_origin(self, expr: cst.Attribute, depth: int) -> Origin:
+        """A cache attribute: a container of whole caches by its name, unless the class
+        allocates it itself, where the allocation's first dimension decides."""
+        values: List[cst.BaseExpression] = []
+        if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            cls = self.enclosing_class(expr)
+            if cls is not None:
+                values = [v for v in self.self_attr_values(cls, expr.attr.value)
+                          if not (isinstance(v, cst.Name) and v.value == "None")]
+        if not values:
+            return Origin.POOL_TUPLE
+        best, by_name = Origin.OTHER, False
+        for value in values:
+            kind = self.allocation_kind(value)
+            if kind == "batch":
+                continue
+            if kind == "pool":
+                best = max(best, Origin.POOL)
+            elif kind == "layers":
+                best = max(best, Origin.POOL_TUPLE)
+            elif kind == "unknown":
+                by_name = True
+            else:
+                origin = self.origin(value, depth)
+                if origin >= Origin.POOL_TUPLE:
+                    best = max(best, origin)
+                else:
+                    by_name = True
+        return max(best, Origin.POOL_TUPLE) if by_name else best
+
+    def allocation_kind(self, value: cst.BaseExpression) -> Optional[str]:
+        """For a buffer allocation (`torch.zeros((max_bs, 576))`, a per-layer list of them):
+        'batch', 'pool', 'layers' (one per layer) or 'unknown' by its first dimension;
+        None when value is no allocation."""
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            kind = self.allocation_kind(value.elt)
+            return None if kind is None else ("batch" if kind == "batch" else "layers")
+        if isinstance(value, (cst.List, cst.Tuple)):
+            kinds = [self.allocation_kind(e.value) for e in value.elements if isinstance(e, cst.Element)]
+            kinds = [k for k in kinds if k is not None]
+            if not kinds:
+                return None
+            return "batch" if all(k == "batch" for k in kinds) else "layers"
+        if not isinstance(value, cst.Call):
+            return None
+        name = (dotted(value.func) or "").rsplit(".", 1)[-1]
+        if name not in self.tables.allocation_functions:
+            return None
+        first = self._first_positional(value.args)
+        if name.endswith("_like"):
+            return "pool" if first is not None and self.origin(first) >= Origin.POOL_TUPLE else "batch"
+        size = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "size"), first)
+        if isinstance(size, (cst.Tuple, cst.List)):
+            elements = [e for e in size.elements if isinstance(e, cst.Element)]
+            size = elements[0].value if elements else None
+        if size is None:
+            return "unknown"
+        parts = set()
+        for text in self._identifiers(size, resolve=True):
+            parts |= name_parts(text)
+        t = self.tables
+        if parts & t.batch_words:
+            return "batch"
+        if parts & t.layer_words:
+            return "layers"
+        if parts & t.pool_words:
+            return "pool"
+        return "unknown"
+
+    def allocated_dtype(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+        """The dtype a buffer was allocated with (`torch.empty_like(x, dtype=d)`), through
+        names and `self.` attributes; None when not allocated here with a dtype."""
+        if depth > 4:
+            return None
+        if isinstance(expr, cst.Call):
+            name = (dotted(expr.func) or "").rsplit(".", 1)[-1]
+            if name in self.tables.allocation_functions:
+                for arg in expr.args:
+                    if arg.keyword is not None and arg.keyword.value == "dtype":
+                        return self.code(arg.value)
+            return None
+        values: List[cst.BaseExpression] = []
+        if isinstance(expr, cst.Name):
+            for assignment in self.reaching(expr):
+                if isinstance(assignment.node, cst.Name):
+                    kind, value, path = self.binding(assignment.node)
+                    if kind == "assign" and not path:
+                        values.append(value)
+        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            cls = self.enclosing_class(expr)
+            values = self.self_attr_values(cls, expr.attr.value) if cls is not None else []
+        elif isinstance(expr, cst.Subscript):
+            return self.allocated_dtype(expr.value, depth + 1)
+        for value in values:
+            found = self.allocated_dtype(value, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _identifiers(self, expr: cst.BaseExpression, resolve: bool = False) -> List[str]:
+        """Names and attribute names in expr; with resolve, also those of the values
+        its local names are assigned (one level: `m = self.size + page`)."""
+        out = []
+        for node in iter_nodes(expr, (cst.Name, cst.Attribute)):
+            if isinstance(node, cst.Attribute):
+                out.append(node.attr.value)
+                continue
+            out.append(node.value)
+            if resolve:
+                for assignment in self.reaching(node):
+                    if isinstance(assignment.node, cst.Name):
+                        kind, value, path = self.binding(assignment.node)
+                        if kind == "assign" and not path:
+                            out.extend(self._identifiers(value))
+        return out
+
+    # -- parameters ---------------------------------------------------------------
     def _param_origin(self, param: cst.Param, depth: int) -> Origin:
-        func = next((a for a in self.ancestors(param) if isinstance(a, cst.FunctionDef)), None)
-        if func is None:
+        for bindings in reversed(self._bindings):
+            if id(param) in bindings:
+                return bindings[id(param)]
+        owner = self._param_owner(param)
+        if owner is None:
             return Origin.OTHER
-        cls = self.method_class(func)
-        if cls is None:
-            return Origin.OTHER
-        self._index_class(cls)
-        params = list(func.params.params)
-        positional = [p.name.value for p in params]
-        if positional and positional[0] in ("self", "cls"):
-            positional = positional[1:]
+        best = Origin.OTHER
+        if isinstance(owner, cst.FunctionDef):
+            best = self._convention_origin(owner, param)
+            if best == Origin.POOL:
+                return best
+            cls = self.method_class(owner)
+            if cls is not None:
+                best = max(best, self._method_param_origin(owner, cls, param, depth))
         name = param.name.value
+        for call in self._calls_by_name().get(id(owner), ()):
+            argument = self._argument_for(call, owner, param, skip_self=False)
+            if argument is not None:
+                best = max(best, self.origin(argument, depth))
+        position = self._positional_params(owner, skip_self=False)
+        if name in position:
+            index = position.index(name)
+            for call, first in self._mapped_calls().get(id(owner), ()):
+                iterables = [a.value for a in call.args[first:] if a.keyword is None and not a.star]
+                if index < len(iterables):
+                    best = max(best, self._iterated(iterables[index], (), depth))
+        return best
+
+    def _param_owner(self, param: cst.Param):
+        for anc in self.ancestors(param):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                return anc
+        return None
+
+    def _convention_origin(self, func: cst.FunctionDef, param: cst.Param) -> Origin:
+        """Engines' calling conventions (rules/conventions.toml): this parameter of this
+        method receives a whole per-layer cache from a caller outside the file."""
+        rows = self.tables.cache_parameters
+        if not rows:
+            return Origin.OTHER
+        name, method = param.name.value, func.name.value
+        params = None
+        best = Origin.OTHER
+        for row in rows:
+            if name not in row.params or method not in row.methods:
+                continue
+            if params is None:
+                p = func.params
+                params = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}
+            if all(required in params for required in row.requires):
+                best = max(best, Origin.POOL_TUPLE if row.returns == "tuple" else Origin.POOL)
+        return best
+
+    def cache_parameter(self, func: cst.FunctionDef, name: str):
+        """The rules/conventions.toml row that makes parameter `name` of func a whole cache."""
+        for row in self.tables.cache_parameters:
+            if name in row.params and func.name.value in row.methods:
+                p = func.params
+                params = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}
+                if all(required in params for required in row.requires):
+                    return row
+        return None
+
+    def _method_param_origin(self, func: cst.FunctionDef, cls: cst.ClassDef, param: cst.Param, depth) -> Origin:
+        """The arguments every `self.method(...)` call in the class passes."""
+        self._index_class(cls)
         best = Origin.OTHER
         for call in self._method_calls.get((id(cls), func.name.value), []):
-            for i, arg in enumerate(call.args):
-                if arg.star:
-                    continue
-                if arg.keyword is not None:
-                    if arg.keyword.value == name:
-                        best = max(best, self.origin(arg.value, depth))
-                elif i < len(positional) and positional[i] == name:
-                    best = max(best, self.origin(arg.value, depth))
+            argument = self._argument_for(call, func, param, skip_self=True)
+            if argument is not None:
+                best = max(best, self.origin(argument, depth))
         return best
+
+    @staticmethod
+    def _positional_params(owner, skip_self: bool) -> List[str]:
+        params = owner.params
+        names = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if skip_self and names and names[0] in ("self", "cls"):
+            names = names[1:]
+        return names
+
+    def _argument_for(self, call: cst.Call, owner, param: cst.Param, skip_self: bool):
+        """The expression call passes for param (positional or keyword), or None."""
+        name = param.name.value
+        positional = self._positional_params(owner, skip_self)
+        index, unpacked = 0, False
+        for arg in call.args:
+            if arg.keyword is not None:
+                if arg.keyword.value == name:
+                    return arg.value
+                continue
+            if arg.star:
+                unpacked = unpacked or arg.star == "*"  # positions after *args are unknown
+                continue
+            if not unpacked and index < len(positional) and positional[index] == name:
+                return arg.value
+            index += 1
+        return None
+
+    def _calls_by_name(self) -> Dict[int, List[cst.Call]]:
+        """id(function or lambda) -> the calls `f(...)` that reach it through a name."""
+        if self._callers is not None:
+            return self._callers
+        callers: Dict[int, List[cst.Call]] = {}
+        named = self.nodes.local_callables
+        for call in self.nodes.calls:
+            func = call.func
+            if not isinstance(func, cst.Name) or func.value not in named:
+                continue
+            for target in self._callable_targets(func):
+                callers.setdefault(id(target), []).append(call)
+        self._callers = callers
+        return callers
+
+    def _mapped_calls(self) -> Dict[int, List[Tuple[cst.Call, int]]]:
+        """id(function or lambda) -> the `map(f, xs, ...)` calls applying it (and where xs start)."""
+        if self._mapped is not None:
+            return self._mapped
+        mapped: Dict[int, List[Tuple[cst.Call, int]]] = {}
+        for call in self.nodes.calls:
+            if not (isinstance(call.func, cst.Name) and call.func.value == "map") or not call.args:
+                continue
+            first = call.args[0].value
+            targets = [first] if isinstance(first, cst.Lambda) else (
+                self._callable_targets(first) if isinstance(first, cst.Name) else [])
+            for target in targets:
+                mapped.setdefault(id(target), []).append((call, 1))
+        self._mapped = mapped
+        return mapped
+
+    def _callable_targets(self, name: cst.Name) -> list:
+        """The defs (and lambdas assigned to a name) a Name refers to."""
+        out = []
+        for assignment in self.reaching(name):
+            node = assignment.node
+            if isinstance(node, cst.FunctionDef):
+                out.append(node)
+            elif isinstance(node, cst.Name):
+                kind, value, path = self.binding(node)
+                if kind == "assign" and not path and isinstance(value, cst.Lambda):
+                    out.append(value)
+        return out
+
+    # -- return values ---------------------------------------------------------------
+    def _return_origin(self, call: cst.Call, depth: int, path: tuple = ()) -> Optional[Origin]:
+        """The origin of what a helper returns when called with these arguments: a method
+        through `self.m(...)`, a module-level or nested function or a lambda through its
+        name. None when the callee is not defined in this file."""
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            cls = self.enclosing_class(call)
+            target = self.class_methods(cls).get(func.attr.value) if cls is not None else None
+            targets = [target] if target is not None else []
+            skip_self = True
+        elif isinstance(func, cst.Name):
+            if func.value not in self.nodes.local_callables:
+                return None
+            targets = self._callable_targets(func)
+            skip_self = False
+        else:
+            return None
+        if not targets:
+            return None
+        best = Origin.OTHER
+        for target in targets:
+            best = max(best, self._returned(call, target, skip_self, depth, path))
+        return best
+
+    def _returned(self, call: cst.Call, target, skip_self: bool, depth: int, path: tuple = ()) -> Origin:
+        params = target.params
+        bindings: Dict[int, Origin] = {}
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            argument = self._argument_for(call, target, param, skip_self)
+            bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+        key = (id(target), tuple(sorted(bindings.items())), path)
+        if key in self._returns_cache:
+            return self._returns_cache[key]
+        if id(target) in self._returns_in_progress or depth > MAX_DEPTH:
+            return Origin.OTHER
+        values = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
+        saved = self._origin_cache
+        self._origin_cache = {}
+        self._bindings.append(bindings)
+        self._returns_in_progress.add(id(target))
+        try:
+            best = max((self._unpacked(v, path, depth) for v in values), default=Origin.OTHER)
+        finally:
+            self._returns_in_progress.discard(id(target))
+            self._bindings.pop()
+            self._origin_cache = saved
+        self._returns_cache[key] = best
+        return best
+
+    @staticmethod
+    def _return_values(func: cst.FunctionDef) -> List[cst.BaseExpression]:
+        out = []
+        stack = [func.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Return):
+                if node.value is not None:
+                    out.append(node.value)
+                continue
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            stack.extend(node.children)
+        return out
 
     # -- casts -----------------------------------------------------------------
     def dtype_like(self, expr: cst.BaseExpression) -> bool:
@@ -399,24 +1144,71 @@ class ModuleAnalysis:
         return self._has_word(last, t.dtype_words)
 
     def device_like(self, expr: cst.BaseExpression) -> bool:
-        if isinstance(expr, (cst.SimpleString, cst.FormattedString, cst.Integer)):
-            return True
+        return self.value_kind(expr) == DEVICE
+
+    def value_kind(self, expr: cst.BaseExpression, depth: int = 0) -> str:
+        """What a `.to()` argument holds: DTYPE, DEVICE, TENSOR or UNKNOWN, by its value
+        where the file shows it (`dev = torch.device(...)`, `self.gpu_id = 0`, a parameter
+        annotated int), else by its spelling."""
+        key = ("value", id(expr))
+        if key in self._kind_cache:
+            return self._kind_cache[key]
+        self._kind_cache[key] = UNKNOWN
+        result = self._value_kind(expr, depth + 1) if depth <= 6 else UNKNOWN
+        self._kind_cache[key] = result
+        return result
+
+    def _value_kind(self, expr: cst.BaseExpression, depth: int) -> str:
+        if isinstance(expr, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.Integer)):
+            return DEVICE
+        if self.dtype_like(expr):
+            return DTYPE
         if isinstance(expr, cst.Call):
-            return (dotted(expr.func) or "").endswith("device")
+            name = (dotted(expr.func) or "").rsplit(".", 1)[-1]
+            if name.endswith("device") or name in ("current_device",):
+                return DEVICE
+            return UNKNOWN
         text = dotted(expr)
-        return text is not None and self._has_word(text.rsplit(".", 1)[-1], self.tables.device_words)
+        if text is not None and self._has_word(text.rsplit(".", 1)[-1], self.tables.device_words):
+            return DEVICE
+        kinds: List[str] = []
+        if isinstance(expr, cst.Name):
+            for assignment in self.reaching(expr):
+                node = assignment.node
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    kinds.append(_annotation_kind(self, param, None))
+                    continue
+                if not isinstance(node, cst.Name):
+                    kinds.append(UNKNOWN)
+                    continue
+                kind, value, path = self.binding(node)
+                kinds.append(self.value_kind(value, depth) if kind == "assign" and not path else UNKNOWN)
+        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            cls = self.enclosing_class(expr)
+            values = self.self_attr_values(cls, expr.attr.value) if cls is not None else []
+            kinds = [self.value_kind(v, depth) for v in values]
+        elif isinstance(expr, cst.IfExp):
+            kinds = [self.value_kind(expr.body, depth), self.value_kind(expr.orelse, depth)]
+        if kinds and all(k == kinds[0] for k in kinds) and kinds[0] in (DTYPE, DEVICE, TENSOR):
+            return kinds[0]
+        return UNKNOWN
 
     def cast_target(self, call: cst.Call) -> Optional[str]:
-        """The dtype a call converts to (as written), or None if it is no dtype cast."""
-        if not isinstance(call.func, cst.Attribute):
+        """The dtype a call converts to (as written), or None if it is no dtype cast.
+        `x.m(...)` and the unbound `torch.Tensor.m(x, ...)` forms."""
+        receiver, method, args = self.method_parts(call)
+        if method is None:
             return None
-        spelling = self.tables.casts.get(call.func.attr.value)
+        spelling = self.tables.casts.get(method)
         if spelling is None or spelling.method in self.tables.reinterpret_methods:
             return None
-        positional = [a.value for a in call.args if a.keyword is None and not a.star]
-        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        if receiver is None:
+            return None
+        positional = [a.value for a in args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
         if spelling.form == "no-args":
-            return spelling.target if not call.args else None
+            return spelling.target if not args else None
         if spelling.form in ("one-arg", "tensor-arg"):
             first = positional[0] if positional else keywords.get("dtype") or keywords.get("other")
             if first is None:
@@ -425,25 +1217,103 @@ class ModuleAnalysis:
         # form "to"
         if "dtype" in keywords:
             return self.code(keywords["dtype"])
-        for value in positional:
-            if self.dtype_like(value):
+        kinds = [self.value_kind(value) for value in positional]
+        for value, kind in zip(positional, kinds):
+            if kind == DTYPE:
                 return self.code(value)
-        if positional and not self.device_like(positional[0]):
+        if positional and kinds[0] != DEVICE:
             if isinstance(positional[0], (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
                 return f"{self.code(positional[0])}.dtype"
         return None
 
+    def _cast_receiver(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        receiver, method, _ = self.method_parts(call)
+        return receiver if method is not None else None
+
+    def _chained_into_cast(self, call: cst.Call) -> bool:
+        """Is this cast converted again right away (`pool.to(f32).to(bf16)`)? The chain is
+        reported once, at its last cast."""
+        parent = self.parents.get(call)
+        if isinstance(parent, cst.Attribute) and parent.value is call:
+            outer = self.parents.get(parent)
+            return isinstance(outer, cst.Call) and outer.func is parent and self.cast_target(outer) is not None
+        if isinstance(parent, cst.Arg):
+            outer = self.parents.get(parent)
+            if isinstance(outer, cst.Call) and self.cast_target(outer) is not None:
+                return self._cast_receiver(outer) is call
+        return False
+
+    def cast_chain(self, call: cst.Call) -> List[Tuple[cst.Call, str]]:
+        """The casts of a chain ending at call, innermost first: [(call, target), ...]."""
+        chain = []
+        node = call
+        while isinstance(node, cst.Call):
+            target = self.cast_target(node)
+            if target is None:
+                break
+            chain.append((node, target))
+            node = self._cast_receiver(node)
+        return list(reversed(chain))
+
     def pool_casts(self) -> List[Tuple[cst.Call, str]]:
-        """(call, target dtype) for every dtype cast of a whole pool outside the fix's fallback."""
+        """(call, target dtype) for every dtype cast `pool.<cast>(...)` of a whole pool outside
+        the fix's fallback; a chain of casts counts once, at its last cast."""
         if self._pool_casts is None:
             self._pool_casts = [
                 (call, target) for call in self.nodes.calls
                 if isinstance(call.func, cst.Attribute)
+                and dotted(call.func.value) not in self.tables.unbound_receivers
                 and (target := self.cast_target(call)) is not None
                 and self.origin(call.func.value) >= Origin.POOL_TUPLE
+                and not self._chained_into_cast(call)
                 and not self.guarded_fallback(call)
             ]
         return self._pool_casts
+
+    def pool_conversions(self) -> List[Tuple[cst.Call, str, str]]:
+        """(call, target dtype, form) for whole-pool conversions not written as a cast of
+        the pool: 'unbound' for `torch.Tensor.to(pool, d)`, 'copy' for `buf.copy_(pool)`
+        into a buffer allocated with a dtype of its own (`torch.empty_like(pool, dtype=d)`)."""
+        if self._conversions is None:
+            out = []
+            t = self.tables
+            for call in self.nodes.calls:
+                func = call.func
+                if not isinstance(func, cst.Attribute):
+                    continue
+                if dotted(func.value) in t.unbound_receivers:
+                    target = self.cast_target(call)
+                    receiver = self._cast_receiver(call)
+                    if (target is not None and receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE
+                            and not self._chained_into_cast(call) and not self.guarded_fallback(call)):
+                        out.append((call, target, "unbound"))
+                elif func.attr.value in t.copy_methods:
+                    source = self._first_positional(call.args)
+                    if source is None:
+                        source = next((a.value for a in call.args if a.keyword is not None
+                                       and a.keyword.value == "src"), None)
+                    if source is None or self.origin(source) < Origin.POOL_TUPLE or self.guarded_fallback(call):
+                        continue
+                    dtype = self.allocated_dtype(func.value)
+                    if dtype is not None:
+                        out.append((call, dtype, "copy"))
+            self._conversions = out
+        return self._conversions
+
+    def prefix_casts(self) -> List[Tuple[cst.Call, str]]:
+        """(call, target) for casts of an active prefix of a pool (`buf[:num_tokens].to(d)`):
+        batch-sized conversions (CL005)."""
+        if self._prefix_casts is None:
+            self._prefix_casts = [
+                (call, target) for call in self.nodes.calls
+                if isinstance(call.func, cst.Attribute)
+                and (target := self.cast_target(call)) is not None
+                and (receiver := self._cast_receiver(call)) is not None
+                and self.origin(receiver) == Origin.PREFIX
+                and not self._chained_into_cast(call)
+                and not self.guarded_fallback(call)
+            ]
+        return self._prefix_casts
 
     def guarded_fallback(self, node: cst.CSTNode) -> bool:
         """True under `if not <guard>:` or in the else of `if <guard>:`."""
@@ -464,9 +1334,21 @@ class ModuleAnalysis:
             child = anc
         return False
 
+    def enclosing_accessor(self, node: cst.CSTNode) -> Optional[str]:
+        """`Class.get_key_buffer` when node is inside a pool accessor (or the `_get_key_buffer`
+        it delegates to): every backend that reads the pool runs it."""
+        func = self.enclosing_function(node)
+        while func is not None:
+            if func.name.value.lstrip("_") in self.tables.accessors:
+                cls = self.method_class(func)
+                return f"{cls.name.value}.{func.name.value}" if cls is not None else func.name.value
+            func = self.enclosing_function(func)
+        return None
+
     # -- hot paths -----------------------------------------------------------
     def hot_functions(self, cls: cst.ClassDef) -> set:
-        """Names of hot-path methods of cls: the entry points and what they call via self."""
+        """Names of hot-path methods of cls: the entry points (forward*, the pool accessors)
+        and what they call via self."""
         if id(cls) in self._hot_cache:
             return self._hot_cache[id(cls)]
         if self._pruned is not None and self._pruned.hot_hints:
@@ -476,10 +1358,8 @@ class ModuleAnalysis:
             if key in self._pruned.hot_hints:
                 self._hot_cache[id(cls)] = set(self._pruned.hot_hints[key])
                 return self._hot_cache[id(cls)]
-        methods = {
-            f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)
-        } if isinstance(cls.body, cst.IndentedBlock) else {}
-        hot = {name for name in methods if name in HOT_PATH_FUNCTIONS}
+        methods = self.class_methods(cls)
+        hot = {name for name in methods if is_hot_entry(name, self.tables)}
         frontier = list(hot)
         calls_by_method: Dict[str, List[str]] = {}
         for call in self.nodes.self_calls:
@@ -500,7 +1380,7 @@ class ModuleAnalysis:
             cls = self.method_class(func)
             if cls is not None:
                 return func.name.value in self.hot_functions(cls)
-            if func.name.value in HOT_PATH_FUNCTIONS:
+            if is_hot_entry(func.name.value, self.tables):
                 return True
             func = self.enclosing_function(func)
         return False
@@ -511,6 +1391,15 @@ class ModuleAnalysis:
             return None
         cls = self.method_class(func)
         return f"{cls.name.value}.{func.name.value}" if cls is not None else func.name.value
+
+    def call_name(self, call: cst.Call) -> Optional[str]:
+        # What QualifiedNameProvider gives for this node, without resolving it for
+        # every node of the module (that walk cost more than the rest of a check).
+        scope = self.scopes.get(call.func)
+        names = scope.get_qualified_names_for(call.func) if scope is not None else set()
+        for qn in sorted(names, key=lambda q: q.name):
+            return qn.name
+        return dotted(call.func)
 
     # -- dtype values (for CL002) --------------------------------------------
     def resolve_value(self, expr: cst.BaseExpression, depth: int = 0) -> Tuple[str, ...]:
@@ -543,6 +1432,46 @@ class ModuleAnalysis:
         return (self.code(expr),)
 
 
+SCALAR_ANNOTATIONS = {"int": SCALAR, "bool": SCALAR, "Tensor": TENSOR, "torch.Tensor": TENSOR,
+                      "LongTensor": TENSOR, "torch.LongTensor": TENSOR, "IntTensor": TENSOR}
+
+
+def _annotation_kind(a: ModuleAnalysis, param: cst.Param, table) -> str:
+    """What a parameter's annotation says it holds (for indices, or `.to()` arguments)."""
+    if param.annotation is None:
+        return UNKNOWN
+    text = a.code(param.annotation.annotation).strip("'\"")
+    if table is not None:
+        return table.get(text, UNKNOWN)
+    if text in _DEVICE_ANNOTATIONS or text.endswith("device"):
+        return DEVICE
+    if text in ("torch.dtype", "dtype") or text.endswith(".dtype"):
+        return DTYPE
+    if text.endswith("Tensor"):
+        return TENSOR
+    return UNKNOWN
+
+
+def _combine_arith(left: str, right: str) -> str:
+    if TENSOR in (left, right):
+        return TENSOR
+    return SCALAR if left == right == SCALAR else UNKNOWN
+
+
+def _combine_any(left: str, right: str) -> str:
+    if TENSOR in (left, right):
+        return TENSOR
+    return SCALAR if left == right == SCALAR else UNKNOWN
+
+
+def _combine_values(kinds: List[str]) -> str:
+    if not kinds:
+        return UNKNOWN
+    if TENSOR in kinds:
+        return TENSOR
+    return SCALAR if all(k == SCALAR for k in kinds) else UNKNOWN
+
+
 class NodeIndex(cst.CSTVisitor):
     """Every node the rules look at, collected in one walk of the tree."""
 
@@ -555,6 +1484,7 @@ class NodeIndex(cst.CSTVisitor):
         self.attr_names: set = set()
         self.self_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
         self.self_calls: List[cst.Call] = []
+        self.local_callables: set = set()  # names of defs, and of names assigned a lambda
 
     @classmethod
     def build(cls, module: cst.Module) -> "NodeIndex":
@@ -588,7 +1518,14 @@ class NodeIndex(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.local_callables.add(node.name.value)
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Lambda):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.local_callables.add(target.target.value)
         for target in node.targets:
             t = target.target
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":

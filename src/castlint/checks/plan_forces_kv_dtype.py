@@ -1,11 +1,11 @@
 """CL002 plan-forces-kv-dtype."""
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from castlint.analysis.dataflow import ModuleAnalysis, dotted
+from castlint.analysis.dataflow import ModuleAnalysis, dotted, iter_nodes
 from castlint.checks.base import FileContext, Rule
 from castlint.models import Finding, Fix, FixSafety, Severity
 from castlint.tables import Wrapper
@@ -134,7 +134,7 @@ NO_CAST_REASON = (
 def _receiver_is_known(ctx: FileContext, call: cst.Call, wrapper: Wrapper) -> bool:
     if isinstance(call.func, cst.Name):
         return True
-    return _annotation_class(ctx.analysis, call.func.value) == wrapper.cls
+    return wrapper.cls in (_annotation_classes(ctx.analysis, call.func.value) or ())
 
 
 def _kv_dtype_in_reach(ctx: FileContext) -> bool:
@@ -148,7 +148,16 @@ def _mentions_kv_cache_dtype(ctx: FileContext, text: str) -> bool:
 
 
 def _annotation_class(a: ModuleAnalysis, receiver: cst.BaseExpression) -> Optional[str]:
-    """The class named in the annotation of a parameter, or in `x = Class(...)`."""
+    """The class named in the annotation of a parameter, or in `x = Class(...)` (the first
+    one, for a Union)."""
+    classes = _annotation_classes(a, receiver)
+    return classes[0] if classes else None
+
+
+def _annotation_classes(a: ModuleAnalysis, receiver: cst.BaseExpression) -> Optional[Tuple[str, ...]]:
+    """The classes named in the annotation of a parameter (every member of a `Union[...]`,
+    `Optional[...]` or `A | B`, as sglang <= 0.4.3 annotates its decode/MLA wrappers), or
+    in `x = Class(...)`."""
     if isinstance(receiver, cst.Name):
         scope = a.scopes.get(receiver)
         if scope is None:
@@ -157,19 +166,44 @@ def _annotation_class(a: ModuleAnalysis, receiver: cst.BaseExpression) -> Option
             node = getattr(assignment, "node", None)
             param = node if isinstance(node, cst.Param) else a.parent(node) if node is not None else None
             if isinstance(param, cst.Param) and param.annotation is not None:
-                text = dotted(param.annotation.annotation) or a.code(param.annotation.annotation)
-                return text.rsplit(".", 1)[-1].strip("'\"")
+                return _classes_named(a, param.annotation.annotation)
             if isinstance(node, cst.Name):
                 value, _ = a.assigned_value(node)
                 if isinstance(value, cst.Call):
-                    return (dotted(value.func) or "").rsplit(".", 1)[-1] or None
+                    name = (dotted(value.func) or "").rsplit(".", 1)[-1]
+                    return (name,) if name else None
     if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
         cls = a.enclosing_class(receiver)
         if cls is not None:
             for value in a.self_attr_values(cls, receiver.attr.value):
                 if isinstance(value, cst.Call):
-                    return (dotted(value.func) or "").rsplit(".", 1)[-1] or None
+                    name = (dotted(value.func) or "").rsplit(".", 1)[-1]
+                    return (name,) if name else None
     return None
+
+
+_TYPING_WRAPPERS = {"Union", "Optional", "typing", "List", "Tuple", "Sequence", "None", "Type"}
+
+
+def _classes_named(a: ModuleAnalysis, annotation: cst.BaseExpression) -> Tuple[str, ...]:
+    if isinstance(annotation, cst.SimpleString):
+        text = annotation.evaluated_value if isinstance(annotation.evaluated_value, str) else ""
+        parts = [p.strip() for p in text.replace("Union[", ",").replace("Optional[", ",")
+                 .replace("]", ",").replace("|", ",").split(",")]
+        return tuple(p.rsplit(".", 1)[-1] for p in parts if p and p.rsplit(".", 1)[-1] not in _TYPING_WRAPPERS)
+    text = dotted(annotation)
+    if text is not None:
+        return (text.rsplit(".", 1)[-1],)
+    out = []
+    for node in iter_nodes(annotation, (cst.Name, cst.Attribute, cst.SimpleString)):
+        if isinstance(node, cst.SimpleString):
+            out.extend(_classes_named(a, node))
+        elif isinstance(node, cst.Name) and node.value not in _TYPING_WRAPPERS and not isinstance(
+                a.parent(node), cst.Attribute):
+            out.append(node.value)
+        elif isinstance(node, cst.Attribute) and not isinstance(a.parent(node), cst.Attribute):
+            out.append(node.attr.value)
+    return tuple(dict.fromkeys(out))
 
 
 def match_wrapper(ctx: FileContext, call: cst.Call) -> Optional[Wrapper]:
@@ -181,14 +215,21 @@ def match_wrapper(ctx: FileContext, call: cst.Call) -> Optional[Wrapper]:
     candidates = t.wrapper_for_method(call.func.attr.value)
     if not candidates:
         return None
-    cls = _annotation_class(a, call.func.value)
-    if cls is not None:
-        for w in candidates:
-            if w.cls == cls:
-                return w
-        return None
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    classes = _annotation_classes(a, call.func.value)
+    if classes is not None:
+        named = [w for w in candidates if w.cls in classes]
+        # the annotated class whose dtype parameters this call actually passes: sglang
+        # <= 0.4.3 annotates a paged-prefill wrapper that is an MLA wrapper under
+        # --enable-flashinfer-mla, and calls it with the MLA plan's 12 arguments
+        if not named:
+            return None
+        fitting = [w for w in named if _passes_dtypes(w, positional, keywords)]
+        if fitting:
+            return fitting[0]
+        # none of the annotated wrappers takes the dtypes where this call passes them:
+        # tell the wrapper by the call itself, below
     keyworded = [w for w in candidates if keywords & ({w.q_dtype.keyword, w.kv_dtype.keyword} | set(w.aliases))]
     if keyworded:
         return keyworded[0]
@@ -196,6 +237,13 @@ def match_wrapper(ctx: FileContext, call: cst.Call) -> Optional[Wrapper]:
     if by_arity and len({(w.q_dtype.index, w.kv_dtype.index) for w in by_arity}) == 1:
         return by_arity[0]
     return None
+
+
+def _passes_dtypes(w: Wrapper, positional, keywords) -> bool:
+    """Does a call with these arguments pass w's q dtype (positionally or by keyword)?"""
+    if w.q_dtype.keyword in keywords:
+        return True
+    return w.q_dtype.index is not None and len(positional) > w.q_dtype.index
 
 
 def dtype_argument(call: cst.Call, wrapper: Wrapper, which: str) -> Optional[cst.BaseExpression]:

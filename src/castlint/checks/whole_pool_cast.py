@@ -7,8 +7,8 @@ import libcst as cst
 
 from castlint.analysis.dataflow import iter_nodes
 from castlint.checks.base import COST_HINT, FileContext, Rule, pool_cast_cost
-from castlint.checks.cast_before_gather import gathered_cast
-from castlint.models import Finding, Fix, FixSafety, Severity
+from castlint.checks.cast_before_gather import CastBeforeGather, gathered_cast
+from castlint.models import Cost, Finding, Fix, FixSafety, Severity
 
 
 class WholePoolCast(Rule):
@@ -16,13 +16,19 @@ class WholePoolCast(Rule):
     name = "whole-pool-cast"
     summary = "A dtype cast of a whole KV pool copies every slot, not just live tokens"
     what_it_does = (
-        "Flags a dtype conversion (`.to(dtype)`, `.float()`, `.type(...)`, ...) whose "
-        "receiver is a whole preallocated KV pool or cache buffer: the accessor chain "
-        "itself, a variable assigned from it (every reaching assignment, including "
-        "slices and views such as `buf[:, :, :512]`), a `self.` attribute assigned from "
-        "one, or a method parameter that callers in the class feed with one. A cast of "
-        "a gathered subset (`pool[indices]`, `index_select`), of batch-sized tensors, "
-        "and zero-copy reinterprets (`.view(dtype)`) are not flagged."
+        "Flags a dtype conversion (`.to(dtype)`, `.float()`, `.type(...)`, the unbound "
+        "`torch.Tensor.to(pool, d)`, `buf.copy_(pool)` into a buffer allocated with its own "
+        "dtype) of a whole preallocated KV pool or cache buffer: the accessor chain itself, "
+        "a variable the pool reaches in statement order (slices and views such as "
+        "`buf[:, :, :512]`, `.split()`/`.unbind()` parts, tuple unpacking, for loops and "
+        "comprehensions over per-layer caches), a `self.` attribute assigned from one, a "
+        "parameter fed with one (by `self.method(...)`, a nested function or lambda, or an "
+        "engine's calling convention such as vLLM's `forward(..., kv_cache, attn_metadata)`), "
+        "or what a helper in the file returns. Inside a pool accessor (`get_key_buffer`) it "
+        "is reported as the accessor's cost to every caller. A chain of casts is one "
+        "finding. A cast of a gathered subset (`pool[indices]`, `index_select`), of an "
+        "active prefix (`buf[:num_tokens]`: CL005, off by default), of batch-sized "
+        "tensors, a device move and zero-copy reinterprets (`.view(dtype)`) are not flagged."
     )
     why_it_matters = (
         "The pool holds every slot ever allocated (495,552 tokens x 576 in the original "
@@ -84,17 +90,81 @@ class WholePoolCast(Rule):
         for call, target in a.pool_casts():
             if gathered_cast(a, call) is not None:
                 continue  # CL003 reports it, with its safe fix
-            hot = a.in_hot_path(call)
-            cost = pool_cast_cost(ctx, target)
+            severity = Severity.ERROR if a.in_hot_path(call) else Severity.WARNING
+            chain = a.cast_chain(call)
+            cost = chain_cost(ctx, [t for _, t in chain])
+            source = a.code(chain[0][0].func.value)
+            if a.gather_consumer(call) == "function":
+                # `torch.index_select(pool.to(d), 0, idx)`: a cast before a gather. CL003's
+                # own matcher reads subscripts and gather methods; until it reads gather
+                # functions too, the finding is made here, under CL003's code.
+                findings.append(_GATHER_RULE.finding(
+                    ctx, call,
+                    f"cast to {target} before a gather ({_short(a.code(a.parent(a.parent(call)).func))}) "
+                    f"converts the whole pool ({cost.describe()}); gather first, then cast; {COST_HINT}",
+                    severity, cost=cost,
+                    unfixable_reason="the gather is a function call: move the cast after it by hand "
+                                     "(`torch.index_select(pool, 0, idx).to(d)` is bit-identical)",
+                ))
+                continue
             fix, why_not = mla_native_fix(ctx, call)
             findings.append(self.finding(
                 ctx, call,
-                f"whole-pool cast to {target} of `{_short(a.code(call.func.value))}` moves "
+                f"whole-pool cast {_targets(chain)} of `{_short(source)}`{_in_accessor(a, call)} moves "
                 f"{cost.describe()}; {COST_HINT}",
-                Severity.ERROR if hot else Severity.WARNING,
-                cost=cost, fix=fix, unfixable_reason=why_not,
+                severity, cost=cost, fix=fix, unfixable_reason=why_not,
+            ))
+        for call, target, form in a.pool_conversions():
+            severity = Severity.ERROR if a.in_hot_path(call) else Severity.WARNING
+            cost = pool_cast_cost(ctx, target)
+            if form == "copy":
+                what = (f"`{_short(a.code(call))}` converts the whole pool to {target} (a copy into a "
+                        f"buffer allocated in that dtype)")
+            else:
+                chain = a.cast_chain(call)
+                cost = chain_cost(ctx, [t for _, t in chain])
+                what = f"whole-pool cast {_targets(chain)} of `{_short(a.code(_receiver(a, chain[0][0])))}`"
+            findings.append(self.finding(
+                ctx, call, f"{what}{_in_accessor(a, call)} moves {cost.describe()}; {COST_HINT}",
+                severity, cost=cost, unfixable_reason=NO_CONSUMER_REASON,
             ))
         return findings
+
+
+_GATHER_RULE = CastBeforeGather()
+
+
+def _receiver(a, call: cst.Call) -> cst.BaseExpression:
+    receiver, _, _ = a.method_parts(call)
+    return receiver if receiver is not None else call
+
+
+def _targets(chain) -> str:
+    if len(chain) == 1:
+        return f"to {chain[0][1]}"
+    return "chain to " + ", then ".join(target for _, target in chain)
+
+
+def _in_accessor(a, call: cst.Call) -> str:
+    accessor = a.enclosing_accessor(call)
+    if accessor is None:
+        return ""
+    return f" inside the pool accessor `{accessor}` (every backend that reads the pool through it pays it)"
+
+
+def chain_cost(ctx: FileContext, targets: List[str]) -> Cost:
+    """Bytes a chain of whole-pool conversions moves: each one reads what the one before wrote."""
+    if len(targets) == 1:
+        return pool_cast_cost(ctx, targets[0])
+    model, sizes = ctx.cost_model, ctx.tables.dtype_bytes
+    previous = sizes.get(model.kv_dtype, 1)
+    total = 0
+    for target in targets:
+        written = sizes.get(target.rsplit(".", 1)[-1], sizes.get(model.compute_dtype, 2))
+        total += model.pool_tokens * model.row_elems * (previous + written)
+        previous = written
+    per_layer = int(total)
+    return Cost(per_layer, per_layer * model.layers, model.name, model.pool_tokens)
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -105,22 +175,26 @@ def _short(text: str, limit: int = 60) -> str:
 MLA_WRAPPER = "BatchMLAPagedAttentionWrapper"
 
 
+NO_CONSUMER_REASON = (
+    "no mixed-precision consumer is known for this buffer (e.g. FA3 "
+    "flash_attn_with_kvcache reads the pool through a page table). Gather the "
+    "live pages first and cast those (the CL003 pattern), or use a kernel that "
+    "reads FP8 KV; if the cast is intended, add `# castlint: ignore[CL001]`."
+)
+
+
 def mla_native_fix(ctx: FileContext, call: cst.Call):
     """Is this cast the input of a FlashInfer MLA run() in a backend castlint can rewrite?"""
     a = ctx.analysis
-    if MLA_WRAPPER in a.nodes.names and runs_fed_by(a, call):
+    single = len(a.cast_chain(call)) == 1 and a.method_parts(call)[0] is call.func.value
+    if single and MLA_WRAPPER in a.nodes.names and runs_fed_by(a, call):
         return (
             Fix("flashinfer-mla-native-fp8", FixSafety.SAFE,
                 "plan with the KV-cache dtype, read the FP8 pool as stored and pass "
                 "ckv/kpe scales, behind an init-time guard with the cast as fallback"),
             None,
         )
-    return None, (
-        "no mixed-precision consumer is known for this buffer (e.g. FA3 "
-        "flash_attn_with_kvcache reads the pool through a page table). Gather the "
-        "live pages first and cast those (the CL003 pattern), or use a kernel that "
-        "reads FP8 KV; if the cast is intended, add `# castlint: ignore[CL001]`."
-    )
+    return None, NO_CONSUMER_REASON
 
 
 def runs_fed_by(a, call: cst.Call) -> List[cst.Call]:

@@ -6,8 +6,10 @@ from typing import List
 import libcst as cst
 
 from castlint.analysis import Origin
-from castlint.checks.base import COST_HINT, FileContext, Rule, pool_cast_cost
-from castlint.models import Finding, Severity
+from castlint.analysis.dataflow import dotted
+from castlint.checks.base import COST_HINT, FileContext, Rule
+from castlint.models import Cost, Finding, Severity
+from castlint.tables import ConversionHelper
 
 
 class WholePoolConversionHelper(Rule):
@@ -16,10 +18,14 @@ class WholePoolConversionHelper(Rule):
     summary = "A helper quantizes or dequantizes an entire KV pool"
     what_it_does = (
         "Flags calls to the helpers listed as `conversion_helper` in rules/*.toml "
-        "(e.g. sglang's `quantize_k_cache`) when the converted argument is a whole pool, "
-        "followed through variables, views and method parameters. Calls on batch-sized "
-        "tensors (the tokens being written) are not flagged. Add your own helpers to a "
-        "table listed in `extend-rules`."
+        "(e.g. sglang's `quantize_k_cache`, the FP4 pools' `batched_dequantize`), under "
+        "any import alias, when the converted argument is a whole pool, followed through "
+        "variables, views and parameters. Inside a pool accessor (`get_key_buffer` of "
+        "sglang's FP4 KV pools dequantizes the layer's whole arena) the finding is the "
+        "accessor's: every backend that reads the pool pays it. The cost is the pool's own: "
+        "the stored dtype the helper reads (with its block scales) and the dtype it writes. "
+        "Calls on batch-sized tensors (the tokens being written) are not flagged. Add your "
+        "own helpers to a table listed in `extend-rules`."
     )
     why_it_matters = (
         "Like a whole-pool cast, a whole-pool (de)quantization touches every slot of the "
@@ -36,6 +42,11 @@ class WholePoolConversionHelper(Rule):
     VALID = (
         "def set_kv(self, layer, k):\n"
         "    k = quantize_k_cache(k.unsqueeze(1))\n",
+        # the tokens being written, through an alias
+        "from sglang.srt.layers.quantization.kvfp4_tensor import FP4MXBlock16KVQuantizeUtil as U\n"
+        "def set_kv_buffer(self, layer, loc, cache_k):\n"
+        "    packed, scales = U.batched_quantize(cache_k)\n"
+        "    return U.batched_dequantize(packed, scales)\n",
     )
     INVALID = (
         ("def forward_decode(self, layer):\n"
@@ -48,6 +59,19 @@ class WholePoolConversionHelper(Rule):
          "        return self._decode(kv)\n"
          "    def _decode(self, kv_cache):\n"
          "        return flashmla.dequantize_k_cache(kv_cache)\n", (6,)),
+        # an aliased import of the helper
+        ("from sglang.srt.layers.attention.nsa.quant_k_cache import quantize_k_cache as qk\n"
+         "def forward_decode(self, layer):\n"
+         "    return qk(self.pool.get_key_buffer(layer.layer_id))\n", (3,)),
+        # an FP4 pool's accessor dequantizes its whole per-layer arena
+        ("class Fp4Pool:\n"
+         "    def __init__(self, size, layer_num):\n"
+         "        self.kv_buffer = [torch.zeros((size + 1, 1, 288), dtype=torch.uint8) for _ in range(layer_num)]\n"
+         "        self.kv_scale_buffer = [torch.zeros((size + 1, 36), dtype=torch.uint8) for _ in range(layer_num)]\n"
+         "    def get_key_buffer(self, layer_id):\n"
+         "        packed = self.kv_buffer[layer_id - self.start_layer].view(torch.uint8)\n"
+         "        scales = self.kv_scale_buffer[layer_id - self.start_layer]\n"
+         "        return FP4MXBlock16KVQuantizeUtil.batched_dequantize(packed, scales)\n", (8,)),
     )
 
     def check(self, ctx: FileContext) -> List[Finding]:
@@ -55,20 +79,51 @@ class WholePoolConversionHelper(Rule):
         findings = []
         for call in a.nodes.calls:
             func = call.func
-            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+            if isinstance(func, cst.Name):
+                name = func.value
+                if name not in helpers:  # `from m import quantize_k_cache as qk`
+                    name = (a.call_name(call) or name).rsplit(".", 1)[-1]
+            elif isinstance(func, cst.Attribute):
+                name = func.attr.value
+            else:
+                continue
             helper = helpers.get(name)
             if helper is None:
                 continue
             positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
             if helper.arg >= len(positional) or a.origin(positional[helper.arg]) < Origin.POOL_TUPLE:
                 continue
-            cost = pool_cast_cost(ctx, None)
+            cost = helper_cost(ctx, helper, call)
+            accessor = a.enclosing_accessor(call)
+            where = (f" inside the pool accessor `{accessor}`: every backend that reads the pool "
+                     f"through it pays it on every layer" if accessor else "")
+            shown = f"`{dotted(func) or name}`"
+            if isinstance(func, cst.Name) and func.value != name:
+                shown = f"`{name}` (imported as `{func.value}`)"
             findings.append(self.finding(
                 ctx, call,
-                f"`{name}` {helper.direction}s a whole pool ({cost.describe()}); "
+                f"{shown} {helper.direction}s a whole pool{where} ({cost.describe()}); "
                 f"convert only the pages the kernel reads; {COST_HINT}",
                 Severity.ERROR if a.in_hot_path(call) else Severity.WARNING,
                 cost=cost,
                 unfixable_reason="no automatic fix: convert only the selected pages, or store the cache in the kernel's format",
             ))
         return findings
+
+
+def helper_cost(ctx: FileContext, helper: ConversionHelper, call: cst.Call) -> Cost:
+    """Bytes a whole-pool (de)quantization moves, in the pool's own format: the stored
+    dtype (and its block scales) on one side, the other dtype on the other."""
+    model, sizes = ctx.cost_model, ctx.tables.dtype_bytes
+    stored = helper.source_dtype or (model.kv_dtype if helper.direction == "dequantize" else model.compute_dtype)
+    other = helper.target_dtype or (model.compute_dtype if helper.direction == "dequantize" else model.kv_dtype)
+    for arg in call.args:  # `dtype=torch.float16` overrides the helper's default
+        if arg.keyword is not None and arg.keyword.value == "dtype":
+            written = (dotted(arg.value) or "").rsplit(".", 1)[-1]
+            if written in sizes:
+                other = written
+    per_element = sizes.get(stored, 1) + sizes.get(other, 2)
+    if helper.scale_block:
+        per_element += 1 / helper.scale_block
+    per_layer = int(model.pool_tokens * model.row_elems * per_element)
+    return Cost(per_layer, per_layer * model.layers, model.name, model.pool_tokens)

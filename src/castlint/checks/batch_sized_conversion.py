@@ -1,0 +1,69 @@
+"""CL005 batch-sized-conversion (off by default: select it with `--select CL005`)."""
+from __future__ import annotations
+
+from typing import List
+
+from castlint.checks.base import FileContext, Rule
+from castlint.models import Finding, Severity
+
+
+class BatchSizedConversion(Rule):
+    code = "CL005"
+    name = "batch-sized-conversion"
+    summary = "A dtype cast of an active prefix of a KV pool: its size follows the batch, not the pool"
+    what_it_does = (
+        "Flags a dtype conversion of an active-prefix slice of a whole pool: "
+        "`buf[:num_tokens].to(d)`, `buf[a:b].float()`, `buf.narrow(0, 0, n_used).to(d)` (a "
+        "bound on the token dimension that is not the pool's own extent). These convert "
+        "the live tokens only, so they are not CL001. The rule is off by default; select "
+        "it (`--select CL005`, or `select`/`extend-select` in the configuration) to review "
+        "per-step conversions whose size follows the batch."
+    )
+    why_it_matters = (
+        "A prefix conversion costs bytes in proportion to the tokens in flight, not to the "
+        "pool: usually fine. On long prefills run on every layer it can still be worth "
+        "reading the stored dtype directly, and a prefix bound that is in fact the pool's "
+        "extent (under another name) would be a whole-pool cast in disguise."
+    )
+    example = "k = self.token_to_kv_pool.get_key_buffer(layer.layer_id)[:num_tokens].to(q.dtype)"
+    fix_safety = "No automatic fix: decide whether the consumer can read the stored dtype."
+    VALID = (
+        # the whole pool: CL001, not CL005
+        "def forward(self, q, layer):\n"
+        "    return self.pool.get_key_buffer(layer.layer_id).to(q.dtype)\n",
+        # the pool's own extent is no prefix
+        "def forward(self, q, layer):\n"
+        "    return self.pool.get_key_buffer(layer.layer_id)[: self.size].to(q.dtype)\n",
+        # a gather
+        "def forward(self, q, layer, loc):\n"
+        "    return self.pool.get_key_buffer(layer.layer_id)[loc].to(q.dtype)\n",
+    )
+    INVALID = (
+        ("def forward(self, q, layer, forward_batch):\n"
+         "    n = forward_batch.num_tokens\n"
+         "    return self.pool.get_key_buffer(layer.layer_id)[:n].to(q.dtype)\n", (3,)),
+        ("def forward(self, q, layer, n_used):\n"
+         "    k = self.pool.get_key_buffer(layer.layer_id).narrow(0, 0, n_used)\n"
+         "    return k.float()\n", (3,)),
+    )
+    default_enabled = False  # castlint.codes lists it as opt-in
+
+    def check(self, ctx: FileContext) -> List[Finding]:
+        a = ctx.analysis
+        findings = []
+        for call, target in a.prefix_casts():
+            receiver = a.method_parts(call)[0]
+            findings.append(self.finding(
+                ctx, call,
+                f"cast to {target} of an active prefix `{_short(a.code(receiver))}` of a pool: it converts "
+                f"the tokens in flight, not the pool (batch-sized; not CL001)",
+                Severity.WARNING,
+                unfixable_reason="a batch-sized conversion: keep it, or read the stored dtype directly "
+                                 "where the consumer can",
+            ))
+        return findings
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
