@@ -12,11 +12,12 @@ time to issue one forward_decode, and the median wall time of one call
 tracer saw on each file. On CPU the pure-torch reference MLA stands in for
 FlashInfer (small shapes); the same numbers are measured.
 
-Per-op: --ops calls of a tiny op (the fast path every op takes) and of a view
-of a pool above the threshold (the slow path: an input above the threshold,
-so the tracer looks for a conversion helper on the Python stack), off, on, and
-under an empty TorchDispatchMode (what torch itself charges for any Python
-dispatch mode); per aten op (`pool.view(dtype)` dispatches two).
+Per-op: --ops calls of a tiny op (the fast path every op takes) and of
+`torch.empty_like(pool)` with a pool above the threshold (the slow path: an
+input above the threshold, so the tracer looks for a conversion helper on the
+innermost Python frames, and a new storage above it, which it records), off,
+on, and under an empty TorchDispatchMode (what torch itself charges for any
+Python dispatch mode); per aten op.
 
 Needs torch (and FlashInfer on CUDA); not libcst when --patched is given.
 """
@@ -57,7 +58,7 @@ def per_op(device: str, n: int, threshold: int, repeats: int = 5) -> dict:
 
     def slow():
         for _ in range(n):
-            pool.view(torch.int8)
+            torch.empty_like(pool)
 
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -66,7 +67,7 @@ def per_op(device: str, n: int, threshold: int, repeats: int = 5) -> dict:
             return func(*args, **(kwargs or {}))
 
     out = {}
-    for name, fn in (("fast_path_add_", fast), ("slow_path_view_of_pool", slow)):
+    for name, fn in (("fast_path_add_", fast), ("slow_path_empty_like_pool", slow)):
         times = {"off": [], "on": [], "empty": []}
         for _ in range(repeats):
             for mode in ("off", "on", "empty"):
@@ -154,8 +155,8 @@ def decode(args, device: str, threshold: int) -> dict:
                       "arena_bytes": (cfg.pool_tokens + 1) * (cfg.kv_lora_rank + cfg.rope_dim),
                       "original": str(original_path), "patched": str(patched_path)}}
     with DecodeSession({"original": (original_path, original), "patched": (patched_path, patched)}, cfg) as s:
-        out["guard"] = {k: (v if isinstance(v, (bool, int, float, str)) or v is None else repr(v))
-                        for k, v in s.guards["patched"].items()}
+        out["guard"] = json.loads(json.dumps(s.guards["patched"], default=repr))
+        out["read_modes"] = s.read_modes
         for label in ("original", "patched"):
             call = s.calls[label]
             call(True)  # the real step: write the new token, then attend

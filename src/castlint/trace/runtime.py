@@ -50,6 +50,7 @@ _CASTLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os
 _STDLIB_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for key in ("stdlib", "platstdlib")
                              for p in [sysconfig.get_paths().get(key)] if p}))
 _MAX_STACK = 4
+_HELPER_DEPTH = 6  # a helper is looked for among the innermost frames of the program only
 
 # storages registered as pools (cdata -> weak ref), for every tracer
 _REGISTERED: Dict[int, StorageWeakRef] = {}
@@ -170,7 +171,9 @@ class _Mode(TorchDispatchMode):
         if info is None:
             info = tr._classify(func)
         tr.ops_seen += 1
-        spec, creates = info
+        spec, creates, is_view = info
+        if is_view:  # a view moves no bytes and makes no storage
+            return out
         thr = tr.threshold
         if creates:
             if isinstance(out, Tensor):
@@ -268,7 +271,8 @@ class Tracer:
         except AttributeError:  # not an OpOverload
             name, creates = str(func), False
         spec = self.tables.op_for(name)
-        info = (spec, creates)
+        is_view = bool(getattr(func, "is_view", False)) and spec is None
+        info = (spec, creates, is_view)
         self._info[func] = info
         return info
 
@@ -341,11 +345,11 @@ class Tracer:
     def _locate(self, frame, helper: bool):
         """(location frame, outermost helper frame, stack), or None: the op is castlint's own
         (the innermost frame that is not torch's is castlint's), or helper=True and no helper
-        function is on the stack."""
+        function is among the innermost _HELPER_DEPTH frames of the program."""
         chain = []
-        limit = 32 if helper else _MAX_STACK
         kinds = self._code_kinds
         helper_at = -1
+        limit = _HELPER_DEPTH if helper else _MAX_STACK
         f = frame
         while f is not None and len(chain) < limit:
             code = f.f_code
@@ -364,7 +368,17 @@ class Tracer:
         helper_frame = None
         at = 0
         if helper:
-            if helper_at < 0 or helper_at + 1 >= len(chain):
+            if helper_at < 0:
+                return None
+            # found one: keep walking for the caller of the outermost helper and the stack above it
+            while f is not None and len(chain) < helper_at + 1 + _MAX_STACK + _HELPER_DEPTH:
+                code = f.f_code
+                if self._kind(code) == 2:
+                    if code.co_name in self.helpers and len(chain) == helper_at + 1:
+                        helper_at = len(chain)
+                    chain.append(f)
+                f = f.f_back
+            if helper_at + 1 >= len(chain):
                 return None
             helper_frame, at = chain[helper_at], helper_at + 1
         stack = tuple(f"{self._path(g.f_code.co_filename)}:{g.f_lineno} in "

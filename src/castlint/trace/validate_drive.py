@@ -7,8 +7,9 @@ castlint/validate/loader.py), builds the shared FP8 pool and page table
 the `decode` site: init_forward_metadata -> the updater's plan -> then
 `calls[label](save_kv_cache)` runs forward_decode. On CPU the pure-torch
 reference stands in for FlashInfer and the module sees an emulated SM90 with
-FlashInfer 0.7.2, so the patched guard takes the native FP8 branch; on a GPU
-the real FlashInfer runs.
+FlashInfer 0.7.2, so the fixed backend's decode plan reads the FP8 pool
+natively (`read_modes`: "decode_wrapper=native"); on a GPU the real FlashInfer
+runs.
 
 Code objects of the loaded modules are named "<file> (<label>)"; they are
 mapped back to the files for every tracer (castlint.trace.runtime.map_path).
@@ -55,6 +56,7 @@ class DecodeSession:
         self.versions, self.cfg = versions, cfg
         self.calls: Dict[str, object] = {}
         self.guards: Dict[str, dict] = {}
+        self.read_modes: Dict[str, list] = {}  # how each planned wrapper reads the pool (native/gather/cast)
         self.path_map: Dict[str, str] = {}
         self.world: Optional[World] = None
         self._ctx = None
@@ -81,6 +83,8 @@ class DecodeSession:
                 driver = SiteDriver(lb, self.world)
                 self.guards[label] = driver.guard()
                 self.calls[label] = driver.prepare("decode")
+                modes = getattr(driver, "read_modes", None)
+                self.read_modes[label] = list(modes()) if callable(modes) else []
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -145,9 +149,8 @@ def main(argv=None) -> int:
             for step in range(args.steps):
                 ct.step()
                 call(step == 0)  # the first step writes the new token, then attends
-            guard = session.guards.get(label) or {}
-            branch = {True: "native FP8", False: "fallback cast"}.get(guard.get("castlint_native_fp8_kv"), "-")
-            print(f"{label}: {versions[label][0]}: {args.steps} decode steps (guard: {branch})", file=sys.stderr)
+            modes = ", ".join(session.read_modes.get(label) or []) or "no castlint guard"
+            print(f"{label}: {versions[label][0]}: {args.steps} decode steps (pool read: {modes})", file=sys.stderr)
     return 0
 
 
