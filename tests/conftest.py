@@ -171,3 +171,23 @@ def wheel_metadata(requirement: str) -> str:
 @pytest.fixture
 def castlint():
     return run_castlint
+
+
+# The few long tests, marked `slow` here so their files stay as they are: the quick set
+# (`pytest -m "not slow"`) leaves them out; .ci/run runs everything. test_precommit.py
+# marks itself.
+SLOW = (
+    "test_corpus.py::test_pruned_analysis_gives_the_whole_file_findings",
+    "test_corpus.py::test_fix_diff_whole_tree_and_idempotent",
+    "test_corpus.py::test_check_whole_tree",
+    "test_robustness.py::test_sigterm_mid_fix_leaves_every_file_old_or_new",
+    "test_robustness.py::test_sigint_mid_fix_leaves_every_file_old_or_new",
+    "test_fuzz.py::",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        node = item.nodeid.split("/")[-1]
+        if any(node.startswith(prefix) for prefix in SLOW):
+            item.add_marker(pytest.mark.slow)
