@@ -27,6 +27,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from castlint.fixes import FixError, FixOptions, fix_source
 from castlint.fixes import cast_after_gather
@@ -76,7 +77,9 @@ def min_flashinfer(fixed_source: bytes) -> tuple:
 
 
 def _version(text: str) -> tuple:
-    return tuple(int(x) for x in text.split("."))
+    from faketorch.flashinfer import parse_version
+
+    return parse_version(text)
 
 
 # -- the fake torch and FlashInfer themselves --------------------------------------------
@@ -402,12 +405,124 @@ def test_fuzz_generated_backends_keep_their_behaviour(source):
     assert why is None, f"{why}\n--- source ---\n{source.decode()}\n--- fixed ---\n{result.new_source.decode()}"
 
 
+# -- fuzz: CL003 forms with random code (and hazards) between the cast and its gathers -------------
+
+CASTS = [".to(torch.bfloat16)", ".to(q.dtype)", ".float()", ".half()", ".to(dtype=torch.float16)",
+         ".to(q.dtype, non_blocking=True)", ".bfloat16()", ".to(self.data_type)", ".to(torch.float32).half()"]
+GATHERS = ["{v}[loc]", "{v}.index_select(0, loc)", "{v}[loc[:3]]", "torch.cat([{v}[i] for i in (loc, loc[:2])])",
+           "{{0: {v}[loc]}}", "tuple({v}[i] for i in (loc,))", "(lambda i: {v}[i])(loc)", "{v}[loc][:, :, :512]"]
+# engine statements that rebind what the cast reads, write the pool, or just happen in between
+BETWEEN = [
+    "q = q.float()", "q = q[:, :, :576] * 1", "self.data_type = torch.float16", "loc = loc[:3]",
+    "forward_batch.token_to_kv_pool.set_kv_buffer(layer, forward_batch.out_cache_loc, q[:, :1, :])",
+    "self.pool.get_key_buffer(layer.layer_id)[forward_batch.out_cache_loc] = q[:, :1, :].to(torch.float8_e4m3fn)",
+    "self.token_to_kv_pool.get_key_buffer(layer.layer_id).index_copy_(0, forward_batch.out_cache_loc, "
+    "q[:, :1, :].to(torch.float8_e4m3fn))",
+    "self._store(layer, forward_batch, q)", "self._noop(layer)", "for q in (q.half(),):\n    pass",
+    "if flag:\n    q = q.float()\nelse:\n    loc = loc[:4]", "x = q * 2", "o = self.wrapper.run(q, q)",
+    "q_nope = q[:, :, :512]\nq_nope.mul_(0.5)", "{v}[forward_batch.out_cache_loc[0]].zero_()",
+    "{v}[forward_batch.out_cache_loc] = q[:, :1, :].to({v}.dtype)",
+]
+POOL_READS = ["self.pool.get_key_buffer(layer.layer_id)", "self.token_to_kv_pool.get_key_buffer(layer.layer_id)",
+              "forward_batch.token_to_kv_pool.get_key_buffer(layer.layer_id)", "self.k_buffer",
+              "self.pool.kv_buffer[layer.layer_id]"]
+GATHER_CLASS = """import torch
+
+
+class GatherBackend:
+    def _store(self, layer, forward_batch, q):
+        # a new value on every call
+        old = forward_batch.token_to_kv_pool.get_key_buffer(layer.layer_id)[forward_batch.out_cache_loc]
+        forward_batch.token_to_kv_pool.set_kv_buffer(layer, forward_batch.out_cache_loc, old.float() * -0.5 + 0.25)
+
+    def _noop(self, layer):
+        return layer.layer_id
+
+    def forward_decode(self, q, layer, forward_batch, loc, flag=False):
+{body}
+"""
+
+
+def _block(lines, indent="        "):
+    return "\n".join(indent + line for text in lines for line in text.split("\n"))
+
+
+@st.composite
+def gather_backends(draw):
+    """A method with a CL003 form - direct or through a variable, a chain of casts - and random
+    statements (test_fuzz's, plus the hazards above) before, between and after its gathers."""
+    from test_fuzz import statements
+
+    v = draw(st.sampled_from(["latent", "k_cache", "kv"]))
+    pool = draw(st.sampled_from(POOL_READS))
+    cast = draw(st.sampled_from(CASTS))
+
+    def noise():
+        out = []
+        for _ in range(draw(st.integers(0, 2))):
+            if draw(st.booleans()):
+                out.append(draw(st.sampled_from(BETWEEN)).format(v=v))
+            else:
+                out.append("\n".join(line.replace("\t", "    ") for line in draw(statements())))
+        return out
+
+    body = noise()
+    if draw(st.booleans()):
+        body.append(f"{v} = {pool}{cast}")
+        body += noise()
+        body.append("first = " + draw(st.sampled_from(GATHERS)).format(v=v))
+        body += noise()
+        body.append("return first, " + draw(st.sampled_from(GATHERS)).format(v=v))
+    else:
+        gather = draw(st.sampled_from(["{p}{c}[loc]", "{p}{c}.index_select(0, loc)", "{p}{c}[loc[:2]]"]))
+        body.append("first = " + gather.format(p=pool, c=cast))
+        body += noise()
+        body.append("return first")
+    return GATHER_CLASS.format(body=_block(body)).encode()
+
+
+GATHER_STATS = {"examples": 0, "changed": 0, "refused_or_unsafe": 0}
+
+
+@_fuzz_settings()
+@given(source=gather_backends())
+def test_fuzz_cl003_with_hazards_in_between(source):
+    """Random engine code around a cast-before-gather: the safe fix either leaves the method
+    alone or keeps every result and the pool exactly; refused and unsafe verdicts are counted."""
+    try:
+        result = fix_source(source, "backend.py", TABLES, FixOptions())
+    except (SyntaxError, FixError):
+        return
+    GATHER_STATS["examples"] += 1
+    GATHER_STATS["refused_or_unsafe"] += bool(result.skipped) or b"[loc]" in source and not result.changed
+    if not result.changed:
+        return
+    GATHER_STATS["changed"] += 1
+    env = Env()
+    original = execute(source, env, "classes")
+    fixed_run = execute(result.new_source, env, "classes")
+    why = same_behaviour(original, fixed_run)
+    assert why is None, f"{why}\n--- source ---\n{source.decode()}\n--- fixed ---\n{result.new_source.decode()}"
+
+
 # -- released sglang --------------------------------------------------------------------------
+
+
+def release_envs(version: str):
+    """Fake machines at or above the FlashInfer the release pins (an older one is not a
+    valid install: the fix may then use call forms that release's FlashInfer has)."""
+    pin = _version(TABLES.flashinfer_pin(version) or "0.0.0")
+    native = [Env(flashinfer=v, capability=(9, 0)) for v in ("0.6.14", "0.7.2") if _version(v) >= pin]
+    return native + [Env(flashinfer="0.7.2", capability=(12, 0)),
+                     Env(flashinfer="0.7.2", capability=(9, 0), force_guard=False)]
 
 
 @pytest.mark.network
 @pytest.mark.parametrize("version", ["0.5.16", "0.5.23"])
 def test_released_sglang_mla_backend(version):
+    """sglang's own flashinfer_mla_backend.py, built from a fake model runner and driven through
+    init_forward_metadata -> forward_decode and the paged forward_extend (new tokens stored
+    first), original and fixed, on each fake machine."""
     from conftest import sglang_tree
     from faketorch.sglang import drive_release
 
@@ -415,8 +530,7 @@ def test_released_sglang_mla_backend(version):
     source = path.read_bytes()
     new = fix_source(source, str(path), TABLES, FixOptions()).new_source
     assert new != source
-    for env in (Env(flashinfer="0.7.2", capability=(9, 0)), Env(flashinfer="0.7.2", capability=(12, 0)),
-                Env(flashinfer="0.7.2", capability=(9, 0), force_guard=False)):
+    for env in release_envs(version):
         original, fixed_run = drive_release(source, new, env)
         if env_is_native(env):
             assert_native(original, fixed_run, f"sglang {version} on {env.label()}")

@@ -179,8 +179,8 @@ class FakePool:
         return self.get_key_buffer(layer_id), self.get_value_buffer(layer_id)
 
     def set_kv_buffer(self, layer, loc, cache_k, cache_v=None, *args, **kwargs):
-        if not isinstance(loc, Tensor):
-            loc = getattr(loc, "loc", None) or getattr(loc, "out_cache_loc")
+        if not isinstance(loc, Tensor):  # KVWriteLoc and friends
+            loc = loc.loc if getattr(loc, "loc", None) is not None else loc.out_cache_loc
         layer_id = layer.layer_id if hasattr(layer, "layer_id") else int(layer)
         buf = self.kv_buffer[layer_id - self.start_layer]
         if cache_k.dtype is not self.dtype:
@@ -276,13 +276,26 @@ class World:
         """What generated backends read from `self` without ever assigning it."""
         return {"pool": self.pool, "token_to_kv_pool": self.pool, "k_buffer": self.pool.get_key_buffer(0),
                 "kv_buffer": self.pool.kv_buffer, "scale": 0.5, "device": "cuda", "data_type": self.model_dtype,
-                "castlint_native_fp8_kv": False}
+                "castlint_native_fp8_kv": False,
+                "wrapper": Namespace(plan=lambda *a, **k: None, run=lambda *a, **k: a[0] if a else None)}
 
     def module_globals(self) -> Dict[str, Any]:
-        """Free names of generated code (`pool`, `forward_batch`, ...) bound to world objects."""
-        return {"pool": self.pool, "forward_batch": self.decode_batch, "layer_id": 0,
-                "quantize_k_cache": lambda t, *a, **k: t.to(self.torch.float8_e4m3fn),
-                "dequantize_k_cache": lambda t, *a, **k: t.to(self.torch.bfloat16)}
+        """Free names of generated code (`pool`, `forward_batch`, `wrapper`, ...) bound to world
+        objects, so that more of it runs before something raises."""
+        q = self.q_decode
+        recorder = Namespace(plan=lambda *a, **k: None, run=lambda *a, **k: None, begin_forward=lambda *a, **k: None)
+        names = {"pool": self.pool, "forward_batch": self.decode_batch, "layer_id": 0, "layer": self.layer,
+                 "q": q, "loc": self.loc, "flag": False, "wrapper": recorder, "model_runner": self.model_runner,
+                 "quantize_k_cache": lambda t, *a, **k: t.to(self.torch.float8_e4m3fn),
+                 "dequantize_k_cache": lambda t, *a, **k: t.to(self.torch.bfloat16)}
+        for i, name in enumerate(("k", "x", "kv", "k_cache", "buf", "nope", "rope", "out")):
+            names[name] = q[:, :, : 64 * (i + 1)]
+        names["self"] = Namespace(**self.instance_attributes())
+        return names
+
+    def missing_method(self, name: str):
+        """`self.<name>(...)` for a method a generated class calls but does not define."""
+        return lambda *a, **k: a[0] if a else None
 
     def argument(self, name: str, mode: str, backend=None):
         """A value for a parameter called `name` (None: no idea)."""
@@ -449,6 +462,10 @@ def _mode_of(name: str) -> str:
 # -- drivers ---------------------------------------------------------------------------
 
 
+# methods tests/test_fuzz.py's generator calls through self (defined or not)
+GENERATED_METHODS = ("forward_decode", "forward_extend", "forward", "_helper", "_cast", "init_forward_metadata")
+
+
 def drive_classes(module, world: World, run: Run, only: Optional[str] = None):
     """Every class and function the module defines, called as generically as possible:
     instances start with the attributes generated backends read, `__init__` runs, then every
@@ -458,7 +475,11 @@ def drive_classes(module, world: World, run: Run, only: Optional[str] = None):
     for name, obj in members:
         if isinstance(obj, type):
             inst = obj.__new__(obj)
-            for attr, value in world.instance_attributes().items():
+            presets = dict(world.instance_attributes())
+            for method in GENERATED_METHODS:
+                if not hasattr(obj, method):
+                    presets[method] = world.missing_method(method)
+            for attr, value in presets.items():
                 try:
                     object.__setattr__(inst, attr, value)
                 except (AttributeError, TypeError):

@@ -201,6 +201,14 @@ def make_torch(capability=(9, 0), cuda_available: bool = True, device_name: str 
         return cat([t.unsqueeze(dim) for t in tensors], dim)
 
     torch.stack = stack
+    def cumsum(t, dim=0, dtype=None, out=None):
+        result = t.cumsum(dim, dtype=dtype)
+        if out is not None:
+            out.copy_(result)
+            return out
+        return result
+
+    torch.cumsum = cumsum
     torch.index_select = lambda t, dim, index: t.index_select(dim, index)
     torch.gather = lambda t, dim, index: t.gather(dim, index)
     torch.is_tensor = lambda x: isinstance(x, Tensor)

@@ -870,6 +870,15 @@ class Tensor:
     def __rtruediv__(self, o):
         return _binary(o, self, _div, true_div=True)
 
+    def __floordiv__(self, o):
+        return _binary(self, o, lambda a, b: a // b if b else (math.inf if a else math.nan))
+
+    def __rfloordiv__(self, o):
+        return _binary(o, self, lambda a, b: a // b if b else (math.inf if a else math.nan))
+
+    def __mod__(self, o):
+        return _binary(self, o, lambda a, b: a % b)
+
     def __neg__(self):
         return _binary(self, -1, lambda a, b: a * b)
 
