@@ -177,6 +177,7 @@ def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, confi
         "trace": {
             "threshold": threshold,
             "ops_seen": sum(r.get("ops_seen", 0) for r in raws),
+            "ops_not_inspected": sum(r.get("ops_not_inspected", 0) for r in raws),
             "processes": len(raws),
             "steps_marked": sum(r.get("steps_marked", 0) for r in raws),
             "sites": len(sites),

@@ -167,27 +167,30 @@ class _Mode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         tr = self.tracer
-        info = tr._info.get(func)
-        if info is None:
-            info = tr._classify(func)
-        tr.ops_seen += 1
-        spec, creates, is_view = info
-        if is_view:  # a view moves no bytes and makes no storage
-            return out
-        thr = tr.threshold
-        if creates:
-            if isinstance(out, Tensor):
-                if out.nbytes >= thr:
-                    tr._created(out)
-            elif isinstance(out, (tuple, list)):
-                for t in out:
-                    if isinstance(t, Tensor) and t.nbytes >= thr:
-                        tr._created(t)
-        if spec is not None or tr.helpers:
-            for a in args:
-                if isinstance(a, Tensor) and a.nbytes >= thr:
-                    tr._inspect(func, spec, args, kwargs or {}, out, sys._getframe(1))
-                    break
+        try:
+            info = tr._info.get(func)
+            if info is None:
+                info = tr._classify(func)
+            tr.ops_seen += 1
+            spec, creates, is_view = info
+            if is_view:  # a view moves no bytes and makes no storage
+                return out
+            thr = tr.threshold
+            if creates:
+                if isinstance(out, Tensor):
+                    if out.nbytes >= thr:
+                        tr._created(out)
+                elif isinstance(out, (tuple, list)):
+                    for t in out:
+                        if isinstance(t, Tensor) and t.nbytes >= thr:
+                            tr._created(t)
+            if spec is not None or tr.helpers:
+                for a in args:
+                    if isinstance(a, Tensor) and a.nbytes >= thr:
+                        tr._inspect(func, spec, args, kwargs or {}, out, sys._getframe(1))
+                        break
+        except Exception:  # noqa: BLE001 - sparse/nested tensors have no nbytes or storage: never break the program
+            tr.skipped_ops += 1
         return out
 
 
@@ -206,6 +209,7 @@ class Tracer:
         self.epoch = 0
         self.explicit_steps = 0
         self.ops_seen = 0
+        self.skipped_ops = 0  # ops the tracer could not inspect (sparse or nested tensors)
         self.sites: Dict[tuple, Site] = {}
         self._info: Dict[Any, tuple] = {}
         self._bufs: Dict[int, _Buf] = {}
@@ -516,7 +520,8 @@ class Tracer:
 
     def to_json(self) -> dict:
         return {"schema": 1, "threshold": self.threshold, "ops_seen": self.ops_seen,
-                "steps_marked": self.explicit_steps, "sites": self.site_list()}
+                "ops_not_inspected": self.skipped_ops, "steps_marked": self.explicit_steps,
+                "sites": self.site_list()}
 
     def findings(self, static: bool = True, jobs: int = 1, config=None):
         """(findings, errors, meta): the report castlint's reporters render."""
