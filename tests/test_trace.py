@@ -280,6 +280,13 @@ def test_getattr_dispatch_and_outside_helper_are_new(project):
     helper = by_file["helpers.py"]
     assert helper.code == "CL101" and helper.function == "widen"
     assert helper.runtime["out_dtype"] == "float32"
+    # a suppression on the line silences the runtime finding too
+    source = (root / "outside" / "helpers.py").read_text()
+    (root / "outside" / "helpers.py").write_text(source.replace("return t.float()", "return t.float()  # noqa: CL101"))
+    try:
+        assert {Path(g.path).name for g in w.findings()} == {"dispatch.py"}
+    finally:
+        (root / "outside" / "helpers.py").write_text(source)
     # the stack leads back into the engine
     assert helper.runtime["stack"][1].endswith(f"dispatch.py:{line_of(root / 'engine' / 'dispatch.py', 'widen(')}"
                                                 " in Dispatching.forward")

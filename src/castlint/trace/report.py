@@ -171,6 +171,7 @@ def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, confi
         rt = _runtime_dict(site, threshold, cover)
         rt["column"] = site["column"]
         findings.append(confirm(cover, rt) if cover is not None else new_finding(rt))
+    findings, suppressed = _unsuppressed(findings)
     findings.sort(key=lambda f: f.sort_key())
     meta = {
         "files": len({_real(s["path"]) for s in sites}),
@@ -184,9 +185,36 @@ def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, confi
             "confirmed": sum(1 for f in findings if f.runtime and f.runtime["confirmed"]),
             "new": sum(1 for f in findings if f.code == RUNTIME_CODE),
             "static": note or "checked",
+            "suppressed": suppressed,
         },
     }
     return findings, errors, meta
+
+
+def _unsuppressed(findings: List[Finding]) -> Tuple[List[Finding], int]:
+    """Drop runtime findings that a `# castlint: ignore[...]` / `# noqa: ...` comment on their lines
+    silences (for their code or CL101: a cast the author accepted stays accepted at runtime)."""
+    from castlint.suppressions import parse_suppressions
+
+    cache: Dict[str, list] = {}
+    kept, dropped = [], 0
+    for f in findings:
+        path = f.path
+        if path.startswith("<"):
+            kept.append(f)
+            continue
+        if path not in cache:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    cache[path] = parse_suppressions(fh.read())
+            except (OSError, SyntaxError, ValueError):
+                cache[path] = []
+        lines = set(range(f.start.line, f.end.line + 1))
+        if any(sup.line in lines and (sup.covers(f.code) or sup.covers(RUNTIME_CODE)) for sup in cache[path]):
+            dropped += 1
+        else:
+            kept.append(f)
+    return kept, dropped
 
 
 # -- rendering: castlint's reporters, plus the runtime evidence where a format has room -------
