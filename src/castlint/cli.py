@@ -808,7 +808,7 @@ def trace(
 ):
     """Run a PyTorch program and report whole-buffer dtype conversions at runtime (docs/trace.md).
 
-    Needs torch (castlint[validate]). Each finding names the engine line, op, dtypes, bytes and count per step;
+    Needs torch (the validate extra). Each finding names the engine line, op, dtypes, bytes and count per step;
     a line a static finding covers is "confirmed at runtime", any other is CL101.
     """
     from castlint.trace.command import run_trace
