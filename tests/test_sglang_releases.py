@@ -70,3 +70,41 @@ def test_whole_tree_no_crash_no_internal_error(version):
     assert "CL002" in codes
     if version != "0.4.6.post4":
         assert "CL001" in codes
+
+
+# sglang <= 0.4.3 ran MLA through the generic FlashInfer backend (--enable-flashinfer-mla).
+LEGACY = "srt/layers/attention/flashinfer_backend.py"
+EXPECTED_LEGACY = {
+    # decode MLA plan: q and kv both the KV-cache dtype; paged prefill begin_forward without kv_data_type
+    "0.4.3": [(737, "CL002"), (994, "CL002")],
+    # ... and the paged-prefill MLA plan, on a wrapper annotated Union[Prefill, MLA]
+    "0.4.3.post2": [(782, "CL002"), (1045, "CL002"), (1064, "CL002")],
+}
+# Pools that convert their own storage: the FP4 pools' accessors dequantize the whole layer.
+POOL = "srt/mem_cache/memory_pool.py"
+EXPECTED_POOL = {"0.5.23": [2843, 2867, 3689, 3707, 5185]}
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("version", sorted(EXPECTED_LEGACY))
+def test_legacy_flashinfer_mla_plans(version):
+    report = findings(sglang_tree(version) / LEGACY)
+    got = [(f["start"]["line"], f["code"]) for f in report["findings"]]
+    assert got == EXPECTED_LEGACY[version]
+    messages = [f["message"] for f in report["findings"]]
+    assert any("both the KV-cache dtype" in m for m in messages)
+    assert any("no kv_data_type" in m for m in messages)
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("version", sorted(EXPECTED_POOL))
+def test_fp4_pool_accessors_dequantize_the_whole_layer(version):
+    report = findings(sglang_tree(version) / POOL, "--select", "CL001,CL004")
+    got = [f["start"]["line"] for f in report["findings"]]
+    assert got == EXPECTED_POOL[version]
+    for f in report["findings"]:
+        assert f["code"] == "CL004" and f["severity"] == "error"  # an accessor runs on every layer
+        assert "inside the pool accessor" in f["message"]
+        # the pool's own cost: e2m1 (half a byte) and one scale byte per 16 values read, BF16 written
+        assert f["cost"]["bytes_per_layer"] == int(495552 * 576 * (0.5 + 2 + 1 / 16))
+

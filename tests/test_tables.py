@@ -30,6 +30,70 @@ def test_builtin_tables_load_and_cover_the_facts():
     assert TABLES.flashinfer_pin("0.5.23") == "0.7.2" and TABLES.flashinfer_pin("0.5.10") == "0.6.7.post2"  # its wheel pins it (rules/sglang.toml)
 
 
+def test_issue_11_facts_are_data():
+    """Calling conventions, FP4 pool helpers, allocation words, index values: tables, not code."""
+    vllm = [row for row in TABLES.cache_parameters if row.engine == "vllm"]
+    assert any("kv_cache" in row.params and "forward" in row.methods and row.requires == ("attn_metadata",)
+               for row in vllm)
+    assert {row.engine for row in TABLES.cache_parameters} >= {"vllm", "lmdeploy"}
+    assert TABLES.accessors["get_buffers"].receivers == ("kv_cache_manager",)  # TensorRT-LLM
+    fp4 = TABLES.conversion_helpers["batched_dequantize"]
+    assert (fp4.source_dtype, fp4.target_dtype, fp4.scale_block) == ("fp4_e2m1", "bfloat16", 16)
+    assert TABLES.dtype_bytes["fp4_e2m1"] == 0.5
+    assert "bs" in TABLES.batch_words and "size" in TABLES.pool_words and "layer_id" in TABLES.scalar_attributes
+    assert {"split", "chunk", "unbind"} <= TABLES.tuple_view_methods and "narrow" in TABLES.narrow_methods
+    assert "copy_" in TABLES.copy_methods and "torch.Tensor" in TABLES.unbound_receivers
+    assert "kv_cache" in TABLES.cache_attributes
+
+
+def test_prefilter_reads_cache_attributes_whole():
+    """`.kv_cache[` is a cache attribute; `.kv_cache_dtype` is not."""
+    from castlint.discover import has_trigger
+
+    groups = tuple(tuple(tuple(w.encode() for w in ws) for ws in g) for g in TABLES.trigger_groups())
+    assert has_trigger(b"x = self.kv_cache[ve].to(torch.float32)\n", groups)
+    assert not has_trigger(b"x = self.kv_cache_dtype.to(torch.float32)\n", groups)
+    # a convention parameter passes only with the rest of its convention
+    assert has_trigger(b"def forward(self, q, kv_cache, attn_metadata):\n    return kv_cache.float()\n", groups)
+    assert not has_trigger(b"def forward(self, q, kv_cache):\n    return kv_cache.float()\n", groups)
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("schema = 1\n[[cache_parameter]]\nengine = 'x'\nmethods = ['forward']\nparams = ['c']\nreturns = 'list'\n",
+     "[cache_parameter[0].returns] must be 'tensor' or 'tuple'"),
+    ("schema = 1\n[[cache_parameter]]\nengine = 'x'\nmethods = []\nparams = ['c']\n",
+     "needs at least one method and one parameter"),
+    ("schema = 1\n[dtype_bytes]\nfp4 = 0\n", "[dtype_bytes.fp4] must be a positive number"),
+    ("schema = 1\n[[conversion_helper]]\nname = 'h'\ndirection = 'dequantize'\nscale_block = -1\n",
+     "[conversion_helper[0].scale_block]"),
+    ("schema = 1\n[allocation]\nsizes = ['x']\n", "unknown key(s): sizes"),
+])
+def test_invalid_issue_11_tables(tmp_path, text, needle):
+    bad = tmp_path / "mine.toml"
+    bad.write_text(text)
+    with pytest.raises(TableError) as info:
+        load_tables([bad])
+    assert needle in str(info.value)
+
+
+def test_own_calling_convention_by_extend_rules(tmp_path):
+    """A user's engine: a table row makes its parameter a whole cache, no Python needed."""
+    import libcst as cst
+
+    from castlint.config import Config
+    from castlint.engine import analyze_module
+
+    extra = tmp_path / "engine.toml"
+    extra.write_text("schema = 1\n[[cache_parameter]]\nengine = 'mine'\nmethods = ['attend']\n"
+                     "params = ['cache']\nrequires = ['plan']\nreturns = 'tensor'\n")
+    tables = load_tables([extra])
+    source = "def attend(q, cache, plan):\n    return cache.to(q.dtype)\n"
+    config = Config()
+    found = analyze_module(cst.parse_module(source), "x.py", source, tables, config, config.cost_model(tables))
+    assert [f.code for f in found] == ["CL001"]
+    assert analyze_module(cst.parse_module(source), "x.py", source, TABLES, config, config.cost_model(TABLES)) == []
+
+
 def test_prefilter_is_derived_from_the_tables(tmp_path):
     extra = tmp_path / "extra.toml"
     extra.write_text("schema = 1\n[[accessor]]\nname = 'get_paged_latent'\n")

@@ -80,21 +80,31 @@ class _Words:
 
     def __init__(self, tables: Tables):
         self.accessors = frozenset(tables.accessors)
+        self.tuple_accessors = frozenset(n for n, a in tables.accessors.items() if a.returns == "tuple")
+        self.tuple_views = frozenset(set(tables.tuple_view_methods)
+                                     | {f.rsplit(".", 1)[-1] for f in tables.tuple_view_functions})
         self.cache_attributes = frozenset(tables.cache_attributes)
         self.casts = frozenset(tables.casts)
+        self.to_casts = frozenset(m for m, c in tables.casts.items() if c.form == "to")
+        self.arg_casts = frozenset(m for m, c in tables.casts.items() if c.form in ("one-arg", "tensor-arg"))
+        self.bare_casts = frozenset(m for m, c in tables.casts.items() if c.form == "no-args")
         self.copies = frozenset(tables.copy_methods)
-        self.unbound = frozenset(tables.unbound_receivers)
+        # `torch.Tensor`, and `Tensor` as `from torch import Tensor` names it
+        self.unbound = frozenset(set(tables.unbound_receivers) | {r.rsplit(".", 1)[-1] for r in tables.unbound_receivers})
         self.helpers = frozenset(tables.conversion_helpers)
         self.narrow = frozenset(set(tables.narrow_methods) | {f.rsplit(".", 1)[-1] for f in tables.narrow_functions})
-        # methods through which ModuleAnalysis.origin follows the receiver
-        self.through_methods = frozenset(set(tables.gather_methods) | set(tables.view_methods)
-                                         | set(tables.reinterpret_methods) | set(tables.casts)
-                                         | set(tables.tuple_view_methods) | set(tables.narrow_methods)
-                                         | set(tables.copy_methods))
+        # methods through which ModuleAnalysis.origin follows the receiver (a gather ends
+        # the flow: what it gives is batch-sized, and no rule fires on a gathered value)
+        self.through_methods = frozenset((set(tables.view_methods) | set(tables.reinterpret_methods)
+                                          | set(tables.casts) | set(tables.tuple_view_methods)
+                                          | set(tables.narrow_methods) | set(tables.copy_methods))
+                                         - set(tables.gather_methods))
+        self.gather_methods = frozenset(tables.gather_methods)
         # functions through which it follows the first argument (by their last name part)
         self.through_functions = frozenset({f.rsplit(".", 1)[-1] for f in
-                                            set(tables.gather_functions) | set(tables.view_functions)
-                                            | set(tables.tuple_view_functions) | set(tables.narrow_functions)})
+                                            set(tables.view_functions) | set(tables.tuple_view_functions)
+                                            | set(tables.narrow_functions)}
+                                           - {f.rsplit(".", 1)[-1] for f in tables.gather_functions})
         methods, functions = set(), set()
         for wrapper in tables.wrappers:
             if wrapper.function:
@@ -103,17 +113,49 @@ class _Words:
                 methods.update(wrapper.methods)
         self.wrapper_methods = frozenset(methods)
         self.wrapper_functions = frozenset(functions)
-        # engines' calling conventions: method name -> [(parameters, required parameters)]
-        self.conventions: Dict[str, List[Tuple[frozenset, frozenset]]] = {}
+        # CL002's prefilter group: without one word of each set no plan() can be flagged
+        self.plan_words = tuple(tuple(word.encode() for word in words) for words in tables.trigger_groups()[1])
+        # engines' calling conventions: method name -> [(parameters, required parameters, levels)]
+        self.conventions: Dict[str, List[Tuple[frozenset, frozenset, int]]] = {}
         for row in tables.cache_parameters:
+            levels = CONTAINER if row.returns == "tuple" else WHOLE
             for method in row.methods:
-                self.conventions.setdefault(method, []).append((frozenset(row.params), frozenset(row.requires)))
+                self.conventions.setdefault(method, []).append(
+                    (frozenset(row.params), frozenset(row.requires), levels))
         self.hot_entries = frozenset(HOT_PATH_FUNCTIONS) | self.accessors
+        self.scalar_attributes = frozenset(tables.scalar_attributes)
+        self.dtype_words = tuple(tables.dtype_words)
+        self.device_words = tuple(tables.device_words)
+        self.torch_dtypes = frozenset(tables.torch_dtypes)
+        self._kind_words = tuple(tables.dtype_words) + tuple(tables.device_words)
         # a def or class whose text has none of these cannot hold a candidate by itself
         words = set(self.accessors) | set(self.cache_attributes) | methods | functions
         for row in tables.cache_parameters:
             words |= set(row.params)
         self.gate_words = tuple(sorted(word.encode() for word in words))
+
+
+def _kind_word(self, name: str) -> bool:
+    """Does an attribute's name say it holds a dtype or a device? (ModuleAnalysis.value_kind
+    decides those by the name alone, without reading the attribute's assignments.)"""
+    low = name.lower()
+    return any(word in low for word in self._kind_words)
+
+
+_Words.kind_word = _kind_word
+
+
+def _words_without_plans(self) -> "_Words":
+    other = getattr(self, "_no_plans", None)
+    if other is None:
+        other = object.__new__(_Words)
+        other.__dict__.update(self.__dict__)
+        other.wrapper_methods = other.wrapper_functions = frozenset()
+        self._no_plans = other
+    return other
+
+
+_Words.without_plans = _words_without_plans
 
 
 def _words(tables: Tables) -> _Words:
@@ -156,20 +198,42 @@ def _walk(root: ast.AST, skip: tuple = ()):
                 push(value)
 
 
+# What a value may be, as bits: a container of whole caches (a per-layer list, a K/V
+# pair, split views: Origin.POOL_TUPLE) and a whole cache or an active prefix of one
+# (Origin.POOL, Origin.PREFIX). A gather is nothing: no rule fires on one.
+CONTAINER, WHOLE = 1, 2
+# How an expression turns what it reads into what it is: tf[levels] (tf[0] is 0).
+KEEP = (0, 1, 2, 3)
+INDEXED = (0, 2, 0, 2)  # x[i]: an element of a container; an index into one cache gathers
+TUPLED = (0, 1, 3, 3)  # x.split(...): several whole views
+ELEMENT = (0, 2, 2, 2)  # unpacking or iterating
+PACKED = (0, 1, 1, 1)  # (a, b): a tuple of whole caches
+
+
+def _then(first: tuple, second: tuple) -> tuple:
+    """The transform that applies first, then second."""
+    return tuple(second[first[i]] for i in range(4))
+
+
 class _Refs:
+    """What an expression's origin (ModuleAnalysis._origin) can depend on, each read with
+    the transform between it and the expression."""
+
     __slots__ = ("names", "attrs", "base", "calls")
 
     def __init__(self):
-        self.names: Set[str] = set()
-        self.attrs: Set[str] = set()  # x of self.x
-        self.base = False  # an accessor call or a cache attribute
-        self.calls: Set[str] = set()  # functions (f(...)) and methods (self.m(...)) whose result flows in
+        self.names: Set[Tuple[str, tuple]] = set()
+        self.attrs: Set[Tuple[str, tuple]] = set()  # x of self.x
+        self.base = 0  # levels from an accessor call or a cache attribute
+        self.calls: Set[Tuple[str, tuple]] = set()  # f(...) and self.m(...) whose result flows in
+
+    def name_set(self) -> Set[str]:
+        return {name for name, _ in self.names}
 
 
-def _refs(node: ast.AST, w: _Words, aliases=frozenset()) -> _Refs:
-    """What an expression's origin (ModuleAnalysis._origin) can depend on."""
+def _refs(node: ast.AST, w: _Words, aliases=frozenset(), tf: tuple = KEEP) -> _Refs:
     out = _Refs()
-    _flow(node, w, aliases, out)
+    _flow(node, w, aliases, out, tf)
     return out
 
 
@@ -182,57 +246,72 @@ def _dotted(node: ast.AST) -> Optional[str]:
     return None
 
 
-def _flow(node: ast.AST, w: _Words, aliases, out: _Refs) -> None:
+def _keeps_tokens(sub: ast.Subscript) -> bool:
+    """Does the first index leave the first dimension whole (a slice, None, ...)?"""
+    first = sub.slice.elts[0] if type(sub.slice) is ast.Tuple and sub.slice.elts else sub.slice
+    return type(first) is ast.Slice or (type(first) is ast.Constant and (first.value is None
+                                                                          or first.value is Ellipsis))
+
+
+def _flow(node: ast.AST, w: _Words, aliases, out: _Refs, tf: tuple) -> None:
     while True:
+        if not tf[CONTAINER | WHOLE]:
+            return  # nothing read through here can matter
         t = type(node)
         if t is ast.Name:
-            out.names.add(node.id)
+            out.names.add((node.id, tf))
             return
         if t is ast.Attribute:
             if node.attr in w.cache_attributes:
-                out.base = True
+                out.base |= tf[CONTAINER | WHOLE]
             if type(node.value) is ast.Name and node.value.id == "self":
-                out.attrs.add(node.attr)
+                out.attrs.add((node.attr, tf))
             return  # the origin of obj.x is not that of obj
         if t is ast.Call:
             func = node.func
             args = list(node.args) + [k.value for k in node.keywords]
             if type(func) is ast.Attribute:
-                if func.attr in w.accessors:
-                    out.base = True
+                name = func.attr
+                if name in w.accessors:
+                    out.base |= tf[CONTAINER if name in w.tuple_accessors else WHOLE]
                 if type(func.value) is ast.Name and func.value.id == "self":
-                    out.calls.add(func.attr)  # what a helper method returns
-                if func.attr in w.through_functions or _dotted(func.value) in w.unbound:
+                    out.calls.add((name, tf))  # what a helper method returns
+                inner = _then(TUPLED, tf) if name in w.tuple_views else tf
+                if name in w.through_functions or _dotted(func.value) in w.unbound:
                     for arg in args:
-                        _flow(arg, w, aliases, out)
-                if func.attr in w.through_methods:
-                    node = func.value
+                        _flow(arg, w, aliases, out, inner)
+                if name in w.through_methods:
+                    node, tf = func.value, inner
                     continue
             elif type(func) is ast.Name:
                 if func.id in w.through_functions or func.id in aliases:
+                    inner = _then(TUPLED, tf) if func.id in w.tuple_views else tf
                     for arg in args:
-                        _flow(arg, w, aliases, out)
+                        _flow(arg, w, aliases, out, inner)
                 else:
-                    out.calls.add(func.id)  # what a function or named lambda returns
+                    out.calls.add((func.id, tf))  # what a function or named lambda returns
             return
         if t is ast.Subscript:
+            if not _keeps_tokens(node):
+                tf = _then(INDEXED, tf)
             node = node.value
             continue
         if t is ast.IfExp:
-            _flow(node.body, w, aliases, out)
+            _flow(node.body, w, aliases, out, tf)
             node = node.orelse
             continue
         if t is ast.BoolOp:
             for value in node.values:
-                _flow(value, w, aliases, out)
+                _flow(value, w, aliases, out, tf)
             return
         if t is ast.NamedExpr:
             node = node.value
             continue
         if t in (ast.Tuple, ast.List):
+            packed = _then(PACKED, tf)
             for element in node.elts:
                 if type(element) is not ast.Starred:
-                    _flow(element, w, aliases, out)
+                    _flow(element, w, aliases, out, packed)
             return
         return
 
@@ -261,12 +340,15 @@ class _Unit:
 
     __slots__ = ("node", "cls", "assigns", "self_calls", "name_calls", "map_calls", "casts", "helpers", "copies",
                  "plans", "names", "globals", "self_attrs", "returns", "defs", "calls_made", "value_attrs",
+                 "kind_attrs",
                  "attr_values")
 
     def __init__(self, node, cls=None):
         self.node = node
         self.cls = cls  # the ast.ClassDef a method (or class-body unit) belongs to
-        self.assigns: List[Tuple[Set[str], Set[str], _Refs]] = []  # target names, target self attrs, value
+        # target names, target self attrs, value, how the value reaches them (KEEP, or ELEMENT
+        # for unpacking and for targets)
+        self.assigns: List[Tuple[Set[str], Set[str], _Refs, tuple]] = []
         # self.method(...) and f(...) calls: callee, [(position, argument)], [(keyword, argument)]
         self.self_calls: List[Tuple[str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
         self.name_calls: List[Tuple[str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
@@ -276,7 +358,7 @@ class _Unit:
         self.helpers: List[List[_Refs]] = []
         self.copies: List[_Refs] = []  # sources of copy_() calls
         self.plans = 0
-        self.names: Set[str] = set()  # tainted names
+        self.names: Dict[str, int] = {}  # tainted names -> what they may hold (CONTAINER | WHOLE)
         self.globals: Set[str] = set()  # names declared global in it
         self.self_attrs: Set[str] = set()  # every x of self.x it mentions
         self.returns: Dict[str, List[_Refs]] = {}  # def (or named lambda) -> what it returns
@@ -285,6 +367,8 @@ class _Unit:
         # self attributes whose assignments the analysis reads to tell a value's kind
         # (`.to(self.dev)`, `buf[self.start_layer]`, a cache attribute's allocation)
         self.value_attrs: Set[str] = set()
+        # ... when the value beside them is tainted: (its refs, the attributes)
+        self.kind_attrs: List[Tuple[_Refs, Set[str]]] = []
         self.attr_values: Dict[str, Set[str]] = {}  # self.x -> self attributes in its assigned values
 
 
@@ -300,6 +384,65 @@ def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
             attrs.add(n.attr)
 
 
+def _may_cast(call: ast.Call, name: str, w: _Words) -> bool:
+    """False for calls ModuleAnalysis.cast_target never takes for a dtype cast, whatever
+    its receiver: `.to("cpu")`, `.to(0)`, `.to(self.device, non_blocking=True)`,
+    `.to(torch.device(...))`, `.float(x)`, `.type()`."""
+    args = call.args
+    if _dotted(call.func.value) in w.unbound:
+        args = args[1:]
+    if name in w.bare_casts:
+        return not args and not call.keywords
+    if name in w.arg_casts:
+        return bool(args) or any(k.arg in ("dtype", "other") for k in call.keywords)
+    if name not in w.to_casts:
+        return True
+    if any(k.arg == "dtype" or k.arg is None for k in call.keywords):
+        return True  # `.to(dtype=...)`, or **kwargs that may hold one
+    return bool(args) and not all(_device_spelling(arg, w) for arg in args)
+
+
+def _device_spelling(node: ast.AST, w: _Words) -> bool:
+    """An argument that ModuleAnalysis.value_kind calls a device by its spelling alone."""
+    t = type(node)
+    if t is ast.Constant:
+        return type(node.value) in (str, int)  # a bool is a name there, a bytes literal a string
+    if t is ast.JoinedStr:
+        return True
+    if t is ast.Call:
+        text = _dotted(node.func) or ""
+        return text.rsplit(".", 1)[-1].endswith("device") or text.rsplit(".", 1)[-1] == "current_device"
+    text = _dotted(node)
+    if text is None:
+        return False
+    last = text.rsplit(".", 1)[-1].lower()
+    if text.startswith("torch.") and text.split(".", 1)[1] in w.torch_dtypes or any(d in last for d in w.dtype_words):
+        return False
+    return any(d in last for d in w.device_words)
+
+
+def _index_attrs(node: ast.AST) -> Set[str]:
+    """The x of the self.x an index's value is read from: the index itself, through
+    arithmetic and conditionals (not inside calls or nested subscripts)."""
+    out: Set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is ast.Attribute:
+            if type(n.value) is ast.Name and n.value.id == "self":
+                out.add(n.attr)
+        elif t is ast.Tuple:
+            stack.extend(n.elts)
+        elif t is ast.BinOp:
+            stack += [n.left, n.right]
+        elif t is ast.UnaryOp:
+            stack.append(n.operand)
+        elif t is ast.IfExp:
+            stack += [n.body, n.orelse]
+    return out
+
+
 def _self_attrs(node: ast.AST) -> Set[str]:
     return {n.attr for n in _walk(node) if type(n) is ast.Attribute and type(n.value) is ast.Name
             and n.value.id == "self"}
@@ -311,9 +454,10 @@ def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_me
     every = set(positional) | {p.arg for p in args.kwonlyargs}
     params.setdefault(name, []).append((unit, positional, every, is_method))
     unit.defs.add(name)
-    for conv_params, requires in w.conventions.get(name, ()):
+    for conv_params, requires, levels in w.conventions.get(name, ()):
         if requires <= every:
-            unit.names |= conv_params & every  # an engine fills it with a whole cache
+            for param in conv_params & every:  # an engine fills it with a whole cache
+                unit.names[param] = unit.names.get(param, 0) | levels
 
 
 def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper_aliases=frozenset()) -> None:
@@ -323,10 +467,15 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
     for n in _walk(unit.node):
         t = type(n)
         if t is ast.Assign:
+            value = _refs(n.value, w, aliases)
             names, attrs = set(), set()
             for target in n.targets:
-                _targets(target, names, attrs)
-            unit.assigns.append((names, attrs, _refs(n.value, w, aliases)))
+                one_names, one_attrs = set(), set()
+                _targets(target, one_names, one_attrs)
+                unpacked = type(target) not in (ast.Name, ast.Attribute)
+                unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
+                names |= one_names
+                attrs |= one_attrs
             if attrs:
                 inner = _self_attrs(n.value)
                 for attr in attrs:
@@ -340,7 +489,7 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
             if n.value is not None:
                 names, attrs = set(), set()
                 _targets(n.target, names, attrs)
-                unit.assigns.append((names, attrs, _refs(n.value, w, aliases)))
+                unit.assigns.append((names, attrs, _refs(n.value, w, aliases), KEEP))
                 for attr in attrs:
                     unit.attr_values.setdefault(attr, set()).update(_self_attrs(n.value))
         elif t in (ast.For, ast.AsyncFor, ast.comprehension):
@@ -350,10 +499,10 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
             for inner in _walk(n.iter):  # zip(a, b), enumerate(x), list(x), d.values(): what they iterate
                 if type(inner) is ast.Call:
                     for arg in inner.args:
-                        _flow(arg, w, aliases, iter_refs)
+                        _flow(arg, w, aliases, iter_refs, KEEP)
                     if type(inner.func) is ast.Attribute:
-                        _flow(inner.func.value, w, aliases, iter_refs)
-            unit.assigns.append((names, attrs, iter_refs))
+                        _flow(inner.func.value, w, aliases, iter_refs, KEEP)
+            unit.assigns.append((names, attrs, iter_refs, ELEMENT))
         elif t in _DEFS:
             _register(unit, n.name, n.args, params, n is method_node, w)
             unit.returns.setdefault(n.name, []).extend(
@@ -367,7 +516,10 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
                 if n.attr in w.cache_attributes:
                     unit.value_attrs.add(n.attr)  # its allocation decides what it is
         elif t is ast.Subscript:
-            unit.value_attrs |= _self_attrs(n.slice)  # an index's value: a layer id or indices
+            # an index's value: a layer id or indices (ModuleAnalysis.index_kind reads self.x)
+            attrs = {a for a in _index_attrs(n.slice) if a not in w.scalar_attributes}
+            if attrs:
+                unit.kind_attrs.append((_refs(n.value, w, aliases), attrs))
         elif t is ast.Call:
             func = n.func
             positional = [(i, _refs(a, w, aliases)) for i, a in enumerate(n.args) if type(a) is not ast.Starred]
@@ -375,21 +527,25 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
             name = None
             if type(func) is ast.Attribute:
                 name = func.attr
-                if name in w.casts:
+                if name in w.casts and _may_cast(n, name, w):
                     if _dotted(func.value) in w.unbound:
                         if n.args:
                             unit.casts.append(_refs(n.args[0], w, aliases))
                     else:
                         unit.casts.append(_refs(func.value, w, aliases))
-                    for arg in list(n.args) + [k.value for k in n.keywords]:
-                        unit.value_attrs |= _self_attrs(arg)  # `.to(self.device)`: a device or a dtype?
+                    # `.to(self.dev)`: a device or a dtype? (only a name without either word is read)
+                    attrs = {arg.attr for arg in list(n.args) + [k.value for k in n.keywords]
+                             if type(arg) is ast.Attribute and type(arg.value) is ast.Name and arg.value.id == "self"
+                             and not w.kind_word(arg.attr)}
+                    if attrs:
+                        receiver = n.args[0] if _dotted(func.value) in w.unbound and n.args else func.value
+                        unit.kind_attrs.append((_refs(receiver, w, aliases), attrs))
                 if name in w.copies and (n.args or n.keywords):
                     source = n.args[0] if n.args else n.keywords[0].value
                     unit.copies.append(_refs(source, w, aliases))
-                    unit.value_attrs |= _self_attrs(func.value)  # the buffer's allocated dtype
-                if name in w.narrow:
-                    for arg in n.args:
-                        unit.value_attrs |= _self_attrs(arg)
+                    attrs = _self_attrs(func.value)  # the buffer's allocated dtype
+                    if attrs:
+                        unit.kind_attrs.append((unit.copies[-1], attrs))
                 if type(func.value) is ast.Name and func.value.id == "self":
                     unit.self_calls.append((name, positional, keywords))
                     unit.calls_made.add(name)
@@ -410,30 +566,40 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
                 else:
                     unit.name_calls.append((name, positional, keywords))
                     unit.calls_made.add(name)
-                if name in w.narrow:
-                    for arg in n.args:
-                        unit.value_attrs |= _self_attrs(arg)
             if name in w.helpers or name in helper_aliases:
                 unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
 
 
 class _Taint:
-    """The module-wide fixpoint: tainted names per unit, self attributes per class,
-    and the functions whose return value is tainted."""
+    """The module-wide fixpoint: what each unit's names, each class's self attributes and
+    each function's return value may hold (CONTAINER | WHOLE; 0: nothing a rule sees)."""
 
     def __init__(self, units: List[_Unit], params: Params):
         self.units = units
         self.params = params
-        self.attrs: Dict[int, Set[str]] = {}  # id(class) (0: no class) -> tainted self attributes
-        self.returns: Set[str] = set()
+        self.attrs: Dict[int, Dict[str, int]] = {}  # id(class) (0: no class) -> self attribute -> levels
+        self.returns: Dict[str, int] = {}
         self._run()
 
-    def class_attrs(self, unit: _Unit) -> Set[str]:
-        return self.attrs.setdefault(id(unit.cls) if unit.cls is not None else 0, set())
+    def class_attrs(self, unit: _Unit) -> Dict[str, int]:
+        return self.attrs.setdefault(id(unit.cls) if unit.cls is not None else 0, {})
+
+    def levels(self, r: _Refs, unit: _Unit) -> int:
+        out = r.base
+        names, attrs, returns = unit.names, self.class_attrs(unit), self.returns
+        for name, tf in r.names:
+            out |= tf[names.get(name, 0)]
+        for attr, tf in r.attrs:
+            out |= tf[attrs.get(attr, 0)]
+        for call, tf in r.calls:
+            out |= tf[returns.get(call, 0)]
+        return out
 
     def tainted(self, r: _Refs, unit: _Unit) -> bool:
-        return r.base or bool(r.names & unit.names) or bool(r.attrs & self.class_attrs(unit)) or bool(
-            r.calls & self.returns)
+        return self.levels(r, unit) != 0
+
+    def tainted_attrs(self, unit: _Unit) -> Set[str]:
+        return {attr for attr, levels in self.class_attrs(unit).items() if levels}
 
     def _callees(self, unit: _Unit, name: str, method: bool):
         for callee, positional, every, is_method in self.params.get(name, ()):
@@ -443,17 +609,23 @@ class _Taint:
             elif not is_method:
                 yield callee, positional, every
 
-    def _feed_call(self, unit: _Unit, name: str, positional, keywords, method: bool) -> bool:
+    @staticmethod
+    def _add(table: Dict[str, int], key: str, levels: int) -> bool:
+        old = table.get(key, 0)
+        if levels & ~old:
+            table[key] = old | levels
+            return True
+        return False
+
+    def _feed_call(self, unit: _Unit, name: str, positional, keywords, method: bool, tf: tuple = KEEP) -> bool:
         changed = False
         for callee, names, every in self._callees(unit, name, method):
             for i, arg in positional:
-                if i < len(names) and names[i] not in callee.names and self.tainted(arg, unit):
-                    callee.names.add(names[i])
-                    changed = True
+                if i < len(names):
+                    changed |= self._add(callee.names, names[i], tf[self.levels(arg, unit)])
             for keyword, arg in keywords:
-                if keyword in every and keyword not in callee.names and self.tainted(arg, unit):
-                    callee.names.add(keyword)
-                    changed = True
+                if keyword in every:
+                    changed |= self._add(callee.names, keyword, tf[self.levels(arg, unit)])
         return changed
 
     def _run(self) -> None:
@@ -462,11 +634,13 @@ class _Taint:
             changed = False
             for unit in self.units:
                 attrs = self.class_attrs(unit)
-                for target_names, target_attrs, value in unit.assigns:
-                    if not (target_names <= unit.names and target_attrs <= attrs) and self.tainted(value, unit):
-                        unit.names |= target_names
-                        attrs |= target_attrs
-                        changed = True
+                for target_names, target_attrs, value, tf in unit.assigns:
+                    levels = tf[self.levels(value, unit)]
+                    if levels:
+                        for name in target_names:
+                            changed |= self._add(unit.names, name, levels)
+                        for attr in target_attrs:
+                            changed |= self._add(attrs, attr, levels)
                 for method, positional, keywords in unit.self_calls:
                     changed |= self._feed_call(unit, method, positional, keywords, True)
                 for name, positional, keywords in unit.name_calls:
@@ -474,15 +648,14 @@ class _Taint:
                 for target, xs in unit.map_calls:
                     if isinstance(target, list):  # a lambda's parameters: names of this unit
                         for name, x in zip(target, xs):
-                            if name not in unit.names and self.tainted(x, unit):
-                                unit.names.add(name)
-                                changed = True
+                            changed |= self._add(unit.names, name, ELEMENT[self.levels(x, unit)])
                     else:
-                        changed |= self._feed_call(unit, target, list(enumerate(xs)), [], False)
+                        changed |= self._feed_call(unit, target, list(enumerate(xs)), [], False, ELEMENT)
                 for name, refs in unit.returns.items():
-                    if name not in self.returns and any(self.tainted(r, unit) for r in refs):
-                        self.returns.add(name)
-                        changed = True
+                    levels = 0
+                    for r in refs:
+                        levels |= self.levels(r, unit)
+                    changed |= self._add(self.returns, name, levels)
 
     def has_site(self, unit: _Unit) -> bool:
         """Does the unit hold a call a rule may flag?"""
@@ -493,8 +666,8 @@ class _Taint:
     def feeds(self, unit: _Unit, need_attrs: Set[str], need_defs: Set[str], need_returns: Set[str]) -> bool:
         """Does the unit give a tainted value to a self attribute, a parameter or a return
         value that kept code reads?"""
-        for _, t_attrs, value in unit.assigns:
-            if t_attrs & need_attrs and self.tainted(value, unit):
+        for _, t_attrs, value, tf in unit.assigns:
+            if t_attrs & need_attrs and tf[self.levels(value, unit)]:
                 return True
         for calls in (unit.self_calls, unit.name_calls):
             for name, positional, keywords in calls:
@@ -504,11 +677,11 @@ class _Taint:
         for target, xs in unit.map_calls:
             if not isinstance(target, list) and target in need_defs and any(self.tainted(x, unit) for x in xs):
                 return True
-        return bool(unit.defs & need_returns & self.returns)
+        return any(self.returns.get(name) for name in unit.defs & need_returns)
 
     def taints_globals(self, unit: _Unit) -> bool:
-        return bool(unit.globals) and any(names & unit.globals and self.tainted(v, unit)
-                                          for names, _, v in unit.assigns)
+        return bool(unit.globals) and any(names & unit.globals and tf[self.levels(v, unit)]
+                                          for names, _, v, tf in unit.assigns)
 
 
 def _import_aliases(tree: ast.AST, source: bytes, names) -> frozenset:
@@ -634,6 +807,8 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
     except (ValueError, RecursionError, MemoryError, OverflowError):
         return Plan(FULL, reason="ast cannot parse it: libcst decides")
     w = _words(tables)
+    if not all(any(word in source for word in words) for words in w.plan_words):
+        w = w.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
     aliases = _import_aliases(tree, source, w.through_functions)
     helper_aliases = _import_aliases(tree, source, w.helpers) - w.helpers
     params: Params = {}
@@ -722,7 +897,11 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
         for u in kept_units:
             if u.cls is not None:
                 need_attrs.setdefault(id(u.cls), set()).update(u.self_attrs)
-                resolve.setdefault(id(u.cls), set()).update(u.value_attrs)
+                wanted = resolve.setdefault(id(u.cls), set())
+                wanted |= u.value_attrs
+                for refs, attrs in u.kind_attrs:
+                    if taint.tainted(refs, u):
+                        wanted |= attrs
         for key, wanted in resolve.items():
             grow = True
             while grow:
@@ -736,8 +915,8 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
             if id(u) in kept:
                 continue
             key = id(u.cls) if u.cls is not None else 0
-            attrs = need_attrs.get(key, set()) & taint.class_attrs(u)
-            assigned = set().union(*(t_attrs for _, t_attrs, _ in u.assigns)) if u.assigns else set()
+            attrs = need_attrs.get(key, set()) & taint.tainted_attrs(u)
+            assigned = set().union(*(t_attrs for _, t_attrs, _, _ in u.assigns)) if u.assigns else set()
             if taint.feeds(u, attrs, need_defs, need_returns) or assigned & resolve.get(key, set()):
                 kept.add(id(u))
                 changed = True
@@ -773,7 +952,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
             while changed:
                 changed = False
                 for i, m in enumerate(methods):
-                    if any(t_attrs & needed for _, t_attrs, _ in m.assigns):
+                    if any(t_attrs & needed for _, t_attrs, _, _ in m.assigns):
                         if not keep[i]:
                             keep[i] = True
                             changed = True
@@ -803,12 +982,14 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.copies += part.copies
     into.helpers += part.helpers
     into.plans += part.plans
-    into.names |= part.names
+    for name, levels in part.names.items():
+        into.names[name] = into.names.get(name, 0) | levels
     into.globals |= part.globals
     into.self_attrs |= part.self_attrs
     into.defs |= part.defs
     into.calls_made |= part.calls_made
     into.value_attrs |= part.value_attrs
+    into.kind_attrs += part.kind_attrs
     for name, refs in part.returns.items():
         into.returns.setdefault(name, []).extend(refs)
     for attr, inner in part.attr_values.items():

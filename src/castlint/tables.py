@@ -14,6 +14,10 @@ from typing import Any, Iterable, Optional
 
 from castlint import tomlcompat
 
+# What can follow an attribute's name in source: the prefilter looks for `.kv_cache[`,
+# not for every `.kv_cache_dtype`.
+ATTRIBUTE_ENDS = ("[", ".", ")", ",", " ", "\n", "\r", ":", "]", "}", "\t", ";", "=", "+", "-", "*", "/", "@", "#", "\\")
+
 TABLE_FILES = ("accessors.toml", "casts.toml", "flashinfer.toml", "models.toml", "sglang.toml")
 
 
@@ -166,7 +170,9 @@ class Tables:
         """Prefilter: a file can produce a finding only if, for some group, its text
         contains one word of every set in the group. Derived from the tables, so a
         new accessor or wrapper updates the filter."""
-        pools = {f"{name}(" for name in self.accessors} | {f".{name}" for name in self.cache_attributes}
+        # `.kv_cache[`, `.kv_cache)`, ... but not `.kv_cache_dtype`: the attribute itself
+        pools = {f"{name}(" for name in self.accessors} | {
+            f".{name}{after}" for name in self.cache_attributes for after in ATTRIBUTE_ENDS}
         casts = {f".{method}(" for method in self.casts} | {f".{method}(" for method in self.copy_methods}
         wrappers = set()
         for wrapper in self.wrappers:

@@ -361,13 +361,27 @@ class ModuleAnalysis:
         func = call.func
         if not isinstance(func, cst.Attribute):
             return None, None, call.args
-        if dotted(func.value) in self.tables.unbound_receivers:
+        if self._is_unbound_receiver(func.value):
             positional = [a for a in call.args if a.keyword is None and not a.star]
             if not positional:
                 return None, func.attr.value, call.args
             first = positional[0]
             return first.value, func.attr.value, tuple(a for a in call.args if a is not first)
         return func.value, func.attr.value, call.args
+
+    def _is_unbound_receiver(self, expr: cst.BaseExpression) -> bool:
+        """`torch.Tensor` (or `Tensor` imported from torch) in `torch.Tensor.to(pool, d)`."""
+        text = dotted(expr)
+        if text is None:
+            return False
+        receivers = self.tables.unbound_receivers
+        if text in receivers:
+            return True
+        if text.rsplit(".", 1)[-1] not in {r.rsplit(".", 1)[-1] for r in receivers}:
+            return False
+        scope = self.scopes.get(expr)
+        names = scope.get_qualified_names_for(expr) if scope is not None else set()
+        return any(q.name in receivers for q in names)
 
     @staticmethod
     def _first_positional(args) -> Optional[cst.BaseExpression]:
@@ -563,6 +577,10 @@ class ModuleAnalysis:
         if not referents:
             referents = set(scope.assignments[name.value])
         candidates = [r for r in referents if isinstance(r, Assignment) and not self._is_augmented(r)]
+        if candidates and all(c.scope is scope for c in candidates):
+            # libcst's referents stop at the use; a loop's later assignments reach it too
+            candidates = [r for r in scope.assignments[name.value]
+                          if isinstance(r, Assignment) and not self._is_augmented(r)]
         if len(candidates) <= 1:
             return candidates
         if all(c.scope is scope for c in candidates):
@@ -1262,7 +1280,7 @@ class ModuleAnalysis:
             self._pool_casts = [
                 (call, target) for call in self.nodes.calls
                 if isinstance(call.func, cst.Attribute)
-                and dotted(call.func.value) not in self.tables.unbound_receivers
+                and not self._is_unbound_receiver(call.func.value)
                 and (target := self.cast_target(call)) is not None
                 and self.origin(call.func.value) >= Origin.POOL_TUPLE
                 and not self._chained_into_cast(call)
@@ -1281,7 +1299,7 @@ class ModuleAnalysis:
                 func = call.func
                 if not isinstance(func, cst.Attribute):
                     continue
-                if dotted(func.value) in t.unbound_receivers:
+                if self._is_unbound_receiver(func.value):
                     target = self.cast_target(call)
                     receiver = self._cast_receiver(call)
                     if (target is not None and receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE

@@ -45,6 +45,9 @@ class BatchSizedConversion(Rule):
         ("def forward(self, q, layer, n_used):\n"
          "    k = self.pool.get_key_buffer(layer.layer_id).narrow(0, 0, n_used)\n"
          "    return k.float()\n", (3,)),
+        ("def forward_extend(self, q, layer, forward_batch):\n"
+         "    k, v = self.pool.get_kv_buffer(layer.layer_id)\n"
+         "    return v[forward_batch.start : forward_batch.end].half()\n", (3,)),
     )
     default_enabled = False  # castlint.codes lists it as opt-in
 

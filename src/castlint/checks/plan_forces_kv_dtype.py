@@ -62,6 +62,12 @@ class PlanForcesKvDtype(Rule):
          "               q_data_type=self.q_data_type, kv_data_type=self.data_type)\n", (6,)),
         ("def go(model_runner, w: BatchDecodeWithPagedKVCacheWrapper):\n"
          "    w.begin_forward(1, 2, 3, 4, 5, 6, 7, q_data_type=model_runner.dtype)\n", (2,)),
+        # sglang <= 0.4.3, --enable-flashinfer-mla: q planned in the KV-cache dtype
+        ("class U:\n"
+         "    def __init__(self, model_runner):\n"
+         "        self.data_type = model_runner.kv_cache_dtype\n"
+         "    def call(self, wrapper: Union[BatchDecodeWithPagedKVCacheWrapper, BatchMLAPagedAttentionWrapper]):\n"
+         "        wrapper.plan(1, 2, 3, 4, 5, 512, 64, 1, False, 0.1, self.data_type, self.data_type)\n", (5,)),
     )
 
     def check(self, ctx: FileContext) -> List[Finding]:

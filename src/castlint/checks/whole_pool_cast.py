@@ -66,6 +66,24 @@ class WholePoolCast(Rule):
         "    k = self.pool.get_key_buffer(layer.layer_id)\n"
         "    if not self.castlint_native_fp8_kv:\n"
         "        k = k.to(q.dtype)\n",
+        # followed in statement order: the gather replaced the pool
+        "def forward_decode(self, q, layer, loc):\n"
+        "    kv = self.pool.get_key_buffer(layer.layer_id)\n"
+        "    kv = kv[loc]\n"
+        "    return kv.to(q.dtype)\n",
+        # a device held in a name is a move, not a cast
+        "def offload(self, layer):\n"
+        "    dev = torch.device('cuda', 1)\n"
+        "    return self.pool.get_key_buffer(layer.layer_id).to(dev)\n",
+        # an active prefix converts the live tokens (CL005, off by default)
+        "def forward_extend(self, q, layer, num_tokens):\n"
+        "    return self.pool.get_key_buffer(layer.layer_id)[:num_tokens].to(q.dtype)\n",
+        # a CUDA-graph staging buffer, allocated by the batch size, named like a cache
+        "class Graph:\n"
+        "    def __init__(self, max_bs):\n"
+        "        self.kv_buffer = torch.zeros((max_bs, 576), dtype=torch.bfloat16)\n"
+        "    def replay(self, bs):\n"
+        "        return self.kv_buffer[:bs].float()\n",
     )
     INVALID = (
         ("def forward_decode(self, q, layer):\n"
@@ -82,6 +100,17 @@ class WholePoolCast(Rule):
         ("def f(pool, layer_id):\n"
          "    k, v = pool.get_kv_buffer(layer_id)\n"
          "    return k.half(), v.type(torch.float32)\n", (3, 3)),
+        # a chain of casts is one finding
+        ("def forward(self, q, layer):\n"
+         "    return self.pool.get_key_buffer(layer.layer_id).to(torch.float32).to(q.dtype)\n", (2,)),
+        # vLLM's calling convention: kv_cache is the layer's whole cache (rules/conventions.toml)
+        ("class Impl:\n"
+         "    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output):\n"
+         "        key_cache, value_cache = kv_cache.unbind(1)\n"
+         "        return key_cache.to(query.dtype)\n", (4,)),
+        # a comprehension over the per-layer caches
+        ("def upcast_all(self):\n"
+         "    return [c.to(torch.float32) for c in self.kv_caches]\n", (2,)),
     )
 
     def check(self, ctx: FileContext) -> List[Finding]:
