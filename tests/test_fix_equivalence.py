@@ -169,7 +169,10 @@ def assert_native(original: Run, fixed_run: Run, what: str):
     assert not fixed_run.raised, f"{what}: the fixed module fails on the native branch: {fixed_run.errors}"
     runs = [e for e in fixed_run.log if e["kind"] == "run"]
     plans = [e for e in fixed_run.log if e["kind"] == "plan"]
-    assert runs and runs[0]["ckv"] == FP8 and runs[0]["kpe"] == FP8, f"{what}: decode does not read FP8: {runs}"
+    decode = [e for label, _, _ in fixed_run.calls if label.startswith("forward_decode")
+              for e in fixed_run.log_of(label) if e["kind"] == "run"]
+    assert decode and all(e["ckv"] == FP8 and e["kpe"] == FP8 for e in decode), \
+        f"{what}: decode does not read the FP8 pool: {decode}"
     for run in runs:
         assert run["ckv"] == run["planned_kv"], run
         if run["ckv"] == FP8:
@@ -265,6 +268,24 @@ def test_mla_guard_forced_off(out_name):
     assert_same(original, off, f"{out_name}, guard forced off")
     added = module_names(new, native) - module_names(source, native)
     assert added, "the fix added no module-level function: nothing was forced"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "flashinfer_mla.py (lead): a dtype-neutral re-view of the cast buffer, `k_buf = k_buf.view(-1, page_size, "
+    "k_buf.shape[-1])` (sglang 0.5.1, forward_extend), counts as a second reader of the cast value, so the "
+    "whole file is left unfixed ('`k_buf` is also read at line N by something other than the attention run()'); "
+    "sglang 0.5.1 is no longer rewritten. A view/reshape or .shape read keeps the dtype of what it reads: the "
+    "consumer check should follow it to the run() it feeds."))
+def test_mla_fix_follows_a_shape_only_view_of_the_cast_buffer():
+    source = source_of("mla_backend.out.py").read_text()
+    cast = "        k_buf = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)\n"
+    assert cast in source
+    source = source.replace(cast, cast + "        k_buf = k_buf.view(-1, 1, k_buf.shape[-1])\n").encode()
+    result = fix_source(source, "backend.py", TABLES, FixOptions())
+    assert result.changed, result.skipped
+    for env in (Env(flashinfer="0.7.2", capability=(9, 0)), Env(flashinfer="0.7.2", capability=(12, 0))):
+        original, fixed_run = check_pair(source, result.new_source, env)
+        (assert_native if env_is_native(env) else assert_same)(original, fixed_run, env.label())
 
 
 # -- the harness has teeth: broken fixes are caught ----------------------------------------

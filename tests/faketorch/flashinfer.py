@@ -159,6 +159,11 @@ def make_flashinfer(torch, version: str = "0.7.2", log: Optional[List[dict]] = N
             self._qo = [int(x) for x in a.qo_indptr.tolist()]
             self._kvp = [int(x) for x in a.kv_indptr.tolist()]
             self._kv_indices = [int(x) for x in a.kv_indices.tolist()]
+            if self._use_cuda_graph:  # the captured kernel reads these buffers at replay
+                self._qo_indptr_buf[: len(self._qo)] = a.qo_indptr.to(self._qo_indptr_buf.dtype)
+                self._kv_indptr_buf[: len(self._kvp)] = a.kv_indptr.to(self._kv_indptr_buf.dtype)
+                self._kv_indices_buf[: len(self._kv_indices)] = a.kv_indices.to(self._kv_indices_buf.dtype)
+                self._kv_len_arr_buf[: len(self._qo) - 1] = a.kv_len_arr.to(self._kv_len_arr_buf.dtype)
             self._causal, self._page_size, self._sm_scale = bool(a.causal), int(a.page_size), float(a.sm_scale)
             self._head_dim_ckv = int(a.head_dim_ckv)
             self._q_data_type, self._kv_data_type = a.q_data_type, a.kv_data_type
@@ -210,7 +215,10 @@ def make_flashinfer(torch, version: str = "0.7.2", log: Optional[List[dict]] = N
                 raise ValueError("ckv_scale / kpe_scale are only supported with FP8 kv_data_type.")
             if ckv.shape[-1] != self._head_dim_ckv:
                 raise ValueError(f"ckv head dim {ckv.shape[-1]} != planned {self._head_dim_ckv}")
-            out, lse = mla(q_nope, q_pe, ckv, kpe, self._qo, self._kvp, self._kv_indices, self._sm_scale,
+            kv_indices = self._kv_indices
+            if self._use_cuda_graph:  # replay: whatever the buffer holds now
+                kv_indices = [int(x) for x in self._kv_indices_buf[: self._kvp[-1]].tolist()]
+            out, lse = mla(q_nope, q_pe, ckv, kpe, self._qo, self._kvp, kv_indices, self._sm_scale,
                            self._causal, cs, ks, self._page_size)
             T, H, D = q_nope.shape
             flat = [v for t in out for h in t for v in h]
@@ -231,8 +239,17 @@ def make_flashinfer(torch, version: str = "0.7.2", log: Optional[List[dict]] = N
             self.wrapper = wrapper
             self.default = self
 
-        def __call__(self, *args, **kwargs):
-            raise RuntimeError("fake flashinfer: _cached_module.plan is not modelled")
+        def __call__(self, float_ws, int_ws, pin_ws, qo_indptr_cpu, kv_indptr_cpu, kv_len_arr_cpu, num_heads,
+                     head_dim_ckv, causal, *rest):
+            """The sync-free re-plan sglang's fast_mla_*_plan call: new host indptrs, same dtypes."""
+            w = self.wrapper
+            if not w._planned:
+                raise RuntimeError("_cached_module.plan before plan()")
+            w._qo = [int(x) for x in qo_indptr_cpu.tolist()]
+            w._kvp = [int(x) for x in kv_indptr_cpu.tolist()]
+            w._causal = bool(causal)
+            log.append({"kind": "fast_plan", "wrapper": id(w), "q": str(w._q_data_type),
+                        "kv": str(w._kv_data_type)})
 
     class RaggedWrapper:
         """BatchPrefillWithRaggedKVCacheWrapper: q, k, v of one dtype; returns q (deterministic)."""

@@ -372,8 +372,10 @@ class Run:
     module: Any = None
     tensors: Dict[str, Any] = field(default_factory=dict)  # label -> returned value (for tolerance checks)
     errors: Dict[str, str] = field(default_factory=dict)  # label -> the exception, for messages
+    spans: Dict[str, tuple] = field(default_factory=dict)  # label -> its slice of the log
 
     def record(self, label: str, fn: Callable[[], Any], pool: FakePool):
+        start = len(self.log)
         try:
             value = fn()
             outcome = ("ok", summarize(value))
@@ -382,6 +384,12 @@ class Run:
             outcome = ("raised", type(exc).__name__)
             self.errors[label] = f"{type(exc).__name__}: {str(exc)[:300]}"
         self.calls.append((label, outcome, pool.state()))
+        self.spans[label] = (start, len(self.log))
+
+    def log_of(self, label: str) -> List[dict]:
+        """The FlashInfer calls made during one driven call."""
+        start, end = self.spans.get(label, (0, 0))
+        return self.log[start:end]
 
     @property
     def raised(self) -> List[str]:

@@ -240,6 +240,12 @@ class device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    def __enter__(self):  # `with torch.device("cuda"):` sets the default device; tensors here are explicit
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
     def __repr__(self):
         return f"device(type='{self.type}'" + (f", index={self.index})" if self.index is not None else ")")
 
