@@ -524,6 +524,13 @@ def test_fuzz_cl003_with_hazards_in_between(source):
     fixed_run = execute(result.new_source, env, "classes")
     why = same_behaviour(original, fixed_run)
     assert why is None, f"{why}\n--- source ---\n{source.decode()}\n--- fixed ---\n{result.new_source.decode()}"
+    # [*] only where the codemod applies: nothing safe is left to fix
+    from castlint.checks.cast_before_gather import CastBeforeGather
+    from castlint.config import Config
+    from castlint.engine import module_context
+
+    ctx = module_context(cst.parse_module(result.new_source), "backend.py", TABLES, Config().cost_model(TABLES))
+    assert not [f for f in CastBeforeGather().check(ctx) if f.fix and f.fix.safety == FixSafety.SAFE]
 
 
 # -- released sglang --------------------------------------------------------------------------

@@ -193,6 +193,14 @@ CASES = {
                           "    return rows, pick(loc)\n", None, "stores into a KV pool"),
     "whole-read-in-lambda": (DEF + CAST + "    rows = latent[forward_batch.kv_indices]\n"
                              "    whole = lambda: latent.sum()\n    return rows, whole\n", None, "not as a gather"),
+    "direct-store": (DEF + "    self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)[forward_batch.loc] = q\n",
+                     None, "assigned to"),
+    "direct-augassign": (DEF + "    self.token_to_kv_pool.get_key_buffer(layer.layer_id).float()[forward_batch.loc] += 1\n",
+                         None, "assigned to"),
+    "direct-del": (DEF + "    del self.token_to_kv_pool.get_key_buffer(layer.layer_id).half()[forward_batch.loc]\n",
+                   None, "assigned to"),
+    "f-string": (DEF + "    return f'{self.token_to_kv_pool.get_key_buffer(layer.layer_id).half()[forward_batch.loc]}'\n",
+                 None, "f-string"),
     # -- undecidable: unsafe (--unsafe-fixes)
     "helper-on-self": (DEF + CAST + "    self._store(layer, forward_batch)\n" + READ, "unsafe", "may write"),
     "owner-method": (DEF + CAST + "    self.token_to_kv_pool.transfer(layer.layer_id)\n" + READ, "unsafe",
@@ -286,7 +294,7 @@ def test_cl003_reasons_show_in_check_output(tmp_path):
     target.write_bytes((FIXTURES / "fix" / "cast_after_gather_refused.in.py").read_bytes())
     proc = run_castlint("check", target)
     assert proc.returncode == 1 and "[*]" not in proc.stdout and "[unsafe fix]" not in proc.stdout
-    assert "no fix: moving the cast after the gather would change the result: `q` is rebound at line 16" \
+    assert "no fix: the cast cannot move after the gather: `q` is rebound at line 16" \
         in " ".join(proc.stdout.split())
     target.write_bytes((FIXTURES / "fix" / "cast_after_gather_unsafe.in.py").read_bytes())
     proc = run_castlint("fix", target)

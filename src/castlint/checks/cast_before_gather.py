@@ -102,7 +102,7 @@ class CastBeforeGather(Rule):
                 cost=cost,
                 fix=Fix("cast-after-gather", plan.safety, description) if plan.safety is not None else None,
                 unfixable_reason=None if plan.safety is not None else
-                f"moving the cast after the gather would change the result: {plan.reason}",
+                f"the cast cannot move after the gather: {plan.reason}",
             ))
         return findings
 

@@ -481,6 +481,20 @@ def _shadowing(a, use, stop, names: Set[str]) -> Optional[str]:
     return None
 
 
+def _stored_to(a, node) -> bool:
+    """Is node (a subscript) assigned to or deleted, rather than read?"""
+    child, holder = node, a.parent(node)
+    while isinstance(holder, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        child, holder = holder, a.parent(holder)
+    if isinstance(holder, (cst.AssignTarget, cst.Del)):
+        return True
+    if isinstance(holder, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+        return holder.target is child
+    if isinstance(holder, cst.AsName):
+        return True
+    return False
+
+
 def _use_problem(a, use: cst.Name) -> Optional[str]:
     """A read of the converted variable that the rewrite cannot turn into gather-then-cast."""
     parent = a.parent(use)
@@ -489,13 +503,8 @@ def _use_problem(a, use: cst.Name) -> Optional[str]:
         if a.subscript_keeps_whole(parent):
             return f"line {line} reads the converted pool whole (`{_code(a, parent)}`)"
         holder = a.parent(parent)
-        if isinstance(holder, (cst.AssignTarget, cst.Del)) or (
-                isinstance(holder, (cst.AugAssign, cst.AnnAssign)) and holder.target is parent):
+        if _stored_to(a, parent):
             return f"line {line} writes into the converted pool (`{_code(a, parent)}`)"
-        while isinstance(holder, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
-            holder = a.parent(holder)
-        if isinstance(holder, (cst.AssignTarget, cst.For, cst.CompFor, cst.WithItem)):
-            return f"line {line} assigns into the converted pool (`{_code(a, parent)}`)"
         if isinstance(holder, cst.Attribute) and holder.value is parent:
             method = holder.attr.value
             if method.endswith("_") and not method.endswith("__"):
@@ -536,6 +545,9 @@ def assess(a, call: cst.Call) -> Optional[Plan]:
         verdict.refuse.append("the cast is inside an f-string")
     if form == "direct":
         gather = a.parent(call)
+        if isinstance(gather, cst.Subscript) and _stored_to(a, gather):
+            verdict.refuse.append(f"the gathered rows are assigned to (`{_code(a, gather)}`); the rewrite cannot "
+                                  "express that")
         if isinstance(gather, cst.Subscript):
             moved_over = [gather.slice]
         else:  # .index_select(...) and friends: the call's arguments run before the cast now
