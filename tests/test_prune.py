@@ -276,3 +276,117 @@ def test_hot_path_names_match_the_analysis():
     from castlint.analysis import dataflow
 
     assert prune.HOT_PATH_FUNCTIONS == dataflow.HOT_PATH_FUNCTIONS
+
+
+# -- issue 11: the flows the analysis follows now, the pruner must keep --------------
+
+def test_module_function_fed_from_a_method_and_one_that_returns_a_pool(tmp_path):
+    """`widen` names no pool: it matters only through the call that passes one."""
+    source = src('''
+        import torch
+
+        def widen(buf):
+            return buf.float()
+
+        def latent(pool, i):
+            return pool.get_key_buffer(i)
+
+        class Backend:
+            def forward(self, layer):
+                a = widen(self.pool.get_key_buffer(layer.layer_id))
+                b = latent(self.pool, layer.layer_id).half()
+                return a, b
+
+        ''') + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED and "def widen(buf):" in plan.pruned.text
+    assert [(f.code, f.start.line) for f in findings] == [("CL001", 4), ("CL001", 12)]
+
+
+def test_helper_method_return_values_and_lambdas(tmp_path):
+    source = src('''
+        import torch
+
+        class Backend:
+            def _kv(self, layer):
+                return self.pool.get_kv_buffer(layer.layer_id)
+
+            def forward_decode(self, q, layer):
+                k, v = self._kv(layer)
+                up = lambda t: t.to(q.dtype)
+                scaled = list(map(lambda c: c.double(), (k, v)))
+                return up(v), k.float(), scaled
+
+        ''') + FILLER_METHODS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED
+    assert sorted(f.start.line for f in findings) == [9, 10, 11]
+
+
+def test_calling_convention_loops_and_comprehensions(tmp_path):
+    source = src('''
+        import torch
+
+        class Impl:
+            def forward(self, layer, query, key, value, kv_cache, attn_metadata, output):
+                key_cache, value_cache = kv_cache.unbind(1)
+                return key_cache.to(query.dtype)
+
+        class Runner:
+            def upcast(self, dtype):
+                for k_cache, v_cache in self.kv_caches:
+                    k_cache.to(dtype)
+                return [c.float() for c in self.kv_caches]
+
+        ''') + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED
+    assert [f.start.line for f in findings] == [6, 11, 12]
+
+
+def test_allocations_and_devices_read_from_dropped_looking_methods(tmp_path):
+    """The analysis reads __init__'s allocation of kv_buffer (batch-sized: no finding) and
+    the device held in self.target (a move: no finding): the pruner must keep __init__."""
+    source = src('''
+        import torch
+
+        class Graph:
+            def __init__(self, max_bs, gpu):
+                self.kv_buffer = torch.zeros((max_bs, 576), dtype=torch.bfloat16)
+                self.target = torch.device("cuda", gpu)
+
+            def replay(self, bs, layer):
+                a = self.kv_buffer[:bs].float()
+                b = self.pool.get_key_buffer(layer.layer_id).to(self.target)
+                c = self.pool.get_key_buffer(layer.layer_id).to(self.where)
+                return a, b, c
+
+        ''') + FILLER_METHODS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED and "self.kv_buffer = torch.zeros" in plan.pruned.text
+    assert [f.start.line for f in findings] == [11]
+
+
+def test_gathers_end_the_flow(tmp_path):
+    """A value that went through a gather (or an index into one cache) holds no candidate."""
+    source = src('''
+        import torch
+
+        def forward(pool, layer_id, idx):
+            rows = torch.index_select(pool.get_key_buffer(layer_id), 0, idx)
+            one = pool.get_key_buffer(layer_id)[idx]
+            return rows.to(torch.bfloat16), one.float(), pool.get_key_buffer(layer_id).to("cpu")
+
+        ''') + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.NOTHING and findings == []
+
+
+def test_fixture_files_prune_like_the_whole_file(tmp_path):
+    """The issue-11 fixtures, with filler appended so that pruning really happens."""
+    from conftest import FIXTURES
+
+    for name in ("binding_forms", "cache_parameters", "pool_accessors", "flow_sensitive", "staging_buffers"):
+        source = (FIXTURES / "check" / f"{name}.py").read_text() + "\n\n" + FILLER_FUNCS
+        plan, findings = analyse(tmp_path, source)
+        assert findings, name
