@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from castlint.models import Cost, Finding, Position, Severity, step_total
+from castlint.models import Cost, Finding, Position, Severity, human_bytes, step_total
 from castlint.tables import load_tables
 
 from conftest import run_castlint, sglang_tree
@@ -72,8 +72,22 @@ def test_sglang_0_4_8_counts_forward_decode_once():
 @pytest.mark.network
 def test_sglang_0_5_20_shows_the_largest_backend_not_the_sum():
     """Before: 601 GB, summed over FA3, xpu, musa, FlashInfer-MLA and DSA."""
-    proc = run_castlint("check", sglang_tree("0.5.20") / "srt")
-    summary = proc.stdout.splitlines()[-1]
-    assert "hot-path casts move 66.8 GB per decode step in the costliest of 5 backends" in summary, summary
-    stats = run_castlint("check", "--statistics", sglang_tree("0.5.20") / "srt").stdout
-    assert stats.count("\t") >= 5 and "FlashInferMLAAttnBackend" in stats and "XPUAttentionBackend" in stats
+    tree = sglang_tree("0.5.20") / "srt"
+    findings = json.loads(run_castlint("check", "-f", "json", tree).stdout)["findings"]
+    total = step_total([_finding(f) for f in findings], WORDS)
+    backends = {name.split(" (")[0] for name, _ in total.backends}
+    assert {"FlashAttentionBackend", "FlashInferMLAAttnBackend", "XPUAttentionBackend"} <= backends
+    summed = sum(n for _, n in total.backends)
+    assert total.bytes_per_step == max(n for _, n in total.backends) < summed
+    summary = run_castlint("check", tree).stdout.splitlines()[-1]
+    assert (f"hot-path casts move {human_bytes(total.bytes_per_step)} per decode step in the costliest of "
+            f"{total.alternatives} backends ({total.backend}; a server runs one).") in summary, summary
+    stats = run_castlint("check", "--statistics", tree).stdout
+    assert "FlashInferMLAAttnBackend" in stats and "XPUAttentionBackend" in stats
+
+
+def _finding(d):
+    """A Finding from its --format json dict (what step_total reads)."""
+    cost = Cost(**d["cost"]) if d["cost"] else None
+    return Finding(d["code"], d["name"], Severity(d["severity"]), d["path"], Position(**d["start"]),
+                   Position(**d["end"]), d["message"], cost=cost, function=d["function"])
