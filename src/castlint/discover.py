@@ -115,7 +115,39 @@ def _read_ignore_file(path: str):
     import pathspec  # only when a tree has an ignore file
 
     spec = pathspec.GitIgnoreSpec.from_lines(lines)
-    return spec if spec.patterns else None
+    return _IgnoreFile(spec) if any(p.include is not None for p in spec.patterns) else None  # not only comments
+
+
+_ANYWHERE = "^(?:.+/)?"  # how pathspec's gitignore regexes start for a pattern with no inner slash
+
+
+class _IgnoreFile:
+    """One ignore file: pathspec decides; a single regex over all its patterns first
+    answers the common case (no pattern matches the path) in one match instead of one
+    per pattern, which kept a 200-line .gitignore from costing 0.5 s on a 5,000-file tree."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.any = None
+        try:
+            parts = [re.sub(r"\(\?P<\w+>", "(?:", p.regex.pattern) for p in spec.patterns
+                     if p.include is not None and getattr(p, "regex", None) is not None]
+            if len(parts) == sum(1 for p in spec.patterns if p.include is not None):
+                # `name` patterns all start "any folder, then": one such loop, not one per pattern
+                anywhere = [part[len(_ANYWHERE):] for part in parts if part.startswith(_ANYWHERE)]
+                rooted = [part for part in parts if not part.startswith(_ANYWHERE)]
+                branches = [f"(?:{part})" for part in rooted]
+                if anywhere:
+                    branches.append(_ANYWHERE + "(?:" + "|".join(f"(?:{part})" for part in anywhere) + ")")
+                self.any = re.compile("|".join(branches))
+        except (re.error, AttributeError, TypeError):
+            self.any = None  # pathspec alone, pattern by pattern
+
+    def check(self, path: str) -> Optional[bool]:
+        """True: ignored, False: re-included (!pattern), None: no pattern says."""
+        if self.any is not None and self.any.match(path) is None:
+            return None
+        return self.spec.check_file(path).include
 
 
 def _git_root(real_dir: str) -> Optional[str]:
@@ -157,10 +189,10 @@ def _outer_ignores(real_top: str) -> tuple:
 def _ignored(chain: tuple, name: str, is_dir: bool) -> bool:
     """Is name (in the directory chain belongs to) ignored? The deepest file that decides wins."""
     suffix = name + "/" if is_dir else name
-    for spec, prefix in reversed(chain):
-        result = spec.check_file(prefix + suffix)
-        if result.include is not None:
-            return bool(result.include)
+    for ignore_file, prefix in reversed(chain):
+        decided = ignore_file.check(prefix + suffix)
+        if decided is not None:
+            return decided
     return False
 
 
