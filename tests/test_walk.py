@@ -177,3 +177,25 @@ def test_cli_exclude_replaces_the_configured_one(tmp_path):
     assert got == ["./vendored/copy.py"]
     got = run_castlint("check", "--show-files", "--extend-exclude", "engine", ".", cwd=tmp_path).stdout.split()
     assert got == []
+
+
+def test_ignore_file_shortcut_agrees_with_pathspec(tmp_path):
+    """The one-regex shortcut over an ignore file's patterns never changes pathspec's answer."""
+    import itertools
+
+    from castlint.discover import _read_ignore_file
+
+    lines = ["# comment", "", "*.py[cod]", "build/", "/top.py", "**/gen_*.py", "!keep_gen_x.py", "docs/**/*.py",
+             "a/b/", "[Tt]mp*/", "\\#odd.py", "trailing.py   ", "!/build/keep/", "sub/*.pyi", "*~"]
+    (tmp_path / ".gitignore").write_text("\n".join(lines) + "\n")
+    ignore = _read_ignore_file(str(tmp_path / ".gitignore"))
+    assert ignore.any is not None
+    names = ["top.py", "gen_a.py", "keep_gen_x.py", "x.pyc", "build", "keep", "#odd.py", "trailing.py", "m.pyi",
+             "tmpdir", "Tmp1", "b", "plain.py", "sub", "docs", "a"]
+    paths = set()
+    for depth in range(1, 4):
+        for combo in itertools.product(names, repeat=depth):
+            paths.add("/".join(combo))
+            paths.add("/".join(combo) + "/")
+    for path in sorted(paths):
+        assert ignore.check(path) == ignore.spec.check_file(path).include, path
