@@ -3,7 +3,7 @@
 #
 # Staging (here, with network and castlint installed):
 #   for v in 0.6.14 0.6.18; do pip download --no-deps --only-binary=:all: --python-version 3.12 \
-#     --implementation cp --platform manylinux_2_28_x86_64 -d .gpu/fi$v flashinfer-python==$v 'apache-tvm-ffi<0.2,>=0.1.11'; done
+#     --implementation cp --platform manylinux_2_28_x86_64 -d ${GPU_DIR:-.gpu}/fi$v flashinfer-python==$v 'apache-tvm-ffi<0.2,>=0.1.11'; done
 #   for v in 0.5.16 0.5.23; do   # released sglang: the backend file and its version files
 #     unzip sglang-$v-*.whl 'sglang/srt/layers/attention/flashinfer_mla_backend.py' 'sglang/*version.py' -d .gpu/src/$v
 #     cp -r .gpu/src/$v/sglang .gpu/fixed/$v/ && castlint fix .gpu/fixed/$v/sglang; done
@@ -17,11 +17,11 @@ OUT=${OUT:-/tmp/castlint-h200}
 export PYTHONUNBUFFERED=1
 for v in $VERSIONS; do
   rm -rf /tmp/site
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .gpu/fi$v/*.whl || exit 3
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site ${GPU_DIR:-.gpu}/fi$v/*.whl || exit 3
   export PYTHONPATH=/tmp/site:$PWD/src
   for r in $RELEASES; do
     echo "### FlashInfer $v, sglang $r"
-    timeout ${CELL_TIMEOUT:-260} python3 -m castlint validate .gpu/fixed/$r/sglang --baseline .gpu/src/$r/sglang \
+    timeout ${CELL_TIMEOUT:-260} python3 -m castlint validate ${GPU_DIR:-.gpu}/fixed/$r/sglang --baseline ${GPU_DIR:-.gpu}/src/$r/sglang \
       --preset glm-5 --sweep --json-file $OUT/sweep-fi$v-sglang$r.json --svg $OUT/sweep-fi$v-sglang$r.svg \
       -o $OUT/sweep-fi$v-sglang$r.md 2>&1; echo "rc=$?"
     cat $OUT/sweep-fi$v-sglang$r.md | tail -3

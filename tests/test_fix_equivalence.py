@@ -270,12 +270,6 @@ def test_mla_guard_forced_off(out_name):
     assert added, "the fix added no module-level function: nothing was forced"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "flashinfer_mla.py (lead): a dtype-neutral re-view of the cast buffer, `k_buf = k_buf.view(-1, page_size, "
-    "k_buf.shape[-1])` (sglang 0.5.1, forward_extend), counts as a second reader of the cast value, so the "
-    "whole file is left unfixed ('`k_buf` is also read at line N by something other than the attention run()'); "
-    "sglang 0.5.1 is no longer rewritten. A view/reshape or .shape read keeps the dtype of what it reads: the "
-    "consumer check should follow it to the run() it feeds."))
 def test_mla_fix_follows_a_shape_only_view_of_the_cast_buffer():
     source = source_of("mla_backend.out.py").read_text()
     cast = "        k_buf = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)\n"

@@ -213,17 +213,25 @@ NO_CONSUMER_REASON = (
 
 
 def mla_native_fix(ctx: FileContext, call: cst.Call):
-    """Is this cast the input of a FlashInfer MLA run() in a backend castlint can rewrite?"""
+    """The MLA fix for this cast, if the codemod can rewrite it (else None and why not).
+
+    `[*]` is shown only when the codemod's own site check accepts the cast and its file's
+    plans (castlint.analysis.mla_sites), so a marked finding is one `castlint fix` applies."""
+    from castlint.analysis.mla_sites import why_not_rewritable
+
     a = ctx.analysis
     single = len(a.cast_chain(call)) == 1 and a.method_parts(call)[0] is call.func.value
-    if single and MLA_WRAPPER in a.nodes.names and runs_fed_by(a, call):
-        return (
-            Fix("flashinfer-mla-native-fp8", FixSafety.SAFE,
-                "plan with the KV-cache dtype, read the FP8 pool as stored and pass "
-                "ckv/kpe scales, behind an init-time guard with the cast as fallback"),
-            None,
-        )
-    return None, NO_CONSUMER_REASON
+    if not (single and MLA_WRAPPER in a.nodes.names and runs_fed_by(a, call)):
+        return None, NO_CONSUMER_REASON
+    why_not = why_not_rewritable(ctx, call)
+    if why_not is not None:
+        return None, f"the FlashInfer MLA fix cannot rewrite this site: {why_not}"
+    return (
+        Fix("flashinfer-mla-native-fp8", FixSafety.SAFE,
+            "each plan() picks on the host how run() reads the FP8 pool (native FP8-KV kernel, only the "
+            "rows it reads, or the original cast) from a measured cost model; forward follows the plan"),
+        None,
+    )
 
 
 def runs_fed_by(a, call: cst.Call) -> List[cst.Call]:

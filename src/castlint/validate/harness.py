@@ -137,6 +137,7 @@ class SiteResult:
     elements: Optional[int] = None
     within_tolerance: Optional[bool] = None
     margin: Optional[float] = None  # the speed gate's noise margin (relative)
+    baseline_warning: str = ""  # the original disagrees with the fp32 reference
 
     @property
     def speedup(self) -> Optional[float]:
@@ -700,6 +701,12 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
                 for label in ("original", "patched"):
                     getattr(site, label).vs_fp32_max_abs = float(
                         (outputs[label].float().reshape(truth.shape) - truth).abs().max())
+                off = site.original.vs_fp32_max_abs
+                if off is not None and off > cfg.atol:
+                    site.baseline_warning = (
+                        f"the ORIGINAL code itself differs from the fp32 reference at site {name} by max |Δ| "
+                        f"{off:.3g} (beyond atol {cfg.atol:g}); the patched output is compared with that "
+                        "baseline, so a pass here does not mean the site is right")
                 # time and prove both, each with the call that produced its output
                 for label in ("original", "patched"):
                     run = getattr(site, label)

@@ -40,6 +40,8 @@ def to_json(result) -> Dict[str, Any]:
                          "mismatched": s.mismatched, "elements": s.elements,
                          "within_tolerance": s.within_tolerance},
             "speedup": s.speedup,
+            "speed_margin": s.margin,
+            "baseline_off_reference": s.baseline_warning or None,
         }
         for label in ("original", "patched"):
             v = getattr(s, label)
@@ -153,6 +155,9 @@ def render_text(result, console: Console) -> None:
         console.print(Text("attributes the code read that the doubles do not define (read as None/False): "
                            + ", ".join(result.doubles_unknown_reads[:20]), style="yellow"))
     ran = [s for s in result.sites if s.status != "skipped"]
+    for s in ran:
+        if s.baseline_warning:
+            console.print(Text(f"WARNING: {s.baseline_warning}", style="bold red"))
     if result.passed:
         console.print(Text(f"PASS: {len(ran)} site(s) within tolerance.", style="bold green"))
     else:

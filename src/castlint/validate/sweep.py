@@ -76,7 +76,8 @@ def run_sweep(original: bytes, patched: bytes, cfg, *, filename: str, cells: Seq
         o, p = site.original.timing, site.patched.timing
         cell = replace(cell, status=site.status, original_ms=o.median_ms if o else None,
                        patched_ms=p.median_ms if p else None, speedup=site.speedup, margin=site.margin,
-                       max_abs=site.max_abs, read=site.patched.note, reasons=tuple(site.reasons))
+                       max_abs=site.max_abs, read=site.patched.note,
+                       reasons=tuple(site.reasons) + ((site.baseline_warning,) if site.baseline_warning else ()))
         done.append(cell)
         say(f"[{i}/{len(cells)}] {cell.site} pool {cell.pool_tokens:,} {cell.shape}: {cell.status} "
             f"{'-' if cell.speedup is None else f'{cell.speedup:.2f}x'} ({time.time() - t0:.1f} s)")

@@ -1,0 +1,318 @@
+"""Where sglang-style FlashInfer MLA backends read an FP8 pool, and whether the
+MLA fix (castlint.fixes.flashinfer_mla) can rewrite it: the cast sites and plan
+sites, and the reasons a site cannot be taken. CL001 uses `why_not_rewritable` to
+decide whether a finding carries `[*]`; the codemod uses the same site finders.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Set
+
+import libcst as cst
+import libcst.matchers as m
+
+from castlint.analysis.dataflow import ModuleAnalysis, iter_nodes
+# CL002's wrapper matcher and dtype-argument reader (they belong in analysis/: issue 13)
+from castlint.checks.plan_forces_kv_dtype import dtype_argument, match_wrapper
+from castlint.tables import Tables
+
+MLA_CLASS = "BatchMLAPagedAttentionWrapper"
+
+
+class RewriteRefused(Exception):
+    """The file cannot be rewritten safely; the message says why (line, reason)."""
+
+    def __init__(self, line: int, reason: str):
+        super().__init__(reason)
+        self.line, self.reason = line, reason
+
+
+@dataclass
+class CastSite:
+    statement: cst.SimpleStatementLine
+    variable: str
+    cast: cst.Call
+    function: cst.FunctionDef
+    backend: cst.ClassDef
+    wrapper: str                     # source of the run() receiver, valid at the cast
+    runs: List[cst.Call]
+    local_read: str                  # the local name that holds the read mode
+    runs_in_block: Set[int]          # id(run) of runs that can use the local name
+
+
+@dataclass
+class PlanSite:
+    call: cst.Call
+    statement: cst.SimpleStatementLine
+    wrapper: str
+    qo_indptr: Optional[cst.Arg]
+    kv_indices: Optional[cst.Arg]
+    kv_arg: Optional[cst.BaseExpression]
+    causal: Optional[cst.BaseExpression]
+    owner: Optional[cst.ClassDef]    # the class whose __init__ provides self.fp8_kv_read
+    redirect: bool                   # False: record the cast path only (plan kv dtype kept)
+
+
+# -- finding the sites --------------------------------------------------------------
+
+def _is_pure(node: cst.BaseExpression) -> bool:
+    """An expression that can be evaluated twice with the same result: names,
+    attributes, constants, and subscripts of those."""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _is_pure(node.value)
+    if isinstance(node, cst.Subscript):
+        return _is_pure(node.value) and all(
+            isinstance(e.slice, cst.Index) and _is_pure(e.slice.value)
+            or isinstance(e.slice, cst.Slice) and all(
+                part is None or _is_pure(part) for part in (e.slice.lower, e.slice.upper, e.slice.step))
+            for e in node.slice)
+    if isinstance(node, cst.UnaryOperation):
+        return _is_pure(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return _is_pure(node.left) and _is_pure(node.right)
+    return False
+
+
+def _statement_of(a: ModuleAnalysis, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+    for parent in a.ancestors(node):
+        if isinstance(parent, cst.SimpleStatementLine):
+            return parent
+        if isinstance(parent, (cst.BaseCompoundStatement, cst.Lambda, cst.FunctionDef)):
+            return None
+    return None
+
+
+def _mla_arg_index(tables: Tables, name: str) -> Optional[int]:
+    for row in tables.mla_signatures:
+        names = row.get("plan_positional", [])
+        if name in names:
+            return names.index(name)
+    return None
+
+
+def is_mla_plan(tables: Tables, wrapper) -> bool:
+    """An MLA plan: the MLA wrapper's method, or a function taking that wrapper first
+    with the MLA plan's dtype positions one further (sglang's fast_mla_*_plan)."""
+    if wrapper.cls == MLA_CLASS:
+        return True
+    kv = _mla_arg_index(tables, "kv_data_type")
+    return bool(wrapper.function and kv is not None and wrapper.kv_dtype.index == kv + 1)
+
+
+def _plan_arg(call: cst.Call, function: bool, tables: Tables, name: str) -> Optional[cst.Arg]:
+    names = {name}
+    for row in tables.mla_signatures:
+        names.update(row.get("plan_keyword_aliases", {}).get(name, ()))
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in names:
+            return arg
+    index = _mla_arg_index(tables, name)
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    if index is None:
+        return None
+    index += 1 if function else 0
+    return positional[index] if index < len(positional) else None
+
+
+def names_in(node: cst.CSTNode) -> Set[str]:
+    return {n.value for n in iter_nodes(node, cst.Name)}
+
+
+def _binds(node: cst.CSTNode, name: str) -> bool:
+    """Does this statement (or anything in it) assign `name`?"""
+    for target in iter_nodes(node, cst.AssignTarget):
+        if name in names_in(target.target):
+            return True
+    for kind in (cst.AugAssign, cst.AnnAssign):
+        for stmt in iter_nodes(node, kind):
+            if name in names_in(stmt.target):
+                return True
+    for stmt in iter_nodes(node, cst.For):
+        if name in names_in(stmt.target):
+            return True
+    for stmt in iter_nodes(node, cst.NamedExpr):
+        if name in names_in(stmt.target):
+            return True
+    return False
+
+
+def cast_site(ctx, call: cst.Call) -> CastSite:
+    """Check one cast and describe it; RewriteRefused says why it cannot be rewritten."""
+    a = ctx.analysis
+    line = a.position(call).start.line
+    assign = a.parent(call)
+    statement = a.parent(assign) if assign is not None else None
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+            and isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        raise RewriteRefused(line, "the cast is not a plain `name = pool.to(...)` statement")
+    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "to"):
+        raise RewriteRefused(line, "only `.to(...)` casts are rewritten")
+    function, backend = a.enclosing_function(call), a.enclosing_class(call)
+    if function is None or backend is None:
+        raise RewriteRefused(line, "the cast is not in a backend method")
+    variable = assign.targets[0].target.value
+    run_method = _run_method(ctx)
+    runs, readers = [], []
+    target = assign.targets[0].target
+    for name in iter_nodes(function.body, cst.Name):
+        if name.value != variable or name is target or a.position(name).start.line < line:
+            continue
+        run = _enclosing_run(a, name, run_method)
+        if run is None and _in_view_rebinding(a, name, variable):
+            continue
+        if run is None:
+            readers.append(name)
+        elif run not in runs:
+            runs.append(run)
+    if readers:
+        where = a.position(readers[0]).start.line
+        raise RewriteRefused(line, f"`{variable}` is also read at line {where} by something other than "
+                                   f"the attention run(); it would get the FP8 pool")
+    if not runs:
+        raise RewriteRefused(line, f"`{variable}` feeds no {run_method}() call in the same method")
+    receivers = {a.code(run.func.value) for run in runs}
+    if len(receivers) != 1:
+        raise RewriteRefused(line, f"`{variable}` feeds run() of several wrappers ({', '.join(sorted(receivers))})")
+    receiver = runs[0].func.value
+    wrapper = a.code(receiver)
+    if not _is_pure(receiver):
+        raise RewriteRefused(line, f"the run() receiver `{wrapper}` is not a plain name or attribute")
+    root = receiver
+    while isinstance(root, (cst.Attribute, cst.Subscript)):
+        root = root.value
+    # the receiver must hold the same wrapper at the cast as at the run
+    stop = max(a.position(run).start.line for run in runs)
+    if isinstance(root, cst.Name) and root.value != "self":
+        for stmt in iter_nodes(function.body, cst.SimpleStatementLine):
+            if _binds(stmt, root.value) and line < a.position(stmt).start.line <= stop:
+                raise RewriteRefused(line, f"`{root.value}` is rebound between the cast and run()")
+    if isinstance(receiver, cst.Name):
+        params = {p.name.value for p in function.params.params + function.params.kwonly_params}
+        bound_before = receiver.value in params or any(
+            _top_level(a, stmt, function) and _binds(stmt, receiver.value) and a.position(stmt).start.line < line
+            for stmt in iter_nodes(function.body, cst.SimpleStatementLine))
+        if not bound_before:
+            raise RewriteRefused(line, f"the run() receiver `{wrapper}` is not bound before the cast")
+    taken = names_in(function)
+    local = next(n for n in ("kv_read", "mla_kv_read", "kv_read_mode") + tuple(f"kv_read_{i}" for i in range(9))
+                 if n not in taken)
+    block = a.parent(statement)
+    in_block = {id(run) for run in runs if _statement_in(a, run, block)}
+    return CastSite(statement, variable, call, function, backend, wrapper, runs, local, in_block)
+
+
+def _in_view_rebinding(a: ModuleAnalysis, name: cst.Name, variable: str) -> bool:
+    """Is `name` part of `v = v.view(...)` / `v.reshape(...)`, reading v otherwise only as
+    `v.shape[k]` for a non-row dimension? Such a reshape keeps the rows, whichever way
+    the plan reads the pool (whole, gathered or as stored)."""
+    statement = _statement_of(a, name)
+    if statement is None or len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
+        return False
+    assign = statement.body[0]
+    value = assign.value
+    if not (len(assign.targets) == 1 and m.matches(assign.targets[0].target, m.Name(variable))
+            and isinstance(value, cst.Call) and m.matches(value.func, m.Attribute(value=m.Name(variable)))
+            and value.func.attr.value in ("view", "reshape")):
+        return False
+    if name is assign.targets[0].target or name is value.func.value:
+        return True
+    parent, grand = a.parent(name), a.parent(a.parent(name)) if a.parent(name) is not None else None
+    if not (isinstance(parent, cst.Attribute) and parent.attr.value == "shape" and isinstance(grand, cst.Subscript)
+            and len(grand.slice) == 1 and isinstance(grand.slice[0].slice, cst.Index)):
+        return False
+    index = grand.slice[0].slice.value
+    if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+        return isinstance(index.expression, cst.Integer)
+    return isinstance(index, cst.Integer) and int(index.value) >= 1
+
+
+def _top_level(a: ModuleAnalysis, stmt: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """Is stmt directly in function's body (not inside a branch or loop)?"""
+    return a.parent(stmt) is function.body
+
+
+def _statement_in(a: ModuleAnalysis, node: cst.CSTNode, block: cst.CSTNode) -> bool:
+    statement = _statement_of(a, node)
+    return statement is not None and a.parent(statement) is block
+
+
+def _enclosing_run(a: ModuleAnalysis, name: cst.Name, run_method: str) -> Optional[cst.Call]:
+    """The run() call whose argument holds `name` (directly or sliced), if any."""
+    node: cst.CSTNode = name
+    for parent in a.ancestors(name):
+        if isinstance(parent, (cst.Lambda, cst.FunctionDef, cst.BaseComp)):
+            return None
+        if isinstance(parent, cst.Arg):
+            call = a.parent(parent)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                    and call.func.attr.value == run_method and parent.keyword is None:
+                return call
+            return None
+        if not isinstance(parent, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice)):
+            return None
+        if isinstance(parent, cst.Subscript) and parent.value is not node:
+            return None  # the name is an index, not the sliced buffer
+        node = parent
+    return None
+
+
+def _run_method(ctx) -> str:
+    for w in ctx.tables.wrappers:
+        if w.cls == MLA_CLASS and getattr(w, "run_method", None):
+            return w.run_method
+    return "run"
+
+
+def plan_site(ctx, call: cst.Call, wrapper, redirect: bool) -> PlanSite:
+    a, t = ctx.analysis, ctx.tables
+    line = a.position(call).start.line
+    statement = _statement_of(a, call)
+    if statement is None or len(statement.body) != 1:
+        raise RewriteRefused(line, "the plan() call is not a statement of its own; the read choice "
+                                   "must be made right before it")
+    if wrapper.function:
+        positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        if not positional:
+            raise RewriteRefused(line, "the plan function's wrapper argument is missing")
+        receiver = positional[0].value
+    else:
+        receiver = call.func.value
+    qo = _plan_arg(call, wrapper.function, t, "qo_indptr")
+    kv_indices = _plan_arg(call, wrapper.function, t, "kv_indices")
+    causal = _plan_arg(call, wrapper.function, t, "causal")
+    kv_arg = dtype_argument(call, wrapper, "kv")
+    if redirect and (qo is None or kv_indices is None or kv_arg is None):
+        raise RewriteRefused(line, "plan() does not pass qo_indptr, kv_indices and kv_data_type where "
+                                   "rules/flashinfer.toml says")
+    for expr in (receiver, qo.value if qo else None, kv_indices.value if kv_indices else None):
+        if expr is not None and not _is_pure(expr):
+            raise RewriteRefused(line, f"plan() argument `{a.code(expr)}` is not a plain name, attribute or "
+                                       "subscript; evaluating it twice could change it")
+    owner = a.enclosing_class(call)
+    return PlanSite(call, statement, a.code(receiver), qo, kv_indices, kv_arg,
+                    causal.value if causal else None, owner, redirect)
+
+
+
+
+def why_not_rewritable(ctx, call: cst.Call) -> Optional[str]:
+    """None if the MLA fix can take this cast and the plans its file makes; else why not."""
+    try:
+        cast_site(ctx, call)
+        redirectable = False
+        for other in ctx.analysis.nodes.calls:
+            wrapper = match_wrapper(ctx, other)
+            if wrapper is None or not is_mla_plan(ctx.tables, wrapper):
+                continue
+            site = plan_site(ctx, other, wrapper, redirect=False)
+            redirectable = redirectable or (site.qo_indptr is not None and site.kv_indices is not None
+                                            and site.kv_arg is not None)
+        if not redirectable:
+            return ("no plan() of an MLA wrapper in this file passes qo_indptr, kv_indices and kv_data_type "
+                    "where the fix can redirect them")
+    except RewriteRefused as exc:
+        return exc.reason
+    return None
