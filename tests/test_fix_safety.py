@@ -1,6 +1,5 @@
 """A fix must be safe: output parses, stale files are not overwritten, bytes are kept."""
 import os
-import shutil
 import stat
 
 import pytest
@@ -105,7 +104,6 @@ import libcst as cst  # noqa: E402
 
 from castlint.checks.cast_before_gather import CastBeforeGather  # noqa: E402
 from castlint.engine import module_context  # noqa: E402
-from castlint.fixes import cast_after_gather  # noqa: E402
 
 HEAD = "import torch\n\n\nclass Backend:\n"
 

@@ -299,7 +299,6 @@ class World:
 
     def argument(self, name: str, mode: str, backend=None):
         """A value for a parameter called `name` (None: no idea)."""
-        t = self.torch
         meta = self.decode if mode == "decode" else self.extend
         table = {
             "q": self.q_decode if mode == "decode" else self.q_extend,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Any, Iterable, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 MAX_ELEMENTS = 4_000_000  # materializing more than this is refused (workspaces stay lazy)
 
