@@ -302,6 +302,14 @@ def why_not_rewritable(ctx, call: cst.Call) -> Optional[str]:
     """None if the MLA fix can take this cast and the plans its file makes; else why not."""
     try:
         cast_site(ctx, call)
+        for other, _ in ctx.analysis.pool_casts():
+            if other is call or not _feeds_a_run(ctx, other):
+                continue
+            try:
+                cast_site(ctx, other)
+            except RewriteRefused as exc:
+                return (f"the cast at line {exc.line} in this file cannot be rewritten ({exc.reason}), and the "
+                        "plans it shares with this one must not change")
         redirectable = False
         for other in ctx.analysis.nodes.calls:
             wrapper = match_wrapper(ctx, other)
@@ -316,3 +324,16 @@ def why_not_rewritable(ctx, call: cst.Call) -> Optional[str]:
     except RewriteRefused as exc:
         return exc.reason
     return None
+
+
+def _feeds_a_run(ctx, call: cst.Call) -> bool:
+    """Does the variable this cast is assigned to reach a run() of the same method?"""
+    a = ctx.analysis
+    assign = a.parent(call)
+    function = a.enclosing_function(call)
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name) and function is not None):
+        return False
+    variable, method = assign.targets[0].target.value, _run_method(ctx)
+    return any(_enclosing_run(a, n, method) is not None
+               for n in iter_nodes(function.body, cst.Name) if n.value == variable)

@@ -35,6 +35,7 @@ from castlint.analysis.mla_sites import (
 )
 from castlint.checks.base import FileContext
 from castlint.checks.plan_forces_kv_dtype import match_wrapper
+from castlint.checks.whole_pool_cast import runs_fed_by
 from castlint.fixes.edits import append_args, keyword_arg, literal, star_star_arg, statements
 from castlint.fixes.target import Target
 from castlint.mla_names import GUARD_FUNCTION, READ_ATTR, WRAPPER_ATTR
@@ -63,13 +64,21 @@ def plan_rewrite(ctx: FileContext, allowed: Set[Tuple[str, int, int]]) -> Rewrit
     Raises RewriteRefused when a wanted site cannot be rewritten safely."""
     a = ctx.analysis
     plan = RewritePlan()
+    left = []
     for call, _ in a.pool_casts():
         pos = a.position(call)
-        if ("CL001", pos.start.line, pos.start.column + 1) not in allowed:
-            continue
-        plan.casts.append(cast_site(ctx, call))
+        if ("CL001", pos.start.line, pos.start.column + 1) in allowed:
+            plan.casts.append(cast_site(ctx, call))
+        elif runs_fed_by(a, call):
+            left.append(call)
     if not plan.casts:
         return plan
+    if left:
+        # plans are shared by every forward that runs the wrapper: a cast left in place
+        # would feed run() BF16 against a plan that now may declare FP8
+        line = a.position(left[0]).start.line
+        why = why_not_rewritable(ctx, left[0]) or "it is suppressed or not selected"
+        raise RewriteRefused(line, f"the cast at line {line} stays ({why}), so no plan() in this file may change")
     for call in a.nodes.calls:
         wrapper = match_wrapper(ctx, call)
         if wrapper is None or not is_mla_plan(ctx.tables, wrapper):
@@ -343,12 +352,13 @@ class MlaReadRewrite(cst.CSTTransformer):
         if site is not None:
             assign = updated.body[0]
             keep = updated.with_changes(body=[assign.with_changes(value=assign.value.func.value)])
-            args = ", ".join(self.a.code(arg) for arg in site.cast.args)
             v, r = site.variable, site.local_read
+            cast = self.a.module.code_for_node(
+                site.cast.with_changes(func=site.cast.func.with_changes(value=cst.Name(v))))
             guard = statements(
                 f"{r} = {READ_FUNCTION}({site.wrapper})\n"
                 f"if {r}.rows is not None:\n    {v} = {v}[{r}.rows]\n"
-                f"if not {r}.native:\n    {v} = {v}.{site.cast.func.attr.value}({args})\n"
+                f"if not {r}.native:\n    {v} = {cast}\n"
             )
             self.applied.append(f"line {self.a.position(site.cast).start.line}: read the pool as the plan chose "
                                 "(native, the rows it reads, or the original cast)")
