@@ -186,8 +186,17 @@ SLOW = (
 )
 
 
+# Tests that must share one worker under pytest-xdist (`--dist loadgroup` in .ci/run): those
+# of test_precommit.py share one pre-commit hook environment (a module fixture, 10 s to build).
+# Every other test is scheduled on its own, so the long corpus tests spread over the workers.
+GROUPS = {"test_precommit.py": "precommit"}
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         node = item.nodeid.split("/")[-1]
         if any(node.startswith(prefix) for prefix in SLOW):
             item.add_marker(pytest.mark.slow)
+        group = GROUPS.get(node.split("::")[0])
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
