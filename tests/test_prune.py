@@ -390,3 +390,44 @@ def test_fixture_files_prune_like_the_whole_file(tmp_path):
         source = (FIXTURES / "check" / f"{name}.py").read_text() + "\n\n" + FILLER_FUNCS
         plan, findings = analyse(tmp_path, source)
         assert findings, name
+
+
+def test_cast_receivers_read_in_statement_order(tmp_path):
+    """A name rebound to a gather just before the cast holds no pool (as the analysis reads
+    it), but any way the earlier pool can still reach the cast keeps the function."""
+    source = src('''
+        import torch
+
+        def gathered(pool, layer_id, idx, dtype):
+            buf = pool.get_key_buffer(layer_id)
+            buf = torch.index_select(buf, 0, idx)
+            nope, rope = torch.split(buf, [512, 64], dim=-1)
+            if dtype is not None:
+                nope = nope.to(dtype)
+            return nope
+
+        def through_try(pool, layer_id, idx):
+            rows = pool.get_key_buffer(layer_id)[idx]
+            try:
+                rows = pool.get_key_buffer(layer_id)
+                check(rows)
+            except ValueError:
+                return rows.float()
+            return rows
+
+        def through_loop(pool, layer_id, idx, n):
+            rows = pool.get_key_buffer(layer_id)[idx]
+            for _ in range(n):
+                out = rows.half()
+                rows = pool.get_key_buffer(layer_id)
+            return out
+
+        def through_with(pool, layer_id, idx):
+            rows = pool.get_key_buffer(layer_id)[idx]
+            with open_cache(pool) as rows:
+                return rows.double()
+
+        ''') + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert plan.kind == prune.PRUNED and "def gathered(): pass" in plan.pruned.text
+    assert [f.start.line for f in findings] == [17, 23]

@@ -58,3 +58,13 @@ def test_opt_in_rules_are_off_by_default_and_selectable():
     assert [f.code for f in findings_for(source, "CL005")] == ["CL005"]
     assert "CL005" not in enabled_codes((), ()) and "CL005" not in enabled_codes(("CL",), ())
     assert "CL005" in enabled_codes(("CL005",), ()) and "CL001" in enabled_codes((), ())
+
+
+def test_opt_in_rule_through_extend_select(tmp_path):
+    """`extend-select = ["CL005"]` keeps every default rule and adds CL005."""
+    from castlint.config import parse_config
+
+    config = parse_config({"extend-select": ["CL005"]}, None, tmp_path)
+    assert config.rule_enabled("CL005") and config.rule_enabled("CL001") and config.rule_enabled("CL900")
+    assert not parse_config({"select": ["CL"]}, None, tmp_path).rule_enabled("CL005")
+    assert parse_config({"select": ["CL005"]}, None, tmp_path).rule_enabled("CL005")

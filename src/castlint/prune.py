@@ -464,7 +464,7 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
     # What ModuleAnalysis binds: =, annotated =, :=, for and comprehension targets
     # (a with/except target or an augmented assignment has origin OTHER).
     method_node = unit.node if unit.cls is not None and type(unit.node) in _DEFS else None
-    for n in _walk(unit.node):
+    for n, owner, path in _walk_owned(unit.node):
         t = type(n)
         if t is ast.Assign:
             value = _refs(n.value, w, aliases)
@@ -505,9 +505,10 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
             unit.assigns.append((names, attrs, iter_refs, ELEMENT))
         elif t in _DEFS:
             _register(unit, n.name, n.args, params, n is method_node, w)
-            unit.returns.setdefault(n.name, []).extend(
-                _refs(r.value, w, aliases) for r in _walk(n, skip=_DEFS + (ast.Lambda, ast.ClassDef))
-                if type(r) is ast.Return and r.value is not None)
+            unit.returns.setdefault(n.name, [])
+        elif t is ast.Return:
+            if owner is not None and n.value is not None:
+                unit.returns.setdefault(owner, []).append(_refs(n.value, w, aliases))
         elif t is ast.Global:
             unit.globals.update(n.names)
         elif t is ast.Attribute:
@@ -522,17 +523,15 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
                 unit.kind_attrs.append((_refs(n.value, w, aliases), attrs))
         elif t is ast.Call:
             func = n.func
-            positional = [(i, _refs(a, w, aliases)) for i, a in enumerate(n.args) if type(a) is not ast.Starred]
-            keywords = [(k.arg, _refs(k.value, w, aliases)) for k in n.keywords if k.arg]
             name = None
             if type(func) is ast.Attribute:
                 name = func.attr
                 if name in w.casts and _may_cast(n, name, w):
                     if _dotted(func.value) in w.unbound:
                         if n.args:
-                            unit.casts.append(_refs(n.args[0], w, aliases))
+                            unit.casts.append((_refs(n.args[0], w, aliases), path))
                     else:
-                        unit.casts.append(_refs(func.value, w, aliases))
+                        unit.casts.append((_refs(func.value, w, aliases), path))
                     # `.to(self.dev)`: a device or a dtype? (only a name without either word is read)
                     attrs = {arg.attr for arg in list(n.args) + [k.value for k in n.keywords]
                              if type(arg) is ast.Attribute and type(arg.value) is ast.Name and arg.value.id == "self"
@@ -547,7 +546,7 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
                     if attrs:
                         unit.kind_attrs.append((unit.copies[-1], attrs))
                 if type(func.value) is ast.Name and func.value.id == "self":
-                    unit.self_calls.append((name, positional, keywords))
+                    unit.self_calls.append((name,) + _call_args(n, w, aliases))
                     unit.calls_made.add(name)
                 if name in w.wrapper_methods:
                     unit.plans += 1
@@ -564,19 +563,133 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
                     elif type(first) is ast.Lambda:
                         unit.map_calls.append(([p.arg for p in first.args.posonlyargs + first.args.args], xs))
                 else:
-                    unit.name_calls.append((name, positional, keywords))
+                    unit.name_calls.append((name, n))  # arguments read once the callees are known
                     unit.calls_made.add(name)
             if name in w.helpers or name in helper_aliases:
+                positional, keywords = _call_args(n, w, aliases)
                 unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
+
+
+def _call_args(call: ast.Call, w: _Words, aliases) -> tuple:
+    """([(position, refs)], [(keyword, refs)]) of a call's arguments."""
+    return ([(i, _refs(a, w, aliases)) for i, a in enumerate(call.args) if type(a) is not ast.Starred],
+            [(k.arg, _refs(k.value, w, aliases)) for k in call.keywords if k.arg])
+
+
+def _read_name_calls(units: List[_Unit], params: Params, w: _Words, aliases) -> None:
+    """Keep the f(...) calls of functions the module defines, with their arguments' refs."""
+    local = {name for name, entries in params.items() if any(not is_method for _, _, _, is_method in entries)}
+    for unit in units:
+        unit.name_calls = [(name, *_call_args(call, w, aliases)) if not isinstance(call, tuple) else (name, *call)
+                           for name, call in unit.name_calls if name in local]
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers")
+_NEW_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _walk_owned(root: ast.AST):
+    """(node, owner, path) for every node under root: owner is the function whose return
+    statements it is in; path is where its statement sits, as ((block, index, kind), ...)
+    from the function body inwards (kind: "" the body of an if or with, "loop" a loop body,
+    "stop" any other block: what precedes it is not read), or None inside a lambda or
+    comprehension (another scope)."""
+    stack = [(root, root.name if type(root) in _DEFS else None, ())]
+    pop, push, AST = stack.pop, stack.append, ast.AST
+    fields = _FIELDS
+    while stack:
+        node, owner, path = pop()
+        yield node, owner, path
+        t = type(node)
+        if node is not root:
+            if t in _DEFS:
+                owner, path = node.name, ()
+            elif t is ast.Lambda or t is ast.ClassDef:
+                owner = None
+        if path is not None and t in _NEW_SCOPES:
+            path = None
+        names = fields.get(t)
+        if names is None:
+            names = fields[t] = tuple(f for f in node._fields if f not in _SKIP_FIELDS)
+        for name in names:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                if path is not None and name in _BODIES and value and isinstance(value[0], ast.stmt):
+                    if name == "body" and t in (ast.For, ast.AsyncFor, ast.While):
+                        kind = "loop"
+                    elif t in (ast.If, ast.With, ast.AsyncWith):
+                        kind = ""
+                    else:  # a loop's else, a try's blocks, a handler, a match case, a def's body
+                        kind = "stop"
+                    for i, item in enumerate(value):
+                        push((item, owner, path + ((value, i, kind),)))
+                    continue
+                for item in value:
+                    if isinstance(item, AST):
+                        push((item, owner, path if path is None or not isinstance(item, ast.stmt) else None))
+            elif isinstance(value, AST):
+                push((value, owner, path))
+
+
+def _plain_target(target: ast.AST) -> bool:
+    """A name, or a tuple/list of names (no attribute, subscript or star)."""
+    if type(target) is ast.Name:
+        return True
+    return type(target) in (ast.Tuple, ast.List) and all(type(e) is ast.Name for e in target.elts)
+
+
+def _header_binds(stmt: ast.AST, cache: Dict[int, Set[str]]) -> Set[str]:
+    """Names a compound statement binds before its body runs (for target, with ... as, a
+    walrus in an if/while test); everything for a statement kind not known here."""
+    t = type(stmt)
+    if t in (ast.For, ast.AsyncFor):
+        return _binds(stmt.target, cache) | _binds(stmt.iter, cache)
+    if t in (ast.With, ast.AsyncWith):
+        out: Set[str] = set()
+        for item in stmt.items:
+            out |= _binds(item.context_expr, cache)
+            if item.optional_vars is not None:
+                out |= _binds(item.optional_vars, cache)
+        return out
+    if t in (ast.If, ast.While):
+        return _binds(stmt.test, cache)
+    if t in _DEFS or t is ast.ClassDef:
+        return set()
+    return _binds(stmt, cache)
+
+
+def _binds(stmt: ast.AST, cache: Dict[int, Set[str]]) -> Set[str]:
+    """Every name a statement may bind anywhere inside it (targets, for/with/except names,
+    walrus, imports, defs, global/nonlocal)."""
+    found = cache.get(id(stmt))
+    if found is None:
+        found = set()
+        for n in _walk(stmt):
+            t = type(n)
+            if t is ast.Name and type(n.ctx) is not ast.Load:
+                found.add(n.id)
+            elif t in _DEFS or t is ast.ClassDef:
+                found.add(n.name)
+            elif t is ast.ExceptHandler and n.name:
+                found.add(n.name)
+            elif t in (ast.Import, ast.ImportFrom):
+                found.update((a.asname or a.name).split(".")[0] for a in n.names)
+            elif t in (ast.Global, ast.Nonlocal):
+                found.update(n.names)
+        cache[id(stmt)] = found
+    return found
 
 
 class _Taint:
     """The module-wide fixpoint: what each unit's names, each class's self attributes and
     each function's return value may hold (CONTAINER | WHOLE; 0: nothing a rule sees)."""
 
-    def __init__(self, units: List[_Unit], params: Params):
+    def __init__(self, units: List[_Unit], params: Params, w: _Words = None, aliases=frozenset()):
         self.units = units
         self.params = params
+        self._w, self._aliases = w, aliases
+        self._binds_cache: Dict[int, Set[str]] = {}
+        self._refs_cache: Dict[int, _Refs] = {}
         self.attrs: Dict[int, Dict[str, int]] = {}  # id(class) (0: no class) -> self attribute -> levels
         self.returns: Dict[str, int] = {}
         self._run()
@@ -659,7 +772,7 @@ class _Taint:
 
     def has_site(self, unit: _Unit) -> bool:
         """Does the unit hold a call a rule may flag?"""
-        return unit.plans > 0 or any(self.tainted(r, unit) for r in unit.casts) or any(
+        return unit.plans > 0 or any(self.cast_levels(r, path, unit) for r, path in unit.casts) or any(
             self.tainted(r, unit) for r in unit.copies) or any(
             any(self.tainted(a, unit) for a in args) for args in unit.helpers)
 
@@ -678,6 +791,60 @@ class _Taint:
             if not isinstance(target, list) and target in need_defs and any(self.tainted(x, unit) for x in xs):
                 return True
         return any(self.returns.get(name) for name in unit.defs & need_returns)
+
+    # -- in statement order, as the analysis reads names ------------------------------
+    def cast_levels(self, r: _Refs, path, unit: _Unit, depth: int = 0) -> int:
+        """What a cast's receiver may hold, reading each plain name at the assignment that
+        precedes the cast in its block chain (ModuleAnalysis.reaching), where one does
+        without any other statement in between that may rebind it; else at every
+        assignment of the unit."""
+        levels = self.levels(r, unit)
+        if not levels or path is None or not r.names or depth > 4:
+            return levels
+        out = r.base
+        attrs, returns = self.class_attrs(unit), self.returns
+        for attr, tf in r.attrs:
+            out |= tf[attrs.get(attr, 0)]
+        for call, tf in r.calls:
+            out |= tf[returns.get(call, 0)]
+        for name, tf in r.names:
+            local = self._local(name, path, unit, depth)
+            out |= tf[unit.names.get(name, 0) if local is None else local]
+        return out
+
+    def _local(self, name: str, path, unit: _Unit, depth: int) -> Optional[int]:
+        """The levels of `name` just before the statement at path, or None when the
+        preceding statements do not decide it."""
+        cache = self._binds_cache
+        for level in range(len(path) - 1, -1, -1):
+            block, index, kind = path[level]
+            for j in range(index - 1, -1, -1):
+                stmt = block[j]
+                if name not in _binds(stmt, cache):
+                    continue
+                t = type(stmt)
+                if t is ast.Assign and len(stmt.targets) == 1:
+                    target = stmt.targets[0]
+                    names, attrs = set(), set()
+                    _targets(target, names, attrs)
+                    if name in names and _plain_target(target):
+                        value = self._value_refs(stmt.value)
+                        tf = KEEP if type(target) is ast.Name else ELEMENT
+                        return tf[self.cast_levels(value, path[:level] + ((block, j, kind),), unit, depth + 1)]
+                if t is ast.AugAssign and type(stmt.target) is ast.Name:
+                    continue  # `x += ...` keeps what x holds
+                return None  # bound some other way, or maybe: every assignment counts
+            if kind:  # a loop body (reached again from its end), or a try's other blocks
+                return None
+            if level and name in _header_binds(path[level - 1][0][path[level - 1][1]], cache):
+                return None  # the enclosing statement binds it (for target, with ... as)
+        return None  # a parameter, a global, a closure
+
+    def _value_refs(self, node: ast.AST) -> _Refs:
+        found = self._refs_cache.get(id(node))
+        if found is None:
+            found = self._refs_cache[id(node)] = _refs(node, self._w, self._aliases)
+        return found
 
     def taints_globals(self, unit: _Unit) -> bool:
         return bool(unit.globals) and any(names & unit.globals and tf[self.levels(v, unit)]
@@ -870,7 +1037,8 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
             collect(stmt)
             called |= collected[id(stmt)].calls_made
 
-    taint = _Taint(units, params)
+    _read_name_calls(units, params, w, aliases)
+    taint = _Taint(units, params, w, aliases)
     if any(taint.taints_globals(u) for u in units):
         return Plan(FULL, reason="a global is assigned a pool")
     kept = {id(u) for u in units if taint.has_site(u) or u.globals}

@@ -16,7 +16,7 @@ from castlint import tomlcompat
 
 # What can follow an attribute's name in source: the prefilter looks for `.kv_cache[`,
 # not for every `.kv_cache_dtype`.
-ATTRIBUTE_ENDS = ("[", ".", ")", ",", " ", "\n", "\r", ":", "]", "}", "\t", ";", "=", "+", "-", "*", "/", "@", "#", "\\")
+ATTRIBUTE_ENDS = ("[", ".", ")", ",", "\n", " ")
 
 TABLE_FILES = ("accessors.toml", "casts.toml", "flashinfer.toml", "models.toml", "sglang.toml")
 
@@ -180,10 +180,13 @@ class Tables:
         reach = set(self.kv_cache_dtype_attributes) | set(self.kv_cache_dtype_holders)
         # a whole cache that arrives as a parameter: its name, the other parameters of the
         # engine's convention, and a conversion
+        by_requires: dict = {}  # one group per set of required parameters
+        for p in self.cache_parameters:
+            by_requires.setdefault(tuple(sorted(p.requires)), set()).update(p.params)
+        conversions = casts | set(self.conversion_helpers)
         conventions = tuple(
-            (set(p.params), set(p.requires), casts | set(self.conversion_helpers)) if p.requires
-            else (set(p.params), casts | set(self.conversion_helpers))
-            for p in self.cache_parameters)
+            (params, {word for word in requires}, conversions) if requires else (params, conversions)
+            for requires, params in sorted(by_requires.items()))
         groups = (
             (pools, casts),  # CL001, CL003, CL005
             (wrappers, reach),  # CL002
