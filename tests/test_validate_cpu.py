@@ -496,3 +496,42 @@ def test_original_off_the_reference_is_said_plainly(tmp_path, tree):
     with open(out, "w") as fh:
         render_text(result, Console(file=fh, width=200))
     assert "WARNING: the ORIGINAL code itself differs" in out.read_text()
+
+
+def test_reference_plan_reads_host_arrays_as_int32_like_flashinfer():
+    """FlashInfer's C++ plan reads kv_len_arr as int32: an int64 tensor is misread, silently.
+    The CPU reference does the same, so a caller that forgets `.to(torch.int32)` shows up."""
+    from castlint.validate.reference import _as_kernel_int32, mla_reference
+
+    assert _as_kernel_int32(torch.tensor([5, 7], dtype=torch.int32)).tolist() == [5, 7]
+    assert _as_kernel_int32(torch.tensor([5, 7], dtype=torch.int64)).tolist() == [5, 0]
+    torch.manual_seed(0)
+    q, qp = torch.randn(2, 2, 8), torch.randn(2, 2, 4)
+    ckv, kpe = torch.randn(16, 1, 8), torch.randn(16, 1, 4)
+    qo, kvp, idx = torch.tensor([0, 1, 2]), torch.tensor([0, 5, 12]), torch.arange(12)
+    full, _ = mla_reference(q, qp, ckv, kpe, qo, kvp, idx, 0.3, False)
+    same, _ = mla_reference(q, qp, ckv, kpe, qo, kvp, idx, 0.3, False, kv_lens=torch.tensor([5, 7]))
+    misread, _ = mla_reference(q, qp, ckv, kpe, qo, kvp, idx, 0.3, False,
+                               kv_lens=_as_kernel_int32(torch.tensor([5, 7], dtype=torch.int64)))
+    assert torch.equal(full, same) and not torch.allclose(full[1], misread[1])
+
+
+@pytest.mark.network
+def test_sglang_0_5_10_cuda_graph_decode_matches_the_reference(tmp_path):
+    """Issue 9 item 3: the harness handed sglang 0.5.10's CUDA-graph replay an int64 seq_lens_cpu,
+    which that release passes to FlashInfer's plan unconverted (0.5.16+ convert it), so the
+    original itself was off the fp32 reference by 0.145 on the H200 (0.149 here). sglang's
+    CudaGraphRunner passes an int32 buffer; so does the harness now."""
+    from conftest import sglang_tree
+
+    tree = sglang_tree("0.5.10")
+    out = tmp_path / "r.json"
+    code = run_validate(path=str(tree), device="cpu", preset="deepseek-v3", tp=16, pool_tokens=4096,
+                        batch_size=8, context_len=64, sites=("decode-cuda-graph",), fmt="json",
+                        output_file=str(out), emulate_flashinfer="0.6.18", flashinfer_version="0.6.18",
+                        profile=False, iters=1, warmup=1)
+    report = json.loads(out.read_text())
+    site = report["sites"][0]
+    assert code == 0, report
+    assert site["original"]["max_abs_vs_fp32_reference"] < 0.01
+    assert site["baseline_off_reference"] is None

@@ -397,6 +397,9 @@ class SiteDriver:
             return self._decode_call(fb)
         if site == "decode-cuda-graph":
             fb = w.decode_batch(m)
+            # sglang's CudaGraphRunner hands the backend seq_lens_cpu from an int32 buffer
+            # (releases before 0.5.16 pass it to FlashInfer's plan as kv_len_arr unconverted)
+            fb.seq_lens_cpu = fb.seq_lens_cpu.to(torch.int32)
             bs = w.cfg.batch_size
             if hasattr(b, "init_forward_metadata_out_graph"):
                 b.init_cuda_graph_state(**_filter_kwargs(b.init_cuda_graph_state,

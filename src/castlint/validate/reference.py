@@ -83,10 +83,14 @@ _RUN_POSITIONAL = ("q_nope", "q_pe", "ckv_cache", "kpe_cache", "out", "lse", "re
 
 
 def mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_scale, causal,
-                  ckv_scale: float = 1.0, kpe_scale: float = 1.0, page_size: int = 1):
-    """float32 MLA over paged KV. Returns (out float32 [T, H, D], lse base-2 [T, H])."""
+                  ckv_scale: float = 1.0, kpe_scale: float = 1.0, page_size: int = 1, kv_lens=None):
+    """float32 MLA over paged KV. Returns (out float32 [T, H, D], lse base-2 [T, H]).
+
+    kv_lens: the planned KV length per request (FlashInfer's kv_len_arr), which the kernel
+    attends; kv_indptr only places each request's pages. None: the pages' extent."""
     qo = [int(x) for x in qo_indptr.cpu()]
     kvp = [int(x) for x in kv_indptr.cpu()]
+    lens = [int(x) for x in kv_lens.cpu()] if kv_lens is not None else None
     T, H, D = q_nope.shape
     out = torch.zeros(T, H, D, dtype=torch.float32, device=q_nope.device)
     lse = torch.zeros(T, H, dtype=torch.float32, device=q_nope.device)
@@ -96,7 +100,10 @@ def mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_s
         q0, q1 = qo[b], qo[b + 1]
         if q1 == q0:
             continue
-        pages = kv_indices[kvp[b]:kvp[b + 1]].long()
+        end = kvp[b + 1]
+        if lens is not None and b < len(lens) and page_size == 1:
+            end = kvp[b] + min(max(lens[b], 0), kvp[b + 1] - kvp[b])
+        pages = kv_indices[kvp[b]:end].long()
         if page_size == 1:
             rows = pages
         else:
@@ -118,6 +125,19 @@ def mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_s
     return out, lse
 
 
+def _as_kernel_int32(t):
+    """A host index array as FlashInfer's C++ plan reads it: int32 elements from its storage.
+
+    An int64 tensor is not converted there but misread (its words taken as int32), which a
+    caller passing `seq_lens_cpu` without `.to(torch.int32)` gets, silently."""
+    t = t.detach().clone()
+    if t.dtype == torch.int32:
+        return t
+    if t.dtype == torch.int64:
+        return t.contiguous().view(torch.int32)[: t.numel()].clone()
+    return t.to(torch.int32)
+
+
 class _PlanOp:
     """`wrapper._cached_module.plan` as sglang's fast_mla_*_plan helpers call it
     (FlashInfer 0.2.x exposed the op as `plan.default`; both spellings work)."""
@@ -129,7 +149,7 @@ class _PlanOp:
     def __call__(self, float_ws, int_ws, pin_ws, qo_indptr_host, kv_indptr_host, kv_len_arr_host, num_heads,
                  head_dim_o, causal, *rest):
         w = self._wrapper
-        w._plan_info = (qo_indptr_host.clone(), kv_indptr_host.clone(), kv_len_arr_host.clone())
+        w._plan_info = tuple(_as_kernel_int32(t) for t in (qo_indptr_host, kv_indptr_host, kv_len_arr_host))
         w._causal = causal
         return w._plan_info
 
@@ -208,7 +228,7 @@ def make_wrapper_class(emu: FlashInferEmulation):
             self._causal, self._page_size, self._sm_scale = a.causal, a.page_size, a.sm_scale
             self._head_dim_ckv = a.head_dim_ckv
             self._q_data_type, self._kv_data_type = a.q_data_type, a.kv_data_type
-            self._plan_info = (a.qo_indptr.cpu().clone(), a.kv_indptr.cpu().clone(), a.kv_len_arr.cpu().clone())
+            self._plan_info = tuple(_as_kernel_int32(t.cpu()) for t in (a.qo_indptr, a.kv_indptr, a.kv_len_arr))
             self._planned = True
 
         begin_forward = plan
@@ -255,13 +275,13 @@ def make_wrapper_class(emu: FlashInferEmulation):
                 # The launcher reinterprets storage by the planned dtype: a
                 # mismatch is silently wrong, never an error.
                 ckv, kpe = _reinterpret(ckv, self._kv_data_type), _reinterpret(kpe, self._kv_data_type)
-            qo, kvp, _ = self._plan_info
+            qo, kvp, kv_lens = self._plan_info
             kv_indices = self._kv_indices_buf
             # The reference's own arithmetic stands for one fused kernel: keep it
             # out of the byte trace (proof.ByteTracer), as FlashInfer's kernels are.
             with _untraced():
                 o, lse = mla_reference(q_nope, q_pe, ckv, kpe, qo, kvp, kv_indices, self._sm_scale, self._causal,
-                                       cs, ks, self._page_size)
+                                       cs, ks, self._page_size, kv_lens=kv_lens)
                 o = o.to(q_nope.dtype)
                 if a.out is not None:
                     a.out.copy_(o)
