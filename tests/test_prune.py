@@ -431,3 +431,22 @@ def test_cast_receivers_read_in_statement_order(tmp_path):
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED and "def gathered(): pass" in plan.pruned.text
     assert [f.start.line for f in findings] == [17, 23]
+
+
+def test_cast_at_module_level_in_a_def_under_an_if(tmp_path):
+    """Module-level statements (a def inside an if, a named lambda) are one unit."""
+    source = src('''
+        import torch
+
+        if torch.cuda.is_available():
+            def upcast(buf):
+                return buf.float()
+        else:
+            upcast = lambda buf: buf.double()
+
+        def forward(pool, layer_id):
+            return upcast(pool.get_key_buffer(layer_id)), pool.k_buffer[layer_id].to(torch.float16)
+
+        ''') + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert sorted(f.start.line for f in findings) == [5, 7, 10]

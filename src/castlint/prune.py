@@ -354,7 +354,7 @@ class _Unit:
         self.name_calls: List[Tuple[str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
         # map(f, xs, ...): (f's name, or the lambda's parameters), [xs refs]
         self.map_calls: List[Tuple[object, List[_Refs]]] = []
-        self.casts: List[_Refs] = []  # receivers of dtype-cast calls
+        self.casts: List[Tuple[_Refs, object]] = []  # receivers of dtype-cast calls, where they sit
         self.helpers: List[List[_Refs]] = []
         self.copies: List[_Refs] = []  # sources of copy_() calls
         self.plans = 0
@@ -988,7 +988,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
             return Plan(FULL, reason="a pool is named at module level")
         part = _Unit(stmt)
         _collect(part, w, params, aliases, helper_aliases)
-        if part.plans or part.helpers or part.casts and any(r.base for r in part.casts):
+        if part.plans or part.helpers or part.casts and any(r.base for r, _ in part.casts):
             return Plan(FULL, reason="a candidate at module level")
         _merge(module_rest, part, params)
 
