@@ -178,5 +178,5 @@ def test_errors_are_never_hard_wrapped(tmp_path):
     shutil.copy(BAD, deep / "backend.py")
     proc = run_castlint("check", ".", cwd=deep, env={"COLUMNS": "80"})
     assert proc.returncode == 2
-    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and str(deep / "pyproject.toml") in lines[0], proc.stderr
