@@ -464,7 +464,16 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
     # What ModuleAnalysis binds: =, annotated =, :=, for and comprehension targets
     # (a with/except target or an augmented assignment has origin OTHER).
     method_node = unit.node if unit.cls is not None and type(unit.node) in _DEFS else None
-    for n, owner, path in _walk_owned(unit.node):
+    root = unit.node
+    stack = [(root, root.name if type(root) in _DEFS else None, ())]
+    pop, push, AST, fields = stack.pop, stack.append, ast.AST, _FIELDS
+    # Every node under the unit with its owner (the function whose return statements it
+    # is in) and its path: where its statement sits, ((block, index, kind), ...) from the
+    # function body inwards (kind: "" the body of an if or with, "loop" a loop body,
+    # "stop" any other block, whose predecessors are not read), or None inside a lambda or
+    # comprehension (another scope). One explicit stack: this loop is most of planning.
+    while stack:
+        n, owner, path = pop()
         t = type(n)
         if t is ast.Assign:
             value = _refs(n.value, w, aliases)
@@ -568,6 +577,35 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
             if name in w.helpers or name in helper_aliases:
                 positional, keywords = _call_args(n, w, aliases)
                 unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
+        # the children
+        if n is not root:
+            if t in _DEFS:
+                owner, path = n.name, ()
+            elif t is ast.Lambda or t is ast.ClassDef:
+                owner = None
+        if path is not None and t in _NEW_SCOPES:
+            path = None
+        names = fields.get(t)
+        if names is None:
+            names = fields[t] = tuple(f for f in n._fields if f not in _SKIP_FIELDS)
+        for name in names:
+            value = getattr(n, name, None)
+            if type(value) is list:
+                if path is not None and name in _BODIES and value and isinstance(value[0], ast.stmt):
+                    if name == "body" and t in (ast.For, ast.AsyncFor, ast.While):
+                        kind = "loop"
+                    elif t in (ast.If, ast.With, ast.AsyncWith):
+                        kind = ""
+                    else:
+                        kind = "stop"
+                    for i, item in enumerate(value):
+                        push((item, owner, path + ((value, i, kind),)))
+                    continue
+                for item in value:
+                    if isinstance(item, AST):
+                        push((item, owner, path if path is None or not isinstance(item, ast.stmt) else None))
+            elif isinstance(value, AST):
+                push((value, owner, path))
 
 
 def _call_args(call: ast.Call, w: _Words, aliases) -> tuple:
@@ -586,49 +624,6 @@ def _read_name_calls(units: List[_Unit], params: Params, w: _Words, aliases) -> 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")
 _NEW_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
-def _walk_owned(root: ast.AST):
-    """(node, owner, path) for every node under root: owner is the function whose return
-    statements it is in; path is where its statement sits, as ((block, index, kind), ...)
-    from the function body inwards (kind: "" the body of an if or with, "loop" a loop body,
-    "stop" any other block: what precedes it is not read), or None inside a lambda or
-    comprehension (another scope)."""
-    stack = [(root, root.name if type(root) in _DEFS else None, ())]
-    pop, push, AST = stack.pop, stack.append, ast.AST
-    fields = _FIELDS
-    while stack:
-        node, owner, path = pop()
-        yield node, owner, path
-        t = type(node)
-        if node is not root:
-            if t in _DEFS:
-                owner, path = node.name, ()
-            elif t is ast.Lambda or t is ast.ClassDef:
-                owner = None
-        if path is not None and t in _NEW_SCOPES:
-            path = None
-        names = fields.get(t)
-        if names is None:
-            names = fields[t] = tuple(f for f in node._fields if f not in _SKIP_FIELDS)
-        for name in names:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                if path is not None and name in _BODIES and value and isinstance(value[0], ast.stmt):
-                    if name == "body" and t in (ast.For, ast.AsyncFor, ast.While):
-                        kind = "loop"
-                    elif t in (ast.If, ast.With, ast.AsyncWith):
-                        kind = ""
-                    else:  # a loop's else, a try's blocks, a handler, a match case, a def's body
-                        kind = "stop"
-                    for i, item in enumerate(value):
-                        push((item, owner, path + ((value, i, kind),)))
-                    continue
-                for item in value:
-                    if isinstance(item, AST):
-                        push((item, owner, path if path is None or not isinstance(item, ast.stmt) else None))
-            elif isinstance(value, AST):
-                push((value, owner, path))
 
 
 def _plain_target(target: ast.AST) -> bool:
@@ -852,8 +847,8 @@ class _Taint:
 
 
 def _import_aliases(tree: ast.AST, source: bytes, names) -> frozenset:
-    """Names under which the module imports one of names (`torch.gather as g`,
-    `quantize_k_cache as qk`)."""
+    """(alias, name) for the names under which the module imports one of names
+    (`torch.gather as g`, `quantize_k_cache as qk`)."""
     if b"import" not in source or not any(name.encode() in source for name in names):
         return frozenset()
     out = set()
@@ -864,11 +859,11 @@ def _import_aliases(tree: ast.AST, source: bytes, names) -> frozenset:
         if t is ast.ImportFrom:
             for alias in node.names:
                 if alias.name in names:
-                    out.add(alias.asname or alias.name)
+                    out.add((alias.asname or alias.name, alias.name))
         elif t is ast.Import:
             for alias in node.names:
                 if alias.asname and alias.name.rsplit(".", 1)[-1] in names:
-                    out.add(alias.asname)
+                    out.add((alias.asname, alias.name.rsplit(".", 1)[-1]))
         else:
             for name in ("body", "orelse", "finalbody", "handlers", "cases"):
                 children = getattr(node, name, None)
@@ -976,8 +971,9 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
     w = _words(tables)
     if not all(any(word in source for word in words) for words in w.plan_words):
         w = w.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
-    aliases = _import_aliases(tree, source, w.through_functions)
-    helper_aliases = _import_aliases(tree, source, w.helpers) - w.helpers
+    both = _import_aliases(tree, source, w.through_functions | w.helpers)
+    aliases = frozenset(a for a, original in both if original in w.through_functions)
+    helper_aliases = frozenset(a for a, original in both if original in w.helpers) - w.helpers
     params: Params = {}
     # Module level: globals flow everywhere, so any pool here means FULL. Its other
     # statements are kept verbatim; they form one unit (defs in an if, named lambdas).

@@ -115,6 +115,7 @@ class ModelPreset:
 class Tables:
     accessors: dict = field(default_factory=dict)  # name -> Accessor
     cache_attributes: set = field(default_factory=set)
+    cache_attributes_whole: set = field(default_factory=set)  # matched whole by the prefilter
     layer_index_words: tuple = ()  # kept for old tables; the analysis decides by value
     cache_parameters: list = field(default_factory=list)  # [CacheParameter]
     # how an index's value is told (castlint.analysis.dataflow.ModuleAnalysis.index_kind)
@@ -170,9 +171,11 @@ class Tables:
         """Prefilter: a file can produce a finding only if, for some group, its text
         contains one word of every set in the group. Derived from the tables, so a
         new accessor or wrapper updates the filter."""
-        # `.kv_cache[`, `.kv_cache)`, ... but not `.kv_cache_dtype`: the attribute itself
+        # `.kv_cache[`, `.kv_cache)`, ... but not `.kv_cache_dtype`: the attribute itself, for
+        # the names that other attributes extend; the others as they are (fewer words to scan)
         pools = {f"{name}(" for name in self.accessors} | {
-            f".{name}{after}" for name in self.cache_attributes for after in ATTRIBUTE_ENDS}
+            f".{name}{after}" if name in self.cache_attributes_whole else f".{name}"
+            for name in self.cache_attributes for after in ATTRIBUTE_ENDS}
         casts = {f".{method}(" for method in self.casts} | {f".{method}(" for method in self.copy_methods}
         wrappers = set()
         for wrapper in self.wrappers:
@@ -289,8 +292,9 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
 
     if "cache_attributes" in data:
         section = _get(data, "cache_attributes", dict, path, "")
-        _check_keys(section, {"names"}, path, "cache_attributes")
+        _check_keys(section, {"names", "prefilter_whole"}, path, "cache_attributes")
         tables.cache_attributes.update(_str_list(section, "names", path, "cache_attributes"))
+        tables.cache_attributes_whole.update(_str_list(section, "prefilter_whole", path, "cache_attributes"))
     if "layer_index" in data:
         section = _get(data, "layer_index", dict, path, "")
         _check_keys(section, {"words"}, path, "layer_index")
