@@ -754,6 +754,7 @@ def validate(
     sweep_pool: Optional[List[int]] = typer.Option(None, "--sweep-pool", help="--sweep: only these pool sizes (tokens)."),
     svg: Optional[str] = typer.Option(None, "--svg", help="--sweep: write a heat map of the speed-up per cell (SVG)."),
     speed_gate: Optional[bool] = typer.Option(None, "--speed-gate/--no-speed-gate", help="Fail a site whose patched path is slower than the original beyond its p10-p90 noise margin (default: on with --device cuda)."),
+    validate_config: Optional[str] = typer.Option(None, "--config", help="Config file whose extend-rules the fix and the FlashInfer contract use (default: the nearest pyproject.toml / castlint.toml)."),
 ):
     """Run the original and the fixed backend on a GPU: prove it equal and faster."""
     from castlint.validate.command import run_validate  # torch is imported only here
@@ -765,7 +766,7 @@ def validate(
         warmup=warmup, mla_backend=mla_backend, emulate_flashinfer=emulate_flashinfer,
         layer_k_scale=layer_k_scale, require_native=require_native, profile=not no_profile,
         flush_l2=not no_flush_l2, output_file=output_file, json_file=json_file, sweep=sweep,
-        sweep_pools=sweep_pool, sweep_svg=svg, speed_gate=speed_gate))
+        sweep_pools=sweep_pool, sweep_svg=svg, speed_gate=speed_gate, config_file=validate_config))
 
 
 @app.command()

@@ -74,6 +74,7 @@ def run_validate(
     sweep_pools: Optional[Sequence[int]] = None,
     sweep_svg: Optional[str] = None,
     speed_gate: Optional[bool] = None,
+    config_file: Optional[str] = None,
 ) -> int:
     """Validate one backend; print the report; return the exit code."""
     err = Console(stderr=True, highlight=False)
@@ -85,11 +86,13 @@ def run_validate(
     if target is None:
         return _err(err, f"no flashinfer_mla_backend.py under {path}")
 
+    from castlint.config import ConfigError, load_config
     from castlint.tables import TableError, load_tables
 
-    try:
-        tables = load_tables()
-    except TableError as exc:
+    try:  # the tables the run uses: builtin + the nearest config's extend-rules
+        config = load_config([str(target)], Path(config_file) if config_file else None)
+        tables = load_tables(config.extend_rules)
+    except (ConfigError, TableError) as exc:
         return _err(err, str(exc))
     preset_name = preset or tables.default_preset
     model = tables.presets.get(preset_name)
@@ -120,7 +123,8 @@ def run_validate(
                 return _err(err, f"cannot run castlint fix here ({exc}); fix elsewhere and pass --baseline")
             try:
                 fixed = fix_source(original, str(target), tables,
-                                   FixOptions(flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version))
+                                   FixOptions(flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version),
+                                   config=config)
             except FixError as exc:
                 return _err(err, f"castlint fix failed on {target}: {exc}")
             patched = fixed.new_source
@@ -156,10 +160,10 @@ def run_validate(
     progress = (lambda msg: err.print(f"[dim]castlint validate: {msg}[/]")) if fmt == "text" else None
     if sweep:
         return _run_sweep(original, patched, cfg, str(target), sweep_pools, json_file, sweep_svg, output_file,
-                          fmt, err, progress)
+                          fmt, err, progress, tables)
     try:
         result = run_validation(original, patched, cfg, filename=str(target), baseline_label=label,
-                                progress=progress)
+                                progress=progress, tables=tables)
     except EnvironmentProblem as exc:
         return _err(err, str(exc))
 
@@ -195,7 +199,8 @@ def run_validate(
     return code
 
 
-def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, output_file, fmt, err, progress) -> int:
+def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, output_file, fmt, err, progress,
+               tables) -> int:
     """--sweep: every cell of the grid; exit 1 if any cell is slower beyond its margin or off tolerance."""
     from castlint.validate.harness import EnvironmentProblem, environment
     from castlint.validate.sweep import grid, heatmap_svg, markdown, passed, run_sweep, to_json
@@ -204,7 +209,8 @@ def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, out
     if cfg.device == "cuda":
         cfg = replace(cfg, iters=min(cfg.iters, 20))
     try:
-        done = run_sweep(original, patched, cfg, filename=filename, cells=cells, say=progress or (lambda m: None))
+        done = run_sweep(original, patched, cfg, filename=filename, cells=cells, say=progress or (lambda m: None),
+                         tables=tables)
     except EnvironmentProblem as exc:
         return _err(err, str(exc))
     env = environment(cfg, None) if cfg.device == "cuda" else {"device": "cpu"}

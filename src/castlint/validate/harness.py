@@ -612,9 +612,9 @@ def _diagnose(site: SiteResult, guard: Dict[str, Any]):
 
 def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filename: str = "<backend>",
                    baseline_label: str = "in-memory `castlint fix`",
-                   progress: Optional[Callable[[str], None]] = None) -> ValidationResult:
+                   progress: Optional[Callable[[str], None]] = None, tables=None) -> ValidationResult:
     say = progress or (lambda msg: None)
-    emu = FlashInferEmulation(version=cfg.emulate_flashinfer) if cfg.device == "cpu" else None
+    emu = FlashInferEmulation(version=cfg.emulate_flashinfer, tables=tables) if cfg.device == "cpu" else None
     env = environment(cfg, emu)
     log: set = set()
     real = real_sglang_classes(log) if cfg.use_sglang else {}

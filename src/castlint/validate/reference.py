@@ -32,34 +32,60 @@ from dataclasses import dataclass, field
 
 import torch
 
+from castlint.tables import parse_version
+
 _FP8 = torch.float8_e4m3fn
-
-
-def _parse(version: str) -> tuple:
-    out = []
-    for part in version.replace("+", ".").split("."):
-        digits = "".join(ch for ch in part if ch.isdigit())
-        if part.startswith(("post", "dev", "rc")) or not digits:
-            break
-        out.append(int(digits))
-    while len(out) < 3:
-        out.append(0)
-    return tuple(out[:3])
 
 
 @dataclass
 class FlashInferEmulation:
-    """What the CPU stand-in pretends to be."""
+    """What the CPU stand-in pretends to be. Its contract by version (FP8-KV support,
+    run() scales and dtype checks, the keyword form) comes from rules/flashinfer.toml."""
 
     version: str = "0.7.2"
     compute_capability: tuple = (9, 0)
     device_name: str = "emulated SM90 (pure-torch reference MLA)"
     # every plan()/run() call, for the report
     calls: list = field(default_factory=list)
+    tables: object = None  # castlint.tables.Tables (the builtin tables when None)
+
+    def __post_init__(self):
+        if self.tables is None:
+            from castlint.tables import load_tables
+
+            self.tables = load_tables()
 
     @property
     def key(self) -> tuple:
-        return _parse(self.version)
+        return (tuple(parse_version(self.version)) + (0, 0, 0))[:3]
+
+    def _newest(self, rows, field_name: str):
+        fitting = [r for r in rows if parse_version(r[field_name]) <= parse_version(self.version)]
+        return max(fitting, key=lambda r: parse_version(r[field_name])) if fitting else None
+
+    def fp8_kv(self):
+        """The FP8-KV MLA row in force (None: no FP8-KV MLA kernel in this release)."""
+        row = self._newest(self.tables.fp8_kv_rows(), "since")
+        return row if row and row.get("backends") else None
+
+    def signature(self):
+        """The MLA wrapper signature row in force (None: older than every listed release)."""
+        return self._newest(self.tables.mla_signatures, "version")
+
+    @property
+    def keyword_form(self) -> bool:
+        sig = self.signature()
+        return bool(sig and sig.get("keyword_form"))
+
+    @property
+    def run_scales(self) -> bool:
+        sig = self.signature()
+        return bool(sig and sig.get("run_scales"))
+
+    @property
+    def checks_run_dtypes(self) -> bool:
+        sig = self.signature()
+        return bool(sig and sig.get("run_checks_dtypes"))
 
     def auto_backend(self) -> str:
         return "fa3" if self.compute_capability[0] == 9 else "fa2"
@@ -182,7 +208,7 @@ def make_wrapper_class(emu: FlashInferEmulation):
         # -- plan -------------------------------------------------------------
         def plan(self, *args, **kwargs):
             if "metadata" in kwargs:
-                if emu.key < (0, 7, 0):
+                if not emu.keyword_form:
                     raise TypeError("plan() got an unexpected keyword argument 'metadata'")
                 md = kwargs.pop("metadata")
                 kwargs.update(qo_indptr=md.qo_indptr, kv_indptr=md.kv_indptr, kv_indices=md.kv_indices,
@@ -197,21 +223,23 @@ def make_wrapper_class(emu: FlashInferEmulation):
                 raise TypeError(f"plan() missing required arguments: {', '.join(missing)}")
             emu.calls.append(("plan", self._backend, a.q_data_type, a.kv_data_type))
             if a.kv_data_type == _FP8:
-                if emu.key < (0, 6, 14):
+                row = emu.fp8_kv()
+                if row is None:
                     raise RuntimeError(f"FlashInfer {emu.version}: MLA kernels do not build for 1-byte KV "
-                                       f"(kv_data_type={a.kv_data_type}); FP8-KV MLA needs >= 0.6.14")
-                if emu.key < (0, 6, 18) and self._backend != "fa3":
-                    raise ValueError("FP8 kv_data_type for MLA is only supported with the fa3 backend, "
-                                     f"got backend={self._backend!r}.")
+                                       f"(kv_data_type={a.kv_data_type}); no FP8-KV MLA in this release")
+                if self._backend not in row["backends"]:
+                    raise ValueError(f"FP8 kv_data_type for MLA is only supported with the "
+                                     f"{' or '.join(row['backends'])} backend, got backend={self._backend!r}.")
                 if emu.compute_capability[0] != 9:
                     raise ValueError("FP8 kv_data_type for MLA requires an SM90 (Hopper) device, got "
                                      f"SM{emu.compute_capability[0]}{emu.compute_capability[1]}.")
                 if a.q_data_type != torch.bfloat16:
                     raise ValueError(f"FP8 kv_data_type for MLA currently only supports q_data_type=torch.bfloat16, "
                                      f"got {a.q_data_type}.")
-                if a.head_dim_ckv != 512 or a.head_dim_kpe not in (0, 64):
-                    raise ValueError("FP8 kv_data_type for MLA currently only supports head_dim_ckv=512 and "
-                                     f"head_dim_kpe in (0, 64), got {a.head_dim_ckv}/{a.head_dim_kpe}.")
+                ckv_dims, kpe_dims = row.get("head_dim_ckv", [512]), row.get("head_dim_kpe", [64])
+                if a.head_dim_ckv not in ckv_dims or a.head_dim_kpe not in kpe_dims:
+                    raise ValueError(f"FP8 kv_data_type for MLA currently only supports head_dim_ckv in {ckv_dims} "
+                                     f"and head_dim_kpe in {kpe_dims}, got {a.head_dim_ckv}/{a.head_dim_kpe}.")
             elif a.kv_data_type not in (torch.float16, torch.bfloat16):
                 raise ValueError(f"MLA kv_data_type {a.kv_data_type} is not supported.")
             self._cached_module = _CachedModule(self)
@@ -237,7 +265,7 @@ def make_wrapper_class(emu: FlashInferEmulation):
         def run(self, *args, query=None, kv_cache=None, ckv_scale=None, kpe_scale=None, ckv_scale_arr=None,
                 o_scale=None, **kwargs):
             if query is not None or kv_cache is not None:
-                if emu.key < (0, 7, 0):
+                if not emu.keyword_form:
                     raise TypeError("run() got an unexpected keyword argument 'query'")
                 kwargs["q_nope"], kwargs["q_pe"] = query
                 kwargs["ckv_cache"], kwargs["kpe_cache"] = kv_cache
@@ -245,14 +273,14 @@ def make_wrapper_class(emu: FlashInferEmulation):
                 kwargs[name] = value
             a = types.SimpleNamespace(**{"out": None, "lse": None, "return_lse": False, **kwargs})
             scales_given = any(k is not None for k in (ckv_scale, kpe_scale, ckv_scale_arr))
-            if emu.key < (0, 6, 14) and scales_given:
+            if not emu.run_scales and scales_given:
                 raise TypeError(f"FlashInfer {emu.version}: run() got an unexpected keyword argument 'ckv_scale'")
             if not self._planned:
                 raise RuntimeError("run() before plan()")
             emu.calls.append(("run", self._backend, a.q_nope.dtype, a.ckv_cache.dtype, ckv_scale, kpe_scale))
             q_nope, q_pe, ckv, kpe = a.q_nope, a.q_pe, a.ckv_cache, a.kpe_cache
             cs = ks = 1.0
-            if emu.key >= (0, 6, 14):
+            if emu.checks_run_dtypes:
                 for name, t, want in (("q_nope", q_nope, self._q_data_type), ("q_pe", q_pe, self._q_data_type),
                                       ("ckv_cache", ckv, self._kv_data_type), ("kpe_cache", kpe, self._kv_data_type)):
                     if t.dtype != want:

@@ -61,7 +61,7 @@ def grid(device: str, pools: Optional[Sequence[int]] = None) -> List[Cell]:
 
 
 def run_sweep(original: bytes, patched: bytes, cfg, *, filename: str, cells: Sequence[Cell],
-              say: Callable[[str], None] = lambda msg: None) -> List[Cell]:
+              say: Callable[[str], None] = lambda msg: None, tables=None) -> List[Cell]:
     """Validate every cell; cfg is the HarnessConfig the cells vary."""
     from castlint.validate.harness import run_validation
 
@@ -71,7 +71,8 @@ def run_sweep(original: bytes, patched: bytes, cfg, *, filename: str, cells: Seq
         cell_cfg = replace(cfg, pool_tokens=cell.pool_tokens, batch_size=cell.batch_size,
                            context_len=cell.context_len, extend_len=cell.extend_len or cfg.extend_len,
                            sites=(cell.site,), profile=False)
-        result = run_validation(original, patched, cell_cfg, filename=filename, baseline_label="sweep")
+        result = run_validation(original, patched, cell_cfg, filename=filename, baseline_label="sweep",
+                                tables=tables)
         site = result.sites[0]
         o, p = site.original.timing, site.patched.timing
         cell = replace(cell, status=site.status, original_ms=o.median_ms if o else None,
