@@ -129,10 +129,16 @@ class _Words:
         self.torch_dtypes = frozenset(tables.torch_dtypes)
         self._kind_words = tuple(tables.dtype_words) + tuple(tables.device_words)
         # a def or class whose text has none of these cannot hold a candidate by itself
-        words = set(self.accessors) | set(self.cache_attributes) | methods | functions
-        for row in tables.cache_parameters:
-            words |= set(row.params)
+        # (a cache attribute that other names extend, `kv_cache` of `kv_cache_dtype`, only as
+        # an attribute of its own: the prefilter's words; a calling convention by the
+        # signatures themselves, see _has_convention)
+        from castlint.tables import ATTRIBUTE_ENDS
+
+        whole = set(tables.cache_attributes_whole)
+        words = set(self.accessors) | (set(self.cache_attributes) - whole) | methods | functions
+        words |= {f".{name}{end}" for name in whole for end in ATTRIBUTE_ENDS}
         self.gate_words = tuple(sorted(word.encode() for word in words))
+        self.gate_words_without_plans = tuple(sorted(word.encode() for word in words - methods - functions))
 
 
 def _kind_word(self, name: str) -> bool:
@@ -151,6 +157,7 @@ def _words_without_plans(self) -> "_Words":
         other = object.__new__(_Words)
         other.__dict__.update(self.__dict__)
         other.wrapper_methods = other.wrapper_functions = frozenset()
+        other.gate_words = self.gate_words_without_plans  # `plan` is part of many other names
         self._no_plans = other
     return other
 
@@ -626,6 +633,19 @@ _BODIES = ("body", "orelse", "finalbody", "handlers")
 _NEW_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
+def _has_convention(stmt: ast.AST, w: _Words) -> bool:
+    """Does a def (or a method of a class) take a whole cache by an engine's calling convention?"""
+    defs = [stmt] if isinstance(stmt, _DEFS) else [s for s in getattr(stmt, "body", ()) if isinstance(s, _DEFS)]
+    for node in defs:
+        rows = w.conventions.get(node.name)
+        if rows:
+            args = node.args
+            every = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+            if any(params & every and requires <= every for params, requires, _ in rows):
+                return True
+    return False
+
+
 def _plain_target(target: ast.AST) -> bool:
     """A name, or a tuple/list of names (no attribute, subscript or star)."""
     if type(target) is ast.Name:
@@ -1022,7 +1042,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
     for stmt in top:
         first, last = _first_line(stmt), stmt.end_lineno
         segment = source[offsets[first - 1]:offsets[min(last, len(offsets) - 1)]]
-        if any(word in segment for word in w.gate_words) or b"global" in segment:
+        if any(word in segment for word in w.gate_words) or b"global" in segment or _has_convention(stmt, w):
             collect(stmt)
     called = set().union(*(u.calls_made for u in units))
     while True:
