@@ -193,7 +193,9 @@ class Tables:
         groups = (
             (pools, casts),  # CL001, CL003, CL005
             (wrappers, reach),  # CL002
-            (set(self.conversion_helpers),),  # CL004
+            # CL004: a helper, and something that can be a whole pool (an accessor, a cache
+            # attribute, a parameter of a calling convention): nothing else starts one
+            (set(self.conversion_helpers), pools | {name for p in self.cache_parameters for name in p.params}),
             ({"castlint", "noqa: CL", "noqa:CL", "NOQA: CL"},),  # CL900
         ) + conventions
         return tuple(tuple(tuple(sorted(words)) for words in group) for group in groups)
