@@ -493,3 +493,17 @@ def test_pytest_plugin(tmp_path):
     line = line_of(tmp_path / "test_engine.py", "k = POOL.view")
     assert f"FAILED test_engine.py::test_converts_the_pool" in out
     assert f"test_engine.py:{line}: CL101 in test_converts_the_pool" in out
+
+
+def test_a_suppression_of_a_runtime_finding_is_not_unused(tmp_path):
+    """`# castlint: ignore[CL101]` silences the tracer's finding on that line; the static CL900
+    must not call it unused (it silences nothing static by design)."""
+    from castlint.cli import main
+
+    path = tmp_path / "a.py"
+    path.write_text("def forward(self, layer, q):\n    x = q.float()  # castlint: ignore[CL101]\n    return x\n")
+    try:
+        code = main(["check", "--no-cache", str(path)])
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 0

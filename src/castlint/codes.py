@@ -34,6 +34,9 @@ RULES = (
              "A castlint suppression comment silences nothing", "—", "meta"),
 )
 RULE_CODES = tuple(rule.code for rule in RULES)
+# Codes of findings made at runtime by `castlint trace`, not by the static rules: a
+# suppression of one silences a runtime finding, so CL900 never calls it unused.
+RUNTIME_CODES = frozenset({"CL101"})
 # Off by default: on only when a selector names the code in full (`--select CL005`,
 # `extend-select`, or ALL); a prefix such as `CL` does not turn them on.
 OPT_IN = frozenset({"CL005"})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import List
 
+from castlint.codes import RUNTIME_CODES
 from castlint.checks.base import FileContext, Rule
 from castlint.models import Finding, Position, Severity
 from castlint.suppressions import Suppression
@@ -48,7 +49,8 @@ class UnusedSuppression(Rule):
                     continue
                 what = "silences no finding"
             else:
-                stale = [c for c in s.codes if c.startswith("CL") and c not in s.used and enabled(c)]
+                stale = [c for c in s.codes if c.startswith("CL") and c not in s.used and c not in RUNTIME_CODES
+                         and enabled(c)]
                 if not stale:
                     continue
                 what = f"silences no {', '.join(stale)} finding"

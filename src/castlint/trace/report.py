@@ -16,7 +16,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from castlint.models import Cost, FileError, Finding, Position, Severity, human_bytes
 
-RUNTIME_CODE = "CL101"
+from castlint.codes import RUNTIME_CODES
+
+RUNTIME_CODE, = RUNTIME_CODES
 RUNTIME_NAME = "runtime-whole-buffer-conversion"
 RUNTIME_SUMMARY = "At runtime, a large long-lived buffer was converted or copied as a whole"
 RUNTIME_HELP = (
