@@ -450,3 +450,27 @@ def test_cast_at_module_level_in_a_def_under_an_if(tmp_path):
         ''') + FILLER_FUNCS
     plan, findings = analyse(tmp_path, source)
     assert sorted(f.start.line for f in findings) == [5, 7, 10]
+
+
+def test_calling_convention_words_without_the_signature_skip_the_parse(tmp_path):
+    """A file that passes the prefilter only through a convention's words (`kv_cache`,
+    `attn_metadata`, a cast) but defines no method with that signature holds no candidate."""
+    loose = src('''
+        def helper(kv_cache, attn_metadata):
+            return kv_cache.float()
+
+        def forward(self, x, cache="kv_cache(", attn_metadata=None):
+            return x.to(attn_metadata)
+        ''')
+    assert "signature" not in prune.plan(loose.encode(), TABLES).reason  # a string in it: ast decides
+    loose = loose.replace('cache="kv_cache(", ', "cache=None, ")
+    plan = prune.plan(loose.encode(), TABLES)
+    assert plan.kind == prune.NOTHING and "signature" in plan.reason
+    real = src('''
+        class Impl:
+            def forward(self, layer, query, key, value,
+                        kv_cache: "torch.Tensor", attn_metadata, output=None):
+                return kv_cache.float()
+        ''') + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, real)
+    assert [f.code for f in findings] == ["CL001"]

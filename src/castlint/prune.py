@@ -114,7 +114,12 @@ class _Words:
         self.wrapper_methods = frozenset(methods)
         self.wrapper_functions = frozenset(functions)
         # CL002's prefilter group: without one word of each set no plan() can be flagged
-        self.plan_words = tuple(tuple(word.encode() for word in words) for words in tables.trigger_groups()[1])
+        groups = tables.trigger_groups()
+        self.plan_words = tuple(tuple(word.encode() for word in words) for words in groups[1])
+        # the groups of CL001/CL003/CL005, CL002 and CL004 (the others are suppressions and
+        # the calling conventions)
+        self.core_groups = tuple(tuple(tuple(word.encode() for word in words) for words in group)
+                                 for group in groups[:3])
         # engines' calling conventions: method name -> [(parameters, required parameters, levels)]
         self.conventions: Dict[str, List[Tuple[frozenset, frozenset, int]]] = {}
         for row in tables.cache_parameters:
@@ -122,6 +127,9 @@ class _Words:
             for method in row.methods:
                 self.conventions.setdefault(method, []).append(
                     (frozenset(row.params), frozenset(row.requires), levels))
+        names = sorted({m for m in self.conventions})
+        self.convention_def = re.compile(rb"def\s+(?:" + b"|".join(re.escape(m.encode()) for m in names)
+                                         + rb")\s*\(") if names else None
         self.hot_entries = frozenset(HOT_PATH_FUNCTIONS) | self.accessors
         self.scalar_attributes = frozenset(tables.scalar_attributes)
         self.dtype_words = tuple(tables.dtype_words)
@@ -633,6 +641,34 @@ _BODIES = ("body", "orelse", "finalbody", "handlers")
 _NEW_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _convention_possible(source: bytes, w: _Words) -> bool:
+    """False when the file passed the prefilter only through a calling convention's words
+    and no `def <method>(...)` of a convention has its parameters (read from the text, without
+    parsing: the signature up to its closing parenthesis). True whenever unsure."""
+    if any(all(any(word in source for word in words) for words in group) for group in w.core_groups):
+        return True
+    if w.convention_def is None:
+        return True
+    for match in w.convention_def.finditer(source):
+        depth, i, end = 1, match.end(), len(source)
+        while i < end and depth:
+            c = source[i]
+            if c in b"'\"#":
+                return True  # a string or a comment in the signature: let ast read it
+            depth += (c == 40) - (c == 41)  # ( )
+            i += 1
+        if depth:
+            return True
+        method = source[match.start():match.end()].split(b"(")[0].split()[-1].decode()
+        every = {m.decode() for m in _IDENTIFIER.findall(source[match.end():i - 1])}
+        if any(params & every and requires <= every for params, requires, _ in w.conventions.get(method, ())):
+            return True
+    return False
+
+
 def _has_convention(stmt: ast.AST, w: _Words) -> bool:
     """Does a def (or a method of a class) take a whole cache by an engine's calling convention?"""
     defs = [stmt] if isinstance(stmt, _DEFS) else [s for s in getattr(stmt, "body", ()) if isinstance(s, _DEFS)]
@@ -982,13 +1018,15 @@ def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Plan:
 def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
     if source.startswith(b"\xef\xbb\xbf"):
         return Plan(FULL, reason="byte-order mark")
+    w = _words(tables)
+    if not _convention_possible(source, w):
+        return Plan(NOTHING, reason="only a calling convention's words, and no signature that has it")
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
         return Plan(FULL, reason="ast cannot parse it: libcst decides", error=exc)
     except (ValueError, RecursionError, MemoryError, OverflowError):
         return Plan(FULL, reason="ast cannot parse it: libcst decides")
-    w = _words(tables)
     if not all(any(word in source for word in words) for words in w.plan_words):
         w = w.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
     both = _import_aliases(tree, source, w.through_functions | w.helpers)
