@@ -134,6 +134,7 @@ class _Words:
         self.scalar_attributes = frozenset(tables.scalar_attributes)
         self.dtype_words = tuple(tables.dtype_words)
         self.device_words = tuple(tables.device_words)
+        self.device_call_suffixes = tuple(tables.device_call_suffixes)
         self.torch_dtypes = frozenset(tables.torch_dtypes)
         self._kind_words = tuple(tables.dtype_words) + tuple(tables.device_words)
         # a def or class whose text has none of these cannot hold a candidate by itself
@@ -426,7 +427,7 @@ def _device_spelling(node: ast.AST, w: _Words) -> bool:
         return True
     if t is ast.Call:
         text = _dotted(node.func) or ""
-        return text.rsplit(".", 1)[-1].endswith("device") or text.rsplit(".", 1)[-1] == "current_device"
+        return text.rsplit(".", 1)[-1].endswith(w.device_call_suffixes)
     text = _dotted(node)
     if text is None:
         return False

@@ -146,6 +146,11 @@ class Tables:
     torch_dtypes: set = field(default_factory=set)
     dtype_words: tuple = ()
     device_words: tuple = ()
+    device_call_suffixes: tuple = ()
+    device_annotations: set = field(default_factory=set)
+    dtype_annotations: set = field(default_factory=set)
+    tensor_annotations: set = field(default_factory=set)
+    scalar_annotations: set = field(default_factory=set)
     dtype_bytes: dict = field(default_factory=dict)
     wrappers: list = field(default_factory=list)  # [Wrapper]
     mla_signatures: list = field(default_factory=list)  # raw dicts
@@ -388,7 +393,13 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
         tables.reinterpret_methods.update(_str_list(section, "methods", path, "reinterpret"))
     if "dtype_spelling" in data:
         section = _get(data, "dtype_spelling", dict, path, "")
-        _check_keys(section, {"torch_dtypes", "name_words", "device_words"}, path, "dtype_spelling")
+        _check_keys(section, {"torch_dtypes", "name_words", "device_words", "device_call_suffixes",
+                              "device_annotations", "dtype_annotations", "tensor_annotations",
+                              "scalar_annotations"}, path, "dtype_spelling")
+        tables.device_call_suffixes = tuple(sorted(set(tables.device_call_suffixes) | set(
+            _str_list(section, "device_call_suffixes", path, "dtype_spelling"))))
+        for key in ("device_annotations", "dtype_annotations", "tensor_annotations", "scalar_annotations"):
+            getattr(tables, key).update(_str_list(section, key, path, "dtype_spelling"))
         tables.torch_dtypes.update(_str_list(section, "torch_dtypes", path, "dtype_spelling"))
         tables.dtype_words = tuple(sorted(set(tables.dtype_words) | set(_str_list(section, "name_words", path, "dtype_spelling"))))
         tables.device_words = tuple(sorted(set(tables.device_words) | set(_str_list(section, "device_words", path, "dtype_spelling"))))

@@ -58,7 +58,6 @@ MAX_DEPTH = 12
 _SCOPE_NODES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module, cst.ListComp, cst.SetComp,
                 cst.DictComp, cst.GeneratorExp)
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
-_DEVICE_ANNOTATIONS = ("int", "str", "torch.device", "device", "Optional[int]", "Optional[str]")
 
 
 def iter_nodes(node: cst.CSTNode, kind):
@@ -533,7 +532,7 @@ class ModuleAnalysis:
                 node = assignment.node
                 param = node if isinstance(node, cst.Param) else self.parents.get(node)
                 if isinstance(param, cst.Param):
-                    kinds.append(_annotation_kind(self, param, SCALAR_ANNOTATIONS))
+                    kinds.append(_annotation_kind(self, param, for_index=True))
                     continue
                 if not isinstance(node, cst.Name):
                     kinds.append(UNKNOWN)
@@ -1183,7 +1182,7 @@ class ModuleAnalysis:
             return DTYPE
         if isinstance(expr, cst.Call):
             name = (dotted(expr.func) or "").rsplit(".", 1)[-1]
-            if name.endswith("device") or name in ("current_device",):
+            if name.endswith(self.tables.device_call_suffixes):
                 return DEVICE
             return UNKNOWN
         text = dotted(expr)
@@ -1195,7 +1194,7 @@ class ModuleAnalysis:
                 node = assignment.node
                 param = node if isinstance(node, cst.Param) else self.parents.get(node)
                 if isinstance(param, cst.Param):
-                    kinds.append(_annotation_kind(self, param, None))
+                    kinds.append(_annotation_kind(self, param))
                     continue
                 if not isinstance(node, cst.Name):
                     kinds.append(UNKNOWN)
@@ -1450,23 +1449,21 @@ class ModuleAnalysis:
         return (self.code(expr),)
 
 
-SCALAR_ANNOTATIONS = {"int": SCALAR, "bool": SCALAR, "Tensor": TENSOR, "torch.Tensor": TENSOR,
-                      "LongTensor": TENSOR, "torch.LongTensor": TENSOR, "IntTensor": TENSOR}
-
-
-def _annotation_kind(a: ModuleAnalysis, param: cst.Param, table) -> str:
-    """What a parameter's annotation says it holds (for indices, or `.to()` arguments)."""
+def _annotation_kind(a: ModuleAnalysis, param: cst.Param, for_index: bool = False) -> str:
+    """What a parameter's annotation says it holds ([dtype_spelling] *_annotations): for an
+    index SCALAR or TENSOR, for a `.to()` argument DEVICE, DTYPE or TENSOR."""
     if param.annotation is None:
         return UNKNOWN
+    t = a.tables
     text = a.code(param.annotation.annotation).strip("'\"")
-    if table is not None:
-        return table.get(text, UNKNOWN)
-    if text in _DEVICE_ANNOTATIONS or text.endswith("device"):
-        return DEVICE
-    if text in ("torch.dtype", "dtype") or text.endswith(".dtype"):
-        return DTYPE
-    if text.endswith("Tensor"):
+    if text in t.tensor_annotations:
         return TENSOR
+    if for_index:
+        return SCALAR if text in t.scalar_annotations else UNKNOWN
+    if text in t.device_annotations:
+        return DEVICE
+    if text in t.dtype_annotations:
+        return DTYPE
     return UNKNOWN
 
 
