@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import List, Optional, Set
 
 import libcst as cst
-import libcst.matchers as m
 
 from castlint.analysis.dataflow import ModuleAnalysis, iter_nodes
 # CL002's wrapper matcher and dtype-argument reader (they belong in analysis/: issue 13)
@@ -157,7 +156,8 @@ def cast_site(ctx, call: cst.Call) -> CastSite:
     run_method = _run_method(ctx)
     runs, readers = [], []
     target = assign.targets[0].target
-    for name in iter_nodes(function.body, cst.Name):
+    facts = _function_facts(a, function)
+    for name in facts["names"]:
         if name.value != variable or name is target or a.position(name).start.line < line:
             continue
         run = _enclosing_run(a, name, run_method)
@@ -186,17 +186,15 @@ def cast_site(ctx, call: cst.Call) -> CastSite:
     # the receiver must hold the same wrapper at the cast as at the run
     stop = max(a.position(run).start.line for run in runs)
     if isinstance(root, cst.Name) and root.value != "self":
-        for stmt in iter_nodes(function.body, cst.SimpleStatementLine):
-            if _binds(stmt, root.value) and line < a.position(stmt).start.line <= stop:
-                raise RewriteRefused(line, f"`{root.value}` is rebound between the cast and run()")
+        if any(line < at <= stop for at, _ in facts["bindings"].get(root.value, ())):
+            raise RewriteRefused(line, f"`{root.value}` is rebound between the cast and run()")
     if isinstance(receiver, cst.Name):
         params = {p.name.value for p in function.params.params + function.params.kwonly_params}
         bound_before = receiver.value in params or any(
-            _top_level(a, stmt, function) and _binds(stmt, receiver.value) and a.position(stmt).start.line < line
-            for stmt in iter_nodes(function.body, cst.SimpleStatementLine))
+            top and at < line for at, top in facts["bindings"].get(receiver.value, ()))
         if not bound_before:
             raise RewriteRefused(line, f"the run() receiver `{wrapper}` is not bound before the cast")
-    taken = names_in(function)
+    taken = {n.value for n in facts["names"]}
     local = next(n for n in ("kv_read", "mla_kv_read", "kv_read_mode") + tuple(f"kv_read_{i}" for i in range(9))
                  if n not in taken)
     block = a.parent(statement)
@@ -213,8 +211,10 @@ def _in_view_rebinding(a: ModuleAnalysis, name: cst.Name, variable: str) -> bool
         return False
     assign = statement.body[0]
     value = assign.value
-    if not (len(assign.targets) == 1 and m.matches(assign.targets[0].target, m.Name(variable))
-            and isinstance(value, cst.Call) and m.matches(value.func, m.Attribute(value=m.Name(variable)))
+    target = assign.targets[0].target if len(assign.targets) == 1 else None
+    if not (isinstance(target, cst.Name) and target.value == variable
+            and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and isinstance(value.func.value, cst.Name) and value.func.value.value == variable
             and value.func.attr.value in ("view", "reshape")):
         return False
     if name is assign.targets[0].target or name is value.func.value:
@@ -227,6 +227,42 @@ def _in_view_rebinding(a: ModuleAnalysis, name: cst.Name, variable: str) -> bool
     if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
         return isinstance(index.expression, cst.Integer)
     return isinstance(index, cst.Integer) and int(index.value) >= 1
+
+
+_FUNCTION_FACTS: dict = {}  # id(function) -> (function, facts)
+
+
+def _function_facts(a: ModuleAnalysis, function: cst.FunctionDef) -> dict:
+    """One walk of a function: its Name nodes, and per bound name the (line, top level?) of
+    each binding (assignments, augmented and annotated ones, for/with targets, walrus)."""
+    hit = _FUNCTION_FACTS.get(id(function))
+    if hit is not None and hit[0] is function:
+        return hit[1]
+    names, bindings = [], {}
+
+    def bind(target: cst.CSTNode, node: cst.CSTNode) -> None:
+        statement = _statement_of(a, node) or node
+        top = a.parent(statement) is function.body
+        at = a.position(node).start.line
+        for n in iter_nodes(target, cst.Name):
+            bindings.setdefault(n.value, []).append((at, top))
+
+    for node in iter_nodes(function.body, cst.CSTNode):
+        if isinstance(node, cst.Name):
+            names.append(node)
+        elif isinstance(node, cst.AssignTarget):
+            bind(node.target, node)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
+            bind(node.target, node)
+        elif isinstance(node, cst.For):
+            bind(node.target, node)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            bind(node.asname.name, node)
+    facts = {"names": names, "bindings": bindings}
+    if len(_FUNCTION_FACTS) > 64:
+        _FUNCTION_FACTS.clear()
+    _FUNCTION_FACTS[id(function)] = (function, facts)
+    return facts
 
 
 def _top_level(a: ModuleAnalysis, stmt: cst.CSTNode, function: cst.FunctionDef) -> bool:
@@ -299,31 +335,55 @@ def plan_site(ctx, call: cst.Call, wrapper, redirect: bool) -> PlanSite:
 
 
 def why_not_rewritable(ctx, call: cst.Call) -> Optional[str]:
-    """None if the MLA fix can take this cast and the plans its file makes; else why not."""
+    """None if the MLA fix can take this cast and the plans its file makes; else why not.
+
+    The file-level part (every other cast that feeds a run(), every MLA plan) is worked
+    out once per analysed module, not once per cast."""
     try:
         cast_site(ctx, call)
-        for other, _ in ctx.analysis.pool_casts():
-            if other is call or not _feeds_a_run(ctx, other):
-                continue
-            try:
-                cast_site(ctx, other)
-            except RewriteRefused as exc:
-                return (f"the cast at line {exc.line} in this file cannot be rewritten ({exc.reason}), and the "
-                        "plans it shares with this one must not change")
-        redirectable = False
-        for other in ctx.analysis.nodes.calls:
+    except RewriteRefused as exc:
+        return exc.reason
+    file_reasons = _file_reasons(ctx)
+    for other, reason in file_reasons["casts"]:
+        if other is not call:
+            return reason
+    return file_reasons["plans"]
+
+
+_FILE_REASONS: dict = {}  # id(ModuleAnalysis) -> (the analysis, its reasons); a handful at a time
+
+
+def _file_reasons(ctx) -> dict:
+    a = ctx.analysis
+    hit = _FILE_REASONS.get(id(a))
+    if hit is not None and hit[0] is a:
+        return hit[1]
+    casts = []
+    for other, _ in a.pool_casts():
+        if not _feeds_a_run(ctx, other):
+            continue
+        try:
+            cast_site(ctx, other)
+        except RewriteRefused as exc:
+            casts.append((other, f"the cast at line {exc.line} in this file cannot be rewritten ({exc.reason}), "
+                                 "and the plans it shares with this one must not change"))
+    plans = ("no plan() of an MLA wrapper in this file passes qo_indptr, kv_indices and kv_data_type where the "
+             "fix can redirect them")
+    try:
+        for other in a.nodes.calls:
             wrapper = match_wrapper(ctx, other)
             if wrapper is None or not is_mla_plan(ctx.tables, wrapper):
                 continue
             site = plan_site(ctx, other, wrapper, redirect=False)
-            redirectable = redirectable or (site.qo_indptr is not None and site.kv_indices is not None
-                                            and site.kv_arg is not None)
-        if not redirectable:
-            return ("no plan() of an MLA wrapper in this file passes qo_indptr, kv_indices and kv_data_type "
-                    "where the fix can redirect them")
+            if site.qo_indptr is not None and site.kv_indices is not None and site.kv_arg is not None:
+                plans = None
     except RewriteRefused as exc:
-        return exc.reason
-    return None
+        plans = exc.reason
+    reasons = {"casts": casts, "plans": plans}
+    if len(_FILE_REASONS) > 8:
+        _FILE_REASONS.clear()
+    _FILE_REASONS[id(a)] = (a, reasons)
+    return reasons
 
 
 def _feeds_a_run(ctx, call: cst.Call) -> bool:
