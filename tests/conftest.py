@@ -10,7 +10,7 @@ subprocess (what users run; the results are the same).
 Released wheels are downloaded once per version into <cache>/wheels and
 unpacked once per version into <cache>/src/<version> (sglang) or
 <cache>/<name>-<version>, under a file lock, so tests that share a release
-share one download and one unpack, even across pytest-xdist workers.
+share one download and one unpack (under a lock, should two test processes run at once).
 """
 from __future__ import annotations
 
@@ -186,17 +186,8 @@ SLOW = (
 )
 
 
-# Tests that must share one worker under pytest-xdist (`--dist loadgroup` in .ci/run): those
-# of test_precommit.py share one pre-commit hook environment (a module fixture, 10 s to build).
-# Every other test is scheduled on its own, so the long corpus tests spread over the workers.
-GROUPS = {"test_precommit.py": "precommit"}
-
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
         node = item.nodeid.split("/")[-1]
         if any(node.startswith(prefix) for prefix in SLOW):
             item.add_marker(pytest.mark.slow)
-        group = GROUPS.get(node.split("::")[0])
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
