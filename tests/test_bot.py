@@ -344,7 +344,9 @@ def test_first_run_posts_comment_suggestion_and_check_run(pr):
     assert "## castlint: 2 findings on the lines this pull request changes" in body
     # forward_extend is a hot path (error), forward_idle is not (warning)
     assert "| 🔴 | CL003 cast-before-gather |" in body and "| 🟠 | CL001 whole-pool-cast |" in body
-    assert "Hot-path whole-pool casts here move **66.8 GB per decode step**" in body
+    # the one hot-path cast is in forward_extend, which a decode step does not run (issue 12, bug 5)
+    assert "per decode step**" not in body
+    assert "**Sum of the rows**" in body
     assert "| 856.3 MB | 66.8 GB |" in body and "| **1.7 GB** | **133.6 GB** |" in body
     link = f"https://github.example.com/{REPO}/blob/{head(pr)}/engine/backend.py#L{CL003_LINE}"
     assert f"[`engine/backend.py:{CL003_LINE}`]({link})" in body

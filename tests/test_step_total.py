@@ -91,3 +91,19 @@ def _finding(d):
     cost = Cost(**d["cost"]) if d["cost"] else None
     return Finding(d["code"], d["name"], Severity(d["severity"]), d["path"], Position(**d["start"]),
                    Position(**d["end"]), d["message"], cost=cost, function=d["function"])
+
+
+def test_github_summary_and_bot_comment_show_the_costliest_backend_not_the_sum():
+    from castlint.bot.comment import Links, render
+    from castlint.report import github
+
+    findings = [finding("Fa3.forward_decode", 66 * GB, path="fa3.py"),
+                finding("Xpu.forward_decode", 66 * GB, path="xpu.py"),
+                finding("Mla.forward_decode", 66 * GB, path="mla.py"),
+                finding("Mla.forward_extend", 66 * GB, path="mla.py")]
+    summary = github.render(findings, [], {"files": 3, "step_total_exclude": WORDS}).splitlines()[-1]
+    assert f"move {human_bytes(66 * GB)} per decode step in the costliest of 3 backends" in summary
+    body = render(findings, [], paths={i: f.path for i, f in enumerate(findings)}, links=Links("https://x", "o/r", "a" * 40),
+                  fixes={}, files_checked=3, previous=None, version="0", step_exclude=WORDS)
+    assert f"**{human_bytes(66 * GB)} per decode step** in the costliest of 3 alternative backends" in body
+    assert human_bytes(4 * 66 * GB) not in body.split("| |")[0]

@@ -261,7 +261,8 @@ def _run(io: Output, env, paths, diff_base, dry_run, exit_zero, config_file, rev
     if changed is not None:
         findings = keep_changed(findings, changed)
     errors = sorted(list(walk_errors) + list(run.all_errors), key=lambda e: (e.path, e.line))
-    meta = {"files": len(files), "config": config, "tables": tables}
+    meta = {"files": len(files), "config": config, "tables": tables,
+            "step_total_exclude": tables.decode_step_exclude_words}
 
     # 3. The job log: annotations under Actions, plain lines elsewhere.
     from castlint.report import text as text_format
@@ -277,7 +278,7 @@ def _run(io: Output, env, paths, diff_base, dry_run, exit_zero, config_file, rev
     def body_for(previous: Optional[int], note: str = "") -> str:
         return comment_mod.render(findings, errors, paths=rel_paths, links=links, fixes=fixes,
                                   files_checked=len(files), previous=previous, version=__version__,
-                                  scope=scope, note=note)
+                                  scope=scope, note=note, step_exclude=tables.decode_step_exclude_words)
 
     summary_path = env.get("GITHUB_STEP_SUMMARY")
     if summary_path:

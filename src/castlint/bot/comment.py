@@ -12,7 +12,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
-from castlint.models import Severity, human_bytes
+from castlint.models import Severity, human_bytes, step_total
 
 MARKER = "<!-- castlint-bot v1"
 MARKER_RE = re.compile(r"<!-- castlint-bot v1 findings=(\d+) -->")
@@ -64,7 +64,8 @@ def _fix_cell(f, has_diff: bool) -> str:
 
 def render(findings: Sequence, errors: Sequence, *, paths: Dict[int, str], links: Links,
            fixes: Dict[int, object], files_checked: int, previous: Optional[int], version: str,
-           scope: str = "on the lines this pull request changes", note: str = "") -> str:
+           scope: str = "on the lines this pull request changes", note: str = "",
+           step_exclude: Sequence[str] = ()) -> str:
     """The comment body. paths maps finding index -> repo-relative path."""
     count = len(findings)
     lines: List[str] = [f"{MARKER} findings={count} -->"]
@@ -83,12 +84,15 @@ def render(findings: Sequence, errors: Sequence, *, paths: Dict[int, str], links
     title = f"{count} finding{'s' if count != 1 else ''} {scope}" if findings else "files could not be checked"
     lines.append(f"## castlint: {title}")
     lines.append("")
-    hot = sum(f.cost.bytes_per_step for f in findings if f.cost and f.severity == Severity.ERROR)
+    total = step_total(findings, step_exclude)
+    hot = total.bytes_per_step
     fixable = sum(1 for f in findings if f.fixable)
     intro = []
     if hot:
         model = next(f.cost for f in findings if f.cost and f.severity == Severity.ERROR)
-        intro.append(f"Hot-path whole-pool casts here move **{human_bytes(hot)} per decode step** "
+        where = (f" in the costliest of {total.alternatives} alternative backends ({escape(total.backend)})"
+                 if total.alternatives > 1 else "")
+        intro.append(f"Hot-path whole-pool casts here move **{human_bytes(hot)} per decode step**{where} "
                      f"(cost model: {escape(model.model)}, {model.pool_tokens:,} pool tokens).")
     if fixable:
         intro.append(f"{fixable} {'is' if fixable == 1 else 'are'} fixable with `castlint fix`.")
@@ -113,7 +117,8 @@ def render(findings: Sequence, errors: Sequence, *, paths: Dict[int, str], links
             lines.append(f"| {ICON[f.severity]} | {f.code} {f.name} | {where} | {cost_layer} | {cost_step} | "
                          f"{_fix_cell(f, i in fixes)} |")
         if per_step:
-            lines.append(f"| | **Total** | | **{human_bytes(per_layer)}** | **{human_bytes(per_step)}** | |")
+            # the column sums every finding (alternative backends, extend sites); the step is the line above
+            lines.append(f"| | **Sum of the rows** | | **{human_bytes(per_layer)}** | **{human_bytes(per_step)}** | |")
         lines.append("")
 
     details: List[str] = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from castlint.models import Severity, human_bytes
+from castlint.models import Severity, human_bytes, step_total
 from castlint.report.names import display
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
@@ -76,15 +76,17 @@ def render(findings, errors, meta) -> str:
     for e in errors:
         lines.append(command("error", e.message, file=ci_path(e.path), line=e.line or None,
                              title=f"castlint ({e.kind} error)"))
-    total_step = sum(f.cost.bytes_per_step for f in findings if f.cost and f.severity == Severity.ERROR)
+    total = step_total(findings, meta.get("step_total_exclude", ()))
     summary = (f"castlint: {len(findings)} finding{'s' if len(findings) != 1 else ''}, "
                f"{len(errors)} error{'s' if len(errors) != 1 else ''}, "
                f"{meta.get('files', 0)} file{'s' if meta.get('files', 0) != 1 else ''} checked")
     fixable = sum(1 for f in findings if f.fixable)
     if fixable:
         summary += f", {fixable} fixable with `castlint fix`"
-    if total_step:
-        summary += f"; hot-path casts move {human_bytes(total_step)} per decode step"
+    if total.bytes_per_step:
+        summary += f"; hot-path casts move {human_bytes(total.bytes_per_step)} per decode step"
+        if total.alternatives > 1:
+            summary += f" in the costliest of {total.alternatives} backends ({total.backend})"
     # A plain line (not a command); `::` cannot start it.
     lines.append(summary + ".")
     return "\n".join(lines) + "\n"
