@@ -119,24 +119,6 @@ def names_in(node: cst.CSTNode) -> Set[str]:
     return {n.value for n in iter_nodes(node, cst.Name)}
 
 
-def _binds(node: cst.CSTNode, name: str) -> bool:
-    """Does this statement (or anything in it) assign `name`?"""
-    for target in iter_nodes(node, cst.AssignTarget):
-        if name in names_in(target.target):
-            return True
-    for kind in (cst.AugAssign, cst.AnnAssign):
-        for stmt in iter_nodes(node, kind):
-            if name in names_in(stmt.target):
-                return True
-    for stmt in iter_nodes(node, cst.For):
-        if name in names_in(stmt.target):
-            return True
-    for stmt in iter_nodes(node, cst.NamedExpr):
-        if name in names_in(stmt.target):
-            return True
-    return False
-
-
 def cast_site(ctx, call: cst.Call) -> CastSite:
     """Check one cast and describe it; RewriteRefused says why it cannot be rewritten."""
     a = ctx.analysis
@@ -265,11 +247,6 @@ def _function_facts(a: ModuleAnalysis, function: cst.FunctionDef) -> dict:
     return facts
 
 
-def _top_level(a: ModuleAnalysis, stmt: cst.CSTNode, function: cst.FunctionDef) -> bool:
-    """Is stmt directly in function's body (not inside a branch or loop)?"""
-    return a.parent(stmt) is function.body
-
-
 def _statement_in(a: ModuleAnalysis, node: cst.CSTNode, block: cst.CSTNode) -> bool:
     statement = _statement_of(a, node)
     return statement is not None and a.parent(statement) is block
@@ -360,7 +337,7 @@ def _file_reasons(ctx) -> dict:
         return hit[1]
     casts = []
     for other, _ in a.pool_casts():
-        if not _feeds_a_run(ctx, other):
+        if not feeds_a_run(ctx, other):
             continue
         try:
             cast_site(ctx, other)
@@ -386,7 +363,7 @@ def _file_reasons(ctx) -> dict:
     return reasons
 
 
-def _feeds_a_run(ctx, call: cst.Call) -> bool:
+def feeds_a_run(ctx, call: cst.Call) -> bool:
     """Does the variable this cast is assigned to reach a run() of the same method?"""
     a = ctx.analysis
     assign = a.parent(call)

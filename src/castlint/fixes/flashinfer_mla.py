@@ -31,11 +31,11 @@ import libcst.matchers as m
 from castlint.analysis import ModuleAnalysis
 from castlint.analysis.dataflow import dotted
 from castlint.analysis.mla_sites import (
-    MLA_CLASS, CastSite, PlanSite, RewriteRefused, cast_site, is_mla_plan, names_in, plan_site, why_not_rewritable,
+    MLA_CLASS, CastSite, PlanSite, RewriteRefused, cast_site, feeds_a_run, is_mla_plan, names_in, plan_site,
+    why_not_rewritable,
 )
 from castlint.checks.base import FileContext
 from castlint.checks.plan_forces_kv_dtype import match_wrapper
-from castlint.checks.whole_pool_cast import runs_fed_by
 from castlint.fixes.edits import append_args, keyword_arg, literal, star_star_arg, statements
 from castlint.fixes.target import Target
 from castlint.mla_names import GUARD_FUNCTION, READ_ATTR, WRAPPER_ATTR
@@ -69,7 +69,7 @@ def plan_rewrite(ctx: FileContext, allowed: Set[Tuple[str, int, int]]) -> Rewrit
         pos = a.position(call)
         if ("CL001", pos.start.line, pos.start.column + 1) in allowed:
             plan.casts.append(cast_site(ctx, call))
-        elif runs_fed_by(a, call):
+        elif feeds_a_run(ctx, call):
             left.append(call)
     if not plan.casts:
         return plan
