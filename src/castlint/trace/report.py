@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from castlint.models import Cost, FileError, Finding, Position, Severity, human_bytes
-
 from castlint.codes import RUNTIME_CODES
+from castlint.models import Cost, Finding, Position, Severity, human_bytes
 
 RUNTIME_CODE, = RUNTIME_CODES
 RUNTIME_NAME = "runtime-whole-buffer-conversion"
