@@ -249,3 +249,21 @@ def load_config(paths, explicit: Optional[Path] = None) -> Config:
     if found is None:
         return Config(root=Path.cwd())
     return read_config_file(found)
+
+
+class SettingsError(ValueError):
+    """A config file or rules table that cannot be used; the message names the file and key."""
+
+
+def load_settings(paths, explicit: Optional[Path] = None):
+    """(Config, Tables) for a run: the nearest (or the explicit) config, and the builtin
+    tables with the config's extend-rules. Raises SettingsError with one clear line."""
+    from castlint.tables import TableError, load_tables
+
+    try:
+        config = load_config(list(paths), explicit)
+        tables = load_tables(config.extend_rules)
+        config.cost_model(tables)
+    except (ConfigError, TableError) as exc:
+        raise SettingsError(str(exc)) from None
+    return config, tables

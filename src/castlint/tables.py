@@ -258,10 +258,7 @@ def _check_keys(data: dict, allowed: Iterable[str], path: Path, where: str) -> N
         raise TableError(path, where or "<top>", f"unknown key(s): {', '.join(unknown)}")
 
 
-def parse_version(text: str) -> tuple:
-    """'0.6.14' -> (0, 6, 14); '0.7.2.post1' -> (0, 7, 2)."""
-    match = re.match(r"\d+(?:\.\d+)*", text.strip())
-    return tuple(int(part) for part in match.group(0).split(".")) if match else ()
+from castlint.common.versions import parse_version  # noqa: E402 - re-exported for the table users
 
 
 # -- loaders per section -----------------------------------------------------

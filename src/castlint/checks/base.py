@@ -39,6 +39,20 @@ class Rule:
     def check(self, ctx: FileContext) -> List[Finding]:
         raise NotImplementedError
 
+    @classmethod
+    def markdown(cls) -> str:
+        """The rule's documentation: What / Why / Example / Fix safety, with its examples."""
+        flagged = "\n\n".join(f"```python\n{src.rstrip()}\n```" for src, _ in cls.INVALID[:2])
+        not_flagged = "\n\n".join(f"```python\n{src.rstrip()}\n```" for src in cls.VALID[:2])
+        return (
+            f"# {cls.code} {cls.name}\n\n{cls.summary}.\n\n"
+            f"## What it does\n\n{cls.what_it_does}\n\n"
+            f"## Why it matters\n\n{cls.why_it_matters}\n\n"
+            f"## Example\n\n```python\n{cls.example}\n```\n\n"
+            f"Flagged:\n\n{flagged}\n\nNot flagged:\n\n{not_flagged}\n\n"
+            f"## Fix safety\n\n{cls.fix_safety}\n"
+        )
+
     # -- helpers for subclasses ---------------------------------------------
     def finding(
         self,
