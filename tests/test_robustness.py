@@ -544,12 +544,14 @@ def test_sigterm_mid_fix_leaves_every_file_old_or_new(tmp_path):
 def test_anchored_prefilter_gives_the_plain_answer():
     import random
 
-    from castlint.discover import has_trigger
+    from castlint.prefilter import has_trigger
 
     def plain(text, groups):
         return any(all(any(word in text for word in words) for words in group) for group in groups)
 
-    groups = tuple(tuple(tuple(w.encode() for w in words) for words in group) for group in TABLES.trigger_groups())
+    from castlint.engine import encoded_triggers
+
+    groups = encoded_triggers(TABLES)
     words = [w for group in groups for ws in group for w in ws]
     rng = random.Random(6)
     texts = [p.read_bytes() for p in sorted(FIXTURES.rglob("*.py"))] + [b"", b"x", b".to(", b"_buffer"]

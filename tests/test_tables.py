@@ -48,9 +48,11 @@ def test_issue_11_facts_are_data():
 
 def test_prefilter_reads_cache_attributes_whole():
     """`.kv_cache[` is a cache attribute; `.kv_cache_dtype` is not."""
-    from castlint.discover import has_trigger
+    from castlint.prefilter import has_trigger
 
-    groups = tuple(tuple(tuple(w.encode() for w in ws) for ws in g) for g in TABLES.trigger_groups())
+    from castlint.engine import encoded_triggers
+
+    groups = encoded_triggers(TABLES)
     assert has_trigger(b"x = self.kv_cache[ve].to(torch.float32)\n", groups)
     assert not has_trigger(b"x = self.kv_cache_dtype.to(torch.float32)\n", groups)
     # a convention parameter passes only with the rest of its convention
@@ -95,9 +97,11 @@ def test_own_calling_convention_by_extend_rules(tmp_path):
 
 
 def test_prefilter_is_derived_from_the_tables(tmp_path):
+    from castlint.prefilter import trigger_groups
+
     extra = tmp_path / "extra.toml"
     extra.write_text("schema = 1\n[[accessor]]\nname = 'get_paged_latent'\n")
-    words = {w for group in load_tables([extra]).trigger_groups() for ws in group for w in ws}
+    words = {w for group in trigger_groups(load_tables([extra])) for ws in group for w in ws}
     assert "get_paged_latent(" in words
 
 

@@ -1,9 +1,8 @@
-"""The rules' codes, names and summaries, and the one validator of rule selectors.
+"""Rule selectors (`--select`, `--ignore`, `select = [...]`) over the one rule registry.
 
-Importable without libcst: `castlint rules`, `--select`/`--ignore` and the
-config reader use it, and none of them should pay for the analyzer's imports.
-tests/test_rule_examples.py and tests/test_selectors.py check these rows
-against castlint.checks.ALL_RULES, where each rule's full documentation lives.
+The codes, names and summaries come from the rule classes (castlint.checks); this
+module only says which of them a selector turns on, and validates selectors with
+messages that name where they came from.
 """
 from __future__ import annotations
 
@@ -19,30 +18,49 @@ class RuleInfo(NamedTuple):
     kind: str = "check"  # "check": finds problems in code; "meta": reports on suppressions of the others
 
 
-RULES = (
-    RuleInfo("CL001", "whole-pool-cast",
-             "A dtype cast of a whole KV pool copies every slot, not just live tokens", "safe"),
-    RuleInfo("CL002", "plan-forces-kv-dtype",
-             "An attention plan() declares the KV cache in the q dtype (or omits its dtype)", "safe"),
-    RuleInfo("CL003", "cast-before-gather",
-             "A whole pool is converted and then only a few slots of it are read", "safe/unsafe"),
-    RuleInfo("CL004", "whole-pool-conversion-helper",
-             "A helper quantizes or dequantizes an entire KV pool", "—"),
-    RuleInfo("CL005", "batch-sized-conversion",
-             "A dtype cast of an active prefix of a KV pool: its size follows the batch, not the pool", "—"),
-    RuleInfo("CL900", "unused-suppression",
-             "A castlint suppression comment silences nothing", "—", "meta"),
-)
-RULE_CODES = tuple(rule.code for rule in RULES)
 # Codes of findings made at runtime by `castlint trace`, not by the static rules: a
 # suppression of one silences a runtime finding, so CL900 never calls it unused.
 RUNTIME_CODES = frozenset({"CL101"})
-# Off by default: on only when a selector names the code in full (`--select CL005`,
-# `extend-select`, or ALL); a prefix such as `CL` does not turn them on.
-OPT_IN = frozenset({"CL005"})
-DEFAULT_CODES = tuple(code for code in RULE_CODES if code not in OPT_IN)
-RULES_BY_CODE = {rule.code: rule for rule in RULES}
 ALL = "ALL"  # ruff's `--select ALL`
+
+
+def rules() -> Tuple[RuleInfo, ...]:
+    """A row per registered rule, in code order."""
+    from castlint.checks import all_rules
+
+    return tuple(RuleInfo(r.code, r.name, r.summary, r.fix, r.kind) for r in all_rules())
+
+
+def rule_codes() -> Tuple[str, ...]:
+    return tuple(info.code for info in rules())
+
+
+def opt_in_codes() -> frozenset:
+    """Off by default: on only when a selector names the code in full (`--select CL005`,
+    `extend-select`, or ALL); a prefix such as `CL` does not turn them on."""
+    from castlint.checks import all_rules
+
+    return frozenset(r.code for r in all_rules() if r.opt_in)
+
+
+def default_codes() -> Tuple[str, ...]:
+    opt_in = opt_in_codes()
+    return tuple(code for code in rule_codes() if code not in opt_in)
+
+
+def __getattr__(name: str):  # the registry's rows under their old constant names
+    if name == "RULES":
+        return rules()
+    if name == "RULE_CODES":
+        return rule_codes()
+    if name == "OPT_IN":
+        return opt_in_codes()
+    if name == "DEFAULT_CODES":
+        return default_codes()
+    if name == "RULES_BY_CODE":
+        return {info.code: info for info in rules()}
+    raise AttributeError(name)
+
 
 _SELECTOR = re.compile(r"[A-Z]+[0-9]*\Z")
 
@@ -58,10 +76,7 @@ class SelectorError(ValueError):
 def lookup(code_or_name: str):
     """The RuleInfo for a code (any case) or a rule name, or None."""
     text = code_or_name.strip()
-    info = RULES_BY_CODE.get(text.upper())
-    if info is None:
-        info = next((rule for rule in RULES if rule.name == text), None)
-    return info
+    return next((info for info in rules() if info.code == text.upper() or info.name == text), None)
 
 
 def check_selector(selector: str, source: str) -> str:
@@ -74,8 +89,9 @@ def check_selector(selector: str, source: str) -> str:
         if _SELECTOR.match(selector.upper()):
             hint = f"; did you mean {selector.upper()!r}? (codes are upper case, as in ruff)"
         raise SelectorError(source, f"{selector!r} is not a rule code or prefix (like CL001 or CL){hint}")
-    if selector != ALL and not any(code.startswith(selector) for code in RULE_CODES):
-        raise SelectorError(source, f"{selector!r} selects no rule (rules: {', '.join(RULE_CODES)}; "
+    codes = rule_codes()
+    if selector != ALL and not any(code.startswith(selector) for code in codes):
+        raise SelectorError(source, f"{selector!r} selects no rule (rules: {', '.join(codes)}; "
                                     f"see `castlint rules`)")
     return selector
 
@@ -88,18 +104,18 @@ def parse_selectors(values: Iterable[str], source: str) -> Tuple[str, ...]:
             part = part.strip()
             if part:
                 selector = check_selector(part, source)
-                out.extend(RULE_CODES if selector == ALL else (selector,))
+                out.extend(rule_codes() if selector == ALL else (selector,))
     return tuple(dict.fromkeys(out))
 
 
 def selected(code: str, select: Sequence[str]) -> bool:
     """Does select (empty: every default rule) turn code on? Opt-in codes need their full code."""
-    if code in OPT_IN:
+    if code in opt_in_codes():
         return code in select
     return not select or any(code.startswith(s) for s in select)
 
 
 def enabled_codes(select: Sequence[str], ignore: Sequence[str]) -> Tuple[str, ...]:
     """The codes that select (empty: every default rule) and ignore leave on."""
-    chosen = [c for c in RULE_CODES if selected(c, select)]
+    chosen = [c for c in rule_codes() if selected(c, select)]
     return tuple(c for c in chosen if not any(c.startswith(i) for i in ignore))

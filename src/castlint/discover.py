@@ -20,7 +20,6 @@ editors pass only the files they mean).
 from __future__ import annotations
 
 import fnmatch
-import functools
 import os
 import re
 from pathlib import Path
@@ -277,41 +276,3 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
                 seen.add(child_real)
                 files.append(full)
         stack.extend(reversed(subdirs))
-
-
-def has_trigger(text: bytes, groups) -> bool:
-    """Cheap prefilter: can any rule fire on this text at all? (see Tables.trigger_groups)
-
-    The same answer as any(all(any(word in text ...))), with fewer scans of the
-    text: each set of words is first tested through a few anchors (substrings
-    that every word of the set contains one of), and only the words whose
-    anchor occurs are searched for."""
-    return any(all(_any_word(text, words) for words in group) for group in groups)
-
-
-def _any_word(text: bytes, words) -> bool:
-    for anchor, covered in _anchors(tuple(words)):
-        if anchor in text and any(word in text for word in covered):
-            return True
-    return False
-
-
-@functools.lru_cache(maxsize=256)
-def _anchors(words: tuple) -> tuple:
-    """((anchor, words containing it), ...) such that every word contains some anchor.
-
-    Greedy set cover over the words' substrings of 4 to 12 bytes: few anchors, so
-    that a text with none of the words is rejected in a few scans."""
-    left = [w for w in dict.fromkeys(words)]
-    out = []
-    while left:
-        counts = {}
-        for word in left:
-            subs = {word[i:j] for i in range(len(word)) for j in range(i + 4, min(len(word), i + 12) + 1)}
-            for sub in subs or {word}:
-                counts[sub] = counts.get(sub, 0) + 1
-        anchor = max(counts, key=lambda sub: (counts[sub], len(sub), sub))
-        covered = tuple(w for w in left if anchor in w)
-        out.append((anchor, covered))
-        left = [w for w in left if anchor not in w]
-    return tuple(out)

@@ -3,7 +3,7 @@
 A whole-tree check is dominated by libcst (parse and metadata), so the engine
 gives it as little as it can, cheapest test first:
 
-1. the text prefilter (Tables.trigger_groups): most files name no pool at all;
+1. the text prefilter (castlint.prefilter: the rules' trigger words): most files name no pool at all;
 2. castlint.prune with the C parser: the file may hold no candidate at all, or
    only some of its functions and methods matter (the rest become stubs);
 3. libcst on what is left, with line numbers mapped back to the file.
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from castlint.config import Config, CostModel
-from castlint.discover import has_trigger
+from castlint.prefilter import has_trigger
 from castlint.models import FileError, FileResult
 from castlint.tables import Tables
 
@@ -194,13 +194,12 @@ def module_context(module, path: str, tables: Tables, cost_model: CostModel, pru
 
 def run_rules(ctx, source_text: str, config: Config) -> list:
     """Every rule on one FileContext, then suppressions and select/ignore."""
-    from castlint.checks import ALL_RULES
+    from castlint.checks import all_rules
 
     raw = []
-    for rule in ALL_RULES:
-        if rule.code == "CL900":
-            continue
-        raw.extend(rule.check(ctx))
+    for rule in all_rules():
+        if rule.kind == "check":  # every rule runs: a suppression of a disabled one is still used
+            raw.extend(rule.check(ctx))
     return finish(raw, ctx.path, source_text, config)
 
 
@@ -214,7 +213,7 @@ def analyze_module(module, path: str, source_text: str, tables: Tables, config: 
 def finish(raw: list, path: str, source_text: str, config: Config) -> list:
     """Apply suppressions, report unused ones (CL900), drop disabled codes, sort."""
     from castlint import suppressions
-    from castlint.checks import RULES_BY_CODE
+    from castlint.checks.unused_suppression import UnusedSuppression
 
     if _may_have_suppressions(source_text, bool(raw)):
         marks = suppressions.parse_suppressions(source_text)
@@ -222,7 +221,7 @@ def finish(raw: list, path: str, source_text: str, config: Config) -> list:
         marks = []
     kept = suppressions.apply(raw, marks)
     enabled = lambda code: config.rule_enabled(code, path)  # noqa: E731
-    kept.extend(RULES_BY_CODE["CL900"].unused(path, marks, enabled))
+    kept.extend(UnusedSuppression().unused(path, marks, enabled))
     return sorted((f for f in kept if enabled(f.code)), key=lambda f: f.sort_key())
 
 
@@ -256,7 +255,7 @@ def _decode(source: bytes) -> str:
 def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
                triggers: Optional[Sequence] = None, prune: bool = True,
                source: Optional[bytes] = None) -> FileResult:
-    """Check one file. triggers: Tables.trigger_groups() as bytes (None: no prefilter);
+    """Check one file. triggers: encoded_triggers(tables) (None: no prefilter);
     prune: cut the file down with castlint.prune first (same findings, less libcst)."""
     result = FileResult(path=path)
     if source is None:
@@ -451,6 +450,13 @@ def _scan_batch(paths: Sequence[str]) -> List[tuple]:
     return out
 
 
+def encoded_triggers(tables: Tables) -> tuple:
+    """Every rule's trigger groups, as bytes for has_trigger."""
+    from castlint import prefilter
+
+    return prefilter.encode(prefilter.trigger_groups(tables))
+
+
 def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int = 0,
                 progress: Optional[Callable[[int], None]] = None, prefilter: bool = True,
                 prune: bool = True, cache: Optional[bool] = None) -> Run:
@@ -459,8 +465,7 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
     from castlint import cache as cachemod
 
     cost_model = config.cost_model(tables)
-    triggers = tuple(tuple(tuple(w.encode() for w in words) for words in group)
-                     for group in tables.trigger_groups()) if prefilter else None
+    triggers = encoded_triggers(tables) if prefilter else None
     jobs = jobs or config.jobs or (os.cpu_count() or 1)
     use_cache = config.cache if cache is None else cache
     store = cachemod.open_cache(config, tables, options=(prefilter, prune)) if use_cache else None

@@ -46,6 +46,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
+from castlint.prefilter import has_trigger as prefilter_has_trigger
 from castlint.tables import Tables
 
 FULL = "full"  # analyse the whole file
@@ -113,13 +114,20 @@ class _Words:
                 methods.update(wrapper.methods)
         self.wrapper_methods = frozenset(methods)
         self.wrapper_functions = frozenset(functions)
-        # CL002's prefilter group: without one word of each set no plan() can be flagged
-        groups = tables.trigger_groups()
-        self.plan_words = tuple(tuple(word.encode() for word in words) for words in groups[1])
-        # the groups of CL001/CL003/CL005, CL002 and CL004 (the others are suppressions and
-        # the calling conventions)
-        self.core_groups = tuple(tuple(tuple(word.encode() for word in words) for words in group)
-                                 for group in groups[:3])
+        # CL002's prefilter groups: without one word of each set no plan() can be flagged;
+        # the groups of every rule prune models (not the calling conventions: see
+        # _convention_possible); the rules prune cannot model make a file FULL
+        from castlint import prefilter
+        from castlint.checks.base import PLAN_CALLS, POOL_FLOW, SUPPRESSIONS
+
+        plan_groups = prefilter.trigger_groups(tables, scopes=(PLAN_CALLS,))
+        self.plan_words = tuple(tuple(word.encode() for word in words) for group in plan_groups[:1]
+                                for words in group)
+        conventions = set(prefilter.rule_groups_of(prefilter.TriggerWords(tables).conventions))
+        modelled = prefilter.trigger_groups(tables, scopes=(POOL_FLOW, PLAN_CALLS))
+        self.core_groups = prefilter.encode(tuple(g for g in modelled if g not in conventions))
+        self.whole_file_groups = prefilter.encode(prefilter.trigger_groups(
+            tables, exclude_scopes=(POOL_FLOW, PLAN_CALLS, SUPPRESSIONS)))
         # engines' calling conventions: method name -> [(parameters, required parameters, levels)]
         self.conventions: Dict[str, List[Tuple[frozenset, frozenset, int]]] = {}
         for row in tables.cache_parameters:
@@ -174,15 +182,17 @@ def _words_without_plans(self) -> "_Words":
 _Words.without_plans = _words_without_plans
 
 
+_WORDS: Dict[tuple, _Words] = {}
+
+
 def _words(tables: Tables) -> _Words:
-    """The word sets for these tables, built once and kept on the Tables object."""
-    words = getattr(tables, "_castlint_prune_words", None)
+    """The word sets for these tables and rules, built once per process."""
+    from castlint.checks import all_rules
+
+    key = (id(tables), tables.digest, tuple(rule.code for rule in all_rules()))
+    words = _WORDS.get(key)
     if words is None:
-        words = _Words(tables)
-        try:
-            tables._castlint_prune_words = words
-        except AttributeError:  # a Tables with __slots__: rebuild each time
-            pass
+        words = _WORDS[key] = _Words(tables)
     return words
 
 
@@ -1028,6 +1038,8 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
         return Plan(FULL, reason="ast cannot parse it: libcst decides", error=exc)
     except (ValueError, RecursionError, MemoryError, OverflowError):
         return Plan(FULL, reason="ast cannot parse it: libcst decides")
+    if w.whole_file_groups and prefilter_has_trigger(source, w.whole_file_groups):
+        return Plan(FULL, reason="a rule that prune does not model may fire here")
     if not all(any(word in source for word in words) for words in w.plan_words):
         w = w.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
     both = _import_aliases(tree, source, w.through_functions | w.helpers)

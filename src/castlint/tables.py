@@ -172,39 +172,6 @@ class Tables:
     digest: str = ""
 
     # -- derived -----------------------------------------------------------
-    def trigger_groups(self) -> tuple:
-        """Prefilter: a file can produce a finding only if, for some group, its text
-        contains one word of every set in the group. Derived from the tables, so a
-        new accessor or wrapper updates the filter."""
-        # `.kv_cache[`, `.kv_cache)`, ... but not `.kv_cache_dtype`: the attribute itself, for
-        # the names that other attributes extend; the others as they are (fewer words to scan)
-        pools = {f"{name}(" for name in self.accessors} | {
-            f".{name}{after}" if name in self.cache_attributes_whole else f".{name}"
-            for name in self.cache_attributes for after in ATTRIBUTE_ENDS}
-        casts = {f".{method}(" for method in self.casts} | {f".{method}(" for method in self.copy_methods}
-        wrappers = set()
-        for wrapper in self.wrappers:
-            wrappers.update({wrapper.cls, wrapper.q_dtype.keyword, wrapper.kv_dtype.keyword, *wrapper.aliases})
-        reach = set(self.kv_cache_dtype_attributes) | set(self.kv_cache_dtype_holders)
-        # a whole cache that arrives as a parameter: its name, the other parameters of the
-        # engine's convention, and a conversion
-        by_requires: dict = {}  # one group per set of required parameters
-        for p in self.cache_parameters:
-            by_requires.setdefault(tuple(sorted(p.requires)), set()).update(p.params)
-        conversions = casts | set(self.conversion_helpers)
-        conventions = tuple(
-            (params, {word for word in requires}, conversions) if requires else (params, conversions)
-            for requires, params in sorted(by_requires.items()))
-        groups = (
-            (pools, casts),  # CL001, CL003, CL005
-            (wrappers, reach),  # CL002
-            # CL004: a helper, and something that can be a whole pool (an accessor, a cache
-            # attribute, a parameter of a calling convention): nothing else starts one
-            (set(self.conversion_helpers), pools | {name for p in self.cache_parameters for name in p.params}),
-            ({"castlint", "noqa: CL", "noqa:CL", "NOQA: CL"},),  # CL900
-        ) + conventions
-        return tuple(tuple(tuple(sorted(words)) for words in group) for group in groups)
-
     def flashinfer_pin(self, sglang_version: str) -> Optional[str]:
         """The FlashInfer that an sglang release pins (nearest older listed release)."""
         wanted = parse_version(sglang_version)

@@ -1,14 +1,35 @@
-"""The rules, one module each. ALL_RULES is the registry, in code order."""
-from castlint.checks.base import FileContext, Rule
-from castlint.checks.batch_sized_conversion import BatchSizedConversion
-from castlint.checks.cast_before_gather import CastBeforeGather
-from castlint.checks.plan_forces_kv_dtype import PlanForcesKvDtype
-from castlint.checks.unused_suppression import UnusedSuppression
-from castlint.checks.whole_pool_cast import WholePoolCast
-from castlint.checks.whole_pool_conversion_helper import WholePoolConversionHelper
+"""The rules, one module each, and the one registry of them.
 
-ALL_RULES = (WholePoolCast(), PlanForcesKvDtype(), CastBeforeGather(), WholePoolConversionHelper(),
-             BatchSizedConversion(), UnusedSuppression())
-RULES_BY_CODE = {rule.code: rule for rule in ALL_RULES}
+Every module in this package is imported here; each Rule subclass with a `code`
+registers itself on definition (castlint.checks.base). A new rule is one new
+module: its code, name, docs, examples, trigger words and analysis scope.
+"""
+import importlib
+import pkgutil
 
-__all__ = ["ALL_RULES", "RULES_BY_CODE", "FileContext", "Rule"]
+from castlint.checks.base import FileContext, Rule, registered_rules, unregister
+
+for _module in pkgutil.iter_modules(__path__):
+    if _module.name != "base":
+        importlib.import_module(f"{__name__}.{_module.name}")
+
+
+def all_rules():
+    """Every rule, in code order."""
+    return registered_rules()
+
+
+def rule_for(code: str):
+    """The rule with this code, or None."""
+    return next((rule for rule in registered_rules() if rule.code == code), None)
+
+
+__all__ = ["FileContext", "Rule", "all_rules", "rule_for", "unregister"]
+
+
+def __getattr__(name: str):  # the registry as the tuples older callers read
+    if name == "ALL_RULES":
+        return tuple(registered_rules())
+    if name == "RULES_BY_CODE":
+        return {rule.code: rule for rule in registered_rules()}
+    raise AttributeError(name)

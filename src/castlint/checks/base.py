@@ -6,7 +6,7 @@ by `castlint rules CODE`) and its tests (tests/test_rule_examples.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, List, Optional, Tuple
+from typing import ClassVar, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -24,7 +24,18 @@ class FileContext:
     cost_model: CostModel
 
 
+# Analysis scopes: what castlint.prune must keep of a file for a rule to see its sites.
+POOL_FLOW = "pool-flow"  # code a pool or cache value reaches (prune's value-flow model)
+PLAN_CALLS = "plan-calls"  # attention plan() calls and the dtype values they read
+SUPPRESSIONS = "suppressions"  # comments only: nothing to analyse
+WHOLE_FILE = "whole-file"  # no model: a file that has the rule's trigger words is analysed whole
+
+_REGISTRY: Dict[str, "Rule"] = {}
+
+
 class Rule:
+    """One rule. Defining a subclass with a `code` registers it (castlint.checks.all_rules)."""
+
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
@@ -35,6 +46,21 @@ class Rule:
     # (source, expected 1-based lines of findings): INVALID must flag exactly those lines.
     VALID: ClassVar[Tuple[str, ...]] = ()
     INVALID: ClassVar[Tuple[Tuple[str, Tuple[int, ...]], ...]] = ()
+    fix: ClassVar[str] = "—"  # what `castlint rules` shows: "safe", "safe/unsafe" or "—"
+    kind: ClassVar[str] = "check"  # "check": finds problems in code; "meta": reports on suppressions
+    opt_in: ClassVar[bool] = False  # on only when a selector names the code in full
+    scope: ClassVar[str] = WHOLE_FILE
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        code = cls.__dict__.get("code")
+        if code is not None:
+            _REGISTRY[code] = cls()
+
+    def triggers(self, words) -> tuple:
+        """Groups of word sets (castlint.prefilter.TriggerWords): the file can hold a
+        finding only if, for some group, its text has one word of every set."""
+        return ()
 
     def check(self, ctx: FileContext) -> List[Finding]:
         raise NotImplementedError
@@ -93,3 +119,13 @@ def pool_cast_cost(ctx: FileContext, target: Optional[str]) -> Cost:
 
 
 COST_HINT = "set [tool.castlint.model] (preset, pool-tokens, layers) to change the cost model"
+
+
+def registered_rules() -> List["Rule"]:
+    """Every registered rule, in code order."""
+    return [_REGISTRY[code] for code in sorted(_REGISTRY)]
+
+
+def unregister(code: str) -> None:
+    """Forget a rule (a test's toy rule)."""
+    _REGISTRY.pop(code, None)

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from typing import List
 
-from castlint.checks.base import FileContext, Rule
+from castlint.checks.base import FileContext, POOL_FLOW, Rule
 from castlint.models import Finding, Severity
 
 
 class BatchSizedConversion(Rule):
     code = "CL005"
+    opt_in = True
+    scope = POOL_FLOW
     name = "batch-sized-conversion"
     summary = "A dtype cast of an active prefix of a KV pool: its size follows the batch, not the pool"
     what_it_does = (
@@ -49,7 +51,10 @@ class BatchSizedConversion(Rule):
          "    k, v = self.pool.get_kv_buffer(layer.layer_id)\n"
          "    return v[forward_batch.start : forward_batch.end].half()\n", (3,)),
     )
-    default_enabled = False  # castlint.codes lists it as opt-in
+
+    def triggers(self, words) -> tuple:
+        # a pool and a conversion, or a whole cache that arrives as a parameter
+        return ((words.pools, words.casts),) + words.conventions
 
     def check(self, ctx: FileContext) -> List[Finding]:
         a = ctx.analysis

@@ -6,7 +6,7 @@ from typing import List, Optional
 import libcst as cst
 
 from castlint.analysis import ModuleAnalysis
-from castlint.checks.base import COST_HINT, FileContext, Rule, pool_cast_cost
+from castlint.checks.base import COST_HINT, FileContext, POOL_FLOW, Rule, pool_cast_cost
 from castlint.models import Finding, Fix, FixSafety, Severity
 
 
@@ -39,6 +39,8 @@ def gathered_cast(a: ModuleAnalysis, call: cst.Call) -> Optional[str]:
 
 class CastBeforeGather(Rule):
     code = "CL003"
+    fix = "safe/unsafe"
+    scope = POOL_FLOW
     name = "cast-before-gather"
     summary = "A whole pool is converted and then only a few slots of it are read"
     what_it_does = (
@@ -78,6 +80,10 @@ class CastBeforeGather(Rule):
          "    a = kv[loc]\n"
          "    return kv.index_select(0, loc) + a\n", (2,)),
     )
+
+    def triggers(self, words) -> tuple:
+        # a pool and a conversion, or a whole cache that arrives as a parameter
+        return ((words.pools, words.casts),) + words.conventions
 
     def check(self, ctx: FileContext) -> List[Finding]:
         a = ctx.analysis

@@ -6,13 +6,15 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from castlint.analysis.dataflow import ModuleAnalysis, dotted, iter_nodes
-from castlint.checks.base import FileContext, Rule
+from castlint.checks.base import FileContext, PLAN_CALLS, Rule
 from castlint.models import Finding, Fix, FixSafety, Severity
 from castlint.tables import Wrapper
 
 
 class PlanForcesKvDtype(Rule):
     code = "CL002"
+    fix = "safe"
+    scope = PLAN_CALLS
     name = "plan-forces-kv-dtype"
     summary = "An attention plan() declares the KV cache in the q dtype (or omits its dtype)"
     what_it_does = (
@@ -69,6 +71,9 @@ class PlanForcesKvDtype(Rule):
          "    def call(self, wrapper: Union[BatchDecodeWithPagedKVCacheWrapper, BatchMLAPagedAttentionWrapper]):\n"
          "        wrapper.plan(1, 2, 3, 4, 5, 512, 64, 1, False, 0.1, self.data_type, self.data_type)\n", (5,)),
     )
+
+    def triggers(self, words) -> tuple:
+        return ((words.wrappers, words.kv_dtype_reach),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
         a = ctx.analysis

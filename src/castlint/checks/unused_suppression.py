@@ -4,13 +4,15 @@ from __future__ import annotations
 from typing import List
 
 from castlint.codes import RUNTIME_CODES
-from castlint.checks.base import FileContext, Rule
+from castlint.checks.base import FileContext, Rule, SUPPRESSIONS
 from castlint.models import Finding, Position, Severity
 from castlint.suppressions import Suppression
 
 
 class UnusedSuppression(Rule):
     code = "CL900"
+    kind = "meta"
+    scope = SUPPRESSIONS
     name = "unused-suppression"
     summary = "A castlint suppression comment silences nothing"
     what_it_does = (
@@ -35,6 +37,9 @@ class UnusedSuppression(Rule):
         ("def forward(self, layer, q):\n"
          "    k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)  # noqa: CL003\n", (2,)),
     )
+
+    def triggers(self, words) -> tuple:
+        return ((words.suppressions,),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
         return []  # the engine calls unused() after applying suppressions

@@ -6,13 +6,15 @@ from typing import List, Optional
 import libcst as cst
 
 from castlint.analysis.dataflow import iter_nodes
-from castlint.checks.base import COST_HINT, FileContext, Rule, pool_cast_cost
+from castlint.checks.base import COST_HINT, FileContext, POOL_FLOW, Rule, pool_cast_cost
 from castlint.checks.cast_before_gather import CastBeforeGather, gathered_cast
 from castlint.models import Cost, Finding, Fix, FixSafety, Severity
 
 
 class WholePoolCast(Rule):
     code = "CL001"
+    fix = "safe"
+    scope = POOL_FLOW
     name = "whole-pool-cast"
     summary = "A dtype cast of a whole KV pool copies every slot, not just live tokens"
     what_it_does = (
@@ -112,6 +114,10 @@ class WholePoolCast(Rule):
         ("def upcast_all(self):\n"
          "    return [c.to(torch.float32) for c in self.kv_caches]\n", (2,)),
     )
+
+    def triggers(self, words) -> tuple:
+        # a pool and a conversion, or a whole cache that arrives as a parameter
+        return ((words.pools, words.casts),) + words.conventions
 
     def check(self, ctx: FileContext) -> List[Finding]:
         a = ctx.analysis

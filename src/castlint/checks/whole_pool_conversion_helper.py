@@ -7,13 +7,14 @@ import libcst as cst
 
 from castlint.analysis import Origin
 from castlint.analysis.dataflow import dotted
-from castlint.checks.base import COST_HINT, FileContext, Rule
+from castlint.checks.base import COST_HINT, FileContext, POOL_FLOW, Rule
 from castlint.models import Cost, Finding, Severity
 from castlint.tables import ConversionHelper
 
 
 class WholePoolConversionHelper(Rule):
     code = "CL004"
+    scope = POOL_FLOW
     name = "whole-pool-conversion-helper"
     summary = "A helper quantizes or dequantizes an entire KV pool"
     what_it_does = (
@@ -73,6 +74,10 @@ class WholePoolConversionHelper(Rule):
          "        scales = self.kv_scale_buffer[layer_id - self.start_layer]\n"
          "        return FP4MXBlock16KVQuantizeUtil.batched_dequantize(packed, scales)\n", (8,)),
     )
+
+    def triggers(self, words) -> tuple:
+        # a helper, and something that can be a whole pool
+        return ((words.helpers, words.pools | words.cache_parameters),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
         a, helpers = ctx.analysis, ctx.tables.conversion_helpers

@@ -127,7 +127,7 @@ def unified_diff(path: str, old: bytes, new: bytes, encoding: str = "utf-8") -> 
 def _prepare(args):
     """Read one file and compute its fix (runs in a worker process); writes nothing."""
     path, tables, config, options, groups = args
-    from castlint.discover import has_trigger
+    from castlint.prefilter import has_trigger
     from castlint.engine import read_source
 
     try:
@@ -160,11 +160,11 @@ def fix_files(files: Sequence[str], tables: Tables, config: Config, options: Fix
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    from castlint.engine import check_paths, worker_guard
+    from castlint.engine import check_paths, encoded_triggers, worker_guard
     from castlint.fixes.write import outside, remove_stale_temps, roots_of
 
     outcome = FixOutcome()
-    groups = tuple(tuple(tuple(w.encode() for w in words) for words in group) for group in tables.trigger_groups())
+    groups = encoded_triggers(tables)
     # The fast, cached check says which files have anything fixable; only those get the
     # full-module analysis the codemods need. Read/parse errors are reported by the check.
     fixable = sorted({f.path for f in check_paths(files, tables, config, jobs=jobs).findings if f.fixable})

@@ -1,0 +1,118 @@
+"""The text prefilter: can any enabled rule fire on this file at all?
+
+Each rule declares its trigger words (`Rule.triggers`) as groups built from the
+vocabulary below, which the tables define: a file is analysed only if, for some
+group, its text contains one word of every set in the group. Most files of an
+engine name no pool at all, and are never parsed.
+
+The vocabulary is derived from rules/*.toml, so a new accessor, cast spelling or
+wrapper there widens the filter with no code change.
+"""
+from __future__ import annotations
+
+import functools
+from typing import FrozenSet, Iterable, Tuple
+
+from castlint.tables import ATTRIBUTE_ENDS, Tables
+
+SUPPRESSION_WORDS = frozenset({"castlint", "noqa: CL", "noqa:CL", "NOQA: CL"})
+
+
+class TriggerWords:
+    """Named word sets, from the tables, that rules build their trigger groups from."""
+
+    def __init__(self, tables: Tables):
+        # `.kv_cache[`, `.kv_cache)`, ... but not `.kv_cache_dtype`: the attribute itself, for
+        # the names that other attributes extend; the others as they are (fewer words to scan)
+        self.pools: FrozenSet[str] = frozenset({f"{name}(" for name in tables.accessors} | {
+            f".{name}{after}" if name in tables.cache_attributes_whole else f".{name}"
+            for name in tables.cache_attributes for after in ATTRIBUTE_ENDS})
+        self.casts = frozenset({f".{method}(" for method in tables.casts}
+                               | {f".{method}(" for method in tables.copy_methods})
+        wrappers = set()
+        for wrapper in tables.wrappers:
+            wrappers.update({wrapper.cls, wrapper.q_dtype.keyword, wrapper.kv_dtype.keyword, *wrapper.aliases})
+        self.wrappers = frozenset(wrappers)
+        self.kv_dtype_reach = frozenset(set(tables.kv_cache_dtype_attributes) | set(tables.kv_cache_dtype_holders))
+        self.helpers = frozenset(tables.conversion_helpers)
+        self.cache_parameters = frozenset(name for p in tables.cache_parameters for name in p.params)
+        self.conversions = self.casts | self.helpers
+        self.suppressions = SUPPRESSION_WORDS
+        # a whole cache that arrives as a parameter: its name, the other parameters of
+        # the engine's calling convention, and a conversion; one group per convention
+        by_requires: dict = {}
+        for p in tables.cache_parameters:
+            by_requires.setdefault(tuple(sorted(p.requires)), set()).update(p.params)
+        self.conventions: Tuple[tuple, ...] = tuple(
+            (frozenset(params), frozenset(requires), self.conversions) if requires
+            else (frozenset(params), self.conversions)
+            for requires, params in sorted(by_requires.items()))
+
+
+def _normal(groups: Iterable[Iterable[Iterable[str]]]) -> tuple:
+    return tuple(tuple(tuple(sorted(words)) for words in group) for group in groups)
+
+
+def rule_groups_of(groups) -> tuple:
+    """Groups of word sets, normalized as trigger_groups returns them."""
+    return _normal(groups)
+
+
+def trigger_groups(tables: Tables, rules=None, scopes=None, exclude_scopes=()) -> tuple:
+    """Every rule's trigger groups (rules: default, every registered rule; scopes: only
+    rules whose analysis scope is one of these; exclude_scopes: not those), duplicates
+    dropped, in rule order."""
+    from castlint.checks import all_rules
+
+    words = TriggerWords(tables)
+    out = []
+    for rule in all_rules() if rules is None else rules:
+        if (scopes is not None and rule.scope not in scopes) or rule.scope in exclude_scopes:
+            continue
+        for group in _normal(rule.triggers(words)):
+            if group not in out:
+                out.append(group)
+    return tuple(out)
+
+
+def encode(groups: tuple) -> tuple:
+    """The groups as bytes, for has_trigger."""
+    return tuple(tuple(tuple(word.encode() for word in words) for words in group) for group in groups)
+
+
+def has_trigger(text: bytes, groups) -> bool:
+    """Can any rule fire on this text? groups: encode(trigger_groups(...)).
+
+    The same answer as any(all(any(word in text ...))), with fewer scans of the
+    text: each set of words is first tested through a few anchors (substrings
+    that every word of the set contains one of), and only the words whose
+    anchor occurs are searched for."""
+    return any(all(_any_word(text, words) for words in group) for group in groups)
+
+
+def _any_word(text: bytes, words) -> bool:
+    for anchor, covered in _anchors(tuple(words)):
+        if anchor in text and any(word in text for word in covered):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=256)
+def _anchors(words: tuple) -> tuple:
+    """((anchor, words containing it), ...) such that every word contains some anchor.
+
+    Greedy set cover over the words' substrings of 4 to 12 bytes: few anchors, so
+    that a text with none of the words is rejected in a few scans."""
+    left = [w for w in dict.fromkeys(words)]
+    out = []
+    while left:
+        counts = {}
+        for word in left:
+            subs = {word[i:j] for i in range(len(word)) for j in range(i + 4, min(len(word), i + 12) + 1)}
+            for sub in subs or {word}:
+                counts[sub] = counts.get(sub, 0) + 1
+        anchor = max(counts, key=lambda sub: (counts[sub], len(sub), sub))
+        covered = tuple(w for w in left if anchor in w)
+        out.append((anchor, covered))
+        left = [w for w in left if anchor not in w]
+    return tuple(out)
