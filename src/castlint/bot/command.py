@@ -29,14 +29,20 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set, TextIO
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Set, TextIO
 
 from castlint.bot import comment as comment_mod
 from castlint.bot.client import GitHubClient, GitHubError, PermissionDenied
+from castlint.common.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+from castlint.common.paths import display_path
+from castlint.config import Config, SettingsError, load_settings
 from castlint.gitdiff import GitDiffError, all_lines, changed_lines, keep_changed
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-LEVEL = {"error": "failure", "warning": "warning", "note": "notice"}
+if TYPE_CHECKING:
+    from castlint.fixes.suggestions import FindingFix
+    from castlint.tables import Tables
+
+ANNOTATION_LEVEL = {"error": "failure", "warning": "warning", "note": "notice"}
 FORK_HELP = ("Pull requests from forks get a read-only GITHUB_TOKEN, so the report stays in this job log "
              "and its annotations. See docs/workflows.md, 'Pull requests from forks'.")
 
@@ -71,18 +77,18 @@ class Output:
     err: TextIO
     secrets: List[str] = field(default_factory=list)
 
-    def _clean(self, text: str) -> str:
+    def redact(self, text: str) -> str:
         for secret in self.secrets:
             if secret:
                 text = text.replace(secret, "***")
         return text
 
     def print(self, text: str = "") -> None:
-        self.out.write(self._clean(text) + ("" if text.endswith("\n") else "\n"))
+        self.out.write(self.redact(text) + ("" if text.endswith("\n") else "\n"))
         self.out.flush()
 
     def info(self, text: str) -> None:
-        self.err.write(self._clean(f"castlint bot: {text}") + "\n")
+        self.err.write(self.redact(f"castlint bot: {text}") + "\n")
         self.err.flush()
 
 
@@ -121,11 +127,6 @@ def load_context(env) -> Context:
         event_name=env.get("GITHUB_EVENT_NAME", ""),
         workspace=env.get("GITHUB_WORKSPACE") or os.getcwd(),
     )
-
-
-def _rel(path: str, root: str) -> str:
-    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
-    return rel.replace(os.sep, "/")
 
 
 def pr_changed_lines(client: GitHubClient, ctx: Context) -> Dict[str, Set[int]]:
@@ -194,66 +195,142 @@ def run_bot(paths: Optional[Sequence[str]] = None, diff_base: Optional[str] = No
             check_run: bool = True, always_comment: bool = False, max_wait: float = 300.0,
             env=None, out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
     env = os.environ if env is None else env
-    io = Output(out or sys.stdout, err or sys.stderr, secrets=[env.get("GITHUB_TOKEN", "")])
+    output = Output(out or sys.stdout, err or sys.stderr, secrets=[env.get("GITHUB_TOKEN", "")])
+    options = BotOptions(paths=list(paths or []), diff_base=diff_base, dry_run=dry_run, exit_zero=exit_zero,
+                         config_file=config_file, review=review, check_run=check_run,
+                         always_comment=always_comment, max_wait=max_wait)
     try:
-        return _run(io, env, paths, diff_base, dry_run, exit_zero, config_file, review, check_run,
-                    always_comment, max_wait)
-    except BotError as exc:
-        io.info(f"error: {exc}")
-        return EXIT_ERROR
-    except GitHubError as exc:
-        io.info(f"error: {exc}")
+        return _run(output, env, options)
+    except (BotError, GitHubError) as exc:
+        output.info(f"error: {exc}")
         return EXIT_ERROR
 
 
-def _run(io: Output, env, paths, diff_base, dry_run, exit_zero, config_file, review, check_run,
-         always_comment, max_wait) -> int:
+@dataclass
+class BotOptions:
+    """The `castlint bot` command line."""
+
+    paths: List[str]
+    diff_base: Optional[str]
+    dry_run: bool
+    exit_zero: bool
+    config_file: Optional[str]
+    review: bool
+    check_run: bool
+    always_comment: bool
+    max_wait: float
+
+
+@dataclass
+class CheckedChanges:
+    """The check of the pull request's files, kept to the lines it changes (every line when unknown)."""
+
+    findings: list
+    errors: list
+    files_checked: int
+    changed: Optional[Dict[str, Set[int]]]  # real path -> changed lines; None: unknown
+    scope: str  # "on the lines this pull request changes" or "in the checked files"
+    tables: Tables
+    config: Config
+
+
+class Suggestion(NamedTuple):
+    """A GitHub suggestion block for one finding, posted once (key) as a review comment."""
+
+    key: str
+    finding: object
+    path: str
+    first_line: int
+    last_line: int
+    text: str
+
+
+@dataclass
+class PullRequestReport:
+    """What the bot reports: findings with their repo-relative paths and suggested fixes."""
+
+    checked: CheckedChanges
+    paths: Dict[int, str]  # finding index -> repo-relative path
+    fixes: Dict[int, FindingFix]
+    links: comment_mod.Links
+    version: str
+
+    def body(self, previous: Optional[int]) -> str:
+        """The PR comment (and the step summary)."""
+        checked = self.checked
+        return comment_mod.render(checked.findings, checked.errors, paths=self.paths, links=self.links,
+                                  fixes=self.fixes, files_checked=checked.files_checked, previous=previous,
+                                  version=self.version, scope=checked.scope,
+                                  step_exclude=checked.tables.decode_step_exclude_words)
+
+
+def _run(output: Output, env, options: BotOptions) -> int:
     from castlint import __version__
-    from castlint.bot.suggestions import fixes_for, github_suggestion
-    from castlint.config import ConfigError, load_config
-    from castlint.discover import discover
-    from castlint.engine import check_paths
-    from castlint.report import github as github_format
-    from castlint.tables import TableError, load_tables
+    from castlint.fixes.suggestions import suggest_fixes
 
     ctx = load_context(env)
     client = None
     if ctx.token:
         client = GitHubClient(ctx.api_url, ctx.token, user_agent=f"castlint-bot/{__version__}",
-                              max_wait=max_wait, log=io.info)
+                              max_wait=options.max_wait, log=output.info)
     if ctx.pr_number is None:
-        io.info(f"the event ({ctx.event_name or 'unknown'}) is not a pull request; "
-                "the report goes to the job log only")
+        output.info(f"the event ({ctx.event_name or 'unknown'}) is not a pull request; "
+                    "the report goes to the job log only")
+    changed = _changed_lines(ctx, client, options.diff_base, output)
+    checked = _check_changes(ctx, options, changed)
+    _print_job_log(output, env, checked)
+    findings, errors = checked.findings, checked.errors
+    report = PullRequestReport(
+        checked=checked, paths={i: display_path(f.path, ctx.workspace) for i, f in enumerate(findings)},
+        fixes=suggest_fixes(findings, checked.tables, checked.config),
+        links=comment_mod.Links(ctx.server_url, ctx.repo, ctx.head_sha), version=__version__)
+    status = EXIT_ERROR if errors else (EXIT_FINDINGS if findings and not options.exit_zero else EXIT_CLEAN)
+    _write_step_summary(output, env, report)
+    if options.dry_run:
+        output.print(report.body(None))
+        output.info("dry run: nothing was posted")
+        return status
+    if client is None:
+        output.info("GITHUB_TOKEN is not set: the report is in the job log only")
+        return status
+    if ctx.pr_number is None:
+        return status
+    _publish(client, ctx, output, env, options, report)
+    return status
 
-    # 1. Which lines does the pull request change?
-    changed: Optional[Dict[str, Set[int]]] = None
-    scope = "on the lines this pull request changes"
+
+def _changed_lines(ctx: Context, client: Optional[GitHubClient], diff_base: Optional[str],
+                   output: Output) -> Optional[Dict[str, Set[int]]]:
+    """Which lines does the pull request change? None when that cannot be told."""
     if diff_base:
         try:
-            changed = changed_lines(diff_base, ctx.workspace)
+            return changed_lines(diff_base, ctx.workspace)
         except GitDiffError as exc:
             raise BotError(str(exc)) from None
-    elif client is not None and ctx.pr_number is not None:
-        changed = pr_changed_lines(client, ctx)
-    elif ctx.base_sha:
+    if client is not None and ctx.pr_number is not None:
+        return pr_changed_lines(client, ctx)
+    if ctx.base_sha:
         try:
-            changed = changed_lines(ctx.base_sha, ctx.workspace)
+            return changed_lines(ctx.base_sha, ctx.workspace)
         except GitDiffError as exc:
-            io.info(f"cannot tell the changed lines ({exc}); reporting every finding")
-    if changed is None:
-        scope = "in the checked files"
+            output.info(f"cannot tell the changed lines ({exc}); reporting every finding")
+    return None
 
-    # 2. Check (parse only: nothing from the PR is imported or executed).
-    targets = list(paths or [])
+
+def _check_changes(ctx: Context, options: BotOptions, changed: Optional[Dict[str, Set[int]]]) -> CheckedChanges:
+    """Check the changed files (parse only: nothing from the PR is imported or executed)."""
+    from castlint.discover import discover
+    from castlint.engine import check_paths
+
+    targets = list(options.paths)
     if not targets:
         targets = sorted(p for p in (changed or {}) if p.endswith((".py", ".pyi")) and os.path.isfile(p))
         if changed is None:
             targets = [ctx.workspace]
     try:
-        config = load_config(targets or [ctx.workspace], Path(config_file) if config_file else None)
-        tables = load_tables(config.extend_rules)
-        config.cost_model(tables)
-    except (ConfigError, TableError) as exc:
+        config, tables = load_settings(targets or [ctx.workspace],
+                                       Path(options.config_file) if options.config_file else None)
+    except SettingsError as exc:
         raise BotError(str(exc)) from None
     files, walk_errors = discover(targets, config) if targets else ([], [])
     run = check_paths(files, tables, config)
@@ -261,127 +338,133 @@ def _run(io: Output, env, paths, diff_base, dry_run, exit_zero, config_file, rev
     if changed is not None:
         findings = keep_changed(findings, changed)
     errors = sorted(list(walk_errors) + list(run.all_errors), key=lambda e: (e.path, e.line))
-    meta = {"files": len(files), "config": config, "tables": tables,
-            "step_total_exclude": tables.decode_step_exclude_words}
+    scope = "on the lines this pull request changes" if changed is not None else "in the checked files"
+    return CheckedChanges(findings, errors, len(files), changed, scope, tables, config)
 
-    # 3. The job log: annotations under Actions, plain lines elsewhere.
+
+def _print_job_log(output: Output, env, checked: CheckedChanges) -> None:
+    """The job log: annotations under Actions, plain lines elsewhere."""
+    from castlint.report import github as github_format
     from castlint.report import text as text_format
-    log = github_format.render(findings, errors, meta) if env.get("GITHUB_ACTIONS") == "true" \
-        else text_format.render(findings, errors, meta, quiet=True)
-    io.print(log)
 
-    fixes = fixes_for(findings, meta)
-    rel_paths = {i: _rel(f.path, ctx.workspace) for i, f in enumerate(findings)}
-    links = comment_mod.Links(ctx.server_url, ctx.repo, ctx.head_sha)
-    status = EXIT_ERROR if errors else (EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN)
+    meta = {"files": checked.files_checked, "step_total_exclude": checked.tables.decode_step_exclude_words}
+    if env.get("GITHUB_ACTIONS") == "true":
+        output.print(github_format.render(checked.findings, checked.errors, meta))
+    else:
+        output.print(text_format.render(checked.findings, checked.errors, meta, quiet=True))
 
-    def body_for(previous: Optional[int], note: str = "") -> str:
-        return comment_mod.render(findings, errors, paths=rel_paths, links=links, fixes=fixes,
-                                  files_checked=len(files), previous=previous, version=__version__,
-                                  scope=scope, note=note, step_exclude=tables.decode_step_exclude_words)
 
+def _write_step_summary(output: Output, env, report: PullRequestReport) -> None:
     summary_path = env.get("GITHUB_STEP_SUMMARY")
-    if summary_path:
-        try:
-            with open(summary_path, "a", encoding="utf-8") as fh:
-                fh.write(io._clean(body_for(None)) + "\n")
-        except OSError as exc:
-            io.info(f"cannot write the step summary: {exc}")
+    if not summary_path:
+        return
+    try:
+        with open(summary_path, "a", encoding="utf-8") as fh:
+            fh.write(output.redact(report.body(None)) + "\n")
+    except OSError as exc:
+        output.info(f"cannot write the step summary: {exc}")
 
-    if dry_run:
-        io.print(body_for(None))
-        io.info("dry run: nothing was posted")
-        return status
-    if client is None:
-        io.info("GITHUB_TOKEN is not set: the report is in the job log only")
-        return status
-    if ctx.pr_number is None:
-        return status
 
-    # 4. The PR comment, edited in place.
+def _publish(client: GitHubClient, ctx: Context, output: Output, env, options: BotOptions,
+             report: PullRequestReport) -> None:
+    """The PR comment (edited in place), suggestion blocks as review comments, a check run."""
+    from castlint.report import github as github_format
+
+    checked = report.checked
     writable = True
     try:
-        _upsert_comment(client, ctx, io, body_for, clean=not findings and not errors, always=always_comment)
+        _upsert_comment(client, ctx, output, report.body, clean=not checked.findings and not checked.errors,
+                        always=options.always_comment)
     except PermissionDenied as exc:
         writable = False
         why = f"HTTP {exc.status}: {exc.api_message}"
-        io.info(f"the token cannot comment on this pull request ({why}). " + FORK_HELP)
+        output.info(f"the token cannot comment on this pull request ({why}). " + FORK_HELP)
         if env.get("GITHUB_ACTIONS") == "true":
-            io.print(github_format.command("warning", f"castlint could not comment on the pull request ({why}). "
-                                           + FORK_HELP, title="castlint bot"))
-
-    # 5. Suggestion blocks as review comments, once each.
-    if writable and review:
-        suggestions = []
-        for i, f in enumerate(findings):
-            fix = fixes.get(i)
-            if fix is None or fix.whole_file or len(fix.blocks) != 1:
-                continue
-            got = github_suggestion(fix.blocks[0], fix.old_text)
-            if got is None:
-                continue
-            first, last, text = got
-            lines_changed = (changed or {}).get(os.path.realpath(f.path))
-            if changed is not None and not (lines_changed and all(n in lines_changed for n in range(first, last + 1))):
-                continue  # GitHub accepts review comments only on lines of the diff
-            key = _fingerprint(rel_paths[i], f.code, "".join(fix.blocks[0].old_lines), text)
-            suggestions.append((key, f, rel_paths[i], first, last, text))
-        if suggestions:
-            try:
-                _post_suggestions(client, ctx, io, suggestions)
-            except PermissionDenied as exc:
-                io.info(f"cannot post suggestions as review comments (HTTP {exc.status}: {exc.api_message})")
-            except GitHubError as exc:
-                if exc.status != 422:
-                    raise
-                io.info(f"GitHub refused the review comments (422: {exc.api_message}); the diffs are in the comment")
-
-    # 6. A check run with annotations.
-    if check_run and writable:
+            output.print(github_format.command("warning", f"castlint could not comment on the pull request ({why}). "
+                                               + FORK_HELP, title="castlint bot"))
+    if writable and options.review:
+        _post_review(client, ctx, output, _review_suggestions(report))
+    if options.check_run and writable:
         try:
-            _check_run(client, ctx, io, findings, errors, rel_paths, fixes, exit_zero)
+            _check_run(client, ctx, output, report, options.exit_zero)
         except PermissionDenied as exc:
-            io.info(f"the token may not create check runs (HTTP {exc.status}: {exc.api_message}); "
-                    "annotations are in the job log only (grant `checks: write` for check-run annotations)")
-    return status
+            output.info(f"the token may not create check runs (HTTP {exc.status}: {exc.api_message}); "
+                        "annotations are in the job log only (grant `checks: write` for check-run annotations)")
 
 
-def _upsert_comment(client: GitHubClient, ctx: Context, io: Output, body_for, clean: bool, always: bool) -> None:
+def _review_suggestions(report: PullRequestReport) -> List[Suggestion]:
+    """A suggestion block for each fix of one block that lies on lines of the diff."""
+    from castlint.bot.suggestions import github_suggestion
+
+    changed = report.checked.changed
+    suggestions = []
+    for i, f in enumerate(report.checked.findings):
+        fix = report.fixes.get(i)
+        if fix is None or fix.whole_file or len(fix.blocks) != 1:
+            continue
+        shaped = github_suggestion(fix.blocks[0], fix.old_text)
+        if shaped is None:
+            continue
+        first, last, text = shaped
+        lines_changed = (changed or {}).get(os.path.realpath(f.path))
+        if changed is not None and not (lines_changed and all(n in lines_changed for n in range(first, last + 1))):
+            continue  # GitHub accepts review comments only on lines of the diff
+        path = report.paths[i]
+        key = _fingerprint(path, f.code, "".join(fix.blocks[0].old_lines), text)
+        suggestions.append(Suggestion(key, f, path, first, last, text))
+    return suggestions
+
+
+def _post_review(client: GitHubClient, ctx: Context, output: Output, suggestions: List[Suggestion]) -> None:
+    if not suggestions:
+        return
+    try:
+        _post_suggestions(client, ctx, output, suggestions)
+    except PermissionDenied as exc:
+        output.info(f"cannot post suggestions as review comments (HTTP {exc.status}: {exc.api_message})")
+    except GitHubError as exc:
+        if exc.status != 422:
+            raise
+        output.info(f"GitHub refused the review comments (422: {exc.api_message}); the diffs are in the comment")
+
+
+def _upsert_comment(client: GitHubClient, ctx: Context, output: Output, body_for, clean: bool, always: bool) -> None:
     comments = client.paginate(f"/repos/{ctx.repo}/issues/{ctx.pr_number}/comments")
     ours = [c for c in comments if comment_mod.is_ours(_text(c.get("body")))]
     if not ours:
         if clean and not always:
-            io.info("clean, and no earlier castlint comment: nothing posted")
+            output.info("clean, and no earlier castlint comment: nothing posted")
             return
         created = client.post_dict(f"/repos/{ctx.repo}/issues/{ctx.pr_number}/comments", {"body": body_for(None)})
-        io.info(f"posted the castlint comment: {_text(created.get('html_url'))}")
+        output.info(f"posted the castlint comment: {_text(created.get('html_url'))}")
         return
     target = ours[0]
     previous = comment_mod.previous_count(_text(target.get("body")))
     body = body_for(previous if clean else None)
     if target.get("body") == body:
-        io.info(f"the castlint comment is up to date: {_text(target.get('html_url'))}")
+        output.info(f"the castlint comment is up to date: {_text(target.get('html_url'))}")
         return
     comment_id = _id(target, "GET", f"/repos/{ctx.repo}/issues/{ctx.pr_number}/comments")
     client.patch(f"/repos/{ctx.repo}/issues/comments/{comment_id}", {"body": body})
-    io.info(f"updated the castlint comment{' (clean)' if clean else ''}: {_text(target.get('html_url'))}")
+    output.info(f"updated the castlint comment{' (clean)' if clean else ''}: {_text(target.get('html_url'))}")
 
 
-def _post_suggestions(client: GitHubClient, ctx: Context, io: Output, suggestions) -> None:
+def _post_suggestions(client: GitHubClient, ctx: Context, output: Output, suggestions: List[Suggestion]) -> None:
     existing = client.paginate(f"/repos/{ctx.repo}/pulls/{ctx.pr_number}/comments")
     posted = {_text(c.get("body")).split(" -->", 1)[0][len(comment_mod.SUGGESTION_MARKER):]
               for c in existing if _text(c.get("body")).startswith(comment_mod.SUGGESTION_MARKER)}
     comments = []
-    for key, f, path, first, last, text in suggestions:
-        if key in posted:
+    for suggestion in suggestions:
+        if suggestion.key in posted:
             continue
-        item = {"path": path, "line": last, "side": "RIGHT",
-                "body": comment_mod.suggestion_body(f, path, text, key)}
-        if first != last:
-            item.update(start_line=first, start_side="RIGHT")
+        item = {"path": suggestion.path, "line": suggestion.last_line, "side": "RIGHT",
+                "body": comment_mod.suggestion_body(suggestion.finding, suggestion.path, suggestion.text,
+                                                    suggestion.key)}
+        if suggestion.first_line != suggestion.last_line:
+            item.update(start_line=suggestion.first_line, start_side="RIGHT")
         comments.append(item)
     if not comments:
-        io.info("suggested fixes are already on the pull request")
+        output.info("suggested fixes are already on the pull request")
         return
     client.post(f"/repos/{ctx.repo}/pulls/{ctx.pr_number}/reviews", {
         "commit_id": ctx.head_sha, "event": "COMMENT",
@@ -389,25 +472,33 @@ def _post_suggestions(client: GitHubClient, ctx: Context, io: Output, suggestion
                 "(each is bit-identical; commit them from here or run `castlint fix`).",
         "comments": comments,
     })
-    io.info(f"posted {len(comments)} suggested fix{'es' if len(comments) != 1 else ''} as review comments")
+    output.info(f"posted {len(comments)} suggested fix{'es' if len(comments) != 1 else ''} as review comments")
 
 
-def _check_run(client: GitHubClient, ctx: Context, io: Output, findings, errors, rel_paths, fixes, exit_zero) -> None:
+def _annotations(ctx: Context, report: PullRequestReport) -> List[dict]:
+    """Check-run annotations: one per finding (with its fix's diff), one per file that could not be checked."""
     annotations = []
-    for i, f in enumerate(findings):
-        a = {"path": rel_paths[i], "start_line": f.start.line, "end_line": max(f.end.line, f.start.line),
-             "annotation_level": LEVEL[f.severity.value], "title": f"castlint ({f.code} {f.name})",
-             "message": f.message[:64000]}
+    for i, f in enumerate(report.checked.findings):
+        path = report.paths[i]
+        annotation = {"path": path, "start_line": f.start.line, "end_line": max(f.end.line, f.start.line),
+                      "annotation_level": ANNOTATION_LEVEL[f.severity.value], "title": f"castlint ({f.code} {f.name})",
+                      "message": f.message[:64000]}
         if f.start.line == f.end.line:
-            a.update(start_column=f.start.column, end_column=max(f.end.column, f.start.column))
-        fix = fixes.get(i)
+            annotation.update(start_column=f.start.column, end_column=max(f.end.column, f.start.column))
+        fix = report.fixes.get(i)
         if fix is not None:
-            a["raw_details"] = fix.unified_diff(rel_paths[i])[:64000]
-        annotations.append(a)
-    for e in errors:
-        annotations.append({"path": _rel(e.path, ctx.workspace), "start_line": max(e.line, 1),
+            annotation["raw_details"] = fix.unified_diff(path)[:64000]
+        annotations.append(annotation)
+    for e in report.checked.errors:
+        annotations.append({"path": display_path(e.path, ctx.workspace), "start_line": max(e.line, 1),
                             "end_line": max(e.line, 1), "annotation_level": "failure",
                             "title": f"castlint ({e.kind} error)", "message": e.message[:64000]})
+    return annotations
+
+
+def _check_run(client: GitHubClient, ctx: Context, output: Output, report: PullRequestReport, exit_zero: bool) -> None:
+    findings, errors = report.checked.findings, report.checked.errors
+    annotations = _annotations(ctx, report)
     if errors:
         conclusion = "failure"
     elif findings:
@@ -426,4 +517,4 @@ def _check_run(client: GitHubClient, ctx: Context, io: Output, findings, errors,
     for batch in batches[1:]:  # the API takes 50 annotations per request
         client.patch(f"/repos/{ctx.repo}/check-runs/{run_id}",
                      {"output": {"title": title, "summary": summary, "annotations": batch}})
-    io.info(f"check run '{title}' with {len(annotations)} annotation{'s' if len(annotations) != 1 else ''}")
+    output.info(f"check run '{title}' with {len(annotations)} annotation{'s' if len(annotations) != 1 else ''}")

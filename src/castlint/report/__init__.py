@@ -1,7 +1,11 @@
 """One module per output format. FORMATS maps a --format name to its renderer.
 
 A renderer takes (findings, errors, meta) and returns the report as a string;
-reporters never analyze.
+reporters never analyze, nor load config or compute fixes. The formats in
+SHOWS_FIX_SUGGESTIONS show the concrete edits of fixable findings: the caller
+computes them once with the run's config and tables
+(castlint.fixes.suggestions.suggest_fixes) and passes them as
+meta["fix_suggestions"] (finding index -> FindingFix).
 """
 from castlint.report import github, json_format, rdjson, sarif, text
 
@@ -12,3 +16,4 @@ FORMATS = {
     "github": github.render,
     "rdjson": rdjson.render,
 }
+SHOWS_FIX_SUGGESTIONS = frozenset({"sarif", "rdjson"})

@@ -14,8 +14,8 @@ commands; `castlint bot` also writes check-run annotations, which have no such c
 from __future__ import annotations
 
 import os
-from typing import Optional
 
+from castlint.common.paths import display_path
 from castlint.models import Severity, human_bytes, step_total
 from castlint.report.names import display
 
@@ -30,21 +30,16 @@ def escape_property(value: str) -> str:
     return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def ci_path(path: str, root: Optional[str] = None) -> str:
-    """The path as GitHub expects it: relative to the workspace, with forward slashes.
+def workspace_root() -> str:
+    """The root report paths are relative to: GITHUB_WORKSPACE, else the current directory."""
+    return os.environ.get("GITHUB_WORKSPACE") or os.getcwd()
 
-    root defaults to GITHUB_WORKSPACE, else the current directory. Paths outside
-    it are returned as given (made absolute).
-    """
-    root = root or os.environ.get("GITHUB_WORKSPACE") or os.getcwd()
-    full = os.path.abspath(path)
-    try:
-        rel = os.path.relpath(full, os.path.abspath(root))
-    except ValueError:  # another drive on Windows
-        return full.replace(os.sep, "/")
-    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
-        return full.replace(os.sep, "/")
-    return rel.replace(os.sep, "/")
+
+def ci_path(path: str) -> str:
+    """The path as GitHub expects it: relative to workspace_root(), with forward slashes.
+
+    Paths outside it are returned absolute."""
+    return display_path(path, workspace_root())
 
 
 def command(kind: str, message: str, **props) -> str:

@@ -4,8 +4,9 @@
 
 Positions are 1-based; columns count UTF-8 bytes, as the format specifies (castlint
 counts code points, so non-ASCII lines are converted). A fixable finding carries
-`suggestions` with the replacement text when the fix engine can compute it
-(safe fixes only), which reviewdog turns into suggested changes. Files that
+`suggestions` with the replacement text when the caller computed it
+(meta["fix_suggestions"]: castlint.fixes.suggestions with the run's config and
+tables, safe fixes only), which reviewdog turns into suggested changes. Files that
 could not be checked are ERROR diagnostics with code `castlint/<kind>`.
 Always valid UTF-8: undecodable bytes in a file name show as U+FFFD.
 """
@@ -71,10 +72,8 @@ def _suggestions(fix) -> list:
 
 
 def build(findings, errors, meta) -> dict:
-    from castlint.bot.suggestions import fixes_for
-
     lines = _Lines()
-    fixes = fixes_for(findings, meta)
+    fixes = meta.get("fix_suggestions") or {}
     diagnostics = []
     for i, f in enumerate(findings):
         diagnostic = {

@@ -5,9 +5,10 @@ One run, castlint as the driver, every rule described from castlint.checks
 carries its region (columns in Unicode code points, as castlint counts them),
 the enclosing function as a logical location, a stable partial fingerprint
 and, in a property bag, the cost model's bytes. A fixable finding carries a
-SARIF `fix` with the concrete replacement when the fix engine can compute one
-(safe fixes only, like `castlint fix`); otherwise the fix's description is in
-the result's properties. Files castlint could not read or parse are tool
+SARIF `fix` with the concrete replacement when the caller computed one
+(meta["fix_suggestions"]: castlint.fixes.suggestions with the run's config and
+tables, safe fixes only, like `castlint fix`); otherwise the fix's description
+is in the result's properties. Files castlint could not read or parse are tool
 execution notifications, and make `executionSuccessful` false.
 
 Artifact URIs percent-encode the file name's raw bytes, so a name that is not
@@ -19,9 +20,10 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import List, Tuple
 
 from castlint.models import Severity
-from castlint.report.github import ci_path
+from castlint.report.github import ci_path, workspace_root
 from castlint.report.names import clean, file_uri, uri_path
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -31,8 +33,6 @@ LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "n
 
 
 def _rule_descriptor(rule) -> dict:
-    from castlint.cli import rule_markdown
-
     text = (f"{rule.summary}.\n\nWhat it does: {rule.what_it_does}\n\nWhy it matters: {rule.why_it_matters}\n\n"
             f"Example:\n{rule.example}\n\nFix safety: {rule.fix_safety}\n\nMore: `castlint rules {rule.code}`")
     return {
@@ -40,7 +40,7 @@ def _rule_descriptor(rule) -> dict:
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.what_it_does},
-        "help": {"text": text, "markdown": rule_markdown(rule)},
+        "help": {"text": text, "markdown": rule.markdown()},
         "defaultConfiguration": {"level": "note" if rule.code == "CL900" else "warning"},
         "properties": {
             "tags": ["performance", "castlint"],
@@ -78,13 +78,28 @@ def _region(start, end) -> dict:
             "endColumn": max(end.column, start.column) if end.line == start.line else end.column}
 
 
-def _sarif_fix(f, fix) -> dict:
-    from castlint.bot.suggestions import char_span, line_offsets
+def _line_offsets(text: str) -> List[int]:
+    """Character offset of the start of each line (0-based lines), plus len(text)."""
+    offsets, pos = [], 0
+    for line in text.splitlines(keepends=True):
+        offsets.append(pos)
+        pos += len(line)
+    offsets.append(pos)
+    return offsets
 
-    offsets = line_offsets(fix.old_text)
+
+def _char_span(block, offsets: List[int]) -> Tuple[int, int, str]:
+    """(charOffset, charLength, inserted text) of a change block in the file's text."""
+    start = offsets[min(block.start, len(offsets) - 1)]
+    end = offsets[min(block.end, len(offsets) - 1)]
+    return start, end - start, "".join(block.new_lines)
+
+
+def _sarif_fix(f, fix) -> dict:
+    offsets = _line_offsets(fix.old_text)
     replacements = []
     for block in sorted(fix.blocks, key=lambda b: b.start):
-        offset, length, text = char_span(block, offsets)
+        offset, length, text = _char_span(block, offsets)
         replacements.append({"deletedRegion": {"charOffset": offset, "charLength": length},
                              "insertedContent": {"text": text}})
     what = f.fix.description + (" (applies every castlint fix in this file)" if fix.whole_file else "")
@@ -130,13 +145,12 @@ def _notification(e) -> dict:
 
 def build(findings, errors, meta) -> dict:
     from castlint import __version__
-    from castlint.bot.suggestions import fixes_for
     from castlint.checks import ALL_RULES
 
-    rules = [_rule_descriptor(r) for r in ALL_RULES]
-    rule_index = {r.code: i for i, r in enumerate(ALL_RULES)}
-    fixes = fixes_for(findings, meta)
-    root = os.environ.get("GITHUB_WORKSPACE") or os.getcwd()
+    rules = [_rule_descriptor(rule) for rule in ALL_RULES]
+    rule_index = {rule.code: i for i, rule in enumerate(ALL_RULES)}
+    fixes = meta.get("fix_suggestions") or {}
+    root = workspace_root()
     cache: dict = {}
     run = {
         "tool": {"driver": {
