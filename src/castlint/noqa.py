@@ -24,8 +24,10 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
+from castlint.common.encoding import source_encoding
 from castlint.models import FileError
 
+BOM = b"\xef\xbb\xbf"
 NEVER = ("CL900",)  # a suppression that silences nothing is fixed by deleting it
 _NOQA_CODES = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 _CASTLINT = re.compile(r"#\s*castlint:\s*ignore\[(?P<codes>[^\]]*)\]", re.IGNORECASE)
@@ -40,11 +42,12 @@ class NoqaOutcome:
 
 
 def _decode(source: bytes) -> Tuple[str, str, bool]:
-    bom = source.startswith(b"\xef\xbb\xbf")
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    """(text without a BOM, the encoding to write it back in, whether the file starts with a BOM)."""
+    bom = source.startswith(BOM)
+    encoding = source_encoding(source)
     if encoding == "utf-8-sig":
         encoding = "utf-8"
-    text = source[3:].decode(encoding) if bom else source.decode(encoding)
+    text = source[len(BOM):].decode(encoding) if bom else source.decode(encoding)
     return text, encoding, bom
 
 
@@ -107,7 +110,7 @@ def add_to_source(source: bytes, spans: Iterable[Tuple[int, int, str]]) -> Tuple
         lines[number - 1] = _edit_line(lines[number - 1], comments.get(number), codes)
     new_text = "".join(lines)
     data = new_text.encode(encoding)
-    return (b"\xef\xbb\xbf" + data if bom else data), len(wanted), unplaced
+    return (BOM + data if bom else data), len(wanted), unplaced
 
 
 def add_noqa(findings) -> NoqaOutcome:
