@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+from castlint.common.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 
 
 def _err(message: str) -> None:
@@ -95,20 +95,20 @@ def run_trace(command: Optional[List[str]] = None, module: Optional[str] = None,
         return EXIT_ERROR
     from castlint.trace.table import TraceTableError, load_trace_tables, parse_threshold
 
-    config = None
+    config = rule_tables = None
     rules: List[str] = []
-    try:
-        if static or config_file:
-            from castlint.config import ConfigError, load_config
+    if static or config_file:
+        from castlint.config import SettingsError, load_settings
 
-            try:
-                config = load_config([os.getcwd()], Path(config_file) if config_file else None)
-                rules = [str(p) for p in config.extend_rules]
-            except ConfigError as exc:
-                _err(str(exc))
-                return EXIT_ERROR
-        tables = load_trace_tables(rules)
-        limit = tables.threshold if threshold is None else parse_threshold(threshold)
+        try:
+            config, rule_tables = load_settings([os.getcwd()], Path(config_file) if config_file else None)
+        except SettingsError as exc:
+            _err(str(exc))
+            return EXIT_ERROR
+        rules = [str(p) for p in config.extend_rules]
+    try:
+        trace_tables = load_trace_tables(rules)
+        limit = trace_tables.threshold if threshold is None else parse_threshold(threshold)
     except TraceTableError as exc:
         _err(str(exc))
         return EXIT_ERROR
@@ -125,7 +125,8 @@ def run_trace(command: Optional[List[str]] = None, module: Optional[str] = None,
         return EXIT_ERROR
     from castlint.trace.report import build_report, render
 
-    findings, errors, meta = build_report(raws, static=static, jobs=jobs, config=config, confirms=tables.confirms)
+    findings, errors, meta = build_report(raws, static=static, jobs=jobs, config=config, tables=rule_tables,
+                                          confirms=trace_tables.confirms)
     text = render(fmt, findings, errors, meta, quiet=quiet, color=color and not output_file)
     if output_file:
         Path(output_file).write_text(text, encoding="utf-8")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from castlint.codes import RUNTIME_CODES
+from castlint.common.paths import display_path
 from castlint.models import Cost, Finding, Position, Severity, human_bytes
 
 RUNTIME_CODE, = RUNTIME_CODES
@@ -73,35 +74,38 @@ def merge_sites(raws: Iterable[dict]) -> List[dict]:
                                                   s["out_dtype"]))
 
 
-def display_path(path: str) -> str:
-    if path.startswith("<"):
-        return path
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith(os.pardir) else rel
+def _shown(path: str) -> str:
+    """How a traced file is named in the report: relative to the current directory when inside it;
+    a pseudo-file of compiled code ("<string>") as it is."""
+    return path if path.startswith("<") else display_path(path)
 
 
 def _real(path: str) -> str:
     return os.path.realpath(path) if not path.startswith("<") else path
 
 
-def static_findings(paths: Sequence[str], jobs: int = 1, config=None) -> Tuple[Dict[str, list], list, str]:
-    """{realpath: [static findings]} for these files, errors, and a note ('' when it ran)."""
+def static_findings(paths: Sequence[str], jobs: int = 1, config=None,
+                    tables=None) -> Tuple[Dict[str, list], list, str]:
+    """{realpath: [static findings]} for these files, errors, and a note ('' when it ran).
+
+    config, tables: the run's settings (castlint.config.load_settings); None: those of the
+    config nearest the files (raises castlint.config.SettingsError when it is unusable)."""
     files = sorted({display_path(p) for p in paths if not p.startswith("<") and p.endswith(".py") and os.path.isfile(p)})
     if not files:
         return {}, [], ""
     try:
-        from castlint.config import load_config
+        from castlint.config import load_settings
         from castlint.engine import check_paths
-        from castlint.tables import load_tables
     except ImportError as exc:  # libcst missing (a GPU box with only torch): runtime findings stand alone
         return {}, [], f"static check unavailable ({exc})"
-    cfg = config or load_config(files)
-    cfg.cache = False
-    tables = load_tables(cfg.extend_rules)
-    run = check_paths(files, tables, cfg, jobs=max(1, jobs), cache=False)
+    if config is None:
+        config, tables = load_settings(files)
+    elif tables is None:  # a config without its tables: the builtin ones and its extend-rules
+        from castlint.tables import load_tables
+
+        tables = load_tables(config.extend_rules)
+    config.cache = False
+    run = check_paths(files, tables, config, jobs=max(1, jobs), cache=False)
     out: Dict[str, list] = {}
     for f in run.findings:
         out.setdefault(_real(f.path), []).append(f)
@@ -148,15 +152,17 @@ def new_finding(rt: dict, path: Optional[str] = None) -> RuntimeFinding:
     return RuntimeFinding(
         code=RUNTIME_CODE, name=RUNTIME_NAME,
         severity=Severity.ERROR if steps > 1 or calls > 1 else Severity.WARNING,
-        path=path or display_path(rt["file"]), start=Position(rt["line"], column), end=Position(rt["line"], column),
+        path=path or _shown(rt["file"]), start=Position(rt["line"], column), end=Position(rt["line"], column),
         message=message,
         cost=Cost(per_call, int(per_call * calls / max(steps, 1)), "measured at runtime", 0),
         unfixable_reason=UNFIXABLE, function=rt["function"], runtime=rt)
 
 
 def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, config=None,
-                 confirms: Optional[Sequence[str]] = None):
-    """(findings, errors, meta) from the raw JSON of one or more tracers."""
+                 confirms: Optional[Sequence[str]] = None, tables=None):
+    """(findings, errors, meta) from the raw JSON of one or more tracers.
+
+    config, tables: the settings the static check runs with (see static_findings)."""
     if confirms is None:
         from castlint.trace.table import load_trace_tables
 
@@ -165,7 +171,7 @@ def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, confi
     threshold = max((r.get("threshold", 0) for r in raws), default=0)
     static_by_file, errors, note = ({}, [], "static check off")
     if static and sites:
-        static_by_file, errors, note = static_findings([s["path"] for s in sites], jobs, config)
+        static_by_file, errors, note = static_findings([s["path"] for s in sites], jobs, config, tables)
     findings = []
     for site in sites:
         cover = covering(static_by_file.get(_real(site["path"]), []), site["line"], confirms)

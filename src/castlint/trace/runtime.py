@@ -523,11 +523,12 @@ class Tracer:
                 "ops_not_inspected": self.skipped_ops, "steps_marked": self.explicit_steps,
                 "sites": self.site_list()}
 
-    def findings(self, static: bool = True, jobs: int = 1, config=None):
-        """(findings, errors, meta): the report castlint's reporters render."""
+    def findings(self, static: bool = True, jobs: int = 1, config=None, tables=None):
+        """(findings, errors, meta): the report castlint's reporters render (config, tables: the
+        static check's settings; None: those of the config nearest the traced files)."""
         from castlint.trace.report import build_report
 
-        return build_report([self.to_json()], static=static, jobs=jobs, config=config)
+        return build_report([self.to_json()], static=static, jobs=jobs, config=config, tables=tables)
 
 
 def active() -> Optional[Tracer]:

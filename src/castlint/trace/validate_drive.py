@@ -30,18 +30,18 @@ import torch
 
 from castlint.trace.runtime import map_path
 from castlint.validate.doubles import Registry, RuntimeSettings, real_sglang_classes
-from castlint.validate.harness import HarnessConfig, SiteDriver, World
+from castlint.validate.harness import HarnessConfig, SiteDriver, World, run_tables
 from castlint.validate.loader import load_backend, stubbed_imports
 from castlint.validate.reference import FlashInferEmulation, make_flashinfer_module
 
 CPU_SHAPES = dict(pool_tokens=2048, batch_size=2, context_len=96)
 
 
-def harness_config(device: str = "cpu", preset: str = "deepseek-r1", tp: int = 8, **overrides) -> HarnessConfig:
-    """A HarnessConfig from a preset in rules/models.toml, like `castlint validate` builds it."""
-    from castlint.tables import load_tables
-
-    model = load_tables().presets[preset]
+def harness_config(device: str = "cpu", preset: str = "deepseek-r1", tp: int = 8, tables=None,
+                   **overrides) -> HarnessConfig:
+    """A HarnessConfig from a preset of the tables (rules/models.toml and extend-rules; None:
+    the builtin tables), like `castlint validate` builds it."""
+    model = run_tables(tables).presets[preset]
     shapes = dict(CPU_SHAPES) if device == "cpu" else dict(pool_tokens=495552, batch_size=1, context_len=4096)
     shapes.update(overrides)
     return HarnessConfig(device=device, preset=preset, num_heads_total=model.num_heads, tp=tp,
@@ -50,10 +50,13 @@ def harness_config(device: str = "cpu", preset: str = "deepseek-r1", tp: int = 8
 
 
 class DecodeSession:
-    """`with DecodeSession({"original": (path, bytes), "patched": (path, bytes)}, cfg) as s: s.calls[label](False)`."""
+    """`with DecodeSession({"original": (path, bytes), "patched": (path, bytes)}, cfg) as s: s.calls[label](False)`.
 
-    def __init__(self, versions: Dict[str, tuple], cfg: HarnessConfig):
+    tables: the run's tables (the emulated FlashInfer's contract); None: the builtin ones."""
+
+    def __init__(self, versions: Dict[str, tuple], cfg: HarnessConfig, tables=None):
         self.versions, self.cfg = versions, cfg
+        self.tables = run_tables(tables)
         self.calls: Dict[str, object] = {}
         self.guards: Dict[str, dict] = {}
         self.read_modes: Dict[str, list] = {}  # how each planned wrapper reads the pool (native/gather/cast)
@@ -63,7 +66,7 @@ class DecodeSession:
 
     def __enter__(self) -> "DecodeSession":
         cfg = self.cfg
-        emu = FlashInferEmulation(version=cfg.emulate_flashinfer) if cfg.device == "cpu" else None
+        emu = FlashInferEmulation(self.tables, version=cfg.emulate_flashinfer) if cfg.device == "cpu" else None
         log: set = set()
         real = real_sglang_classes(log) if cfg.use_sglang else {}
         sm90 = emu.compute_capability[0] == 9 if emu else torch.cuda.get_device_capability(0)[0] == 9
@@ -109,6 +112,7 @@ def main(argv=None) -> int:
     from pathlib import Path
 
     import castlint.trace as ct
+    from castlint.config import SettingsError, load_settings
     from castlint.validate.command import find_backend
 
     parser = argparse.ArgumentParser(prog="python -m castlint.trace.validate_drive",
@@ -126,6 +130,10 @@ def main(argv=None) -> int:
     original = find_backend(Path(args.path))
     if original is None:
         parser.error(f"no flashinfer_mla_backend.py under {args.path}")
+    try:  # the builtin tables and the extend-rules of the config nearest the backend
+        _, tables = load_settings([str(original)])
+    except SettingsError as exc:
+        parser.error(str(exc))
     versions = {"original": (original, original.read_bytes())}
     if args.patched:
         patched = find_backend(Path(args.patched))
@@ -134,15 +142,14 @@ def main(argv=None) -> int:
         versions["patched"] = (patched, patched.read_bytes())
     elif args.fixed:
         from castlint.fixes import FixOptions, fix_source
-        from castlint.tables import load_tables
 
-        fixed = fix_source(versions["original"][1], str(original), load_tables(), FixOptions()).new_source
+        fixed = fix_source(versions["original"][1], str(original), tables, FixOptions()).new_source
         target = Path(tempfile.gettempdir()) / f"castlint-fixed-{os.getpid()}-flashinfer_mla_backend.py"
         target.write_bytes(fixed)
         versions["patched"] = (target, fixed)
     shapes = {"pool_tokens": args.pool_tokens} if args.pool_tokens else {}
-    cfg = harness_config(args.device, args.preset, args.tp, **shapes)
-    with DecodeSession(versions, cfg) as session:
+    cfg = harness_config(args.device, args.preset, args.tp, tables=tables, **shapes)
+    with DecodeSession(versions, cfg, tables) as session:
         for label, call in session.calls.items():
             register_pools = session.pools
             ct.register_pool(*register_pools)

@@ -14,10 +14,10 @@ from typing import Optional, Sequence
 
 from rich.console import Console
 
-EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
-BACKEND_RELPATH = Path("sglang/srt/layers/attention/flashinfer_mla_backend.py")
+from castlint.common.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from castlint.mla_names import GUARD_FUNCTION, READ_ATTR
 
+BACKEND_RELPATH = Path("sglang/srt/layers/attention/flashinfer_mla_backend.py")
 GUARD_MARKER = GUARD_FUNCTION.encode()
 
 # GPU defaults follow the original report; --device cpu runs the reference MLA
@@ -86,13 +86,11 @@ def run_validate(
     if target is None:
         return _err(err, f"no flashinfer_mla_backend.py under {path}")
 
-    from castlint.config import ConfigError, load_config
-    from castlint.tables import TableError, load_tables
+    from castlint.config import SettingsError, load_settings
 
     try:  # the tables the run uses: builtin + the nearest config's extend-rules
-        config = load_config([str(target)], Path(config_file) if config_file else None)
-        tables = load_tables(config.extend_rules)
-    except (ConfigError, TableError) as exc:
+        config, tables = load_settings([str(target)], Path(config_file) if config_file else None)
+    except SettingsError as exc:
         return _err(err, str(exc))
     preset_name = preset or tables.default_preset
     model = tables.presets.get(preset_name)
@@ -167,14 +165,14 @@ def run_validate(
     except EnvironmentProblem as exc:
         return _err(err, str(exc))
 
-    code = EXIT_PASS if result.passed else EXIT_FAIL
+    code = EXIT_CLEAN if result.passed else EXIT_FINDINGS
     if require_native and not isinstance(result.guard.get(READ_ATTR), dict):
-        code = EXIT_FAIL
+        code = EXIT_FINDINGS
         result.guard["require_native"] = "unmet: the patched code took the fallback branch on this machine"
     if require_native:
         for s in result.sites:
             if s.patched.proof and s.patched.proof.moves_whole_pool:
-                code = EXIT_FAIL
+                code = EXIT_FINDINGS
                 s.reasons.append("--require-native: the patched path still materialises the whole pool")
 
     from castlint.validate.report import render_json, render_text
@@ -228,4 +226,4 @@ def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, out
     if svg_file:
         title = f"{Path(filename).name}: FlashInfer {env.get('flashinfer', '-')}, {env.get('gpu', cfg.device)}"
         Path(svg_file).write_text(heatmap_svg(done, title), encoding="utf-8")
-    return EXIT_PASS if passed(done) else EXIT_FAIL
+    return EXIT_CLEAN if passed(done) else EXIT_FINDINGS

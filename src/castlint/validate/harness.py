@@ -165,6 +165,16 @@ class ValidationResult:
         return bool(ran) and all(s.status == "pass" for s in ran)
 
 
+def run_tables(tables=None):
+    """The tables a run reads its API facts from: the caller's (builtin + its config's
+    extend-rules, castlint.config.load_settings), else the builtin ones."""
+    if tables is not None:
+        return tables
+    from castlint.tables import load_tables
+
+    return load_tables()
+
+
 # -- environment -------------------------------------------------------------------
 
 
@@ -614,7 +624,8 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
                    baseline_label: str = "in-memory `castlint fix`",
                    progress: Optional[Callable[[str], None]] = None, tables=None) -> ValidationResult:
     say = progress or (lambda msg: None)
-    emu = FlashInferEmulation(version=cfg.emulate_flashinfer, tables=tables) if cfg.device == "cpu" else None
+    tables = run_tables(tables)
+    emu = FlashInferEmulation(tables, version=cfg.emulate_flashinfer) if cfg.device == "cpu" else None
     env = environment(cfg, emu)
     log: set = set()
     real = real_sglang_classes(log) if cfg.use_sglang else {}

@@ -29,10 +29,11 @@ from __future__ import annotations
 import math
 import types
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 
-from castlint.tables import parse_version
+from castlint.common.versions import parse_version
 
 _FP8 = torch.float8_e4m3fn
 
@@ -40,20 +41,15 @@ _FP8 = torch.float8_e4m3fn
 @dataclass
 class FlashInferEmulation:
     """What the CPU stand-in pretends to be. Its contract by version (FP8-KV support,
-    run() scales and dtype checks, the keyword form) comes from rules/flashinfer.toml."""
+    run() scales and dtype checks, the keyword form) comes from the run's tables
+    (rules/flashinfer.toml and the config's extend-rules)."""
 
+    tables: Any  # castlint.tables.Tables: the ones the run loaded
     version: str = "0.7.2"
     compute_capability: tuple = (9, 0)
     device_name: str = "emulated SM90 (pure-torch reference MLA)"
     # every plan()/run() call, for the report
     calls: list = field(default_factory=list)
-    tables: object = None  # castlint.tables.Tables (the builtin tables when None)
-
-    def __post_init__(self):
-        if self.tables is None:
-            from castlint.tables import load_tables
-
-            self.tables = load_tables()
 
     @property
     def key(self) -> tuple:
