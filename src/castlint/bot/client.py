@@ -38,8 +38,8 @@ MAX_PAGES = 200
 class GitHubError(Exception):
     def __init__(self, status: int, method: str, path: str, message: str):
         self.status, self.method, self.path, self.api_message = status, method, path, message
-        where = f"{method} {path}"
-        super().__init__(f"GitHub API {where}: HTTP {status}: {message}" if status else f"GitHub API {where}: {message}")
+        where = f"{method} {path}" + (f": HTTP {status}" if status else "")
+        super().__init__(f"GitHub API {where}: {message}")
 
 
 class PermissionDenied(GitHubError):
@@ -308,14 +308,8 @@ class GitHubClient:
     def patch(self, path: str, body: Any) -> Any:
         return self.request("PATCH", path, body=body).data
 
-    def get_dict(self, path: str, **params) -> dict:
-        return _expect_dict(self.get(path, **params), "GET", path)
-
     def post_dict(self, path: str, body: Any) -> dict:
         return _expect_dict(self.post(path, body), "POST", path)
-
-    def patch_dict(self, path: str, body: Any) -> dict:
-        return _expect_dict(self.patch(path, body), "PATCH", path)
 
     def paginate(self, path: str, **params) -> List[Any]:
         """Every item of a list endpoint, following Link rel="next"."""

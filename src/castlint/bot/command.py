@@ -60,13 +60,8 @@ class Context:
     pr_number: Optional[int]
     head_sha: str
     base_sha: Optional[str]
-    head_repo: Optional[str]
     event_name: str
     workspace: str
-
-    @property
-    def from_fork(self) -> bool:
-        return bool(self.head_repo) and self.head_repo != self.repo
 
 
 @dataclass
@@ -104,14 +99,13 @@ def load_context(env) -> Context:
                 event = json.load(fh)
         except (OSError, ValueError) as exc:
             raise BotError(f"cannot read the event file GITHUB_EVENT_PATH={event_path}: {exc}") from None
-    pr = event.get("pull_request") if isinstance(event, dict) else None
-    number = head_sha = base_sha = head_repo = None
-    if isinstance(pr, dict):
-        number = pr.get("number") or event.get("number")
-        head = _obj(pr.get("head"))
-        base = _obj(pr.get("base"))
-        head_sha, base_sha = _text(head.get("sha")) or None, _text(base.get("sha")) or None
-        head_repo = _text(_obj(head.get("repo")).get("full_name")) or None
+    pull_request = event.get("pull_request") if isinstance(event, dict) else None
+    number = head_sha = base_sha = None
+    if isinstance(pull_request, dict):
+        number = pull_request.get("number") or event.get("number")
+        head = _as_dict(pull_request.get("head"))
+        base = _as_dict(pull_request.get("base"))
+        head_sha, base_sha = _as_str(head.get("sha")) or None, _as_str(base.get("sha")) or None
         if number is not None and (type(number) is not int or number <= 0):
             raise BotError(f"the event file GITHUB_EVENT_PATH={event_path} has a pull request number that is not "
                            f"a positive integer ({number!r:.40})")
@@ -123,7 +117,6 @@ def load_context(env) -> Context:
         pr_number=int(number) if number else None,
         head_sha=head_sha or env.get("GITHUB_SHA") or "HEAD",
         base_sha=base_sha,
-        head_repo=head_repo,
         event_name=env.get("GITHUB_EVENT_NAME", ""),
         workspace=env.get("GITHUB_WORKSPACE") or os.getcwd(),
     )
@@ -170,16 +163,16 @@ def _added_lines(patch: str) -> Set[int]:
     return added
 
 
-def _obj(value) -> dict:
+def _as_dict(value) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _text(value) -> str:
+def _as_str(value) -> str:
     """A string field of an API answer ('' when missing or not a string)."""
     return value if isinstance(value, str) else ""
 
 
-def _id(obj: dict, method: str, path: str) -> int:
+def _object_id(obj: dict, method: str, path: str) -> int:
     value = obj.get("id")
     if type(value) is not int:
         raise GitHubError(0, method, path, f"unexpected answer: an object without an integer id (id={value!r:.40})")
@@ -188,22 +181,6 @@ def _id(obj: dict, method: str, path: str) -> int:
 
 def _fingerprint(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:24]
-
-
-def run_bot(paths: Optional[Sequence[str]] = None, diff_base: Optional[str] = None, dry_run: bool = False,
-            exit_zero: bool = False, config_file: Optional[str] = None, review: bool = True,
-            check_run: bool = True, always_comment: bool = False, max_wait: float = 300.0,
-            env=None, out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
-    env = os.environ if env is None else env
-    output = Output(out or sys.stdout, err or sys.stderr, secrets=[env.get("GITHUB_TOKEN", "")])
-    options = BotOptions(paths=list(paths or []), diff_base=diff_base, dry_run=dry_run, exit_zero=exit_zero,
-                         config_file=config_file, review=review, check_run=check_run,
-                         always_comment=always_comment, max_wait=max_wait)
-    try:
-        return _run(output, env, options)
-    except (BotError, GitHubError) as exc:
-        output.info(f"error: {exc}")
-        return EXIT_ERROR
 
 
 @dataclass
@@ -262,6 +239,22 @@ class PullRequestReport:
                                   fixes=self.fixes, files_checked=checked.files_checked, previous=previous,
                                   version=self.version, scope=checked.scope,
                                   step_exclude=checked.tables.decode_step_exclude_words)
+
+
+def run_bot(paths: Optional[Sequence[str]] = None, diff_base: Optional[str] = None, dry_run: bool = False,
+            exit_zero: bool = False, config_file: Optional[str] = None, review: bool = True,
+            check_run: bool = True, always_comment: bool = False, max_wait: float = 300.0,
+            env=None, out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
+    env = os.environ if env is None else env
+    output = Output(out or sys.stdout, err or sys.stderr, secrets=[env.get("GITHUB_TOKEN", "")])
+    options = BotOptions(paths=list(paths or []), diff_base=diff_base, dry_run=dry_run, exit_zero=exit_zero,
+                         config_file=config_file, review=review, check_run=check_run,
+                         always_comment=always_comment, max_wait=max_wait)
+    try:
+        return _run(output, env, options)
+    except (BotError, GitHubError) as exc:
+        output.info(f"error: {exc}")
+        return EXIT_ERROR
 
 
 def _run(output: Output, env, options: BotOptions) -> int:
@@ -430,29 +423,29 @@ def _post_review(client: GitHubClient, ctx: Context, output: Output, suggestions
 
 def _upsert_comment(client: GitHubClient, ctx: Context, output: Output, body_for, clean: bool, always: bool) -> None:
     comments = client.paginate(f"/repos/{ctx.repo}/issues/{ctx.pr_number}/comments")
-    ours = [c for c in comments if comment_mod.is_ours(_text(c.get("body")))]
+    ours = [c for c in comments if comment_mod.is_ours(_as_str(c.get("body")))]
     if not ours:
         if clean and not always:
             output.info("clean, and no earlier castlint comment: nothing posted")
             return
         created = client.post_dict(f"/repos/{ctx.repo}/issues/{ctx.pr_number}/comments", {"body": body_for(None)})
-        output.info(f"posted the castlint comment: {_text(created.get('html_url'))}")
+        output.info(f"posted the castlint comment: {_as_str(created.get('html_url'))}")
         return
     target = ours[0]
-    previous = comment_mod.previous_count(_text(target.get("body")))
+    previous = comment_mod.previous_count(_as_str(target.get("body")))
     body = body_for(previous if clean else None)
     if target.get("body") == body:
-        output.info(f"the castlint comment is up to date: {_text(target.get('html_url'))}")
+        output.info(f"the castlint comment is up to date: {_as_str(target.get('html_url'))}")
         return
-    comment_id = _id(target, "GET", f"/repos/{ctx.repo}/issues/{ctx.pr_number}/comments")
+    comment_id = _object_id(target, "GET", f"/repos/{ctx.repo}/issues/{ctx.pr_number}/comments")
     client.patch(f"/repos/{ctx.repo}/issues/comments/{comment_id}", {"body": body})
-    output.info(f"updated the castlint comment{' (clean)' if clean else ''}: {_text(target.get('html_url'))}")
+    output.info(f"updated the castlint comment{' (clean)' if clean else ''}: {_as_str(target.get('html_url'))}")
 
 
 def _post_suggestions(client: GitHubClient, ctx: Context, output: Output, suggestions: List[Suggestion]) -> None:
     existing = client.paginate(f"/repos/{ctx.repo}/pulls/{ctx.pr_number}/comments")
-    posted = {_text(c.get("body")).split(" -->", 1)[0][len(comment_mod.SUGGESTION_MARKER):]
-              for c in existing if _text(c.get("body")).startswith(comment_mod.SUGGESTION_MARKER)}
+    posted = {_as_str(c.get("body")).split(" -->", 1)[0][len(comment_mod.SUGGESTION_MARKER):]
+              for c in existing if _as_str(c.get("body")).startswith(comment_mod.SUGGESTION_MARKER)}
     comments = []
     for suggestion in suggestions:
         if suggestion.key in posted:
@@ -513,7 +506,7 @@ def _check_run(client: GitHubClient, ctx: Context, output: Output, report: PullR
         "name": "castlint", "head_sha": ctx.head_sha, "status": "completed", "conclusion": conclusion,
         "output": {"title": title, "summary": summary, "annotations": batches[0]},
     })
-    run_id = _id(created, "POST", f"/repos/{ctx.repo}/check-runs") if len(batches) > 1 else None
+    run_id = _object_id(created, "POST", f"/repos/{ctx.repo}/check-runs") if len(batches) > 1 else None
     for batch in batches[1:]:  # the API takes 50 annotations per request
         client.patch(f"/repos/{ctx.repo}/check-runs/{run_id}",
                      {"output": {"title": title, "summary": summary, "annotations": batch}})

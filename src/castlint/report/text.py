@@ -51,8 +51,8 @@ def render(findings, errors, meta, color: bool = False, quiet: bool = False, wid
             if f.unfixable_reason:
                 console.print(f"  [dim]no fix: {escape(escaped(f.unfixable_reason))}[/dim]", soft_wrap=True)
     for e in errors:
-        console.print(f"[bold]{escape(escaped(e.path))}:{e.line}:[/bold] [bold red]error[/] {escape(escaped(e.message))}",
-                      soft_wrap=True)
+        console.print(f"[bold]{escape(escaped(e.path))}:{e.line}:[/bold] "
+                      f"[bold red]error[/] {escape(escaped(e.message))}", soft_wrap=True)
     if not quiet:
         fixed_by_file = meta.get("fixed_by_file")
         if fixed_by_file:
