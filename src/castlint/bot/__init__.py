@@ -2,5 +2,6 @@
 
 command.run_bot is the entry point; client is a small urllib GitHub REST client
 (pagination, retries, rate limits); comment renders the PR comment; suggestions
-computes the edits behind fixable findings (shared with the sarif/rdjson formats).
+shapes a fix's edits (castlint.fixes.suggestions, shared with the sarif/rdjson
+formats) as GitHub suggestion blocks.
 """
