@@ -43,118 +43,40 @@ def _err(console: Console, message: str) -> int:
     return EXIT_ERROR
 
 
+class _Refused(Exception):
+    """Nothing can be validated; the message says why (exit 2)."""
+
+
 def run_validate(
-    path: str,
-    baseline: Optional[str] = None,
-    device: str = "cuda",
-    preset: Optional[str] = None,
-    tp: int = 1,
-    pool_tokens: Optional[int] = None,
-    batch_size: Optional[int] = None,
-    context_len: Optional[int] = None,
-    extend_len: int = 32,
-    atol: float = 1e-2,
-    rtol: float = 1e-2,
-    fmt: str = "text",
-    flashinfer_api: str = "auto",
-    flashinfer_version: Optional[str] = None,
-    sites: Optional[Sequence[str]] = None,
-    iters: Optional[int] = None,
-    warmup: Optional[int] = None,
-    mla_backend: Optional[str] = None,
-    emulate_flashinfer: str = "0.7.2",
-    layer_k_scale: float = 2.0,
-    require_native: bool = False,
-    profile: bool = True,
-    flush_l2: bool = True,
-    output_file: Optional[str] = None,
-    json_file: Optional[str] = None,
-    patched_source: Optional[bytes] = None,
-    sweep: bool = False,
-    sweep_pools: Optional[Sequence[int]] = None,
-    sweep_svg: Optional[str] = None,
-    speed_gate: Optional[bool] = None,
-    config_file: Optional[str] = None,
+    path: str, baseline: Optional[str] = None, device: str = "cuda", preset: Optional[str] = None, tp: int = 1,
+    pool_tokens: Optional[int] = None, batch_size: Optional[int] = None, context_len: Optional[int] = None,
+    extend_len: int = 32, atol: float = 1e-2, rtol: float = 1e-2, fmt: str = "text", flashinfer_api: str = "auto",
+    flashinfer_version: Optional[str] = None, sites: Optional[Sequence[str]] = None, iters: Optional[int] = None,
+    warmup: Optional[int] = None, mla_backend: Optional[str] = None, emulate_flashinfer: str = "0.7.2",
+    layer_k_scale: float = 2.0, require_native: bool = False, profile: bool = True, flush_l2: bool = True,
+    output_file: Optional[str] = None, json_file: Optional[str] = None, patched_source: Optional[bytes] = None,
+    sweep: bool = False, sweep_pools: Optional[Sequence[int]] = None, sweep_svg: Optional[str] = None,
+    speed_gate: Optional[bool] = None, config_file: Optional[str] = None,
 ) -> int:
     """Validate one backend; print the report; return the exit code."""
     err = Console(stderr=True, highlight=False)
-    if device not in ("cuda", "cpu"):
-        return _err(err, f"--device must be cuda or cpu, got {device!r}")
-    if fmt not in ("text", "json"):
-        return _err(err, f"--format must be text or json, got {fmt!r}")
-    target = find_backend(Path(path))
-    if target is None:
-        return _err(err, f"no flashinfer_mla_backend.py under {path}")
-
-    from castlint.config import SettingsError, load_settings
-
-    try:  # the tables the run uses: builtin + the nearest config's extend-rules
-        config, tables = load_settings([str(target)], Path(config_file) if config_file else None)
-    except SettingsError as exc:
-        return _err(err, str(exc))
-    preset_name = preset or tables.default_preset
-    model = tables.presets.get(preset_name)
-    if model is None:
-        return _err(err, f"unknown preset {preset_name!r} (have: {', '.join(sorted(tables.presets))})")
-    if tp < 1 or model.num_heads % tp:
-        return _err(err, f"--tp {tp} does not divide the {model.num_heads} heads of {preset_name}")
-
-    # original and patched bytes
-    if baseline:
-        base_path = find_backend(Path(baseline))
-        if base_path is None:
-            return _err(err, f"no flashinfer_mla_backend.py under --baseline {baseline}")
-        original = base_path.read_bytes()
-        patched = patched_source if patched_source is not None else target.read_bytes()
-        label = f"--baseline {base_path} (original) vs {target} (patched)"
-    else:
-        original = target.read_bytes()
-        if GUARD_MARKER in original and patched_source is None:
-            return _err(err, f"{target} already carries castlint's rewrite; pass the unpatched file with "
-                             "--baseline ORIGINAL to validate it")
-        if patched_source is not None:
-            patched, label = patched_source, "given patched source"
-        else:
-            try:
-                from castlint.fixes import FixError, FixOptions, fix_source
-            except ImportError as exc:  # libcst missing where only validate was installed
-                return _err(err, f"cannot run castlint fix here ({exc}); fix elsewhere and pass --baseline")
-            try:
-                fixed = fix_source(original, str(target), tables,
-                                   FixOptions(flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version),
-                                   config=config)
-            except FixError as exc:
-                return _err(err, f"castlint fix failed on {target}: {exc}")
-            patched = fixed.new_source
-            label = f"`castlint fix` applied in memory (--flashinfer-api {flashinfer_api})"
-    if patched == original:
-        return _err(err, f"castlint fix makes no change to {target}: nothing to validate")
-
-    os.environ.setdefault("KINETO_LOG_LEVEL", "5")  # torch.profiler: no banner lines on stderr
     try:
-        import torch  # noqa: F401
-    except ImportError:
-        return _err(err, "castlint validate needs PyTorch: pip install 'castlint[validate]' "
-                         "(on a machine without a GPU, the CPU build: pip install torch --index-url "
-                         "https://download.pytorch.org/whl/cpu)")
-    from castlint.validate.harness import SITES, EnvironmentProblem, HarnessConfig, run_validation
+        target = _target(path, device, fmt)
+        config, tables = _settings(target, config_file)
+        model = _model(tables, preset, tp)
+        original, patched, label = _sources(target, baseline, patched_source, tables, config, flashinfer_api,
+                                            flashinfer_version)
+        _import_torch()
+        cfg = _harness_config(
+            device, model, tp, sites, speed_gate,
+            sized=dict(pool_tokens=pool_tokens, batch_size=batch_size, context_len=context_len, iters=iters,
+                       warmup=warmup),
+            extend_len=extend_len, atol=atol, rtol=rtol, force_backend=mla_backend,
+            emulate_flashinfer=emulate_flashinfer, layer_k_scale=layer_k_scale, profile=profile, flush_l2=flush_l2)
+    except _Refused as exc:
+        return _err(err, str(exc))
+    from castlint.validate.harness import EnvironmentProblem, run_validation
 
-    defaults = GPU_DEFAULTS if device == "cuda" else CPU_DEFAULTS
-    chosen = tuple(sites) if sites else SITES
-    unknown = [s for s in chosen if s not in SITES]
-    if unknown:
-        return _err(err, f"unknown site(s) {', '.join(unknown)} (have: {', '.join(SITES)})")
-    cfg = HarnessConfig(
-        device=device, preset=preset_name, num_heads_total=model.num_heads, tp=tp,
-        kv_lora_rank=model.kv_lora_rank, rope_dim=model.rope_dim,
-        pool_tokens=pool_tokens or defaults["pool_tokens"], batch_size=batch_size or defaults["batch_size"],
-        context_len=context_len or defaults["context_len"], extend_len=extend_len,
-        iters=iters or defaults["iters"], warmup=warmup or defaults["warmup"], atol=atol, rtol=rtol,
-        force_backend=mla_backend, emulate_flashinfer=emulate_flashinfer, layer_k_scale=layer_k_scale,
-        sites=chosen, profile=profile, flush_l2=flush_l2,
-        speed_gate=(device == "cuda") if speed_gate is None else speed_gate)
-    if cfg.extend_len >= cfg.context_len:
-        return _err(err, f"--extend-len {cfg.extend_len} must be below --context-len {cfg.context_len}")
     progress = (lambda msg: err.print(f"[dim]castlint validate: {msg}[/]")) if fmt == "text" else None
     if sweep:
         return _run_sweep(original, patched, cfg, str(target), sweep_pools, json_file, sweep_svg, output_file,
@@ -164,17 +86,130 @@ def run_validate(
                                 progress=progress, tables=tables)
     except EnvironmentProblem as exc:
         return _err(err, str(exc))
+    code = _exit_code(result, require_native)
+    _write_report(result, fmt, output_file, json_file)
+    return code
 
+
+def _target(path: str, device: str, fmt: str) -> Path:
+    """The backend file to validate, once the options are known to be sound."""
+    if device not in ("cuda", "cpu"):
+        raise _Refused(f"--device must be cuda or cpu, got {device!r}")
+    if fmt not in ("text", "json"):
+        raise _Refused(f"--format must be text or json, got {fmt!r}")
+    target = find_backend(Path(path))
+    if target is None:
+        raise _Refused(f"no flashinfer_mla_backend.py under {path}")
+    return target
+
+
+def _settings(target: Path, config_file: Optional[str]):
+    """(config, tables) of the run: builtin tables + the nearest (or given) config's extend-rules."""
+    from castlint.config import SettingsError, load_settings
+
+    try:
+        return load_settings([str(target)], Path(config_file) if config_file else None)
+    except SettingsError as exc:
+        raise _Refused(str(exc)) from None
+
+
+def _model(tables, preset: Optional[str], tp: int):
+    """The model preset (castlint.tables.ModelPreset) whose attention shapes the inputs."""
+    preset_name = preset or tables.default_preset
+    model = tables.presets.get(preset_name)
+    if model is None:
+        raise _Refused(f"unknown preset {preset_name!r} (have: {', '.join(sorted(tables.presets))})")
+    if tp < 1 or model.num_heads % tp:
+        raise _Refused(f"--tp {tp} does not divide the {model.num_heads} heads of {preset_name}")
+    return model
+
+
+def _sources(target: Path, baseline: Optional[str], patched_source: Optional[bytes], tables, config,
+             flashinfer_api: str, flashinfer_version: Optional[str]):
+    """(original bytes, patched bytes, how the two were paired) for the report."""
+    if baseline:
+        base_path = find_backend(Path(baseline))
+        if base_path is None:
+            raise _Refused(f"no flashinfer_mla_backend.py under --baseline {baseline}")
+        original = base_path.read_bytes()
+        patched = patched_source if patched_source is not None else target.read_bytes()
+        label = f"--baseline {base_path} (original) vs {target} (patched)"
+    else:
+        original = target.read_bytes()
+        if GUARD_MARKER in original and patched_source is None:
+            raise _Refused(f"{target} already carries castlint's rewrite; pass the unpatched file with "
+                           "--baseline ORIGINAL to validate it")
+        if patched_source is not None:
+            patched, label = patched_source, "given patched source"
+        else:
+            patched = _fixed_in_memory(original, target, tables, config, flashinfer_api, flashinfer_version)
+            label = f"`castlint fix` applied in memory (--flashinfer-api {flashinfer_api})"
+    if patched == original:
+        raise _Refused(f"castlint fix makes no change to {target}: nothing to validate")
+    return original, patched, label
+
+
+def _fixed_in_memory(original: bytes, target: Path, tables, config, flashinfer_api: str,
+                     flashinfer_version: Optional[str]) -> bytes:
+    """`castlint fix` applied to the original's bytes (nothing is written)."""
+    try:
+        from castlint.fixes import FixError, FixOptions, fix_source
+    except ImportError as exc:  # libcst missing where only validate was installed
+        raise _Refused(f"cannot run castlint fix here ({exc}); fix elsewhere and pass --baseline") from None
+    try:
+        fixed = fix_source(original, str(target), tables,
+                           FixOptions(flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version),
+                           config=config)
+    except FixError as exc:
+        raise _Refused(f"castlint fix failed on {target}: {exc}") from None
+    return fixed.new_source
+
+
+def _import_torch() -> None:
+    os.environ.setdefault("KINETO_LOG_LEVEL", "5")  # torch.profiler: no banner lines on stderr
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise _Refused("castlint validate needs PyTorch: pip install 'castlint[validate]' "
+                       "(on a machine without a GPU, the CPU build: pip install torch --index-url "
+                       "https://download.pytorch.org/whl/cpu)") from None
+
+
+def _harness_config(device: str, model, tp: int, sites: Optional[Sequence[str]], speed_gate: Optional[bool],
+                    sized: dict, **options):
+    """The HarnessConfig: `sized` options left None take the device's defaults; `options` pass as they are."""
+    from castlint.validate.harness import SITES, HarnessConfig
+
+    defaults = GPU_DEFAULTS if device == "cuda" else CPU_DEFAULTS
+    chosen = tuple(sites) if sites else SITES
+    unknown = [s for s in chosen if s not in SITES]
+    if unknown:
+        raise _Refused(f"unknown site(s) {', '.join(unknown)} (have: {', '.join(SITES)})")
+    cfg = HarnessConfig(
+        device=device, preset=model.name, num_heads_total=model.num_heads, tp=tp,
+        kv_lora_rank=model.kv_lora_rank, rope_dim=model.rope_dim,
+        **{key: value or defaults[key] for key, value in sized.items()}, **options,
+        sites=chosen, speed_gate=(device == "cuda") if speed_gate is None else speed_gate)
+    if cfg.extend_len >= cfg.context_len:
+        raise _Refused(f"--extend-len {cfg.extend_len} must be below --context-len {cfg.context_len}")
+    return cfg
+
+
+def _exit_code(result, require_native: bool) -> int:
+    """1 when a site failed or --require-native is unmet (which the result then records)."""
     code = EXIT_CLEAN if result.passed else EXIT_FINDINGS
     if require_native and not isinstance(result.guard.get(READ_ATTR), dict):
         code = EXIT_FINDINGS
         result.guard["require_native"] = "unmet: the patched code took the fallback branch on this machine"
     if require_native:
-        for s in result.sites:
-            if s.patched.proof and s.patched.proof.moves_whole_pool:
+        for site in result.sites:
+            if site.patched.proof and site.patched.proof.moves_whole_pool:
                 code = EXIT_FINDINGS
-                s.reasons.append("--require-native: the patched path still materialises the whole pool")
+                site.reasons.append("--require-native: the patched path still materialises the whole pool")
+    return code
 
+
+def _write_report(result, fmt: str, output_file: Optional[str], json_file: Optional[str]) -> None:
     from castlint.validate.report import render_json, render_text
 
     if json_file:
@@ -185,16 +220,14 @@ def run_validate(
             Path(output_file).write_text(text, encoding="utf-8")
         else:
             sys.stdout.write(text)
+    elif output_file:
+        with open(output_file, "w", encoding="utf-8") as fh:
+            render_text(result, Console(file=fh, width=160, highlight=False))
     else:
-        if output_file:
-            with open(output_file, "w", encoding="utf-8") as fh:
-                render_text(result, Console(file=fh, width=160, highlight=False))
-        else:
-            console = Console(highlight=False)
-            if not console.is_terminal:
-                console = Console(highlight=False, width=160)
-            render_text(result, console)
-    return code
+        console = Console(highlight=False)
+        if not console.is_terminal:
+            console = Console(highlight=False, width=160)
+        render_text(result, console)
 
 
 def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, output_file, fmt, err, progress,

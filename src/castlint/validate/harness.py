@@ -588,7 +588,7 @@ def speed_gate(site: SiteResult, floor: float = 0.02) -> None:
                                f"{margin * 100:.1f} % (p10-p90 spread)")
 
 
-def _diagnose(site: SiteResult, guard: Dict[str, Any]):
+def _diagnose(site: SiteResult):
     """Explain a failure from the recorded calls (scale, planned dtype, guard)."""
     err = site.patched.error or ""
     if "does not match the planned" in err and "kv_data_type" in err:
@@ -623,138 +623,27 @@ def _diagnose(site: SiteResult, guard: Dict[str, Any]):
 def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filename: str = "<backend>",
                    baseline_label: str = "in-memory `castlint fix`",
                    progress: Optional[Callable[[str], None]] = None, tables=None) -> ValidationResult:
+    """Run both versions at every site of cfg.sites; compare, time and prove them."""
     say = progress or (lambda msg: None)
     tables = run_tables(tables)
     emu = FlashInferEmulation(tables, version=cfg.emulate_flashinfer) if cfg.device == "cpu" else None
     env = environment(cfg, emu)
     log: set = set()
-    real = real_sglang_classes(log) if cfg.use_sglang else {}
-    settings = RuntimeSettings(tp=cfg.tp, page_size=1,
-                               sm90=(emu.compute_capability[0] == 9) if emu else
-                               torch.cuda.get_device_capability(0)[0] == 9,
-                               real=real)
-    registry = Registry(settings, log)
+    registry = Registry(_runtime_settings(cfg, emu, log), log)
     flashinfer_module = make_flashinfer_module(emu) if emu else None
     torch.manual_seed(cfg.seed)
     sites: List[SiteResult] = []
-    guard: Dict[str, Any] = {}
-    plan_calls: Dict[str, Any] = {}
     with stubbed_imports(registry, flashinfer_module):
         say("loading the original and the patched module")
-        try:
-            loaded = {label: load_backend(src, label, cpu_emulation=emu, force_backend=cfg.force_backend,
-                                          filename=filename)
-                      for label, src in (("original", original), ("patched", patched))}
-        except (LoadError, RuntimeError) as exc:
-            raise EnvironmentProblem(str(exc)) from exc
+        loaded = _load_versions({"original": original, "patched": patched}, cfg, emu, filename)
         say(f"filling a {cfg.pool_tokens}-token FP8 pool")
         world = World(cfg, log)
-        drivers: Dict[str, Any] = {}
-        for label, lb in loaded.items():
-            try:
-                drivers[label] = SiteDriver(lb, world)
-            except Exception as exc:  # noqa: BLE001
-                drivers[label] = exc
-        patched_driver = drivers["patched"]
-        if not isinstance(patched_driver, Exception):
-            guard = patched_driver.guard()
-        decided = guard.get(READ_ATTR, _MISSING) if guard else _MISSING
-        guard["branch"] = ("FP8-KV reads enabled (each plan picks native, gather or cast)" if isinstance(decided, dict)
-                           else "fallback (original cast)" if decided is None
-                           else "no FP8-KV read choice in the file")
+        drivers = _drivers(loaded, world)
+        guard = _guard(drivers["patched"])
         for name in cfg.sites:
-            site = SiteResult(name=name, functions=SITE_FUNCTIONS[name])
-            sites.append(site)
             say(f"site {name}")
-            outputs: Dict[str, Any] = {}
-            calls: Dict[str, Callable] = {}
-            for label in ("original", "patched"):
-                run: VersionRun = getattr(site, label)
-                drv = drivers[label]
-                lb = loaded[label]
-                lb.log.site = name
-                if isinstance(drv, Exception):
-                    run.error = f"backend construction failed: {type(drv).__name__}: {drv}"
-                    run.error_detail = "".join(traceback.format_exception(type(drv), drv, drv.__traceback__))[-3000:]
-                    continue
-                try:
-                    call = drv.prepare(name)
-                    if label == "patched" and cfg.patched_delay_s:
-                        call = _delayed(call, cfg.patched_delay_s)
-                    out = call(True)  # the real step: write the new token, then attend
-                    if cfg.device == "cuda":
-                        torch.cuda.synchronize()
-                    outputs[label] = out.detach().clone()
-                    calls[label] = call
-                    if label == "patched":
-                        run.note = ", ".join(drv.read_modes())
-                except NotImplementedError as exc:
-                    site.status = "skipped"
-                    site.reasons.append(str(exc))
-                    break
-                except Exception as exc:  # noqa: BLE001 - a failing site is a finding
-                    run.error = f"{type(exc).__name__}: {exc}"
-                    run.error_detail = traceback.format_exc()[-3000:]
-                finally:
-                    run.plans = [dict(e) for e in lb.log.for_site(name, "plan")]
-                    run.runs = [dict(e) for e in lb.log.for_site(name, "run")]
-                    lb.log.site = ""
-            if site.status == "skipped":
-                continue
-            if site.patched.error:
-                site.status = "fail"
-                site.reasons.insert(0, f"patched: {site.patched.error}")
-            if site.original.error:
-                # the baseline itself does not run here: nothing to compare against
-                site.status = "error"
-                site.reasons.insert(0, f"original: {site.original.error} (the unpatched code fails in this "
-                                       "environment too, so this site cannot be validated here)")
-            if "original" in outputs and "patched" in outputs:
-                compare(site, outputs["original"], outputs["patched"], cfg)
-                truth = world.truth(name).to(outputs["original"].device)
-                for label in ("original", "patched"):
-                    getattr(site, label).vs_fp32_max_abs = float(
-                        (outputs[label].float().reshape(truth.shape) - truth).abs().max())
-                off = site.original.vs_fp32_max_abs
-                if off is not None and off > cfg.atol:
-                    site.baseline_warning = (
-                        f"the ORIGINAL code itself differs from the fp32 reference at site {name} by max |Δ| "
-                        f"{off:.3g} (beyond atol {cfg.atol:g}); the patched output is compared with that "
-                        "baseline, so a pass here does not mean the site is right")
-                # time and prove both, each with the call that produced its output
-                for label in ("original", "patched"):
-                    run = getattr(site, label)
-                    call = calls[label]
-                    try:
-                        fn: Callable[[], Any] = lambda call=call: call(False)
-                        if name == "decode-cuda-graph" and cfg.device == "cuda":
-                            try:
-                                fn, _ = _graph(call)
-                                run.note = "timed as CUDA-graph replay"
-                            except Exception as exc:  # noqa: BLE001
-                                torch.cuda.synchronize()
-                                run.note = f"graph capture failed ({type(exc).__name__}: {exc}); timed eagerly"[:300]
-                                fn = lambda call=call: call(False)
-                        run.timing = time_call(fn, cfg)
-                        if cfg.profile:
-                            run.proof = proofmod.collect(lambda call=call: call(False), world.pool_elements,
-                                                         cfg.device)
-                            # what the MLA kernel itself moves: the active KV rows in the dtype it
-                            # is given, q in, out back (the pool beyond the page table is untouched)
-                            kv_rows = cfg.batch_size * cfg.context_len
-                            item = 1 if any(r.get("ckv_dtype", "").startswith("float8") for r in run.runs) else 2
-                            q_rows = cfg.batch_size * (cfg.extend_len if name == "extend-paged" else 1)
-                            run.proof.attention_kv_bytes = (
-                                kv_rows * (cfg.kv_lora_rank + cfg.rope_dim) * item
-                                + q_rows * cfg.heads * (2 * cfg.kv_lora_rank + cfg.rope_dim) * 2)
-                    except Exception as exc:  # noqa: BLE001
-                        run.note = (run.note + f"; timing/profiling failed: {type(exc).__name__}: {exc}")[:400]
-            if cfg.speed_gate and site.status == "pass":
-                speed_gate(site)
-            _diagnose(site, guard)
-            outputs.clear()
-        for label, lb in loaded.items():
-            plan_calls[label] = _plan_call_sites(lb)
+            sites.append(_run_site(name, cfg, loaded, drivers, world))
+        plan_calls = {label: _plan_call_sites(backend) for label, backend in loaded.items()}
     unknown = sorted(x for x in log if not x.startswith(("placeholder", "real sglang")))
     return ValidationResult(
         file=filename, baseline=baseline_label, environment=env,
@@ -763,8 +652,163 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
         patch_changed=original != patched)
 
 
-def _plan_call_sites(lb: LoadedBackend) -> Dict[str, Any]:
+def _runtime_settings(cfg: HarnessConfig, emu: Optional[FlashInferEmulation], log: set) -> RuntimeSettings:
+    """What the sglang doubles answer: parallelism, page size, the device, sglang's real classes."""
+    real = real_sglang_classes(log) if cfg.use_sglang else {}
+    sm90 = (emu.compute_capability[0] == 9) if emu else torch.cuda.get_device_capability(0)[0] == 9
+    return RuntimeSettings(tp=cfg.tp, page_size=1, sm90=sm90, real=real)
+
+
+def _load_versions(sources: Dict[str, bytes], cfg: HarnessConfig, emu: Optional[FlashInferEmulation],
+                   filename: str) -> Dict[str, LoadedBackend]:
+    """Each version's bytes run as the backend module (inside stubbed_imports)."""
+    try:
+        return {label: load_backend(source, label, cpu_emulation=emu, force_backend=cfg.force_backend,
+                                    filename=filename)
+                for label, source in sources.items()}
+    except (LoadError, RuntimeError) as exc:
+        raise EnvironmentProblem(str(exc)) from exc
+
+
+def _drivers(loaded: Dict[str, LoadedBackend], world: World) -> Dict[str, Any]:
+    """A SiteDriver per version, or the exception its backend's construction raised."""
+    drivers: Dict[str, Any] = {}
+    for label, backend in loaded.items():
+        try:
+            drivers[label] = SiteDriver(backend, world)
+        except Exception as exc:  # noqa: BLE001 - reported per site
+            drivers[label] = exc
+    return drivers
+
+
+def _guard(patched_driver) -> Dict[str, Any]:
+    """What the patched backend's init-time guard decided, and which branch that is."""
+    guard = {} if isinstance(patched_driver, Exception) else patched_driver.guard()
+    decided = guard.get(READ_ATTR, _MISSING) if guard else _MISSING
+    guard["branch"] = ("FP8-KV reads enabled (each plan picks native, gather or cast)" if isinstance(decided, dict)
+                       else "fallback (original cast)" if decided is None
+                       else "no FP8-KV read choice in the file")
+    return guard
+
+
+def _run_site(name: str, cfg: HarnessConfig, loaded: Dict[str, LoadedBackend], drivers: Dict[str, Any],
+              world: World) -> SiteResult:
+    """One site: both versions' first call, then their comparison, timing, proof and verdict."""
+    site = SiteResult(name=name, functions=SITE_FUNCTIONS[name])
+    outputs, calls = _first_calls(site, cfg, loaded, drivers)
+    if site.status == "skipped":
+        return site
+    if site.patched.error:
+        site.status = "fail"
+        site.reasons.insert(0, f"patched: {site.patched.error}")
+    if site.original.error:
+        # the baseline itself does not run here: nothing to compare against
+        site.status = "error"
+        site.reasons.insert(0, f"original: {site.original.error} (the unpatched code fails in this "
+                               "environment too, so this site cannot be validated here)")
+    if "original" in outputs and "patched" in outputs:
+        _compare_outputs(site, outputs, world, cfg)
+        # time and prove both, each with the call that produced its output
+        for label in ("original", "patched"):
+            _time_and_prove(getattr(site, label), calls[label], name, world, cfg)
+    if cfg.speed_gate and site.status == "pass":
+        speed_gate(site)
+    _diagnose(site)
+    return site
+
+
+def _first_calls(site: SiteResult, cfg: HarnessConfig, loaded: Dict[str, LoadedBackend],
+                 drivers: Dict[str, Any]):
+    """Prepare the site in each version and make its real step (write the new token, then attend).
+
+    Returns ({label: output}, {label: call}) for the versions that ran; records errors, the
+    plan()/run() calls and the patched wrappers' read modes on the site."""
+    outputs: Dict[str, Any] = {}
+    calls: Dict[str, Callable] = {}
+    for label in ("original", "patched"):
+        run: VersionRun = getattr(site, label)
+        driver = drivers[label]
+        backend = loaded[label]
+        backend.log.site = site.name
+        if isinstance(driver, Exception):
+            run.error = f"backend construction failed: {type(driver).__name__}: {driver}"
+            run.error_detail = "".join(traceback.format_exception(type(driver), driver,
+                                                                  driver.__traceback__))[-3000:]
+            continue
+        try:
+            call = driver.prepare(site.name)
+            if label == "patched" and cfg.patched_delay_s:
+                call = _delayed(call, cfg.patched_delay_s)
+            out = call(True)
+            if cfg.device == "cuda":
+                torch.cuda.synchronize()
+            outputs[label] = out.detach().clone()
+            calls[label] = call
+            if label == "patched":
+                run.note = ", ".join(driver.read_modes())
+        except NotImplementedError as exc:
+            site.status = "skipped"
+            site.reasons.append(str(exc))
+            break
+        except Exception as exc:  # noqa: BLE001 - a failing site is a finding
+            run.error = f"{type(exc).__name__}: {exc}"
+            run.error_detail = traceback.format_exc()[-3000:]
+        finally:
+            run.plans = [dict(e) for e in backend.log.for_site(site.name, "plan")]
+            run.runs = [dict(e) for e in backend.log.for_site(site.name, "run")]
+            backend.log.site = ""
+    return outputs, calls
+
+
+def _compare_outputs(site: SiteResult, outputs: Dict[str, Any], world: World, cfg: HarnessConfig) -> None:
+    """Patched against original, and each against the fp32 reference on the dequantized pool."""
+    compare(site, outputs["original"], outputs["patched"], cfg)
+    truth = world.truth(site.name).to(outputs["original"].device)
+    for label in ("original", "patched"):
+        getattr(site, label).vs_fp32_max_abs = float(
+            (outputs[label].float().reshape(truth.shape) - truth).abs().max())
+    off = site.original.vs_fp32_max_abs
+    if off is not None and off > cfg.atol:
+        site.baseline_warning = (
+            f"the ORIGINAL code itself differs from the fp32 reference at site {site.name} by max |Δ| "
+            f"{off:.3g} (beyond atol {cfg.atol:g}); the patched output is compared with that "
+            "baseline, so a pass here does not mean the site is right")
+
+
+def _time_and_prove(run: VersionRun, call: Callable[[bool], Any], site_name: str, world: World,
+                    cfg: HarnessConfig) -> None:
+    """Time one version's call (a CUDA-graph replay for decode-cuda-graph on a GPU) and, with
+    cfg.profile, collect its kernel proof; a failure here is a note, not a verdict."""
+    try:
+        fn: Callable[[], Any] = lambda: call(False)
+        if site_name == "decode-cuda-graph" and cfg.device == "cuda":
+            try:
+                fn, _ = _graph(call)
+                run.note = "timed as CUDA-graph replay"
+            except Exception as exc:  # noqa: BLE001
+                torch.cuda.synchronize()
+                run.note = f"graph capture failed ({type(exc).__name__}: {exc}); timed eagerly"[:300]
+                fn = lambda: call(False)  # noqa: E731
+        run.timing = time_call(fn, cfg)
+        if cfg.profile:
+            run.proof = proofmod.collect(lambda: call(False), world.pool_elements, cfg.device)
+            run.proof.attention_kv_bytes = _attention_kv_bytes(run, site_name, cfg)
+    except Exception as exc:  # noqa: BLE001
+        run.note = (run.note + f"; timing/profiling failed: {type(exc).__name__}: {exc}")[:400]
+
+
+def _attention_kv_bytes(run: VersionRun, site_name: str, cfg: HarnessConfig) -> int:
+    """What the MLA kernel itself moves: the active KV rows in the dtype it is given, q in, out
+    back (the pool beyond the page table is untouched)."""
+    kv_rows = cfg.batch_size * cfg.context_len
+    item = 1 if any(r.get("ckv_dtype", "").startswith("float8") for r in run.runs) else 2
+    q_rows = cfg.batch_size * (cfg.extend_len if site_name == "extend-paged" else 1)
+    return (kv_rows * (cfg.kv_lora_rank + cfg.rope_dim) * item
+            + q_rows * cfg.heads * (2 * cfg.kv_lora_rank + cfg.rope_dim) * 2)
+
+
+def _plan_call_sites(backend: LoadedBackend) -> Dict[str, Any]:
     """Which plan calls in the file ran (by line), and which did not."""
-    ran = sorted({(e.get("line"), e.get("function")) for e in lb.log.entries
+    ran = sorted({(e.get("line"), e.get("function")) for e in backend.log.entries
                   if e["kind"] == "plan" and e.get("line")})
     return {"executed": [{"line": line, "function": fn} for line, fn in ran]}

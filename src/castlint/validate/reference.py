@@ -181,142 +181,190 @@ class _CachedModule:
         self.plan = _PlanOp(wrapper)
 
 
-def make_wrapper_class(emu: FlashInferEmulation):
+class ReferenceMLAWrapper:
+    """BatchMLAPagedAttentionWrapper as the emulated FlashInfer release has it (make_wrapper_class binds
+    the release): plan() and run() take and check their arguments as that release does, then run()
+    computes the reference MLA."""
+
+    _castlint_reference = True
+    _castlint_emulation: FlashInferEmulation  # set by make_wrapper_class
+
+    def __init__(self, float_workspace_buffer, use_cuda_graph=False, qo_indptr=None, kv_indptr=None,
+                 kv_indices=None, kv_len_arr=None, backend="auto"):
+        self._float_workspace_buffer = float_workspace_buffer
+        self.device = float_workspace_buffer.device
+        self._int_workspace_buffer = torch.empty(16, dtype=torch.uint8)
+        self._pin_memory_int_workspace_buffer = torch.empty(16, dtype=torch.uint8)
+        self._use_cuda_graph = use_cuda_graph
+        self._qo_indptr_buf, self._kv_indptr_buf = qo_indptr, kv_indptr
+        self._kv_indices_buf, self._kv_len_arr_buf = kv_indices, kv_len_arr
+        self._backend = self._castlint_emulation.auto_backend() if backend == "auto" else backend
+        self._q_data_type = self._kv_data_type = None
+        self._plan_info = None
+        self._planned = False
+
+    def plan(self, *args, **kwargs):
+        emu = self._castlint_emulation
+        planned = _plan_arguments(emu, args, kwargs)
+        emu.calls.append(("plan", self._backend, planned.q_data_type, planned.kv_data_type))
+        _check_plan_dtypes(emu, self._backend, planned)
+        self._cached_module = _CachedModule(self)
+        _store_plan(self, planned)
+
+    begin_forward = plan
+
+    def run(self, *args, query=None, kv_cache=None, ckv_scale=None, kpe_scale=None, ckv_scale_arr=None,
+            o_scale=None, **kwargs):
+        emu = self._castlint_emulation
+        given = _run_arguments(emu, args, query, kv_cache, kwargs)
+        scales_given = any(k is not None for k in (ckv_scale, kpe_scale, ckv_scale_arr))
+        if not emu.run_scales and scales_given:
+            raise TypeError(f"FlashInfer {emu.version}: run() got an unexpected keyword argument 'ckv_scale'")
+        if not self._planned:
+            raise RuntimeError("run() before plan()")
+        emu.calls.append(("run", self._backend, given.q_nope.dtype, given.ckv_cache.dtype, ckv_scale, kpe_scale))
+        q_nope, q_pe, ckv, kpe = given.q_nope, given.q_pe, given.ckv_cache, given.kpe_cache
+        ckv_real_scale = kpe_real_scale = 1.0
+        if emu.checks_run_dtypes:
+            _check_run_dtypes(self, q_nope, q_pe, ckv, kpe)
+            if self._kv_data_type == _FP8:
+                ckv_real_scale, kpe_real_scale = _fp8_scales(ckv_scale, kpe_scale, ckv_scale_arr)
+            elif scales_given:
+                raise ValueError("ckv_scale / kpe_scale / ckv_scale_arr are only supported with an fa2/fa3 "
+                                 "backend and FP8 kv_data_type.")
+        else:
+            # The launcher reinterprets storage by the planned dtype: a
+            # mismatch is silently wrong, never an error.
+            ckv, kpe = _reinterpret(ckv, self._kv_data_type), _reinterpret(kpe, self._kv_data_type)
+        return _attend(self, given, q_nope, q_pe, ckv, kpe, ckv_real_scale, kpe_real_scale)
+
+    forward = run
+
+
+def make_wrapper_class(emu: FlashInferEmulation) -> type:
     """A BatchMLAPagedAttentionWrapper class bound to one emulated FlashInfer."""
+    return type("BatchMLAPagedAttentionWrapper", (ReferenceMLAWrapper,),
+                {"_castlint_emulation": emu, "__module__": __name__})
 
-    class BatchMLAPagedAttentionWrapper:
-        _castlint_reference = True
 
-        def __init__(self, float_workspace_buffer, use_cuda_graph=False, qo_indptr=None, kv_indptr=None,
-                     kv_indices=None, kv_len_arr=None, backend="auto"):
-            self._float_workspace_buffer = float_workspace_buffer
-            self.device = float_workspace_buffer.device
-            self._int_workspace_buffer = torch.empty(16, dtype=torch.uint8)
-            self._pin_memory_int_workspace_buffer = torch.empty(16, dtype=torch.uint8)
-            self._use_cuda_graph = use_cuda_graph
-            self._qo_indptr_buf, self._kv_indptr_buf = qo_indptr, kv_indptr
-            self._kv_indices_buf, self._kv_len_arr_buf = kv_indices, kv_len_arr
-            self._backend = emu.auto_backend() if backend == "auto" else backend
-            self._q_data_type = self._kv_data_type = None
-            self._plan_info = None
-            self._planned = False
+def _plan_arguments(emu: FlashInferEmulation, args: tuple, kwargs: dict) -> types.SimpleNamespace:
+    """plan()'s arguments by name, from the positional form or (from the release that has it) the
+    keyword form with `metadata=`; a TypeError as Python gives for a call the signature refuses."""
+    if "metadata" in kwargs:
+        if not emu.keyword_form:
+            raise TypeError("plan() got an unexpected keyword argument 'metadata'")
+        metadata = kwargs.pop("metadata")
+        kwargs.update(qo_indptr=metadata.qo_indptr, kv_indptr=metadata.kv_indptr, kv_indices=metadata.kv_indices,
+                      kv_len_arr=metadata.kv_len_arr)
+    for name, value in zip(_PLAN_POSITIONAL, args):
+        if name in kwargs:
+            raise TypeError(f"plan() got multiple values for argument {name!r}")
+        kwargs[name] = value
+    planned = types.SimpleNamespace(use_profiler=False, **kwargs)
+    missing = [n for n in _PLAN_POSITIONAL[:-1] if not hasattr(planned, n)]
+    if missing:
+        raise TypeError(f"plan() missing required arguments: {', '.join(missing)}")
+    return planned
 
-        # -- plan -------------------------------------------------------------
-        def plan(self, *args, **kwargs):
-            if "metadata" in kwargs:
-                if not emu.keyword_form:
-                    raise TypeError("plan() got an unexpected keyword argument 'metadata'")
-                md = kwargs.pop("metadata")
-                kwargs.update(qo_indptr=md.qo_indptr, kv_indptr=md.kv_indptr, kv_indices=md.kv_indices,
-                              kv_len_arr=md.kv_len_arr)
-            for name, value in zip(_PLAN_POSITIONAL, args):
-                if name in kwargs:
-                    raise TypeError(f"plan() got multiple values for argument {name!r}")
-                kwargs[name] = value
-            a = types.SimpleNamespace(use_profiler=False, **kwargs)
-            missing = [n for n in _PLAN_POSITIONAL[:-1] if not hasattr(a, n)]
-            if missing:
-                raise TypeError(f"plan() missing required arguments: {', '.join(missing)}")
-            emu.calls.append(("plan", self._backend, a.q_data_type, a.kv_data_type))
-            if a.kv_data_type == _FP8:
-                row = emu.fp8_kv()
-                if row is None:
-                    raise RuntimeError(f"FlashInfer {emu.version}: MLA kernels do not build for 1-byte KV "
-                                       f"(kv_data_type={a.kv_data_type}); no FP8-KV MLA in this release")
-                if self._backend not in row["backends"]:
-                    raise ValueError(f"FP8 kv_data_type for MLA is only supported with the "
-                                     f"{' or '.join(row['backends'])} backend, got backend={self._backend!r}.")
-                if emu.compute_capability[0] != 9:
-                    raise ValueError("FP8 kv_data_type for MLA requires an SM90 (Hopper) device, got "
-                                     f"SM{emu.compute_capability[0]}{emu.compute_capability[1]}.")
-                if a.q_data_type != torch.bfloat16:
-                    raise ValueError(f"FP8 kv_data_type for MLA currently only supports q_data_type=torch.bfloat16, "
-                                     f"got {a.q_data_type}.")
-                ckv_dims, kpe_dims = row.get("head_dim_ckv", [512]), row.get("head_dim_kpe", [64])
-                if a.head_dim_ckv not in ckv_dims or a.head_dim_kpe not in kpe_dims:
-                    raise ValueError(f"FP8 kv_data_type for MLA currently only supports head_dim_ckv in {ckv_dims} "
-                                     f"and head_dim_kpe in {kpe_dims}, got {a.head_dim_ckv}/{a.head_dim_kpe}.")
-            elif a.kv_data_type not in (torch.float16, torch.bfloat16):
-                raise ValueError(f"MLA kv_data_type {a.kv_data_type} is not supported.")
-            self._cached_module = _CachedModule(self)
-            if self._use_cuda_graph:
-                self._qo_indptr_buf.copy_(a.qo_indptr)
-                self._kv_indptr_buf.copy_(a.kv_indptr)
-                self._kv_indices_buf[: len(a.kv_indices)].copy_(a.kv_indices)
-                self._kv_len_arr_buf.copy_(a.kv_len_arr)
-            else:
-                self._qo_indptr_buf = a.qo_indptr.to(self.device)
-                self._kv_indptr_buf = a.kv_indptr.to(self.device)
-                self._kv_indices_buf = a.kv_indices.to(self.device)
-                self._kv_len_arr_buf = a.kv_len_arr.to(self.device)
-            self._causal, self._page_size, self._sm_scale = a.causal, a.page_size, a.sm_scale
-            self._head_dim_ckv = a.head_dim_ckv
-            self._q_data_type, self._kv_data_type = a.q_data_type, a.kv_data_type
-            self._plan_info = tuple(_as_kernel_int32(t.cpu()) for t in (a.qo_indptr, a.kv_indptr, a.kv_len_arr))
-            self._planned = True
 
-        begin_forward = plan
+def _check_plan_dtypes(emu: FlashInferEmulation, backend: str, planned: types.SimpleNamespace) -> None:
+    """The dtype checks of plan(): FP8 KV only where the release's FP8-KV MLA row allows it."""
+    if planned.kv_data_type == _FP8:
+        row = emu.fp8_kv()
+        if row is None:
+            raise RuntimeError(f"FlashInfer {emu.version}: MLA kernels do not build for 1-byte KV "
+                               f"(kv_data_type={planned.kv_data_type}); no FP8-KV MLA in this release")
+        if backend not in row["backends"]:
+            raise ValueError(f"FP8 kv_data_type for MLA is only supported with the "
+                             f"{' or '.join(row['backends'])} backend, got backend={backend!r}.")
+        if emu.compute_capability[0] != 9:
+            raise ValueError("FP8 kv_data_type for MLA requires an SM90 (Hopper) device, got "
+                             f"SM{emu.compute_capability[0]}{emu.compute_capability[1]}.")
+        if planned.q_data_type != torch.bfloat16:
+            raise ValueError(f"FP8 kv_data_type for MLA currently only supports q_data_type=torch.bfloat16, "
+                             f"got {planned.q_data_type}.")
+        ckv_dims, kpe_dims = row.get("head_dim_ckv", [512]), row.get("head_dim_kpe", [64])
+        if planned.head_dim_ckv not in ckv_dims or planned.head_dim_kpe not in kpe_dims:
+            raise ValueError(f"FP8 kv_data_type for MLA currently only supports head_dim_ckv in {ckv_dims} "
+                             f"and head_dim_kpe in {kpe_dims}, got {planned.head_dim_ckv}/{planned.head_dim_kpe}.")
+    elif planned.kv_data_type not in (torch.float16, torch.bfloat16):
+        raise ValueError(f"MLA kv_data_type {planned.kv_data_type} is not supported.")
 
-        # -- run --------------------------------------------------------------
-        def run(self, *args, query=None, kv_cache=None, ckv_scale=None, kpe_scale=None, ckv_scale_arr=None,
-                o_scale=None, **kwargs):
-            if query is not None or kv_cache is not None:
-                if not emu.keyword_form:
-                    raise TypeError("run() got an unexpected keyword argument 'query'")
-                kwargs["q_nope"], kwargs["q_pe"] = query
-                kwargs["ckv_cache"], kwargs["kpe_cache"] = kv_cache
-            for name, value in zip(_RUN_POSITIONAL, args):
-                kwargs[name] = value
-            a = types.SimpleNamespace(**{"out": None, "lse": None, "return_lse": False, **kwargs})
-            scales_given = any(k is not None for k in (ckv_scale, kpe_scale, ckv_scale_arr))
-            if not emu.run_scales and scales_given:
-                raise TypeError(f"FlashInfer {emu.version}: run() got an unexpected keyword argument 'ckv_scale'")
-            if not self._planned:
-                raise RuntimeError("run() before plan()")
-            emu.calls.append(("run", self._backend, a.q_nope.dtype, a.ckv_cache.dtype, ckv_scale, kpe_scale))
-            q_nope, q_pe, ckv, kpe = a.q_nope, a.q_pe, a.ckv_cache, a.kpe_cache
-            cs = ks = 1.0
-            if emu.checks_run_dtypes:
-                for name, t, want in (("q_nope", q_nope, self._q_data_type), ("q_pe", q_pe, self._q_data_type),
-                                      ("ckv_cache", ckv, self._kv_data_type), ("kpe_cache", kpe, self._kv_data_type)):
-                    if t.dtype != want:
-                        kind = "q_data_type" if name.startswith("q") else "kv_data_type"
-                        raise ValueError(f"{name}.dtype={t.dtype} does not match the planned {kind}={want}.")
-                if self._kv_data_type == _FP8:
-                    if (ckv_scale is None) == (ckv_scale_arr is None):
-                        raise ValueError("Exactly one of ckv_scale or ckv_scale_arr is required when kv_data_type is FP8.")
-                    if kpe_scale is None:
-                        raise ValueError("kpe_scale is required when kv_data_type is FP8.")
-                    cs = float(ckv_scale) if ckv_scale is not None else float(ckv_scale_arr.reshape(-1)[0])
-                    ks = float(kpe_scale)
-                    for n, v in (("ckv_scale", cs), ("kpe_scale", ks)):
-                        if not math.isfinite(v) or v <= 0.0:
-                            raise ValueError(f"{n} must be a finite positive value, got {v}")
-                elif scales_given:
-                    raise ValueError("ckv_scale / kpe_scale / ckv_scale_arr are only supported with an fa2/fa3 "
-                                     "backend and FP8 kv_data_type.")
-            else:
-                # The launcher reinterprets storage by the planned dtype: a
-                # mismatch is silently wrong, never an error.
-                ckv, kpe = _reinterpret(ckv, self._kv_data_type), _reinterpret(kpe, self._kv_data_type)
-            qo, kvp, kv_lens = self._plan_info
-            kv_indices = self._kv_indices_buf
-            # The reference's own arithmetic stands for one fused kernel: keep it
-            # out of the byte trace (proof.ByteTracer), as FlashInfer's kernels are.
-            with _untraced():
-                o, lse = mla_reference(q_nope, q_pe, ckv, kpe, qo, kvp, kv_indices, self._sm_scale, self._causal,
-                                       cs, ks, self._page_size, kv_lens=kv_lens)
-                o = o.to(q_nope.dtype)
-                if a.out is not None:
-                    a.out.copy_(o)
-                    o = a.out
-            if a.return_lse:
-                return o, lse
-            return o
 
-        forward = run
+def _store_plan(wrapper: ReferenceMLAWrapper, planned: types.SimpleNamespace) -> None:
+    """What plan() keeps for run(): the index arrays (in the cuda-graph buffers when the wrapper has
+    them), the shapes, the dtypes, and the host arrays as the kernel reads them."""
+    if wrapper._use_cuda_graph:
+        wrapper._qo_indptr_buf.copy_(planned.qo_indptr)
+        wrapper._kv_indptr_buf.copy_(planned.kv_indptr)
+        wrapper._kv_indices_buf[: len(planned.kv_indices)].copy_(planned.kv_indices)
+        wrapper._kv_len_arr_buf.copy_(planned.kv_len_arr)
+    else:
+        wrapper._qo_indptr_buf = planned.qo_indptr.to(wrapper.device)
+        wrapper._kv_indptr_buf = planned.kv_indptr.to(wrapper.device)
+        wrapper._kv_indices_buf = planned.kv_indices.to(wrapper.device)
+        wrapper._kv_len_arr_buf = planned.kv_len_arr.to(wrapper.device)
+    wrapper._causal, wrapper._page_size, wrapper._sm_scale = planned.causal, planned.page_size, planned.sm_scale
+    wrapper._head_dim_ckv = planned.head_dim_ckv
+    wrapper._q_data_type, wrapper._kv_data_type = planned.q_data_type, planned.kv_data_type
+    wrapper._plan_info = tuple(_as_kernel_int32(t.cpu())
+                               for t in (planned.qo_indptr, planned.kv_indptr, planned.kv_len_arr))
+    wrapper._planned = True
 
-    return BatchMLAPagedAttentionWrapper
+
+def _run_arguments(emu: FlashInferEmulation, args: tuple, query, kv_cache, kwargs: dict) -> types.SimpleNamespace:
+    """run()'s tensors by name, from the positional form or (from the release that has it) the
+    keyword form `query=(q_nope, q_pe), kv_cache=(ckv, kpe)`."""
+    if query is not None or kv_cache is not None:
+        if not emu.keyword_form:
+            raise TypeError("run() got an unexpected keyword argument 'query'")
+        kwargs["q_nope"], kwargs["q_pe"] = query
+        kwargs["ckv_cache"], kwargs["kpe_cache"] = kv_cache
+    for name, value in zip(_RUN_POSITIONAL, args):
+        kwargs[name] = value
+    return types.SimpleNamespace(**{"out": None, "lse": None, "return_lse": False, **kwargs})
+
+
+def _check_run_dtypes(wrapper: ReferenceMLAWrapper, q_nope, q_pe, ckv, kpe) -> None:
+    """run() refuses tensors whose dtype differs from the planned one (the releases that check)."""
+    for name, tensor, want in (("q_nope", q_nope, wrapper._q_data_type), ("q_pe", q_pe, wrapper._q_data_type),
+                               ("ckv_cache", ckv, wrapper._kv_data_type), ("kpe_cache", kpe, wrapper._kv_data_type)):
+        if tensor.dtype != want:
+            kind = "q_data_type" if name.startswith("q") else "kv_data_type"
+            raise ValueError(f"{name}.dtype={tensor.dtype} does not match the planned {kind}={want}.")
+
+
+def _fp8_scales(ckv_scale, kpe_scale, ckv_scale_arr) -> tuple:
+    """(ckv, kpe) scales of an FP8 KV run(): real = stored x scale; both required, finite, positive."""
+    if (ckv_scale is None) == (ckv_scale_arr is None):
+        raise ValueError("Exactly one of ckv_scale or ckv_scale_arr is required when kv_data_type is FP8.")
+    if kpe_scale is None:
+        raise ValueError("kpe_scale is required when kv_data_type is FP8.")
+    ckv_value = float(ckv_scale) if ckv_scale is not None else float(ckv_scale_arr.reshape(-1)[0])
+    kpe_value = float(kpe_scale)
+    for name, value in (("ckv_scale", ckv_value), ("kpe_scale", kpe_value)):
+        if not math.isfinite(value) or value <= 0.0:
+            raise ValueError(f"{name} must be a finite positive value, got {value}")
+    return ckv_value, kpe_value
+
+
+def _attend(wrapper: ReferenceMLAWrapper, given: types.SimpleNamespace, q_nope, q_pe, ckv, kpe,
+            ckv_scale: float, kpe_scale: float):
+    """The reference MLA over the planned pages: the output (in `out=` when given), and the lse on request."""
+    qo_indptr, kv_indptr, kv_lens = wrapper._plan_info
+    # The reference's own arithmetic stands for one fused kernel: keep it
+    # out of the byte trace (proof.ByteTracer), as FlashInfer's kernels are.
+    with _untraced():
+        out, lse = mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, wrapper._kv_indices_buf,
+                                 wrapper._sm_scale, wrapper._causal, ckv_scale, kpe_scale, wrapper._page_size,
+                                 kv_lens=kv_lens)
+        out = out.to(q_nope.dtype)
+        if given.out is not None:
+            given.out.copy_(out)
+            out = given.out
+    if given.return_lse:
+        return out, lse
+    return out
 
 
 def _untraced():

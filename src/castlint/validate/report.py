@@ -76,6 +76,19 @@ def _plan_kv(v) -> str:
 
 
 def render_text(result, console: Console) -> None:
+    """The report for people: the run's header, a row per site, each site's evidence, the verdict."""
+    console.print(Panel(_header(result), title="castlint validate", expand=False))
+    console.print(_sites_table(result))
+    for site in result.sites:
+        lines = _site_lines(site)
+        if lines:
+            console.print(Panel(Group(*lines), title=f"{site.name}: {site.functions}", title_align="left",
+                                expand=True))
+    _print_verdict(result, console)
+
+
+def _header(result) -> Table:
+    """What ran, where, on which inputs, within which tolerance."""
     env, cfg, guard = result.environment, result.config, result.guard
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
@@ -93,8 +106,11 @@ def render_text(result, console: Console) -> None:
                            f"pool {cfg['pool_tokens']:,} tokens FP8 e4m3 (random page table), batch "
                            f"{cfg['batch_size']}, context {cfg['context_len']}, extend {cfg['extend_len']}")
     head.add_row("tolerance", f"atol {cfg['atol']:g}, rtol {cfg['rtol']:g} (patched vs original output)")
-    console.print(Panel(head, title="castlint validate", expand=False))
+    return head
 
+
+def _sites_table(result) -> Table:
+    """One row per site: verdict, numerics, timings, and the kernel proof's whole-pool cast and bytes."""
     table = Table(show_lines=False, title="per rewritten site (one layer, one call)")
     for col, kw in (("site", {"style": "bold"}), ("status", {}), ("max |Δ|", {"justify": "right"}),
                     ("cosine", {"justify": "right"}), ("orig ms", {"justify": "right"}),
@@ -117,36 +133,41 @@ def render_text(result, console: Console) -> None:
             "-" if s.speedup is None else f"{s.speedup:.1f}×",
             cast, moved, f"{_plan_kv(o)} → {_plan_kv(p)}",
         )
-    console.print(table)
+    return table
 
-    for s in result.sites:
-        lines = []
-        for r in s.reasons:
-            lines.append(Text("• " + r, style="red" if s.status in ("fail", "error") else "yellow"))
-        for label in ("original", "patched"):
-            v = getattr(s, label)
-            if v.proof:
-                pr = v.proof
-                if pr.whole_pool_ops:
-                    op = pr.whole_pool_ops[0]
-                    lines.append(Text(f"{label}: {op.op} {op.in_dtype}{op.in_shape} → {op.out_dtype}{op.out_shape}: "
-                                      f"{_mib(op.bytes_read)} read + {_mib(op.bytes_written)} written (whole pool)"))
-                else:
-                    lines.append(Text(f"{label}: no op materialises a pool-sized tensor; MLA reads "
-                                      f"{_mib(pr.attention_kv_bytes)} of KV (active tokens only)"))
-                if pr.profiler == "cuda" and pr.kernels:
-                    ks = ", ".join(f"{short_kernel_name(k.name, 48)} {k.device_us:.1f} µs"
-                                   for k in pr.kernels[:3])
-                    lines.append(Text(f"   kernels: {ks}", style="dim"))
-            if v.timing:
-                lines.append(Text(f"   {label} timing: {v.timing.median_ms:.4f} ms median (p10 {v.timing.p10_ms:.4f}, "
-                                  f"p90 {v.timing.p90_ms:.4f}; {v.timing.method}; host {v.timing.host_us:.0f} µs/call)"
-                                  + (f"; {v.note}" if v.note else ""), style="dim"))
-            if v.vs_fp32_max_abs is not None:
-                lines.append(Text(f"   {label} vs fp32 reference on the dequantized pool: max |Δ| "
-                                  f"{v.vs_fp32_max_abs:.3g}", style="dim"))
-        if lines:
-            console.print(Panel(Group(*lines), title=f"{s.name}: {s.functions}", title_align="left", expand=True))
+
+def _site_lines(s) -> list:
+    """A site's reasons, then per version its proof, kernels, timing and distance from the fp32 reference."""
+    lines = []
+    for r in s.reasons:
+        lines.append(Text("• " + r, style="red" if s.status in ("fail", "error") else "yellow"))
+    for label in ("original", "patched"):
+        v = getattr(s, label)
+        if v.proof:
+            pr = v.proof
+            if pr.whole_pool_ops:
+                op = pr.whole_pool_ops[0]
+                lines.append(Text(f"{label}: {op.op} {op.in_dtype}{op.in_shape} → {op.out_dtype}{op.out_shape}: "
+                                  f"{_mib(op.bytes_read)} read + {_mib(op.bytes_written)} written (whole pool)"))
+            else:
+                lines.append(Text(f"{label}: no op materialises a pool-sized tensor; MLA reads "
+                                  f"{_mib(pr.attention_kv_bytes)} of KV (active tokens only)"))
+            if pr.profiler == "cuda" and pr.kernels:
+                ks = ", ".join(f"{short_kernel_name(k.name, 48)} {k.device_us:.1f} µs"
+                               for k in pr.kernels[:3])
+                lines.append(Text(f"   kernels: {ks}", style="dim"))
+        if v.timing:
+            lines.append(Text(f"   {label} timing: {v.timing.median_ms:.4f} ms median (p10 {v.timing.p10_ms:.4f}, "
+                              f"p90 {v.timing.p90_ms:.4f}; {v.timing.method}; host {v.timing.host_us:.0f} µs/call)"
+                              + (f"; {v.note}" if v.note else ""), style="dim"))
+        if v.vs_fp32_max_abs is not None:
+            lines.append(Text(f"   {label} vs fp32 reference on the dequantized pool: max |Δ| "
+                              f"{v.vs_fp32_max_abs:.3g}", style="dim"))
+    return lines
+
+
+def _print_verdict(result, console: Console) -> None:
+    """The plan calls that ran, what the doubles lacked, warnings, and PASS or FAIL."""
     executed = result.plan_calls.get("patched", {}).get("executed", [])
     if executed:
         console.print("plan calls executed in the patched file: " + ", ".join(
