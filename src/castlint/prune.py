@@ -197,7 +197,11 @@ def _words(tables: Tables) -> _Words:
 
 
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
-_SKIP_FIELDS = {"ctx", "type_comment", "id", "arg", "attr", "value_str", "kind", "level", "is_async", "conversion"}
+# fields that hold no node, or only nodes nothing here reads (contexts, operators)
+_SKIP_FIELDS = {"ctx", "type_comment", "id", "arg", "attr", "value_str", "kind", "level", "is_async", "conversion",
+                "op", "ops"}
+# nodes _collect does nothing with and that have no child it reads: not even pushed
+_INERT = frozenset({ast.Name, ast.Constant})
 
 
 def _walk(root: ast.AST, skip: tuple = ()):
@@ -492,7 +496,7 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
     method_node = unit.node if unit.cls is not None and type(unit.node) in _DEFS else None
     root = unit.node
     stack = [(root, root.name if type(root) in _DEFS else None, ())]
-    pop, push, AST, fields = stack.pop, stack.append, ast.AST, _FIELDS
+    pop, push, AST, fields, inert = stack.pop, stack.append, ast.AST, _FIELDS, _INERT
     # Every node under the unit with its owner (the function whose return statements it
     # is in) and its path: where its statement sits, ((block, index, kind), ...) from the
     # function body inwards (kind: "" the body of an if or with, "loop" a loop body,
@@ -628,9 +632,9 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
                         push((item, owner, path + ((value, i, kind),)))
                     continue
                 for item in value:
-                    if isinstance(item, AST):
+                    if type(item) not in inert and isinstance(item, AST):
                         push((item, owner, path if path is None or not isinstance(item, ast.stmt) else None))
-            elif isinstance(value, AST):
+            elif type(value) not in inert and isinstance(value, AST):
                 push((value, owner, path))
 
 
@@ -659,7 +663,7 @@ def _convention_possible(source: bytes, w: _Words) -> bool:
     """False when the file passed the prefilter only through a calling convention's words
     and no `def <method>(...)` of a convention has its parameters (read from the text, without
     parsing: the signature up to its closing parenthesis). True whenever unsure."""
-    if any(all(any(word in source for word in words) for words in group) for group in w.core_groups):
+    if prefilter_has_trigger(source, w.core_groups):
         return True
     if w.convention_def is None:
         return True
@@ -1040,7 +1044,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
         return Plan(FULL, reason="ast cannot parse it: libcst decides")
     if w.whole_file_groups and prefilter_has_trigger(source, w.whole_file_groups):
         return Plan(FULL, reason="a rule that prune does not model may fire here")
-    if not all(any(word in source for word in words) for words in w.plan_words):
+    if not prefilter_has_trigger(source, (w.plan_words,)):
         w = w.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
     both = _import_aliases(tree, source, w.through_functions | w.helpers)
     aliases = frozenset(a for a, original in both if original in w.through_functions)
@@ -1093,7 +1097,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
     for stmt in top:
         first, last = _first_line(stmt), stmt.end_lineno
         segment = source[offsets[first - 1]:offsets[min(last, len(offsets) - 1)]]
-        if any(word in segment for word in w.gate_words) or b"global" in segment or _has_convention(stmt, w):
+        if prefilter_has_trigger(segment, ((w.gate_words,),)) or b"global" in segment or _has_convention(stmt, w):
             collect(stmt)
     called = set().union(*(u.calls_made for u in units))
     while True:

@@ -21,6 +21,7 @@ docs/analysis.md.
 """
 from __future__ import annotations
 
+import dataclasses
 from enum import IntEnum
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -61,13 +62,174 @@ _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleSta
 
 
 def iter_nodes(node: cst.CSTNode, kind):
-    """Every node of type kind in the subtree (libcst.matchers costs 0.15 s to import)."""
+    """Every node of type kind in the subtree, in source order (libcst.matchers costs
+    0.15 s to import)."""
     stack = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, kind):
             yield current
-        stack.extend(reversed(current.children))
+        stack.extend(reversed(children(current)))
+
+
+# -- walking libcst trees without rebuilding them -----------------------------
+# libcst's CSTNode.visit (and CSTNode.children) go through _visit_and_replace_children,
+# which builds a new copy of every node it passes (constructor and validation), even
+# for a read-only visitor that throws the copy away; that copying was most of the cost
+# of the scope and node-index walks. The walks below read each node's child fields in
+# the order _visit_and_replace_children visits them (source order), so they meet the
+# same nodes in the same order. tests/test_speed_walk.py compares them with libcst's.
+
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+_IS_NODE: Dict[type, bool] = {}
+
+
+class _FieldOrder(cst.CSTVisitor):
+    """Records the child fields _visit_and_replace_children visits, in order, one level deep."""
+
+    def __init__(self):
+        super().__init__()
+        self.fields: List[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        pass
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        self.fields.append(attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+
+def child_fields(node: cst.CSTNode) -> Tuple[str, ...]:
+    """The fields of node's type that hold its children, in source order (learnt once per
+    type from libcst itself; fields it visits only when set, such as a formatted string's
+    format_spec, and fields holding no node, come last)."""
+    cls = type(node)
+    order = _CHILD_FIELDS.get(cls)
+    if order is None:
+        recorder = _FieldOrder()
+        node._visit_and_replace_children(recorder)
+        names = list(dict.fromkeys(recorder.fields))
+        names += [f.name for f in dataclasses.fields(cls) if f.name not in names]
+        order = _CHILD_FIELDS[cls] = tuple(names)
+    return order
+
+
+def _is_node(tp: type) -> bool:
+    known = _IS_NODE.get(tp)
+    if known is None:  # CSTNode is an ABC: isinstance() on it per node is slow
+        known = _IS_NODE[tp] = issubclass(tp, cst.CSTNode)
+    return known
+
+
+def children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """node.children, without rebuilding node."""
+    out: List[cst.CSTNode] = []
+    for name in child_fields(node):
+        value = getattr(node, name)
+        tp = type(value)
+        if tp is tuple or tp is list:
+            out.extend(item for item in value if _is_node(type(item)))
+        elif _is_node(tp):
+            out.append(value)
+    return out
+
+
+def _real(method) -> bool:
+    return method is not None and not getattr(method, "_is_no_op", False)
+
+
+class _DirectVisit:
+    """Mixin for a read-only libcst visitor: on_visit walks the children itself (same
+    order, same visit_X/leave_X and attribute hooks) and returns False, so that libcst
+    never rebuilds a node. Only for visitors that keep CSTVisitor's on_visit."""
+
+    _steps: Dict[type, tuple] = {}  # per subclass: node type -> (visit_X, leave_X, ((field, hooked), ...))
+
+    def _step(self, tp: type, node: cst.CSTNode) -> tuple:
+        step = self._steps.get(tp)
+        if step is None:
+            cls, name = type(self), tp.__name__
+            visit = getattr(cls, f"visit_{name}", None)
+            leave = getattr(cls, f"leave_{name}", None)
+            fields = tuple((field, _real(getattr(cls, f"visit_{name}_{field}", None))
+                            or _real(getattr(cls, f"leave_{name}_{field}", None))) for field in child_fields(node))
+            step = self._steps[tp] = (visit if _real(visit) else None, leave if _real(leave) else None, fields)
+        return step
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        visit, _, fields = self._step(type(node), node)
+        if visit is not None and visit(self, node) is False:
+            return False
+        for field, hooked in fields:
+            if hooked:
+                self.on_visit_attribute(node, field)
+            value = getattr(node, field)
+            tp = type(value)
+            if tp is tuple or tp is list:
+                for item in value:
+                    if _is_node(type(item)):
+                        self.on_visit(item)
+                        self.on_leave(item)
+            elif _is_node(tp):
+                self.on_visit(value)
+                self.on_leave(value)
+            if hooked:
+                self.on_leave_attribute(node, field)
+        return False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        leave = self._step(type(original_node), original_node)[1]
+        if leave is not None:
+            leave(self, original_node)
+
+
+_SCOPE_VISITORS = None
+# ScopeVisitor.on_leave, as _DirectScopeVisitor.on_leave repeats it (checked by its names)
+_SCOPE_ON_LEAVE_NAMES = ('provider', 'set_metadata', 'scope', 'isinstance', '_ASSIGNMENT_LIKE_NODES',
+                         '_assignment_count', 'super', 'on_leave')
+
+
+def _direct_scope_visitors():
+    """(ExpressionContextVisitor, ScopeVisitor) subclasses that walk with _DirectVisit, or
+    None when this libcst's visitors are not the ones they were written against."""
+    global _SCOPE_VISITORS
+    if _SCOPE_VISITORS is None:
+        from libcst.metadata import scope_provider
+        from libcst.metadata.expression_context_provider import ExpressionContextVisitor
+        from libcst.metadata.scope_provider import ScopeVisitor
+
+        plain = cst.CSTVisitor
+        if (ScopeVisitor.on_visit is not plain.on_visit or ExpressionContextVisitor.on_visit is not plain.on_visit
+                or ExpressionContextVisitor.on_leave is not plain.on_leave
+                or ScopeVisitor.on_leave.__code__.co_names != _SCOPE_ON_LEAVE_NAMES):
+            _SCOPE_VISITORS = ()
+            return None
+        assigning_types = scope_provider._ASSIGNMENT_LIKE_NODES
+        assigning: Dict[type, bool] = {}
+
+        class _DirectContextVisitor(_DirectVisit, ExpressionContextVisitor):
+            _steps = {}
+
+        class _DirectScopeVisitor(_DirectVisit, ScopeVisitor):
+            _steps = {}
+
+            def on_leave(self, original_node: cst.CSTNode) -> None:
+                self.provider.set_metadata(original_node, self.scope)
+                tp = type(original_node)
+                known = assigning.get(tp)
+                if known is None:
+                    known = assigning[tp] = issubclass(tp, assigning_types)
+                if known:
+                    self.scope._assignment_count += 1
+                _DirectVisit.on_leave(self, original_node)
+
+        _SCOPE_VISITORS = (_DirectContextVisitor, _DirectScopeVisitor)
+    return _SCOPE_VISITORS or None
 
 
 def dotted(node: cst.CSTNode) -> Optional[str]:
@@ -98,18 +260,19 @@ def _resolve_scopes(wrapper: cst.MetadataWrapper):
     ScopeProvider and the ExpressionContextProvider it depends on are batchable
     providers whose work happens in visit_Module (each runs its own visitor), so
     resolving them through the wrapper walks the whole tree twice more for
-    nothing; this runs their visitors directly. Falls back to the wrapper if
-    libcst's internals differ."""
+    nothing; this runs their visitors directly, through _DirectVisit (no node
+    rebuilt). Falls back to the wrapper if libcst's internals differ."""
     try:
         from libcst.metadata import ExpressionContextProvider
         from libcst.metadata.expression_context_provider import ExpressionContext, ExpressionContextVisitor
         from libcst.metadata.scope_provider import ScopeVisitor
 
+        context_visitor, scope_visitor = _direct_scope_visitors() or (ExpressionContextVisitor, ScopeVisitor)
         contexts = ExpressionContextProvider()
-        wrapper.module.visit(ExpressionContextVisitor(contexts, ExpressionContext.LOAD))
+        wrapper.module.visit(context_visitor(contexts, ExpressionContext.LOAD))
         provider = ScopeProvider()
         provider.metadata = {ExpressionContextProvider: contexts._computed}
-        visitor = ScopeVisitor(provider)
+        visitor = scope_visitor(provider)
         wrapper.module.visit(visitor)
         visitor.infer_accesses()
         provider.metadata = {}
@@ -1487,12 +1650,11 @@ def _combine_values(kinds: List[str]) -> str:
     return SCALAR if all(k == SCALAR for k in kinds) else UNKNOWN
 
 
-class NodeIndex(cst.CSTVisitor):
+class NodeIndex:
     """Every node the rules look at, collected in one walk of the tree."""
 
     def __init__(self):
         self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
-        self._stack: List[cst.CSTNode] = []
         self.calls: List[cst.Call] = []
         self.attributes: List[cst.Attribute] = []
         self.names: set = set()  # identifier values seen anywhere
@@ -1501,24 +1663,33 @@ class NodeIndex(cst.CSTVisitor):
         self.self_calls: List[cst.Call] = []
         self.local_callables: set = set()  # names of defs, and of names assigned a lambda
 
+    _VISITS: Dict[type, Optional[object]] = {}  # node type -> NodeIndex.visit_<type>, or None
+
     @classmethod
     def build(cls, module: cst.Module) -> "NodeIndex":
+        """One walk in source order (as a CSTVisitor would go), without rebuilding nodes.
+        The parent map is ParentNodeProvider's: the walk reaches exactly the nodes that
+        CSTNode.children lists."""
         index = cls()
-        module.visit(index)
+        parents = index.parents
+        visits = cls._VISITS
+        stack: List[tuple] = [(module, None)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node, parent = pop()
+            if parent is not None:
+                parents[node] = parent
+            tp = type(node)
+            try:
+                visit = visits[tp]
+            except KeyError:
+                visit = visits[tp] = getattr(cls, f"visit_{tp.__name__}", None)
+            if visit is not None:
+                visit(index, node)
+            kids = children(node)
+            for i in range(len(kids) - 1, -1, -1):
+                push((kids[i], node))
         return index
-
-    # The same parent map as ParentNodeProvider: the visitor reaches exactly the
-    # nodes that CSTNode.children lists.
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        stack = self._stack
-        if stack:
-            self.parents[node] = stack[-1]
-        stack.append(node)
-        return super().on_visit(node)
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        super().on_leave(original_node)
-        self._stack.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
