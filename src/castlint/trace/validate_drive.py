@@ -7,9 +7,11 @@ castlint/validate/loader.py), builds the shared FP8 pool and page table
 the `decode` site: init_forward_metadata -> the updater's plan -> then
 `calls[label](save_kv_cache)` runs forward_decode. On CPU the pure-torch
 reference stands in for FlashInfer and the module sees an emulated SM90 with
-FlashInfer 0.7.2, so the fixed backend's decode plan reads the FP8 pool
+the FlashInfer that the newest sglang release of the tables pins (0.7.2 with
+the builtin rules), so the fixed backend's decode plan reads the FP8 pool
 natively (`read_modes`: "decode_wrapper=native"); on a GPU the real FlashInfer
-runs.
+runs. The tables (presets, the emulated FlashInfer's contract, the fix) are
+the builtin ones plus the extend-rules of the config nearest the backend.
 
 Code objects of the loaded modules are named "<file> (<label>)"; they are
 mapped back to the files for every tracer (castlint.trace.runtime.map_path).
@@ -29,8 +31,8 @@ from typing import Dict, Optional
 import torch
 
 from castlint.trace.runtime import map_path
-from castlint.validate.doubles import Registry, RuntimeSettings, real_sglang_classes
-from castlint.validate.harness import HarnessConfig, SiteDriver, World, run_tables
+from castlint.validate.doubles import Registry
+from castlint.validate.harness import HarnessConfig, SiteDriver, World, run_tables, runtime_settings
 from castlint.validate.loader import load_backend, stubbed_imports
 from castlint.validate.reference import FlashInferEmulation, make_flashinfer_module
 
@@ -68,16 +70,14 @@ class DecodeSession:
         cfg = self.cfg
         emu = FlashInferEmulation(self.tables, version=cfg.emulate_flashinfer) if cfg.device == "cpu" else None
         log: set = set()
-        real = real_sglang_classes(log) if cfg.use_sglang else {}
-        sm90 = emu.compute_capability[0] == 9 if emu else torch.cuda.get_device_capability(0)[0] == 9
-        registry = Registry(RuntimeSettings(tp=cfg.tp, page_size=1, sm90=sm90, real=real), log)
+        registry = Registry(runtime_settings(cfg, emu, log), log)
         self._ctx = stubbed_imports(registry, make_flashinfer_module(emu) if emu else None)
         self._ctx.__enter__()
         try:
             loaded = {}
             for label, (path, source) in self.versions.items():
-                loaded[label] = load_backend(source, label, cpu_emulation=emu, force_backend=cfg.force_backend,
-                                             filename=str(path))
+                loaded[label] = load_backend(source, label, tables=self.tables, cpu_emulation=emu,
+                                             force_backend=cfg.force_backend, filename=str(path))
                 self.path_map[f"{path} ({label})"] = str(path)
                 map_path(f"{path} ({label})", str(path))  # for tracers started elsewhere (castlint trace -- ...)
             torch.manual_seed(cfg.seed)

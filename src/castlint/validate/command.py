@@ -52,13 +52,16 @@ def run_validate(
     pool_tokens: Optional[int] = None, batch_size: Optional[int] = None, context_len: Optional[int] = None,
     extend_len: int = 32, atol: float = 1e-2, rtol: float = 1e-2, fmt: str = "text", flashinfer_api: str = "auto",
     flashinfer_version: Optional[str] = None, sites: Optional[Sequence[str]] = None, iters: Optional[int] = None,
-    warmup: Optional[int] = None, mla_backend: Optional[str] = None, emulate_flashinfer: str = "0.7.2",
+    warmup: Optional[int] = None, mla_backend: Optional[str] = None, emulate_flashinfer: Optional[str] = None,
     layer_k_scale: float = 2.0, require_native: bool = False, profile: bool = True, flush_l2: bool = True,
     output_file: Optional[str] = None, json_file: Optional[str] = None, patched_source: Optional[bytes] = None,
     sweep: bool = False, sweep_pools: Optional[Sequence[int]] = None, sweep_svg: Optional[str] = None,
     speed_gate: Optional[bool] = None, config_file: Optional[str] = None,
 ) -> int:
-    """Validate one backend; print the report; return the exit code."""
+    """Validate one backend; print the report; return the exit code.
+
+    emulate_flashinfer (--device cpu): the FlashInfer release the reference follows; None: the one
+    the newest sglang release of the tables pins."""
     err = Console(stderr=True, highlight=False)
     try:
         target = _target(path, device, fmt)

@@ -23,11 +23,12 @@ import inspect
 import math
 import time
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Dict, List, Optional
 
 import torch
 
+from castlint.common.versions import parse_version
 from castlint.mla_names import READ_ATTR, WRAPPER_ATTR
 from castlint.validate import proof as proofmod
 from castlint.validate.doubles import (
@@ -39,7 +40,12 @@ from castlint.validate.doubles import (
     real_sglang_classes,
 )
 from castlint.validate.loader import LoadedBackend, LoadError, load_backend, stubbed_imports
-from castlint.validate.reference import FlashInferEmulation, make_flashinfer_module, mla_reference
+from castlint.validate.reference import (
+    FlashInferEmulation,
+    make_flashinfer_module,
+    mla_reference,
+    newest_pinned_flashinfer,
+)
 
 SITES = ("decode", "decode-cuda-graph", "extend-paged")
 SITE_FUNCTIONS = {
@@ -83,7 +89,8 @@ class HarnessConfig:
     # passes layer.k_scale to run() is caught because it is not 1.
     layer_k_scale: float = 2.0
     sites: tuple = SITES
-    emulate_flashinfer: str = "0.7.2"  # --device cpu only
+    # --device cpu only; None: the FlashInfer the newest sglang release of the tables pins
+    emulate_flashinfer: Optional[str] = None
     use_sglang: bool = True
     profile: bool = True
     speed_gate: bool = True
@@ -588,7 +595,16 @@ def speed_gate(site: SiteResult, floor: float = 0.02) -> None:
                                f"{margin * 100:.1f} % (p10-p90 spread)")
 
 
-def _diagnose(site: SiteResult):
+def _unchecked_releases(tables) -> str:
+    """The FlashInfer releases whose run() takes a KV buffer of another dtype than planned without a
+    word: those before the first [[mla_signature]] with run_checks_dtypes."""
+    checking = [sig["version"] for sig in tables.mla_signatures if sig.get("run_checks_dtypes")]
+    if not checking:
+        return "a FlashInfer whose run() does not check dtypes"
+    return f"FlashInfer < {min(checking, key=parse_version)}"
+
+
+def _diagnose(site: SiteResult, tables) -> None:
     """Explain a failure from the recorded calls (scale, planned dtype, guard)."""
     err = site.patched.error or ""
     if "does not match the planned" in err and "kv_data_type" in err:
@@ -603,7 +619,7 @@ def _diagnose(site: SiteResult):
         if planned not in (None, "-") and planned != run.get("ckv_dtype"):
             site.reasons.append(
                 f"patched plan() declared kv_data_type={planned} but run() is given a {run.get('ckv_dtype')} KV "
-                "buffer (FlashInfer < 0.6.14 reads it as the planned dtype: silently wrong output)")
+                f"buffer ({_unchecked_releases(tables)} reads it as the planned dtype: silently wrong output)")
             break
     for run in site.patched.runs:
         if run.get("ckv_dtype") != "float8_e4m3fn":
@@ -626,23 +642,25 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
     """Run both versions at every site of cfg.sites; compare, time and prove them."""
     say = progress or (lambda msg: None)
     tables = run_tables(tables)
+    if cfg.emulate_flashinfer is None:
+        cfg = replace(cfg, emulate_flashinfer=newest_pinned_flashinfer(tables))
     emu = FlashInferEmulation(tables, version=cfg.emulate_flashinfer) if cfg.device == "cpu" else None
     env = environment(cfg, emu)
     log: set = set()
-    registry = Registry(_runtime_settings(cfg, emu, log), log)
+    registry = Registry(runtime_settings(cfg, emu, log), log)
     flashinfer_module = make_flashinfer_module(emu) if emu else None
     torch.manual_seed(cfg.seed)
     sites: List[SiteResult] = []
     with stubbed_imports(registry, flashinfer_module):
         say("loading the original and the patched module")
-        loaded = _load_versions({"original": original, "patched": patched}, cfg, emu, filename)
+        loaded = _load_versions({"original": original, "patched": patched}, cfg, emu, filename, tables)
         say(f"filling a {cfg.pool_tokens}-token FP8 pool")
         world = World(cfg, log)
         drivers = _drivers(loaded, world)
         guard = _guard(drivers["patched"])
         for name in cfg.sites:
             say(f"site {name}")
-            sites.append(_run_site(name, cfg, loaded, drivers, world))
+            sites.append(_run_site(name, cfg, loaded, drivers, world, tables))
         plan_calls = {label: _plan_call_sites(backend) for label, backend in loaded.items()}
     unknown = sorted(x for x in log if not x.startswith(("placeholder", "real sglang")))
     return ValidationResult(
@@ -652,19 +670,20 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
         patch_changed=original != patched)
 
 
-def _runtime_settings(cfg: HarnessConfig, emu: Optional[FlashInferEmulation], log: set) -> RuntimeSettings:
-    """What the sglang doubles answer: parallelism, page size, the device, sglang's real classes."""
+def runtime_settings(cfg: HarnessConfig, emu: Optional[FlashInferEmulation], log: set) -> RuntimeSettings:
+    """What the sglang doubles answer: parallelism, page size, whether the device (the emulated one
+    under --device cpu) is an SM90 part (sglang's is_sm90_supported), sglang's real classes."""
     real = real_sglang_classes(log) if cfg.use_sglang else {}
-    sm90 = (emu.compute_capability[0] == 9) if emu else torch.cuda.get_device_capability(0)[0] == 9
-    return RuntimeSettings(tp=cfg.tp, page_size=1, sm90=sm90, real=real)
+    capability = emu.compute_capability if emu else torch.cuda.get_device_capability(0)
+    return RuntimeSettings(tp=cfg.tp, page_size=1, sm90=capability[0] == 9, real=real)
 
 
 def _load_versions(sources: Dict[str, bytes], cfg: HarnessConfig, emu: Optional[FlashInferEmulation],
-                   filename: str) -> Dict[str, LoadedBackend]:
+                   filename: str, tables) -> Dict[str, LoadedBackend]:
     """Each version's bytes run as the backend module (inside stubbed_imports)."""
     try:
-        return {label: load_backend(source, label, cpu_emulation=emu, force_backend=cfg.force_backend,
-                                    filename=filename)
+        return {label: load_backend(source, label, tables=tables, cpu_emulation=emu,
+                                    force_backend=cfg.force_backend, filename=filename)
                 for label, source in sources.items()}
     except (LoadError, RuntimeError) as exc:
         raise EnvironmentProblem(str(exc)) from exc
@@ -692,7 +711,7 @@ def _guard(patched_driver) -> Dict[str, Any]:
 
 
 def _run_site(name: str, cfg: HarnessConfig, loaded: Dict[str, LoadedBackend], drivers: Dict[str, Any],
-              world: World) -> SiteResult:
+              world: World, tables) -> SiteResult:
     """One site: both versions' first call, then their comparison, timing, proof and verdict."""
     site = SiteResult(name=name, functions=SITE_FUNCTIONS[name])
     outputs, calls = _first_calls(site, cfg, loaded, drivers)
@@ -713,7 +732,7 @@ def _run_site(name: str, cfg: HarnessConfig, loaded: Dict[str, LoadedBackend], d
             _time_and_prove(getattr(site, label), calls[label], name, world, cfg)
     if cfg.speed_gate and site.status == "pass":
         speed_gate(site)
-    _diagnose(site)
+    _diagnose(site, tables)
     return site
 
 

@@ -30,6 +30,7 @@ import torch
 from castlint.validate.doubles import Registry, StubbedImports
 
 MODULE_NAME = "sglang.srt.layers.attention.flashinfer_mla_backend"
+MLA_WRAPPER = "BatchMLAPagedAttentionWrapper"  # the name the module imports from flashinfer
 
 
 class LoadError(Exception):
@@ -82,9 +83,26 @@ def _caller(code_filename: str):
     return None, None
 
 
-def make_spy_wrapper(base: type, log: CallLog, force_backend: Optional[str] = None,
+def _planned_dtypes(row, args, kwargs):
+    """(q dtype, kv dtype) of a plan call, where the [[wrapper]] row places them (`index` counts the
+    call's positional arguments; a keyword or an alias of it may give them instead)."""
+    q_dtype = _dtype_arg(args, kwargs, row.q_dtype.index, (row.q_dtype.keyword,))
+    kv_dtype = _dtype_arg(args, kwargs, row.kv_dtype.index, (row.kv_dtype.keyword, *row.aliases))
+    return q_dtype, kv_dtype
+
+
+def _wrapper_row(tables, name: str, function: bool):
+    """The [[wrapper]] row of a FlashInfer wrapper class (function=False) or an sglang plan function."""
+    for row in tables.wrappers:
+        if row.cls == name and row.function == function:
+            return row
+    raise LoadError(f"the rule tables have no [[wrapper]] row for {name}")
+
+
+def make_spy_wrapper(base: type, log: CallLog, row, force_backend: Optional[str] = None,
                      code_filename: str = "") -> type:
-    """A subclass of the module's BatchMLAPagedAttentionWrapper that records calls."""
+    """A subclass of the module's BatchMLAPagedAttentionWrapper that records calls; row: its
+    [[wrapper]] table row (where plan() takes the dtypes)."""
 
     class RecordingBatchMLAPagedAttentionWrapper(base):  # type: ignore[misc, valid-type]
         _castlint_base = base
@@ -97,9 +115,8 @@ def make_spy_wrapper(base: type, log: CallLog, force_backend: Optional[str] = No
             log.add(kind="init", backend=str(backend), use_cuda_graph=bool(kwargs.get("use_cuda_graph", False)))
 
         def plan(self, *args, **kwargs):
-            q_dtype = _dtype_arg(args, kwargs, 10, ("q_data_type",))
-            kv_dtype = _dtype_arg(args, kwargs, 11, ("kv_data_type", "data_type"))
-            form = "keyword" if "metadata" in kwargs else ("positional" if len(args) >= 12 else "mixed")
+            q_dtype, kv_dtype = _planned_dtypes(row, args, kwargs)
+            form = "keyword" if "metadata" in kwargs else ("positional" if len(args) > row.kv_dtype.index else "mixed")
             line, function = _caller(code_filename)
             log.add(kind="plan", via="wrapper.plan", form=form, q_dtype=_short(q_dtype), kv_dtype=_short(kv_dtype),
                     backend=str(getattr(self, "_backend", "?")), line=line, function=function)
@@ -127,11 +144,13 @@ def make_spy_wrapper(base: type, log: CallLog, force_backend: Optional[str] = No
     return RecordingBatchMLAPagedAttentionWrapper
 
 
-def _spy_function(fn, name: str, log: CallLog, code_filename: str):
+def _spy_function(fn, row, log: CallLog, code_filename: str):
+    """sglang's fast_mla_*_plan(wrapper, ...), recording its calls like the wrapper's plan()."""
+    name = row.cls
+
     @functools.wraps(fn)
     def recorded(wrapper, *args, **kwargs):
-        q_dtype = _dtype_arg(args, kwargs, 10, ("q_data_type",))
-        kv_dtype = _dtype_arg(args, kwargs, 11, ("kv_data_type",))
+        q_dtype, kv_dtype = _planned_dtypes(row, (wrapper,) + args, kwargs)
         line, function = _caller(code_filename)
         log.add(kind="plan", via=name, form="positional", q_dtype=_short(q_dtype), kv_dtype=_short(kv_dtype),
                 backend=str(getattr(wrapper, "_backend", "?")), line=line, function=function)
@@ -213,9 +232,10 @@ def stubbed_imports(registry: Registry, flashinfer_module=None) -> StubbedImport
     return StubbedImports(registry, prefixes=prefixes, extra=extra)
 
 
-def load_backend(source: bytes, label: str, *, cpu_emulation=None, force_backend: Optional[str] = None,
+def load_backend(source: bytes, label: str, *, tables, cpu_emulation=None, force_backend: Optional[str] = None,
                  filename: str = "<backend>") -> LoadedBackend:
-    """Run `source` as the backend module (inside `stubbed_imports`)."""
+    """Run `source` as the backend module (inside `stubbed_imports`); tables: the run's, whose
+    [[wrapper]] rows say which plan calls to record and where they take the dtypes."""
     code_filename = f"{filename} ({label})"
     code = compile(source, code_filename, "exec", dont_inherit=True)
     text = source.decode("utf-8", errors="replace")
@@ -240,12 +260,13 @@ def load_backend(source: bytes, label: str, *, cpu_emulation=None, force_backend
     log = CallLog()
     if cpu_emulation is not None:
         module.__dict__["torch"] = make_cpu_torch(cpu_emulation)
-    base = module.__dict__.get("BatchMLAPagedAttentionWrapper")
+    base = module.__dict__.get(MLA_WRAPPER)
     if base is None:
-        raise RuntimeError("the module did not import BatchMLAPagedAttentionWrapper (is FlashInfer importable?)")
-    module.__dict__["BatchMLAPagedAttentionWrapper"] = make_spy_wrapper(base, log, force_backend, code_filename)
-    for name in ("fast_mla_decode_plan", "fast_mla_prefill_plan"):
-        fn = module.__dict__.get(name)
+        raise RuntimeError(f"the module did not import {MLA_WRAPPER} (is FlashInfer importable?)")
+    module.__dict__[MLA_WRAPPER] = make_spy_wrapper(base, log, _wrapper_row(tables, MLA_WRAPPER, function=False),
+                                                    force_backend, code_filename)
+    for row in tables.wrappers:  # sglang's own plan functions in this module (fast_mla_*_plan)
+        fn = module.__dict__.get(row.cls) if row.function and row.module == MODULE_NAME else None
         if callable(fn):
-            module.__dict__[name] = _spy_function(fn, name, log, code_filename)
+            module.__dict__[row.cls] = _spy_function(fn, row, log, code_filename)
     return LoadedBackend(label, module, log)

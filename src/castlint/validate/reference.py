@@ -2,7 +2,8 @@
 
 `castlint validate --device cpu` runs the user's backend code against this class
 instead of the CUDA kernels, so CI exercises the whole harness. It follows the
-contract of the FlashInfer release it emulates (`FlashInferEmulation.version`):
+contract of the FlashInfer release it emulates (`FlashInferEmulation.version`)
+as the run's tables state it; with the builtin rules/flashinfer.toml:
 
 * the legacy positional ``plan(qo_indptr, kv_indptr, kv_indices, kv_len_arr,
   num_heads, head_dim_ckv, head_dim_kpe, page_size, causal, sm_scale,
@@ -29,31 +30,47 @@ from __future__ import annotations
 import math
 import types
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 import torch
 
 from castlint.common.versions import parse_version
 
-_FP8 = torch.float8_e4m3fn
+
+
+def dtype_name(dtype) -> str:
+    """A torch dtype as the tables spell it: torch.float8_e4m3fn -> "float8_e4m3fn"."""
+    return str(dtype).replace("torch.", "")
+
+
+def newest_pinned_flashinfer(tables) -> str:
+    """The FlashInfer that the newest sglang release of the tables pins ([[release]] rows)."""
+    return tables.releases[-1][2]
 
 
 @dataclass
 class FlashInferEmulation:
-    """What the CPU stand-in pretends to be. Its contract by version (FP8-KV support,
-    run() scales and dtype checks, the keyword form) comes from the run's tables
-    (rules/flashinfer.toml and the config's extend-rules)."""
+    """What the CPU stand-in pretends to be: one FlashInfer release on one device.
+
+    The release's contract comes from the run's tables (rules/flashinfer.toml and the config's
+    extend-rules): the [[mla_signature]] row in force (keyword form, run() scales and dtype
+    checks), the [[fp8_kv_mla]] row in force (which backends, compute capability, q and kv
+    dtypes and head dims take FP8 KV; a key a row leaves out does not restrict), and
+    [auto_backend] (what backend="auto" picks on the device)."""
 
     tables: Any  # castlint.tables.Tables: the ones the run loaded
-    version: str = "0.7.2"
-    compute_capability: tuple = (9, 0)
-    device_name: str = "emulated SM90 (pure-torch reference MLA)"
+    version: Optional[str] = None  # None: the FlashInfer the newest listed sglang release pins
+    compute_capability: tuple = (9, 0)  # the emulated GPU: an SM90 part (H100/H200)
+    device_name: str = ""  # "": "emulated SM90 (pure-torch reference MLA)", from compute_capability
     # every plan()/run() call, for the report
     calls: list = field(default_factory=list)
 
-    @property
-    def key(self) -> tuple:
-        return (tuple(parse_version(self.version)) + (0, 0, 0))[:3]
+    def __post_init__(self):
+        if self.version is None:
+            self.version = newest_pinned_flashinfer(self.tables)
+        if not self.device_name:
+            major, minor = self.compute_capability[:2]
+            self.device_name = f"emulated SM{major}{minor} (pure-torch reference MLA)"
 
     def _newest(self, rows, field_name: str):
         fitting = [r for r in rows if parse_version(r[field_name]) <= parse_version(self.version)]
@@ -63,6 +80,11 @@ class FlashInferEmulation:
         """The FP8-KV MLA row in force (None: no FP8-KV MLA kernel in this release)."""
         row = self._newest(self.tables.fp8_kv_rows(), "since")
         return row if row and row.get("backends") else None
+
+    def is_fp8_kv(self, dtype) -> bool:
+        """Is dtype an FP8 KV dtype: one some [[fp8_kv_mla]] row lists (in any release)?"""
+        return dtype is not None and dtype_name(dtype) in {
+            name for row in self.tables.fp8_kv_mla for name in row.get("kv_dtypes", ())}
 
     def signature(self):
         """The MLA wrapper signature row in force (None: older than every listed release)."""
@@ -84,11 +106,13 @@ class FlashInferEmulation:
         return bool(sig and sig.get("run_checks_dtypes"))
 
     def auto_backend(self) -> str:
-        return "fa3" if self.compute_capability[0] == 9 else "fa2"
+        """What backend="auto" resolves to on the emulated device ([auto_backend]; else fa2)."""
+        major, minor = self.compute_capability[:2]
+        return self.tables.auto_backend.get(f"sm{major}{minor}", "fa2")
 
 
 class MLAPlanMetadata:
-    """FlashInfer >= 0.7 plan metadata (CSR form only)."""
+    """The plan metadata of the keyword form, plan(metadata=...) (CSR form only)."""
 
     def __init__(self, qo_indptr=None, kv_indptr=None, kv_indices=None, kv_len_arr=None, **_):
         self.qo_indptr, self.kv_indptr, self.kv_indices, self.kv_len_arr = qo_indptr, kv_indptr, kv_indices, kv_len_arr
@@ -227,7 +251,7 @@ class ReferenceMLAWrapper:
         ckv_real_scale = kpe_real_scale = 1.0
         if emu.checks_run_dtypes:
             _check_run_dtypes(self, q_nope, q_pe, ckv, kpe)
-            if self._kv_data_type == _FP8:
+            if emu.is_fp8_kv(self._kv_data_type):
                 ckv_real_scale, kpe_real_scale = _fp8_scales(ckv_scale, kpe_scale, ckv_scale_arr)
             elif scales_given:
                 raise ValueError("ckv_scale / kpe_scale / ckv_scale_arr are only supported with an fa2/fa3 "
@@ -269,26 +293,38 @@ def _plan_arguments(emu: FlashInferEmulation, args: tuple, kwargs: dict) -> type
 
 def _check_plan_dtypes(emu: FlashInferEmulation, backend: str, planned: types.SimpleNamespace) -> None:
     """The dtype checks of plan(): FP8 KV only where the release's FP8-KV MLA row allows it."""
-    if planned.kv_data_type == _FP8:
+    if emu.is_fp8_kv(planned.kv_data_type):
         row = emu.fp8_kv()
         if row is None:
             raise RuntimeError(f"FlashInfer {emu.version}: MLA kernels do not build for 1-byte KV "
                                f"(kv_data_type={planned.kv_data_type}); no FP8-KV MLA in this release")
-        if backend not in row["backends"]:
-            raise ValueError(f"FP8 kv_data_type for MLA is only supported with the "
-                             f"{' or '.join(row['backends'])} backend, got backend={backend!r}.")
-        if emu.compute_capability[0] != 9:
-            raise ValueError("FP8 kv_data_type for MLA requires an SM90 (Hopper) device, got "
-                             f"SM{emu.compute_capability[0]}{emu.compute_capability[1]}.")
-        if planned.q_data_type != torch.bfloat16:
-            raise ValueError(f"FP8 kv_data_type for MLA currently only supports q_data_type=torch.bfloat16, "
-                             f"got {planned.q_data_type}.")
-        ckv_dims, kpe_dims = row.get("head_dim_ckv", [512]), row.get("head_dim_kpe", [64])
-        if planned.head_dim_ckv not in ckv_dims or planned.head_dim_kpe not in kpe_dims:
-            raise ValueError(f"FP8 kv_data_type for MLA currently only supports head_dim_ckv in {ckv_dims} "
-                             f"and head_dim_kpe in {kpe_dims}, got {planned.head_dim_ckv}/{planned.head_dim_kpe}.")
+        _check_fp8_kv_plan(emu, row, backend, planned)
     elif planned.kv_data_type not in (torch.float16, torch.bfloat16):
         raise ValueError(f"MLA kv_data_type {planned.kv_data_type} is not supported.")
+
+
+def _check_fp8_kv_plan(emu: FlashInferEmulation, row: dict, backend: str, planned: types.SimpleNamespace) -> None:
+    """An FP8 KV plan() against the [[fp8_kv_mla]] row in force, with FlashInfer's error texts."""
+    if backend not in row["backends"]:
+        raise ValueError(f"FP8 kv_data_type for MLA is only supported with the "
+                         f"{' or '.join(row['backends'])} backend, got backend={backend!r}.")
+    required = row.get("compute_capability")
+    if required and emu.compute_capability[0] != required[0]:
+        raise ValueError(f"FP8 kv_data_type for MLA requires an SM{''.join(map(str, required))} device, got "
+                         f"SM{emu.compute_capability[0]}{emu.compute_capability[1]}.")
+    for kind, allowed in (("q_data_type", row.get("q_dtypes")), ("kv_data_type", row.get("kv_dtypes"))):
+        given = getattr(planned, kind)
+        if allowed and dtype_name(given) not in allowed:
+            which = f"={_torch_names(allowed)}" if len(allowed) == 1 else f" in ({_torch_names(allowed)})"
+            raise ValueError(f"FP8 kv_data_type for MLA currently only supports {kind}{which}, got {given}.")
+    ckv_dims, kpe_dims = row.get("head_dim_ckv"), row.get("head_dim_kpe")
+    if (ckv_dims and planned.head_dim_ckv not in ckv_dims) or (kpe_dims and planned.head_dim_kpe not in kpe_dims):
+        raise ValueError(f"FP8 kv_data_type for MLA currently only supports head_dim_ckv in {ckv_dims or 'any'} "
+                         f"and head_dim_kpe in {kpe_dims or 'any'}, got {planned.head_dim_ckv}/{planned.head_dim_kpe}.")
+
+
+def _torch_names(names) -> str:
+    return ", ".join(f"torch.{name}" for name in names)
 
 
 def _store_plan(wrapper: ReferenceMLAWrapper, planned: types.SimpleNamespace) -> None:
@@ -379,7 +415,8 @@ def _untraced():
 
 
 def _reinterpret(t: torch.Tensor, planned) -> torch.Tensor:
-    """What a kernel templated on `planned` reads from `t`'s bytes (pre-0.6.14)."""
+    """What a kernel templated on `planned` reads from `t`'s bytes (a release whose run() does not
+    check dtypes)."""
     if planned is None or t.dtype == planned:
         return t
     if t.element_size() == 1 and torch.empty((), dtype=planned).element_size() == 2:
