@@ -30,7 +30,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from castlint.fixes import FixError, FixOptions, fix_source
-from castlint.fixes import cast_after_gather
 from castlint.models import FixSafety
 from castlint.tables import load_tables
 
@@ -287,13 +286,17 @@ def test_mla_fix_follows_a_shape_only_view_of_the_cast_buffer():
 
 def _forced_safe(monkeypatch):
     """castlint's CL003 codemod with its safety proof switched off (what it did before)."""
-    real = cast_after_gather.assess
+    import dataclasses
+
+    from castlint.checks import cast_before_gather
+
+    real = cast_before_gather.assess
 
     def everything_safe(a, call):
-        plan = real(a, call)
-        return None if plan is None else cast_after_gather.Plan(plan.form, FixSafety.SAFE, "", plan.uses)
+        move = real(a, call)
+        return None if move is None else dataclasses.replace(move, safety=FixSafety.SAFE, reason="")
 
-    monkeypatch.setattr(cast_after_gather, "assess", everything_safe)
+    monkeypatch.setattr(cast_before_gather, "assess", everything_safe)
 
 
 def test_every_refused_cl003_rewrite_would_change_behaviour(monkeypatch):

@@ -44,13 +44,13 @@ def test_stale_file_during_fix_files_is_reported(tmp_path, monkeypatch):
 
 def test_output_that_does_not_parse_leaves_the_file_untouched(tmp_path, monkeypatch):
     import libcst as cst
-    from castlint.fixes import cast_after_gather
+    from castlint.fixes import CodemodResult, cast_after_gather
 
     # a codemod whose output compile() rejects (a return outside a function)
-    def invalid(module, ctx, allowed, unsafe):
-        return cst.parse_module(module.code + "\nreturn 1\n"), ["x"], []
+    def invalid(self, module, ctx, findings, options):
+        return CodemodResult(cst.parse_module(module.code + "\nreturn 1\n"), ["x"], [])
 
-    monkeypatch.setattr(cast_after_gather, "rewrite", invalid)
+    monkeypatch.setattr(cast_after_gather.CastAfterGather, "apply", invalid)
     target = tmp_path / "x.py"
     target.write_bytes(GATHER)
     with pytest.raises(FixError):

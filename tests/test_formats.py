@@ -313,8 +313,10 @@ def odd_names(tmp_path, monkeypatch):
     tables = load_tables()
     run = check_paths(files, tables, config, jobs=1)
     assert run.findings and run.all_errors
-    return tmp_path, run.findings, list(walk_errors) + list(run.all_errors), {"files": len(files), "config": config,
-                                                                            "tables": tables}
+    from castlint.fixes.suggestions import suggest_fixes
+
+    meta = {"files": len(files), "fix_suggestions": suggest_fixes(run.findings, tables, config)}
+    return tmp_path, run.findings, list(walk_errors) + list(run.all_errors), meta
 
 
 @pytest.mark.parametrize("fmt", ["json", "sarif", "rdjson", "github", "text"])

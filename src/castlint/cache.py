@@ -435,7 +435,8 @@ def _plain(value):
     if isinstance(value, Enum):
         return value.value
     if dataclasses.is_dataclass(value):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        # a field left out of comparisons (Fix.site: tree nodes) is not part of the result
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if f.compare}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value

@@ -26,7 +26,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 SUBCOMMANDS = {"check", "fix", "rules", "rule", "validate", "bot", "trace"}
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+from castlint.common.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS  # noqa: E402
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)  # never wrap: paths stay whole
 
@@ -151,17 +151,18 @@ def _setup(paths, config_file, select=None, ignore=None, extend_select=None, exc
     return config, tables
 
 
-def _progress_run(files, tables, config, jobs, quiet, show=True):
+def _progress_run(files, tables, config, jobs, quiet, show=True, fixing=None):
     from castlint.engine import check_paths
 
     if not show or quiet or len(files) < 200 or not sys.stderr.isatty():
-        return check_paths(files, tables, config, jobs=jobs)
+        return check_paths(files, tables, config, jobs=jobs, fixing=fixing)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err_console, transient=True) as progress:
         task = progress.add_task("checking", total=len(files))
-        return check_paths(files, tables, config, jobs=jobs, progress=lambda n: progress.advance(task, n))
+        return check_paths(files, tables, config, jobs=jobs, progress=lambda n: progress.advance(task, n),
+                           fixing=fixing)
 
 
 def _emit(text: str, output_file: Optional[str]):
@@ -175,8 +176,11 @@ def _emit(text: str, output_file: Optional[str]):
         sys.stdout.flush()
 
 
-def _render(fmt: OutputFormat, findings, errors, meta, quiet: bool, color: bool) -> str:
-    from castlint.report import FORMATS
+def _render(fmt: OutputFormat, findings, errors, meta, quiet: bool, color: bool, *,
+            config=None, tables=None) -> str:
+    """The report in fmt. With the run's config and tables, the formats that show fixes'
+    concrete edits (sarif, rdjson) get them, computed once here, as meta["fix_suggestions"]."""
+    from castlint.report import FORMATS, SHOWS_FIX_SUGGESTIONS
 
     if fmt == OutputFormat.text:
         from castlint.report.text import render
@@ -184,6 +188,9 @@ def _render(fmt: OutputFormat, findings, errors, meta, quiet: bool, color: bool)
     renderer = FORMATS.get(fmt.value)
     if renderer is None:
         raise _fail(f"output format {fmt.value!r} is not available in this build")
+    if fmt.value in SHOWS_FIX_SUGGESTIONS and config is not None and tables is not None:
+        from castlint.fixes.suggestions import suggest_fixes
+        meta = dict(meta, fix_suggestions=suggest_fixes(findings, tables, config))
     return renderer(findings, errors, meta)
 
 
@@ -387,12 +394,17 @@ def check(
     changed_files: List[str] = []
     fix_errors: list = []
     fixed_counts: dict = {}
-    run = _progress_run(files, tables, config, jobs, quiet)
-    findings, run_errors = run.findings, run.all_errors
+    fixing = None
     if fix or diff:
+        from castlint.fixes import FixOptions
+
+        fixing = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
+                            flashinfer_version=flashinfer_version)
+    run = _progress_run(files, tables, config, jobs, quiet, fixing=fixing)
+    findings, run_errors = run.findings, run.all_errors
+    if fixing is not None:
         findings, run_errors, changed_files, fix_errors, fixed_counts, diff_text = _apply_fixes(
-            run, files, tables, config, jobs, quiet, unsafe_fixes, diff, flashinfer_api, flashinfer_version,
-            roots=paths, follow_symlinks_outside=follow_symlinks_outside)
+            run, files, tables, quiet, fixing, roots=paths, follow_symlinks_outside=follow_symlinks_outside)
         if diff:
             sys.stdout.write(diff_text)
             if not diff_text and not quiet:
@@ -429,13 +441,13 @@ def check(
             for e in errors:
                 error(f"{e.path}:{e.line}: {e.message}")
         else:
-            _emit(_render(fmt, [], errors, meta, quiet, colored), output_file)
+            _emit(_render(fmt, [], errors, meta, quiet, colored, config=config, tables=tables), output_file)
     elif statistics:
         _emit(_statistics(findings, fmt, tables), output_file)
         for e in errors:
             error(f"{e.path}:{e.line}: {e.message}")
     else:
-        _emit(_render(fmt, findings, errors, meta, quiet, colored), output_file)
+        _emit(_render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables), output_file)
     if errors:
         raise typer.Exit(EXIT_ERROR)
     if exit_non_zero_on_fix and changed_files:
@@ -445,55 +457,44 @@ def check(
     raise typer.Exit(EXIT_CLEAN)
 
 
-def _apply_fixes(run, files, tables, config, jobs, quiet, unsafe, diff, flashinfer_api, flashinfer_version,
-                 roots=None, follow_symlinks_outside=False):
-    """Fix the files the check found fixable; re-check only what changed.
+def _apply_fixes(run, files, tables, quiet, options, roots=None, follow_symlinks_outside=False):
+    """Write (or diff) the fixes a fixing run computed; what is left comes from re-checking
+    the rewritten trees, not from parsing the written files again.
 
     Returns (findings, errors, changed paths, fix errors, {path: Counter of fixed codes}, diff text)."""
     from collections import Counter
 
-    from castlint.engine import check_paths
-    from castlint.fixes import FixOptions, fix_files
-    from castlint.fixes.flashinfer_mla import CODEMOD as MLA_CODEMOD
+    from castlint.fixes import write_fixes
     from castlint.fixes.target import activation_note, detect_target
+    from castlint.mla_names import MLA_CODEMOD
 
-    fixable = sorted({f.path for f in run.findings if f.fixable})
-    options = FixOptions(unsafe=unsafe, dry_run=diff, flashinfer_api=flashinfer_api,
-                         flashinfer_version=flashinfer_version)
-    if fixable:
-        outcome = fix_files(fixable, tables, config, options, jobs=jobs, roots=roots,
-                            follow_symlinks_outside=follow_symlinks_outside)
-    else:
-        from castlint.fixes import FixOutcome
-        outcome = FixOutcome()
+    outcome = write_fixes(run.results, options, files, roots=roots, follow_symlinks_outside=follow_symlinks_outside)
     changed = sorted(set(outcome.changed))
     mla_files = {f.path for f in run.findings if f.fix is not None and f.fix.codemod == MLA_CODEMOD}
     if not quiet:
         for path in changed:
             if path in mla_files:
-                target = detect_target(path, tables, flashinfer_version)
-                _line("fixed" if not diff else "would fix", "green", f"{path}: call form for {target.describe()}")
+                target = detect_target(path, tables, options.flashinfer_version)
+                _line("fixed" if not options.dry_run else "would fix", "green",
+                      f"{path}: call form for {target.describe()}")
                 note = activation_note(target, tables)
                 if note:
                     _line("note", "yellow", f"{path}: {note}")
-            elif not diff:
+            elif not options.dry_run:
                 _line("fixed", "green", path)
         for path, line, why in outcome.notes:
             _line("not fixed", "yellow", f"{path}:{line}: {why}")
-    if diff:
+    if options.dry_run:
         return run.findings, run.all_errors, changed, outcome.errors, {}, outcome.diff_text
-    after = check_paths(changed, tables, config, jobs=jobs) if changed else None
     keep = set(changed)
     findings = [f for f in run.findings if f.path not in keep]
     errors = [e for e in run.all_errors if e.path not in keep]
     fixed_counts = {}
-    if after is not None:
-        findings += after.findings
-        errors += after.all_errors
-        for path in changed:
-            before = Counter(f.code for f in run.findings if f.path == path)
-            left = Counter(f.code for f in after.findings if f.path == path)
-            fixed_counts[path] = before - left
+    for result in run.results:
+        if result.path in keep:
+            findings += result.fix.remaining
+            before = Counter(f.code for f in result.findings)
+            fixed_counts[result.path] = before - Counter(f.code for f in result.fix.remaining)
     findings.sort(key=lambda f: f.sort_key())
     return findings, errors, changed, outcome.errors, fixed_counts, ""
 
@@ -536,7 +537,7 @@ def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, f
                 "step_total_exclude": tables.decode_step_exclude_words}
         errors = list(result.errors)
         _emit(_statistics(findings, fmt, tables) if statistics else
-              _render(fmt, findings, errors, meta, quiet, colored), output_file)
+              _render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables), output_file)
         if errors:
             return EXIT_ERROR
         return EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
@@ -571,7 +572,7 @@ def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, f
             error(f"{e.path}:{e.line}: {e.message}")
     else:
         report = (_statistics(findings, fmt, tables) if statistics else
-                  _render(fmt, findings, errors, meta, quiet, colored))
+                  _render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables))
         if output_file:
             _emit(report, output_file)
         else:
@@ -584,36 +585,33 @@ def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, f
     return EXIT_FINDINGS if findings and not exit_zero and not fix_only else EXIT_CLEAN
 
 
-@app.command("fix")
-def fix_command(
-    paths: Optional[List[str]] = PATHS_ARG,
-    select: Optional[List[str]] = SELECT_OPT,
-    extend_select: Optional[List[str]] = EXTEND_SELECT_OPT,
-    ignore: Optional[List[str]] = IGNORE_OPT,
-    fmt: Optional[OutputFormat] = FORMAT_OPT,
-    config_file: Optional[str] = CONFIG_OPT,
-    quiet: bool = QUIET_OPT,
-    unsafe_fixes: bool = UNSAFE_OPT,
-    diff: bool = typer.Option(False, "--diff", help="Print a unified diff and write nothing."),
-    fix_only: bool = typer.Option(False, "--fix-only", help="Do not report (or exit 1 for) what is left."),
-    show_fixes: bool = SHOW_FIXES_OPT,
-    flashinfer_api: str = FI_API_OPT,
-    flashinfer_version: Optional[str] = FI_VERSION_OPT,
-    exit_non_zero_on_fix: bool = EXIT_ON_FIX_OPT,
-    output_file: Optional[str] = OUTPUT_FILE_OPT,
-    jobs: int = JOBS_OPT,
-    no_cache: bool = NO_CACHE_OPT,
-    statistics: bool = STATISTICS_OPT,
-    exclude: Optional[List[str]] = EXCLUDE_OPT,
-    extend_exclude: Optional[List[str]] = EXTEND_EXCLUDE_OPT,
-    respect_gitignore: Optional[bool] = GITIGNORE_OPT,
-    color: ColorMode = COLOR_OPT,
-    stdin_filename: Optional[str] = STDIN_OPT,
-    follow_symlinks_outside: bool = FOLLOW_OPT,
-):
+# `castlint fix` takes check's options, less those that only make sense for a check, and
+# with its own words for two of them: one declaration of each option, in check().
+FIX_FIXED = dict(fix=True, exit_zero=False, diff_base=None, with_trace=None, add_noqa=False, show_files=False,
+                 show_settings=False)
+FIX_OWN_OPTIONS = {
+    "diff": typer.Option(False, "--diff", help="Print a unified diff and write nothing."),
+    "fix_only": typer.Option(False, "--fix-only", help="Do not report (or exit 1 for) what is left."),
+}
+
+
+def fix_command(**given):
     """Apply fixes (same as `castlint check --fix`); --diff previews them; `castlint fix -` fixes stdin to stdout."""
-    _call_check(dict(locals()), fix=True, exit_zero=False, diff_base=None, add_noqa=False, show_files=False,
-                show_settings=False)
+    _call_check(given, **FIX_FIXED)
+
+
+def _fix_signature() -> "inspect.Signature":
+    import inspect
+    import typing
+
+    hints = typing.get_type_hints(check)
+    params = [param.replace(default=FIX_OWN_OPTIONS.get(name, param.default), annotation=hints[name])
+              for name, param in inspect.signature(check).parameters.items() if name not in FIX_FIXED]
+    return inspect.Signature(params)
+
+
+fix_command.__signature__ = _fix_signature()
+app.command("fix")(fix_command)
 
 
 def _call_check(given: dict, **fixed):
@@ -666,11 +664,11 @@ def _rule_doc(code: str, fmt: Optional[OutputFormat]) -> None:
     if fmt == OutputFormat.json:
         import json
         typer.echo(json.dumps({"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": info.fix,
-                               "explanation": rule_markdown(rule)}, indent=2))
+                               "explanation": rule.markdown()}, indent=2))
         return
     from rich.markdown import Markdown
 
-    Console(highlight=False).print(Markdown(rule_markdown(rule)))
+    Console(highlight=False).print(Markdown(rule.markdown()))
 
 
 @app.command()
@@ -708,19 +706,6 @@ def _fix_word(rule) -> str:
     if text.startswith("no automatic fix"):
         return "—"
     return "safe/unsafe" if "unsafe" in text else "safe"
-
-
-def rule_markdown(rule) -> str:
-    examples = "\n\n".join(f"```python\n{src.rstrip()}\n```" for src, _ in rule.INVALID[:2])
-    valid = "\n\n".join(f"```python\n{src.rstrip()}\n```" for src in rule.VALID[:2])
-    return (
-        f"# {rule.code} {rule.name}\n\n{rule.summary}.\n\n"
-        f"## What it does\n\n{rule.what_it_does}\n\n"
-        f"## Why it matters\n\n{rule.why_it_matters}\n\n"
-        f"## Example\n\n```python\n{rule.example}\n```\n\n"
-        f"Flagged:\n\n{examples}\n\nNot flagged:\n\n{valid}\n\n"
-        f"## Fix safety\n\n{rule.fix_safety}\n"
-    )
 
 
 @app.command()

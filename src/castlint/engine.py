@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from castlint.common.encoding import source_text
 from castlint.config import Config, CostModel
 from castlint.prefilter import has_trigger
 from castlint.models import FileError, FileResult
@@ -71,6 +72,12 @@ def read_source(path: str, max_size: int) -> bytes:
     Opened non-blocking and checked with fstat, so a FIFO or device never hangs
     the run, even if it replaces the file after discovery.
     """
+    return read_source_and_stat(path, max_size)[0]
+
+
+def read_source_and_stat(path: str, max_size: int) -> tuple:
+    """(bytes, os.stat_result of the open file after the read): what a fix's atomic
+    write checks the file against (castlint.fixes.write.Snapshot)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)
     try:
@@ -91,6 +98,7 @@ def read_source(path: str, max_size: int) -> bytes:
                     break
                 chunks.append(chunk)
                 remaining -= len(chunk)
+            st = os.fstat(fh.fileno())
         data = b"".join(chunks)
     finally:
         if fd >= 0:
@@ -100,7 +108,7 @@ def read_source(path: str, max_size: int) -> bytes:
     nul = data.find(b"\0")
     if nul >= 0:
         raise ReadError("file contains NUL bytes (binary?); not checked", data.count(b"\n", 0, nul) + 1)
-    return data
+    return data, st
 
 
 def _file_kind(mode: int) -> str:
@@ -177,14 +185,17 @@ def _python2_hint(source: bytes, line: int) -> str:
     return " (this looks like Python 2 code; castlint reads Python 3)" if py2 else ""
 
 
-def module_context(module, path: str, tables: Tables, cost_model: CostModel, pruned=None):
-    """The FileContext (metadata + ModuleAnalysis) that rules and codemods read."""
+def module_context(module, path: str, tables: Tables, cost_model: CostModel, pruned=None, copy: bool = False):
+    """The FileContext (metadata + ModuleAnalysis) that rules and codemods read.
+
+    copy: analyse a copy of module (a tree a codemod built may share nodes; the
+    analysis's `module` is then the copy)."""
     import libcst as cst
 
     from castlint.analysis import ModuleAnalysis
-    from castlint.checks import FileContext
+    from castlint.analysis.context import FileContext
 
-    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=True)
+    wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=not copy)
     if pruned is None:
         analysis = ModuleAnalysis(wrapper, tables)
     else:
@@ -240,30 +251,24 @@ def _may_have_suppressions(text: str, findings: bool) -> bool:
     return findings or bool(_CL_NOQA.search(text))
 
 
-def _decode(source: bytes) -> str:
-    import io
-    import tokenize
-
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-    except SyntaxError:
-        encoding = "utf-8"
-    text = source.decode(encoding, errors="replace")
-    return text[1:] if text.startswith("\ufeff") else text
-
-
 def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
                triggers: Optional[Sequence] = None, prune: bool = True,
-               source: Optional[bytes] = None) -> FileResult:
+               source: Optional[bytes] = None, fixing=None, snapshot=None) -> FileResult:
     """Check one file. triggers: encoded_triggers(tables) (None: no prefilter);
-    prune: cut the file down with castlint.prune first (same findings, less libcst)."""
+    prune: cut the file down with castlint.prune first (same findings, less libcst);
+    fixing: castlint.fixes.FixOptions to also fix the file from the same analysis
+    (result.fix); snapshot: what the fix's atomic write checks the file against."""
     result = FileResult(path=path)
     if source is None:
         try:
-            source = read_source(path, config.max_file_size)
+            source, stat = read_source_and_stat(path, config.max_file_size)
         except Exception as exc:  # noqa: BLE001 - every read problem is a per-file error
             result.errors.append(read_error(path, exc))
             return result
+        if fixing is not None and snapshot is None:
+            from castlint.fixes.write import Snapshot
+
+            snapshot = Snapshot.of(path, source, stat)
     try:
         check_decodable(source)
     except ReadError as exc:
@@ -273,7 +278,10 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
         result.skipped = True
         return result
     try:
-        result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result)
+        if fixing is not None:
+            _fix_source(path, source, tables, config, cost_model, fixing, snapshot, result)
+        else:
+            result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result)
     except SyntaxError as exc:
         result.errors.append(FileError(path, exc.lineno or 1, exc.msg, "parse"))
     except RecursionError:
@@ -285,6 +293,29 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
     return result
 
 
+def _fix_source(path, source, tables, config, cost_model, options, snapshot, result) -> None:
+    """Check and fix one file from one parse of the whole file (codemods rewrite whole modules)."""
+    from castlint import prune as pruning
+    from castlint.fixes import FixError, apply_fixes, check_options
+
+    check_options(options)
+    if pruning.plan(source, tables).kind == pruning.NOTHING:
+        result.mode = pruning.NOTHING
+        result.findings = finish([], path, source_text(source), config)
+        return
+    result.mode = pruning.FULL
+    module = parse(source, path)
+    ctx = module_context(module, path, tables, cost_model)
+    result.findings = run_rules(ctx, module.code, config)
+    if any(f.fixable for f in result.findings):
+        try:
+            result.fix = apply_fixes(source, ctx, result.findings, options, config)
+        except FixError as exc:
+            result.errors.append(FileError(path, exc.line, str(exc), "fix"))
+            return
+        result.fix.snapshot = snapshot
+
+
 def _analyze_source(path, source, tables, config, cost_model, prune, result) -> list:
     plan = None
     if prune:
@@ -293,7 +324,7 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result) -> 
         plan = pruning.plan(source, tables)
         result.mode = plan.kind
         if plan.kind == pruning.NOTHING:
-            return finish([], path, _decode(source), config)
+            return finish([], path, source_text(source), config)
         if plan.kind == pruning.PRUNED:
             import libcst as cst
 
@@ -302,7 +333,7 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result) -> 
             except Exception:  # noqa: BLE001 - cannot happen for code ast accepts; be safe
                 result.mode = pruning.FULL
             else:
-                return analyze_module(module, path, _decode(source), tables, config, cost_model,
+                return analyze_module(module, path, source_text(source), tables, config, cost_model,
                                       pruned=plan.pruned)
     else:
         result.mode = "full"
@@ -347,7 +378,20 @@ def read_error(path: str, exc: BaseException) -> FileError:
 
 # -- many files ---------------------------------------------------------------
 
-_STATE: dict = {}  # per worker process: tables, config, cost model, triggers
+@dataclass
+class CheckSettings:
+    """What every file of a run is checked with (sent once to each worker)."""
+
+    tables: Tables
+    config: Config
+    cost_model: CostModel
+    triggers: Optional[tuple]  # encoded_triggers(tables); None: no prefilter
+    prune: bool = True
+    digests: bool = True  # return content digests, for the cache
+    fixing: object = None  # castlint.fixes.FixOptions: fix each file from its one analysis
+
+
+_SETTINGS: Dict[str, CheckSettings] = {}  # per process: "run" -> the settings of the current run
 
 
 def worker_guard(parent: Optional[int] = None) -> None:
@@ -396,9 +440,8 @@ def _alive(pid: int) -> bool:
 _PR_SET_PDEATHSIG = 1
 
 
-def _init_worker(tables, config, cost_model, triggers, prune, worker=False, digests=True, parent=None):
-    _STATE.update(tables=tables, config=config, cost_model=cost_model, triggers=triggers, prune=prune,
-                  digests=digests)
+def _init_worker(settings: CheckSettings, worker: bool = False, parent: Optional[int] = None):
+    _SETTINGS["run"] = settings
     if worker:
         worker_guard(parent)
         # libcst allocates millions of small objects that live until the file is done:
@@ -410,16 +453,23 @@ def _init_worker(tables, config, cost_model, triggers, prune, worker=False, dige
 
 
 def _check_one(path: str) -> Tuple[FileResult, Optional[bytes]]:
-    """Check one file, returning its content digest for the cache (None if unreadable)."""
+    """Check (and, in a fixing run, fix) one file, returning its content digest for the
+    cache (None if unreadable)."""
     from castlint.cache import digest
 
-    s = _STATE
+    s = _SETTINGS["run"]
     try:
-        source = read_source(path, s["config"].max_file_size)
+        source, stat = read_source_and_stat(path, s.config.max_file_size)
     except Exception as exc:  # noqa: BLE001
         return FileResult(path=path, errors=[read_error(path, exc)]), None
-    result = check_file(path, s["tables"], s["config"], s["cost_model"], s["triggers"], s["prune"], source=source)
-    return result, (digest(source) if s.get("digests", True) else None)
+    snapshot = None
+    if s.fixing is not None:
+        from castlint.fixes.write import Snapshot
+
+        snapshot = Snapshot.of(path, source, stat)
+    result = check_file(path, s.tables, s.config, s.cost_model, s.triggers, s.prune, source=source,
+                        fixing=s.fixing, snapshot=snapshot)
+    return result, (digest(source) if s.digests else None)
 
 
 def _scan_batch(paths: Sequence[str]) -> List[tuple]:
@@ -428,12 +478,12 @@ def _scan_batch(paths: Sequence[str]) -> List[tuple]:
     for files with a read problem, ('parse', path, size) for the others."""
     from castlint.cache import digest
 
-    s = _STATE
-    digests = s.get("digests", True)
+    s = _SETTINGS["run"]
+    digests = s.digests
     out = []
     for path in paths:
         try:
-            source = read_source(path, s["config"].max_file_size)
+            source = read_source(path, s.config.max_file_size)
         except Exception as exc:  # noqa: BLE001
             out.append(("done", FileResult(path=path, errors=[read_error(path, exc)]), None))
             continue
@@ -443,7 +493,7 @@ def _scan_batch(paths: Sequence[str]) -> List[tuple]:
             result = FileResult(path=path, errors=[FileError(path, exc.line, str(exc), "read")])
             out.append(("done", result, digest(source) if digests else None))
             continue
-        if s["triggers"] is not None and not has_trigger(source, s["triggers"]):
+        if s.triggers is not None and not has_trigger(source, s.triggers):
             out.append(("skip", path, digest(source) if digests else None))
             continue
         out.append(("parse", path, len(source)))
@@ -459,13 +509,15 @@ def encoded_triggers(tables: Tables) -> tuple:
 
 def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int = 0,
                 progress: Optional[Callable[[int], None]] = None, prefilter: bool = True,
-                prune: bool = True, cache: Optional[bool] = None) -> Run:
+                prune: bool = True, cache: Optional[bool] = None, fixing=None) -> Run:
     """Check files (already discovered). jobs: worker processes (0: config or core count);
-    cache: use .castlint_cache/ (None: as config.cache says)."""
+    cache: use .castlint_cache/ (None: as config.cache says); fixing: FixOptions to fix
+    every file with a fixable finding from the analysis that found it (FileResult.fix;
+    nothing is written here: see castlint.fixes.write_fixes)."""
     from castlint import cache as cachemod
 
-    cost_model = config.cost_model(tables)
-    triggers = encoded_triggers(tables) if prefilter else None
+    settings = CheckSettings(tables, config, config.cost_model(tables),
+                             encoded_triggers(tables) if prefilter else None, prune, fixing=fixing)
     jobs = jobs or config.jobs or (os.cpu_count() or 1)
     use_cache = config.cache if cache is None else cache
     store = cachemod.open_cache(config, tables, options=(prefilter, prune)) if use_cache else None
@@ -480,6 +532,8 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
             sig = cachemod.signature(path)
             signatures[path] = sig
             hit = store.lookup(path, sig)
+        if hit is not None and fixing is not None and any(f.fixable for f in hit.findings):
+            hit = None  # a fix needs the analysis itself
         if hit is not None:
             done[path] = hit
             run.stats["cached"] += 1
@@ -488,9 +542,9 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
         else:
             todo.append(path)
 
+    settings.digests = store is not None
     digests: Dict[str, Optional[bytes]] = {}
-    for result, dig in _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress,
-                                 digests=store is not None):
+    for result, dig in _run_todo(todo, settings, jobs, progress):
         done[result.path] = result
         digests[result.path] = dig
 
@@ -503,19 +557,19 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
 
     run.results = [done[p] for p in sorted(done)]
     for r in run.results:
-        mode = getattr(r, "mode", None) or ("skipped" if r.skipped else None)
+        mode = r.mode or ("skipped" if r.skipped else None)
         if mode:
             run.stats[mode] = run.stats.get(mode, 0) + 1
     return run
 
 
-def _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress, digests=True):
+def _run_todo(todo, settings: CheckSettings, jobs, progress):
     if not todo:
         return
     if jobs <= 1 or len(todo) < 16:
         import gc
 
-        _init_worker(tables, config, cost_model, triggers, prune, digests=digests)
+        _init_worker(settings)
         # As in a worker, no cyclic GC while libcst builds trees (it would walk them
         # over and over); collect now and then instead, since this process lives on.
         enabled = gc.isenabled()
@@ -524,7 +578,7 @@ def _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress,
             parsed = 0
             for path in todo:
                 item = _check_one(path)
-                if getattr(item[0], "mode", None) in ("pruned", "full"):
+                if item[0].mode in ("pruned", "full"):
                     parsed += 1
                     if parsed % 8 == 0:
                         gc.collect()
@@ -555,8 +609,7 @@ def _run_todo(todo, tables, config, cost_model, triggers, prune, jobs, progress,
             importlib.import_module(name)
     gc.freeze()  # forked workers then share the parent's objects without copying their pages
     try:
-        yield from _pool_phases(todo, jobs, context, progress,
-                                (tables, config, cost_model, triggers, prune, True, digests, os.getpid()))
+        yield from _pool_phases(todo, jobs, context, progress, (settings, True, os.getpid()))
     finally:
         gc.unfreeze()  # a long-lived caller (an editor, a test run) must not keep them forever
 

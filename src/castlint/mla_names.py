@@ -6,3 +6,4 @@ backend where only torch is installed."""
 READ_ATTR = "fp8_kv_read"        # backend/updater attribute: the init-time guard's answer
 WRAPPER_ATTR = "mla_kv_read"     # set on each planned wrapper: how its run() reads the pool
 GUARD_FUNCTION = "_flashinfer_mla_fp8_kv_read"
+MLA_CODEMOD = "flashinfer-mla-native-fp8"  # Fix.codemod of the findings the MLA fix rewrites

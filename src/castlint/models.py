@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Optional
+from typing import Any, Optional
 
 
 class Severity(str, Enum):
@@ -50,11 +50,20 @@ class Cost:
 
 @dataclass(frozen=True)
 class Fix:
-    """How a finding can be fixed: by which codemod, and how safely."""
+    """How a finding can be fixed: by which codemod (castlint.fixes dispatches on the
+    name), how safely, and the site the codemod rewrites.
+
+    site holds what the rule found for the codemod (tree nodes of the analysed
+    module, or a proof such as castlint.analysis.cast_motion.CastMove). It lives
+    only in the process that analysed the file: it is not pickled, cached or shown."""
 
     codemod: str
     safety: FixSafety
     description: str
+    site: Any = field(default=None, compare=False, repr=False)
+
+    def __reduce__(self):
+        return (Fix, (self.codemod, self.safety, self.description))
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,9 @@ class Finding:
         return (self.path, self.start.line, self.start.column, self.code)
 
     def to_dict(self) -> dict:
-        data = asdict(self)
+        data = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        data["start"], data["end"] = asdict(self.start), asdict(self.end)
+        data["cost"] = None if self.cost is None else asdict(self.cost)
         data["severity"] = self.severity.value
         data["fixable"] = self.fixable
         data["fix"] = (
@@ -109,6 +120,8 @@ class FileResult:
     findings: list = field(default_factory=list)
     errors: list = field(default_factory=list)
     skipped: bool = False  # prefiltered: no trigger token in the text
+    mode: Optional[str] = None  # how it was analysed: "nothing", "pruned" or "full" (castlint.prune)
+    fix: Any = None  # castlint.fixes.SourceFix, when the run fixes and this file had something to fix
 
 
 def human_bytes(n: int) -> str:

@@ -63,14 +63,15 @@ class DtypeParam:
 @dataclass(frozen=True)
 class Wrapper:
     cls: str
-    module: str
+    module: str  # where it is imported from
     methods: tuple
     q_dtype: DtypeParam
     kv_dtype: DtypeParam
     aliases: tuple
-    positional_plan_args: int
     function: bool = False
     positional_until: Optional[str] = None  # last version taking the dtypes positionally
+    mla: bool = False  # FlashInfer's MLA wrapper: the one the MLA fix rewrites
+    run_method: Optional[str] = None  # the method that runs what plan() planned
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,10 @@ class Tables:
 
     def wrapper_for_method(self, method: str) -> list:
         return [w for w in self.wrappers if not w.function and method in w.methods]
+
+    def mla_wrapper(self) -> Optional[Wrapper]:
+        """FlashInfer's MLA wrapper (the row marked `mla = true`)."""
+        return next((w for w in self.wrappers if w.mla), None)
 
     def wrapper_function(self, name: str) -> Optional[Wrapper]:
         for w in self.wrappers:
@@ -377,7 +382,8 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
 
     for i, item in enumerate(_get(data, "wrapper", list, path, "", [])):
         where = f"wrapper[{i}]"
-        _check_keys(item, {"class", "module", "methods", "positional_plan_args", "q_dtype", "kv_dtype", "aliases", "run_method", "keyword_form_since", "function", "positional_until"}, path, where)
+        _check_keys(item, {"class", "module", "methods", "q_dtype", "kv_dtype", "aliases", "run_method", "function",
+                           "positional_until", "mla"}, path, where)
         params = []
         for key in ("q_dtype", "kv_dtype"):
             spec = _get(item, key, dict, path, where)
@@ -391,8 +397,8 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
             cls=_get(item, "class", str, path, where), module=_get(item, "module", str, path, where),
             methods=methods, q_dtype=params[0], kv_dtype=params[1],
             aliases=tuple(_str_list(item, "aliases", path, where, ())),
-            positional_plan_args=_get(item, "positional_plan_args", int, path, where, 0), function=function,
-            positional_until=_get(item, "positional_until", str, path, where, None),
+            function=function, positional_until=_get(item, "positional_until", str, path, where, None),
+            mla=_get(item, "mla", bool, path, where, False), run_method=_get(item, "run_method", str, path, where, None),
         ))
     for i, item in enumerate(_get(data, "mla_signature", list, path, "", [])):
         _get(item, "version", str, path, f"mla_signature[{i}]")

@@ -11,11 +11,8 @@ from typing import List, Optional, Set
 import libcst as cst
 
 from castlint.analysis.dataflow import ModuleAnalysis, iter_nodes
-# CL002's wrapper matcher and dtype-argument reader (they belong in analysis/: issue 13)
-from castlint.checks.plan_forces_kv_dtype import dtype_argument, match_wrapper
+from castlint.analysis.wrappers import dtype_argument, match_wrapper
 from castlint.tables import Tables
-
-MLA_CLASS = "BatchMLAPagedAttentionWrapper"
 
 
 class RewriteRefused(Exception):
@@ -94,7 +91,7 @@ def _mla_arg_index(tables: Tables, name: str) -> Optional[int]:
 def is_mla_plan(tables: Tables, wrapper) -> bool:
     """An MLA plan: the MLA wrapper's method, or a function taking that wrapper first
     with the MLA plan's dtype positions one further (sglang's fast_mla_*_plan)."""
-    if wrapper.cls == MLA_CLASS:
+    if wrapper.mla:
         return True
     kv = _mla_arg_index(tables, "kv_data_type")
     return bool(wrapper.function and kv is not None and wrapper.kv_dtype.index == kv + 1)
@@ -272,11 +269,9 @@ def _enclosing_run(a: ModuleAnalysis, name: cst.Name, run_method: str) -> Option
     return None
 
 
-def _run_method(ctx) -> str:
-    for w in ctx.tables.wrappers:
-        if w.cls == MLA_CLASS and getattr(w, "run_method", None):
-            return w.run_method
-    return "run"
+def _run_method(ctx) -> Optional[str]:
+    wrapper = ctx.tables.mla_wrapper()
+    return wrapper.run_method if wrapper is not None else None
 
 
 def plan_site(ctx, call: cst.Call, wrapper, redirect: bool) -> PlanSite:
@@ -348,7 +343,7 @@ def _file_reasons(ctx) -> dict:
              "fix can redirect them")
     try:
         for other in a.nodes.calls:
-            wrapper = match_wrapper(ctx, other)
+            wrapper = match_wrapper(ctx.analysis, other)
             if wrapper is None or not is_mla_plan(ctx.tables, wrapper):
                 continue
             site = plan_site(ctx, other, wrapper, redirect=False)
@@ -372,5 +367,50 @@ def feeds_a_run(ctx, call: cst.Call) -> bool:
             and isinstance(assign.targets[0].target, cst.Name) and function is not None):
         return False
     variable, method = assign.targets[0].target.value, _run_method(ctx)
+    if method is None:
+        return False
     return any(_enclosing_run(a, n, method) is not None
                for n in iter_nodes(function.body, cst.Name) if n.value == variable)
+
+
+def why_not_mla_fixable(ctx, call: cst.Call) -> Optional[str]:
+    """None when the MLA fix rewrites this whole-pool cast; "" when the cast feeds no
+    MLA run() (the fix does not apply); else why the fix cannot rewrite it."""
+    a = ctx.analysis
+    wrapper = ctx.tables.mla_wrapper()
+    single = len(a.cast_chain(call)) == 1 and a.method_parts(call)[0] is call.func.value
+    if wrapper is None or not single or wrapper.cls not in a.nodes.names or not _names_a_run_argument(a, call):
+        return ""
+    why_not = why_not_rewritable(ctx, call)
+    return None if why_not is None else f"the FlashInfer MLA fix cannot rewrite this site: {why_not}"
+
+
+def any_mla_fixable(ctx) -> bool:
+    """Does the MLA fix rewrite some whole-pool cast of this file? (once per analysed module)"""
+    a = ctx.analysis
+    hit = _ANY_FIXABLE.get(id(a))
+    if hit is None or hit[0] is not a:
+        if len(_ANY_FIXABLE) > 8:
+            _ANY_FIXABLE.clear()
+        hit = _ANY_FIXABLE[id(a)] = (a, any(why_not_mla_fixable(ctx, call) is None for call, _ in a.pool_casts()))
+    return hit[1]
+
+
+_ANY_FIXABLE: dict = {}  # id(ModuleAnalysis) -> (the analysis, the answer)
+
+
+def _names_a_run_argument(a: ModuleAnalysis, call: cst.Call) -> bool:
+    """Is the variable this cast is assigned to named in the arguments of a run() of
+    the MLA wrapper in the same function?"""
+    parent = a.parent(call)
+    function = a.enclosing_function(call)
+    wrapper = a.tables.mla_wrapper()
+    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name) and function is not None and wrapper is not None):
+        return False
+    variable = parent.targets[0].target.value
+    return any(
+        isinstance(run.func, cst.Attribute) and run.func.attr.value == wrapper.run_method
+        and a.enclosing_function(run) is function
+        and any(n.value == variable for arg in run.args for n in iter_nodes(arg.value, cst.Name))
+        for run in a.nodes.calls)

@@ -5,23 +5,12 @@ by `castlint rules CODE`) and its tests (tests/test_rule_examples.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from castlint.analysis import ModuleAnalysis
-from castlint.config import CostModel
+from castlint.analysis.context import FileContext
 from castlint.models import Cost, Finding, Fix, Position, Severity
-from castlint.tables import Tables
-
-
-@dataclass
-class FileContext:
-    path: str
-    analysis: ModuleAnalysis
-    tables: Tables
-    cost_model: CostModel
 
 
 # Analysis scopes: what castlint.prune must keep of a file for a rule to see its sites.
@@ -129,3 +118,24 @@ def registered_rules() -> List["Rule"]:
 def unregister(code: str) -> None:
     """Forget a rule (a test's toy rule)."""
     _REGISTRY.pop(code, None)
+
+
+def chain_cost(ctx: FileContext, targets: List[str]) -> Cost:
+    """Bytes a chain of whole-pool conversions moves: each one reads what the one before wrote."""
+    if len(targets) == 1:
+        return pool_cast_cost(ctx, targets[0])
+    model, sizes = ctx.cost_model, ctx.tables.dtype_bytes
+    previous = sizes.get(model.kv_dtype, 1)
+    total = 0
+    for target in targets:
+        written = sizes.get(target.rsplit(".", 1)[-1], sizes.get(model.compute_dtype, 2))
+        total += model.pool_tokens * model.row_elems * (previous + written)
+        previous = written
+    per_layer = int(total)
+    return Cost(per_layer, per_layer * model.layers, model.name, model.pool_tokens)
+
+
+def short_code(text: str, limit: int = 60) -> str:
+    """Source text on one line, cut to limit characters for a message."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import List
 
-from castlint.checks.base import FileContext, POOL_FLOW, Rule
+from castlint.checks.base import POOL_FLOW, FileContext, Rule, short_code
 from castlint.models import Finding, Severity
 
 
@@ -63,15 +63,10 @@ class BatchSizedConversion(Rule):
             receiver = a.method_parts(call)[0]
             findings.append(self.finding(
                 ctx, call,
-                f"cast to {target} of an active prefix `{_short(a.code(receiver))}` of a pool: it converts "
+                f"cast to {target} of an active prefix `{short_code(a.code(receiver))}` of a pool: it converts "
                 f"the tokens in flight, not the pool (batch-sized; not CL001)",
                 Severity.WARNING,
                 unfixable_reason="a batch-sized conversion: keep it, or read the stored dtype directly "
                                  "where the consumer can",
             ))
         return findings
-
-
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,40 +1,14 @@
 """CL003 cast-before-gather."""
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List
 
 import libcst as cst
 
-from castlint.analysis import ModuleAnalysis
-from castlint.checks.base import COST_HINT, FileContext, POOL_FLOW, Rule, pool_cast_cost
+from castlint.analysis.cast_motion import assess
+from castlint.analysis.gathers import gathered_cast
+from castlint.checks.base import COST_HINT, POOL_FLOW, FileContext, Rule, chain_cost, pool_cast_cost, short_code
 from castlint.models import Finding, Fix, FixSafety, Severity
-
-
-def _is_gather_use(a: ModuleAnalysis, node: cst.CSTNode) -> bool:
-    """Is node (a cast result) consumed by a gather: `node[idx]` or `node.index_select(...)`?"""
-    parent = a.parent(node)
-    if isinstance(parent, cst.Subscript) and parent.value is node:
-        return not a.subscript_keeps_whole(parent)
-    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in a.tables.gather_methods:
-        return isinstance(a.parent(parent), cst.Call)
-    return False
-
-
-def gathered_cast(a: ModuleAnalysis, call: cst.Call) -> Optional[str]:
-    """'direct' for `pool.to(d)[idx]`, 'variable' for `x = pool.to(d)` only ever gathered."""
-    if _is_gather_use(a, call):
-        return "direct"
-    parent = a.parent(call)
-    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
-        return None
-    name = parent.targets[0].target
-    scope = a.scopes.get(name)
-    if scope is None or len([x for x in scope.assignments[name.value]]) != 1:
-        return None
-    uses = [access.node for access in scope.accesses[name.value]]
-    if uses and all(isinstance(u, cst.Name) and _is_gather_use(a, u) for u in uses):
-        return "variable"
-    return None
 
 
 class CastBeforeGather(Rule):
@@ -89,33 +63,40 @@ class CastBeforeGather(Rule):
         a = ctx.analysis
         findings = []
         for call, target in a.pool_casts():
-            form = gathered_cast(a, call)
-            if form is None:
-                continue
-            # The codemod's own safety proof (imported late: castlint.fixes imports the checks).
-            from castlint.fixes.cast_after_gather import assess
-
-            plan = assess(a, call)
-            cost = pool_cast_cost(ctx, target)
-            description = f"move the cast after the gather ({form} form)"
-            if plan.safety == FixSafety.UNSAFE:
-                description += f"; unsafe: {plan.reason}"
-            findings.append(self.finding(
-                ctx, call,
-                f"cast to {target} before a gather converts the whole pool ({cost.describe()}); "
-                f"gather first, then cast; {COST_HINT}",
-                Severity.ERROR if a.in_hot_path(call) else Severity.WARNING,
-                cost=cost,
-                fix=Fix("cast-after-gather", plan.safety, description) if plan.safety is not None else None,
-                unfixable_reason=None if plan.safety is not None else
-                f"the cast cannot move after the gather: {plan.reason}",
-            ))
+            if gathered_cast(a, call) is not None:
+                findings.append(self._gathered(ctx, call, target))
+            elif a.gather_consumer(call) == "function":
+                findings.append(self._gathered_by_function(ctx, call, target))
         return findings
 
+    def _gathered(self, ctx: FileContext, call: cst.Call, target: str) -> Finding:
+        a = ctx.analysis
+        move = assess(a, call)  # the proof the codemod applies
+        cost = pool_cast_cost(ctx, target)
+        description = f"move the cast after the gather ({move.form} form)"
+        if move.safety == FixSafety.UNSAFE:
+            description += f"; unsafe: {move.reason}"
+        return self.finding(
+            ctx, call,
+            f"cast to {target} before a gather converts the whole pool ({cost.describe()}); "
+            f"gather first, then cast; {COST_HINT}",
+            Severity.ERROR if a.in_hot_path(call) else Severity.WARNING,
+            cost=cost,
+            fix=Fix("cast-after-gather", move.safety, description, site=move) if move.safety is not None else None,
+            unfixable_reason=None if move.safety is not None else
+            f"the cast cannot move after the gather: {move.reason}",
+        )
 
-def _dtype_of_dtype_attr(call: cst.Call) -> bool:
-    """`.to(q.dtype)` names a dtype; `.to(other_tensor)` does not."""
-    for arg in call.args:
-        if isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "dtype":
-            return True
-    return False
+    def _gathered_by_function(self, ctx: FileContext, call: cst.Call, target: str) -> Finding:
+        """`torch.index_select(pool.to(d), 0, idx)`: no codemod moves a cast out of a function's argument yet."""
+        a = ctx.analysis
+        chain = a.cast_chain(call)
+        cost = chain_cost(ctx, [t for _, t in chain])
+        gather = short_code(a.code(a.parent(a.parent(call)).func))
+        return self.finding(
+            ctx, call,
+            f"cast to {target} before a gather ({gather}) converts the whole pool ({cost.describe()}); gather first, then cast; {COST_HINT}",
+            Severity.ERROR if a.in_hot_path(call) else Severity.WARNING, cost=cost,
+            unfixable_reason="the gather is a function call: move the cast after it by hand "
+                             "(`torch.index_select(pool, 0, idx).to(d)` is bit-identical)",
+        )

@@ -1,14 +1,15 @@
 """CL001 whole-pool-cast."""
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List
 
 import libcst as cst
 
-from castlint.analysis.dataflow import iter_nodes
-from castlint.checks.base import COST_HINT, FileContext, POOL_FLOW, Rule, pool_cast_cost
-from castlint.checks.cast_before_gather import CastBeforeGather, gathered_cast
-from castlint.models import Cost, Finding, Fix, FixSafety, Severity
+from castlint.analysis.gathers import gathered_cast
+from castlint.analysis.mla_sites import why_not_mla_fixable
+from castlint.checks.base import COST_HINT, POOL_FLOW, FileContext, Rule, chain_cost, pool_cast_cost, short_code
+from castlint.mla_names import MLA_CODEMOD
+from castlint.models import Finding, Fix, FixSafety, Severity
 
 
 class WholePoolCast(Rule):
@@ -123,50 +124,36 @@ class WholePoolCast(Rule):
         a = ctx.analysis
         findings = []
         for call, target in a.pool_casts():
-            if gathered_cast(a, call) is not None:
-                continue  # CL003 reports it, with its safe fix
-            severity = Severity.ERROR if a.in_hot_path(call) else Severity.WARNING
+            if gathered_cast(a, call) is not None or a.gather_consumer(call) == "function":
+                continue  # a cast before a gather: CL003
             chain = a.cast_chain(call)
             cost = chain_cost(ctx, [t for _, t in chain])
             source = a.code(chain[0][0].func.value)
-            if a.gather_consumer(call) == "function":
-                # `torch.index_select(pool.to(d), 0, idx)`: a cast before a gather. CL003's
-                # own matcher reads subscripts and gather methods; until it reads gather
-                # functions too, the finding is made here, under CL003's code.
-                findings.append(_GATHER_RULE.finding(
-                    ctx, call,
-                    f"cast to {target} before a gather ({_short(a.code(a.parent(a.parent(call)).func))}) "
-                    f"converts the whole pool ({cost.describe()}); gather first, then cast; {COST_HINT}",
-                    severity, cost=cost,
-                    unfixable_reason="the gather is a function call: move the cast after it by hand "
-                                     "(`torch.index_select(pool, 0, idx).to(d)` is bit-identical)",
-                ))
-                continue
-            fix, why_not = mla_native_fix(ctx, call)
+            fix, why_not = _mla_fix(ctx, call)
             findings.append(self.finding(
                 ctx, call,
-                f"whole-pool cast {_targets(chain)} of `{_short(source)}`{_in_accessor(a, call)} moves "
+                f"whole-pool cast {_targets(chain)} of `{short_code(source)}`{_in_accessor(a, call)} moves "
                 f"{cost.describe()}; {COST_HINT}",
-                severity, cost=cost, fix=fix, unfixable_reason=why_not,
+                _severity(a, call), cost=cost, fix=fix, unfixable_reason=why_not,
             ))
         for call, target, form in a.pool_conversions():
-            severity = Severity.ERROR if a.in_hot_path(call) else Severity.WARNING
             cost = pool_cast_cost(ctx, target)
             if form == "copy":
-                what = (f"`{_short(a.code(call))}` converts the whole pool to {target} (a copy into a "
+                what = (f"`{short_code(a.code(call))}` converts the whole pool to {target} (a copy into a "
                         f"buffer allocated in that dtype)")
             else:
                 chain = a.cast_chain(call)
                 cost = chain_cost(ctx, [t for _, t in chain])
-                what = f"whole-pool cast {_targets(chain)} of `{_short(a.code(_receiver(a, chain[0][0])))}`"
+                what = f"whole-pool cast {_targets(chain)} of `{short_code(a.code(_receiver(a, chain[0][0])))}`"
             findings.append(self.finding(
                 ctx, call, f"{what}{_in_accessor(a, call)} moves {cost.describe()}; {COST_HINT}",
-                severity, cost=cost, unfixable_reason=NO_CONSUMER_REASON,
+                _severity(a, call), cost=cost, unfixable_reason=NO_CONSUMER_REASON,
             ))
         return findings
 
 
-_GATHER_RULE = CastBeforeGather()
+def _severity(a, call: cst.Call) -> Severity:
+    return Severity.ERROR if a.in_hot_path(call) else Severity.WARNING
 
 
 def _receiver(a, call: cst.Call) -> cst.BaseExpression:
@@ -187,29 +174,6 @@ def _in_accessor(a, call: cst.Call) -> str:
     return f" inside the pool accessor `{accessor}` (every backend that reads the pool through it pays it)"
 
 
-def chain_cost(ctx: FileContext, targets: List[str]) -> Cost:
-    """Bytes a chain of whole-pool conversions moves: each one reads what the one before wrote."""
-    if len(targets) == 1:
-        return pool_cast_cost(ctx, targets[0])
-    model, sizes = ctx.cost_model, ctx.tables.dtype_bytes
-    previous = sizes.get(model.kv_dtype, 1)
-    total = 0
-    for target in targets:
-        written = sizes.get(target.rsplit(".", 1)[-1], sizes.get(model.compute_dtype, 2))
-        total += model.pool_tokens * model.row_elems * (previous + written)
-        previous = written
-    per_layer = int(total)
-    return Cost(per_layer, per_layer * model.layers, model.name, model.pool_tokens)
-
-
-def _short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-MLA_WRAPPER = "BatchMLAPagedAttentionWrapper"
-
-
 NO_CONSUMER_REASON = (
     "no mixed-precision consumer is known for this buffer (e.g. FA3 "
     "flash_attn_with_kvcache reads the pool through a page table). Gather the "
@@ -218,46 +182,17 @@ NO_CONSUMER_REASON = (
 )
 
 
-def mla_native_fix(ctx: FileContext, call: cst.Call):
+def _mla_fix(ctx: FileContext, call: cst.Call):
     """The MLA fix for this cast, if the codemod can rewrite it (else None and why not).
 
-    `[*]` is shown only when the codemod's own site check accepts the cast and its file's
-    plans (castlint.analysis.mla_sites), so a marked finding is one `castlint fix` applies."""
-    from castlint.analysis.mla_sites import why_not_rewritable
+    `[*]` is shown only when the codemod's own site check accepts the cast and its
+    file's plans (castlint.analysis.mla_sites), so a marked finding is one `castlint
+    fix` applies."""
+    why_not = why_not_mla_fixable(ctx, call)
+    if why_not is None:
+        return Fix(MLA_CODEMOD, FixSafety.SAFE, MLA_FIX_DESCRIPTION, site=call), None
+    return None, why_not or NO_CONSUMER_REASON
 
-    a = ctx.analysis
-    single = len(a.cast_chain(call)) == 1 and a.method_parts(call)[0] is call.func.value
-    if not (single and MLA_WRAPPER in a.nodes.names and runs_fed_by(a, call)):
-        return None, NO_CONSUMER_REASON
-    why_not = why_not_rewritable(ctx, call)
-    if why_not is not None:
-        return None, f"the FlashInfer MLA fix cannot rewrite this site: {why_not}"
-    return (
-        Fix("flashinfer-mla-native-fp8", FixSafety.SAFE,
-            "each plan() picks on the host how run() reads the FP8 pool (native FP8-KV kernel, only the "
-            "rows it reads, or the original cast) from a measured cost model; forward follows the plan"),
-        None,
-    )
-
-
-def runs_fed_by(a, call: cst.Call) -> List[cst.Call]:
-    """The `.run(...)` calls in the cast's function whose arguments use the variable it is assigned to."""
-    target = _assigned_name(a, call)
-    func = a.enclosing_function(call)
-    if target is None or func is None:
-        return []
-    return [
-        run for run in a.nodes.calls
-        if isinstance(run.func, cst.Attribute) and run.func.attr.value == "run"
-        and a.enclosing_function(run) is func
-        and any(n.value == target for arg in run.args for n in iter_nodes(arg.value, cst.Name))
-    ]
-
-
-def _assigned_name(a, call: cst.Call) -> Optional[str]:
-    parent = a.parent(call)
-    if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
-        target = parent.targets[0].target
-        if isinstance(target, cst.Name):
-            return target.value
-    return None
+MLA_FIX_DESCRIPTION = (
+    "each plan() picks on the host how run() reads the FP8 pool (native FP8-KV kernel, only the rows it "
+    "reads, or the original cast) from a measured cost model; forward follows the plan")

@@ -23,7 +23,7 @@ can take the choice; otherwise the whole file is left alone, with the reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 import libcst.matchers as m
@@ -31,17 +31,17 @@ import libcst.matchers as m
 from castlint.analysis import ModuleAnalysis
 from castlint.analysis.dataflow import dotted
 from castlint.analysis.mla_sites import (
-    MLA_CLASS, CastSite, PlanSite, RewriteRefused, cast_site, feeds_a_run, is_mla_plan, names_in, plan_site,
+    CastSite, PlanSite, RewriteRefused, cast_site, feeds_a_run, is_mla_plan, names_in, plan_site,
     why_not_rewritable,
 )
-from castlint.checks.base import FileContext
-from castlint.checks.plan_forces_kv_dtype import match_wrapper
+from castlint.analysis.context import FileContext
+from castlint.analysis.wrappers import match_wrapper
+from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 from castlint.fixes.edits import append_args, keyword_arg, literal, star_star_arg, statements
-from castlint.fixes.target import Target
-from castlint.mla_names import GUARD_FUNCTION, READ_ATTR, WRAPPER_ATTR
+from castlint.fixes.target import Target, detect_target
+from castlint.mla_names import GUARD_FUNCTION, MLA_CODEMOD, READ_ATTR, WRAPPER_ATTR
 from castlint.tables import Tables, parse_version
 
-CODEMOD = "flashinfer-mla-native-fp8"
 # Names the patch adds to the engine's code: plain words a maintainer would keep.
 VERSION_FUNCTION = "_flashinfer_version_tuple"
 PLAN_FUNCTION = "_plan_mla_kv_read"
@@ -50,29 +50,30 @@ READ_CLASS = "_MlaKvRead"
 
 
 @dataclass
-class RewritePlan:
-    """What the rewrite will do to one module (empty: nothing to do)."""
+class MlaSites:
+    """What the rewrite changes in one module: the casts, the plan() calls, and why
+    some wanted sites are not taken."""
 
     casts: List[CastSite] = field(default_factory=list)
     plans: List[PlanSite] = field(default_factory=list)
     skipped: List[Tuple[int, str]] = field(default_factory=list)  # (line, why)
 
 
-def plan_rewrite(ctx: FileContext, allowed: Set[Tuple[str, int, int]]) -> RewritePlan:
-    """Find the sites; `allowed` holds (code, line, column) of findings the user wants fixed.
+def find_sites(ctx: FileContext, findings: List) -> MlaSites:
+    """The sites of the wanted findings (CL001: the cast; CL002: the plan() call, in fix.site).
 
     Raises RewriteRefused when a wanted site cannot be rewritten safely."""
     a = ctx.analysis
-    plan = RewritePlan()
+    wanted = {id(f.fix.site) for f in findings}
+    sites = MlaSites()
     left = []
     for call, _ in a.pool_casts():
-        pos = a.position(call)
-        if ("CL001", pos.start.line, pos.start.column + 1) in allowed:
-            plan.casts.append(cast_site(ctx, call))
+        if id(call) in wanted:
+            sites.casts.append(cast_site(ctx, call))
         elif feeds_a_run(ctx, call):
             left.append(call)
-    if not plan.casts:
-        return plan
+    if not sites.casts:
+        return sites
     if left:
         # plans are shared by every forward that runs the wrapper: a cast left in place
         # would feed run() BF16 against a plan that now may declare FP8
@@ -80,23 +81,16 @@ def plan_rewrite(ctx: FileContext, allowed: Set[Tuple[str, int, int]]) -> Rewrit
         why = why_not_rewritable(ctx, left[0]) or "it is suppressed or not selected"
         raise RewriteRefused(line, f"the cast at line {line} stays ({why}), so no plan() in this file may change")
     for call in a.nodes.calls:
-        wrapper = match_wrapper(ctx, call)
+        wrapper = match_wrapper(a, call)
         if wrapper is None or not is_mla_plan(ctx.tables, wrapper):
             continue
-        pos = a.position(call)
-        redirect = ("CL002", pos.start.line, pos.start.column + 1) in allowed
-        plan.plans.append(plan_site(ctx, call, wrapper, redirect))
-    if not any(site.redirect for site in plan.plans):
-        raise RewriteRefused(a.position(plan.casts[0].cast).start.line,
+        sites.plans.append(plan_site(ctx, call, wrapper, redirect=id(call) in wanted))
+    if not any(site.redirect for site in sites.plans):
+        raise RewriteRefused(a.position(sites.casts[0].cast).start.line,
                              "no plan() of an MLA wrapper in this file declares the KV dtype in a form the fix "
                              "can redirect (CL002): dropping the cast would feed run() a dtype its plan does "
                              "not declare")
-    return plan
-
-
-def check_rewrite(ctx: FileContext, call: cst.Call) -> Optional[str]:
-    """None if the MLA rewrite can take this cast; otherwise why not (for CL001's [*])."""
-    return why_not_rewritable(ctx, call)
+    return sites
 
 
 # -- emitted code ----------------------------------------------------------------
@@ -250,7 +244,7 @@ def guard_source(tables: Tables, dcp_expression: Optional[str]) -> str:
 # -- the transformer ---------------------------------------------------------------
 
 class MlaReadRewrite(cst.CSTTransformer):
-    def __init__(self, plan: RewritePlan, a: ModuleAnalysis, tables: Tables, target: Target, keyword_api: bool,
+    def __init__(self, plan: MlaSites, a: ModuleAnalysis, tables: Tables, target: Target, keyword_api: bool,
                  backend_kind: str, dcp_expression: Optional[str]):
         super().__init__()
         self.plan, self.a, self.tables = plan, a, tables
@@ -466,6 +460,7 @@ class MlaReadRewrite(cst.CSTTransformer):
 
     def _add_plan_metadata_import(self, body):
         statement = statements("from flashinfer.mla import MLAPlanMetadata\n")[0]
+        mla_class = self.tables.mla_wrapper().cls
 
         class AddImport(cst.CSTTransformer):
             done = False
@@ -473,7 +468,7 @@ class MlaReadRewrite(cst.CSTTransformer):
             def leave_SimpleStatementLine(self, original, updated):
                 if not AddImport.done and m.matches(updated, m.SimpleStatementLine(body=[m.ImportFrom(module=m.Name("flashinfer"))])):
                     names = [alias.name.value for alias in updated.body[0].names] if not isinstance(updated.body[0].names, cst.ImportStar) else []
-                    if MLA_CLASS in names:
+                    if mla_class in names:
                         AddImport.done = True
                         return cst.FlattenSentinel([updated, statement])
                 return updated
@@ -492,41 +487,52 @@ def _keyword_form_since(tables: Tables) -> Optional[str]:
     return None
 
 
-def rewrite(module: cst.Module, ctx: FileContext, allowed: Set[Tuple[str, int, int]], target: Target,
-            api: str = "auto") -> Tuple[cst.Module, List[str], List[Tuple[int, str]]]:
-    """Apply the rewrite to module; returns (new module, what was done, what was skipped and why).
+class FlashInferMlaNativeFp8(Codemod):
+    """All or nothing per file: when any wanted site cannot be rewritten safely, the
+    module is returned unchanged and the reason is reported."""
 
-    All or nothing: when any wanted site cannot be rewritten safely, the module is
-    returned unchanged and the reason is reported."""
-    try:
-        plan = plan_rewrite(ctx, allowed)
-        if not plan.casts:
-            return module, [], plan.skipped
+    name = MLA_CODEMOD
+
+    def apply(self, module: cst.Module, ctx: FileContext, findings: List, options: FixOptions) -> CodemodResult:
+        target = detect_target(ctx.path, ctx.tables, options.flashinfer_version)
+        keyword_api = options.flashinfer_api == "keyword"  # auto: positional, which every pinned FlashInfer takes
         a = ctx.analysis
-        backend_kind = "auto"
-        for call in a.nodes.calls:
-            if dotted(call.func) and dotted(call.func).endswith(MLA_CLASS):
-                for arg in call.args:
-                    if arg.keyword is not None and arg.keyword.value == "backend" and isinstance(arg.value, cst.SimpleString):
-                        backend_kind = arg.value.evaluated_value
-        dcp_expression = None
-        for attr in a.nodes.attributes:
-            if attr.attr.value == "dcp_enabled":
-                dcp_expression = a.code(attr)
-                break
-        keyword_api = api == "keyword"
-        transformer = MlaReadRewrite(plan, a, ctx.tables, target, keyword_api, backend_kind, dcp_expression)
-    except RewriteRefused as exc:
-        return module, [], [(exc.line, f"FlashInfer MLA fix not applied to this file: {exc.reason}")]
-    new = module.visit(transformer)
-    skipped = list(plan.skipped)
-    if keyword_api and transformer.rebinds_plan and plan.plans:
-        skipped.append((a.position(plan.plans[0].call).start.line,
-                        "plan() calls kept positional: this module rebinds `.plan` to sglang's "
-                        "fast_mla_*_plan, which takes positional arguments (FlashInfer 0.7 accepts "
-                        "them with a DeprecationWarning)"))
-    since = _keyword_form_since(ctx.tables)
-    if keyword_api and since and target.flashinfer and not target.flashinfer_at_least(since):
-        skipped.append((1, f"keyword form emitted, but the target pins FlashInfer {target.flashinfer}, "
-                           f"which has no keyword plan/run; upgrade FlashInfer to >= {since}"))
-    return new, transformer.applied, skipped
+        try:
+            sites = find_sites(ctx, findings)
+            if not sites.casts:
+                return CodemodResult(module, [], sites.skipped)
+            transformer = MlaReadRewrite(sites, a, ctx.tables, target, keyword_api, _backend_kind(a),
+                                         _dcp_expression(a))
+        except RewriteRefused as exc:
+            return CodemodResult(module, [], [(exc.line, f"FlashInfer MLA fix not applied to this file: {exc.reason}")])
+        result = CodemodResult(module.visit(transformer), transformer.applied, list(sites.skipped))
+        if keyword_api and transformer.rebinds_plan and sites.plans:
+            result.skipped.append((a.position(sites.plans[0].call).start.line,
+                                   "plan() calls kept positional: this module rebinds `.plan` to sglang's "
+                                   "fast_mla_*_plan, which takes positional arguments (FlashInfer 0.7 accepts "
+                                   "them with a DeprecationWarning)"))
+        since = _keyword_form_since(ctx.tables)
+        if keyword_api and since and target.flashinfer and not target.flashinfer_at_least(since):
+            result.skipped.append((1, f"keyword form emitted, but the target pins FlashInfer {target.flashinfer}, "
+                                      f"which has no keyword plan/run; upgrade FlashInfer to >= {since}"))
+        return result
+
+
+def _backend_kind(a: ModuleAnalysis) -> str:
+    """The `backend=` the module constructs its MLA wrapper with ("auto" when none)."""
+    backend_kind = "auto"
+    mla_class = a.tables.mla_wrapper().cls
+    for call in a.nodes.calls:
+        if dotted(call.func) and dotted(call.func).endswith(mla_class):
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "backend" and isinstance(arg.value, cst.SimpleString):
+                    backend_kind = arg.value.evaluated_value
+    return backend_kind
+
+
+def _dcp_expression(a: ModuleAnalysis) -> Optional[str]:
+    """The module's decode-context-parallel switch (`...dcp_enabled`), if it has one."""
+    for attr in a.nodes.attributes:
+        if attr.attr.value == "dcp_enabled":
+            return a.code(attr)
+    return None

@@ -1,0 +1,17 @@
+"""What rules and codemods read about one file: its path, its analysis, the tables
+and the cost model of the run."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from castlint.analysis.dataflow import ModuleAnalysis
+from castlint.config import CostModel
+from castlint.tables import Tables
+
+
+@dataclass
+class FileContext:
+    path: str
+    analysis: ModuleAnalysis
+    tables: Tables
+    cost_model: CostModel

@@ -1,0 +1,80 @@
+"""What every codemod is, and the registry that dispatches on `Fix.codemod`.
+
+A rule that can fix a site attaches `Fix(codemod=NAME, ..., site=...)` to its
+finding; the codemod registered under NAME receives those findings, with the
+analysis they were made on, and rewrites the tree. Defining a Codemod subclass
+with a `name` registers it; codemods run in the order they are registered.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar, Dict, List, Optional, Tuple
+
+import libcst as cst
+
+API_CHOICES = ("auto", "positional", "keyword")
+
+
+@dataclass
+class FixOptions:
+    unsafe: bool = False
+    dry_run: bool = False
+    flashinfer_api: str = "auto"
+    flashinfer_version: Optional[str] = None  # overrides the pin read from rules/sglang.toml
+
+
+@dataclass
+class CodemodResult:
+    module: cst.Module  # the input module itself when nothing changed
+    applied: List[str] = field(default_factory=list)  # what was done, for the report
+    skipped: List[Tuple[int, str]] = field(default_factory=list)  # (line, why a wanted site was not fixed)
+
+
+@dataclass
+class SourceFix:
+    source: bytes
+    new_source: bytes
+    applied: List[str] = field(default_factory=list)
+    skipped: List[Tuple[int, str]] = field(default_factory=list)
+    fixed: List = field(default_factory=list)  # the findings the fix addressed (castlint.models.Finding)
+    remaining: Optional[List] = None  # findings in the new source (None: not re-checked)
+    snapshot: object = None  # castlint.fixes.write.Snapshot of what was read, for the atomic write
+
+    @property
+    def changed(self) -> bool:
+        return self.new_source != self.source
+
+
+class FixError(Exception):
+    def __init__(self, line: int, message: str):
+        super().__init__(message)
+        self.line = line
+
+
+_REGISTRY: Dict[str, "Codemod"] = {}
+
+
+class Codemod:
+    """One codemod: a name that rules put in Fix.codemod, and apply()."""
+
+    name: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("name")
+        if name is not None:
+            _REGISTRY[name] = cls()
+
+    def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
+        """Rewrite module for these findings (each with fix.codemod == self.name and its
+        fix.site, made on ctx's analysis of module)."""
+        raise NotImplementedError
+
+
+def registered_codemods() -> List[Codemod]:
+    """Every codemod, in the order they run."""
+    return list(_REGISTRY.values())
+
+
+def codemod_named(name: str) -> Optional[Codemod]:
+    return _REGISTRY.get(name)

@@ -1,0 +1,49 @@
+"""`castlint fix` on a released sglang parses each fixable file once.
+
+A counter on libcst.parse_module (the only way castlint turns source into a tree)
+records what every parse read. The fix run checks and fixes each file from one
+analysis: a fixable file's bytes are parsed once, the rewritten module is
+re-checked without parsing it, and nothing else of the file is parsed.
+"""
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+
+import libcst
+
+from castlint.config import Config
+from castlint.discover import discover
+from castlint.fixes import FixOptions, fix_files
+from castlint.tables import load_tables
+
+from conftest import sglang_tree
+
+
+def test_fix_on_sglang_0_5_23_parses_each_fixable_file_once(tmp_path, monkeypatch):
+    tree = tmp_path / "sglang"
+    shutil.copytree(sglang_tree("0.5.23"), tree)
+    config = Config(root=tmp_path)
+    config.cache = False
+    tables = load_tables()
+    files, _ = discover([str(tree)], config)
+    before = {path: open(path, "rb").read() for path in files}
+
+    parsed = Counter()
+    real = libcst.parse_module
+
+    def counting(source, *args, **kwargs):
+        parsed[source if isinstance(source, bytes) else source.encode("utf-8")] += 1
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(libcst, "parse_module", counting)
+    outcome = fix_files(files, tables, config, FixOptions(), jobs=1)
+
+    assert outcome.errors == []
+    changed = sorted(outcome.changed)
+    assert any(p.endswith("flashinfer_mla_backend.py") for p in changed), changed
+    for path in changed:
+        assert parsed[before[path]] == 1, path  # the original bytes, once
+        assert parsed[open(path, "rb").read()] == 0, path  # the fixed file is re-checked from its tree
+    # every parse read a whole file or a pruned part of one: no file is parsed twice
+    assert all(count == 1 for count in parsed.values()), [c for c in parsed.values() if c != 1]
