@@ -1034,6 +1034,8 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
     if source.startswith(b"\xef\xbb\xbf"):
         return Plan(FULL, reason="byte-order mark")
     w = _words(tables)
+    if w.whole_file_groups and prefilter_has_trigger(source, w.whole_file_groups):
+        return Plan(FULL, reason="a rule that prune does not model may fire here")
     if not _convention_possible(source, w):
         return Plan(NOTHING, reason="only a calling convention's words, and no signature that has it")
     try:
@@ -1042,8 +1044,6 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
         return Plan(FULL, reason="ast cannot parse it: libcst decides", error=exc)
     except (ValueError, RecursionError, MemoryError, OverflowError):
         return Plan(FULL, reason="ast cannot parse it: libcst decides")
-    if w.whole_file_groups and prefilter_has_trigger(source, w.whole_file_groups):
-        return Plan(FULL, reason="a rule that prune does not model may fire here")
     if not prefilter_has_trigger(source, (w.plan_words,)):
         w = w.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
     both = _import_aliases(tree, source, w.through_functions | w.helpers)

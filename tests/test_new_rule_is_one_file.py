@@ -1,0 +1,138 @@
+"""A new rule is one new file: its class declares code, name, docs, examples and trigger
+words, and nothing else in castlint changes.
+
+The test copies the castlint package, adds one module to castlint/checks/ and runs the
+copy: the registry lists the rule, selectors accept its code, the prefilter and prune
+let its files through, the rule's own examples are its tests, and reporters describe it.
+"""
+from __future__ import annotations
+
+import filecmp
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import castlint
+
+TOY_RULE = '''
+"""CL950 print-in-forward: a toy rule, written as a contributor would."""
+from __future__ import annotations
+
+from typing import List
+
+import libcst as cst
+
+from castlint.checks.base import FileContext, Rule
+from castlint.models import Finding, Severity
+
+
+class PrintInForward(Rule):
+    code = "CL950"
+    name = "print-in-forward"
+    summary = "A print() in a forward pass syncs the device on every step"
+    what_it_does = "Flags print() calls in functions whose name starts with `forward`."
+    why_it_matters = "Printing a tensor copies it to the host and waits for the GPU."
+    example = "def forward(self, x):\\n    print(x)\\n"
+    fix_safety = "No automatic fix; log outside the hot path."
+    VALID = ("def setup(self, x):\\n    print(x)\\n",)
+    INVALID = (("def forward_decode(self, x):\\n    print(x)\\n    return x\\n", (2,)),)
+
+    def triggers(self, words) -> tuple:
+        return ((frozenset({"print("}), frozenset({"def forward"})),)
+
+    def check(self, ctx: FileContext) -> List[Finding]:
+        analysis = ctx.analysis
+        findings = []
+        for call in analysis.nodes.calls:
+            function = analysis.enclosing_function(call)
+            if isinstance(call.func, cst.Name) and call.func.value == "print" and function is not None \\
+                    and function.name.value.startswith("forward"):
+                findings.append(self.finding(ctx, call, "print() in a forward pass", Severity.WARNING))
+        return findings
+'''
+
+EXAMPLES = '''
+import libcst as cst
+from castlint.checks import rule_for
+from castlint.config import Config
+from castlint.engine import analyze_module
+from castlint.tables import load_tables
+
+tables, rule = load_tables(), rule_for("CL950")
+config = Config(select=("CL950",))
+def lines(source):
+    found = analyze_module(cst.parse_module(source), "x.py", source, tables, config, config.cost_model(tables))
+    return sorted(f.start.line for f in found if f.code == "CL950")
+assert all(lines(source) == [] for source in rule.VALID)
+assert all(lines(source) == sorted(expected) for source, expected in rule.INVALID)
+print("examples ok")
+'''
+
+
+def _copy_with_toy_rule(tmp_path: Path) -> Path:
+    package = Path(castlint.__file__).parent
+    root = tmp_path / "site"
+    shutil.copytree(package, root / "castlint", ignore=shutil.ignore_patterns("__pycache__"))
+    if not (root / "castlint" / "rules").is_dir():  # an editable install reads the repository's rules/
+        from castlint.tables import builtin_rules_dir
+
+        shutil.copytree(builtin_rules_dir(), root / "castlint" / "rules")
+    (root / "castlint" / "checks" / "print_in_forward.py").write_text(TOY_RULE)
+    return root
+
+
+def _run(root: Path, *args, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(root), NO_COLOR="1", COLUMNS="200")
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def _differences(left: Path, right: Path) -> list:
+    """Files that differ between two trees (caches ignored)."""
+    cmp = filecmp.dircmp(left, right, ignore=["__pycache__", "rules"])
+    out = [str(Path(right) / name) for name in cmp.left_only + cmp.right_only + cmp.diff_files]
+    for sub in cmp.common_dirs:
+        out += _differences(left / sub, right / sub)
+    return out
+
+
+def test_a_new_rule_needs_only_its_own_file(tmp_path):
+    root = _copy_with_toy_rule(tmp_path)
+    assert _differences(Path(castlint.__file__).parent, root / "castlint") == \
+        [str(root / "castlint" / "checks" / "print_in_forward.py")]
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "hot.py").write_text("def forward(self, x):\n    print(x)\n    return x\n")
+    (project / "cold.py").write_text("def setup(self, x):\n    print(x)\n")
+
+    rules = _run(root, "-m", "castlint", "rules", "--format", "json", cwd=project)
+    assert rules.returncode == 0, rules.stderr
+    assert {"code": "CL950", "name": "print-in-forward",
+            "summary": "A print() in a forward pass syncs the device on every step", "fix": "—"} \
+        in json.loads(rules.stdout)
+
+    check = _run(root, "-m", "castlint", "check", "--select", "CL950", "--no-cache",
+                 "--output-format", "json", ".", cwd=project)
+    assert check.returncode == 1, check.stderr
+    found = json.loads(check.stdout)["findings"]
+    assert [(os.path.basename(f["path"]), f["start"]["line"], f["code"]) for f in found] == [("hot.py", 2, "CL950")]
+
+    sarif = _run(root, "-m", "castlint", "check", "--select", "CL950", "--no-cache",
+                 "--output-format", "sarif", ".", cwd=project)
+    driver = json.loads(sarif.stdout)["runs"][0]["tool"]["driver"]
+    assert "CL950" in [r["id"] for r in driver["rules"]]
+
+    doc = _run(root, "-m", "castlint", "rule", "CL950", cwd=project)
+    assert doc.returncode == 0 and "print() in a forward pass syncs" in doc.stdout
+
+    examples = _run(root, "-c", EXAMPLES, cwd=project)
+    assert examples.returncode == 0 and "examples ok" in examples.stdout, examples.stderr
+
+    # the prefilter reads the rule's trigger words: without them the file is never parsed
+    from castlint.prefilter import encode, has_trigger
+
+    groups = encode(((frozenset({"print("}), frozenset({"def forward"})),))
+    assert has_trigger(b"def forward(self):\n    print(1)\n", groups)
+    assert not has_trigger(b"def setup(self):\n    print(1)\n", groups)
