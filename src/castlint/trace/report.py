@@ -43,17 +43,17 @@ def _per_step(calls: int, steps: int) -> str:
     return str(int(value)) if value == int(value) else f"{value:.1f}"
 
 
-def describe(rt: dict) -> str:
+def describe(evidence: dict) -> str:
     """One line of runtime evidence."""
-    calls, steps = rt["calls"], rt["steps"]
-    read, written = rt["bytes_read"] // max(calls, 1), rt["bytes_written"] // max(calls, 1)
-    what = rt["op"]
-    conv = f"{rt['in_dtype']} {rt['in_shape']} -> {rt['out_dtype']}"
-    if rt.get("devices"):
-        conv += f" ({rt['devices']})"
+    calls, steps = evidence["calls"], evidence["steps"]
+    read, written = evidence["bytes_read"] // max(calls, 1), evidence["bytes_written"] // max(calls, 1)
+    what = evidence["op"]
+    conv = f"{evidence['in_dtype']} {evidence['in_shape']} -> {evidence['out_dtype']}"
+    if evidence.get("devices"):
+        conv += f" ({evidence['devices']})"
     return (f"{what} {conv}: reads {human_bytes(read)}, writes {human_bytes(written)} per call, "
             f"{_per_step(calls, steps)} per step ({calls} call{'s' if calls != 1 else ''} in {steps} "
-            f"step{'s' if steps != 1 else ''}; long-lived: {', '.join(rt['long_lived'])})")
+            f"step{'s' if steps != 1 else ''}; long-lived: {', '.join(evidence['long_lived'])})")
 
 
 def merge_sites(raws: Iterable[dict]) -> List[dict]:
@@ -120,7 +120,7 @@ def covering(static: List[Finding], line: int, confirms: Sequence[str]) -> Optio
 
 
 def _runtime_dict(site: dict, threshold: int, confirmed: Optional[Finding]) -> dict:
-    rt = {
+    evidence = {
         "confirmed": confirmed is not None,
         "static_code": confirmed.code if confirmed is not None else None,
         "file": site["path"], "line": site["line"], "function": site["function"],
@@ -134,28 +134,30 @@ def _runtime_dict(site: dict, threshold: int, confirmed: Optional[Finding]) -> d
         "bytes_written_per_call": site["bytes_written"] // max(site["calls"], 1),
         "long_lived": list(site["long_lived"]), "stack": list(site["stack"]), "threshold": threshold,
     }
-    return rt
+    return evidence
 
 
-def confirm(static: Finding, rt: dict) -> RuntimeFinding:
+def confirm(static: Finding, evidence: dict) -> RuntimeFinding:
     fields = {k: getattr(static, k) for k in Finding.__dataclass_fields__}
-    fields["message"] = f"{static.message}; confirmed at runtime: {describe(rt)}"
-    return RuntimeFinding(**fields, runtime=rt)
+    fields["message"] = f"{static.message}; confirmed at runtime: {describe(evidence)}"
+    return RuntimeFinding(**fields, runtime=evidence)
 
 
-def new_finding(rt: dict, path: Optional[str] = None) -> RuntimeFinding:
-    calls, steps = rt["calls"], rt["steps"]
-    per_call = rt["bytes_read_per_call"] + rt["bytes_written_per_call"]
-    noun = {"copy": "copy", "dequantize": "dequantization", "quantize": "quantization"}.get(rt.get("kind"), "conversion")
-    message = f"runtime whole-buffer {noun}: {describe(rt)}; no static finding covers this line"
-    column = rt.get("column") or 1
+def new_finding(evidence: dict, path: Optional[str] = None) -> RuntimeFinding:
+    calls, steps = evidence["calls"], evidence["steps"]
+    per_call = evidence["bytes_read_per_call"] + evidence["bytes_written_per_call"]
+    noun = {"copy": "copy", "dequantize": "dequantization",
+            "quantize": "quantization"}.get(evidence.get("kind"), "conversion")
+    message = f"runtime whole-buffer {noun}: {describe(evidence)}; no static finding covers this line"
+    column = evidence.get("column") or 1
     return RuntimeFinding(
         code=RUNTIME_CODE, name=RUNTIME_NAME,
         severity=Severity.ERROR if steps > 1 or calls > 1 else Severity.WARNING,
-        path=path or _shown(rt["file"]), start=Position(rt["line"], column), end=Position(rt["line"], column),
+        path=path or _shown(evidence["file"]), start=Position(evidence["line"], column),
+        end=Position(evidence["line"], column),
         message=message,
         cost=Cost(per_call, int(per_call * calls / max(steps, 1)), "measured at runtime", 0),
-        unfixable_reason=UNFIXABLE, function=rt["function"], runtime=rt)
+        unfixable_reason=UNFIXABLE, function=evidence["function"], runtime=evidence)
 
 
 def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, config=None,
@@ -175,9 +177,9 @@ def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, confi
     findings = []
     for site in sites:
         cover = covering(static_by_file.get(_real(site["path"]), []), site["line"], confirms)
-        rt = _runtime_dict(site, threshold, cover)
-        rt["column"] = site["column"]
-        findings.append(confirm(cover, rt) if cover is not None else new_finding(rt))
+        evidence = _runtime_dict(site, threshold, cover)
+        evidence["column"] = site["column"]
+        findings.append(confirm(cover, evidence) if cover is not None else new_finding(evidence))
     findings, suppressed = _unsuppressed(findings)
     findings.sort(key=lambda f: f.sort_key())
     meta = {
@@ -299,9 +301,9 @@ def load_runtime(path: str) -> List[dict]:
     if isinstance(data, dict) and "sites" in data:  # a tracer's raw dump
         out = []
         for site in merge_sites([data]):
-            rt = _runtime_dict(site, data.get("threshold", 0), None)
-            rt["column"] = site["column"]
-            out.append(rt)
+            evidence = _runtime_dict(site, data.get("threshold", 0), None)
+            evidence["column"] = site["column"]
+            out.append(evidence)
         return out
     raise TraceFileError(f"--with-trace {path}: not a `castlint trace --format json` report")
 
@@ -314,27 +316,26 @@ def merge_with_trace(findings: Sequence[Finding], files: Sequence[str], trace_pa
         from castlint.trace.table import load_trace_tables
 
         confirms = load_trace_tables().confirms
-    runtime = load_runtime(trace_path)
     by_file: Dict[str, List[dict]] = {}
-    for rt in runtime:
-        by_file.setdefault(_real(rt["file"]), []).append(rt)
+    for evidence in load_runtime(trace_path):
+        by_file.setdefault(_real(evidence["file"]), []).append(evidence)
     used = set()
     out: List[Finding] = []
     for f in findings:
-        hits = [rt for rt in by_file.get(_real(f.path), ())
-                if f.code in confirms and f.start.line <= rt["line"] <= f.end.line]
+        hits = [e for e in by_file.get(_real(f.path), ())
+                if f.code in confirms and f.start.line <= e["line"] <= f.end.line]
         if hits:
-            rt = dict(hits[0], confirmed=True, static_code=f.code)
+            evidence = dict(hits[0], confirmed=True, static_code=f.code)
             used.update(id(h) for h in hits)
-            out.append(confirm(f, rt))
+            out.append(confirm(f, evidence))
         else:
             out.append(f)
     checked = {_real(p): p for p in files}
-    for real, rts in sorted(by_file.items()):
+    for real, in_file in sorted(by_file.items()):
         if real not in checked:
             continue
-        for rt in rts:
-            if id(rt) not in used:
-                out.append(new_finding(dict(rt, confirmed=False, static_code=None), path=checked[real]))
+        for evidence in in_file:
+            if id(evidence) not in used:
+                out.append(new_finding(dict(evidence, confirmed=False, static_code=None), path=checked[real]))
     out.sort(key=lambda f: f.sort_key())
     return out

@@ -166,31 +166,31 @@ class _Mode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        tr = self.tracer
+        tracer = self.tracer
         try:
-            info = tr._info.get(func)
+            info = tracer._info.get(func)
             if info is None:
-                info = tr._classify(func)
-            tr.ops_seen += 1
+                info = tracer._classify(func)
+            tracer.ops_seen += 1
             spec, creates, is_view = info
             if is_view:  # a view moves no bytes and makes no storage
                 return out
-            thr = tr.threshold
+            threshold = tracer.threshold
             if creates:
                 if isinstance(out, Tensor):
-                    if out.nbytes >= thr:
-                        tr._created(out)
+                    if out.nbytes >= threshold:
+                        tracer._created(out)
                 elif isinstance(out, (tuple, list)):
                     for t in out:
-                        if isinstance(t, Tensor) and t.nbytes >= thr:
-                            tr._created(t)
-            if spec is not None or tr.helpers:
+                        if isinstance(t, Tensor) and t.nbytes >= threshold:
+                            tracer._created(t)
+            if spec is not None or tracer.helpers:
                 for a in args:
-                    if isinstance(a, Tensor) and a.nbytes >= thr:
-                        tr._inspect(func, spec, args, kwargs or {}, out, sys._getframe(1))
+                    if isinstance(a, Tensor) and a.nbytes >= threshold:
+                        tracer._inspect(func, spec, args, kwargs or {}, out, sys._getframe(1))
                         break
         except Exception:  # noqa: BLE001 - sparse/nested tensors have no nbytes or storage: never break the program
-            tr.skipped_ops += 1
+            tracer.skipped_ops += 1
         return out
 
 
@@ -405,15 +405,15 @@ class Tracer:
             self.sites[key] = site
         return site
 
-    def _record(self, ev: _Event, reason: str) -> None:
-        ev.recorded = True
-        site = ev.site
+    def _record(self, event: _Event, reason: str) -> None:
+        event.recorded = True
+        site = event.site
         site.calls += 1
-        site.bytes_read += ev.read
-        site.bytes_written += ev.written
+        site.bytes_read += event.read
+        site.bytes_written += event.written
         site.reasons.add(reason)
-        site.per_storage[ev.key] = site.per_storage.get(ev.key, 0) + 1
-        site.epochs.add(ev.epoch)
+        site.per_storage[event.key] = site.per_storage.get(event.key, 0) + 1
+        site.epochs.add(event.epoch)
 
     # -- the slow path: a big input -----------------------------------------------
     def _inspect(self, func, spec, args, kwargs, out, frame) -> None:
@@ -457,10 +457,11 @@ class Tracer:
     def _helper_op(self, func, args, out, located) -> None:
         """One op inside a conversion helper: the first op of a call starts a conversion (its
         long-lived input is the source), the rest add the bytes they read from it and write."""
-        loc, hframe, stack = located
-        name = hframe.f_code.co_name
-        caller = hframe.f_back
-        ident = (id(hframe), hframe.f_code, id(caller.f_code) if caller else 0, caller.f_lasti if caller else 0)
+        loc, helper_frame, stack = located
+        name = helper_frame.f_code.co_name
+        caller = helper_frame.f_back
+        ident = (id(helper_frame), helper_frame.f_code, id(caller.f_code) if caller else 0,
+                 caller.f_lasti if caller else 0)
         written = 0
         schema = getattr(func, "_schema", None)
         if schema is not None and any(r.alias_info is not None for r in schema.returns):
@@ -470,18 +471,18 @@ class Tracer:
             for t in (out if isinstance(out, (tuple, list)) else (out,)):
                 if isinstance(t, Tensor):
                     written += _nbytes(t)
-        cur = self._helper_cur
-        if cur is not None and cur[0] == ident and hframe.f_lasti >= cur[2]:
-            ev = cur[1]
-            self._helper_cur = (ident, ev, hframe.f_lasti)
-            read = sum(_nbytes(a) for a in args if isinstance(a, Tensor) and _storage_key(a)[0] == ev.key)
-            ev.read += read
-            ev.written += written
-            if ev.recorded:
-                ev.site.bytes_read += read
-                ev.site.bytes_written += written
-            if isinstance(out, Tensor) and out.dtype != ev.site.in_dtype:
-                ev.site.out_dtype, ev.site.out_shape = _dtype(out), _shape(out)
+        current = self._helper_cur
+        if current is not None and current[0] == ident and helper_frame.f_lasti >= current[2]:
+            event = current[1]
+            self._helper_cur = (ident, event, helper_frame.f_lasti)
+            read = sum(_nbytes(a) for a in args if isinstance(a, Tensor) and _storage_key(a)[0] == event.key)
+            event.read += read
+            event.written += written
+            if event.recorded:
+                event.site.bytes_read += read
+                event.site.bytes_written += written
+            if isinstance(out, Tensor) and out.dtype != event.site.in_dtype:
+                event.site.out_dtype, event.site.out_shape = _dtype(out), _shape(out)
             return
         # a new call of the helper: its source is the first long-lived input (else the first big one)
         best = None
@@ -498,19 +499,19 @@ class Tracer:
         buf.conversions += 1
         site = self._site(loc, stack, f"{name}()", self.tables.helpers[name].direction or "convert", src,
                           out if isinstance(out, Tensor) else src, helper=name)
-        ev = _Event(site, key, _nbytes(src), written, self.epoch)
-        self._helper_cur = (ident, ev, hframe.f_lasti)
-        self._hold_or_record(buf, ev, reason)
+        event = _Event(site, key, _nbytes(src), written, self.epoch)
+        self._helper_cur = (ident, event, helper_frame.f_lasti)
+        self._hold_or_record(buf, event, reason)
 
-    def _hold_or_record(self, buf: _Buf, ev: "_Event", reason: Optional[str]) -> None:
+    def _hold_or_record(self, buf: _Buf, event: "_Event", reason: Optional[str]) -> None:
         if reason is None:
-            buf.pending = (buf.pending or []) + [ev]
+            buf.pending = (buf.pending or []) + [event]
             return
         if buf.pending:
             for held in buf.pending:
                 self._record(held, "converted again")
             buf.pending = None
-        self._record(ev, reason)
+        self._record(event, reason)
 
     # -- results ------------------------------------------------------------------
     def site_list(self) -> List[dict]:
@@ -528,7 +529,8 @@ class Tracer:
         static check's settings; None: those of the config nearest the traced files)."""
         from castlint.trace.report import build_report
 
-        return build_report([self.to_json()], static=static, jobs=jobs, config=config, tables=tables)
+        return build_report([self.to_json()], static=static, jobs=jobs, config=config, tables=tables,
+                            confirms=self.tables.confirms)
 
 
 def active() -> Optional[Tracer]:

@@ -64,15 +64,15 @@ class DecodeSession:
         self.read_modes: Dict[str, list] = {}  # how each planned wrapper reads the pool (native/gather/cast)
         self.path_map: Dict[str, str] = {}
         self.world: Optional[World] = None
-        self._ctx = None
+        self._imports = None
 
     def __enter__(self) -> "DecodeSession":
         cfg = self.cfg
         emu = FlashInferEmulation(self.tables, version=cfg.emulate_flashinfer) if cfg.device == "cpu" else None
         log: set = set()
         registry = Registry(runtime_settings(cfg, emu, log), log)
-        self._ctx = stubbed_imports(registry, make_flashinfer_module(emu) if emu else None)
-        self._ctx.__enter__()
+        self._imports = stubbed_imports(registry, make_flashinfer_module(emu) if emu else None)
+        self._imports.__enter__()
         try:
             loaded = {}
             for label, (path, source) in self.versions.items():
@@ -82,21 +82,20 @@ class DecodeSession:
                 map_path(f"{path} ({label})", str(path))  # for tracers started elsewhere (castlint trace -- ...)
             torch.manual_seed(cfg.seed)
             self.world = World(cfg, log)
-            for label, lb in loaded.items():
-                driver = SiteDriver(lb, self.world)
+            for label, backend in loaded.items():
+                driver = SiteDriver(backend, self.world)
                 self.guards[label] = driver.guard()
                 self.calls[label] = driver.prepare("decode")
-                modes = getattr(driver, "read_modes", None)
-                self.read_modes[label] = list(modes()) if callable(modes) else []
+                self.read_modes[label] = driver.read_modes()
         except BaseException:
             self.__exit__(None, None, None)
             raise
         return self
 
     def __exit__(self, *exc) -> None:
-        if self._ctx is not None:
-            self._ctx.__exit__(None, None, None)
-            self._ctx = None
+        if self._imports is not None:
+            self._imports.__exit__(None, None, None)
+            self._imports = None
 
     @property
     def pools(self) -> list:
@@ -151,8 +150,7 @@ def main(argv=None) -> int:
     cfg = harness_config(args.device, args.preset, args.tp, tables=tables, **shapes)
     with DecodeSession(versions, cfg, tables) as session:
         for label, call in session.calls.items():
-            register_pools = session.pools
-            ct.register_pool(*register_pools)
+            ct.register_pool(*session.pools)
             for step in range(args.steps):
                 ct.step()
                 call(step == 0)  # the first step writes the new token, then attends

@@ -225,9 +225,8 @@ class World:
     def __init__(self, cfg: HarnessConfig, log: set):
         self.cfg, self.log = cfg, log
         dev = torch.device(cfg.device)
-        self.dev = dev
+        self.device = dev
         gen = torch.Generator(device="cpu").manual_seed(cfg.seed)
-        self.gen = gen
         bs, ctx = cfg.batch_size, cfg.context_len
         if bs * ctx > cfg.pool_tokens:
             raise EnvironmentProblem(f"batch {bs} x context {ctx} = {bs * ctx} tokens do not fit a pool of "
@@ -273,10 +272,10 @@ class World:
         for layer in range(cfg.layers):
             buf = self.pool.kv_buffer[layer]
             rows = buf.shape[0]
-            g = torch.Generator(device=self.dev).manual_seed(cfg.seed + 1 + layer)
+            g = torch.Generator(device=self.device).manual_seed(cfg.seed + 1 + layer)
             for start in range(0, rows, chunk):
                 n = min(chunk, rows - start)
-                vals = torch.randn(n, 1, buf.shape[-1], generator=g, device=self.dev, dtype=torch.float32) * 0.5
+                vals = torch.randn(n, 1, buf.shape[-1], generator=g, device=self.device, dtype=torch.float32) * 0.5
                 buf[start:start + n] = vals.to(torch.float8_e4m3fn).view(torch.uint8)
 
     @property
@@ -303,7 +302,7 @@ class World:
     def _batch(self, module, mode_name: str, **attrs) -> Namespace:
         cfg = self.cfg
         mode = getattr(module.ForwardMode, mode_name)
-        seq_lens = torch.full((cfg.batch_size,), cfg.context_len, dtype=torch.int64, device=self.dev)
+        seq_lens = torch.full((cfg.batch_size,), cfg.context_len, dtype=torch.int64, device=self.device)
         base = dict(
             forward_mode=mode, batch_size=cfg.batch_size, req_pool_indices=self.req_pool_indices,
             seq_lens=seq_lens, seq_lens_cpu=seq_lens.cpu(), seq_lens_sum=int(cfg.batch_size * cfg.context_len),
@@ -321,7 +320,7 @@ class World:
     def decode_batch(self, module) -> Namespace:
         ctx = self.cfg.context_len
         loc = torch.stack([self.req_to_token[r, ctx - 1] for r in self.req_pool_indices.tolist()]).to(torch.int64)
-        positions = torch.full((self.cfg.batch_size,), ctx - 1, dtype=torch.int64, device=self.dev)
+        positions = torch.full((self.cfg.batch_size,), ctx - 1, dtype=torch.int64, device=self.device)
         return self._batch(module, "DECODE", out_cache_loc=loc, positions=positions)
 
     def extend_batch(self, module) -> Namespace:
@@ -329,9 +328,9 @@ class World:
         ctx, ext = cfg.context_len, cfg.extend_len
         prefix = ctx - ext
         loc = torch.cat([self.req_to_token[r, prefix:ctx] for r in self.req_pool_indices.tolist()]).to(torch.int64)
-        prefix_lens = torch.full((cfg.batch_size,), prefix, dtype=torch.int32, device=self.dev)
-        ext_lens = torch.full((cfg.batch_size,), ext, dtype=torch.int32, device=self.dev)
-        positions = torch.cat([torch.arange(prefix, ctx, device=self.dev)] * cfg.batch_size)
+        prefix_lens = torch.full((cfg.batch_size,), prefix, dtype=torch.int32, device=self.device)
+        ext_lens = torch.full((cfg.batch_size,), ext, dtype=torch.int32, device=self.device)
+        positions = torch.cat([torch.arange(prefix, ctx, device=self.device)] * cfg.batch_size)
         return self._batch(module, "EXTEND", out_cache_loc=loc, positions=positions,
                            extend_prefix_lens=prefix_lens, extend_prefix_lens_cpu=[prefix] * cfg.batch_size,
                            extend_seq_lens=ext_lens, extend_seq_lens_cpu=[ext] * cfg.batch_size,
@@ -406,59 +405,62 @@ class SiteDriver:
 
     def prepare(self, site: str) -> Callable[[bool], Any]:
         """Set up metadata for `site`; return call(save_kv_cache) -> output."""
-        w, b, m = self.world, self.backend, self.module
-        layer = w.layer
+        world, backend = self.world, self.backend
         if site == "decode":
-            fb = w.decode_batch(m)
-            b.init_forward_metadata(fb)
-            return self._decode_call(fb)
+            batch = world.decode_batch(self.module)
+            backend.init_forward_metadata(batch)
+            return self._decode_call(batch)
         if site == "decode-cuda-graph":
-            fb = w.decode_batch(m)
+            batch = world.decode_batch(self.module)
             # sglang's CudaGraphRunner hands the backend seq_lens_cpu from an int32 buffer
             # (releases before 0.5.16 pass it to FlashInfer's plan as kv_len_arr unconverted)
-            fb.seq_lens_cpu = fb.seq_lens_cpu.to(torch.int32)
-            bs = w.cfg.batch_size
-            if hasattr(b, "init_forward_metadata_out_graph"):
-                b.init_cuda_graph_state(**_filter_kwargs(b.init_cuda_graph_state,
-                                                         {"max_bs": bs, "max_num_tokens": bs}))
-                b.init_forward_metadata_out_graph(fb, in_capture=True)
-                b.init_forward_metadata_out_graph(fb, in_capture=False)
-            elif hasattr(b, "init_forward_metadata_capture_cuda_graph"):
-                b.init_cuda_graph_state(**_filter_kwargs(b.init_cuda_graph_state,
-                                                         {"max_bs": bs, "max_num_tokens": bs}))
-                mode = m.ForwardMode.DECODE
-                b.init_forward_metadata_capture_cuda_graph(**_filter_kwargs(
-                    b.init_forward_metadata_capture_cuda_graph,
-                    dict(bs=bs, num_tokens=bs, req_pool_indices=fb.req_pool_indices, seq_lens=fb.seq_lens,
-                         encoder_lens=None, forward_mode=mode, spec_info=None)))
-                b.init_forward_metadata_replay_cuda_graph(**_filter_kwargs(
-                    b.init_forward_metadata_replay_cuda_graph,
-                    dict(bs=bs, req_pool_indices=fb.req_pool_indices, seq_lens=fb.seq_lens,
-                         seq_lens_sum=fb.seq_lens_sum, encoder_lens=None, forward_mode=mode, spec_info=None,
-                         seq_lens_cpu=fb.seq_lens_cpu)))
-            else:
-                raise NotImplementedError("this release has no cuda-graph metadata API the harness knows")
-            return self._decode_call(fb)
+            batch.seq_lens_cpu = batch.seq_lens_cpu.to(torch.int32)
+            self._cuda_graph_metadata(batch)
+            return self._decode_call(batch)
         if site == "extend-paged":
-            fb = w.extend_batch(m)
-            b.init_forward_metadata(fb)
-            meta = b.forward_metadata
-            if getattr(meta, "use_ragged", False):
+            batch = world.extend_batch(self.module)
+            backend.init_forward_metadata(batch)
+            if getattr(backend.forward_metadata, "use_ragged", False):
                 raise RuntimeError("init_forward_metadata chose the ragged prefill, not the paged branch")
 
             def call(save: bool):
-                return b.forward_extend(w.extend_q, w.extend_k, w.extend_k, layer, fb, save_kv_cache=save,
-                                        q_rope=w.extend_q_rope, k_rope=w.extend_k_rope)
+                return backend.forward_extend(world.extend_q, world.extend_k, world.extend_k, world.layer, batch,
+                                              save_kv_cache=save, q_rope=world.extend_q_rope,
+                                              k_rope=world.extend_k_rope)
 
             return call
         raise ValueError(f"unknown site {site}")
 
-    def _decode_call(self, fb):
-        w, b = self.world, self.backend
+    def _cuda_graph_metadata(self, batch: Namespace) -> None:
+        """The decode metadata as sglang's CUDA-graph runner sets it up: capture, then replay
+        (whichever of the two metadata APIs the release has)."""
+        backend, size = self.backend, self.world.cfg.batch_size
+        if not hasattr(backend, "init_forward_metadata_out_graph") and not hasattr(
+                backend, "init_forward_metadata_capture_cuda_graph"):
+            raise NotImplementedError("this release has no cuda-graph metadata API the harness knows")
+        backend.init_cuda_graph_state(**_filter_kwargs(backend.init_cuda_graph_state,
+                                                       {"max_bs": size, "max_num_tokens": size}))
+        if hasattr(backend, "init_forward_metadata_out_graph"):
+            backend.init_forward_metadata_out_graph(batch, in_capture=True)
+            backend.init_forward_metadata_out_graph(batch, in_capture=False)
+            return
+        mode = self.module.ForwardMode.DECODE
+        backend.init_forward_metadata_capture_cuda_graph(**_filter_kwargs(
+            backend.init_forward_metadata_capture_cuda_graph,
+            dict(bs=size, num_tokens=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
+                 encoder_lens=None, forward_mode=mode, spec_info=None)))
+        backend.init_forward_metadata_replay_cuda_graph(**_filter_kwargs(
+            backend.init_forward_metadata_replay_cuda_graph,
+            dict(bs=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
+                 seq_lens_sum=batch.seq_lens_sum, encoder_lens=None, forward_mode=mode, spec_info=None,
+                 seq_lens_cpu=batch.seq_lens_cpu)))
+
+    def _decode_call(self, batch: Namespace):
+        world, backend = self.world, self.backend
 
         def call(save: bool):
-            out = b.forward_decode(w.decode_q, w.decode_k, w.decode_k, w.layer, fb, save_kv_cache=save,
-                                   q_rope=w.decode_q_rope, k_rope=w.decode_k_rope)
+            out = backend.forward_decode(world.decode_q, world.decode_k, world.decode_k, world.layer, batch,
+                                         save_kv_cache=save, q_rope=world.decode_q_rope, k_rope=world.decode_k_rope)
             return out[0] if isinstance(out, tuple) else out
 
         return call
@@ -545,11 +547,12 @@ def _graph(call: Callable[[bool], Any]):
 # -- comparison --------------------------------------------------------------------
 
 
-def compare(site: SiteResult, a: torch.Tensor, b: torch.Tensor, cfg: HarnessConfig):
-    a32, b32 = a.float().reshape(-1), b.float().reshape(-1)
+def compare(site: SiteResult, original: torch.Tensor, patched: torch.Tensor, cfg: HarnessConfig):
+    """Patched output against the original's: within atol + rtol x |original|, finite; records the numerics."""
+    a32, b32 = original.float().reshape(-1), patched.float().reshape(-1)
     if a32.shape != b32.shape:
         site.status = "fail"
-        site.reasons.append(f"output shapes differ: original {tuple(a.shape)}, patched {tuple(b.shape)}")
+        site.reasons.append(f"output shapes differ: original {tuple(original.shape)}, patched {tuple(patched.shape)}")
         return
     diff = (b32 - a32).abs()
     finite = bool(torch.isfinite(b32).all())

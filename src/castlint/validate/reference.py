@@ -137,37 +137,38 @@ def mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_s
     qo = [int(x) for x in qo_indptr.cpu()]
     kvp = [int(x) for x in kv_indptr.cpu()]
     lens = [int(x) for x in kv_lens.cpu()] if kv_lens is not None else None
-    T, H, D = q_nope.shape
-    out = torch.zeros(T, H, D, dtype=torch.float32, device=q_nope.device)
-    lse = torch.zeros(T, H, dtype=torch.float32, device=q_nope.device)
-    ckv2 = ckv.reshape(-1, ckv.shape[-1])
-    kpe2 = kpe.reshape(-1, kpe.shape[-1])
-    for b in range(len(qo) - 1):
-        q0, q1 = qo[b], qo[b + 1]
+    tokens, heads, dim = q_nope.shape
+    out = torch.zeros(tokens, heads, dim, dtype=torch.float32, device=q_nope.device)
+    lse = torch.zeros(tokens, heads, dtype=torch.float32, device=q_nope.device)
+    ckv_slots = ckv.reshape(-1, ckv.shape[-1])
+    kpe_slots = kpe.reshape(-1, kpe.shape[-1])
+    for request in range(len(qo) - 1):
+        q0, q1 = qo[request], qo[request + 1]
         if q1 == q0:
             continue
-        end = kvp[b + 1]
-        if lens is not None and b < len(lens) and page_size == 1:
-            end = kvp[b] + min(max(lens[b], 0), kvp[b + 1] - kvp[b])
-        pages = kv_indices[kvp[b]:end].long()
+        end = kvp[request + 1]
+        if lens is not None and request < len(lens) and page_size == 1:
+            end = kvp[request] + min(max(lens[request], 0), kvp[request + 1] - kvp[request])
+        pages = kv_indices[kvp[request]:end].long()
         if page_size == 1:
             rows = pages
         else:
             rows = (pages[:, None] * page_size + torch.arange(page_size, device=pages.device)[None]).reshape(-1)
-        c = ckv2.index_select(0, rows.to(ckv2.device)).float() * ckv_scale
-        r = kpe2.index_select(0, rows.to(kpe2.device)).float() * kpe_scale
-        qn = q_nope[q0:q1].float()
-        qp = q_pe[q0:q1].float()
-        logits = (torch.einsum("thd,kd->thk", qn, c) + torch.einsum("thd,kd->thk", qp, r)) * sm_scale
-        kv_len = c.shape[0]
+        ckv_real = ckv_slots.index_select(0, rows.to(ckv_slots.device)).float() * ckv_scale
+        kpe_real = kpe_slots.index_select(0, rows.to(kpe_slots.device)).float() * kpe_scale
+        q_nope_32 = q_nope[q0:q1].float()
+        q_pe_32 = q_pe[q0:q1].float()
+        logits = (torch.einsum("thd,kd->thk", q_nope_32, ckv_real)
+                  + torch.einsum("thd,kd->thk", q_pe_32, kpe_real)) * sm_scale
+        kv_len = ckv_real.shape[0]
         if causal:
             qlen = q1 - q0
             pos = torch.arange(kv_len, device=logits.device)[None, :]
             limit = (kv_len - qlen + torch.arange(qlen, device=logits.device))[:, None]
             logits = logits.masked_fill((pos > limit)[:, None, :], float("-inf"))
         lse[q0:q1] = torch.logsumexp(logits, dim=-1) / math.log(2.0)
-        p = torch.softmax(logits, dim=-1)
-        out[q0:q1] = torch.einsum("thk,kd->thd", p, c)
+        probs = torch.softmax(logits, dim=-1)
+        out[q0:q1] = torch.einsum("thk,kd->thd", probs, ckv_real)
     return out, lse
 
 
@@ -194,10 +195,10 @@ class _PlanOp:
 
     def __call__(self, float_ws, int_ws, pin_ws, qo_indptr_host, kv_indptr_host, kv_len_arr_host, num_heads,
                  head_dim_o, causal, *rest):
-        w = self._wrapper
-        w._plan_info = tuple(_as_kernel_int32(t) for t in (qo_indptr_host, kv_indptr_host, kv_len_arr_host))
-        w._causal = causal
-        return w._plan_info
+        wrapper = self._wrapper
+        wrapper._plan_info = tuple(_as_kernel_int32(t) for t in (qo_indptr_host, kv_indptr_host, kv_len_arr_host))
+        wrapper._causal = causal
+        return wrapper._plan_info
 
 
 class _CachedModule:

@@ -33,24 +33,24 @@ def _ms(t) -> str:
 
 def to_json(result) -> Dict[str, Any]:
     sites = []
-    for s in result.sites:
+    for site in result.sites:
         entry = {
-            "site": s.name, "functions": s.functions, "status": s.status, "reasons": s.reasons,
-            "numerics": {"max_abs": s.max_abs, "max_rel": s.max_rel, "cosine": s.cosine,
-                         "mismatched": s.mismatched, "elements": s.elements,
-                         "within_tolerance": s.within_tolerance},
-            "speedup": s.speedup,
-            "speed_margin": s.margin,
-            "baseline_off_reference": s.baseline_warning or None,
+            "site": site.name, "functions": site.functions, "status": site.status, "reasons": site.reasons,
+            "numerics": {"max_abs": site.max_abs, "max_rel": site.max_rel, "cosine": site.cosine,
+                         "mismatched": site.mismatched, "elements": site.elements,
+                         "within_tolerance": site.within_tolerance},
+            "speedup": site.speedup,
+            "speed_margin": site.margin,
+            "baseline_off_reference": site.baseline_warning or None,
         }
         for label in ("original", "patched"):
-            v = getattr(s, label)
+            run = getattr(site, label)
             entry[label] = {
-                "error": v.error,
-                "timing": asdict(v.timing) if v.timing else None,
-                "max_abs_vs_fp32_reference": v.vs_fp32_max_abs,
-                "plans": v.plans, "runs": v.runs, "note": v.note,
-                "proof": v.proof.to_json() if v.proof else None,
+                "error": run.error,
+                "timing": asdict(run.timing) if run.timing else None,
+                "max_abs_vs_fp32_reference": run.vs_fp32_max_abs,
+                "plans": run.plans, "runs": run.runs, "note": run.note,
+                "proof": run.proof.to_json() if run.proof else None,
             }
         sites.append(entry)
     return {
@@ -65,13 +65,13 @@ def render_json(result) -> str:
     return json.dumps(to_json(result), indent=2, default=str) + "\n"
 
 
-def _status(s) -> Text:
-    style = {"pass": "bold green", "fail": "bold red", "error": "bold red", "skipped": "yellow"}[s.status]
-    return Text(s.status.upper(), style=style)
+def _status(site) -> Text:
+    style = {"pass": "bold green", "fail": "bold red", "error": "bold red", "skipped": "yellow"}[site.status]
+    return Text(site.status.upper(), style=style)
 
 
-def _plan_kv(v) -> str:
-    kinds = sorted({p["kv_dtype"] for p in v.plans})
+def _plan_kv(run) -> str:
+    kinds = sorted({plan["kv_dtype"] for plan in run.plans})
     return "/".join(k.replace("float8_e4m3fn", "fp8").replace("bfloat16", "bf16") for k in kinds) or "-"
 
 
@@ -117,52 +117,51 @@ def _sites_table(result) -> Table:
                     ("patched ms", {"justify": "right"}), ("speed-up", {"justify": "right"}),
                     ("whole-pool cast", {}), ("bytes moved", {"justify": "right"}), ("plan kv", {})):
         table.add_column(col, **kw)
-    for s in result.sites:
-        o, p = s.original, s.patched
-        cast = "-"
-        if o.proof and p.proof:
-            cast = f"{'yes' if o.proof.moves_whole_pool else 'no'} → {'yes' if p.proof.moves_whole_pool else 'no'}"
-        moved = "-"
-        if o.proof and p.proof:
-            moved = f"{_mib(o.proof.total_bytes)} → {_mib(p.proof.total_bytes)}"
+    for site in result.sites:
+        original, patched = site.original, site.patched
+        cast = moved = "-"
+        if original.proof and patched.proof:
+            cast = " → ".join("yes" if run.proof.moves_whole_pool else "no" for run in (original, patched))
+            moved = f"{_mib(original.proof.total_bytes)} → {_mib(patched.proof.total_bytes)}"
         table.add_row(
-            s.name, _status(s),
-            "-" if s.max_abs is None else f"{s.max_abs:.3g}",
-            "-" if s.cosine is None else f"{s.cosine:.6f}",
-            _ms(o.timing), _ms(p.timing),
-            "-" if s.speedup is None else f"{s.speedup:.1f}×",
-            cast, moved, f"{_plan_kv(o)} → {_plan_kv(p)}",
+            site.name, _status(site),
+            "-" if site.max_abs is None else f"{site.max_abs:.3g}",
+            "-" if site.cosine is None else f"{site.cosine:.6f}",
+            _ms(original.timing), _ms(patched.timing),
+            "-" if site.speedup is None else f"{site.speedup:.1f}×",
+            cast, moved, f"{_plan_kv(original)} → {_plan_kv(patched)}",
         )
     return table
 
 
-def _site_lines(s) -> list:
+def _site_lines(site) -> list:
     """A site's reasons, then per version its proof, kernels, timing and distance from the fp32 reference."""
     lines = []
-    for r in s.reasons:
-        lines.append(Text("• " + r, style="red" if s.status in ("fail", "error") else "yellow"))
+    for reason in site.reasons:
+        lines.append(Text("• " + reason, style="red" if site.status in ("fail", "error") else "yellow"))
     for label in ("original", "patched"):
-        v = getattr(s, label)
-        if v.proof:
-            pr = v.proof
-            if pr.whole_pool_ops:
-                op = pr.whole_pool_ops[0]
+        run = getattr(site, label)
+        if run.proof:
+            proof = run.proof
+            if proof.whole_pool_ops:
+                op = proof.whole_pool_ops[0]
                 lines.append(Text(f"{label}: {op.op} {op.in_dtype}{op.in_shape} → {op.out_dtype}{op.out_shape}: "
                                   f"{_mib(op.bytes_read)} read + {_mib(op.bytes_written)} written (whole pool)"))
             else:
                 lines.append(Text(f"{label}: no op materialises a pool-sized tensor; MLA reads "
-                                  f"{_mib(pr.attention_kv_bytes)} of KV (active tokens only)"))
-            if pr.profiler == "cuda" and pr.kernels:
-                ks = ", ".join(f"{short_kernel_name(k.name, 48)} {k.device_us:.1f} µs"
-                               for k in pr.kernels[:3])
-                lines.append(Text(f"   kernels: {ks}", style="dim"))
-        if v.timing:
-            lines.append(Text(f"   {label} timing: {v.timing.median_ms:.4f} ms median (p10 {v.timing.p10_ms:.4f}, "
-                              f"p90 {v.timing.p90_ms:.4f}; {v.timing.method}; host {v.timing.host_us:.0f} µs/call)"
-                              + (f"; {v.note}" if v.note else ""), style="dim"))
-        if v.vs_fp32_max_abs is not None:
+                                  f"{_mib(proof.attention_kv_bytes)} of KV (active tokens only)"))
+            if proof.profiler == "cuda" and proof.kernels:
+                kernels = ", ".join(f"{short_kernel_name(k.name, 48)} {k.device_us:.1f} µs"
+                                    for k in proof.kernels[:3])
+                lines.append(Text(f"   kernels: {kernels}", style="dim"))
+        if run.timing:
+            timing = run.timing
+            lines.append(Text(f"   {label} timing: {timing.median_ms:.4f} ms median (p10 {timing.p10_ms:.4f}, "
+                              f"p90 {timing.p90_ms:.4f}; {timing.method}; host {timing.host_us:.0f} µs/call)"
+                              + (f"; {run.note}" if run.note else ""), style="dim"))
+        if run.vs_fp32_max_abs is not None:
             lines.append(Text(f"   {label} vs fp32 reference on the dequantized pool: max |Δ| "
-                              f"{v.vs_fp32_max_abs:.3g}", style="dim"))
+                              f"{run.vs_fp32_max_abs:.3g}", style="dim"))
     return lines
 
 
