@@ -45,5 +45,6 @@ def test_fix_on_sglang_0_5_23_parses_each_fixable_file_once(tmp_path, monkeypatc
     for path in changed:
         assert parsed[before[path]] == 1, path  # the original bytes, once
         assert parsed[open(path, "rb").read()] == 0, path  # the fixed file is re-checked from its tree
-    # every parse read a whole file or a pruned part of one: no file is parsed twice
-    assert all(count == 1 for count in parsed.values()), [c for c in parsed.values() if c != 1]
+    # no other file is parsed whole more than once (files with equal bytes count together)
+    copies = Counter(before.values())
+    assert all(parsed[data] <= copies[data] for data in before.values())

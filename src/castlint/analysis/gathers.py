@@ -8,29 +8,29 @@ import libcst as cst
 from castlint.analysis.dataflow import ModuleAnalysis
 
 
-def is_gather_use(a: ModuleAnalysis, node: cst.CSTNode) -> bool:
+def is_gather_use(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
     """Is node (a cast result) consumed by a gather: `node[idx]` or `node.index_select(...)`?"""
-    parent = a.parent(node)
+    parent = analysis.parent(node)
     if isinstance(parent, cst.Subscript) and parent.value is node:
-        return not a.subscript_keeps_whole(parent)
-    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in a.tables.gather_methods:
-        return isinstance(a.parent(parent), cst.Call)
+        return not analysis.subscript_keeps_whole(parent)
+    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in analysis.tables.gather_methods:
+        return isinstance(analysis.parent(parent), cst.Call)
     return False
 
 
-def gathered_cast(a: ModuleAnalysis, call: cst.Call) -> Optional[str]:
+def gathered_cast(analysis: ModuleAnalysis, call: cst.Call) -> Optional[str]:
     """'direct' for `pool.to(d)[idx]`, 'variable' for `x = pool.to(d)` only ever gathered."""
-    if is_gather_use(a, call):
+    if is_gather_use(analysis, call):
         return "direct"
-    parent = a.parent(call)
+    parent = analysis.parent(call)
     if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
         return None
     name = parent.targets[0].target
-    scope = a.scopes.get(name)
+    scope = analysis.scopes.get(name)
     if scope is None or len([x for x in scope.assignments[name.value]]) != 1:
         return None
     uses = [access.node for access in scope.accesses[name.value]]
-    if uses and all(isinstance(u, cst.Name) and is_gather_use(a, u) for u in uses):
+    if uses and all(isinstance(u, cst.Name) and is_gather_use(analysis, u) for u in uses):
         return "variable"
     return None
 

@@ -71,8 +71,8 @@ def _is_pure(node: cst.BaseExpression) -> bool:
     return False
 
 
-def _statement_of(a: ModuleAnalysis, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
-    for parent in a.ancestors(node):
+def _statement_of(analysis: ModuleAnalysis, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+    for parent in analysis.ancestors(node):
         if isinstance(parent, cst.SimpleStatementLine):
             return parent
         if isinstance(parent, (cst.BaseCompoundStatement, cst.Lambda, cst.FunctionDef)):
@@ -118,52 +118,52 @@ def names_in(node: cst.CSTNode) -> Set[str]:
 
 def cast_site(ctx, call: cst.Call) -> CastSite:
     """Check one cast and describe it; RewriteRefused says why it cannot be rewritten."""
-    a = ctx.analysis
-    line = a.position(call).start.line
-    assign = a.parent(call)
-    statement = a.parent(assign) if assign is not None else None
+    analysis = ctx.analysis
+    line = analysis.position(call).start.line
+    assign = analysis.parent(call)
+    statement = analysis.parent(assign) if assign is not None else None
     if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
             and isinstance(assign.targets[0].target, cst.Name)
             and isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
         raise RewriteRefused(line, "the cast is not a plain `name = pool.to(...)` statement")
     if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "to"):
         raise RewriteRefused(line, "only `.to(...)` casts are rewritten")
-    function, backend = a.enclosing_function(call), a.enclosing_class(call)
+    function, backend = analysis.enclosing_function(call), analysis.enclosing_class(call)
     if function is None or backend is None:
         raise RewriteRefused(line, "the cast is not in a backend method")
     variable = assign.targets[0].target.value
     run_method = _run_method(ctx)
     runs, readers = [], []
     target = assign.targets[0].target
-    facts = _function_facts(a, function)
+    facts = _function_facts(analysis, function)
     for name in facts["names"]:
-        if name.value != variable or name is target or a.position(name).start.line < line:
+        if name.value != variable or name is target or analysis.position(name).start.line < line:
             continue
-        run = _enclosing_run(a, name, run_method)
-        if run is None and _in_view_rebinding(a, name, variable):
+        run = _enclosing_run(analysis, name, run_method)
+        if run is None and _in_view_rebinding(analysis, name, variable):
             continue
         if run is None:
             readers.append(name)
         elif run not in runs:
             runs.append(run)
     if readers:
-        where = a.position(readers[0]).start.line
+        where = analysis.position(readers[0]).start.line
         raise RewriteRefused(line, f"`{variable}` is also read at line {where} by something other than "
                                    f"the attention run(); it would get the FP8 pool")
     if not runs:
         raise RewriteRefused(line, f"`{variable}` feeds no {run_method}() call in the same method")
-    receivers = {a.code(run.func.value) for run in runs}
+    receivers = {analysis.code(run.func.value) for run in runs}
     if len(receivers) != 1:
         raise RewriteRefused(line, f"`{variable}` feeds run() of several wrappers ({', '.join(sorted(receivers))})")
     receiver = runs[0].func.value
-    wrapper = a.code(receiver)
+    wrapper = analysis.code(receiver)
     if not _is_pure(receiver):
         raise RewriteRefused(line, f"the run() receiver `{wrapper}` is not a plain name or attribute")
     root = receiver
     while isinstance(root, (cst.Attribute, cst.Subscript)):
         root = root.value
     # the receiver must hold the same wrapper at the cast as at the run
-    stop = max(a.position(run).start.line for run in runs)
+    stop = max(analysis.position(run).start.line for run in runs)
     if isinstance(root, cst.Name) and root.value != "self":
         if any(line < at <= stop for at, _ in facts["bindings"].get(root.value, ())):
             raise RewriteRefused(line, f"`{root.value}` is rebound between the cast and run()")
@@ -176,16 +176,16 @@ def cast_site(ctx, call: cst.Call) -> CastSite:
     taken = {n.value for n in facts["names"]}
     local = next(n for n in ("kv_read", "mla_kv_read", "kv_read_mode") + tuple(f"kv_read_{i}" for i in range(9))
                  if n not in taken)
-    block = a.parent(statement)
-    in_block = {id(run) for run in runs if _statement_in(a, run, block)}
+    block = analysis.parent(statement)
+    in_block = {id(run) for run in runs if _statement_in(analysis, run, block)}
     return CastSite(statement, variable, call, function, backend, wrapper, runs, local, in_block)
 
 
-def _in_view_rebinding(a: ModuleAnalysis, name: cst.Name, variable: str) -> bool:
+def _in_view_rebinding(analysis: ModuleAnalysis, name: cst.Name, variable: str) -> bool:
     """Is `name` part of `v = v.view(...)` / `v.reshape(...)`, reading v otherwise only as
     `v.shape[k]` for a non-row dimension? Such a reshape keeps the rows, whichever way
     the plan reads the pool (whole, gathered or as stored)."""
-    statement = _statement_of(a, name)
+    statement = _statement_of(analysis, name)
     if statement is None or len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
         return False
     assign = statement.body[0]
@@ -198,7 +198,7 @@ def _in_view_rebinding(a: ModuleAnalysis, name: cst.Name, variable: str) -> bool
         return False
     if name is assign.targets[0].target or name is value.func.value:
         return True
-    parent, grand = a.parent(name), a.parent(a.parent(name)) if a.parent(name) is not None else None
+    parent, grand = analysis.parent(name), analysis.parent(analysis.parent(name)) if analysis.parent(name) is not None else None
     if not (isinstance(parent, cst.Attribute) and parent.attr.value == "shape" and isinstance(grand, cst.Subscript)
             and len(grand.slice) == 1 and isinstance(grand.slice[0].slice, cst.Index)):
         return False
@@ -211,7 +211,7 @@ def _in_view_rebinding(a: ModuleAnalysis, name: cst.Name, variable: str) -> bool
 _FUNCTION_FACTS: dict = {}  # id(function) -> (function, facts)
 
 
-def _function_facts(a: ModuleAnalysis, function: cst.FunctionDef) -> dict:
+def _function_facts(analysis: ModuleAnalysis, function: cst.FunctionDef) -> dict:
     """One walk of a function: its Name nodes, and per bound name the (line, top level?) of
     each binding (assignments, augmented and annotated ones, for/with targets, walrus)."""
     hit = _FUNCTION_FACTS.get(id(function))
@@ -220,9 +220,9 @@ def _function_facts(a: ModuleAnalysis, function: cst.FunctionDef) -> dict:
     names, bindings = [], {}
 
     def bind(target: cst.CSTNode, node: cst.CSTNode) -> None:
-        statement = _statement_of(a, node) or node
-        top = a.parent(statement) is function.body
-        at = a.position(node).start.line
+        statement = _statement_of(analysis, node) or node
+        top = analysis.parent(statement) is function.body
+        at = analysis.position(node).start.line
         for n in iter_nodes(target, cst.Name):
             bindings.setdefault(n.value, []).append((at, top))
 
@@ -244,19 +244,19 @@ def _function_facts(a: ModuleAnalysis, function: cst.FunctionDef) -> dict:
     return facts
 
 
-def _statement_in(a: ModuleAnalysis, node: cst.CSTNode, block: cst.CSTNode) -> bool:
-    statement = _statement_of(a, node)
-    return statement is not None and a.parent(statement) is block
+def _statement_in(analysis: ModuleAnalysis, node: cst.CSTNode, block: cst.CSTNode) -> bool:
+    statement = _statement_of(analysis, node)
+    return statement is not None and analysis.parent(statement) is block
 
 
-def _enclosing_run(a: ModuleAnalysis, name: cst.Name, run_method: str) -> Optional[cst.Call]:
+def _enclosing_run(analysis: ModuleAnalysis, name: cst.Name, run_method: str) -> Optional[cst.Call]:
     """The run() call whose argument holds `name` (directly or sliced), if any."""
     node: cst.CSTNode = name
-    for parent in a.ancestors(name):
+    for parent in analysis.ancestors(name):
         if isinstance(parent, (cst.Lambda, cst.FunctionDef, cst.BaseComp)):
             return None
         if isinstance(parent, cst.Arg):
-            call = a.parent(parent)
+            call = analysis.parent(parent)
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
                     and call.func.attr.value == run_method and parent.keyword is None:
                 return call
@@ -275,9 +275,9 @@ def _run_method(ctx) -> Optional[str]:
 
 
 def plan_site(ctx, call: cst.Call, wrapper, redirect: bool) -> PlanSite:
-    a, t = ctx.analysis, ctx.tables
-    line = a.position(call).start.line
-    statement = _statement_of(a, call)
+    analysis, t = ctx.analysis, ctx.tables
+    line = analysis.position(call).start.line
+    statement = _statement_of(analysis, call)
     if statement is None or len(statement.body) != 1:
         raise RewriteRefused(line, "the plan() call is not a statement of its own; the read choice "
                                    "must be made right before it")
@@ -297,10 +297,10 @@ def plan_site(ctx, call: cst.Call, wrapper, redirect: bool) -> PlanSite:
                                    "rules/flashinfer.toml says")
     for expr in (receiver, qo.value if qo else None, kv_indices.value if kv_indices else None):
         if expr is not None and not _is_pure(expr):
-            raise RewriteRefused(line, f"plan() argument `{a.code(expr)}` is not a plain name, attribute or "
+            raise RewriteRefused(line, f"plan() argument `{analysis.code(expr)}` is not a plain name, attribute or "
                                        "subscript; evaluating it twice could change it")
-    owner = a.enclosing_class(call)
-    return PlanSite(call, statement, a.code(receiver), qo, kv_indices, kv_arg,
+    owner = analysis.enclosing_class(call)
+    return PlanSite(call, statement, analysis.code(receiver), qo, kv_indices, kv_arg,
                     causal.value if causal else None, owner, redirect)
 
 
@@ -326,12 +326,12 @@ _FILE_REASONS: dict = {}  # id(ModuleAnalysis) -> (the analysis, its reasons); a
 
 
 def _file_reasons(ctx) -> dict:
-    a = ctx.analysis
-    hit = _FILE_REASONS.get(id(a))
-    if hit is not None and hit[0] is a:
+    analysis = ctx.analysis
+    hit = _FILE_REASONS.get(id(analysis))
+    if hit is not None and hit[0] is analysis:
         return hit[1]
     casts = []
-    for other, _ in a.pool_casts():
+    for other, _ in analysis.pool_casts():
         if not feeds_a_run(ctx, other):
             continue
         try:
@@ -342,7 +342,7 @@ def _file_reasons(ctx) -> dict:
     plans = ("no plan() of an MLA wrapper in this file passes qo_indptr, kv_indices and kv_data_type where the "
              "fix can redirect them")
     try:
-        for other in a.nodes.calls:
+        for other in analysis.nodes.calls:
             wrapper = match_wrapper(ctx.analysis, other)
             if wrapper is None or not is_mla_plan(ctx.tables, wrapper):
                 continue
@@ -354,32 +354,32 @@ def _file_reasons(ctx) -> dict:
     reasons = {"casts": casts, "plans": plans}
     if len(_FILE_REASONS) > 8:
         _FILE_REASONS.clear()
-    _FILE_REASONS[id(a)] = (a, reasons)
+    _FILE_REASONS[id(analysis)] = (analysis, reasons)
     return reasons
 
 
 def feeds_a_run(ctx, call: cst.Call) -> bool:
     """Does the variable this cast is assigned to reach a run() of the same method?"""
-    a = ctx.analysis
-    assign = a.parent(call)
-    function = a.enclosing_function(call)
+    analysis = ctx.analysis
+    assign = analysis.parent(call)
+    function = analysis.enclosing_function(call)
     if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
             and isinstance(assign.targets[0].target, cst.Name) and function is not None):
         return False
     variable, method = assign.targets[0].target.value, _run_method(ctx)
     if method is None:
         return False
-    return any(_enclosing_run(a, n, method) is not None
+    return any(_enclosing_run(analysis, n, method) is not None
                for n in iter_nodes(function.body, cst.Name) if n.value == variable)
 
 
 def why_not_mla_fixable(ctx, call: cst.Call) -> Optional[str]:
     """None when the MLA fix rewrites this whole-pool cast; "" when the cast feeds no
     MLA run() (the fix does not apply); else why the fix cannot rewrite it."""
-    a = ctx.analysis
+    analysis = ctx.analysis
     wrapper = ctx.tables.mla_wrapper()
-    single = len(a.cast_chain(call)) == 1 and a.method_parts(call)[0] is call.func.value
-    if wrapper is None or not single or wrapper.cls not in a.nodes.names or not _names_a_run_argument(a, call):
+    single = len(analysis.cast_chain(call)) == 1 and analysis.method_parts(call)[0] is call.func.value
+    if wrapper is None or not single or wrapper.cls not in analysis.nodes.names or not _names_a_run_argument(analysis, call):
         return ""
     why_not = why_not_rewritable(ctx, call)
     return None if why_not is None else f"the FlashInfer MLA fix cannot rewrite this site: {why_not}"
@@ -387,30 +387,30 @@ def why_not_mla_fixable(ctx, call: cst.Call) -> Optional[str]:
 
 def any_mla_fixable(ctx) -> bool:
     """Does the MLA fix rewrite some whole-pool cast of this file? (once per analysed module)"""
-    a = ctx.analysis
-    hit = _ANY_FIXABLE.get(id(a))
-    if hit is None or hit[0] is not a:
+    analysis = ctx.analysis
+    hit = _ANY_FIXABLE.get(id(analysis))
+    if hit is None or hit[0] is not analysis:
         if len(_ANY_FIXABLE) > 8:
             _ANY_FIXABLE.clear()
-        hit = _ANY_FIXABLE[id(a)] = (a, any(why_not_mla_fixable(ctx, call) is None for call, _ in a.pool_casts()))
+        hit = _ANY_FIXABLE[id(analysis)] = (analysis, any(why_not_mla_fixable(ctx, call) is None for call, _ in analysis.pool_casts()))
     return hit[1]
 
 
 _ANY_FIXABLE: dict = {}  # id(ModuleAnalysis) -> (the analysis, the answer)
 
 
-def _names_a_run_argument(a: ModuleAnalysis, call: cst.Call) -> bool:
+def _names_a_run_argument(analysis: ModuleAnalysis, call: cst.Call) -> bool:
     """Is the variable this cast is assigned to named in the arguments of a run() of
     the MLA wrapper in the same function?"""
-    parent = a.parent(call)
-    function = a.enclosing_function(call)
-    wrapper = a.tables.mla_wrapper()
+    parent = analysis.parent(call)
+    function = analysis.enclosing_function(call)
+    wrapper = analysis.tables.mla_wrapper()
     if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
             and isinstance(parent.targets[0].target, cst.Name) and function is not None and wrapper is not None):
         return False
     variable = parent.targets[0].target.value
     return any(
         isinstance(run.func, cst.Attribute) and run.func.attr.value == wrapper.run_method
-        and a.enclosing_function(run) is function
+        and analysis.enclosing_function(run) is function
         and any(n.value == variable for arg in run.args for n in iter_nodes(arg.value, cst.Name))
-        for run in a.nodes.calls)
+        for run in analysis.nodes.calls)

@@ -13,35 +13,35 @@ from castlint.analysis.dataflow import ModuleAnalysis, dotted, iter_nodes
 from castlint.tables import Wrapper
 
 
-def _annotation_class(a: ModuleAnalysis, receiver: cst.BaseExpression) -> Optional[str]:
+def _annotation_class(analysis: ModuleAnalysis, receiver: cst.BaseExpression) -> Optional[str]:
     """The class named in the annotation of a parameter, or in `x = Class(...)` (the first
     one, for a Union)."""
-    classes = _annotation_classes(a, receiver)
+    classes = _annotation_classes(analysis, receiver)
     return classes[0] if classes else None
 
 
-def _annotation_classes(a: ModuleAnalysis, receiver: cst.BaseExpression) -> Optional[Tuple[str, ...]]:
+def _annotation_classes(analysis: ModuleAnalysis, receiver: cst.BaseExpression) -> Optional[Tuple[str, ...]]:
     """The classes named in the annotation of a parameter (every member of a `Union[...]`,
     `Optional[...]` or `A | B`, as sglang <= 0.4.3 annotates its decode/MLA wrappers), or
     in `x = Class(...)`."""
     if isinstance(receiver, cst.Name):
-        scope = a.scopes.get(receiver)
+        scope = analysis.scopes.get(receiver)
         if scope is None:
             return None
         for assignment in scope.assignments[receiver.value]:
             node = getattr(assignment, "node", None)
-            param = node if isinstance(node, cst.Param) else a.parent(node) if node is not None else None
+            param = node if isinstance(node, cst.Param) else analysis.parent(node) if node is not None else None
             if isinstance(param, cst.Param) and param.annotation is not None:
-                return _classes_named(a, param.annotation.annotation)
+                return _classes_named(analysis, param.annotation.annotation)
             if isinstance(node, cst.Name):
-                value, _ = a.assigned_value(node)
+                value, _ = analysis.assigned_value(node)
                 if isinstance(value, cst.Call):
                     name = (dotted(value.func) or "").rsplit(".", 1)[-1]
                     return (name,) if name else None
     if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
-        cls = a.enclosing_class(receiver)
+        cls = analysis.enclosing_class(receiver)
         if cls is not None:
-            for value in a.self_attr_values(cls, receiver.attr.value):
+            for value in analysis.self_attr_values(cls, receiver.attr.value):
                 if isinstance(value, cst.Call):
                     name = (dotted(value.func) or "").rsplit(".", 1)[-1]
                     return (name,) if name else None
@@ -51,7 +51,7 @@ def _annotation_classes(a: ModuleAnalysis, receiver: cst.BaseExpression) -> Opti
 _TYPING_WRAPPERS = {"Union", "Optional", "typing", "List", "Tuple", "Sequence", "None", "Type"}
 
 
-def _classes_named(a: ModuleAnalysis, annotation: cst.BaseExpression) -> Tuple[str, ...]:
+def _classes_named(analysis: ModuleAnalysis, annotation: cst.BaseExpression) -> Tuple[str, ...]:
     if isinstance(annotation, cst.SimpleString):
         text = annotation.evaluated_value if isinstance(annotation.evaluated_value, str) else ""
         parts = [p.strip() for p in text.replace("Union[", ",").replace("Optional[", ",")
@@ -63,18 +63,18 @@ def _classes_named(a: ModuleAnalysis, annotation: cst.BaseExpression) -> Tuple[s
     out = []
     for node in iter_nodes(annotation, (cst.Name, cst.Attribute, cst.SimpleString)):
         if isinstance(node, cst.SimpleString):
-            out.extend(_classes_named(a, node))
+            out.extend(_classes_named(analysis, node))
         elif isinstance(node, cst.Name) and node.value not in _TYPING_WRAPPERS and not isinstance(
-                a.parent(node), cst.Attribute):
+                analysis.parent(node), cst.Attribute):
             out.append(node.value)
-        elif isinstance(node, cst.Attribute) and not isinstance(a.parent(node), cst.Attribute):
+        elif isinstance(node, cst.Attribute) and not isinstance(analysis.parent(node), cst.Attribute):
             out.append(node.attr.value)
     return tuple(dict.fromkeys(out))
 
 
-def match_wrapper(a: ModuleAnalysis, call: cst.Call) -> Optional[Wrapper]:
+def match_wrapper(analysis: ModuleAnalysis, call: cst.Call) -> Optional[Wrapper]:
     """The attention wrapper (rules/flashinfer.toml) whose plan() this call is, or None."""
-    t = a.tables
+    t = analysis.tables
     if isinstance(call.func, cst.Name):
         return t.wrapper_function(call.func.value)
     if not isinstance(call.func, cst.Attribute):
@@ -84,7 +84,7 @@ def match_wrapper(a: ModuleAnalysis, call: cst.Call) -> Optional[Wrapper]:
         return None
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
-    classes = _annotation_classes(a, call.func.value)
+    classes = _annotation_classes(analysis, call.func.value)
     if classes is not None:
         named = [w for w in candidates if w.cls in classes]
         # the annotated class whose dtype parameters this call actually passes: sglang
@@ -126,8 +126,8 @@ def dtype_argument(call: cst.Call, wrapper: Wrapper, which: str) -> Optional[cst
     return None
 
 
-def receiver_is_known(a: ModuleAnalysis, call: cst.Call, wrapper: Wrapper) -> bool:
+def receiver_is_known(analysis: ModuleAnalysis, call: cst.Call, wrapper: Wrapper) -> bool:
     """Is the receiver of this plan() call known to be an instance of wrapper's class?"""
     if isinstance(call.func, cst.Name):
         return True
-    return wrapper.cls in (_annotation_classes(a, call.func.value) or ())
+    return wrapper.cls in (_annotation_classes(analysis, call.func.value) or ())

@@ -57,13 +57,13 @@ class BatchSizedConversion(Rule):
         return ((words.pools, words.casts),) + words.conventions
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        a = ctx.analysis
+        analysis = ctx.analysis
         findings = []
-        for call, target in a.prefix_casts():
-            receiver = a.method_parts(call)[0]
+        for call, target in analysis.prefix_casts():
+            receiver = analysis.method_parts(call)[0]
             findings.append(self.finding(
                 ctx, call,
-                f"cast to {target} of an active prefix `{short_code(a.code(receiver))}` of a pool: it converts "
+                f"cast to {target} of an active prefix `{short_code(analysis.code(receiver))}` of a pool: it converts "
                 f"the tokens in flight, not the pool (batch-sized; not CL001)",
                 Severity.WARNING,
                 unfixable_reason="a batch-sized conversion: keep it, or read the stored dtype directly "

@@ -60,18 +60,18 @@ class CastBeforeGather(Rule):
         return ((words.pools, words.casts),) + words.conventions
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        a = ctx.analysis
+        analysis = ctx.analysis
         findings = []
-        for call, target in a.pool_casts():
-            if gathered_cast(a, call) is not None:
+        for call, target in analysis.pool_casts():
+            if gathered_cast(analysis, call) is not None:
                 findings.append(self._gathered(ctx, call, target))
-            elif a.gather_consumer(call) == "function":
+            elif analysis.gather_consumer(call) == "function":
                 findings.append(self._gathered_by_function(ctx, call, target))
         return findings
 
     def _gathered(self, ctx: FileContext, call: cst.Call, target: str) -> Finding:
-        a = ctx.analysis
-        move = assess(a, call)  # the proof the codemod applies
+        analysis = ctx.analysis
+        move = assess(analysis, call)  # the proof the codemod applies
         cost = pool_cast_cost(ctx, target)
         description = f"move the cast after the gather ({move.form} form)"
         if move.safety == FixSafety.UNSAFE:
@@ -80,7 +80,7 @@ class CastBeforeGather(Rule):
             ctx, call,
             f"cast to {target} before a gather converts the whole pool ({cost.describe()}); "
             f"gather first, then cast; {COST_HINT}",
-            Severity.ERROR if a.in_hot_path(call) else Severity.WARNING,
+            Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
             cost=cost,
             fix=Fix("cast-after-gather", move.safety, description, site=move) if move.safety is not None else None,
             unfixable_reason=None if move.safety is not None else
@@ -89,14 +89,14 @@ class CastBeforeGather(Rule):
 
     def _gathered_by_function(self, ctx: FileContext, call: cst.Call, target: str) -> Finding:
         """`torch.index_select(pool.to(d), 0, idx)`: no codemod moves a cast out of a function's argument yet."""
-        a = ctx.analysis
-        chain = a.cast_chain(call)
+        analysis = ctx.analysis
+        chain = analysis.cast_chain(call)
         cost = chain_cost(ctx, [t for _, t in chain])
-        gather = short_code(a.code(a.parent(a.parent(call)).func))
+        gather = short_code(analysis.code(analysis.parent(analysis.parent(call)).func))
         return self.finding(
             ctx, call,
             f"cast to {target} before a gather ({gather}) converts the whole pool ({cost.describe()}); gather first, then cast; {COST_HINT}",
-            Severity.ERROR if a.in_hot_path(call) else Severity.WARNING, cost=cost,
+            Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING, cost=cost,
             unfixable_reason="the gather is a function call: move the cast after it by hand "
                              "(`torch.index_select(pool, 0, idx).to(d)` is bit-identical)",
         )

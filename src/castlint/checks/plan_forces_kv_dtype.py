@@ -77,25 +77,25 @@ class PlanForcesKvDtype(Rule):
         return ((words.wrappers, words.kv_dtype_reach),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        a = ctx.analysis
+        analysis = ctx.analysis
         if not _kv_dtype_in_reach(ctx):
             return []
         findings = []
-        for call in a.nodes.calls:
-            wrapper = match_wrapper(a, call)
+        for call in analysis.nodes.calls:
+            wrapper = match_wrapper(analysis, call)
             if wrapper is None:
                 continue
             q_arg = dtype_argument(call, wrapper, "q")
             kv_arg = dtype_argument(call, wrapper, "kv")
             if q_arg is None:
                 continue
-            if kv_arg is None and not receiver_is_known(a, call, wrapper):
+            if kv_arg is None and not receiver_is_known(analysis, call, wrapper):
                 continue  # e.g. a ragged wrapper, which has no KV cache to describe
             if kv_arg is None:
                 message = (f"{wrapper.cls}.plan sets q_data_type but no kv_data_type: the KV cache "
                            f"is assumed to be in the q dtype; pass the KV-cache dtype")
             else:
-                q_src, kv_src = a.resolve_value(q_arg), a.resolve_value(kv_arg)
+                q_src, kv_src = analysis.resolve_value(q_arg), analysis.resolve_value(kv_arg)
                 if q_src != kv_src:
                     continue
                 shown = ", ".join(q_src)

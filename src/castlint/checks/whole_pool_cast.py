@@ -121,43 +121,43 @@ class WholePoolCast(Rule):
         return ((words.pools, words.casts),) + words.conventions
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        a = ctx.analysis
+        analysis = ctx.analysis
         findings = []
-        for call, target in a.pool_casts():
-            if gathered_cast(a, call) is not None or a.gather_consumer(call) == "function":
+        for call, target in analysis.pool_casts():
+            if gathered_cast(analysis, call) is not None or analysis.gather_consumer(call) == "function":
                 continue  # a cast before a gather: CL003
-            chain = a.cast_chain(call)
+            chain = analysis.cast_chain(call)
             cost = chain_cost(ctx, [t for _, t in chain])
-            source = a.code(chain[0][0].func.value)
+            source = analysis.code(chain[0][0].func.value)
             fix, why_not = _mla_fix(ctx, call)
             findings.append(self.finding(
                 ctx, call,
-                f"whole-pool cast {_targets(chain)} of `{short_code(source)}`{_in_accessor(a, call)} moves "
+                f"whole-pool cast {_targets(chain)} of `{short_code(source)}`{_in_accessor(analysis, call)} moves "
                 f"{cost.describe()}; {COST_HINT}",
-                _severity(a, call), cost=cost, fix=fix, unfixable_reason=why_not,
+                _severity(analysis, call), cost=cost, fix=fix, unfixable_reason=why_not,
             ))
-        for call, target, form in a.pool_conversions():
+        for call, target, form in analysis.pool_conversions():
             cost = pool_cast_cost(ctx, target)
             if form == "copy":
-                what = (f"`{short_code(a.code(call))}` converts the whole pool to {target} (a copy into a "
+                what = (f"`{short_code(analysis.code(call))}` converts the whole pool to {target} (a copy into a "
                         f"buffer allocated in that dtype)")
             else:
-                chain = a.cast_chain(call)
+                chain = analysis.cast_chain(call)
                 cost = chain_cost(ctx, [t for _, t in chain])
-                what = f"whole-pool cast {_targets(chain)} of `{short_code(a.code(_receiver(a, chain[0][0])))}`"
+                what = f"whole-pool cast {_targets(chain)} of `{short_code(analysis.code(_receiver(analysis, chain[0][0])))}`"
             findings.append(self.finding(
-                ctx, call, f"{what}{_in_accessor(a, call)} moves {cost.describe()}; {COST_HINT}",
-                _severity(a, call), cost=cost, unfixable_reason=NO_CONSUMER_REASON,
+                ctx, call, f"{what}{_in_accessor(analysis, call)} moves {cost.describe()}; {COST_HINT}",
+                _severity(analysis, call), cost=cost, unfixable_reason=NO_CONSUMER_REASON,
             ))
         return findings
 
 
-def _severity(a, call: cst.Call) -> Severity:
-    return Severity.ERROR if a.in_hot_path(call) else Severity.WARNING
+def _severity(analysis, call: cst.Call) -> Severity:
+    return Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING
 
 
-def _receiver(a, call: cst.Call) -> cst.BaseExpression:
-    receiver, _, _ = a.method_parts(call)
+def _receiver(analysis, call: cst.Call) -> cst.BaseExpression:
+    receiver, _, _ = analysis.method_parts(call)
     return receiver if receiver is not None else call
 
 
@@ -167,8 +167,8 @@ def _targets(chain) -> str:
     return "chain to " + ", then ".join(target for _, target in chain)
 
 
-def _in_accessor(a, call: cst.Call) -> str:
-    accessor = a.enclosing_accessor(call)
+def _in_accessor(analysis, call: cst.Call) -> str:
+    accessor = analysis.enclosing_accessor(call)
     if accessor is None:
         return ""
     return f" inside the pool accessor `{accessor}` (every backend that reads the pool through it pays it)"

@@ -80,14 +80,14 @@ class WholePoolConversionHelper(Rule):
         return ((words.helpers, words.pools | words.cache_parameters),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        a, helpers = ctx.analysis, ctx.tables.conversion_helpers
+        analysis, helpers = ctx.analysis, ctx.tables.conversion_helpers
         findings = []
-        for call in a.nodes.calls:
+        for call in analysis.nodes.calls:
             func = call.func
             if isinstance(func, cst.Name):
                 name = func.value
                 if name not in helpers:  # `from m import quantize_k_cache as qk`
-                    name = (a.call_name(call) or name).rsplit(".", 1)[-1]
+                    name = (analysis.call_name(call) or name).rsplit(".", 1)[-1]
             elif isinstance(func, cst.Attribute):
                 name = func.attr.value
             else:
@@ -96,10 +96,10 @@ class WholePoolConversionHelper(Rule):
             if helper is None:
                 continue
             positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-            if helper.arg >= len(positional) or a.origin(positional[helper.arg]) < Origin.POOL_TUPLE:
+            if helper.arg >= len(positional) or analysis.origin(positional[helper.arg]) < Origin.POOL_TUPLE:
                 continue
             cost = helper_cost(ctx, helper, call)
-            accessor = a.enclosing_accessor(call)
+            accessor = analysis.enclosing_accessor(call)
             where = (f" inside the pool accessor `{accessor}`: every backend that reads the pool "
                      f"through it pays it on every layer" if accessor else "")
             shown = f"`{dotted(func) or name}`"
@@ -109,7 +109,7 @@ class WholePoolConversionHelper(Rule):
                 ctx, call,
                 f"{shown} {helper.direction}s a whole pool{where} ({cost.describe()}); "
                 f"convert only the pages the kernel reads; {COST_HINT}",
-                Severity.ERROR if a.in_hot_path(call) else Severity.WARNING,
+                Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
                 cost=cost,
                 unfixable_reason="no automatic fix: convert only the selected pages, or store the cache in the kernel's format",
             ))
