@@ -118,9 +118,10 @@ class Timing:
 
 @dataclass
 class VersionRun:
-    output: Optional[Any] = None
+    """One version's run of a site: its error, timing, kernel proof and the plan()/run() calls it made."""
+
     error: Optional[str] = None
-    error_detail: Optional[str] = None
+    error_detail: Optional[str] = None  # the traceback's tail (not rendered in the reports)
     timing: Optional[Timing] = None
     proof: Optional[proofmod.Proof] = None
     plans: List[dict] = field(default_factory=list)

@@ -105,8 +105,6 @@ def make_spy_wrapper(base: type, log: CallLog, row, force_backend: Optional[str]
     [[wrapper]] table row (where plan() takes the dtypes)."""
 
     class RecordingBatchMLAPagedAttentionWrapper(base):  # type: ignore[misc, valid-type]
-        _castlint_base = base
-
         def __init__(self, *args, **kwargs):
             if force_backend:
                 kwargs["backend"] = force_backend

@@ -29,7 +29,6 @@ _VIEW_OPS = {
     "new_empty_strided", "sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "is_same_size",
     "_local_scalar_dense", "item", "dim", "size", "stride", "record_stream",
 }
-_CONVERT_OPS = {"_to_copy", "to", "copy_", "clone", "contiguous", "_to_dtype", "type_as"}
 
 
 def _tensor_bytes(t: torch.Tensor) -> int:
