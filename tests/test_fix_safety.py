@@ -36,7 +36,7 @@ def test_stale_file_during_fix_files_is_reported(tmp_path, monkeypatch):
             fh.write(b"# concurrent edit\n")
         return real(path, data, snapshot)
 
-    monkeypatch.setattr("castlint.fixes.atomic_write", edit_then_write)
+    monkeypatch.setattr("castlint.fixes.write.atomic_write", edit_then_write)
     outcome = fix_files([str(target)], TABLES, Config(), FixOptions(), jobs=1)
     assert outcome.changed == [] and "changed on disk" in outcome.errors[0].message
     assert target.read_bytes() == GATHER + b"# concurrent edit\n"

@@ -115,7 +115,7 @@ def add_to_source(source: bytes, spans: Iterable[Tuple[int, int, str]]) -> Tuple
 
 def add_noqa(findings) -> NoqaOutcome:
     """Write suppressions for findings into their files (see the module docs)."""
-    from castlint.fixes.write import StaleFileError, atomic_write, read_snapshot
+    from castlint.fixes.write import read_snapshot, write_or_error
 
     outcome = NoqaOutcome()
     by_path: Dict[str, List[Tuple[int, int, str]]] = {}
@@ -135,13 +135,9 @@ def add_noqa(findings) -> NoqaOutcome:
         outcome.unplaced += [(path, line, code) for line, code in unplaced]
         if new == source:
             continue
-        try:
-            atomic_write(path, new, snapshot)
-        except StaleFileError as exc:
-            outcome.errors.append(FileError(path, 0, str(exc), "fix"))
-            continue
-        except OSError as exc:
-            outcome.errors.append(FileError(path, 0, f"cannot write: {exc.strerror or exc}", "fix"))
+        error = write_or_error(path, new, snapshot)
+        if error is not None:
+            outcome.errors.append(error)
             continue
         outcome.added += edited
         outcome.files.append(path)

@@ -81,12 +81,7 @@ class _State:
 
     def add_token(self, value: str) -> None:
         self.tokens.append(value)
-        if "\n" in value or "\r" in value:
-            segments = NEWLINE_RE.split(value)
-            self.line += len(segments) - 1
-            self.column = len(segments[-1])
-        else:
-            self.column += len(value)
+        self._advance(value)
 
     def _advance(self, value: str) -> None:
         if "\n" in value or "\r" in value:

@@ -47,6 +47,8 @@ class TriggerWords:
             (frozenset(params), frozenset(requires), self.conversions) if requires
             else (frozenset(params), self.conversions)
             for requires, params in sorted(by_requires.items()))
+        # a pool and a conversion, or a whole cache that arrives as a parameter (CL001, CL003, CL005)
+        self.pool_conversions: Tuple[tuple, ...] = ((self.pools, self.casts),) + self.conventions
 
 
 def _normal(groups: Iterable[Iterable[Iterable[str]]]) -> tuple:

@@ -56,8 +56,7 @@ class CastBeforeGather(Rule):
     )
 
     def triggers(self, words) -> tuple:
-        # a pool and a conversion, or a whole cache that arrives as a parameter
-        return ((words.pools, words.casts),) + words.conventions
+        return words.pool_conversions
 
     def check(self, ctx: FileContext) -> List[Finding]:
         analysis = ctx.analysis

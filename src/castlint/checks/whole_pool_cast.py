@@ -117,8 +117,7 @@ class WholePoolCast(Rule):
     )
 
     def triggers(self, words) -> tuple:
-        # a pool and a conversion, or a whole cache that arrives as a parameter
-        return ((words.pools, words.casts),) + words.conventions
+        return words.pool_conversions
 
     def check(self, ctx: FileContext) -> List[Finding]:
         analysis = ctx.analysis

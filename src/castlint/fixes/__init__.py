@@ -20,7 +20,7 @@ from castlint.fixes import cast_after_gather, flashinfer_mla  # noqa: F401 - reg
 from castlint.fixes.base import (
     API_CHOICES, Codemod, CodemodResult, FixError, FixOptions, SourceFix, codemod_named, registered_codemods,
 )
-from castlint.fixes.write import StaleFileError, atomic_write, outside, remove_stale_temps, roots_of
+from castlint.fixes.write import outside, remove_stale_temps, roots_of, write_or_error
 from castlint.models import FileError
 from castlint.tables import Tables
 
@@ -139,13 +139,9 @@ def write_fixes(results: Sequence, options: FixOptions, files: Sequence[str], ro
             diffs.append(unified_diff(path, fix.source, fix.new_source))
             outcome.changed.append(path)
             continue
-        try:
-            atomic_write(path, fix.new_source, fix.snapshot)
-        except StaleFileError as exc:
-            outcome.errors.append(FileError(path, 0, str(exc), "fix"))
-            continue
-        except OSError as exc:
-            outcome.errors.append(FileError(path, 0, f"cannot write: {exc.strerror or exc}", "fix"))
+        error = write_or_error(path, fix.new_source, fix.snapshot)
+        if error is not None:
+            outcome.errors.append(error)
             continue
         outcome.changed.append(path)
     outcome.diff_text = "".join(diffs)

@@ -282,6 +282,14 @@ class MlaReadRewrite(cst.CSTTransformer):
                 return p.name.value
         return None
 
+    def _init_with_runner(self, cls: cst.ClassDef, refusal: str):
+        """(cls's __init__, the name of its model_runner parameter); RewriteRefused(refusal) if none."""
+        init = self._init_of(cls)
+        runner = self._param(init, "model_runner", "ModelRunner") if init else None
+        if init is None or runner is None:
+            raise RewriteRefused(self.a.position(cls).start.line, refusal)
+        return init, runner
+
     def _schedule_inits(self) -> None:
         """The guard's answer is stored first thing in __init__ (it needs only model_runner),
         so that every later statement, return or branch of __init__ sees it."""
@@ -290,11 +298,8 @@ class MlaReadRewrite(cst.CSTTransformer):
             if site.backend not in backends:
                 backends.append(site.backend)
         for backend in backends:
-            init = self._init_of(backend)
-            runner = self._param(init, "model_runner", "ModelRunner") if init else None
-            if init is None or runner is None:
-                raise RewriteRefused(self.a.position(backend).start.line,
-                                     "the backend has no __init__(model_runner, ...) to decide the read in")
+            init, runner = self._init_with_runner(backend, "the backend has no __init__(model_runner, ...) to "
+                                                           "decide the read in")
             self._first(init, (
                 "# How FlashInfer's MLA kernels can read this KV pool (decided once, None: cast it).\n"
                 f"self.{READ_ATTR} = {GUARD_FUNCTION}({runner}, {literal(self.backend_kind)})\n"))
@@ -306,11 +311,8 @@ class MlaReadRewrite(cst.CSTTransformer):
             if site.owner not in owners and site.owner not in backends:
                 owners.append(site.owner)
         for owner in owners:
-            init = self._init_of(owner)
-            runner = self._param(init, "model_runner", "ModelRunner") if init else None
-            if init is None or runner is None:
-                raise RewriteRefused(self.a.position(owner).start.line,
-                                     "the plan()'s class has no __init__(model_runner, ...) to hold the read choice")
+            init, runner = self._init_with_runner(owner, "the plan()'s class has no __init__(model_runner, ...) "
+                                                         "to hold the read choice")
             backend_param = self._param(init, "attn_backend", "AttentionBackend")
             decided = (f'getattr({backend_param}, "{READ_ATTR}", None)' if backend_param
                        else f"{GUARD_FUNCTION}({runner}, {literal(self.backend_kind)})")

@@ -96,6 +96,19 @@ def signals_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+def write_or_error(path: str, data: bytes, snapshot: Snapshot):
+    """atomic_write, with a failure as the FileError that reports it (None when written)."""
+    from castlint.models import FileError
+
+    try:
+        atomic_write(path, data, snapshot)
+    except StaleFileError as exc:
+        return FileError(path, 0, str(exc), "fix")
+    except OSError as exc:
+        return FileError(path, 0, f"cannot write: {exc.strerror or exc}", "fix")
+    return None
+
+
 def atomic_write(path: str, data: bytes, snapshot: Snapshot) -> None:
     """Replace path with data atomically, if it still holds what snapshot saw.
 
