@@ -7,7 +7,6 @@ Every validation error names the file and the key.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
@@ -251,75 +250,108 @@ PIN_SOURCE_KEYS = ("package", "version_files", "project_files", "distribution", 
 
 
 def _load_into(tables: Tables, data: dict, path: Path) -> None:
+    """Add one table file's sections to tables, section by section, in a fixed order
+    (so that a file with several mistakes always reports the same one first)."""
     _check_keys(data, TOP_KEYS, path, "")
     schema = _get(data, "schema", int, path, "", 1)
     if schema != 1:
         raise TableError(path, "schema", f"unsupported schema {schema} (this castlint reads 1)")
+    for load_section in _SECTION_LOADERS:
+        load_section(tables, data, path)
 
+
+def _merged(words: tuple, more: Iterable[str]) -> tuple:
+    """A sorted word tuple with more words added."""
+    return tuple(sorted(set(words) | set(more)))
+
+
+def _section(data: dict, name: str, allowed: Iterable[str], path: Path) -> Optional[dict]:
+    """The [name] table of a file, its keys checked; None when the file has none."""
+    if name not in data:
+        return None
+    section = _get(data, name, dict, path, "")
+    _check_keys(section, allowed, path, name)
+    return section
+
+
+def _load_word_sets(tables: Tables, data: dict, path: Path, name: str, fields: dict) -> None:
+    """A [name] table of string lists: each list `key` is added to the set tables.<fields[key]>."""
+    section = _section(data, name, fields, path)
+    if section is None:
+        return
+    for key, attribute in fields.items():
+        getattr(tables, attribute).update(_str_list(section, key, path, name))
+
+
+def _returns(item: dict, path: Path, where: str) -> str:
+    returns = _get(item, "returns", str, path, where, "tensor")
+    if returns not in ("tensor", "tuple"):
+        raise TableError(path, f"{where}.returns", f"must be 'tensor' or 'tuple', got {returns!r}")
+    return returns
+
+
+# accessors.toml: how code reaches a KV pool, and what its values are
+
+def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "accessor", list, path, "", [])):
         where = f"accessor[{i}]"
         _check_keys(item, {"name", "returns", "note", "receivers"}, path, where)
-        returns = _get(item, "returns", str, path, where, "tensor")
-        if returns not in ("tensor", "tuple"):
-            raise TableError(path, f"{where}.returns", f"must be 'tensor' or 'tuple', got {returns!r}")
-        acc = Accessor(_get(item, "name", str, path, where), returns, _get(item, "note", str, path, where, ""),
-                       tuple(_str_list(item, "receivers", path, where)))
-        tables.accessors[acc.name] = acc
+        returns = _returns(item, path, where)
+        accessor = Accessor(_get(item, "name", str, path, where), returns, _get(item, "note", str, path, where, ""),
+                            tuple(_str_list(item, "receivers", path, where)))
+        tables.accessors[accessor.name] = accessor
 
-    if "cache_attributes" in data:
-        section = _get(data, "cache_attributes", dict, path, "")
-        _check_keys(section, {"names", "prefilter_whole"}, path, "cache_attributes")
-        tables.cache_attributes.update(_str_list(section, "names", path, "cache_attributes"))
-        tables.cache_attributes_whole.update(_str_list(section, "prefilter_whole", path, "cache_attributes"))
-    if "layer_index" in data:
-        section = _get(data, "layer_index", dict, path, "")
-        _check_keys(section, {"words"}, path, "layer_index")
-        tables.layer_index_words = tuple(sorted(set(tables.layer_index_words) | set(_str_list(section, "words", path, "layer_index"))))
-    if "gathers" in data:
-        section = _get(data, "gathers", dict, path, "")
-        _check_keys(section, {"methods", "functions"}, path, "gathers")
-        tables.gather_methods.update(_str_list(section, "methods", path, "gathers"))
-        tables.gather_functions.update(_str_list(section, "functions", path, "gathers"))
-    if "views" in data:
-        section = _get(data, "views", dict, path, "")
-        _check_keys(section, {"methods", "functions", "tuple_methods", "tuple_functions", "narrow_methods",
-                              "narrow_functions"}, path, "views")
-        tables.view_methods.update(_str_list(section, "methods", path, "views"))
-        tables.view_functions.update(_str_list(section, "functions", path, "views"))
-        tables.tuple_view_methods.update(_str_list(section, "tuple_methods", path, "views"))
-        tables.tuple_view_functions.update(_str_list(section, "tuple_functions", path, "views"))
-        tables.narrow_methods.update(_str_list(section, "narrow_methods", path, "views"))
-        tables.narrow_functions.update(_str_list(section, "narrow_functions", path, "views"))
-    if "index_values" in data:
-        section = _get(data, "index_values", dict, path, "")
-        _check_keys(section, {"scalar_attributes", "scalar_calls", "tensor_calls"}, path, "index_values")
-        tables.scalar_attributes.update(_str_list(section, "scalar_attributes", path, "index_values"))
-        tables.scalar_calls.update(_str_list(section, "scalar_calls", path, "index_values"))
-        tables.tensor_calls.update(_str_list(section, "tensor_calls", path, "index_values"))
-    if "allocation" in data:
-        section = _get(data, "allocation", dict, path, "")
-        _check_keys(section, {"functions", "batch_words", "layer_words", "pool_words", "extent_words"}, path,
-                    "allocation")
-        tables.allocation_functions.update(_str_list(section, "functions", path, "allocation"))
-        tables.batch_words.update(_str_list(section, "batch_words", path, "allocation"))
-        tables.layer_words.update(_str_list(section, "layer_words", path, "allocation"))
-        tables.pool_words.update(_str_list(section, "pool_words", path, "allocation"))
-        tables.extent_words.update(_str_list(section, "extent_words", path, "allocation"))
-    if "conversions" in data:
-        section = _get(data, "conversions", dict, path, "")
-        _check_keys(section, {"copy_methods", "unbound_receivers"}, path, "conversions")
-        tables.copy_methods.update(_str_list(section, "copy_methods", path, "conversions"))
-        tables.unbound_receivers.update(_str_list(section, "unbound_receivers", path, "conversions"))
-    if "iteration" in data:
-        section = _get(data, "iteration", dict, path, "")
-        _check_keys(section, {"passthrough"}, path, "iteration")
-        tables.iter_passthrough.update(_str_list(section, "passthrough", path, "iteration"))
+
+def _load_cache_attributes(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "cache_attributes",
+                    {"names": "cache_attributes", "prefilter_whole": "cache_attributes_whole"})
+
+
+def _load_layer_index(tables: Tables, data: dict, path: Path) -> None:
+    section = _section(data, "layer_index", {"words"}, path)
+    if section is not None:
+        tables.layer_index_words = _merged(tables.layer_index_words, _str_list(section, "words", path, "layer_index"))
+
+
+def _load_gathers(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "gathers", {"methods": "gather_methods", "functions": "gather_functions"})
+
+
+def _load_views(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "views", {
+        "methods": "view_methods", "functions": "view_functions", "tuple_methods": "tuple_view_methods",
+        "tuple_functions": "tuple_view_functions", "narrow_methods": "narrow_methods",
+        "narrow_functions": "narrow_functions",
+    })
+
+
+def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "index_values", {
+        "scalar_attributes": "scalar_attributes", "scalar_calls": "scalar_calls", "tensor_calls": "tensor_calls",
+    })
+
+
+def _load_allocation(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "allocation", {
+        "functions": "allocation_functions", "batch_words": "batch_words", "layer_words": "layer_words",
+        "pool_words": "pool_words", "extent_words": "extent_words",
+    })
+
+
+def _load_conversions(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "conversions",
+                    {"copy_methods": "copy_methods", "unbound_receivers": "unbound_receivers"})
+
+
+def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "iteration", {"passthrough": "iter_passthrough"})
+
+
+def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "cache_parameter", list, path, "", [])):
         where = f"cache_parameter[{i}]"
         _check_keys(item, {"engine", "methods", "params", "requires", "returns", "note"}, path, where)
-        returns = _get(item, "returns", str, path, where, "tensor")
-        if returns not in ("tensor", "tuple"):
-            raise TableError(path, f"{where}.returns", f"must be 'tensor' or 'tuple', got {returns!r}")
+        returns = _returns(item, path, where)
         methods = tuple(_str_list(item, "methods", path, where))
         params = tuple(_str_list(item, "params", path, where))
         if not methods or not params:
@@ -327,6 +359,9 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
         tables.cache_parameters.append(CacheParameter(
             _get(item, "engine", str, path, where), methods, params,
             tuple(_str_list(item, "requires", path, where)), returns, _get(item, "note", str, path, where, "")))
+
+
+def _load_conversion_helpers(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "conversion_helper", list, path, "", [])):
         where = f"conversion_helper[{i}]"
         _check_keys(item, {"name", "arg", "direction", "note", "source_dtype", "target_dtype", "scale_block"},
@@ -343,11 +378,15 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
             _get(item, "target_dtype", str, path, where, None), scale_block,
         )
         tables.conversion_helpers[helper.name] = helper
-    if "guards" in data:
-        section = _get(data, "guards", dict, path, "")
-        _check_keys(section, {"names"}, path, "guards")
-        tables.guard_names.update(_str_list(section, "names", path, "guards"))
 
+
+def _load_guards(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "guards", {"names": "guard_names"})
+
+
+# casts.toml: how a dtype cast is spelled, and what the dtypes are
+
+def _load_casts(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "cast", list, path, "", [])):
         where = f"cast[{i}]"
         _check_keys(item, {"method", "form", "target"}, path, where)
@@ -356,63 +395,96 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
             raise TableError(path, f"{where}.form", f"must be one of to/no-args/one-arg/tensor-arg, got {form!r}")
         spelling = CastSpelling(_get(item, "method", str, path, where), form, _get(item, "target", str, path, where, None))
         tables.casts[spelling.method] = spelling
-    if "reinterpret" in data:
-        section = _get(data, "reinterpret", dict, path, "")
-        _check_keys(section, {"methods"}, path, "reinterpret")
-        tables.reinterpret_methods.update(_str_list(section, "methods", path, "reinterpret"))
-    if "dtype_spelling" in data:
-        section = _get(data, "dtype_spelling", dict, path, "")
-        _check_keys(section, {"torch_dtypes", "name_words", "device_words", "device_call_suffixes",
-                              "device_annotations", "dtype_annotations", "tensor_annotations",
-                              "scalar_annotations"}, path, "dtype_spelling")
-        tables.device_call_suffixes = tuple(sorted(set(tables.device_call_suffixes) | set(
-            _str_list(section, "device_call_suffixes", path, "dtype_spelling"))))
-        for key in ("device_annotations", "dtype_annotations", "tensor_annotations", "scalar_annotations"):
-            getattr(tables, key).update(_str_list(section, key, path, "dtype_spelling"))
-        tables.torch_dtypes.update(_str_list(section, "torch_dtypes", path, "dtype_spelling"))
-        tables.dtype_words = tuple(sorted(set(tables.dtype_words) | set(_str_list(section, "name_words", path, "dtype_spelling"))))
-        tables.device_words = tuple(sorted(set(tables.device_words) | set(_str_list(section, "device_words", path, "dtype_spelling"))))
-    if "dtype_bytes" in data:
-        section = _get(data, "dtype_bytes", dict, path, "")
-        for key, value in section.items():
-            size = _get(section, key, (int, float), path, "dtype_bytes")  # 0.5 for a 4-bit format
-            if isinstance(size, bool) or size <= 0:
-                raise TableError(path, f"dtype_bytes.{key}", f"must be a positive number, got {size!r}")
-            tables.dtype_bytes[key] = size
 
+
+def _load_reinterpret(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "reinterpret", {"methods": "reinterpret_methods"})
+
+
+DTYPE_ANNOTATION_KEYS = ("device_annotations", "dtype_annotations", "tensor_annotations", "scalar_annotations")
+
+
+def _load_dtype_spelling(tables: Tables, data: dict, path: Path) -> None:
+    name = "dtype_spelling"
+    section = _section(data, name, {"torch_dtypes", "name_words", "device_words", "device_call_suffixes",
+                                    *DTYPE_ANNOTATION_KEYS}, path)
+    if section is None:
+        return
+    tables.device_call_suffixes = _merged(tables.device_call_suffixes,
+                                          _str_list(section, "device_call_suffixes", path, name))
+    for key in DTYPE_ANNOTATION_KEYS:
+        getattr(tables, key).update(_str_list(section, key, path, name))
+    tables.torch_dtypes.update(_str_list(section, "torch_dtypes", path, name))
+    tables.dtype_words = _merged(tables.dtype_words, _str_list(section, "name_words", path, name))
+    tables.device_words = _merged(tables.device_words, _str_list(section, "device_words", path, name))
+
+
+def _load_dtype_bytes(tables: Tables, data: dict, path: Path) -> None:
+    if "dtype_bytes" not in data:
+        return
+    section = _get(data, "dtype_bytes", dict, path, "")
+    for key in section:
+        size = _get(section, key, (int, float), path, "dtype_bytes")  # 0.5 for a 4-bit format
+        if isinstance(size, bool) or size <= 0:
+            raise TableError(path, f"dtype_bytes.{key}", f"must be a positive number, got {size!r}")
+        tables.dtype_bytes[key] = size
+
+
+# flashinfer.toml and crossover.toml: the attention wrappers, their API by release, the
+# FP8-KV MLA capability matrix and the measured costs of reading an FP8 pool
+
+def _dtype_param(item: dict, key: str, path: Path, where: str) -> DtypeParam:
+    """A wrapper's q_dtype/kv_dtype: where plan() takes it."""
+    spec = _get(item, key, dict, path, where)
+    _check_keys(spec, {"index", "keyword"}, path, f"{where}.{key}")
+    return DtypeParam(_get(spec, "index", int, path, f"{where}.{key}", None),
+                      _get(spec, "keyword", str, path, f"{where}.{key}"))
+
+
+def _load_wrappers(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "wrapper", list, path, "", [])):
         where = f"wrapper[{i}]"
         _check_keys(item, {"class", "module", "methods", "q_dtype", "kv_dtype", "aliases", "run_method", "function",
                            "positional_until", "mla"}, path, where)
-        params = []
-        for key in ("q_dtype", "kv_dtype"):
-            spec = _get(item, key, dict, path, where)
-            _check_keys(spec, {"index", "keyword"}, path, f"{where}.{key}")
-            params.append(DtypeParam(_get(spec, "index", int, path, f"{where}.{key}", None), _get(spec, "keyword", str, path, f"{where}.{key}")))
+        q_dtype = _dtype_param(item, "q_dtype", path, where)
+        kv_dtype = _dtype_param(item, "kv_dtype", path, where)
         function = _get(item, "function", bool, path, where, False)
         methods = tuple(_str_list(item, "methods", path, where, ()))
         if not function and not methods:
             raise TableError(path, f"{where}.methods", "a class wrapper needs at least one method")
         tables.wrappers.append(Wrapper(
             cls=_get(item, "class", str, path, where), module=_get(item, "module", str, path, where),
-            methods=methods, q_dtype=params[0], kv_dtype=params[1],
+            methods=methods, q_dtype=q_dtype, kv_dtype=kv_dtype,
             aliases=tuple(_str_list(item, "aliases", path, where, ())),
             function=function, positional_until=_get(item, "positional_until", str, path, where, None),
             mla=_get(item, "mla", bool, path, where, False), run_method=_get(item, "run_method", str, path, where, None),
         ))
+
+
+def _load_mla_signatures(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "mla_signature", list, path, "", [])):
         _get(item, "version", str, path, f"mla_signature[{i}]")
         _str_list(item, "plan_positional", path, f"mla_signature[{i}]")
         tables.mla_signatures.append(item)
+
+
+def _load_fp8_kv_mla(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "fp8_kv_mla", list, path, "", [])):
         where = f"fp8_kv_mla[{i}]"
-        _check_keys(item, {"since", "backends", "compute_capability", "head_dim_ckv", "head_dim_kpe", "kv_dtypes", "q_dtypes", "note"}, path, where)
+        _check_keys(item, {"since", "backends", "compute_capability", "head_dim_ckv", "head_dim_kpe", "kv_dtypes",
+                           "q_dtypes", "note"}, path, where)
         _get(item, "since", str, path, where)
         _str_list(item, "backends", path, where)
         tables.fp8_kv_mla.append(item)
     tables.fp8_kv_mla.sort(key=lambda row: parse_version(row["since"]))
+
+
+def _load_auto_backend(tables: Tables, data: dict, path: Path) -> None:
     if "auto_backend" in data:
         tables.auto_backend.update(_get(data, "auto_backend", dict, path, ""))
+
+
+def _load_mla_kv_read(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "mla_kv_read", list, path, "", [])):
         where = f"mla_kv_read[{i}]"
         _check_keys(item, set(MLA_KV_READ_COSTS) | {"since", "gpu", "measured", "source"}, path, where)
@@ -423,19 +495,26 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
                 raise TableError(path, f"{where}.{key}", f"must be a cost in ms between 0 and 1000, got {value!r}")
         tables.mla_kv_read.append(item)
     tables.mla_kv_read.sort(key=lambda row: parse_version(row["since"]))
-    if "kv_pool" in data:
-        section = _get(data, "kv_pool", dict, path, "")
-        _check_keys(section, {"pool", "size", "padding", "cuda_graph_attribute"}, path, "kv_pool")
-        for key, value in section.items():
-            if not isinstance(value, str) or not value.isidentifier():
-                raise TableError(path, f"kv_pool.{key}", f"must be an identifier, got {value!r}")
-        tables.kv_pool.update(section)
 
-    if "kv_cache_dtype" in data:
-        section = _get(data, "kv_cache_dtype", dict, path, "")
-        _check_keys(section, {"attributes", "holders"}, path, "kv_cache_dtype")
-        tables.kv_cache_dtype_attributes.update(_str_list(section, "attributes", path, "kv_cache_dtype"))
-        tables.kv_cache_dtype_holders.update(_str_list(section, "holders", path, "kv_cache_dtype"))
+
+def _load_kv_pool(tables: Tables, data: dict, path: Path) -> None:
+    section = _section(data, "kv_pool", {"pool", "size", "padding", "cuda_graph_attribute"}, path)
+    if section is None:
+        return
+    for key, value in section.items():
+        if not isinstance(value, str) or not value.isidentifier():
+            raise TableError(path, f"kv_pool.{key}", f"must be an identifier, got {value!r}")
+    tables.kv_pool.update(section)
+
+
+# sglang.toml and models.toml: the engine's releases and the model presets
+
+def _load_kv_cache_dtype(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "kv_cache_dtype",
+                    {"attributes": "kv_cache_dtype_attributes", "holders": "kv_cache_dtype_holders"})
+
+
+def _load_releases(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "release", list, path, "", [])):
         where = f"release[{i}]"
         _check_keys(item, {"version", "flashinfer"}, path, where)
@@ -445,25 +524,37 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
             raise TableError(path, where, f"versions must look like 1.2.3, got {version!r} / {pin!r}")
         tables.releases.append((parse_version(version), version, pin))
     tables.releases.sort()
-    if "pin_source" in data:
-        section = _get(data, "pin_source", dict, path, "")
-        _check_keys(section, PIN_SOURCE_KEYS, path, "pin_source")
-        for key in ("package", "distribution"):
-            tables.pin_source[key] = _get(section, key, str, path, "pin_source")
-        for key in ("version_files", "project_files", "requirements"):
-            tables.pin_source[key] = tuple(_str_list(section, key, path, "pin_source"))
-    if "decode_step" in data:
-        section = _get(data, "decode_step", dict, path, "")
-        _check_keys(section, {"exclude_words"}, path, "decode_step")
-        words = set(tables.decode_step_exclude_words) | set(_str_list(section, "exclude_words", path, "decode_step"))
-        tables.decode_step_exclude_words = tuple(sorted(words))
+
+
+def _load_pin_source(tables: Tables, data: dict, path: Path) -> None:
+    section = _section(data, "pin_source", PIN_SOURCE_KEYS, path)
+    if section is None:
+        return
+    for key in ("package", "distribution"):
+        tables.pin_source[key] = _get(section, key, str, path, "pin_source")
+    for key in ("version_files", "project_files", "requirements"):
+        tables.pin_source[key] = tuple(_str_list(section, key, path, "pin_source"))
+
+
+def _load_decode_step(tables: Tables, data: dict, path: Path) -> None:
+    section = _section(data, "decode_step", {"exclude_words"}, path)
+    if section is not None:
+        tables.decode_step_exclude_words = _merged(tables.decode_step_exclude_words,
+                                                   _str_list(section, "exclude_words", path, "decode_step"))
+
+
+def _load_defaults(tables: Tables, data: dict, path: Path) -> None:
     if "default" in data:
         tables.default_preset = _get(data, "default", str, path, "")
     if "default_pool_tokens" in data:
         tables.default_pool_tokens = _get(data, "default_pool_tokens", int, path, "")
+
+
+def _load_presets(tables: Tables, data: dict, path: Path) -> None:
     for name, item in _get(data, "preset", dict, path, "", {}).items():
         where = f"preset.{name}"
-        _check_keys(item, {"description", "layers", "kv_lora_rank", "rope_dim", "num_heads", "kv_dtype", "compute_dtype"}, path, where)
+        _check_keys(item, {"description", "layers", "kv_lora_rank", "rope_dim", "num_heads", "kv_dtype",
+                           "compute_dtype"}, path, where)
         preset = ModelPreset(
             name=name, description=_get(item, "description", str, path, where, name),
             layers=_get(item, "layers", int, path, where), kv_lora_rank=_get(item, "kv_lora_rank", int, path, where),
@@ -473,6 +564,16 @@ def _load_into(tables: Tables, data: dict, path: Path) -> None:
         if preset.layers <= 0:
             raise TableError(path, f"{where}.layers", "must be positive")
         tables.presets[name] = preset
+
+
+# The order in which _load_into reads a file's sections.
+_SECTION_LOADERS = (
+    _load_accessors, _load_cache_attributes, _load_layer_index, _load_gathers, _load_views, _load_index_values,
+    _load_allocation, _load_conversions, _load_iteration, _load_cache_parameters, _load_conversion_helpers,
+    _load_guards, _load_casts, _load_reinterpret, _load_dtype_spelling, _load_dtype_bytes, _load_wrappers,
+    _load_mla_signatures, _load_fp8_kv_mla, _load_auto_backend, _load_mla_kv_read, _load_kv_pool,
+    _load_kv_cache_dtype, _load_releases, _load_pin_source, _load_decode_step, _load_defaults, _load_presets,
+)
 
 
 def load_tables(extra: Iterable[Path] = ()) -> Tables:
