@@ -272,10 +272,45 @@ def test_bom_and_cookie(tmp_path, prefix):
     assert len(whole.findings) == 1
 
 
-def test_hot_path_names_match_the_analysis():
-    from castlint.analysis import dataflow
+def test_hot_path_is_one_definition_for_prune_and_the_analysis():
+    """prune (on the whole class, ast) and ModuleAnalysis (libcst) compute the hot methods
+    through castlint.analysis.hot_path, from the same names and self-call edges."""
+    import ast as python_ast
 
-    assert prune.HOT_PATH_FUNCTIONS == dataflow.HOT_PATH_FUNCTIONS
+    import libcst as cst
+
+    from castlint.analysis import ModuleAnalysis, dataflow, hot_path
+
+    assert not hasattr(prune, "HOT_PATH_FUNCTIONS") and not hasattr(dataflow, "HOT_PATH_FUNCTIONS")
+    source = src('''
+        class Backend:
+            def forward_decode(self, layer):
+                helper = lambda: self.via_lambda()
+                def nested():
+                    return self.only_nested()
+                return self.step(layer)
+            def step(self, layer):
+                return self._get_key_buffer(layer)
+            def _get_key_buffer(self, layer):
+                return self.deeper()
+            def deeper(self):
+                pass
+            def via_lambda(self):
+                pass
+            def only_nested(self):
+                pass
+            def setup(self):
+                self.step(0)
+    ''')
+    cls = python_ast.parse(source).body[0]
+    from_prune = prune._hot_set(cls, prune._vocabulary(TABLES))
+    module = cst.parse_module(source)
+    analysis = ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True), TABLES)
+    from_analysis = analysis.hot_functions(module.body[0])
+    assert from_prune == frozenset(from_analysis) == {"forward_decode", "step", "_get_key_buffer", "deeper",
+                                                       "via_lambda"}
+    assert hot_path.is_hot_entry("_get_key_buffer", TABLES.accessors)
+    assert not hot_path.is_hot_entry("setup", TABLES.accessors)
 
 
 # -- issue 11: the flows the analysis follows now, the pruner must keep --------------

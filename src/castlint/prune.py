@@ -46,6 +46,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
+from castlint.analysis import hot_path
 from castlint.prefilter import has_trigger as prefilter_has_trigger
 from castlint.tables import Tables
 
@@ -53,7 +54,6 @@ FULL = "full"  # analyse the whole file
 NOTHING = "nothing"  # no rule can fire: no need to parse with libcst
 PRUNED = "pruned"
 
-HOT_PATH_FUNCTIONS = ("forward", "forward_decode", "forward_extend", "__call__")  # as in analysis.dataflow
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 KEEP_RATIO = 0.9  # prune only when it drops at least a tenth of the file
@@ -69,17 +69,31 @@ class Pruned:
 
 
 @dataclass
-class Plan:
+class PrunePlan:
     kind: str
     pruned: Optional[Pruned] = None
     reason: str = ""
     error: Optional[SyntaxError] = None  # what ast said, when it could not parse the file
 
 
-class _Words:
+class _Vocabulary:
     """What the tables make interesting, as plain sets (built once per Tables)."""
 
     def __init__(self, tables: Tables):
+        self._read_flow_words(tables)
+        self._read_rule_groups(tables)
+        self._read_conventions(tables)
+        self._read_gate_words(tables)
+        self.scalar_attributes = frozenset(tables.scalar_attributes)
+        self.dtype_words = tuple(tables.dtype_words)
+        self.device_words = tuple(tables.device_words)
+        self.device_call_suffixes = tuple(tables.device_call_suffixes)
+        self.torch_dtypes = frozenset(tables.torch_dtypes)
+        self._kind_words = tuple(tables.dtype_words) + tuple(tables.device_words)
+        self._no_plans: Optional["_Vocabulary"] = None
+
+    def _read_flow_words(self, tables: Tables) -> None:
+        """Where a pool comes from and what it flows through (as ModuleAnalysis.origin)."""
         self.accessors = frozenset(tables.accessors)
         self.tuple_accessors = frozenset(n for n, a in tables.accessors.items() if a.returns == "tuple")
         self.tuple_views = frozenset(set(tables.tuple_view_methods)
@@ -91,7 +105,8 @@ class _Words:
         self.bare_casts = frozenset(m for m, c in tables.casts.items() if c.form == "no-args")
         self.copies = frozenset(tables.copy_methods)
         # `torch.Tensor`, and `Tensor` as `from torch import Tensor` names it
-        self.unbound = frozenset(set(tables.unbound_receivers) | {r.rsplit(".", 1)[-1] for r in tables.unbound_receivers})
+        self.unbound = frozenset(set(tables.unbound_receivers)
+                                 | {r.rsplit(".", 1)[-1] for r in tables.unbound_receivers})
         self.helpers = frozenset(tables.conversion_helpers)
         self.narrow = frozenset(set(tables.narrow_methods) | {f.rsplit(".", 1)[-1] for f in tables.narrow_functions})
         # methods through which ModuleAnalysis.origin follows the receiver (a gather ends
@@ -114,9 +129,11 @@ class _Words:
                 methods.update(wrapper.methods)
         self.wrapper_methods = frozenset(methods)
         self.wrapper_functions = frozenset(functions)
-        # CL002's prefilter groups: without one word of each set no plan() can be flagged;
-        # the groups of every rule prune models (not the calling conventions: see
-        # _convention_possible); the rules prune cannot model make a file FULL
+
+    def _read_rule_groups(self, tables: Tables) -> None:
+        """CL002's prefilter groups: without one word of each set no plan() can be flagged;
+        the groups of every rule prune models (not the calling conventions: see
+        _convention_possible); the rules prune cannot model make a file FULL."""
         from castlint import prefilter
         from castlint.checks.base import PLAN_CALLS, POOL_FLOW, SUPPRESSIONS
 
@@ -128,71 +145,63 @@ class _Words:
         self.core_groups = prefilter.encode(tuple(g for g in modelled if g not in conventions))
         self.whole_file_groups = prefilter.encode(prefilter.trigger_groups(
             tables, exclude_scopes=(POOL_FLOW, PLAN_CALLS, SUPPRESSIONS)))
-        # engines' calling conventions: method name -> [(parameters, required parameters, levels)]
+
+    def _read_conventions(self, tables: Tables) -> None:
+        """Engines' calling conventions: method name -> [(parameters, required parameters,
+        levels)], and a regex for `def <one of those methods>(`."""
         self.conventions: Dict[str, List[Tuple[frozenset, frozenset, int]]] = {}
         for row in tables.cache_parameters:
             levels = CONTAINER if row.returns == "tuple" else WHOLE
             for method in row.methods:
                 self.conventions.setdefault(method, []).append(
                     (frozenset(row.params), frozenset(row.requires), levels))
-        names = sorted({m for m in self.conventions})
+        names = sorted(self.conventions)
         self.convention_def = re.compile(rb"def\s+(?:" + b"|".join(re.escape(m.encode()) for m in names)
                                          + rb")\s*\(") if names else None
-        self.hot_entries = frozenset(HOT_PATH_FUNCTIONS) | self.accessors
-        self.scalar_attributes = frozenset(tables.scalar_attributes)
-        self.dtype_words = tuple(tables.dtype_words)
-        self.device_words = tuple(tables.device_words)
-        self.device_call_suffixes = tuple(tables.device_call_suffixes)
-        self.torch_dtypes = frozenset(tables.torch_dtypes)
-        self._kind_words = tuple(tables.dtype_words) + tuple(tables.device_words)
-        # a def or class whose text has none of these cannot hold a candidate by itself
-        # (a cache attribute that other names extend, `kv_cache` of `kv_cache_dtype`, only as
-        # an attribute of its own: the prefilter's words; a calling convention by the
-        # signatures themselves, see _has_convention)
+
+    def _read_gate_words(self, tables: Tables) -> None:
+        """A def or class whose text has none of these cannot hold a candidate by itself
+        (a cache attribute that other names extend, `kv_cache` of `kv_cache_dtype`, only as
+        an attribute of its own: the prefilter's words; a calling convention by the
+        signatures themselves, see _has_convention)."""
         from castlint.tables import ATTRIBUTE_ENDS
 
         whole = set(tables.cache_attributes_whole)
-        words = set(self.accessors) | (set(self.cache_attributes) - whole) | methods | functions
+        plans = self.wrapper_methods | self.wrapper_functions
+        words = set(self.accessors) | (set(self.cache_attributes) - whole) | plans
         words |= {f".{name}{end}" for name in whole for end in ATTRIBUTE_ENDS}
         self.gate_words = tuple(sorted(word.encode() for word in words))
-        self.gate_words_without_plans = tuple(sorted(word.encode() for word in words - methods - functions))
+        self.gate_words_without_plans = tuple(sorted(word.encode() for word in words - plans))
+
+    def kind_word(self, name: str) -> bool:
+        """Does an attribute's name say it holds a dtype or a device? (ModuleAnalysis.value_kind
+        decides those by the name alone, without reading the attribute's assignments.)"""
+        low = name.lower()
+        return any(word in low for word in self._kind_words)
+
+    def without_plans(self) -> "_Vocabulary":
+        """This vocabulary for a file where CL002 cannot fire: no plan() call is a candidate."""
+        other = self._no_plans
+        if other is None:
+            other = object.__new__(_Vocabulary)
+            other.__dict__.update(self.__dict__)
+            other.wrapper_methods = other.wrapper_functions = frozenset()
+            other.gate_words = self.gate_words_without_plans  # `plan` is part of many other names
+            self._no_plans = other
+        return other
 
 
-def _kind_word(self, name: str) -> bool:
-    """Does an attribute's name say it holds a dtype or a device? (ModuleAnalysis.value_kind
-    decides those by the name alone, without reading the attribute's assignments.)"""
-    low = name.lower()
-    return any(word in low for word in self._kind_words)
+_VOCABULARIES: Dict[tuple, _Vocabulary] = {}
 
 
-_Words.kind_word = _kind_word
-
-
-def _words_without_plans(self) -> "_Words":
-    other = getattr(self, "_no_plans", None)
-    if other is None:
-        other = object.__new__(_Words)
-        other.__dict__.update(self.__dict__)
-        other.wrapper_methods = other.wrapper_functions = frozenset()
-        other.gate_words = self.gate_words_without_plans  # `plan` is part of many other names
-        self._no_plans = other
-    return other
-
-
-_Words.without_plans = _words_without_plans
-
-
-_WORDS: Dict[tuple, _Words] = {}
-
-
-def _words(tables: Tables) -> _Words:
+def _vocabulary(tables: Tables) -> _Vocabulary:
     """The word sets for these tables and rules, built once per process."""
     from castlint.checks import all_rules
 
     key = (id(tables), tables.digest, tuple(rule.code for rule in all_rules()))
-    words = _WORDS.get(key)
+    words = _VOCABULARIES.get(key)
     if words is None:
-        words = _WORDS[key] = _Words(tables)
+        words = _VOCABULARIES[key] = _Vocabulary(tables)
     return words
 
 
@@ -261,9 +270,9 @@ class _Refs:
         return {name for name, _ in self.names}
 
 
-def _refs(node: ast.AST, w: _Words, aliases=frozenset(), tf: tuple = KEEP) -> _Refs:
+def _refs(node: ast.AST, vocab: _Vocabulary, aliases=frozenset(), tf: tuple = KEEP) -> _Refs:
     out = _Refs()
-    _flow(node, w, aliases, out, tf)
+    _flow(node, vocab, aliases, out, tf)
     return out
 
 
@@ -283,7 +292,7 @@ def _keeps_tokens(sub: ast.Subscript) -> bool:
                                                                           or first.value is Ellipsis))
 
 
-def _flow(node: ast.AST, w: _Words, aliases, out: _Refs, tf: tuple) -> None:
+def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> None:
     while True:
         if not tf[CONTAINER | WHOLE]:
             return  # nothing read through here can matter
@@ -292,7 +301,7 @@ def _flow(node: ast.AST, w: _Words, aliases, out: _Refs, tf: tuple) -> None:
             out.names.add((node.id, tf))
             return
         if t is ast.Attribute:
-            if node.attr in w.cache_attributes:
+            if node.attr in vocab.cache_attributes:
                 out.base |= tf[CONTAINER | WHOLE]
             if type(node.value) is ast.Name and node.value.id == "self":
                 out.attrs.add((node.attr, tf))
@@ -302,22 +311,22 @@ def _flow(node: ast.AST, w: _Words, aliases, out: _Refs, tf: tuple) -> None:
             args = list(node.args) + [k.value for k in node.keywords]
             if type(func) is ast.Attribute:
                 name = func.attr
-                if name in w.accessors:
-                    out.base |= tf[CONTAINER if name in w.tuple_accessors else WHOLE]
+                if name in vocab.accessors:
+                    out.base |= tf[CONTAINER if name in vocab.tuple_accessors else WHOLE]
                 if type(func.value) is ast.Name and func.value.id == "self":
                     out.calls.add((name, tf))  # what a helper method returns
-                inner = _then(TUPLED, tf) if name in w.tuple_views else tf
-                if name in w.through_functions or _dotted(func.value) in w.unbound:
+                inner = _then(TUPLED, tf) if name in vocab.tuple_views else tf
+                if name in vocab.through_functions or _dotted(func.value) in vocab.unbound:
                     for arg in args:
-                        _flow(arg, w, aliases, out, inner)
-                if name in w.through_methods:
+                        _flow(arg, vocab, aliases, out, inner)
+                if name in vocab.through_methods:
                     node, tf = func.value, inner
                     continue
             elif type(func) is ast.Name:
-                if func.id in w.through_functions or func.id in aliases:
-                    inner = _then(TUPLED, tf) if func.id in w.tuple_views else tf
+                if func.id in vocab.through_functions or func.id in aliases:
+                    inner = _then(TUPLED, tf) if func.id in vocab.tuple_views else tf
                     for arg in args:
-                        _flow(arg, w, aliases, out, inner)
+                        _flow(arg, vocab, aliases, out, inner)
                 else:
                     out.calls.add((func.id, tf))  # what a function or named lambda returns
             return
@@ -327,12 +336,12 @@ def _flow(node: ast.AST, w: _Words, aliases, out: _Refs, tf: tuple) -> None:
             node = node.value
             continue
         if t is ast.IfExp:
-            _flow(node.body, w, aliases, out, tf)
+            _flow(node.body, vocab, aliases, out, tf)
             node = node.orelse
             continue
         if t is ast.BoolOp:
             for value in node.values:
-                _flow(value, w, aliases, out, tf)
+                _flow(value, vocab, aliases, out, tf)
             return
         if t is ast.NamedExpr:
             node = node.value
@@ -341,20 +350,20 @@ def _flow(node: ast.AST, w: _Words, aliases, out: _Refs, tf: tuple) -> None:
             packed = _then(PACKED, tf)
             for element in node.elts:
                 if type(element) is not ast.Starred:
-                    _flow(element, w, aliases, out, packed)
+                    _flow(element, vocab, aliases, out, packed)
             return
         return
 
 
-def _base_only(node: ast.AST, w: _Words) -> bool:
+def _base_only(node: ast.AST, vocab: _Vocabulary) -> bool:
     for n in _walk(node):
         t = type(n)
-        if t is ast.Attribute and n.attr in w.cache_attributes:
+        if t is ast.Attribute and n.attr in vocab.cache_attributes:
             return True
         if t is ast.Call:
             func = n.func
             name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
-            if name in w.accessors:
+            if name in vocab.accessors:
                 return True
     return False
 
@@ -414,25 +423,25 @@ def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
             attrs.add(n.attr)
 
 
-def _may_cast(call: ast.Call, name: str, w: _Words) -> bool:
+def _may_cast(call: ast.Call, name: str, vocab: _Vocabulary) -> bool:
     """False for calls ModuleAnalysis.cast_target never takes for a dtype cast, whatever
     its receiver: `.to("cpu")`, `.to(0)`, `.to(self.device, non_blocking=True)`,
     `.to(torch.device(...))`, `.float(x)`, `.type()`."""
     args = call.args
-    if _dotted(call.func.value) in w.unbound:
+    if _dotted(call.func.value) in vocab.unbound:
         args = args[1:]
-    if name in w.bare_casts:
+    if name in vocab.bare_casts:
         return not args and not call.keywords
-    if name in w.arg_casts:
+    if name in vocab.arg_casts:
         return bool(args) or any(k.arg in ("dtype", "other") for k in call.keywords)
-    if name not in w.to_casts:
+    if name not in vocab.to_casts:
         return True
     if any(k.arg == "dtype" or k.arg is None for k in call.keywords):
         return True  # `.to(dtype=...)`, or **kwargs that may hold one
-    return bool(args) and not all(_device_spelling(arg, w) for arg in args)
+    return bool(args) and not all(_device_spelling(arg, vocab) for arg in args)
 
 
-def _device_spelling(node: ast.AST, w: _Words) -> bool:
+def _device_spelling(node: ast.AST, vocab: _Vocabulary) -> bool:
     """An argument that ModuleAnalysis.value_kind calls a device by its spelling alone."""
     t = type(node)
     if t is ast.Constant:
@@ -441,14 +450,15 @@ def _device_spelling(node: ast.AST, w: _Words) -> bool:
         return True
     if t is ast.Call:
         text = _dotted(node.func) or ""
-        return text.rsplit(".", 1)[-1].endswith(w.device_call_suffixes)
+        return text.rsplit(".", 1)[-1].endswith(vocab.device_call_suffixes)
     text = _dotted(node)
     if text is None:
         return False
     last = text.rsplit(".", 1)[-1].lower()
-    if text.startswith("torch.") and text.split(".", 1)[1] in w.torch_dtypes or any(d in last for d in w.dtype_words):
+    if text.startswith("torch.") and text.split(".", 1)[1] in vocab.torch_dtypes \
+            or any(d in last for d in vocab.dtype_words):
         return False
-    return any(d in last for d in w.device_words)
+    return any(d in last for d in vocab.device_words)
 
 
 def _index_attrs(node: ast.AST) -> Set[str]:
@@ -479,134 +489,57 @@ def _self_attrs(node: ast.AST) -> Set[str]:
 
 
 def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_method: bool,
-              w: _Words) -> None:
+              vocab: _Vocabulary) -> None:
     positional = [p.arg for p in args.posonlyargs + args.args]
     every = set(positional) | {p.arg for p in args.kwonlyargs}
     params.setdefault(name, []).append((unit, positional, every, is_method))
     unit.defs.add(name)
-    for conv_params, requires, levels in w.conventions.get(name, ()):
+    for conv_params, requires, levels in vocab.conventions.get(name, ()):
         if requires <= every:
             for param in conv_params & every:  # an engine fills it with a whole cache
                 unit.names[param] = unit.names.get(param, 0) | levels
 
 
-def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper_aliases=frozenset()) -> None:
-    # What ModuleAnalysis binds: =, annotated =, :=, for and comprehension targets
-    # (a with/except target or an augmented assignment has origin OTHER).
-    method_node = unit.node if unit.cls is not None and type(unit.node) in _DEFS else None
+def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(),
+             helper_aliases=frozenset()) -> None:
+    """Fill unit with what the taint fixpoint reads: every node under it, with its owner
+    (the function whose return statements it is in) and its path: where its statement
+    sits, ((block, index, kind), ...) from the function body inwards (kind: "" the body of
+    an if or with, "loop" a loop body, "stop" any other block, whose predecessors are not
+    read), or None inside a lambda or comprehension (another scope).
+
+    One explicit stack, node kinds dispatched inline by frequency: this loop is most of
+    planning after ast.parse."""
+    collector = _Collector(unit, vocab, params, aliases, helper_aliases)
     root = unit.node
     stack = [(root, root.name if type(root) in _DEFS else None, ())]
     pop, push, AST, fields, inert = stack.pop, stack.append, ast.AST, _FIELDS, _INERT
-    # Every node under the unit with its owner (the function whose return statements it
-    # is in) and its path: where its statement sits, ((block, index, kind), ...) from the
-    # function body inwards (kind: "" the body of an if or with, "loop" a loop body,
-    # "stop" any other block, whose predecessors are not read), or None inside a lambda or
-    # comprehension (another scope). One explicit stack: this loop is most of planning.
+    Attribute, Call, Assign, Subscript = ast.Attribute, ast.Call, ast.Assign, ast.Subscript
     while stack:
         n, owner, path = pop()
         t = type(n)
-        if t is ast.Assign:
-            value = _refs(n.value, w, aliases)
-            names, attrs = set(), set()
-            for target in n.targets:
-                one_names, one_attrs = set(), set()
-                _targets(target, one_names, one_attrs)
-                unpacked = type(target) not in (ast.Name, ast.Attribute)
-                unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
-                names |= one_names
-                attrs |= one_attrs
-            if attrs:
-                inner = _self_attrs(n.value)
-                for attr in attrs:
-                    unit.attr_values.setdefault(attr, set()).update(inner)
-            if type(n.value) is ast.Lambda:
-                for target in n.targets:
-                    if type(target) is ast.Name:
-                        _register(unit, target.id, n.value.args, params, False, w)
-                        unit.returns.setdefault(target.id, []).append(_refs(n.value.body, w, aliases))
-        elif t in (ast.AnnAssign, ast.NamedExpr):
-            if n.value is not None:
-                names, attrs = set(), set()
-                _targets(n.target, names, attrs)
-                unit.assigns.append((names, attrs, _refs(n.value, w, aliases), KEEP))
-                for attr in attrs:
-                    unit.attr_values.setdefault(attr, set()).update(_self_attrs(n.value))
-        elif t in (ast.For, ast.AsyncFor, ast.comprehension):
-            names, attrs = set(), set()
-            _targets(n.target, names, attrs)
-            iter_refs = _refs(n.iter, w, aliases)
-            for inner in _walk(n.iter):  # zip(a, b), enumerate(x), list(x), d.values(): what they iterate
-                if type(inner) is ast.Call:
-                    for arg in inner.args:
-                        _flow(arg, w, aliases, iter_refs, KEEP)
-                    if type(inner.func) is ast.Attribute:
-                        _flow(inner.func.value, w, aliases, iter_refs, KEEP)
-            unit.assigns.append((names, attrs, iter_refs, ELEMENT))
-        elif t in _DEFS:
-            _register(unit, n.name, n.args, params, n is method_node, w)
-            unit.returns.setdefault(n.name, [])
-        elif t is ast.Return:
-            if owner is not None and n.value is not None:
-                unit.returns.setdefault(owner, []).append(_refs(n.value, w, aliases))
-        elif t is ast.Global:
-            unit.globals.update(n.names)
-        elif t is ast.Attribute:
+        if t is Attribute:
             if type(n.value) is ast.Name and n.value.id == "self":
                 unit.self_attrs.add(n.attr)
-                if n.attr in w.cache_attributes:
+                if n.attr in vocab.cache_attributes:
                     unit.value_attrs.add(n.attr)  # its allocation decides what it is
-        elif t is ast.Subscript:
-            # an index's value: a layer id or indices (ModuleAnalysis.index_kind reads self.x)
-            attrs = {a for a in _index_attrs(n.slice) if a not in w.scalar_attributes}
-            if attrs:
-                unit.kind_attrs.append((_refs(n.value, w, aliases), attrs))
-        elif t is ast.Call:
-            func = n.func
-            name = None
-            if type(func) is ast.Attribute:
-                name = func.attr
-                if name in w.casts and _may_cast(n, name, w):
-                    if _dotted(func.value) in w.unbound:
-                        if n.args:
-                            unit.casts.append((_refs(n.args[0], w, aliases), path))
-                    else:
-                        unit.casts.append((_refs(func.value, w, aliases), path))
-                    # `.to(self.dev)`: a device or a dtype? (only a name without either word is read)
-                    attrs = {arg.attr for arg in list(n.args) + [k.value for k in n.keywords]
-                             if type(arg) is ast.Attribute and type(arg.value) is ast.Name and arg.value.id == "self"
-                             and not w.kind_word(arg.attr)}
-                    if attrs:
-                        receiver = n.args[0] if _dotted(func.value) in w.unbound and n.args else func.value
-                        unit.kind_attrs.append((_refs(receiver, w, aliases), attrs))
-                if name in w.copies and (n.args or n.keywords):
-                    source = n.args[0] if n.args else n.keywords[0].value
-                    unit.copies.append(_refs(source, w, aliases))
-                    attrs = _self_attrs(func.value)  # the buffer's allocated dtype
-                    if attrs:
-                        unit.kind_attrs.append((unit.copies[-1], attrs))
-                if type(func.value) is ast.Name and func.value.id == "self":
-                    unit.self_calls.append((name,) + _call_args(n, w, aliases))
-                    unit.calls_made.add(name)
-                if name in w.wrapper_methods:
-                    unit.plans += 1
-            elif type(func) is ast.Name:
-                name = func.id
-                if name in w.wrapper_functions:
-                    unit.plans += 1
-                if name == "map" and n.args:
-                    first = n.args[0]
-                    xs = [_refs(a, w, aliases) for a in n.args[1:]]
-                    if type(first) is ast.Name:
-                        unit.map_calls.append((first.id, xs))
-                        unit.calls_made.add(first.id)
-                    elif type(first) is ast.Lambda:
-                        unit.map_calls.append(([p.arg for p in first.args.posonlyargs + first.args.args], xs))
-                else:
-                    unit.name_calls.append((name, n))  # arguments read once the callees are known
-                    unit.calls_made.add(name)
-            if name in w.helpers or name in helper_aliases:
-                positional, keywords = _call_args(n, w, aliases)
-                unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
+        elif t is Call:
+            collector.call(n, path)
+        elif t is Assign:
+            collector.assign(n)
+        elif t is Subscript:
+            collector.subscript(n)
+        elif t in _DEFS:
+            collector.define(n)
+        elif t is ast.Return:
+            if owner is not None and n.value is not None:
+                unit.returns.setdefault(owner, []).append(_refs(n.value, vocab, aliases))
+        elif t is ast.AnnAssign or t is ast.NamedExpr:
+            collector.annotated_assign(n)
+        elif t is ast.For or t is ast.AsyncFor or t is ast.comprehension:
+            collector.loop_target(n)
+        elif t is ast.Global:
+            unit.globals.update(n.names)
         # the children
         if n is not root:
             if t in _DEFS:
@@ -618,11 +551,11 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
         names = fields.get(t)
         if names is None:
             names = fields[t] = tuple(f for f in n._fields if f not in _SKIP_FIELDS)
-        for name in names:
-            value = getattr(n, name, None)
+        for child_field in names:
+            value = getattr(n, child_field, None)
             if type(value) is list:
-                if path is not None and name in _BODIES and value and isinstance(value[0], ast.stmt):
-                    if name == "body" and t in (ast.For, ast.AsyncFor, ast.While):
+                if path is not None and child_field in _BODIES and value and isinstance(value[0], ast.stmt):
+                    if child_field == "body" and t in (ast.For, ast.AsyncFor, ast.While):
                         kind = "loop"
                     elif t in (ast.If, ast.With, ast.AsyncWith):
                         kind = ""
@@ -638,17 +571,147 @@ def _collect(unit: _Unit, w: _Words, params: Params, aliases=frozenset(), helper
                 push((value, owner, path))
 
 
-def _call_args(call: ast.Call, w: _Words, aliases) -> tuple:
+class _Collector:
+    """What _collect records for the node kinds that need more than a line. Bindings are
+    what ModuleAnalysis binds: =, annotated =, :=, for and comprehension targets (a
+    with/except target or an augmented assignment has origin OTHER)."""
+
+    __slots__ = ("unit", "vocab", "params", "aliases", "helper_aliases", "method_node")
+
+    def __init__(self, unit: _Unit, vocab: _Vocabulary, params: Params, aliases, helper_aliases):
+        self.unit, self.vocab, self.params = unit, vocab, params
+        self.aliases, self.helper_aliases = aliases, helper_aliases
+        self.method_node = unit.node if unit.cls is not None and type(unit.node) in _DEFS else None
+
+    def refs(self, node: ast.AST) -> _Refs:
+        return _refs(node, self.vocab, self.aliases)
+
+    def assign(self, n: ast.Assign) -> None:
+        unit = self.unit
+        value = self.refs(n.value)
+        attrs: Set[str] = set()
+        for target in n.targets:
+            one_names, one_attrs = set(), set()
+            _targets(target, one_names, one_attrs)
+            unpacked = type(target) not in (ast.Name, ast.Attribute)
+            unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
+            attrs |= one_attrs
+        if attrs:
+            inner = _self_attrs(n.value)
+            for attr in attrs:
+                unit.attr_values.setdefault(attr, set()).update(inner)
+        if type(n.value) is ast.Lambda:
+            for target in n.targets:
+                if type(target) is ast.Name:
+                    _register(unit, target.id, n.value.args, self.params, False, self.vocab)
+                    unit.returns.setdefault(target.id, []).append(self.refs(n.value.body))
+
+    def annotated_assign(self, n) -> None:
+        """`x: T = value` and `(x := value)`."""
+        if n.value is not None:
+            names, attrs = set(), set()
+            _targets(n.target, names, attrs)
+            self.unit.assigns.append((names, attrs, self.refs(n.value), KEEP))
+            for attr in attrs:
+                self.unit.attr_values.setdefault(attr, set()).update(_self_attrs(n.value))
+
+    def loop_target(self, n) -> None:
+        """A for loop's or a comprehension's target, bound to an element of what it iterates."""
+        names, attrs = set(), set()
+        _targets(n.target, names, attrs)
+        iter_refs = self.refs(n.iter)
+        vocab, aliases = self.vocab, self.aliases
+        for inner in _walk(n.iter):  # zip(a, b), enumerate(x), list(x), d.values(): what they iterate
+            if type(inner) is ast.Call:
+                for arg in inner.args:
+                    _flow(arg, vocab, aliases, iter_refs, KEEP)
+                if type(inner.func) is ast.Attribute:
+                    _flow(inner.func.value, vocab, aliases, iter_refs, KEEP)
+        self.unit.assigns.append((names, attrs, iter_refs, ELEMENT))
+
+    def define(self, n) -> None:
+        _register(self.unit, n.name, n.args, self.params, n is self.method_node, self.vocab)
+        self.unit.returns.setdefault(n.name, [])
+
+    def subscript(self, n: ast.Subscript) -> None:
+        """An index's value: a layer id or indices (ModuleAnalysis.index_kind reads self.x)."""
+        attrs = {a for a in _index_attrs(n.slice) if a not in self.vocab.scalar_attributes}
+        if attrs:
+            self.unit.kind_attrs.append((self.refs(n.value), attrs))
+
+    def call(self, n: ast.Call, path) -> None:
+        func, unit, vocab = n.func, self.unit, self.vocab
+        name = None
+        if type(func) is ast.Attribute:
+            name = func.attr
+            if name in vocab.casts and _may_cast(n, name, vocab):
+                self.cast(n, path)
+            if name in vocab.copies and (n.args or n.keywords):
+                source = n.args[0] if n.args else n.keywords[0].value
+                unit.copies.append(self.refs(source))
+                attrs = _self_attrs(func.value)  # the buffer's allocated dtype
+                if attrs:
+                    unit.kind_attrs.append((unit.copies[-1], attrs))
+            if type(func.value) is ast.Name and func.value.id == "self":
+                unit.self_calls.append((name,) + _call_args(n, vocab, self.aliases))
+                unit.calls_made.add(name)
+            if name in vocab.wrapper_methods:
+                unit.plans += 1
+        elif type(func) is ast.Name:
+            name = func.id
+            if name in vocab.wrapper_functions:
+                unit.plans += 1
+            self.name_call(n, name)
+        if name in vocab.helpers or name in self.helper_aliases:
+            positional, keywords = _call_args(n, vocab, self.aliases)
+            unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
+
+    def cast(self, n: ast.Call, path) -> None:
+        """A call that may be a dtype cast: its receiver (the first argument of an unbound
+        `torch.Tensor.to(x, ...)`), where it sits, and the self.x arguments whose
+        assignments tell a device from a dtype (only a name without either word is read)."""
+        func, unit, vocab = n.func, self.unit, self.vocab
+        unbound = _dotted(func.value) in vocab.unbound
+        if unbound:
+            if n.args:
+                unit.casts.append((self.refs(n.args[0]), path))
+        else:
+            unit.casts.append((self.refs(func.value), path))
+        attrs = {arg.attr for arg in list(n.args) + [k.value for k in n.keywords]
+                 if type(arg) is ast.Attribute and type(arg.value) is ast.Name and arg.value.id == "self"
+                 and not vocab.kind_word(arg.attr)}
+        if attrs:
+            receiver = n.args[0] if unbound and n.args else func.value
+            unit.kind_attrs.append((self.refs(receiver), attrs))
+
+    def name_call(self, n: ast.Call, name: str) -> None:
+        """f(...): map(f or lambda, xs, ...), or a call whose arguments are read once the
+        callees are known (_read_name_calls)."""
+        unit = self.unit
+        if name == "map" and n.args:
+            first = n.args[0]
+            xs = [self.refs(a) for a in n.args[1:]]
+            if type(first) is ast.Name:
+                unit.map_calls.append((first.id, xs))
+                unit.calls_made.add(first.id)
+            elif type(first) is ast.Lambda:
+                unit.map_calls.append(([p.arg for p in first.args.posonlyargs + first.args.args], xs))
+        else:
+            unit.name_calls.append((name, n))
+            unit.calls_made.add(name)
+
+
+def _call_args(call: ast.Call, vocab: _Vocabulary, aliases) -> tuple:
     """([(position, refs)], [(keyword, refs)]) of a call's arguments."""
-    return ([(i, _refs(a, w, aliases)) for i, a in enumerate(call.args) if type(a) is not ast.Starred],
-            [(k.arg, _refs(k.value, w, aliases)) for k in call.keywords if k.arg])
+    return ([(i, _refs(a, vocab, aliases)) for i, a in enumerate(call.args) if type(a) is not ast.Starred],
+            [(k.arg, _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg])
 
 
-def _read_name_calls(units: List[_Unit], params: Params, w: _Words, aliases) -> None:
+def _read_name_calls(units: List[_Unit], params: Params, vocab: _Vocabulary, aliases) -> None:
     """Keep the f(...) calls of functions the module defines, with their arguments' refs."""
     local = {name for name, entries in params.items() if any(not is_method for _, _, _, is_method in entries)}
     for unit in units:
-        unit.name_calls = [(name, *_call_args(call, w, aliases)) if not isinstance(call, tuple) else (name, *call)
+        unit.name_calls = [(name, *_call_args(call, vocab, aliases)) if not isinstance(call, tuple) else (name, *call)
                            for name, call in unit.name_calls if name in local]
 
 
@@ -659,15 +722,15 @@ _NEW_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.Generato
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _convention_possible(source: bytes, w: _Words) -> bool:
+def _convention_possible(source: bytes, vocab: _Vocabulary) -> bool:
     """False when the file passed the prefilter only through a calling convention's words
     and no `def <method>(...)` of a convention has its parameters (read from the text, without
     parsing: the signature up to its closing parenthesis). True whenever unsure."""
-    if prefilter_has_trigger(source, w.core_groups):
+    if prefilter_has_trigger(source, vocab.core_groups):
         return True
-    if w.convention_def is None:
+    if vocab.convention_def is None:
         return True
-    for match in w.convention_def.finditer(source):
+    for match in vocab.convention_def.finditer(source):
         depth, i, end = 1, match.end(), len(source)
         while i < end and depth:
             c = source[i]
@@ -679,16 +742,16 @@ def _convention_possible(source: bytes, w: _Words) -> bool:
             return True
         method = source[match.start():match.end()].split(b"(")[0].split()[-1].decode()
         every = {m.decode() for m in _IDENTIFIER.findall(source[match.end():i - 1])}
-        if any(params & every and requires <= every for params, requires, _ in w.conventions.get(method, ())):
+        if any(params & every and requires <= every for params, requires, _ in vocab.conventions.get(method, ())):
             return True
     return False
 
 
-def _has_convention(stmt: ast.AST, w: _Words) -> bool:
+def _has_convention(stmt: ast.AST, vocab: _Vocabulary) -> bool:
     """Does a def (or a method of a class) take a whole cache by an engine's calling convention?"""
     defs = [stmt] if isinstance(stmt, _DEFS) else [s for s in getattr(stmt, "body", ()) if isinstance(s, _DEFS)]
     for node in defs:
-        rows = w.conventions.get(node.name)
+        rows = vocab.conventions.get(node.name)
         if rows:
             args = node.args
             every = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
@@ -750,10 +813,10 @@ class _Taint:
     """The module-wide fixpoint: what each unit's names, each class's self attributes and
     each function's return value may hold (CONTAINER | WHOLE; 0: nothing a rule sees)."""
 
-    def __init__(self, units: List[_Unit], params: Params, w: _Words = None, aliases=frozenset()):
+    def __init__(self, units: List[_Unit], params: Params, vocab: _Vocabulary = None, aliases=frozenset()):
         self.units = units
         self.params = params
-        self._w, self._aliases = w, aliases
+        self._w, self._aliases = vocab, aliases
         self._binds_cache: Dict[int, Set[str]] = {}
         self._refs_cache: Dict[int, _Refs] = {}
         self.attrs: Dict[int, Dict[str, int]] = {}  # id(class) (0: no class) -> self attribute -> levels
@@ -784,7 +847,8 @@ class _Taint:
         for callee, positional, every, is_method in self.params.get(name, ()):
             if method:
                 if is_method and callee.cls is unit.cls:
-                    yield callee, positional[1:] if positional and positional[0] in ("self", "cls") else positional, every
+                    bound = positional and positional[0] in ("self", "cls")
+                    yield callee, positional[1:] if bound else positional, every
             elif not is_method:
                 yield callee, positional, every
 
@@ -948,30 +1012,6 @@ def _first_line(node) -> int:
     return min([node.lineno] + [d.lineno for d in decorators]) if decorators else node.lineno
 
 
-def _hot_set(cls: ast.ClassDef, w: _Words) -> FrozenSet[str]:
-    """ModuleAnalysis.hot_functions, computed on the whole class."""
-    methods = {}
-    for stmt in cls.body:
-        if isinstance(stmt, _DEFS):
-            methods[stmt.name] = stmt
-    hot = {name for name in methods if name in HOT_PATH_FUNCTIONS or name.lstrip("_") in w.accessors}
-    calls_by_method: Dict[str, List[str]] = {}
-    for stmt in cls.body:
-        if isinstance(stmt, _DEFS):
-            out = calls_by_method.setdefault(stmt.name, [])
-            for n in _walk(stmt, skip=_DEFS):  # the method, less the functions nested in it
-                if type(n) is ast.Call and type(n.func) is ast.Attribute and type(n.func.value) is ast.Name \
-                        and n.func.value.id == "self":
-                    out.append(n.func.attr)
-    frontier = list(hot)
-    while frontier:
-        for callee in calls_by_method.get(frontier.pop(), ()):
-            if callee in methods and callee not in hot:
-                hot.add(callee)
-                frontier.append(callee)
-    return frozenset(hot)
-
-
 def _identifiers(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
     """The identifiers libcst would hold as Name (and Attribute.attr) nodes under node."""
     for n in _walk(node):
@@ -1022,148 +1062,200 @@ def _stub(line: str, node) -> str:
     return f"{indent}{prefix} {node.name}(): pass"
 
 
-def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Plan:
+def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> PrunePlan:
     """How to analyse this file: FULL, NOTHING (no candidate at all) or PRUNED."""
     try:
         return _plan(source, tables, keep_ratio)
     except RecursionError:  # absurdly nested code: let the whole-file analysis decide
-        return Plan(FULL, reason="too deeply nested to plan")
+        return PrunePlan(FULL, reason="too deeply nested to plan")
 
 
-def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
-    if source.startswith(b"\xef\xbb\xbf"):
-        return Plan(FULL, reason="byte-order mark")
-    w = _words(tables)
-    if w.whole_file_groups and prefilter_has_trigger(source, w.whole_file_groups):
-        return Plan(FULL, reason="a rule that prune does not model may fire here")
-    if not _convention_possible(source, w):
-        return Plan(NOTHING, reason="only a calling convention's words, and no signature that has it")
+def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
+    vocab = _vocabulary(tables)
+    decided = _decide_from_text(source, vocab)
+    if decided is not None:
+        return decided
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
-        return Plan(FULL, reason="ast cannot parse it: libcst decides", error=exc)
+        return PrunePlan(FULL, reason="ast cannot parse it: libcst decides", error=exc)
     except (ValueError, RecursionError, MemoryError, OverflowError):
-        return Plan(FULL, reason="ast cannot parse it: libcst decides")
-    if not prefilter_has_trigger(source, (w.plan_words,)):
-        w = w.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
-    both = _import_aliases(tree, source, w.through_functions | w.helpers)
-    aliases = frozenset(a for a, original in both if original in w.through_functions)
-    helper_aliases = frozenset(a for a, original in both if original in w.helpers) - w.helpers
-    params: Params = {}
-    # Module level: globals flow everywhere, so any pool here means FULL. Its other
-    # statements are kept verbatim; they form one unit (defs in an if, named lambdas).
-    module_rest = _Unit(tree)
-    rest_statements = [s for s in tree.body if not isinstance(s, _DEFS + (ast.ClassDef,))]
-    for stmt in rest_statements:
-        if _base_only(stmt, w):
-            return Plan(FULL, reason="a pool is named at module level")
-        part = _Unit(stmt)
-        _collect(part, w, params, aliases, helper_aliases)
-        if part.plans or part.helpers or part.casts and any(r.base for r, _ in part.casts):
-            return Plan(FULL, reason="a candidate at module level")
-        _merge(module_rest, part, params)
+        return PrunePlan(FULL, reason="ast cannot parse it: libcst decides")
+    if not prefilter_has_trigger(source, (vocab.plan_words,)):
+        vocab = vocab.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
+    module = _ModuleUnits(tree, source, vocab)
+    decided = module.collect_module_level()
+    if decided is not None:
+        return decided
+    module.collect_reachable()
+    _read_name_calls(module.units, module.params, vocab, module.aliases)
+    taint = _Taint(module.units, module.params, vocab, module.aliases)
+    if any(taint.taints_globals(unit) for unit in module.units):
+        return PrunePlan(FULL, reason="a global is assigned a pool")
+    sites = {id(unit) for unit in module.units if taint.has_site(unit)}
+    if not sites:
+        return PrunePlan(NOTHING, reason="no candidate site")
+    kept = _kept_units(module, taint, sites)
+    decisions, hot_hints = _decisions(module, kept)
+    return _render(source, decisions, hot_hints, keep_ratio)
 
-    offsets = [0]
-    for line in source.splitlines(keepends=True):
-        offsets.append(offsets[-1] + len(line))
-    top = [s for s in tree.body if isinstance(s, _DEFS + (ast.ClassDef,))]
-    top_defs = {s.name: s for s in top if isinstance(s, _DEFS)}
-    collected: Dict[int, object] = {}  # id(statement) -> _Unit (def) or (methods, rest) (class)
-    units: List[_Unit] = [module_rest]
 
-    def collect(stmt) -> None:
+def _decide_from_text(source: bytes, vocab: _Vocabulary) -> Optional[PrunePlan]:
+    """FULL or NOTHING when the bytes alone decide, before parsing; else None."""
+    if source.startswith(b"\xef\xbb\xbf"):
+        return PrunePlan(FULL, reason="byte-order mark")
+    if vocab.whole_file_groups and prefilter_has_trigger(source, vocab.whole_file_groups):
+        return PrunePlan(FULL, reason="a rule that prune does not model may fire here")
+    if not _convention_possible(source, vocab):
+        return PrunePlan(NOTHING, reason="only a calling convention's words, and no signature that has it")
+    return None
+
+
+class _ModuleUnits:
+    """The units of one parsed file that planning reads: the module's own statements, and
+    the top-level defs and classes that pass the words gate or are called from those."""
+
+    def __init__(self, tree: ast.Module, source: bytes, vocab: _Vocabulary):
+        self.tree, self.source, self.vocab = tree, source, vocab
+        both = _import_aliases(tree, source, vocab.through_functions | vocab.helpers)
+        self.aliases = frozenset(a for a, original in both if original in vocab.through_functions)
+        self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
+        self.params: Params = {}
+        self.module_rest = _Unit(tree)
+        self.units: List[_Unit] = [self.module_rest]
+        self.top = [s for s in tree.body if isinstance(s, _DEFS + (ast.ClassDef,))]
+        self.top_defs = {s.name: s for s in self.top if isinstance(s, _DEFS)}
+        # id(statement) -> its _Unit (a def) or (method units, the rest of the class)
+        self.collected: Dict[int, object] = {}
+
+    def _collect(self, unit: _Unit) -> None:
+        _collect(unit, self.vocab, self.params, self.aliases, self.helper_aliases)
+
+    def collect_module_level(self) -> Optional[PrunePlan]:
+        """Module level: globals flow everywhere, so any pool here means FULL (returned).
+        Its other statements are kept verbatim; they form one unit (defs in an if, named
+        lambdas)."""
+        for stmt in self.tree.body:
+            if isinstance(stmt, _DEFS + (ast.ClassDef,)):
+                continue
+            if _base_only(stmt, self.vocab):
+                return PrunePlan(FULL, reason="a pool is named at module level")
+            part = _Unit(stmt)
+            self._collect(part)
+            if part.plans or part.helpers or part.casts and any(r.base for r, _ in part.casts):
+                return PrunePlan(FULL, reason="a candidate at module level")
+            _merge(self.module_rest, part, self.params)
+        return None
+
+    def collect_statement(self, stmt: ast.stmt) -> None:
+        """Collect a top-level def, or a class: each method, and the rest (decorators,
+        bases and non-method statements) as one unit."""
         if isinstance(stmt, _DEFS):
             unit = _Unit(stmt)
-            _collect(unit, w, params, aliases, helper_aliases)
-            collected[id(stmt)] = unit
-            units.append(unit)
+            self._collect(unit)
+            self.collected[id(stmt)] = unit
+            self.units.append(unit)
             return
         methods = [_Unit(s, stmt) for s in stmt.body if isinstance(s, _DEFS)]
-        rest = _Unit(stmt, stmt)  # decorators, bases and non-method statements
-        for m in methods:
-            _collect(m, w, params, aliases, helper_aliases)
-        for n in list(stmt.decorator_list) + list(stmt.bases) + list(stmt.keywords) + \
+        rest = _Unit(stmt, stmt)
+        for method in methods:
+            self._collect(method)
+        for node in list(stmt.decorator_list) + list(stmt.bases) + list(stmt.keywords) + \
                 [s for s in stmt.body if not isinstance(s, _DEFS)]:
-            part = _Unit(n, stmt)
-            _collect(part, w, params, aliases, helper_aliases)
-            _merge(rest, part, params)
-        collected[id(stmt)] = (methods, rest)
-        units.extend(methods)
-        units.append(rest)
+            part = _Unit(node, stmt)
+            self._collect(part)
+            _merge(rest, part, self.params)
+        self.collected[id(stmt)] = (methods, rest)
+        self.units.extend(methods)
+        self.units.append(rest)
 
-    # A def or class that names no pool (the module level names none either) can only
-    # matter through a call from code that does: collect those that pass the words
-    # gate, then the top-level functions they call, transitively.
-    for stmt in top:
-        first, last = _first_line(stmt), stmt.end_lineno
-        segment = source[offsets[first - 1]:offsets[min(last, len(offsets) - 1)]]
-        if prefilter_has_trigger(segment, ((w.gate_words,),)) or b"global" in segment or _has_convention(stmt, w):
-            collect(stmt)
-    called = set().union(*(u.calls_made for u in units))
-    while True:
-        more = [top_defs[name] for name in called if name in top_defs and id(top_defs[name]) not in collected]
-        if not more:
-            break
-        for stmt in more:
-            collect(stmt)
-            called |= collected[id(stmt)].calls_made
+    def collect_reachable(self) -> None:
+        """A def or class that names no pool (the module level names none either) can only
+        matter through a call from code that does: collect those that pass the words gate,
+        then the top-level functions they call, transitively."""
+        source, vocab = self.source, self.vocab
+        offsets = [0]
+        for line in source.splitlines(keepends=True):
+            offsets.append(offsets[-1] + len(line))
+        gate = ((vocab.gate_words,),)
+        for stmt in self.top:
+            segment = source[offsets[_first_line(stmt) - 1]:offsets[min(stmt.end_lineno, len(offsets) - 1)]]
+            if prefilter_has_trigger(segment, gate) or b"global" in segment or _has_convention(stmt, vocab):
+                self.collect_statement(stmt)
+        called = set().union(*(unit.calls_made for unit in self.units))
+        while True:
+            more = [self.top_defs[name] for name in called
+                    if name in self.top_defs and id(self.top_defs[name]) not in self.collected]
+            if not more:
+                break
+            for stmt in more:
+                self.collect_statement(stmt)
+                called |= self.collected[id(stmt)].calls_made
 
-    _read_name_calls(units, params, w, aliases)
-    taint = _Taint(units, params, w, aliases)
-    if any(taint.taints_globals(u) for u in units):
-        return Plan(FULL, reason="a global is assigned a pool")
-    kept = {id(u) for u in units if taint.has_site(u) or u.globals}
-    any_site = any(taint.has_site(u) for u in units)
-    if not any_site:
-        return Plan(NOTHING, reason="no candidate site")
-    kept.add(id(module_rest))
+
+def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[int]:
+    """id() of the units to keep: those with a site or a global statement, the module's
+    own statements, and what the kept code's values can come from (units assigning a
+    tainted self.x they read, passing a tainted argument to a function they define,
+    defining a function whose tainted result they use, or assigning a self.x whose value
+    decides a kind: device, index, allocation), transitively."""
+    units = module.units
+    kept = sites | {id(unit) for unit in units if unit.globals}
+    kept.add(id(module.module_rest))
     class_units: Dict[int, List[_Unit]] = {}
-    for u in units:
-        if u.cls is not None:
-            class_units.setdefault(id(u.cls), []).append(u)
-    # Keep what the kept code's values can come from: units assigning a tainted self.x
-    # they read, passing a tainted argument to a function they define, defining a
-    # function whose tainted result they use, or assigning a self.x whose value
-    # decides a kind (device, index, allocation); and so on, transitively.
+    for unit in units:
+        if unit.cls is not None:
+            class_units.setdefault(id(unit.cls), []).append(unit)
     changed = True
     while changed:
         changed = False
-        kept_units = [u for u in units if id(u) in kept]
-        need_defs = set().union(*(u.defs for u in kept_units))
-        need_returns = set().union(*(u.calls_made for u in kept_units))
-        need_attrs: Dict[int, Set[str]] = {}
-        resolve: Dict[int, Set[str]] = {}
-        for u in kept_units:
-            if u.cls is not None:
-                need_attrs.setdefault(id(u.cls), set()).update(u.self_attrs)
-                wanted = resolve.setdefault(id(u.cls), set())
-                wanted |= u.value_attrs
-                for refs, attrs in u.kind_attrs:
-                    if taint.tainted(refs, u):
-                        wanted |= attrs
-        for key, wanted in resolve.items():
-            grow = True
-            while grow:
-                grow = False
-                for u in class_units.get(key, ()):
-                    for attr, inner in u.attr_values.items():
-                        if attr in wanted and not inner <= wanted:
-                            wanted |= inner
-                            grow = True
-        for u in units:
-            if id(u) in kept:
+        kept_units = [unit for unit in units if id(unit) in kept]
+        need_defs = set().union(*(unit.defs for unit in kept_units))
+        need_returns = set().union(*(unit.calls_made for unit in kept_units))
+        need_attrs, resolve = _attributes_read(kept_units, taint, class_units)
+        for unit in units:
+            if id(unit) in kept:
                 continue
-            key = id(u.cls) if u.cls is not None else 0
-            attrs = need_attrs.get(key, set()) & taint.tainted_attrs(u)
-            assigned = set().union(*(t_attrs for _, t_attrs, _, _ in u.assigns)) if u.assigns else set()
-            if taint.feeds(u, attrs, need_defs, need_returns) or assigned & resolve.get(key, set()):
-                kept.add(id(u))
+            key = id(unit.cls) if unit.cls is not None else 0
+            attrs = need_attrs.get(key, set()) & taint.tainted_attrs(unit)
+            assigned = set().union(*(t_attrs for _, t_attrs, _, _ in unit.assigns)) if unit.assigns else set()
+            if taint.feeds(unit, attrs, need_defs, need_returns) or assigned & resolve.get(key, set()):
+                kept.add(id(unit))
                 changed = True
+    return kept
 
-    decisions: List[Tuple[ast.AST, bool]] = []  # (def or method node, keep)
+
+def _attributes_read(kept_units: List[_Unit], taint: "_Taint", class_units: Dict[int, List[_Unit]]):
+    """Per class (by id): the self attributes the kept units mention, and those whose
+    assigned values decide a kind (with the attributes those values mention, transitively)."""
+    need_attrs: Dict[int, Set[str]] = {}
+    resolve: Dict[int, Set[str]] = {}
+    for unit in kept_units:
+        if unit.cls is not None:
+            need_attrs.setdefault(id(unit.cls), set()).update(unit.self_attrs)
+            wanted = resolve.setdefault(id(unit.cls), set())
+            wanted |= unit.value_attrs
+            for refs, attrs in unit.kind_attrs:
+                if taint.tainted(refs, unit):
+                    wanted |= attrs
+    for key, wanted in resolve.items():
+        grow = True
+        while grow:
+            grow = False
+            for unit in class_units.get(key, ()):
+                for attr, inner in unit.attr_values.items():
+                    if attr in wanted and not inner <= wanted:
+                        wanted |= inner
+                        grow = True
+    return need_attrs, resolve
+
+
+def _decisions(module: _ModuleUnits, kept: Set[int]):
+    """([(def, class or method node, keep it)], hot_hints) for the top-level statements."""
+    decisions: List[Tuple[ast.AST, bool]] = []
     hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
-    for stmt in top:
-        entry = collected.get(id(stmt))
+    for stmt in module.top:
+        entry = module.collected.get(id(stmt))
         if entry is None:
             decisions.append((stmt, False))
             continue
@@ -1171,40 +1263,56 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> Plan:
             decisions.append((stmt, id(entry) in kept))
             continue
         methods, rest = entry
-        keep = [id(m) in kept for m in methods]
+        keep = [id(method) in kept for method in methods]
         if not any(keep) and id(rest) not in kept:
             decisions.append((stmt, False))
             continue
         if rest.plans:
             decisions.append((stmt, True))
             continue
-        if rest.plans + sum(m.plans for m in methods):
-            # CL002 resolves a plan's dtype arguments (and its receiver's class)
-            # through the self.x they mention and what those are assigned from:
-            # keep every method that assigns one of them, transitively.
-            needed: Set[str] = set(rest.self_attrs)
-            for i, m in enumerate(methods):
-                if m.plans:
-                    keep[i] = True
-                    needed |= m.self_attrs
-            changed = True
-            while changed:
-                changed = False
-                for i, m in enumerate(methods):
-                    if any(t_attrs & needed for _, t_attrs, _, _ in m.assigns):
-                        if not keep[i]:
-                            keep[i] = True
-                            changed = True
-                        if not m.self_attrs <= needed:
-                            needed |= m.self_attrs
-                            changed = True
+        if any(method.plans for method in methods):
+            _keep_plan_inputs(methods, rest, keep)
         decisions.append((stmt, True))  # header and non-method statements
         if all(keep):
             continue
-        for m, k in zip(methods, keep):
-            decisions.append((m.node, k))
-        hot_hints[(stmt.name, stmt.lineno)] = _hot_set(stmt, w)
-    return _render(source, decisions, hot_hints, keep_ratio)
+        decisions.extend((method.node, k) for method, k in zip(methods, keep))
+        hot_hints[(stmt.name, stmt.lineno)] = _hot_set(stmt, module.vocab)
+    return decisions, hot_hints
+
+
+def _keep_plan_inputs(methods: List[_Unit], rest: _Unit, keep: List[bool]) -> None:
+    """CL002 resolves a plan's dtype arguments (and its receiver's class) through the
+    self.x they mention and what those are assigned from: keep (in keep, by method
+    index) every method with a plan call or that assigns one of them, transitively."""
+    needed: Set[str] = set(rest.self_attrs)
+    for i, method in enumerate(methods):
+        if method.plans:
+            keep[i] = True
+            needed |= method.self_attrs
+    changed = True
+    while changed:
+        changed = False
+        for i, method in enumerate(methods):
+            if any(t_attrs & needed for _, t_attrs, _, _ in method.assigns):
+                if not keep[i]:
+                    keep[i] = True
+                    changed = True
+                if not method.self_attrs <= needed:
+                    needed |= method.self_attrs
+                    changed = True
+
+
+def _hot_set(cls: ast.ClassDef, vocab: _Vocabulary) -> FrozenSet[str]:
+    """ModuleAnalysis.hot_functions, computed on the whole class (castlint.analysis.hot_path)."""
+    methods = {stmt.name for stmt in cls.body if isinstance(stmt, _DEFS)}
+    self_calls = []
+    for stmt in cls.body:
+        if isinstance(stmt, _DEFS):
+            for n in _walk(stmt, skip=_DEFS):  # the method, less the functions nested in it
+                if type(n) is ast.Call and type(n.func) is ast.Attribute and type(n.func.value) is ast.Name \
+                        and n.func.value.id == "self":
+                    self_calls.append((stmt.name, n.func.attr))
+    return hot_path.hot_methods(methods, self_calls, vocab.accessors)
 
 
 def _merge(into: _Unit, part: _Unit, params: Params) -> None:
@@ -1235,7 +1343,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
         into.attr_values.setdefault(attr, set()).update(inner)
 
 
-def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> Plan:
+def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> PrunePlan:
     """The pruned text: kept code verbatim at its own lines, dropped defs as stubs."""
     text = source.decode(_encoding(source))
     parts = _NEWLINE.split(text)
@@ -1246,10 +1354,10 @@ def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> Plan:
         if not keep:
             drop[_first_line(node)] = (node.end_lineno, node)
     if not drop:
-        return Plan(FULL, reason="every def holds a candidate")
+        return PrunePlan(FULL, reason="every def holds a candidate")
     dropped = sum(last - first + 1 for first, (last, _) in drop.items())
     if len(lines) and (len(lines) - dropped) > keep_ratio * len(lines):
-        return Plan(FULL, reason="pruning would keep most of the file")
+        return PrunePlan(FULL, reason="pruning would keep most of the file")
     out: List[str] = []
     line_map = [0]
     names: Set[str] = set()
@@ -1269,7 +1377,7 @@ def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> Plan:
         line_map.append(i)
         i += 1
     line_map.append(n_lines + 1)  # libcst may place an end position one line past the text
-    return Plan(PRUNED, Pruned("".join(out), line_map, hot_hints, names, attrs))
+    return PrunePlan(PRUNED, Pruned("".join(out), line_map, hot_hints, names, attrs))
 
 
 def _encoding(source: bytes) -> str:

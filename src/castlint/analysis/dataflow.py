@@ -36,6 +36,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from castlint.analysis import hot_path
 from castlint.tables import Tables
 
 
@@ -53,7 +54,6 @@ class Origin(IntEnum):
 SCALAR, TENSOR, UNKNOWN = "scalar", "tensor", "unknown"
 DTYPE, DEVICE = "dtype", "device"
 
-HOT_PATH_FUNCTIONS = ("forward", "forward_decode", "forward_extend", "__call__")
 MAX_DEPTH = 12
 
 _SCOPE_NODES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module, cst.ListComp, cst.SetComp,
@@ -248,10 +248,8 @@ def name_parts(text: str) -> set:
 
 
 def is_hot_entry(name: str, tables: Tables) -> bool:
-    """A method every decode step runs: a forward entry point, or a pool accessor
-    (`get_key_buffer`, and the `_get_key_buffer` it delegates to): every backend calls
-    those on every layer."""
-    return name in HOT_PATH_FUNCTIONS or name.lstrip("_") in tables.accessors
+    """A method every decode step runs (castlint.analysis.hot_path)."""
+    return hot_path.is_hot_entry(name, tables.accessors)
 
 
 def _resolve_scopes(wrapper: cst.MetadataWrapper):
@@ -642,7 +640,8 @@ class ModuleAnalysis:
         parent = self.parents.get(node)
         if isinstance(parent, cst.Subscript) and parent.value is node:
             return None if self.subscript_keeps_whole(parent) else "subscript"
-        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in self.tables.gather_methods:
+        if isinstance(parent, cst.Attribute) and parent.value is node \
+                and parent.attr.value in self.tables.gather_methods:
             return "method" if isinstance(self.parents.get(parent), cst.Call) else None
         if isinstance(parent, cst.Arg):
             call = self.parents.get(parent)
@@ -1527,8 +1526,7 @@ class ModuleAnalysis:
 
     # -- hot paths -----------------------------------------------------------
     def hot_functions(self, cls: cst.ClassDef) -> set:
-        """Names of hot-path methods of cls: the entry points (forward*, the pool accessors)
-        and what they call via self."""
+        """Names of hot-path methods of cls (castlint.analysis.hot_path.hot_methods)."""
         if id(cls) in self._hot_cache:
             return self._hot_cache[id(cls)]
         if self._pruned is not None and self._pruned.hot_hints:
@@ -1538,19 +1536,12 @@ class ModuleAnalysis:
             if key in self._pruned.hot_hints:
                 self._hot_cache[id(cls)] = set(self._pruned.hot_hints[key])
                 return self._hot_cache[id(cls)]
-        methods = self.class_methods(cls)
-        hot = {name for name in methods if is_hot_entry(name, self.tables)}
-        frontier = list(hot)
-        calls_by_method: Dict[str, List[str]] = {}
+        edges = []
         for call in self.nodes.self_calls:
             func = self.enclosing_function(call)
             if func is not None and self.method_class(func) is cls:
-                calls_by_method.setdefault(func.name.value, []).append(call.func.attr.value)
-        while frontier:
-            for callee in calls_by_method.get(frontier.pop(), ()):
-                if callee in methods and callee not in hot:
-                    hot.add(callee)
-                    frontier.append(callee)
+                edges.append((func.name.value, call.func.attr.value))
+        hot = set(hot_path.hot_methods(self.class_methods(cls), edges, self.tables.accessors))
         self._hot_cache[id(cls)] = hot
         return hot
 
@@ -1719,5 +1710,6 @@ class NodeIndex:
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         t = node.target
-        if node.value is not None and isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+        if node.value is not None and isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) \
+                and t.value.value == "self":
             self.self_assignments.append((t, node.value))
