@@ -127,6 +127,7 @@ def run_trace(command: Optional[List[str]] = None, module: Optional[str] = None,
 
     findings, errors, meta = build_report(raws, static=static, jobs=jobs, config=config, tables=rule_tables,
                                           confirms=trace_tables.confirms)
+    meta = _with_fix_suggestions(fmt, findings, meta, config, rule_tables)
     text = render(fmt, findings, errors, meta, quiet=quiet, color=color and not output_file)
     if output_file:
         Path(output_file).write_text(text, encoding="utf-8")
@@ -143,3 +144,15 @@ def run_trace(command: Optional[List[str]] = None, module: Optional[str] = None,
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
+
+
+def _with_fix_suggestions(fmt: str, findings, meta: dict, config, tables) -> dict:
+    """meta, with the fixes' edits for the formats that show them (as `castlint check` does),
+    computed with the run's config and tables."""
+    from castlint.report import SHOWS_FIX_SUGGESTIONS
+
+    if fmt not in SHOWS_FIX_SUGGESTIONS or config is None or tables is None:
+        return meta
+    from castlint.fixes.suggestions import suggest_fixes
+
+    return dict(meta, fix_suggestions=suggest_fixes(findings, tables, config))
