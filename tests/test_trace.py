@@ -507,3 +507,25 @@ def test_a_suppression_of_a_runtime_finding_is_not_unused(tmp_path):
     except SystemExit as exc:
         code = exc.code
     assert code == 0
+
+
+
+def test_trace_sarif_carries_the_fixes_of_the_static_findings(tmp_path, monkeypatch):
+    """`castlint trace --format sarif` shows a fixable finding's edits, computed with the run's
+    config and tables, as `castlint check` does."""
+    from castlint.config import load_settings
+    from castlint.engine import check_paths
+    from castlint.trace.command import _with_fix_suggestions
+
+    source = ("def forward_decode(self, layer, loc):\n"
+              "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n")
+    (tmp_path / "backend.py").write_text(source)
+    monkeypatch.chdir(tmp_path)
+    config, tables = load_settings([str(tmp_path)])
+    findings = check_paths([str(tmp_path / "backend.py")], tables, config, jobs=1, cache=False).findings
+    assert [f.code for f in findings] == ["CL003"] and findings[0].fixable
+    meta = _with_fix_suggestions("sarif", findings, {"files": 1}, config, tables)
+    (result,) = json.loads(render("sarif", findings, [], meta))["runs"][0]["results"]
+    (change,) = result["fixes"][0]["artifactChanges"]
+    assert "[loc].to(torch.bfloat16)" in change["replacements"][0]["insertedContent"]["text"]
+    assert _with_fix_suggestions("json", findings, {"files": 1}, config, tables) == {"files": 1}
