@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import List, Optional
@@ -358,12 +359,7 @@ def check(
     colored = _set_color(color)
     fix = fix or fix_only
     stdin = paths == ["-"] or (stdin_filename is not None and not paths)
-    if paths and "-" in paths and not stdin:
-        raise _fail("`-` (stdin) cannot be mixed with other paths")
-    if add_noqa and (fix or diff):
-        raise _fail("--add-noqa cannot be combined with --fix, --fix-only or --diff")
-    if flashinfer_api not in ("auto", "positional", "keyword"):
-        raise _fail(f"--flashinfer-api must be auto, positional or keyword, got {flashinfer_api!r}")
+    _refuse_conflicting_flags(paths, stdin, fix, diff, add_noqa, flashinfer_api)
     config_paths = [stdin_filename or "."] if stdin else (paths or ["."])
     config, tables = _setup(config_paths, config_file, select, ignore, extend_select, exclude, extend_exclude,
                             respect_gitignore)
@@ -378,41 +374,92 @@ def check(
                                       unsafe_fixes, flashinfer_api, flashinfer_version, exit_zero, fix_only,
                                       statistics, output_file))
     paths = paths or ["."]
-    from castlint.discover import discover
-
-    files, walk_errors = discover(paths, config)
-    if show_files:
-        _emit("".join(f"{path}\n" for path in files), output_file)
-        for e in walk_errors:
-            error(f"{e.path}:{e.line}: {e.message}")
-        raise typer.Exit(EXIT_ERROR if walk_errors else EXIT_CLEAN)
-    if not files and not walk_errors:
-        warning(f"no Python files found under {', '.join(paths)}")
+    files, walk_errors = _discover_files(paths, config, show_files, output_file)
     if add_noqa:
         raise typer.Exit(_add_noqa(files, walk_errors, tables, config, jobs, quiet))
-
-    changed_files: List[str] = []
-    fix_errors: list = []
-    fixed_counts: dict = {}
     fixing = None
     if fix or diff:
         from castlint.fixes import FixOptions
 
         fixing = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
                             flashinfer_version=flashinfer_version)
+    outcome = _check_and_fix(files, walk_errors, tables, config, jobs, quiet, fixing, paths, follow_symlinks_outside)
+    outcome.findings = _filter_findings(outcome.findings, files, diff_base, with_trace)
+    _report(outcome, fmt, tables, config, fix, fix_only, show_fixes, statistics, quiet, colored, output_file)
+    raise typer.Exit(_exit_code(outcome, exit_zero, fix_only, exit_non_zero_on_fix))
+
+
+def _print_errors(errors) -> None:
+    """One `error: path:line: message` line on stderr per error."""
+    for e in errors:
+        error(f"{e.path}:{e.line}: {e.message}")
+
+
+def _refuse_conflicting_flags(paths, stdin: bool, fix: bool, diff: bool, add_noqa: bool, flashinfer_api: str) -> None:
+    """Exit 2 for a command line whose flags contradict each other."""
+    if paths and "-" in paths and not stdin:
+        raise _fail("`-` (stdin) cannot be mixed with other paths")
+    if add_noqa and (fix or diff):
+        raise _fail("--add-noqa cannot be combined with --fix, --fix-only or --diff")
+    if flashinfer_api not in ("auto", "positional", "keyword"):
+        raise _fail(f"--flashinfer-api must be auto, positional or keyword, got {flashinfer_api!r}")
+
+
+def _discover_files(paths: List[str], config, show_files: bool, output_file: Optional[str]):
+    """(the files to check, the paths that could not be walked); --show-files lists them and exits."""
+    from castlint.discover import discover
+
+    files, walk_errors = discover(paths, config)
+    if show_files:
+        _emit("".join(f"{path}\n" for path in files), output_file)
+        _print_errors(walk_errors)
+        raise typer.Exit(EXIT_ERROR if walk_errors else EXIT_CLEAN)
+    if not files and not walk_errors:
+        warning(f"no Python files found under {', '.join(paths)}")
+    return files, walk_errors
+
+
+@dataclass
+class _CheckOutcome:
+    """What a check of the files (and the fixes it wrote) leaves to report."""
+
+    files: List[str]
+    walk_errors: list
+    findings: list
+    run_errors: list
+    changed_files: List[str] = field(default_factory=list)
+    fix_errors: list = field(default_factory=list)
+    fixed_counts: dict = field(default_factory=dict)  # path -> Counter of the codes fixed there
+
+    def errors(self) -> list:
+        return sorted(list(self.walk_errors) + list(self.run_errors) + list(self.fix_errors),
+                      key=lambda e: (e.path, e.line))
+
+
+def _check_and_fix(files, walk_errors, tables, config, jobs, quiet, fixing, roots, follow_symlinks_outside):
+    """Check the files and, with fixing, write the fixes; with --diff, print the diff and exit."""
     run = _progress_run(files, tables, config, jobs, quiet, fixing=fixing)
-    findings, run_errors = run.findings, run.all_errors
-    if fixing is not None:
-        findings, run_errors, changed_files, fix_errors, fixed_counts, diff_text = _apply_fixes(
-            run, files, tables, quiet, fixing, roots=paths, follow_symlinks_outside=follow_symlinks_outside)
-        if diff:
-            sys.stdout.write(diff_text)
-            if not diff_text and not quiet:
-                err_console.print("castlint: no fixes to apply")
-            errors = sorted(list(walk_errors) + list(fix_errors), key=lambda e: (e.path, e.line))
-            for e in errors:
-                error(f"{e.path}:{e.line}: {e.message}")
-            raise typer.Exit(EXIT_ERROR if errors else (EXIT_FINDINGS if diff_text else EXIT_CLEAN))
+    if fixing is None:
+        return _CheckOutcome(files, walk_errors, run.findings, run.all_errors)
+    findings, run_errors, changed_files, fix_errors, fixed_counts, diff_text = _apply_fixes(
+        run, files, tables, quiet, fixing, roots=roots, follow_symlinks_outside=follow_symlinks_outside)
+    if fixing.dry_run:
+        _exit_with_diff(diff_text, walk_errors, fix_errors, quiet)
+    return _CheckOutcome(files, walk_errors, findings, run_errors, changed_files, fix_errors, fixed_counts)
+
+
+def _exit_with_diff(diff_text: str, walk_errors, fix_errors, quiet: bool) -> None:
+    """--diff: the diff on stdout, the errors on stderr; exit 1 when there is a diff."""
+    sys.stdout.write(diff_text)
+    if not diff_text and not quiet:
+        err_console.print("castlint: no fixes to apply")
+    errors = sorted(list(walk_errors) + list(fix_errors), key=lambda e: (e.path, e.line))
+    _print_errors(errors)
+    raise typer.Exit(EXIT_ERROR if errors else (EXIT_FINDINGS if diff_text else EXIT_CLEAN))
+
+
+def _filter_findings(findings, files, diff_base: Optional[str], with_trace: Optional[str]):
+    """--diff-base: only the findings on changed lines; --with-trace: merge a trace's runtime evidence."""
     if diff_base:
         from castlint.gitdiff import GitDiffError, filter_to_changed_lines
         try:
@@ -425,36 +472,44 @@ def check(
             findings = merge_with_trace(findings, files, with_trace)
         except TraceFileError as exc:
             raise _fail(str(exc))
-    errors = sorted(list(walk_errors) + list(run_errors) + list(fix_errors), key=lambda e: (e.path, e.line))
-    fixed = sum(sum(c.values()) for c in fixed_counts.values())
-    meta = {"files": len(files), "fixed_files": len(changed_files), "no_files": not files and not walk_errors,
+    return findings
+
+
+def _report(outcome: _CheckOutcome, fmt: OutputFormat, tables, config, fix: bool, fix_only: bool,
+            show_fixes: bool, statistics: bool, quiet: bool, colored: bool, output_file: Optional[str]) -> None:
+    """Write the report (to stdout or --output-file; errors that the format does not carry to stderr)."""
+    errors = outcome.errors()
+    fixed = sum(sum(c.values()) for c in outcome.fixed_counts.values())
+    meta = {"files": len(outcome.files), "fixed_files": len(outcome.changed_files),
+            "no_files": not outcome.files and not outcome.walk_errors,
             "step_total_exclude": tables.decode_step_exclude_words}
     if fix:
         meta["fixed"] = fixed
     if show_fixes and fix:
-        meta["fixed_by_file"] = fixed_counts
+        meta["fixed_by_file"] = outcome.fixed_counts
     if fix_only:
         if fmt == OutputFormat.text:
             if not quiet:
                 _emit(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.\n" if fixed else "No findings fixed.\n",
                       output_file)
-            for e in errors:
-                error(f"{e.path}:{e.line}: {e.message}")
+            _print_errors(errors)
         else:
             _emit(_render(fmt, [], errors, meta, quiet, colored, config=config, tables=tables), output_file)
     elif statistics:
-        _emit(_statistics(findings, fmt, tables), output_file)
-        for e in errors:
-            error(f"{e.path}:{e.line}: {e.message}")
+        _emit(_statistics(outcome.findings, fmt, tables), output_file)
+        _print_errors(errors)
     else:
-        _emit(_render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables), output_file)
-    if errors:
-        raise typer.Exit(EXIT_ERROR)
-    if exit_non_zero_on_fix and changed_files:
-        raise typer.Exit(EXIT_FINDINGS)
-    if findings and not exit_zero and not fix_only:
-        raise typer.Exit(EXIT_FINDINGS)
-    raise typer.Exit(EXIT_CLEAN)
+        _emit(_render(fmt, outcome.findings, errors, meta, quiet, colored, config=config, tables=tables), output_file)
+
+
+def _exit_code(outcome: _CheckOutcome, exit_zero: bool, fix_only: bool, exit_non_zero_on_fix: bool) -> int:
+    if outcome.errors():
+        return EXIT_ERROR
+    if exit_non_zero_on_fix and outcome.changed_files:
+        return EXIT_FINDINGS
+    if outcome.findings and not exit_zero and not fix_only:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
 
 
 def _apply_fixes(run, files, tables, quiet, options, roots=None, follow_symlinks_outside=False):
@@ -509,8 +564,7 @@ def _add_noqa(files, walk_errors, tables, config, jobs, quiet) -> int:
     for path, line, code in outcome.unplaced:
         warning(f"{path}:{line}: no line of this {code} finding can take a comment (each ends inside a string "
                 "or in a backslash continuation); suppress it by hand")
-    for e in sorted(errors, key=lambda e: (e.path, e.line)):
-        error(f"{e.path}:{e.line}: {e.message}")
+    _print_errors(sorted(errors, key=lambda e: (e.path, e.line)))
     if not quiet:
         n = outcome.added
         _emit(f"Added {n} noqa directive{'s' if n != 1 else ''}.\n", None)
@@ -524,28 +578,43 @@ def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, f
     Without a fix the report goes to stdout. With one, as ruff does, stdout gets
     the fixed source (or, with --diff, the diff) and the report goes to stderr;
     --fix-only reports nothing but errors."""
-    from castlint.engine import check_file
-    from castlint.models import FileError
-
     source = _read_stdin()
-    cost_model = config.cost_model(tables)
-    errors = []
     if not (fix or diff):
-        result = check_file(name, tables, config, cost_model, source=source)
-        findings = sorted(result.findings, key=lambda f: f.sort_key())
-        meta = {"files": 1, "sources": {name: source.decode("utf-8", "replace")},
-                "step_total_exclude": tables.decode_step_exclude_words}
-        errors = list(result.errors)
-        _emit(_statistics(findings, fmt, tables) if statistics else
-              _render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables), output_file)
-        if errors:
-            return EXIT_ERROR
-        return EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
-
-    from castlint.fixes import FixError, FixOptions, fix_source, unified_diff
+        return _report_stdin(name, source, config, tables, fmt, quiet, colored, exit_zero, statistics, output_file)
+    from castlint.fixes import FixOptions
 
     options = FixOptions(unsafe=unsafe, dry_run=diff, flashinfer_api=flashinfer_api,
                          flashinfer_version=flashinfer_version)
+    return _fix_stdin(name, source, config, tables, options, fmt, quiet, colored, exit_zero, fix_only, statistics,
+                      output_file)
+
+
+def _report_stdin(name, source: bytes, config, tables, fmt, quiet, colored, exit_zero, statistics,
+                  output_file) -> int:
+    """`castlint check -`: the report on stdout (or --output-file)."""
+    from castlint.engine import check_file
+
+    result = check_file(name, tables, config, config.cost_model(tables), source=source)
+    findings = sorted(result.findings, key=lambda f: f.sort_key())
+    meta = {"files": 1, "sources": {name: source.decode("utf-8", "replace")},
+            "step_total_exclude": tables.decode_step_exclude_words}
+    errors = list(result.errors)
+    _emit(_statistics(findings, fmt, tables) if statistics else
+          _render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables), output_file)
+    if errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
+
+
+def _fix_stdin(name, source: bytes, config, tables, options, fmt, quiet, colored, exit_zero, fix_only, statistics,
+               output_file) -> int:
+    """`castlint check --fix -`: the fixed source (or the diff) on stdout, the report on stderr."""
+    from castlint.engine import check_file
+    from castlint.fixes import FixError, fix_source, unified_diff
+    from castlint.models import FileError
+
+    cost_model = config.cost_model(tables)
+    errors = []
     before = check_file(name, tables, config, cost_model, source=source)
     new = source
     if not before.errors and any(f.fixable for f in before.findings):
@@ -555,7 +624,7 @@ def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, f
             errors.append(FileError(name, exc.lineno or 1, str(exc.msg), "parse"))
         except FixError as exc:
             errors.append(FileError(name, exc.line, str(exc), "fix"))
-    if diff:
+    if options.dry_run:
         sys.stdout.write(unified_diff(name, source, new) if new != source else "")
         sys.stdout.flush()
     else:
@@ -568,8 +637,7 @@ def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, f
     if new != source:
         meta["fixed"] = max(0, len(before.findings) - len(after.findings))
     if fix_only:
-        for e in errors:
-            error(f"{e.path}:{e.line}: {e.message}")
+        _print_errors(errors)
     else:
         report = (_statistics(findings, fmt, tables) if statistics else
                   _render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables))
@@ -580,7 +648,7 @@ def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, f
             sys.stderr.flush()
     if errors:
         return EXIT_ERROR
-    if diff:
+    if options.dry_run:
         return EXIT_FINDINGS if new != source else EXIT_CLEAN
     return EXIT_FINDINGS if findings and not exit_zero and not fix_only else EXIT_CLEAN
 
