@@ -37,7 +37,7 @@ class _Excluder:
 
     def __init__(self, config: Config):
         self.config = config
-        patterns = [p for p in config.exclude]
+        patterns = list(config.exclude)
         whole = []
         for p in patterns:
             q = p.rstrip("/")
@@ -196,6 +196,8 @@ def _ignored(chain: tuple, name: str, is_dir: bool) -> bool:
 
 
 def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[str], seen: set) -> None:
+    """Add the Python files under the directory top to files (their real paths to seen),
+    depth-first in name order; what cannot be walked goes to errors."""
     try:
         real_top = os.path.realpath(top)
     except OSError as exc:
@@ -210,27 +212,10 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
     stack = [(top, real_top, excluder.rel_of_dir(top, real_top), (), outer)]
     while stack:
         dirpath, real, rel, ancestors, chain = stack.pop()
-        try:
-            st = os.stat(dirpath)
-        except OSError as exc:
-            errors.append(FileError(dirpath, 0, f"cannot read directory: {exc.strerror or exc}", "read"))
+        listing = _read_dir(dirpath, top, visited, errors, gitignore, chain)
+        if listing is None:
             continue
-        key = (st.st_dev, st.st_ino)
-        if key in visited:
-            continue  # reached twice through links: a duplicate, not an error
-        visited.add(key)
-        try:
-            with os.scandir(dirpath) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            errors.append(FileError(dirpath, 0, f"cannot read directory: {exc.strerror or exc}", "read"))
-            continue
-        if dirpath != top and any(entry.name == VENV_MARKER for entry in entries):
-            continue  # a virtual environment: third-party code, not the project's
-        if gitignore and any(entry.name == ".gitignore" for entry in entries):
-            spec = _read_ignore_file(os.path.join(dirpath, ".gitignore"))
-            if spec is not None:
-                chain = chain + ((spec, ""),)
+        entries, chain = listing
         inner_ancestors = ancestors + (real,)
         subdirs = []
         for entry in entries:
@@ -246,21 +231,10 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
             if chain and _ignored(chain, name, is_dir):
                 continue
             if is_link:
-                # a link: Config.relative() resolves it, so ask Config itself
-                if excluder.path_excluded(full):
+                linked = _follow_link(full, is_dir, excluder, inner_ancestors, real_top, top_with_slash, errors)
+                if linked is None:
                     continue
-                try:
-                    child_real = os.path.realpath(full)
-                except OSError:
-                    child_real = full
-                child_rel = excluder.rel_of_dir(full, child_real)
-                if is_dir:
-                    if child_real in inner_ancestors:
-                        errors.append(FileError(full, 0, "symlink loop: this directory links back to one of its "
-                                                         "own parents; not followed", "read"))
-                        continue
-                    if child_real == real_top or child_real.startswith(top_with_slash):
-                        continue  # the walk reaches the target itself: following the link only repeats it
+                child_real, child_rel = linked
             else:
                 child_real = real + "/" + name if real != "/" else "/" + name
                 child_rel = name if rel == "." else rel + "/" + name
@@ -276,3 +250,52 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
                 seen.add(child_real)
                 files.append(full)
         stack.extend(reversed(subdirs))
+
+
+def _read_dir(dirpath: str, top: str, visited: set, errors: List[FileError], gitignore: bool, chain: tuple):
+    """(the directory's entries sorted by name, the ignore chain that applies inside it), or
+    None when the walk does not enter it: unreadable, entered before, or a virtual environment."""
+    try:
+        st = os.stat(dirpath)
+    except OSError as exc:
+        errors.append(FileError(dirpath, 0, f"cannot read directory: {exc.strerror or exc}", "read"))
+        return None
+    key = (st.st_dev, st.st_ino)
+    if key in visited:
+        return None  # reached twice through links: a duplicate, not an error
+    visited.add(key)
+    try:
+        with os.scandir(dirpath) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        errors.append(FileError(dirpath, 0, f"cannot read directory: {exc.strerror or exc}", "read"))
+        return None
+    if dirpath != top and any(entry.name == VENV_MARKER for entry in entries):
+        return None  # a virtual environment: third-party code, not the project's
+    if gitignore and any(entry.name == ".gitignore" for entry in entries):
+        spec = _read_ignore_file(os.path.join(dirpath, ".gitignore"))
+        if spec is not None:
+            chain = chain + ((spec, ""),)
+    return entries, chain
+
+
+def _follow_link(full: str, is_dir: bool, excluder: _Excluder, inner_ancestors: tuple, real_top: str,
+                 top_with_slash: str, errors: List[FileError]) -> Optional[Tuple[str, str]]:
+    """(real path, Config.relative()) of a symlink met in the walk, or None when the walk skips it:
+    excluded, a loop back to an ancestor (reported), or a directory the walk reaches anyway."""
+    # a link: Config.relative() resolves it, so ask Config itself
+    if excluder.path_excluded(full):
+        return None
+    try:
+        child_real = os.path.realpath(full)
+    except OSError:
+        child_real = full
+    child_rel = excluder.rel_of_dir(full, child_real)
+    if is_dir:
+        if child_real in inner_ancestors:
+            errors.append(FileError(full, 0, "symlink loop: this directory links back to one of its "
+                                             "own parents; not followed", "read"))
+            return None
+        if child_real == real_top or child_real.startswith(top_with_slash):
+            return None  # the walk reaches the target itself: following the link only repeats it
+    return child_real, child_rel
