@@ -365,70 +365,81 @@ def _touches(a, expr: cst.BaseExpression, owners: Set[str], aliases: Set[str]) -
 def _check_region(a, verdict: _Verdict, nodes, moved: _Moved, owners: Set[str], aliases: Set[str],
                   comp_targets: Set[int], where: str):
     """Look for writes to the source and rebinding of the moved expressions among nodes."""
-    t = a.tables
     for node in nodes:
         line = _line(a, node)
-        # rebinding of a moved name, or of an attribute on a moved chain
-        for target in _binds(node):
-            for leaf in _flat_targets(target):
-                if isinstance(leaf, cst.Name) and id(leaf) not in comp_targets and leaf.value in moved.names:
-                    verdict.refuse.append(f"`{leaf.value}` is rebound at line {line} {where}; the moved cast "
-                                          "would read the new value")
-                elif isinstance(leaf, cst.Attribute) and dotted(leaf) is not None and any(
-                        _is_prefix(dotted(leaf), c) for c in moved.chains):
-                    verdict.refuse.append(f"`{dotted(leaf)}` is assigned at line {line} {where}; the moved cast "
-                                          "would read the new value")
-                elif isinstance(leaf, (cst.Subscript, cst.Attribute)) and not isinstance(node, (cst.For, cst.Del)) \
-                        and _touches(a, leaf.value, owners, aliases):
-                    if isinstance(leaf, cst.Subscript) or leaf.attr.value == "data":
-                        verdict.refuse.append(f"line {line} writes into the pool (`{_code(a, leaf)} = ...`) "
-                                              f"{where}; the gather would read the new values")
-                elif isinstance(leaf, cst.Name) and isinstance(node, cst.AugAssign) and leaf.value in aliases:
-                    verdict.refuse.append(f"line {line} updates the pool in place (`{leaf.value} {_code(a, node.operator)} "
-                                          f"...`) {where}; the gather would read the new values")
+        _check_bindings(a, verdict, node, line, where, moved, owners, aliases, comp_targets)
         if isinstance(node, (cst.Await, cst.Yield)):
             verdict.unsafe.append(f"line {line} suspends the function {where} (other code may write the pool)")
-        if not isinstance(node, cst.Call):
-            continue
-        func = node.func
-        name = a.call_name(node) or ""
-        method = func.attr.value if isinstance(func, cst.Attribute) else None
-        receiver = func.value if isinstance(func, cst.Attribute) else None
-        if method is not None and method.startswith("set_") and any(w in method for w in ("kv", "buffer", "cache")):
-            verdict.refuse.append(f"line {line} stores into a KV pool (`{_code(a, func)}(...)`) {where}; the gather "
-                                  "would read values written after the original cast")
-            continue
-        if method is not None and receiver is not None and _touches(a, receiver, owners, aliases):
-            if method.endswith("_") and not method.endswith("__"):
-                verdict.refuse.append(f"line {line} modifies the pool in place (`.{method}(...)`) {where}; the "
-                                      "gather would read the new values")
-                continue
-            known = (method in READ_METHODS or method in t.accessors or method in t.gather_methods
-                     or method in t.view_methods or method in t.casts or method in t.reinterpret_methods)
-            if not known:
-                verdict.unsafe.append(f"line {line} calls `{_code(a, func)}(...)` on the pool or its owner {where}; "
-                                      "it may write the pool")
-                continue
-        elif method is not None and receiver is not None and dotted(receiver) in moved.owners:
-            verdict.unsafe.append(f"line {line} calls `{_code(a, func)}(...)` {where}; it may rebind what the "
-                                  "cast's dtype is read from")
-            continue
-        if name in READ_FUNCTIONS:
-            continue
-        for arg in node.args:
-            if _touches(a, arg.value, owners, aliases):
-                if name.endswith("_") and not name.endswith("__"):
-                    verdict.refuse.append(f"line {line} modifies the pool in place (`{_code(a, func)}(...)`) "
+        if isinstance(node, cst.Call):
+            _check_call(a, verdict, node, line, where, moved, owners, aliases)
+
+
+def _check_bindings(a, verdict: _Verdict, node, line: int, where: str, moved: _Moved, owners: Set[str],
+                    aliases: Set[str], comp_targets: Set[int]) -> None:
+    """What node binds: a moved name, an attribute on a moved chain, rows of the pool, the pool in place."""
+    # rebinding of a moved name, or of an attribute on a moved chain
+    for target in _binds(node):
+        for leaf in _flat_targets(target):
+            if isinstance(leaf, cst.Name) and id(leaf) not in comp_targets and leaf.value in moved.names:
+                verdict.refuse.append(f"`{leaf.value}` is rebound at line {line} {where}; the moved cast "
+                                      "would read the new value")
+            elif isinstance(leaf, cst.Attribute) and dotted(leaf) is not None and any(
+                    _is_prefix(dotted(leaf), c) for c in moved.chains):
+                verdict.refuse.append(f"`{dotted(leaf)}` is assigned at line {line} {where}; the moved cast "
+                                      "would read the new value")
+            elif isinstance(leaf, (cst.Subscript, cst.Attribute)) and not isinstance(node, (cst.For, cst.Del)) \
+                    and _touches(a, leaf.value, owners, aliases):
+                if isinstance(leaf, cst.Subscript) or leaf.attr.value == "data":
+                    verdict.refuse.append(f"line {line} writes into the pool (`{_code(a, leaf)} = ...`) "
                                           f"{where}; the gather would read the new values")
-                else:
-                    verdict.unsafe.append(f"line {line} passes the pool or its owner to `{_code(a, func)}(...)` "
-                                          f"{where}; it may write the pool")
-                break
-            text = dotted(arg.value)
-            if text is not None and text in moved.owners:
-                verdict.unsafe.append(f"line {line} passes `{text}` to `{_code(a, func)}(...)` {where}; it may "
-                                      "rebind what the cast's dtype is read from")
-                break
+            elif isinstance(leaf, cst.Name) and isinstance(node, cst.AugAssign) and leaf.value in aliases:
+                verdict.refuse.append(f"line {line} updates the pool in place (`{leaf.value} {_code(a, node.operator)} "
+                                      f"...`) {where}; the gather would read the new values")
+
+
+def _check_call(a, verdict: _Verdict, node: cst.Call, line: int, where: str, moved: _Moved, owners: Set[str],
+                aliases: Set[str]) -> None:
+    """A call in between: a store into a pool, a method of the pool or its owner, the pool passed on."""
+    tables = a.tables
+    func = node.func
+    name = a.call_name(node) or ""
+    method = func.attr.value if isinstance(func, cst.Attribute) else None
+    receiver = func.value if isinstance(func, cst.Attribute) else None
+    if method is not None and method.startswith("set_") and any(w in method for w in ("kv", "buffer", "cache")):
+        verdict.refuse.append(f"line {line} stores into a KV pool (`{_code(a, func)}(...)`) {where}; the gather "
+                              "would read values written after the original cast")
+        return
+    if method is not None and receiver is not None and _touches(a, receiver, owners, aliases):
+        if method.endswith("_") and not method.endswith("__"):
+            verdict.refuse.append(f"line {line} modifies the pool in place (`.{method}(...)`) {where}; the "
+                                  "gather would read the new values")
+            return
+        known = (method in READ_METHODS or method in tables.accessors or method in tables.gather_methods
+                 or method in tables.view_methods or method in tables.casts or method in tables.reinterpret_methods)
+        if not known:
+            verdict.unsafe.append(f"line {line} calls `{_code(a, func)}(...)` on the pool or its owner {where}; "
+                                  "it may write the pool")
+            return
+    elif method is not None and receiver is not None and dotted(receiver) in moved.owners:
+        verdict.unsafe.append(f"line {line} calls `{_code(a, func)}(...)` {where}; it may rebind what the "
+                              "cast's dtype is read from")
+        return
+    if name in READ_FUNCTIONS:
+        return
+    for arg in node.args:
+        if _touches(a, arg.value, owners, aliases):
+            if name.endswith("_") and not name.endswith("__"):
+                verdict.refuse.append(f"line {line} modifies the pool in place (`{_code(a, func)}(...)`) "
+                                      f"{where}; the gather would read the new values")
+            else:
+                verdict.unsafe.append(f"line {line} passes the pool or its owner to `{_code(a, func)}(...)` "
+                                      f"{where}; it may write the pool")
+            break
+        text = dotted(arg.value)
+        if text is not None and text in moved.owners:
+            verdict.unsafe.append(f"line {line} passes `{text}` to `{_code(a, func)}(...)` {where}; it may "
+                                  "rebind what the cast's dtype is read from")
+            break
 
 
 def _scope_root(a, node) -> cst.CSTNode:
@@ -529,8 +540,20 @@ def _assess(a, call: cst.Call) -> Optional[CastMove]:
     if form is None:
         return None
     verdict = _Verdict()
-    depth = chain_depth(a, call)
-    pool, casts = cast_chain(call, depth)
+    pool, casts = cast_chain(call, chain_depth(a, call))
+    _check_cast_arguments(a, verdict, casts)
+    moved = _moved_expressions(a, casts)
+    verdict.unsafe += moved.unsafe
+    owners = _owner_chains(a, pool)
+    if _in_fstring(a, call):
+        verdict.refuse.append("the cast is inside an f-string")
+    if form == "direct":
+        return _assess_direct(a, call, verdict, moved, owners)
+    return _assess_variable(a, call, form, verdict, moved, owners)
+
+
+def _check_cast_arguments(a, verdict: _Verdict, casts: Sequence[cst.Call]) -> None:
+    """A cast that also moves the tensor to another device cannot be applied to the gathered rows as is."""
     for cast in casts:
         target = a.cast_target(cast) or ""
         if target.endswith(".dtype") and not names_dtype_attribute(cast):
@@ -541,28 +564,29 @@ def _assess(a, call: cst.Call) -> Optional[CastMove]:
                  for arg in cast.args):
             verdict.unsafe.append("the cast also moves the tensor to another device; the index would be applied "
                                   "on the pool's device")
-    moved = _moved_expressions(a, casts)
-    verdict.unsafe += moved.unsafe
-    owners = _owner_chains(a, pool)
-    if _in_fstring(a, call):
-        verdict.refuse.append("the cast is inside an f-string")
-    if form == "direct":
-        gather = a.parent(call)
-        if isinstance(gather, cst.Subscript) and _stored_to(a, gather):
-            verdict.refuse.append(f"the gathered rows are assigned to (`{_code(a, gather)}`); the rewrite cannot "
-                                  "express that")
-        if isinstance(gather, cst.Subscript):
-            moved_over = [gather.slice]
-        else:  # .index_select(...) and friends: the call's arguments run before the cast now
-            moved_over = [a.parent(gather).args]
-        nodes = []
-        for part in moved_over:
-            for item in (part if isinstance(part, (list, tuple)) else [part]):
-                nodes.extend(n for n in iter_nodes(item, cst.CSTNode) if not isinstance(n, cst.Lambda))
-        _check_region(a, verdict, nodes, moved, owners, set(), set(), "in the index, evaluated before the cast "
-                      "after the fix")
-        return verdict.plan(form)
-    # the variable form: `x = <pool casts>` and reads of x below
+
+
+def _assess_direct(a, call: cst.Call, verdict: _Verdict, moved: _Moved, owners: Set[str]) -> CastMove:
+    """`pool.to(d)[idx]`, `pool.to(d).index_select(0, i)`: after the fix the index runs before the cast."""
+    gather = a.parent(call)
+    if isinstance(gather, cst.Subscript) and _stored_to(a, gather):
+        verdict.refuse.append(f"the gathered rows are assigned to (`{_code(a, gather)}`); the rewrite cannot "
+                              "express that")
+    if isinstance(gather, cst.Subscript):
+        moved_over = [gather.slice]
+    else:  # .index_select(...) and friends: the call's arguments run before the cast now
+        moved_over = [a.parent(gather).args]
+    nodes = []
+    for part in moved_over:
+        for item in (part if isinstance(part, (list, tuple)) else [part]):
+            nodes.extend(n for n in iter_nodes(item, cst.CSTNode) if not isinstance(n, cst.Lambda))
+    _check_region(a, verdict, nodes, moved, owners, set(), set(), "in the index, evaluated before the cast "
+                  "after the fix")
+    return verdict.plan("direct")
+
+
+def _assess_variable(a, call: cst.Call, form: str, verdict: _Verdict, moved: _Moved, owners: Set[str]) -> CastMove:
+    """`x = <pool casts>` and reads of x below: each read `x[idx]` becomes `x[idx].to(d)`."""
     assign = a.parent(call)
     name = assign.targets[0].target
     scope = a.scopes[name]
@@ -574,7 +598,19 @@ def _assess(a, call: cst.Call) -> Optional[CastMove]:
         verdict.refuse.append("the converted pool is never read")
         return verdict.plan(form)
     body = _scope_root(a, assign)
-    s0 = a.parent(assign) if isinstance(a.parent(assign), cst.SimpleStatementLine) else assign
+    start, end, enclosing = _span_to_uses(a, verdict, assign, uses, body, moved)
+    aliases = {name.value} | _pool_aliases(a, body)
+    skip = {id(call)} | {id(u) for u in uses}
+    nodes = [n for n in _region_nodes(a, body, start, end, skip, enclosing) if n is not assign]
+    _check_region(a, verdict, nodes, moved, owners, aliases, _comp_targets(body),
+                  f"between the cast (line {_line(a, call)}) and a gather")
+    return verdict.plan(form, uses)
+
+
+def _span_to_uses(a, verdict: _Verdict, assign, uses: List[cst.Name], body, moved: _Moved):
+    """(start, end, enclosing): the code that runs between the conversion and its reads lies in
+    [start, end), less the expressions that enclose a read (ids in enclosing: they run after it).
+    Reads the rewrite cannot take are refused on the way."""
     p0 = _pos(a, assign)
     start, end = (p0[2], p0[3]), (p0[2], p0[3])
     deferred = []
@@ -601,34 +637,36 @@ def _assess(a, call: cst.Call) -> Optional[CastMove]:
             if anc is body or isinstance(anc, _STATEMENTS):
                 break
             enclosing.add(id(anc))
-        # a loop that repeats the use but not the conversion: its rest runs in between, too
-        for loop in _in_loop_with(a, use, body):
-            if not _contains(a, loop, assign):
-                lp = _pos(a, loop)
-                end = max(end, (lp[2], lp[3]))
-        # a conversion that does not run before every use in its loop: the whole loop is in between
-        suite = a.parent(s0)
-        if not _contains(a, suite, use):
-            for loop in _in_loop_with(a, assign, body):
-                if _contains(a, loop, use):
-                    lp = _pos(a, loop)
-                    start, end = min(start, (lp[0], lp[1])), max(end, (lp[2], lp[3]))
-        # a conversion in a loop the use is not in: the loop may run it and more code again
-        for loop in _in_loop_with(a, assign, body):
-            if not _contains(a, loop, use):
-                lp = _pos(a, loop)
-                start, end = min(start, (lp[0], lp[1])), max(end, (lp[2], lp[3]))
+        start, end = _widen_for_loops(a, assign, use, body, start, end)
     if deferred:
         use, why = deferred[0]
         verdict.unsafe.append(f"the gather on line {_line(a, use)} is in {why}, which runs later: anything may "
                               "write the pool or rebind the dtype before it")
         end = (_pos(a, body)[2], _pos(a, body)[3])
-    aliases = {name.value} | _pool_aliases(a, body)
-    skip = {id(call)} | {id(u) for u in uses}
-    nodes = [n for n in _region_nodes(a, body, start, end, skip, enclosing) if n is not assign]
-    _check_region(a, verdict, nodes, moved, owners, aliases, _comp_targets(body),
-                  f"between the cast (line {_line(a, call)}) and a gather")
-    return verdict.plan(form, uses)
+    return start, end, enclosing
+
+
+def _widen_for_loops(a, assign, use: cst.Name, body, start, end):
+    """[start, end) widened by the loops that run code between the conversion and this read again."""
+    # a loop that repeats the use but not the conversion: its rest runs in between, too
+    for loop in _in_loop_with(a, use, body):
+        if not _contains(a, loop, assign):
+            lp = _pos(a, loop)
+            end = max(end, (lp[2], lp[3]))
+    # a conversion that does not run before every use in its loop: the whole loop is in between
+    statement = a.parent(assign) if isinstance(a.parent(assign), cst.SimpleStatementLine) else assign
+    suite = a.parent(statement)
+    if not _contains(a, suite, use):
+        for loop in _in_loop_with(a, assign, body):
+            if _contains(a, loop, use):
+                lp = _pos(a, loop)
+                start, end = min(start, (lp[0], lp[1])), max(end, (lp[2], lp[3]))
+    # a conversion in a loop the use is not in: the loop may run it and more code again
+    for loop in _in_loop_with(a, assign, body):
+        if not _contains(a, loop, use):
+            lp = _pos(a, loop)
+            start, end = min(start, (lp[0], lp[1])), max(end, (lp[2], lp[3]))
+    return start, end
 
 
 def _pool_aliases(a, body) -> Set[str]:
