@@ -106,33 +106,26 @@ def _cost_rows(tables: Tables) -> str:
 
 
 def guard_source(tables: Tables, dcp_expression: Optional[str]) -> str:
-    """Module-level code: the init-time guard and the per-plan choice, from rules/*.toml."""
-    rows = tables.fp8_kv_rows()
-    sm90 = tables.auto_backend.get("sm90", "fa3")
-    capable = ""
-    for row in sorted((r for r in rows if r.get("backends")), key=lambda r: parse_version(r["since"]), reverse=True):
-        keyword = "if" if not capable else "elif"
-        backends = tuple(row["backends"])
-        ckv = tuple(row.get("head_dim_ckv", [512]))
-        kpe = tuple(row.get("head_dim_kpe", [64]))
-        capable += (f"        {keyword} version >= {parse_version(row['since'])!r}:\n"
-                    f"            supported = backend in {literal(backends)} and ckv in {literal(ckv)} "
-                    f"and kpe in {literal(kpe)}\n")
-    supported_rows = [r for r in rows if r.get("backends")]
-    capability = tuple(supported_rows[0].get("compute_capability", [9, 0])) if supported_rows else (9, 0)
-    kv_dtype = supported_rows[0].get("kv_dtypes", ["float8_e4m3fn"])[0] if supported_rows else "float8_e4m3fn"
-    q_dtype = supported_rows[0].get("q_dtypes", ["bfloat16"])[0] if supported_rows else "bfloat16"
-    pool = tables.kv_pool
-    graph_attr = pool.get("cuda_graph_attribute", "_use_cuda_graph")
-    dcp = (
-        f"        if {dcp_expression}:\n"
-        f"            return None  # DCP feeds run() a per-batch buffer, not the pool\n"
-    ) if dcp_expression else ""
+    """Module-level code: the init-time guard and the per-plan choice, from rules/*.toml.
+
+    One part per generated definition, in the order the patched module holds them."""
+    return (_costs_source(tables) + _read_class_source() + _read_function_source() + _version_function_source()
+            + _guard_function_source(tables, dcp_expression) + _plan_function_source(tables))
+
+
+def _costs_source(tables: Tables) -> str:
+    """_MLA_KV_READ_COSTS: the measured costs (rules/crossover.toml), newest FlashInfer first."""
     return (
         f"\n\n# Per-token costs (ms) of the three ways to read an FP8 KV pool, by FlashInfer\n"
         f"# version, measured on an H200: (since, cast per pool row, gather, gather per\n"
         f"# row read, native, native per row read x query, margin).\n"
         f"_MLA_KV_READ_COSTS = (\n{_cost_rows(tables)})\n"
+    )
+
+
+def _read_class_source() -> str:
+    """The class of a plan's choice, and _MLA_KV_CAST: the original whole-pool cast."""
+    return (
         f"\n\nclass {READ_CLASS}:\n"
         f'    """How run() reads the KV pool for the plan it belongs to.\n'
         f"\n"
@@ -152,9 +145,21 @@ def guard_source(tables: Tables, dcp_expression: Optional[str]) -> str:
         f"    def scales(self):\n"
         f"        return {{\"ckv_scale\": 1.0, \"kpe_scale\": 1.0}} if self.native else {{}}\n"
         f"\n\n_MLA_KV_CAST = {READ_CLASS}()\n"
+    )
+
+
+def _read_function_source() -> str:
+    """The function forward calls to learn how the wrapper it runs reads the pool."""
+    return (
         f"\n\ndef {READ_FUNCTION}(wrapper):\n"
         f'    """How run() on this wrapper reads the pool, as its last plan decided."""\n'
         f"    return getattr(wrapper, \"{WRAPPER_ATTR}\", _MLA_KV_CAST)\n"
+    )
+
+
+def _version_function_source() -> str:
+    """The version parser the guard uses: a FlashInfer version string as a tuple of ints."""
+    return (
         f"\n\ndef {VERSION_FUNCTION}(text):\n"
         f'    """\'0.6.18.post1\' -> (0, 6, 18)."""\n'
         f"    parts = []\n"
@@ -170,6 +175,39 @@ def guard_source(tables: Tables, dcp_expression: Optional[str]) -> str:
         f"        if digits != piece:\n"
         f"            break\n"
         f"    return tuple(parts)\n"
+    )
+
+
+def _capability_branches(rows: list) -> str:
+    """The guard's if/elif chain: which backends and head dims each FlashInfer release supports."""
+    capable = ""
+    for row in sorted((r for r in rows if r.get("backends")), key=lambda r: parse_version(r["since"]), reverse=True):
+        keyword = "if" if not capable else "elif"
+        backends = tuple(row["backends"])
+        ckv = tuple(row.get("head_dim_ckv", [512]))
+        kpe = tuple(row.get("head_dim_kpe", [64]))
+        capable += (f"        {keyword} version >= {parse_version(row['since'])!r}:\n"
+                    f"            supported = backend in {literal(backends)} and ckv in {literal(ckv)} "
+                    f"and kpe in {literal(kpe)}\n")
+    return capable
+
+
+def _guard_function_source(tables: Tables, dcp_expression: Optional[str]) -> str:
+    """The init-time guard: None where the FP8-KV kernel cannot read the pool (capability matrix from
+    rules/flashinfer.toml), else what each plan choice needs."""
+    rows = tables.fp8_kv_rows()
+    sm90 = tables.auto_backend.get("sm90", "fa3")
+    capable = _capability_branches(rows)
+    supported_rows = [r for r in rows if r.get("backends")]
+    capability = tuple(supported_rows[0].get("compute_capability", [9, 0])) if supported_rows else (9, 0)
+    kv_dtype = supported_rows[0].get("kv_dtypes", ["float8_e4m3fn"])[0] if supported_rows else "float8_e4m3fn"
+    q_dtype = supported_rows[0].get("q_dtypes", ["bfloat16"])[0] if supported_rows else "bfloat16"
+    pool = tables.kv_pool
+    dcp = (
+        f"        if {dcp_expression}:\n"
+        f"            return None  # DCP feeds run() a per-batch buffer, not the pool\n"
+    ) if dcp_expression else ""
+    return (
         f"\n\ndef {GUARD_FUNCTION}(model_runner, backend):\n"
         f'    """Can FlashInfer\'s MLA kernels read this FP8 KV pool as stored?\n'
         f"\n"
@@ -205,6 +243,13 @@ def guard_source(tables: Tables, dcp_expression: Optional[str]) -> str:
         f"        return {{\"kv_data_type\": model_runner.kv_cache_dtype, \"pool_rows\": rows, \"costs\": costs}}\n"
         f"    except Exception:\n"
         f"        return None\n"
+    )
+
+
+def _plan_function_source(tables: Tables) -> str:
+    """The per-plan choice of the cheapest read (recorded on the wrapper), and the plan's arguments for it."""
+    graph_attr = tables.kv_pool.get("cuda_graph_attribute", "_use_cuda_graph")
+    return (
         f"\n\ndef {PLAN_FUNCTION}(wrapper, fp8_kv_read, qo_indptr, kv_indices, kv_data_type, decode):\n"
         f'    """Choose how the next run() on `wrapper` reads the FP8 pool; return the plan\'s\n'
         f"    (kv_indices, kv_data_type).\n"
