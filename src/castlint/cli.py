@@ -10,13 +10,16 @@ import sys
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
 from castlint import __version__
+
+if TYPE_CHECKING:
+    import inspect
 
 app = typer.Typer(
     name="castlint",
@@ -770,6 +773,8 @@ def rule(
 
 
 def _fix_word(rule) -> str:
+    """The Fix column of a rule class, in the words castlint.codes lists (tests/test_selectors.py
+    checks that the two agree)."""
     text = rule.fix_safety.lower()
     if text.startswith("no automatic fix"):
         return "—"

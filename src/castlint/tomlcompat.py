@@ -7,5 +7,4 @@ else:  # pragma: no cover - exercised on older Pythons only
     import tomli as toml
 
 TOMLDecodeError = toml.TOMLDecodeError
-load = toml.load
 loads = toml.loads
