@@ -82,19 +82,19 @@ class CastMove:
 # -- small helpers -------------------------------------------------------------
 
 
-def chain_depth(a, call: cst.Call) -> int:
+def chain_depth(analysis, call: cst.Call) -> int:
     """How many dtype casts of a pool are stacked here: `pool.to(a).to(b)` is 2.
 
     The gather moves below all of them at once, so one fix run settles the chain."""
     depth, node = 1, call.func.value
     while (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-           and a.cast_target(node) is not None and names_dtype_attribute(node) | _names_a_dtype(a, node)):
+           and analysis.cast_target(node) is not None and names_dtype_attribute(node) | _names_a_dtype(analysis, node)):
         depth, node = depth + 1, node.func.value
     return depth
 
 
-def _names_a_dtype(a, call: cst.Call) -> bool:
-    target = a.cast_target(call)
+def _names_a_dtype(analysis, call: cst.Call) -> bool:
+    target = analysis.cast_target(call)
     return target is not None and not target.endswith(".dtype")
 
 
@@ -107,18 +107,18 @@ def cast_chain(call: cst.Call, depth: int) -> Tuple[cst.BaseExpression, List[cst
     return node, list(reversed(chain))
 
 
-def _pos(a, node) -> Tuple[int, int, int, int]:
+def _pos(analysis, node) -> Tuple[int, int, int, int]:
     """Position in the analysed tree (a pruned copy keeps its own coordinates)."""
-    r = a.positions[node]
+    r = analysis.positions[node]
     return r.start.line, r.start.column, r.end.line, r.end.column
 
 
-def _line(a, node) -> int:
-    return a.position(node).start.line
+def _line(analysis, node) -> int:
+    return analysis.position(node).start.line
 
 
-def _code(a, node, limit: int = 60) -> str:
-    text = " ".join(a.code(node).split())
+def _code(analysis, node, limit: int = 60) -> str:
+    text = " ".join(analysis.code(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -142,7 +142,7 @@ def _root(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
             return None
 
 
-def _owner_chains(a, pool: cst.BaseExpression, depth: int = 0) -> Set[str]:
+def _owner_chains(analysis, pool: cst.BaseExpression, depth: int = 0) -> Set[str]:
     """Dotted chains naming the pool tensor or the object it is read from:
     `self.token_to_kv_pool.get_key_buffer(i)` -> {self.token_to_kv_pool};
     `self.kv_buffer[i]` -> {self.kv_buffer}; a local alias -> its own chains too."""
@@ -156,23 +156,23 @@ def _owner_chains(a, pool: cst.BaseExpression, depth: int = 0) -> Set[str]:
     text = dotted(root)
     chains.add(text)
     if isinstance(root, cst.Name) and depth < 4:
-        scope = a.scopes.get(root)
+        scope = analysis.scopes.get(root)
         if scope is not None:
             for asg in scope.assignments[root.value]:
                 if isinstance(asg.node, cst.Name):
-                    value, _ = a.assigned_value(asg.node)
+                    value, _ = analysis.assigned_value(asg.node)
                     if value is not None:
-                        chains |= _owner_chains(a, value, depth + 1)
+                        chains |= _owner_chains(analysis, value, depth + 1)
     return chains
 
 
 # -- where the code between the old and the new cast position lies ----------------
 
 
-def _in_loop_with(a, node, stop) -> List[cst.CSTNode]:
+def _in_loop_with(analysis, node, stop) -> List[cst.CSTNode]:
     """Loops around node, innermost first, up to (not including) stop."""
     loops = []
-    for anc in a.ancestors(node):
+    for anc in analysis.ancestors(node):
         if anc is stop:
             break
         if isinstance(anc, (cst.For, cst.While)):
@@ -182,11 +182,11 @@ def _in_loop_with(a, node, stop) -> List[cst.CSTNode]:
     return loops
 
 
-def _contains(a, outer, inner) -> bool:
-    return any(anc is outer for anc in a.ancestors(inner))
+def _contains(analysis, outer, inner) -> bool:
+    return any(anc is outer for anc in analysis.ancestors(inner))
 
 
-def _region_nodes(a, body: cst.CSTNode, start: Tuple[int, int], end: Tuple[int, int], skip: Set[int],
+def _region_nodes(analysis, body: cst.CSTNode, start: Tuple[int, int], end: Tuple[int, int], skip: Set[int],
                   after: Set[int] = frozenset()):
     """Nodes of body that start inside [start, end), not descending into defs/lambdas
     (defined, not run) or into the nodes in skip. Nodes in `after` (what encloses a gather,
@@ -196,7 +196,7 @@ def _region_nodes(a, body: cst.CSTNode, start: Tuple[int, int], end: Tuple[int, 
         node = stack.pop()
         if id(node) in skip:
             continue
-        p = _pos(a, node)
+        p = _pos(analysis, node)
         if (p[2], p[3]) <= start or (p[0], p[1]) >= end:
             continue  # entirely outside
         if (p[0], p[1]) >= start and id(node) not in after:
@@ -272,13 +272,13 @@ class _Moved:
     unsafe: List[str] = field(default_factory=list)
 
 
-def _moved_expressions(a, casts: Sequence[cst.Call]) -> _Moved:
+def _moved_expressions(analysis, casts: Sequence[cst.Call]) -> _Moved:
     moved = _Moved()
     for cast in casts:
         for arg in cast.args:
             if arg.keyword is not None and arg.keyword.value in CAST_FLAGS:
                 if not isinstance(arg.value, (cst.Name, cst.Integer)) and dotted(arg.value) is None:
-                    moved.unsafe.append(f"the cast's `{arg.keyword.value}=` argument `{_code(a, arg.value)}` "
+                    moved.unsafe.append(f"the cast's `{arg.keyword.value}=` argument `{_code(analysis, arg.value)}` "
                                         "would be evaluated at each gather")
                 continue
             value = arg.value
@@ -286,12 +286,12 @@ def _moved_expressions(a, casts: Sequence[cst.Call]) -> _Moved:
                 continue
             text = dotted(value)
             if text is None or arg.star:
-                moved.unsafe.append(f"the cast's argument `{_code(a, value)}` is not a plain name or attribute "
+                moved.unsafe.append(f"the cast's argument `{_code(analysis, value)}` is not a plain name or attribute "
                                     "and would be evaluated at a different point")
                 continue
             parts = text.split(".")
             moved.names.add(parts[0])
-            if _import_bound(a, value):
+            if _import_bound(analysis, value):
                 continue  # torch.bfloat16 & co: a module attribute
             if len(parts) >= 2:
                 moved.chains.add(text)
@@ -306,13 +306,13 @@ def _moved_expressions(a, casts: Sequence[cst.Call]) -> _Moved:
     return moved
 
 
-def _import_bound(a, expr: cst.BaseExpression) -> bool:
+def _import_bound(analysis, expr: cst.BaseExpression) -> bool:
     node = expr
     while isinstance(node, cst.Attribute):
         node = node.value
     if not isinstance(node, cst.Name):
         return False
-    scope = a.scopes.get(node)
+    scope = analysis.scopes.get(node)
     while scope is not None:
         assignments = list(scope.assignments[node.value])
         if assignments:
@@ -338,14 +338,14 @@ class _Verdict:
         return CastMove(form, FixSafety.SAFE, "", tuple(uses))
 
 
-def _touches(a, expr: cst.BaseExpression, owners: Set[str], aliases: Set[str]) -> bool:
+def _touches(analysis, expr: cst.BaseExpression, owners: Set[str], aliases: Set[str]) -> bool:
     """Does expr denote the source tensor, a view of it, or an object it is read from?
 
     Gathered rows (`x[idx]`, `x.index_select(...)`) are copies: passing them on writes nothing back."""
-    if isinstance(expr, cst.Subscript) and not a.subscript_keeps_whole(expr):
+    if isinstance(expr, cst.Subscript) and not analysis.subscript_keeps_whole(expr):
         return False
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and (
-            expr.func.attr.value in a.tables.gather_methods):
+            expr.func.attr.value in analysis.tables.gather_methods):
         return False
     if isinstance(expr, cst.Name) and expr.value in aliases:
         return True
@@ -357,24 +357,24 @@ def _touches(a, expr: cst.BaseExpression, owners: Set[str], aliases: Set[str]) -
         if any(_is_prefix(text, o) or _is_prefix(o, text) for o in owners):
             return True
     try:
-        return a.origin(expr) >= Origin.POOL_TUPLE
+        return analysis.origin(expr) >= Origin.POOL_TUPLE
     except Exception:  # noqa: BLE001 - a node the analysis never indexed
         return False
 
 
-def _check_region(a, verdict: _Verdict, nodes, moved: _Moved, owners: Set[str], aliases: Set[str],
+def _check_region(analysis, verdict: _Verdict, nodes, moved: _Moved, owners: Set[str], aliases: Set[str],
                   comp_targets: Set[int], where: str):
     """Look for writes to the source and rebinding of the moved expressions among nodes."""
     for node in nodes:
-        line = _line(a, node)
-        _check_bindings(a, verdict, node, line, where, moved, owners, aliases, comp_targets)
+        line = _line(analysis, node)
+        _check_bindings(analysis, verdict, node, line, where, moved, owners, aliases, comp_targets)
         if isinstance(node, (cst.Await, cst.Yield)):
             verdict.unsafe.append(f"line {line} suspends the function {where} (other code may write the pool)")
         if isinstance(node, cst.Call):
-            _check_call(a, verdict, node, line, where, moved, owners, aliases)
+            _check_call(analysis, verdict, node, line, where, moved, owners, aliases)
 
 
-def _check_bindings(a, verdict: _Verdict, node, line: int, where: str, moved: _Moved, owners: Set[str],
+def _check_bindings(analysis, verdict: _Verdict, node, line: int, where: str, moved: _Moved, owners: Set[str],
                     aliases: Set[str], comp_targets: Set[int]) -> None:
     """What node binds: a moved name, an attribute on a moved chain, rows of the pool, the pool in place."""
     # rebinding of a moved name, or of an attribute on a moved chain
@@ -388,28 +388,29 @@ def _check_bindings(a, verdict: _Verdict, node, line: int, where: str, moved: _M
                 verdict.refuse.append(f"`{dotted(leaf)}` is assigned at line {line} {where}; the moved cast "
                                       "would read the new value")
             elif isinstance(leaf, (cst.Subscript, cst.Attribute)) and not isinstance(node, (cst.For, cst.Del)) \
-                    and _touches(a, leaf.value, owners, aliases):
+                    and _touches(analysis, leaf.value, owners, aliases):
                 if isinstance(leaf, cst.Subscript) or leaf.attr.value == "data":
-                    verdict.refuse.append(f"line {line} writes into the pool (`{_code(a, leaf)} = ...`) "
+                    verdict.refuse.append(f"line {line} writes into the pool (`{_code(analysis, leaf)} = ...`) "
                                           f"{where}; the gather would read the new values")
             elif isinstance(leaf, cst.Name) and isinstance(node, cst.AugAssign) and leaf.value in aliases:
-                verdict.refuse.append(f"line {line} updates the pool in place (`{leaf.value} {_code(a, node.operator)} "
-                                      f"...`) {where}; the gather would read the new values")
+                operator = _code(analysis, node.operator)
+                verdict.refuse.append(f"line {line} updates the pool in place (`{leaf.value} {operator} ...`) "
+                                      f"{where}; the gather would read the new values")
 
 
-def _check_call(a, verdict: _Verdict, node: cst.Call, line: int, where: str, moved: _Moved, owners: Set[str],
+def _check_call(analysis, verdict: _Verdict, node: cst.Call, line: int, where: str, moved: _Moved, owners: Set[str],
                 aliases: Set[str]) -> None:
     """A call in between: a store into a pool, a method of the pool or its owner, the pool passed on."""
-    tables = a.tables
+    tables = analysis.tables
     func = node.func
-    name = a.call_name(node) or ""
+    name = analysis.call_name(node) or ""
     method = func.attr.value if isinstance(func, cst.Attribute) else None
     receiver = func.value if isinstance(func, cst.Attribute) else None
     if method is not None and method.startswith("set_") and any(w in method for w in ("kv", "buffer", "cache")):
-        verdict.refuse.append(f"line {line} stores into a KV pool (`{_code(a, func)}(...)`) {where}; the gather "
+        verdict.refuse.append(f"line {line} stores into a KV pool (`{_code(analysis, func)}(...)`) {where}; the gather "
                               "would read values written after the original cast")
         return
-    if method is not None and receiver is not None and _touches(a, receiver, owners, aliases):
+    if method is not None and receiver is not None and _touches(analysis, receiver, owners, aliases):
         if method.endswith("_") and not method.endswith("__"):
             verdict.refuse.append(f"line {line} modifies the pool in place (`.{method}(...)`) {where}; the "
                                   "gather would read the new values")
@@ -417,42 +418,42 @@ def _check_call(a, verdict: _Verdict, node: cst.Call, line: int, where: str, mov
         known = (method in READ_METHODS or method in tables.accessors or method in tables.gather_methods
                  or method in tables.view_methods or method in tables.casts or method in tables.reinterpret_methods)
         if not known:
-            verdict.unsafe.append(f"line {line} calls `{_code(a, func)}(...)` on the pool or its owner {where}; "
+            verdict.unsafe.append(f"line {line} calls `{_code(analysis, func)}(...)` on the pool or its owner {where}; "
                                   "it may write the pool")
             return
     elif method is not None and receiver is not None and dotted(receiver) in moved.owners:
-        verdict.unsafe.append(f"line {line} calls `{_code(a, func)}(...)` {where}; it may rebind what the "
+        verdict.unsafe.append(f"line {line} calls `{_code(analysis, func)}(...)` {where}; it may rebind what the "
                               "cast's dtype is read from")
         return
     if name in READ_FUNCTIONS:
         return
     for arg in node.args:
-        if _touches(a, arg.value, owners, aliases):
+        if _touches(analysis, arg.value, owners, aliases):
             if name.endswith("_") and not name.endswith("__"):
-                verdict.refuse.append(f"line {line} modifies the pool in place (`{_code(a, func)}(...)`) "
+                verdict.refuse.append(f"line {line} modifies the pool in place (`{_code(analysis, func)}(...)`) "
                                       f"{where}; the gather would read the new values")
             else:
-                verdict.unsafe.append(f"line {line} passes the pool or its owner to `{_code(a, func)}(...)` "
+                verdict.unsafe.append(f"line {line} passes the pool or its owner to `{_code(analysis, func)}(...)` "
                                       f"{where}; it may write the pool")
             break
         text = dotted(arg.value)
         if text is not None and text in moved.owners:
-            verdict.unsafe.append(f"line {line} passes `{text}` to `{_code(a, func)}(...)` {where}; it may "
+            verdict.unsafe.append(f"line {line} passes `{text}` to `{_code(analysis, func)}(...)` {where}; it may "
                                   "rebind what the cast's dtype is read from")
             break
 
 
-def _scope_root(a, node) -> cst.CSTNode:
+def _scope_root(analysis, node) -> cst.CSTNode:
     """The function (or module) whose code runs around node."""
-    for anc in a.ancestors(node):
+    for anc in analysis.ancestors(node):
         if isinstance(anc, (cst.FunctionDef, cst.Module)):
             return anc
-    return a.module
+    return analysis.module
 
 
-def _deferred(a, use, stop) -> Optional[str]:
+def _deferred(analysis, use, stop) -> Optional[str]:
     """Why a use runs at some other time than the statement it is written in, if it does."""
-    for anc in a.ancestors(use):
+    for anc in analysis.ancestors(use):
         if anc is stop:
             return None
         if isinstance(anc, cst.Lambda):
@@ -460,18 +461,19 @@ def _deferred(a, use, stop) -> Optional[str]:
         if isinstance(anc, cst.FunctionDef):
             return f"the nested function `{anc.name.value}`"
         if isinstance(anc, cst.GeneratorExp):
-            parent = a.parent(anc)
-            call = a.parent(parent) if isinstance(parent, cst.Arg) else parent
-            if not (isinstance(call, cst.Call) and (a.call_name(call) or "").replace("builtins.", "") in EAGER_CONSUMERS):
+            parent = analysis.parent(anc)
+            call = analysis.parent(parent) if isinstance(parent, cst.Arg) else parent
+            consumer = (analysis.call_name(call) or "").replace("builtins.", "") if isinstance(call, cst.Call) else ""
+            if consumer not in EAGER_CONSUMERS:
                 return "a generator expression"
         if isinstance(anc, cst.ClassDef):
             return f"the class body `{anc.name.value}`"
     return None
 
 
-def _shadowing(a, use, stop, names: Set[str]) -> Optional[str]:
+def _shadowing(analysis, use, stop, names: Set[str]) -> Optional[str]:
     """A comprehension/lambda/def between use and stop that binds one of names."""
-    for anc in a.ancestors(use):
+    for anc in analysis.ancestors(use):
         if anc is stop:
             return None
         bound: Set[str] = set()
@@ -486,15 +488,15 @@ def _shadowing(a, use, stop, names: Set[str]) -> Optional[str]:
                         bound |= {leaf.value for leaf in _flat_targets(target) if isinstance(leaf, cst.Name)}
         hit = bound & names
         if hit:
-            return f"`{sorted(hit)[0]}` is a different variable at the gather on line {_line(a, use)}"
+            return f"`{sorted(hit)[0]}` is a different variable at the gather on line {_line(analysis, use)}"
     return None
 
 
-def _stored_to(a, node) -> bool:
+def _stored_to(analysis, node) -> bool:
     """Is node (a subscript) assigned to or deleted, rather than read?"""
-    child, holder = node, a.parent(node)
+    child, holder = node, analysis.parent(node)
     while isinstance(holder, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
-        child, holder = holder, a.parent(holder)
+        child, holder = holder, analysis.parent(holder)
     if isinstance(holder, (cst.AssignTarget, cst.Del)):
         return True
     if isinstance(holder, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
@@ -504,177 +506,179 @@ def _stored_to(a, node) -> bool:
     return False
 
 
-def _use_problem(a, use: cst.Name) -> Optional[str]:
+def _use_problem(analysis, use: cst.Name) -> Optional[str]:
     """A read of the converted variable that the rewrite cannot turn into gather-then-cast."""
-    parent = a.parent(use)
-    line = _line(a, use)
+    parent = analysis.parent(use)
+    line = _line(analysis, use)
     if isinstance(parent, cst.Subscript) and parent.value is use:
-        if a.subscript_keeps_whole(parent):
-            return f"line {line} reads the converted pool whole (`{_code(a, parent)}`)"
-        holder = a.parent(parent)
-        if _stored_to(a, parent):
-            return f"line {line} writes into the converted pool (`{_code(a, parent)}`)"
+        if analysis.subscript_keeps_whole(parent):
+            return f"line {line} reads the converted pool whole (`{_code(analysis, parent)}`)"
+        holder = analysis.parent(parent)
+        if _stored_to(analysis, parent):
+            return f"line {line} writes into the converted pool (`{_code(analysis, parent)}`)"
         if isinstance(holder, cst.Attribute) and holder.value is parent:
             method = holder.attr.value
             if method.endswith("_") and not method.endswith("__"):
                 return f"line {line} modifies rows of the converted pool in place (`.{method}(...)`)"
         return None
-    if isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value in a.tables.gather_methods \
-            and isinstance(a.parent(parent), cst.Call):
+    if isinstance(parent, cst.Attribute) and parent.value is use \
+            and parent.attr.value in analysis.tables.gather_methods and isinstance(analysis.parent(parent), cst.Call):
         return None
-    return f"line {line} uses the converted pool as `{_code(a, parent if parent is not None else use)}`, not as a gather"
+    shown = _code(analysis, parent if parent is not None else use)
+    return f"line {line} uses the converted pool as `{shown}`, not as a gather"
 
 
-def _in_fstring(a, node) -> bool:
-    return any(isinstance(anc, cst.FormattedString) for anc in a.ancestors(node))
+def _in_fstring(analysis, node) -> bool:
+    return any(isinstance(anc, cst.FormattedString) for anc in analysis.ancestors(node))
 
 
-def assess(a, call: cst.Call) -> Optional[CastMove]:
+def assess(analysis, call: cst.Call) -> Optional[CastMove]:
     """The fix for the CL003 finding at `call`, or None when `call` is no CL003 candidate."""
-    move = _assess(a, call)
-    return None if move is None else replace(move, call=call, depth=chain_depth(a, call))
+    move = _assess(analysis, call)
+    return None if move is None else replace(move, call=call, depth=chain_depth(analysis, call))
 
 
-def _assess(a, call: cst.Call) -> Optional[CastMove]:
-    form = gathered_cast(a, call)
+def _assess(analysis, call: cst.Call) -> Optional[CastMove]:
+    form = gathered_cast(analysis, call)
     if form is None:
         return None
     verdict = _Verdict()
-    pool, casts = cast_chain(call, chain_depth(a, call))
-    _check_cast_arguments(a, verdict, casts)
-    moved = _moved_expressions(a, casts)
+    pool, casts = cast_chain(call, chain_depth(analysis, call))
+    _check_cast_arguments(analysis, verdict, casts)
+    moved = _moved_expressions(analysis, casts)
     verdict.unsafe += moved.unsafe
-    owners = _owner_chains(a, pool)
-    if _in_fstring(a, call):
+    owners = _owner_chains(analysis, pool)
+    if _in_fstring(analysis, call):
         verdict.refuse.append("the cast is inside an f-string")
     if form == "direct":
-        return _assess_direct(a, call, verdict, moved, owners)
-    return _assess_variable(a, call, form, verdict, moved, owners)
+        return _assess_direct(analysis, call, verdict, moved, owners)
+    return _assess_variable(analysis, call, form, verdict, moved, owners)
 
 
-def _check_cast_arguments(a, verdict: _Verdict, casts: Sequence[cst.Call]) -> None:
+def _check_cast_arguments(analysis, verdict: _Verdict, casts: Sequence[cst.Call]) -> None:
     """A cast that also moves the tensor to another device cannot be applied to the gathered rows as is."""
     for cast in casts:
-        target = a.cast_target(cast) or ""
+        target = analysis.cast_target(cast) or ""
         if target.endswith(".dtype") and not names_dtype_attribute(cast):
             verdict.unsafe.append("the cast takes another tensor's dtype *and device* (`.to(other)`); the index "
                                   "would be applied on the pool's device")
         elif any((arg.keyword is not None and arg.keyword.value == "device")
-                 or (arg.keyword is None and a.device_like(arg.value) and not a.dtype_like(arg.value))
+                 or (arg.keyword is None and analysis.device_like(arg.value) and not analysis.dtype_like(arg.value))
                  for arg in cast.args):
             verdict.unsafe.append("the cast also moves the tensor to another device; the index would be applied "
                                   "on the pool's device")
 
 
-def _assess_direct(a, call: cst.Call, verdict: _Verdict, moved: _Moved, owners: Set[str]) -> CastMove:
+def _assess_direct(analysis, call: cst.Call, verdict: _Verdict, moved: _Moved, owners: Set[str]) -> CastMove:
     """`pool.to(d)[idx]`, `pool.to(d).index_select(0, i)`: after the fix the index runs before the cast."""
-    gather = a.parent(call)
-    if isinstance(gather, cst.Subscript) and _stored_to(a, gather):
-        verdict.refuse.append(f"the gathered rows are assigned to (`{_code(a, gather)}`); the rewrite cannot "
+    gather = analysis.parent(call)
+    if isinstance(gather, cst.Subscript) and _stored_to(analysis, gather):
+        verdict.refuse.append(f"the gathered rows are assigned to (`{_code(analysis, gather)}`); the rewrite cannot "
                               "express that")
     if isinstance(gather, cst.Subscript):
         moved_over = [gather.slice]
     else:  # .index_select(...) and friends: the call's arguments run before the cast now
-        moved_over = [a.parent(gather).args]
+        moved_over = [analysis.parent(gather).args]
     nodes = []
     for part in moved_over:
         for item in (part if isinstance(part, (list, tuple)) else [part]):
             nodes.extend(n for n in iter_nodes(item, cst.CSTNode) if not isinstance(n, cst.Lambda))
-    _check_region(a, verdict, nodes, moved, owners, set(), set(), "in the index, evaluated before the cast "
+    _check_region(analysis, verdict, nodes, moved, owners, set(), set(), "in the index, evaluated before the cast "
                   "after the fix")
     return verdict.plan("direct")
 
 
-def _assess_variable(a, call: cst.Call, form: str, verdict: _Verdict, moved: _Moved, owners: Set[str]) -> CastMove:
+def _assess_variable(analysis, call: cst.Call, form: str, verdict: _Verdict, moved: _Moved,
+                     owners: Set[str]) -> CastMove:
     """`x = <pool casts>` and reads of x below: each read `x[idx]` becomes `x[idx].to(d)`."""
-    assign = a.parent(call)
+    assign = analysis.parent(call)
     name = assign.targets[0].target
-    scope = a.scopes[name]
+    scope = analysis.scopes[name]
     assignment = next(iter(scope.assignments[name.value]))
     # the function scope's own reads (those before the assignment too) and reads in nested scopes
     reads = {access.node for access in scope.accesses[name.value]} | {r.node for r in assignment.references}
-    uses = sorted((n for n in reads if isinstance(n, cst.Name)), key=lambda n: _pos(a, n))
+    uses = sorted((n for n in reads if isinstance(n, cst.Name)), key=lambda n: _pos(analysis, n))
     if not uses:
         verdict.refuse.append("the converted pool is never read")
         return verdict.plan(form)
-    body = _scope_root(a, assign)
-    start, end, enclosing = _span_to_uses(a, verdict, assign, uses, body, moved)
-    aliases = {name.value} | _pool_aliases(a, body)
+    body = _scope_root(analysis, assign)
+    start, end, enclosing = _span_to_uses(analysis, verdict, assign, uses, body, moved)
+    aliases = {name.value} | _pool_aliases(analysis, body)
     skip = {id(call)} | {id(u) for u in uses}
-    nodes = [n for n in _region_nodes(a, body, start, end, skip, enclosing) if n is not assign]
-    _check_region(a, verdict, nodes, moved, owners, aliases, _comp_targets(body),
-                  f"between the cast (line {_line(a, call)}) and a gather")
+    nodes = [n for n in _region_nodes(analysis, body, start, end, skip, enclosing) if n is not assign]
+    _check_region(analysis, verdict, nodes, moved, owners, aliases, _comp_targets(body),
+                  f"between the cast (line {_line(analysis, call)}) and a gather")
     return verdict.plan(form, uses)
 
 
-def _span_to_uses(a, verdict: _Verdict, assign, uses: List[cst.Name], body, moved: _Moved):
+def _span_to_uses(analysis, verdict: _Verdict, assign, uses: List[cst.Name], body, moved: _Moved):
     """(start, end, enclosing): the code that runs between the conversion and its reads lies in
     [start, end), less the expressions that enclose a read (ids in enclosing: they run after it).
     Reads the rewrite cannot take are refused on the way."""
-    p0 = _pos(a, assign)
-    start, end = (p0[2], p0[3]), (p0[2], p0[3])
+    assign_pos = _pos(analysis, assign)
+    start, end = (assign_pos[2], assign_pos[3]), (assign_pos[2], assign_pos[3])
     deferred = []
     enclosing: Set[int] = set()
     for use in uses:
-        problem = _use_problem(a, use)
+        problem = _use_problem(analysis, use)
         if problem is not None:
             verdict.refuse.append(problem)
             continue
-        if _in_fstring(a, use):
-            verdict.refuse.append(f"the gather on line {_line(a, use)} is inside an f-string")
-        if _pos(a, use)[:2] < p0[:2]:
-            verdict.refuse.append(f"line {_line(a, use)} reads the converted pool before the line that converts it "
-                                  "(a value from an earlier loop iteration)")
+        if _in_fstring(analysis, use):
+            verdict.refuse.append(f"the gather on line {_line(analysis, use)} is inside an f-string")
+        if _pos(analysis, use)[:2] < assign_pos[:2]:
+            verdict.refuse.append(f"line {_line(analysis, use)} reads the converted pool before the line that "
+                                  "converts it (a value from an earlier loop iteration)")
             continue
-        later = _deferred(a, use, body)
+        later = _deferred(analysis, use, body)
         if later is not None:
             deferred.append((use, later))
-        shadow = _shadowing(a, use, body, moved.names)
+        shadow = _shadowing(analysis, use, body, moved.names)
         if shadow is not None:
             verdict.refuse.append(shadow + "; the moved cast would read it")
-        end = max(end, _pos(a, use)[2:])
-        for anc in a.ancestors(use):  # the expressions around a gather run after it
+        end = max(end, _pos(analysis, use)[2:])
+        for anc in analysis.ancestors(use):  # the expressions around a gather run after it
             if anc is body or isinstance(anc, _STATEMENTS):
                 break
             enclosing.add(id(anc))
-        start, end = _widen_for_loops(a, assign, use, body, start, end)
+        start, end = _widen_for_loops(analysis, assign, use, body, start, end)
     if deferred:
         use, why = deferred[0]
-        verdict.unsafe.append(f"the gather on line {_line(a, use)} is in {why}, which runs later: anything may "
+        verdict.unsafe.append(f"the gather on line {_line(analysis, use)} is in {why}, which runs later: anything may "
                               "write the pool or rebind the dtype before it")
-        end = (_pos(a, body)[2], _pos(a, body)[3])
+        end = (_pos(analysis, body)[2], _pos(analysis, body)[3])
     return start, end, enclosing
 
 
-def _widen_for_loops(a, assign, use: cst.Name, body, start, end):
+def _widen_for_loops(analysis, assign, use: cst.Name, body, start, end):
     """[start, end) widened by the loops that run code between the conversion and this read again."""
     # a loop that repeats the use but not the conversion: its rest runs in between, too
-    for loop in _in_loop_with(a, use, body):
-        if not _contains(a, loop, assign):
-            lp = _pos(a, loop)
-            end = max(end, (lp[2], lp[3]))
+    for loop in _in_loop_with(analysis, use, body):
+        if not _contains(analysis, loop, assign):
+            loop_pos = _pos(analysis, loop)
+            end = max(end, (loop_pos[2], loop_pos[3]))
     # a conversion that does not run before every use in its loop: the whole loop is in between
-    statement = a.parent(assign) if isinstance(a.parent(assign), cst.SimpleStatementLine) else assign
-    suite = a.parent(statement)
-    if not _contains(a, suite, use):
-        for loop in _in_loop_with(a, assign, body):
-            if _contains(a, loop, use):
-                lp = _pos(a, loop)
-                start, end = min(start, (lp[0], lp[1])), max(end, (lp[2], lp[3]))
+    statement = analysis.parent(assign) if isinstance(analysis.parent(assign), cst.SimpleStatementLine) else assign
+    suite = analysis.parent(statement)
+    if not _contains(analysis, suite, use):
+        for loop in _in_loop_with(analysis, assign, body):
+            if _contains(analysis, loop, use):
+                loop_pos = _pos(analysis, loop)
+                start, end = min(start, (loop_pos[0], loop_pos[1])), max(end, (loop_pos[2], loop_pos[3]))
     # a conversion in a loop the use is not in: the loop may run it and more code again
-    for loop in _in_loop_with(a, assign, body):
-        if not _contains(a, loop, use):
-            lp = _pos(a, loop)
-            start, end = min(start, (lp[0], lp[1])), max(end, (lp[2], lp[3]))
+    for loop in _in_loop_with(analysis, assign, body):
+        if not _contains(analysis, loop, use):
+            loop_pos = _pos(analysis, loop)
+            start, end = min(start, (loop_pos[0], loop_pos[1])), max(end, (loop_pos[2], loop_pos[3]))
     return start, end
 
 
-def _pool_aliases(a, body) -> Set[str]:
+def _pool_aliases(analysis, body) -> Set[str]:
     """Local names in body that are ever assigned a whole pool (or a view of one)."""
     names: Set[str] = set()
     for node in iter_nodes(body, cst.Assign):
         try:
-            whole = a.origin(node.value) >= Origin.POOL_TUPLE
+            whole = analysis.origin(node.value) >= Origin.POOL_TUPLE
         except Exception:  # noqa: BLE001
             whole = False
         if whole:
