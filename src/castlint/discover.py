@@ -39,10 +39,10 @@ class _Excluder:
         self.config = config
         patterns = list(config.exclude)
         whole = []
-        for p in patterns:
-            q = p.rstrip("/")
-            whole.append(fnmatch.translate(q))
-            whole.append(fnmatch.translate(q + "/*"))
+        for pattern in patterns:
+            bare = pattern.rstrip("/")
+            whole.append(fnmatch.translate(bare))
+            whole.append(fnmatch.translate(bare + "/*"))
         self.whole = re.compile("|".join(whole)) if whole else None  # _glob_match(rel, p)
         self.exact = {p.rstrip("/") for p in patterns}
         self.part = re.compile("|".join(fnmatch.translate(p) for p in patterns)) if patterns else None

@@ -274,12 +274,12 @@ def _section(data: dict, name: str, allowed: Iterable[str], path: Path) -> Optio
     return section
 
 
-def _load_word_sets(tables: Tables, data: dict, path: Path, name: str, fields: dict) -> None:
-    """A [name] table of string lists: each list `key` is added to the set tables.<fields[key]>."""
-    section = _section(data, name, fields, path)
+def _load_word_sets(tables: Tables, data: dict, path: Path, name: str, attribute_of: dict) -> None:
+    """A [name] table of string lists: each list `key` is added to the set tables.<attribute_of[key]>."""
+    section = _section(data, name, attribute_of, path)
     if section is None:
         return
-    for key, attribute in fields.items():
+    for key, attribute in attribute_of.items():
         getattr(tables, attribute).update(_str_list(section, key, path, name))
 
 
