@@ -6,6 +6,10 @@ Usage (from the repository root, with castlint installed, e.g. in .venv):
     python benchmarks/lint_speed.py                      # sglang 0.5.23, 5 runs each
     python benchmarks/lint_speed.py --version 0.4.9 --runs 7 --jobs 2
     python benchmarks/lint_speed.py --json results.json  # also write the numbers
+    python benchmarks/lint_speed.py --only cold --runs 7  # just the cold run
+    # before and after, same session, same load: a checkout of the older commit as baseline
+    git worktree add /tmp/castlint-before HEAD~1
+    python benchmarks/lint_speed.py --baseline /tmp/castlint-before/src --runs 5
 
 What it does:
 
@@ -24,6 +28,9 @@ What it does:
      once for an ordinary file (srt/utils/common.py: big, no trigger words) and
      once for the FlashInfer MLA backend (parsed and analysed);
    - pre-commit style: `castlint check FILE` on the one changed file, no cache.
+
+--baseline SRC also runs a second castlint, imported from SRC (PYTHONPATH), in the same
+rounds (castlint, baseline, ruff), so that both castlints see the same load.
 
 Each command's exit status is 0 (clean) or 1 (findings); anything else aborts.
 Times are wall-clock seconds from process start to exit, so they include the
@@ -88,9 +95,9 @@ def ruff_command() -> list:
     return [exe]
 
 
-def timed(cmd, cwd) -> float:
+def timed(cmd, cwd, env=None) -> float:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(map(str, cmd))} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
@@ -102,13 +109,33 @@ def summary(samples) -> dict:
             "runs": [round(s, 3) for s in samples]}
 
 
+def spread(samples) -> str:
+    return f"{statistics.median(samples):5.2f} s ({min(samples):.2f}-{max(samples):.2f})"
+
+
+SCENARIOS = ("cold", "cold-empty-cache", "warm", "one-changed", "pre-commit")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", default="0.5.23", help="sglang release (default 0.5.23)")
     parser.add_argument("--runs", type=int, default=5, help="runs per scenario (default 5)")
     parser.add_argument("--jobs", type=int, default=0, help="castlint -j (default: core count)")
     parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--only", default=",".join(SCENARIOS),
+                        help=f"comma-separated scenarios to run (default: all of {', '.join(SCENARIOS)})")
+    parser.add_argument("--baseline", help="a second castlint's source directory (imported through PYTHONPATH), "
+                                           "run in the same rounds: before/after under the same load")
     args = parser.parse_args(argv)
+    only = {name.strip() for name in args.only.split(",") if name.strip()}
+    if only - set(SCENARIOS):
+        parser.error(f"unknown scenario(s): {', '.join(sorted(only - set(SCENARIOS)))}")
+    baseline_env = None
+    if args.baseline:
+        baseline = Path(args.baseline).resolve()
+        if not (baseline / "castlint" / "__init__.py").is_file():
+            parser.error(f"--baseline {baseline}: no castlint package there")
+        baseline_env = dict(os.environ, PYTHONPATH=str(baseline))
 
     source = sglang_tree(args.version)
     castlint = [sys.executable, "-m", "castlint", "check", "-q"] + (["-j", str(args.jobs)] if args.jobs else [])
@@ -127,17 +154,26 @@ def main(argv=None) -> int:
         rows = {}
 
         def scenario(name, castlint_cmd, ruff_cmd, before=None):
-            c, r = [], []
+            c, b, r = [], [], []
             for i in range(args.runs):
                 if before:
                     before(i)
                 c.append(timed(castlint_cmd, work))
+                if baseline_env is not None:
+                    if before:
+                        before(i)
+                    b.append(timed(castlint_cmd, work, baseline_env))
                 if ruff_cmd:
                     r.append(timed(ruff_cmd, work))
             rows[name] = {"castlint": summary(c), "ruff": summary(r) if r else None}
-            line = f"{name:38s} castlint {statistics.median(c):6.2f} s"
+            line = f"{name:38s} castlint {spread(c)}"
+            if b:
+                rows[name]["baseline"] = summary(b)
+                line += f"   baseline {spread(b)}"
             if r:
-                line += f"   ruff {statistics.median(r):6.2f} s   ratio {statistics.median(c) / statistics.median(r):5.2f}x"
+                line += f"   ruff {spread(r)}   ratio {statistics.median(c) / statistics.median(r):5.2f}x"
+                if b:
+                    line += f" (baseline {statistics.median(b) / statistics.median(r):5.2f}x)"
             print(line, flush=True)
 
         def clear_caches(_):
@@ -146,11 +182,18 @@ def main(argv=None) -> int:
 
         print(f"sglang {args.version}: {files} .py files; {castlint_version}; {ruff_version}; "
               f"{os.cpu_count()} cores; Python {platform.python_version()}", flush=True)
-        scenario("cold (--no-cache)", castlint + ["--no-cache", "sglang"], ruff + ["--no-cache", "sglang"])
-        scenario("cold, empty cache dir", castlint + ["sglang"], ruff + ["sglang"], before=clear_caches)
-        timed(castlint + ["sglang"], work)  # fill both caches
-        timed(ruff + ["sglang"], work)
-        scenario("warm (nothing changed)", castlint + ["sglang"], ruff + ["sglang"])
+        if "cold" in only:
+            scenario("cold (--no-cache)", castlint + ["--no-cache", "sglang"], ruff + ["--no-cache", "sglang"])
+        if "cold-empty-cache" in only:
+            scenario("cold, empty cache dir", castlint + ["sglang"], ruff + ["sglang"], before=clear_caches)
+        if only & {"warm", "one-changed"}:
+            # fill both caches (two castlints of the same version number share castlint's)
+            timed(castlint + ["sglang"], work)
+            if baseline_env is not None:
+                timed(castlint + ["sglang"], work, baseline_env)
+            timed(ruff + ["sglang"], work)
+        if "warm" in only:
+            scenario("warm (nothing changed)", castlint + ["sglang"], ruff + ["sglang"])
 
         def touch(rel):
             def edit(i):
@@ -158,15 +201,18 @@ def main(argv=None) -> int:
                     fh.write(f"# edit {time.time_ns()} {i}\n")
             return edit
 
-        scenario(f"one changed file ({Path(ordinary).name})", castlint + ["sglang"], ruff + ["sglang"],
-                 before=touch(ordinary))
-        scenario(f"one changed file ({Path(heavy).name})", castlint + ["sglang"], ruff + ["sglang"],
-                 before=touch(heavy))
-        scenario(f"pre-commit: check {Path(heavy).name}", castlint + ["--no-cache", f"sglang/{heavy}"],
-                 ruff + ["--no-cache", f"sglang/{heavy}"])
+        if "one-changed" in only:
+            scenario(f"one changed file ({Path(ordinary).name})", castlint + ["sglang"], ruff + ["sglang"],
+                     before=touch(ordinary))
+            scenario(f"one changed file ({Path(heavy).name})", castlint + ["sglang"], ruff + ["sglang"],
+                     before=touch(heavy))
+        if "pre-commit" in only:
+            scenario(f"pre-commit: check {Path(heavy).name}", castlint + ["--no-cache", f"sglang/{heavy}"],
+                     ruff + ["--no-cache", f"sglang/{heavy}"])
 
     result = {"sglang": args.version, "files": files, "castlint": castlint_version, "ruff": ruff_version,
-              "cores": os.cpu_count(), "python": platform.python_version(), "runs": args.runs, "scenarios": rows}
+              "cores": os.cpu_count(), "python": platform.python_version(), "runs": args.runs,
+              "baseline": args.baseline, "scenarios": rows}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -174,3 +174,13 @@ def test_scopes_are_libcsts(index, monkeypatch):
     both = [node for node in nodes if node in wrapped and node in got]
     assert len(both) == len([n for n in nodes if n in got])
     assert _scope_summary({n: got[n] for n in both}, both) == _scope_summary({n: wrapped[n] for n in both}, both)
+
+
+def test_child_fields_learnt_from_a_node_without_its_optional_children(monkeypatch):
+    """The field order is learnt from the first node of each type met; a child that
+    libcst visits only when present (a formatted string's format_spec) must still be
+    walked, in its place, when a later node has it."""
+    monkeypatch.setattr(dataflow, "_CHILD_FIELDS", {})
+    module = cst.parse_module('a = f"{x}"\nb = f"{y!r:>{z}} {w=}"\nfrom m import *\nfrom n import (o, p)\n')
+    for node in _preorder(module):
+        assert dataflow.children(node) == list(node.children)

@@ -44,6 +44,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from castlint.analysis import hot_path
@@ -129,6 +130,8 @@ class _Vocabulary:
                 methods.update(wrapper.methods)
         self.wrapper_methods = frozenset(methods)
         self.wrapper_functions = frozenset(functions)
+        # names whose import aliases the flow follows (_import_aliases)
+        self.alias_words = tuple(sorted(name.encode() for name in self.through_functions | self.helpers))
 
     def _read_rule_groups(self, tables: Tables) -> None:
         """CL002's prefilter groups: without one word of each set no plan() can be flagged;
@@ -981,10 +984,13 @@ class _Taint:
                                           for names, _, v, tf in unit.assigns)
 
 
-def _import_aliases(tree: ast.AST, source: bytes, names) -> frozenset:
+def _import_aliases(tree: ast.AST, source: bytes, names, encoded: tuple = ()) -> frozenset:
     """(alias, name) for the names under which the module imports one of names
-    (`torch.gather as g`, `quantize_k_cache as qk`)."""
-    if b"import" not in source or not any(name.encode() in source for name in names):
+    (`torch.gather as g`, `quantize_k_cache as qk`). encoded: the names as bytes, when
+    the caller has them (searched through the prefilter's anchors)."""
+    if b"import" not in source:
+        return frozenset()
+    if not prefilter_has_trigger(source, ((encoded or tuple(name.encode() for name in names),),)):
         return frozenset()
     out = set()
     stack = list(tree.body)
@@ -1117,7 +1123,7 @@ class _ModuleUnits:
 
     def __init__(self, tree: ast.Module, source: bytes, vocab: _Vocabulary):
         self.tree, self.source, self.vocab = tree, source, vocab
-        both = _import_aliases(tree, source, vocab.through_functions | vocab.helpers)
+        both = _import_aliases(tree, source, vocab.through_functions | vocab.helpers, vocab.alias_words)
         self.aliases = frozenset(a for a, original in both if original in vocab.through_functions)
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
         self.params: Params = {}
@@ -1174,9 +1180,7 @@ class _ModuleUnits:
         matter through a call from code that does: collect those that pass the words gate,
         then the top-level functions they call, transitively."""
         source, vocab = self.source, self.vocab
-        offsets = [0]
-        for line in source.splitlines(keepends=True):
-            offsets.append(offsets[-1] + len(line))
+        offsets = [0, *accumulate(map(len, source.splitlines(keepends=True)))]  # line -> its first byte
         gate = ((vocab.gate_words,),)
         for stmt in self.top:
             segment = source[offsets[_first_line(stmt) - 1]:offsets[min(stmt.end_lineno, len(offsets) - 1)]]

@@ -105,16 +105,17 @@ class _FieldOrder(cst.CSTVisitor):
 
 
 def child_fields(node: cst.CSTNode) -> Tuple[str, ...]:
-    """The fields of node's type that hold its children, in source order (learnt once per
-    type from libcst itself; fields it visits only when set, such as a formatted string's
-    format_spec, and fields holding no node, come last)."""
+    """The fields of node's type that hold its children, in source order, learnt once per
+    type from libcst itself (the fields _visit_and_replace_children visits). A field it
+    visits only when set (a formatted string's format_spec) is unset on a node that lacks
+    it: such fields come last."""
     cls = type(node)
     order = _CHILD_FIELDS.get(cls)
     if order is None:
         recorder = _FieldOrder()
         node._visit_and_replace_children(recorder)
         names = list(dict.fromkeys(recorder.fields))
-        names += [f.name for f in dataclasses.fields(cls) if f.name not in names]
+        names += [f.name for f in dataclasses.fields(cls) if f.name not in names and getattr(node, f.name) is None]
         order = _CHILD_FIELDS[cls] = tuple(names)
     return order
 
@@ -129,13 +130,20 @@ def _is_node(tp: type) -> bool:
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:
     """node.children, without rebuilding node."""
     out: List[cst.CSTNode] = []
-    for name in child_fields(node):
+    is_node = _IS_NODE.get
+    fields = _CHILD_FIELDS.get(type(node)) or child_fields(node)
+    for name in fields:
         value = getattr(node, name)
         tp = type(value)
         if tp is tuple or tp is list:
-            out.extend(item for item in value if _is_node(type(item)))
-        elif _is_node(tp):
-            out.append(value)
+            for item in value:
+                known = is_node(type(item))
+                if known or known is None and _is_node(type(item)):
+                    out.append(item)
+        else:
+            known = is_node(tp)
+            if known or known is None and _is_node(tp):
+                out.append(value)
     return out
 
 
@@ -162,9 +170,10 @@ class _DirectVisit:
         return step
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        visit, _, fields = self._step(type(node), node)
+        visit, _, fields = self._steps.get(type(node)) or self._step(type(node), node)
         if visit is not None and visit(self, node) is False:
             return False
+        is_node = _IS_NODE.get
         for field, hooked in fields:
             if hooked:
                 self.on_visit_attribute(node, field)
@@ -172,18 +181,21 @@ class _DirectVisit:
             tp = type(value)
             if tp is tuple or tp is list:
                 for item in value:
-                    if _is_node(type(item)):
+                    known = is_node(type(item))
+                    if known or known is None and _is_node(type(item)):
                         self.on_visit(item)
                         self.on_leave(item)
-            elif _is_node(tp):
-                self.on_visit(value)
-                self.on_leave(value)
+            else:
+                known = is_node(tp)
+                if known or known is None and _is_node(tp):
+                    self.on_visit(value)
+                    self.on_leave(value)
             if hooked:
                 self.on_leave_attribute(node, field)
         return False
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        leave = self._step(type(original_node), original_node)[1]
+        leave = (self._steps.get(type(original_node)) or self._step(type(original_node), original_node))[1]
         if leave is not None:
             leave(self, original_node)
 
@@ -1664,6 +1676,8 @@ class NodeIndex:
         index = cls()
         parents = index.parents
         visits = cls._VISITS
+        is_node = _IS_NODE.get
+        order = _CHILD_FIELDS.get
         stack: List[tuple] = [(module, None)]
         pop, push = stack.pop, stack.append
         while stack:
@@ -1677,7 +1691,19 @@ class NodeIndex:
                 visit = visits[tp] = getattr(cls, f"visit_{tp.__name__}", None)
             if visit is not None:
                 visit(index, node)
-            kids = children(node)
+            kids = []
+            for name in order(tp) or child_fields(node):
+                value = getattr(node, name)
+                vt = type(value)
+                if vt is tuple or vt is list:
+                    for item in value:
+                        known = is_node(type(item))
+                        if known or known is None and _is_node(type(item)):
+                            kids.append(item)
+                else:
+                    known = is_node(vt)
+                    if known or known is None and _is_node(vt):
+                        kids.append(value)
             for i in range(len(kids) - 1, -1, -1):
                 push((kids[i], node))
         return index
