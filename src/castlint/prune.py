@@ -532,25 +532,26 @@ def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(
             collector.assign(n)
         elif t is Subscript:
             collector.subscript(n)
-        elif t in _DEFS:
-            collector.define(n)
         elif t is ast.Return:
             if owner is not None and n.value is not None:
                 unit.returns.setdefault(owner, []).append(_refs(n.value, vocab, aliases))
+        elif t in _DEFS:
+            collector.define(n)
+            if n is not root:  # its children: its own returns and block paths
+                owner, path = n.name, ()
         elif t is ast.AnnAssign or t is ast.NamedExpr:
             collector.annotated_assign(n)
         elif t is ast.For or t is ast.AsyncFor or t is ast.comprehension:
             collector.loop_target(n)
         elif t is ast.Global:
             unit.globals.update(n.names)
-        # the children
-        if n is not root:
-            if t in _DEFS:
-                owner, path = n.name, ()
-            elif t is ast.Lambda or t is ast.ClassDef:
+        elif t is ast.Lambda or t is ast.ClassDef:
+            if n is not root:
                 owner = None
-        if path is not None and t in _NEW_SCOPES:
-            path = None
+            if t is ast.Lambda:
+                path = None  # another scope
+        elif t in _COMPREHENSIONS:
+            path = None  # another scope
         names = fields.get(t)
         if names is None:
             names = fields[t] = tuple(f for f in n._fields if f not in _SKIP_FIELDS)
@@ -719,7 +720,7 @@ def _read_name_calls(units: List[_Unit], params: Params, vocab: _Vocabulary, ali
 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")
-_NEW_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
