@@ -387,7 +387,7 @@ def check(
         fixing = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
                             flashinfer_version=flashinfer_version)
     outcome = _check_and_fix(files, walk_errors, tables, config, jobs, quiet, fixing, paths, follow_symlinks_outside)
-    outcome.findings = _filter_findings(outcome.findings, files, diff_base, with_trace)
+    outcome.findings = _filter_findings(outcome.findings, files, diff_base, with_trace, config)
     _report(outcome, fmt, tables, config, fix, fix_only, show_fixes, statistics, quiet, colored, output_file)
     raise typer.Exit(_exit_code(outcome, exit_zero, fix_only, exit_non_zero_on_fix))
 
@@ -461,7 +461,7 @@ def _exit_with_diff(diff_text: str, walk_errors, fix_errors, quiet: bool) -> Non
     raise typer.Exit(EXIT_ERROR if errors else (EXIT_FINDINGS if diff_text else EXIT_CLEAN))
 
 
-def _filter_findings(findings, files, diff_base: Optional[str], with_trace: Optional[str]):
+def _filter_findings(findings, files, diff_base: Optional[str], with_trace: Optional[str], config=None):
     """--diff-base: only the findings on changed lines; --with-trace: merge a trace's runtime evidence."""
     if diff_base:
         from castlint.gitdiff import GitDiffError, filter_to_changed_lines
@@ -471,9 +471,11 @@ def _filter_findings(findings, files, diff_base: Optional[str], with_trace: Opti
             raise _fail(str(exc))
     if with_trace:  # runtime evidence from `castlint trace` (docs/trace.md)
         from castlint.trace.report import TraceFileError, merge_with_trace
+        from castlint.trace.table import TraceTableError, load_trace_tables
         try:
-            findings = merge_with_trace(findings, files, with_trace)
-        except TraceFileError as exc:
+            confirms = load_trace_tables([str(p) for p in config.extend_rules]).confirms if config else None
+            findings = merge_with_trace(findings, files, with_trace, confirms=confirms)
+        except (TraceFileError, TraceTableError) as exc:
             raise _fail(str(exc))
     return findings
 
@@ -801,7 +803,7 @@ def validate(
     iters: Optional[int] = typer.Option(None, "--iters", help="Timed iterations per path (default 50; cpu 3)."),
     warmup: Optional[int] = typer.Option(None, "--warmup", help="Warm-up calls before timing (default 5; cpu 1)."),
     mla_backend: Optional[str] = typer.Option(None, "--mla-backend", help="Force the MLA wrapper backend (fa2 | fa3) instead of the file's 'auto'."),
-    emulate_flashinfer: str = typer.Option("0.7.2", "--emulate-flashinfer", help="--device cpu: the FlashInfer contract the reference follows."),
+    emulate_flashinfer: Optional[str] = typer.Option(None, "--emulate-flashinfer", help="--device cpu: the FlashInfer contract the reference follows (default: the newest pin in rules/sglang.toml)."),
     layer_k_scale: float = typer.Option(2.0, "--layer-k-scale", help="k_scale the layer double carries (the pool never applies it)."),
     require_native: bool = typer.Option(False, "--require-native", help="Also fail unless the patched code took the native FP8 branch."),
     no_profile: bool = typer.Option(False, "--no-profile", help="Skip the torch.profiler kernel proof."),

@@ -108,7 +108,7 @@ class FlashInferEmulation:
     def auto_backend(self) -> str:
         """What backend="auto" resolves to on the emulated device ([auto_backend]; else fa2)."""
         major, minor = self.compute_capability[:2]
-        return self.tables.auto_backend.get(f"sm{major}{minor}", "fa2")
+        return self.tables.auto_backend.get(f"sm{major}{minor}", self.tables.auto_backend.get("other"))
 
 
 class MLAPlanMetadata:
