@@ -141,6 +141,11 @@ class Tables:
     view_functions: set = field(default_factory=set)
     conversion_helpers: dict = field(default_factory=dict)  # name -> ConversionHelper
     guard_names: set = field(default_factory=set)
+    # [cast_motion]: calls that only read their tensors, for CL003's proof (castlint.analysis.cast_motion)
+    read_methods: set = field(default_factory=set)
+    read_functions: set = field(default_factory=set)
+    eager_consumers: set = field(default_factory=set)
+    cast_flags: set = field(default_factory=set)
     casts: dict = field(default_factory=dict)  # method -> CastSpelling
     reinterpret_methods: set = field(default_factory=set)
     torch_dtypes: set = field(default_factory=set)
@@ -245,6 +250,7 @@ TOP_KEYS = {
     "trace",  # runtime tracing (rules/trace.toml): read by castlint.trace.table
     "mla_kv_read", "kv_pool",  # rules/crossover.toml: castlint.fixes.flashinfer_mla
     "pin_source", "decode_step",  # rules/sglang.toml: castlint.fixes.target, castlint.models
+    "cast_motion",  # rules/casts.toml: castlint.analysis.cast_motion
 }
 PIN_SOURCE_KEYS = ("package", "version_files", "project_files", "distribution", "requirements")
 
@@ -385,6 +391,12 @@ def _load_guards(tables: Tables, data: dict, path: Path) -> None:
 
 
 # casts.toml: how a dtype cast is spelled, and what the dtypes are
+
+def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "cast_motion", {
+        "read_methods": "read_methods", "read_functions": "read_functions",
+        "eager_consumers": "eager_consumers", "cast_flags": "cast_flags"})
+
 
 def _load_casts(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "cast", list, path, "", [])):
@@ -570,7 +582,7 @@ def _load_presets(tables: Tables, data: dict, path: Path) -> None:
 _SECTION_LOADERS = (
     _load_accessors, _load_cache_attributes, _load_layer_index, _load_gathers, _load_views, _load_index_values,
     _load_allocation, _load_conversions, _load_iteration, _load_cache_parameters, _load_conversion_helpers,
-    _load_guards, _load_casts, _load_reinterpret, _load_dtype_spelling, _load_dtype_bytes, _load_wrappers,
+    _load_guards, _load_casts, _load_cast_motion, _load_reinterpret, _load_dtype_spelling, _load_dtype_bytes, _load_wrappers,
     _load_mla_signatures, _load_fp8_kv_mla, _load_auto_backend, _load_mla_kv_read, _load_kv_pool,
     _load_kv_cache_dtype, _load_releases, _load_pin_source, _load_decode_step, _load_defaults, _load_presets,
 )

@@ -41,27 +41,6 @@ from castlint.analysis.dataflow import Origin, dotted, iter_nodes
 from castlint.analysis.gathers import gathered_cast, names_dtype_attribute
 from castlint.models import FixSafety
 
-# Tensor/pool methods that only read (besides the tables' accessors, gathers, views, casts).
-READ_METHODS = frozenset({
-    "size", "dim", "numel", "stride", "element_size", "data_ptr", "is_contiguous", "storage_offset",
-    "nelement", "get_device", "tolist", "item", "clone", "cpu", "cuda", "__len__", "get_key_buffer",
-    "get_value_buffer", "get_kv_buffer", "get_kv_size_bytes", "get_flat_data", "abs", "sum", "max", "min",
-    "mean", "float", "half", "bfloat16", "double", "to", "type", "type_as", "new_empty", "new_zeros",
-    "new_ones", "new_full", "new_tensor", "empty_like", "eq", "ne", "isnan", "isfinite", "any", "all",
-})
-# Functions that read their tensor arguments (a call of anything else that receives the pool may write it).
-READ_FUNCTIONS = frozenset({
-    "len", "isinstance", "print", "id", "type", "repr", "str", "hasattr", "getattr", "tuple", "list",
-    "torch.cat", "torch.stack", "torch.index_select", "torch.gather", "torch.take", "torch.masked_select",
-    "torch.empty_like", "torch.zeros_like", "torch.ones_like", "torch.full_like", "torch.split", "torch.chunk",
-    "torch.narrow", "torch.flatten", "torch.reshape", "torch.transpose", "torch.permute", "torch.squeeze",
-    "torch.unsqueeze", "torch.is_tensor", "torch.numel", "torch.equal", "torch.allclose",
-})
-# Consumers that exhaust a generator expression on the spot.
-EAGER_CONSUMERS = frozenset({"tuple", "list", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any",
-                             "all", "torch.cat", "torch.stack"})
-# `.to(...)` keywords that are neither a dtype nor a device.
-CAST_FLAGS = frozenset({"non_blocking", "copy", "memory_format"})
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
@@ -276,7 +255,7 @@ def _moved_expressions(analysis, casts: Sequence[cst.Call]) -> _Moved:
     moved = _Moved()
     for cast in casts:
         for arg in cast.args:
-            if arg.keyword is not None and arg.keyword.value in CAST_FLAGS:
+            if arg.keyword is not None and arg.keyword.value in analysis.tables.cast_flags:
                 if not isinstance(arg.value, (cst.Name, cst.Integer)) and dotted(arg.value) is None:
                     moved.unsafe.append(f"the cast's `{arg.keyword.value}=` argument `{_code(analysis, arg.value)}` "
                                         "would be evaluated at each gather")
@@ -415,7 +394,7 @@ def _check_call(analysis, verdict: _Verdict, node: cst.Call, line: int, where: s
             verdict.refuse.append(f"line {line} modifies the pool in place (`.{method}(...)`) {where}; the "
                                   "gather would read the new values")
             return
-        known = (method in READ_METHODS or method in tables.accessors or method in tables.gather_methods
+        known = (method in tables.read_methods or method in tables.accessors or method in tables.gather_methods
                  or method in tables.view_methods or method in tables.casts or method in tables.reinterpret_methods)
         if not known:
             verdict.unsafe.append(f"line {line} calls `{_code(analysis, func)}(...)` on the pool or its owner {where}; "
@@ -425,7 +404,7 @@ def _check_call(analysis, verdict: _Verdict, node: cst.Call, line: int, where: s
         verdict.unsafe.append(f"line {line} calls `{_code(analysis, func)}(...)` {where}; it may rebind what the "
                               "cast's dtype is read from")
         return
-    if name in READ_FUNCTIONS:
+    if name in tables.read_functions:
         return
     for arg in node.args:
         if _touches(analysis, arg.value, owners, aliases):
@@ -464,7 +443,7 @@ def _deferred(analysis, use, stop) -> Optional[str]:
             parent = analysis.parent(anc)
             call = analysis.parent(parent) if isinstance(parent, cst.Arg) else parent
             consumer = (analysis.call_name(call) or "").replace("builtins.", "") if isinstance(call, cst.Call) else ""
-            if consumer not in EAGER_CONSUMERS:
+            if consumer not in analysis.tables.eager_consumers:
                 return "a generator expression"
         if isinstance(anc, cst.ClassDef):
             return f"the class body `{anc.name.value}`"
