@@ -141,3 +141,13 @@ def test_wheel_ships_the_rule_tables(tmp_path):
                          cwd=tmp_path, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, check=True)
     assert out.stdout.splitlines()[0].startswith(str(site))
+
+
+def test_a_native_fp8_kv_row_must_state_what_the_guard_checks(tmp_path):
+    """The fix's guard is generated from the newest native [[fp8_kv_mla]] row: no fallback in code."""
+    extra = tmp_path / "extra.toml"
+    extra.write_text('schema = 1\n[[fp8_kv_mla]]\nsince = "9.9"\nbackends = ["fa3"]\nhead_dim_ckv = [512]\n'
+                     'head_dim_kpe = [64]\nkv_dtypes = ["float8_e4m3fn"]\nq_dtypes = ["bfloat16"]\n')
+    with pytest.raises(TableError) as exc:
+        load_tables([extra])
+    assert "fp8_kv_mla[0].compute_capability" in str(exc.value)

@@ -486,7 +486,13 @@ def _load_fp8_kv_mla(tables: Tables, data: dict, path: Path) -> None:
         _check_keys(item, {"since", "backends", "compute_capability", "head_dim_ckv", "head_dim_kpe", "kv_dtypes",
                            "q_dtypes", "note"}, path, where)
         _get(item, "since", str, path, where)
-        _str_list(item, "backends", path, where)
+        if _str_list(item, "backends", path, where):  # a native path: what the fix's guard checks
+            for key in ("compute_capability", "head_dim_ckv", "head_dim_kpe"):
+                if not all(isinstance(v, int) for v in _get(item, key, list, path, where)):
+                    raise TableError(path, f"{where}.{key}", "must be a list of integers")
+            for key in ("kv_dtypes", "q_dtypes"):
+                if not _str_list(item, key, path, where):
+                    raise TableError(path, f"{where}.{key}", "must name at least one dtype")
         tables.fp8_kv_mla.append(item)
     tables.fp8_kv_mla.sort(key=lambda row: parse_version(row["since"]))
 
@@ -510,7 +516,9 @@ def _load_mla_kv_read(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_kv_pool(tables: Tables, data: dict, path: Path) -> None:
-    section = _section(data, "kv_pool", {"pool", "size", "padding", "cuda_graph_attribute"}, path)
+    section = _section(data, "kv_pool", {"pool", "size", "padding", "cuda_graph_attribute", "runner_parameter",
+                                         "runner_annotation", "backend_parameter", "backend_annotation",
+                                         "dcp_attribute"}, path)
     if section is None:
         return
     for key, value in section.items():

@@ -184,8 +184,8 @@ def _capability_branches(rows: list) -> str:
     for row in sorted((r for r in rows if r.get("backends")), key=lambda r: parse_version(r["since"]), reverse=True):
         keyword = "if" if not capable else "elif"
         backends = tuple(row["backends"])
-        ckv = tuple(row.get("head_dim_ckv", [512]))
-        kpe = tuple(row.get("head_dim_kpe", [64]))
+        ckv = tuple(row["head_dim_ckv"])
+        kpe = tuple(row["head_dim_kpe"])
         capable += (f"        {keyword} version >= {parse_version(row['since'])!r}:\n"
                     f"            supported = backend in {literal(backends)} and ckv in {literal(ckv)} "
                     f"and kpe in {literal(kpe)}\n")
@@ -199,9 +199,11 @@ def _guard_function_source(tables: Tables, dcp_expression: Optional[str]) -> str
     sm90 = tables.auto_backend.get("sm90", "fa3")
     capable = _capability_branches(rows)
     supported_rows = [r for r in rows if r.get("backends")]
-    capability = tuple(supported_rows[0].get("compute_capability", [9, 0])) if supported_rows else (9, 0)
-    kv_dtype = supported_rows[0].get("kv_dtypes", ["float8_e4m3fn"])[0] if supported_rows else "float8_e4m3fn"
-    q_dtype = supported_rows[0].get("q_dtypes", ["bfloat16"])[0] if supported_rows else "bfloat16"
+    # the newest native row (tables.py requires these keys there); without one the guard never says yes
+    newest = supported_rows[0] if supported_rows else {"compute_capability": [9, 0], "kv_dtypes": ["float8_e4m3fn"],
+                                                       "q_dtypes": ["bfloat16"]}
+    capability = tuple(newest["compute_capability"])
+    kv_dtype, q_dtype = newest["kv_dtypes"][0], newest["q_dtypes"][0]
     pool = tables.kv_pool
     dcp = (
         f"        if {dcp_expression}:\n"
@@ -330,7 +332,7 @@ class MlaReadRewrite(cst.CSTTransformer):
     def _init_with_runner(self, cls: cst.ClassDef, refusal: str):
         """(cls's __init__, the name of its model_runner parameter); RewriteRefused(refusal) if none."""
         init = self._init_of(cls)
-        runner = self._param(init, "model_runner", "ModelRunner") if init else None
+        runner = self._param(init, self.tables.kv_pool["runner_parameter"], self.tables.kv_pool["runner_annotation"]) if init else None
         if init is None or runner is None:
             raise RewriteRefused(self.a.position(cls).start.line, refusal)
         return init, runner
@@ -358,7 +360,7 @@ class MlaReadRewrite(cst.CSTTransformer):
         for owner in owners:
             init, runner = self._init_with_runner(owner, "the plan()'s class has no __init__(model_runner, ...) "
                                                          "to hold the read choice")
-            backend_param = self._param(init, "attn_backend", "AttentionBackend")
+            backend_param = self._param(init, self.tables.kv_pool["backend_parameter"], self.tables.kv_pool["backend_annotation"])
             decided = (f'getattr({backend_param}, "{READ_ATTR}", None)' if backend_param
                        else f"{GUARD_FUNCTION}({runner}, {literal(self.backend_kind)})")
             self._first(init, f"self.{READ_ATTR} = {decided}\n")
@@ -580,6 +582,6 @@ def _backend_kind(a: ModuleAnalysis) -> str:
 def _dcp_expression(a: ModuleAnalysis) -> Optional[str]:
     """The module's decode-context-parallel switch (`...dcp_enabled`), if it has one."""
     for attr in a.nodes.attributes:
-        if attr.attr.value == "dcp_enabled":
+        if attr.attr.value == a.tables.kv_pool.get("dcp_attribute"):
             return a.code(attr)
     return None
