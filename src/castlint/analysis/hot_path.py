@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Collection, Dict, FrozenSet, Iterable, List, Tuple
 
-# The forward entry points engines call each decode step. An engine fact: it belongs
-# with the accessors in the rule tables (see docs/performance.md); kept here, in one
-# place, until it moves.
+# The forward entry points engines call each decode step. An engine fact: it belongs in
+# the rule tables next to the accessors (an `entry_points` list under a `[hot_path]`
+# table in rules/accessors.toml, read by castlint.tables); kept here, in one place,
+# until it moves.
 HOT_PATH_FUNCTIONS = ("forward", "forward_decode", "forward_extend", "__call__")
 
 
