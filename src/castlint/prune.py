@@ -820,7 +820,7 @@ class _Taint:
     def __init__(self, units: List[_Unit], params: Params, vocab: _Vocabulary = None, aliases=frozenset()):
         self.units = units
         self.params = params
-        self._w, self._aliases = vocab, aliases
+        self._vocab, self._aliases = vocab, aliases
         self._binds_cache: Dict[int, Set[str]] = {}
         self._refs_cache: Dict[int, _Refs] = {}
         self.attrs: Dict[int, Dict[str, int]] = {}  # id(class) (0: no class) -> self attribute -> levels
@@ -830,19 +830,19 @@ class _Taint:
     def class_attrs(self, unit: _Unit) -> Dict[str, int]:
         return self.attrs.setdefault(id(unit.cls) if unit.cls is not None else 0, {})
 
-    def levels(self, r: _Refs, unit: _Unit) -> int:
-        out = r.base
+    def levels(self, refs: _Refs, unit: _Unit) -> int:
+        out = refs.base
         names, attrs, returns = unit.names, self.class_attrs(unit), self.returns
-        for name, tf in r.names:
+        for name, tf in refs.names:
             out |= tf[names.get(name, 0)]
-        for attr, tf in r.attrs:
+        for attr, tf in refs.attrs:
             out |= tf[attrs.get(attr, 0)]
-        for call, tf in r.calls:
+        for call, tf in refs.calls:
             out |= tf[returns.get(call, 0)]
         return out
 
-    def tainted(self, r: _Refs, unit: _Unit) -> bool:
-        return self.levels(r, unit) != 0
+    def tainted(self, refs: _Refs, unit: _Unit) -> bool:
+        return self.levels(refs, unit) != 0
 
     def tainted_attrs(self, unit: _Unit) -> Set[str]:
         return {attr for attr, levels in self.class_attrs(unit).items() if levels}
@@ -927,21 +927,21 @@ class _Taint:
         return any(self.returns.get(name) for name in unit.defs & need_returns)
 
     # -- in statement order, as the analysis reads names ------------------------------
-    def cast_levels(self, r: _Refs, path, unit: _Unit, depth: int = 0) -> int:
+    def cast_levels(self, refs: _Refs, path, unit: _Unit, depth: int = 0) -> int:
         """What a cast's receiver may hold, reading each plain name at the assignment that
         precedes the cast in its block chain (ModuleAnalysis.reaching), where one does
         without any other statement in between that may rebind it; else at every
         assignment of the unit."""
-        levels = self.levels(r, unit)
-        if not levels or path is None or not r.names or depth > 4:
+        levels = self.levels(refs, unit)
+        if not levels or path is None or not refs.names or depth > 4:
             return levels
-        out = r.base
+        out = refs.base
         attrs, returns = self.class_attrs(unit), self.returns
-        for attr, tf in r.attrs:
+        for attr, tf in refs.attrs:
             out |= tf[attrs.get(attr, 0)]
-        for call, tf in r.calls:
+        for call, tf in refs.calls:
             out |= tf[returns.get(call, 0)]
-        for name, tf in r.names:
+        for name, tf in refs.names:
             local = self._local(name, path, unit, depth)
             out |= tf[unit.names.get(name, 0) if local is None else local]
         return out
@@ -977,7 +977,7 @@ class _Taint:
     def _value_refs(self, node: ast.AST) -> _Refs:
         found = self._refs_cache.get(id(node))
         if found is None:
-            found = self._refs_cache[id(node)] = _refs(node, self._w, self._aliases)
+            found = self._refs_cache[id(node)] = _refs(node, self._vocab, self._aliases)
         return found
 
     def taints_globals(self, unit: _Unit) -> bool:
@@ -1323,8 +1323,8 @@ def _hot_set(cls: ast.ClassDef, vocab: _Vocabulary) -> FrozenSet[str]:
 def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     """Fold the unit of one statement into the unit it belongs to."""
     for entries in params.values():
-        for i, (u, positional, every, is_method) in enumerate(entries):
-            if u is part:
+        for i, (unit, positional, every, is_method) in enumerate(entries):
+            if unit is part:
                 entries[i] = (into, positional, every, is_method)
     into.assigns += part.assigns
     into.self_calls += part.self_calls
