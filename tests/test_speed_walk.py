@@ -8,7 +8,7 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 
 from castlint.analysis import dataflow
 from castlint.checks import all_rules
-from tests.conftest import FIXTURES
+from conftest import FIXTURES
 
 # What the direct walks must get right: child field order (IfExp, Call, decorators,
 # f-string format specs, conditional ImportFrom names), attribute hooks (ClassDef
