@@ -43,7 +43,8 @@ def src(text: str) -> str:
 
 
 def test_self_attribute_set_in_another_method(tmp_path):
-    source = ("import torch\n\nclass Backend:\n    def __init__(self, pool):\n        self.k = pool.get_key_buffer(0)\n\n"
+    source = ("import torch\n\nclass Backend:\n    def __init__(self, pool):\n"
+              "        self.k = pool.get_key_buffer(0)\n\n"
               + FILLER_METHODS + "    def forward(self, q):\n        return self.k.to(torch.bfloat16)\n")
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED
@@ -268,7 +269,8 @@ def test_bom_and_cookie(tmp_path, prefix):
     cm = config.cost_model(TABLES)
     whole = check_file(str(path), TABLES, config, cm, prune=False)
     pruned = check_file(str(path), TABLES, config, cm, prune=True)
-    assert [(f.start, f.end, f.message) for f in pruned.findings] == [(f.start, f.end, f.message) for f in whole.findings]
+    assert [(f.start, f.end, f.message) for f in pruned.findings] \
+        == [(f.start, f.end, f.message) for f in whole.findings]
     assert len(whole.findings) == 1
 
 
