@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from typing import List
 
-import libcst as cst
-
 from castlint.checks.base import FileContext, Rule
 from castlint.models import Finding, Severity
 
@@ -44,6 +42,8 @@ class PrintInForward(Rule):
         return ((frozenset({"print("}), frozenset({"def forward"})),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
+        import libcst as cst  # here, not at the top: the registry loads without the parser
+
         analysis = ctx.analysis
         findings = []
         for call in analysis.nodes.calls:

@@ -311,8 +311,9 @@ def test_hot_path_is_one_definition_for_prune_and_the_analysis():
     from_analysis = analysis.hot_functions(module.body[0])
     assert from_prune == frozenset(from_analysis) == {"forward_decode", "step", "_get_key_buffer", "deeper",
                                                        "via_lambda"}
-    assert hot_path.is_hot_entry("_get_key_buffer", TABLES.accessors)
-    assert not hot_path.is_hot_entry("setup", TABLES.accessors)
+    assert hot_path.is_hot_entry("_get_key_buffer", TABLES.hot_path_entry_points, TABLES.accessors)
+    assert hot_path.is_hot_entry("forward", TABLES.hot_path_entry_points, TABLES.accessors)
+    assert not hot_path.is_hot_entry("setup", TABLES.hot_path_entry_points, TABLES.accessors)
 
 
 # -- issue 11: the flows the analysis follows now, the pruner must keep --------------

@@ -96,6 +96,7 @@ class _Vocabulary:
     def _read_flow_words(self, tables: Tables) -> None:
         """Where a pool comes from and what it flows through (as ModuleAnalysis.origin)."""
         self.accessors = frozenset(tables.accessors)
+        self.hot_entry_points = frozenset(tables.hot_path_entry_points)
         self.tuple_accessors = frozenset(n for n, a in tables.accessors.items() if a.returns == "tuple")
         self.tuple_views = frozenset(set(tables.tuple_view_methods)
                                      | {f.rsplit(".", 1)[-1] for f in tables.tuple_view_functions})
@@ -1317,7 +1318,7 @@ def _hot_set(cls: ast.ClassDef, vocab: _Vocabulary) -> FrozenSet[str]:
                 if type(n) is ast.Call and type(n.func) is ast.Attribute and type(n.func.value) is ast.Name \
                         and n.func.value.id == "self":
                     self_calls.append((stmt.name, n.func.attr))
-    return hot_path.hot_methods(methods, self_calls, vocab.accessors)
+    return hot_path.hot_methods(methods, self_calls, vocab.hot_entry_points, vocab.accessors)
 
 
 def _merge(into: _Unit, part: _Unit, params: Params) -> None:

@@ -141,6 +141,7 @@ class Tables:
     view_functions: set = field(default_factory=set)
     conversion_helpers: dict = field(default_factory=dict)  # name -> ConversionHelper
     guard_names: set = field(default_factory=set)
+    hot_path_entry_points: set = field(default_factory=set)  # [hot_path]: methods every decode step runs
     # [cast_motion]: calls that only read their tensors, for CL003's proof (castlint.analysis.cast_motion)
     read_methods: set = field(default_factory=set)
     read_functions: set = field(default_factory=set)
@@ -251,6 +252,7 @@ TOP_KEYS = {
     "mla_kv_read", "kv_pool",  # rules/crossover.toml: castlint.fixes.flashinfer_mla
     "pin_source", "decode_step",  # rules/sglang.toml: castlint.fixes.target, castlint.models
     "cast_motion",  # rules/casts.toml: castlint.analysis.cast_motion
+    "hot_path",  # rules/accessors.toml: castlint.analysis.hot_path
 }
 PIN_SOURCE_KEYS = ("package", "version_files", "project_files", "distribution", "requirements")
 
@@ -388,6 +390,10 @@ def _load_conversion_helpers(tables: Tables, data: dict, path: Path) -> None:
 
 def _load_guards(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(tables, data, path, "guards", {"names": "guard_names"})
+
+
+def _load_hot_path(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "hot_path", {"entry_points": "hot_path_entry_points"})
 
 
 # casts.toml: how a dtype cast is spelled, and what the dtypes are
@@ -590,7 +596,7 @@ def _load_presets(tables: Tables, data: dict, path: Path) -> None:
 _SECTION_LOADERS = (
     _load_accessors, _load_cache_attributes, _load_layer_index, _load_gathers, _load_views, _load_index_values,
     _load_allocation, _load_conversions, _load_iteration, _load_cache_parameters, _load_conversion_helpers,
-    _load_guards, _load_casts, _load_cast_motion, _load_reinterpret, _load_dtype_spelling, _load_dtype_bytes, _load_wrappers,
+    _load_guards, _load_hot_path, _load_casts, _load_cast_motion, _load_reinterpret, _load_dtype_spelling, _load_dtype_bytes, _load_wrappers,
     _load_mla_signatures, _load_fp8_kv_mla, _load_auto_backend, _load_mla_kv_read, _load_kv_pool,
     _load_kv_cache_dtype, _load_releases, _load_pin_source, _load_decode_step, _load_defaults, _load_presets,
 )

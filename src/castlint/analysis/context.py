@@ -3,10 +3,12 @@ and the cost model of the run."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from castlint.analysis.dataflow import ModuleAnalysis
-from castlint.config import CostModel
-from castlint.tables import Tables
+if TYPE_CHECKING:  # annotations only: the rule registry imports this without libcst
+    from castlint.analysis.dataflow import ModuleAnalysis
+    from castlint.config import CostModel
+    from castlint.tables import Tables
 
 
 @dataclass

@@ -261,7 +261,7 @@ def name_parts(text: str) -> set:
 
 def is_hot_entry(name: str, tables: Tables) -> bool:
     """A method every decode step runs (castlint.analysis.hot_path)."""
-    return hot_path.is_hot_entry(name, tables.accessors)
+    return hot_path.is_hot_entry(name, tables.hot_path_entry_points, tables.accessors)
 
 
 def _resolve_scopes(wrapper: cst.MetadataWrapper):
@@ -1553,7 +1553,8 @@ class ModuleAnalysis:
             func = self.enclosing_function(call)
             if func is not None and self.method_class(func) is cls:
                 edges.append((func.name.value, call.func.attr.value))
-        hot = set(hot_path.hot_methods(self.class_methods(cls), edges, self.tables.accessors))
+        hot = set(hot_path.hot_methods(self.class_methods(cls), edges, self.tables.hot_path_entry_points,
+                                             self.tables.accessors))
         self._hot_cache[id(cls)] = hot
         return hot
 

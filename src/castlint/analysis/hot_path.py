@@ -15,21 +15,14 @@ from __future__ import annotations
 
 from typing import Collection, Dict, FrozenSet, Iterable, List, Tuple
 
-# The forward entry points engines call each decode step. An engine fact: it belongs in
-# the rule tables next to the accessors (an `entry_points` list under a `[hot_path]`
-# table in rules/accessors.toml, read by castlint.tables); kept here, in one place,
-# until it moves.
-HOT_PATH_FUNCTIONS = ("forward", "forward_decode", "forward_extend", "__call__")
-
-
-def is_hot_entry(name: str, accessors: Collection[str]) -> bool:
-    """A method every decode step runs: a forward entry point, or a pool accessor
-    (accessors: the table's accessor names; a leading underscore is ignored)."""
-    return name in HOT_PATH_FUNCTIONS or name.lstrip("_") in accessors
+def is_hot_entry(name: str, entry_points: Collection[str], accessors: Collection[str]) -> bool:
+    """A method every decode step runs: an entry point (rules/accessors.toml [hot_path]), or
+    a pool accessor (accessors: the table's accessor names; a leading underscore is ignored)."""
+    return name in entry_points or name.lstrip("_") in accessors
 
 
 def hot_methods(methods: Collection[str], self_calls: Iterable[Tuple[str, str]],
-                accessors: Collection[str]) -> FrozenSet[str]:
+                entry_points: Collection[str], accessors: Collection[str]) -> FrozenSet[str]:
     """The hot methods of one class.
 
     methods: the names of the methods its body defines; self_calls: (caller, callee) for
@@ -38,7 +31,7 @@ def hot_methods(methods: Collection[str], self_calls: Iterable[Tuple[str, str]],
     calls: Dict[str, List[str]] = {}
     for caller, callee in self_calls:
         calls.setdefault(caller, []).append(callee)
-    hot = {name for name in methods if is_hot_entry(name, accessors)}
+    hot = {name for name in methods if is_hot_entry(name, entry_points, accessors)}
     frontier = list(hot)
     while frontier:
         for callee in calls.get(frontier.pop(), ()):

@@ -2,15 +2,20 @@
 
 A rule is one small class. Its VALID and INVALID examples are its docs (shown
 by `castlint rules CODE`) and its tests (tests/test_rule_examples.py).
+
+The registry is read by `castlint rules`, selectors and the prefilter before any file
+is parsed, so a rule module imports libcst and castlint.analysis inside check(): the
+registry loads without the parser.
 """
 from __future__ import annotations
 
-from typing import ClassVar, Dict, List, Optional, Tuple
-
-import libcst as cst
+from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Tuple
 
 from castlint.analysis.context import FileContext
 from castlint.models import Cost, Finding, Fix, Position, Severity
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 # Analysis scopes: what castlint.prune must keep of a file for a rule to see its sites.

@@ -1,14 +1,13 @@
 """CL003 cast-before-gather."""
 from __future__ import annotations
 
-from typing import List
+from typing import TYPE_CHECKING, List
 
-import libcst as cst
-
-from castlint.analysis.cast_motion import assess
-from castlint.analysis.gathers import gathered_cast
 from castlint.checks.base import COST_HINT, POOL_FLOW, FileContext, Rule, chain_cost, pool_cast_cost, short_code
 from castlint.models import Finding, Fix, FixSafety, Severity
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 class CastBeforeGather(Rule):
@@ -59,6 +58,8 @@ class CastBeforeGather(Rule):
         return words.pool_conversions
 
     def check(self, ctx: FileContext) -> List[Finding]:
+        from castlint.analysis.gathers import gathered_cast
+
         analysis = ctx.analysis
         findings = []
         for call, target in analysis.pool_casts():
@@ -70,6 +71,8 @@ class CastBeforeGather(Rule):
 
     def _gathered(self, ctx: FileContext, call: cst.Call, target: str) -> Finding:
         analysis = ctx.analysis
+        from castlint.analysis.cast_motion import assess
+
         move = assess(analysis, call)  # the proof the codemod applies
         cost = pool_cast_cost(ctx, target)
         description = f"move the cast after the gather ({move.form} form)"

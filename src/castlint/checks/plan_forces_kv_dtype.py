@@ -1,15 +1,14 @@
 """CL002 plan-forces-kv-dtype."""
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
-import libcst as cst
-
-from castlint.analysis.mla_sites import any_mla_fixable
-from castlint.analysis.wrappers import dtype_argument, match_wrapper, receiver_is_known
 from castlint.checks.base import FileContext, PLAN_CALLS, Rule
 from castlint.mla_names import MLA_CODEMOD
 from castlint.models import Finding, Fix, FixSafety, Severity
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 class PlanForcesKvDtype(Rule):
@@ -77,6 +76,8 @@ class PlanForcesKvDtype(Rule):
         return ((words.wrappers, words.kv_dtype_reach),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
+        from castlint.analysis.wrappers import dtype_argument, match_wrapper, receiver_is_known
+
         analysis = ctx.analysis
         if not _kv_dtype_in_reach(ctx):
             return []
@@ -117,6 +118,8 @@ class PlanForcesKvDtype(Rule):
 
 def _fix_for(ctx: FileContext, call: cst.Call) -> Optional[Fix]:
     """Fixable only together with a whole-pool cast that feeds this backend's run()."""
+    from castlint.analysis.mla_sites import any_mla_fixable
+
     if not any_mla_fixable(ctx):
         return None
     return Fix(MLA_CODEMOD, FixSafety.SAFE,

@@ -1,15 +1,14 @@
 """CL001 whole-pool-cast."""
 from __future__ import annotations
 
-from typing import List
+from typing import TYPE_CHECKING, List
 
-import libcst as cst
-
-from castlint.analysis.gathers import gathered_cast
-from castlint.analysis.mla_sites import why_not_mla_fixable
 from castlint.checks.base import COST_HINT, POOL_FLOW, FileContext, Rule, chain_cost, pool_cast_cost, short_code
 from castlint.mla_names import MLA_CODEMOD
 from castlint.models import Finding, Fix, FixSafety, Severity
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 class WholePoolCast(Rule):
@@ -120,6 +119,8 @@ class WholePoolCast(Rule):
         return words.pool_conversions
 
     def check(self, ctx: FileContext) -> List[Finding]:
+        from castlint.analysis.gathers import gathered_cast
+
         analysis = ctx.analysis
         findings = []
         for call, target in analysis.pool_casts():
@@ -187,6 +188,8 @@ def _mla_fix(ctx: FileContext, call: cst.Call):
     `[*]` is shown only when the codemod's own site check accepts the cast and its
     file's plans (castlint.analysis.mla_sites), so a marked finding is one `castlint
     fix` applies."""
+    from castlint.analysis.mla_sites import why_not_mla_fixable
+
     why_not = why_not_mla_fixable(ctx, call)
     if why_not is None:
         return Fix(MLA_CODEMOD, FixSafety.SAFE, MLA_FIX_DESCRIPTION, site=call), None

@@ -1,15 +1,14 @@
 """CL004 whole-pool-conversion-helper."""
 from __future__ import annotations
 
-from typing import List
+from typing import TYPE_CHECKING, List
 
-import libcst as cst
-
-from castlint.analysis import Origin
-from castlint.analysis.dataflow import dotted
 from castlint.checks.base import COST_HINT, FileContext, POOL_FLOW, Rule
 from castlint.models import Cost, Finding, Severity
 from castlint.tables import ConversionHelper
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 class WholePoolConversionHelper(Rule):
@@ -80,6 +79,10 @@ class WholePoolConversionHelper(Rule):
         return ((words.helpers, words.pools | words.cache_parameters),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
+        import libcst as cst
+
+        from castlint.analysis.dataflow import Origin, dotted
+
         analysis, helpers = ctx.analysis, ctx.tables.conversion_helpers
         findings = []
         for call in analysis.nodes.calls:
@@ -119,6 +122,8 @@ class WholePoolConversionHelper(Rule):
 def helper_cost(ctx: FileContext, helper: ConversionHelper, call: cst.Call) -> Cost:
     """Bytes a whole-pool (de)quantization moves, in the pool's own format: the stored
     dtype (and its block scales) on one side, the other dtype on the other."""
+    from castlint.analysis.dataflow import dotted
+
     model, sizes = ctx.cost_model, ctx.tables.dtype_bytes
     stored = helper.source_dtype or (model.kv_dtype if helper.direction == "dequantize" else model.compute_dtype)
     other = helper.target_dtype or (model.compute_dtype if helper.direction == "dequantize" else model.kv_dtype)
