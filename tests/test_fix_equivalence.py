@@ -288,15 +288,15 @@ def _forced_safe(monkeypatch):
     """castlint's CL003 codemod with its safety proof switched off (what it did before)."""
     import dataclasses
 
-    from castlint.checks import cast_before_gather
+    from castlint.analysis import cast_motion
 
-    real = cast_before_gather.assess
+    real = cast_motion.assess
 
     def everything_safe(a, call):
         move = real(a, call)
         return None if move is None else dataclasses.replace(move, safety=FixSafety.SAFE, reason="")
 
-    monkeypatch.setattr(cast_before_gather, "assess", everything_safe)
+    monkeypatch.setattr(cast_motion, "assess", everything_safe)
 
 
 def test_every_refused_cl003_rewrite_would_change_behaviour(monkeypatch):

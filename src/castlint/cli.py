@@ -143,6 +143,8 @@ def _setup(paths, config_file, select=None, ignore=None, extend_select=None, exc
         raise _fail(str(exc))
     except (ConfigError, TableError) as exc:
         raise _fail(str(exc))
+    if not (config.select or config.ignore):
+        return config, tables  # every default rule: nothing to refuse (and no need to load the registry)
     from castlint.codes import RULES_BY_CODE
 
     on = enabled_codes(config.select, config.ignore)
