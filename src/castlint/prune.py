@@ -48,6 +48,7 @@ from itertools import accumulate
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from castlint.analysis import hot_path
+from castlint.common.encoding import source_encoding
 from castlint.prefilter import has_trigger as prefilter_has_trigger
 from castlint.tables import Tables
 
@@ -1351,7 +1352,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
 
 def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> PrunePlan:
     """The pruned text: kept code verbatim at its own lines, dropped defs as stubs."""
-    text = source.decode(_encoding(source))
+    text = source.decode(source_encoding(source))
     parts = _NEWLINE.split(text)
     seps = _NEWLINE.findall(text)
     lines = [p + (seps[i] if i < len(seps) else "") for i, p in enumerate(parts)]  # 0-based
@@ -1384,14 +1385,3 @@ def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> PrunePlan
         i += 1
     line_map.append(n_lines + 1)  # libcst may place an end position one line past the text
     return PrunePlan(PRUNED, Pruned("".join(out), line_map, hot_hints, names, attrs))
-
-
-def _encoding(source: bytes) -> str:
-    import io
-    import tokenize
-
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-    except SyntaxError:
-        return "utf-8"
-    return encoding

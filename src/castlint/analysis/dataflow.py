@@ -30,9 +30,6 @@ from libcst.metadata import (
     Assignment,
     CodePosition,
     CodeRange,
-    ParentNodeProvider,
-    PositionProvider,
-    QualifiedNameProvider,
     ScopeProvider,
 )
 
@@ -292,8 +289,6 @@ def _resolve_scopes(wrapper: cst.MetadataWrapper):
 
 
 class ModuleAnalysis:
-    METADATA = (ScopeProvider, ParentNodeProvider, PositionProvider, QualifiedNameProvider)
-
     def __init__(self, wrapper: cst.MetadataWrapper, tables: Tables, pruned=None):
         """pruned: a castlint.prune.Pruned when wrapper.module is a pruned copy of the
         file (positions are then mapped back to the file's lines)."""
@@ -302,7 +297,6 @@ class ModuleAnalysis:
         self.tables = tables
         self.scopes = _resolve_scopes(wrapper)
         self._positions = None  # resolved on first use
-        self._qualified = None  # resolved on first use: most files never need it
         # One walk gives the parent map and the node index (ParentNodeProvider walks
         # the tree again through CSTNode.children, which costs as much as a parse).
         self.nodes = NodeIndex.build(self.module)
@@ -327,12 +321,6 @@ class ModuleAnalysis:
         self._mapped: Optional[Dict[int, List[Tuple[cst.Call, int]]]] = None  # id(def) -> map() calls
         self._anc_ids: Dict[int, frozenset] = {}
         self._kind_cache: Dict[Tuple[str, int], str] = {}
-
-    @property
-    def qualified(self):
-        if self._qualified is None:
-            self._qualified = self.wrapper.resolve(QualifiedNameProvider)
-        return self._qualified
 
     @property
     def positions(self):
