@@ -1665,8 +1665,6 @@ class NodeIndex:
         index = cls()
         parents = index.parents
         visits = cls._VISITS
-        is_node = _IS_NODE.get
-        order = _CHILD_FIELDS.get
         stack: List[tuple] = [(module, None)]
         pop, push = stack.pop, stack.append
         while stack:
@@ -1680,19 +1678,7 @@ class NodeIndex:
                 visit = visits[tp] = getattr(cls, f"visit_{tp.__name__}", None)
             if visit is not None:
                 visit(index, node)
-            kids = []
-            for name in order(tp) or child_fields(node):
-                value = getattr(node, name)
-                vt = type(value)
-                if vt is tuple or vt is list:
-                    for item in value:
-                        known = is_node(type(item))
-                        if known or known is None and _is_node(type(item)):
-                            kids.append(item)
-                else:
-                    known = is_node(vt)
-                    if known or known is None and _is_node(vt):
-                        kids.append(value)
+            kids = children(node)
             for i in range(len(kids) - 1, -1, -1):
                 push((kids[i], node))
         return index
