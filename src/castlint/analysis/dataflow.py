@@ -1604,13 +1604,13 @@ class ModuleAnalysis:
         return (self.code(expr),)
 
 
-def _annotation_kind(a: ModuleAnalysis, param: cst.Param, for_index: bool = False) -> str:
+def _annotation_kind(analysis: ModuleAnalysis, param: cst.Param, for_index: bool = False) -> str:
     """What a parameter's annotation says it holds ([dtype_spelling] *_annotations): for an
     index SCALAR or TENSOR, for a `.to()` argument DEVICE, DTYPE or TENSOR."""
     if param.annotation is None:
         return UNKNOWN
-    t = a.tables
-    text = a.code(param.annotation.annotation).strip("'\"")
+    t = analysis.tables
+    text = analysis.code(param.annotation.annotation).strip("'\"")
     if text in t.tensor_annotations:
         return TENSOR
     if for_index:

@@ -63,11 +63,11 @@ def find_sites(ctx: FileContext, findings: List) -> MlaSites:
     """The sites of the wanted findings (CL001: the cast; CL002: the plan() call, in fix.site).
 
     Raises RewriteRefused when a wanted site cannot be rewritten safely."""
-    a = ctx.analysis
+    analysis = ctx.analysis
     wanted = {id(f.fix.site) for f in findings}
     sites = MlaSites()
     left = []
-    for call, _ in a.pool_casts():
+    for call, _ in analysis.pool_casts():
         if id(call) in wanted:
             sites.casts.append(cast_site(ctx, call))
         elif feeds_a_run(ctx, call):
@@ -77,16 +77,16 @@ def find_sites(ctx: FileContext, findings: List) -> MlaSites:
     if left:
         # plans are shared by every forward that runs the wrapper: a cast left in place
         # would feed run() BF16 against a plan that now may declare FP8
-        line = a.position(left[0]).start.line
+        line = analysis.position(left[0]).start.line
         why = why_not_rewritable(ctx, left[0]) or "it is suppressed or not selected"
         raise RewriteRefused(line, f"the cast at line {line} stays ({why}), so no plan() in this file may change")
-    for call in a.nodes.calls:
-        wrapper = match_wrapper(a, call)
+    for call in analysis.nodes.calls:
+        wrapper = match_wrapper(analysis, call)
         if wrapper is None or not is_mla_plan(ctx.tables, wrapper):
             continue
         sites.plans.append(plan_site(ctx, call, wrapper, redirect=id(call) in wanted))
     if not any(site.redirect for site in sites.plans):
-        raise RewriteRefused(a.position(sites.casts[0].cast).start.line,
+        raise RewriteRefused(analysis.position(sites.casts[0].cast).start.line,
                              "no plan() of an MLA wrapper in this file declares the KV dtype in a form the fix "
                              "can redirect (CL002): dropping the cast would feed run() a dtype its plan does "
                              "not declare")
@@ -291,10 +291,10 @@ def _plan_function_source(tables: Tables) -> str:
 # -- the transformer ---------------------------------------------------------------
 
 class MlaReadRewrite(cst.CSTTransformer):
-    def __init__(self, plan: MlaSites, a: ModuleAnalysis, tables: Tables, target: Target, keyword_api: bool,
+    def __init__(self, plan: MlaSites, analysis: ModuleAnalysis, tables: Tables, target: Target, keyword_api: bool,
                  backend_kind: str, dcp_expression: Optional[str]):
         super().__init__()
-        self.plan, self.a, self.tables = plan, a, tables
+        self.plan, self.analysis, self.tables = plan, analysis, tables
         self.keyword_api = keyword_api
         scales_since = next((row["version"] for row in tables.mla_signatures if row.get("run_scales")), None)
         self.explicit_scales = keyword_api or (scales_since is not None and target.flashinfer_at_least(scales_since))
@@ -309,7 +309,7 @@ class MlaReadRewrite(cst.CSTTransformer):
         self.applied: List[str] = []
         self.rebinds_plan = any(
             m.matches(t.target, m.Attribute(attr=m.Name("plan")))
-            for node in m.findall(a.module, m.Assign()) for t in node.targets
+            for node in m.findall(analysis.module, m.Assign()) for t in node.targets
         )
         self.needs_plan_metadata_import = False
         self.plan_names: Dict[int, Tuple[str, str]] = {}
@@ -324,7 +324,7 @@ class MlaReadRewrite(cst.CSTTransformer):
 
     def _param(self, init: cst.FunctionDef, name: str, annotation: str) -> Optional[str]:
         for p in init.params.params:
-            ann = self.a.code(p.annotation.annotation) if p.annotation else ""
+            ann = self.analysis.code(p.annotation.annotation) if p.annotation else ""
             if p.name.value == name or ann.strip("'\"").endswith(annotation):
                 return p.name.value
         return None
@@ -334,7 +334,7 @@ class MlaReadRewrite(cst.CSTTransformer):
         init = self._init_of(cls)
         runner = self._param(init, self.tables.kv_pool["runner_parameter"], self.tables.kv_pool["runner_annotation"]) if init else None
         if init is None or runner is None:
-            raise RewriteRefused(self.a.position(cls).start.line, refusal)
+            raise RewriteRefused(self.analysis.position(cls).start.line, refusal)
         return init, runner
 
     def _schedule_inits(self) -> None:
@@ -353,7 +353,7 @@ class MlaReadRewrite(cst.CSTTransformer):
         owners = []
         for site in self.plan.plans:
             if site.owner is None:
-                raise RewriteRefused(self.a.position(site.call).start.line,
+                raise RewriteRefused(self.analysis.position(site.call).start.line,
                                      "the plan() call is not in a class whose __init__ can hold the read choice")
             if site.owner not in owners and site.owner not in backends:
                 owners.append(site.owner)
@@ -370,7 +370,7 @@ class MlaReadRewrite(cst.CSTTransformer):
 
     def _name_plan_locals(self) -> None:
         for site in self.plan.plans:
-            function = self.a.enclosing_function(site.call)
+            function = self.analysis.enclosing_function(site.call)
             taken = names_in(function) if function is not None else set()
             pick = lambda base: next(n for n in (base, *(f"{base}_{i}" for i in range(2, 20))) if n not in taken)  # noqa: E731
             self.plan_names[id(site.statement)] = (pick("plan_kv_indices"), pick("plan_kv_data_type"))
@@ -384,7 +384,7 @@ class MlaReadRewrite(cst.CSTTransformer):
         decode = isinstance(site.causal, cst.Name) and site.causal.value == "False"
         if not site.redirect:
             return (f"{site.wrapper}.{WRAPPER_ATTR} = _MLA_KV_CAST  # this plan keeps the model dtype\n")
-        code = self.a.code
+        code = self.analysis.code
         return (f"{indices}, {dtype} = {PLAN_FUNCTION}(\n"
                 f"    {site.wrapper}, self.{READ_ATTR}, {code(site.qo_indptr.value)}, {code(site.kv_indices.value)}, "
                 f"{code(site.kv_arg)}, decode={decode}\n)\n")
@@ -396,19 +396,19 @@ class MlaReadRewrite(cst.CSTTransformer):
             assign = updated.body[0]
             keep = updated.with_changes(body=[assign.with_changes(value=assign.value.func.value)])
             v, r = site.variable, site.local_read
-            cast = self.a.module.code_for_node(
+            cast = self.analysis.module.code_for_node(
                 site.cast.with_changes(func=site.cast.func.with_changes(value=cst.Name(v))))
             guard = statements(
                 f"{r} = {READ_FUNCTION}({site.wrapper})\n"
                 f"if {r}.rows is not None:\n    {v} = {v}[{r}.rows]\n"
                 f"if not {r}.native:\n    {v} = {cast}\n"
             )
-            self.applied.append(f"line {self.a.position(site.cast).start.line}: read the pool as the plan chose "
+            self.applied.append(f"line {self.analysis.position(site.cast).start.line}: read the pool as the plan chose "
                                 "(native, the rows it reads, or the original cast)")
             return cst.FlattenSentinel([keep, *guard])
         plan = self.plan_statements.get(id(original))
         if plan is not None:
-            line = self.a.position(plan.call).start.line
+            line = self.analysis.position(plan.call).start.line
             self.applied.append(f"line {line}: plan() chooses the KV read on the host" if plan.redirect
                                 else f"line {line}: plan() records the original cast read")
             return cst.FlattenSentinel([*statements(self._plan_prelude(plan)), updated])
@@ -449,14 +449,14 @@ class MlaReadRewrite(cst.CSTTransformer):
         args = list(updated.args)
         if self.keyword_api and len([x for x in args if x.keyword is None and not x.star]) >= 4:
             args = self._keyword_run_args(args)
-        self.applied.append(f"line {self.a.position(original).start.line}: run() gets ckv_scale/kpe_scale")
+        self.applied.append(f"line {self.analysis.position(original).start.line}: run() gets ckv_scale/kpe_scale")
         return updated.with_changes(args=append_args(args, extra))
 
     # -- FlashInfer >= 0.7 keyword form ---------------------------------------------
     @staticmethod
     def _positional_prefix(call: cst.Call) -> int:
         """How many leading positional arguments (0 if any * or ** argument)."""
-        if any(a.star for a in call.args):
+        if any(analysis.star for analysis in call.args):
             return 0
         count = 0
         for arg in call.args:
@@ -480,9 +480,9 @@ class MlaReadRewrite(cst.CSTTransformer):
         args = list(call.args)
         eq = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
         metadata = cst.parse_expression("MLAPlanMetadata.csr()").with_changes(
-            args=[a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < 3 else cst.MaybeSentinel.DEFAULT,
+            args=[analysis.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < 3 else cst.MaybeSentinel.DEFAULT,
                                  whitespace_after_arg=cst.SimpleWhitespace(""))
-                  for i, a in enumerate(args[:4])])
+                  for i, analysis in enumerate(args[:4])])
         new_args = [cst.Arg(keyword=cst.Name("metadata"), value=metadata, equal=eq, comma=args[3].comma)]
         for i, arg in enumerate(args[4:], start=4):
             if arg.keyword is None:
@@ -545,18 +545,18 @@ class FlashInferMlaNativeFp8(Codemod):
     def apply(self, module: cst.Module, ctx: FileContext, findings: List, options: FixOptions) -> CodemodResult:
         target = detect_target(ctx.path, ctx.tables, options.flashinfer_version)
         keyword_api = options.flashinfer_api == "keyword"  # auto: positional, which every pinned FlashInfer takes
-        a = ctx.analysis
+        analysis = ctx.analysis
         try:
             sites = find_sites(ctx, findings)
             if not sites.casts:
                 return CodemodResult(module, [], sites.skipped)
-            transformer = MlaReadRewrite(sites, a, ctx.tables, target, keyword_api, _backend_kind(a),
-                                         _dcp_expression(a))
+            transformer = MlaReadRewrite(sites, analysis, ctx.tables, target, keyword_api, _backend_kind(analysis),
+                                         _dcp_expression(analysis))
         except RewriteRefused as exc:
             return CodemodResult(module, [], [(exc.line, f"FlashInfer MLA fix not applied to this file: {exc.reason}")])
         result = CodemodResult(module.visit(transformer), transformer.applied, list(sites.skipped))
         if keyword_api and transformer.rebinds_plan and sites.plans:
-            result.skipped.append((a.position(sites.plans[0].call).start.line,
+            result.skipped.append((analysis.position(sites.plans[0].call).start.line,
                                    "plan() calls kept positional: this module rebinds `.plan` to sglang's "
                                    "fast_mla_*_plan, which takes positional arguments (FlashInfer 0.7 accepts "
                                    "them with a DeprecationWarning)"))
@@ -567,11 +567,11 @@ class FlashInferMlaNativeFp8(Codemod):
         return result
 
 
-def _backend_kind(a: ModuleAnalysis) -> str:
+def _backend_kind(analysis: ModuleAnalysis) -> str:
     """The `backend=` the module constructs its MLA wrapper with ("auto" when none)."""
     backend_kind = "auto"
-    mla_class = a.tables.mla_wrapper().cls
-    for call in a.nodes.calls:
+    mla_class = analysis.tables.mla_wrapper().cls
+    for call in analysis.nodes.calls:
         if dotted(call.func) and dotted(call.func).endswith(mla_class):
             for arg in call.args:
                 if arg.keyword is not None and arg.keyword.value == "backend" and isinstance(arg.value, cst.SimpleString):
@@ -579,9 +579,9 @@ def _backend_kind(a: ModuleAnalysis) -> str:
     return backend_kind
 
 
-def _dcp_expression(a: ModuleAnalysis) -> Optional[str]:
+def _dcp_expression(analysis: ModuleAnalysis) -> Optional[str]:
     """The module's decode-context-parallel switch (`...dcp_enabled`), if it has one."""
-    for attr in a.nodes.attributes:
-        if attr.attr.value == a.tables.kv_pool.get("dcp_attribute"):
-            return a.code(attr)
+    for attr in analysis.nodes.attributes:
+        if attr.attr.value == analysis.tables.kv_pool.get("dcp_attribute"):
+            return analysis.code(attr)
     return None
