@@ -516,8 +516,7 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
     nothing is written here: see castlint.fixes.write_fixes)."""
     from castlint import cache as cachemod
 
-    settings = CheckSettings(tables, config, config.cost_model(tables),
-                             encoded_triggers(tables) if prefilter else None, prune, fixing=fixing)
+    settings = CheckSettings(tables, config, config.cost_model(tables), None, prune, fixing=fixing)
     jobs = jobs or config.jobs or (os.cpu_count() or 1)
     use_cache = config.cache if cache is None else cache
     store = cachemod.open_cache(config, tables, options=(prefilter, prune)) if use_cache else None
@@ -543,6 +542,8 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
             todo.append(path)
 
     settings.digests = store is not None
+    if prefilter and todo:  # the rules' trigger words: not needed when every file comes from the cache
+        settings.triggers = encoded_triggers(tables)
     digests: Dict[str, Optional[bytes]] = {}
     for result, dig in _run_todo(todo, settings, jobs, progress):
         done[result.path] = result
