@@ -109,11 +109,10 @@ def _setup(paths, config_file, select=None, ignore=None, extend_select=None, exc
     selector, from a flag or a file, goes through castlint.codes, and errors name
     the flag or the file and key."""
     from castlint.codes import SelectorError, enabled_codes, parse_selectors
-    from castlint.config import DEFAULT_EXCLUDE, ConfigError, load_config
-    from castlint.tables import TableError, load_tables
+    from castlint.config import DEFAULT_EXCLUDE, SettingsError, load_settings
 
     try:
-        config = load_config(paths, Path(config_file) if config_file else None)
+        config, tables = load_settings(paths, Path(config_file) if config_file else None)
         where = str(config.path) if config.path else None
         select_source = f"{where}: select" if where and config.select else None
         ignore_sources = [f"{where}: ignore"] if where and config.ignore else []
@@ -137,11 +136,7 @@ def _setup(paths, config_file, select=None, ignore=None, extend_select=None, exc
             config.exclude = tuple(_split(extend_exclude)) + tuple(config.exclude)
         if respect_gitignore is not None:
             config.respect_gitignore = respect_gitignore
-        tables = load_tables(config.extend_rules)
-        config.cost_model(tables)
-    except SelectorError as exc:
-        raise _fail(str(exc))
-    except (ConfigError, TableError) as exc:
+    except (SelectorError, SettingsError) as exc:
         raise _fail(str(exc))
     if not (config.select or config.ignore):
         return config, tables  # every default rule: nothing to refuse (and no need to load the registry)
