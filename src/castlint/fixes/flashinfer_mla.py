@@ -109,7 +109,8 @@ def guard_source(tables: Tables, dcp_expression: Optional[str]) -> str:
     """Module-level code: the init-time guard and the per-plan choice, from rules/*.toml.
 
     One part per generated definition, in the order the patched module holds them."""
-    return (_costs_source(tables) + _read_class_source() + _read_function_source() + _version_function_source()
+    return (_costs_source(tables) + _read_class_source(run_scales(tables)) + _read_function_source()
+            + _version_function_source()
             + _guard_function_source(tables, dcp_expression) + _plan_function_source(tables))
 
 
@@ -123,7 +124,12 @@ def _costs_source(tables: Tables) -> str:
     )
 
 
-def _read_class_source() -> str:
+def run_scales(tables: Tables) -> Tuple[str, str]:
+    """run()'s keywords for the ckv and kpe scales (the newest [[mla_signature]] that has them)."""
+    return tuple(next(row["run_scales"] for row in reversed(tables.mla_signatures) if row.get("run_scales")))
+
+
+def _read_class_source(scales: Tuple[str, str]) -> str:
     """The class of a plan's choice, and _MLA_KV_CAST: the original whole-pool cast."""
     return (
         f"\n\nclass {READ_CLASS}:\n"
@@ -143,7 +149,7 @@ def _read_class_source() -> str:
         f"\n"
         f"    @property\n"
         f"    def scales(self):\n"
-        f"        return {{\"ckv_scale\": 1.0, \"kpe_scale\": 1.0}} if self.native else {{}}\n"
+        f"        return {{\"{scales[0]}\": 1.0, \"{scales[1]}\": 1.0}} if self.native else {{}}\n"
         f"\n\n_MLA_KV_CAST = {READ_CLASS}()\n"
     )
 
@@ -298,6 +304,8 @@ class MlaReadRewrite(cst.CSTTransformer):
         self.keyword_api = keyword_api
         scales_since = next((row["version"] for row in tables.mla_signatures if row.get("run_scales")), None)
         self.explicit_scales = keyword_api or (scales_since is not None and target.flashinfer_at_least(scales_since))
+        self.scale_keywords = run_scales(tables)
+        self.keyword_row = next((row for row in tables.mla_signatures if row.get("keyword_form")), None)
         self.backend_kind = backend_kind
         self.dcp_expression = dcp_expression
         self.casts = {id(site.statement): site for site in plan.casts}
@@ -439,24 +447,24 @@ class MlaReadRewrite(cst.CSTTransformer):
             return updated
         site, run = found
         keywords = {arg.keyword.value for arg in updated.args if arg.keyword is not None}
-        if "ckv_scale" in keywords or any(arg.star == "**" for arg in updated.args):
+        if self.scale_keywords[0] in keywords or any(arg.star == "**" for arg in updated.args):
             return updated
         read = site.local_read if id(original) in site.runs_in_block else f"{READ_FUNCTION}({site.wrapper})"
         if self.explicit_scales:
-            extra = [keyword_arg("ckv_scale", f"{read}.scale"), keyword_arg("kpe_scale", f"{read}.scale")]
+            extra = [keyword_arg(name, f"{read}.scale") for name in self.scale_keywords]
         else:
             extra = [star_star_arg(f"{read}.scales")]
         args = list(updated.args)
         if self.keyword_api and len([x for x in args if x.keyword is None and not x.star]) >= 4:
             args = self._keyword_run_args(args)
-        self.applied.append(f"line {self.analysis.position(original).start.line}: run() gets ckv_scale/kpe_scale")
+        self.applied.append(f"line {self.analysis.position(original).start.line}: run() gets {'/'.join(self.scale_keywords)}")
         return updated.with_changes(args=append_args(args, extra))
 
     # -- FlashInfer >= 0.7 keyword form ---------------------------------------------
     @staticmethod
     def _positional_prefix(call: cst.Call) -> int:
         """How many leading positional arguments (0 if any * or ** argument)."""
-        if any(analysis.star for analysis in call.args):
+        if any(arg.star for arg in call.args):
             return 0
         count = 0
         for arg in call.args:
@@ -473,22 +481,26 @@ class MlaReadRewrite(cst.CSTTransformer):
                        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
 
     def _keyword_run_args(self, args: List[cst.Arg]) -> List[cst.Arg]:
-        return [self._pair("query", args[0], args[1]), self._pair("kv_cache", args[2], args[3]), *args[4:]]
+        query, kv_cache = self.keyword_row["run_keywords"][:2]
+        return [self._pair(query, args[0], args[1]), self._pair(kv_cache, args[2], args[3]), *args[4:]]
 
     def _keyword_plan(self, call: cst.Call) -> cst.Call:
         names = self._plan_names()
         args = list(call.args)
         eq = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
-        metadata = cst.parse_expression("MLAPlanMetadata.csr()").with_changes(
-            args=[analysis.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < 3 else cst.MaybeSentinel.DEFAULT,
-                                 whitespace_after_arg=cst.SimpleWhitespace(""))
-                  for i, analysis in enumerate(args[:4])])
-        new_args = [cst.Arg(keyword=cst.Name("metadata"), value=metadata, equal=eq, comma=args[3].comma)]
+        spec = self.keyword_row["plan_metadata"]
+        metadata = cst.parse_expression(f"{spec['class']}.{spec['constructor']}()").with_changes(
+            args=[arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < 3 else cst.MaybeSentinel.DEFAULT,
+                                   whitespace_after_arg=cst.SimpleWhitespace(""))
+                  for i, arg in enumerate(args[:4])])
+        metadata_keyword = self.keyword_row["plan_keywords"][0]
+        new_args = [cst.Arg(keyword=cst.Name(metadata_keyword), value=metadata, equal=eq, comma=args[3].comma)]
         for i, arg in enumerate(args[4:], start=4):
             if arg.keyword is None:
                 arg = arg.with_changes(keyword=cst.Name(names[i]), equal=eq)
             new_args.append(arg)
-        new_args = append_args(new_args, [keyword_arg("query_layout", '"split"'), keyword_arg("kv_cache_layout", '"split"')])
+        new_args = append_args(new_args, [keyword_arg(name, f'"{layout}"')
+                                          for name, layout in self.keyword_row["plan_layouts"].items()])
         self.needs_plan_metadata_import = True
         return call.with_changes(args=new_args)
 
@@ -508,14 +520,16 @@ class MlaReadRewrite(cst.CSTTransformer):
         return updated.with_changes(body=body)
 
     def _add_plan_metadata_import(self, body):
-        statement = statements("from flashinfer.mla import MLAPlanMetadata\n")[0]
-        mla_class = self.tables.mla_wrapper().cls
+        spec = self.keyword_row["plan_metadata"]
+        statement = statements(f"from {spec['module']} import {spec['class']}\n")[0]
+        wrapper = self.tables.mla_wrapper()
+        mla_class, wrapper_module = wrapper.cls, wrapper.module
 
         class AddImport(cst.CSTTransformer):
             done = False
 
             def leave_SimpleStatementLine(self, original, updated):
-                if not AddImport.done and m.matches(updated, m.SimpleStatementLine(body=[m.ImportFrom(module=m.Name("flashinfer"))])):
+                if not AddImport.done and m.matches(updated, m.SimpleStatementLine(body=[m.ImportFrom(module=m.Name(wrapper_module))])):
                     names = [alias.name.value for alias in updated.body[0].names] if not isinstance(updated.body[0].names, cst.ImportStar) else []
                     if mla_class in names:
                         AddImport.done = True
