@@ -222,9 +222,10 @@ def analyze_module(module, path: str, source_text: str, tables: Tables, config: 
 
 
 def finish(raw: list, path: str, source_text: str, config: Config) -> list:
-    """Apply suppressions, report unused ones (CL900), drop disabled codes, sort."""
+    """Apply suppressions, let the meta rules report on them (CL900: unused ones), drop
+    disabled codes, sort."""
     from castlint import suppressions
-    from castlint.checks.unused_suppression import UnusedSuppression
+    from castlint.checks import all_rules
 
     if _may_have_suppressions(source_text, bool(raw)):
         marks = suppressions.parse_suppressions(source_text)
@@ -232,7 +233,9 @@ def finish(raw: list, path: str, source_text: str, config: Config) -> list:
         marks = []
     kept = suppressions.apply(raw, marks)
     enabled = lambda code: config.rule_enabled(code, path)  # noqa: E731
-    kept.extend(UnusedSuppression().unused(path, marks, enabled))
+    for rule in all_rules():
+        if rule.kind == "meta":
+            kept.extend(rule.check_suppressions(path, marks, enabled))
     return sorted((f for f in kept if enabled(f.code)), key=lambda f: f.sort_key())
 
 

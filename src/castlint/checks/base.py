@@ -59,6 +59,11 @@ class Rule:
     def check(self, ctx: FileContext) -> List[Finding]:
         raise NotImplementedError
 
+    def check_suppressions(self, path: str, suppressions: list, enabled) -> List[Finding]:
+        """A meta rule's findings on a file's suppression comments (castlint.suppressions),
+        once the other rules' findings have used them; enabled(code) says whether a code is on."""
+        return []
+
     @classmethod
     def markdown(cls) -> str:
         """The rule's documentation: What / Why / Example / Fix safety, with its examples."""

@@ -42,9 +42,9 @@ class UnusedSuppression(Rule):
         return ((words.suppressions,),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        return []  # the engine calls unused() after applying suppressions
+        return []  # nothing in the code itself: see check_suppressions
 
-    def unused(self, path: str, suppressions: List[Suppression], enabled) -> List[Finding]:
+    def check_suppressions(self, path: str, suppressions: List[Suppression], enabled) -> List[Finding]:
         findings = []
         for s in suppressions:
             if not s.reportable or not enabled(self.code):
