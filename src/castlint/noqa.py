@@ -28,7 +28,14 @@ from castlint.common.encoding import source_encoding
 from castlint.models import FileError
 
 BOM = b"\xef\xbb\xbf"
-NEVER = ("CL900",)  # a suppression that silences nothing is fixed by deleting it
+
+def _never(code: str) -> bool:
+    """A meta rule's finding (CL900: a suppression that silences nothing) is fixed by
+    deleting the comment, never by adding one."""
+    from castlint.checks import rule_for
+
+    rule = rule_for(code)
+    return rule is not None and rule.kind == "meta"
 _NOQA_CODES = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 _CASTLINT = re.compile(r"#\s*castlint:\s*ignore\[(?P<codes>[^\]]*)\]", re.IGNORECASE)
 
@@ -97,7 +104,7 @@ def add_to_source(source: bytes, spans: Iterable[Tuple[int, int, str]]) -> Tuple
     wanted: Dict[int, List[str]] = {}
     unplaced = []
     for start, end, code in sorted(set(spans)):
-        if code in NEVER:
+        if _never(code):
             continue
         line = next((n for n in range(start, end + 1) if n not in blocked and 1 <= n <= len(lines)), None)
         if line is None:
@@ -120,7 +127,7 @@ def add_noqa(findings) -> NoqaOutcome:
     outcome = NoqaOutcome()
     by_path: Dict[str, List[Tuple[int, int, str]]] = {}
     for f in findings:
-        if f.code not in NEVER:
+        if not _never(f.code):
             by_path.setdefault(f.path, []).append((f.start.line, f.end.line, f.code))
     for path in sorted(by_path):
         try:

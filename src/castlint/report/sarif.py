@@ -41,7 +41,7 @@ def _rule_descriptor(rule) -> dict:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.what_it_does},
         "help": {"text": text, "markdown": rule.markdown()},
-        "defaultConfiguration": {"level": "note" if rule.code == "CL900" else "warning"},
+        "defaultConfiguration": {"level": "note" if rule.kind == "meta" else "warning"},
         "properties": {
             "tags": ["performance", "castlint"],
             "precision": "high",
