@@ -48,3 +48,31 @@ def test_fix_on_sglang_0_5_23_parses_each_fixable_file_once(tmp_path, monkeypatc
     # no other file is parsed whole more than once (files with equal bytes count together)
     copies = Counter(before.values())
     assert all(parsed[data] <= copies[data] for data in before.values())
+
+
+def test_two_codemods_in_one_file_share_one_parse(tmp_path, monkeypatch):
+    """The MLA rewrite and a cast moved after its gather, in one file: the second codemod
+    finds its site again on the rewritten tree (analysed, not parsed)."""
+    from conftest import FIXTURES
+
+    source = (FIXTURES / "fix" / "mla_backend.in.py").read_bytes() + (
+        b"\n\nclass Gatherer:\n    def read(self, layer, loc):\n"
+        b"        return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n")
+    target = tmp_path / "both.py"
+    target.write_bytes(source)
+    parsed = []
+    real = libcst.parse_module
+
+    def counting(text, *args, **kwargs):
+        parsed.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(libcst, "parse_module", counting)
+    config = Config(root=tmp_path)
+    config.cache = False
+    outcome = fix_files([str(target)], load_tables(), config, FixOptions(), jobs=1)
+    fixed = target.read_bytes()
+    assert outcome.changed == [str(target)] and outcome.errors == []
+    assert b"[loc].to(torch.bfloat16)" in fixed and b"_plan_mla_kv_read(" in fixed  # both codemods
+    assert sum(1 for text in parsed if text == source) == 1
+    assert not any(text == fixed for text in parsed)
