@@ -124,23 +124,19 @@ def _is_node(tp: type) -> bool:
     return known
 
 
+def field_nodes(value) -> Sequence[cst.CSTNode]:
+    """The nodes a child field holds: the value itself, or the nodes of its sequence."""
+    tp = type(value)
+    if tp is tuple or tp is list:
+        return [item for item in value if _IS_NODE.get(type(item)) or _is_node(type(item))]
+    return (value,) if _IS_NODE.get(tp) or _is_node(tp) else ()
+
+
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:
     """node.children, without rebuilding node."""
     out: List[cst.CSTNode] = []
-    is_node = _IS_NODE.get
-    fields = _CHILD_FIELDS.get(type(node)) or child_fields(node)
-    for name in fields:
-        value = getattr(node, name)
-        tp = type(value)
-        if tp is tuple or tp is list:
-            for item in value:
-                known = is_node(type(item))
-                if known or known is None and _is_node(type(item)):
-                    out.append(item)
-        else:
-            known = is_node(tp)
-            if known or known is None and _is_node(tp):
-                out.append(value)
+    for name in _CHILD_FIELDS.get(type(node)) or child_fields(node):
+        out.extend(field_nodes(getattr(node, name)))
     return out
 
 
@@ -170,23 +166,12 @@ class _DirectVisit:
         visit, _, fields = self._steps.get(type(node)) or self._step(type(node), node)
         if visit is not None and visit(self, node) is False:
             return False
-        is_node = _IS_NODE.get
         for field, hooked in fields:
             if hooked:
                 self.on_visit_attribute(node, field)
-            value = getattr(node, field)
-            tp = type(value)
-            if tp is tuple or tp is list:
-                for item in value:
-                    known = is_node(type(item))
-                    if known or known is None and _is_node(type(item)):
-                        self.on_visit(item)
-                        self.on_leave(item)
-            else:
-                known = is_node(tp)
-                if known or known is None and _is_node(tp):
-                    self.on_visit(value)
-                    self.on_leave(value)
+            for child in field_nodes(getattr(node, field)):
+                self.on_visit(child)
+                self.on_leave(child)
             if hooked:
                 self.on_leave_attribute(node, field)
         return False
