@@ -152,18 +152,18 @@ def _setup(paths, config_file, select=None, ignore=None, extend_select=None, exc
     return config, tables
 
 
-def _progress_run(files, tables, config, jobs, quiet, show=True, fixing=None):
+def _progress_run(files, tables, config, jobs, quiet, show=True, fixer=None):
     from castlint.engine import check_paths
 
     if not show or quiet or len(files) < 200 or not sys.stderr.isatty():
-        return check_paths(files, tables, config, jobs=jobs, fixing=fixing)
+        return check_paths(files, tables, config, jobs=jobs, fixer=fixer)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err_console, transient=True) as progress:
         task = progress.add_task("checking", total=len(files))
         return check_paths(files, tables, config, jobs=jobs, progress=lambda n: progress.advance(task, n),
-                           fixing=fixing)
+                           fixer=fixer)
 
 
 def _emit(text: str, output_file: Optional[str]):
@@ -438,7 +438,12 @@ class _CheckOutcome:
 
 def _check_and_fix(files, walk_errors, tables, config, jobs, quiet, fixing, roots, follow_symlinks_outside):
     """Check the files and, with fixing, write the fixes; with --diff, print the diff and exit."""
-    run = _progress_run(files, tables, config, jobs, quiet, fixing=fixing)
+    fixer = None
+    if fixing is not None:
+        from castlint.fixes import Fixer
+
+        fixer = Fixer(fixing)
+    run = _progress_run(files, tables, config, jobs, quiet, fixer=fixer)
     if fixing is None:
         return _CheckOutcome(files, walk_errors, run.findings, run.all_errors)
     findings, run_errors, changed_files, fix_errors, fixed_counts, diff_text = _apply_fixes(

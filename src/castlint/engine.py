@@ -256,11 +256,12 @@ def _may_have_suppressions(text: str, findings: bool) -> bool:
 
 def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
                triggers: Optional[Sequence] = None, prune: bool = True,
-               source: Optional[bytes] = None, fixing=None, snapshot=None) -> FileResult:
+               source: Optional[bytes] = None, fixer=None, stat=None) -> FileResult:
     """Check one file. triggers: encoded_triggers(tables) (None: no prefilter);
     prune: cut the file down with castlint.prune first (same findings, less libcst);
-    fixing: castlint.fixes.FixOptions to also fix the file from the same analysis
-    (result.fix); snapshot: what the fix's atomic write checks the file against."""
+    fixer: called with the whole file's analysis when a finding is fixable (see
+    _check_and_fix; castlint.fixes.Fixer), its answer in result.fix; stat: the file's
+    os.stat_result at the read (read here when source is None)."""
     result = FileResult(path=path)
     if source is None:
         try:
@@ -268,10 +269,6 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
         except Exception as exc:  # noqa: BLE001 - every read problem is a per-file error
             result.errors.append(read_error(path, exc))
             return result
-        if fixing is not None and snapshot is None:
-            from castlint.fixes.write import Snapshot
-
-            snapshot = Snapshot.of(path, source, stat)
     try:
         check_decodable(source)
     except ReadError as exc:
@@ -281,8 +278,8 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
         result.skipped = True
         return result
     try:
-        if fixing is not None:
-            _fix_source(path, source, tables, config, cost_model, fixing, snapshot, result)
+        if fixer is not None:
+            _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result)
         else:
             result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result)
     except SyntaxError as exc:
@@ -296,12 +293,12 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
     return result
 
 
-def _fix_source(path, source, tables, config, cost_model, options, snapshot, result) -> None:
-    """Check and fix one file from one parse of the whole file (codemods rewrite whole modules)."""
+def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result) -> None:
+    """Check one file from one parse of the whole file (codemods rewrite whole modules) and,
+    when a finding is fixable, hand that analysis to fixer(path, source, stat, ctx,
+    findings, config), which returns (what it did, or None; a FileError, or None)."""
     from castlint import prune as pruning
-    from castlint.fixes import FixError, apply_fixes, check_options
 
-    check_options(options)
     if pruning.plan(source, tables).kind == pruning.NOTHING:
         result.mode = pruning.NOTHING
         result.findings = finish([], path, source_text(source), config)
@@ -311,12 +308,9 @@ def _fix_source(path, source, tables, config, cost_model, options, snapshot, res
     ctx = module_context(module, path, tables, cost_model)
     result.findings = run_rules(ctx, module.code, config)
     if any(f.fixable for f in result.findings):
-        try:
-            result.fix = apply_fixes(source, ctx, result.findings, options, config)
-        except FixError as exc:
-            result.errors.append(FileError(path, exc.line, str(exc), "fix"))
-            return
-        result.fix.snapshot = snapshot
+        result.fix, error = fixer(path, source, stat, ctx, result.findings, config)
+        if error is not None:
+            result.errors.append(error)
 
 
 def _analyze_source(path, source, tables, config, cost_model, prune, result) -> list:
@@ -391,7 +385,7 @@ class CheckSettings:
     triggers: Optional[tuple]  # encoded_triggers(tables); None: no prefilter
     prune: bool = True
     digests: bool = True  # return content digests, for the cache
-    fixing: object = None  # castlint.fixes.FixOptions: fix each file from its one analysis
+    fixer: object = None  # castlint.fixes.Fixer: fix each file from its one analysis
 
 
 _SETTINGS: Dict[str, CheckSettings] = {}  # per process: "run" -> the settings of the current run
@@ -465,13 +459,8 @@ def _check_one(path: str) -> Tuple[FileResult, Optional[bytes]]:
         source, stat = read_source_and_stat(path, s.config.max_file_size)
     except Exception as exc:  # noqa: BLE001
         return FileResult(path=path, errors=[read_error(path, exc)]), None
-    snapshot = None
-    if s.fixing is not None:
-        from castlint.fixes.write import Snapshot
-
-        snapshot = Snapshot.of(path, source, stat)
     result = check_file(path, s.tables, s.config, s.cost_model, s.triggers, s.prune, source=source,
-                        fixing=s.fixing, snapshot=snapshot)
+                        fixer=s.fixer, stat=stat)
     return result, (digest(source) if s.digests else None)
 
 
@@ -512,14 +501,14 @@ def encoded_triggers(tables: Tables) -> tuple:
 
 def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int = 0,
                 progress: Optional[Callable[[int], None]] = None, prefilter: bool = True,
-                prune: bool = True, cache: Optional[bool] = None, fixing=None) -> Run:
+                prune: bool = True, cache: Optional[bool] = None, fixer=None) -> Run:
     """Check files (already discovered). jobs: worker processes (0: config or core count);
-    cache: use .castlint_cache/ (None: as config.cache says); fixing: FixOptions to fix
-    every file with a fixable finding from the analysis that found it (FileResult.fix;
-    nothing is written here: see castlint.fixes.write_fixes)."""
+    cache: use .castlint_cache/ (None: as config.cache says); fixer: a castlint.fixes.Fixer
+    that fixes every file with a fixable finding from the analysis that found it
+    (FileResult.fix; nothing is written here: see castlint.fixes.write_fixes)."""
     from castlint import cache as cachemod
 
-    settings = CheckSettings(tables, config, config.cost_model(tables), None, prune, fixing=fixing)
+    settings = CheckSettings(tables, config, config.cost_model(tables), None, prune, fixer=fixer)
     jobs = jobs or config.jobs or (os.cpu_count() or 1)
     use_cache = config.cache if cache is None else cache
     store = cachemod.open_cache(config, tables, options=(prefilter, prune)) if use_cache else None
@@ -534,7 +523,7 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
             sig = cachemod.signature(path)
             signatures[path] = sig
             hit = store.lookup(path, sig)
-        if hit is not None and fixing is not None and any(f.fixable for f in hit.findings):
+        if hit is not None and fixer is not None and any(f.fixable for f in hit.findings):
             hit = None  # a fix needs the analysis itself
         if hit is not None:
             done[path] = hit

@@ -25,7 +25,7 @@ from castlint.models import FileError
 from castlint.tables import Tables
 
 __all__ = ["API_CHOICES", "Codemod", "CodemodResult", "FixError", "FixOptions", "FixOutcome", "SourceFix",
-           "apply_fixes", "codemod_named", "fix_files", "fix_source", "unified_diff", "write_fixes"]
+           "Fixer", "apply_fixes", "codemod_named", "fix_files", "fix_source", "unified_diff", "write_fixes"]
 
 
 @dataclass
@@ -94,6 +94,26 @@ def apply_fixes(source: bytes, ctx, findings: list, options: Optional[FixOptions
     return result
 
 
+class Fixer:
+    """What a fixing run (castlint.engine.check_paths(fixer=...)) calls with each fixable
+    file's analysis: the codemods applied to it, and the snapshot its write checks against."""
+
+    def __init__(self, options: FixOptions):
+        check_options(options)
+        self.options = options
+
+    def __call__(self, path: str, source: bytes, stat, ctx, findings: list, config: Config):
+        """(SourceFix, None), or (None, the FileError that says why the file is left alone)."""
+        from castlint.fixes.write import Snapshot
+
+        try:
+            fix = apply_fixes(source, ctx, findings, self.options, config)
+        except FixError as exc:
+            return None, FileError(path, exc.line, str(exc), "fix")
+        fix.snapshot = Snapshot.of(path, source, stat)
+        return fix, None
+
+
 def _wanted(findings: list, codemod: Codemod) -> list:
     return [f for f in findings if f.fix is not None and f.fix.codemod == codemod.name and f.fix.site is not None]
 
@@ -153,7 +173,7 @@ def fix_files(files: Sequence[str], tables: Tables, config: Config, options: Fix
     """Check and fix files in one pass (each fixable file parsed once), then preview or write."""
     from castlint.engine import check_paths
 
-    run = check_paths(files, tables, config, jobs=jobs, fixing=options)
+    run = check_paths(files, tables, config, jobs=jobs, fixer=Fixer(options))
     outcome = write_fixes(run.results, options, files, roots=roots, follow_symlinks_outside=follow_symlinks_outside)
     outcome.errors += [e for result in run.results for e in result.errors if e.kind == "fix"]
     return outcome
