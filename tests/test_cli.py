@@ -223,5 +223,6 @@ def test_check_and_fix_never_import_torch():
             "from castlint.engine import check_paths\n"
             "import castlint.fixes\n"
             "assert 'torch' not in sys.modules, 'torch imported'\n")
-    import subprocess, sys
+    import subprocess
+    import sys
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

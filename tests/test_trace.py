@@ -491,7 +491,7 @@ def test_pytest_plugin(tmp_path):
     assert proc.returncode == 1, out + proc.stderr
     assert "1 failed, 2 passed" in out
     line = line_of(tmp_path / "test_engine.py", "k = POOL.view")
-    assert f"FAILED test_engine.py::test_converts_the_pool" in out
+    assert "FAILED test_engine.py::test_converts_the_pool" in out
     assert f"test_engine.py:{line}: CL101 in test_converts_the_pool" in out
 
 

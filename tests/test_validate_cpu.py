@@ -10,7 +10,6 @@ deliberately broken variants with a report that says what is wrong.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap

@@ -19,6 +19,7 @@ compares them, times the forward call, and collects the kernel proof.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import time
@@ -806,7 +807,7 @@ def _time_and_prove(run: VersionRun, call: Callable[[bool], Any], site_name: str
     """Time one version's call (a CUDA-graph replay for decode-cuda-graph on a GPU) and, with
     cfg.profile, collect its kernel proof; a failure here is a note, not a verdict."""
     try:
-        fn: Callable[[], Any] = lambda: call(False)
+        fn: Callable[[], Any] = functools.partial(call, False)
         if site_name == "decode-cuda-graph" and cfg.device == "cuda":
             try:
                 fn, _ = _graph(call)
