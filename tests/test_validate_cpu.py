@@ -540,31 +540,9 @@ def test_validate_honours_extend_rules(tmp_path, tree):
     """A user's table (extend-rules) that declares FP8-KV MLA from FlashInfer 0.6.10 reaches both the
     in-memory fix (its guard) and the emulated FlashInfer: 0.6.13 then reads the pool natively."""
     rules = tmp_path / "my_rules.toml"
-    rules.write_text(textwrap.dedent('''
-        schema = 1
-        [[fp8_kv_mla]]
-        since = "0.6.10"
-        backends = ["fa3"]
-        compute_capability = [9, 0]
-        head_dim_ckv = [512]
-        head_dim_kpe = [64]
-        kv_dtypes = ["float8_e4m3fn"]
-        q_dtypes = ["bfloat16"]
-        [[mla_kv_read]]
-        since = "0.6.10"
-        margin = 0.8
-        cast_ms_per_pool_token = 1.77e-06
-        gather_ms = 0.0
-        gather_ms_per_token = 2.3e-06
-        native_ms = 0.05
-        native_ms_per_token_query = 8.6e-07
-        [[mla_signature]]
-        version = "0.6.10"
-        plan_positional = ["qo_indptr", "kv_indptr", "kv_indices", "kv_len_arr", "num_heads", "head_dim_ckv",
-                           "head_dim_kpe", "page_size", "causal", "sm_scale", "q_data_type", "kv_data_type"]
-        run_scales = ["ckv_scale", "kpe_scale"]
-        run_checks_dtypes = true
-    '''))
+    from test_validate_extend_rules import FP8_FROM_0_6_10
+
+    rules.write_text("schema = 1\n" + FP8_FROM_0_6_10)
     plain, report = _validate(tmp_path, tree, emulate_flashinfer="0.6.13", sites=("decode",), profile=False)
     assert plain == 0 and report["guard"]["fp8_kv_read"] is None
     config = tmp_path / "elsewhere" / "castlint.toml"
