@@ -81,7 +81,7 @@ def apply_fixes(source: bytes, ctx, findings: list, options: Optional[FixOptions
             module = done.module
     new_source = module.bytes
     if new_source == source:
-        result.remaining = [f for f in findings] if module is ctx.analysis.module else None
+        result.remaining = list(findings)
         return result
     try:
         compile(new_source, ctx.path, "exec", dont_inherit=True)
