@@ -128,7 +128,8 @@ def test_select_all_and_extend_select(tmp_path):
 
 
 def test_validator_unit():
-    assert parse_selectors(["CL001, CL00", "ALL"], "--select") == ("CL001", "CL00", "CL002", "CL003", "CL004", "CL005", "CL900")
+    assert parse_selectors(["CL001, CL00", "ALL"], "--select") == ("CL001", "CL00", "CL002", "CL003", "CL004", "CL005",
+                                                                   "CL101", "CL900")
     with pytest.raises(SelectorError) as info:
         check_selector("C[/]L", "x.toml: select")
     assert str(info.value).startswith("x.toml: select: 'C[/]L' is not a rule code")

@@ -529,3 +529,30 @@ def test_trace_sarif_carries_the_fixes_of_the_static_findings(tmp_path, monkeypa
     (change,) = result["fixes"][0]["artifactChanges"]
     assert "[loc].to(torch.bfloat16)" in change["replacements"][0]["insertedContent"]["text"]
     assert _with_fix_suggestions("json", findings, {"files": 1}, config, tables) == {"files": 1}
+
+
+def test_the_runtime_rules_examples_are_what_trace_reports(tmp_path, project, monkeypatch):
+    """CL101's VALID/INVALID examples (its docs) run as methods under the tracer: an INVALID one
+    gives CL101 on exactly its lines, a VALID one nothing."""
+    import importlib
+
+    from castlint.checks import all_rules
+
+    _, mods = project
+    header = "import torch\n\n\nclass Impl:\n    def __init__(self, pool):\n        self.pool = pool\n\n"
+    offset = header.count("\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for rule in (r for r in all_rules() if r.kind == "runtime"):
+        cases = [(src, ()) for src in rule.VALID] + list(rule.INVALID)
+        for i, (source, lines) in enumerate(cases):
+            name = f"runtime_example_{rule.code}_{i}"
+            (tmp_path / f"{name}.py").write_text(header + textwrap.indent(source, "    "))
+            module = importlib.import_module(name)
+            impl = module.Impl(mods["backend"].Pool(ROWS))
+            q = torch.randn(2, 64, dtype=torch.bfloat16)
+            with ct.watch(MIB) as w:
+                for _ in range(2):
+                    ct.step()
+                    impl.forward(0, q, torch.arange(2))
+            found = sorted(f.start.line - offset for f in w.findings() if f.code == rule.code)
+            assert found == sorted(lines), (rule.code, i, found)

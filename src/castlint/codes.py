@@ -18,9 +18,6 @@ class RuleInfo(NamedTuple):
     kind: str = "check"  # "check": finds problems in code; "meta": reports on suppressions of the others
 
 
-# Codes of findings made at runtime by `castlint trace`, not by the static rules: a
-# suppression of one silences a runtime finding, so CL900 never calls it unused.
-RUNTIME_CODES = frozenset({"CL101"})
 ALL = "ALL"  # ruff's `--select ALL`
 
 
@@ -43,6 +40,14 @@ def opt_in_codes() -> frozenset:
     return frozenset(r.code for r in all_rules() if r.opt_in)
 
 
+def runtime_codes() -> frozenset:
+    """Codes of findings made at runtime by `castlint trace`, not by the static rules: a
+    suppression of one silences a runtime finding, so CL900 never calls it unused."""
+    from castlint.checks import all_rules
+
+    return frozenset(r.code for r in all_rules() if r.kind == "runtime")
+
+
 def default_codes() -> Tuple[str, ...]:
     opt_in = opt_in_codes()
     return tuple(code for code in rule_codes() if code not in opt_in)
@@ -57,6 +62,8 @@ def __getattr__(name: str):  # the registry's rows under their old constant name
         return opt_in_codes()
     if name == "DEFAULT_CODES":
         return default_codes()
+    if name == "RUNTIME_CODES":
+        return runtime_codes()
     if name == "RULES_BY_CODE":
         return {info.code: info for info in rules()}
     raise AttributeError(name)

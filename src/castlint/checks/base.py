@@ -41,7 +41,8 @@ class Rule:
     VALID: ClassVar[Tuple[str, ...]] = ()
     INVALID: ClassVar[Tuple[Tuple[str, Tuple[int, ...]], ...]] = ()
     fix: ClassVar[str] = "—"  # what `castlint rules` shows: "safe", "safe/unsafe" or "—"
-    kind: ClassVar[str] = "check"  # "check": finds problems in code; "meta": reports on suppressions
+    # "check": finds problems in code; "meta": reports on suppressions; "runtime": made by castlint trace
+    kind: ClassVar[str] = "check"
     opt_in: ClassVar[bool] = False  # on only when a selector names the code in full
     scope: ClassVar[str] = WHOLE_FILE
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import List
 
-from castlint.codes import RUNTIME_CODES
 from castlint.checks.base import FileContext, Rule, SUPPRESSIONS
 from castlint.models import Finding, Position, Severity
 from castlint.suppressions import Suppression
@@ -45,6 +44,9 @@ class UnusedSuppression(Rule):
         return []  # nothing in the code itself: see check_suppressions
 
     def check_suppressions(self, path: str, suppressions: List[Suppression], enabled) -> List[Finding]:
+        from castlint.codes import runtime_codes
+
+        runtime = runtime_codes()
         findings = []
         for s in suppressions:
             if not s.reportable or not enabled(self.code):
@@ -54,7 +56,7 @@ class UnusedSuppression(Rule):
                     continue
                 what = "silences no finding"
             else:
-                stale = [c for c in s.codes if c.startswith("CL") and c not in s.used and c not in RUNTIME_CODES
+                stale = [c for c in s.codes if c.startswith("CL") and c not in s.used and c not in runtime
                          and enabled(c)]
                 if not stale:
                     continue

@@ -43,7 +43,7 @@ def _rule_descriptor(rule) -> dict:
         "help": {"text": text, "markdown": rule.markdown()},
         "defaultConfiguration": {"level": "note" if rule.kind == "meta" else "warning"},
         "properties": {
-            "tags": ["performance", "castlint"],
+            "tags": ["performance", "castlint"] + (["runtime"] if rule.kind == "runtime" else []),
             "precision": "high",
             "fixSafety": rule.fix_safety,
             "whyItMatters": rule.why_it_matters,

@@ -14,19 +14,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from castlint.codes import RUNTIME_CODES
+from castlint.checks.runtime_conversion import RuntimeWholeBufferConversion
 from castlint.common.paths import display_path
 from castlint.models import Cost, Finding, Position, Severity, human_bytes
 
-RUNTIME_CODE, = RUNTIME_CODES
-RUNTIME_NAME = "runtime-whole-buffer-conversion"
-RUNTIME_SUMMARY = "At runtime, a large long-lived buffer was converted or copied as a whole"
-RUNTIME_HELP = (
-    "`castlint trace` watched the program under a TorchDispatchMode and saw this line convert (or copy into "
-    "a new buffer) a buffer above the size threshold that outlives a step: a KV pool, a weight, a cache. "
-    "No static finding covers the line: the conversion is hidden from static analysis (getattr dispatch, "
-    "a helper outside the checked files, a pool handed in by a caller, a C++ op). Convert only the rows "
-    "you read (gather first), or hand the stored dtype to a kernel that reads it natively.")
+RUNTIME_CODE, RUNTIME_NAME = RuntimeWholeBufferConversion.code, RuntimeWholeBufferConversion.name
 UNFIXABLE = ("found at runtime only: castlint fix rewrites what static analysis sees; change this line by hand, "
              "or teach castlint the accessor/helper in extend-rules so that check reports it")
 
@@ -229,18 +221,6 @@ def _unsuppressed(findings: List[Finding]) -> Tuple[List[Finding], int]:
 # -- rendering: castlint's reporters, plus the runtime evidence where a format has room -------
 
 
-def _rule_descriptor() -> dict:
-    return {
-        "id": RUNTIME_CODE, "name": RUNTIME_NAME,
-        "shortDescription": {"text": RUNTIME_SUMMARY},
-        "fullDescription": {"text": RUNTIME_HELP},
-        "help": {"text": RUNTIME_HELP + "\n\nMore: docs/trace.md", "markdown": RUNTIME_HELP},
-        "defaultConfiguration": {"level": "warning"},
-        "properties": {"tags": ["performance", "castlint", "runtime"], "precision": "high",
-                       "fixSafety": "No automatic fix"},
-    }
-
-
 def render(fmt: str, findings, errors, meta, quiet: bool = False, color: bool = False) -> str:
     from castlint.report import FORMATS
 
@@ -262,10 +242,7 @@ def render(fmt: str, findings, errors, meta, quiet: bool = False, color: bool = 
     if fmt == "sarif":
         doc = json.loads(FORMATS["sarif"](findings, errors, meta))
         run = doc["runs"][0]
-        rules = run["tool"]["driver"]["rules"]
-        if any(f.code == RUNTIME_CODE for f in findings) and not any(r["id"] == RUNTIME_CODE for r in rules):
-            rules.append(_rule_descriptor())
-        index = {r["id"]: i for i, r in enumerate(rules)}
+        index = {r["id"]: i for i, r in enumerate(run["tool"]["driver"]["rules"])}
         for f, result in zip(findings, run["results"]):
             if f.code in index:
                 result["ruleIndex"] = index[f.code]
