@@ -11,13 +11,13 @@ backend is built from a fake model runner and driven as sglang's model runner do
 """
 from __future__ import annotations
 
-import enum
 import inspect
 import os
 import types
 from typing import Any, Dict, Tuple
 
 from faketorch.flashinfer import make_flashinfer
+from castlint.validate.forward_mode import ForwardModeDouble
 from faketorch.harness import (
     MODULE_NAME,
     Env,
@@ -32,33 +32,7 @@ from faketorch.module import make_torch
 WORKSPACE_BYTES = 128 << 20
 
 
-class ForwardMode(enum.IntEnum):
-    EXTEND = 1
-    DECODE = 2
-    MIXED = 3
-    IDLE = 4
-    TARGET_VERIFY = 5
-    DRAFT_EXTEND = 6
-    DRAFT_EXTEND_V2 = 7
-    SPLIT_PREFILL = 8
-    DUMMY_FIRST = 9
-
-    def __getattr__(self, name):
-        if not name.startswith("is_"):
-            raise AttributeError(name)
-        words = name[3:].upper().split("_OR_")
-        me = self.name
-        extend_like = ("EXTEND", "MIXED", "DRAFT_EXTEND", "DRAFT_EXTEND_V2", "TARGET_VERIFY", "SPLIT_PREFILL")
-
-        def check(*_a, **_k):
-            for word in words:
-                if word == me or (word == "EXTEND" and me in extend_like) or (
-                        word == "DRAFT_EXTEND" and me.startswith("DRAFT_EXTEND")) or (
-                        word == "CUDA_GRAPH" and me in ("DECODE", "TARGET_VERIFY", "IDLE")):
-                    return True
-            return False
-
-        return check
+ForwardMode = ForwardModeDouble  # one definition: castlint.validate.forward_mode
 
 
 class _EnvVar:

@@ -15,7 +15,6 @@ a new sglang release that needs more is visible rather than silently wrong).
 """
 from __future__ import annotations
 
-import enum
 import importlib.abc
 import importlib.machinery
 import sys
@@ -23,6 +22,8 @@ import types
 from typing import Any, Callable, Dict, Optional
 
 import torch
+
+from castlint.validate.forward_mode import ForwardModeDouble
 
 
 # -- permissive namespaces ----------------------------------------------------------
@@ -91,40 +92,6 @@ def _make_placeholder(name: str):
 
 
 # -- ForwardMode, KVWriteLoc, envs ------------------------------------------------
-
-
-class ForwardModeDouble(enum.IntEnum):
-    EXTEND = 1
-    DECODE = 2
-    MIXED = 3
-    IDLE = 4
-    TARGET_VERIFY = 5
-    DRAFT_EXTEND = 6
-    DRAFT_EXTEND_V2 = 7
-    SPLIT_PREFILL = 8
-    DUMMY_FIRST = 9
-
-    def __getattr__(self, name):
-        # is_decode(), is_decode_or_idle(), is_extend(), is_target_verify() ...
-        if name.startswith("is_"):
-            words = name[3:].upper().split("_OR_")
-            me = self.name
-
-            def check(*_a, **_k):
-                for word in words:
-                    if word == me:
-                        return True
-                    if word == "EXTEND" and me in ("EXTEND", "MIXED", "DRAFT_EXTEND", "DRAFT_EXTEND_V2",
-                                                   "TARGET_VERIFY", "SPLIT_PREFILL"):
-                        return True
-                    if word == "DRAFT_EXTEND" and me in ("DRAFT_EXTEND", "DRAFT_EXTEND_V2"):
-                        return True
-                    if word == "CUDA_GRAPH" and me in ("DECODE", "TARGET_VERIFY", "IDLE"):
-                        return True
-                return False
-
-            return check
-        raise AttributeError(name)
 
 
 class KVWriteLocDouble:
