@@ -8,7 +8,11 @@ times, side by side in one process, with the L2 flushed before each call:
 - `native`: FlashInfer's mixed-precision kernel reading the FP8 pool as stored
   (plan(q_data_type=bf16, kv_data_type=e4m3), run(..., ckv_scale=, kpe_scale=));
 - `gather`: gather the rows the plan reads (kv_indices), cast only those, and run
-  the BF16 kernel on that compact buffer with kv_indices = arange.
+  the BF16 kernel on that compact buffer with kv_indices = arange;
+- `compact`: the fix's fused gather-and-convert kernel (castlint/fixes/templates/
+  mla_kv_read.py) converts the rows read into a buffer shared by every layer, at
+  their own positions, and the BF16 kernel reads it with the plan's own indices;
+  `convert` times that conversion alone and `bf16` the BF16 kernel alone.
 
 The pool is allocated once at the largest size; smaller pools are its prefixes, so
 the cast of a pool of N tokens is the cast of the first N rows.
@@ -32,7 +36,7 @@ import time
 CKV, KPE = 512, 64
 POOLS = (65536, 131072, 495552, 1048576)
 DECODE = [(bs, ctx) for bs in (1, 4, 16, 64, 256) for ctx in (1024, 4096, 16384, 32768)]
-VERIFY = [(bs, q, ctx) for bs in (1, 16, 64) for q in (2, 4, 8) for ctx in (2048, 8192)]
+VERIFY = [(bs, q, ctx) for bs in (1, 8, 16, 32, 64) for q in (1, 2, 4, 8) for ctx in (2048, 4096, 16384)]
 EXTEND = [(bs, new, ctx) for bs in (1, 4, 16, 64) for new in (32, 128, 512, 2048, 8192)
           for ctx in (2048, 8192) if new <= ctx]
 
@@ -42,6 +46,27 @@ def percentile(values, q):
     k = (len(s) - 1) * q
     lo, hi = int(k), min(int(k) + 1, len(s) - 1)
     return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+def load_template():
+    """The engine code the fix emits, imported by path (the GPU machine has no libcst)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "castlint", "fixes", "templates",
+                        "mla_kv_read.py")
+    spec = importlib.util.spec_from_file_location("mla_kv_read_template", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def compact_read(engine, torch, kv_indices, pool_rows):
+    """The fix's compact read of these rows, as its plan() would set it up."""
+    lut = torch.arange(256, dtype=torch.uint8, device=kv_indices.device).view(torch.float8_e4m3fn)
+    rows = torch.zeros(pool_rows, dtype=torch.int32, device=kv_indices.device)
+    rows[: kv_indices.shape[0]] = kv_indices
+    count = torch.full((1,), kv_indices.shape[0], dtype=torch.int32, device=kv_indices.device)
+    return engine._MlaKvRead("compact", rows, count, kv_indices.shape[0], lut.to(torch.bfloat16))
 
 
 def main(argv=None) -> int:
@@ -57,6 +82,8 @@ def main(argv=None) -> int:
     import torch
     import flashinfer
     from flashinfer.mla import BatchMLAPagedAttentionWrapper
+
+    engine = load_template()
 
     t_start = time.time()
     dev = "cuda"
@@ -150,19 +177,37 @@ def main(argv=None) -> int:
                 kb = view[kv_indices].to(torch.bfloat16)
                 return wg.run(q_nope, q_pe, kb[:, :, :CKV], kb[:, :, CKV:])
 
-            o_ref, o_nat, o_gat = original_at(view)(), native(), gather()
-            result.update(native=timed(native), gather=timed(gather),
+            read = compact_read(engine, torch, kv_indices, home)
+
+            def convert():
+                return read.convert(view, torch.bfloat16)
+
+            def compact_run():
+                kb = read.convert(view, torch.bfloat16)
+                return w16.run(q_nope, q_pe, kb[:, :, :CKV], kb[:, :, CKV:])
+
+            kb16 = view.to(torch.bfloat16)
+
+            def bf16():
+                return w16.run(q_nope, q_pe, kb16[:, :, :CKV], kb16[:, :, CKV:])
+
+            o_ref, o_nat, o_gat, o_cmp = original_at(view)(), native(), gather(), compact_run()
+            result.update(native=timed(native), gather=timed(gather), compact=timed(compact_run),
+                          convert=timed(convert), bf16=timed(bf16),
                           max_abs_native=(o_nat.float() - o_ref.float()).abs().max().item(),
                           max_abs_gather=(o_gat.float() - o_ref.float()).abs().max().item(),
+                          max_abs_compact=(o_cmp.float() - o_ref.float()).abs().max().item(),
                           original={})
+            del kb16
             for pool in pools:
                 if pool >= active:
                     result["original"][pool] = timed(original_at(pool_fp8[:pool]))
             cells.append(result)
             origs = " ".join(f"{p}:{t['median']:.4f}" for p, t in result["original"].items())
             print(f"{kind:6} bs={bs:3} q/req={q_per_req:5} ctx={ctx:6} native={result['native']['median']:.4f} "
-                  f"gather={result['gather']['median']:.4f} orig[{origs}] dN={result['max_abs_native']:.2e} "
-                  f"dG={result['max_abs_gather']:.2e}", flush=True)
+                  f"gather={result['gather']['median']:.4f} compact={result['compact']['median']:.4f} "
+                  f"convert={result['convert']['median']:.4f} bf16={result['bf16']['median']:.4f} "
+                  f"orig[{origs}] dN={result['max_abs_native']:.2e} dC={result['max_abs_compact']:.2e}", flush=True)
             del kv_indices, compact
         except Exception as exc:  # keep the grid going; record the failure
             cells.append(dict(result, error=repr(exc)[:300]))

@@ -246,6 +246,7 @@ def mla_envs(new: bytes):
     lowest = min_flashinfer(new)
     envs = [Env(flashinfer=v, capability=c) for v, c in MACHINES if _version(v) >= lowest]
     envs.append(Env(kv_dtype="bfloat16"))  # a BF16 KV cache: nothing to do
+    envs.append(Env(kv_dtype="float8_e5m2"))  # an e5m2 pool: no FP8-KV kernel, the compact read
     envs.append(Env(force_guard=False))  # SM90 + FlashInfer 0.7.2, the fix's functions forced off
     return envs
 

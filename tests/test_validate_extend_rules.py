@@ -35,6 +35,7 @@ FP8_FROM_0_6_10 = textwrap.dedent('''
     gather_ms_per_token = 2.3e-06
     native_ms = 0.05
     native_ms_per_token_query = 8.6e-07
+bf16_ms_per_token_query = 1.6e-07
     [[mla_signature]]
     version = "0.6.10"
     plan_positional = ["qo_indptr", "kv_indptr", "kv_indices", "kv_len_arr", "num_heads", "head_dim_ckv",

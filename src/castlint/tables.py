@@ -164,6 +164,8 @@ class Tables:
     auto_backend: dict = field(default_factory=dict)
     mla_kv_read: list = field(default_factory=list)  # raw dicts, by `since`
     kv_pool: dict = field(default_factory=dict)
+    compact_kv_read: dict = field(default_factory=dict)  # the fused row conversion's measured cost
+    kv_read_switch: dict = field(default_factory=dict)  # the patched engine's on/off variable
     kv_cache_dtype_attributes: set = field(default_factory=set)
     kv_cache_dtype_holders: set = field(default_factory=set)
     presets: dict = field(default_factory=dict)  # name -> ModelPreset
@@ -240,8 +242,10 @@ from castlint.common.versions import parse_version  # noqa: E402 - re-exported f
 
 # -- loaders per section -----------------------------------------------------
 
-MLA_KV_READ_COSTS = ("margin", "cast_ms_per_pool_token", "gather_ms", "gather_ms_per_token", "native_ms",
-                     "native_ms_per_token_query")
+# in the order of the emitted _MLA_KV_READ_COSTS rows (castlint/fixes/templates/mla_kv_read.py)
+MLA_KV_READ_COSTS = ("cast_ms_per_pool_token", "gather_ms", "gather_ms_per_token", "native_ms",
+                     "native_ms_per_token_query", "bf16_ms_per_token_query", "margin")
+COMPACT_KV_READ_KEYS = ("ms", "ms_per_row", "whole_pool_share")
 TOP_KEYS = {
     "schema", "accessor", "cache_attributes", "layer_index", "gathers", "views",
     "conversion_helper", "guards", "cast", "reinterpret", "dtype_spelling",
@@ -249,7 +253,8 @@ TOP_KEYS = {
     "default", "default_pool_tokens", "preset", "kv_cache_dtype", "release",
     "index_values", "allocation", "cache_parameter", "conversions", "iteration",
     "trace",  # runtime tracing (rules/trace.toml): read by castlint.trace.table
-    "mla_kv_read", "kv_pool",  # rules/crossover.toml: castlint.fixes.flashinfer_mla
+    "mla_kv_read", "kv_pool", "compact_kv_read",  # rules/crossover.toml: castlint.fixes.flashinfer_mla
+    "kv_read_switch",  # rules/sglang.toml: castlint.fixes.flashinfer_mla
     "pin_source", "decode_step",  # rules/sglang.toml: castlint.fixes.target, castlint.models
     "cast_motion",  # rules/casts.toml: castlint.analysis.cast_motion
     "hot_path",  # rules/accessors.toml: castlint.analysis.hot_path
@@ -521,10 +526,33 @@ def _load_mla_kv_read(tables: Tables, data: dict, path: Path) -> None:
     tables.mla_kv_read.sort(key=lambda row: parse_version(row["since"]))
 
 
+def _load_compact_kv_read(tables: Tables, data: dict, path: Path) -> None:
+    section = _section(data, "compact_kv_read", set(COMPACT_KV_READ_KEYS) | {"gpu", "measured", "source", "note"},
+                       path)
+    if section is None:
+        return
+    for key in COMPACT_KV_READ_KEYS:
+        value = _get(section, key, (int, float), path, "compact_kv_read")
+        if not 0 <= value < 1e3:
+            raise TableError(path, f"compact_kv_read.{key}", f"must be between 0 and 1000, got {value!r}")
+    tables.compact_kv_read.update(section)
+
+
+def _load_kv_read_switch(tables: Tables, data: dict, path: Path) -> None:
+    section = _section(data, "kv_read_switch", {"variable", "values"}, path)
+    if section is None:
+        return
+    variable = _get(section, "variable", str, path, "kv_read_switch")
+    values = _str_list(section, "values", path, "kv_read_switch")
+    if not variable.isidentifier() or not values:
+        raise TableError(path, "kv_read_switch", "needs an identifier `variable` and at least one of `values`")
+    tables.kv_read_switch.update(variable=variable, values=values)
+
+
 def _load_kv_pool(tables: Tables, data: dict, path: Path) -> None:
     section = _section(data, "kv_pool", {"pool", "size", "padding", "cuda_graph_attribute", "runner_parameter",
                                          "runner_annotation", "backend_parameter", "backend_annotation",
-                                         "dcp_attribute"}, path)
+                                         "dcp_attribute", "dcp_buffer_attribute"}, path)
     if section is None:
         return
     for key, value in section.items():
@@ -598,6 +626,7 @@ _SECTION_LOADERS = (
     _load_allocation, _load_conversions, _load_iteration, _load_cache_parameters, _load_conversion_helpers,
     _load_guards, _load_hot_path, _load_casts, _load_cast_motion, _load_reinterpret, _load_dtype_spelling, _load_dtype_bytes, _load_wrappers,
     _load_mla_signatures, _load_fp8_kv_mla, _load_auto_backend, _load_mla_kv_read, _load_kv_pool,
+    _load_compact_kv_read, _load_kv_read_switch,
     _load_kv_cache_dtype, _load_releases, _load_pin_source, _load_decode_step, _load_defaults, _load_presets,
 )
 

@@ -103,7 +103,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 @contextlib.contextmanager
 def fake_imports(torch, flashinfer, stub_names: Optional[Dict[str, Any]] = None):
-    """While active, `import torch`/`flashinfer`/`sglang...`/`triton...` give the fakes."""
+    """While active, `import torch`/`flashinfer`/`sglang...` give the fakes, and `triton` is missing."""
     prefixes = ("torch", "flashinfer", "sglang", "triton", "sgl_kernel", MODULE_NAME)
     saved = {m: sys.modules.pop(m) for m in list(sys.modules)
              if any(m == p or m.startswith(p + ".") for p in prefixes)}
@@ -111,6 +111,7 @@ def fake_imports(torch, flashinfer, stub_names: Optional[Dict[str, Any]] = None)
     sys.modules.update(torch.submodules)
     sys.modules["flashinfer"] = flashinfer
     sys.modules["flashinfer.mla"] = flashinfer.mla
+    sys.modules["triton"] = None  # a machine without Triton: `import triton` raises ImportError
     names = dict(stub_names or {})
 
     def factory(name):
@@ -120,7 +121,7 @@ def fake_imports(torch, flashinfer, stub_names: Optional[Dict[str, Any]] = None)
             return _StubModule(name, {})
         return _StubModule(name, names)
 
-    finder = _Finder(("torch", "flashinfer", "sglang", "triton", "sgl_kernel"), factory)
+    finder = _Finder(("torch", "flashinfer", "sglang", "sgl_kernel"), factory)
     sys.meta_path.insert(0, finder)
     try:
         yield

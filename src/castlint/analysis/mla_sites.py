@@ -42,6 +42,7 @@ class PlanSite:
     statement: cst.SimpleStatementLine
     wrapper: str
     qo_indptr: Optional[cst.Arg]
+    kv_indptr: Optional[cst.Arg]
     kv_indices: Optional[cst.Arg]
     kv_arg: Optional[cst.BaseExpression]
     causal: Optional[cst.BaseExpression]
@@ -152,6 +153,7 @@ def cast_site(ctx, call: cst.Call) -> CastSite:
                                    f"the attention run(); it would get the FP8 pool")
     if not runs:
         raise RewriteRefused(line, f"`{variable}` feeds no {run_method}() call in the same method")
+    _check_sources(ctx, call, target, runs, variable)
     receivers = {analysis.code(run.func.value) for run in runs}
     if len(receivers) != 1:
         raise RewriteRefused(line, f"`{variable}` feeds run() of several wrappers ({', '.join(sorted(receivers))})")
@@ -179,6 +181,38 @@ def cast_site(ctx, call: cst.Call) -> CastSite:
     block = analysis.parent(statement)
     in_block = {id(run) for run in runs if _statement_in(analysis, run, block)}
     return CastSite(statement, variable, call, function, backend, wrapper, runs, local, in_block)
+
+
+def _check_sources(ctx, call: cst.Call, target: cst.Name, runs: List[cst.Call], variable: str) -> None:
+    """Every value of `variable` that reaches one of `runs` must be this cast's (or a reshape of it),
+    or a buffer the tables declare with an init-time switch that turns the read off
+    ([kv_pool] dcp_buffer_attribute / dcp_attribute); else RewriteRefused: the plan would
+    declare the pool's read while run() gets the other buffer."""
+    analysis = ctx.analysis
+    line = analysis.position(call).start.line
+    declared = ctx.tables.kv_pool.get("dcp_buffer_attribute")
+    switch = ctx.tables.kv_pool.get("dcp_attribute")
+    switched = switch is not None and any(a.attr.value == switch for a in analysis.nodes.attributes)
+    for run in runs:
+        for arg in run.args:
+            for name in iter_nodes(arg.value, cst.Name):
+                if name.value != variable:
+                    continue
+                for assignment in analysis.reaching(name):
+                    source = assignment.node
+                    statement = _statement_of(analysis, source)
+                    if source is target or (statement is not None and isinstance(source, cst.Name)
+                                            and _in_view_rebinding(analysis, source, variable)):
+                        continue
+                    code = analysis.code(statement.body[0]) if statement is not None else variable
+                    other = statement is not None and declared is not None and declared in names_in(statement)
+                    if other and switched:
+                        continue
+                    at = analysis.position(source).start.line
+                    raise RewriteRefused(line, f"`{variable}` reaches run() at line {analysis.position(run).start.line} "
+                                               f"also from line {at} (`{code}`), which is not this pool: under a plan "
+                                               f"that reads the pool natively run() would get that buffer in the "
+                                               f"wrong dtype")
 
 
 def _in_view_rebinding(analysis: ModuleAnalysis, name: cst.Name, variable: str) -> bool:
@@ -289,18 +323,19 @@ def plan_site(ctx, call: cst.Call, wrapper, redirect: bool) -> PlanSite:
     else:
         receiver = call.func.value
     qo = _plan_arg(call, wrapper.function, t, "qo_indptr")
+    kv_indptr = _plan_arg(call, wrapper.function, t, "kv_indptr")
     kv_indices = _plan_arg(call, wrapper.function, t, "kv_indices")
     causal = _plan_arg(call, wrapper.function, t, "causal")
     kv_arg = dtype_argument(call, wrapper, "kv")
-    if redirect and (qo is None or kv_indices is None or kv_arg is None):
-        raise RewriteRefused(line, "plan() does not pass qo_indptr, kv_indices and kv_data_type where "
+    if redirect and (qo is None or kv_indptr is None or kv_indices is None or kv_arg is None):
+        raise RewriteRefused(line, "plan() does not pass qo_indptr, kv_indptr, kv_indices and kv_data_type where "
                                    "rules/flashinfer.toml says")
-    for expr in (receiver, qo.value if qo else None, kv_indices.value if kv_indices else None):
+    for expr in (receiver, *(arg.value for arg in (qo, kv_indptr, kv_indices) if arg is not None)):
         if expr is not None and not _is_pure(expr):
             raise RewriteRefused(line, f"plan() argument `{analysis.code(expr)}` is not a plain name, attribute or "
                                        "subscript; evaluating it twice could change it")
     owner = analysis.enclosing_class(call)
-    return PlanSite(call, statement, analysis.code(receiver), qo, kv_indices, kv_arg,
+    return PlanSite(call, statement, analysis.code(receiver), qo, kv_indptr, kv_indices, kv_arg,
                     causal.value if causal else None, owner, redirect)
 
 

@@ -22,7 +22,9 @@ can take the choice; otherwise the whole file is left alone, with the reason.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -40,7 +42,7 @@ from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 from castlint.fixes.edits import append_args, keyword_arg, literal, star_star_arg, statements
 from castlint.fixes.target import Target, detect_target
 from castlint.mla_names import GUARD_FUNCTION, MLA_CODEMOD, READ_ATTR, WRAPPER_ATTR
-from castlint.tables import Tables, parse_version
+from castlint.tables import MLA_KV_READ_COSTS, Tables, parse_version
 
 # Names the patch adds to the engine's code: plain words a maintainer would keep.
 VERSION_FUNCTION = "_flashinfer_version_tuple"
@@ -95,203 +97,67 @@ def find_sites(ctx: FileContext, findings: List) -> MlaSites:
 
 # -- emitted code ----------------------------------------------------------------
 
-def _cost_rows(tables: Tables) -> str:
-    rows = []
-    for row in sorted(tables.mla_kv_read, key=lambda r: parse_version(r["since"]), reverse=True):
-        rows.append(
-            f"    ({parse_version(row['since'])!r}, {row['cast_ms_per_pool_token']!r}, {row['gather_ms']!r}, "
-            f"{row['gather_ms_per_token']!r}, {row['native_ms']!r}, {row['native_ms_per_token_query']!r}, "
-            f"{row['margin']!r}),\n")
-    return "".join(rows)
+TEMPLATE = Path(__file__).with_name("templates") / "mla_kv_read.py"
+HEADER_BEGIN, HEADER_END = "# -- header:", "# -- end header"
 
 
-def guard_source(tables: Tables, dcp_expression: Optional[str]) -> str:
-    """Module-level code: the init-time guard and the per-plan choice, from rules/*.toml.
-
-    One part per generated definition, in the order the patched module holds them."""
-    return (_costs_source(tables) + _read_class_source(run_scales(tables)) + _read_function_source()
-            + _version_function_source()
-            + _guard_function_source(tables, dcp_expression) + _plan_function_source(tables))
+def _dtype_name(name: str) -> str:
+    return name.split(".")[-1]
 
 
-def _costs_source(tables: Tables) -> str:
-    """_MLA_KV_READ_COSTS: the measured costs (rules/crossover.toml), newest FlashInfer first."""
-    return (
-        f"\n\n# Per-token costs (ms) of the three ways to read an FP8 KV pool, by FlashInfer\n"
-        f"# version, measured on an H200: (since, cast per pool row, gather, gather per\n"
-        f"# row read, native, native per row read x query, margin).\n"
-        f"_MLA_KV_READ_COSTS = (\n{_cost_rows(tables)})\n"
-    )
+def template_values(tables: Tables) -> Dict[str, object]:
+    """The template's placeholders, from rules/*.toml."""
+    kernels = []
+    for row in sorted(tables.fp8_kv_mla, key=lambda r: parse_version(r["since"]), reverse=True):
+        kernels.append((parse_version(row["since"]), tuple(row.get("backends", ())), tuple(row.get("head_dim_ckv", ())),
+                        tuple(row.get("head_dim_kpe", ())), tuple(row.get("compute_capability", ())),
+                        tuple(_dtype_name(d) for d in row.get("kv_dtypes", ())),
+                        tuple(_dtype_name(d) for d in row.get("q_dtypes", ()))))
+    costs = [(parse_version(row["since"]), *(row[key] for key in MLA_KV_READ_COSTS))
+             for row in sorted(tables.mla_kv_read, key=lambda r: parse_version(r["since"]), reverse=True)]
+    compact = tables.compact_kv_read
+    switch = tables.kv_read_switch
+    pool = tables.kv_pool
+    return {
+        "_MLA_KV_READ_SWITCH": (switch["variable"], tuple(switch["values"])),
+        "_MLA_FP8_KV_KERNELS": tuple(kernels),
+        "_MLA_KV_READ_COSTS": tuple(costs),
+        "_MLA_KV_COMPACT_COST": (compact["ms"], compact["ms_per_row"], compact["whole_pool_share"]),
+        "_MLA_AUTO_BACKEND": dict(tables.auto_backend),
+        "_MLA_KV_POOL": (pool["pool"], pool["size"], pool["padding"]),
+        "_MLA_RUN_SCALES": run_scales(tables),
+        "_MLA_GRAPH_ATTRIBUTE": pool["cuda_graph_attribute"],
+    }
+
+
+def _value_source(value, top: bool = True) -> str:
+    """Python source for a placeholder's value; a table of rows gets one row per line."""
+    if top and isinstance(value, tuple) and value and all(isinstance(v, tuple) for v in value):
+        return "(\n" + "".join(f"    {_value_source(v, False)},\n" for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {_value_source(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_value_source(v, False) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return literal(value) if isinstance(value, str) else repr(value)
+
+
+def template_parts(tables: Tables) -> Tuple[str, str]:
+    """(header, body): the template's source with its placeholders filled; the header
+    goes after the module's `import torch`, the body at its end."""
+    text = TEMPLATE.read_text(encoding="utf-8")
+    header = text[text.index("\n", text.index(HEADER_BEGIN)) + 1:text.index(HEADER_END)]
+    body = text[text.index("\n", text.index(HEADER_END)) + 1:]
+    for name, value in template_values(tables).items():
+        filled = f"{name} = {_value_source(value)}"
+        body, found = re.subn(rf"^{name} = (\(\)|\{{\}}|\"\")$", lambda _: filled, body, count=1, flags=re.M)
+        if not found:
+            raise ValueError(f"{TEMPLATE.name}: no placeholder {name}")
+    return header.strip("\n") + "\n", body.lstrip("\n")
 
 
 def run_scales(tables: Tables) -> Tuple[str, str]:
     """run()'s keywords for the ckv and kpe scales (the newest [[mla_signature]] that has them)."""
     return tuple(next(row["run_scales"] for row in reversed(tables.mla_signatures) if row.get("run_scales")))
-
-
-def _read_class_source(scales: Tuple[str, str]) -> str:
-    """The class of a plan's choice, and _MLA_KV_CAST: the original whole-pool cast."""
-    return (
-        f"\n\nclass {READ_CLASS}:\n"
-        f'    """How run() reads the KV pool for the plan it belongs to.\n'
-        f"\n"
-        f"    native: the pool as stored (FP8-KV kernel); rows: convert only these rows\n"
-        f"    (the plan indexes them 0..n-1); neither: convert the whole pool (original).\n"
-        f'    """\n'
-        f"\n"
-        f"    __slots__ = (\"native\", \"rows\", \"scale\")\n"
-        f"\n"
-        f"    def __init__(self, native=False, rows=None):\n"
-        f"        self.native = native\n"
-        f"        self.rows = rows\n"
-        f"        # the pool stores e4m3 unscaled (set_kv_buffer casts without a scale)\n"
-        f"        self.scale = 1.0 if native else None\n"
-        f"\n"
-        f"    @property\n"
-        f"    def scales(self):\n"
-        f"        return {{\"{scales[0]}\": 1.0, \"{scales[1]}\": 1.0}} if self.native else {{}}\n"
-        f"\n\n_MLA_KV_CAST = {READ_CLASS}()\n"
-    )
-
-
-def _read_function_source() -> str:
-    """The function forward calls to learn how the wrapper it runs reads the pool."""
-    return (
-        f"\n\ndef {READ_FUNCTION}(wrapper):\n"
-        f'    """How run() on this wrapper reads the pool, as its last plan decided."""\n'
-        f"    return getattr(wrapper, \"{WRAPPER_ATTR}\", _MLA_KV_CAST)\n"
-    )
-
-
-def _version_function_source() -> str:
-    """The version parser the guard uses: a FlashInfer version string as a tuple of ints."""
-    return (
-        f"\n\ndef {VERSION_FUNCTION}(text):\n"
-        f'    """\'0.6.18.post1\' -> (0, 6, 18)."""\n'
-        f"    parts = []\n"
-        f"    for piece in str(text).split(\".\"):\n"
-        f"        digits = \"\"\n"
-        f"        for char in piece:\n"
-        f"            if not char.isdigit():\n"
-        f"                break\n"
-        f"            digits += char\n"
-        f"        if not digits:\n"
-        f"            break\n"
-        f"        parts.append(int(digits))\n"
-        f"        if digits != piece:\n"
-        f"            break\n"
-        f"    return tuple(parts)\n"
-    )
-
-
-def _capability_branches(rows: list) -> str:
-    """The guard's if/elif chain: which backends and head dims each FlashInfer release supports."""
-    capable = ""
-    for row in sorted((r for r in rows if r.get("backends")), key=lambda r: parse_version(r["since"]), reverse=True):
-        keyword = "if" if not capable else "elif"
-        backends = tuple(row["backends"])
-        ckv = tuple(row["head_dim_ckv"])
-        kpe = tuple(row["head_dim_kpe"])
-        capable += (f"        {keyword} version >= {parse_version(row['since'])!r}:\n"
-                    f"            supported = backend in {literal(backends)} and ckv in {literal(ckv)} "
-                    f"and kpe in {literal(kpe)}\n")
-    return capable
-
-
-def _guard_function_source(tables: Tables, dcp_expression: Optional[str]) -> str:
-    """The init-time guard: None where the FP8-KV kernel cannot read the pool (capability matrix from
-    rules/flashinfer.toml), else what each plan choice needs."""
-    rows = tables.fp8_kv_rows()
-    sm90 = tables.auto_backend.get("sm90", "fa3")
-    capable = _capability_branches(rows)
-    supported_rows = [r for r in rows if r.get("backends")]
-    # the newest native row (tables.py requires these keys there); without one the guard never says yes
-    newest = supported_rows[0] if supported_rows else {"compute_capability": [9, 0], "kv_dtypes": ["float8_e4m3fn"],
-                                                       "q_dtypes": ["bfloat16"]}
-    capability = tuple(newest["compute_capability"])
-    kv_dtype, q_dtype = newest["kv_dtypes"][0], newest["q_dtypes"][0]
-    pool = tables.kv_pool
-    dcp = (
-        f"        if {dcp_expression}:\n"
-        f"            return None  # DCP feeds run() a per-batch buffer, not the pool\n"
-    ) if dcp_expression else ""
-    return (
-        f"\n\ndef {GUARD_FUNCTION}(model_runner, backend):\n"
-        f'    """Can FlashInfer\'s MLA kernels read this FP8 KV pool as stored?\n'
-        f"\n"
-        f"    Decided once at init. None where they cannot (the original cast path runs\n"
-        f"    unchanged); else the KV dtype, the pool's rows and this FlashInfer's costs.\n"
-        f"    Needs a {kv_dtype} KV cache, a {q_dtype} model, SM{capability[0]}{capability[1]}, and head dims\n"
-        f"    and a FlashInfer version that have the FP8-KV MLA kernel.\n"
-        f'    """\n'
-        f"    try:\n"
-        f"        import flashinfer\n"
-        f"\n"
-        f"        if model_runner.kv_cache_dtype != torch.{kv_dtype}:\n"
-        f"            return None\n"
-        f"        if model_runner.dtype != torch.{q_dtype}:\n"
-        f"            return None\n"
-        f"        if not torch.cuda.is_available():\n"
-        f"            return None\n"
-        f"        if tuple(torch.cuda.get_device_capability(model_runner.device)) != {capability!r}:\n"
-        f"            return None\n"
-        f"{dcp}"
-        f"        version = {VERSION_FUNCTION}(getattr(flashinfer, \"__version__\", \"0\"))\n"
-        f"        ckv = model_runner.model_config.kv_lora_rank\n"
-        f"        kpe = model_runner.model_config.qk_rope_head_dim\n"
-        f"        if backend == \"auto\":\n"
-        f"            backend = {literal(sm90)}\n"
-        f"        supported = False\n"
-        f"{capable}"
-        f"        costs = next((row[1:] for row in _MLA_KV_READ_COSTS if version >= row[0]), None)\n"
-        f"        if not supported or costs is None:\n"
-        f"            return None\n"
-        f"        pool = model_runner.{pool.get('pool', 'token_to_kv_pool')}\n"
-        f"        rows = int(pool.{pool.get('size', 'size')}) + int(pool.{pool.get('padding', 'page_size')})\n"
-        f"        return {{\"kv_data_type\": model_runner.kv_cache_dtype, \"pool_rows\": rows, \"costs\": costs}}\n"
-        f"    except Exception:\n"
-        f"        return None\n"
-    )
-
-
-def _plan_function_source(tables: Tables) -> str:
-    """The per-plan choice of the cheapest read (recorded on the wrapper), and the plan's arguments for it."""
-    graph_attr = tables.kv_pool.get("cuda_graph_attribute", "_use_cuda_graph")
-    return (
-        f"\n\ndef {PLAN_FUNCTION}(wrapper, fp8_kv_read, qo_indptr, kv_indices, kv_data_type, decode):\n"
-        f'    """Choose how the next run() on `wrapper` reads the FP8 pool; return the plan\'s\n'
-        f"    (kv_indices, kv_data_type).\n"
-        f"\n"
-        f"    Host-side only (tensor shapes and host index arrays; no device sync), and\n"
-        f"    recorded on the wrapper so that forward follows the plan. Decode reads the\n"
-        f"    pool natively. A CUDA-graph wrapper otherwise keeps the cast, so that capture\n"
-        f"    and replay agree. Elsewhere the measured cost model picks the cheapest read;\n"
-        f"    without a host query count the FP8-KV kernel is not chosen.\n"
-        f'    """\n'
-        f"    choice = _MLA_KV_CAST\n"
-        f"    if fp8_kv_read is not None:\n"
-        f"        cast_ms, gather_ms, gather_row_ms, native_ms, native_row_ms, margin = fp8_kv_read[\"costs\"]\n"
-        f"        rows = kv_indices.shape[0]\n"
-        f"        if decode:\n"
-        f"            choice = {READ_CLASS}(native=True)\n"
-        f"        elif not getattr(wrapper, \"{graph_attr}\", False):\n"
-        f"            original = cast_ms * fp8_kv_read[\"pool_rows\"]\n"
-        f"            gathered = gather_ms + gather_row_ms * rows\n"
-        f"            queries = None\n"
-        f"            if isinstance(qo_indptr, torch.Tensor) and qo_indptr.device.type == \"cpu\" and len(qo_indptr) > 1:\n"
-        f"                queries = int(qo_indptr[-1]) / (len(qo_indptr) - 1)\n"
-        f"            if queries is not None and native_ms + native_row_ms * rows * queries < margin * min(original, gathered):\n"
-        f"                choice = {READ_CLASS}(native=True)\n"
-        f"            elif gathered < margin * original:\n"
-        f"                # stale tails of a reused index buffer are never read; keep them in range\n"
-        f"                choice = {READ_CLASS}(rows=kv_indices.clamp(0, fp8_kv_read[\"pool_rows\"] - 1))\n"
-        f"    wrapper.{WRAPPER_ATTR} = choice\n"
-        f"    if choice.native:\n"
-        f"        return kv_indices, fp8_kv_read[\"kv_data_type\"]\n"
-        f"    if choice.rows is not None:\n"
-        f"        return torch.arange(rows, dtype=kv_indices.dtype, device=kv_indices.device), kv_data_type\n"
-        f"    return kv_indices, kv_data_type\n"
-    )
 
 
 # -- the transformer ---------------------------------------------------------------
@@ -355,9 +221,10 @@ class MlaReadRewrite(cst.CSTTransformer):
         for backend in backends:
             init, runner = self._init_with_runner(backend, "the backend has no __init__(model_runner, ...) to "
                                                            "decide the read in")
+            other = f", reads_other_buffer={self.dcp_expression}" if self.dcp_expression else ""
             self._first(init, (
-                "# How FlashInfer's MLA kernels can read this KV pool (decided once, None: cast it).\n"
-                f"self.{READ_ATTR} = {GUARD_FUNCTION}({runner}, {literal(self.backend_kind)})\n"))
+                "# How this backend may read its FP8 KV pool (decided once; None: the whole-pool cast).\n"
+                f"self.{READ_ATTR} = {GUARD_FUNCTION}({runner}, {literal(self.backend_kind)}{other})\n"))
         owners = []
         for site in self.plan.plans:
             if site.owner is None:
@@ -380,22 +247,20 @@ class MlaReadRewrite(cst.CSTTransformer):
         for site in self.plan.plans:
             function = self.analysis.enclosing_function(site.call)
             taken = names_in(function) if function is not None else set()
-            pick = lambda base: next(n for n in (base, *(f"{base}_{i}" for i in range(2, 20))) if n not in taken)  # noqa: E731
-            self.plan_names[id(site.statement)] = (pick("plan_kv_indices"), pick("plan_kv_data_type"))
+            name = next(n for n in ("plan_kv_data_type", *(f"plan_kv_data_type_{i}" for i in range(2, 20)))
+                        if n not in taken)
+            self.plan_names[id(site.statement)] = name
             if site.redirect:
-                indices, dtype = self.plan_names[id(site.statement)]
-                self.replace_args[id(site.kv_indices.value)] = indices
-                self.replace_args[id(site.kv_arg)] = dtype
+                self.replace_args[id(site.kv_arg)] = name
 
     def _plan_prelude(self, site: PlanSite) -> str:
-        indices, dtype = self.plan_names[id(site.statement)]
-        decode = isinstance(site.causal, cst.Name) and site.causal.value == "False"
         if not site.redirect:
-            return (f"{site.wrapper}.{WRAPPER_ATTR} = _MLA_KV_CAST  # this plan keeps the model dtype\n")
+            return f"{site.wrapper}.{WRAPPER_ATTR} = _MLA_KV_CAST  # this plan keeps the model dtype\n"
+        decode = isinstance(site.causal, cst.Name) and site.causal.value == "False"
         code = self.analysis.code
-        return (f"{indices}, {dtype} = {PLAN_FUNCTION}(\n"
-                f"    {site.wrapper}, self.{READ_ATTR}, {code(site.qo_indptr.value)}, {code(site.kv_indices.value)}, "
-                f"{code(site.kv_arg)}, decode={decode}\n)\n")
+        args = ", ".join((site.wrapper, f"self.{READ_ATTR}", code(site.qo_indptr.value), code(site.kv_indptr.value),
+                          code(site.kv_indices.value), code(site.kv_arg), f"decode={decode}"))
+        return f"{self.plan_names[id(site.statement)]} = {PLAN_FUNCTION}({args})\n"
 
     # -- visitors --------------------------------------------------------------
     def leave_SimpleStatementLine(self, original, updated):
@@ -406,10 +271,11 @@ class MlaReadRewrite(cst.CSTTransformer):
             v, r = site.variable, site.local_read
             cast = self.analysis.module.code_for_node(
                 site.cast.with_changes(func=site.cast.func.with_changes(value=cst.Name(v))))
+            dtype = self.analysis.code(site.cast.args[0].value)
             guard = statements(
                 f"{r} = {READ_FUNCTION}({site.wrapper})\n"
-                f"if {r}.rows is not None:\n    {v} = {v}[{r}.rows]\n"
-                f"if not {r}.native:\n    {v} = {cast}\n"
+                f"if {r}.compact:\n    {v} = {r}.convert({v}, {dtype})\n"
+                f"elif not {r}.native:\n    {v} = {cast}\n"
             )
             self.applied.append(f"line {self.analysis.position(site.cast).start.line}: read the pool as the plan chose "
                                 "(native, the rows it reads, or the original cast)")
@@ -516,7 +382,9 @@ class MlaReadRewrite(cst.CSTTransformer):
             body = self._add_plan_metadata_import(body)
         defined = {s.name.value for s in body if isinstance(s, cst.FunctionDef)}
         if GUARD_FUNCTION not in defined and self.casts:
-            body.extend(statements(guard_source(self.tables, self.dcp_expression)))
+            header, engine = template_parts(self.tables)
+            body = _after_imports(body, statements(header))
+            body.extend(statements("\n\n" + engine))
         return updated.with_changes(body=body)
 
     def _add_plan_metadata_import(self, body):
@@ -541,6 +409,23 @@ class MlaReadRewrite(cst.CSTTransformer):
         if not AddImport.done:
             body.insert(0, statement)
         return body
+
+
+def _after_imports(body: list, header: list) -> list:
+    """body with header after the imports at its top, set apart by a blank line."""
+    at = 0
+    for i, statement in enumerate(body):
+        if m.matches(statement, m.SimpleStatementLine(body=[m.OneOf(m.Import(), m.ImportFrom())])):
+            at = i + 1
+        elif not m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
+            break
+    blank = cst.EmptyLine()
+    header = [header[0].with_changes(leading_lines=[blank, *header[0].leading_lines]), *header[1:]]
+    if at < len(body):
+        body = [*body[:at], *header, body[at].with_changes(leading_lines=[blank, *body[at].leading_lines]),
+                *body[at + 1:]]
+        return body
+    return [*body, *header]
 
 
 def _keyword_form_since(tables: Tables) -> Optional[str]:

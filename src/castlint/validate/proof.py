@@ -22,6 +22,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 # ops that only re-describe memory (no bytes move)
+# In-place scatters: they write only the indexed rows of their first argument (the values).
+_SCATTER_OPS = {"index_put_", "_index_put_impl_", "index_copy_"}
 _VIEW_OPS = {
     "view", "_unsafe_view", "slice", "select", "as_strided", "expand", "permute", "transpose", "t", "unsqueeze",
     "squeeze", "reshape", "alias", "detach", "split", "split_with_sizes", "unbind", "narrow", "view_as_real",
@@ -77,6 +79,10 @@ class ByteTracer(TorchDispatchMode):
         big_out = max((int(t.numel()) for t in outs), default=0)
         if base == "copy_" and ins:
             big_out = int(ins[0].numel())
+        if base in _SCATTER_OPS and len(ins) > 1:
+            values = ins[-1]
+            written, read = _tensor_bytes(values), sum(_tensor_bytes(t) for t in ins[1:])
+            big_out = int(values.numel())
         first_in = ins[0] if ins else None
         first_out = outs[0] if outs else (ins[0] if base == "copy_" and ins else None)
         self.ops.append(TracedOp(
