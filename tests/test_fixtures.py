@@ -26,6 +26,7 @@ FIX_OPTIONS = {
     "cast_after_gather_refused.out.py": FixOptions(unsafe=True),  # nothing is offered, even unsafe
     "cast_after_gather_unsafe.out.py": FixOptions(),  # nothing applied without the flag
     "cast_after_gather_unsafe.unsafe.out.py": FixOptions(unsafe=True),
+    "mla_two_sources.out.py": FixOptions(),  # refused: run() also reads a draft buffer
 }
 FIX = sorted((FIXTURES / "fix").glob("*.out.py"))
 

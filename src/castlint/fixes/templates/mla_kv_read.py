@@ -115,7 +115,7 @@ def _mla_kv_shared_buffer(pool, dtype):
     return buffer
 
 
-def _mla_kv_convert_rows(src, dst, lut, rows, count, pool_rows, row, BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr):
+def _mla_kv_convert_rows(src, dst, lut, rows, count, pool_rows, row, BLOCK_R: "tl.constexpr", BLOCK_D: "tl.constexpr"):
     """dst[i] = lut[src[i]] for the first `count` rows i listed in `rows`, or for
     every row when count < 0; count is read on the device."""
     n = tl.load(count)
