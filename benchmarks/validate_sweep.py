@@ -1,7 +1,8 @@
 """Pool-size and context-length sweeps of the original vs the castlint-patched backend.
 
-Each point is a full `castlint validate` run of the decode site (the user's
-forward_decode and its indices updater, FlashInfer's real kernels), plus the
+Each point is a full `castlint validate` run of one site (decode by default: the
+user's forward_decode and its indices updater, FlashInfer's real kernels; --site
+takes any validate site, target-verify and draft-extend included), plus the
 bare whole-pool cast timed on its own for reference. It shows that the
 original's cost grows with the pool while the patched cost follows only the
 active tokens.
@@ -22,6 +23,8 @@ from pathlib import Path
 
 POOLS = (65536, 131072, 495552, 1048576)
 CONTEXTS = (1024, 4096, 16384, 65536)
+SITES = ("decode", "decode-cuda-graph", "extend-paged", "target-verify", "target-verify-cuda-graph", "draft-extend",
+         "draft-extend-cuda-graph")  # castlint.validate.harness.SITES (kept here: --help needs no torch)
 
 
 def _cast_alone_ms(pool_tokens: int, cfg, torch) -> float:
@@ -46,7 +49,8 @@ def run_point(original: bytes, patched: bytes, filename: str, cfg, torch) -> dic
         "heads": cfg.heads, "site": site.name, "status": site.status, "reasons": site.reasons,
         "original_ms": site.original.timing.median_ms if site.original.timing else None,
         "patched_ms": site.patched.timing.median_ms if site.patched.timing else None,
-        "speedup": site.speedup, "max_abs": site.max_abs, "cosine": site.cosine,
+        "speedup": site.speedup, "max_abs": site.max_abs, "cosine": site.cosine, "read": site.patched.read,
+        "saved_ms_per_step": (site.per_step(cfg.model_layers) or {}).get("saved_ms"),
         "guard": result.guard.get("branch"),
         "backend": sorted({p.get("backend") for p in site.patched.plans}),
         "wall_s": round(time.time() - t0, 1),
@@ -80,7 +84,9 @@ def main(argv=None) -> int:
     ap.add_argument("--contexts", default=",".join(map(str, CONTEXTS)))
     ap.add_argument("--sweep-pool-context", type=int, default=4096, help="context length for the pool sweep")
     ap.add_argument("--sweep-context-pool", type=int, default=495552, help="pool size for the context sweep")
-    ap.add_argument("--site", default="decode", choices=("decode", "decode-cuda-graph", "extend-paged"))
+    ap.add_argument("--site", default="decode", choices=SITES)
+    ap.add_argument("--draft-tokens", type=int, default=4, help="target-verify / draft-extend: queries per request")
+    ap.add_argument("--no-native", action="store_true", help="the patched backend with SGLANG_MLA_KV_READ=compact")
     ap.add_argument("--mla-backend", default=None, help="force fa2/fa3 instead of the file's 'auto'")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--json", default=None, help="write all points here")
@@ -100,7 +106,8 @@ def main(argv=None) -> int:
         return HarnessConfig(device=args.device, preset=args.preset, num_heads_total=model.num_heads, tp=args.tp,
                              kv_lora_rank=model.kv_lora_rank, rope_dim=model.rope_dim, pool_tokens=pool,
                              batch_size=args.batch_size, context_len=ctx, sites=(args.site,), profile=False,
-                             iters=args.iters, warmup=3, force_backend=args.mla_backend)
+                             iters=args.iters, warmup=3, force_backend=args.mla_backend, draft_tokens=args.draft_tokens,
+                             native_read=not args.no_native, model_layers=model.layers)
 
     out = {"command": " ".join(sys.argv), "python": platform.python_version(), "torch": torch.__version__}
     if args.device == "cuda":

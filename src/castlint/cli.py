@@ -801,7 +801,9 @@ def validate(
     fmt: str = typer.Option("text", "--format", "-f", help="text (rich table) or json."),
     flashinfer_api: str = typer.Option("auto", "--flashinfer-api", help="Call form for the in-memory fix: auto | positional | keyword."),
     flashinfer_version: Optional[str] = typer.Option(None, "--flashinfer-version", help="FlashInfer version the in-memory fix targets (default: the sglang pin)."),
-    site: Optional[List[str]] = typer.Option(None, "--site", help="Only these sites: decode, decode-cuda-graph, extend-paged."),
+    site: Optional[List[str]] = typer.Option(None, "--site", help="Only these sites: decode, decode-cuda-graph, extend-paged, target-verify, target-verify-cuda-graph, draft-extend, draft-extend-cuda-graph."),
+    draft_tokens: int = typer.Option(4, "--draft-tokens", help="target-verify / draft-extend: queries per request (the speculative window)."),
+    no_native: bool = typer.Option(False, "--no-native", help="Run the patched backend with SGLANG_MLA_KV_READ=compact: never the native FP8-KV kernel (the path of a GPU without it)."),
     iters: Optional[int] = typer.Option(None, "--iters", help="Timed iterations per path (default 50; cpu 3)."),
     warmup: Optional[int] = typer.Option(None, "--warmup", help="Warm-up calls before timing (default 5; cpu 1)."),
     mla_backend: Optional[str] = typer.Option(None, "--mla-backend", help="Force the MLA wrapper backend (fa2 | fa3) instead of the file's 'auto'."),
@@ -812,7 +814,7 @@ def validate(
     no_flush_l2: bool = typer.Option(False, "--no-flush-l2", help="Do not flush L2 between timed calls."),
     output_file: Optional[str] = typer.Option(None, "--output-file", "-o", help="Write the report to this file."),
     json_file: Optional[str] = typer.Option(None, "--json-file", help="Also write the JSON report to this file."),
-    sweep: bool = typer.Option(False, "--sweep", help="Run a grid of decode/extend shapes and pool sizes; fail if any cell is slower or off tolerance."),
+    sweep: bool = typer.Option(False, "--sweep", help="Run a grid of decode, extend, target-verify and draft-extend shapes and pool sizes (and, on the biggest pool, with the native read off); fail if any cell is slower or off tolerance."),
     sweep_pool: Optional[List[int]] = typer.Option(None, "--sweep-pool", help="--sweep: only these pool sizes (tokens)."),
     svg: Optional[str] = typer.Option(None, "--svg", help="--sweep: write a heat map of the speed-up per cell (SVG)."),
     speed_gate: Optional[bool] = typer.Option(None, "--speed-gate/--no-speed-gate", help="Fail a site whose patched path is slower than the original beyond its p10-p90 noise margin (default: on with --device cuda)."),
@@ -828,7 +830,8 @@ def validate(
         warmup=warmup, mla_backend=mla_backend, emulate_flashinfer=emulate_flashinfer,
         layer_k_scale=layer_k_scale, require_native=require_native, profile=not no_profile,
         flush_l2=not no_flush_l2, output_file=output_file, json_file=json_file, sweep=sweep,
-        sweep_pools=sweep_pool, sweep_svg=svg, speed_gate=speed_gate, config_file=validate_config))
+        sweep_pools=sweep_pool, sweep_svg=svg, speed_gate=speed_gate, config_file=validate_config,
+        draft_tokens=draft_tokens, no_native=no_native))
 
 
 @app.command()

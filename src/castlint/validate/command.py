@@ -56,14 +56,18 @@ def run_validate(
     layer_k_scale: float = 2.0, require_native: bool = False, profile: bool = True, flush_l2: bool = True,
     output_file: Optional[str] = None, json_file: Optional[str] = None, patched_source: Optional[bytes] = None,
     sweep: bool = False, sweep_pools: Optional[Sequence[int]] = None, sweep_svg: Optional[str] = None,
-    speed_gate: Optional[bool] = None, config_file: Optional[str] = None,
+    speed_gate: Optional[bool] = None, config_file: Optional[str] = None, draft_tokens: int = 4,
+    no_native: bool = False,
 ) -> int:
     """Validate one backend; print the report; return the exit code.
 
     emulate_flashinfer (--device cpu): the FlashInfer release the reference follows; None: the one
-    the newest sglang release of the tables pins."""
+    the newest sglang release of the tables pins. draft_tokens: queries per request of the
+    target-verify and draft-extend sites. no_native: the patched backend runs with
+    SGLANG_MLA_KV_READ=compact (never the native FP8-KV kernel)."""
     err = Console(stderr=True, highlight=False)
     try:
+        _check_read_options(require_native, no_native, draft_tokens)
         target = _target(path, device, fmt)
         config, tables = _settings(target, config_file)
         model = _model(tables, preset, tp)
@@ -75,7 +79,8 @@ def run_validate(
             sized=dict(pool_tokens=pool_tokens, batch_size=batch_size, context_len=context_len, iters=iters,
                        warmup=warmup),
             extend_len=extend_len, atol=atol, rtol=rtol, force_backend=mla_backend,
-            emulate_flashinfer=emulate_flashinfer, layer_k_scale=layer_k_scale, profile=profile, flush_l2=flush_l2)
+            emulate_flashinfer=emulate_flashinfer, layer_k_scale=layer_k_scale, profile=profile, flush_l2=flush_l2,
+            draft_tokens=draft_tokens, native_read=not no_native, model_layers=model.layers)
     except _Refused as exc:
         return _err(err, str(exc))
     from castlint.validate.harness import EnvironmentProblem, run_validation
@@ -83,7 +88,7 @@ def run_validate(
     progress = (lambda msg: err.print(f"[dim]castlint validate: {msg}[/]")) if fmt == "text" else None
     if sweep:
         return _run_sweep(original, patched, cfg, str(target), sweep_pools, json_file, sweep_svg, output_file,
-                          fmt, err, progress, tables)
+                          fmt, err, progress, tables, sites)
     try:
         result = run_validation(original, patched, cfg, filename=str(target), baseline_label=label,
                                 progress=progress, tables=tables)
@@ -92,6 +97,14 @@ def run_validate(
     code = _exit_code(result, require_native)
     _write_report(result, fmt, output_file, json_file)
     return code
+
+
+def _check_read_options(require_native: bool, no_native: bool, draft_tokens: int) -> None:
+    if require_native and no_native:
+        raise _Refused("--require-native and --no-native contradict each other: --no-native turns the native "
+                       "FP8-KV read off")
+    if draft_tokens < 1:
+        raise _Refused(f"--draft-tokens must be at least 1, got {draft_tokens}")
 
 
 def _target(path: str, device: str, fmt: str) -> Path:
@@ -201,9 +214,12 @@ def _harness_config(device: str, model, tp: int, sites: Optional[Sequence[str]],
 def _exit_code(result, require_native: bool) -> int:
     """1 when a site failed or --require-native is unmet (which the result then records)."""
     code = EXIT_CLEAN if result.passed else EXIT_FINDINGS
-    if require_native and not isinstance(result.guard.get(READ_ATTR), dict):
+    decided = result.guard.get(READ_ATTR)
+    # the guard's answer: None (the original cast), or a dict, whose "native" (where it says) tells
+    # whether this machine's FlashInfer has the FP8-KV kernel at all
+    if require_native and not (isinstance(decided, dict) and decided.get("native", True) is not False):
         code = EXIT_FINDINGS
-        result.guard["require_native"] = "unmet: the patched code took the fallback branch on this machine"
+        result.guard["require_native"] = "unmet: the patched code cannot read the pool natively on this machine"
     if require_native:
         for site in result.sites:
             if site.patched.proof and site.patched.proof.moves_whole_pool:
@@ -234,12 +250,15 @@ def _write_report(result, fmt: str, output_file: Optional[str], json_file: Optio
 
 
 def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, output_file, fmt, err, progress,
-               tables) -> int:
-    """--sweep: every cell of the grid; exit 1 if any cell is slower beyond its margin or off tolerance."""
+               tables, sites=None) -> int:
+    """--sweep: every cell of the grid (the given sites only); exit 1 if any cell is slower beyond its
+    margin or off tolerance."""
     from castlint.validate.harness import EnvironmentProblem, environment
-    from castlint.validate.sweep import grid, heatmap_svg, markdown, passed, run_sweep, to_json
+    from castlint.validate.sweep import grid, heatmap_svg, markdown, passed, run_sweep, to_json, verdict
 
-    cells = grid(cfg.device, pools)
+    cells = grid(cfg.device, pools, sites, native=cfg.native_read)
+    if not cells:
+        return _err(err, "the sweep has no cell that fits the given pools")
     if cfg.device == "cuda":
         cfg = replace(cfg, iters=min(cfg.iters, 20))
     try:
@@ -248,11 +267,7 @@ def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, out
     except EnvironmentProblem as exc:
         return _err(err, str(exc))
     env = environment(cfg, None) if cfg.device == "cuda" else {"device": "cpu"}
-    table = markdown(done)
-    verdict = ("PASS: every cell within tolerance and not slower than the original beyond its margin"
-               if passed(done) else
-               f"FAIL: {sum(c.status != 'pass' for c in done)} of {len(done)} cells slower or off tolerance")
-    text = to_json(done, env) if fmt == "json" else f"{table}\n\n{verdict}\n"
+    text = to_json(done, env) if fmt == "json" else f"{markdown(done)}\n\n{verdict(done)}\n"
     if output_file:
         Path(output_file).write_text(text, encoding="utf-8")
     else:

@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, Optional
 import torch
 
 from castlint.validate.forward_mode import ForwardModeDouble
+from castlint.validate.speculative import registry_names as speculative_names
 
 
 # -- permissive namespaces ----------------------------------------------------------
@@ -307,6 +308,7 @@ class Registry:
             "get_attention_dcp_world_size": lambda: 1,
             "is_cuda": lambda: True,
             "is_hip": lambda: False,
+            **speculative_names(),
         }
 
     def lookup(self, module: str, name: str):

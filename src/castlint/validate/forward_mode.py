@@ -24,14 +24,17 @@ class ForwardModeDouble(enum.IntEnum):
             words = name[3:].upper().split("_OR_")
             me = self.name
 
-            def check(*_a, **_k):
+            def check(*_a, include_v2=False, include_draft_extend_v2=False, **_k):
+                # DRAFT_EXTEND_V2 counts as an extend / a draft extend only when asked, as in
+                # sglang >= 0.5.10 (is_extend(include_draft_extend_v2=), is_draft_extend(include_v2=))
                 for word in words:
                     if word == me:
                         return True
-                    if word == "EXTEND" and me in ("EXTEND", "MIXED", "DRAFT_EXTEND", "DRAFT_EXTEND_V2",
-                                                   "TARGET_VERIFY", "SPLIT_PREFILL"):
+                    if word == "EXTEND" and (me in ("EXTEND", "MIXED", "DRAFT_EXTEND", "TARGET_VERIFY",
+                                                    "SPLIT_PREFILL")
+                                             or (me == "DRAFT_EXTEND_V2" and include_draft_extend_v2)):
                         return True
-                    if word == "DRAFT_EXTEND" and me in ("DRAFT_EXTEND", "DRAFT_EXTEND_V2"):
+                    if word == "DRAFT_EXTEND" and me == "DRAFT_EXTEND_V2" and include_v2:
                         return True
                     if word == "CUDA_GRAPH" and me in ("DECODE", "TARGET_VERIFY", "IDLE"):
                         return True

@@ -11,7 +11,9 @@ drives the module's own entry points, exactly as sglang's model runner does:
   and replayed (on CPU: called eagerly);
 * ``extend-paged``: ``init_forward_metadata`` for an extend batch with a cached
   prefix (-> FlashInferMLAIndicesUpdaterPrefill's paged ``plan``) then the paged
-  branch of ``forward_extend``.
+  branch of ``forward_extend``;
+* ``target-verify``, ``draft-extend`` and their ``-cuda-graph`` variants: the
+  speculative-decoding paths (spec_sites.py).
 
 Both versions see the same FP8 pool (filled with e4m3 values, non-identity page
 table), the same q, and the same layer. Per site it records the outputs and
@@ -19,9 +21,10 @@ compares them, times the forward call, and collects the kernel proof.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
-import inspect
 import math
+import os
 import time
 import traceback
 from dataclasses import asdict, dataclass, field, replace
@@ -47,14 +50,26 @@ from castlint.validate.reference import (
     mla_reference,
     newest_pinned_flashinfer,
 )
+from castlint.validate.spec_sites import (
+    SPEC_SITE_FUNCTIONS,
+    SPEC_SITES,
+    SiteCall,
+    capture_graph,
+    filter_kwargs,
+    prepare_spec_site,
+)
 
-SITES = ("decode", "decode-cuda-graph", "extend-paged")
+SITES = ("decode", "decode-cuda-graph", "extend-paged") + SPEC_SITES
+# The environment variable the patched module reads when the backend is constructed: auto (default),
+# native, compact (never the native FP8-KV kernel: the path of a GPU without it), off (the original path).
+KV_READ_ENV = "SGLANG_MLA_KV_READ"
 SITE_FUNCTIONS = {
     "decode": "init_forward_metadata -> FlashInferMLAIndicesUpdaterDecode.call_begin_forward (plan) -> forward_decode",
     "decode-cuda-graph": "init_cuda_graph_state -> init_forward_metadata_out_graph capture+replay "
                          "(plan, fast_mla_decode_plan) -> forward_decode (CUDA graph)",
     "extend-paged": "init_forward_metadata -> FlashInferMLAIndicesUpdaterPrefill.call_begin_forward (paged plan) "
                     "-> forward_extend (paged branch)",
+    **SPEC_SITE_FUNCTIONS,
 }
 
 
@@ -78,7 +93,10 @@ class HarnessConfig:
     batch_size: int = 1
     context_len: int = 4096
     extend_len: int = 32
-    layers: int = 1
+    draft_tokens: int = 4  # target-verify / draft-extend: queries per request
+    layers: int = 1  # layers of the harness's pool (one is timed)
+    model_layers: int = 0  # the preset's layers, for the per-step line (0: the preset's, from the tables)
+    native_read: bool = True  # False: SGLANG_MLA_KV_READ=compact for the run (--no-native)
     seed: int = 0
     warmup: int = 5
     iters: int = 50
@@ -131,6 +149,8 @@ class VersionRun:
     runs: List[dict] = field(default_factory=list)
     vs_fp32_max_abs: Optional[float] = None
     note: str = ""
+    reads: Dict[str, str] = field(default_factory=dict)  # each planned wrapper's read (native|compact|cast)
+    read: Optional[str] = None  # the read of the wrapper this site's forward runs
 
 
 @dataclass
@@ -156,6 +176,15 @@ class SiteResult:
         if o and p and p.median_ms > 0:
             return o.median_ms / p.median_ms
         return None
+
+    def per_step(self, layers: int) -> Optional[Dict[str, float]]:
+        """The site's time over a whole step of `layers` layers: original, patched, and saved
+        ((original_ms - patched_ms) x layers); None without both timings."""
+        o, p = self.original.timing, self.patched.timing
+        if not (o and p):
+            return None
+        return {"layers": layers, "original_ms": o.median_ms * layers, "patched_ms": p.median_ms * layers,
+                "saved_ms": (o.median_ms - p.median_ms) * layers}
 
 
 @dataclass
@@ -232,20 +261,24 @@ class World:
         self.device = dev
         gen = torch.Generator(device="cpu").manual_seed(cfg.seed)
         bs, ctx = cfg.batch_size, cfg.context_len
-        if bs * ctx > cfg.pool_tokens:
-            raise EnvironmentProblem(f"batch {bs} x context {ctx} = {bs * ctx} tokens do not fit a pool of "
-                                     f"{cfg.pool_tokens} tokens")
+        # the speculative sites' window: draft_tokens slots after each request's prefix
+        self.window = cfg.draft_tokens if any(site in SPEC_SITES for site in cfg.sites) else 0
+        if self.window < 0 or (self.window == 0 and any(site in SPEC_SITES for site in cfg.sites)):
+            raise EnvironmentProblem(f"the speculative sites need at least one draft token, got {cfg.draft_tokens}")
+        if bs * (ctx + self.window) > cfg.pool_tokens:
+            window = f" + {self.window} draft" if self.window else ""
+            raise EnvironmentProblem(f"batch {bs} x (context {ctx}{window}) = {bs * (ctx + self.window)} tokens do "
+                                     f"not fit a pool of {cfg.pool_tokens} tokens")
         self.pool = MLAPoolDouble(cfg.pool_tokens, 1, torch.float8_e4m3fn, cfg.kv_lora_rank, cfg.rope_dim,
                                   cfg.layers, dev)
         self._fill_pool()
         # page table: request rows 1..bs (row 0 unused), each a random, non-contiguous slot list
         self.max_reqs = bs + 2
-        self.max_context = ctx + 64
+        self.max_context = ctx + self.window + 64
         self.req_to_token = torch.zeros(self.max_reqs, self.max_context, dtype=torch.int32, device=dev)
-        slots = torch.randperm(cfg.pool_tokens, generator=gen)[: bs * ctx] + 1  # slot 0 is sglang's padding slot
+        slots = torch.randperm(cfg.pool_tokens, generator=gen)[: bs * (ctx + self.window)] + 1  # 0: padding slot
         self.req_pool_indices = torch.arange(1, bs + 1, dtype=torch.int64, device=dev).flip(0)
-        for i, r in enumerate(self.req_pool_indices.tolist()):
-            self.req_to_token[r, :ctx] = slots[i * ctx:(i + 1) * ctx].to(torch.int32).to(dev)
+        self._place_requests(slots.to(torch.int32).to(dev))
         self.translator = KVIndexTranslatorDouble(self.req_to_token)
         h, d, r = cfg.heads, cfg.kv_lora_rank, cfg.rope_dim
         self.layer = Namespace(
@@ -269,6 +302,22 @@ class World:
         self.extend_q_rope = randn(bs * ext, h * r)
         self.extend_k = randn(bs * ext, 1, d, scale=0.5)
         self.extend_k_rope = randn(bs * ext, 1, r, scale=0.5)
+        if self.window:
+            tokens = bs * self.window
+            self.spec_q, self.spec_q_rope = randn(tokens, h * d), randn(tokens, h * r)
+            self.spec_k, self.spec_k_rope = randn(tokens, 1, d, scale=0.5), randn(tokens, 1, r, scale=0.5)
+
+    def _place_requests(self, slots: torch.Tensor) -> None:
+        """Request i: its prefix slots[i*ctx:(i+1)*ctx], then its window from the slots after all
+        prefixes (so the prefixes are laid out as without a window)."""
+        bs, ctx, w = self.cfg.batch_size, self.cfg.context_len, self.window
+        rows = self.req_pool_indices.tolist()
+        for i, r in enumerate(rows):
+            self.req_to_token[r, :ctx] = slots[i * ctx:(i + 1) * ctx]
+            self.req_to_token[r, ctx:ctx + w] = slots[bs * ctx + i * w:bs * ctx + (i + 1) * w]
+        if w:
+            self.window_loc = torch.cat([self.req_to_token[r, ctx:ctx + w] for r in rows]).to(torch.int64)
+            self.window_positions = torch.arange(ctx, ctx + w, device=self.device).repeat(bs)
 
     def _fill_pool(self):
         cfg = self.cfg
@@ -341,34 +390,28 @@ class World:
                            extend_num_tokens=cfg.batch_size * ext)
 
     def truth(self, site: str) -> torch.Tensor:
-        """float32 MLA over the dequantized pool (real = stored x 1.0)."""
+        """float32 MLA over the dequantized pool (real = stored x 1.0), in chunks of queries
+        (reference.REFERENCE_CHUNK_BYTES). Extend and the speculative sites are causal: query i of
+        a request's n new tokens sees its prefix and new tokens 0..i."""
         cfg = self.cfg
         kb = self.pool.get_key_buffer(0)
         d = cfg.kv_lora_rank
-        if site == "extend-paged":
-            q, qr, qlen, causal = self.extend_q, self.extend_q_rope, cfg.extend_len, True
-        else:
-            q, qr, qlen, causal = self.decode_q, self.decode_q_rope, 1, False
         bs, ctx, h = cfg.batch_size, cfg.context_len, cfg.heads
+        if site in SPEC_SITES:
+            q, qr, qlen, kv_len, causal = self.spec_q, self.spec_q_rope, self.window, ctx + self.window, True
+        elif site == "extend-paged":
+            q, qr, qlen, kv_len, causal = self.extend_q, self.extend_q_rope, cfg.extend_len, ctx, True
+        else:
+            q, qr, qlen, kv_len, causal = self.decode_q, self.decode_q_rope, 1, ctx, False
         qo = torch.arange(bs + 1, dtype=torch.int32) * qlen
-        kvp = torch.arange(bs + 1, dtype=torch.int32) * ctx
-        idx = torch.cat([self.req_to_token[r, :ctx] for r in self.req_pool_indices.tolist()])
+        kvp = torch.arange(bs + 1, dtype=torch.int32) * kv_len
+        idx = torch.cat([self.req_to_token[r, :kv_len] for r in self.req_pool_indices.tolist()])
         out, _ = mla_reference(q.view(-1, h, d), qr.view(-1, h, cfg.rope_dim), kb[:, :, :d], kb[:, :, d:], qo, kvp,
                                idx, cfg.sm_scale, causal)
         return out.reshape(-1, h * d)
 
 
 # -- driving the module -------------------------------------------------------------
-
-
-def _filter_kwargs(fn, kwargs):
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return kwargs
-    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        return kwargs
-    return {k: v for k, v in kwargs.items() if k in params}
 
 
 def _backend_class(module):
@@ -397,19 +440,37 @@ class SiteDriver:
             value = {k: (str(v) if k == "kv_data_type" else _jsonable(v)) for k, v in value.items()}
         return {READ_ATTR: value}
 
+    def reads(self) -> Dict[str, str]:
+        """How each planned MLA wrapper of the backend reads the pool after its last plan
+        (native | compact | cast), by attribute name; wrappers kept in a dict (the CUDA-graph
+        ones) are named attribute[key]."""
+        found: Dict[str, str] = {}
+        seen: set = set()
+        for name, wrapper in _wrappers(self.backend):
+            kind = read_kind(getattr(wrapper, "__dict__", {}).get(WRAPPER_ATTR))
+            if kind and id(wrapper) not in seen:
+                seen.add(id(wrapper))
+                found[name] = kind
+        return found
+
     def read_modes(self) -> List[str]:
-        """How each MLA wrapper of the backend reads the pool after the last plan."""
-        modes = []
-        for name, wrapper in sorted(vars(self.backend).items()):
-            read = getattr(wrapper, "__dict__", {}).get(WRAPPER_ATTR)
-            if read is not None:
-                mode = "native" if read.native else "gather" if read.rows is not None else "cast"
-                modes.append(f"{name}={mode}")
-        return modes
+        """reads() as "name=kind" words."""
+        return [f"{name}={kind}" for name, kind in self.reads().items()]
+
+    def site_read(self) -> Optional[str]:
+        """The read of the wrapper the last prepared site's forward runs (forward_metadata's)."""
+        metadata = getattr(self.backend, "forward_metadata", None)
+        for attr in ("prefill_wrapper", "decode_wrapper"):
+            wrapper = getattr(metadata, attr, None)
+            if wrapper is not None:
+                return read_kind(getattr(wrapper, "__dict__", {}).get(WRAPPER_ATTR))
+        return None
 
     def prepare(self, site: str) -> Callable[[bool], Any]:
         """Set up metadata for `site`; return call(save_kv_cache) -> output."""
         world, backend = self.world, self.backend
+        if site in SPEC_SITES:
+            return prepare_spec_site(self, site)
         if site == "decode":
             batch = world.decode_batch(self.module)
             backend.init_forward_metadata(batch)
@@ -442,18 +503,18 @@ class SiteDriver:
         if not hasattr(backend, "init_forward_metadata_out_graph") and not hasattr(
                 backend, "init_forward_metadata_capture_cuda_graph"):
             raise NotImplementedError("this release has no cuda-graph metadata API the harness knows")
-        backend.init_cuda_graph_state(**_filter_kwargs(backend.init_cuda_graph_state,
+        backend.init_cuda_graph_state(**filter_kwargs(backend.init_cuda_graph_state,
                                                        {"max_bs": size, "max_num_tokens": size}))
         if hasattr(backend, "init_forward_metadata_out_graph"):
             backend.init_forward_metadata_out_graph(batch, in_capture=True)
             backend.init_forward_metadata_out_graph(batch, in_capture=False)
             return
         mode = self.module.ForwardMode.DECODE
-        backend.init_forward_metadata_capture_cuda_graph(**_filter_kwargs(
+        backend.init_forward_metadata_capture_cuda_graph(**filter_kwargs(
             backend.init_forward_metadata_capture_cuda_graph,
             dict(bs=size, num_tokens=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
                  encoder_lens=None, forward_mode=mode, spec_info=None)))
-        backend.init_forward_metadata_replay_cuda_graph(**_filter_kwargs(
+        backend.init_forward_metadata_replay_cuda_graph(**filter_kwargs(
             backend.init_forward_metadata_replay_cuda_graph,
             dict(bs=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
                  seq_lens_sum=batch.seq_lens_sum, encoder_lens=None, forward_mode=mode, spec_info=None,
@@ -468,6 +529,29 @@ class SiteDriver:
             return out[0] if isinstance(out, tuple) else out
 
         return call
+
+
+def read_kind(choice) -> Optional[str]:
+    """The kind of a wrapper's read choice (mla_names.WRAPPER_ATTR): its `.kind` (native | compact |
+    cast) where it has one, else from the older `.native` / `.rows` (rows: compact)."""
+    if choice is None:
+        return None
+    kind = getattr(choice, "kind", None)
+    if kind:
+        return str(kind)
+    if getattr(choice, "native", False):
+        return "native"
+    return "compact" if getattr(choice, "rows", None) is not None else "cast"
+
+
+def _wrappers(backend):
+    """(name, object) of the backend's attributes, and of the values of its dict attributes."""
+    for name, value in sorted(vars(backend).items()):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                yield f"{name}[{key}]", item
+        else:
+            yield name, value
 
 
 def _jsonable(value):
@@ -526,26 +610,12 @@ def time_call(fn: Callable[[], Any], cfg: HarnessConfig) -> Timing:
                   host_us=host[len(host) // 2] * 1e6, method=method)
 
 
-def _delayed(call: Callable[[bool], Any], seconds: float) -> Callable[[bool], Any]:
+def _delayed(call: Callable[[bool], Any], seconds: float) -> SiteCall:
     """call, made slower on purpose (tests of the speed gate)."""
     def slow(save: bool):
         time.sleep(seconds)
         return call(save)
-    return slow
-
-
-def _graph(call: Callable[[bool], Any]):
-    """Capture call(False) in a CUDA graph; return (replay, output tensor)."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(2):
-            call(False)
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        out = call(False)
-    return graph.replay, out
+    return SiteCall(slow, eager=getattr(call, "eager", None), graph=getattr(call, "graph", False))
 
 
 # -- comparison --------------------------------------------------------------------
@@ -651,14 +721,18 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
     tables = run_tables(tables)
     if cfg.emulate_flashinfer is None:
         cfg = replace(cfg, emulate_flashinfer=newest_pinned_flashinfer(tables))
+    if not cfg.model_layers:
+        preset = tables.presets.get(cfg.preset)
+        cfg = replace(cfg, model_layers=preset.layers if preset else 1)
     emu = FlashInferEmulation(tables, version=cfg.emulate_flashinfer) if cfg.device == "cpu" else None
     env = environment(cfg, emu)
+    env["kv_read"] = kv_read_label(cfg)
     log: set = set()
     registry = Registry(runtime_settings(cfg, emu, log), log)
     flashinfer_module = make_flashinfer_module(emu) if emu else None
     torch.manual_seed(cfg.seed)
     sites: List[SiteResult] = []
-    with stubbed_imports(registry, flashinfer_module):
+    with kv_read_environment(cfg.native_read), stubbed_imports(registry, flashinfer_module):
         say("loading the original and the patched module")
         loaded = _load_versions({"original": original, "patched": patched}, cfg, emu, filename, tables)
         say(f"filling a {cfg.pool_tokens}-token FP8 pool")
@@ -675,6 +749,35 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
         config={k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(cfg).items()} | {"heads": cfg.heads},
         guard=guard, sites=sites, doubles_unknown_reads=unknown, plan_calls=plan_calls,
         patch_changed=original != patched)
+
+
+NATIVE_READ_OFF = "native read off"
+
+
+def kv_read_label(cfg: HarnessConfig) -> str:
+    """How the patched backend was told to read the pool, for the report."""
+    if not cfg.native_read:
+        return f"{NATIVE_READ_OFF} ({KV_READ_ENV}=compact)"
+    value = os.environ.get(KV_READ_ENV)
+    return f"{KV_READ_ENV}={value} (from the environment)" if value else f"auto ({KV_READ_ENV} unset)"
+
+
+@contextlib.contextmanager
+def kv_read_environment(native_read: bool):
+    """--no-native: SGLANG_MLA_KV_READ=compact while the run lasts (the patched module reads it when
+    the backend is constructed; the original does not read it), restored afterwards."""
+    if native_read:
+        yield
+        return
+    saved = os.environ.get(KV_READ_ENV)
+    os.environ[KV_READ_ENV] = "compact"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(KV_READ_ENV, None)
+        else:
+            os.environ[KV_READ_ENV] = saved
 
 
 def runtime_settings(cfg: HarnessConfig, emu: Optional[FlashInferEmulation], log: set) -> RuntimeSettings:
@@ -711,7 +814,7 @@ def _guard(patched_driver) -> Dict[str, Any]:
     """What the patched backend's init-time guard decided, and which branch that is."""
     guard = {} if isinstance(patched_driver, Exception) else patched_driver.guard()
     decided = guard.get(READ_ATTR, _MISSING) if guard else _MISSING
-    guard["branch"] = ("FP8-KV reads enabled (each plan picks native, gather or cast)" if isinstance(decided, dict)
+    guard["branch"] = ("FP8-KV reads enabled (each plan picks native, compact or cast)" if isinstance(decided, dict)
                        else "fallback (original cast)" if decided is None
                        else "no FP8-KV read choice in the file")
     return guard
@@ -737,11 +840,23 @@ def _run_site(name: str, cfg: HarnessConfig, loaded: Dict[str, LoadedBackend], d
         # time and prove both, each with the call that produced its output
         for label in ("original", "patched"):
             _time_and_prove(getattr(site, label), calls[label], name, world, cfg)
+    if not cfg.native_read:
+        _require_native_off(site)
     gate = cfg.speed_gate if cfg.speed_gate is not None else cfg.device == "cuda"
     if gate and site.status == "pass":
         speed_gate(site)
     _diagnose(site, tables)
     return site
+
+
+def _require_native_off(site: SiteResult) -> None:
+    """--no-native: the patched code must honour SGLANG_MLA_KV_READ=compact (no run() on the FP8 pool as
+    stored); otherwise the "native read off" numbers would be the native path's."""
+    native = [r for r in site.patched.runs if str(r.get("ckv_dtype", "")).startswith("float8")]
+    if native or site.patched.read == "native":
+        site.status = "fail" if site.status == "pass" else site.status
+        site.reasons.insert(0, f"{KV_READ_ENV}=compact (--no-native), yet the patched run() read the FP8 pool "
+                               "natively: the patched module does not honour the switch")
 
 
 def _first_calls(site: SiteResult, cfg: HarnessConfig, loaded: Dict[str, LoadedBackend],
@@ -771,6 +886,7 @@ def _first_calls(site: SiteResult, cfg: HarnessConfig, loaded: Dict[str, LoadedB
                 torch.cuda.synchronize()
             outputs[label] = out.detach().clone()
             calls[label] = call
+            run.reads, run.read = driver.reads(), driver.site_read()
             if label == "patched":
                 run.note = ", ".join(driver.read_modes())
         except NotImplementedError as exc:
@@ -808,28 +924,38 @@ def _time_and_prove(run: VersionRun, call: Callable[[bool], Any], site_name: str
     cfg.profile, collect its kernel proof; a failure here is a note, not a verdict."""
     try:
         fn: Callable[[], Any] = functools.partial(call, False)
-        if site_name == "decode-cuda-graph" and cfg.device == "cuda":
+        if getattr(call, "graph", False):
+            run.note = _joined(run.note, "timed as CUDA-graph replay")
+        elif site_name == "decode-cuda-graph" and cfg.device == "cuda":
             try:
-                fn, _ = _graph(call)
-                run.note = "timed as CUDA-graph replay"
+                fn, _ = capture_graph(call)
+                run.note = _joined(run.note, "timed as CUDA-graph replay")
             except Exception as exc:  # noqa: BLE001
                 torch.cuda.synchronize()
-                run.note = f"graph capture failed ({type(exc).__name__}: {exc}); timed eagerly"[:300]
+                run.note = _joined(run.note, f"graph capture failed ({type(exc).__name__}: {exc}); timed eagerly"[:300])
                 fn = lambda: call(False)  # noqa: E731
         run.timing = time_call(fn, cfg)
         if cfg.profile:
-            run.proof = proofmod.collect(lambda: call(False), world.pool_elements, cfg.device)
+            # a graph replay runs no aten op: the byte trace follows the same forward, eagerly
+            eager = getattr(call, "eager", None) or call
+            run.proof = proofmod.collect(lambda: eager(False), world.pool_elements, cfg.device)
             run.proof.attention_kv_bytes = _attention_kv_bytes(run, site_name, cfg)
     except Exception as exc:  # noqa: BLE001
         run.note = (run.note + f"; timing/profiling failed: {type(exc).__name__}: {exc}")[:400]
 
 
+def _joined(note: str, more: str) -> str:
+    return f"{note}; {more}" if note else more
+
+
 def _attention_kv_bytes(run: VersionRun, site_name: str, cfg: HarnessConfig) -> int:
     """What the MLA kernel itself moves: the active KV rows in the dtype it is given, q in, out
     back (the pool beyond the page table is untouched)."""
-    kv_rows = cfg.batch_size * cfg.context_len
+    spec = site_name in SPEC_SITES
+    kv_rows = cfg.batch_size * (cfg.context_len + (cfg.draft_tokens if spec else 0))
     item = 1 if any(r.get("ckv_dtype", "").startswith("float8") for r in run.runs) else 2
-    q_rows = cfg.batch_size * (cfg.extend_len if site_name == "extend-paged" else 1)
+    new = cfg.draft_tokens if spec else cfg.extend_len if site_name == "extend-paged" else 1
+    q_rows = cfg.batch_size * new
     return (kv_rows * (cfg.kv_lora_rank + cfg.rope_dim) * item
             + q_rows * cfg.heads * (2 * cfg.kv_lora_rank + cfg.rope_dim) * 2)
 

@@ -128,20 +128,27 @@ _RUN_POSITIONAL = ("q_nope", "q_pe", "ckv_cache", "kpe_cache", "out", "lse", "re
                    "kv_len", "page_table", "return_lse_base_on_e")
 
 
+# The fp32 scores of one chunk of queries ([queries, heads, kv]) are bounded by this many bytes, so a
+# long prefill (8,192 new tokens over 32,768 of context, 64 heads) never holds its whole score matrix.
+REFERENCE_CHUNK_BYTES = 256 << 20
+
+
 def mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_scale, causal,
-                  ckv_scale: float = 1.0, kpe_scale: float = 1.0, page_size: int = 1, kv_lens=None):
+                  ckv_scale: float = 1.0, kpe_scale: float = 1.0, page_size: int = 1, kv_lens=None,
+                  chunk_bytes: int = REFERENCE_CHUNK_BYTES):
     """float32 MLA over paged KV. Returns (out float32 [T, H, D], lse base-2 [T, H]).
 
     kv_lens: the planned KV length per request (FlashInfer's kv_len_arr), which the kernel
-    attends; kv_indptr only places each request's pages. None: the pages' extent."""
+    attends; kv_indptr only places each request's pages. None: the pages' extent. Causal:
+    query i of a request of qo_len queries sees kv positions <= kv_len - qo_len + i; a query
+    that sees none gets 0 (lse -inf), as FlashInfer's kernels give. The queries of a request
+    are taken in chunks whose fp32 scores stay within chunk_bytes."""
     qo = [int(x) for x in qo_indptr.cpu()]
     kvp = [int(x) for x in kv_indptr.cpu()]
     lens = [int(x) for x in kv_lens.cpu()] if kv_lens is not None else None
     tokens, heads, dim = q_nope.shape
     out = torch.zeros(tokens, heads, dim, dtype=torch.float32, device=q_nope.device)
-    lse = torch.zeros(tokens, heads, dtype=torch.float32, device=q_nope.device)
-    ckv_slots = ckv.reshape(-1, ckv.shape[-1])
-    kpe_slots = kpe.reshape(-1, kpe.shape[-1])
+    lse = torch.full((tokens, heads), float("-inf"), dtype=torch.float32, device=q_nope.device)
     for request in range(len(qo) - 1):
         q0, q1 = qo[request], qo[request + 1]
         if q1 == q0:
@@ -149,26 +156,40 @@ def mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_s
         end = kvp[request + 1]
         if lens is not None and request < len(lens) and page_size == 1:
             end = kvp[request] + min(max(lens[request], 0), kvp[request + 1] - kvp[request])
-        pages = kv_indices[kvp[request]:end].long()
-        if page_size == 1:
-            rows = pages
-        else:
-            rows = (pages[:, None] * page_size + torch.arange(page_size, device=pages.device)[None]).reshape(-1)
-        ckv_real = ckv_slots.index_select(0, rows.to(ckv_slots.device)).float() * ckv_scale
-        kpe_real = kpe_slots.index_select(0, rows.to(kpe_slots.device)).float() * kpe_scale
-        q_nope_32 = q_nope[q0:q1].float()
-        q_pe_32 = q_pe[q0:q1].float()
-        logits = (torch.einsum("thd,kd->thk", q_nope_32, ckv_real)
-                  + torch.einsum("thd,kd->thk", q_pe_32, kpe_real)) * sm_scale
-        kv_len = ckv_real.shape[0]
-        if causal:
-            qlen = q1 - q0
-            pos = torch.arange(kv_len, device=logits.device)[None, :]
-            limit = (kv_len - qlen + torch.arange(qlen, device=logits.device))[:, None]
-            logits = logits.masked_fill((pos > limit)[:, None, :], float("-inf"))
-        lse[q0:q1] = torch.logsumexp(logits, dim=-1) / math.log(2.0)
-        probs = torch.softmax(logits, dim=-1)
-        out[q0:q1] = torch.einsum("thk,kd->thd", probs, ckv_real)
+        rows = _page_rows(kv_indices[kvp[request]:end].long(), page_size)
+        ckv_real = ckv.reshape(-1, ckv.shape[-1]).index_select(0, rows.to(ckv.device)).float() * ckv_scale
+        kpe_real = kpe.reshape(-1, kpe.shape[-1]).index_select(0, rows.to(kpe.device)).float() * kpe_scale
+        step = max(1, chunk_bytes // max(1, 4 * heads * ckv_real.shape[0]))
+        for c0 in range(q0, q1, step):
+            c1 = min(q1, c0 + step)
+            # query c of the request sits at c - q0 of its q1 - q0 queries
+            first = c0 - q0 + ckv_real.shape[0] - (q1 - q0) if causal else None
+            out[c0:c1], lse[c0:c1] = _attend_rows(q_nope[c0:c1].float(), q_pe[c0:c1].float(), ckv_real, kpe_real,
+                                                  sm_scale, first)
+    return out, lse
+
+
+def _page_rows(pages, page_size: int):
+    """The pool rows of a request's pages."""
+    if page_size == 1:
+        return pages
+    return (pages[:, None] * page_size + torch.arange(page_size, device=pages.device)[None]).reshape(-1)
+
+
+def _attend_rows(q_nope, q_pe, ckv, kpe, sm_scale: float, causal_first: Optional[int]):
+    """MLA of a chunk of one request's queries over its kv rows (fp32): (out [c, H, D], lse [c, H]).
+    causal_first: the last kv position the chunk's first query sees (None: not causal)."""
+    logits = (torch.einsum("thd,kd->thk", q_nope, ckv) + torch.einsum("thd,kd->thk", q_pe, kpe)) * sm_scale
+    blind = None
+    if causal_first is not None:
+        limit = causal_first + torch.arange(q_nope.shape[0], device=logits.device)
+        pos = torch.arange(ckv.shape[0], device=logits.device)
+        logits.masked_fill_((pos[None, :] > limit[:, None])[:, None, :], float("-inf"))
+        blind = limit < 0  # a query that sees no kv (a capture-time shape shorter than its queries)
+    lse = torch.logsumexp(logits, dim=-1) / math.log(2.0)
+    out = torch.einsum("thk,kd->thd", torch.softmax(logits, dim=-1), ckv)
+    if blind is not None and bool(blind.any()):
+        out[blind] = 0.0
     return out, lse
 
 

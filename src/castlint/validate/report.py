@@ -31,6 +31,10 @@ def _ms(t) -> str:
     return "-" if t is None else f"{t.median_ms:.4f}"
 
 
+def _layers(result) -> int:
+    return int(result.config.get("model_layers") or 1)
+
+
 def to_json(result) -> Dict[str, Any]:
     sites = []
     for site in result.sites:
@@ -41,6 +45,7 @@ def to_json(result) -> Dict[str, Any]:
                          "within_tolerance": site.within_tolerance},
             "speedup": site.speedup,
             "speed_margin": site.margin,
+            "per_step": site.per_step(_layers(result)),
             "baseline_off_reference": site.baseline_warning or None,
         }
         for label in ("original", "patched"):
@@ -50,15 +55,25 @@ def to_json(result) -> Dict[str, Any]:
                 "timing": asdict(run.timing) if run.timing else None,
                 "max_abs_vs_fp32_reference": run.vs_fp32_max_abs,
                 "plans": run.plans, "runs": run.runs, "note": run.note,
+                "read": run.read, "reads": run.reads,
                 "proof": run.proof.to_json() if run.proof else None,
             }
         sites.append(entry)
     return {
         "schema": SCHEMA, "tool": "castlint validate", "file": result.file, "baseline": result.baseline,
         "passed": result.passed, "environment": result.environment, "config": result.config,
+        "kv_read": result.environment.get("kv_read"),
+        "per_step": _per_step_summary(result),
         "guard": result.guard, "sites": sites, "plan_calls": result.plan_calls,
         "doubles_unknown_reads": result.doubles_unknown_reads,
     }
+
+
+def _per_step_summary(result) -> Dict[str, Any]:
+    """Milliseconds saved per step over the preset's layers, per site that has both timings."""
+    layers = _layers(result)
+    saved = {site.name: step["saved_ms"] for site in result.sites if (step := site.per_step(layers))}
+    return {"layers": layers, "preset": result.config.get("preset"), "saved_ms": saved}
 
 
 def render_json(result) -> str:
@@ -79,12 +94,31 @@ def render_text(result, console: Console) -> None:
     """The report for people: the run's header, a row per site, each site's evidence, the verdict."""
     console.print(Panel(_header(result), title="castlint validate", expand=False))
     console.print(_sites_table(result))
+    line = per_step_line(result)
+    if line:
+        console.print(line)
     for site in result.sites:
         lines = _site_lines(site)
         if lines:
             console.print(Panel(Group(*lines), title=f"{site.name}: {site.functions}", title_align="left",
                                 expand=True))
     _print_verdict(result, console)
+
+
+def per_step_line(result) -> str:
+    """One line: per site, the milliseconds a whole step saves over the preset's layers,
+    (original_ms - patched_ms) x layers; "" when no site has both timings."""
+    layers = _layers(result)
+    parts = []
+    for site in result.sites:
+        step = site.per_step(layers)
+        if step:
+            verb = "saved" if step["saved_ms"] >= 0 else "lost"
+            parts.append(f"{site.name} {abs(step['saved_ms']):.3f} ms {verb} ({step['original_ms']:.3f} → "
+                         f"{step['patched_ms']:.3f} ms)")
+    if not parts:
+        return ""
+    return f"per step over {layers} layers ({result.config.get('preset')}): " + "; ".join(parts)
 
 
 def _header(result) -> Table:
@@ -104,8 +138,10 @@ def _header(result) -> Table:
     head.add_row("inputs", f"preset {cfg['preset']} ({cfg['num_heads_total']} heads / tp {cfg['tp']} = "
                            f"{cfg['heads']} local), kv_lora_rank {cfg['kv_lora_rank']}, rope {cfg['rope_dim']}, "
                            f"pool {cfg['pool_tokens']:,} tokens FP8 e4m3 (random page table), batch "
-                           f"{cfg['batch_size']}, context {cfg['context_len']}, extend {cfg['extend_len']}")
+                           f"{cfg['batch_size']}, context {cfg['context_len']}, extend {cfg['extend_len']}, "
+                           f"draft tokens {cfg.get('draft_tokens', '-')}")
     head.add_row("tolerance", f"atol {cfg['atol']:g}, rtol {cfg['rtol']:g} (patched vs original output)")
+    head.add_row("kv read", str(env.get("kv_read", "-")))
     return head
 
 
@@ -115,7 +151,8 @@ def _sites_table(result) -> Table:
     for col, kw in (("site", {"style": "bold"}), ("status", {}), ("max |Δ|", {"justify": "right"}),
                     ("cosine", {"justify": "right"}), ("orig ms", {"justify": "right"}),
                     ("patched ms", {"justify": "right"}), ("speed-up", {"justify": "right"}),
-                    ("whole-pool cast", {}), ("bytes moved", {"justify": "right"}), ("plan kv", {})):
+                    ("whole-pool cast", {}), ("bytes moved", {"justify": "right"}), ("plan kv", {}),
+                    ("read", {})):
         table.add_column(col, **kw)
     for site in result.sites:
         original, patched = site.original, site.patched
@@ -129,7 +166,7 @@ def _sites_table(result) -> Table:
             "-" if site.cosine is None else f"{site.cosine:.6f}",
             _ms(original.timing), _ms(patched.timing),
             "-" if site.speedup is None else f"{site.speedup:.1f}×",
-            cast, moved, f"{_plan_kv(original)} → {_plan_kv(patched)}",
+            cast, moved, f"{_plan_kv(original)} → {_plan_kv(patched)}", patched.read or "-",
         )
     return table
 
