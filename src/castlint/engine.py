@@ -298,7 +298,9 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
     when a finding is fixable, hand that analysis to fixer(path, source, stat, ctx,
     findings, config), which returns (what it did, or None; a FileError, or None)."""
     from castlint import prune as pruning
+    from castlint.analysis.pool_classes import file_tables
 
+    tables = file_tables(source, tables)  # and the accessors this file's own pool classes define
     if pruning.plan(source, tables).kind == pruning.NOTHING:
         result.mode = pruning.NOTHING
         result.findings = finish([], path, source_text(source), config)
@@ -314,6 +316,9 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
 
 
 def _analyze_source(path, source, tables, config, cost_model, prune, result) -> list:
+    from castlint.analysis.pool_classes import file_tables
+
+    tables = file_tables(source, tables)  # and the accessors this file's own pool classes define
     plan = None
     if prune:
         from castlint import prune as pruning

@@ -102,6 +102,8 @@ class _Vocabulary:
         self.tuple_views = frozenset(set(tables.tuple_view_methods)
                                      | {f.rsplit(".", 1)[-1] for f in tables.tuple_view_functions})
         self.cache_attributes = frozenset(tables.cache_attributes)
+        # calls that hold a callable for later: what they hold may be an accessor
+        self.holders = frozenset({"partial", "getattr"})
         self.casts = frozenset(tables.casts)
         self.to_casts = frozenset(m for m, c in tables.casts.items() if c.form == "to")
         self.arg_casts = frozenset(m for m, c in tables.casts.items() if c.form in ("one-arg", "tensor-arg"))
@@ -122,7 +124,7 @@ class _Vocabulary:
         # functions through which it follows the first argument (by their last name part)
         self.through_functions = frozenset({f.rsplit(".", 1)[-1] for f in
                                             set(tables.view_functions) | set(tables.tuple_view_functions)
-                                            | set(tables.narrow_functions)}
+                                            | set(tables.narrow_functions) | set(tables.concat_functions)}
                                            - {f.rsplit(".", 1)[-1] for f in tables.gather_functions})
         methods, functions = set(), set()
         for wrapper in tables.wrappers:
@@ -263,13 +265,15 @@ class _Refs:
     """What an expression's origin (ModuleAnalysis._origin) can depend on, each read with
     the transform between it and the expression."""
 
-    __slots__ = ("names", "attrs", "base", "calls")
+    __slots__ = ("names", "attrs", "base", "calls", "members", "bound")
 
     def __init__(self):
         self.names: Set[Tuple[str, tuple]] = set()
         self.attrs: Set[Tuple[str, tuple]] = set()  # x of self.x
         self.base = 0  # levels from an accessor call or a cache attribute
         self.calls: Set[Tuple[str, tuple]] = set()  # f(...) and self.m(...) whose result flows in
+        self.members: Set[str] = set()  # x of obj.x and m of obj.m(...), obj not self (_object_flow)
+        self.bound = False  # an accessor held uncalled (a bound method, partial, getattr)
 
     def name_set(self) -> Set[str]:
         return {name for name, _ in self.names}
@@ -308,8 +312,12 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         if t is ast.Attribute:
             if node.attr in vocab.cache_attributes:
                 out.base |= tf[CONTAINER | WHOLE]
+            if node.attr in vocab.accessors:
+                out.bound = True
             if type(node.value) is ast.Name and node.value.id == "self":
                 out.attrs.add((node.attr, tf))
+            else:
+                out.members.add(node.attr)
             return  # the origin of obj.x is not that of obj
         if t is ast.Call:
             func = node.func
@@ -320,6 +328,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     out.base |= tf[CONTAINER if name in vocab.tuple_accessors else WHOLE]
                 if type(func.value) is ast.Name and func.value.id == "self":
                     out.calls.add((name, tf))  # what a helper method returns
+                    out.attrs.add((name, tf))  # a callable held in self.<name>
+                else:
+                    out.members.add(name)
                 inner = _then(TUPLED, tf) if name in vocab.tuple_views else tf
                 if name in vocab.through_functions or _dotted(func.value) in vocab.unbound:
                     for arg in args:
@@ -328,6 +339,11 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     node, tf = func.value, inner
                     continue
             elif type(func) is ast.Name:
+                if func.id in vocab.holders:  # partial(f, ...), getattr(obj, "name")
+                    out.bound |= any(type(a) is ast.Constant and a.value in vocab.accessors for a in args)
+                    for arg in args:
+                        _flow(arg, vocab, aliases, out, tf)
+                    return
                 if func.id in vocab.through_functions or func.id in aliases:
                     inner = _then(TUPLED, tf) if func.id in vocab.tuple_views else tf
                     for arg in args:
@@ -336,8 +352,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     out.calls.add((func.id, tf))  # what a function or named lambda returns
             return
         if t is ast.Subscript:
-            if not _keeps_tokens(node):
-                tf = _then(INDEXED, tf)
+            key = node.slice
+            if not _keeps_tokens(node) and not (type(key) is ast.Constant and type(key.value) is str):
+                tf = _then(INDEXED, tf)  # d["k"] selects a dict entry: what it holds, unindexed
             node = node.value
             continue
         if t is ast.IfExp:
@@ -357,6 +374,14 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 if type(element) is not ast.Starred:
                     _flow(element, vocab, aliases, out, packed)
             return
+        if t is ast.Dict:
+            packed = _then(PACKED, tf)
+            for value in node.values:
+                _flow(value, vocab, aliases, out, packed)
+            return
+        if t in _COMPREHENSIONS:
+            node, tf = (node.value if t is ast.DictComp else node.elt), _then(PACKED, tf)
+            continue
         return
 
 
@@ -385,7 +410,7 @@ class _Unit:
     __slots__ = ("node", "cls", "assigns", "self_calls", "name_calls", "map_calls", "casts", "helpers", "copies",
                  "plans", "names", "globals", "self_attrs", "returns", "defs", "calls_made", "value_attrs",
                  "kind_attrs",
-                 "attr_values")
+                 "attr_values", "object_calls")
 
     def __init__(self, node, cls=None):
         self.node = node
@@ -414,6 +439,9 @@ class _Unit:
         # ... when the value beside them is tainted: (its refs, the attributes)
         self.kind_attrs: List[Tuple[_Refs, Set[str]]] = []
         self.attr_values: Dict[str, Set[str]] = {}  # self.x -> self attributes in its assigned values
+        # every call as (callee name, receiver: "" | "self" | "object", refs of its arguments,
+        # refs of its *starred arguments), for _object_flow
+        self.object_calls: List[Tuple[str, str, List[_Refs], List[_Refs]]] = []
 
 
 # name -> [(unit defining it, positional parameters, every parameter, is a method)]
@@ -497,6 +525,8 @@ def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_me
               vocab: _Vocabulary) -> None:
     positional = [p.arg for p in args.posonlyargs + args.args]
     every = set(positional) | {p.arg for p in args.kwonlyargs}
+    if args.kwarg is not None:  # **kwargs: every other keyword lands in it (marked "**name")
+        every.add("**" + args.kwarg.arg)
     params.setdefault(name, []).append((unit, positional, every, is_method))
     unit.defs.add(name)
     for conv_params, requires, levels in vocab.conventions.get(name, ()):
@@ -647,6 +677,7 @@ class _Collector:
 
     def call(self, n: ast.Call, path) -> None:
         func, unit, vocab = n.func, self.unit, self.vocab
+        self.object_call(n)
         name = None
         if type(func) is ast.Attribute:
             name = func.attr
@@ -671,6 +702,24 @@ class _Collector:
         if name in vocab.helpers or name in self.helper_aliases:
             positional, keywords = _call_args(n, vocab, self.aliases)
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
+        if name in _GROW and n.args and type(func) is ast.Attribute:
+            attrs = _self_attrs(func.value) if type(func.value) is ast.Attribute else set()
+            if attrs:  # self.x.append(v): self.x now holds v
+                value = n.args[-1] if name == "insert" else n.args[0]
+                unit.assigns.append((set(), attrs, self.refs(value), KEEP if name == "extend" else PACKED))
+
+    def object_call(self, n: ast.Call) -> None:
+        func = n.func
+        if type(func) is ast.Attribute:
+            receiver = "self" if type(func.value) is ast.Name and func.value.id == "self" else "object"
+            name = func.attr
+        elif type(func) is ast.Name:
+            receiver, name = "", func.id
+        else:
+            return
+        args = [a.value if type(a) is ast.Starred else a for a in n.args] + [k.value for k in n.keywords]
+        starred = [self.refs(a.value) for a in n.args if type(a) is ast.Starred]
+        self.unit.object_calls.append((name, receiver, [self.refs(a) for a in args], starred))
 
     def cast(self, n: ast.Call, path) -> None:
         """A call that may be a dtype cast: its receiver (the first argument of an unbound
@@ -722,6 +771,7 @@ def _read_name_calls(units: List[_Unit], params: Params, vocab: _Vocabulary, ali
 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")
+_GROW = frozenset({"append", "insert", "extend"})  # list methods that add elements (object_flow)
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
 
@@ -872,9 +922,12 @@ class _Taint:
             for i, arg in positional:
                 if i < len(names):
                     changed |= self._add(callee.names, names[i], tf[self.levels(arg, unit)])
+            spill = next((p[2:] for p in every if p.startswith("**")), None)
             for keyword, arg in keywords:
                 if keyword in every:
                     changed |= self._add(callee.names, keyword, tf[self.levels(arg, unit)])
+                elif spill is not None:
+                    changed |= self._add(callee.names, spill, PACKED[tf[self.levels(arg, unit)]])
         return changed
 
     def _run(self) -> None:
@@ -1101,12 +1154,46 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     taint = _Taint(module.units, module.params, vocab, module.aliases)
     if any(taint.taints_globals(unit) for unit in module.units):
         return PrunePlan(FULL, reason="a global is assigned a pool")
+    why = _object_flow(module, taint)
+    if why:
+        return PrunePlan(FULL, reason=why)
     sites = {id(unit) for unit in module.units if taint.has_site(unit)}
     if not sites:
         return PrunePlan(NOTHING, reason="no candidate site")
     kept = _kept_units(module, taint, sites)
     decisions, hot_hints = _decisions(module, kept)
     return _render(source, decisions, hot_hints, keep_ratio)
+
+
+def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
+    """Why a pool may flow through objects, classes or held callables here (the analysis
+    follows those, castlint.analysis.object_flow; the per-unit taint does not): then the
+    whole file is analysed. None when no tainted value takes such a path."""
+    classes = {s.name: s for s in module.top if isinstance(s, ast.ClassDef)}
+    methods = {m.name for c in classes.values() for m in c.body if isinstance(m, _DEFS)}
+    attrs = {a for table in taint.attrs.values() for a, levels in table.items() if levels}
+    attrs -= module.vocab.cache_attributes  # read on any object, they are tainted anyway
+    for unit in module.units:
+        own = {m.name for m in unit.cls.body if isinstance(m, _DEFS)} if unit.cls is not None else set()
+        for name, receiver, args, starred in unit.object_calls:
+            tainted = any(taint.tainted(a, unit) for a in args)
+            if receiver == "" and name in classes and tainted:
+                return f"a pool is passed to the constructor of {name}"
+            if receiver == "object" and name in methods and (tainted or taint.returns.get(name)):
+                return f"a pool flows through the method {name} of another object"
+            if receiver == "self" and name not in own and name in methods and taint.returns.get(name):
+                return f"a pool is returned by the inherited method {name}"
+            if any(taint.tainted(a, unit) for a in starred):
+                return f"a pool is passed through *args to {name}"
+        for _, _, value, _ in unit.assigns:
+            if value.bound:
+                return "an accessor is held uncalled (a bound method, partial or getattr)"
+            if value.members & attrs:
+                return f"a pool is read from another object's attribute {sorted(value.members & attrs)[0]}"
+        for refs, _ in unit.casts:
+            if refs.members & attrs or refs.members & methods and any(taint.returns.get(m) for m in refs.members):
+                return "a cast reads a pool held by another object"
+    return None
 
 
 def _decide_from_text(source: bytes, vocab: _Vocabulary) -> Optional[PrunePlan]:
@@ -1332,6 +1419,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.self_calls += part.self_calls
     into.name_calls += part.name_calls
     into.map_calls += part.map_calls
+    into.object_calls += part.object_calls
     into.casts += part.casts
     into.copies += part.copies
     into.helpers += part.helpers

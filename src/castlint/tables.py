@@ -130,6 +130,7 @@ class Tables:
     extent_words: set = field(default_factory=set)
     tuple_view_methods: set = field(default_factory=set)
     tuple_view_functions: set = field(default_factory=set)
+    concat_functions: set = field(default_factory=set)
     narrow_methods: set = field(default_factory=set)
     narrow_functions: set = field(default_factory=set)
     copy_methods: set = field(default_factory=set)
@@ -334,6 +335,7 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(tables, data, path, "views", {
         "methods": "view_methods", "functions": "view_functions", "tuple_methods": "tuple_view_methods",
         "tuple_functions": "tuple_view_functions", "narrow_methods": "narrow_methods",
+        "concat_functions": "concat_functions",
         "narrow_functions": "narrow_functions",
     })
 

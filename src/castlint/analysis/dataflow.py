@@ -34,6 +34,7 @@ from libcst.metadata import (
 )
 
 from castlint.analysis import hot_path
+from castlint.analysis.object_flow import ObjectFlow
 from castlint.tables import Tables
 
 
@@ -273,7 +274,7 @@ def _resolve_scopes(wrapper: cst.MetadataWrapper):
         return wrapper.resolve(ScopeProvider)
 
 
-class ModuleAnalysis:
+class ModuleAnalysis(ObjectFlow):
     def __init__(self, wrapper: cst.MetadataWrapper, tables: Tables, pruned=None):
         """pruned: a castlint.prune.Pruned when wrapper.module is a pruned copy of the
         file (positions are then mapped back to the file's lines)."""
@@ -393,7 +394,7 @@ class ModuleAnalysis:
                 return self._cache_attr_origin(expr, depth)
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
                 return self._self_attr_origin(expr, depth)
-            return Origin.OTHER
+            return self._instance_attr_origin(expr, depth)
         if isinstance(expr, cst.Subscript):
             return self._subscript_origin(expr, depth)
         if isinstance(expr, cst.Name):
@@ -407,6 +408,12 @@ class ModuleAnalysis:
         if isinstance(expr, (cst.Tuple, cst.List)):
             inner = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.Element)]
             return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
+        if isinstance(expr, cst.Dict):
+            inner = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.DictElement)]
+            return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
+        if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            element = expr.value if isinstance(expr, cst.DictComp) else expr.elt
+            return Origin.POOL_TUPLE if self.origin(element, depth) >= Origin.POOL_TUPLE else Origin.OTHER
         return Origin.OTHER
 
     def _call_origin(self, expr: cst.Call, depth: int) -> Origin:
@@ -428,7 +435,10 @@ class ModuleAnalysis:
                 returned = self._return_origin(expr, depth)
                 if returned is not None:
                     return returned
-            return Origin.OTHER
+            returned = self._object_method_origin(expr, method, receiver, depth)
+            if returned is not None:
+                return returned
+            return self._alias_call_origin(expr, depth)
         found = self._function_origin(expr, depth)
         if found is not None:
             return found
@@ -436,14 +446,37 @@ class ModuleAnalysis:
             returned = self._return_origin(expr, depth)
             if returned is not None:
                 return returned
-        return Origin.OTHER
+        return self._alias_call_origin(expr, depth)
+
+    def _object_method_origin(self, call: cst.Call, method: str, receiver, depth: int) -> Optional[Origin]:
+        """`super().m(...)` and `obj.m(...)` with obj an instance of a class of this module."""
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+            cls = self.enclosing_class(call)
+            target = self.find_method(cls, method, skip_first=True) if cls is not None else None
+        else:
+            owner = self.instance_class(receiver) if receiver is not None else None
+            target = self.find_method(owner, method) if owner is not None else None
+        if target is None:
+            return None
+        return self._returned(call, target, True, depth)
+
+    def _alias_call_origin(self, call: cst.Call, depth: int) -> Origin:
+        """A call through a held callable: a bound method stored under another name, a
+        functools.partial, getattr with a constant name."""
+        best = Origin.OTHER
+        for form, bound in self.callable_values(call.func):
+            synthetic = cst.Call(func=form, args=[*bound, *call.args])
+            self.parents.setdefault(synthetic, self.parents.get(call))
+            best = max(best, self.origin(synthetic, depth))
+        return best
 
     def _function_short_names(self) -> set:
         names = getattr(self, "_short_names", None)
         if names is None:
             t = self.tables
             names = {f.rsplit(".", 1)[-1] for f in (*t.gather_functions, *t.tuple_view_functions,
-                                                       *t.narrow_functions, *t.view_functions)}
+                                                       *t.narrow_functions, *t.view_functions,
+                                                       *t.concat_functions)}
             self._short_names = names
         return names
 
@@ -455,6 +488,8 @@ class ModuleAnalysis:
         if not qualified or not expr.args:
             return None
         short = qualified.rsplit(".", 1)[-1]
+        if qualified in t.concat_functions:
+            return self._joined_origin(expr, depth)
         view = short in t.view_functions or qualified in t.view_functions
         if not (view or qualified in t.gather_functions or qualified in t.tuple_view_functions
                 or qualified in t.narrow_functions):
@@ -472,6 +507,18 @@ class ModuleAnalysis:
         if first == Origin.GATHERED:
             return Origin.GATHERED
         return None if view and isinstance(expr.func, cst.Name) else Origin.OTHER
+
+    def _joined_origin(self, call: cst.Call, depth: int) -> Origin:
+        """`torch.cat([a, b])`: whole when a joined tensor is whole (a list of pools is a tuple
+        of them, its elements whole); a gather when only gathers are joined."""
+        first = self._first_positional(call.args)
+        if not isinstance(first, (cst.List, cst.Tuple)):
+            inner = self.origin(first, depth) if first is not None else Origin.OTHER
+            return Origin.POOL if inner >= Origin.POOL_TUPLE else Origin.OTHER
+        parts = [self.origin(e.value, depth) for e in first.elements if isinstance(e, cst.Element)]
+        if any(p >= Origin.POOL for p in parts):
+            return Origin.POOL
+        return Origin.GATHERED if parts and all(p == Origin.GATHERED for p in parts) else Origin.OTHER
 
     def _through_method(self, call, method, receiver, args, depth) -> Optional[Origin]:
         """The origin of `receiver.method(args)` when it follows the receiver's."""
@@ -497,8 +544,31 @@ class ModuleAnalysis:
         accessor = self.tables.accessors[call.func.attr.value]
         if not accessor.receivers:
             return True
-        text = dotted(call.func.value) or ""
-        return text.rsplit(".", 1)[-1] in accessor.receivers
+        return any(text.rsplit(".", 1)[-1] in accessor.receivers for text in self._spellings(call.func.value))
+
+    def _spellings(self, expr: cst.BaseExpression, depth: int = 0) -> List[str]:
+        """How the receiver is spelled where its value comes from: itself, and for a name or a
+        parameter what it is assigned or passed (`manager` bound to `metadata.kv_cache_manager`)."""
+        text = dotted(expr) or ""
+        out = [text]
+        if not isinstance(expr, cst.Name) or depth > 3:
+            return out
+        for assignment in self.reaching(expr):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if isinstance(param, cst.Param):
+                owner = self._param_owner(param)
+                calls = list(self._calls_by_name().get(id(owner), ())) + self._object_calls(owner)
+                skip = self.method_class(owner) is not None if isinstance(owner, cst.FunctionDef) else False
+                for site in calls:
+                    argument = self._argument_for(site, owner, param, skip_self=skip)
+                    if argument is not None:
+                        out.extend(self._spellings(argument, depth + 1))
+            elif isinstance(node, cst.Name):
+                kind, value, path = self.binding(node)
+                if kind == "assign" and not path:
+                    out.extend(self._spellings(value, depth + 1))
+        return out
 
     def method_parts(self, call: cst.Call):
         """(receiver, method, args) of `x.m(args)`, and of the unbound `torch.Tensor.m(x, args)`;
@@ -552,6 +622,9 @@ class ModuleAnalysis:
 
     # -- subscripts ------------------------------------------------------------
     def _subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
+        keyed = self.keyed_values(sub)
+        if keyed:
+            return max(self.origin(v, depth) for v in keyed)
         base = self.origin(sub.value, depth)
         if base <= Origin.GATHERED:
             return base
@@ -956,6 +1029,8 @@ class ModuleAnalysis:
         for call in self.nodes.self_calls:
             if self.enclosing_class(call) is cls:
                 self._method_calls.setdefault((id(cls), call.func.attr.value), []).append(call)
+        for target, value in self.grown_attributes(cls):
+            self._self_attr_index.setdefault((id(cls), target), []).append(value)
 
     def self_attr_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         self._index_class(cls)
@@ -966,9 +1041,46 @@ class ModuleAnalysis:
         if cls is None:
             return Origin.OTHER
         best = Origin.OTHER
-        for value in self.self_attr_values(cls, expr.attr.value):
+        for value in self.instance_attr_values(cls, expr.attr.value):
             best = max(best, self.origin(value, depth))
         return best
+
+    def _instance_attr_origin(self, expr: cst.Attribute, depth: int) -> Origin:
+        """`obj.attr` where obj is an instance of a class of this module: where the
+        constructions that made obj are known, under their arguments."""
+        owner = self.instance_class(expr.value)
+        if owner is None:
+            return Origin.OTHER
+        calls = self.constructions(expr.value)
+        if not calls:
+            return max((self.origin(v, depth) for v in self.instance_attr_values(owner, expr.attr.value)),
+                       default=Origin.OTHER)
+        best = Origin.OTHER
+        for call in calls:
+            best = max(best, self._attr_under(call, expr.attr.value, depth))
+        return best
+
+    def _attr_under(self, call: cst.Call, attr: str, depth: int) -> Origin:
+        """What attr holds on the object `call` constructs: a record's argument for that
+        field, or the family's `self.attr = ...` with __init__'s parameters bound to call's."""
+        cls = self.instance_class(call)
+        if self.is_record(cls) and attr in self.record_fields(cls):
+            return max((self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])),
+                       default=Origin.OTHER)
+        init = self.find_method(cls, "__init__")
+        bindings: Dict[int, Origin] = {}
+        if init is not None:
+            for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params):
+                argument = self._argument_for(call, init, param, skip_self=True)
+                bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+        saved = self._origin_cache
+        self._origin_cache = {}
+        self._bindings.append(bindings)
+        try:
+            return max((self.origin(v, depth) for v in self.instance_attr_values(cls, attr)), default=Origin.OTHER)
+        finally:
+            self._bindings.pop()
+            self._origin_cache = saved
 
     def _cache_attr_origin(self, expr: cst.Attribute, depth: int) -> Origin:
         """A cache attribute: a container of whole caches by its name, unless the class
@@ -1107,6 +1219,12 @@ class ModuleAnalysis:
             argument = self._argument_for(call, owner, param, skip_self=False)
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
+        for call in self._object_calls(owner):
+            argument = self._argument_for(call, owner, param, skip_self=True)
+            if argument is not None:
+                best = max(best, self.origin(argument, depth))
+        if isinstance(owner, cst.FunctionDef) and param is owner.params.star_arg:
+            best = max(best, self._star_param_origin(owner, depth))
         position = self._positional_params(owner, skip_self=False)
         if name in position:
             index = position.index(name)
@@ -1114,6 +1232,46 @@ class ModuleAnalysis:
                 iterables = [a.value for a in call.args[first:] if a.keyword is None and not a.star]
                 if index < len(iterables):
                     best = max(best, self._iterated(iterables[index], (), depth))
+        return best
+
+    def _object_calls(self, func) -> List[cst.Call]:
+        """Calls that reach method func from outside its class: `C(...)` for __init__, and
+        `obj.m(...)` on an instance of its class (self.m(...) is _method_param_origin's)."""
+        if not isinstance(func, cst.FunctionDef):
+            return []
+        cls = self.method_class(func)
+        if cls is None:
+            return []
+        if func.name.value == "__init__":
+            return self.constructor_calls(cls)
+        out = []
+        for call in self.nodes.calls:
+            f = call.func
+            if isinstance(f, cst.Attribute) and f.attr.value == func.name.value and not (
+                    isinstance(f.value, cst.Name) and f.value.value == "self"):
+                owner = self.instance_class(f.value)
+                if owner is not None and self.find_method(owner, f.attr.value) is func:
+                    out.append(call)
+        return out
+
+    def _star_param_origin(self, func: cst.FunctionDef, depth: int) -> Origin:
+        """`*args`: a tuple of what the calls pass beyond the named positions (and unpack)."""
+        cls = self.method_class(func)
+        skip = cls is not None
+        calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func)
+        if cls is not None:
+            self._index_class(cls)
+            calls += self._method_calls.get((id(cls), func.name.value), [])
+        named = len(self._positional_params(func, skip))
+        best = Origin.OTHER
+        for call in calls:
+            positional = [a for a in call.args if a.keyword is None]
+            for i, arg in enumerate(positional):
+                origin = self.origin(arg.value, depth)
+                if arg.star == "*":
+                    best = max(best, origin)
+                elif i >= named and origin >= Origin.PREFIX:
+                    best = max(best, Origin.POOL_TUPLE)
         return best
 
     def _param_owner(self, param: cst.Param):
@@ -1239,7 +1397,7 @@ class ModuleAnalysis:
         func = call.func
         if isinstance(func, cst.Attribute):
             cls = self.enclosing_class(call)
-            target = self.class_methods(cls).get(func.attr.value) if cls is not None else None
+            target = self.find_method(cls, func.attr.value) if cls is not None else None
             targets = [target] if target is not None else []
             skip_self = True
         elif isinstance(func, cst.Name):
@@ -1299,6 +1457,9 @@ class ModuleAnalysis:
     # -- casts -----------------------------------------------------------------
     def dtype_like(self, expr: cst.BaseExpression) -> bool:
         t = self.tables
+        if isinstance(expr, cst.Subscript):  # options["dtype"]: what is stored under the key
+            keyed = self.keyed_values(expr)
+            return bool(keyed) and all(self.dtype_like(v) for v in keyed)
         text = dotted(expr)
         if text is None:
             return False
@@ -1639,6 +1800,7 @@ class NodeIndex:
         self.self_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
         self.self_calls: List[cst.Call] = []
         self.local_callables: set = set()  # names of defs, and of names assigned a lambda
+        self.classes: List[cst.ClassDef] = []
 
     _VISITS: Dict[type, Optional[object]] = {}  # node type -> NodeIndex.visit_<type>, or None
 
@@ -1683,6 +1845,9 @@ class NodeIndex:
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.local_callables.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if isinstance(node.value, cst.Lambda):

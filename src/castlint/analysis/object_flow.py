@@ -1,0 +1,335 @@
+"""Values through objects, classes and call indirection, for ModuleAnalysis.
+
+A pool reaches a cast through more than names and `self.x`:
+- an object of a class in the module (`self.kv_io = KVIO(pool)`, `reader.layer(i)`):
+  its attributes are what the class's methods assign to `self.<attr>` (with the
+  arguments of the construction bound to `__init__`'s parameters), or, for a
+  dataclass or NamedTuple, the construction's arguments for that field;
+- a method found through the class hierarchy of the module (`self.m()` defined
+  in a base, `super().m()`), and attributes assigned anywhere in a class's family;
+- a callable held under another name: a bound method (`self._get = pool.get_key_buffer`),
+  `functools.partial(f, ...)`, `getattr(obj, "name")` with a constant name.
+
+Everything is decided from where a value comes from (the same Origin lattice as
+dataflow.py), never from how it is spelled.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+import libcst as cst
+
+_PARTIAL = ("partial", "functools.partial")
+_GROW = {"append": "one", "insert": "last", "extend": "many"}  # list methods that add elements
+_RECORD_BASES = ("NamedTuple", "typing.NamedTuple")
+_RECORD_DECORATORS = ("dataclass", "dataclasses.dataclass")
+
+
+def _dotted(node) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr.value}" if inner else None
+    if isinstance(node, cst.Call):
+        return _dotted(node.func)
+    return None
+
+
+class ObjectFlow:
+    """Mixed into ModuleAnalysis: needs nodes, reaching, binding, enclosing_class, origin,
+    self_attr_values, _returned, class_methods."""
+
+    # -- the module's classes ----------------------------------------------------
+    def module_classes(self) -> Dict[str, cst.ClassDef]:
+        found = getattr(self, "_module_classes", None)
+        if found is None:
+            found = {}
+            for node in self.nodes.classes:
+                found.setdefault(node.name.value, node)
+            self._module_classes = found
+        return found
+
+    def class_bases(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
+        classes = self.module_classes()
+        out = []
+        for base in cls.bases:
+            name = _dotted(base.value)
+            target = classes.get(name.rsplit(".", 1)[-1]) if name else None
+            if target is not None and target is not cls:
+                out.append(target)
+        return out
+
+    def class_mro(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
+        out, stack = [], [cls]
+        while stack:
+            node = stack.pop(0)
+            if node in out:
+                continue
+            out.append(node)
+            stack.extend(self.class_bases(node))
+        return out
+
+    def class_family(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
+        """cls, its bases and its subclasses in the module (the classes whose methods may
+        assign the attributes an instance of cls carries)."""
+        family = list(self.class_mro(cls))
+        changed = True
+        while changed:
+            changed = False
+            for other in self.module_classes().values():
+                if other not in family and any(base in family for base in self.class_bases(other)):
+                    family.append(other)
+                    changed = True
+        return family
+
+    def find_method(self, cls: cst.ClassDef, name: str, skip_first: bool = False):
+        for owner in self.class_mro(cls)[1 if skip_first else 0:]:
+            method = self.class_methods(owner).get(name)
+            if method is not None:
+                return method
+        return None
+
+    def is_record(self, cls: cst.ClassDef) -> bool:
+        """A dataclass or NamedTuple: its constructor's arguments are its fields."""
+        if any((_dotted(b.value) or "") in _RECORD_BASES for b in cls.bases):
+            return True
+        return any((_dotted(d.decorator) or "") in _RECORD_DECORATORS for d in cls.decorators)
+
+    def record_fields(self, cls: cst.ClassDef) -> List[str]:
+        fields = []
+        for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        fields.append(small.target.value)
+        return fields
+
+    # -- which class an expression is an instance of -------------------------------
+    def instance_class(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[cst.ClassDef]:
+        if depth > 6:
+            return None
+        if isinstance(expr, cst.Name):
+            if expr.value == "self":
+                return self.enclosing_class(expr)
+            for assignment in self.reaching(expr):
+                node = assignment.node
+                if isinstance(node, cst.Name):
+                    kind, value, path = self.binding(node)
+                    if kind == "assign" and not path:
+                        found = self.instance_class(value, depth + 1)
+                        if found is not None:
+                            return found
+            return None
+        if isinstance(expr, cst.Call):
+            name = _dotted(expr.func)
+            return self.module_classes().get(name) if name else None
+        if isinstance(expr, cst.Attribute):
+            owner = self.instance_class(expr.value, depth + 1)
+            if owner is None:
+                return None
+            for value in self.instance_attr_values(owner, expr.attr.value):
+                found = self.instance_class(value, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def constructions(self, expr: cst.BaseExpression, depth: int = 0) -> List[cst.Call]:
+        """The `C(...)` calls (C a class of this module) that made the object expr holds;
+        [] when unknown (then every construction counts)."""
+        if depth > 6:
+            return []
+        if isinstance(expr, cst.Call):
+            return [expr] if self.instance_class(expr) is not None else []
+        values: List[cst.BaseExpression] = []
+        if isinstance(expr, cst.Name) and expr.value != "self":
+            for assignment in self.reaching(expr):
+                node = assignment.node
+                if isinstance(node, cst.Name):
+                    kind, value, path = self.binding(node)
+                    if kind == "assign" and not path:
+                        values.append(value)
+        elif isinstance(expr, cst.Attribute):
+            owner = self.instance_class(expr.value)
+            if owner is not None:
+                values = self.instance_attr_values(owner, expr.attr.value)
+        out: List[cst.Call] = []
+        for value in values:
+            found = self.constructions(value, depth + 1)
+            if not found:
+                return []
+            out.extend(found)
+        return out
+
+    def constructor_calls(self, cls: cst.ClassDef) -> List[cst.Call]:
+        """Every `C(...)` of the module for cls or a subclass that inherits its __init__."""
+        index = self.__dict__.setdefault("_constructor_index", {})
+        if not index and self.nodes.calls:
+            classes = self.module_classes()
+            for call in self.nodes.calls:
+                name = _dotted(call.func)
+                if name in classes:
+                    index.setdefault(name, []).append(call)
+        out = []
+        for member in self.class_family(cls):
+            if member is cls or self.find_method(member, "__init__") is self.find_method(cls, "__init__"):
+                out.extend(index.get(member.name.value, ()))
+        return out
+
+    def instance_attr_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+        """What an instance of cls may hold in `attr`: `self.attr = v` anywhere in its
+        family, or a record's constructor arguments for that field."""
+        values: List[cst.BaseExpression] = []
+        for member in self.class_family(cls):
+            values.extend(self.self_attr_values(member, attr))
+        if self.is_record(cls):
+            values.extend(self._record_arguments(cls, attr))
+        return values
+
+    def _record_arguments(self, cls: cst.ClassDef, attr: str, calls=None) -> List[cst.BaseExpression]:
+        fields = self.record_fields(cls)
+        if attr not in fields:
+            return []
+        index, out = fields.index(attr), []
+        for call in calls if calls is not None else self.constructor_calls(cls):
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            keyword = [a for a in call.args if a.keyword is not None and a.keyword.value == attr]
+            if keyword:
+                out.append(keyword[0].value)
+            elif index < len(positional):
+                out.append(positional[index].value)
+        return out
+
+    # -- callables held under other names -------------------------------------------
+    def callable_values(self, func: cst.BaseExpression, depth: int = 0) -> List[cst.BaseExpression]:
+        """The expressions a called name or attribute may hold (bound methods, partials,
+        getattr results), followed through assignments; [] when it is not such an alias."""
+        if depth > 4:
+            return []
+        values: List[cst.BaseExpression] = []
+        if isinstance(func, cst.Name):
+            for assignment in self.reaching(func):
+                node = assignment.node
+                if isinstance(node, cst.Name):
+                    kind, value, path = self.binding(node)
+                    if kind == "assign" and not path:
+                        values.append(value)
+        elif isinstance(func, cst.Attribute):
+            owner = self.instance_class(func.value)
+            if owner is not None and self.find_method(owner, func.attr.value) is None:
+                values.extend(self.instance_attr_values(owner, func.attr.value))
+        elif isinstance(func, cst.Call):
+            values.append(func)
+        out = []
+        for value in values:
+            out.extend(self._callable_forms(value, depth))
+        return out
+
+    def _callable_forms(self, value: cst.BaseExpression, depth: int) -> List[tuple]:
+        """(callee expression, arguments bound in front of the call's own) for what value holds."""
+        if isinstance(value, cst.Attribute):
+            return [(value, ())]
+        if isinstance(value, cst.Call):
+            name = _dotted(value.func)
+            if name in _PARTIAL and value.args:
+                bound = tuple(value.args[1:])
+                inner = self._callable_forms(value.args[0].value, depth) or [(value.args[0].value, ())]
+                return [(form, (*first, *bound)) for form, first in inner]
+            if name == "getattr" and len(value.args) >= 2 and isinstance(value.args[1].value, cst.SimpleString):
+                constant = value.args[1].value.evaluated_value
+                if isinstance(constant, str) and constant.isidentifier():
+                    return [(self._attribute(value.args[0].value, constant), ())]
+        if isinstance(value, cst.Name):
+            return self.callable_values(value, depth + 1)
+        return []
+
+    def _attribute(self, owner: cst.BaseExpression, name: str) -> cst.Attribute:
+        """`owner.name` as a node of this module's parent map (for getattr(owner, "name"))."""
+        cache = self.__dict__.setdefault("_getattr_nodes", {})
+        key = (id(owner), name)
+        if key not in cache:
+            node = cst.Attribute(value=owner, attr=cst.Name(name))
+            self.parents.setdefault(node, self.parents.get(owner))
+            cache[key] = node
+        return cache[key]
+
+    # -- containers ---------------------------------------------------------------
+    def grown_attributes(self, cls: cst.ClassDef):
+        """(attr, value) for `self.attr.append(v)` / `.insert(i, v)` / `.extend(vs)` in cls:
+        the list then holds v (as `[v]`) or vs."""
+        out = []
+        for call in self.nodes.calls:
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in _GROW and call.args):
+                continue
+            holder = func.value
+            if not (isinstance(holder, cst.Attribute) and isinstance(holder.value, cst.Name)
+                    and holder.value.value == "self" and self.enclosing_class(call) is cls):
+                continue
+            kind = _GROW[func.attr.value]
+            value = call.args[-1].value if kind == "last" else call.args[0].value
+            if kind != "many":
+                value = self._held_list(value)
+            out.append((holder.attr.value, value))
+        return out
+
+    def _held_list(self, value: cst.BaseExpression) -> cst.List:
+        cache = self.__dict__.setdefault("_held_lists", {})
+        if id(value) not in cache:
+            node = cst.List([cst.Element(value)])
+            self.parents.setdefault(node, self.parents.get(value))
+            cache[id(value)] = node
+        return cache[id(value)]
+
+    def keyed_values(self, sub: cst.Subscript) -> List[cst.BaseExpression]:
+        """`d["k"]` with a constant key: the values stored under it, where d is a dict
+        display (through names and attributes) or the `**kwargs` of a function whose call
+        sites are visible; [] when unknown."""
+        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            return []
+        key = sub.slice[0].slice.value
+        if not isinstance(key, cst.SimpleString):
+            return []
+        wanted = key.evaluated_value
+        out: List[cst.BaseExpression] = []
+        for holder in self._held_values(sub.value):
+            if isinstance(holder, cst.Dict):
+                out.extend(e.value for e in holder.elements if isinstance(e, cst.DictElement)
+                           and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == wanted)
+            elif isinstance(holder, cst.Param):
+                out.extend(self._keyword_arguments(holder, wanted))
+        return out
+
+    def _held_values(self, expr: cst.BaseExpression) -> list:
+        if isinstance(expr, cst.Dict):
+            return [expr]
+        if isinstance(expr, cst.Attribute):
+            owner = self.instance_class(expr.value)
+            return [v for v in self.instance_attr_values(owner, expr.attr.value) if isinstance(v, cst.Dict)] \
+                if owner is not None else []
+        if not isinstance(expr, cst.Name):
+            return []
+        out = []
+        for assignment in self.reaching(expr):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if isinstance(param, cst.Param):
+                owner = self._param_owner(param)
+                if isinstance(owner, cst.FunctionDef) and owner.params.star_kwarg is param:
+                    out.append(param)
+                continue
+            if isinstance(node, cst.Name):
+                kind, value, path = self.binding(node)
+                if kind == "assign" and not path and isinstance(value, cst.Dict):
+                    out.append(value)
+        return out
+
+    def _keyword_arguments(self, param: cst.Param, keyword: str) -> List[cst.BaseExpression]:
+        """What the visible calls of param's function pass as `keyword=` into its **kwargs."""
+        func = self._param_owner(param)
+        cls = self.method_class(func)
+        calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func)
+        if cls is not None:
+            self._index_class(cls)
+            calls += self._method_calls.get((id(cls), func.name.value), [])
+        return [a.value for call in calls for a in call.args if a.keyword is not None and a.keyword.value == keyword]
