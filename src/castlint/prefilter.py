@@ -24,9 +24,10 @@ class TriggerWords:
     def __init__(self, tables: Tables):
         # `.kv_cache[`, `.kv_cache)`, ... but not `.kv_cache_dtype`: the attribute itself, for
         # the names that other attributes extend; the others as they are (fewer words to scan)
-        # accessors by their bare name: called (`get_key_buffer(`), held uncalled as a bound
-        # method or a partial, or named in getattr(obj, "get_key_buffer")
-        self.pools: FrozenSet[str] = frozenset(set(tables.accessors) | {
+        # accessors as a method of something (`.get_key_buffer`: called, or held uncalled as a
+        # bound method or a partial) or named in getattr(obj, "get_key_buffer")
+        named = {f"{q}{name}{q}" for name in tables.accessors for q in "'\""}
+        self.pools: FrozenSet[str] = frozenset({f".{name}" for name in tables.accessors} | named | {
             f".{name}{after}" if name in tables.cache_attributes_whole else f".{name}"
             for name in tables.cache_attributes for after in ATTRIBUTE_ENDS})
         self.casts = frozenset({f".{method}(" for method in tables.casts}

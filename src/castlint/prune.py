@@ -48,6 +48,7 @@ from itertools import accumulate
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from castlint.analysis import hot_path
+from castlint.common import pyast
 from castlint.common.encoding import source_encoding
 from castlint.prefilter import has_trigger as prefilter_has_trigger
 from castlint.tables import Tables
@@ -322,6 +323,11 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         if t is ast.Call:
             func = node.func
             args = list(node.args) + [k.value for k in node.keywords]
+            if type(func) is ast.Attribute and func.attr in vocab.holders:  # functools.partial(f, ...)
+                out.bound |= any(type(a) is ast.Constant and a.value in vocab.accessors for a in args)
+                for arg in args:
+                    _flow(arg, vocab, aliases, out, tf)
+                return
             if type(func) is ast.Attribute:
                 name = func.attr
                 if name in vocab.accessors:
@@ -439,9 +445,8 @@ class _Unit:
         # ... when the value beside them is tainted: (its refs, the attributes)
         self.kind_attrs: List[Tuple[_Refs, Set[str]]] = []
         self.attr_values: Dict[str, Set[str]] = {}  # self.x -> self attributes in its assigned values
-        # every call as (callee name, receiver: "" | "self" | "object", refs of its arguments,
-        # refs of its *starred arguments), for _object_flow
-        self.object_calls: List[Tuple[str, str, List[_Refs], List[_Refs]]] = []
+        # every call as (callee name, receiver: "" | "self" | "object", the call), for _object_flow
+        self.object_calls: List[Tuple[str, str, ast.Call]] = []
 
 
 # name -> [(unit defining it, positional parameters, every parameter, is a method)]
@@ -711,15 +716,15 @@ class _Collector:
     def object_call(self, n: ast.Call) -> None:
         func = n.func
         if type(func) is ast.Attribute:
-            receiver = "self" if type(func.value) is ast.Name and func.value.id == "self" else "object"
-            name = func.attr
+            owner = func.value
+            mine = (type(owner) is ast.Name and owner.id == "self") or (
+                type(owner) is ast.Call and type(owner.func) is ast.Name and owner.func.id == "super")
+            receiver, name = ("self" if mine else "object"), func.attr
         elif type(func) is ast.Name:
             receiver, name = "", func.id
         else:
             return
-        args = [a.value if type(a) is ast.Starred else a for a in n.args] + [k.value for k in n.keywords]
-        starred = [self.refs(a.value) for a in n.args if type(a) is ast.Starred]
-        self.unit.object_calls.append((name, receiver, [self.refs(a) for a in args], starred))
+        self.unit.object_calls.append((name, receiver, n))
 
     def cast(self, n: ast.Call, path) -> None:
         """A call that may be a dtype cast: its receiver (the first argument of an unbound
@@ -1138,7 +1143,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     if decided is not None:
         return decided
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except SyntaxError as exc:
         return PrunePlan(FULL, reason="ast cannot parse it: libcst decides", error=exc)
     except (ValueError, RecursionError, MemoryError, OverflowError):
@@ -1169,31 +1174,66 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     """Why a pool may flow through objects, classes or held callables here (the analysis
     follows those, castlint.analysis.object_flow; the per-unit taint does not): then the
     whole file is analysed. None when no tainted value takes such a path."""
+    vocab = module.vocab
     classes = {s.name: s for s in module.top if isinstance(s, ast.ClassDef)}
-    methods = {m.name for c in classes.values() for m in c.body if isinstance(m, _DEFS)}
-    attrs = {a for table in taint.attrs.values() for a, levels in table.items() if levels}
-    attrs -= module.vocab.cache_attributes  # read on any object, they are tainted anyway
+    tensor_methods = vocab.accessors | vocab.casts | vocab.copies | vocab.through_methods | vocab.gather_methods
+    method_names = {c: {m.name for m in node.body if isinstance(m, _DEFS)} for c, node in classes.items()}
+    fed: Set[str] = set()  # members of the classes constructed with a pool
+    # the analysis knows an object's class only from a construction in the module
+    made = {name for unit in module.units for name, receiver, _ in unit.object_calls
+            if receiver == "" and name in classes}
     for unit in module.units:
-        own = {m.name for m in unit.cls.body if isinstance(m, _DEFS)} if unit.cls is not None else set()
-        for name, receiver, args, starred in unit.object_calls:
-            tainted = any(taint.tainted(a, unit) for a in args)
-            if receiver == "" and name in classes and tainted:
-                return f"a pool is passed to the constructor of {name}"
-            if receiver == "object" and name in methods and (tainted or taint.returns.get(name)):
-                return f"a pool flows through the method {name} of another object"
-            if receiver == "self" and name not in own and name in methods and taint.returns.get(name):
-                return f"a pool is returned by the inherited method {name}"
-            if any(taint.tainted(a, unit) for a in starred):
+        for name, receiver, call in unit.object_calls:
+            if any(type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit)
+                   for a in call.args):
                 return f"a pool is passed through *args to {name}"
+            if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
+                fed |= method_names[name] | _assigned_attrs(module, classes[name])
+            elif receiver != "" and name not in tensor_methods and taint.returns.get(name) and any(
+                    name in method_names[c] for c in _method_owners(receiver, unit, classes, made)):
+                return f"a pool is returned by the method {name} of another object or a base class"
         for _, _, value, _ in unit.assigns:
             if value.bound:
                 return "an accessor is held uncalled (a bound method, partial or getattr)"
-            if value.members & attrs:
-                return f"a pool is read from another object's attribute {sorted(value.members & attrs)[0]}"
-        for refs, _ in unit.casts:
-            if refs.members & attrs or refs.members & methods and any(taint.returns.get(m) for m in refs.members):
-                return "a cast reads a pool held by another object"
+            if value.members & fed:
+                return f"a pool is read through an object built with it ({sorted(value.members & fed)[0]})"
+        if any(refs.members & fed for refs, _ in unit.casts):
+            return "a cast reads a pool through an object built with it"
     return None
+
+
+def _method_owners(receiver: str, unit: "_Unit", classes: Dict[str, ast.ClassDef], made: Set[str]) -> List[str]:
+    """Classes whose method a call may reach beyond the unit's own class: any constructed
+    class for `obj.m()`, the unit's bases (in the module) for `self.m()` or `super().m()`."""
+    if receiver == "object":
+        return sorted(made)
+    if unit.cls is None:
+        return []
+    bases, stack = [], [unit.cls]
+    while stack:
+        for base in stack.pop().bases:
+            name = base.id if isinstance(base, ast.Name) else getattr(base, "attr", None)
+            if name in classes and name not in bases:
+                bases.append(name)
+                stack.append(classes[name])
+    return bases
+
+
+def _tainted_args(call: ast.Call, unit: "_Unit", taint: "_Taint", module: "_ModuleUnits") -> bool:
+    args = list(call.args) + [k.value for k in call.keywords]
+    return any(taint.tainted(_refs(a, module.vocab, module.aliases), unit) for a in args)
+
+
+def _assigned_attrs(module: "_ModuleUnits", cls: ast.ClassDef) -> Set[str]:
+    """The self attributes cls's methods assign, and the fields a record class declares."""
+    out: Set[str] = set()
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
+                isinstance(node.value, ast.Name) and node.value.id == "self":
+            out.add(node.attr)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+    return out
 
 
 def _decide_from_text(source: bytes, vocab: _Vocabulary) -> Optional[PrunePlan]:

@@ -16,6 +16,7 @@ import hashlib
 import re
 from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
 
+from castlint.common import pyast
 from castlint.tables import Accessor, Tables
 
 _MAX_BYTES = 4 << 20  # pools are defined in ordinary source files; skip anything bigger
@@ -58,7 +59,7 @@ def _returns_a_layer(func: ast.FunctionDef, cache_attributes: Set[str]) -> bool:
 def accessors_in(source: bytes, cache_attributes: Set[str]) -> Set[str]:
     """The names of the methods of source's classes that return one layer of a pool."""
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     found = set()
