@@ -56,19 +56,29 @@ def _returns_a_layer(func: ast.FunctionDef, cache_attributes: Set[str]) -> bool:
     return True
 
 
-def accessors_in(source: bytes, cache_attributes: Set[str]) -> Set[str]:
-    """The names of the methods of source's classes that return one layer of a pool."""
+def accessors_in(source: bytes, cache_attributes: Set[str], lines: Optional[Set[int]] = None) -> Set[str]:
+    """The names of the methods of source's classes that return one layer of a pool
+    (only methods spanning one of `lines` are read, when given)."""
     try:
         tree = pyast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     found = set()
-    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    while classes:
+        cls = classes.pop()
         for func in cls.body:
-            if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) and not func.name.startswith("__") \
+            if isinstance(func, ast.ClassDef):
+                classes.append(func)
+            elif isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) and not func.name.startswith("__") \
+                    and (lines is None or any(func.lineno <= line <= func.end_lineno for line in lines)) \
                     and _returns_a_layer(func, cache_attributes):
                 found.add(func.name)
     return found
+
+
+def _match_lines(source: bytes, pattern: "re.Pattern") -> Set[int]:
+    return {source.count(b"\n", 0, m.start()) + 1 for m in pattern.finditer(source)}
 
 
 _PATTERNS: Dict[int, Tuple[Tables, "re.Pattern"]] = {}
@@ -101,9 +111,10 @@ def with_accessors(tables: Tables, names: Iterable[str]) -> Tables:
 
 def file_tables(source: bytes, tables: Tables) -> Tables:
     """tables with the accessors that source's own pool classes define."""
-    if b"return" not in source or not _pattern(tables).search(source):
+    pattern = _pattern(tables)
+    if b"return" not in source or not pattern.search(source):
         return tables
-    return with_accessors(tables, accessors_in(source, set(tables.cache_attributes)))
+    return with_accessors(tables, accessors_in(source, set(tables.cache_attributes), _match_lines(source, pattern)))
 
 
 def learn_accessors(files: Iterable[str], tables: Tables) -> Tables:
@@ -114,7 +125,7 @@ def learn_accessors(files: Iterable[str], tables: Tables) -> Tables:
     for path in files:
         source = _read(path)
         if source is not None and b"return" in source and pattern.search(source):
-            learnt |= accessors_in(source, attributes)
+            learnt |= accessors_in(source, attributes, _match_lines(source, pattern))
     return with_accessors(tables, learnt)
 
 
