@@ -82,7 +82,7 @@ def _match_lines(source: bytes, pattern: "re.Pattern") -> Set[int]:
 
 
 _PATTERNS: Dict[int, Tuple[Tables, "re.Pattern"]] = {}
-_WITH: Dict[Tuple[int, FrozenSet[str]], Tables] = {}
+_WITH: Dict[Tuple[int, FrozenSet[str]], Tuple[Tables, Tables]] = {}
 
 
 def _pattern(tables: Tables) -> "re.Pattern":
@@ -99,13 +99,15 @@ def with_accessors(tables: Tables, names: Iterable[str]) -> Tables:
     if not learnt:
         return tables
     key = (id(tables), learnt)
-    found = _WITH.get(key)
+    hit = _WITH.get(key)
+    found = hit[1] if hit is not None and hit[0] is tables else None  # an id may be reused
     if found is None:
         accessors = dict(tables.accessors)
         for name in sorted(learnt):
             accessors[name] = Accessor(name, "tensor", "learnt from a pool class of the checked tree")
         digest = hashlib.sha256((tables.digest + "\0" + "\0".join(sorted(learnt))).encode()).hexdigest()[:16]
-        found = _WITH[key] = dataclasses.replace(tables, accessors=accessors, digest=digest)
+        found = dataclasses.replace(tables, accessors=accessors, digest=digest)
+        _WITH[key] = (tables, found)
     return found
 
 

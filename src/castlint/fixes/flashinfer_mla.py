@@ -130,10 +130,20 @@ def template_values(tables: Tables) -> Dict[str, object]:
     }
 
 
+LINE_LENGTH = 88  # Black's, which sglang uses: the rows the template gets are laid out to fit
+
+
 def _value_source(value, top: bool = True) -> str:
-    """Python source for a placeholder's value; a table of rows gets one row per line."""
+    """Python source for a placeholder's value, laid out as Black would: a table of rows
+    gets one row per line, and a row too long for one line one element per line."""
     if top and isinstance(value, tuple) and value and all(isinstance(v, tuple) for v in value):
-        return "(\n" + "".join(f"    {_value_source(v, False)},\n" for v in value) + ")"
+        rows = []
+        for row in value:
+            flat = f"    {_value_source(row, False)},"
+            if len(flat) > LINE_LENGTH:
+                flat = "    (\n" + "".join(f"        {_value_source(v, False)},\n" for v in row) + "    ),"
+            rows.append(flat + "\n")
+        return "(\n" + "".join(rows) + ")"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k)}: {_value_source(v)}" for k, v in value.items()) + "}"
     if isinstance(value, tuple):
@@ -153,6 +163,18 @@ def template_parts(tables: Tables) -> Tuple[str, str]:
         if not found:
             raise ValueError(f"{TEMPLATE.name}: no placeholder {name}")
     return header.strip("\n") + "\n", body.lstrip("\n")
+
+
+def black_call(target: str, func: str, args: List[str], column: int) -> str:
+    """`target = func(args)` as Black lays it out at this indentation column: on one line, or
+    the arguments on one line inside the parentheses, or one argument per line."""
+    one = f"{target} = {func}({', '.join(args)})"
+    if column + len(one) <= LINE_LENGTH:
+        return one + "\n"
+    inner = ", ".join(args)
+    if column + 4 + len(inner) <= LINE_LENGTH:
+        return f"{target} = {func}(\n    {inner}\n)\n"
+    return f"{target} = {func}(\n" + "".join(f"    {a},\n" for a in args) + ")\n"
 
 
 def run_scales(tables: Tables) -> Tuple[str, str]:
@@ -221,10 +243,13 @@ class MlaReadRewrite(cst.CSTTransformer):
         for backend in backends:
             init, runner = self._init_with_runner(backend, "the backend has no __init__(model_runner, ...) to "
                                                            "decide the read in")
-            other = f", reads_other_buffer={self.dcp_expression}" if self.dcp_expression else ""
+            args = [runner, literal(self.backend_kind)]
+            if self.dcp_expression:
+                args.append(f"reads_other_buffer={self.dcp_expression}")
+            column = self.analysis.position(init).start.column + 4
             self._first(init, (
-                "# How this backend may read its FP8 KV pool (decided once; None: the whole-pool cast).\n"
-                f"self.{READ_ATTR} = {GUARD_FUNCTION}({runner}, {literal(self.backend_kind)}{other})\n"))
+                "# How this backend may read its FP8 KV pool (once; None: the whole-pool cast).\n"
+                + black_call(f"self.{READ_ATTR}", GUARD_FUNCTION, args, column)))
         owners = []
         for site in self.plan.plans:
             if site.owner is None:
@@ -258,9 +283,19 @@ class MlaReadRewrite(cst.CSTTransformer):
             return f"{site.wrapper}.{WRAPPER_ATTR} = _MLA_KV_CAST  # this plan keeps the model dtype\n"
         decode = isinstance(site.causal, cst.Name) and site.causal.value == "False"
         code = self.analysis.code
-        args = ", ".join((site.wrapper, f"self.{READ_ATTR}", code(site.qo_indptr.value), code(site.kv_indptr.value),
-                          code(site.kv_indices.value), code(site.kv_arg), f"decode={decode}"))
-        return f"{self.plan_names[id(site.statement)]} = {PLAN_FUNCTION}({args})\n"
+        args = [site.wrapper, f"self.{READ_ATTR}", code(site.qo_indptr.value), code(site.kv_indptr.value),
+                code(site.kv_indices.value), code(site.kv_arg), f"decode={decode}"]
+        column = self.analysis.position(site.statement).start.column
+        return black_call(self.plan_names[id(site.statement)], PLAN_FUNCTION, args, column)
+
+    def _cast_source(self, site: CastSite, variable: str) -> str:
+        """The original cast of `variable`, its arguments kept, laid out on one line (the
+        original may span lines at another indentation)."""
+        parts = []
+        for arg in site.cast.args:
+            value = self.analysis.code(arg.value)
+            parts.append(f"{arg.star}{arg.keyword.value}={value}" if arg.keyword is not None else f"{arg.star}{value}")
+        return f"{variable}.{site.cast.func.attr.value}({', '.join(parts)})"
 
     # -- visitors --------------------------------------------------------------
     def leave_SimpleStatementLine(self, original, updated):
@@ -269,8 +304,7 @@ class MlaReadRewrite(cst.CSTTransformer):
             assign = updated.body[0]
             keep = updated.with_changes(body=[assign.with_changes(value=assign.value.func.value)])
             v, r = site.variable, site.local_read
-            cast = self.analysis.module.code_for_node(
-                site.cast.with_changes(func=site.cast.func.with_changes(value=cst.Name(v))))
+            cast = self._cast_source(site, v)
             dtype = self.analysis.code(site.cast.args[0].value)
             guard = statements(
                 f"{r} = {READ_FUNCTION}({site.wrapper})\n"

@@ -16,6 +16,7 @@ How the KV pool is read, per plan (`_plan_mla_kv_read`, on the host, no sync):
 - cast: the original whole-pool conversion.
 The switch SGLANG_MLA_KV_READ selects auto (default), native, compact or off.
 """
+
 # ruff: noqa: E402
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ except ImportError:  # without Triton the rows a plan reads are converted with t
 # The switch: environment variable and its values (rules/sglang.toml [kv_read_switch]).
 _MLA_KV_READ_SWITCH = ()
 # FP8-KV MLA kernels by FlashInfer version (rules/flashinfer.toml [[fp8_kv_mla]]):
-# (since, backends, ckv head dims, kpe head dims, compute capability, kv dtypes, q dtypes).
+# (since, backends, ckv head dims, kpe head dims, compute capability, kv dtypes,
+# q dtypes).
 _MLA_FP8_KV_KERNELS = ()
 # Measured costs (ms) by FlashInfer version (rules/crossover.toml [[mla_kv_read]]):
 # (since, cast per pool row, torch gather, its per row, native, native per row x
@@ -43,11 +45,11 @@ _MLA_KV_READ_COSTS = ()
 _MLA_KV_COMPACT_COST = ()
 # What `backend="auto"` resolves to on SM90 and elsewhere (rules/flashinfer.toml).
 _MLA_AUTO_BACKEND = {}
-# Where the backend's model runner keeps the pool and its row count (rules/crossover.toml).
+# Where the model runner keeps the pool and its row count (rules/crossover.toml).
 _MLA_KV_POOL = ()
 # run()'s scale keywords (rules/flashinfer.toml [[mla_signature]] run_scales).
 _MLA_RUN_SCALES = ()
-# Where FlashInfer's MLA wrapper records use_cuda_graph (rules/crossover.toml [kv_pool]).
+# Where FlashInfer's MLA wrapper records use_cuda_graph (rules/crossover.toml).
 _MLA_GRAPH_ATTRIBUTE = ""
 
 
@@ -90,8 +92,15 @@ class _MlaKvRead:
             row = pool[0].numel()
             programs = min(triton.cdiv(self.rows.shape[0], 16), 1024)
             _MLA_KV_CONVERT[(max(programs, 1),)](
-                pool.view(torch.uint8), out, self.lut, self.rows, self.count,
-                pool.shape[0], row, BLOCK_R=16, BLOCK_D=triton.next_power_of_2(row),
+                pool.view(torch.uint8),
+                out,
+                self.lut,
+                self.rows,
+                self.count,
+                pool.shape[0],
+                row,
+                BLOCK_R=16,
+                BLOCK_D=triton.next_power_of_2(row),
             )
             return out
         if self.count_host < 0:
@@ -106,16 +115,28 @@ _MLA_KV_BUFFERS = {}
 
 
 def _mla_kv_shared_buffer(pool, dtype):
-    """One destination buffer per pool shape, dtype and stream, shared by every layer."""
+    """One destination buffer per pool shape, dtype and stream, for every layer."""
     stream = torch.cuda.current_stream(pool.device) if pool.is_cuda else None
     key = (tuple(pool.shape), dtype, str(pool.device), stream)
     buffer = _MLA_KV_BUFFERS.get(key)
     if buffer is None:
-        buffer = _MLA_KV_BUFFERS[key] = torch.empty(pool.shape, dtype=dtype, device=pool.device)
+        buffer = _MLA_KV_BUFFERS[key] = torch.empty(
+            pool.shape, dtype=dtype, device=pool.device
+        )
     return buffer
 
 
-def _mla_kv_convert_rows(src, dst, lut, rows, count, pool_rows, row, BLOCK_R: "tl.constexpr", BLOCK_D: "tl.constexpr"):
+def _mla_kv_convert_rows(
+    src,
+    dst,
+    lut,
+    rows,
+    count,
+    pool_rows,
+    row,
+    BLOCK_R: "tl.constexpr",
+    BLOCK_D: "tl.constexpr",
+):
     """dst[i] = lut[src[i]] for the first `count` rows i listed in `rows`, or for
     every row when count < 0; count is read on the device."""
     n = tl.load(count)
@@ -145,8 +166,14 @@ def _mla_fp8_kv_kernel(version, capability, backend, ckv, kpe, kv_dtype, q_dtype
     """Does FlashInfer `version` have the FP8-KV MLA kernel for these shapes here?"""
     for since, backends, ckvs, kpes, cc, kv_dtypes, q_dtypes in _MLA_FP8_KV_KERNELS:
         if version >= since:
-            return (backend in backends and ckv in ckvs and kpe in kpes and capability == cc
-                    and str(kv_dtype).split(".")[-1] in kv_dtypes and str(q_dtype).split(".")[-1] in q_dtypes)
+            return (
+                backend in backends
+                and ckv in ckvs
+                and kpe in kpes
+                and capability == cc
+                and str(kv_dtype).split(".")[-1] in kv_dtypes
+                and str(q_dtype).split(".")[-1] in q_dtypes
+            )
     return False
 
 
@@ -164,17 +191,25 @@ def _flashinfer_mla_fp8_kv_read(model_runner, backend, reads_other_buffer=False)
     variable, values = _MLA_KV_READ_SWITCH
     mode = os.environ.get(variable, values[0]).lower()
     if mode not in values:
-        logger.warning("%s=%s is not one of %s; using %s", variable, mode, ", ".join(values), values[0])
+        logger.warning(
+            "%s=%s is not one of %s; using %s",
+            variable,
+            mode,
+            ", ".join(values),
+            values[0],
+        )
         mode = values[0]
     kv_dtype, q_dtype = model_runner.kv_cache_dtype, model_runner.dtype
     if mode == "off" or reads_other_buffer or kv_dtype == q_dtype:
         return None
-    if torch.empty((), dtype=kv_dtype).element_size() != 1 or not kv_dtype.is_floating_point:
+    if (
+        torch.empty((), dtype=kv_dtype).element_size() != 1
+        or not kv_dtype.is_floating_point
+    ):
         return None
     try:
-        from packaging.version import Version
-
         import flashinfer
+        from packaging.version import Version
 
         version = Version(flashinfer.__version__).release[:3]
         capability = tuple(torch.cuda.get_device_capability(model_runner.device))
@@ -182,8 +217,18 @@ def _flashinfer_mla_fp8_kv_read(model_runner, backend, reads_other_buffer=False)
         if backend == "auto":
             backend = _MLA_AUTO_BACKEND["sm90" if capability[0] == 9 else "other"]
         native = mode != "compact" and _mla_fp8_kv_kernel(
-            version, capability, backend, config.kv_lora_rank, config.qk_rope_head_dim, kv_dtype, q_dtype)
-        costs = next((row[1:] for row in _MLA_KV_READ_COSTS if version >= row[0]), _MLA_KV_READ_COSTS[-1][1:])
+            version,
+            capability,
+            backend,
+            config.kv_lora_rank,
+            config.qk_rope_head_dim,
+            kv_dtype,
+            q_dtype,
+        )
+        costs = next(
+            (row[1:] for row in _MLA_KV_READ_COSTS if version >= row[0]),
+            _MLA_KV_READ_COSTS[-1][1:],
+        )
         pool_name, size, padding = _MLA_KV_POOL
         pool = getattr(model_runner, pool_name)
         rows = int(getattr(pool, size)) + int(getattr(pool, padding))
@@ -191,28 +236,47 @@ def _flashinfer_mla_fp8_kv_read(model_runner, backend, reads_other_buffer=False)
         logger.warning("MLA KV read: %s; the whole-pool cast is kept", exc)
         return None
     if not native and mode == "native":
-        logger.info("MLA KV read: no FP8-KV MLA kernel here; the whole-pool cast is kept")
+        logger.info(
+            "MLA KV read: no FP8-KV MLA kernel here; the whole-pool cast is kept"
+        )
         return None
     compact = mode != "native"
     graphs = compact and (triton is not None or "cuda" not in str(model_runner.device))
-    return {"kv_data_type": kv_dtype, "pool_rows": rows, "costs": costs, "native": native, "compact": compact,
-            "compact_in_graphs": graphs}
+    return {
+        "kv_data_type": kv_dtype,
+        "pool_rows": rows,
+        "costs": costs,
+        "native": native,
+        "compact": compact,
+        "compact_in_graphs": graphs,
+    }
 
 
 def _mla_compact_read(wrapper, fp8_kv_read, kv_indptr, kv_indices, kv_data_type):
     """The compact read for this plan, in the row buffers the wrapper's last compact
     read used (a CUDA graph captured with them replays with them)."""
     pool_rows = fp8_kv_read["pool_rows"]
-    if isinstance(kv_indptr, torch.Tensor) and kv_indptr.device.type == "cpu" and len(kv_indptr) > 0:
+    if (
+        isinstance(kv_indptr, torch.Tensor)
+        and kv_indptr.device.type == "cpu"
+        and len(kv_indptr) > 0
+    ):
         count = int(kv_indptr[-1])
     else:
         count = kv_indices.shape[0]
     read = _mla_kv_read(wrapper)
     if not read.compact:
         device = kv_indices.device
-        lut = torch.arange(256, dtype=torch.uint8, device=device).view(fp8_kv_read["kv_data_type"])
-        read = _MlaKvRead("compact", torch.zeros(pool_rows, dtype=torch.int32, device=device),
-                          torch.zeros(1, dtype=torch.int32, device=device), 0, lut.to(kv_data_type))
+        lut = torch.arange(256, dtype=torch.uint8, device=device).view(
+            fp8_kv_read["kv_data_type"]
+        )
+        read = _MlaKvRead(
+            "compact",
+            torch.zeros(pool_rows, dtype=torch.int32, device=device),
+            torch.zeros(1, dtype=torch.int32, device=device),
+            0,
+            lut.to(kv_data_type),
+        )
     whole = count > read.rows.shape[0] or count >= _MLA_KV_COMPACT_COST[2] * pool_rows
     if not whole and count > 0:
         read.rows[:count].copy_(kv_indices[:count], non_blocking=True)
@@ -221,8 +285,10 @@ def _mla_compact_read(wrapper, fp8_kv_read, kv_indptr, kv_indices, kv_data_type)
     return read
 
 
-def _plan_mla_kv_read(wrapper, fp8_kv_read, qo_indptr, kv_indptr, kv_indices, kv_data_type, decode):
-    """Choose how the next run() on `wrapper` reads the pool; return the plan's KV dtype.
+def _plan_mla_kv_read(
+    wrapper, fp8_kv_read, qo_indptr, kv_indptr, kv_indices, kv_data_type, decode
+):
+    """Choose how the next run() on `wrapper` reads the pool; return its kv dtype.
 
     Host-side only. Decode reads natively where the kernel exists. A CUDA-graph
     wrapper otherwise reads compact (its row count is read on the device at
@@ -230,11 +296,15 @@ def _plan_mla_kv_read(wrapper, fp8_kv_read, qo_indptr, kv_indptr, kv_indices, kv
     """
     choice = _MLA_KV_CAST
     if fp8_kv_read is not None:
-        kind = _mla_kv_read_kind(wrapper, fp8_kv_read, qo_indptr, kv_indices.shape[0], decode)
+        kind = _mla_kv_read_kind(
+            wrapper, fp8_kv_read, qo_indptr, kv_indices.shape[0], decode
+        )
         if kind == "native":
             choice = _MlaKvRead("native")
         elif kind == "compact":
-            choice = _mla_compact_read(wrapper, fp8_kv_read, kv_indptr, kv_indices, kv_data_type)
+            choice = _mla_compact_read(
+                wrapper, fp8_kv_read, kv_indptr, kv_indices, kv_data_type
+            )
     wrapper.mla_kv_read = choice
     return fp8_kv_read["kv_data_type"] if choice.native else kv_data_type
 
@@ -246,12 +316,22 @@ def _mla_kv_read_kind(wrapper, fp8_kv_read, qo_indptr, rows, decode):
         return "native"
     if getattr(wrapper, _MLA_GRAPH_ATTRIBUTE, False):
         return "compact" if fp8_kv_read["compact_in_graphs"] else "cast"
-    cast_row, gather, gather_row, native_ms, native_row, bf16_row, margin = fp8_kv_read["costs"]
+    cast_row, gather, gather_row, native_ms, native_row, bf16_row, margin = fp8_kv_read[
+        "costs"
+    ]
     queries = 1.0 if decode else None
-    if isinstance(qo_indptr, torch.Tensor) and qo_indptr.device.type == "cpu" and len(qo_indptr) > 1:
+    if (
+        isinstance(qo_indptr, torch.Tensor)
+        and qo_indptr.device.type == "cpu"
+        and len(qo_indptr) > 1
+    ):
         queries = int(qo_indptr[-1]) / (len(qo_indptr) - 1)
     fixed, per_row, _ = _MLA_KV_COMPACT_COST
-    converted = fixed + per_row * rows if _MLA_KV_CONVERT is not None else gather + gather_row * rows
+    converted = (
+        fixed + per_row * rows
+        if _MLA_KV_CONVERT is not None
+        else gather + gather_row * rows
+    )
     original = cast_row * fp8_kv_read["pool_rows"]
     if native and queries is not None:
         attention = bf16_row * rows * queries
