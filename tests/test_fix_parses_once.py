@@ -37,6 +37,7 @@ def test_fix_on_sglang_0_5_23_parses_each_fixable_file_once(tmp_path, monkeypatc
         return real(source, *args, **kwargs)
 
     monkeypatch.setattr(libcst, "parse_module", counting)
+    monkeypatch.setenv("CASTLINT_IN_PROCESS", "1")  # parse here, not in a worker, so that the counter sees it
     outcome = fix_files(files, tables, config, FixOptions(), jobs=1)
 
     assert outcome.errors == []
@@ -68,6 +69,7 @@ def test_two_codemods_in_one_file_share_one_parse(tmp_path, monkeypatch):
         return real(text, *args, **kwargs)
 
     monkeypatch.setattr(libcst, "parse_module", counting)
+    monkeypatch.setenv("CASTLINT_IN_PROCESS", "1")  # parse here, not in a worker, so that the counter sees it
     config = Config(root=tmp_path)
     config.cache = False
     outcome = fix_files([str(target)], load_tables(), config, FixOptions(), jobs=1)

@@ -539,7 +539,8 @@ def test_the_runtime_rules_examples_are_what_trace_reports(tmp_path, project, mo
     from castlint.checks import all_rules
 
     _, mods = project
-    header = "import torch\n\n\nclass Impl:\n    def __init__(self, pool):\n        self.pool = pool\n\n"
+    header = ("import torch\n\n\nclass Impl:\n    def __init__(self, pool):\n        self.pool = pool\n"
+              "        self.accessor_name = \"get_key_buffer\"\n\n")
     offset = header.count("\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     for rule in (r for r in all_rules() if r.kind == "runtime"):

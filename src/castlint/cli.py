@@ -5,6 +5,7 @@ as `ruff --fix` does.
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from dataclasses import dataclass, field
@@ -51,8 +52,10 @@ class ColorMode(str, Enum):
 
 def _line(label: str, style: str, message: str, console: Optional[Console] = None) -> None:
     """`label: message` on stderr. The message is user-supplied text: never read as markup,
-    never wrapped (paths and machine-read lines stay whole)."""
-    (console or err_console).print(Text.assemble((f"{label}:", style), " ", message), soft_wrap=True)
+    never wrapped (paths and machine-read lines stay whole), control characters spelled out."""
+    from castlint.report.names import escaped
+
+    (console or err_console).print(Text.assemble((f"{label}:", style), " ", escaped(message)), soft_wrap=True)
 
 
 def error(message: str) -> None:
@@ -190,8 +193,9 @@ def _render(fmt: OutputFormat, findings, errors, meta, quiet: bool, color: bool,
     if renderer is None:
         raise _fail(f"output format {fmt.value!r} is not available in this build")
     if fmt.value in SHOWS_FIX_SUGGESTIONS and config is not None and tables is not None:
-        from castlint.fixes.suggestions import suggest_fixes
-        meta = dict(meta, fix_suggestions=suggest_fixes(findings, tables, config))
+        from castlint.fixes import safe_suggestions
+
+        meta = dict(meta, fix_suggestions=safe_suggestions(findings, tables, config))
     return renderer(findings, errors, meta)
 
 
@@ -226,6 +230,8 @@ def _show_settings(config, tables, fmt: OutputFormat) -> str:
         "cache": config.cache,
         "jobs": config.jobs,
         "max_file_size": config.max_file_size,
+        "file_timeout": config.file_timeout,
+        "max_file_memory": config.max_file_memory,
         "model": {"name": model.name, "layers": model.layers, "pool_tokens": model.pool_tokens,
                   "kv_lora_rank": model.kv_lora_rank, "rope_dim": model.rope_dim, "kv_dtype": model.kv_dtype,
                   "compute_dtype": model.compute_dtype},
@@ -270,15 +276,29 @@ def _statistics(findings, fmt: OutputFormat, tables) -> str:
     if total.backends:
         lines.append("")
         lines.append("per decode step, by backend (a server runs one):")
-        lines += [f"{human_bytes(n):>10}\t{name}" for name, n in total.backends]
+        from castlint.report.names import escaped
+
+        lines += [f"{human_bytes(n):>10}\t{escaped(name)}" for name, n in total.backends]
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def _read_stdin() -> bytes:
+def _read_stdin(limit: Optional[int] = None) -> bytes:
+    """stdin's bytes; at most limit + 1 of them (max-file-size: the caller refuses more)."""
+    if sys.stdin is None:
+        return b""
     stream = getattr(sys.stdin, "buffer", None)
     if stream is not None:
-        return stream.read()
-    data = sys.stdin.read()
+        if limit is None:
+            return stream.read()
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = stream.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    data = sys.stdin.read() if limit is None else sys.stdin.read(limit + 1)
     return data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
 
 
@@ -318,7 +338,7 @@ UNSAFE_OPT = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked
 FI_API_OPT = typer.Option("auto", "--flashinfer-api", help="Call form the fix emits: auto (what the target pins), positional, or keyword (FlashInfer >= 0.7).")
 FI_VERSION_OPT = typer.Option(None, "--flashinfer-version", help="FlashInfer the fixed code will run against (default: the pin the tree states, else rules/sglang.toml).")
 EXIT_ON_FIX_OPT = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when a fix changed a file (pre-commit style).")
-FOLLOW_OPT = typer.Option(False, "--follow-symlinks-outside", help="Let a fix write through a symlink whose target is outside the checked paths (default: such files are not written).")
+FOLLOW_OPT = typer.Option(False, "--follow-symlinks-outside", help="Let a fix (or --add-noqa) write through a symlink whose target is outside the checked paths (default: such files are not written).")
 
 
 @app.command()
@@ -376,7 +396,7 @@ def check(
     paths = paths or ["."]
     files, walk_errors = _discover_files(paths, config, show_files, output_file)
     if add_noqa:
-        raise typer.Exit(_add_noqa(files, walk_errors, tables, config, jobs, quiet))
+        raise typer.Exit(_add_noqa(files, walk_errors, tables, config, jobs, quiet, paths, follow_symlinks_outside))
     fixing = None
     if fix or diff:
         from castlint.fixes import FixOptions
@@ -409,9 +429,11 @@ def _discover_files(paths: List[str], config, show_files: bool, output_file: Opt
     """(the files to check, the paths that could not be walked); --show-files lists them and exits."""
     from castlint.discover import discover
 
-    files, walk_errors = discover(paths, config)
+    files, walk_errors = discover(paths, config, warn=warning)
     if show_files:
-        _emit("".join(f"{path}\n" for path in files), output_file)
+        from castlint.report.names import escaped
+
+        _emit("".join(f"{escaped(path)}\n" for path in files), output_file)
         _print_errors(walk_errors)
         raise typer.Exit(EXIT_ERROR if walk_errors else EXIT_CLEAN)
     if not files and not walk_errors:
@@ -455,12 +477,21 @@ def _check_and_fix(files, walk_errors, tables, config, jobs, quiet, fixing, root
 
 def _exit_with_diff(diff_text: str, walk_errors, fix_errors, quiet: bool) -> None:
     """--diff: the diff on stdout, the errors on stderr; exit 1 when there is a diff."""
-    sys.stdout.write(diff_text)
+    sys.stdout.write(_diff_for_stdout(diff_text))
     if not diff_text and not quiet:
         err_console.print("castlint: no fixes to apply")
     errors = sorted(list(walk_errors) + list(fix_errors), key=lambda e: (e.path, e.line))
     _print_errors(errors)
     raise typer.Exit(EXIT_ERROR if errors else (EXIT_FINDINGS if diff_text else EXIT_CLEAN))
+
+
+def _diff_for_stdout(text: str) -> str:
+    """A diff as it is for a pipe (patch applies it); on a terminal, control characters spelled out."""
+    if not text or not sys.stdout.isatty():
+        return text
+    from castlint.report.names import terminal_safe_lines
+
+    return terminal_safe_lines(text)
 
 
 def _filter_findings(findings, files, diff_base: Optional[str], with_trace: Optional[str], config=None):
@@ -478,7 +509,9 @@ def _filter_findings(findings, files, diff_base: Optional[str], with_trace: Opti
             confirms = load_trace_tables([str(p) for p in config.extend_rules]).confirms if config else None
             findings = merge_with_trace(findings, files, with_trace, confirms=confirms)
         except (TraceFileError, TraceTableError) as exc:
-            raise _fail(str(exc))
+            from castlint.config import withheld_text
+
+            raise _fail(withheld_text(config, str(exc)) if config is not None else str(exc))
     return findings
 
 
@@ -561,13 +594,15 @@ def _apply_fixes(run, files, tables, quiet, options, roots=None, follow_symlinks
     return findings, errors, changed, outcome.errors, fixed_counts, ""
 
 
-def _add_noqa(files, walk_errors, tables, config, jobs, quiet) -> int:
+def _add_noqa(files, walk_errors, tables, config, jobs, quiet, roots=None, follow_symlinks_outside=False) -> int:
     from castlint.noqa import add_noqa
 
     run = _progress_run(files, tables, config, jobs, quiet)
     errors = list(walk_errors) + list(run.all_errors)
-    outcome = add_noqa(run.findings)
+    outcome = add_noqa(run.findings, roots=roots, follow_symlinks_outside=follow_symlinks_outside)
     errors += outcome.errors
+    for path, why in outcome.notes:
+        _line("not fixed", "yellow", f"{path}: {why}")
     for path, line, code in outcome.unplaced:
         warning(f"{path}:{line}: no line of this {code} finding can take a comment (each ends inside a string "
                 "or in a backslash continuation); suppress it by hand")
@@ -585,7 +620,9 @@ def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, f
     Without a fix the report goes to stdout. With one, as ruff does, stdout gets
     the fixed source (or, with --diff, the diff) and the report goes to stderr;
     --fix-only reports nothing but errors."""
-    source = _read_stdin()
+    source = _read_stdin(config.max_file_size)
+    if len(source) > config.max_file_size:
+        return _stdin_too_big(name, config, tables, fmt, quiet, colored, output_file)
     if not (fix or diff):
         return _report_stdin(name, source, config, tables, fmt, quiet, colored, exit_zero, statistics, output_file)
     from castlint.fixes import FixOptions
@@ -596,12 +633,23 @@ def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, f
                       output_file)
 
 
+def _stdin_too_big(name, config, tables, fmt, quiet, colored, output_file) -> int:
+    """stdin over max-file-size: an error for the file, as for one on disk (nothing is parsed)."""
+    from castlint.models import FileError
+
+    error = FileError(name, 0, f"stdin holds more than the {config.max_file_size:,}-byte limit "
+                               "(max-file-size); not checked", "read")
+    meta = {"files": 1, "step_total_exclude": tables.decode_step_exclude_words}
+    _emit(_render(fmt, [], [error], meta, quiet, colored), output_file)
+    return EXIT_ERROR
+
+
 def _report_stdin(name, source: bytes, config, tables, fmt, quiet, colored, exit_zero, statistics,
                   output_file) -> int:
     """`castlint check -`: the report on stdout (or --output-file)."""
-    from castlint.engine import check_file
+    from castlint.engine import check_source
 
-    result = check_file(name, tables, config, config.cost_model(tables), source=source)
+    result = check_source(name, source, tables, config)
     findings = sorted(result.findings, key=lambda f: f.sort_key())
     meta = {"files": 1, "sources": {name: source.decode("utf-8", "replace")},
             "step_total_exclude": tables.decode_step_exclude_words}
@@ -616,27 +664,19 @@ def _report_stdin(name, source: bytes, config, tables, fmt, quiet, colored, exit
 def _fix_stdin(name, source: bytes, config, tables, options, fmt, quiet, colored, exit_zero, fix_only, statistics,
                output_file) -> int:
     """`castlint check --fix -`: the fixed source (or the diff) on stdout, the report on stderr."""
-    from castlint.engine import check_file
-    from castlint.fixes import FixError, fix_source, unified_diff
-    from castlint.models import FileError
+    from castlint.engine import call_checked, lost_result
+    from castlint.fixes import unified_diff
 
-    cost_model = config.cost_model(tables)
-    errors = []
-    before = check_file(name, tables, config, cost_model, source=source)
-    new = source
-    if not before.errors and any(f.fixable for f in before.findings):
-        try:
-            new = fix_source(source, name, tables, options, config).new_source
-        except SyntaxError as exc:
-            errors.append(FileError(name, exc.lineno or 1, str(exc.msg), "parse"))
-        except FixError as exc:
-            errors.append(FileError(name, exc.line, str(exc), "fix"))
+    done, lost = call_checked(_fix_stdin_work, (name, source, config, tables, options), config)
+    if lost is not None:
+        failed = lost_result(name, lost)
+        done = (failed, source, [], failed)
+    before, new, errors, after = done
     if options.dry_run:
-        sys.stdout.write(unified_diff(name, source, new) if new != source else "")
+        sys.stdout.write(_diff_for_stdout(unified_diff(name, source, new)) if new != source else "")
         sys.stdout.flush()
     else:
         _write_stdout_bytes(new)  # the source, fixed or not: an editor replaces its buffer with it
-    after = check_file(name, tables, config, cost_model, source=new) if new != source else before
     findings = sorted(after.findings, key=lambda f: f.sort_key())
     errors = list(after.errors) + errors
     meta = {"files": 1, "sources": {name: new.decode("utf-8", "replace")}, "fixed": 0,
@@ -658,6 +698,28 @@ def _fix_stdin(name, source: bytes, config, tables, options, fmt, quiet, colored
     if options.dry_run:
         return EXIT_FINDINGS if new != source else EXIT_CLEAN
     return EXIT_FINDINGS if findings and not exit_zero and not fix_only else EXIT_CLEAN
+
+
+def _fix_stdin_work(name, source: bytes, config, tables, options) -> tuple:
+    """(the check before, the fixed source, fix errors, the check after): the part of a stdin
+    fix that parses, run in a worker (castlint.engine.call_checked)."""
+    from castlint.engine import check_file
+    from castlint.fixes import FixError, fix_source
+    from castlint.models import FileError
+
+    cost_model = config.cost_model(tables)
+    errors = []
+    before = check_file(name, tables, config, cost_model, source=source)
+    new = source
+    if not before.errors and any(f.fixable for f in before.findings):
+        try:
+            new = fix_source(source, name, tables, options, config).new_source
+        except SyntaxError as exc:
+            errors.append(FileError(name, exc.lineno or 1, str(exc.msg), "parse"))
+        except FixError as exc:
+            errors.append(FileError(name, exc.line, str(exc), "fix"))
+    after = check_file(name, tables, config, cost_model, source=new) if new != source else before
+    return before, new, errors, after
 
 
 # `castlint fix` takes check's options, less those that only make sense for a check, and
@@ -890,44 +952,85 @@ def main(argv: Optional[List[str]] = None):
 
     A crash is exit 2 with one line, never exit 1 and never a traceback; `--verbose`
     (anywhere on the command line) adds the traceback."""
+    from castlint.common.streams import StreamClosed, guard_standard_streams
+
+    guard_standard_streams()
     args = list(sys.argv[1:] if argv is None else argv)
     verbose = "--verbose" in args
     args = [a for a in args if a != "--verbose"]
     if args == ["rules"]:  # the rule list, without typer's per-command set-up: as fast as --version
-        _rules_table(None)
+        try:
+            _rules_table(None)
+        except (StreamClosed, OSError) as exc:
+            _output_failed(exc)
         sys.exit(EXIT_CLEAN)
     root_only = {"--version", "-V", "--help", "-h"}
     if args and args[0] not in SUBCOMMANDS and not (set(args) & root_only and args[0] in root_only):
         args = ["check", *args]
-    import signal
+    from castlint.common import interrupt
 
-    def _terminate(signum, frame):  # SIGTERM unwinds like Ctrl-C, so writes clean up their temp files
-        raise KeyboardInterrupt
-
-    try:
-        signal.signal(signal.SIGTERM, _terminate)
-    except (ValueError, OSError):  # not the main thread
-        pass
+    previous = interrupt.install()  # SIGINT/SIGTERM/SIGHUP: Interrupted, so writes clean up their temp files
     try:
         app(args=args, prog_name="castlint", standalone_mode=True)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_ERROR)
         # click uses 2 for usage errors already; keep 0/1/2 only.
         sys.exit(code if code in (0, 1, 2) else EXIT_ERROR)
-    except KeyboardInterrupt:
-        err_console.print("castlint: interrupted")
+    except (interrupt.Interrupted, KeyboardInterrupt):
+        _last_words("castlint: interrupted")
         sys.exit(EXIT_ERROR)
     except BrokenPipeError:  # `castlint check | head`: the reader left; not a crash, nothing to say
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):
             pass
         sys.exit(EXIT_ERROR)
+    except StreamClosed as exc:
+        _output_failed(exc)
+    except OSError as exc:
+        if exc.filename is not None or exc.errno not in _OUTPUT_ERRNOS:
+            _crash(exc, verbose)
+        _output_failed(exc)
     except Exception as exc:  # noqa: BLE001 - a crash: exit 2 and one line, the traceback only on request
-        if verbose:
-            import traceback
+        _crash(exc, verbose)
+    finally:
+        interrupt.restore(previous)
 
-            traceback.print_exc()
-        text = " ".join(f"{type(exc).__name__}: {exc}".split())
-        error(f"internal error: {text[:500]} (this is a castlint bug; --verbose shows the traceback)")
-        sys.exit(EXIT_ERROR)
+
+_OUTPUT_ERRNOS = {getattr(errno, name) for name in ("ENOSPC", "EIO", "EBADF", "EDQUOT", "EFBIG")
+                  if hasattr(errno, name)}
+
+
+def _crash(exc: BaseException, verbose: bool) -> None:
+    if verbose:
+        import traceback
+
+        traceback.print_exc()
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    error(f"internal error: {text[:500]} (this is a castlint bug; --verbose shows the traceback)")
+    sys.exit(EXIT_ERROR)
+
+
+def _output_failed(exc: BaseException) -> None:
+    """stdout is closed or cannot take the report (a full disk): one line, exit 2. Later writes
+    (the interpreter's flush at exit) go to /dev/null, so nothing else is printed."""
+    from castlint.common.streams import StreamClosed
+
+    if isinstance(exc, StreamClosed):
+        _last_words(f"castlint: error: {exc}")
+    else:
+        _last_words(f"castlint: error: cannot write the output: {exc.strerror or exc}")
+    try:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")
+    except OSError:
+        pass
+    sys.exit(EXIT_ERROR)
+
+
+def _last_words(text: str) -> None:
+    """One line on stderr, whatever state stderr is in (closed, a terminal that hung up)."""
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -18,7 +18,7 @@ DEFAULT_EXCLUDE = (
 )
 KNOWN_KEYS = {
     "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "extend-rules",
-    "respect-gitignore", "model", "cache", "jobs", "max-file-size",
+    "respect-gitignore", "model", "cache", "jobs", "max-file-size", "file-timeout", "max-file-memory",
 }
 MODEL_KEYS = {"preset", "layers", "pool-tokens", "kv-lora-rank", "rope-dim", "kv-dtype", "compute-dtype"}
 # Sane ranges for the cost model's integers: (smallest, largest). A value outside
@@ -63,9 +63,14 @@ class Config:
     extend_rules: tuple = ()  # paths
     model: dict = field(default_factory=dict)  # raw [tool.castlint.model]
     cache: bool = True
-    jobs: int = 0  # 0: core count
+    jobs: int = 0  # 0: core count (never more than the cores, castlint.workers.cap_jobs)
     max_file_size: int = 4_000_000
+    file_timeout: float = 120.0  # seconds one file may take in its worker (0: no limit)
+    max_file_memory: int = 0  # bytes one file may take in its worker (0: 80 % of memory / workers)
     respect_gitignore: bool = True
+    # extend-rules tables outside the config's folder and the checked paths: their errors
+    # never quote them (castlint.config.load_settings)
+    outside_rules: tuple = ()
 
     def rule_enabled(self, code: str, path: Optional[str] = None) -> bool:
         from castlint.codes import selected
@@ -197,7 +202,12 @@ def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
             if not isinstance(data[key], bool):
                 raise ConfigError(where, key, f"must be true or false, got {data[key]!r}")
             setattr(cfg, attr, data[key])
-    for key, attr in (("jobs", "jobs"), ("max-file-size", "max_file_size")):
+    if "file-timeout" in data:
+        value = data["file-timeout"]
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < 10**7:
+            raise ConfigError(where, "file-timeout", f"must be a number of seconds (0: no limit), got {value!r}")
+        cfg.file_timeout = float(value)
+    for key, attr in (("jobs", "jobs"), ("max-file-size", "max_file_size"), ("max-file-memory", "max_file_memory")):
         if key in data:
             if not isinstance(data[key], int) or isinstance(data[key], bool) or data[key] < 0:
                 raise ConfigError(where, key, f"must be a non-negative integer, got {data[key]!r}")
@@ -212,6 +222,8 @@ def read_config_file(path: Path) -> Config:
         raise ConfigError(path, "", f"cannot read: {exc.strerror or exc}") from exc
     except (tomlcompat.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(path, "", f"invalid TOML: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(path, "", "invalid TOML: nested too deeply to read") from None
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("castlint", {})
     elif "tool" in data and "castlint" in data.get("tool", {}):
@@ -257,13 +269,86 @@ class SettingsError(ValueError):
 
 def load_settings(paths, explicit: Optional[Path] = None):
     """(Config, Tables) for a run: the nearest (or the explicit) config, and the builtin
-    tables with the config's extend-rules. Raises SettingsError with one clear line."""
+    tables with the config's extend-rules. Raises SettingsError with one clear line.
+
+    A config comes with the tree it configures, and the PR bot reads the checked tree's
+    config in CI: an extend-rules table outside the config's folder and the checked paths
+    may be any file on the machine, so an error about it names the setting and says the
+    table is outside, but never quotes a key or value of it."""
     from castlint.tables import TableError, load_tables
 
     try:
         config = load_config(list(paths), explicit)
+        config.outside_rules = tuple(p for p in config.extend_rules if _outside(p, _trusted_roots(config, paths)))
+        for table in config.extend_rules:
+            _readable_table(config, table)
         tables = load_tables(config.extend_rules)
         config.cost_model(tables)
-    except (ConfigError, TableError) as exc:
+    except ConfigError as exc:
         raise SettingsError(str(exc)) from None
+    except TableError as exc:
+        raise SettingsError(withheld(config, exc.path, str(exc))) from None
     return config, tables
+
+
+def _trusted_roots(config: Config, paths) -> list:
+    """Where a rule table may lie and be quoted in errors: the config's folder and the checked paths."""
+    import os
+
+    roots = [os.path.realpath(str(config.root))]
+    for p in paths:
+        real = os.path.realpath(str(p))
+        roots.append(real if os.path.isdir(real) else os.path.dirname(real))
+    return roots
+
+
+def _outside(path, roots) -> bool:
+    import os
+
+    real = os.path.realpath(str(path))
+    return not any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def withheld(config: Config, path, message: str) -> str:
+    """message, unless it is about a rule table outside the tree: then only which setting
+    names it and that it is outside (the message could quote the file's content)."""
+    if not _is_outside_rule(config, path):
+        return message
+    return f"{config.path or 'config'}: extend-rules: {_OUTSIDE.format(path=path)}"
+
+
+def withheld_text(config: Config, message: str) -> str:
+    """withheld() for a message from elsewhere (the trace's tables) that names its file first."""
+    for path in config.outside_rules:
+        if str(path) in message:
+            return withheld(config, path, message)
+    return message
+
+
+_OUTSIDE = ("the rule table {path} is outside the checked tree and the config's folder, and is not a valid "
+            "castlint rule table; its content is not shown (copy it into the tree to see the error)")
+
+
+def _is_outside_rule(config: Config, path) -> bool:
+    import os
+
+    real = os.path.realpath(str(path))
+    return any(os.path.realpath(str(p)) == real for p in config.outside_rules)
+
+
+def _readable_table(config: Config, path: Path) -> None:
+    """Parse one extend-rules table up front, so that a file TOML cannot read (nested 50,000
+    deep, not UTF-8) is an error naming it, not a RecursionError naming nothing."""
+    where = config.path or "config"
+    try:
+        tomlcompat.loads(Path(path).read_bytes().decode("utf-8"))
+    except OSError as exc:
+        raise ConfigError(where, "extend-rules", f"rule table {path}: cannot read: {exc.strerror or exc}") from None
+    except RecursionError:
+        detail = "invalid TOML: nested too deeply to read"
+    except (tomlcompat.TOMLDecodeError, UnicodeDecodeError) as exc:
+        detail = f"invalid TOML: {exc}"
+    else:
+        return
+    raise ConfigError(where, "extend-rules", _OUTSIDE.format(path=path) if _is_outside_rule(config, path)
+                      else f"rule table {path}: {detail}")

@@ -23,7 +23,7 @@ import fnmatch
 import os
 import re
 from pathlib import Path
-from typing import Iterable, List, Optional, Tuple
+from typing import Callable, Iterable, List, Optional, Tuple
 
 from castlint.config import Config
 from castlint.models import FileError
@@ -35,8 +35,9 @@ VENV_MARKER = "pyvenv.cfg"  # written by venv, virtualenv and uv into every virt
 class _Excluder:
     """Config.excluded(path), fast for paths walked from a directory."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, warn: Optional[Callable[[str], None]] = None):
         self.config = config
+        self.warn = warn  # for ignore-file lines that are skipped
         patterns = list(config.exclude)
         whole = []
         for pattern in patterns:
@@ -73,12 +74,14 @@ class _Excluder:
             return False
 
 
-def discover(paths: Iterable[str], config: Config) -> Tuple[List[str], List[FileError]]:
-    """Every .py/.pyi file under paths, sorted, plus errors for paths that cannot be walked."""
+def discover(paths: Iterable[str], config: Config,
+             warn: Optional[Callable[[str], None]] = None) -> Tuple[List[str], List[FileError]]:
+    """Every .py/.pyi file under paths, sorted, plus errors for paths that cannot be walked.
+    warn: called with a line for each unusable .gitignore line (skipped, as git does)."""
     files: List[str] = []
     errors: List[FileError] = []
     seen = set()
-    excluder = _Excluder(config)
+    excluder = _Excluder(config, warn)
     for raw in paths:
         raw = str(raw)
         path = Path(raw)
@@ -104,8 +107,11 @@ def discover(paths: Iterable[str], config: Config) -> Tuple[List[str], List[File
 
 # -- .gitignore --------------------------------------------------------------
 
-def _read_ignore_file(path: str):
-    """A pathspec GitIgnoreSpec for one ignore file, or None (missing, unreadable or empty)."""
+def _read_ignore_file(path: str, warn: Optional[Callable[[str], None]] = None):
+    """A pathspec GitIgnoreSpec for one ignore file, or None (missing, unreadable or empty).
+
+    A line git cannot use either (a lone `\\`, a pattern ending in a backslash, a bare `!`)
+    never matches in git; here it is skipped too, with a warning naming the file and line."""
     try:
         with open(path, "r", encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
@@ -113,7 +119,21 @@ def _read_ignore_file(path: str):
         return None
     import pathspec  # only when a tree has an ignore file
 
-    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    except ValueError:  # GitIgnorePatternError: find the lines, leave them out
+        usable = []
+        for number, line in enumerate(lines, 1):
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line])
+            except ValueError:
+                if warn is not None:
+                    warn(f"{path}:{number}: {line!r} is not a valid gitignore pattern (git never matches it); "
+                         "skipped")
+                usable.append("")  # keeps the other lines' numbers and order
+                continue
+            usable.append(line)
+        spec = pathspec.GitIgnoreSpec.from_lines(usable)
     return _IgnoreFile(spec) if any(p.include is not None for p in spec.patterns) else None  # not only comments
 
 
@@ -161,7 +181,7 @@ def _git_root(real_dir: str) -> Optional[str]:
         here = parent
 
 
-def _outer_ignores(real_top: str) -> tuple:
+def _outer_ignores(real_top: str, warn=None) -> tuple:
     """(spec, prefix) for ignore files above the walked directory, up to the git root.
 
     prefix is the walked directory's path relative to the ignore file's folder,
@@ -170,7 +190,7 @@ def _outer_ignores(real_top: str) -> tuple:
     if root is None:
         return ()
     chain = []
-    exclude = _read_ignore_file(os.path.join(root, ".git", "info", "exclude"))
+    exclude = _read_ignore_file(os.path.join(root, ".git", "info", "exclude"), warn)
     rel_top = os.path.relpath(real_top, root).replace(os.sep, "/")
     top_prefix = "" if rel_top == "." else rel_top + "/"
     if exclude is not None:
@@ -179,7 +199,7 @@ def _outer_ignores(real_top: str) -> tuple:
         parts = rel_top.split("/")
         for depth in range(len(parts)):  # the root's .gitignore, then each folder down to (not including) the top
             folder = os.path.join(root, *parts[:depth])
-            spec = _read_ignore_file(os.path.join(folder, ".gitignore"))
+            spec = _read_ignore_file(os.path.join(folder, ".gitignore"), warn)
             if spec is not None:
                 chain.append((spec, "/".join(parts[depth:]) + "/"))
     return tuple(chain)
@@ -204,7 +224,7 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
         errors.append(FileError(top, 0, f"cannot read directory: {exc.strerror or exc}", "read"))
         return
     gitignore = excluder.config.respect_gitignore
-    outer = _outer_ignores(real_top) if gitignore else ()
+    outer = _outer_ignores(real_top, excluder.warn) if gitignore else ()
     top_with_slash = real_top.rstrip("/") + "/"
     visited = set()  # (device, inode) of every directory entered
     # (path as walked, its real path, its Config.relative(), the real paths of its ancestors,
@@ -212,7 +232,7 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
     stack = [(top, real_top, excluder.rel_of_dir(top, real_top), (), outer)]
     while stack:
         dirpath, real, rel, ancestors, chain = stack.pop()
-        listing = _read_dir(dirpath, top, visited, errors, gitignore, chain)
+        listing = _read_dir(dirpath, top, visited, errors, excluder if gitignore else None, chain)
         if listing is None:
             continue
         entries, chain = listing
@@ -252,9 +272,11 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
         stack.extend(reversed(subdirs))
 
 
-def _read_dir(dirpath: str, top: str, visited: set, errors: List[FileError], gitignore: bool, chain: tuple):
+def _read_dir(dirpath: str, top: str, visited: set, errors: List[FileError], gitignore: Optional[_Excluder],
+              chain: tuple):
     """(the directory's entries sorted by name, the ignore chain that applies inside it), or
-    None when the walk does not enter it: unreadable, entered before, or a virtual environment."""
+    None when the walk does not enter it: unreadable, entered before, or a virtual environment.
+    gitignore: the walk's _Excluder when .gitignore files are honoured (its warn reports bad lines)."""
     try:
         st = os.stat(dirpath)
     except OSError as exc:
@@ -272,8 +294,8 @@ def _read_dir(dirpath: str, top: str, visited: set, errors: List[FileError], git
         return None
     if dirpath != top and any(entry.name == VENV_MARKER for entry in entries):
         return None  # a virtual environment: third-party code, not the project's
-    if gitignore and any(entry.name == ".gitignore" for entry in entries):
-        spec = _read_ignore_file(os.path.join(dirpath, ".gitignore"))
+    if gitignore is not None and any(entry.name == ".gitignore" for entry in entries):
+        spec = _read_ignore_file(os.path.join(dirpath, ".gitignore"), gitignore.warn)
         if spec is not None:
             chain = chain + ((spec, ""),)
     return entries, chain

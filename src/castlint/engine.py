@@ -12,8 +12,11 @@ Unchanged files come from .castlint_cache/ (castlint.cache). Files are spread
 over -j/--jobs worker processes; output is sorted by path, line and column
 whatever the parallelism.
 
-Pool workers exit when the process that started them dies (worker_guard), so a
-killed run never leaves workers holding the caller's pipes.
+Files are parsed and analysed only in worker processes (castlint.workers), -j 1
+included: a file that crashes libcst's native parser, runs past file-timeout or
+past max-file-memory costs only its own FileError, never the run. Workers exit
+when the process that started them dies (worker_guard), so a killed run never
+leaves workers holding the caller's pipes, and SIGINT/SIGTERM kill them at once.
 
 Nothing here writes to a checked file. Every per-file problem (unreadable,
 undecodable, too big, a syntax error, an analyzer bug) becomes a FileError that
@@ -24,10 +27,8 @@ from __future__ import annotations
 import errno
 import os
 import re
-import signal
 import stat
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -36,6 +37,7 @@ from castlint.config import Config, CostModel
 from castlint.prefilter import has_trigger
 from castlint.models import FileError, FileResult
 from castlint.tables import Tables
+from castlint.workers import Limits, Lost, Pool, cap_jobs, default_memory, worker_guard  # noqa: F401
 
 # libcst and the rules are imported only when a file needs them: a warm run,
 # answered from the cache, never pays for them.
@@ -218,6 +220,9 @@ def analyze_module(module, path: str, source_text: str, tables: Tables, config: 
                    cost_model: CostModel, pruned=None) -> list:
     """Findings for one parsed module. pruned: the castlint.prune.Pruned it was parsed from
     (then source_text must be the whole file's text, for suppressions)."""
+    from castlint.analysis.pool_classes import file_tables
+
+    tables = file_tables(source_text.encode("utf-8", "surrogateescape"), tables)  # the file's own accessors
     return run_rules(module_context(module, path, tables, cost_model, pruned), source_text, config)
 
 
@@ -284,10 +289,14 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
             result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result)
     except SyntaxError as exc:
         result.errors.append(FileError(path, exc.lineno or 1, exc.msg, "parse"))
-    except RecursionError:
-        result.errors.append(FileError(path, 1, "internal error: expression nesting too deep", "internal"))
+    except RecursionError:  # past the workers' recursion limit (castlint.workers.RECURSION_LIMIT)
+        result.errors.append(FileError(path, 1, "not checked: code nested too deeply to analyse (over "
+                                                f"{sys.getrecursionlimit():,} levels)", "limit"))
     except MemoryError:
-        result.errors.append(FileError(path, 1, "internal error: out of memory", "internal"))
+        from castlint import workers
+
+        result.errors.append(FileError(path, 0, f"not checked: {workers._out_of_memory(workers.CURRENT_LIMITS)}",
+                                       "limit"))
     except Exception as exc:  # an analyzer bug must not stop the run
         result.errors.append(FileError(path, 1, f"internal error: {type(exc).__name__}: {exc}", "internal"))
     return result
@@ -396,56 +405,9 @@ class CheckSettings:
 _SETTINGS: Dict[str, CheckSettings] = {}  # per process: "run" -> the settings of the current run
 
 
-def worker_guard(parent: Optional[int] = None) -> None:
-    """Make this pool worker exit when its parent dies, even by SIGKILL.
-
-    Otherwise the workers of a killed `castlint check`/`fix` live on (PPID 1), blocked
-    on a queue whose other end they hold themselves, and keep the caller's stdout and
-    stderr open: a CI step reading the pipe never sees EOF. On Linux the kernel kills
-    the worker (prctl PR_SET_PDEATHSIG); elsewhere a daemon thread polls getppid()."""
-    parent = parent or os.getppid()
-    direct = os.getppid() == parent  # not so under a forkserver: then watch the pid itself
-    if not direct and not _alive(parent):
-        os._exit(1)
-    if direct and sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
-                if os.getppid() != parent:  # the parent died before prctl: too late for the signal
-                    os._exit(1)
-                return
-        except (OSError, AttributeError):
-            pass
-    import threading
-
-    def watch():
-        while True:
-            if (os.getppid() != parent) if direct else not _alive(parent):
-                os._exit(1)
-            time.sleep(0.25)
-
-    threading.Thread(target=watch, name="castlint-parent-watch", daemon=True).start()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # there, but not ours to signal
-    return True
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _init_worker(settings: CheckSettings, worker: bool = False, parent: Optional[int] = None):
+def _init_worker(settings: CheckSettings, worker: bool = False):
     _SETTINGS["run"] = settings
-    if worker:
-        worker_guard(parent)
+    if worker:  # (castlint.workers has already made it exit with its parent)
         # libcst allocates millions of small objects that live until the file is done:
         # the cyclic GC would walk them over and over (about a fifth of the time).
         # A worker's garbage is freed by reference counting, and the worker exits.
@@ -514,7 +476,7 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
     from castlint import cache as cachemod
 
     settings = CheckSettings(tables, config, config.cost_model(tables), None, prune, fixer=fixer)
-    jobs = jobs or config.jobs or (os.cpu_count() or 1)
+    jobs = cap_jobs(jobs or config.jobs)  # never more workers than cores, whatever the config says
     use_cache = config.cache if cache is None else cache
     store = cachemod.open_cache(config, tables, options=(prefilter, prune)) if use_cache else None
 
@@ -542,9 +504,13 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
     if prefilter and todo:  # the rules' trigger words: not needed when every file comes from the cache
         settings.triggers = encoded_triggers(tables)
     digests: Dict[str, Optional[bytes]] = {}
-    for result, dig in _run_todo(todo, settings, jobs, progress):
-        done[result.path] = result
-        digests[result.path] = dig
+    results = _run_todo(todo, settings, jobs, progress)
+    try:
+        for result, dig in results:
+            done[result.path] = result
+            digests[result.path] = dig
+    finally:
+        results.close()  # an interrupt here still stops (SIGKILLs) every worker at once
 
     if store is not None:
         for path in todo:
@@ -561,80 +527,137 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
     return run
 
 
+def isolated() -> bool:
+    """Parse and analyse in worker processes (the default, whatever -j says).
+
+    CASTLINT_IN_PROCESS=1 does it in this process instead, for profilers and tests
+    that count calls; a crash of the native parser then ends the run."""
+    return os.environ.get("CASTLINT_IN_PROCESS", "") in ("", "0")
+
+
+def worker_limits(config: Config, jobs: int) -> Limits:
+    """What one file may take in a worker: file-timeout seconds, max-file-memory bytes
+    (0: 80 % of the machine's memory shared by the workers)."""
+    memory = config.max_file_memory or default_memory(jobs)
+    return Limits(timeout=float(config.file_timeout or 0), memory=memory)
+
+
+def lost_result(path: str, lost: Lost) -> FileResult:
+    """The FileResult of a file whose worker died or ran out of time on it."""
+    kind = "limit" if lost.kind in ("timeout", "memory") else "crash"
+    return FileResult(path=path, errors=[FileError(path, 0, f"not checked: {lost.message}", kind)])
+
+
 def _run_todo(todo, settings: CheckSettings, jobs, progress):
     if not todo:
         return
-    if jobs <= 1 or len(todo) < 16:
-        import gc
+    if not isolated():
+        yield from _run_in_process(todo, settings, progress)
+        return
+    import gc
 
-        _init_worker(settings)
-        # As in a worker, no cyclic GC while libcst builds trees (it would walk them
-        # over and over); collect now and then instead, since this process lives on.
-        enabled = gc.isenabled()
-        gc.disable()
+    small = jobs <= 1 or len(todo) < 16
+    limits = worker_limits(settings.config, 1 if small else jobs)
+    to_parse: List[tuple] = []
+    with Pool(1 if small else jobs, limits, initializer=_init_worker, initargs=(settings, True)) as pool:
+        if small:  # reading and prefiltering are safe here; only the parse needs a worker
+            _SETTINGS["run"] = settings
+            scanned = [(todo, _scan_batch(todo), None)]
+        else:
+            _preimport()
+            gc.freeze()  # forked workers then share the parent's objects without copying their pages
+            size = max(32, min(256, len(todo) // (jobs * 4) + 1))
+            batches = [todo[i:i + size] for i in range(0, len(todo), size)]
+            scanned = pool.run(_scan_batch, batches, split=_split_batch)
         try:
-            parsed = 0
-            for path in todo:
-                item = _check_one(path)
-                if item[0].mode in ("pruned", "full"):
-                    parsed += 1
-                    if parsed % 8 == 0:
-                        gc.collect()
-                yield item
+            for batch, items, lost in scanned:
+                if lost is not None:  # a batch of one (batches are split when lost)
+                    yield lost_result(batch[0], lost), None
+                    items = []
+                yield from _scanned(items, to_parse, progress)
+            if not to_parse:
+                return
+            if small:
+                _preimport()
+                gc.freeze()
+            # biggest first, so that the workers stay evenly loaded; the caller restores the order
+            to_parse.sort()
+            for path, item, lost in pool.run(_check_one, [path for _, path in to_parse]):
+                yield (lost_result(path, lost), None) if lost is not None else item
                 if progress:
                     progress(1)
         finally:
-            if enabled:
-                gc.enable()
-        return
-    import multiprocessing
+            gc.unfreeze()  # a long-lived caller (an editor, a test run) must not keep them forever
 
-    try:
-        context = multiprocessing.get_context(os.environ.get("CASTLINT_MP", "fork"))
-    except ValueError:  # no fork on this platform
-        context = multiprocessing.get_context()
-    # Two phases over one pool: reading and prefiltering every file (cheap, in large
-    # batches), then parsing the few that need it one by one, biggest first, so
-    # that the workers stay evenly loaded. Output order is restored by the caller.
+
+def _scanned(items, to_parse: list, progress):
+    """The results phase 1 settled ('skip', 'done'); the rest go to to_parse as (-size, path)."""
+    done = 0
+    for kind, what, extra in items:
+        if kind == "skip":
+            done += 1
+            yield FileResult(path=what, skipped=True), extra
+        elif kind == "done":
+            done += 1
+            yield what, extra
+        else:
+            to_parse.append((-extra, what))
+    if progress and done:
+        progress(done)
+
+
+def _split_batch(batch: Sequence[str]) -> list:
+    return [[path] for path in batch] if len(batch) > 1 else []
+
+
+def _preimport() -> None:
+    """What every worker needs, imported once here instead of once per worker."""
+    import importlib
+
+    for name in ("libcst.metadata.scope_provider", "castlint.cache", "castlint.positions",
+                 "castlint.prune", "castlint.analysis.dataflow"):
+        importlib.import_module(name)
+
+
+def _run_in_process(todo, settings: CheckSettings, progress):
+    """CASTLINT_IN_PROCESS=1: every file in this process, one after the other."""
     import gc
 
-    if context.get_start_method() == "fork":
-        # what every worker needs, imported once here instead of once per worker
-        import importlib
-
-        for name in ("libcst.metadata.scope_provider", "castlint.cache", "castlint.positions",
-                     "castlint.prune", "castlint.analysis.dataflow"):
-            importlib.import_module(name)
-    gc.freeze()  # forked workers then share the parent's objects without copying their pages
+    _init_worker(settings)
+    # As in a worker, no cyclic GC while libcst builds trees (it would walk them
+    # over and over); collect now and then instead, since this process lives on.
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        yield from _pool_phases(todo, jobs, context, progress, (settings, True, os.getpid()))
-    finally:
-        gc.unfreeze()  # a long-lived caller (an editor, a test run) must not keep them forever
-
-
-def _pool_phases(todo, jobs, context, progress, initargs):
-    from concurrent.futures import ProcessPoolExecutor
-
-    size = max(32, min(256, len(todo) // (jobs * 4) + 1))
-    batches = [todo[i:i + size] for i in range(0, len(todo), size)]
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
-                             initargs=initargs) as pool:
-        to_parse = []
-        for batch in pool.map(_scan_batch, batches):
-            done = 0
-            for kind, what, extra in batch:
-                if kind == "skip":
-                    done += 1
-                    yield FileResult(path=what, skipped=True), extra
-                elif kind == "done":
-                    done += 1
-                    yield what, extra
-                else:
-                    to_parse.append((-extra, what))
-            if progress and done:
-                progress(done)
-        to_parse.sort()
-        for item in pool.map(_check_one, [path for _, path in to_parse]):
+        parsed = 0
+        for path in todo:
+            item = _check_one(path)
+            if item[0].mode in ("pruned", "full"):
+                parsed += 1
+                if parsed % 8 == 0:
+                    gc.collect()
             yield item
             if progress:
                 progress(1)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def call_checked(fn: Callable, args: tuple, config: Config):
+    """fn(*args) in a worker of its own, under the per-file limits: (value, None), or
+    (None, Lost) when the worker died or ran out of time. For one file outside a run
+    (stdin); in this process under CASTLINT_IN_PROCESS=1."""
+    if not isolated():
+        return fn(*args), None
+    from castlint.workers import call_isolated
+
+    return call_isolated(fn, args, worker_limits(config, 1))
+
+
+def check_source(path: str, source: bytes, tables: Tables, config: Config) -> FileResult:
+    """check_file on bytes that are not on disk (stdin), in a worker: a file that crashes
+    the parser or runs past a limit is its own FileError."""
+    result, lost = call_checked(check_file, (path, tables, config, config.cost_model(tables), None, True, source),
+                                config)
+    return lost_result(path, lost) if lost is not None else result

@@ -46,6 +46,7 @@ class NoqaOutcome:
     files: List[str] = field(default_factory=list)
     errors: List[FileError] = field(default_factory=list)
     unplaced: List[Tuple[str, int, str]] = field(default_factory=list)  # (path, line, code) with no line to take it
+    notes: List[Tuple[str, str]] = field(default_factory=list)  # (path, why it was not written)
 
 
 def _decode(source: bytes) -> Tuple[str, str, bool]:
@@ -120,16 +121,26 @@ def add_to_source(source: bytes, spans: Iterable[Tuple[int, int, str]]) -> Tuple
     return (BOM + data if bom else data), len(wanted), unplaced
 
 
-def add_noqa(findings) -> NoqaOutcome:
-    """Write suppressions for findings into their files (see the module docs)."""
-    from castlint.fixes.write import read_snapshot, write_or_error
+def add_noqa(findings, roots: Optional[Iterable[str]] = None, follow_symlinks_outside: bool = False) -> NoqaOutcome:
+    """Write suppressions for findings into their files (see the module docs).
+
+    roots: the paths the run was given (default: the findings' files). As `castlint fix`
+    does, a file that is a symlink (or lies under one) whose target is outside every root
+    is not written unless follow_symlinks_outside; it gets a note instead."""
+    from castlint.fixes.write import outside, read_snapshot, roots_of, write_or_error
 
     outcome = NoqaOutcome()
     by_path: Dict[str, List[Tuple[int, int, str]]] = {}
     for f in findings:
         if not _never(f.code):
             by_path.setdefault(f.path, []).append((f.start.line, f.end.line, f.code))
+    real_roots = roots_of(list(roots) if roots is not None else by_path)
     for path in sorted(by_path):
+        target = None if follow_symlinks_outside else outside(path, real_roots)
+        if target is not None:
+            outcome.notes.append((path, f"not written: a symlink to {target}, outside the checked paths "
+                                        "(--follow-symlinks-outside writes through it)"))
+            continue
         try:
             source, snapshot = read_snapshot(path)
             new, edited, unplaced = add_to_source(source, by_path[path])

@@ -173,7 +173,7 @@ class GitHubClient:
                  timeout: float = 30.0, sleep: Callable[[float], None] = time.sleep,
                  log: Optional[Callable[[str], None]] = None):
         self.api_url = api_url.rstrip("/")
-        self._token = token
+        self._token = token.strip()  # a token read from a file ends in a newline; no header may carry one
         self.user_agent = user_agent
         self.max_retries, self.max_wait, self.backoff, self.timeout = max_retries, max_wait, backoff, timeout
         self._sleep = sleep
@@ -214,10 +214,42 @@ class GitHubClient:
         return None
 
     def request(self, method: str, path: str, *, params: Optional[dict] = None, body: Any = None) -> Response:
+        """One API call (retried, paginated by the caller). A GitHubError never carries the
+        token, in any form (castlint.bot.secrets), whatever the server or http.client said."""
+        try:
+            return self._request(method, path, params=params, body=body)
+        except GitHubError as exc:
+            raise self._scrubbed(exc) from None
+
+    def _scrubbed(self, exc: GitHubError) -> GitHubError:
+        from castlint.bot.secrets import redact
+
+        clean = type(exc).__new__(type(exc))
+        GitHubError.__init__(clean, exc.status, exc.method, redact(exc.path, [self._token]),
+                             redact(exc.api_message, [self._token]))
+        return clean
+
+    def _outgoing(self, body: Any) -> bytes:
+        """The request body as JSON, with no form of the token in it: what the bot posts (a
+        comment quoting the checked code) is public on the pull request."""
+        from castlint.bot.secrets import redact
+
+        text = json.dumps(body)
+        return redact(text, [self._token]).encode("utf-8") if self._token else text.encode("utf-8")
+
+    def _say(self, message: str) -> None:
+        from castlint.bot.secrets import redact
+
+        self._log(redact(message, [self._token]))
+
+    def _request(self, method: str, path: str, *, params: Optional[dict] = None, body: Any = None) -> Response:
         url = self._url(path, params)
         if _origin(url) != _origin(self.api_url):
             raise GitHubError(0, method, self._display(url), "refusing to send the token to another host")
-        data = None if body is None else json.dumps(body).encode("utf-8")
+        if any(ord(c) < 32 or ord(c) == 127 for c in self._token):
+            raise GitHubError(0, method, self._display(url), "the token holds a line break or another control "
+                                                             "character; it cannot be sent (check GITHUB_TOKEN)")
+        data = None if body is None else self._outgoing(body)
         attempt, delay = 0, self.backoff
         while True:
             attempt += 1
@@ -263,13 +295,13 @@ class GitHubClient:
                             raise RateLimited(status, method, shown,
                                               f"rate limited ({message}); retry in {wait:.0f} s exceeds the "
                                               f"{self.max_wait:.0f} s this job waits") from None
-                        self._log(f"rate limited by GitHub ({status}); waiting {wait:.0f} s")
+                        self._say(f"rate limited by GitHub ({status}); waiting {wait:.0f} s")
                         self._sleep(wait)
                         continue
                 if status in (401, 403) or (status == 404 and method != "GET"):
                     raise PermissionDenied(status, method, shown, message) from None
                 if status in RETRY_STATUS and attempt <= self.max_retries:
-                    self._log(f"GitHub answered {status} to {method} {shown}; retrying in {delay:.0f} s")
+                    self._say(f"GitHub answered {status} to {method} {shown}; retrying in {delay:.0f} s")
                     self._sleep(delay)
                     delay = min(delay * 2, 60.0)
                     continue
@@ -277,7 +309,7 @@ class GitHubClient:
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
                 reason = getattr(exc, "reason", exc)
                 if attempt <= self.max_retries:
-                    self._log(f"cannot reach GitHub ({reason}); retrying in {delay:.0f} s")
+                    self._say(f"cannot reach GitHub ({reason}); retrying in {delay:.0f} s")
                     self._sleep(delay)
                     delay = min(delay * 2, 60.0)
                     continue

@@ -56,7 +56,7 @@ class Context:
     repo: str
     api_url: str
     server_url: str
-    token: Optional[str]
+    token: Optional[str] = field(repr=False)  # never in a repr, an error or a log line
     pr_number: Optional[int]
     head_sha: str
     base_sha: Optional[str]
@@ -73,10 +73,10 @@ class Output:
     secrets: List[str] = field(default_factory=list)
 
     def redact(self, text: str) -> str:
-        for secret in self.secrets:
-            if secret:
-                text = text.replace(secret, "***")
-        return text
+        """text with the token in any form (as is, stripped, repr, percent-encoded, ...) as ***."""
+        from castlint.bot.secrets import redact
+
+        return redact(text, self.secrets)
 
     def print(self, text: str = "") -> None:
         self.out.write(self.redact(text) + ("" if text.endswith("\n") else "\n"))
@@ -113,7 +113,7 @@ def load_context(env) -> Context:
         repo=repo,
         api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
         server_url=(env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
-        token=env.get("GITHUB_TOKEN") or None,
+        token=(env.get("GITHUB_TOKEN") or "").strip() or None,  # a token read from a file ends in a newline
         pr_number=int(number) if number else None,
         head_sha=head_sha or env.get("GITHUB_SHA") or "HEAD",
         base_sha=base_sha,
@@ -259,7 +259,7 @@ def run_bot(paths: Optional[Sequence[str]] = None, diff_base: Optional[str] = No
 
 def _run(output: Output, env, options: BotOptions) -> int:
     from castlint import __version__
-    from castlint.fixes.suggestions import suggest_fixes
+    from castlint.fixes import safe_suggestions
 
     ctx = load_context(env)
     client = None
@@ -275,7 +275,7 @@ def _run(output: Output, env, options: BotOptions) -> int:
     findings, errors = checked.findings, checked.errors
     report = PullRequestReport(
         checked=checked, paths={i: display_path(f.path, ctx.workspace) for i, f in enumerate(findings)},
-        fixes=suggest_fixes(findings, checked.tables, checked.config),
+        fixes=safe_suggestions(findings, checked.tables, checked.config),
         links=comment_mod.Links(ctx.server_url, ctx.repo, ctx.head_sha), version=__version__)
     status = EXIT_ERROR if errors else (EXIT_FINDINGS if findings and not options.exit_zero else EXIT_CLEAN)
     _write_step_summary(output, env, report)

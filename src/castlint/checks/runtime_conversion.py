@@ -38,8 +38,9 @@ class RuntimeWholeBufferConversion(Rule):
         "    return self.pool.get_key_buffer(layer_id)[loc].to(q.dtype)  # only the rows read\n",
     )
     INVALID = (
+        # an accessor named at run time: no static analysis can tell which method this is
         ("def forward(self, layer_id, q, loc):\n"
-         "    read = getattr(self.pool, 'get_key_buffer')\n"
+         "    read = getattr(self.pool, self.accessor_name)\n"
          "    return read(layer_id).to(q.dtype)\n", (3,)),
     )
 

@@ -20,12 +20,13 @@ from castlint.fixes import cast_after_gather, flashinfer_mla  # noqa: F401 - reg
 from castlint.fixes.base import (
     API_CHOICES, Codemod, CodemodResult, FixError, FixOptions, SourceFix, codemod_named, registered_codemods,
 )
-from castlint.fixes.write import outside, remove_stale_temps, roots_of, write_or_error
+from castlint.fixes.write import keep_line_endings, outside, remove_stale_temps, roots_of, write_or_error
 from castlint.models import FileError
 from castlint.tables import Tables
 
 __all__ = ["API_CHOICES", "Codemod", "CodemodResult", "FixError", "FixOptions", "FixOutcome", "SourceFix",
-           "Fixer", "apply_fixes", "codemod_named", "fix_files", "fix_source", "unified_diff", "write_fixes"]
+           "Fixer", "apply_fixes", "codemod_named", "fix_files", "fix_source", "safe_suggestions", "unified_diff",
+           "write_fixes"]
 
 
 @dataclass
@@ -79,7 +80,7 @@ def apply_fixes(source: bytes, ctx, findings: list, options: Optional[FixOptions
         if done.module is not module:
             result.fixed += wanted
             module = done.module
-    new_source = module.bytes
+    new_source = keep_line_endings(source, module.bytes)  # the file's line endings, its final byte too
     if new_source == source:
         result.remaining = list(findings)
         return result
@@ -177,3 +178,15 @@ def fix_files(files: Sequence[str], tables: Tables, config: Config, options: Fix
     outcome = write_fixes(run.results, options, files, roots=roots, follow_symlinks_outside=follow_symlinks_outside)
     outcome.errors += [e for result in run.results for e in result.errors if e.kind == "fix"]
     return outcome
+
+
+def safe_suggestions(findings: Sequence, tables: Tables, config: Config) -> dict:
+    """castlint.fixes.suggestions.suggest_fixes in a worker (castlint.engine.call_checked): it
+    parses the fixable files again, and no file may crash the run there either ({} if one does)."""
+    if not any(f.fixable for f in findings):
+        return {}
+    from castlint.engine import call_checked
+    from castlint.fixes.suggestions import suggest_fixes
+
+    value, lost = call_checked(suggest_fixes, (findings, tables, config), config)
+    return value if lost is None else {}

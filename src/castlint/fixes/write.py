@@ -47,6 +47,11 @@ class StaleFileError(Exception):
     """The file changed on disk after castlint read it (before or while castlint wrote it)."""
 
 
+class NotWritten(Exception):
+    """castlint will not rewrite this file: the rewrite could not keep what the file is
+    beyond its bytes (a second hard link, its owner or group)."""
+
+
 @dataclass(frozen=True)
 class Snapshot:
     path: str
@@ -102,7 +107,7 @@ def write_or_error(path: str, data: bytes, snapshot: Snapshot):
 
     try:
         atomic_write(path, data, snapshot)
-    except StaleFileError as exc:
+    except (StaleFileError, NotWritten) as exc:
         return FileError(path, 0, str(exc), "fix")
     except OSError as exc:
         return FileError(path, 0, f"cannot write: {exc.strerror or exc}", "fix")
@@ -161,6 +166,10 @@ def _atomic_write(path: str, data: bytes, snapshot: Snapshot) -> None:
     st = os.stat(real)
     if not snapshot.matches(st):
         raise _stale(path)
+    if st.st_nlink > 1:
+        raise NotWritten(f"{path} has {st.st_nlink} hard links: a rewrite (a new file renamed over it) would "
+                         "leave the other names with the old content; not written (fix a copy, or break the "
+                         "link, then run castlint again)")
     folder = os.path.dirname(real) or "."
     fd, tmp = _create_temp(folder)
     ours = None
@@ -168,11 +177,7 @@ def _atomic_write(path: str, data: bytes, snapshot: Snapshot) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            try:
-                os.fchown(fh.fileno(), st.st_uid, st.st_gid)
-            except (AttributeError, OSError):
-                pass
-            os.fchmod(fh.fileno(), stat.S_IMODE(st.st_mode))  # after chown, which may clear set-id bits
+            _keep_attributes(fh.fileno(), path, real, st)
             os.fsync(fh.fileno())
             ours = os.fstat(fh.fileno())
         # The last look before the rename: the same file (inode), size, mtime and bytes.
@@ -187,6 +192,37 @@ def _atomic_write(path: str, data: bytes, snapshot: Snapshot) -> None:
         _unlink(tmp)
         raise
     _fsync_dir(folder)
+
+
+def _keep_attributes(fd: int, path: str, real: str, st: os.stat_result) -> None:
+    """Give the new file (fd) what the old one had beyond its bytes: owner and group (when
+    castlint may: as root, or the owner setting one of its own groups), extended attributes
+    (ACLs, user.* tags; those the system will not copy are left), then the mode, set-id bits
+    included. A file whose owner or group the rewrite could not keep is not written."""
+    try:
+        os.fchown(fd, st.st_uid, st.st_gid)
+    except (AttributeError, OSError):
+        pass
+    now = os.fstat(fd)
+    if (now.st_uid, now.st_gid) != (st.st_uid, st.st_gid):
+        raise NotWritten(f"{path} belongs to uid {st.st_uid}, gid {st.st_gid}; castlint runs as uid {os.geteuid()} "
+                         "and a rewrite would change the file's owner or group; not written (run castlint as its "
+                         "owner, or as root)")
+    for name in _xattr_names(real):
+        try:
+            os.setxattr(fd, name, os.getxattr(real, name, follow_symlinks=False))
+        except OSError:  # security.* labels and the like: the system decides
+            pass
+    os.fchmod(fd, stat.S_IMODE(st.st_mode))  # last: chown may clear set-id bits, an ACL sets the group bits
+
+
+def _xattr_names(real: str) -> list:
+    if not hasattr(os, "listxattr"):
+        return []
+    try:
+        return os.listxattr(real, follow_symlinks=False)
+    except OSError:  # not supported on this file system
+        return []
 
 
 def _settle_exchange(path: str, real: str, tmp: str, snapshot: Snapshot, ours: os.stat_result) -> None:
@@ -314,6 +350,63 @@ def _exchange(a: str, b: str) -> bool:
         _exchange_off.add(dev)  # not on this file system: the fallback, from now on
         return False
     raise OSError(err, os.strerror(err), b)
+
+
+# -- line endings ----------------------------------------------------------------------
+
+def _ending(line: bytes) -> bytes:
+    if line.endswith(b"\r\n"):
+        return b"\r\n"
+    if line.endswith((b"\n", b"\r")):
+        return line[-1:]
+    return b""
+
+
+def dominant_ending(data: bytes) -> Optional[bytes]:
+    """The line ending most lines of data end in (CRLF, LF or CR; LF on a tie); None when no line ends."""
+    crlf = data.count(b"\r\n")
+    counts = {b"\n": data.count(b"\n") - crlf, b"\r\n": crlf, b"\r": data.count(b"\r") - crlf}
+    best = max(counts, key=lambda e: counts[e])
+    return best if counts[best] else None
+
+
+def keep_line_endings(old: bytes, new: bytes) -> bytes:
+    """new (a fix of old), with the line endings of the file: a line the fix changed in place
+    keeps its own ending, a line it added gets the file's dominant one, and the file keeps
+    its final line break (libcst drops the last CR of a CR-only file; code a codemod builds
+    from a template ends its lines in LF, whatever the file uses). Lines the fix did not
+    touch are not looked at: a file with mixed endings keeps them."""
+    ending = dominant_ending(old)
+    if ending is None or new == old:
+        return new
+    if _ending(old) and new and not _ending(new):
+        new += _ending(old)
+    if ending == b"\n" and b"\r" not in new:
+        return new  # the common case: LF everywhere
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    if all(_ending(line) in (ending, b"") for line in new_lines) and b"\r" not in old.replace(ending, b""):
+        return new
+    import difflib
+
+    head = 0
+    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while (tail < min(len(old_lines), len(new_lines)) - head
+           and old_lines[-1 - tail] == new_lines[-1 - tail]):
+        tail += 1
+    a, b = old_lines[head:len(old_lines) - tail], new_lines[head:len(new_lines) - tail]
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal" or tag == "delete":
+            continue
+        same_shape = tag == "replace" and i2 - i1 == j2 - j1
+        for k in range(j2 - j1):
+            line = b[j1 + k]
+            have = _ending(line)
+            want = (_ending(a[i1 + k]) or ending) if same_shape else ending
+            if have and have != want:
+                b[j1 + k] = line[:-len(have)] + want
+    return b"".join(new_lines[:head] + b + new_lines[len(new_lines) - tail:])
 
 
 # -- symlinks that leave the checked paths ----------------------------------------------

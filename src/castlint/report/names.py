@@ -18,6 +18,8 @@ import os
 from typing import Any
 from urllib.parse import quote_from_bytes
 
+from castlint.common.terminal import terminal_safe, terminal_safe_lines  # noqa: F401 - re-exported
+
 
 def is_clean(text: str) -> bool:
     """True when text encodes as UTF-8 (no lone surrogates)."""
@@ -44,8 +46,9 @@ def display(text: str) -> str:
 
 
 def escaped(text: str) -> str:
-    """Valid Unicode for people: undecodable bytes become \\xNN."""
-    return text if is_clean(text) else raw_bytes(text).decode("utf-8", "backslashreplace")
+    """Valid Unicode for people, safe on a terminal: undecodable bytes become \\xNN, and
+    control characters are written out (terminal_safe)."""
+    return terminal_safe(text if is_clean(text) else raw_bytes(text).decode("utf-8", "backslashreplace"))
 
 
 def uri_path(text: str) -> str:
