@@ -224,6 +224,10 @@ CASES = {
                         "[forward_batch.kv_indices]\n", "unsafe", "another tensor"),
     "dtype-expression-call": (DEF + "    latent = self.token_to_kv_pool.get_key_buffer(layer.layer_id)"
                               ".to(dtype=self.dtypes[layer.layer_id])\n" + READ, "unsafe", "not a plain name"),
+    # issue 19: an attention wrapper's run() writes its output and workspace, and nothing proves that
+    # `self.decode_wrapper` holds no view of the pool (it was "safe" while it received neither)
+    "wrapper-run-between": (DEF + CAST + "    o = self.decode_wrapper.run(q, q, q, q)\n" + READ, "unsafe",
+                            "line 7 calls `self.decode_wrapper.run(...)`"),
     "index-calls-self": (DEF + "    return self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)"
                          "[self._locs(forward_batch)]\n", "unsafe", "may write"),
     # -- safe
@@ -240,7 +244,6 @@ CASES = {
                        "    by = {i: latent[i] for i in forward_batch.locs}\n"
                        "    return torch.cat([rows] + more + list(latent[i] for i in forward_batch.locs)), by\n",
                        "safe", ""),
-    "wrapper-run-between": (DEF + CAST + "    o = self.decode_wrapper.run(q, q, q, q)\n" + READ, "safe", ""),
     "gathered-rows-passed-on": (DEF + CAST + "    rows = latent[forward_batch.kv_indices]\n"
                                 "    out = self.attend(q, latent[forward_batch.prefix_loc], rows)\n"
                                 "    return out\n", "safe", ""),

@@ -26,6 +26,9 @@ FIX_OPTIONS = {
     "cast_after_gather_refused.out.py": FixOptions(unsafe=True),  # nothing is offered, even unsafe
     "cast_after_gather_unsafe.out.py": FixOptions(),  # nothing applied without the flag
     "cast_after_gather_unsafe.unsafe.out.py": FixOptions(unsafe=True),
+    "cast_after_gather_hazards.out.py": FixOptions(),  # issue 19: every move is unsafe, none applied
+    "cast_after_gather_hazards.unsafe.out.py": FixOptions(unsafe=True),  # applied: each changes its method
+    "cast_after_gather_readonly.out.py": FixOptions(),  # only read-only code in between: safe
     "mla_two_sources.out.py": FixOptions(),  # refused: run() also reads a draft buffer
 }
 FIX = sorted((FIXTURES / "fix").glob("*.out.py"))

@@ -8,42 +8,70 @@ old and the new position of the cast*. `assess()` proves that, or says why not:
 
 - every read of the converted value is rewritten: uses in comprehensions,
   lambdas and nested functions included (they are found through the
-  assignment's references, not only the function scope's accesses);
+  assignment's references, not only the function scope's accesses), and no
+  other value of the variable reaches a rewritten read: it is a local of the
+  function with one binding (a walrus in a comprehension, a `global`/`nonlocal`
+  and a module or class variable are other values or other readers);
 - the dtype/device expressions read at the new position are the ones read at
   the old one: no rebinding of their names (assignment, `for`, `with ... as`,
   walrus, `del`, import, def) and no assignment to an attribute of their chain
   in between; no comprehension or lambda that shadows them at the use;
 - nothing in between writes to the source tensor: the old code gathered from a
-  snapshot taken at the cast, the new one from the live pool. A write is an
-  index assignment into the pool or an alias of it, an augmented assignment of
-  an alias, an in-place method (`copy_`, `index_copy_`, any `*_`) on one,
-  `set_kv_buffer`-like stores on any receiver.
+  snapshot taken at the cast, the new one from the live pool. "In between" is
+  every expression evaluated after the old position of the cast and before a
+  gather: the statements between, the whole loop when a loop repeats a gather
+  without the cast, the gather's own index, the test of a conditional
+  expression and the clauses of a comprehension the gather is in, the
+  arguments evaluated before it, a call that encloses one gather and runs
+  before a later one, and the `__exit__` of a `with` the cast is in.
 
-Those are definite problems: the fix is not offered, and the finding says why.
-What may or may not write or rebind - a call that receives the pool, its owner
-or an object on the dtype's attribute chain, a method of the pool owner that is
-not a known read, a use that runs later (lambda, nested def, generator), an
-`await`/`yield` in between, a dtype expression that is itself a call, a cast
-that also moves devices or takes another tensor's dtype and device - makes the
-fix *unsafe*: offered only with --unsafe-fixes, with the reason.
+Under aliasing a call need not receive the pool to write it: an object that
+holds the pool, or a function that writes through a pointer table, may store
+K/V without being given either. So only what is *proven* harmless may run in
+between: calls proven read-only by rules/casts.toml [cast_motion] (read_methods,
+read_functions; with the accessor, gather, view and cast names of the other
+tables), in-place tensor methods and index assignments whose target is provably
+distinct from the pool (a literal, an operator's result, a parameter or a local
+built only from those), operators, attribute and index reads. Any other call
+(an unknown function or method, a callable held in a variable or attribute, a
+constructor, a decorator), an attribute assignment (a property or `__setattr__`
+is a call), `del`, `with` (`__enter__`/`__exit__`), an import, a class
+definition, `await`/`yield`, makes the fix *unsafe*: offered only with
+--unsafe-fixes, with the reason naming the line and the call.
+
+Definite problems - a store into a pool (`set_kv_buffer` and the like), an index
+assignment or in-place method on the pool or an alias of it, a rebinding of the
+dtype, a read the rewrite cannot take - mean no fix at all, and the finding says
+why. Also unsafe: a use that runs later (lambda, nested def, generator), a dtype
+expression that is itself a call, a cast that also moves devices or takes
+another tensor's dtype and device.
 
 CL003 calls `assess()` and attaches the result to its finding, so a finding carries
 `[*]` exactly when castlint.fixes.cast_after_gather applies it by default.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
+from libcst.metadata import ClassScope, ComprehensionScope, FunctionScope, GlobalScope
 
-from castlint.analysis.dataflow import Origin, dotted, iter_nodes
+from castlint.analysis.dataflow import Origin, children, dotted, iter_nodes
 from castlint.analysis.gathers import gathered_cast, names_dtype_attribute
 from castlint.models import FixSafety
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
+_LOOPS = (cst.For, cst.While) + _COMPREHENSIONS  # a comprehension runs its element once per item
+_CONSTANTS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float, cst.Imaginary,
+              cst.Ellipsis)
+_NEW_VALUES = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Lambda)  # a new object each time
+_DISPLAYS = (cst.List, cst.Tuple, cst.Set, cst.Dict) + _COMPREHENSIONS
+_KEYWORD_NAMES = ("None", "True", "False")
+# torch's convention: a function given `out=` writes its result into that tensor
+_OUT_KEYWORD = "out"
 
 
 @dataclass(frozen=True)
@@ -51,10 +79,10 @@ class CastMove:
     """How (and whether) one CL003 finding is fixed."""
 
     form: str  # "direct" | "variable"
-    safety: Optional[FixSafety]  # None: the fix is not offered
+    safety: FixSafety | None  # None: the fix is not offered
     reason: str = ""  # why unsafe / why not offered; "" when safe
-    uses: Tuple[cst.Name, ...] = field(default=(), compare=False)  # variable form: every read to rewrite
-    call: Optional[cst.Call] = field(default=None, compare=False)  # the outermost cast of the chain
+    uses: tuple[cst.Name, ...] = field(default=(), compare=False)  # variable form: every read to rewrite
+    call: cst.Call | None = field(default=None, compare=False)  # the outermost cast of the chain
     depth: int = 1  # how many casts are stacked: `pool.to(a).to(b)` is 2; all move at once
 
 
@@ -77,7 +105,7 @@ def _names_a_dtype(analysis, call: cst.Call) -> bool:
     return target is not None and not target.endswith(".dtype")
 
 
-def cast_chain(call: cst.Call, depth: int) -> Tuple[cst.BaseExpression, List[cst.Call]]:
+def cast_chain(call: cst.Call, depth: int) -> tuple[cst.BaseExpression, list[cst.Call]]:
     """(the pool expression, the casts applied to it, innermost first)."""
     chain, node = [], call
     for _ in range(depth):
@@ -86,7 +114,7 @@ def cast_chain(call: cst.Call, depth: int) -> Tuple[cst.BaseExpression, List[cst
     return node, list(reversed(chain))
 
 
-def _pos(analysis, node) -> Tuple[int, int, int, int]:
+def _pos(analysis, node) -> tuple[int, int, int, int]:
     """Position in the analysed tree (a pruned copy keeps its own coordinates)."""
     r = analysis.positions[node]
     return r.start.line, r.start.column, r.end.line, r.end.column
@@ -105,15 +133,13 @@ def _is_prefix(short: str, long: str) -> bool:
     return long == short or long.startswith(short + ".")
 
 
-def _root(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+def _root(expr: cst.BaseExpression) -> cst.BaseExpression | None:
     """The object an expression is taken from: `a.b[i].c(x)` -> `a.b` (dotted), `x` -> `x`."""
     node = expr
     while True:
         if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) is not None:
             return node
-        if isinstance(node, cst.Subscript):
-            node = node.value
-        elif isinstance(node, cst.Attribute):
+        if isinstance(node, (cst.Subscript, cst.Attribute)):
             node = node.value
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             node = node.func.value
@@ -121,11 +147,11 @@ def _root(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
             return None
 
 
-def _owner_chains(analysis, pool: cst.BaseExpression, depth: int = 0) -> Set[str]:
+def _owner_chains(analysis, pool: cst.BaseExpression, depth: int = 0) -> set[str]:
     """Dotted chains naming the pool tensor or the object it is read from:
     `self.token_to_kv_pool.get_key_buffer(i)` -> {self.token_to_kv_pool};
     `self.kv_buffer[i]` -> {self.kv_buffer}; a local alias -> its own chains too."""
-    chains: Set[str] = set()
+    chains: set[str] = set()
     node = pool
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
         node = node.func.value
@@ -148,13 +174,13 @@ def _owner_chains(analysis, pool: cst.BaseExpression, depth: int = 0) -> Set[str
 # -- where the code between the old and the new cast position lies ----------------
 
 
-def _in_loop_with(analysis, node, stop) -> List[cst.CSTNode]:
-    """Loops around node, innermost first, up to (not including) stop."""
+def _in_loop_with(analysis, node, stop) -> list[cst.CSTNode]:
+    """Loops (and comprehensions) around node, innermost first, up to (not including) stop."""
     loops = []
     for anc in analysis.ancestors(node):
         if anc is stop:
             break
-        if isinstance(anc, (cst.For, cst.While)):
+        if isinstance(anc, _LOOPS):
             loops.append(anc)
         if isinstance(anc, _SCOPES):
             break
@@ -165,8 +191,8 @@ def _contains(analysis, outer, inner) -> bool:
     return any(anc is outer for anc in analysis.ancestors(inner))
 
 
-def _region_nodes(analysis, body: cst.CSTNode, start: Tuple[int, int], end: Tuple[int, int], skip: Set[int],
-                  after: Set[int] = frozenset()):
+def _region_nodes(analysis, body: cst.CSTNode, start: tuple[int, int], end: tuple[int, int], skip: set[int],
+                  after: set[int] = frozenset()):
     """Nodes of body that start inside [start, end), not descending into defs/lambdas
     (defined, not run) or into the nodes in skip. Nodes in `after` (what encloses a gather,
     and so runs after it: `f(x[i])`) are not yielded, but their other parts are."""
@@ -186,10 +212,10 @@ def _region_nodes(analysis, body: cst.CSTNode, start: Tuple[int, int], end: Tupl
         if isinstance(node, cst.Lambda):
             stack.append(node.params)
             continue
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(children(node)))
 
 
-def _binds(node: cst.CSTNode) -> List[cst.BaseExpression]:
+def _binds(node: cst.CSTNode) -> list[cst.BaseExpression]:
     """Targets a statement/expression node binds or deletes (in its own scope)."""
     if isinstance(node, cst.Assign):
         return [t.target for t in node.targets]
@@ -218,7 +244,7 @@ def _binds(node: cst.CSTNode) -> List[cst.BaseExpression]:
     return []
 
 
-def _flat_targets(target: cst.BaseExpression) -> List[cst.BaseExpression]:
+def _flat_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     if isinstance(target, (cst.Tuple, cst.List)):
         out = []
         for el in target.elements:
@@ -229,9 +255,9 @@ def _flat_targets(target: cst.BaseExpression) -> List[cst.BaseExpression]:
     return [target]
 
 
-def _comp_targets(node: cst.CSTNode) -> Set[int]:
+def _comp_targets(node: cst.CSTNode) -> set[int]:
     """ids of comprehension `for` targets (they bind in the comprehension's own scope)."""
-    ids: Set[int] = set()
+    ids: set[int] = set()
     for comp in iter_nodes(node, cst.CompFor):
         for t in iter_nodes(comp.target, cst.Name):
             ids.add(id(t))
@@ -245,10 +271,10 @@ def _comp_targets(node: cst.CSTNode) -> Set[int]:
 class _Moved:
     """What the moved casts read: names, attribute chains, and why that may be unsafe."""
 
-    names: Set[str] = field(default_factory=set)  # root names
-    chains: Set[str] = field(default_factory=set)  # dotted chains (len >= 2)
-    owners: Set[str] = field(default_factory=set)  # proper prefixes whose methods may rebind the chain
-    unsafe: List[str] = field(default_factory=list)
+    names: set[str] = field(default_factory=set)  # root names
+    chains: set[str] = field(default_factory=set)  # dotted chains (len >= 2)
+    owners: set[str] = field(default_factory=set)  # proper prefixes whose methods may rebind the chain
+    unsafe: list[str] = field(default_factory=list)
 
 
 def _moved_expressions(analysis, casts: Sequence[cst.Call]) -> _Moved:
@@ -306,8 +332,8 @@ def _import_bound(analysis, expr: cst.BaseExpression) -> bool:
 
 class _Verdict:
     def __init__(self):
-        self.refuse: List[str] = []
-        self.unsafe: List[str] = []
+        self.refuse: list[str] = []
+        self.unsafe: list[str] = []
 
     def plan(self, form: str, uses=()) -> CastMove:
         if self.refuse:
@@ -317,7 +343,7 @@ class _Verdict:
         return CastMove(form, FixSafety.SAFE, "", tuple(uses))
 
 
-def _touches(analysis, expr: cst.BaseExpression, owners: Set[str], aliases: Set[str]) -> bool:
+def _touches(analysis, expr: cst.BaseExpression, owners: set[str], aliases: set[str]) -> bool:
     """Does expr denote the source tensor, a view of it, or an object it is read from?
 
     Gathered rows (`x[idx]`, `x.index_select(...)`) are copies: passing them on writes nothing back."""
@@ -341,85 +367,283 @@ def _touches(analysis, expr: cst.BaseExpression, owners: Set[str], aliases: Set[
         return False
 
 
-def _check_region(analysis, verdict: _Verdict, nodes, moved: _Moved, owners: Set[str], aliases: Set[str],
-                  comp_targets: Set[int], where: str):
-    """Look for writes to the source and rebinding of the moved expressions among nodes."""
+# -- what may run between the old and the new position of the cast -------------------
+#
+# Only what is proven harmless may run there: a write the proof cannot see (an object that
+# holds the pool, a function that writes through a pointer table) needs neither the pool nor
+# its owner as an argument. Definite writes to the pool refuse the fix; anything not proven
+# harmless makes it unsafe.
+
+
+def _known_methods(tables) -> set[str]:
+    """Method names proven read-only (rules/casts.toml [cast_motion] read_methods, and the
+    accessor, gather, view, cast and reinterpret names of the other tables)."""
+    return (set(tables.read_methods) | set(tables.accessors) | set(tables.gather_methods) | set(tables.view_methods)
+            | set(tables.tuple_view_methods) | set(tables.casts) | set(tables.reinterpret_methods))
+
+
+def _function_name(analysis, call: cst.Call) -> str | None:
+    """The qualified name of a called function, when the proof can name it: a builtin
+    (`len`) or an imported function (`torch.cat`); None for a local variable, a module
+    function of this file, a call result, a subscript, a lambda."""
+    if dotted(call.func) is None:
+        return None
+    name = analysis.call_name(call) or ""
+    if name.startswith("builtins."):
+        return name[len("builtins."):]
+    if "." not in name or "<locals>" in name:
+        return None  # defined in this module (or nowhere), or a local: not a builtin
+    return name
+
+
+def _is_method(analysis, func) -> bool:
+    """`obj.m(...)` on an object, not `module.function(...)`."""
+    return isinstance(func, cst.Attribute) and not _import_bound(analysis, func)
+
+
+def _read_only(analysis, call: cst.Call) -> bool:
+    """Is this call proven read-only by the tables (and given no `out=` to write into)?"""
+    if any(arg.keyword is not None and arg.keyword.value == _OUT_KEYWORD for arg in call.args):
+        return False
+    tables = analysis.tables
+    if _is_method(analysis, call.func):
+        return call.func.attr.value in _known_methods(tables)
+    name = _function_name(analysis, call)
+    return name is not None and (name in tables.read_functions or name in tables.gather_functions
+                                 or name in tables.view_functions)
+
+
+def _in_place(method: str | None) -> bool:
+    return method is not None and method.endswith("_") and not method.endswith("__")
+
+
+def _distinct(analysis, expr, depth: int = 0) -> bool:
+    """Is expr provably neither the pool nor an object that holds it? A constant, a display or
+    comprehension of such values, an operator's result (a new tensor), a parameter of the
+    function (the proof follows the pool from where it is read, not through the caller), a
+    local bound only to such values, an index or a read-only call (view, cast) of one.
+    An attribute is never distinct: the object may hold the pool."""
+    if depth > 6:
+        return False
+    if isinstance(expr, _CONSTANTS + _NEW_VALUES):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in _KEYWORD_NAMES or _distinct_name(analysis, expr, depth)
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+        return all(_distinct(analysis, el.value, depth + 1) for el in expr.elements)
+    if isinstance(expr, cst.Dict):
+        return all(_distinct(analysis, el.value, depth + 1) and (not isinstance(el, cst.DictElement)
+                   or _distinct(analysis, el.key, depth + 1)) for el in expr.elements)
+    if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return _distinct(analysis, expr.elt, depth + 1)
+    if isinstance(expr, cst.DictComp):
+        return _distinct(analysis, expr.key, depth + 1) and _distinct(analysis, expr.value, depth + 1)
+    if isinstance(expr, cst.Subscript):
+        return _distinct(analysis, expr.value, depth + 1)
+    if isinstance(expr, cst.NamedExpr):
+        return _distinct(analysis, expr.value, depth + 1)
+    if isinstance(expr, cst.BooleanOperation):  # `a or b` is one of its operands
+        return _distinct(analysis, expr.left, depth + 1) and _distinct(analysis, expr.right, depth + 1)
+    if isinstance(expr, cst.IfExp):
+        return _distinct(analysis, expr.body, depth + 1) and _distinct(analysis, expr.orelse, depth + 1)
+    if isinstance(expr, cst.Call) and _read_only(analysis, expr):
+        if _is_method(analysis, expr.func):  # a view or copy of the receiver (accessors return pools)
+            return (expr.func.attr.value not in analysis.tables.accessors
+                    and _distinct(analysis, expr.func.value, depth + 1))
+        return all(_distinct(analysis, arg.value, depth + 1) for arg in expr.args)
+    return False
+
+
+def _distinct_name(analysis, name: cst.Name, depth: int) -> bool:
+    scope = analysis.scopes.get(name)
+    if scope is None:
+        return False
+    assignments = [a for a in scope.assignments[name.value] if hasattr(a, "node")]
+    if not assignments or not isinstance(scope, (FunctionScope, ComprehensionScope)):
+        return False  # a global, a builtin, a closure variable: anything
+    for assignment in assignments:
+        node = assignment.node
+        param = node if isinstance(node, cst.Param) else analysis.parent(node)
+        if isinstance(param, cst.Param):
+            if _is_self(analysis, param):
+                return False  # the object the backend keeps the pool in
+            continue
+        kind, value, _ = analysis.binding(node) if isinstance(node, cst.Name) else (None, None, ())
+        if kind is None or value is None:
+            return False  # with ... as, except ... as, import, def: anything
+        if kind == "for":
+            value = _iterated_items(value)
+            if value is None:
+                return False
+        if not _distinct(analysis, value, depth + 1):
+            return False
+    return True
+
+
+def _iterated_items(iterable) -> cst.BaseExpression | None:
+    """What `for x in iterable` binds x to, as one expression to judge: the display itself
+    (every element), or None when the items are not visible."""
+    if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)):
+        return iterable
+    return None
+
+
+def _is_self(analysis, param: cst.Param) -> bool:
+    func = analysis.parent(analysis.parent(param))
+    if not isinstance(func, cst.FunctionDef) or analysis.method_class(func) is None:
+        return False
+    params = list(func.params.params)
+    return bool(params) and params[0] is param
+
+
+def _check_region(analysis, verdict: _Verdict, nodes, moved: _Moved, owners: set[str], aliases: set[str],
+                  ignored: set[int], where: str):
+    """Look for writes to the source, rebinding of the moved expressions, and anything not
+    proven harmless among nodes (the code that runs between the old and the new cast).
+    ignored: ids of binding targets that bind nothing in between (comprehension variables,
+    targets stored after the last gather)."""
     for node in nodes:
         line = _line(analysis, node)
-        _check_bindings(analysis, verdict, node, line, where, moved, owners, aliases, comp_targets)
-        if isinstance(node, (cst.Await, cst.Yield)):
-            verdict.unsafe.append(f"line {line} suspends the function {where} (other code may write the pool)")
+        _check_bindings(analysis, verdict, node, line, where, moved, owners, aliases, ignored)
         if isinstance(node, cst.Call):
             _check_call(analysis, verdict, node, line, where, moved, owners, aliases)
+            continue
+        effect = _statement_effect(analysis, node)
+        if effect is not None:
+            verdict.unsafe.append(f"line {line} {effect} {where}; {_MAY_WRITE}")
 
 
-def _check_bindings(analysis, verdict: _Verdict, node, line: int, where: str, moved: _Moved, owners: Set[str],
-                    aliases: Set[str], comp_targets: Set[int]) -> None:
-    """What node binds: a moved name, an attribute on a moved chain, rows of the pool, the pool in place."""
-    # rebinding of a moved name, or of an attribute on a moved chain
+_MAY_WRITE = "it is not proven read-only and may write the pool"
+_MAY_WRITE_CALL = "it is not proven read-only (rules/casts.toml [cast_motion]) and may write the pool"
+
+
+def _statement_effect(analysis, node) -> str | None:
+    """What a non-call node runs that may write the pool: implicit calls and suspensions."""
+    if isinstance(node, (cst.Await, cst.Yield)):
+        return f"suspends the function (`{'await' if isinstance(node, cst.Await) else 'yield'}`: other code runs)"
+    if isinstance(node, (cst.For, cst.CompFor)) and node.asynchronous is not None:
+        return "suspends the function (`async for`: other code runs)"
+    if isinstance(node, cst.With):
+        items = ", ".join(_code(analysis, item.item, 30) for item in node.items)
+        return f"enters and exits `with {items}` (`__enter__`/`__exit__` are calls)"
+    if isinstance(node, cst.Del):
+        return f"deletes `{_code(analysis, node.target)}` (`__del__`, `__delitem__` or `__delattr__` runs)"
+    if isinstance(node, (cst.Import, cst.ImportFrom)):
+        return "imports a module (its code may run)"
+    if isinstance(node, cst.ClassDef):
+        return f"defines the class `{node.name.value}` (its metaclass and `__init_subclass__` run)"
+    if isinstance(node, cst.Decorator):
+        return f"applies the decorator `@{_code(analysis, node.decorator)}` (a call)"
+    return None
+
+
+def _check_bindings(analysis, verdict: _Verdict, node, line: int, where: str, moved: _Moved, owners: set[str],
+                    aliases: set[str], ignored: set[int]) -> None:
+    """What node binds: a moved name, an attribute on a moved chain, rows of the pool, the pool in
+    place; an attribute anywhere (a property setter is a call), into anything that may hold the pool."""
     for target in _binds(node):
         for leaf in _flat_targets(target):
-            if isinstance(leaf, cst.Name) and id(leaf) not in comp_targets and leaf.value in moved.names:
-                verdict.refuse.append(f"`{leaf.value}` is rebound at line {line} {where}; the moved cast "
-                                      "would read the new value")
-            elif isinstance(leaf, cst.Attribute) and dotted(leaf) is not None and any(
-                    _is_prefix(dotted(leaf), c) for c in moved.chains):
-                verdict.refuse.append(f"`{dotted(leaf)}` is assigned at line {line} {where}; the moved cast "
-                                      "would read the new value")
-            elif isinstance(leaf, (cst.Subscript, cst.Attribute)) and not isinstance(node, (cst.For, cst.Del)) \
-                    and _touches(analysis, leaf.value, owners, aliases):
-                if isinstance(leaf, cst.Subscript) or leaf.attr.value == "data":
-                    verdict.refuse.append(f"line {line} writes into the pool (`{_code(analysis, leaf)} = ...`) "
-                                          f"{where}; the gather would read the new values")
-            elif isinstance(leaf, cst.Name) and isinstance(node, cst.AugAssign) and leaf.value in aliases:
-                operator = _code(analysis, node.operator)
-                verdict.refuse.append(f"line {line} updates the pool in place (`{leaf.value} {operator} ...`) "
-                                      f"{where}; the gather would read the new values")
+            problem = _binding_problem(analysis, node, leaf, line, moved, owners, aliases, ignored)
+            if problem is None:
+                continue
+            refuse, text = problem
+            if refuse and text.startswith("`"):
+                verdict.refuse.append(f"{text} {where}; the moved cast would read the new value")
+            elif refuse:
+                verdict.refuse.append(f"{text} {where}; the gather would read the new values")
+            else:
+                verdict.unsafe.append(f"{text} {where}; {_MAY_WRITE}")
 
 
-def _check_call(analysis, verdict: _Verdict, node: cst.Call, line: int, where: str, moved: _Moved, owners: Set[str],
-                aliases: Set[str]) -> None:
-    """A call in between: a store into a pool, a method of the pool or its owner, the pool passed on."""
-    tables = analysis.tables
+def _binding_problem(analysis, node, leaf, line: int, moved: _Moved, owners: set[str], aliases: set[str],
+                     ignored: set[int]) -> tuple[bool, str] | None:
+    """(refuse?, why) for one binding target, or None when it is harmless."""
+    if id(leaf) in ignored:
+        return None  # a comprehension's own variable, or stored after the last gather
+    if isinstance(leaf, cst.Name) and leaf.value in moved.names:
+        return True, f"`{leaf.value}` is rebound at line {line}"
+    if isinstance(node, cst.Del):
+        return None  # `del` is unsafe as a statement
+    if isinstance(leaf, cst.Name):
+        if isinstance(node, cst.AugAssign):
+            operator = _code(analysis, node.operator)
+            if leaf.value in aliases:
+                return True, f"line {line} updates the pool in place (`{leaf.value} {operator} ...`)"
+            if not _distinct(analysis, leaf):
+                return False, f"line {line} updates `{leaf.value}` in place (`{operator}`), which may be or hold the pool"
+        return None
+    text = dotted(leaf) if isinstance(leaf, cst.Attribute) else None
+    if text is not None and any(_is_prefix(text, c) for c in moved.chains):
+        return True, f"`{text}` is assigned at line {line}"
+    if isinstance(leaf, (cst.Subscript, cst.Attribute)) and not isinstance(node, cst.For) \
+            and _touches(analysis, leaf.value, owners, aliases) \
+            and (isinstance(leaf, cst.Subscript) or leaf.attr.value == "data"):
+        return True, f"line {line} writes into the pool (`{_code(analysis, leaf)} = ...`)"
+    if isinstance(leaf, cst.Attribute):
+        return False, f"line {line} assigns `{_code(analysis, leaf)}` (a property or `__setattr__` is a call)"
+    if isinstance(leaf, cst.Subscript) and not _distinct(analysis, leaf.value):
+        return False, f"line {line} writes into `{_code(analysis, leaf)}`, which may be or hold the pool"
+    return None
+
+
+def _check_call(analysis, verdict: _Verdict, node: cst.Call, line: int, where: str, moved: _Moved, owners: set[str],
+                aliases: set[str]) -> None:
+    """A call in between: refused when it certainly writes the pool, unsafe unless proven harmless."""
+    shown = _code(analysis, node.func)
+    written = _definite_write(analysis, node, owners, aliases)
+    if written is not None:
+        verdict.refuse.append(f"line {line} {written} {where}; the gather would read "
+                              + ("values written after the original cast" if written.startswith("stores")
+                                 else "the new values"))
+        return
+    why = _unproven_call(analysis, node, shown, moved, owners, aliases)
+    if why is not None:
+        rebinds = "cast's dtype" in why or "change the dtype" in why
+        verdict.unsafe.append(f"line {line} {why} {where}; " + (
+            "it may rebind what the cast's dtype is read from" if rebinds else _MAY_WRITE_CALL))
+
+
+def _definite_write(analysis, node: cst.Call, owners: set[str], aliases: set[str]) -> str | None:
+    """Why this call certainly writes the pool, if it does."""
     func = node.func
-    name = analysis.call_name(node) or ""
-    method = func.attr.value if isinstance(func, cst.Attribute) else None
-    receiver = func.value if isinstance(func, cst.Attribute) else None
+    method = func.attr.value if _is_method(analysis, func) else None
+    shown = _code(analysis, func)
     if method is not None and method.startswith("set_") and any(w in method for w in ("kv", "buffer", "cache")):
-        verdict.refuse.append(f"line {line} stores into a KV pool (`{_code(analysis, func)}(...)`) {where}; the gather "
-                              "would read values written after the original cast")
-        return
-    if method is not None and receiver is not None and _touches(analysis, receiver, owners, aliases):
-        if method.endswith("_") and not method.endswith("__"):
-            verdict.refuse.append(f"line {line} modifies the pool in place (`.{method}(...)`) {where}; the "
-                                  "gather would read the new values")
-            return
-        known = (method in tables.read_methods or method in tables.accessors or method in tables.gather_methods
-                 or method in tables.view_methods or method in tables.casts or method in tables.reinterpret_methods)
-        if not known:
-            verdict.unsafe.append(f"line {line} calls `{_code(analysis, func)}(...)` on the pool or its owner {where}; "
-                                  "it may write the pool")
-            return
-    elif method is not None and receiver is not None and dotted(receiver) in moved.owners:
-        verdict.unsafe.append(f"line {line} calls `{_code(analysis, func)}(...)` {where}; it may rebind what the "
-                              "cast's dtype is read from")
-        return
-    if name in tables.read_functions:
-        return
+        return f"stores into a KV pool (`{shown}(...)`)"
+    if _in_place(method) and _touches(analysis, func.value, owners, aliases):
+        return f"modifies the pool in place (`.{method}(...)`)"
+    if method is None and _in_place(analysis.call_name(node)) and any(
+            _touches(analysis, arg.value, owners, aliases) for arg in node.args):
+        return f"modifies the pool in place (`{shown}(...)`)"
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == _OUT_KEYWORD \
+                and _touches(analysis, arg.value, owners, aliases):
+            return f"writes into the pool (`{shown}(..., out=...)`)"
+    return None
+
+
+def _unproven_call(analysis, node: cst.Call, shown: str, moved: _Moved, owners: set[str],
+                   aliases: set[str]) -> str | None:
+    """Why a call (that does not certainly write the pool) is not proven harmless; None when it
+    is: read-only by the tables, or an in-place method of a tensor that is provably not the pool."""
+    func = node.func
+    method = func.attr.value if _is_method(analysis, func) else None
+    if method is not None and _touches(analysis, func.value, owners, aliases) and not _read_only(analysis, node):
+        return f"calls `{shown}(...)` on the pool or its owner"
+    if method is not None and dotted(func.value) in moved.owners and not _read_only(analysis, node):
+        return f"calls `{shown}(...)`, whose object the cast's dtype is read from"
+    if _read_only(analysis, node):
+        return None
+    if _in_place(method) and _distinct(analysis, func.value):
+        return None  # writes only its receiver, which is not the pool
     for arg in node.args:
         if _touches(analysis, arg.value, owners, aliases):
-            if name.endswith("_") and not name.endswith("__"):
-                verdict.refuse.append(f"line {line} modifies the pool in place (`{_code(analysis, func)}(...)`) "
-                                      f"{where}; the gather would read the new values")
-            else:
-                verdict.unsafe.append(f"line {line} passes the pool or its owner to `{_code(analysis, func)}(...)` "
-                                      f"{where}; it may write the pool")
-            break
-        text = dotted(arg.value)
-        if text is not None and text in moved.owners:
-            verdict.unsafe.append(f"line {line} passes `{text}` to `{_code(analysis, func)}(...)` {where}; it may "
-                                  "rebind what the cast's dtype is read from")
-            break
+            return f"passes the pool or its owner to `{shown}(...)`"
+        if dotted(arg.value) in moved.owners:
+            return f"passes `{dotted(arg.value)}` to `{shown}(...)`, which may change the dtype"
+    if dotted(func) is None:
+        return f"calls `{shown}(...)`, a callable the proof cannot name"
+    return f"calls `{shown}(...)`"
 
 
 def _scope_root(analysis, node) -> cst.CSTNode:
@@ -430,7 +654,7 @@ def _scope_root(analysis, node) -> cst.CSTNode:
     return analysis.module
 
 
-def _deferred(analysis, use, stop) -> Optional[str]:
+def _deferred(analysis, use, stop) -> str | None:
     """Why a use runs at some other time than the statement it is written in, if it does."""
     for anc in analysis.ancestors(use):
         if anc is stop:
@@ -450,12 +674,12 @@ def _deferred(analysis, use, stop) -> Optional[str]:
     return None
 
 
-def _shadowing(analysis, use, stop, names: Set[str]) -> Optional[str]:
+def _shadowing(analysis, use, stop, names: set[str]) -> str | None:
     """A comprehension/lambda/def between use and stop that binds one of names."""
     for anc in analysis.ancestors(use):
         if anc is stop:
             return None
-        bound: Set[str] = set()
+        bound: set[str] = set()
         if isinstance(anc, _COMPREHENSIONS):
             for comp in iter_nodes(anc, cst.CompFor):
                 bound |= {n.value for n in iter_nodes(comp.target, cst.Name)}
@@ -467,7 +691,7 @@ def _shadowing(analysis, use, stop, names: Set[str]) -> Optional[str]:
                         bound |= {leaf.value for leaf in _flat_targets(target) if isinstance(leaf, cst.Name)}
         hit = bound & names
         if hit:
-            return f"`{sorted(hit)[0]}` is a different variable at the gather on line {_line(analysis, use)}"
+            return f"`{min(hit)}` is a different variable at the gather on line {_line(analysis, use)}"
     return None
 
 
@@ -480,12 +704,10 @@ def _stored_to(analysis, node) -> bool:
         return True
     if isinstance(holder, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
         return holder.target is child
-    if isinstance(holder, cst.AsName):
-        return True
-    return False
+    return isinstance(holder, cst.AsName)
 
 
-def _use_problem(analysis, use: cst.Name) -> Optional[str]:
+def _use_problem(analysis, use: cst.Name) -> str | None:
     """A read of the converted variable that the rewrite cannot turn into gather-then-cast."""
     parent = analysis.parent(use)
     line = _line(analysis, use)
@@ -511,13 +733,13 @@ def _in_fstring(analysis, node) -> bool:
     return any(isinstance(anc, cst.FormattedString) for anc in analysis.ancestors(node))
 
 
-def assess(analysis, call: cst.Call) -> Optional[CastMove]:
+def assess(analysis, call: cst.Call) -> CastMove | None:
     """The fix for the CL003 finding at `call`, or None when `call` is no CL003 candidate."""
     move = _assess(analysis, call)
     return None if move is None else replace(move, call=call, depth=chain_depth(analysis, call))
 
 
-def _assess(analysis, call: cst.Call) -> Optional[CastMove]:
+def _assess(analysis, call: cst.Call) -> CastMove | None:
     form = gathered_cast(analysis, call)
     if form is None:
         return None
@@ -548,7 +770,7 @@ def _check_cast_arguments(analysis, verdict: _Verdict, casts: Sequence[cst.Call]
                                   "on the pool's device")
 
 
-def _assess_direct(analysis, call: cst.Call, verdict: _Verdict, moved: _Moved, owners: Set[str]) -> CastMove:
+def _assess_direct(analysis, call: cst.Call, verdict: _Verdict, moved: _Moved, owners: set[str]) -> CastMove:
     """`pool.to(d)[idx]`, `pool.to(d).index_select(0, i)`: after the fix the index runs before the cast."""
     gather = analysis.parent(call)
     if isinstance(gather, cst.Subscript) and _stored_to(analysis, gather):
@@ -568,7 +790,7 @@ def _assess_direct(analysis, call: cst.Call, verdict: _Verdict, moved: _Moved, o
 
 
 def _assess_variable(analysis, call: cst.Call, form: str, verdict: _Verdict, moved: _Moved,
-                     owners: Set[str]) -> CastMove:
+                     owners: set[str]) -> CastMove:
     """`x = <pool casts>` and reads of x below: each read `x[idx]` becomes `x[idx].to(d)`."""
     assign = analysis.parent(call)
     name = assign.targets[0].target
@@ -581,23 +803,62 @@ def _assess_variable(analysis, call: cst.Call, form: str, verdict: _Verdict, mov
         verdict.refuse.append("the converted pool is never read")
         return verdict.plan(form)
     body = _scope_root(analysis, assign)
-    start, end, enclosing = _span_to_uses(analysis, verdict, assign, uses, body, moved)
+    _check_variable(analysis, verdict, name, scope, body)
+    start, end, kept = _span_to_uses(analysis, verdict, assign, uses, body, moved)
+    enclosing, late = _runs_after_gathers(analysis, assign, kept, body)
+    exits = _exits_between(analysis, assign, kept, body)
+    if exits is not None:
+        verdict.unsafe.append(exits)
     aliases = {name.value} | _pool_aliases(analysis, body)
-    skip = {id(call)} | {id(u) for u in uses}
+    skip = {id(call)} | {id(u) for u in uses} | late
     nodes = [n for n in _region_nodes(analysis, body, start, end, skip, enclosing) if n is not assign]
-    _check_region(analysis, verdict, nodes, moved, owners, aliases, _comp_targets(body),
+    _check_region(analysis, verdict, nodes, moved, owners, aliases, _comp_targets(body) | late,
                   f"between the cast (line {_line(analysis, call)}) and a gather")
     return verdict.plan(form, uses)
 
 
-def _span_to_uses(analysis, verdict: _Verdict, assign, uses: List[cst.Name], body, moved: _Moved):
-    """(start, end, enclosing): the code that runs between the conversion and its reads lies in
-    [start, end), less the expressions that enclose a read (ids in enclosing: they run after it).
-    Reads the rewrite cannot take are refused on the way."""
+def _check_variable(analysis, verdict: _Verdict, name: cst.Name, scope, body) -> None:
+    """Every value that reaches a rewritten read must be the converted one, and every read of the
+    converted one must be seen: a local of this function, bound once."""
+    if not isinstance(scope, FunctionScope) or getattr(scope, "node", None) is not body:
+        kind = "class" if isinstance(scope, ClassScope) else "module" if isinstance(scope, GlobalScope) else "outer"
+        verdict.unsafe.append(f"`{name.value}` is a {kind} variable, not a local of one function: code elsewhere may "
+                              "read the converted pool through it, or assign it another value")
+        return
+    other = _other_binding(analysis, body, name)
+    if other is not None:
+        verdict.refuse.append(f"`{name.value}` is also bound at line {_line(analysis, other)} "
+                              f"(`{_code(analysis, other)}`); that value may reach a gather the fix would convert")
+
+
+def _other_binding(analysis, body, name: cst.Name) -> cst.CSTNode | None:
+    """A binding of the variable besides its assignment that libcst files under another scope: a
+    walrus in a comprehension (it binds the function's variable), a nested function's
+    `nonlocal`/`global` assignment, the function's own `global`/`nonlocal` declaration."""
+    stack = list(children(body.body if isinstance(body, cst.FunctionDef) else body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Nonlocal, cst.Global)) and any(n.name.value == name.value for n in node.names):
+            return node
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            declares = any(isinstance(n, (cst.Nonlocal, cst.Global)) and any(x.name.value == name.value
+                           for x in n.names) for n in iter_nodes(node, cst.CSTNode))
+            if not declares:
+                continue  # its own variables
+        if isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name) and node.target.value == name.value \
+                and node.target is not name and any(isinstance(a, _COMPREHENSIONS) for a in analysis.ancestors(node)):
+            return node
+        stack.extend(children(node))
+    return None
+
+
+def _span_to_uses(analysis, verdict: _Verdict, assign, uses: list[cst.Name], body, moved: _Moved):
+    """(start, end, kept): the code that runs between the conversion and its reads lies in
+    [start, end) (less what _runs_after_gathers takes out); kept: the reads that are gathers the
+    rewrite can take (the others are refused on the way)."""
     assign_pos = _pos(analysis, assign)
     start, end = (assign_pos[2], assign_pos[3]), (assign_pos[2], assign_pos[3])
-    deferred = []
-    enclosing: Set[int] = set()
+    deferred, kept = [], []
     for use in uses:
         problem = _use_problem(analysis, use)
         if problem is not None:
@@ -615,18 +876,93 @@ def _span_to_uses(analysis, verdict: _Verdict, assign, uses: List[cst.Name], bod
         shadow = _shadowing(analysis, use, body, moved.names)
         if shadow is not None:
             verdict.refuse.append(shadow + "; the moved cast would read it")
-        end = max(end, _pos(analysis, use)[2:])
-        for anc in analysis.ancestors(use):  # the expressions around a gather run after it
-            if anc is body or isinstance(anc, _STATEMENTS):
-                break
-            enclosing.add(id(anc))
+        kept.append(use)
+        end = max(end, _evaluated_before(analysis, use))
         start, end = _widen_for_loops(analysis, assign, use, body, start, end)
     if deferred:
         use, why = deferred[0]
         verdict.unsafe.append(f"the gather on line {_line(analysis, use)} is in {why}, which runs later: anything may "
                               "write the pool or rebind the dtype before it")
         end = (_pos(analysis, body)[2], _pos(analysis, body)[3])
-    return start, end, enclosing
+    return start, end, kept
+
+
+def _evaluated_before(analysis, use: cst.Name) -> tuple[int, int]:
+    """Where the code written after a read but evaluated before its gather ends: the gather's
+    own index or arguments, the test of a conditional expression the gather is a branch of."""
+    end = _pos(analysis, use)[2:]
+    parent = analysis.parent(use)
+    gather = analysis.parent(parent) if isinstance(parent, cst.Attribute) else parent
+    if gather is not None:
+        end = max(end, _pos(analysis, gather)[2:])
+    child = use
+    for anc in analysis.ancestors(use):
+        if isinstance(anc, _STATEMENTS + _SCOPES):
+            break
+        if isinstance(anc, cst.IfExp) and child is anc.body:
+            end = max(end, _pos(analysis, anc.test)[2:])
+        child = anc
+    return end
+
+
+def _repeats(analysis, loop, assign, use) -> bool:
+    """Does the loop run this read again without running the conversion before it?"""
+    if not _contains(analysis, loop, assign):
+        return True
+    statement = analysis.parent(assign) if isinstance(analysis.parent(assign), cst.SimpleStatementLine) else assign
+    return not _contains(analysis, analysis.parent(statement), use)
+
+
+def _runs_after_gathers(analysis, assign, uses: list[cst.Name], body) -> tuple[set[int], set[int]]:
+    """(enclosing, late): code around the gathers that runs after them, so not in between: the
+    expressions that enclose a gather (`f(x[i])`: f runs after; not checked themselves, their
+    other parts are) and the targets of a gather's assignment (`self.rows = x[i]`: skipped
+    whole). Only where no gather runs after them: none is written after, and no loop around them
+    repeats a gather."""
+    later_starts = [_pos(analysis, u)[:2] for u in uses]
+    repeating = {id(loop) for use in uses for loop in _in_loop_with(analysis, use, body)
+                 if _repeats(analysis, loop, assign, use)}
+    enclosing: set[int] = set()
+    late: set[int] = set()
+    for use in uses:
+        child = use
+        for anc in analysis.ancestors(use):
+            if anc is body or isinstance(anc, _SCOPES):
+                break
+            if isinstance(anc, _STATEMENTS):
+                if isinstance(anc, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and child is anc.value:
+                    targets = [t.target for t in anc.targets] if isinstance(anc, cst.Assign) else [anc.target]
+                    # stored when the statement ends, after everything in it
+                    late |= {id(leaf) for t in targets if _last_to_run(analysis, t, later_starts, repeating, anc)
+                             for leaf in [t] + _flat_targets(t)}
+                break
+            if _last_to_run(analysis, anc, later_starts, repeating):
+                enclosing.add(id(anc))
+            child = anc
+    return enclosing, late
+
+
+def _last_to_run(analysis, node, later_starts, repeating: set[int], runs_at=None) -> bool:
+    """Does node (run when runs_at, or itself, ends) run after every gather?"""
+    end = _pos(analysis, node if runs_at is None else runs_at)[2:]
+    if any(start >= end for start in later_starts):
+        return False  # a gather written after it runs after it
+    return not any(id(anc) in repeating for anc in analysis.ancestors(node))
+
+
+def _exits_between(analysis, assign, uses: list[cst.Name], body) -> str | None:
+    """A `with` block the conversion is in but a gather is not: its `__exit__` runs in between."""
+    for anc in analysis.ancestors(assign):
+        if anc is body or isinstance(anc, _SCOPES):
+            return None
+        if isinstance(anc, cst.With):
+            outside = [u for u in uses if not _contains(analysis, anc, u)]
+            if outside:
+                items = ", ".join(_code(analysis, item.item, 30) for item in anc.items)
+                return (f"the `with {items}` block (line {_line(analysis, anc)}) around the cast exits before the "
+                        f"gather on line {_line(analysis, outside[0])}; `__exit__` is a call that is not proven "
+                        "read-only and may write the pool")
+    return None
 
 
 def _widen_for_loops(analysis, assign, use: cst.Name, body, start, end):
@@ -652,9 +988,9 @@ def _widen_for_loops(analysis, assign, use: cst.Name, body, start, end):
     return start, end
 
 
-def _pool_aliases(analysis, body) -> Set[str]:
+def _pool_aliases(analysis, body) -> set[str]:
     """Local names in body that are ever assigned a whole pool (or a view of one)."""
-    names: Set[str] = set()
+    names: set[str] = set()
     for node in iter_nodes(body, cst.Assign):
         try:
             whole = analysis.origin(node.value) >= Origin.POOL_TUPLE
