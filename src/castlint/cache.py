@@ -94,6 +94,7 @@ def config_key(config, tables, options=()) -> str:
         "select": list(config.select),
         "ignore": list(config.ignore),
         "per_file_ignores": sorted((k, list(v)) for k, v in config.per_file_ignores.items()),
+        "ignore_noqa": getattr(config, "ignore_noqa", False),
         "model": sorted((k, repr(v)) for k, v in config.model.items()),
         "max_file_size": config.max_file_size,
         "root": str(Path(config.root).resolve()),

@@ -30,17 +30,27 @@ app = typer.Typer(
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-SUBCOMMANDS = {"check", "fix", "rules", "rule", "validate", "bot", "trace"}
+SUBCOMMANDS = {"check", "fix", "rules", "rule", "validate", "bot", "trace", "server"}
 from castlint.common.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS  # noqa: E402
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)  # never wrap: paths stay whole
 
 
 class OutputFormat(str, Enum):
+    """ruff's --output-format names (text is ruff's `full`; concise is one line per finding)."""
+
     text = "text"
+    full = "full"
+    concise = "concise"
+    grouped = "grouped"
     json = "json"
+    json_lines = "json-lines"
+    junit = "junit"
     sarif = "sarif"
     github = "github"
+    gitlab = "gitlab"
+    pylint = "pylint"
+    azure = "azure"
     rdjson = "rdjson"
 
 
@@ -104,55 +114,28 @@ def _split(values: Optional[List[str]]) -> List[str]:
     return [part.strip() for value in values or () for part in value.split(",") if part.strip()]
 
 
+def _resolver(flags, paths):
+    """The per-file settings of a run (castlint.settings); exit 2 with one clear line on bad input.
+    Every selector, from a flag or a file, goes through castlint.codes, and errors name the
+    flag, or the file and key."""
+    from castlint.settings import Resolver, SettingsRefused
+
+    resolver = Resolver(flags, paths)
+    try:
+        resolver.primary()
+    except SettingsRefused as exc:
+        raise _fail(str(exc))
+    return resolver
+
+
 def _setup(paths, config_file, select=None, ignore=None, extend_select=None, exclude=None, extend_exclude=None,
            respect_gitignore=None):
-    """Load config and tables, apply the command line over them; exit 2 with one clear line on bad input.
+    """(Config, Tables) of the first path with the flags applied (one config for the run)."""
+    from castlint.settings import CommandLine
 
-    select/ignore/extend_select are the raw flag values (None: not given). Every
-    selector, from a flag or a file, goes through castlint.codes, and errors name
-    the flag or the file and key."""
-    from castlint.codes import SelectorError, enabled_codes, parse_selectors
-    from castlint.config import DEFAULT_EXCLUDE, SettingsError, load_settings
-
-    try:
-        config, tables = load_settings(paths, Path(config_file) if config_file else None)
-        where = str(config.path) if config.path else None
-        select_source = f"{where}: select" if where and config.select else None
-        ignore_sources = [f"{where}: ignore"] if where and config.ignore else []
-        if select:
-            config.select = parse_selectors(select, "--select")
-            select_source = "--select " + ",".join(select)
-        if extend_select:
-            extra = parse_selectors(extend_select, "--extend-select")
-            from castlint.codes import DEFAULT_CODES
-
-            # an empty select means every default rule; extend it (an opt-in rule needs naming)
-            if config.select:
-                select_source = (select_source or "select") + " with --extend-select " + ",".join(extend_select)
-            config.select = tuple(dict.fromkeys(tuple(config.select or DEFAULT_CODES) + extra))
-        if ignore:
-            config.ignore = tuple(dict.fromkeys(tuple(config.ignore) + parse_selectors(ignore, "--ignore")))
-            ignore_sources.append("--ignore " + ",".join(ignore))
-        if exclude is not None:
-            config.exclude = tuple(_split(exclude)) + DEFAULT_EXCLUDE
-        if extend_exclude:
-            config.exclude = tuple(_split(extend_exclude)) + tuple(config.exclude)
-        if respect_gitignore is not None:
-            config.respect_gitignore = respect_gitignore
-    except (SelectorError, SettingsError) as exc:
-        raise _fail(str(exc))
-    if not (config.select or config.ignore):
-        return config, tables  # every default rule: nothing to refuse (and no need to load the registry)
-    from castlint.codes import RULES_BY_CODE
-
-    on = enabled_codes(config.select, config.ignore)
-    if not any(RULES_BY_CODE[code].kind == "check" for code in on):
-        chosen = ", ".join(on) if on else "no rule"
-        why = [select_source] if select_source else []
-        why += ignore_sources
-        raise _fail(f"{' and '.join(why) or 'the configuration'} leaves {chosen} enabled: nothing that checks code "
-                    "would run (CL900 only reports suppressions of rules that run). See `castlint rules`.")
-    return config, tables
+    flags = CommandLine(select=select, ignore=ignore, extend_select=extend_select, exclude=exclude,
+                        extend_exclude=extend_exclude, respect_gitignore=respect_gitignore, config_file=config_file)
+    return _resolver(flags, paths).primary()
 
 
 def _progress_run(files, tables, config, jobs, quiet, show=True, fixer=None):
@@ -186,7 +169,7 @@ def _render(fmt: OutputFormat, findings, errors, meta, quiet: bool, color: bool,
     concrete edits (sarif, rdjson) get them, computed once here, as meta["fix_suggestions"]."""
     from castlint.report import FORMATS, SHOWS_FIX_SUGGESTIONS
 
-    if fmt == OutputFormat.text:
+    if fmt in (OutputFormat.text, OutputFormat.full):
         from castlint.report.text import render
         return render(findings, errors, meta, color=color, quiet=quiet)
     renderer = FORMATS.get(fmt.value)
@@ -219,11 +202,14 @@ def _show_settings(config, tables, fmt: OutputFormat) -> str:
     settings = {
         "config_file": str(config.path) if config.path else None,
         "root": str(config.root),
-        "select": list(config.select) or ["ALL"],
+        # a default select is not --select ALL (which adds the opt-in rules): say which it is
+        "select": list(config.select) if config.select else "default",
+        "select_source": getattr(config, "select_source", "default"),
         "ignore": list(config.ignore),
         "enabled_rules": list(enabled_codes(config.select, config.ignore)),
         "exclude": list(config.exclude),
         "respect_gitignore": config.respect_gitignore,
+        "ignore_noqa": getattr(config, "ignore_noqa", False),
         "per_file_ignores": {k: list(v) for k, v in config.per_file_ignores.items()},
         "extend_rules": [str(p) for p in config.extend_rules],
         "rule_tables": list(tables.sources),
@@ -320,6 +306,16 @@ IGNORE_OPT = typer.Option(None, "--ignore", help="Skip these rule codes.")
 FORMAT_OPT = typer.Option(None, "--format", "-f", "--output-format",
                           help="Output format (github is the default under GitHub Actions); --output-format is ruff's name.")
 CONFIG_OPT = typer.Option(None, "--config", help="Read config from this file instead of the nearest pyproject.toml/castlint.toml.")
+# rich help panels, as ruff groups its options (the help stays readable at 80 columns)
+RULE_PANEL, FIX_PANEL, FILE_PANEL, REPORT_PANEL, RUN_PANEL = (
+    "Rule selection", "Fixes", "File selection", "Reporting", "Run")
+CHECK_CONFIG_OPT = typer.Option(None, "--config", help="A config file to use instead of each file's nearest pyproject.toml/castlint.toml, or a `KEY = VALUE` TOML setting over it (repeatable).", rich_help_panel=RUN_PANEL)
+FORCE_EXCLUDE_OPT = typer.Option(False, "--force-exclude", help="Apply exclude and .gitignore to paths named on the command line too (what the pre-commit hook passes).", rich_help_panel=FILE_PANEL)
+PER_FILE_IGNORES_OPT = typer.Option(None, "--per-file-ignores", help="GLOB:CODE[,CODE]: ignore these codes in matching files, replacing the configured per-file-ignores (repeatable).", rich_help_panel=RULE_PANEL)
+EXTEND_PER_FILE_IGNORES_OPT = typer.Option(None, "--extend-per-file-ignores", help="GLOB:CODE[,CODE]: as --per-file-ignores, on top of the configured ones.", rich_help_panel=RULE_PANEL)
+IGNORE_NOQA_OPT = typer.Option(False, "--ignore-noqa", help="Ignore every suppression comment (line and file level).", rich_help_panel=RULE_PANEL)
+ISOLATED_OPT = typer.Option(False, "--isolated", help="Read no config file (the defaults and the flags only).", rich_help_panel=RUN_PANEL)
+WATCH_OPT = typer.Option(False, "--watch", "-w", help="Check again whenever a file changes (Ctrl-C ends it).", rich_help_panel=RUN_PANEL)
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Only the findings: no code frames, no summary.")
 EXCLUDE_OPT = typer.Option(None, "--exclude", help="Glob patterns to skip, replacing the configured exclude (the defaults stay).")
 EXTEND_EXCLUDE_OPT = typer.Option(None, "--extend-exclude", help="Glob patterns to skip, on top of exclude.")
@@ -341,6 +337,9 @@ EXIT_ON_FIX_OPT = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 whe
 FOLLOW_OPT = typer.Option(False, "--follow-symlinks-outside", help="Let a fix (or --add-noqa) write through a symlink whose target is outside the checked paths (default: such files are not written).")
 
 
+WATCH_INTERVAL_S = 0.3  # how often --watch looks at the files' mtimes
+
+
 @app.command()
 def check(
     paths: Optional[List[str]] = PATHS_ARG,
@@ -349,12 +348,12 @@ def check(
     ignore: Optional[List[str]] = IGNORE_OPT,
     fmt: Optional[OutputFormat] = FORMAT_OPT,
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
-    config_file: Optional[str] = CONFIG_OPT,
+    config_file: Optional[List[str]] = CHECK_CONFIG_OPT,
     quiet: bool = QUIET_OPT,
-    fix: bool = typer.Option(False, "--fix", help="Apply safe fixes, then report what is left."),
-    fix_only: bool = typer.Option(False, "--fix-only", help="Apply fixes; do not report (or exit 1 for) what is left."),
+    fix: bool = typer.Option(False, "--fix", help="Apply safe fixes, then report what is left.", rich_help_panel=FIX_PANEL),
+    fix_only: bool = typer.Option(False, "--fix-only", help="Apply fixes; do not report (or exit 1 for) what is left.", rich_help_panel=FIX_PANEL),
     unsafe_fixes: bool = UNSAFE_OPT,
-    diff: bool = typer.Option(False, "--diff", help="With --fix: print a unified diff and write nothing."),
+    diff: bool = typer.Option(False, "--diff", help="With --fix: print a unified diff and write nothing.", rich_help_panel=FIX_PANEL),
     show_fixes: bool = SHOW_FIXES_OPT,
     flashinfer_api: str = FI_API_OPT,
     flashinfer_version: Optional[str] = FI_VERSION_OPT,
@@ -362,13 +361,20 @@ def check(
     output_file: Optional[str] = OUTPUT_FILE_OPT,
     jobs: int = JOBS_OPT,
     no_cache: bool = NO_CACHE_OPT,
-    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only report findings on lines changed since this git revision."),
-    with_trace: Optional[str] = typer.Option(None, "--with-trace", help="A `castlint trace --format json` report: mark the findings it confirms at runtime, add its new runtime findings (CL101) in these files."),
+    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only report findings on lines changed since this git revision.", rich_help_panel=REPORT_PANEL),
+    with_trace: Optional[str] = typer.Option(None, "--with-trace", help="A `castlint trace --format json` report: mark the findings it confirms at runtime, add its new runtime findings (CL101) in these files.", rich_help_panel=REPORT_PANEL),
     statistics: bool = STATISTICS_OPT,
-    add_noqa: bool = typer.Option(False, "--add-noqa", help="Add a `# noqa: CODE` comment for every current finding (adopt castlint on a big tree)."),
+    add_noqa: bool = typer.Option(False, "--add-noqa", help="Add a `# noqa: CODE` comment for every current finding (adopt castlint on a big tree); --add-noqa=REASON adds the reason after the codes.", rich_help_panel=FIX_PANEL),
+    noqa_reason: Optional[str] = typer.Option(None, "--noqa-reason", hidden=True),
     exclude: Optional[List[str]] = EXCLUDE_OPT,
     extend_exclude: Optional[List[str]] = EXTEND_EXCLUDE_OPT,
     respect_gitignore: Optional[bool] = GITIGNORE_OPT,
+    force_exclude: bool = FORCE_EXCLUDE_OPT,
+    per_file_ignores: Optional[List[str]] = PER_FILE_IGNORES_OPT,
+    extend_per_file_ignores: Optional[List[str]] = EXTEND_PER_FILE_IGNORES_OPT,
+    ignore_noqa: bool = IGNORE_NOQA_OPT,
+    isolated: bool = ISOLATED_OPT,
+    watch: bool = WATCH_OPT,
     show_files: bool = SHOW_FILES_OPT,
     show_settings: bool = SHOW_SETTINGS_OPT,
     color: ColorMode = COLOR_OPT,
@@ -380,11 +386,17 @@ def check(
     fix = fix or fix_only
     stdin = paths == ["-"] or (stdin_filename is not None and not paths)
     _refuse_conflicting_flags(paths, stdin, fix, diff, add_noqa, flashinfer_api)
+    if watch and (stdin or add_noqa or show_files or show_settings):
+        raise _fail("--watch re-checks files on disk: it cannot be combined with stdin, --add-noqa, --show-files "
+                    "or --show-settings")
+    if isolated and config_file and any("=" not in value for value in config_file):
+        raise _fail("--isolated reads no config file: it cannot be combined with --config FILE "
+                    "(--config KEY=VALUE is fine)")
+    flags = _command_line(config_file, select, ignore, extend_select, exclude, extend_exclude, respect_gitignore,
+                          per_file_ignores, extend_per_file_ignores, isolated, ignore_noqa, no_cache)
     config_paths = [stdin_filename or "."] if stdin else (paths or ["."])
-    config, tables = _setup(config_paths, config_file, select, ignore, extend_select, exclude, extend_exclude,
-                            respect_gitignore)
-    if no_cache:
-        config.cache = False
+    resolver = _resolver(flags, config_paths)
+    config, tables = resolver.primary()
     fmt = _default_format(fmt)
     if show_settings:
         _emit(_show_settings(config, tables, fmt), output_file)
@@ -394,19 +406,106 @@ def check(
                                       unsafe_fixes, flashinfer_api, flashinfer_version, exit_zero, fix_only,
                                       statistics, output_file))
     paths = paths or ["."]
-    files, walk_errors = _discover_files(paths, config, show_files, output_file)
-    if add_noqa:
-        raise typer.Exit(_add_noqa(files, walk_errors, tables, config, jobs, quiet, paths, follow_symlinks_outside))
-    fixing = None
-    if fix or diff:
-        from castlint.fixes import FixOptions
 
-        fixing = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
-                            flashinfer_version=flashinfer_version)
-    outcome = _check_and_fix(files, walk_errors, tables, config, jobs, quiet, fixing, paths, follow_symlinks_outside)
-    outcome.findings = _filter_findings(outcome.findings, files, diff_base, with_trace, config)
-    _report(outcome, fmt, tables, config, fix, fix_only, show_fixes, statistics, quiet, colored, output_file)
-    raise typer.Exit(_exit_code(outcome, exit_zero, fix_only, exit_non_zero_on_fix))
+    def once() -> int:
+        files, walk_errors = _discover_files(paths, resolver, show_files, output_file, force_exclude)
+        groups = _groups(resolver, files)
+        if add_noqa:
+            return _add_noqa(groups, walk_errors, jobs, quiet, paths, follow_symlinks_outside, noqa_reason)
+        fixing = None
+        if fix or diff:
+            from castlint.fixes import FixOptions
+
+            fixing = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
+                                flashinfer_version=flashinfer_version)
+        outcome = _check_groups(groups, walk_errors, jobs, quiet, fixing, paths, follow_symlinks_outside)
+        if fixing is not None and fixing.dry_run:
+            _exit_with_diff(outcome.diff_text, walk_errors, outcome.fix_errors, quiet, exit_zero)
+        outcome.findings = _filter_findings(outcome.findings, files, diff_base, with_trace, config)
+        _report(outcome, fmt, tables, config, fix, fix_only, show_fixes, statistics, quiet, colored, output_file)
+        return _exit_code(outcome, exit_zero, fix_only, exit_non_zero_on_fix)
+
+    if watch:
+        raise typer.Exit(_watch(once, paths))
+    raise typer.Exit(once())
+
+
+def _command_line(config_values, select, ignore, extend_select, exclude, extend_exclude, respect_gitignore,
+                  per_file_ignores, extend_per_file_ignores, isolated, ignore_noqa, no_cache):
+    """The flags that change settings, as castlint.settings.CommandLine (exit 2 on a bad --config)."""
+    from castlint.settings import CommandLine, SettingsRefused, split_config_flags
+
+    try:
+        config_file, overrides, texts = split_config_flags(config_values)
+    except SettingsRefused as exc:
+        raise _fail(str(exc))
+    return CommandLine(select=select, ignore=ignore, extend_select=extend_select, exclude=exclude,
+                       extend_exclude=extend_exclude, respect_gitignore=respect_gitignore,
+                       per_file_ignores=per_file_ignores, extend_per_file_ignores=extend_per_file_ignores,
+                       config_file=config_file, overrides=overrides, override_texts=texts, isolated=isolated,
+                       ignore_noqa=ignore_noqa, no_cache=no_cache)
+
+
+def _groups(resolver, files) -> list:
+    """[(config, tables, files)]: each file with its nearest config (one group when they share one)."""
+    from castlint.settings import SettingsRefused
+
+    try:
+        groups = resolver.groups(files)
+    except SettingsRefused as exc:
+        raise _fail(str(exc))
+    if not groups:
+        config, tables = resolver.primary()
+        groups = [(config, tables, [])]
+    return groups
+
+
+def _watch(once, paths) -> int:
+    """--watch: check, then check again whenever a Python file or a config under paths changes;
+    Ctrl-C (or SIGTERM) ends it, exit 0."""
+    import time
+
+    import click
+
+    from castlint.common import interrupt
+
+    try:
+        while True:
+            try:
+                code = once()
+            except click.exceptions.Exit as exc:
+                code = exc.exit_code
+            sys.stdout.flush()
+            stamp = time.strftime("%H:%M:%S")
+            _last_words(f"[{stamp}] {'no findings' if code == EXIT_CLEAN else 'findings' if code == EXIT_FINDINGS else 'errors'}"
+                        ". Watching for file changes.")
+            before = _snapshot(paths)
+            while _snapshot(paths) == before:
+                time.sleep(WATCH_INTERVAL_S)
+            _last_words(f"[{time.strftime('%H:%M:%S')}] File change detected...")
+    except (interrupt.Interrupted, KeyboardInterrupt):
+        return EXIT_CLEAN
+
+
+def _snapshot(paths) -> dict:
+    """(mtime, size) of every Python file and config file under paths: what --watch compares."""
+    state = {}
+    wanted = (".py", ".pyi", "pyproject.toml", "castlint.toml", ".gitignore")
+    for top in paths:
+        if os.path.isfile(top):
+            candidates = [top]
+        else:
+            candidates = []
+            for folder, dirs, names in os.walk(top):
+                dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
+                candidates += [os.path.join(folder, n) for n in names if n.endswith(wanted)]
+        for path in candidates:
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            state[path] = (st.st_mtime_ns, st.st_size)
+    return state
 
 
 def _print_errors(errors) -> None:
@@ -425,18 +524,29 @@ def _refuse_conflicting_flags(paths, stdin: bool, fix: bool, diff: bool, add_noq
         raise _fail(f"--flashinfer-api must be auto, positional or keyword, got {flashinfer_api!r}")
 
 
-def _discover_files(paths: List[str], config, show_files: bool, output_file: Optional[str]):
-    """(the files to check, the paths that could not be walked); --show-files lists them and exits."""
+def _discover_files(paths: List[str], resolver, show_files: bool, output_file: Optional[str],
+                    force_exclude: bool = False):
+    """(the files to check, the paths that could not be walked); --show-files lists them and exits.
+    A named path is walked with its own nearest config's exclude and respect-gitignore."""
     from castlint.discover import discover
+    from castlint.settings import SettingsRefused
 
-    files, walk_errors = discover(paths, config, warn=warning)
+    skipped: List[str] = []
+    config, _ = resolver.primary()
+    try:
+        files, walk_errors = discover(paths, config, warn=warning, force_exclude=force_exclude, skipped=skipped,
+                                      config_for=lambda path: resolver.for_path(path)[0])
+    except SettingsRefused as exc:
+        raise _fail(str(exc))
+    for line in skipped:
+        warning(line)
     if show_files:
         from castlint.report.names import escaped
 
         _emit("".join(f"{escaped(path)}\n" for path in files), output_file)
         _print_errors(walk_errors)
         raise typer.Exit(EXIT_ERROR if walk_errors else EXIT_CLEAN)
-    if not files and not walk_errors:
+    if not files and not walk_errors and not skipped:
         warning(f"no Python files found under {', '.join(paths)}")
     return files, walk_errors
 
@@ -452,14 +562,32 @@ class _CheckOutcome:
     changed_files: List[str] = field(default_factory=list)
     fix_errors: list = field(default_factory=list)
     fixed_counts: dict = field(default_factory=dict)  # path -> Counter of the codes fixed there
+    diff_text: str = ""  # --diff: the diff of every group
 
     def errors(self) -> list:
         return sorted(list(self.walk_errors) + list(self.run_errors) + list(self.fix_errors),
                       key=lambda e: (e.path, e.line))
 
 
+def _check_groups(groups, walk_errors, jobs, quiet, fixing, roots, follow_symlinks_outside) -> "_CheckOutcome":
+    """Check (and fix) each group of files with its own settings; one outcome for the run."""
+    total = _CheckOutcome([], list(walk_errors), [], [])
+    for config, tables, files in groups:
+        part = _check_and_fix(files, [], tables, config, jobs, quiet, fixing, roots, follow_symlinks_outside)
+        total.files += part.files
+        total.findings += part.findings
+        total.run_errors += part.run_errors
+        total.changed_files += part.changed_files
+        total.fix_errors += part.fix_errors
+        total.fixed_counts.update(part.fixed_counts)
+        total.diff_text += part.diff_text
+    total.files.sort()
+    total.findings.sort(key=lambda f: f.sort_key())
+    return total
+
+
 def _check_and_fix(files, walk_errors, tables, config, jobs, quiet, fixing, roots, follow_symlinks_outside):
-    """Check the files and, with fixing, write the fixes; with --diff, print the diff and exit."""
+    """Check the files and, with fixing, write the fixes (with --diff, only compute the diff)."""
     fixer = None
     if fixing is not None:
         from castlint.fixes import Fixer
@@ -470,19 +598,19 @@ def _check_and_fix(files, walk_errors, tables, config, jobs, quiet, fixing, root
         return _CheckOutcome(files, walk_errors, run.findings, run.all_errors)
     findings, run_errors, changed_files, fix_errors, fixed_counts, diff_text = _apply_fixes(
         run, files, tables, quiet, fixing, roots=roots, follow_symlinks_outside=follow_symlinks_outside)
-    if fixing.dry_run:
-        _exit_with_diff(diff_text, walk_errors, fix_errors, quiet)
-    return _CheckOutcome(files, walk_errors, findings, run_errors, changed_files, fix_errors, fixed_counts)
+    return _CheckOutcome(files, walk_errors, findings, run_errors, changed_files, fix_errors, fixed_counts,
+                         diff_text)
 
 
-def _exit_with_diff(diff_text: str, walk_errors, fix_errors, quiet: bool) -> None:
-    """--diff: the diff on stdout, the errors on stderr; exit 1 when there is a diff."""
+def _exit_with_diff(diff_text: str, walk_errors, fix_errors, quiet: bool, exit_zero: bool = False) -> None:
+    """--diff: the diff on stdout, the errors on stderr; exit 1 when there is a diff (0 with
+    --exit-zero, as ruff does)."""
     sys.stdout.write(_diff_for_stdout(diff_text))
     if not diff_text and not quiet:
         err_console.print("castlint: no fixes to apply")
     errors = sorted(list(walk_errors) + list(fix_errors), key=lambda e: (e.path, e.line))
     _print_errors(errors)
-    raise typer.Exit(EXIT_ERROR if errors else (EXIT_FINDINGS if diff_text else EXIT_CLEAN))
+    raise typer.Exit(EXIT_ERROR if errors else (EXIT_FINDINGS if diff_text and not exit_zero else EXIT_CLEAN))
 
 
 def _diff_for_stdout(text: str) -> str:
@@ -528,7 +656,7 @@ def _report(outcome: _CheckOutcome, fmt: OutputFormat, tables, config, fix: bool
     if show_fixes and fix:
         meta["fixed_by_file"] = outcome.fixed_counts
     if fix_only:
-        if fmt == OutputFormat.text:
+        if fmt in (OutputFormat.text, OutputFormat.full, OutputFormat.concise, OutputFormat.grouped):
             if not quiet:
                 _emit(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.\n" if fixed else "No findings fixed.\n",
                       output_file)
@@ -594,12 +722,17 @@ def _apply_fixes(run, files, tables, quiet, options, roots=None, follow_symlinks
     return findings, errors, changed, outcome.errors, fixed_counts, ""
 
 
-def _add_noqa(files, walk_errors, tables, config, jobs, quiet, roots=None, follow_symlinks_outside=False) -> int:
+def _add_noqa(groups, walk_errors, jobs, quiet, roots=None, follow_symlinks_outside=False,
+              reason: Optional[str] = None) -> int:
     from castlint.noqa import add_noqa
 
-    run = _progress_run(files, tables, config, jobs, quiet)
-    errors = list(walk_errors) + list(run.all_errors)
-    outcome = add_noqa(run.findings, roots=roots, follow_symlinks_outside=follow_symlinks_outside)
+    errors = list(walk_errors)
+    findings = []
+    for config, tables, files in groups:
+        run = _progress_run(files, tables, config, jobs, quiet)
+        errors += run.all_errors
+        findings += run.findings
+    outcome = add_noqa(findings, roots=roots, follow_symlinks_outside=follow_symlinks_outside, reason=reason)
     errors += outcome.errors
     for path, why in outcome.notes:
         _line("not fixed", "yellow", f"{path}: {why}")
@@ -696,7 +829,7 @@ def _fix_stdin(name, source: bytes, config, tables, options, fmt, quiet, colored
     if errors:
         return EXIT_ERROR
     if options.dry_run:
-        return EXIT_FINDINGS if new != source else EXIT_CLEAN
+        return EXIT_FINDINGS if new != source and not exit_zero else EXIT_CLEAN
     return EXIT_FINDINGS if findings and not exit_zero and not fix_only else EXIT_CLEAN
 
 
@@ -724,8 +857,8 @@ def _fix_stdin_work(name, source: bytes, config, tables, options) -> tuple:
 
 # `castlint fix` takes check's options, less those that only make sense for a check, and
 # with its own words for two of them: one declaration of each option, in check().
-FIX_FIXED = dict(fix=True, exit_zero=False, diff_base=None, with_trace=None, add_noqa=False, show_files=False,
-                 show_settings=False)
+FIX_FIXED = dict(fix=True, exit_zero=False, diff_base=None, with_trace=None, add_noqa=False, noqa_reason=None,
+                 show_files=False, show_settings=False)
 FIX_OWN_OPTIONS = {
     "diff": typer.Option(False, "--diff", help="Print a unified diff and write nothing."),
     "fix_only": typer.Option(False, "--fix-only", help="Do not report (or exit 1 for) what is left."),
@@ -947,6 +1080,17 @@ def trace(
                                skip=skip or (), color=_set_color(color)))
 
 
+@app.command()
+def server():
+    """Speak the Language Server Protocol on stdin/stdout (editors; needs `castlint[lsp]`).
+
+    Diagnostics from the unsaved buffer on open and change, code actions that apply a
+    finding's fix or suppress it on its line, settings from each file's nearest config."""
+    from castlint.server import run
+
+    raise typer.Exit(run())
+
+
 def main(argv: Optional[List[str]] = None):
     """Entry point: treat `castlint [--fix] PATHS` as `castlint check ...`.
 
@@ -958,6 +1102,7 @@ def main(argv: Optional[List[str]] = None):
     args = list(sys.argv[1:] if argv is None else argv)
     verbose = "--verbose" in args
     args = [a for a in args if a != "--verbose"]
+    args = _add_noqa_reason(args)
     if args == ["rules"]:  # the rule list, without typer's per-command set-up: as fast as --version
         try:
             _rules_table(None)
@@ -966,6 +1111,10 @@ def main(argv: Optional[List[str]] = None):
         sys.exit(EXIT_CLEAN)
     root_only = {"--version", "-V", "--help", "-h"}
     if args and args[0] not in SUBCOMMANDS and not (set(args) & root_only and args[0] in root_only):
+        unknown = _unknown_subcommand(args[0])
+        if unknown is not None:
+            _last_words(unknown)
+            sys.exit(EXIT_ERROR)
         args = ["check", *args]
     from castlint.common import interrupt
 
@@ -974,6 +1123,8 @@ def main(argv: Optional[List[str]] = None):
         app(args=args, prog_name="castlint", standalone_mode=True)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_ERROR)
+        if code == TYPER_INTERRUPTED:  # typer's answer to a KeyboardInterrupt it caught
+            _last_words("castlint: interrupted")
         # click uses 2 for usage errors already; keep 0/1/2 only.
         sys.exit(code if code in (0, 1, 2) else EXIT_ERROR)
     except (interrupt.Interrupted, KeyboardInterrupt):
@@ -995,6 +1146,42 @@ def main(argv: Optional[List[str]] = None):
         _crash(exc, verbose)
     finally:
         interrupt.restore(previous)
+
+
+def _add_noqa_reason(args: List[str]) -> List[str]:
+    """`--add-noqa=REASON` (ruff's optional value) -> `--add-noqa --noqa-reason REASON`."""
+    out = []
+    for arg in args:
+        if arg == "--":
+            out += args[len(out):]
+            break
+        if arg.startswith("--add-noqa="):
+            out += ["--add-noqa", "--noqa-reason", arg[len("--add-noqa="):]]
+        else:
+            out.append(arg)
+    return out
+
+
+TYPER_INTERRUPTED = 130  # typer turns a KeyboardInterrupt into Exit(130), 128 + SIGINT
+
+
+def _unknown_subcommand(word: str) -> Optional[str]:
+    """The error line for a first word that is neither a subcommand nor a path, or None.
+
+    `castlint PATHS` means `castlint check PATHS`, so a word is a path when it exists,
+    is an option, or looks like one (a separator, a suffix, `-`, `.`). Anything else is a
+    mistyped subcommand, and the message suggests the nearest (as ruff and git do)."""
+    import difflib
+
+    if word.startswith("-") or os.path.lexists(word) or "/" in word or os.sep in word or "." in word:
+        return None
+    if not word.replace("_", "").replace("-", "").isalnum():
+        return None
+    names = sorted(SUBCOMMANDS)
+    near = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
+    hint = f"; did you mean `castlint {near[0]}`?" if near else ""
+    return (f"castlint: error: unrecognized subcommand {word!r}{hint} (subcommands: {', '.join(names)}; "
+            f"a path that does not exist is not checked: `castlint check {word}` to report it)")
 
 
 _OUTPUT_ERRNOS = {getattr(errno, name) for name in ("ENOSPC", "EIO", "EBADF", "EDQUOT", "EFBIG")

@@ -68,6 +68,8 @@ class Config:
     file_timeout: float = 120.0  # seconds one file may take in its worker (0: no limit)
     max_file_memory: int = 0  # bytes one file may take in its worker (0: 80 % of memory / workers)
     respect_gitignore: bool = True
+    ignore_noqa: bool = False  # --ignore-noqa: suppression comments silence nothing
+    select_source: str = "default"  # where select came from (--show-settings): default, a file's key, a flag
     # extend-rules tables outside the config's folder and the checked paths: their errors
     # never quote them (castlint.config.load_settings)
     outside_rules: tuple = ()
@@ -215,7 +217,38 @@ def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
     return cfg
 
 
-def read_config_file(path: Path) -> Config:
+def read_config_file(path: Path, overrides: Optional[dict] = None) -> Config:
+    """The Config of one file, with --config KEY=VALUE overrides (already checked) on top."""
+    return parse_config(merge(read_config_data(path), overrides or {}), path, path.parent)
+
+
+def merge(base: dict, over: dict) -> dict:
+    """base with over's keys on top; tables (model) merged key by key."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def parse_override(text: str) -> dict:
+    """`--config KEY=VALUE` (ruff's inline form): one TOML `key = value` line, checked as a
+    config of its own, so a bad key or value is an error naming the flag."""
+    try:
+        data = tomlcompat.loads(text)
+    except (tomlcompat.TOMLDecodeError, RecursionError) as exc:
+        raise ConfigError("--config", "", f"{text!r} is neither a config file nor a TOML `KEY = VALUE` "
+                                          f"line ({exc})") from None
+    if "tool" in data and isinstance(data["tool"], dict) and "castlint" in data["tool"]:
+        data = data["tool"]["castlint"]
+    parse_config(data, "--config", Path.cwd())  # raises ConfigError naming --config and the key
+    return data
+
+
+def read_config_data(path: Path) -> dict:
+    """The castlint table of a config file, unchecked."""
     try:
         data = tomlcompat.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -228,7 +261,7 @@ def read_config_file(path: Path) -> Config:
         data = data.get("tool", {}).get("castlint", {})
     elif "tool" in data and "castlint" in data.get("tool", {}):
         data = data["tool"]["castlint"]
-    return parse_config(data, path, path.parent)
+    return data
 
 
 def find_config(start: Path) -> Optional[Path]:
@@ -251,23 +284,43 @@ def find_config(start: Path) -> Optional[Path]:
     return None
 
 
-def load_config(paths, explicit: Optional[Path] = None) -> Config:
+_NEAREST: dict = {}  # folder -> its nearest config file (or None), for one process's runs
+
+
+def nearest_config(path) -> Optional[Path]:
+    """find_config(path), remembered per folder (a run asks once per file)."""
+    here = Path(path)
+    folder = here if here.is_dir() else here.parent
+    key = str(folder.resolve()) if folder.exists() else str(folder)
+    if key not in _NEAREST:
+        _NEAREST[key] = find_config(folder if folder.exists() else here)
+    return _NEAREST[key]
+
+
+def load_config(paths, explicit: Optional[Path] = None, overrides: Optional[dict] = None,
+                isolated: bool = False, found: Optional[Path] = None) -> Config:
+    """The config for a run: the explicit file, else (unless isolated) found or the nearest
+    config above the first path; overrides (--config KEY=VALUE) on top."""
     if explicit is not None:
         if not explicit.is_file():
             raise ConfigError(explicit, "", "config file not found")
-        return read_config_file(explicit)
-    start = Path(paths[0]) if paths else Path.cwd()
-    found = find_config(start)
+        return read_config_file(explicit, overrides)
+    if isolated:
+        return parse_config(overrides or {}, None, Path.cwd())
     if found is None:
-        return Config(root=Path.cwd())
-    return read_config_file(found)
+        start = Path(paths[0]) if paths else Path.cwd()
+        found = find_config(start)
+    if found is None:
+        return parse_config(overrides or {}, None, Path.cwd())
+    return read_config_file(found, overrides)
 
 
 class SettingsError(ValueError):
     """A config file or rules table that cannot be used; the message names the file and key."""
 
 
-def load_settings(paths, explicit: Optional[Path] = None):
+def load_settings(paths, explicit: Optional[Path] = None, overrides: Optional[dict] = None,
+                  isolated: bool = False, found: Optional[Path] = None):
     """(Config, Tables) for a run: the nearest (or the explicit) config, and the builtin
     tables with the config's extend-rules. Raises SettingsError with one clear line.
 
@@ -278,7 +331,7 @@ def load_settings(paths, explicit: Optional[Path] = None):
     from castlint.tables import TableError, load_tables
 
     try:
-        config = load_config(list(paths), explicit)
+        config = load_config(list(paths), explicit, overrides, isolated, found)
         config.outside_rules = tuple(p for p in config.extend_rules if _outside(p, _trusted_roots(config, paths)))
         for table in config.extend_rules:
             _readable_table(config, table)

@@ -14,8 +14,13 @@ A walk also skips, as ruff does:
   tree, or a directory already walked): it would only repeat files. A link back
   up to one of its own ancestors is a real loop, and is reported.
 
-Files named explicitly are checked even when .gitignore'd (pre-commit and
-editors pass only the files they mean).
+A path named on the command line is checked whatever exclude or .gitignore
+say about it, as ruff does: a file is checked, and a directory is walked (what
+is below it is still matched, against patterns read from the directory down).
+With force_exclude (ruff's --force-exclude, what the pre-commit hook passes,
+since pre-commit names every file) a named path that exclude or .gitignore
+matches is skipped instead, and `skipped` gets a line naming the pattern and
+where it comes from.
 """
 from __future__ import annotations
 
@@ -75,26 +80,37 @@ class _Excluder:
 
 
 def discover(paths: Iterable[str], config: Config,
-             warn: Optional[Callable[[str], None]] = None) -> Tuple[List[str], List[FileError]]:
+             warn: Optional[Callable[[str], None]] = None, force_exclude: bool = False,
+             skipped: Optional[List[str]] = None,
+             config_for: Optional[Callable[[str], Config]] = None) -> Tuple[List[str], List[FileError]]:
     """Every .py/.pyi file under paths, sorted, plus errors for paths that cannot be walked.
-    warn: called with a line for each unusable .gitignore line (skipped, as git does)."""
+    warn: called with a line for each unusable .gitignore line (skipped, as git does).
+    force_exclude: skip a named path that exclude or .gitignore matches, with a line in
+    skipped saying which pattern did. config_for: the config of a named path (its nearest;
+    default: config), whose exclude and respect-gitignore its walk follows."""
     files: List[str] = []
     errors: List[FileError] = []
     seen = set()
-    excluder = _Excluder(config, warn)
+    excluders = {}
     for raw in paths:
         raw = str(raw)
         path = Path(raw)
         if not os.path.lexists(raw):
             errors.append(FileError(raw, 0, "no such file or directory", "read"))
             continue
-        if os.path.isdir(raw):
-            _walk(raw, excluder, errors, files, seen)
-        else:
-            # An explicitly named file is checked even if exclude would skip it in a walk,
-            # except under pre-commit's style of passing every file: honour exclude then too.
-            if config.excluded(path):
+        own = config_for(raw) if config_for is not None else config
+        if force_exclude:
+            why = skip_reason(raw, own)
+            if why is not None:
+                if skipped is not None:
+                    skipped.append(f"{raw}: skipped (--force-exclude): {why}")
                 continue
+        if os.path.isdir(raw):
+            key = id(own)
+            if key not in excluders:
+                excluders[key] = _Excluder(own, warn)
+            _walk(raw, excluders[key], errors, files, seen, named_excluded=own.excluded(path))
+        else:
             try:
                 key = os.path.realpath(raw)
             except OSError:
@@ -103,6 +119,65 @@ def discover(paths: Iterable[str], config: Config,
                 seen.add(key)
                 files.append(raw)
     return sorted(set(files)), errors
+
+
+def skip_reason(raw: str, config: Config) -> Optional[str]:
+    """Why a walk would skip this path (exclude or .gitignore), naming the pattern and its
+    source; None when nothing would."""
+    pattern = exclude_pattern(config, Path(raw))
+    if pattern is not None:
+        source = f"{config.path}: exclude" if config.path is not None else "the default exclude"
+        return f"matches the exclude pattern {pattern!r} ({source}, or --exclude/--extend-exclude)"
+    if config.respect_gitignore:
+        ignored = gitignore_pattern(raw)
+        if ignored is not None:
+            return ignored + " (--no-respect-gitignore checks it)"
+    return None
+
+
+def exclude_pattern(config: Config, path: Path) -> Optional[str]:
+    """The first exclude pattern matching path (as Config.excluded decides), or None."""
+    from castlint.config import _glob_match
+
+    try:
+        rel = config.relative(str(path))
+    except (OSError, RuntimeError):
+        return None
+    parts = Path(rel).parts
+    for pattern in config.exclude:
+        if _glob_match(rel, pattern) or any(fnmatch.fnmatch(part, pattern) for part in parts):
+            return pattern
+    return None
+
+
+def gitignore_pattern(raw: str) -> Optional[str]:
+    """'ignored by FILE:LINE (PATTERN)' when git's ignore files ignore the path, else None."""
+    try:
+        real = os.path.realpath(raw)
+    except OSError:
+        return None
+    parent, name = os.path.dirname(real), os.path.basename(real)
+    chain = list(_outer_ignores(parent))
+    own = _read_ignore_file(os.path.join(parent, ".gitignore"))
+    if own is not None:
+        chain.append((own, ""))
+    is_dir = os.path.isdir(real)
+    suffix = name + "/" if is_dir else name
+    for ignore_file, prefix in reversed(chain):
+        result = ignore_file.spec.check_file(prefix + suffix)
+        if result.include is None:
+            continue
+        if not result.include:
+            return None
+        index = getattr(result, "index", None)
+        where = ignore_file.path or ".gitignore"
+        try:
+            pattern = ignore_file.spec.patterns[index].pattern if index is not None else None
+        except (IndexError, AttributeError):
+            pattern = None
+        line = ignore_file.line_of(index)
+        return f"ignored by {where}" + (f":{line}" if line else "") + (f" ({pattern!r})" if pattern else "")
+    return None
 
 
 # -- .gitignore --------------------------------------------------------------
@@ -134,7 +209,9 @@ def _read_ignore_file(path: str, warn: Optional[Callable[[str], None]] = None):
                 continue
             usable.append(line)
         spec = pathspec.GitIgnoreSpec.from_lines(usable)
-    return _IgnoreFile(spec) if any(p.include is not None for p in spec.patterns) else None  # not only comments
+    if not any(p.include is not None for p in spec.patterns):
+        return None  # only comments
+    return _IgnoreFile(spec, path)
 
 
 _ANYWHERE = "^(?:.+/)?"  # how pathspec's gitignore regexes start for a pattern with no inner slash
@@ -145,8 +222,9 @@ class _IgnoreFile:
     answers the common case (no pattern matches the path) in one match instead of one
     per pattern, which kept a 200-line .gitignore from costing 0.5 s on a 5,000-file tree."""
 
-    def __init__(self, spec):
+    def __init__(self, spec, path: Optional[str] = None):
         self.spec = spec
+        self.path = path
         self.any = None
         try:
             parts = [re.sub(r"\(\?P<\w+>", "(?:", p.regex.pattern) for p in spec.patterns
@@ -161,6 +239,10 @@ class _IgnoreFile:
                 self.any = re.compile("|".join(branches))
         except (re.error, AttributeError, TypeError):
             self.any = None  # pathspec alone, pattern by pattern
+
+    def line_of(self, index) -> Optional[int]:
+        """The 1-based line of the pattern at index (from_lines keeps one pattern per line)."""
+        return index + 1 if isinstance(index, int) else None
 
     def check(self, path: str) -> Optional[bool]:
         """True: ignored, False: re-included (!pattern), None: no pattern says."""
@@ -205,6 +287,17 @@ def _outer_ignores(real_top: str, warn=None) -> tuple:
     return tuple(chain)
 
 
+def _top_ignored(chain: tuple) -> bool:
+    """Does an ignore file above the walk ignore its top, or a folder between the two?
+    (Each chain entry's prefix is the top's path relative to that file's folder.)"""
+    for ignore_file, prefix in chain:
+        parts = [part for part in prefix.split("/") if part]
+        for depth in range(1, len(parts) + 1):
+            if ignore_file.check("/".join(parts[:depth]) + "/"):
+                return True
+    return False
+
+
 def _ignored(chain: tuple, name: str, is_dir: bool) -> bool:
     """Is name (in the directory chain belongs to) ignored? The deepest file that decides wins."""
     suffix = name + "/" if is_dir else name
@@ -215,9 +308,15 @@ def _ignored(chain: tuple, name: str, is_dir: bool) -> bool:
     return False
 
 
-def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[str], seen: set) -> None:
+def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[str], seen: set,
+          named_excluded: bool = False) -> None:
     """Add the Python files under the directory top to files (their real paths to seen),
-    depth-first in name order; what cannot be walked goes to errors."""
+    depth-first in name order; what cannot be walked goes to errors.
+
+    top was named on the command line, so it is walked even when it is itself ignored:
+    the ignore files above it that ignore it (or a folder between it and the work
+    tree's root) are not read, and when exclude matches it (named_excluded) the
+    patterns are matched against paths below top."""
     try:
         real_top = os.path.realpath(top)
     except OSError as exc:
@@ -225,11 +324,14 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
         return
     gitignore = excluder.config.respect_gitignore
     outer = _outer_ignores(real_top, excluder.warn) if gitignore else ()
+    if outer and _top_ignored(outer):
+        outer = ()  # named explicitly: what ignores it does not apply inside it
     top_with_slash = real_top.rstrip("/") + "/"
     visited = set()  # (device, inode) of every directory entered
     # (path as walked, its real path, its Config.relative(), the real paths of its ancestors,
     #  the (gitignore spec, prefix) chain that applies inside it)
-    stack = [(top, real_top, excluder.rel_of_dir(top, real_top), (), outer)]
+    top_rel = "." if named_excluded else excluder.rel_of_dir(top, real_top)
+    stack = [(top, real_top, top_rel, (), outer)]
     while stack:
         dirpath, real, rel, ancestors, chain = stack.pop()
         listing = _read_dir(dirpath, top, visited, errors, excluder if gitignore else None, chain)

@@ -170,6 +170,23 @@ def parse(source: bytes, path: str):
         raise SyntaxError(f"cannot decode: {exc}", (path, 1, 1, "")) from exc
 
 
+def syntax_error(path: str, source: bytes) -> Optional[FileError]:
+    """The FileError of a file Python cannot parse, or None. A file no rule can fire on is
+    still parsed (as ruff parses every file): a broken file never passes as clean."""
+    import ast
+
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        return FileError(path, line, f"syntax error: {exc.msg}" + _python2_hint(source, line), "parse")
+    except (ValueError, UnicodeDecodeError) as exc:  # a NUL byte, an undecodable literal
+        return FileError(path, 1, f"syntax error: {exc}", "parse")
+    except (RecursionError, MemoryError, OverflowError):
+        return None  # too deep for ast: not a syntax error, and no rule fires on it anyway
+    return None
+
+
 _PY2 = ("print ", "print\t", "exec ", "except ", "raise ", "ur'", 'ur"')
 
 
@@ -232,15 +249,18 @@ def finish(raw: list, path: str, source_text: str, config: Config) -> list:
     from castlint import suppressions
     from castlint.checks import all_rules
 
+    enabled = lambda code: config.rule_enabled(code, path)  # noqa: E731
+    if getattr(config, "ignore_noqa", False):  # --ignore-noqa: no comment silences (or is unused)
+        return sorted((f for f in raw if enabled(f.code)), key=lambda f: f.sort_key())
     if _may_have_suppressions(source_text, bool(raw)):
         marks = suppressions.parse_suppressions(source_text)
     else:
         marks = []
     kept = suppressions.apply(raw, marks)
-    enabled = lambda code: config.rule_enabled(code, path)  # noqa: E731
     for rule in all_rules():
         if rule.kind == "meta":
             kept.extend(rule.check_suppressions(path, marks, enabled))
+    kept = suppressions.exempt(kept, suppressions.file_exemption(source_text))  # `# castlint: noqa`
     return sorted((f for f in kept if enabled(f.code)), key=lambda f: f.sort_key())
 
 
@@ -281,6 +301,9 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
         return result
     if triggers is not None and not has_trigger(source, tuple(triggers)):
         result.skipped = True
+        broken = syntax_error(path, source)
+        if broken is not None:
+            result.errors.append(broken)
         return result
     try:
         if fixer is not None:
@@ -312,6 +335,9 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
     tables = file_tables(source, tables)  # and the accessors this file's own pool classes define
     if pruning.plan(source, tables).kind == pruning.NOTHING:
         result.mode = pruning.NOTHING
+        broken = syntax_error(path, source)
+        if broken is not None:
+            raise SyntaxError(broken.message, (path, broken.line, 1, ""))
         result.findings = finish([], path, source_text(source), config)
         return
     result.mode = pruning.FULL
@@ -335,6 +361,9 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result) -> 
         plan = pruning.plan(source, tables)
         result.mode = plan.kind
         if plan.kind == pruning.NOTHING:
+            broken = syntax_error(path, source)  # decided from the text alone: parse it anyway
+            if broken is not None:
+                raise SyntaxError(broken.message, (path, broken.line, 1, ""))
             return finish([], path, source_text(source), config)
         if plan.kind == pruning.PRUNED:
             import libcst as cst
@@ -453,6 +482,11 @@ def _scan_batch(paths: Sequence[str]) -> List[tuple]:
             out.append(("done", result, digest(source) if digests else None))
             continue
         if s.triggers is not None and not has_trigger(source, s.triggers):
+            broken = syntax_error(path, source)
+            if broken is not None:
+                result = FileResult(path=path, skipped=True, errors=[broken])
+                out.append(("done", result, digest(source) if digests else None))
+                continue
             out.append(("skip", path, digest(source) if digests else None))
             continue
         out.append(("parse", path, len(source)))

@@ -79,10 +79,10 @@ def _commentable(text: str, lines: List[str]) -> Tuple[Set[int], Dict[int, token
     return blocked, comments
 
 
-def _edit_line(line: str, comment: Optional[tokenize.TokenInfo], codes: List[str]) -> str:
+def _edit_line(line: str, comment: Optional[tokenize.TokenInfo], codes: List[str], reason: str = "") -> str:
     body = line.rstrip("\r\n")
     ending = line[len(body):]
-    joined = ", ".join(codes)
+    joined = ", ".join(codes) + (f" {reason}" if reason else "")
     if comment is not None:
         start = comment.start[1]
         text = body[start:]
@@ -97,8 +97,19 @@ def _edit_line(line: str, comment: Optional[tokenize.TokenInfo], codes: List[str
     return body.rstrip() + f"  # noqa: {joined}" + ending if body.strip() else body + f"# noqa: {joined}" + ending
 
 
-def add_to_source(source: bytes, spans: Iterable[Tuple[int, int, str]]) -> Tuple[bytes, int, List[Tuple[int, str]]]:
-    """(new source, lines edited, [(line, code) that found no line]) for findings given as (start, end, code)."""
+def clean_reason(reason: Optional[str]) -> str:
+    """--add-noqa=REASON as it can stand after the codes: one line, no `#`, no control characters
+    (it must not end the comment or start another)."""
+    if not reason:
+        return ""
+    text = "".join(ch if ch.isprintable() else " " for ch in reason).replace("#", " ")
+    return " ".join(text.split())
+
+
+def add_to_source(source: bytes, spans: Iterable[Tuple[int, int, str]],
+                  reason: Optional[str] = None) -> Tuple[bytes, int, List[Tuple[int, str]]]:
+    """(new source, lines edited, [(line, code) that found no line]) for findings given as (start, end, code).
+    reason: written after the codes of a new comment (`# noqa: CL001 REASON`), as ruff's --add-noqa=REASON."""
     text, encoding, bom = _decode(source)
     lines = _lines(text)
     blocked, comments = _commentable(text, lines)
@@ -115,13 +126,14 @@ def add_to_source(source: bytes, spans: Iterable[Tuple[int, int, str]]) -> Tuple
         if code not in wanted[line]:
             wanted[line].append(code)
     for number, codes in wanted.items():
-        lines[number - 1] = _edit_line(lines[number - 1], comments.get(number), codes)
+        lines[number - 1] = _edit_line(lines[number - 1], comments.get(number), codes, clean_reason(reason))
     new_text = "".join(lines)
     data = new_text.encode(encoding)
     return (BOM + data if bom else data), len(wanted), unplaced
 
 
-def add_noqa(findings, roots: Optional[Iterable[str]] = None, follow_symlinks_outside: bool = False) -> NoqaOutcome:
+def add_noqa(findings, roots: Optional[Iterable[str]] = None, follow_symlinks_outside: bool = False,
+             reason: Optional[str] = None) -> NoqaOutcome:
     """Write suppressions for findings into their files (see the module docs).
 
     roots: the paths the run was given (default: the findings' files). As `castlint fix`
@@ -143,7 +155,7 @@ def add_noqa(findings, roots: Optional[Iterable[str]] = None, follow_symlinks_ou
             continue
         try:
             source, snapshot = read_snapshot(path)
-            new, edited, unplaced = add_to_source(source, by_path[path])
+            new, edited, unplaced = add_to_source(source, by_path[path], reason)
         except OSError as exc:
             outcome.errors.append(FileError(path, 0, f"cannot read: {exc.strerror or exc}", "read"))
             continue

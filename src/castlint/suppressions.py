@@ -14,6 +14,10 @@ from typing import List, Optional, Tuple
 _CASTLINT = re.compile(r"#\s*castlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 CODE_PREFIX = "CL"
+# `# castlint: noqa` (or `# castlint: noqa: CL001, CL003`) on a line of its own: the whole file,
+# as ruff's `# ruff: noqa`
+_FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*castlint[ \t]*:[ \t]*noqa(?:[ \t]*:[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?"
+                        r"[ \t]*(?:#.*)?$", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass
@@ -75,3 +79,27 @@ def apply(findings: list, suppressions: List[Suppression]) -> list:
         if not silenced:
             kept.append(finding)
     return kept
+
+
+def file_exemption(source: str) -> Optional[Tuple[str, ...]]:
+    """The codes a file-level `# castlint: noqa[: CODES]` comment exempts the file from
+    (() for every code), or None when the file has none."""
+    if "castlint" not in source.lower():
+        return None
+    codes: Optional[Tuple[str, ...]] = None
+    for match in _FILE_NOQA.finditer(source):
+        raw = match.group("codes")
+        if raw is None:
+            return ()
+        found = tuple(c.strip().upper() for c in re.split(r"[\s,]+", raw) if c.strip())
+        codes = tuple(dict.fromkeys((codes or ()) + found))
+    return codes
+
+
+def exempt(findings: list, codes: Optional[Tuple[str, ...]]) -> list:
+    """findings less those a file-level exemption (file_exemption's answer) covers."""
+    if codes is None:
+        return findings
+    if not codes:
+        return []
+    return [f for f in findings if not any(f.code.startswith(c) for c in codes)]

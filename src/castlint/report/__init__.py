@@ -7,13 +7,22 @@ computes them once with the run's config and tables
 (castlint.fixes.suggestions.suggest_fixes) and passes them as
 meta["fix_suggestions"] (finding index -> FindingFix).
 """
-from castlint.report import github, json_format, rdjson, sarif, text
+from castlint.report import (azure, concise, full, github, gitlab, grouped, json_format, json_lines, junit, pylint,
+                             rdjson, sarif, text)
 
 FORMATS = {
     "text": text.render,
+    "full": full.render,
+    "concise": concise.render,
+    "grouped": grouped.render,
     "json": json_format.render,
+    "json-lines": json_lines.render,
+    "junit": junit.render,
     "sarif": sarif.render,
     "github": github.render,
+    "gitlab": gitlab.render,
+    "pylint": pylint.render,
+    "azure": azure.render,
     "rdjson": rdjson.render,
 }
 SHOWS_FIX_SUGGESTIONS = frozenset({"sarif", "rdjson"})
