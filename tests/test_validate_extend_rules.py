@@ -106,6 +106,21 @@ def test_validate_drive_main_reads_the_config_beside_the_tree(tmp_path, tree, ca
     assert "original:" in err and "patched:" in err and "decode_wrapper=native" in err
 
 
+def test_validate_drive_fixed_leaves_no_temporary_file(tmp_path, tree, monkeypatch):
+    """issue 22: `validate_drive --fixed` wrote /tmp/castlint-fixed-<pid>-*.py and left it."""
+    import tempfile
+
+    from castlint.trace.validate_drive import main
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    rules = _rules(tmp_path, TINY_PRESET)
+    (tmp_path / "castlint.toml").write_text(f'extend-rules = ["{rules}"]\n')
+    assert main([str(tree), "--fixed", "--preset", "tiny-mla", "--tp", "2", "--steps", "1"]) == 0
+    assert list(scratch.iterdir()) == []
+
+
 def test_validate_drive_main_reports_a_bad_table(tmp_path, tree, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text("schema = 1\n[[fp8_kv_mla]]\nbackends = []\n")  # `since` missing

@@ -20,7 +20,12 @@ from castlint.report.github import ci_path, finding_message
 from castlint.report.names import clean
 
 SEVERITY = {Severity.ERROR: "ERROR", Severity.WARNING: "WARNING", Severity.NOTE: "INFO"}
-SOURCE = {"name": "castlint", "url": "https://pypi.org/project/castlint/"}
+
+
+def _source() -> dict:
+    from castlint.project import repository_url
+
+    return {"name": "castlint", "url": repository_url()}  # [project.urls] Repository
 
 
 class _Lines:
@@ -81,7 +86,7 @@ def build(findings, errors, meta) -> dict:
             "location": {"path": ci_path(f.path), "range": {
                 "start": _position(lines, f.path, f.start), "end": _position(lines, f.path, f.end)}},
             "severity": SEVERITY[f.severity],
-            "source": SOURCE,
+            "source": _source(),
             "code": {"value": f.code},
         }
         if i in fixes:
@@ -92,8 +97,8 @@ def build(findings, errors, meta) -> dict:
         if e.line and e.line > 0:
             location["range"] = {"start": {"line": e.line}}
         diagnostics.append({"message": e.message, "location": location, "severity": "ERROR",
-                            "source": SOURCE, "code": {"value": f"castlint/{e.kind}"}})
-    return clean({"source": SOURCE, "diagnostics": diagnostics})
+                            "source": _source(), "code": {"value": f"castlint/{e.kind}"}})
+    return clean({"source": _source(), "diagnostics": diagnostics})
 
 
 def render(findings, errors, meta) -> str:

@@ -24,10 +24,10 @@ from typing import List, Tuple
 
 from castlint.models import Severity
 from castlint.report.github import ci_path, workspace_root
+from castlint.project import repository_url
 from castlint.report.names import clean, file_uri, uri_path
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/castlint/"
 SRCROOT = "%SRCROOT%"
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 
@@ -157,7 +157,7 @@ def build(findings, errors, meta) -> dict:
             "name": "castlint",
             "version": __version__,
             "semanticVersion": __version__,
-            "informationUri": INFORMATION_URI,
+            "informationUri": repository_url(),  # [project.urls] Repository
             "rules": rules,
         }},
         "originalUriBaseIds": {SRCROOT: {"uri": file_uri(str(Path(root).resolve())).rstrip("/") + "/"}},

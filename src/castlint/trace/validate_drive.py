@@ -139,13 +139,27 @@ def main(argv=None) -> int:
         if patched is None:
             parser.error(f"no flashinfer_mla_backend.py under {args.patched}")
         versions["patched"] = (patched, patched.read_bytes())
-    elif args.fixed:
+    scratch = None  # the fixed file's folder: removed when the steps are done (never left in /tmp)
+    if not args.patched and args.fixed:
         from castlint.fixes import FixOptions, fix_source
 
         fixed = fix_source(versions["original"][1], str(original), tables, FixOptions()).new_source
-        target = Path(tempfile.gettempdir()) / f"castlint-fixed-{os.getpid()}-flashinfer_mla_backend.py"
+        scratch = tempfile.TemporaryDirectory(prefix=f"castlint-fixed-{os.getpid()}-")
+        target = Path(scratch.name) / "flashinfer_mla_backend.py"
         target.write_bytes(fixed)
         versions["patched"] = (target, fixed)
+    try:
+        return _drive(args, versions, tables)
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+
+
+def _drive(args, versions, tables) -> int:
+    import sys
+
+    import castlint.trace as ct
+
     shapes = {"pool_tokens": args.pool_tokens} if args.pool_tokens else {}
     cfg = harness_config(args.device, args.preset, args.tp, tables=tables, **shapes)
     with DecodeSession(versions, cfg, tables) as session:
