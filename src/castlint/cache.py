@@ -43,7 +43,7 @@ from typing import Dict, Optional
 from castlint.models import Cost, FileError, FileResult, Finding, Fix, FixSafety, Position, Severity
 
 CACHE_DIR = ".castlint_cache"
-FORMAT = 1
+FORMAT = 2  # 2: findings carry `accessor`
 KEEP_FILES = 8  # cache files (one per version/tables/config) kept in the directory
 
 
@@ -449,7 +449,8 @@ def _dump_finding(f: Finding) -> dict:
     return data
 
 
-_FINDING_KEYS = {"code", "name", "severity", "start", "end", "message", "cost", "fix", "unfixable_reason", "function"}
+_FINDING_KEYS = {"code", "name", "severity", "start", "end", "message", "cost", "fix", "unfixable_reason", "function",
+                 "accessor"}
 
 
 def _position(value) -> Optional[Position]:
@@ -465,7 +466,7 @@ def _load_finding(path: str, data) -> Optional[Finding]:
         return None
     if not all(_is_str(data[k]) for k in ("code", "name", "severity", "message")):
         return None
-    if not all(data[k] is None or _is_str(data[k]) for k in ("unfixable_reason", "function")):
+    if not all(data[k] is None or _is_str(data[k]) for k in ("unfixable_reason", "function", "accessor")):
         return None
     if data["severity"] not in {s.value for s in Severity}:
         return None
@@ -489,4 +490,4 @@ def _load_finding(path: str, data) -> Optional[Finding]:
         fix = Fix(fix["codemod"], FixSafety(fix["safety"]), fix["description"])
     return Finding(code=data["code"], name=data["name"], severity=Severity(data["severity"]), path=path,
                    start=start, end=end, message=data["message"], cost=cost, fix=fix,
-                   unfixable_reason=data["unfixable_reason"], function=data["function"])
+                   unfixable_reason=data["unfixable_reason"], function=data["function"], accessor=data["accessor"])

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.text import Text
 
@@ -22,13 +23,34 @@ from castlint import __version__
 if TYPE_CHECKING:
     import inspect
 
+class PlainHelp(typer.core.TyperCommand):
+    """Help as ruff prints it: plain text, options grouped in sections, wrapped to the
+    terminal (never a truncated option name, at 80 columns too)."""
+
+    def format_options(self, ctx, formatter) -> None:
+        sections: dict = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                title = "Arguments"
+            else:
+                title = getattr(param, "rich_help_panel", None) or OPTION_PANELS.get(param.name, "Options")
+            sections.setdefault(title, []).append(record)
+        order = ["Arguments", *PANEL_ORDER]
+        for title in sorted(sections, key=lambda t: order.index(t) if t in order else len(order)):
+            with formatter.section(title):
+                formatter.write_dl(sections[title], col_max=34)
+
+
 app = typer.Typer(
     name="castlint",
     help="Find and repair hidden whole-pool dtype casts in LLM inference engines.",
     add_completion=False,
     no_args_is_help=False,
-    rich_markup_mode="rich",
-    context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,  # plain help (PlainHelp), readable at 80 columns
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 SUBCOMMANDS = {"check", "fix", "rules", "rule", "validate", "bot", "trace", "server"}
 from castlint.common.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS  # noqa: E402
@@ -299,37 +321,50 @@ def _write_stdout_bytes(data: bytes) -> None:
         sys.stdout.flush()
 
 
-PATHS_ARG = typer.Argument(None, help="Files or directories to check (default: .); `-` reads one file from stdin.")
-SELECT_OPT = typer.Option(None, "--select", help="Only these rule codes (comma-separated, prefixes allowed; ALL for every rule).")
-EXTEND_SELECT_OPT = typer.Option(None, "--extend-select", help="Rule codes to enable on top of select.")
-IGNORE_OPT = typer.Option(None, "--ignore", help="Skip these rule codes.")
-FORMAT_OPT = typer.Option(None, "--format", "-f", "--output-format",
-                          help="Output format (github is the default under GitHub Actions); --output-format is ruff's name.")
+PATHS_ARG = typer.Argument(None, metavar="[PATHS]...", help="Files or directories to check (default: .); `-` reads one file from stdin.")
+SELECT_OPT = typer.Option(None, "--select", metavar="CODE,...", help="Only these rule codes (comma-separated, prefixes allowed; ALL for every rule).")
+EXTEND_SELECT_OPT = typer.Option(None, "--extend-select", metavar="CODE,...", help="Rule codes to enable on top of select.")
+IGNORE_OPT = typer.Option(None, "--ignore", metavar="CODE,...", help="Skip these rule codes.")
+FORMAT_OPT = typer.Option(None, "--format", "-f", "--output-format", metavar="FORMAT",
+                          help="text (full), concise, grouped, json, json-lines, junit, sarif, github, gitlab, "
+                               "pylint, azure or rdjson (github is the default under GitHub Actions); "
+                               "--output-format is ruff's name.")
 CONFIG_OPT = typer.Option(None, "--config", help="Read config from this file instead of the nearest pyproject.toml/castlint.toml.")
 # rich help panels, as ruff groups its options (the help stays readable at 80 columns)
 RULE_PANEL, FIX_PANEL, FILE_PANEL, REPORT_PANEL, RUN_PANEL = (
     "Rule selection", "Fixes", "File selection", "Reporting", "Run")
-CHECK_CONFIG_OPT = typer.Option(None, "--config", help="A config file to use instead of each file's nearest pyproject.toml/castlint.toml, or a `KEY = VALUE` TOML setting over it (repeatable).", rich_help_panel=RUN_PANEL)
+PANEL_ORDER = [RULE_PANEL, FILE_PANEL, FIX_PANEL, REPORT_PANEL, RUN_PANEL, "Options"]
+OPTION_PANELS = {  # check's (and fix's) options without a panel of their own
+    "select": RULE_PANEL, "extend_select": RULE_PANEL, "ignore": RULE_PANEL,
+    "fmt": REPORT_PANEL, "exit_zero": REPORT_PANEL, "quiet": REPORT_PANEL, "output_file": REPORT_PANEL,
+    "statistics": REPORT_PANEL, "show_fixes": FIX_PANEL, "color": REPORT_PANEL, "show_files": FILE_PANEL,
+    "show_settings": RUN_PANEL, "unsafe_fixes": FIX_PANEL, "flashinfer_api": FIX_PANEL,
+    "flashinfer_version": FIX_PANEL, "exit_non_zero_on_fix": FIX_PANEL, "follow_symlinks_outside": FIX_PANEL,
+    "exclude": FILE_PANEL, "extend_exclude": FILE_PANEL, "respect_gitignore": FILE_PANEL,
+    "stdin_filename": FILE_PANEL, "jobs": RUN_PANEL, "no_cache": RUN_PANEL, "fix": FIX_PANEL,
+    "fix_only": FIX_PANEL, "diff": FIX_PANEL,
+}
+CHECK_CONFIG_OPT = typer.Option(None, "--config", metavar="FILE|KEY=VALUE", help="A config file to use instead of each file's nearest pyproject.toml/castlint.toml, or a `KEY = VALUE` TOML setting over it (repeatable).", rich_help_panel=RUN_PANEL)
 FORCE_EXCLUDE_OPT = typer.Option(False, "--force-exclude", help="Apply exclude and .gitignore to paths named on the command line too (what the pre-commit hook passes).", rich_help_panel=FILE_PANEL)
-PER_FILE_IGNORES_OPT = typer.Option(None, "--per-file-ignores", help="GLOB:CODE[,CODE]: ignore these codes in matching files, replacing the configured per-file-ignores (repeatable).", rich_help_panel=RULE_PANEL)
-EXTEND_PER_FILE_IGNORES_OPT = typer.Option(None, "--extend-per-file-ignores", help="GLOB:CODE[,CODE]: as --per-file-ignores, on top of the configured ones.", rich_help_panel=RULE_PANEL)
+PER_FILE_IGNORES_OPT = typer.Option(None, "--per-file-ignores", metavar="GLOB:CODES", help="GLOB:CODE[,CODE]: ignore these codes in matching files, replacing the configured per-file-ignores (repeatable).", rich_help_panel=RULE_PANEL)
+EXTEND_PER_FILE_IGNORES_OPT = typer.Option(None, "--extend-per-file-ignores", metavar="GLOB:CODES", help="GLOB:CODE[,CODE]: as --per-file-ignores, on top of the configured ones.", rich_help_panel=RULE_PANEL)
 IGNORE_NOQA_OPT = typer.Option(False, "--ignore-noqa", help="Ignore every suppression comment (line and file level).", rich_help_panel=RULE_PANEL)
 ISOLATED_OPT = typer.Option(False, "--isolated", help="Read no config file (the defaults and the flags only).", rich_help_panel=RUN_PANEL)
 WATCH_OPT = typer.Option(False, "--watch", "-w", help="Check again whenever a file changes (Ctrl-C ends it).", rich_help_panel=RUN_PANEL)
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Only the findings: no code frames, no summary.")
-EXCLUDE_OPT = typer.Option(None, "--exclude", help="Glob patterns to skip, replacing the configured exclude (the defaults stay).")
-EXTEND_EXCLUDE_OPT = typer.Option(None, "--extend-exclude", help="Glob patterns to skip, on top of exclude.")
+EXCLUDE_OPT = typer.Option(None, "--exclude", metavar="GLOB,...", help="Glob patterns to skip, replacing the configured exclude (the defaults stay).")
+EXTEND_EXCLUDE_OPT = typer.Option(None, "--extend-exclude", metavar="GLOB,...", help="Glob patterns to skip, on top of exclude.")
 GITIGNORE_OPT = typer.Option(None, "--respect-gitignore/--no-respect-gitignore",
                              help="Skip what .gitignore files ignore (default: on, or respect-gitignore in the config).")
 COLOR_OPT = typer.Option(ColorMode.auto, "--color", help="Colour: auto (on a terminal, unless NO_COLOR is set), always, never.")
-STDIN_OPT = typer.Option(None, "--stdin-filename", help="Read the source from stdin and report it under this name (config, messages).")
+STDIN_OPT = typer.Option(None, "--stdin-filename", metavar="PATH", help="Read the source from stdin and report it under this name (config, messages).")
 SHOW_FILES_OPT = typer.Option(False, "--show-files", help="List the files that would be checked, and exit.")
 SHOW_SETTINGS_OPT = typer.Option(False, "--show-settings", help="Print the settings in force (config plus flags), and exit.")
 STATISTICS_OPT = typer.Option(False, "--statistics", help="Count the findings per rule instead of listing them.")
 SHOW_FIXES_OPT = typer.Option(False, "--show-fixes", help="With a fix: list what was fixed, per file and rule.")
 JOBS_OPT = typer.Option(0, "--jobs", "-j", help="Parallel workers (default: core count).")
 NO_CACHE_OPT = typer.Option(False, "--no-cache", help="Do not read or write .castlint_cache/.")
-OUTPUT_FILE_OPT = typer.Option(None, "--output-file", "-o", help="Write the report to this file.")
+OUTPUT_FILE_OPT = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the report to this file.")
 UNSAFE_OPT = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe.")
 FI_API_OPT = typer.Option("auto", "--flashinfer-api", help="Call form the fix emits: auto (what the target pins), positional, or keyword (FlashInfer >= 0.7).")
 FI_VERSION_OPT = typer.Option(None, "--flashinfer-version", help="FlashInfer the fixed code will run against (default: the pin the tree states, else rules/sglang.toml).")
@@ -340,7 +375,7 @@ FOLLOW_OPT = typer.Option(False, "--follow-symlinks-outside", help="Let a fix (o
 WATCH_INTERVAL_S = 0.3  # how often --watch looks at the files' mtimes
 
 
-@app.command()
+@app.command(cls=PlainHelp)
 def check(
     paths: Optional[List[str]] = PATHS_ARG,
     select: Optional[List[str]] = SELECT_OPT,
@@ -881,7 +916,7 @@ def _fix_signature() -> "inspect.Signature":
 
 
 fix_command.__signature__ = _fix_signature()
-app.command("fix")(fix_command)
+app.command("fix", cls=PlainHelp)(fix_command)
 
 
 def _call_check(given: dict, **fixed):
@@ -941,7 +976,7 @@ def _rule_doc(code: str, fmt: Optional[OutputFormat]) -> None:
     Console(highlight=False).print(Markdown(rule.markdown()))
 
 
-@app.command()
+@app.command(cls=PlainHelp)
 def rules(
     code: Optional[str] = typer.Argument(None, help="Show this rule's documentation (a code or a name)."),
     fmt: Optional[OutputFormat] = typer.Option(None, "--format", "-f", "--output-format", help="text or json."),
@@ -953,7 +988,7 @@ def rules(
         _rule_doc(code, fmt)
 
 
-@app.command()
+@app.command(cls=PlainHelp)
 def rule(
     code: Optional[str] = typer.Argument(None, help="The rule's code (CL001) or name (whole-pool-cast)."),
     all_rules: bool = typer.Option(False, "--all", help="Document every rule."),
@@ -980,7 +1015,7 @@ def _fix_word(rule) -> str:
     return "safe/unsafe" if "unsafe" in text else "safe"
 
 
-@app.command()
+@app.command(cls=PlainHelp)
 def validate(
     path: str = typer.Argument(..., help="An sglang tree or flashinfer_mla_backend.py (unpatched, or patched with --baseline)"),
     baseline: Optional[str] = typer.Option(None, "--baseline", help="The original file (or tree): PATH is then the already-patched one."),
@@ -1029,7 +1064,7 @@ def validate(
         draft_tokens=draft_tokens, no_native=no_native))
 
 
-@app.command()
+@app.command(cls=PlainHelp)
 def bot(
     paths: Optional[List[str]] = typer.Argument(None, help="Files or directories to check (default: the pull request's changed Python files)."),
     diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Take the changed lines from git (diff since this revision) instead of the GitHub API."),
@@ -1052,7 +1087,7 @@ def bot(
                              always_comment=always_comment, max_wait=max_wait))
 
 
-@app.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@app.command(cls=PlainHelp, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 def trace(
     command: Optional[List[str]] = typer.Argument(None, help="The program to run, after `--`: castlint trace -- python my_bench.py ..."),
     module: Optional[str] = typer.Option(None, "--module", "-m", help="Run pkg.mod:func (call it) or pkg.mod (as __main__) in this process instead."),
@@ -1080,7 +1115,7 @@ def trace(
                                skip=skip or (), color=_set_color(color)))
 
 
-@app.command()
+@app.command(cls=PlainHelp)
 def server():
     """Speak the Language Server Protocol on stdin/stdout (editors; needs `castlint[lsp]`).
 

@@ -79,6 +79,9 @@ class Finding:
     fix: Optional[Fix] = None
     unfixable_reason: Optional[str] = None
     function: Optional[str] = None
+    # `Class.get_key_buffer` when the finding is inside a pool accessor: a cost every backend
+    # that reads the pool pays, not a backend of its own (step_total)
+    accessor: Optional[str] = None
 
     @property
     def fixable(self) -> bool:
@@ -89,6 +92,8 @@ class Finding:
 
     def to_dict(self) -> dict:
         data = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        if data.get("accessor") is None:
+            data.pop("accessor", None)  # (only inside a pool accessor)
         data["start"], data["end"] = asdict(self.start), asdict(self.end)
         data["cost"] = None if self.cost is None else asdict(self.cost)
         data["severity"] = self.severity.value
@@ -167,6 +172,8 @@ def step_total(findings, exclude_words=()) -> StepTotal:
     for f in findings:
         if f.cost is None or f.severity != Severity.ERROR:
             continue
+        if getattr(f, "accessor", None):
+            continue  # a pool class's accessor: paid by the backends that read through it, not a backend
         key, cls, method = _backend_and_method(f)
         if any(word in method for word in exclude_words):
             continue

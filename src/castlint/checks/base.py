@@ -103,7 +103,17 @@ class Rule:
             fix=fix,
             unfixable_reason=unfixable_reason,
             function=ctx.analysis.function_name(node),
+            accessor=_accessor(ctx, node),
         )
+
+
+def _accessor(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
+    """The pool accessor node is inside (castlint.models.step_total leaves it out of the backends)."""
+    find = getattr(ctx.analysis, "enclosing_accessor", None)
+    try:
+        return find(node) if find is not None else None
+    except Exception:  # noqa: BLE001 - a node outside the analysed functions
+        return None
 
 
 def pool_cast_cost(ctx: FileContext, target: Optional[str]) -> Cost:
