@@ -30,6 +30,8 @@ FIX_OPTIONS = {
     "cast_after_gather_hazards.unsafe.out.py": FixOptions(unsafe=True),  # applied: each changes its method
     "cast_after_gather_readonly.out.py": FixOptions(),  # only read-only code in between: safe
     "mla_two_sources.out.py": FixOptions(),  # refused: run() also reads a draft buffer
+    "paged_backend.out.py": FixOptions(),  # issue 24: paged kernels read only the pages listed
+    "paged_refused.out.py": FixOptions(),  # refused: another reader, k= writes, a late table, two tables
 }
 FIX = sorted((FIXTURES / "fix").glob("*.out.py"))
 

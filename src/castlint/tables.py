@@ -167,6 +167,10 @@ class Tables:
     kv_pool: dict = field(default_factory=dict)
     compact_kv_read: dict = field(default_factory=dict)  # the fused row conversion's measured cost
     kv_read_switch: dict = field(default_factory=dict)  # the patched engine's on/off variable
+    paged_kernels: list = field(default_factory=list)  # rules/paged_kernels.toml [[paged_kernel]] rows
+    page_views: dict = field(default_factory=dict)  # rules/paged_kernels.toml [page_views]
+    paged_read_module: dict = field(default_factory=dict)  # rules/paged_kernels.toml [paged_read_module]
+    paged_kv_read: dict = field(default_factory=dict)  # rules/crossover.toml [paged_kv_read]
     kv_cache_dtype_attributes: set = field(default_factory=set)
     kv_cache_dtype_holders: set = field(default_factory=set)
     presets: dict = field(default_factory=dict)  # name -> ModelPreset
@@ -256,6 +260,8 @@ TOP_KEYS = {
     "trace",  # runtime tracing (rules/trace.toml): read by castlint.trace.table
     "mla_kv_read", "kv_pool", "compact_kv_read",  # rules/crossover.toml: castlint.fixes.flashinfer_mla
     "kv_read_switch",  # rules/sglang.toml: castlint.fixes.flashinfer_mla
+    "paged_kernel", "page_views", "paged_read_module",  # rules/paged_kernels.toml: castlint.analysis.paged_reads
+    "paged_kv_read",  # rules/crossover.toml: castlint.fixes.paged_kv_read
     "pin_source", "decode_step",  # rules/sglang.toml: castlint.fixes.target, castlint.models
     "cast_motion",  # rules/casts.toml: castlint.analysis.cast_motion
     "hot_path",  # rules/accessors.toml: castlint.analysis.hot_path
@@ -541,14 +547,60 @@ def _load_compact_kv_read(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_kv_read_switch(tables: Tables, data: dict, path: Path) -> None:
-    section = _section(data, "kv_read_switch", {"variable", "values"}, path)
+    section = _section(data, "kv_read_switch", {"variable", "values", "paged_compact_modes"}, path)
     if section is None:
         return
     variable = _get(section, "variable", str, path, "kv_read_switch")
     values = _str_list(section, "values", path, "kv_read_switch")
     if not variable.isidentifier() or not values:
         raise TableError(path, "kv_read_switch", "needs an identifier `variable` and at least one of `values`")
-    tables.kv_read_switch.update(variable=variable, values=values)
+    paged = _str_list(section, "paged_compact_modes", path, "kv_read_switch")
+    if any(mode not in values for mode in paged):
+        raise TableError(path, "kv_read_switch.paged_compact_modes", f"must be some of {values}, got {paged}")
+    tables.kv_read_switch.update(variable=variable, values=values, paged_compact_modes=paged)
+
+
+def _argument(item: dict, key: str, path: Path, where: str) -> tuple:
+    value = item.get(key)
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)
+            and value[0].isidentifier() and isinstance(value[1], int) and value[1] >= 0):
+        raise TableError(path, f"{where}.{key}", f"must be [keyword, position], got {value!r}")
+    return value[0], value[1]
+
+
+def _load_paged_kernels(tables: Tables, data: dict, path: Path) -> None:
+    rows = _get(data, "paged_kernel", list, path, "", [])
+    for i, item in enumerate(rows):
+        where = f"paged_kernel[{i}]"
+        if not isinstance(item, dict):
+            raise TableError(path, where, "must be a table")
+        _check_keys(item, {"function", "caches", "page_table", "seqlens", "writes", "refuse"}, path, where)
+        function = _get(item, "function", str, path, where)
+        lists = {}
+        for key in ("caches", "writes", "refuse"):
+            raw = _get(item, key, list, path, where, [])
+            lists[key] = tuple(_argument({key: arg}, key, path, where) for arg in raw)
+        if not lists["caches"]:
+            raise TableError(path, f"{where}.caches", "needs at least one cache argument")
+        tables.paged_kernels.append({"function": function, "page_table": _argument(item, "page_table", path, where),
+                                     "seqlens": _argument(item, "seqlens", path, where), **lists})
+    views = _section(data, "page_views", {"functions", "method"}, path)
+    if views is not None:
+        functions = tuple(_argument({"functions": f}, "functions", path, "page_views")
+                          for f in _get(views, "functions", list, path, "page_views", []))
+        tables.page_views.update(functions=functions, method=_get(views, "method", str, path, "page_views"))
+    module = _section(data, "paged_read_module", {"module"}, path)
+    if module is not None:
+        name = _get(module, "module", str, path, "paged_read_module")
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise TableError(path, "paged_read_module.module", f"must be a dotted module name, got {name!r}")
+        tables.paged_read_module.update(module=name)
+    paged = _section(data, "paged_kv_read", {"gpu", "measured", "source", "whole_pool_share"}, path)
+    if paged is not None:
+        share = _get(paged, "whole_pool_share", (int, float), path, "paged_kv_read")
+        if not 0 < share <= 1:
+            raise TableError(path, "paged_kv_read.whole_pool_share", f"must be in (0, 1], got {share!r}")
+        tables.paged_kv_read.update(paged)
 
 
 def _load_kv_pool(tables: Tables, data: dict, path: Path) -> None:
@@ -628,7 +680,7 @@ _SECTION_LOADERS = (
     _load_allocation, _load_conversions, _load_iteration, _load_cache_parameters, _load_conversion_helpers,
     _load_guards, _load_hot_path, _load_casts, _load_cast_motion, _load_reinterpret, _load_dtype_spelling, _load_dtype_bytes, _load_wrappers,
     _load_mla_signatures, _load_fp8_kv_mla, _load_auto_backend, _load_mla_kv_read, _load_kv_pool,
-    _load_compact_kv_read, _load_kv_read_switch,
+    _load_compact_kv_read, _load_kv_read_switch, _load_paged_kernels,
     _load_kv_cache_dtype, _load_releases, _load_pin_source, _load_decode_step, _load_defaults, _load_presets,
 )
 

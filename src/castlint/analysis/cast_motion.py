@@ -413,6 +413,11 @@ def _read_only(analysis, call: cst.Call) -> bool:
                                  or name in tables.view_functions)
 
 
+def is_read_only(analysis, call: cst.Call) -> bool:
+    """Is this call proven read-only by rules/casts.toml (and given no `out=`)? For other proofs."""
+    return _read_only(analysis, call)
+
+
 def _in_place(method: str | None) -> bool:
     return method is not None and method.endswith("_") and not method.endswith("__")
 

@@ -175,10 +175,10 @@ def _in_accessor(analysis, call: cst.Call) -> str:
 
 
 NO_CONSUMER_REASON = (
-    "no mixed-precision consumer is known for this buffer (e.g. FA3 "
-    "flash_attn_with_kvcache reads the pool through a page table). Gather the "
-    "live pages first and cast those (the CL003 pattern), or use a kernel that "
-    "reads FP8 KV; if the cast is intended, add `# castlint: ignore[CL001]`."
+    "no mixed-precision consumer is known for this buffer, and no paged kernel of "
+    "rules/paged_kernels.toml reads it. Gather the live pages first and cast those "
+    "(the CL003 pattern), or use a kernel that reads FP8 KV; if the cast is intended, "
+    "add `# castlint: ignore[CL001]`."
 )
 
 
@@ -193,7 +193,21 @@ def _mla_fix(ctx: FileContext, call: cst.Call):
     why_not = why_not_mla_fixable(ctx, call)
     if why_not is None:
         return Fix(MLA_CODEMOD, FixSafety.SAFE, MLA_FIX_DESCRIPTION, site=call), None
-    return None, why_not or NO_CONSUMER_REASON
+    if why_not:
+        return None, why_not
+    return _paged_fix(ctx, call)
+
+
+def _paged_fix(ctx: FileContext, call: cst.Call):
+    """The paged-read fix (castlint.analysis.paged_reads) when a paged kernel reads the cast."""
+    from castlint.analysis.paged_reads import CODEMOD, describe, why_not_paged
+
+    site, why_not = why_not_paged(ctx.analysis, call)
+    if site is None:
+        return None, why_not or NO_CONSUMER_REASON
+    safety = FixSafety.SAFE if site.unsafe is None else FixSafety.UNSAFE
+    description = describe(site) + (f" (unsafe: {site.unsafe})" if site.unsafe else "")
+    return Fix(CODEMOD, safety, description, site=site), None
 
 MLA_FIX_DESCRIPTION = (
     "each plan() picks on the host how run() reads the FP8 pool (native FP8-KV kernel, only the rows it "

@@ -16,7 +16,7 @@ from typing import List, Optional, Sequence, Tuple
 from castlint.common.diffs import unified_diff_text
 from castlint.common.encoding import source_encoding
 from castlint.config import Config
-from castlint.fixes import cast_after_gather, flashinfer_mla  # noqa: F401 - registers the codemods, in order
+from castlint.fixes import cast_after_gather, flashinfer_mla, paged_kv_read  # noqa: F401 - registers the codemods, in order
 from castlint.fixes.base import (
     API_CHOICES, Codemod, CodemodResult, FixError, FixOptions, SourceFix, codemod_named, registered_codemods,
 )
@@ -77,6 +77,7 @@ def apply_fixes(source: bytes, ctx, findings: list, options: Optional[FixOptions
         done = codemod.apply(module, ctx, wanted, options)
         result.applied += done.applied
         result.skipped += done.skipped
+        result.companions.update(done.companions)
         if done.module is not module:
             result.fixed += wanted
             module = done.module
@@ -165,8 +166,50 @@ def write_fixes(results: Sequence, options: FixOptions, files: Sequence[str], ro
             outcome.errors.append(error)
             continue
         outcome.changed.append(path)
+    _write_companions(fixed, options, outcome, diffs)
     outcome.diff_text = "".join(diffs)
     return outcome
+
+
+def _write_companions(fixed: Sequence, options: FixOptions, outcome: FixOutcome, diffs: list) -> None:
+    """The modules the fixes add to the tree (one per path, however many files need it):
+    written when missing or different, previewed with --diff."""
+    import os
+
+    from castlint.fixes.write import create_file, read_snapshot
+
+    wanted = {}
+    for result in fixed:
+        if result.fix.changed and result.path in outcome.changed:
+            for path, data in result.fix.companions.items():
+                wanted.setdefault(path, (keep_line_endings(result.fix.source, data), result.path))
+    for path, (data, fixed_file) in sorted(wanted.items()):
+        old = None
+        if os.path.islink(path):
+            outcome.notes.append((fixed_file, 0, f"{path} is a symlink: the module the fix adds is not written "
+                                                 "there; the fixed file imports it"))
+            continue
+        if os.path.exists(path):
+            old, snapshot = read_snapshot(path)
+            if old == data:
+                continue
+        if options.dry_run:
+            diffs.append(unified_diff(path, old or b"", data))
+            outcome.changed.append(path)
+            continue
+        try:
+            if old is None:
+                create_file(path, data, like=fixed_file)
+            else:
+                error = write_or_error(path, data, snapshot)
+                if error is not None:
+                    outcome.errors.append(error)
+                    continue
+        except OSError as exc:
+            outcome.errors.append(FileError(path, 0, f"cannot write the module the fix adds: {exc.strerror or exc}",
+                                            "fix"))
+            continue
+        outcome.changed.append(path)
 
 
 def fix_files(files: Sequence[str], tables: Tables, config: Config, options: FixOptions, jobs: int = 0,

@@ -28,6 +28,7 @@ class CodemodResult:
     module: cst.Module  # the input module itself when nothing changed
     applied: List[str] = field(default_factory=list)  # what was done, for the report
     skipped: List[Tuple[int, str]] = field(default_factory=list)  # (line, why a wanted site was not fixed)
+    companions: Dict[str, bytes] = field(default_factory=dict)  # path -> a module the fix adds to the tree
 
 
 @dataclass
@@ -39,6 +40,7 @@ class SourceFix:
     fixed: List = field(default_factory=list)  # the findings the fix addressed (castlint.models.Finding)
     remaining: Optional[List] = None  # findings in the new source (None: not re-checked)
     snapshot: object = None  # castlint.fixes.write.Snapshot of what was read, for the atomic write
+    companions: Dict[str, bytes] = field(default_factory=dict)  # path -> a module the fix adds (or updates)
 
     @property
     def changed(self) -> bool:

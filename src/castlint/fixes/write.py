@@ -161,6 +161,24 @@ def _create_temp(folder: str) -> tuple:
     raise FileExistsError(errno.EEXIST, "no free temp file name", folder)
 
 
+def create_file(path: str, data: bytes, like: str) -> None:
+    """Add a new file atomically, with the mode of the file `like` (without its set-id bits):
+    written to a temp file, then linked at path, which must not exist yet."""
+    folder = os.path.dirname(path) or "."
+    with signals_held():
+        fd, tmp = _create_temp(folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fchmod(fh.fileno(), stat.S_IMODE(os.stat(like).st_mode) & 0o777)
+                os.fsync(fh.fileno())
+            os.link(tmp, path)  # FileExistsError when another writer created it meanwhile
+        finally:
+            _unlink(tmp)
+        _fsync_dir(folder)
+
+
 def _atomic_write(path: str, data: bytes, snapshot: Snapshot) -> None:
     real = os.path.realpath(path)  # write through symlinks, keep the link
     st = os.stat(real)

@@ -1,4 +1,4 @@
-"""Read a paged FP8 KV pool in the query's dtype, converting only the pages a step reads.
+"""Read a paged FP8 KV pool in the query's dtype, converting only the pages read.
 
 Attention kernels that take the KV cache in the query's dtype (FlashAttention 3/4
 MLA, the xpu and musa MLA paths) used to get the whole pool converted on every
@@ -39,19 +39,20 @@ except ImportError:  # without Triton the pages are gathered with torch
 
 logger = logging.getLogger(__name__)
 
-# The switch: environment variable and its values (rules/sglang.toml [kv_read_switch]).
+# The switch: its environment variable and values (the first is the default).
 _KV_READ_SWITCH = ()
-# Above this share of the pool's rows the page table can reach, the whole pool is
-# converted instead (rules/crossover.toml [paged_kv_read], measured on an H200).
+# From this share of the pool's rows that the page table can reach, the whole pool is
+# converted instead (measured: see _WHOLE_POOL_SHARE_MEASURED).
 _WHOLE_POOL_SHARE = 0.0
-# Modes of the switch that take the compact read here.
+_WHOLE_POOL_SHARE_MEASURED = ""
+# The switch's modes that take the compact read here (the first decides by cost).
 _COMPACT_MODES = ()
 
 _BUFFERS = {}
 _LUTS = {}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _mode():
     variable, values = _KV_READ_SWITCH
     mode = os.environ.get(variable, values[0]).lower()
@@ -67,7 +68,7 @@ def _mode():
     return mode
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _keep_cast(reason):
     logger.info("KV page read: %s; the whole-pool conversion is kept", reason)
 
@@ -95,16 +96,18 @@ def read_kv_pages(pool, dtype, page_table, seqlens, page_size, fallback=False):
     capturing = pool.is_cuda and torch.cuda.is_current_stream_capturing()
     if why is None and capturing and _CONVERT_PAGES is None:
         why = "Triton is missing and a CUDA graph is being captured"
-    if why is None and not capturing and _mode() == _COMPACT_MODES[0]:
-        if page_table.numel() * page_size >= _WHOLE_POOL_SHARE * pool.shape[0]:
-            return pool.to(dtype), page_table  # most of the pool: convert it whole
+    whole = page_table.numel() * page_size >= _WHOLE_POOL_SHARE * pool.shape[0]
+    if why is None and whole and not capturing and _mode() == _COMPACT_MODES[0]:
+        return pool.to(dtype), page_table  # most of the pool: convert it whole
     if why is not None:
         if not fallback:
             _keep_cast(why)
         return pool.to(dtype), page_table
     out = _shared_buffer(pool, dtype)
     if _CONVERT_PAGES is None or not pool.is_cuda:
-        return out, _convert_pages_torch(pool, dtype, page_table, seqlens, page_size, out)
+        return out, _convert_pages_torch(
+            pool, dtype, page_table, seqlens, page_size, out
+        )
     return out, _convert_pages_triton(pool, dtype, page_table, seqlens, page_size, out)
 
 
@@ -114,7 +117,9 @@ def _shared_buffer(pool, dtype):
     key = (tuple(pool.shape), dtype, str(pool.device), stream)
     buffer = _BUFFERS.get(key)
     if buffer is None:
-        buffer = _BUFFERS[key] = torch.empty(pool.shape, dtype=dtype, device=pool.device)
+        buffer = _BUFFERS[key] = torch.empty(
+            pool.shape, dtype=dtype, device=pool.device
+        )
     return buffer
 
 
@@ -123,7 +128,7 @@ def _convert_pages_torch(pool, dtype, page_table, seqlens, page_size, out):
     pages_read = torch.clamp((seqlens.long() + page_size - 1) // page_size, max=width)
     live = torch.arange(width, device=page_table.device)[None, :] < pages_read[:, None]
     pages, slots = torch.unique(page_table[live].long(), return_inverse=True)
-    rows = (pages[:, None] * page_size + torch.arange(page_size, device=pool.device))
+    rows = pages[:, None] * page_size + torch.arange(page_size, device=pool.device)
     rows = rows.reshape(-1)
     out[: rows.shape[0]] = pool[rows].to(dtype)
     remapped = torch.zeros_like(page_table)
@@ -141,7 +146,9 @@ def _convert_pages_triton(pool, dtype, page_table, seqlens, page_size, out):
             .view(pool.dtype)
             .to(dtype)
         )
-    marks = torch.zeros(pool.shape[0] // page_size, dtype=torch.int32, device=pool.device)
+    marks = torch.zeros(
+        pool.shape[0] // page_size, dtype=torch.int32, device=pool.device
+    )
     programs = max(1, min(triton.cdiv(width, 128), 64))
     _MARK_PAGES[(batch, programs)](
         page_table, page_table.stride(0), seqlens, width, page_size, marks, BLOCK=128
@@ -173,7 +180,7 @@ def _convert_pages_triton(pool, dtype, page_table, seqlens, page_size, out):
 
 
 def _kv_mark_pages(
-    table, stride, seqlens, width, page_size, marks, BLOCK: "tl.constexpr"
+    table, stride, seqlens, width, page_size, marks, BLOCK: tl.constexpr
 ):
     """marks[page] = the last entry (b * width + j + 1) that reads the page."""
     b = tl.program_id(0)
@@ -200,8 +207,8 @@ def _kv_convert_pages(
     remapped,
     remapped_stride,
     row,
-    BLOCK_R: "tl.constexpr",
-    BLOCK_C: "tl.constexpr",
+    BLOCK_R: tl.constexpr,
+    BLOCK_C: tl.constexpr,
 ):
     """remapped[b, j] = the page's compact slot; the entry that marked a page
     converts its rows, dst[slot] = lut[src[page]], rows in parallel."""

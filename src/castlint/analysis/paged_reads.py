@@ -1,0 +1,429 @@
+"""Whole-pool casts that only a paged attention kernel reads: what the paged-read fix may rewrite.
+
+`kv = pool.to(q.dtype)` whose every reader is a kernel of rules/paged_kernels.toml
+(FA3/FA4's flash_attn_with_kvcache, xpu's flash_mla_decode), reached through views
+that keep the pool's rows (`kv[:, :, 512:]`) and a page view (`paged_view(x, P)`,
+`x.view(-1, P, ...)`). Such a kernel reads request b's pages
+`page_table[b, :ceil(seqlens[b] / P)]` and nothing else, so converting only those
+pages, into a buffer the page table is remapped to, gives it the same values.
+
+`paged_read(analysis, call)` proves it or says why not:
+- every value of `kv` is accounted for: a reader that is not a view or one of these
+  kernels refuses the site;
+- the kernels that read through another page table or other lengths (cascade, CP
+  closures) must each sit under a condition evaluable at the cast: the rewrite keeps
+  the cast whenever that condition holds (`fallback=`);
+- the page table, lengths and page size are evaluated at the cast instead of at the
+  kernel: their names must not be rebound in between, and a call in between that
+  rules/casts.toml [cast_motion] does not prove read-only makes the fix unsafe.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from castlint.analysis.cast_motion import is_read_only
+from castlint.analysis.dataflow import iter_nodes
+
+CODEMOD = "paged-kv-read"  # Fix.codemod of the findings this fix rewrites
+
+
+class NotPaged(Exception):
+    """The cast reaches a paged kernel, but the rewrite cannot be proven; says why."""
+
+    def __init__(self, line: int, why: str):
+        super().__init__(why)
+        self.line, self.why = line, why
+
+
+@dataclass
+class PagedRead:
+    """One rewritable cast: what the fix writes in its place, and the kernel arguments it redirects."""
+
+    cast: cst.Call
+    statement: cst.SimpleStatementLine
+    variable: str
+    pool: cst.BaseExpression
+    dtype: cst.BaseExpression
+    page_table: cst.BaseExpression
+    seqlens: cst.BaseExpression
+    page_size: cst.BaseExpression
+    redirect: List[cst.Arg] = field(default_factory=list)  # the page_table arguments to point at the remap
+    fallbacks: List[str] = field(default_factory=list)  # conditions (source) under which the cast is kept
+    kept: List[Tuple[int, str]] = field(default_factory=list)  # (line, which path keeps the cast, and why)
+    unsafe: Optional[str] = None  # why the proof is incomplete (the fix is then unsafe)
+
+
+@dataclass
+class _Reader:
+    call: cst.Call
+    row: dict
+    page_size: cst.BaseExpression
+    table_arg: cst.Arg
+    seqlens_arg: cst.Arg
+    conditions: List[Tuple[cst.BaseExpression, bool]]
+    nested: bool  # inside a function defined in the site's function
+
+
+def _arg(call: cst.Call, keyword: str, position: int) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return positional[position] if position < len(positional) else None
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def _last_name(func: cst.BaseExpression) -> Optional[str]:
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return None
+
+
+def _minus_one(expr: cst.BaseExpression) -> bool:
+    return (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
+            and isinstance(expr.expression, cst.Integer) and expr.expression.value == "1")
+
+
+def _full_slice(element: cst.SubscriptElement) -> bool:
+    s = element.slice
+    return isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None
+
+
+def _kernel_row(tables, call: cst.Call) -> Optional[dict]:
+    name = _last_name(call.func)
+    return next((row for row in tables.paged_kernels if row["function"] == name), None)
+
+
+def reaches_paged_kernel(analysis, call: cst.Call) -> bool:
+    """Is the function of this cast one that calls a paged kernel? (cheap: the fix applies at all)"""
+    function = analysis.enclosing_function(call)
+    if function is None or not analysis.tables.paged_kernels:
+        return False
+    return any(_kernel_row(analysis.tables, c) is not None for c in iter_nodes(function, cst.Call))
+
+
+class _Site:
+    def __init__(self, analysis, call: cst.Call):
+        self.analysis = analysis
+        self.tables = analysis.tables
+        self.call = call
+        self.function = analysis.enclosing_function(call)
+        self.readers: List[_Reader] = []
+
+    def line(self, node) -> int:
+        return self.analysis.position(node).start.line
+
+    def refuse(self, node, why: str):
+        raise NotPaged(self.line(node), why)
+
+    # -- the cast ------------------------------------------------------------
+    def statement(self) -> Tuple[cst.SimpleStatementLine, str, cst.BaseExpression]:
+        analysis, call = self.analysis, self.call
+        assign = analysis.parent(call)
+        statement = analysis.parent(assign) if assign is not None else None
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name) and isinstance(statement, cst.SimpleStatementLine)
+                and len(statement.body) == 1):
+            self.refuse(call, "the cast is not assigned to one name on its own line")
+        if len(analysis.cast_chain(call)) != 1 or not isinstance(call.func, cst.Attribute):
+            self.refuse(call, "a chain of casts")
+        dtype = self.dtype_of(call)
+        return statement, assign.targets[0].target.value, dtype
+
+    def dtype_of(self, call: cst.Call) -> cst.BaseExpression:
+        method = call.func.attr.value
+        flags = self.tables.cast_flags
+        args = [a for a in call.args if not (a.keyword is not None and a.keyword.value in flags)]
+        if method == "to" and len(args) == 1 and (args[0].keyword is None or args[0].keyword.value == "dtype"):
+            return args[0].value
+        spelling = self.tables.casts.get(method)
+        target = getattr(spelling, "target", None)
+        if spelling is not None and spelling.form == "no-args" and not call.args and target:
+            return cst.parse_expression(target if "." in target else f"torch.{target}")
+        self.refuse(call, f"the cast `.{method}(...)` names its dtype in a form the fix does not rewrite")
+
+    # -- following the converted value -----------------------------------------
+    def follow(self, variable: str, binding: cst.CSTNode) -> None:
+        work = [(variable, binding, None)]
+        while work:
+            name, bound, page_size = work.pop()
+            for use in self.uses(name, bound):
+                work += self.consume(use, page_size)
+
+    def in_target(self, node) -> bool:
+        return any(isinstance(a, (cst.AssignTarget, cst.For, cst.CompFor)) for a in self.analysis.ancestors(node))
+
+    def uses(self, name: str, bound: cst.CSTNode) -> List[cst.Name]:
+        """The reads of `name` that its binding at `bound` reaches; a read that another
+        binding may also reach refuses the site."""
+        uses = []
+        for n in iter_nodes(self.function, cst.Name):
+            parent = self.analysis.parent(n)
+            if n.value != name or n is bound or (isinstance(parent, cst.Attribute) and parent.attr is n) \
+                    or (isinstance(parent, cst.Arg) and parent.keyword is n) or isinstance(parent, cst.Param) \
+                    or isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.NamedExpr)) or self.in_target(n):
+                continue
+            reaching = [a.node for a in self.analysis.reaching(n)]
+            if not any(r is bound for r in reaching):
+                continue
+            if len(reaching) > 1:
+                self.refuse(n, f"`{name}` at line {self.line(n)} may also hold another value")
+            uses.append(n)
+        return uses
+
+    def consume(self, node: cst.BaseExpression, page_size) -> List[tuple]:
+        """What reads `node` (the converted cache or a view of it): more names to follow."""
+        analysis = self.analysis
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            if not parent.slice or not _full_slice(parent.slice[0]):
+                self.refuse(parent, f"`{analysis.code(parent)}` selects rows of the converted cache")
+            return self.consume(parent, page_size)
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            call = analysis.parent(parent)
+            method = self.tables.page_views.get("method")
+            if parent.attr.value == method and isinstance(call, cst.Call) and call.func is parent \
+                    and page_size is None and len(call.args) >= 2 and _minus_one(call.args[0].value):
+                return self.consume(call, call.args[1].value)
+            self.refuse(parent, f"`{analysis.code(parent)}` reads the converted cache, and the fix can only "
+                                "pass it to a paged kernel")
+        if isinstance(parent, cst.Arg):
+            call = analysis.parent(parent)
+            if isinstance(call, cst.Call) and parent in call.args:
+                return self.argument(node, parent, call, page_size)
+        if isinstance(parent, cst.Assign) and parent.value is node and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, cst.Name):
+            return [(parent.targets[0].target.value, parent.targets[0].target, page_size)]
+        where = parent if parent is not None else node
+        self.refuse(where, f"`{analysis.code(where)[:60]}` reads the converted cache, and the fix can only pass "
+                           "it to a paged kernel")
+
+    def argument(self, node, arg: cst.Arg, call: cst.Call, page_size) -> List[tuple]:
+        name = _last_name(call.func)
+        position = call.args.index(arg)
+        for function, page_arg in self.tables.page_views.get("functions", ()):
+            if name == function and position == 0 and arg.keyword is None and page_size is None:
+                size = _arg(call, "page_size", page_arg)
+                if size is None:
+                    self.refuse(call, f"`{name}(...)` without its page size")
+                return self.consume(call, size.value)
+        row = _kernel_row(self.tables, call)
+        if row is not None and any(_arg(call, k, p) is arg for k, p in row["caches"]):
+            self.reader(call, row, page_size)
+            return []
+        self.refuse(call, f"`{self.analysis.code(call)[:60]}` receives the converted cache, and the fix can only "
+                          "pass it to a paged kernel")
+
+    def reader(self, call: cst.Call, row: dict, page_size) -> None:
+        if any(r.call is call for r in self.readers):
+            return
+        if page_size is None:
+            self.refuse(call, f"`{row['function']}` gets the converted cache without a page view")
+        for keyword, position in row["writes"]:
+            arg = _arg(call, keyword, position)
+            if arg is not None and not _is_none(arg.value):
+                self.refuse(call, f"`{row['function']}(..., {keyword}=...)` writes new K/V into the cache")
+        for keyword, position in row["refuse"]:
+            arg = _arg(call, keyword, position)
+            if arg is not None and not _is_none(arg.value):
+                self.refuse(call, f"`{row['function']}(..., {keyword}=...)` reads the cache by another index")
+        table, seqlens = _arg(call, *row["page_table"]), _arg(call, *row["seqlens"])
+        if table is None or seqlens is None or _is_none(table.value) or _is_none(seqlens.value):
+            self.refuse(call, f"`{row['function']}` without its page table and sequence lengths")
+        nested = any(isinstance(a, (cst.FunctionDef, cst.Lambda)) and a is not self.function
+                     for a in self._ancestors_to_function(call))
+        self.readers.append(_Reader(call, row, page_size, table, seqlens, self.conditions(call), nested))
+
+    def _ancestors_to_function(self, node):
+        for anc in self.analysis.ancestors(node):
+            if anc is self.function:
+                return
+            yield anc
+
+    def conditions(self, node) -> List[Tuple[cst.BaseExpression, bool]]:
+        """(test, branch) of each `if` between the site's function and node, outermost first,
+        except those that also hold the cast."""
+        out = []
+        child = node
+        cast_ancestors = {id(a) for a in self.analysis.ancestors(self.call)}
+        for anc in self._ancestors_to_function(node):
+            if isinstance(anc, cst.If) and id(anc) not in cast_ancestors:
+                if child is anc.body:
+                    out.append((anc.test, True))
+                elif child is anc.orelse:
+                    out.append((anc.test, False))
+            child = anc
+        return list(reversed(out))
+
+    # -- evaluating at the cast ---------------------------------------------------
+    def evaluable(self, expr: cst.BaseExpression, statement) -> Optional[str]:
+        """None when expr means the same at the cast as where it is read; else why not."""
+        start = self.analysis.position(statement).start
+        later = self.bound_after(start)
+        for name in self.free_names(expr):
+            if name in later:
+                return f"`{name}` is bound at line {later[name]}, after the cast"
+            if name in self.nested_params:
+                return f"`{name}` is a parameter of a nested function"
+        for call in iter_nodes(expr, cst.Call):
+            if not is_read_only(self.analysis, call):
+                return f"`{self.analysis.code(call)[:40]}` is not proven read-only"
+        return None
+
+    def free_names(self, expr) -> List[str]:
+        names = []
+        for node in iter_nodes(expr, cst.Name):
+            parent = self.analysis.parent(node)
+            if isinstance(parent, cst.Attribute) and parent.attr is node:
+                continue
+            if isinstance(parent, cst.Arg) and parent.keyword is node:
+                continue
+            names.append(node.value)
+        return names
+
+    @property
+    def nested_params(self) -> set:
+        params = set()
+        for node in iter_nodes(self.function, (cst.FunctionDef, cst.Lambda)):
+            if node is not self.function:
+                params |= {p.name.value for p in iter_nodes(node.params, cst.Param)}
+        return params
+
+    def bound_after(self, start) -> Dict[str, int]:
+        bound: Dict[str, int] = {}
+        for node in iter_nodes(self.function, cst.Name):
+            parent = self.analysis.parent(node)
+            if not (isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.For, cst.NamedExpr, cst.AsName))
+                    or (isinstance(parent, (cst.Tuple, cst.List, cst.Element)) and self.in_target(node))):
+                continue
+            pos = self.analysis.position(node).start
+            if (pos.line, pos.column) > (start.line, start.column):
+                bound.setdefault(node.value, pos.line)
+        return bound
+
+    def unproven_between(self, statement, reader: _Reader) -> Optional[str]:
+        """The first call between the cast and the reader that may write the page table."""
+        analysis = self.analysis
+        start = analysis.position(statement).end
+        end = analysis.position(reader.call).start
+        inside = {id(n) for n in iter_nodes(reader.call, cst.Call)}
+        for call in iter_nodes(self.function, cst.Call):
+            pos = analysis.position(call).start
+            if not ((start.line, start.column) <= (pos.line, pos.column) < (end.line, end.column)):
+                continue
+            if id(call) in inside or _kernel_row(self.tables, call) is not None or self.is_page_view(call):
+                continue
+            if self.not_on_the_way(call, reader.call):
+                continue
+            if not is_read_only(analysis, call):
+                return f"`{analysis.code(call)[:50]}` at line {pos.line} is not proven read-only"
+        return None
+
+    def not_on_the_way(self, call: cst.Call, reader: cst.Call) -> bool:
+        """Does `call` never run between the cast and the reader: in a function it only
+        defines, or in the other branch of an `if` that holds the reader?"""
+        reader_ancestors = {id(a) for a in self.analysis.ancestors(reader)}
+        child = call
+        for anc in self._ancestors_to_function(call):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)) and id(anc) not in reader_ancestors:
+                return True
+            if isinstance(anc, cst.If) and id(anc) in reader_ancestors:
+                side = child is anc.body
+                reader_side = any(a is anc.body for a in self.analysis.ancestors(reader))
+                if side != reader_side:
+                    return True
+            child = anc
+        return False
+
+    def is_page_view(self, call: cst.Call) -> bool:
+        name = _last_name(call.func)
+        return any(name == function for function, _ in self.tables.page_views.get("functions", ())) or (
+            isinstance(call.func, cst.Attribute) and name == self.tables.page_views.get("method"))
+
+    # -- the verdict ----------------------------------------------------------
+    def verdict(self) -> Optional[PagedRead]:
+        if self.function is None or not reaches_paged_kernel(self.analysis, self.call):
+            return None
+        statement, variable, dtype = self.statement()
+        self.follow(variable, statement.body[0].targets[0].target)
+        if not self.readers:
+            return None
+        code = self.analysis.code
+
+        def key(r: _Reader):
+            return tuple("".join(code(e).split()) for e in (r.table_arg.value, r.seqlens_arg.value, r.page_size))
+
+        groups: Dict[tuple, List[_Reader]] = {}
+        for r in self.readers:
+            groups.setdefault(key(r), []).append(r)
+        usable = [g for g in groups.values()
+                  if not any(self.evaluable(e, statement) for e in (g[0].table_arg.value, g[0].seqlens_arg.value,
+                                                                      g[0].page_size))]
+        if not usable:
+            r = self.readers[0]
+            why = next(w for w in (self.evaluable(e, statement) for e in (r.table_arg.value, r.seqlens_arg.value,
+                                                                            r.page_size)) if w)
+            self.refuse(r.call, f"the page table, lengths and page size of `{r.row['function']}` cannot be read at "
+                                f"the cast: {why}")
+        primary = min(usable, key=lambda g: (min(len(r.conditions) for r in g), self.line(g[0].call)))
+        site = PagedRead(self.call, statement, variable, self.call.func.value, dtype, primary[0].table_arg.value,
+                         primary[0].seqlens_arg.value, primary[0].page_size)
+        for group in groups.values():
+            if group is primary:
+                continue
+            shared = {(id(t), b) for p in primary for t, b in p.conditions}
+            for r in group:
+                condition = next(((t, b) for t, b in reversed(r.conditions)
+                                  if (id(t), b) not in shared and self.evaluable(t, statement) is None), None)
+                if condition is None:
+                    self.refuse(r.call, f"`{r.row['function']}` at line {self.line(r.call)} reads the cache through "
+                                        "another page table or other lengths, under no condition the fix can test at "
+                                        "the cast")
+                test, branch = condition
+                text = code(test) if branch else f"not ({code(test)})" if not isinstance(test, cst.Name) \
+                    else f"not {code(test)}"
+                if text not in site.fallbacks:
+                    site.fallbacks.append(text)
+                site.kept.append((self.line(r.call), f"keeps the whole-pool cast when `{text}`: its kernel reads "
+                                                     "through another page table or other lengths"))
+        for r in primary:
+            site.redirect.append(r.table_arg)
+            if site.unsafe is None:
+                if r.nested:
+                    site.unsafe = f"`{r.row['function']}` at line {self.line(r.call)} runs later, in a nested function"
+                else:
+                    site.unsafe = self.unproven_between(statement, r)
+        return site
+
+
+def paged_read(analysis, call: cst.Call) -> Optional[PagedRead]:
+    """The paged-read rewrite of this whole-pool cast; None when no paged kernel reads it.
+
+    Raises NotPaged when one does but the rewrite cannot be proven."""
+    return _Site(analysis, call).verdict()
+
+
+def why_not_paged(analysis, call: cst.Call) -> Tuple[Optional[PagedRead], Optional[str]]:
+    """(the site, None), (None, why not), or (None, None) when the fix does not apply."""
+    try:
+        return paged_read(analysis, call), None
+    except NotPaged as exc:
+        return None, f"the paged-read fix cannot rewrite this site: {exc.why} (line {exc.line})"
+
+
+def describe(site: PagedRead) -> str:
+    return ("convert only the pages this step's page table lists, into a buffer shared by every layer, and read "
+            "them through the remapped table" + (f"; the cast stays when {' or '.join(site.fallbacks)}"
+                                                 if site.fallbacks else ""))
+
+
+__all__: Sequence[str] = ("CODEMOD", "NotPaged", "PagedRead", "describe", "paged_read", "reaches_paged_kernel",
+                          "why_not_paged")

@@ -1,0 +1,205 @@
+"""The paged-read rewrite: convert only the pages a paged attention kernel reads.
+
+For each CL001 site that castlint.analysis.paged_reads proved (its finding's
+`Fix.site` is the PagedRead), the cast
+
+    kv_cache = pool.to(q.dtype)
+
+becomes
+
+    kv_cache, kv_page_table = read_kv_pages(pool, q.dtype, page_table, seqlens, page_size)
+
+and the kernels that read `kv_cache` through that page table get `kv_page_table`.
+Kernels that read it through another table keep the cast: `fallback=` holds their
+conditions. `read_kv_pages` lives in a module the fix adds to the tree (the template
+castlint/fixes/templates/kv_page_read.py, its placeholders filled from rules/*.toml),
+where rules/paged_kernels.toml [paged_read_module] says, or next to the file.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import libcst as cst
+
+from castlint.analysis.dataflow import iter_nodes
+from castlint.analysis.paged_reads import CODEMOD, PagedRead
+from castlint.fixes.base import Codemod, CodemodResult, FixOptions
+from castlint.fixes.edits import statements
+from castlint.tables import Tables
+
+TEMPLATE = Path(__file__).with_name("templates") / "kv_page_read.py"
+READ_FUNCTION = "read_kv_pages"  # defined by the template
+TABLE_NAME = "kv_page_table"
+
+
+def template_values(tables: Tables) -> Dict[str, object]:
+    switch, paged = tables.kv_read_switch, tables.paged_kv_read
+    return {
+        "_KV_READ_SWITCH": (switch["variable"], tuple(switch["values"])),
+        "_WHOLE_POOL_SHARE": float(paged["whole_pool_share"]),
+        "_WHOLE_POOL_SHARE_MEASURED": f"{paged.get('gpu', '?')}, {paged.get('measured', '?')}",
+        "_COMPACT_MODES": tuple(switch["paged_compact_modes"]),
+    }
+
+
+def module_source(tables: Tables) -> str:
+    """The module the fix adds, its placeholders filled."""
+    from castlint.fixes.flashinfer_mla import _value_source
+
+    text = TEMPLATE.read_text(encoding="utf-8")
+    for name, value in template_values(tables).items():
+        filled = f"{name} = {_value_source(value)}"
+        text, found = re.subn(rf"^{name} = (\(\)|0\.0|\"\")$", lambda _: filled, text, count=1, flags=re.M)
+        if not found:
+            raise ValueError(f"{TEMPLATE.name}: no placeholder {name}")
+    return text
+
+
+def _package_of(folder: Path) -> Tuple[Path, List[str]]:
+    """(the folder above the top package, the package names down to folder)."""
+    parts: List[str] = []
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return folder, parts
+
+
+def module_location(path: str, module: str) -> Tuple[str, str]:
+    """(where the added module goes, the name the fixed file imports it by).
+
+    In the package the table names, at its place there; otherwise next to the file."""
+    wanted = module.split(".")
+    folder = Path(path).parent
+    for top in (folder, *folder.parents):  # the tree's copy of the package the table names
+        if top.name == wanted[0] and (top / "__init__.py").is_file():
+            if top.parent.joinpath(*wanted[:-1]).is_dir():
+                target = top.parent.joinpath(*wanted[:-1], wanted[-1] + ".py")
+                return os.path.normpath(str(target)), module
+            break
+    root, package = _package_of(folder)
+    target = folder / (wanted[-1] + ".py")
+    return os.path.normpath(str(target)), ".".join([*package, wanted[-1]])
+
+
+def _fresh_name(function: cst.CSTNode, base: str) -> str:
+    taken = {n.value for n in iter_nodes(function, cst.Name)}
+    return next(n for n in (base, *(f"{base}_{i}" for i in range(2, 50))) if n not in taken)
+
+
+def _call_source(analysis, site: PagedRead, table_name: str, column: int) -> str:
+    from castlint.fixes.flashinfer_mla import black_call
+
+    args = [_one_line(node) for node in (site.pool, site.dtype, site.page_table, site.seqlens, site.page_size)]
+    if site.fallbacks:
+        args.append("fallback=" + " or ".join(site.fallbacks))
+    return black_call(f"{site.variable}, {table_name}", READ_FUNCTION, args, column)
+
+
+def _one_line(node: cst.BaseExpression) -> str:
+    """An expression's source on one line (an original may span several): its
+    parenthesized whitespace and trailing commas dropped, as Black joins a short call."""
+
+    class Flatten(cst.CSTTransformer):
+        def on_leave(self, original, updated):
+            if isinstance(updated, cst.ParenthesizedWhitespace):
+                return cst.SimpleWhitespace("")
+            return updated
+
+        def leave_Comma(self, original, updated):
+            return updated.with_changes(whitespace_before=cst.SimpleWhitespace(""),
+                                        whitespace_after=cst.SimpleWhitespace(" "))
+
+    flat = node.visit(Flatten())
+    text = cst.Module([]).code_for_node(flat)
+    return re.sub(r",\s*([)\]}])", r"\1", text)
+
+
+class _Rewrite(cst.CSTTransformer):
+    def __init__(self, analysis, sites: List[PagedRead], import_line: str, import_module: str):
+        super().__init__()
+        self.analysis = analysis
+        self.statements: Dict[int, Tuple[PagedRead, str]] = {}
+        self.redirect: Dict[int, str] = {}
+        self.applied: List[str] = []
+        for site in sites:
+            function = analysis.enclosing_function(site.cast)
+            name = _fresh_name(function, TABLE_NAME)
+            self.statements[id(site.statement)] = (site, name)
+            for arg in site.redirect:
+                self.redirect[id(arg)] = name
+        self.import_line = import_line
+        self.import_module = import_module
+
+    def leave_SimpleStatementLine(self, original, updated):
+        found = self.statements.get(id(original))
+        if found is None:
+            return updated
+        site, name = found
+        column = self.analysis.position(original).start.column
+        new = statements(_call_source(self.analysis, site, name, column))
+        line = self.analysis.position(site.cast).start.line
+        self.applied.append(f"line {line}: convert only the pages the page table lists (read_kv_pages)")
+        for kept_line, why in site.kept:
+            self.applied.append(f"line {kept_line}: {why}")
+        first = new[0].with_changes(leading_lines=original.leading_lines)
+        return cst.FlattenSentinel([first, *new[1:]])
+
+    def leave_Arg(self, original, updated):
+        name = self.redirect.get(id(original))
+        return updated if name is None else updated.with_changes(value=cst.Name(name))
+
+    def leave_Module(self, original, updated):
+        return add_import(updated, self.import_line, self.import_module)
+
+
+def add_import(module: cst.Module, line: str, name: str) -> cst.Module:
+    """`line` among the module's top-level imports, where isort (profile black) puts it:
+    with the `from` imports of its top package, in module order; else after the imports."""
+    body = list(module.body)
+    statement = cst.parse_statement(line)
+    imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
+               and isinstance(s.body[0], (cst.Import, cst.ImportFrom))]
+    if any(cst.Module([]).code_for_node(body[i]).strip() == line.strip() for i in imports):
+        return module
+    top = name.split(".")[0]
+    froms = []
+    for i in imports:
+        node = body[i].body[0]
+        if isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None:
+            froms.append((i, cst.Module([]).code_for_node(node.module)))
+    same = [(i, dotted) for i, dotted in froms if dotted.split(".")[0] == top] or froms
+    if same:
+        later = [i for i, dotted in same if dotted.lower() > name.lower()]
+        at = later[0] if later else same[-1][0] + 1
+        if later and body[at].leading_lines:  # the blank lines/comments above it stay above
+            statement = statement.with_changes(leading_lines=body[at].leading_lines)
+            body[at] = body[at].with_changes(leading_lines=[])
+    elif imports:
+        at = imports[-1] + 1
+    else:
+        at = 0
+    body.insert(at, statement)
+    return module.with_changes(body=body)
+
+
+class PagedKvRead(Codemod):
+    name = CODEMOD
+
+    def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
+        sites = [f.fix.site for f in findings if isinstance(f.fix.site, PagedRead)]
+        if not sites:
+            return CodemodResult(module)
+        location, import_name = module_location(ctx.path, ctx.tables.paged_read_module["module"])
+        if import_name.split(".")[-1] == Path(ctx.path).stem:
+            return CodemodResult(module, skipped=[(ctx.analysis.position(sites[0].cast).start.line,
+                                                   "the added module would replace this file")])
+        import_line = f"from {import_name} import {READ_FUNCTION}\n"
+        rewrite = _Rewrite(ctx.analysis, sites, import_line, import_name)
+        new = module.visit(rewrite)
+        result = CodemodResult(new, applied=rewrite.applied)
+        result.companions = {location: module_source(ctx.tables).encode("utf-8")}
+        return result
+
