@@ -325,7 +325,10 @@ def _check_changes(ctx: Context, options: BotOptions, changed: Optional[Dict[str
                                        Path(options.config_file) if options.config_file else None)
     except SettingsError as exc:
         raise BotError(str(exc)) from None
-    files, walk_errors = discover(targets, config) if targets else ([], [])
+    # the PR's changed files are named one by one, as pre-commit names them: exclude and
+    # .gitignore still apply to them (ruff's --force-exclude)
+    force = changed is not None
+    files, walk_errors = discover(targets, config, force_exclude=force) if targets else ([], [])
     run = check_paths(files, tables, config)
     findings = run.findings
     if changed is not None:
