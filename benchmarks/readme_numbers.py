@@ -30,7 +30,7 @@ STEP_LINE = re.compile(r"hot-path casts move (?P<bytes>[\d.]+ [KMG]?B) per decod
                        r"(?: in the costliest of (?P<n>\d+) backends)?")
 # the README sentence, wrapped anywhere
 README_STEP = re.compile(r"On sglang " + re.escape(STEP_RELEASE) + r":\s*`hot-path casts move[^`]*`")
-README_HOOK = re.compile(r"The pre-commit hook\s+costs [\d.]+ s beyond")
+README_HOOK = re.compile(r"The pre-commit hook(?: \(with `--fix`\))?\s+costs [\d.]+ s beyond")
 HOOK_LINE = re.compile(r"\*\*castlint beyond pre-commit start-up\*\* \| \*\*(?P<s>[\d.]+) s\*\*")
 
 
