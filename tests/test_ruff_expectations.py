@@ -331,3 +331,21 @@ def _wait_for(proc, text: str, timeout: float = 20.0) -> None:
         if not line and proc.poll() is not None:
             break
     raise AssertionError(f"{text!r} never appeared")
+
+
+def test_root_help_lists_every_command_whole():
+    proc = run_castlint("--help", env={"COLUMNS": "80"})
+    commands = proc.stdout.split("Commands:", 1)[1].strip().splitlines()
+    assert {line.split()[0] for line in commands} >= {"check", "fix", "rules", "rule", "validate", "bot", "trace",
+                                                       "server"}
+    assert not any(line.rstrip().endswith("...") for line in commands), commands
+
+
+def test_server_without_pygls_says_which_extra(monkeypatch):
+    """`castlint server` with the lsp extra missing: one line and exit 2, no traceback."""
+    import castlint.server.protocol  # noqa: F401 - loaded first, then hidden
+
+    monkeypatch.setitem(sys.modules, "castlint.server.protocol", None)
+    proc = run_castlint("server")
+    assert proc.returncode == 2 and "pip install 'castlint[lsp]'" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -375,7 +375,7 @@ FOLLOW_OPT = typer.Option(False, "--follow-symlinks-outside", help="Let a fix (o
 WATCH_INTERVAL_S = 0.3  # how often --watch looks at the files' mtimes
 
 
-@app.command(cls=PlainHelp)
+@app.command(cls=PlainHelp, short_help="Check files (exit 0 clean, 1 findings, 2 errors).")
 def check(
     paths: Optional[List[str]] = PATHS_ARG,
     select: Optional[List[str]] = SELECT_OPT,
@@ -916,7 +916,7 @@ def _fix_signature() -> "inspect.Signature":
 
 
 fix_command.__signature__ = _fix_signature()
-app.command("fix", cls=PlainHelp)(fix_command)
+app.command("fix", cls=PlainHelp, short_help="Apply fixes (castlint check --fix); --diff previews.")(fix_command)
 
 
 def _call_check(given: dict, **fixed):
@@ -1015,7 +1015,7 @@ def _fix_word(rule) -> str:
     return "safe/unsafe" if "unsafe" in text else "safe"
 
 
-@app.command(cls=PlainHelp)
+@app.command(cls=PlainHelp, short_help="Prove a fix equal and faster on a GPU.")
 def validate(
     path: str = typer.Argument(..., help="An sglang tree or flashinfer_mla_backend.py (unpatched, or patched with --baseline)"),
     baseline: Optional[str] = typer.Option(None, "--baseline", help="The original file (or tree): PATH is then the already-patched one."),
@@ -1064,7 +1064,7 @@ def validate(
         draft_tokens=draft_tokens, no_native=no_native))
 
 
-@app.command(cls=PlainHelp)
+@app.command(cls=PlainHelp, short_help="Report on the pull request (in CI).")
 def bot(
     paths: Optional[List[str]] = typer.Argument(None, help="Files or directories to check (default: the pull request's changed Python files)."),
     diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Take the changed lines from git (diff since this revision) instead of the GitHub API."),
@@ -1087,7 +1087,7 @@ def bot(
                              always_comment=always_comment, max_wait=max_wait))
 
 
-@app.command(cls=PlainHelp, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@app.command(cls=PlainHelp, short_help="Report dtype conversions at runtime.", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 def trace(
     command: Optional[List[str]] = typer.Argument(None, help="The program to run, after `--`: castlint trace -- python my_bench.py ..."),
     module: Optional[str] = typer.Option(None, "--module", "-m", help="Run pkg.mod:func (call it) or pkg.mod (as __main__) in this process instead."),
@@ -1115,7 +1115,7 @@ def trace(
                                skip=skip or (), color=_set_color(color)))
 
 
-@app.command(cls=PlainHelp)
+@app.command(cls=PlainHelp, short_help="Language server on stdio (editors).")
 def server():
     """Speak the Language Server Protocol on stdin/stdout (editors; needs `castlint[lsp]`).
 
