@@ -37,6 +37,7 @@ from conftest import FIXTURES
 from faketorch import DTYPES, make_torch
 from faketorch.flashinfer import make_flashinfer
 from faketorch.harness import Env, Run, close, differences, execute, module_names, same_behaviour
+from faketorch.paged import drive as drive_paged, is_paged
 
 TABLES = load_tables()
 FIX_DIR = FIXTURES / "fix"
@@ -210,6 +211,18 @@ def test_every_fixture_fix_behaves_like_its_input(out_name):
     options = FIX_OPTIONS[out_name]
     source = source_of(out_name).read_bytes()
     new = fixed(source, options)
+    if is_paged(source):
+        fix = fix_source(source, "backend.py", TABLES, options)
+        companions = {Path(p).stem: text for p, text in fix.companions.items()}
+        if fix.new_source == source:  # refused: nothing changed, nothing added
+            assert not companions
+            return
+        for page_size in (1, 4):
+            for capturing in (False, True):
+                before, _ = drive_paged(source, {}, page_size, capturing)
+                after, _ = drive_paged(fix.new_source, companions, page_size, capturing)
+                assert after == before, f"{out_name}: page size {page_size}, capturing {capturing}"
+        return
     if is_mla(source):
         for env in mla_envs(new):
             original, fixed_run = check_pair(source, new, env)

@@ -7,6 +7,7 @@ re-checked without parsing it, and nothing else of the file is parsed.
 """
 from __future__ import annotations
 
+import os
 import shutil
 from collections import Counter
 
@@ -43,7 +44,9 @@ def test_fix_on_sglang_0_5_23_parses_each_fixable_file_once(tmp_path, monkeypatc
     assert outcome.errors == []
     changed = sorted(outcome.changed)
     assert any(p.endswith("flashinfer_mla_backend.py") for p in changed), changed
-    for path in changed:
+    added = [p for p in changed if p not in before]
+    assert [os.path.basename(p) for p in added] == ["kv_page_read.py"], added  # the paged-read fix's module
+    for path in (p for p in changed if p in before):
         assert parsed[before[path]] == 1, path  # the original bytes, once
         assert parsed[open(path, "rb").read()] == 0, path  # the fixed file is re-checked from its tree
     # no other file is parsed whole more than once (files with equal bytes count together)

@@ -107,12 +107,14 @@ def test_no_native_rewrite_before_the_cast(tmp_path):
 
 
 @pytest.mark.network
-def test_fix_diff_on_whole_tree_touches_only_the_mla_backend(tmp_path):
+def test_fix_diff_on_whole_tree_touches_only_the_mla_and_paged_backends(tmp_path):
     tree = sglang_tree("0.5.23")
     proc = run_castlint("fix", "--diff", tree / "srt" / "layers")
     assert proc.returncode == 1, proc.stderr
-    touched = [l for l in proc.stdout.splitlines() if l.startswith("+++ ")]
-    assert len(touched) == 1 and touched[0].endswith(MLA)
+    touched = sorted(l.split("/srt/")[-1] for l in proc.stdout.splitlines() if l.startswith("+++ "))
+    # the FlashInfer MLA rewrite, the paged read of FA3/FA4 and xpu, and the module the latter adds
+    assert touched == ["layers/attention/flashattention_backend.py", "layers/attention/flashinfer_mla_backend.py",
+                       "layers/attention/kv_page_read.py", "layers/attention/xpu_backend.py"], touched
 
 
 @pytest.mark.network

@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import math
 import types
+from builtins import sorted as builtins_sorted
 from typing import Optional
 
 from faketorch.tensor import (
@@ -209,6 +210,21 @@ def make_torch(capability=(9, 0), cuda_available: bool = True, device_name: str 
         return result
 
     torch.cumsum = cumsum
+    torch.clamp = lambda t, min=None, max=None: t.clamp(min=min, max=max)
+
+    def unique(t, sorted=True, return_inverse=False, **kw):  # noqa: A002 - torch's keyword
+        values = [int(v) if t.dtype.kind in ("int", "bool") else v for v in t._values()]
+        kept = builtins_sorted(set(values))
+        out = Tensor.from_values(kept, (len(kept),), t.dtype, t.device, torch)
+        if not return_inverse:
+            return out
+        where = {v: i for i, v in enumerate(kept)}
+        inverse = Tensor.from_values([where[v] for v in values], t.shape, DTYPES["int64"], t.device, torch)
+        return out, inverse
+
+    torch.unique = unique
+    torch.zeros_like = lambda t, dtype=None, device=None, **kw: torch.zeros(
+        *t.shape, dtype=dtype or t.dtype, device=device or t.device)
     torch.index_select = lambda t, dim, index: t.index_select(dim, index)
     torch.gather = lambda t, dim, index: t.gather(dim, index)
     torch.is_tensor = lambda x: isinstance(x, Tensor)

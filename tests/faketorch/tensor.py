@@ -554,8 +554,24 @@ class Tensor:
             return t
         shape = self._infer(_shape_args(shape))
         if not self.is_contiguous():
-            raise RuntimeError("view size is not compatible with input tensor's size and stride; use .reshape(...)")
+            split = self._split_rows(shape)
+            if split is None:
+                raise RuntimeError("view size is not compatible with input tensor's size and stride; use .reshape(...)")
+            return self._view(shape, split, self._offset)
         return self._view(shape, _contiguous_strides(shape), self._offset)
+
+    def _split_rows(self, shape):
+        """Strides for a view that splits dim 0 into (a, b) and keeps, or flattens size-1
+        dims out of, the rest (torch allows it on a strided slice); None otherwise."""
+        if len(shape) < 2 or not self._shape or shape[0] * shape[1] != self._shape[0]:
+            return None
+        rest_old = [(n, st) for n, st in zip(self._shape[1:], self._stride[1:]) if n != 1]
+        rest_new = [n for n in shape[2:] if n != 1]
+        if [n for n, _ in rest_old] != rest_new:
+            return None
+        inner = iter(st for _, st in rest_old)
+        row = self._stride[0]
+        return (row * shape[1], row, *(next(inner) if n != 1 else 1 for n in shape[2:]))
 
     def _infer(self, shape: Tuple[int, ...]) -> Tuple[int, ...]:
         if -1 in shape:
@@ -660,11 +676,25 @@ class Tensor:
         return self[(slice(None),) * d + (index,)]
 
     # -- indexing ----------------------------------------------------------------------
+    @staticmethod
+    def _mask_coordinates(k):
+        """A k-dim boolean mask as k index lists (torch: mask.nonzero() per dim), else (k,)."""
+        if not (isinstance(k, Tensor) and k.dtype.kind == "bool" and k.dim() > 1):
+            return (k,)
+        coords = [[] for _ in range(k.dim())]
+        for flat, keep in enumerate(k.contiguous()._values()):
+            if keep:
+                for d in reversed(range(k.dim())):
+                    coords[d].append(flat % k._shape[d])
+                    flat //= k._shape[d]
+        return tuple(list(c) if c else [] for c in coords)
+
     def _index_plan(self, key):
         """Apply the basic parts of key as a view; return (view, advanced) where advanced
         is a list of (dim in view, list of ints, index shape) for tensor/list indices."""
         if not isinstance(key, tuple):
             key = (key,)
+        key = tuple(part for k in key for part in self._mask_coordinates(k))
         n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
         if sum(1 for k in key if k is Ellipsis) > 1:
             raise IndexError("an index can only have a single ellipsis ('...')")
