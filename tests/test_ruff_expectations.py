@@ -349,3 +349,15 @@ def test_server_without_pygls_says_which_extra(monkeypatch):
     proc = run_castlint("server")
     assert proc.returncode == 2 and "pip install 'castlint[lsp]'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_nested_config_excludes_below_its_folder(tmp_path):
+    """A walk honours each folder's own config: inner/castlint.toml's exclude applies under inner/."""
+    (tmp_path / "pyproject.toml").write_text("[tool.castlint]\n")
+    (tmp_path / "inner" / "gen").mkdir(parents=True)
+    (tmp_path / "inner" / "castlint.toml").write_text('exclude = ["gen"]\n')
+    (tmp_path / "inner" / "gen" / "g.py").write_text(GATHER)
+    (tmp_path / "inner" / "k.py").write_text(GATHER)
+    assert run_castlint("check", "--show-files", ".", cwd=tmp_path).stdout == "./inner/k.py\n"
+    assert run_castlint("check", "--show-files", "--isolated", ".", cwd=tmp_path).stdout == \
+        "./inner/gen/g.py\n./inner/k.py\n"

@@ -90,7 +90,8 @@ def _finding(d):
     """A Finding from its --format json dict (what step_total reads)."""
     cost = Cost(**d["cost"]) if d["cost"] else None
     return Finding(d["code"], d["name"], Severity(d["severity"]), d["path"], Position(**d["start"]),
-                   Position(**d["end"]), d["message"], cost=cost, function=d["function"])
+                   Position(**d["end"]), d["message"], cost=cost, function=d["function"],
+                   accessor=d.get("accessor"))  # a pool accessor's finding is no backend (issue 22)
 
 
 def test_github_summary_and_bot_comment_show_the_costliest_backend_not_the_sum():

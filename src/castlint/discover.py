@@ -109,7 +109,8 @@ def discover(paths: Iterable[str], config: Config,
             key = id(own)
             if key not in excluders:
                 excluders[key] = _Excluder(own, warn)
-            _walk(raw, excluders[key], errors, files, seen, named_excluded=own.excluded(path))
+            _walk(raw, excluders[key], errors, files, seen, named_excluded=own.excluded(path),
+                  nested=_nested(config_for, excluders, warn) if config_for is not None else None)
         else:
             try:
                 key = os.path.realpath(raw)
@@ -119,6 +120,21 @@ def discover(paths: Iterable[str], config: Config,
                 seen.add(key)
                 files.append(raw)
     return sorted(set(files)), errors
+
+
+CONFIG_NAMES = ("castlint.toml", "pyproject.toml")
+
+
+def _nested(config_for, excluders: dict, warn):
+    """For a walk: the _Excluder of a folder that holds a config file, from that folder's own
+    config (a nested project's exclude and respect-gitignore apply below it, as in ruff)."""
+    def excluder_for(dirpath: str) -> "_Excluder":
+        config = config_for(os.path.join(dirpath, "__init__.py"))
+        key = id(config)
+        if key not in excluders:
+            excluders[key] = _Excluder(config, warn)
+        return excluders[key]
+    return excluder_for
 
 
 def skip_reason(raw: str, config: Config) -> Optional[str]:
@@ -309,7 +325,7 @@ def _ignored(chain: tuple, name: str, is_dir: bool) -> bool:
 
 
 def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[str], seen: set,
-          named_excluded: bool = False) -> None:
+          named_excluded: bool = False, nested: Optional[Callable[[str], "_Excluder"]] = None) -> None:
     """Add the Python files under the directory top to files (their real paths to seen),
     depth-first in name order; what cannot be walked goes to errors.
 
@@ -331,13 +347,21 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
     # (path as walked, its real path, its Config.relative(), the real paths of its ancestors,
     #  the (gitignore spec, prefix) chain that applies inside it)
     top_rel = "." if named_excluded else excluder.rel_of_dir(top, real_top)
-    stack = [(top, real_top, top_rel, (), outer)]
+    stack = [(top, real_top, top_rel, (), outer, excluder)]
     while stack:
-        dirpath, real, rel, ancestors, chain = stack.pop()
+        dirpath, real, rel, ancestors, chain, excluder = stack.pop()
+        gitignore = excluder.config.respect_gitignore
         listing = _read_dir(dirpath, top, visited, errors, excluder if gitignore else None, chain)
         if listing is None:
             continue
         entries, chain = listing
+        if nested is not None and dirpath != top and any(e.name in CONFIG_NAMES for e in entries):
+            inner = nested(dirpath)
+            if inner is not excluder:  # a nested project: its own exclude below here
+                excluder = inner
+                rel = excluder.rel_of_dir(dirpath, real)
+                if not excluder.config.respect_gitignore:
+                    chain = ()
         inner_ancestors = ancestors + (real,)
         subdirs = []
         for entry in entries:
@@ -367,7 +391,7 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
                     errors.append(FileError(full, 0, "is a directory named like a Python file, not a Python "
                                                      "file (the files inside it are still checked)", "read"))
                 child_chain = tuple((spec, prefix + name + "/") for spec, prefix in chain)
-                subdirs.append((full, child_real, child_rel, inner_ancestors, child_chain))
+                subdirs.append((full, child_real, child_rel, inner_ancestors, child_chain, excluder))
             elif child_real not in seen:
                 seen.add(child_real)
                 files.append(full)
