@@ -160,18 +160,18 @@ def _setup(paths, config_file, select=None, ignore=None, extend_select=None, exc
     return _resolver(flags, paths).primary()
 
 
-def _progress_run(files, tables, config, jobs, quiet, show=True, fixer=None):
+def _progress_run(files, tables, config, jobs, quiet, show=True, fixer=None, named=()):
     from castlint.engine import check_paths
 
     if not show or quiet or len(files) < 200 or not sys.stderr.isatty():
-        return check_paths(files, tables, config, jobs=jobs, fixer=fixer)
+        return check_paths(files, tables, config, jobs=jobs, fixer=fixer, named=named)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err_console, transient=True) as progress:
         task = progress.add_task("checking", total=len(files))
         return check_paths(files, tables, config, jobs=jobs, progress=lambda n: progress.advance(task, n),
-                           fixer=fixer)
+                           fixer=fixer, named=named)
 
 
 def _emit(text: str, output_file: Optional[str]):
@@ -628,7 +628,8 @@ def _check_and_fix(files, walk_errors, tables, config, jobs, quiet, fixing, root
         from castlint.fixes import Fixer
 
         fixer = Fixer(fixing)
-    run = _progress_run(files, tables, config, jobs, quiet, fixer=fixer)
+    named = [path for path in roots or () if os.path.isfile(path)]  # parsed even with no trigger word
+    run = _progress_run(files, tables, config, jobs, quiet, fixer=fixer, named=named)
     if fixing is None:
         return _CheckOutcome(files, walk_errors, run.findings, run.all_errors)
     findings, run_errors, changed_files, fix_errors, fixed_counts, diff_text = _apply_fixes(
@@ -763,8 +764,9 @@ def _add_noqa(groups, walk_errors, jobs, quiet, roots=None, follow_symlinks_outs
 
     errors = list(walk_errors)
     findings = []
+    named = [path for path in roots or () if os.path.isfile(path)]
     for config, tables, files in groups:
-        run = _progress_run(files, tables, config, jobs, quiet)
+        run = _progress_run(files, tables, config, jobs, quiet, named=named)
         errors += run.all_errors
         findings += run.findings
     outcome = add_noqa(findings, roots=roots, follow_symlinks_outside=follow_symlinks_outside, reason=reason)

@@ -5,6 +5,7 @@ Unknown keys and bad values raise ConfigError naming the file and key.
 from __future__ import annotations
 
 import fnmatch
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -284,17 +285,42 @@ def find_config(start: Path) -> Optional[Path]:
     return None
 
 
-_NEAREST: dict = {}  # folder -> its nearest config file (or None), for one process's runs
+_NEAREST: dict = {}  # folder (as given) -> its nearest config file (or None), for one process's runs
 
 
 def nearest_config(path) -> Optional[Path]:
-    """find_config(path), remembered per folder (a run asks once per file)."""
-    here = Path(path)
-    folder = here if here.is_dir() else here.parent
-    key = str(folder.resolve()) if folder.exists() else str(folder)
-    if key not in _NEAREST:
-        _NEAREST[key] = find_config(folder if folder.exists() else here)
-    return _NEAREST[key]
+    """find_config(path), remembered per folder: a folder without a config file of its own
+    answers what its parent answers, so a walk's thousand folders cost a few stats each."""
+    text = str(path)
+    folder = text if os.path.isdir(text) else (os.path.dirname(text) or ".")
+    return _nearest_in(os.path.abspath(folder))
+
+
+def _nearest_in(folder: str) -> Optional[Path]:
+    if folder in _NEAREST:
+        return _NEAREST[folder]
+    found = _own_config(Path(folder))
+    if found is None:
+        parent = os.path.dirname(folder)
+        found = None if parent == folder else _nearest_in(parent)
+    _NEAREST[folder] = found
+    return found
+
+
+def _own_config(folder: Path) -> Optional[Path]:
+    """The folder's castlint.toml, or its pyproject.toml when that has [tool.castlint]."""
+    candidate = folder / "castlint.toml"
+    if candidate.is_file():
+        return candidate
+    candidate = folder / "pyproject.toml"
+    if candidate.is_file():
+        try:
+            data = tomlcompat.loads(candidate.read_text(encoding="utf-8"))
+        except Exception:
+            return candidate  # let read_config_file report it
+        if "castlint" in data.get("tool", {}):
+            return candidate
+    return None
 
 
 def load_config(paths, explicit: Optional[Path] = None, overrides: Optional[dict] = None,

@@ -171,12 +171,17 @@ def parse(source: bytes, path: str):
 
 
 def syntax_error(path: str, source: bytes) -> Optional[FileError]:
-    """The FileError of a file Python cannot parse, or None. A file no rule can fire on is
-    still parsed (as ruff parses every file): a broken file never passes as clean."""
-    import ast
+    """The FileError of a file Python cannot parse, or None.
+
+    A file no rule can fire on is parsed too when it was named (on the command line, by
+    pre-commit, on stdin, by an editor), so that castlint never says "All checks passed"
+    about a broken file it was asked about. A directory walk parses only what a rule can
+    fire on: a parse of every file would triple a cold run over a whole engine, and a broken
+    file castlint has nothing to say about is the Python linter's to report."""
+    from castlint.common import pyast
 
     try:
-        ast.parse(source)
+        pyast.parse(source)  # (the pruner's parse of the same bytes, when it made one)
     except SyntaxError as exc:
         line = exc.lineno or 1
         return FileError(path, line, f"syntax error: {exc.msg}" + _python2_hint(source, line), "parse")
@@ -281,12 +286,13 @@ def _may_have_suppressions(text: str, findings: bool) -> bool:
 
 def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
                triggers: Optional[Sequence] = None, prune: bool = True,
-               source: Optional[bytes] = None, fixer=None, stat=None) -> FileResult:
+               source: Optional[bytes] = None, fixer=None, stat=None, named: bool = True) -> FileResult:
     """Check one file. triggers: encoded_triggers(tables) (None: no prefilter);
     prune: cut the file down with castlint.prune first (same findings, less libcst);
     fixer: called with the whole file's analysis when a finding is fixable (see
     _check_and_fix; castlint.fixes.Fixer), its answer in result.fix; stat: the file's
-    os.stat_result at the read (read here when source is None)."""
+    os.stat_result at the read (read here when source is None); named: the file was named
+    (not walked): a prefiltered file is still parsed for syntax errors (syntax_error)."""
     result = FileResult(path=path)
     if source is None:
         try:
@@ -301,15 +307,15 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
         return result
     if triggers is not None and not has_trigger(source, tuple(triggers)):
         result.skipped = True
-        broken = syntax_error(path, source)
+        broken = syntax_error(path, source) if named else None
         if broken is not None:
             result.errors.append(broken)
         return result
     try:
         if fixer is not None:
-            _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result)
+            _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result, named)
         else:
-            result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result)
+            result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result, named)
     except SyntaxError as exc:
         result.errors.append(FileError(path, exc.lineno or 1, exc.msg, "parse"))
     except RecursionError:  # past the workers' recursion limit (castlint.workers.RECURSION_LIMIT)
@@ -325,7 +331,7 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
     return result
 
 
-def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result) -> None:
+def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result, named: bool = True) -> None:
     """Check one file from one parse of the whole file (codemods rewrite whole modules) and,
     when a finding is fixable, hand that analysis to fixer(path, source, stat, ctx,
     findings, config), which returns (what it did, or None; a FileError, or None)."""
@@ -335,7 +341,7 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
     tables = file_tables(source, tables)  # and the accessors this file's own pool classes define
     if pruning.plan(source, tables).kind == pruning.NOTHING:
         result.mode = pruning.NOTHING
-        broken = syntax_error(path, source)
+        broken = syntax_error(path, source) if named else None
         if broken is not None:
             raise SyntaxError(broken.message, (path, broken.line, 1, ""))
         result.findings = finish([], path, source_text(source), config)
@@ -350,7 +356,7 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
             result.errors.append(error)
 
 
-def _analyze_source(path, source, tables, config, cost_model, prune, result) -> list:
+def _analyze_source(path, source, tables, config, cost_model, prune, result, named: bool = True) -> list:
     from castlint.analysis.pool_classes import file_tables
 
     tables = file_tables(source, tables)  # and the accessors this file's own pool classes define
@@ -361,7 +367,7 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result) -> 
         plan = pruning.plan(source, tables)
         result.mode = plan.kind
         if plan.kind == pruning.NOTHING:
-            broken = syntax_error(path, source)  # decided from the text alone: parse it anyway
+            broken = syntax_error(path, source) if named else None  # maybe decided from the text alone
             if broken is not None:
                 raise SyntaxError(broken.message, (path, broken.line, 1, ""))
             return finish([], path, source_text(source), config)
@@ -429,6 +435,7 @@ class CheckSettings:
     prune: bool = True
     digests: bool = True  # return content digests, for the cache
     fixer: object = None  # castlint.fixes.Fixer: fix each file from its one analysis
+    named: frozenset = frozenset()  # files named on the command line: parsed even when prefiltered
 
 
 _SETTINGS: Dict[str, CheckSettings] = {}  # per process: "run" -> the settings of the current run
@@ -456,7 +463,7 @@ def _check_one(path: str) -> Tuple[FileResult, Optional[bytes]]:
     except Exception as exc:  # noqa: BLE001
         return FileResult(path=path, errors=[read_error(path, exc)]), None
     result = check_file(path, s.tables, s.config, s.cost_model, s.triggers, s.prune, source=source,
-                        fixer=s.fixer, stat=stat)
+                        fixer=s.fixer, stat=stat, named=path in s.named)
     return result, (digest(source) if s.digests else None)
 
 
@@ -482,7 +489,7 @@ def _scan_batch(paths: Sequence[str]) -> List[tuple]:
             out.append(("done", result, digest(source) if digests else None))
             continue
         if s.triggers is not None and not has_trigger(source, s.triggers):
-            broken = syntax_error(path, source)
+            broken = syntax_error(path, source) if path in s.named else None
             if broken is not None:
                 result = FileResult(path=path, skipped=True, errors=[broken])
                 out.append(("done", result, digest(source) if digests else None))
@@ -502,14 +509,16 @@ def encoded_triggers(tables: Tables) -> tuple:
 
 def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int = 0,
                 progress: Optional[Callable[[int], None]] = None, prefilter: bool = True,
-                prune: bool = True, cache: Optional[bool] = None, fixer=None) -> Run:
+                prune: bool = True, cache: Optional[bool] = None, fixer=None, named=()) -> Run:
     """Check files (already discovered). jobs: worker processes (0: config or core count);
     cache: use .castlint_cache/ (None: as config.cache says); fixer: a castlint.fixes.Fixer
     that fixes every file with a fixable finding from the analysis that found it
-    (FileResult.fix; nothing is written here: see castlint.fixes.write_fixes)."""
+    (FileResult.fix; nothing is written here: see castlint.fixes.write_fixes); named: the
+    files named on the command line (parsed even when no rule can fire: syntax_error)."""
     from castlint import cache as cachemod
 
-    settings = CheckSettings(tables, config, config.cost_model(tables), None, prune, fixer=fixer)
+    named = frozenset(named)
+    settings = CheckSettings(tables, config, config.cost_model(tables), None, prune, fixer=fixer, named=named)
     jobs = cap_jobs(jobs or config.jobs)  # never more workers than cores, whatever the config says
     use_cache = config.cache if cache is None else cache
     store = cachemod.open_cache(config, tables, options=(prefilter, prune)) if use_cache else None
@@ -526,6 +535,8 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
             hit = store.lookup(path, sig)
         if hit is not None and fixer is not None and any(f.fixable for f in hit.findings):
             hit = None  # a fix needs the analysis itself
+        if hit is not None and hit.skipped and path in named:
+            hit = None  # a named file is parsed, which a walk's cached skip never did
         if hit is not None:
             done[path] = hit
             run.stats["cached"] += 1
@@ -549,7 +560,7 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
     if store is not None:
         for path in todo:
             result, dig = done[path], digests.get(path)
-            if dig is not None and cachemod.cacheable(result):
+            if dig is not None and cachemod.cacheable(result) and not (result.skipped and result.errors):
                 store.store(path, signatures.get(path) or cachemod.signature(path), dig, result)
         store.save()
 

@@ -92,6 +92,7 @@ class Resolver:
         self.flags = flags
         self.first_paths = list(first_paths)
         self._by_file: Dict[Optional[str], tuple] = {}
+        self._by_folder: Dict[str, tuple] = {}  # a folder as the walk spells it -> its settings
         self.fixed = flags.config_file is not None or flags.isolated
 
     def primary(self):
@@ -112,6 +113,16 @@ class Resolver:
             self._by_file[key] = self._build(found, path)
         return self._by_file[key]
 
+    def for_file(self, path: str):
+        """for_path of a file known to be one (a walk's): answered per folder, without a stat."""
+        import os
+
+        folder = os.path.dirname(path) or "."
+        settings = self._by_folder.get(folder)
+        if settings is None:
+            settings = self._by_folder[folder] = self.for_path(folder)
+        return settings
+
     def _build(self, found: Optional[Path], path):
         from castlint.config import SettingsError, load_settings
 
@@ -128,7 +139,7 @@ class Resolver:
         """[(config, tables, files)] in the order of each config's first file."""
         order: Dict[int, tuple] = {}
         for path in files:
-            config, tables = self.for_path(path)
+            config, tables = self.for_file(path)
             entry = order.setdefault(id(config), (config, tables, []))
             entry[2].append(path)
         return list(order.values())

@@ -329,7 +329,7 @@ def _check_changes(ctx: Context, options: BotOptions, changed: Optional[Dict[str
     # .gitignore still apply to them (ruff's --force-exclude)
     force = changed is not None
     files, walk_errors = discover(targets, config, force_exclude=force) if targets else ([], [])
-    run = check_paths(files, tables, config)
+    run = check_paths(files, tables, config, named=files if force else ())  # the PR's files: named
     findings = run.findings
     if changed is not None:
         findings = keep_changed(findings, changed)
