@@ -169,3 +169,23 @@ def test_fix_0_5_23_paged_backends(tmp_path):
         assert "castlint" not in after
     proc = run_castlint("fix", "--diff", "--no-cache", *files)
     assert proc.returncode == 0 and proc.stdout == "", proc.stdout
+
+
+# -- validate ------------------------------------------------------------------------------
+
+@pytest.mark.network
+@pytest.mark.parametrize("rel", list(SITES))
+def test_validate_paged_backend_on_cpu(rel, tmp_path):
+    """castlint validate runs the original and the in-memory fixed backend with the stand-in
+    kernel: equal output, within tolerance of fp32, the compact read taken, the kernel named."""
+    import json
+
+    pytest.importorskip("torch")
+    out = tmp_path / "v.json"
+    proc = run_castlint("validate", str(sglang_tree("0.5.23") / rel), "--device", "cpu", "--pool-tokens", "4096",
+                        "--batch-size", "2", "--context-len", "128", "--json-file", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "attention kernel: stand-in: a torch paged MLA reference" in proc.stdout
+    (cell,) = json.loads(out.read_text())["cells"]
+    assert cell["status"] == "pass" and cell["equal"] and cell["compact"], cell
+    assert cell["max_abs_fixed"] <= max(1e-2, cell["max_abs_original"])

@@ -17,7 +17,6 @@ where rules/paged_kernels.toml [paged_read_module] says, or next to the file.
 """
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Dict, List, Tuple
@@ -26,6 +25,7 @@ import libcst as cst
 
 from castlint.analysis.dataflow import iter_nodes
 from castlint.analysis.paged_reads import CODEMOD, PagedRead
+from castlint.common.paths import module_location
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 from castlint.fixes.edits import statements
 from castlint.tables import Tables
@@ -56,32 +56,6 @@ def module_source(tables: Tables) -> str:
         if not found:
             raise ValueError(f"{TEMPLATE.name}: no placeholder {name}")
     return text
-
-
-def _package_of(folder: Path) -> Tuple[Path, List[str]]:
-    """(the folder above the top package, the package names down to folder)."""
-    parts: List[str] = []
-    while (folder / "__init__.py").is_file():
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return folder, parts
-
-
-def module_location(path: str, module: str) -> Tuple[str, str]:
-    """(where the added module goes, the name the fixed file imports it by).
-
-    In the package the table names, at its place there; otherwise next to the file."""
-    wanted = module.split(".")
-    folder = Path(path).parent
-    for top in (folder, *folder.parents):  # the tree's copy of the package the table names
-        if top.name == wanted[0] and (top / "__init__.py").is_file():
-            if top.parent.joinpath(*wanted[:-1]).is_dir():
-                target = top.parent.joinpath(*wanted[:-1], wanted[-1] + ".py")
-                return os.path.normpath(str(target)), module
-            break
-    root, package = _package_of(folder)
-    target = folder / (wanted[-1] + ".py")
-    return os.path.normpath(str(target)), ".".join([*package, wanted[-1]])
 
 
 def _fresh_name(function: cst.CSTNode, base: str) -> str:

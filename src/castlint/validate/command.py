@@ -19,6 +19,7 @@ from castlint.mla_names import GUARD_FUNCTION, READ_ATTR
 
 BACKEND_RELPATH = Path("sglang/srt/layers/attention/flashinfer_mla_backend.py")
 GUARD_MARKER = GUARD_FUNCTION.encode()
+PAGED_MARKER = b"read_kv_pages("  # what the paged-read fix (castlint.fixes.paged_kv_read) writes at a site
 
 # GPU defaults follow the original report; --device cpu runs the reference MLA
 # in Python, so it takes small shapes unless told otherwise.
@@ -86,6 +87,10 @@ def run_validate(
     from castlint.validate.harness import EnvironmentProblem, run_validation
 
     progress = (lambda msg: err.print(f"[dim]castlint validate: {msg}[/]")) if fmt == "text" else None
+    if PAGED_MARKER in patched and GUARD_MARKER not in patched:
+        return _run_paged(original, patched, target, baseline, tables, cfg, model, tp, sweep, sweep_pools,
+                          dict(pool_tokens=pool_tokens, batch_size=batch_size, context_len=context_len),
+                          fmt, output_file, json_file, err, progress)
     if sweep:
         return _run_sweep(original, patched, cfg, str(target), sweep_pools, json_file, sweep_svg, output_file,
                           fmt, err, progress, tables, sites)
@@ -97,6 +102,58 @@ def run_validate(
     code = _exit_code(result, require_native)
     _write_report(result, fmt, output_file, json_file)
     return code
+
+
+def _run_paged(original, patched, target: Path, baseline, tables, cfg, model, tp: int, sweep: bool, pools,
+               sized: dict, fmt: str, output_file, json_file, err, progress) -> int:
+    """The paged-read fix (FA3/FA4, xpu, musa): castlint.validate.paged, one cell or the sweep."""
+    import json
+
+    from castlint.validate.paged import SWEEP_SHAPES, PagedConfig, PagedValidationError, Shapes, render_text
+    from castlint.validate.paged import run_paged_validation, sweep_grid
+
+    name = tables.paged_read_module["module"]
+    companion = _paged_module(target, baseline, name, tables)
+    defaults = GPU_DEFAULTS if cfg.device == "cuda" else CPU_DEFAULTS
+    shapes = Shapes(heads=max(1, model.num_heads // tp), kv_lora_rank=model.kv_lora_rank, rope=model.rope_dim)
+    paged_cfg = PagedConfig(device=cfg.device, iters=min(cfg.iters, 20), warmup=cfg.warmup, flush_l2=cfg.flush_l2,
+                            atol=cfg.atol, rtol=cfg.rtol, shapes=shapes)
+    if sweep:
+        grid = sweep_grid(pools or ((65536, 495552) if cfg.device == "cuda" else (4096,)),
+                          (1, 64) if cfg.device == "cuda" else (1, 16),
+                          SWEEP_SHAPES if cfg.device == "cuda" else ((1, 256), (2, 512)))
+    else:
+        value = {k: sized[k] if sized[k] is not None else defaults[k] for k in sized}
+        grid = [(value["pool_tokens"], 1, value["batch_size"], value["context_len"])]
+    try:
+        result = run_paged_validation(original, patched, companion, name, paged_cfg, grid, filename=str(target),
+                                      progress=progress)
+    except PagedValidationError as exc:
+        return _err(err, str(exc))
+    text = json.dumps(result, indent=1) if fmt == "json" else render_text(result)
+    if output_file:
+        Path(output_file).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if json_file:
+        Path(json_file).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    slower = any(c["speedup"] is not None and c["speedup"] < 0.95 for c in result["cells"]) and cfg.device == "cuda"
+    return EXIT_CLEAN if result["passed"] and not slower else EXIT_FINDINGS
+
+
+def _paged_module(target: Path, baseline, name: str, tables) -> bytes:
+    """The module the paged-read fix adds: the patched tree's own copy, or the one castlint writes."""
+    from castlint.common.paths import module_location
+
+    location, _ = module_location(str(target), name)
+    if baseline and Path(location).is_file():
+        return Path(location).read_bytes()
+    try:
+        from castlint.fixes.paged_kv_read import module_source
+    except ImportError as exc:  # libcst missing where only validate was installed
+        raise _Refused(f"cannot build the paged-read module here ({exc}); fix elsewhere and pass --baseline") \
+            from None
+    return module_source(tables).encode("utf-8")
 
 
 def _check_read_options(require_native: bool, no_native: bool, draft_tokens: int) -> None:
