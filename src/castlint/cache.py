@@ -43,7 +43,7 @@ from typing import Dict, Optional
 from castlint.models import Cost, FileError, FileResult, Finding, Fix, FixSafety, Position, Severity
 
 CACHE_DIR = ".castlint_cache"
-FORMAT = 2  # 2: findings carry `accessor`
+FORMAT = 1  # (an entry without `accessor`, from before issue 22, fails _load_finding and is recomputed)
 KEEP_FILES = 8  # cache files (one per version/tables/config) kept in the directory
 
 
