@@ -148,14 +148,13 @@ def test_gitlab_code_quality(tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     (tmp_path / "backend.py").write_text(BAD.read_text())
     (tmp_path / "broken.py").write_text("def f(:\n")
-    proc = run_castlint("check", "--no-cache", "--output-format", "gitlab", "backend.py", "broken.py", cwd=tmp_path,
-                        env={"CI_PROJECT_DIR": str(tmp_path)})
+    args = ("check", "--no-cache", "--output-format", "gitlab", "backend.py", "broken.py")
+    proc = run_castlint(*args, cwd=tmp_path, env={"CI_PROJECT_DIR": str(tmp_path)})
     issues = json.loads(proc.stdout)
     jsonschema.validate(issues, GITLAB_SCHEMA)
     assert {i["location"]["path"] for i in issues} == {"backend.py", "broken.py"}
     assert len({i["fingerprint"] for i in issues}) == len(issues)
-    again = json.loads(run_castlint("check", "--no-cache", "--output-format", "gitlab", "backend.py", "broken.py", cwd=tmp_path,
-                                    env={"CI_PROJECT_DIR": str(tmp_path)}).stdout)
+    again = json.loads(run_castlint(*args, cwd=tmp_path, env={"CI_PROJECT_DIR": str(tmp_path)}).stdout)
     assert [i["fingerprint"] for i in again] == [i["fingerprint"] for i in issues]  # stable across runs
     broken = next(i for i in issues if i["location"]["path"] == "broken.py")
     assert broken["severity"] == "critical"

@@ -15,8 +15,9 @@ _CASTLINT = re.compile(r"#\s*castlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.I
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 CODE_PREFIX = "CL"
 # `# castlint: noqa` (or `# castlint: noqa: CL001, CL003`) on a line of its own: the whole file,
-# as ruff's `# ruff: noqa`
-_FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*castlint[ \t]*:[ \t]*noqa(?:[ \t]*:[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?"
+# as ruff's file-level exemption comment
+_FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*castlint[ \t]*:[ \t]*noqa"
+                        r"(?:[ \t]*:[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?"
                         r"[ \t]*(?:#.*)?$", re.IGNORECASE | re.MULTILINE)
 
 

@@ -83,12 +83,13 @@ def make_server() -> LanguageServer:
                                   end=types.Position(line=last, character=width)),
                 new_text=fixed)]})
         wanted_kinds = params.context.only
+        quick = not wanted_kinds or types.CodeActionKind.QuickFix in wanted_kinds
         for d in ours:
-            if whole is not None and d.data.get("fixable") and (not wanted_kinds or types.CodeActionKind.QuickFix in wanted_kinds):
+            if whole is not None and d.data.get("fixable") and quick:
                 actions.append(types.CodeAction(
                     title=f"castlint: fix {d.code} ({d.data.get('fix')})", kind=types.CodeActionKind.QuickFix,
                     diagnostics=[d], edit=whole, is_preferred=True))
-            if wanted_kinds and types.CodeActionKind.QuickFix not in wanted_kinds:
+            if not quick:
                 continue
             suppressed = documents.suppressed_line(text, d.data["start"], d.data["end"], str(d.code))
             if suppressed is not None:
