@@ -318,21 +318,46 @@ def test_watch_checks_again_on_change(tmp_path):
         (tmp_path / "w.py").write_text(GATHER)
         _wait_for(proc, "File change detected")
         _wait_for(proc, "Watching for file changes.")
+        time.sleep(0.05)
+        (tmp_path / "castlint.toml").write_text('ignore = ["CL003"]\n')  # a config change is read too
+        _wait_for(proc, "File change detected")
+        _wait_for(proc, "no findings. Watching for file changes.")
     finally:
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        try:
+            proc.wait(timeout=20)
+        finally:
+            proc.kill()
+        out = proc.stdout.read()
     assert proc.returncode == 0
-    assert "w.py:2:9: CL003" in out
+    assert out.count("w.py:2:9: CL003") == 1
 
 
 def _wait_for(proc, text: str, timeout: float = 20.0) -> None:
+    """Read proc's stderr (in a thread: a silent process never blocks the test) until text."""
+    import queue
+    import threading
+
+    lines = getattr(proc, "_lines", None)
+    if lines is None:
+        lines = proc._lines = queue.Queue()
+
+        def pump():
+            for line in proc.stderr:
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        line = proc.stderr.readline()
+        try:
+            line = lines.get(timeout=max(0.01, deadline - time.monotonic()))
+        except queue.Empty:
+            break
+        if line is None:
+            break
         if text in line:
             return
-        if not line and proc.poll() is not None:
-            break
     raise AssertionError(f"{text!r} never appeared")
 
 
@@ -364,3 +389,11 @@ def test_a_nested_config_excludes_below_its_folder(tmp_path):
     assert run_castlint("check", "--show-files", ".", cwd=tmp_path).stdout == "./inner/k.py\n"
     assert run_castlint("check", "--show-files", "--isolated", ".", cwd=tmp_path).stdout == \
         "./inner/gen/g.py\n./inner/k.py\n"
+
+
+def test_a_config_written_between_two_runs_is_read(tmp_path):
+    """The nearest-config memory lasts one run (the tests, an editor and --watch run many in one process)."""
+    (tmp_path / "a.py").write_text(GATHER)
+    assert run_castlint("check", "-q", "a.py", cwd=tmp_path).returncode == 1
+    (tmp_path / "castlint.toml").write_text('ignore = ["CL003"]\n')
+    assert run_castlint("check", "-q", "a.py", cwd=tmp_path).returncode == 0

@@ -442,7 +442,13 @@ def check(
                                       statistics, output_file))
     paths = paths or ["."]
 
+    runs = [resolver]
+
     def once() -> int:
+        resolver = runs[-1]
+        runs.append(None)
+        if resolver is None:  # --watch, again: the configs are read afresh (one may have changed)
+            resolver = _resolver(flags, config_paths)
         files, walk_errors = _discover_files(paths, resolver, show_files, output_file, force_exclude)
         groups = _groups(resolver, files)
         if add_noqa:
@@ -456,6 +462,7 @@ def check(
         outcome = _check_groups(groups, walk_errors, jobs, quiet, fixing, paths, follow_symlinks_outside)
         if fixing is not None and fixing.dry_run:
             _exit_with_diff(outcome.diff_text, walk_errors, outcome.fix_errors, quiet, exit_zero)
+        config, tables = resolver.primary()
         outcome.findings = _filter_findings(outcome.findings, files, diff_base, with_trace, config)
         _report(outcome, fmt, tables, config, fix, fix_only, show_fixes, statistics, quiet, colored, output_file)
         return _exit_code(outcome, exit_zero, fix_only, exit_non_zero_on_fix)
@@ -534,10 +541,18 @@ def _snapshot(paths) -> dict:
             for folder, dirs, names in os.walk(top):
                 dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
                 candidates += [os.path.join(folder, n) for n in names if n.endswith(wanted)]
+        folder = os.path.abspath(top if os.path.isdir(top) else os.path.dirname(top) or ".")
+        while True:  # the configs above it: creating, editing or deleting one is a change too
+            candidates += [os.path.join(folder, "castlint.toml"), os.path.join(folder, "pyproject.toml")]
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
         for path in candidates:
             try:
                 st = os.stat(path)
             except OSError:
+                state[path] = None
                 continue
             state[path] = (st.st_mtime_ns, st.st_size)
     return state

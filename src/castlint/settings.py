@@ -89,6 +89,9 @@ class Resolver:
     fixes) with the command line applied. Each config file is read once."""
 
     def __init__(self, flags: CommandLine, first_paths):
+        from castlint import config as configmod
+
+        configmod._NEAREST.clear()  # one run's memory: a config written since the last run is read
         self.flags = flags
         self.first_paths = list(first_paths)
         self._by_file: Dict[Optional[str], tuple] = {}
