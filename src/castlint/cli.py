@@ -1233,7 +1233,7 @@ def _unknown_subcommand(word: str) -> Optional[str]:
     near = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
     hint = f"; did you mean `castlint {near[0]}`?" if near else ""
     return (f"castlint: error: unrecognized subcommand {word!r}{hint} (subcommands: {', '.join(names)}; "
-            f"a path that does not exist is not checked: `castlint check {word}` to report it)")
+            f"for a path of that name: `castlint check {word}`)")
 
 
 _OUTPUT_ERRNOS = {getattr(errno, name) for name in ("ENOSPC", "EIO", "EBADF", "EDQUOT", "EFBIG")
