@@ -292,6 +292,7 @@ def test_config_key_value_overrides(tmp_path):
                          cwd=tmp_path)
     data = json.loads(model.stdout)
     assert data["model"]["pool_tokens"] == 1024 and data["ignore"] == ["CL003"]
+    assert data["config_overrides"] == ["model.pool-tokens = 1024"]
     bad = run_castlint("check", "--config", "selekt = []", "a.py", cwd=tmp_path)
     assert bad.returncode == 2 and "--config: selekt: unknown key" in bad.stderr
 

@@ -214,7 +214,7 @@ def _default_format(fmt: Optional[OutputFormat]) -> OutputFormat:
     return OutputFormat.text
 
 
-def _show_settings(config, tables, fmt: OutputFormat) -> str:
+def _show_settings(config, tables, fmt: OutputFormat, flags=None) -> str:
     """--show-settings: the configuration in force, after the command line."""
     import json
 
@@ -223,6 +223,8 @@ def _show_settings(config, tables, fmt: OutputFormat) -> str:
     model = config.cost_model(tables)
     settings = {
         "config_file": str(config.path) if config.path else None,
+        "config_overrides": list(flags.override_texts) if flags is not None else [],  # --config KEY=VALUE
+        "isolated": bool(flags.isolated) if flags is not None else False,
         "root": str(config.root),
         # a default select is not --select ALL (which adds the opt-in rules): say which it is
         "select": list(config.select) if config.select else "default",
@@ -434,7 +436,7 @@ def check(
     config, tables = resolver.primary()
     fmt = _default_format(fmt)
     if show_settings:
-        _emit(_show_settings(config, tables, fmt), output_file)
+        _emit(_show_settings(config, tables, fmt, flags), output_file)
         raise typer.Exit(EXIT_CLEAN)
     if stdin:
         raise typer.Exit(_check_stdin(stdin_filename or "-", config, tables, fmt, quiet, colored, fix, diff,
