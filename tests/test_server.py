@@ -111,3 +111,15 @@ async def test_settings_come_from_the_nearest_config(client: LanguageClient):
     assert list(client.diagnostics[uri]) == []  # pkg/castlint.toml ignores CL003
     uri = await open_doc(client, client.root / "loud.py", CAST)
     assert [d.code for d in client.diagnostics[uri]] == ["CL003"]
+
+
+@pytest.mark.asyncio
+async def test_a_changed_config_rechecks_open_documents(client: LanguageClient):
+    uri = await open_doc(client, client.root / "a.py", CAST)
+    assert [d.code for d in client.diagnostics[uri]] == ["CL003"]
+    config = client.root / "castlint.toml"
+    config.write_text('ignore = ["CL003"]\n')
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Created)]))
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert list(client.diagnostics[uri]) == []

@@ -6,7 +6,8 @@
   same rewrite as `castlint fix`), "Fix all castlint findings", and "Suppress CODE on
   this line" (a `# noqa: CODE` comment, as --add-noqa writes it);
 - the settings of each document are those of its nearest pyproject.toml /
-  castlint.toml, read again when that file changes (as `castlint check` would).
+  castlint.toml, read again on every check; when the client reports that a config
+  file changed (workspace/didChangeWatchedFiles), every open document is checked again.
 
 pygls is an optional dependency: `pip install 'castlint[lsp]'`.
 """

@@ -58,6 +58,13 @@ def make_server() -> LanguageServer:
     def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams):
         publish(ls, params.text_document.uri)
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files(ls: LanguageServer, params: types.DidChangeWatchedFilesParams):
+        """A config changed on disk (the client watches files): check every open document again."""
+        if any(change.uri.endswith(("castlint.toml", "pyproject.toml")) for change in params.changes):
+            for uri in list(ls.workspace.text_documents):
+                publish(ls, uri)
+
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams):
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri,
