@@ -173,16 +173,19 @@ def test_fix_0_5_23_paged_backends(tmp_path):
 
 # -- validate ------------------------------------------------------------------------------
 
+FA3 = "srt/layers/attention/flashattention_backend.py"
+
+
 @pytest.mark.network
-@pytest.mark.parametrize("rel", list(SITES))
-def test_validate_paged_backend_on_cpu(rel, tmp_path):
+@pytest.mark.parametrize("version,rel", [("0.5.23", rel) for rel in SITES] + [("0.4.9", FA3), ("0.5.10", FA3)])
+def test_validate_paged_backend_on_cpu(version, rel, tmp_path):
     """castlint validate runs the original and the in-memory fixed backend with the stand-in
     kernel: equal output, within tolerance of fp32, the compact read taken, the kernel named."""
     import json
 
     pytest.importorskip("torch")
     out = tmp_path / "v.json"
-    proc = run_castlint("validate", str(sglang_tree("0.5.23") / rel), "--device", "cpu", "--pool-tokens", "4096",
+    proc = run_castlint("validate", str(sglang_tree(version) / rel), "--device", "cpu", "--pool-tokens", "4096",
                         "--batch-size", "2", "--context-len", "128", "--json-file", str(out))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "attention kernel: stand-in: a torch paged MLA reference" in proc.stdout
