@@ -574,7 +574,8 @@ def _load_paged_kernels(tables: Tables, data: dict, path: Path) -> None:
         where = f"paged_kernel[{i}]"
         if not isinstance(item, dict):
             raise TableError(path, where, "must be a table")
-        _check_keys(item, {"function", "caches", "page_table", "seqlens", "writes", "refuse"}, path, where)
+        _check_keys(item, {"function", "caches", "page_table", "seqlens", "writes", "refuse", "cache_rank"}, path,
+                    where)
         function = _get(item, "function", str, path, where)
         lists = {}
         for key in ("caches", "writes", "refuse"):
@@ -582,13 +583,25 @@ def _load_paged_kernels(tables: Tables, data: dict, path: Path) -> None:
             lists[key] = tuple(_argument({key: arg}, key, path, where) for arg in raw)
         if not lists["caches"]:
             raise TableError(path, f"{where}.caches", "needs at least one cache argument")
+        rank = _get(item, "cache_rank", int, path, where, 0)
         tables.paged_kernels.append({"function": function, "page_table": _argument(item, "page_table", path, where),
-                                     "seqlens": _argument(item, "seqlens", path, where), **lists})
-    views = _section(data, "page_views", {"functions", "method"}, path)
+                                     "seqlens": _argument(item, "seqlens", path, where), "cache_rank": rank,
+                                     **lists})
+    views = _section(data, "page_views", {"functions", "methods", "unflatten", "row_keeping", "metadata"}, path)
     if views is not None:
         functions = tuple(_argument({"functions": f}, "functions", path, "page_views")
                           for f in _get(views, "functions", list, path, "page_views", []))
-        tables.page_views.update(functions=functions, method=_get(views, "method", str, path, "page_views"))
+        keeping = []
+        for item in _get(views, "row_keeping", list, path, "page_views", []):
+            if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str) and isinstance(item[1], str)
+                    and isinstance(item[2], int)):
+                raise TableError(path, "page_views.row_keeping", f"must be [method, dim keyword, dim position], "
+                                                                 f"got {item!r}")
+            keeping.append(tuple(item))
+        tables.page_views.update(functions=functions, methods=tuple(_str_list(views, "methods", path, "page_views")),
+                                 unflatten=_get(views, "unflatten", str, path, "page_views", ""),
+                                 row_keeping=tuple(keeping),
+                                 metadata=tuple(_str_list(views, "metadata", path, "page_views")))
     module = _section(data, "paged_read_module", {"module"}, path)
     if module is not None:
         name = _get(module, "module", str, path, "paged_read_module")

@@ -7,6 +7,7 @@ calls its forward methods; it returns what every kernel read and through which t
 """
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 import types
@@ -96,10 +97,15 @@ def drive(source, companions, page_size, capturing=False):
         cls = next(v for v in vars(module).values() if isinstance(v, type) and hasattr(v, "forward_decode"))
         backend = cls(runner)
         backend.forward_metadata, backend.expand_metadata = metadata, expand
-        outcomes.append(backend.forward_decode(q, q_rope, layer, None))
-        outcomes.append(backend.forward_extend(q, q_rope, layer, None, use_cascade_attn=False))
-        outcomes.append(backend.forward_extend(q, q_rope, layer, None, use_cascade_attn=True))
-        outcomes.append(backend.forward_mla_decode(q, q_rope, layer, None))
+        for name in sorted(n for n in vars(cls) if n.startswith("forward")):  # every forward, in name order
+            method = getattr(backend, name)
+            flags = [False, True] if "use_cascade_attn" in inspect.signature(method).parameters else [None]
+            for flag in flags:
+                extra = {} if flag is None else {"use_cascade_attn": flag}
+                try:
+                    outcomes.append((name, flag, method(q, q_rope, layer, None, **extra)))
+                except Exception as exc:  # noqa: BLE001 - a raising call is an outcome, compared like any
+                    outcomes.append((name, flag, type(exc).__name__))
         tables = [call["table"] is metadata.page_table for call in kernels.calls]
     return outcomes, tables
 

@@ -590,6 +590,17 @@ class Tensor:
     def view_as(self, other):
         return self.view(*other.shape)
 
+    def unflatten(self, dim, sizes):
+        dim = dim % len(self._shape)
+        sizes = list(sizes)
+        if -1 in sizes:
+            known = _prod([n for n in sizes if n != -1])
+            sizes = [self._shape[dim] // known if n == -1 else n for n in sizes]
+        shape = (*self._shape[:dim], *sizes, *self._shape[dim + 1:])
+        if dim == 0 and not self.is_contiguous():
+            return self.view(*shape)
+        return self.reshape(*shape)
+
     def reshape_as(self, other):
         return self.reshape(*other.shape)
 

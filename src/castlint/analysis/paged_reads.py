@@ -87,19 +87,34 @@ def _last_name(func: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def _minus_one(expr: cst.BaseExpression) -> bool:
-    return (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
-            and isinstance(expr.expression, cst.Integer) and expr.expression.value == "1")
-
-
 def _full_slice(element: cst.SubscriptElement) -> bool:
     s = element.slice
     return isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None
 
 
-def _kernel_row(tables, call: cst.Call) -> Optional[dict]:
-    name = _last_name(call.func)
-    return next((row for row in tables.paged_kernels if row["function"] == name), None)
+def _keeps_rows(elements) -> bool:
+    """Does this subscript keep dim 0 whole: `x[:, ...]`, or `x[..., a:b]` (the ellipsis
+    covers dim 0 when something follows it)?"""
+    if not elements:
+        return False
+    first = elements[0].slice
+    if isinstance(first, cst.Index) and isinstance(first.value, cst.Ellipsis):
+        return len(elements) > 1
+    return _full_slice(elements[0])
+
+
+def _not_dim_zero(expr: Optional[cst.BaseExpression]) -> bool:
+    return expr is not None and (isinstance(expr, cst.Integer) and expr.value != "0" or (
+        isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)))
+
+
+def _kernel_row(tables, call: cst.Call, analysis=None) -> Optional[dict]:
+    """The [[paged_kernel]] row of this call: by its name, or by the name it was imported as."""
+    names = {_last_name(call.func)}
+    if analysis is not None and isinstance(call.func, cst.Name):
+        qualified = analysis.call_name(call) or ""
+        names.add(qualified.rsplit(".", 1)[-1])
+    return next((row for row in tables.paged_kernels if row["function"] in names), None)
 
 
 def reaches_paged_kernel(analysis, call: cst.Call) -> bool:
@@ -107,7 +122,7 @@ def reaches_paged_kernel(analysis, call: cst.Call) -> bool:
     function = analysis.enclosing_function(call)
     if function is None or not analysis.tables.paged_kernels:
         return False
-    return any(_kernel_row(analysis.tables, c) is not None for c in iter_nodes(function, cst.Call))
+    return any(_kernel_row(analysis.tables, c, analysis) is not None for c in iter_nodes(function, cst.Call))
 
 
 class _Site:
@@ -117,6 +132,7 @@ class _Site:
         self.call = call
         self.function = analysis.enclosing_function(call)
         self.readers: List[_Reader] = []
+        self.ranks: Dict[int, int] = {}  # id(page size expr) -> rank of the view it came from
 
     def line(self, node) -> int:
         return self.analysis.position(node).start.line
@@ -184,15 +200,29 @@ class _Site:
         analysis = self.analysis
         parent = analysis.parent(node)
         if isinstance(parent, cst.Subscript) and parent.value is node:
-            if not parent.slice or not _full_slice(parent.slice[0]):
+            if not _keeps_rows(parent.slice):
                 self.refuse(parent, f"`{analysis.code(parent)}` selects rows of the converted cache")
             return self.consume(parent, page_size)
         if isinstance(parent, cst.Attribute) and parent.value is node:
             call = analysis.parent(parent)
-            method = self.tables.page_views.get("method")
-            if parent.attr.value == method and isinstance(call, cst.Call) and call.func is parent \
-                    and page_size is None and len(call.args) >= 2 and _minus_one(call.args[0].value):
-                return self.consume(call, call.args[1].value)
+            views = self.tables.page_views
+            method = parent.attr.value
+            if isinstance(call, cst.Call) and call.func is parent:
+                args = [a for a in call.args if a.keyword is None and not a.star]
+                if method in views.get("methods", ()) and page_size is None and len(args) >= 2 \
+                        and len(args) == len(call.args) and not any(a.value is None for a in args):
+                    self.ranks[id(args[1].value)] = len(args)
+                    return self.consume(call, args[1].value)
+                if method == views.get("unflatten") and page_size is None and len(args) == 2 \
+                        and isinstance(args[0].value, cst.Integer) and args[0].value.value == "0" \
+                        and isinstance(args[1].value, (cst.Tuple, cst.List)) and len(args[1].value.elements) == 2:
+                    return self.consume(call, args[1].value.elements[1].value)
+                for name, keyword, position in views.get("row_keeping", ()):
+                    dim = _arg(call, keyword, position)
+                    if method == name and dim is not None and _not_dim_zero(dim.value):
+                        return self.split_parts(call, page_size) if name == "split" else self.consume(call, page_size)
+            if method in views.get("metadata", ()):
+                return []  # the buffer the fix hands over has the cast's shape, dtype, device and strides
             self.refuse(parent, f"`{analysis.code(parent)}` reads the converted cache, and the fix can only "
                                 "pass it to a paged kernel")
         if isinstance(parent, cst.Arg):
@@ -206,6 +236,17 @@ class _Site:
         self.refuse(where, f"`{analysis.code(where)[:60]}` reads the converted cache, and the fix can only pass "
                            "it to a paged kernel")
 
+    def split_parts(self, call: cst.Call, page_size) -> List[tuple]:
+        """`a, b = x.split(sizes, dim=-1)`: each part keeps the rows; follow each name."""
+        parent = self.analysis.parent(call)
+        if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, (cst.Tuple, cst.List)):
+            names = [e.value for e in parent.targets[0].target.elements]
+            if all(isinstance(n, cst.Name) for n in names):
+                return [(n.value, n, page_size) for n in names]
+        self.refuse(call, f"`{self.analysis.code(call)[:60]}`: the parts of a split are followed only when "
+                          "unpacked into names")
+
     def argument(self, node, arg: cst.Arg, call: cst.Call, page_size) -> List[tuple]:
         name = _last_name(call.func)
         position = call.args.index(arg)
@@ -215,7 +256,7 @@ class _Site:
                 if size is None:
                     self.refuse(call, f"`{name}(...)` without its page size")
                 return self.consume(call, size.value)
-        row = _kernel_row(self.tables, call)
+        row = _kernel_row(self.tables, call, self.analysis)
         if row is not None and any(_arg(call, k, p) is arg for k, p in row["caches"]):
             self.reader(call, row, page_size)
             return []
@@ -227,6 +268,10 @@ class _Site:
             return
         if page_size is None:
             self.refuse(call, f"`{row['function']}` gets the converted cache without a page view")
+        rank = self.ranks.get(id(page_size))
+        if rank and row.get("cache_rank") and rank != row["cache_rank"]:
+            self.refuse(call, f"`{row['function']}` takes a rank-{row['cache_rank']} paged cache, and the view that "
+                              f"reaches it has rank {rank}")
         for keyword, position in row["writes"]:
             arg = _arg(call, keyword, position)
             if arg is not None and not _is_none(arg.value):
@@ -319,7 +364,7 @@ class _Site:
             pos = analysis.position(call).start
             if not ((start.line, start.column) <= (pos.line, pos.column) < (end.line, end.column)):
                 continue
-            if id(call) in inside or _kernel_row(self.tables, call) is not None or self.is_page_view(call):
+            if id(call) in inside or _kernel_row(self.tables, call, analysis) is not None or self.is_page_view(call):
                 continue
             if self.not_on_the_way(call, reader.call):
                 continue
@@ -345,8 +390,10 @@ class _Site:
 
     def is_page_view(self, call: cst.Call) -> bool:
         name = _last_name(call.func)
-        return any(name == function for function, _ in self.tables.page_views.get("functions", ())) or (
-            isinstance(call.func, cst.Attribute) and name == self.tables.page_views.get("method"))
+        views = self.tables.page_views
+        methods = {*views.get("methods", ()), views.get("unflatten"), *(m for m, _, _ in views.get("row_keeping", ()))}
+        return any(name == function for function, _ in views.get("functions", ())) or (
+            isinstance(call.func, cst.Attribute) and name in methods)
 
     # -- the verdict ----------------------------------------------------------
     def verdict(self) -> Optional[PagedRead]:
