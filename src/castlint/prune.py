@@ -48,6 +48,7 @@ from itertools import accumulate
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from castlint.analysis import hot_path
+from castlint.analysis.object_flow import PROPERTY_DECORATORS
 from castlint.common import pyast
 from castlint.common.encoding import source_encoding
 from castlint.prefilter import has_trigger as prefilter_has_trigger
@@ -1199,6 +1200,24 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 return f"a pool is read through an object built with it ({sorted(value.members & fed)[0]})"
         if any(refs.members & fed for refs, _ in unit.casts):
             return "a cast reads a pool through an object built with it"
+    return _held_getters(module, classes, taint)
+
+
+def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], taint: "_Taint") -> Optional[str]:
+    """A property that returns a pool (read as `obj.name`, no call), or a lambda that reads one
+    (held under a name or attribute and called later): the analysis follows both."""
+    vocab = module.vocab
+    for cls in classes.values():
+        for method in cls.body:
+            if isinstance(method, _DEFS) and any(_dotted(d) and _dotted(d).rsplit(".", 1)[-1] in PROPERTY_DECORATORS
+                                                 for d in method.decorator_list):
+                if taint.returns.get(method.name) or any(
+                        type(n) is ast.Return and n.value is not None and _refs(n.value, vocab, module.aliases).base
+                        for n in ast.walk(method)):
+                    return f"a pool is returned by the property {cls.name}.{method.name}"
+    for node in ast.walk(module.tree):
+        if type(node) is ast.Lambda and _refs(node.body, vocab, module.aliases).base:
+            return "a lambda reads a pool"
     return None
 
 

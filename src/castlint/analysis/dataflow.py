@@ -467,7 +467,10 @@ class ModuleAnalysis(ObjectFlow):
         for form, bound in self.callable_values(call.func):
             synthetic = cst.Call(func=form, args=[*bound, *call.args])
             self.parents.setdefault(synthetic, self.parents.get(call))
-            best = max(best, self.origin(synthetic, depth))
+            if isinstance(form, cst.Lambda):  # a lambda held under a name or attribute
+                best = max(best, self._returned(synthetic, form, False, depth))
+            else:
+                best = max(best, self.origin(synthetic, depth))
         return best
 
     def _function_short_names(self) -> set:
@@ -1036,10 +1039,22 @@ class ModuleAnalysis(ObjectFlow):
         self._index_class(cls)
         return self._self_attr_index.get((id(cls), attr), [])
 
+    def _property_origin(self, expr: cst.Attribute, cls: Optional[cst.ClassDef], depth: int) -> Optional[Origin]:
+        """`obj.name` where name is a @property of obj's class: what its getter returns."""
+        getter = self.property_getter(cls, expr.attr.value) if cls is not None else None
+        if getter is None:
+            return None
+        synthetic = cst.Call(func=expr)
+        self.parents.setdefault(synthetic, self.parents.get(expr))
+        return self._returned(synthetic, getter, True, depth)
+
     def _self_attr_origin(self, expr: cst.Attribute, depth: int) -> Origin:
         cls = self.enclosing_class(expr)
         if cls is None:
             return Origin.OTHER
+        prop = self._property_origin(expr, cls, depth)
+        if prop is not None:
+            return prop
         best = Origin.OTHER
         for value in self.instance_attr_values(cls, expr.attr.value):
             best = max(best, self.origin(value, depth))
@@ -1051,6 +1066,9 @@ class ModuleAnalysis(ObjectFlow):
         owner = self.instance_class(expr.value)
         if owner is None:
             return Origin.OTHER
+        prop = self._property_origin(expr, owner, depth)
+        if prop is not None:
+            return prop
         calls = self.constructions(expr.value)
         if not calls:
             return max((self.origin(v, depth) for v in self.instance_attr_values(owner, expr.attr.value)),

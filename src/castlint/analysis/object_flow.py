@@ -20,6 +20,7 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 _PARTIAL = ("partial", "functools.partial")
+PROPERTY_DECORATORS = ("property", "cached_property")  # decorators that make a method read as an attribute
 _GROW = {"append": "one", "insert": "last", "extend": "many"}  # list methods that add elements
 _RECORD_BASES = ("NamedTuple", "typing.NamedTuple")
 _RECORD_DECORATORS = ("dataclass", "dataclasses.dataclass")
@@ -87,6 +88,17 @@ class ObjectFlow:
         for owner in self.class_mro(cls)[1 if skip_first else 0:]:
             method = self.class_methods(owner).get(name)
             if method is not None:
+                return method
+        return None
+
+    def property_getter(self, cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
+        """The getter of `name` when it is a @property (or functools.cached_property) in cls's MRO."""
+        method = self.find_method(cls, name)
+        if method is None:
+            return None
+        for decorator in method.decorators:
+            dotted = _dotted(decorator.decorator)
+            if dotted and dotted.rsplit(".", 1)[-1] in PROPERTY_DECORATORS:
                 return method
         return None
 
@@ -227,6 +239,8 @@ class ObjectFlow:
 
     def _callable_forms(self, value: cst.BaseExpression, depth: int) -> List[tuple]:
         """(callee expression, arguments bound in front of the call's own) for what value holds."""
+        if isinstance(value, cst.Lambda):
+            return [(value, ())]
         if isinstance(value, cst.Attribute):
             return [(value, ())]
         if isinstance(value, cst.Call):
