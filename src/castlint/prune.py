@@ -1216,9 +1216,26 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
                         for n in ast.walk(method)):
                     return f"a pool is returned by the property {cls.name}.{method.name}"
     for node in ast.walk(module.tree):
-        if type(node) is ast.Lambda and _refs(node.body, vocab, module.aliases).base:
+        t = type(node)
+        if t is ast.Lambda and _refs(node.body, vocab, module.aliases).base:
             return "a lambda reads a pool"
+        if t is ast.Yield and node.value is not None and _reads_pool(node.value, module, taint):
+            return "a generator yields a pool"
+        if t is ast.YieldFrom and _refs(node.value, vocab, module.aliases).calls:
+            return "a generator delegates to another (yield from)"
+        if t is ast.Call:
+            if type(node.func) is ast.IfExp and _refs(node.func, vocab, module.aliases).bound:
+                return "a pool accessor is picked by a conditional expression"
+            for keyword in node.keywords:
+                if keyword.arg is None and type(keyword.value) is ast.Dict and any(
+                        v is not None and _reads_pool(v, module, taint) for v in keyword.value.values):
+                    return "a pool is passed in a **{...} dict"
     return None
+
+
+def _reads_pool(expr: ast.AST, module: "_ModuleUnits", taint: "_Taint") -> bool:
+    refs = _refs(expr, module.vocab, module.aliases)
+    return bool(refs.base or refs.bound or refs.members or any(taint.returns.get(name) for name, _ in refs.calls))
 
 
 def _method_owners(receiver: str, unit: "_Unit", classes: Dict[str, ast.ClassDef], made: Set[str]) -> List[str]:

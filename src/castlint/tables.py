@@ -136,6 +136,8 @@ class Tables:
     copy_methods: set = field(default_factory=set)
     unbound_receivers: set = field(default_factory=set)
     iter_passthrough: set = field(default_factory=set)
+    iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
+    iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
     gather_methods: set = field(default_factory=set)
     gather_functions: set = field(default_factory=set)
     view_methods: set = field(default_factory=set)
@@ -365,7 +367,8 @@ def _load_conversions(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "iteration", {"passthrough": "iter_passthrough"})
+    _load_word_sets(tables, data, path, "iteration", {"passthrough": "iter_passthrough", "chain": "iter_chain",
+                                                                "apply": "iter_apply"})
 
 
 def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:

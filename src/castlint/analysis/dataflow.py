@@ -442,6 +442,11 @@ class ModuleAnalysis(ObjectFlow):
         found = self._function_origin(expr, depth)
         if found is not None:
             return found
+        if isinstance(func, cst.Name) and func.value in t.iter_apply and len(expr.args) >= 2:
+            applied = cst.Call(func=expr.args[0].value, args=[cst.Arg(value=expr.args[1].value)])
+            self.parents.setdefault(applied, self.parents.get(expr))
+            each = self.origin(applied, depth + 1)
+            return Origin.POOL_TUPLE if each >= Origin.POOL_TUPLE else Origin.OTHER
         if isinstance(func, cst.Name):
             returned = self._return_origin(expr, depth)
             if returned is not None:
@@ -1004,6 +1009,8 @@ class ModuleAnalysis(ObjectFlow):
                 return self._iterated(args[path[0]], path[1:], depth)
             if name in self.tables.iter_passthrough and args:
                 return self._iterated(args[0], path, depth)
+            if name in self.tables.iter_chain and args:
+                return max(self._iterated(a, path, depth) for a in args)
             if name == "range":
                 return Origin.OTHER
             if isinstance(iterable.func, cst.Attribute) and name in ("values", "items"):
@@ -1355,6 +1362,12 @@ class ModuleAnalysis(ObjectFlow):
                 if arg.keyword.value == name:
                     return arg.value
                 continue
+            if arg.star == "**" and isinstance(arg.value, cst.Dict):  # f(**{"name": value})
+                for element in arg.value.elements:
+                    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
+                            and element.key.evaluated_value == name:
+                        return element.value
+                continue
             if arg.star:
                 unpacked = unpacked or arg.star == "*"  # positions after *args are unknown
                 continue
@@ -1444,18 +1457,38 @@ class ModuleAnalysis(ObjectFlow):
         if id(target) in self._returns_in_progress or depth > MAX_DEPTH:
             return Origin.OTHER
         values = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
+        yields, delegated = ([], []) if isinstance(target, cst.Lambda) else self._yield_values(target)
         saved = self._origin_cache
         self._origin_cache = {}
         self._bindings.append(bindings)
         self._returns_in_progress.add(id(target))
         try:
             best = max((self._unpacked(v, path, depth) for v in values), default=Origin.OTHER)
+            if yields or delegated:  # a generator: what it yields, as the elements of what it returns
+                each = max((self.origin(v, depth) for v in yields), default=Origin.OTHER)
+                best = max(best, Origin.POOL_TUPLE if each >= Origin.POOL_TUPLE else min(each, Origin.GATHERED),
+                           max((self.origin(v, depth) for v in delegated), default=Origin.OTHER))
         finally:
             self._returns_in_progress.discard(id(target))
             self._bindings.pop()
             self._origin_cache = saved
         self._returns_cache[key] = best
         return best
+
+    @staticmethod
+    def _yield_values(func: cst.FunctionDef) -> Tuple[List[cst.BaseExpression], List[cst.BaseExpression]]:
+        """(what `yield v` yields, what `yield from it` delegates to) in func itself."""
+        yields, delegated = [], []
+        stack = [func.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Yield) and node.value is not None:
+                (delegated if isinstance(node.value, cst.From) else yields).append(
+                    node.value.item if isinstance(node.value, cst.From) else node.value)
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            stack.extend(node.children)
+        return yields, delegated
 
     @staticmethod
     def _return_values(func: cst.FunctionDef) -> List[cst.BaseExpression]:

@@ -232,6 +232,8 @@ class ObjectFlow:
                 values.extend(self.instance_attr_values(owner, func.attr.value))
         elif isinstance(func, cst.Call):
             values.append(func)
+        elif isinstance(func, cst.IfExp):  # (a if c else b)(...): either
+            values.extend((func.body, func.orelse))
         out = []
         for value in values:
             out.extend(self._callable_forms(value, depth))
