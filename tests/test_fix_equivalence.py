@@ -217,6 +217,8 @@ def test_every_fixture_fix_behaves_like_its_input(out_name):
         if fix.new_source == source:  # refused: nothing changed, nothing added
             assert not companions
             return
+        if options.unsafe and FixSafety.UNSAFE.value in out_name:
+            return  # unsafe fixes are not claimed to keep behaviour
         for page_size in (1, 4):
             for capturing in (False, True):
                 before, _ = drive_paged(source, {}, page_size, capturing)

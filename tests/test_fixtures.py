@@ -32,6 +32,7 @@ FIX_OPTIONS = {
     "mla_two_sources.out.py": FixOptions(),  # refused: run() also reads a draft buffer
     "paged_backend.out.py": FixOptions(),  # issue 24: paged kernels read only the pages listed
     "paged_refused.out.py": FixOptions(),  # refused: another reader, k= writes, a late table, two tables
+    "paged_refused.unsafe.out.py": FixOptions(unsafe=True),  # only the unsafe one: a condition read again
 }
 FIX = sorted((FIXTURES / "fix").glob("*.out.py"))
 

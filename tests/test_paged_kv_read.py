@@ -195,3 +195,47 @@ def test_validate_paged_backend_on_cpu(version, rel, tmp_path):
     (cell,) = json.loads(out.read_text())["cells"]
     assert cell["status"] == "pass" and cell["equal"] and cell["compact"], cell
     assert cell["max_abs_fixed"] <= max(1e-2, cell["max_abs_original"])
+
+
+def test_the_unsafe_fix_is_unsafe_for_a_reason():
+    """paged_refused's condition_may_change is fixed only with --unsafe-fixes: `self.prepare()`
+    may set `self.cascade` after the cast, and then the second kernel reads the compact buffer
+    through its own (not remapped) table. Forced, the fix changes what that kernel reads."""
+    import types as _types
+
+    from faketorch.flashinfer import make_flashinfer
+    from faketorch.harness import Namespace, fake_imports
+    from faketorch.module import make_torch
+    from faketorch.paged import Kernels, _paged_view, _world
+
+    from castlint.fixes import FixOptions
+
+    source = (FIXTURES / "fix" / "paged_refused.in.py").read_bytes()
+    fix = fix_source(source, "backend.py", TABLES, FixOptions(unsafe=True))
+    assert fix.new_source != source
+    companions = {os.path.basename(p)[:-3]: t for p, t in fix.companions.items()}
+
+    def run(text, helpers):
+        torch = make_torch()
+        kernels = Kernels()
+        names = {"flash_attn_with_kvcache": kernels.flash_attn_with_kvcache, "paged_view": _paged_view}
+        with fake_imports(torch, make_flashinfer(torch), names):
+            import sys as _sys
+
+            for name, body in helpers.items():
+                module = _types.ModuleType(name)
+                exec(compile(body, f"{name}.py", "exec"), module.__dict__)
+                _sys.modules[name] = module
+            subject = _types.ModuleType("paged_refused_subject")
+            exec(compile(text, "subject.py", "exec"), subject.__dict__)
+            runner, metadata, expand, layer, q, q_rope = _world(torch, 2)
+            backend = subject.RefusedBackend(runner)
+            backend.forward_metadata, backend.cascade = metadata, False
+
+            def prepare(other):
+                backend.cascade = True  # a call between the cast and the second kernel flips the path
+
+            backend.prepare = prepare
+            return backend.condition_may_change(q_rope, layer, expand)
+
+    assert run(fix.new_source, companions) != run(source, {})

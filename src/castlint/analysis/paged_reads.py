@@ -439,6 +439,11 @@ class _Site:
                     else f"not {code(test)}"
                 if text not in site.fallbacks:
                     site.fallbacks.append(text)
+                if site.unsafe is None and any(isinstance(n, (cst.Attribute, cst.Call, cst.Subscript))
+                                               for n in iter_nodes(test, (cst.Attribute, cst.Call, cst.Subscript))):
+                    # the test is read again at the kernel: nothing in between may change what it reads
+                    why = self.unproven_between(statement, r)
+                    site.unsafe = None if why is None else f"{why}, before `{text}` is read again"
                 site.kept.append((self.line(r.call), f"keeps the whole-pool cast when `{text}`: its kernel reads "
                                                      "through another page table or other lengths"))
         for r in primary:

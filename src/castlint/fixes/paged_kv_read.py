@@ -28,6 +28,7 @@ from castlint.analysis.paged_reads import CODEMOD, PagedRead
 from castlint.common.paths import module_location
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 from castlint.fixes.edits import statements
+from castlint.models import FixSafety
 from castlint.tables import Tables
 
 TEMPLATE = Path(__file__).with_name("templates") / "kv_page_read.py"
@@ -163,9 +164,13 @@ class PagedKvRead(Codemod):
     name = CODEMOD
 
     def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
-        sites = [f.fix.site for f in findings if isinstance(f.fix.site, PagedRead)]
+        sites = [f.fix.site for f in findings if isinstance(f.fix.site, PagedRead)
+                 and (f.fix.safety is FixSafety.SAFE or options.unsafe)]
+        skipped = [(ctx.analysis.position(f.fix.site.cast).start.line, f"unsafe, not applied without --unsafe-fixes: "
+                    f"{f.fix.site.unsafe}") for f in findings if isinstance(f.fix.site, PagedRead)
+                   and f.fix.safety is not FixSafety.SAFE and not options.unsafe]
         if not sites:
-            return CodemodResult(module)
+            return CodemodResult(module, skipped=skipped)
         location, import_name = module_location(ctx.path, ctx.tables.paged_read_module["module"])
         if import_name.split(".")[-1] == Path(ctx.path).stem:
             return CodemodResult(module, skipped=[(ctx.analysis.position(sites[0].cast).start.line,
@@ -173,7 +178,7 @@ class PagedKvRead(Codemod):
         import_line = f"from {import_name} import {READ_FUNCTION}\n"
         rewrite = _Rewrite(ctx.analysis, sites, import_line, import_name)
         new = module.visit(rewrite)
-        result = CodemodResult(new, applied=rewrite.applied)
+        result = CodemodResult(new, applied=rewrite.applied, skipped=skipped)
         result.companions = {location: module_source(ctx.tables).encode("utf-8")}
         return result
 
