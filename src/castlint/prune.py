@@ -1440,8 +1440,8 @@ def _decisions(module: _ModuleUnits, kept: Set[int]):
         if rest.plans:
             decisions.append((stmt, True))
             continue
-        if any(method.plans for method in methods):
-            _keep_plan_inputs(methods, rest, keep)
+        if any(method.plans or _holds_a_plan(method.node, module.vocab) for method in methods):
+            _keep_plan_inputs(methods, rest, keep, module.vocab)
         decisions.append((stmt, True))  # header and non-method statements
         if all(keep):
             continue
@@ -1450,19 +1450,39 @@ def _decisions(module: _ModuleUnits, kept: Set[int]):
     return decisions, hot_hints
 
 
-def _keep_plan_inputs(methods: List[_Unit], rest: _Unit, keep: List[bool]) -> None:
+def _holds_a_plan(node: ast.AST, vocab: "_Vocabulary") -> bool:
+    """A plan() held uncalled: `partial(w.plan, ...)`, `getattr(w, "plan")`, `p = w.plan`."""
+    methods = vocab.wrapper_methods
+    for n in ast.walk(node):
+        t = type(n)
+        if t is ast.Attribute and n.attr in methods:
+            return True
+        if t is ast.Constant and isinstance(n.value, str) and n.value in methods:
+            return True
+    return False
+
+
+def _keep_plan_inputs(methods: List[_Unit], rest: _Unit, keep: List[bool], vocab: "_Vocabulary") -> None:
     """CL002 resolves a plan's dtype arguments (and its receiver's class) through the
     self.x they mention and what those are assigned from: keep (in keep, by method
     index) every method with a plan call or that assigns one of them, transitively."""
     needed: Set[str] = set(rest.self_attrs)
+    names = {m.node.name: i for i, m in enumerate(methods)}
     for i, method in enumerate(methods):
-        if method.plans:
+        if method.plans or _holds_a_plan(method.node, vocab):
             keep[i] = True
             needed |= method.self_attrs
     changed = True
     while changed:
         changed = False
         for i, method in enumerate(methods):
+            if keep[i]:  # the helpers a kept method calls may return its dtypes (`q, kv = self.dtypes()`)
+                for callee in method.calls_made:
+                    j = names.get(callee)
+                    if j is not None and not keep[j]:
+                        keep[j] = True
+                        needed |= methods[j].self_attrs
+                        changed = True
             if any(t_attrs & needed for _, t_attrs, _, _ in method.assigns):
                 if not keep[i]:
                     keep[i] = True

@@ -1771,6 +1771,21 @@ class ModuleAnalysis(ObjectFlow):
         return dotted(call.func)
 
     # -- dtype values (for CL002) --------------------------------------------
+    def _returned_element(self, value: cst.BaseExpression, index) -> Optional[cst.BaseExpression]:
+        """Element `index` of what `value` is: a tuple literal, or a method of this class
+        (or a module function) with one `return` of a tuple literal."""
+        if isinstance(value, cst.Call):
+            func, target = value.func, None
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                cls = self.enclosing_class(value)
+                target = self.find_method(cls, func.attr.value) if cls is not None else None
+            returns = self._return_values(target) if isinstance(target, cst.FunctionDef) else []
+            value = returns[0] if len(returns) == 1 else None
+        if isinstance(value, (cst.Tuple, cst.List)) and isinstance(index, int) and 0 <= index < len(value.elements):
+            element = value.elements[index]
+            return element.value if isinstance(element, cst.Element) else None
+        return None
+
     def resolve_value(self, expr: cst.BaseExpression, depth: int = 0) -> Tuple[str, ...]:
         """The terminal expressions a dtype argument comes from, as source text."""
         if depth > MAX_DEPTH:
@@ -1791,6 +1806,9 @@ class ModuleAnalysis(ObjectFlow):
                 for a in assignments:
                     if isinstance(a.node, cst.Name):
                         value, index = self.assigned_value(a.node)
+                        if value is not None and index is not None:  # `q, kv = self.dtypes()`
+                            value = self._returned_element(value, index)
+                            index = None
                         if value is not None and index is None:
                             values.append(value)
                 if values and len(values) == len(assignments):

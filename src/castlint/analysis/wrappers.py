@@ -5,7 +5,7 @@ keyword, per version) are data: rules/flashinfer.toml.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
@@ -131,3 +131,84 @@ def receiver_is_known(analysis: ModuleAnalysis, call: cst.Call, wrapper: Wrapper
     if isinstance(call.func, cst.Name):
         return True
     return wrapper.cls in (_annotation_classes(analysis, call.func.value) or ())
+
+
+# -- plan() calls in other forms ---------------------------------------------------------
+
+
+def resolved_call(analysis: ModuleAnalysis, call: cst.Call, depth: int = 0) -> cst.Call:
+    """call as the plain call it amounts to: through a held callable (`functools.partial(w.plan,
+    ...)`, `getattr(w, "plan")`, a bound method under another name) its callee and bound
+    arguments, `*args` of a tuple or list (a literal, a name bound to one, a helper returning
+    one) as positions, `**kwargs` of a dict (`{...}`, `dict(k=v)`, a name bound to one) as
+    keywords. The call itself when nothing is to resolve; a synthetic call otherwise (its
+    argument values are the module's own nodes)."""
+    func, args, changed = call.func, list(call.args), False
+    if match_wrapper(analysis, call) is None and isinstance(func, (cst.Name, cst.Attribute)):
+        forms = analysis.callable_values(func)
+        if len(forms) == 1 and isinstance(forms[0][0], cst.Attribute):
+            form, bound = forms[0]
+            func, args, changed = form, [*bound, *args], True
+    expanded: List[cst.Arg] = []
+    for arg in args:
+        parts = _star_parts(analysis, arg, depth) if arg.star else None
+        if parts is None:
+            expanded.append(arg)
+        else:
+            expanded.extend(parts)
+            changed = True
+    if not changed:
+        return call
+    # positions first: `f(k=1, *args)` passes args by position before the keyword
+    expanded = [a for a in expanded if a.keyword is None and a.star != "**"] + \
+        [a for a in expanded if a.keyword is not None or a.star == "**"]
+    try:
+        synthetic = cst.Call(func=func, args=expanded)
+    except cst.CSTValidationError:
+        return call
+    analysis.parents.setdefault(synthetic, analysis.parents.get(call))
+    return synthetic
+
+
+def _bound_value(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> cst.BaseExpression:
+    """A name's value where one plain assignment reaches it; else expr."""
+    if isinstance(expr, cst.Name):
+        reaching = analysis.reaching(expr)
+        if len(reaching) == 1 and isinstance(reaching[0].node, cst.Name):
+            kind, value, path = analysis.binding(reaching[0].node)
+            if kind == "assign" and not path:
+                return value
+    return expr
+
+
+def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[List[cst.Arg]]:
+    value = _bound_value(analysis, arg.value)
+    if arg.star == "*":
+        if isinstance(value, cst.Call) and depth < 3:  # a helper returning a tuple
+            value = _single_return(analysis, value)
+        if isinstance(value, (cst.Tuple, cst.List)) and all(
+                isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements):
+            return [cst.Arg(value=e.value) for e in value.elements]
+        return None
+    if isinstance(value, cst.Dict) and all(
+            isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in value.elements):
+        return [cst.Arg(value=e.value, keyword=cst.Name(e.key.evaluated_value)) for e in value.elements]
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict" \
+            and all(a.keyword is not None for a in value.args):
+        return [cst.Arg(value=a.value, keyword=cst.Name(a.keyword.value)) for a in value.args]
+    return None
+
+
+def _single_return(analysis: ModuleAnalysis, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """What a method of this module returns, when it has exactly one `return` value."""
+    func = call.func
+    target = None
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        cls = analysis.enclosing_class(call)
+        target = analysis.find_method(cls, func.attr.value) if cls is not None else None
+    elif isinstance(func, cst.Name):
+        target = analysis.module_function(func.value) if hasattr(analysis, "module_function") else None
+    if target is None:
+        return None
+    values = analysis._return_values(target)
+    return values[0] if len(values) == 1 else None

@@ -76,13 +76,14 @@ class PlanForcesKvDtype(Rule):
         return ((words.wrappers, words.kv_dtype_reach),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        from castlint.analysis.wrappers import dtype_argument, match_wrapper, receiver_is_known
+        from castlint.analysis.wrappers import dtype_argument, match_wrapper, receiver_is_known, resolved_call
 
         analysis = ctx.analysis
         if not _kv_dtype_in_reach(ctx):
             return []
         findings = []
-        for call in analysis.nodes.calls:
+        for original in analysis.nodes.calls:
+            call = resolved_call(analysis, original)  # a partial, getattr, *args, **kwargs form: as a plain call
             wrapper = match_wrapper(analysis, call)
             if wrapper is None:
                 continue
@@ -108,9 +109,9 @@ class PlanForcesKvDtype(Rule):
                     message = (f"kv_data_type resolves to the same value as q_data_type (`{shown}`): "
                                f"the FP8 pool must then be cast to the q dtype before run() (CL001); "
                                f"plan kv with the KV-cache dtype")
-            fix = _fix_for(ctx, call)
+            fix = _fix_for(ctx, call) if call is original else None  # the codemod rewrites plain calls only
             findings.append(self.finding(
-                ctx, call, message, Severity.WARNING, fix=fix,
+                ctx, original, message, Severity.WARNING, fix=fix,
                 unfixable_reason=None if fix else NO_CAST_REASON,
             ))
         return findings
