@@ -123,14 +123,73 @@ def test_unparsable_file_without_trigger_words_is_an_error(tmp_path):
     proc = run_castlint("check", "--no-cache", "s.py", cwd=tmp_path)
     assert proc.returncode == 2 and "All checks passed" not in proc.stdout
     assert "s.py:1: error syntax error" in proc.stdout
-    # a walk parses only what a rule can fire on (a whole engine stays fast; the file is the
-    # Python linter's to report): a cached skip from a walk never hides the error of a named file
-    assert run_castlint("check", ".", cwd=tmp_path).returncode == 0
-    assert run_castlint("check", "s.py", cwd=tmp_path).returncode == 2
-    assert run_castlint("check", "s.py", cwd=tmp_path).returncode == 2
-    assert run_castlint("check", ".", cwd=tmp_path).returncode == 0  # nor is the named run's error cached for walks
+    # named or walked, cached or not, the verdict is the same
+    for args in ((".",), ("s.py",), ("s.py",), (".",)):
+        assert run_castlint("check", *args, cwd=tmp_path).returncode == 2, args
     (tmp_path / "t.py").write_text("def f(self, layer):\n    return self.pool.get_key_buffer(layer.layer_id).to(\n")
-    assert run_castlint("check", ".", cwd=tmp_path).returncode == 2  # with a trigger word: parsed in a walk too
+    assert run_castlint("check", ".", cwd=tmp_path).returncode == 2  # with a trigger word too
+
+
+def _broken_tree(tmp_path: Path) -> Path:
+    """A directory with a trigger-free file that does not parse, among files that do."""
+    d = tmp_path / "d"
+    (d / "sub").mkdir(parents=True)
+    (d / "bad.py").write_text("import os\n\n\ndef f(:\n    return os\n")
+    (d / "ok.py").write_text("x = 1\n")
+    for i in range(20):  # enough files for the worker pool's scan (16 or more), as in a real tree
+        (d / "sub" / f"m{i}.py").write_text(f"def g{i}(a):\n    return a + {i}\n")
+    return d
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_unparsable_file_found_by_a_walk_is_an_error(tmp_path, jobs):
+    _broken_tree(tmp_path)
+    proc = run_castlint("check", "--no-cache", "-j", jobs, "d", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "All checks passed" not in proc.stdout
+    line = next(x for x in proc.stdout.splitlines() if "bad.py" in x)
+    assert line.startswith(os.path.join("d", "bad.py") + ":4: error syntax error"), line
+    assert "ok.py" not in proc.stdout and "m0.py" not in proc.stdout
+
+
+def test_a_walks_syntax_errors_are_cached_and_a_fixed_file_passes(tmp_path):
+    d = _broken_tree(tmp_path)
+    first = run_castlint("check", "d", cwd=tmp_path)
+    assert first.returncode == 2 and "bad.py:4: error syntax error" in first.stdout
+    again = run_castlint("check", "d", cwd=tmp_path)  # warm: every file from the cache
+    assert again.returncode == 2 and again.stdout == first.stdout
+    assert run_castlint("check", "d/bad.py", cwd=tmp_path).returncode == 2  # named: same verdict
+    (d / "bad.py").write_text("import os\n\n\ndef f():\n    return os\n")
+    assert run_castlint("check", "d", cwd=tmp_path).returncode == 0
+
+
+def test_a_warm_walk_takes_unchanged_files_from_the_cache(tmp_path, monkeypatch):
+    from castlint.config import load_config
+    from castlint.discover import discover
+    from castlint.engine import check_paths
+    from castlint.tables import load_tables
+
+    d = _broken_tree(tmp_path)
+    monkeypatch.chdir(tmp_path)  # the config's root, where .castlint_cache/ goes
+    config, tables = load_config(["d"]), load_tables()
+    files, _ = discover(["d"], config)
+    cold = check_paths(files, tables, config, jobs=1, cache=True)
+    warm = check_paths(files, tables, config, jobs=1, cache=True)
+    assert cold.stats["cached"] == 0 and warm.stats["cached"] == len(files) == 22
+    assert [e.line for e in warm.all_errors] == [e.line for e in cold.all_errors] == [4]
+
+
+@pytest.mark.filterwarnings("error")
+def test_the_walks_syntax_check_reports_only_what_does_not_parse(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "escape.py").write_text('x = "\\d"\n')  # an invalid escape: a warning (an error under -W error)
+    (d / "nonlocal.py").write_text("nonlocal x\n")  # parses (symtable alone rejects it), as with trigger words
+    (d / "bad.py").write_text("print 'x'\n")
+    proc = run_castlint("check", "--no-cache", "-q", "d", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr == ""
+    assert [line.split(": ")[0] for line in proc.stdout.splitlines()] == [os.path.join("d", "bad.py") + ":1"]
+    assert "looks like Python 2" in proc.stdout
 
 
 def test_unparsable_stdin_without_trigger_words_is_an_error():

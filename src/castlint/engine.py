@@ -3,7 +3,8 @@
 A whole-tree check is dominated by libcst (parse and metadata), so the engine
 gives it as little as it can, cheapest test first:
 
-1. the text prefilter (castlint.prefilter: the rules' trigger words): most files name no pool at all;
+1. the text prefilter (castlint.prefilter: the rules' trigger words): most files name no pool at all
+   (they are only checked to parse, with CPython's parser: syntax_error);
 2. castlint.prune with the C parser: the file may hold no candidate at all, or
    only some of its functions and methods matter (the rest become stubs);
 3. libcst on what is left, with line numbers mapped back to the file.
@@ -173,15 +174,34 @@ def parse(source: bytes, path: str):
 def syntax_error(path: str, source: bytes) -> Optional[FileError]:
     """The FileError of a file Python cannot parse, or None.
 
-    A file no rule can fire on is parsed too when it was named (on the command line, by
-    pre-commit, on stdin, by an editor), so that castlint never says "All checks passed"
-    about a broken file it was asked about. A directory walk parses only what a rule can
-    fire on: a parse of every file would triple a cold run over a whole engine, and a broken
-    file castlint has nothing to say about is the Python linter's to report."""
+    Every file is checked, the ones no rule can fire on too (a walk's as well as a named
+    one's), so that castlint never says "All checks passed" about a broken file. Those are
+    most of a tree, so the check is CPython's own parser without the Python-level tree
+    (symtable: about a third cheaper than ast.parse, far cheaper than libcst); only when it
+    fails does ast.parse decide, and word the message. (symtable also rejects a few things
+    that parse, a module-level nonlocal for one: those pass, as in a file with trigger words.)"""
+    import warnings
+
+    from castlint.common import pyast
+
+    with warnings.catch_warnings():  # an invalid escape warns (SyntaxWarning from 3.12), and -W error
+        warnings.simplefilter("ignore")  # would make it a syntax error: neither is the file's fault here
+        if not pyast.parsed(source):  # (the pruner's parse of the same bytes, when it made one)
+            import symtable
+
+            try:
+                symtable.symtable(source, path, "exec")
+                return None
+            except Exception:  # noqa: BLE001 - ast decides: a syntax error, or none (too deep, ...)
+                pass
+        return _ast_syntax_error(path, source)
+
+
+def _ast_syntax_error(path: str, source: bytes) -> Optional[FileError]:
     from castlint.common import pyast
 
     try:
-        pyast.parse(source)  # (the pruner's parse of the same bytes, when it made one)
+        pyast.parse(source)
     except SyntaxError as exc:
         line = exc.lineno or 1
         return FileError(path, line, f"syntax error: {exc.msg}" + _python2_hint(source, line), "parse")
@@ -286,13 +306,13 @@ def _may_have_suppressions(text: str, findings: bool) -> bool:
 
 def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
                triggers: Optional[Sequence] = None, prune: bool = True,
-               source: Optional[bytes] = None, fixer=None, stat=None, named: bool = True) -> FileResult:
+               source: Optional[bytes] = None, fixer=None, stat=None) -> FileResult:
     """Check one file. triggers: encoded_triggers(tables) (None: no prefilter);
     prune: cut the file down with castlint.prune first (same findings, less libcst);
     fixer: called with the whole file's analysis when a finding is fixable (see
     _check_and_fix; castlint.fixes.Fixer), its answer in result.fix; stat: the file's
-    os.stat_result at the read (read here when source is None); named: the file was named
-    (not walked): a prefiltered file is still parsed for syntax errors (syntax_error)."""
+    os.stat_result at the read (read here when source is None). A prefiltered file is
+    still checked for syntax errors (syntax_error)."""
     result = FileResult(path=path)
     if source is None:
         try:
@@ -307,15 +327,15 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
         return result
     if triggers is not None and not has_trigger(source, tuple(triggers)):
         result.skipped = True
-        broken = syntax_error(path, source) if named else None
+        broken = syntax_error(path, source)
         if broken is not None:
             result.errors.append(broken)
         return result
     try:
         if fixer is not None:
-            _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result, named)
+            _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result)
         else:
-            result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result, named)
+            result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result)
     except SyntaxError as exc:
         result.errors.append(FileError(path, exc.lineno or 1, exc.msg, "parse"))
     except RecursionError:  # past the workers' recursion limit (castlint.workers.RECURSION_LIMIT)
@@ -331,7 +351,7 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
     return result
 
 
-def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result, named: bool = True) -> None:
+def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result) -> None:
     """Check one file from one parse of the whole file (codemods rewrite whole modules) and,
     when a finding is fixable, hand that analysis to fixer(path, source, stat, ctx,
     findings, config), which returns (what it did, or None; a FileError, or None)."""
@@ -341,7 +361,7 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
     tables = file_tables(source, tables)  # and the accessors this file's own pool classes define
     if pruning.plan(source, tables).kind == pruning.NOTHING:
         result.mode = pruning.NOTHING
-        broken = syntax_error(path, source) if named else None
+        broken = syntax_error(path, source)
         if broken is not None:
             raise SyntaxError(broken.message, (path, broken.line, 1, ""))
         result.findings = finish([], path, source_text(source), config)
@@ -356,7 +376,7 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
             result.errors.append(error)
 
 
-def _analyze_source(path, source, tables, config, cost_model, prune, result, named: bool = True) -> list:
+def _analyze_source(path, source, tables, config, cost_model, prune, result) -> list:
     from castlint.analysis.pool_classes import file_tables
 
     tables = file_tables(source, tables)  # and the accessors this file's own pool classes define
@@ -367,7 +387,7 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result, nam
         plan = pruning.plan(source, tables)
         result.mode = plan.kind
         if plan.kind == pruning.NOTHING:
-            broken = syntax_error(path, source) if named else None  # maybe decided from the text alone
+            broken = syntax_error(path, source)  # maybe decided from the text alone
             if broken is not None:
                 raise SyntaxError(broken.message, (path, broken.line, 1, ""))
             return finish([], path, source_text(source), config)
@@ -435,7 +455,6 @@ class CheckSettings:
     prune: bool = True
     digests: bool = True  # return content digests, for the cache
     fixer: object = None  # castlint.fixes.Fixer: fix each file from its one analysis
-    named: frozenset = frozenset()  # files named on the command line: parsed even when prefiltered
 
 
 _SETTINGS: Dict[str, CheckSettings] = {}  # per process: "run" -> the settings of the current run
@@ -463,7 +482,7 @@ def _check_one(path: str) -> Tuple[FileResult, Optional[bytes]]:
     except Exception as exc:  # noqa: BLE001
         return FileResult(path=path, errors=[read_error(path, exc)]), None
     result = check_file(path, s.tables, s.config, s.cost_model, s.triggers, s.prune, source=source,
-                        fixer=s.fixer, stat=stat, named=path in s.named)
+                        fixer=s.fixer, stat=stat)
     return result, (digest(source) if s.digests else None)
 
 
@@ -489,7 +508,7 @@ def _scan_batch(paths: Sequence[str]) -> List[tuple]:
             out.append(("done", result, digest(source) if digests else None))
             continue
         if s.triggers is not None and not has_trigger(source, s.triggers):
-            broken = syntax_error(path, source) if path in s.named else None
+            broken = syntax_error(path, source)  # no rule fires on it; Python must still parse it
             if broken is not None:
                 result = FileResult(path=path, skipped=True, errors=[broken])
                 out.append(("done", result, digest(source) if digests else None))
@@ -514,11 +533,11 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
     cache: use .castlint_cache/ (None: as config.cache says); fixer: a castlint.fixes.Fixer
     that fixes every file with a fixable finding from the analysis that found it
     (FileResult.fix; nothing is written here: see castlint.fixes.write_fixes); named: the
-    files named on the command line (parsed even when no rule can fire: syntax_error)."""
+    files named on the command line (kept for the callers: every file, named or walked, is
+    checked for syntax errors, syntax_error)."""
     from castlint import cache as cachemod
 
-    named = frozenset(named)
-    settings = CheckSettings(tables, config, config.cost_model(tables), None, prune, fixer=fixer, named=named)
+    settings = CheckSettings(tables, config, config.cost_model(tables), None, prune, fixer=fixer)
     jobs = cap_jobs(jobs or config.jobs)  # never more workers than cores, whatever the config says
     use_cache = config.cache if cache is None else cache
     store = cachemod.open_cache(config, tables, options=(prefilter, prune)) if use_cache else None
@@ -535,8 +554,6 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
             hit = store.lookup(path, sig)
         if hit is not None and fixer is not None and any(f.fixable for f in hit.findings):
             hit = None  # a fix needs the analysis itself
-        if hit is not None and hit.skipped and path in named:
-            hit = None  # a named file is parsed, which a walk's cached skip never did
         if hit is not None:
             done[path] = hit
             run.stats["cached"] += 1
@@ -560,7 +577,7 @@ def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int 
     if store is not None:
         for path in todo:
             result, dig = done[path], digests.get(path)
-            if dig is not None and cachemod.cacheable(result) and not (result.skipped and result.errors):
+            if dig is not None and cachemod.cacheable(result):  # a syntax error too: a function of the bytes
                 store.store(path, signatures.get(path) or cachemod.signature(path), dig, result)
         store.save()
 

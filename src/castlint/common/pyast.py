@@ -18,3 +18,8 @@ def parse(source: bytes) -> ast.Module:
     if isinstance(_LAST[1], BaseException):
         raise _LAST[1]
     return _LAST[1]
+
+
+def parsed(source: bytes) -> bool:
+    """Has parse() already seen these very bytes (its answer is then free)?"""
+    return _LAST[0] is source
