@@ -507,6 +507,42 @@ def test_original_off_the_reference_is_said_plainly(tmp_path, tree):
     assert "WARNING: the ORIGINAL code itself differs" in out.read_text()
 
 
+def test_text_report_is_whole_at_80_columns(tmp_path, tree):
+    """issue 22 (9): at 80 columns the per-site table (11 columns) becomes a block per site,
+    a line per column, and a site panel's title that would be cut moves inside: no cell,
+    title or line is cut ("…"), and every cell of the wide table is still there."""
+    import re
+
+    from castlint.validate.harness import HarnessConfig, run_validation
+    from castlint.validate.report import _COLUMNS, _site_cells, render_text
+    from rich.console import Console
+
+    cfg = HarnessConfig(device="cpu", preset="deepseek-r1", num_heads_total=128, tp=8, pool_tokens=2048,
+                        batch_size=2, context_len=96, extend_len=8, iters=1, warmup=1, sites=ORIGINAL_SITES,
+                        profile=True, use_sglang=False)
+    result = run_validation(tree.read_bytes(), _fixed(tree), cfg, filename=str(tree))
+    assert [site.status for site in result.sites] == ["pass", "pass"]
+
+    def render(width: int) -> str:
+        out = tmp_path / f"report-{width}.txt"
+        with open(out, "w", encoding="utf-8") as fh:
+            render_text(result, Console(file=fh, width=width, highlight=False))
+        return out.read_text(encoding="utf-8")
+
+    wide, narrow = render(200), render(80)
+    assert "┃ site " in wide and "…" not in wide  # wide enough: the table itself
+    assert "…" not in narrow and "┃" not in narrow
+    assert max(len(line.rstrip()) for line in narrow.splitlines()) <= 80
+    flat = " ".join(re.sub(r"[│╭╮╰╯─]", " ", narrow).split())
+    for site in result.sites:
+        name, status, *values = [getattr(cell, "plain", cell) for cell in _site_cells(site)]
+        assert re.search(rf"^{re.escape(name)}  {status}$", narrow, re.M), name
+        for (label, _), value in zip(_COLUMNS[2:], values):
+            assert re.search(rf"^  {re.escape(label)} +{re.escape(value)} *$", narrow, re.M), (name, label, value)
+            assert value in wide
+        assert " ".join(f"functions: {site.functions}".split()) in flat
+
+
 def test_reference_plan_reads_host_arrays_as_int32_like_flashinfer():
     """FlashInfer's C++ plan reads kv_len_arr as int32: an int64 tensor is misread, silently.
     The CPU reference does the same, so a caller that forgets `.to(torch.int32)` shows up."""

@@ -301,8 +301,8 @@ def _write_report(result, fmt: str, output_file: Optional[str], json_file: Optio
             render_text(result, Console(file=fh, width=160, highlight=False))
     else:
         console = Console(highlight=False)
-        if not console.is_terminal:
-            console = Console(highlight=False, width=160)
+        if not console.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
+            console = Console(highlight=False, width=160)  # a pipe: wide, unless COLUMNS says otherwise
         render_text(result, console)
 
 

@@ -6,6 +6,7 @@ from dataclasses import asdict
 from typing import Any, Dict
 
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -93,16 +94,27 @@ def _plan_kv(run) -> str:
 def render_text(result, console: Console) -> None:
     """The report for people: the run's header, a row per site, each site's evidence, the verdict."""
     console.print(Panel(_header(result), title="castlint validate", expand=False))
-    console.print(_sites_table(result))
+    table = _sites_table(result)
+    console.print(table if _fits(table, console) else _sites_blocks(result))
     line = per_step_line(result)
     if line:
         console.print(line)
     for site in result.sites:
         lines = _site_lines(site)
         if lines:
-            console.print(Panel(Group(*lines), title=f"{site.name}: {site.functions}", title_align="left",
-                                expand=True))
+            title = f"{site.name}: {site.functions}"
+            if len(title) + 6 > console.width:  # rich would cut the title: the functions go inside
+                title, lines = site.name, [Text(f"functions: {site.functions}", style="bold")] + lines
+            console.print(Panel(Group(*lines), title=title, title_align="left", expand=True))
     _print_verdict(result, console)
+
+
+def _fits(renderable, console: Console) -> bool:
+    """Does it fit the console's width without rich shrinking (and so cutting) a column?"""
+    from rich.measure import Measurement
+
+    natural = Measurement.get(console, console.options.update_width(1 << 16), renderable).maximum
+    return natural <= console.width
 
 
 def per_step_line(result) -> str:
@@ -125,8 +137,8 @@ def _header(result) -> Table:
     """What ran, where, on which inputs, within which tolerance."""
     env, cfg, guard = result.environment, result.config, result.guard
     head = Table.grid(padding=(0, 2))
-    head.add_column(style="bold")
-    head.add_column()
+    head.add_column(style="bold", no_wrap=True)
+    head.add_column(overflow="fold")  # a long path folds onto the next line, never cut
     head.add_row("file", result.file)
     head.add_row("baseline", result.baseline)
     head.add_row("ran on", f"{env.get('gpu')}  (compute capability {env.get('compute_capability')})")
@@ -145,30 +157,54 @@ def _header(result) -> Table:
     return head
 
 
+SITES_TITLE = "per rewritten site (one layer, one call)"
+_COLUMNS = (("site", {"style": "bold"}), ("status", {}), ("max |Δ|", {"justify": "right"}),
+            ("cosine", {"justify": "right"}), ("orig ms", {"justify": "right"}),
+            ("patched ms", {"justify": "right"}), ("speed-up", {"justify": "right"}),
+            ("whole-pool cast", {}), ("bytes moved", {"justify": "right"}), ("plan kv", {}),
+            ("read", {}))
+
+
+def _site_cells(site) -> list:
+    """A site's row of the table, one cell per _COLUMNS entry."""
+    original, patched = site.original, site.patched
+    cast = moved = "-"
+    if original.proof and patched.proof:
+        cast = " → ".join("yes" if run.proof.moves_whole_pool else "no" for run in (original, patched))
+        moved = f"{_mib(original.proof.total_bytes)} → {_mib(patched.proof.total_bytes)}"
+    return [
+        site.name, _status(site),
+        "-" if site.max_abs is None else f"{site.max_abs:.3g}",
+        "-" if site.cosine is None else f"{site.cosine:.6f}",
+        _ms(original.timing), _ms(patched.timing),
+        "-" if site.speedup is None else f"{site.speedup:.1f}×",
+        cast, moved, f"{_plan_kv(original)} → {_plan_kv(patched)}", patched.read or "-",
+    ]
+
+
 def _sites_table(result) -> Table:
     """One row per site: verdict, numerics, timings, and the kernel proof's whole-pool cast and bytes."""
-    table = Table(show_lines=False, title="per rewritten site (one layer, one call)")
-    for col, kw in (("site", {"style": "bold"}), ("status", {}), ("max |Δ|", {"justify": "right"}),
-                    ("cosine", {"justify": "right"}), ("orig ms", {"justify": "right"}),
-                    ("patched ms", {"justify": "right"}), ("speed-up", {"justify": "right"}),
-                    ("whole-pool cast", {}), ("bytes moved", {"justify": "right"}), ("plan kv", {}),
-                    ("read", {})):
+    table = Table(show_lines=False, title=SITES_TITLE)
+    for col, kw in _COLUMNS:
         table.add_column(col, **kw)
     for site in result.sites:
-        original, patched = site.original, site.patched
-        cast = moved = "-"
-        if original.proof and patched.proof:
-            cast = " → ".join("yes" if run.proof.moves_whole_pool else "no" for run in (original, patched))
-            moved = f"{_mib(original.proof.total_bytes)} → {_mib(patched.proof.total_bytes)}"
-        table.add_row(
-            site.name, _status(site),
-            "-" if site.max_abs is None else f"{site.max_abs:.3g}",
-            "-" if site.cosine is None else f"{site.cosine:.6f}",
-            _ms(original.timing), _ms(patched.timing),
-            "-" if site.speedup is None else f"{site.speedup:.1f}×",
-            cast, moved, f"{_plan_kv(original)} → {_plan_kv(patched)}", patched.read or "-",
-        )
+        table.add_row(*_site_cells(site))
     return table
+
+
+def _sites_blocks(result) -> Group:
+    """The table's cells for a console too narrow for its eleven columns: a block per site,
+    a line per column (`label  value`), values wrapped (never cut) to the width."""
+    blocks = [Text(SITES_TITLE, style="italic")]
+    for site in result.sites:
+        name, status, *values = _site_cells(site)
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(overflow="fold")
+        for (label, _), value in zip(_COLUMNS[2:], values):
+            grid.add_row(label, value)
+        blocks.append(Group(Text.assemble((name, "bold"), "  ", status), Padding(grid, (0, 0, 0, 2))))
+    return Group(*blocks)
 
 
 def _site_lines(site) -> list:
