@@ -1867,6 +1867,7 @@ class NodeIndex:
         self.names: set = set()  # identifier values seen anywhere
         self.attr_names: set = set()
         self.self_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
+        self.self_item_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
         self.self_calls: List[cst.Call] = []
         self.local_callables: set = set()  # names of defs, and of names assigned a lambda
         self.classes: List[cst.ClassDef] = []
@@ -1927,6 +1928,9 @@ class NodeIndex:
             t = target.target
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                 self.self_assignments.append((t, node.value))
+            elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute) \
+                    and isinstance(t.value.value, cst.Name) and t.value.value.value == "self":
+                self.self_item_assignments.append((t.value, node.value))  # self.d[k] = v
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         t = node.target

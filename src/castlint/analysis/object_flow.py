@@ -287,6 +287,9 @@ class ObjectFlow:
             if kind != "many":
                 value = self._held_list(value)
             out.append((holder.attr.value, value))
+        for holder, value in self.nodes.self_item_assignments:  # self.d[k] = v: d holds v
+            if self.enclosing_class(holder) is cls:
+                out.append((holder.attr.value, self._held_list(value)))
         return out
 
     def _held_list(self, value: cst.BaseExpression) -> cst.List:
