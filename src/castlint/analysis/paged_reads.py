@@ -174,8 +174,15 @@ class _Site:
             for use in self.uses(name, bound):
                 work += self.consume(use, page_size)
 
-    def in_target(self, node) -> bool:
-        return any(isinstance(a, (cst.AssignTarget, cst.For, cst.CompFor)) for a in self.analysis.ancestors(node))
+    def binds(self, node: cst.Name, augmented: bool = True) -> bool:
+        """Is this Name bound here (an assignment, for or comprehension target, walrus, `as`
+        name, and with `augmented` an augmented assignment, which also reads it)?"""
+        parent = self.analysis.parent(node)
+        if isinstance(parent, cst.AugAssign) and parent.target is node:
+            return augmented
+        if isinstance(parent, cst.AsName) and parent.name is node:
+            return True
+        return self.analysis.binding(node)[0] is not None
 
     def uses(self, name: str, bound: cst.CSTNode) -> List[cst.Name]:
         """The reads of `name` that its binding at `bound` reaches; a read that another
@@ -185,7 +192,7 @@ class _Site:
             parent = self.analysis.parent(n)
             if n.value != name or n is bound or (isinstance(parent, cst.Attribute) and parent.attr is n) \
                     or (isinstance(parent, cst.Arg) and parent.keyword is n) or isinstance(parent, cst.Param) \
-                    or isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.NamedExpr)) or self.in_target(n):
+                    or self.binds(n, augmented=False):
                 continue
             reaching = [a.node for a in self.analysis.reaching(n)]
             if not any(r is bound for r in reaching):
@@ -345,9 +352,7 @@ class _Site:
     def bound_after(self, start) -> Dict[str, int]:
         bound: Dict[str, int] = {}
         for node in iter_nodes(self.function, cst.Name):
-            parent = self.analysis.parent(node)
-            if not (isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.For, cst.NamedExpr, cst.AsName))
-                    or (isinstance(parent, (cst.Tuple, cst.List, cst.Element)) and self.in_target(node))):
+            if not self.binds(node):
                 continue
             pos = self.analysis.position(node).start
             if (pos.line, pos.column) > (start.line, start.column):
