@@ -1,7 +1,8 @@
 """Small helpers for building libcst edits that keep the file's formatting."""
 from __future__ import annotations
 
-from typing import List, Sequence
+import re
+from typing import Dict, List, Sequence
 
 import libcst as cst
 
@@ -79,3 +80,49 @@ def literal(value) -> str:
         inner = ", ".join(literal(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     return repr(value)
+
+
+# -- engine code laid out as Black lays it out ------------------------------------------
+
+LINE_LENGTH = 88  # Black's, which sglang uses: the rows the template gets are laid out to fit
+
+
+def _value_source(value, top: bool = True) -> str:
+    """Python source for a placeholder's value, laid out as Black would: a table of rows
+    gets one row per line, and a row too long for one line one element per line."""
+    if top and isinstance(value, tuple) and value and all(isinstance(v, tuple) for v in value):
+        rows = []
+        for row in value:
+            flat = f"    {_value_source(row, False)},"
+            if len(flat) > LINE_LENGTH:
+                flat = "    (\n" + "".join(f"        {_value_source(v, False)},\n" for v in row) + "    ),"
+            rows.append(flat + "\n")
+        return "(\n" + "".join(rows) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {_value_source(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_value_source(v, False) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return literal(value) if isinstance(value, str) else repr(value)
+
+
+def black_call(target: str, func: str, args: List[str], column: int) -> str:
+    """`target = func(args)` as Black lays it out at this indentation column: on one line, or
+    the arguments on one line inside the parentheses, or one argument per line."""
+    one = f"{target} = {func}({', '.join(args)})"
+    if column + len(one) <= LINE_LENGTH:
+        return one + "\n"
+    inner = ", ".join(args)
+    if column + 4 + len(inner) <= LINE_LENGTH:
+        return f"{target} = {func}(\n    {inner}\n)\n"
+    return f"{target} = {func}(\n" + "".join(f"    {a},\n" for a in args) + ")\n"
+
+
+def fill_placeholders(text: str, values: Dict[str, object], template: str) -> str:
+    """A template's `NAME = ()` / `{}` / `""` / `0.0` placeholders, each replaced by its value laid
+    out as Black would; ValueError naming the template when one is missing."""
+    for name, value in values.items():
+        filled = f"{name} = {_value_source(value)}"
+        text, found = re.subn(rf"^{name} = (\(\)|\{{\}}|\"\"|0\.0)$", lambda _: filled, text, count=1, flags=re.M)
+        if not found:
+            raise ValueError(f"{template}: no placeholder {name}")
+    return text

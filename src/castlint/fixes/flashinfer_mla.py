@@ -22,7 +22,6 @@ can take the choice; otherwise the whole file is left alone, with the reason.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -39,7 +38,9 @@ from castlint.analysis.mla_sites import (
 from castlint.analysis.context import FileContext
 from castlint.analysis.wrappers import match_wrapper
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
-from castlint.fixes.edits import append_args, keyword_arg, literal, star_star_arg, statements
+from castlint.fixes.edits import (
+    append_args, black_call, fill_placeholders, keyword_arg, literal, star_star_arg, statements,
+)
 from castlint.fixes.target import Target, detect_target
 from castlint.mla_names import GUARD_FUNCTION, MLA_CODEMOD, READ_ATTR, WRAPPER_ATTR
 from castlint.tables import MLA_KV_READ_COSTS, Tables, parse_version
@@ -130,51 +131,14 @@ def template_values(tables: Tables) -> Dict[str, object]:
     }
 
 
-LINE_LENGTH = 88  # Black's, which sglang uses: the rows the template gets are laid out to fit
-
-
-def _value_source(value, top: bool = True) -> str:
-    """Python source for a placeholder's value, laid out as Black would: a table of rows
-    gets one row per line, and a row too long for one line one element per line."""
-    if top and isinstance(value, tuple) and value and all(isinstance(v, tuple) for v in value):
-        rows = []
-        for row in value:
-            flat = f"    {_value_source(row, False)},"
-            if len(flat) > LINE_LENGTH:
-                flat = "    (\n" + "".join(f"        {_value_source(v, False)},\n" for v in row) + "    ),"
-            rows.append(flat + "\n")
-        return "(\n" + "".join(rows) + ")"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{literal(k)}: {_value_source(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, tuple):
-        return "(" + ", ".join(_value_source(v, False) for v in value) + ("," if len(value) == 1 else "") + ")"
-    return literal(value) if isinstance(value, str) else repr(value)
-
-
 def template_parts(tables: Tables) -> Tuple[str, str]:
     """(header, body): the template's source with its placeholders filled; the header
     goes after the module's `import torch`, the body at its end."""
     text = TEMPLATE.read_text(encoding="utf-8")
     header = text[text.index("\n", text.index(HEADER_BEGIN)) + 1:text.index(HEADER_END)]
     body = text[text.index("\n", text.index(HEADER_END)) + 1:]
-    for name, value in template_values(tables).items():
-        filled = f"{name} = {_value_source(value)}"
-        body, found = re.subn(rf"^{name} = (\(\)|\{{\}}|\"\")$", lambda _: filled, body, count=1, flags=re.M)
-        if not found:
-            raise ValueError(f"{TEMPLATE.name}: no placeholder {name}")
+    body = fill_placeholders(body, template_values(tables), TEMPLATE.name)
     return header.strip("\n") + "\n", body.lstrip("\n")
-
-
-def black_call(target: str, func: str, args: List[str], column: int) -> str:
-    """`target = func(args)` as Black lays it out at this indentation column: on one line, or
-    the arguments on one line inside the parentheses, or one argument per line."""
-    one = f"{target} = {func}({', '.join(args)})"
-    if column + len(one) <= LINE_LENGTH:
-        return one + "\n"
-    inner = ", ".join(args)
-    if column + 4 + len(inner) <= LINE_LENGTH:
-        return f"{target} = {func}(\n    {inner}\n)\n"
-    return f"{target} = {func}(\n" + "".join(f"    {a},\n" for a in args) + ")\n"
 
 
 def run_scales(tables: Tables) -> Tuple[str, str]:

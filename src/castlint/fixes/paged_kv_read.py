@@ -27,7 +27,7 @@ from castlint.analysis.dataflow import iter_nodes
 from castlint.analysis.paged_reads import CODEMOD, PagedRead
 from castlint.common.paths import module_location
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
-from castlint.fixes.edits import statements
+from castlint.fixes.edits import black_call, fill_placeholders, statements
 from castlint.models import FixSafety
 from castlint.tables import Tables
 
@@ -48,15 +48,7 @@ def template_values(tables: Tables) -> Dict[str, object]:
 
 def module_source(tables: Tables) -> str:
     """The module the fix adds, its placeholders filled."""
-    from castlint.fixes.flashinfer_mla import _value_source
-
-    text = TEMPLATE.read_text(encoding="utf-8")
-    for name, value in template_values(tables).items():
-        filled = f"{name} = {_value_source(value)}"
-        text, found = re.subn(rf"^{name} = (\(\)|0\.0|\"\")$", lambda _: filled, text, count=1, flags=re.M)
-        if not found:
-            raise ValueError(f"{TEMPLATE.name}: no placeholder {name}")
-    return text
+    return fill_placeholders(TEMPLATE.read_text(encoding="utf-8"), template_values(tables), TEMPLATE.name)
 
 
 def _fresh_name(function: cst.CSTNode, base: str) -> str:
@@ -65,8 +57,6 @@ def _fresh_name(function: cst.CSTNode, base: str) -> str:
 
 
 def _call_source(analysis, site: PagedRead, table_name: str, column: int) -> str:
-    from castlint.fixes.flashinfer_mla import black_call
-
     args = [_one_line(node) for node in (site.pool, site.dtype, site.page_table, site.seqlens, site.page_size)]
     if site.fallbacks:
         args.append("fallback=" + " or ".join(site.fallbacks))
