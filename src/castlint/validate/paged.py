@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 
-from castlint.validate.doubles import MLAPoolDouble, Registry, RuntimeSettings, StubbedImports
+from castlint.validate.doubles import MLAPoolDouble, Namespace, Registry, RuntimeSettings, StubbedImports
 
 BACKEND_MODULE = "sglang.srt.layers.attention.flashattention_backend"
 STANDIN_GPU = ("stand-in: FlashInfer BatchMLAPagedAttentionWrapper (BF16 MLA), reading the pages the page table "
@@ -238,13 +238,6 @@ def backend_class(module: types.ModuleType):
     raise PagedValidationError("no attention backend class (one that defines forward_decode) in the file")
 
 
-class _Bag(types.SimpleNamespace):
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return None
-
-
 @dataclass
 class Shapes:
     heads: int = 16
@@ -288,18 +281,18 @@ def _world(pool_tokens: int, page_size: int, batch: int, context: int, shapes: S
     table = pages.view(batch, per_request).to(device)
     seqlens = torch.full((batch,), context, dtype=torch.int32, device=device)
     cu_k = torch.arange(0, (batch + 1) * context, context, dtype=torch.int32, device=device)
-    metadata = _Bag(page_table=table, cache_seqlens_int32=seqlens, cu_seqlens_q=torch.arange(
+    metadata = Namespace("forward_metadata", None, None, page_table=table, cache_seqlens_int32=seqlens, cu_seqlens_q=torch.arange(
         batch + 1, dtype=torch.int32, device=device), cu_seqlens_k=cu_k, max_seq_len_q=1, max_seq_len_k=context,
         local_attn_metadata=None)
     dtype = torch.bfloat16
     q_nope = (torch.randn(batch, shapes.heads, shapes.kv_lora_rank, generator=g) * 0.5).to(dtype).to(device)
     q_rope = (torch.randn(batch, shapes.heads, shapes.rope, generator=g) * 0.5).to(dtype).to(device)
-    layer = _Bag(layer_id=0, tp_q_head_num=shapes.heads, tp_k_head_num=1, tp_v_head_num=1,
+    layer = Namespace("layer", None, None, layer_id=0, tp_q_head_num=shapes.heads, tp_k_head_num=1, tp_v_head_num=1,
                  v_head_dim=shapes.kv_lora_rank, head_dim=shapes.kv_lora_rank + shapes.rope,
                  qk_head_dim=shapes.kv_lora_rank + shapes.rope, scaling=1.0 / math.sqrt(192), logit_cap=0.0,
                  sliding_window_size=None, attn_type="decoder", is_cross_attention=False, k_scale=None,
                  v_scale=None)
-    batch_ns = _Bag(batch_size=batch, spec_info=None, mha_return_lse=False, token_to_kv_pool=pool, forward_mode=_Bag(
+    batch_ns = Namespace("forward_batch", None, None, batch_size=batch, spec_info=None, mha_return_lse=False, token_to_kv_pool=pool, forward_mode=Namespace("forward_mode", None, None, 
         is_target_verify=lambda: False, is_draft_extend=lambda: False, is_decode=lambda: True))
     return pool, metadata, layer, batch_ns, q_nope, q_rope
 
