@@ -33,6 +33,8 @@ FIX_OPTIONS = {
     "paged_backend.out.py": FixOptions(),  # issue 24: paged kernels read only the pages listed
     "paged_refused.out.py": FixOptions(),  # refused: another reader, k= writes, a late table, two tables
     "paged_refused.unsafe.out.py": FixOptions(unsafe=True),  # only the unsafe one: a condition read again
+    "fp4_pool.out.py": FixOptions(),  # issue 24: a rows getter beside each dequantizing accessor
+    "row_kernel_backend.out.py": FixOptions(),  # issue 24: row-index kernels read only their rows
 }
 FIX = sorted((FIXTURES / "fix").glob("*.out.py"))
 

@@ -38,6 +38,10 @@ class TriggerWords:
         self.wrappers = frozenset(wrappers)
         self.kv_dtype_reach = frozenset(set(tables.kv_cache_dtype_attributes) | set(tables.kv_cache_dtype_holders))
         self.helpers = frozenset(tables.conversion_helpers)
+        # a kernel that reads a pool by row index, and an accessor that may dequantize it whole
+        self.row_kernels = frozenset(row["function"] for row in tables.row_kernels)
+        self.dequantizing_accessors = frozenset(f".{a[k]}(" for a in tables.dequantizing_accessors
+                                                for k in ("key", "value"))
         self.cache_parameters = frozenset(name for p in tables.cache_parameters for name in p.params)
         self.conversions = self.casts | self.helpers
         self.suppressions = SUPPRESSION_WORDS

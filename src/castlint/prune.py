@@ -114,7 +114,8 @@ class _Vocabulary:
         # `torch.Tensor`, and `Tensor` as `from torch import Tensor` names it
         self.unbound = frozenset(set(tables.unbound_receivers)
                                  | {r.rsplit(".", 1)[-1] for r in tables.unbound_receivers})
-        self.helpers = frozenset(tables.conversion_helpers)
+        # a conversion helper, or a kernel that reads a pool by row index (CL004 at the read)
+        self.helpers = frozenset(tables.conversion_helpers) | frozenset(r["function"] for r in tables.row_kernels)
         self.narrow = frozenset(set(tables.narrow_methods) | {f.rsplit(".", 1)[-1] for f in tables.narrow_functions})
         # methods through which ModuleAnalysis.origin follows the receiver (a gather ends
         # the flow: what it gives is batch-sized, and no rule fires on a gathered value)

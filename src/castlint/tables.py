@@ -173,6 +173,12 @@ class Tables:
     page_views: dict = field(default_factory=dict)  # rules/paged_kernels.toml [page_views]
     paged_read_module: dict = field(default_factory=dict)  # rules/paged_kernels.toml [paged_read_module]
     paged_kv_read: dict = field(default_factory=dict)  # rules/crossover.toml [paged_kv_read]
+    row_wise_helpers: dict = field(default_factory=dict)  # rules/row_reads.toml: name -> row argument positions
+    rows_getter: dict = field(default_factory=dict)  # rules/row_reads.toml [rows_getter]
+    dequantizing_accessors: list = field(default_factory=list)  # rules/row_reads.toml [[dequantizing_accessor]]
+    row_kernels: list = field(default_factory=list)  # rules/row_reads.toml [[row_kernel]]
+    rows_read_module: dict = field(default_factory=dict)  # rules/row_reads.toml [rows_read_module]
+    rows_kv_read: dict = field(default_factory=dict)  # rules/crossover.toml [rows_kv_read]
     kv_cache_dtype_attributes: set = field(default_factory=set)
     kv_cache_dtype_holders: set = field(default_factory=set)
     presets: dict = field(default_factory=dict)  # name -> ModelPreset
@@ -264,6 +270,8 @@ TOP_KEYS = {
     "kv_read_switch",  # rules/sglang.toml: castlint.fixes.flashinfer_mla
     "paged_kernel", "page_views", "paged_read_module",  # rules/paged_kernels.toml: castlint.analysis.paged_reads
     "paged_kv_read",  # rules/crossover.toml: castlint.fixes.paged_kv_read
+    "row_wise_helper", "rows_getter", "dequantizing_accessor", "row_kernel", "rows_read_module",  # rules/row_reads.toml
+    "rows_kv_read",  # rules/crossover.toml: castlint.fixes.rows_read
     "pin_source", "decode_step",  # rules/sglang.toml: castlint.fixes.target, castlint.models
     "cast_motion",  # rules/casts.toml: castlint.analysis.cast_motion
     "hot_path",  # rules/accessors.toml: castlint.analysis.hot_path
@@ -619,6 +627,52 @@ def _load_paged_kernels(tables: Tables, data: dict, path: Path) -> None:
         tables.paged_kv_read.update(paged)
 
 
+def _load_row_reads(tables: Tables, data: dict, path: Path) -> None:
+    for i, item in enumerate(_get(data, "row_wise_helper", list, path, "", [])):
+        where = f"row_wise_helper[{i}]"
+        _check_keys(item, {"name", "rows"}, path, where)
+        rows = _get(item, "rows", list, path, where)
+        if not rows or not all(isinstance(r, int) and r >= 0 for r in rows):
+            raise TableError(path, f"{where}.rows", f"must be argument positions, got {rows!r}")
+        tables.row_wise_helpers[_get(item, "name", str, path, where)] = tuple(rows)
+    getter = _section(data, "rows_getter", {"suffix", "parameter"}, path)
+    if getter is not None:
+        suffix, parameter = (_get(getter, k, str, path, "rows_getter") for k in ("suffix", "parameter"))
+        if not (("x" + suffix).isidentifier() and parameter.isidentifier()):
+            raise TableError(path, "rows_getter", "suffix and parameter must make identifiers")
+        tables.rows_getter.update(suffix=suffix, parameter=parameter)
+    for i, item in enumerate(_get(data, "dequantizing_accessor", list, path, "", [])):
+        where = f"dequantizing_accessor[{i}]"
+        _check_keys(item, {"engine", "since", "key", "value", "pools", "helper"}, path, where)
+        tables.dequantizing_accessors.append({k: _get(item, k, str, path, where, "") for k in
+                                              ("engine", "since", "key", "value", "pools", "helper")})
+    for i, item in enumerate(_get(data, "row_kernel", list, path, "", [])):
+        where = f"row_kernel[{i}]"
+        _check_keys(item, {"function", "caches", "rows"}, path, where)
+        caches = tuple(_argument({"caches": a}, "caches", path, where) for a in _get(item, "caches", list, path, where))
+        if len(caches) != 2:
+            raise TableError(path, f"{where}.caches", "must name the K and the V buffer")
+        tables.row_kernels.append({"function": _get(item, "function", str, path, where), "caches": caches,
+                                   "rows": _argument(item, "rows", path, where)})
+    module = _section(data, "rows_read_module", {"module", "pool_rows", "switch", "switch_values"}, path)
+    if module is not None:
+        name = _get(module, "module", str, path, "rows_read_module")
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise TableError(path, "rows_read_module.module", f"must be a dotted module name, got {name!r}")
+        values = _str_list(module, "switch_values", path, "rows_read_module")
+        if not values:
+            raise TableError(path, "rows_read_module.switch_values", "needs at least one value")
+        tables.rows_read_module.update(module=name, pool_rows=_get(module, "pool_rows", str, path, "rows_read_module"),
+                                       switch=_get(module, "switch", str, path, "rows_read_module"),
+                                       switch_values=values)
+    share = _section(data, "rows_kv_read", {"gpu", "measured", "source", "whole_pool_share"}, path)
+    if share is not None:
+        value = _get(share, "whole_pool_share", (int, float), path, "rows_kv_read")
+        if not 0 < value <= 1:
+            raise TableError(path, "rows_kv_read.whole_pool_share", f"must be in (0, 1], got {value!r}")
+        tables.rows_kv_read.update(share)
+
+
 def _load_kv_pool(tables: Tables, data: dict, path: Path) -> None:
     section = _section(data, "kv_pool", {"pool", "size", "padding", "cuda_graph_attribute", "runner_parameter",
                                          "runner_annotation", "backend_parameter", "backend_annotation",
@@ -696,7 +750,7 @@ _SECTION_LOADERS = (
     _load_allocation, _load_conversions, _load_iteration, _load_cache_parameters, _load_conversion_helpers,
     _load_guards, _load_hot_path, _load_casts, _load_cast_motion, _load_reinterpret, _load_dtype_spelling, _load_dtype_bytes, _load_wrappers,
     _load_mla_signatures, _load_fp8_kv_mla, _load_auto_backend, _load_mla_kv_read, _load_kv_pool,
-    _load_compact_kv_read, _load_kv_read_switch, _load_paged_kernels,
+    _load_compact_kv_read, _load_kv_read_switch, _load_paged_kernels, _load_row_reads,
     _load_kv_cache_dtype, _load_releases, _load_pin_source, _load_decode_step, _load_defaults, _load_presets,
 )
 

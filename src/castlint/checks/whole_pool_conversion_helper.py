@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List
 
 from castlint.checks.base import COST_HINT, FileContext, POOL_FLOW, Rule
-from castlint.models import Cost, Finding, Severity
+from castlint.models import Cost, Finding, Fix, FixSafety, Severity
 from castlint.tables import ConversionHelper
 
 if TYPE_CHECKING:
@@ -76,7 +76,8 @@ class WholePoolConversionHelper(Rule):
 
     def triggers(self, words) -> tuple:
         # a helper, and something that can be a whole pool
-        return ((words.helpers, words.pools | words.cache_parameters),)
+        return ((words.helpers, words.pools | words.cache_parameters),
+                (words.row_kernels, words.dequantizing_accessors))
 
     def check(self, ctx: FileContext) -> List[Finding]:
         import libcst as cst
@@ -108,15 +109,67 @@ class WholePoolConversionHelper(Rule):
             shown = f"`{dotted(func) or name}`"
             if isinstance(func, cst.Name) and func.value != name:
                 shown = f"`{name}` (imported as `{func.value}`)"
+            fix, why_not = _rows_getter_fix(ctx, call) if accessor else (None, None)
             findings.append(self.finding(
                 ctx, call,
                 f"{shown} {helper.direction}s a whole pool{where} ({cost.describe()}); "
                 f"convert only the pages the kernel reads; {COST_HINT}",
                 Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
-                cost=cost,
-                unfixable_reason="no automatic fix: convert only the selected pages, or store the cache in the kernel's format",
+                cost=cost, fix=fix,
+                unfixable_reason=None if fix else why_not or NO_FIX_REASON,
+            ))
+        findings += self.row_reads(ctx)
+        return findings
+
+    def row_reads(self, ctx: FileContext) -> List[Finding]:
+        """Backend reads of an accessor that dequantizes a whole pool, by a kernel that reads rows."""
+        from castlint.analysis.row_reads import CODEMOD, describe, row_reads
+
+        findings = []
+        for site in row_reads(ctx.analysis, ctx.path):
+            accessor = site.accessor
+            helper = ctx.tables.conversion_helpers.get(accessor["helper"])
+            cost = helper_cost(ctx, helper, site.key_call) if helper is not None else None
+            if cost is not None:  # the K and the V buffer
+                cost = Cost(2 * cost.bytes_per_layer, 2 * cost.bytes_per_step, cost.model, cost.pool_tokens)
+            fix = None
+            if site.refused is None:
+                safety = FixSafety.SAFE if site.unsafe is None else FixSafety.UNSAFE
+                fix = Fix(CODEMOD, safety, describe(site) + (f" (unsafe: {site.unsafe})" if site.unsafe else ""),
+                          site=site)
+            findings.append(self.finding(
+                ctx, site.key_call,
+                f"`{accessor['key']}`/`{accessor['value']}` dequantize the whole buffer on {accessor['pools']}, "
+                f"and `{site.row['function']}` reads only the rows `{site.row['rows'][0]}` lists"
+                + (f" ({cost.describe()})" if cost else "") + f"; {COST_HINT}",
+                Severity.WARNING, cost=cost, fix=fix,
+                unfixable_reason=None if fix else f"the rows read cannot rewrite this call: {site.refused}",
             ))
         return findings
+
+
+NO_FIX_REASON = "no automatic fix: convert only the selected pages, or store the cache in the kernel's format"
+ROWS_GETTER_DESCRIPTION = (
+    "add a rows getter beside the accessor (`get_key_buffer_rows(layer_id, rows)`: only the rows a kernel reads, "
+    "each dequantized alone); the accessor is unchanged. Backends whose kernel reads the pool by a row-index "
+    "tensor (rules/row_reads.toml [[row_kernel]]) then read only those rows (read_kv_rows)")
+ROWS_GETTER_PRESENT = (
+    "the rows getter beside this accessor is in place: backends whose kernel reads the pool by a row-index tensor "
+    "read only those rows through it (read_kv_rows). Callers that index the buffer themselves (torch_native, "
+    "flex attention), or read it by page table (trtllm_mha, FA4), still dequantize the whole buffer here: "
+    "their kernels take no row-index tensor the read could be narrowed to")
+
+
+def _rows_getter_fix(ctx: FileContext, call):
+    """The rows getter for the accessor of this dequantize (castlint.analysis.row_getters)."""
+    from castlint.analysis.row_getters import CODEMOD, has_sibling, rows_getters, sibling_for
+
+    getter, why_not = sibling_for(ctx.analysis, call)
+    if getter is not None:
+        return Fix(CODEMOD, FixSafety.SAFE, ROWS_GETTER_DESCRIPTION, site=rows_getters(ctx.analysis)[0]), None
+    if has_sibling(ctx.analysis, call):
+        return None, ROWS_GETTER_PRESENT
+    return None, why_not
 
 
 def helper_cost(ctx: FileContext, helper: ConversionHelper, call: cst.Call) -> Cost:

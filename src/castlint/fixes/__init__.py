@@ -16,7 +16,7 @@ from typing import List, Optional, Sequence, Tuple
 from castlint.common.diffs import unified_diff_text
 from castlint.common.encoding import source_encoding
 from castlint.config import Config
-from castlint.fixes import cast_after_gather, flashinfer_mla, paged_kv_read  # noqa: F401 - registers the codemods, in order
+from castlint.fixes import cast_after_gather, flashinfer_mla, paged_kv_read, rows_getter, rows_read  # noqa: F401 - registers the codemods, in order
 from castlint.fixes.base import (
     API_CHOICES, Codemod, CodemodResult, FixError, FixOptions, SourceFix, codemod_named, registered_codemods,
 )

@@ -1,0 +1,110 @@
+"""The rows read: a row-index kernel gets only the rows it reads of a dequantizing pool.
+
+For each kernel call castlint.analysis.row_reads proved (its CL004 finding's
+`Fix.site` is the RowRead),
+
+    kernel(..., pool.get_key_buffer(L), pool.get_value_buffer(L), ..., kv_indices, ...)
+
+becomes
+
+    k_buffer, v_buffer, kv_rows = read_kv_rows(pool, L, kv_indices)
+    kernel(..., k_buffer, v_buffer, ..., kv_rows, ...)
+
+`read_kv_rows` lives in a module the fix adds to the tree (the template
+castlint/fixes/templates/kv_rows_read.py, its placeholders filled from
+rules/*.toml), where rules/row_reads.toml [rows_read_module] says, or next to the file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import libcst as cst
+
+from castlint.analysis.row_reads import CODEMOD, RowRead
+from castlint.common.paths import module_location
+from castlint.fixes.base import Codemod, CodemodResult, FixOptions
+from castlint.fixes.edits import black_call, fill_placeholders, statements
+from castlint.fixes.paged_kv_read import _fresh_name, _one_line, add_import
+from castlint.models import FixSafety
+from castlint.tables import Tables
+
+TEMPLATE = Path(__file__).with_name("templates") / "kv_rows_read.py"
+READ_FUNCTION = "read_kv_rows"  # defined by the template
+
+
+def template_values(tables: Tables, accessor: dict) -> Dict[str, object]:
+    module, share = tables.rows_read_module, tables.rows_kv_read
+    return {
+        "_SWITCH": (module["switch"], tuple(module["switch_values"])),
+        "_KEY_GETTER": accessor["key"],
+        "_VALUE_GETTER": accessor["value"],
+        "_ROWS_SUFFIX": tables.rows_getter["suffix"],
+        "_POOL_ROWS": module["pool_rows"],
+        "_WHOLE_POOL_SHARE": float(share["whole_pool_share"]),
+        "_WHOLE_POOL_SHARE_MEASURED": f"{share.get('gpu', '?')}, {share.get('measured', '?')}",
+    }
+
+
+def module_source(tables: Tables, accessor: dict) -> str:
+    return fill_placeholders(TEMPLATE.read_text(encoding="utf-8"), template_values(tables, accessor), TEMPLATE.name)
+
+
+class _Rewrite(cst.CSTTransformer):
+    def __init__(self, analysis, sites: List[RowRead], import_line: str, import_module: str):
+        super().__init__()
+        self.analysis = analysis
+        self.before: Dict[int, List[Tuple[RowRead, Tuple[str, str, str]]]] = {}
+        self.redirect: Dict[int, str] = {}
+        self.applied: List[str] = []
+        for site in sites:
+            function = analysis.enclosing_function(site.kernel)
+            (k_kw, _), (v_kw, _) = site.row["caches"]
+            names = (_fresh_name(function, k_kw), _fresh_name(function, v_kw), _fresh_name(function, "kv_rows"))
+            self.before.setdefault(id(site.statement), []).append((site, names))
+            for arg, name in zip((site.key_arg, site.value_arg, site.rows_arg), names):
+                self.redirect[id(arg)] = name
+        self.import_line, self.import_module = import_line, import_module
+
+    def leave_SimpleStatementLine(self, original, updated):
+        found = self.before.get(id(original))
+        if not found:
+            return updated
+        column = self.analysis.position(original).start.column
+        new = []
+        for site, names in found:
+            args = [_one_line(n) for n in (site.pool, site.layer, site.rows_arg.value)]
+            new += statements(black_call(", ".join(names), READ_FUNCTION, args, column))
+            line = self.analysis.position(site.kernel).start.line
+            self.applied.append(f"line {line}: `{site.row['function']}` reads only the rows it reads "
+                                f"({READ_FUNCTION})")
+        new[0] = new[0].with_changes(leading_lines=original.leading_lines)
+        return cst.FlattenSentinel([*new, updated.with_changes(leading_lines=[])])
+
+    def leave_Arg(self, original, updated):
+        name = self.redirect.get(id(original))
+        return updated if name is None else updated.with_changes(value=cst.Name(name))
+
+    def leave_Module(self, original, updated):
+        return add_import(updated, self.import_line, self.import_module)
+
+
+class RowsRead(Codemod):
+    name = CODEMOD
+
+    def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
+        mine = [f for f in findings if isinstance(f.fix.site, RowRead)]
+        sites = [f.fix.site for f in mine if f.fix.safety is FixSafety.SAFE or options.unsafe]
+        skipped = [(ctx.analysis.position(f.fix.site.kernel).start.line,
+                    f"unsafe, not applied without --unsafe-fixes: {f.fix.site.unsafe}")
+                   for f in mine if f.fix.safety is not FixSafety.SAFE and not options.unsafe]
+        if not sites:
+            return CodemodResult(module, skipped=skipped)
+        location, import_name = module_location(ctx.path, ctx.tables.rows_read_module["module"])
+        if import_name.split(".")[-1] == Path(ctx.path).stem:
+            return CodemodResult(module, skipped=[(ctx.analysis.position(sites[0].kernel).start.line,
+                                                   "the added module would replace this file")])
+        rewrite = _Rewrite(ctx.analysis, sites, f"from {import_name} import {READ_FUNCTION}\n", import_name)
+        result = CodemodResult(module.visit(rewrite), applied=rewrite.applied, skipped=skipped)
+        result.companions = {location: module_source(ctx.tables, sites[0].accessor).encode("utf-8")}
+        return result
