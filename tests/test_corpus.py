@@ -41,6 +41,7 @@ EXPECTED_FINDINGS = {
     "sglang==0.5.23": [
         ("srt/hardware_backend/musa/attention/flashattention_backend.py", 570, "CL001"),
         ("srt/hardware_backend/musa/attention/flashattention_backend.py", 849, "CL001"),
+        ("srt/layers/attention/aiter_backend.py", 4258, "CL004"),
         ("srt/layers/attention/dsa_backend.py", 3344, "CL004"),
         ("srt/layers/attention/flashattention_backend.py", 1944, "CL001"),
         ("srt/layers/attention/flashattention_backend.py", 2350, "CL001"),
@@ -50,6 +51,10 @@ EXPECTED_FINDINGS = {
         ("srt/layers/attention/flashinfer_mla_backend.py", 974, "CL002"),
         ("srt/layers/attention/flashinfer_mla_backend.py", 1134, "CL002"),
         ("srt/layers/attention/flashinfer_mla_backend.py", 1168, "CL002"),
+        ("srt/layers/attention/triton_backend.py", 2033, "CL004"),
+        ("srt/layers/attention/triton_backend.py", 2263, "CL004"),
+        ("srt/layers/attention/triton_backend.py", 2441, "CL004"),
+        ("srt/layers/attention/triton_backend.py", 2474, "CL004"),
         ("srt/layers/attention/xpu_backend.py", 1021, "CL001"),
         ("srt/layers/attention/xpu_backend.py", 1595, "CL001"),
         ("srt/mem_cache/memory_pool.py", 2843, "CL004"),
@@ -99,7 +104,8 @@ def test_fix_diff_whole_tree_and_idempotent(name, tmp_path):
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     touched = sorted({tree.parent / p for p in re.findall(r"^\+\+\+ b/(.+)$", proc.stdout, re.M)})
     added = [p for p in touched if not p.exists()]
-    assert all(p.name == "kv_page_read.py" for p in added), added  # the module the paged-read fix adds
+    # the modules the paged read and the rows read add
+    assert all(p.name in ("kv_page_read.py", "kv_rows_read.py") for p in added), added
     touched = [p for p in touched if p not in added]
     assert all(p.is_file() for p in touched), touched
     if name.startswith("sglang=="):

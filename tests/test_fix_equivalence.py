@@ -206,11 +206,27 @@ CL003_ENVS = [Env(), Env(capability=(12, 0), flashinfer="0.6.0")]
 PROVED = {"fixtures": 0, "calls": 0, "mla_branches": 0}
 
 
+# The rows-read pairs (issue 24): one fix spans the pool module and the backend, so they run
+# together, on CPU torch with packed FP4-style data (tests/test_rows_read.py drives them).
+ROWS_READ = {"fp4_pool.out.py", "row_kernel_backend.out.py"}
+
+
 @pytest.mark.parametrize("out_name", sorted(FIX_OPTIONS), ids=lambda n: n[: -len(".out.py")])
 def test_every_fixture_fix_behaves_like_its_input(out_name):
     options = FIX_OPTIONS[out_name]
     source = source_of(out_name).read_bytes()
     new = fixed(source, options)
+    if out_name in ROWS_READ:
+        torch = pytest.importorskip("torch")
+        import test_rows_read
+
+        with pytest.MonkeyPatch.context() as patch:
+            for extend in (False, True):
+                before, _, _ = test_rows_read._run(False, patch, extend=extend)
+                after, seen, _ = test_rows_read._run(True, patch, extend=extend)
+                assert torch.equal(before, after), f"{out_name}: extend={extend}"
+                assert seen == [12, 12], seen  # only the rows the kernel reads were dequantized
+        return
     if is_paged(source):
         fix = fix_source(source, "backend.py", TABLES, options)
         companions = {Path(p).stem: text for p, text in fix.companions.items()}

@@ -45,7 +45,8 @@ def test_fix_on_sglang_0_5_23_parses_each_fixable_file_once(tmp_path, monkeypatc
     changed = sorted(outcome.changed)
     assert any(p.endswith("flashinfer_mla_backend.py") for p in changed), changed
     added = [p for p in changed if p not in before]
-    assert [os.path.basename(p) for p in added] == ["kv_page_read.py"], added  # the paged-read fix's module
+    # the modules the paged read and the rows read add
+    assert sorted(os.path.basename(p) for p in added) == ["kv_page_read.py", "kv_rows_read.py"], added
     for path in (p for p in changed if p in before):
         assert parsed[before[path]] == 1, path  # the original bytes, once
         assert parsed[open(path, "rb").read()] == 0, path  # the fixed file is re-checked from its tree

@@ -112,9 +112,12 @@ def test_fix_diff_on_whole_tree_touches_only_the_mla_and_paged_backends(tmp_path
     proc = run_castlint("fix", "--diff", tree / "srt" / "layers")
     assert proc.returncode == 1, proc.stderr
     touched = sorted(l.split("/srt/")[-1] for l in proc.stdout.splitlines() if l.startswith("+++ "))
-    # the FlashInfer MLA rewrite, the paged read of FA3/FA4 and xpu, and the module the latter adds
-    assert touched == ["layers/attention/flashattention_backend.py", "layers/attention/flashinfer_mla_backend.py",
-                       "layers/attention/kv_page_read.py", "layers/attention/xpu_backend.py"], touched
+    # the FlashInfer MLA rewrite, the paged read of FA3/FA4 and xpu, the rows read of the Triton
+    # backend and of aiter's Triton extend kernel, and the modules the paged and rows reads add
+    # (the latter next to the pools); wave's decode_attention_fwd is another kernel: untouched
+    assert touched == ["layers/attention/aiter_backend.py", "layers/attention/flashattention_backend.py", "layers/attention/flashinfer_mla_backend.py",
+                       "layers/attention/kv_page_read.py", "layers/attention/triton_backend.py",
+                       "layers/attention/xpu_backend.py", "mem_cache/kv_rows_read.py"], touched
 
 
 @pytest.mark.network

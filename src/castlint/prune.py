@@ -116,6 +116,7 @@ class _Vocabulary:
                                  | {r.rsplit(".", 1)[-1] for r in tables.unbound_receivers})
         # a conversion helper, or a kernel that reads a pool by row index (CL004 at the read)
         self.helpers = frozenset(tables.conversion_helpers) | frozenset(r["function"] for r in tables.row_kernels)
+        self.row_kernel_imports = frozenset((m, r["function"]) for r in tables.row_kernels for m in r["modules"])
         self.narrow = frozenset(set(tables.narrow_methods) | {f.rsplit(".", 1)[-1] for f in tables.narrow_functions})
         # methods through which ModuleAnalysis.origin follows the receiver (a gather ends
         # the flow: what it gives is batch-sized, and no rule fires on a gathered value)
@@ -1150,6 +1151,10 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
         return PrunePlan(FULL, reason="ast cannot parse it: libcst decides", error=exc)
     except (ValueError, RecursionError, MemoryError, OverflowError):
         return PrunePlan(FULL, reason="ast cannot parse it: libcst decides")
+    if vocab.row_kernel_imports and any(name.encode() in source for _, name in vocab.row_kernel_imports) \
+            and _imports_row_kernel(tree, vocab):
+        # CL004's row reads need the import of the kernel, wherever it stands (castlint.analysis.row_reads)
+        return PrunePlan(FULL, reason="a row-index kernel is imported")
     if not prefilter_has_trigger(source, (vocab.plan_words,)):
         vocab = vocab.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
     module = _ModuleUnits(tree, source, vocab)
@@ -1170,6 +1175,14 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     kept = _kept_units(module, taint, sites)
     decisions, hot_hints = _decisions(module, kept)
     return _render(source, decisions, hot_hints, keep_ratio)
+
+
+def _imports_row_kernel(tree: ast.AST, vocab: "_Vocabulary") -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            if any((node.module, alias.name) in vocab.row_kernel_imports for alias in node.names):
+                return True
+    return False
 
 
 def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:

@@ -648,12 +648,13 @@ def _load_row_reads(tables: Tables, data: dict, path: Path) -> None:
                                               ("engine", "since", "key", "value", "pools", "helper")})
     for i, item in enumerate(_get(data, "row_kernel", list, path, "", [])):
         where = f"row_kernel[{i}]"
-        _check_keys(item, {"function", "caches", "rows"}, path, where)
+        _check_keys(item, {"function", "caches", "rows", "modules"}, path, where)
         caches = tuple(_argument({"caches": a}, "caches", path, where) for a in _get(item, "caches", list, path, where))
         if len(caches) != 2:
             raise TableError(path, f"{where}.caches", "must name the K and the V buffer")
         tables.row_kernels.append({"function": _get(item, "function", str, path, where), "caches": caches,
-                                   "rows": _argument(item, "rows", path, where)})
+                                   "rows": _argument(item, "rows", path, where),
+                                   "modules": tuple(_str_list(item, "modules", path, where))})
     module = _section(data, "rows_read_module", {"module", "pool_rows", "switch", "switch_values"}, path)
     if module is not None:
         name = _get(module, "module", str, path, "rows_read_module")

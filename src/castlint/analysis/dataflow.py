@@ -292,6 +292,7 @@ class ModuleAnalysis(ObjectFlow):
             self.nodes.names |= pruned.dropped_names
             self.nodes.attr_names |= pruned.dropped_attr_names
         self._origin_cache: Dict[int, Origin] = {}
+        self.derived: Dict[str, object] = {}  # what a proof derives once per module (by its name)
         self._in_progress: set = set()
         self._self_attr_index: Dict[Tuple[int, str], List[cst.BaseExpression]] = {}
         self._method_calls: Dict[Tuple[int, str], List[cst.Call]] = {}

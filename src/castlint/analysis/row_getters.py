@@ -176,7 +176,15 @@ def _why_not(analysis, method: cst.FunctionDef, parameter: str) -> Optional[str]
 
 
 def rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
-    """(the siblings this file's pool classes get, {line of a dequantize: why no sibling})."""
+    """(the siblings this file's pool classes get, {line of a dequantize: why no sibling});
+    derived once per analysis."""
+    found = analysis.derived.get(CODEMOD)
+    if found is None:
+        found = analysis.derived[CODEMOD] = _rows_getters(analysis)
+    return found
+
+
+def _rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
     tables = analysis.tables
     if not tables.row_wise_helpers or not tables.rows_getter:
         return [], {}

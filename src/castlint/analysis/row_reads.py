@@ -165,18 +165,39 @@ def _site(analysis, kernel: cst.Call, row: dict, accessor: dict) -> Optional[Row
     return site
 
 
+def _kernels_here(analysis) -> set:
+    """The [[row_kernel]] functions this file imports from their modules, or defines."""
+    rows = analysis.tables.row_kernels
+    wanted = {r["function"]: set(r["modules"]) for r in rows}
+    here = {n.name.value for n in iter_nodes(analysis.module, cst.FunctionDef) if n.name.value in wanted}
+    for node in iter_nodes(analysis.module, cst.ImportFrom):
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            continue
+        module = analysis.code(node.module).strip()
+        for alias in node.names:
+            name = analysis.code(alias.name).strip()
+            if module in wanted.get(name, ()):
+                here.add(name)
+    return here
+
+
 def row_reads(analysis, path: str = "") -> List[RowRead]:
     """Each row-kernel call of this file whose K/V come from a dequantizing accessor."""
     tables = analysis.tables
-    if not tables.row_kernels:
+    names = {r["function"] for r in tables.row_kernels}
+    calls = [c for c in analysis.nodes.calls if _last_name(c.func) in names]
+    if not calls:
+        return []
+    here = _kernels_here(analysis)
+    if not here:
         return []
     accessors = accessors_for(analysis, path)
     if not accessors:
         return []
     sites, held = [], set()
-    for call in analysis.nodes.calls:
+    for call in calls:
         name = _last_name(call.func)
-        row = next((r for r in tables.row_kernels if r["function"] == name), None)
+        row = next((r for r in tables.row_kernels if r["function"] == name and name in here), None)
         if row is None:
             continue
         for accessor in accessors:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 class WholePoolConversionHelper(Rule):
     code = "CL004"
+    fix = "safe/unsafe"
     scope = POOL_FLOW
     name = "whole-pool-conversion-helper"
     summary = "A helper quantizes or dequantizes an entire KV pool"
@@ -24,8 +25,12 @@ class WholePoolConversionHelper(Rule):
         "sglang's FP4 KV pools dequantizes the layer's whole arena) the finding is the "
         "accessor's: every backend that reads the pool pays it. The cost is the pool's own: "
         "the stored dtype the helper reads (with its block scales) and the dtype it writes. "
-        "Calls on batch-sized tensors (the tokens being written) are not flagged. Add your "
-        "own helpers to a table listed in `extend-rules`."
+        "Calls on batch-sized tensors (the tokens being written) are not flagged. It also "
+        "flags a backend read of an accessor that dequantizes its whole buffer on some of "
+        "the engine's pools (rules/row_reads.toml [[dequantizing_accessor]]: sglang's FP4 "
+        "pools) when the buffers reach a kernel that reads only the rows of an index tensor "
+        "([[row_kernel]]: the Triton decode and extend kernels). Add your own helpers to a "
+        "table listed in `extend-rules`."
     )
     why_it_matters = (
         "Like a whole-pool cast, a whole-pool (de)quantization touches every slot of the "
@@ -36,10 +41,22 @@ class WholePoolConversionHelper(Rule):
         "kv_cache = quantize_k_cache(kv_cache)  # inefficiently quantize the whole cache"
     )
     fix_safety = (
-        "No automatic fix: store the cache in the kernel's format, or convert only the "
-        "pages selected by the page table."
+        "Inside a pool accessor whose dequantize is row-wise ([[row_wise_helper]]), the fix "
+        "adds a rows getter beside it (`get_key_buffer_rows(layer_id, rows)`, derived from "
+        "the accessor's body; the accessor is unchanged): safe, nothing calls it yet. At a "
+        "row-index kernel that reads both accessors itself, the fix reads "
+        "`k, v, rows = read_kv_rows(pool, layer, kv_indices)` before the call (a module it "
+        "adds): the rows dequantized alone where the pool has rows getters, the original "
+        "read otherwise. Safe when every call the statement made before the buffers is "
+        "proven read-only, unsafe otherwise. Elsewhere no automatic fix: store the cache in "
+        "the kernel's format, or convert only the pages selected by the page table."
     )
     VALID = (
+        # another kernel of the same name (wave's): its contract is not known
+        "from sglang.srt.layers.attention.wave_ops.decode_attention import decode_attention_fwd\n"
+        "def forward_decode(self, q, layer, o, kv_indptr, kv_indices):\n"
+        "    decode_attention_fwd(q, self.pool.get_key_buffer(layer.layer_id),\n"
+        "                         self.pool.get_value_buffer(layer.layer_id), o, kv_indptr, kv_indices)\n",
         "def set_kv(self, layer, k):\n"
         "    k = quantize_k_cache(k.unsqueeze(1))\n",
         # the tokens being written, through an alias
@@ -64,6 +81,14 @@ class WholePoolConversionHelper(Rule):
          "def forward_decode(self, layer):\n"
          "    return qk(self.pool.get_key_buffer(layer.layer_id))\n", (3,)),
         # an FP4 pool's accessor dequantizes its whole per-layer arena
+        # a row-index kernel reads what the accessors of an FP4 pool would dequantize whole
+        ("from sglang.kernels.ops.attention.decode_attention import decode_attention_fwd\n"
+         "def forward_decode(self, q, layer, o, kv_indptr, kv_indices):\n"
+         "    decode_attention_fwd(\n"
+         "        q,\n"
+         "        self.token_to_kv_pool.get_key_buffer(layer.layer_id),\n"
+         "        self.token_to_kv_pool.get_value_buffer(layer.layer_id),\n"
+         "        o, kv_indptr, kv_indices, layer.scaling)\n", (5,)),
         ("class Fp4Pool:\n"
          "    def __init__(self, size, layer_num):\n"
          "        self.kv_buffer = [torch.zeros((size + 1, 1, 288), dtype=torch.uint8) for _ in range(layer_num)]\n"
