@@ -186,8 +186,26 @@ SLOW = (
 )
 
 
+# Tests that run castlint's own worker pools over whole trees, time signals and timeouts, or
+# build and install: under `pytest -n 2 --dist loadgroup` (.ci/run) they share one xdist
+# worker, one after another, while the other worker runs the many short tests beside them.
+SERIAL = SLOW + (
+    "test_sglang_releases.py::test_whole_tree_no_crash_no_internal_error",
+    "test_fix_parses_once.py::",
+    "test_release.py::",
+    "test_faults_signals.py::",
+    "test_faults_workers.py::",
+    "test_robustness.py::",
+    "test_readme_numbers.py::",
+    "test_step_total.py::",
+    "test_fix_releases.py::test_fix_diff_on_whole_tree",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         node = item.nodeid.split("/")[-1]
         if any(node.startswith(prefix) for prefix in SLOW):
             item.add_marker(pytest.mark.slow)
+        if any(node.startswith(prefix) for prefix in SERIAL):
+            item.add_marker(pytest.mark.xdist_group("serial"))
