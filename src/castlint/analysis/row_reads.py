@@ -32,7 +32,7 @@ import libcst as cst
 
 from castlint.analysis.cast_motion import is_read_only
 from castlint.analysis.dataflow import iter_nodes
-from castlint.common.versions import parse_version
+from castlint.common.versions import parse_version, release_of
 
 CODEMOD = "rows-read"  # Fix.codemod of the CL004 findings this fix rewrites
 
@@ -74,12 +74,12 @@ def _last_name(func: cst.BaseExpression) -> Optional[str]:
 def accessors_for(analysis, path: str) -> List[dict]:
     """The [[dequantizing_accessor]] rows that apply to this file's tree (all of them
     when the tree's release is unknown)."""
-    from castlint.fixes.target import sglang_version_for
-
-    rows = analysis.tables.dequantizing_accessors
+    tables = analysis.tables
+    rows = tables.dequantizing_accessors
     if not rows:
         return []
-    version = sglang_version_for(path, analysis.tables) if path else None
+    source = tables.pin_source or {}
+    version = release_of(path, source["package"], source["version_files"]) if path and source else None
     if version is None:
         return list(rows)
     have = parse_version(version)

@@ -16,7 +16,6 @@ decided, for the fix's report.
 """
 from __future__ import annotations
 
-import ast
 import os
 import re
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Tuple
 
 from castlint import tomlcompat
+from castlint.common.versions import package_dir, release_of
 from castlint.tables import Tables, parse_version
 
 
@@ -45,48 +45,9 @@ class Target:
         return f"{release} pins FlashInfer {self.flashinfer} ({self.source})"
 
 
-def _literal_version(path: Path) -> Optional[str]:
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
-        return None
-    for node in tree.body:
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = [t for t in node.targets]
-            value = node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets, value = [node.target], node.value
-        else:
-            continue
-        # `__version__ = version = '0.5.23'` chains too
-        names = set()
-        for t in targets:
-            names.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
-        if "__version__" in names and isinstance(value, ast.Constant) and isinstance(value.value, str):
-            return value.value
-    return None
-
-
-def _package_dir(path: str, package: str) -> Optional[Path]:
-    """The nearest folder named package at or above path's folder."""
-    here = Path(path).resolve().parent
-    for folder in (here, *here.parents):
-        if folder.name == package:
-            return folder
-    return None
-
-
 def sglang_version_for(path: str, tables: Optional[Tables] = None) -> Optional[str]:
     source = _pin_source(tables)
-    folder = _package_dir(path, source["package"])
-    if folder is None:
-        return None
-    for name in source["version_files"]:
-        found = _literal_version(folder / name)
-        if found:
-            return found
-    return None
+    return release_of(path, source["package"], source["version_files"])
 
 
 # -- requirements ---------------------------------------------------------------
@@ -191,7 +152,7 @@ def detect_target(path: str, tables: Tables, flashinfer_override: Optional[str] 
     version = sglang_version_for(path, tables)
     if flashinfer_override:
         return Target(version, flashinfer_override, "--flashinfer-version")
-    package = _package_dir(path, source["package"])
+    package = package_dir(path, source["package"])
     names = source["requirements"]
     if package is not None and names:
         for rel in source["project_files"]:
