@@ -186,19 +186,15 @@ SLOW = (
 )
 
 
-# Tests that run castlint's own worker pools over whole trees, time signals and timeouts, or
-# build and install: under `pytest -n 2 --dist loadgroup` (.ci/run) they share one xdist
-# worker, one after another, while the other worker runs the many short tests beside them.
-SERIAL = SLOW + (
-    "test_sglang_releases.py::test_whole_tree_no_crash_no_internal_error",
-    "test_fix_parses_once.py::",
-    "test_release.py::",
+# Tests that time signals, timeouts and worker deaths: under `pytest -n 2 --dist loadgroup`
+# (.ci/run) they share one xdist worker, one after another, so that two of them never
+# compete for the machine's cores.
+SERIAL = (
     "test_faults_signals.py::",
     "test_faults_workers.py::",
-    "test_robustness.py::",
-    "test_readme_numbers.py::",
-    "test_step_total.py::",
-    "test_fix_releases.py::test_fix_diff_on_whole_tree",
+    "test_robustness.py::test_sigterm_mid_fix_leaves_every_file_old_or_new",
+    "test_robustness.py::test_sigint_mid_fix_leaves_every_file_old_or_new",
+    "test_bad_input.py::test_a_crash_in_a_real_process_is_exit_2_too",
 )
 
 

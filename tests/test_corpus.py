@@ -133,12 +133,8 @@ def test_fix_diff_whole_tree_and_idempotent(name, tmp_path):
     for p in copies:
         assert p.read_bytes() != before[p], f"{p} is in the diff but fix did not change it"
         compile(p.read_bytes(), str(p), "exec", dont_inherit=True)
-    second = run_castlint("fix", "--diff", "--no-cache", *copies)
+    second = run_castlint("fix", "--diff", "--no-cache", *copies)  # a second fix changes nothing
     assert second.returncode in (0, 1) and second.stdout == "", second.stdout[:3000]
-    fixed = {p: p.read_bytes() for p in copies}
-    third = run_castlint("fix", "--no-cache", *copies)
-    assert third.returncode in (0, 1)
-    assert {p: p.read_bytes() for p in copies} == fixed  # a second fix changes nothing
 
 
 @pytest.mark.network

@@ -22,8 +22,15 @@ from conftest import sglang_tree
 
 
 def test_fix_on_sglang_0_5_23_parses_each_fixable_file_once(tmp_path, monkeypatch):
-    tree = tmp_path / "sglang"
-    shutil.copytree(sglang_tree("0.5.23"), tree)
+    # the folders that hold every fixable file of the release (the attention backends and
+    # the pools), with the version file the fix reads: the whole tree is tests/test_corpus.py's
+    source, tree = sglang_tree("0.5.23"), tmp_path / "sglang"
+    for folder in ("srt/layers/attention", "srt/mem_cache", "srt/hardware_backend/musa/attention"):
+        shutil.copytree(source / folder, tree / folder)
+    for name in ("version.py", "__init__.py", "srt/__init__.py", "srt/layers/__init__.py",
+                 "srt/hardware_backend/__init__.py", "srt/hardware_backend/musa/__init__.py"):
+        if (source / name).exists():  # the package the added modules are placed in
+            shutil.copy2(source / name, tree / name)
     config = Config(root=tmp_path)
     config.cache = False
     tables = load_tables()
