@@ -105,7 +105,9 @@ class _Vocabulary:
                                      | {f.rsplit(".", 1)[-1] for f in tables.tuple_view_functions})
         self.cache_attributes = frozenset(tables.cache_attributes)
         # calls that hold a callable for later: what they hold may be an accessor
-        self.holders = frozenset({"partial", "getattr"})
+        # partial(f, ...), getattr(obj, "name"), methodcaller("name", ...): they hold a callable
+        self.holders = frozenset({n.rsplit(".", 1)[-1] for n in (*tables.partial_callables, *tables.method_callers)}
+                                 | {"getattr"})
         self.casts = frozenset(tables.casts)
         self.to_casts = frozenset(m for m, c in tables.casts.items() if c.form == "to")
         self.arg_casts = frozenset(m for m, c in tables.casts.items() if c.form in ("one-arg", "tensor-arg"))
@@ -126,10 +128,12 @@ class _Vocabulary:
                                          - set(tables.gather_methods))
         self.gather_methods = frozenset(tables.gather_methods)
         # functions through which it follows the first argument (by their last name part)
-        self.through_functions = frozenset({f.rsplit(".", 1)[-1] for f in
-                                            set(tables.view_functions) | set(tables.tuple_view_functions)
-                                            | set(tables.narrow_functions) | set(tables.concat_functions)}
-                                           - {f.rsplit(".", 1)[-1] for f in tables.gather_functions})
+        self.through_functions = frozenset(({f.rsplit(".", 1)[-1] for f in
+                                             set(tables.view_functions) | set(tables.tuple_view_functions)
+                                             | set(tables.narrow_functions) | set(tables.concat_functions)}
+                                            - {f.rsplit(".", 1)[-1] for f in tables.gather_functions})
+                                           | set(tables.iter_passthrough) | set(tables.iter_apply))
+        self.element_methods = frozenset(tables.element_methods)  # d.get(k): as d[k]
         methods, functions = set(), set()
         for wrapper in tables.wrappers:
             if wrapper.function:
@@ -346,6 +350,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                         _flow(arg, vocab, aliases, out, inner)
                 if name in vocab.through_methods:
                     node, tf = func.value, inner
+                    continue
+                if name in vocab.element_methods:  # d.get(k) reads what d[k] does
+                    node, tf = func.value, _then(INDEXED, tf)
                     continue
             elif type(func) is ast.Name:
                 if func.id in vocab.holders:  # partial(f, ...), getattr(obj, "name")

@@ -138,6 +138,9 @@ class Tables:
     iter_passthrough: set = field(default_factory=set)
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
+    element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
+    partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
+    method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     gather_methods: set = field(default_factory=set)
     gather_functions: set = field(default_factory=set)
     view_methods: set = field(default_factory=set)
@@ -275,6 +278,7 @@ TOP_KEYS = {
     "pin_source", "decode_step",  # rules/sglang.toml: castlint.fixes.target, castlint.models
     "cast_motion",  # rules/casts.toml: castlint.analysis.cast_motion
     "hot_path",  # rules/accessors.toml: castlint.analysis.hot_path
+    "callables",  # rules/accessors.toml: castlint.analysis.object_flow
 }
 PIN_SOURCE_KEYS = ("package", "version_files", "project_files", "distribution", "requirements")
 
@@ -376,7 +380,10 @@ def _load_conversions(tables: Tables, data: dict, path: Path) -> None:
 
 def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(tables, data, path, "iteration", {"passthrough": "iter_passthrough", "chain": "iter_chain",
-                                                                "apply": "iter_apply"})
+                                                                "apply": "iter_apply",
+                                                                "element_methods": "element_methods"})
+    _load_word_sets(tables, data, path, "callables", {"partial": "partial_callables",
+                                                      "method_callers": "method_callers"})
 
 
 def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:

@@ -432,6 +432,13 @@ class ModuleAnalysis(ObjectFlow):
                 through = self._through_method(expr, method, receiver, args, depth)
                 if through is not None:
                     return through
+                if method in t.element_methods and args and not args[0].star:
+                    # `d.get(k)` reads what `d[k]` does
+                    element = cst.Subscript(receiver, [cst.SubscriptElement(cst.Index(args[0].value))])
+                    self.parents.setdefault(element, self.parents.get(expr))
+                    found = self.origin(element, depth + 1)
+                    if found >= Origin.POOL_TUPLE:
+                        return found
             if isinstance(func.value, cst.Name) and func.value.value == "self":
                 returned = self._return_origin(expr, depth)
                 if returned is not None:
@@ -443,6 +450,12 @@ class ModuleAnalysis(ObjectFlow):
         found = self._function_origin(expr, depth)
         if found is not None:
             return found
+        if isinstance(func, cst.Name) and func.value in t.iter_passthrough and len(expr.args) == 1 \
+                and not expr.args[0].star and expr.args[0].keyword is None:
+            # `list(map(pool.get_key_buffer, layers))`: the same elements, in another container
+            inner = self.origin(expr.args[0].value, depth)
+            if inner == Origin.POOL_TUPLE:
+                return inner
         if isinstance(func, cst.Name) and func.value in t.iter_apply and len(expr.args) >= 2:
             applied = cst.Call(func=expr.args[0].value, args=[cst.Arg(value=expr.args[1].value)])
             self.parents.setdefault(applied, self.parents.get(expr))
@@ -471,6 +484,15 @@ class ModuleAnalysis(ObjectFlow):
         functools.partial, getattr with a constant name."""
         best = Origin.OTHER
         for form, bound in self.callable_values(call.func):
+            if isinstance(form, tuple):  # methodcaller("m", ...)(x): x.m(...)
+                if not call.args or call.args[0].star or call.args[0].keyword is not None:
+                    continue
+                method = cst.Attribute(call.args[0].value, cst.Name(form[1]))
+                synthetic = cst.Call(func=method, args=[*bound, *call.args[1:]])
+                self.parents.setdefault(method, synthetic)
+                self.parents.setdefault(synthetic, self.parents.get(call))
+                best = max(best, self.origin(synthetic, depth))
+                continue
             synthetic = cst.Call(func=form, args=[*bound, *call.args])
             self.parents.setdefault(synthetic, self.parents.get(call))
             if isinstance(form, cst.Lambda):  # a lambda held under a name or attribute

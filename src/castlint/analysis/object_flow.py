@@ -19,7 +19,6 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-_PARTIAL = ("partial", "functools.partial")
 PROPERTY_DECORATORS = ("property", "cached_property")  # decorators that make a method read as an attribute
 _GROW = {"append": "one", "insert": "last", "extend": "many"}  # list methods that add elements
 _RECORD_BASES = ("NamedTuple", "typing.NamedTuple")
@@ -247,7 +246,12 @@ class ObjectFlow:
             return [(value, ())]
         if isinstance(value, cst.Call):
             name = _dotted(value.func)
-            if name in _PARTIAL and value.args:
+            if name in self.tables.method_callers and value.args \
+                    and isinstance(value.args[0].value, cst.SimpleString):
+                method = value.args[0].value.evaluated_value
+                if isinstance(method, str) and method.isidentifier():
+                    return [(("method", method), tuple(value.args[1:]))]  # x.method(bound...) of the call's x
+            if name in self.tables.partial_callables and value.args:
                 bound = tuple(value.args[1:])
                 inner = self._callable_forms(value.args[0].value, depth) or [(value.args[0].value, ())]
                 return [(form, (*first, *bound)) for form, first in inner]
