@@ -186,22 +186,9 @@ SLOW = (
 )
 
 
-# Tests that time signals, timeouts and worker deaths: under `pytest -n 2 --dist loadgroup`
-# (.ci/run) they share one xdist worker, one after another, so that two of them never
-# compete for the machine's cores.
-SERIAL = (
-    "test_faults_signals.py::",
-    "test_faults_workers.py::",
-    "test_robustness.py::test_sigterm_mid_fix_leaves_every_file_old_or_new",
-    "test_robustness.py::test_sigint_mid_fix_leaves_every_file_old_or_new",
-    "test_bad_input.py::test_a_crash_in_a_real_process_is_exit_2_too",
-)
-
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
         node = item.nodeid.split("/")[-1]
         if any(node.startswith(prefix) for prefix in SLOW):
             item.add_marker(pytest.mark.slow)
-        if any(node.startswith(prefix) for prefix in SERIAL):
-            item.add_marker(pytest.mark.xdist_group("serial"))
+
