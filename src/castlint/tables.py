@@ -141,6 +141,7 @@ class Tables:
     element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
+    record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
     gather_methods: set = field(default_factory=set)
     gather_functions: set = field(default_factory=set)
     view_methods: set = field(default_factory=set)
@@ -383,7 +384,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
                                                                 "apply": "iter_apply",
                                                                 "element_methods": "element_methods"})
     _load_word_sets(tables, data, path, "callables", {"partial": "partial_callables",
-                                                      "method_callers": "method_callers"})
+                                                      "method_callers": "method_callers",
+                                                      "record_factories": "record_factories"})
 
 
 def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:

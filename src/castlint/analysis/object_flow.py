@@ -25,6 +25,32 @@ _RECORD_BASES = ("NamedTuple", "typing.NamedTuple")
 _RECORD_DECORATORS = ("dataclass", "dataclasses.dataclass")
 
 
+def _field_names(node) -> List[str]:
+    """The field names of namedtuple("N", node): ["a", "b"], ("a", "b"), "a b", "a, b",
+    or [("a", T), ...]."""
+    if isinstance(node, cst.SimpleString):
+        text = node.evaluated_value
+        names = text.replace(",", " ").split() if isinstance(text, str) else []
+    elif isinstance(node, (cst.List, cst.Tuple)):
+        names = []
+        for element in node.elements:
+            value = element.value
+            if isinstance(value, (cst.Tuple, cst.List)) and value.elements:
+                value = value.elements[0].value
+            if not isinstance(value, cst.SimpleString) or not isinstance(value.evaluated_value, str):
+                return []
+            names.append(value.evaluated_value)
+    else:
+        return []
+    return names if all(n.isidentifier() for n in names) else []
+
+
+def _record_class(name: str, fields: List[str]) -> cst.ClassDef:
+    """A NamedTuple class with these fields, standing for a namedtuple(...) made one."""
+    body = "".join(f"    {f}: object\n" for f in fields) or "    pass\n"
+    return cst.parse_statement(f"class {name}(NamedTuple):\n{body}")
+
+
 def _dotted(node) -> Optional[str]:
     if isinstance(node, cst.Name):
         return node.value
@@ -47,8 +73,29 @@ class ObjectFlow:
             found = {}
             for node in self.nodes.classes:
                 found.setdefault(node.name.value, node)
+            for name, fields in self._factory_records():
+                found.setdefault(name, _record_class(name, fields))
             self._module_classes = found
         return found
+
+    def _factory_records(self) -> List[tuple]:
+        """(name, fields) of each module-level `Name = namedtuple("Name", fields)` (rules/
+        accessors.toml [callables] record_factories): fields a list or tuple of names or of
+        (name, type) pairs, or one string of names."""
+        out = []
+        for statement in self.module.body:
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                continue
+            assign = statement.body[0]
+            if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+                    and isinstance(assign.targets[0].target, cst.Name) and isinstance(assign.value, cst.Call)
+                    and _dotted(assign.value.func) in self.tables.record_factories
+                    and len(assign.value.args) >= 2):
+                continue
+            fields = _field_names(assign.value.args[1].value)
+            if fields:
+                out.append((assign.targets[0].target.value, fields))
+        return out
 
     def class_bases(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
         classes = self.module_classes()
@@ -203,12 +250,21 @@ class ObjectFlow:
             return []
         index, out = fields.index(attr), []
         for call in calls if calls is not None else self.constructor_calls(cls):
-            positional = [a for a in call.args if a.keyword is None and not a.star]
+            positional = [a for a in call.args if a.keyword is None and a.star != "**"]
             keyword = [a for a in call.args if a.keyword is not None and a.keyword.value == attr]
+            starred = next((i for i, a in enumerate(positional) if a.star == "*"), None)
             if keyword:
                 out.append(keyword[0].value)
-            elif index < len(positional):
+            elif starred is None and index < len(positional):
                 out.append(positional[index].value)
+            elif starred is not None and index < starred:
+                out.append(positional[index].value)
+            elif starred is not None and starred == len(positional) - 1:
+                # `Pair(*pool.get_kv_buffer(i))`: field i is element i - starred of what is unpacked
+                element = cst.Subscript(positional[starred].value,
+                                        [cst.SubscriptElement(cst.Index(cst.Integer(str(index - starred))))])
+                self.parents.setdefault(element, call)
+                out.append(element)
         return out
 
     # -- callables held under other names -------------------------------------------
