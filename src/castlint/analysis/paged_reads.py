@@ -67,7 +67,7 @@ class _Reader:
     nested: bool  # inside a function defined in the site's function
 
 
-def _arg(call: cst.Call, keyword: str, position: int) -> Optional[cst.Arg]:
+def call_argument(call: cst.Call, keyword: str, position: int) -> Optional[cst.Arg]:
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == keyword:
             return arg
@@ -79,7 +79,7 @@ def _is_none(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 
 
-def _last_name(func: cst.BaseExpression) -> Optional[str]:
+def last_name(func: cst.BaseExpression) -> Optional[str]:
     if isinstance(func, cst.Name):
         return func.value
     if isinstance(func, cst.Attribute):
@@ -110,7 +110,7 @@ def _not_dim_zero(expr: Optional[cst.BaseExpression]) -> bool:
 
 def _kernel_row(tables, call: cst.Call, analysis=None) -> Optional[dict]:
     """The [[paged_kernel]] row of this call: by its name, or by the name it was imported as."""
-    names = {_last_name(call.func)}
+    names = {last_name(call.func)}
     if analysis is not None and isinstance(call.func, cst.Name):
         qualified = analysis.call_name(call) or ""
         names.add(qualified.rsplit(".", 1)[-1])
@@ -225,7 +225,7 @@ class _Site:
                         and isinstance(args[1].value, (cst.Tuple, cst.List)) and len(args[1].value.elements) == 2:
                     return self.consume(call, args[1].value.elements[1].value)
                 for name, keyword, position in views.get("row_keeping", ()):
-                    dim = _arg(call, keyword, position)
+                    dim = call_argument(call, keyword, position)
                     if method == name and dim is not None and _not_dim_zero(dim.value):
                         return self.split_parts(call, page_size) if name == "split" else self.consume(call, page_size)
             if method in views.get("metadata", ()):
@@ -255,16 +255,16 @@ class _Site:
                           "unpacked into names")
 
     def argument(self, node, arg: cst.Arg, call: cst.Call, page_size) -> List[tuple]:
-        name = _last_name(call.func)
+        name = last_name(call.func)
         position = call.args.index(arg)
         for function, page_arg in self.tables.page_views.get("functions", ()):
             if name == function and position == 0 and arg.keyword is None and page_size is None:
-                size = _arg(call, "page_size", page_arg)
+                size = call_argument(call, "page_size", page_arg)
                 if size is None:
                     self.refuse(call, f"`{name}(...)` without its page size")
                 return self.consume(call, size.value)
         row = _kernel_row(self.tables, call, self.analysis)
-        if row is not None and any(_arg(call, k, p) is arg for k, p in row["caches"]):
+        if row is not None and any(call_argument(call, k, p) is arg for k, p in row["caches"]):
             self.reader(call, row, page_size)
             return []
         self.refuse(call, f"`{self.analysis.code(call)[:60]}` receives the converted cache, and the fix can only "
@@ -280,14 +280,14 @@ class _Site:
             self.refuse(call, f"`{row['function']}` takes a rank-{row['cache_rank']} paged cache, and the view that "
                               f"reaches it has rank {rank}")
         for keyword, position in row["writes"]:
-            arg = _arg(call, keyword, position)
+            arg = call_argument(call, keyword, position)
             if arg is not None and not _is_none(arg.value):
                 self.refuse(call, f"`{row['function']}(..., {keyword}=...)` writes new K/V into the cache")
         for keyword, position in row["refuse"]:
-            arg = _arg(call, keyword, position)
+            arg = call_argument(call, keyword, position)
             if arg is not None and not _is_none(arg.value):
                 self.refuse(call, f"`{row['function']}(..., {keyword}=...)` reads the cache by another index")
-        table, seqlens = _arg(call, *row["page_table"]), _arg(call, *row["seqlens"])
+        table, seqlens = call_argument(call, *row["page_table"]), call_argument(call, *row["seqlens"])
         if table is None or seqlens is None or _is_none(table.value) or _is_none(seqlens.value):
             self.refuse(call, f"`{row['function']}` without its page table and sequence lengths")
         nested = any(isinstance(a, (cst.FunctionDef, cst.Lambda)) and a is not self.function
@@ -394,7 +394,7 @@ class _Site:
         return False
 
     def is_page_view(self, call: cst.Call) -> bool:
-        name = _last_name(call.func)
+        name = last_name(call.func)
         views = self.tables.page_views
         methods = {*views.get("methods", ()), views.get("unflatten"), *(m for m, _, _ in views.get("row_keeping", ()))}
         return any(name == function for function, _ in views.get("functions", ())) or (
@@ -482,5 +482,5 @@ def describe(site: PagedRead) -> str:
                                                  if site.fallbacks else ""))
 
 
-__all__: Sequence[str] = ("CODEMOD", "NotPaged", "PagedRead", "describe", "paged_read", "reaches_paged_kernel",
-                          "why_not_paged")
+__all__: Sequence[str] = ("CODEMOD", "NotPaged", "PagedRead", "call_argument", "describe", "last_name", "paged_read",
+                          "reaches_paged_kernel", "why_not_paged")

@@ -32,6 +32,7 @@ import libcst as cst
 
 from castlint.analysis.cast_motion import is_read_only
 from castlint.analysis.dataflow import iter_nodes
+from castlint.analysis.paged_reads import call_argument, last_name
 from castlint.common.versions import parse_version, release_of
 
 CODEMOD = "rows-read"  # Fix.codemod of the CL004 findings this fix rewrites
@@ -53,22 +54,6 @@ class RowRead:
     value_arg: Optional[cst.Arg] = None
     refused: Optional[str] = None  # why the fix cannot rewrite it
     unsafe: Optional[str] = None  # why the proof is incomplete
-
-
-def _arg(call: cst.Call, keyword: str, position: int) -> Optional[cst.Arg]:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    return positional[position] if position < len(positional) else None
-
-
-def _last_name(func: cst.BaseExpression) -> Optional[str]:
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return None
 
 
 def accessors_for(analysis, path: str) -> List[dict]:
@@ -124,7 +109,7 @@ def _statement_of(analysis, call: cst.Call) -> Tuple[Optional[cst.SimpleStatemen
 
 def _site(analysis, kernel: cst.Call, row: dict, accessor: dict) -> Optional[RowRead]:
     (k_kw, k_pos), (v_kw, v_pos) = row["caches"]
-    key_arg, value_arg = _arg(kernel, k_kw, k_pos), _arg(kernel, v_kw, v_pos)
+    key_arg, value_arg = call_argument(kernel, k_kw, k_pos), call_argument(kernel, v_kw, v_pos)
     if key_arg is None or value_arg is None:
         return None
     key = _accessor_call(key_arg.value, accessor["key"])
@@ -147,7 +132,7 @@ def _site(analysis, kernel: cst.Call, row: dict, accessor: dict) -> Optional[Row
     if any(a.star for a in kernel.args):
         site.refused = f"`{function}` gets `*args` or `**kwargs`: its index argument cannot be found"
         return site
-    site.rows_arg = _arg(kernel, *row["rows"])
+    site.rows_arg = call_argument(kernel, *row["rows"])
     if site.rows_arg is None:
         site.refused = f"`{function}` without its `{row['rows'][0]}`"
         return site
@@ -185,7 +170,7 @@ def row_reads(analysis, path: str = "") -> List[RowRead]:
     """Each row-kernel call of this file whose K/V come from a dequantizing accessor."""
     tables = analysis.tables
     names = {r["function"] for r in tables.row_kernels}
-    calls = [c for c in analysis.nodes.calls if _last_name(c.func) in names]
+    calls = [c for c in analysis.nodes.calls if last_name(c.func) in names]
     if not calls:
         return []
     here = _kernels_here(analysis)
@@ -196,7 +181,7 @@ def row_reads(analysis, path: str = "") -> List[RowRead]:
         return []
     sites, held = [], set()
     for call in calls:
-        name = _last_name(call.func)
+        name = last_name(call.func)
         row = next((r for r in tables.row_kernels if r["function"] == name and name in here), None)
         if row is None:
             continue
