@@ -106,59 +106,25 @@ class _Derivation:
             return None
         return value
 
-    def delegate(self, value: Optional[cst.BaseExpression], cls: cst.ClassDef, classes: "_Classes",
-                 chosen: Set[int]):
+    def delegate(self, value: Optional[cst.BaseExpression], cls: cst.ClassDef, chosen: Set[int]):
         """`self.<accessor>(...)` where the method that names, in cls or in a subclass of
-        it that this file defines, is one of those chosen: None otherwise."""
+        it that this file defines (the analysis's method resolution), is one of those
+        chosen: None otherwise."""
+        analysis = self.analysis
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
                 and isinstance(value.func.value, cst.Name) and value.func.value.value == "self":
             name = value.func.attr.value
-            for sub in classes.subclasses(cls):
-                target = classes.resolve(sub, name)
-                if target is not None and id(target) in chosen:
-                    return value
+            for sub in analysis.nodes.classes:
+                if cls in analysis.class_mro(sub):
+                    target = analysis.find_method(sub, name)
+                    if target is not None and id(target) in chosen:
+                        return value
         return None
 
 
 def _methods(analysis) -> List[Tuple[cst.ClassDef, cst.FunctionDef]]:
-    out = []
-    for cls in iter_nodes(analysis.module, cst.ClassDef):
-        body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-        for statement in body:
-            if isinstance(statement, cst.FunctionDef):
-                out.append((cls, statement))
-    return out
-
-
-class _Classes:
-    """This file's classes: what `self.name` is in one (following the bases the file
-    defines, depth first, left to right), and its subclasses here."""
-
-    def __init__(self, methods):
-        self.by_name: Dict[str, cst.ClassDef] = {}
-        self.defined: Dict[Tuple[int, str], cst.FunctionDef] = {}
-        for cls, method in methods:
-            self.by_name.setdefault(cls.name.value, cls)
-            self.defined.setdefault((id(cls), method.name.value), method)
-
-    def mro(self, cls, seen=()) -> List[cst.ClassDef]:
-        if id(cls) in seen:
-            return []
-        out = [cls]
-        for base in cls.bases:
-            if isinstance(base.value, cst.Name) and base.value.value in self.by_name:
-                out += [c for c in self.mro(self.by_name[base.value.value], (*seen, id(cls))) if c not in out]
-        return out
-
-    def resolve(self, cls, name) -> Optional[cst.FunctionDef]:
-        return next((self.defined[(id(c), name)] for c in self.mro(cls) if (id(c), name) in self.defined), None)
-
-    def owner(self, method: cst.FunctionDef) -> Optional[cst.ClassDef]:
-        return next((c for c in self.by_name.values() if self.defined.get((id(c), method.name.value)) is method),
-                    None)
-
-    def subclasses(self, cls) -> List[cst.ClassDef]:
-        return [c for c in self.by_name.values() if cls in self.mro(c)]
+    """(class, method) of every class of the file."""
+    return [(cls, m) for cls in analysis.nodes.classes for m in analysis.class_methods(cls).values()]
 
 
 def _why_not(analysis, method: cst.FunctionDef, parameter: str) -> Optional[str]:
@@ -200,13 +166,12 @@ def _rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
         if found:
             dequantizing[id(method)] = found
     chosen = {id(m) for cls, m in accessors if id(m) in dequantizing}
-    classes = _Classes(methods)
     changed = True
     while changed:  # accessors that return what one of those returns
         changed = False
         for cls, method in accessors:
             if id(method) not in chosen and any(
-                    derive.delegate(r.value, cls, classes, chosen) is not None for r in derive.own_returns(method)):
+                    derive.delegate(r.value, cls, chosen) is not None for r in derive.own_returns(method)):
                 chosen.add(id(method))
                 changed = True
     getters, refused = [], {}
@@ -226,7 +191,7 @@ def _rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
         by_return = {id(r): c for r, c in dequantizing.get(id(method), ())}
         for statement in derive.own_returns(method):
             call = by_return.get(id(statement))
-            delegated = derive.delegate(statement.value, cls, classes, chosen)
+            delegated = derive.delegate(statement.value, cls, chosen)
             if call is not None:
                 getter.returns[id(statement)] = "rows"
                 for position in _row_wise(analysis, call):
@@ -242,8 +207,8 @@ def _rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
     stubs = {}
     for getter in list(getters):
         for name in getter.delegations.values():
-            target = classes.resolve(getter.cls, name[: -len(derive.suffix)])
-            owner = classes.owner(target) if target is not None else None
+            target = analysis.find_method(getter.cls, name[: -len(derive.suffix)])
+            owner = analysis.method_class(target) if target is not None else None
             if target is None or owner is None or id(target) in chosen or (id(owner), name) in existing:
                 continue
             if _why_not(analysis, target, derive.parameter) is None and id(target) not in stubs:
@@ -270,7 +235,7 @@ def has_sibling(analysis, call: cst.Call) -> bool:
     if cls is None or not analysis.tables.rows_getter:
         return False
     wanted = method.name.value + analysis.tables.rows_getter["suffix"]
-    return any(m.name.value == wanted for c, m in _methods(analysis) if c is cls)
+    return wanted in analysis.class_methods(cls)
 
 
 __all__: Sequence[str] = ("CODEMOD", "RowsGetter", "has_sibling", "rows_getters", "sibling_for")

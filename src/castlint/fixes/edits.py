@@ -6,6 +6,8 @@ from typing import Dict, List, Sequence
 
 import libcst as cst
 
+from castlint.analysis.dataflow import iter_nodes
+
 
 def clean_separator(template: cst.CSTNode) -> cst.Comma:
     """A comma that separates arguments the way `template` does, minus any comment."""
@@ -126,3 +128,60 @@ def fill_placeholders(text: str, values: Dict[str, object], template: str) -> st
         if not found:
             raise ValueError(f"{template}: no placeholder {name}")
     return text
+
+
+# -- call-site edits shared by the codemods -------------------------------------------
+
+def fresh_name(function: cst.CSTNode, base: str) -> str:
+    """base, or base_2, base_3 ...: the first name the function does not use."""
+    taken = {n.value for n in iter_nodes(function, cst.Name)}
+    return next(n for n in (base, *(f"{base}_{i}" for i in range(2, 50))) if n not in taken)
+
+
+def one_line(node: cst.BaseExpression) -> str:
+    """An expression's source on one line (an original may span several): its
+    parenthesized whitespace and trailing commas dropped, as Black joins a short call."""
+
+    class Flatten(cst.CSTTransformer):
+        def on_leave(self, original, updated):
+            if isinstance(updated, cst.ParenthesizedWhitespace):
+                return cst.SimpleWhitespace("")
+            return updated
+
+        def leave_Comma(self, original, updated):
+            return updated.with_changes(whitespace_before=cst.SimpleWhitespace(""),
+                                        whitespace_after=cst.SimpleWhitespace(" "))
+
+    flat = node.visit(Flatten())
+    text = cst.Module([]).code_for_node(flat)
+    return re.sub(r",\s*([)\]}])", r"\1", text)
+
+
+def add_import(module: cst.Module, line: str, name: str) -> cst.Module:
+    """`line` among the module's top-level imports, where isort (profile black) puts it:
+    with the `from` imports of its top package, in module order; else after the imports."""
+    body = list(module.body)
+    statement = cst.parse_statement(line)
+    imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
+               and isinstance(s.body[0], (cst.Import, cst.ImportFrom))]
+    if any(cst.Module([]).code_for_node(body[i]).strip() == line.strip() for i in imports):
+        return module
+    top = name.split(".")[0]
+    froms = []
+    for i in imports:
+        node = body[i].body[0]
+        if isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None:
+            froms.append((i, cst.Module([]).code_for_node(node.module)))
+    same = [(i, dotted) for i, dotted in froms if dotted.split(".")[0] == top] or froms
+    if same:
+        later = [i for i, dotted in same if dotted.lower() > name.lower()]
+        at = later[0] if later else same[-1][0] + 1
+        if later and body[at].leading_lines:  # the blank lines/comments above it stay above
+            statement = statement.with_changes(leading_lines=body[at].leading_lines)
+            body[at] = body[at].with_changes(leading_lines=[])
+    elif imports:
+        at = imports[-1] + 1
+    else:
+        at = 0
+    body.insert(at, statement)
+    return module.with_changes(body=body)

@@ -17,17 +17,15 @@ where rules/paged_kernels.toml [paged_read_module] says, or next to the file.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Dict, List, Tuple
 
 import libcst as cst
 
-from castlint.analysis.dataflow import iter_nodes
 from castlint.analysis.paged_reads import CODEMOD, PagedRead
 from castlint.common.paths import module_location
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
-from castlint.fixes.edits import black_call, fill_placeholders, statements
+from castlint.fixes.edits import add_import, black_call, fill_placeholders, fresh_name, one_line, statements
 from castlint.models import FixSafety
 from castlint.tables import Tables
 
@@ -51,35 +49,11 @@ def module_source(tables: Tables) -> str:
     return fill_placeholders(TEMPLATE.read_text(encoding="utf-8"), template_values(tables), TEMPLATE.name)
 
 
-def _fresh_name(function: cst.CSTNode, base: str) -> str:
-    taken = {n.value for n in iter_nodes(function, cst.Name)}
-    return next(n for n in (base, *(f"{base}_{i}" for i in range(2, 50))) if n not in taken)
-
-
 def _call_source(analysis, site: PagedRead, table_name: str, column: int) -> str:
-    args = [_one_line(node) for node in (site.pool, site.dtype, site.page_table, site.seqlens, site.page_size)]
+    args = [one_line(node) for node in (site.pool, site.dtype, site.page_table, site.seqlens, site.page_size)]
     if site.fallbacks:
         args.append("fallback=" + " or ".join(site.fallbacks))
     return black_call(f"{site.variable}, {table_name}", READ_FUNCTION, args, column)
-
-
-def _one_line(node: cst.BaseExpression) -> str:
-    """An expression's source on one line (an original may span several): its
-    parenthesized whitespace and trailing commas dropped, as Black joins a short call."""
-
-    class Flatten(cst.CSTTransformer):
-        def on_leave(self, original, updated):
-            if isinstance(updated, cst.ParenthesizedWhitespace):
-                return cst.SimpleWhitespace("")
-            return updated
-
-        def leave_Comma(self, original, updated):
-            return updated.with_changes(whitespace_before=cst.SimpleWhitespace(""),
-                                        whitespace_after=cst.SimpleWhitespace(" "))
-
-    flat = node.visit(Flatten())
-    text = cst.Module([]).code_for_node(flat)
-    return re.sub(r",\s*([)\]}])", r"\1", text)
 
 
 class _Rewrite(cst.CSTTransformer):
@@ -91,7 +65,7 @@ class _Rewrite(cst.CSTTransformer):
         self.applied: List[str] = []
         for site in sites:
             function = analysis.enclosing_function(site.cast)
-            name = _fresh_name(function, TABLE_NAME)
+            name = fresh_name(function, TABLE_NAME)
             self.statements[id(site.statement)] = (site, name)
             for arg in site.redirect:
                 self.redirect[id(arg)] = name
@@ -118,36 +92,6 @@ class _Rewrite(cst.CSTTransformer):
 
     def leave_Module(self, original, updated):
         return add_import(updated, self.import_line, self.import_module)
-
-
-def add_import(module: cst.Module, line: str, name: str) -> cst.Module:
-    """`line` among the module's top-level imports, where isort (profile black) puts it:
-    with the `from` imports of its top package, in module order; else after the imports."""
-    body = list(module.body)
-    statement = cst.parse_statement(line)
-    imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
-               and isinstance(s.body[0], (cst.Import, cst.ImportFrom))]
-    if any(cst.Module([]).code_for_node(body[i]).strip() == line.strip() for i in imports):
-        return module
-    top = name.split(".")[0]
-    froms = []
-    for i in imports:
-        node = body[i].body[0]
-        if isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None:
-            froms.append((i, cst.Module([]).code_for_node(node.module)))
-    same = [(i, dotted) for i, dotted in froms if dotted.split(".")[0] == top] or froms
-    if same:
-        later = [i for i, dotted in same if dotted.lower() > name.lower()]
-        at = later[0] if later else same[-1][0] + 1
-        if later and body[at].leading_lines:  # the blank lines/comments above it stay above
-            statement = statement.with_changes(leading_lines=body[at].leading_lines)
-            body[at] = body[at].with_changes(leading_lines=[])
-    elif imports:
-        at = imports[-1] + 1
-    else:
-        at = 0
-    body.insert(at, statement)
-    return module.with_changes(body=body)
 
 
 class PagedKvRead(Codemod):

@@ -25,6 +25,7 @@ from typing import Dict, List
 
 import libcst as cst
 
+from castlint.analysis.dataflow import iter_nodes
 from castlint.analysis.row_getters import CODEMOD, RowsGetter
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 
@@ -91,18 +92,12 @@ def _drop_dead_ifs(body: list) -> list:
         node = out[i]
         if not (isinstance(node, cst.If) and node.orelse is None and len(node.body.body) == 1
                 and _is_return_none(node.body.body[0])
-                and not any(isinstance(n, cst.Call) for n in _walk(node.test))):
+                and not any(True for _ in iter_nodes(node.test, cst.Call))):
             break
         out[-1] = out[-1].with_changes(leading_lines=node.leading_lines)
         del out[i]
         i -= 1
     return out
-
-
-def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 def _docstring(getter: RowsGetter, indent: str) -> cst.SimpleStatementLine:

@@ -24,8 +24,7 @@ import libcst as cst
 from castlint.analysis.row_reads import CODEMOD, RowRead
 from castlint.common.paths import module_location
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
-from castlint.fixes.edits import black_call, fill_placeholders, statements
-from castlint.fixes.paged_kv_read import _fresh_name, _one_line, add_import
+from castlint.fixes.edits import add_import, black_call, fill_placeholders, fresh_name, one_line, statements
 from castlint.models import FixSafety
 from castlint.tables import Tables
 
@@ -60,7 +59,7 @@ class _Rewrite(cst.CSTTransformer):
         for site in sites:
             function = analysis.enclosing_function(site.kernel)
             (k_kw, _), (v_kw, _) = site.row["caches"]
-            names = (_fresh_name(function, k_kw), _fresh_name(function, v_kw), _fresh_name(function, "kv_rows"))
+            names = (fresh_name(function, k_kw), fresh_name(function, v_kw), fresh_name(function, "kv_rows"))
             self.before.setdefault(id(site.statement), []).append((site, names))
             for arg, name in zip((site.key_arg, site.value_arg, site.rows_arg), names):
                 self.redirect[id(arg)] = name
@@ -73,7 +72,7 @@ class _Rewrite(cst.CSTTransformer):
         column = self.analysis.position(original).start.column
         new = []
         for site, names in found:
-            args = [_one_line(n) for n in (site.pool, site.layer, site.rows_arg.value)]
+            args = [one_line(n) for n in (site.pool, site.layer, site.rows_arg.value)]
             new += statements(black_call(", ".join(names), READ_FUNCTION, args, column))
             line = self.analysis.position(site.kernel).start.line
             self.applied.append(f"line {line}: `{site.row['function']}` reads only the rows it reads "
