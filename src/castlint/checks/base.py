@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Tuple
 
 from castlint.analysis.context import FileContext
-from castlint.models import Cost, Finding, Fix, Position, Severity
+from castlint.models import Cost, Finding, Fix, FixSafety, Position, Severity
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -160,3 +160,10 @@ def short_code(text: str, limit: int = 60) -> str:
     """Source text on one line, cut to limit characters for a message."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def proven_fix(codemod: str, description: str, site) -> Fix:
+    """The Fix of a site whose proof says why it is incomplete in `site.unsafe` (None: safe)."""
+    if site.unsafe is None:
+        return Fix(codemod, FixSafety.SAFE, description, site=site)
+    return Fix(codemod, FixSafety.UNSAFE, f"{description} (unsafe: {site.unsafe})", site=site)

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List
 
-from castlint.checks.base import COST_HINT, POOL_FLOW, FileContext, Rule, chain_cost, pool_cast_cost, short_code
+from castlint.checks.base import (
+    COST_HINT, POOL_FLOW, FileContext, Rule, chain_cost, pool_cast_cost, proven_fix, short_code,
+)
 from castlint.mla_names import MLA_CODEMOD
 from castlint.models import Finding, Fix, FixSafety, Severity
 
@@ -205,9 +207,7 @@ def _paged_fix(ctx: FileContext, call: cst.Call):
     site, why_not = why_not_paged(ctx.analysis, call)
     if site is None:
         return None, why_not or NO_CONSUMER_REASON
-    safety = FixSafety.SAFE if site.unsafe is None else FixSafety.UNSAFE
-    description = describe(site) + (f" (unsafe: {site.unsafe})" if site.unsafe else "")
-    return Fix(CODEMOD, safety, description, site=site), None
+    return proven_fix(CODEMOD, describe(site), site), None
 
 MLA_FIX_DESCRIPTION = (
     "each plan() picks on the host how run() reads the FP8 pool (native FP8-KV kernel, only the rows it "

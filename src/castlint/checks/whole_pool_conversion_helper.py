@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List
 
-from castlint.checks.base import COST_HINT, FileContext, POOL_FLOW, Rule
+from castlint.checks.base import COST_HINT, FileContext, POOL_FLOW, Rule, proven_fix
 from castlint.models import Cost, Finding, Fix, FixSafety, Severity
 from castlint.tables import ConversionHelper
 
@@ -157,11 +157,7 @@ class WholePoolConversionHelper(Rule):
             cost = helper_cost(ctx, helper, site.key_call) if helper is not None else None
             if cost is not None:  # the K and the V buffer
                 cost = Cost(2 * cost.bytes_per_layer, 2 * cost.bytes_per_step, cost.model, cost.pool_tokens)
-            fix = None
-            if site.refused is None:
-                safety = FixSafety.SAFE if site.unsafe is None else FixSafety.UNSAFE
-                fix = Fix(CODEMOD, safety, describe(site) + (f" (unsafe: {site.unsafe})" if site.unsafe else ""),
-                          site=site)
+            fix = proven_fix(CODEMOD, describe(site), site) if site.refused is None else None
             findings.append(self.finding(
                 ctx, site.key_call,
                 f"`{accessor['key']}`/`{accessor['value']}` dequantize the whole buffer on {accessor['pools']}, "

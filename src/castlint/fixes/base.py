@@ -80,3 +80,26 @@ def registered_codemods() -> List[Codemod]:
 
 def codemod_named(name: str) -> Optional[Codemod]:
     return _REGISTRY.get(name)
+
+
+def sites_to_apply(findings: List, site_type: type, options: FixOptions, line_of) -> Tuple[List, List]:
+    """(the sites of type site_type the run applies: the safe ones, and the unsafe ones with
+    --unsafe-fixes; (line_of(site), why) for each unsafe one it leaves)."""
+    from castlint.models import FixSafety
+
+    mine = [f for f in findings if isinstance(f.fix.site, site_type)]
+    sites = [f.fix.site for f in mine if f.fix.safety is FixSafety.SAFE or options.unsafe]
+    skipped = [(line_of(f.fix.site), f"unsafe, not applied without --unsafe-fixes: {f.fix.site.unsafe}")
+               for f in mine if f.fix.safety is not FixSafety.SAFE and not options.unsafe]
+    return sites, skipped
+
+
+def added_module(path: str, module: str) -> Optional[Tuple[str, str]]:
+    """(file, import name) of the module a fix adds for the file at path (castlint.common.paths
+    .module_location); None when it would replace that file."""
+    from pathlib import Path
+
+    from castlint.common.paths import module_location
+
+    location, import_name = module_location(path, module)
+    return None if import_name.split(".")[-1] == Path(path).stem else (location, import_name)

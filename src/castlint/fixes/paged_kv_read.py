@@ -23,10 +23,8 @@ from typing import Dict, List, Tuple
 import libcst as cst
 
 from castlint.analysis.paged_reads import CODEMOD, PagedRead
-from castlint.common.paths import module_location
-from castlint.fixes.base import Codemod, CodemodResult, FixOptions
+from castlint.fixes.base import Codemod, CodemodResult, FixOptions, added_module, sites_to_apply
 from castlint.fixes.edits import add_import, black_call, fill_placeholders, fresh_name, one_line, statements
-from castlint.models import FixSafety
 from castlint.tables import Tables
 
 TEMPLATE = Path(__file__).with_name("templates") / "kv_page_read.py"
@@ -98,17 +96,15 @@ class PagedKvRead(Codemod):
     name = CODEMOD
 
     def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
-        sites = [f.fix.site for f in findings if isinstance(f.fix.site, PagedRead)
-                 and (f.fix.safety is FixSafety.SAFE or options.unsafe)]
-        skipped = [(ctx.analysis.position(f.fix.site.cast).start.line, f"unsafe, not applied without --unsafe-fixes: "
-                    f"{f.fix.site.unsafe}") for f in findings if isinstance(f.fix.site, PagedRead)
-                   and f.fix.safety is not FixSafety.SAFE and not options.unsafe]
+        sites, skipped = sites_to_apply(findings, PagedRead, options,
+                                        lambda site: ctx.analysis.position(site.cast).start.line)
         if not sites:
             return CodemodResult(module, skipped=skipped)
-        location, import_name = module_location(ctx.path, ctx.tables.paged_read_module["module"])
-        if import_name.split(".")[-1] == Path(ctx.path).stem:
+        added = added_module(ctx.path, ctx.tables.paged_read_module["module"])
+        if added is None:
             return CodemodResult(module, skipped=[(ctx.analysis.position(sites[0].cast).start.line,
                                                    "the added module would replace this file")])
+        location, import_name = added
         import_line = f"from {import_name} import {READ_FUNCTION}\n"
         rewrite = _Rewrite(ctx.analysis, sites, import_line, import_name)
         new = module.visit(rewrite)

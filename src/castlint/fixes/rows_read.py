@@ -22,10 +22,8 @@ from typing import Dict, List, Tuple
 import libcst as cst
 
 from castlint.analysis.row_reads import CODEMOD, RowRead
-from castlint.common.paths import module_location
-from castlint.fixes.base import Codemod, CodemodResult, FixOptions
+from castlint.fixes.base import Codemod, CodemodResult, FixOptions, added_module, sites_to_apply
 from castlint.fixes.edits import add_import, black_call, fill_placeholders, fresh_name, one_line, statements
-from castlint.models import FixSafety
 from castlint.tables import Tables
 
 TEMPLATE = Path(__file__).with_name("templates") / "kv_rows_read.py"
@@ -92,17 +90,15 @@ class RowsRead(Codemod):
     name = CODEMOD
 
     def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
-        mine = [f for f in findings if isinstance(f.fix.site, RowRead)]
-        sites = [f.fix.site for f in mine if f.fix.safety is FixSafety.SAFE or options.unsafe]
-        skipped = [(ctx.analysis.position(f.fix.site.kernel).start.line,
-                    f"unsafe, not applied without --unsafe-fixes: {f.fix.site.unsafe}")
-                   for f in mine if f.fix.safety is not FixSafety.SAFE and not options.unsafe]
+        sites, skipped = sites_to_apply(findings, RowRead, options,
+                                        lambda site: ctx.analysis.position(site.kernel).start.line)
         if not sites:
             return CodemodResult(module, skipped=skipped)
-        location, import_name = module_location(ctx.path, ctx.tables.rows_read_module["module"])
-        if import_name.split(".")[-1] == Path(ctx.path).stem:
+        added = added_module(ctx.path, ctx.tables.rows_read_module["module"])
+        if added is None:
             return CodemodResult(module, skipped=[(ctx.analysis.position(sites[0].kernel).start.line,
                                                    "the added module would replace this file")])
+        location, import_name = added
         rewrite = _Rewrite(ctx.analysis, sites, f"from {import_name} import {READ_FUNCTION}\n", import_name)
         result = CodemodResult(module.visit(rewrite), applied=rewrite.applied, skipped=skipped)
         result.companions = {location: module_source(ctx.tables, sites[0].accessor).encode("utf-8")}
