@@ -13,6 +13,7 @@ from typing import ClassVar, Dict, List, Optional, Tuple
 import libcst as cst
 
 API_CHOICES = ("auto", "positional", "keyword")
+PROFILE_CHOICES = ("full", "minimal")  # full: every read; minimal: the decode native read only
 
 
 @dataclass
@@ -21,6 +22,7 @@ class FixOptions:
     dry_run: bool = False
     flashinfer_api: str = "auto"
     flashinfer_version: Optional[str] = None  # overrides the pin read from rules/sglang.toml
+    profile: str = "full"  # PROFILE_CHOICES
 
 
 @dataclass
