@@ -85,7 +85,7 @@ def test_any_updater_init_shape_gets_the_read_choice(shape):
     if shape == "docstring first":
         assert first[0].startswith('"""')
         first = first[1:]
-    assert first[0].startswith("self.fp8_kv_read = getattr(attn_backend"), first
+    assert first[0] == "self.kv_read = attn_backend.kv_read", first
     behaves(source, result)
 
 
@@ -98,7 +98,7 @@ def test_backend_with_a_late_super_init(late):
     result = fix(source)
     text = result.new_source.decode()
     init = text[text.index("class ToyMLABackend"):]
-    assert init.index("self.fp8_kv_read = _flashinfer_mla_fp8_kv_read") < init.index("super().__init__()")
+    assert init.index("self.kv_read = MlaKvRead(") < init.index("super().__init__()")
     behaves(source, result)
 
 
@@ -118,7 +118,7 @@ def test_a_literal_bf16_plan_keeps_its_wrapper_on_the_cast():
     result = fix(source)
     text = result.new_source.decode()
     assert "kv_data_type=torch.bfloat16" in text
-    assert "wrapper.mla_kv_read = _MLA_KV_CAST" in text
+    assert "self.kv_read.keep_cast(wrapper)" in text
     behaves(source, result)
     # on the native branch the extend run still gets the BF16 cast, decode the FP8 pool
     original, native = check_pair(source.encode(), result.new_source, NATIVE)

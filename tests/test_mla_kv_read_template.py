@@ -1,8 +1,10 @@
-"""The engine code the MLA fix emits (castlint/fixes/templates/mla_kv_read.py), run on the
-CPU build of torch: the compact read's exactness, its row buffers, the per-plan choice and
-the SGLANG_MLA_KV_READ switch. Filled from the real tables, as the fix fills it."""
+"""The engine module the MLA fixes add (castlint/fixes/templates/mla_kv_read.py), filled from
+the real tables as the fix fills it and run on the CPU build of torch: the compact read's
+exactness and row buffers, the per-plan choice (CUDA-graph wrappers fixed at capture), the
+SGLANG_MLA_KV_READ switch, and both profiles formatted as sglang formats."""
 from __future__ import annotations
 
+import subprocess
 import sys
 import types
 
@@ -10,19 +12,42 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from castlint.fixes.flashinfer_mla import template_parts  # noqa: E402
+from castlint.fixes.kv_read_module import declare_switch, module_source  # noqa: E402
 from castlint.tables import load_tables  # noqa: E402
 
 pytestmark = pytest.mark.torch
 TABLES = load_tables()
+SWITCH = TABLES.kv_read_switch["variable"]
+
+
+def _module(profile="full", mechanism=None):
+    module = types.ModuleType(f"mla_kv_read_{profile}")
+    exec(compile(module_source(TABLES, profile, mechanism), module.__name__, "exec"), module.__dict__)
+    return module
 
 
 @pytest.fixture(scope="module")
 def engine():
-    header, body = template_parts(TABLES)
-    module = types.ModuleType("mla_kv_read_filled")
-    exec(compile("import torch\n" + header + "\n" + body, "mla_kv_read_filled", "exec"), module.__dict__)
-    return module
+    return _module()
+
+
+class Wrapper:
+    """A stand-in for FlashInfer's MLA wrapper (the read choice is kept by wrapper)."""
+
+
+class Runner:
+    def __init__(self, kv_dtype=torch.float8_e4m3fn, device="cpu", rows=4096):
+        self.kv_cache_dtype, self.dtype, self.device = kv_dtype, torch.bfloat16, device
+        self.model_config = types.SimpleNamespace(kv_lora_rank=512, qk_rope_head_dim=64)
+        pool, size, padding = TABLES.kv_pool["pool"], TABLES.kv_pool["size"], TABLES.kv_pool["padding"]
+        setattr(self, pool, types.SimpleNamespace(**{size: rows, padding: 1}))
+
+
+@pytest.fixture
+def sm90(monkeypatch):
+    monkeypatch.delenv(SWITCH, raising=False)
+    monkeypatch.setitem(sys.modules, "flashinfer", types.SimpleNamespace(__version__="0.7.4"))
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a, **k: (9, 0))
 
 
 def _fp8_pool(rows, dtype=torch.float8_e4m3fn, seed=0):
@@ -30,58 +55,52 @@ def _fp8_pool(rows, dtype=torch.float8_e4m3fn, seed=0):
     return (torch.randn(rows, 1, 576, generator=g) * 0.5).to(dtype)
 
 
+def _bits(x):
+    return x.view(torch.int16)
+
+
 @pytest.mark.parametrize("kv_dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
-def test_the_conversion_table_is_the_cast_itself(kv_dtype):
-    """The 256-entry table equals `.to()` on every byte, NaN patterns included."""
+def test_the_conversion_table_is_the_cast_itself(engine, kv_dtype):
+    """Converting through the 256-entry table (what the kernel does) is `.to()` on every byte,
+    NaN patterns included."""
     every = torch.arange(256, dtype=torch.uint8).view(kv_dtype)
-    table = every.to(torch.bfloat16)
-    assert torch.equal(table.view(torch.int16), every.to(torch.bfloat16).view(torch.int16))
-
-
-def _compact(engine, pool, kv_dtype=torch.float8_e4m3fn):
-    return {"pool_rows": pool.shape[0], "kv_data_type": kv_dtype}
+    table = engine._lut(every, torch.bfloat16)
+    assert torch.equal(_bits(table[every.view(torch.uint8).long()]), _bits(every.to(torch.bfloat16)))
 
 
 @pytest.mark.parametrize("kv_dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
-def test_compact_read_converts_exactly_the_rows_read(engine, kv_dtype):
-    pool = _fp8_pool(1000, kv_dtype)
-    wrapper = types.SimpleNamespace()
+def test_a_compact_read_converts_exactly_the_rows_a_plan_reads(engine, sm90, kv_dtype):
+    pool = _fp8_pool(1001, kv_dtype)
+    reads = engine.MlaKvRead(Runner(kv_dtype, rows=100_000))  # the choice sees a big pool
+    wrapper = Wrapper()
     indices = torch.tensor([5, 999, 3, 5, 0], dtype=torch.int32)  # a duplicate row is fine
-    read = engine._mla_compact_read(wrapper, _compact(engine, pool, kv_dtype), None, indices, torch.bfloat16)
+    dtype = reads.plan(wrapper, None, None, indices, torch.bfloat16, decode=False)
+    read = reads.read(wrapper)
+    assert read.compact and dtype == torch.bfloat16  # a small prefill on a big pool: compact, BF16 plan
     out = read.convert(pool, torch.bfloat16)
     rows = indices.long()
-    assert torch.equal(out[rows].view(torch.int16), pool[rows].to(torch.bfloat16).view(torch.int16))
+    assert torch.equal(_bits(out[rows]), _bits(pool[rows].to(torch.bfloat16)))
     assert read.count_host == 5 and int(read.count) == 5
 
 
-def test_row_buffers_are_kept_across_plans_and_the_count_follows_each(engine):
+def test_a_graph_wrapper_keeps_its_row_buffers_and_its_read_across_replays(engine, sm90):
     """A CUDA graph captured with a wrapper's buffers replays with them: every later plan writes
-    its rows and count into the same tensors."""
-    pool = _fp8_pool(100)
-    wrapper = types.SimpleNamespace()
-    first = engine._mla_compact_read(wrapper, _compact(engine, pool), None, torch.arange(4, dtype=torch.int32),
-                                     torch.bfloat16)
-    wrapper.mla_kv_read = first
+    its rows and count into the same tensors, and the read stays compact whatever the shape."""
+    reads = engine.MlaKvRead(Runner(rows=100))
+    wrapper = Wrapper()
+    reads.in_cuda_graph(wrapper)
+    reads.plan(wrapper, None, None, torch.arange(4, dtype=torch.int32), torch.bfloat16, decode=False)
+    first = reads.read(wrapper)
     host_indptr = torch.tensor([0, 7], dtype=torch.int32)  # a host kv_indptr: the count is read from it
-    second = engine._mla_compact_read(wrapper, _compact(engine, pool), host_indptr,
-                                      torch.arange(10, 40, dtype=torch.int32), torch.bfloat16)
+    reads.plan(wrapper, None, host_indptr, torch.arange(10, 40, dtype=torch.int32), torch.bfloat16, decode=False)
+    second = reads.read(wrapper)
     assert second is first and second.rows is first.rows and second.count is first.count
     assert second.count_host == 7 and torch.equal(second.rows[:7], torch.arange(10, 17, dtype=torch.int32))
-
-
-def test_more_rows_than_the_pool_convert_the_whole_pool(engine):
-    pool = _fp8_pool(64)
-    wrapper = types.SimpleNamespace()
-    read = engine._mla_compact_read(wrapper, _compact(engine, pool), None, torch.arange(64, dtype=torch.int32),
-                                    torch.bfloat16)
-    assert read.count_host == -1 and int(read.count) == -1
-    assert torch.equal(read.convert(pool, torch.bfloat16), pool.to(torch.bfloat16))
-
-
-def _guard_read(engine, native, compact, graphs=True, rows=495552):
-    costs = engine._MLA_KV_READ_COSTS[0][1:]  # the newest FlashInfer's row
-    return {"kv_data_type": torch.float8_e4m3fn, "pool_rows": rows, "costs": costs, "native": native,
-            "compact": compact, "compact_in_graphs": graphs}
+    reads.plan(wrapper, None, None, torch.arange(101, dtype=torch.int32), torch.bfloat16, decode=False)
+    whole = reads.read(wrapper)
+    assert whole.compact and whole.count_host == -1 and int(whole.count) == -1  # more rows than the pool
+    pool = _fp8_pool(101)
+    assert torch.equal(_bits(whole.convert(pool, torch.bfloat16)), _bits(pool.to(torch.bfloat16)))
 
 
 @pytest.mark.parametrize("graph,decode,native,expected", [
@@ -89,67 +108,107 @@ def _guard_read(engine, native, compact, graphs=True, rows=495552):
     (True, True, True, "native"),  # a decode graph where the kernel exists
     (True, True, False, "compact"),  # a decode graph on a GPU without it
     (False, True, True, "native"),
-    (False, False, False, "compact"),  # eager prefill on a big pool, no kernel
+    (False, False, False, "compact"),  # an eager prefill on a big pool, no kernel
 ])
-def test_the_read_each_plan_chooses(engine, graph, decode, native, expected):
-    wrapper = types.SimpleNamespace(**{engine._MLA_GRAPH_ATTRIBUTE: graph})
+def test_the_read_each_plan_chooses(engine, sm90, monkeypatch, graph, decode, native, expected):
+    if not native:
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a, **k: (12, 0))
+    reads = engine.MlaKvRead(Runner(rows=495552))
+    wrapper = Wrapper()
+    if graph:
+        reads.in_cuda_graph(wrapper)
     qo = torch.arange(5, dtype=torch.int32) * (1 if decode else 4)
-    kind = engine._mla_kv_read_kind(wrapper, _guard_read(engine, native, True), qo, 4 * 4096, decode)
-    assert kind == expected
+    kv_dtype = reads.plan(wrapper, qo, None, torch.zeros(4 * 4096, dtype=torch.int32), torch.bfloat16, decode)
+    assert reads.read(wrapper).kind == expected
+    assert kv_dtype == (torch.float8_e4m3fn if expected == "native" else torch.bfloat16)
 
 
-def test_a_graph_without_triton_on_a_gpu_keeps_the_cast(engine):
-    wrapper = types.SimpleNamespace(**{engine._MLA_GRAPH_ATTRIBUTE: True})
-    kind = engine._mla_kv_read_kind(wrapper, _guard_read(engine, False, True, graphs=False), None, 1000, False)
-    assert kind == "cast"
+def test_a_graph_without_triton_on_a_gpu_keeps_the_cast(engine, sm90):
+    reads = engine.MlaKvRead(Runner(device="cuda:0"))
+    wrapper = Wrapper()
+    reads.in_cuda_graph(wrapper)
+    reads.plan(wrapper, None, None, torch.zeros(1000, dtype=torch.int32), torch.bfloat16, decode=False)
+    assert reads.read(wrapper).kind == "cast"
 
 
-def test_a_pool_the_rows_nearly_fill_keeps_the_cast(engine):
-    kind = engine._mla_kv_read_kind(types.SimpleNamespace(), _guard_read(engine, False, True, rows=2048), None, 2000, False)
-    assert kind == "cast"
-
-
-class _Runner:
-    def __init__(self, kv_dtype=torch.float8_e4m3fn):
-        self.kv_cache_dtype, self.dtype, self.device = kv_dtype, torch.bfloat16, "cuda:0"
-        self.model_config = types.SimpleNamespace(kv_lora_rank=512, qk_rope_head_dim=64)
-        pool, size, padding = TABLES.kv_pool["pool"], TABLES.kv_pool["size"], TABLES.kv_pool["padding"]
-        setattr(self, pool, types.SimpleNamespace(**{size: 4096, padding: 1}))
-
-
-@pytest.fixture
-def sm90_flashinfer_0_7(monkeypatch):
-    monkeypatch.setitem(sys.modules, "flashinfer", types.SimpleNamespace(__version__="0.7.4"))
-    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a, **k: (9, 0))
+def test_a_pool_the_rows_nearly_fill_keeps_the_cast(engine, sm90):
+    reads = engine.MlaKvRead(Runner(rows=2048))
+    wrapper = Wrapper()
+    reads.plan(wrapper, None, None, torch.zeros(2000, dtype=torch.int32), torch.bfloat16, decode=False)
+    assert reads.read(wrapper).kind == "cast"
+    assert reads.read(Wrapper()).kind == "cast"  # never planned: the original read
 
 
 @pytest.mark.parametrize("switch,native,compact", [
     (None, True, True), ("auto", True, True), ("native", True, False), ("compact", False, True),
-    ("off", None, None), ("bogus", True, True),
+    ("off", None, None), ("bogus", True, True), ("", True, True),
 ])
-def test_the_switch_selects_the_reads(engine, sm90_flashinfer_0_7, monkeypatch, switch, native, compact):
-    variable = TABLES.kv_read_switch["variable"]
-    if switch is None:
-        monkeypatch.delenv(variable, raising=False)
-    else:
-        monkeypatch.setenv(variable, switch)
-    decided = engine._flashinfer_mla_fp8_kv_read(_Runner(), "auto")
+def test_the_switch_selects_the_reads(engine, sm90, monkeypatch, switch, native, compact):
+    if switch is not None:
+        monkeypatch.setenv(SWITCH, switch)
+    allowed = engine.allowed_reads(Runner(), "auto")
     if native is None:
-        assert decided is None
+        assert allowed is None
     else:
-        assert (decided["native"], decided["compact"]) == (native, compact)
-        assert decided["pool_rows"] == 4097
+        assert (allowed.native, allowed.compact) == (native, compact)
+        assert allowed.pool_rows == 4097
 
 
-def test_other_gpus_and_formats_get_the_compact_read(engine, monkeypatch):
+def test_other_gpus_and_formats_get_the_compact_read(engine, sm90, monkeypatch):
     monkeypatch.setitem(sys.modules, "flashinfer", types.SimpleNamespace(__version__="0.6.7.post2"))
     for capability in ((8, 0), (8, 9), (10, 0), (12, 0)):
         monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a, c=capability, **k: c)
         for kv_dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
-            decided = engine._flashinfer_mla_fp8_kv_read(_Runner(kv_dtype), "auto")
-            assert decided["native"] is False and decided["compact"] is True
+            allowed = engine.allowed_reads(Runner(kv_dtype), "auto")
+            assert allowed.native is False and allowed.compact is True
 
 
-def test_another_buffer_into_run_and_non_fp8_pools_keep_the_original(engine, sm90_flashinfer_0_7):
-    assert engine._flashinfer_mla_fp8_kv_read(_Runner(), "auto", reads_other_buffer=True) is None
-    assert engine._flashinfer_mla_fp8_kv_read(_Runner(torch.bfloat16), "auto") is None
+def test_another_buffer_into_run_and_non_fp8_pools_keep_the_original(engine, sm90):
+    assert engine.allowed_reads(Runner(), "auto", reads_other_buffer=True) is None
+    assert engine.allowed_reads(Runner(torch.bfloat16), "auto") is None
+    reads = engine.MlaKvRead(Runner(torch.bfloat16))
+    wrapper = Wrapper()
+    assert reads.plan(wrapper, None, None, torch.zeros(8, dtype=torch.int32), torch.bfloat16, True) == torch.bfloat16
+    assert reads.read(wrapper).kind == "cast" and reads.read(wrapper).scale is None
+
+
+def test_the_minimal_profile_reads_natively_on_decode_only(sm90):
+    minimal = _module("minimal")
+    assert not hasattr(minimal, "read_kv_pages") and not hasattr(minimal, "MLA_KV_READ_COSTS")
+    reads = minimal.MlaKvRead(Runner())
+    decode, prefill = Wrapper(), Wrapper()
+    indices = torch.zeros(64, dtype=torch.int32)
+    assert reads.plan(decode, None, None, indices, torch.bfloat16, decode=True) == torch.float8_e4m3fn
+    assert reads.plan(prefill, None, None, indices, torch.bfloat16, decode=False) == torch.bfloat16
+    assert reads.read(decode).native and reads.read(decode).scale == 1.0
+    assert reads.read(prefill).kind == "cast"
+
+
+@pytest.mark.parametrize("profile", ["full", "minimal"])
+@pytest.mark.parametrize("mechanism", [0, -1])
+def test_the_module_is_formatted_as_sglang_formats(tmp_path, profile, mechanism):
+    """Black at 88 and isort (profile black, sglang first-party) leave it as it is; Ruff's
+    default rules find nothing."""
+    path = tmp_path / "mla_kv_read.py"
+    path.write_text(module_source(TABLES, profile, TABLES.switch_mechanisms[mechanism]))
+    for tool in (["black", "--check", "-q", "-l", "88"], ["isort", "--check-only", "--profile", "black", "-p", "sglang"],
+                 ["ruff", "check", "--no-cache", "--isolated", "-q", "--config",
+                  "lint.isort.known-first-party = ['sglang']"]):
+        pytest.importorskip(tool[0])
+        proc = subprocess.run([sys.executable, "-m", *tool, str(path)], capture_output=True, text=True)
+        assert proc.returncode == 0, (tool[0], proc.stdout + proc.stderr)
+
+
+def test_the_switch_is_declared_where_the_release_declares_its_others(monkeypatch):
+    row = TABLES.switch_mechanisms[0]
+    source = b'class Envs:\n    # fmt: off\n    SGLANG_OTHER = EnvStr("x")\n\n\nenvs = Envs()\n'
+    declared = declare_switch(source, row, TABLES)
+    assert f'    {SWITCH} = EnvStr("auto")\n'.encode() in declared
+    assert declare_switch(declared, row, TABLES) == declared  # declared once
+    assert declare_switch(b"x = 1\n", row, TABLES) is None  # no such class: the next mechanism
+    variable = types.SimpleNamespace(get=lambda: "compact")  # sglang's EnvStr, set to compact
+    environ = types.SimpleNamespace(envs=types.SimpleNamespace(**{SWITCH: variable}))
+    for name in ("sglang", "sglang.srt"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, "sglang.srt.environ", environ)
+    assert _module("full", row).kv_read_mode() == "compact"

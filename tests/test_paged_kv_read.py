@@ -20,7 +20,7 @@ from conftest import FIXTURES, run_castlint, sglang_tree
 from faketorch.paged import drive
 
 from castlint.fixes import fix_source
-from castlint.fixes.paged_kv_read import module_source
+from castlint.fixes.kv_read_module import module_source
 from castlint.tables import load_tables
 
 TABLES = load_tables()
@@ -158,14 +158,14 @@ def test_fix_0_5_23_paged_backends(tmp_path):
     before = {f: open(f).read() for f in files}
     proc = run_castlint("fix", "--no-cache", *files)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    helper = root / "srt/layers/attention/kv_page_read.py"
+    helper = root / "srt/layers/attention/mla_kv_read.py"
     assert helper.is_file() and oct(helper.stat().st_mode & 0o777) == oct(os.stat(files[0]).st_mode & 0o777)
     compile(helper.read_text(), str(helper), "exec")
     for f, rel in zip(files, SITES):
         after = open(f).read()
         compile(after, f, "exec")
         assert after.count("= read_kv_pages(") == SITES[rel]
-        assert "from sglang.srt.layers.attention.kv_page_read import read_kv_pages" in after
+        assert "from sglang.srt.layers.attention.mla_kv_read import read_kv_pages" in after
         assert "get_key_buffer(layer.layer_id).to(" not in after
         added = [line for line in after.splitlines() if line not in before[f].splitlines()]
         assert len(added) <= 20 and max(len(line) for line in added) <= 88, added

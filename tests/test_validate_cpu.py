@@ -224,14 +224,25 @@ def _fixed(path: Path, api: str = "auto") -> bytes:
     return result.new_source
 
 
-def _validate(tmp_path, path: Path, patched: bytes = None, **options):
-    """Run validate with a JSON report; return (exit code, report)."""
+def _module() -> bytes:
+    """The module the fix adds beside the backend, as castlint writes it."""
+    from castlint.fixes.kv_read_module import module_source
+    from castlint.tables import load_tables
+
+    return module_source(load_tables()).encode("utf-8")
+
+
+def _validate(tmp_path, path: Path, patched: bytes = None, module: bytes = None, **options):
+    """Run validate with a JSON report; return (exit code, report). module: the added module
+    the patched file imports (written beside it)."""
     out = tmp_path / f"report-{len(list(tmp_path.glob('report-*')))}.json"
     kwargs = dict(SMALL, sites=ORIGINAL_SITES, fmt="json", output_file=str(out))
     kwargs.update(options)
     if patched is not None:
         patched_path = tmp_path / "patched_backend.py"
         patched_path.write_bytes(patched)
+        if module is not None:
+            (tmp_path / "mla_kv_read.py").write_bytes(module)
         code = run_validate(path=str(patched_path), baseline=str(path), **kwargs)
     else:
         code = run_validate(path=str(path), **kwargs)
@@ -246,8 +257,8 @@ def test_fixed_backend_passes_in_memory(tmp_path, tree):
     code, report = _validate(tmp_path, tree)
     assert code == 0, report
     assert report["passed"] is True
-    decided = report["guard"]["fp8_kv_read"]
-    assert decided["kv_data_type"] == "torch.float8_e4m3fn" and decided["pool_rows"] == SMALL["pool_tokens"] + 1
+    decided = report["guard"]["kv_read"]
+    assert decided["kv_dtype"] == "float8_e4m3fn" and decided["pool_rows"] == SMALL["pool_tokens"] + 1
     assert report["guard"]["branch"].startswith("FP8-KV reads enabled")
     for name in ORIGINAL_SITES:
         site = _site(report, name)
@@ -363,18 +374,18 @@ def test_wrong_scale_fails_with_a_clear_report(tmp_path, tree):
 
 
 def test_wrong_literal_scale_fails(tmp_path, tree):
-    broken = _fixed(tree).replace(b"return 1.0 if self.native else None", b"return 0.5 if self.native else None")
-    code, report = _validate(tmp_path, tree, patched=broken, profile=False, sites=("decode",))
+    broken = _module().replace(b"return 1.0 if self.native else None", b"return 0.5 if self.native else None")
+    assert broken != _module()
+    code, report = _validate(tmp_path, tree, patched=_fixed(tree), module=broken, profile=False, sites=("decode",))
     assert code == 1
     assert "ckv_scale=0.5" in " ".join(_site(report, "decode")["reasons"])
 
 
 def test_kv_dtype_left_as_model_dtype_fails_with_a_clear_report(tmp_path, tree):
-    fixed = _fixed(tree)
-    broken = fixed.replace(b'return fp8_kv_read["kv_data_type"] if choice.native else kv_data_type',
-                           b"return kv_data_type")
-    assert broken != fixed
-    code, report = _validate(tmp_path, tree, patched=broken, profile=False, sites=("decode",))
+    broken = _module().replace(b"return self.allowed.kv_dtype if read.native else kv_data_type",
+                               b"return kv_data_type")
+    assert broken != _module()
+    code, report = _validate(tmp_path, tree, patched=_fixed(tree), module=broken, profile=False, sites=("decode",))
     assert code == 1
     site = _site(report, "decode")
     assert site["status"] == "fail"
@@ -400,8 +411,8 @@ def test_old_flashinfer_takes_the_compact_read_and_still_passes(tmp_path, tree):
     # converts the rows the plan reads and keeps the BF16 plan
     code, report = _validate(tmp_path, tree, emulate_flashinfer="0.6.13", sites=("decode",))
     assert code == 0
-    assert report["guard"]["fp8_kv_read"]["native"] is False
-    assert report["guard"]["fp8_kv_read"]["compact"] is True
+    assert report["guard"]["kv_read"]["native"] is False
+    assert report["guard"]["kv_read"]["compact"] is True
     site = _site(report, "decode")
     assert site["patched"]["proof"]["moves_whole_pool"] is False
     assert {p["kv_dtype"] for p in site["patched"]["plans"]} == {"bfloat16"}
@@ -590,12 +601,12 @@ def test_validate_honours_extend_rules(tmp_path, tree):
 
     rules.write_text("schema = 1\n" + FP8_FROM_0_6_10)
     plain, report = _validate(tmp_path, tree, emulate_flashinfer="0.6.13", sites=("decode",), profile=False)
-    assert plain == 0 and report["guard"]["fp8_kv_read"]["native"] is False
+    assert plain == 0 and report["guard"]["kv_read"]["native"] is False
     config = tmp_path / "elsewhere" / "castlint.toml"
     config.parent.mkdir()
     config.write_text(f'extend-rules = ["{rules}"]\n')
     code, report = _validate(tmp_path, tree, emulate_flashinfer="0.6.13", sites=("decode",), profile=False,
                              config_file=str(config))
     assert code == 0, report
-    assert report["guard"]["fp8_kv_read"] is not None
+    assert report["guard"]["kv_read"] is not None
     assert {p["kv_dtype"] for p in _site(report, "decode")["patched"]["plans"]} == {"float8_e4m3fn"}

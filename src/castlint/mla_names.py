@@ -3,7 +3,6 @@
 Kept free of libcst and torch so that `castlint validate` can read a patched
 backend where only torch is installed."""
 
-READ_ATTR = "fp8_kv_read"        # backend/updater attribute: the init-time guard's answer
-WRAPPER_ATTR = "mla_kv_read"     # set on each planned wrapper: how its run() reads the pool
-GUARD_FUNCTION = "_flashinfer_mla_fp8_kv_read"
+READ_ATTR = "kv_read"  # backend/updater attribute: the backend's MlaKvRead
+READ_CLASS = "MlaKvRead"  # defined by the module the fix adds (templates/mla_kv_read.py)
 MLA_CODEMOD = "flashinfer-mla-native-fp8"  # Fix.codemod of the findings the MLA fix rewrites

@@ -175,7 +175,8 @@ class Tables:
     kv_read_switch: dict = field(default_factory=dict)  # the patched engine's on/off variable
     paged_kernels: list = field(default_factory=list)  # rules/paged_kernels.toml [[paged_kernel]] rows
     page_views: dict = field(default_factory=dict)  # rules/paged_kernels.toml [page_views]
-    paged_read_module: dict = field(default_factory=dict)  # rules/paged_kernels.toml [paged_read_module]
+    kv_read_module: dict = field(default_factory=dict)  # rules/sglang.toml [kv_read_module]
+    switch_mechanisms: list = field(default_factory=list)  # rules/sglang.toml [[switch_mechanism]], in order
     paged_kv_read: dict = field(default_factory=dict)  # rules/crossover.toml [paged_kv_read]
     row_wise_helpers: dict = field(default_factory=dict)  # rules/row_reads.toml: name -> row argument positions
     rows_getter: dict = field(default_factory=dict)  # rules/row_reads.toml [rows_getter]
@@ -271,8 +272,8 @@ TOP_KEYS = {
     "index_values", "allocation", "cache_parameter", "conversions", "iteration",
     "trace",  # runtime tracing (rules/trace.toml): read by castlint.trace.table
     "mla_kv_read", "kv_pool", "compact_kv_read",  # rules/crossover.toml: castlint.fixes.flashinfer_mla
-    "kv_read_switch",  # rules/sglang.toml: castlint.fixes.flashinfer_mla
-    "paged_kernel", "page_views", "paged_read_module",  # rules/paged_kernels.toml: castlint.analysis.paged_reads
+    "kv_read_switch", "kv_read_module", "switch_mechanism",  # rules/sglang.toml: castlint.fixes.kv_read_module
+    "paged_kernel", "page_views",  # rules/paged_kernels.toml: castlint.analysis.paged_reads
     "paged_kv_read",  # rules/crossover.toml: castlint.fixes.paged_kv_read
     "row_wise_helper", "rows_getter", "dequantizing_accessor", "row_kernel", "rows_read_module",  # rules/row_reads.toml
     "rows_kv_read",  # rules/crossover.toml: castlint.fixes.rows_read
@@ -566,6 +567,32 @@ def _load_compact_kv_read(tables: Tables, data: dict, path: Path) -> None:
     tables.compact_kv_read.update(section)
 
 
+SWITCH_MECHANISM_KEYS = ("name", "declaration", "declaration_class", "field", "field_comment", "import",
+                         "import_section", "read")
+
+
+def _load_kv_read_module(tables: Tables, data: dict, path: Path) -> None:
+    module = _section(data, "kv_read_module", {"module", "cuda_graph_keyword"}, path)
+    if module is not None:
+        name = _get(module, "module", str, path, "kv_read_module")
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise TableError(path, "kv_read_module.module", f"must be a dotted module name, got {name!r}")
+        keyword = _get(module, "cuda_graph_keyword", str, path, "kv_read_module")
+        tables.kv_read_module.update(module=name, cuda_graph_keyword=keyword)
+    for i, row in enumerate(_get(data, "switch_mechanism", list, path, "", [])):
+        where = f"switch_mechanism[{i}]"
+        if not isinstance(row, dict):
+            raise TableError(path, where, "must be a table")
+        _check_keys(row, SWITCH_MECHANISM_KEYS, path, where)
+        for key in ("name", "import", "import_section", "read"):
+            _get(row, key, str, path, where)
+        if row["import_section"] not in ("stdlib", "first-party"):
+            raise TableError(path, f"{where}.import_section", f"must be stdlib or first-party, got {row['import_section']!r}")
+        if "declaration" in row and not all(k in row for k in ("declaration_class", "field")):
+            raise TableError(path, where, "a row with a `declaration` needs `declaration_class` and `field`")
+        tables.switch_mechanisms.append(dict(row))
+
+
 def _load_kv_read_switch(tables: Tables, data: dict, path: Path) -> None:
     section = _section(data, "kv_read_switch", {"variable", "values", "paged_compact_modes"}, path)
     if section is None:
@@ -622,12 +649,6 @@ def _load_paged_kernels(tables: Tables, data: dict, path: Path) -> None:
                                  unflatten=_get(views, "unflatten", str, path, "page_views", ""),
                                  row_keeping=tuple(keeping),
                                  metadata=tuple(_str_list(views, "metadata", path, "page_views")))
-    module = _section(data, "paged_read_module", {"module"}, path)
-    if module is not None:
-        name = _get(module, "module", str, path, "paged_read_module")
-        if not all(part.isidentifier() for part in name.split(".")):
-            raise TableError(path, "paged_read_module.module", f"must be a dotted module name, got {name!r}")
-        tables.paged_read_module.update(module=name)
     paged = _section(data, "paged_kv_read", {"gpu", "measured", "source", "whole_pool_share"}, path)
     if paged is not None:
         share = _get(paged, "whole_pool_share", (int, float), path, "paged_kv_read")
@@ -684,7 +705,7 @@ def _load_row_reads(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_kv_pool(tables: Tables, data: dict, path: Path) -> None:
-    section = _section(data, "kv_pool", {"pool", "size", "padding", "cuda_graph_attribute", "runner_parameter",
+    section = _section(data, "kv_pool", {"pool", "size", "padding", "runner_parameter",
                                          "runner_annotation", "backend_parameter", "backend_annotation",
                                          "dcp_attribute", "dcp_buffer_attribute"}, path)
     if section is None:
@@ -760,7 +781,7 @@ _SECTION_LOADERS = (
     _load_allocation, _load_conversions, _load_iteration, _load_cache_parameters, _load_conversion_helpers,
     _load_guards, _load_hot_path, _load_casts, _load_cast_motion, _load_reinterpret, _load_dtype_spelling, _load_dtype_bytes, _load_wrappers,
     _load_mla_signatures, _load_fp8_kv_mla, _load_auto_backend, _load_mla_kv_read, _load_kv_pool,
-    _load_compact_kv_read, _load_kv_read_switch, _load_paged_kernels, _load_row_reads,
+    _load_compact_kv_read, _load_kv_read_switch, _load_kv_read_module, _load_paged_kernels, _load_row_reads,
     _load_kv_cache_dtype, _load_releases, _load_pin_source, _load_decode_step, _load_defaults, _load_presets,
 )
 

@@ -15,6 +15,7 @@ from array import array
 import importlib.abc
 import importlib.machinery
 import inspect
+import os
 import math
 import random
 import sys
@@ -420,7 +421,7 @@ def _force(fixed_globals: dict, baseline: set, value: bool):
             result = __fn(*a, **k)
             if isinstance(result, bool):
                 return value
-            if not value and (result is None or isinstance(result, dict)):
+            if not value and (result is None or isinstance(result, dict) or hasattr(result, "_asdict")):
                 return None
             return result
 
@@ -546,9 +547,39 @@ def drive_mla(module, world: World, run: Run, wrapper_cls):
             run.record(method, lambda m=method, md=mode: _call(getattr(backend, m), world, md, backend), pool)
 
 
+def kv_read_modules(companions: Optional[Dict[str, bytes]] = None) -> Dict[str, bytes]:
+    """The module the MLA fixes add, by every name a fixed file may import it by: the fix's
+    own (path -> source) where given, else the one castlint writes (full profile)."""
+    from castlint.fixes.kv_read_module import module_source
+    from castlint.tables import load_tables
+
+    tables = load_tables()
+    name = tables.kv_read_module["module"]
+    stem = name.rsplit(".", 1)[-1]
+    source = next((text for path, text in (companions or {}).items() if os.path.basename(path) == stem + ".py"),
+                  None)
+    if source is None:
+        source = module_source(tables).encode("utf-8")
+    return {stem: source, name: source}
+
+
+def load_companions(modules: Dict[str, bytes], force: Optional[bool]) -> None:
+    """Execute each companion module (inside fake_imports) under its names; with `force`, its
+    decisions are forced like the fix's own functions."""
+    done: Dict[bytes, types.ModuleType] = {}
+    for name, text in modules.items():
+        module = done.get(text)
+        if module is None:
+            module = done[text] = types.ModuleType(name)
+            exec(compile(text, f"<{name}>", "exec", dont_inherit=True), module.__dict__)
+            if force is not None:  # its public decisions (the private helpers are left alone)
+                _force(module.__dict__, {n for n in vars(module) if n.startswith("_")}, force)
+        sys.modules[name] = module
+
+
 def execute(source: bytes, env: Env, driver: str, baseline_globals: Optional[set] = None,
-            only: Optional[str] = None) -> Run:
-    """Load and drive one module in a fresh fake world."""
+            only: Optional[str] = None, companions: Optional[Dict[str, bytes]] = None) -> Run:
+    """Load and drive one module in a fresh fake world (the modules its fix added beside it)."""
     torch = make_torch(capability=env.capability)
     log: List[dict] = []
     flashinfer = make_flashinfer(torch, env.flashinfer, log)
@@ -556,6 +587,7 @@ def execute(source: bytes, env: Env, driver: str, baseline_globals: Optional[set
     run = Run(log=log)
     with fake_imports(torch, flashinfer):
         try:
+            load_companions(kv_read_modules(companions), env.force_guard)
             module = load(source, torch, flashinfer, world, baseline_globals, env.force_guard,
                           seed_globals=(driver == "classes"))
         except Exception as exc:  # noqa: BLE001

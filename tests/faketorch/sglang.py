@@ -26,6 +26,8 @@ from faketorch.harness import (
     World,
     _force,
     fake_imports,
+    kv_read_modules,
+    load_companions,
 )
 from faketorch.module import make_torch
 
@@ -256,7 +258,7 @@ def _backend_class(module):
     raise RuntimeError("no FlashInferMLAAttnBackend class in the file")
 
 
-def execute_release(source: bytes, env: Env, baseline_globals=None) -> Run:
+def execute_release(source: bytes, env: Env, baseline_globals=None, companions=None) -> Run:
     torch = make_torch(capability=env.capability)
     log = []
     flashinfer = make_flashinfer(torch, env.flashinfer, log)
@@ -268,6 +270,7 @@ def execute_release(source: bytes, env: Env, baseline_globals=None) -> Run:
         os.environ["SGLANG_ENABLE_TORCH_COMPILE"] = "0"
     try:
         with fake_imports(torch, flashinfer, sg.names()):
+            load_companions(kv_read_modules(companions), env.force_guard)
             module = types.ModuleType(MODULE_NAME)
             module.__file__ = f"<{MODULE_NAME}>"
             module.__package__ = "sglang.srt.layers.attention"

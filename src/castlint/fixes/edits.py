@@ -89,9 +89,33 @@ def literal(value) -> str:
 LINE_LENGTH = 88  # Black's, which sglang uses: the rows the template gets are laid out to fit
 
 
-def _value_source(value, top: bool = True) -> str:
+class Record:
+    """A row of a NamedTuple table in engine code, written as a call: Name(field=value, ...)."""
+
+    def __init__(self, name: str, **fields):
+        self.name, self.fields = name, fields
+
+    def source(self, column: int, suffix: str = "", indent: int = 0) -> str:
+        """As Black lays it out when it starts at `column` of a line indented by `indent`
+        and `suffix` follows it."""
+        args = [f"{key}={_value_source(value, False)}" for key, value in self.fields.items()]
+        one = f"{self.name}({', '.join(args)})"
+        if column + len(one) + len(suffix) <= LINE_LENGTH:
+            return one
+        pad = " " * indent
+        inner = ", ".join(args)
+        if column + 4 + len(inner) <= LINE_LENGTH:
+            return f"{self.name}(\n{pad}    {inner}\n{pad})"
+        return f"{self.name}(\n" + "".join(f"{pad}    {a},\n" for a in args) + f"{pad})"
+
+
+def _value_source(value, top: bool = True, column: int = 0) -> str:
     """Python source for a placeholder's value, laid out as Black would: a table of rows
     gets one row per line, and a row too long for one line one element per line."""
+    if isinstance(value, Record):
+        return value.source(column)
+    if top and isinstance(value, tuple) and value and all(isinstance(v, Record) for v in value):
+        return "(\n" + "".join(f"    {row.source(4, ',', 4)},\n" for row in value) + ")"
     if top and isinstance(value, tuple) and value and all(isinstance(v, tuple) for v in value):
         rows = []
         for row in value:
@@ -123,7 +147,7 @@ def fill_placeholders(text: str, values: Dict[str, object], template: str) -> st
     """A template's `NAME = ()` / `{}` / `""` / `0.0` placeholders, each replaced by its value laid
     out as Black would; ValueError naming the template when one is missing."""
     for name, value in values.items():
-        filled = f"{name} = {_value_source(value)}"
+        filled = f"{name} = " + (value.source(len(name) + 3) if isinstance(value, Record) else _value_source(value))
         text, found = re.subn(rf"^{name} = (\(\)|\{{\}}|\"\"|0\.0)$", lambda _: filled, text, count=1, flags=re.M)
         if not found:
             raise ValueError(f"{template}: no placeholder {name}")

@@ -38,18 +38,11 @@ from castlint.analysis.mla_sites import (
 from castlint.analysis.context import FileContext
 from castlint.analysis.wrappers import match_wrapper
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
-from castlint.fixes.edits import (
-    append_args, black_call, fill_placeholders, keyword_arg, literal, star_star_arg, statements,
-)
+from castlint.fixes.edits import add_import, append_args, black_call, keyword_arg, literal, star_star_arg, statements
+from castlint.fixes.kv_read_module import kv_read_module, run_scales
 from castlint.fixes.target import Target, detect_target
-from castlint.mla_names import GUARD_FUNCTION, MLA_CODEMOD, READ_ATTR, WRAPPER_ATTR
-from castlint.tables import MLA_KV_READ_COSTS, Tables, parse_version
-
-# Names the patch adds to the engine's code: plain words a maintainer would keep.
-VERSION_FUNCTION = "_flashinfer_version_tuple"
-PLAN_FUNCTION = "_plan_mla_kv_read"
-READ_FUNCTION = "_mla_kv_read"
-READ_CLASS = "_MlaKvRead"
+from castlint.mla_names import MLA_CODEMOD, READ_ATTR, READ_CLASS
+from castlint.tables import Tables
 
 
 @dataclass
@@ -96,64 +89,16 @@ def find_sites(ctx: FileContext, findings: List) -> MlaSites:
     return sites
 
 
-# -- emitted code ----------------------------------------------------------------
-
-TEMPLATE = Path(__file__).with_name("templates") / "mla_kv_read.py"
-HEADER_BEGIN, HEADER_END = "# -- header:", "# -- end header"
-
-
-def _dtype_name(name: str) -> str:
-    return name.split(".")[-1]
-
-
-def template_values(tables: Tables) -> Dict[str, object]:
-    """The template's placeholders, from rules/*.toml."""
-    kernels = []
-    for row in sorted(tables.fp8_kv_mla, key=lambda r: parse_version(r["since"]), reverse=True):
-        kernels.append((parse_version(row["since"]), tuple(row.get("backends", ())), tuple(row.get("head_dim_ckv", ())),
-                        tuple(row.get("head_dim_kpe", ())), tuple(row.get("compute_capability", ())),
-                        tuple(_dtype_name(d) for d in row.get("kv_dtypes", ())),
-                        tuple(_dtype_name(d) for d in row.get("q_dtypes", ()))))
-    costs = [(parse_version(row["since"]), *(row[key] for key in MLA_KV_READ_COSTS))
-             for row in sorted(tables.mla_kv_read, key=lambda r: parse_version(r["since"]), reverse=True)]
-    compact = tables.compact_kv_read
-    switch = tables.kv_read_switch
-    pool = tables.kv_pool
-    return {
-        "_MLA_KV_READ_SWITCH": (switch["variable"], tuple(switch["values"])),
-        "_MLA_FP8_KV_KERNELS": tuple(kernels),
-        "_MLA_KV_READ_COSTS": tuple(costs),
-        "_MLA_KV_COMPACT_COST": (compact["ms"], compact["ms_per_row"], compact["whole_pool_share"]),
-        "_MLA_AUTO_BACKEND": dict(tables.auto_backend),
-        "_MLA_KV_POOL": (pool["pool"], pool["size"], pool["padding"]),
-        "_MLA_RUN_SCALES": run_scales(tables),
-        "_MLA_GRAPH_ATTRIBUTE": pool["cuda_graph_attribute"],
-    }
-
-
-def template_parts(tables: Tables) -> Tuple[str, str]:
-    """(header, body): the template's source with its placeholders filled; the header
-    goes after the module's `import torch`, the body at its end."""
-    text = TEMPLATE.read_text(encoding="utf-8")
-    header = text[text.index("\n", text.index(HEADER_BEGIN)) + 1:text.index(HEADER_END)]
-    body = text[text.index("\n", text.index(HEADER_END)) + 1:]
-    body = fill_placeholders(body, template_values(tables), TEMPLATE.name)
-    return header.strip("\n") + "\n", body.lstrip("\n")
-
-
-def run_scales(tables: Tables) -> Tuple[str, str]:
-    """run()'s keywords for the ckv and kpe scales (the newest [[mla_signature]] that has them)."""
-    return tuple(next(row["run_scales"] for row in reversed(tables.mla_signatures) if row.get("run_scales")))
-
-
 # -- the transformer ---------------------------------------------------------------
 
 class MlaReadRewrite(cst.CSTTransformer):
     def __init__(self, plan: MlaSites, analysis: ModuleAnalysis, tables: Tables, target: Target, keyword_api: bool,
-                 backend_kind: str, dcp_expression: Optional[str]):
+                 backend_kind: str, dcp_expression: Optional[str], import_line: str, import_name: str,
+                 minimal: bool = False):
         super().__init__()
         self.plan, self.analysis, self.tables = plan, analysis, tables
         self.keyword_api = keyword_api
+        self.import_line, self.import_name, self.minimal = import_line, import_name, minimal
         scales_since = next((row["version"] for row in tables.mla_signatures if row.get("run_scales")), None)
         self.explicit_scales = keyword_api or (scales_since is not None and target.flashinfer_at_least(scales_since))
         self.scale_keywords = run_scales(tables)
@@ -165,7 +110,19 @@ class MlaReadRewrite(cst.CSTTransformer):
         self.plan_calls = {id(site.call): site for site in plan.plans if site.redirect}
         self.replace_args: Dict[int, str] = {}
         self.runs: Dict[int, Tuple[CastSite, cst.Call]] = {id(r): (s, r) for s in plan.casts for r in s.runs}
+        # runs outside the cast's block: the read is looked up again right before their statement
+        self.run_preludes: Dict[int, CastSite] = {}
+        self.runs_with_local: set = set()
+        for site in plan.casts:
+            for run in site.runs:
+                if id(run) in site.runs_in_block:
+                    continue
+                statement = self._statement_line(run)
+                if statement is not None and analysis.enclosing_function(run) is site.function:
+                    self.run_preludes[id(statement)] = site
+                    self.runs_with_local.add(id(run))
         self.insert_first: Dict[int, str] = {}  # id(__init__) -> code placed first (after a docstring)
+        self.insert_after: Dict[int, str] = {}  # id(statement) -> code placed right after it
         self.applied: List[str] = []
         self.rebinds_plan = any(
             m.matches(t.target, m.Attribute(attr=m.Name("plan")))
@@ -175,6 +132,15 @@ class MlaReadRewrite(cst.CSTTransformer):
         self.plan_names: Dict[int, Tuple[str, str]] = {}
         self._schedule_inits()
         self._name_plan_locals()
+        if not minimal:
+            self._mark_cuda_graph_wrappers()
+
+    def _statement_line(self, node: cst.CSTNode) -> Optional[cst.SimpleStatementLine]:
+        while node is not None and not isinstance(node, cst.SimpleStatementLine):
+            if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.BaseCompoundStatement)):
+                return None
+            node = self.analysis.parent(node)
+        return node
 
     def _init_of(self, cls: cst.ClassDef) -> Optional[cst.FunctionDef]:
         for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
@@ -211,9 +177,7 @@ class MlaReadRewrite(cst.CSTTransformer):
             if self.dcp_expression:
                 args.append(f"reads_other_buffer={self.dcp_expression}")
             column = self.analysis.position(init).start.column + 4
-            self._first(init, (
-                "# How this backend may read its FP8 KV pool (once; None: the whole-pool cast).\n"
-                + black_call(f"self.{READ_ATTR}", GUARD_FUNCTION, args, column)))
+            self._early_in_init(init, black_call(f"self.{READ_ATTR}", READ_CLASS, args, column))
         owners = []
         for site in self.plan.plans:
             if site.owner is None:
@@ -225,12 +189,55 @@ class MlaReadRewrite(cst.CSTTransformer):
             init, runner = self._init_with_runner(owner, "the plan()'s class has no __init__(model_runner, ...) "
                                                          "to hold the read choice")
             backend_param = self._param(init, self.tables.kv_pool["backend_parameter"], self.tables.kv_pool["backend_annotation"])
-            decided = (f'getattr({backend_param}, "{READ_ATTR}", None)' if backend_param
-                       else f"{GUARD_FUNCTION}({runner}, {literal(self.backend_kind)})")
-            self._first(init, f"self.{READ_ATTR} = {decided}\n")
+            if backend_param is None:
+                raise RewriteRefused(self.analysis.position(owner).start.line,
+                                     "the plan()'s class does not receive the backend (its __init__ has no "
+                                     f"`{self.tables.kv_pool['backend_parameter']}`), so its plans cannot share the "
+                                     "backend's read choice")
+            self._early_in_init(init, f"self.{READ_ATTR} = {backend_param}.{READ_ATTR}\n")
 
-    def _first(self, init: cst.FunctionDef, code: str) -> None:
+    def _early_in_init(self, init: cst.FunctionDef, code: str) -> None:
+        """code right after `super().__init__(...)` when that is __init__'s first statement
+        (after a docstring), else first: every later statement, return or branch sees it."""
+        body = list(init.body.body)
+        at = 1 if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])) else 0
+        super_init = m.SimpleStatementLine(body=[m.Expr(m.Call(func=m.Attribute(
+            value=m.Call(func=m.Name("super")), attr=m.Name("__init__"))))])
+        if at < len(body) and m.matches(body[at], super_init):
+            key = id(body[at])
+            self.insert_after[key] = self.insert_after.get(key, "") + code
+            return
         self.insert_first[id(init)] = self.insert_first.get(id(init), "") + code
+
+    def _mark_cuda_graph_wrappers(self) -> None:
+        """After each construction of an MLA wrapper for CUDA graphs (the constructor's
+        [kv_read_module] cuda_graph_keyword), mark it so that its read is fixed at capture."""
+        keyword = self.tables.kv_read_module["cuda_graph_keyword"]
+        mla_class = self.tables.mla_wrapper().cls
+        classes = {id(site.backend) for site in self.plan.casts} | {id(site.owner) for site in self.plan.plans}
+        for call in self.analysis.nodes.calls:
+            name = dotted(call.func)
+            if not name or name.split(".")[-1] != mla_class:
+                continue
+            flag = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == keyword),
+                        None)
+            if flag is None or (isinstance(flag, cst.Name) and flag.value == "False"):
+                continue
+            line = self.analysis.position(call).start.line
+            statement = self.analysis.parent(call)
+            holder = self.analysis.enclosing_class(call)
+            if not (m.matches(statement, m.Assign(targets=[m.AssignTarget()])) and statement.value is call):
+                raise RewriteRefused(line, f"a CUDA-graph {mla_class} is constructed other than as `x = "
+                                           f"{mla_class}(...)`: its read could not be fixed at capture")
+            if holder is None or id(holder) not in classes:
+                raise RewriteRefused(line, f"a CUDA-graph {mla_class} is constructed outside the classes that "
+                                           "hold the read choice: its read could not be fixed at capture")
+            target = self.analysis.code(statement.targets[0].target)
+            mark = f"self.{READ_ATTR}.in_cuda_graph({target})\n"
+            if not (isinstance(flag, cst.Name) and flag.value == "True"):
+                mark = f"if {self.analysis.code(flag)}:\n    {mark}"
+            line_statement = self.analysis.parent(statement)
+            self.insert_after[id(line_statement)] = self.insert_after.get(id(line_statement), "") + mark
 
     def _name_plan_locals(self) -> None:
         for site in self.plan.plans:
@@ -244,13 +251,13 @@ class MlaReadRewrite(cst.CSTTransformer):
 
     def _plan_prelude(self, site: PlanSite) -> str:
         if not site.redirect:
-            return f"{site.wrapper}.{WRAPPER_ATTR} = _MLA_KV_CAST  # this plan keeps the model dtype\n"
+            return f"self.{READ_ATTR}.keep_cast({site.wrapper})  # this plan keeps the model dtype\n"
         decode = isinstance(site.causal, cst.Name) and site.causal.value == "False"
         code = self.analysis.code
-        args = [site.wrapper, f"self.{READ_ATTR}", code(site.qo_indptr.value), code(site.kv_indptr.value),
+        args = [site.wrapper, code(site.qo_indptr.value), code(site.kv_indptr.value),
                 code(site.kv_indices.value), code(site.kv_arg), f"decode={decode}"]
         column = self.analysis.position(site.statement).start.column
-        return black_call(self.plan_names[id(site.statement)], PLAN_FUNCTION, args, column)
+        return black_call(self.plan_names[id(site.statement)], f"self.{READ_ATTR}.plan", args, column)
 
     def _cast_source(self, site: CastSite, variable: str) -> str:
         """The original cast of `variable`, its arguments kept, laid out on one line (the
@@ -270,11 +277,12 @@ class MlaReadRewrite(cst.CSTTransformer):
             v, r = site.variable, site.local_read
             cast = self._cast_source(site, v)
             dtype = self.analysis.code(site.cast.args[0].value)
-            guard = statements(
-                f"{r} = {READ_FUNCTION}({site.wrapper})\n"
-                f"if {r}.compact:\n    {v} = {r}.convert({v}, {dtype})\n"
-                f"elif not {r}.native:\n    {v} = {cast}\n"
-            )
+            read = f"{r} = self.{READ_ATTR}.read({site.wrapper})\n"
+            if self.minimal:
+                guard = statements(read + f"if not {r}.native:\n    {v} = {cast}\n")
+            else:
+                guard = statements(read + f"if {r}.compact:\n    {v} = {r}.convert({v}, {dtype})\n"
+                                          f"elif not {r}.native:\n    {v} = {cast}\n")
             self.applied.append(f"line {self.analysis.position(site.cast).start.line}: read the pool as the plan chose "
                                 "(native, the rows it reads, or the original cast)")
             return cst.FlattenSentinel([keep, *guard])
@@ -284,6 +292,16 @@ class MlaReadRewrite(cst.CSTTransformer):
             self.applied.append(f"line {line}: plan() chooses the KV read on the host" if plan.redirect
                                 else f"line {line}: plan() records the original cast read")
             return cst.FlattenSentinel([*statements(self._plan_prelude(plan)), updated])
+        before = self.run_preludes.get(id(original))
+        if before is not None:
+            read = statements(f"{before.local_read} = self.{READ_ATTR}.read({before.wrapper})\n")
+            updated = cst.FlattenSentinel([*read, updated.with_changes(leading_lines=[])])
+            read[0] = read[0].with_changes(leading_lines=original.leading_lines)
+            updated = cst.FlattenSentinel([*read, *list(updated.nodes)[1:]])
+        after = self.insert_after.get(id(original))
+        if after:
+            nodes = list(updated.nodes) if isinstance(updated, cst.FlattenSentinel) else [updated]
+            return cst.FlattenSentinel([*nodes, *statements(after)])
         return updated
 
     def leave_FunctionDef(self, original, updated):
@@ -313,7 +331,8 @@ class MlaReadRewrite(cst.CSTTransformer):
         keywords = {arg.keyword.value for arg in updated.args if arg.keyword is not None}
         if self.scale_keywords[0] in keywords or any(arg.star == "**" for arg in updated.args):
             return updated
-        read = site.local_read if id(original) in site.runs_in_block else f"{READ_FUNCTION}({site.wrapper})"
+        local = id(original) in site.runs_in_block or id(original) in self.runs_with_local
+        read = site.local_read if local else f"self.{READ_ATTR}.read({site.wrapper})"
         if self.explicit_scales:
             extra = [keyword_arg(name, f"{read}.scale") for name in self.scale_keywords]
         else:
@@ -378,12 +397,8 @@ class MlaReadRewrite(cst.CSTTransformer):
         body = list(updated.body)
         if self.needs_plan_metadata_import:
             body = self._add_plan_metadata_import(body)
-        defined = {s.name.value for s in body if isinstance(s, cst.FunctionDef)}
-        if GUARD_FUNCTION not in defined and self.casts:
-            header, engine = template_parts(self.tables)
-            body = _after_imports(body, statements(header))
-            body.extend(statements("\n\n" + engine))
-        return updated.with_changes(body=body)
+        module = updated.with_changes(body=body)
+        return add_import(module, self.import_line, self.import_name) if self.casts else module
 
     def _add_plan_metadata_import(self, body):
         spec = self.keyword_row["plan_metadata"]
@@ -409,23 +424,6 @@ class MlaReadRewrite(cst.CSTTransformer):
         return body
 
 
-def _after_imports(body: list, header: list) -> list:
-    """body with header after the imports at its top, set apart by a blank line."""
-    at = 0
-    for i, statement in enumerate(body):
-        if m.matches(statement, m.SimpleStatementLine(body=[m.OneOf(m.Import(), m.ImportFrom())])):
-            at = i + 1
-        elif not m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
-            break
-    blank = cst.EmptyLine()
-    header = [header[0].with_changes(leading_lines=[blank, *header[0].leading_lines]), *header[1:]]
-    if at < len(body):
-        body = [*body[:at], *header, body[at].with_changes(leading_lines=[blank, *body[at].leading_lines]),
-                *body[at + 1:]]
-        return body
-    return [*body, *header]
-
-
 def _keyword_form_since(tables: Tables) -> Optional[str]:
     for row in tables.mla_signatures:
         if row.get("keyword_form"):
@@ -443,15 +441,21 @@ class FlashInferMlaNativeFp8(Codemod):
         target = detect_target(ctx.path, ctx.tables, options.flashinfer_version)
         keyword_api = options.flashinfer_api == "keyword"  # auto: positional, which every pinned FlashInfer takes
         analysis = ctx.analysis
+        added = kv_read_module(ctx.path, ctx.tables, options.profile)
         try:
             sites = find_sites(ctx, findings)
             if not sites.casts:
                 return CodemodResult(module, [], sites.skipped)
+            if added is None:
+                raise RewriteRefused(1, "the module the fix adds would replace this file")
+            import_line = f"from {added.import_name} import {READ_CLASS}\n"
             transformer = MlaReadRewrite(sites, analysis, ctx.tables, target, keyword_api, _backend_kind(analysis),
-                                         _dcp_expression(analysis))
+                                         _dcp_expression(analysis), import_line, added.import_name,
+                                         minimal=options.profile == "minimal")
         except RewriteRefused as exc:
             return CodemodResult(module, [], [(exc.line, f"FlashInfer MLA fix not applied to this file: {exc.reason}")])
         result = CodemodResult(module.visit(transformer), transformer.applied, list(sites.skipped))
+        result.companions = dict(added.companions)
         if keyword_api and transformer.rebinds_plan and sites.plans:
             result.skipped.append((analysis.position(sites.plans[0].call).start.line,
                                    "plan() calls kept positional: this module rebinds `.plan` to sglang's "

@@ -11,40 +11,24 @@ becomes
 
 and the kernels that read `kv_cache` through that page table get `kv_page_table`.
 Kernels that read it through another table keep the cast: `fallback=` holds their
-conditions. `read_kv_pages` lives in a module the fix adds to the tree (the template
-castlint/fixes/templates/kv_page_read.py, its placeholders filled from rules/*.toml),
-where rules/paged_kernels.toml [paged_read_module] says, or next to the file.
+conditions. `read_kv_pages` lives in the module the MLA fixes add to the tree
+(castlint.fixes.kv_read_module: its conversion kernel is the FlashInfer MLA fix's),
+where rules/sglang.toml [kv_read_module] says, or next to the file. `--profile
+minimal` (the decode native read only) leaves these sites as they are.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Dict, List, Tuple
 
 import libcst as cst
 
 from castlint.analysis.paged_reads import CODEMOD, PagedRead
-from castlint.fixes.base import Codemod, CodemodResult, FixOptions, added_module, sites_to_apply
-from castlint.fixes.edits import add_import, black_call, fill_placeholders, fresh_name, one_line, statements
-from castlint.tables import Tables
+from castlint.fixes.base import Codemod, CodemodResult, FixOptions, sites_to_apply
+from castlint.fixes.edits import add_import, black_call, fresh_name, one_line, statements
+from castlint.fixes.kv_read_module import kv_read_module
 
-TEMPLATE = Path(__file__).with_name("templates") / "kv_page_read.py"
-READ_FUNCTION = "read_kv_pages"  # defined by the template
+READ_FUNCTION = "read_kv_pages"  # defined by the module the fix adds
 TABLE_NAME = "kv_page_table"
-
-
-def template_values(tables: Tables) -> Dict[str, object]:
-    switch, paged = tables.kv_read_switch, tables.paged_kv_read
-    return {
-        "_KV_READ_SWITCH": (switch["variable"], tuple(switch["values"])),
-        "_WHOLE_POOL_SHARE": float(paged["whole_pool_share"]),
-        "_WHOLE_POOL_SHARE_MEASURED": f"{paged.get('gpu', '?')}, {paged.get('measured', '?')}",
-        "_COMPACT_MODES": tuple(switch["paged_compact_modes"]),
-    }
-
-
-def module_source(tables: Tables) -> str:
-    """The module the fix adds, its placeholders filled."""
-    return fill_placeholders(TEMPLATE.read_text(encoding="utf-8"), template_values(tables), TEMPLATE.name)
 
 
 def _call_source(analysis, site: PagedRead, table_name: str, column: int) -> str:
@@ -100,15 +84,17 @@ class PagedKvRead(Codemod):
                                         lambda site: ctx.analysis.position(site.cast).start.line)
         if not sites:
             return CodemodResult(module, skipped=skipped)
-        added = added_module(ctx.path, ctx.tables.paged_read_module["module"])
+        first_line = ctx.analysis.position(sites[0].cast).start.line
+        if options.profile == "minimal":
+            return CodemodResult(module, skipped=[(first_line, "--profile minimal: the paged read is left out (the "
+                                                               "decode native read only)")])
+        added = kv_read_module(ctx.path, ctx.tables, options.profile)
         if added is None:
-            return CodemodResult(module, skipped=[(ctx.analysis.position(sites[0].cast).start.line,
-                                                   "the added module would replace this file")])
-        location, import_name = added
-        import_line = f"from {import_name} import {READ_FUNCTION}\n"
-        rewrite = _Rewrite(ctx.analysis, sites, import_line, import_name)
+            return CodemodResult(module, skipped=[(first_line, "the added module would replace this file")])
+        import_line = f"from {added.import_name} import {READ_FUNCTION}\n"
+        rewrite = _Rewrite(ctx.analysis, sites, import_line, added.import_name)
         new = module.visit(rewrite)
         result = CodemodResult(new, applied=rewrite.applied, skipped=skipped)
-        result.companions = {location: module_source(ctx.tables).encode("utf-8")}
+        result.companions = dict(added.companions)
         return result
 

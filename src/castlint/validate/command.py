@@ -15,10 +15,10 @@ from typing import Optional, Sequence
 from rich.console import Console
 
 from castlint.common.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-from castlint.mla_names import GUARD_FUNCTION, READ_ATTR
+from castlint.mla_names import READ_ATTR, READ_CLASS
 
 BACKEND_RELPATH = Path("sglang/srt/layers/attention/flashinfer_mla_backend.py")
-GUARD_MARKER = GUARD_FUNCTION.encode()
+GUARD_MARKER = f"{READ_CLASS}(".encode()  # what the FlashInfer MLA fix writes into the backend's __init__
 PAGED_MARKER = b"read_kv_pages("  # what the paged-read fix (castlint.fixes.paged_kv_read) writes at a site
 
 # GPU defaults follow the original report; --device cpu runs the reference MLA
@@ -58,22 +58,24 @@ def run_validate(
     output_file: Optional[str] = None, json_file: Optional[str] = None, patched_source: Optional[bytes] = None,
     sweep: bool = False, sweep_pools: Optional[Sequence[int]] = None, sweep_svg: Optional[str] = None,
     speed_gate: Optional[bool] = None, config_file: Optional[str] = None, draft_tokens: int = 4,
-    no_native: bool = False,
+    no_native: bool = False, fix_profile: str = "full",
 ) -> int:
     """Validate one backend; print the report; return the exit code.
 
     emulate_flashinfer (--device cpu): the FlashInfer release the reference follows; None: the one
     the newest sglang release of the tables pins. draft_tokens: queries per request of the
     target-verify and draft-extend sites. no_native: the patched backend runs with
-    SGLANG_MLA_KV_READ=compact (never the native FP8-KV kernel)."""
+    SGLANG_MLA_KV_READ=compact (never the native FP8-KV kernel). fix_profile: the in-memory fix's
+    FixOptions.profile (`castlint fix --profile`)."""
     err = Console(stderr=True, highlight=False)
     try:
         _check_read_options(require_native, no_native, draft_tokens)
         target = _target(path, device, fmt)
         config, tables = _settings(target, config_file)
         model = _model(tables, preset, tp)
-        original, patched, label = _sources(target, baseline, patched_source, tables, config, flashinfer_api,
-                                            flashinfer_version)
+        original, patched, label, fixed_companions = _sources(target, baseline, patched_source, tables, config,
+                                                              flashinfer_api, flashinfer_version, fix_profile)
+        module_name, companion = _kv_read_module(target, baseline, tables, fixed_companions)
         _import_torch()
         cfg = _harness_config(
             device, model, tp, sites, speed_gate,
@@ -87,16 +89,18 @@ def run_validate(
     from castlint.validate.harness import EnvironmentProblem, run_validation
 
     progress = (lambda msg: err.print(f"[dim]castlint validate: {msg}[/]")) if fmt == "text" else None
+    companions = {module_name: companion, tables.kv_read_module["module"]: companion}
     if PAGED_MARKER in patched and GUARD_MARKER not in patched:
-        return _run_paged(original, patched, target, baseline, tables, cfg, model, tp, sweep, sweep_pools,
+        return _run_paged(original, patched, companion, module_name, target, tables, cfg, model, tp, sweep,
+                          sweep_pools,
                           dict(pool_tokens=pool_tokens, batch_size=batch_size, context_len=context_len),
                           fmt, output_file, json_file, err, progress)
     if sweep:
         return _run_sweep(original, patched, cfg, str(target), sweep_pools, json_file, sweep_svg, output_file,
-                          fmt, err, progress, tables, sites)
+                          fmt, err, progress, tables, sites, companions)
     try:
         result = run_validation(original, patched, cfg, filename=str(target), baseline_label=label,
-                                progress=progress, tables=tables)
+                                progress=progress, tables=tables, companions=companions)
     except EnvironmentProblem as exc:
         return _err(err, str(exc))
     code = _exit_code(result, require_native)
@@ -104,16 +108,14 @@ def run_validate(
     return code
 
 
-def _run_paged(original, patched, target: Path, baseline, tables, cfg, model, tp: int, sweep: bool, pools,
-               sized: dict, fmt: str, output_file, json_file, err, progress) -> int:
+def _run_paged(original, patched, companion: bytes, name: str, target: Path, tables, cfg, model, tp: int,
+               sweep: bool, pools, sized: dict, fmt: str, output_file, json_file, err, progress) -> int:
     """The paged-read fix (FA3/FA4, xpu, musa): castlint.validate.paged, one cell or the sweep."""
     import json
 
     from castlint.validate.paged import SWEEP_SHAPES, PagedConfig, PagedValidationError, Shapes, passed
     from castlint.validate.paged import render_text, run_paged_validation, sweep_grid
 
-    name = tables.paged_read_module["module"]
-    companion = _paged_module(target, baseline, name, tables)
     defaults = GPU_DEFAULTS if cfg.device == "cuda" else CPU_DEFAULTS
     shapes = Shapes(heads=max(1, model.num_heads // tp), kv_lora_rank=model.kv_lora_rank, rope=model.rope_dim)
     paged_cfg = PagedConfig(device=cfg.device, iters=min(cfg.iters, 20), warmup=cfg.warmup, flush_l2=cfg.flush_l2,
@@ -140,19 +142,26 @@ def _run_paged(original, patched, target: Path, baseline, tables, cfg, model, tp
     return EXIT_CLEAN if passed(result) else EXIT_FINDINGS
 
 
-def _paged_module(target: Path, baseline, name: str, tables) -> bytes:
-    """The module the paged-read fix adds: the patched tree's own copy, or the one castlint writes."""
+def _kv_read_module(target: Path, baseline, tables, fixed: Optional[dict]):
+    """(the name the patched file imports it by, its source): the module the MLA fixes add, as
+    the in-memory fix made it, as the patched tree holds it, or (for a patched file given
+    alone) as castlint writes it."""
     from castlint.common.paths import module_location
 
-    location, _ = module_location(str(target), name)
+    name = tables.kv_read_module["module"]
+    location, import_name = module_location(str(target), name)
+    stem = name.rsplit(".", 1)[-1] + ".py"
+    for path, data in (fixed or {}).items():
+        if Path(path).name == stem:
+            return import_name, data
     if baseline and Path(location).is_file():
-        return Path(location).read_bytes()
+        return import_name, Path(location).read_bytes()
     try:
-        from castlint.fixes.paged_kv_read import module_source
+        from castlint.fixes.kv_read_module import module_source
     except ImportError as exc:  # libcst missing where only validate was installed
-        raise _Refused(f"cannot build the paged-read module here ({exc}); fix elsewhere and pass --baseline") \
+        raise _Refused(f"cannot build the module the fix adds here ({exc}); fix elsewhere and pass --baseline") \
             from None
-    return module_source(tables).encode("utf-8")
+    return import_name, module_source(tables).encode("utf-8")
 
 
 def _check_read_options(require_native: bool, no_native: bool, draft_tokens: int) -> None:
@@ -197,8 +206,8 @@ def _model(tables, preset: Optional[str], tp: int):
 
 
 def _sources(target: Path, baseline: Optional[str], patched_source: Optional[bytes], tables, config,
-             flashinfer_api: str, flashinfer_version: Optional[str]):
-    """(original bytes, patched bytes, how the two were paired) for the report."""
+             flashinfer_api: str, flashinfer_version: Optional[str], fix_profile: str = "full"):
+    """(original bytes, patched bytes, how the two were paired, the modules the in-memory fix adds)."""
     if baseline:
         base_path = find_backend(Path(baseline))
         if base_path is None:
@@ -206,35 +215,39 @@ def _sources(target: Path, baseline: Optional[str], patched_source: Optional[byt
         original = base_path.read_bytes()
         patched = patched_source if patched_source is not None else target.read_bytes()
         label = f"--baseline {base_path} (original) vs {target} (patched)"
+        companions = None
     else:
         original = target.read_bytes()
         if GUARD_MARKER in original and patched_source is None:
             raise _Refused(f"{target} already carries castlint's rewrite; pass the unpatched file with "
                            "--baseline ORIGINAL to validate it")
+        companions = None
         if patched_source is not None:
             patched, label = patched_source, "given patched source"
         else:
-            patched = _fixed_in_memory(original, target, tables, config, flashinfer_api, flashinfer_version)
-            label = f"`castlint fix` applied in memory (--flashinfer-api {flashinfer_api})"
+            patched, companions = _fixed_in_memory(original, target, tables, config, flashinfer_api,
+                                                   flashinfer_version, fix_profile)
+            label = f"`castlint fix` applied in memory (--flashinfer-api {flashinfer_api}, --profile {fix_profile})"
     if patched == original:
         raise _Refused(f"castlint fix makes no change to {target}: nothing to validate")
-    return original, patched, label
+    return original, patched, label, companions
 
 
 def _fixed_in_memory(original: bytes, target: Path, tables, config, flashinfer_api: str,
-                     flashinfer_version: Optional[str]) -> bytes:
-    """`castlint fix` applied to the original's bytes (nothing is written)."""
+                     flashinfer_version: Optional[str], fix_profile: str = "full"):
+    """`castlint fix` applied to the original's bytes, and the modules it adds (nothing is written)."""
     try:
         from castlint.fixes import FixError, FixOptions, fix_source
     except ImportError as exc:  # libcst missing where only validate was installed
         raise _Refused(f"cannot run castlint fix here ({exc}); fix elsewhere and pass --baseline") from None
     try:
         fixed = fix_source(original, str(target), tables,
-                           FixOptions(flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version),
+                           FixOptions(flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version,
+                                      profile=fix_profile),
                            config=config)
     except FixError as exc:
         raise _Refused(f"castlint fix failed on {target}: {exc}") from None
-    return fixed.new_source
+    return fixed.new_source, fixed.companions
 
 
 def _import_torch() -> None:
@@ -306,7 +319,7 @@ def _write_report(result, fmt: str, output_file: Optional[str], json_file: Optio
 
 
 def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, output_file, fmt, err, progress,
-               tables, sites=None) -> int:
+               tables, sites=None, companions=None) -> int:
     """--sweep: every cell of the grid (the given sites only); exit 1 if any cell is slower beyond its
     margin or off tolerance."""
     from castlint.validate.harness import EnvironmentProblem, environment
@@ -319,7 +332,7 @@ def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, out
         cfg = replace(cfg, iters=min(cfg.iters, 20))
     try:
         done = run_sweep(original, patched, cfg, filename=filename, cells=cells, say=progress or (lambda m: None),
-                         tables=tables)
+                         tables=tables, companions=companions)
     except EnvironmentProblem as exc:
         return _err(err, str(exc))
     env = environment(cfg, None) if cfg.device == "cuda" else {"device": "cpu"}

@@ -121,7 +121,11 @@ class _EnvVar:
         self.name, self.value = name, value
 
     def get(self):
-        return self.value
+        """The process environment's value where it sets the variable (validate sets the KV
+        read switch there), else the double's."""
+        import os
+
+        return os.environ.get(self.name, self.value)
 
     def __bool__(self):
         return bool(self.value)

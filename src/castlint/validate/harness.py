@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, List, Optional
 import torch
 
 from castlint.common.versions import parse_version
-from castlint.mla_names import READ_ATTR, WRAPPER_ATTR
+from castlint.mla_names import READ_ATTR
 from castlint.validate import proof as proofmod
 from castlint.validate.doubles import (
     KVIndexTranslatorDouble,
@@ -432,13 +432,26 @@ class SiteDriver:
         self.backend = _backend_class(self.module)(self.model_runner)
 
     def guard(self) -> Dict[str, Any]:
-        """What the patched backend decided at init (the fix's READ_ATTR), JSON-ready."""
-        value = vars(self.backend).get(READ_ATTR, _MISSING)
-        if value is _MISSING:
+        """What the patched backend decided at init (its READ_ATTR's `allowed` reads), JSON-ready:
+        None (the original cast everywhere) or a dict."""
+        reads = vars(self.backend).get(READ_ATTR, _MISSING)
+        if reads is _MISSING:
             return {}
-        if isinstance(value, dict):
-            value = {k: (str(v) if k == "kv_data_type" else _jsonable(v)) for k, v in value.items()}
-        return {READ_ATTR: value}
+        allowed = getattr(reads, "allowed", None)
+        if allowed is None:
+            return {READ_ATTR: None}
+        fields = allowed._asdict() if hasattr(allowed, "_asdict") else dict(vars(allowed))
+        return {READ_ATTR: {k: _jsonable(v) for k, v in fields.items()}}
+
+    def _read_of(self, wrapper) -> Optional[str]:
+        """How the backend's last plan of `wrapper` chose to read the pool (None: never planned)."""
+        reads = vars(self.backend).get(READ_ATTR)
+        if reads is None or wrapper is None:
+            return None
+        try:
+            return read_kind(reads.read(wrapper, None))
+        except TypeError:  # not a wrapper (no weak reference to it can exist)
+            return None
 
     def reads(self) -> Dict[str, str]:
         """How each planned MLA wrapper of the backend reads the pool after its last plan
@@ -447,7 +460,7 @@ class SiteDriver:
         found: Dict[str, str] = {}
         seen: set = set()
         for name, wrapper in _wrappers(self.backend):
-            kind = read_kind(getattr(wrapper, "__dict__", {}).get(WRAPPER_ATTR))
+            kind = self._read_of(wrapper)
             if kind and id(wrapper) not in seen:
                 seen.add(id(wrapper))
                 found[name] = kind
@@ -463,7 +476,7 @@ class SiteDriver:
         for attr in ("prefill_wrapper", "decode_wrapper"):
             wrapper = getattr(metadata, attr, None)
             if wrapper is not None:
-                return read_kind(getattr(wrapper, "__dict__", {}).get(WRAPPER_ATTR))
+                return self._read_of(wrapper)
         return None
 
     def prepare(self, site: str) -> Callable[[bool], Any]:
@@ -532,7 +545,7 @@ class SiteDriver:
 
 
 def read_kind(choice) -> Optional[str]:
-    """The kind of a wrapper's read choice (mla_names.WRAPPER_ATTR): its `.kind` (native | compact |
+    """The kind of a wrapper's read choice (the backend's MlaKvRead.read): its `.kind` (native | compact |
     cast) where it has one, else from the older `.native` / `.rows` (rows: compact)."""
     if choice is None:
         return None
@@ -559,8 +572,12 @@ def _jsonable(value):
         return value
     if isinstance(value, torch.dtype):
         return str(value).replace("torch.", "")
+    if hasattr(value, "_asdict"):  # a row of the module's tables (a NamedTuple)
+        value = value._asdict()
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_jsonable(v) for v in value]
     return repr(value)
 
 
@@ -715,10 +732,14 @@ def _diagnose(site: SiteResult, tables) -> None:
 
 def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filename: str = "<backend>",
                    baseline_label: str = "in-memory `castlint fix`",
-                   progress: Optional[Callable[[str], None]] = None, tables=None) -> ValidationResult:
-    """Run both versions at every site of cfg.sites; compare, time and prove them."""
+                   progress: Optional[Callable[[str], None]] = None, tables=None,
+                   companions: Optional[Dict[str, bytes]] = None) -> ValidationResult:
+    """Run both versions at every site of cfg.sites; compare, time and prove them. companions:
+    the modules the fix adds (name -> source); by default the one castlint writes, where the
+    patched source imports it."""
     say = progress or (lambda msg: None)
     tables = run_tables(tables)
+    companions = companions if companions is not None else default_companions(patched, tables)
     if cfg.emulate_flashinfer is None:
         cfg = replace(cfg, emulate_flashinfer=newest_pinned_flashinfer(tables))
     if not cfg.model_layers:
@@ -734,7 +755,8 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
     sites: List[SiteResult] = []
     with kv_read_environment(cfg.native_read), stubbed_imports(registry, flashinfer_module):
         say("loading the original and the patched module")
-        loaded = _load_versions({"original": original, "patched": patched}, cfg, emu, filename, tables)
+        loaded = _load_versions({"original": original, "patched": patched}, cfg, emu, filename, tables,
+                                companions)
         say(f"filling a {cfg.pool_tokens}-token FP8 pool")
         world = World(cfg, log)
         drivers = _drivers(loaded, world)
@@ -788,12 +810,25 @@ def runtime_settings(cfg: HarnessConfig, emu: Optional[FlashInferEmulation], log
     return RuntimeSettings(tp=cfg.tp, page_size=1, sm90=capability[0] == 9, real=real)
 
 
+def default_companions(patched: bytes, tables) -> Dict[str, bytes]:
+    """The module the MLA fix adds, as castlint writes it, when `patched` imports it."""
+    name = tables.kv_read_module["module"]
+    if name.rsplit(".", 1)[-1].encode() not in patched:
+        return {}
+    from castlint.fixes.kv_read_module import module_source
+
+    source = module_source(tables).encode("utf-8")
+    return {name: source, name.rsplit(".", 1)[-1]: source}
+
+
 def _load_versions(sources: Dict[str, bytes], cfg: HarnessConfig, emu: Optional[FlashInferEmulation],
-                   filename: str, tables) -> Dict[str, LoadedBackend]:
-    """Each version's bytes run as the backend module (inside stubbed_imports)."""
+                   filename: str, tables, companions: Dict[str, bytes]) -> Dict[str, LoadedBackend]:
+    """Each version's bytes run as the backend module (inside stubbed_imports); the patched
+    one's companions load first."""
     try:
         return {label: load_backend(source, label, tables=tables, cpu_emulation=emu,
-                                    force_backend=cfg.force_backend, filename=filename)
+                                    force_backend=cfg.force_backend, filename=filename,
+                                    companions=companions if label == "patched" else None)
                 for label, source in sources.items()}
     except (LoadError, RuntimeError) as exc:
         raise EnvironmentProblem(str(exc)) from exc

@@ -230,10 +230,40 @@ def stubbed_imports(registry: Registry, flashinfer_module=None) -> StubbedImport
     return StubbedImports(registry, prefixes=prefixes, extra=extra)
 
 
+def load_file_module(source: bytes, name: str) -> types.ModuleType:
+    """A module the fix adds, executed from a real file (Triton's @jit reads its functions'
+    source from disk) in a temporary folder removed right after, and placed in sys.modules
+    under `name` (inside `stubbed_imports`, its sglang imports are doubled too)."""
+    import importlib.util
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="castlint-module-") as folder:
+        path = os.path.join(folder, name.rsplit(".", 1)[-1] + ".py")
+        with open(path, "wb") as fh:
+            fh.write(source)
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            sys.modules.pop(name, None)
+            raise LoadError(f"the module the fix adds ({name}) does not load: {type(exc).__name__}: {exc}") from exc
+        for fn in vars(module).values():  # Triton compiles lazily, from the source it read now
+            if type(fn).__module__.startswith("triton"):
+                getattr(fn, "src", None)
+    return module
+
+
 def load_backend(source: bytes, label: str, *, tables, cpu_emulation=None, force_backend: Optional[str] = None,
-                 filename: str = "<backend>") -> LoadedBackend:
+                 filename: str = "<backend>", companions: Optional[Dict[str, bytes]] = None) -> LoadedBackend:
     """Run `source` as the backend module (inside `stubbed_imports`); tables: the run's, whose
-    [[wrapper]] rows say which plan calls to record and where they take the dtypes."""
+    [[wrapper]] rows say which plan calls to record and where they take the dtypes. companions:
+    the modules the fix adds (name -> source), loaded first."""
+    for name, companion in (companions or {}).items():
+        added = load_file_module(companion, name)
+        if cpu_emulation is not None:
+            added.__dict__["torch"] = make_cpu_torch(cpu_emulation)
     code_filename = f"{filename} ({label})"
     code = compile(source, code_filename, "exec", dont_inherit=True)
     text = source.decode("utf-8", errors="replace")

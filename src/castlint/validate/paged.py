@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import torch
 
 from castlint.validate.doubles import MLAPoolDouble, Namespace, Registry, RuntimeSettings, StubbedImports
+from castlint.validate.loader import LoadError, load_file_module
 
 BACKEND_MODULE = "sglang.srt.layers.attention.flashattention_backend"
 STANDIN_GPU = ("stand-in: FlashInfer BatchMLAPagedAttentionWrapper (BF16 MLA), reading the pages the page table "
@@ -161,42 +162,21 @@ def load_module(source: bytes, companion: Optional[bytes], companion_name: str, 
     registry = Registry(RuntimeSettings(), log)
     registry.names.update({"flash_attn_with_kvcache": kernel, "flash_mla_decode": kernel.mla_decode,
                            "paged_view": paged_view})
-    extra = {}
-    if companion is not None:
-        extra[companion_name] = _load_file_module(companion, companion_name)
     module = types.ModuleType(module_name(filename))
     module.__file__ = filename
     module.__castlint_stubbed__ = missing = missing_imports(source)
-    try:
-        with StubbedImports(registry, prefixes=("sglang", "sgl_kernel", *missing),
-                            extra={**extra, module.__name__: module}):
-            exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
-    except Exception as exc:  # noqa: BLE001 - the engine's own code: report what failed
-        raise PagedValidationError(f"{filename} does not load with sglang doubled: {type(exc).__name__}: {exc}") \
-            from exc
-    return module
-
-
-def _load_file_module(source: bytes, name: str) -> types.ModuleType:
-    """A module executed from a real file (Triton's @jit reads its functions' source from
-    disk), in a temporary folder removed right after."""
-    import importlib.util
-    import os
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="castlint-paged-") as folder:
-        path = os.path.join(folder, name.rsplit(".", 1)[-1] + ".py")
-        with open(path, "wb") as fh:
-            fh.write(source)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
+    stubs = StubbedImports(registry, prefixes=("sglang", "sgl_kernel", *missing), extra={module.__name__: module})
+    with stubs:
+        if companion is not None:
+            try:
+                load_file_module(companion, companion_name)
+            except LoadError as exc:
+                raise PagedValidationError(str(exc)) from exc
         try:
-            spec.loader.exec_module(module)
-        except Exception as exc:  # noqa: BLE001 - the module the fix adds must load
-            raise PagedValidationError(f"the module the fix adds ({name}) does not load: {type(exc).__name__}: "
+            exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
+        except Exception as exc:  # noqa: BLE001 - the engine's own code: report what failed
+            raise PagedValidationError(f"{filename} does not load with sglang doubled: {type(exc).__name__}: "
                                        f"{exc}") from exc
-        for fn in vars(module).values():  # Triton compiles lazily, from the source it read now
-            getattr(fn, "src", None)
     return module
 
 

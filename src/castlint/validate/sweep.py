@@ -104,12 +104,13 @@ def grid(device: str, pools: Optional[Sequence[int]] = None, sites: Optional[Seq
 
 
 def run_sweep(original: bytes, patched: bytes, cfg, *, filename: str, cells: Sequence[Cell],
-              say: Callable[[str], None] = lambda msg: None, tables=None) -> List[Cell]:
+              say: Callable[[str], None] = lambda msg: None, tables=None,
+              companions=None) -> List[Cell]:
     """Validate every cell; cfg is the HarnessConfig the cells vary."""
     done = []
     for i, cell in enumerate(cells, 1):
         t0 = time.time()
-        cell = _run_cell(original, patched, cfg, cell, filename, tables)
+        cell = _run_cell(original, patched, cfg, cell, filename, tables, companions)
         done.append(cell)
         say(f"[{i}/{len(cells)}] {cell.label} pool {cell.pool_tokens:,} {cell.shape}: {cell.status} "
             f"{'-' if cell.speedup is None else f'{cell.speedup:.2f}x'} ({time.time() - t0:.1f} s)")
@@ -120,14 +121,15 @@ def run_sweep(original: bytes, patched: bytes, cfg, *, filename: str, cells: Seq
     return done
 
 
-def _run_cell(original: bytes, patched: bytes, cfg, cell: Cell, filename: str, tables) -> Cell:
+def _run_cell(original: bytes, patched: bytes, cfg, cell: Cell, filename: str, tables, companions=None) -> Cell:
     """One cell's validation, summarised."""
     from castlint.validate.harness import run_validation
 
     cell_cfg = replace(cfg, pool_tokens=cell.pool_tokens, batch_size=cell.batch_size, context_len=cell.context_len,
                        extend_len=cell.extend_len or cfg.extend_len, draft_tokens=cell.draft_tokens or cfg.draft_tokens,
                        native_read=cell.native, sites=(cell.site,), profile=False)
-    result = run_validation(original, patched, cell_cfg, filename=filename, baseline_label="sweep", tables=tables)
+    result = run_validation(original, patched, cell_cfg, filename=filename, baseline_label="sweep", tables=tables,
+                            companions=companions)
     site = result.sites[0]
     o, p = site.original.timing, site.patched.timing
     step = site.per_step(int(result.config.get("model_layers") or 1))

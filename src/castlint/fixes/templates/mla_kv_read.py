@@ -1,65 +1,150 @@
-"""What the FlashInfer MLA fix adds to an sglang-style MLA backend module.
+"""How MLA attention reads an FP8 KV pool in the model's dtype.
 
-This is engine code, kept as a real module so that castlint's tests can import,
-lint and run it. `castlint fix` copies it into the backend: the statements
-between the `header` markers go after the module's `import torch`, the rest to
-the end of the module, with every `= ()` / `= ""` placeholder below filled from
-rules/*.toml. It is never imported by castlint itself.
+MLA backends used to convert the whole preallocated KV pool on every layer of
+every step (`pool.to(q.dtype)`): every slot, not only the tokens the step reads.
+This module picks a cheaper read, on the host, from values the plan already holds
+(no device sync):
 
-How the KV pool is read, per plan (`_plan_mla_kv_read`, on the host, no sync):
-- native: FlashInfer's FP8-KV MLA kernel reads the pool as stored (only where a
-  capability row says the kernel exists);
-- compact: only the rows the plan reads are converted, by one fused
-  gather-and-convert kernel, into one buffer shared by every layer; the rows
-  keep their own positions, so the plan's indices stay valid. The row count is
-  read on the device, so a CUDA graph captured once replays at any shape;
-- cast: the original whole-pool conversion.
-The switch SGLANG_MLA_KV_READ selects auto (default), native, compact or off.
+- native: FlashInfer's FP8-KV MLA kernel reads the pool as stored, where
+  FP8_KV_MLA_KERNELS says the kernel exists (decode always; other plans when  # [compact]
+  MLA_KV_READ_COSTS says it wins);  # [compact]
+  FP8_KV_MLA_KERNELS says the kernel exists (decode plans);  # [native]
+- compact: only the rows a step reads are converted, into one buffer per pool  # [compact]
+  shape that every layer shares; the row count is read on the device, so a CUDA  # [compact]
+  graph captured at one shape replays at any other (`read_kv_pages` does the  # [compact]
+  same for paged kernels: FlashAttention 3/4, xpu and musa MLA);  # [compact]
+- cast: the whole-pool conversion, kept where nothing else wins.
+
+The environment variable SGLANG_MLA_KV_READ selects auto (the default), native
+(the FP8-KV kernel only, else the cast), compact (never the FP8-KV kernel) or off
+(the whole-pool conversion everywhere).
 """
 
-# ruff: noqa: E402
 from __future__ import annotations
 
-import torch
+import logging
+import os  # [switch]
+import weakref
+from typing import NamedTuple
 
-# -- header: inserted after the backend's `import torch` --------------------------
+import torch
+from packaging.version import Version
+# [first-party]
+
+# [compact]
 try:
     import triton
     import triton.language as tl
-except ImportError:  # without Triton the rows a plan reads are converted with torch
+except ImportError:  # without Triton the rows are converted with torch
     triton = tl = None
-# -- end header ----------------------------------------------------------------
 
-# The switch: environment variable and its values (rules/sglang.toml [kv_read_switch]).
-_MLA_KV_READ_SWITCH = ()
-# FP8-KV MLA kernels by FlashInfer version (rules/flashinfer.toml [[fp8_kv_mla]]):
-# (since, backends, ckv head dims, kpe head dims, compute capability, kv dtypes,
-# q dtypes).
-_MLA_FP8_KV_KERNELS = ()
-# Measured costs (ms) by FlashInfer version (rules/crossover.toml [[mla_kv_read]]):
-# (since, cast per pool row, torch gather, its per row, native, native per row x
-# query, BF16 MLA per row x query, margin).
-_MLA_KV_READ_COSTS = ()
-# The fused conversion's cost (rules/crossover.toml [compact_kv_read]): (fixed ms,
-# ms per row, share of the pool above which the whole pool is converted instead).
-_MLA_KV_COMPACT_COST = ()
-# What `backend="auto"` resolves to on SM90 and elsewhere (rules/flashinfer.toml).
-_MLA_AUTO_BACKEND = {}
-# Where the model runner keeps the pool and its row count (rules/crossover.toml).
-_MLA_KV_POOL = ()
-# run()'s scale keywords (rules/flashinfer.toml [[mla_signature]] run_scales).
-_MLA_RUN_SCALES = ()
-# Where FlashInfer's MLA wrapper records use_cuda_graph (rules/crossover.toml).
-_MLA_GRAPH_ATTRIBUTE = ""
+logger = logging.getLogger(__name__)
+
+# The switch: its environment variable and values (the first is the default).
+SWITCH = ()
 
 
-class _MlaKvRead:
-    """How run() reads the KV pool for the plan it belongs to (kind: native,
-    compact or cast); a compact read keeps its row buffers across plans."""
+class Fp8KvMlaKernel(NamedTuple):
+    """Where FlashInfer has an MLA kernel that reads FP8 KV with a BF16 query."""
 
-    __slots__ = ("kind", "rows", "count", "count_host", "lut")
+    flashinfer: str  # from this FlashInfer version on
+    backends: tuple
+    ckv_head_dims: tuple
+    kpe_head_dims: tuple
+    compute_capability: tuple
+    kv_dtypes: tuple
+    q_dtypes: tuple
 
-    def __init__(self, kind="cast", rows=None, count=None, count_host=0, lut=None):
+
+# Read from FlashInfer's sources and wheels; newest first.
+FP8_KV_MLA_KERNELS = ()
+# What FlashInfer's backend="auto" resolves to on SM90 and elsewhere.
+AUTO_BACKEND = {}
+
+
+# [compact]
+class ReadCosts(NamedTuple):
+    """Milliseconds, measured side by side on `gpu` (64 heads, page size 1, L2
+    flushed), for P pool rows, N rows read and Q queries per request:
+    cast(P) = cast_per_pool_row * P, gather(N) = gather + gather_per_row * N
+    (torch), native(N, Q) = native + native_per_row_query * N * Q and
+    bf16(N, Q) = bf16_per_row_query * N * Q. A read wins when it costs less than
+    `margin` times the other."""
+
+    flashinfer: str  # from this FlashInfer version on
+    gpu: str
+    measured: str
+    cast_per_pool_row: float
+    gather: float
+    gather_per_row: float
+    native: float
+    native_per_row_query: float
+    bf16_per_row_query: float
+    margin: float
+
+
+# [compact]
+class ConvertCost(NamedTuple):
+    """The compact conversion kernel: fixed + per_row * N ms; from whole_pool_share
+    of the pool's rows on, the whole pool is converted instead."""
+
+    gpu: str
+    measured: str
+    fixed: float
+    per_row: float
+    whole_pool_share: float
+
+
+# Newest first. GPUs without rows of their own use the newest row for their
+# FlashInfer: both conversions are bandwidth-bound, so what decides between them is
+# a ratio of rows.
+MLA_KV_READ_COSTS = ()  # [compact]
+COMPACT_CONVERT_COST = ()  # [compact]
+# From this share of the pool's rows that a page table can reach, read_kv_pages
+# converts the whole pool (the host sees only the table's shape).
+PAGED_WHOLE_POOL_SHARE = ()  # [compact]
+
+# Where the model runner keeps the pool and its row count: (pool, size, padding).
+POOL_ROWS = ()
+# run()'s scale keywords.
+RUN_SCALES = ()
+
+
+def kv_read_mode():
+    """The switch's value (an unknown value is logged and read as the default)."""
+    variable, values = SWITCH
+    mode = os.environ.get(variable, values[0])  # [switch]
+    mode = str(mode or values[0]).lower()  # unset or empty: the default
+    if mode not in values:
+        _log_once(
+            logging.WARNING,
+            "%s=%s is not one of %s; using %s",
+            variable,
+            mode,
+            ", ".join(values),
+            values[0],
+        )
+        mode = values[0]
+    return mode
+
+
+_LOGGED = set()
+
+
+def _log_once(level, message, *args):
+    if (message, args) not in _LOGGED:
+        _LOGGED.add((message, args))
+        logger.log(level, message, *args)
+
+
+class KvRead:
+    """How one run() reads the pool: native, compact or cast. A compact read keeps
+    its row buffers across the plans of its wrapper (a CUDA graph captured with
+    them replays with them)."""
+
+    __slots__ = ("count", "count_host", "kind", "lut", "rows")
+
+    def __init__(self, kind, rows=None, count=None, count_host=0, lut=None):
         self.kind = kind
         self.rows = rows
         self.count = count
@@ -81,27 +166,16 @@ class _MlaKvRead:
 
     @property
     def scales(self):
-        return dict.fromkeys(_MLA_RUN_SCALES, 1.0) if self.native else {}
+        return dict.fromkeys(RUN_SCALES, 1.0) if self.native else {}
 
+    # [compact]
     def convert(self, pool, dtype):
         """The rows this plan reads, in `dtype`, at their own positions of a buffer
-        shaped like `pool` and shared by every layer."""
-        out = _mla_kv_shared_buffer(pool, dtype)
-        fused = _MLA_KV_CONVERT is not None and pool.is_cuda and pool.is_contiguous()
+        shaped like `pool` that every layer shares."""
+        out = _shared_buffer(pool, dtype)
+        fused = _CONVERT is not None and pool.is_cuda and pool.is_contiguous()
         if fused and self.lut is not None and self.lut.dtype == dtype:
-            row = pool[0].numel()
-            programs = min(triton.cdiv(self.rows.shape[0], 16), 1024)
-            _MLA_KV_CONVERT[(max(programs, 1),)](
-                pool.view(torch.uint8),
-                out,
-                self.lut,
-                self.rows,
-                self.count,
-                pool.shape[0],
-                row,
-                BLOCK_R=16,
-                BLOCK_D=triton.next_power_of_2(row),
-            )
+            _convert(pool, out, self.lut, self.rows[None], 0, self.count, 1)
             return out
         if self.count_host < 0:
             return pool.to(dtype)
@@ -110,113 +184,128 @@ class _MlaKvRead:
         return out
 
 
-_MLA_KV_CAST = _MlaKvRead()
-_MLA_KV_BUFFERS = {}
+CAST = KvRead("cast")
+NATIVE = KvRead("native")
 
 
-def _mla_kv_shared_buffer(pool, dtype):
-    """One destination buffer per pool shape, dtype and stream, for every layer."""
-    stream = torch.cuda.current_stream(pool.device) if pool.is_cuda else None
-    key = (tuple(pool.shape), dtype, str(pool.device), stream)
-    buffer = _MLA_KV_BUFFERS.get(key)
-    if buffer is None:
-        buffer = _MLA_KV_BUFFERS[key] = torch.empty(
-            pool.shape, dtype=dtype, device=pool.device
-        )
-    return buffer
+class AllowedReads(NamedTuple):
+    """The reads a backend may use, decided once at init."""
+
+    kv_dtype: torch.dtype
+    q_dtype: torch.dtype
+    pool_rows: int
+    native: bool
+    compact: bool = False  # [compact]
+    compact_in_graphs: bool = False  # [compact]
+    costs: ReadCosts = None  # [compact]
 
 
-def _mla_kv_convert_rows(
-    src,
-    dst,
-    lut,
-    rows,
-    count,
-    pool_rows,
-    row,
-    BLOCK_R: "tl.constexpr",
-    BLOCK_D: "tl.constexpr",
-):
-    """dst[i] = lut[src[i]] for the first `count` rows i listed in `rows`, or for
-    every row when count < 0; count is read on the device."""
-    n = tl.load(count)
-    total = tl.where(n < 0, pool_rows, n)
-    cols = tl.arange(0, BLOCK_D)
-    for start in range(tl.program_id(0) * BLOCK_R, total, tl.num_programs(0) * BLOCK_R):
-        r = start + tl.arange(0, BLOCK_R)
-        live = r < total
-        index = tl.load(rows + r, mask=live & (n >= 0), other=0)
-        index = tl.where(n < 0, r, index)
-        index = tl.minimum(tl.maximum(index, 0), pool_rows - 1).to(tl.int64)
-        offsets = index[:, None] * row + cols[None, :]
-        mask = live[:, None] & (cols < row)[None, :]
-        byte = tl.load(src + offsets, mask=mask, other=0)
-        tl.store(dst + offsets, tl.load(lut + byte.to(tl.int32), mask=mask), mask=mask)
+class MlaKvRead:
+    """How one MLA backend reads its FP8 KV pool.
 
-
-_MLA_KV_CONVERT = triton.jit(_mla_kv_convert_rows) if triton is not None else None
-
-
-def _mla_kv_read(wrapper):
-    """How run() on this wrapper reads the pool, as its last plan decided."""
-    return getattr(wrapper, "mla_kv_read", _MLA_KV_CAST)
-
-
-def _mla_fp8_kv_kernel(version, capability, backend, ckv, kpe, kv_dtype, q_dtype):
-    """Does FlashInfer `version` have the FP8-KV MLA kernel for these shapes here?"""
-    for since, backends, ckvs, kpes, cc, kv_dtypes, q_dtypes in _MLA_FP8_KV_KERNELS:
-        if version >= since:
-            return (
-                backend in backends
-                and ckv in ckvs
-                and kpe in kpes
-                and capability == cc
-                and str(kv_dtype).split(".")[-1] in kv_dtypes
-                and str(q_dtype).split(".")[-1] in q_dtypes
-            )
-    return False
-
-
-def _flashinfer_mla_fp8_kv_read(model_runner, backend, reads_other_buffer=False):
-    """How this backend may read its FP8 KV pool, decided once at init.
-
-    None: the original cast (switch off, a pool that is not 1-byte floats, or run()
-    may read another buffer). Else the reads allowed here (native where the FP8-KV
-    kernel exists, compact everywhere) and the costs that choose between them.
+    The reads allowed here are decided once, at init (`allowed`: None keeps the
+    whole-pool conversion everywhere). Each plan() then chooses one read for the
+    run() it prepares; the choice is kept here, by wrapper, and the forward that
+    runs the wrapper follows it, so plan and forward always agree.
     """
-    import logging
-    import os
 
-    logger = logging.getLogger(__name__)
-    variable, values = _MLA_KV_READ_SWITCH
-    mode = os.environ.get(variable, values[0]).lower()
-    if mode not in values:
-        logger.warning(
-            "%s=%s is not one of %s; using %s",
-            variable,
-            mode,
-            ", ".join(values),
-            values[0],
-        )
-        mode = values[0]
+    def __init__(self, model_runner, backend="auto", reads_other_buffer=False):
+        self.allowed = allowed_reads(model_runner, backend, reads_other_buffer)
+        self._reads = weakref.WeakKeyDictionary()
+        self._in_cuda_graphs = weakref.WeakSet()  # [compact]
+
+    # [compact]
+    def in_cuda_graph(self, wrapper):
+        """Mark a wrapper that a CUDA graph replays: its read is fixed at capture."""
+        self._in_cuda_graphs.add(wrapper)
+
+    def plan(self, wrapper, qo_indptr, kv_indptr, kv_indices, kv_data_type, decode):
+        """Choose how the next run() on `wrapper` reads the pool; return the kv
+        dtype its plan declares."""
+        read = CAST
+        if self.allowed is not None:
+            read = self._choose(wrapper, qo_indptr, kv_indptr, kv_indices, decode)
+        self._reads[wrapper] = read
+        return self.allowed.kv_dtype if read.native else kv_data_type
+
+    def keep_cast(self, wrapper):
+        """The next run() on `wrapper` gets the whole-pool conversion."""
+        self._reads[wrapper] = CAST
+
+    def read(self, wrapper, default=CAST):
+        """How run() on `wrapper` reads the pool, as its last plan chose."""
+        return self._reads.get(wrapper, default)
+
+    def _choose(self, wrapper, qo_indptr, kv_indptr, kv_indices, decode):
+        allowed = self.allowed
+        if decode and allowed.native:
+            return NATIVE
+        # [compact]
+        if wrapper in self._in_cuda_graphs:
+            # fixed at capture, whatever a replay brings: the row count is on the device
+            if allowed.compact_in_graphs:
+                return self._compact(wrapper, kv_indptr, kv_indices)
+            return CAST
+        # [compact]
+        kind = _cheapest_read(allowed, qo_indptr, kv_indices.shape[0], decode)
+        # [compact]
+        if kind == "native":
+            return NATIVE
+        # [compact]
+        if kind == "compact":
+            return self._compact(wrapper, kv_indptr, kv_indices)
+        return CAST
+
+    # [compact]
+    def _compact(self, wrapper, kv_indptr, kv_indices):
+        """The compact read for this plan, in the row buffers of the wrapper's last
+        compact read (a CUDA graph captured with them replays with them)."""
+        pool_rows = self.allowed.pool_rows
+        if _on_host(kv_indptr, 1):
+            count = int(kv_indptr[-1])
+        else:
+            count = kv_indices.shape[0]
+        read = self._reads.get(wrapper)
+        if read is None or not read.compact:
+            device = kv_indices.device
+            every_byte = torch.arange(256, dtype=torch.uint8, device=device)
+            read = KvRead(
+                "compact",
+                torch.zeros(pool_rows, dtype=torch.int32, device=device),
+                torch.zeros(1, dtype=torch.int32, device=device),
+                0,
+                every_byte.view(self.allowed.kv_dtype).to(self.allowed.q_dtype),
+            )
+        share = COMPACT_CONVERT_COST.whole_pool_share
+        whole = count > read.rows.shape[0] or count >= share * pool_rows
+        if not whole and count > 0:
+            read.rows[:count].copy_(kv_indices[:count], non_blocking=True)
+        read.count_host = -1 if whole else count
+        read.count.fill_(read.count_host)
+        return read
+
+
+def allowed_reads(model_runner, backend="auto", reads_other_buffer=False):
+    """The reads this backend may use (None: the whole-pool conversion only).
+
+    None when the switch is off, when run() may read another buffer, when the
+    pool is not a 1-byte float format, or when anything here fails (logged).
+    """
+    mode = kv_read_mode()
     kv_dtype, q_dtype = model_runner.kv_cache_dtype, model_runner.dtype
     if mode == "off" or reads_other_buffer or kv_dtype == q_dtype:
         return None
-    if (
-        torch.empty((), dtype=kv_dtype).element_size() != 1
-        or not kv_dtype.is_floating_point
-    ):
+    if not kv_dtype.is_floating_point or kv_dtype.itemsize != 1:
         return None
     try:
         import flashinfer
-        from packaging.version import Version
 
-        version = Version(flashinfer.__version__).release[:3]
+        version = Version(Version(flashinfer.__version__).base_version)
         capability = tuple(torch.cuda.get_device_capability(model_runner.device))
         config = model_runner.model_config
         if backend == "auto":
-            backend = _MLA_AUTO_BACKEND["sm90" if capability[0] == 9 else "other"]
-        native = mode != "compact" and _mla_fp8_kv_kernel(
+            backend = AUTO_BACKEND["sm90" if capability[0] == 9 else "other"]
+        native = mode != "compact" and has_fp8_kv_mla_kernel(
             version,
             capability,
             backend,
@@ -225,119 +314,295 @@ def _flashinfer_mla_fp8_kv_read(model_runner, backend, reads_other_buffer=False)
             kv_dtype,
             q_dtype,
         )
-        costs = next(
-            (row[1:] for row in _MLA_KV_READ_COSTS if version >= row[0]),
-            _MLA_KV_READ_COSTS[-1][1:],
-        )
-        pool_name, size, padding = _MLA_KV_POOL
+        pool_name, size, padding = POOL_ROWS
         pool = getattr(model_runner, pool_name)
-        rows = int(getattr(pool, size)) + int(getattr(pool, padding))
-    except Exception as exc:  # noqa: BLE001 - any failure keeps the original path
-        logger.warning("MLA KV read: %s; the whole-pool cast is kept", exc)
+        pool_rows = int(getattr(pool, size)) + int(getattr(pool, padding))
+        costs = _costs(version, _device_name(model_runner.device))  # [compact]
+    except Exception as exc:  # noqa: BLE001 - any failure keeps the original read
+        logger.warning("MLA KV read: %s; the whole-pool conversion is kept", exc)
         return None
     if not native and mode == "native":
-        logger.info(
-            "MLA KV read: no FP8-KV MLA kernel here; the whole-pool cast is kept"
-        )
+        logger.info("MLA KV read: no FP8-KV MLA kernel here; the conversion is kept")
         return None
-    compact = mode != "native"
-    graphs = compact and (triton is not None or "cuda" not in str(model_runner.device))
-    return {
-        "kv_data_type": kv_dtype,
-        "pool_rows": rows,
-        "costs": costs,
-        "native": native,
-        "compact": compact,
-        "compact_in_graphs": graphs,
-    }
+    reads = AllowedReads(kv_dtype, q_dtype, pool_rows, native)
+    # [compact]
+    if mode != "native":
+        graphs = _CONVERT is not None or "cuda" not in str(model_runner.device)
+        reads = reads._replace(compact=True, compact_in_graphs=graphs, costs=costs)
+    return reads
 
 
-def _mla_compact_read(wrapper, fp8_kv_read, kv_indptr, kv_indices, kv_data_type):
-    """The compact read for this plan, in the row buffers the wrapper's last compact
-    read used (a CUDA graph captured with them replays with them)."""
-    pool_rows = fp8_kv_read["pool_rows"]
-    if (
-        isinstance(kv_indptr, torch.Tensor)
-        and kv_indptr.device.type == "cpu"
-        and len(kv_indptr) > 0
-    ):
-        count = int(kv_indptr[-1])
-    else:
-        count = kv_indices.shape[0]
-    read = _mla_kv_read(wrapper)
-    if not read.compact:
-        device = kv_indices.device
-        lut = torch.arange(256, dtype=torch.uint8, device=device).view(
-            fp8_kv_read["kv_data_type"]
-        )
-        read = _MlaKvRead(
-            "compact",
-            torch.zeros(pool_rows, dtype=torch.int32, device=device),
-            torch.zeros(1, dtype=torch.int32, device=device),
-            0,
-            lut.to(kv_data_type),
-        )
-    whole = count > read.rows.shape[0] or count >= _MLA_KV_COMPACT_COST[2] * pool_rows
-    if not whole and count > 0:
-        read.rows[:count].copy_(kv_indices[:count], non_blocking=True)
-    read.count_host = -1 if whole else count
-    read.count.fill_(read.count_host)
-    return read
-
-
-def _plan_mla_kv_read(
-    wrapper, fp8_kv_read, qo_indptr, kv_indptr, kv_indices, kv_data_type, decode
-):
-    """Choose how the next run() on `wrapper` reads the pool; return its kv dtype.
-
-    Host-side only. Decode reads natively where the kernel exists. A CUDA-graph
-    wrapper otherwise reads compact (its row count is read on the device at
-    replay). Elsewhere the measured costs pick the cheapest read.
-    """
-    choice = _MLA_KV_CAST
-    if fp8_kv_read is not None:
-        kind = _mla_kv_read_kind(
-            wrapper, fp8_kv_read, qo_indptr, kv_indices.shape[0], decode
-        )
-        if kind == "native":
-            choice = _MlaKvRead("native")
-        elif kind == "compact":
-            choice = _mla_compact_read(
-                wrapper, fp8_kv_read, kv_indptr, kv_indices, kv_data_type
+def has_fp8_kv_mla_kernel(version, capability, backend, ckv, kpe, kv_dtype, q_dtype):
+    """Does this FlashInfer have the FP8-KV MLA kernel for these shapes here?"""
+    for kernel in FP8_KV_MLA_KERNELS:
+        if version >= Version(kernel.flashinfer):
+            return (
+                backend in kernel.backends
+                and ckv in kernel.ckv_head_dims
+                and kpe in kernel.kpe_head_dims
+                and capability == kernel.compute_capability
+                and str(kv_dtype).split(".")[-1] in kernel.kv_dtypes
+                and str(q_dtype).split(".")[-1] in kernel.q_dtypes
             )
-    wrapper.mla_kv_read = choice
-    return fp8_kv_read["kv_data_type"] if choice.native else kv_data_type
+    return False
 
 
-def _mla_kv_read_kind(wrapper, fp8_kv_read, qo_indptr, rows, decode):
-    """native, compact or cast for one plan (see _plan_mla_kv_read)."""
-    native, compact = fp8_kv_read["native"], fp8_kv_read["compact"]
-    if decode and native:
-        return "native"
-    if getattr(wrapper, _MLA_GRAPH_ATTRIBUTE, False):
-        return "compact" if fp8_kv_read["compact_in_graphs"] else "cast"
-    cast_row, gather, gather_row, native_ms, native_row, bf16_row, margin = fp8_kv_read[
-        "costs"
-    ]
-    queries = 1.0 if decode else None
-    if (
-        isinstance(qo_indptr, torch.Tensor)
-        and qo_indptr.device.type == "cpu"
-        and len(qo_indptr) > 1
-    ):
-        queries = int(qo_indptr[-1]) / (len(qo_indptr) - 1)
-    fixed, per_row, _ = _MLA_KV_COMPACT_COST
-    converted = (
-        fixed + per_row * rows
-        if _MLA_KV_CONVERT is not None
-        else gather + gather_row * rows
+# [compact]
+def _device_name(device):
+    try:
+        return torch.cuda.get_device_name(device)
+    except Exception:  # noqa: BLE001 - the newest row then applies
+        return ""
+
+
+# [compact]
+def _costs(version, gpu):
+    """The measured costs for this FlashInfer, this GPU's where it has rows."""
+    rows = [c for c in MLA_KV_READ_COSTS if version >= Version(c.flashinfer)]
+    rows = rows or [MLA_KV_READ_COSTS[-1]]
+    return next((c for c in rows if c.gpu == gpu), rows[0])
+
+
+# [compact]
+def _on_host(indptr, length):
+    return (
+        isinstance(indptr, torch.Tensor)
+        and indptr.device.type == "cpu"
+        and len(indptr) > length
     )
-    original = cast_row * fp8_kv_read["pool_rows"]
-    if native and queries is not None:
-        attention = bf16_row * rows * queries
-        best = min(original, converted) if compact else original
-        if native_ms + native_row * rows * queries < margin * (best + attention):
+
+
+# [compact]
+def _cheapest_read(allowed, qo_indptr, rows, decode):
+    """native, compact or cast for one eager plan, by the measured costs."""
+    costs = allowed.costs
+    queries = 1.0 if decode else None
+    if _on_host(qo_indptr, 1):
+        queries = int(qo_indptr[-1]) / (len(qo_indptr) - 1)
+    if _CONVERT is not None:
+        converted = COMPACT_CONVERT_COST.fixed + COMPACT_CONVERT_COST.per_row * rows
+    else:
+        converted = costs.gather + costs.gather_per_row * rows
+    original = costs.cast_per_pool_row * allowed.pool_rows
+    if allowed.native and queries is not None:
+        attention = costs.bf16_per_row_query * rows * queries
+        native = costs.native + costs.native_per_row_query * rows * queries
+        if native < costs.margin * (min(original, converted) + attention):
             return "native"
-    if compact and converted < margin * original:
+    if converted < costs.margin * original:
         return "compact"
     return "cast"
+
+
+# [compact]
+def read_kv_pages(pool, dtype, page_table, seqlens, page_size, fallback=False):
+    """(cache, page_table): `pool` in `dtype`, as a paged kernel reads it through
+    `page_table[b, :ceil(seqlens[b] / page_size)]`. The cache holds only the pages
+    the table lists for this step, each once, and the table returned points into
+    it. With `fallback`, or where the compact read does not apply, it is
+    `pool.to(dtype)` and the table as given."""
+    if pool.dtype == dtype:
+        return pool, page_table
+    why = "this path is not proven for it" if fallback else None
+    why = why or _why_not_paged(pool, page_size)
+    capturing = pool.is_cuda and torch.cuda.is_current_stream_capturing()
+    if why is None and capturing and _CONVERT is None:
+        why = "Triton is missing and a CUDA graph is being captured"
+    reach = page_table.numel() * page_size
+    whole = reach >= PAGED_WHOLE_POOL_SHARE * pool.shape[0]
+    if why is None and whole and not capturing and kv_read_mode() == SWITCH[1][0]:
+        return pool.to(dtype), page_table  # most of the pool: convert it whole
+    if why is not None:
+        if not fallback:
+            _log_once(logging.INFO, "KV page read: %s; the conversion is kept", why)
+        return pool.to(dtype), page_table
+    out = _shared_buffer(pool, dtype)
+    convert = _convert_pages if _CONVERT is not None and pool.is_cuda else None
+    convert = convert or _convert_pages_torch
+    return out, convert(pool, dtype, page_table, seqlens, page_size, out)
+
+
+# [compact]
+def _why_not_paged(pool, page_size):
+    mode = kv_read_mode()
+    if mode not in ("auto", "compact"):
+        return f"{SWITCH[0]}={mode}"
+    if pool.element_size() != 1 or not pool.dtype.is_floating_point:
+        return f"the pool holds {pool.dtype}, not a 1-byte float"
+    if not pool.is_contiguous() or pool.shape[0] % page_size:
+        return "the pool is not contiguous whole pages"
+    return None
+
+
+# [compact]
+_BUFFERS = {}
+# [compact]
+_LUTS = {}
+
+
+# [compact]
+def _shared_buffer(pool, dtype):
+    """One destination per pool shape, dtype, device and stream, for every layer."""
+    stream = torch.cuda.current_stream(pool.device) if pool.is_cuda else None
+    key = (tuple(pool.shape), dtype, str(pool.device), stream)
+    buffer = _BUFFERS.get(key)
+    if buffer is None:
+        buffer = _BUFFERS[key] = torch.empty(
+            pool.shape, dtype=dtype, device=pool.device
+        )
+    return buffer
+
+
+# [compact]
+def _lut(pool, dtype):
+    """Every byte of the pool's format in `dtype`: converting through it is .to()."""
+    key = (pool.dtype, dtype, str(pool.device))
+    if key not in _LUTS:
+        every_byte = torch.arange(256, dtype=torch.uint8, device=pool.device)
+        _LUTS[key] = every_byte.view(pool.dtype).to(dtype)
+    return _LUTS[key]
+
+
+# [compact]
+def _convert_pages_torch(pool, dtype, page_table, seqlens, page_size, out):
+    width = page_table.shape[1]
+    pages_read = torch.clamp((seqlens.long() + page_size - 1) // page_size, max=width)
+    live = torch.arange(width, device=page_table.device)[None, :] < pages_read[:, None]
+    pages, slots = torch.unique(page_table[live].long(), return_inverse=True)
+    rows = pages[:, None] * page_size + torch.arange(page_size, device=pool.device)
+    rows = rows.reshape(-1)
+    out[: rows.shape[0]] = pool[rows].to(dtype)
+    remapped = torch.zeros_like(page_table)
+    remapped[live] = slots.to(page_table.dtype)
+    return remapped
+
+
+# [compact]
+def _convert_pages(pool, dtype, page_table, seqlens, page_size, out):
+    batch, width = page_table.shape
+    marks = torch.zeros(
+        pool.shape[0] // page_size, dtype=torch.int32, device=pool.device
+    )
+    programs = max(1, min(triton.cdiv(width, 128), 64))
+    _MARK_PAGES[(batch, programs)](
+        page_table, page_table.stride(0), seqlens, width, page_size, marks, BLOCK=128
+    )
+    slots = torch.cumsum(marks > 0, 0, dtype=torch.int32)
+    remapped = torch.zeros_like(page_table)
+    _convert(
+        pool,
+        out,
+        _lut(pool, dtype),
+        page_table,
+        page_table.stride(0),
+        seqlens,
+        page_size,
+        remap=(marks, slots, remapped),
+    )
+    return remapped
+
+
+# [compact]
+def _convert(pool, out, lut, table, stride, counts, page_size, remap=None):
+    """Launch the conversion kernel over `table`'s rows of pages (one per count)."""
+    batch, width = table.shape
+    row = pool[0].numel()
+    columns = next((c for c in (256, 128, 64, 32) if row % c == 0), None)
+    columns = columns or triton.next_power_of_2(row)
+    programs = max(1, min(triton.cdiv(width * page_size, 32), 1024 // batch or 1))
+    marks, slots, remapped = remap if remap is not None else (table, table, table)
+    _CONVERT[(batch, programs)](
+        pool.view(torch.uint8),
+        out,
+        lut,
+        table,
+        stride,
+        counts,
+        width,
+        page_size,
+        pool.shape[0] // page_size,
+        marks,
+        slots,
+        remapped,
+        remapped.stride(0),
+        row,
+        REMAP=remap is not None,
+        BLOCK_R=32,
+        BLOCK_C=columns,
+    )
+
+
+# [compact]
+def _mark_pages_kernel(
+    table, stride, seqlens, width, page_size, marks, BLOCK: tl.constexpr
+):
+    """marks[page] = the last entry (b * width + j + 1) that reads the page."""
+    b = tl.program_id(0)
+    pages = (tl.load(seqlens + b) + page_size - 1) // page_size
+    pages = tl.minimum(pages, width)
+    for start in range(tl.program_id(1) * BLOCK, pages, tl.num_programs(1) * BLOCK):
+        j = start + tl.arange(0, BLOCK)
+        live = j < pages
+        page = tl.load(table + b * stride + j, mask=live, other=0)
+        tl.atomic_max(marks + page, b * width + j + 1, mask=live)
+
+
+# [compact]
+def _convert_kernel(
+    src,
+    dst,
+    lut,
+    table,
+    stride,
+    counts,
+    width,
+    page_size,
+    pool_pages,
+    marks,
+    slots,
+    remapped,
+    remapped_stride,
+    row,
+    REMAP: tl.constexpr,
+    BLOCK_R: tl.constexpr,
+    BLOCK_C: tl.constexpr,
+):
+    """dst = lut[src] for the rows of the pages table[b, :ceil(counts[b] / page_size)]
+    lists (every page when counts[b] < 0); counts are read on the device. Without
+    REMAP the rows keep their positions; with it, a page goes to its compact slot
+    (slots[page] - 1, written to remapped[b]) and only the entry that marked it
+    converts it."""
+    b = tl.program_id(0)
+    count = tl.load(counts + b)
+    pages = tl.minimum((count + page_size - 1) // page_size, width)
+    pages = tl.where(count < 0, pool_pages, pages)
+    rows = pages * page_size
+    for start in range(tl.program_id(1) * BLOCK_R, rows, tl.num_programs(1) * BLOCK_R):
+        i = start + tl.arange(0, BLOCK_R)
+        live = i < rows
+        j = i // page_size
+        page = tl.load(table + b * stride + j, mask=live & (count >= 0), other=0)
+        page = tl.where(count < 0, j, page)
+        page = tl.minimum(tl.maximum(page, 0), pool_pages - 1)
+        if REMAP:
+            slot = tl.load(slots + page, mask=live, other=1) - 1
+            first_row = live & (i % page_size == 0)
+            tl.store(remapped + b * remapped_stride + j, slot, mask=first_row)
+            owner = tl.load(marks + page, mask=live, other=0) == b * width + j + 1
+            live = live & owner
+        else:
+            slot = page
+        source = (page.to(tl.int64) * page_size + i % page_size) * row
+        target = (slot.to(tl.int64) * page_size + i % page_size) * row
+        for c in range(0, row, BLOCK_C):
+            cols = c + tl.arange(0, BLOCK_C)
+            mask = live[:, None] & (cols < row)[None, :]
+            byte = tl.load(src + source[:, None] + cols[None, :], mask=mask, other=0)
+            value = tl.load(lut + byte.to(tl.int32), mask=mask)
+            tl.store(dst + target[:, None] + cols[None, :], value, mask=mask)
+
+
+# [compact]
+_MARK_PAGES = triton.jit(_mark_pages_kernel) if triton is not None else None
+# [compact]
+_CONVERT = triton.jit(_convert_kernel) if triton is not None else None
