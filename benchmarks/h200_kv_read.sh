@@ -16,24 +16,23 @@ rm -rf /tmp/site
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 3
 export PYTHONPATH=/tmp/site:$PWD/.gpu/site:$PWD/src
 python3 -c "import flashinfer, torch; print('flashinfer', flashinfer.__version__, torch.cuda.get_device_name())"
+# castlint validate through its Python API (the H200 lacks the CLI's typer/pydantic for Python 3.12)
+validate() { python3 -c 'import sys, json; from castlint.validate.command import run_validate
+sys.exit(run_validate(**json.loads(sys.argv[1])))' "$1"; }
 A=sglang/srt/layers/attention
 if [ "$PART" = A ]; then
-  timeout 120 python3 benchmarks/compact_convert.py .gpu/fixed/$A/mla_kv_read.py --json $OUT/compact.json 2>&1 | tail -14
-  timeout 200 python3 -m castlint validate .gpu/fixed/$A/flashinfer_mla_backend.py --baseline .gpu/orig/$A/flashinfer_mla_backend.py \
-    --preset glm-5 --json-file $OUT/mla-headline.json -o $OUT/mla-headline.txt 2>/tmp/err.txt; echo "headline rc=$?"
+  [ -n "${SKIP_COMPACT:-}" ] || timeout 120 python3 benchmarks/compact_convert.py .gpu/fixed/$A/mla_kv_read.py --json $OUT/compact.json 2>&1 | tail -14
+  M=$A/flashinfer_mla_backend.py
+  timeout 200 bash -c "$(declare -f validate); validate '{\"path\": \".gpu/fixed/$M\", \"baseline\": \".gpu/orig/$M\", \"preset\": \"glm-5\", \"json_file\": \"$OUT/mla-headline.json\", \"output_file\": \"$OUT/mla-headline.txt\"}'" 2>/tmp/err.txt; echo "headline rc=$?"
   grep -E "PASS|FAIL|speedup|x faster|ms" $OUT/mla-headline.txt | head -20; tail -3 /tmp/err.txt
-  timeout 300 python3 -m castlint validate .gpu/fixed/$A/flashinfer_mla_backend.py --baseline .gpu/orig/$A/flashinfer_mla_backend.py \
-    --preset glm-5 --sweep --json-file $OUT/mla-sweep.json --svg $OUT/mla-sweep.svg -o $OUT/mla-sweep.md 2>/tmp/err.txt
+  timeout 330 bash -c "$(declare -f validate); validate '{\"path\": \".gpu/fixed/$M\", \"baseline\": \".gpu/orig/$M\", \"preset\": \"glm-5\", \"sweep\": true, \"json_file\": \"$OUT/mla-sweep.json\", \"sweep_svg\": \"$OUT/mla-sweep.svg\", \"output_file\": \"$OUT/mla-sweep.md\"}'" 2>/tmp/err.txt
   echo "sweep rc=$?"; cat $OUT/mla-sweep.md | tail -40; tail -3 /tmp/err.txt
 else
   for f in $A/flashattention_backend.py $A/xpu_backend.py sglang/srt/hardware_backend/musa/attention/flashattention_backend.py; do
     label=$(echo $f | tr '/' '_' | sed 's/.py$//')
-    timeout 150 python3 -m castlint validate .gpu/fixed/$f --baseline .gpu/orig/$f --preset glm-5 \
-      --pool-tokens 495552 --batch-size 1 --context-len 4096 --json-file $OUT/paged-$label.json \
-      -o $OUT/paged-$label.txt 2>/tmp/err.txt; echo "$label rc=$?"; tail -6 $OUT/paged-$label.txt; tail -2 /tmp/err.txt
+    timeout 150 bash -c "$(declare -f validate); validate '{\"path\": \".gpu/fixed/$f\", \"baseline\": \".gpu/orig/$f\", \"preset\": \"glm-5\", \"pool_tokens\": 495552, \"batch_size\": 1, \"context_len\": 4096, \"json_file\": \"$OUT/paged-$label.json\", \"output_file\": \"$OUT/paged-$label.txt\"}'" 2>/tmp/err.txt; echo "$label rc=$?"; tail -6 $OUT/paged-$label.txt; tail -2 /tmp/err.txt
   done
-  timeout 300 python3 -m castlint validate .gpu/fixed/$A/flashattention_backend.py \
-    --baseline .gpu/orig/$A/flashattention_backend.py --preset glm-5 --sweep \
-    --json-file $OUT/paged-sweep.json -o $OUT/paged-sweep.txt 2>/tmp/err.txt
+  F=$A/flashattention_backend.py
+  timeout 300 bash -c "$(declare -f validate); validate '{\"path\": \".gpu/fixed/$F\", \"baseline\": \".gpu/orig/$F\", \"preset\": \"glm-5\", \"sweep\": true, \"json_file\": \"$OUT/paged-sweep.json\", \"output_file\": \"$OUT/paged-sweep.txt\"}'" 2>/tmp/err.txt
   echo "sweep rc=$?"; cat $OUT/paged-sweep.txt | tail -40; tail -3 /tmp/err.txt
 fi
