@@ -75,7 +75,7 @@ def test_a_file_with_mixed_endings_keeps_the_lines_the_fix_did_not_touch(tmp_pat
         assert line in new_lines, line
     new_content = [line for line in new_lines if line.rstrip(b"\r\n") not in MLA.split(b"\n")]
     old_lf = [line for line in old_lines if not line.endswith(b"\r\n")]
-    assert len(new_content) > 50
+    assert len(new_content) > 15  # the call-site edits (the machinery is in the module the fix adds)
     for line in new_content:  # inserted lines: the dominant CRLF; a line edited in place (an argument): its own
         assert line.endswith(b"\r\n") or any(old.startswith(line.split(b"=")[0] + b"=") for old in old_lf), line
     assert _endings(fixed)["cr"] == 0

@@ -32,7 +32,7 @@ import torch
 
 from castlint.trace.runtime import map_path
 from castlint.validate.doubles import Registry
-from castlint.validate.harness import HarnessConfig, SiteDriver, World, run_tables, runtime_settings
+from castlint.validate.harness import HarnessConfig, SiteDriver, World, default_companions, run_tables, runtime_settings
 from castlint.validate.loader import load_backend, stubbed_imports
 from castlint.validate.reference import FlashInferEmulation, make_flashinfer_module
 
@@ -77,7 +77,8 @@ class DecodeSession:
             loaded = {}
             for label, (path, source) in self.versions.items():
                 loaded[label] = load_backend(source, label, tables=self.tables, cpu_emulation=emu,
-                                             force_backend=cfg.force_backend, filename=str(path))
+                                             force_backend=cfg.force_backend, filename=str(path),
+                                             companions=default_companions(source, self.tables))
                 self.path_map[f"{path} ({label})"] = str(path)
                 map_path(f"{path} ({label})", str(path))  # for tracers started elsewhere (castlint trace -- ...)
             torch.manual_seed(cfg.seed)
