@@ -66,7 +66,7 @@ def compact_read(engine, torch, kv_indices, pool_rows):
     rows = torch.zeros(pool_rows, dtype=torch.int32, device=kv_indices.device)
     rows[: kv_indices.shape[0]] = kv_indices
     count = torch.full((1,), kv_indices.shape[0], dtype=torch.int32, device=kv_indices.device)
-    return engine._MlaKvRead("compact", rows, count, kv_indices.shape[0], lut.to(torch.bfloat16))
+    return engine.KvRead("compact", rows, count, kv_indices.shape[0], lut.to(torch.bfloat16))
 
 
 def main(argv=None) -> int:

@@ -31,7 +31,7 @@ from pathlib import Path
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
-TEMPLATE = ROOT / "src" / "castlint" / "fixes" / "templates" / "kv_page_read.py"
+TEMPLATE = ROOT / "src" / "castlint" / "fixes" / "templates" / "mla_kv_read.py"  # the module the fixes add
 CKV, KPE, H = 512, 64, 64
 
 
@@ -46,9 +46,8 @@ def load_template(share: float):
     rules = ROOT / "rules"
     switch = tomllib.loads((rules / "sglang.toml").read_text())["kv_read_switch"]
     paged = tomllib.loads((rules / "crossover.toml").read_text())["paged_kv_read"]
-    module._KV_READ_SWITCH = (switch["variable"], tuple(switch["values"]))
-    module._COMPACT_MODES = tuple(switch["paged_compact_modes"])
-    module._WHOLE_POOL_SHARE = share if share >= 0 else paged["whole_pool_share"]
+    module.SWITCH = (switch["variable"], tuple(switch["values"]))
+    module.PAGED_WHOLE_POOL_SHARE = share if share >= 0 else paged["whole_pool_share"]
     return module
 
 
@@ -80,7 +79,7 @@ def main() -> None:
                         "torch": torch.__version__, "flashinfer": flashinfer.__version__, "heads": H,
                         "head_dim_ckv": CKV, "head_dim_kpe": KPE, "iters": args.iters, "l2_flushed": True,
                         "attention": "stand-in: FlashInfer BatchMLAPagedAttentionWrapper (BF16, backend auto)",
-                        "whole_pool_share": kvp._WHOLE_POOL_SHARE},
+                        "whole_pool_share": kvp.PAGED_WHOLE_POOL_SHARE},
                "cells": [], "shares": [], "graphs": [], "fp4": []}
     print(json.dumps(results["meta"]), flush=True)
 
