@@ -344,7 +344,8 @@ OPTION_PANELS = {  # check's (and fix's) options without a panel of their own
     "flashinfer_version": FIX_PANEL, "exit_non_zero_on_fix": FIX_PANEL, "follow_symlinks_outside": FIX_PANEL,
     "exclude": FILE_PANEL, "extend_exclude": FILE_PANEL, "respect_gitignore": FILE_PANEL,
     "stdin_filename": FILE_PANEL, "jobs": RUN_PANEL, "no_cache": RUN_PANEL, "fix": FIX_PANEL,
-    "fix_only": FIX_PANEL, "diff": FIX_PANEL,
+    "fix_only": FIX_PANEL, "diff": FIX_PANEL, "profile": FIX_PANEL, "pr_body": FIX_PANEL, "patch": FIX_PANEL,
+    "validate_json": FIX_PANEL,
 }
 CHECK_CONFIG_OPT = typer.Option(None, "--config", metavar="FILE|KEY=VALUE", help="A config file to use instead of each file's nearest pyproject.toml/castlint.toml, or a `KEY = VALUE` TOML setting over it (repeatable).", rich_help_panel=RUN_PANEL)
 FORCE_EXCLUDE_OPT = typer.Option(False, "--force-exclude", help="Apply exclude and .gitignore to paths named on the command line too (what the pre-commit hook passes).", rich_help_panel=FILE_PANEL)
@@ -370,6 +371,10 @@ OUTPUT_FILE_OPT = typer.Option(None, "--output-file", "-o", metavar="FILE", help
 UNSAFE_OPT = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe.")
 FI_API_OPT = typer.Option("auto", "--flashinfer-api", help="Call form the fix emits: auto (what the target pins), positional, or keyword (FlashInfer >= 0.7).")
 FI_VERSION_OPT = typer.Option(None, "--flashinfer-version", help="FlashInfer the fixed code will run against (default: the pin the tree states, else rules/sglang.toml).")
+PROFILE_OPT = typer.Option("full", "--profile", metavar="full|minimal", help="What the MLA fix rewrites: full (every read, the default) or minimal (the decode native read only).")
+PR_BODY_OPT = typer.Option(None, "--pr-body", metavar="FILE", help="With a fix: write a Markdown pull-request description of the change to FILE (with --diff too; the tree is then left alone).")
+PATCH_OPT = typer.Option(None, "--patch", metavar="FILE", help="With a fix: write the change as a `git format-patch` file, paths from the tree's root (git apply / git am / patch -p1).")
+VALIDATE_JSON_OPT = typer.Option(None, "--validate-json", metavar="FILE", help="With --pr-body: a `castlint validate --json-file` (or --sweep) report whose results the description shows.")
 EXIT_ON_FIX_OPT = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when a fix changed a file (pre-commit style).")
 FOLLOW_OPT = typer.Option(False, "--follow-symlinks-outside", help="Let a fix (or --add-noqa) write through a symlink whose target is outside the checked paths (default: such files are not written).")
 
@@ -394,6 +399,10 @@ def check(
     show_fixes: bool = SHOW_FIXES_OPT,
     flashinfer_api: str = FI_API_OPT,
     flashinfer_version: Optional[str] = FI_VERSION_OPT,
+    profile: str = PROFILE_OPT,
+    pr_body: Optional[str] = PR_BODY_OPT,
+    patch: Optional[str] = PATCH_OPT,
+    validate_json: Optional[str] = VALIDATE_JSON_OPT,
     exit_non_zero_on_fix: bool = EXIT_ON_FIX_OPT,
     output_file: Optional[str] = OUTPUT_FILE_OPT,
     jobs: int = JOBS_OPT,
@@ -422,7 +431,8 @@ def check(
     colored = _set_color(color)
     fix = fix or fix_only
     stdin = paths == ["-"] or (stdin_filename is not None and not paths)
-    _refuse_conflicting_flags(paths, stdin, fix, diff, add_noqa, flashinfer_api)
+    _refuse_conflicting_flags(paths, stdin, fix, diff, add_noqa, flashinfer_api, profile)
+    pr_request, pr_report = _pr_request(pr_body, patch, validate_json, fix or diff, stdin, watch)
     if watch and (stdin or add_noqa or show_files or show_settings):
         raise _fail("--watch re-checks files on disk: it cannot be combined with stdin, --add-noqa, --show-files "
                     "or --show-settings")
@@ -441,7 +451,7 @@ def check(
     if stdin:
         raise typer.Exit(_check_stdin(stdin_filename or "-", config, tables, fmt, quiet, colored, fix, diff,
                                       unsafe_fixes, flashinfer_api, flashinfer_version, exit_zero, fix_only,
-                                      statistics, output_file))
+                                      statistics, output_file, profile))
     paths = paths or ["."]
 
     runs = [resolver]
@@ -460,8 +470,10 @@ def check(
             from castlint.fixes import FixOptions
 
             fixing = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
-                                flashinfer_version=flashinfer_version)
+                                flashinfer_version=flashinfer_version, profile=profile)
         outcome = _check_groups(groups, walk_errors, jobs, quiet, fixing, paths, follow_symlinks_outside)
+        if pr_request is not None:
+            _write_pr(pr_request, pr_report, outcome, resolver, fixing, paths, quiet)
         if fixing is not None and fixing.dry_run:
             _exit_with_diff(outcome.diff_text, walk_errors, outcome.fix_errors, quiet, exit_zero)
         config, tables = resolver.primary()
@@ -566,7 +578,8 @@ def _print_errors(errors) -> None:
         error(f"{e.path}:{e.line}: {e.message}")
 
 
-def _refuse_conflicting_flags(paths, stdin: bool, fix: bool, diff: bool, add_noqa: bool, flashinfer_api: str) -> None:
+def _refuse_conflicting_flags(paths, stdin: bool, fix: bool, diff: bool, add_noqa: bool, flashinfer_api: str,
+                              profile: str = "full") -> None:
     """Exit 2 for a command line whose flags contradict each other."""
     if paths and "-" in paths and not stdin:
         raise _fail("`-` (stdin) cannot be mixed with other paths")
@@ -574,6 +587,61 @@ def _refuse_conflicting_flags(paths, stdin: bool, fix: bool, diff: bool, add_noq
         raise _fail("--add-noqa cannot be combined with --fix, --fix-only or --diff")
     if flashinfer_api not in ("auto", "positional", "keyword"):
         raise _fail(f"--flashinfer-api must be auto, positional or keyword, got {flashinfer_api!r}")
+    _refuse_profile(profile)
+
+
+def _refuse_profile(profile: str) -> None:
+    """Exit 2 unless --profile names one of castlint.fixes.base.PROFILE_CHOICES."""
+    try:
+        from castlint.fixes.base import PROFILE_CHOICES
+    except ImportError:  # no libcst (only validate installed): no in-memory fix runs, validate says so
+        return
+    if profile not in PROFILE_CHOICES:
+        raise _fail(f"--profile must be {' or '.join(PROFILE_CHOICES)}, got {profile!r}")
+
+
+def _pr_request(pr_body: Optional[str], patch: Optional[str], validate_json: Optional[str], fixing: bool,
+                stdin: bool, watch: bool):
+    """(castlint.pr.PrRequest, the --validate-json report) for --pr-body / --patch, checked before
+    anything is fixed (exit 2 on a file that cannot be written or read); (None, None) without them."""
+    if not (pr_body or patch or validate_json):
+        return None, None
+    if not fixing:
+        raise _fail("--pr-body, --patch and --validate-json describe a fix: use them with --fix or --diff "
+                    "(or `castlint fix`)")
+    if stdin:
+        raise _fail("--pr-body and --patch need files on disk (a tree), not stdin")
+    if watch:
+        raise _fail("--pr-body and --patch describe one fix: they cannot be combined with --watch")
+    from castlint.pr import PrError, PrRequest, prepare
+
+    request = PrRequest(body=pr_body, patch=patch, validate_json=validate_json)
+    try:
+        report = prepare(request)
+    except PrError as exc:
+        raise _fail(str(exc))
+    return request, report
+
+
+def _write_pr(request, report, outcome, resolver, options, paths, quiet: bool) -> None:
+    """Write --pr-body / --patch for what the run changed (nothing when it changed nothing)."""
+    from castlint.pr import PrError, build_context, write_outputs
+
+    if not outcome.changes:
+        if not quiet:
+            warning("the fix changed nothing: no --pr-body or --patch written")
+        return
+    config, tables = resolver.primary()
+    ctx = build_context(outcome.changes, outcome.fixes, tables=tables, cost_model=config.cost_model(tables),
+                        options=options, paths=paths, report=report, validate_name=request.validate_json or "",
+                        version=__version__)
+    try:
+        written = write_outputs(request, ctx)
+    except PrError as exc:
+        raise _fail(str(exc))
+    if not quiet:
+        for path in written:
+            _line("wrote", "green", path)
 
 
 def _discover_files(paths: List[str], resolver, show_files: bool, output_file: Optional[str],
@@ -615,6 +683,8 @@ class _CheckOutcome:
     fix_errors: list = field(default_factory=list)
     fixed_counts: dict = field(default_factory=dict)  # path -> Counter of the codes fixed there
     diff_text: str = ""  # --diff: the diff of every group
+    changes: list = field(default_factory=list)  # castlint.fixes.FixOutcome.changes: (path, old, new)
+    fixes: list = field(default_factory=list)  # (path, castlint.fixes.SourceFix) of each file rewritten
 
     def errors(self) -> list:
         return sorted(list(self.walk_errors) + list(self.run_errors) + list(self.fix_errors),
@@ -633,6 +703,8 @@ def _check_groups(groups, walk_errors, jobs, quiet, fixing, roots, follow_symlin
         total.fix_errors += part.fix_errors
         total.fixed_counts.update(part.fixed_counts)
         total.diff_text += part.diff_text
+        total.changes += part.changes
+        total.fixes += part.fixes
     total.files.sort()
     total.findings.sort(key=lambda f: f.sort_key())
     return total
@@ -649,10 +721,12 @@ def _check_and_fix(files, walk_errors, tables, config, jobs, quiet, fixing, root
     run = _progress_run(files, tables, config, jobs, quiet, fixer=fixer, named=named)
     if fixing is None:
         return _CheckOutcome(files, walk_errors, run.findings, run.all_errors)
-    findings, run_errors, changed_files, fix_errors, fixed_counts, diff_text = _apply_fixes(
+    findings, run_errors, changed_files, fix_errors, fixed_counts, diff_text, changes = _apply_fixes(
         run, files, tables, quiet, fixing, roots=roots, follow_symlinks_outside=follow_symlinks_outside)
+    rewritten = set(changed_files)
+    fixes = [(r.path, r.fix) for r in run.results if r.fix is not None and r.path in rewritten]
     return _CheckOutcome(files, walk_errors, findings, run_errors, changed_files, fix_errors, fixed_counts,
-                         diff_text)
+                         diff_text, changes, fixes)
 
 
 def _exit_with_diff(diff_text: str, walk_errors, fix_errors, quiet: bool, exit_zero: bool = False) -> None:
@@ -737,7 +811,8 @@ def _apply_fixes(run, files, tables, quiet, options, roots=None, follow_symlinks
     """Write (or diff) the fixes a fixing run computed; what is left comes from re-checking
     the rewritten trees, not from parsing the written files again.
 
-    Returns (findings, errors, changed paths, fix errors, {path: Counter of fixed codes}, diff text)."""
+    Returns (findings, errors, changed paths, fix errors, {path: Counter of fixed codes}, diff text,
+    the changes: (path, bytes before or None, bytes after))."""
     from collections import Counter
 
     from castlint.fixes import write_fixes
@@ -761,7 +836,7 @@ def _apply_fixes(run, files, tables, quiet, options, roots=None, follow_symlinks
         for path, line, why in outcome.notes:
             _line("not fixed", "yellow", f"{path}:{line}: {why}")
     if options.dry_run:
-        return run.findings, run.all_errors, changed, outcome.errors, {}, outcome.diff_text
+        return run.findings, run.all_errors, changed, outcome.errors, {}, outcome.diff_text, outcome.changes
     keep = set(changed)
     findings = [f for f in run.findings if f.path not in keep]
     errors = [e for e in run.all_errors if e.path not in keep]
@@ -772,7 +847,7 @@ def _apply_fixes(run, files, tables, quiet, options, roots=None, follow_symlinks
             before = Counter(f.code for f in result.findings)
             fixed_counts[result.path] = before - Counter(f.code for f in result.fix.remaining)
     findings.sort(key=lambda f: f.sort_key())
-    return findings, errors, changed, outcome.errors, fixed_counts, ""
+    return findings, errors, changed, outcome.errors, fixed_counts, "", outcome.changes
 
 
 def _add_noqa(groups, walk_errors, jobs, quiet, roots=None, follow_symlinks_outside=False,
@@ -801,7 +876,7 @@ def _add_noqa(groups, walk_errors, jobs, quiet, roots=None, follow_symlinks_outs
 
 
 def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, flashinfer_api, flashinfer_version,
-                 exit_zero, fix_only, statistics, output_file) -> int:
+                 exit_zero, fix_only, statistics, output_file, profile: str = "full") -> int:
     """`castlint check [--fix] -`: one file from stdin, reported under name.
 
     Without a fix the report goes to stdout. With one, as ruff does, stdout gets
@@ -815,7 +890,7 @@ def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, f
     from castlint.fixes import FixOptions
 
     options = FixOptions(unsafe=unsafe, dry_run=diff, flashinfer_api=flashinfer_api,
-                         flashinfer_version=flashinfer_version)
+                         flashinfer_version=flashinfer_version, profile=profile)
     return _fix_stdin(name, source, config, tables, options, fmt, quiet, colored, exit_zero, fix_only, statistics,
                       output_file)
 
@@ -1050,6 +1125,7 @@ def validate(
     fmt: str = typer.Option("text", "--format", "-f", help="text (rich table) or json."),
     flashinfer_api: str = typer.Option("auto", "--flashinfer-api", help="Call form for the in-memory fix: auto | positional | keyword."),
     flashinfer_version: Optional[str] = typer.Option(None, "--flashinfer-version", help="FlashInfer version the in-memory fix targets (default: the sglang pin)."),
+    fix_profile: str = typer.Option("full", "--profile", metavar="full|minimal", help="Profile of the in-memory fix, as `castlint fix --profile`: full (every read) or minimal (the decode native read only). Not the kernel proof: that is --no-profile."),
     site: Optional[List[str]] = typer.Option(None, "--site", help="Only these sites: decode, decode-cuda-graph, extend-paged, target-verify, target-verify-cuda-graph, draft-extend, draft-extend-cuda-graph."),
     draft_tokens: int = typer.Option(4, "--draft-tokens", help="target-verify / draft-extend: queries per request (the speculative window)."),
     no_native: bool = typer.Option(False, "--no-native", help="Run the patched backend with SGLANG_MLA_KV_READ=compact: never the native FP8-KV kernel (the path of a GPU without it)."),
@@ -1070,6 +1146,7 @@ def validate(
     validate_config: Optional[str] = typer.Option(None, "--config", help="Config file whose extend-rules the fix and the FlashInfer contract use (default: the nearest pyproject.toml / castlint.toml)."),
 ):
     """Run the original and the fixed backend on a GPU: prove it equal and faster."""
+    _refuse_profile(fix_profile)
     from castlint.validate.command import run_validate  # torch is imported only here
 
     raise typer.Exit(run_validate(
@@ -1080,7 +1157,7 @@ def validate(
         layer_k_scale=layer_k_scale, require_native=require_native, profile=not no_profile,
         flush_l2=not no_flush_l2, output_file=output_file, json_file=json_file, sweep=sweep,
         sweep_pools=sweep_pool, sweep_svg=svg, speed_gate=speed_gate, config_file=validate_config,
-        draft_tokens=draft_tokens, no_native=no_native))
+        draft_tokens=draft_tokens, no_native=no_native, fix_profile=fix_profile))
 
 
 @app.command(cls=PlainHelp, short_help="Report on the pull request (in CI).")

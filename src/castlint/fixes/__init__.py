@@ -18,7 +18,7 @@ from castlint.common.encoding import source_encoding
 from castlint.config import Config
 from castlint.fixes import cast_after_gather, flashinfer_mla, paged_kv_read, rows_getter, rows_read  # noqa: F401 - registers the codemods, in order
 from castlint.fixes.base import (
-    API_CHOICES, Codemod, CodemodResult, FixError, FixOptions, SourceFix, codemod_named, registered_codemods,
+    API_CHOICES, PROFILE_CHOICES, Codemod, CodemodResult, FixError, FixOptions, SourceFix, codemod_named, registered_codemods,
 )
 from castlint.fixes.write import keep_line_endings, outside, remove_stale_temps, roots_of, write_or_error
 from castlint.models import FileError
@@ -35,6 +35,9 @@ class FixOutcome:
     errors: List[FileError] = field(default_factory=list)
     diff_text: str = ""
     notes: List[Tuple[str, int, str]] = field(default_factory=list)  # (path, line, why not fixed)
+    # (path, bytes before or None for a file the fix adds, bytes after) of each changed path, in
+    # `changed`'s order: what a PR description or a patch of the run is made from (castlint.pr)
+    changes: List[Tuple[str, Optional[bytes], bytes]] = field(default_factory=list)
 
 
 def fix_source(source: bytes, path: str, tables: Tables, options: Optional[FixOptions] = None,
@@ -52,6 +55,8 @@ def fix_source(source: bytes, path: str, tables: Tables, options: Optional[FixOp
 def check_options(options: FixOptions) -> None:
     if options.flashinfer_api not in API_CHOICES:
         raise FixError(0, f"--flashinfer-api must be one of {', '.join(API_CHOICES)}, got {options.flashinfer_api!r}")
+    if options.profile not in PROFILE_CHOICES:
+        raise FixError(0, f"--profile must be one of {', '.join(PROFILE_CHOICES)}, got {options.profile!r}")
 
 
 def apply_fixes(source: bytes, ctx, findings: list, options: Optional[FixOptions] = None,
@@ -160,12 +165,14 @@ def write_fixes(results: Sequence, options: FixOptions, files: Sequence[str], ro
         if options.dry_run:
             diffs.append(unified_diff(path, fix.source, fix.new_source))
             outcome.changed.append(path)
+            outcome.changes.append((path, fix.source, fix.new_source))
             continue
         error = write_or_error(path, fix.new_source, fix.snapshot)
         if error is not None:
             outcome.errors.append(error)
             continue
         outcome.changed.append(path)
+        outcome.changes.append((path, fix.source, fix.new_source))
     _write_companions(fixed, options, outcome, diffs)
     outcome.diff_text = "".join(diffs)
     return outcome
@@ -196,6 +203,7 @@ def _write_companions(fixed: Sequence, options: FixOptions, outcome: FixOutcome,
         if options.dry_run:
             diffs.append(unified_diff(path, old or b"", data))
             outcome.changed.append(path)
+            outcome.changes.append((path, old, data))
             continue
         try:
             if old is None:
@@ -210,6 +218,7 @@ def _write_companions(fixed: Sequence, options: FixOptions, outcome: FixOutcome,
                                             "fix"))
             continue
         outcome.changed.append(path)
+        outcome.changes.append((path, old, data))
 
 
 def fix_files(files: Sequence[str], tables: Tables, config: Config, options: FixOptions, jobs: int = 0,
