@@ -549,3 +549,14 @@ def test_body_is_generic_over_the_changes():
     )
     assert "castlint fix --profile full pkg --pr-body pr.md --patch fix.patch" in body
     assert body.rstrip().endswith("Produced with castlint 9.9.")
+
+
+def test_the_root_of_a_tree_with_namespace_packages(tmp_path):
+    """sglang's wheel has no sglang/srt/__init__.py: the root is still the parent of sglang/."""
+    layers = tmp_path / "sglang" / "srt" / "layers"
+    layers.mkdir(parents=True)
+    (tmp_path / "sglang" / "__init__.py").write_text("")
+    (layers / "__init__.py").write_text("")
+    (layers / "x.py").write_text("")
+    assert package_root(str(layers / "x.py"), "sglang") == str(tmp_path)
+    assert package_root(str(layers / "x.py")) == str(tmp_path / "sglang" / "srt")
