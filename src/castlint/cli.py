@@ -842,7 +842,9 @@ def _apply_fixes(run, files, tables, quiet, options, roots=None, follow_symlinks
     errors = [e for e in run.all_errors if e.path not in keep]
     fixed_counts = {}
     for result in run.results:
-        if result.path in keep:
+        if result.path in keep and result.fix is None:  # changed only as a module another fix updates
+            findings += [f for f in run.findings if f.path == result.path]
+        elif result.path in keep:
             findings += result.fix.remaining
             before = Counter(f.code for f in result.findings)
             fixed_counts[result.path] = before - Counter(f.code for f in result.fix.remaining)
