@@ -81,11 +81,43 @@ def _finding_key(f):
             f.function, repr(f.cost))
 
 
+_CLI_CHECKS: dict = {}
+
+
+def cli_check(name: str):
+    """`castlint check --format json --no-cache TREE` on a release, run once per session and
+    shared by test_check_whole_tree (the report) and test_pruned_analysis_gives_the_whole_file_findings
+    (the pruned Run the CLI computed, with the files, tables and config it was computed from).
+
+    Returns (proc, calls): calls holds one (files, tables, config, kwargs, Run) per
+    castlint.engine.check_paths call the CLI made, seen by a spy in this process; under
+    CASTLINT_TEST_SUBPROCESS=1 (the CLI in a child) it is empty and the pruned run is made
+    here instead (test_pruned_analysis_gives_the_whole_file_findings)."""
+    if name not in _CLI_CHECKS:
+        import castlint.engine as engine
+
+        tree = corpus_tree(name)
+        calls = []
+        real = engine.check_paths
+
+        def spy(files, tables, config, *args, **kwargs):
+            run = real(files, tables, config, *args, **kwargs)
+            calls.append((list(files), tables, config, dict(kwargs, args=args), run))
+            return run
+
+        engine.check_paths = spy
+        try:
+            proc = run_castlint("check", "--format", "json", "--no-cache", tree)
+        finally:
+            engine.check_paths = real
+        _CLI_CHECKS[name] = (proc, calls)
+    return _CLI_CHECKS[name]
+
+
 @pytest.mark.network
 @pytest.mark.parametrize("name", CORPORA)
 def test_check_whole_tree(name):
-    tree = corpus_tree(name)
-    proc = run_castlint("check", "--format", "json", "--no-cache", tree)
+    proc, _ = cli_check(name)
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     report = json.loads(proc.stdout)
     assert [e for e in report["errors"] if e["kind"] == "internal"] == []
@@ -143,11 +175,22 @@ def test_pruned_analysis_gives_the_whole_file_findings(name):
     """castlint.prune is only a shortcut: every finding (line, column, message,
     severity, fix) must be the one the whole-file analysis gives."""
     tree = corpus_tree(name)
-    config = Config(root=tree)
-    files, errors = discover([str(tree)], config)
-    assert errors == []
-    whole = check_paths(files, TABLES, config, jobs=2, prune=False, cache=False)
-    pruned = check_paths(files, TABLES, config, jobs=2, prune=True, cache=False)
+    proc, calls = cli_check(name)  # the CLI's own pruned run of the whole tree (shared with test_check_whole_tree)
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    if calls:
+        assert len(calls) == 1, len(calls)  # one config for the tree: one run
+        files, tables, config, kwargs, pruned = calls[0]
+        assert kwargs.get("prune", True) is True and kwargs.get("prefilter", True) is True, kwargs
+        assert kwargs.get("fixer") is None and config.cache is False, kwargs
+    else:  # the CLI ran in a child process: the same pruned run, here
+        tables, config = TABLES, Config(root=tree)
+        files, errors = discover([str(tree)], config)
+        assert errors == []
+        pruned = check_paths(files, tables, config, jobs=2, prune=True, cache=False)
+    walked, errors = discover([str(tree)], Config(root=tree))
+    assert errors == [] and sorted(walked) == sorted(files)  # every file of the tree
+    assert len(files) == json.loads(proc.stdout)["summary"]["files_checked"] > 300
+    whole = check_paths(files, tables, config, jobs=2, prune=False, cache=False)
     assert [_finding_key(f) for f in pruned.findings] == [_finding_key(f) for f in whole.findings]
     assert [e.to_dict() for e in pruned.all_errors] == [e.to_dict() for e in whole.all_errors]
     if name in EXPECTED_FINDINGS:  # no finding that docs/analysis.md has not judged

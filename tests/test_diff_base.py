@@ -10,6 +10,8 @@ import pytest
 
 from castlint.gitdiff import GitDiffError, changed_lines, parse_unified_diff
 
+from conftest import _run_in_process
+
 CAST = "        k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)\n"
 GATHER = "        rows = self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n"
 
@@ -29,10 +31,13 @@ def git(repo, *args):
 
 
 def check(repo, *args):
+    """`castlint check ARGS` in repo with this environment: in this process (conftest.run_castlint's
+    way; a child process under CASTLINT_TEST_SUBPROCESS=1). git itself still runs as a child."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    proc = subprocess.run([sys.executable, "-m", "castlint", "check", *args], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=120)
-    return proc
+    if os.environ.get("CASTLINT_TEST_SUBPROCESS"):
+        return subprocess.run([sys.executable, "-m", "castlint", "check", *args], cwd=repo, env=env,
+                              capture_output=True, text=True, timeout=120)
+    return _run_in_process(["check", *map(str, args)], cwd=repo, env=env, input=None)
 
 
 def found(repo, *args):

@@ -19,6 +19,8 @@ from castlint.checks import ALL_RULES
 from castlint.report import FORMATS
 from castlint.report.github import command, escape_data, escape_property
 
+from conftest import _run_in_process
+
 BACKEND = """\
 import torch
 
@@ -41,10 +43,14 @@ BROKEN = "def f(self, layer):\n    return self.pool.get_key_buffer(layer.layer_i
 
 
 def castlint(*args, cwd, env_extra=None, env_drop=("GITHUB_ACTIONS", "GITHUB_WORKSPACE")):
+    """The CLI with exactly this environment: in this process (conftest.run_castlint's way; a
+    child process under CASTLINT_TEST_SUBPROCESS=1). What is tested is the report, not the process."""
     env = {k: v for k, v in os.environ.items() if k not in env_drop}
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "castlint", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+    if os.environ.get("CASTLINT_TEST_SUBPROCESS"):
+        return subprocess.run([sys.executable, "-m", "castlint", *args], cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=120)
+    return _run_in_process([str(a) for a in args], cwd=cwd, env=env, input=None)
 
 
 @pytest.fixture()
