@@ -94,7 +94,7 @@ def cli_check(name: str):
     CASTLINT_TEST_SUBPROCESS=1 (the CLI in a child) it is empty and the pruned run is made
     here instead (test_pruned_analysis_gives_the_whole_file_findings)."""
     if name not in _CLI_CHECKS:
-        import castlint.engine as engine
+        from castlint import engine
 
         tree = corpus_tree(name)
         calls = []
