@@ -25,8 +25,24 @@ from castlint.pr.patch import diffstat, render_patch
 from castlint.tables import load_tables
 
 PR = FIXTURES / "pr"
-TREE = PR / "tree"
 BACKEND = "sglang/srt/layers/attention/flashinfer_mla_backend.py"
+
+
+def _assembled_tree() -> Path:
+    """fixtures/pr/tree with the MLA backend fixture (fixtures/fix/mla_backend.in.py) in its
+    place, assembled once per session in a temporary folder (removed at exit)."""
+    import atexit
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="castlint-pr-tree-")
+    atexit.register(shutil.rmtree, folder, True)
+    root = Path(folder) / "tree"
+    shutil.copytree(PR / "tree", root)
+    shutil.copy(FIXTURES / "fix" / "mla_backend.in.py", root / BACKEND)
+    return root
+
+
+TREE = _assembled_tree()
 GIT = shutil.which("git")
 TABLES = load_tables()
 
