@@ -260,8 +260,12 @@ def load_backend(source: bytes, label: str, *, tables, cpu_emulation=None, force
     """Run `source` as the backend module (inside `stubbed_imports`); tables: the run's, whose
     [[wrapper]] rows say which plan calls to record and where they take the dtypes. companions:
     the modules the fix adds (name -> source), loaded first."""
+    loaded: Dict[bytes, types.ModuleType] = {}
     for name, companion in (companions or {}).items():
-        added = load_file_module(companion, name)
+        if companion in loaded:  # the same module under another name it is imported by
+            sys.modules[name] = loaded[companion]
+            continue
+        added = loaded[companion] = load_file_module(companion, name)
         if cpu_emulation is not None:
             added.__dict__["torch"] = make_cpu_torch(cpu_emulation)
     code_filename = f"{filename} ({label})"
