@@ -161,6 +161,53 @@ def sglang_tree(version: str) -> Path:
     return unpacked_wheel(f"sglang=={version}", "sglang/") / "sglang"
 
 
+def corpus_tree(name: str) -> Path:
+    """The unpacked package of a release named name==version (sglang, vllm, lmdeploy)."""
+    package, version = name.split("==")
+    if package == "sglang":
+        return sglang_tree(version)
+    return unpacked_wheel(name, f"{package}/") / package
+
+
+_CORPUS_CHECKS: dict = {}
+
+
+def corpus_check(name: str):
+    """`castlint check --format json TREE` on a release, run once per session from the tree's
+    parent (the run's root, so its cache is <tree's parent>/.castlint_cache), after that
+    cache folder is removed: the run is cold (every file computed) and leaves the cache warm
+    for the session's later whole-tree runs of the same release (fix --diff). Shared by
+    tests/test_corpus.py's test_check_whole_tree (the report) and
+    test_pruned_analysis_gives_the_whole_file_findings (the pruned Run the CLI computed, with
+    the files, tables and config it was computed from), and warmed by the fix --diff tests.
+
+    Returns (proc, calls): calls holds one (files, tables, config, kwargs, Run) per
+    castlint.engine.check_paths call the CLI made, seen by a spy in this process; under
+    CASTLINT_TEST_SUBPROCESS=1 (the CLI in a child) it is empty."""
+    if name not in _CORPUS_CHECKS:
+        import shutil
+
+        from castlint import engine
+
+        tree = corpus_tree(name)
+        shutil.rmtree(tree.parent / ".castlint_cache", ignore_errors=True)
+        calls = []
+        real = engine.check_paths
+
+        def spy(files, tables, config, *args, **kwargs):
+            run = real(files, tables, config, *args, **kwargs)
+            calls.append((list(files), tables, config, dict(kwargs, args=args), run))
+            return run
+
+        engine.check_paths = spy
+        try:
+            proc = run_castlint("check", "--format", "json", tree, cwd=tree.parent)
+        finally:
+            engine.check_paths = real
+        _CORPUS_CHECKS[name] = (proc, calls)
+    return _CORPUS_CHECKS[name]
+
+
 def wheel_metadata(requirement: str) -> str:
     """The METADATA text of a released wheel (downloaded once)."""
     with zipfile.ZipFile(wheel(requirement)) as zf:

@@ -26,7 +26,7 @@ from castlint.discover import discover
 from castlint.engine import check_file, check_paths
 from castlint.tables import load_tables
 
-from conftest import FIXTURES, run_castlint, sglang_tree, unpacked_wheel
+from conftest import FIXTURES, corpus_check, corpus_tree, run_castlint
 
 # The newest vLLM release when this was written; CASTLINT_VLLM_VERSION picks another.
 VLLM_VERSION = os.environ.get("CASTLINT_VLLM_VERSION", "0.33.0")
@@ -69,55 +69,15 @@ EXPECTED_FINDINGS = {
 TABLES = load_tables()
 
 
-def corpus_tree(name: str) -> Path:
-    package, version = name.split("==")
-    if package == "sglang":
-        return sglang_tree(version)
-    return unpacked_wheel(name, f"{package}/") / package
-
-
 def _finding_key(f):
     return (f.path, f.start, f.end, f.code, f.severity.value, f.message, repr(f.fix), f.unfixable_reason,
             f.function, repr(f.cost))
 
 
-_CLI_CHECKS: dict = {}
-
-
-def cli_check(name: str):
-    """`castlint check --format json --no-cache TREE` on a release, run once per session and
-    shared by test_check_whole_tree (the report) and test_pruned_analysis_gives_the_whole_file_findings
-    (the pruned Run the CLI computed, with the files, tables and config it was computed from).
-
-    Returns (proc, calls): calls holds one (files, tables, config, kwargs, Run) per
-    castlint.engine.check_paths call the CLI made, seen by a spy in this process; under
-    CASTLINT_TEST_SUBPROCESS=1 (the CLI in a child) it is empty and the pruned run is made
-    here instead (test_pruned_analysis_gives_the_whole_file_findings)."""
-    if name not in _CLI_CHECKS:
-        from castlint import engine
-
-        tree = corpus_tree(name)
-        calls = []
-        real = engine.check_paths
-
-        def spy(files, tables, config, *args, **kwargs):
-            run = real(files, tables, config, *args, **kwargs)
-            calls.append((list(files), tables, config, dict(kwargs, args=args), run))
-            return run
-
-        engine.check_paths = spy
-        try:
-            proc = run_castlint("check", "--format", "json", "--no-cache", tree)
-        finally:
-            engine.check_paths = real
-        _CLI_CHECKS[name] = (proc, calls)
-    return _CLI_CHECKS[name]
-
-
 @pytest.mark.network
 @pytest.mark.parametrize("name", CORPORA)
 def test_check_whole_tree(name):
-    proc, _ = cli_check(name)
+    proc, _ = corpus_check(name)
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     report = json.loads(proc.stdout)
     assert [e for e in report["errors"] if e["kind"] == "internal"] == []
@@ -130,8 +90,13 @@ def test_check_whole_tree(name):
 @pytest.mark.parametrize("name", CORPORA)
 def test_fix_diff_whole_tree_and_idempotent(name, tmp_path):
     tree = corpus_tree(name)
+    # The cache the session's cold check of this release left (conftest.corpus_check): only the
+    # files with a fixable finding are analysed again, in fix mode (a fix needs the analysis
+    # itself); every other file's fix-mode analysis (the whole file, parsed and checked) is the
+    # whole-file analysis test_pruned_analysis_gives_the_whole_file_findings makes, error-free.
+    corpus_check(name)
     # run from the tree's parent: the diff then names files relative to it
-    proc = run_castlint("fix", "--diff", "--no-cache", tree.name, cwd=tree.parent)
+    proc = run_castlint("fix", "--diff", tree, cwd=tree.parent)
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr[-3000:]
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     touched = sorted({tree.parent / p for p in re.findall(r"^\+\+\+ b/(.+)$", proc.stdout, re.M)})
@@ -175,13 +140,14 @@ def test_pruned_analysis_gives_the_whole_file_findings(name):
     """castlint.prune is only a shortcut: every finding (line, column, message,
     severity, fix) must be the one the whole-file analysis gives."""
     tree = corpus_tree(name)
-    proc, calls = cli_check(name)  # the CLI's own pruned run of the whole tree (shared with test_check_whole_tree)
+    proc, calls = corpus_check(name)  # the CLI's own pruned run of the whole tree (shared with test_check_whole_tree)
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     if calls:
         assert len(calls) == 1, len(calls)  # one config for the tree: one run
         files, tables, config, kwargs, pruned = calls[0]
         assert kwargs.get("prune", True) is True and kwargs.get("prefilter", True) is True, kwargs
-        assert kwargs.get("fixer") is None and config.cache is False, kwargs
+        assert kwargs.get("fixer") is None, kwargs
+        assert pruned.stats["cached"] == 0, pruned.stats  # cold: every file computed, none from the cache
     else:  # the CLI ran in a child process: the same pruned run, here
         tables, config = TABLES, Config(root=tree)
         files, errors = discover([str(tree)], config)
@@ -190,9 +156,21 @@ def test_pruned_analysis_gives_the_whole_file_findings(name):
     walked, errors = discover([str(tree)], Config(root=tree))
     assert errors == [] and sorted(walked) == sorted(files)  # every file of the tree
     assert len(files) == json.loads(proc.stdout)["summary"]["files_checked"] > 300
-    whole = check_paths(files, tables, config, jobs=2, prune=False, cache=False)
+    # The files the text prefilter skips never reach the pruner (engine._scan_batch decides them,
+    # the same way whatever prune says): they have no finding and their syntax check is the same
+    # function of the same bytes in both runs. The whole-file run is made on every other file.
+    by_path = {r.path: r for r in pruned.results}
+    assert sorted(by_path) == sorted(files)
+    skipped = {p for p, r in by_path.items() if r.skipped}
+    assert all(not by_path[p].findings and not by_path[p].mode for p in skipped)
+    assert len(skipped) == pruned.stats.get("skipped", 0) and len(skipped) < len(files)
+    analysed = [p for p in files if p not in skipped]
+    whole = check_paths(analysed, tables, config, jobs=2, prune=False, cache=False)
+    assert sorted(r.path for r in whole.results) == sorted(analysed)
+    assert not any(r.skipped for r in whole.results)  # the same prefilter: none skipped
     assert [_finding_key(f) for f in pruned.findings] == [_finding_key(f) for f in whole.findings]
-    assert [e.to_dict() for e in pruned.all_errors] == [e.to_dict() for e in whole.all_errors]
+    assert [e.to_dict() for e in pruned.all_errors if e.path not in skipped] == \
+        [e.to_dict() for e in whole.all_errors]
     if name in EXPECTED_FINDINGS:  # no finding that docs/analysis.md has not judged
         got = [(Path(f.path).resolve().relative_to(tree.resolve()).as_posix(), f.start.line, f.code)
                for f in whole.findings]

@@ -23,7 +23,7 @@ torch = pytest.importorskip("torch")
 
 import castlint.trace as ct  # noqa: E402
 from castlint.trace.report import RUNTIME_CODE, build_report, render  # noqa: E402
-from conftest import ROOT, sglang_tree  # noqa: E402
+from conftest import ROOT, run_castlint, sglang_tree  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
@@ -437,7 +437,7 @@ def test_cli_forms_agree_with_and_without_jobs(project, capsys, monkeypatch):
     backend = next(f for f in data["findings"] if f["code"] == "CL001")["runtime"]
     assert (backend["calls"], backend["steps"], backend["per_step"]) == (4, 2, 2.0)  # 2 layers, 2 steps (inferred)
     # the static report, with the runtime evidence
-    proc = _cli("check", "--no-cache", "--with-trace", str(out), "engine", cwd=root)
+    proc = run_castlint("check", "--no-cache", "--with-trace", str(out), "engine", cwd=root)  # in-process
     assert proc.returncode == 1
     assert "confirmed at runtime: aten::_to_copy" in proc.stdout
     assert f"engine/dispatch.py:{line_of(root / 'engine' / 'dispatch.py', 'getattr(')}:" in proc.stdout
