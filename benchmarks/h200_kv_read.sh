@@ -7,9 +7,13 @@
 # Staging (here): ../shared/tools/flashinfer-wheels 0.6.18 (.whl/), the trees and pure-Python deps
 # (typer, rich, ...) in .gpu/ (see docs/validation-h200.md). On the H200 (carry [".whl", ".gpu"]):
 #   bash benchmarks/h200_kv_read.sh A; bash benchmarks/h200_kv_read.sh B
+# The minimal profile's tree (castlint fix --profile minimal, staged in .gpu/fixed-min), part A only:
+#   FIXED=.gpu/fixed-min TAG=min SKIP_COMPACT=1 bash benchmarks/h200_kv_read.sh A
 set -uo pipefail
 PART=${1:-A}
 OUT=${OUT:-/tmp/castlint-h200}
+FIXED=${FIXED:-.gpu/fixed}  # the tree castlint fix rewrote
+TAG=${TAG:-mla}  # the result files' prefix (min for the minimal profile)
 mkdir -p $OUT
 export PYTHONUNBUFFERED=1
 rm -rf /tmp/site
@@ -21,12 +25,12 @@ validate() { python3 -c 'import sys, json; from castlint.validate.command import
 sys.exit(run_validate(**json.loads(sys.argv[1])))' "$1"; }
 A=sglang/srt/layers/attention
 if [ "$PART" = A ]; then
-  [ -n "${SKIP_COMPACT:-}" ] || timeout 120 python3 benchmarks/compact_convert.py .gpu/fixed/$A/mla_kv_read.py --json $OUT/compact.json 2>&1 | tail -14
+  [ -n "${SKIP_COMPACT:-}" ] || timeout 120 python3 benchmarks/compact_convert.py $FIXED/$A/mla_kv_read.py --json $OUT/compact.json 2>&1 | tail -14
   M=$A/flashinfer_mla_backend.py
-  timeout 200 bash -c "$(declare -f validate); validate '{\"path\": \".gpu/fixed/$M\", \"baseline\": \".gpu/orig/$M\", \"preset\": \"glm-5\", \"json_file\": \"$OUT/mla-headline.json\", \"output_file\": \"$OUT/mla-headline.txt\"}'" 2>/tmp/err.txt; echo "headline rc=$?"
-  grep -E "PASS|FAIL|speedup|x faster|ms" $OUT/mla-headline.txt | head -20; tail -3 /tmp/err.txt
-  timeout 330 bash -c "$(declare -f validate); validate '{\"path\": \".gpu/fixed/$M\", \"baseline\": \".gpu/orig/$M\", \"preset\": \"glm-5\", \"sweep\": true, \"json_file\": \"$OUT/mla-sweep.json\", \"sweep_svg\": \"$OUT/mla-sweep.svg\", \"output_file\": \"$OUT/mla-sweep.md\"}'" 2>/tmp/err.txt
-  echo "sweep rc=$?"; cat $OUT/mla-sweep.md | tail -40; tail -3 /tmp/err.txt
+  timeout 200 bash -c "$(declare -f validate); validate '{\"path\": \"$FIXED/$M\", \"baseline\": \".gpu/orig/$M\", \"preset\": \"glm-5\", \"json_file\": \"$OUT/$TAG-headline.json\", \"output_file\": \"$OUT/$TAG-headline.txt\"}'" 2>/tmp/err.txt; echo "headline rc=$?"
+  grep -E "PASS|FAIL|speedup|x faster|ms" $OUT/$TAG-headline.txt | head -20; tail -3 /tmp/err.txt
+  timeout 330 bash -c "$(declare -f validate); validate '{\"path\": \"$FIXED/$M\", \"baseline\": \".gpu/orig/$M\", \"preset\": \"glm-5\", \"sweep\": true, \"json_file\": \"$OUT/$TAG-sweep.json\", \"sweep_svg\": \"$OUT/$TAG-sweep.svg\", \"output_file\": \"$OUT/$TAG-sweep.md\"}'" 2>/tmp/err.txt
+  echo "sweep rc=$?"; cat $OUT/$TAG-sweep.md | tail -40; tail -3 /tmp/err.txt
 else
   for f in $A/flashattention_backend.py $A/xpu_backend.py sglang/srt/hardware_backend/musa/attention/flashattention_backend.py; do
     label=$(echo $f | tr '/' '_' | sed 's/.py$//')

@@ -62,6 +62,11 @@ def fixed(source: bytes, options: FixOptions, name: str = "backend.py") -> bytes
     return fix_source(source, name, TABLES, options).new_source
 
 
+def added_modules(source: bytes, options: FixOptions, name: str = "backend.py") -> dict:
+    """The modules the fix adds beside the file (path -> source): the profile's own."""
+    return dict(fix_source(source, name, TABLES, options).companions)
+
+
 def is_mla(source: bytes) -> bool:
     return b"BatchMLAPagedAttentionWrapper" in source
 
@@ -193,11 +198,30 @@ def run_original(source: bytes, env: Env, driver: str, only=None) -> Run:
     return execute(source, env, driver, only=only)
 
 
-def check_pair(source: bytes, new: bytes, env: Env) -> tuple:
+def check_pair(source: bytes, new: bytes, env: Env, companions=None) -> tuple:
     driver = "mla" if is_mla(source) else "classes"
     baseline = module_names(source, env) if env.force_guard is not None else None
     original = run_original(source, dataclasses.replace(env, force_guard=None), driver)
-    return original, execute(new, env, driver, baseline)
+    return original, execute(new, env, driver, baseline, companions=companions)
+
+
+def assert_decode_only(original: Run, fixed_run: Run, what: str):
+    """--profile minimal: every driven call that is not a decode one (extend, prefill, their
+    plans) behaves exactly as the original's, FlashInfer calls included: its plan keeps the
+    model dtype and its forward the whole-pool cast."""
+    words = TABLES.decode_step_exclude_words  # extend, prefill: what minimal leaves alone
+    rest = [label for label, _, _ in original.calls if any(w in label for w in words) and label in fixed_run.spans]
+    assert any(e["kind"] == "run" for label in rest for e in original.log_of(label)), f"{what}: no extend run driven"
+    outcomes = {label: outcome for label, outcome, _ in fixed_run.calls}
+    for label, outcome, _ in original.calls:
+        if label in rest:
+            assert outcomes[label] == outcome, f"{what}: {label}"
+            assert _calls(fixed_run, label) == _calls(original, label), f"{what}: {label} changed its FlashInfer calls"
+
+
+def _calls(run: Run, label: str) -> list:
+    """A driven call's FlashInfer calls, without the wrappers' object ids."""
+    return [{k: v for k, v in e.items() if k != "wrapper"} for e in run.log_of(label)]
 
 
 # -- every fixture pair ------------------------------------------------------------------
@@ -242,13 +266,16 @@ def test_every_fixture_fix_behaves_like_its_input(out_name):
                 assert after == before, f"{out_name}: page size {page_size}, capturing {capturing}"
         return
     if is_mla(source):
+        companions = added_modules(source, options)
         for env in mla_envs(new):
-            original, fixed_run = check_pair(source, new, env)
+            original, fixed_run = check_pair(source, new, env, companions)
             native = any(e["kind"] == "run" and e["ckv"] == FP8 for e in fixed_run.log)
             if native:
                 assert_native(original, fixed_run, f"{out_name} on {env.label()}")
             else:
                 assert_same(original, fixed_run, f"{out_name} on {env.label()}")
+            if options.profile == "minimal":
+                assert_decode_only(original, fixed_run, f"{out_name} on {env.label()}")
             expected = env_is_native(env) and new != source  # a refused fix (out == in) reads nothing natively
             assert native == expected, f"{out_name}: the guard chose the wrong branch on {env.label()}"
         return
@@ -294,10 +321,11 @@ def test_mla_guard_forced_off(out_name):
     the guard says yes."""
     source = source_of(out_name).read_bytes()
     new = fixed(source, FIX_OPTIONS[out_name])
+    companions = added_modules(source, FIX_OPTIONS[out_name])
     native = Env(flashinfer="0.7.2", capability=(9, 0))
-    original, on = check_pair(source, new, native)
+    original, on = check_pair(source, new, native, companions)
     assert_native(original, on, f"{out_name}, native")
-    original, off = check_pair(source, new, dataclasses.replace(native, force_guard=False))
+    original, off = check_pair(source, new, dataclasses.replace(native, force_guard=False), companions)
     assert_same(original, off, f"{out_name}, guard forced off")
     added = module_names(new, native) - module_names(source, native)
     assert added, "the fix added no module-level function: nothing was forced"
@@ -577,8 +605,9 @@ def release_envs(version: str):
 
 
 @pytest.mark.network
+@pytest.mark.parametrize("profile", ["full", "minimal"])
 @pytest.mark.parametrize("version", ["0.5.16", "0.5.23"])
-def test_released_sglang_mla_backend(version):
+def test_released_sglang_mla_backend(version, profile):
     """sglang's own flashinfer_mla_backend.py, built from a fake model runner and driven through
     init_forward_metadata -> forward_decode and the paged forward_extend (new tokens stored
     first), original and fixed, on each fake machine."""
@@ -587,11 +616,15 @@ def test_released_sglang_mla_backend(version):
 
     path = sglang_tree(version) / "srt" / "layers" / "attention" / "flashinfer_mla_backend.py"
     source = path.read_bytes()
-    new = fix_source(source, str(path), TABLES, FixOptions()).new_source
+    result = fix_source(source, str(path), TABLES, FixOptions(profile=profile))
+    new = result.new_source
     assert new != source
     for env in release_envs(version):
-        original, fixed_run = drive_release(source, new, env)
+        original, fixed_run = drive_release(source, new, env, dict(result.companions))
+        what = f"sglang {version} ({profile}) on {env.label()}"
         if env_is_native(env):
-            assert_native(original, fixed_run, f"sglang {version} on {env.label()}")
+            assert_native(original, fixed_run, what)
         else:
-            assert_same(original, fixed_run, f"sglang {version} on {env.label()}")
+            assert_same(original, fixed_run, what)
+        if profile == "minimal":
+            assert_decode_only(original, fixed_run, what)

@@ -21,6 +21,8 @@ FIX_OPTIONS = {
     "mla_backend.out.py": FixOptions(),
     "mla_backend.fi072.out.py": FixOptions(flashinfer_version="0.7.2"),
     "mla_backend.keyword.out.py": FixOptions(flashinfer_api="keyword", flashinfer_version="0.7.2"),
+    # --profile minimal: the decode native read only; extend/prefill keep their plans and cast
+    "mla_backend.minimal.out.py": FixOptions(profile="minimal", flashinfer_version="0.7.2"),
     "cast_before_gather.out.py": FixOptions(),
     "cast_after_gather_safe.out.py": FixOptions(),
     "cast_after_gather_refused.out.py": FixOptions(unsafe=True),  # nothing is offered, even unsafe
@@ -77,6 +79,8 @@ def test_fix_golden_and_idempotent(path, tmp_path):
     compile(result.new_source, str(target), "exec")
     again = fix_source(result.new_source, str(target), TABLES, options)
     assert again.new_source == result.new_source, "a second fix must change nothing"
+    # (--profile minimal too: the extend cast it keeps is not offered once the decode plans
+    # declare the pool's dtype through the added module)
     left = {f.code for f in findings(target, result.new_source) if f.fixable and f.fix.safety.value == "safe"}
     assert left == set()
 

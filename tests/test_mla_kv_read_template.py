@@ -177,21 +177,29 @@ def test_the_minimal_profile_reads_natively_on_decode_only(sm90):
     assert not hasattr(minimal, "read_kv_pages") and not hasattr(minimal, "MLA_KV_READ_COSTS")
     reads = minimal.MlaKvRead(Runner())
     decode, prefill = Wrapper(), Wrapper()
-    indices = torch.zeros(64, dtype=torch.int32)
-    assert reads.plan(decode, None, None, indices, torch.bfloat16, decode=True) == torch.float8_e4m3fn
-    assert reads.plan(prefill, None, None, indices, torch.bfloat16, decode=False) == torch.bfloat16
+    # the minimal fix rewrites decode plans only: plan(wrapper, dtype); the others plan as before
+    assert reads.plan(decode, torch.bfloat16) == torch.float8_e4m3fn
     assert reads.read(decode).native and reads.read(decode).scale == 1.0
-    assert reads.read(prefill).kind == "cast"
+    assert reads.read(prefill).kind == "cast"  # never planned through the module: the cast
+    reads.keep_cast(decode)
+    assert reads.read(decode).kind == "cast"
+    off = minimal.MlaKvRead(Runner(kv_dtype=torch.bfloat16))  # nothing to do: the original dtype
+    assert off.plan(decode, torch.bfloat16) == torch.bfloat16 and off.read(decode).kind == "cast"
 
 
 @pytest.mark.parametrize("profile", ["full", "minimal"])
 @pytest.mark.parametrize("mechanism", [0, -1])
-def test_the_module_is_formatted_as_sglang_formats(tmp_path, profile, mechanism):
-    """Black at 88 and isort (profile black, sglang first-party) leave it as it is; Ruff's
-    default rules find nothing (the three are in the dev extra)."""
+@pytest.mark.parametrize("length", [88, 79, 100, 120])
+def test_the_module_is_formatted_as_sglang_formats(tmp_path, profile, mechanism, length):
+    """Black and isort (profile black, sglang first-party) at the tree's line length (88 is
+    sglang's) leave it as it is; Ruff's default rules find nothing (the three are in the dev
+    extra)."""
+    from castlint.fixes.style import Style
+
     path = tmp_path / "mla_kv_read.py"
-    path.write_text(module_source(TABLES, profile, TABLES.switch_mechanisms[mechanism]))
-    for tool in (["black", "--check", "-q", "-l", "88"], ["isort", "--check-only", "--profile", "black", "-p", "sglang"],
+    path.write_text(module_source(TABLES, profile, TABLES.switch_mechanisms[mechanism], Style(line_length=length)))
+    for tool in (["black", "--check", "-q", "-l", str(length)],
+                 ["isort", "--check-only", "--profile", "black", "-l", str(length), "-p", "sglang"],
                  ["ruff", "check", "--no-cache", "--isolated", "-q", "--config",
                   "lint.isort.known-first-party = ['sglang']"]):
         proc = subprocess.run([sys.executable, "-m", *tool, str(path)], capture_output=True, text=True)

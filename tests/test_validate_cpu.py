@@ -382,8 +382,8 @@ def test_wrong_literal_scale_fails(tmp_path, tree):
 
 
 def test_kv_dtype_left_as_model_dtype_fails_with_a_clear_report(tmp_path, tree):
-    broken = _module().replace(b"return self.allowed.kv_dtype if read.native else kv_data_type",
-                               b"return kv_data_type")
+    broken = _module().replace(b"return self.allowed.kv_dtype if read.native else dtype",
+                               b"return dtype")
     assert broken != _module()
     code, report = _validate(tmp_path, tree, patched=_fixed(tree), module=broken, profile=False, sites=("decode",))
     assert code == 1

@@ -177,6 +177,7 @@ class Tables:
     page_views: dict = field(default_factory=dict)  # rules/paged_kernels.toml [page_views]
     kv_read_module: dict = field(default_factory=dict)  # rules/sglang.toml [kv_read_module]
     switch_mechanisms: list = field(default_factory=list)  # rules/sglang.toml [[switch_mechanism]], in order
+    formatting: dict = field(default_factory=dict)  # rules/sglang.toml [formatting]: castlint.fixes.style
     paged_kv_read: dict = field(default_factory=dict)  # rules/crossover.toml [paged_kv_read]
     row_wise_helpers: dict = field(default_factory=dict)  # rules/row_reads.toml: name -> row argument positions
     rows_getter: dict = field(default_factory=dict)  # rules/row_reads.toml [rows_getter]
@@ -273,6 +274,7 @@ TOP_KEYS = {
     "trace",  # runtime tracing (rules/trace.toml): read by castlint.trace.table
     "mla_kv_read", "kv_pool", "compact_kv_read",  # rules/crossover.toml: castlint.fixes.flashinfer_mla
     "kv_read_switch", "kv_read_module", "switch_mechanism",  # rules/sglang.toml: castlint.fixes.kv_read_module
+    "formatting",  # rules/sglang.toml: castlint.fixes.style
     "paged_kernel", "page_views",  # rules/paged_kernels.toml: castlint.analysis.paged_reads
     "paged_kv_read",  # rules/crossover.toml: castlint.fixes.paged_kv_read
     "row_wise_helper", "rows_getter", "dequantizing_accessor", "row_kernel", "rows_read_module",  # rules/row_reads.toml
@@ -593,6 +595,22 @@ def _load_kv_read_module(tables: Tables, data: dict, path: Path) -> None:
         tables.switch_mechanisms.append(dict(row))
 
 
+FORMATTING_KEYS = {"line_length": int, "skip_magic_trailing_comma": bool, "isort_profile": str,
+                   "isort_line_length": int, "known_first_party": list}
+
+
+def _load_formatting(tables: Tables, data: dict, path: Path) -> None:
+    section = _section(data, "formatting", FORMATTING_KEYS, path)
+    if section is None:
+        return
+    for key, kind in FORMATTING_KEYS.items():
+        if key in section:
+            value = _get(section, key, kind, path, "formatting")
+            if kind is int and not 40 <= value <= 400:
+                raise TableError(path, f"formatting.{key}", f"must be between 40 and 400, got {value!r}")
+            tables.formatting[key] = tuple(_str_list(section, key, path, "formatting")) if kind is list else value
+
+
 def _load_kv_read_switch(tables: Tables, data: dict, path: Path) -> None:
     section = _section(data, "kv_read_switch", {"variable", "values", "paged_compact_modes"}, path)
     if section is None:
@@ -781,7 +799,8 @@ _SECTION_LOADERS = (
     _load_allocation, _load_conversions, _load_iteration, _load_cache_parameters, _load_conversion_helpers,
     _load_guards, _load_hot_path, _load_casts, _load_cast_motion, _load_reinterpret, _load_dtype_spelling, _load_dtype_bytes, _load_wrappers,
     _load_mla_signatures, _load_fp8_kv_mla, _load_auto_backend, _load_mla_kv_read, _load_kv_pool,
-    _load_compact_kv_read, _load_kv_read_switch, _load_kv_read_module, _load_paged_kernels, _load_row_reads,
+    _load_compact_kv_read, _load_kv_read_switch, _load_kv_read_module, _load_formatting, _load_paged_kernels,
+    _load_row_reads,
     _load_kv_cache_dtype, _load_releases, _load_pin_source, _load_decode_step, _load_defaults, _load_presets,
 )
 

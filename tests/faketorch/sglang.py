@@ -318,8 +318,9 @@ def release_names(source: bytes, env: Env) -> set:
     return set(vars(run.module).keys()) if run.module is not None else set()
 
 
-def drive_release(source: bytes, new: bytes, env: Env) -> Tuple[Run, Run]:
-    """(the original's run, the fixed module's run) on one fake machine."""
+def drive_release(source: bytes, new: bytes, env: Env, companions=None) -> Tuple[Run, Run]:
+    """(the original's run, the fixed module's run, with the modules its fix added) on one
+    fake machine."""
     baseline = release_names(source, env) if env.force_guard is not None else None
     original = execute_release(source, Env(**{**env.__dict__, "force_guard": None}))
-    return original, execute_release(new, env, baseline)
+    return original, execute_release(new, env, baseline, companions)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 
@@ -86,7 +86,7 @@ def literal(value) -> str:
 
 # -- engine code laid out as Black lays it out ------------------------------------------
 
-LINE_LENGTH = 88  # Black's, which sglang uses: the rows the template gets are laid out to fit
+LINE_LENGTH = 88  # Black's default; a fix lays its code out at the tree's (castlint.fixes.style)
 
 
 class Record:
@@ -95,32 +95,32 @@ class Record:
     def __init__(self, name: str, **fields):
         self.name, self.fields = name, fields
 
-    def source(self, column: int, suffix: str = "", indent: int = 0) -> str:
+    def source(self, column: int, suffix: str = "", indent: int = 0, line_length: int = LINE_LENGTH) -> str:
         """As Black lays it out when it starts at `column` of a line indented by `indent`
         and `suffix` follows it."""
         args = [f"{key}={_value_source(value, False)}" for key, value in self.fields.items()]
         one = f"{self.name}({', '.join(args)})"
-        if column + len(one) + len(suffix) <= LINE_LENGTH:
+        if column + len(one) + len(suffix) <= line_length:
             return one
         pad = " " * indent
         inner = ", ".join(args)
-        if column + 4 + len(inner) <= LINE_LENGTH:
+        if indent + 4 + len(inner) <= line_length:
             return f"{self.name}(\n{pad}    {inner}\n{pad})"
         return f"{self.name}(\n" + "".join(f"{pad}    {a},\n" for a in args) + f"{pad})"
 
 
-def _value_source(value, top: bool = True, column: int = 0) -> str:
+def _value_source(value, top: bool = True, column: int = 0, line_length: int = LINE_LENGTH) -> str:
     """Python source for a placeholder's value, laid out as Black would: a table of rows
     gets one row per line, and a row too long for one line one element per line."""
     if isinstance(value, Record):
-        return value.source(column)
+        return value.source(column, line_length=line_length)
     if top and isinstance(value, tuple) and value and all(isinstance(v, Record) for v in value):
-        return "(\n" + "".join(f"    {row.source(4, ',', 4)},\n" for row in value) + ")"
+        return "(\n" + "".join(f"    {row.source(4, ',', 4, line_length)},\n" for row in value) + ")"
     if top and isinstance(value, tuple) and value and all(isinstance(v, tuple) for v in value):
         rows = []
         for row in value:
             flat = f"    {_value_source(row, False)},"
-            if len(flat) > LINE_LENGTH:
+            if len(flat) > line_length:
                 flat = "    (\n" + "".join(f"        {_value_source(v, False)},\n" for v in row) + "    ),"
             rows.append(flat + "\n")
         return "(\n" + "".join(rows) + ")"
@@ -131,23 +131,47 @@ def _value_source(value, top: bool = True, column: int = 0) -> str:
     return literal(value) if isinstance(value, str) else repr(value)
 
 
-def black_call(target: str, func: str, args: List[str], column: int) -> str:
-    """`target = func(args)` as Black lays it out at this indentation column: on one line, or
-    the arguments on one line inside the parentheses, or one argument per line."""
-    one = f"{target} = {func}({', '.join(args)})"
-    if column + len(one) <= LINE_LENGTH:
+def black_call(target: Optional[str], func: str, args: List[str], column: int,
+               line_length: int = LINE_LENGTH) -> str:
+    """`target = func(args)` (`func(args)` when target is None) as Black lays it out at this
+    indentation column: on one line, or the arguments on one line inside the parentheses,
+    or one argument per line."""
+    head = f"{target} = {func}" if target is not None else func
+    one = f"{head}({', '.join(args)})"
+    if column + len(one) <= line_length:
         return one + "\n"
     inner = ", ".join(args)
-    if column + 4 + len(inner) <= LINE_LENGTH:
-        return f"{target} = {func}(\n    {inner}\n)\n"
-    return f"{target} = {func}(\n" + "".join(f"    {a},\n" for a in args) + ")\n"
+    if column + 4 + len(inner) <= line_length:
+        return f"{head}(\n    {inner}\n)\n"
+    return f"{head}(\n" + "".join(f"    {a},\n" for a in args) + ")\n"
 
 
-def fill_placeholders(text: str, values: Dict[str, object], template: str) -> str:
+def fit_statement(statement: cst.SimpleStatementLine, column: int,
+                  line_length: int = LINE_LENGTH) -> List[cst.BaseStatement]:
+    """A one-line `x = f(...)` or `f(...)` statement too long for the line, laid out as Black
+    lays it out (the arguments on their own line or one per line); anything else as it is."""
+    node = statement.body[0] if len(statement.body) == 1 else None
+    code = cst.Module([]).code_for_node
+    text = code(node) if node is not None else "\n"
+    if "\n" in text or column + len(text) <= line_length or statement.trailing_whitespace.comment is not None:
+        return [statement]
+    if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call):
+        target, call = code(node.targets[0].target), node.value
+    elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
+        target, call = None, node.value
+    else:
+        return [statement]
+    args = [code(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip() for arg in call.args]
+    laid = statements(black_call(target, code(call.func), args, column, line_length))
+    return [laid[0].with_changes(leading_lines=statement.leading_lines), *laid[1:]]
+
+
+def fill_placeholders(text: str, values: Dict[str, object], template: str, line_length: int = LINE_LENGTH) -> str:
     """A template's `NAME = ()` / `{}` / `""` / `0.0` placeholders, each replaced by its value laid
-    out as Black would; ValueError naming the template when one is missing."""
+    out as Black would at `line_length`; ValueError naming the template when one is missing."""
     for name, value in values.items():
-        filled = f"{name} = " + (value.source(len(name) + 3) if isinstance(value, Record) else _value_source(value))
+        filled = f"{name} = " + (value.source(len(name) + 3, line_length=line_length) if isinstance(value, Record)
+                                 else _value_source(value, line_length=line_length))
         text, found = re.subn(rf"^{name} = (\(\)|\{{\}}|\"\"|0\.0)$", lambda _: filled, text, count=1, flags=re.M)
         if not found:
             raise ValueError(f"{template}: no placeholder {name}")

@@ -38,8 +38,11 @@ from castlint.analysis.mla_sites import (
 from castlint.analysis.context import FileContext
 from castlint.analysis.wrappers import match_wrapper
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
-from castlint.fixes.edits import add_import, append_args, black_call, keyword_arg, literal, star_star_arg, statements
+from castlint.fixes.edits import (
+    add_import, append_args, black_call, fit_statement, keyword_arg, literal, star_star_arg, statements,
+)
 from castlint.fixes.kv_read_module import kv_read_module, run_scales
+from castlint.fixes.style import DEFAULT, Style, style_for
 from castlint.fixes.target import Target, detect_target
 from castlint.mla_names import MLA_CODEMOD, READ_ATTR, READ_CLASS
 from castlint.tables import Tables
@@ -89,14 +92,46 @@ def find_sites(ctx: FileContext, findings: List) -> MlaSites:
     return sites
 
 
+def is_decode_plan(site: PlanSite) -> bool:
+    """A decode plan: its `causal` is the literal False."""
+    return isinstance(site.causal, cst.Name) and site.causal.value == "False"
+
+
+def decode_only(sites: MlaSites, tables: Tables, analysis: ModuleAnalysis) -> MlaSites:
+    """The sites --profile minimal rewrites: the casts of the decode forwards (methods whose
+    name holds none of rules/sglang.toml [decode_step] exclude_words) and the decode plans.
+    The others are left exactly as they are: their plans keep the model dtype and their
+    forwards the whole-pool cast, which is what they did (the wrappers a decode plan plans
+    are the ones the decode forward runs; a mix-up cannot pass silently, since the FlashInfer
+    that has the FP8-KV kernel refuses a run() whose KV dtype differs from its plan's)."""
+    words = tuple(word.lower() for word in tables.decode_step_exclude_words)
+    casts, plans, skipped = [], [], list(sites.skipped)
+    for site in sites.casts:
+        if any(word in site.function.name.value.lower() for word in words):
+            line = analysis.position(site.cast).start.line
+            skipped.append((line, f"--profile minimal: {site.function.name.value} keeps the whole-pool cast (the "
+                                  "decode native read only)"))
+        else:
+            casts.append(site)
+    for site in sites.plans:
+        if is_decode_plan(site):
+            plans.append(site)
+    if not casts or not any(site.redirect for site in plans):
+        line = analysis.position((sites.casts[0]).cast).start.line
+        raise RewriteRefused(line, "--profile minimal: no decode forward whose cast can go with a decode plan "
+                                   "(plan() with causal=False) that declares the KV dtype")
+    return MlaSites(casts, plans, skipped)
+
+
 # -- the transformer ---------------------------------------------------------------
 
 class MlaReadRewrite(cst.CSTTransformer):
     def __init__(self, plan: MlaSites, analysis: ModuleAnalysis, tables: Tables, target: Target, keyword_api: bool,
                  backend_kind: str, dcp_expression: Optional[str], import_line: str, import_name: str,
-                 minimal: bool = False):
+                 minimal: bool = False, style: Style = DEFAULT):
         super().__init__()
         self.plan, self.analysis, self.tables = plan, analysis, tables
+        self.line_length = style.line_length
         self.keyword_api = keyword_api
         self.import_line, self.import_name, self.minimal = import_line, import_name, minimal
         scales_since = next((row["version"] for row in tables.mla_signatures if row.get("run_scales")), None)
@@ -113,6 +148,8 @@ class MlaReadRewrite(cst.CSTTransformer):
         # runs outside the cast's block: the read is looked up again right before their statement
         self.run_preludes: Dict[int, CastSite] = {}
         self.runs_with_local: set = set()
+        self.run_statements = {id(line) for site in plan.casts for run in site.runs
+                               for line in [self._statement_line(run)] if line is not None}
         for site in plan.casts:
             for run in site.runs:
                 if id(run) in site.runs_in_block:
@@ -177,7 +214,7 @@ class MlaReadRewrite(cst.CSTTransformer):
             if self.dcp_expression:
                 args.append(f"reads_other_buffer={self.dcp_expression}")
             column = self.analysis.position(init).start.column + 4
-            self._early_in_init(init, black_call(f"self.{READ_ATTR}", READ_CLASS, args, column))
+            self._early_in_init(init, black_call(f"self.{READ_ATTR}", READ_CLASS, args, column, self.line_length))
         owners = []
         for site in self.plan.plans:
             if site.owner is None:
@@ -252,12 +289,16 @@ class MlaReadRewrite(cst.CSTTransformer):
     def _plan_prelude(self, site: PlanSite) -> str:
         if not site.redirect:
             return f"self.{READ_ATTR}.keep_cast({site.wrapper})  # this plan keeps the model dtype\n"
-        decode = isinstance(site.causal, cst.Name) and site.causal.value == "False"
+        decode = is_decode_plan(site)
         code = self.analysis.code
-        args = [site.wrapper, code(site.qo_indptr.value), code(site.kv_indptr.value),
-                code(site.kv_indices.value), code(site.kv_arg), f"decode={decode}"]
+        if self.minimal:  # decode plans only: the read depends on nothing the plan holds
+            args = [site.wrapper, code(site.kv_arg)]
+        else:
+            args = [site.wrapper, code(site.qo_indptr.value), code(site.kv_indptr.value),
+                    code(site.kv_indices.value), code(site.kv_arg), f"decode={decode}"]
         column = self.analysis.position(site.statement).start.column
-        return black_call(self.plan_names[id(site.statement)], f"self.{READ_ATTR}.plan", args, column)
+        return black_call(self.plan_names[id(site.statement)], f"self.{READ_ATTR}.plan", args, column,
+                          self.line_length)
 
     def _cast_source(self, site: CastSite, variable: str) -> str:
         """The original cast of `variable`, its arguments kept, laid out on one line (the
@@ -268,6 +309,9 @@ class MlaReadRewrite(cst.CSTTransformer):
             parts.append(f"{arg.star}{arg.keyword.value}={value}" if arg.keyword is not None else f"{arg.star}{value}")
         return f"{variable}.{site.cast.func.attr.value}({', '.join(parts)})"
 
+    def _read_line(self, local: str, wrapper: str, column: int) -> str:
+        return black_call(local, f"self.{READ_ATTR}.read", [wrapper], column, self.line_length)
+
     # -- visitors --------------------------------------------------------------
     def leave_SimpleStatementLine(self, original, updated):
         site = self.casts.get(id(original))
@@ -277,7 +321,7 @@ class MlaReadRewrite(cst.CSTTransformer):
             v, r = site.variable, site.local_read
             cast = self._cast_source(site, v)
             dtype = self.analysis.code(site.cast.args[0].value)
-            read = f"{r} = self.{READ_ATTR}.read({site.wrapper})\n"
+            read = self._read_line(r, site.wrapper, self.analysis.position(original).start.column)
             if self.minimal:
                 guard = statements(read + f"if not {r}.native:\n    {v} = {cast}\n")
             else:
@@ -292,12 +336,17 @@ class MlaReadRewrite(cst.CSTTransformer):
             self.applied.append(f"line {line}: plan() chooses the KV read on the host" if plan.redirect
                                 else f"line {line}: plan() records the original cast read")
             return cst.FlattenSentinel([*statements(self._plan_prelude(plan)), updated])
+        if id(original) in self.run_statements:  # a one-line run() that its scales make too long
+            column = self.analysis.position(original).start.column
+            fitted = fit_statement(updated, column, self.line_length)
+            updated = fitted[0] if len(fitted) == 1 else cst.FlattenSentinel(fitted)
         before = self.run_preludes.get(id(original))
         if before is not None:
-            read = statements(f"{before.local_read} = self.{READ_ATTR}.read({before.wrapper})\n")
-            updated = cst.FlattenSentinel([*read, updated.with_changes(leading_lines=[])])
+            column = self.analysis.position(original).start.column
+            read = statements(self._read_line(before.local_read, before.wrapper, column))
+            nodes = list(updated.nodes) if isinstance(updated, cst.FlattenSentinel) else [updated]
             read[0] = read[0].with_changes(leading_lines=original.leading_lines)
-            updated = cst.FlattenSentinel([*read, *list(updated.nodes)[1:]])
+            updated = cst.FlattenSentinel([*read, nodes[0].with_changes(leading_lines=[]), *nodes[1:]])
         after = self.insert_after.get(id(original))
         if after:
             nodes = list(updated.nodes) if isinstance(updated, cst.FlattenSentinel) else [updated]
@@ -449,9 +498,12 @@ class FlashInferMlaNativeFp8(Codemod):
             if added is None:
                 raise RewriteRefused(1, "the module the fix adds would replace this file")
             import_line = f"from {added.import_name} import {READ_CLASS}\n"
+            if options.profile == "minimal":
+                sites = decode_only(sites, ctx.tables, analysis)
             transformer = MlaReadRewrite(sites, analysis, ctx.tables, target, keyword_api, _backend_kind(analysis),
                                          _dcp_expression(analysis), import_line, added.import_name,
-                                         minimal=options.profile == "minimal")
+                                         minimal=options.profile == "minimal",
+                                         style=style_for(ctx.path, ctx.tables.formatting))
         except RewriteRefused as exc:
             return CodemodResult(module, [], [(exc.line, f"FlashInfer MLA fix not applied to this file: {exc.reason}")])
         result = CodemodResult(module.visit(transformer), transformer.applied, list(sites.skipped))

@@ -24,6 +24,7 @@ from typing import Dict, List, Optional
 from castlint.common.versions import package_dir
 from castlint.fixes.base import added_module
 from castlint.fixes.edits import Record, fill_placeholders
+from castlint.fixes.style import DEFAULT, Style, style_for
 from castlint.tables import Tables, parse_version
 
 TEMPLATE = Path(__file__).with_name("templates") / "mla_kv_read.py"
@@ -59,7 +60,8 @@ def kv_read_module(path: str, tables: Tables, profile: str = "full") -> Optional
     location, import_name = added
     mechanism = switch_mechanism(path, tables)
     module = KvReadModule(location, import_name)
-    module.companions[location] = module_source(tables, profile, mechanism.row).encode("utf-8")
+    style = style_for(location, tables.formatting)
+    module.companions[location] = module_source(tables, profile, mechanism.row, style).encode("utf-8")
     if mechanism.declared is not None:
         module.companions[mechanism.declaration] = mechanism.declared
     return module
@@ -67,16 +69,20 @@ def kv_read_module(path: str, tables: Tables, profile: str = "full") -> Optional
 
 # -- the module's source ----------------------------------------------------------------
 
-def module_source(tables: Tables, profile: str = "full", mechanism: Optional[dict] = None) -> str:
+def module_source(tables: Tables, profile: str = "full", mechanism: Optional[dict] = None,
+                  style: Style = DEFAULT) -> str:
     """The engine module for this profile, its switch read by `mechanism` (default: the
-    last [[switch_mechanism]] row, plain os.environ), its placeholders filled."""
+    last [[switch_mechanism]] row, plain os.environ), its placeholders filled and laid
+    out at the tree's line length (`style`). The template's own lines are written so that
+    Black leaves them as they are at every line length from 79 to 120: none is longer than
+    79 columns, and every bracket split over lines ends in a magic trailing comma."""
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r} (one of {', '.join(PROFILES)})")
     text = _profile_text(TEMPLATE.read_text(encoding="utf-8"), keep_compact=profile == "full")
     text = _switch_text(text, mechanism or tables.switch_mechanisms[-1], tables)
     values = {name: value for name, value in template_values(tables).items()
               if re.search(rf"^{name} = ", text, re.M)}
-    return fill_placeholders(text, values, TEMPLATE.name)
+    return fill_placeholders(text, values, TEMPLATE.name, style.line_length)
 
 
 def _profile_text(text: str, keep_compact: bool) -> str:

@@ -26,22 +26,23 @@ from castlint.analysis.paged_reads import CODEMOD, PagedRead
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions, sites_to_apply
 from castlint.fixes.edits import add_import, black_call, fresh_name, one_line, statements
 from castlint.fixes.kv_read_module import kv_read_module
+from castlint.fixes.style import style_for
 
 READ_FUNCTION = "read_kv_pages"  # defined by the module the fix adds
 TABLE_NAME = "kv_page_table"
 
 
-def _call_source(analysis, site: PagedRead, table_name: str, column: int) -> str:
+def _call_source(analysis, site: PagedRead, table_name: str, column: int, line_length: int) -> str:
     args = [one_line(node) for node in (site.pool, site.dtype, site.page_table, site.seqlens, site.page_size)]
     if site.fallbacks:
         args.append("fallback=" + " or ".join(site.fallbacks))
-    return black_call(f"{site.variable}, {table_name}", READ_FUNCTION, args, column)
+    return black_call(f"{site.variable}, {table_name}", READ_FUNCTION, args, column, line_length)
 
 
 class _Rewrite(cst.CSTTransformer):
-    def __init__(self, analysis, sites: List[PagedRead], import_line: str, import_module: str):
+    def __init__(self, analysis, sites: List[PagedRead], import_line: str, import_module: str, line_length: int):
         super().__init__()
-        self.analysis = analysis
+        self.analysis, self.line_length = analysis, line_length
         self.statements: Dict[int, Tuple[PagedRead, str]] = {}
         self.redirect: Dict[int, str] = {}
         self.applied: List[str] = []
@@ -60,7 +61,7 @@ class _Rewrite(cst.CSTTransformer):
             return updated
         site, name = found
         column = self.analysis.position(original).start.column
-        new = statements(_call_source(self.analysis, site, name, column))
+        new = statements(_call_source(self.analysis, site, name, column, self.line_length))
         line = self.analysis.position(site.cast).start.line
         self.applied.append(f"line {line}: convert only the pages the page table lists (read_kv_pages)")
         for kept_line, why in site.kept:
@@ -92,7 +93,8 @@ class PagedKvRead(Codemod):
         if added is None:
             return CodemodResult(module, skipped=[(first_line, "the added module would replace this file")])
         import_line = f"from {added.import_name} import {READ_FUNCTION}\n"
-        rewrite = _Rewrite(ctx.analysis, sites, import_line, added.import_name)
+        style = style_for(ctx.path, ctx.tables.formatting)
+        rewrite = _Rewrite(ctx.analysis, sites, import_line, added.import_name, style.line_length)
         new = module.visit(rewrite)
         result = CodemodResult(new, applied=rewrite.applied, skipped=skipped)
         result.companions = dict(added.companions)

@@ -219,14 +219,19 @@ class MlaKvRead:
         """Mark a wrapper that a CUDA graph replays: its read is fixed at capture."""
         self._in_cuda_graphs.add(wrapper)
 
-    def plan(self, wrapper, qo_indptr, kv_indptr, kv_indices, kv_data_type, decode):
-        """Choose how the next run() on `wrapper` reads the pool; return the kv
-        dtype its plan declares."""
+    def plan(self, wrapper, qo_indptr, kv_indptr, kv_indices, dtype, decode):  # [compact]
+    def plan(self, wrapper, dtype):  # [native]
+        """Choose how the next run() on `wrapper` reads the pool; return the kv  # [compact]
+        """Choose how the next decode run() on `wrapper` reads the pool; return  # [native]
+        dtype its plan declares (`dtype` unless it reads the pool natively)."""  # [compact]
+        the kv dtype its plan declares (`dtype` unless it reads natively)."""  # [native]
         read = CAST
         if self.allowed is not None:
-            read = self._choose(wrapper, qo_indptr, kv_indptr, kv_indices, decode)
+            args = (wrapper, qo_indptr, kv_indptr, kv_indices, decode)  # [compact]
+            read = self._choose(*args)  # [compact]
+            read = NATIVE if self.allowed.native else CAST  # [native]
         self._reads[wrapper] = read
-        return self.allowed.kv_dtype if read.native else kv_data_type
+        return self.allowed.kv_dtype if read.native else dtype
 
     def keep_cast(self, wrapper):
         """The next run() on `wrapper` gets the whole-pool conversion."""
@@ -236,6 +241,7 @@ class MlaKvRead:
         """How run() on `wrapper` reads the pool, as its last plan chose."""
         return self._reads.get(wrapper, default)
 
+    # [compact]
     def _choose(self, wrapper, qo_indptr, kv_indptr, kv_indices, decode):
         allowed = self.allowed
         if decode and allowed.native:
@@ -269,12 +275,13 @@ class MlaKvRead:
         if read is None or not read.compact:
             device = kv_indices.device
             every_byte = torch.arange(256, dtype=torch.uint8, device=device)
+            every_byte = every_byte.view(self.allowed.kv_dtype)
             read = KvRead(
                 "compact",
                 torch.zeros(pool_rows, dtype=torch.int32, device=device),
                 torch.zeros(1, dtype=torch.int32, device=device),
                 0,
-                every_byte.view(self.allowed.kv_dtype).to(self.allowed.q_dtype),
+                every_byte.to(self.allowed.q_dtype),
             )
         share = COMPACT_CONVERT_COST.whole_pool_share
         whole = count > read.rows.shape[0] or count >= share * pool_rows
@@ -301,7 +308,8 @@ def allowed_reads(model_runner, backend="auto", reads_other_buffer=False):
         import flashinfer
 
         version = Version(Version(flashinfer.__version__).base_version)
-        capability = tuple(torch.cuda.get_device_capability(model_runner.device))
+        device = model_runner.device
+        capability = tuple(torch.cuda.get_device_capability(device))
         config = model_runner.model_config
         if backend == "auto":
             backend = AUTO_BACKEND["sm90" if capability[0] == 9 else "other"]
@@ -317,22 +325,36 @@ def allowed_reads(model_runner, backend="auto", reads_other_buffer=False):
         pool_name, size, padding = POOL_ROWS
         pool = getattr(model_runner, pool_name)
         pool_rows = int(getattr(pool, size)) + int(getattr(pool, padding))
-        costs = _costs(version, _device_name(model_runner.device))  # [compact]
-    except Exception as exc:  # noqa: BLE001 - any failure keeps the original read
-        logger.warning("MLA KV read: %s; the whole-pool conversion is kept", exc)
+        costs = _costs(version, _device_name(device))  # [compact]
+    except Exception as exc:  # noqa: BLE001 - any failure keeps the cast
+        kept = "the whole-pool conversion is kept"
+        logger.warning("MLA KV read: %s; %s", exc, kept)
         return None
     if not native and mode == "native":
-        logger.info("MLA KV read: no FP8-KV MLA kernel here; the conversion is kept")
+        kept = "the conversion is kept"
+        logger.info("MLA KV read: no FP8-KV MLA kernel here; %s", kept)
         return None
     reads = AllowedReads(kv_dtype, q_dtype, pool_rows, native)
     # [compact]
     if mode != "native":
         graphs = _CONVERT is not None or "cuda" not in str(model_runner.device)
-        reads = reads._replace(compact=True, compact_in_graphs=graphs, costs=costs)
+        reads = reads._replace(
+            compact=True,
+            compact_in_graphs=graphs,
+            costs=costs,
+        )
     return reads
 
 
-def has_fp8_kv_mla_kernel(version, capability, backend, ckv, kpe, kv_dtype, q_dtype):
+def has_fp8_kv_mla_kernel(
+    version,
+    capability,
+    backend,
+    ckv,
+    kpe,
+    kv_dtype,
+    q_dtype,
+):
     """Does this FlashInfer have the FP8-KV MLA kernel for these shapes here?"""
     for kernel in FP8_KV_MLA_KERNELS:
         if version >= Version(kernel.flashinfer):
@@ -365,11 +387,9 @@ def _costs(version, gpu):
 
 # [compact]
 def _on_host(indptr, length):
-    return (
-        isinstance(indptr, torch.Tensor)
-        and indptr.device.type == "cpu"
-        and len(indptr) > length
-    )
+    if not isinstance(indptr, torch.Tensor):
+        return False
+    return indptr.device.type == "cpu" and len(indptr) > length
 
 
 # [compact]
@@ -380,7 +400,8 @@ def _cheapest_read(allowed, qo_indptr, rows, decode):
     if _on_host(qo_indptr, 1):
         queries = int(qo_indptr[-1]) / (len(qo_indptr) - 1)
     if _CONVERT is not None:
-        converted = COMPACT_CONVERT_COST.fixed + COMPACT_CONVERT_COST.per_row * rows
+        convert = COMPACT_CONVERT_COST
+        converted = convert.fixed + convert.per_row * rows
     else:
         converted = costs.gather + costs.gather_per_row * rows
     original = costs.cast_per_pool_row * allowed.pool_rows
@@ -410,11 +431,13 @@ def read_kv_pages(pool, dtype, page_table, seqlens, page_size, fallback=False):
         why = "Triton is missing and a CUDA graph is being captured"
     reach = page_table.numel() * page_size
     whole = reach >= PAGED_WHOLE_POOL_SHARE * pool.shape[0]
-    if why is None and whole and not capturing and kv_read_mode() == SWITCH[1][0]:
+    auto = kv_read_mode() == SWITCH[1][0]
+    if why is None and whole and not capturing and auto:
         return pool.to(dtype), page_table  # most of the pool: convert it whole
     if why is not None:
         if not fallback:
-            _log_once(logging.INFO, "KV page read: %s; the conversion is kept", why)
+            kept = "the conversion is kept"
+            _log_once(logging.INFO, "KV page read: %s; %s", why, kept)
         return pool.to(dtype), page_table
     out = _shared_buffer(pool, dtype)
     convert = _convert_pages if _CONVERT is not None and pool.is_cuda else None
@@ -447,9 +470,8 @@ def _shared_buffer(pool, dtype):
     key = (tuple(pool.shape), dtype, str(pool.device), stream)
     buffer = _BUFFERS.get(key)
     if buffer is None:
-        buffer = _BUFFERS[key] = torch.empty(
-            pool.shape, dtype=dtype, device=pool.device
-        )
+        buffer = torch.empty(pool.shape, dtype=dtype, device=pool.device)
+        _BUFFERS[key] = buffer
     return buffer
 
 
@@ -466,10 +488,13 @@ def _lut(pool, dtype):
 # [compact]
 def _convert_pages_torch(pool, dtype, page_table, seqlens, page_size, out):
     width = page_table.shape[1]
-    pages_read = torch.clamp((seqlens.long() + page_size - 1) // page_size, max=width)
-    live = torch.arange(width, device=page_table.device)[None, :] < pages_read[:, None]
+    pages_read = (seqlens.long() + page_size - 1) // page_size
+    pages_read = torch.clamp(pages_read, max=width)
+    columns = torch.arange(width, device=page_table.device)
+    live = columns[None, :] < pages_read[:, None]
     pages, slots = torch.unique(page_table[live].long(), return_inverse=True)
-    rows = pages[:, None] * page_size + torch.arange(page_size, device=pool.device)
+    offsets = torch.arange(page_size, device=pool.device)
+    rows = pages[:, None] * page_size + offsets
     rows = rows.reshape(-1)
     out[: rows.shape[0]] = pool[rows].to(dtype)
     remapped = torch.zeros_like(page_table)
@@ -480,12 +505,17 @@ def _convert_pages_torch(pool, dtype, page_table, seqlens, page_size, out):
 # [compact]
 def _convert_pages(pool, dtype, page_table, seqlens, page_size, out):
     batch, width = page_table.shape
-    marks = torch.zeros(
-        pool.shape[0] // page_size, dtype=torch.int32, device=pool.device
-    )
+    pool_pages = pool.shape[0] // page_size
+    marks = torch.zeros(pool_pages, dtype=torch.int32, device=pool.device)
     programs = max(1, min(triton.cdiv(width, 128), 64))
     _MARK_PAGES[(batch, programs)](
-        page_table, page_table.stride(0), seqlens, width, page_size, marks, BLOCK=128
+        page_table,
+        page_table.stride(0),
+        seqlens,
+        width,
+        page_size,
+        marks,
+        BLOCK=128,
     )
     slots = torch.cumsum(marks > 0, 0, dtype=torch.int32)
     remapped = torch.zeros_like(page_table)
@@ -509,8 +539,9 @@ def _convert(pool, out, lut, table, stride, counts, page_size, remap=None):
     row = pool[0].numel()
     columns = next((c for c in (256, 128, 64, 32) if row % c == 0), None)
     columns = columns or triton.next_power_of_2(row)
-    programs = max(1, min(triton.cdiv(width * page_size, 32), 1024 // batch or 1))
-    marks, slots, remapped = remap if remap is not None else (table, table, table)
+    blocks = triton.cdiv(width * page_size, 32)
+    programs = max(1, min(blocks, 1024 // batch or 1))
+    marks, slots, remapped = remap or (table, table, table)
     _CONVERT[(batch, programs)](
         pool.view(torch.uint8),
         out,
@@ -534,13 +565,20 @@ def _convert(pool, out, lut, table, stride, counts, page_size, remap=None):
 
 # [compact]
 def _mark_pages_kernel(
-    table, stride, seqlens, width, page_size, marks, BLOCK: tl.constexpr
+    table,
+    stride,
+    seqlens,
+    width,
+    page_size,
+    marks,
+    BLOCK: tl.constexpr,
 ):
     """marks[page] = the last entry (b * width + j + 1) that reads the page."""
     b = tl.program_id(0)
     pages = (tl.load(seqlens + b) + page_size - 1) // page_size
     pages = tl.minimum(pages, width)
-    for start in range(tl.program_id(1) * BLOCK, pages, tl.num_programs(1) * BLOCK):
+    first, step = tl.program_id(1) * BLOCK, tl.num_programs(1) * BLOCK
+    for start in range(first, pages, step):
         j = start + tl.arange(0, BLOCK)
         live = j < pages
         page = tl.load(table + b * stride + j, mask=live, other=0)
@@ -577,18 +615,21 @@ def _convert_kernel(
     pages = tl.minimum((count + page_size - 1) // page_size, width)
     pages = tl.where(count < 0, pool_pages, pages)
     rows = pages * page_size
-    for start in range(tl.program_id(1) * BLOCK_R, rows, tl.num_programs(1) * BLOCK_R):
+    first, step = tl.program_id(1) * BLOCK_R, tl.num_programs(1) * BLOCK_R
+    for start in range(first, rows, step):
         i = start + tl.arange(0, BLOCK_R)
         live = i < rows
         j = i // page_size
-        page = tl.load(table + b * stride + j, mask=live & (count >= 0), other=0)
+        listed = live & (count >= 0)
+        page = tl.load(table + b * stride + j, mask=listed, other=0)
         page = tl.where(count < 0, j, page)
         page = tl.minimum(tl.maximum(page, 0), pool_pages - 1)
         if REMAP:
             slot = tl.load(slots + page, mask=live, other=1) - 1
             first_row = live & (i % page_size == 0)
             tl.store(remapped + b * remapped_stride + j, slot, mask=first_row)
-            owner = tl.load(marks + page, mask=live, other=0) == b * width + j + 1
+            mark = tl.load(marks + page, mask=live, other=0)
+            owner = mark == b * width + j + 1
             live = live & owner
         else:
             slot = page
@@ -597,7 +638,8 @@ def _convert_kernel(
         for c in range(0, row, BLOCK_C):
             cols = c + tl.arange(0, BLOCK_C)
             mask = live[:, None] & (cols < row)[None, :]
-            byte = tl.load(src + source[:, None] + cols[None, :], mask=mask, other=0)
+            at = source[:, None] + cols[None, :]
+            byte = tl.load(src + at, mask=mask, other=0)
             value = tl.load(lut + byte.to(tl.int32), mask=mask)
             tl.store(dst + target[:, None] + cols[None, :], value, mask=mask)
 
