@@ -7,7 +7,8 @@ and none reaches the engine:
 - `# [compact]` at the end of a line: the line belongs to the compact read; on a
   line of its own: the statement below it does. `--profile minimal` leaves them
   out (what remains is the native read and the cast); both profiles drop the marks.
-  `# [native]` at the end of a line: the line is the minimal profile's only.
+  `# [native]` at the end of a line or on a line of its own: the line or the
+  statement below is the minimal profile's only (the full profile leaves it out).
 - `# [switch]`: the lines that import and read the switch, written the way the
   release reads its other variables (rules/sglang.toml [[switch_mechanism]]);
 - `# [first-party]`: where a first-party import of the switch goes (isort's section).
@@ -93,9 +94,9 @@ def _profile_text(text: str, keep_compact: bool) -> str:
     while i < len(lines):
         line = lines[i]
         stripped = line.strip()
-        if stripped == COMPACT:
+        if stripped in (COMPACT, NATIVE_ONLY):
             i += 1
-            if not keep_compact:
+            if keep_compact != (stripped == COMPACT):
                 i = _statement_end(lines, i, len(line) - len(line.lstrip()))
                 while i < len(lines) and not lines[i].strip() and out and not out[-1].strip():
                     i += 1  # the blank lines around it become one run

@@ -219,17 +219,24 @@ class MlaKvRead:
         """Mark a wrapper that a CUDA graph replays: its read is fixed at capture."""
         self._in_cuda_graphs.add(wrapper)
 
-    def plan(self, wrapper, qo_indptr, kv_indptr, kv_indices, dtype, decode):  # [compact]
-    def plan(self, wrapper, dtype):  # [native]
-        """Choose how the next run() on `wrapper` reads the pool; return the kv  # [compact]
-        """Choose how the next decode run() on `wrapper` reads the pool; return  # [native]
-        dtype its plan declares (`dtype` unless it reads the pool natively)."""  # [compact]
-        the kv dtype its plan declares (`dtype` unless it reads natively)."""  # [native]
+    # [compact]
+    def plan(self, wrapper, qo_indptr, kv_indptr, kv_indices, dtype, decode):
+        """Choose how the next run() on `wrapper` reads the pool; return the kv
+        dtype its plan declares (`dtype` unless it reads the pool natively)."""
         read = CAST
         if self.allowed is not None:
-            args = (wrapper, qo_indptr, kv_indptr, kv_indices, decode)  # [compact]
-            read = self._choose(*args)  # [compact]
-            read = NATIVE if self.allowed.native else CAST  # [native]
+            args = (wrapper, qo_indptr, kv_indptr, kv_indices, decode)
+            read = self._choose(*args)
+        self._reads[wrapper] = read
+        return self.allowed.kv_dtype if read.native else dtype
+
+    # [native]
+    def plan(self, wrapper, dtype):
+        """Choose how the next decode run() on `wrapper` reads the pool; return
+        the kv dtype its plan declares (`dtype` unless it reads natively)."""
+        read = CAST
+        if self.allowed is not None and self.allowed.native:
+            read = NATIVE
         self._reads[wrapper] = read
         return self.allowed.kv_dtype if read.native else dtype
 
