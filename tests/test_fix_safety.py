@@ -232,7 +232,7 @@ CASES = {
                          "[self._locs(forward_batch)]\n", "unsafe", "may write"),
     # -- safe
     "plain": (DEF + CAST + READ, "safe", ""),
-    "other-names-rebound": (DEF + CAST + "    k = k.float()\n    q_nope = q[..., :512]\n    q_nope.mul_(2)\n"
+    "other-names-rebound": (DEF + CAST + "    k = k.float()\n    q_nope = (q * 1)[..., :512]\n    q_nope.mul_(2)\n"
                             + READ, "safe", ""),
     "store-before-cast": (DEF + "    forward_batch.token_to_kv_pool.set_kv_buffer(layer, loc, k, v)\n" + CAST
                           + READ, "safe", ""),

@@ -154,6 +154,10 @@ class Tables:
     read_functions: set = field(default_factory=set)
     eager_consumers: set = field(default_factory=set)
     cast_flags: set = field(default_factory=set)
+    property_decorators: set = field(default_factory=set)  # reading such an attribute runs its getter
+    new_value_functions: set = field(default_factory=set)  # read-only calls whose result is always new
+    new_value_methods: set = field(default_factory=set)
+    idempotent_methods: set = field(default_factory=set)  # a second call right after the first changes nothing
     casts: dict = field(default_factory=dict)  # method -> CastSpelling
     reinterpret_methods: set = field(default_factory=set)
     torch_dtypes: set = field(default_factory=set)
@@ -437,7 +441,9 @@ def _load_hot_path(tables: Tables, data: dict, path: Path) -> None:
 def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(tables, data, path, "cast_motion", {
         "read_methods": "read_methods", "read_functions": "read_functions",
-        "eager_consumers": "eager_consumers", "cast_flags": "cast_flags"})
+        "eager_consumers": "eager_consumers", "cast_flags": "cast_flags",
+        "property_decorators": "property_decorators", "new_value_functions": "new_value_functions",
+        "new_value_methods": "new_value_methods", "idempotent_methods": "idempotent_methods"})
 
 
 def _load_casts(tables: Tables, data: dict, path: Path) -> None:

@@ -424,10 +424,10 @@ def _in_place(method: str | None) -> bool:
 
 def _distinct(analysis, expr, depth: int = 0) -> bool:
     """Is expr provably neither the pool nor an object that holds it? A constant, a display or
-    comprehension of such values, an operator's result (a new tensor), a parameter of the
-    function (the proof follows the pool from where it is read, not through the caller), a
-    local bound only to such values, an index or a read-only call (view, cast) of one.
-    An attribute is never distinct: the object may hold the pool."""
+    comprehension of such values, an operator's result (a new tensor), a local bound only to
+    such values, an index or a read-only call (view, cast) of one. An attribute is never
+    distinct (the object may hold the pool), nor is a parameter: the caller may pass the pool
+    itself, or a view of it (`k_cache`, `kv_buffer`), whatever the parameter is called."""
     if depth > 6:
         return False
     if isinstance(expr, _CONSTANTS + _NEW_VALUES):
@@ -452,6 +452,10 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
     if isinstance(expr, cst.IfExp):
         return _distinct(analysis, expr.body, depth + 1) and _distinct(analysis, expr.orelse, depth + 1)
     if isinstance(expr, cst.Call) and _read_only(analysis, expr):
+        if _is_method(analysis, expr.func) and expr.func.attr.value in analysis.tables.new_value_methods:
+            return True  # a new tensor, whatever the receiver
+        if not _is_method(analysis, expr.func) and _function_name(analysis, expr) in analysis.tables.new_value_functions:
+            return True
         if _is_method(analysis, expr.func):  # a view or copy of the receiver (accessors return pools)
             return (expr.func.attr.value not in analysis.tables.accessors
                     and _distinct(analysis, expr.func.value, depth + 1))
@@ -466,13 +470,14 @@ def _distinct_name(analysis, name: cst.Name, depth: int) -> bool:
     assignments = [a for a in scope.assignments[name.value] if hasattr(a, "node")]
     if not assignments or not isinstance(scope, (FunctionScope, ComprehensionScope)):
         return False  # a global, a builtin, a closure variable: anything
+    reaching = [a for a in analysis.reaching(name) if hasattr(a, "node")]
+    if reaching and all(any(r is a for a in assignments) for r in reaching):
+        assignments = reaching  # the values this read can see (`x = view(p); x = x * s; x.mul_()`)
     for assignment in assignments:
         node = assignment.node
         param = node if isinstance(node, cst.Param) else analysis.parent(node)
         if isinstance(param, cst.Param):
-            if _is_self(analysis, param):
-                return False  # the object the backend keeps the pool in
-            continue
+            return False  # self keeps the pool; any other parameter may be the pool, given by the caller
         kind, value, _ = analysis.binding(node) if isinstance(node, cst.Name) else (None, None, ())
         if kind is None or value is None:
             return False  # with ... as, except ... as, import, def: anything
@@ -493,14 +498,6 @@ def _iterated_items(iterable) -> cst.BaseExpression | None:
     return None
 
 
-def _is_self(analysis, param: cst.Param) -> bool:
-    func = analysis.parent(analysis.parent(param))
-    if not isinstance(func, cst.FunctionDef) or analysis.method_class(func) is None:
-        return False
-    params = list(func.params.params)
-    return bool(params) and params[0] is param
-
-
 def _check_region(analysis, verdict: _Verdict, nodes, moved: _Moved, owners: set[str], aliases: set[str],
                   ignored: set[int], where: str):
     """Look for writes to the source, rebinding of the moved expressions, and anything not
@@ -512,6 +509,10 @@ def _check_region(analysis, verdict: _Verdict, nodes, moved: _Moved, owners: set
         _check_bindings(analysis, verdict, node, line, where, moved, owners, aliases, ignored)
         if isinstance(node, cst.Call):
             _check_call(analysis, verdict, node, line, where, moved, owners, aliases)
+            continue
+        read = _property_read(analysis, node)
+        if read is not None:
+            verdict.unsafe.append(f"line {line} {read} {where}; {_MAY_WRITE}")
             continue
         effect = _statement_effect(analysis, node)
         if effect is not None:
@@ -649,6 +650,113 @@ def _unproven_call(analysis, node: cst.Call, shown: str, moved: _Moved, owners: 
     if dotted(func) is None:
         return f"calls `{shown}(...)`, a callable the proof cannot name"
     return f"calls `{shown}(...)`"
+
+
+# -- what the other fixers' proofs share: may running this node write what a fix reads? ----
+
+
+def property_names(analysis) -> frozenset:
+    """Attribute names whose read may run code that is not proven harmless: a class of this module
+    defines them with a decorator of rules/casts.toml [cast_motion] property_decorators
+    (`@property`, `@cached_property`) whose getter runs something unproven_effect does not prove
+    harmless (a getter of attribute reads and comparisons is a read), or as `name = property(...)`
+    (the getter is not looked into)."""
+    found = analysis.derived.get("cast_motion.properties")
+    if found is not None:
+        return found
+    decorators = analysis.tables.property_decorators
+    names, getters = set(), []
+    for cls in analysis.nodes.classes:
+        for statement in cls.body.body:
+            if isinstance(statement, cst.FunctionDef) and any(
+                    dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in decorators
+                    for d in statement.decorators):
+                getters.append(statement)
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) \
+                            and dotted(small.value.func) in decorators:
+                        names |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+    changed = True
+    while changed:  # a getter that reads an effectful property is effectful: to a fixed point
+        analysis.derived["cast_motion.properties"] = frozenset(names)
+        changed = False
+        for getter in getters:
+            if getter.name.value in names:
+                continue
+            if any(unproven_effect(analysis, node) is not None for node in iter_nodes(getter.body, cst.CSTNode)
+                   if not isinstance(node, cst.Return)):
+                names.add(getter.name.value)
+                changed = True
+    pruned = getattr(analysis, "_pruned", None)
+    if pruned is not None and any(d.rsplit(".", 1)[-1] in pruned.dropped_names for d in decorators):
+        # a pruned copy (castlint.prune) keeps a dropped def's name but not its decorators or body:
+        # a name defined only in dropped code, never read there as an attribute, may be a property
+        names |= pruned.dropped_names - pruned.dropped_attr_names
+    found = analysis.derived["cast_motion.properties"] = frozenset(names)
+    return found
+
+
+def _property_read(analysis, node) -> str | None:
+    """Why reading this attribute runs code (a property of a class of the file), if it does."""
+    if not isinstance(node, cst.Attribute) or node.attr.value not in property_names(analysis):
+        return None
+    parent = analysis.parent(node)
+    if isinstance(parent, cst.Call) and parent.func is node:
+        return None  # a method call: judged as a call
+    if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)) and \
+            getattr(parent, "target", None) is node:
+        return None  # a store: judged as one
+    return (f"reads `{_code(analysis, node)}`, a property of a class of this file whose getter is not proven "
+            "read-only (a call)")
+
+
+def unproven_effect(analysis, node) -> str | None:
+    """Why running node may write memory that a fix reads later or earlier than the original
+    (a pool, a page table, an index), or None when it is proven harmless: a call proven read-only
+    (rules/casts.toml [cast_motion]) or an in-place method of a provably new tensor; an
+    assignment to a plain local; operators, attribute and index reads (of attributes that no class
+    of the file makes a property). Anything else - another call, an attribute or index store into
+    what may hold the data, an augmented assignment of what may be a tensor, `del`, `with`,
+    `await`/`yield`, an import, a class definition, a decorator - is not proven harmless."""
+    if isinstance(node, cst.Call):
+        if _read_only(analysis, node):
+            return None
+        method = node.func.attr.value if _is_method(analysis, node.func) else None
+        if _in_place(method) and _distinct(analysis, node.func.value):
+            return None
+        return f"calls `{_code(analysis, node.func)}(...)`"
+    read = _property_read(analysis, node)
+    if read is not None:
+        return read
+    effect = _statement_effect(analysis, node)
+    if effect is not None:
+        return effect
+    if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For)):
+        for target in _binds(node):
+            for leaf in _flat_targets(target):
+                if isinstance(leaf, cst.Attribute):
+                    return f"assigns `{_code(analysis, leaf)}` (a property or `__setattr__` is a call)"
+                if isinstance(leaf, cst.Subscript) and not _distinct(analysis, leaf.value):
+                    return f"writes into `{_code(analysis, leaf)}`"
+                if isinstance(node, cst.AugAssign) and isinstance(leaf, cst.Name) and not _distinct(analysis, leaf):
+                    return f"updates `{leaf.value}` in place (`{_code(analysis, node.operator)}`)"
+    return None
+
+
+def nodes_between(analysis, body, start: tuple[int, int], end: tuple[int, int], skip=frozenset()):
+    """The nodes of body (a function) that run from position start to end: not the bodies of the
+    functions and lambdas it defines (their decorators and defaults run), nor the nodes in skip."""
+    return _region_nodes(analysis, body, start, end, set(skip))
+
+
+def first_unproven(analysis, nodes) -> str | None:
+    """`line N <why>` for the first of nodes that unproven_effect does not prove harmless."""
+    for node in nodes:
+        why = unproven_effect(analysis, node)
+        if why is not None:
+            return f"line {_line(analysis, node)} {why}"
+    return None
 
 
 def _scope_root(analysis, node) -> cst.CSTNode:

@@ -154,6 +154,7 @@ def cast_site(ctx, call: cst.Call) -> CastSite:
     if not runs:
         raise RewriteRefused(line, f"`{variable}` feeds no {run_method}() call in the same method")
     _check_sources(ctx, call, target, runs, variable)
+    _check_between(analysis, call, statement, function, runs)
     receivers = {analysis.code(run.func.value) for run in runs}
     if len(receivers) != 1:
         raise RewriteRefused(line, f"`{variable}` feeds run() of several wrappers ({', '.join(sorted(receivers))})")
@@ -213,6 +214,55 @@ def _check_sources(ctx, call: cst.Call, target: cst.Name, runs: List[cst.Call], 
                                                f"also from line {at} (`{code}`), which is not this pool: under a plan "
                                                f"that reads the pool natively run() would get that buffer in the "
                                                f"wrong dtype")
+
+
+def _check_between(analysis: ModuleAnalysis, call: cst.Call, statement, function, runs: List[cst.Call]) -> None:
+    """Nothing that may write the pool runs between the cast and a run() it feeds: the native read
+    hands run() the pool itself, so run() would read what was stored after the cast instead of the
+    snapshot the cast took. Under aliasing that is anything not proven harmless
+    (castlint.analysis.cast_motion.unproven_effect: a call not proven read-only by rules/casts.toml
+    [cast_motion], an attribute or index store, `with`, `del`, `await`/`yield`...), in the code
+    after the cast, in run()'s own arguments, and in a loop that repeats run() without the cast."""
+    from castlint.analysis.cast_motion import nodes_between, unproven_effect
+
+    line = analysis.position(call).start.line
+    at = analysis.position
+    start = (at(statement).end.line, at(statement).end.column)
+    cast_ancestors = {id(a) for a in analysis.ancestors(statement)}
+    for run in runs:
+        spans = [(start, (at(run).start.line, at(run).start.column))]
+        spans += [((at(a.value).start.line, at(a.value).start.column), (at(a.value).end.line, at(a.value).end.column))
+                  for a in run.args]
+        for loop in analysis.ancestors(run):
+            if loop is function:
+                break
+            if isinstance(loop, (cst.For, cst.While)) and id(loop) not in cast_ancestors:
+                spans.append(((at(loop).start.line, at(loop).start.column), (at(loop).end.line, at(loop).end.column)))
+        for low, high in spans:
+            for node in nodes_between(analysis, function, low, high, skip={id(run)} if low != start else ()):
+                if node is run or _other_branch(analysis, node, run, function):
+                    continue
+                why = unproven_effect(analysis, node)
+                if why is not None:
+                    raise RewriteRefused(line, f"line {at(node).start.line} {why} between the cast and run() (line "
+                                               f"{at(run).start.line}), and is not proven read-only: under the native "
+                                               "read run() gets the pool itself and would read what that stores")
+
+
+def _other_branch(analysis: ModuleAnalysis, node: cst.CSTNode, run: cst.Call, function) -> bool:
+    """Is node in the other branch of an `if` that holds run() (so never runs before it)?"""
+    run_ancestors = list(analysis.ancestors(run))
+    run_ids = {id(a) for a in run_ancestors}
+    child = node
+    for anc in analysis.ancestors(node):
+        if anc is function:
+            return False
+        if isinstance(anc, cst.If) and id(anc) in run_ids:
+            node_side = child is anc.body
+            run_side = any(a is anc.body for a in run_ancestors)
+            return node_side != run_side
+        child = anc
+    return False
 
 
 def _in_view_rebinding(analysis: ModuleAnalysis, name: cst.Name, variable: str) -> bool:
@@ -354,7 +404,7 @@ def why_not_rewritable(ctx, call: cst.Call) -> Optional[str]:
     for other, reason in file_reasons["casts"]:
         if other is not call:
             return reason
-    return file_reasons["plans"]
+    return file_reasons["runs"] or file_reasons["plans"]
 
 
 _FILE_REASONS: dict = {}  # id(ModuleAnalysis) -> (the analysis, its reasons); a handful at a time
@@ -365,12 +415,12 @@ def _file_reasons(ctx) -> dict:
     hit = _FILE_REASONS.get(id(analysis))
     if hit is not None and hit[0] is analysis:
         return hit[1]
-    casts = []
+    casts, fed = [], set()
     for other, _ in analysis.pool_casts():
         if not feeds_a_run(ctx, other):
             continue
         try:
-            cast_site(ctx, other)
+            fed |= {id(run) for run in cast_site(ctx, other).runs}
         except RewriteRefused as exc:
             casts.append((other, f"the cast at line {exc.line} in this file cannot be rewritten ({exc.reason}), "
                                  "and the plans it shares with this one must not change"))
@@ -386,11 +436,38 @@ def _file_reasons(ctx) -> dict:
                 plans = None
     except RewriteRefused as exc:
         plans = exc.reason
-    reasons = {"casts": casts, "plans": plans}
+    reasons = {"casts": casts, "plans": plans, "runs": _unaccounted_run(ctx, fed)}
     if len(_FILE_REASONS) > 8:
         _FILE_REASONS.clear()
     _FILE_REASONS[id(analysis)] = (analysis, reasons)
     return reasons
+
+
+def _mla_run_shaped(tables: Tables, call: cst.Call) -> bool:
+    """A run() call in the MLA wrapper's form: its four positional tensors (q_nope, q_pe, ckv, kpe)
+    or a keyword of rules/flashinfer.toml's run signatures."""
+    keywords = {name for row in tables.mla_signatures
+                for name in (*row.get("run_positional", ()), *row.get("run_keywords", ()))}
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return len(positional) >= 4 or any(a.keyword is not None and a.keyword.value in keywords for a in call.args)
+
+
+def _unaccounted_run(ctx, fed: Set[int]) -> Optional[str]:
+    """Every value that reaches a rewritten run() is accounted for: a plan the fix redirects to the
+    pool's dtype is shared by every run() of its wrapper, so an MLA-shaped run() that no rewritten
+    cast feeds (a draft buffer, a BF16 copy of something else) would get a buffer in the wrong dtype.
+    The proof cannot tell which wrapper a run() uses, so any such run() in the file refuses it."""
+    analysis = ctx.analysis
+    method = _run_method(ctx)
+    if method is None:
+        return None
+    for run in analysis.nodes.calls:
+        if isinstance(run.func, cst.Attribute) and run.func.attr.value == method and id(run) not in fed \
+                and _mla_run_shaped(ctx.tables, run):
+            return (f"the {method}() at line {analysis.position(run).start.line} (`{analysis.code(run.func)}`) reads "
+                    "a buffer that no cast the fix rewrites feeds; a plan redirected to the pool's dtype would give "
+                    "it that buffer in the wrong dtype")
+    return None
 
 
 def feeds_a_run(ctx, call: cst.Call) -> bool:

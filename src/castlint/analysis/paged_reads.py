@@ -15,7 +15,10 @@ pages, into a buffer the page table is remapped to, gives it the same values.
   the cast whenever that condition holds (`fallback=`);
 - the page table, lengths and page size are evaluated at the cast instead of at the
   kernel: their names must not be rebound in between, and a call in between that
-  rules/casts.toml [cast_motion] does not prove read-only makes the fix unsafe.
+  rules/casts.toml [cast_motion] does not prove read-only makes the fix unsafe - as does
+  anything else that may write them (an attribute or index store, `with`, `del`, `await`/
+  `yield`: castlint.analysis.cast_motion.unproven_effect), in the code after the cast, in the
+  kernel call's own arguments, and anywhere in a loop that repeats the kernel without the cast.
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from castlint.analysis.cast_motion import is_read_only
+from castlint.analysis.cast_motion import is_read_only, nodes_between, property_names, unproven_effect
 from castlint.analysis.dataflow import iter_nodes
 
 CODEMOD = "paged-kv-read"  # Fix.codemod of the findings this fix rewrites
@@ -328,6 +331,9 @@ class _Site:
         for call in iter_nodes(expr, cst.Call):
             if not is_read_only(self.analysis, call):
                 return f"`{self.analysis.code(call)[:40]}` is not proven read-only"
+        for node in iter_nodes(expr, cst.Attribute):
+            if node.attr.value in property_names(self.analysis):
+                return f"`{self.analysis.code(node)[:40]}` is a property (its getter is a call)"
         return None
 
     def free_names(self, expr) -> List[str]:
@@ -360,21 +366,34 @@ class _Site:
         return bound
 
     def unproven_between(self, statement, reader: _Reader) -> Optional[str]:
-        """The first call between the cast and the reader that may write the page table."""
+        """The first thing that runs between the cast and the reader's read of its page table and
+        may write the table, the lengths or the page size (the fix reads them at the cast): a call
+        not proven read-only, an attribute or index store, `with`, `del`, `await`/`yield`...
+        (castlint.analysis.cast_motion.unproven_effect). In between: the code after the cast, the
+        kernel call's own arguments (evaluated before it reads them), and the whole of a loop that
+        repeats the kernel without the cast."""
         analysis = self.analysis
-        start = analysis.position(statement).end
-        end = analysis.position(reader.call).start
-        inside = {id(n) for n in iter_nodes(reader.call, cst.Call)}
-        for call in iter_nodes(self.function, cst.Call):
-            pos = analysis.position(call).start
-            if not ((start.line, start.column) <= (pos.line, pos.column) < (end.line, end.column)):
-                continue
-            if id(call) in inside or _kernel_row(self.tables, call, analysis) is not None or self.is_page_view(call):
-                continue
-            if self.not_on_the_way(call, reader.call):
-                continue
-            if not is_read_only(analysis, call):
-                return f"`{analysis.code(call)[:50]}` at line {pos.line} is not proven read-only"
+        at = analysis.position
+        start = (at(statement).end.line, at(statement).end.column)
+        end = (at(reader.call).start.line, at(reader.call).start.column)
+        spans = [(start, end), ((end[0], end[1] + 1), (at(reader.call).end.line, at(reader.call).end.column))]
+        for loop in analysis.ancestors(reader.call):
+            if loop is self.function:
+                break
+            if isinstance(loop, (cst.For, cst.While)) and not any(a is loop for a in analysis.ancestors(statement)):
+                spans.append(((at(loop).start.line, at(loop).start.column), (at(loop).end.line, at(loop).end.column)))
+        for low, high in spans:
+            for node in nodes_between(analysis, self.function, low, high):
+                if node is reader.call or (isinstance(node, cst.Call) and (
+                        _kernel_row(self.tables, node, analysis) is not None or self.is_page_view(node))):
+                    continue
+                if self.not_on_the_way(node, reader.call):
+                    continue
+                why = unproven_effect(analysis, node)
+                if why is not None:
+                    return (f"line {at(node).start.line} {why} between the cast and `{reader.row['function']}` "
+                            f"(line {at(reader.call).start.line}), and is not proven read-only: it may change the "
+                            "page table, lengths or page size that the fix reads at the cast")
         return None
 
     def not_on_the_way(self, call: cst.Call, reader: cst.Call) -> bool:

@@ -16,7 +16,9 @@ gets a sibling that returns the other's sibling. The accessor itself is not
 changed: every caller that passes no rows reads what it read before.
 
 `rows_getters(analysis)` gives the siblings a file's pool classes get, or why
-one cannot be derived. A class that overrides an accessor without a sibling
+one cannot be derived; `_unsound` says when a sibling would not behave like
+`accessor(...)[rows]` (the dequantized buffer read besides its return, effects that would run
+twice, a sibling already inherited or hidden by an attribute). A class that overrides an accessor without a sibling
 (in this file or another) is caught at run time: read_kv_rows (the module the
 backend fix adds) reads the rows only when each sibling is defined by the class
 that defines its accessor.
@@ -28,6 +30,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
+from castlint.analysis.cast_motion import unproven_effect
 from castlint.analysis.dataflow import Origin, iter_nodes
 
 CODEMOD = "rows-getter"  # Fix.codemod of the CL004 findings this fix addresses
@@ -141,6 +144,57 @@ def _why_not(analysis, method: cst.FunctionDef, parameter: str) -> Optional[str]
     return None
 
 
+def _unsound(analysis, method: cst.FunctionDef, dequantizes: List[cst.Call], sibling: str,
+             inherited, delegated: Sequence[cst.Call] = ()) -> Optional[str]:
+    """Why the sibling would not behave like `accessor(...)[rows]`, effects included, if it would not.
+
+    - The dequantized buffer is read only by the return: anything else that reads it (an assert on
+      its size, a store on self, an index write, a call it is passed to) would see only the rows.
+    - read_kv_rows calls the accessor itself when a sibling answers None (read as stored), so the
+      code before such an answer runs twice: every effect in the accessor must be proven read-only
+      (rules/casts.toml [cast_motion]), an import, or a call of an idempotent method
+      ([cast_motion] idempotent_methods); the dequantize itself runs once either way, and a
+      `return self.<accessor>(...)` becomes a call of that accessor's sibling, judged there.
+    - No class above defines the sibling already (the new one would override it), and nothing
+      assigns an attribute of that name (it would hide the method)."""
+    if inherited is not None:
+        owner = analysis.method_class(inherited)
+        return (f"`{owner.name.value if owner is not None else '?'}.{sibling}` is already defined above it; "
+                "a new one would override it")
+    for node in analysis.nodes.attributes:
+        parent = analysis.parent(node)
+        if node.attr.value == sibling and isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            return f"line {analysis.position(node).start.line} assigns an attribute `{sibling}`, which would hide it"
+    inside = {id(n) for call in dequantizes for n in iter_nodes(call, cst.CSTNode)}
+    targets = set()
+    for call in dequantizes:
+        parent = analysis.parent(call)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target,
+                                                                                        cst.Name):
+            targets.add(parent.targets[0].target.value)
+            inside.add(id(parent.targets[0].target))
+    idempotent = analysis.tables.idempotent_methods
+    skip = {id(call) for call in delegated}
+    for node in iter_nodes(method.body, cst.Name):
+        if node.value in targets and id(node) not in inside:
+            parent = analysis.parent(node)
+            if not (isinstance(parent, cst.Return) and parent.value is node):
+                return (f"line {analysis.position(node).start.line} reads the dequantized buffer `{node.value}` "
+                        "besides returning it; with the rows alone it would see other values")
+    for node in iter_nodes(method.body, cst.CSTNode):
+        if id(node) in inside or id(node) in skip or analysis.enclosing_function(node) is not method:
+            continue
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            continue  # a second import runs nothing
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in idempotent:
+            continue
+        why = unproven_effect(analysis, node)
+        if why is not None and not isinstance(node, (cst.Import, cst.ImportFrom)):
+            return (f"line {analysis.position(node).start.line} {why}, which is not proven read-only or idempotent: "
+                    "where the sibling answers None, read_kv_rows calls the accessor again and it would run twice")
+    return None
+
+
 def rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
     """(the siblings this file's pool classes get, {line of a dequantize: why no sibling});
     derived once per analysis."""
@@ -174,7 +228,7 @@ def _rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
                     derive.delegate(r.value, cls, chosen) is not None for r in derive.own_returns(method)):
                 chosen.add(id(method))
                 changed = True
-    getters, refused = [], {}
+    getters, refused, refused_methods = [], {}, set()
     for cls, method in accessors:
         if id(method) not in chosen:
             continue
@@ -183,7 +237,18 @@ def _rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
             continue  # already there: a second fix adds nothing
         why = _why_not(analysis, method, derive.parameter)
         if why is not None:
+            refused_methods.add(id(method))
             for _, call in dequantizing.get(id(method), ()):
+                refused[analysis.position(call).start.line] = (
+                    f"no rows getter beside `{cls.name.value}.{method.name.value}`: {why}")
+            continue
+        inherited = analysis.find_method(cls, sibling)
+        delegated = [d for r in derive.own_returns(method) if (d := derive.delegate(r.value, cls, chosen)) is not None]
+        why = _unsound(analysis, method, [c for _, c in dequantizing.get(id(method), ())], sibling, inherited,
+                       delegated)
+        if why is not None:
+            refused_methods.add(id(method))
+            for _, call in dequantizing.get(id(method), ()) or [(None, method)]:
                 refused[analysis.position(call).start.line] = (
                     f"no rows getter beside `{cls.name.value}.{method.name.value}`: {why}")
             continue
@@ -202,6 +267,21 @@ def _rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
             else:
                 getter.returns[id(statement)] = "none"
         getters.append(getter)
+    # a sibling that delegates to one that is not added would call nothing: drop it too
+    dropped = True
+    while dropped:
+        dropped = False
+        for getter in list(getters):
+            for name in getter.delegations.values():
+                target = analysis.find_method(getter.cls, name[: -len(derive.suffix)])
+                if target is not None and id(target) in refused_methods:
+                    getters.remove(getter)
+                    refused_methods.add(id(getter.method))
+                    refused[analysis.position(getter.method).start.line] = (
+                        f"no rows getter beside `{getter.cls.name.value}.{getter.method.name.value}`: it returns "
+                        f"`self.{target.name.value}(...)`, which gets none")
+                    dropped = True
+                    break
     # what a delegating sibling calls must exist in its own class too: where `self.m` is
     # there an accessor that reads as stored, it gets a sibling that says so (None)
     stubs = {}

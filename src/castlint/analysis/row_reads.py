@@ -19,9 +19,12 @@ where read_kv_rows returns those rows dequantized alone and the indices 0..n-1
 - both buffers are read by the kernel call itself, from one pool and layer;
 - the call is a statement of its own (`kernel(...)`, `x = kernel(...)`, `return
   kernel(...)`): nothing in the statement decides whether it runs;
-- the accessors and the index move before the statement: any other call the
-  statement makes first must be proven read-only (rules/casts.toml [cast_motion]),
-  or the fix is unsafe.
+- every input is accounted for: no other argument of the kernel gets the pool, a
+  buffer or the index (the fix redirects only the three), or the site is refused;
+- the accessors, the pool and layer expressions and the index move before the
+  statement and are evaluated once there: anything else the statement runs (a call
+  not proven read-only by rules/casts.toml [cast_motion], one inside the pool or
+  layer expression included, a walrus, `await`, a property read) makes the fix unsafe.
 """
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from castlint.analysis.cast_motion import is_read_only
+from castlint.analysis.cast_motion import is_read_only, unproven_effect
 from castlint.analysis.dataflow import iter_nodes
 from castlint.analysis.paged_reads import call_argument, last_name
 from castlint.common.versions import parse_version, release_of
@@ -139,15 +142,45 @@ def _site(analysis, kernel: cst.Call, row: dict, accessor: dict) -> Optional[Row
     site.statement, site.refused = _statement_of(analysis, kernel)
     if site.refused:
         return site
-    moved = {id(n) for c in (key, value) for n in iter_nodes(c, cst.Call)}
-    for call in iter_nodes(site.statement, cst.Call):
-        if call is kernel or id(call) in moved:
-            continue
-        if not is_read_only(analysis, call):
-            site.unsafe = (f"`{analysis.code(call)[:50]}` runs before the kernel and is not proven read-only; the "
-                           "buffers are now read before it")
-            break
+    site.refused = _unaccounted(analysis, site, key, value)
+    if site.refused is None:
+        site.unsafe = _moved_over(analysis, site)
     return site
+
+
+def _unaccounted(analysis, site: RowRead, key: cst.Call, value: cst.Call) -> Optional[str]:
+    """Every input of the rewritten kernel is accounted for: the buffers and the index reach it only
+    through the arguments the fix redirects. Why not, if another argument also gets one of them."""
+    redirected = {id(site.key_arg), id(site.value_arg), id(site.rows_arg)}
+    wanted = {_code(analysis, e): what for e, what in ((site.rows_arg.value, "the index"), (site.pool, "the pool"),
+                                                       (key, "the key buffer"), (value, "the value buffer"))}
+    for arg in site.kernel.args:
+        if id(arg) in redirected:
+            continue
+        for node in iter_nodes(arg.value, (cst.Name, cst.Attribute, cst.Call)):
+            what = wanted.get(_code(analysis, node))
+            if what is not None:
+                return (f"`{site.row['function']}` also gets {what} (`{analysis.code(node)[:40]}`) through another "
+                        f"argument (line {analysis.position(node).start.line}), which the fix does not redirect")
+    return None
+
+
+def _moved_over(analysis, site: RowRead) -> Optional[str]:
+    """The accessors, the pool and layer expressions and the index are evaluated once, before the
+    statement: why that may change what they give or what the statement does, if it may."""
+    for node in iter_nodes(site.statement, cst.CSTNode):
+        if node is site.kernel:
+            continue
+        if isinstance(node, cst.NamedExpr):
+            why = f"binds `{analysis.code(node.target)}` (`:=`)"
+        elif isinstance(node, cst.Call) and not is_read_only(analysis, node):
+            why = f"calls `{analysis.code(node.func)[:50]}(...)`"
+        else:
+            why = unproven_effect(analysis, node)
+        if why is not None:
+            return (f"line {analysis.position(node).start.line} {why} in the kernel's statement, and is not "
+                    "proven read-only: the fix reads the buffers and the index once, before the statement")
+    return None
 
 
 def _kernels_here(analysis) -> set:
