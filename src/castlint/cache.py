@@ -62,7 +62,8 @@ def signature(path: str) -> Optional[tuple]:
 def cacheable(result: FileResult) -> bool:
     """Read problems may go away by themselves (a file written as we read it); analyzer
     bugs should be retried. Everything else is a function of the content."""
-    return all(e.kind == "parse" for e in result.errors)
+    # a result that read other files' definitions (follow-imports) is not a function of this file alone
+    return all(e.kind == "parse" for e in result.errors) and not result.links
 
 
 def _code_fingerprint() -> str:
@@ -97,6 +98,7 @@ def config_key(config, tables, options=()) -> str:
         "ignore_noqa": getattr(config, "ignore_noqa", False),
         "model": sorted((k, repr(v)) for k, v in config.model.items()),
         "max_file_size": config.max_file_size,
+        "follow_imports": getattr(config, "follow_imports", False),
         "root": str(Path(config.root).resolve()),
         "options": list(options),
     }

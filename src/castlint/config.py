@@ -20,6 +20,7 @@ DEFAULT_EXCLUDE = (
 KNOWN_KEYS = {
     "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "extend-rules",
     "respect-gitignore", "model", "cache", "jobs", "max-file-size", "file-timeout", "max-file-memory",
+    "follow-imports",
 }
 MODEL_KEYS = {"preset", "layers", "pool-tokens", "kv-lora-rank", "rope-dim", "kv-dtype", "compute-dtype"}
 # Sane ranges for the cost model's integers: (smallest, largest). A value outside
@@ -69,6 +70,7 @@ class Config:
     file_timeout: float = 120.0  # seconds one file may take in its worker (0: no limit)
     max_file_memory: int = 0  # bytes one file may take in its worker (0: 80 % of memory / workers)
     respect_gitignore: bool = True
+    follow_imports: bool = False  # link the tree's definitions a file imports into its analysis
     ignore_noqa: bool = False  # --ignore-noqa: suppression comments silence nothing
     select_source: str = "default"  # where select came from (--show-settings): default, a file's key, a flag
     # extend-rules tables outside the config's folder and the checked paths: their errors
@@ -200,7 +202,8 @@ def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
             if key in model and not isinstance(model[key], str):
                 raise ConfigError(where, f"model.{key}", f"must be a string, got {model[key]!r}")
         cfg.model = dict(model)
-    for key, attr in (("cache", "cache"), ("respect-gitignore", "respect_gitignore")):
+    for key, attr in (("cache", "cache"), ("respect-gitignore", "respect_gitignore"),
+                      ("follow-imports", "follow_imports")):
         if key in data:
             if not isinstance(data[key], bool):
                 raise ConfigError(where, key, f"must be true or false, got {data[key]!r}")

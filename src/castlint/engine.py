@@ -229,11 +229,12 @@ def _python2_hint(source: bytes, line: int) -> str:
     return " (this looks like Python 2 code; castlint reads Python 3)" if py2 else ""
 
 
-def module_context(module, path: str, tables: Tables, cost_model: CostModel, pruned=None, copy: bool = False):
+def module_context(module, path: str, tables: Tables, cost_model: CostModel, pruned=None, copy: bool = False,
+                   own_lines: Optional[int] = None):
     """The FileContext (metadata + ModuleAnalysis) that rules and codemods read.
 
     copy: analyse a copy of module (a tree a codemod built may share nodes; the
-    analysis's `module` is then the copy)."""
+    analysis's `module` is then the copy); own_lines: see run_rules."""
     import libcst as cst
 
     from castlint.analysis import ModuleAnalysis
@@ -241,31 +242,54 @@ def module_context(module, path: str, tables: Tables, cost_model: CostModel, pru
 
     wrapper = cst.MetadataWrapper(module, unsafe_skip_copy=not copy)
     if pruned is None:
-        analysis = ModuleAnalysis(wrapper, tables)
+        analysis = ModuleAnalysis(wrapper, tables, own_lines=own_lines)
     else:
-        analysis = ModuleAnalysis(wrapper, tables, pruned=pruned)
+        analysis = ModuleAnalysis(wrapper, tables, pruned=pruned, own_lines=own_lines)
     return FileContext(path=path, analysis=analysis, tables=tables, cost_model=cost_model)
 
 
-def run_rules(ctx, source_text: str, config: Config) -> list:
-    """Every rule on one FileContext, then suppressions and select/ignore."""
+def run_rules(ctx, source_text: str, config: Config, own_lines: Optional[int] = None) -> list:
+    """Every rule on one FileContext, then suppressions and select/ignore. own_lines: the
+    file's own lines when definitions of other files were linked after them
+    (castlint.analysis.tree_index): findings in those are theirs, not this file's."""
     from castlint.checks import all_rules
 
     raw = []
     for rule in all_rules():
         if rule.kind == "check":  # every rule runs: a suppression of a disabled one is still used
             raw.extend(rule.check(ctx))
+    if own_lines is not None:
+        raw = [f for f in raw if f.start.line <= own_lines]
     return finish(raw, ctx.path, source_text, config)
 
 
 def analyze_module(module, path: str, source_text: str, tables: Tables, config: Config,
-                   cost_model: CostModel, pruned=None) -> list:
+                   cost_model: CostModel, pruned=None, own_lines: Optional[int] = None) -> list:
     """Findings for one parsed module. pruned: the castlint.prune.Pruned it was parsed from
-    (then source_text must be the whole file's text, for suppressions)."""
+    (then source_text must be the whole file's text, for suppressions); own_lines: see
+    run_rules (source_text is then the file's own text)."""
     from castlint.analysis.pool_classes import file_tables
 
     tables = file_tables(source_text.encode("utf-8", "surrogateescape"), tables)  # the file's own accessors
-    return run_rules(module_context(module, path, tables, cost_model, pruned), source_text, config)
+    ctx = module_context(module, path, tables, cost_model, pruned, own_lines=own_lines)
+    return run_rules(ctx, source_text, config, own_lines)
+
+
+def link_tree(path: str, source: bytes, tables: Tables, config: Config, result: FileResult) -> tuple:
+    """(source, tables, own_lines) with the definitions of the tree that the file uses
+    linked after its own code (castlint.analysis.tree_index); own_lines is None when
+    nothing was linked. The linked files are recorded in result.links for the cache."""
+    from castlint.analysis import tree_index
+    from castlint.analysis.pool_classes import with_accessors
+
+    if not config.follow_imports:
+        return source, tables, None
+    linked_source, own_lines, linked = tree_index.linked_source(path, source, tables)
+    if not linked:
+        return source, tables, None
+    result.links = list(linked.paths)
+    tables = with_accessors(tables, linked.learned)
+    return (linked_source, tables, own_lines) if linked.text else (source, tables, None)
 
 
 def finish(raw: list, path: str, source_text: str, config: Config) -> list:
@@ -325,7 +349,7 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
     except ReadError as exc:
         result.errors.append(FileError(path, exc.line, str(exc), "read"))
         return result
-    if triggers is not None and not has_trigger(source, tuple(triggers)):
+    if triggers is not None and not has_trigger(source, tuple(triggers)) and not may_link(path, source, tables, config):
         result.skipped = True
         broken = syntax_error(path, source)
         if broken is not None:
@@ -359,27 +383,64 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
     from castlint.analysis.pool_classes import file_tables
 
     tables = file_tables(source, tables)  # and the accessors this file's own pool classes define
+    linked, tables, own_lines = link_tree(path, source, tables, config, result)
+    if own_lines is not None:  # findings through the tree's definitions; fixes from the file's own
+        result.mode = pruning.FULL
+        result.findings = _linked_findings(path, linked, source_text(source), tables, config, cost_model, own_lines)
+        if not any(f.fixable for f in result.findings):
+            return
     if pruning.plan(source, tables).kind == pruning.NOTHING:
         result.mode = pruning.NOTHING
         broken = syntax_error(path, source)
         if broken is not None:
             raise SyntaxError(broken.message, (path, broken.line, 1, ""))
-        result.findings = finish([], path, source_text(source), config)
+        if own_lines is None:
+            result.findings = finish([], path, source_text(source), config)
         return
     result.mode = pruning.FULL
     module = parse(source, path)
     ctx = module_context(module, path, tables, cost_model)
-    result.findings = run_rules(ctx, module.code, config)
-    if any(f.fixable for f in result.findings):
-        result.fix, error = fixer(path, source, stat, ctx, result.findings, config)
+    own = run_rules(ctx, module.code, config)
+    result.findings = own if own_lines is None else _with_own_fixes(result.findings, own)
+    if any(f.fixable for f in own):
+        result.fix, error = fixer(path, source, stat, ctx, own, config)
         if error is not None:
             result.errors.append(error)
+
+
+def _linked_findings(path, linked, own_text, tables, config, cost_model, own_lines) -> list:
+    """The findings of a file whose analysis links definitions of the tree after its code."""
+    return _analyze_bytes(path, linked, own_text, own_lines, tables, config, cost_model, False, FileResult(path))
+
+
+def _with_own_fixes(linked: list, own: list) -> list:
+    """The linked analysis's findings, each with the fix the file's own analysis offers for
+    it (the fix is computed on the file alone, so a finding seen only through linked code
+    has none)."""
+    import dataclasses
+
+    fixes = {(f.code, f.start.line, f.start.column): f for f in own}
+    out = []
+    for finding in linked:
+        mine = fixes.get((finding.code, finding.start.line, finding.start.column))
+        out.append(mine if mine is not None else dataclasses.replace(finding, fix=None))
+    return out
 
 
 def _analyze_source(path, source, tables, config, cost_model, prune, result) -> list:
     from castlint.analysis.pool_classes import file_tables
 
     tables = file_tables(source, tables)  # and the accessors this file's own pool classes define
+    linked, tables, own_lines = link_tree(path, source, tables, config, result)
+    if own_lines is None:
+        return _analyze_bytes(path, source, None, None, tables, config, cost_model, prune, result)
+    # the pruner's per-unit taint does not follow the linked classes: the whole module is analysed
+    return _analyze_bytes(path, linked, source_text(source), own_lines, tables, config, cost_model, False, result)
+
+
+def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model, prune, result) -> list:
+    """Findings for source: the file's bytes, or (own_lines given) the file's bytes with
+    linked definitions after them, own_text being the file's own text."""
     plan = None
     if prune:
         from castlint import prune as pruning
@@ -390,7 +451,7 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result) -> 
             broken = syntax_error(path, source)  # maybe decided from the text alone
             if broken is not None:
                 raise SyntaxError(broken.message, (path, broken.line, 1, ""))
-            return finish([], path, source_text(source), config)
+            return finish([], path, own_text if own_text is not None else source_text(source), config)
         if plan.kind == pruning.PRUNED:
             import libcst as cst
 
@@ -399,8 +460,9 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result) -> 
             except Exception:  # noqa: BLE001 - cannot happen for code ast accepts; be safe
                 result.mode = pruning.FULL
             else:
-                return analyze_module(module, path, source_text(source), tables, config, cost_model,
-                                      pruned=plan.pruned)
+                text = own_text if own_text is not None else source_text(source)
+                return analyze_module(module, path, text, tables, config, cost_model, pruned=plan.pruned,
+                                      own_lines=own_lines)
     else:
         result.mode = "full"
     try:
@@ -412,7 +474,18 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result) -> 
             raise SyntaxError(f"syntax error: {err.msg}" + _python2_hint(source, err.lineno),
                               (path, err.lineno, err.offset or 1, "")) from None
         raise
-    return analyze_module(module, path, module.code, tables, config, cost_model)
+    return analyze_module(module, path, own_text if own_text is not None else module.code, tables, config,
+                          cost_model, own_lines=own_lines)
+
+
+def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
+    """A file without trigger words is still analysed when definitions of the tree it
+    imports bring it a pool (castlint.analysis.tree_index; `follow-imports = true`)."""
+    if not config.follow_imports:
+        return False
+    from castlint.analysis import tree_index
+
+    return tree_index.may_link(path, source, tables)
 
 
 def read_error(path: str, exc: BaseException) -> FileError:
@@ -507,7 +580,7 @@ def _scan_batch(paths: Sequence[str]) -> List[tuple]:
             result = FileResult(path=path, errors=[FileError(path, exc.line, str(exc), "read")])
             out.append(("done", result, digest(source) if digests else None))
             continue
-        if s.triggers is not None and not has_trigger(source, s.triggers):
+        if s.triggers is not None and not has_trigger(source, s.triggers) and not may_link(path, source, s.tables, s.config):
             broken = syntax_error(path, source)  # no rule fires on it; Python must still parse it
             if broken is not None:
                 result = FileResult(path=path, skipped=True, errors=[broken])

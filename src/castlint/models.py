@@ -127,6 +127,7 @@ class FileResult:
     skipped: bool = False  # prefiltered: no trigger token in the text
     mode: Optional[str] = None  # how it was analysed: "nothing", "pruned" or "full" (castlint.prune)
     fix: Any = None  # castlint.fixes.SourceFix, when the run fixes and this file had something to fix
+    links: list = field(default_factory=list)  # other files whose definitions the analysis linked in
 
 
 def human_bytes(n: int) -> str:

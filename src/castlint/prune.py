@@ -1178,10 +1178,34 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
         return PrunePlan(FULL, reason=why)
     sites = {id(unit) for unit in module.units if taint.has_site(unit)}
     if not sites:
+        if _returns_a_pool(tree, vocab):
+            # a helper's return reaches its callers through inheritance, super() and other
+            # objects, which the per-unit taint does not follow: the analysis decides
+            return PrunePlan(FULL, reason="a function returns a pool")
         return PrunePlan(NOTHING, reason="no candidate site")
     kept = _kept_units(module, taint, sites)
     decisions, hot_hints = _decisions(module, kept)
     return _render(source, decisions, hot_hints, keep_ratio)
+
+
+def _returns_a_pool(tree: ast.AST, vocab: "_Vocabulary") -> bool:
+    """Does a function return a pool as it is: an accessor's result, a cache attribute (or
+    one layer of it), or a tuple of those?"""
+    names = vocab.accessors | vocab.cache_attributes
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and node.value is not None:
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            if any(_names_pool(v, names) for v in values):
+                return True
+    return False
+
+
+def _names_pool(value: ast.AST, names) -> bool:
+    if isinstance(value, ast.Call):
+        value = value.func
+    elif isinstance(value, ast.Subscript):
+        value = value.value
+    return isinstance(value, ast.Attribute) and value.attr in names
 
 
 def _imports_row_kernel(tree: ast.AST, vocab: "_Vocabulary") -> bool:

@@ -30,6 +30,7 @@ from libcst.metadata import (
     Assignment,
     CodePosition,
     CodeRange,
+    ImportAssignment,
     ScopeProvider,
 )
 
@@ -275,9 +276,12 @@ def _resolve_scopes(wrapper: cst.MetadataWrapper):
 
 
 class ModuleAnalysis(ObjectFlow):
-    def __init__(self, wrapper: cst.MetadataWrapper, tables: Tables, pruned=None):
+    def __init__(self, wrapper: cst.MetadataWrapper, tables: Tables, pruned=None, own_lines: Optional[int] = None):
         """pruned: a castlint.prune.Pruned when wrapper.module is a pruned copy of the
-        file (positions are then mapped back to the file's lines)."""
+        file (positions are then mapped back to the file's lines); own_lines: the file's
+        own lines when definitions of other files of the tree follow them
+        (castlint.analysis.tree_index): those stand where the file imports them."""
+        self.own_lines = own_lines
         self.wrapper = wrapper
         self.module = wrapper.module
         self.tables = tables
@@ -831,6 +835,8 @@ class ModuleAnalysis(ObjectFlow):
             # libcst's referents stop at the use; a loop's later assignments reach it too
             candidates = [r for r in scope.assignments[name.value]
                           if isinstance(r, Assignment) and not self._is_augmented(r)]
+        if self.own_lines is not None and len(candidates) > 1:
+            candidates = self._linked_for_imports(candidates)
         if len(candidates) <= 1:
             return candidates
         if all(c.scope is scope for c in candidates):
@@ -839,8 +845,22 @@ class ModuleAnalysis(ObjectFlow):
                 return found
             return candidates  # e.g. read before any assignment
         use_line = self.positions[name].start.line
-        before = [c for c in candidates if self.positions[c.node].start.line <= use_line and c.node is not name]
+        before = [c for c in candidates if self._defined_at(c) <= use_line and c.node is not name]
         return before or candidates
+
+    def _linked(self, assignment: Assignment) -> bool:
+        return self.own_lines is not None and self.positions[assignment.node].start.line > self.own_lines
+
+    def _defined_at(self, assignment: Assignment) -> int:
+        """The line an assignment takes effect: a linked definition where it is imported (first)."""
+        return 0 if self._linked(assignment) else self.positions[assignment.node].start.line
+
+    def _linked_for_imports(self, candidates: List[Assignment]) -> List[Assignment]:
+        """A linked definition replaces the import that names it."""
+        linked = {c.name for c in candidates if self._linked(c)}
+        if not linked:
+            return candidates
+        return [c for c in candidates if not (isinstance(c, ImportAssignment) and c.name in linked)]
 
     def _is_augmented(self, assignment: Assignment) -> bool:
         return isinstance(self.parents.get(assignment.node), cst.AugAssign)

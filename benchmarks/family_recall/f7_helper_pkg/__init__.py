@@ -1,0 +1,3 @@
+from .kv_utils import upcast_layer, whole_latent
+
+__all__ = ["upcast_layer", "whole_latent"]

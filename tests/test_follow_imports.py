@@ -1,0 +1,74 @@
+"""follow-imports: a file's analysis links the definitions of the tree it imports
+(castlint.analysis.tree_index), so a pool that arrives through a base class or a helper
+of another module is followed; findings stay in the file that holds the cast."""
+import shutil
+from pathlib import Path
+
+from castlint.analysis import tree_index
+from castlint.cache import cacheable
+from castlint.config import Config
+from castlint.engine import check_paths
+from castlint.tables import load_tables
+
+from conftest import FIXTURES
+
+TABLES = load_tables()
+PACKAGE = FIXTURES / "packages" / "xmod"
+
+
+def _findings(root: Path, follow: bool):
+    config = Config()
+    config.follow_imports = follow
+    config.cache = False
+    files = sorted(str(p) for p in root.rglob("*.py"))
+    run = check_paths(files, TABLES, config, jobs=1)
+    found = {(Path(r.path).name, f.code, f.start.line) for r in run.results for f in r.findings}
+    return found, {Path(r.path).name: r for r in run.results}
+
+
+def test_off_by_default_each_file_alone():
+    assert Config().follow_imports is False
+    found, _ = _findings(PACKAGE, follow=False)
+    assert found == {("common.py", "CL001", 12)}
+
+
+def test_base_class_and_helper_of_another_module():
+    found, results = _findings(PACKAGE, follow=True)
+    assert found == {
+        ("common.py", "CL001", 12),  # reported once, in its own module
+        ("flash.py", "CL001", 10),  # self._latent(...) of a base class defined in common.py
+        ("flash.py", "CL001", 16),  # as_pages(...) of it, under the alias `Base`
+    }  # as_pages(x) of a batch tensor and gathered(...) (a gather first) stay clean
+    flash = results["flash.py"]
+    assert [Path(p).name for p in flash.links] == ["common.py"]
+    assert not cacheable(flash)  # its result depends on another file
+
+
+def test_linked_text_resolves_relative_absolute_and_aliases(tmp_path):
+    root = tmp_path / "pkg"
+    shutil.copytree(PACKAGE, root)
+    flash = root / "eng" / "layers" / "flash.py"
+    linked = tree_index.link(str(flash), flash.read_bytes(), TABLES)
+    assert "class MLACommonImpl:" in linked.text and "class Base:" in linked.text
+    assert "def as_pages(" in linked.text and "def gathered(" in linked.text
+    assert linked.paths == (str(root / "eng" / "layers" / "common.py"),)
+
+
+def test_nothing_linked_when_the_import_names_no_pool(tmp_path):
+    (tmp_path / "util.py").write_text("def scale(x):\n    return x * 2\n\n\nclass Config:\n    size = 4\n")
+    user = tmp_path / "user.py"
+    user.write_text("from util import Config, scale\n\n\ndef f(x):\n    return scale(x).float(), Config.size\n")
+    assert not tree_index.link(str(user), user.read_bytes(), TABLES)
+
+
+def test_module_outside_a_package_links_its_siblings(tmp_path):
+    (tmp_path / "pools.py").write_text(
+        "class Reader:\n    def __init__(self, pool):\n        self.pool = pool\n\n"
+        "    def keys(self, i):\n        return self.pool.get_key_buffer(i)\n")
+    user = tmp_path / "backend.py"
+    user.write_text("from pools import Reader\n\n\nclass B:\n    def forward(self, q, layer, pool):\n"
+                    "        return Reader(pool).keys(layer.layer_id).to(q.dtype)\n")
+    found, _ = _findings(tmp_path, follow=True)
+    assert ("backend.py", "CL001", 6) in found
+    found_off, _ = _findings(tmp_path, follow=False)
+    assert ("backend.py", "CL001", 6) not in found_off
