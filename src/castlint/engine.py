@@ -580,7 +580,8 @@ def _scan_batch(paths: Sequence[str]) -> List[tuple]:
             result = FileResult(path=path, errors=[FileError(path, exc.line, str(exc), "read")])
             out.append(("done", result, digest(source) if digests else None))
             continue
-        if s.triggers is not None and not has_trigger(source, s.triggers) and not may_link(path, source, s.tables, s.config):
+        if s.triggers is not None and not has_trigger(source, s.triggers) \
+                and not may_link(path, source, s.tables, s.config):
             broken = syntax_error(path, source)  # no rule fires on it; Python must still parse it
             if broken is not None:
                 result = FileResult(path=path, skipped=True, errors=[broken])
