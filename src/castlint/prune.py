@@ -127,6 +127,8 @@ class _Vocabulary:
                                           | set(tables.narrow_methods) | set(tables.copy_methods))
                                          - set(tables.gather_methods))
         self.gather_methods = frozenset(tables.gather_methods)
+        # methods of tensors and pools, never of the module's own classes (obj.m(...) feeds no def)
+        self.tensor_methods = self.accessors | self.through_methods | self.gather_methods | self.casts
         # functions through which it follows the first argument (by their last name part)
         self.through_functions = frozenset(({f.rsplit(".", 1)[-1] for f in
                                              set(tables.view_functions) | set(tables.tuple_view_functions)
@@ -316,6 +318,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         t = type(node)
         if t is ast.Name:
             out.names.add((node.id, tf))
+            out.calls.add((node.id, tf))  # a function handed on as a value: what it returns, once called
             return
         if t is ast.Attribute:
             if node.attr in vocab.cache_attributes:
@@ -331,19 +334,35 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             func = node.func
             args = list(node.args) + [k.value for k in node.keywords]
             if type(func) is ast.Attribute and func.attr in vocab.holders:  # functools.partial(f, ...)
-                out.bound |= any(type(a) is ast.Constant and a.value in vocab.accessors for a in args)
+                out.bound |= any(_names_accessor(a, vocab) for a in args)
+                _held_pool(args, vocab, out, tf)
                 for arg in args:
                     _flow(arg, vocab, aliases, out, tf)
+                return
+            out.calls.add(("__call__", tf))  # an object called: what its class's __call__ returns
+            if type(func) not in (ast.Attribute, ast.Name):  # getattr(pool, "m")(...), table["k"](...)
+                inner = _Refs()
+                _flow(func, vocab, aliases, inner, tf)
+                if inner.bound:
+                    out.base |= tf[CONTAINER | WHOLE]
+                out.base |= inner.base
+                out.names |= inner.names
+                out.attrs |= inner.attrs
+                out.calls |= inner.calls
+                out.members |= inner.members
+                out.bound |= inner.bound
                 return
             if type(func) is ast.Attribute:
                 name = func.attr
                 if name in vocab.accessors:
                     out.base |= tf[CONTAINER if name in vocab.tuple_accessors else WHOLE]
-                if type(func.value) is ast.Name and func.value.id == "self":
+                owner = func.value
+                if (type(owner) is ast.Name and owner.id == "self") or _is_super(owner):
                     out.calls.add((name, tf))  # what a helper method returns
                     out.attrs.add((name, tf))  # a callable held in self.<name>
                 else:
                     out.members.add(name)
+                    out.calls.add((name, tf))  # obj.m(...), Cls.m(...): what a method named m returns
                 inner = _then(TUPLED, tf) if name in vocab.tuple_views else tf
                 if name in vocab.through_functions or _dotted(func.value) in vocab.unbound:
                     for arg in args:
@@ -356,7 +375,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     continue
             elif type(func) is ast.Name:
                 if func.id in vocab.holders:  # partial(f, ...), getattr(obj, "name")
-                    out.bound |= any(type(a) is ast.Constant and a.value in vocab.accessors for a in args)
+                    out.bound |= any(_names_accessor(a, vocab) for a in args)
+                    _held_pool(args, vocab, out, tf)
                     for arg in args:
                         _flow(arg, vocab, aliases, out, tf)
                     return
@@ -368,6 +388,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     out.calls.add((func.id, tf))  # what a function or named lambda returns
             return
         if t is ast.Subscript:
+            out.calls.add(("__getitem__", tf))  # obj[k]: what its class's __getitem__ returns
             key = node.slice
             if not _keeps_tokens(node) and not (type(key) is ast.Constant and type(key.value) is str):
                 tf = _then(INDEXED, tf)  # d["k"] selects a dict entry: what it holds, unindexed
@@ -401,11 +422,34 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         return
 
 
+def _base_name(base: ast.AST) -> Optional[str]:
+    if type(base) is ast.Subscript:  # Base[Meta]
+        base = base.value
+    return base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None
+
+
+def _is_super(node: ast.AST) -> bool:
+    return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "super"
+
+
+def _names_accessor(node: ast.AST, vocab: _Vocabulary) -> bool:
+    """A constant that names an accessor or a cache attribute (`getattr(pool, "get_key_buffer")`)."""
+    return type(node) is ast.Constant and (node.value in vocab.accessors or node.value in vocab.cache_attributes)
+
+
+def _held_pool(args, vocab: _Vocabulary, out: "_Refs", tf: tuple) -> None:
+    """getattr(pool, "k_buffer"): the cache attribute itself."""
+    if any(type(a) is ast.Constant and a.value in vocab.cache_attributes for a in args):
+        out.base |= tf[CONTAINER | WHOLE]
+
+
 def _base_only(node: ast.AST, vocab: _Vocabulary) -> bool:
     for n in _walk(node):
         t = type(n)
         if t is ast.Attribute and n.attr in vocab.cache_attributes:
             return True
+        if t is ast.Constant and type(n.value) is str and _names_accessor(n, vocab):
+            return True  # a name for getattr(pool, NAME)
         if t is ast.Call:
             func = n.func
             name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
@@ -426,7 +470,7 @@ class _Unit:
     __slots__ = ("node", "cls", "assigns", "self_calls", "name_calls", "map_calls", "casts", "helpers", "copies",
                  "plans", "names", "globals", "self_attrs", "returns", "defs", "calls_made", "value_attrs",
                  "kind_attrs",
-                 "attr_values", "object_calls")
+                 "attr_values", "object_calls", "object_method_calls")
 
     def __init__(self, node, cls=None):
         self.node = node
@@ -457,6 +501,8 @@ class _Unit:
         self.attr_values: Dict[str, Set[str]] = {}  # self.x -> self attributes in its assigned values
         # every call as (callee name, receiver: "" | "self" | "object", the call), for _object_flow
         self.object_calls: List[Tuple[str, str, ast.Call]] = []
+        # obj.m(...) and Cls.m(...) (not a tensor method): as self_calls, for a method of any class
+        self.object_method_calls: List[Tuple[str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
 
 
 # name -> [(unit defining it, positional parameters, every parameter, is a method)]
@@ -540,6 +586,8 @@ def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_me
               vocab: _Vocabulary) -> None:
     positional = [p.arg for p in args.posonlyargs + args.args]
     every = set(positional) | {p.arg for p in args.kwonlyargs}
+    if args.vararg is not None:  # *args: every further positional argument lands in it (marked "*name")
+        every.add("*" + args.vararg.arg)
     if args.kwarg is not None:  # **kwargs: every other keyword lands in it (marked "**name")
         every.add("**" + args.kwarg.arg)
     params.setdefault(name, []).append((unit, positional, every, is_method))
@@ -640,6 +688,8 @@ class _Collector:
     def assign(self, n: ast.Assign) -> None:
         unit = self.unit
         value = self.refs(n.value)
+        # a function stored as a value (`self.read = helper`, `{"k": helper}`) runs where it is called
+        unit.calls_made.update(name for name, _ in value.calls)
         attrs: Set[str] = set()
         for target in n.targets:
             one_names, one_attrs = set(), set()
@@ -686,6 +736,7 @@ class _Collector:
 
     def subscript(self, n: ast.Subscript) -> None:
         """An index's value: a layer id or indices (ModuleAnalysis.index_kind reads self.x)."""
+        self.unit.calls_made.add("__getitem__")  # obj[k] may run a __getitem__ of the module
         attrs = {a for a in _index_attrs(n.slice) if a not in self.vocab.scalar_attributes}
         if attrs:
             self.unit.kind_attrs.append((self.refs(n.value), attrs))
@@ -693,6 +744,7 @@ class _Collector:
     def call(self, n: ast.Call, path) -> None:
         func, unit, vocab = n.func, self.unit, self.vocab
         self.object_call(n)
+        unit.calls_made.add("__call__")  # a call of an object may run a __call__ of the module
         name = None
         if type(func) is ast.Attribute:
             name = func.attr
@@ -704,8 +756,11 @@ class _Collector:
                 attrs = _self_attrs(func.value)  # the buffer's allocated dtype
                 if attrs:
                     unit.kind_attrs.append((unit.copies[-1], attrs))
-            if type(func.value) is ast.Name and func.value.id == "self":
+            if (type(func.value) is ast.Name and func.value.id == "self") or _is_super(func.value):
                 unit.self_calls.append((name,) + _call_args(n, vocab, self.aliases))
+                unit.calls_made.add(name)
+            elif name not in vocab.tensor_methods:  # obj.m(...), Cls.m(...): a method of any class
+                unit.object_method_calls.append((name,) + _call_args(n, vocab, self.aliases))
                 unit.calls_made.add(name)
             if name in vocab.wrapper_methods:
                 unit.plans += 1
@@ -884,9 +939,12 @@ class _Taint:
     """The module-wide fixpoint: what each unit's names, each class's self attributes and
     each function's return value may hold (CONTAINER | WHOLE; 0: nothing a rule sees)."""
 
-    def __init__(self, units: List[_Unit], params: Params, vocab: _Vocabulary = None, aliases=frozenset()):
+    def __init__(self, units: List[_Unit], params: Params, vocab: _Vocabulary = None, aliases=frozenset(),
+                 classes: Optional[Dict[str, ast.ClassDef]] = None):
         self.units = units
         self.params = params
+        self.classes = classes or {}  # the module's top-level classes by name
+        self._families: Dict[tuple, list] = {}
         self._vocab, self._aliases = vocab, aliases
         self._binds_cache: Dict[int, Set[str]] = {}
         self._refs_cache: Dict[int, _Refs] = {}
@@ -914,14 +972,46 @@ class _Taint:
     def tainted_attrs(self, unit: _Unit) -> Set[str]:
         return {attr for attr, levels in self.class_attrs(unit).items() if levels}
 
-    def _callees(self, unit: _Unit, name: str, method: bool):
+    def _callees(self, unit: _Unit, name: str, method):
+        """The defs a call may reach: method True for self.m(...) and super().m(...) (a method
+        of the unit's class family: its bases and subclasses in the module), "any" for
+        obj.m(...) and Cls.m(...) (a method of any class), False for f(...) (a function, or
+        the __init__ of a class of that name and of its bases)."""
+        if method is False and name in self.classes:
+            for cls in self._family(self.classes[name], up_only=True):
+                for callee, positional, every, is_method in self.params.get("__init__", ()):
+                    if is_method and callee.cls is cls:
+                        yield callee, positional[1:], every
         for callee, positional, every, is_method in self.params.get(name, ()):
             if method:
-                if is_method and callee.cls is unit.cls:
+                if is_method and (method == "any" or callee.cls is unit.cls
+                                  or callee.cls in self._family(unit.cls)):
                     bound = positional and positional[0] in ("self", "cls")
                     yield callee, positional[1:] if bound else positional, every
             elif not is_method:
                 yield callee, positional, every
+
+    def _family(self, cls, up_only: bool = False) -> list:
+        """cls, its bases in the module and (unless up_only) its subclasses, by name."""
+        if cls is None:
+            return []
+        key = (id(cls), up_only)
+        found = self._families.get(key)
+        if found is None:
+            found = [cls]
+            changed = True
+            while changed:
+                changed = False
+                for other in self.classes.values():
+                    if other in found:
+                        continue
+                    base_of = any(_base_name(b) == other.name for member in found for b in member.bases)
+                    sub_of = not up_only and any(_base_name(b) in {m.name for m in found} for b in other.bases)
+                    if base_of or sub_of:
+                        found.append(other)
+                        changed = True
+            self._families[key] = found
+        return found
 
     @staticmethod
     def _add(table: Dict[str, int], key: str, levels: int) -> bool:
@@ -931,12 +1021,15 @@ class _Taint:
             return True
         return False
 
-    def _feed_call(self, unit: _Unit, name: str, positional, keywords, method: bool, tf: tuple = KEEP) -> bool:
+    def _feed_call(self, unit: _Unit, name: str, positional, keywords, method, tf: tuple = KEEP) -> bool:
         changed = False
         for callee, names, every in self._callees(unit, name, method):
+            star = next((p[1:] for p in every if p.startswith("*") and not p.startswith("**")), None)
             for i, arg in positional:
                 if i < len(names):
                     changed |= self._add(callee.names, names[i], tf[self.levels(arg, unit)])
+                elif star is not None:  # *args: a tuple of the further arguments
+                    changed |= self._add(callee.names, star, PACKED[tf[self.levels(arg, unit)]])
             spill = next((p[2:] for p in every if p.startswith("**")), None)
             for keyword, arg in keywords:
                 if keyword in every:
@@ -962,6 +1055,8 @@ class _Taint:
                     changed |= self._feed_call(unit, method, positional, keywords, True)
                 for name, positional, keywords in unit.name_calls:
                     changed |= self._feed_call(unit, name, positional, keywords, False)
+                for name, positional, keywords in unit.object_method_calls:
+                    changed |= self._feed_call(unit, name, positional, keywords, "any")
                 for target, xs in unit.map_calls:
                     if isinstance(target, list):  # a lambda's parameters: names of this unit
                         for name, x in zip(target, xs):
@@ -986,7 +1081,7 @@ class _Taint:
         for _, t_attrs, value, tf in unit.assigns:
             if t_attrs & need_attrs and tf[self.levels(value, unit)]:
                 return True
-        for calls in (unit.self_calls, unit.name_calls):
+        for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls):
             for name, positional, keywords in calls:
                 if name in need_defs and (any(self.tainted(a, unit) for _, a in positional)
                                           or any(self.tainted(a, unit) for _, a in keywords)):
@@ -1170,7 +1265,8 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
         return decided
     module.collect_reachable()
     _read_name_calls(module.units, module.params, vocab, module.aliases)
-    taint = _Taint(module.units, module.params, vocab, module.aliases)
+    taint = _Taint(module.units, module.params, vocab, module.aliases,
+                   {s.name: s for s in module.top if isinstance(s, ast.ClassDef)})
     if any(taint.taints_globals(unit) for unit in module.units):
         return PrunePlan(FULL, reason="a global is assigned a pool")
     why = _object_flow(module, taint)
@@ -1243,7 +1339,10 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 return "an accessor is held uncalled (a bound method, partial or getattr)"
             if value.members & fed:
                 return f"a pool is read through an object built with it ({sorted(value.members & fed)[0]})"
-        if any(refs.members & fed for refs, _ in unit.casts):
+        if any(refs.members & fed for refs, _ in unit.casts) or any(refs.members & fed for refs in unit.copies) \
+                or any(refs.members & fed for args in unit.helpers for refs in args) \
+                or any(refs.members & fed for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls)
+                       for _, positional, keywords in calls for _, refs in (*positional, *keywords)):
             return "a cast reads a pool through an object built with it"
     return _held_getters(module, classes, taint)
 
@@ -1393,19 +1492,29 @@ class _ModuleUnits:
         source, vocab = self.source, self.vocab
         offsets = [0, *accumulate(map(len, source.splitlines(keepends=True)))]  # line -> its first byte
         gate = ((vocab.gate_words,),)
+        words: Dict[int, Set[bytes]] = {}  # id(statement) -> the identifiers its text mentions
         for stmt in self.top:
             segment = source[offsets[_first_line(stmt) - 1]:offsets[min(stmt.end_lineno, len(offsets) - 1)]]
             if prefilter_has_trigger(segment, gate) or b"global" in segment or _has_convention(stmt, vocab):
                 self.collect_statement(stmt)
-        called = set().union(*(unit.calls_made for unit in self.units))
-        while True:
-            more = [self.top_defs[name] for name in called
-                    if name in self.top_defs and id(self.top_defs[name]) not in self.collected]
-            if not more:
-                break
-            for stmt in more:
+            else:
+                words[id(stmt)] = set(_IDENTIFIER.findall(segment))
+        # A value moves between top-level definitions only through a name one of them
+        # mentions: a call or construction of the other, a subclass naming its base, a
+        # decorator, a callable handed on. Collect, transitively, every definition that
+        # mentions a collected one, and every definition a collected one mentions.
+        mentioned: Set[bytes] = set()
+        collected_names: Set[bytes] = set()
+        pending = [s for s in self.top if id(s) in self.collected]
+        while pending:
+            for stmt in pending:
+                collected_names.add(stmt.name.encode())
+                segment = source[offsets[_first_line(stmt) - 1]:offsets[min(stmt.end_lineno, len(offsets) - 1)]]
+                mentioned |= set(_IDENTIFIER.findall(segment))
+            pending = [s for s in self.top if id(s) not in self.collected
+                       and (s.name.encode() in mentioned or words[id(s)] & collected_names)]
+            for stmt in pending:
                 self.collect_statement(stmt)
-                called |= self.collected[id(stmt)].calls_made
 
 
 def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[int]:
@@ -1561,6 +1670,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.name_calls += part.name_calls
     into.map_calls += part.map_calls
     into.object_calls += part.object_calls
+    into.object_method_calls += part.object_method_calls
     into.casts += part.casts
     into.copies += part.copies
     into.helpers += part.helpers

@@ -443,10 +443,6 @@ class ModuleAnalysis(ObjectFlow):
                     found = self.origin(element, depth + 1)
                     if found >= Origin.POOL_TUPLE:
                         return found
-            if isinstance(func.value, cst.Name) and func.value.value == "self":
-                returned = self._return_origin(expr, depth)
-                if returned is not None:
-                    return returned
             returned = self._object_method_origin(expr, method, receiver, depth)
             if returned is not None:
                 return returned
@@ -454,6 +450,11 @@ class ModuleAnalysis(ObjectFlow):
         found = self._function_origin(expr, depth)
         if found is not None:
             return found
+        if isinstance(func, cst.Name) and func.value == "getattr" and len(expr.args) >= 2 \
+                and not any(a.star for a in expr.args[:2]):
+            name = self.constant_string(expr.args[1].value)
+            if name is not None and name.isidentifier():  # getattr(pool, "k_buffer"): pool.k_buffer
+                return self.origin(self._attribute(expr.args[0].value, name), depth)
         if isinstance(func, cst.Name) and func.value in t.iter_passthrough and len(expr.args) == 1 \
                 and not expr.args[0].star and expr.args[0].keyword is None:
             # `list(map(pool.get_key_buffer, layers))`: the same elements, in another container
@@ -473,21 +474,22 @@ class ModuleAnalysis(ObjectFlow):
 
     def _object_method_origin(self, call: cst.Call, method: str, receiver, depth: int) -> Optional[Origin]:
         """`super().m(...)` and `obj.m(...)` with obj an instance of a class of this module."""
-        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
-            cls = self.enclosing_class(call)
-            target = self.find_method(cls, method, skip_first=True) if cls is not None else None
-        else:
-            owner = self.instance_class(receiver) if receiver is not None else None
-            target = self.find_method(owner, method) if owner is not None else None
-        if target is None:
+        if receiver is None or receiver is not call.func.value:
             return None
-        return self._returned(call, target, True, depth)
+        return self._return_origin(call, depth)
 
     def _alias_call_origin(self, call: cst.Call, depth: int) -> Origin:
         """A call through a held callable: a bound method stored under another name, a
         functools.partial, getattr with a constant name."""
         best = Origin.OTHER
         for form, bound in self.callable_values(call.func):
+            if isinstance(form, tuple) and form[0] == "closure":  # make_reader(pool)(i): the inner def
+                _, inner, outer_call, outer, skip = form
+                synthetic = cst.Call(func=call.func, args=[*bound, *call.args])
+                self.parents.setdefault(synthetic, self.parents.get(call))
+                best = max(best, self._returned(synthetic, inner, False, depth,
+                                                env=self._bound_params(outer_call, outer, skip, depth)))
+                continue
             if isinstance(form, tuple):  # methodcaller("m", ...)(x): x.m(...)
                 if not call.args or call.args[0].star or call.args[0].keyword is not None:
                     continue
@@ -657,6 +659,15 @@ class ModuleAnalysis(ObjectFlow):
 
     # -- subscripts ------------------------------------------------------------
     def _subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
+        if "__getitem__" in self.nodes.local_callables and len(sub.slice) == 1 \
+                and isinstance(sub.slice[0].slice, cst.Index):
+            owner = self.instance_class(sub.value)
+            if owner is not None and self.find_method(owner, "__getitem__") is not None:
+                # obj[k] of an object whose class defines __getitem__: what it returns for k
+                synthetic = cst.Call(func=self._attribute(sub.value, "__getitem__"),
+                                     args=[cst.Arg(sub.slice[0].slice.value)])
+                self.parents.setdefault(synthetic, self.parents.get(sub))
+                return self.origin(synthetic, depth)
         keyed = self.keyed_values(sub)
         if keyed:
             return max(self.origin(v, depth) for v in keyed)
@@ -1468,32 +1479,31 @@ class ModuleAnalysis(ObjectFlow):
         """The origin of what a helper returns when called with these arguments: a method
         through `self.m(...)`, a module-level or nested function or a lambda through its
         name. None when the callee is not defined in this file."""
-        func = call.func
-        if isinstance(func, cst.Attribute):
-            cls = self.enclosing_class(call)
-            target = self.find_method(cls, func.attr.value) if cls is not None else None
-            targets = [target] if target is not None else []
-            skip_self = True
-        elif isinstance(func, cst.Name):
-            if func.value not in self.nodes.local_callables:
-                return None
-            targets = self._callable_targets(func)
-            skip_self = False
-        else:
-            return None
+        targets = self.return_targets(call, depth)
         if not targets:
             return None
         best = Origin.OTHER
-        for target in targets:
+        for target, skip_self, _ in targets:
             best = max(best, self._returned(call, target, skip_self, depth, path))
+            if best == Origin.POOL:
+                break
         return best
 
-    def _returned(self, call: cst.Call, target, skip_self: bool, depth: int, path: tuple = ()) -> Origin:
+    def _bound_params(self, call: cst.Call, target, skip_self: bool, depth: int) -> Dict[int, Origin]:
+        """id(parameter) -> the origin of what call passes for it (OTHER when it passes nothing)."""
         params = target.params
         bindings: Dict[int, Origin] = {}
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             argument = self._argument_for(call, target, param, skip_self)
             bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+        return bindings
+
+    def _returned(self, call: cst.Call, target, skip_self: bool, depth: int, path: tuple = (),
+                  env: Optional[Dict[int, Origin]] = None) -> Origin:
+        """What target returns when call reaches it; env: the parameters of the function a
+        closure was made in, bound by the call that made it."""
+        bindings = dict(env or {})
+        bindings.update(self._bound_params(call, target, skip_self, depth))
         key = (id(target), tuple(sorted(bindings.items())), path)
         if key in self._returns_cache:
             return self._returns_cache[key]

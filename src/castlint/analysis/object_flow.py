@@ -51,6 +51,21 @@ def _record_class(name: str, fields: List[str]) -> cst.ClassDef:
     return cst.parse_statement(f"class {name}(NamedTuple):\n{body}")
 
 
+def iter_names(node):
+    """The names and strings in an annotation (`Optional["Meta"]` -> "Meta")."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.Name, cst.SimpleString)):
+            yield current
+        elif isinstance(current, cst.Attribute):
+            yield current.attr
+        elif isinstance(current, cst.Subscript):
+            stack.extend(e.slice.value for e in current.slice if isinstance(e.slice, cst.Index))
+        elif isinstance(current, cst.BinaryOperation):
+            stack.extend((current.left, current.right))
+
+
 def _dotted(node) -> Optional[str]:
     if isinstance(node, cst.Name):
         return node.value
@@ -165,6 +180,9 @@ class ObjectFlow:
 
     # -- which class an expression is an instance of -------------------------------
     def instance_class(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[cst.ClassDef]:
+        """The class of this module an expression is an instance of: a construction `C(...)`,
+        `self`, a name or attribute assigned one, a parameter annotated with the class, or
+        what a helper of the module returns."""
         if depth > 6:
             return None
         if isinstance(expr, cst.Name):
@@ -172,6 +190,12 @@ class ObjectFlow:
                 return self.enclosing_class(expr)
             for assignment in self.reaching(expr):
                 node = assignment.node
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    found = self.annotated_class(param)
+                    if found is not None:
+                        return found
+                    continue
                 if isinstance(node, cst.Name):
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path:
@@ -181,7 +205,16 @@ class ObjectFlow:
             return None
         if isinstance(expr, cst.Call):
             name = _dotted(expr.func)
-            return self.module_classes().get(name) if name else None
+            found = self.module_classes().get(name) if name else None
+            if found is not None:
+                return found
+            for target, _, _ in self.return_targets(expr, depth + 1):  # what a helper or method returns
+                if isinstance(target, cst.FunctionDef):
+                    for value in self._return_values(target):
+                        found = self.instance_class(value, depth + 1)
+                        if found is not None:
+                            return found
+            return None
         if isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value, depth + 1)
             if owner is None:
@@ -192,13 +225,78 @@ class ObjectFlow:
                     return found
         return None
 
+    def annotated_class(self, param: cst.Param) -> Optional[cst.ClassDef]:
+        """The class of this module a parameter's annotation names (`md: Meta`, `"Meta"`,
+        `Optional[Meta]`)."""
+        if param.annotation is None:
+            return None
+        classes = self.module_classes()
+        for node in iter_names(param.annotation.annotation):
+            text = node.evaluated_value if isinstance(node, cst.SimpleString) else node.value
+            if isinstance(text, str) and text.strip() in classes:
+                return classes[text.strip()]
+        return None
+
+    def class_named(self, expr: cst.BaseExpression) -> Optional[cst.ClassDef]:
+        """`Cls` in `Cls.m(...)`: a class of this module named by itself (or `cls` in a
+        classmethod), not an instance."""
+        if isinstance(expr, cst.Name):
+            if expr.value == "cls":
+                return self.enclosing_class(expr)
+            found = self.module_classes().get(expr.value)
+            if found is not None and all(isinstance(a.node, cst.ClassDef) for a in self.reaching(expr)):
+                return found
+        return None
+
+    def return_targets(self, call: cst.Call, depth: int = 0) -> List[tuple]:
+        """(def or lambda, skip_self, overrides) a call reaches whose return value is its own:
+        `f(...)` of a local function or named lambda, `self.m(...)` (and the overrides of m in
+        subclasses: self may be one), `super().m(...)`, `Cls.m(...)` (static and class
+        methods), `obj.m(...)` on an instance of a class of this module."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            if func.value not in self.nodes.local_callables:
+                return []
+            return [(t, False, False) for t in self._callable_targets(func)]
+        if not isinstance(func, cst.Attribute):
+            return []
+        method, receiver = func.attr.value, func.value
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+            cls = self.enclosing_class(call)
+            target = self.find_method(cls, method, skip_first=True) if cls is not None else None
+            return [(target, True, False)] if target is not None else []
+        owner = self.class_named(receiver)
+        if owner is None:
+            owner = self.instance_class(receiver, depth + 1)
+        if owner is None:
+            return []
+        target = self.find_method(owner, method)
+        out = [(target, True, False)] if target is not None else []
+        for other in self.class_family(owner):  # an override in a subclass (an abstract method's body)
+            if other is not owner and owner in self.class_mro(other):
+                override = self.class_methods(other).get(method)
+                if override is not None and override is not target:
+                    out.append((override, True, True))
+        return out
+
     def constructions(self, expr: cst.BaseExpression, depth: int = 0) -> List[cst.Call]:
         """The `C(...)` calls (C a class of this module) that made the object expr holds;
         [] when unknown (then every construction counts)."""
         if depth > 6:
             return []
         if isinstance(expr, cst.Call):
-            return [expr] if self.instance_class(expr) is not None else []
+            name = _dotted(expr.func)
+            if name in self.module_classes():
+                return [expr]
+            out: List[cst.Call] = []
+            for target, _, _ in self.return_targets(expr, depth + 1):  # a helper that returns a construction
+                values = self._return_values(target) if isinstance(target, cst.FunctionDef) else []
+                for value in values:
+                    found = self.constructions(value, depth + 1)
+                    if not found:
+                        return []
+                    out.extend(found)
+            return out
         values: List[cst.BaseExpression] = []
         if isinstance(expr, cst.Name) and expr.value != "self":
             for assignment in self.reaching(expr):
@@ -311,13 +409,47 @@ class ObjectFlow:
                 bound = tuple(value.args[1:])
                 inner = self._callable_forms(value.args[0].value, depth) or [(value.args[0].value, ())]
                 return [(form, (*first, *bound)) for form, first in inner]
-            if name == "getattr" and len(value.args) >= 2 and isinstance(value.args[1].value, cst.SimpleString):
-                constant = value.args[1].value.evaluated_value
-                if isinstance(constant, str) and constant.isidentifier():
+            if name == "getattr" and len(value.args) >= 2:
+                constant = self.constant_string(value.args[1].value)
+                if constant is not None and constant.isidentifier():
                     return [(self._attribute(value.args[0].value, constant), ())]
+            out = []
+            owner = self.instance_class(value, depth + 1)
+            if owner is not None and self.find_method(owner, "__call__") is not None:
+                out.append((self._attribute(value, "__call__"), ()))  # an object called: its __call__
+            for target, skip, _ in self.return_targets(value, depth + 1):  # a factory: the closure it returns
+                if not isinstance(target, cst.FunctionDef):
+                    continue
+                for returned in self._return_values(target):
+                    inner = [returned] if isinstance(returned, cst.Lambda) else (
+                        self._callable_targets(returned) if isinstance(returned, cst.Name) else [])
+                    out.extend((("closure", node, value, target, skip), ()) for node in inner
+                               if node is not target and target in self.ancestors(node))
+            if out:
+                return out
         if isinstance(value, cst.Name):
             return self.callable_values(value, depth + 1)
         return []
+
+    def constant_string(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+        """The string a constant holds: a literal, or a name whose every assignment is one
+        (`_KEY = "get_key_buffer"` at module level)."""
+        if isinstance(expr, cst.SimpleString):
+            value = expr.evaluated_value
+            return value if isinstance(value, str) else None
+        if not isinstance(expr, cst.Name) or depth > 3:
+            return None
+        found = set()
+        for assignment in self.reaching(expr):
+            node = assignment.node
+            if not isinstance(node, cst.Name):
+                return None
+            kind, value, path = self.binding(node)
+            text = self.constant_string(value, depth + 1) if kind == "assign" and not path else None
+            if text is None:
+                return None
+            found.add(text)
+        return found.pop() if len(found) == 1 else None
 
     def _attribute(self, owner: cst.BaseExpression, name: str) -> cst.Attribute:
         """`owner.name` as a node of this module's parent map (for getattr(owner, "name"))."""
