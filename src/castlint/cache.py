@@ -62,8 +62,9 @@ def signature(path: str) -> Optional[tuple]:
 def cacheable(result: FileResult) -> bool:
     """Read problems may go away by themselves (a file written as we read it); analyzer
     bugs should be retried. Everything else is a function of the content."""
-    # a result that read other files' definitions (follow-imports) is not a function of this file alone
-    return all(e.kind == "parse" for e in result.errors) and not result.links
+    # a result that read other files' definitions (follow-imports, learnt accessors) is kept with
+    # those files' signatures and content digests (Cache.store), and reused only while they match
+    return all(e.kind == "parse" for e in result.errors)
 
 
 def _code_fingerprint() -> str:
@@ -253,6 +254,8 @@ class Cache:
             self.dirty = True
             return None
         old_sig, hexdigest, _ = entry
+        if result.links and not self._links_unchanged(entry[2][3]):
+            return None  # a file whose definitions or accessors the result used has changed
         if tuple(old_sig) != tuple(sig):
             # Changed on disk? Hash it: identical bytes keep the result.
             try:
@@ -269,8 +272,46 @@ class Cache:
     def store(self, path: str, sig: Optional[tuple], content_digest: bytes, result: FileResult) -> None:
         if sig is None or self.disabled:
             return
-        self.entries[path] = [list(sig), content_digest.hex(), _dump_result(result)]
+        payload = _dump_result(result)
+        if result.links:
+            links = [self._link_state(p) for p in sorted(set(result.links))]
+            if any(link is None for link in links):
+                return  # a linked file is gone: nothing to key the result on
+            payload.append(links)
+        self.entries[path] = [list(sig), content_digest.hex(), payload]
         self.dirty = True
+
+    def _link_state(self, path: str) -> Optional[list]:
+        """[path, stat signature, content digest] of a file a result used, once per run."""
+        memo = self.__dict__.setdefault("_links", {})
+        if path not in memo:
+            sig = signature(path)
+            state = None
+            if sig is not None:
+                try:
+                    with open(path, "rb") as fh:
+                        state = [path, list(sig), digest(fh.read()).hex()]
+                except OSError:
+                    state = None
+            memo[path] = state
+        return memo[path]
+
+    def _links_unchanged(self, links: list) -> bool:
+        """Do the linked files still have the content the result was computed from? (Their
+        stat signature first; a changed one is read and hashed.)"""
+        checked = self.__dict__.setdefault("_checked", {})
+        for path, old_sig, old_digest in links:
+            key = (path, tuple(old_sig), old_digest)
+            if key not in checked:
+                sig = signature(path)
+                if sig is not None and tuple(sig) == tuple(old_sig):
+                    checked[key] = True
+                else:
+                    state = self._link_state(path)
+                    checked[key] = state is not None and state[2] == old_digest
+            if not checked[key]:
+                return False
+        return True
 
     def save(self) -> None:
         if not self.dirty or self.disabled:
@@ -411,9 +452,16 @@ def _is_str(value) -> bool:
 
 
 def _load_result(path: str, payload) -> Optional[FileResult]:
-    if not (isinstance(payload, list) and len(payload) == 3):
+    if not (isinstance(payload, list) and len(payload) in (3, 4)):
         return None
-    skipped, findings, errors = payload
+    skipped, findings, errors = payload[:3]
+    links = []
+    if len(payload) == 4:  # [[path, signature, content digest], ...] of the files the result used
+        for item in payload[3]:
+            if not (isinstance(item, list) and len(item) == 3 and _is_str(item[0]) and isinstance(item[1], list)
+                    and len(item[1]) == 4 and all(_is_int(v) for v in item[1]) and _is_str(item[2])):
+                return None
+            links.append(item[0])
     if type(skipped) is not int or skipped not in (0, 1) or not isinstance(findings, list) \
             or not isinstance(errors, list):
         return None
@@ -431,7 +479,7 @@ def _load_result(path: str, payload) -> Optional[FileResult]:
         if not (_is_int(line) and _is_str(message) and _is_str(kind)):
             return None
         file_errors.append(FileError(path, line, message, kind))
-    return FileResult(path=path, findings=loaded, errors=file_errors, skipped=bool(skipped))
+    return FileResult(path=path, findings=loaded, errors=file_errors, skipped=bool(skipped), links=links)
 
 
 def _plain(value):

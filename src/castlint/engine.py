@@ -287,9 +287,38 @@ def link_tree(path: str, source: bytes, tables: Tables, config: Config, result: 
     linked_source, own_lines, linked = tree_index.linked_source(path, source, tables)
     if not linked:
         return source, tables, None
-    result.links = list(linked.paths)
+    result.links = sorted(set(result.links) | set(linked.paths))
     tables = with_accessors(tables, linked.learned)
     return (linked_source, tables, own_lines) if linked.text else (source, tables, None)
+
+
+def learned_tables(path: str, source: bytes, tables: Tables, result: Optional[FileResult] = None) -> Tables:
+    """tables with the accessors that the file's own pool classes define and those that the
+    engines it imports teach (castlint.analysis.pool_classes: `[learn] packages`, read from
+    the checked tree's own package or the installed copy on sys.path). The files that teach
+    an accessor the file calls are recorded in result.links for the cache."""
+    from castlint.analysis import pool_classes
+
+    own = pool_classes.file_tables(source, tables)
+    accessors, teachers = pool_classes.engine_learned(path, source, tables)
+    if not accessors:
+        return own
+    if result is not None:
+        result.links = sorted(set(result.links) | set(teachers))
+    return pool_classes.with_accessors(own, accessors)
+
+
+def wanted(path: str, source: bytes, triggers, tables: Tables, config: Config) -> bool:
+    """Can a rule fire on the file? Its trigger words (the prefilter), or what the text
+    alone does not show: definitions of the tree it imports that bring it a pool
+    (follow-imports), its own pool classes, accessors its engine's pool classes teach."""
+    if has_trigger(source, tuple(triggers)) or may_link(path, source, tables, config):
+        return True
+    from castlint.analysis import pool_classes
+
+    if pool_classes.may_learn(source, tables):
+        return True
+    return pool_classes.may_call_learned(path, source, tables)
 
 
 def finish(raw: list, path: str, source_text: str, config: Config) -> list:
@@ -349,7 +378,7 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
     except ReadError as exc:
         result.errors.append(FileError(path, exc.line, str(exc), "read"))
         return result
-    if triggers is not None and not has_trigger(source, tuple(triggers)) and not may_link(path, source, tables, config):
+    if triggers is not None and not wanted(path, source, triggers, tables, config):
         result.skipped = True
         broken = syntax_error(path, source)
         if broken is not None:
@@ -380,9 +409,8 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
     when a finding is fixable, hand that analysis to fixer(path, source, stat, ctx,
     findings, config), which returns (what it did, or None; a FileError, or None)."""
     from castlint import prune as pruning
-    from castlint.analysis.pool_classes import file_tables
 
-    tables = file_tables(source, tables)  # and the accessors this file's own pool classes define
+    tables = learned_tables(path, source, tables, result)  # and the accessors pool classes teach it
     linked, tables, own_lines = link_tree(path, source, tables, config, result)
     if own_lines is not None:  # findings through the tree's definitions; fixes from the file's own
         result.mode = pruning.FULL
@@ -428,9 +456,7 @@ def _with_own_fixes(linked: list, own: list) -> list:
 
 
 def _analyze_source(path, source, tables, config, cost_model, prune, result) -> list:
-    from castlint.analysis.pool_classes import file_tables
-
-    tables = file_tables(source, tables)  # and the accessors this file's own pool classes define
+    tables = learned_tables(path, source, tables, result)  # and the accessors pool classes teach it
     linked, tables, own_lines = link_tree(path, source, tables, config, result)
     if own_lines is None:
         return _analyze_bytes(path, source, None, None, tables, config, cost_model, prune, result)
@@ -580,8 +606,7 @@ def _scan_batch(paths: Sequence[str]) -> List[tuple]:
             result = FileResult(path=path, errors=[FileError(path, exc.line, str(exc), "read")])
             out.append(("done", result, digest(source) if digests else None))
             continue
-        if s.triggers is not None and not has_trigger(source, s.triggers) \
-                and not may_link(path, source, s.tables, s.config):
+        if s.triggers is not None and not wanted(path, source, s.triggers, s.tables, s.config):
             broken = syntax_error(path, source)  # no rule fires on it; Python must still parse it
             if broken is not None:
                 result = FileResult(path=path, skipped=True, errors=[broken])

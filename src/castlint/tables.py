@@ -142,6 +142,8 @@ class Tables:
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
+    learn_packages: set = field(default_factory=set)  # rules/accessors.toml [learn] packages
+    learn_skip_methods: set = field(default_factory=set)  # rules/accessors.toml [learn] skip_methods
     gather_methods: set = field(default_factory=set)
     gather_functions: set = field(default_factory=set)
     view_methods: set = field(default_factory=set)
@@ -287,6 +289,7 @@ TOP_KEYS = {
     "cast_motion",  # rules/casts.toml: castlint.analysis.cast_motion
     "hot_path",  # rules/accessors.toml: castlint.analysis.hot_path
     "callables",  # rules/accessors.toml: castlint.analysis.object_flow
+    "learn",  # rules/accessors.toml: castlint.analysis.pool_classes
 }
 PIN_SOURCE_KEYS = ("package", "version_files", "project_files", "distribution", "requirements")
 
@@ -393,6 +396,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(tables, data, path, "callables", {"partial": "partial_callables",
                                                       "method_callers": "method_callers",
                                                       "record_factories": "record_factories"})
+    _load_word_sets(tables, data, path, "learn", {"packages": "learn_packages",
+                                                  "skip_methods": "learn_skip_methods"})
 
 
 def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:

@@ -691,7 +691,7 @@ class ModuleAnalysis(ObjectFlow):
 
     def _token_subscript(self, base: Origin, elements) -> Origin:
         """A subscript of one whole cache: only the first (token) dimension decides."""
-        for element in elements:
+        for position, element in enumerate(elements):
             inner = element.slice
             if isinstance(inner, cst.Index):
                 value = inner.value
@@ -701,7 +701,26 @@ class ModuleAnalysis(ObjectFlow):
                     return base  # what follows indexes trailing dimensions
                 return Origin.GATHERED  # an index of the token dimension: some slots
             # a slice of the token dimension: the whole pool, or an active prefix
-            return Origin.PREFIX if self._bounded_slice(inner) else base
+            if self._bounded_slice(inner):
+                return Origin.PREFIX
+            return self._later_dimensions(base, elements[position + 1:])
+        return base
+
+    def _later_dimensions(self, base: Origin, elements) -> Origin:
+        """After every token: a slice or a scalar of a later dimension keeps them all
+        (`buf[:, :, :512]`, `buf[:, 0]`); indices there gather (`flat[:, slots]`, the blocks of
+        a [2, num_blocks, ...] cache)."""
+        for element in elements:
+            inner = element.slice
+            if isinstance(inner, cst.Slice):
+                continue
+            value = inner.value
+            if isinstance(value, cst.Ellipsis):
+                return base
+            if isinstance(value, cst.Name) and value.value == "None":
+                continue
+            if not isinstance(value, cst.Integer) and self.index_kind(value) != SCALAR:
+                return Origin.GATHERED
         return base
 
     def _bounded_slice(self, s: cst.Slice) -> bool:

@@ -1,133 +1,646 @@
 """Accessors learnt from the engine's own pool classes.
 
-The tables list the accessors castlint knows (rules/accessors.toml). A checked tree
-that defines its own KV pools tells the rest: a method that returns one layer of a
-preallocated per-layer buffer (`return self.k_buffer[layer_id - self.start_layer]`,
-as stored or through a conversion) is an accessor, and every call of it elsewhere
-in the tree reads a whole pool. This module finds such methods with `ast` (a fast
-pre-pass over the files that name a cache attribute) and returns the tables with
-them added; the tables stay the fallback.
+The tables list the accessors castlint knows (rules/accessors.toml). A tree that defines
+its own KV pools tells the rest: a method of a class that *allocates* per-layer buffers
+and returns one layer of one is an accessor, whatever its name or the buffer's, and every
+call of it elsewhere reads a whole pool. What counts, decided from where the value comes
+from (never from its spelling alone):
+
+- a *buffer* of a class: `self.x` assigned a list, dict or generator of `[allocation]`
+  tensors built in a comprehension or a loop (one per layer: `[torch.zeros((size + 1,
+  ...)) for _ in range(layer_num)]`, `{lid: torch.empty(...) for lid in ids}`, `x.append(
+  torch.zeros(...))`), a list of pairs of them, one tensor whose first dimension is a layer
+  count (`torch.zeros((layer_num, size, ...))`), or a cache attribute of the tables
+  (`kv_buffer`, on any object: `self.swa_kv_pool.kv_buffer`). A first dimension from the
+  batch size is a staging buffer; a one-dimensional tensor per layer is a scale, not KV;
+- *one layer* of a buffer: indexed by anything that is no slice or tensor (`layer_id -
+  self.start_layer`, `self._local(layer_id)`, `self.layer_map[layer_id]`), then viewed
+  (`[views]`, `[..., :512]`, `[:, 0]`, `.view(-1, page, ...)`, `paged_view(...)`), split
+  (a tuple), converted (a cast or a `[[conversion_helper]]`: still the whole layer, and the
+  conversion itself is reported where it is, CL001/CL004), or returned by another accessor
+  (`self.full.get_key_buffer(i)`, a learnt one: a fixed point), through local names;
+- an *accessor*: a method with a parameter besides self, no generator, whose returns give
+  one layer (or a tuple of layers) on some path and, on no path, a gather or an active
+  prefix of a buffer (`self.k[i][loc]`, `self.k[i][:n]`); other returns (None, a value
+  of another object) do not count against it.
+
+Learnt accessors are added to the tables of the file that defines them, of the files that
+import its module (castlint.analysis.tree_index) and of the files that import a package
+of `[learn] packages` installed on sys.path (read, never imported; `engine_tables`, the
+learnt table of a package cached on disk by file signature). Buffers are also cache
+attributes for the file that defines them (so a conversion inside an accessor is one of a
+whole pool). Container and tensor method names (`get`, `view`, ...) are never learnt.
 """
 from __future__ import annotations
 
 import ast
 import dataclasses
 import hashlib
+import json
+import os
 import re
-from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
+import sys
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple, Union
 
 from castlint.common import pyast
 from castlint.tables import Accessor, Tables
 
 _MAX_BYTES = 4 << 20  # pools are defined in ordinary source files; skip anything bigger
+_MAX_ROUNDS = 6  # accessor-through-accessor fixed point
+_MAX_PACKAGE_FILES = 20000
+
+LAYER, TUPLE, BAD = "tensor", "tuple", "bad"  # one layer, several layers, a part of a buffer
+LIST, PAIRS, STACK = "list", "pairs", "stack"  # per-layer buffers: tensors, pairs, one stacked tensor
 
 
-def _layer_slice(node: ast.AST, cache_attributes: Set[str], params: Set[str]) -> bool:
-    """`self.<cache attribute>[<an index naming a parameter>]`."""
-    if not isinstance(node, ast.Subscript):
-        return False
-    holder = node.value
-    if not (isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name)
-            and holder.value.id == "self" and holder.attr in cache_attributes):
-        return False
-    index = node.slice
-    if isinstance(index, ast.BinOp) and isinstance(index.op, ast.Sub):  # layer_id - self.start_layer
-        index = index.left
-    return isinstance(index, ast.Name) and index.id in params  # one layer, not a slice or tokens
+@dataclasses.dataclass(frozen=True)
+class Learned:
+    accessors: Tuple[Tuple[str, str], ...] = ()  # (name, "tensor" | "tuple"), sorted
+    buffers: FrozenSet[str] = frozenset()  # the per-layer buffer attributes the classes allocate
+
+    def __bool__(self) -> bool:
+        return bool(self.accessors or self.buffers)
+
+    @property
+    def names(self) -> FrozenSet[str]:
+        return frozenset(name for name, _ in self.accessors)
 
 
-def _returns_a_layer(func: ast.FunctionDef, cache_attributes: Set[str]) -> bool:
-    """Every return of func gives one layer of a cache attribute, as stored or through
-    calls that take it (a dequantize, a `.view(dtype)`, a `.to(...)`)."""
-    params = {a.arg for a in func.args.args[1:] + func.args.posonlyargs + func.args.kwonlyargs}
-    nodes = list(ast.walk(func))
-    returns = [n for n in nodes if isinstance(n, ast.Return) and n.value is not None]
-    if not params or not returns or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes):
-        return False
-    for ret in returns:
-        value = ret.value
-        while isinstance(value, ast.Call):
-            inner = value.func.value if isinstance(value.func, ast.Attribute) else None
-            candidates = [inner, *value.args] if inner is not None else list(value.args)
-            value = next((c for c in candidates if c is not None and any(
-                _layer_slice(n, cache_attributes, params) for n in ast.walk(c))), None)
-        if value is None or not _layer_slice(value, cache_attributes, params):
-            return False
-    return True
+# -- words ------------------------------------------------------------------------
+
+def _parts(text: str) -> Set[str]:
+    return {p for piece in text.lower().split(".") for p in piece.split("_") if p}
 
 
-def accessors_in(source: bytes, cache_attributes: Set[str], lines: Optional[Set[int]] = None) -> Set[str]:
-    """The names of the methods of source's classes that return one layer of a pool
-    (only methods spanning one of `lines` are read, when given)."""
-    try:
-        tree = pyast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    found = set()
-    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    while classes:
-        cls = classes.pop()
-        for func in cls.body:
-            if isinstance(func, ast.ClassDef):
-                classes.append(func)
-            elif isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) and not func.name.startswith("__") \
-                    and (lines is None or any(func.lineno <= line <= func.end_lineno for line in lines)) \
-                    and _returns_a_layer(func, cache_attributes):
-                found.add(func.name)
-    return found
+def _idents(node: ast.AST) -> Set[str]:
+    out: Set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            out |= _parts(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            out |= _parts(sub.attr)
+    return out
 
 
-def _match_lines(source: bytes, pattern: "re.Pattern") -> Set[int]:
-    return {source.count(b"\n", 0, m.start()) + 1 for m in pattern.finditer(source)}
+def _last(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
 
 
-_PATTERNS: Dict[int, Tuple[Tables, "re.Pattern"]] = {}
-_WITH: Dict[Tuple[int, FrozenSet[str]], Tuple[Tables, Tables]] = {}
+def _dotted(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else None
+    return None
 
 
-def _pattern(tables: Tables) -> "re.Pattern":
-    hit = _PATTERNS.get(id(tables))
+_NEVER: Dict[int, Tuple[Tables, FrozenSet[str]]] = {}
+
+
+def _never_learnt(tables: Tables) -> FrozenSet[str]:
+    """Names that are container or tensor methods, or listed in [learn] skip_methods."""
+    hit = _NEVER.get(id(tables))
     if hit is None or hit[0] is not tables:
-        words = "|".join(re.escape(a) for a in sorted(tables.cache_attributes)) or "(?!)"
-        hit = _PATTERNS[id(tables)] = (tables, re.compile(rf"self\.(?:{words})\[".encode()))
+        names = set(dir(dict)) | set(dir(list)) | set(dir(tuple)) | set(dir(str)) | set(dir(object))
+        names |= set(tables.view_methods) | set(tables.tuple_view_methods) | set(tables.casts)
+        names |= set(tables.gather_methods) | set(tables.narrow_methods) | set(tables.copy_methods)
+        names |= set(tables.reinterpret_methods) | set(tables.learn_skip_methods)
+        hit = _NEVER[id(tables)] = (tables, frozenset(names))
     return hit[1]
 
 
-def with_accessors(tables: Tables, names: Iterable[str]) -> Tables:
-    """tables plus these learnt accessors (the same object for the same names)."""
-    learnt = frozenset(names) - set(tables.accessors)
-    if not learnt:
+# -- buffers: what a class allocates ------------------------------------------------
+
+def _alloc_dims(call: ast.AST, tables: Tables) -> Optional[List[ast.AST]]:
+    """The dimensions of an `[allocation]` call (`torch.zeros((a, b), ...)`, `torch.empty(a, b)`,
+    `x.new_zeros(...)`); None when it is no allocation."""
+    if not isinstance(call, ast.Call):
+        return None
+    name = _last(call.func)
+    if name not in tables.allocation_functions:
+        return None
+    if name.endswith("_like"):
+        return []  # the shape of another tensor: unknown
+    positional = [a for a in call.args if not isinstance(a, ast.Starred)]
+    size = next((k.value for k in call.keywords if k.arg == "size"), None)
+    if size is not None:
+        positional = [size]
+    if not positional:
+        return []
+    first = positional[0]
+    if isinstance(first, (ast.Tuple, ast.List)):
+        return list(first.elts)
+    if name in ("full", "new_full") and len(positional) >= 1:
+        return [first] if not isinstance(first, (ast.Tuple, ast.List)) else list(first.elts)
+    return positional
+
+
+def _per_token(dims: List[ast.AST], tables: Tables) -> bool:
+    """An allocation that holds tokens (a pool of one layer): not batch-sized, not a scale."""
+    if not dims:
+        return True  # `torch.empty_like(...)`, a shape held elsewhere: taken as a pool
+    words = _idents(dims[0])
+    if words & tables.batch_words:
+        return False
+    return len(dims) >= 2 or bool(words & tables.pool_words)
+
+
+def _element_kind(node: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Optional[str]:
+    """What one element of a per-layer container is: a tensor of one layer (LAYER), a pair of
+    them (TUPLE), else None."""
+    if isinstance(node, ast.Name) and node.id in env:
+        node = env[node.id]
+    dims = _alloc_dims(node, tables)
+    if dims is not None:
+        return LAYER if _per_token(dims, tables) else None
+    if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
+        kinds = [_element_kind(e, tables, env) for e in node.elts]
+        return TUPLE if all(k == LAYER for k in kinds) else None
+    return None
+
+
+def _buffer_kind(value: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Optional[str]:
+    """LIST / PAIRS / STACK when value allocates per-layer buffers, else None."""
+    if isinstance(value, ast.Name) and value.id in env:
+        value = env[value.id]
+    if isinstance(value, ast.Call) and _last(value.func) in ("list", "tuple") and value.args:
+        value = value.args[0]
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+        element = _element_kind(value.elt, tables, env)
+    elif isinstance(value, ast.DictComp):
+        element = _element_kind(value.value, tables, env)
+    else:
+        dims = _alloc_dims(value, tables)
+        if dims and len(dims) >= 3 and _idents(dims[0]) & tables.layer_words \
+                and not _idents(dims[0]) & tables.batch_words:
+            return STACK
+        return None
+    return {LAYER: LIST, TUPLE: PAIRS}.get(element)
+
+
+def _appended(func: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Dict[str, str]:
+    """`self.x.append(torch.zeros(...))` / `bufs.append(...)` in func: {target text: kind}."""
+    out: Dict[str, str] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("append", "extend") and node.args:
+            target = _dotted(node.func.value)
+            if target is None:
+                continue
+            arg = node.args[0]
+            kind = _element_kind(arg, tables, env) if node.func.attr == "append" else None
+            if node.func.attr == "extend":
+                kind = {LIST: LAYER, PAIRS: TUPLE}.get(_buffer_kind(arg, tables, env))
+            if kind is not None:
+                out[target] = {LAYER: LIST, TUPLE: PAIRS}[kind]
+    return out
+
+
+def _local_values(func: ast.AST) -> Dict[str, ast.AST]:
+    """Names assigned once in func (plain `x = value`)."""
+    seen: Dict[str, Optional[ast.AST]] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            seen[name] = None if name in seen else node.value
+    return {k: v for k, v in seen.items() if v is not None}
+
+
+def class_buffers(cls: ast.ClassDef, tables: Tables) -> Dict[str, str]:
+    """{attribute: LIST | PAIRS | STACK} of the per-layer buffers a class allocates."""
+    out: Dict[str, str] = {}
+    staging: Set[str] = set()
+    for func in cls.body:
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        env = _local_values(func)
+        appended = _appended(func, tables, env)
+        for node in ast.walk(func):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                value = node.value
+                if value is None:
+                    continue
+                for target in targets:
+                    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                            and target.value.id == "self"):
+                        continue
+                    kind = _buffer_kind(value, tables, env)
+                    if kind is None and isinstance(value, (ast.List, ast.Name)):
+                        kind = appended.get(_dotted(value) or "") if isinstance(value, ast.Name) else None
+                        kind = kind or appended.get(f"self.{target.attr}")
+                    if kind is not None:
+                        out.setdefault(target.attr, kind)
+                    else:
+                        dims = _alloc_dims(value, tables)
+                        if dims and _idents(dims[0]) & tables.batch_words:
+                            staging.add(target.attr)
+    for name in staging:
+        if out.get(name) is None and name in tables.cache_attributes:
+            out[name] = "staging"
+    return out
+
+
+# -- what a method returns -----------------------------------------------------------
+
+class _Method:
+    """Reads one method's returns against its class's buffers and the accessors known."""
+
+    def __init__(self, func, buffers: Dict[str, str], known: Mapping[str, str], tables: Tables):
+        self.func = func
+        self.buffers = buffers
+        self.known = known
+        self.tables = tables
+        self.params = {a.arg for a in func.args.args[1:] + func.args.posonlyargs + func.args.kwonlyargs}
+        if func.args.vararg is not None:
+            self.params.add(func.args.vararg.arg)
+        self.assigned: Dict[str, List[ast.AST]] = {}
+        self.unpacked: Dict[str, Tuple[ast.AST, int]] = {}
+        for node in ast.walk(func):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        self.assigned.setdefault(target.id, []).append(node.value)
+                    elif isinstance(target, (ast.Tuple, ast.List)):
+                        for i, elt in enumerate(target.elts):
+                            if isinstance(elt, ast.Name):
+                                self.unpacked[elt.id] = (node.value, i)
+        self._busy: Set[str] = set()
+
+    def container(self, node: ast.AST) -> Optional[str]:
+        """LIST / PAIRS / STACK when node is a per-layer buffer: `self.<buffer>`, or a cache
+        attribute of any object (`self.swa_kv_pool.kv_buffer`)."""
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr in self.buffers:
+                kind = self.buffers[node.attr]
+                return None if kind == "staging" else kind
+            if node.attr in self.tables.cache_attributes:
+                return LIST
+        if isinstance(node, ast.Name) and node.id not in self.params and node.id in self.assigned:
+            kinds = {self.container(v) for v in self.assigned[node.id]}
+            return kinds.pop() if len(kinds) == 1 else None
+        return None
+
+    def _layer_index(self, index: ast.AST) -> bool:
+        """An index selecting one layer of a per-layer container: anything but a slice, a
+        tensor of indices or a mask."""
+        if isinstance(index, (ast.Slice, ast.Compare, ast.List)):
+            return False
+        if isinstance(index, ast.Tuple):
+            return False
+        return not (isinstance(index, ast.Call) and _last(index.func) in self.tables.tensor_calls)
+
+    def _token_view(self, elements: List[ast.AST]) -> str:
+        """A subscript of one layer: LAYER when it keeps every token, else BAD."""
+        for position, element in enumerate(elements):
+            if isinstance(element, ast.Slice):
+                if position == 0 and element.upper is not None and not self._extent(element.upper):
+                    return BAD  # an active prefix
+                if position == 0 and element.lower is not None and element.upper is not None:
+                    return BAD
+                continue
+            if isinstance(element, ast.Constant) and element.value is Ellipsis:
+                return LAYER
+            if isinstance(element, ast.Constant) and element.value is None:
+                continue
+            if position == 0:
+                return BAD  # an index of the token dimension: a gather
+            if isinstance(element, ast.Constant) and isinstance(element.value, int):
+                continue  # a select of a later dimension (K of a [blocks, 2, ...] pool)
+            return BAD
+        return LAYER
+
+    def _extent(self, bound: ast.AST) -> bool:
+        if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub):
+            return True
+        return bool(_idents(bound) & self.tables.extent_words)
+
+    def kind(self, node: ast.AST, depth: int = 0) -> Optional[str]:
+        if depth > 12 or node is None:
+            return None
+        t = self.tables
+        if isinstance(node, ast.Subscript):
+            elements = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+            container = self.container(node.value)
+            if container is not None:
+                if not self._layer_index(elements[0]):
+                    return BAD if container == STACK else None
+                if container == PAIRS:
+                    if len(elements) > 1:
+                        return None
+                    return TUPLE
+                return self._token_view(elements[1:]) if len(elements) > 1 else LAYER
+            base = self.kind(node.value, depth + 1)
+            if base == LAYER:
+                return self._token_view(elements)
+            if base == TUPLE:
+                if len(elements) == 1 and isinstance(elements[0], ast.Constant) and isinstance(elements[0].value, int):
+                    return LAYER
+                return None
+            return BAD if base == BAD else None
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = _last(func)
+            if isinstance(func, ast.Attribute):
+                receiver = self.kind(func.value, depth + 1)
+                if receiver == LAYER and (name in t.view_methods or name in t.casts or name in t.reinterpret_methods):
+                    return LAYER
+                if receiver == LAYER and name in t.tuple_view_methods:
+                    return TUPLE
+                if receiver in (LAYER, BAD) and (name in t.gather_methods or name in t.narrow_methods):
+                    return BAD
+                if name in self.known and self._receiver_ok(name, func.value) and self._own(func.value):
+                    return self.known[name]  # delegation to the class's own or a held pool
+            elif name in self.known and name not in t.accessors:
+                return None
+            if name in t.view_functions or _dotted(func) in t.view_functions:
+                return self.kind(node.args[0], depth + 1) if node.args else None
+            if name in t.conversion_helpers:
+                helper = t.conversion_helpers[name]
+                args = [a for a in node.args if not isinstance(a, ast.Starred)]
+                if helper.arg < len(args) and self.kind(args[helper.arg], depth + 1) == LAYER:
+                    return LAYER
+            if name in t.gather_functions or _dotted(func) in t.gather_functions:
+                return BAD if node.args and self.kind(node.args[0], depth + 1) in (LAYER, BAD) else None
+            return None
+        if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
+            kinds = [self.kind(e, depth + 1) for e in node.elts]
+            if BAD in kinds:
+                return BAD
+            return TUPLE if all(k == LAYER for k in kinds) else None
+        if isinstance(node, ast.IfExp):
+            return _merge([self.kind(node.body, depth + 1), self.kind(node.orelse, depth + 1)])
+        if isinstance(node, ast.Name):
+            if node.id in self.params or node.id in self._busy:
+                return None
+            self._busy.add(node.id)
+            try:
+                kinds = [self.kind(v, depth + 1) for v in self.assigned.get(node.id, ())]
+                if node.id in self.unpacked:
+                    value, _ = self.unpacked[node.id]
+                    kinds.append(LAYER if self.kind(value, depth + 1) == TUPLE else None)
+            finally:
+                self._busy.discard(node.id)
+            return _merge(kinds)
+        return None
+
+    def _own(self, node: ast.AST, depth: int = 0) -> bool:
+        """Is node reached from self (`self`, `self.full`, `super()`, `self._pool(r)`, a local
+        unpacked from `self.layer_mapping[i]`)? A pool that arrives as a parameter belongs to
+        the caller: a method that reads one is a helper, not the pool's accessor."""
+        if depth > 8:
+            return False
+        if isinstance(node, ast.Name):
+            if node.id == "self":
+                return True
+            if node.id in self.params or node.id in self._busy:
+                return False
+            values = list(self.assigned.get(node.id, ()))
+            if node.id in self.unpacked:
+                values.append(self.unpacked[node.id][0])
+            self._busy.add(node.id)
+            try:
+                return bool(values) and all(self._own(v, depth + 1) for v in values)
+            finally:
+                self._busy.discard(node.id)
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id == "super":
+                return True
+            return self._own(node.func, depth + 1)
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            return self._own(node.value, depth + 1)
+        return False
+
+    def _receiver_ok(self, name: str, receiver: ast.AST) -> bool:
+        accessor = self.tables.accessors.get(name)
+        if accessor is None or not accessor.receivers:
+            return True
+        text = _dotted(receiver) or ""
+        return text.rsplit(".", 1)[-1] in accessor.receivers
+
+    def returns(self) -> Optional[str]:
+        """LAYER / TUPLE when the method is an accessor, else None."""
+        nodes = list(_own_nodes(self.func))
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes):
+            return None
+        kinds = [self.kind(n.value) for n in nodes if isinstance(n, ast.Return) and n.value is not None]
+        if BAD in kinds:
+            return None
+        found = [k for k in kinds if k in (LAYER, TUPLE)]
+        if not found:
+            return None
+        return LAYER if LAYER in found else TUPLE
+
+
+def _own_nodes(func):
+    """The nodes of func, not of functions, lambdas or classes nested in it."""
+    stack = list(ast.iter_child_nodes(func))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _merge(kinds) -> Optional[str]:
+    kinds = [k for k in kinds if k is not None]
+    if not kinds:
+        return None
+    if BAD in kinds:
+        return BAD
+    return LAYER if LAYER in kinds else TUPLE
+
+
+def _classes(tree: ast.Module):
+    stack = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    stack += [n for s in tree.body if isinstance(s, (ast.If, ast.Try)) for n in ast.walk(s)
+              if isinstance(n, ast.ClassDef)]
+    while stack:
+        cls = stack.pop()
+        yield cls
+        stack.extend(n for n in cls.body if isinstance(n, ast.ClassDef))
+
+
+def learn_tree(tree: ast.Module, tables: Tables, known: Optional[Mapping[str, str]] = None) -> Learned:
+    """The accessors and buffers of a parsed module's pool classes."""
+    never = _never_learnt(tables)
+    base = {name: a.returns for name, a in tables.accessors.items()}
+    base.update(known or {})
+    classes = []
+    buffers: Set[str] = set()
+    for cls in _classes(tree):
+        own = class_buffers(cls, tables)
+        buffers |= {name for name, kind in own.items() if kind != "staging"}
+        methods = [f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and f.name not in never and not f.name.startswith("__")
+                   and not any(_last(d) in ("staticmethod", "property") for d in f.decorator_list)]
+        if methods:
+            classes.append((own, methods))
+    learnt: Dict[str, str] = {}
+    for _ in range(_MAX_ROUNDS):
+        changed = False
+        known_now = dict(base)
+        known_now.update(learnt)
+        for own, methods in classes:
+            for func in methods:
+                if func.name in learnt or func.name in tables.accessors:
+                    continue
+                method = _Method(func, own, known_now, tables)
+                if not method.params:
+                    continue
+                kind = method.returns()
+                if kind is not None:
+                    learnt[func.name] = kind
+                    changed = True
+        if not changed:
+            break
+    return Learned(tuple(sorted(learnt.items())), frozenset(buffers - set(tables.cache_attributes)))
+
+
+_TEXT: Dict[int, Tuple[Tables, "re.Pattern"]] = {}
+
+
+def _text_test(tables: Tables) -> "re.Pattern":
+    """A file can define a pool class only if a method returns `self.<x>` something (a
+    subscript, a call) and the file allocates or names a cache attribute or an accessor."""
+    hit = _TEXT.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        hit = _TEXT[id(tables)] = (tables, re.compile(rb"return\s+(?:[\w.]+\()?\(?self\.\w+[\w.]*\s*[\[(.]"))
+    return hit[1]
+
+
+_FILES: Dict[tuple, Tuple[Tables, Learned]] = {}
+
+
+def learn_source(source: bytes, tables: Tables, known: Optional[Mapping[str, str]] = None) -> Learned:
+    """What source's pool classes teach (memoised by the bytes)."""
+    if b"class" not in source or b"return" not in source or not _text_test(tables).search(source):
+        return Learned()
+    key = (hashlib.sha1(source).digest(), tuple(sorted((known or {}).items())))
+    hit = _FILES.get(key)
+    if hit is not None and hit[0] is tables:
+        return hit[1]
+    try:
+        tree = pyast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        found = Learned()
+    else:
+        found = learn_tree(tree, tables, known)
+    if len(_FILES) > 4096:
+        _FILES.clear()
+    _FILES[key] = (tables, found)
+    return found
+
+
+def accessors_in(source: bytes, cache_attributes=None, lines=None, tables: Optional[Tables] = None) -> Set[str]:
+    """The names of the accessors source's pool classes define (kept for callers of the
+    earlier interface; tables: the tables to read against)."""
+    if tables is None:
+        from castlint.tables import load_tables
+
+        tables = load_tables()
+    return set(learn_source(source, tables).names)
+
+
+# -- tables with what was learnt -------------------------------------------------------
+
+_WITH: Dict[tuple, Tuple[Tables, Tables]] = {}
+Learnable = Union[Learned, Mapping[str, str], Iterable]
+
+
+def _pairs(learnt: Learnable) -> Tuple[Dict[str, str], FrozenSet[str]]:
+    if isinstance(learnt, Learned):
+        return dict(learnt.accessors), learnt.buffers
+    if isinstance(learnt, Mapping):
+        return dict(learnt), frozenset()
+    out = {}
+    for item in learnt:
+        if isinstance(item, tuple):
+            out[item[0]] = item[1]
+        else:
+            out[item] = LAYER
+    return out, frozenset()
+
+
+def with_accessors(tables: Tables, learnt: Learnable, buffers: Iterable[str] = ()) -> Tables:
+    """tables plus these learnt accessors (names, {name: returns}, (name, returns) pairs or
+    a Learned) and buffer attributes; the same object for the same additions."""
+    accessors, own_buffers = _pairs(learnt)
+    accessors = {k: v for k, v in accessors.items() if k not in tables.accessors}
+    extra = (frozenset(buffers) | own_buffers) - set(tables.cache_attributes)
+    if not accessors and not extra:
         return tables
-    key = (id(tables), learnt)
+    items = frozenset(accessors.items())
+    key = (id(tables), items, extra)
     hit = _WITH.get(key)
     found = hit[1] if hit is not None and hit[0] is tables else None  # an id may be reused
     if found is None:
-        accessors = dict(tables.accessors)
-        for name in sorted(learnt):
-            accessors[name] = Accessor(name, "tensor", "learnt from a pool class of the checked tree")
-        digest = hashlib.sha256((tables.digest + "\0" + "\0".join(sorted(learnt))).encode()).hexdigest()[:16]
-        found = dataclasses.replace(tables, accessors=accessors, digest=digest)
+        table = dict(tables.accessors)
+        for name, returns in sorted(accessors.items()):
+            table[name] = Accessor(name, returns, "learnt from a pool class of the checked tree")
+        text = "\0".join(f"{n}={r}" for n, r in sorted(accessors.items())) + "\1" + "\0".join(sorted(extra))
+        digest = hashlib.sha256((tables.digest + "\0" + text).encode()).hexdigest()[:16]
+        found = dataclasses.replace(tables, accessors=table, digest=digest,
+                                    cache_attributes=set(tables.cache_attributes) | extra)
+        if len(_WITH) > 1024:
+            _WITH.clear()
         _WITH[key] = (tables, found)
     return found
 
 
 def file_tables(source: bytes, tables: Tables) -> Tables:
-    """tables with the accessors that source's own pool classes define."""
-    pattern = _pattern(tables)
-    if b"return" not in source or not pattern.search(source):
-        return tables
-    return with_accessors(tables, accessors_in(source, set(tables.cache_attributes), _match_lines(source, pattern)))
+    """tables with the accessors (and buffers) that source's own pool classes define."""
+    learnt = learn_source(source, tables)
+    return with_accessors(tables, learnt) if learnt else tables
+
+
+_CONVERSIONS: Dict[int, Tuple[Tables, tuple]] = {}
+
+
+def may_learn(source: bytes, tables: Tables) -> bool:
+    """Can the file's own pool classes give it a finding the prefilter's words miss? It
+    converts something, and one of its classes is a pool class that teaches an accessor
+    it calls or a buffer it converts (cheap text tests first)."""
+    if b"class" not in source or not _text_test(tables).search(source):
+        return False
+    hit = _CONVERSIONS.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        from castlint.analysis import tree_index
+
+        hit = _CONVERSIONS[id(tables)] = (tables, tree_index._vocabulary(tables)[3])
+    if not any(word in source for word in hit[1]):
+        return False
+    return bool(learn_source(source, tables))
+
+
+def may_call_learned(path: str, source: bytes, tables: Tables) -> bool:
+    """Does the file convert something and call an accessor that an engine it imports
+    teaches (`engine_learned`)? Cheap text tests first."""
+    if b"import" not in source or not imported_packages(source) & set(tables.learn_packages):
+        return False
+    hit = _CONVERSIONS.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        from castlint.analysis import tree_index
+
+        hit = _CONVERSIONS[id(tables)] = (tables, tree_index._vocabulary(tables)[3])
+    if not any(word in source for word in hit[1]):
+        return False
+    return bool(engine_learned(path, source, tables)[0])
 
 
 def learn_accessors(files: Iterable[str], tables: Tables) -> Tables:
     """tables with the accessors the files' pool classes define (unchanged when none)."""
-    attributes = set(tables.cache_attributes)
-    pattern = _pattern(tables)
-    learnt: Set[str] = set()
+    learnt: Dict[str, str] = {}
     for path in files:
         source = _read(path)
-        if source is not None and b"return" in source and pattern.search(source):
-            learnt |= accessors_in(source, attributes, _match_lines(source, pattern))
+        if source is not None:
+            learnt.update(learn_source(source, tables).accessors)
     return with_accessors(tables, learnt)
 
 
@@ -138,3 +651,147 @@ def _read(path: str) -> Optional[bytes]:
     except OSError:
         return None
     return data if len(data) <= _MAX_BYTES else None
+
+
+# -- an installed engine ---------------------------------------------------------------
+
+_IMPORTS = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import|import[ \t]+([A-Za-z_]\w*))", re.MULTILINE)
+_PACKAGES: Dict[str, Tuple[tuple, "PackageTable"]] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class PackageTable:
+    root: str
+    accessors: Tuple[Tuple[str, str], ...] = ()
+    teachers: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()  # (file, names it teaches)
+
+
+def imported_packages(source: bytes) -> Set[str]:
+    return {(m.group(1) or m.group(2)).decode("ascii", "replace") for m in _IMPORTS.finditer(source)}
+
+
+def package_root(name: str, near: Optional[str] = None) -> Optional[str]:
+    """The folder of top-level package `name`: an ancestor folder of `near` that is it (the
+    checked tree is the engine), else the first sys.path entry that has it. Never imported."""
+    if near is not None:
+        folder = os.path.dirname(os.path.abspath(near))
+        for _ in range(12):
+            if os.path.basename(folder) == name and os.path.isfile(os.path.join(folder, "__init__.py")):
+                return folder
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    for entry in sys.path:
+        candidate = os.path.join(entry or os.getcwd(), name)
+        if os.path.isfile(os.path.join(candidate, "__init__.py")):
+            return os.path.abspath(candidate)
+    return None
+
+
+def _cache_dir() -> Optional[str]:
+    where = os.environ.get("CASTLINT_LEARN_CACHE")
+    if where in ("0", "off", "none"):
+        return None
+    if where:
+        return where
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "castlint", "learned")
+
+
+def package_table(root: str, tables: Tables) -> PackageTable:
+    """What the pool classes of the package at root teach, once per process per version of its
+    files, and cached on disk by file signature (path, size, mtime): a later run reads only the
+    files that changed."""
+    files = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        files.extend(os.path.join(folder, n) for n in sorted(names) if n.endswith(".py"))
+        if len(files) > _MAX_PACKAGE_FILES:
+            break
+    signatures = []
+    for path in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        signatures.append((path, st.st_size, st.st_mtime_ns))
+    key = (tuple(signatures), tables.digest)
+    hit = _PACKAGES.get(root)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    store_dir = _cache_dir()
+    store_path = None
+    stored: Dict[str, list] = {}
+    if store_dir is not None:
+        name = hashlib.sha256(f"{root}\0{tables.digest}".encode()).hexdigest()[:24] + ".json"
+        store_path = os.path.join(store_dir, name)
+        try:
+            with open(store_path, "r", encoding="utf-8") as fh:
+                stored = json.load(fh).get("files", {})
+        except (OSError, ValueError, AttributeError):
+            stored = {}
+    per_file: Dict[str, list] = {}  # path -> [size, mtime, a pool-class candidate, [[name, returns]]]
+    changed = False
+    test = _text_test(tables)
+    for path, size, mtime in signatures:
+        entry = stored.get(path)
+        if entry is not None and len(entry) == 4 and entry[0] == size and entry[1] == mtime:
+            per_file[path] = entry
+            continue
+        changed = True
+        source = _read(path) if size <= _MAX_BYTES else None
+        candidate = source is not None and b"class" in source and test.search(source) is not None
+        learnt = learn_source(source, tables) if candidate else Learned()
+        per_file[path] = [size, mtime, candidate, [list(p) for p in learnt.accessors]]
+    if changed:  # accessors that delegate to one another module of the package teaches
+        for _ in range(2):
+            known = {n: r for e in per_file.values() for n, r in e[3]}
+            again = False
+            for path, entry in per_file.items():
+                if not entry[2]:
+                    continue
+                source = _read(path)
+                if source is None or not any(f".{n}(".encode() in source for n in known):
+                    continue
+                learnt = [list(p) for p in learn_source(source, tables, known).accessors]
+                if learnt != entry[3]:
+                    entry[3] = learnt
+                    again = True
+            if not again:
+                break
+    accessors: Dict[str, str] = {n: r for e in per_file.values() for n, r in e[3]}
+    teachers = tuple((p, tuple(n for n, _ in e[3])) for p, e in sorted(per_file.items()) if e[3])
+    table = PackageTable(root, tuple(sorted(accessors.items())), teachers)
+    if changed and store_path is not None:
+        try:
+            os.makedirs(store_dir, exist_ok=True)
+            tmp = f"{store_path}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump({"root": root, "files": per_file}, fh)
+            os.replace(tmp, store_path)
+        except OSError:
+            pass
+    _PACKAGES[root] = (key, table)
+    return table
+
+
+def engine_learned(path: str, source: bytes, tables: Tables) -> Tuple[Dict[str, str], List[str]]:
+    """({accessor: returns}, the files that teach the ones source calls) that the engines
+    of `[learn] packages` which source imports teach it: their pool classes, read from the
+    package's folder (the checked tree's own, or the installed copy on sys.path)."""
+    wanted = imported_packages(source) & set(tables.learn_packages) if b"import" in source else set()
+    accessors: Dict[str, str] = {}
+    teachers: List[str] = []
+    for name in sorted(wanted):
+        root = package_root(name, path)
+        if root is None:
+            continue
+        table = package_table(root, tables)
+        for accessor, returns in table.accessors:
+            if accessor not in tables.accessors and f".{accessor}".encode() in source:
+                accessors[accessor] = returns
+        used = set(accessors)
+        teachers.extend(p for p, names in table.teachers if used & set(names)
+                        and os.path.abspath(p) != os.path.abspath(path))
+    return accessors, teachers
