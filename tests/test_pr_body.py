@@ -469,17 +469,17 @@ def test_profile_is_checked_on_check_and_validate_and_pr_flags_need_a_fix(tmp_pa
 
 def test_profile_reaches_the_fix_options(monkeypatch, tmp_path):
     """--profile on fix and check --fix ends in FixOptions.profile; on validate, in its in-memory fix."""
-    import castlint.fixes
+    import castlint.session
     from castlint.validate import command
 
     seen = []
-    real = castlint.fixes.Fixer.__init__
+    real = castlint.session.LazyFixer.__init__  # (it loads castlint.fixes.Fixer where a file needs it)
 
     def record(self, options):
         seen.append(options.profile)
         real(self, options)
 
-    monkeypatch.setattr(castlint.fixes.Fixer, "__init__", record)
+    monkeypatch.setattr(castlint.session.LazyFixer, "__init__", record)
     tree = _copy(tmp_path, "tree")
     run_castlint(
         "fix",

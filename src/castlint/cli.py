@@ -8,7 +8,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from dataclasses import dataclass, field
+from contextlib import contextmanager, nullcontext
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
@@ -136,42 +136,46 @@ def _split(values: Optional[List[str]]) -> List[str]:
     return [part.strip() for value in values or () for part in value.split(",") if part.strip()]
 
 
-def _resolver(flags, paths):
-    """The per-file settings of a run (castlint.settings); exit 2 with one clear line on bad input.
-    Every selector, from a flag or a file, goes through castlint.codes, and errors name the
-    flag, or the file and key."""
-    from castlint.settings import Resolver, SettingsRefused
+@contextmanager
+def _refusals():
+    """A castlint.session.SessionError is the one line of an exit 2."""
+    from castlint.session import SessionError
 
-    resolver = Resolver(flags, paths)
     try:
-        resolver.primary()
-    except SettingsRefused as exc:
-        raise _fail(str(exc))
-    return resolver
+        yield
+    except SessionError as exc:
+        raise _fail(str(exc)) from None
 
 
-def _setup(paths, config_file, select=None, ignore=None, extend_select=None, exclude=None, extend_exclude=None,
-           respect_gitignore=None):
-    """(Config, Tables) of the first path with the flags applied (one config for the run)."""
-    from castlint.settings import CommandLine
+def _session(flags, paths):
+    """The run's castlint.session.Session: the per-file settings, every selector (from a flag or
+    a file) through castlint.codes; exit 2 with one clear line naming the flag, or the file and key."""
+    from castlint.session import Session
 
-    flags = CommandLine(select=select, ignore=ignore, extend_select=extend_select, exclude=exclude,
-                        extend_exclude=extend_exclude, respect_gitignore=respect_gitignore, config_file=config_file)
-    return _resolver(flags, paths).primary()
+    with _refusals():
+        return Session(flags, paths)
 
 
-def _progress_run(files, tables, config, jobs, quiet, show=True, fixer=None, named=()):
-    from castlint.engine import check_paths
+def _progress(quiet: bool):
+    """What castlint.session.Session.check calls with the number of files: a progress bar on a
+    terminal for 200 files or more, else nothing."""
 
-    if not show or quiet or len(files) < 200 or not sys.stderr.isatty():
-        return check_paths(files, tables, config, jobs=jobs, fixer=fixer, named=named)
+    def bar(total: int):
+        if quiet or total < 200 or not sys.stderr.isatty():
+            return nullcontext(None)
+        return _bar(total)
+
+    return bar
+
+
+@contextmanager
+def _bar(total: int):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err_console, transient=True) as progress:
-        task = progress.add_task("checking", total=len(files))
-        return check_paths(files, tables, config, jobs=jobs, progress=lambda n: progress.advance(task, n),
-                           fixer=fixer, named=named)
+        task = progress.add_task("checking", total=total)
+        yield lambda n: progress.advance(task, n)
 
 
 def _emit(text: str, output_file: Optional[str]):
@@ -187,21 +191,18 @@ def _emit(text: str, output_file: Optional[str]):
 
 def _render(fmt: OutputFormat, findings, errors, meta, quiet: bool, color: bool, *,
             config=None, tables=None) -> str:
-    """The report in fmt. With the run's config and tables, the formats that show fixes'
-    concrete edits (sarif, rdjson) get them, computed once here, as meta["fix_suggestions"]."""
-    from castlint.report import FORMATS, SHOWS_FIX_SUGGESTIONS
+    """The report in fmt (castlint.report). With the run's config and tables, the formats that
+    show fixes' concrete edits (sarif, rdjson) get them, computed once here, as meta["fix_suggestions"]."""
+    from castlint.report import FORMATS, SHOWS_FIX_SUGGESTIONS, render
 
-    if fmt in (OutputFormat.text, OutputFormat.full):
-        from castlint.report.text import render
-        return render(findings, errors, meta, color=color, quiet=quiet)
-    renderer = FORMATS.get(fmt.value)
-    if renderer is None:
+    name = "text" if fmt in (OutputFormat.text, OutputFormat.full) else fmt.value
+    if name not in FORMATS:
         raise _fail(f"output format {fmt.value!r} is not available in this build")
-    if fmt.value in SHOWS_FIX_SUGGESTIONS and config is not None and tables is not None:
-        from castlint.fixes import safe_suggestions
+    if name in SHOWS_FIX_SUGGESTIONS and config is not None and tables is not None:
+        from castlint.session import fix_suggestions
 
-        meta = dict(meta, fix_suggestions=safe_suggestions(findings, tables, config))
-    return renderer(findings, errors, meta)
+        meta = dict(meta, fix_suggestions=fix_suggestions(findings, config, tables))
+    return render(name, findings, errors, meta, quiet=quiet, color=color)
 
 
 def _default_format(fmt: Optional[OutputFormat]) -> OutputFormat:
@@ -214,82 +215,11 @@ def _default_format(fmt: Optional[OutputFormat]) -> OutputFormat:
     return OutputFormat.text
 
 
-def _show_settings(config, tables, fmt: OutputFormat, flags=None) -> str:
-    """--show-settings: the configuration in force, after the command line."""
-    import json
+def _statistics(session, findings, fmt: OutputFormat) -> str:
+    """--statistics: the session's counts, rendered by castlint.report.statistics."""
+    from castlint.report.statistics import render
 
-    from castlint.codes import enabled_codes
-
-    model = config.cost_model(tables)
-    settings = {
-        "config_file": str(config.path) if config.path else None,
-        "config_overrides": list(flags.override_texts) if flags is not None else [],  # --config KEY=VALUE
-        "isolated": bool(flags.isolated) if flags is not None else False,
-        "root": str(config.root),
-        # a default select is not --select ALL (which adds the opt-in rules): say which it is
-        "select": list(config.select) if config.select else "default",
-        "select_source": getattr(config, "select_source", "default"),
-        "ignore": list(config.ignore),
-        "enabled_rules": list(enabled_codes(config.select, config.ignore)),
-        "exclude": list(config.exclude),
-        "respect_gitignore": config.respect_gitignore,
-        "ignore_noqa": getattr(config, "ignore_noqa", False),
-        "per_file_ignores": {k: list(v) for k, v in config.per_file_ignores.items()},
-        "extend_rules": [str(p) for p in config.extend_rules],
-        "rule_tables": list(tables.sources),
-        "cache": config.cache,
-        "jobs": config.jobs,
-        "max_file_size": config.max_file_size,
-        "file_timeout": config.file_timeout,
-        "max_file_memory": config.max_file_memory,
-        "model": {"name": model.name, "layers": model.layers, "pool_tokens": model.pool_tokens,
-                  "kv_lora_rank": model.kv_lora_rank, "rope_dim": model.rope_dim, "kv_dtype": model.kv_dtype,
-                  "compute_dtype": model.compute_dtype},
-    }
-    if fmt == OutputFormat.json:
-        return json.dumps(settings, indent=2) + "\n"
-    lines = []
-    for key, value in settings.items():
-        if isinstance(value, dict) and key == "model":
-            lines += [f"model.{k} = {json.dumps(v)}" for k, v in value.items()]
-        else:
-            lines.append(f"{key} = {json.dumps(value)}")
-    return "\n".join(lines) + "\n"
-
-
-def _statistics(findings, fmt: OutputFormat, tables) -> str:
-    """--statistics: one line per rule, as ruff prints it (count, code, [*] when fixable, name)."""
-    import json
-
-    from castlint.codes import RULES_BY_CODE
-    from castlint.models import human_bytes, step_total
-
-    rows = {}
-    for f in findings:
-        row = rows.setdefault(f.code, {"code": f.code, "name": f.name, "count": 0, "safe": 0, "unsafe": 0})
-        row["count"] += 1
-        if f.fixable:
-            row["safe" if f.fix.safety.value == "safe" else "unsafe"] += 1
-    ordered = sorted(rows.values(), key=lambda r: (-r["count"], r["code"]))
-    total = step_total(findings, tables.decode_step_exclude_words)
-    if fmt == OutputFormat.json:
-        payload = [{"code": r["code"], "name": r["name"], "count": r["count"], "fixable": r["safe"] == r["count"],
-                    "fixable_count": r["safe"], "unsafe_fixable_count": r["unsafe"]} for r in ordered]
-        return json.dumps(payload, indent=2) + "\n"
-    width = max((len(str(r["count"])) for r in ordered), default=1)
-    lines = []
-    for r in ordered:
-        # [*]: `castlint fix` fixes every one; [-]: some (or only with --unsafe-fixes)
-        mark = "[*]" if r["safe"] == r["count"] else ("[-]" if r["safe"] or r["unsafe"] else "   ")
-        name = RULES_BY_CODE[r["code"]].name if r["code"] in RULES_BY_CODE else r["name"]
-        lines.append(f"{r['count']:>{width}}\t{r['code']}\t{mark} {name}")
-    if total.backends:
-        lines.append("")
-        lines.append("per decode step, by backend (a server runs one):")
-        from castlint.report.names import escaped
-
-        lines += [f"{human_bytes(n):>10}\t{escaped(name)}" for name, n in total.backends]
-    return "\n".join(lines) + ("\n" if lines else "")
+    return render(session.statistics(findings), as_json=fmt == OutputFormat.json)
 
 
 def _read_stdin(limit: Optional[int] = None) -> bytes:
@@ -442,43 +372,46 @@ def check(
     flags = _command_line(config_file, select, ignore, extend_select, exclude, extend_exclude, respect_gitignore,
                           per_file_ignores, extend_per_file_ignores, isolated, ignore_noqa, no_cache)
     config_paths = [stdin_filename or "."] if stdin else (paths or ["."])
-    resolver = _resolver(flags, config_paths)
-    config, tables = resolver.primary()
+    session = _session(flags, config_paths)
     fmt = _default_format(fmt)
     if show_settings:
-        _emit(_show_settings(config, tables, fmt, flags), output_file)
+        from castlint.report.settings import render
+
+        _emit(render(session.shown_settings(), as_json=fmt == OutputFormat.json), output_file)
         raise typer.Exit(EXIT_CLEAN)
+    fixing = None
+    if fix or diff:
+        from castlint.fixoptions import FixOptions
+
+        fixing = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
+                            flashinfer_version=flashinfer_version, profile=profile)
     if stdin:
-        raise typer.Exit(_check_stdin(stdin_filename or "-", config, tables, fmt, quiet, colored, fix, diff,
-                                      unsafe_fixes, flashinfer_api, flashinfer_version, exit_zero, fix_only,
-                                      statistics, output_file, profile))
+        raise typer.Exit(_check_stdin(session, stdin_filename or "-", fixing, fmt, quiet, colored, exit_zero,
+                                      fix_only, statistics, output_file))
     paths = paths or ["."]
 
-    runs = [resolver]
+    sessions = [session]
 
     def once() -> int:
-        resolver = runs[-1]
-        runs.append(None)
-        if resolver is None:  # --watch, again: the configs are read afresh (one may have changed)
-            resolver = _resolver(flags, config_paths)
-        files, walk_errors = _discover_files(paths, resolver, show_files, output_file, force_exclude)
-        groups = _groups(resolver, files)
+        session = sessions[-1]
+        sessions.append(None)
+        if session is None:  # --watch, again: the configs are read afresh (one may have changed)
+            session = _session(flags, config_paths)
+        discovery = _discover_files(session, paths, show_files, output_file, force_exclude)
         if add_noqa:
-            return _add_noqa(groups, walk_errors, jobs, quiet, paths, follow_symlinks_outside, noqa_reason)
-        fixing = None
-        if fix or diff:
-            from castlint.fixes import FixOptions
-
-            fixing = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
-                                flashinfer_version=flashinfer_version, profile=profile)
-        outcome = _check_groups(groups, walk_errors, jobs, quiet, fixing, paths, follow_symlinks_outside)
+            return _add_noqa(session, paths, discovery, jobs, quiet, follow_symlinks_outside, noqa_reason)
+        with _refusals():
+            outcome = session.check(paths, fix=fixing, jobs=jobs, follow_symlinks_outside=follow_symlinks_outside,
+                                    discovery=discovery, progress=_progress(quiet))
+        if not quiet:
+            _print_fixed(outcome, fixing)
         if pr_request is not None:
-            _write_pr(pr_request, pr_report, outcome, resolver, fixing, paths, quiet)
+            _write_pr(session, pr_request, pr_report, outcome, fixing, quiet)
         if fixing is not None and fixing.dry_run:
-            _exit_with_diff(outcome.diff_text, walk_errors, outcome.fix_errors, quiet, exit_zero)
-        config, tables = resolver.primary()
-        outcome.findings = _filter_findings(outcome.findings, files, diff_base, with_trace, config)
-        _report(outcome, fmt, tables, config, fix, fix_only, show_fixes, statistics, quiet, colored, output_file)
+            _exit_with_diff(outcome.diff_text, outcome.walk_errors, outcome.fix_errors, quiet, exit_zero)
+        with _refusals():
+            session.filter_findings(outcome, diff_base, with_trace)
+        _report(session, outcome, fmt, fix, fix_only, show_fixes, statistics, quiet, colored, output_file)
         return _exit_code(outcome, exit_zero, fix_only, exit_non_zero_on_fix)
 
     if watch:
@@ -489,31 +422,13 @@ def check(
 def _command_line(config_values, select, ignore, extend_select, exclude, extend_exclude, respect_gitignore,
                   per_file_ignores, extend_per_file_ignores, isolated, ignore_noqa, no_cache):
     """The flags that change settings, as castlint.settings.CommandLine (exit 2 on a bad --config)."""
-    from castlint.settings import CommandLine, SettingsRefused, split_config_flags
+    from castlint.session import command_line
 
-    try:
-        config_file, overrides, texts = split_config_flags(config_values)
-    except SettingsRefused as exc:
-        raise _fail(str(exc))
-    return CommandLine(select=select, ignore=ignore, extend_select=extend_select, exclude=exclude,
-                       extend_exclude=extend_exclude, respect_gitignore=respect_gitignore,
-                       per_file_ignores=per_file_ignores, extend_per_file_ignores=extend_per_file_ignores,
-                       config_file=config_file, overrides=overrides, override_texts=texts, isolated=isolated,
-                       ignore_noqa=ignore_noqa, no_cache=no_cache)
-
-
-def _groups(resolver, files) -> list:
-    """[(config, tables, files)]: each file with its nearest config (one group when they share one)."""
-    from castlint.settings import SettingsRefused
-
-    try:
-        groups = resolver.groups(files)
-    except SettingsRefused as exc:
-        raise _fail(str(exc))
-    if not groups:
-        config, tables = resolver.primary()
-        groups = [(config, tables, [])]
-    return groups
+    with _refusals():
+        return command_line(config_values, select=select, ignore=ignore, extend_select=extend_select,
+                            exclude=exclude, extend_exclude=extend_exclude, respect_gitignore=respect_gitignore,
+                            per_file_ignores=per_file_ignores, extend_per_file_ignores=extend_per_file_ignores,
+                            isolated=isolated, ignore_noqa=ignore_noqa, no_cache=no_cache)
 
 
 def _watch(once, paths) -> int:
@@ -591,11 +506,9 @@ def _refuse_conflicting_flags(paths, stdin: bool, fix: bool, diff: bool, add_noq
 
 
 def _refuse_profile(profile: str) -> None:
-    """Exit 2 unless --profile names one of castlint.fixes.base.PROFILE_CHOICES."""
-    try:
-        from castlint.fixes.base import PROFILE_CHOICES
-    except ImportError:  # no libcst (only validate installed): no in-memory fix runs, validate says so
-        return
+    """Exit 2 unless --profile names one of castlint.fixoptions.PROFILE_CHOICES."""
+    from castlint.fixoptions import PROFILE_CHOICES
+
     if profile not in PROFILE_CHOICES:
         raise _fail(f"--profile must be {' or '.join(PROFILE_CHOICES)}, got {profile!r}")
 
@@ -613,120 +526,61 @@ def _pr_request(pr_body: Optional[str], patch: Optional[str], validate_json: Opt
         raise _fail("--pr-body and --patch need files on disk (a tree), not stdin")
     if watch:
         raise _fail("--pr-body and --patch describe one fix: they cannot be combined with --watch")
-    from castlint.pr import PrError, PrRequest, prepare
+    from castlint.session import pr_request
 
-    request = PrRequest(body=pr_body, patch=patch, validate_json=validate_json)
-    try:
-        report = prepare(request)
-    except PrError as exc:
-        raise _fail(str(exc))
-    return request, report
+    with _refusals():
+        return pr_request(pr_body, patch, validate_json)
 
 
-def _write_pr(request, report, outcome, resolver, options, paths, quiet: bool) -> None:
+def _write_pr(session, request, report, outcome, options, quiet: bool) -> None:
     """Write --pr-body / --patch for what the run changed (nothing when it changed nothing)."""
-    from castlint.pr import PrError, build_context, write_outputs
-
     if not outcome.changes:
         if not quiet:
             warning("the fix changed nothing: no --pr-body or --patch written")
         return
-    config, tables = resolver.primary()
-    ctx = build_context(outcome.changes, outcome.fixes, tables=tables, cost_model=config.cost_model(tables),
-                        options=options, paths=paths, report=report, validate_name=request.validate_json or "",
-                        version=__version__)
-    try:
-        written = write_outputs(request, ctx)
-    except PrError as exc:
-        raise _fail(str(exc))
+    with _refusals():
+        written = session.write_pr(request, report, outcome, options)
     if not quiet:
         for path in written:
             _line("wrote", "green", path)
 
 
-def _discover_files(paths: List[str], resolver, show_files: bool, output_file: Optional[str],
+def _discover_files(session, paths: List[str], show_files: bool, output_file: Optional[str],
                     force_exclude: bool = False):
-    """(the files to check, the paths that could not be walked); --show-files lists them and exits.
-    A named path is walked with its own nearest config's exclude and respect-gitignore."""
-    from castlint.discover import discover
-    from castlint.settings import SettingsRefused
-
-    skipped: List[str] = []
-    config, _ = resolver.primary()
-    try:
-        files, walk_errors = discover(paths, config, warn=warning, force_exclude=force_exclude, skipped=skipped,
-                                      config_for=lambda path: resolver.for_path(path)[0])
-    except SettingsRefused as exc:
-        raise _fail(str(exc))
-    for line in skipped:
+    """castlint.session.Discovery: the files to check, the paths that could not be walked (its
+    warnings are printed); --show-files lists them and exits. A named path is walked with its own
+    nearest config's exclude and respect-gitignore."""
+    with _refusals():
+        discovery = session.discover(paths, force_exclude)
+    for line in discovery.warnings:
         warning(line)
     if show_files:
         from castlint.report.names import escaped
 
-        _emit("".join(f"{escaped(path)}\n" for path in files), output_file)
-        _print_errors(walk_errors)
-        raise typer.Exit(EXIT_ERROR if walk_errors else EXIT_CLEAN)
-    if not files and not walk_errors and not skipped:
+        _emit("".join(f"{escaped(path)}\n" for path in discovery.files), output_file)
+        _print_errors(discovery.errors)
+        raise typer.Exit(EXIT_ERROR if discovery.errors else EXIT_CLEAN)
+    if not discovery.files and not discovery.errors and not discovery.skipped:
         warning(f"no Python files found under {', '.join(paths)}")
-    return files, walk_errors
+    return discovery
 
 
-@dataclass
-class _CheckOutcome:
-    """What a check of the files (and the fixes it wrote) leaves to report."""
-
-    files: List[str]
-    walk_errors: list
-    findings: list
-    run_errors: list
-    changed_files: List[str] = field(default_factory=list)
-    fix_errors: list = field(default_factory=list)
-    fixed_counts: dict = field(default_factory=dict)  # path -> Counter of the codes fixed there
-    diff_text: str = ""  # --diff: the diff of every group
-    changes: list = field(default_factory=list)  # castlint.fixes.FixOutcome.changes: (path, old, new)
-    fixes: list = field(default_factory=list)  # (path, castlint.fixes.SourceFix) of each file rewritten
-
-    def errors(self) -> list:
-        return sorted(list(self.walk_errors) + list(self.run_errors) + list(self.fix_errors),
-                      key=lambda e: (e.path, e.line))
-
-
-def _check_groups(groups, walk_errors, jobs, quiet, fixing, roots, follow_symlinks_outside) -> "_CheckOutcome":
-    """Check (and fix) each group of files with its own settings; one outcome for the run."""
-    total = _CheckOutcome([], list(walk_errors), [], [])
-    for config, tables, files in groups:
-        part = _check_and_fix(files, [], tables, config, jobs, quiet, fixing, roots, follow_symlinks_outside)
-        total.files += part.files
-        total.findings += part.findings
-        total.run_errors += part.run_errors
-        total.changed_files += part.changed_files
-        total.fix_errors += part.fix_errors
-        total.fixed_counts.update(part.fixed_counts)
-        total.diff_text += part.diff_text
-        total.changes += part.changes
-        total.fixes += part.fixes
-    total.files.sort()
-    total.findings.sort(key=lambda f: f.sort_key())
-    return total
-
-
-def _check_and_fix(files, walk_errors, tables, config, jobs, quiet, fixing, roots, follow_symlinks_outside):
-    """Check the files and, with fixing, write the fixes (with --diff, only compute the diff)."""
-    fixer = None
-    if fixing is not None:
-        from castlint.fixes import Fixer
-
-        fixer = Fixer(fixing)
-    named = [path for path in roots or () if os.path.isfile(path)]  # parsed even with no trigger word
-    run = _progress_run(files, tables, config, jobs, quiet, fixer=fixer, named=named)
-    if fixing is None:
-        return _CheckOutcome(files, walk_errors, run.findings, run.all_errors)
-    findings, run_errors, changed_files, fix_errors, fixed_counts, diff_text, changes = _apply_fixes(
-        run, files, tables, quiet, fixing, roots=roots, follow_symlinks_outside=follow_symlinks_outside)
-    rewritten = set(changed_files)
-    fixes = [(r.path, r.fix) for r in run.results if r.fix is not None and r.path in rewritten]
-    return _CheckOutcome(files, walk_errors, findings, run_errors, changed_files, fix_errors, fixed_counts,
-                         diff_text, changes, fixes)
+def _print_fixed(outcome, options) -> None:
+    """A line per file a fix changed (the MLA rewrite's with its call form and how the switch turns
+    it on; with --diff only those), then why a wanted site was not fixed; group by group."""
+    if options is None:
+        return
+    for fixed, not_fixed in outcome.fix_groups:
+        for item in fixed:
+            if item.mla:
+                _line("fixed" if not options.dry_run else "would fix", "green",
+                      f"{item.path}: call form for {item.target}")
+                if item.note:
+                    _line("note", "yellow", f"{item.path}: {item.note}")
+            elif not options.dry_run:
+                _line("fixed", "green", item.path)
+        for path, line, why in not_fixed:
+            _line("not fixed", "yellow", f"{path}:{line}: {why}")
 
 
 def _exit_with_diff(diff_text: str, walk_errors, fix_errors, quiet: bool, exit_zero: bool = False) -> None:
@@ -749,39 +603,13 @@ def _diff_for_stdout(text: str) -> str:
     return terminal_safe_lines(text)
 
 
-def _filter_findings(findings, files, diff_base: Optional[str], with_trace: Optional[str], config=None):
-    """--diff-base: only the findings on changed lines; --with-trace: merge a trace's runtime evidence."""
-    if diff_base:
-        from castlint.gitdiff import GitDiffError, filter_to_changed_lines
-        try:
-            findings = filter_to_changed_lines(findings, diff_base)
-        except GitDiffError as exc:
-            raise _fail(str(exc))
-    if with_trace:  # runtime evidence from `castlint trace` (docs/trace.md)
-        from castlint.trace.report import TraceFileError, merge_with_trace
-        from castlint.trace.table import TraceTableError, load_trace_tables
-        try:
-            confirms = load_trace_tables([str(p) for p in config.extend_rules]).confirms if config else None
-            findings = merge_with_trace(findings, files, with_trace, confirms=confirms)
-        except (TraceFileError, TraceTableError) as exc:
-            from castlint.config import withheld_text
-
-            raise _fail(withheld_text(config, str(exc)) if config is not None else str(exc))
-    return findings
-
-
-def _report(outcome: _CheckOutcome, fmt: OutputFormat, tables, config, fix: bool, fix_only: bool,
-            show_fixes: bool, statistics: bool, quiet: bool, colored: bool, output_file: Optional[str]) -> None:
+def _report(session, outcome, fmt: OutputFormat, fix: bool, fix_only: bool, show_fixes: bool, statistics: bool,
+            quiet: bool, colored: bool, output_file: Optional[str]) -> None:
     """Write the report (to stdout or --output-file; errors that the format does not carry to stderr)."""
+    config, tables = session.settings()
     errors = outcome.errors()
-    fixed = sum(sum(c.values()) for c in outcome.fixed_counts.values())
-    meta = {"files": len(outcome.files), "fixed_files": len(outcome.changed_files),
-            "no_files": not outcome.files and not outcome.walk_errors,
-            "step_total_exclude": tables.decode_step_exclude_words}
-    if fix:
-        meta["fixed"] = fixed
-    if show_fixes and fix:
-        meta["fixed_by_file"] = outcome.fixed_counts
+    fixed = outcome.fixed_total
+    meta = outcome.meta(tables, fix=fix, show_fixes=show_fixes)
     if fix_only:
         if fmt in (OutputFormat.text, OutputFormat.full, OutputFormat.concise, OutputFormat.grouped):
             if not quiet:
@@ -791,13 +619,13 @@ def _report(outcome: _CheckOutcome, fmt: OutputFormat, tables, config, fix: bool
         else:
             _emit(_render(fmt, [], errors, meta, quiet, colored, config=config, tables=tables), output_file)
     elif statistics:
-        _emit(_statistics(outcome.findings, fmt, tables), output_file)
+        _emit(_statistics(session, outcome.findings, fmt), output_file)
         _print_errors(errors)
     else:
         _emit(_render(fmt, outcome.findings, errors, meta, quiet, colored, config=config, tables=tables), output_file)
 
 
-def _exit_code(outcome: _CheckOutcome, exit_zero: bool, fix_only: bool, exit_non_zero_on_fix: bool) -> int:
+def _exit_code(outcome, exit_zero: bool, fix_only: bool, exit_non_zero_on_fix: bool) -> int:
     if outcome.errors():
         return EXIT_ERROR
     if exit_non_zero_on_fix and outcome.changed_files:
@@ -807,150 +635,58 @@ def _exit_code(outcome: _CheckOutcome, exit_zero: bool, fix_only: bool, exit_non
     return EXIT_CLEAN
 
 
-def _apply_fixes(run, files, tables, quiet, options, roots=None, follow_symlinks_outside=False):
-    """Write (or diff) the fixes a fixing run computed; what is left comes from re-checking
-    the rewritten trees, not from parsing the written files again.
-
-    Returns (findings, errors, changed paths, fix errors, {path: Counter of fixed codes}, diff text,
-    the changes: (path, bytes before or None, bytes after))."""
-    from collections import Counter
-
-    from castlint.fixes import write_fixes
-    from castlint.fixes.target import activation_note, detect_target
-    from castlint.mla_names import MLA_CODEMOD
-
-    outcome = write_fixes(run.results, options, files, roots=roots, follow_symlinks_outside=follow_symlinks_outside)
-    changed = sorted(set(outcome.changed))
-    mla_files = {f.path for f in run.findings if f.fix is not None and f.fix.codemod == MLA_CODEMOD}
-    if not quiet:
-        for path in changed:
-            if path in mla_files:
-                target = detect_target(path, tables, options.flashinfer_version)
-                _line("fixed" if not options.dry_run else "would fix", "green",
-                      f"{path}: call form for {target.describe()}")
-                note = activation_note(target, tables)
-                if note:
-                    _line("note", "yellow", f"{path}: {note}")
-            elif not options.dry_run:
-                _line("fixed", "green", path)
-        for path, line, why in outcome.notes:
-            _line("not fixed", "yellow", f"{path}:{line}: {why}")
-    if options.dry_run:
-        return run.findings, run.all_errors, changed, outcome.errors, {}, outcome.diff_text, outcome.changes
-    keep = set(changed)
-    findings = [f for f in run.findings if f.path not in keep]
-    errors = [e for e in run.all_errors if e.path not in keep]
-    fixed_counts = {}
-    for result in run.results:
-        if result.path in keep and result.fix is None:  # changed only as a module another fix updates
-            findings += [f for f in run.findings if f.path == result.path]
-        elif result.path in keep:
-            findings += result.fix.remaining
-            before = Counter(f.code for f in result.findings)
-            fixed_counts[result.path] = before - Counter(f.code for f in result.fix.remaining)
-    findings.sort(key=lambda f: f.sort_key())
-    return findings, errors, changed, outcome.errors, fixed_counts, "", outcome.changes
-
-
-def _add_noqa(groups, walk_errors, jobs, quiet, roots=None, follow_symlinks_outside=False,
+def _add_noqa(session, paths, discovery, jobs, quiet, follow_symlinks_outside=False,
               reason: Optional[str] = None) -> int:
-    from castlint.noqa import add_noqa
-
-    errors = list(walk_errors)
-    findings = []
-    named = [path for path in roots or () if os.path.isfile(path)]
-    for config, tables, files in groups:
-        run = _progress_run(files, tables, config, jobs, quiet, named=named)
-        errors += run.all_errors
-        findings += run.findings
-    outcome = add_noqa(findings, roots=roots, follow_symlinks_outside=follow_symlinks_outside, reason=reason)
-    errors += outcome.errors
-    for path, why in outcome.notes:
+    with _refusals():
+        result = session.add_noqa(paths, jobs=jobs, reason=reason, follow_symlinks_outside=follow_symlinks_outside,
+                                  discovery=discovery, progress=_progress(quiet))
+    for path, why in result.notes:
         _line("not fixed", "yellow", f"{path}: {why}")
-    for path, line, code in outcome.unplaced:
+    for path, line, code in result.unplaced:
         warning(f"{path}:{line}: no line of this {code} finding can take a comment (each ends inside a string "
                 "or in a backslash continuation); suppress it by hand")
-    _print_errors(sorted(errors, key=lambda e: (e.path, e.line)))
+    _print_errors(result.errors)
     if not quiet:
-        n = outcome.added
+        n = result.added
         _emit(f"Added {n} noqa directive{'s' if n != 1 else ''}.\n", None)
-    return EXIT_ERROR if errors else EXIT_CLEAN
+    return EXIT_ERROR if result.errors else EXIT_CLEAN
 
 
-def _check_stdin(name, config, tables, fmt, quiet, colored, fix, diff, unsafe, flashinfer_api, flashinfer_version,
-                 exit_zero, fix_only, statistics, output_file, profile: str = "full") -> int:
-    """`castlint check [--fix] -`: one file from stdin, reported under name.
+def _check_stdin(session, name, options, fmt, quiet, colored, exit_zero, fix_only, statistics, output_file) -> int:
+    """`castlint check [--fix] -`: one file from stdin, reported under name, through the files' pipeline
+    (castlint.session.Session.check_source).
 
     Without a fix the report goes to stdout. With one, as ruff does, stdout gets
     the fixed source (or, with --diff, the diff) and the report goes to stderr;
     --fix-only reports nothing but errors."""
+    config, tables = session.settings()
     source = _read_stdin(config.max_file_size)
-    if len(source) > config.max_file_size:
-        return _stdin_too_big(name, config, tables, fmt, quiet, colored, output_file)
-    if not (fix or diff):
-        return _report_stdin(name, source, config, tables, fmt, quiet, colored, exit_zero, statistics, output_file)
-    from castlint.fixes import FixOptions
-
-    options = FixOptions(unsafe=unsafe, dry_run=diff, flashinfer_api=flashinfer_api,
-                         flashinfer_version=flashinfer_version, profile=profile)
-    return _fix_stdin(name, source, config, tables, options, fmt, quiet, colored, exit_zero, fix_only, statistics,
-                      output_file)
-
-
-def _stdin_too_big(name, config, tables, fmt, quiet, colored, output_file) -> int:
-    """stdin over max-file-size: an error for the file, as for one on disk (nothing is parsed)."""
-    from castlint.models import FileError
-
-    error = FileError(name, 0, f"stdin holds more than the {config.max_file_size:,}-byte limit "
-                               "(max-file-size); not checked", "read")
-    meta = {"files": 1, "step_total_exclude": tables.decode_step_exclude_words}
-    _emit(_render(fmt, [], [error], meta, quiet, colored), output_file)
-    return EXIT_ERROR
-
-
-def _report_stdin(name, source: bytes, config, tables, fmt, quiet, colored, exit_zero, statistics,
-                  output_file) -> int:
-    """`castlint check -`: the report on stdout (or --output-file)."""
-    from castlint.engine import check_source
-
-    result = check_source(name, source, tables, config)
-    findings = sorted(result.findings, key=lambda f: f.sort_key())
-    meta = {"files": 1, "sources": {name: source.decode("utf-8", "replace")},
-            "step_total_exclude": tables.decode_step_exclude_words}
-    errors = list(result.errors)
-    _emit(_statistics(findings, fmt, tables) if statistics else
-          _render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables), output_file)
-    if errors:
+    with _refusals():
+        outcome = session.check_source(source, name, fix=options)
+    findings, errors = outcome.findings, list(outcome.run_errors)
+    meta = outcome.meta(tables)
+    if outcome.stdin_too_big:  # an error for the file, as for one on disk (nothing is parsed)
+        _emit(_render(fmt, [], errors, meta, quiet, colored), output_file)
         return EXIT_ERROR
-    return EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
-
-
-def _fix_stdin(name, source: bytes, config, tables, options, fmt, quiet, colored, exit_zero, fix_only, statistics,
-               output_file) -> int:
-    """`castlint check --fix -`: the fixed source (or the diff) on stdout, the report on stderr."""
-    from castlint.engine import call_checked, lost_result
-    from castlint.fixes import unified_diff
-
-    done, lost = call_checked(_fix_stdin_work, (name, source, config, tables, options), config)
-    if lost is not None:
-        failed = lost_result(name, lost)
-        done = (failed, source, [], failed)
-    before, new, errors, after = done
+    if options is None:
+        _emit(_statistics(session, findings, fmt) if statistics else
+              _render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables), output_file)
+        if errors:
+            return EXIT_ERROR
+        return EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
+    new = outcome.new_source
     if options.dry_run:
-        sys.stdout.write(_diff_for_stdout(unified_diff(name, source, new)) if new != source else "")
+        if new != source:
+            from castlint.fixes import unified_diff
+
+            sys.stdout.write(_diff_for_stdout(unified_diff(name, source, new)))
         sys.stdout.flush()
     else:
         _write_stdout_bytes(new)  # the source, fixed or not: an editor replaces its buffer with it
-    findings = sorted(after.findings, key=lambda f: f.sort_key())
-    errors = list(after.errors) + errors
-    meta = {"files": 1, "sources": {name: new.decode("utf-8", "replace")}, "fixed": 0,
-            "step_total_exclude": tables.decode_step_exclude_words}
-    if new != source:
-        meta["fixed"] = max(0, len(before.findings) - len(after.findings))
     if fix_only:
         _print_errors(errors)
     else:
-        report = (_statistics(findings, fmt, tables) if statistics else
+        report = (_statistics(session, findings, fmt) if statistics else
                   _render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables))
         if output_file:
             _emit(report, output_file)
@@ -962,28 +698,6 @@ def _fix_stdin(name, source: bytes, config, tables, options, fmt, quiet, colored
     if options.dry_run:
         return EXIT_FINDINGS if new != source and not exit_zero else EXIT_CLEAN
     return EXIT_FINDINGS if findings and not exit_zero and not fix_only else EXIT_CLEAN
-
-
-def _fix_stdin_work(name, source: bytes, config, tables, options) -> tuple:
-    """(the check before, the fixed source, fix errors, the check after): the part of a stdin
-    fix that parses, run in a worker (castlint.engine.call_checked)."""
-    from castlint.engine import check_file
-    from castlint.fixes import FixError, fix_source
-    from castlint.models import FileError
-
-    cost_model = config.cost_model(tables)
-    errors = []
-    before = check_file(name, tables, config, cost_model, source=source)
-    new = source
-    if not before.errors and any(f.fixable for f in before.findings):
-        try:
-            new = fix_source(source, name, tables, options, config).new_source
-        except SyntaxError as exc:
-            errors.append(FileError(name, exc.lineno or 1, str(exc.msg), "parse"))
-        except FixError as exc:
-            errors.append(FileError(name, exc.line, str(exc), "fix"))
-    after = check_file(name, tables, config, cost_model, source=new) if new != source else before
-    return before, new, errors, after
 
 
 # `castlint fix` takes check's options, less those that only make sense for a check, and

@@ -86,14 +86,18 @@ def parse_per_file_ignores(values: List[str], flag: str) -> dict:
 
 class Resolver:
     """(Config, Tables) for each path: its nearest config (or the one --config / --isolated
-    fixes) with the command line applied. Each config file is read once."""
+    fixes) with the command line applied. Each config file is read once.
 
-    def __init__(self, flags: CommandLine, first_paths):
+    trusted: more paths that count as checked ones for the extend-rules tables a config
+    names (castlint.config.load_settings: errors about a table outside them never quote it)."""
+
+    def __init__(self, flags: CommandLine, first_paths, trusted=()):
         from castlint import config as configmod
 
         configmod._NEAREST.clear()  # one run's memory: a config written since the last run is read
         self.flags = flags
         self.first_paths = list(first_paths)
+        self.trusted = [str(p) for p in trusted]
         self._by_file: Dict[Optional[str], tuple] = {}
         self._by_folder: Dict[str, tuple] = {}  # a folder as the walk spells it -> its settings
         self.fixed = flags.config_file is not None or flags.isolated
@@ -131,7 +135,7 @@ class Resolver:
 
         flags = self.flags
         try:
-            config, tables = load_settings([path], Path(flags.config_file) if flags.config_file else None,
+            config, tables = load_settings([path, *self.trusted], Path(flags.config_file) if flags.config_file else None,
                                            flags.overrides, flags.isolated, found)
         except SettingsError as exc:
             raise SettingsRefused(str(exc)) from None

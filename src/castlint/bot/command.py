@@ -28,14 +28,13 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Set, TextIO
 
 from castlint.bot import comment as comment_mod
 from castlint.bot.client import GitHubClient, GitHubError, PermissionDenied
 from castlint.common.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from castlint.common.paths import display_path
-from castlint.config import Config, SettingsError, load_settings
+from castlint.config import Config
 from castlint.gitdiff import GitDiffError, all_lines, changed_lines, keep_changed
 
 if TYPE_CHECKING:
@@ -259,7 +258,7 @@ def run_bot(paths: Optional[Sequence[str]] = None, diff_base: Optional[str] = No
 
 def _run(output: Output, env, options: BotOptions) -> int:
     from castlint import __version__
-    from castlint.fixes import safe_suggestions
+    from castlint.session import fix_suggestions
 
     ctx = load_context(env)
     client = None
@@ -275,7 +274,7 @@ def _run(output: Output, env, options: BotOptions) -> int:
     findings, errors = checked.findings, checked.errors
     report = PullRequestReport(
         checked=checked, paths={i: display_path(f.path, ctx.workspace) for i, f in enumerate(findings)},
-        fixes=safe_suggestions(findings, checked.tables, checked.config),
+        fixes=fix_suggestions(findings, checked.config, checked.tables),
         links=comment_mod.Links(ctx.server_url, ctx.repo, ctx.head_sha), version=__version__)
     status = EXIT_ERROR if errors else (EXIT_FINDINGS if findings and not options.exit_zero else EXIT_CLEAN)
     _write_step_summary(output, env, report)
@@ -312,28 +311,27 @@ def _changed_lines(ctx: Context, client: Optional[GitHubClient], diff_base: Opti
 
 def _check_changes(ctx: Context, options: BotOptions, changed: Optional[Dict[str, Set[int]]]) -> CheckedChanges:
     """Check the changed files (parse only: nothing from the PR is imported or executed)."""
-    from castlint.discover import discover
-    from castlint.engine import check_paths
+    from castlint.session import CommandLine, Session, SessionError
 
     targets = list(options.paths)
     if not targets:
         targets = sorted(p for p in (changed or {}) if p.endswith((".py", ".pyi")) and os.path.isfile(p))
         if changed is None:
             targets = [ctx.workspace]
+    # one config for the run: the one nearest the first target (or --config)
     try:
-        config, tables = load_settings(targets or [ctx.workspace],
-                                       Path(options.config_file) if options.config_file else None)
-    except SettingsError as exc:
+        session = Session(CommandLine(config_file=options.config_file), targets or [ctx.workspace],
+                          trusted=targets, per_file=False)
+        config, tables = session.settings()
+        # the PR's changed files are named one by one, as pre-commit names them: exclude and
+        # .gitignore still apply to them (ruff's --force-exclude)
+        outcome = session.check(targets, force_exclude=changed is not None) if targets else None
+    except SessionError as exc:
         raise BotError(str(exc)) from None
-    # the PR's changed files are named one by one, as pre-commit names them: exclude and
-    # .gitignore still apply to them (ruff's --force-exclude)
-    force = changed is not None
-    files, walk_errors = discover(targets, config, force_exclude=force) if targets else ([], [])
-    run = check_paths(files, tables, config, named=files if force else ())  # the PR's files: named
-    findings = run.findings
+    files, findings = (outcome.files, outcome.findings) if outcome is not None else ([], [])
     if changed is not None:
         findings = keep_changed(findings, changed)
-    errors = sorted(list(walk_errors) + list(run.all_errors), key=lambda e: (e.path, e.line))
+    errors = outcome.errors() if outcome is not None else []
     scope = "on the lines this pull request changes" if changed is not None else "in the checked files"
     return CheckedChanges(findings, errors, len(files), changed, scope, tables, config)
 

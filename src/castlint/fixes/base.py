@@ -12,17 +12,7 @@ from typing import ClassVar, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-API_CHOICES = ("auto", "positional", "keyword")
-PROFILE_CHOICES = ("full", "minimal")  # full: every read; minimal: the decode native read only
-
-
-@dataclass
-class FixOptions:
-    unsafe: bool = False
-    dry_run: bool = False
-    flashinfer_api: str = "auto"
-    flashinfer_version: Optional[str] = None  # overrides the pin read from rules/sglang.toml
-    profile: str = "full"  # PROFILE_CHOICES
+from castlint.fixoptions import API_CHOICES, PROFILE_CHOICES, FixOptions  # noqa: F401 - data, defined without libcst
 
 
 @dataclass

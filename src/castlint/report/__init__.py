@@ -1,11 +1,14 @@
 """One module per output format. FORMATS maps a --format name to its renderer.
 
 A renderer takes (findings, errors, meta) and returns the report as a string;
-reporters never analyze, nor load config or compute fixes. The formats in
-SHOWS_FIX_SUGGESTIONS show the concrete edits of fixable findings: the caller
-computes them once with the run's config and tables
-(castlint.fixes.suggestions.suggest_fixes) and passes them as
-meta["fix_suggestions"] (finding index -> FindingFix).
+reporters never analyze, nor load config or compute fixes: they render what they
+are given. The formats in SHOWS_FIX_SUGGESTIONS show the concrete edits of
+fixable findings: the caller computes them once with the run's settings
+(castlint.session.Session.fix_suggestions) and passes them as
+meta["fix_suggestions"] (finding index -> FindingFix). `castlint trace` passes its
+run as meta["trace"] and each runtime finding's evidence as its `runtime`; text,
+json and sarif show them. statistics.py and settings.py render --statistics and
+--show-settings from the session's data.
 """
 from castlint.report import (azure, concise, full, github, gitlab, grouped, json_format, json_lines, junit, pylint,
                              rdjson, sarif, text)
@@ -26,3 +29,13 @@ FORMATS = {
     "rdjson": rdjson.render,
 }
 SHOWS_FIX_SUGGESTIONS = frozenset({"sarif", "rdjson"})
+
+
+def render(fmt: str, findings, errors, meta, quiet: bool = False, color: bool = False) -> str:
+    """The report in fmt ('text' with colour and quiet as given; every other format as it is)."""
+    if fmt == "text":
+        return text.render(findings, errors, meta, color=color, quiet=quiet)
+    renderer = FORMATS.get(fmt)
+    if renderer is None:
+        raise ValueError(f"unknown format {fmt!r}")
+    return renderer(findings, errors, meta)

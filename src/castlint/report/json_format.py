@@ -35,4 +35,7 @@ def render(findings, errors, meta) -> str:
         "findings": [_with_uri(f) for f in findings],
         "errors": [_with_uri(e) for e in errors],
     }
-    return json.dumps(clean(payload), indent=2, sort_keys=False) + "\n"
+    payload = clean(payload)
+    if "trace" in meta:  # `castlint trace`: what the run saw (each runtime finding has its `runtime`)
+        payload["trace"] = meta["trace"]
+    return json.dumps(payload, indent=2, sort_keys=False) + "\n"

@@ -129,6 +129,8 @@ def _result(f, rule_index: dict, fixes: dict, index: int, line_cache: dict) -> d
     if f.unfixable_reason:
         props["unfixableReason"] = f.unfixable_reason
     result["properties"] = props
+    if getattr(f, "runtime", None):  # a finding of `castlint trace`: its runtime evidence
+        props["runtime"] = f.runtime
     if index in fixes:
         result["fixes"] = [_sarif_fix(f, fixes[index])]
     return result
@@ -169,7 +171,10 @@ def build(findings, errors, meta) -> dict:
             "properties": {"filesChecked": meta.get("files", 0), "fixedFiles": meta.get("fixed_files", 0)},
         }],
     }
-    return clean({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]})
+    doc = clean({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]})
+    if "trace" in meta:  # `castlint trace`: what the run saw
+        doc["runs"][0]["invocations"][0]["properties"]["trace"] = meta["trace"]
+    return doc
 
 
 def render(findings, errors, meta) -> str:

@@ -58,7 +58,13 @@ def render(findings, errors, meta, color: bool = False, quiet: bool = False, wid
         if fixed_by_file:
             _print_fixes(console, fixed_by_file)
         _summary(console, findings, errors, meta)
-    return buffer.getvalue()
+    out = buffer.getvalue()
+    trace = meta.get("trace")
+    if trace and not quiet:  # `castlint trace`: what the run saw
+        out += (f"castlint trace: {trace['sites']} runtime site{'s' if trace['sites'] != 1 else ''} "
+                f"({trace['confirmed']} confirmed, {trace['new']} new) over {trace['ops_seen']:,} ops, "
+                f"threshold {human_bytes(trace['threshold'])}.\n")
+    return out
 
 
 def _print_fixes(console: Console, fixed_by_file: dict) -> None:

@@ -14,46 +14,43 @@ class Checked:
     errors: list
 
 
-def settings_for(path: str):
-    """(Config, Tables) of the document: its nearest config, as `castlint check PATH` reads it.
-    The per-folder memory of castlint.config is cleared so a config created or edited while
-    the server runs is read."""
-    from castlint import config as configmod
-    from castlint.settings import CommandLine, Resolver
+def session_for(path: str):
+    """The document's castlint.session.Session: its nearest config, as `castlint check PATH` reads
+    it, read afresh for each request (a config created or edited while the server runs is read)."""
+    from castlint.session import Session
 
-    configmod._NEAREST.clear()
-    return Resolver(CommandLine(), [path]).for_path(path)
+    return Session(None, [path])
+
+
+def settings_for(path: str):
+    """(Config, Tables) of the document (session_for)."""
+    return session_for(path).settings()
 
 
 def check_text(path: str, text: str) -> Checked:
     """The findings and errors of the unsaved text, under the document's own settings."""
-    from castlint.engine import check_source
     from castlint.models import FileError
-    from castlint.settings import SettingsRefused
+    from castlint.session import SessionError
 
     try:
-        config, tables = settings_for(path)
-    except SettingsRefused as exc:
+        outcome = session_for(path).check_source(text.encode("utf-8"), path)
+    except SessionError as exc:
         return Checked([], [FileError(path, 0, str(exc), "config")])
-    result = check_source(path, text.encode("utf-8"), tables, config)
-    return Checked(sorted(result.findings, key=lambda f: f.sort_key()), list(result.errors))
+    return Checked(outcome.findings, list(outcome.run_errors))
 
 
 def fixed_text(path: str, text: str) -> Optional[str]:
     """The text with castlint's safe fixes applied (what `castlint fix` writes), or None."""
-    from castlint.cli import _fix_stdin_work
-    from castlint.engine import call_checked
-    from castlint.fixes import FixOptions
+    from castlint.session import FixOptions, SessionError
 
-    config, tables = settings_for(path)
     source = text.encode("utf-8")
-    done, lost = call_checked(_fix_stdin_work, (path, source, config, tables, FixOptions()), config)
-    if lost is not None:
+    try:
+        outcome = session_for(path).check_source(source, path, fix=FixOptions())
+    except SessionError:  # an unusable config: the diagnostics say why, there is no fix to offer
         return None
-    _, new, errors, _ = done
-    if errors or new == source:
+    if outcome.run_errors or outcome.new_source is None or outcome.new_source == source:
         return None
-    return new.decode("utf-8")
+    return outcome.new_source.decode("utf-8")
 
 
 def suppressed_line(text: str, start: int, end: int, code: str) -> Optional[Tuple[int, str]]:

@@ -97,12 +97,12 @@ def run_trace(command: Optional[List[str]] = None, module: Optional[str] = None,
 
     config = rule_tables = None
     rules: List[str] = []
-    if static or config_file:
-        from castlint.config import SettingsError, load_settings
+    if static or config_file:  # the run's settings, once: the static check and the fixes' edits use them
+        from castlint.session import CommandLine, Session, SessionError
 
         try:
-            config, rule_tables = load_settings([os.getcwd()], Path(config_file) if config_file else None)
-        except SettingsError as exc:
+            config, rule_tables = Session(CommandLine(config_file=config_file), [os.getcwd()]).settings()
+        except SessionError as exc:
             _err(str(exc))
             return EXIT_ERROR
         rules = [str(p) for p in config.extend_rules]
@@ -153,6 +153,6 @@ def _with_fix_suggestions(fmt: str, findings, meta: dict, config, tables) -> dic
 
     if fmt not in SHOWS_FIX_SUGGESTIONS or config is None or tables is None:
         return meta
-    from castlint.fixes.suggestions import suggest_fixes
+    from castlint.session import fix_suggestions
 
-    return dict(meta, fix_suggestions=suggest_fixes(findings, tables, config))
+    return dict(meta, fix_suggestions=fix_suggestions(findings, config, tables))

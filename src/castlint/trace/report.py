@@ -80,18 +80,19 @@ def static_findings(paths: Sequence[str], jobs: int = 1, config=None,
                     tables=None) -> Tuple[Dict[str, list], list, str]:
     """{realpath: [static findings]} for these files, errors, and a note ('' when it ran).
 
-    config, tables: the run's settings (castlint.config.load_settings); None: those of the
-    config nearest the files (raises castlint.config.SettingsError when it is unusable)."""
+    config, tables: the run's settings (castlint.session.Session.settings); None: those of the
+    config nearest the files (raises castlint.session.SessionError when it is unusable)."""
     files = sorted({display_path(p) for p in paths if not p.startswith("<") and p.endswith(".py") and os.path.isfile(p)})
     if not files:
         return {}, [], ""
     try:
-        from castlint.config import load_settings
         from castlint.engine import check_paths
     except ImportError as exc:  # libcst missing (a GPU box with only torch): runtime findings stand alone
         return {}, [], f"static check unavailable ({exc})"
     if config is None:
-        config, tables = load_settings(files)
+        from castlint.session import Session
+
+        config, tables = Session(None, files, trusted=files).settings()
     elif tables is None:  # a config without its tables: the builtin ones and its extend-rules
         from castlint.tables import load_tables
 
@@ -218,43 +219,15 @@ def _unsuppressed(findings: List[Finding]) -> Tuple[List[Finding], int]:
     return kept, dropped
 
 
-# -- rendering: castlint's reporters, plus the runtime evidence where a format has room -------
+# -- rendering: castlint's reporters, given the runtime evidence as data -----------------------
 
 
 def render(fmt: str, findings, errors, meta, quiet: bool = False, color: bool = False) -> str:
-    from castlint.report import FORMATS
+    """castlint.report's renderer for fmt: meta["trace"] (the run) and each finding's `runtime`
+    are shown by text, json and sarif."""
+    from castlint.report import render as report_render
 
-    if fmt == "text":
-        from castlint.report.text import render as text_render
-
-        out = text_render(findings, errors, meta, color=color, quiet=quiet)
-        trace = meta.get("trace")
-        if trace and not quiet:
-            out += (f"castlint trace: {trace['sites']} runtime site{'s' if trace['sites'] != 1 else ''} "
-                    f"({trace['confirmed']} confirmed, {trace['new']} new) over {trace['ops_seen']:,} ops, "
-                    f"threshold {human_bytes(trace['threshold'])}.\n")
-        return out
-    if fmt == "json":
-        payload = json.loads(FORMATS["json"](findings, errors, meta))
-        if "trace" in meta:
-            payload["trace"] = meta["trace"]
-        return json.dumps(payload, indent=2) + "\n"
-    if fmt == "sarif":
-        doc = json.loads(FORMATS["sarif"](findings, errors, meta))
-        run = doc["runs"][0]
-        index = {r["id"]: i for i, r in enumerate(run["tool"]["driver"]["rules"])}
-        for f, result in zip(findings, run["results"]):
-            if f.code in index:
-                result["ruleIndex"] = index[f.code]
-            if getattr(f, "runtime", None):
-                result.setdefault("properties", {})["runtime"] = f.runtime
-        if "trace" in meta:
-            run["invocations"][0].setdefault("properties", {})["trace"] = meta["trace"]
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    renderer = FORMATS.get(fmt)
-    if renderer is None:
-        raise ValueError(f"unknown format {fmt!r}")
-    return renderer(findings, errors, meta)
+    return report_render(fmt, findings, errors, meta, quiet=quiet, color=color)
 
 
 # -- `castlint check --with-trace FILE` ------------------------------------------------------

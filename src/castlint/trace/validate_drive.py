@@ -112,7 +112,7 @@ def main(argv=None) -> int:
     from pathlib import Path
 
     import castlint.trace as ct
-    from castlint.config import SettingsError, load_settings
+    from castlint.session import Session, SessionError
     from castlint.validate.command import find_backend
 
     parser = argparse.ArgumentParser(prog="python -m castlint.trace.validate_drive",
@@ -131,8 +131,8 @@ def main(argv=None) -> int:
     if original is None:
         parser.error(f"no flashinfer_mla_backend.py under {args.path}")
     try:  # the builtin tables and the extend-rules of the config nearest the backend
-        _, tables = load_settings([str(original)])
-    except SettingsError as exc:
+        tables = Session(None, [str(original)]).tables
+    except SessionError as exc:
         parser.error(str(exc))
     versions = {"original": (original, original.read_bytes())}
     if args.patched:

@@ -186,11 +186,11 @@ def _target(path: str, device: str, fmt: str) -> Path:
 
 def _settings(target: Path, config_file: Optional[str]):
     """(config, tables) of the run: builtin tables + the nearest (or given) config's extend-rules."""
-    from castlint.config import SettingsError, load_settings
+    from castlint.session import CommandLine, Session, SessionError
 
     try:
-        return load_settings([str(target)], Path(config_file) if config_file else None)
-    except SettingsError as exc:
+        return Session(CommandLine(config_file=config_file), [str(target)]).settings()
+    except SessionError as exc:
         raise _Refused(str(exc)) from None
 
 
