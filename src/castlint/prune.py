@@ -308,7 +308,8 @@ def _keeps_tokens(sub: ast.Subscript) -> bool:
     """Does the first index leave the first dimension whole (a slice, None, ...)?"""
     first = sub.slice.elts[0] if type(sub.slice) is ast.Tuple and sub.slice.elts else sub.slice
     return type(first) is ast.Slice or (type(first) is ast.Constant and (first.value is None
-                                                                          or first.value is Ellipsis))
+                                                                          or first.value is Ellipsis
+                                                                          or type(first.value) is int))
 
 
 def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> None:
@@ -426,6 +427,10 @@ def _base_name(base: ast.AST) -> Optional[str]:
     if type(base) is ast.Subscript:  # Base[Meta]
         base = base.value
     return base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None
+
+
+def _callee_name(node: ast.AST) -> Optional[str]:
+    return node.id if type(node) is ast.Name else node.attr if type(node) is ast.Attribute else None
 
 
 def _is_super(node: ast.AST) -> bool:
@@ -841,6 +846,7 @@ def _read_name_calls(units: List[_Unit], params: Params, vocab: _Vocabulary, ali
 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")
+_OBJECT_HOOKS = frozenset({"__call__", "__getitem__"})  # in every unit's calls_made: no caller by name
 _GROW = frozenset({"append", "insert", "extend"})  # list methods that add elements (object_flow)
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
@@ -1359,10 +1365,26 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
                         type(n) is ast.Return and n.value is not None and _refs(n.value, vocab, module.aliases).base
                         for n in ast.walk(method)):
                     return f"a pool is returned by the property {cls.name}.{method.name}"
+    converters = vocab.casts | vocab.helpers
+    named = set()  # lambdas bound to a plain name or mapped: the per-unit taint follows those
+    for node in ast.walk(module.tree):
+        if type(node) is ast.Assign and type(node.value) is ast.Lambda and all(
+                type(t) is ast.Name for t in node.targets):
+            named.add(id(node.value))
+        elif type(node) is ast.Call and _callee_name(node.func) == "map" and node.args \
+                and type(node.args[0]) is ast.Lambda:
+            named.add(id(node.args[0]))
     for node in ast.walk(module.tree):
         t = type(node)
         if t is ast.Lambda and _refs(node.body, vocab, module.aliases).base:
             return "a lambda reads a pool"
+        if t is ast.Lambda and id(node) not in named and any(type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.casts
+                                   for n in ast.walk(node.body)):
+            return "a lambda converts what it is given (the call that passes a pool converts it)"
+        if t is ast.Call and _callee_name(node.func) in vocab.holders | {"map"} and any(
+                _callee_name(a) in converters or (type(a) is ast.Constant and a.value in converters)
+                for a in node.args):
+            return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
         if t is ast.Yield and node.value is not None and _reads_pool(node.value, module, taint):
             return "a generator yields a pool"
         if t is ast.YieldFrom and _refs(node.value, vocab, module.aliases).calls:
@@ -1535,6 +1557,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
         changed = False
         kept_units = [unit for unit in units if id(unit) in kept]
         need_defs = set().union(*(unit.defs for unit in kept_units))
+        site_defs = set().union(*(unit.defs for unit in kept_units if id(unit) in sites))
         need_returns = set().union(*(unit.calls_made for unit in kept_units))
         need_attrs, resolve = _attributes_read(kept_units, taint, class_units)
         for unit in units:
@@ -1543,7 +1566,10 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
             key = id(unit.cls) if unit.cls is not None else 0
             attrs = need_attrs.get(key, set()) & taint.tainted_attrs(unit)
             assigned = set().union(*(t_attrs for _, t_attrs, _, _ in unit.assigns)) if unit.assigns else set()
-            if taint.feeds(unit, attrs, need_defs, need_returns) or assigned & resolve.get(key, set()):
+            # every caller of a def with a site: whether a helper converts for all its callers or
+            # only for some decides where its cast is reported (ModuleAnalysis._for_some_callers)
+            if taint.feeds(unit, attrs, need_defs, need_returns) or assigned & resolve.get(key, set()) \
+                    or (unit.calls_made & site_defs) - _OBJECT_HOOKS:
                 kept.add(id(unit))
                 changed = True
     return kept

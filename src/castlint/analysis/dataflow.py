@@ -305,6 +305,8 @@ class ModuleAnalysis(ObjectFlow):
         self._pool_casts: Optional[List[Tuple[cst.Call, str]]] = None
         self._conversions: Optional[List[Tuple[cst.Call, str, str]]] = None
         self._prefix_casts: Optional[List[Tuple[cst.Call, str]]] = None
+        self._call_conversions: Optional[List[Tuple[cst.Call, str, str]]] = None
+        self._frames: List[tuple] = []  # (def or lambda, call) of the calls being followed
         self._bindings: List[Dict[int, Origin]] = []  # parameter origins of the calls being followed
         self._returns_cache: Dict[tuple, Origin] = {}
         self._returns_in_progress: set = set()
@@ -485,7 +487,7 @@ class ModuleAnalysis(ObjectFlow):
         for form, bound in self.callable_values(call.func):
             if isinstance(form, tuple) and form[0] == "closure":  # make_reader(pool)(i): the inner def
                 _, inner, outer_call, outer, skip = form
-                synthetic = cst.Call(func=call.func, args=[*bound, *call.args])
+                synthetic = cst.Call(func=call.func, args=self.merged_args(bound, call.args))
                 self.parents.setdefault(synthetic, self.parents.get(call))
                 best = max(best, self._returned(synthetic, inner, False, depth,
                                                 env=self._bound_params(outer_call, outer, skip, depth)))
@@ -494,12 +496,12 @@ class ModuleAnalysis(ObjectFlow):
                 if not call.args or call.args[0].star or call.args[0].keyword is not None:
                     continue
                 method = cst.Attribute(call.args[0].value, cst.Name(form[1]))
-                synthetic = cst.Call(func=method, args=[*bound, *call.args[1:]])
+                synthetic = cst.Call(func=method, args=self.merged_args(bound, call.args[1:]))
                 self.parents.setdefault(method, synthetic)
                 self.parents.setdefault(synthetic, self.parents.get(call))
                 best = max(best, self.origin(synthetic, depth))
                 continue
-            synthetic = cst.Call(func=form, args=[*bound, *call.args])
+            synthetic = cst.Call(func=form, args=self.merged_args(bound, call.args))
             self.parents.setdefault(synthetic, self.parents.get(call))
             if isinstance(form, cst.Lambda):  # a lambda held under a name or attribute
                 best = max(best, self._returned(synthetic, form, False, depth))
@@ -671,6 +673,17 @@ class ModuleAnalysis(ObjectFlow):
         keyed = self.keyed_values(sub)
         if keyed:
             return max(self.origin(v, depth) for v in keyed)
+        found = self._lattice_subscript(sub, depth)
+        if found < Origin.POOL and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index):
+            # an element of a container or record the file builds (`pairs[i][1]`, `record[0]`)
+            key = sub.slice[0].slice.value
+            if isinstance(key, cst.Integer) or self.index_kind(key, depth) != TENSOR:
+                elements = self.element_values(sub.value, int(key.value) if isinstance(key, cst.Integer) else None)
+                if elements:
+                    found = max(found, max(self.origin(v, depth) for v in elements))
+        return found
+
+    def _lattice_subscript(self, sub: cst.Subscript, depth: int) -> Origin:
         base = self.origin(sub.value, depth)
         if base <= Origin.GATHERED:
             return base
@@ -687,9 +700,9 @@ class ModuleAnalysis(ObjectFlow):
             if self.index_kind(value, depth) == TENSOR:
                 return Origin.GATHERED
             return self._token_subscript(Origin.POOL, elements[1:]) if len(elements) > 1 else Origin.POOL
-        return self._token_subscript(base, elements)
+        return self._token_subscript(base, elements, sub.value)
 
-    def _token_subscript(self, base: Origin, elements) -> Origin:
+    def _token_subscript(self, base: Origin, elements, holder=None) -> Origin:
         """A subscript of one whole cache: only the first (token) dimension decides."""
         for position, element in enumerate(elements):
             inner = element.slice
@@ -699,6 +712,10 @@ class ModuleAnalysis(ObjectFlow):
                     continue  # a new axis: the token dimension comes next
                 if isinstance(value, cst.Ellipsis):
                     return base  # what follows indexes trailing dimensions
+                if isinstance(value, cst.Integer) and holder is not None and self.from_convention(holder):
+                    # a constant selects a plane of a cache an engine hands over (vLLM's
+                    # [2, num_blocks, ...]: kv_cache[0] is every K slot), not one slot
+                    return base
                 return Origin.GATHERED  # an index of the token dimension: some slots
             # a slice of the token dimension: the whole pool, or an active prefix
             if self._bounded_slice(inner):
@@ -722,6 +739,57 @@ class ModuleAnalysis(ObjectFlow):
             if not isinstance(value, cst.Integer) and self.index_kind(value) != SCALAR:
                 return Origin.GATHERED
         return base
+
+    def from_convention(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Does this value come from a cache parameter of an engine's calling convention
+        (rules/conventions.toml), through names, parameters fed by visible calls, attributes
+        of any object, views and helper returns?"""
+        key = ("convention", id(expr))
+        if key in self._kind_cache:
+            return self._kind_cache[key] == "yes"
+        self._kind_cache[key] = "no"
+        found = depth <= 6 and self._from_convention(expr, depth + 1)
+        self._kind_cache[key] = "yes" if found else "no"
+        return found
+
+    def _from_convention(self, expr: cst.BaseExpression, depth: int) -> bool:
+        if isinstance(expr, cst.Name):
+            for assignment in self.reaching(expr):
+                node = assignment.node
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    owner = self._param_owner(param)
+                    if isinstance(owner, cst.FunctionDef) and self._convention_origin(owner, param) != Origin.OTHER:
+                        return True
+                    calls = list(self._calls_by_name().get(id(owner), ())) + self._object_calls(owner)
+                    cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
+                    if cls is not None:
+                        self._index_class(cls)
+                        calls += self._method_calls.get((id(cls), owner.name.value), [])
+                    for call in calls:
+                        argument = self._argument_for(call, owner, param, skip_self=cls is not None)
+                        if argument is not None and self.from_convention(argument, depth):
+                            return True
+                elif isinstance(node, cst.Name):
+                    kind, value, path = self.binding(node)
+                    if kind == "assign" and not path and self.from_convention(value, depth):
+                        return True
+            return False
+        if isinstance(expr, cst.Attribute):
+            owner = self.instance_class(expr.value)
+            values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
+            return any(self.from_convention(v, depth) for v in values)
+        if isinstance(expr, cst.Subscript):
+            return self.from_convention(expr.value, depth)
+        if isinstance(expr, cst.Call):
+            receiver, method, _ = self.method_parts(expr)
+            if receiver is not None and method in self.tables.view_methods:
+                return self.from_convention(receiver, depth)
+            for target, _, _ in self.return_targets(expr):
+                values = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
+                if any(self.from_convention(v, depth) for v in values):
+                    return True
+        return False
 
     def _bounded_slice(self, s: cst.Slice) -> bool:
         """`[:n]`, `[a:b]`: bounded by a batch-sized value, not by the pool's extent."""
@@ -1058,14 +1126,21 @@ class ModuleAnalysis(ObjectFlow):
             if index is not None and index < len(elements) and isinstance(elements[index], cst.Element):
                 return self._unpacked(elements[index].value, path[1:], depth)
             return max((self._unpacked(e.value, path[1:], depth) for e in elements), default=Origin.OTHER)
+        structural = Origin.OTHER
+        if path[0] is not None:  # `k, v = pairs[i]`, `kk, vv, _ = record`: by position
+            elements = self.element_values(value, path[0])
+            if elements:
+                structural = max(self._unpacked(v, path[1:], depth) for v in elements)
+                if structural == Origin.POOL:
+                    return structural
         if isinstance(value, cst.Call):  # `k, v, loc = self._buffers(batch)`: what it returns, by position
             returned = self._return_origin(value, depth, tuple(path))
             if returned is not None:
-                return returned
+                return max(returned, structural)
         origin = self.origin(value, depth)
         for _ in path:
             origin = self._element(origin)
-        return origin
+        return max(origin, structural)
 
     def _iterated(self, iterable: cst.BaseExpression, path, depth: int) -> Origin:
         """The origin of a for/comprehension target (at path) iterating over iterable."""
@@ -1512,10 +1587,34 @@ class ModuleAnalysis(ObjectFlow):
         """id(parameter) -> the origin of what call passes for it (OTHER when it passes nothing)."""
         params = target.params
         bindings: Dict[int, Origin] = {}
+        named = set()
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             argument = self._argument_for(call, target, param, skip_self)
             bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+            named.add(param.name.value)
+        if isinstance(params.star_arg, cst.Param):  # *args: a tuple of the further positional arguments
+            first = len(self._positional_params(target, skip_self))
+            best = Origin.OTHER
+            for i, arg in enumerate(a for a in call.args if a.keyword is None and a.star != "**"):
+                origin = self.origin(arg.value, depth)
+                if arg.star == "*":
+                    best = max(best, origin)
+                elif i >= first and origin >= Origin.PREFIX:
+                    best = max(best, Origin.POOL_TUPLE)
+            bindings[id(params.star_arg)] = best
+        if params.star_kwarg is not None:  # **kwargs: a dict of the further keywords
+            extra = [self.origin(a.value, depth) for a in call.args
+                     if a.keyword is not None and a.keyword.value not in named]
+            bindings[id(params.star_kwarg)] = Origin.POOL_TUPLE if any(o >= Origin.PREFIX for o in extra) \
+                else Origin.OTHER
         return bindings
+
+    @staticmethod
+    def merged_args(bound, args) -> list:
+        """The arguments of a call through a partial: the bound ones first, keywords last."""
+        every = [*bound, *args]
+        return [a for a in every if a.keyword is None and a.star != "**"] + \
+            [a for a in every if a.keyword is not None or a.star == "**"]
 
     def _returned(self, call: cst.Call, target, skip_self: bool, depth: int, path: tuple = (),
                   env: Optional[Dict[int, Origin]] = None) -> Origin:
@@ -1653,8 +1752,7 @@ class ModuleAnalysis(ObjectFlow):
             return None
         if receiver is None:
             return None
-        positional = [a.value for a in args if a.keyword is None and not a.star]
-        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+        positional, keywords = self.expanded_args(args)
         if spelling.form == "no-args":
             return spelling.target if not args else None
         if spelling.form in ("one-arg", "tensor-arg"):
@@ -1672,6 +1770,189 @@ class ModuleAnalysis(ObjectFlow):
         if positional and kinds[0] != DEVICE:
             if isinstance(positional[0], (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
                 return f"{self.code(positional[0])}.dtype"
+        return None
+
+    def expanded_args(self, args) -> Tuple[List[cst.BaseExpression], Dict[str, cst.BaseExpression]]:
+        """(positional values, keyword values) of a call's arguments, with `*x` and `**x`
+        expanded where the file shows what they hold: a tuple display (through names and
+        attributes of any object), a dict display with constant keys, or the `**kwargs` of
+        the function whose call is being followed."""
+        positional: List[cst.BaseExpression] = []
+        keywords: Dict[str, cst.BaseExpression] = {}
+        for arg in args:
+            if arg.keyword is not None:
+                keywords[arg.keyword.value] = arg.value
+            elif arg.star == "*":
+                positional.extend(self._starred_values(arg.value))
+            elif arg.star == "**":
+                keywords.update(self._double_starred_values(arg.value))
+            else:
+                positional.append(arg.value)
+        return positional, keywords
+
+    def _starred_values(self, expr: cst.BaseExpression) -> List[cst.BaseExpression]:
+        sources = [expr] if isinstance(expr, (cst.Tuple, cst.List)) else (self._container_sources(expr, 0) or [])
+        for source in sources:
+            if isinstance(source, (cst.Tuple, cst.List)) and not any(
+                    isinstance(e, cst.StarredElement) for e in source.elements):
+                return [e.value for e in source.elements]
+        return []
+
+    def _double_starred_values(self, expr: cst.BaseExpression) -> Dict[str, cst.BaseExpression]:
+        out: Dict[str, cst.BaseExpression] = {}
+        for holder in self._held_values(expr):
+            if isinstance(holder, cst.Dict):
+                for element in holder.elements:
+                    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+                        key = element.key.evaluated_value
+                        if isinstance(key, str):
+                            out.setdefault(key, element.value)
+            elif isinstance(holder, cst.Param):
+                func = self._param_owner(holder)
+                for target, call in reversed(self._frames):
+                    if target is func:
+                        for arg in call.args:
+                            if arg.keyword is not None:
+                                out.setdefault(arg.keyword.value, arg.value)
+                        break
+        return out
+
+    # -- conversions made by a call: the callee converts what this call passes ----------
+    def _casts_in(self, target) -> List[cst.Call]:
+        """The cast-method calls inside a def or lambda (nested lambdas and comprehensions
+        included, nested defs not)."""
+        cache = self.__dict__.setdefault("_casts_in_cache", {})
+        found = cache.get(id(target))
+        if found is None:
+            casts = self.tables.casts
+            found = []
+            for call in self.nodes.calls:
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value in casts \
+                        and id(target) in self._ids_above(call):
+                    owner = next((a for a in self.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))),
+                                 None)
+                    if owner is target or isinstance(owner, cst.Lambda):
+                        found.append(call)
+            cache[id(target)] = found
+        return found
+
+    def _converts_under(self, call: cst.Call, target, skip_self: bool, depth: int,
+                        env: Optional[Dict[int, Origin]] = None) -> List[Tuple[cst.Call, str]]:
+        """The casts inside target that convert a whole pool when this call reaches it
+        (its parameters bound to the call's arguments; `**kw` to its keywords)."""
+        if depth > 4 or id(target) in self._returns_in_progress:
+            return []
+        bindings = dict(env or {})
+        bindings.update(self._bound_params(call, target, skip_self, depth))
+        if isinstance(target, cst.FunctionDef):
+            for param in (*target.params.posonly_params, *target.params.params, *target.params.kwonly_params):
+                bindings[id(param)] = max(bindings[id(param)], self._convention_origin(target, param))
+        saved, saved_kinds = self._origin_cache, self._kind_cache
+        self._origin_cache, self._kind_cache = {}, {}
+        self._bindings.append(bindings)
+        self._frames.append((target, call))
+        self._returns_in_progress.add(id(target))
+        try:
+            out = []
+            for cast in self._casts_in(target):
+                wanted = self.cast_target(cast)
+                receiver = self._cast_receiver(cast)
+                if wanted is not None and receiver is not None and self.origin(receiver, depth) >= Origin.POOL_TUPLE:
+                    out.append((cast, wanted))
+            return out
+        finally:
+            self._returns_in_progress.discard(id(target))
+            self._frames.pop()
+            self._bindings.pop()
+            self._origin_cache, self._kind_cache = saved, saved_kinds
+
+    def _call_forms(self, call: cst.Call) -> list:
+        """(callee, bound arguments, skip_self, env) for what a call reaches: a def, method or
+        lambda of the module (return_targets), or a held callable (a lambda, a closure, a
+        partial of anything, getattr of a method, an unbound tensor method)."""
+        out = [(target, (), skip, None) for target, skip, _ in self.return_targets(call)]
+        if isinstance(call.func, cst.Attribute) and self.find_method_for(call) is not None:
+            return out
+        for form, bound in self.callable_values(call.func):
+            if isinstance(form, tuple) and form[0] == "closure":
+                _, inner, outer_call, outer, skip = form
+                out.append((inner, tuple(bound), False, self._bound_params(outer_call, outer, skip, 0)))
+            elif isinstance(form, (cst.Lambda, cst.Attribute, cst.Name)):
+                out.append((form, tuple(bound), False, None))
+        return out
+
+    def find_method_for(self, call: cst.Call):
+        """The method `obj.m(...)` runs when obj's class is known, else None."""
+        targets = self.return_targets(call)
+        return targets[0][0] if targets else None
+
+    def call_conversions(self) -> List[Tuple[cst.Call, str, str]]:
+        """(call, target dtype, what converts) for calls that convert a whole pool in their
+        callee: a lambda, partial or getattr of a cast (`partial(torch.Tensor.to, dtype=d)(pool)`,
+        `getattr(pool, "to")(d)`, `self.caster(pool)`), `map(torch.Tensor.float, caches)`, or a
+        helper of the module some of whose callers pass other values (the conversion is then
+        this call's, not the helper's)."""
+        if self._call_conversions is not None:
+            return self._call_conversions
+        out: List[Tuple[cst.Call, str, str]] = []
+        reported = {id(c) for c, _ in self.pool_casts()}
+        for call in self.nodes.calls:
+            if self.cast_target(call) is not None or self.guarded_fallback(call):
+                continue
+            found = self._call_converts(call, reported)
+            if found is not None:
+                out.append((call, *found))
+        self._call_conversions = out
+        return out
+
+    def _call_converts(self, call: cst.Call, reported: set) -> Optional[Tuple[str, str]]:
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in self.tables.iter_apply and len(call.args) >= 2:
+            # map(torch.Tensor.float, caches): the callee applied to each element
+            element = cst.Subscript(call.args[1].value, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+            applied = cst.Call(func=call.args[0].value, args=[cst.Arg(element)])
+            self.parents.setdefault(element, applied)
+            self.parents.setdefault(applied, self.parents.get(call))
+            wanted = self.cast_target(applied)  # map(torch.Tensor.float, caches)
+            receiver = self._cast_receiver(applied) if wanted is not None else None
+            if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
+                return wanted, self.code(call.args[0].value)
+            return self._call_converts(applied, reported)
+        receiver, method, _ = self.method_parts(call)
+        if method is not None and receiver is not None and receiver is func.value and \
+                method in self.tables.casts:
+            return None  # a cast itself (pool_casts decides it)
+        name = func.value if isinstance(func, cst.Name) else method
+        if name in self.tables.conversion_helpers:
+            return None  # a conversion helper: CL004's, with its own cost model
+        for target, bound, skip, env in self._call_forms(call):
+            synthetic = cst.Call(func=call.func, args=self.merged_args(bound, call.args)) if bound else call
+            if synthetic is not call:
+                self.parents.setdefault(synthetic, self.parents.get(call))
+            if isinstance(target, (cst.Attribute, cst.Name)):  # an unbound cast, getattr(x, "to")
+                form = cst.Call(func=target, args=self.merged_args(bound, call.args))
+                self.parents.setdefault(form, self.parents.get(call))
+                wanted = self.cast_target(form)
+                receiver = self._cast_receiver(form)
+                if wanted is not None and receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
+                    return wanted, self.code(target)
+                continue
+            for cast, wanted in self._converts_under(synthetic, target, skip, 0, env):
+                if id(cast) not in reported:
+                    name = getattr(getattr(target, "name", None), "value", None) or "a lambda"
+                    return wanted, f"{name} (line {self.position(cast).start.line})"
+        return None
+
+    def held_callee(self, call: cst.Call) -> Optional[Tuple[str, List[cst.BaseExpression]]]:
+        """(function name, positional arguments) of a call through a held callable that names
+        a function: `self.deq = partial(dequantize_kv_tensor, dtype=d)`, `getattr(module, "f")`,
+        `f2 = f`; the bound arguments come first. None when the callee is no such alias."""
+        for form, bound in self.callable_values(call.func):
+            if isinstance(form, (cst.Name, cst.Attribute)):
+                name = form.value if isinstance(form, cst.Name) else form.attr.value
+                positional, _ = self.expanded_args(self.merged_args(bound, call.args))
+                return name, positional
         return None
 
     def _cast_receiver(self, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -1705,7 +1986,8 @@ class ModuleAnalysis(ObjectFlow):
 
     def pool_casts(self) -> List[Tuple[cst.Call, str]]:
         """(call, target dtype) for every dtype cast `pool.<cast>(...)` of a whole pool outside
-        the fix's fallback; a chain of casts counts once, at its last cast."""
+        the fix's fallback; a chain of casts counts once, at its last cast. A cast in a helper
+        that converts a pool only for some of its callers is theirs (call_conversions)."""
         if self._pool_casts is None:
             self._pool_casts = [
                 (call, target) for call in self.nodes.calls
@@ -1715,8 +1997,56 @@ class ModuleAnalysis(ObjectFlow):
                 and self.origin(call.func.value) >= Origin.POOL_TUPLE
                 and not self._chained_into_cast(call)
                 and not self.guarded_fallback(call)
+                and not self._for_some_callers(call)
             ]
         return self._pool_casts
+
+    def _for_some_callers(self, cast: cst.Call) -> bool:
+        """Is this cast whole only through its function's parameters, and do some visible
+        callers pass what it does not convert whole (a batch tensor, a device)? Then each
+        caller that passes a pool converts it (call_conversions), not the helper."""
+        owner = next((a for a in self.ancestors(cast) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+        if owner is None:
+            return False
+        params = owner.params
+        if not (params.params or params.posonly_params or params.kwonly_params or params.star_arg
+                or params.star_kwarg):
+            return False
+        callers = self._callers_of(owner)
+        if not callers:
+            return False
+        skip = isinstance(owner, cst.FunctionDef) and self.method_class(owner) is not None
+        alone = cst.Call(func=cst.Name("_"))  # no caller: the parameters hold only what conventions give
+        self.parents.setdefault(alone, self.parents.get(cast))
+        if any(c is cast for c, _ in self._converts_under(alone, owner, skip, 0)):
+            return False
+        converts = [any(c is cast for c, _ in self._converts_under(call, owner, call_skip, 0, env))
+                    for call, call_skip, env in callers]
+        return not all(converts)
+
+    def _callers_of(self, target) -> List[tuple]:
+        """(call, skip_self, env) for the visible calls that reach a def or lambda, found
+        among the calls spelled with its name (a lambda: the name it is stored under)."""
+        names = set()
+        if isinstance(target, cst.FunctionDef):
+            names.add(target.name.value)
+        else:
+            assign = self.parents.get(target)
+            if isinstance(assign, cst.Assign):
+                for t in assign.targets:
+                    if isinstance(t.target, (cst.Name, cst.Attribute)):
+                        names.add(t.target.value if isinstance(t.target, cst.Name) else t.target.attr.value)
+        out = []
+        for call in self.nodes.calls:
+            func = call.func
+            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) \
+                else None
+            if name not in names:
+                continue
+            for form, bound, skip, env in self._call_forms(call):
+                if form is target and not bound:
+                    out.append((call, skip, env))
+        return out
 
     def pool_conversions(self) -> List[Tuple[cst.Call, str, str]]:
         """(call, target dtype, form) for whole-pool conversions not written as a cast of

@@ -365,6 +365,81 @@ class ObjectFlow:
                 out.append(element)
         return out
 
+    # -- elements of containers and records ---------------------------------------
+    def element_values(self, expr: cst.BaseExpression, index: Optional[int], depth: int = 0):
+        """The expressions `expr[index]` (index None: any element) may be, where expr is,
+        through names, attributes of any object, helper returns and subscripts, a tuple or
+        list display, a comprehension, a list grown with append/insert/extend, or a record
+        (dataclass, NamedTuple) construction; None when some value is none of those."""
+        if depth > 6:
+            return None
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            elements = list(expr.elements)
+            if any(isinstance(e, cst.StarredElement) for e in elements):
+                return None
+            if index is not None and -len(elements) <= index < len(elements):
+                return [elements[index].value]
+            return [e.value for e in elements]
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+            return [expr.elt]
+        values = self._container_sources(expr, depth)
+        if values is None:
+            return None
+        out: List[cst.BaseExpression] = []
+        for value in values:
+            if isinstance(value, cst.Call):
+                cls = self.module_classes().get(_dotted(value.func) or "")
+                if cls is not None and self.is_record(cls):  # a record by position
+                    fields = self.record_fields(cls)
+                    wanted = fields if index is None else fields[index:index + 1]
+                    for name in wanted:
+                        out.extend(self._record_arguments(cls, name, [value]))
+                    continue
+            found = self.element_values(value, index, depth + 1)
+            if found is None:
+                return None
+            out.extend(found)
+        return out
+
+    def _container_sources(self, expr: cst.BaseExpression, depth: int):
+        """What a name, attribute, subscript or helper call holds (its assigned values), for
+        element_values; None when unknown."""
+        if isinstance(expr, cst.Name):
+            values = []
+            for assignment in self.reaching(expr):
+                node = assignment.node
+                if not isinstance(node, cst.Name):
+                    return None
+                kind, value, path = self.binding(node)
+                if kind != "assign" or path:
+                    return None
+                values.append(value)
+            return values or None
+        if isinstance(expr, cst.Attribute):
+            owner = self.instance_class(expr.value)
+            if owner is None or self.property_getter(owner, expr.attr.value) is not None:
+                return None
+            values = self.instance_attr_values(owner, expr.attr.value)
+            return values or None
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            key = expr.slice[0].slice.value
+            return self.element_values(expr.value, int(key.value) if isinstance(key, cst.Integer) else None,
+                                       depth + 1)
+        if isinstance(expr, cst.Call):
+            if (_dotted(expr.func) or "") in self.module_classes():
+                return [expr]
+            targets = self.return_targets(expr, depth + 1)
+            if not targets:
+                return None
+            values = []
+            for target, _, _ in targets:
+                returned = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
+                if not returned:
+                    return None
+                values.extend(returned)
+            return values
+        return None
+
     # -- callables held under other names -------------------------------------------
     def callable_values(self, func: cst.BaseExpression, depth: int = 0) -> List[cst.BaseExpression]:
         """The expressions a called name or attribute may hold (bound methods, partials,
@@ -385,6 +460,12 @@ class ObjectFlow:
                 values.extend(self.instance_attr_values(owner, func.attr.value))
         elif isinstance(func, cst.Call):
             values.append(func)
+        elif isinstance(func, cst.Subscript):  # a dispatch table: self.read["k"](i), readers[0](i)
+            values.extend(self.keyed_values(func))
+            if not values and len(func.slice) == 1 and isinstance(func.slice[0].slice, cst.Index):
+                key = func.slice[0].slice.value
+                values.extend(self.element_values(func.value, int(key.value) if isinstance(key, cst.Integer)
+                                                  else None) or ())
         elif isinstance(func, cst.IfExp):  # (a if c else b)(...): either
             values.extend((func.body, func.orelse))
         out = []
@@ -538,6 +619,9 @@ class ObjectFlow:
     def _keyword_arguments(self, param: cst.Param, keyword: str) -> List[cst.BaseExpression]:
         """What the visible calls of param's function pass as `keyword=` into its **kwargs."""
         func = self._param_owner(param)
+        for frame_target, frame_call in reversed(getattr(self, "_frames", ())):
+            if frame_target is func:  # under one call (castlint.analysis.dataflow.call_conversions)
+                return [a.value for a in frame_call.args if a.keyword is not None and a.keyword.value == keyword]
         cls = self.method_class(func)
         calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func)
         if cls is not None:

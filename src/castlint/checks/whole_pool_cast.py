@@ -151,6 +151,15 @@ class WholePoolCast(Rule):
                 ctx, call, f"{what}{_in_accessor(analysis, call)} moves {cost.describe()}; {COST_HINT}",
                 _severity(analysis, call), cost=cost, unfixable_reason=NO_CONSUMER_REASON,
             ))
+        for call, target, through in analysis.call_conversions():
+            cost = pool_cast_cost(ctx, target)
+            findings.append(self.finding(
+                ctx, call,
+                f"`{short_code(analysis.code(call))}` converts a whole pool to {target} through `{through}` "
+                f"and moves {cost.describe()}; {COST_HINT}",
+                _severity(analysis, call), cost=cost,
+                unfixable_reason="the conversion happens in the callee: gather the live pages before the call",
+            ))
         return findings
 
 

@@ -122,9 +122,14 @@ class WholePoolConversionHelper(Rule):
             else:
                 continue
             helper = helpers.get(name)
+            positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+            if helper is None:  # through a partial, getattr or another name (castlint.analysis.dataflow)
+                held = analysis.held_callee(call)
+                if held is not None and held[0] in helpers:
+                    name, positional = held
+                    helper = helpers[name]
             if helper is None:
                 continue
-            positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
             if helper.arg >= len(positional) or analysis.origin(positional[helper.arg]) < Origin.POOL_TUPLE:
                 continue
             cost = helper_cost(ctx, helper, call)
