@@ -1,7 +1,13 @@
-"""The pipeline's dependencies point down: no module imports a later stage.
+"""The package's dependencies point down: every module sits in one layer, and imports only
+from the layers below it (and from inside its own package).
 
-Every import in src/castlint (top-level or inside a function) is read with ast; each
-package or module below may not import the ones listed against it.
+Every import in src/castlint (top-level, inside a function, or under TYPE_CHECKING) is read
+with ast. Every top-level module and package must be placed in LAYERS, so a new one cannot
+slip past the guard, and no import may reach up or sideways: the package has no import circle.
+
+The pipeline reads upward through the layers: discover -> parse (prune, the engine) ->
+analyse -> rules -> apply (fixes) -> report; the session runs it, and validate, the bot,
+trace, the PR description and the server sit beside it, on top of the session.
 """
 from __future__ import annotations
 
@@ -12,25 +18,30 @@ import castlint
 
 SRC = Path(castlint.__file__).parent
 
-# who -> what it must never import (prefixes of module names)
-FORBIDDEN = {
-    "castlint.common": ("castlint.",),  # the bottom: nothing of castlint
-    "castlint.models": ("castlint.analysis", "castlint.checks", "castlint.engine", "castlint.fixes",
-                        "castlint.report", "castlint.cli"),
-    "castlint.tables": ("castlint.analysis", "castlint.checks", "castlint.engine", "castlint.fixes",
-                        "castlint.report", "castlint.cli"),
-    "castlint.prefilter": ("castlint.analysis.dataflow", "castlint.engine", "castlint.fixes", "castlint.report",
-                           "castlint.cli"),
-    "castlint.prune": ("castlint.analysis.dataflow", "castlint.engine", "castlint.fixes", "castlint.report",
-                       "castlint.cli"),
-    "castlint.analysis": ("castlint.checks", "castlint.engine", "castlint.fixes", "castlint.report",
-                          "castlint.cli", "castlint.bot", "castlint.validate"),
-    "castlint.checks": ("castlint.engine", "castlint.fixes", "castlint.report", "castlint.cli", "castlint.bot",
-                        "castlint.validate"),
-    "castlint.engine": ("castlint.fixes", "castlint.report", "castlint.cli", "castlint.bot", "castlint.validate"),
-    "castlint.fixes": ("castlint.report", "castlint.cli", "castlint.bot", "castlint.validate"),
-    "castlint.report": ("castlint.cli", "castlint.fixes", "castlint.engine", "castlint.bot"),
-}
+# bottom -> top: a module may import the layers before its own, never its own layer's other
+# entries nor a later layer. "castlint" itself (__version__) is the root every module may read.
+LAYERS = [
+    ("castlint.common",),  # encodings, versions, paths, diffs, exit codes, terminals, streams, interrupts
+    ("castlint.tomlcompat", "castlint.models", "castlint.positions", "castlint.project", "castlint.mla_names",
+     "castlint.fixoptions", "castlint.suppressions", "castlint.workers", "castlint.gitdiff"),  # shared data, tools
+    ("castlint.tables",),  # rules/*.toml: every API fact, the cost model
+    ("castlint.triggers",),  # the trigger vocabulary the rules and the analysis read
+    ("castlint.analysis",),  # analyse
+    ("castlint.checks",),  # the rules and their registry
+    ("castlint.codes", "castlint.prefilter"),  # what reads the registry: selectors, the text prefilter
+    ("castlint.config",),  # [tool.castlint] and rule tables, selectors validated
+    ("castlint.settings", "castlint.discover", "castlint.cache", "castlint.prune"),  # settings per file, discover,
+    # the cache, the C-parser pruning
+    ("castlint.engine",),  # parse and check: files -> findings
+    ("castlint.fixes",),  # apply
+    ("castlint.noqa", "castlint.report"),  # suppress, report
+    ("castlint.session",),  # settings -> a run -> data
+    ("castlint.validate", "castlint.bot"),  # beside the pipeline
+    ("castlint.pr", "castlint.trace", "castlint.server"),
+    ("castlint.cli",),
+    ("castlint.__main__",),
+]
+ROOT_NAMES = ("castlint", "castlint.__version__")
 
 
 def _module_name(path: Path, root: Path) -> str:
@@ -57,20 +68,46 @@ def _imports(path: Path, name: str):
                 yield node.lineno, f"{base}.{alias.name}"
 
 
-def _banned(imported: str, prefix: str) -> bool:
-    if prefix.endswith("."):
-        return imported.startswith(prefix)
-    return imported == prefix or imported.startswith(prefix + ".")
+def _unit(name: str, units) -> str | None:
+    """The layered module or package a castlint module belongs to (None: not placed)."""
+    for unit in units:
+        if name == unit or name.startswith(unit + "."):
+            return unit
+    return None
 
 
-def violations(root: Path) -> list:
-    """'file:line imports module' for every import the FORBIDDEN table bans, under root (a castlint/)."""
+def _level(layers) -> dict:
+    return {unit: i for i, layer in enumerate(layers) for unit in layer}
+
+
+def _top_level(root: Path) -> list:
+    """Every top-level module and package under root (a castlint/), as module names."""
+    names = []
+    for entry in sorted(root.iterdir()):
+        if entry.is_dir() and (entry / "__init__.py").exists():
+            names.append(f"{root.name}.{entry.name}")
+        elif entry.suffix == ".py" and entry.name != "__init__.py":
+            names.append(f"{root.name}.{entry.stem}")
+    return names
+
+
+def violations(root: Path, layers=LAYERS) -> list:
+    """'file:line imports module' for every import of a castlint module that is not in a lower
+    layer than the importing one (its own package excepted), under root (a castlint/)."""
+    level = _level(layers)
     problems = []
     for path in sorted(root.rglob("*.py")):
         name = _module_name(path, root)
-        banned = [b for who, group in FORBIDDEN.items() if name == who or name.startswith(who + ".") for b in group]
+        own = _unit(name, level)
+        if own is None:
+            continue  # unplaced: test_every_module_is_placed says so
         for line, imported in _imports(path, name):
-            if any(_banned(imported, prefix) for prefix in banned):
+            if not imported.startswith("castlint.") or imported in ROOT_NAMES:
+                continue
+            target = _unit(imported, level)
+            if target is None or target == own:
+                continue  # a name inside castlint itself (castlint.__version__) or the unit's own
+            if level[target] >= level[own]:
                 problems.append(f"{path.relative_to(root.parent)}:{line} imports {imported}")
     return problems
 
@@ -79,13 +116,39 @@ def test_no_module_imports_a_later_stage():
     assert violations(SRC) == []
 
 
+def test_every_module_and_package_is_placed():
+    placed = {unit for layer in LAYERS for unit in layer}
+    assert sorted(set(_top_level(SRC)) - placed) == []
+    assert sorted(placed - set(_top_level(SRC))) == []  # and no layer names one that is gone
+
+
+def test_the_root_package_imports_nothing_of_castlint():
+    names = [imported for _, imported in _imports(SRC / "__init__.py", "castlint") if imported.startswith("castlint")]
+    assert names == []
+
+
 def test_a_planted_upward_import_is_caught(tmp_path):
-    """The check has teeth: an engine that imports the fix package, even inside a function."""
+    """The check has teeth: an engine that imports the fix package, even inside a function; the
+    analysis importing the rules; a config importing the session (the circle config -> codes ->
+    checks -> analysis -> config is cut: config sits above the rules, the analysis below it)."""
     root = tmp_path / "castlint"
     (root / "analysis").mkdir(parents=True)
     (root / "engine.py").write_text("def f():\n    from castlint.fixes import Fixer\n")
     (root / "analysis" / "x.py").write_text("from ..checks import base\n")
-    assert violations(root) == ["castlint/analysis/x.py:1 imports castlint.checks",
+    (root / "analysis" / "context.py").write_text("from castlint.config import Config\n")
+    (root / "config.py").write_text("import castlint.session\n")
+    assert violations(root) == ["castlint/analysis/context.py:1 imports castlint.config",
+                                "castlint/analysis/context.py:1 imports castlint.config.Config",
+                                "castlint/analysis/x.py:1 imports castlint.checks",
                                 "castlint/analysis/x.py:1 imports castlint.checks.base",
+                                "castlint/config.py:1 imports castlint.session",
                                 "castlint/engine.py:2 imports castlint.fixes",
                                 "castlint/engine.py:2 imports castlint.fixes.Fixer"]
+
+
+def test_peers_of_one_layer_do_not_import_each_other(tmp_path):
+    root = tmp_path / "castlint"
+    root.mkdir()
+    (root / "bot.py").write_text("from castlint.validate import command\n")
+    assert violations(root) == ["castlint/bot.py:1 imports castlint.validate",
+                                "castlint/bot.py:1 imports castlint.validate.command"]

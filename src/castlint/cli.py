@@ -410,7 +410,14 @@ def check(
         if fixing is not None and fixing.dry_run:
             _exit_with_diff(outcome.diff_text, outcome.walk_errors, outcome.fix_errors, quiet, exit_zero)
         with _refusals():
-            session.filter_findings(outcome, diff_base, with_trace)
+            session.filter_findings(outcome, diff_base)
+        if with_trace:  # runtime evidence from `castlint trace` (docs/trace.md)
+            from castlint.trace.report import TraceFileError, with_trace as merged
+
+            try:
+                outcome.findings = merged(outcome.findings, outcome.files, with_trace, session.config)
+            except TraceFileError as exc:
+                raise _fail(str(exc))
         _report(session, outcome, fmt, fix, fix_only, show_fixes, statistics, quiet, colored, output_file)
         return _exit_code(outcome, exit_zero, fix_only, exit_non_zero_on_fix)
 
@@ -526,10 +533,13 @@ def _pr_request(pr_body: Optional[str], patch: Optional[str], validate_json: Opt
         raise _fail("--pr-body and --patch need files on disk (a tree), not stdin")
     if watch:
         raise _fail("--pr-body and --patch describe one fix: they cannot be combined with --watch")
-    from castlint.session import pr_request
+    from castlint.pr import PrError, PrRequest, prepare
 
-    with _refusals():
-        return pr_request(pr_body, patch, validate_json)
+    request = PrRequest(body=pr_body, patch=patch, validate_json=validate_json)
+    try:
+        return request, prepare(request)
+    except PrError as exc:
+        raise _fail(str(exc))
 
 
 def _write_pr(session, request, report, outcome, options, quiet: bool) -> None:
@@ -538,8 +548,16 @@ def _write_pr(session, request, report, outcome, options, quiet: bool) -> None:
         if not quiet:
             warning("the fix changed nothing: no --pr-body or --patch written")
         return
-    with _refusals():
-        written = session.write_pr(request, report, outcome, options)
+    from castlint.pr import PrError, build_context, write_outputs
+
+    config, tables = session.settings()
+    ctx = build_context(outcome.changes, outcome.fixes, tables=tables, cost_model=config.cost_model(tables),
+                        options=options, paths=session.paths, report=report, validate_name=request.validate_json or "",
+                        version=__version__)
+    try:
+        written = write_outputs(request, ctx)
+    except PrError as exc:
+        raise _fail(str(exc))
     if not quiet:
         for path in written:
             _line("wrote", "green", path)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from castlint import tomlcompat
-from castlint.tables import ModelPreset, Tables
+from castlint.tables import CostModel, ModelPreset, Tables  # noqa: F401 - CostModel re-exported
 
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__",
@@ -37,21 +37,6 @@ class ConfigError(Exception):
     def __init__(self, path, key: str, message: str):
         super().__init__(f"{path}: {key}: {message}" if key else f"{path}: {message}")
         self.path, self.key, self.detail = path, key, message
-
-
-@dataclass(frozen=True)
-class CostModel:
-    name: str
-    layers: int
-    pool_tokens: int
-    kv_lora_rank: int
-    rope_dim: int
-    kv_dtype: str
-    compute_dtype: str
-
-    @property
-    def row_elems(self) -> int:
-        return self.kv_lora_rank + self.rope_dim
 
 
 @dataclass

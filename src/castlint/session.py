@@ -334,11 +334,9 @@ class Session:
 
     # -- what is reported ------------------------------------------------------------------
 
-    def filter_findings(self, outcome: Outcome, diff_base: Optional[str] = None,
-                        with_trace: Optional[str] = None) -> Outcome:
-        """diff_base: only the findings on lines changed since that revision; with_trace: merge a
-        `castlint trace --format json` report's runtime evidence (confirmed findings, CL101)."""
-        outcome.findings = filter_findings(outcome.findings, outcome.files, diff_base, with_trace, self.config)
+    def filter_findings(self, outcome: Outcome, diff_base: Optional[str] = None) -> Outcome:
+        """diff_base: only the findings on lines changed since that git revision."""
+        outcome.findings = filter_findings(outcome.findings, diff_base)
         return outcome
 
     def statistics(self, findings) -> Statistics:
@@ -352,26 +350,6 @@ class Session:
         """finding index -> its concrete edits (castlint.fixes.suggestions), for the formats that
         show them (SARIF, rdjson); {} when no finding is fixable (the fix package is not loaded)."""
         return fix_suggestions(findings, self.config, self.tables)
-
-    def write_pr(self, request, report, outcome: Outcome, options: FixOptions) -> List[str]:
-        """Write --pr-body / --patch (castlint.pr) for what a fixing run changed; the paths written."""
-        from castlint.pr import PrError, write_outputs
-
-        ctx = self.pr_context(outcome, options, report, validate_name=request.validate_json or "")
-        try:
-            return write_outputs(request, ctx)
-        except PrError as exc:
-            raise SessionError(str(exc)) from None
-
-    def pr_context(self, outcome: Outcome, options: FixOptions, report, validate_name: str = ""):
-        """castlint.pr's description of what a fixing run changed (for --pr-body / --patch)."""
-        from castlint import __version__
-        from castlint.pr import build_context
-
-        config, tables = self.settings()
-        return build_context(outcome.changes, outcome.fixes, tables=tables, cost_model=config.cost_model(tables),
-                             options=options, paths=self.paths, report=report, validate_name=validate_name,
-                             version=__version__)
 
 
 def _check_bytes(path: str, source: bytes, tables, config, options: Optional[FixOptions]):
@@ -485,18 +463,6 @@ def shown_settings(config, tables, flags: Optional[CommandLine] = None) -> dict:
     }
 
 
-def pr_request(body: Optional[str], patch: Optional[str], validate_json: Optional[str]) -> tuple:
-    """(castlint.pr.PrRequest, the --validate-json report it shows), checked before anything is
-    fixed (a file that cannot be written or read is a SessionError)."""
-    from castlint.pr import PrError, PrRequest, prepare
-
-    request = PrRequest(body=body, patch=patch, validate_json=validate_json)
-    try:
-        return request, prepare(request)
-    except PrError as exc:
-        raise SessionError(str(exc)) from None
-
-
 def fix_suggestions(findings, config, tables) -> dict:
     if not any(f.fixable for f in findings):
         return {}
@@ -505,7 +471,7 @@ def fix_suggestions(findings, config, tables) -> dict:
     return safe_suggestions(findings, tables, config)
 
 
-def filter_findings(findings, files, diff_base: Optional[str], with_trace: Optional[str], config=None) -> list:
+def filter_findings(findings, diff_base: Optional[str]) -> list:
     if diff_base:
         from castlint.gitdiff import GitDiffError, filter_to_changed_lines
 
@@ -513,17 +479,6 @@ def filter_findings(findings, files, diff_base: Optional[str], with_trace: Optio
             findings = filter_to_changed_lines(findings, diff_base)
         except GitDiffError as exc:
             raise SessionError(str(exc)) from None
-    if with_trace:  # runtime evidence from `castlint trace` (docs/trace.md)
-        from castlint.trace.report import TraceFileError, merge_with_trace
-        from castlint.trace.table import TraceTableError, load_trace_tables
-
-        try:
-            confirms = load_trace_tables([str(p) for p in config.extend_rules]).confirms if config else None
-            findings = merge_with_trace(findings, files, with_trace, confirms=confirms)
-        except (TraceFileError, TraceTableError) as exc:
-            from castlint.config import withheld_text
-
-            raise SessionError(withheld_text(config, str(exc)) if config is not None else str(exc)) from None
     return findings
 
 

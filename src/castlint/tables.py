@@ -111,6 +111,24 @@ class ModelPreset:
     compute_dtype: str
 
 
+@dataclass(frozen=True)
+class CostModel:
+    """The model a run costs conversions with: a preset with the config's overrides
+    (castlint.config.Config.cost_model)."""
+
+    name: str
+    layers: int
+    pool_tokens: int
+    kv_lora_rank: int
+    rope_dim: int
+    kv_dtype: str
+    compute_dtype: str
+
+    @property
+    def row_elems(self) -> int:
+        return self.kv_lora_rank + self.rope_dim
+
+
 @dataclass
 class Tables:
     accessors: dict = field(default_factory=dict)  # name -> Accessor

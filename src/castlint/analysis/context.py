@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: the rule registry imports this without libcst
     from castlint.analysis.dataflow import ModuleAnalysis
-    from castlint.config import CostModel
-    from castlint.tables import Tables
+    from castlint.tables import CostModel, Tables
 
 
 @dataclass

@@ -91,7 +91,7 @@ def _vocabulary(tables: Tables):
     """(tables, the words that make code carry a pool: those the prefilter starts from, their regex)."""
     hit = _WORDS.get(id(tables))
     if hit is None or hit[0] is not tables:
-        from castlint.prefilter import TriggerWords
+        from castlint.triggers import TriggerWords
 
         words = TriggerWords(tables)
         pool = set(words.pools) | set(words.helpers) | set(words.cache_parameters) | set(words.dequantizing_accessors)

@@ -44,9 +44,9 @@ class UnusedSuppression(Rule):
         return []  # nothing in the code itself: see check_suppressions
 
     def check_suppressions(self, path: str, suppressions: List[Suppression], enabled) -> List[Finding]:
-        from castlint.codes import runtime_codes
+        from castlint.checks import all_rules
 
-        runtime = runtime_codes()
+        runtime = frozenset(r.code for r in all_rules() if r.kind == "runtime")  # (castlint.codes.runtime_codes)
         findings = []
         for s in suppressions:
             if not s.reportable or not enabled(self.code):

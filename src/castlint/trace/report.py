@@ -258,6 +258,21 @@ def load_runtime(path: str) -> List[dict]:
     raise TraceFileError(f"--with-trace {path}: not a `castlint trace --format json` report")
 
 
+def with_trace(findings: Sequence[Finding], files: Sequence[str], trace_path: str, config=None) -> List[Finding]:
+    """`castlint check --with-trace FILE`: merge_with_trace with the confirms of the run's config's
+    extend-rules; TraceFileError, in words that never quote a table outside the tree, when the
+    report or a table cannot be used."""
+    from castlint.trace.table import TraceTableError, load_trace_tables
+
+    try:
+        confirms = load_trace_tables([str(p) for p in config.extend_rules]).confirms if config else None
+        return merge_with_trace(findings, files, trace_path, confirms=confirms)
+    except (TraceFileError, TraceTableError) as exc:
+        from castlint.config import withheld_text
+
+        raise TraceFileError(withheld_text(config, str(exc)) if config is not None else str(exc)) from None
+
+
 def merge_with_trace(findings: Sequence[Finding], files: Sequence[str], trace_path: str,
                      confirms: Optional[Sequence[str]] = None) -> List[Finding]:
     """The static findings, each one a runtime site lies in marked "confirmed at runtime", plus a
