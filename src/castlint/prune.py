@@ -429,6 +429,17 @@ def _base_name(base: ast.AST) -> Optional[str]:
     return base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None
 
 
+def _held_conversion(node: ast.Call, vocab: _Vocabulary) -> bool:
+    """partial(torch.Tensor.to, ...), getattr(x, "to"), map(torch.Tensor.float, ...), partial(helper, ...)."""
+    converters = vocab.casts | vocab.helpers
+    return _callee_name(node.func) in vocab.holders | {"map"} and any(
+        _callee_name(a) in converters or (type(a) is ast.Constant and a.value in converters) for a in node.args)
+
+
+def _holds_conversion(module: "_ModuleUnits") -> bool:
+    return any(type(n) is ast.Call and _held_conversion(n, module.vocab) for n in ast.walk(module.tree))
+
+
 def _callee_name(node: ast.AST) -> Optional[str]:
     return node.id if type(node) is ast.Name else node.attr if type(node) is ast.Attribute else None
 
@@ -438,8 +449,8 @@ def _is_super(node: ast.AST) -> bool:
 
 
 def _names_accessor(node: ast.AST, vocab: _Vocabulary) -> bool:
-    """A constant that names an accessor or a cache attribute (`getattr(pool, "get_key_buffer")`)."""
-    return type(node) is ast.Constant and (node.value in vocab.accessors or node.value in vocab.cache_attributes)
+    """A constant that names an accessor (`getattr(pool, "get_key_buffer")`)."""
+    return type(node) is ast.Constant and node.value in vocab.accessors
 
 
 def _held_pool(args, vocab: _Vocabulary, out: "_Refs", tf: tuple) -> None:
@@ -453,7 +464,7 @@ def _base_only(node: ast.AST, vocab: _Vocabulary) -> bool:
         t = type(n)
         if t is ast.Attribute and n.attr in vocab.cache_attributes:
             return True
-        if t is ast.Constant and type(n.value) is str and _names_accessor(n, vocab):
+        if t is ast.Constant and type(n.value) is str and (_names_accessor(n, vocab) or n.value in vocab.cache_attributes):
             return True  # a name for getattr(pool, NAME)
         if t is ast.Call:
             func = n.func
@@ -1275,6 +1286,10 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
                    {s.name: s for s in module.top if isinstance(s, ast.ClassDef)})
     if any(taint.taints_globals(unit) for unit in module.units):
         return PrunePlan(FULL, reason="a global is assigned a pool")
+    if not any(u.casts or u.copies or u.helpers or u.plans for u in module.units) and not _holds_conversion(module):
+        # every rule's site is a cast, a copy, a helper or a plan call, or a conversion held
+        # for later (a partial, getattr or map of one): none here, wherever a pool flows
+        return PrunePlan(NOTHING, reason="no candidate site")
     why = _object_flow(module, taint)
     if why:
         return PrunePlan(FULL, reason=why)
@@ -1365,7 +1380,8 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
                         type(n) is ast.Return and n.value is not None and _refs(n.value, vocab, module.aliases).base
                         for n in ast.walk(method)):
                     return f"a pool is returned by the property {cls.name}.{method.name}"
-    converters = vocab.casts | vocab.helpers
+    tainted = any(any(unit.names.values()) for unit in module.units) or any(
+        any(attrs.values()) for attrs in taint.attrs.values()) or any(taint.returns.values())
     named = set()  # lambdas bound to a plain name or mapped: the per-unit taint follows those
     for node in ast.walk(module.tree):
         if type(node) is ast.Assign and type(node.value) is ast.Lambda and all(
@@ -1378,16 +1394,15 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
         t = type(node)
         if t is ast.Lambda and _refs(node.body, vocab, module.aliases).base:
             return "a lambda reads a pool"
-        if t is ast.Lambda and id(node) not in named and any(type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.casts
+        if t is ast.Lambda and id(node) not in named and tainted and any(type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.casts
                                    for n in ast.walk(node.body)):
             return "a lambda converts what it is given (the call that passes a pool converts it)"
-        if t is ast.Call and _callee_name(node.func) in vocab.holders | {"map"} and any(
-                _callee_name(a) in converters or (type(a) is ast.Constant and a.value in converters)
-                for a in node.args):
+        if t is ast.Call and _held_conversion(node, vocab):
             return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
         if t is ast.Yield and node.value is not None and _reads_pool(node.value, module, taint):
             return "a generator yields a pool"
-        if t is ast.YieldFrom and _refs(node.value, vocab, module.aliases).calls:
+        if t is ast.YieldFrom and type(node.value) is ast.Call and any(
+                taint.returns.get(name) for name, _ in _refs(node.value, vocab, module.aliases).calls):
             return "a generator delegates to another (yield from)"
         if t is ast.Call:
             if type(node.func) is ast.IfExp and _refs(node.func, vocab, module.aliases).bound:
