@@ -208,6 +208,63 @@ def corpus_check(name: str):
     return _CORPUS_CHECKS[name]
 
 
+def apply_unified_diff(diff: str, root: Path) -> dict:
+    """The files a unified diff (what `castlint fix --diff` prints, `--- a/P` / `+++ b/P`)
+    makes of the files under root: {path under root: new text}. Strict: every context and
+    removed line must be the file's, at the hunk's line; a hunk `@@ -0,0 ...` adds a file.
+    The files themselves are not read for paths not in the diff, nor written."""
+    import re
+
+    out: dict = {}
+    lines = diff.splitlines(keepends=True)
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("--- "):
+            i += 1
+            continue
+        assert lines[i + 1].startswith("+++ b/"), lines[i:i + 2]
+        rel = lines[i + 1][len("+++ b/"):].rstrip("\n")
+        i += 2
+        path = root / rel
+        assert rel not in out, f"{rel} twice in the diff"
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        assert "\r" not in old, f"{path}: CRLF line endings (the in-process runner's output has none)"
+        src = old.splitlines(keepends=True)
+        new, at = [], 0  # at: the next line of src not yet copied
+        while i < len(lines) and lines[i].startswith("@@ "):
+            m = re.match(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", lines[i])
+            assert m, lines[i]
+            start = int(m.group(1)) - (0 if m.group(2) == "0" else 1)
+            old_left = 1 if m.group(2) is None else int(m.group(2))
+            new_left = 1 if m.group(4) is None else int(m.group(4))
+            assert start >= at, (rel, lines[i])
+            new += src[at:start]
+            at = start
+            i += 1
+            last_tag = None
+            while old_left or new_left or (i < len(lines) and lines[i].startswith("\\")):
+                tag, text = lines[i][0], lines[i][1:]
+                i += 1
+                if tag == "\\":  # "\ No newline at end of file": the line before has no newline
+                    if last_tag in (" ", "+"):
+                        new[-1] = new[-1].rstrip("\n")
+                    continue
+                assert tag in (" ", "-", "+"), (rel, lines[i - 1])
+                last_tag = tag
+                if tag in (" ", "-"):
+                    assert at < len(src) and src[at].rstrip("\n") == text.rstrip("\n"), \
+                        (rel, at + 1, src[at] if at < len(src) else None, text)
+                    at += 1
+                    old_left -= 1
+                if tag in (" ", "+"):
+                    new.append(text)
+                    new_left -= 1
+            assert old_left == 0 and new_left == 0, (rel, "hunk lengths")
+        new += src[at:]
+        out[rel] = "".join(new)
+    return out
+
+
 def wheel_metadata(requirement: str) -> str:
     """The METADATA text of a released wheel (downloaded once)."""
     with zipfile.ZipFile(wheel(requirement)) as zf:

@@ -5,8 +5,8 @@ never committed. For each tree:
 
 - `castlint check` and `castlint fix --diff` run over every .py file with no
   crash, no internal error and no traceback;
-- every file that fix would touch is fixed for real (in a copy) and a second
-  fix is a no-op, and the fixed file still compiles;
+- every file that fix would touch, with the fix the diff shows applied (in a
+  copy), still compiles, and a second fix is a no-op;
 - the engine's shortcut (castlint.prune: analysing only the functions that can
   matter) gives exactly the findings of analysing every file whole.
 """
@@ -26,7 +26,7 @@ from castlint.discover import discover
 from castlint.engine import check_file, check_paths
 from castlint.tables import load_tables
 
-from conftest import FIXTURES, corpus_check, corpus_tree, run_castlint
+from conftest import FIXTURES, apply_unified_diff, corpus_check, corpus_tree, run_castlint
 
 # The newest vLLM release when this was written; CASTLINT_VLLM_VERSION picks another.
 VLLM_VERSION = os.environ.get("CASTLINT_VLLM_VERSION", "0.33.0")
@@ -107,29 +107,33 @@ def test_fix_diff_whole_tree_and_idempotent(name, tmp_path):
     assert all(p.is_file() for p in touched), touched
     if name.startswith("sglang=="):
         assert touched, "every listed sglang release has a fixable whole-pool cast"
-    # Fix every touched file for real, in a copy that keeps what fix reads around it
-    # (sglang/version.py decides the FlashInfer call form), then fix again: no-op.
+    # The fix the whole-tree run printed, applied to a copy of every touched file (and the
+    # modules it adds) that keeps what fix reads around it (sglang/version.py decides the
+    # FlashInfer call form); the fixed files compile and a second fix is a no-op. That the
+    # diff is byte for byte what `castlint fix` writes is tests/test_pr_body.py's (the patch
+    # turns the original tree into the one fix wrote); fixing the copies for real here
+    # repeated the whole analysis and fix of every fixable file.
     package_root = tree
     copy_root = tmp_path / tree.name
     for version_file in ("version.py", "_version.py"):
         if (package_root / version_file).exists():
             copy_root.mkdir(parents=True, exist_ok=True)
             shutil.copy2(package_root / version_file, copy_root / version_file)
+    fixed = apply_unified_diff(proc.stdout, tree.parent)
+    assert sorted(tree.parent / rel for rel in fixed) == sorted([*touched, *added])
     copies = []
-    for path in touched:
-        rel = Path(path).resolve().relative_to(package_root.resolve())
-        target = copy_root / rel
+    for rel, text in sorted(fixed.items()):
+        path = tree.parent / rel
+        target = copy_root / Path(path).resolve().relative_to(package_root.resolve())
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, target)
-        copies.append(target)
+        if path in touched:
+            shutil.copy2(path, target)  # the original's mode, then the fixed text
+            assert text != path.read_text(encoding="utf-8"), f"{path} is in the diff but the diff does not change it"
+            copies.append(target)
+        target.write_text(text, encoding="utf-8")
+        compile(target.read_bytes(), str(target), "exec", dont_inherit=True)
     if not copies:
         return
-    before = {p: p.read_bytes() for p in copies}
-    first = run_castlint("fix", "--no-cache", *copies)
-    assert first.returncode in (0, 1), first.stdout + first.stderr
-    for p in copies:
-        assert p.read_bytes() != before[p], f"{p} is in the diff but fix did not change it"
-        compile(p.read_bytes(), str(p), "exec", dont_inherit=True)
     second = run_castlint("fix", "--diff", "--no-cache", *copies)  # a second fix changes nothing
     assert second.returncode in (0, 1) and second.stdout == "", second.stdout[:3000]
 
