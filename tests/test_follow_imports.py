@@ -41,7 +41,7 @@ def test_base_class_and_helper_of_another_module():
     }  # as_pages(x) of a batch tensor and gathered(...) (a gather first) stay clean
     flash = results["flash.py"]
     assert [Path(p).name for p in flash.links] == ["common.py"]
-    assert not cacheable(flash)  # its result depends on another file
+    assert cacheable(flash)  # kept with common.py's signature and digest (Cache.store)
 
 
 def test_linked_text_resolves_relative_absolute_and_aliases(tmp_path):

@@ -40,6 +40,7 @@ import json
 import os
 import re
 import sys
+import time
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple, Union
 
 from castlint.common import pyast
@@ -57,6 +58,7 @@ LIST, PAIRS, STACK = "list", "pairs", "stack"  # per-layer buffers: tensors, pai
 class Learned:
     accessors: Tuple[Tuple[str, str], ...] = ()  # (name, "tensor" | "tuple"), sorted
     buffers: FrozenSet[str] = frozenset()  # the per-layer buffer attributes the classes allocate
+    converting: FrozenSet[str] = frozenset()  # accessors that convert what they return
 
     def __bool__(self) -> bool:
         return bool(self.accessors or self.buffers)
@@ -183,63 +185,125 @@ def _buffer_kind(value: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Opt
     return {LAYER: LIST, TUPLE: PAIRS}.get(element)
 
 
-def _appended(func: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Dict[str, str]:
-    """`self.x.append(torch.zeros(...))` / `bufs.append(...)` in func: {target text: kind}."""
+class _Index:
+    """One walk of a function: its assignments, appends, returns, yields."""
+
+    __slots__ = ("appends", "assigned", "assigns", "generator", "returns", "unpacked", "values")
+
+    def __init__(self, func):
+        self.assigns: List[tuple] = []  # (targets, value) of = and annotated =
+        self.appends: List[ast.Call] = []
+        self.returns: List[ast.AST] = []
+        self.generator = False
+        self.assigned: Dict[str, List[ast.AST]] = {}  # name -> values (=, annotated =, :=)
+        self.unpacked: Dict[str, Tuple[ast.AST, int]] = {}
+        stack = list(ast.iter_child_nodes(func))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue  # nested definitions: their own returns and names
+            stack.extend(ast.iter_child_nodes(node))
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+                if node.value is None:
+                    continue
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                self.assigns.append((targets, node.value))
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        self.assigned.setdefault(target.id, []).append(node.value)
+                    elif isinstance(target, (ast.Tuple, ast.List)):
+                        for k, elt in enumerate(target.elts):
+                            if isinstance(elt, ast.Name):
+                                self.unpacked[elt.id] = (node.value, k)
+            elif isinstance(node, ast.Return):
+                if node.value is not None:
+                    self.returns.append(node.value)
+            elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+                self.generator = True
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("append", "extend") and node.args:
+                self.appends.append(node)
+        self.values = {k: v[0] for k, v in self.assigned.items() if len(v) == 1}
+
+
+class _NoReturn:
+    returns = ()
+    generator = False
+
+
+_NO_RETURN = _NoReturn()
+
+
+def _allocates(tables: Tables) -> None:
+    """Set _ALLOCATES: an allocation or an append in a method's text."""
+    global _ALLOCATES, _ALLOCATES_FOR
+    if _ALLOCATES_FOR is not tables:
+        words = "|".join(re.escape(f) for f in sorted(tables.allocation_functions)) or "(?!)"
+        _ALLOCATES = re.compile(rf"\b(?:{words})\(|\.(?:append|extend)\(|\b(?:{'|'.join(map(re.escape, sorted(tables.cache_attributes))) or '(?!)'})\b")
+        _ALLOCATES_FOR = tables
+
+
+_ALLOCATES_FOR: Optional[Tables] = None
+
+
+def _appended(index: _Index, tables: Tables, env: Dict[str, ast.AST]) -> Dict[str, str]:
+    """`self.x.append(torch.zeros(...))` / `bufs.append(...)`: {target text: kind}."""
     out: Dict[str, str] = {}
-    for node in ast.walk(func):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in ("append", "extend") and node.args:
-            target = _dotted(node.func.value)
-            if target is None:
-                continue
-            arg = node.args[0]
-            kind = _element_kind(arg, tables, env) if node.func.attr == "append" else None
-            if node.func.attr == "extend":
-                kind = {LIST: LAYER, PAIRS: TUPLE}.get(_buffer_kind(arg, tables, env))
-            if kind is not None:
-                out[target] = {LAYER: LIST, TUPLE: PAIRS}[kind]
+    for node in index.appends:
+        target = _dotted(node.func.value)
+        if target is None:
+            continue
+        arg = node.args[0]
+        if node.func.attr == "append":
+            kind = _element_kind(arg, tables, env)
+        else:
+            kind = {LIST: LAYER, PAIRS: TUPLE}.get(_buffer_kind(arg, tables, env))
+        if kind is not None:
+            out[target] = {LAYER: LIST, TUPLE: PAIRS}[kind]
     return out
 
 
-def _local_values(func: ast.AST) -> Dict[str, ast.AST]:
-    """Names assigned once in func (plain `x = value`)."""
-    seen: Dict[str, Optional[ast.AST]] = {}
-    for node in ast.walk(func):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name = node.targets[0].id
-            seen[name] = None if name in seen else node.value
-    return {k: v for k, v in seen.items() if v is not None}
+_ALLOCATES = re.compile(r"\(|\[")  # replaced per tables by _allocates()
 
 
-def class_buffers(cls: ast.ClassDef, tables: Tables) -> Dict[str, str]:
+def _span(lines: List[str], node) -> str:
+    return "".join(lines[node.lineno - 1:(getattr(node, "end_lineno", None) or node.lineno)])
+
+
+def class_buffers(cls: ast.ClassDef, tables: Tables, indexes: Optional[Dict[int, _Index]] = None,
+                  text: Optional[List[str]] = None) -> Dict[str, str]:
     """{attribute: LIST | PAIRS | STACK} of the per-layer buffers a class allocates."""
     out: Dict[str, str] = {}
     staging: Set[str] = set()
     for func in cls.body:
         if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        env = _local_values(func)
-        appended = _appended(func, tables, env)
-        for node in ast.walk(func):
-            if isinstance(node, (ast.Assign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                value = node.value
-                if value is None:
+        if text is not None and not _ALLOCATES.search(_span(text, func)):
+            continue  # allocates nothing on self: no buffer (cheap text test first)
+        index = indexes.get(id(func)) if indexes is not None else None
+        if index is None:
+            index = _Index(func)
+            if indexes is not None:
+                indexes[id(func)] = index
+        if not any(isinstance(t, ast.Attribute) for targets, _ in index.assigns for t in targets):
+            continue
+        env = index.values
+        appended = _appended(index, tables, env) if index.appends else {}
+        for targets, value in index.assigns:
+            for target in targets:
+                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"):
                     continue
-                for target in targets:
-                    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                            and target.value.id == "self"):
-                        continue
-                    kind = _buffer_kind(value, tables, env)
-                    if kind is None and isinstance(value, (ast.List, ast.Name)):
-                        kind = appended.get(_dotted(value) or "") if isinstance(value, ast.Name) else None
-                        kind = kind or appended.get(f"self.{target.attr}")
-                    if kind is not None:
-                        out.setdefault(target.attr, kind)
-                    else:
-                        dims = _alloc_dims(value, tables)
-                        if dims and _idents(dims[0]) & tables.batch_words:
-                            staging.add(target.attr)
+                kind = _buffer_kind(value, tables, env)
+                if kind is None and isinstance(value, (ast.List, ast.Name)):
+                    kind = appended.get(_dotted(value) or "") if isinstance(value, ast.Name) else None
+                    kind = kind or appended.get(f"self.{target.attr}")
+                if kind is not None:
+                    out.setdefault(target.attr, kind)
+                else:
+                    dims = _alloc_dims(value, tables)
+                    if dims and _idents(dims[0]) & tables.batch_words:
+                        staging.add(target.attr)
     for name in staging:
         if out.get(name) is None and name in tables.cache_attributes:
             out[name] = "staging"
@@ -251,7 +315,8 @@ def class_buffers(cls: ast.ClassDef, tables: Tables) -> Dict[str, str]:
 class _Method:
     """Reads one method's returns against its class's buffers and the accessors known."""
 
-    def __init__(self, func, buffers: Dict[str, str], known: Mapping[str, str], tables: Tables):
+    def __init__(self, func, buffers: Dict[str, str], known: Mapping[str, str], tables: Tables,
+                 index: Optional[_Index] = None):
         self.func = func
         self.buffers = buffers
         self.known = known
@@ -259,18 +324,10 @@ class _Method:
         self.params = {a.arg for a in func.args.args[1:] + func.args.posonlyargs + func.args.kwonlyargs}
         if func.args.vararg is not None:
             self.params.add(func.args.vararg.arg)
-        self.assigned: Dict[str, List[ast.AST]] = {}
-        self.unpacked: Dict[str, Tuple[ast.AST, int]] = {}
-        for node in ast.walk(func):
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if isinstance(target, ast.Name):
-                        self.assigned.setdefault(target.id, []).append(node.value)
-                    elif isinstance(target, (ast.Tuple, ast.List)):
-                        for i, elt in enumerate(target.elts):
-                            if isinstance(elt, ast.Name):
-                                self.unpacked[elt.id] = (node.value, i)
+        self.index = index if index is not None else _Index(func)
+        self.converts = False  # a return passes through a cast or a conversion helper
+        self.assigned = self.index.assigned
+        self.unpacked = self.index.unpacked
         self._busy: Set[str] = set()
 
     def container(self, node: ast.AST) -> Optional[str]:
@@ -282,8 +339,13 @@ class _Method:
                 return None if kind == "staging" else kind
             if node.attr in self.tables.cache_attributes:
                 return LIST
-        if isinstance(node, ast.Name) and node.id not in self.params and node.id in self.assigned:
-            kinds = {self.container(v) for v in self.assigned[node.id]}
+        if isinstance(node, ast.Name) and node.id not in self.params and node.id in self.assigned \
+                and node.id not in self._busy:
+            self._busy.add(node.id)
+            try:
+                kinds = {self.container(v) for v in self.assigned[node.id]}
+            finally:
+                self._busy.discard(node.id)
             return kinds.pop() if len(kinds) == 1 else None
         return None
 
@@ -350,6 +412,8 @@ class _Method:
             if isinstance(func, ast.Attribute):
                 receiver = self.kind(func.value, depth + 1)
                 if receiver == LAYER and (name in t.view_methods or name in t.casts or name in t.reinterpret_methods):
+                    if name in t.casts:
+                        self.converts = True
                     return LAYER
                 if receiver == LAYER and name in t.tuple_view_methods:
                     return TUPLE
@@ -365,6 +429,7 @@ class _Method:
                 helper = t.conversion_helpers[name]
                 args = [a for a in node.args if not isinstance(a, ast.Starred)]
                 if helper.arg < len(args) and self.kind(args[helper.arg], depth + 1) == LAYER:
+                    self.converts = True
                     return LAYER
             if name in t.gather_functions or _dotted(func) in t.gather_functions:
                 return BAD if node.args and self.kind(node.args[0], depth + 1) in (LAYER, BAD) else None
@@ -426,16 +491,15 @@ class _Method:
 
     def returns(self) -> Optional[str]:
         """LAYER / TUPLE when the method is an accessor, else None."""
-        nodes = list(_own_nodes(self.func))
-        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes):
+        if self.index.generator or not self.index.returns:
             return None
-        kinds = [self.kind(n.value) for n in nodes if isinstance(n, ast.Return) and n.value is not None]
+        kinds = [self.kind(value) for value in self.index.returns]
         if BAD in kinds:
             return None
         found = [k for k in kinds if k in (LAYER, TUPLE)]
         if not found:
             return None
-        return LAYER if LAYER in found else TUPLE
+        return TUPLE if TUPLE in found else LAYER
 
 
 def _own_nodes(func):
@@ -467,22 +531,29 @@ def _classes(tree: ast.Module):
         stack.extend(n for n in cls.body if isinstance(n, ast.ClassDef))
 
 
-def learn_tree(tree: ast.Module, tables: Tables, known: Optional[Mapping[str, str]] = None) -> Learned:
-    """The accessors and buffers of a parsed module's pool classes."""
+def learn_tree(tree: ast.Module, tables: Tables, known: Optional[Mapping[str, str]] = None,
+               lines: Optional[List[str]] = None) -> Learned:
+    """The accessors and buffers of a parsed module's pool classes (lines: the module's source
+    lines, for cheap text tests of each method before it is read)."""
     never = _never_learnt(tables)
     base = {name: a.returns for name, a in tables.accessors.items()}
     base.update(known or {})
     classes = []
     buffers: Set[str] = set()
+    indexes: Dict[int, _Index] = {}
     for cls in _classes(tree):
-        own = class_buffers(cls, tables)
-        buffers |= {name for name, kind in own.items() if kind != "staging"}
+        own = class_buffers(cls, tables, indexes, lines if lines is not None and _ALLOCATES is not None else None)
+        # per-layer lists and pairs are cache attributes of the file; a layer-stacked tensor is not
+        # (`stack[:, slots]` indexes its second dimension: the analysis reads a container's first)
+        buffers |= {name for name, kind in own.items() if kind in (LIST, PAIRS)}
         methods = [f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
                    and f.name not in never and not f.name.startswith("__")
+                   and (f.args.args[1:] or f.args.kwonlyargs or f.args.vararg)
                    and not any(_last(d) in ("staticmethod", "property") for d in f.decorator_list)]
         if methods:
             classes.append((own, methods))
     learnt: Dict[str, str] = {}
+    converting: Set[str] = set()
     for _ in range(_MAX_ROUNDS):
         changed = False
         known_now = dict(base)
@@ -491,28 +562,58 @@ def learn_tree(tree: ast.Module, tables: Tables, known: Optional[Mapping[str, st
             for func in methods:
                 if func.name in learnt or func.name in tables.accessors:
                     continue
-                method = _Method(func, own, known_now, tables)
-                if not method.params:
+                index = indexes.get(id(func))
+                if index is None:
+                    if lines is not None and "return" not in _span(lines, func):
+                        indexes[id(func)] = index = _NO_RETURN
+                    else:
+                        index = indexes[id(func)] = _Index(func)
+                if not index.returns or index.generator:
                     continue
+                method = _Method(func, own, known_now, tables, index)
                 kind = method.returns()
                 if kind is not None:
                     learnt[func.name] = kind
+                    if method.converts:
+                        converting.add(func.name)
                     changed = True
         if not changed:
             break
-    return Learned(tuple(sorted(learnt.items())), frozenset(buffers - set(tables.cache_attributes)))
+    return Learned(tuple(sorted(learnt.items())), frozenset(buffers - set(tables.cache_attributes)),
+                   frozenset(converting))
 
 
-_TEXT: Dict[int, Tuple[Tables, "re.Pattern"]] = {}
+_TEXT: Dict[tuple, Tuple[Tables, tuple]] = {}
 
 
-def _text_test(tables: Tables) -> "re.Pattern":
-    """A file can define a pool class only if a method returns `self.<x>` something (a
-    subscript, a call) and the file allocates or names a cache attribute or an accessor."""
-    hit = _TEXT.get(id(tables))
+def _text_tests(tables: Tables, known: Iterable[str] = ()) -> tuple:
+    """(a return that indexes an attribute of self, an allocation stored on self or in a list,
+    a subscript of a cache attribute or a return that delegates to an accessor): a file can
+    define a pool class only if its text has the first two, or the third."""
+    key = (id(tables), frozenset(known))
+    hit = _TEXT.get(key)
     if hit is None or hit[0] is not tables:
-        hit = _TEXT[id(tables)] = (tables, re.compile(rb"return\s+(?:[\w.]+\()?\(?self\.\w+[\w.]*\s*[\[(.]"))
+        allocation = "|".join(re.escape(f) for f in sorted(tables.allocation_functions)) or "(?!)"
+        attributes = "|".join(re.escape(a) for a in sorted(tables.cache_attributes)) or "(?!)"
+        accessors = "|".join(re.escape(a) for a in sorted(set(tables.accessors) | set(key[1]))) or "(?!)"
+        hit = _TEXT[key] = (tables, (
+            re.compile(rb"return\s+[^\n#]*\bself\.\w+[\w.]*\s*\["),
+            re.compile(rf"(?:self\.\w+\s*(?::[^=\n]*)?=|\[|\.append\()\s*(?:torch\.)?(?:{allocation})\(".encode()),
+            re.compile(rf"\.(?:{attributes})\[|return\s+[^\n#]*\.(?:{accessors})\(".encode()),
+        ))
+        if len(_TEXT) > 64:
+            _TEXT.clear()
     return hit[1]
+
+
+def candidate(source: bytes, tables: Tables, known: Iterable[str] = ()) -> bool:
+    """Could source define a pool class (cheap text tests)?"""
+    if b"class" not in source or b"return" not in source:
+        return False
+    returns, allocation, reads = _text_tests(tables, known)
+    if reads.search(source) is not None:
+        return True
+    return returns.search(source) is not None and allocation.search(source) is not None
 
 
 _FILES: Dict[tuple, Tuple[Tables, Learned]] = {}
@@ -520,18 +621,18 @@ _FILES: Dict[tuple, Tuple[Tables, Learned]] = {}
 
 def learn_source(source: bytes, tables: Tables, known: Optional[Mapping[str, str]] = None) -> Learned:
     """What source's pool classes teach (memoised by the bytes)."""
-    if b"class" not in source or b"return" not in source or not _text_test(tables).search(source):
+    if not candidate(source, tables, known or ()):
         return Learned()
     key = (hashlib.sha1(source).digest(), tuple(sorted((known or {}).items())))
     hit = _FILES.get(key)
     if hit is not None and hit[0] is tables:
         return hit[1]
+    _allocates(tables)
     try:
-        tree = pyast.parse(source)
+        lines = source.decode("utf-8", "replace").splitlines(keepends=True)
+        found = learn_tree(pyast.parse(source), tables, known, lines)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         found = Learned()
-    else:
-        found = learn_tree(tree, tables, known)
     if len(_FILES) > 4096:
         _FILES.clear()
     _FILES[key] = (tables, found)
@@ -607,7 +708,7 @@ def may_learn(source: bytes, tables: Tables) -> bool:
     """Can the file's own pool classes give it a finding the prefilter's words miss? It
     converts something, and one of its classes is a pool class that teaches an accessor
     it calls or a buffer it converts (cheap text tests first)."""
-    if b"class" not in source or not _text_test(tables).search(source):
+    if not candidate(source, tables):
         return False
     hit = _CONVERSIONS.get(id(tables))
     if hit is None or hit[0] is not tables:
@@ -616,7 +717,9 @@ def may_learn(source: bytes, tables: Tables) -> bool:
         hit = _CONVERSIONS[id(tables)] = (tables, tree_index._vocabulary(tables)[3])
     if not any(word in source for word in hit[1]):
         return False
-    return bool(learn_source(source, tables))
+    learnt = learn_source(source, tables)
+    # it calls an accessor it defines, or one of them converts what it returns (CL004-style)
+    return any(f".{name}(".encode() in source for name in learnt.names) or bool(learnt.converting)
 
 
 def may_call_learned(path: str, source: bytes, tables: Tables) -> bool:
@@ -631,7 +734,7 @@ def may_call_learned(path: str, source: bytes, tables: Tables) -> bool:
         hit = _CONVERSIONS[id(tables)] = (tables, tree_index._vocabulary(tables)[3])
     if not any(word in source for word in hit[1]):
         return False
-    return bool(engine_learned(path, source, tables)[0])
+    return any(f".{a}(".encode() in source for a in engine_learned(path, source, tables)[0])
 
 
 def learn_accessors(files: Iterable[str], tables: Tables) -> Tables:
@@ -657,6 +760,8 @@ def _read(path: str) -> Optional[bytes]:
 
 _IMPORTS = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import|import[ \t]+([A-Za-z_]\w*))", re.MULTILINE)
 _PACKAGES: Dict[str, Tuple[tuple, "PackageTable"]] = {}
+_FRESH: Dict[str, tuple] = {}  # root -> (tables, when its files were last stat'ed, the table)
+_FRESH_S = 30.0  # a package's files are stat'ed again after this long (long-lived processes)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -703,6 +808,9 @@ def package_table(root: str, tables: Tables) -> PackageTable:
     """What the pool classes of the package at root teach, once per process per version of its
     files, and cached on disk by file signature (path, size, mtime): a later run reads only the
     files that changed."""
+    fresh = _FRESH.get(root)
+    if fresh is not None and fresh[0] is tables and time.monotonic() - fresh[1] < _FRESH_S:
+        return fresh[2]  # walked a moment ago (a run asks once per file)
     files = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
@@ -719,6 +827,7 @@ def package_table(root: str, tables: Tables) -> PackageTable:
     key = (tuple(signatures), tables.digest)
     hit = _PACKAGES.get(root)
     if hit is not None and hit[0] == key:
+        _FRESH[root] = (tables, time.monotonic(), hit[1])
         return hit[1]
     store_dir = _cache_dir()
     store_path = None
@@ -733,7 +842,6 @@ def package_table(root: str, tables: Tables) -> PackageTable:
             stored = {}
     per_file: Dict[str, list] = {}  # path -> [size, mtime, a pool-class candidate, [[name, returns]]]
     changed = False
-    test = _text_test(tables)
     for path, size, mtime in signatures:
         entry = stored.get(path)
         if entry is not None and len(entry) == 4 and entry[0] == size and entry[1] == mtime:
@@ -741,18 +849,21 @@ def package_table(root: str, tables: Tables) -> PackageTable:
             continue
         changed = True
         source = _read(path) if size <= _MAX_BYTES else None
-        candidate = source is not None and b"class" in source and test.search(source) is not None
-        learnt = learn_source(source, tables) if candidate else Learned()
-        per_file[path] = [size, mtime, candidate, [list(p) for p in learnt.accessors]]
+        maybe = source is not None and b"class" in source and b"return" in source
+        learnt = learn_source(source, tables) if maybe else Learned()
+        per_file[path] = [size, mtime, maybe, [list(p) for p in learnt.accessors]]
     if changed:  # accessors that delegate to one another module of the package teaches
         for _ in range(2):
             known = {n: r for e in per_file.values() for n, r in e[3]}
+            if not known:
+                break
+            calls = re.compile(("\\.(?:" + "|".join(re.escape(n) for n in sorted(known)) + ")\\(").encode())
             again = False
             for path, entry in per_file.items():
                 if not entry[2]:
                     continue
                 source = _read(path)
-                if source is None or not any(f".{n}(".encode() in source for n in known):
+                if source is None or not calls.search(source) or not candidate(source, tables, known):
                     continue
                 learnt = [list(p) for p in learn_source(source, tables, known).accessors]
                 if learnt != entry[3]:
@@ -773,6 +884,7 @@ def package_table(root: str, tables: Tables) -> PackageTable:
         except OSError:
             pass
     _PACKAGES[root] = (key, table)
+    _FRESH[root] = (tables, time.monotonic(), table)
     return table
 
 
@@ -788,10 +900,11 @@ def engine_learned(path: str, source: bytes, tables: Tables) -> Tuple[Dict[str, 
         if root is None:
             continue
         table = package_table(root, tables)
-        for accessor, returns in table.accessors:
-            if accessor not in tables.accessors and f".{accessor}".encode() in source:
-                accessors[accessor] = returns
-        used = set(accessors)
+        # the package's whole table (one tables object for every file of the package: the
+        # per-tables caches of the analysis stay warm); the files that teach what this one calls
+        # key its cached result
+        accessors.update((a, r) for a, r in table.accessors if a not in tables.accessors)
+        used = {a for a, _ in table.accessors if f".{a}(".encode() in source}
         teachers.extend(p for p, names in table.teachers if used & set(names)
                         and os.path.abspath(p) != os.path.abspath(path))
     return accessors, teachers
