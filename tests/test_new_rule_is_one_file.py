@@ -89,6 +89,39 @@ def _run(root: Path, *args, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
+# Several CLI runs of the copy in one child process (one start-up, not one a run): the child
+# imports the copy (PYTHONPATH) and runs each argv through conftest's in-process runner, which
+# gives each run its own argv, streams and exit code, as a process of its own would.
+DRIVER = '''
+import json, sys
+sys.path.insert(1, sys.argv[1])  # tests/, after the copy on PYTHONPATH
+import castlint
+assert castlint.__file__.startswith(sys.argv[2]), castlint.__file__  # the copy, not the checkout
+from conftest import _env, _run_in_process
+runs = [_run_in_process(argv, cwd=None, env=_env(None), input=None) for argv in json.loads(sys.argv[3])]
+runs = [[r.returncode, r.stdout, r.stderr] for r in runs]
+import contextlib, io, traceback
+out, code = io.StringIO(), 0
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+    try:  # then the script, in a fresh namespace
+        exec(compile(sys.argv[4], "<examples>", "exec"), {"__name__": "__main__"})
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+print(json.dumps(runs + [[code, out.getvalue(), ""]]))
+'''
+
+
+def _cli_runs(root: Path, *argvs, script: str, cwd: Path) -> list:
+    """`castlint ARGV` of the copy for each argv, then `python -c script`, as CompletedProcesses
+    (the script's stderr in its stdout), from one child process."""
+    proc = _run(root, "-c", DRIVER, str(Path(__file__).parent), str(root), json.dumps([list(a) for a in argvs]),
+                script, cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    return [subprocess.CompletedProcess(list(argv), code, out, err)
+            for argv, (code, out, err) in zip([*argvs, ("-c", script)], json.loads(proc.stdout))]
+
+
 def _differences(left: Path, right: Path) -> list:
     """Files that differ between two trees (caches ignored)."""
     cmp = filecmp.dircmp(left, right, ignore=["__pycache__", "rules"])
@@ -107,28 +140,28 @@ def test_a_new_rule_needs_only_its_own_file(tmp_path):
     (project / "hot.py").write_text("def forward(self, x):\n    print(x)\n    return x\n")
     (project / "cold.py").write_text("def setup(self, x):\n    print(x)\n")
 
-    rules = _run(root, "-m", "castlint", "rules", "--format", "json", cwd=project)
+    rules, check, sarif, doc, examples = _cli_runs(
+        root,
+        ("rules", "--format", "json"),
+        ("check", "--select", "CL950", "--no-cache", "--output-format", "json", "."),
+        ("check", "--select", "CL950", "--no-cache", "--output-format", "sarif", "."),
+        ("rule", "CL950"),
+        script=EXAMPLES, cwd=project)
     assert rules.returncode == 0, rules.stderr
     assert {"code": "CL950", "name": "print-in-forward",
             "summary": "A print() in a forward pass syncs the device on every step", "fix": "—"} \
         in json.loads(rules.stdout)
 
-    check = _run(root, "-m", "castlint", "check", "--select", "CL950", "--no-cache",
-                 "--output-format", "json", ".", cwd=project)
     assert check.returncode == 1, check.stderr
     found = json.loads(check.stdout)["findings"]
     assert [(os.path.basename(f["path"]), f["start"]["line"], f["code"]) for f in found] == [("hot.py", 2, "CL950")]
 
-    sarif = _run(root, "-m", "castlint", "check", "--select", "CL950", "--no-cache",
-                 "--output-format", "sarif", ".", cwd=project)
     driver = json.loads(sarif.stdout)["runs"][0]["tool"]["driver"]
     assert "CL950" in [r["id"] for r in driver["rules"]]
 
-    doc = _run(root, "-m", "castlint", "rule", "CL950", cwd=project)
     assert doc.returncode == 0 and "print() in a forward pass syncs" in doc.stdout
 
-    examples = _run(root, "-c", EXAMPLES, cwd=project)
-    assert examples.returncode == 0 and "examples ok" in examples.stdout, examples.stderr
+    assert examples.returncode == 0 and "examples ok" in examples.stdout, examples.stdout
 
     # the prefilter reads the rule's trigger words: without them the file is never parsed
     from castlint.prefilter import encode, has_trigger
