@@ -85,7 +85,7 @@ def test_fix_diff_writes_nothing(tmp_path):
     before = target.read_bytes()
     proc = run_castlint("fix", "--diff", target)
     assert proc.returncode == 1
-    assert proc.stdout.startswith("--- a/") and "+        elif not kv_read.native:" in proc.stdout
+    assert proc.stdout.startswith("--- a/") and "+        k_buffer = self.kv_read.convert(" in proc.stdout
     assert target.read_bytes() == before
 
 

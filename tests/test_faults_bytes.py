@@ -90,7 +90,7 @@ def test_every_fix_path_keeps_line_endings(tmp_path):
     new = fix_source(source, "flashinfer_mla_backend.py", load_tables()).new_source
     assert new == b"\xef\xbb\xbf" + MLA_FIXED.replace(b"\n", b"\r\n")
     proc = run_castlint("fix", "--stdin-filename", "flashinfer_mla_backend.py", "-", input=source, cwd=tmp_path)
-    assert proc.returncode in (0, 1) and proc.stdout.count("self.kv_read.plan(") >= 2, proc.stderr
+    assert proc.returncode in (0, 1) and proc.stdout.count("self.kv_read.call_plan(") >= 2, proc.stderr
 
 
 def test_keep_line_endings_unit():

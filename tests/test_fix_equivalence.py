@@ -331,6 +331,50 @@ def test_mla_guard_forced_off(out_name):
     assert added, "the fix added no module-level function: nothing was forced"
 
 
+@pytest.mark.parametrize("switch", [None, "auto", "native", "compact", "off"])
+@pytest.mark.parametrize("out_name", ["mla_backend.out.py", "mla_backend.minimal.out.py"])
+def test_each_switch_value_gives_its_path(out_name, switch, monkeypatch):
+    """SGLANG_MLA_KV_READ on the machine where every read is allowed (SM90, FlashInfer 0.7.2,
+    e4m3 pool): auto (and unset) and native read decode natively; compact never does, and
+    converts the rows a plan reads instead (full profile; the minimal module has no compact
+    read and keeps the cast); off is the input's behaviour exactly."""
+    from faketorch import harness
+
+    variable = TABLES.kv_read_switch["variable"]
+    if switch is None:
+        monkeypatch.delenv(variable, raising=False)
+    else:
+        monkeypatch.setenv(variable, switch)
+    # the pool reports many more rows than the world holds (the fixture never reads its size), so
+    # that converting the rows a plan reads costs less than the whole-pool cast
+    init = harness.FakePool.__init__
+
+    def big_pool(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.size = 100_000
+
+    monkeypatch.setattr(harness.FakePool, "__init__", big_pool)
+    run_original.cache_clear()
+    source = source_of(out_name).read_bytes()
+    options = FIX_OPTIONS[out_name]
+    new = fixed(source, options)
+    original, fixed_run = check_pair(source, new, Env(flashinfer="0.7.2", capability=(9, 0)),
+                                     added_modules(source, options))
+    what = f"{out_name}, {variable}={switch}"
+    decode = fixed_run.reads["forward_decode"]["decode_wrapper"]
+    if switch in (None, "auto", "native"):
+        assert_native(original, fixed_run, what)
+        assert decode == "native", fixed_run.reads
+    else:
+        assert_same(original, fixed_run, what)
+        assert not any(e["kind"] == "run" and e["ckv"] == FP8 for e in fixed_run.log), what
+        minimal = options.profile == "minimal"
+        assert decode == ("compact" if switch == "compact" and not minimal else "cast"), fixed_run.reads
+    if switch == "off":
+        assert set(fixed_run.reads["forward_extend"].values()) == {"cast"}, fixed_run.reads
+    run_original.cache_clear()
+
+
 def test_mla_fix_follows_a_shape_only_view_of_the_cast_buffer():
     source = source_of("mla_backend.out.py").read_text()
     cast = "        k_buf = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)\n"
@@ -396,22 +440,34 @@ def test_the_old_partial_rewrite_of_comprehensions_is_caught():
     assert execute(partial, Env(), "classes").errors["ToyGatherBackend.forward_spec"].startswith("RuntimeError")
 
 
-class _PlanKeepsModelDtype(cst.CSTTransformer):
-    """A broken MLA fix: plan()'s kv dtype is q's dtype again, while run() gets the FP8 pool."""
+class _ForwardFollowsAnotherWrapper(cst.CSTTransformer):
+    """A broken MLA fix: forward_decode reads the pool, and gives run() the scales, as the prefill
+    wrapper's plan chose, not as its own decode plan (which declared the FP8 pool) did."""
 
     def leave_Call(self, original, updated):
         func = updated.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-        if not (name == "plan" or str(name).endswith("_plan")):
-            return updated
-        args = list(updated.args)
-        keywords = {a.keyword.value: i for i, a in enumerate(args) if a.keyword is not None}
-        if "kv_data_type" in keywords and "q_data_type" in keywords:
-            i = keywords["kv_data_type"]
-            args[i] = args[i].with_changes(value=args[keywords["q_data_type"]].value)
-        elif len([a for a in args if a.keyword is None]) >= 12:
-            args[11] = args[11].with_changes(value=args[10].value)
-        return updated.with_changes(args=args)
+        if isinstance(func, cst.Attribute) and func.attr.value in ("convert", "scales") and updated.args \
+                and cst.Module([]).code_for_node(updated.args[0].value) == "self.decode_wrapper":
+            first = updated.args[0].with_changes(value=cst.parse_expression("self.prefill_wrapper"))
+            return updated.with_changes(args=[first, *updated.args[1:]])
+        return updated
+
+
+def _module_keeps_the_model_dtype() -> dict:
+    """A broken module: call_plan() chooses the native read but the plan keeps q's dtype, while
+    the forward gets the FP8 pool."""
+    from castlint.fixes.kv_read_module import kv_read_module
+
+    added = kv_read_module(str(FIX_DIR / "mla_backend.in.py"), TABLES)
+    broken = {}
+    for path, source in added.companions.items():
+        text = source.decode()
+        for old, new in (("kwargs = {**kwargs, kv_dtype_at: kv_dtype}", "kwargs = dict(kwargs)"),
+                         ("args[kv_dtype_at] = kv_dtype", "args[kv_dtype_at] = args[kv_dtype_at]")):
+            assert old in text, old
+            text = text.replace(old, new)
+        broken[path] = text.encode()
+    return broken
 
 
 class _ScaleTwo(cst.CSTTransformer):
@@ -419,21 +475,26 @@ class _ScaleTwo(cst.CSTTransformer):
         return updated.with_changes(value="2.0") if updated.value == "1.0" else updated
 
 
-@pytest.mark.parametrize("mutation", [_PlanKeepsModelDtype, _ScaleTwo], ids=lambda m: m.__name__.strip("_"))
+@pytest.mark.parametrize("mutation", [_ForwardFollowsAnotherWrapper, _ScaleTwo, _module_keeps_the_model_dtype],
+                         ids=lambda m: m.__name__.strip("_"))
 def test_a_broken_mla_fix_is_caught_on_the_native_branch(mutation):
     source = source_of("mla_backend.out.py").read_bytes()
     new = fixed(source, FixOptions())
-    broken = cst.parse_module(new).visit(mutation()).bytes
-    if broken == new:
-        pytest.skip("nothing to mutate in this version of the fix")
+    companions = None
+    if isinstance(mutation, type):
+        broken = cst.parse_module(new).visit(mutation()).bytes
+        if broken == new:
+            pytest.skip("nothing to mutate in this version of the fix")
+    else:
+        broken, companions = new, mutation()
     env = Env(flashinfer="0.7.2", capability=(9, 0))
     original, good = check_pair(source, new, env)
     assert_native(original, good, "the real fix")
-    original, bad = check_pair(source, broken, env)
+    original, bad = check_pair(source, broken, env, companions)
     with pytest.raises(AssertionError):
         assert_native(original, bad, "the broken fix")
     # and on the fallback branch the mutation is invisible, as it should be
-    original, off = check_pair(source, broken, Env(flashinfer="0.7.2", capability=(12, 0)))
+    original, off = check_pair(source, broken, Env(flashinfer="0.7.2", capability=(12, 0)), companions)
     assert_same(original, off, "the broken fix, fallback")
 
 

@@ -86,6 +86,6 @@ def test_two_codemods_in_one_file_share_one_parse(tmp_path, monkeypatch):
     outcome = fix_files([str(target)], load_tables(), config, FixOptions(), jobs=1)
     fixed = target.read_bytes()
     assert outcome.changed == [str(target), str(tmp_path / "mla_kv_read.py")] and outcome.errors == []
-    assert b"[loc].to(torch.bfloat16)" in fixed and b"self.kv_read.plan(" in fixed  # both codemods
+    assert b"[loc].to(torch.bfloat16)" in fixed and b"self.kv_read.call_plan(" in fixed  # both codemods
     assert sum(1 for text in parsed if text == source) == 1
     assert not any(text == fixed for text in parsed)

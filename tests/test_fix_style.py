@@ -120,7 +120,7 @@ def test_sglangs_own_settings_give_the_current_layout(tmp_path):
 def test_the_fix_writes_at_the_trees_line_length(tmp_path, profile, length):
     """[tool.black] line-length = N: Black at N leaves every line the fix wrote as it is (the
     original's own lines are not castlint's to judge), the added module passes Black and isort
-    (profile black) at N, and the output differs from the 88-column one where lines wrap."""
+    (profile black) at N, and no line it wrote in the backend is longer than N."""
     pytest.importorskip("black")
     pytest.importorskip("isort")
     config = {"pyproject.toml": f"[tool.black]\nline-length = {length}\n\n[tool.isort]\nprofile = \"black\"\n"
@@ -140,9 +140,9 @@ def test_the_fix_writes_at_the_trees_line_length(tmp_path, profile, length):
             assert isort.returncode == 0, (name, isort.stdout + isort.stderr)
         added = [line for line in after.splitlines() if line not in before.splitlines()]
         code = [line for line in added if not line.lstrip().startswith(("#", '"""'))]
-        assert all(len(line) <= max(length, 88) for line in code), [line for line in code if len(line) > length]
-    if length < 88 and profile == "full":  # its plan() preludes are one argument per line at 79
-        assert files[BACKEND][1] != default[BACKEND][1]
+        # the backend's edits at N; the module's comments and docstrings may reach 88 (Black leaves them)
+        limit = length if name == BACKEND else max(length, 88)
+        assert all(len(line) <= limit for line in code), [line for line in code if len(line) > limit]
     if profile == "full" and length > 88:  # the conversion cost row fits one line at 100
         assert files[MODULE][1] != default[MODULE][1]
 
@@ -151,7 +151,8 @@ def test_the_fix_writes_at_the_trees_line_length(tmp_path, profile, length):
 @pytest.mark.parametrize("length", [79, 120])
 def test_sglang_0_5_23_at_another_line_length(tmp_path, length):
     """The released 0.5.23 backend in a tree that says [tool.black] line-length = N: Black at N
-    accepts every line the fix wrote, and the backend's edits differ from the 88-column ones."""
+    accepts every line the fix wrote; at 79 the backend's edits differ from the 88-column ones
+    (the MlaKvRead construction wraps), at 120 they are the same (none needs more than 88)."""
     pytest.importorskip("black")
     from conftest import sglang_tree
 
@@ -181,4 +182,4 @@ def test_sglang_0_5_23_at_another_line_length(tmp_path, length):
     formatted = set(black.stdout.splitlines())
     written = [line for line in outputs["n"].splitlines() if line not in before]
     assert written and [line for line in written if line not in formatted] == []
-    assert outputs["n"] != outputs["d"]
+    assert (outputs["n"] != outputs["d"]) == (length < 88)

@@ -224,6 +224,10 @@ def _fixed(path: Path, api: str = "auto") -> bytes:
     return result.new_source
 
 
+# run() given the layer's checkpoint k_scale, which MLATokenToKVPool never applied
+WRONG_SCALES = b"ckv_scale=layer.k_scale_float, kpe_scale=layer.k_scale_float"
+
+
 def _module() -> bytes:
     """The module the fix adds beside the backend, as castlint writes it."""
     from castlint.fixes.kv_read_module import module_source
@@ -352,6 +356,36 @@ def test_sweep_cpu_writes_table_json_and_svg(tmp_path, tree):
     assert svg.read_text().startswith("<svg") and "pool 4,096" in svg.read_text()
 
 
+@pytest.mark.parametrize("switch,decode,extend", [
+    (None, "native", "compact"),  # unset: auto
+    ("auto", "native", "compact"),
+    ("native", "native", "cast"),  # the FP8-KV kernel only: a prefill it does not win keeps the cast
+    ("compact", "compact", "compact"),  # never the FP8-KV kernel
+    ("off", "cast", "cast"),  # the original path everywhere
+])
+def test_each_switch_value_gives_its_path(tmp_path, tree, monkeypatch, switch, decode, extend):
+    """SGLANG_MLA_KV_READ, read by the module the fix adds, through the whole CPU harness: each
+    value gives its read at each site (plans, runs and the kernel proof agree), and every one
+    of them passes against the original."""
+    from castlint.validate.harness import KV_READ_ENV
+
+    if switch is None:
+        monkeypatch.delenv(KV_READ_ENV, raising=False)
+    else:
+        monkeypatch.setenv(KV_READ_ENV, switch)
+    code, report = _validate(tmp_path, tree, profile=True)
+    assert code == 0, report
+    assert (report["guard"]["kv_read"] is None) == (switch == "off")
+    for name, read in (("decode", decode), ("extend-paged", extend)):
+        site = _site(report, name)
+        assert site["status"] == "pass" and site["numerics"]["max_abs"] == 0.0, site
+        assert site["patched"]["read"] == read, (name, site["patched"]["read"])
+        fp8 = {p["kv_dtype"] for p in site["patched"]["plans"]} == {"float8_e4m3fn"}
+        assert fp8 == (read == "native"), site["patched"]["plans"]
+        assert all((r["ckv_scale"] == 1.0) == (read == "native") for r in site["patched"]["runs"])
+        assert site["patched"]["proof"]["moves_whole_pool"] is (read == "cast"), name
+
+
 def test_patched_file_with_baseline_passes(tmp_path, tree):
     code, report = _validate(tmp_path, tree, patched=_fixed(tree), profile=False)
     assert code == 0
@@ -360,7 +394,7 @@ def test_patched_file_with_baseline_passes(tmp_path, tree):
 
 def test_wrong_scale_fails_with_a_clear_report(tmp_path, tree):
     # run() given the layer's checkpoint k_scale, which MLATokenToKVPool never applied
-    broken = _fixed(tree).replace(b"ckv_scale=kv_read.scale", b"ckv_scale=layer.k_scale_float")
+    broken = _fixed(tree).replace(b"**self.kv_read.scales(decode_wrapper)", WRONG_SCALES)
     code, report = _validate(tmp_path, tree, patched=broken, profile=False, sites=("decode",))
     assert code == 1
     assert report["passed"] is False
@@ -374,7 +408,7 @@ def test_wrong_scale_fails_with_a_clear_report(tmp_path, tree):
 
 
 def test_wrong_literal_scale_fails(tmp_path, tree):
-    broken = _module().replace(b"return 1.0 if self.native else None", b"return 0.5 if self.native else None")
+    broken = _module().replace(b"dict.fromkeys(RUN_SCALES, 1.0) if", b"dict.fromkeys(RUN_SCALES, 0.5) if")
     assert broken != _module()
     code, report = _validate(tmp_path, tree, patched=_fixed(tree), module=broken, profile=False, sites=("decode",))
     assert code == 1
@@ -382,8 +416,7 @@ def test_wrong_literal_scale_fails(tmp_path, tree):
 
 
 def test_kv_dtype_left_as_model_dtype_fails_with_a_clear_report(tmp_path, tree):
-    broken = _module().replace(b"return self.allowed.kv_dtype if read.native else dtype",
-                               b"return dtype")
+    broken = _module().replace(b"args[kv_dtype_at] = kv_dtype", b"args[kv_dtype_at] = args[kv_dtype_at]")
     assert broken != _module()
     code, report = _validate(tmp_path, tree, patched=_fixed(tree), module=broken, profile=False, sites=("decode",))
     assert code == 1
@@ -395,7 +428,7 @@ def test_kv_dtype_left_as_model_dtype_fails_with_a_clear_report(tmp_path, tree):
 
 
 def test_text_report_names_the_failure(tmp_path, tree, capsys):
-    broken = _fixed(tree).replace(b"ckv_scale=kv_read.scale", b"ckv_scale=layer.k_scale_float")
+    broken = _fixed(tree).replace(b"**self.kv_read.scales(decode_wrapper)", WRONG_SCALES)
     patched = tmp_path / "p.py"
     patched.write_bytes(broken)
     out = tmp_path / "report.txt"

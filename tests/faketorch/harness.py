@@ -374,6 +374,9 @@ class Run:
     tensors: Dict[str, Any] = field(default_factory=dict)  # label -> returned value (for tolerance checks)
     errors: Dict[str, str] = field(default_factory=dict)  # label -> the exception, for messages
     spans: Dict[str, tuple] = field(default_factory=dict)  # label -> its slice of the log
+    # label of a driven forward -> the reads its backend's MlaKvRead (the fixed module's) had then
+    # chosen for the backend's wrappers, by attribute name
+    reads: Dict[str, Dict[str, str]] = field(default_factory=dict)
 
     def record(self, label: str, fn: Callable[[], Any], pool: FakePool):
         start = len(self.log)
@@ -545,6 +548,10 @@ def drive_mla(module, world: World, run: Run, wrapper_cls):
                     run.record(f"{uname}.plan", lambda p=plan, w=wrapper: _call(p, world, mode, backend, wrapper=w),
                                pool)
             run.record(method, lambda m=method, md=mode: _call(getattr(backend, m), world, md, backend), pool)
+            reads = vars(backend).get("kv_read")
+            if reads is not None and hasattr(reads, "read"):
+                run.reads[method] = {name: reads.read(w).kind for name, w in vars(backend).items()
+                                     if isinstance(w, wrapper_cls)}
 
 
 def kv_read_modules(companions: Optional[Dict[str, bytes]] = None) -> Dict[str, bytes]:

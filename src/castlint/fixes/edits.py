@@ -147,13 +147,15 @@ def black_call(target: Optional[str], func: str, args: List[str], column: int,
 
 
 def fit_statement(statement: cst.SimpleStatementLine, column: int,
-                  line_length: int = LINE_LENGTH) -> List[cst.BaseStatement]:
+                  line_length: int = LINE_LENGTH, rejoin: bool = False) -> List[cst.BaseStatement]:
     """A one-line `x = f(...)` or `f(...)` statement too long for the line, laid out as Black
-    lays it out (the arguments on their own line or one per line); anything else as it is."""
+    lays it out (the arguments on their own line or one per line); with `rejoin`, also such a
+    statement over several lines whose call has no magic trailing comma and no comment (an
+    argument added to it may no longer fit its line); anything else as it is."""
     node = statement.body[0] if len(statement.body) == 1 else None
     code = cst.Module([]).code_for_node
     text = code(node) if node is not None else "\n"
-    if "\n" in text or column + len(text) <= line_length or statement.trailing_whitespace.comment is not None:
+    if statement.trailing_whitespace.comment is not None:
         return [statement]
     if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call):
         target, call = code(node.targets[0].target), node.value
@@ -161,7 +163,13 @@ def fit_statement(statement: cst.SimpleStatementLine, column: int,
         target, call = None, node.value
     else:
         return [statement]
-    args = [code(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip() for arg in call.args]
+    if "\n" in text:
+        magic = bool(call.args) and isinstance(call.args[-1].comma, cst.Comma)
+        if not rejoin or magic or "#" in text:
+            return [statement]
+    elif column + len(text) <= line_length:
+        return [statement]
+    args = [one_line(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip() for arg in call.args]
     laid = statements(black_call(target, code(call.func), args, column, line_length))
     return [laid[0].with_changes(leading_lines=statement.leading_lines), *laid[1:]]
 
@@ -172,6 +180,12 @@ def fill_placeholders(text: str, values: Dict[str, object], template: str, line_
     for name, value in values.items():
         filled = f"{name} = " + (value.source(len(name) + 3, line_length=line_length) if isinstance(value, Record)
                                  else _value_source(value, line_length=line_length))
+        if "\n" not in filled and len(filled) > line_length and isinstance(value, (tuple, dict)) and value:
+            # too long for one line: one element per line, ending in a magic trailing comma
+            items = ([f"{literal(k)}: {_value_source(v)}" for k, v in value.items()] if isinstance(value, dict)
+                     else [_value_source(v, False) for v in value])
+            opening, closing = "{}" if isinstance(value, dict) else "()"
+            filled = f"{name} = {opening}\n" + "".join(f"    {item},\n" for item in items) + closing
         text, found = re.subn(rf"^{name} = (\(\)|\{{\}}|\"\"|0\.0)$", lambda _: filled, text, count=1, flags=re.M)
         if not found:
             raise ValueError(f"{template}: no placeholder {name}")

@@ -11,11 +11,22 @@ host and from values the plan already has, one of three reads (rules/crossover.t
 - cast: the original whole-pool cast (where neither wins, where the shape is
   unknown, and in every environment the FP8-KV kernel does not support).
 
-The choice is recorded on the wrapper at plan time, and forward reads it from the
-wrapper it runs, so plan and forward always agree, CUDA graphs included. The
-generated code holds the capability matrix (rules/flashinfer.toml) and the cost
-model (rules/crossover.toml); the call form follows the FlashInfer the target
-sglang pins, or FlashInfer 0.7's keyword form with --flashinfer-api keyword.
+The machinery is in the module the fix adds beside the backend (mla_kv_read.py,
+castlint.fixes.kv_read_module); the backend changes only at its call sites:
+
+- each plan goes through the backend's MlaKvRead, by its callee only:
+  `wrapper.plan(...)` becomes `self.kv_read.call_plan(wrapper.plan, ...)` and
+  `fast_mla_decode_plan(w, ...)` `self.kv_read.call_plan(fast_mla_decode_plan, w, ...)`,
+  the arguments as they were (the module binds them by FlashInfer's names, from
+  rules/flashinfer.toml, chooses the read and passes the KV dtype it needs);
+- the cast `k = pool_read.to(dtype)` becomes `k = pool_read` and
+  `k = self.kv_read.convert(wrapper, k, dtype)`;
+- the run() it feeds gets `**self.kv_read.scales(wrapper)`.
+
+The choice is kept by wrapper at plan time, and forward reads it for the wrapper it
+runs, so plan and forward always agree, CUDA graphs included. The call form follows
+the FlashInfer the target sglang pins, or FlashInfer 0.7's keyword form with
+--flashinfer-api keyword.
 
 A site is rewritten only when every reader of the converted value is a run() that
 can take the choice; otherwise the whole file is left alone, with the reason.
@@ -32,19 +43,20 @@ import libcst.matchers as m
 from castlint.analysis import ModuleAnalysis
 from castlint.analysis.dataflow import dotted
 from castlint.analysis.mla_sites import (
-    CastSite, PlanSite, RewriteRefused, cast_site, feeds_a_run, is_mla_plan, names_in, plan_site,
+    CastSite, PlanSite, RewriteRefused, cast_site, feeds_a_run, is_mla_plan, plan_site,
     why_not_rewritable,
 )
 from castlint.analysis.context import FileContext
 from castlint.analysis.wrappers import match_wrapper
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 from castlint.fixes.edits import (
-    add_import, append_args, black_call, fit_statement, keyword_arg, literal, star_star_arg, statements,
+    add_import, append_args, black_call, clean_separator, fit_statement, keyword_arg, literal, one_line, star_star_arg,
+    statements,
 )
 from castlint.fixes.kv_read_module import kv_read_module, run_scales
 from castlint.fixes.style import DEFAULT, Style, style_for
 from castlint.fixes.target import Target, detect_target
-from castlint.mla_names import MLA_CODEMOD, READ_ATTR, READ_CLASS
+from castlint.mla_names import DCP_KEYWORD, MLA_CODEMOD, PLAN_METHOD, READ_ATTR, READ_CLASS
 from castlint.tables import Tables
 
 
@@ -134,8 +146,6 @@ class MlaReadRewrite(cst.CSTTransformer):
         self.line_length = style.line_length
         self.keyword_api = keyword_api
         self.import_line, self.import_name, self.minimal = import_line, import_name, minimal
-        scales_since = next((row["version"] for row in tables.mla_signatures if row.get("run_scales")), None)
-        self.explicit_scales = keyword_api or (scales_since is not None and target.flashinfer_at_least(scales_since))
         self.scale_keywords = run_scales(tables)
         self.keyword_row = next((row for row in tables.mla_signatures if row.get("keyword_form")), None)
         self.backend_kind = backend_kind
@@ -143,21 +153,9 @@ class MlaReadRewrite(cst.CSTTransformer):
         self.casts = {id(site.statement): site for site in plan.casts}
         self.plan_statements = {id(site.statement): site for site in plan.plans}
         self.plan_calls = {id(site.call): site for site in plan.plans if site.redirect}
-        self.replace_args: Dict[int, str] = {}
         self.runs: Dict[int, Tuple[CastSite, cst.Call]] = {id(r): (s, r) for s in plan.casts for r in s.runs}
-        # runs outside the cast's block: the read is looked up again right before their statement
-        self.run_preludes: Dict[int, CastSite] = {}
-        self.runs_with_local: set = set()
         self.run_statements = {id(line) for site in plan.casts for run in site.runs
                                for line in [self._statement_line(run)] if line is not None}
-        for site in plan.casts:
-            for run in site.runs:
-                if id(run) in site.runs_in_block:
-                    continue
-                statement = self._statement_line(run)
-                if statement is not None and analysis.enclosing_function(run) is site.function:
-                    self.run_preludes[id(statement)] = site
-                    self.runs_with_local.add(id(run))
         self.insert_first: Dict[int, str] = {}  # id(__init__) -> code placed first (after a docstring)
         self.insert_after: Dict[int, str] = {}  # id(statement) -> code placed right after it
         self.applied: List[str] = []
@@ -166,9 +164,7 @@ class MlaReadRewrite(cst.CSTTransformer):
             for node in m.findall(analysis.module, m.Assign()) for t in node.targets
         )
         self.needs_plan_metadata_import = False
-        self.plan_names: Dict[int, Tuple[str, str]] = {}
         self._schedule_inits()
-        self._name_plan_locals()
         if not minimal:
             self._mark_cuda_graph_wrappers()
 
@@ -210,9 +206,9 @@ class MlaReadRewrite(cst.CSTTransformer):
         for backend in backends:
             init, runner = self._init_with_runner(backend, "the backend has no __init__(model_runner, ...) to "
                                                            "decide the read in")
-            args = [runner, literal(self.backend_kind)]
+            args = [runner] + ([] if self.backend_kind == "auto" else [literal(self.backend_kind)])
             if self.dcp_expression:
-                args.append(f"reads_other_buffer={self.dcp_expression}")
+                args.append(f"{DCP_KEYWORD}={self.dcp_expression}")
             column = self.analysis.position(init).start.column + 4
             self._early_in_init(init, black_call(f"self.{READ_ATTR}", READ_CLASS, args, column, self.line_length))
         owners = []
@@ -276,41 +272,33 @@ class MlaReadRewrite(cst.CSTTransformer):
             line_statement = self.analysis.parent(statement)
             self.insert_after[id(line_statement)] = self.insert_after.get(id(line_statement), "") + mark
 
-    def _name_plan_locals(self) -> None:
-        for site in self.plan.plans:
-            function = self.analysis.enclosing_function(site.call)
-            taken = names_in(function) if function is not None else set()
-            name = next(n for n in ("plan_kv_data_type", *(f"plan_kv_data_type_{i}" for i in range(2, 20)))
-                        if n not in taken)
-            self.plan_names[id(site.statement)] = name
-            if site.redirect:
-                self.replace_args[id(site.kv_arg)] = name
+    def _keep_cast_line(self, site: PlanSite) -> str:
+        """Before a plan the fix cannot redirect: its run() keeps the cast."""
+        return f"self.{READ_ATTR}.keep_cast({site.wrapper})  # this plan keeps the model dtype\n"
 
-    def _plan_prelude(self, site: PlanSite) -> str:
-        if not site.redirect:
-            return f"self.{READ_ATTR}.keep_cast({site.wrapper})  # this plan keeps the model dtype\n"
-        decode = is_decode_plan(site)
-        code = self.analysis.code
-        if self.minimal:  # decode plans only: the read depends on nothing the plan holds
-            args = [site.wrapper, code(site.kv_arg)]
-        else:
-            args = [site.wrapper, code(site.qo_indptr.value), code(site.kv_indptr.value),
-                    code(site.kv_indices.value), code(site.kv_arg), f"decode={decode}"]
-        column = self.analysis.position(site.statement).start.column
-        return black_call(self.plan_names[id(site.statement)], f"self.{READ_ATTR}.plan", args, column,
-                          self.line_length)
+    def _routed(self, call: cst.Call) -> cst.Call:
+        """`wrapper.plan(args)` as `self.kv_read.call_plan(wrapper.plan, args)` and `plan_fn(w, args)`
+        as `self.kv_read.call_plan(plan_fn, w, args)`: only the callee changes, the arguments stay as
+        they are (one per line when they were). Not named `plan`: a `.plan(...)` call that passes
+        `kv_data_type=` would read as a FlashInfer plan of the model dtype (CL002)."""
+        args = list(call.args)
+        exploded = bool(args) and isinstance(args[0].comma, cst.Comma) and isinstance(
+            args[0].comma.whitespace_after, cst.ParenthesizedWhitespace)
+        if len(args) == 1 and isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+            exploded = True
+        separator = clean_separator(args[0].comma) if exploded and len(args) > 1 else None
+        if separator is None and exploded:  # one argument, on its own line
+            separator = cst.Comma(whitespace_after=call.whitespace_before_args)
+        callee = cst.Arg(value=call.func, comma=separator or cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return call.with_changes(func=cst.parse_expression(f"self.{READ_ATTR}.{PLAN_METHOD}"), args=[callee, *args])
 
-    def _cast_source(self, site: CastSite, variable: str) -> str:
-        """The original cast of `variable`, its arguments kept, laid out on one line (the
-        original may span lines at another indentation)."""
+    def _cast_arguments(self, site: CastSite) -> List[str]:
+        """The original cast's arguments, each on one line (the original may span lines)."""
         parts = []
         for arg in site.cast.args:
-            value = self.analysis.code(arg.value)
+            value = one_line(arg.value)
             parts.append(f"{arg.star}{arg.keyword.value}={value}" if arg.keyword is not None else f"{arg.star}{value}")
-        return f"{variable}.{site.cast.func.attr.value}({', '.join(parts)})"
-
-    def _read_line(self, local: str, wrapper: str, column: int) -> str:
-        return black_call(local, f"self.{READ_ATTR}.read", [wrapper], column, self.line_length)
+        return parts
 
     # -- visitors --------------------------------------------------------------
     def leave_SimpleStatementLine(self, original, updated):
@@ -318,35 +306,27 @@ class MlaReadRewrite(cst.CSTTransformer):
         if site is not None:
             assign = updated.body[0]
             keep = updated.with_changes(body=[assign.with_changes(value=assign.value.func.value)])
-            v, r = site.variable, site.local_read
-            cast = self._cast_source(site, v)
-            dtype = self.analysis.code(site.cast.args[0].value)
-            read = self._read_line(r, site.wrapper, self.analysis.position(original).start.column)
-            if self.minimal:
-                guard = statements(read + f"if not {r}.native:\n    {v} = {cast}\n")
-            else:
-                guard = statements(read + f"if {r}.compact:\n    {v} = {r}.convert({v}, {dtype})\n"
-                                          f"elif not {r}.native:\n    {v} = {cast}\n")
+            v, column = site.variable, self.analysis.position(original).start.column
+            convert = black_call(v, f"self.{READ_ATTR}.convert", [site.wrapper, v, *self._cast_arguments(site)],
+                                 column, self.line_length)
             self.applied.append(f"line {self.analysis.position(site.cast).start.line}: read the pool as the plan chose "
-                                "(native, the rows it reads, or the original cast)")
-            return cst.FlattenSentinel([keep, *guard])
+                                + ("(native or the original cast)" if self.minimal
+                                   else "(native, the rows it reads, or the original cast)"))
+            return cst.FlattenSentinel([keep, *statements(convert)])
         plan = self.plan_statements.get(id(original))
         if plan is not None:
             line = self.analysis.position(plan.call).start.line
-            self.applied.append(f"line {line}: plan() chooses the KV read on the host" if plan.redirect
-                                else f"line {line}: plan() records the original cast read")
-            return cst.FlattenSentinel([*statements(self._plan_prelude(plan)), updated])
+            column = self.analysis.position(original).start.column
+            if plan.redirect:
+                self.applied.append(f"line {line}: plan() chooses the KV read on the host")
+                fitted = fit_statement(updated, column, self.line_length, rejoin=True)
+                return fitted[0] if len(fitted) == 1 else cst.FlattenSentinel(fitted)
+            self.applied.append(f"line {line}: plan() records the original cast read")
+            return cst.FlattenSentinel([*statements(self._keep_cast_line(plan)), updated])
         if id(original) in self.run_statements:  # a one-line run() that its scales make too long
             column = self.analysis.position(original).start.column
             fitted = fit_statement(updated, column, self.line_length)
             updated = fitted[0] if len(fitted) == 1 else cst.FlattenSentinel(fitted)
-        before = self.run_preludes.get(id(original))
-        if before is not None:
-            column = self.analysis.position(original).start.column
-            read = statements(self._read_line(before.local_read, before.wrapper, column))
-            nodes = list(updated.nodes) if isinstance(updated, cst.FlattenSentinel) else [updated]
-            read[0] = read[0].with_changes(leading_lines=original.leading_lines)
-            updated = cst.FlattenSentinel([*read, nodes[0].with_changes(leading_lines=[]), *nodes[1:]])
         after = self.insert_after.get(id(original))
         if after:
             nodes = list(updated.nodes) if isinstance(updated, cst.FlattenSentinel) else [updated]
@@ -361,18 +341,12 @@ class MlaReadRewrite(cst.CSTTransformer):
         at = 1 if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])) else 0
         return updated.with_changes(body=updated.body.with_changes(body=[*body[:at], *statements(code), *body[at:]]))
 
-    def leave_Arg(self, original, updated):
-        name = self.replace_args.get(id(original.value))
-        if name is not None:
-            return updated.with_changes(value=cst.Name(name))
-        return updated
-
     def leave_Call(self, original, updated):
         if id(original) in self.plan_calls:
             if self.keyword_api and not self.rebinds_plan and isinstance(original.func, cst.Attribute) \
                     and self._positional_prefix(updated) >= 4:
-                return self._keyword_plan(updated)
-            return updated
+                updated = self._keyword_plan(updated)
+            return self._routed(updated)
         found = self.runs.get(id(original))
         if found is None:
             return updated
@@ -380,16 +354,12 @@ class MlaReadRewrite(cst.CSTTransformer):
         keywords = {arg.keyword.value for arg in updated.args if arg.keyword is not None}
         if self.scale_keywords[0] in keywords or any(arg.star == "**" for arg in updated.args):
             return updated
-        local = id(original) in site.runs_in_block or id(original) in self.runs_with_local
-        read = site.local_read if local else f"self.{READ_ATTR}.read({site.wrapper})"
-        if self.explicit_scales:
-            extra = [keyword_arg(name, f"{read}.scale") for name in self.scale_keywords]
-        else:
-            extra = [star_star_arg(f"{read}.scales")]
+        extra = [star_star_arg(f"self.{READ_ATTR}.scales({site.wrapper})")]
         args = list(updated.args)
         if self.keyword_api and len([x for x in args if x.keyword is None and not x.star]) >= 4:
             args = self._keyword_run_args(args)
-        self.applied.append(f"line {self.analysis.position(original).start.line}: run() gets {'/'.join(self.scale_keywords)}")
+        self.applied.append(f"line {self.analysis.position(original).start.line}: run() gets "
+                            f"{'/'.join(self.scale_keywords)} when it reads natively")
         return updated.with_changes(args=append_args(args, extra))
 
     # -- FlashInfer >= 0.7 keyword form ---------------------------------------------
@@ -425,7 +395,7 @@ class MlaReadRewrite(cst.CSTTransformer):
             args=[arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < 3 else cst.MaybeSentinel.DEFAULT,
                                    whitespace_after_arg=cst.SimpleWhitespace(""))
                   for i, arg in enumerate(args[:4])])
-        metadata_keyword = self.keyword_row["plan_keywords"][0]
+        metadata_keyword = spec["keyword"]
         new_args = [cst.Arg(keyword=cst.Name(metadata_keyword), value=metadata, equal=eq, comma=args[3].comma)]
         for i, arg in enumerate(args[4:], start=4):
             if arg.keyword is None:

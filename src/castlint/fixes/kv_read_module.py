@@ -192,6 +192,25 @@ def template_values(tables: Tables) -> Dict[str, object]:
         "PAGED_WHOLE_POOL_SHARE": float(tables.paged_kv_read["whole_pool_share"]),
         "POOL_ROWS": (pool["pool"], pool["size"], pool["padding"]),
         "RUN_SCALES": run_scales(tables),
+        **plan_signature(tables),
+    }
+
+
+def plan_signature(tables: Tables) -> Dict[str, object]:
+    """How the module binds a plan()'s arguments (rules/flashinfer.toml): the MLA plan's
+    positional parameters (the newest [[mla_signature]]), the other keywords callers spell
+    some of them with (`plan_keyword_aliases`), the keyword of FlashInfer 0.7's metadata
+    object (`plan_metadata.keyword`) and the KV dtype parameter (the MLA [[wrapper]]'s)."""
+    rows = tables.mla_signatures
+    aliases = {alias: name for row in rows for name, spelled in row.get("plan_keyword_aliases", {}).items()
+               for alias in spelled}
+    metadata = next((row["plan_metadata"].get("keyword", "") for row in reversed(rows) if row.get("plan_metadata")),
+                    "")
+    return {
+        "PLAN_PARAMETERS": tuple(rows[-1]["plan_positional"]),
+        "PLAN_KEYWORD_ALIASES": aliases,
+        "PLAN_METADATA": metadata,
+        "PLAN_KV_DTYPE": tables.mla_wrapper().kv_dtype.keyword,
     }
 
 

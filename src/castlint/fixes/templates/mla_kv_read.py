@@ -15,6 +15,12 @@ This module picks a cheaper read, on the host, from values the plan already hold
   same for paged kernels: FlashAttention 3/4, xpu and musa MLA);  # [compact]
 - cast: the whole-pool conversion, kept where nothing else wins.
 
+The backend goes through its MlaKvRead at three places: each plan call
+(`kv_read.call_plan(wrapper.plan, ...)`: the read is chosen and the plan gets
+the KV dtype it needs), the pool read before run() (`kv_read.convert(wrapper,
+k, dtype)` in place of `k.to(dtype)`) and run()'s scales
+(`**kv_read.scales(wrapper)`).
+
 The environment variable SGLANG_MLA_KV_READ selects auto (the default), native
 (the FP8-KV kernel only, else the cast), compact (never the FP8-KV kernel) or off
 (the whole-pool conversion everywhere).
@@ -22,6 +28,8 @@ The environment variable SGLANG_MLA_KV_READ selects auto (the default), native
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 import os  # [switch]
 import weakref
@@ -108,6 +116,14 @@ PAGED_WHOLE_POOL_SHARE = ()  # [compact]
 POOL_ROWS = ()
 # run()'s scale keywords.
 RUN_SCALES = ()
+# FlashInfer's MLA plan(): its parameters after the wrapper, in order; other
+# keywords callers pass some of them by (sglang's fast_mla_*_plan); the keyword
+# that carries the indices in one object, under their own names (FlashInfer >=
+# 0.7: plan(metadata=...)); and the KV dtype parameter.
+PLAN_PARAMETERS = ()
+PLAN_KEYWORD_ALIASES = {}
+PLAN_METADATA = ""
+PLAN_KV_DTYPE = ""
 
 
 def kv_read_mode():
@@ -160,12 +176,8 @@ class KvRead:
         return self.kind == "compact"
 
     @property
-    def scale(self):
-        # the pool stores FP8 unscaled (set_kv_buffer casts without a scale)
-        return 1.0 if self.native else None
-
-    @property
     def scales(self):
+        # the pool stores FP8 unscaled (set_kv_buffer casts without a scale)
         return dict.fromkeys(RUN_SCALES, 1.0) if self.native else {}
 
     # [compact]
@@ -204,13 +216,16 @@ class MlaKvRead:
     """How one MLA backend reads its FP8 KV pool.
 
     The reads allowed here are decided once, at init (`allowed`: None keeps the
-    whole-pool conversion everywhere). Each plan() then chooses one read for the
-    run() it prepares; the choice is kept here, by wrapper, and the forward that
-    runs the wrapper follows it, so plan and forward always agree.
+    whole-pool conversion everywhere). Each plan goes through `call_plan()`,
+    which chooses one read for the run() it prepares; the choice is kept here, by
+    wrapper, and the forward that runs the wrapper follows it (`convert()`,
+    `scales()`), so plan and forward always agree. With decode-context
+    parallelism (`dcp_enabled`) run() reads a per-batch buffer, not the pool,
+    so the original read is kept.
     """
 
-    def __init__(self, model_runner, backend="auto", reads_other_buffer=False):
-        self.allowed = allowed_reads(model_runner, backend, reads_other_buffer)
+    def __init__(self, model_runner, backend="auto", dcp_enabled=False):
+        self.allowed = allowed_reads(model_runner, backend, dcp_enabled)
         self._reads = weakref.WeakKeyDictionary()
         self._in_cuda_graphs = weakref.WeakSet()  # [compact]
 
@@ -219,26 +234,41 @@ class MlaKvRead:
         """Mark a wrapper that a CUDA graph replays: its read is fixed at capture."""
         self._in_cuda_graphs.add(wrapper)
 
-    # [compact]
-    def plan(self, wrapper, qo_indptr, kv_indptr, kv_indices, dtype, decode):
-        """Choose how the next run() on `wrapper` reads the pool; return the kv
-        dtype its plan declares (`dtype` unless it reads the pool natively)."""
+    def call_plan(self, plan, *args, **kwargs):
+        """plan(*args, **kwargs), where `plan` is a wrapper's plan() or a function
+        that takes the wrapper first, once the read of the next run() on that
+        wrapper is chosen: the plan declares the KV dtype that read needs (the
+        pool's when it reads natively, else the one given)."""
+        wrapper, named, kv_dtype_at = plan_arguments(plan, args, kwargs)
         read = CAST
-        if self.allowed is not None:
-            args = (wrapper, qo_indptr, kv_indptr, kv_indices, decode)
-            read = self._choose(*args)
-        self._reads[wrapper] = read
-        return self.allowed.kv_dtype if read.native else dtype
+        if self.allowed is not None and kv_dtype_at is not None:
+            read = self._choose(wrapper, named)
+        if wrapper is not None:
+            self._reads[wrapper] = read
+        if read.native:
+            kv_dtype = self.allowed.kv_dtype
+            if isinstance(kv_dtype_at, str):
+                kwargs = {**kwargs, kv_dtype_at: kv_dtype}
+            else:
+                args = list(args)
+                args[kv_dtype_at] = kv_dtype
+        return plan(*args, **kwargs)
 
-    # [native]
-    def plan(self, wrapper, dtype):
-        """Choose how the next decode run() on `wrapper` reads the pool; return
-        the kv dtype its plan declares (`dtype` unless it reads natively)."""
-        read = CAST
-        if self.allowed is not None and self.allowed.native:
-            read = NATIVE
-        self._reads[wrapper] = read
-        return self.allowed.kv_dtype if read.native else dtype
+    def convert(self, wrapper, pool, dtype, *args, **kwargs):
+        """The pool as run() on `wrapper` reads it, as its last plan chose: as
+        stored (native), the rows it reads in `dtype` (compact), or the original
+        whole-pool conversion, pool.to(dtype, ...)."""
+        read = self.read(wrapper)
+        if read.native:
+            return pool
+        # [compact]
+        if read.compact:
+            return read.convert(pool, dtype)
+        return pool.to(dtype, *args, **kwargs)
+
+    def scales(self, wrapper):
+        """run()'s scale keywords for `wrapper` (none unless it reads natively)."""
+        return self.read(wrapper).scales
 
     def keep_cast(self, wrapper):
         """The next run() on `wrapper` gets the whole-pool conversion."""
@@ -248,17 +278,24 @@ class MlaKvRead:
         """How run() on `wrapper` reads the pool, as its last plan chose."""
         return self._reads.get(wrapper, default)
 
-    # [compact]
-    def _choose(self, wrapper, qo_indptr, kv_indptr, kv_indices, decode):
+    def _choose(self, wrapper, named):
         allowed = self.allowed
+        decode = named.get("causal") is False
         if decode and allowed.native:
             return NATIVE
+        # [compact]
+        kv_indptr, kv_indices = named.get("kv_indptr"), named.get("kv_indices")
+        # [compact]
+        if kv_indices is None:
+            return CAST
         # [compact]
         if wrapper in self._in_cuda_graphs:
             # fixed at capture, whatever a replay brings: the row count is on the device
             if allowed.compact_in_graphs:
                 return self._compact(wrapper, kv_indptr, kv_indices)
             return CAST
+        # [compact]
+        qo_indptr = named.get("qo_indptr")
         # [compact]
         kind = _cheapest_read(allowed, qo_indptr, kv_indices.shape[0], decode)
         # [compact]
@@ -297,6 +334,37 @@ class MlaKvRead:
         read.count_host = -1 if whole else count
         read.count.fill_(read.count_host)
         return read
+
+
+def plan_arguments(plan, args, kwargs):
+    """(wrapper, {parameter: value}, where the KV dtype is passed: an index of
+    `args`, a keyword or None) for a call plan(*args, **kwargs). `plan` is a
+    wrapper's bound plan(), a partial that binds the wrapper first (sglang's
+    `wrapper.plan = partial(fast_mla_decode_plan, wrapper)`), or a function that
+    takes the wrapper first."""
+    bound, keywords = (), {}
+    if inspect.ismethod(plan):
+        bound = (plan.__self__,)
+    elif isinstance(plan, functools.partial):
+        bound, keywords = plan.args, plan.keywords
+    passed = (*bound, *args)
+    if not passed:
+        return None, {}, None
+    named = dict(zip(PLAN_PARAMETERS, passed[1:]))
+    kv_dtype_at = None
+    for key, value in {**keywords, **kwargs}.items():
+        name = PLAN_KEYWORD_ALIASES.get(key, key)
+        named[name] = value
+        if name == PLAN_KV_DTYPE and key in kwargs:
+            kv_dtype_at = key
+    metadata = named.get(PLAN_METADATA)
+    for name in ("qo_indptr", "kv_indptr", "kv_indices"):
+        if metadata is not None and name not in named:
+            named[name] = getattr(metadata, name, None)
+    at = PLAN_PARAMETERS.index(PLAN_KV_DTYPE) + 1 - len(bound)
+    if kv_dtype_at is None and 0 <= at < len(args):
+        kv_dtype_at = at
+    return passed[0], named, kv_dtype_at
 
 
 def allowed_reads(model_runner, backend="auto", reads_other_buffer=False):
@@ -343,13 +411,11 @@ def allowed_reads(model_runner, backend="auto", reads_other_buffer=False):
         return None
     reads = AllowedReads(kv_dtype, q_dtype, pool_rows, native)
     # [compact]
+    reads = reads._replace(costs=costs)
+    # [compact]
     if mode != "native":
         graphs = _CONVERT is not None or "cuda" not in str(model_runner.device)
-        reads = reads._replace(
-            compact=True,
-            compact_in_graphs=graphs,
-            costs=costs,
-        )
+        reads = reads._replace(compact=True, compact_in_graphs=graphs)
     return reads
 
 
@@ -412,12 +478,13 @@ def _cheapest_read(allowed, qo_indptr, rows, decode):
     else:
         converted = costs.gather + costs.gather_per_row * rows
     original = costs.cast_per_pool_row * allowed.pool_rows
+    read = min(original, converted) if allowed.compact else original
     if allowed.native and queries is not None:
         attention = costs.bf16_per_row_query * rows * queries
         native = costs.native + costs.native_per_row_query * rows * queries
-        if native < costs.margin * (min(original, converted) + attention):
+        if native < costs.margin * (read + attention):
             return "native"
-    if converted < costs.margin * original:
+    if allowed.compact and converted < costs.margin * original:
         return "compact"
     return "cast"
 
