@@ -147,6 +147,26 @@ def test_the_fix_writes_at_the_trees_line_length(tmp_path, profile, length):
         assert files[MODULE][1] != default[MODULE][1]
 
 
+_DEFAULT_LAYOUT: dict = {}
+
+
+def _fixed_in_tree(source: Path, root: Path, config) -> str:
+    """The fixed text of the released backend copied into a tree at root (a git root, with the
+    pyproject.toml config when given, and the release's version file)."""
+    (root / ".git").mkdir(parents=True)
+    if config:
+        (root / "pyproject.toml").write_text(config)
+    path = root / "sglang" / "srt" / "layers" / "attention" / "flashinfer_mla_backend.py"
+    path.parent.mkdir(parents=True)
+    shutil.copy(source, path)
+    for folder in (root / "sglang", root / "sglang" / "srt"):
+        (folder / "__init__.py").touch()
+    for version_file in ("version.py", "_version.py"):  # the release, so its FlashInfer pin
+        if (source.parents[3] / version_file).exists():
+            shutil.copy(source.parents[3] / version_file, root / "sglang" / version_file)
+    return fix_source(path.read_bytes(), str(path), TABLES, FixOptions()).new_source.decode()
+
+
 @pytest.mark.network
 @pytest.mark.parametrize("length", [79, 120])
 def test_sglang_0_5_23_at_another_line_length(tmp_path, length):
@@ -157,22 +177,10 @@ def test_sglang_0_5_23_at_another_line_length(tmp_path, length):
     from conftest import sglang_tree
 
     source = sglang_tree("0.5.23") / "srt" / "layers" / "attention" / "flashinfer_mla_backend.py"
-    outputs = {}
-    for name, config in (("n", f"[tool.black]\nline-length = {length}\n"), ("d", None)):
-        root = tmp_path / name
-        (root / ".git").mkdir(parents=True)
-        if config:
-            (root / "pyproject.toml").write_text(config)
-        path = root / "sglang" / "srt" / "layers" / "attention" / "flashinfer_mla_backend.py"
-        path.parent.mkdir(parents=True)
-        shutil.copy(source, path)
-        for folder in (root / "sglang", root / "sglang" / "srt"):
-            (folder / "__init__.py").touch()
-        for version_file in ("version.py", "_version.py"):  # the release, so its FlashInfer pin
-            if (source.parents[3] / version_file).exists():
-                shutil.copy(source.parents[3] / version_file, root / "sglang" / version_file)
-        result = fix_source(path.read_bytes(), str(path), TABLES, FixOptions())
-        outputs[name] = result.new_source.decode()
+    outputs = {"n": _fixed_in_tree(source, tmp_path / "n", f"[tool.black]\nline-length = {length}\n")}
+    if "d" not in _DEFAULT_LAYOUT:  # the tree without a config: the same for every N, fixed once
+        _DEFAULT_LAYOUT["d"] = _fixed_in_tree(source, tmp_path / "d", None)
+    outputs["d"] = _DEFAULT_LAYOUT["d"]
     # Black at N also re-lays the original's own statements that the fix appended to (a run()
     # the scales were added to): every line the fix wrote is a line of Black's output.
     before = source.read_text().splitlines()
