@@ -1821,21 +1821,20 @@ class ModuleAnalysis(ObjectFlow):
     def _casts_in(self, target) -> List[cst.Call]:
         """The cast-method calls inside a def or lambda (nested lambdas and comprehensions
         included, nested defs not)."""
-        cache = self.__dict__.setdefault("_casts_in_cache", {})
-        found = cache.get(id(target))
-        if found is None:
+        index = self.__dict__.get("_casts_in_index")
+        if index is None:  # one pass: each cast, under its lambdas and its innermost def
+            index = self._casts_in_index = {}
             casts = self.tables.casts
-            found = []
             for call in self.nodes.calls:
                 func = call.func
-                if isinstance(func, cst.Attribute) and func.attr.value in casts \
-                        and id(target) in self._ids_above(call):
-                    owner = next((a for a in self.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))),
-                                 None)
-                    if owner is target or isinstance(owner, cst.Lambda):
-                        found.append(call)
-            cache[id(target)] = found
-        return found
+                if not (isinstance(func, cst.Attribute) and func.attr.value in casts):
+                    continue
+                for anc in self.ancestors(call):
+                    if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                        index.setdefault(id(anc), []).append(call)
+                        if isinstance(anc, cst.FunctionDef):
+                            break
+        return index.get(id(target), [])
 
     def _converts_under(self, call: cst.Call, target, skip_self: bool, depth: int,
                         env: Optional[Dict[int, Origin]] = None) -> List[Tuple[cst.Call, str]]:
@@ -1898,13 +1897,25 @@ class ModuleAnalysis(ObjectFlow):
         out: List[Tuple[cst.Call, str, str]] = []
         reported = {id(c) for c, _ in self.pool_casts()}
         for call in self.nodes.calls:
-            if self.cast_target(call) is not None or self.guarded_fallback(call):
+            if self.cast_target(call) is not None:
                 continue
             found = self._call_converts(call, reported)
-            if found is not None:
+            if found is not None and not self.guarded_fallback(call):
                 out.append((call, *found))
         self._call_conversions = out
         return out
+
+    def _held_attribute_names(self) -> set:
+        """Names of the attributes the module assigns (`self.x = ...`, `obj.x = ...`, record
+        fields): where a callable may be stored."""
+        found = self.__dict__.get("_held_names")
+        if found is None:
+            found = {target.attr.value for target, _ in self.nodes.self_assignments}
+            for cls in self.module_classes().values():
+                if self.is_record(cls):
+                    found.update(self.record_fields(cls))
+            self._held_names = found
+        return found
 
     def _call_converts(self, call: cst.Call, reported: set) -> Optional[Tuple[str, str]]:
         func = call.func
@@ -1926,7 +1937,18 @@ class ModuleAnalysis(ObjectFlow):
         name = func.value if isinstance(func, cst.Name) else method
         if name in self.tables.conversion_helpers:
             return None  # a conversion helper: CL004's, with its own cost model
+        if isinstance(func, cst.Attribute) and func.attr.value not in self.nodes.local_callables \
+                and func.attr.value not in self._held_attribute_names():
+            return None  # neither a method of the module nor a callable stored in an attribute
         for target, bound, skip, env in self._call_forms(call):
+            if isinstance(target, (cst.Attribute, cst.Name)):
+                if (target.attr.value if isinstance(target, cst.Attribute) else target.value) not in self.tables.casts:
+                    continue
+            elif not self._casts_in(target):
+                continue
+            elif env is None and not (isinstance(target, cst.FunctionDef) and target.params.star_kwarg) and all(
+                    self.origin(a.value) < Origin.PREFIX for a in (*bound, *call.args)):
+                continue  # nothing whole goes in: what the callee converts whole, it converts for every caller
             synthetic = cst.Call(func=call.func, args=self.merged_args(bound, call.args)) if bound else call
             if synthetic is not call:
                 self.parents.setdefault(synthetic, self.parents.get(call))
