@@ -17,6 +17,8 @@ class BuildWithRules(build_py):
         super().run()
         target = Path(self.build_lib) / "castlint" / "rules"
         target.mkdir(parents=True, exist_ok=True)
+        for stale in target.glob("*.toml"):  # a table renamed or removed since the last build
+            stale.unlink()
         for table in sorted((ROOT / "rules").glob("*.toml")):
             shutil.copy2(table, target / table.name)
 

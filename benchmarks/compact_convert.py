@@ -5,7 +5,7 @@ the FlashInfer MLA fix converts the rows a plan reads at their own positions (a 
 with a device-side count), the paged read (FA3/FA4, xpu, musa) converts the pages a page
 table lists into compact slots. This times both on the GPU, side by side with
 `pool.to(bf16)`, over row counts from 1K to the whole pool, checks the converted rows
-bit for bit, and fits fixed + per-row ms for rules/crossover.toml [compact_kv_read].
+bit for bit, and fits fixed + per-row ms for rules/costs_h200.toml [compact_kv_read].
 
     python benchmarks/compact_convert.py PATH/TO/mla_kv_read.py --json out.json
 

@@ -1,4 +1,4 @@
-"""Fit the read-path cost model of rules/crossover.toml from a crossover grid, and check it.
+"""Fit the read-path cost model of rules/costs_h200.toml from a crossover grid, and check it.
 
     python benchmarks/crossover_table.py benchmarks/results/h200/crossover/crossover-fi0.6.18.json
 

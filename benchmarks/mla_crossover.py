@@ -22,7 +22,7 @@ the cast of a pool of N tokens is the cast of the first N rows.
 
 It prints one line per cell and writes JSON: per cell the median and p10/p90 of each
 path in ms. `benchmarks/crossover_table.py` turns that JSON into the rows of
-rules/crossover.toml.
+rules/costs_h200.toml.
 """
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ def load_template(share: float):
         import tomli as tomllib
     rules = ROOT / "rules"
     switch = tomllib.loads((rules / "sglang.toml").read_text())["kv_read_switch"]
-    paged = tomllib.loads((rules / "crossover.toml").read_text())["paged_kv_read"]
+    paged = tomllib.loads((rules / "costs_h200.toml").read_text())["paged_kv_read"]
     module.SWITCH = (switch["variable"], tuple(switch["values"]))
     module.PAGED_WHOLE_POOL_SHARE = share if share >= 0 else paged["whole_pool_share"]
     return module

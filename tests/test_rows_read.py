@@ -141,7 +141,7 @@ def test_pools_without_a_valid_rows_getter_read_whole(monkeypatch, cls_name, exp
 
 
 def test_an_index_tensor_over_the_share_reads_whole(monkeypatch):
-    many = tuple(range(60))  # 60 of 64 rows: over rules/crossover.toml [rows_kv_read] whole_pool_share
+    many = tuple(range(60))  # 60 of 64 rows: over rules/costs_h200.toml [rows_kv_read] whole_pool_share
     before, _, _ = _run(False, monkeypatch, indices=many, indptr=(0, 30, 60))
     after, seen, _ = _run(True, monkeypatch, indices=many, indptr=(0, 30, 60))
     assert torch.equal(before, after)

@@ -193,22 +193,22 @@ class Tables:
     mla_signatures: list = field(default_factory=list)  # raw dicts
     fp8_kv_mla: list = field(default_factory=list)  # raw dicts, sorted by version
     auto_backend: dict = field(default_factory=dict)
-    mla_kv_read: list = field(default_factory=list)  # raw dicts, by `since`
-    kv_pool: dict = field(default_factory=dict)
-    compact_kv_read: dict = field(default_factory=dict)  # the fused row conversion's measured cost
+    mla_kv_read: list = field(default_factory=list)  # raw dicts, by `since` (rules/costs_h200.toml)
+    kv_pool: dict = field(default_factory=dict)  # rules/sglang.toml [kv_pool]
+    compact_kv_read: dict = field(default_factory=dict)  # the fused row conversion's measured cost (costs_h200.toml)
     kv_read_switch: dict = field(default_factory=dict)  # the patched engine's on/off variable
     paged_kernels: list = field(default_factory=list)  # rules/paged_kernels.toml [[paged_kernel]] rows
     page_views: dict = field(default_factory=dict)  # rules/paged_kernels.toml [page_views]
     kv_read_module: dict = field(default_factory=dict)  # rules/sglang.toml [kv_read_module]
     switch_mechanisms: list = field(default_factory=list)  # rules/sglang.toml [[switch_mechanism]], in order
     formatting: dict = field(default_factory=dict)  # rules/sglang.toml [formatting]: castlint.fixes.style
-    paged_kv_read: dict = field(default_factory=dict)  # rules/crossover.toml [paged_kv_read]
+    paged_kv_read: dict = field(default_factory=dict)  # rules/costs_h200.toml [paged_kv_read]
     row_wise_helpers: dict = field(default_factory=dict)  # rules/row_reads.toml: name -> row argument positions
     rows_getter: dict = field(default_factory=dict)  # rules/row_reads.toml [rows_getter]
     dequantizing_accessors: list = field(default_factory=list)  # rules/row_reads.toml [[dequantizing_accessor]]
     row_kernels: list = field(default_factory=list)  # rules/row_reads.toml [[row_kernel]]
-    rows_read_module: dict = field(default_factory=dict)  # rules/row_reads.toml [rows_read_module]
-    rows_kv_read: dict = field(default_factory=dict)  # rules/crossover.toml [rows_kv_read]
+    rows_read_module: dict = field(default_factory=dict)  # rules/sglang.toml [rows_read_module]
+    rows_kv_read: dict = field(default_factory=dict)  # rules/costs_h200.toml [rows_kv_read]
     kv_cache_dtype_attributes: set = field(default_factory=set)
     kv_cache_dtype_holders: set = field(default_factory=set)
     presets: dict = field(default_factory=dict)  # name -> ModelPreset
@@ -217,8 +217,8 @@ class Tables:
     # package, version_files, project_files, distribution, requirements.
     pin_source: dict = field(default_factory=dict)
     decode_step_exclude_words: tuple = ()  # methods named so run on prefill, not in a decode step
-    default_preset: str = "glm-5"
-    default_pool_tokens: int = 495552
+    default_preset: str = ""  # rules/models.toml `default` (required)
+    default_pool_tokens: int = 0  # rules/models.toml `default_pool_tokens` (required)
     sources: list = field(default_factory=list)  # paths loaded, in order
     digest: str = ""
 
@@ -289,26 +289,31 @@ from castlint.common.versions import parse_version  # noqa: E402 - re-exported f
 MLA_KV_READ_COSTS = ("cast_ms_per_pool_token", "gather_ms", "gather_ms_per_token", "native_ms",
                      "native_ms_per_token_query", "bf16_ms_per_token_query", "margin")
 COMPACT_KV_READ_KEYS = ("ms", "ms_per_row", "whole_pool_share")
-TOP_KEYS = {
-    "schema", "accessor", "cache_attributes", "layer_index", "gathers", "views",
-    "conversion_helper", "guards", "cast", "reinterpret", "dtype_spelling",
-    "dtype_bytes", "wrapper", "mla_signature", "fp8_kv_mla", "auto_backend",
-    "default", "default_pool_tokens", "preset", "kv_cache_dtype", "release",
-    "index_values", "allocation", "cache_parameter", "conversions", "iteration",
-    "trace",  # runtime tracing (rules/trace.toml): read by castlint.trace.table
-    "mla_kv_read", "kv_pool", "compact_kv_read",  # rules/crossover.toml: castlint.fixes.flashinfer_mla
-    "kv_read_switch", "kv_read_module", "switch_mechanism",  # rules/sglang.toml: castlint.fixes.kv_read_module
-    "formatting",  # rules/sglang.toml: castlint.fixes.style
-    "paged_kernel", "page_views",  # rules/paged_kernels.toml: castlint.analysis.paged_reads
-    "paged_kv_read",  # rules/crossover.toml: castlint.fixes.paged_kv_read
-    "row_wise_helper", "rows_getter", "dequantizing_accessor", "row_kernel", "rows_read_module",  # rules/row_reads.toml
-    "rows_kv_read",  # rules/crossover.toml: castlint.fixes.rows_read
-    "pin_source", "decode_step",  # rules/sglang.toml: castlint.fixes.target, castlint.models
-    "cast_motion",  # rules/casts.toml: castlint.analysis.cast_motion
-    "hot_path",  # rules/accessors.toml: castlint.analysis.hot_path
-    "callables",  # rules/accessors.toml: castlint.analysis.object_flow
-    "learn",  # rules/accessors.toml: castlint.analysis.pool_classes
+# Where each section lives among the builtin tables: facts are filed by what they
+# describe, not by the code that reads them. Pools and accessors (accessors.toml), the
+# engines' calling conventions (conventions.toml), torch's casts and dtypes (casts.toml),
+# FlashInfer's API by version (flashinfer.toml), sglang's API by release (sglang.toml),
+# the model presets (models.toml), kernel contracts (paged_kernels.toml, row_reads.toml),
+# runtime tracing (trace.toml, read by castlint.trace.table) and measured costs, one
+# file per GPU (costs_<gpu>.toml). A user's extend-rules table may carry any section.
+COSTS_FILES = "costs_*.toml"
+SECTION_FILES = {
+    **dict.fromkeys(("accessor", "cache_attributes", "layer_index", "index_values", "allocation", "gathers",
+                     "views", "conversions", "iteration", "callables", "learn", "conversion_helper", "guards",
+                     "hot_path"), ("accessors.toml",)),
+    "cache_parameter": ("conventions.toml",),
+    **dict.fromkeys(("cast", "reinterpret", "dtype_spelling", "dtype_bytes", "cast_motion"), ("casts.toml",)),
+    "wrapper": ("flashinfer.toml", "sglang.toml"),  # FlashInfer's wrappers; sglang's fast_mla_*_plan
+    **dict.fromkeys(("mla_signature", "fp8_kv_mla", "auto_backend"), ("flashinfer.toml",)),
+    **dict.fromkeys(("release", "pin_source", "decode_step", "kv_pool", "kv_cache_dtype", "kv_read_switch",
+                     "kv_read_module", "switch_mechanism", "formatting", "rows_read_module"), ("sglang.toml",)),
+    **dict.fromkeys(("default", "default_pool_tokens", "preset"), ("models.toml",)),
+    **dict.fromkeys(("paged_kernel", "page_views"), ("paged_kernels.toml",)),
+    **dict.fromkeys(("row_wise_helper", "rows_getter", "dequantizing_accessor", "row_kernel"), ("row_reads.toml",)),
+    **dict.fromkeys(("mla_kv_read", "compact_kv_read", "paged_kv_read", "rows_kv_read"), (COSTS_FILES,)),
+    "trace": ("trace.toml",),
 }
+TOP_KEYS = {"schema", *SECTION_FILES}
 PIN_SOURCE_KEYS = ("package", "version_files", "project_files", "distribution", "requirements")
 
 
@@ -513,8 +518,9 @@ def _load_dtype_bytes(tables: Tables, data: dict, path: Path) -> None:
         tables.dtype_bytes[key] = size
 
 
-# flashinfer.toml and crossover.toml: the attention wrappers, their API by release, the
-# FP8-KV MLA capability matrix and the measured costs of reading an FP8 pool
+# flashinfer.toml, sglang.toml and costs_<gpu>.toml: the attention wrappers (FlashInfer's and
+# sglang's plan functions), FlashInfer's API by release, the FP8-KV MLA capability matrix,
+# and the measured costs of reading an FP8 pool
 
 def _dtype_param(item: dict, key: str, path: Path, where: str) -> DtypeParam:
     """A wrapper's q_dtype/kv_dtype: where plan() takes it."""
@@ -811,14 +817,14 @@ def _load_presets(tables: Tables, data: dict, path: Path) -> None:
         where = f"preset.{name}"
         _check_keys(item, {"description", "layers", "kv_lora_rank", "rope_dim", "num_heads", "kv_dtype",
                            "compute_dtype"}, path, where)
+        if _get(item, "layers", int, path, where) <= 0:
+            raise TableError(path, f"{where}.layers", "must be positive")
         preset = ModelPreset(
             name=name, description=_get(item, "description", str, path, where, name),
-            layers=_get(item, "layers", int, path, where), kv_lora_rank=_get(item, "kv_lora_rank", int, path, where),
-            rope_dim=_get(item, "rope_dim", int, path, where), num_heads=_get(item, "num_heads", int, path, where, 128),
+            layers=item["layers"], kv_lora_rank=_get(item, "kv_lora_rank", int, path, where),
+            rope_dim=_get(item, "rope_dim", int, path, where), num_heads=_get(item, "num_heads", int, path, where),
             kv_dtype=_get(item, "kv_dtype", str, path, where), compute_dtype=_get(item, "compute_dtype", str, path, where),
         )
-        if preset.layers <= 0:
-            raise TableError(path, f"{where}.layers", "must be positive")
         tables.presets[name] = preset
 
 
@@ -834,6 +840,78 @@ _SECTION_LOADERS = (
 )
 
 
+# The sections the fixes and the code they write read key by key: a builtin table must
+# state every one of these keys (a user's extend-rules table may override some of them).
+REQUIRED_SECTIONS = {
+    "kv_pool": ("pool", "size", "padding", "runner_parameter", "runner_annotation", "backend_parameter",
+                "backend_annotation", "dcp_attribute", "dcp_buffer_attribute"),
+    "auto_backend": ("sm90", "other"),
+    "kv_read_switch": ("variable", "values", "paged_compact_modes"),
+    "kv_read_module": ("module", "cuda_graph_keyword"),
+    "rows_read_module": ("module", "pool_rows", "switch", "switch_values"),
+    "pin_source": PIN_SOURCE_KEYS,
+    "rows_getter": ("suffix", "parameter"),
+    "compact_kv_read": COMPACT_KV_READ_KEYS,
+    "paged_kv_read": ("whole_pool_share",),
+    "rows_kv_read": ("whole_pool_share",),
+}
+
+
+def _home(base: Path, section: str) -> Path:
+    """The builtin file a section belongs in (SECTION_FILES)."""
+    return base / SECTION_FILES[section][0]
+
+
+def _check_complete(tables: Tables, base: Path, origins: dict) -> None:
+    """Every fact the fixes and the code they write read is in the tables: a missing one is an
+    error here, naming the file and the key, never a default in Python."""
+    for name in ("default", "default_pool_tokens"):
+        if name not in origins:
+            raise TableError(_home(base, name), name, "is required")
+    if tables.default_preset not in tables.presets:
+        raise TableError(origins["default"], "default", f"preset {tables.default_preset!r} is not defined")
+    for section, keys in REQUIRED_SECTIONS.items():
+        values = getattr(tables, section)
+        path = origins.get(section, _home(base, section))
+        for key in keys:
+            if key not in values:
+                raise TableError(path, f"{section}.{key}", "is required")
+    for key, backend in tables.auto_backend.items():
+        if not isinstance(backend, str) or not backend.isidentifier():
+            raise TableError(origins["auto_backend"], f"auto_backend.{key}", f"must be a backend name, got {backend!r}")
+    if not tables.switch_mechanisms or "declaration" in tables.switch_mechanisms[-1]:
+        raise TableError(origins.get("switch_mechanism", _home(base, "switch_mechanism")), "switch_mechanism",
+                         "the last row must be the fallback (a row without `declaration`)")
+    if not any(row.get("run_scales") for row in tables.mla_signatures):
+        raise TableError(origins.get("mla_signature", _home(base, "mla_signature")), "mla_signature",
+                         "needs a row with `run_scales`")
+    if tables.mla_wrapper() is None:
+        raise TableError(origins.get("wrapper", _home(base, "wrapper")), "wrapper", "needs the row with `mla = true`")
+    known = ", ".join(sorted(tables.dtype_bytes))
+    for preset in tables.presets.values():
+        for key in ("kv_dtype", "compute_dtype"):
+            if getattr(preset, key) not in tables.dtype_bytes:
+                raise TableError(origins[("preset", preset.name)], f"preset.{preset.name}.{key}",
+                                 f"unknown dtype {getattr(preset, key)!r}: [dtype_bytes] lists {known}")
+    for helper in tables.conversion_helpers.values():
+        for key in ("source_dtype", "target_dtype"):
+            dtype = getattr(helper, key)
+            if dtype is not None and dtype not in tables.dtype_bytes:
+                raise TableError(origins[("conversion_helper", helper.name)], f"conversion_helper.{helper.name}.{key}",
+                                 f"unknown dtype {dtype!r}: [dtype_bytes] lists {known}")
+
+
+def _note_origins(origins: dict, data: dict, path: Path) -> None:
+    """Which file last stated each section, each preset and each conversion helper."""
+    for key in data:
+        origins[key] = path
+    for name in data.get("preset", {}) if isinstance(data.get("preset"), dict) else ():
+        origins[("preset", name)] = path
+    for item in data.get("conversion_helper", []):
+        if isinstance(item, dict) and "name" in item:
+            origins[("conversion_helper", item["name"])] = path
+
+
 def load_tables(extra: Iterable[Path] = ()) -> Tables:
     tables = Tables()
     base = builtin_rules_dir()
@@ -841,6 +919,7 @@ def load_tables(extra: Iterable[Path] = ()) -> Tables:
     paths += sorted(p for p in base.glob("*.toml") if p.name not in TABLE_FILES)
     paths += [Path(p) for p in extra]
     digest = hashlib.sha256()
+    origins: dict = {}
     for path in paths:
         try:
             raw = path.read_bytes()
@@ -851,9 +930,9 @@ def load_tables(extra: Iterable[Path] = ()) -> Tables:
         except (tomlcompat.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise TableError(path, "<file>", f"invalid TOML: {exc}") from exc
         _load_into(tables, data, path)
+        _note_origins(origins, data, path)
         tables.sources.append(str(path))
         digest.update(path.name.encode() + b"\0" + raw)
-    if tables.default_preset not in tables.presets:
-        raise TableError(paths[-1] if paths else base, "default", f"preset {tables.default_preset!r} is not defined")
+    _check_complete(tables, base, origins)
     tables.digest = digest.hexdigest()[:16]
     return tables

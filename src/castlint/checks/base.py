@@ -119,8 +119,8 @@ def _accessor(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
 def pool_cast_cost(ctx: FileContext, target: Optional[str]) -> Cost:
     """Bytes a whole-pool conversion moves: read the pool, write the copy."""
     model, tables = ctx.cost_model, ctx.tables
-    src = tables.dtype_bytes.get(model.kv_dtype, 1)
-    dst = tables.dtype_bytes.get(model.compute_dtype, 2)
+    src = tables.dtype_bytes[model.kv_dtype]  # the tables know both (castlint.tables._check_complete, Config)
+    dst = tables.dtype_bytes[model.compute_dtype]
     if target:
         name = target.rsplit(".", 1)[-1]
         dst = tables.dtype_bytes.get(name, dst)
@@ -146,10 +146,10 @@ def chain_cost(ctx: FileContext, targets: List[str]) -> Cost:
     if len(targets) == 1:
         return pool_cast_cost(ctx, targets[0])
     model, sizes = ctx.cost_model, ctx.tables.dtype_bytes
-    previous = sizes.get(model.kv_dtype, 1)
+    previous = sizes[model.kv_dtype]
     total = 0
     for target in targets:
-        written = sizes.get(target.rsplit(".", 1)[-1], sizes.get(model.compute_dtype, 2))
+        written = sizes.get(target.rsplit(".", 1)[-1], sizes[model.compute_dtype])
         total += model.pool_tokens * model.row_elems * (previous + written)
         previous = written
     per_layer = int(total)

@@ -211,7 +211,7 @@ def helper_cost(ctx: FileContext, helper: ConversionHelper, call: cst.Call) -> C
             written = (dotted(arg.value) or "").rsplit(".", 1)[-1]
             if written in sizes:
                 other = written
-    per_element = sizes.get(stored, 1) + sizes.get(other, 2)
+    per_element = sizes[stored] + sizes[other]  # helper and model dtypes are checked at load
     if helper.scale_block:
         per_element += 1 / helper.scale_block
     per_layer = int(model.pool_tokens * model.row_elems * per_element)

@@ -2,7 +2,7 @@
 
 In sglang's FlashInferMLAAttnBackend (and look-alikes) every forward casts the whole
 pool to the model dtype before run(). The rewrite makes each plan() choose, on the
-host and from values the plan already has, one of three reads (rules/crossover.toml):
+host and from values the plan already has, one of three reads (rules/costs_h200.toml):
 
 - native: FlashInfer's FP8-KV kernel reads the pool as stored (decode, and small
   query counts where the measured model says it wins);

@@ -12,7 +12,7 @@ becomes
 
 `read_kv_rows` lives in a module the fix adds to the tree (the template
 castlint/fixes/templates/kv_rows_read.py, its placeholders filled from
-rules/*.toml), where rules/row_reads.toml [rows_read_module] says, or next to the file.
+rules/*.toml), where rules/sglang.toml [rows_read_module] says, or next to the file.
 """
 from __future__ import annotations
 

@@ -70,7 +70,7 @@ def style_for(path: Optional[str], engine: Optional[Dict] = None) -> Style:
 
 def _engine_style(engine: Dict) -> Style:
     length = int(engine.get("line_length", BLACK_LINE_LENGTH))
-    profile = str(engine.get("isort_profile", "black"))
+    profile = str(engine.get("isort_profile", DEFAULT.isort_profile))  # Black's and isort's own defaults: Style
     return Style(line_length=length, magic_trailing_comma=not engine.get("skip_magic_trailing_comma", False),
                  isort_profile=profile, isort_line_length=int(engine.get("isort_line_length", length)),
                  known_first_party=tuple(engine.get("known_first_party", ())))

@@ -3,7 +3,7 @@
 
 Every number comes from the run (the findings the fix addressed and their cost
 under the tree's cost model), from the rules tables (rules/models.toml,
-rules/crossover.toml, rules/flashinfer.toml, rules/sglang.toml) or from a
+rules/costs_h200.toml, rules/flashinfer.toml, rules/sglang.toml) or from a
 `castlint validate --json` / `--sweep` report; the sweep's table and verdict are
 castlint.validate.sweep's own. Nothing here reads a file or writes one.
 """
@@ -125,7 +125,7 @@ def _model_line(ctx: PrContext) -> str:
 
 
 def crossover_row(ctx: PrContext) -> dict | None:
-    """The rules/crossover.toml [[mla_kv_read]] row in force for the tree's FlashInfer (the
+    """The rules/costs_h200.toml [[mla_kv_read]] row in force for the tree's FlashInfer (the
     newest row when no pin is known)."""
     rows = list(ctx.tables.mla_kv_read) if ctx.tables is not None else []
     if not rows:
@@ -197,7 +197,7 @@ def _measured_line(ctx: PrContext, sites: int) -> str:
     one = row["cast_ms_per_pool_token"] * pool
     layers = _layers(ctx) or 1
     return (
-        f"Measured cost of the conversion (rules/crossover.toml `[[mla_kv_read]]` row since FlashInfer "
+        f"Measured cost of the conversion (rules/costs_h200.toml `[[mla_kv_read]]` row since FlashInfer "
         f"{row['since']}, {row.get('gpu', '-')}, {row.get('measured', '-')}): "
         f"{row['cast_ms_per_pool_token']:g} ms per pool token x {pool:,} tokens = **{one:.3f} ms per layer** "
         f"per site; x {layers} layers x {sites} site{'s' if sites != 1 else ''} = "
@@ -327,7 +327,7 @@ def flashinfer_section(ctx: PrContext) -> list[str]:
         in_force = crossover_row(ctx)
         out += [
             "",
-            "Read costs the patched plan() chooses with (rules/crossover.toml `[[mla_kv_read]]`):",
+            "Read costs the patched plan() chooses with (rules/costs_h200.toml `[[mla_kv_read]]`):",
             "",
             "| since | GPU | measured | source | in force here |",
             "|---|---|---|---|---|",

@@ -111,8 +111,8 @@ def _load_file(tables: TraceTables, path: Path) -> None:
         bad = sorted(set(item) - {"name", "kind", "input", "output", "note"})
         if bad:
             raise TraceTableError(f"{where} unknown key(s): {', '.join(bad)}")
-        kind = item.get("kind", "convert")
-        if kind not in KINDS:
+        kind = item.get("kind")
+        if kind not in KINDS:  # required: what the op does is a table fact, not a default
             raise TraceTableError(f"{where}.kind must be one of {', '.join(KINDS)}, got {kind!r}")
         for key in ("input", "output"):
             if key in item and (not isinstance(item[key], int) or isinstance(item[key], bool) or item[key] < 0):
@@ -126,8 +126,8 @@ def _load_file(tables: TraceTables, path: Path) -> None:
         bad = sorted(set(item) - {"name", "direction", "note"})
         if bad:
             raise TraceTableError(f"{where} unknown key(s): {', '.join(bad)}")
-        direction = item.get("direction", "dequantize")
-        if direction not in ("quantize", "dequantize"):
+        direction = item.get("direction")
+        if direction not in ("quantize", "dequantize"):  # required, as [trace.op] kind
             raise TraceTableError(f"{where}.direction must be quantize or dequantize, got {direction!r}")
         tables.helpers[item["name"]] = HelperSpec(item["name"], direction, str(item.get("note", "")))
 
