@@ -83,7 +83,7 @@ class EnvironmentProblem(Exception):
 @dataclass
 class HarnessConfig:
     device: str = "cuda"
-    preset: str = "glm-5"
+    preset: str = ""  # a [preset] of the tables: castlint.validate.command fills it in from the cost model
     num_heads_total: int = 64
     tp: int = 1
     kv_lora_rank: int = 512
