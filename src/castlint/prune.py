@@ -113,6 +113,9 @@ class _Vocabulary:
         self.arg_casts = frozenset(m for m, c in tables.casts.items() if c.form in ("one-arg", "tensor-arg"))
         self.bare_casts = frozenset(m for m, c in tables.casts.items() if c.form == "no-args")
         self.copies = frozenset(tables.copy_methods)
+        self.allocations = frozenset(tables.allocation_functions)  # a comprehension of them: per-layer arenas
+        self.pool_words = frozenset(tables.pool_words)
+        self.not_pool_words = frozenset(tables.batch_words) | frozenset(tables.layer_words)
         # `torch.Tensor`, and `Tensor` as `from torch import Tensor` names it
         self.unbound = frozenset(set(tables.unbound_receivers)
                                  | {r.rsplit(".", 1)[-1] for r in tables.unbound_receivers})
@@ -419,8 +422,39 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             return
         if t in _COMPREHENSIONS:
             node, tf = (node.value if t is ast.DictComp else node.elt), _then(PACKED, tf)
+            parts = node.elts if type(node) in (ast.Tuple, ast.List) else (node,)  # a (k, v) pair per layer
+            if parts and all(type(p) is ast.Call and _callee_name(p.func) in vocab.allocations
+                             and _may_be_arena(p, vocab) for p in parts):
+                # `[torch.zeros((size + 1, h, d)) for _ in range(layer_num)]`: a class's per-layer
+                # arenas (the analysis decides from the allocation's first dimension)
+                out.base |= tf[CONTAINER | WHOLE]
+                return
             continue
         return
+
+
+def _may_be_arena(call: ast.Call, vocab: _Vocabulary) -> bool:
+    """Might the analysis read this allocation as one whole pool (ModuleAnalysis.allocation_kind
+    'pool': a pool word in its first dimension, no batch or layer word; names there may be
+    resolved to their assignments, so any bare name may)?"""
+    name = _callee_name(call.func) or ""
+    if name.endswith("_like"):
+        return True
+    size = next((k.value for k in call.keywords if k.arg == "size"), call.args[0] if call.args else None)
+    if type(size) in (ast.Tuple, ast.List):
+        size = size.elts[0] if size.elts else None
+    if size is None:
+        return False
+    words, bare = set(), False
+    for node in ast.walk(size):
+        if type(node) is ast.Name:
+            words |= set(node.id.lower().split("_"))
+            bare = True
+        elif type(node) is ast.Attribute:
+            words |= set(node.attr.lower().split("_"))
+    if words & vocab.not_pool_words:
+        return False
+    return bare or bool(words & vocab.pool_words)
 
 
 def _base_name(base: ast.AST) -> Optional[str]:
@@ -1345,6 +1379,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     # the analysis knows an object's class only from a construction in the module
     made = {name for unit in module.units for name, receiver, _ in unit.object_calls
             if receiver == "" and name in classes}
+    fed |= _held_arenas(module)
     for unit in module.units:
         for name, receiver, call in unit.object_calls:
             if any(type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit)
@@ -1366,6 +1401,32 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                        for _, positional, keywords in calls for _, refs in (*positional, *keywords)):
             return "a cast reads a pool through an object built with it"
     return _held_getters(module, classes, taint)
+
+
+def _held_arenas(module: "_ModuleUnits") -> Set[str]:
+    """The attributes a class assigns a pool itself (an accessor's result, a cache attribute,
+    per-layer arenas: `self.arenas = {"k": [torch.zeros(...) for _ in range(n)]}`) and those
+    assigned from them (`self.v_list = self.arenas["v"]`): read on another object
+    (`self.pool.arenas["k"][i]`, `pool.v_list`), the analysis follows them."""
+    held: Dict[int, Set[str]] = {}
+    for unit in module.units:
+        if unit.cls is not None:
+            mine = held.setdefault(id(unit.cls), set())
+            for _, attrs, value, _ in unit.assigns:
+                if attrs and value.base:
+                    mine |= attrs
+    changed = True
+    while changed:
+        changed = False
+        for unit in module.units:
+            mine = held.get(id(unit.cls)) if unit.cls is not None else None
+            if not mine:
+                continue
+            for attr, inner in unit.attr_values.items():
+                if attr not in mine and inner & mine:
+                    mine.add(attr)
+                    changed = True
+    return set().union(*held.values()) if held else set()
 
 
 def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], taint: "_Taint") -> Optional[str]:

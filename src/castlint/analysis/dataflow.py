@@ -420,7 +420,11 @@ class ModuleAnalysis(ObjectFlow):
             return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
         if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
             element = expr.value if isinstance(expr, cst.DictComp) else expr.elt
-            return Origin.POOL_TUPLE if self.origin(element, depth) >= Origin.POOL_TUPLE else Origin.OTHER
+            if self.origin(element, depth) >= Origin.POOL_TUPLE:
+                return Origin.POOL_TUPLE
+            # a class's per-layer arenas, wherever they are stored (`self.arenas = {"k": [torch.zeros(
+            # (size + 1, h, d)) for _ in range(layer_num)], ...}`): one whole pool per element
+            return Origin.POOL_TUPLE if self._per_layer_arenas(expr, element) else Origin.OTHER
         return Origin.OTHER
 
     def _call_origin(self, expr: cst.Call, depth: int) -> Origin:
@@ -463,6 +467,9 @@ class ModuleAnalysis(ObjectFlow):
             inner = self.origin(expr.args[0].value, depth)
             if inner == Origin.POOL_TUPLE:
                 return inner
+        if isinstance(func, cst.Name) and func.value == "zip" and expr.args \
+                and any(self.origin(a.value, depth) == Origin.POOL_TUPLE for a in expr.args if not a.star):
+            return Origin.POOL_TUPLE  # `zip(self.k_buffer, self.v_buffer)`: pairs of whole caches
         if isinstance(func, cst.Name) and func.value in t.iter_apply and len(expr.args) >= 2:
             applied = cst.Call(func=expr.args[0].value, args=[cst.Arg(value=expr.args[1].value)])
             self.parents.setdefault(applied, self.parents.get(expr))
@@ -478,7 +485,34 @@ class ModuleAnalysis(ObjectFlow):
         """`super().m(...)` and `obj.m(...)` with obj an instance of a class of this module."""
         if receiver is None or receiver is not call.func.value:
             return None
+        if not (isinstance(receiver, cst.Name) and receiver.value == "self") and not (
+                isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"):
+            calls = self.constructions(receiver)
+            if calls and len(calls) <= 8:
+                # `LatentView(k).nope()`: the method reads the attributes of *that* construction
+                found = [self._under_construction(c, lambda: self._return_origin(call, depth), depth) for c in calls]
+                if any(f is not None for f in found):
+                    return max(f for f in found if f is not None)
+                return None
         return self._return_origin(call, depth)
+
+    def _under_construction(self, call: cst.Call, compute, depth: int):
+        """compute() with __init__'s parameters bound to what this construction passes."""
+        cls = self.instance_class(call)
+        init = self.find_method(cls, "__init__") if cls is not None else None
+        bindings: Dict[int, Origin] = {}
+        if init is not None:
+            for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params):
+                argument = self._argument_for(call, init, param, skip_self=True)
+                bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+        saved, saved_returns = self._origin_cache, self._returns_cache
+        self._origin_cache, self._returns_cache = {}, {}  # both hold results under other bindings
+        self._bindings.append(bindings)
+        try:
+            return compute()
+        finally:
+            self._bindings.pop()
+            self._origin_cache, self._returns_cache = saved, saved_returns
 
     def _alias_call_origin(self, call: cst.Call, depth: int) -> Origin:
         """A call through a held callable: a bound method stored under another name, a
@@ -763,9 +797,11 @@ class ModuleAnalysis(ObjectFlow):
                         return True
                     calls = list(self._calls_by_name().get(id(owner), ())) + self._object_calls(owner)
                     cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
-                    if cls is not None:
-                        self._index_class(cls)
-                        calls += self._method_calls.get((id(cls), owner.name.value), [])
+                    if cls is not None:  # self.m(...) in the class and in its subclasses (an inherited helper)
+                        for member in self.class_family(cls):
+                            if member is cls or cls in self.class_mro(member):
+                                self._index_class(member)
+                                calls += self._method_calls.get((id(member), owner.name.value), [])
                     for call in calls:
                         argument = self._argument_for(call, owner, param, skip_self=cls is not None)
                         if argument is not None and self.from_convention(argument, depth):
@@ -1106,6 +1142,10 @@ class ModuleAnalysis(ObjectFlow):
         if not isinstance(node, cst.Name):
             return Origin.OTHER
         kind, value, path = self.binding(node)
+        if kind == "assign" and path and isinstance(self.parents.get(node), cst.StarredElement):
+            # `first, *rest = caches`: rest is a list of the further elements, a container too
+            container = self._unpacked(value, path[:-1], depth)
+            return container if container == Origin.POOL_TUPLE else self._element(container)
         if kind == "assign":
             return self._unpacked(value, path, depth)
         if kind == "for":
@@ -1240,20 +1280,9 @@ class ModuleAnalysis(ObjectFlow):
         if self.is_record(cls) and attr in self.record_fields(cls):
             return max((self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])),
                        default=Origin.OTHER)
-        init = self.find_method(cls, "__init__")
-        bindings: Dict[int, Origin] = {}
-        if init is not None:
-            for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params):
-                argument = self._argument_for(call, init, param, skip_self=True)
-                bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
-        saved = self._origin_cache
-        self._origin_cache = {}
-        self._bindings.append(bindings)
-        try:
-            return max((self.origin(v, depth) for v in self.instance_attr_values(cls, attr)), default=Origin.OTHER)
-        finally:
-            self._bindings.pop()
-            self._origin_cache = saved
+        return self._under_construction(
+            call, lambda: max((self.origin(v, depth) for v in self.instance_attr_values(cls, attr)),
+                              default=Origin.OTHER), depth)
 
     def _cache_attr_origin(self, expr: cst.Attribute, depth: int) -> Origin:
         """A cache attribute: a container of whole caches by its name, unless the class
@@ -1284,6 +1313,19 @@ class ModuleAnalysis(ObjectFlow):
                 else:
                     by_name = True
         return max(best, Origin.POOL_TUPLE) if by_name else best
+
+    def _per_layer_arenas(self, comp, element: cst.BaseExpression) -> bool:
+        """A comprehension in a method of a class that allocates one token-sized tensor per
+        element (`[torch.zeros((size + 1, h, d)) for _ in range(layer_num)]`): a pool's
+        per-layer arenas (the allocation's first dimension decides, as for cache attributes)."""
+        parts = [e.value for e in element.elements if isinstance(e, cst.Element)] \
+            if isinstance(element, (cst.Tuple, cst.List)) else [element]  # a (k, v) pair per layer
+        for part in parts:
+            if not isinstance(part, cst.Call) or (dotted(part.func) or "").rsplit(".", 1)[-1] \
+                    not in self.tables.allocation_functions or self.allocation_kind(part) != "pool":
+                return False
+        func = self.enclosing_function(comp)
+        return func is not None and self.method_class(func) is not None
 
     def allocation_kind(self, value: cst.BaseExpression) -> Optional[str]:
         """For a buffer allocation (`torch.zeros((max_bs, 576))`, a per-layer list of them):
@@ -1791,12 +1833,41 @@ class ModuleAnalysis(ObjectFlow):
         return positional, keywords
 
     def _starred_values(self, expr: cst.BaseExpression) -> List[cst.BaseExpression]:
+        frame = self._star_frame(expr)
+        if frame is not None:  # `t.to(*args)` under a followed call: the call's further positional arguments
+            return frame
         sources = [expr] if isinstance(expr, (cst.Tuple, cst.List)) else (self._container_sources(expr, 0) or [])
         for source in sources:
             if isinstance(source, (cst.Tuple, cst.List)) and not any(
                     isinstance(e, cst.StarredElement) for e in source.elements):
                 return [e.value for e in source.elements]
         return []
+
+    def _star_frame(self, expr: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+        """What `*args` holds when expr is the `*args` parameter of a function whose call is
+        being followed (call_conversions): the call's positional arguments past the named ones
+        (None when expr is no such parameter, or one of them is itself unpacked)."""
+        if not isinstance(expr, cst.Name) or not self._frames:
+            return None
+        for assignment in self.reaching(expr):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if not isinstance(param, cst.Param):
+                return None
+            owner = self._param_owner(param)
+            if not isinstance(owner, (cst.FunctionDef, cst.Lambda)) or owner.params.star_arg is not param:
+                return None
+            for target, call in reversed(self._frames):
+                if target is owner:
+                    skip = isinstance(owner, cst.FunctionDef) and self.method_class(owner) is not None \
+                        and isinstance(call.func, cst.Attribute)
+                    positional = [a for a in call.args if a.keyword is None]
+                    extra = positional[len(self._positional_params(owner, skip)):]
+                    if any(a.star for a in extra):
+                        return None
+                    return [a.value for a in extra]
+            return None
+        return None
 
     def _double_starred_values(self, expr: cst.BaseExpression) -> Dict[str, cst.BaseExpression]:
         out: Dict[str, cst.BaseExpression] = {}
@@ -1877,7 +1948,8 @@ class ModuleAnalysis(ObjectFlow):
             if isinstance(form, tuple) and form[0] == "closure":
                 _, inner, outer_call, outer, skip = form
                 out.append((inner, tuple(bound), False, self._bound_params(outer_call, outer, skip, 0)))
-            elif isinstance(form, (cst.Lambda, cst.Attribute, cst.Name)):
+            elif isinstance(form, (cst.Lambda, cst.Attribute, cst.Name)) or (
+                    isinstance(form, tuple) and form[0] == "method"):
                 out.append((form, tuple(bound), False, None))
         return out
 
@@ -1940,7 +2012,28 @@ class ModuleAnalysis(ObjectFlow):
         if isinstance(func, cst.Attribute) and func.attr.value not in self.nodes.local_callables \
                 and func.attr.value not in self._held_attribute_names():
             return None  # neither a method of the module nor a callable stored in an attribute
-        for target, bound, skip, env in self._call_forms(call):
+        forms = self._call_forms(call)
+        if isinstance(func, cst.Subscript) and not self.keyed_values(func) and len(forms) > 1:
+            # a dispatch table indexed by a computed key (`_CASTS[self.mode](pool)`): a cast when
+            # every entry converts what the call passes
+            results = [self._form_converts(call, [form], reported) for form in forms]
+            return results[0] if all(results) else None
+        return self._form_converts(call, forms, reported)
+
+    def _form_converts(self, call: cst.Call, forms, reported: set) -> Optional[Tuple[str, str]]:
+        for target, bound, skip, env in forms:
+            if isinstance(target, tuple):  # methodcaller("to", d)(x): x.to(d)
+                if target[1] not in self.tables.casts or not call.args or call.args[0].star \
+                        or call.args[0].keyword is not None:
+                    continue
+                method = cst.Attribute(call.args[0].value, cst.Name(target[1]))
+                form = cst.Call(func=method, args=self.merged_args(bound, call.args[1:]))
+                self.parents.setdefault(method, form)
+                self.parents.setdefault(form, self.parents.get(call))
+                wanted = self.cast_target(form)
+                if wanted is not None and self.origin(call.args[0].value) >= Origin.POOL_TUPLE:
+                    return wanted, f"operator.methodcaller({target[1]!r})"
+                continue
             if isinstance(target, (cst.Attribute, cst.Name)):
                 if (target.attr.value if isinstance(target, cst.Attribute) else target.value) not in self.tables.casts:
                     continue

@@ -41,3 +41,55 @@ def names_dtype_attribute(call: cst.Call) -> bool:
         if isinstance(arg.value, cst.Attribute) and arg.value.attr.value == "dtype":
             return True
     return False
+
+
+# reads of a tensor's metadata: they use no slot, so they do not keep a converted pool alive
+_METADATA = frozenset(("shape", "dtype", "device", "size", "dim", "ndim", "stride", "numel", "nbytes",
+                       "itemsize", "element_size", "is_contiguous", "data_ptr"))
+
+
+def gathered_later(analysis: ModuleAnalysis, node: cst.CSTNode, depth: int = 0) -> bool:
+    """Is a converted whole pool only ever gathered, after views that keep it whole (`.reshape`,
+    `.view`, `rearrange(...)`, `[:, :512]`, the `[views]` of rules/accessors.toml) and through
+    names bound once (`v_up = pool.float(); v_up.reshape(v_up.shape[0], -1)[idx]`)? The CL003
+    shapes no codemod rewrites (gathered_cast is the one it does)."""
+    if depth > 4:
+        return False
+    t = analysis.tables
+    while True:
+        if analysis.gather_consumer(node) is not None:
+            return True
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in t.view_methods:
+            call = analysis.parent(parent)
+            if not (isinstance(call, cst.Call) and call.func is parent):
+                return False
+            node = call
+            continue
+        if isinstance(parent, cst.Subscript) and parent.value is node:  # kept whole (`x[:, :512]`)
+            node = parent
+            continue
+        if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+            call = analysis.parent(parent)
+            name = analysis.call_name(call) if isinstance(call, cst.Call) else None
+            if not (name and (name in t.view_functions or name.rsplit(".", 1)[-1] in t.view_functions)
+                    and analysis._first_positional(call.args) is node):
+                return False
+            node = call
+            continue
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, cst.Name) and parent.value is node:
+            target = parent.targets[0].target
+            scope = analysis.scopes.get(target)
+            if scope is None or len(list(scope.assignments[target.value])) != 1:
+                return False
+            uses = [access.node for access in scope.accesses[target.value]]
+            data = [u for u in uses if not _metadata_read(analysis, u)]
+            return bool(data) and all(isinstance(u, cst.Name) and gathered_later(analysis, u, depth + 1)
+                                      for u in data)
+        return False
+
+
+def _metadata_read(analysis: ModuleAnalysis, use: cst.CSTNode) -> bool:
+    parent = analysis.parent(use)
+    return isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value in _METADATA

@@ -202,6 +202,11 @@ class ObjectFlow:
                         found = self.instance_class(value, depth + 1)
                         if found is not None:
                             return found
+                    elif kind == "for" and not path:  # `for rec in self.records`: an element's class
+                        for element in self.element_values(value, None, depth + 1) or ():
+                            found = self.instance_class(element, depth + 1)
+                            if found is not None:
+                                return found
             return None
         if isinstance(expr, cst.Call):
             name = _dotted(expr.func)
@@ -305,6 +310,15 @@ class ObjectFlow:
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path:
                         values.append(value)
+                    elif kind == "for" and not path:
+                        elements = self.element_values(value, None, depth + 1)
+                        if not elements:
+                            return []
+                        values.extend(elements)
+                    else:
+                        return []
+                else:
+                    return []
         elif isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
             if owner is not None:
@@ -338,9 +352,30 @@ class ObjectFlow:
         values: List[cst.BaseExpression] = []
         for member in self.class_family(cls):
             values.extend(self.self_attr_values(member, attr))
+            values.extend(self.class_body_values(member, attr))
         if self.is_record(cls):
             values.extend(self._record_arguments(cls, attr))
         return values
+
+    def class_body_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+        """`attr = v` in the class body (a class attribute every instance reads), records'
+        annotated fields excepted."""
+        index = self.__dict__.setdefault("_class_body_index", {})
+        found = index.get(id(cls))
+        if found is None:
+            found = index[id(cls)] = {}
+            for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+                if not isinstance(stmt, cst.SimpleStatementLine):
+                    continue
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            if isinstance(target.target, cst.Name):
+                                found.setdefault(target.target.value, []).append(small.value)
+                    elif isinstance(small, cst.AnnAssign) and small.value is not None \
+                            and isinstance(small.target, cst.Name) and not self.is_record(cls):
+                        found.setdefault(small.target.value, []).append(small.value)
+        return found.get(attr, [])
 
     def _record_arguments(self, cls: cst.ClassDef, attr: str, calls=None) -> List[cst.BaseExpression]:
         fields = self.record_fields(cls)
@@ -382,6 +417,12 @@ class ObjectFlow:
             return [e.value for e in elements]
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
             return [expr.elt]
+        if isinstance(expr, cst.Dict):  # a dict indexed by a computed key: any value
+            if any(not isinstance(e, cst.DictElement) for e in expr.elements):
+                return None
+            return [e.value for e in expr.elements]
+        if isinstance(expr, cst.DictComp):
+            return [expr.value]
         values = self._container_sources(expr, depth)
         if values is None:
             return None

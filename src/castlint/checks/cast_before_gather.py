@@ -59,7 +59,7 @@ class CastBeforeGather(Rule):
         return words.pool_conversions
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        from castlint.analysis.gathers import gathered_cast
+        from castlint.analysis.gathers import gathered_cast, gathered_later
 
         analysis = ctx.analysis
         findings = []
@@ -68,7 +68,28 @@ class CastBeforeGather(Rule):
                 findings.append(self._gathered(ctx, call, target))
             elif analysis.gather_consumer(call) == "function":
                 findings.append(self._gathered_by_function(ctx, call, target))
+            elif gathered_later(analysis, call):
+                findings.append(self._gathered_later(ctx, call, target, None))
+        for call, target, through in analysis.call_conversions():
+            if gathered_later(analysis, call):
+                findings.append(self._gathered_later(ctx, call, target, through))
         return findings
+
+    def _gathered_later(self, ctx: FileContext, call: cst.Call, target: str, through) -> Finding:
+        """A cast whose result is reshaped (or bound to a name, or made by a held cast) and then
+        gathered: no codemod moves it yet."""
+        analysis = ctx.analysis
+        cost = chain_cost(ctx, [t for _, t in analysis.cast_chain(call)]) if through is None \
+            else pool_cast_cost(ctx, target)
+        how = f" through `{through}`" if through else ""
+        return self.finding(
+            ctx, call,
+            f"cast to {target}{how} before a gather converts the whole pool ({cost.describe()}); gather first, "
+            f"then cast; {COST_HINT}",
+            Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING, cost=cost,
+            unfixable_reason="the gather comes after a reshape, a name or a held cast: gather the rows first "
+                             "and convert those by hand",
+        )
 
     def _gathered(self, ctx: FileContext, call: cst.Call, target: str) -> Finding:
         analysis = ctx.analysis

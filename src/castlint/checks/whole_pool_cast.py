@@ -121,12 +121,13 @@ class WholePoolCast(Rule):
         return words.pool_conversions
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        from castlint.analysis.gathers import gathered_cast
+        from castlint.analysis.gathers import gathered_cast, gathered_later
 
         analysis = ctx.analysis
         findings = []
         for call, target in analysis.pool_casts():
-            if gathered_cast(analysis, call) is not None or analysis.gather_consumer(call) == "function":
+            if gathered_cast(analysis, call) is not None or analysis.gather_consumer(call) == "function" \
+                    or gathered_later(analysis, call):
                 continue  # a cast before a gather: CL003
             chain = analysis.cast_chain(call)
             cost = chain_cost(ctx, [t for _, t in chain])
@@ -152,6 +153,8 @@ class WholePoolCast(Rule):
                 _severity(analysis, call), cost=cost, unfixable_reason=NO_CONSUMER_REASON,
             ))
         for call, target, through in analysis.call_conversions():
+            if gathered_later(analysis, call):
+                continue  # gathered after the conversion: CL003
             cost = pool_cast_cost(ctx, target)
             findings.append(self.finding(
                 ctx, call,

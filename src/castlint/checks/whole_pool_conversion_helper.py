@@ -119,6 +119,8 @@ class WholePoolConversionHelper(Rule):
                     name = (analysis.call_name(call) or name).rsplit(".", 1)[-1]
             elif isinstance(func, cst.Attribute):
                 name = func.attr.value
+            elif isinstance(func, (cst.Call, cst.Subscript)):
+                name = ""  # getattr(fp8_kernel, "batched_dequantize")(...), table["deq"](...): held_callee
             else:
                 continue
             helper = helpers.get(name)
