@@ -36,6 +36,7 @@ from libcst.metadata import (
 
 from castlint.analysis import hot_path
 from castlint.analysis.object_flow import ObjectFlow
+from castlint.analysis.same_dtype import same_dtype_cast
 from castlint.tables import Tables
 
 
@@ -467,6 +468,13 @@ class ModuleAnalysis(ObjectFlow):
             inner = self.origin(expr.args[0].value, depth)
             if inner == Origin.POOL_TUPLE:
                 return inner
+        if isinstance(func, cst.Name) and func.value == "dict" and len(expr.args) == 1 \
+                and isinstance(expr.args[0].value, cst.Call) and isinstance(expr.args[0].value.func, cst.Name) \
+                and expr.args[0].value.func.value == "zip" and len(expr.args[0].value.args) == 2 \
+                and not any(a.star for a in expr.args[0].value.args):
+            # `dict(zip(names, self.k_bufs))`: its values are the elements of the second
+            values = self.origin(expr.args[0].value.args[1].value, depth)
+            return Origin.POOL_TUPLE if values == Origin.POOL_TUPLE else Origin.OTHER
         if isinstance(func, cst.Name) and func.value == "zip" and expr.args \
                 and any(self.origin(a.value, depth) == Origin.POOL_TUPLE for a in expr.args if not a.star):
             return Origin.POOL_TUPLE  # `zip(self.k_buffer, self.v_buffer)`: pairs of whole caches
@@ -487,26 +495,33 @@ class ModuleAnalysis(ObjectFlow):
             return None
         if not (isinstance(receiver, cst.Name) and receiver.value == "self") and not (
                 isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"):
-            calls = self.constructions(receiver)
-            if calls and len(calls) <= 8:
+            frames = self.construction_frames(receiver)
+            if frames and len(frames) <= 8:
                 # `LatentView(k).nope()`: the method reads the attributes of *that* construction
-                found = [self._under_construction(c, lambda: self._return_origin(call, depth), depth) for c in calls]
+                found = [self._under_construction(c, lambda: self._return_origin(call, depth), depth, env)
+                         for c, env in frames]
                 if any(f is not None for f in found):
                     return max(f for f in found if f is not None)
                 return None
         return self._return_origin(call, depth)
 
-    def _under_construction(self, call: cst.Call, compute, depth: int):
-        """compute() with __init__'s parameters bound to what this construction passes."""
+    def _under_construction(self, call: cst.Call, compute, depth: int, env: Optional[Dict[int, Origin]] = None):
+        """compute() with __init__'s parameters bound to what this construction passes (its
+        arguments read under env: the parameters of the helper that made it, bound by its call)."""
         cls = self.instance_class(call)
         init = self.find_method(cls, "__init__") if cls is not None else None
         bindings: Dict[int, Origin] = {}
-        if init is not None:
-            for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params):
-                argument = self._argument_for(call, init, param, skip_self=True)
-                bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
         saved, saved_returns = self._origin_cache, self._returns_cache
         self._origin_cache, self._returns_cache = {}, {}  # both hold results under other bindings
+        if init is not None:
+            self._bindings.append(env or {})
+            try:
+                for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params):
+                    argument = self._argument_for(call, init, param, skip_self=True)
+                    bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+            finally:
+                self._bindings.pop()
+            self._origin_cache = {}
         self._bindings.append(bindings)
         try:
             return compute()
@@ -1264,25 +1279,36 @@ class ModuleAnalysis(ObjectFlow):
         prop = self._property_origin(expr, owner, depth)
         if prop is not None:
             return prop
-        calls = self.constructions(expr.value)
-        if not calls:
+        frames = self.construction_frames(expr.value)
+        if not frames:
             return max((self.origin(v, depth) for v in self.instance_attr_values(owner, expr.attr.value)),
                        default=Origin.OTHER)
         best = Origin.OTHER
-        for call in calls:
-            best = max(best, self._attr_under(call, expr.attr.value, depth))
+        for call, env in frames:
+            best = max(best, self._attr_under(call, expr.attr.value, depth, env))
         return best
 
-    def _attr_under(self, call: cst.Call, attr: str, depth: int) -> Origin:
+    def _attr_under(self, call: cst.Call, attr: str, depth: int, env: Optional[Dict[int, Origin]] = None) -> Origin:
         """What attr holds on the object `call` constructs: a record's argument for that
-        field, or the family's `self.attr = ...` with __init__'s parameters bound to call's."""
+        field, or the family's `self.attr = ...` with __init__'s parameters bound to call's
+        (env: the parameters of the helper that returned the construction)."""
         cls = self.instance_class(call)
         if self.is_record(cls) and attr in self.record_fields(cls):
-            return max((self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])),
-                       default=Origin.OTHER)
+            if not env:
+                return max((self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])),
+                           default=Origin.OTHER)
+            saved, saved_returns = self._origin_cache, self._returns_cache
+            self._origin_cache, self._returns_cache = {}, {}
+            self._bindings.append(env)
+            try:
+                return max((self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])),
+                           default=Origin.OTHER)
+            finally:
+                self._bindings.pop()
+                self._origin_cache, self._returns_cache = saved, saved_returns
         return self._under_construction(
             call, lambda: max((self.origin(v, depth) for v in self.instance_attr_values(cls, attr)),
-                              default=Origin.OTHER), depth)
+                              default=Origin.OTHER), depth, env)
 
     def _cache_attr_origin(self, expr: cst.Attribute, depth: int) -> Origin:
         """A cache attribute: a container of whole caches by its name, unless the class
@@ -1928,7 +1954,8 @@ class ModuleAnalysis(ObjectFlow):
             for cast in self._casts_in(target):
                 wanted = self.cast_target(cast)
                 receiver = self._cast_receiver(cast)
-                if wanted is not None and receiver is not None and self.origin(receiver, depth) >= Origin.POOL_TUPLE:
+                if wanted is not None and receiver is not None and self.origin(receiver, depth) >= Origin.POOL_TUPLE \
+                        and not same_dtype_cast(self, cast):
                     out.append((cast, wanted))
             return out
         finally:
@@ -2113,6 +2140,7 @@ class ModuleAnalysis(ObjectFlow):
                 and not self._chained_into_cast(call)
                 and not self.guarded_fallback(call)
                 and not self._for_some_callers(call)
+                and not same_dtype_cast(self, call)
             ]
         return self._pool_casts
 

@@ -228,7 +228,33 @@ class ObjectFlow:
                 found = self.instance_class(value, depth + 1)
                 if found is not None:
                     return found
+        if isinstance(expr, cst.Subscript):  # `recs[0]` of a list of records
+            for element in self._subscript_elements(expr, depth) or ():
+                found = self.instance_class(element, depth + 1)
+                if found is not None:
+                    return found
         return None
+
+    def _zipped(self, call: cst.Call) -> cst.Tuple:
+        """(a[0], b[0], ...) for zip(a, b, ...): one element of each (any element of a
+        per-layer container has the origin of all), as nodes of this module's parent map."""
+        cache = self.__dict__.setdefault("_zipped_nodes", {})
+        if id(call) not in cache:
+            parts = []
+            for arg in call.args:
+                element = cst.Subscript(arg.value, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+                self.parents.setdefault(element, call)
+                parts.append(cst.Element(element))
+            node = cst.Tuple(parts)
+            self.parents.setdefault(node, self.parents.get(call))
+            cache[id(call)] = node
+        return cache[id(call)]
+
+    def _subscript_elements(self, sub: cst.Subscript, depth: int):
+        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            return None
+        key = sub.slice[0].slice.value
+        return self.element_values(sub.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
 
     def annotated_class(self, param: cst.Param) -> Optional[cst.ClassDef]:
         """The class of this module a parameter's annotation names (`md: Meta`, `"Meta"`,
@@ -287,20 +313,29 @@ class ObjectFlow:
     def constructions(self, expr: cst.BaseExpression, depth: int = 0) -> List[cst.Call]:
         """The `C(...)` calls (C a class of this module) that made the object expr holds;
         [] when unknown (then every construction counts)."""
+        return [call for call, _ in self.construction_frames(expr, depth)]
+
+    def construction_frames(self, expr: cst.BaseExpression, depth: int = 0) -> List[tuple]:
+        """(construction, env) for each construction of constructions(): env binds the
+        parameters of the helpers that returned it (`self.make(k)` returning `Holder(t)`: t is
+        k there), {} when it is made where it is used."""
         if depth > 6:
             return []
         if isinstance(expr, cst.Call):
             name = _dotted(expr.func)
             if name in self.module_classes():
-                return [expr]
-            out: List[cst.Call] = []
-            for target, _, _ in self.return_targets(expr, depth + 1):  # a helper that returns a construction
+                return [(expr, {})]
+            out: List[tuple] = []
+            for target, skip, _ in self.return_targets(expr, depth + 1):  # a helper that returns a construction
                 values = self._return_values(target) if isinstance(target, cst.FunctionDef) else []
+                env = None
                 for value in values:
-                    found = self.constructions(value, depth + 1)
+                    found = self.construction_frames(value, depth + 1)
                     if not found:
                         return []
-                    out.extend(found)
+                    if env is None:
+                        env = self._bound_params(expr, target, skip, depth + 1)
+                    out.extend((call, {**env, **inner}) for call, inner in found)
             return out
         values: List[cst.BaseExpression] = []
         if isinstance(expr, cst.Name) and expr.value != "self":
@@ -323,9 +358,11 @@ class ObjectFlow:
             owner = self.instance_class(expr.value)
             if owner is not None:
                 values = self.instance_attr_values(owner, expr.attr.value)
-        out: List[cst.Call] = []
+        elif isinstance(expr, cst.Subscript):
+            values = self._subscript_elements(expr, depth) or []
+        out: List[tuple] = []
         for value in values:
-            found = self.constructions(value, depth + 1)
+            found = self.construction_frames(value, depth + 1)
             if not found:
                 return []
             out.extend(found)
@@ -423,6 +460,13 @@ class ObjectFlow:
             return [e.value for e in expr.elements]
         if isinstance(expr, cst.DictComp):
             return [expr.value]
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.args \
+                and not any(a.star or a.keyword is not None for a in expr.args):
+            name = expr.func.value
+            if name in ("list", "tuple") and len(expr.args) == 1 and name not in self.module_classes():
+                return self.element_values(expr.args[0].value, index, depth + 1)
+            if name == "zip":  # an element of zip(a, b) is the pair (a[j], b[j])
+                return [self._zipped(expr)]
         values = self._container_sources(expr, depth)
         if values is None:
             return None
