@@ -37,7 +37,8 @@ def _marked(path: Path):
     return sorted(out)
 
 
-@pytest.mark.parametrize("name", ["pools_sglang.py", "pool_converts_lmdeploy.py", "slices_vllm.py"])
+@pytest.mark.parametrize("name", ["pools_sglang.py", "pool_converts_lmdeploy.py", "slices_vllm.py",
+                                  "allocated_dtype.py"])
 def test_fixture_findings_are_the_marked_lines(name):
     path = LEARNED / name
     assert _lines(path) == _marked(path)
@@ -61,6 +62,15 @@ def test_converting_accessors_and_stacks():
     assert set(learnt.names) == {"dequant_k", "widened", "stacked"}
     assert learnt.converting == {"dequant_k", "widened"}
     assert "stack" not in learnt.buffers  # a layer-stacked tensor is no container of the analysis
+
+
+def test_the_allocation_dtype_of_what_an_accessor_returns():
+    learnt = pool_classes.learn_source((LEARNED / "allocated_dtype.py").read_bytes(), TABLES)
+    # as the class spells it, with the class body's constant read through; none where the
+    # allocations have no dtype or one local to the allocating method, or the return reinterprets
+    assert dict(learnt.dtypes) == {"ring_of": ("self.state_dtype", "torch.bfloat16"),
+                                   "keys_of": ("self.dtype",), "fixed_of": ("torch.float16",)}
+    assert "same_here" in learnt.names and "same_here" not in dict(learnt.dtypes)  # it converts
 
 
 def test_container_and_tensor_method_names_are_never_learnt():
@@ -135,3 +145,33 @@ def test_checked_tree_is_the_engine_and_the_cache_follows_the_teacher(tmp_path, 
     pool_classes._FRESH.clear()
     third = check_paths(files, TABLES, config, jobs=1)
     assert third.stats["cached"] == 0 and third.findings == []
+
+
+def test_an_engine_teaches_the_dtype_its_pool_allocates(tmp_path, monkeypatch):
+    """sglang 0.5.23's qsa_indexer: `.to(pool.index_state_dtype)` of a ring the engine's pool
+    allocates in `index_state_dtype` converts nothing; another dtype does."""
+    monkeypatch.setenv("CASTLINT_LEARN_CACHE", str(tmp_path / "learned"))
+    pool_dir = tmp_path / "tree" / "sglang" / "srt" / "mem_cache"
+    pool_dir.mkdir(parents=True)
+    (tmp_path / "tree" / "sglang" / "__init__.py").write_text("")
+    (pool_dir / "qsa_pool.py").write_text(
+        "import torch\n\n\nclass QSAPool:\n    index_state_dtype = torch.bfloat16\n\n"
+        "    def __init__(self, slots, layers):\n        self.ring = []\n"
+        "        self.ring = [torch.zeros((slots, 8, 64), dtype=self.index_state_dtype) for _ in layers]\n\n"
+        "    def key_state(self, layer_id):\n        return self.ring[self._local(layer_id)]\n")
+    backend = tmp_path / "tree" / "sglang" / "srt" / "indexer.py"
+    backend.write_text(
+        "import torch\nfrom sglang.srt.mem_cache.qsa_pool import QSAPool\n\n\nclass Indexer:\n"
+        "    def store(self, pool, q):\n"
+        "        keys = pool.key_state(self.layer_id)\n"
+        "        a = keys.reshape(keys.shape[0], -1).contiguous().to(pool.index_state_dtype)\n"
+        "        b = keys.to(torch.bfloat16)\n"
+        "        c = keys.to(q.dtype)\n"
+        "        d = keys.to(torch.float8_e4m3fn)\n"
+        "        return a, b, c, d\n")
+    config = Config()
+    config.root = tmp_path / "tree"
+    pool_classes._FRESH.clear()
+    for prune in (True, False):
+        run = check_paths([str(backend)], TABLES, config, jobs=1, prune=prune, cache=False)
+        assert sorted(f.start.line for f in run.findings) == [10, 11], prune

@@ -300,12 +300,12 @@ def learned_tables(path: str, source: bytes, tables: Tables, result: Optional[Fi
     from castlint.analysis import pool_classes
 
     own = pool_classes.file_tables(source, tables)
-    accessors, teachers = pool_classes.engine_learned(path, source, tables)
+    accessors, teachers, dtypes = pool_classes.engine_learned_dtypes(path, source, tables)
     if not accessors:
         return own
     if result is not None:
         result.links = sorted(set(result.links) | set(teachers))
-    return pool_classes.with_accessors(own, accessors)
+    return pool_classes.with_accessors(own, accessors, dtypes=dtypes)
 
 
 def wanted(path: str, source: bytes, triggers, tables: Tables, config: Config) -> bool:

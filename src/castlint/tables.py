@@ -44,6 +44,9 @@ class Accessor:
     # when set, only `<receiver>.name(...)` with the receiver's last name in this list
     # is an accessor (TensorRT-LLM's get_buffers is a common method name elsewhere)
     receivers: tuple = ()
+    # learnt accessors only: the spellings of the dtype the returned buffer is allocated in, as
+    # the pool class writes it (`self.dtype`, `torch.bfloat16`); castlint.analysis.same_dtype
+    dtype: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,9 @@ class Learned:
     accessors: Tuple[Tuple[str, str], ...] = ()  # (name, "tensor" | "tuple"), sorted
     buffers: FrozenSet[str] = frozenset()  # the per-layer buffer attributes the classes allocate
     converting: FrozenSet[str] = frozenset()  # accessors that convert what they return
+    # (accessor, spellings of the dtype its buffers are allocated in: `self.dtype`, `torch.bfloat16`),
+    # for accessors that return a buffer as allocated (no cast, reinterpret or delegation)
+    dtypes: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.accessors or self.buffers)
@@ -326,6 +329,8 @@ class _Method:
             self.params.add(func.args.vararg.arg)
         self.index = index if index is not None else _Index(func)
         self.converts = False  # a return passes through a cast or a conversion helper
+        self.used: Set[str] = set()  # the class's buffers a return reads
+        self.opaque = False  # a return delegates or reinterprets: its dtype is not the allocation's
         self.assigned = self.index.assigned
         self.unpacked = self.index.unpacked
         self._busy: Set[str] = set()
@@ -336,8 +341,11 @@ class _Method:
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr in self.buffers:
                 kind = self.buffers[node.attr]
+                if kind != "staging":
+                    self.used.add(node.attr)
                 return None if kind == "staging" else kind
             if node.attr in self.tables.cache_attributes:
+                self.opaque = True  # a cache attribute the class does not allocate: dtype unknown
                 return LIST
         if isinstance(node, ast.Name) and node.id not in self.params and node.id in self.assigned \
                 and node.id not in self._busy:
@@ -414,12 +422,15 @@ class _Method:
                 if receiver == LAYER and (name in t.view_methods or name in t.casts or name in t.reinterpret_methods):
                     if name in t.casts:
                         self.converts = True
+                    elif name in t.reinterpret_methods:
+                        self.opaque = True
                     return LAYER
                 if receiver == LAYER and name in t.tuple_view_methods:
                     return TUPLE
                 if receiver in (LAYER, BAD) and (name in t.gather_methods or name in t.narrow_methods):
                     return BAD
                 if name in self.known and self._receiver_ok(name, func.value) and self._own(func.value):
+                    self.opaque = True
                     return self.known[name]  # delegation to the class's own or a held pool
             elif name in self.known and name not in t.accessors:
                 return None
@@ -551,14 +562,16 @@ def learn_tree(tree: ast.Module, tables: Tables, known: Optional[Mapping[str, st
                    and (f.args.args[1:] or f.args.kwonlyargs or f.args.vararg)
                    and not any(_last(d) in ("staticmethod", "property") for d in f.decorator_list)]
         if methods:
-            classes.append((own, methods))
+            classes.append((cls, own, methods))
     learnt: Dict[str, str] = {}
     converting: Set[str] = set()
+    dtypes: Dict[str, Tuple[str, ...]] = {}
+    class_dtypes: Dict[int, Dict[str, Optional[Tuple[str, ...]]]] = {}
     for _ in range(_MAX_ROUNDS):
         changed = False
         known_now = dict(base)
         known_now.update(learnt)
-        for own, methods in classes:
+        for cls, own, methods in classes:
             for func in methods:
                 if func.name in learnt or func.name in tables.accessors:
                     continue
@@ -576,11 +589,74 @@ def learn_tree(tree: ast.Module, tables: Tables, known: Optional[Mapping[str, st
                     learnt[func.name] = kind
                     if method.converts:
                         converting.add(func.name)
+                    elif not method.opaque and method.used:
+                        if id(cls) not in class_dtypes:
+                            class_dtypes[id(cls)] = buffer_dtypes(cls, tables, indexes)
+                        spelled = {class_dtypes[id(cls)].get(b) for b in method.used}
+                        if len(spelled) == 1 and None not in spelled:
+                            dtypes[func.name] = spelled.pop()
                     changed = True
         if not changed:
             break
     return Learned(tuple(sorted(learnt.items())), frozenset(buffers - set(tables.cache_attributes)),
-                   frozenset(converting))
+                   frozenset(converting), tuple(sorted(dtypes.items())))
+
+
+def _allocation_dtypes(value: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Optional[Set[str]]:
+    """The `dtype=` of every `[allocation]` call in value (a name of env read through once):
+    its source text, "?" for one without a dtype; None when value allocates nothing."""
+    if isinstance(value, ast.Name) and value.id in env:
+        value = env[value.id]
+    found: Set[str] = set()
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call) and _last(node.func) in tables.allocation_functions:
+            dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+            found.add(ast.unparse(dtype) if dtype is not None else "?")
+    return found or None
+
+
+def buffer_dtypes(cls: ast.ClassDef, tables: Tables,
+                  indexes: Optional[Dict[int, _Index]] = None) -> Dict[str, Optional[Tuple[str, ...]]]:
+    """{buffer attribute: spellings of the one dtype every allocation stored in it is made
+    with (`self.index_state_dtype`, and `torch.bfloat16` when the class body sets
+    `index_state_dtype = torch.bfloat16`), None when they differ or one has none}. An
+    assignment that allocates nothing (the `self.k = []` placeholder) does not count;
+    `self.k.append(torch.zeros(...))` does."""
+    constants: Dict[str, str] = {}
+    for statement in cls.body:
+        target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+            else statement.target if isinstance(statement, ast.AnnAssign) else None
+        value = getattr(statement, "value", None)
+        if isinstance(target, ast.Name) and value is not None and (_dotted(value) or "").startswith("torch."):
+            constants[f"self.{target.id}"] = _dotted(value)
+    seen: Dict[str, Set[str]] = {}
+    for func in cls.body:
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        index = indexes.get(id(func)) if indexes is not None else None
+        if index is None or isinstance(index, _NoReturn):
+            index = _Index(func)
+        env = index.values
+        stores = [(t.attr, v) for targets, v in index.assigns for t in targets
+                  if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"]
+        stores += [(c.func.value.attr, c.args[0]) for c in index.appends
+                   if isinstance(c.func.value, ast.Attribute) and isinstance(c.func.value.value, ast.Name)
+                   and c.func.value.value.id == "self"]
+        for attr, value in stores:
+            found = _allocation_dtypes(value, tables, env)
+            if found is not None:
+                seen.setdefault(attr, set()).update(found)
+    out: Dict[str, Optional[Tuple[str, ...]]] = {}
+    for attr, found in seen.items():
+        if len(found) != 1 or "?" in found:
+            out[attr] = None
+            continue
+        dtype = found.pop()
+        if not dtype.startswith(("self.", "torch.")):
+            out[attr] = None  # a local or a parameter of the pool's own: not spelled at a call
+            continue
+        out[attr] = (dtype, constants[dtype]) if dtype in constants else (dtype,)
+    return out
 
 
 _TEXT: Dict[tuple, Tuple[Tables, tuple]] = {}
@@ -669,23 +745,30 @@ def _pairs(learnt: Learnable) -> Tuple[Dict[str, str], FrozenSet[str]]:
     return out, frozenset()
 
 
-def with_accessors(tables: Tables, learnt: Learnable, buffers: Iterable[str] = ()) -> Tables:
+def with_accessors(tables: Tables, learnt: Learnable, buffers: Iterable[str] = (),
+                   dtypes: Optional[Mapping[str, Tuple[str, ...]]] = None) -> Tables:
     """tables plus these learnt accessors (names, {name: returns}, (name, returns) pairs or
-    a Learned) and buffer attributes; the same object for the same additions."""
+    a Learned) and buffer attributes; dtypes: {accessor: spellings of the dtype its buffers are
+    allocated in} (a Learned brings its own); the same object for the same additions."""
     accessors, own_buffers = _pairs(learnt)
     accessors = {k: v for k, v in accessors.items() if k not in tables.accessors}
     extra = (frozenset(buffers) | own_buffers) - set(tables.cache_attributes)
     if not accessors and not extra:
         return tables
+    allocated = dict(learnt.dtypes) if isinstance(learnt, Learned) else {}
+    allocated.update(dtypes or {})
+    allocated = {k: tuple(v) for k, v in allocated.items() if k in accessors}
     items = frozenset(accessors.items())
-    key = (id(tables), items, extra)
+    key = (id(tables), items, extra, frozenset(allocated.items()))
     hit = _WITH.get(key)
     found = hit[1] if hit is not None and hit[0] is tables else None  # an id may be reused
     if found is None:
         table = dict(tables.accessors)
         for name, returns in sorted(accessors.items()):
-            table[name] = Accessor(name, returns, "learnt from a pool class of the checked tree")
-        text = "\0".join(f"{n}={r}" for n, r in sorted(accessors.items())) + "\1" + "\0".join(sorted(extra))
+            table[name] = Accessor(name, returns, "learnt from a pool class of the checked tree",
+                                   dtype=allocated.get(name, ()))
+        text = "\0".join(f"{n}={r}" + ("/" + "|".join(allocated[n]) if n in allocated else "")
+                         for n, r in sorted(accessors.items())) + "\1" + "\0".join(sorted(extra))
         digest = hashlib.sha256((tables.digest + "\0" + text).encode()).hexdigest()[:16]
         found = dataclasses.replace(tables, accessors=table, digest=digest,
                                     cache_attributes=set(tables.cache_attributes) | extra)
@@ -769,6 +852,7 @@ class PackageTable:
     root: str
     accessors: Tuple[Tuple[str, str], ...] = ()
     teachers: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()  # (file, names it teaches)
+    dtypes: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()  # (accessor, its buffers' allocation dtype)
 
 
 def imported_packages(source: bytes) -> Set[str]:
@@ -804,6 +888,21 @@ def _cache_dir() -> Optional[str]:
     return os.path.join(base, "castlint", "learned")
 
 
+_CODE: List[str] = []
+
+
+def _learning_code() -> str:
+    """The digest of this module's source: a table learnt by other code (an upgrade, an
+    editable install being edited) is never read back as this code's."""
+    if not _CODE:
+        try:
+            with open(__file__, "rb") as fh:
+                _CODE.append(hashlib.sha256(fh.read()).hexdigest()[:16])
+        except OSError:
+            _CODE.append("")
+    return _CODE[0]
+
+
 def package_table(root: str, tables: Tables) -> PackageTable:
     """What the pool classes of the package at root teach, once per process per version of its
     files, and cached on disk by file signature (path, size, mtime): a later run reads only the
@@ -833,25 +932,27 @@ def package_table(root: str, tables: Tables) -> PackageTable:
     store_path = None
     stored: Dict[str, list] = {}
     if store_dir is not None:
-        name = hashlib.sha256(f"{root}\0{tables.digest}".encode()).hexdigest()[:24] + ".json"
+        name = hashlib.sha256(f"{root}\0{tables.digest}\0{_learning_code()}".encode()).hexdigest()[:24] + ".json"
         store_path = os.path.join(store_dir, name)
         try:
             with open(store_path, "r", encoding="utf-8") as fh:
                 stored = json.load(fh).get("files", {})
         except (OSError, ValueError, AttributeError):
             stored = {}
-    per_file: Dict[str, list] = {}  # path -> [size, mtime, a pool-class candidate, [[name, returns]]]
+    # path -> [size, mtime, a pool-class candidate, [[name, returns]], [[name, [dtype spellings]]]]
+    per_file: Dict[str, list] = {}
     changed = False
     for path, size, mtime in signatures:
         entry = stored.get(path)
-        if entry is not None and len(entry) == 4 and entry[0] == size and entry[1] == mtime:
+        if entry is not None and len(entry) == 5 and entry[0] == size and entry[1] == mtime:
             per_file[path] = entry
             continue
         changed = True
         source = _read(path) if size <= _MAX_BYTES else None
         maybe = source is not None and b"class" in source and b"return" in source
         learnt = learn_source(source, tables) if maybe else Learned()
-        per_file[path] = [size, mtime, maybe, [list(p) for p in learnt.accessors]]
+        per_file[path] = [size, mtime, maybe, [list(p) for p in learnt.accessors],
+                          [[n, list(d)] for n, d in learnt.dtypes]]
     if changed:  # accessors that delegate to one another module of the package teaches
         for _ in range(2):
             known = {n: r for e in per_file.values() for n, r in e[3]}
@@ -865,15 +966,27 @@ def package_table(root: str, tables: Tables) -> PackageTable:
                 source = _read(path)
                 if source is None or not calls.search(source) or not candidate(source, tables, known):
                     continue
-                learnt = [list(p) for p in learn_source(source, tables, known).accessors]
+                found = learn_source(source, tables, known)
+                learnt = [list(p) for p in found.accessors]
                 if learnt != entry[3]:
                     entry[3] = learnt
+                    entry[4] = [[n, list(d)] for n, d in found.dtypes]
                     again = True
             if not again:
                 break
     accessors: Dict[str, str] = {n: r for e in per_file.values() for n, r in e[3]}
     teachers = tuple((p, tuple(n for n, _ in e[3])) for p, e in sorted(per_file.items()) if e[3])
-    table = PackageTable(root, tuple(sorted(accessors.items())), teachers)
+    allocated: Dict[str, Optional[Tuple[str, ...]]] = {}
+    for e in per_file.values():  # an accessor name two classes define: one dtype for both, or none
+        for n, d in e[4]:
+            allocated[n] = tuple(d) if allocated.get(n, tuple(d)) == tuple(d) else None
+    learnt_names = {n for e in per_file.values() for n, _ in e[3]}
+    for e in per_file.values():
+        for n, _ in e[3]:
+            if n not in {m for m, _ in e[4]}:
+                allocated[n] = None  # some class's accessor of that name: dtype unknown
+    dtypes = tuple(sorted((n, d) for n, d in allocated.items() if d and n in learnt_names))
+    table = PackageTable(root, tuple(sorted(accessors.items())), teachers, dtypes)
     if changed and store_path is not None:
         try:
             os.makedirs(store_dir, exist_ok=True)
@@ -892,9 +1005,17 @@ def engine_learned(path: str, source: bytes, tables: Tables) -> Tuple[Dict[str, 
     """({accessor: returns}, the files that teach the ones source calls) that the engines
     of `[learn] packages` which source imports teach it: their pool classes, read from the
     package's folder (the checked tree's own, or the installed copy on sys.path)."""
+    accessors, teachers, _ = engine_learned_dtypes(path, source, tables)
+    return accessors, teachers
+
+
+def engine_learned_dtypes(path: str, source: bytes, tables: Tables) \
+        -> Tuple[Dict[str, str], List[str], Dict[str, Tuple[str, ...]]]:
+    """engine_learned, and {accessor: the dtype spellings its buffers are allocated in}."""
     wanted = imported_packages(source) & set(tables.learn_packages) if b"import" in source else set()
     accessors: Dict[str, str] = {}
     teachers: List[str] = []
+    dtypes: Dict[str, Tuple[str, ...]] = {}
     for name in sorted(wanted):
         root = package_root(name, path)
         if root is None:
@@ -904,7 +1025,8 @@ def engine_learned(path: str, source: bytes, tables: Tables) -> Tuple[Dict[str, 
         # per-tables caches of the analysis stay warm); the files that teach what this one calls
         # key its cached result
         accessors.update((a, r) for a, r in table.accessors if a not in tables.accessors)
+        dtypes.update((a, d) for a, d in table.dtypes if a not in tables.accessors)
         used = {a for a, _ in table.accessors if f".{a}(".encode() in source}
         teachers.extend(p for p, names in table.teachers if used & set(names)
                         and os.path.abspath(p) != os.path.abspath(path))
-    return accessors, teachers
+    return accessors, teachers, dtypes
