@@ -576,3 +576,24 @@ def test_the_root_of_a_tree_with_namespace_packages(tmp_path):
     (layers / "x.py").write_text("")
     assert package_root(str(layers / "x.py"), "sglang") == str(tmp_path)
     assert package_root(str(layers / "x.py")) == str(tmp_path / "sglang" / "srt")
+
+
+def test_minimal_body_lists_only_the_findings_it_fixed(tmp_path):
+    """--profile minimal: the extend cast and the prefill plans are left as they were, so the body
+    lists their findings under "Left as it was", not among the findings the fix addressed."""
+    from castlint.fixes import fix_source
+    from castlint.fixoptions import FixOptions
+
+    source = (FIXTURES / "fix" / "mla_backend.in.py").read_bytes()
+    full = fix_source(source, str(tmp_path / "backend.py"), TABLES, FixOptions())
+    minimal = fix_source(source, str(tmp_path / "backend.py"), TABLES, FixOptions(profile="minimal"))
+    assert {f.function for f in full.fixed} > {f.function for f in minimal.fixed}
+    assert all("extend" not in (f.function or "") and "Prefill" not in (f.function or "") for f in minimal.fixed)
+    assert {f.code for f in minimal.fixed} == {"CL001", "CL002"}
+    tree = _copy(tmp_path, "tree")
+    run_castlint("fix", "--diff", "--jobs", "1", "--no-cache", "--profile", "minimal", "sglang", "--pr-body",
+                 tmp_path / "pr.md", cwd=tree)
+    body = (tmp_path / "pr.md").read_text(encoding="utf-8")
+    changed = body.split("## What changed and why", 1)[1].split("The fix:", 1)[0]
+    assert "forward_extend" not in changed and "forward_decode" in changed
+    assert "keeps the whole-pool cast" in body.split("Left as it was:", 1)[1]

@@ -84,7 +84,7 @@ def apply_fixes(source: bytes, ctx, findings: list, options: Optional[FixOptions
         result.skipped += done.skipped
         result.companions.update(done.companions)
         if done.module is not module:
-            result.fixed += wanted
+            result.fixed += wanted if done.fixed is None else done.fixed
             module = done.module
     new_source = keep_line_endings(source, module.bytes)  # the file's line endings, its final byte too
     if new_source == source:

@@ -21,6 +21,7 @@ class CodemodResult:
     applied: List[str] = field(default_factory=list)  # what was done, for the report
     skipped: List[Tuple[int, str]] = field(default_factory=list)  # (line, why a wanted site was not fixed)
     companions: Dict[str, bytes] = field(default_factory=dict)  # path -> a module the fix adds to the tree
+    fixed: Optional[List] = None  # the wanted findings the rewrite addressed (None: all of them, if it changed)
 
 
 @dataclass

@@ -478,6 +478,9 @@ class FlashInferMlaNativeFp8(Codemod):
             return CodemodResult(module, [], [(exc.line, f"FlashInfer MLA fix not applied to this file: {exc.reason}")])
         result = CodemodResult(module.visit(transformer), transformer.applied, list(sites.skipped))
         result.companions = dict(added.companions)
+        # the findings of the sites rewritten (--profile minimal leaves the extend casts and plans)
+        taken = {id(site.cast) for site in sites.casts} | {id(site.call) for site in sites.plans if site.redirect}
+        result.fixed = [f for f in findings if id(f.fix.site) in taken]
         if keyword_api and transformer.rebinds_plan and sites.plans:
             result.skipped.append((analysis.position(sites.plans[0].call).start.line,
                                    "plan() calls kept positional: this module rebinds `.plan` to sglang's "
