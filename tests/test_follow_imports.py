@@ -72,3 +72,54 @@ def test_module_outside_a_package_links_its_siblings(tmp_path):
     assert ("backend.py", "CL001", 6) in found
     found_off, _ = _findings(tmp_path, follow=False)
     assert ("backend.py", "CL001", 6) not in found_off
+
+
+SHAPES = FIXTURES / "packages" / "shapes"
+
+
+def _marked(root: Path, word: str):
+    """(file name, line) of each `# positive:` or `# negative:` comment under root."""
+    out = set()
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if f"# {word}:" in line:
+                out.add((path.name, number))
+    return out
+
+
+def test_import_forms_module_attributes_reexports_namespaces_chains():
+    # vLLM style: `from . import mod` then mod.f(...)/mod.Class as a base (a chain of two bases
+    # in another module), `import pkg.mod as m`, a helper re-exported by a package __init__;
+    # sglang style: a namespace folder (no __init__.py under sgl/), a property and a dataclass
+    # record of another module; lmdeploy style: mod.Class(...) constructed through its module
+    for shape in ("vllm_style", "sgl_ns", "lmd_style"):
+        root = SHAPES / shape
+        found, _ = _findings(root, follow=True)
+        lines = {(name, line) for name, code, line in found if code == "CL001"}
+        assert lines == _marked(root, "positive"), shape  # and no look-alike
+        off, _ = _findings(root, follow=False)
+        assert not off, shape  # each file alone sees none of them
+
+
+def test_messages_spell_module_attributes_as_the_file_does():
+    config = Config()
+    config.follow_imports = True
+    config.cache = False
+    run = check_paths([str(SHAPES / "vllm_style" / "attention" / "backends" / "flashmla.py")], TABLES, config, jobs=1)
+    messages = " ".join(f.message for f in run.findings)
+    assert "`mla_common.whole_cache(runner, layer_idx)`" in messages
+    assert "mla_common_whole_cache" not in messages
+
+
+def test_namespace_package_of_a_module():
+    root, package = tree_index._package_of(str(SHAPES / "sgl_ns" / "sgl" / "srt" / "layers" / "attention" / "x.py"))
+    assert (Path(root), package) == (SHAPES / "sgl_ns", "sgl.srt.layers.attention")
+
+
+def test_only_what_hands_a_pool_is_linked(tmp_path):
+    (tmp_path / "big.py").write_text(
+        "class Runner:\n    def __init__(self, kv_cache_dtype):\n        self.kv_cache_dtype = kv_cache_dtype\n\n"
+        "    def dtype(self):\n        return self.kv_cache_dtype\n" + "    x = 1\n" * 700)
+    user = tmp_path / "user.py"
+    user.write_text("from big import Runner\n\n\ndef f(x, r: Runner):\n    return x.to(r.dtype())\n")
+    assert not tree_index.link(str(user), user.read_bytes(), TABLES).text  # a large class, used as a type

@@ -438,7 +438,10 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
 
 def _linked_findings(path, linked, own_text, tables, config, cost_model, own_lines) -> list:
     """The findings of a file whose analysis links definitions of the tree after its code."""
-    return _analyze_bytes(path, linked, own_text, own_lines, tables, config, cost_model, False, FileResult(path))
+    from castlint.analysis import tree_index
+
+    found = _analyze_bytes(path, linked, own_text, own_lines, tables, config, cost_model, False, FileResult(path))
+    return tree_index.restore_names(found, path)
 
 
 def _with_own_fixes(linked: list, own: list) -> list:
@@ -461,7 +464,10 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result) -> 
     if own_lines is None:
         return _analyze_bytes(path, source, None, None, tables, config, cost_model, prune, result)
     # the pruner's per-unit taint does not follow the linked classes: the whole module is analysed
-    return _analyze_bytes(path, linked, source_text(source), own_lines, tables, config, cost_model, False, result)
+    from castlint.analysis import tree_index
+
+    found = _analyze_bytes(path, linked, source_text(source), own_lines, tables, config, cost_model, False, result)
+    return tree_index.restore_names(found, path)
 
 
 def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model, prune, result) -> list:

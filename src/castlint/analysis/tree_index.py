@@ -50,15 +50,38 @@ class Definition:
     bases: Tuple[str, ...]  # dotted names of a class's bases
     carries: bool  # names a pool (the prefilter's vocabulary)
     node: object = field(default=None, repr=False, compare=False)
+    # what it can do to the module that links it (_roles): hand it a pool (a return, a
+    # property, a record field or a method that yields one from a pool word), pass a value
+    # through (returns what it is given: a view helper, a reader class), convert
+    converts: bool = False
+    pool: FrozenSet[str] = field(default=frozenset(), repr=False, compare=False)  # its module's pool words
     _refs: Optional[FrozenSet[str]] = field(default=None, repr=False, compare=False)
+    _roles: Optional[Tuple[bool, bool]] = field(default=None, repr=False, compare=False)
+
+    def _read(self) -> None:
+        """refs and roles, read from the node when first asked (most definitions never are)."""
+        self._refs = frozenset(_names(self.node) - {self.name})
+        self._roles = (False, False) if self.kind == "assign" else _roles(self.node, self.pool, self.carries)
+        self.node = None
 
     @property
     def refs(self) -> FrozenSet[str]:
-        """Module-level names it uses (`m.attr` also as "m.attr"), read when first asked."""
+        """Module-level names it uses (`m.attr` also as "m.attr")."""
         if self._refs is None:
-            self._refs = frozenset(_names(self.node) - {self.name})
-            self.node = None
+            self._read()
         return self._refs
+
+    @property
+    def provides(self) -> bool:
+        if self._roles is None:
+            self._read()
+        return self._roles[0]
+
+    @property
+    def passes(self) -> bool:
+        if self._roles is None:
+            self._read()
+        return self._roles[1]
 
 
 @dataclass
@@ -70,6 +93,7 @@ class ModuleIndex:
     learned: FrozenSet[str] = frozenset()  # accessors its pool classes define
     carries: bool = False  # the module's text names a pool at all
     used: FrozenSet[str] = frozenset()  # every name the module reads (`m.attr` also as "m.attr")
+    chains: Dict[str, List[Tuple[int, int]]] = field(default_factory=dict)  # see _chains
 
 
 @dataclass(frozen=True)
@@ -77,6 +101,8 @@ class Linked:
     text: str = ""  # source to append after the module's own
     paths: Tuple[str, ...] = ()  # the files it came from
     learned: FrozenSet[str] = frozenset()  # accessors the linked modules' pool classes define
+    own: bytes = b""  # the module's own source with its module attributes renamed (_rename_chains)
+    renames: Tuple[Tuple[str, str], ...] = ()  # (`mod.f`, `mod_f`) for each
 
     def __bool__(self) -> bool:
         return bool(self.text or self.learned)
@@ -108,18 +134,41 @@ def _carries(text: str, tables: Tables) -> bool:
 
 # -- modules on disk -------------------------------------------------------------
 
+_PACKAGES: Dict[str, Tuple[str, str]] = {}
+_NAMESPACE_GAP = 3  # folders without __init__.py in a row that a package may hold (namespace packages)
+
+
 def _package_of(path: str) -> Tuple[str, str]:
     """(the folder above the module's top-level package, the module's dotted package).
-    A module outside any package is its own folder's: ("folder", "")."""
-    folder = os.path.dirname(os.path.abspath(path))
-    parts: List[str] = []
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        parts.insert(0, os.path.basename(folder))
+    Folders without __init__.py inside a package are namespace packages of it (sglang's
+    `srt/`, `srt/layers/`): the top is the highest folder with an __init__.py reached
+    through gaps of at most _NAMESPACE_GAP such folders. A module outside any package
+    is its own folder's: ("folder", "")."""
+    start = os.path.dirname(os.path.abspath(path))
+    hit = _PACKAGES.get(start)
+    if hit is not None:
+        return hit
+    chain: List[str] = []  # start, its parent, ...
+    folder, top, gap = start, -1, 0
+    while True:
+        chain.append(folder)
+        if os.path.isfile(os.path.join(folder, "__init__.py")):
+            top, gap = len(chain) - 1, 0
+        else:
+            gap += 1
+            if gap > _NAMESPACE_GAP:
+                break
         parent = os.path.dirname(folder)
         if parent == folder:
             break
         folder = parent
-    return folder, ".".join(parts)
+    parts = [os.path.basename(f) for f in reversed(chain[:top + 1])]
+    if top < 0 or not all(p.isidentifier() for p in parts):
+        found = (start, "")
+    else:
+        found = (os.path.dirname(chain[top]), ".".join(parts))
+    _PACKAGES[start] = found
+    return found
 
 
 def _find_module(dotted: str, roots: Sequence[str]) -> Optional[str]:
@@ -180,16 +229,29 @@ def _index(path: str, source: bytes, tables: Tables, keep_used: bool = False) ->
     lines = text.splitlines(keepends=True)
     if keep_used:
         index.used = frozenset(_names(tree))
+        index.chains = _chains(tree)
+    if index.carries:
+        index.learned = frozenset(pool_classes.learn_source(source, tables).names)
     for statement in _top_level(tree.body):
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             _record_imports(index, statement)
         elif isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.AnnAssign)):
-            definition = _definition(statement, lines, tables)
+            definition = _definition(statement, lines, tables, index.learned)
             if definition is not None:
                 index.definitions.setdefault(definition.name, definition)
-    if index.carries:
-        index.learned = frozenset(pool_classes.accessors_in(source, set(tables.cache_attributes)))
     return index
+
+
+def _chains(tree) -> Dict[str, List[Tuple[int, int]]]:
+    """Each dotted name `m.f`, `a.b.c.X` the module reads, with where it starts (line,
+    UTF-8 column): module-attribute uses, which linking may rename to `m_f`."""
+    out: Dict[str, List[Tuple[int, int]]] = {}
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.Attribute):
+            dotted = _dotted(sub)
+            if dotted and "." in dotted and not isinstance(sub.value, ast.Subscript):
+                out.setdefault(dotted, []).append((sub.lineno, sub.col_offset))
+    return out
 
 
 def _top_level(body):
@@ -220,7 +282,7 @@ def _record_imports(index: ModuleIndex, statement) -> None:
             index.imports.setdefault(alias.asname or alias.name, (statement.module or "", alias.name, statement.level))
 
 
-def _definition(node, lines: List[str], tables: Tables) -> Optional[Definition]:
+def _definition(node, lines: List[str], tables: Tables, learned: FrozenSet[str] = frozenset()) -> Optional[Definition]:
     if getattr(node, "col_offset", 0) != 0:
         return None
     if isinstance(node, ast.Assign):
@@ -241,8 +303,88 @@ def _definition(node, lines: List[str], tables: Tables) -> Optional[Definition]:
     if not text.endswith("\n"):
         text += "\n"
     bases = tuple(filter(None, (_dotted(b) for b in node.bases))) if isinstance(node, ast.ClassDef) else ()
-    return Definition(name=name, kind=kind, text=text, header=node.lineno - first, bases=bases,
-                      carries=_carries(text, tables), node=node)
+    definition = Definition(name=name, kind=kind, text=text, header=node.lineno - first, bases=bases,
+                            carries=_carries(text, tables), node=node)
+    definition.converts = any(w.decode() in text for w in _vocabulary(tables)[3])
+    definition.pool = _pool_names(tables) | learned
+    return definition
+
+
+_POOL_NAMES: Dict[int, tuple] = {}
+
+
+def _pool_names(tables: Tables) -> FrozenSet[str]:
+    """The identifiers of the pool vocabulary: accessors, cache attributes, convention
+    parameters, conversion helpers (the trigger words without their punctuation)."""
+    hit = _POOL_NAMES.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        words = {re.sub(r"[^\w]", "", w) for w in _vocabulary(tables)[1]}
+        words |= set(tables.accessors) | set(tables.cache_attributes)
+        hit = _POOL_NAMES[id(tables)] = (tables, frozenset(w for w in words if w.isidentifier()))
+    return hit[1]
+
+
+def _idents(node) -> Set[str]:
+    out: Set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            out.add(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            out.add(sub.attr)
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and sub.value.isidentifier():
+            out.add(sub.value)  # getattr(self, "k_buffer")
+    return out
+
+
+def _self_attrs(node) -> Set[str]:
+    return {sub.attr for sub in ast.walk(node) if isinstance(sub, ast.Attribute)
+            and isinstance(sub.value, ast.Name) and sub.value.id == "self"}
+
+
+def _roles(node, pool: FrozenSet[str], carries: bool) -> Tuple[bool, bool]:
+    """(provides, passes) of a function or class (see Definition): read from its returns,
+    yields, properties and fields with `ast`, a value tainted by a pool word through the
+    names and `self.` attributes it is assigned to."""
+    functions = [node] if not isinstance(node, ast.ClassDef) else [
+        n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if isinstance(node, ast.ClassDef):
+        if any(f.name in pool for f in functions):
+            return False, False  # a pool class: its accessors are known by name (tables, learnt)
+        fields = {s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+        if fields & pool:
+            return True, True  # a record with a cache field
+    assigns = []  # (names assigned, self attributes assigned, identifiers of the value, parameters)
+    returns = []  # (identifiers, self attributes, parameters)
+    for function in functions:
+        args = function.args
+        params = frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                           *filter(None, (args.vararg, args.kwarg)))) - {"self", "cls"}
+        for sub in ast.walk(function):
+            if isinstance(sub, (ast.Assign, ast.AnnAssign)) and sub.value is not None:
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                names = {t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+                attrs = set().union(*(_self_attrs(target) for target in targets))
+                assigns.append((names, attrs, _idents(sub.value), params))
+            elif isinstance(sub, (ast.Return, ast.Yield, ast.YieldFrom)) and sub.value is not None:
+                returns.append((_idents(sub.value), _self_attrs(sub.value), params))
+    if not returns:
+        return False, False
+    tainted = set(pool) if carries else set()
+    stored: Set[str] = set()  # self.x assigned a parameter (a reader class) or a tainted value
+    for _ in range(2):
+        for names, attrs, used, params in assigns:
+            if used & tainted:
+                tainted |= names | attrs
+            if used & params:
+                stored |= attrs
+    passes = False
+    for used, attrs, params in returns:
+        if used & tainted:
+            return True, True
+        if used & params or attrs & stored:
+            passes = True
+    return False, passes
+
 
 
 def _names(node) -> Set[str]:
@@ -302,7 +444,12 @@ class _Resolver:
         if not module:
             return None
         if self.top and module.split(".")[0] != self.top:
-            return None  # another distribution (torch, flashinfer, ...): not the checked tree
+            # another distribution (torch, flashinfer, ...): not the checked tree; a module
+            # of a namespace folder may still import its siblings by name
+            folder = os.path.dirname(os.path.abspath(index.path))
+            if os.path.isfile(os.path.join(folder, "__init__.py")):
+                return None
+            return _find_module(module, [folder])
         roots = self.roots if self.top else [os.path.dirname(os.path.abspath(index.path))]
         return _find_module(module, roots)
 
@@ -386,10 +533,18 @@ def link(path: str, source: bytes, tables: Tables) -> Linked:
     key = (os.path.abspath(path), hash(source))
     hit = _LINKS.get(key)
     if hit is not None and hit[0] is tables:
-        return hit[1]
-    found = _link(path, source, tables)
-    _LINKS[key] = (tables, found)
+        found = hit[1]
+    else:
+        found = _link(path, source, tables)
+        _LINKS[key] = (tables, found)
+    if found.renames:
+        _RENAMED[key[0]] = found.renames
+    else:
+        _RENAMED.pop(key[0], None)
     return found
+
+
+_RENAMED: Dict[str, Tuple[Tuple[str, str], ...]] = {}  # path -> its last link()'s renames
 
 
 def _link(path: str, source: bytes, tables: Tables) -> Linked:
@@ -397,67 +552,132 @@ def _link(path: str, source: bytes, tables: Tables) -> Linked:
     if own is None or not own.imports:
         return Linked()
     resolver = _Resolver(path, tables)
-    roots = []
+    own_converts = any(word in source for word in _vocabulary(tables)[3])
+    roots = []  # (emitted name, module index, definition, the dotted name the file reads)
     for local in own.imports:
-        for name in sorted(n for n in own.used if n == local or n.startswith(local + ".")):
+        names = ([local] if local in own.used else []) + sorted(n for n in own.chains if n.startswith(local + "."))
+        for name in names:
             found = resolver.resolve(own, name)
-            if found is not None:
-                roots.append((name.rpartition(".")[2] if "." in name else local, found))
-    closures = [_closure(resolver, index, definition, emitted) for emitted, (index, definition) in roots]
+            if found is None:
+                continue
+            emitted = local if name == local else name.replace(".", "_")
+            if emitted != local and (emitted in own.used or emitted in own.definitions):
+                continue  # `m_f` is a name of the file already: no rename
+            roots.append((emitted, found[0], found[1], name))
+    # the file has a pool when it names one or a definition it uses hands it one (a base class)
+    closures = {(emitted, id(d)): _closure(resolver, index, d, emitted) for emitted, index, d, _ in roots
+                if own_converts and (d.provides or d.kind == "class")}
+    taught = frozenset().union(*(m.learned for m in resolver.visited.values()))
+    own_pool = (own.carries or any(entry[2].provides for closure in closures.values() for entry in closure)
+                or any(f".{name}(".encode() in source for name in taught))  # an accessor a pool class teaches
+    roots = [root for root in roots if _useful_root(root[2], own_pool, own_converts)]
+    closures = [closures.get((emitted, id(d))) or _closure(resolver, index, d, emitted)
+                for emitted, index, d, _ in roots]
     # accessors the pool classes of the modules it imports define (their calls read a whole pool)
     teachers = [m for m in resolver.visited.values() if m.learned - set(tables.accessors)]
     learned = frozenset().union(*(m.learned for m in teachers)) - set(tables.accessors)
     files = [m.path for m in teachers]
-    if not any(d.carries for closure in closures for _, _, d in closure):
-        return Linked(paths=tuple(files), learned=learned)  # nothing it uses from the tree names a pool
     taken: Dict[str, Tuple[str, str]] = {}  # emitted name -> (file, definition name)
     pieces: List[str] = []
     size = 0
-    for closure in closures:
-        _, _, root = closure[0]
-        if not (any(d.carries for _, _, d in closure) or _small(root)):
-            continue  # a class of the tree that holds no pool (a config, a metadata record)
-        for name, where, d in closure:
+    renames: List[Tuple[str, str]] = []
+    for (emitted, _, _, dotted), closure in zip(roots, closures):
+        if not closure:
+            continue
+        if emitted != dotted:
+            renames.append((dotted, emitted))
+        for name, where, d, inner in closure:
             if name in own.definitions or name in taken:
                 continue
             if size + len(d.text) > _MAX_LINKED_BYTES:
                 break
             taken[name] = (where.path, d.name)
-            pieces.append(_renamed(d, name))
+            pieces.append(_renamed(d, name, inner))
             size += len(d.text)
             if where.path not in files:
                 files.append(where.path)
-    text = "\n\n" + "\n\n".join(pieces) if pieces else ""
-    return Linked(text=text, paths=tuple(files), learned=learned)
+    if not pieces:
+        return Linked(paths=tuple(files), learned=learned)
+    renamed = _rename_chains(source, own, [r for r in renames if r[1] in taken])
+    text = "\n\n" + "\n\n".join(pieces)
+    return Linked(text=text, paths=tuple(files), learned=learned, own=renamed,
+                  renames=tuple(r for r in renames if r[1] in taken))
+
+
+_HOLDERS = re.compile(r"\b(?:partial|namedtuple|NamedTuple|getattr|lambda|methodcaller)\b")
+
+
+_MAX_CLASS_LINES = 600  # a bigger class is linked only as a base (a model runner, a scheduler)
+
+
+def _useful_root(definition: Definition, own_pool: bool, own_converts: bool) -> bool:
+    """Can linking this definition (which the file uses) give the file a finding of its own?
+    A finding is a conversion in the file's lines (or a call of a conversion the linked code
+    makes: reported where the file passes a pool). So: the file converts something, and the
+    definition hands it a pool, or passes through or converts a pool the file has."""
+    if not own_converts:
+        return definition.converts and definition.kind == "function"
+    if definition.kind == "class" and definition.text.count("\n") > _MAX_CLASS_LINES:
+        return False
+    if definition.kind == "assign":
+        return definition.carries or _HOLDERS.search(definition.text) is not None
+    if definition.provides:
+        return True
+    return own_pool and (definition.passes or definition.converts)
+
+
+def _useful_ref(definition: Definition) -> bool:
+    """Is a definition that a linked one names worth linking after it? A pool it hands back,
+    a small helper that passes a value through or converts it, a record or partial."""
+    if definition.kind == "assign":
+        return definition.carries or _HOLDERS.search(definition.text) is not None
+    if definition.kind == "class" and definition.text.count("\n") > _MAX_CLASS_LINES:
+        return False
+    if definition.provides:
+        return True
+    return definition.kind == "function" and _small(definition) and (definition.passes or definition.converts)
 
 
 def _closure(resolver: _Resolver, index: ModuleIndex, definition: Definition, emitted: str):
-    """[(emitted name, module index, definition)]: the definition and what it needs
-    from its module and the tree: its bases always, and the helpers, classes and
-    records it names when they are small or carry a pool themselves."""
-    out = [(emitted, index, definition)]
-    seen = {(index.path, definition.name)}
-    queue = [(index, definition, 0, True)]
-    while queue:
-        where, current, depth, _ = queue.pop(0)
-        if depth >= _MAX_DEPTH:
-            continue
-        wanted = [(b, True) for b in current.bases] + [(r, False) for r in sorted(current.refs)]
-        for name, is_base in wanted:
-            found = resolver.resolve(where, name)
-            if found is None:
-                continue
-            other, needed = found
-            key = (other.path, needed.name)
-            if key in seen:
-                continue
-            if not (is_base or needed.carries or _small(needed)):
-                continue
-            seen.add(key)
-            local = name.rpartition(".")[2]
-            out.append((local, other, needed))
-            queue.append((other, needed, depth + 1, is_base))
-    return out
+    """[(emitted name, module index, definition, dotted names its text reads as renamed)]:
+    the definition and what it needs from its module and the tree: its bases when they (or
+    their own bases, across any number of modules) matter, and the helpers, classes and
+    records it names that _useful_ref keeps; [] when a class and its bases do nothing."""
+    out = []
+    seen: Set[tuple] = set()
+
+    def visit(where: ModuleIndex, current: Definition, name: str, depth: int) -> bool:
+        key = (where.path, current.name)
+        if key in seen:
+            return True
+        seen.add(key)
+        slot = len(out)
+        out.append(None)
+        inner: Set[str] = set()
+        kept_base = False
+        if depth < _MAX_DEPTH:
+            for base in current.bases:
+                found = resolver.resolve(where, base)
+                if found is not None and visit(found[0], found[1], base.rpartition(".")[2], depth + 1):
+                    kept_base = True
+        useful = current.provides or current.passes or current.converts or current.kind == "assign" or kept_base
+        if not useful and current.kind == "class":
+            del out[slot:]
+            seen.discard(key)
+            return False
+        if depth < _MAX_DEPTH:
+            for ref in sorted(current.refs):
+                found = resolver.resolve(where, ref)
+                if found is None or (found[0].path, found[1].name) in seen or not _useful_ref(found[1]):
+                    continue
+                if "." in ref:
+                    inner.add(ref)
+                visit(found[0], found[1], ref.replace(".", "_") if "." in ref else ref, depth + 1)
+        out[slot] = (name, where, current, frozenset(inner))
+        return True
+
+    visit(index, definition, emitted, 0)
+    return [entry for entry in out if entry is not None]
 
 
 def _small(definition: Definition) -> bool:
@@ -467,16 +687,55 @@ def _small(definition: Definition) -> bool:
         definition.kind == "function" and definition.text.count("\n") <= _SMALL_FUNCTION_LINES)
 
 
-def _renamed(definition: Definition, name: str) -> str:
-    """definition's text with `name` as the name it defines."""
+def _renamed(definition: Definition, name: str, inner=()) -> str:
+    """definition's text with `name` as the name it defines, and the module attributes it
+    reads (`common.f`) under the names they are linked by (`common_f`)."""
+    text = definition.text
+    for dotted in sorted(inner, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w.]){re.escape(dotted)}\b", dotted.replace(".", "_"), text)
     if name == definition.name:
-        return definition.text
-    lines = definition.text.splitlines(keepends=True)
+        return text
+    lines = text.splitlines(keepends=True)
     header = lines[definition.header]
     pattern = (rf"^(\s*(?:async\s+)?(?:class|def)\s+){re.escape(definition.name)}\b"
                if definition.kind != "assign" else rf"^(){re.escape(definition.name)}\b")
     lines[definition.header] = re.sub(pattern, lambda m: m.group(1) + name, header, count=1)
     return "".join(lines)
+
+
+def _rename_chains(source: bytes, own: ModuleIndex, renames: List[Tuple[str, str]]) -> bytes:
+    """source with each module attribute the file reads through a linked definition
+    (`mod.f`, `pkg.mod.X`) spelled as the linked name (`mod_f`): the same length, so every
+    line and column stays where it is. b"" when nothing is renamed."""
+    if not renames:
+        return b""
+    lines = source.splitlines(keepends=True)
+    changed = False
+    for dotted, emitted in renames:
+        old, new = dotted.encode(), emitted.encode()
+        for line, column in own.chains.get(dotted, ()):
+            if line - 1 < len(lines) and lines[line - 1][column:column + len(old)] == old:
+                row = lines[line - 1]
+                lines[line - 1] = row[:column] + new + row[column + len(old):]
+                changed = True
+    return b"".join(lines) if changed else b""
+
+
+def restore_names(findings: list, path: str) -> list:
+    """findings with the module attributes that the last link() of path renamed (`mod_f`)
+    spelled as the file spells them (`mod.f`) in their messages."""
+    renames = _RENAMED.get(os.path.abspath(path), ())
+    if not renames:
+        return findings
+    import dataclasses
+
+    out = []
+    for finding in findings:
+        message = finding.message
+        for dotted, emitted in renames:
+            message = re.sub(rf"\b{re.escape(emitted)}\b", dotted, message)
+        out.append(finding if message == finding.message else dataclasses.replace(finding, message=message))
+    return out
 
 
 def linked_source(path: str, source: bytes, tables: Tables) -> Tuple[bytes, int, Linked]:
@@ -486,5 +745,6 @@ def linked_source(path: str, source: bytes, tables: Tables) -> Tuple[bytes, int,
     own_lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
     if not linked.text:
         return source, own_lines, linked
-    joined = source if source.endswith(b"\n") or not source else source + b"\n"
+    own = linked.own or source
+    joined = own if own.endswith(b"\n") or not own else own + b"\n"
     return joined + linked.text.encode("utf-8"), own_lines, linked
