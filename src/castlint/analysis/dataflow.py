@@ -1346,6 +1346,8 @@ class ModuleAnalysis(ObjectFlow):
         per-layer arenas (the allocation's first dimension decides, as for cache attributes)."""
         parts = [e.value for e in element.elements if isinstance(e, cst.Element)] \
             if isinstance(element, (cst.Tuple, cst.List)) else [element]  # a (k, v) pair per layer
+        if not parts:
+            return False  # `{r: [] for r in ratios}`: empty lists, filled later
         for part in parts:
             if not isinstance(part, cst.Call) or (dotted(part.func) or "").rsplit(".", 1)[-1] \
                     not in self.tables.allocation_functions or self.allocation_kind(part) != "pool":
