@@ -147,6 +147,9 @@ class _Vocabulary:
                 methods.update(wrapper.methods)
         self.wrapper_methods = frozenset(methods)
         self.wrapper_functions = frozenset(functions)
+        # the MLA wrappers' run(): a consumer whose every input the MLA fix must account for
+        self.mla_classes = tuple(w.cls.encode() for w in tables.wrappers if w.mla and not w.function)
+        self.mla_run_methods = frozenset(w.run_method for w in tables.wrappers if w.mla and w.run_method)
         # names whose import aliases the flow follows (_import_aliases)
         self.alias_words = tuple(sorted(name.encode() for name in self.through_functions | self.helpers))
 
@@ -1327,7 +1330,11 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     why = _object_flow(module, taint)
     if why:
         return PrunePlan(FULL, reason=why)
-    sites = {id(unit) for unit in module.units if taint.has_site(unit)}
+    # a plan held uncalled (`call(w.plan, ...)`, `partial(w.plan, ...)`) is a plan site too, and in a file
+    # that names an MLA wrapper so is its run(): the MLA fix accounts for every input of every run
+    runs = vocab.mla_run_methods if any(cls in source for cls in vocab.mla_classes) else frozenset()
+    sites = {id(unit) for unit in module.units if taint.has_site(unit)
+             or (unit is not module.module_rest and (_holds_a_plan(unit.node, vocab) or _calls_a_run(unit.node, runs)))}
     if not sites:
         if _returns_a_pool(tree, vocab):
             # a helper's return reaches its callers through inheritance, super() and other
@@ -1716,6 +1723,12 @@ def _holds_a_plan(node: ast.AST, vocab: "_Vocabulary") -> bool:
         if t is ast.Constant and isinstance(n.value, str) and n.value in methods:
             return True
     return False
+
+
+def _calls_a_run(node: ast.AST, runs: frozenset) -> bool:
+    """Does the unit call one of these run() methods?"""
+    return bool(runs) and any(type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in runs
+                              for n in ast.walk(node))
 
 
 def _keep_plan_inputs(methods: List[_Unit], rest: _Unit, keep: List[bool], vocab: "_Vocabulary") -> None:

@@ -1,0 +1,2 @@
+from .base import PoolReadingBackend, read_whole_values
+from .flash import FlashLikeBackend

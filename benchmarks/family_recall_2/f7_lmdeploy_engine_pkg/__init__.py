@@ -1,0 +1,2 @@
+from .cache_engine import MiniCacheEngine
+from .records import CacheRecord

@@ -1,0 +1,1 @@
+from .quant import upcast_cache, dequant_layer, dequant_rows

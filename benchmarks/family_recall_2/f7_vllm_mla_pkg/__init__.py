@@ -1,0 +1,2 @@
+from .common import LatentCommonImpl
+from .triton_impl import LatentTritonImpl
