@@ -11,7 +11,8 @@ import re
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent
+# the corpus: this folder, or the one named on the command line (benchmarks/family_recall_2)
+ROOT = (pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path(__file__).parent).resolve()
 CASTLINT = [sys.executable, "-m", "castlint"]
 CODES = "CL001,CL002,CL003,CL004"
 FAMILY_NAMES = {

@@ -787,18 +787,23 @@ def file_tables(source: bytes, tables: Tables) -> Tables:
 _CONVERSIONS: Dict[int, Tuple[Tables, tuple]] = {}
 
 
+def _converts_something(source: bytes, tables: Tables) -> bool:
+    """Does the text name a conversion (a cast spelling or a conversion helper)?"""
+    hit = _CONVERSIONS.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        from castlint.analysis import tree_index
+
+        hit = _CONVERSIONS[id(tables)] = (tables, tree_index._vocabulary(tables)[3])
+    return any(word in source for word in hit[1])
+
+
 def may_learn(source: bytes, tables: Tables) -> bool:
     """Can the file's own pool classes give it a finding the prefilter's words miss? It
     converts something, and one of its classes is a pool class that teaches an accessor
     it calls or a buffer it converts (cheap text tests first)."""
     if not candidate(source, tables):
         return False
-    hit = _CONVERSIONS.get(id(tables))
-    if hit is None or hit[0] is not tables:
-        from castlint.analysis import tree_index
-
-        hit = _CONVERSIONS[id(tables)] = (tables, tree_index._vocabulary(tables)[3])
-    if not any(word in source for word in hit[1]):
+    if not _converts_something(source, tables):
         return False
     learnt = learn_source(source, tables)
     # it calls an accessor it defines, or one of them converts what it returns (CL004-style)
@@ -810,12 +815,7 @@ def may_call_learned(path: str, source: bytes, tables: Tables) -> bool:
     teaches (`engine_learned`)? Cheap text tests first."""
     if b"import" not in source or not imported_packages(source) & set(tables.learn_packages):
         return False
-    hit = _CONVERSIONS.get(id(tables))
-    if hit is None or hit[0] is not tables:
-        from castlint.analysis import tree_index
-
-        hit = _CONVERSIONS[id(tables)] = (tables, tree_index._vocabulary(tables)[3])
-    if not any(word in source for word in hit[1]):
+    if not _converts_something(source, tables):
         return False
     return any(f".{a}(".encode() in source for a in engine_learned(path, source, tables)[0])
 
