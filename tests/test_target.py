@@ -49,12 +49,14 @@ def test_pin_from_a_git_checkout(tmp_path, where):
 
 
 def test_a_checkout_without_a_version_file_gets_the_explicit_scales(tmp_path):
-    """Before, a checkout (no _version.py) silently got the older **scales form."""
+    """Before, a checkout (no _version.py) silently got the older pin's call form: the release and
+    its FlashInfer pin are read from the checkout's pyproject.toml. (Since the call sites shrank,
+    every release's run() takes the module's scales as `**self.kv_read.scales(wrapper)`.)"""
     path = checkout(tmp_path, "0.7.2", version="0.5.23")
     proc = run_castlint("fix", path)
     assert proc.returncode in (0, 1), proc.stderr
     text = path.read_text()
-    assert "ckv_scale=" in text and "kpe_scale=" in text and "**self." not in text
+    assert "**self.kv_read.scales(" in text and "ckv_scale=" not in text
     assert "call form for sglang 0.5.23 pins FlashInfer 0.7.2 (from " in proc.stderr
 
 

@@ -53,6 +53,7 @@ from castlint.common import pyast
 from castlint.common.encoding import source_encoding
 from castlint.prefilter import has_trigger as prefilter_has_trigger
 from castlint.tables import Tables
+from castlint.triggers import may_allocate_arenas
 
 FULL = "full"  # analyse the whole file
 NOTHING = "nothing"  # no rule can fire: no need to parse with libcst
@@ -1299,6 +1300,8 @@ def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Prune
 def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     vocab = _vocabulary(tables)
     decided = _decide_from_text(source, vocab)
+    if decided is not None and decided.kind == NOTHING and may_allocate_arenas(source, tables):
+        decided = None  # per-layer arenas, whole pools under any name: the taint decides
     if decided is not None:
         return decided
     try:
@@ -1313,7 +1316,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
         return PrunePlan(FULL, reason="a row-index kernel is imported")
     if not prefilter_has_trigger(source, (vocab.plan_words,)):
         vocab = vocab.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
-    module = _ModuleUnits(tree, source, vocab)
+    module = _ModuleUnits(tree, source, vocab, tables)
     decided = module.collect_module_level()
     if decided is not None:
         return decided
@@ -1536,8 +1539,10 @@ class _ModuleUnits:
     """The units of one parsed file that planning reads: the module's own statements, and
     the top-level defs and classes that pass the words gate or are called from those."""
 
-    def __init__(self, tree: ast.Module, source: bytes, vocab: _Vocabulary):
+    def __init__(self, tree: ast.Module, source: bytes, vocab: _Vocabulary, tables: Optional[Tables] = None):
         self.tree, self.source, self.vocab = tree, source, vocab
+        # per-layer arenas are whole pools under any name: a definition allocating them passes the gate
+        self.arena_tables = tables if tables is not None and may_allocate_arenas(source, tables) else None
         both = _import_aliases(tree, source, vocab.through_functions | vocab.helpers, vocab.alias_words)
         self.aliases = frozenset(a for a, original in both if original in vocab.through_functions)
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
@@ -1600,7 +1605,8 @@ class _ModuleUnits:
         words: Dict[int, Set[bytes]] = {}  # id(statement) -> the identifiers its text mentions
         for stmt in self.top:
             segment = source[offsets[_first_line(stmt) - 1]:offsets[min(stmt.end_lineno, len(offsets) - 1)]]
-            if prefilter_has_trigger(segment, gate) or b"global" in segment or _has_convention(stmt, vocab):
+            if prefilter_has_trigger(segment, gate) or b"global" in segment or _has_convention(stmt, vocab) \
+                    or (self.arena_tables is not None and may_allocate_arenas(segment, self.arena_tables, converts=False)):
                 self.collect_statement(stmt)
             else:
                 words[id(stmt)] = set(_IDENTIFIER.findall(segment))

@@ -52,3 +52,70 @@ class TriggerWords:
             for requires, params in sorted(by_requires.items()))
         # a pool and a conversion, or a whole cache that arrives as a parameter (CL001, CL003, CL005)
         self.pool_conversions: Tuple[tuple, ...] = ((self.pools, self.casts),) + self.conventions
+
+
+_ARENA_TESTS: dict = {}  # id(Tables) -> (the tables, (the allocations' regex, cast words, the layer loop's regex))
+_OPEN, _CLOSE = b"([{", b")]}"
+
+
+def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) -> bool:
+    """Could the text allocate per-layer arenas (an `[allocation]` call as the element of a
+    comprehension: `[torch.zeros((size + 1, h, d)) for _ in range(layer_num)]`, a dict of those,
+    a (k, v) pair of them) and convert something? Such a class's buffers are whole pools wherever
+    they are read (`self.pool.arenas["k"][i]`) under any name, so no trigger word names them; the
+    flow model decides from the allocation. converts=False: the allocation alone (one class of a
+    file that converts elsewhere). Cheap text tests first."""
+    if b" for " not in source or b"range(" not in source:
+        return False
+    hit = _ARENA_TESTS.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        import re
+
+        functions = sorted(tables.allocation_functions, key=len, reverse=True)
+        regex = re.compile(rb"\b(?:" + b"|".join(re.escape(name.encode()) for name in functions) + rb")\(")
+        casts = tuple(f".{method}(".encode() for method in (*tables.casts, *tables.copy_methods))
+        # the comprehension runs over the layers: `for _ in range(num_layers)` ([allocation] layer_words)
+        layer_range = re.compile(rb"for\s+[\w, ()]+\s+in\s+range\([^)]{0,80}?(?:"
+                                 + b"|".join(re.escape(w.encode()) for w in sorted(tables.layer_words)) + rb")",
+                                 re.IGNORECASE)
+        hit = _ARENA_TESTS[id(tables)] = (tables, (regex, casts, layer_range))
+    regex, casts, layer_range = hit[1]
+    if converts and not any(cast in source for cast in casts):
+        return False
+    return any(_comprehension_element(source, m.end(), layer_range) for m in regex.finditer(source))
+
+
+def _comprehension_element(source: bytes, start: int, layer_range, reach: int = 800) -> bool:
+    """Is the call opened just before start the element of a comprehension: does a `for`
+    follow at the bracket depth of the call's own expression, before its bracket closes?"""
+    depth = 1
+    for token in _TOKENS.finditer(source, start, min(len(source), start + reach)):
+        c = token.group()
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+            if depth < 0:
+                return False  # the enclosing bracket closed: no `for` in it
+        elif depth == 0 and c == b"for":
+            # `for` beside the call, over the layers (`for _ in range(num_layers)`): one arena per layer
+            return layer_range.match(source, token.start()) is not None and _inside_a_bracket(source, start)
+    return False
+
+
+_TOKENS = __import__("re").compile(rb"[()\[\]{}]|(?<![\w.])for\b")
+
+
+def _inside_a_bracket(source: bytes, start: int, reach: int = 800) -> bool:
+    """Is the call whose `(` ends just before start inside an open bracket (scanning back)?"""
+    depth, i = 0, start - 2  # start - 1 is the call's own `(`
+    while i >= max(0, start - reach):
+        c = source[i]
+        if c in _CLOSE:
+            depth += 1
+        elif c in _OPEN:
+            if depth == 0:
+                return True
+            depth -= 1
+        i -= 1
+    return False

@@ -673,17 +673,19 @@ class ObjectFlow:
             if isinstance(holder, cst.Dict):
                 out.extend(e.value for e in holder.elements if isinstance(e, cst.DictElement)
                            and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == wanted)
+            elif isinstance(holder, cst.DictComp):  # a computed key: any key holds the value
+                out.append(holder.value)
             elif isinstance(holder, cst.Param):
                 out.extend(self._keyword_arguments(holder, wanted))
         return out
 
     def _held_values(self, expr: cst.BaseExpression) -> list:
-        if isinstance(expr, cst.Dict):
+        if isinstance(expr, (cst.Dict, cst.DictComp)):
             return [expr]
         if isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
-            return [v for v in self.instance_attr_values(owner, expr.attr.value) if isinstance(v, cst.Dict)] \
-                if owner is not None else []
+            return [v for v in self.instance_attr_values(owner, expr.attr.value)
+                    if isinstance(v, (cst.Dict, cst.DictComp))] if owner is not None else []
         if not isinstance(expr, cst.Name):
             return []
         out = []
@@ -697,7 +699,7 @@ class ObjectFlow:
                 continue
             if isinstance(node, cst.Name):
                 kind, value, path = self.binding(node)
-                if kind == "assign" and not path and isinstance(value, cst.Dict):
+                if kind == "assign" and not path and isinstance(value, (cst.Dict, cst.DictComp)):
                     out.append(value)
         return out
 
