@@ -1300,8 +1300,9 @@ def plan(source: bytes, tables: Tables, keep_ratio: float = KEEP_RATIO) -> Prune
 def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     vocab = _vocabulary(tables)
     decided = _decide_from_text(source, vocab)
-    if decided is not None and decided.kind == NOTHING and may_allocate_arenas(source, tables):
-        decided = None  # per-layer arenas, whole pools under any name: the taint decides
+    arenas = may_allocate_arenas(source, tables)  # per-layer arenas: whole pools under any name
+    if decided is not None and decided.kind == NOTHING and arenas:
+        decided = None  # the taint decides
     if decided is not None:
         return decided
     try:
@@ -1316,7 +1317,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
         return PrunePlan(FULL, reason="a row-index kernel is imported")
     if not prefilter_has_trigger(source, (vocab.plan_words,)):
         vocab = vocab.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
-    module = _ModuleUnits(tree, source, vocab, tables)
+    module = _ModuleUnits(tree, source, vocab, tables if arenas else None)
     decided = module.collect_module_level()
     if decided is not None:
         return decided
@@ -1337,7 +1338,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     # that names an MLA wrapper so is its run(): the MLA fix accounts for every input of every run
     runs = vocab.mla_run_methods if any(cls in source for cls in vocab.mla_classes) else frozenset()
     sites = {id(unit) for unit in module.units if taint.has_site(unit)
-             or (unit is not module.module_rest and (_holds_a_plan(unit.node, vocab) or _calls_a_run(unit.node, runs)))}
+             or (unit is not module.module_rest and _holds_a_plan(unit.node, vocab, runs))}
     if not sites:
         if _returns_a_pool(tree, vocab):
             # a helper's return reaches its callers through inheritance, super() and other
@@ -1539,10 +1540,11 @@ class _ModuleUnits:
     """The units of one parsed file that planning reads: the module's own statements, and
     the top-level defs and classes that pass the words gate or are called from those."""
 
-    def __init__(self, tree: ast.Module, source: bytes, vocab: _Vocabulary, tables: Optional[Tables] = None):
+    def __init__(self, tree: ast.Module, source: bytes, vocab: _Vocabulary, arena_tables: Optional[Tables] = None):
         self.tree, self.source, self.vocab = tree, source, vocab
-        # per-layer arenas are whole pools under any name: a definition allocating them passes the gate
-        self.arena_tables = tables if tables is not None and may_allocate_arenas(source, tables) else None
+        # arena_tables, when the file may allocate per-layer arenas (whole pools under any name): a
+        # definition allocating them passes the words gate
+        self.arena_tables = arena_tables
         both = _import_aliases(tree, source, vocab.through_functions | vocab.helpers, vocab.alias_words)
         self.aliases = frozenset(a for a, original in both if original in vocab.through_functions)
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
@@ -1605,8 +1607,8 @@ class _ModuleUnits:
         words: Dict[int, Set[bytes]] = {}  # id(statement) -> the identifiers its text mentions
         for stmt in self.top:
             segment = source[offsets[_first_line(stmt) - 1]:offsets[min(stmt.end_lineno, len(offsets) - 1)]]
-            if prefilter_has_trigger(segment, gate) or b"global" in segment or _has_convention(stmt, vocab) \
-                    or (self.arena_tables is not None and may_allocate_arenas(segment, self.arena_tables, converts=False)):
+            arenas = self.arena_tables is not None and may_allocate_arenas(segment, self.arena_tables, converts=False)
+            if prefilter_has_trigger(segment, gate) or b"global" in segment or _has_convention(stmt, vocab) or arenas:
                 self.collect_statement(stmt)
             else:
                 words[id(stmt)] = set(_IDENTIFIER.findall(segment))
@@ -1719,22 +1721,17 @@ def _decisions(module: _ModuleUnits, kept: Set[int]):
     return decisions, hot_hints
 
 
-def _holds_a_plan(node: ast.AST, vocab: "_Vocabulary") -> bool:
-    """A plan() held uncalled: `partial(w.plan, ...)`, `getattr(w, "plan")`, `p = w.plan`."""
+def _holds_a_plan(node: ast.AST, vocab: "_Vocabulary", runs: frozenset = frozenset()) -> bool:
+    """A plan() held uncalled: `partial(w.plan, ...)`, `getattr(w, "plan")`, `p = w.plan`; or a
+    call of one of the runs (run() methods), in the same walk."""
     methods = vocab.wrapper_methods
     for n in ast.walk(node):
         t = type(n)
-        if t is ast.Attribute and n.attr in methods:
+        if t is ast.Attribute and (n.attr in methods or n.attr in runs):
             return True
         if t is ast.Constant and isinstance(n.value, str) and n.value in methods:
             return True
     return False
-
-
-def _calls_a_run(node: ast.AST, runs: frozenset) -> bool:
-    """Does the unit call one of these run() methods?"""
-    return bool(runs) and any(type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in runs
-                              for n in ast.walk(node))
 
 
 def _keep_plan_inputs(methods: List[_Unit], rest: _Unit, keep: List[bool], vocab: "_Vocabulary") -> None:
