@@ -6,6 +6,7 @@ Family: the f<N> prefix of the top-level file or directory name.
 """
 import collections
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -14,6 +15,8 @@ import sys
 # the corpus: this folder, or the one named on the command line (benchmarks/family_recall_2)
 ROOT = (pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path(__file__).parent).resolve()
 CASTLINT = [sys.executable, "-m", "castlint"]
+# CASTLINT_CONFIG="follow-imports = true": a setting over the defaults (check --config)
+EXTRA = ["--config", os.environ["CASTLINT_CONFIG"]] if os.environ.get("CASTLINT_CONFIG") else []
 CODES = "CL001,CL002,CL003,CL004"
 FAMILY_NAMES = {
     "f1": "through other objects",
@@ -52,7 +55,7 @@ def load_labels(files):
 
 def run_castlint(files):
     rels = [str(p.relative_to(ROOT)) for p in files]
-    cmd = [*CASTLINT, "check", "--no-cache", "--format", "json", "--select", CODES, *rels]
+    cmd = [*CASTLINT, "check", *EXTRA, "--no-cache", "--format", "json", "--select", CODES, *rels]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode not in (0, 1):
         print(f"castlint exited {proc.returncode}\n{proc.stderr}", file=sys.stderr)

@@ -1,0 +1,3 @@
+from .connector import MirrorConnector
+
+__all__ = ["MirrorConnector"]

@@ -1,0 +1,60 @@
+"""HAZARD case h_callback_attr: a hook stored on self (closure over the pool) runs between cast and gather and stores K/V."""
+import torch
+
+KIND = "hazard"
+FAMILY = "callback"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+class Backend:
+    def __init__(self, pool, on_layer_start=None):
+        self.token_to_kv_pool = pool
+        self.on_layer_start = on_layer_start
+
+    def forward_decode(self, layer_id, kv_indices):
+        k_cache = self.token_to_kv_pool.get_key_buffer(layer_id).to(torch.bfloat16)
+        if self.on_layer_start is not None:
+            self.on_layer_start(layer_id)
+        return k_cache[kv_indices]
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    k_new = _rand((2, 2, 4), 11)
+
+    def hook(layer_id):
+        pool.set_kv_buffer(layer_id, torch.tensor([7, 8]), k_new, k_new)
+
+    be = Backend(pool, hook)
+    out = be.forward_decode(1, torch.tensor([8, 7, 0]))
+    return {"out": out, "k": pool.k_buffer, "v": pool.v_buffer}

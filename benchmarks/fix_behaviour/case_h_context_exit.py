@@ -1,0 +1,70 @@
+"""HAZARD case h_context_exit: a with-block's __exit__ (batched store guard) commits staged writes after the cast, before the gather."""
+import torch
+
+KIND = "hazard"
+FAMILY = "context manager exit"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+class StoreBatch:
+    def __init__(self, pool):
+        self.pool = pool
+        self.pending = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for layer_id, loc, k in self.pending:
+            self.pool.k_buffer[layer_id][loc] = k.to(self.pool.dtype)
+        self.pending.clear()
+        return False
+
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+        self.store_batch = StoreBatch(pool)
+
+    def forward(self, layer_id, kv_indices):
+        with self.store_batch:
+            k_cache = self.token_to_kv_pool.get_key_buffer(layer_id).to(torch.bfloat16)
+        return k_cache[kv_indices]
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    be = Backend(pool)
+    be.store_batch.pending.append((1, torch.tensor([5]), _rand((1, 2, 4), 29)))
+    out = be.forward(1, torch.tensor([5, 2]))
+    return {"out": out, "k": pool.k_buffer}

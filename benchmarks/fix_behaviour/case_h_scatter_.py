@@ -1,0 +1,56 @@
+"""HAZARD case h_scatter_: scatter_ into a flattened view of a bf16 pool between a float32 cast and the gather."""
+import torch
+
+KIND = "hazard"
+FAMILY = "in-place scatter_"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+
+    def forward_decode(self, k, layer_id, out_cache_loc, kv_indices):
+        k_buf = self.token_to_kv_pool.get_key_buffer(layer_id)
+        k_f32 = k_buf.float()
+        flat = k_buf.view(k_buf.shape[0], -1)
+        idx = out_cache_loc[:, None].expand(-1, flat.shape[1])
+        flat.scatter_(0, idx, k.reshape(k.shape[0], -1).to(flat.dtype))
+        return k_f32[kv_indices]
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2, dtype=torch.bfloat16)
+    be = Backend(pool)
+    out = be.forward_decode(_rand((2, 2, 4), 9), 1, torch.tensor([4, 9]), torch.tensor([9, 4, 3]))
+    return {"out": out, "k": pool.k_buffer}
