@@ -44,12 +44,12 @@ from castlint.validate.doubles import (
     real_sglang_classes,
 )
 from castlint.validate.loader import LoadedBackend, LoadError, load_backend, stubbed_imports
-from castlint.validate.reference import (
+from castlint.validate.doubles.flashinfer import (
     FlashInferEmulation,
     make_flashinfer_module,
-    mla_reference,
     newest_pinned_flashinfer,
 )
+from castlint.validate.doubles.mla import mla_reference
 from castlint.validate.spec_sites import (
     SPEC_SITE_FUNCTIONS,
     SPEC_SITES,

@@ -35,7 +35,7 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from castlint.validate.speculative import EagleDraftInputDouble, EagleVerifyInputDouble
+from castlint.validate.doubles.speculative import EagleDraftInputDouble, EagleVerifyInputDouble
 
 SPEC_SITES = ("target-verify", "target-verify-cuda-graph", "draft-extend", "draft-extend-cuda-graph")
 SPEC_SITE_FUNCTIONS = {
