@@ -309,24 +309,28 @@ def _plan_arguments(emu: FlashInferEmulation, args: tuple, kwargs: dict):
     row = emu.keyword_row()
     if row and row["plan_metadata"]["keyword"] in kwargs:
         metadata = kwargs.pop(row["plan_metadata"]["keyword"])
-        kwargs.update(qo_indptr=metadata.qo_indptr, kv_indptr=metadata.kv_indptr, kv_indices=metadata.kv_indices,
-                      kv_len_arr=metadata.kv_len_arr)
+        # the metadata holds the first four parameters under their names (qo_indptr .. kv_len_arr)
+        kwargs.update({name: getattr(metadata, name) for name in emu.plan_required[:4]})
         for layout in row.get("plan_layouts", ()):
             kwargs.pop(layout, None)
         form = "metadata"
-    for name, value in zip(params, args):
-        if name in kwargs:
-            raise TypeError(f"plan() got multiple values for argument {name!r}")
-        kwargs[name] = value
-    unknown = sorted(set(kwargs) - set(params))
-    if unknown:
-        raise TypeError(f"plan() got an unexpected keyword argument {unknown[0]!r}")
-    defaults = dict.fromkeys(emu._parameters("plan_optional"), False)
-    planned = types.SimpleNamespace(**{**defaults, **kwargs})
+    planned = _bind("plan", params, args, kwargs, dict.fromkeys(emu._parameters("plan_optional"), False))
     missing = [n for n in emu.plan_required if not hasattr(planned, n)]
     if missing:
         raise TypeError(f"plan() missing required arguments: {', '.join(missing)}")
     return planned, form
+
+
+def _bind(call: str, params: tuple, args: tuple, kwargs: dict, defaults: dict) -> types.SimpleNamespace:
+    """A call's arguments by name, as Python binds them to `params` (TypeErrors with its texts)."""
+    for name, value in zip(params, args):
+        if name in kwargs:
+            raise TypeError(f"{call}() got multiple values for argument {name!r}")
+        kwargs[name] = value
+    unknown = sorted(set(kwargs) - set(params))
+    if unknown:
+        raise TypeError(f"{call}() got an unexpected keyword argument {unknown[0]!r}")
+    return types.SimpleNamespace(**{**defaults, **kwargs})
 
 
 def _check_plan_dtypes(emu: FlashInferEmulation, backend: str, planned: types.SimpleNamespace) -> None:
@@ -412,14 +416,7 @@ def _run_arguments(emu: FlashInferEmulation, args: tuple, kwargs: dict):
         (q_nope, q_pe), (ckv, kpe) = kwargs.pop(query_kw), kwargs.pop(cache_kw)
         kwargs.update(dict(zip(emu._parameters("run_positional"), (q_nope, q_pe, ckv, kpe))))
         form = "keyword"
-    for name, value in zip(params, args):
-        if name in kwargs:
-            raise TypeError(f"run() got multiple values for argument {name!r}")
-        kwargs[name] = value
-    unknown = sorted(set(kwargs) - set(params))
-    if unknown:
-        raise TypeError(f"run() got an unexpected keyword argument {unknown[0]!r}")
-    given = types.SimpleNamespace(**{**dict.fromkeys(emu._parameters("run_optional")), **kwargs})
+    given = _bind("run", params, args, kwargs, dict.fromkeys(emu._parameters("run_optional")))
     given.return_lse = bool(given.return_lse)
     return given, form
 
