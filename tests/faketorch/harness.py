@@ -1,7 +1,9 @@
 """Run an original and a fixed module side by side on the fake torch and FlashInfer.
 
-`load(source, env)` executes a module's source with `torch`, `flashinfer` (and any
-`sglang.*` / `triton` import, as permissive stubs) answered by fakes, and
+`load(source, env)` executes a module's source with `torch` answered by the fake torch,
+`flashinfer` and `sglang.*` by castlint's one double of them (castlint.validate.doubles,
+bound to the fake torch; a fixture's sglang names are inert placeholders) and `triton`
+missing, and
 `drive_*` calls what it defines the way an engine would, recording an *outcome*
 per call: the returned value (tensors by dtype, device, shape and values), or
 the exception type; the KV pool after the call; and every FlashInfer plan()/run()
