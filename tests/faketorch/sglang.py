@@ -11,12 +11,12 @@ backend is built from a fake model runner and driven as sglang's model runner do
 """
 from __future__ import annotations
 
-import inspect
 import os
 import types
 from typing import Tuple
 
 from castlint.validate.doubles import KVIndexTranslatorDouble, Namespace, Registry, RuntimeSettings
+from castlint.validate.doubles.sglang import cuda_graph_decode_metadata
 from castlint.validate.forward_mode import ForwardModeDouble
 from faketorch.flashinfer import make_flashinfer
 from faketorch.harness import (
@@ -95,29 +95,6 @@ class SglangWorld:
         return Registry(RuntimeSettings(sm90=capability == (9, 0)), set())
 
 
-def _only(fn, kwargs):
-    params = inspect.signature(fn).parameters
-    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        return kwargs
-    return {k: v for k, v in kwargs.items() if k in params}
-
-
-def _graph_metadata(backend, fb):
-    """CUDA-graph decode as sglang's graph runner prepares it: buffers, the capture-time plan
-    on a use_cuda_graph wrapper, then the replay-time (sync-free fast_mla_decode_plan) plan."""
-    bs = fb.batch_size
-    backend.init_cuda_graph_state(**_only(backend.init_cuda_graph_state, {"max_bs": bs, "max_num_tokens": bs}))
-    if hasattr(backend, "init_forward_metadata_out_graph"):
-        backend.init_forward_metadata_out_graph(fb, in_capture=True)
-        backend.init_forward_metadata_out_graph(fb, in_capture=False)
-        return
-    common = dict(bs=bs, num_tokens=bs, req_pool_indices=fb.req_pool_indices, seq_lens=fb.seq_lens, encoder_lens=None,
-                  forward_mode=fb.forward_mode, spec_info=None, seq_lens_sum=fb.seq_lens_sum,
-                  seq_lens_cpu=fb.seq_lens_cpu)
-    backend.init_forward_metadata_capture_cuda_graph(**_only(backend.init_forward_metadata_capture_cuda_graph, common))
-    backend.init_forward_metadata_replay_cuda_graph(**_only(backend.init_forward_metadata_replay_cuda_graph, common))
-
-
 def _backend_class(module):
     for name in ("FlashInferMLAAttnBackend", "FlashInferMlaAttnBackend"):
         cls = vars(module).get(name)
@@ -166,7 +143,8 @@ def execute_release(source: bytes, env: Env, baseline_globals=None, companions=N
                 sg.decode_q, sg.decode_k, sg.decode_k, layer, decode, save_kv_cache=True, q_rope=sg.decode_q_rope,
                 k_rope=sg.decode_k_rope), pool)
             graph = sg.batch(ForwardMode.DECODE)
-            run.record("cuda-graph capture+replay metadata", lambda: _graph_metadata(backend, graph), pool)
+            run.record("cuda-graph capture+replay metadata", lambda: cuda_graph_decode_metadata(
+                backend, graph, graph.batch_size, ForwardMode.DECODE), pool)
             run.record("forward_decode[cuda-graph]", lambda: backend.forward_decode(
                 sg.decode_q, sg.decode_k, sg.decode_k, layer, graph, save_kv_cache=False, q_rope=sg.decode_q_rope,
                 k_rope=sg.decode_k_rope), pool)

@@ -24,12 +24,15 @@ from castlint.validate.doubles.sglang import (
     RuntimeSettings,
     StubbedImports,
     StubModule,
+    cuda_graph_decode_metadata,
+    filter_kwargs,
     kv_indices_from_page_table,
     real_sglang_classes,
 )
 
 __all__ = [
     "WORKSPACE_BYTES", "EnvsDouble", "KVIndexTranslatorDouble", "KVWriteLocDouble", "MLAPoolDouble", "Namespace",
-    "Placeholder", "Registry", "RuntimeSettings", "StubbedImports", "StubModule", "kv_indices_from_page_table",
+    "Placeholder", "Registry", "RuntimeSettings", "StubbedImports", "StubModule", "cuda_graph_decode_metadata", "filter_kwargs",
+    "kv_indices_from_page_table",
     "real_sglang_classes",
 ]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
+import inspect
 import os
 import sys
 import types
@@ -354,6 +355,41 @@ class Registry:
             return self.names[name]
         self.log.add(f"placeholder {module}.{name}")
         return _make_placeholder(f"{module}.{name}")
+
+
+def filter_kwargs(fn, kwargs: dict) -> dict:
+    """kwargs, less those fn's signature does not take (unless it takes **kwargs)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return kwargs
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k in params}
+
+
+def cuda_graph_decode_metadata(backend, batch, size: int, decode_mode) -> None:
+    """The decode metadata as sglang's CUDA-graph runner sets it up: the graph buffers, the
+    capture-time plan (on the use_cuda_graph wrappers), then the replay-time one (the sync-free
+    fast_mla_decode_plan), through whichever of the two metadata APIs the release has."""
+    if not hasattr(backend, "init_forward_metadata_out_graph") and not hasattr(
+            backend, "init_forward_metadata_capture_cuda_graph"):
+        raise NotImplementedError("this release has no cuda-graph metadata API the harness knows")
+    backend.init_cuda_graph_state(**filter_kwargs(backend.init_cuda_graph_state,
+                                                   {"max_bs": size, "max_num_tokens": size}))
+    if hasattr(backend, "init_forward_metadata_out_graph"):
+        backend.init_forward_metadata_out_graph(batch, in_capture=True)
+        backend.init_forward_metadata_out_graph(batch, in_capture=False)
+        return
+    backend.init_forward_metadata_capture_cuda_graph(**filter_kwargs(
+        backend.init_forward_metadata_capture_cuda_graph,
+        dict(bs=size, num_tokens=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
+             encoder_lens=None, forward_mode=decode_mode, spec_info=None)))
+    backend.init_forward_metadata_replay_cuda_graph(**filter_kwargs(
+        backend.init_forward_metadata_replay_cuda_graph,
+        dict(bs=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
+             seq_lens_sum=batch.seq_lens_sum, encoder_lens=None, forward_mode=decode_mode, spec_info=None,
+             seq_lens_cpu=batch.seq_lens_cpu)))
 
 
 def _refuse(message: str) -> Callable:
