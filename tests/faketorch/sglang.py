@@ -11,12 +11,11 @@ backend is built from a fake model runner and driven as sglang's model runner do
 """
 from __future__ import annotations
 
-import os
 import types
 from typing import Tuple
 
 from castlint.validate.doubles import KVIndexTranslatorDouble, Namespace, Registry, RuntimeSettings
-from castlint.validate.doubles.sglang import cuda_graph_decode_metadata
+from castlint.validate.doubles.sglang import cuda_graph_decode_metadata, import_environment, mla_backend_class
 from castlint.validate.forward_mode import ForwardModeDouble
 from faketorch.flashinfer import make_flashinfer
 from faketorch.harness import (
@@ -95,14 +94,6 @@ class SglangWorld:
         return Registry(RuntimeSettings(sm90=capability == (9, 0)), set())
 
 
-def _backend_class(module):
-    for name in ("FlashInferMLAAttnBackend", "FlashInferMlaAttnBackend"):
-        cls = vars(module).get(name)
-        if isinstance(cls, type):
-            return cls
-    raise RuntimeError("no FlashInferMLAAttnBackend class in the file")
-
-
 def execute_release(source: bytes, env: Env, baseline_globals=None, companions=None) -> Run:
     torch = make_torch(capability=env.capability)
     log = []
@@ -110,52 +101,45 @@ def execute_release(source: bytes, env: Env, baseline_globals=None, companions=N
     sg = SglangWorld(torch, env)
     pool = sg.world.pool
     run = Run(log=log)
-    added = "SGLANG_ENABLE_TORCH_COMPILE" not in os.environ
-    if added:  # releases up to 0.5.1 read it at import
-        os.environ["SGLANG_ENABLE_TORCH_COMPILE"] = "0"
-    try:
-        with fake_imports(torch, flashinfer, registry=sg.registry()):
-            load_companions(kv_read_modules(companions), env.force_guard)
-            module = types.ModuleType(MODULE_NAME)
-            module.__file__ = f"<{MODULE_NAME}>"
-            module.__package__ = "sglang.srt.layers.attention"
-            import sys
+    with import_environment(), fake_imports(torch, flashinfer, registry=sg.registry()):
+        load_companions(kv_read_modules(companions), env.force_guard)
+        module = types.ModuleType(MODULE_NAME)
+        module.__file__ = f"<{MODULE_NAME}>"
+        module.__package__ = "sglang.srt.layers.attention"
+        import sys
 
-            sys.modules[MODULE_NAME] = module
-            try:
-                exec(compile(source, f"<{MODULE_NAME}>", "exec", dont_inherit=True), module.__dict__)
-            except Exception as exc:  # noqa: BLE001
-                run.load_error = f"{type(exc).__name__}: {exc}"[:300]
-                return run
-            if env.force_guard is not None and baseline_globals is not None:
-                _force(module.__dict__, baseline_globals, env.force_guard)
-            run.module = module
-            cls = _backend_class(module)
-            holder = {}
-            run.record("backend()", lambda: holder.setdefault("b", cls(sg.world.model_runner)), pool)
-            backend = holder.get("b")
-            if backend is None:
-                return run
-            layer = sg.layer
-            decode = sg.batch(ForwardMode.DECODE)
-            run.record("init_forward_metadata[decode]", lambda: backend.init_forward_metadata(decode), pool)
-            run.record("forward_decode", lambda: backend.forward_decode(
-                sg.decode_q, sg.decode_k, sg.decode_k, layer, decode, save_kv_cache=True, q_rope=sg.decode_q_rope,
-                k_rope=sg.decode_k_rope), pool)
-            graph = sg.batch(ForwardMode.DECODE)
-            run.record("cuda-graph capture+replay metadata", lambda: cuda_graph_decode_metadata(
-                backend, graph, graph.batch_size, ForwardMode.DECODE), pool)
-            run.record("forward_decode[cuda-graph]", lambda: backend.forward_decode(
-                sg.decode_q, sg.decode_k, sg.decode_k, layer, graph, save_kv_cache=False, q_rope=sg.decode_q_rope,
-                k_rope=sg.decode_k_rope), pool)
-            extend = sg.batch(ForwardMode.EXTEND)
-            run.record("init_forward_metadata[extend]", lambda: backend.init_forward_metadata(extend), pool)
-            run.record("forward_extend", lambda: backend.forward_extend(
-                sg.extend_q, sg.extend_k, sg.extend_k, layer, extend, save_kv_cache=True, q_rope=sg.extend_q_rope,
-                k_rope=sg.extend_k_rope), pool)
-    finally:
-        if added:
-            os.environ.pop("SGLANG_ENABLE_TORCH_COMPILE", None)
+        sys.modules[MODULE_NAME] = module
+        try:
+            exec(compile(source, f"<{MODULE_NAME}>", "exec", dont_inherit=True), module.__dict__)
+        except Exception as exc:  # noqa: BLE001
+            run.load_error = f"{type(exc).__name__}: {exc}"[:300]
+            return run
+        if env.force_guard is not None and baseline_globals is not None:
+            _force(module.__dict__, baseline_globals, env.force_guard)
+        run.module = module
+        cls = mla_backend_class(module)
+        holder = {}
+        run.record("backend()", lambda: holder.setdefault("b", cls(sg.world.model_runner)), pool)
+        backend = holder.get("b")
+        if backend is None:
+            return run
+        layer = sg.layer
+        decode = sg.batch(ForwardMode.DECODE)
+        run.record("init_forward_metadata[decode]", lambda: backend.init_forward_metadata(decode), pool)
+        run.record("forward_decode", lambda: backend.forward_decode(
+            sg.decode_q, sg.decode_k, sg.decode_k, layer, decode, save_kv_cache=True, q_rope=sg.decode_q_rope,
+            k_rope=sg.decode_k_rope), pool)
+        graph = sg.batch(ForwardMode.DECODE)
+        run.record("cuda-graph capture+replay metadata", lambda: cuda_graph_decode_metadata(
+            backend, graph, graph.batch_size, ForwardMode.DECODE), pool)
+        run.record("forward_decode[cuda-graph]", lambda: backend.forward_decode(
+            sg.decode_q, sg.decode_k, sg.decode_k, layer, graph, save_kv_cache=False, q_rope=sg.decode_q_rope,
+            k_rope=sg.decode_k_rope), pool)
+        extend = sg.batch(ForwardMode.EXTEND)
+        run.record("init_forward_metadata[extend]", lambda: backend.init_forward_metadata(extend), pool)
+        run.record("forward_extend", lambda: backend.forward_extend(
+            sg.extend_q, sg.extend_k, sg.extend_k, layer, extend, save_kv_cache=True, q_rope=sg.extend_q_rope,
+            k_rope=sg.extend_k_rope), pool)
     return run
 
 

@@ -42,6 +42,7 @@ from castlint.validate.doubles import (
     Registry,
     RuntimeSettings,
     cuda_graph_decode_metadata,
+    mla_backend_class,
     real_sglang_classes,
 )
 from castlint.validate.loader import LoadedBackend, LoadError, load_backend, stubbed_imports
@@ -414,14 +415,6 @@ class World:
 # -- driving the module -------------------------------------------------------------
 
 
-def _backend_class(module):
-    for name in ("FlashInferMLAAttnBackend", "FlashInferMlaAttnBackend"):
-        cls = module.__dict__.get(name)
-        if isinstance(cls, type):
-            return cls
-    raise RuntimeError("no FlashInferMLAAttnBackend class in the file")
-
-
 class SiteDriver:
     """Builds one backend instance per version and prepares each site's call."""
 
@@ -429,7 +422,7 @@ class SiteDriver:
         self.loaded, self.world = loaded, world
         self.module = loaded.module
         self.model_runner = world.model_runner(self.module)
-        self.backend = _backend_class(self.module)(self.model_runner)
+        self.backend = mla_backend_class(self.module)(self.model_runner)
 
     def guard(self) -> Dict[str, Any]:
         """What the patched backend decided at init (its READ_ATTR's `allowed` reads), JSON-ready:

@@ -26,13 +26,15 @@ from castlint.validate.doubles.sglang import (
     StubModule,
     cuda_graph_decode_metadata,
     filter_kwargs,
+    import_environment,
     kv_indices_from_page_table,
+    mla_backend_class,
     real_sglang_classes,
 )
 
 __all__ = [
     "WORKSPACE_BYTES", "EnvsDouble", "KVIndexTranslatorDouble", "KVWriteLocDouble", "MLAPoolDouble", "Namespace",
     "Placeholder", "Registry", "RuntimeSettings", "StubbedImports", "StubModule", "cuda_graph_decode_metadata", "filter_kwargs",
-    "kv_indices_from_page_table",
+    "import_environment", "kv_indices_from_page_table", "mla_backend_class",
     "real_sglang_classes",
 ]

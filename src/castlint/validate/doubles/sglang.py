@@ -20,6 +20,7 @@ a new sglang release that needs more is visible rather than silently wrong).
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.abc
 import importlib.machinery
 import inspect
@@ -149,9 +150,40 @@ class _EnvVar:
 WORKSPACE_BYTES = 128 * 1024 * 1024
 
 
+TORCH_COMPILE_ENV = "SGLANG_ENABLE_TORCH_COMPILE"
+
+
+@contextlib.contextmanager
+def import_environment():
+    """The process environment a backend module is executed in: releases up to 0.5.1 read
+    os.environ["SGLANG_ENABLE_TORCH_COMPILE"] at import (later ones through envs, below); set to
+    "0" while the module runs its top level, where the caller has not set it."""
+    added = TORCH_COMPILE_ENV not in os.environ
+    if added:
+        os.environ[TORCH_COMPILE_ENV] = "0"
+    try:
+        yield
+    finally:
+        if added:
+            os.environ.pop(TORCH_COMPILE_ENV, None)
+
+
+# The FlashInfer MLA backend's class, by the spellings of the releases.
+MLA_BACKEND_CLASSES = ("FlashInferMLAAttnBackend", "FlashInferMlaAttnBackend")
+
+
+def mla_backend_class(module) -> type:
+    """The FlashInfer MLA backend class a backend module defines."""
+    for name in MLA_BACKEND_CLASSES:
+        cls = vars(module).get(name)
+        if isinstance(cls, type):
+            return cls
+    raise RuntimeError(f"no {MLA_BACKEND_CLASSES[0]} class in the file")
+
+
 class EnvsDouble:
     _known = {
-        "SGLANG_ENABLE_TORCH_COMPILE": False,
+        TORCH_COMPILE_ENV: False,
         "SGLANG_FLASHINFER_WORKSPACE_SIZE": WORKSPACE_BYTES,
     }
 

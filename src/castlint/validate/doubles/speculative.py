@@ -21,9 +21,12 @@ doubles' unknown reads.
 from __future__ import annotations
 
 import enum
-from typing import Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from castlint.validate.doubles.backend_torch import current_torch as _torch
+
+if TYPE_CHECKING:  # the annotations only: the doubles build tensors with the backend's torch
+    import torch
 
 
 class SpecInputTypeDouble(enum.IntEnum):
