@@ -82,7 +82,7 @@ def min_flashinfer(fixed_source: bytes) -> tuple:
 
 
 def _version(text: str) -> tuple:
-    from faketorch.flashinfer import parse_version
+    from castlint.common.versions import parse_version
 
     return parse_version(text)
 

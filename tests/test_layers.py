@@ -152,3 +152,32 @@ def test_peers_of_one_layer_do_not_import_each_other(tmp_path):
     (root / "bot.py").write_text("from castlint.validate import command\n")
     assert violations(root) == ["castlint/bot.py:1 imports castlint.validate",
                                 "castlint/bot.py:1 imports castlint.validate.command"]
+
+
+# Inside castlint.validate, the doubles of sglang and FlashInfer (castlint.validate.doubles) sit at
+# the bottom: the CPU harness and castlint's tests (tests/faketorch) both run them, so they import
+# nothing of validate above them, and no torch at module level (the tests run them on the fake
+# torch; a machine without torch imports them).
+DOUBLES = SRC / "validate" / "doubles"
+DOUBLES_MAY_IMPORT = ("castlint.validate.doubles", "castlint.validate.forward_mode", "castlint.common",
+                      "castlint.tables")
+
+
+def test_the_doubles_import_only_below_the_harness():
+    problems = []
+    for path in sorted(DOUBLES.rglob("*.py")):
+        name = _module_name(path, SRC)
+        for line, imported in _imports(path, name):
+            if imported.startswith("castlint.") and not _unit(imported, DOUBLES_MAY_IMPORT):
+                problems.append(f"{path.name}:{line} imports {imported}")
+    assert problems == []
+
+
+def test_the_doubles_import_no_torch_at_module_level():
+    top = []
+    for path in sorted(DOUBLES.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            top += [f"{path.name}:{node.lineno} {n}" for n in names if n == "torch" or n.startswith("torch.")]
+    assert top == []

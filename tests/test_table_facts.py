@@ -55,7 +55,7 @@ PLACEHOLDERS = {"'-'", "'?'"}
 ALLOWED_VERSIONS = {("__init__.py", "0.1.0"), ("report/sarif.py", "2.1.0")}
 # Compute capabilities that are not a table's: (file, the expression) -> why.
 ALLOWED_CAPABILITIES = {
-    ("validate/reference.py", "(9, 0)"): "the GPU the CPU emulation pretends to be",
+    ("validate/doubles/flashinfer.py", "(9, 0)"): "the GPU the CPU emulation pretends to be",
     ("validate/harness.py", "capability[0] == 9"): "sglang's is_sm90_supported() on the emulated GPU",
     ("fixes/templates/mla_kv_read.py", "capability[0] == 9"):
         "the emitted module picks [auto_backend]'s sm90 key (changing it changes every patched file)",

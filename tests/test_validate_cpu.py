@@ -590,7 +590,8 @@ def test_text_report_is_whole_at_80_columns(tmp_path, tree):
 def test_reference_plan_reads_host_arrays_as_int32_like_flashinfer():
     """FlashInfer's C++ plan reads kv_len_arr as int32: an int64 tensor is misread, silently.
     The CPU reference does the same, so a caller that forgets `.to(torch.int32)` shows up."""
-    from castlint.validate.reference import _as_kernel_int32, mla_reference
+    from castlint.validate.doubles.flashinfer import _as_kernel_int32
+    from castlint.validate.doubles.mla import mla_reference
 
     assert _as_kernel_int32(torch.tensor([5, 7], dtype=torch.int32)).tolist() == [5, 7]
     assert _as_kernel_int32(torch.tensor([5, 7], dtype=torch.int64)).tolist() == [5, 0]

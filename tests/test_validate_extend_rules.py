@@ -136,7 +136,7 @@ def test_validate_drive_main_reports_a_bad_table(tmp_path, tree, capsys):
 # -- the emulated FlashInfer (--device cpu) reads its contract from the tables -------------------------
 
 def _emulated_wrapper(tables, version: str, backend: str = "auto"):
-    from castlint.validate.reference import FlashInferEmulation, make_wrapper_class
+    from castlint.validate.doubles.flashinfer import FlashInferEmulation, make_wrapper_class
 
     cls = make_wrapper_class(FlashInferEmulation(tables, version=version))
     return cls(torch.empty(16, dtype=torch.uint8), backend=backend)
@@ -176,7 +176,7 @@ def test_fp8_plan_checks_read_the_capability_row(tmp_path, changed, error):
 
 
 def test_builtin_rows_refuse_fp8_kv_before_0_6_14_and_off_sm90():
-    from castlint.validate.reference import FlashInferEmulation, make_wrapper_class
+    from castlint.validate.doubles.flashinfer import FlashInferEmulation, make_wrapper_class
 
     with pytest.raises(RuntimeError, match="no FP8-KV MLA in this release"):
         _plan(_emulated_wrapper(load_tables(), "0.6.13"))
@@ -188,7 +188,7 @@ def test_builtin_rows_refuse_fp8_kv_before_0_6_14_and_off_sm90():
 def test_auto_backend_and_default_release_come_from_the_tables(tmp_path):
     """backend="auto" is [auto_backend]'s pick for the emulated SM90; the emulated release by default
     is the FlashInfer the newest listed sglang release pins."""
-    from castlint.validate.reference import FlashInferEmulation
+    from castlint.validate.doubles.flashinfer import FlashInferEmulation
 
     assert _emulated_wrapper(load_tables(), "0.7.2")._backend == "fa3"
     assert FlashInferEmulation(load_tables()).version == "0.7.2"
@@ -204,7 +204,7 @@ def test_the_loader_records_the_plan_functions_the_tables_name(tmp_path):
     module) is recorded like fast_mla_decode_plan, with its dtypes where the row places them."""
     from castlint.validate.doubles import Registry, RuntimeSettings
     from castlint.validate.loader import MODULE_NAME, load_backend, stubbed_imports
-    from castlint.validate.reference import FlashInferEmulation, make_flashinfer_module
+    from castlint.validate.doubles.flashinfer import FlashInferEmulation, make_flashinfer_module
 
     tables = load_tables([_rules(tmp_path, textwrap.dedent(f'''
         [[wrapper]]

@@ -130,7 +130,7 @@ def test_verify_graph_wrapper_does_not_keep_the_whole_pool_cast():
 def test_chunked_reference_equals_the_unchunked_one(monkeypatch):
     """The fp32 reference in chunks of queries (scores bounded by chunk_bytes) gives the one-piece
     result, causal and not, with a query that sees no kv at all (0, as FlashInfer gives)."""
-    from castlint.validate import reference
+    from castlint.validate.doubles import mla as reference
 
     torch.manual_seed(0)
     heads, tokens = 3, 13

@@ -1,7 +1,9 @@
 """Run an original and a fixed module side by side on the fake torch and FlashInfer.
 
-`load(source, env)` executes a module's source with `torch`, `flashinfer` (and any
-`sglang.*` / `triton` import, as permissive stubs) answered by fakes, and
+`load(source, env)` executes a module's source with `torch` answered by the fake torch,
+`flashinfer` and `sglang.*` by castlint's one double of them (castlint.validate.doubles,
+bound to the fake torch; a fixture's sglang names are inert placeholders) and `triton`
+missing, and
 `drive_*` calls what it defines the way an engine would, recording an *outcome*
 per call: the returned value (tensors by dtype, device, shape and values), or
 the exception type; the KV pool after the call; and every FlashInfer plan()/run()
@@ -9,11 +11,8 @@ with its dtypes. Two runs behave the same when their outcomes are equal.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 from array import array
-import importlib.abc
-import importlib.machinery
 import inspect
 import os
 import math
@@ -23,6 +22,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
+from castlint.validate.doubles import MLAPoolDouble, Namespace, Registry, StubbedImports, StubModule
 from faketorch.flashinfer import make_flashinfer
 from faketorch.module import FakeTorchModule, make_torch
 from faketorch.tensor import Tensor
@@ -49,100 +49,29 @@ class Env:
         return f"FlashInfer {self.flashinfer}, SM{self.capability[0]}{self.capability[1]}, kv {self.kv_dtype}{forced}"
 
 
-class _Placeholder:
-    """Any sglang/triton name the module imports: callable, subclassable, indexable, inert."""
-
-    def __init__(self, *a, **k):
-        pass
-
-    def __call__(self, *a, **k):
-        return None
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _Placeholder()
-
-    def __getitem__(self, item):
-        return self
-
-    def __class_getitem__(cls, item):
-        return cls
-
-
-class _StubModule(types.ModuleType):
-    def __init__(self, name, names):
-        super().__init__(name)
-        self.__path__ = []
-        self._names = names
-
-    def __getattr__(self, name):
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)
-        value = self._names.get(name)
-        if value is None:
-            value = type(name, (_Placeholder,), {})
-        setattr(self, name, value)
-        return value
-
-
-class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def __init__(self, prefixes, factory):
-        self.prefixes, self.factory = tuple(prefixes), factory
-
-    def find_spec(self, fullname, path=None, target=None):
-        if any(fullname == p or fullname.startswith(p + ".") for p in self.prefixes):
-            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
-        return None
-
-    def create_module(self, spec):
-        return self.factory(spec.name)
-
-    def exec_module(self, module):
-        pass
-
-
-@contextlib.contextmanager
-def fake_imports(torch, flashinfer, stub_names: Optional[Dict[str, Any]] = None):
-    """While active, `import torch`/`flashinfer`/`sglang...` give the fakes, and `triton` is missing."""
-    prefixes = ("torch", "flashinfer", "sglang", "triton", "sgl_kernel", MODULE_NAME)
-    saved = {m: sys.modules.pop(m) for m in list(sys.modules)
-             if any(m == p or m.startswith(p + ".") for p in prefixes)}
-    sys.modules["torch"] = torch
-    sys.modules.update(torch.submodules)
-    sys.modules["flashinfer"] = flashinfer
-    sys.modules["flashinfer.mla"] = flashinfer.mla
-    sys.modules["triton"] = None  # a machine without Triton: `import triton` raises ImportError
-    names = dict(stub_names or {})
+def fake_imports(torch, flashinfer, stub_names: Optional[Dict[str, Any]] = None, registry: Optional[Registry] = None):
+    """While active, `import torch`/`flashinfer` give the fakes, `triton` is missing, and `sglang...`
+    (and `sgl_kernel`) are castlint's sglang double (castlint.validate.doubles): `registry`'s names,
+    else `stub_names` only (None: every name an inert placeholder)."""
+    if registry is None:
+        registry = Registry(bare=True)
+        registry.names.update(stub_names or {})
+    inert = Registry(bare=True)
 
     def factory(name):
         if name.startswith("torch."):
             return FakeTorchModule(name)
         if name.startswith("flashinfer."):
-            return _StubModule(name, {})
-        return _StubModule(name, names)
+            return StubModule(name, inert)
+        return None
 
-    finder = _Finder(("torch", "flashinfer", "sglang", "sgl_kernel"), factory)
-    sys.meta_path.insert(0, finder)
-    try:
-        yield
-    finally:
-        sys.meta_path.remove(finder)
-        for m in [m for m in sys.modules if any(m == p or m.startswith(p + ".") for p in prefixes)]:
-            sys.modules.pop(m, None)
-        sys.modules.update(saved)
+    extra = {"torch": torch, **torch.submodules, "flashinfer": flashinfer, "flashinfer.mla": flashinfer.mla,
+             "triton": None}  # a machine without Triton: `import triton` raises ImportError
+    return StubbedImports(registry, prefixes=("torch", "flashinfer", "sglang", "sgl_kernel"), extra=extra,
+                          factory=factory, clear=(MODULE_NAME,))
 
 
 # -- the world the backend sees ----------------------------------------------------------
-
-
-class Namespace(types.SimpleNamespace):
-    """An attribute bag; unknown attributes read as None (an engine object with defaults)."""
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return None
 
 
 _GAUSS: Dict[tuple, list] = {}
@@ -157,42 +86,17 @@ def _gauss(seed: int, n: int, scale: float, dtype) -> list:
     return _GAUSS[key]
 
 
-class FakePool:
-    """MLATokenToKVPool: one (size, 1, 576) FP8 arena per layer; set_kv_buffer casts unscaled."""
+class FakePool(MLAPoolDouble):
+    """castlint's MLATokenToKVPool double on the fake torch: one (size, 1, 576) FP8 arena per layer of
+    seeded N(0, 0.5) values, stored as FP8 itself; set_kv_buffer casts unscaled."""
 
     def __init__(self, torch, size, dtype, dim, layers=1, seed=0):
-        self.torch, self.size, self.dtype, self.kv_cache_dim = torch, size, dtype, dim
-        self.kv_lora_rank = 512 if dim > 512 else dim
-        self.start_layer, self.end_layer, self.layer_num, self.page_size = 0, layers - 1, layers, 1
-        self.store_dtype, self.device = dtype, "cuda"
-        self.kv_buffer = [
-            Tensor.from_values(_gauss(seed + layer, size * dim, 0.5, dtype), (size, 1, dim), dtype,
-                               torch.device("cuda"), torch, convert=False) for layer in range(layers)]
+        lora = 512 if dim > 512 else dim
+        buffers = [Tensor.from_values(_gauss(seed + layer, size * dim, 0.5, dtype), (size, 1, dim), dtype,
+                                      torch.device("cuda"), torch, convert=False) for layer in range(layers)]
+        super().__init__(size, 1, dtype, lora, dim - lora, layers, "cuda", torch=torch, buffers=buffers)
         self.k_buffer = self.kv_buffer
         self.v_buffer = [b[..., : self.kv_lora_rank] for b in self.kv_buffer]
-
-    def get_key_buffer(self, layer_id):
-        return self.kv_buffer[layer_id - self.start_layer]
-
-    def get_value_buffer(self, layer_id):
-        return self.get_key_buffer(layer_id)[..., : self.kv_lora_rank]
-
-    def get_kv_buffer(self, layer_id):
-        return self.get_key_buffer(layer_id), self.get_value_buffer(layer_id)
-
-    def set_kv_buffer(self, layer, loc, cache_k, cache_v=None, *args, **kwargs):
-        if not isinstance(loc, Tensor):  # KVWriteLoc and friends
-            loc = loc.loc if getattr(loc, "loc", None) is not None else loc.out_cache_loc
-        layer_id = layer.layer_id if hasattr(layer, "layer_id") else int(layer)
-        buf = self.kv_buffer[layer_id - self.start_layer]
-        if cache_k.dtype is not self.dtype:
-            cache_k = cache_k.to(self.dtype)
-        buf[loc] = cache_k.reshape(-1, 1, self.kv_cache_dim)
-
-    def set_mla_kv_buffer(self, layer, loc, cache_k_nope, cache_k_rope, *args, **kwargs):
-        k = self.torch.cat([cache_k_nope.reshape(-1, 1, self.kv_lora_rank),
-                            cache_k_rope.reshape(-1, 1, self.kv_cache_dim - self.kv_lora_rank)], dim=-1)
-        self.set_kv_buffer(layer, loc, k)
 
     def state(self):
         return tuple(_values_key(b)[3] for b in self.kv_buffer)

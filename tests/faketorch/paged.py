@@ -13,7 +13,8 @@ import sys
 import types
 
 from faketorch.flashinfer import make_flashinfer
-from faketorch.harness import Namespace, fake_imports
+from castlint.validate.doubles import Namespace
+from faketorch.harness import fake_imports
 from faketorch.module import make_torch
 from faketorch.tensor import Tensor
 

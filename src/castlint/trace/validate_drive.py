@@ -34,7 +34,7 @@ from castlint.trace.runtime import map_path
 from castlint.validate.doubles import Registry
 from castlint.validate.harness import HarnessConfig, SiteDriver, World, default_companions, run_tables, runtime_settings
 from castlint.validate.loader import load_backend, stubbed_imports
-from castlint.validate.reference import FlashInferEmulation, make_flashinfer_module
+from castlint.validate.doubles.flashinfer import FlashInferEmulation, make_flashinfer_module
 
 CPU_SHAPES = dict(pool_tokens=2048, batch_size=2, context_len=96)
 

@@ -41,21 +41,22 @@ from castlint.validate.doubles import (
     Namespace,
     Registry,
     RuntimeSettings,
+    cuda_graph_decode_metadata,
+    mla_backend_class,
     real_sglang_classes,
 )
 from castlint.validate.loader import LoadedBackend, LoadError, load_backend, stubbed_imports
-from castlint.validate.reference import (
+from castlint.validate.doubles.flashinfer import (
     FlashInferEmulation,
     make_flashinfer_module,
-    mla_reference,
     newest_pinned_flashinfer,
 )
+from castlint.validate.doubles.mla import mla_reference
 from castlint.validate.spec_sites import (
     SPEC_SITE_FUNCTIONS,
     SPEC_SITES,
     SiteCall,
     capture_graph,
-    filter_kwargs,
     prepare_spec_site,
 )
 
@@ -414,14 +415,6 @@ class World:
 # -- driving the module -------------------------------------------------------------
 
 
-def _backend_class(module):
-    for name in ("FlashInferMLAAttnBackend", "FlashInferMlaAttnBackend"):
-        cls = module.__dict__.get(name)
-        if isinstance(cls, type):
-            return cls
-    raise RuntimeError("no FlashInferMLAAttnBackend class in the file")
-
-
 class SiteDriver:
     """Builds one backend instance per version and prepares each site's call."""
 
@@ -429,7 +422,7 @@ class SiteDriver:
         self.loaded, self.world = loaded, world
         self.module = loaded.module
         self.model_runner = world.model_runner(self.module)
-        self.backend = _backend_class(self.module)(self.model_runner)
+        self.backend = mla_backend_class(self.module)(self.model_runner)
 
     def guard(self) -> Dict[str, Any]:
         """What the patched backend decided at init (its READ_ATTR's `allowed` reads), JSON-ready:
@@ -510,28 +503,7 @@ class SiteDriver:
         raise ValueError(f"unknown site {site}")
 
     def _cuda_graph_metadata(self, batch: Namespace) -> None:
-        """The decode metadata as sglang's CUDA-graph runner sets it up: capture, then replay
-        (whichever of the two metadata APIs the release has)."""
-        backend, size = self.backend, self.world.cfg.batch_size
-        if not hasattr(backend, "init_forward_metadata_out_graph") and not hasattr(
-                backend, "init_forward_metadata_capture_cuda_graph"):
-            raise NotImplementedError("this release has no cuda-graph metadata API the harness knows")
-        backend.init_cuda_graph_state(**filter_kwargs(backend.init_cuda_graph_state,
-                                                       {"max_bs": size, "max_num_tokens": size}))
-        if hasattr(backend, "init_forward_metadata_out_graph"):
-            backend.init_forward_metadata_out_graph(batch, in_capture=True)
-            backend.init_forward_metadata_out_graph(batch, in_capture=False)
-            return
-        mode = self.module.ForwardMode.DECODE
-        backend.init_forward_metadata_capture_cuda_graph(**filter_kwargs(
-            backend.init_forward_metadata_capture_cuda_graph,
-            dict(bs=size, num_tokens=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
-                 encoder_lens=None, forward_mode=mode, spec_info=None)))
-        backend.init_forward_metadata_replay_cuda_graph(**filter_kwargs(
-            backend.init_forward_metadata_replay_cuda_graph,
-            dict(bs=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
-                 seq_lens_sum=batch.seq_lens_sum, encoder_lens=None, forward_mode=mode, spec_info=None,
-                 seq_lens_cpu=batch.seq_lens_cpu)))
+        cuda_graph_decode_metadata(self.backend, batch, self.world.cfg.batch_size, self.module.ForwardMode.DECODE)
 
     def _decode_call(self, batch: Namespace):
         world, backend = self.world, self.backend

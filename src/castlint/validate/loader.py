@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Optional
 
 import torch
 
-from castlint.validate.doubles import Registry, StubbedImports
+from castlint.validate.doubles import Registry, StubbedImports, import_environment
 
 MODULE_NAME = "sglang.srt.layers.attention.flashinfer_mla_backend"
 MLA_WRAPPER = "BatchMLAPagedAttentionWrapper"  # the name the module imports from flashinfer
@@ -278,17 +278,11 @@ def load_backend(source: bytes, label: str, *, tables, cpu_emulation=None, force
     # The caller holds `stubbed_imports(...)` open for the whole run: the
     # patched guard imports flashinfer lazily, at backend construction.
     sys.modules[MODULE_NAME] = module
-    # releases up to 0.5.1 read os.environ["SGLANG_ENABLE_TORCH_COMPILE"] at import
-    added = "SGLANG_ENABLE_TORCH_COMPILE" not in os.environ
-    if added:
-        os.environ["SGLANG_ENABLE_TORCH_COMPILE"] = "0"
     try:
-        exec(code, module.__dict__)
+        with import_environment():
+            exec(code, module.__dict__)
     except Exception as exc:
         raise LoadError(f"executing the {label} module failed: {type(exc).__name__}: {exc}") from exc
-    finally:
-        if added:
-            os.environ.pop("SGLANG_ENABLE_TORCH_COMPILE", None)
     log = CallLog()
     if cpu_emulation is not None:
         module.__dict__["torch"] = make_cpu_torch(cpu_emulation)

@@ -35,7 +35,8 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from castlint.validate.speculative import EagleDraftInputDouble, EagleVerifyInputDouble
+from castlint.validate.doubles.sglang import filter_kwargs
+from castlint.validate.doubles.speculative import EagleDraftInputDouble, EagleVerifyInputDouble
 
 SPEC_SITES = ("target-verify", "target-verify-cuda-graph", "draft-extend", "draft-extend-cuda-graph")
 SPEC_SITE_FUNCTIONS = {
@@ -67,17 +68,6 @@ class SiteCall:
 
     def __call__(self, save: bool):
         return self.step(save)
-
-
-def filter_kwargs(fn, kwargs: dict) -> dict:
-    """kwargs, less those fn's signature does not take (unless it takes **kwargs)."""
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return kwargs
-    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        return kwargs
-    return {k: v for k, v in kwargs.items() if k in params}
 
 
 def capture_graph(call: Callable[[bool], Any]):

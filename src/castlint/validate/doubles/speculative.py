@@ -21,9 +21,12 @@ doubles' unknown reads.
 from __future__ import annotations
 
 import enum
-from typing import Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
-import torch
+from castlint.validate.doubles.backend_torch import current_torch as _torch
+
+if TYPE_CHECKING:  # the annotations only: the doubles build tensors with the backend's torch
+    import torch
 
 
 class SpecInputTypeDouble(enum.IntEnum):
@@ -62,6 +65,7 @@ class SpecInputDouble:
 
     def _kv_indices(self, req_pool_indices, kv_lens, kv_indptr, kv_indices_buf=None) -> torch.Tensor:
         """Each request's first kv_lens slots of the page table, flat (in kv_indices_buf when given)."""
+        torch = _torch()
         rows = [self.req_to_token[int(r), : int(n)] for r, n in zip(req_pool_indices.tolist(), kv_lens.tolist())]
         flat = torch.cat(rows).to(torch.int32) if rows else torch.empty(0, dtype=torch.int32)
         if kv_indices_buf is not None:
@@ -72,6 +76,7 @@ class SpecInputDouble:
 
 def _csr(tokens_per_req: int, req_pool_indices, kv_lens):
     """(qo_indptr, kv_indptr) of a constant-width query layout."""
+    torch = _torch()
     device = req_pool_indices.device
     bs = int(req_pool_indices.numel())
     qo_indptr = torch.arange(0, (bs + 1) * tokens_per_req, tokens_per_req, dtype=torch.int32, device=device)
@@ -105,6 +110,7 @@ class EagleDraftInputDouble(SpecInputDouble):
 
     def __init__(self, tokens_per_req: int, batch_size: int, req_to_token: torch.Tensor, device,
                  log: Optional[set] = None):
+        torch = _torch()
         accepted = torch.full((batch_size,), tokens_per_req, dtype=torch.int32, device=device)
         super().__init__(SpecInputTypeDouble.EAGLE_DRAFT, req_to_token, log, num_tokens_per_req=tokens_per_req,
                          draft_token_num=tokens_per_req, accept_length=accepted, accept_length_cpu=accepted.tolist(),

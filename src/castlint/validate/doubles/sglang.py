@@ -1,4 +1,9 @@
-"""Light test doubles for what an sglang attention backend imports and receives.
+"""The double of sglang's runtime: what an attention backend imports and receives.
+
+One double, used by `castlint validate` (real torch, CPU or GPU) and by castlint's own tests
+(tests/faketorch, on the pure-Python fake torch): nothing here imports torch at module level;
+what needs tensor operations takes the `torch` the backend sees (`sys.modules["torch"]` while
+the backend runs, or the one a caller passes).
 
 The backend module is executed from the user's source (see loader.py). Its
 `from sglang... import X` statements are answered by `StubModule`s: a name this
@@ -15,16 +20,18 @@ a new sglang release that needs more is visible rather than silently wrong).
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.abc
 import importlib.machinery
+import inspect
+import os
 import sys
 import types
 from typing import Any, Callable, Dict, Optional
 
-import torch
-
+from castlint.validate.doubles.backend_torch import current_torch
+from castlint.validate.doubles.speculative import registry_names as speculative_names
 from castlint.validate.forward_mode import ForwardModeDouble
-from castlint.validate.speculative import registry_names as speculative_names
 
 
 # -- permissive namespaces ----------------------------------------------------------
@@ -33,7 +40,7 @@ from castlint.validate.speculative import registry_names as speculative_names
 class Namespace:
     """Attribute bag. Unknown attributes read as `default` and are recorded."""
 
-    def __init__(self, _name: str, _default: Any = None, _log: Optional[set] = None, **attrs):
+    def __init__(self, _name: str = "namespace", _default: Any = None, _log: Optional[set] = None, **attrs):
         object.__setattr__(self, "_ns_name", _name)
         object.__setattr__(self, "_ns_default", _default)
         object.__setattr__(self, "_ns_log", _log if _log is not None else set())
@@ -104,7 +111,7 @@ class KVWriteLocDouble:
         return cls(forward_batch.out_cache_loc)
 
 
-def _loc_of(loc_info):
+def _loc_of(loc_info, torch):
     if isinstance(loc_info, torch.Tensor):
         return loc_info
     for attr in ("loc", "out_cache_loc"):
@@ -117,15 +124,24 @@ def _loc_of(loc_info):
 
 
 class _EnvVar:
-    def __init__(self, name: str, value: Any):
-        self.name, self.value = name, value
+    def __init__(self, name: str, value: Any, typed: bool = False):
+        self.name, self.value, self.typed = name, value, typed
 
     def get(self):
         """The process environment's value where it sets the variable (validate sets the KV
-        read switch there), else the double's."""
-        import os
-
-        return os.environ.get(self.name, self.value)
+        read switch there), else the double's. A variable the double declares is parsed as
+        sglang's envs parse it, by the kind of its value (a bool: "1"/"true"/"yes"/"on"; an int:
+        the number); any other is the text (an EnvStr, such as the KV read switch)."""
+        text = os.environ.get(self.name)
+        if text is None:
+            return self.value
+        if not self.typed:
+            return text
+        if isinstance(self.value, bool):
+            return text.strip().lower() in ("1", "true", "yes", "y", "on")
+        if isinstance(self.value, int):
+            return int(text)
+        return text
 
     def __bool__(self):
         return bool(self.value)
@@ -134,9 +150,40 @@ class _EnvVar:
 WORKSPACE_BYTES = 128 * 1024 * 1024
 
 
+TORCH_COMPILE_ENV = "SGLANG_ENABLE_TORCH_COMPILE"
+
+
+@contextlib.contextmanager
+def import_environment():
+    """The process environment a backend module is executed in: releases up to 0.5.1 read
+    os.environ["SGLANG_ENABLE_TORCH_COMPILE"] at import (later ones through envs, below); set to
+    "0" while the module runs its top level, where the caller has not set it."""
+    added = TORCH_COMPILE_ENV not in os.environ
+    if added:
+        os.environ[TORCH_COMPILE_ENV] = "0"
+    try:
+        yield
+    finally:
+        if added:
+            os.environ.pop(TORCH_COMPILE_ENV, None)
+
+
+# The FlashInfer MLA backend's class, by the spellings of the releases.
+MLA_BACKEND_CLASSES = ("FlashInferMLAAttnBackend", "FlashInferMlaAttnBackend")
+
+
+def mla_backend_class(module) -> type:
+    """The FlashInfer MLA backend class a backend module defines."""
+    for name in MLA_BACKEND_CLASSES:
+        cls = vars(module).get(name)
+        if isinstance(cls, type):
+            return cls
+    raise RuntimeError(f"no {MLA_BACKEND_CLASSES[0]} class in the file")
+
+
 class EnvsDouble:
     _known = {
-        "SGLANG_ENABLE_TORCH_COMPILE": False,
+        TORCH_COMPILE_ENV: False,
         "SGLANG_FLASHINFER_WORKSPACE_SIZE": WORKSPACE_BYTES,
     }
 
@@ -148,7 +195,7 @@ class EnvsDouble:
             raise AttributeError(name)
         if name not in self._known:
             self._log.add(f"envs.{name}")
-        return _EnvVar(name, self._known.get(name, False))
+        return _EnvVar(name, self._known.get(name, False), typed=name in self._known)
 
 
 # -- pool, page table, kv index translation ------------------------------------------
@@ -157,16 +204,26 @@ class EnvsDouble:
 class MLAPoolDouble:
     """MLATokenToKVPool as sglang builds it: one (size + page_size, 1, 576)
     arena per layer, stored as uint8 when the KV dtype is FP8, `get_key_buffer`
-    a zero-copy `.view(fp8)`, `set_kv_buffer` an unscaled cast."""
+    a zero-copy `.view(fp8)`, `set_kv_buffer` an unscaled cast.
 
-    def __init__(self, size, page_size, dtype, kv_lora_rank, qk_rope_head_dim, layer_num, device):
+    torch: the torch to build it with (None: current_torch()); buffers: the per-layer arenas
+    when the caller fills them itself (the fake torch's seeded pools), their dtype the storage's."""
+
+    def __init__(self, size, page_size, dtype, kv_lora_rank, qk_rope_head_dim, layer_num, device, torch=None,
+                 buffers=None):
+        torch = torch or current_torch()
+        self.torch = torch
         self.size, self.page_size, self.dtype = size, page_size, dtype
         self.kv_lora_rank, self.qk_rope_head_dim = kv_lora_rank, qk_rope_head_dim
         self.kv_cache_dim = kv_lora_rank + qk_rope_head_dim
         self.layer_num, self.start_layer, self.end_layer = layer_num, 0, layer_num - 1
         self.device = device
-        self.store_dtype = torch.uint8 if dtype in (torch.float8_e4m3fn, torch.float8_e5m2) else dtype
         self.layer_transfer_counter = None
+        if buffers is not None:
+            self.kv_buffer = list(buffers)
+            self.store_dtype = self.kv_buffer[0].dtype
+            return
+        self.store_dtype = torch.uint8 if dtype in (torch.float8_e4m3fn, torch.float8_e5m2) else dtype
         self.kv_buffer = [
             torch.zeros((size + page_size, 1, self.kv_cache_dim), dtype=self.store_dtype, device=device)
             for _ in range(layer_num)
@@ -184,15 +241,17 @@ class MLAPoolDouble:
         return self.get_key_buffer(layer_id), self.get_value_buffer(layer_id)
 
     def set_kv_buffer(self, layer, loc_info, cache_k, cache_v=None, *args, **kwargs):
-        loc = _loc_of(loc_info)
+        loc = _loc_of(loc_info, self.torch)
+        layer_id = layer if isinstance(layer, int) else layer.layer_id
         if cache_k.dtype != self.dtype:
             cache_k = cache_k.to(self.dtype)
-        buf = self.kv_buffer[layer.layer_id - self.start_layer]
-        buf[loc] = cache_k.reshape(-1, 1, self.kv_cache_dim).view(self.store_dtype)
+        buf = self.kv_buffer[layer_id - self.start_layer]
+        cache_k = cache_k.reshape(-1, 1, self.kv_cache_dim)
+        buf[loc] = cache_k.view(self.store_dtype) if self.store_dtype != self.dtype else cache_k
 
     def set_mla_kv_buffer(self, layer, loc_info, cache_k_nope, cache_k_rope, *args, **kwargs):
-        k = torch.cat([cache_k_nope.reshape(-1, 1, self.kv_lora_rank),
-                       cache_k_rope.reshape(-1, 1, self.qk_rope_head_dim)], dim=-1)
+        k = self.torch.cat([cache_k_nope.reshape(-1, 1, self.kv_lora_rank),
+                            cache_k_rope.reshape(-1, 1, self.qk_rope_head_dim)], dim=-1)
         self.set_kv_buffer(layer, loc_info, k)
 
     def get_kv_size_bytes(self):
@@ -201,6 +260,7 @@ class MLAPoolDouble:
 
 def kv_indices_from_page_table(req_to_token, req_pool_indices, seq_lens, start=None):
     """The flat kv_indices FlashInfer takes: each request's first seq_len slots."""
+    torch = current_torch()
     rows = []
     starts = start if start is not None else [0] * len(seq_lens)
     for r, n, s in zip(req_pool_indices.tolist(), seq_lens.tolist(), list(starts)):
@@ -253,7 +313,10 @@ class KVIndexTranslatorDouble:
 class Registry:
     """Doubles by name for `from sglang... import NAME`."""
 
-    def __init__(self, settings: "RuntimeSettings", log: set):
+    def __init__(self, settings: Optional["RuntimeSettings"] = None, log: Optional[set] = None, bare: bool = False):
+        """bare: no doubles by name, every import a placeholder (a module driven outside sglang)."""
+        settings = settings or RuntimeSettings()
+        log = log if log is not None else set()
         self.settings, self.log = settings, log
         s = settings
         buffers: Dict[str, Any] = {}
@@ -314,6 +377,8 @@ class Registry:
             "is_hip": lambda: False,
             **speculative_names(),
         }
+        if bare:
+            self.names = {}
 
     def lookup(self, module: str, name: str):
         if name in self.settings.real:
@@ -322,6 +387,41 @@ class Registry:
             return self.names[name]
         self.log.add(f"placeholder {module}.{name}")
         return _make_placeholder(f"{module}.{name}")
+
+
+def filter_kwargs(fn, kwargs: dict) -> dict:
+    """kwargs, less those fn's signature does not take (unless it takes **kwargs)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return kwargs
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k in params}
+
+
+def cuda_graph_decode_metadata(backend, batch, size: int, decode_mode) -> None:
+    """The decode metadata as sglang's CUDA-graph runner sets it up: the graph buffers, the
+    capture-time plan (on the use_cuda_graph wrappers), then the replay-time one (the sync-free
+    fast_mla_decode_plan), through whichever of the two metadata APIs the release has."""
+    if not hasattr(backend, "init_forward_metadata_out_graph") and not hasattr(
+            backend, "init_forward_metadata_capture_cuda_graph"):
+        raise NotImplementedError("this release has no cuda-graph metadata API the harness knows")
+    backend.init_cuda_graph_state(**filter_kwargs(backend.init_cuda_graph_state,
+                                                   {"max_bs": size, "max_num_tokens": size}))
+    if hasattr(backend, "init_forward_metadata_out_graph"):
+        backend.init_forward_metadata_out_graph(batch, in_capture=True)
+        backend.init_forward_metadata_out_graph(batch, in_capture=False)
+        return
+    backend.init_forward_metadata_capture_cuda_graph(**filter_kwargs(
+        backend.init_forward_metadata_capture_cuda_graph,
+        dict(bs=size, num_tokens=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
+             encoder_lens=None, forward_mode=decode_mode, spec_info=None)))
+    backend.init_forward_metadata_replay_cuda_graph(**filter_kwargs(
+        backend.init_forward_metadata_replay_cuda_graph,
+        dict(bs=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
+             seq_lens_sum=batch.seq_lens_sum, encoder_lens=None, forward_mode=decode_mode, spec_info=None,
+             seq_lens_cpu=batch.seq_lens_cpu)))
 
 
 def _refuse(message: str) -> Callable:
@@ -364,8 +464,8 @@ class StubModule(types.ModuleType):
 
 
 class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def __init__(self, prefixes, registry):
-        self.prefixes, self.registry = tuple(prefixes), registry
+    def __init__(self, prefixes, registry, factory=None):
+        self.prefixes, self.registry, self.factory = tuple(prefixes), registry, factory
 
     def find_spec(self, fullname, path=None, target=None):
         if any(fullname == p or fullname.startswith(p + ".") for p in self.prefixes):
@@ -373,7 +473,8 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec):
-        return StubModule(spec.name, self.registry)
+        made = self.factory(spec.name) if self.factory is not None else None
+        return made if made is not None else StubModule(spec.name, self.registry)
 
     def exec_module(self, module):
         pass
@@ -388,16 +489,22 @@ class RuntimeSettings:
 class StubbedImports:
     """Context manager: while active, `sglang.*` (and any other given prefix)
     imports resolve to StubModules; `extra` modules (e.g. a stand-in
-    `flashinfer`) are placed in sys.modules. Everything is restored on exit."""
+    `flashinfer`, or the fake torch) are placed in sys.modules (None: that import
+    raises ImportError). `factory(name)` may make the module of a stubbed name itself
+    (None: a StubModule); `clear` names more modules to take out of sys.modules while
+    active. Everything is restored on exit."""
 
-    def __init__(self, registry: Registry, prefixes=("sglang",), extra: Optional[Dict[str, types.ModuleType]] = None):
-        self.finder = _StubFinder(prefixes, registry)
+    def __init__(self, registry: Registry, prefixes=("sglang",), extra: Optional[Dict[str, Any]] = None,
+                 factory: Optional[Callable[[str], Optional[types.ModuleType]]] = None, clear=()):
+        self.finder = _StubFinder(prefixes, registry, factory)
         self.prefixes = tuple(prefixes)
         self.extra = dict(extra or {})
+        self.clear = tuple(clear)
         self._saved: Dict[str, Any] = {}
 
     def _matching(self):
-        return [m for m in sys.modules if any(m == p or m.startswith(p + ".") for p in self.prefixes + tuple(self.extra))]
+        names = self.prefixes + tuple(self.extra) + self.clear
+        return [m for m in sys.modules if any(m == p or m.startswith(p + ".") for p in names)]
 
     def __enter__(self):
         for name in self._matching():
