@@ -26,8 +26,8 @@ def _findings(root: Path, follow: bool):
     return found, {Path(r.path).name: r for r in run.results}
 
 
-def test_off_by_default_each_file_alone():
-    assert Config().follow_imports is False
+def test_on_by_default_and_off_each_file_alone():
+    assert Config().follow_imports is True
     found, _ = _findings(PACKAGE, follow=False)
     assert found == {("common.py", "CL001", 12)}
 
@@ -123,3 +123,18 @@ def test_only_what_hands_a_pool_is_linked(tmp_path):
     user = tmp_path / "user.py"
     user.write_text("from big import Runner\n\n\ndef f(x, r: Runner):\n    return x.to(r.dtype())\n")
     assert not tree_index.link(str(user), user.read_bytes(), TABLES).text  # a large class, used as a type
+
+
+REACH = FIXTURES / "packages" / "reach"
+
+
+def test_a_file_that_converts_nothing_reaches_a_sibling_helper_and_a_pool_class():
+    # backend.py names the pool and converts nothing (no trigger group matches it): the
+    # conversion is the imported helper's; reader.py calls an accessor learnt from a pool
+    # class of another module whose text names no pool word
+    found, results = _findings(REACH, follow=True)
+    assert found == {("backend.py", "CL001", 10), ("reader.py", "CL001", 10)}
+    assert {Path(p).name for p in results["backend.py"].links} == {"helpers.py"}
+    assert {Path(p).name for p in results["reader.py"].links} == {"arena.py"}
+    off, _ = _findings(REACH, follow=False)
+    assert off == set()

@@ -55,10 +55,11 @@ def has_trigger(text: bytes, groups) -> bool:
     text: each set of words is first tested through a few anchors (substrings
     that every word of the set contains one of), and only the words whose
     anchor occurs are searched for."""
-    return any(all(_any_word(text, words) for words in group) for group in groups)
+    return any(all(any_word(text, words) for words in group) for group in groups)
 
 
-def _any_word(text: bytes, words) -> bool:
+def any_word(text: bytes, words) -> bool:
+    """Does any of words (bytes) occur in text? Through their anchors (see has_trigger)."""
     for anchor, covered in _anchors(tuple(words)):
         if anchor in text and any(word in text for word in covered):
             return True

@@ -25,6 +25,7 @@ import ast
 import os
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
@@ -92,8 +93,23 @@ class ModuleIndex:
     imports: Dict[str, Tuple[str, Optional[str], int]] = field(default_factory=dict)  # local -> (module, attr, level)
     learned: FrozenSet[str] = frozenset()  # accessors its pool classes define
     carries: bool = False  # the module's text names a pool at all
-    used: FrozenSet[str] = frozenset()  # every name the module reads (`m.attr` also as "m.attr")
-    chains: Dict[str, List[Tuple[int, int]]] = field(default_factory=dict)  # see _chains
+    tree: object = field(default=None, repr=False, compare=False)  # kept for used/chains (one walk, when asked)
+    _reads: Optional[tuple] = field(default=None, repr=False, compare=False)
+
+    @property
+    def used(self) -> FrozenSet[str]:
+        """Every name the module reads (`m.attr` also as "m.attr")."""
+        return self._walk()[0]
+
+    @property
+    def chains(self) -> Dict[str, List[Tuple[int, int]]]:
+        """Each dotted name the module reads, with where it starts (see _reads)."""
+        return self._walk()[1]
+
+    def _walk(self) -> tuple:
+        if self._reads is None:
+            self._reads = _reads(self.tree) if self.tree is not None else (frozenset(), {})
+        return self._reads
 
 
 @dataclass(frozen=True)
@@ -114,7 +130,9 @@ _WORDS: Dict[int, tuple] = {}
 
 
 def _vocabulary(tables: Tables):
-    """(tables, the words that make code carry a pool: those the prefilter starts from, their regex)."""
+    """(tables, the words that make code carry a pool (those the prefilter starts from), their
+    regex, the conversion words, the pool regex on bytes, the conversion regex on bytes, the
+    pool words as bytes)."""
     hit = _WORDS.get(id(tables))
     if hit is None or hit[0] is not tables:
         from castlint.triggers import TriggerWords
@@ -124,7 +142,9 @@ def _vocabulary(tables: Tables):
         ordered = tuple(sorted(pool))
         pattern = re.compile("|".join(re.escape(w) for w in ordered) or "(?!)")
         conversions = tuple(sorted(w.encode() for w in words.conversions))
-        hit = _WORDS[id(tables)] = (tables, ordered, pattern, conversions, re.compile(pattern.pattern.encode()))
+        converting = re.compile(b"|".join(re.escape(w) for w in conversions) or b"(?!)")
+        hit = _WORDS[id(tables)] = (tables, ordered, pattern, conversions, re.compile(pattern.pattern.encode()),
+                                    converting, tuple(w.encode() for w in ordered))
     return hit
 
 
@@ -220,18 +240,19 @@ def _index(path: str, source: bytes, tables: Tables, keep_used: bool = False) ->
         return None
     _, package = _package_of(path)  # an __init__.py is its own package, as its folder is
     index = ModuleIndex(path=path, package=package, carries=_carries(text, tables))
-    if not index.carries and "import" not in text:
-        return index
+    teaches = pool_classes.candidate(source, tables)  # a pool class under names no table lists
+    if not index.carries and not teaches and "import" not in text and not _vocabulary(tables)[5].search(source):
+        return index  # nothing to link from it, nor through it
     try:
         tree = pyast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     lines = text.splitlines(keepends=True)
     if keep_used:
-        index.used = frozenset(_names(tree))
-        index.chains = _chains(tree)
-    if index.carries:
+        index.tree = tree
+    if index.carries or teaches:
         index.learned = frozenset(pool_classes.learn_source(source, tables).names)
+        index.carries = index.carries or bool(index.learned)
     for statement in _top_level(tree.body):
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             _record_imports(index, statement)
@@ -242,16 +263,23 @@ def _index(path: str, source: bytes, tables: Tables, keep_used: bool = False) ->
     return index
 
 
-def _chains(tree) -> Dict[str, List[Tuple[int, int]]]:
-    """Each dotted name `m.f`, `a.b.c.X` the module reads, with where it starts (line,
-    UTF-8 column): module-attribute uses, which linking may rename to `m_f`."""
-    out: Dict[str, List[Tuple[int, int]]] = {}
+def _reads(tree) -> Tuple[FrozenSet[str], Dict[str, List[Tuple[int, int]]]]:
+    """(every name the module reads, `m.attr` also as "m.attr"; each dotted name `m.f`,
+    `a.b.c.X` it reads, with where it starts (line, UTF-8 column)): module-attribute uses,
+    which linking may rename to `m_f`. One walk."""
+    names: Set[str] = set()
+    chains: Dict[str, List[Tuple[int, int]]] = {}
     for sub in ast.walk(tree):
-        if isinstance(sub, ast.Attribute):
-            dotted = _dotted(sub)
-            if dotted and "." in dotted and not isinstance(sub.value, ast.Subscript):
-                out.setdefault(dotted, []).append((sub.lineno, sub.col_offset))
-    return out
+        if isinstance(sub, ast.Name):
+            names.add(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            if isinstance(sub.value, ast.Name):
+                names.add(f"{sub.value.id}.{sub.attr}")
+            if not isinstance(sub.value, ast.Subscript):
+                dotted = _dotted(sub)
+                if dotted and "." in dotted:
+                    chains.setdefault(dotted, []).append((sub.lineno, sub.col_offset))
+    return frozenset(names), chains
 
 
 def _top_level(body):
@@ -423,7 +451,7 @@ class _Resolver:
         it is a package's __init__ (re-exports). Other modules are never parsed."""
         if target is None:
             return None
-        if not _file_carries(target, _vocabulary(self.tables)[4]):
+        if not _file_matters(target, self.tables, converting=True):
             if os.path.basename(target) != "__init__.py":
                 return None
         index = module_index(target, self.tables)
@@ -432,7 +460,18 @@ class _Resolver:
         return index
 
     def module_file(self, index: ModuleIndex, module: str, level: int) -> Optional[str]:
-        """The file of `module` as imported from the module that index describes."""
+        """The file of `module` as imported from the module that index describes (the answer
+        is kept for _FOUND_S seconds: a tree's files are stat'ed once per run, not per import)."""
+        key = (os.path.dirname(os.path.abspath(index.path)), index.package, self.root, self.top, module, level)
+        now = time.monotonic()
+        hit = _FOUND.get(key)
+        if hit is not None and now - hit[0] < _FOUND_S:
+            return hit[1]
+        found = self._module_file(index, module, level)
+        _FOUND[key] = (now, found)
+        return found
+
+    def _module_file(self, index: ModuleIndex, module: str, level: int) -> Optional[str]:
         if level:
             parts = index.package.split(".") if index.package else []
             keep = len(parts) - (level - 1)
@@ -480,16 +519,24 @@ class _Resolver:
 
 
 _LINKS: Dict[tuple, Tuple[Tables, Linked]] = {}
+_FOUND: Dict[tuple, Tuple[float, Optional[str]]] = {}  # Resolver.module_file's answers, with when
+_FOUND_S = 30.0  # (a long-lived process, the server or --watch, looks again after this long)
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w, \t]+)|import[ \t]+([\w.]+))", re.M)
-_CARRIES: Dict[str, Tuple[Optional[tuple], bool]] = {}
+_CARRIES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}  # (path, test) -> (its stat, the answer)
 
 
 def may_link(path: str, source: bytes, tables: Tables) -> bool:
-    """Could linking give a file the prefilter skips a pool? (It converts something, and a
-    module it imports from the tree names a pool; then link() decides.) A prefilter: cheap
-    text tests first."""
+    """Could linking give a file the prefilter skips a finding? It converts something and a
+    module it imports from the tree names a pool, or it names a pool and a module it imports
+    converts (a helper of a sibling module given the pool); then link() decides. A
+    prefilter: cheap text tests first."""
     vocabulary = _vocabulary(tables)
-    if b"import" not in source or not any(word in source for word in vocabulary[3]):
+    if b"import" not in source:
+        return False
+    from castlint.prefilter import any_word
+
+    converts = any_word(source, vocabulary[3])
+    if not converts and not any_word(source, vocabulary[6]):
         return False
     root, package = _package_of(path)
     holder = ModuleIndex(path=path, package=package)
@@ -503,26 +550,44 @@ def may_link(path: str, source: bytes, tables: Tables) -> bool:
                         for n in match.group(2).decode("ascii", "replace").split(",") if n.strip().isidentifier()]
         for dotted in modules:
             target = resolver.module_file(holder, dotted, level) if (dotted or level) else None
-            if target is not None and _file_carries(target, vocabulary[4]):
+            # a module that converts supplies a pool, or the conversion of one it names
+            if target is not None and (_file_matters(target, tables, converting=False) if converts
+                                       else _file_carries(target, vocabulary[5])):
                 linked = link(path, source, tables)
                 return bool(linked.text) or any(f".{name}".encode() in source for name in linked.learned)
     return False
 
 
 def _file_carries(path: str, pattern) -> bool:
+    """Does the file's text match pattern (a bytes regex)? Once per file version."""
+    return _file_test(path, pattern.pattern, lambda text: pattern.search(text) is not None)
+
+
+def _file_matters(path: str, tables: Tables, converting: bool) -> bool:
+    """Can the module at path give an importer a pool: it names one, or may define a pool
+    class (castlint.analysis.pool_classes.candidate: its accessors are learnt)? converting:
+    or it converts something (a helper of a sibling module given the pool)."""
+    vocabulary = _vocabulary(tables)
+    if _file_carries(path, vocabulary[4]) or (converting and _file_carries(path, vocabulary[5])):
+        return True
+    return _file_test(path, ("pool class", id(tables)), lambda text: pool_classes.candidate(text, tables))
+
+
+def _file_test(path: str, name, test) -> bool:
     sig = _signature(path)
-    hit = _CARRIES.get(path)
+    key = (path, name)
+    hit = _CARRIES.get(key)
     if hit is not None and hit[0] == sig:
         return hit[1]
-    carries = False
+    found = False
     if sig is not None and sig[0] <= _MAX_MODULE_BYTES:
         try:
             with open(path, "rb") as fh:
-                carries = pattern.search(fh.read()) is not None
+                found = bool(test(fh.read()))
         except OSError:
-            carries = False
-    _CARRIES[path] = (sig, carries)
-    return carries
+            found = False
+    _CARRIES[key] = (sig, found)
+    return found
 
 
 def link(path: str, source: bytes, tables: Tables) -> Linked:
@@ -547,11 +612,26 @@ def link(path: str, source: bytes, tables: Tables) -> Linked:
 _RENAMED: Dict[str, Tuple[Tuple[str, str], ...]] = {}  # path -> its last link()'s renames
 
 
+def _imports_matter(resolver: _Resolver, own: ModuleIndex, imported: Tuple[str, Optional[str], int]) -> bool:
+    """Can the import reach a module of the tree that matters (Resolver.read would read it)?"""
+    module, attr, level = imported
+    for dotted in ([module, f"{module}.{attr}" if module else attr] if attr else [module]):
+        if not dotted and not level:
+            continue
+        target = resolver.module_file(own, dotted, level)
+        if target is not None and (os.path.basename(target) == "__init__.py"
+                                   or _file_matters(target, resolver.tables, converting=True)):
+            return True
+    return False
+
+
 def _link(path: str, source: bytes, tables: Tables) -> Linked:
     own = module_index(path, tables, source=source)
     if own is None or not own.imports:
         return Linked()
     resolver = _Resolver(path, tables)
+    if not any(_imports_matter(resolver, own, imported) for imported in own.imports.values()):
+        return Linked()  # (before the walk of the module's names)
     own_converts = any(word in source for word in _vocabulary(tables)[3])
     roots = []  # (emitted name, module index, definition, the dotted name the file reads)
     for local in own.imports:
