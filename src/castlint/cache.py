@@ -99,7 +99,7 @@ def config_key(config, tables, options=()) -> str:
         "ignore_noqa": getattr(config, "ignore_noqa", False),
         "model": sorted((k, repr(v)) for k, v in config.model.items()),
         "max_file_size": config.max_file_size,
-        "follow_imports": getattr(config, "follow_imports", True),
+        "follow_imports": config.follow_imports,
         "root": str(Path(config.root).resolve()),
         "options": list(options),
     }

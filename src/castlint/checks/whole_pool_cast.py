@@ -28,8 +28,8 @@ class WholePoolCast(Rule):
         "comprehensions over per-layer caches), a `self.` attribute assigned from one, a "
         "parameter fed with one (by `self.method(...)`, a nested function or lambda, or an "
         "engine's calling convention such as vLLM's `forward(..., kv_cache, attn_metadata)`), "
-        "or what a helper in the file returns. Inside a pool accessor (`get_key_buffer`) it "
-        "is reported as the accessor's cost to every caller. A chain of casts is one "
+        "or what a helper in the file returns. A cast inside a pool accessor (`get_key_buffer`) "
+        "is the accessor's conversion of the pool: CL004. A chain of casts is one "
         "finding. A cast of a gathered subset (`pool[indices]`, `index_select`), of an "
         "active prefix (`buf[:num_tokens]`: CL005, off by default), of batch-sized "
         "tensors, a device move and zero-copy reinterprets (`.view(dtype)`) are not flagged."
@@ -129,6 +129,8 @@ class WholePoolCast(Rule):
             if gathered_cast(analysis, call) is not None or analysis.gather_consumer(call) == "function" \
                     or gathered_later(analysis, call):
                 continue  # a cast before a gather: CL003
+            if analysis.enclosing_accessor(call) is not None:
+                continue  # the pool accessor converts the pool: CL004
             chain = analysis.cast_chain(call)
             cost = chain_cost(ctx, [t for _, t in chain])
             source = analysis.code(chain[0][0].func.value)
@@ -140,6 +142,8 @@ class WholePoolCast(Rule):
                 _severity(analysis, call), cost=cost, fix=fix, unfixable_reason=why_not,
             ))
         for call, target, form in analysis.pool_conversions():
+            if analysis.enclosing_accessor(call) is not None:
+                continue  # CL004
             cost = pool_cast_cost(ctx, target)
             if form == "copy":
                 what = (f"`{short_code(analysis.code(call))}` converts the whole pool to {target} (a copy into a "

@@ -23,7 +23,8 @@ class WholePoolConversionHelper(Rule):
         "any import alias, when the converted argument is a whole pool, followed through "
         "variables, views and parameters. Inside a pool accessor (`get_key_buffer` of "
         "sglang's FP4 KV pools dequantizes the layer's whole arena) the finding is the "
-        "accessor's: every backend that reads the pool pays it. The cost is the pool's own: "
+        "accessor's: every backend that reads the pool pays it; so is a dtype cast inside a "
+        "pool accessor (`return self.k_buffer[i].to(self.dtype)`). The cost is the pool's own: "
         "the stored dtype the helper reads (with its block scales) and the dtype it writes. "
         "Calls on batch-sized tensors (the tokens being written) are not flagged. It also "
         "flags a backend read of an accessor that dequantizes its whole buffer on some of "
@@ -102,7 +103,8 @@ class WholePoolConversionHelper(Rule):
     def triggers(self, words) -> tuple:
         # a helper, and something that can be a whole pool
         return ((words.helpers, words.pools | words.cache_parameters),
-                (words.row_kernels, words.dequantizing_accessors))
+                (words.row_kernels, words.dequantizing_accessors),
+                *words.pool_conversions)  # a cast inside a pool accessor
 
     def check(self, ctx: FileContext) -> List[Finding]:
         import libcst as cst
@@ -150,7 +152,39 @@ class WholePoolConversionHelper(Rule):
                 cost=cost, fix=fix,
                 unfixable_reason=None if fix else why_not or NO_FIX_REASON,
             ))
+        findings += self.accessor_casts(ctx)
         findings += self.row_reads(ctx)
+        return findings
+
+    def accessor_casts(self, ctx: FileContext) -> List[Finding]:
+        """A dtype cast inside a pool accessor: the accessor converts the whole per-layer
+        buffer for every caller (a cast anywhere else is CL001)."""
+        from castlint.analysis.gathers import gathered_cast, gathered_later
+        from castlint.checks.base import chain_cost, pool_cast_cost, short_code
+
+        analysis = ctx.analysis
+        sites = [(call, target, None) for call, target in analysis.pool_casts()
+                 if gathered_cast(analysis, call) is None and analysis.gather_consumer(call) != "function"
+                 and not gathered_later(analysis, call)]
+        sites += list(analysis.pool_conversions())
+        findings = []
+        for call, target, form in sites:
+            accessor = analysis.enclosing_accessor(call)
+            if accessor is None:
+                continue
+            if form == "copy":
+                cost = pool_cast_cost(ctx, target)
+            else:
+                cost = chain_cost(ctx, [t for _, t in analysis.cast_chain(call)])
+            findings.append(self.finding(
+                ctx, call,
+                f"`{short_code(analysis.code(call))}` converts the whole per-layer buffer to {target} inside the "
+                f"pool accessor `{accessor}`: every backend that reads the pool through it pays it on every "
+                f"layer ({cost.describe()}); return the stored buffer and convert only the rows a caller "
+                f"reads; {COST_HINT}",
+                Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
+                cost=cost, unfixable_reason=ACCESSOR_CAST_REASON,
+            ))
         return findings
 
     def row_reads(self, ctx: FileContext) -> List[Finding]:
@@ -218,3 +252,9 @@ def helper_cost(ctx: FileContext, helper: ConversionHelper, call: cst.Call) -> C
         per_element += 1 / helper.scale_block
     per_layer = int(model.pool_tokens * model.row_elems * per_element)
     return Cost(per_layer, per_layer * model.layers, model.name, model.pool_tokens)
+
+
+ACCESSOR_CAST_REASON = (
+    "the accessor's callers decide which rows they read: return the stored buffer and let "
+    "each caller gather its rows first, then cast (the CL003 pattern)"
+)
