@@ -645,6 +645,9 @@ def _unproven_call(analysis, node: cst.Call, shown: str, moved: _Moved, owners: 
     is: read-only by the tables, or an in-place method of a tensor that is provably not the pool."""
     func = node.func
     method = func.attr.value if _is_method(analysis, func) else None
+    if _listed_read_only(analysis, node):
+        why = _call_effect(analysis, node)
+        return None if why is None else f"calls `{shown}(...)`, which {why}"
     if method is not None and _touches(analysis, func.value, owners, aliases) and not _read_only(analysis, node):
         return f"calls `{shown}(...)` on the pool or its owner"
     if method is not None and dotted(func.value) in moved.owners and not _read_only(analysis, node):
@@ -871,7 +874,8 @@ def _harmless_callable(analysis, expr, depth: int = 0) -> str | None:
         body = expr.body
     elif isinstance(expr, cst.Name):
         scope = analysis.scopes.get(expr)
-        assignments = list(scope.assignments[expr.value]) if scope is not None else []
+        # resolved through outer scopes; a builtin has no node
+        assignments = [a for a in scope[expr.value] if hasattr(a, "node")] if scope is not None else []
         defs = [a.node for a in assignments if isinstance(getattr(a, "node", None), cst.FunctionDef)]
         if assignments and len(defs) == len(assignments) == 1 and isinstance(analysis.parent(defs[0]), cst.Module):
             body = defs[0].body
@@ -903,6 +907,8 @@ def _args_at(call: cst.Call, positions) -> list:
             continue
         if position == "*":
             out += [arg.value for arg in positional]
+        elif position.endswith("+"):  # "1+": every positional from 1 on (`map(f, xs, ys)`)
+            out += [arg.value for arg in positional[int(position[:-1]):]]
         elif position.isdigit():
             if int(position) < len(positional):
                 out.append(positional[int(position)].value)
@@ -1233,8 +1239,8 @@ def _assess(analysis, call: cst.Call) -> CastMove | None:
     owners = _owner_chains(analysis, pool)
     if _in_fstring(analysis, call):
         verdict.refuse.append("the cast is inside an f-string")
-    if form == "direct":
-        return _assess_direct(analysis, call, verdict, moved, owners)
+    if form in ("direct", "function"):
+        return _assess_direct(analysis, call, verdict, moved, owners, form)
     return _assess_variable(analysis, call, form, verdict, moved, owners)
 
 
@@ -1252,8 +1258,18 @@ def _check_cast_arguments(analysis, verdict: _Verdict, casts: Sequence[cst.Call]
                                   "on the pool's device")
 
 
-def _assess_direct(analysis, call: cst.Call, verdict: _Verdict, moved: _Moved, owners: set[str]) -> CastMove:
-    """`pool.to(d)[idx]`, `pool.to(d).index_select(0, i)`: after the fix the index runs before the cast."""
+def _assess_direct(analysis, call: cst.Call, verdict: _Verdict, moved: _Moved, owners: set[str],
+                   form: str = "direct") -> CastMove:
+    """`pool.to(d)[idx]`, `pool.to(d).index_select(0, i)`, `torch.index_select(pool.to(d), 0, i)`:
+    after the fix the index runs before the cast."""
+    if form == "function":  # the arguments after the input run before the cast now
+        from castlint.analysis.gathers import function_gather
+
+        nodes = [n for arg in function_gather(analysis, call).args[1:] for n in iter_nodes(arg, cst.CSTNode)
+                 if not isinstance(n, cst.Lambda)]
+        _check_region(analysis, verdict, nodes, moved, owners, set(), set(), "in the gather's arguments, "
+                      "evaluated before the cast after the fix")
+        return verdict.plan("function")
     gather = analysis.parent(call)
     if isinstance(gather, cst.Subscript) and _stored_to(analysis, gather):
         verdict.refuse.append(f"the gathered rows are assigned to (`{_code(analysis, gather)}`); the rewrite cannot "
@@ -1280,7 +1296,11 @@ def _assess_variable(analysis, call: cst.Call, form: str, verdict: _Verdict, mov
     assignment = next(iter(scope.assignments[name.value]))
     # the function scope's own reads (those before the assignment too) and reads in nested scopes
     reads = {access.node for access in scope.accesses[name.value]} | {r.node for r in assignment.references}
-    uses = sorted((n for n in reads if isinstance(n, cst.Name)), key=lambda n: _pos(analysis, n))
+    from castlint.analysis.gathers import is_shape_read
+
+    # reads of the shape stay on the unconverted pool: the cast does not change it
+    uses = sorted((n for n in reads if isinstance(n, cst.Name) and not is_shape_read(analysis, n)),
+                  key=lambda n: _pos(analysis, n))
     if not uses:
         verdict.refuse.append("the converted pool is never read")
         return verdict.plan(form)
