@@ -32,7 +32,11 @@ between: calls proven read-only by rules/casts.toml [cast_motion] (read_methods,
 read_functions; with the accessor, gather, view and cast names of the other
 tables), in-place tensor methods and index assignments whose target is provably
 distinct from the pool (a literal, an operator's result, a parameter or a local
-built only from those), operators, attribute and index reads. Any other call
+built only from those), operators, attribute and index reads - each only where the
+code it runs implicitly is proven harmless too (implicit_effect, _call_effect:
+iteration only of builtin containers; a builtin's key=/map callables, drained
+iterables and dunders; no dunder, property or table-listed method name that a class
+of the file defines with a body that may write: effectful_members). Any other call
 (an unknown function or method, a callable held in a variable or attribute, a
 constructor, a decorator), an attribute assignment (a property or `__setattr__`
 is a call), `del`, `with` (`__enter__`/`__exit__`), an import, a class
