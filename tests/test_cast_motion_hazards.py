@@ -178,7 +178,7 @@ SNIPPETS = {
     "constructor": (DEF + CAST + "    KVFlush(self.kv_io)\n" + READ, "unsafe", "line 7 calls `KVFlush(...)`"),
     "list-append-in-loop": (DEF + CAST + "    outs = []\n    for loc in forward_batch.spec_locs:\n"
                             "        outs.append(latent[loc])\n    return outs\n", "unsafe",
-                            "line 9 calls `outs.append(...)`"),
+                            "line 8 iterates `forward_batch.spec_locs`, which is not proven a builtin container"),
     "print-to-a-file": (DEF + CAST + "    print(q, file=self.kv_io)\n" + READ, "unsafe", "line 7 calls `print(...)`"),
     "out-keyword": (DEF + CAST + "    torch.cat([q, q], out=self.scratch)\n" + READ, "unsafe",
                     "line 7 calls `torch.cat(...)`"),

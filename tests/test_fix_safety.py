@@ -239,11 +239,16 @@ CASES = {
     "store-after-last-gather": (DEF + CAST + "    rows = latent[forward_batch.kv_indices]\n"
                                 "    forward_batch.token_to_kv_pool.set_kv_buffer(layer, loc, k, v)\n"
                                 "    return rows\n", "safe", ""),
-    "comprehensions": (DEF + CAST + "    rows = latent[forward_batch.kv_indices]\n"
-                       "    more = [latent[i] for i in forward_batch.locs]\n"
-                       "    by = {i: latent[i] for i in forward_batch.locs}\n"
-                       "    return torch.cat([rows] + more + list(latent[i] for i in forward_batch.locs)), by\n",
+    "comprehensions": (DEF + "    locs = list(forward_batch.locs)\n" + CAST
+                       + "    rows = latent[forward_batch.kv_indices]\n"
+                       "    more = [latent[i] for i in locs]\n"
+                       "    by = {i: latent[i] for i in locs}\n"
+                       "    return torch.cat([rows] + more + list(latent[i] for i in locs)), by\n",
                        "safe", ""),
+    "comprehension-over-an-attribute": (DEF + CAST + "    rows = latent[forward_batch.kv_indices]\n"
+                                        "    more = [latent[i] for i in forward_batch.locs]\n"
+                                        "    return torch.cat([rows] + more)\n", "unsafe",
+                                        "iterates `forward_batch.locs`, which is not proven a builtin container"),
     "gathered-rows-passed-on": (DEF + CAST + "    rows = latent[forward_batch.kv_indices]\n"
                                 "    out = self.attend(q, latent[forward_batch.prefix_loc], rows)\n"
                                 "    return out\n", "safe", ""),

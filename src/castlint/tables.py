@@ -181,6 +181,16 @@ class Tables:
     new_value_functions: set = field(default_factory=set)  # read-only calls whose result is always new
     new_value_methods: set = field(default_factory=set)
     idempotent_methods: set = field(default_factory=set)  # a second call right after the first changes nothing
+    # [cast_motion] implicit code: what a builtin calls back into, which dunders a construct runs
+    callbacks: dict = field(default_factory=dict)  # qualified name -> {"iterates", "calls", "dunders", "attribute"}
+    protocols: dict = field(default_factory=dict)  # construct -> frozenset of dunder names
+    container_functions: set = field(default_factory=set)  # eager: the result is a builtin container
+    iterable_methods: set = field(default_factory=set)  # the result is a tuple/list of ints (`.size()`)
+    iterable_attributes: set = field(default_factory=set)  # `.shape`
+    scalar_functions: set = field(default_factory=set)  # the result is a builtin scalar
+    scalar_methods: set = field(default_factory=set)
+    scalar_attributes: set = field(default_factory=set)
+    shape_reads: set = field(default_factory=set)  # reads of a converted pool that the cast does not change
     casts: dict = field(default_factory=dict)  # method -> CastSpelling
     reinterpret_methods: set = field(default_factory=set)
     torch_dtypes: set = field(default_factory=set)
@@ -469,12 +479,36 @@ def _load_hot_path(tables: Tables, data: dict, path: Path) -> None:
 
 # casts.toml: how a dtype cast is spelled, and what the dtypes are
 
+_CALLBACK_KEYS = ("iterates", "calls", "dunders", "attribute")
+
+
 def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
+    section = data.get("cast_motion")
+    if isinstance(section, dict) and ("callbacks" in section or "protocols" in section):
+        section = dict(section)
+        callbacks = section.pop("callbacks", [])
+        protocols = section.pop("protocols", {})
+        data = dict(data, cast_motion=section)
+        if not isinstance(callbacks, list):
+            raise TableError(path, "cast_motion.callbacks", "must be an array of tables")
+        for i, item in enumerate(callbacks):
+            where = f"cast_motion.callbacks[{i}]"
+            _check_keys(item, {"name", *_CALLBACK_KEYS}, path, where)
+            name = _get(item, "name", str, path, where)
+            tables.callbacks[name] = {key: frozenset(_str_list(item, key, path, where)) for key in _CALLBACK_KEYS}
+        if not isinstance(protocols, dict):
+            raise TableError(path, "cast_motion.protocols", "must be a table")
+        for key in protocols:
+            tables.protocols[key] = frozenset(_str_list(protocols, key, path, "cast_motion.protocols"))
     _load_word_sets(tables, data, path, "cast_motion", {
         "read_methods": "read_methods", "read_functions": "read_functions",
         "eager_consumers": "eager_consumers", "cast_flags": "cast_flags",
         "property_decorators": "property_decorators", "new_value_functions": "new_value_functions",
-        "new_value_methods": "new_value_methods", "idempotent_methods": "idempotent_methods"})
+        "new_value_methods": "new_value_methods", "idempotent_methods": "idempotent_methods",
+        "container_functions": "container_functions", "iterable_methods": "iterable_methods",
+        "iterable_attributes": "iterable_attributes", "scalar_functions": "scalar_functions",
+        "scalar_methods": "scalar_methods", "scalar_attributes": "scalar_attributes",
+        "shape_reads": "shape_reads"})
 
 
 def _load_casts(tables: Tables, data: dict, path: Path) -> None:

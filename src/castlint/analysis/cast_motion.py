@@ -32,7 +32,11 @@ between: calls proven read-only by rules/casts.toml [cast_motion] (read_methods,
 read_functions; with the accessor, gather, view and cast names of the other
 tables), in-place tensor methods and index assignments whose target is provably
 distinct from the pool (a literal, an operator's result, a parameter or a local
-built only from those), operators, attribute and index reads. Any other call
+built only from those), operators, attribute and index reads - each only where the
+code it runs implicitly is proven harmless too (implicit_effect, _call_effect:
+iteration only of builtin containers; a builtin's key=/map callables, drained
+iterables and dunders; no dunder, property or table-listed method name that a class
+of the file defines with a body that may write: effectful_members). Any other call
 (an unknown function or method, a callable held in a variable or attribute, a
 constructor, a decorator), an attribute assignment (a property or `__setattr__`
 is a call), `del`, `with` (`__enter__`/`__exit__`), an import, a class
@@ -401,8 +405,8 @@ def _is_method(analysis, func) -> bool:
     return isinstance(func, cst.Attribute) and not _import_bound(analysis, func)
 
 
-def _read_only(analysis, call: cst.Call) -> bool:
-    """Is this call proven read-only by the tables (and given no `out=` to write into)?"""
+def _listed_read_only(analysis, call: cst.Call) -> bool:
+    """Do the tables list this call as read-only (and is it given no `out=` to write into)?"""
     if any(arg.keyword is not None and arg.keyword.value == _OUT_KEYWORD for arg in call.args):
         return False
     tables = analysis.tables
@@ -411,6 +415,13 @@ def _read_only(analysis, call: cst.Call) -> bool:
     name = _function_name(analysis, call)
     return name is not None and (name in tables.read_functions or name in tables.gather_functions
                                  or name in tables.view_functions)
+
+
+def _read_only(analysis, call: cst.Call) -> bool:
+    """Is this call proven read-only: listed by the tables, given no `out=`, and nothing it calls
+    back into (an iterable it drains, a callable it calls, a dunder it runs, a method of a class of
+    this file under the listed name) may write?"""
+    return _listed_read_only(analysis, call) and _call_effect(analysis, call) is None
 
 
 def is_read_only(analysis, call: cst.Call) -> bool:
@@ -513,6 +524,10 @@ def _check_region(analysis, verdict: _Verdict, nodes, moved: _Moved, owners: set
         read = _property_read(analysis, node)
         if read is not None:
             verdict.unsafe.append(f"line {line} {read} {where}; {_MAY_WRITE}")
+            continue
+        implicit = implicit_effect(analysis, node)
+        if implicit is not None:
+            verdict.unsafe.append(f"line {line} {implicit} {where}; {_MAY_WRITE}")
             continue
         effect = _statement_effect(analysis, node)
         if effect is not None:
@@ -634,12 +649,18 @@ def _unproven_call(analysis, node: cst.Call, shown: str, moved: _Moved, owners: 
     is: read-only by the tables, or an in-place method of a tensor that is provably not the pool."""
     func = node.func
     method = func.attr.value if _is_method(analysis, func) else None
+    if _listed_read_only(analysis, node):
+        why = _call_effect(analysis, node)
+        return None if why is None else f"calls `{shown}(...)`, which {why}"
     if method is not None and _touches(analysis, func.value, owners, aliases) and not _read_only(analysis, node):
         return f"calls `{shown}(...)` on the pool or its owner"
     if method is not None and dotted(func.value) in moved.owners and not _read_only(analysis, node):
         return f"calls `{shown}(...)`, whose object the cast's dtype is read from"
-    if _read_only(analysis, node):
-        return None
+    if _listed_read_only(analysis, node):
+        why = _call_effect(analysis, node)
+        if why is None:
+            return None
+        return f"calls `{shown}(...)`, which {why}"
     if _in_place(method) and _distinct(analysis, func.value):
         return None  # writes only its receiver, which is not the pool
     for arg in node.args:
@@ -658,42 +679,75 @@ def _unproven_call(analysis, node: cst.Call, shown: str, moved: _Moved, owners: 
 def property_names(analysis) -> frozenset:
     """Attribute names whose read may run code that is not proven harmless: a class of this module
     defines them with a decorator of rules/casts.toml [cast_motion] property_decorators
-    (`@property`, `@cached_property`) whose getter runs something unproven_effect does not prove
-    harmless (a getter of attribute reads and comparisons is a read), or as `name = property(...)`
-    (the getter is not looked into)."""
+    (`@property`, `@cached_property`) whose getter is not proven read-only (effectful_members: a
+    getter of attribute reads and comparisons is a read), or as `name = property(...)` (the getter
+    is not looked into)."""
     found = analysis.derived.get("cast_motion.properties")
     if found is not None:
         return found
+    return _members(analysis)[1]
+
+
+def effectful_members(analysis) -> frozenset:
+    """Names of methods (dunders, accessors, property getters, any method) that a class of this
+    module defines with a body that is not proven read-only: a call of a table-listed method
+    under such a name, or a protocol that runs such a dunder, is then a call of that body."""
+    found = analysis.derived.get("cast_motion.effectful")
+    if found is not None:
+        return found
+    return _members(analysis)[0]
+
+
+def _member_line(analysis, name: str) -> str:
+    where = analysis.derived.get("cast_motion.effectful_at", {}).get(name)
+    return f" (line {_line(analysis, where)})" if where is not None else ""
+
+
+def _members(analysis) -> tuple[frozenset, frozenset]:
+    """(effectful_members, property_names), to one fixed point: a body that calls an effectful
+    member (or reads an effectful property) is effectful. Least fixed point: a body is effectful
+    only through a node that is (a body that only recurses writes nothing)."""
     decorators = analysis.tables.property_decorators
-    names, getters = set(), []
+    methods, getters, names = [], set(), set()
     for cls in analysis.nodes.classes:
         for statement in cls.body.body:
-            if isinstance(statement, cst.FunctionDef) and any(
-                    dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in decorators
-                    for d in statement.decorators):
-                getters.append(statement)
+            if isinstance(statement, cst.FunctionDef):
+                methods.append(statement)
+                if any(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in decorators
+                       for d in statement.decorators):
+                    getters.add(statement.name.value)
             elif isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) \
                             and dotted(small.value.func) in decorators:
                         names |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
-    changed = True
-    while changed:  # a getter that reads an effectful property is effectful: to a fixed point
-        analysis.derived["cast_motion.properties"] = frozenset(names)
-        changed = False
-        for getter in getters:
-            if getter.name.value in names:
-                continue
-            if any(unproven_effect(analysis, node) is not None for node in iter_nodes(getter.body, cst.CSTNode)
-                   if not isinstance(node, cst.Return)):
-                names.add(getter.name.value)
-                changed = True
+    effectful: set = set()
+    at: dict = {}
     pruned = getattr(analysis, "_pruned", None)
-    if pruned is not None and any(d.rsplit(".", 1)[-1] in pruned.dropped_names for d in decorators):
-        # a pruned copy (castlint.prune) keeps a dropped def's name but not its decorators or body:
-        # a name defined only in dropped code, never read there as an attribute, may be a property
-        names |= pruned.dropped_names - pruned.dropped_attr_names
-    found = analysis.derived["cast_motion.properties"] = frozenset(names)
+    if pruned is not None:
+        # a pruned copy (castlint.prune) keeps a dropped def's name but not its body: it may write
+        effectful |= pruned.dropped_names
+        if any(d.rsplit(".", 1)[-1] in pruned.dropped_names for d in decorators):
+            # ... or its decorators: a name defined only in dropped code, never read there as an
+            # attribute, may be a property
+            names |= pruned.dropped_names - pruned.dropped_attr_names
+    analysis.derived["cast_motion.effectful_at"] = at
+    changed = True
+    while changed:
+        analysis.derived["cast_motion.effectful"] = frozenset(effectful)
+        analysis.derived["cast_motion.properties"] = frozenset(names | (getters & effectful))
+        changed = False
+        for method in methods:
+            name = method.name.value
+            if name in effectful:
+                continue
+            if any(unproven_effect(analysis, node) is not None for node in iter_nodes(method.body, cst.CSTNode)
+                   if not isinstance(node, cst.Return)):
+                effectful.add(name)
+                at[name] = method
+                changed = True
+    found = frozenset(effectful), frozenset(names | (getters & effectful))
+    analysis.derived["cast_motion.effectful"], analysis.derived["cast_motion.properties"] = found
     return found
 
 
@@ -711,6 +765,327 @@ def _property_read(analysis, node) -> str | None:
             "read-only (a call)")
 
 
+# -- code that runs implicitly: iteration, callbacks, dunder protocols ------------------------
+#
+# rules/casts.toml [cast_motion] (container_functions, iterable_*, scalar_*, [[callbacks]],
+# [protocols]) holds the facts; docs/fix.md, "Safety", states the rule.
+
+
+def _effectful_hit(analysis, dunders) -> str | None:
+    """The first of dunders that a class of this file defines with a body not proven read-only."""
+    if not dunders:
+        return None
+    hit = sorted(set(dunders) & effectful_members(analysis))
+    return hit[0] if hit else None
+
+
+def _defined_here(analysis, name: str) -> str:
+    return (f"runs `{name}`, which a class of this file defines{_member_line(analysis, name)} with a body "
+            "that is not proven read-only")
+
+
+def _builtin_typed(analysis, expr, depth: int = 0) -> bool:
+    """Is expr proven a builtin scalar, string, None or a torch tensor (a value whose dunders are
+    Python's or torch's own code, never a class of this file)?"""
+    if depth > 6 or expr is None:
+        return False
+    t = analysis.tables
+    if isinstance(expr, _CONSTANTS):
+        return True
+    if isinstance(expr, cst.Name):
+        if expr.value in _KEYWORD_NAMES:
+            return True
+        return _bound_only_to(analysis, expr, lambda v: _builtin_typed(analysis, v, depth + 1))
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in t.scalar_attributes or _import_bound(analysis, expr)
+    if isinstance(expr, cst.Subscript):
+        return _builtin_typed(analysis, expr.value, depth + 1)
+    if isinstance(expr, (cst.BinaryOperation,)):
+        return _builtin_typed(analysis, expr.left, depth + 1) and _builtin_typed(analysis, expr.right, depth + 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return _builtin_typed(analysis, expr.expression, depth + 1)
+    if isinstance(expr, cst.Comparison):
+        return True  # a bool, unless a class defines a comparison that returns its own object
+    if isinstance(expr, cst.Call):
+        if _is_method(analysis, expr.func):
+            method = expr.func.attr.value
+            return method in t.scalar_methods and method not in effectful_members(analysis)
+        name = _function_name(analysis, expr) or ""
+        return name in t.scalar_functions or (name.startswith("torch.") and name in t.new_value_functions)
+    return False
+
+
+def _bound_only_to(analysis, name: cst.Name, test) -> bool:
+    """Is every value that reaches this read of a local name one that passes test?"""
+    scope = analysis.scopes.get(name)
+    if scope is None or not isinstance(scope, (FunctionScope, ComprehensionScope)):
+        return False
+    reaching = [a for a in analysis.reaching(name) if hasattr(a, "node")]
+    if not reaching:
+        return False
+    for assignment in reaching:
+        node = assignment.node
+        if not isinstance(node, cst.Name):
+            return False
+        kind, value, path = analysis.binding(node)
+        if kind != "assign" or value is None or path:
+            return False
+        if not test(value):
+            return False
+    return True
+
+
+def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> bool:
+    """Is iterating expr proven to run no code of this program: a display, a comprehension, a
+    string, the result of a container function or of a callback builtin (their own arguments are
+    checked where they are called), `.tolist()`/`.size()`/`.shape`, a slice of one, or a local bound
+    only to such values? A generator, a parameter, an attribute: not proven."""
+    if depth > 6 or expr is None:
+        return False
+    t = analysis.tables
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp,
+                         cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return True
+    if isinstance(expr, cst.GeneratorExp):
+        # written here, its clauses and element are code of the region, checked there; bound to a
+        # name earlier, its element runs here but is written elsewhere: not proven
+        return not bound
+    if isinstance(expr, cst.Name):
+        return _bound_only_to(analysis, expr, lambda v: _proven_iterable(analysis, v, depth + 1, True))
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in t.iterable_attributes and expr.attr.value not in property_names(analysis)
+    if isinstance(expr, cst.Subscript):
+        return (all(isinstance(el.slice, cst.Slice) for el in expr.slice)
+                and _proven_iterable(analysis, expr.value, depth + 1, bound))
+    if isinstance(expr, cst.Call):
+        if _is_method(analysis, expr.func):
+            method = expr.func.attr.value
+            return method in t.iterable_methods and method not in effectful_members(analysis)
+        name = _function_name(analysis, expr)
+        return name is not None and (name in t.container_functions or name in t.callbacks) \
+            and name not in ("iter", "next")
+    return False
+
+
+def _harmless_callable(analysis, expr, depth: int = 0) -> str | None:
+    """Why calling expr (a key=, a map function) may write, or None when it is proven not to: a
+    lambda or a function of this module whose body is proven read-only, a read-only builtin that
+    calls nothing back."""
+    if depth > 3:
+        return f"calls `{_code(analysis, expr)}` back"
+    body = None
+    if isinstance(expr, cst.Lambda):
+        body = expr.body
+    elif isinstance(expr, cst.Name):
+        scope = analysis.scopes.get(expr)
+        # resolved through outer scopes; a builtin has no node
+        assignments = [a for a in scope[expr.value] if hasattr(a, "node")] if scope is not None else []
+        defs = [a.node for a in assignments if isinstance(getattr(a, "node", None), cst.FunctionDef)]
+        if assignments and len(defs) == len(assignments) == 1 and isinstance(analysis.parent(defs[0]), cst.Module):
+            body = defs[0].body
+        elif not assignments and expr.value in analysis.tables.read_functions:
+            entry = analysis.tables.callbacks.get(expr.value)
+            if entry is None:
+                return None
+            if entry["iterates"] or entry["calls"] or entry["attribute"]:
+                return f"calls `{expr.value}` back on items it cannot see"
+            hit = _effectful_hit(analysis, entry["dunders"])
+            return None if hit is None else _defined_here(analysis, hit)
+    if body is None:
+        return f"calls `{_code(analysis, expr)}` back (a callable the proof cannot see into)"
+    for node in iter_nodes(body, cst.CSTNode):
+        why = unproven_effect(analysis, node)
+        if why is not None:
+            return f"calls `{_code(analysis, expr, 40)}` back, which {why}"
+    return None
+
+
+def _args_at(call: cst.Call, positions) -> list:
+    """The argument values at positions ("0", "1", "*": every positional; or keywords)."""
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    out = []
+    for position in positions:
+        if position.endswith("?"):  # "0?": position 0 when it is the only positional (`min(xs)`, not `min(a, b)`)
+            if len(positional) == 1 and position[:-1] == "0":
+                out.append(positional[0].value)
+            continue
+        if position == "*":
+            out += [arg.value for arg in positional]
+        elif position.endswith("+"):  # "1+": every positional from 1 on (`map(f, xs, ys)`)
+            out += [arg.value for arg in positional[int(position[:-1]):]]
+        elif position.isdigit():
+            if int(position) < len(positional):
+                out.append(positional[int(position)].value)
+        else:
+            out += [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == position]
+    return out
+
+
+def _items_builtin_typed(analysis, expr) -> bool:
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+        return all(not isinstance(el, cst.StarredElement) and _builtin_typed(analysis, el.value) for el in expr.elements)
+    return isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)) or (
+        isinstance(expr, cst.Call) and not _is_method(analysis, expr.func)
+        and _function_name(analysis, expr) == "range")
+
+
+def _call_effect(analysis, call: cst.Call) -> str | None:
+    """Why a call the tables list as read-only may still run code that is not proven harmless: it
+    drains an iterable or calls a callable not proven harmless, runs a dunder or a method that a
+    class of this file defines with a body not proven read-only, reads an attribute through
+    getattr that may be such a property. None when it is proven harmless."""
+    for arg in call.args:
+        if arg.star == "*" and not _proven_iterable(analysis, arg.value):
+            return f"unpacks `*{_code(analysis, arg.value, 40)}` (iterating it may run a generator or `__iter__`)"
+        if arg.star == "**" and not isinstance(arg.value, cst.Dict):
+            return f"unpacks `**{_code(analysis, arg.value, 40)}` (`keys()`/`__getitem__` run)"
+    if _is_method(analysis, call.func):
+        method = call.func.attr.value
+        if method in effectful_members(analysis) and not _builtin_typed(analysis, call.func.value):
+            return _defined_here(analysis, method)
+        return None
+    name = _function_name(analysis, call)
+    if name is None:
+        return None
+    if name.startswith("torch."):
+        hit = _effectful_hit(analysis, analysis.tables.protocols.get("torch_function", ()))
+        if hit is not None and not all(_builtin_typed(analysis, arg.value) for arg in call.args):
+            return _defined_here(analysis, hit)
+    entry = analysis.tables.callbacks.get(name)
+    if entry is None:
+        return None
+    for value in _args_at(call, entry["iterates"]):
+        if not _proven_iterable(analysis, value):
+            return (f"iterates `{_code(analysis, value, 40)}`, which is not proven a builtin container (a "
+                    "generator's body or an `__iter__` may run)")
+    for value in _args_at(call, entry["calls"]):
+        why = _harmless_callable(analysis, value)
+        if why is not None:
+            return why
+    hit = _effectful_hit(analysis, entry["dunders"])
+    if hit is not None:
+        values = [arg.value for arg in call.args]
+        iterated = set(map(id, _args_at(call, entry["iterates"])))
+        if not all(_items_builtin_typed(analysis, v) if id(v) in iterated else _builtin_typed(analysis, v)
+                   for v in values):
+            return _defined_here(analysis, hit)
+    for value in _args_at(call, entry["attribute"]):
+        hit = _effectful_hit(analysis, analysis.tables.protocols.get("attribute", ()))
+        if hit is not None:
+            return _defined_here(analysis, hit)
+        text = value.evaluated_value if isinstance(value, cst.SimpleString) else None
+        props = property_names(analysis)
+        if isinstance(text, str) and text in props:
+            return f"reads `{text}`, a property of a class of this file whose getter is not proven read-only"
+        if not isinstance(text, str) and props:
+            return (f"reads an attribute by a name that is not a literal (`{_code(analysis, value, 30)}`); a "
+                    f"property of this file whose getter is not proven read-only (`{min(props)}`) may be it")
+    return None
+
+
+def _protocol(analysis, construct: str, operands) -> str | None:
+    """Why running construct's dunders on operands may write: one of them is defined by a class of
+    this file with a body not proven read-only, and an operand is not proven a builtin value."""
+    hit = _effectful_hit(analysis, analysis.tables.protocols.get(construct, ()))
+    if hit is None:
+        return None
+    if all(_builtin_typed(analysis, op) for op in operands if op is not None):
+        return None
+    return _defined_here(analysis, hit)
+
+
+def _unpacks(analysis, target, value) -> str | None:
+    """Tuple-unpacking `a, b = value` iterates value."""
+    if not isinstance(target, (cst.Tuple, cst.List)) or value is None:
+        return None
+    if _proven_iterable(analysis, value):
+        return None
+    if isinstance(value, cst.Call) and _listed_read_only(analysis, value) and _is_method(analysis, value.func):
+        return None  # a tuple of tensors (`get_kv_buffer`, `split`): the call itself is checked
+    return f"unpacks `{_code(analysis, value, 40)}` (iterating it may run a generator or `__iter__`)"
+
+
+def _unpacks_items(analysis, target, iterable) -> str | None:
+    """`for a, b in iterable` unpacks (iterates) each item."""
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    if isinstance(iterable, cst.Call) and not _is_method(analysis, iterable.func) \
+            and _function_name(analysis, iterable) in ("enumerate", "zip"):
+        return None  # tuples
+    if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)) and all(
+            not isinstance(el, cst.StarredElement) and _proven_iterable(analysis, el.value) for el in iterable.elements):
+        return None
+    if isinstance(iterable, cst.Call) and _is_method(analysis, iterable.func) and iterable.func.attr.value == "items" \
+            and isinstance(iterable.func.value, cst.Dict):
+        return None
+    return f"unpacks the items of `{_code(analysis, iterable, 40)}` (iterating each may run `__iter__`)"
+
+
+def implicit_effect(analysis, node) -> str | None:
+    """Why a node that is not a call may still run code that is not proven harmless: iteration of
+    a value not proven a builtin container (`for`, a comprehension clause, `*x`, unpacking, `in`),
+    or a dunder protocol (an operator, an index, a truth test, a format, a hash, an attribute read)
+    that a class of this file defines with a body not proven read-only, on an operand not proven a
+    builtin value. None when it is proven harmless."""
+    if isinstance(node, (cst.For, cst.CompFor)):
+        if not _proven_iterable(analysis, node.iter):
+            return (f"iterates `{_code(analysis, node.iter, 40)}`, which is not proven a builtin container (a "
+                    "generator's body or an `__iter__` may run)")
+        return _unpacks_items(analysis, node.target, node.iter)
+    if isinstance(node, cst.Assign):
+        for target in node.targets:
+            why = _unpacks(analysis, target.target, node.value)
+            if why is not None:
+                return why
+        return None
+    if isinstance(node, cst.AnnAssign):
+        return None
+    if isinstance(node, cst.StarredElement):
+        if not _proven_iterable(analysis, node.value):
+            return f"unpacks `*{_code(analysis, node.value, 40)}` (iterating it may run a generator or `__iter__`)"
+        return None
+    if isinstance(node, cst.StarredDictElement):
+        if not isinstance(node.value, cst.Dict):
+            return f"unpacks `**{_code(analysis, node.value, 40)}` (`keys()`/`__getitem__` run)"
+        return None
+    if isinstance(node, cst.Comparison):
+        for target in node.comparisons:
+            if isinstance(target.operator, (cst.In, cst.NotIn)) and not _proven_iterable(analysis, target.comparator):
+                return (f"tests membership in `{_code(analysis, target.comparator, 40)}`, which is not proven a "
+                        "builtin container (`__contains__` or a generator's body may run)")
+        return _protocol(analysis, "compare", [node.left] + [c.comparator for c in node.comparisons])
+    if isinstance(node, cst.Subscript):
+        parent = analysis.parent(node)
+        if isinstance(parent, (cst.AssignTarget, cst.Del)) or getattr(parent, "target", None) is node:
+            return None  # a store: judged as one
+        return _protocol(analysis, "subscript", [node.value] + [el.slice.value for el in node.slice
+                                                               if isinstance(el.slice, cst.Index)])
+    if isinstance(node, cst.BinaryOperation):
+        return _protocol(analysis, "binary", [node.left, node.right])
+    if isinstance(node, cst.UnaryOperation):
+        return _protocol(analysis, "unary", [node.expression])
+    if isinstance(node, cst.BooleanOperation):
+        return _protocol(analysis, "truth", [node.left, node.right])
+    if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.CompIf)):
+        return _protocol(analysis, "truth", [node.test])
+    if isinstance(node, cst.Assert):
+        return _protocol(analysis, "truth", [node.test])
+    if isinstance(node, cst.AugAssign):
+        return _protocol(analysis, "augmented", [node.target, node.value])
+    if isinstance(node, cst.FormattedStringExpression):
+        return _protocol(analysis, "format", [node.expression])
+    if isinstance(node, (cst.Dict, cst.Set)):
+        keys = [el.key if isinstance(el, cst.DictElement) else el.value for el in node.elements
+                if isinstance(el, (cst.DictElement, cst.Element))]
+        return _protocol(analysis, "hash", keys)
+    if isinstance(node, cst.Attribute) and not _import_bound(analysis, node):
+        parent = analysis.parent(node)
+        if isinstance(parent, (cst.AssignTarget, cst.Del)) or getattr(parent, "target", None) is node:
+            return None
+        return _protocol(analysis, "attribute", [node.value])
+    return None
+
+
 def unproven_effect(analysis, node) -> str | None:
     """Why running node may write memory that a fix reads later or earlier than the original
     (a pool, a page table, an index), or None when it is proven harmless: a call proven read-only
@@ -720,8 +1095,9 @@ def unproven_effect(analysis, node) -> str | None:
     what may hold the data, an augmented assignment of what may be a tensor, `del`, `with`,
     `await`/`yield`, an import, a class definition, a decorator - is not proven harmless."""
     if isinstance(node, cst.Call):
-        if _read_only(analysis, node):
-            return None
+        if _listed_read_only(analysis, node):
+            why = _call_effect(analysis, node)
+            return None if why is None else f"calls `{_code(analysis, node.func)}(...)`, which {why}"
         method = node.func.attr.value if _is_method(analysis, node.func) else None
         if _in_place(method) and _distinct(analysis, node.func.value):
             return None
@@ -729,6 +1105,9 @@ def unproven_effect(analysis, node) -> str | None:
     read = _property_read(analysis, node)
     if read is not None:
         return read
+    implicit = implicit_effect(analysis, node)
+    if implicit is not None:
+        return implicit
     effect = _statement_effect(analysis, node)
     if effect is not None:
         return effect
@@ -864,8 +1243,8 @@ def _assess(analysis, call: cst.Call) -> CastMove | None:
     owners = _owner_chains(analysis, pool)
     if _in_fstring(analysis, call):
         verdict.refuse.append("the cast is inside an f-string")
-    if form == "direct":
-        return _assess_direct(analysis, call, verdict, moved, owners)
+    if form in ("direct", "function"):
+        return _assess_direct(analysis, call, verdict, moved, owners, form)
     return _assess_variable(analysis, call, form, verdict, moved, owners)
 
 
@@ -883,8 +1262,18 @@ def _check_cast_arguments(analysis, verdict: _Verdict, casts: Sequence[cst.Call]
                                   "on the pool's device")
 
 
-def _assess_direct(analysis, call: cst.Call, verdict: _Verdict, moved: _Moved, owners: set[str]) -> CastMove:
-    """`pool.to(d)[idx]`, `pool.to(d).index_select(0, i)`: after the fix the index runs before the cast."""
+def _assess_direct(analysis, call: cst.Call, verdict: _Verdict, moved: _Moved, owners: set[str],
+                   form: str = "direct") -> CastMove:
+    """`pool.to(d)[idx]`, `pool.to(d).index_select(0, i)`, `torch.index_select(pool.to(d), 0, i)`:
+    after the fix the index runs before the cast."""
+    if form == "function":  # the arguments after the input run before the cast now
+        from castlint.analysis.gathers import function_gather
+
+        nodes = [n for arg in function_gather(analysis, call).args[1:] for n in iter_nodes(arg, cst.CSTNode)
+                 if not isinstance(n, cst.Lambda)]
+        _check_region(analysis, verdict, nodes, moved, owners, set(), set(), "in the gather's arguments, "
+                      "evaluated before the cast after the fix")
+        return verdict.plan("function")
     gather = analysis.parent(call)
     if isinstance(gather, cst.Subscript) and _stored_to(analysis, gather):
         verdict.refuse.append(f"the gathered rows are assigned to (`{_code(analysis, gather)}`); the rewrite cannot "
@@ -911,7 +1300,11 @@ def _assess_variable(analysis, call: cst.Call, form: str, verdict: _Verdict, mov
     assignment = next(iter(scope.assignments[name.value]))
     # the function scope's own reads (those before the assignment too) and reads in nested scopes
     reads = {access.node for access in scope.accesses[name.value]} | {r.node for r in assignment.references}
-    uses = sorted((n for n in reads if isinstance(n, cst.Name)), key=lambda n: _pos(analysis, n))
+    from castlint.analysis.gathers import is_shape_read
+
+    # reads of the shape stay on the unconverted pool: the cast does not change it
+    uses = sorted((n for n in reads if isinstance(n, cst.Name) and not is_shape_read(analysis, n)),
+                  key=lambda n: _pos(analysis, n))
     if not uses:
         verdict.refuse.append("the converted pool is never read")
         return verdict.plan(form)

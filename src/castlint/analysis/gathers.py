@@ -18,10 +18,39 @@ def is_gather_use(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
     return False
 
 
+def is_shape_read(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
+    """Is node (a converted pool) read only for its shape (`x.shape`, `x.size(0)`, `x.dim()`:
+    rules/casts.toml [cast_motion] shape_reads), which the cast does not change?"""
+    parent = analysis.parent(node)
+    if not (isinstance(parent, cst.Attribute) and parent.value is node
+            and parent.attr.value in analysis.tables.shape_reads):
+        return False
+    holder = analysis.parent(parent)
+    called = isinstance(holder, cst.Call) and holder.func is parent
+    return called != (parent.attr.value in ("shape", "ndim"))  # `.shape`, `.ndim` read; the others called
+
+
+def function_gather(analysis: ModuleAnalysis, call: cst.Call) -> Optional[cst.Call]:
+    """`torch.index_select(<call>, 0, idx)`: the gather function (rules/accessors.toml [gathers]
+    functions) whose input - its first positional argument - is call, given no `out=`."""
+    if analysis.gather_consumer(call) != "function":
+        return None
+    gather = analysis.parent(analysis.parent(call))
+    first = gather.args[0] if gather.args else None
+    if first is None or first.value is not call or first.keyword is not None or first.star:
+        return None
+    if any(arg.keyword is not None and arg.keyword.value == "out" for arg in gather.args):
+        return None
+    return gather
+
+
 def gathered_cast(analysis: ModuleAnalysis, call: cst.Call) -> Optional[str]:
-    """'direct' for `pool.to(d)[idx]`, 'variable' for `x = pool.to(d)` only ever gathered."""
+    """'direct' for `pool.to(d)[idx]`, 'function' for `torch.index_select(pool.to(d), 0, idx)`,
+    'variable' for `x = pool.to(d)` only ever gathered (and read for its shape)."""
     if is_gather_use(analysis, call):
         return "direct"
+    if function_gather(analysis, call) is not None:
+        return "function"
     parent = analysis.parent(call)
     if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
         return None
@@ -30,7 +59,9 @@ def gathered_cast(analysis: ModuleAnalysis, call: cst.Call) -> Optional[str]:
     if scope is None or len([x for x in scope.assignments[name.value]]) != 1:
         return None
     uses = [access.node for access in scope.accesses[name.value]]
-    if uses and all(isinstance(u, cst.Name) and is_gather_use(analysis, u) for u in uses):
+    gathers = [u for u in uses if isinstance(u, cst.Name) and is_gather_use(analysis, u)]
+    if gathers and all(isinstance(u, cst.Name) and (is_gather_use(analysis, u) or is_shape_read(analysis, u))
+                       for u in uses):
         return "variable"
     return None
 

@@ -22,8 +22,10 @@ from castlint.models import FixSafety
 
 
 class MoveCastsAfterGathers(cst.CSTTransformer):
-    def __init__(self, direct: Dict[int, int], assigns: Dict[int, int], uses: Dict[int, List[cst.Call]]):
+    def __init__(self, direct: Dict[int, int], assigns: Dict[int, int], uses: Dict[int, List[cst.Call]],
+                 functions: Dict[int, int] = None):
         super().__init__()
+        self.functions = functions or {}  # id(outer cast call), the input of a gather function -> chain depth
         self.direct = direct  # id(outer cast call) -> chain depth
         self.assigns = assigns  # id(assigned cast call) -> chain depth
         self.uses = uses  # id(Name) of a read -> the casts to apply after its gather
@@ -44,6 +46,10 @@ class MoveCastsAfterGathers(cst.CSTTransformer):
         return updated
 
     def leave_Call(self, original, updated):
+        if original.args and id(original.args[0].value) in self.functions:  # torch.index_select(pool.to(d), ...)
+            base, chain = cast_chain(updated.args[0].value, self.functions[id(original.args[0].value)])
+            args = [updated.args[0].with_changes(value=base)] + list(updated.args[1:])
+            return self._recast(updated.with_changes(args=args), chain)
         func = original.func
         if isinstance(func, cst.Attribute) and id(func.value) in self.direct:
             base, chain = cast_chain(updated.func.value, self.direct[id(func.value)])
@@ -66,6 +72,7 @@ class CastAfterGather(Codemod):
         direct: Dict[int, int] = {}
         assigns: Dict[int, int] = {}
         uses: Dict[int, List[cst.Call]] = {}
+        functions: Dict[int, int] = {}
         result = CodemodResult(module)
         for finding in findings:
             move = finding.fix.site  # castlint.analysis.cast_motion.CastMove
@@ -74,12 +81,16 @@ class CastAfterGather(Codemod):
                 continue
             if move.form == "direct":
                 direct[id(move.call)] = move.depth
+            elif move.form == "function":
+                functions[id(move.call)] = move.depth
             else:
                 assigns[id(move.call)] = move.depth
                 _, chain = cast_chain(move.call, move.depth)
                 for use in move.uses:
                     uses[id(use)] = chain
-        if direct or assigns:
-            result.module = module.visit(MoveCastsAfterGathers(direct, assigns, uses))
-            result.applied.append(f"cast moved after the gather ({len(direct)} direct, {len(assigns)} variable)")
+        if direct or assigns or functions:
+            result.module = module.visit(MoveCastsAfterGathers(direct, assigns, uses, functions))
+            counts = f"{len(direct)} direct, {len(assigns)} variable" + (f", {len(functions)} function"
+                                                                         if functions else "")
+            result.applied.append(f"cast moved after the gather ({counts})")
         return result
