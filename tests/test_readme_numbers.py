@@ -5,7 +5,7 @@ import importlib.util
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_castlint
 
 
 def _script():
@@ -24,7 +24,21 @@ def test_the_sentence_is_found_and_rewritten():
 
 
 @pytest.mark.network
-def test_readme_step_total_matches_the_cli():
+def test_readme_step_total_matches_the_cli(monkeypatch):
     """sglang 0.5.20: the README's decode-step sentence is the CLI's (memory-pool classes are not
     backends: their accessors' costs are paid by the backends that read through them)."""
-    assert _script().main([]) == 0
+    script = _script()
+    calls = []
+
+    def castlint(*args):
+        # The script's `python -m castlint check --no-cache TREE` from the repository, run as the
+        # suite runs the CLI (in this process; a child under CASTLINT_TEST_SUBPROCESS=1) and with
+        # the cache (ROOT/.castlint_cache): a cold whole-tree check of 0.5.20 costs about 20 CPU-s,
+        # and tests/test_step_total.py's checks of the same tree's srt/ then read it warm. A cached
+        # result is the computed one (tests/test_robustness.py: the same output whatever the cache).
+        calls.append(args)
+        return run_castlint(*[a for a in args if a != "--no-cache"], cwd=ROOT)
+
+    monkeypatch.setattr(script, "castlint", castlint)
+    assert script.main([]) == 0
+    assert calls == [("check", "--no-cache", str(script.sglang_tree(script.STEP_RELEASE)))]

@@ -718,6 +718,9 @@ def lost_result(path: str, lost: Lost) -> FileResult:
     return FileResult(path=path, errors=[FileError(path, 0, f"not checked: {lost.message}", kind)])
 
 
+_SPREAD_BYTES = 128 << 10  # a small run whose files to parse add up to this many bytes parses them in -j workers
+
+
 def _run_todo(todo, settings: CheckSettings, jobs, progress):
     if not todo:
         return
@@ -727,37 +730,49 @@ def _run_todo(todo, settings: CheckSettings, jobs, progress):
     import gc
 
     small = jobs <= 1 or len(todo) < 16
-    limits = worker_limits(settings.config, 1 if small else jobs)
     to_parse: List[tuple] = []
-    with Pool(1 if small else jobs, limits, initializer=_init_worker, initargs=(settings, True)) as pool:
+    try:
         if small:  # reading and prefiltering are safe here; only the parse needs a worker
             _SETTINGS["run"] = settings
-            scanned = [(todo, _scan_batch(todo), None)]
-        else:
+            yield from _scanned(_scan_batch(todo), to_parse, progress)
+            if not to_parse:
+                return
+            # A few big files (a warm fix: the files with a fixable finding) are shared out
+            # over the workers like a big run's; a few small ones take one worker.
+            size = 1
+            if len(to_parse) > 1 and -sum(n for n, _ in to_parse) >= _SPREAD_BYTES:
+                size = min(jobs, len(to_parse))
             _preimport()
             gc.freeze()  # forked workers then share the parent's objects without copying their pages
+            with Pool(size, worker_limits(settings.config, size), initializer=_init_worker,
+                      initargs=(settings, True)) as pool:
+                yield from _parse_all(pool, to_parse, progress)
+            return
+        with Pool(jobs, worker_limits(settings.config, jobs), initializer=_init_worker,
+                  initargs=(settings, True)) as pool:
+            _preimport()
+            gc.freeze()
             size = max(32, min(256, len(todo) // (jobs * 4) + 1))
             batches = [todo[i:i + size] for i in range(0, len(todo), size)]
-            scanned = pool.run(_scan_batch, batches, split=_split_batch)
-        try:
-            for batch, items, lost in scanned:
+            for batch, items, lost in pool.run(_scan_batch, batches, split=_split_batch):
                 if lost is not None:  # a batch of one (batches are split when lost)
                     yield lost_result(batch[0], lost), None
                     items = []
                 yield from _scanned(items, to_parse, progress)
-            if not to_parse:
-                return
-            if small:
-                _preimport()
-                gc.freeze()
-            # biggest first, so that the workers stay evenly loaded; the caller restores the order
-            to_parse.sort()
-            for path, item, lost in pool.run(_check_one, [path for _, path in to_parse]):
-                yield (lost_result(path, lost), None) if lost is not None else item
-                if progress:
-                    progress(1)
-        finally:
-            gc.unfreeze()  # a long-lived caller (an editor, a test run) must not keep them forever
+            if to_parse:
+                yield from _parse_all(pool, to_parse, progress)
+    finally:
+        gc.unfreeze()  # a long-lived caller (an editor, a test run) must not keep them forever
+
+
+def _parse_all(pool, to_parse: List[tuple], progress):
+    """Phase 2: check (and fix) each file phase 1 left, in the pool's workers."""
+    # biggest first, so that the workers stay evenly loaded; the caller restores the order
+    to_parse.sort()
+    for path, item, lost in pool.run(_check_one, [path for _, path in to_parse]):
+        yield (lost_result(path, lost), None) if lost is not None else item
+        if progress:
+            progress(1)
 
 
 def _scanned(items, to_parse: list, progress):
