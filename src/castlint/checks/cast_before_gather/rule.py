@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, List
 from castlint.checks.base import COST_HINT, POOL_FLOW, FileContext, Rule, chain_cost, pool_cast_cost, short_code
 from castlint.models import Finding, Fix, FixSafety, Severity
 
+CODEMOD = "cast-after-gather"  # the codemod in fix.py, beside this rule
+
 if TYPE_CHECKING:
     import libcst as cst
 
@@ -106,7 +108,7 @@ class CastBeforeGather(Rule):
             f"gather first, then cast; {COST_HINT}",
             Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
             cost=cost,
-            fix=Fix("cast-after-gather", move.safety, description, site=move) if move.safety is not None else None,
+            fix=Fix(CODEMOD, move.safety, description, site=move) if move.safety is not None else None,
             unfixable_reason=None if move.safety is not None else
             f"the cast cannot move after the gather: {move.reason}",
         )

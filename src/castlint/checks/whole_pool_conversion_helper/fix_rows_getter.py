@@ -26,7 +26,7 @@ from typing import Dict, List
 import libcst as cst
 
 from castlint.analysis.dataflow import iter_nodes
-from castlint.analysis.row_getters import CODEMOD, RowsGetter
+from castlint.checks.whole_pool_conversion_helper.rows_getter_proof import CODEMOD, RowsGetter
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 
 
@@ -156,6 +156,7 @@ def _body_indent(module: cst.Module, method: cst.FunctionDef) -> str:
 
 class RowsGetterFix(Codemod):
     name = CODEMOD
+    order = 40
 
     def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
         getters, seen = [], set()

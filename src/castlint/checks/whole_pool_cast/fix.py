@@ -455,6 +455,7 @@ class FlashInferMlaNativeFp8(Codemod):
     module is returned unchanged and the reason is reported."""
 
     name = MLA_CODEMOD
+    order = 20
 
     def apply(self, module: cst.Module, ctx: FileContext, findings: List, options: FixOptions) -> CodemodResult:
         target = detect_target(ctx.path, ctx.tables, options.flashinfer_version)
