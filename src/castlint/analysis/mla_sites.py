@@ -1,5 +1,5 @@
 """Where sglang-style FlashInfer MLA backends read an FP8 pool, and whether the
-MLA fix (castlint.fixes.flashinfer_mla) can rewrite it: the cast sites and plan
+MLA fix (castlint.checks.whole_pool_cast.fix) can rewrite it: the cast sites and plan
 sites, and the reasons a site cannot be taken. CL001 uses `why_not_rewritable` to
 decide whether a finding carries `[*]`; the codemod uses the same site finders.
 """

@@ -1,7 +1,7 @@
 """The rows getter: beside a pool accessor that dequantizes its whole buffer, one that
 dequantizes only the rows a kernel reads.
 
-For each sibling castlint.analysis.row_getters derived (the CL004 finding's
+For each sibling castlint.checks.whole_pool_conversion_helper.rows_getter_proof derived (the CL004 finding's
 `Fix.site`), the method
 
     def get_key_buffer(self, layer_id: int):
