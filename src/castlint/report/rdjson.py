@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from castlint.fixes.edit_set import finding_fixes
 from castlint.models import Severity
 from castlint.report.github import ci_path, finding_message
 from castlint.report.names import clean
@@ -78,6 +77,8 @@ def _suggestions(fix) -> list:
 
 def build(findings, errors, meta) -> dict:
     lines = _Lines()
+    from castlint.fixes.edit_set import finding_fixes  # (only a report that shows fixes)
+
     fixes = finding_fixes(findings)
     diagnostics = []
     for i, f in enumerate(findings):

@@ -21,7 +21,6 @@ import os
 from pathlib import Path
 from typing import List, Tuple
 
-from castlint.fixes.edit_set import finding_fixes
 from castlint.models import Severity
 from castlint.report.github import ci_path, workspace_root
 from castlint.project import repository_url
@@ -151,6 +150,8 @@ def build(findings, errors, meta) -> dict:
 
     rules = [_rule_descriptor(rule) for rule in ALL_RULES]
     rule_index = {rule.code: i for i, rule in enumerate(ALL_RULES)}
+    from castlint.fixes.edit_set import finding_fixes  # (only a report that shows fixes)
+
     fixes = finding_fixes(findings)
     root = workspace_root()
     cache: dict = {}
