@@ -166,3 +166,18 @@ def test_peers_of_one_layer_do_not_import_each_other(tmp_path):
     (root / "bot.py").write_text("from castlint.validate import command\n")
     assert violations(root) == ["castlint/bot.py:1 imports castlint.validate",
                                 "castlint/bot.py:1 imports castlint.validate.command"]
+
+
+def test_a_rule_may_not_import_its_codemods_kit_but_its_fix_may(tmp_path):
+    """A rule folder's rule.py sits below the codemod kit (a check loads no libcst helpers);
+    its fix.py sits above the kit and the rules, and below the fix pipeline."""
+    folder = tmp_path / "castlint" / "checks" / "toy"
+    folder.mkdir(parents=True)
+    (folder / "rule.py").write_text("from castlint.fixes.base import Codemod\n")
+    (folder / "fix.py").write_text("from castlint.fixes.base import Codemod\nfrom castlint.checks.toy.rule import X\n"
+                                   "from castlint.fixes.pipeline import apply_fixes\n")
+    assert violations(tmp_path / "castlint") == [
+        "castlint/checks/toy/fix.py:3 imports castlint.fixes.pipeline",
+        "castlint/checks/toy/fix.py:3 imports castlint.fixes.pipeline.apply_fixes",
+        "castlint/checks/toy/rule.py:1 imports castlint.fixes.base",
+        "castlint/checks/toy/rule.py:1 imports castlint.fixes.base.Codemod"]
