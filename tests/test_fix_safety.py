@@ -44,7 +44,8 @@ def test_stale_file_during_fix_files_is_reported(tmp_path, monkeypatch):
 
 def test_output_that_does_not_parse_leaves_the_file_untouched(tmp_path, monkeypatch):
     import libcst as cst
-    from castlint.fixes import CodemodResult, cast_after_gather
+    from castlint.checks.cast_before_gather import fix as cast_after_gather
+    from castlint.fixes import CodemodResult
 
     # a codemod whose output compile() rejects (a return outside a function)
     def invalid(self, module, ctx, findings, options):

@@ -31,9 +31,9 @@ from castlint.analysis import (
     cast_motion,
     mla_sites,
     paged_reads,
-    row_getters,
     row_reads,
 )
+from castlint.checks.whole_pool_conversion_helper import rows_getter_proof as row_getters
 from castlint.checks.cast_before_gather import CastBeforeGather
 from castlint.config import Config
 from castlint.engine import module_context

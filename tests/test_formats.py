@@ -317,11 +317,12 @@ def odd_names(tmp_path, monkeypatch):
     config = Config(root=tmp_path, cache=False)
     files, walk_errors = discover(["engine"], config)
     tables = load_tables()
-    run = check_paths(files, tables, config, jobs=1)
-    assert run.findings and run.all_errors
-    from castlint.fixes.suggestions import suggest_fixes
+    from castlint.session import FixOptions, describer, take_edits
 
-    meta = {"files": len(files), "fix_suggestions": suggest_fixes(run.findings, tables, config)}
+    run = check_paths(files, tables, config, jobs=1, fixer=describer(FixOptions()))
+    take_edits(run.results)
+    assert run.findings and run.all_errors
+    meta = {"files": len(files)}
     return tmp_path, run.findings, list(walk_errors) + list(run.all_errors), meta
 
 

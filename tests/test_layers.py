@@ -27,13 +27,17 @@ LAYERS = [
     ("castlint.tables",),  # rules/*.toml: every API fact, the cost model
     ("castlint.triggers",),  # the trigger vocabulary the rules and the analysis read
     ("castlint.analysis",),  # analyse
-    ("castlint.checks",),  # the rules and their registry
+    ("castlint.checks",),  # the rules and their registry (a fixable rule's folder: its rule and proofs)
+    ("castlint.fixes.base", "castlint.fixes.edits", "castlint.fixes.style", "castlint.fixes.target",
+     "castlint.fixes.templates"),  # what a codemod is built with
+    ("castlint.fixes.kv_read_module",),  # the engine module the MLA and paged-read fixes add
+    ("castlint.checks.*.fix*",),  # each rule's codemods (checks/<rule>/fix*.py), loaded only to fix
     ("castlint.codes", "castlint.prefilter"),  # what reads the registry: selectors, the text prefilter
     ("castlint.config",),  # [tool.castlint] and rule tables, selectors validated
     ("castlint.settings", "castlint.discover", "castlint.cache", "castlint.prune"),  # settings per file, discover,
     # the cache, the C-parser pruning
     ("castlint.engine",),  # parse and check: files -> findings
-    ("castlint.fixes",),  # apply
+    ("castlint.fixes",),  # apply: edits (edit_set), the pipeline, the writes
     ("castlint.noqa", "castlint.report"),  # suppress, report
     ("castlint.session",),  # settings -> a run -> data
     ("castlint.validate", "castlint.bot"),  # beside the pipeline
@@ -69,11 +73,17 @@ def _imports(path: Path, name: str):
 
 
 def _unit(name: str, units) -> str | None:
-    """The layered module or package a castlint module belongs to (None: not placed)."""
-    for unit in units:
-        if name == unit or name.startswith(unit + "."):
-            return unit
-    return None
+    """The layered module, package or pattern (`*`) a castlint module belongs to, the most
+    specific one (None: not placed)."""
+    from fnmatch import fnmatchcase
+
+    def holds(unit: str) -> bool:
+        if "*" in unit:
+            return fnmatchcase(name, unit) or fnmatchcase(name, unit + ".*")
+        return name == unit or name.startswith(unit + ".")
+
+    found = [unit for unit in units if holds(unit)]
+    return max(found, key=len) if found else None
 
 
 def _level(layers) -> dict:
@@ -118,8 +128,12 @@ def test_no_module_imports_a_later_stage():
 
 def test_every_module_and_package_is_placed():
     placed = {unit for layer in LAYERS for unit in layer}
-    assert sorted(set(_top_level(SRC)) - placed) == []
-    assert sorted(placed - set(_top_level(SRC))) == []  # and no layer names one that is gone
+    top = {unit for unit in placed if unit.count(".") == 1 or unit == "castlint.__main__"}
+    assert sorted(set(_top_level(SRC)) - top) == []
+    assert sorted(top - set(_top_level(SRC))) == []  # and no layer names one that is gone
+    modules = [_module_name(path, SRC) for path in SRC.rglob("*.py")]
+    for unit in placed - top:  # a unit inside a package names something that is there
+        assert any(_unit(name, [unit]) == unit for name in modules), unit
 
 
 def test_the_root_package_imports_nothing_of_castlint():
@@ -181,3 +195,18 @@ def test_the_doubles_import_no_torch_at_module_level():
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             top += [f"{path.name}:{node.lineno} {n}" for n in names if n == "torch" or n.startswith("torch.")]
     assert top == []
+
+
+def test_a_rule_may_not_import_its_codemods_kit_but_its_fix_may(tmp_path):
+    """A rule folder's rule.py sits below the codemod kit (a check loads no libcst helpers);
+    its fix.py sits above the kit and the rules, and below the fix pipeline."""
+    folder = tmp_path / "castlint" / "checks" / "toy"
+    folder.mkdir(parents=True)
+    (folder / "rule.py").write_text("from castlint.fixes.base import Codemod\n")
+    (folder / "fix.py").write_text("from castlint.fixes.base import Codemod\nfrom castlint.checks.toy.rule import X\n"
+                                   "from castlint.fixes.pipeline import apply_fixes\n")
+    assert violations(tmp_path / "castlint") == [
+        "castlint/checks/toy/fix.py:3 imports castlint.fixes.pipeline",
+        "castlint/checks/toy/fix.py:3 imports castlint.fixes.pipeline.apply_fixes",
+        "castlint/checks/toy/rule.py:1 imports castlint.fixes.base",
+        "castlint/checks/toy/rule.py:1 imports castlint.fixes.base.Codemod"]

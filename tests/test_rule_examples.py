@@ -37,6 +37,39 @@ def test_invalid_examples_flag_exact_lines(code, index, source, lines):
     assert got == sorted(lines)
 
 
+FIXED = [(r.code, i, src, example.fixed) for r in STATIC for i, example in enumerate(r.INVALID)
+         for src in [example[0]] if getattr(example, "fixed", None) is not None]
+
+
+def edits_of(source: str, code: str) -> list:
+    """The findings of code in source, with the edits a check that shows fixes gives them."""
+    from castlint.engine import check_file
+    from castlint.session import FixOptions, describer, take_edits
+
+    config = Config(select=(code,))
+    result = check_file("example.py", TABLES, config, config.cost_model(TABLES), source=source.encode(),
+                        fixer=describer(FixOptions()))
+    take_edits([result])
+    return [f for f in result.findings if f.code == code]
+
+
+@pytest.mark.parametrize("code,index,source,fixed", FIXED, ids=[f"{c}-fixed-{i}" for c, i, _, _ in FIXED])
+def test_invalid_examples_fix_to_their_expected_source(code, index, source, fixed):
+    """An INVALID example's `fixed` is what `castlint fix` writes, and what its finding's edits make."""
+    from castlint.fixes import FixOptions, fix_source
+    from castlint.fixes.edit_set import apply_edits, edits_by_file
+
+    assert fix_source(source.encode(), "example.py", TABLES, FixOptions()).new_source.decode() == fixed
+    findings = edits_of(source, code)
+    assert findings and all(f.fix is not None and f.fix.edits for f in findings)
+    assert apply_edits(source.encode(), edits_by_file(findings)["example.py"]).decode() == fixed
+
+
+def test_cl003_says_what_its_fix_writes():
+    """The fixable rules' examples carry their fixed source (at least CL003's, so FIXED is never empty)."""
+    assert [code for code, *_ in FIXED].count("CL003") == 2
+
+
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)
 def test_every_rule_is_documented_with_examples(rule):
     for text in (rule.summary, rule.what_it_does, rule.why_it_matters, rule.example, rule.fix_safety):

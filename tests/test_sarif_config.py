@@ -1,8 +1,8 @@
 """The concrete fixes in SARIF, rdjson and the PR bot follow the run's config (`--config`, `extend-rules`).
 
-The fixes are computed once by the caller (castlint.fixes.suggestions.suggest_fixes with
-the run's config and tables) and handed to the renderers in meta["fix_suggestions"];
-renderers never load config or compute fixes themselves. Here a rule table that only
+The fixes' edits are computed in the run, on the analysis that found the findings, with
+the run's config and tables (castlint.session: Session.check(edits=...)), and carried by
+the findings (Fix.edits); renderers never load config or compute fixes themselves. Here a rule table that only
 the run's --config names adds an accessor: the cast through it is found, and its fix
 must be in the report too.
 """
@@ -51,13 +51,18 @@ def project(tmp_path):
     return backend, config_file
 
 
-def run_check(backend: Path, config_file: Path):
-    """(findings, errors, config, tables) of `castlint check --config config_file backend`."""
+def run_check(backend: Path, config_file: Path, edits: bool = True, tables=None):
+    """(findings, errors, config, tables) of `castlint check --config config_file backend`, the
+    fixable findings with their edits unless edits=False; tables: other tables than the config's."""
     from castlint.config import load_settings
     from castlint.engine import check_paths
+    from castlint.session import FixOptions, describer, take_edits
 
-    config, tables = load_settings([str(backend)], config_file)
-    run = check_paths([str(backend)], tables, config, jobs=1)
+    config, run_tables = load_settings([str(backend)], config_file)
+    tables = tables or run_tables
+    fixer = describer(FixOptions()) if edits else None
+    run = check_paths([str(backend)], tables, config, jobs=1, cache=False, fixer=fixer)
+    take_edits(run.results)
     return run.findings, list(run.all_errors), config, tables
 
 
@@ -89,44 +94,41 @@ def assert_rdjson_fixes_the_cast(doc: dict) -> None:
     assert suggestion["text"] == FIXED_LINE
 
 
-def test_suggest_fixes_uses_the_tables_it_is_given(project):
-    from castlint.fixes.suggestions import suggest_fixes
+def test_the_edits_follow_the_tables_of_the_run(project):
+    from castlint.fixes.edit_set import finding_fixes
     from castlint.tables import load_tables
 
     backend, config_file = project
     findings, errors, config, tables = run_check(backend, config_file)
     assert not errors and [(f.code, f.start.line) for f in findings] == [("CL003", CAST_LINE)]
-    (fix,) = suggest_fixes(findings, tables, config).values()
+    (edit,) = findings[0].fix.edits
+    assert edit.content == FIXED_LINE and edit.location.line == CAST_LINE and findings[0].fix.file_fix is None
+    (fix,) = finding_fixes(findings).values()
     assert not fix.whole_file and "".join(fix.blocks[0].new_lines) == FIXED_LINE
     assert f"+{FIXED_LINE}" in fix.unified_diff("engine/backend.py")
-    # the builtin tables do not know the accessor: no fix, which is why the run's tables are passed
-    assert suggest_fixes(findings, load_tables(), config) == {}
+    # the builtin tables do not know the accessor: no finding, no edit
+    assert run_check(backend, config_file, tables=load_tables())[0] == []
 
 
 @pytest.mark.parametrize("fmt", ["sarif", "rdjson"])
-def test_render_passes_fixes_from_the_runs_config(project, monkeypatch, fmt):
-    from castlint.cli import OutputFormat, _render
-
+def test_check_shows_the_fixes_of_the_runs_config(project, monkeypatch, fmt):
     backend, config_file = project
     monkeypatch.chdir(backend.parent.parent)
     monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
-    findings, errors, config, tables = run_check(backend, config_file)
-    meta = {"files": 1, "step_total_exclude": tables.decode_step_exclude_words}
-    doc = json.loads(_render(OutputFormat(fmt), findings, errors, meta, False, False, config=config, tables=tables))
-    (assert_sarif_fixes_the_cast if fmt == "sarif" else assert_rdjson_fixes_the_cast)(doc)
-    assert "fix_suggestions" not in meta  # the caller's meta is left as it was
+    proc = run_castlint("check", "--no-cache", "--config", config_file, "--format", fmt, backend)
+    assert proc.returncode == 1, proc.stderr
+    (assert_sarif_fixes_the_cast if fmt == "sarif" else assert_rdjson_fixes_the_cast)(json.loads(proc.stdout))
 
 
 @pytest.mark.parametrize("fmt", ["sarif", "rdjson"])
 def test_renderers_show_only_the_fixes_they_are_given(project, monkeypatch, fmt):
-    """A renderer computes no fixes: without meta["fix_suggestions"] it shows the fix's description only."""
-    from castlint.fixes.suggestions import suggest_fixes
+    """A renderer computes no fixes: findings without edits show the fix's description only."""
     from castlint.report import FORMATS
 
     backend, config_file = project
     monkeypatch.chdir(backend.parent.parent)
     monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
-    findings, errors, config, tables = run_check(backend, config_file)
+    findings, errors, config, tables = run_check(backend, config_file, edits=False)
     bare = json.loads(FORMATS[fmt](findings, errors, {"files": 1}))
     if fmt == "sarif":
         (result,) = bare["runs"][0]["results"]
@@ -134,8 +136,8 @@ def test_renderers_show_only_the_fixes_they_are_given(project, monkeypatch, fmt)
     else:
         (diagnostic,) = bare["diagnostics"]
         assert "suggestions" not in diagnostic
-    given = {"files": 1, "fix_suggestions": suggest_fixes(findings, tables, config)}
-    doc = json.loads(FORMATS[fmt](findings, errors, given))
+    findings, errors, _, _ = run_check(backend, config_file)
+    doc = json.loads(FORMATS[fmt](findings, errors, {"files": 1}))
     (assert_sarif_fixes_the_cast if fmt == "sarif" else assert_rdjson_fixes_the_cast)(doc)
 
 

@@ -511,24 +511,24 @@ def test_a_suppression_of_a_runtime_finding_is_not_unused(tmp_path):
 
 
 def test_trace_sarif_carries_the_fixes_of_the_static_findings(tmp_path, monkeypatch):
-    """`castlint trace --format sarif` shows a fixable finding's edits, computed with the run's
-    config and tables, as `castlint check` does."""
+    """`castlint trace --format sarif` shows a fixable finding's edits, computed in the static
+    check with the run's config and tables, as `castlint check` does."""
     from castlint.config import load_settings
-    from castlint.engine import check_paths
-    from castlint.trace.command import _with_fix_suggestions
+    from castlint.trace.command import _edit_options
+    from castlint.trace.report import static_findings
 
     source = ("def forward_decode(self, layer, loc):\n"
               "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n")
     (tmp_path / "backend.py").write_text(source)
     monkeypatch.chdir(tmp_path)
     config, tables = load_settings([str(tmp_path)])
-    findings = check_paths([str(tmp_path / "backend.py")], tables, config, jobs=1, cache=False).findings
-    assert [f.code for f in findings] == ["CL003"] and findings[0].fixable
-    meta = _with_fix_suggestions("sarif", findings, {"files": 1}, config, tables)
-    (result,) = json.loads(render("sarif", findings, [], meta))["runs"][0]["results"]
+    assert _edit_options("text") is None  # a format that shows no edits computes no fix
+    by_file, _, _ = static_findings([str(tmp_path / "backend.py")], 1, config, tables, _edit_options("sarif"))
+    (findings,) = by_file.values()
+    assert [f.code for f in findings] == ["CL003"] and findings[0].fix.edits
+    (result,) = json.loads(render("sarif", findings, [], {"files": 1}))["runs"][0]["results"]
     (change,) = result["fixes"][0]["artifactChanges"]
     assert "[loc].to(torch.bfloat16)" in change["replacements"][0]["insertedContent"]["text"]
-    assert _with_fix_suggestions("json", findings, {"files": 1}, config, tables) == {"files": 1}
 
 
 def test_the_runtime_rules_examples_are_what_trace_reports(tmp_path, project, monkeypatch):

@@ -189,20 +189,26 @@ def _emit(text: str, output_file: Optional[str]):
         sys.stdout.flush()
 
 
-def _render(fmt: OutputFormat, findings, errors, meta, quiet: bool, color: bool, *,
-            config=None, tables=None) -> str:
-    """The report in fmt (castlint.report). With the run's config and tables, the formats that
-    show fixes' concrete edits (sarif, rdjson) get them, computed once here, as meta["fix_suggestions"]."""
-    from castlint.report import FORMATS, SHOWS_FIX_SUGGESTIONS, render
+def _render(fmt: OutputFormat, findings, errors, meta, quiet: bool, color: bool) -> str:
+    """The report in fmt (castlint.report); the fixes' edits are on the findings (_edit_options)."""
+    from castlint.report import FORMATS, render
 
     name = "text" if fmt in (OutputFormat.text, OutputFormat.full) else fmt.value
     if name not in FORMATS:
         raise _fail(f"output format {fmt.value!r} is not available in this build")
-    if name in SHOWS_FIX_SUGGESTIONS and config is not None and tables is not None:
-        from castlint.session import fix_suggestions
-
-        meta = dict(meta, fix_suggestions=fix_suggestions(findings, config, tables))
     return render(name, findings, errors, meta, quiet=quiet, color=color)
+
+
+def _edit_options(fmt: OutputFormat, fixing, statistics: bool, **options):
+    """The fix options whose edits the findings carry, for a check whose report shows them
+    (castlint.report.SHOWS_FIX_EDITS) and fixes nothing; None otherwise (no fix is computed)."""
+    from castlint.report import SHOWS_FIX_EDITS
+
+    if fixing is not None or statistics or fmt.value not in SHOWS_FIX_EDITS:
+        return None
+    from castlint.fixoptions import FixOptions
+
+    return FixOptions(dry_run=True, **options)
 
 
 def _default_format(fmt: Optional[OutputFormat]) -> OutputFormat:
@@ -385,9 +391,11 @@ def check(
 
         fixing = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
                             flashinfer_version=flashinfer_version, profile=profile)
+    edits = _edit_options(fmt, fixing, statistics, unsafe=unsafe_fixes, flashinfer_api=flashinfer_api,
+                          flashinfer_version=flashinfer_version, profile=profile)
     if stdin:
         raise typer.Exit(_check_stdin(session, stdin_filename or "-", fixing, fmt, quiet, colored, exit_zero,
-                                      fix_only, statistics, output_file))
+                                      fix_only, statistics, output_file, edits))
     paths = paths or ["."]
 
     sessions = [session]
@@ -402,7 +410,7 @@ def check(
             return _add_noqa(session, paths, discovery, jobs, quiet, follow_symlinks_outside, noqa_reason)
         with _refusals():
             outcome = session.check(paths, fix=fixing, jobs=jobs, follow_symlinks_outside=follow_symlinks_outside,
-                                    discovery=discovery, progress=_progress(quiet))
+                                    discovery=discovery, progress=_progress(quiet), edits=edits)
         if not quiet:
             _print_fixed(outcome, fixing)
         if pr_request is not None:
@@ -635,12 +643,12 @@ def _report(session, outcome, fmt: OutputFormat, fix: bool, fix_only: bool, show
                       output_file)
             _print_errors(errors)
         else:
-            _emit(_render(fmt, [], errors, meta, quiet, colored, config=config, tables=tables), output_file)
+            _emit(_render(fmt, [], errors, meta, quiet, colored), output_file)
     elif statistics:
         _emit(_statistics(session, outcome.findings, fmt), output_file)
         _print_errors(errors)
     else:
-        _emit(_render(fmt, outcome.findings, errors, meta, quiet, colored, config=config, tables=tables), output_file)
+        _emit(_render(fmt, outcome.findings, errors, meta, quiet, colored), output_file)
 
 
 def _exit_code(outcome, exit_zero: bool, fix_only: bool, exit_non_zero_on_fix: bool) -> int:
@@ -670,7 +678,8 @@ def _add_noqa(session, paths, discovery, jobs, quiet, follow_symlinks_outside=Fa
     return EXIT_ERROR if result.errors else EXIT_CLEAN
 
 
-def _check_stdin(session, name, options, fmt, quiet, colored, exit_zero, fix_only, statistics, output_file) -> int:
+def _check_stdin(session, name, options, fmt, quiet, colored, exit_zero, fix_only, statistics, output_file,
+                 edits=None) -> int:
     """`castlint check [--fix] -`: one file from stdin, reported under name, through the files' pipeline
     (castlint.session.Session.check_source).
 
@@ -680,7 +689,7 @@ def _check_stdin(session, name, options, fmt, quiet, colored, exit_zero, fix_onl
     config, tables = session.settings()
     source = _read_stdin(config.max_file_size)
     with _refusals():
-        outcome = session.check_source(source, name, fix=options)
+        outcome = session.check_source(source, name, fix=options, edits=edits)
     findings, errors = outcome.findings, list(outcome.run_errors)
     meta = outcome.meta(tables)
     if outcome.stdin_too_big:  # an error for the file, as for one on disk (nothing is parsed)
@@ -688,7 +697,7 @@ def _check_stdin(session, name, options, fmt, quiet, colored, exit_zero, fix_onl
         return EXIT_ERROR
     if options is None:
         _emit(_statistics(session, findings, fmt) if statistics else
-              _render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables), output_file)
+              _render(fmt, findings, errors, meta, quiet, colored), output_file)
         if errors:
             return EXIT_ERROR
         return EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
@@ -705,7 +714,7 @@ def _check_stdin(session, name, options, fmt, quiet, colored, exit_zero, fix_onl
         _print_errors(errors)
     else:
         report = (_statistics(session, findings, fmt) if statistics else
-                  _render(fmt, findings, errors, meta, quiet, colored, config=config, tables=tables))
+                  _render(fmt, findings, errors, meta, quiet, colored))
         if output_file:
             _emit(report, output_file)
         else:

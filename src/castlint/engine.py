@@ -388,7 +388,9 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
             result.errors.append(broken)
         return result
     try:
-        if fixer is not None:
+        if getattr(fixer, "describe", False):
+            _check_and_describe(path, source, stat, tables, config, cost_model, prune, fixer, result)
+        elif fixer is not None:
             _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result)
         else:
             result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result)
@@ -437,6 +439,17 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
         result.fix, error = fixer(path, source, stat, ctx, own, config)
         if error is not None:
             result.errors.append(error)
+
+
+def _check_and_describe(path, source, stat, tables, config, cost_model, prune, fixer, result) -> None:
+    """A check that shows its fixes' edits: the file is checked as any check does (pruned), and
+    only a file with a fixable finding is analysed whole for the codemods (_check_and_fix)."""
+    result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result)
+    if not any(f.fixable for f in result.findings):
+        return
+    whole = FileResult(path=path)
+    _check_and_fix(path, source, stat, tables, config, cost_model, fixer, whole)
+    result.fix = whole.fix
 
 
 def _linked_findings(path, linked, own_text, tables, config, cost_model, own_lines) -> list:

@@ -1,13 +1,15 @@
 """The values that flow through the pipeline: findings, edits and file results.
 
-Checks produce `Finding`s; fixes attach `Edit`s; the engine collects one
-`FileResult` per file; reporters read them. Nothing here prints.
+Checks produce `Finding`s; a fixable finding's `Fix` carries its `Edit`s when the
+run computed them (castlint.fixes.edit_set: only for the formats and flags that show
+or apply them); the engine collects one `FileResult` per file; reporters read them.
+Nothing here prints.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 
 class Severity(str, Enum):
@@ -21,8 +23,12 @@ class Severity(str, Enum):
 
 
 class FixSafety(str, Enum):
+    """A fix's applicability, as ruff names it: applied by `castlint fix` (safe), only with
+    --unsafe-fixes (unsafe), or shown and never applied (display-only)."""
+
     SAFE = "safe"
     UNSAFE = "unsafe"
+    DISPLAY_ONLY = "display-only"
 
 
 @dataclass(frozen=True, order=True)
@@ -49,21 +55,74 @@ class Cost:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """Replace bytes [start, end) of a file with content (text, in the file's encoding).
+
+    location/end_location are the same range as 1-based (line, column in characters),
+    ruff's `location` and `end_location`. path is None for the finding's own file, or the
+    file another file's fix adds or updates (a module the fix writes beside it)."""
+
+    start: int
+    end: int
+    content: str
+    location: Position
+    end_location: Position
+    path: Optional[str] = None
+
+    def to_dict(self) -> dict:
+        data = {"content": self.content,
+                "location": {"row": self.location.line, "column": self.location.column},
+                "end_location": {"row": self.end_location.line, "column": self.end_location.column}}
+        if self.path is not None:
+            data["path"] = self.path
+        return data
+
+
+@dataclass(frozen=True)
+class FileFix:
+    """One rewrite of a file that serves several findings at once (the FlashInfer MLA rewrite,
+    or any fix whose edits reach lines away from its finding): its edits, the module it adds
+    among them, and the findings it serves ((code, line, column) of each)."""
+
+    edits: Tuple[Edit, ...]
+    serves: Tuple[Tuple[str, int, int], ...]
+
+
+@dataclass(frozen=True)
 class Fix:
-    """How a finding can be fixed: by which codemod (castlint.fixes dispatches on the
-    name), how safely, and the site the codemod rewrites.
+    """How a finding can be fixed: by which codemod (the Codemod registered under that name
+    rewrites it), how safely, the site the codemod rewrites and, once the run computed
+    them, the edits that fix it.
 
     site holds what the rule found for the codemod (tree nodes of the analysed
     module, or a proof such as castlint.analysis.cast_motion.CastMove). It lives
-    only in the process that analysed the file: it is not pickled, cached or shown."""
+    only in the process that analysed the file: it is not pickled, cached or shown.
+    edits: this finding's own edits, or its file's (file_fix) when one rewrite serves
+    several findings; () when the run did not compute them (a plain `check`) or the
+    fix cannot apply in this file. Neither is cached: the cache keeps the fix's label."""
 
     codemod: str
     safety: FixSafety
     description: str
     site: Any = field(default=None, compare=False, repr=False)
+    edits: Tuple[Edit, ...] = field(default=(), compare=False, repr=False)
+    file_fix: Optional[FileFix] = field(default=None, compare=False, repr=False)
 
-    def __reduce__(self):
-        return (Fix, (self.codemod, self.safety, self.description))
+    @property
+    def applicability(self) -> FixSafety:
+        return self.safety
+
+    def with_edits(self, edits, file_fix: Optional[FileFix] = None) -> "Fix":
+        return Fix(self.codemod, self.safety, self.description, self.site, tuple(edits), file_fix)
+
+    def to_dict(self) -> dict:
+        """ruff's `fix` ({applicability, message, edits}) and castlint's label (codemod, safety, description)."""
+        return {"codemod": self.codemod, "safety": self.safety.value, "description": self.description,
+                "applicability": self.safety.value, "message": self.description,
+                "edits": [edit.to_dict() for edit in self.edits]}
+
+    def __reduce__(self):  # the site stays in the process that analysed the file
+        return (Fix, (self.codemod, self.safety, self.description, None, self.edits, self.file_fix))
 
 
 @dataclass(frozen=True)
@@ -98,12 +157,13 @@ class Finding:
         data["cost"] = None if self.cost is None else asdict(self.cost)
         data["severity"] = self.severity.value
         data["fixable"] = self.fixable
-        data["fix"] = (
-            None
-            if self.fix is None
-            else {"codemod": self.fix.codemod, "safety": self.fix.safety.value, "description": self.fix.description}
-        )
+        data["fix"] = None if self.fix is None else self.fix.to_dict()
         return data
+
+    @property
+    def key(self) -> tuple:
+        """(code, line, column): what names a finding across processes (FileFix.serves)."""
+        return (self.code, self.start.line, self.start.column)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,10 @@ show. Rendering is castlint.report's.
     outcome = session.fix(["src/"], session.FixOptions(dry_run=True))
 
 The fix package (and libcst.matchers) is loaded only when a file has a fixable
-finding: a fixing run over clean files costs what a check costs (LazyFixer).
+finding: a fixing run over clean files costs what a check costs (LazyFixer). A check
+whose report shows fixes (json, sarif, rdjson, the PR bot: `edits=FixOptions(...)`)
+runs the codemods the same way, on the analysis that found the findings, and each
+fixable finding it serves comes back with its `Fix.edits`; nothing is written.
 """
 from __future__ import annotations
 
@@ -136,19 +139,20 @@ class LazyFixer:
     """castlint.fixes.Fixer, loaded in the process that meets the first fixable finding (the
     engine calls a fixer only then): a fixing run over clean files never imports the fix package."""
 
-    def __init__(self, options: FixOptions):
+    def __init__(self, options: FixOptions, describe: bool = False):
         self.options = options
+        self.describe = describe  # castlint.fixes.Fixer(describe=True): edits onto the findings, nothing written
         self._fixer = None
 
     def __call__(self, path, source, stat, ctx, findings, config):
         if self._fixer is None:
             from castlint.fixes import Fixer
 
-            self._fixer = Fixer(self.options)
+            self._fixer = Fixer(self.options, describe=self.describe)
         return self._fixer(path, source, stat, ctx, findings, config)
 
     def __getstate__(self):  # sent to workers as its options only
-        return {"options": self.options, "_fixer": None}
+        return {"options": self.options, "describe": self.describe, "_fixer": None}
 
 
 def refuse_options(options: Optional[FixOptions]) -> None:
@@ -245,12 +249,16 @@ class Session:
     def check(self, paths: Optional[Sequence[str]] = None, *, fix: Optional[FixOptions] = None, jobs: int = 0,
               force_exclude: bool = False, follow_symlinks_outside: bool = False,
               progress: Optional[Callable] = None, discovery: Optional[Discovery] = None,
-              roots: Optional[Sequence[str]] = None) -> Outcome:
+              roots: Optional[Sequence[str]] = None, edits: Optional[FixOptions] = None) -> Outcome:
         """Check (and with fix, fix: write, or with fix.dry_run only diff) the files under paths.
+
+        edits (without fix): each fixable finding carries the edits a fix with these options
+        would make (Fix.edits); nothing is written.
 
         progress: called with the number of files to check, returns a context manager whose
         value (a callable taking a count, or None) is told as files are done."""
         refuse_options(fix)
+        refuse_options(edits)
         paths = list(paths or self.paths)
         discovery = discovery or self.discover(paths, force_exclude)
         roots = list(roots) if roots is not None else paths
@@ -258,7 +266,7 @@ class Session:
         named = [path for path in roots if os.path.isfile(path)]  # parsed even with no trigger word
         for config, tables, files in self.groups(discovery.files):
             part = self._check_group(files, tables, config, jobs, fix, roots, named, follow_symlinks_outside,
-                                     progress)
+                                     progress, edits)
             for name in ("files", "findings", "run_errors", "changed_files", "fix_errors", "changes", "fixes",
                          "fixed", "not_fixed"):
                 getattr(total, name).extend(getattr(part, name))
@@ -271,13 +279,14 @@ class Session:
         return total
 
     def _check_group(self, files, tables, config, jobs, options, roots, named, follow_symlinks_outside,
-                     progress) -> Outcome:
+                     progress, edits=None) -> Outcome:
         from castlint.engine import check_paths
 
-        fixer = LazyFixer(options) if options is not None else None
+        fixer = LazyFixer(options) if options is not None else describer(edits)
         with (progress(len(files)) if progress is not None else nullcontext(None)) as advance:
             run = check_paths(files, tables, config, jobs=jobs, progress=advance, fixer=fixer, named=named)
         if options is None:
+            take_edits(run.results)
             return Outcome(files=list(files), findings=run.findings, run_errors=run.all_errors)
         return _fixed_outcome(run, files, tables, options, roots, follow_symlinks_outside)
 
@@ -297,13 +306,16 @@ class Session:
 
     # -- bytes -----------------------------------------------------------------------------
 
-    def check_source(self, source: bytes, path: str = "-", *, fix: Optional[FixOptions] = None) -> Outcome:
+    def check_source(self, source: bytes, path: str = "-", *, fix: Optional[FixOptions] = None,
+                     edits: Optional[FixOptions] = None) -> Outcome:
         """Check (and with fix, fix in memory) bytes that are not on disk, reported under path.
+        edits (without fix): the fixable findings carry their edits, as in check().
 
         The same pipeline as a file's: one parse, the fixer on the analysis that found the
         findings, the rewritten tree re-checked without parsing it again; in a worker of its
         own, so a file that crashes the parser or runs past a limit is its own error."""
         refuse_options(fix)
+        refuse_options(edits)
         from castlint.engine import call_checked, lost_result
 
         config, tables = self.settings()
@@ -315,9 +327,11 @@ class Session:
             outcome.run_errors = [FileError(path, 0, f"stdin holds more than the {config.max_file_size:,}-byte "
                                                      "limit (max-file-size); not checked", "read")]
             return outcome
-        result, lost = call_checked(_check_bytes, (path, source, tables, config, fix), config)
+        result, lost = call_checked(_check_bytes, (path, source, tables, config, fix, edits), config)
         if lost is not None:
             result = lost_result(path, lost)
+        if fix is None:
+            take_edits([result])
         if fix is None or result.fix is None:
             outcome.findings = sorted(result.findings, key=lambda f: f.sort_key())
             outcome.run_errors = list(result.errors)
@@ -346,17 +360,33 @@ class Session:
         """--show-settings: the settings in force, after the command line."""
         return shown_settings(self.config, self.tables, self.flags)
 
-    def fix_suggestions(self, findings) -> dict:
-        """finding index -> its concrete edits (castlint.fixes.suggestions), for the formats that
-        show them (SARIF, rdjson); {} when no finding is fixable (the fix package is not loaded)."""
-        return fix_suggestions(findings, self.config, self.tables)
 
 
-def _check_bytes(path: str, source: bytes, tables, config, options: Optional[FixOptions]):
+def describer(edits: Optional[FixOptions]) -> Optional[LazyFixer]:
+    """The fixer of a check that shows its fixes' edits (never written: a dry run)."""
+    if edits is None:
+        return None
+    from dataclasses import replace
+
+    return LazyFixer(replace(edits, dry_run=True), describe=True)
+
+
+def take_edits(results) -> None:
+    """Each result the describing fixer saw gets its findings with their edits (and no fix to write)."""
+    for result in results:
+        described = getattr(result.fix, "described", None)
+        if described is not None:
+            by_key = {f.key: f for f in described}
+            result.findings = [by_key.get(f.key, f) if f.fix is not None else f for f in result.findings]
+        result.fix = None
+
+
+def _check_bytes(path: str, source: bytes, tables, config, options: Optional[FixOptions],
+                 edits: Optional[FixOptions] = None):
     """check_file on bytes (in a worker: castlint.engine.call_checked), with the fixer when fixing."""
     from castlint.engine import check_file
 
-    fixer = LazyFixer(options) if options is not None else None
+    fixer = LazyFixer(options) if options is not None else describer(edits)
     return check_file(path, tables, config, config.cost_model(tables), None, True, source=source, fixer=fixer,
                       stat=_NOT_ON_DISK if fixer is not None else None)
 
@@ -461,14 +491,6 @@ def shown_settings(config, tables, flags: Optional[CommandLine] = None) -> dict:
                   "kv_lora_rank": model.kv_lora_rank, "rope_dim": model.rope_dim, "kv_dtype": model.kv_dtype,
                   "compute_dtype": model.compute_dtype},
     }
-
-
-def fix_suggestions(findings, config, tables) -> dict:
-    if not any(f.fixable for f in findings):
-        return {}
-    from castlint.fixes import safe_suggestions
-
-    return safe_suggestions(findings, tables, config)
 
 
 def filter_findings(findings, diff_base: Optional[str]) -> list:

@@ -51,7 +51,7 @@ expression that is itself a call, a cast that also moves devices or takes
 another tensor's dtype and device.
 
 CL003 calls `assess()` and attaches the result to its finding, so a finding carries
-`[*]` exactly when castlint.fixes.cast_after_gather applies it by default.
+`[*]` exactly when castlint.checks.cast_before_gather.fix applies it by default.
 """
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
 """Where sglang-style FlashInfer MLA backends read an FP8 pool, and whether the
-MLA fix (castlint.fixes.flashinfer_mla) can rewrite it: the cast sites and plan
+MLA fix (castlint.checks.whole_pool_cast.fix) can rewrite it: the cast sites and plan
 sites, and the reasons a site cannot be taken. CL001 uses `why_not_rewritable` to
 decide whether a finding carries `[*]`; the codemod uses the same site finders.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Set
+from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -392,19 +392,26 @@ def plan_site(ctx, call: cst.Call, wrapper, redirect: bool) -> PlanSite:
 
 
 def why_not_rewritable(ctx, call: cst.Call) -> Optional[str]:
-    """None if the MLA fix can take this cast and the plans its file makes; else why not.
+    """None if the MLA fix can take this cast and the plans its file makes; else why not."""
+    return rewritable_site(ctx, call)[1]
+
+
+def rewritable_site(ctx, call: cst.Call) -> Tuple[Optional[CastSite], Optional[str]]:
+    """(the cast's CastSite, None) if the MLA fix can take this cast and the plans its file
+    makes; else (None, why not).
 
     The file-level part (every other cast that feeds a run(), every MLA plan) is worked
     out once per analysed module, not once per cast."""
     try:
-        cast_site(ctx, call)
+        site = cast_site(ctx, call)
     except RewriteRefused as exc:
-        return exc.reason
+        return None, exc.reason
     file_reasons = _file_reasons(ctx)
     for other, reason in file_reasons["casts"]:
         if other is not call:
-            return reason
-    return file_reasons["runs"] or file_reasons["plans"]
+            return None, reason
+    why_not = file_reasons["runs"] or file_reasons["plans"]
+    return (None, why_not) if why_not else (site, None)
 
 
 _FILE_REASONS: dict = {}  # id(ModuleAnalysis) -> (the analysis, its reasons); a handful at a time
@@ -488,13 +495,20 @@ def feeds_a_run(ctx, call: cst.Call) -> bool:
 def why_not_mla_fixable(ctx, call: cst.Call) -> Optional[str]:
     """None when the MLA fix rewrites this whole-pool cast; "" when the cast feeds no
     MLA run() (the fix does not apply); else why the fix cannot rewrite it."""
+    return mla_fix_site(ctx, call)[1]
+
+
+def mla_fix_site(ctx, call: cst.Call) -> Tuple[Optional[CastSite], Optional[str]]:
+    """(the CastSite the MLA fix rewrites, None) for this whole-pool cast: the site CL001's
+    fix carries, so the codemod applies what the rule proved; (None, "") when the cast feeds
+    no MLA run() (the fix does not apply); else (None, why the fix cannot rewrite it)."""
     analysis = ctx.analysis
     wrapper = ctx.tables.mla_wrapper()
     single = len(analysis.cast_chain(call)) == 1 and analysis.method_parts(call)[0] is call.func.value
     if wrapper is None or not single or wrapper.cls not in analysis.nodes.names or not _names_a_run_argument(analysis, call):
-        return ""
-    why_not = why_not_rewritable(ctx, call)
-    return None if why_not is None else f"the FlashInfer MLA fix cannot rewrite this site: {why_not}"
+        return None, ""
+    site, why_not = rewritable_site(ctx, call)
+    return (site, None) if site is not None else (None, f"the FlashInfer MLA fix cannot rewrite this site: {why_not}")
 
 
 def any_mla_fixable(ctx) -> bool:

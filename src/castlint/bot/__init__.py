@@ -2,6 +2,6 @@
 
 command.run_bot is the entry point; client is a small urllib GitHub REST client
 (pagination, retries, rate limits); comment renders the PR comment; suggestions
-shapes a fix's edits (castlint.fixes.suggestions, shared with the sarif/rdjson
+shapes a fix's edits (castlint.fixes.edit_set, shared with the sarif/rdjson
 formats) as GitHub suggestion blocks.
 """

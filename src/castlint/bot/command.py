@@ -38,7 +38,7 @@ from castlint.config import Config
 from castlint.gitdiff import GitDiffError, all_lines, changed_lines, keep_changed
 
 if TYPE_CHECKING:
-    from castlint.fixes.suggestions import FindingFix
+    from castlint.fixes.edit_set import FindingFix
     from castlint.tables import Tables
 
 ANNOTATION_LEVEL = {"error": "failure", "warning": "warning", "note": "notice"}
@@ -258,7 +258,7 @@ def run_bot(paths: Optional[Sequence[str]] = None, diff_base: Optional[str] = No
 
 def _run(output: Output, env, options: BotOptions) -> int:
     from castlint import __version__
-    from castlint.session import fix_suggestions
+    from castlint.fixes.edit_set import finding_fixes
 
     ctx = load_context(env)
     client = None
@@ -274,7 +274,7 @@ def _run(output: Output, env, options: BotOptions) -> int:
     findings, errors = checked.findings, checked.errors
     report = PullRequestReport(
         checked=checked, paths={i: display_path(f.path, ctx.workspace) for i, f in enumerate(findings)},
-        fixes=fix_suggestions(findings, checked.config, checked.tables),
+        fixes=finding_fixes(findings),
         links=comment_mod.Links(ctx.server_url, ctx.repo, ctx.head_sha), version=__version__)
     status = EXIT_ERROR if errors else (EXIT_FINDINGS if findings and not options.exit_zero else EXIT_CLEAN)
     _write_step_summary(output, env, report)
@@ -311,7 +311,7 @@ def _changed_lines(ctx: Context, client: Optional[GitHubClient], diff_base: Opti
 
 def _check_changes(ctx: Context, options: BotOptions, changed: Optional[Dict[str, Set[int]]]) -> CheckedChanges:
     """Check the changed files (parse only: nothing from the PR is imported or executed)."""
-    from castlint.session import CommandLine, Session, SessionError
+    from castlint.session import CommandLine, FixOptions, Session, SessionError
 
     targets = list(options.paths)
     if not targets:
@@ -325,7 +325,8 @@ def _check_changes(ctx: Context, options: BotOptions, changed: Optional[Dict[str
         config, tables = session.settings()
         # the PR's changed files are named one by one, as pre-commit names them: exclude and
         # .gitignore still apply to them (ruff's --force-exclude)
-        outcome = session.check(targets, force_exclude=changed is not None) if targets else None
+        edits = FixOptions(dry_run=True)  # the fixes' edits: suggestions and diffs
+        outcome = session.check(targets, force_exclude=changed is not None, edits=edits) if targets else None
     except SessionError as exc:
         raise BotError(str(exc)) from None
     files, findings = (outcome.files, outcome.findings) if outcome is not None else ([], [])
@@ -396,7 +397,7 @@ def _review_suggestions(report: PullRequestReport) -> List[Suggestion]:
         fix = report.fixes.get(i)
         if fix is None or fix.whole_file or len(fix.blocks) != 1:
             continue
-        shaped = github_suggestion(fix.blocks[0], fix.old_text)
+        shaped = github_suggestion(fix.blocks[0], fix.old_lines)
         if shaped is None:
             continue
         first, last, text = shaped

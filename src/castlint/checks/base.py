@@ -27,6 +27,19 @@ WHOLE_FILE = "whole-file"  # no model: a file that has the rule's trigger words 
 _REGISTRY: Dict[str, "Rule"] = {}
 
 
+class Invalid(tuple):
+    """An INVALID example, read as (source, expected 1-based lines of findings) like a plain
+    pair; `fixed` is the source after `castlint fix` when the rule fixes it (checked by
+    tests/test_rule_examples.py), else None."""
+
+    fixed: Optional[str]
+
+    def __new__(cls, source: str, lines: Tuple[int, ...], fixed: Optional[str] = None):
+        example = super().__new__(cls, (source, tuple(lines)))
+        example.fixed = fixed
+        return example
+
+
 class Rule:
     """One rule. Defining a subclass with a `code` registers it (castlint.checks.all_rules)."""
 
@@ -37,7 +50,8 @@ class Rule:
     why_it_matters: ClassVar[str]
     example: ClassVar[str]
     fix_safety: ClassVar[str]
-    # (source, expected 1-based lines of findings): INVALID must flag exactly those lines.
+    # (source, expected 1-based lines of findings): INVALID must flag exactly those lines; an
+    # Invalid(source, lines, fixed=...) also says what its fix writes.
     VALID: ClassVar[Tuple[str, ...]] = ()
     INVALID: ClassVar[Tuple[Tuple[str, Tuple[int, ...]], ...]] = ()
     fix: ClassVar[str] = "—"  # what `castlint rules` shows: "safe", "safe/unsafe" or "—"

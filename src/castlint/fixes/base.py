@@ -2,8 +2,10 @@
 
 A rule that can fix a site attaches `Fix(codemod=NAME, ..., site=...)` to its
 finding; the codemod registered under NAME receives those findings, with the
-analysis they were made on, and rewrites the tree. Defining a Codemod subclass
-with a `name` registers it; codemods run in the order they are registered.
+analysis they were made on, and rewrites the tree. A codemod lives beside its rule
+(castlint/checks/<rule>/fix*.py); defining a Codemod subclass with a `name`
+registers it, and registered_codemods() loads every rule folder's fix modules
+first. Codemods run by `order`, then name.
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ class SourceFix:
     remaining: Optional[List] = None  # findings in the new source (None: not re-checked)
     snapshot: object = None  # castlint.fixes.write.Snapshot of what was read, for the atomic write
     companions: Dict[str, bytes] = field(default_factory=dict)  # path -> a module the fix adds (or updates)
+    described: Optional[List] = None  # a run that shows fixes: the findings, with the edits that fix them
 
     @property
     def changed(self) -> bool:
@@ -53,6 +56,7 @@ class Codemod:
     """One codemod: a name that rules put in Fix.codemod, and apply()."""
 
     name: ClassVar[str]
+    order: ClassVar[int] = 100  # when it runs among the codemods (a later one sees the earlier ones' tree)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -68,11 +72,26 @@ class Codemod:
 
 def registered_codemods() -> List[Codemod]:
     """Every codemod, in the order they run."""
-    return list(_REGISTRY.values())
+    load_codemods()
+    return sorted(_REGISTRY.values(), key=lambda codemod: (codemod.order, codemod.name))
 
 
 def codemod_named(name: str) -> Optional[Codemod]:
+    load_codemods()
     return _REGISTRY.get(name)
+
+
+def load_codemods() -> None:
+    """Import the fix modules (fix.py, fix_*.py) of every rule folder in castlint/checks."""
+    import importlib
+    from pathlib import Path
+
+    from castlint.checks import rule_folders
+
+    root = Path(importlib.import_module("castlint.checks").__path__[0])
+    for folder in rule_folders():
+        for path in sorted((root / folder).glob("fix*.py")):
+            importlib.import_module(f"castlint.checks.{folder}.{path.stem}")
 
 
 def sites_to_apply(findings: List, site_type: type, options: FixOptions, line_of) -> Tuple[List, List]:

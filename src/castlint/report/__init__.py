@@ -2,10 +2,9 @@
 
 A renderer takes (findings, errors, meta) and returns the report as a string;
 reporters never analyze, nor load config or compute fixes: they render what they
-are given. The formats in SHOWS_FIX_SUGGESTIONS show the concrete edits of
-fixable findings: the caller computes them once with the run's settings
-(castlint.session.Session.fix_suggestions) and passes them as
-meta["fix_suggestions"] (finding index -> FindingFix). `castlint trace` passes its
+are given. The formats in SHOWS_FIX_EDITS show the concrete edits of fixable
+findings, which the findings carry (Fix.edits): the caller asks the run for them
+(castlint.session.Session.check(edits=...)). `castlint trace` passes its
 run as meta["trace"] and each runtime finding's evidence as its `runtime`; text,
 json and sarif show them. statistics.py and settings.py render --statistics and
 --show-settings from the session's data.
@@ -28,7 +27,7 @@ FORMATS = {
     "azure": azure.render,
     "rdjson": rdjson.render,
 }
-SHOWS_FIX_SUGGESTIONS = frozenset({"sarif", "rdjson"})
+SHOWS_FIX_EDITS = frozenset({"json", "sarif", "rdjson"})
 
 
 def render(fmt: str, findings, errors, meta, quiet: bool = False, color: bool = False) -> str:

@@ -4,9 +4,8 @@
 
 Positions are 1-based; columns count UTF-8 bytes, as the format specifies (castlint
 counts code points, so non-ASCII lines are converted). A fixable finding carries
-`suggestions` with the replacement text when the caller computed it
-(meta["fix_suggestions"]: castlint.fixes.suggestions with the run's config and
-tables, safe fixes only), which reviewdog turns into suggested changes. Files that
+`suggestions` with the replacement text when it carries the fix's edits (Fix.edits,
+computed by the run; safe fixes only), which reviewdog turns into suggested changes. Files that
 could not be checked are ERROR diagnostics with code `castlint/<kind>`.
 Always valid UTF-8: undecodable bytes in a file name show as U+FFFD.
 """
@@ -54,7 +53,7 @@ def _position(lines: _Lines, path: str, pos) -> dict:
 
 
 def _suggestions(fix) -> list:
-    old = fix.old_text.splitlines(keepends=True)
+    old = list(fix.old_lines)
     out = []
     for block in sorted(fix.blocks, key=lambda b: b.start):
         text = "".join(block.new_lines)
@@ -78,7 +77,9 @@ def _suggestions(fix) -> list:
 
 def build(findings, errors, meta) -> dict:
     lines = _Lines()
-    fixes = meta.get("fix_suggestions") or {}
+    from castlint.fixes.edit_set import finding_fixes  # (only a report that shows fixes)
+
+    fixes = finding_fixes(findings)
     diagnostics = []
     for i, f in enumerate(findings):
         diagnostic = {

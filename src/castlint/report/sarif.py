@@ -5,10 +5,9 @@ One run, castlint as the driver, every rule described from castlint.checks
 carries its region (columns in Unicode code points, as castlint counts them),
 the enclosing function as a logical location, a stable partial fingerprint
 and, in a property bag, the cost model's bytes. A fixable finding carries a
-SARIF `fix` with the concrete replacement when the caller computed one
-(meta["fix_suggestions"]: castlint.fixes.suggestions with the run's config and
-tables, safe fixes only, like `castlint fix`); otherwise the fix's description
-is in the result's properties. Files castlint could not read or parse are tool
+SARIF `fix` with the concrete replacement when its finding carries the fix's
+edits (Fix.edits: the run computed them, castlint.session; safe fixes only, like
+`castlint fix`); the fix's description is in the result's properties. Files castlint could not read or parse are tool
 execution notifications, and make `executionSuccessful` false.
 
 Artifact URIs percent-encode the file name's raw bytes, so a name that is not
@@ -78,10 +77,10 @@ def _region(start, end) -> dict:
             "endColumn": max(end.column, start.column) if end.line == start.line else end.column}
 
 
-def _line_offsets(text: str) -> List[int]:
-    """Character offset of the start of each line (0-based lines), plus len(text)."""
+def _line_offsets(lines) -> List[int]:
+    """Character offset of the start of each line (0-based lines), plus the text's length."""
     offsets, pos = [], 0
-    for line in text.splitlines(keepends=True):
+    for line in lines:
         offsets.append(pos)
         pos += len(line)
     offsets.append(pos)
@@ -96,7 +95,7 @@ def _char_span(block, offsets: List[int]) -> Tuple[int, int, str]:
 
 
 def _sarif_fix(f, fix) -> dict:
-    offsets = _line_offsets(fix.old_text)
+    offsets = _line_offsets(fix.old_lines)
     replacements = []
     for block in sorted(fix.blocks, key=lambda b: b.start):
         offset, length, text = _char_span(block, offsets)
@@ -151,7 +150,9 @@ def build(findings, errors, meta) -> dict:
 
     rules = [_rule_descriptor(rule) for rule in ALL_RULES]
     rule_index = {rule.code: i for i, rule in enumerate(ALL_RULES)}
-    fixes = meta.get("fix_suggestions") or {}
+    from castlint.fixes.edit_set import finding_fixes  # (only a report that shows fixes)
+
+    fixes = finding_fixes(findings)
     root = workspace_root()
     cache: dict = {}
     run = {

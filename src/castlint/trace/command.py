@@ -126,8 +126,7 @@ def run_trace(command: Optional[List[str]] = None, module: Optional[str] = None,
     from castlint.trace.report import build_report, render
 
     findings, errors, meta = build_report(raws, static=static, jobs=jobs, config=config, tables=rule_tables,
-                                          confirms=trace_tables.confirms)
-    meta = _with_fix_suggestions(fmt, findings, meta, config, rule_tables)
+                                          confirms=trace_tables.confirms, edits=_edit_options(fmt))
     text = render(fmt, findings, errors, meta, quiet=quiet, color=color and not output_file)
     if output_file:
         Path(output_file).write_text(text, encoding="utf-8")
@@ -146,13 +145,13 @@ def run_trace(command: Optional[List[str]] = None, module: Optional[str] = None,
     return EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
 
 
-def _with_fix_suggestions(fmt: str, findings, meta: dict, config, tables) -> dict:
-    """meta, with the fixes' edits for the formats that show them (as `castlint check` does),
-    computed with the run's config and tables."""
-    from castlint.report import SHOWS_FIX_SUGGESTIONS
+def _edit_options(fmt: str):
+    """The fix options whose edits the static findings carry, for the formats that show them
+    (castlint.report.SHOWS_FIX_EDITS); None for the others (no fix is computed)."""
+    from castlint.report import SHOWS_FIX_EDITS
 
-    if fmt not in SHOWS_FIX_SUGGESTIONS or config is None or tables is None:
-        return meta
-    from castlint.session import fix_suggestions
+    if fmt not in SHOWS_FIX_EDITS:
+        return None
+    from castlint.fixoptions import FixOptions
 
-    return dict(meta, fix_suggestions=fix_suggestions(findings, config, tables))
+    return FixOptions(dry_run=True)

@@ -77,8 +77,10 @@ def _real(path: str) -> str:
 
 
 def static_findings(paths: Sequence[str], jobs: int = 1, config=None,
-                    tables=None) -> Tuple[Dict[str, list], list, str]:
+                    tables=None, edits=None) -> Tuple[Dict[str, list], list, str]:
     """{realpath: [static findings]} for these files, errors, and a note ('' when it ran).
+
+    edits: castlint.session.FixOptions whose fixes' edits the fixable findings carry (None: none).
 
     config, tables: the run's settings (castlint.session.Session.settings); None: those of the
     config nearest the files (raises castlint.session.SessionError when it is unusable)."""
@@ -98,7 +100,10 @@ def static_findings(paths: Sequence[str], jobs: int = 1, config=None,
 
         tables = load_tables(config.extend_rules)
     config.cache = False
-    run = check_paths(files, tables, config, jobs=max(1, jobs), cache=False)
+    from castlint.session import describer, take_edits
+
+    run = check_paths(files, tables, config, jobs=max(1, jobs), cache=False, fixer=describer(edits))
+    take_edits(run.results)
     out: Dict[str, list] = {}
     for f in run.findings:
         out.setdefault(_real(f.path), []).append(f)
@@ -154,10 +159,11 @@ def new_finding(evidence: dict, path: Optional[str] = None) -> RuntimeFinding:
 
 
 def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, config=None,
-                 confirms: Optional[Sequence[str]] = None, tables=None):
+                 confirms: Optional[Sequence[str]] = None, tables=None, edits=None):
     """(findings, errors, meta) from the raw JSON of one or more tracers.
 
-    config, tables: the settings the static check runs with (see static_findings)."""
+    config, tables: the settings the static check runs with; edits: the fix options whose
+    edits its fixable findings carry (see static_findings)."""
     if confirms is None:
         from castlint.trace.table import load_trace_tables
 
@@ -166,7 +172,8 @@ def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, confi
     threshold = max((r.get("threshold", 0) for r in raws), default=0)
     static_by_file, errors, note = ({}, [], "static check off")
     if static and sites:
-        static_by_file, errors, note = static_findings([s["path"] for s in sites], jobs, config, tables)
+        static_by_file, errors, note = static_findings([s["path"] for s in sites], jobs, config, tables,
+                                                        edits)
     findings = []
     for site in sites:
         cover = covering(static_by_file.get(_real(site["path"]), []), site["line"], confirms)

@@ -19,7 +19,7 @@ from castlint.mla_names import READ_ATTR, READ_CLASS
 
 BACKEND_RELPATH = Path("sglang/srt/layers/attention/flashinfer_mla_backend.py")
 GUARD_MARKER = f"{READ_CLASS}(".encode()  # what the FlashInfer MLA fix writes into the backend's __init__
-PAGED_MARKER = b"read_kv_pages("  # what the paged-read fix (castlint.fixes.paged_kv_read) writes at a site
+PAGED_MARKER = b"read_kv_pages("  # what the paged-read fix (castlint.checks.whole_pool_cast.fix_paged_read) writes at a site
 
 # GPU defaults follow the original report; --device cpu runs the reference MLA
 # in Python, so it takes small shapes unless told otherwise.

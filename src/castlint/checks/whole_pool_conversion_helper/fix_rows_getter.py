@@ -1,7 +1,7 @@
 """The rows getter: beside a pool accessor that dequantizes its whole buffer, one that
 dequantizes only the rows a kernel reads.
 
-For each sibling castlint.analysis.row_getters derived (the CL004 finding's
+For each sibling castlint.checks.whole_pool_conversion_helper.rows_getter_proof derived (the CL004 finding's
 `Fix.site`), the method
 
     def get_key_buffer(self, layer_id: int):
@@ -26,7 +26,7 @@ from typing import Dict, List
 import libcst as cst
 
 from castlint.analysis.dataflow import iter_nodes
-from castlint.analysis.row_getters import CODEMOD, RowsGetter
+from castlint.checks.whole_pool_conversion_helper.rows_getter_proof import CODEMOD, RowsGetter
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 
 
@@ -156,6 +156,7 @@ def _body_indent(module: cst.Module, method: cst.FunctionDef) -> str:
 
 class RowsGetterFix(Codemod):
     name = CODEMOD
+    order = 40
 
     def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
         getters, seen = [], set()

@@ -223,8 +223,8 @@ ROWS_GETTER_PRESENT = (
 
 
 def _rows_getter_fix(ctx: FileContext, call):
-    """The rows getter for the accessor of this dequantize (castlint.analysis.row_getters)."""
-    from castlint.analysis.row_getters import CODEMOD, has_sibling, rows_getters, sibling_for
+    """The rows getter for the accessor of this dequantize (castlint.checks.whole_pool_conversion_helper.rows_getter_proof)."""
+    from castlint.checks.whole_pool_conversion_helper.rows_getter_proof import CODEMOD, has_sibling, rows_getters, sibling_for
 
     getter, why_not = sibling_for(ctx.analysis, call)
     if getter is not None:

@@ -14,6 +14,7 @@ from typing import Dict, List
 import libcst as cst
 
 from castlint.analysis.cast_motion import cast_chain
+from castlint.checks.cast_before_gather.rule import CODEMOD
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 from castlint.models import FixSafety
 
@@ -66,7 +67,8 @@ class MoveCastsAfterGathers(cst.CSTTransformer):
 
 
 class CastAfterGather(Codemod):
-    name = "cast-after-gather"
+    name = CODEMOD
+    order = 10
 
     def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
         direct: Dict[int, int] = {}

@@ -11,7 +11,7 @@ becomes
     kernel(..., k_buffer, v_buffer, ..., kv_rows, ...)
 
 `read_kv_rows` lives in a module the fix adds to the tree (the template
-castlint/fixes/templates/kv_rows_read.py, its placeholders filled from
+templates/kv_rows_read.py beside this module, its placeholders filled from
 rules/*.toml), where rules/sglang.toml [rows_read_module] says, or next to the file.
 """
 from __future__ import annotations
@@ -88,6 +88,7 @@ class _Rewrite(cst.CSTTransformer):
 
 class RowsRead(Codemod):
     name = CODEMOD
+    order = 50
 
     def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
         sites, skipped = sites_to_apply(findings, RowRead, options,

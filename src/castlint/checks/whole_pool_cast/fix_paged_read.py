@@ -79,6 +79,7 @@ class _Rewrite(cst.CSTTransformer):
 
 class PagedKvRead(Codemod):
     name = CODEMOD
+    order = 30
 
     def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
         sites, skipped = sites_to_apply(findings, PagedRead, options,

@@ -1,9 +1,12 @@
-"""A new rule is one new file: its class declares code, name, docs, examples and trigger
-words, and nothing else in castlint changes.
+"""A new fixable rule is one new folder: checks/<rule>/rule.py declares code, name, docs,
+examples (its INVALID one with what the fix writes) and trigger words, and builds the fix
+of each site it finds; checks/<rule>/fix.py is the codemod that rewrites those sites.
+Nothing else in castlint changes.
 
-The test copies the castlint package, adds one module to castlint/checks/ and runs the
-copy: the registry lists the rule, selectors accept its code, the prefilter and prune
-let its files through, the rule's own examples are its tests, and reporters describe it.
+The test copies the castlint package, adds one folder to castlint/checks/ and runs the
+copy: the registry lists the rule, selectors accept its code, the prefilter and prune let
+its files through, the rule's own examples are its tests (the fixed source too), reporters
+describe it, `check -f json` carries its fix's edits and `castlint fix` applies it.
 """
 from __future__ import annotations
 
@@ -17,26 +20,32 @@ from pathlib import Path
 
 import castlint
 
+FOLDER = "print_in_forward"
+
 TOY_RULE = '''
-"""CL950 print-in-forward: a toy rule, written as a contributor would."""
+"""CL950 print-in-forward: a toy fixable rule, written as a contributor would."""
 from __future__ import annotations
 
 from typing import List
 
-from castlint.checks.base import FileContext, Rule
-from castlint.models import Finding, Severity
+from castlint.checks.base import FileContext, Invalid, Rule
+from castlint.models import Finding, Fix, FixSafety, Severity
+
+CODEMOD = "drop-print"  # the codemod in fix.py, beside this rule
 
 
 class PrintInForward(Rule):
     code = "CL950"
     name = "print-in-forward"
+    fix = "safe"
     summary = "A print() in a forward pass syncs the device on every step"
-    what_it_does = "Flags print() calls in functions whose name starts with `forward`."
+    what_it_does = "Flags print() statements in functions whose name starts with `forward`."
     why_it_matters = "Printing a tensor copies it to the host and waits for the GPU."
     example = "def forward(self, x):\\n    print(x)\\n"
-    fix_safety = "No automatic fix; log outside the hot path."
+    fix_safety = "Safe: the statement only prints; the fix removes it."
     VALID = ("def setup(self, x):\\n    print(x)\\n",)
-    INVALID = (("def forward_decode(self, x):\\n    print(x)\\n    return x\\n", (2,)),)
+    INVALID = (Invalid("def forward_decode(self, x):\\n    print(x)\\n    return x\\n", (2,),
+                       fixed="def forward_decode(self, x):\\n    return x\\n"),)
 
     def triggers(self, words) -> tuple:
         return ((frozenset({"print("}), frozenset({"def forward"})),)
@@ -48,10 +57,45 @@ class PrintInForward(Rule):
         findings = []
         for call in analysis.nodes.calls:
             function = analysis.enclosing_function(call)
-            if isinstance(call.func, cst.Name) and call.func.value == "print" and function is not None \\
-                    and function.name.value.startswith("forward"):
-                findings.append(self.finding(ctx, call, "print() in a forward pass", Severity.WARNING))
+            if not (isinstance(call.func, cst.Name) and call.func.value == "print" and function is not None
+                    and function.name.value.startswith("forward")):
+                continue
+            statement = analysis.parent(analysis.parent(call))  # print(...) as a statement of its own
+            fix = None
+            if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+                fix = Fix(CODEMOD, FixSafety.SAFE, "remove the print()", site=statement)
+            findings.append(self.finding(ctx, call, "print() in a forward pass", Severity.WARNING, fix=fix,
+                                         unfixable_reason=None if fix else "print() inside an expression"))
         return findings
+'''
+
+TOY_FIX = '''
+"""CL950's codemod: remove the print() statements the rule found."""
+from __future__ import annotations
+
+from typing import List
+
+import libcst as cst
+
+from castlint.checks.print_in_forward.rule import CODEMOD
+from castlint.fixes.base import Codemod, CodemodResult, FixOptions
+
+
+class _Drop(cst.CSTTransformer):
+    def __init__(self, statements):
+        super().__init__()
+        self.statements = statements
+
+    def leave_SimpleStatementLine(self, original, updated):
+        return cst.RemoveFromParent() if id(original) in self.statements else updated
+
+
+class DropPrint(Codemod):
+    name = CODEMOD
+
+    def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
+        statements = {id(f.fix.site) for f in findings}
+        return CodemodResult(module.visit(_Drop(statements)), applied=[f"{len(statements)} print() removed"])
 '''
 
 EXAMPLES = '''
@@ -59,6 +103,7 @@ import libcst as cst
 from castlint.checks import rule_for
 from castlint.config import Config
 from castlint.engine import analyze_module
+from castlint.fixes import FixOptions, fix_source
 from castlint.tables import load_tables
 
 tables, rule = load_tables(), rule_for("CL950")
@@ -68,6 +113,9 @@ def lines(source):
     return sorted(f.start.line for f in found if f.code == "CL950")
 assert all(lines(source) == [] for source in rule.VALID)
 assert all(lines(source) == sorted(expected) for source, expected in rule.INVALID)
+for example in rule.INVALID:
+    fixed = fix_source(example[0].encode(), "x.py", tables, FixOptions(), config).new_source.decode()
+    assert fixed == example.fixed, fixed
 print("examples ok")
 '''
 
@@ -80,7 +128,10 @@ def _copy_with_toy_rule(tmp_path: Path) -> Path:
         from castlint.tables import builtin_rules_dir
 
         shutil.copytree(builtin_rules_dir(), root / "castlint" / "rules")
-    (root / "castlint" / "checks" / "print_in_forward.py").write_text(TOY_RULE)
+    folder = root / "castlint" / "checks" / FOLDER  # one folder: no __init__.py, nothing else
+    folder.mkdir()
+    (folder / "rule.py").write_text(TOY_RULE)
+    (folder / "fix.py").write_text(TOY_FIX)
     return root
 
 
@@ -131,35 +182,48 @@ def _differences(left: Path, right: Path) -> list:
     return out
 
 
-def test_a_new_rule_needs_only_its_own_file(tmp_path):
+def test_a_new_fixable_rule_needs_only_its_own_folder(tmp_path):
     root = _copy_with_toy_rule(tmp_path)
     assert _differences(Path(castlint.__file__).parent, root / "castlint") == \
-        [str(root / "castlint" / "checks" / "print_in_forward.py")]
+        [str(root / "castlint" / "checks" / FOLDER)]
     project = tmp_path / "project"
     project.mkdir()
-    (project / "hot.py").write_text("def forward(self, x):\n    print(x)\n    return x\n")
+    hot = "def forward(self, x):\n    print(x)\n    return x\n"
+    (project / "hot.py").write_text(hot)
     (project / "cold.py").write_text("def setup(self, x):\n    print(x)\n")
 
-    rules, check, sarif, doc, examples = _cli_runs(
+    rules, check, sarif, doc, fix, examples = _cli_runs(
         root,
         ("rules", "--format", "json"),
         ("check", "--select", "CL950", "--no-cache", "--output-format", "json", "."),
         ("check", "--select", "CL950", "--no-cache", "--output-format", "sarif", "."),
         ("rule", "CL950"),
+        ("fix", "--select", "CL950", "--no-cache", "."),
         script=EXAMPLES, cwd=project)
     assert rules.returncode == 0, rules.stderr
     assert {"code": "CL950", "name": "print-in-forward",
-            "summary": "A print() in a forward pass syncs the device on every step", "fix": "—"} \
+            "summary": "A print() in a forward pass syncs the device on every step", "fix": "safe"} \
         in json.loads(rules.stdout)
 
     assert check.returncode == 1, check.stderr
-    found = json.loads(check.stdout)["findings"]
-    assert [(os.path.basename(f["path"]), f["start"]["line"], f["code"]) for f in found] == [("hot.py", 2, "CL950")]
+    (found,) = json.loads(check.stdout)["findings"]
+    assert (os.path.basename(found["path"]), found["start"]["line"], found["code"]) == ("hot.py", 2, "CL950")
+    # the fix the rule built, as edits: line 2 goes
+    assert found["fix"]["applicability"] == "safe" and found["fix"]["codemod"] == "drop-print"
+    assert found["fix"]["edits"] == [{"content": "", "location": {"row": 2, "column": 1},
+                                      "end_location": {"row": 3, "column": 1}}]
 
-    driver = json.loads(sarif.stdout)["runs"][0]["tool"]["driver"]
-    assert "CL950" in [r["id"] for r in driver["rules"]]
+    (result,) = json.loads(sarif.stdout)["runs"][0]["results"]
+    assert "CL950" in [r["id"] for r in json.loads(sarif.stdout)["runs"][0]["tool"]["driver"]["rules"]]
+    (change,) = result["fixes"][0]["artifactChanges"]
+    assert change["replacements"] == [{"deletedRegion": {"charOffset": 22, "charLength": 13},
+                                       "insertedContent": {"text": ""}}]
 
     assert doc.returncode == 0 and "print() in a forward pass syncs" in doc.stdout
+
+    # `castlint fix` applies it: the file is the example's fixed form, nothing is left to report
+    assert fix.returncode == 0, fix.stdout + fix.stderr
+    assert (project / "hot.py").read_text() == "def forward(self, x):\n    return x\n"
 
     assert examples.returncode == 0 and "examples ok" in examples.stdout, examples.stdout
 

@@ -43,7 +43,7 @@ import libcst.matchers as m
 from castlint.analysis import ModuleAnalysis
 from castlint.analysis.dataflow import dotted
 from castlint.analysis.mla_sites import (
-    CastSite, PlanSite, RewriteRefused, cast_site, feeds_a_run, is_mla_plan, plan_site,
+    CastSite, PlanSite, RewriteRefused, feeds_a_run, is_mla_plan, plan_site,
     why_not_rewritable,
 )
 from castlint.analysis.context import FileContext
@@ -70,17 +70,26 @@ class MlaSites:
     skipped: List[Tuple[int, str]] = field(default_factory=list)  # (line, why)
 
 
-def find_sites(ctx: FileContext, findings: List) -> MlaSites:
-    """The sites of the wanted findings (CL001: the cast; CL002: the plan() call, in fix.site).
+def _site_node(finding) -> cst.CSTNode:
+    """The node a wanted finding's fix names: CL001's cast (in its CastSite), CL002's plan() call."""
+    site = finding.fix.site
+    return site.cast if isinstance(site, CastSite) else site
 
-    Raises RewriteRefused when a wanted site cannot be rewritten safely."""
+
+def find_sites(ctx: FileContext, findings: List) -> MlaSites:
+    """The sites of the wanted findings (CL001: the CastSite its rule proved; CL002: the plan()
+    call, in fix.site), and the plans of the file the rewrite redirects or marks.
+
+    Raises RewriteRefused when a wanted site cannot be rewritten safely: a cast that feeds a
+    run() stays (suppressed or not selected), or no plan can be redirected."""
     analysis = ctx.analysis
-    wanted = {id(f.fix.site) for f in findings}
+    proven = {id(f.fix.site.cast): f.fix.site for f in findings if isinstance(f.fix.site, CastSite)}
+    wanted = {id(_site_node(f)) for f in findings}
     sites = MlaSites()
     left = []
     for call, _ in analysis.pool_casts():
-        if id(call) in wanted:
-            sites.casts.append(cast_site(ctx, call))
+        if id(call) in proven:
+            sites.casts.append(proven[id(call)])
         elif feeds_a_run(ctx, call):
             left.append(call)
     if not sites.casts:
@@ -455,6 +464,7 @@ class FlashInferMlaNativeFp8(Codemod):
     module is returned unchanged and the reason is reported."""
 
     name = MLA_CODEMOD
+    order = 20
 
     def apply(self, module: cst.Module, ctx: FileContext, findings: List, options: FixOptions) -> CodemodResult:
         target = detect_target(ctx.path, ctx.tables, options.flashinfer_version)
@@ -480,7 +490,7 @@ class FlashInferMlaNativeFp8(Codemod):
         result.companions = dict(added.companions)
         # the findings of the sites rewritten (--profile minimal leaves the extend casts and plans)
         taken = {id(site.cast) for site in sites.casts} | {id(site.call) for site in sites.plans if site.redirect}
-        result.fixed = [f for f in findings if id(f.fix.site) in taken]
+        result.fixed = [f for f in findings if id(_site_node(f)) in taken]
         if keyword_api and transformer.rebinds_plan and sites.plans:
             result.skipped.append((analysis.position(sites.plans[0].call).start.line,
                                    "plan() calls kept positional: this module rebinds `.plan` to sglang's "

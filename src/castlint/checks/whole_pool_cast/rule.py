@@ -206,11 +206,11 @@ def _mla_fix(ctx: FileContext, call: cst.Call):
     `[*]` is shown only when the codemod's own site check accepts the cast and its
     file's plans (castlint.analysis.mla_sites), so a marked finding is one `castlint
     fix` applies."""
-    from castlint.analysis.mla_sites import why_not_mla_fixable
+    from castlint.analysis.mla_sites import mla_fix_site
 
-    why_not = why_not_mla_fixable(ctx, call)
-    if why_not is None:
-        return Fix(MLA_CODEMOD, FixSafety.SAFE, MLA_FIX_DESCRIPTION, site=call), None
+    site, why_not = mla_fix_site(ctx, call)
+    if site is not None:  # the proven cast site is what the codemod rewrites
+        return Fix(MLA_CODEMOD, FixSafety.SAFE, MLA_FIX_DESCRIPTION, site=site), None
     if why_not:
         return None, why_not
     return _paged_fix(ctx, call)

@@ -3,8 +3,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List
 
-from castlint.checks.base import COST_HINT, POOL_FLOW, FileContext, Rule, chain_cost, pool_cast_cost, short_code
+from castlint.checks.base import (
+    COST_HINT, POOL_FLOW, FileContext, Invalid, Rule, chain_cost, pool_cast_cost, short_code,
+)
 from castlint.models import Finding, Fix, FixSafety, Severity
+
+CODEMOD = "cast-after-gather"  # the codemod in fix.py, beside this rule
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -47,12 +51,18 @@ class CastBeforeGather(Rule):
         "    return kv[:, :, :512]\n",
     )
     INVALID = (
-        ("def f(self, layer, loc):\n"
-         "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n", (2,)),
-        ("def f(self, layer, loc):\n"
-         "    kv = self.pool.get_key_buffer(layer.layer_id).float()\n"
-         "    a = kv[loc]\n"
-         "    return kv.index_select(0, loc) + a\n", (2,)),
+        Invalid("def f(self, layer, loc):\n"
+                "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n", (2,),
+                fixed="def f(self, layer, loc):\n"
+                      "    return self.pool.get_key_buffer(layer.layer_id)[loc].to(torch.bfloat16)\n"),
+        Invalid("def f(self, layer, loc):\n"
+                "    kv = self.pool.get_key_buffer(layer.layer_id).float()\n"
+                "    a = kv[loc]\n"
+                "    return kv.index_select(0, loc) + a\n", (2,),
+                fixed="def f(self, layer, loc):\n"
+                      "    kv = self.pool.get_key_buffer(layer.layer_id)\n"
+                      "    a = kv[loc].float()\n"
+                      "    return kv.index_select(0, loc).float() + a\n"),
     )
 
     def triggers(self, words) -> tuple:
@@ -106,7 +116,7 @@ class CastBeforeGather(Rule):
             f"gather first, then cast; {COST_HINT}",
             Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
             cost=cost,
-            fix=Fix("cast-after-gather", move.safety, description, site=move) if move.safety is not None else None,
+            fix=Fix(CODEMOD, move.safety, description, site=move) if move.safety is not None else None,
             unfixable_reason=None if move.safety is not None else
             f"the cast cannot move after the gather: {move.reason}",
         )
