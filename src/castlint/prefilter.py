@@ -10,9 +10,9 @@ wrapper there widens the filter with no code change.
 """
 from __future__ import annotations
 
-import functools
 from typing import Iterable
 
+from castlint.common.words import any_word  # noqa: F401 - has_trigger's test, re-exported
 from castlint.tables import Tables
 from castlint.triggers import SUPPRESSION_WORDS, TriggerWords  # noqa: F401 - the vocabulary, re-exported
 
@@ -56,32 +56,3 @@ def has_trigger(text: bytes, groups) -> bool:
     that every word of the set contains one of), and only the words whose
     anchor occurs are searched for."""
     return any(all(any_word(text, words) for words in group) for group in groups)
-
-
-def any_word(text: bytes, words) -> bool:
-    """Does any of words (bytes) occur in text? Through their anchors (see has_trigger)."""
-    for anchor, covered in _anchors(tuple(words)):
-        if anchor in text and any(word in text for word in covered):
-            return True
-    return False
-
-
-@functools.lru_cache(maxsize=256)
-def _anchors(words: tuple) -> tuple:
-    """((anchor, words containing it), ...) such that every word contains some anchor.
-
-    Greedy set cover over the words' substrings of 4 to 12 bytes: few anchors, so
-    that a text with none of the words is rejected in a few scans."""
-    left = [w for w in dict.fromkeys(words)]
-    out = []
-    while left:
-        counts = {}
-        for word in left:
-            subs = {word[i:j] for i in range(len(word)) for j in range(i + 4, min(len(word), i + 12) + 1)}
-            for sub in subs or {word}:
-                counts[sub] = counts.get(sub, 0) + 1
-        anchor = max(counts, key=lambda sub: (counts[sub], len(sub), sub))
-        covered = tuple(w for w in left if anchor in w)
-        out.append((anchor, covered))
-        left = [w for w in left if anchor not in w]
-    return tuple(out)

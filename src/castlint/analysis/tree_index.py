@@ -31,6 +31,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from castlint.analysis import pool_classes
 from castlint.common import pyast
+from castlint.common.words import any_word
 from castlint.tables import Tables
 
 _MAX_MODULE_BYTES = 4 << 20
@@ -533,8 +534,6 @@ def may_link(path: str, source: bytes, tables: Tables) -> bool:
     vocabulary = _vocabulary(tables)
     if b"import" not in source:
         return False
-    from castlint.prefilter import any_word
-
     converts = any_word(source, vocabulary[3])
     if not converts and not any_word(source, vocabulary[6]):
         return False
