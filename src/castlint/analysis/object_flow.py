@@ -501,7 +501,7 @@ class ObjectFlow:
                 values.append(value)
             return values or None
         if isinstance(expr, cst.Attribute):
-            owner = self.instance_class(expr.value)
+            owner = self.instance_class(expr.value, depth + 1)
             if owner is None or self.property_getter(owner, expr.attr.value) is not None:
                 return None
             values = self.instance_attr_values(owner, expr.attr.value)
