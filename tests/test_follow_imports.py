@@ -26,8 +26,8 @@ def _findings(root: Path, follow: bool):
     return found, {Path(r.path).name: r for r in run.results}
 
 
-def test_on_by_default_and_off_each_file_alone():
-    assert Config().follow_imports is True
+def test_off_by_default_each_file_alone():
+    assert Config().follow_imports is False
     found, _ = _findings(PACKAGE, follow=False)
     assert found == {("common.py", "CL001", 12)}
 

@@ -55,7 +55,7 @@ class Config:
     file_timeout: float = 120.0  # seconds one file may take in its worker (0: no limit)
     max_file_memory: int = 0  # bytes one file may take in its worker (0: 80 % of memory / workers)
     respect_gitignore: bool = True
-    follow_imports: bool = True  # link the tree's definitions a file imports into its analysis
+    follow_imports: bool = False  # link the tree's definitions a file imports into its analysis
     ignore_noqa: bool = False  # --ignore-noqa: suppression comments silence nothing
     select_source: str = "default"  # where select came from (--show-settings): default, a file's key, a flag
     # extend-rules tables outside the config's folder and the checked paths: their errors
