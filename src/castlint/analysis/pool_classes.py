@@ -44,6 +44,7 @@ import time
 from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple, Union
 
 from castlint.common import pyast
+from castlint.common.words import any_word
 from castlint.tables import Accessor, Tables
 
 _MAX_BYTES = 4 << 20  # pools are defined in ordinary source files; skip anything bigger
@@ -794,7 +795,7 @@ def _converts_something(source: bytes, tables: Tables) -> bool:
         from castlint.analysis import tree_index
 
         hit = _CONVERSIONS[id(tables)] = (tables, tree_index._vocabulary(tables)[3])
-    return any(word in source for word in hit[1])
+    return any_word(source, hit[1])
 
 
 def may_learn(source: bytes, tables: Tables) -> bool:
