@@ -269,11 +269,20 @@ def analyze_module(module, path: str, source_text: str, tables: Tables, config: 
     """Findings for one parsed module. pruned: the castlint.prune.Pruned it was parsed from
     (then source_text must be the whole file's text, for suppressions); own_lines: see
     run_rules (source_text is then the file's own text)."""
+    from castlint.analysis import cast_motion
     from castlint.analysis.pool_classes import file_tables
 
     tables = file_tables(source_text.encode("utf-8", "surrogateescape"), tables)  # the file's own accessors
     ctx = module_context(module, path, tables, cost_model, pruned, own_lines=own_lines)
-    return run_rules(ctx, source_text, config, own_lines)
+    found = run_rules(ctx, source_text, config, own_lines)
+    if pruned is not None and cast_motion.pruned_undecided(ctx.analysis):
+        raise PrunedTooFar(path)
+    return found
+
+
+class PrunedTooFar(Exception):
+    """A proof on a pruned copy met a member whose body the pruner dropped: only the whole file
+    can decide it (the caller analyses the whole file)."""
 
 
 def link_tree(path: str, source: bytes, tables: Tables, config: Config, result: FileResult) -> tuple:
@@ -509,8 +518,11 @@ def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model
                 result.mode = pruning.FULL
             else:
                 text = own_text if own_text is not None else source_text(source)
-                return analyze_module(module, path, text, tables, config, cost_model, pruned=plan.pruned,
-                                      own_lines=own_lines)
+                try:
+                    return analyze_module(module, path, text, tables, config, cost_model, pruned=plan.pruned,
+                                          own_lines=own_lines)
+                except PrunedTooFar:
+                    result.mode = pruning.FULL
     else:
         result.mode = "full"
     try:

@@ -71,6 +71,9 @@ class Pruned:
     hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = field(default_factory=dict)
     dropped_names: Set[str] = field(default_factory=set)
     dropped_attr_names: Set[str] = field(default_factory=set)
+    # names a dropped def or a dropped class body defines (a method, property or class-level
+    # assignment whose body the pruned tree no longer holds)
+    dropped_members: Set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -1281,6 +1284,19 @@ def _identifiers(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
             names.update(n.kwd_attrs)
 
 
+def _members_defined(node: ast.AST, members: Set[str]) -> None:
+    """The names node defines as a def, or a class body inside it defines by assignment."""
+    for n in _walk(node):
+        t = type(n)
+        if t in _DEFS or t is ast.ClassDef:
+            members.add(n.name)
+            if t is ast.ClassDef:
+                for statement in n.body:
+                    targets = statement.targets if type(statement) is ast.Assign else \
+                        [statement.target] if type(statement) is ast.AnnAssign else []
+                    members.update(x.id for x in targets if type(x) is ast.Name)
+
+
 def _stub(line: str, node) -> str:
     indent = line[: len(line) - len(line.lstrip(" \t\f"))]
     if isinstance(node, ast.ClassDef):
@@ -1826,6 +1842,7 @@ def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> PrunePlan
     line_map = [0]
     names: Set[str] = set()
     attrs: Set[str] = set()
+    members: Set[str] = set()
     i = 1
     n_lines = len(lines)
     while i <= n_lines:
@@ -1835,10 +1852,11 @@ def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> PrunePlan
             out.append(_stub(lines[i - 1], node) + (newline.group(0) if newline else "\n"))
             line_map.append(node.lineno)
             _identifiers(node, names, attrs)
+            _members_defined(node, members)
             i = last + 1
             continue
         out.append(lines[i - 1])
         line_map.append(i)
         i += 1
     line_map.append(n_lines + 1)  # libcst may place an end position one line past the text
-    return PrunePlan(PRUNED, Pruned("".join(out), line_map, hot_hints, names, attrs))
+    return PrunePlan(PRUNED, Pruned("".join(out), line_map, hot_hints, names, attrs, members))

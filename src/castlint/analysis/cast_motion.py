@@ -698,6 +698,32 @@ def effectful_members(analysis) -> frozenset:
     return _members(analysis)[0]
 
 
+UNKNOWN = "cast_motion.unknown"
+PRUNED_UNDECIDED = "cast_motion.pruned_undecided"
+
+
+def is_effectful(analysis, name: str) -> bool:
+    """Is name a member that a class of this module defines with a body not proven read-only?"""
+    return _noted(analysis, name, name in effectful_members(analysis))
+
+
+def is_property(analysis, name: str) -> bool:
+    """Is name a property of a class of this module whose getter is not proven read-only?"""
+    return _noted(analysis, name, name in property_names(analysis))
+
+
+def _noted(analysis, name: str, answer: bool) -> bool:
+    if answer and name in analysis.derived.get(UNKNOWN, ()):
+        analysis.derived[PRUNED_UNDECIDED] = True  # the body is in code the pruner dropped
+    return answer
+
+
+def pruned_undecided(analysis) -> bool:
+    """Did a proof rest on a member whose body the pruned copy does not hold (the whole file
+    must then decide)?"""
+    return bool(analysis.derived.get(PRUNED_UNDECIDED))
+
+
 def _member_line(analysis, name: str) -> str:
     where = analysis.derived.get("cast_motion.effectful_at", {}).get(name)
     return f" (line {_line(analysis, where)})" if where is not None else ""
@@ -724,13 +750,13 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
     effectful: set = set()
     at: dict = {}
     pruned = getattr(analysis, "_pruned", None)
-    if pruned is not None:
-        # a pruned copy (castlint.prune) keeps a dropped def's name but not its body: it may write
-        effectful |= pruned.dropped_names
-        if any(d.rsplit(".", 1)[-1] in pruned.dropped_names for d in decorators):
-            # ... or its decorators: a name defined only in dropped code, never read there as an
-            # attribute, may be a property
-            names |= pruned.dropped_names - pruned.dropped_attr_names
+    unknown = frozenset(pruned.dropped_members) if pruned is not None else frozenset()
+    # a pruned copy (castlint.prune) keeps a dropped def's name but not its body, nor a dropped
+    # class's members: each may write, and may be a property (a decision that rests on one is
+    # not the whole file's: pruned_undecided)
+    effectful |= unknown
+    names |= unknown
+    analysis.derived[UNKNOWN] = unknown
     analysis.derived["cast_motion.effectful_at"] = at
     changed = True
     while changed:
@@ -753,7 +779,7 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
 
 def _property_read(analysis, node) -> str | None:
     """Why reading this attribute runs code (a property of a class of the file), if it does."""
-    if not isinstance(node, cst.Attribute) or node.attr.value not in property_names(analysis):
+    if not isinstance(node, cst.Attribute) or not is_property(analysis, node.attr.value):
         return None
     parent = analysis.parent(node)
     if isinstance(parent, cst.Call) and parent.func is node:
@@ -776,7 +802,7 @@ def _effectful_hit(analysis, dunders) -> str | None:
     if not dunders:
         return None
     hit = sorted(set(dunders) & effectful_members(analysis))
-    return hit[0] if hit else None
+    return hit[0] if hit and is_effectful(analysis, hit[0]) else None
 
 
 def _defined_here(analysis, name: str) -> str:
@@ -809,7 +835,7 @@ def _builtin_typed(analysis, expr, depth: int = 0) -> bool:
     if isinstance(expr, cst.Call):
         if _is_method(analysis, expr.func):
             method = expr.func.attr.value
-            return method in t.scalar_methods and method not in effectful_members(analysis)
+            return method in t.scalar_methods and not is_effectful(analysis, method)
         name = _function_name(analysis, expr) or ""
         return name in t.scalar_functions or (name.startswith("torch.") and name in t.new_value_functions)
     return False
@@ -853,14 +879,14 @@ def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> boo
     if isinstance(expr, cst.Name):
         return _bound_only_to(analysis, expr, lambda v: _proven_iterable(analysis, v, depth + 1, True))
     if isinstance(expr, cst.Attribute):
-        return expr.attr.value in t.iterable_attributes and expr.attr.value not in property_names(analysis)
+        return expr.attr.value in t.iterable_attributes and not is_property(analysis, expr.attr.value)
     if isinstance(expr, cst.Subscript):
         return (all(isinstance(el.slice, cst.Slice) for el in expr.slice)
                 and _proven_iterable(analysis, expr.value, depth + 1, bound))
     if isinstance(expr, cst.Call):
         if _is_method(analysis, expr.func):
             method = expr.func.attr.value
-            return method in t.iterable_methods and method not in effectful_members(analysis)
+            return method in t.iterable_methods and not is_effectful(analysis, method)
         name = _function_name(analysis, expr)
         return name is not None and (name in t.container_functions or name in t.callbacks) \
             and name not in ("iter", "next")
@@ -941,7 +967,8 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
             return f"unpacks `**{_code(analysis, arg.value, 40)}` (`keys()`/`__getitem__` run)"
     if _is_method(analysis, call.func):
         method = call.func.attr.value
-        if method in effectful_members(analysis) and not _builtin_typed(analysis, call.func.value):
+        if method in effectful_members(analysis) and not _builtin_typed(analysis, call.func.value) \
+                and is_effectful(analysis, method):
             return _defined_here(analysis, method)
         return None
     name = _function_name(analysis, call)
@@ -975,9 +1002,9 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
             return _defined_here(analysis, hit)
         text = value.evaluated_value if isinstance(value, cst.SimpleString) else None
         props = property_names(analysis)
-        if isinstance(text, str) and text in props:
+        if isinstance(text, str) and is_property(analysis, text):
             return f"reads `{text}`, a property of a class of this file whose getter is not proven read-only"
-        if not isinstance(text, str) and props:
+        if not isinstance(text, str) and props and is_property(analysis, min(props)):
             return (f"reads an attribute by a name that is not a literal (`{_code(analysis, value, 30)}`); a "
                     f"property of this file whose getter is not proven read-only (`{min(props)}`) may be it")
     return None

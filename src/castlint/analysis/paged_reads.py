@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from castlint.analysis.cast_motion import is_read_only, nodes_between, property_names, unproven_effect
+from castlint.analysis.cast_motion import is_read_only, nodes_between, is_property, unproven_effect
 from castlint.analysis.dataflow import iter_nodes
 
 CODEMOD = "paged-kv-read"  # Fix.codemod of the findings this fix rewrites
@@ -332,7 +332,7 @@ class _Site:
             if not is_read_only(self.analysis, call):
                 return f"`{self.analysis.code(call)[:40]}` is not proven read-only"
         for node in iter_nodes(expr, cst.Attribute):
-            if node.attr.value in property_names(self.analysis):
+            if is_property(self.analysis, node.attr.value):
                 return f"`{self.analysis.code(node)[:40]}` is a property (its getter is a call)"
         return None
 
