@@ -265,7 +265,7 @@ def run_rules(ctx, source_text: str, config: Config, own_lines: Optional[int] = 
 
 
 def analyze_module(module, path: str, source_text: str, tables: Tables, config: Config,
-                   cost_model: CostModel, pruned=None, own_lines: Optional[int] = None) -> list:
+                   cost_model: CostModel, pruned=None, own_lines: Optional[int] = None, keep=None) -> list:
     """Findings for one parsed module. pruned: the castlint.prune.Pruned it was parsed from
     (then source_text must be the whole file's text, for suppressions); own_lines: see
     run_rules (source_text is then the file's own text)."""
@@ -277,6 +277,8 @@ def analyze_module(module, path: str, source_text: str, tables: Tables, config: 
     found = run_rules(ctx, source_text, config, own_lines)
     if pruned is not None and cast_motion.pruned_undecided(ctx.analysis):
         raise PrunedTooFar(path)
+    if keep is not None:
+        keep.append(ctx)
     return found
 
 
@@ -397,10 +399,8 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
             result.errors.append(broken)
         return result
     try:
-        if getattr(fixer, "describe", False):
-            _check_and_describe(path, source, stat, tables, config, cost_model, prune, fixer, result)
-        elif fixer is not None:
-            _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result)
+        if fixer is not None:
+            _check_then_fix(path, source, stat, tables, config, cost_model, prune, fixer, result)
         else:
             result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result)
     except SyntaxError as exc:
@@ -442,7 +442,7 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
     result.mode = pruning.FULL
     module = parse(source, path)
     ctx = module_context(module, path, tables, cost_model)
-    own = run_rules(ctx, module.code, config)
+    own = run_rules(ctx, source_text(source), config)
     result.findings = own if own_lines is None else _with_own_fixes(result.findings, own)
     if any(f.fixable for f in own):
         result.fix, error = fixer(path, source, stat, ctx, own, config)
@@ -450,15 +450,26 @@ def _check_and_fix(path, source, stat, tables, config, cost_model, fixer, result
             result.errors.append(error)
 
 
-def _check_and_describe(path, source, stat, tables, config, cost_model, prune, fixer, result) -> None:
-    """A check that shows its fixes' edits: the file is checked as any check does (pruned), and
-    only a file with a fixable finding is analysed whole for the codemods (_check_and_fix)."""
-    result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result)
+def _check_then_fix(path, source, stat, tables, config, cost_model, prune, fixer, result) -> None:
+    """The file is checked as any check does (pruned: the pruned findings and fix labels are the
+    whole file's, tests/test_corpus.py), and only a file with a fixable finding is analysed whole
+    for the codemods (_check_and_fix). A fixer that only describes its edits (`check -f json`)
+    reports no fix error."""
+    kept: list = []
+    result.findings = _analyze_source(path, source, tables, config, cost_model, prune, result, kept)
     if not any(f.fixable for f in result.findings):
+        return
+    if kept:  # the check was the whole file's analysis: the codemods take it as it is
+        result.fix, error = fixer(path, source, stat, kept[0], result.findings, config)
+        if error is not None and not getattr(fixer, "describe", False):
+            result.errors.append(error)
         return
     whole = FileResult(path=path)
     _check_and_fix(path, source, stat, tables, config, cost_model, fixer, whole)
-    result.fix = whole.fix
+    result.fix, result.links = whole.fix, sorted(set(result.links) | set(whole.links))
+    if not getattr(fixer, "describe", False):
+        result.findings, result.mode = whole.findings, whole.mode
+        result.errors.extend(whole.errors)
 
 
 def _linked_findings(path, linked, own_text, tables, config, cost_model, own_lines) -> list:
@@ -483,11 +494,13 @@ def _with_own_fixes(linked: list, own: list) -> list:
     return out
 
 
-def _analyze_source(path, source, tables, config, cost_model, prune, result) -> list:
+def _analyze_source(path, source, tables, config, cost_model, prune, result, keep=None) -> list:
+    """keep: a list that gets the FileContext of a whole-file analysis of the file alone (its
+    codemods can then reuse it)."""
     tables = learned_tables(path, source, tables, result)  # and the accessors pool classes teach it
     linked, tables, own_lines = link_tree(path, source, tables, config, result)
     if own_lines is None:
-        return _analyze_bytes(path, source, None, None, tables, config, cost_model, prune, result)
+        return _analyze_bytes(path, source, None, None, tables, config, cost_model, prune, result, keep)
     # the pruner's per-unit taint does not follow the linked classes: the whole module is analysed
     from castlint.analysis import tree_index
 
@@ -495,7 +508,8 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result) -> 
     return tree_index.restore_names(found, path)
 
 
-def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model, prune, result) -> list:
+def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model, prune, result,
+                   keep=None) -> list:
     """Findings for source: the file's bytes, or (own_lines given) the file's bytes with
     linked definitions after them, own_text being the file's own text."""
     plan = None
@@ -534,8 +548,8 @@ def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model
             raise SyntaxError(f"syntax error: {err.msg}" + _python2_hint(source, err.lineno),
                               (path, err.lineno, err.offset or 1, "")) from None
         raise
-    return analyze_module(module, path, own_text if own_text is not None else module.code, tables, config,
-                          cost_model, own_lines=own_lines)
+    return analyze_module(module, path, own_text if own_text is not None else source_text(source), tables, config,
+                          cost_model, own_lines=own_lines, keep=keep)
 
 
 def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
