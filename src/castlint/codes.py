@@ -62,8 +62,6 @@ def __getattr__(name: str):  # the registry's rows under their old constant name
         return opt_in_codes()
     if name == "DEFAULT_CODES":
         return default_codes()
-    if name == "RUNTIME_CODES":
-        return runtime_codes()
     if name == "RULES_BY_CODE":
         return {info.code: info for info in rules()}
     raise AttributeError(name)

@@ -295,9 +295,6 @@ class _Refs:
         self.members: Set[str] = set()  # x of obj.x and m of obj.m(...), obj not self (_object_flow)
         self.bound = False  # an accessor held uncalled (a bound method, partial, getattr)
 
-    def name_set(self) -> Set[str]:
-        return {name for name, _ in self.names}
-
 
 def _refs(node: ast.AST, vocab: _Vocabulary, aliases=frozenset(), tf: tuple = KEEP) -> _Refs:
     out = _Refs()

@@ -375,10 +375,6 @@ class ModuleAnalysis(ObjectFlow):
         low = text.lower()
         return any(word in low for word in words)
 
-    def is_layer_index(self, index: cst.BaseExpression) -> bool:
-        """Kept for callers of the name heuristic: an index that is not a tensor of indices."""
-        return self.index_kind(index) != TENSOR
-
     # -- origins -------------------------------------------------------------
     def origin(self, expr: cst.BaseExpression, depth: int = 0) -> Origin:
         key = id(expr)

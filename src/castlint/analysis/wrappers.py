@@ -13,13 +13,6 @@ from castlint.analysis.dataflow import ModuleAnalysis, dotted, iter_nodes
 from castlint.tables import Wrapper
 
 
-def _annotation_class(analysis: ModuleAnalysis, receiver: cst.BaseExpression) -> Optional[str]:
-    """The class named in the annotation of a parameter, or in `x = Class(...)` (the first
-    one, for a Union)."""
-    classes = _annotation_classes(analysis, receiver)
-    return classes[0] if classes else None
-
-
 def _annotation_classes(analysis: ModuleAnalysis, receiver: cst.BaseExpression) -> Optional[Tuple[str, ...]]:
     """The classes named in the annotation of a parameter (every member of a `Union[...]`,
     `Optional[...]` or `A | B`, as sglang <= 0.4.3 annotates its decode/MLA wrappers), or

@@ -15,12 +15,6 @@ def parse_version(text: str) -> tuple:
     return tuple(int(part) for part in match.group(0).split(".")) if match else ()
 
 
-def at_least(version: str, since: str) -> bool:
-    """Is version the release `since` or later? An unparsable version is not."""
-    have = parse_version(version)
-    return bool(have) and have >= parse_version(since)
-
-
 def literal_version(path: Path) -> Optional[str]:
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
