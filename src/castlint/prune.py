@@ -470,15 +470,24 @@ def _base_name(base: ast.AST) -> Optional[str]:
     return base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None
 
 
-def _held_conversion(node: ast.Call, vocab: _Vocabulary) -> bool:
-    """partial(torch.Tensor.to, ...), getattr(x, "to"), map(torch.Tensor.float, ...), partial(helper, ...)."""
+def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> bool:
+    """partial(torch.Tensor.to, ...), getattr(x, "to"), map(torch.Tensor.float, ...), partial(helper, ...),
+    or an unbound cast as a value (`[torch.Tensor.float, ...]`, `{"bf16": torch.Tensor.bfloat16}`) to be
+    called later; called: id() of the callees seen so far (ast.walk meets a call before its callee)."""
+    t = type(node)
+    if t is ast.Attribute:
+        return id(node) not in called and node.attr in vocab.casts and _dotted(node.value) in vocab.unbound
+    if t is not ast.Call:
+        return False
+    called.add(id(node.func))
     converters = vocab.casts | vocab.helpers
     return _callee_name(node.func) in vocab.holders | {"map"} and any(
         _callee_name(a) in converters or (type(a) is ast.Constant and a.value in converters) for a in node.args)
 
 
 def _holds_conversion(module: "_ModuleUnits") -> bool:
-    return any(type(n) is ast.Call and _held_conversion(n, module.vocab) for n in ast.walk(module.tree))
+    called: Set[int] = set()
+    return any(_held_conversion(n, module.vocab, called) for n in ast.walk(module.tree))
 
 
 def _callee_name(node: ast.AST) -> Optional[str]:
@@ -1343,9 +1352,10 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
                    {s.name: s for s in module.top if isinstance(s, ast.ClassDef)})
     if any(taint.taints_globals(unit) for unit in module.units):
         return PrunePlan(FULL, reason="a global is assigned a pool")
-    if not any(u.casts or u.copies or u.helpers or u.plans for u in module.units) and not _holds_conversion(module):
-        # every rule's site is a cast, a copy, a helper or a plan call, or a conversion held
-        # for later (a partial, getattr or map of one): none here, wherever a pool flows
+    if not any(u.casts or u.copies or u.helpers or u.plans for u in module.units) and not _holds_conversion(module) \
+            and not _holds_a_plan(tree, vocab):
+        # every rule's site is a cast, a copy, a helper or a plan call, or a conversion or a plan
+        # held for later (a partial, getattr or map of one): none here, wherever a pool flows
         return PrunePlan(NOTHING, reason="no candidate site")
     why = _object_flow(module, taint)
     if why:
@@ -1478,6 +1488,7 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
         elif type(node) is ast.Call and _callee_name(node.func) == "map" and node.args \
                 and type(node.args[0]) is ast.Lambda:
             named.add(id(node.args[0]))
+    called: Set[int] = set()
     for node in ast.walk(module.tree):
         t = type(node)
         if t is ast.Lambda and _refs(node.body, vocab, module.aliases).base:
@@ -1485,7 +1496,7 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
         if t is ast.Lambda and id(node) not in named and tainted and any(type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.casts
                                    for n in ast.walk(node.body)):
             return "a lambda converts what it is given (the call that passes a pool converts it)"
-        if t is ast.Call and _held_conversion(node, vocab):
+        if _held_conversion(node, vocab, called):
             return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
         if t is ast.Yield and node.value is not None and _reads_pool(node.value, module, taint):
             return "a generator yields a pool"
