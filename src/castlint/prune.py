@@ -1371,9 +1371,49 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
             # objects, which the per-unit taint does not follow: the analysis decides
             return PrunePlan(FULL, reason="a function returns a pool")
         return PrunePlan(NOTHING, reason="no candidate site")
-    kept = _kept_units(module, taint, sites)
-    decisions, hot_hints = _decisions(module, kept)
+    holders = _plan_holders(module)
+    kept = _kept_units(module, taint, sites | holders)
+    decisions, hot_hints = _decisions(module, kept, holders)
     return _render(source, decisions, hot_hints, keep_ratio)
+
+
+def _plan_holders(module: _ModuleUnits) -> Set[int]:
+    """id() of the units CL002 reads a plan's dtypes in: those holding a plan (called or held),
+    the callers of a plan helper that passes its own parameters to plan() (a module-level
+    function, a mixin's or base class's method: the dtypes are the caller's), and what those
+    call (`*self.dtypes()`, `**plan_options(...)`), transitively."""
+    vocab = module.vocab
+    if not vocab.wrapper_methods and not vocab.wrapper_functions:
+        return set()
+    units = [u for u in module.units if u is not module.module_rest and type(u.node) in _DEFS]
+    holders = {id(u) for u in units if u.plans or _holds_a_plan(u.node, vocab)}
+    helpers = {u.node.name for u in units if id(u) in holders and _passes_own_parameters(u.node, vocab.wrapper_methods,
+                                                                                       vocab.wrapper_functions)}
+    changed = True
+    while changed:
+        changed = False
+        called = set().union(*(u.calls_made for u in units if id(u) in holders)) - _OBJECT_HOOKS
+        for u in units:
+            if id(u) in holders:
+                continue
+            if u.calls_made & helpers or u.node.name in called:
+                holders.add(id(u))
+                changed = True
+                if u.calls_made & helpers and _passes_own_parameters(u.node, helpers, helpers):
+                    helpers.add(u.node.name)  # it hands its own parameters on: its callers' dtypes
+    return holders
+
+
+def _passes_own_parameters(node: ast.AST, methods, functions) -> bool:
+    """Does a def call one of these (`x.<method>(...)`, `<function>(...)`) with one of its own
+    parameters (not self) as an argument?"""
+    args = node.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
+    for n in ast.walk(node):
+        if type(n) is ast.Call and _callee_name(n.func) in (methods if type(n.func) is ast.Attribute else functions):
+            if any(type(a) is ast.Name and a.id in params for a in (*n.args, *(k.value for k in n.keywords))):
+                return True
+    return False
 
 
 def _returns_a_pool(tree: ast.AST, vocab: "_Vocabulary") -> bool:
@@ -1718,7 +1758,7 @@ def _attributes_read(kept_units: List[_Unit], taint: "_Taint", class_units: Dict
     return need_attrs, resolve
 
 
-def _decisions(module: _ModuleUnits, kept: Set[int]):
+def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozenset()):
     """([(def, class or method node, keep it)], hot_hints) for the top-level statements."""
     decisions: List[Tuple[ast.AST, bool]] = []
     hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
@@ -1738,8 +1778,9 @@ def _decisions(module: _ModuleUnits, kept: Set[int]):
         if rest.plans:
             decisions.append((stmt, True))
             continue
-        if any(method.plans or _holds_a_plan(method.node, module.vocab) for method in methods):
-            _keep_plan_inputs(methods, rest, keep, module.vocab)
+        if any(method.plans or id(method) in holders or _holds_a_plan(method.node, module.vocab)
+               for method in methods):
+            _keep_plan_inputs(methods, rest, keep, module.vocab, holders)
         decisions.append((stmt, True))  # header and non-method statements
         if all(keep):
             continue
@@ -1761,14 +1802,15 @@ def _holds_a_plan(node: ast.AST, vocab: "_Vocabulary", runs: frozenset = frozens
     return False
 
 
-def _keep_plan_inputs(methods: List[_Unit], rest: _Unit, keep: List[bool], vocab: "_Vocabulary") -> None:
+def _keep_plan_inputs(methods: List[_Unit], rest: _Unit, keep: List[bool], vocab: "_Vocabulary",
+                      holders: Set[int] = frozenset()) -> None:
     """CL002 resolves a plan's dtype arguments (and its receiver's class) through the
     self.x they mention and what those are assigned from: keep (in keep, by method
     index) every method with a plan call or that assigns one of them, transitively."""
     needed: Set[str] = set(rest.self_attrs)
     names = {m.node.name: i for i, m in enumerate(methods)}
     for i, method in enumerate(methods):
-        if method.plans or _holds_a_plan(method.node, vocab):
+        if method.plans or id(method) in holders or _holds_a_plan(method.node, vocab):
             keep[i] = True
             needed |= method.self_attrs
     changed = True
