@@ -43,6 +43,19 @@ CASES = {
                 qb = UPCASTS[self.precision](q)  # negative: batch q
                 return vb, qb
         ''',
+    "aliased_partial_lmdeploy": '''
+        from functools import partial as curry
+        import torch
+
+        class CurriedImpl:
+            def __init__(self):
+                self.widen = curry(torch.Tensor.to, dtype=torch.float32)
+
+            def forward(self, query, key, value, k_cache, v_cache, attn_metadata):
+                kf = self.widen(k_cache)  # positive: CL001
+                qf = self.widen(query)  # negative: the batch query
+                return kf, qf
+        ''',
     "methodcaller_on_self_trtllm": '''
         import operator
         import torch

@@ -1538,6 +1538,9 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
             return "a lambda converts what it is given (the call that passes a pool converts it)"
         if _held_conversion(node, vocab, called):
             return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
+        if t is ast.Call and _callee_name(node.func) in vocab.holders and node.args \
+                and taint.returns.get(_callee_name(node.args[0]) or ""):
+            return "a function or method that returns a pool is held uncalled (a partial, staticmethod)"
         if t is ast.Yield and node.value is not None and _reads_pool(node.value, module, taint):
             return "a generator yields a pool"
         if t is ast.YieldFrom and type(node.value) is ast.Call and any(

@@ -568,6 +568,11 @@ class ObjectFlow:
             return [(value, ())]
         if isinstance(value, cst.Call):
             name = _dotted(value.func)
+            if name not in self.tables.partial_callables and name not in self.tables.method_callers \
+                    and isinstance(value.func, cst.Name):
+                qualified = self.call_name(value)  # under an import alias: `from functools import partial as bind`
+                if qualified in self.tables.partial_callables or qualified in self.tables.method_callers:
+                    name = qualified
             if name in self.tables.method_callers and value.args \
                     and isinstance(value.args[0].value, cst.SimpleString):
                 method = value.args[0].value.evaluated_value
