@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - the engine-styled cases keep their long plan() lines
 """Issue 19, round 3: call indirection (f4), class hierarchies (f2) and CL002 through
 indirection. Each case is a small engine-styled module whose marked lines must be exactly
 the findings (`# positive: CLxxx`, `# negative`), whole and pruned (with filler around it,
