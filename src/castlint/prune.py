@@ -467,15 +467,24 @@ def _base_name(base: ast.AST) -> Optional[str]:
     return base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None
 
 
-def _held_conversion(node: ast.Call, vocab: _Vocabulary) -> bool:
-    """partial(torch.Tensor.to, ...), getattr(x, "to"), map(torch.Tensor.float, ...), partial(helper, ...)."""
+def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> bool:
+    """partial(torch.Tensor.to, ...), getattr(x, "to"), map(torch.Tensor.float, ...), partial(helper, ...),
+    or an unbound cast as a value (`[torch.Tensor.float, ...]`, `{"bf16": torch.Tensor.bfloat16}`) to be
+    called later; called: id() of the callees seen so far (ast.walk meets a call before its callee)."""
+    t = type(node)
+    if t is ast.Attribute:
+        return id(node) not in called and node.attr in vocab.casts and _dotted(node.value) in vocab.unbound
+    if t is not ast.Call:
+        return False
+    called.add(id(node.func))
     converters = vocab.casts | vocab.helpers
     return _callee_name(node.func) in vocab.holders | {"map"} and any(
         _callee_name(a) in converters or (type(a) is ast.Constant and a.value in converters) for a in node.args)
 
 
 def _holds_conversion(module: "_ModuleUnits") -> bool:
-    return any(type(n) is ast.Call and _held_conversion(n, module.vocab) for n in ast.walk(module.tree))
+    called: Set[int] = set()
+    return any(_held_conversion(n, module.vocab, called) for n in ast.walk(module.tree))
 
 
 def _callee_name(node: ast.AST) -> Optional[str]:
@@ -1340,9 +1349,10 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
                    {s.name: s for s in module.top if isinstance(s, ast.ClassDef)})
     if any(taint.taints_globals(unit) for unit in module.units):
         return PrunePlan(FULL, reason="a global is assigned a pool")
-    if not any(u.casts or u.copies or u.helpers or u.plans for u in module.units) and not _holds_conversion(module):
-        # every rule's site is a cast, a copy, a helper or a plan call, or a conversion held
-        # for later (a partial, getattr or map of one): none here, wherever a pool flows
+    if not any(u.casts or u.copies or u.helpers or u.plans for u in module.units) and not _holds_conversion(module) \
+            and not _holds_a_plan(tree, vocab):
+        # every rule's site is a cast, a copy, a helper or a plan call, or a conversion or a plan
+        # held for later (a partial, getattr or map of one): none here, wherever a pool flows
         return PrunePlan(NOTHING, reason="no candidate site")
     why = _object_flow(module, taint)
     if why:
@@ -1358,9 +1368,49 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
             # objects, which the per-unit taint does not follow: the analysis decides
             return PrunePlan(FULL, reason="a function returns a pool")
         return PrunePlan(NOTHING, reason="no candidate site")
-    kept = _kept_units(module, taint, sites)
-    decisions, hot_hints = _decisions(module, kept)
+    holders = _plan_holders(module)
+    kept = _kept_units(module, taint, sites | holders)
+    decisions, hot_hints = _decisions(module, kept, holders)
     return _render(source, decisions, hot_hints, keep_ratio)
+
+
+def _plan_holders(module: _ModuleUnits) -> Set[int]:
+    """id() of the units CL002 reads a plan's dtypes in: those holding a plan (called or held),
+    the callers of a plan helper that passes its own parameters to plan() (a module-level
+    function, a mixin's or base class's method: the dtypes are the caller's), and what those
+    call (`*self.dtypes()`, `**plan_options(...)`), transitively."""
+    vocab = module.vocab
+    if not vocab.wrapper_methods and not vocab.wrapper_functions:
+        return set()
+    units = [u for u in module.units if u is not module.module_rest and type(u.node) in _DEFS]
+    holders = {id(u) for u in units if u.plans or _holds_a_plan(u.node, vocab)}
+    helpers = {u.node.name for u in units if id(u) in holders and _passes_own_parameters(u.node, vocab.wrapper_methods,
+                                                                                       vocab.wrapper_functions)}
+    changed = True
+    while changed:
+        changed = False
+        called = set().union(*(u.calls_made for u in units if id(u) in holders)) - _OBJECT_HOOKS
+        for u in units:
+            if id(u) in holders:
+                continue
+            if u.calls_made & helpers or u.node.name in called:
+                holders.add(id(u))
+                changed = True
+                if u.calls_made & helpers and _passes_own_parameters(u.node, helpers, helpers):
+                    helpers.add(u.node.name)  # it hands its own parameters on: its callers' dtypes
+    return holders
+
+
+def _passes_own_parameters(node: ast.AST, methods, functions) -> bool:
+    """Does a def call one of these (`x.<method>(...)`, `<function>(...)`) with one of its own
+    parameters (not self) as an argument?"""
+    args = node.args
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
+    for n in ast.walk(node):
+        if type(n) is ast.Call and _callee_name(n.func) in (methods if type(n.func) is ast.Attribute else functions):
+            if any(type(a) is ast.Name and a.id in params for a in (*n.args, *(k.value for k in n.keywords))):
+                return True
+    return False
 
 
 def _returns_a_pool(tree: ast.AST, vocab: "_Vocabulary") -> bool:
@@ -1475,6 +1525,7 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
         elif type(node) is ast.Call and _callee_name(node.func) == "map" and node.args \
                 and type(node.args[0]) is ast.Lambda:
             named.add(id(node.args[0]))
+    called: Set[int] = set()
     for node in ast.walk(module.tree):
         t = type(node)
         if t is ast.Lambda and _refs(node.body, vocab, module.aliases).base:
@@ -1482,8 +1533,11 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
         if t is ast.Lambda and id(node) not in named and tainted and any(type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.casts
                                    for n in ast.walk(node.body)):
             return "a lambda converts what it is given (the call that passes a pool converts it)"
-        if t is ast.Call and _held_conversion(node, vocab):
+        if _held_conversion(node, vocab, called):
             return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
+        if t is ast.Call and _callee_name(node.func) in vocab.holders and node.args \
+                and taint.returns.get(_callee_name(node.args[0]) or ""):
+            return "a function or method that returns a pool is held uncalled (a partial, staticmethod)"
         if t is ast.Yield and node.value is not None and _reads_pool(node.value, module, taint):
             return "a generator yields a pool"
         if t is ast.YieldFrom and type(node.value) is ast.Call and any(
@@ -1704,7 +1758,7 @@ def _attributes_read(kept_units: List[_Unit], taint: "_Taint", class_units: Dict
     return need_attrs, resolve
 
 
-def _decisions(module: _ModuleUnits, kept: Set[int]):
+def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozenset()):
     """([(def, class or method node, keep it)], hot_hints) for the top-level statements."""
     decisions: List[Tuple[ast.AST, bool]] = []
     hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
@@ -1724,8 +1778,9 @@ def _decisions(module: _ModuleUnits, kept: Set[int]):
         if rest.plans:
             decisions.append((stmt, True))
             continue
-        if any(method.plans or _holds_a_plan(method.node, module.vocab) for method in methods):
-            _keep_plan_inputs(methods, rest, keep, module.vocab)
+        if any(method.plans or id(method) in holders or _holds_a_plan(method.node, module.vocab)
+               for method in methods):
+            _keep_plan_inputs(methods, rest, keep, module.vocab, holders)
         decisions.append((stmt, True))  # header and non-method statements
         if all(keep):
             continue
@@ -1747,14 +1802,15 @@ def _holds_a_plan(node: ast.AST, vocab: "_Vocabulary", runs: frozenset = frozens
     return False
 
 
-def _keep_plan_inputs(methods: List[_Unit], rest: _Unit, keep: List[bool], vocab: "_Vocabulary") -> None:
+def _keep_plan_inputs(methods: List[_Unit], rest: _Unit, keep: List[bool], vocab: "_Vocabulary",
+                      holders: Set[int] = frozenset()) -> None:
     """CL002 resolves a plan's dtype arguments (and its receiver's class) through the
     self.x they mention and what those are assigned from: keep (in keep, by method
     index) every method with a plan call or that assigns one of them, transitively."""
     needed: Set[str] = set(rest.self_attrs)
     names = {m.node.name: i for i, m in enumerate(methods)}
     for i, method in enumerate(methods):
-        if method.plans or _holds_a_plan(method.node, vocab):
+        if method.plans or id(method) in holders or _holds_a_plan(method.node, vocab):
             keep[i] = True
             needed |= method.self_attrs
     changed = True

@@ -26,8 +26,14 @@ class TriggerWords:
         self.pools: FrozenSet[str] = frozenset({f".{name}" for name in tables.accessors} | named | {
             f".{name}{after}" if name in tables.cache_attributes_whole else f".{name}"
             for name in tables.cache_attributes for after in ATTRIBUTE_ENDS})
-        self.casts = frozenset({f".{method}(" for method in tables.casts}
-                               | {f".{method}(" for method in tables.copy_methods})
+        # a cast called (`.to(`), or held uncalled to be called later: unbound
+        # (`partial(torch.Tensor.to, ...)`, `{"bf16": torch.Tensor.bfloat16}`) or by its name
+        # (`methodcaller("to", d)`, `getattr(t, "float")`)
+        methods = {*tables.casts, *tables.copy_methods}
+        receivers = {receiver.rsplit(".", 1)[-1] for receiver in tables.unbound_receivers}
+        self.casts = frozenset({f".{method}(" for method in methods}
+                               | {f"{receiver}.{method}" for receiver in receivers for method in methods}
+                               | {f"{q}{method}{q}" for method in methods for q in "'\""})
         wrappers = set()
         for wrapper in tables.wrappers:
             wrappers.update({wrapper.cls, wrapper.q_dtype.keyword, wrapper.kv_dtype.keyword, *wrapper.aliases})

@@ -1246,13 +1246,19 @@ class ModuleAnalysis(ObjectFlow):
         return self._self_attr_index.get((id(cls), attr), [])
 
     def _property_origin(self, expr: cst.Attribute, cls: Optional[cst.ClassDef], depth: int) -> Optional[Origin]:
-        """`obj.name` where name is a @property of obj's class: what its getter returns."""
+        """`obj.name` where name is a @property of obj's class: what its getters return, found as
+        `obj.name()` would be (return_targets: the class hierarchy, the overrides in subclasses
+        that implement an abstract property, `super().name`)."""
         getter = self.property_getter(cls, expr.attr.value) if cls is not None else None
         if getter is None:
             return None
         synthetic = cst.Call(func=expr)
         self.parents.setdefault(synthetic, self.parents.get(expr))
-        return self._returned(synthetic, getter, True, depth)
+        best = Origin.OTHER
+        for target, skip, _ in self.return_targets(synthetic, depth) or [(getter, True, False)]:
+            if isinstance(target, cst.FunctionDef) and self.is_property(target):
+                best = max(best, self._returned(synthetic, target, skip, depth))
+        return best
 
     def _self_attr_origin(self, expr: cst.Attribute, depth: int) -> Origin:
         cls = self.enclosing_class(expr)
@@ -1268,7 +1274,11 @@ class ModuleAnalysis(ObjectFlow):
 
     def _instance_attr_origin(self, expr: cst.Attribute, depth: int) -> Origin:
         """`obj.attr` where obj is an instance of a class of this module: where the
-        constructions that made obj are known, under their arguments."""
+        constructions that made obj are known, under their arguments; `super().name`: a property
+        of the base classes."""
+        value = expr.value
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "super":
+            return self._property_origin(expr, self.enclosing_class(expr), depth) or Origin.OTHER
         owner = self.instance_class(expr.value)
         if owner is None:
             return Origin.OTHER

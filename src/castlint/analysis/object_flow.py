@@ -155,13 +155,15 @@ class ObjectFlow:
     def property_getter(self, cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
         """The getter of `name` when it is a @property (or functools.cached_property) in cls's MRO."""
         method = self.find_method(cls, name)
-        if method is None:
-            return None
+        return method if method is not None and self.is_property(method) else None
+
+    @staticmethod
+    def is_property(method: cst.FunctionDef) -> bool:
         for decorator in method.decorators:
             dotted = _dotted(decorator.decorator)
             if dotted and dotted.rsplit(".", 1)[-1] in PROPERTY_DECORATORS:
-                return method
-        return None
+                return True
+        return False
 
     def is_record(self, cls: cst.ClassDef) -> bool:
         """A dataclass or NamedTuple: its constructor's arguments are its fields."""
@@ -566,6 +568,11 @@ class ObjectFlow:
             return [(value, ())]
         if isinstance(value, cst.Call):
             name = _dotted(value.func)
+            if name not in self.tables.partial_callables and name not in self.tables.method_callers \
+                    and isinstance(value.func, cst.Name):
+                qualified = self.call_name(value)  # under an import alias: `from functools import partial as bind`
+                if qualified in self.tables.partial_callables or qualified in self.tables.method_callers:
+                    name = qualified
             if name in self.tables.method_callers and value.args \
                     and isinstance(value.args[0].value, cst.SimpleString):
                 method = value.args[0].value.evaluated_value

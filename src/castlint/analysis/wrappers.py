@@ -176,9 +176,10 @@ def _bound_value(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> cst.Base
 
 def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[List[cst.Arg]]:
     value = _bound_value(analysis, arg.value)
+    if isinstance(value, cst.Call) and depth < 3 and not (
+            isinstance(value.func, cst.Name) and value.func.value == "dict"):
+        value = _single_return(analysis, value) or value  # a helper returning a tuple or a dict
     if arg.star == "*":
-        if isinstance(value, cst.Call) and depth < 3:  # a helper returning a tuple
-            value = _single_return(analysis, value)
         if isinstance(value, (cst.Tuple, cst.List)) and all(
                 isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements):
             return [cst.Arg(value=e.value) for e in value.elements]
@@ -193,15 +194,54 @@ def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[
 
 
 def _single_return(analysis: ModuleAnalysis, call: cst.Call) -> Optional[cst.BaseExpression]:
-    """What a method of this module returns, when it has exactly one `return` value."""
-    func = call.func
-    target = None
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-        cls = analysis.enclosing_class(call)
-        target = analysis.find_method(cls, func.attr.value) if cls is not None else None
-    elif isinstance(func, cst.Name):
-        target = analysis.module_function(func.value) if hasattr(analysis, "module_function") else None
-    if target is None:
-        return None
-    values = analysis._return_values(target)
+    """What the function or method this call reaches returns (ObjectFlow.return_targets: a
+    function of the module, `self.m()` through the class hierarchy, `super().m()`, `Cls.m()`),
+    when every target has one and the same `return` value."""
+    values = []
+    for target, _, _ in analysis.return_targets(call):
+        values.extend([target.body] if isinstance(target, cst.Lambda) else analysis._return_values(target))
     return values[0] if len(values) == 1 else None
+
+
+# -- plan() helpers that take the dtypes from their callers --------------------------------
+
+
+def _parameter(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Optional[cst.Param]:
+    """The parameter a name is, when its only binding is one."""
+    if not isinstance(expr, cst.Name):
+        return None
+    scope = analysis.scopes.get(expr)
+    if scope is None:
+        return None
+    bindings = list(scope.assignments[expr.value])
+    if len(bindings) == 1 and isinstance(bindings[0].node, cst.Param):
+        return bindings[0].node
+    return None
+
+
+def dtypes_from_callers(analysis: ModuleAnalysis, call: cst.Call, q_arg: cst.BaseExpression,
+                        kv_arg: cst.BaseExpression, depth: int = 0) -> List[Tuple[cst.Call, tuple, tuple]]:
+    """A plan() inside a helper (a module-level function, a method of a base class or a mixin)
+    whose q or kv dtype is one of the helper's parameters: (caller, q sources, kv sources) for
+    each visible call of the helper (ObjectFlow's one call resolution: `f(...)`, `self.m(...)`
+    through the class hierarchy, `obj.m(...)`), followed up through callers that pass their
+    own parameters on. [] when neither dtype is a parameter or no call of the helper is seen."""
+    q_param, kv_param = _parameter(analysis, q_arg), _parameter(analysis, kv_arg)
+    if (q_param is None and kv_param is None) or q_param is kv_param or depth > 3:
+        return []
+    owner = analysis._param_owner(q_param or kv_param)
+    if not isinstance(owner, cst.FunctionDef) or (
+            q_param is not None and kv_param is not None and analysis._param_owner(kv_param) is not owner):
+        return []
+    out = []
+    for caller, skip, _ in analysis._callers_of(owner):
+        q_value = q_arg if q_param is None else analysis._argument_for(caller, owner, q_param, skip_self=skip)
+        kv_value = kv_arg if kv_param is None else analysis._argument_for(caller, owner, kv_param, skip_self=skip)
+        if q_value is None or kv_value is None:
+            continue  # a default or a star argument: unknown here
+        further = dtypes_from_callers(analysis, caller, q_value, kv_value, depth + 1)
+        if further:
+            out.extend(further)
+        else:
+            out.append((caller, analysis.resolve_value(q_value), analysis.resolve_value(kv_value)))
+    return out

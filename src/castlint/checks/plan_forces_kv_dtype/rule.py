@@ -76,12 +76,14 @@ class PlanForcesKvDtype(Rule):
         return ((words.wrappers, words.kv_dtype_reach),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        from castlint.analysis.wrappers import dtype_argument, match_wrapper, receiver_is_known, resolved_call
+        from castlint.analysis.wrappers import (dtype_argument, dtypes_from_callers, match_wrapper,
+                                                receiver_is_known, resolved_call)
 
         analysis = ctx.analysis
         if not _kv_dtype_in_reach(ctx):
             return []
         findings = []
+        helped = set()  # callers of a plan helper already reported
         for original in analysis.nodes.calls:
             call = resolved_call(analysis, original)  # a partial, getattr, *args, **kwargs form: as a plain call
             wrapper = match_wrapper(analysis, call)
@@ -99,22 +101,31 @@ class PlanForcesKvDtype(Rule):
             else:
                 q_src, kv_src = analysis.resolve_value(q_arg), analysis.resolve_value(kv_arg)
                 if q_src != kv_src:
+                    # a plan helper given its dtypes: reported at each caller that passes kv as q
+                    for caller, q_from, kv_from in dtypes_from_callers(analysis, original, q_arg, kv_arg):
+                        if q_from == kv_from and id(caller) not in helped and match_wrapper(analysis, caller) is None:
+                            helped.add(id(caller))
+                            findings.append(self.finding(ctx, caller, _same_dtypes(ctx, q_from), Severity.WARNING,
+                                                         unfixable_reason=HELPER_REASON))
                     continue
-                shown = ", ".join(q_src)
-                if any(_mentions_kv_cache_dtype(ctx, s) for s in q_src):
-                    message = (f"q_data_type and kv_data_type are both the KV-cache dtype (`{shown}`): "
-                               f"q is declared FP8 when the cache is FP8; plan q with the model dtype "
-                               f"and kv with the KV-cache dtype")
-                else:
-                    message = (f"kv_data_type resolves to the same value as q_data_type (`{shown}`): "
-                               f"the FP8 pool must then be cast to the q dtype before run() (CL001); "
-                               f"plan kv with the KV-cache dtype")
+                message = _same_dtypes(ctx, q_src)
             fix = _fix_for(ctx, call) if call is original else None  # the codemod rewrites plain calls only
             findings.append(self.finding(
                 ctx, original, message, Severity.WARNING, fix=fix,
                 unfixable_reason=None if fix else NO_CAST_REASON,
             ))
         return findings
+
+
+def _same_dtypes(ctx: FileContext, q_src) -> str:
+    shown = ", ".join(q_src)
+    if any(_mentions_kv_cache_dtype(ctx, s) for s in q_src):
+        return (f"q_data_type and kv_data_type are both the KV-cache dtype (`{shown}`): "
+                f"q is declared FP8 when the cache is FP8; plan q with the model dtype "
+                f"and kv with the KV-cache dtype")
+    return (f"kv_data_type resolves to the same value as q_data_type (`{shown}`): "
+            f"the FP8 pool must then be cast to the q dtype before run() (CL001); "
+            f"plan kv with the KV-cache dtype")
 
 
 def _fix_for(ctx: FileContext, call: cst.Call) -> Optional[Fix]:
@@ -134,6 +145,11 @@ NO_CAST_REASON = (
     "when q is planned in the KV-cache dtype (sglang <= 0.4.6.post4) run() gets q in FP8. "
     "Plan q with the model dtype and kv with the KV-cache dtype once your FlashInfer has "
     "mixed-dtype MLA (>= 0.6.14 on SM90), changing plan() and run() together"
+)
+
+HELPER_REASON = (
+    "the dtypes reach plan() through a helper's parameters; the codemod rewrites a plain plan() "
+    "call only: pass the KV-cache dtype here for kv"
 )
 
 
