@@ -124,3 +124,10 @@ def gathered_later(analysis: ModuleAnalysis, node: cst.CSTNode, depth: int = 0) 
 def _metadata_read(analysis: ModuleAnalysis, use: cst.CSTNode) -> bool:
     parent = analysis.parent(use)
     return isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value in _METADATA
+
+
+def cast_before_gather(analysis: ModuleAnalysis, call: cst.Call) -> bool:
+    """Is this pool cast gathered after it (CL003's, not a whole-pool cast of CL001): indexed or
+    index_select-ed, passed to a gathering function, or gathered after a reshape or a name?"""
+    return gathered_cast(analysis, call) is not None or analysis.gather_consumer(call) == "function" \
+        or gathered_later(analysis, call)

@@ -247,3 +247,20 @@ def add_import(module: cst.Module, line: str, name: str) -> cst.Module:
         at = 0
     body.insert(at, statement)
     return module.with_changes(body=body)
+
+
+class ImportingRewrite(cst.CSTTransformer):
+    """A rewrite that renames the arguments it redirects (redirect: id of an original Arg -> the
+    name it now passes) and imports what it calls from the module the fix adds."""
+
+    def __init__(self, import_line: str, import_module: str):
+        super().__init__()
+        self.redirect: Dict[int, str] = {}
+        self.import_line, self.import_module = import_line, import_module
+
+    def leave_Arg(self, original, updated):
+        name = self.redirect.get(id(original))
+        return updated if name is None else updated.with_changes(value=cst.Name(name))
+
+    def leave_Module(self, original, updated):
+        return add_import(updated, self.import_line, self.import_module)

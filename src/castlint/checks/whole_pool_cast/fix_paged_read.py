@@ -24,7 +24,7 @@ import libcst as cst
 
 from castlint.analysis.paged_reads import CODEMOD, PagedRead
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions, sites_to_apply
-from castlint.fixes.edits import add_import, black_call, fresh_name, one_line, statements
+from castlint.fixes.edits import ImportingRewrite, black_call, fresh_name, one_line, statements
 from castlint.fixes.kv_read_module import kv_read_module
 from castlint.fixes.style import style_for
 
@@ -39,12 +39,11 @@ def _call_source(analysis, site: PagedRead, table_name: str, column: int, line_l
     return black_call(f"{site.variable}, {table_name}", READ_FUNCTION, args, column, line_length)
 
 
-class _Rewrite(cst.CSTTransformer):
+class _Rewrite(ImportingRewrite):
     def __init__(self, analysis, sites: List[PagedRead], import_line: str, import_module: str, line_length: int):
-        super().__init__()
+        super().__init__(import_line, import_module)
         self.analysis, self.line_length = analysis, line_length
         self.statements: Dict[int, Tuple[PagedRead, str]] = {}
-        self.redirect: Dict[int, str] = {}
         self.applied: List[str] = []
         for site in sites:
             function = analysis.enclosing_function(site.cast)
@@ -52,8 +51,6 @@ class _Rewrite(cst.CSTTransformer):
             self.statements[id(site.statement)] = (site, name)
             for arg in site.redirect:
                 self.redirect[id(arg)] = name
-        self.import_line = import_line
-        self.import_module = import_module
 
     def leave_SimpleStatementLine(self, original, updated):
         found = self.statements.get(id(original))
@@ -69,12 +66,6 @@ class _Rewrite(cst.CSTTransformer):
         first = new[0].with_changes(leading_lines=original.leading_lines)
         return cst.FlattenSentinel([first, *new[1:]])
 
-    def leave_Arg(self, original, updated):
-        name = self.redirect.get(id(original))
-        return updated if name is None else updated.with_changes(value=cst.Name(name))
-
-    def leave_Module(self, original, updated):
-        return add_import(updated, self.import_line, self.import_module)
 
 
 class PagedKvRead(Codemod):

@@ -121,13 +121,12 @@ class WholePoolCast(Rule):
         return words.pool_conversions
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        from castlint.analysis.gathers import gathered_cast, gathered_later
+        from castlint.analysis.gathers import cast_before_gather, gathered_later
 
         analysis = ctx.analysis
         findings = []
         for call, target in analysis.pool_casts():
-            if gathered_cast(analysis, call) is not None or analysis.gather_consumer(call) == "function" \
-                    or gathered_later(analysis, call):
+            if cast_before_gather(analysis, call):
                 continue  # a cast before a gather: CL003
             if analysis.enclosing_accessor(call) is not None:
                 continue  # the pool accessor converts the pool: CL004

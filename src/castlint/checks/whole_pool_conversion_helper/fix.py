@@ -23,7 +23,7 @@ import libcst as cst
 
 from castlint.analysis.row_reads import CODEMOD, RowRead
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions, added_module, sites_to_apply
-from castlint.fixes.edits import add_import, black_call, fill_placeholders, fresh_name, one_line, statements
+from castlint.fixes.edits import ImportingRewrite, black_call, fill_placeholders, fresh_name, one_line, statements
 from castlint.tables import Tables
 
 TEMPLATE = Path(__file__).with_name("templates") / "kv_rows_read.py"
@@ -47,12 +47,11 @@ def module_source(tables: Tables, accessor: dict) -> str:
     return fill_placeholders(TEMPLATE.read_text(encoding="utf-8"), template_values(tables, accessor), TEMPLATE.name)
 
 
-class _Rewrite(cst.CSTTransformer):
+class _Rewrite(ImportingRewrite):
     def __init__(self, analysis, sites: List[RowRead], import_line: str, import_module: str):
-        super().__init__()
+        super().__init__(import_line, import_module)
         self.analysis = analysis
         self.before: Dict[int, List[Tuple[RowRead, Tuple[str, str, str]]]] = {}
-        self.redirect: Dict[int, str] = {}
         self.applied: List[str] = []
         for site in sites:
             function = analysis.enclosing_function(site.kernel)
@@ -61,7 +60,6 @@ class _Rewrite(cst.CSTTransformer):
             self.before.setdefault(id(site.statement), []).append((site, names))
             for arg, name in zip((site.key_arg, site.value_arg, site.rows_arg), names):
                 self.redirect[id(arg)] = name
-        self.import_line, self.import_module = import_line, import_module
 
     def leave_SimpleStatementLine(self, original, updated):
         found = self.before.get(id(original))
@@ -78,12 +76,6 @@ class _Rewrite(cst.CSTTransformer):
         new[0] = new[0].with_changes(leading_lines=original.leading_lines)
         return cst.FlattenSentinel([*new, updated.with_changes(leading_lines=[])])
 
-    def leave_Arg(self, original, updated):
-        name = self.redirect.get(id(original))
-        return updated if name is None else updated.with_changes(value=cst.Name(name))
-
-    def leave_Module(self, original, updated):
-        return add_import(updated, self.import_line, self.import_module)
 
 
 class RowsRead(Codemod):
