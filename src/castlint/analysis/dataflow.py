@@ -1737,8 +1737,16 @@ class ModuleAnalysis(ObjectFlow):
             stack.extend(node.children)
         return yields, delegated
 
+    def _return_values(self, func: cst.FunctionDef) -> List[cst.BaseExpression]:
+        """What `return v` returns in func itself (once per function: every call resolution asks)."""
+        cache = self.derived.setdefault("return_values", {})
+        found = cache.get(id(func))
+        if found is None:
+            found = cache[id(func)] = self._own_returns(func)
+        return found
+
     @staticmethod
-    def _return_values(func: cst.FunctionDef) -> List[cst.BaseExpression]:
+    def _own_returns(func: cst.FunctionDef) -> List[cst.BaseExpression]:
         out = []
         stack = [func.body]
         while stack:

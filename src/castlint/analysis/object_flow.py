@@ -187,6 +187,13 @@ class ObjectFlow:
         what a helper of the module returns."""
         if depth > 6:
             return None
+        cache = self.derived.setdefault("instance_class", {})  # the tree does not change: once per node
+        key = (id(expr), depth)
+        if key not in cache:
+            cache[key] = self._instance_class(expr, depth)
+        return cache[key]
+
+    def _instance_class(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.ClassDef]:
         if isinstance(expr, cst.Name):
             if expr.value == "self":
                 return self.enclosing_class(expr)
