@@ -431,6 +431,10 @@ class ModuleAnalysis(ObjectFlow):
     def _call_origin(self, expr: cst.Call, depth: int) -> Origin:
         t = self.tables
         func = expr.func
+        if self._arena_allocation(expr):
+            return Origin.POOL
+        if self._layer_stacked_allocation(expr):
+            return Origin.POOL_TUPLE
         receiver, method, args = self.method_parts(expr)
         if method is not None and method in self._function_short_names():
             found = self._function_origin(expr, depth)  # `torch.chunk(pool, 2)`, not `pool.chunk(2)`
@@ -619,6 +623,10 @@ class ModuleAnalysis(ObjectFlow):
                 return Origin.POOL_TUPLE if r >= Origin.POOL_TUPLE else r
             if method in t.narrow_methods:
                 return self._narrow_origin(r, args)
+            if method in t.select_methods and receiver is call.func.value:
+                selected = self._selected(call)
+                if selected is not None:
+                    return self.origin(selected, depth)
             if method in t.view_methods or method in t.reinterpret_methods or method in t.copy_methods:
                 return r
             if self.cast_target(call) is not None:
@@ -627,6 +635,20 @@ class ModuleAnalysis(ObjectFlow):
                                      or method in t.narrow_methods or self.cast_target(call) is not None):
             return Origin.GATHERED
         return None
+
+    def _selected(self, call: cst.Call) -> Optional[cst.Subscript]:
+        """`x.select(d, i)` as the subscript `x[:, ..., i]` (d slices before i); None unless d is a
+        non-negative int."""
+        args = [a for a in call.args if not a.star]
+        if len(args) != 2 or len(args) != len(call.args) or not isinstance(args[0].value, cst.Integer):
+            return None
+        cache = self.__dict__.setdefault("_selected_nodes", {})
+        if id(call) not in cache:
+            whole = [cst.SubscriptElement(cst.Slice(None, None))] * int(args[0].value.value, 0)
+            node = cst.Subscript(call.func.value, [*whole, cst.SubscriptElement(cst.Index(args[1].value))])
+            self.parents.setdefault(node, self.parents.get(call))
+            cache[id(call)] = node
+        return cache[id(call)]
 
     def _accessor_receiver_ok(self, call: cst.Call) -> bool:
         accessor = self.tables.accessors[call.func.attr.value]
@@ -742,6 +764,10 @@ class ModuleAnalysis(ObjectFlow):
             # an index selects one whole cache, unless it is a tensor of indices
             first = elements[0].slice
             if isinstance(first, cst.Slice):
+                if len(elements) > 1 and not self._bounded_slice(first):
+                    # every layer of a stacked tensor, then each layer's own subscript (`[:, slots]` gathers)
+                    each = self._token_subscript(Origin.POOL, elements[1:])
+                    return Origin.POOL_TUPLE if each == Origin.POOL else each
                 return Origin.POOL_TUPLE
             value = first.value
             if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
@@ -1339,6 +1365,61 @@ class ModuleAnalysis(ObjectFlow):
                 else:
                     by_name = True
         return max(best, Origin.POOL_TUPLE) if by_name else best
+
+    def _arena_allocation(self, call: cst.Call) -> bool:
+        """One layer's pool: an allocation that is the element (or a part of a (k, v) element) of
+        a comprehension of per-layer arenas (`[(torch.empty((num_blocks, ...)), ...) for _ in ...]`)."""
+        element, parent = call, self.parents.get(call)
+        if isinstance(parent, cst.Element):  # a part of a (k, v) pair
+            element = self.parents.get(parent)
+            parent = self.parents.get(element)
+        if isinstance(parent, (cst.Assign, cst.Arg)) and self._stored_in_loop(element, parent):
+            return self.allocation_kind(call) == "pool" and self._per_layer_arenas(parent, element)
+        if not isinstance(parent, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            return False
+        own = parent.value if isinstance(parent, cst.DictComp) else parent.elt
+        return own is element and self._per_layer_arenas(parent, own)
+
+    def _stored_in_loop(self, value: cst.BaseExpression, holder) -> bool:
+        """`d[k] = value` or `xs.append(value)` in a for loop: one element per iteration."""
+        if isinstance(holder, cst.Assign):
+            stored = holder.value is value and len(holder.targets) == 1 \
+                and isinstance(holder.targets[0].target, cst.Subscript)
+        else:
+            call = self.parents.get(holder)
+            stored = isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                and call.func.attr.value in ("append", "insert") and call.args[-1] is holder
+        if not stored:
+            return False
+        for node in self.ancestors(holder):
+            if isinstance(node, cst.For):
+                return True
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+        return False
+
+    def _layer_stacked_allocation(self, call: cst.Call) -> bool:
+        """Every layer's pool in one tensor, allocated in a method of a class: the first dimension a
+        layer count, the second a pool's (`torch.empty((num_layers, num_blocks, ...))`)."""
+        if (dotted(call.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions:
+            return False
+        size = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "size"),
+                    self._first_positional(call.args))
+        dims = [e.value for e in size.elements if isinstance(e, cst.Element)] \
+            if isinstance(size, (cst.Tuple, cst.List)) else [a.value for a in call.args if a.keyword is None]
+        if len(dims) < 2:
+            return False
+        words = []
+        for dim in dims[:2]:  # the words written there (the pruner and the text gate read the same)
+            parts = set()
+            for text in self._identifiers(dim):
+                parts |= name_parts(text)
+            words.append(parts)
+        t = self.tables
+        if not (words[0] & t.layer_words and words[1] & t.pool_words) or (words[0] | words[1]) & t.batch_words:
+            return False
+        func = self.enclosing_function(call)
+        return func is not None and self.method_class(func) is not None
 
     def _per_layer_arenas(self, comp, element: cst.BaseExpression) -> bool:
         """A comprehension in a method of a class that allocates one token-sized tensor per
@@ -2143,8 +2224,19 @@ class ModuleAnalysis(ObjectFlow):
                 and not self.guarded_fallback(call)
                 and not self._for_some_callers(call)
                 and not same_dtype_cast(self, call)
+                and not self.runs_once(call)
             ]
         return self._pool_casts
+
+    def runs_once(self, node: cst.CSTNode) -> bool:
+        """Is node run once per object: directly in a method that runs when the object is made
+        (`[hot_path] run_once`: `__init__`), not in a def or lambda defined there?"""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.Lambda):
+                return False
+            if isinstance(ancestor, cst.FunctionDef):
+                return ancestor.name.value in self.tables.run_once_methods and self.method_class(ancestor) is not None
+        return False
 
     def _for_some_callers(self, cast: cst.Call) -> bool:
         """Is this cast whole only through its function's parameters, and do some visible
@@ -2415,6 +2507,7 @@ class NodeIndex:
         self.attr_names: set = set()
         self.self_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
         self.self_item_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
+        self.name_item_assignments: List[Tuple[cst.Subscript, cst.BaseExpression]] = []
         self.self_calls: List[cst.Call] = []
         self.local_callables: set = set()  # names of defs, and of names assigned a lambda
         self.classes: List[cst.ClassDef] = []
@@ -2475,9 +2568,18 @@ class NodeIndex:
             t = target.target
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                 self.self_assignments.append((t, node.value))
+            elif isinstance(t, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in t.elements):
+                for position, element in enumerate(t.elements):  # `self.k_all, self.v_all = zip(*pairs)`
+                    e = element.value
+                    if isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self":
+                        part = cst.Subscript(node.value, [cst.SubscriptElement(cst.Index(cst.Integer(str(position))))])
+                        self.parents[part] = node
+                        self.self_assignments.append((e, part))
             elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute) \
                     and isinstance(t.value.value, cst.Name) and t.value.value.value == "self":
                 self.self_item_assignments.append((t.value, node.value))  # self.d[k] = v
+            elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name):
+                self.name_item_assignments.append((t, node.value))  # d[k] = v of a local d
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         t = node.target
