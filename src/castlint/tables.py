@@ -137,6 +137,7 @@ class Tables:
     accessors: dict = field(default_factory=dict)  # name -> Accessor
     cache_attributes: set = field(default_factory=set)
     cache_attributes_whole: set = field(default_factory=set)  # matched whole by the prefilter
+    cache_entry_lists: set = field(default_factory=set)  # [cache_attributes] entry_lists: entries split by a constant
     layer_index_words: tuple = ()  # kept for old tables; the analysis decides by value
     cache_parameters: list = field(default_factory=list)  # [CacheParameter]
     # how an index's value is told (castlint.analysis.dataflow.ModuleAnalysis.index_kind)
@@ -387,7 +388,8 @@ def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
 
 def _load_cache_attributes(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(tables, data, path, "cache_attributes",
-                    {"names": "cache_attributes", "prefilter_whole": "cache_attributes_whole"})
+                    {"names": "cache_attributes", "prefilter_whole": "cache_attributes_whole",
+                     "entry_lists": "cache_entry_lists"})
 
 
 def _load_layer_index(tables: Tables, data: dict, path: Path) -> None:

@@ -851,8 +851,12 @@ class ModuleAnalysis(ObjectFlow):
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path and self.from_convention(value, depth):
                         return True
+                    if kind == "for" and not path and self.from_convention(value, depth):
+                        return True  # an entry of what the engine hands over
             return False
         if isinstance(expr, cst.Attribute):
+            if expr.attr.value in self.tables.cache_entry_lists:
+                return True
             owner = self.instance_class(expr.value)
             values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
             return any(self.from_convention(v, depth) for v in values)
@@ -860,8 +864,8 @@ class ModuleAnalysis(ObjectFlow):
             return self.from_convention(expr.value, depth)
         if isinstance(expr, cst.Call):
             receiver, method, _ = self.method_parts(expr)
-            if receiver is not None and method in self.tables.view_methods:
-                return self.from_convention(receiver, depth)
+            if receiver is not None and (method in self.tables.view_methods or self.cast_target(expr) is not None):
+                return self.from_convention(receiver, depth)  # a view or a converted copy: the same layout
             for target, _, _ in self.return_targets(expr):
                 values = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
                 if any(self.from_convention(v, depth) for v in values):
@@ -1366,6 +1370,10 @@ class ModuleAnalysis(ObjectFlow):
                     by_name = True
         return max(best, Origin.POOL_TUPLE) if by_name else best
 
+    def holds_pools(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a container of whole pools (Origin.POOL_TUPLE)?"""
+        return self.origin(expr) == Origin.POOL_TUPLE
+
     def _arena_allocation(self, call: cst.Call) -> bool:
         """One layer's pool: an allocation that is the element (or a part of a (k, v) element) of
         a comprehension of per-layer arenas (`[(torch.empty((num_blocks, ...)), ...) for _ in ...]`)."""
@@ -1666,6 +1674,11 @@ class ModuleAnalysis(ObjectFlow):
                     if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
                             and element.key.evaluated_value == name:
                         return element.value
+                continue
+            if arg.star == "**" and isinstance(arg.value, (cst.Name, cst.Attribute)):
+                held = self._double_starred_values(arg.value).get(name)  # f(**kw) of kw = {"name": value}
+                if held is not None:
+                    return held
                 continue
             if arg.star:
                 unpacked = unpacked or arg.star == "*"  # positions after *args are unknown

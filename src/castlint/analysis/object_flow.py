@@ -506,8 +506,10 @@ class ObjectFlow:
                         out.extend(self._record_arguments(cls, name, [value]))
                     continue
             found = self.element_values(value, index, depth + 1)
-            if found is None:  # a value whose structure is not shown (an accessor's pair): the lattice's element
-                found = [self._element_of(value, index)]
+            if found is None:
+                if not self.holds_pools(value):
+                    return None
+                found = [self._element_of(value, index)]  # a container not shown (an accessor's pair): the lattice's element
             out.extend(found)
         return out
 
