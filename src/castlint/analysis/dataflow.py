@@ -404,6 +404,9 @@ class ModuleAnalysis(ObjectFlow):
                 return self._self_attr_origin(expr, depth)
             return self._instance_attr_origin(expr, depth)
         if isinstance(expr, cst.Subscript):
+            part = self.nodes.unpacked_parts.get(id(expr))
+            if part is not None:  # `self.a, self.b = value`: unpacked by position, as a name would be
+                return self._unpacked(part[0], (part[1],), depth)
             return self._subscript_origin(expr, depth)
         if isinstance(expr, cst.Name):
             return self._name_origin(expr, depth)
@@ -661,6 +664,11 @@ class ModuleAnalysis(ObjectFlow):
         parameter what it is assigned or passed (`manager` bound to `metadata.kv_cache_manager`)."""
         text = dotted(expr) or ""
         out = [text]
+        if isinstance(expr, cst.Attribute) and depth <= 3:  # `self.manager` set from `kv_cache_manager`
+            owner = self.instance_class(expr.value)
+            for value in self.instance_attr_values(owner, expr.attr.value) if owner is not None else ():
+                out.extend(self._spellings(value, depth + 1))
+            return out
         if not isinstance(expr, cst.Name) or depth > 3:
             return out
         for assignment in self.reaching(expr):
@@ -2521,6 +2529,7 @@ class NodeIndex:
         self.self_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
         self.self_item_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
         self.name_item_assignments: List[Tuple[cst.Subscript, cst.BaseExpression]] = []
+        self.unpacked_parts: Dict[int, tuple] = {}  # id(value[j]) of `self.a, self.b = value` -> (value, j)
         self.self_calls: List[cst.Call] = []
         self.local_callables: set = set()  # names of defs, and of names assigned a lambda
         self.classes: List[cst.ClassDef] = []
@@ -2587,6 +2596,7 @@ class NodeIndex:
                     if isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self":
                         part = cst.Subscript(node.value, [cst.SubscriptElement(cst.Index(cst.Integer(str(position))))])
                         self.parents[part] = node
+                        self.unpacked_parts[id(part)] = (node.value, position)
                         self.self_assignments.append((e, part))
             elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute) \
                     and isinstance(t.value.value, cst.Name) and t.value.value.value == "self":
