@@ -469,6 +469,19 @@ def _may_be_arena(call: ast.Call, vocab: _Vocabulary) -> bool:
     return bare or bool(words & vocab.pool_words)
 
 
+def _over_layers(iterable: ast.AST, vocab: _Vocabulary) -> bool:
+    """`range(num_layers)`, `range(self.start_layer, self.end_layer)` (ModuleAnalysis._in_layer_loop)."""
+    if not (type(iterable) is ast.Call and type(iterable.func) is ast.Name and iterable.func.id == "range"):
+        return False
+    words = set()
+    for node in ast.walk(iterable):
+        if type(node) is ast.Name:
+            words |= set(node.id.lower().split("_"))
+        elif type(node) is ast.Attribute:
+            words |= set(node.attr.lower().split("_"))
+    return bool(words & vocab.layer_words)
+
+
 def _may_be_layer_stack(call: ast.Call, vocab: _Vocabulary) -> bool:
     """Might the analysis read this allocation as every layer's pool in one tensor
     (ModuleAnalysis._layer_stacked_allocation: a layer word written in its first dimension, a
@@ -707,7 +720,7 @@ def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(
         elif t is Call:
             collector.call(n, path)
         elif t is Assign:
-            collector.assign(n)
+            collector.assign(n, path)
         elif t is Subscript:
             collector.subscript(n)
         elif t is ast.Return:
@@ -739,6 +752,8 @@ def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(
                 if path is not None and child_field in _BODIES and value and isinstance(value[0], ast.stmt):
                     if child_field == "body" and t in (ast.For, ast.AsyncFor, ast.While):
                         kind = "loop"
+                        if t is ast.For and _over_layers(n.iter, vocab):
+                            collector.layer_loops.add(id(value))
                     elif t in (ast.If, ast.With, ast.AsyncWith):
                         kind = ""
                     else:
@@ -758,19 +773,23 @@ class _Collector:
     what ModuleAnalysis binds: =, annotated =, :=, for and comprehension targets (a
     with/except target or an augmented assignment has origin OTHER)."""
 
-    __slots__ = ("unit", "vocab", "params", "aliases", "helper_aliases", "method_node")
+    __slots__ = ("unit", "vocab", "params", "aliases", "helper_aliases", "method_node", "layer_loops")
 
     def __init__(self, unit: _Unit, vocab: _Vocabulary, params: Params, aliases, helper_aliases):
         self.unit, self.vocab, self.params = unit, vocab, params
         self.aliases, self.helper_aliases = aliases, helper_aliases
         self.method_node = unit.node if unit.cls is not None and type(unit.node) in _DEFS else None
+        self.layer_loops: Set[int] = set()  # id(body) of `for ... in range(<layer word>)` loops
 
     def refs(self, node: ast.AST) -> _Refs:
         return _refs(node, self.vocab, self.aliases)
 
-    def assign(self, n: ast.Assign) -> None:
+    def assign(self, n: ast.Assign, path=None) -> None:
         unit = self.unit
         value = self.refs(n.value)
+        if path and any(id(block) in self.layer_loops for block, _, _ in path) \
+                and any(type(t) is ast.Name for t in n.targets):
+            value = self.stored(n.value)  # `k = torch.empty((num_blocks, ...))` once per layer
         # a function stored as a value (`self.read = helper`, `{"k": helper}`) runs where it is called
         unit.calls_made.update(name for name, _ in value.calls)
         attrs: Set[str] = set()
@@ -1446,7 +1465,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     # the analysis knows an object's class only from a construction in the module
     made = {name for unit in module.units for name, receiver, _ in unit.object_calls
             if receiver == "" and name in classes}
-    fed |= _held_arenas(module)
+    fed |= _held_arenas(module, taint)
     for unit in module.units:
         for name, receiver, call in unit.object_calls:
             if any(type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit)
@@ -1470,7 +1489,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     return _held_getters(module, classes, taint)
 
 
-def _held_arenas(module: "_ModuleUnits") -> Set[str]:
+def _held_arenas(module: "_ModuleUnits", taint: Optional["_Taint"] = None) -> Set[str]:
     """The attributes a class assigns a pool itself (an accessor's result, a cache attribute,
     per-layer arenas: `self.arenas = {"k": [torch.zeros(...) for _ in range(n)]}`) and those
     assigned from them (`self.v_list = self.arenas["v"]`): read on another object
@@ -1479,9 +1498,10 @@ def _held_arenas(module: "_ModuleUnits") -> Set[str]:
     for unit in module.units:
         if unit.cls is not None:
             mine = held.setdefault(id(unit.cls), set())
-            for _, attrs, value, _ in unit.assigns:
-                if attrs and value.base:
-                    mine |= attrs
+            for names, attrs, value, _ in unit.assigns:
+                if attrs and (value.base or (taint is not None and value.names
+                                             and taint.tainted(value, unit))):
+                    mine |= attrs  # also `self.pairs.append((k, v))` of arenas bound to names
     changed = True
     while changed:
         changed = False
@@ -1566,7 +1586,10 @@ def _method_owners(receiver: str, unit: "_Unit", classes: Dict[str, ast.ClassDef
 
 def _tainted_args(call: ast.Call, unit: "_Unit", taint: "_Taint", module: "_ModuleUnits") -> bool:
     args = list(call.args) + [k.value for k in call.keywords]
-    return any(taint.tainted(_refs(a, module.vocab, module.aliases), unit) for a in args)
+    vocab = module.vocab
+    return any(taint.tainted(_refs(a, vocab, module.aliases), unit) or (
+        type(a) is ast.Call and _callee_name(a.func) in vocab.allocations and _may_be_arena(a, vocab))
+        for a in args)  # a record built over a pool-sized allocation (ModuleAnalysis._arena_allocation)
 
 
 def _assigned_attrs(module: "_ModuleUnits", cls: ast.ClassDef) -> Set[str]:

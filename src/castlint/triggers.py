@@ -65,7 +65,8 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
     they are read (`self.pool.arenas["k"][i]`) under any name, so no trigger word names them; the
     flow model decides from the allocation. Also an allocation stored into a container in a loop
     (`d[name] = torch.zeros(...)`, `xs.append(torch.empty(...))`) and one tensor of every layer
-    (`torch.empty((num_layers, num_blocks, ...))`: a layer word, then a pool word, written there).
+    (`torch.empty((num_layers, num_blocks, ...))`: a layer word, then a pool word, written there),
+    and an allocation bound to a name in a loop over the layers.
     converts=False: the allocation alone (one class of a file that converts elsewhere). Cheap
     text tests first."""
     hit = _ARENA_TESTS.get(id(tables))
@@ -88,14 +89,17 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
         stacked = re.compile(rb"\b(?:" + alternatives + rb")\(\s*(?:size\s*=\s*)?[(\[]?\s*"
                              + dimension % words(tables.layer_words) + rb"\s*,\s*"
                              + dimension % words(tables.pool_words), re.IGNORECASE)
-        hit = _ARENA_TESTS[id(tables)] = (tables, (regex, casts, layer_range, stored, stacked))
-    regex, casts, layer_range, stored, stacked = hit[1]
+        bound = re.compile(rb"=\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
+        hit = _ARENA_TESTS[id(tables)] = (tables, (regex, casts, layer_range, stored, stacked, bound))
+    regex, casts, layer_range, stored, stacked, bound = hit[1]
     if converts and not any(cast in source for cast in casts):
         return False
     if stacked.search(source) or (b"for " in source and stored.search(source)):
         return True
     if b" for " not in source or b"range(" not in source:
         return False
+    if any(bound.search(source, m.end(), m.end() + 800) for m in layer_range.finditer(source)):
+        return True  # `for _ in range(num_layers): k = torch.empty(...)`: one per layer
     return any(_comprehension_element(source, m.end(), layer_range) for m in regex.finditer(source))
 
 

@@ -1383,18 +1383,45 @@ class ModuleAnalysis(ObjectFlow):
         return self.origin(expr) == Origin.POOL_TUPLE
 
     def _arena_allocation(self, call: cst.Call) -> bool:
-        """One layer's pool: an allocation that is the element (or a part of a (k, v) element) of
-        a comprehension of per-layer arenas (`[(torch.empty((num_blocks, ...)), ...) for _ in ...]`)."""
+        """One layer's pool: an allocation of a pool's size, in a method of a class, made once per
+        layer: the element of a comprehension of per-layer arenas, a part of a (k, v) element or
+        an argument of a record built per element (`[(torch.empty((num_blocks, ...)), ...) for _ in
+        ...]`, `[LayerKV(i, torch.empty((num_blocks, ...)), ...) for i in ...]`), stored into a
+        container in a loop, or bound to a name in a loop over the layers (`for _ in
+        range(num_layers): k = torch.empty((num_blocks, ...))`)."""
+        if (dotted(call.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions:
+            return False
         element, parent = call, self.parents.get(call)
         if isinstance(parent, cst.Element):  # a part of a (k, v) pair
             element = self.parents.get(parent)
             parent = self.parents.get(element)
+        record = isinstance(parent, cst.Arg) and isinstance(self.parents.get(parent), cst.Call) \
+            and self.constructed_class(self.parents.get(parent)) is not None
+        if record:  # an argument of a construction: the record holds it
+            element = self.parents.get(parent)
+            parent = self.parents.get(element)
         if isinstance(parent, (cst.Assign, cst.Arg)) and self._stored_in_loop(element, parent):
-            return self.allocation_kind(call) == "pool" and self._per_layer_arenas(parent, element)
+            return self.allocation_kind(call) == "pool" and self._per_layer_arenas(parent, call)
+        if isinstance(parent, cst.Assign) and element is call and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, cst.Name):
+            return self._in_layer_loop(parent) and self._per_layer_arenas(parent, call)
         if not isinstance(parent, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
             return False
         own = parent.value if isinstance(parent, cst.DictComp) else parent.elt
-        return own is element and self._per_layer_arenas(parent, own)
+        return own is element and self._per_layer_arenas(parent, call if record else own)
+
+    def _in_layer_loop(self, statement: cst.CSTNode) -> bool:
+        """Is statement in the body of a `for ... in range(...)` over the layers ([allocation]
+        layer_words), within its function?"""
+        for node in self.ancestors(statement):
+            if isinstance(node, cst.For):
+                loop = node.iter
+                if isinstance(loop, cst.Call) and dotted(loop.func) == "range" and any(
+                        name_parts(text) & self.tables.layer_words for text in self._identifiers(loop)):
+                    return True
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+        return False
 
     def _stored_in_loop(self, value: cst.BaseExpression, holder) -> bool:
         """`d[k] = value` or `xs.append(value)` in a for loop: one element per iteration."""
