@@ -509,7 +509,8 @@ class ObjectFlow:
             if found is None:
                 if not self.holds_pools(value):
                     return None
-                found = [self._element_of(value, index)]  # a container not shown (an accessor's pair): the lattice's element
+                # a container whose structure is not shown (an accessor's pair): the lattice's element
+                found = [self._element_of(value, index)]
             out.extend(found)
         return out
 
