@@ -120,6 +120,7 @@ class _Vocabulary:
         self.allocations = frozenset(tables.allocation_functions)  # a comprehension of them: per-layer arenas
         self.pool_words = frozenset(tables.pool_words)
         self.not_pool_words = frozenset(tables.batch_words) | frozenset(tables.layer_words)
+        self.layer_words, self.batch_words = frozenset(tables.layer_words), frozenset(tables.batch_words)
         # `torch.Tensor`, and `Tensor` as `from torch import Tensor` names it
         self.unbound = frozenset(set(tables.unbound_receivers)
                                  | {r.rsplit(".", 1)[-1] for r in tables.unbound_receivers})
@@ -131,7 +132,8 @@ class _Vocabulary:
         # the flow: what it gives is batch-sized, and no rule fires on a gathered value)
         self.through_methods = frozenset((set(tables.view_methods) | set(tables.reinterpret_methods)
                                           | set(tables.casts) | set(tables.tuple_view_methods)
-                                          | set(tables.narrow_methods) | set(tables.copy_methods))
+                                          | set(tables.narrow_methods) | set(tables.copy_methods)
+                                          | set(tables.select_methods))
                                          - set(tables.gather_methods))
         self.gather_methods = frozenset(tables.gather_methods)
         # methods of tensors and pools, never of the module's own classes (obj.m(...) feeds no def)
@@ -270,7 +272,7 @@ def _walk(root: ast.AST, skip: tuple = ()):
 CONTAINER, WHOLE = 1, 2
 # How an expression turns what it reads into what it is: tf[levels] (tf[0] is 0).
 KEEP = (0, 1, 2, 3)
-INDEXED = (0, 2, 0, 2)  # x[i]: an element of a container; an index into one cache gathers
+INDEXED = (0, 3, 0, 3)  # x[i]: an element of a container (itself one, when they nest); an index into one cache gathers
 TUPLED = (0, 1, 3, 3)  # x.split(...): several whole views
 ELEMENT = (0, 2, 2, 2)  # unpacking or iterating
 PACKED = (0, 1, 1, 1)  # (a, b): a tuple of whole caches
@@ -381,7 +383,10 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 if name in vocab.element_methods:  # d.get(k) reads what d[k] does
                     node, tf = func.value, _then(INDEXED, tf)
                     continue
-            elif type(func) is ast.Name:
+            if _callee_name(func) in vocab.allocations and _may_be_layer_stack(node, vocab):
+                out.base |= tf[CONTAINER]  # `torch.empty((num_layers, num_blocks, ...))`: every layer's pool
+                return
+            if type(func) is ast.Name:
                 if func.id in vocab.holders:  # partial(f, ...), getattr(obj, "name")
                     out.bound |= any(_names_accessor(a, vocab) for a in args)
                     _held_pool(args, vocab, out, tf)
@@ -459,6 +464,40 @@ def _may_be_arena(call: ast.Call, vocab: _Vocabulary) -> bool:
     if words & vocab.not_pool_words:
         return False
     return bare or bool(words & vocab.pool_words)
+
+
+def _over_layers(iterable: ast.AST, vocab: _Vocabulary) -> bool:
+    """`range(num_layers)`, `range(self.start_layer, self.end_layer)` (ModuleAnalysis._in_layer_loop)."""
+    if not (type(iterable) is ast.Call and type(iterable.func) is ast.Name and iterable.func.id == "range"):
+        return False
+    words = set()
+    for node in ast.walk(iterable):
+        if type(node) is ast.Name:
+            words |= set(node.id.lower().split("_"))
+        elif type(node) is ast.Attribute:
+            words |= set(node.attr.lower().split("_"))
+    return bool(words & vocab.layer_words)
+
+
+def _may_be_layer_stack(call: ast.Call, vocab: _Vocabulary) -> bool:
+    """Might the analysis read this allocation as every layer's pool in one tensor
+    (ModuleAnalysis._layer_stacked_allocation: a layer word written in its first dimension, a
+    pool word in its second, no batch word)?"""
+    size = next((k.value for k in call.keywords if k.arg == "size"), call.args[0] if call.args else None)
+    dims = size.elts if type(size) in (ast.Tuple, ast.List) else [a for a in call.args if type(a) is not ast.Starred]
+    if len(dims) < 2:
+        return False
+    words = []
+    for dim in dims[:2]:
+        parts = set()
+        for node in ast.walk(dim):
+            if type(node) is ast.Name:
+                parts |= set(node.id.lower().split("_"))
+            elif type(node) is ast.Attribute:
+                parts |= set(node.attr.lower().split("_"))
+        words.append(parts)
+    return bool(words[0] & vocab.layer_words and words[1] & vocab.pool_words
+                and not (words[0] | words[1]) & vocab.batch_words)
 
 
 def _base_name(base: ast.AST) -> Optional[str]:
@@ -687,7 +726,7 @@ def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(
         elif t is Call:
             collector.call(n, path)
         elif t is Assign:
-            collector.assign(n)
+            collector.assign(n, path)
         elif t is Subscript:
             collector.subscript(n)
         elif t is ast.Return:
@@ -719,6 +758,8 @@ def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(
                 if path is not None and child_field in _BODIES and value and isinstance(value[0], ast.stmt):
                     if child_field == "body" and t in (ast.For, ast.AsyncFor, ast.While):
                         kind = "loop"
+                        if t is ast.For and _over_layers(n.iter, vocab):
+                            collector.layer_loops.add(id(value))
                     elif t in (ast.If, ast.With, ast.AsyncWith):
                         kind = ""
                     else:
@@ -738,19 +779,23 @@ class _Collector:
     what ModuleAnalysis binds: =, annotated =, :=, for and comprehension targets (a
     with/except target or an augmented assignment has origin OTHER)."""
 
-    __slots__ = ("unit", "vocab", "params", "aliases", "helper_aliases", "method_node")
+    __slots__ = ("unit", "vocab", "params", "aliases", "helper_aliases", "method_node", "layer_loops")
 
     def __init__(self, unit: _Unit, vocab: _Vocabulary, params: Params, aliases, helper_aliases):
         self.unit, self.vocab, self.params = unit, vocab, params
         self.aliases, self.helper_aliases = aliases, helper_aliases
         self.method_node = unit.node if unit.cls is not None and type(unit.node) in _DEFS else None
+        self.layer_loops: Set[int] = set()  # id(body) of `for ... in range(<layer word>)` loops
 
     def refs(self, node: ast.AST) -> _Refs:
         return _refs(node, self.vocab, self.aliases)
 
-    def assign(self, n: ast.Assign) -> None:
+    def assign(self, n: ast.Assign, path=None) -> None:
         unit = self.unit
         value = self.refs(n.value)
+        if path and any(id(block) in self.layer_loops for block, _, _ in path) \
+                and any(type(t) is ast.Name for t in n.targets):
+            value = self.stored(n.value)  # `k = torch.empty((num_blocks, ...))` once per layer
         # a function stored as a value (`self.read = helper`, `{"k": helper}`) runs where it is called
         unit.calls_made.update(name for name, _ in value.calls)
         attrs: Set[str] = set()
@@ -759,6 +804,8 @@ class _Collector:
             _targets(target, one_names, one_attrs)
             unpacked = type(target) not in (ast.Name, ast.Attribute)
             unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
+            if type(target) is ast.Subscript and type(target.value) is ast.Name:  # d[k] = v: d holds v
+                unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
             attrs |= one_attrs
         if attrs:
             inner = _self_attrs(n.value)
@@ -769,6 +816,15 @@ class _Collector:
                 if type(target) is ast.Name:
                     _register(unit, target.id, n.value.args, self.params, False, self.vocab)
                     unit.returns.setdefault(target.id, []).append(self.refs(n.value.body))
+
+    def stored(self, value: ast.AST) -> _Refs:
+        """What storing value into a container reads: an allocation whose first dimension may be a
+        pool's is one layer's pool there, when stored in a loop (ModuleAnalysis._arena_allocation)."""
+        refs = self.refs(value)
+        if type(value) is ast.Call and _callee_name(value.func) in self.vocab.allocations \
+                and _may_be_arena(value, self.vocab):
+            refs.base |= WHOLE
+        return refs
 
     def annotated_assign(self, n) -> None:
         """`x: T = value` and `(x := value)`."""
@@ -837,9 +893,12 @@ class _Collector:
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
         if name in _GROW and n.args and type(func) is ast.Attribute:
             attrs = _self_attrs(func.value) if type(func.value) is ast.Attribute else set()
+            value = n.args[-1] if name == "insert" else n.args[0]
             if attrs:  # self.x.append(v): self.x now holds v
-                value = n.args[-1] if name == "insert" else n.args[0]
                 unit.assigns.append((set(), attrs, self.refs(value), KEEP if name == "extend" else PACKED))
+            elif type(func.value) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
+                unit.assigns.append(({func.value.id}, set(), self.stored(value),
+                                     KEEP if name == "extend" else PACKED))
 
     def object_call(self, n: ast.Call) -> None:
         func = n.func
@@ -1453,7 +1512,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     # the analysis knows an object's class only from a construction in the module
     made = {name for unit in module.units for name, receiver, _ in unit.object_calls
             if receiver == "" and name in classes}
-    fed |= _held_arenas(module)
+    fed |= _held_arenas(module, taint)
     for unit in module.units:
         for name, receiver, call in unit.object_calls:
             if any(type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit)
@@ -1477,7 +1536,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     return _held_getters(module, classes, taint)
 
 
-def _held_arenas(module: "_ModuleUnits") -> Set[str]:
+def _held_arenas(module: "_ModuleUnits", taint: Optional["_Taint"] = None) -> Set[str]:
     """The attributes a class assigns a pool itself (an accessor's result, a cache attribute,
     per-layer arenas: `self.arenas = {"k": [torch.zeros(...) for _ in range(n)]}`) and those
     assigned from them (`self.v_list = self.arenas["v"]`): read on another object
@@ -1486,9 +1545,10 @@ def _held_arenas(module: "_ModuleUnits") -> Set[str]:
     for unit in module.units:
         if unit.cls is not None:
             mine = held.setdefault(id(unit.cls), set())
-            for _, attrs, value, _ in unit.assigns:
-                if attrs and value.base:
-                    mine |= attrs
+            for names, attrs, value, _ in unit.assigns:
+                if attrs and (value.base or (taint is not None and value.names
+                                             and taint.tainted(value, unit))):
+                    mine |= attrs  # also `self.pairs.append((k, v))` of arenas bound to names
     changed = True
     while changed:
         changed = False
@@ -1577,7 +1637,10 @@ def _method_owners(receiver: str, unit: "_Unit", classes: Dict[str, ast.ClassDef
 
 def _tainted_args(call: ast.Call, unit: "_Unit", taint: "_Taint", module: "_ModuleUnits") -> bool:
     args = list(call.args) + [k.value for k in call.keywords]
-    return any(taint.tainted(_refs(a, module.vocab, module.aliases), unit) for a in args)
+    vocab = module.vocab
+    return any(taint.tainted(_refs(a, vocab, module.aliases), unit) or (
+        type(a) is ast.Call and _callee_name(a.func) in vocab.allocations and _may_be_arena(a, vocab))
+        for a in args)  # a record built over a pool-sized allocation (ModuleAnalysis._arena_allocation)
 
 
 def _assigned_attrs(module: "_ModuleUnits", cls: ast.ClassDef) -> Set[str]:

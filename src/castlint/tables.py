@@ -137,6 +137,7 @@ class Tables:
     accessors: dict = field(default_factory=dict)  # name -> Accessor
     cache_attributes: set = field(default_factory=set)
     cache_attributes_whole: set = field(default_factory=set)  # matched whole by the prefilter
+    cache_entry_lists: set = field(default_factory=set)  # [cache_attributes] entry_lists: entries split by a constant
     layer_index_words: tuple = ()  # kept for old tables; the analysis decides by value
     cache_parameters: list = field(default_factory=list)  # [CacheParameter]
     # how an index's value is told (castlint.analysis.dataflow.ModuleAnalysis.index_kind)
@@ -153,6 +154,7 @@ class Tables:
     tuple_view_functions: set = field(default_factory=set)
     concat_functions: set = field(default_factory=set)
     narrow_methods: set = field(default_factory=set)
+    select_methods: set = field(default_factory=set)  # [views]: x.select(dim, i) reads as x[:, ..., i]
     narrow_functions: set = field(default_factory=set)
     copy_methods: set = field(default_factory=set)
     unbound_receivers: set = field(default_factory=set)
@@ -172,6 +174,7 @@ class Tables:
     conversion_helpers: dict = field(default_factory=dict)  # name -> ConversionHelper
     guard_names: set = field(default_factory=set)
     hot_path_entry_points: set = field(default_factory=set)  # [hot_path]: methods every decode step runs
+    run_once_methods: set = field(default_factory=set)  # [hot_path] run_once: methods that run once per object
     # [cast_motion]: calls that only read their tensors, for CL003's proof (castlint.analysis.cast_motion)
     read_methods: set = field(default_factory=set)
     read_functions: set = field(default_factory=set)
@@ -385,7 +388,8 @@ def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
 
 def _load_cache_attributes(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(tables, data, path, "cache_attributes",
-                    {"names": "cache_attributes", "prefilter_whole": "cache_attributes_whole"})
+                    {"names": "cache_attributes", "prefilter_whole": "cache_attributes_whole",
+                     "entry_lists": "cache_entry_lists"})
 
 
 def _load_layer_index(tables: Tables, data: dict, path: Path) -> None:
@@ -403,7 +407,7 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
         "methods": "view_methods", "functions": "view_functions", "tuple_methods": "tuple_view_methods",
         "tuple_functions": "tuple_view_functions", "narrow_methods": "narrow_methods",
         "concat_functions": "concat_functions",
-        "narrow_functions": "narrow_functions",
+        "narrow_functions": "narrow_functions", "select_methods": "select_methods",
     })
 
 
@@ -474,7 +478,8 @@ def _load_guards(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_hot_path(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "hot_path", {"entry_points": "hot_path_entry_points"})
+    _load_word_sets(tables, data, path, "hot_path", {"entry_points": "hot_path_entry_points",
+                                                     "run_once": "run_once_methods"})
 
 
 # casts.toml: how a dtype cast is spelled, and what the dtypes are

@@ -69,10 +69,12 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
     comprehension: `[torch.zeros((size + 1, h, d)) for _ in range(layer_num)]`, a dict of those,
     a (k, v) pair of them) and convert something? Such a class's buffers are whole pools wherever
     they are read (`self.pool.arenas["k"][i]`) under any name, so no trigger word names them; the
-    flow model decides from the allocation. converts=False: the allocation alone (one class of a
-    file that converts elsewhere). Cheap text tests first."""
-    if b" for " not in source or b"range(" not in source:
-        return False
+    flow model decides from the allocation. Also an allocation stored into a container in a loop
+    (`d[name] = torch.zeros(...)`, `xs.append(torch.empty(...))`) and one tensor of every layer
+    (`torch.empty((num_layers, num_blocks, ...))`: a layer word, then a pool word, written there),
+    and an allocation bound to a name in a loop over the layers.
+    converts=False: the allocation alone (one class of a file that converts elsewhere). Cheap
+    text tests first."""
     hit = _ARENA_TESTS.get(id(tables))
     if hit is None or hit[0] is not tables:
         import re
@@ -84,10 +86,26 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
         layer_range = re.compile(rb"for\s+[\w, ()]+\s+in\s+range\([^)]{0,80}?(?:"
                                  + b"|".join(re.escape(w.encode()) for w in sorted(tables.layer_words)) + rb")",
                                  re.IGNORECASE)
-        hit = _ARENA_TESTS[id(tables)] = (tables, (regex, casts, layer_range))
-    regex, casts, layer_range = hit[1]
+        alternatives = b"|".join(re.escape(name.encode()) for name in functions)
+        stored = re.compile(rb"(?:\]\s*=|\.(?:append|insert)\()\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
+
+        def words(group):
+            return b"|".join(re.escape(w.encode()) for w in sorted(group))
+        dimension = rb"[\w.]*?(?<![a-zA-Z0-9])(?:%s)(?![a-zA-Z0-9])[\w.]*"  # a word of it, `_`-separated
+        stacked = re.compile(rb"\b(?:" + alternatives + rb")\(\s*(?:size\s*=\s*)?[(\[]?\s*"
+                             + dimension % words(tables.layer_words) + rb"\s*,\s*"
+                             + dimension % words(tables.pool_words), re.IGNORECASE)
+        bound = re.compile(rb"=\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
+        hit = _ARENA_TESTS[id(tables)] = (tables, (regex, casts, layer_range, stored, stacked, bound))
+    regex, casts, layer_range, stored, stacked, bound = hit[1]
     if converts and not any(cast in source for cast in casts):
         return False
+    if stacked.search(source) or (b"for " in source and stored.search(source)):
+        return True
+    if b" for " not in source or b"range(" not in source:
+        return False
+    if any(bound.search(source, m.end(), m.end() + 800) for m in layer_range.finditer(source)):
+        return True  # `for _ in range(num_layers): k = torch.empty(...)`: one per layer
     return any(_comprehension_element(source, m.end(), layer_range) for m in regex.finditer(source))
 
 
@@ -101,9 +119,9 @@ def _comprehension_element(source: bytes, start: int, layer_range, reach: int = 
             depth += 1
         elif c in b")]}":
             depth -= 1
-            if depth < 0:
+            if depth < -1:
                 return False  # the enclosing bracket closed: no `for` in it
-        elif depth == 0 and c == b"for":
+        elif depth in (0, -1) and c == b"for":  # -1: the call is a part of a (k, v) pair
             # `for` beside the call, over the layers (`for _ in range(num_layers)`): one arena per layer
             return layer_range.match(source, token.start()) is not None and _inside_a_bracket(source, start)
     return False

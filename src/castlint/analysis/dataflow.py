@@ -400,6 +400,9 @@ class ModuleAnalysis(ObjectFlow):
                 return self._self_attr_origin(expr, depth)
             return self._instance_attr_origin(expr, depth)
         if isinstance(expr, cst.Subscript):
+            part = self.nodes.unpacked_parts.get(id(expr))
+            if part is not None:  # `self.a, self.b = value`: unpacked by position, as a name would be
+                return self._unpacked(part[0], (part[1],), depth)
             return self._subscript_origin(expr, depth)
         if isinstance(expr, cst.Name):
             return self._name_origin(expr, depth)
@@ -427,6 +430,10 @@ class ModuleAnalysis(ObjectFlow):
     def _call_origin(self, expr: cst.Call, depth: int) -> Origin:
         t = self.tables
         func = expr.func
+        if self._arena_allocation(expr):
+            return Origin.POOL
+        if self._layer_stacked_allocation(expr):
+            return Origin.POOL_TUPLE
         receiver, method, args = self.method_parts(expr)
         if method is not None and method in self._function_short_names():
             found = self._function_origin(expr, depth)  # `torch.chunk(pool, 2)`, not `pool.chunk(2)`
@@ -615,6 +622,10 @@ class ModuleAnalysis(ObjectFlow):
                 return Origin.POOL_TUPLE if r >= Origin.POOL_TUPLE else r
             if method in t.narrow_methods:
                 return self._narrow_origin(r, args)
+            if method in t.select_methods and receiver is call.func.value:
+                selected = self._selected(call)
+                if selected is not None:
+                    return self.origin(selected, depth)
             if method in t.view_methods or method in t.reinterpret_methods or method in t.copy_methods:
                 return r
             if self.cast_target(call) is not None:
@@ -623,6 +634,20 @@ class ModuleAnalysis(ObjectFlow):
                                      or method in t.narrow_methods or self.cast_target(call) is not None):
             return Origin.GATHERED
         return None
+
+    def _selected(self, call: cst.Call) -> Optional[cst.Subscript]:
+        """`x.select(d, i)` as the subscript `x[:, ..., i]` (d slices before i); None unless d is a
+        non-negative int."""
+        args = [a for a in call.args if not a.star]
+        if len(args) != 2 or len(args) != len(call.args) or not isinstance(args[0].value, cst.Integer):
+            return None
+        cache = self.__dict__.setdefault("_selected_nodes", {})
+        if id(call) not in cache:
+            whole = [cst.SubscriptElement(cst.Slice(None, None))] * int(args[0].value.value, 0)
+            node = cst.Subscript(call.func.value, [*whole, cst.SubscriptElement(cst.Index(args[1].value))])
+            self.parents.setdefault(node, self.parents.get(call))
+            cache[id(call)] = node
+        return cache[id(call)]
 
     def _accessor_receiver_ok(self, call: cst.Call) -> bool:
         accessor = self.tables.accessors[call.func.attr.value]
@@ -635,6 +660,11 @@ class ModuleAnalysis(ObjectFlow):
         parameter what it is assigned or passed (`manager` bound to `metadata.kv_cache_manager`)."""
         text = dotted(expr) or ""
         out = [text]
+        if isinstance(expr, cst.Attribute) and depth <= 3:  # `self.manager` set from `kv_cache_manager`
+            owner = self.instance_class(expr.value)
+            for value in self.instance_attr_values(owner, expr.attr.value) if owner is not None else ():
+                out.extend(self._spellings(value, depth + 1))
+            return out
         if not isinstance(expr, cst.Name) or depth > 3:
             return out
         for assignment in self.reaching(expr):
@@ -738,6 +768,10 @@ class ModuleAnalysis(ObjectFlow):
             # an index selects one whole cache, unless it is a tensor of indices
             first = elements[0].slice
             if isinstance(first, cst.Slice):
+                if len(elements) > 1 and not self._bounded_slice(first):
+                    # every layer of a stacked tensor, then each layer's own subscript (`[:, slots]` gathers)
+                    each = self._token_subscript(Origin.POOL, elements[1:])
+                    return Origin.POOL_TUPLE if each == Origin.POOL else each
                 return Origin.POOL_TUPLE
             value = first.value
             if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
@@ -821,8 +855,12 @@ class ModuleAnalysis(ObjectFlow):
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path and self.from_convention(value, depth):
                         return True
+                    if kind == "for" and not path and self.from_convention(value, depth):
+                        return True  # an entry of what the engine hands over
             return False
         if isinstance(expr, cst.Attribute):
+            if expr.attr.value in self.tables.cache_entry_lists:
+                return True
             owner = self.instance_class(expr.value)
             values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
             return any(self.from_convention(v, depth) for v in values)
@@ -830,8 +868,8 @@ class ModuleAnalysis(ObjectFlow):
             return self.from_convention(expr.value, depth)
         if isinstance(expr, cst.Call):
             receiver, method, _ = self.method_parts(expr)
-            if receiver is not None and method in self.tables.view_methods:
-                return self.from_convention(receiver, depth)
+            if receiver is not None and (method in self.tables.view_methods or self.cast_target(expr) is not None):
+                return self.from_convention(receiver, depth)  # a view or a converted copy: the same layout
             for target, _, _ in self.return_targets(expr):
                 values = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
                 if any(self.from_convention(v, depth) for v in values):
@@ -1346,6 +1384,92 @@ class ModuleAnalysis(ObjectFlow):
                     by_name = True
         return max(best, Origin.POOL_TUPLE) if by_name else best
 
+    def holds_pools(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a container of whole pools (Origin.POOL_TUPLE)?"""
+        return self.origin(expr) == Origin.POOL_TUPLE
+
+    def _arena_allocation(self, call: cst.Call) -> bool:
+        """One layer's pool: an allocation of a pool's size, in a method of a class, made once per
+        layer: the element of a comprehension of per-layer arenas, a part of a (k, v) element or
+        an argument of a record built per element (`[(torch.empty((num_blocks, ...)), ...) for _ in
+        ...]`, `[LayerKV(i, torch.empty((num_blocks, ...)), ...) for i in ...]`), stored into a
+        container in a loop, or bound to a name in a loop over the layers (`for _ in
+        range(num_layers): k = torch.empty((num_blocks, ...))`)."""
+        if (dotted(call.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions:
+            return False
+        element, parent = call, self.parents.get(call)
+        if isinstance(parent, cst.Element):  # a part of a (k, v) pair
+            element = self.parents.get(parent)
+            parent = self.parents.get(element)
+        record = isinstance(parent, cst.Arg) and isinstance(self.parents.get(parent), cst.Call) \
+            and self.constructed_class(self.parents.get(parent)) is not None
+        if record:  # an argument of a construction: the record holds it
+            element = self.parents.get(parent)
+            parent = self.parents.get(element)
+        if isinstance(parent, (cst.Assign, cst.Arg)) and self._stored_in_loop(element, parent):
+            return self.allocation_kind(call) == "pool" and self._per_layer_arenas(parent, call)
+        if isinstance(parent, cst.Assign) and element is call and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, cst.Name):
+            return self._in_layer_loop(parent) and self._per_layer_arenas(parent, call)
+        if not isinstance(parent, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            return False
+        own = parent.value if isinstance(parent, cst.DictComp) else parent.elt
+        return own is element and self._per_layer_arenas(parent, call if record else own)
+
+    def _in_layer_loop(self, statement: cst.CSTNode) -> bool:
+        """Is statement in the body of a `for ... in range(...)` over the layers ([allocation]
+        layer_words), within its function?"""
+        for node in self.ancestors(statement):
+            if isinstance(node, cst.For):
+                loop = node.iter
+                if isinstance(loop, cst.Call) and dotted(loop.func) == "range" and any(
+                        name_parts(text) & self.tables.layer_words for text in self._identifiers(loop)):
+                    return True
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+        return False
+
+    def _stored_in_loop(self, value: cst.BaseExpression, holder) -> bool:
+        """`d[k] = value` or `xs.append(value)` in a for loop: one element per iteration."""
+        if isinstance(holder, cst.Assign):
+            stored = holder.value is value and len(holder.targets) == 1 \
+                and isinstance(holder.targets[0].target, cst.Subscript)
+        else:
+            call = self.parents.get(holder)
+            stored = isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                and call.func.attr.value in ("append", "insert") and call.args[-1] is holder
+        if not stored:
+            return False
+        for node in self.ancestors(holder):
+            if isinstance(node, cst.For):
+                return True
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+        return False
+
+    def _layer_stacked_allocation(self, call: cst.Call) -> bool:
+        """Every layer's pool in one tensor, allocated in a method of a class: the first dimension a
+        layer count, the second a pool's (`torch.empty((num_layers, num_blocks, ...))`)."""
+        if (dotted(call.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions:
+            return False
+        size = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "size"),
+                    self._first_positional(call.args))
+        dims = [e.value for e in size.elements if isinstance(e, cst.Element)] \
+            if isinstance(size, (cst.Tuple, cst.List)) else [a.value for a in call.args if a.keyword is None]
+        if len(dims) < 2:
+            return False
+        words = []
+        for dim in dims[:2]:  # the words written there (the pruner and the text gate read the same)
+            parts = set()
+            for text in self._identifiers(dim):
+                parts |= name_parts(text)
+            words.append(parts)
+        t = self.tables
+        if not (words[0] & t.layer_words and words[1] & t.pool_words) or (words[0] | words[1]) & t.batch_words:
+            return False
+        func = self.enclosing_function(call)
+        return func is not None and self.method_class(func) is not None
+
     def _per_layer_arenas(self, comp, element: cst.BaseExpression) -> bool:
         """A comprehension in a method of a class that allocates one token-sized tensor per
         element (`[torch.zeros((size + 1, h, d)) for _ in range(layer_num)]`): a pool's
@@ -1591,6 +1715,11 @@ class ModuleAnalysis(ObjectFlow):
                     if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
                             and element.key.evaluated_value == name:
                         return element.value
+                continue
+            if arg.star == "**" and isinstance(arg.value, (cst.Name, cst.Attribute)):
+                held = self._double_starred_values(arg.value).get(name)  # f(**kw) of kw = {"name": value}
+                if held is not None:
+                    return held
                 continue
             if arg.star:
                 unpacked = unpacked or arg.star == "*"  # positions after *args are unknown
@@ -2157,8 +2286,19 @@ class ModuleAnalysis(ObjectFlow):
                 and not self.guarded_fallback(call)
                 and not self._for_some_callers(call)
                 and not same_dtype_cast(self, call)
+                and not self.runs_once(call)
             ]
         return self._pool_casts
+
+    def runs_once(self, node: cst.CSTNode) -> bool:
+        """Is node run once per object: directly in a method that runs when the object is made
+        (`[hot_path] run_once`: `__init__`), not in a def or lambda defined there?"""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.Lambda):
+                return False
+            if isinstance(ancestor, cst.FunctionDef):
+                return ancestor.name.value in self.tables.run_once_methods and self.method_class(ancestor) is not None
+        return False
 
     def _for_some_callers(self, cast: cst.Call) -> bool:
         """Is this cast whole only through its function's parameters, and do some visible
@@ -2429,6 +2569,8 @@ class NodeIndex:
         self.attr_names: set = set()
         self.self_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
         self.self_item_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
+        self.name_item_assignments: List[Tuple[cst.Subscript, cst.BaseExpression]] = []
+        self.unpacked_parts: Dict[int, tuple] = {}  # id(value[j]) of `self.a, self.b = value` -> (value, j)
         self.self_calls: List[cst.Call] = []
         self.local_callables: set = set()  # names of defs, and of names assigned a lambda
         self.classes: List[cst.ClassDef] = []
@@ -2489,9 +2631,19 @@ class NodeIndex:
             t = target.target
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
                 self.self_assignments.append((t, node.value))
+            elif isinstance(t, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in t.elements):
+                for position, element in enumerate(t.elements):  # `self.k_all, self.v_all = zip(*pairs)`
+                    e = element.value
+                    if isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self":
+                        part = cst.Subscript(node.value, [cst.SubscriptElement(cst.Index(cst.Integer(str(position))))])
+                        self.parents[part] = node
+                        self.unpacked_parts[id(part)] = (node.value, position)
+                        self.self_assignments.append((e, part))
             elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute) \
                     and isinstance(t.value.value, cst.Name) and t.value.value.value == "self":
                 self.self_item_assignments.append((t.value, node.value))  # self.d[k] = v
+            elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name):
+                self.name_item_assignments.append((t, node.value))  # d[k] = v of a local d
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         t = node.target

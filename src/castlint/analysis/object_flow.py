@@ -206,6 +206,11 @@ class ObjectFlow:
                         return found
                     continue
                 if isinstance(node, cst.Name):
+                    declared = self.parents.get(node)
+                    if isinstance(declared, cst.AnnAssign) and declared.target is node:  # `mgr: Manager = ...`
+                        found = self.annotated_class(declared)
+                        if found is not None:
+                            return found
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path:
                         found = self.instance_class(value, depth + 1)
@@ -218,8 +223,7 @@ class ObjectFlow:
                                 return found
             return None
         if isinstance(expr, cst.Call):
-            name = _dotted(expr.func)
-            found = self.module_classes().get(name) if name else None
+            found = self.constructed_class(expr)
             if found is not None:
                 return found
             for target, _, _ in self.return_targets(expr, depth + 1):  # what a helper or method returns
@@ -244,6 +248,24 @@ class ObjectFlow:
                     return found
         return None
 
+    def constructed_class(self, call: cst.Call) -> Optional[cst.ClassDef]:
+        """The class of this module a call constructs: `C(...)`, or the enclosing class made
+        from inside it (`cls(...)` in a classmethod, `type(self)(...)`, `self.__class__(...)`)."""
+        func = call.func
+        name = _dotted(func)
+        found = self.module_classes().get(name) if name else None
+        if found is not None or not isinstance(func, (cst.Name, cst.Call, cst.Attribute)):
+            return found
+        if isinstance(func, cst.Name):
+            own = func.value == "cls" and all(isinstance(a.node, cst.Param) or isinstance(
+                self.parents.get(a.node), cst.Param) for a in self.reaching(func))
+        elif isinstance(func, cst.Call):
+            own = isinstance(func.func, cst.Name) and func.func.value == "type" and len(func.args) == 1 \
+                and isinstance(func.args[0].value, cst.Name) and func.args[0].value.value == "self"
+        else:
+            own = func.attr.value == "__class__" and isinstance(func.value, cst.Name) and func.value.value == "self"
+        return self.enclosing_class(call) if own else None
+
     def _zipped(self, call: cst.Call) -> cst.Tuple:
         """(a[0], b[0], ...) for zip(a, b, ...): one element of each (any element of a
         per-layer container has the origin of all), as nodes of this module's parent map."""
@@ -265,9 +287,9 @@ class ObjectFlow:
         key = sub.slice[0].slice.value
         return self.element_values(sub.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
 
-    def annotated_class(self, param: cst.Param) -> Optional[cst.ClassDef]:
-        """The class of this module a parameter's annotation names (`md: Meta`, `"Meta"`,
-        `Optional[Meta]`)."""
+    def annotated_class(self, param) -> Optional[cst.ClassDef]:
+        """The class of this module a parameter's (or an annotated assignment's) annotation
+        names (`md: Meta`, `"Meta"`, `Optional[Meta]`)."""
         if param.annotation is None:
             return None
         classes = self.module_classes()
@@ -331,8 +353,7 @@ class ObjectFlow:
         if depth > 6:
             return []
         if isinstance(expr, cst.Call):
-            name = _dotted(expr.func)
-            if name in self.module_classes():
+            if self.constructed_class(expr) is not None:
                 return [(expr, {})]
             out: List[tuple] = []
             for target, skip, _ in self.return_targets(expr, depth + 1):  # a helper that returns a construction
@@ -381,11 +402,10 @@ class ObjectFlow:
         """Every `C(...)` of the module for cls or a subclass that inherits its __init__."""
         index = self.__dict__.setdefault("_constructor_index", {})
         if not index and self.nodes.calls:
-            classes = self.module_classes()
             for call in self.nodes.calls:
-                name = _dotted(call.func)
-                if name in classes:
-                    index.setdefault(name, []).append(call)
+                made = self.constructed_class(call)
+                if made is not None:
+                    index.setdefault(made.name.value, []).append(call)
         out = []
         for member in self.class_family(cls):
             if member is cls or self.find_method(member, "__init__") is self.find_method(cls, "__init__"):
@@ -469,6 +489,11 @@ class ObjectFlow:
             return [e.value for e in expr.elements]
         if isinstance(expr, cst.DictComp):
             return [expr.value]
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "zip" \
+                and len(expr.args) == 1 and expr.args[0].star == "*" and "zip" not in self.module_classes():
+            # zip(*rows) transposes: its element j holds element j of every row
+            row = self._element_of(expr.args[0].value, None)
+            return [row] if index is None else [self._held_list(self._element_of(row, index))]
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.args \
                 and not any(a.star or a.keyword is not None for a in expr.args):
             name = expr.func.value
@@ -482,7 +507,7 @@ class ObjectFlow:
         out: List[cst.BaseExpression] = []
         for value in values:
             if isinstance(value, cst.Call):
-                cls = self.module_classes().get(_dotted(value.func) or "")
+                cls = self.constructed_class(value)
                 if cls is not None and self.is_record(cls):  # a record by position
                     fields = self.record_fields(cls)
                     wanted = fields if index is None else fields[index:index + 1]
@@ -491,9 +516,22 @@ class ObjectFlow:
                     continue
             found = self.element_values(value, index, depth + 1)
             if found is None:
-                return None
+                if not self.holds_pools(value):
+                    return None
+                # a container whose structure is not shown (an accessor's pair): the lattice's element
+                found = [self._element_of(value, index)]
             out.extend(found)
         return out
+
+    def _element_of(self, value: cst.BaseExpression, index: Optional[int]) -> cst.Subscript:
+        """`value[index]` (index None: any element, read as the first) as a node of this module's parent map."""
+        cache = self.__dict__.setdefault("_element_nodes", {})
+        key = (id(value), index)
+        if key not in cache:
+            node = cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.Integer(str(index or 0))))])
+            self.parents.setdefault(node, self.parents.get(value))
+            cache[key] = node
+        return cache[key]
 
     def _container_sources(self, expr: cst.BaseExpression, depth: int):
         """What a name, attribute, subscript or helper call holds (its assigned values), for
@@ -508,19 +546,23 @@ class ObjectFlow:
                 if kind != "assign" or path:
                     return None
                 values.append(value)
+            if values:
+                values.extend(self.filled_values(expr))
             return values or None
         if isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value, depth + 1)
-            if owner is None or self.property_getter(owner, expr.attr.value) is not None:
+            if owner is None:
                 return None
-            values = self.instance_attr_values(owner, expr.attr.value)
+            getter = self.property_getter(owner, expr.attr.value)
+            values = self._return_values(getter) if getter is not None \
+                else self.instance_attr_values(owner, expr.attr.value)  # a property: what its getter returns
             return values or None
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
             key = expr.slice[0].slice.value
             return self.element_values(expr.value, int(key.value) if isinstance(key, cst.Integer) else None,
                                        depth + 1)
         if isinstance(expr, cst.Call):
-            if (_dotted(expr.func) or "") in self.module_classes():
+            if self.constructed_class(expr) is not None:
                 return [expr]
             targets = self.return_targets(expr, depth + 1)
             if not targets:
@@ -663,6 +705,25 @@ class ObjectFlow:
             if self.enclosing_class(holder) is cls:
                 out.append((holder.attr.value, self._held_list(value)))
         return out
+
+    def filled_values(self, name: cst.Name) -> List[cst.BaseExpression]:
+        """What the function that reads a local container stores into it: `d[k] = v`,
+        `xs.append(v)` / `.insert(i, v)` (each as `[v]`), `xs.extend(vs)`."""
+        index = self.__dict__.get("_filled_index")
+        if index is None:
+            index = self.__dict__["_filled_index"] = {}
+            for target, value in self.nodes.name_item_assignments:
+                key = (id(self.enclosing_function(target)), target.value.value)
+                index.setdefault(key, []).append(self._held_list(value))
+            for call in self.nodes.calls:
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value in _GROW and call.args \
+                        and isinstance(func.value, cst.Name):
+                    kind = _GROW[func.attr.value]
+                    value = call.args[-1].value if kind == "last" else call.args[0].value
+                    key = (id(self.enclosing_function(call)), func.value.value)
+                    index.setdefault(key, []).append(value if kind == "many" else self._held_list(value))
+        return index.get((id(self.enclosing_function(name)), name.value), [])
 
     def _held_list(self, value: cst.BaseExpression) -> cst.List:
         cache = self.__dict__.setdefault("_held_lists", {})

@@ -172,6 +172,17 @@ def _listed_dtype(analysis: "ModuleAnalysis", expr: cst.Attribute) -> Optional[s
     return found[0] if found and all(d == found[0] for d in found) else None
 
 
+def _plain_value(expr: cst.BaseExpression) -> bool:
+    """A name or attribute chain (with constant subscripts): read twice in one call, the same value."""
+    while isinstance(expr, (cst.Attribute, cst.Subscript)):
+        if isinstance(expr, cst.Subscript) and not all(
+                isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Integer, cst.SimpleString, cst.Name))
+                for e in expr.slice):
+            return False
+        expr = expr.value
+    return isinstance(expr, cst.Name)
+
+
 def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
     """Is `call` (a cast of a whole pool) a cast to the dtype the pool is allocated in?"""
     from castlint.analysis.dataflow import dotted
@@ -179,6 +190,8 @@ def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
     receiver, method, args = analysis.method_parts(call)
     if receiver is None or method is None:
         return False
+    if analysis.cast_target(call) == f"{analysis.code(receiver)}.dtype" and _plain_value(receiver):
+        return True  # `kb.to(kb.dtype)`, `kb.type_as(kb)`: to its own dtype, whatever it is
     positional, keywords = analysis.expanded_args(args)
     target = keywords.get("dtype")
     if target is None:
