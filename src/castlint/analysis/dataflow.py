@@ -305,7 +305,6 @@ class ModuleAnalysis(ObjectFlow):
         self._hot_cache: Dict[int, set] = {}
         self._pool_casts: Optional[List[Tuple[cst.Call, str]]] = None
         self._conversions: Optional[List[Tuple[cst.Call, str, str]]] = None
-        self._prefix_casts: Optional[List[Tuple[cst.Call, str]]] = None
         self._call_conversions: Optional[List[Tuple[cst.Call, str, str]]] = None
         self._frames: List[tuple] = []  # (def or lambda, call) of the calls being followed
         self._bindings: List[Dict[int, Origin]] = []  # parameter origins of the calls being followed
@@ -2098,7 +2097,7 @@ class ModuleAnalysis(ObjectFlow):
             out = []
             for cast in self._casts_in(target):
                 wanted = self.cast_target(cast)
-                receiver = self._cast_receiver(cast)
+                receiver = self.cast_receiver(cast)
                 if wanted is not None and receiver is not None and self.origin(receiver, depth) >= Origin.POOL_TUPLE \
                         and not same_dtype_cast(self, cast):
                     out.append((cast, wanted))
@@ -2170,7 +2169,7 @@ class ModuleAnalysis(ObjectFlow):
             self.parents.setdefault(element, applied)
             self.parents.setdefault(applied, self.parents.get(call))
             wanted = self.cast_target(applied)  # map(torch.Tensor.float, caches)
-            receiver = self._cast_receiver(applied) if wanted is not None else None
+            receiver = self.cast_receiver(applied) if wanted is not None else None
             if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
                 return wanted, self.code(call.args[0].value)
             return self._call_converts(applied, reported)
@@ -2221,7 +2220,7 @@ class ModuleAnalysis(ObjectFlow):
                 form = cst.Call(func=target, args=self.merged_args(bound, call.args))
                 self.parents.setdefault(form, self.parents.get(call))
                 wanted = self.cast_target(form)
-                receiver = self._cast_receiver(form)
+                receiver = self.cast_receiver(form)
                 if wanted is not None and receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
                     return wanted, self.code(target)
                 continue
@@ -2242,11 +2241,11 @@ class ModuleAnalysis(ObjectFlow):
                 return name, positional
         return None
 
-    def _cast_receiver(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+    def cast_receiver(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         receiver, method, _ = self.method_parts(call)
         return receiver if method is not None else None
 
-    def _chained_into_cast(self, call: cst.Call) -> bool:
+    def chained_into_cast(self, call: cst.Call) -> bool:
         """Is this cast converted again right away (`pool.to(f32).to(bf16)`)? The chain is
         reported once, at its last cast."""
         parent = self.parents.get(call)
@@ -2256,7 +2255,7 @@ class ModuleAnalysis(ObjectFlow):
         if isinstance(parent, cst.Arg):
             outer = self.parents.get(parent)
             if isinstance(outer, cst.Call) and self.cast_target(outer) is not None:
-                return self._cast_receiver(outer) is call
+                return self.cast_receiver(outer) is call
         return False
 
     def cast_chain(self, call: cst.Call) -> List[Tuple[cst.Call, str]]:
@@ -2268,7 +2267,7 @@ class ModuleAnalysis(ObjectFlow):
             if target is None:
                 break
             chain.append((node, target))
-            node = self._cast_receiver(node)
+            node = self.cast_receiver(node)
         return list(reversed(chain))
 
     def pool_casts(self) -> List[Tuple[cst.Call, str]]:
@@ -2282,7 +2281,7 @@ class ModuleAnalysis(ObjectFlow):
                 and not self._is_unbound_receiver(call.func.value)
                 and (target := self.cast_target(call)) is not None
                 and self.origin(call.func.value) >= Origin.POOL_TUPLE
-                and not self._chained_into_cast(call)
+                and not self.chained_into_cast(call)
                 and not self.guarded_fallback(call)
                 and not self._for_some_callers(call)
                 and not same_dtype_cast(self, call)
@@ -2360,9 +2359,9 @@ class ModuleAnalysis(ObjectFlow):
                     continue
                 if self._is_unbound_receiver(func.value):
                     target = self.cast_target(call)
-                    receiver = self._cast_receiver(call)
+                    receiver = self.cast_receiver(call)
                     if (target is not None and receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE
-                            and not self._chained_into_cast(call) and not self.guarded_fallback(call)):
+                            and not self.chained_into_cast(call) and not self.guarded_fallback(call)):
                         out.append((call, target, "unbound"))
                 elif func.attr.value in t.copy_methods:
                     source = self._first_positional(call.args)
@@ -2376,21 +2375,6 @@ class ModuleAnalysis(ObjectFlow):
                         out.append((call, dtype, "copy"))
             self._conversions = out
         return self._conversions
-
-    def prefix_casts(self) -> List[Tuple[cst.Call, str]]:
-        """(call, target) for casts of an active prefix of a pool (`buf[:num_tokens].to(d)`):
-        batch-sized conversions (CL005)."""
-        if self._prefix_casts is None:
-            self._prefix_casts = [
-                (call, target) for call in self.nodes.calls
-                if isinstance(call.func, cst.Attribute)
-                and (target := self.cast_target(call)) is not None
-                and (receiver := self._cast_receiver(call)) is not None
-                and self.origin(receiver) == Origin.PREFIX
-                and not self._chained_into_cast(call)
-                and not self.guarded_fallback(call)
-            ]
-        return self._prefix_casts
 
     def guarded_fallback(self, node: cst.CSTNode) -> bool:
         """True under `if not <guard>:` or in the else of `if <guard>:`."""

@@ -58,7 +58,7 @@ class BatchSizedConversion(Rule):
     def check(self, ctx: FileContext) -> List[Finding]:
         analysis = ctx.analysis
         findings = []
-        for call, target in analysis.prefix_casts():
+        for call, target in prefix_casts(analysis):
             receiver = analysis.method_parts(call)[0]
             findings.append(self.finding(
                 ctx, call,
@@ -69,3 +69,18 @@ class BatchSizedConversion(Rule):
                                  "where the consumer can",
             ))
         return findings
+
+
+def prefix_casts(analysis) -> List[tuple]:
+    """(call, target) for the casts of an active prefix of a pool (`buf[:num_tokens].to(d)`)."""
+    import libcst as cst
+
+    from castlint.analysis import Origin
+
+    return [(call, target) for call in analysis.nodes.calls
+            if isinstance(call.func, cst.Attribute)
+            and (target := analysis.cast_target(call)) is not None
+            and (receiver := analysis.cast_receiver(call)) is not None
+            and analysis.origin(receiver) == Origin.PREFIX
+            and not analysis.chained_into_cast(call)
+            and not analysis.guarded_fallback(call)]
