@@ -1667,7 +1667,9 @@ class ModuleAnalysis(ObjectFlow):
         if any(a.star for a in call.args):
             forwarded = self._forwarded(call, depth)
             if forwarded is not None:
-                return self._bind_forwarded(forwarded, target, skip_self)
+                positional, keywords = forwarded
+                return self._bind_forwarded(
+                    (self._receiver_slot(call, target, skip_self, depth) + positional, keywords), target, skip_self)
         params = target.params
         bindings: Dict = {}
         named = set()
@@ -1682,7 +1684,7 @@ class ModuleAnalysis(ObjectFlow):
         if isinstance(params.star_arg, cst.Param):  # *args: a tuple of the further positional arguments
             first = len(self._positional_params(target, skip_self))
             best = Origin.OTHER
-            each = []
+            each = self._receiver_slot(call, target, skip_self, depth)
             for i, arg in enumerate(a for a in call.args if a.keyword is None and a.star != "**"):
                 origin = self.origin(arg.value, depth)
                 if arg.star == "*":
@@ -1702,6 +1704,13 @@ class ModuleAnalysis(ObjectFlow):
             if not any(a.star == "**" for a in call.args):
                 bindings[("**", id(params.star_kwarg))] = tuple(sorted(extra, key=lambda e: e[0]))
         return bindings
+
+    def _receiver_slot(self, call: cst.Call, target, skip_self: bool, depth: int) -> list:
+        """[(origin, held)] of the receiver a method call hands a def with no named positional
+        parameter (a method decorator's `wrapper(*args, **kwargs)`: self is args[0]); []."""
+        if not skip_self or not isinstance(call.func, cst.Attribute) or self._positional_params(target, False):
+            return []
+        return [(self.origin(call.func.value, depth), ())]
 
     def _forwarded(self, call: cst.Call, depth: int):
         """(positional, keywords) of a call that unpacks what it was given (`fn(*args, **kwargs)`
@@ -2283,8 +2292,10 @@ class ModuleAnalysis(ObjectFlow):
         self.parents.setdefault(alone, self.parents.get(cast))
         if any(c is cast for c, _ in self._converts_under(alone, owner, skip, 0)):
             return False
-        converts = [any(c is cast for c, _ in self._converts_under(call, owner, call_skip, 0, env))
-                    for call, call_skip, env in callers]
+        converts = []
+        for call, call_skip, env in callers:  # a decorated owner: the wrapper its caller runs
+            runs = next((w for w, _, e in self.decorated(owner, call_skip) if e is env and w is not owner), owner)
+            converts.append(any(c is cast for c, _ in self._converts_under(call, runs, call_skip, 0, env)))
         return not all(converts)
 
     def _callers_of(self, target) -> List[tuple]:

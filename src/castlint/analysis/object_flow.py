@@ -342,8 +342,13 @@ class ObjectFlow:
     def _decoration(self, expr: cst.BaseExpression, func: cst.FunctionDef, forms: List[tuple]):
         """What applying decorator expr to forms (what the name holds so far) gives, or None
         when this module does not define what expr calls."""
+        head = expr
+        if isinstance(expr, cst.Call):  # `@Deco(dtype)`: the object's __call__ decorates
+            made = self.instance_class(expr)
+            if made is not None and self.find_method(made, "__call__") is not None:
+                head = self._attribute(expr, "__call__")
         placeholder = cst.Name(func.name.value)  # stands for the function being decorated
-        synthetic = cst.Call(func=expr, args=[cst.Arg(placeholder)])
+        synthetic = cst.Call(func=head, args=[cst.Arg(placeholder)])
         self.parents.setdefault(synthetic, self.parents.get(expr))
         self.parents.setdefault(placeholder, synthetic)
         self.__dict__.setdefault("_held_args", {})[id(placeholder)] = self._frozen(
