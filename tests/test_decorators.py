@@ -254,3 +254,44 @@ def test_marked_lines_are_the_findings(tmp_path, name, filler):
     found = {line: code for code, line, _ in whole}
     assert found == positives, whole
     assert _findings(path, True) == whole
+
+
+UNSEEN = '''
+import torch
+from sglang.srt.utils import maybe_wrap
+
+
+@maybe_wrap
+def whole_keys(pool, layer):
+    return pool.get_key_buffer(layer.layer_id)
+
+
+@torch.no_grad()
+def whole_values(pool, layer):
+    return pool.get_value_buffer(layer.layer_id)
+
+
+class UnseenBackend:
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        kb = whole_keys(forward_batch.token_to_kv_pool, layer).to(q.dtype)
+        vb = whole_values(forward_batch.token_to_kv_pool, layer).to(q.dtype)
+        return kb, vb
+'''
+
+
+def test_a_decorator_castlint_cannot_see_passes_the_call_but_no_fix_rests_on_it(tmp_path):
+    """A library decorator is taken to pass the call through (the pool may come back: reported),
+    but a fix that hands the value on (the MLA native read, a paged kernel) is refused unless
+    rules/accessors.toml lists the decorator as a pass-through one."""
+    from castlint.config import Config
+    from castlint.engine import check_file
+    from test_call_indirection import TABLES
+
+    path = tmp_path / "unseen.py"
+    path.write_text(UNSEEN)
+    config = Config(root=tmp_path)
+    findings = check_file(str(path), TABLES, config, config.cost_model(TABLES), prune=False).findings
+    by_line = {f.start.line: f for f in findings}
+    assert sorted(by_line) == [18, 19]
+    assert "`@maybe_wrap`, a decorator castlint cannot see" in by_line[18].unfixable_reason
+    assert "decorator" not in by_line[19].unfixable_reason  # torch.no_grad keeps the function's own flow

@@ -1483,7 +1483,8 @@ def _through_own_decorator(module: "_ModuleUnits", taint: "_Taint") -> Optional[
     def or class of the file) and that is called with a pool, holds a site or returns a pool:
     the analysis follows the call through the decorator's wrapper (ObjectFlow.decorated), which
     the per-unit taint does not."""
-    defined = {s.name for s in module.top}
+    defined = {s.name for s in module.top if any(  # a def that can return a wrapper, a class with __call__
+        isinstance(n, _DEFS + (ast.Lambda,)) and n is not s for n in ast.walk(s))}
     wrapped = set()
     for node in ast.walk(module.tree):
         if isinstance(node, _DEFS):

@@ -385,6 +385,29 @@ class ObjectFlow:
                 out.append(_dotted(head) or self.code(head))
         return out
 
+    def unseen_on_the_way(self, expr: cst.BaseExpression, depth: int = 0) -> List[str]:
+        """unseen_decorators of the defs whose return value expr is, through names bound by a
+        plain assignment, attributes, subscripts and method calls on it (a fix that hands on
+        the value itself cannot rest on what such a decorator returns)."""
+        if depth > 4:
+            return []
+        if isinstance(expr, cst.Name):
+            out = []
+            for assignment in self.reaching(expr):
+                if isinstance(assignment.node, cst.Name):
+                    kind, value, path = self.binding(assignment.node)
+                    if kind == "assign":
+                        out.extend(self.unseen_on_the_way(value, depth + 1))
+            return out
+        if isinstance(expr, cst.Call):
+            out = [d for target, _, _ in self.return_targets(expr) for d in self.unseen_decorators(target)]
+            if isinstance(expr.func, cst.Attribute):
+                out.extend(self.unseen_on_the_way(expr.func.value, depth + 1))
+            return out
+        if isinstance(expr, (cst.Attribute, cst.Subscript)):
+            return self.unseen_on_the_way(expr.value, depth + 1)
+        return []
+
     @staticmethod
     def _frozen(forms) -> tuple:
         """Callable forms (target, skip, env) as a binding holds them (hashable)."""
