@@ -296,12 +296,7 @@ def _marks(text):
     return positives, negatives
 
 
-NOT_YET = {  # a decorated function or method: the call reaches the decorator's closure (not followed yet)
-    "decorator_casts_caches_lmdeploy", "plain_decorator_sglang"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="decorators"))
-                                  if n in NOT_YET else n for n in sorted(CASES)])
+@pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("filler", [False, True], ids=["as-is", "with-filler"])
 def test_marked_lines_are_the_findings(tmp_path, name, filler):
     text = textwrap.dedent(CASES[name]).lstrip("\n")

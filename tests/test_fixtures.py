@@ -31,6 +31,7 @@ FIX_OPTIONS = {
     "cast_after_gather_hazards.out.py": FixOptions(),  # issue 19: every move is unsafe, none applied
     "cast_after_gather_hazards.unsafe.out.py": FixOptions(unsafe=True),  # applied: each changes its method
     "cast_after_gather_readonly.out.py": FixOptions(),  # only read-only code in between: safe
+    "cast_after_gather_decorated.out.py": FixOptions(),  # issue 19: the pool comes back through decorators
     "cast_after_gather_aliases.out.py": FixOptions(),  # issue 19: a parameter or a property writes the pool
     "cast_after_gather_aliases.unsafe.out.py": FixOptions(unsafe=True),  # applied: each hazard changes its method
     "mla_two_sources.out.py": FixOptions(),  # refused: run() also reads a draft buffer

@@ -1533,7 +1533,34 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 or any(refs.members & fed for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls)
                        for _, positional, keywords in calls for _, refs in (*positional, *keywords)):
             return "a cast reads a pool through an object built with it"
-    return _held_getters(module, classes, taint)
+    why = _through_own_decorator(module, taint)
+    return why or _held_getters(module, classes, taint)
+
+
+def _through_own_decorator(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
+    """A def that a decorator of the module wraps (`@deco`, `@deco(dtype)`, `@Deco`: a top-level
+    def or class of the file) and that is called with a pool, holds a site or returns a pool:
+    the analysis follows the call through the decorator's wrapper (ObjectFlow.decorated), which
+    the per-unit taint does not."""
+    defined = {s.name for s in module.top if any(  # a def that can return a wrapper, a class with __call__
+        isinstance(n, _DEFS + (ast.Lambda,)) and n is not s for n in ast.walk(s))}
+    wrapped = set()
+    for node in ast.walk(module.tree):
+        if isinstance(node, _DEFS):
+            for decorator in node.decorator_list:
+                head = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if isinstance(head, ast.Name) and head.id in defined:
+                    wrapped.add(node.name)
+    if not wrapped:
+        return None
+    for unit in module.units:
+        if type(unit.node) in _DEFS and unit.node.name in wrapped and (
+                taint.has_site(unit) or taint.returns.get(unit.node.name)):
+            return f"{unit.node.name}, which a decorator of the module wraps, converts or returns a pool"
+        for name, _, call in unit.object_calls:
+            if name in wrapped and _tainted_args(call, unit, taint, module):
+                return f"a pool is passed to {name}, which a decorator of the module wraps"
+    return None
 
 
 def _held_arenas(module: "_ModuleUnits", taint: Optional["_Taint"] = None) -> Set[str]:

@@ -164,6 +164,7 @@ class Tables:
     element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
+    pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
     learn_packages: set = field(default_factory=set)  # rules/accessors.toml [learn] packages
     learn_skip_methods: set = field(default_factory=set)  # rules/accessors.toml [learn] skip_methods
@@ -435,6 +436,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
                                                                 "element_methods": "element_methods"})
     _load_word_sets(tables, data, path, "callables", {"partial": "partial_callables",
                                                       "method_callers": "method_callers",
+                                                      "pass_through_decorators": "pass_through_decorators",
                                                       "record_factories": "record_factories"})
     _load_word_sets(tables, data, path, "learn", {"packages": "learn_packages",
                                                   "skip_methods": "learn_skip_methods"})

@@ -314,6 +314,7 @@ class ModuleAnalysis(ObjectFlow):
         self._mapped: Optional[Dict[int, List[Tuple[cst.Call, int]]]] = None  # id(def) -> map() calls
         self._anc_ids: Dict[int, frozenset] = {}
         self._kind_cache: Dict[Tuple[str, int], str] = {}
+        self._held_params: set = set()  # names of the parameters some binding hands a callable
 
     @property
     def positions(self):
@@ -537,11 +538,10 @@ class ModuleAnalysis(ObjectFlow):
         best = Origin.OTHER
         for form, bound in self.callable_values(call.func):
             if isinstance(form, tuple) and form[0] == "closure":  # make_reader(pool)(i): the inner def
-                _, inner, outer_call, outer, skip = form
+                _, inner, env, skip = form
                 synthetic = cst.Call(func=call.func, args=self.merged_args(bound, call.args))
                 self.parents.setdefault(synthetic, self.parents.get(call))
-                best = max(best, self._returned(synthetic, inner, False, depth,
-                                                env=self._bound_params(outer_call, outer, skip, depth)))
+                best = max(best, self._returned(synthetic, inner, skip, depth, env=env))
                 continue
             if isinstance(form, tuple):  # methodcaller("m", ...)(x): x.m(...)
                 if not call.args or call.args[0].star or call.args[0].keyword is not None:
@@ -1781,36 +1781,127 @@ class ModuleAnalysis(ObjectFlow):
         if not targets:
             return None
         best = Origin.OTHER
-        for target, skip_self, _ in targets:
-            best = max(best, self._returned(call, target, skip_self, depth, path))
+        for target, skip_self, env in targets:
+            best = max(best, self._returned(call, target, skip_self, depth, path, env=env))
             if best == Origin.POOL:
                 break
         return best
 
     def _bound_params(self, call: cst.Call, target, skip_self: bool, depth: int) -> Dict[int, Origin]:
-        """id(parameter) -> the origin of what call passes for it (OTHER when it passes nothing)."""
+        """id(parameter) -> the origin of what call passes for it (OTHER when it passes nothing);
+        ("held", id(parameter)) -> the callables it hands on (ObjectFlow.held_value); for `*args`
+        and `**kwargs`, ("*", id) / ("**", id) -> what each further argument is, so that a
+        wrapper's `fn(*args, **kwargs)` hands them on one by one (_forwarded)."""
+        if any(a.star for a in call.args):
+            forwarded = self._forwarded(call, depth)
+            if forwarded is not None:
+                positional, keywords = forwarded
+                return self._bind_forwarded(
+                    (self._receiver_slot(call, target, skip_self, depth) + positional, keywords), target, skip_self)
         params = target.params
-        bindings: Dict[int, Origin] = {}
+        bindings: Dict = {}
         named = set()
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             argument = self._argument_for(call, target, param, skip_self)
             bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+            held = self.held_value(argument) if argument is not None else ()
+            if held:
+                bindings[("held", id(param))] = held
+                self._held_params.add(param.name.value)
             named.add(param.name.value)
         if isinstance(params.star_arg, cst.Param):  # *args: a tuple of the further positional arguments
             first = len(self._positional_params(target, skip_self))
             best = Origin.OTHER
+            each = self._receiver_slot(call, target, skip_self, depth)
             for i, arg in enumerate(a for a in call.args if a.keyword is None and a.star != "**"):
                 origin = self.origin(arg.value, depth)
                 if arg.star == "*":
                     best = max(best, origin)
-                elif i >= first and origin >= Origin.PREFIX:
-                    best = max(best, Origin.POOL_TUPLE)
+                elif i >= first:
+                    each.append((origin, self.held_value(arg.value)))
+                    if origin >= Origin.PREFIX:
+                        best = max(best, Origin.POOL_TUPLE)
             bindings[id(params.star_arg)] = best
+            if not any(a.star for a in call.args):
+                bindings[("*", id(params.star_arg))] = tuple(each)
         if params.star_kwarg is not None:  # **kwargs: a dict of the further keywords
-            extra = [self.origin(a.value, depth) for a in call.args
+            extra = [(a.keyword.value, self.origin(a.value, depth), self.held_value(a.value)) for a in call.args
                      if a.keyword is not None and a.keyword.value not in named]
-            bindings[id(params.star_kwarg)] = Origin.POOL_TUPLE if any(o >= Origin.PREFIX for o in extra) \
+            bindings[id(params.star_kwarg)] = Origin.POOL_TUPLE if any(o >= Origin.PREFIX for _, o, _ in extra) \
                 else Origin.OTHER
+            if not any(a.star == "**" for a in call.args):
+                bindings[("**", id(params.star_kwarg))] = tuple(sorted(extra, key=lambda e: e[0]))
+        return bindings
+
+    def _receiver_slot(self, call: cst.Call, target, skip_self: bool, depth: int) -> list:
+        """[(origin, held)] of the receiver a method call hands a def with no named positional
+        parameter (a method decorator's `wrapper(*args, **kwargs)`: self is args[0]); []."""
+        if not skip_self or not isinstance(call.func, cst.Attribute) or self._positional_params(target, False):
+            return []
+        return [(self.origin(call.func.value, depth), ())]
+
+    def _forwarded(self, call: cst.Call, depth: int):
+        """(positional, keywords) of a call that unpacks what it was given (`fn(*args, **kwargs)`
+        in a wrapper whose call is being followed, `f(*(a, b))`): (origin, held) per positional
+        argument, name -> (origin, held) per keyword; None when an unpacked value is unknown."""
+        positional, keywords = [], {}
+        for arg in call.args:
+            if arg.keyword is not None:
+                keywords[arg.keyword.value] = (self.origin(arg.value, depth), self.held_value(arg.value))
+            elif not arg.star:
+                positional.append((self.origin(arg.value, depth), self.held_value(arg.value)))
+            elif arg.star == "*" and isinstance(arg.value, (cst.Tuple, cst.List)) and not any(
+                    isinstance(e, cst.StarredElement) for e in arg.value.elements):
+                positional.extend((self.origin(e.value, depth), self.held_value(e.value)) for e in arg.value.elements)
+            else:
+                held = self._held_star(arg.value, "*" if arg.star == "*" else "**")
+                if held is None:
+                    return None
+                if arg.star == "*":
+                    positional.extend(held)
+                else:
+                    keywords.update((name, (origin, callables)) for name, origin, callables in held)
+        return positional, keywords
+
+    def _held_star(self, expr: cst.BaseExpression, kind: str):
+        """What a followed call passed into the `*args` (kind "*") or `**kwargs` ("**") parameter
+        that expr names, from the bindings; None when expr is no such parameter."""
+        if not isinstance(expr, cst.Name) or not self._bindings:
+            return None
+        for assignment in self.reaching(expr):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if isinstance(param, cst.Param):
+                for bindings in reversed(self._bindings):
+                    if (kind, id(param)) in bindings:
+                        return bindings[(kind, id(param))]
+        return None
+
+    def _bind_forwarded(self, forwarded, target, skip_self: bool) -> Dict:
+        """_bound_params for the arguments _forwarded gives."""
+        positional, keywords = forwarded
+        params = target.params
+        names = self._positional_params(target, skip_self)
+        by_name = {p.name.value: p for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        given = dict(zip(names, positional))
+        given.update((k, v) for k, v in keywords.items() if k in by_name)
+        bindings: Dict = {}
+        for name, param in by_name.items():
+            origin, held = given.get(name, (Origin.OTHER, ()))
+            bindings[id(param)] = origin
+            if held:
+                bindings[("held", id(param))] = held
+                self._held_params.add(name)
+        if isinstance(params.star_arg, cst.Param):
+            extra = tuple(positional[len(names):])
+            bindings[id(params.star_arg)] = Origin.POOL_TUPLE if any(o >= Origin.PREFIX for o, _ in extra) \
+                else Origin.OTHER
+            bindings[("*", id(params.star_arg))] = extra
+        if params.star_kwarg is not None:
+            extra_kw = tuple(sorted((k, o, h) for k, (o, h) in keywords.items() if k not in by_name))
+            bindings[id(params.star_kwarg)] = Origin.POOL_TUPLE if any(o >= Origin.PREFIX for _, o, _ in extra_kw) \
+                else Origin.OTHER
+            bindings[("**", id(params.star_kwarg))] = extra_kw
         return bindings
 
     @staticmethod
@@ -1826,7 +1917,7 @@ class ModuleAnalysis(ObjectFlow):
         closure was made in, bound by the call that made it."""
         bindings = dict(env or {})
         bindings.update(self._bound_params(call, target, skip_self, depth))
-        key = (id(target), tuple(sorted(bindings.items())), path)
+        key = (id(target), frozenset(bindings.items()), path)
         if key in self._returns_cache:
             return self._returns_cache[key]
         if id(target) in self._returns_in_progress or depth > MAX_DEPTH:
@@ -2101,6 +2192,10 @@ class ModuleAnalysis(ObjectFlow):
                 if wanted is not None and receiver is not None and self.origin(receiver, depth) >= Origin.POOL_TUPLE \
                         and not same_dtype_cast(self, cast):
                     out.append((cast, wanted))
+            for inner in self._held_calls(target):  # a wrapper calls what it holds: `fn(*args, **kwargs)`
+                for form, _, skip, env in self._call_forms(inner):
+                    if isinstance(form, (cst.FunctionDef, cst.Lambda)):
+                        out.extend(self._converts_under(inner, form, skip, depth + 1, env))
             return out
         finally:
             self._returns_in_progress.discard(id(target))
@@ -2108,17 +2203,40 @@ class ModuleAnalysis(ObjectFlow):
             self._bindings.pop()
             self._origin_cache, self._kind_cache = saved, saved_kinds
 
+    def _held_calls(self, target) -> List[cst.Call]:
+        """The calls in a def or lambda (not in its nested defs) of a callable a parameter may
+        hold: `fn(...)` of a name no def of the module has, `self.fn(...)` of an attribute the
+        module assigns (a class decorator's `self.fn = fn`)."""
+        index = self.__dict__.get("_held_calls_index")
+        if index is None:
+            index = self._held_calls_index = {}
+            held = self._held_attribute_names()
+            for call in self.nodes.calls:
+                func = call.func
+                if isinstance(func, cst.Name):
+                    if func.value in self.nodes.local_callables:
+                        continue
+                elif not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                          and func.value.value == "self" and func.attr.value in held
+                          and func.attr.value not in self.nodes.local_callables):
+                    continue
+                owner = next((a for a in self.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+                if owner is not None:
+                    index.setdefault(id(owner), []).append(call)
+        calls = index.get(id(target), [])
+        return [c for c in calls if not isinstance(c.func, cst.Name) or c.func.value in self._held_params]
+
     def _call_forms(self, call: cst.Call) -> list:
         """(callee, bound arguments, skip_self, env) for what a call reaches: a def, method or
         lambda of the module (return_targets), or a held callable (a lambda, a closure, a
         partial of anything, getattr of a method, an unbound tensor method)."""
-        out = [(target, (), skip, None) for target, skip, _ in self.return_targets(call)]
+        out = [(target, (), skip, env) for target, skip, env in self.return_targets(call)]
         if isinstance(call.func, cst.Attribute) and self.find_method_for(call) is not None:
             return out
         for form, bound in self.callable_values(call.func):
             if isinstance(form, tuple) and form[0] == "closure":
-                _, inner, outer_call, outer, skip = form
-                out.append((inner, tuple(bound), False, self._bound_params(outer_call, outer, skip, 0)))
+                _, inner, env, skip = form
+                out.append((inner, tuple(bound), skip, env))
             elif isinstance(form, (cst.Lambda, cst.Attribute, cst.Name)) or (
                     isinstance(form, tuple) and form[0] == "method"):
                 out.append((form, tuple(bound), False, None))
@@ -2208,7 +2326,7 @@ class ModuleAnalysis(ObjectFlow):
             if isinstance(target, (cst.Attribute, cst.Name)):
                 if (target.attr.value if isinstance(target, cst.Attribute) else target.value) not in self.tables.casts:
                     continue
-            elif not self._casts_in(target):
+            elif not self._casts_in(target) and not self._held_calls(target):
                 continue
             elif env is None and not (isinstance(target, cst.FunctionDef) and target.params.star_kwarg) and all(
                     self.origin(a.value) < Origin.PREFIX for a in (*bound, *call.args)):
@@ -2226,7 +2344,10 @@ class ModuleAnalysis(ObjectFlow):
                 continue
             for cast, wanted in self._converts_under(synthetic, target, skip, 0, env):
                 if id(cast) not in reported:
-                    name = getattr(getattr(target, "name", None), "value", None) or "a lambda"
+                    owner = self.enclosing_function(cast)  # the decorated def a wrapper calls, or target
+                    named = owner if owner is not None and owner is not target and target not in self.ancestors(cast) \
+                        else target
+                    name = getattr(getattr(named, "name", None), "value", None) or "a lambda"
                     return wanted, f"{name} (line {self.position(cast).start.line})"
         return None
 
@@ -2318,8 +2439,10 @@ class ModuleAnalysis(ObjectFlow):
         self.parents.setdefault(alone, self.parents.get(cast))
         if any(c is cast for c, _ in self._converts_under(alone, owner, skip, 0)):
             return False
-        converts = [any(c is cast for c, _ in self._converts_under(call, owner, call_skip, 0, env))
-                    for call, call_skip, env in callers]
+        converts = []
+        for call, call_skip, env in callers:  # a decorated owner: the wrapper its caller runs
+            runs = next((w for w, _, e in self.decorated(owner, call_skip) if e is env and w is not owner), owner)
+            converts.append(any(c is cast for c, _ in self._converts_under(call, runs, call_skip, 0, env)))
         return not all(converts)
 
     def _callers_of(self, target) -> List[tuple]:
@@ -2342,7 +2465,8 @@ class ModuleAnalysis(ObjectFlow):
             if name not in names:
                 continue
             for form, bound, skip, env in self._call_forms(call):
-                if form is target and not bound:
+                if not bound and (form is target or any(  # through target's decorators: their wrapper
+                        w is form and e is env for w, _, e in self.decorated(target, skip) if w is not target)):
                     out.append((call, skip, env))
         return out
 

@@ -311,35 +311,164 @@ class ObjectFlow:
         return None
 
     def return_targets(self, call: cst.Call, depth: int = 0) -> List[tuple]:
-        """(def or lambda, skip_self, overrides) a call reaches whose return value is its own:
+        """(def or lambda, skip_self, env) a call reaches whose return value is its own:
         `f(...)` of a local function or named lambda, `self.m(...)` (and the overrides of m in
         subclasses: self may be one), `super().m(...)`, `Cls.m(...)` (static and class
-        methods), `obj.m(...)` on an instance of a class of this module."""
+        methods), `obj.m(...)` on an instance of a class of this module, `make(a)(b)` (the
+        closure make returns), `fn(...)` of a parameter that holds a callable under the calls
+        being followed. A decorated def is what its decorators made of it (decorated()). env:
+        the bindings the target runs under (a closure's: its factory's parameters bound by the
+        call that made it), None for none."""
         func = call.func
         if isinstance(func, cst.Name):
             if func.value not in self.nodes.local_callables:
-                return []
-            return [(t, False, False) for t in self._callable_targets(func)]
+                return self.held_callables(func)
+            return [form for t in self._callable_targets(func) for form in self.decorated(t, False)]
+        if isinstance(func, cst.Call):  # make(a)(b): the closure make returns
+            return [(form[1], form[3], form[2]) for form, _ in self._callable_forms(func, depth)
+                    if isinstance(form, tuple) and form[0] == "closure"]
         if not isinstance(func, cst.Attribute):
             return []
         method, receiver = func.attr.value, func.value
         if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
             cls = self.enclosing_class(call)
             target = self.find_method(cls, method, skip_first=True) if cls is not None else None
-            return [(target, True, False)] if target is not None else []
+            return self.decorated(target, True) if target is not None else []
         owner = self.class_named(receiver)
         if owner is None:
             owner = self.instance_class(receiver, depth + 1)
         if owner is None:
             return []
         target = self.find_method(owner, method)
-        out = [(target, True, False)] if target is not None else []
+        out = self.decorated(target, True) if target is not None else []
         for other in self.class_family(owner):  # an override in a subclass (an abstract method's body)
             if other is not owner and owner in self.class_mro(other):
                 override = self.class_methods(other).get(method)
                 if override is not None and override is not target:
-                    out.append((override, True, True))
+                    out.extend(self.decorated(override, True))
         return out
+
+    # -- decorators: a decorated def is what its decorators return -------------------
+    def decorated(self, func, skip: bool) -> List[tuple]:
+        """(target, skip_self, env) that a call of func (called with skip) runs: func itself,
+        or the callable its decorators made of it, innermost first: a wrapper that a decorator
+        of this module returns (`def deco(fn): def inner(*a, **k): ... fn(*a, **k)`, and a
+        factory's `@deco(dtype)`), with env binding the decorator's parameters (fn holds what
+        it decorates: held_callables), or a class's `__call__` (`__init__` bound to the
+        decoration). A decorator castlint cannot see passes the call through (unseen_decorators)."""
+        if not isinstance(func, cst.FunctionDef) or not func.decorators:
+            return [(func, skip, None)]
+        cache = self.__dict__.setdefault("_decorated", {})
+        forms = cache.get(id(func))
+        if forms is None:
+            cache[id(func)] = [(func, None, None)]  # while deciding: itself (a decorator applied to itself)
+            forms = [(func, None, None)]
+            for decorator in reversed(func.decorators):
+                forms = self._decoration(decorator.decorator, func, forms) or forms
+            cache[id(func)] = forms
+        return [(t, skip if s is None else s, env) for t, s, env in forms]
+
+    def _decoration(self, expr: cst.BaseExpression, func: cst.FunctionDef, forms: List[tuple]):
+        """What applying decorator expr to forms (what the name holds so far) gives, or None
+        when this module does not define what expr calls."""
+        head = expr
+        if isinstance(expr, cst.Call):  # `@Deco(dtype)`: the object's __call__ decorates
+            made = self.instance_class(expr)
+            if made is not None and self.find_method(made, "__call__") is not None:
+                head = self._attribute(expr, "__call__")
+        placeholder = cst.Name(func.name.value)  # stands for the function being decorated
+        synthetic = cst.Call(func=head, args=[cst.Arg(placeholder)])
+        self.parents.setdefault(synthetic, self.parents.get(expr))
+        self.parents.setdefault(placeholder, synthetic)
+        self.__dict__.setdefault("_held_args", {})[id(placeholder)] = self._frozen(
+            [(t, False if s is None else s, env) for t, s, env in forms])
+        cls = self.class_named(expr) if isinstance(expr, cst.Name) else None
+        if cls is not None:  # a class: calling the decorated name runs __call__
+            call = self.find_method(cls, "__call__")
+            init = self.find_method(cls, "__init__")
+            if call is None:
+                return None
+            return [(call, True, self._bound_params(synthetic, init, True, 0) if init is not None else None)]
+        # a function's (or a factory's) closure: called as the decorated def is (a method's: with self)
+        out = [(form[1], form[3] or None, form[2]) for form, _ in self._callable_forms(synthetic, 0)
+               if isinstance(form, tuple) and form[0] == "closure"]
+        return out or None
+
+    def unseen_decorators(self, func) -> List[str]:
+        """The decorators of func that castlint neither follows (decorated()) nor knows to pass
+        the call through (rules/accessors.toml [callables] pass_through_decorators): what a call
+        of func gives back rests on code the file does not show."""
+        if not isinstance(func, cst.FunctionDef) or not func.decorators:
+            return []
+        known = self.tables.pass_through_decorators | self.tables.property_decorators
+        out = []
+        for decorator in func.decorators:
+            expr = decorator.decorator
+            head = expr.func if isinstance(expr, cst.Call) else expr
+            if self._decoration(expr, func, [(func, None, None)]) is not None:
+                continue
+            scope = self.scopes.get(head)
+            names = {q.name for q in scope.get_qualified_names_for(head)} if scope is not None else set()
+            names = {n[len("builtins."):] if n.startswith("builtins.") else n for n in names} or {_dotted(head) or ""}
+            if not names & known:
+                out.append(_dotted(head) or self.code(head))
+        return out
+
+    def unseen_on_the_way(self, expr: cst.BaseExpression, depth: int = 0) -> List[str]:
+        """unseen_decorators of the defs whose return value expr is, through names bound by a
+        plain assignment, attributes, subscripts and method calls on it (a fix that hands on
+        the value itself cannot rest on what such a decorator returns)."""
+        if depth > 4:
+            return []
+        if isinstance(expr, cst.Name):
+            out = []
+            for assignment in self.reaching(expr):
+                if isinstance(assignment.node, cst.Name):
+                    kind, value, path = self.binding(assignment.node)
+                    if kind == "assign":
+                        out.extend(self.unseen_on_the_way(value, depth + 1))
+            return out
+        if isinstance(expr, cst.Call):
+            out = [d for target, _, _ in self.return_targets(expr) for d in self.unseen_decorators(target)]
+            if isinstance(expr.func, cst.Attribute):
+                out.extend(self.unseen_on_the_way(expr.func.value, depth + 1))
+            return out
+        if isinstance(expr, (cst.Attribute, cst.Subscript)):
+            return self.unseen_on_the_way(expr.value, depth + 1)
+        return []
+
+    @staticmethod
+    def _frozen(forms) -> tuple:
+        """Callable forms (target, skip, env) as a binding holds them (hashable)."""
+        return tuple((t, s, frozenset(env.items()) if env else None) for t, s, env in forms)
+
+    def held_value(self, expr: cst.BaseExpression) -> tuple:
+        """The callables an argument hands on (frozen forms): the function a decoration wraps,
+        a def of the module named, or a parameter that holds one under the calls followed."""
+        if not isinstance(expr, cst.Name):
+            return ()
+        found = self.__dict__.get("_held_args", {}).get(id(expr))
+        if found is not None:
+            return found
+        if expr.value in self.nodes.local_callables:
+            return self._frozen([f for t in self._callable_targets(expr) for f in self.decorated(t, False)])
+        return self._frozen(self.held_callables(expr)) if self._bindings else ()
+
+    def held_callables(self, name: cst.Name) -> List[tuple]:
+        """(target, skip_self, env) a parameter holds under the calls being followed (a
+        decorator's `fn`: the function it decorates); [] when it holds none."""
+        if not self._bindings or name.value not in self._held_params:
+            return []
+        for assignment in self.reaching(name):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if not isinstance(param, cst.Param):
+                continue
+            for bindings in reversed(self._bindings):
+                held = bindings.get(("held", id(param)))
+                if held is not None:
+                    return [(t, s, dict(env) if env else None) for t, s, env in held]
+        return []
 
     def constructions(self, expr: cst.BaseExpression, depth: int = 0) -> List[cst.Call]:
         """The `C(...)` calls (C a class of this module) that made the object expr holds;
@@ -584,6 +713,9 @@ class ObjectFlow:
             return []
         values: List[cst.BaseExpression] = []
         if isinstance(func, cst.Name):
+            held = self.held_callables(func)  # a parameter holding a callable (a decorator's fn)
+            if held:
+                return [(("closure", t, env, skip), ()) for t, skip, env in held]
             for assignment in self.reaching(func):
                 node = assignment.node
                 if isinstance(node, cst.Name):
@@ -639,14 +771,17 @@ class ObjectFlow:
             owner = self.instance_class(value, depth + 1)
             if owner is not None and self.find_method(owner, "__call__") is not None:
                 out.append((self._attribute(value, "__call__"), ()))  # an object called: its __call__
-            for target, skip, _ in self.return_targets(value, depth + 1):  # a factory: the closure it returns
+            for target, skip, env in self.return_targets(value, depth + 1):  # a factory: the closure it returns
                 if not isinstance(target, cst.FunctionDef):
                     continue
+                closure_env = None
                 for returned in self._return_values(target):
                     inner = [returned] if isinstance(returned, cst.Lambda) else (
                         self._callable_targets(returned) if isinstance(returned, cst.Name) else [])
-                    out.extend((("closure", node, value, target, skip), ()) for node in inner
-                               if node is not target and target in self.ancestors(node))
+                    inner = [node for node in inner if node is not target and target in self.ancestors(node)]
+                    if inner and closure_env is None:
+                        closure_env = {**(env or {}), **self._bound_params(value, target, skip, depth + 1)}
+                    out.extend((("closure", node, closure_env, False), ()) for node in inner)
             if out:
                 return out
         if isinstance(value, cst.Name):

@@ -207,6 +207,11 @@ def _mla_fix(ctx: FileContext, call: cst.Call):
     fix` applies."""
     from castlint.analysis.mla_sites import mla_fix_site
 
+    unseen = ctx.analysis.unseen_on_the_way(call.func.value)
+    if unseen:  # the native read (or a paged kernel) would get what that decorator returns
+        return None, (f"the pool comes back through `@{unseen[0]}`, a decorator castlint cannot see: what it "
+                      "returns is not proven to be the pool itself; if it is, add it to rules/accessors.toml "
+                      "[callables] pass_through_decorators")
     site, why_not = mla_fix_site(ctx, call)
     if site is not None:  # the proven cast site is what the codemod rewrites
         return Fix(MLA_CODEMOD, FixSafety.SAFE, MLA_FIX_DESCRIPTION, site=site), None
