@@ -1,4 +1,4 @@
-"""castlint.analysis.dataflow walks libcst trees without rebuilding them (speed):
+"""castlint.analysis.tree walks libcst trees without rebuilding them (speed):
 they must meet libcst's nodes, in libcst's order, and give libcst's scopes."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 
-from castlint.analysis import dataflow
+from castlint.analysis import tree
 from castlint.checks import all_rules
 from conftest import FIXTURES
 
@@ -118,15 +118,18 @@ def test_children_and_node_index_are_libcsts(index):
     module = cst.parse_module(_sources()[index])
     nodes = _preorder(module)
     for node in nodes:
-        assert dataflow.children(node) == list(node.children)
-    assert list(dataflow.iter_nodes(module, cst.CSTNode)) == nodes
-    assert list(dataflow.iter_nodes(module, cst.Name)) == [n for n in nodes if isinstance(n, cst.Name)]
+        assert tree.children(node) == list(node.children)
+    assert list(tree.iter_nodes(module, cst.CSTNode)) == nodes
+    assert list(tree.iter_nodes(module, cst.Name)) == [n for n in nodes if isinstance(n, cst.Name)]
 
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ParentNodeProvider)
-    index_ = dataflow.NodeIndex.build(module)
-    assert len(index_.parents) == len(expected)
+    index_ = tree.NodeIndex.build(module)
+    # the tree's nodes, then the ones the index makes (NodeIndex.synthetic), each under its statement
+    made = {id(part): statement for part, statement in index_.synthetic}
+    assert len(index_.parents) == len(expected) + len(made)
     assert all(index_.parents[node] is parent for node, parent in expected.items())
-    assert list(index_.parents) == nodes[1:]  # filled in visit order, as the visitor did
+    assert list(index_.parents)[: len(nodes) - 1] == nodes[1:]  # filled in visit order, as the visitor did
+    assert all(made[id(part)] is statement for part, statement in list(index_.parents.items())[len(nodes) - 1:])
     assert index_.calls == [n for n in nodes if isinstance(n, cst.Call)]
     assert index_.attributes == [n for n in nodes if isinstance(n, cst.Attribute)]
     assert index_.names == {n.value for n in nodes if isinstance(n, cst.Name)}
@@ -159,12 +162,12 @@ def _scope_summary(scopes, nodes):
 def test_scopes_are_libcsts(index, monkeypatch):
     """The direct walk gives what libcst's own ExpressionContextVisitor and ScopeVisitor
     give when libcst drives them."""
-    assert dataflow._direct_scope_visitors() is not None  # the direct walk is in use here
+    assert tree._direct_scope_visitors() is not None  # the direct walk is in use here
     module = cst.parse_module(_sources()[index])
     nodes = _preorder(module)
-    got = dataflow._resolve_scopes(MetadataWrapper(module, unsafe_skip_copy=True))
-    monkeypatch.setattr(dataflow, "_direct_scope_visitors", lambda: None)
-    expected = dataflow._resolve_scopes(MetadataWrapper(module, unsafe_skip_copy=True))
+    got = tree.resolve_scopes(MetadataWrapper(module, unsafe_skip_copy=True))
+    monkeypatch.setattr(tree, "_direct_scope_visitors", lambda: None)
+    expected = tree.resolve_scopes(MetadataWrapper(module, unsafe_skip_copy=True))
     in_tree = {id(node) for node in nodes}  # (string annotations are parsed afresh each time)
     assert {id(n) for n in got if id(n) in in_tree} == {id(n) for n in expected if id(n) in in_tree}
     assert len(got) == len(expected)
@@ -180,7 +183,7 @@ def test_child_fields_learnt_from_a_node_without_its_optional_children(monkeypat
     """The field order is learnt from the first node of each type met; a child that
     libcst visits only when present (a formatted string's format_spec) must still be
     walked, in its place, when a later node has it."""
-    monkeypatch.setattr(dataflow, "_CHILD_FIELDS", {})
+    monkeypatch.setattr(tree, "_CHILD_FIELDS", {})
     module = cst.parse_module('a = f"{x}"\nb = f"{y!r:>{z}} {w=}"\nfrom m import *\nfrom n import (o, p)\n')
     for node in _preorder(module):
-        assert dataflow.children(node) == list(node.children)
+        assert tree.children(node) == list(node.children)

@@ -61,7 +61,8 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import ClassScope, ComprehensionScope, FunctionScope, GlobalScope
 
-from castlint.analysis.dataflow import Origin, children, dotted, iter_nodes
+from castlint.analysis.dataflow import Origin
+from castlint.analysis.tree import children, dotted, iter_nodes
 from castlint.analysis.gathers import gathered_cast, names_dtype_attribute
 from castlint.models import FixSafety
 

@@ -10,7 +10,8 @@ from typing import List, Optional, Set, Tuple
 
 import libcst as cst
 
-from castlint.analysis.dataflow import ModuleAnalysis, iter_nodes
+from castlint.analysis.dataflow import ModuleAnalysis
+from castlint.analysis.tree import iter_nodes
 from castlint.analysis.wrappers import dtype_argument, match_wrapper
 from castlint.tables import Tables
 

@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from castlint.analysis.cast_motion import is_read_only, nodes_between, is_property, unproven_effect
-from castlint.analysis.dataflow import iter_nodes
+from castlint.analysis.tree import iter_nodes
 
 CODEMOD = "paged-kv-read"  # Fix.codemod of the findings this fix rewrites
 

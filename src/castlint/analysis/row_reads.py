@@ -34,7 +34,7 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from castlint.analysis.cast_motion import is_read_only, unproven_effect
-from castlint.analysis.dataflow import iter_nodes
+from castlint.analysis.tree import iter_nodes
 from castlint.analysis.paged_reads import call_argument, last_name
 from castlint.common.versions import parse_version, release_of
 

@@ -185,7 +185,7 @@ def _plain_value(expr: cst.BaseExpression) -> bool:
 
 def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
     """Is `call` (a cast of a whole pool) a cast to the dtype the pool is allocated in?"""
-    from castlint.analysis.dataflow import dotted
+    from castlint.analysis.tree import dotted
 
     receiver, method, args = analysis.method_parts(call)
     if receiver is None or method is None:

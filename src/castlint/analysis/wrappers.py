@@ -9,7 +9,8 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from castlint.analysis.dataflow import ModuleAnalysis, dotted, iter_nodes
+from castlint.analysis.dataflow import ModuleAnalysis
+from castlint.analysis.tree import dotted, iter_nodes
 from castlint.tables import Wrapper
 
 

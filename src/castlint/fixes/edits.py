@@ -6,7 +6,7 @@ from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 
-from castlint.analysis.dataflow import iter_nodes
+from castlint.analysis.tree import iter_nodes
 
 
 def clean_separator(template: cst.CSTNode) -> cst.Comma:

@@ -41,7 +41,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from castlint.analysis import ModuleAnalysis
-from castlint.analysis.dataflow import dotted
+from castlint.analysis.tree import dotted
 from castlint.analysis.mla_sites import (
     CastSite, PlanSite, RewriteRefused, feeds_a_run, is_mla_plan, plan_site,
     why_not_rewritable,

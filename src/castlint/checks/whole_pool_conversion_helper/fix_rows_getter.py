@@ -25,7 +25,7 @@ from typing import Dict, List
 
 import libcst as cst
 
-from castlint.analysis.dataflow import iter_nodes
+from castlint.analysis.tree import iter_nodes
 from castlint.checks.whole_pool_conversion_helper.rows_getter_proof import CODEMOD, RowsGetter
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 

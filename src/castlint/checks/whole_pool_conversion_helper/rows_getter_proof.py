@@ -31,7 +31,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from castlint.analysis.cast_motion import unproven_effect
-from castlint.analysis.dataflow import Origin, iter_nodes
+from castlint.analysis.dataflow import Origin
+from castlint.analysis.tree import iter_nodes
 
 CODEMOD = "rows-getter"  # Fix.codemod of the CL004 findings this fix addresses
 

@@ -109,7 +109,8 @@ class WholePoolConversionHelper(Rule):
     def check(self, ctx: FileContext) -> List[Finding]:
         import libcst as cst
 
-        from castlint.analysis.dataflow import Origin, dotted
+        from castlint.analysis.dataflow import Origin
+        from castlint.analysis.tree import dotted
 
         analysis, helpers = ctx.analysis, ctx.tables.conversion_helpers
         findings = []
@@ -237,7 +238,7 @@ def _rows_getter_fix(ctx: FileContext, call):
 def helper_cost(ctx: FileContext, helper: ConversionHelper, call: cst.Call) -> Cost:
     """Bytes a whole-pool (de)quantization moves, in the pool's own format: the stored
     dtype (and its block scales) on one side, the other dtype on the other."""
-    from castlint.analysis.dataflow import dotted
+    from castlint.analysis.tree import dotted
 
     model, sizes = ctx.cost_model, ctx.tables.dtype_bytes
     stored = helper.source_dtype or (model.kv_dtype if helper.direction == "dequantize" else model.compute_dtype)

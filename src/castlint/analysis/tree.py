@@ -1,0 +1,379 @@
+"""The libcst tree, walked fast: nodes and children in field order, scopes without idle
+walks, the node index built in one pass, and the navigation every analysis reads (parents,
+enclosing definitions, positions mapped back through a pruned copy).
+
+What a value is (castlint.analysis.dataflow) is built on this; nothing here knows a pool."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+from libcst.metadata import CodePosition, CodeRange, ScopeProvider
+
+def iter_nodes(node: cst.CSTNode, kind):
+    """Every node of type kind in the subtree, in source order (libcst.matchers costs
+    0.15 s to import)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, kind):
+            yield current
+        stack.extend(reversed(children(current)))
+
+
+# -- walking libcst trees without rebuilding them -----------------------------
+# libcst's CSTNode.visit (and CSTNode.children) go through _visit_and_replace_children,
+# which builds a new copy of every node it passes (constructor and validation), even
+# for a read-only visitor that throws the copy away; that copying was most of the cost
+# of the scope and node-index walks. The walks below read each node's child fields in
+# the order _visit_and_replace_children visits them (source order), so they meet the
+# same nodes in the same order. tests/test_speed_walk.py compares them with libcst's.
+
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+_IS_NODE: Dict[type, bool] = {}
+
+
+class _FieldOrder(cst.CSTVisitor):
+    """Records the child fields _visit_and_replace_children visits, in order, one level deep."""
+
+    def __init__(self):
+        super().__init__()
+        self.fields: List[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        pass
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        self.fields.append(attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+
+def child_fields(node: cst.CSTNode) -> Tuple[str, ...]:
+    """The fields of node's type that hold its children, in source order, learnt once per
+    type from libcst itself (the fields _visit_and_replace_children visits). A field it
+    visits only when set (a formatted string's format_spec) is unset on a node that lacks
+    it: such fields come last."""
+    cls = type(node)
+    order = _CHILD_FIELDS.get(cls)
+    if order is None:
+        recorder = _FieldOrder()
+        node._visit_and_replace_children(recorder)
+        names = list(dict.fromkeys(recorder.fields))
+        names += [f.name for f in dataclasses.fields(cls) if f.name not in names and getattr(node, f.name) is None]
+        order = _CHILD_FIELDS[cls] = tuple(names)
+    return order
+
+
+def _is_node(tp: type) -> bool:
+    known = _IS_NODE.get(tp)
+    if known is None:  # CSTNode is an ABC: isinstance() on it per node is slow
+        known = _IS_NODE[tp] = issubclass(tp, cst.CSTNode)
+    return known
+
+
+def field_nodes(value) -> Sequence[cst.CSTNode]:
+    """The nodes a child field holds: the value itself, or the nodes of its sequence."""
+    tp = type(value)
+    if tp is tuple or tp is list:
+        return [item for item in value if _IS_NODE.get(type(item)) or _is_node(type(item))]
+    return (value,) if _IS_NODE.get(tp) or _is_node(tp) else ()
+
+
+def children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """node.children, without rebuilding node."""
+    out: List[cst.CSTNode] = []
+    for name in _CHILD_FIELDS.get(type(node)) or child_fields(node):
+        out.extend(field_nodes(getattr(node, name)))
+    return out
+
+
+def _real(method) -> bool:
+    return method is not None and not getattr(method, "_is_no_op", False)
+
+
+class _DirectVisit:
+    """Mixin for a read-only libcst visitor: on_visit walks the children itself (same
+    order, same visit_X/leave_X and attribute hooks) and returns False, so that libcst
+    never rebuilds a node. Only for visitors that keep CSTVisitor's on_visit."""
+
+    _steps: Dict[type, tuple] = {}  # per subclass: node type -> (visit_X, leave_X, ((field, hooked), ...))
+
+    def _step(self, tp: type, node: cst.CSTNode) -> tuple:
+        step = self._steps.get(tp)
+        if step is None:
+            cls, name = type(self), tp.__name__
+            visit = getattr(cls, f"visit_{name}", None)
+            leave = getattr(cls, f"leave_{name}", None)
+            fields = tuple((field, _real(getattr(cls, f"visit_{name}_{field}", None))
+                            or _real(getattr(cls, f"leave_{name}_{field}", None))) for field in child_fields(node))
+            step = self._steps[tp] = (visit if _real(visit) else None, leave if _real(leave) else None, fields)
+        return step
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        visit, _, fields = self._steps.get(type(node)) or self._step(type(node), node)
+        if visit is not None and visit(self, node) is False:
+            return False
+        for field, hooked in fields:
+            if hooked:
+                self.on_visit_attribute(node, field)
+            for child in field_nodes(getattr(node, field)):
+                self.on_visit(child)
+                self.on_leave(child)
+            if hooked:
+                self.on_leave_attribute(node, field)
+        return False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        leave = (self._steps.get(type(original_node)) or self._step(type(original_node), original_node))[1]
+        if leave is not None:
+            leave(self, original_node)
+
+
+_SCOPE_VISITORS = None
+# ScopeVisitor.on_leave, as _DirectScopeVisitor.on_leave repeats it (checked by its names)
+_SCOPE_ON_LEAVE_NAMES = ('provider', 'set_metadata', 'scope', 'isinstance', '_ASSIGNMENT_LIKE_NODES',
+                         '_assignment_count', 'super', 'on_leave')
+
+
+def _direct_scope_visitors():
+    """(ExpressionContextVisitor, ScopeVisitor) subclasses that walk with _DirectVisit, or
+    None when this libcst's visitors are not the ones they were written against."""
+    global _SCOPE_VISITORS
+    if _SCOPE_VISITORS is None:
+        from libcst.metadata import scope_provider
+        from libcst.metadata.expression_context_provider import ExpressionContextVisitor
+        from libcst.metadata.scope_provider import ScopeVisitor
+
+        plain = cst.CSTVisitor
+        if (ScopeVisitor.on_visit is not plain.on_visit or ExpressionContextVisitor.on_visit is not plain.on_visit
+                or ExpressionContextVisitor.on_leave is not plain.on_leave
+                or ScopeVisitor.on_leave.__code__.co_names != _SCOPE_ON_LEAVE_NAMES):
+            _SCOPE_VISITORS = ()
+            return None
+        assigning_types = scope_provider._ASSIGNMENT_LIKE_NODES
+        assigning: Dict[type, bool] = {}
+
+        class _DirectContextVisitor(_DirectVisit, ExpressionContextVisitor):
+            _steps = {}
+
+        class _DirectScopeVisitor(_DirectVisit, ScopeVisitor):
+            _steps = {}
+
+            def on_leave(self, original_node: cst.CSTNode) -> None:
+                self.provider.set_metadata(original_node, self.scope)
+                tp = type(original_node)
+                known = assigning.get(tp)
+                if known is None:
+                    known = assigning[tp] = issubclass(tp, assigning_types)
+                if known:
+                    self.scope._assignment_count += 1
+                _DirectVisit.on_leave(self, original_node)
+
+        _SCOPE_VISITORS = (_DirectContextVisitor, _DirectScopeVisitor)
+    return _SCOPE_VISITORS or None
+
+
+def dotted(node: cst.CSTNode) -> Optional[str]:
+    """`a.b.c` for Name/Attribute chains, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    return None
+
+
+def name_parts(text: str) -> set:
+    """`self.max_num_reqs` -> {'self', 'max', 'num', 'reqs'}: words are matched whole."""
+    return {part for piece in text.lower().split(".") for part in piece.split("_") if part}
+
+
+def resolve_scopes(wrapper: cst.MetadataWrapper):
+    """wrapper.resolve(ScopeProvider), without two idle walks of the tree.
+
+    ScopeProvider and the ExpressionContextProvider it depends on are batchable
+    providers whose work happens in visit_Module (each runs its own visitor), so
+    resolving them through the wrapper walks the whole tree twice more for
+    nothing; this runs their visitors directly, through _DirectVisit (no node
+    rebuilt). Falls back to the wrapper if libcst's internals differ."""
+    try:
+        from libcst.metadata import ExpressionContextProvider
+        from libcst.metadata.expression_context_provider import ExpressionContext, ExpressionContextVisitor
+        from libcst.metadata.scope_provider import ScopeVisitor
+
+        context_visitor, scope_visitor = _direct_scope_visitors() or (ExpressionContextVisitor, ScopeVisitor)
+        contexts = ExpressionContextProvider()
+        wrapper.module.visit(context_visitor(contexts, ExpressionContext.LOAD))
+        provider = ScopeProvider()
+        provider.metadata = {ExpressionContextProvider: contexts._computed}
+        visitor = scope_visitor(provider)
+        wrapper.module.visit(visitor)
+        visitor.infer_accesses()
+        provider.metadata = {}
+        return provider._computed
+    except (ImportError, AttributeError, TypeError):
+        return wrapper.resolve(ScopeProvider)
+
+
+class TreeNavigation:
+    """Parents, enclosing definitions and positions, for an analysis that sets module,
+    parents (NodeIndex.parents), _pruned (a castlint.prune.Pruned or None) and _positions."""
+
+    @property
+    def positions(self):
+        """node -> CodeRange, as PositionProvider gives (castlint.positions: same spans, faster)."""
+        if self._positions is None:
+            from castlint.positions import compute_positions
+
+            self._positions = compute_positions(self.module)
+        return self._positions
+
+    # -- tree helpers ------------------------------------------------------
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node).strip()
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        pos = self.positions[node]
+        if self._pruned is not None:  # lines of the pruned copy -> lines of the file
+            lines = self._pruned.line_map
+            pos = CodeRange(CodePosition(lines[pos.start.line], pos.start.column),
+                            CodePosition(lines[pos.end.line], pos.end.column))
+        return pos
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode):
+        node = self.parents.get(node)
+        while node is not None:
+            yield node
+            node = self.parents.get(node)
+
+    def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.FunctionDef):
+                return anc
+        return None
+
+    def enclosing_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.ClassDef):
+                return anc
+        return None
+
+    def method_class(self, func: cst.FunctionDef) -> Optional[cst.ClassDef]:
+        """The class whose body directly defines func, if any."""
+        parent = self.parents.get(func)
+        if isinstance(parent, cst.IndentedBlock):
+            parent = self.parents.get(parent)
+        return parent if isinstance(parent, cst.ClassDef) else None
+
+    def class_methods(self, cls: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
+        if not isinstance(cls.body, cst.IndentedBlock):
+            return {}
+        return {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+
+
+class NodeIndex:
+    """Every node the rules look at, collected in one walk of the tree."""
+
+    def __init__(self):
+        self.parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+        self.calls: List[cst.Call] = []
+        self.attributes: List[cst.Attribute] = []
+        self.names: set = set()  # identifier values seen anywhere
+        self.attr_names: set = set()
+        self.self_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
+        self.self_item_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
+        self.name_item_assignments: List[Tuple[cst.Subscript, cst.BaseExpression]] = []
+        # nodes the index makes that the tree does not hold (`value[j]` of an unpacked
+        # `self.a, self.b = value`), each with the statement it stands in
+        self.synthetic: List[Tuple[cst.CSTNode, cst.CSTNode]] = []
+        self.unpacked_parts: Dict[int, tuple] = {}  # id(value[j]) of `self.a, self.b = value` -> (value, j)
+        self.self_calls: List[cst.Call] = []
+        self.local_callables: set = set()  # names of defs, and of names assigned a lambda
+        self.classes: List[cst.ClassDef] = []
+
+    _VISITS: Dict[type, Optional[object]] = {}  # node type -> NodeIndex.visit_<type>, or None
+
+    @classmethod
+    def build(cls, module: cst.Module) -> "NodeIndex":
+        """One walk in source order (as a CSTVisitor would go), without rebuilding nodes.
+        The parent map is ParentNodeProvider's: the walk reaches exactly the nodes that
+        CSTNode.children lists."""
+        index = cls()
+        parents = index.parents
+        visits = cls._VISITS
+        stack: List[tuple] = [(module, None)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node, parent = pop()
+            if parent is not None:
+                parents[node] = parent
+            tp = type(node)
+            try:
+                visit = visits[tp]
+            except KeyError:
+                visit = visits[tp] = getattr(cls, f"visit_{tp.__name__}", None)
+            if visit is not None:
+                visit(index, node)
+            kids = children(node)
+            for i in range(len(kids) - 1, -1, -1):
+                push((kids[i], node))
+        for part, statement in index.synthetic:  # after the tree's own nodes, in their order
+            parents[part] = statement
+        return index
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            self.self_calls.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.attributes.append(node)
+        self.attr_names.add(node.attr.value)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.local_callables.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Lambda):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.local_callables.add(target.target.value)
+        for target in node.targets:
+            t = target.target
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                self.self_assignments.append((t, node.value))
+            elif isinstance(t, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in t.elements):
+                for position, element in enumerate(t.elements):  # `self.k_all, self.v_all = zip(*pairs)`
+                    e = element.value
+                    if isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self":
+                        part = cst.Subscript(node.value, [cst.SubscriptElement(cst.Index(cst.Integer(str(position))))])
+                        self.synthetic.append((part, node))
+                        self.unpacked_parts[id(part)] = (node.value, position)
+                        self.self_assignments.append((e, part))
+            elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute) \
+                    and isinstance(t.value.value, cst.Name) and t.value.value.value == "self":
+                self.self_item_assignments.append((t.value, node.value))  # self.d[k] = v
+            elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name):
+                self.name_item_assignments.append((t, node.value))  # d[k] = v of a local d
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        t = node.target
+        if node.value is not None and isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) \
+                and t.value.value == "self":
+            self.self_assignments.append((t, node.value))
