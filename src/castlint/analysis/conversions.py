@@ -1,0 +1,452 @@
+"""The queries the rules ask of a module's analysis: which casts convert a whole pool (made
+here or by a callee that converts what a call passes), where they are gathered, guarded or
+inside an accessor, and which methods every decode step runs. A mixin of ModuleAnalysis: the
+flow it reads (origin, cast_target, return_targets, ...) is dataflow's and object_flow's."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from castlint.analysis import hot_path
+from castlint.analysis.origin import Origin
+from castlint.analysis.same_dtype import same_dtype_cast
+from castlint.analysis.tree import dotted, iter_nodes
+from castlint.tables import Tables
+
+
+def is_hot_entry(name: str, tables: Tables) -> bool:
+    """A method every decode step runs (castlint.analysis.hot_path)."""
+    return hot_path.is_hot_entry(name, tables.hot_path_entry_points, tables.accessors)
+
+
+class ConversionQueries:
+    # -- conversions made by a call: the callee converts what this call passes ----------
+    def _casts_in(self, target) -> List[cst.Call]:
+        """The cast-method calls inside a def or lambda (nested lambdas and comprehensions
+        included, nested defs not)."""
+        index = self.__dict__.get("_casts_in_index")
+        if index is None:  # one pass: each cast, under its lambdas and its innermost def
+            index = self._casts_in_index = {}
+            casts = self.tables.casts
+            for call in self.nodes.calls:
+                func = call.func
+                if not (isinstance(func, cst.Attribute) and func.attr.value in casts):
+                    continue
+                for anc in self.ancestors(call):
+                    if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                        index.setdefault(id(anc), []).append(call)
+                        if isinstance(anc, cst.FunctionDef):
+                            break
+        return index.get(id(target), [])
+
+    def _converts_under(self, call: cst.Call, target, skip_self: bool, depth: int,
+                        env: Optional[Dict[int, Origin]] = None) -> List[Tuple[cst.Call, str]]:
+        """The casts inside target that convert a whole pool when this call reaches it
+        (its parameters bound to the call's arguments; `**kw` to its keywords)."""
+        if depth > 4 or id(target) in self._returns_in_progress:
+            return []
+        bindings = dict(env or {})
+        bindings.update(self._bound_params(call, target, skip_self, depth))
+        if isinstance(target, cst.FunctionDef):
+            for param in (*target.params.posonly_params, *target.params.params, *target.params.kwonly_params):
+                bindings[id(param)] = max(bindings[id(param)], self._convention_origin(target, param))
+        saved, saved_kinds = self._origin_cache, self._kind_cache
+        self._origin_cache, self._kind_cache = {}, {}
+        self._bindings.append(bindings)
+        self._frames.append((target, call))
+        self._returns_in_progress.add(id(target))
+        try:
+            out = []
+            for cast in self._casts_in(target):
+                wanted = self.cast_target(cast)
+                receiver = self.cast_receiver(cast)
+                if wanted is not None and receiver is not None and self.origin(receiver, depth) >= Origin.POOL_TUPLE \
+                        and not same_dtype_cast(self, cast):
+                    out.append((cast, wanted))
+            for inner in self._held_calls(target):  # a wrapper calls what it holds: `fn(*args, **kwargs)`
+                for form, _, skip, env in self._call_forms(inner):
+                    if isinstance(form, (cst.FunctionDef, cst.Lambda)):
+                        out.extend(self._converts_under(inner, form, skip, depth + 1, env))
+            return out
+        finally:
+            self._returns_in_progress.discard(id(target))
+            self._frames.pop()
+            self._bindings.pop()
+            self._origin_cache, self._kind_cache = saved, saved_kinds
+
+    def _held_calls(self, target) -> List[cst.Call]:
+        """The calls in a def or lambda (not in its nested defs) of a callable a parameter may
+        hold: `fn(...)` of a name no def of the module has, `self.fn(...)` of an attribute the
+        module assigns (a class decorator's `self.fn = fn`)."""
+        index = self.__dict__.get("_held_calls_index")
+        if index is None:
+            index = self._held_calls_index = {}
+            held = self._held_attribute_names()
+            for call in self.nodes.calls:
+                func = call.func
+                if isinstance(func, cst.Name):
+                    if func.value in self.nodes.local_callables:
+                        continue
+                elif not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                          and func.value.value == "self" and func.attr.value in held
+                          and func.attr.value not in self.nodes.local_callables):
+                    continue
+                owner = next((a for a in self.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+                if owner is not None:
+                    index.setdefault(id(owner), []).append(call)
+        calls = index.get(id(target), [])
+        return [c for c in calls if not isinstance(c.func, cst.Name) or c.func.value in self._held_params]
+
+    def _call_forms(self, call: cst.Call) -> list:
+        """(callee, bound arguments, skip_self, env) for what a call reaches: a def, method or
+        lambda of the module (return_targets), or a held callable (a lambda, a closure, a
+        partial of anything, getattr of a method, an unbound tensor method)."""
+        out = [(target, (), skip, env) for target, skip, env in self.return_targets(call)]
+        if isinstance(call.func, cst.Attribute) and self.find_method_for(call) is not None:
+            return out
+        for form, bound in self.callable_values(call.func):
+            if isinstance(form, tuple) and form[0] == "closure":
+                _, inner, env, skip = form
+                out.append((inner, tuple(bound), skip, env))
+            elif isinstance(form, (cst.Lambda, cst.Attribute, cst.Name)) or (
+                    isinstance(form, tuple) and form[0] == "method"):
+                out.append((form, tuple(bound), False, None))
+        return out
+
+    def find_method_for(self, call: cst.Call):
+        """The method `obj.m(...)` runs when obj's class is known, else None."""
+        targets = self.return_targets(call)
+        return targets[0][0] if targets else None
+
+    def call_conversions(self) -> List[Tuple[cst.Call, str, str]]:
+        """(call, target dtype, what converts) for calls that convert a whole pool in their
+        callee: a lambda, partial or getattr of a cast (`partial(torch.Tensor.to, dtype=d)(pool)`,
+        `getattr(pool, "to")(d)`, `self.caster(pool)`), `map(torch.Tensor.float, caches)`, or a
+        helper of the module some of whose callers pass other values (the conversion is then
+        this call's, not the helper's)."""
+        if self._call_conversions is not None:
+            return self._call_conversions
+        out: List[Tuple[cst.Call, str, str]] = []
+        reported = {id(c) for c, _ in self.pool_casts()}
+        for call in self.nodes.calls:
+            if self.cast_target(call) is not None:
+                continue
+            found = self._call_converts(call, reported)
+            if found is not None and not self.guarded_fallback(call):
+                out.append((call, *found))
+        self._call_conversions = out
+        return out
+
+    def _held_attribute_names(self) -> set:
+        """Names of the attributes the module assigns (`self.x = ...`, `obj.x = ...`, record
+        fields): where a callable may be stored."""
+        found = self.__dict__.get("_held_names")
+        if found is None:
+            found = {target.attr.value for target, _ in self.nodes.self_assignments}
+            for cls in self.module_classes().values():
+                if self.is_record(cls):
+                    found.update(self.record_fields(cls))
+            self._held_names = found
+        return found
+
+    def _call_converts(self, call: cst.Call, reported: set) -> Optional[Tuple[str, str]]:
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in self.tables.iter_apply and len(call.args) >= 2:
+            # map(torch.Tensor.float, caches): the callee applied to each element
+            element = cst.Subscript(call.args[1].value, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+            applied = cst.Call(func=call.args[0].value, args=[cst.Arg(element)])
+            self.parents.setdefault(element, applied)
+            self.parents.setdefault(applied, self.parents.get(call))
+            wanted = self.cast_target(applied)  # map(torch.Tensor.float, caches)
+            receiver = self.cast_receiver(applied) if wanted is not None else None
+            if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
+                return wanted, self.code(call.args[0].value)
+            return self._call_converts(applied, reported)
+        receiver, method, _ = self.method_parts(call)
+        if method is not None and receiver is not None and receiver is func.value and \
+                method in self.tables.casts:
+            return None  # a cast itself (pool_casts decides it)
+        name = func.value if isinstance(func, cst.Name) else method
+        if name in self.tables.conversion_helpers:
+            return None  # a conversion helper: CL004's, with its own cost model
+        if isinstance(func, cst.Attribute) and func.attr.value not in self.nodes.local_callables \
+                and func.attr.value not in self._held_attribute_names():
+            return None  # neither a method of the module nor a callable stored in an attribute
+        forms = self._call_forms(call)
+        if isinstance(func, cst.Subscript) and not self.keyed_values(func) and len(forms) > 1:
+            # a dispatch table indexed by a computed key (`_CASTS[self.mode](pool)`): a cast when
+            # every entry converts what the call passes
+            results = [self._form_converts(call, [form], reported) for form in forms]
+            return results[0] if all(results) else None
+        return self._form_converts(call, forms, reported)
+
+    def _form_converts(self, call: cst.Call, forms, reported: set) -> Optional[Tuple[str, str]]:
+        for target, bound, skip, env in forms:
+            if isinstance(target, tuple):  # methodcaller("to", d)(x): x.to(d)
+                if target[1] not in self.tables.casts or not call.args or call.args[0].star \
+                        or call.args[0].keyword is not None:
+                    continue
+                method = cst.Attribute(call.args[0].value, cst.Name(target[1]))
+                form = cst.Call(func=method, args=self.merged_args(bound, call.args[1:]))
+                self.parents.setdefault(method, form)
+                self.parents.setdefault(form, self.parents.get(call))
+                wanted = self.cast_target(form)
+                if wanted is not None and self.origin(call.args[0].value) >= Origin.POOL_TUPLE:
+                    return wanted, f"operator.methodcaller({target[1]!r})"
+                continue
+            if isinstance(target, (cst.Attribute, cst.Name)):
+                if (target.attr.value if isinstance(target, cst.Attribute) else target.value) not in self.tables.casts:
+                    continue
+            elif not self._casts_in(target) and not self._held_calls(target):
+                continue
+            elif env is None and not (isinstance(target, cst.FunctionDef) and target.params.star_kwarg) and all(
+                    self.origin(a.value) < Origin.PREFIX for a in (*bound, *call.args)):
+                continue  # nothing whole goes in: what the callee converts whole, it converts for every caller
+            synthetic = cst.Call(func=call.func, args=self.merged_args(bound, call.args)) if bound else call
+            if synthetic is not call:
+                self.parents.setdefault(synthetic, self.parents.get(call))
+            if isinstance(target, (cst.Attribute, cst.Name)):  # an unbound cast, getattr(x, "to")
+                form = cst.Call(func=target, args=self.merged_args(bound, call.args))
+                self.parents.setdefault(form, self.parents.get(call))
+                wanted = self.cast_target(form)
+                receiver = self.cast_receiver(form)
+                if wanted is not None and receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
+                    return wanted, self.code(target)
+                continue
+            for cast, wanted in self._converts_under(synthetic, target, skip, 0, env):
+                if id(cast) not in reported:
+                    owner = self.enclosing_function(cast)  # the decorated def a wrapper calls, or target
+                    named = owner if owner is not None and owner is not target and target not in self.ancestors(cast) \
+                        else target
+                    name = getattr(getattr(named, "name", None), "value", None) or "a lambda"
+                    return wanted, f"{name} (line {self.position(cast).start.line})"
+        return None
+
+    def held_callee(self, call: cst.Call) -> Optional[Tuple[str, List[cst.BaseExpression]]]:
+        """(function name, positional arguments) of a call through a held callable that names
+        a function: `self.deq = partial(dequantize_kv_tensor, dtype=d)`, `getattr(module, "f")`,
+        `f2 = f`; the bound arguments come first. None when the callee is no such alias."""
+        for form, bound in self.callable_values(call.func):
+            if isinstance(form, (cst.Name, cst.Attribute)):
+                name = form.value if isinstance(form, cst.Name) else form.attr.value
+                positional, _ = self.expanded_args(self.merged_args(bound, call.args))
+                return name, positional
+        return None
+
+    def cast_receiver(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        receiver, method, _ = self.method_parts(call)
+        return receiver if method is not None else None
+
+    def chained_into_cast(self, call: cst.Call) -> bool:
+        """Is this cast converted again right away (`pool.to(f32).to(bf16)`)? The chain is
+        reported once, at its last cast."""
+        parent = self.parents.get(call)
+        if isinstance(parent, cst.Attribute) and parent.value is call:
+            outer = self.parents.get(parent)
+            return isinstance(outer, cst.Call) and outer.func is parent and self.cast_target(outer) is not None
+        if isinstance(parent, cst.Arg):
+            outer = self.parents.get(parent)
+            if isinstance(outer, cst.Call) and self.cast_target(outer) is not None:
+                return self.cast_receiver(outer) is call
+        return False
+
+    def cast_chain(self, call: cst.Call) -> List[Tuple[cst.Call, str]]:
+        """The casts of a chain ending at call, innermost first: [(call, target), ...]."""
+        chain = []
+        node = call
+        while isinstance(node, cst.Call):
+            target = self.cast_target(node)
+            if target is None:
+                break
+            chain.append((node, target))
+            node = self.cast_receiver(node)
+        return list(reversed(chain))
+
+    def pool_casts(self) -> List[Tuple[cst.Call, str]]:
+        """(call, target dtype) for every dtype cast `pool.<cast>(...)` of a whole pool outside
+        the fix's fallback; a chain of casts counts once, at its last cast. A cast in a helper
+        that converts a pool only for some of its callers is theirs (call_conversions)."""
+        if self._pool_casts is None:
+            self._pool_casts = [
+                (call, target) for call in self.nodes.calls
+                if isinstance(call.func, cst.Attribute)
+                and not self._is_unbound_receiver(call.func.value)
+                and (target := self.cast_target(call)) is not None
+                and self.origin(call.func.value) >= Origin.POOL_TUPLE
+                and not self.chained_into_cast(call)
+                and not self.guarded_fallback(call)
+                and not self._for_some_callers(call)
+                and not same_dtype_cast(self, call)
+                and not self.runs_once(call)
+            ]
+        return self._pool_casts
+
+    def runs_once(self, node: cst.CSTNode) -> bool:
+        """Is node run once per object: directly in a method that runs when the object is made
+        (`[hot_path] run_once`: `__init__`), not in a def or lambda defined there?"""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.Lambda):
+                return False
+            if isinstance(ancestor, cst.FunctionDef):
+                return ancestor.name.value in self.tables.run_once_methods and self.method_class(ancestor) is not None
+        return False
+
+    def _for_some_callers(self, cast: cst.Call) -> bool:
+        """Is this cast whole only through its function's parameters, and do some visible
+        callers pass what it does not convert whole (a batch tensor, a device)? Then each
+        caller that passes a pool converts it (call_conversions), not the helper."""
+        owner = next((a for a in self.ancestors(cast) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+        if owner is None:
+            return False
+        params = owner.params
+        if not (params.params or params.posonly_params or params.kwonly_params or params.star_arg
+                or params.star_kwarg):
+            return False
+        callers = self._callers_of(owner)
+        if not callers:
+            return False
+        skip = isinstance(owner, cst.FunctionDef) and self.method_class(owner) is not None
+        alone = cst.Call(func=cst.Name("_"))  # no caller: the parameters hold only what conventions give
+        self.parents.setdefault(alone, self.parents.get(cast))
+        if any(c is cast for c, _ in self._converts_under(alone, owner, skip, 0)):
+            return False
+        converts = []
+        for call, call_skip, env in callers:  # a decorated owner: the wrapper its caller runs
+            runs = next((w for w, _, e in self.decorated(owner, call_skip) if e is env and w is not owner), owner)
+            converts.append(any(c is cast for c, _ in self._converts_under(call, runs, call_skip, 0, env)))
+        return not all(converts)
+
+    def _callers_of(self, target) -> List[tuple]:
+        """(call, skip_self, env) for the visible calls that reach a def or lambda, found
+        among the calls spelled with its name (a lambda: the name it is stored under)."""
+        names = set()
+        if isinstance(target, cst.FunctionDef):
+            names.add(target.name.value)
+        else:
+            assign = self.parents.get(target)
+            if isinstance(assign, cst.Assign):
+                for t in assign.targets:
+                    if isinstance(t.target, (cst.Name, cst.Attribute)):
+                        names.add(t.target.value if isinstance(t.target, cst.Name) else t.target.attr.value)
+        out = []
+        for call in self.nodes.calls:
+            func = call.func
+            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) \
+                else None
+            if name not in names:
+                continue
+            for form, bound, skip, env in self._call_forms(call):
+                if not bound and (form is target or any(  # through target's decorators: their wrapper
+                        w is form and e is env for w, _, e in self.decorated(target, skip) if w is not target)):
+                    out.append((call, skip, env))
+        return out
+
+    def pool_conversions(self) -> List[Tuple[cst.Call, str, str]]:
+        """(call, target dtype, form) for whole-pool conversions not written as a cast of
+        the pool: 'unbound' for `torch.Tensor.to(pool, d)`, 'copy' for `buf.copy_(pool)`
+        into a buffer allocated with a dtype of its own (`torch.empty_like(pool, dtype=d)`)."""
+        if self._conversions is None:
+            out = []
+            t = self.tables
+            for call in self.nodes.calls:
+                func = call.func
+                if not isinstance(func, cst.Attribute):
+                    continue
+                if self._is_unbound_receiver(func.value):
+                    target = self.cast_target(call)
+                    receiver = self.cast_receiver(call)
+                    if (target is not None and receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE
+                            and not self.chained_into_cast(call) and not self.guarded_fallback(call)):
+                        out.append((call, target, "unbound"))
+                elif func.attr.value in t.copy_methods:
+                    source = self._first_positional(call.args)
+                    if source is None:
+                        source = next((a.value for a in call.args if a.keyword is not None
+                                       and a.keyword.value == "src"), None)
+                    if source is None or self.origin(source) < Origin.POOL_TUPLE or self.guarded_fallback(call):
+                        continue
+                    dtype = self.allocated_dtype(func.value)
+                    if dtype is not None:
+                        out.append((call, dtype, "copy"))
+            self._conversions = out
+        return self._conversions
+
+    def guarded_fallback(self, node: cst.CSTNode) -> bool:
+        """True under `if not <guard>:` or in the else of `if <guard>:`."""
+        guards = self.tables.guard_names
+        child = node
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.If):
+                names = {n.value for n in iter_nodes(anc.test, cst.Name)} | {
+                    a.attr.value for a in iter_nodes(anc.test, cst.Attribute)
+                }
+                if names & guards:
+                    negated = isinstance(anc.test, cst.UnaryOperation) and isinstance(anc.test.operator, cst.Not)
+                    in_else = anc.orelse is not None and child is anc.orelse
+                    if negated != in_else:
+                        return True
+            if isinstance(anc, cst.FunctionDef):
+                return False
+            child = anc
+        return False
+
+    def enclosing_accessor(self, node: cst.CSTNode) -> Optional[str]:
+        """`Class.get_key_buffer` when node is inside a pool accessor (or the `_get_key_buffer`
+        it delegates to): every backend that reads the pool runs it."""
+        func = self.enclosing_function(node)
+        while func is not None:
+            if func.name.value.lstrip("_") in self.tables.accessors:
+                cls = self.method_class(func)
+                return f"{cls.name.value}.{func.name.value}" if cls is not None else func.name.value
+            func = self.enclosing_function(func)
+        return None
+
+    # -- hot paths -----------------------------------------------------------
+    def hot_functions(self, cls: cst.ClassDef) -> set:
+        """Names of hot-path methods of cls (castlint.analysis.hot_path.hot_methods)."""
+        if id(cls) in self._hot_cache:
+            return self._hot_cache[id(cls)]
+        if self._pruned is not None and self._pruned.hot_hints:
+            # Methods dropped from a pruned class still call others: use the call
+            # graph the pruner computed on the whole class.
+            key = (cls.name.value, self.position(cls).start.line)
+            if key in self._pruned.hot_hints:
+                self._hot_cache[id(cls)] = set(self._pruned.hot_hints[key])
+                return self._hot_cache[id(cls)]
+        edges = []
+        for call in self.nodes.self_calls:
+            func = self.enclosing_function(call)
+            if func is not None and self.method_class(func) is cls:
+                edges.append((func.name.value, call.func.attr.value))
+        hot = set(hot_path.hot_methods(self.class_methods(cls), edges, self.tables.hot_path_entry_points,
+                                             self.tables.accessors))
+        self._hot_cache[id(cls)] = hot
+        return hot
+
+    def in_hot_path(self, node: cst.CSTNode) -> bool:
+        func = self.enclosing_function(node)
+        while func is not None:
+            cls = self.method_class(func)
+            if cls is not None:
+                return func.name.value in self.hot_functions(cls)
+            if is_hot_entry(func.name.value, self.tables):
+                return True
+            func = self.enclosing_function(func)
+        return False
+
+    def function_name(self, node: cst.CSTNode) -> Optional[str]:
+        func = self.enclosing_function(node)
+        if func is None:
+            return None
+        cls = self.method_class(func)
+        return f"{cls.name.value}.{func.name.value}" if cls is not None else func.name.value
+
+    def call_name(self, call: cst.Call) -> Optional[str]:
+        # What QualifiedNameProvider gives for this node, without resolving it for
+        # every node of the module (that walk cost more than the rest of a check).
+        scope = self.scopes.get(call.func)
+        names = scope.get_qualified_names_for(call.func) if scope is not None else set()
+        for qn in sorted(names, key=lambda q: q.name):
+            return qn.name
+        return dotted(call.func)
