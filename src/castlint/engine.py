@@ -488,10 +488,10 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result) -> 
     linked, tables, own_lines = link_tree(path, source, tables, config, result)
     if own_lines is None:
         return _analyze_bytes(path, source, None, None, tables, config, cost_model, prune, result)
-    # the pruner's per-unit taint does not follow the linked classes: the whole module is analysed
+    # the linked module (own code, then the linked definitions) is pruned as any file is
     from castlint.analysis import tree_index
 
-    found = _analyze_bytes(path, linked, source_text(source), own_lines, tables, config, cost_model, False, result)
+    found = _analyze_bytes(path, linked, source_text(source), own_lines, tables, config, cost_model, prune, result)
     return tree_index.restore_names(found, path)
 
 
