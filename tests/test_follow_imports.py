@@ -138,3 +138,46 @@ def test_a_file_that_converts_nothing_reaches_a_sibling_helper_and_a_pool_class(
     assert {Path(p).name for p in results["reader.py"].links} == {"arena.py"}
     off, _ = _findings(REACH, follow=False)
     assert off == set()
+
+
+PLANLINK = FIXTURES / "packages" / "planlink" / "engine"
+
+
+def _linked_names(path: Path) -> set:
+    import re
+
+    from castlint.engine import own_pool_possible
+
+    source = path.read_bytes()
+    linked = tree_index.link(str(path), source, TABLES, own_pool_possible(source, TABLES))  # as the engine links
+    return set(re.findall(r"^(?:class|def) (\w+)", linked.text, re.M))
+
+
+def test_plan_helpers_of_other_modules_are_linked_for_cl002():
+    # a mixin that plans, a module function that plans, and the dtype pair a plan is given
+    names = _linked_names(PLANLINK / "backend.py")
+    assert {"DecodePlanning", "mla_plan_once", "compute_dtype_pair"} <= names
+    # what plans nothing and gives no dtype stays out: a counter, a class without a plan
+    assert not names & {"page_count", "Unrelated"}
+
+
+def test_dtype_helper_is_not_linked_into_a_file_that_plans_nothing():
+    assert not _linked_names(PLANLINK / "sizes.py")
+
+
+def test_pass_through_helper_linked_only_where_the_file_can_hold_a_pool(tmp_path):
+    (tmp_path / "pages.py").write_text("def as_blocks(t, n):\n    return t.view(-1, n, t.shape[-1])\n\n\n"
+                                       "def keys_of(pool, i):\n    return pool.get_key_buffer(i)\n")
+    # names `kv_cache` only inside another attribute: no pool of its own, nothing passed through
+    (tmp_path / "mlp.py").write_text(
+        "from pages import as_blocks\n\n\nclass MLP:\n    def forward(self, hidden):\n"
+        "        return as_blocks(hidden, 4).to(self.kv_cache_dtype)\n")
+    # a whole cache by vLLM's calling convention, viewed by the helper, then cast
+    (tmp_path / "attn.py").write_text(
+        "from pages import as_blocks\n\n\nclass Impl:\n"
+        "    def forward(self, layer, query, key, value, kv_cache, attn_metadata):\n"
+        "        return as_blocks(kv_cache, 16).to(query.dtype)\n")
+    assert _linked_names(tmp_path / "mlp.py") == set()
+    assert _linked_names(tmp_path / "attn.py") == {"as_blocks"}
+    found, _ = _findings(tmp_path, follow=True)
+    assert ("attn.py", "CL001", 6) in found and not any(f[0] == "mlp.py" for f in found)

@@ -294,7 +294,7 @@ def link_tree(path: str, source: bytes, tables: Tables, config: Config, result: 
 
     if not config.follow_imports:
         return source, tables, None
-    linked_source, own_lines, linked = tree_index.linked_source(path, source, tables)
+    linked_source, own_lines, linked = tree_index.linked_source(path, source, tables, own_pool_possible(source, tables))
     if not linked:
         return source, tables, None
     result.links = sorted(set(result.links) | set(linked.paths))
@@ -545,7 +545,15 @@ def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
         return False
     from castlint.analysis import tree_index
 
-    return tree_index.may_link(path, source, tables)
+    return tree_index.may_link(path, source, tables, own_pool_possible(source, tables))
+
+
+def own_pool_possible(source: bytes, tables: Tables) -> bool:
+    """Can the file's own code hold a pool? The pruner's test on the file alone (castlint.prune):
+    the linker then links what passes a pool through too, else only what hands the file one."""
+    from castlint import prune as pruning
+
+    return pruning.own_pool_possible(source, tables)
 
 
 def read_error(path: str, exc: BaseException) -> FileError:

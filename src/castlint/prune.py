@@ -931,6 +931,13 @@ def _convention_possible(source: bytes, vocab: _Vocabulary) -> bool:
     return False
 
 
+def own_pool_possible(source: bytes, tables: Tables) -> bool:
+    """Can the file's own code hold a pool, by this vocabulary: its text has a pool-flow or plan
+    trigger group, or a calling convention's words with a signature that has them
+    (_convention_possible). False: only a definition of another module can hand it one."""
+    return _convention_possible(source, _vocabulary(tables))
+
+
 def _has_convention(stmt: ast.AST, vocab: _Vocabulary) -> bool:
     """Does a def (or a method of a class) take a whole cache by an engine's calling convention?"""
     defs = [stmt] if isinstance(stmt, _DEFS) else [s for s in getattr(stmt, "body", ()) if isinstance(s, _DEFS)]
