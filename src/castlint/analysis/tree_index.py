@@ -695,14 +695,14 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
                 continue  # `m_f` is a name of the file already: no rename
             roots.append((emitted, found[0], found[1], name))
     # the file has a pool when it names one or a definition it uses hands it one (a base class)
-    closures = {(emitted, id(d)): _closure(resolver, index, d, emitted) for emitted, index, d, _ in roots
-                if own_converts and (d.provides or d.kind == "class")}
+    # the file has a pool when it names one or a definition it uses hands it one: itself or
+    # through its bases (a helper its body calls hands the pool to it, not to the file)
     taught = frozenset().union(*(m.learned for m in resolver.visited.values()))
-    own_pool = ((own.carries and own_pool_possible) or any(entry[2].provides for closure in closures.values() for entry in closure)
+    own_pool = ((own.carries and own_pool_possible)
+                or (own_converts and any(_hands_pool(resolver, index, d) for _, index, d, _ in roots))
                 or any(f".{name}(".encode() in source for name in taught))  # an accessor a pool class teaches
     roots = [root for root in roots if _useful_root(root[2], own_pool, own_converts, resolver.plans)]
-    closures = [closures.get((emitted, id(d))) or _closure(resolver, index, d, emitted)
-                for emitted, index, d, _ in roots]
+    closures = [_closure(resolver, index, d, emitted) for emitted, index, d, _ in roots]
     # accessors the pool classes of the modules it imports define (their calls read a whole pool)
     teachers = [m for m in resolver.visited.values() if m.learned - set(tables.accessors)]
     learned = frozenset().union(*(m.learned for m in teachers)) - set(tables.accessors)
@@ -738,6 +738,7 @@ _HOLDERS = re.compile(r"\b(?:partial|namedtuple|NamedTuple|getattr|lambda|method
 
 
 _MAX_CLASS_LINES = 600  # a bigger class is linked only as a base (a model runner, a scheduler)
+_SMALL_PASSING_CLASS_LINES = 200  # a bigger class that only passes a value through is not linked
 
 
 def _useful_root(definition: Definition, own_pool: bool, own_converts: bool, own_plans: bool = False) -> bool:
@@ -759,7 +760,22 @@ def _useful_root(definition: Definition, own_pool: bool, own_converts: bool, own
         return definition.carries or _HOLDERS.search(definition.text) is not None
     if definition.provides:
         return True
+    if definition.kind == "class" and definition.text.count("\n") > _SMALL_PASSING_CLASS_LINES:
+        return False  # a layer or a model that passes its input on (forward(x) -> f(x)), not a reader
     return own_pool and (definition.passes or definition.converts)
+
+
+def _hands_pool(resolver: _Resolver, index: ModuleIndex, definition: Definition, depth: int = 0) -> bool:
+    """Does the definition, or a base of it across the tree, hand its user a pool (Definition.provides)?"""
+    if definition.provides:
+        return True
+    if depth >= _MAX_DEPTH:
+        return False
+    for base in definition.bases:
+        found = resolver.resolve(index, base)
+        if found is not None and _hands_pool(resolver, found[0], found[1], depth + 1):
+            return True
+    return False
 
 
 def _useful_ref(definition: Definition) -> bool:
