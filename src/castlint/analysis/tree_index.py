@@ -485,13 +485,16 @@ class _Resolver:
         self.roots = [self.root] + ([p for p in sys.path if p and os.path.isdir(p)] if self.top else [])
         self.visited: Dict[str, ModuleIndex] = {}  # the modules read that name a pool
         self.plans = False  # the importing file holds a plan call: plan helpers and dtype helpers matter
+        # the importing file has a pool of its own: a module that only converts (a helper given
+        # the pool) matters too; else only what names a pool can hand it one
+        self.converting = True
 
     def read(self, target: Optional[str]) -> Optional[ModuleIndex]:
         """The index of a module of the tree, when it can matter: its text names a pool, or
         it is a package's __init__ (re-exports). Other modules are never parsed."""
         if target is None:
             return None
-        if not _file_matters(target, self.tables, converting=True):
+        if not _file_matters(target, self.tables, converting=self.converting):
             if os.path.basename(target) != "__init__.py" and not (self.plans and _file_plans(target, self.tables)):
                 return None
         index = module_index(target, self.tables)
@@ -668,7 +671,7 @@ def _imports_matter(resolver: _Resolver, own: ModuleIndex, imported: Tuple[str, 
             continue
         target = resolver.module_file(own, dotted, level)
         if target is not None and (os.path.basename(target) == "__init__.py"
-                                   or _file_matters(target, resolver.tables, converting=True)
+                                   or _file_matters(target, resolver.tables, converting=resolver.converting)
                                    or (resolver.plans and _file_plans(target, resolver.tables))):
             return True
     return False
@@ -680,6 +683,7 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
         return Linked()
     resolver = _Resolver(path, tables)
     resolver.plans = _plan_calls(tables).search(source.decode("utf-8", "replace")) is not None
+    resolver.converting = own.carries and own_pool_possible
     if not any(_imports_matter(resolver, own, imported) for imported in own.imports.values()):
         return Linked()  # (before the walk of the module's names)
     own_converts = any(word in source for word in _vocabulary(tables)[3])
