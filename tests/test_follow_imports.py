@@ -181,3 +181,30 @@ def test_pass_through_helper_linked_only_where_the_file_can_hold_a_pool(tmp_path
     assert _linked_names(tmp_path / "attn.py") == {"as_blocks"}
     found, _ = _findings(tmp_path, follow=True)
     assert ("attn.py", "CL001", 6) in found and not any(f[0] == "mlp.py" for f in found)
+
+
+def test_a_pruned_linked_module_gives_the_whole_findings(tmp_path):
+    # the pruner shortens the file's own part (a method with no candidate becomes a stub), so
+    # the linked helper stands at an earlier line of the pruned copy than of the linked module
+    pkg = tmp_path / "srvpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .cache_ops import full_layer\n")
+    (pkg / "cache_ops.py").write_text("def full_layer(store, lyr):\n    return store.get_value_buffer(lyr.layer_id)\n")
+    filler = "".join(f"        step_{i} = batch.seq_lens + {i}\n" for i in range(40))
+    (pkg / "attn.py").write_text(
+        "from .cache_ops import full_layer\n\n\nclass Attn:\n"
+        "    def forward_decode(self, q, lyr, batch):\n"
+        "        store = batch.token_to_kv_pool\n"
+        "        return full_layer(store, lyr).to(q.dtype)\n\n"
+        "    def warmup(self, batch):\n" + filler + "        return batch\n")
+    config = Config()
+    config.follow_imports = True
+    config.cache = False
+    files = sorted(str(p) for p in pkg.rglob("*.py"))
+    pruned = check_paths(files, TABLES, config, jobs=1, prune=True)
+    whole = check_paths(files, TABLES, config, jobs=1, prune=False)
+    key = lambda f: (Path(f.path).name, f.start.line, f.start.column, f.code, f.message)  # noqa: E731
+    attn = next(r for r in pruned.results if r.path.endswith("attn.py"))
+    assert attn.mode == "pruned" and attn.links
+    assert [key(f) for f in pruned.findings] == [key(f) for f in whole.findings]
+    assert ("attn.py", 7, 16, "CL001") in {k[:4] for k in map(key, pruned.findings)}
