@@ -138,3 +138,73 @@ def test_a_file_that_converts_nothing_reaches_a_sibling_helper_and_a_pool_class(
     assert {Path(p).name for p in results["reader.py"].links} == {"arena.py"}
     off, _ = _findings(REACH, follow=False)
     assert off == set()
+
+
+PLANLINK = FIXTURES / "packages" / "planlink" / "engine"
+
+
+def _linked_names(path: Path) -> set:
+    import re
+
+    from castlint.engine import own_pool_possible
+
+    source = path.read_bytes()
+    linked = tree_index.link(str(path), source, TABLES, own_pool_possible(source, TABLES))  # as the engine links
+    return set(re.findall(r"^(?:class|def) (\w+)", linked.text, re.M))
+
+
+def test_plan_helpers_of_other_modules_are_linked_for_cl002():
+    # a mixin that plans, a module function that plans, and the dtype pair a plan is given
+    names = _linked_names(PLANLINK / "backend.py")
+    assert {"DecodePlanning", "mla_plan_once", "compute_dtype_pair"} <= names
+    # what plans nothing and gives no dtype stays out: a counter, a class without a plan
+    assert not names & {"page_count", "Unrelated"}
+
+
+def test_dtype_helper_is_not_linked_into_a_file_that_plans_nothing():
+    assert not _linked_names(PLANLINK / "sizes.py")
+
+
+def test_pass_through_helper_linked_only_where_the_file_can_hold_a_pool(tmp_path):
+    (tmp_path / "pages.py").write_text("def as_blocks(t, n):\n    return t.view(-1, n, t.shape[-1])\n\n\n"
+                                       "def keys_of(pool, i):\n    return pool.get_key_buffer(i)\n")
+    # names `kv_cache` only inside another attribute: no pool of its own, nothing passed through
+    (tmp_path / "mlp.py").write_text(
+        "from pages import as_blocks\n\n\nclass MLP:\n    def forward(self, hidden):\n"
+        "        return as_blocks(hidden, 4).to(self.kv_cache_dtype)\n")
+    # a whole cache by vLLM's calling convention, viewed by the helper, then cast
+    (tmp_path / "attn.py").write_text(
+        "from pages import as_blocks\n\n\nclass Impl:\n"
+        "    def forward(self, layer, query, key, value, kv_cache, attn_metadata):\n"
+        "        return as_blocks(kv_cache, 16).to(query.dtype)\n")
+    assert _linked_names(tmp_path / "mlp.py") == set()
+    assert _linked_names(tmp_path / "attn.py") == {"as_blocks"}
+    found, _ = _findings(tmp_path, follow=True)
+    assert ("attn.py", "CL001", 6) in found and not any(f[0] == "mlp.py" for f in found)
+
+
+def test_a_pruned_linked_module_gives_the_whole_findings(tmp_path):
+    # the pruner shortens the file's own part (a method with no candidate becomes a stub), so
+    # the linked helper stands at an earlier line of the pruned copy than of the linked module
+    pkg = tmp_path / "srvpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .cache_ops import full_layer\n")
+    (pkg / "cache_ops.py").write_text("def full_layer(store, lyr):\n    return store.get_value_buffer(lyr.layer_id)\n")
+    filler = "".join(f"        step_{i} = batch.seq_lens + {i}\n" for i in range(40))
+    (pkg / "attn.py").write_text(
+        "from .cache_ops import full_layer\n\n\nclass Attn:\n"
+        "    def forward_decode(self, q, lyr, batch):\n"
+        "        store = batch.token_to_kv_pool\n"
+        "        return full_layer(store, lyr).to(q.dtype)\n\n"
+        "    def warmup(self, batch):\n" + filler + "        return batch\n")
+    config = Config()
+    config.follow_imports = True
+    config.cache = False
+    files = sorted(str(p) for p in pkg.rglob("*.py"))
+    pruned = check_paths(files, TABLES, config, jobs=1, prune=True)
+    whole = check_paths(files, TABLES, config, jobs=1, prune=False)
+    key = lambda f: (Path(f.path).name, f.start.line, f.start.column, f.code, f.message)  # noqa: E731
+    attn = next(r for r in pruned.results if r.path.endswith("attn.py"))
+    assert attn.mode == "pruned" and attn.links
+    assert [key(f) for f in pruned.findings] == [key(f) for f in whole.findings]
+    assert ("attn.py", 7, 16, "CL001") in {k[:4] for k in map(key, pruned.findings)}

@@ -296,7 +296,7 @@ def link_tree(path: str, source: bytes, tables: Tables, config: Config, result: 
 
     if not config.follow_imports:
         return source, tables, None
-    linked_source, own_lines, linked = tree_index.linked_source(path, source, tables)
+    linked_source, own_lines, linked = tree_index.linked_source(path, source, tables, own_pool_possible(source, tables))
     if not linked:
         return source, tables, None
     result.links = sorted(set(result.links) | set(linked.paths))
@@ -501,10 +501,10 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result, kee
     linked, tables, own_lines = link_tree(path, source, tables, config, result)
     if own_lines is None:
         return _analyze_bytes(path, source, None, None, tables, config, cost_model, prune, result, keep)
-    # the pruner's per-unit taint does not follow the linked classes: the whole module is analysed
+    # the linked module (own code, then the linked definitions) is pruned as any file is
     from castlint.analysis import tree_index
 
-    found = _analyze_bytes(path, linked, source_text(source), own_lines, tables, config, cost_model, False, result)
+    found = _analyze_bytes(path, linked, source_text(source), own_lines, tables, config, cost_model, prune, result)
     return tree_index.restore_names(found, path)
 
 
@@ -559,7 +559,15 @@ def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
         return False
     from castlint.analysis import tree_index
 
-    return tree_index.may_link(path, source, tables)
+    return tree_index.may_link(path, source, tables, own_pool_possible(source, tables))
+
+
+def own_pool_possible(source: bytes, tables: Tables) -> bool:
+    """Can the file's own code hold a pool? The pruner's test on the file alone (castlint.prune):
+    the linker then links what passes a pool through too, else only what hands the file one."""
+    from castlint import prune as pruning
+
+    return pruning.own_pool_possible(source, tables)
 
 
 def read_error(path: str, exc: BaseException) -> FileError:

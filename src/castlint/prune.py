@@ -977,6 +977,12 @@ def _convention_possible(source: bytes, vocab: _Vocabulary) -> bool:
     parsing: the signature up to its closing parenthesis). True whenever unsure."""
     if prefilter_has_trigger(source, vocab.core_groups):
         return True
+    return _convention_signature(source, vocab)
+
+
+def _convention_signature(source: bytes, vocab: _Vocabulary) -> bool:
+    """Does a `def <method>(...)` of a calling convention have its parameters (read from the
+    text: the signature up to its closing parenthesis)? True whenever unsure."""
     if vocab.convention_def is None:
         return True
     for match in vocab.convention_def.finditer(source):
@@ -994,6 +1000,14 @@ def _convention_possible(source: bytes, vocab: _Vocabulary) -> bool:
         if any(params & every and requires <= every for params, requires, _ in vocab.conventions.get(method, ())):
             return True
     return False
+
+
+def own_pool_possible(source: bytes, tables: Tables) -> bool:
+    """Can the file's own code hold a pool, by this vocabulary: its text has an accessor or a
+    cache attribute (the gate words a unit needs to hold a candidate by itself), or a calling
+    convention's signature with its parameters. False: only another module can hand it one."""
+    vocab = _vocabulary(tables)
+    return any(word in source for word in vocab.gate_words_without_plans) or _convention_signature(source, vocab)
 
 
 def _has_convention(stmt: ast.AST, vocab: _Vocabulary) -> bool:

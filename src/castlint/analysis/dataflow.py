@@ -745,7 +745,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return before or candidates
 
     def _linked(self, assignment: Assignment) -> bool:
-        return self.own_lines is not None and self.positions[assignment.node].start.line > self.own_lines
+        # (the line in the linked module: a pruned copy's lines are mapped back first)
+        return self.own_lines is not None and self.position(assignment.node).start.line > self.own_lines
 
     def _defined_at(self, assignment: Assignment) -> int:
         """The line an assignment takes effect: a linked definition where it is imported (first)."""

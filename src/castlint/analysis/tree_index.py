@@ -56,15 +56,28 @@ class Definition:
     # property, a record field or a method that yields one from a pool word), pass a value
     # through (returns what it is given: a view helper, a reader class), convert
     converts: bool = False
+    plans: bool = False  # holds a plan call of an attention wrapper (CL002's site)
     pool: FrozenSet[str] = field(default=frozenset(), repr=False, compare=False)  # its module's pool words
     _refs: Optional[FrozenSet[str]] = field(default=None, repr=False, compare=False)
     _roles: Optional[Tuple[bool, bool]] = field(default=None, repr=False, compare=False)
+    _dtypes: Optional[bool] = field(default=None, repr=False, compare=False)
 
     def _read(self) -> None:
         """refs and roles, read from the node when first asked (most definitions never are)."""
         self._refs = frozenset(_names(self.node) - {self.name})
         self._roles = (False, False) if self.kind == "assign" else _roles(self.node, self.pool, self.carries)
+        self._dtypes = self.kind != "class" and _returns_dtypes(self.node, self.dtype_words)
         self.node = None
+
+    dtype_words: Tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def gives_dtypes(self) -> bool:
+        """A function or assignment whose value names a dtype (a (q, kv) dtype pair, a kwargs
+        dict of plan dtypes, a partial fixing them): what a plan call may be given."""
+        if self._dtypes is None:
+            self._read()
+        return self._dtypes
 
     @property
     def refs(self) -> FrozenSet[str]:
@@ -242,8 +255,9 @@ def _index(path: str, source: bytes, tables: Tables, keep_used: bool = False) ->
     _, package = _package_of(path)  # an __init__.py is its own package, as its folder is
     index = ModuleIndex(path=path, package=package, carries=_carries(text, tables))
     teaches = pool_classes.candidate(source, tables)  # a pool class under names no table lists
-    if not index.carries and not teaches and "import" not in text and not _vocabulary(tables)[5].search(source):
-        return index  # nothing to link from it, nor through it
+    if not index.carries and not teaches and "import" not in text and not _vocabulary(tables)[5].search(source) \
+            and not _plan_calls(tables).search(text) and not any(w in text for w in tables.dtype_words):
+        return index  # nothing to link from it, nor through it (no plan call, no dtype for one)
     try:
         tree = pyast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -335,6 +349,8 @@ def _definition(node, lines: List[str], tables: Tables, learned: FrozenSet[str] 
     definition = Definition(name=name, kind=kind, text=text, header=node.lineno - first, bases=bases,
                             carries=_carries(text, tables), node=node)
     definition.converts = any(w.decode() in text for w in _vocabulary(tables)[3])
+    definition.plans = _plan_calls(tables).search(text) is not None
+    definition.dtype_words = tuple(tables.dtype_words)
     definition.pool = _pool_names(tables) | learned
     return definition
 
@@ -351,6 +367,28 @@ def _pool_names(tables: Tables) -> FrozenSet[str]:
         words |= set(tables.accessors) | set(tables.cache_attributes)
         hit = _POOL_NAMES[id(tables)] = (tables, frozenset(w for w in words if w.isidentifier()))
     return hit[1]
+
+
+_PLANS: Dict[int, tuple] = {}
+
+
+def _plan_calls(tables: Tables):
+    """A call of an attention wrapper's plan (`.plan(`, a plan function of the tables'
+    [[wrapper]] rows: what CL002 reads), as a str regex."""
+    hit = _PLANS.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        methods = {m for w in tables.wrappers if not w.function for m in w.methods}
+        functions = {w.cls for w in tables.wrappers if w.function}
+        words = [rf"\.{re.escape(m)}\(" for m in sorted(methods)] + [rf"\b{re.escape(f)}\(" for f in sorted(functions)]
+        hit = _PLANS[id(tables)] = (tables, re.compile("|".join(words) or "(?!)"))
+    return hit[1]
+
+
+def _returns_dtypes(node, words: Tuple[str, ...]) -> bool:
+    """Does a function return (or an assignment hold) a value that names a dtype?"""
+    values = [node.value] if isinstance(node, (ast.Assign, ast.AnnAssign)) else [
+        sub.value for sub in ast.walk(node) if isinstance(sub, ast.Return) and sub.value is not None]
+    return any(any(w in ident.lower() for w in words) for value in values for ident in _idents(value))
 
 
 def _idents(node) -> Set[str]:
@@ -446,14 +484,18 @@ class _Resolver:
         self.top = self.package.split(".")[0] if self.package else ""
         self.roots = [self.root] + ([p for p in sys.path if p and os.path.isdir(p)] if self.top else [])
         self.visited: Dict[str, ModuleIndex] = {}  # the modules read that name a pool
+        self.plans = False  # the importing file holds a plan call: plan helpers and dtype helpers matter
+        # the importing file has a pool of its own: a module that only converts (a helper given
+        # the pool) matters too; else only what names a pool can hand it one
+        self.converting = True
 
     def read(self, target: Optional[str]) -> Optional[ModuleIndex]:
         """The index of a module of the tree, when it can matter: its text names a pool, or
         it is a package's __init__ (re-exports). Other modules are never parsed."""
         if target is None:
             return None
-        if not _file_matters(target, self.tables, converting=True):
-            if os.path.basename(target) != "__init__.py":
+        if not _file_matters(target, self.tables, converting=self.converting):
+            if os.path.basename(target) != "__init__.py" and not (self.plans and _file_plans(target, self.tables)):
                 return None
         index = module_index(target, self.tables)
         if index is not None and index.carries:
@@ -526,7 +568,7 @@ _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w, \
 _CARRIES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}  # (path, test) -> (its stat, the answer)
 
 
-def may_link(path: str, source: bytes, tables: Tables) -> bool:
+def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True) -> bool:
     """Could linking give a file the prefilter skips a finding? It converts something and a
     module it imports from the tree names a pool, or it names a pool and a module it imports
     converts (a helper of a sibling module given the pool); then link() decides. A
@@ -552,7 +594,7 @@ def may_link(path: str, source: bytes, tables: Tables) -> bool:
             # a module that converts supplies a pool, or the conversion of one it names
             if target is not None and (_file_matters(target, tables, converting=False) if converts
                                        else _file_carries(target, vocabulary[5])):
-                linked = link(path, source, tables)
+                linked = link(path, source, tables, own_pool)
                 return bool(linked.text) or any(f".{name}".encode() in source for name in linked.learned)
     return False
 
@@ -572,6 +614,14 @@ def _file_matters(path: str, tables: Tables, converting: bool) -> bool:
     return _file_test(path, ("pool class", id(tables)), lambda text: pool_classes.candidate(text, tables))
 
 
+def _file_plans(path: str, tables: Tables) -> bool:
+    """Does the module at path hold a plan call, or name a dtype (a helper that returns plan dtypes)?"""
+    plans = _plan_calls(tables)
+    words = tuple(w.encode() for w in tables.dtype_words)
+    return _file_test(path, ("plans", id(tables)), lambda text: plans.search(text.decode("utf-8", "replace"))
+                      is not None or any(w in text for w in words))
+
+
 def _file_test(path: str, name, test) -> bool:
     sig = _signature(path)
     key = (path, name)
@@ -589,17 +639,19 @@ def _file_test(path: str, name, test) -> bool:
     return found
 
 
-def link(path: str, source: bytes, tables: Tables) -> Linked:
+def link(path: str, source: bytes, tables: Tables, own_pool: bool = True) -> Linked:
     """The definitions of the tree that the module at path (with this source) uses,
-    with what they need, as source to append to it; nothing when none of them names a pool."""
+    with what they need, as source to append to it; nothing when none of them names a pool.
+    own_pool: can the file's own code hold a pool (castlint.prune.own_pool_possible, the
+    pruner's test on the file alone)? When not, only definitions that hand it one are linked."""
     if b"import" not in source:
         return Linked()
-    key = (os.path.abspath(path), hash(source))
+    key = (os.path.abspath(path), hash(source), own_pool)
     hit = _LINKS.get(key)
     if hit is not None and hit[0] is tables:
         found = hit[1]
     else:
-        found = _link(path, source, tables)
+        found = _link(path, source, tables, own_pool)
         _LINKS[key] = (tables, found)
     if found.renames:
         _RENAMED[key[0]] = found.renames
@@ -619,16 +671,19 @@ def _imports_matter(resolver: _Resolver, own: ModuleIndex, imported: Tuple[str, 
             continue
         target = resolver.module_file(own, dotted, level)
         if target is not None and (os.path.basename(target) == "__init__.py"
-                                   or _file_matters(target, resolver.tables, converting=True)):
+                                   or _file_matters(target, resolver.tables, converting=resolver.converting)
+                                   or (resolver.plans and _file_plans(target, resolver.tables))):
             return True
     return False
 
 
-def _link(path: str, source: bytes, tables: Tables) -> Linked:
+def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = True) -> Linked:
     own = module_index(path, tables, source=source)
     if own is None or not own.imports:
         return Linked()
     resolver = _Resolver(path, tables)
+    resolver.plans = _plan_calls(tables).search(source.decode("utf-8", "replace")) is not None
+    resolver.converting = own.carries and own_pool_possible
     if not any(_imports_matter(resolver, own, imported) for imported in own.imports.values()):
         return Linked()  # (before the walk of the module's names)
     own_converts = any(word in source for word in _vocabulary(tables)[3])
@@ -644,14 +699,14 @@ def _link(path: str, source: bytes, tables: Tables) -> Linked:
                 continue  # `m_f` is a name of the file already: no rename
             roots.append((emitted, found[0], found[1], name))
     # the file has a pool when it names one or a definition it uses hands it one (a base class)
-    closures = {(emitted, id(d)): _closure(resolver, index, d, emitted) for emitted, index, d, _ in roots
-                if own_converts and (d.provides or d.kind == "class")}
+    # the file has a pool when it names one or a definition it uses hands it one: itself or
+    # through its bases (a helper its body calls hands the pool to it, not to the file)
     taught = frozenset().union(*(m.learned for m in resolver.visited.values()))
-    own_pool = (own.carries or any(entry[2].provides for closure in closures.values() for entry in closure)
+    own_pool = ((own.carries and own_pool_possible)
+                or (own_converts and any(_hands_pool(resolver, index, d) for _, index, d, _ in roots))
                 or any(f".{name}(".encode() in source for name in taught))  # an accessor a pool class teaches
-    roots = [root for root in roots if _useful_root(root[2], own_pool, own_converts)]
-    closures = [closures.get((emitted, id(d))) or _closure(resolver, index, d, emitted)
-                for emitted, index, d, _ in roots]
+    roots = [root for root in roots if _useful_root(root[2], own_pool, own_converts, resolver.plans)]
+    closures = [_closure(resolver, index, d, emitted) for emitted, index, d, _ in roots]
     # accessors the pool classes of the modules it imports define (their calls read a whole pool)
     teachers = [m for m in resolver.visited.values() if m.learned - set(tables.accessors)]
     learned = frozenset().union(*(m.learned for m in teachers)) - set(tables.accessors)
@@ -687,13 +742,20 @@ _HOLDERS = re.compile(r"\b(?:partial|namedtuple|NamedTuple|getattr|lambda|method
 
 
 _MAX_CLASS_LINES = 600  # a bigger class is linked only as a base (a model runner, a scheduler)
+_SMALL_PASSING_CLASS_LINES = 200  # a bigger class that only passes a value through is not linked
 
 
-def _useful_root(definition: Definition, own_pool: bool, own_converts: bool) -> bool:
+def _useful_root(definition: Definition, own_pool: bool, own_converts: bool, own_plans: bool = False) -> bool:
     """Can linking this definition (which the file uses) give the file a finding of its own?
     A finding is a conversion in the file's lines (or a call of a conversion the linked code
     makes: reported where the file passes a pool). So: the file converts something, and the
-    definition hands it a pool, or passes through or converts a pool the file has."""
+    definition hands it a pool, or passes through or converts a pool the file has. CL002's:
+    a plan helper the file calls (a mixin's method, a module function that plans), and, for
+    a file that plans, the helpers that give its plan dtypes."""
+    if definition.plans and not (definition.kind == "class" and definition.text.count("\n") > _MAX_CLASS_LINES):
+        return True
+    if own_plans and definition.kind != "class" and _small(definition) and definition.gives_dtypes:
+        return True
     if not own_converts:
         return definition.converts and definition.kind == "function"
     if definition.kind == "class" and definition.text.count("\n") > _MAX_CLASS_LINES:
@@ -702,7 +764,22 @@ def _useful_root(definition: Definition, own_pool: bool, own_converts: bool) -> 
         return definition.carries or _HOLDERS.search(definition.text) is not None
     if definition.provides:
         return True
+    if definition.kind == "class" and definition.text.count("\n") > _SMALL_PASSING_CLASS_LINES:
+        return False  # a layer or a model that passes its input on (forward(x) -> f(x)), not a reader
     return own_pool and (definition.passes or definition.converts)
+
+
+def _hands_pool(resolver: _Resolver, index: ModuleIndex, definition: Definition, depth: int = 0) -> bool:
+    """Does the definition, or a base of it across the tree, hand its user a pool (Definition.provides)?"""
+    if definition.provides:
+        return True
+    if depth >= _MAX_DEPTH:
+        return False
+    for base in definition.bases:
+        found = resolver.resolve(index, base)
+        if found is not None and _hands_pool(resolver, found[0], found[1], depth + 1):
+            return True
+    return False
 
 
 def _useful_ref(definition: Definition) -> bool:
@@ -714,6 +791,8 @@ def _useful_ref(definition: Definition) -> bool:
         return False
     if definition.provides:
         return True
+    if definition.kind != "class" and _small(definition) and definition.plans:
+        return True  # a plan helper
     return definition.kind == "function" and _small(definition) and (definition.passes or definition.converts)
 
 
@@ -739,7 +818,8 @@ def _closure(resolver: _Resolver, index: ModuleIndex, definition: Definition, em
                 found = resolver.resolve(where, base)
                 if found is not None and visit(found[0], found[1], base.rpartition(".")[2], depth + 1):
                     kept_base = True
-        useful = current.provides or current.passes or current.converts or current.kind == "assign" or kept_base
+        useful = (current.provides or current.passes or current.converts or current.plans or current.kind == "assign"
+                  or kept_base)
         if not useful and current.kind == "class":
             del out[slot:]
             seen.discard(key)
@@ -817,10 +897,10 @@ def restore_names(findings: list, path: str) -> list:
     return out
 
 
-def linked_source(path: str, source: bytes, tables: Tables) -> Tuple[bytes, int, Linked]:
+def linked_source(path: str, source: bytes, tables: Tables, own_pool: bool = True) -> Tuple[bytes, int, Linked]:
     """(source with the linked definitions appended, the module's own line count, what
     was linked). The source is returned as it is when nothing is linked."""
-    linked = link(path, source, tables)
+    linked = link(path, source, tables, own_pool)
     own_lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
     if not linked.text:
         return source, own_lines, linked
