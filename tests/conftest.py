@@ -12,6 +12,7 @@ unpacked once per version into <cache>/src/<version> (sglang) or
 <cache>/<name>-<version>, under a file lock, so tests that share a release
 share one download and one unpack (under a lock, should two test processes run at once).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -51,8 +52,15 @@ def run_castlint_subprocess(*args, cwd=None, env=None, input=None):
     """`python -m castlint ARGS` in a child process."""
     import subprocess as sp
 
-    return sp.run([sys.executable, "-m", "castlint", *map(str, args)], cwd=cwd, env=_env(env),
-                  capture_output=True, text=True, input=input, timeout=900)
+    return sp.run(
+        [sys.executable, "-m", "castlint", *map(str, args)],
+        cwd=cwd,
+        env=_env(env),
+        capture_output=True,
+        text=True,
+        input=input,
+        timeout=900,
+    )
 
 
 @contextlib.contextmanager
@@ -129,8 +137,12 @@ def _download(requirement: str, dest: Path, extra=()) -> Path:
     with _locked(dest / f".lock-{name}-{version}"):
         found = sorted(p for p in dest.glob("*.whl") if p.name.startswith(prefix))
         if not found:
-            sp.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", *extra, requirement,
-                    "-d", str(dest)], check=True, capture_output=True, timeout=900)
+            sp.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "-q", *extra, requirement, "-d", str(dest)],
+                check=True,
+                capture_output=True,
+                timeout=900,
+            )
             found = sorted(p for p in dest.glob("*.whl") if p.name.startswith(prefix))
     assert found, f"pip download {requirement} produced no wheel in {dest}"
     return found[0]
@@ -144,8 +156,11 @@ def wheel(requirement: str, extra=()) -> Path:
 def unpacked_wheel(requirement: str, member_prefix: str, extra=()) -> Path:
     """Download a released wheel (cached) and unpack member_prefix/* outside the repo."""
     path = wheel(requirement, extra)
-    target = CACHE / "src" / requirement.split("==")[1] if requirement.startswith("sglang==") else \
-        CACHE / requirement.replace("==", "-")
+    target = (
+        CACHE / "src" / requirement.split("==")[1]
+        if requirement.startswith("sglang==")
+        else CACHE / requirement.replace("==", "-")
+    )
     marker = target / f".unpacked-{member_prefix.strip('/').replace('/', '_')}"
     with _locked(target.parent / f".lock-unpack-{target.name}"):
         if not marker.exists():
@@ -222,8 +237,8 @@ def apply_unified_diff(diff: str, root: Path) -> dict:
         if not lines[i].startswith("--- "):
             i += 1
             continue
-        assert lines[i + 1].startswith("+++ b/"), lines[i:i + 2]
-        rel = lines[i + 1][len("+++ b/"):].rstrip("\n")
+        assert lines[i + 1].startswith("+++ b/"), lines[i : i + 2]
+        rel = lines[i + 1][len("+++ b/") :].rstrip("\n")
         i += 2
         path = root / rel
         assert rel not in out, f"{rel} twice in the diff"
@@ -252,8 +267,12 @@ def apply_unified_diff(diff: str, root: Path) -> dict:
                 assert tag in (" ", "-", "+"), (rel, lines[i - 1])
                 last_tag = tag
                 if tag in (" ", "-"):
-                    assert at < len(src) and src[at].rstrip("\n") == text.rstrip("\n"), \
-                        (rel, at + 1, src[at] if at < len(src) else None, text)
+                    assert at < len(src) and src[at].rstrip("\n") == text.rstrip("\n"), (
+                        rel,
+                        at + 1,
+                        src[at] if at < len(src) else None,
+                        text,
+                    )
                     at += 1
                     old_left -= 1
                 if tag in (" ", "+"):
@@ -295,4 +314,3 @@ def pytest_collection_modifyitems(config, items):
         node = item.nodeid.split("/")[-1]
         if any(node.startswith(prefix) for prefix in SLOW):
             item.add_marker(pytest.mark.slow)
-

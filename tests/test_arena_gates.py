@@ -1,5 +1,6 @@
 """Per-layer arenas under any name pass the text gates (the prefilter, the pruner's words gate):
 the flow model decides from the allocation, not from a table word (issue 19, containers)."""
+
 import re
 from pathlib import Path
 
@@ -14,14 +15,16 @@ TABLES = load_tables()
 
 
 def _marks(text: str):
-    return {i: m.group(1) for i, line in enumerate(text.splitlines(), 1)
-            if (m := re.search(r"#\s*(CL\d{3}|clean)\b", line))}
+    return {
+        i: m.group(1) for i, line in enumerate(text.splitlines(), 1) if (m := re.search(r"#\s*(CL\d{3}|clean)\b", line))
+    }
 
 
 def _found(path: Path, prune_it: bool):
     config = Config()
-    result = check_file(str(path), TABLES, config, config.cost_model(TABLES), triggers=encoded_triggers(TABLES),
-                        prune=prune_it)
+    result = check_file(
+        str(path), TABLES, config, config.cost_model(TABLES), triggers=encoded_triggers(TABLES), prune=prune_it
+    )
     assert not result.errors and not result.skipped
     return {f.start.line: f.code for f in result.findings}
 
@@ -37,8 +40,9 @@ def test_arenas_read_through_another_object_are_found_pruned_and_whole():
 def test_the_gate_needs_a_comprehension_of_allocations_and_a_conversion():
     text = FIXTURE.read_bytes()
     assert may_allocate_arenas(text, TABLES)
-    no_cast = b"\n".join(line for line in text.splitlines() if b".to(" not in line and b".float(" not in line
-                         and b".half(" not in line)
+    no_cast = b"\n".join(
+        line for line in text.splitlines() if b".to(" not in line and b".float(" not in line and b".half(" not in line
+    )
     assert not may_allocate_arenas(no_cast, TABLES)
     assert may_allocate_arenas(no_cast, TABLES, converts=False)
     one_tensor = b"x = torch.zeros((n, d))\ny = x.to(torch.float16)\nfor i in range(3):\n    pass\n"

@@ -9,6 +9,7 @@ corrupt or hostile cache) must give the normal answer instead. A crash inside
 castlint is one `error: internal error: ...` line and exit 2; `--verbose` adds
 the traceback.
 """
+
 from __future__ import annotations
 
 import json
@@ -75,15 +76,22 @@ CASES = {
     "config-markup-key": (_config('[tool.castlint]\n"a[/]b" = 1\n'), [], "a[/]b: unknown key"),
     "config-select-nothing": (_config('[tool.castlint]\nselect = ["CL7"]\n'), [], "'CL7' selects no rule"),
     "castlint-toml-bad": (_config("cache = 'yes'\n", "castlint.toml"), [], "cache"),
-    "rule-table-bad": (lambda root: ((root / "bad.toml").write_text("schema = 1\n[[accessor]]\nname = 'x'\n"
-                                                                     "returns = 'list'\n"),
-                                     (root / "pyproject.toml").write_text("[tool.castlint]\n"
-                                                                          "extend-rules = ['bad.toml']\n")),
-                       [], "accessor[0].returns"),
-    "rule-table-not-toml": (lambda root: ((root / "bad.toml").write_text("not toml = = =\n"),
-                                          (root / "pyproject.toml").write_text("[tool.castlint]\n"
-                                                                               "extend-rules = ['bad.toml']\n")),
-                            [], "invalid TOML"),
+    "rule-table-bad": (
+        lambda root: (
+            (root / "bad.toml").write_text("schema = 1\n[[accessor]]\nname = 'x'\nreturns = 'list'\n"),
+            (root / "pyproject.toml").write_text("[tool.castlint]\nextend-rules = ['bad.toml']\n"),
+        ),
+        [],
+        "accessor[0].returns",
+    ),
+    "rule-table-not-toml": (
+        lambda root: (
+            (root / "bad.toml").write_text("not toml = = =\n"),
+            (root / "pyproject.toml").write_text("[tool.castlint]\nextend-rules = ['bad.toml']\n"),
+        ),
+        [],
+        "invalid TOML",
+    ),
     # flags
     "flag-select-nothing": (None, ["--select", "CL7"], "'CL7' selects no rule"),
     "flag-markup": (None, ["--select", "[red]CL"], "'[red]CL' is not a rule code"),
@@ -96,11 +104,17 @@ CASES = {
     "file-syntax-error": (_file("bad.py", "def f(self, layer):\n    " + TRIGGER[:-2] + "\n\n"), [], "bad.py:2: error"),
     "file-not-utf8": (_file("bad.py", TRIGGER.encode() + b"s = '\xff'\n"), [], "bad.py:2: error"),
     "file-unknown-cookie": (_file("bad.py", "# -*- coding: klingon -*-\n" + TRIGGER), [], "bad.py:1: error"),
-    "file-cookie-mismatch": (_file("bad.py", b"# coding: ascii\n" + TRIGGER.encode() + b"# \xc3\xa9\n"), [],
-                             "bad.py:3: error"),
+    "file-cookie-mismatch": (
+        _file("bad.py", b"# coding: ascii\n" + TRIGGER.encode() + b"# \xc3\xa9\n"),
+        [],
+        "bad.py:3: error",
+    ),
     "file-nul": (_file("bad.py", b"\x00" + TRIGGER.encode()), [], "bad.py:1: error"),
-    "file-too-big": (lambda root: (_config("[tool.castlint]\nmax-file-size = 100\n")(root),
-                                   _file("bad.py", TRIGGER * 2)(root)), [], "max-file-size"),
+    "file-too-big": (
+        lambda root: (_config("[tool.castlint]\nmax-file-size = 100\n")(root), _file("bad.py", TRIGGER * 2)(root)),
+        [],
+        "max-file-size",
+    ),
     "file-python2": (_file("bad.py", "print 'x'\n" + TRIGGER), [], "Python 2"),
     "file-symlink-loop": (_symlink("loop.py", "loop.py"), [], "loop.py:0: error"),
     "file-broken-symlink": (_symlink("broken.py", "missing.py"), [], "broken.py:0: error"),
@@ -108,8 +122,11 @@ CASES = {
     "file-socket": (_socket, [], "sock.py:0: error"),
     "file-directory-named-py": (lambda root: (root / "tree" / "dir.py").mkdir(), [], "dir.py:0: error"),
     "file-missing-path": (None, ["no-such-file.py"], "no-such-file.py:0: error"),
-    "file-name-not-utf8": (_file(os.fsdecode(b"b\xffad.py"), "def f(self, layer):\n    " + TRIGGER[:-2] + "\n"),
-                           ["-f", "json"], ""),
+    "file-name-not-utf8": (
+        _file(os.fsdecode(b"b\xffad.py"), "def f(self, layer):\n    " + TRIGGER[:-2] + "\n"),
+        ["-f", "json"],
+        "",
+    ),
 }
 JSON_ERRORS = {"file-name-not-utf8"}  # the error is in the JSON report, not a text line
 
@@ -133,6 +150,7 @@ def test_bad_input_is_exit_2_and_one_error_line(tmp_path, case):
 
 
 # -- the cache: bad, but recoverable: the normal answer, no error ----------------------------
+
 
 def _corrupt_entry(folder: Path):
     for cache_file in folder.glob("v1-*.json"):
@@ -178,6 +196,7 @@ def test_bad_cache_gives_the_normal_answer(tmp_path, damage):
 
 # -- the bot: its environment and the API's answers ------------------------------------------
 
+
 class _Garbage(BaseHTTPRequestHandler):
     answers = {}
 
@@ -206,7 +225,11 @@ def garbage_api():
 BOT_CASES = {
     "no-repository": ({"GITHUB_REPOSITORY": ""}, None, "GITHUB_REPOSITORY"),
     "event-not-json": ({}, "{not json", "GITHUB_EVENT_PATH"),
-    "event-number-not-an-integer": ({}, json.dumps({"pull_request": {"number": "forty-two"}}), "not a positive integer"),
+    "event-number-not-an-integer": (
+        {},
+        json.dumps({"pull_request": {"number": "forty-two"}}),
+        "not a positive integer",
+    ),
     "api-not-json": ({}, None, "not valid JSON"),
     "api-wrong-shape": ({}, None, "expected a list of objects"),
 }
@@ -218,10 +241,19 @@ def test_bot_bad_input_is_exit_2_and_one_error_line(tmp_path, garbage_api, case)
     if case == "api-wrong-shape":
         _Garbage.answers = {"GET": b'["a", "b"]'}
     event = tmp_path / "event.json"
-    event.write_text(event_text if event_text is not None else
-                     json.dumps({"number": 42, "pull_request": {"number": 42, "head": {"sha": "abc"}}}))
-    env = {"GITHUB_TOKEN": "ghs_test", "GITHUB_REPOSITORY": "octo/engine", "GITHUB_EVENT_PATH": str(event),
-           "GITHUB_EVENT_NAME": "pull_request", "GITHUB_API_URL": garbage_api, "GITHUB_WORKSPACE": str(tmp_path)}
+    event.write_text(
+        event_text
+        if event_text is not None
+        else json.dumps({"number": 42, "pull_request": {"number": 42, "head": {"sha": "abc"}}})
+    )
+    env = {
+        "GITHUB_TOKEN": "ghs_test",
+        "GITHUB_REPOSITORY": "octo/engine",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_API_URL": garbage_api,
+        "GITHUB_WORKSPACE": str(tmp_path),
+    }
     env.update(env_extra)
     proc = run_castlint("bot", cwd=tmp_path, env=env)
     assert_one_error(proc, needle)
@@ -229,6 +261,7 @@ def test_bot_bad_input_is_exit_2_and_one_error_line(tmp_path, garbage_api, case)
 
 
 # -- a crash inside castlint -------------------------------------------------------------------
+
 
 def test_a_crash_is_exit_2_one_line_and_verbose_shows_the_traceback(tmp_path, monkeypatch):
     import castlint.engine

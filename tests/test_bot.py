@@ -7,6 +7,7 @@ x-ratelimit-* headers), and can be told to answer the next matching request
 with a rate limit, a server error, or a read-only token's 403. The bot runs as
 `python -m castlint bot` in a subprocess, in a real git checkout of a pull request.
 """
+
 from __future__ import annotations
 
 import importlib.resources
@@ -31,8 +32,13 @@ ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "ghs_castlintTestToken0123456789abcdefXYZ"
 REPO = "octo/engine"
 PR = 42
-GIT_ENV = {"GIT_AUTHOR_NAME": "dev", "GIT_AUTHOR_EMAIL": "dev@example.invalid", "GIT_COMMITTER_NAME": "dev",
-           "GIT_COMMITTER_EMAIL": "dev@example.invalid", "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "dev",
+    "GIT_AUTHOR_EMAIL": "dev@example.invalid",
+    "GIT_COMMITTER_NAME": "dev",
+    "GIT_COMMITTER_EMAIL": "dev@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 BASE_BACKEND = """\
 import torch
@@ -55,7 +61,8 @@ PR_BACKEND = BASE_BACKEND.replace(
     "\n"
     "    def forward_idle(self, q, layer):\n"
     "        v_buffer = self.token_to_kv_pool.get_value_buffer(layer.layer_id).to(q.dtype)\n"
-    "        return v_buffer\n")
+    "        return v_buffer\n",
+)
 CL003_LINE = 10
 CL001_NEW_LINE = 14
 FIXED_ROW = "        rows = self.token_to_kv_pool.get_key_buffer(layer.layer_id)[loc].to(torch.bfloat16)"
@@ -69,8 +76,15 @@ class FakeGitHub:
         self.pr_files = pr_files
         self.head_sha = head_sha
         self.issue_comments = [self._comment(i, f"Looks good to me #{i}", "reviewer") for i in (1, 2, 3)]
-        self.review_comments = [{"id": 77, "body": "nit: naming", "path": "engine/backend.py", "line": 5,
-                                 "user": {"login": "reviewer", "type": "User"}}]
+        self.review_comments = [
+            {
+                "id": 77,
+                "body": "nit: naming",
+                "path": "engine/backend.py",
+                "line": 5,
+                "user": {"login": "reviewer", "type": "User"},
+            }
+        ]
         self.reviews, self.check_runs = [], []
         self.log = []
         self.queue = []  # (method, path regex, status, headers, body): answers for the next matching requests
@@ -89,8 +103,7 @@ class FakeGitHub:
             do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _do
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
-                                       daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     def __enter__(self):
         self.thread.start()
@@ -109,10 +122,16 @@ class FakeGitHub:
         return self.origin + "/api/v3"
 
     def _comment(self, n, body, login):
-        return {"id": 900 + n, "node_id": f"IC_{n}", "body": body, "user": {"login": login, "type": "User"},
-                "html_url": f"https://github.example.com/{REPO}/pull/{PR}#issuecomment-{900 + n}",
-                "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
-                "author_association": "MEMBER"}
+        return {
+            "id": 900 + n,
+            "node_id": f"IC_{n}",
+            "body": body,
+            "user": {"login": login, "type": "User"},
+            "html_url": f"https://github.example.com/{REPO}/pull/{PR}#issuecomment-{900 + n}",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+            "author_association": "MEMBER",
+        }
 
     def new_id(self):
         self.next_id += 1
@@ -143,7 +162,7 @@ class FakeGitHub:
         per_page = min(int(query.get("per_page", ["30"])[0]), 2)
         page = int(query.get("page", ["1"])[0])
         last = max(1, -(-len(items) // per_page))
-        chunk = items[(page - 1) * per_page: page * per_page]
+        chunk = items[(page - 1) * per_page : page * per_page]
         links = []
         url = f"{self.api_url}{path}?per_page={query.get('per_page', ['30'])[0]}&page="
         if page < last:
@@ -160,20 +179,27 @@ class FakeGitHub:
         with self.lock:
             self.log.append((h.command, path, parts.query, body))
             if h.headers.get("Authorization") != f"Bearer {TOKEN}":
-                return self.send(h, 401, {"message": "Bad credentials",
-                                          "documentation_url": "https://docs.github.com/rest"})
+                return self.send(
+                    h, 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
+                )
             for i, (method, pattern, status, headers, answer) in enumerate(self.queue):
                 if method == h.command and re.search(pattern, path):
                     del self.queue[i]
                     return self.send(h, status, answer, headers)
             if not path.startswith("/api/v3/"):
                 return self.send(h, 404, {"message": "Not Found"})
-            path = path[len("/api/v3"):]
+            path = path[len("/api/v3") :]
             if h.command != "GET" and self.read_only:
-                return self.send(h, 403, {
-                    "message": "Resource not accessible by integration",
-                    "documentation_url": "https://docs.github.com/rest/issues/comments#create-an-issue-comment",
-                    "status": "403"}, {"x-accepted-github-permissions": "issues=write; pull_requests=write"})
+                return self.send(
+                    h,
+                    403,
+                    {
+                        "message": "Resource not accessible by integration",
+                        "documentation_url": "https://docs.github.com/rest/issues/comments#create-an-issue-comment",
+                        "status": "403",
+                    },
+                    {"x-accepted-github-permissions": "issues=write; pull_requests=write"},
+                )
             return self.route(h, h.command, path, query, body)
 
     def route(self, h, method, path, query, body):
@@ -202,14 +228,30 @@ class FakeGitHub:
             for c in body.get("comments", []):
                 lines = range(c.get("start_line", c["line"]), c["line"] + 1)
                 if not all(n in diff_lines.get(c["path"], ()) for n in lines):
-                    return self.send(h, 422, {"message": "Unprocessable Entity", "errors": [
-                        "Pull request review thread line must be part of the diff"]})
-            review = {"id": self.new_id(), "state": "COMMENTED", "commit_id": body["commit_id"],
-                      "body": body.get("body", "")}
+                    return self.send(
+                        h,
+                        422,
+                        {
+                            "message": "Unprocessable Entity",
+                            "errors": ["Pull request review thread line must be part of the diff"],
+                        },
+                    )
+            review = {
+                "id": self.new_id(),
+                "state": "COMMENTED",
+                "commit_id": body["commit_id"],
+                "body": body.get("body", ""),
+            }
             self.reviews.append(review)
             for c in body.get("comments", []):
-                self.review_comments.append(dict(c, id=self.new_id(), pull_request_review_id=review["id"],
-                                                 user={"login": "github-actions[bot]", "type": "Bot"}))
+                self.review_comments.append(
+                    dict(
+                        c,
+                        id=self.new_id(),
+                        pull_request_review_id=review["id"],
+                        user={"login": "github-actions[bot]", "type": "Bot"},
+                    )
+                )
             return self.send(h, 200, review)
         if method == "POST" and path == f"{base}/check-runs":
             if len(body["output"].get("annotations", [])) > 50:
@@ -245,8 +287,9 @@ def added_lines(patch: str) -> set:
 
 
 def git(repo, *args) -> str:
-    return subprocess.run(["git", *args], cwd=repo, env=dict(os.environ, **GIT_ENV), check=True,
-                          capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=repo, env=dict(os.environ, **GIT_ENV), check=True, capture_output=True, text=True
+    ).stdout
 
 
 def pr_files(repo, base, head) -> list:
@@ -256,14 +299,18 @@ def pr_files(repo, base, head) -> list:
         status, *names = line.split("\t")
         name = names[-1]
         patch = git(repo, "diff", "-M", base, head, "--", *names)
-        hunks = patch[patch.index("@@"):] if "@@" in patch else None
+        hunks = patch[patch.index("@@") :] if "@@" in patch else None
         kind = {"A": "added", "M": "modified", "D": "removed"}.get(status[0], "renamed")
-        item = {"sha": "0" * 40, "filename": name, "status": kind,
-                "additions": sum(1 for x in (hunks or "").split("\n") if x.startswith("+")),
-                "deletions": sum(1 for x in (hunks or "").split("\n") if x.startswith("-")),
-                "blob_url": f"https://github.example.com/{REPO}/blob/{head}/{name}",
-                "raw_url": f"https://github.example.com/{REPO}/raw/{head}/{name}",
-                "contents_url": f"https://api.github.example.com/repos/{REPO}/contents/{name}?ref={head}"}
+        item = {
+            "sha": "0" * 40,
+            "filename": name,
+            "status": kind,
+            "additions": sum(1 for x in (hunks or "").split("\n") if x.startswith("+")),
+            "deletions": sum(1 for x in (hunks or "").split("\n") if x.startswith("-")),
+            "blob_url": f"https://github.example.com/{REPO}/blob/{head}/{name}",
+            "raw_url": f"https://github.example.com/{REPO}/raw/{head}/{name}",
+            "contents_url": f"https://api.github.example.com/repos/{REPO}/contents/{name}?ref={head}",
+        }
         item["changes"] = item["additions"] + item["deletions"]
         if hunks is not None:
             item["patch"] = hunks.rstrip("\n")
@@ -304,21 +351,37 @@ def head(pr) -> str:
 
 
 def run_bot(pr, gh, *args, token=TOKEN, fork=False, command=(sys.executable, "-m", "castlint")):
-    event = {"action": "synchronize", "number": PR, "pull_request": {
-        "number": PR, "state": "open", "title": "Faster extend",
-        "head": {"sha": head(pr), "ref": "feature", "repo": {"full_name": "someone/engine" if fork else REPO}},
-        "base": {"sha": pr["base"], "ref": "main", "repo": {"full_name": REPO}}},
-        "repository": {"full_name": REPO}}
+    event = {
+        "action": "synchronize",
+        "number": PR,
+        "pull_request": {
+            "number": PR,
+            "state": "open",
+            "title": "Faster extend",
+            "head": {"sha": head(pr), "ref": "feature", "repo": {"full_name": "someone/engine" if fork else REPO}},
+            "base": {"sha": pr["base"], "ref": "main", "repo": {"full_name": REPO}},
+        },
+        "repository": {"full_name": REPO},
+    }
     event_path = pr["tmp"] / "event.json"
     event_path.write_text(json.dumps(event))
     summary = pr["tmp"] / "step_summary.md"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    env.update(GITHUB_TOKEN=token, GITHUB_REPOSITORY=REPO, GITHUB_EVENT_PATH=str(event_path),
-               GITHUB_EVENT_NAME="pull_request", GITHUB_API_URL=gh.api_url,
-               GITHUB_SERVER_URL="https://github.example.com", GITHUB_WORKSPACE=str(pr["repo"]),
-               GITHUB_ACTIONS="true", GITHUB_STEP_SUMMARY=str(summary), GITHUB_SHA=head(pr))
-    proc = subprocess.run([*command, "bot", *args], cwd=pr["repo"], env=env,
-                          capture_output=True, text=True, timeout=300)
+    env.update(
+        GITHUB_TOKEN=token,
+        GITHUB_REPOSITORY=REPO,
+        GITHUB_EVENT_PATH=str(event_path),
+        GITHUB_EVENT_NAME="pull_request",
+        GITHUB_API_URL=gh.api_url,
+        GITHUB_SERVER_URL="https://github.example.com",
+        GITHUB_WORKSPACE=str(pr["repo"]),
+        GITHUB_ACTIONS="true",
+        GITHUB_STEP_SUMMARY=str(summary),
+        GITHUB_SHA=head(pr),
+    )
+    proc = subprocess.run(
+        [*command, "bot", *args], cwd=pr["repo"], env=env, capture_output=True, text=True, timeout=300
+    )
     assert TOKEN not in proc.stdout + proc.stderr  # never, whatever happened
     proc.summary = summary.read_text() if summary.exists() else ""
     return proc
@@ -388,7 +451,9 @@ def test_second_run_edits_the_same_comment(pr):
     assert patch[1].endswith(f"/issues/comments/{first['id']}")
     (comment,) = gh.bot_comments()
     assert comment["id"] == first["id"]
-    assert f"/blob/{new_sha}/engine/backend.py#L{CL003_LINE}" in comment["body"]  # same line: import line changed in place
+    assert (
+        f"/blob/{new_sha}/engine/backend.py#L{CL003_LINE}" in comment["body"]
+    )  # same line: import line changed in place
     assert f"commit `{new_sha[:7]}`" in comment["body"]
     assert len(gh.reviews) == 1  # the same suggestion is not posted twice
     assert "already on the pull request" in proc.stderr
@@ -399,7 +464,8 @@ def test_clean_run_marks_the_comment_clean(pr):
     with serve(pr) as gh:
         assert run_bot(pr, gh).returncode == 1
         fixed = PR_BACKEND.replace(PR_BACKEND.splitlines()[CL003_LINE - 1], FIXED_ROW).replace(
-            "get_value_buffer(layer.layer_id).to(q.dtype)", "get_value_buffer(layer.layer_id)")
+            "get_value_buffer(layer.layer_id).to(q.dtype)", "get_value_buffer(layer.layer_id)"
+        )
         new_sha = push(pr, fixed, "fix the casts")
         gh.pr_files = pr_files(pr["repo"], pr["base"], new_sha)
         proc = run_bot(pr, gh)
@@ -415,7 +481,8 @@ def test_clean_run_marks_the_comment_clean(pr):
 
 def test_clean_pull_request_without_earlier_comment_posts_nothing(pr):
     clean = PR_BACKEND.replace(PR_BACKEND.splitlines()[CL003_LINE - 1], FIXED_ROW).replace(
-        "get_value_buffer(layer.layer_id).to(q.dtype)", "get_value_buffer(layer.layer_id)")
+        "get_value_buffer(layer.layer_id).to(q.dtype)", "get_value_buffer(layer.layer_id)"
+    )
     push(pr, clean, "clean from the start")
     with serve(pr) as gh:
         proc = run_bot(pr, gh)
@@ -430,12 +497,27 @@ def test_clean_pull_request_without_earlier_comment_posts_nothing(pr):
 def test_rate_limit_then_success(pr):
     with serve(pr) as gh:
         reset = str(int(time.time()) + 1)
-        gh.queue.append(("GET", r"/pulls/42/files$", 403,
-                         {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset, "x-ratelimit-limit": "1000"},
-                         {"message": "API rate limit exceeded for installation ID 4242.",
-                          "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}))
-        gh.queue.append(("POST", r"/issues/42/comments$", 429, {"retry-after": "1"},
-                         {"message": "You have exceeded a secondary rate limit."}))
+        gh.queue.append(
+            (
+                "GET",
+                r"/pulls/42/files$",
+                403,
+                {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset, "x-ratelimit-limit": "1000"},
+                {
+                    "message": "API rate limit exceeded for installation ID 4242.",
+                    "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
+                },
+            )
+        )
+        gh.queue.append(
+            (
+                "POST",
+                r"/issues/42/comments$",
+                429,
+                {"retry-after": "1"},
+                {"message": "You have exceeded a secondary rate limit."},
+            )
+        )
         proc = run_bot(pr, gh)
     assert proc.returncode == 1, proc.stderr
     assert len(gh.requests("GET", r"/pulls/42/files$")) >= 3  # the 403, then both pages
@@ -461,8 +543,10 @@ def test_read_only_token_degrades_to_log_and_annotations(pr):
     assert gh.bot_comments() == [] and gh.check_runs == [] and gh.reviews == []
     assert len(gh.requests("POST", r"/issues/42/comments$")) == 1  # a permission error is not retried
     assert gh.requests("POST", r"/reviews$") == [] and gh.requests("POST", r"/check-runs$") == []
-    assert "the token cannot comment on this pull request (HTTP 403: Resource not accessible by integration)" \
+    assert (
+        "the token cannot comment on this pull request (HTTP 403: Resource not accessible by integration)"
         in proc.stderr
+    )
     assert "read-only GITHUB_TOKEN" in proc.stderr
     assert f"::error file=engine/backend.py,line={CL003_LINE}," in proc.stdout  # the annotations remain
     assert "::warning title=castlint bot::castlint could not comment on the pull request" in proc.stdout
@@ -479,8 +563,15 @@ def test_bad_token_is_a_clear_error(pr):
 def test_token_never_appears_in_output(pr):
     """Even when the server echoes it back in an error message, the bot prints *** instead."""
     with serve(pr) as gh:
-        gh.queue.append(("POST", r"/issues/42/comments$", 422, None,
-                         {"message": f"Validation Failed: token {TOKEN} may not post here"}))
+        gh.queue.append(
+            (
+                "POST",
+                r"/issues/42/comments$",
+                422,
+                None,
+                {"message": f"Validation Failed: token {TOKEN} may not post here"},
+            )
+        )
         proc = run_bot(pr, gh)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 2
@@ -596,11 +687,22 @@ def action_script(mode, tmp_path, paths="", extra=None):
     (venv_bin / "castlint").chmod(0o755)
     output = tmp_path / "github_output"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    env.update(RUNNER_TEMP=str(tmp_path / "runner"), GITHUB_OUTPUT=str(output), CASTLINT_MODE=mode,
-               CASTLINT_PATHS=paths, CASTLINT_DIFF_BASE="", CASTLINT_SARIF="out.sarif", CASTLINT_EXIT_ZERO="false",
-               GITHUB_TOKEN="", GITHUB_ACTIONS="true", GITHUB_WORKSPACE=str(tmp_path / "ws"), **(extra or {}))
-    proc = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path / "ws", env=env, capture_output=True,
-                          text=True, timeout=120)
+    env.update(
+        RUNNER_TEMP=str(tmp_path / "runner"),
+        GITHUB_OUTPUT=str(output),
+        CASTLINT_MODE=mode,
+        CASTLINT_PATHS=paths,
+        CASTLINT_DIFF_BASE="",
+        CASTLINT_SARIF="out.sarif",
+        CASTLINT_EXIT_ZERO="false",
+        GITHUB_TOKEN="",
+        GITHUB_ACTIONS="true",
+        GITHUB_WORKSPACE=str(tmp_path / "ws"),
+        **(extra or {}),
+    )
+    proc = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=tmp_path / "ws", env=env, capture_output=True, text=True, timeout=120
+    )
     return proc, output
 
 
@@ -649,13 +751,24 @@ def run_bot_in_process(pr, gh):
 
     from castlint.bot.command import run_bot as run
 
-    event = {"number": PR, "pull_request": {
-        "number": PR, "head": {"sha": head(pr), "repo": {"full_name": REPO}},
-        "base": {"sha": pr["base"], "repo": {"full_name": REPO}}}}
+    event = {
+        "number": PR,
+        "pull_request": {
+            "number": PR,
+            "head": {"sha": head(pr), "repo": {"full_name": REPO}},
+            "base": {"sha": pr["base"], "repo": {"full_name": REPO}},
+        },
+    }
     event_path = pr["tmp"] / "event.json"
     event_path.write_text(json.dumps(event))
-    env = dict(GITHUB_TOKEN=TOKEN, GITHUB_REPOSITORY=REPO, GITHUB_EVENT_PATH=str(event_path),
-               GITHUB_EVENT_NAME="pull_request", GITHUB_API_URL=gh.api_url, GITHUB_WORKSPACE=str(pr["repo"]))
+    env = dict(
+        GITHUB_TOKEN=TOKEN,
+        GITHUB_REPOSITORY=REPO,
+        GITHUB_EVENT_PATH=str(event_path),
+        GITHUB_EVENT_NAME="pull_request",
+        GITHUB_API_URL=gh.api_url,
+        GITHUB_WORKSPACE=str(pr["repo"]),
+    )
     out, err = io.StringIO(), io.StringIO()
     status = run(env=env, out=out, err=err, max_wait=5)
     return status, out.getvalue(), err.getvalue()
@@ -664,11 +777,18 @@ def run_bot_in_process(pr, gh):
 def test_client_answers_that_are_not_json_are_one_clear_error(pr):
     with serve(pr) as gh:
         client = GitHubClient(gh.api_url, TOKEN, sleep=lambda s: None)
-        for method, status, raw in (("GET", 200, b"<html>502 Bad Gateway</html>"), ("POST", 201, b'{"id": 1, "ht'),
-                                    ("GET", 200, b"[\xff\xfe]"), ("PATCH", 200, b"{" * 100000 + b"}" * 100000)):
+        for method, status, raw in (
+            ("GET", 200, b"<html>502 Bad Gateway</html>"),
+            ("POST", 201, b'{"id": 1, "ht'),
+            ("GET", 200, b"[\xff\xfe]"),
+            ("PATCH", 200, b"{" * 100000 + b"}" * 100000),
+        ):
             gh.queue.append((method, r"/issues/42/comments$", status, {}, raw))
-            with pytest.raises(GitHubError, match=rf"^GitHub API {method} /api/v3/repos/octo/engine/issues/42/comments: "
-                                                  rf"HTTP {status}: the answer is not valid JSON \(\d+ bytes, starting "):
+            with pytest.raises(
+                GitHubError,
+                match=rf"^GitHub API {method} /api/v3/repos/octo/engine/issues/42/comments: "
+                rf"HTTP {status}: the answer is not valid JSON \(\d+ bytes, starting ",
+            ):
                 client.request(method, f"/repos/{REPO}/issues/{PR}/comments", body={} if method != "GET" else None)
 
 
@@ -677,10 +797,20 @@ BAD_ANSWERS = {
     "list-of-numbers": ("GET", r"/issues/42/comments$", 200, [1, 2], "expected a list of objects"),
     "comment-is-a-list": ("POST", r"/issues/42/comments$", 201, ["created"], "expected a JSON object"),
     "check-run-is-null": ("POST", r"/check-runs$", 201, b"null", "expected a JSON object"),
-    "file-name-not-a-string": ("GET", r"/pulls/42/files$", 200, [{"filename": 5, "status": "added"}],
-                               "filename or patch is not a string"),
-    "comment-without-id": ("GET", r"/issues/42/comments$", 200,
-                           [{"body": "<!-- castlint-bot v1 -->\nold", "id": "x"}], "without an integer id"),
+    "file-name-not-a-string": (
+        "GET",
+        r"/pulls/42/files$",
+        200,
+        [{"filename": 5, "status": "added"}],
+        "filename or patch is not a string",
+    ),
+    "comment-without-id": (
+        "GET",
+        r"/issues/42/comments$",
+        200,
+        [{"body": "<!-- castlint-bot v1 -->\nold", "id": "x"}],
+        "without an integer id",
+    ),
 }
 
 

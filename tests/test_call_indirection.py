@@ -3,6 +3,7 @@
 indirection. Each case is a small engine-styled module whose marked lines must be exactly
 the findings (`# positive: CLxxx`, `# negative`), whole and pruned (with filler around it,
 so that the pruner really cuts)."""
+
 from __future__ import annotations
 
 import textwrap
@@ -18,7 +19,7 @@ FILLER = "".join(f"\n\ndef unrelated_{i}(x):\n    y = x + {i}\n    return y.half
 
 CASES = {
     # -- f4: a cast held uncalled, called later on a pool --------------------------------
-    "partial_unbound_cast_vllm": '''
+    "partial_unbound_cast_vllm": """
         import functools
         import torch
 
@@ -28,8 +29,8 @@ CASES = {
                 key_cache = widen(kv_cache[0])  # positive: CL001
                 q_wide = widen(query)  # negative: the batch query
                 return key_cache, q_wide
-        ''',
-    "cast_list_table_sglang": '''
+        """,
+    "cast_list_table_sglang": """
         import torch
 
         UPCASTS = [torch.Tensor.float, torch.Tensor.double]
@@ -43,8 +44,8 @@ CASES = {
                 vb = UPCASTS[self.precision](kv_pool.get_value_buffer(layer.layer_id))  # positive: CL001
                 qb = UPCASTS[self.precision](q)  # negative: batch q
                 return vb, qb
-        ''',
-    "aliased_partial_lmdeploy": '''
+        """,
+    "aliased_partial_lmdeploy": """
         from functools import partial as curry
         import torch
 
@@ -56,8 +57,8 @@ CASES = {
                 kf = self.widen(k_cache)  # positive: CL001
                 qf = self.widen(query)  # negative: the batch query
                 return kf, qf
-        ''',
-    "methodcaller_on_self_trtllm": '''
+        """,
+    "methodcaller_on_self_trtllm": """
         import operator
         import torch
 
@@ -71,8 +72,8 @@ CASES = {
                 narrow = self.as_half(buffers)  # positive: CL001
                 qh = self.as_half(q)  # negative: batch q
                 return narrow, qh
-        ''',
-    "decorator_casts_caches_lmdeploy": '''
+        """,
+    "decorator_casts_caches_lmdeploy": """
         import functools
         import torch
 
@@ -95,8 +96,8 @@ CASES = {
                 vb = v_cache[attn_metadata.block_offsets]
                 again = _reference_attention(query, kb, vb, attn_metadata.block_offsets)  # negative: blocks
                 return out, again
-        ''',
-    "plain_decorator_sglang": '''
+        """,
+    "plain_decorator_sglang": """
         import torch
 
         def upcast_pool_arg(fn):
@@ -114,9 +115,9 @@ CASES = {
                 o = self._attend(pool.get_key_buffer(layer.layer_id), q)  # positive: CL001
                 p = self._attend(k, q)  # negative: the new tokens
                 return o, p
-        ''',
+        """,
     # -- f2: class hierarchies -----------------------------------------------------------
-    "abstract_property_subclass_pool_sglang": '''
+    "abstract_property_subclass_pool_sglang": """
         import abc
         import torch
 
@@ -155,8 +156,8 @@ CASES = {
                 w = whole.half()  # positive: CL001
                 m = mine.half()  # negative: this class's own scratch tensor
                 return w, m
-        ''',
-    "class_body_staticmethod_alias_sglang": '''
+        """,
+    "class_body_staticmethod_alias_sglang": """
         import torch
 
         class PoolOps:
@@ -178,9 +179,9 @@ CASES = {
                 nb = self._batch_of(k, v)
                 nv = nb[1].to(torch.float32)  # negative: the new tokens
                 return vv, nv
-        ''',
+        """,
     # -- CL002 through indirection ---------------------------------------------------------
-    "plan_kwargs_from_helper_sglang": '''
+    "plan_kwargs_from_helper_sglang": """
         import torch
         from flashinfer.mla import BatchMLAPagedAttentionWrapper
 
@@ -201,8 +202,8 @@ CASES = {
                 positions = (b.qo, b.kv, b.idx, b.lens, 16, 512, 64, 1, False, b.scale)
                 self.mla.plan(*positions, **self._mla_plan_options())  # positive: CL002
                 self.mla.plan(*positions, **self._native_options())  # negative: kv in the pool dtype
-        ''',
-    "plan_dtype_pair_from_function_sglang": '''
+        """,
+    "plan_dtype_pair_from_function_sglang": """
         import torch
         from flashinfer.mla import BatchMLAPagedAttentionWrapper
 
@@ -221,8 +222,8 @@ CASES = {
                 b = forward_batch.plan_inputs
                 self.mla.plan(b.qo, b.kv, b.idx, b.lens, 16, 512, 64, 1, False, b.scale, *activation_pair(self.runner))  # positive: CL002
                 self.mla.plan(b.qo, b.kv, b.idx, b.lens, 16, 512, 64, 1, False, b.scale, *mixed_pair(self.runner))  # negative: kv in the pool dtype
-        ''',
-    "plan_partial_held_sglang": '''
+        """,
+    "plan_partial_held_sglang": """
         from functools import partial
         import torch
         from flashinfer.mla import BatchMLAPagedAttentionWrapper
@@ -239,8 +240,8 @@ CASES = {
                 go(b.qo, b.kv, b.idx, b.lens, 16, 512, 64, 1, False, b.scale)  # positive: CL002
                 ok = partial(self.mla.plan, q_data_type=self.act, kv_data_type=self.cache_dt)
                 ok(b.qo, b.kv, b.idx, b.lens, 16, 512, 64, 1, False, b.scale)  # negative: kv in the pool dtype
-        ''',
-    "plan_module_helper_gets_dtypes_sglang": '''
+        """,
+    "plan_module_helper_gets_dtypes_sglang": """
         import torch
         from flashinfer.mla import BatchMLAPagedAttentionWrapper
 
@@ -256,8 +257,8 @@ CASES = {
             def init_forward_metadata(self, forward_batch):
                 issue_mla_plan(self.mla, forward_batch.plan_inputs, self.act, self.act)  # positive: CL002
                 issue_mla_plan(self.mla, forward_batch.plan_inputs, self.act, self.cache_dt)  # negative: kv in the pool dtype
-        ''',
-    "plan_mixin_helper_gets_dtypes_sglang": '''
+        """,
+    "plan_mixin_helper_gets_dtypes_sglang": """
         import torch
 
         class MlaPlanning:
@@ -273,7 +274,7 @@ CASES = {
             def init_forward_metadata(self, forward_batch):
                 self._plan_mla(self.wrapper, forward_batch.plan_inputs, self.act, self.act)  # positive: CL002
                 self._plan_mla(self.wrapper, forward_batch.plan_inputs, self.act, self.cache_dt)  # negative: kv in the pool dtype
-        ''',
+        """,
 }
 
 

@@ -8,6 +8,7 @@ call; a proof weakened back to the old rule passes it (so the new rule is what c
 on the fake torch, the fix applied anyway (--unsafe-fixes) changes what the method returns (so
 the hazard is real). Beside them, read-only positives stay safe and keep every value.
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -15,8 +16,6 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from conftest import FIXTURES
-from faketorch.harness import Env, differences, execute, same_behaviour
 
 from castlint.analysis import cast_motion
 from castlint.checks.cast_before_gather import CastBeforeGather
@@ -25,6 +24,8 @@ from castlint.engine import module_context
 from castlint.fixes import FixOptions, fix_source
 from castlint.models import FixSafety
 from castlint.tables import load_tables
+from conftest import FIXTURES
+from faketorch.harness import Env, differences, execute, same_behaviour
 
 TABLES = load_tables()
 HAZARDS_IN = FIXTURES / "fix" / "cast_after_gather_hazards.in.py"
@@ -44,8 +45,10 @@ HAZARDS = {
     "forward_enclosing_store": ("a call around one gather, before a later one", "calls `self.kv_io.store(...)`"),
     "forward_argument_store": ("an argument evaluated before the gather", "calls `self.kv_io.store(...)`"),
     "forward_conditional": ("the test of a conditional expression", "calls `self.kv_io.store(...)`"),
-    "forward_item_store": ("an index assignment into an object holding the pool",
-                           "writes into `self.kv_io[forward_batch.out_cache_loc]`"),
+    "forward_item_store": (
+        "an index assignment into an object holding the pool",
+        "writes into `self.kv_io[forward_batch.out_cache_loc]`",
+    ),
 }
 
 
@@ -80,8 +83,11 @@ def hazard_line(method: str) -> int:
 
 def test_every_hazard_method_is_a_cl003_site():
     source = HAZARDS_IN.read_bytes()
-    methods = [line.split("def ")[1].split("(")[0] for line in source.decode().splitlines()
-               if line.strip().startswith("def forward")]
+    methods = [
+        line.split("def ")[1].split("(")[0]
+        for line in source.decode().splitlines()
+        if line.strip().startswith("def forward")
+    ]
     assert methods == list(HAZARDS)
     assert sorted(by_method(source)) == sorted(HAZARDS)
 
@@ -99,8 +105,11 @@ def test_hazard_is_unsafe_with_a_reason_naming_the_call_and_line(method):
 def _weaker_proof(monkeypatch):
     """The proof before issue 19: a call (or statement) is harmless unless it receives the pool,
     its owner or the dtype's owner; the region ends at each read's name."""
-    real_call, real_effect, real_binding = (cast_motion._unproven_call, cast_motion._statement_effect,
-                                            cast_motion._binding_problem)
+    real_call, real_effect, real_binding = (
+        cast_motion._unproven_call,
+        cast_motion._statement_effect,
+        cast_motion._binding_problem,
+    )
 
     def call(analysis, node, shown, moved, owners, aliases):
         why = real_call(analysis, node, shown, moved, owners, aliases)
@@ -139,7 +148,8 @@ def test_hazard_changes_behaviour_when_the_fix_is_applied_anyway(method):
     original = execute(source, Env(), "classes", only=method)
     assert original.load_error is None and not original.raised, original.errors
     assert differences(original, execute(result.new_source, Env(), "classes", only=method)) == [
-        f"ToyHazardBackend.{method}"]
+        f"ToyHazardBackend.{method}"
+    ]
 
 
 # -- positives: only read-only code in between --------------------------------------------------
@@ -148,8 +158,9 @@ def test_hazard_changes_behaviour_when_the_fix_is_applied_anyway(method):
 def test_read_only_cases_stay_safe_and_keep_every_value():
     source = READONLY_IN.read_bytes()
     found = by_method(source)
-    assert found and all(f.fix is not None and f.fix.safety == FixSafety.SAFE for f in found.values()), \
-        {m: reason(f) for m, f in found.items()}
+    assert found and all(f.fix is not None and f.fix.safety == FixSafety.SAFE for f in found.values()), {
+        m: reason(f) for m, f in found.items()
+    }
     new = fix_source(source, "backend.py", TABLES, FixOptions()).new_source
     assert new != source and not [f for f in findings(new) if f.fix]
     for env in (Env(), Env(capability=(12, 0), flashinfer="0.6.0")):
@@ -167,46 +178,102 @@ READ = "    return latent[forward_batch.kv_indices]\n"
 
 # name -> (body, safety, words of the reason)
 SNIPPETS = {
-    "getattr-callable": (DEF + CAST + "    getattr(self.kv_io, 'store')(layer, q)\n" + READ, "unsafe",
-                         "line 7 calls `getattr(self.kv_io, 'store')(...)`, a callable the proof cannot name"),
-    "lambda-called": (DEF + CAST + "    (lambda: self.kv_io.store(layer, q))()\n" + READ, "unsafe",
-                      "a callable the proof cannot name"),
-    "local-callable": (DEF + CAST + "    cb = self.on_store\n    cb(layer, q)\n" + READ, "unsafe",
-                       "line 8 calls `cb(...)`"),
-    "subscript-callable": (DEF + CAST + "    self.hooks[0](layer, q)\n" + READ, "unsafe",
-                           "line 7 calls `self.hooks[0](...)`"),
+    "getattr-callable": (
+        DEF + CAST + "    getattr(self.kv_io, 'store')(layer, q)\n" + READ,
+        "unsafe",
+        "line 7 calls `getattr(self.kv_io, 'store')(...)`, a callable the proof cannot name",
+    ),
+    "lambda-called": (
+        DEF + CAST + "    (lambda: self.kv_io.store(layer, q))()\n" + READ,
+        "unsafe",
+        "a callable the proof cannot name",
+    ),
+    "local-callable": (
+        DEF + CAST + "    cb = self.on_store\n    cb(layer, q)\n" + READ,
+        "unsafe",
+        "line 8 calls `cb(...)`",
+    ),
+    "subscript-callable": (
+        DEF + CAST + "    self.hooks[0](layer, q)\n" + READ,
+        "unsafe",
+        "line 7 calls `self.hooks[0](...)`",
+    ),
     "constructor": (DEF + CAST + "    KVFlush(self.kv_io)\n" + READ, "unsafe", "line 7 calls `KVFlush(...)`"),
-    "list-append-in-loop": (DEF + CAST + "    outs = []\n    for loc in forward_batch.spec_locs:\n"
-                            "        outs.append(latent[loc])\n    return outs\n", "unsafe",
-                            "line 8 iterates `forward_batch.spec_locs`, which is not proven a builtin container"),
+    "list-append-in-loop": (
+        DEF + CAST + "    outs = []\n    for loc in forward_batch.spec_locs:\n"
+        "        outs.append(latent[loc])\n    return outs\n",
+        "unsafe",
+        "line 8 iterates `forward_batch.spec_locs`, which is not proven a builtin container",
+    ),
     "print-to-a-file": (DEF + CAST + "    print(q, file=self.kv_io)\n" + READ, "unsafe", "line 7 calls `print(...)`"),
-    "out-keyword": (DEF + CAST + "    torch.cat([q, q], out=self.scratch)\n" + READ, "unsafe",
-                    "line 7 calls `torch.cat(...)`"),
-    "torch-not-imported-as-torch": ("def forward_decode(self, q, layer, forward_batch, torch=None):\n"
-                                    + CAST.replace("torch.bfloat16", "q.dtype") + "    torch.zeros(3)\n" + READ,
-                                    "unsafe", "line 7 calls `torch.zeros(...)`"),
-    "decorator": (DEF + CAST + "    @self.kv_io.register\n    def hook():\n        pass\n" + READ, "unsafe",
-                  "line 7 applies the decorator `@self.kv_io.register`"),
+    "out-keyword": (
+        DEF + CAST + "    torch.cat([q, q], out=self.scratch)\n" + READ,
+        "unsafe",
+        "line 7 calls `torch.cat(...)`",
+    ),
+    "torch-not-imported-as-torch": (
+        "def forward_decode(self, q, layer, forward_batch, torch=None):\n"
+        + CAST.replace("torch.bfloat16", "q.dtype")
+        + "    torch.zeros(3)\n"
+        + READ,
+        "unsafe",
+        "line 7 calls `torch.zeros(...)`",
+    ),
+    "decorator": (
+        DEF + CAST + "    @self.kv_io.register\n    def hook():\n        pass\n" + READ,
+        "unsafe",
+        "line 7 applies the decorator `@self.kv_io.register`",
+    ),
     "class-definition": (DEF + CAST + "    class Hook:\n        pass\n" + READ, "unsafe", "defines the class `Hook`"),
     "import": (DEF + CAST + "    import kv_store_ext\n" + READ, "unsafe", "line 7 imports a module"),
-    "del-attribute": (DEF + CAST + "    del self.kv_io.staged\n" + READ, "unsafe", "line 7 deletes `self.kv_io.staged`"),
-    "augmented-attribute": (DEF + CAST + "    self.kv_io.count += 1\n" + READ, "unsafe",
-                            "line 7 assigns `self.kv_io.count`"),
-    "write-into-local-from-attribute": (DEF + CAST + "    buf = self.scratch\n    buf[forward_batch.out_cache_loc] = q\n"
-                                        + READ, "unsafe", "line 8 writes into `buf[forward_batch.out_cache_loc]`"),
-    "in-place-on-attribute": (DEF + CAST + "    self.scratch.zero_()\n" + READ, "unsafe",
-                              "line 7 calls `self.scratch.zero_(...)`"),
-    "async-with": ("async " + DEF + CAST + "    async with self.kv_io.lock():\n        pass\n" + READ, "unsafe",
-                   "enters and exits `with self.kv_io.lock()`"),
-    "comprehension-walrus": (DEF + CAST + "    [(latent := x) for x in (q,)]\n" + READ, None,
-                             "`latent` is also bound at line 7"),
+    "del-attribute": (
+        DEF + CAST + "    del self.kv_io.staged\n" + READ,
+        "unsafe",
+        "line 7 deletes `self.kv_io.staged`",
+    ),
+    "augmented-attribute": (
+        DEF + CAST + "    self.kv_io.count += 1\n" + READ,
+        "unsafe",
+        "line 7 assigns `self.kv_io.count`",
+    ),
+    "write-into-local-from-attribute": (
+        DEF + CAST + "    buf = self.scratch\n    buf[forward_batch.out_cache_loc] = q\n" + READ,
+        "unsafe",
+        "line 8 writes into `buf[forward_batch.out_cache_loc]`",
+    ),
+    "in-place-on-attribute": (
+        DEF + CAST + "    self.scratch.zero_()\n" + READ,
+        "unsafe",
+        "line 7 calls `self.scratch.zero_(...)`",
+    ),
+    "async-with": (
+        "async " + DEF + CAST + "    async with self.kv_io.lock():\n        pass\n" + READ,
+        "unsafe",
+        "enters and exits `with self.kv_io.lock()`",
+    ),
+    "comprehension-walrus": (
+        DEF + CAST + "    [(latent := x) for x in (q,)]\n" + READ,
+        None,
+        "`latent` is also bound at line 7",
+    ),
     # positives
-    "shape-queries": (DEF + CAST + "    n = q.size(0)\n    m = q.shape[1]\n    k = len(forward_batch.kv_indices)\n"
-                      "    z = torch.empty_like(q)\n" + READ, "safe", ""),
-    "forward-mode": (DEF + CAST + "    if forward_batch.forward_mode.is_decode():\n"
-                     "        raise ValueError('decode only')\n" + READ, "safe", ""),
-    "store-after-the-last-gather": (DEF + CAST + "    self.rows = self.attend(latent[forward_batch.kv_indices])\n"
-                                    "    self.kv_io.store(layer, q)\n    return self.rows\n", "safe", ""),
+    "shape-queries": (
+        DEF + CAST + "    n = q.size(0)\n    m = q.shape[1]\n    k = len(forward_batch.kv_indices)\n"
+        "    z = torch.empty_like(q)\n" + READ,
+        "safe",
+        "",
+    ),
+    "forward-mode": (
+        DEF + CAST + "    if forward_batch.forward_mode.is_decode():\n        raise ValueError('decode only')\n" + READ,
+        "safe",
+        "",
+    ),
+    "store-after-the-last-gather": (
+        DEF + CAST + "    self.rows = self.attend(latent[forward_batch.kv_indices])\n"
+        "    self.kv_io.store(layer, q)\n    return self.rows\n",
+        "safe",
+        "",
+    ),
 }
 
 
@@ -227,14 +294,15 @@ def test_snippets(name):
 
 def test_module_and_class_variables_are_unsafe():
     """Code elsewhere may read a module or class variable: its readers cannot all be rewritten."""
-    for source in ("import torch\nlatent = pool.get_key_buffer(0).to(torch.float32)\nrows = latent[idx]\n",
-                   ("import torch\n\n\nclass C:\n    latent = pool.get_key_buffer(0).to(torch.float32)\n"
-                   "    rows = latent[idx]\n")):
+    for source in (
+        "import torch\nlatent = pool.get_key_buffer(0).to(torch.float32)\nrows = latent[idx]\n",
+        ("import torch\n\n\nclass C:\n    latent = pool.get_key_buffer(0).to(torch.float32)\n    rows = latent[idx]\n"),
+    ):
         got = [(f.fix.safety, reason(f)) for f in findings(source.encode())]
         assert len(got) == 1 and got[0][0] == FixSafety.UNSAFE and "variable, not a local" in got[0][1], got
 
 
-REACHING = b'''import torch
+REACHING = b"""import torch
 
 
 class ToyReaching:
@@ -242,7 +310,7 @@ class ToyReaching:
         latent = forward_batch.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.float32)
         [(latent := x) for x in (forward_batch.token_to_kv_pool.get_key_buffer(layer.layer_id),)]
         return latent[forward_batch.kv_indices]
-'''
+"""
 
 
 def test_another_binding_that_reaches_the_gather_is_refused(monkeypatch):

@@ -11,11 +11,11 @@ implicit-code rule switched off passes every hazard (it is what catches them).
 
 Written for these tests in other spellings than benchmarks/fix_behaviour (the blind measure).
 """
+
 from __future__ import annotations
 
 import libcst as cst
 import pytest
-from faketorch.module import make_torch
 
 from castlint.analysis import cast_motion
 from castlint.checks.cast_before_gather import CastBeforeGather
@@ -24,10 +24,11 @@ from castlint.engine import module_context
 from castlint.fixes import FixOptions, fix_source
 from castlint.models import FixSafety
 from castlint.tables import load_tables
+from faketorch.module import make_torch
 
 TABLES = load_tables()
 
-TEMPLATE = '''import torch
+TEMPLATE = """import torch
 
 
 class Pool:
@@ -77,7 +78,7 @@ def run(torch):
     pool.staged.append(torch.tensor([3]))
     out = Backend(pool).forward(torch.tensor([3, 1]), torch.tensor([3]))
     return out.to(torch.float32).tolist(), pool.k.to(torch.float32).tolist()
-'''
+"""
 
 # a dunder/property body that stores the staged rows, and the same body without the store
 FLUSH = "        self.k[self.staged[0]] = torch.ones(1, 2).to(self.k.dtype)\n"
@@ -92,70 +93,123 @@ def method(header: str, store: bool, returns: str = "True") -> str:
 #            words of the hazard's reason)
 FAMILIES = {
     "generator drained by tuple()": (
-        "", "", "pending = (write(self.pool, l) for l in [loc])\n" + CAST + "tuple(pending)\nreturn k[idx]\n",
-        "pending = [loc]\n" + CAST + "tuple(pending)\nreturn k[idx]\n", "iterates `pending`"),
+        "",
+        "",
+        "pending = (write(self.pool, l) for l in [loc])\n" + CAST + "tuple(pending)\nreturn k[idx]\n",
+        "pending = [loc]\n" + CAST + "tuple(pending)\nreturn k[idx]\n",
+        "iterates `pending`",
+    ),
     "generator drained by a comprehension": (
-        "", "", "pending = (write(self.pool, l) for l in [loc])\n" + CAST + "done = [1 for _ in pending]\nreturn k[idx]\n",
-        "pending = (loc,)\n" + CAST + "done = [1 for _ in pending]\nreturn k[idx]\n", "iterates `pending`"),
+        "",
+        "",
+        "pending = (write(self.pool, l) for l in [loc])\n" + CAST + "done = [1 for _ in pending]\nreturn k[idx]\n",
+        "pending = (loc,)\n" + CAST + "done = [1 for _ in pending]\nreturn k[idx]\n",
+        "iterates `pending`",
+    ),
     "generator unpacked": (
-        "", "", "pending = (write(self.pool, l) for l in [loc])\n" + CAST + "first, = pending\nreturn k[idx]\n",
-        "pending = [loc]\n" + CAST + "first, = pending\nreturn k[idx]\n", "unpacks `pending`"),
+        "",
+        "",
+        "pending = (write(self.pool, l) for l in [loc])\n" + CAST + "first, = pending\nreturn k[idx]\n",
+        "pending = [loc]\n" + CAST + "first, = pending\nreturn k[idx]\n",
+        "unpacks `pending`",
+    ),
     "generator starred into a display": (
-        "", "", "pending = (write(self.pool, l) for l in [loc])\n" + CAST + "n = len([*pending])\nreturn k[idx]\n",
-        "pending = [loc]\n" + CAST + "n = len([*pending])\nreturn k[idx]\n", "unpacks `*pending`"),
+        "",
+        "",
+        "pending = (write(self.pool, l) for l in [loc])\n" + CAST + "n = len([*pending])\nreturn k[idx]\n",
+        "pending = [loc]\n" + CAST + "n = len([*pending])\nreturn k[idx]\n",
+        "unpacks `*pending`",
+    ),
     "key= method of self": (
-        "", "", CAST + "best = max([2, 1], key=self._store_key)\nreturn k[idx]\n",
-        CAST + "best = max([2, 1], key=abs)\nreturn k[idx]\n", "calls `self._store_key` back"),
+        "",
+        "",
+        CAST + "best = max([2, 1], key=self._store_key)\nreturn k[idx]\n",
+        CAST + "best = max([2, 1], key=abs)\nreturn k[idx]\n",
+        "calls `self._store_key` back",
+    ),
     "key= function of the module": (
-        "", "", CAST + "order = sorted([loc], key=write_key)\nreturn k[idx]\n",
-        CAST + "order = sorted([loc], key=key_of)\nreturn k[idx]\n", "calls `write_key` back"),
+        "",
+        "",
+        CAST + "order = sorted([loc], key=write_key)\nreturn k[idx]\n",
+        CAST + "order = sorted([loc], key=key_of)\nreturn k[idx]\n",
+        "calls `write_key` back",
+    ),
     "map() of a lambda that stores": (
-        "", "", CAST + "list(map(lambda l: self.pool.set_kv_buffer(0, l, torch.ones(1, 2)), [loc]))\nreturn k[idx]\n",
-        CAST + "list(map(lambda l: l, [loc]))\nreturn k[idx]\n", "calls `lambda l:"),
+        "",
+        "",
+        CAST + "list(map(lambda l: self.pool.set_kv_buffer(0, l, torch.ones(1, 2)), [loc]))\nreturn k[idx]\n",
+        CAST + "list(map(lambda l: l, [loc]))\nreturn k[idx]\n",
+        "calls `lambda l:",
+    ),
     "truth test: __bool__": (
-        method("def __bool__(self):", True), method("def __bool__(self):", False),
-        CAST + "if self.pool:\n    pass\nreturn k[idx]\n", CAST + "if self.pool:\n    pass\nreturn k[idx]\n",
-        "runs `__bool__`"),
+        method("def __bool__(self):", True),
+        method("def __bool__(self):", False),
+        CAST + "if self.pool:\n    pass\nreturn k[idx]\n",
+        CAST + "if self.pool:\n    pass\nreturn k[idx]\n",
+        "runs `__bool__`",
+    ),
     "comparison: __eq__": (
-        method("def __eq__(self, other):", True, "False"), method("def __eq__(self, other):", False, "False"),
-        CAST + "same = self.pool == 0\nreturn k[idx]\n", CAST + "same = self.pool == 0\nreturn k[idx]\n",
-        "runs `__eq__`"),
+        method("def __eq__(self, other):", True, "False"),
+        method("def __eq__(self, other):", False, "False"),
+        CAST + "same = self.pool == 0\nreturn k[idx]\n",
+        CAST + "same = self.pool == 0\nreturn k[idx]\n",
+        "runs `__eq__`",
+    ),
     "index: __getitem__ of the holder": (
-        method("def __getitem__(self, i):", True, "0"), method("def __getitem__(self, i):", False, "0"),
-        CAST + "first = self.pool[0]\nreturn k[idx]\n", CAST + "first = self.pool[0]\nreturn k[idx]\n",
-        "runs `__getitem__`"),
+        method("def __getitem__(self, i):", True, "0"),
+        method("def __getitem__(self, i):", False, "0"),
+        CAST + "first = self.pool[0]\nreturn k[idx]\n",
+        CAST + "first = self.pool[0]\nreturn k[idx]\n",
+        "runs `__getitem__`",
+    ),
     "format: __format__ in an f-string": (
-        method("def __format__(self, spec):", True, "'pool'"), method("def __format__(self, spec):", False, "'pool'"),
-        CAST + "label = f'{self.pool}'\nreturn k[idx]\n", CAST + "label = f'{self.pool}'\nreturn k[idx]\n",
-        "runs `__format__`"),
+        method("def __format__(self, spec):", True, "'pool'"),
+        method("def __format__(self, spec):", False, "'pool'"),
+        CAST + "label = f'{self.pool}'\nreturn k[idx]\n",
+        CAST + "label = f'{self.pool}'\nreturn k[idx]\n",
+        "runs `__format__`",
+    ),
     "hasattr of a property": (
-        "\n    @property" + method("def ready(self):", True), "\n    @property" + method("def ready(self):", False),
-        CAST + "ok = hasattr(self.pool, 'ready')\nreturn k[idx]\n", CAST + "ok = hasattr(self.pool, 'ready')\nreturn k[idx]\n",
-        "reads `ready`, a property"),
+        "\n    @property" + method("def ready(self):", True),
+        "\n    @property" + method("def ready(self):", False),
+        CAST + "ok = hasattr(self.pool, 'ready')\nreturn k[idx]\n",
+        CAST + "ok = hasattr(self.pool, 'ready')\nreturn k[idx]\n",
+        "reads `ready`, a property",
+    ),
     "getattr by a name that is not a literal": (
-        "\n    @property" + method("def ready(self):", True), "\n    @property" + method("def ready(self):", False),
-        CAST + "ok = getattr(self.pool, name)\nreturn k[idx]\n", CAST + "ok = getattr(self.pool, name)\nreturn k[idx]\n",
-        "not a literal"),
+        "\n    @property" + method("def ready(self):", True),
+        "\n    @property" + method("def ready(self):", False),
+        CAST + "ok = getattr(self.pool, name)\nreturn k[idx]\n",
+        CAST + "ok = getattr(self.pool, name)\nreturn k[idx]\n",
+        "not a literal",
+    ),
     "a listed read method (numel) the pool class defines with a store": (
-        method("def numel(self):", True, "16"), method("def numel(self):", False, "16"),
-        CAST + "n = self.pool.numel()\nreturn k[idx]\n", CAST + "n = self.pool.numel()\nreturn k[idx]\n",
-        "runs `numel`"),
+        method("def numel(self):", True, "16"),
+        method("def numel(self):", False, "16"),
+        CAST + "n = self.pool.numel()\nreturn k[idx]\n",
+        CAST + "n = self.pool.numel()\nreturn k[idx]\n",
+        "runs `numel`",
+    ),
     "an accessor a class of the file defines with a store": (
         "\n\nclass FlushingPool(Pool):" + method("def get_value_buffer(self, layer_id):", True, "self.k"),
         "\n\nclass FlushingPool(Pool):" + method("def get_value_buffer(self, layer_id):", False, "self.k"),
         CAST + "v = self.pool.get_value_buffer(0)\nreturn k[idx]\n",
-        CAST + "v = self.pool.get_value_buffer(0)\nreturn k[idx]\n", "runs `get_value_buffer`"),
+        CAST + "v = self.pool.get_value_buffer(0)\nreturn k[idx]\n",
+        "runs `get_value_buffer`",
+    ),
 }
 
 # new fixed shapes: proven read-only, the fix offered by default and every value kept
 POSITIVES = {
     "gather function": "return torch.index_select(self.pool.get_key_buffer(0).float(), 0, idx)\n",
-    "gather function, read-only index": "n = len(idx)\nreturn torch.index_select(self.pool.get_key_buffer(0).float(), 0, idx[:n])\n",
+    "gather function, read-only index": (
+        "n = len(idx)\nreturn torch.index_select(self.pool.get_key_buffer(0).float(), 0, idx[:n])\n"
+    ),
     "shape reads of the converted pool": CAST + "n = k.shape[0] + k.size(0) * k.dim()\nassert idx.dim() == 1\n"
-                                          "return k[idx % n]\n",
+    "return k[idx % n]\n",
     "loop over a tuple, sorted with a pure lambda": "spec = (idx,)\n" + CAST + "total = 0\nfor i in spec:\n"
-                                                     "    total = total + len(i)\n"
-                                                     "order = sorted([3, 1], key=lambda v: -v)\nreturn k[idx]\n",
+    "    total = total + len(i)\n"
+    "order = sorted([3, 1], key=lambda v: -v)\nreturn k[idx]\n",
 }
 
 
@@ -221,8 +275,9 @@ def test_new_fixed_shapes_keep_every_value(name):
 
 
 def test_shape_reads_stay_on_the_pool_and_a_dtype_read_is_refused():
-    new = fix_source(source("", POSITIVES["shape reads of the converted pool"]), "backend.py", TABLES,
-                     FixOptions()).new_source
+    new = fix_source(
+        source("", POSITIVES["shape reads of the converted pool"]), "backend.py", TABLES, FixOptions()
+    ).new_source
     assert b"k.shape[0] + k.size(0) * k.dim()" in new and b"k = self.pool.get_key_buffer(0)\n" in new
     found = cl003(source("", CAST + "assert k.dtype == torch.bfloat16\nreturn k[idx]\n"))
     assert [f.fix for f in found] == [None] and found[0].unfixable_reason  # `.dtype` would change

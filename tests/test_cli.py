@@ -1,4 +1,5 @@
 """The command line as users meet it: exit codes, formats, options, config, errors."""
+
 import json
 import os
 import shutil
@@ -28,7 +29,7 @@ def test_text_output_format_and_order(tmp_path):
     shutil.copy(BAD, tmp_path / "b.py")
     shutil.copy(FIXTURES / "check" / "sparse_backend.py", tmp_path / "a.py")
     proc = run_castlint("check", tmp_path)
-    lines = [l for l in proc.stdout.splitlines() if ": CL" in l]
+    lines = [line for line in proc.stdout.splitlines() if ": CL" in line]
     assert lines[0].startswith(f"{tmp_path / 'a.py'}:21:24: CL004 ")
     assert lines[1].startswith(f"{tmp_path / 'b.py'}:21:20: CL001 whole-pool cast")
     assert "  >    21 |" in proc.stdout  # a code frame
@@ -39,7 +40,7 @@ def test_text_output_format_and_order(tmp_path):
 def test_quiet_has_no_frames():
     proc = run_castlint("check", "--quiet", BAD)
     assert " | " not in proc.stdout
-    assert len([l for l in proc.stdout.splitlines() if ": CL" in l]) == 3
+    assert len([line for line in proc.stdout.splitlines() if ": CL" in line]) == 3
 
 
 def test_json_schema():
@@ -135,39 +136,49 @@ def write_project(tmp_path, config_text, name="pyproject.toml"):
 
 
 def test_config_from_pyproject(tmp_path):
-    write_project(tmp_path, """
+    write_project(
+        tmp_path,
+        """
         [tool.castlint]
         ignore = ["CL004"]
         exclude = ["vendored"]
         per-file-ignores = { "engine/fa3.py" = ["CL001"] }
-    """)
+    """,
+    )
     proc = run_castlint("check", "--format", "json", ".", cwd=tmp_path)
     assert json.loads(proc.stdout)["findings"] == []
     assert proc.returncode == 0
 
 
 def test_config_from_castlint_toml_and_model(tmp_path):
-    write_project(tmp_path, """
+    write_project(
+        tmp_path,
+        """
         select = ["CL001"]
         [model]
         preset = "deepseek-v3"
         pool-tokens = 131072
-    """, name="castlint.toml")
+    """,
+        name="castlint.toml",
+    )
     data = json.loads(run_castlint("check", "--format", "json", "engine", cwd=tmp_path).stdout)
     cost = data["findings"][0]["cost"]
     assert cost["pool_tokens"] == 131072 and cost["bytes_per_step"] == 131072 * 576 * 3 * 61
     assert {f["code"] for f in data["findings"]} == {"CL001"}
 
 
-@pytest.mark.parametrize("config,needle", [
-    ("[tool.castlint]\nselec = ['CL001']\n", "selec: unknown key"),
-    ("[tool.castlint]\nselect = 'nonsense code'\n", "select: must be a list of rule codes"),
-    ("[tool.castlint]\nselect = ['nonsense code']\n", "select: 'nonsense code' is not a rule code"),
-    ("[tool.castlint.model]\npreset = 'gpt-9'\n", "unknown preset 'gpt-9'"),
-    ("[tool.castlint.model]\nlayers = -3\n", "model.layers: must be from 1 to 10,000, got -3"),
-    ("[tool.castlint]\nextend-rules = ['missing.toml']\n", "rule table 'missing.toml' not found"),
-    ("[tool.castlint\n", "invalid TOML"),
-])
+@pytest.mark.parametrize(
+    "config,needle",
+    [
+        ("[tool.castlint]\nselec = ['CL001']\n", "selec: unknown key"),
+        ("[tool.castlint]\nselect = 'nonsense code'\n", "select: must be a list of rule codes"),
+        ("[tool.castlint]\nselect = ['nonsense code']\n", "select: 'nonsense code' is not a rule code"),
+        ("[tool.castlint.model]\npreset = 'gpt-9'\n", "unknown preset 'gpt-9'"),
+        ("[tool.castlint.model]\nlayers = -3\n", "model.layers: must be from 1 to 10,000, got -3"),
+        ("[tool.castlint]\nextend-rules = ['missing.toml']\n", "rule table 'missing.toml' not found"),
+        ("[tool.castlint\n", "invalid TOML"),
+    ],
+)
 def test_bad_config_is_a_clear_error(tmp_path, config, needle):
     (tmp_path / "pyproject.toml").write_text(config)
     shutil.copy(CLEAN, tmp_path / "x.py")
@@ -184,7 +195,8 @@ def test_explicit_config_file(tmp_path):
 
 
 def test_extend_rules_adds_an_accessor_without_python(tmp_path):
-    (tmp_path / "my_rules.toml").write_text(textwrap.dedent("""
+    (tmp_path / "my_rules.toml").write_text(
+        textwrap.dedent("""
         schema = 1
         [[accessor]]
         name = "get_latent_cache"
@@ -194,15 +206,18 @@ def test_extend_rules_adds_an_accessor_without_python(tmp_path):
         name = "dequant_whole_cache"
         arg = 0
         direction = "dequantize"
-    """))
+    """)
+    )
     (tmp_path / "pyproject.toml").write_text("[tool.castlint]\nextend-rules = ['my_rules.toml']\n")
-    (tmp_path / "backend.py").write_text(textwrap.dedent("""
+    (tmp_path / "backend.py").write_text(
+        textwrap.dedent("""
         class B:
             def forward(self, q, layer):
                 latent = self.pool.get_latent_cache(layer.layer_id)
                 a = latent.to(q.dtype)
                 return a, dequant_whole_cache(latent)
-    """))
+    """)
+    )
     data = json.loads(run_castlint("check", "--format", "json", ".", cwd=tmp_path).stdout)
     assert [(f["start"]["line"], f["code"]) for f in data["findings"]] == [(5, "CL001"), (6, "CL004")]
     plain = run_castlint("check", "--format", "json", "--config", os.devnull, tmp_path / "backend.py")
@@ -219,10 +234,13 @@ def test_bad_rule_table_names_file_and_key(tmp_path):
 
 
 def test_check_and_fix_never_import_torch():
-    code = ("import sys, castlint.cli as c\n"
-            "from castlint.engine import check_paths\n"
-            "import castlint.fixes\n"
-            "assert 'torch' not in sys.modules, 'torch imported'\n")
+    code = (
+        "import sys, castlint.cli as c\n"
+        "from castlint.engine import check_paths\n"
+        "import castlint.fixes\n"
+        "assert 'torch' not in sys.modules, 'torch imported'\n"
+    )
     import subprocess
     import sys
+
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -6,6 +6,7 @@ assignment, plane-keeping views, and conversions made once in __init__.
 
 Every marked line is checked against its mark, and the pruner must give the whole-file
 findings, alone and with unrelated code around the file, section by section."""
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,6 @@ import pytest
 from castlint.config import Config
 from castlint.engine import check_file
 from castlint.tables import load_tables
-
 from conftest import FIXTURES
 
 TABLES = load_tables()

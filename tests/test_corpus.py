@@ -10,6 +10,7 @@ never committed. For each tree:
 - the engine's shortcut (castlint.prune: analysing only the functions that can
   matter) gives exactly the findings of analysing every file whole.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,6 @@ from castlint.config import Config
 from castlint.discover import discover
 from castlint.engine import check_file, check_paths
 from castlint.tables import load_tables
-
 from conftest import FIXTURES, apply_unified_diff, corpus_check, corpus_tree, run_castlint
 
 # The newest vLLM release when this was written; CASTLINT_VLLM_VERSION picks another.
@@ -72,8 +72,18 @@ TABLES = load_tables()
 
 
 def _finding_key(f):
-    return (f.path, f.start, f.end, f.code, f.severity.value, f.message, repr(f.fix), f.unfixable_reason,
-            f.function, repr(f.cost))
+    return (
+        f.path,
+        f.start,
+        f.end,
+        f.code,
+        f.severity.value,
+        f.message,
+        repr(f.fix),
+        f.unfixable_reason,
+        f.function,
+        repr(f.cost),
+    )
 
 
 @pytest.mark.network
@@ -189,12 +199,12 @@ def test_pruned_analysis_gives_the_whole_file_findings(name):
     # body the pruner dropped is decided on the whole file: engine.PrunedTooFar)
     shortcut = [f for f in pruned.findings if f.path not in full]
     assert [_finding_key(f) for f in shortcut] == [_finding_key(f) for f in whole.findings]
-    assert [e.to_dict() for e in pruned.all_errors if e.path not in skipped and e.path not in full] == \
-        [e.to_dict() for e in whole.all_errors]
+    assert [e.to_dict() for e in pruned.all_errors if e.path not in skipped and e.path not in full] == [
+        e.to_dict() for e in whole.all_errors
+    ]
     if name in EXPECTED_FINDINGS:  # no finding that docs/analysis.md has not judged
         every = sorted([f for f in pruned.findings if f.path in full] + whole.findings, key=lambda f: f.sort_key())
-        got = [(Path(f.path).resolve().relative_to(tree.resolve()).as_posix(), f.start.line, f.code)
-               for f in every]
+        got = [(Path(f.path).resolve().relative_to(tree.resolve()).as_posix(), f.start.line, f.code) for f in every]
         assert got == EXPECTED_FINDINGS[name]
     # and the shortcut was taken: most files that pass the text prefilter skip libcst or shrink
     assert pruned.stats.get("nothing", 0) + pruned.stats.get("pruned", 0) > pruned.stats.get("full", 0)

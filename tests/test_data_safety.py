@@ -3,6 +3,7 @@
 Each test here failed before the change it guards (issue 10, "Data loss and
 process hygiene"); each runs in a second or two.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,6 @@ from castlint.engine import check_paths
 from castlint.fixes import FixOptions, fix_files
 from castlint.fixes import write as write_module
 from castlint.tables import load_tables
-
 from conftest import FIXTURES
 
 TABLES = load_tables()
@@ -39,7 +39,7 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Li
 # or by rename. It also saves each file castlint has fixed again, so castlint always has work.
 # Before each save it reads the file back: a marker older than its last save means
 # castlint overwrote a save of the editor. That is a lost write.
-EDITOR = textwrap.dedent(r'''
+EDITOR = textwrap.dedent(r"""
     import json, os, re, sys, time
     folders, seconds, mode, source = sys.argv[1].split(os.pathsep), float(sys.argv[2]), sys.argv[3], sys.argv[4]
     races = int(sys.argv[5])  # stop after this many saves during a castlint write (or after seconds)
@@ -89,7 +89,7 @@ EDITOR = textwrap.dedent(r'''
     time.sleep(0.3)  # let a castlint write in flight land
     lost += [f for f in folders if marker(f) < last[f]]
     print(json.dumps({"saves": saves, "raced": raced, "lost": sorted(set(lost))}))
-''')
+""")
 
 
 def _editor_race(tmp_path: Path, monkeypatch, mode: str, races: int = 6, seconds: float = 30.0) -> dict:
@@ -107,8 +107,20 @@ def _editor_race(tmp_path: Path, monkeypatch, mode: str, races: int = 6, seconds
         time.sleep(0.005)
 
     monkeypatch.setattr(os, "fsync", slow_fsync)
-    editor = subprocess.Popen([sys.executable, "-c", EDITOR, os.pathsep.join(map(str, folders)), str(seconds), mode,
-                               str(tmp_path / "source.py"), str(races)], stdout=subprocess.PIPE, text=True)
+    editor = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            EDITOR,
+            os.pathsep.join(map(str, folders)),
+            str(seconds),
+            mode,
+            str(tmp_path / "source.py"),
+            str(races),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert editor.stdout.readline() == "ready\n"
     files = [str(f / "m.py") for f in folders]
     config = Config(root=tmp_path, cache=False)
@@ -117,8 +129,11 @@ def _editor_race(tmp_path: Path, monkeypatch, mode: str, races: int = 6, seconds
         while editor.poll() is None:
             outcome = fix_files(files, TABLES, config, FixOptions(), jobs=1)
             written += len(outcome.changed)
-            stale += sum(1 for e in outcome.errors if "changed on disk" in e.message
-                         or "rewritten by another program" in e.message)
+            stale += sum(
+                1
+                for e in outcome.errors
+                if "changed on disk" in e.message or "rewritten by another program" in e.message
+            )
     finally:
         out, _ = editor.communicate(timeout=30)
     report = json.loads(out)
@@ -172,6 +187,7 @@ def test_a_save_between_the_last_check_and_the_rename_is_put_back(tmp_path, monk
 
 # -- symlinks out of the tree --------------------------------------------------------------------
 
+
 def test_fix_does_not_write_through_a_symlink_out_of_the_checked_paths(tmp_path):
     tree, elsewhere = tmp_path / "tree", tmp_path / "elsewhere"
     tree.mkdir()
@@ -185,12 +201,18 @@ def test_fix_does_not_write_through_a_symlink_out_of_the_checked_paths(tmp_path)
     outcome = fix_files(files, TABLES, config, FixOptions(), jobs=1, roots=[str(tree)])
     assert (elsewhere / "shared.py").read_bytes() == GATHER
     notes = [(Path(p).name, why) for p, line, why in outcome.notes if "symlink" in why]
-    assert notes == [("link.py", f"not written: a symlink to {elsewhere / 'shared.py'}, outside the checked "
-                                 "paths (--follow-symlinks-outside writes through it)")]
+    assert notes == [
+        (
+            "link.py",
+            f"not written: a symlink to {elsewhere / 'shared.py'}, outside the checked "
+            "paths (--follow-symlinks-outside writes through it)",
+        )
+    ]
     assert (tree / "link.py").is_symlink() and b"[loc].to(torch.bfloat16)" in (tree / "own.py").read_bytes()
 
-    outcome = fix_files([str(tree / "link.py")], TABLES, config, FixOptions(), jobs=1, roots=[str(tree)],
-                        follow_symlinks_outside=True)
+    outcome = fix_files(
+        [str(tree / "link.py")], TABLES, config, FixOptions(), jobs=1, roots=[str(tree)], follow_symlinks_outside=True
+    )
     assert outcome.changed == [str(tree / "link.py")]
     assert (tree / "link.py").is_symlink() and b"[loc].to(torch.bfloat16)" in (elsewhere / "shared.py").read_bytes()
 
@@ -201,14 +223,16 @@ def test_fix_cli_names_the_file_it_does_not_write_through(tmp_path, castlint):
     (tmp_path / "tree" / "link.py").symlink_to(tmp_path / "shared.py")
     proc = castlint("fix", "--no-cache", "tree", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
-    assert f"tree/link.py:0: not written: a symlink to {tmp_path / 'shared.py'}, outside the checked paths" \
-        in proc.stderr
+    assert (
+        f"tree/link.py:0: not written: a symlink to {tmp_path / 'shared.py'}, outside the checked paths" in proc.stderr
+    )
     assert (tmp_path / "shared.py").read_bytes() == GATHER
     proc = castlint("fix", "--no-cache", "--follow-symlinks-outside", "tree", cwd=tmp_path)
     assert proc.returncode == 1 and b"[loc].to(torch.bfloat16)" in (tmp_path / "shared.py").read_bytes()
 
 
 # -- temp files of a killed write ------------------------------------------------------------------
+
 
 def _dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -224,9 +248,9 @@ def test_stale_temp_files_of_a_killed_write_are_removed_at_the_next_fix(tmp_path
     ours_dead = tmp_path / f".castlint-{dead}-abcd1234.tmp"
     legacy_old = tmp_path / ".castlint-k3j_9zzq.tmp"  # before the pid was in the name
     keep = {
-        tmp_path / f".castlint-{alive}-abcd1234.tmp": old,   # its writer is alive (maybe writing now)
-        tmp_path / f".castlint-{dead}-abcd5678.tmp": None,   # dead writer, but written a moment ago
-        tmp_path / ".castlint-notes.tmp": old,               # not our pattern
+        tmp_path / f".castlint-{alive}-abcd1234.tmp": old,  # its writer is alive (maybe writing now)
+        tmp_path / f".castlint-{dead}-abcd5678.tmp": None,  # dead writer, but written a moment ago
+        tmp_path / ".castlint-notes.tmp": old,  # not our pattern
         tmp_path / f".castlint-{dead}-abcd1234.tmp.bak": old,
         tmp_path / "castlint-1-abcd1234.tmp": old,
     }
@@ -262,6 +286,7 @@ def test_write_temp_names_carry_the_pid(tmp_path, monkeypatch):
 
 
 # -- the cache ------------------------------------------------------------------------------------
+
 
 def _cached_tree(tmp_path: Path):
     tree = tmp_path / "tree"
@@ -339,8 +364,12 @@ def test_cache_trim_deletes_only_its_own_files_in_its_own_directory(tmp_path, mo
     files = [str(tree / "good.py")]
     for options in ((1,), (2,)):
         store = cachemod.open_cache(config, TABLES, options)
-        store.store(files[0], cachemod.signature(files[0]), b"0" * 16, check_paths(files, TABLES, config, jobs=1,
-                                                                              cache=False).results[0])
+        store.store(
+            files[0],
+            cachemod.signature(files[0]),
+            b"0" * 16,
+            check_paths(files, TABLES, config, jobs=1, cache=False).results[0],
+        )
         store.save()
     assert len(list(folder.glob("v1-*.json"))) == 2 and (folder / "notes.json").exists()  # not ours: no trim
     assert not (folder / "CACHEDIR.TAG").exists()
@@ -350,8 +379,12 @@ def test_cache_trim_deletes_only_its_own_files_in_its_own_directory(tmp_path, mo
     shutil.rmtree(folder)
     for options in ((1,), (2,), (3,)):
         store = cachemod.open_cache(config, TABLES, options)
-        store.store(files[0], cachemod.signature(files[0]), b"0" * 16, check_paths(files, TABLES, config, jobs=1,
-                                                                              cache=False).results[0])
+        store.store(
+            files[0],
+            cachemod.signature(files[0]),
+            b"0" * 16,
+            check_paths(files, TABLES, config, jobs=1, cache=False).results[0],
+        )
         store.save()
         for name in ("v1-0123.json", "v1-notes.json", "v2-0123456789abcdef0123.json"):
             (folder / name).write_text("{}")  # placed by someone else, in castlint's directory
@@ -361,6 +394,7 @@ def test_cache_trim_deletes_only_its_own_files_in_its_own_directory(tmp_path, mo
 
 
 # -- a killed run leaves no worker ------------------------------------------------------------------
+
 
 def _children(pid: int) -> set:
     out = set()
@@ -393,9 +427,13 @@ def test_sigkill_of_castlint_leaves_no_worker_holding_the_pipe(tmp_path):
     command, body = "check", GOOD.encode() + GATHER
     for i in range(120):
         (tree / f"m{i:03d}.py").write_bytes(body + b"\n" * i)
-    proc = subprocess.Popen([sys.executable, "-m", "castlint", command, "--no-cache", "-j", "2", str(tree)],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env=dict(os.environ, NO_COLOR="1"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "castlint", command, "--no-cache", "-j", "2", str(tree)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=dict(os.environ, NO_COLOR="1"),
+    )
     workers: set = set()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:

@@ -4,6 +4,7 @@ reaches the closure its decorator returns (ObjectFlow.decorated: a wrapper of th
 factory's `@deco(dtype)`, a class with `__call__`), the decorated def held by the decorator's
 parameter; a decorator of a library keeps the decorated def's own flow. Each case's marked
 lines must be exactly the findings (`# positive: CLxxx`, `# negative`), whole and pruned."""
+
 from __future__ import annotations
 
 import textwrap
@@ -14,7 +15,7 @@ from test_call_indirection import FILLER, _findings, _marks
 
 CASES = {
     # a class decorator: calling the decorated name runs __call__, which calls what __init__ stored
-    "class_decorator_returns_pool_sglang": '''
+    "class_decorator_returns_pool_sglang": """
         import torch
 
         class traced:
@@ -38,10 +39,10 @@ CASES = {
                 kb = key_arena(pool, layer.layer_id).to(q.dtype)  # positive: CL001
                 sb = scratch(4).to(q.dtype)  # negative: a small scratch tensor
                 return kb, sb
-        ''',
+        """,
     # a pass-through wrapper (functools.wraps style) around a helper called with a pool and with
     # batch tensors: the conversion is the pool-passing call's
-    "wraps_helper_called_with_both_vllm": '''
+    "wraps_helper_called_with_both_vllm": """
         import functools
         import torch
 
@@ -60,9 +61,9 @@ CASES = {
                 whole = to_compute(kv_cache[0], query.dtype)  # positive: CL001
                 new = to_compute(key, query.dtype)  # negative: the new tokens
                 return whole, new
-        ''',
+        """,
     # every caller of the decorated helper passes a whole pool: the helper's own cast line
-    "wraps_helper_every_caller_pool_sglang": '''
+    "wraps_helper_every_caller_pool_sglang": """
         import functools
         import torch
 
@@ -85,9 +86,9 @@ CASES = {
                 vb = self._upcast(pool.get_value_buffer(layer.layer_id))
                 qb = q.float()  # negative: batch q
                 return kb, vb, qb
-        ''',
+        """,
     # the wrapper gathers what it hands on: the pool never reaches the decorated body
-    "wrapper_gathers_args_trtllm": '''
+    "wrapper_gathers_args_trtllm": """
         import torch
 
         def rows_only(fn):
@@ -105,9 +106,9 @@ CASES = {
                 rows = self._widen(buffers, metadata.block_ids)  # negative: gathered by the wrapper
                 whole = buffers.float()  # positive: CL001
                 return rows, whole
-        ''',
+        """,
     # the decorated def returns the pool, the wrapper a gather of it
-    "wrapper_gathers_return_lmdeploy": '''
+    "wrapper_gathers_return_lmdeploy": """
         import torch
 
         def select_blocks(fn):
@@ -133,9 +134,9 @@ CASES = {
                 a = picked(k_cache, attn_metadata.block_offsets).to(query.dtype)  # negative: the wrapper gathers
                 b = kept(k_cache, attn_metadata.block_offsets).to(query.dtype)  # positive: CL001
                 return a, b
-        ''',
+        """,
     # the wrapper converts what the decorated def returns: the call converts
-    "wrapper_casts_return_sglang": '''
+    "wrapper_casts_return_sglang": """
         import torch
 
         def as_bf16(fn):
@@ -156,9 +157,9 @@ CASES = {
                 kb = self._keys(forward_batch.token_to_kv_pool, layer)  # positive: CL001
                 qb = self._query(q)  # negative: batch q
                 return kb, qb
-        ''',
+        """,
     # stacked decorators of the module: the outer wrapper calls the inner one, which calls the def
-    "stacked_decorators_vllm": '''
+    "stacked_decorators_vllm": """
         import torch
 
         def outer_cast(fn):
@@ -181,9 +182,9 @@ CASES = {
                 out = self._attend(kv_cache, query)  # positive: CL001
                 tmp = self._attend(key, query)  # negative: the new tokens
                 return out, tmp
-        ''',
+        """,
     # library decorators castlint cannot see into keep the decorated def's own flow
-    "library_decorators_keep_flow_sglang": '''
+    "library_decorators_keep_flow_sglang": """
         import functools
         import torch
         from sglang.srt.utils import nvtx_annotate
@@ -212,10 +213,10 @@ CASES = {
                 kb = widen_pool(pool, layer.layer_id, q.dtype)
                 lb = latent_arena(pool, layer.layer_id).float()  # positive: CL001
                 return vb, hb, kb, lb
-        ''',
+        """,
     # a decorator factory defined as a class: `@Upcast(dtype)` builds an object whose
     # __call__(fn) returns the wrapper
-    "class_factory_decorator_lmdeploy": '''
+    "class_factory_decorator_lmdeploy": """
         import torch
 
         class widen_to:
@@ -238,7 +239,7 @@ CASES = {
                 o = _ref_decode(query, k_cache, attn_metadata.block_offsets)  # positive: CL001
                 p = _ref_decode(query, key, attn_metadata.block_offsets)  # negative: the new tokens
                 return o, p
-        ''',
+        """,
 }
 
 
@@ -256,7 +257,7 @@ def test_marked_lines_are_the_findings(tmp_path, name, filler):
     assert _findings(path, True) == whole
 
 
-UNSEEN = '''
+UNSEEN = """
 import torch
 from sglang.srt.utils import maybe_wrap
 
@@ -276,7 +277,7 @@ class UnseenBackend:
         kb = whole_keys(forward_batch.token_to_kv_pool, layer).to(q.dtype)
         vb = whole_values(forward_batch.token_to_kv_pool, layer).to(q.dtype)
         return kb, vb
-'''
+"""
 
 
 def test_a_decorator_castlint_cannot_see_passes_the_call_but_no_fix_rests_on_it(tmp_path):

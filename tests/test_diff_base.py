@@ -1,4 +1,5 @@
 """`castlint check --diff-base REV`: only findings on lines added or changed since REV (real git repos)."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,6 @@ import sys
 import pytest
 
 from castlint.gitdiff import GitDiffError, changed_lines, parse_unified_diff
-
 from conftest import _run_in_process
 
 CAST = "        k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)\n"
@@ -17,12 +17,20 @@ GATHER = "        rows = self.pool.get_key_buffer(layer.layer_id).to(torch.bfloa
 
 
 def module(*body_lines: str) -> str:
-    return ("import torch\n\n\nclass Backend:\n    def forward_decode(self, q, layer, loc):\n"
-            + "".join(body_lines) + "        return q\n")
+    return (
+        "import torch\n\n\nclass Backend:\n    def forward_decode(self, q, layer, loc):\n"
+        + "".join(body_lines)
+        + "        return q\n"
+    )
 
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def git(repo, *args):
@@ -35,8 +43,14 @@ def check(repo, *args):
     way; a child process under CASTLINT_TEST_SUBPROCESS=1). git itself still runs as a child."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
     if os.environ.get("CASTLINT_TEST_SUBPROCESS"):
-        return subprocess.run([sys.executable, "-m", "castlint", "check", *args], cwd=repo, env=env,
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "castlint", "check", *args],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     return _run_in_process(["check", *map(str, args)], cwd=repo, env=env, input=None)
 
 
@@ -79,28 +93,35 @@ def test_only_changed_lines_are_reported(repo):
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "feature work")
     # an uncommitted edit and an untracked file count as changed too
-    (e / "old.py").write_text(module(CAST).replace("        return q\n", "        z = self.pool.get_key_buffer(0).float()\n        return q\n"))
+    (e / "old.py").write_text(
+        module(CAST).replace(
+            "        return q\n", "        z = self.pool.get_key_buffer(0).float()\n        return q\n"
+        )
+    )
     (e / "untracked.py").write_text(module(CAST))
     # a file with a space in its name (git quotes/tabs such names in diff headers)
     (e / "with space.py").write_text(module(GATHER))
 
     everything = found(repo, "engine")
     assert ("engine/renamed.py", 6, "CL001") in everything and ("engine/edited.py", 6, "CL001") in everything
-    assert found(repo, "engine", "--diff-base", "main") == sorted([
-        ("engine/added.py", 6, "CL003"),
-        ("engine/edited.py", 8, "CL003"),
-        ("engine/old.py", 7, "CL001"),
-        ("engine/renamed_edited.py", 8, "CL003"),
-        ("engine/untracked.py", 6, "CL001"),
-        ("engine/with space.py", 6, "CL003"),
-    ])
+    assert found(repo, "engine", "--diff-base", "main") == sorted(
+        [
+            ("engine/added.py", 6, "CL003"),
+            ("engine/edited.py", 8, "CL003"),
+            ("engine/old.py", 7, "CL001"),
+            ("engine/renamed_edited.py", 8, "CL003"),
+            ("engine/untracked.py", 6, "CL001"),
+            ("engine/with space.py", 6, "CL003"),
+        ]
+    )
     # the same with a commit id as the base, and run from a subdirectory
     base = git(repo, "rev-parse", "main").strip()
     from_root = found(repo, "engine", "--diff-base", base)
     assert from_root == found(repo, "engine", "--diff-base", "main")
     from_sub = found(repo / "engine", ".", "--diff-base", base)
     assert sorted((os.path.normpath(p), n, c) for p, n, c in from_sub) == sorted(
-        (os.path.normpath(p[len("engine/"):]), n, c) for p, n, c in from_root)
+        (os.path.normpath(p[len("engine/") :]), n, c) for p, n, c in from_root
+    )
 
 
 def test_compares_with_the_merge_base(repo):
@@ -134,8 +155,13 @@ def test_bad_revision_is_a_clear_error(repo):
 def test_not_a_git_repository(tmp_path, monkeypatch):
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     (tmp_path / "a.py").write_text(module(CAST))
-    proc = subprocess.run([sys.executable, "-m", "castlint", "check", "a.py", "--diff-base", "main"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "castlint", "check", "a.py", "--diff-base", "main"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert "needs a git repository" in proc.stderr
     with pytest.raises(GitDiffError, match="not inside one"):
@@ -143,8 +169,11 @@ def test_not_a_git_repository(tmp_path, monkeypatch):
 
 
 def test_parse_unified_diff_headers():
-    diff = (b'diff --git "a/caf\\303\\251.py" "b/caf\\303\\251.py"\n'
-            b'--- "a/caf\\303\\251.py"\n+++ "b/caf\\303\\251.py"\n@@ -3 +3,2 @@\n-x\n+y\n+z\n'
-            b"diff --git a/gone.py b/gone.py\ndeleted file mode 100644\n--- a/gone.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n"
-            b"diff --git a/s p.py b/s p.py\n--- a/s p.py\t\n+++ b/s p.py\t\n@@ -1,0 +2 @@\n+new\n@@ -9,2 +10,0 @@\n-x\n-y\n")
+    diff = (
+        b'diff --git "a/caf\\303\\251.py" "b/caf\\303\\251.py"\n'
+        b'--- "a/caf\\303\\251.py"\n+++ "b/caf\\303\\251.py"\n@@ -3 +3,2 @@\n-x\n+y\n+z\n'
+        b"diff --git a/gone.py b/gone.py\ndeleted file mode 100644\n--- a/gone.py\n+++ /dev/null\n@@ -1,2 "
+        b"+0,0 @@\n-a\n-b\n"
+        b"diff --git a/s p.py b/s p.py\n--- a/s p.py\t\n+++ b/s p.py\t\n@@ -1,0 +2 @@\n+new\n@@ -9,2 +10,0 @@\n-x\n-y\n"
+    )
     assert parse_unified_diff(diff) == {"café.py": {3, 4}, "s p.py": {2}}

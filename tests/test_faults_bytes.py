@@ -10,6 +10,7 @@
 - owner, group, mode and extended attributes are kept; a rewrite that cannot keep the
   owner or group (another user's file) is refused instead of taking the file over.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,13 +20,14 @@ from pathlib import Path
 import pytest
 
 from castlint.fixes.write import NotWritten, Snapshot, atomic_write, dominant_ending, keep_line_endings
-
 from conftest import FIXTURES, run_castlint
 
 MLA = (FIXTURES / "fix" / "mla_backend.in.py").read_bytes().replace(b"\r\n", b"\n")
 MLA_FIXED = (FIXTURES / "fix" / "mla_backend.out.py").read_bytes().replace(b"\r\n", b"\n")
-GATHER = (b"import torch\n\ndef forward_decode(self, layer, loc):\n"
-          b"    x = self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n    return x\n")
+GATHER = (
+    b"import torch\n\ndef forward_decode(self, layer, loc):\n"
+    b"    x = self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n    return x\n"
+)
 GATHER_FIXED = GATHER.replace(b".to(torch.bfloat16)[loc]", b"[loc].to(torch.bfloat16)")
 GOOD = b"def forward_decode(self, q, layer):\n    k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)\n"
 
@@ -57,8 +59,8 @@ def test_inserted_lines_get_the_files_line_ending_and_the_final_byte_is_kept(tmp
 @pytest.mark.parametrize("newline", [b"\r\n", b"\r"], ids=["crlf", "cr"])
 def test_the_cast_after_gather_fix_keeps_endings_and_the_final_byte(tmp_path, newline):
     assert _fix(tmp_path, "g.py", GATHER.replace(b"\n", newline)) == GATHER_FIXED.replace(b"\n", newline)
-    no_final = GATHER.replace(b"\n", newline)[:-len(newline)]
-    assert _fix(tmp_path, "h.py", no_final) == GATHER_FIXED.replace(b"\n", newline)[:-len(newline)]
+    no_final = GATHER.replace(b"\n", newline)[: -len(newline)]
+    assert _fix(tmp_path, "h.py", no_final) == GATHER_FIXED.replace(b"\n", newline)[: -len(newline)]
 
 
 def test_a_file_with_mixed_endings_keeps_the_lines_the_fix_did_not_touch(tmp_path):
@@ -67,8 +69,14 @@ def test_a_file_with_mixed_endings_keeps_the_lines_the_fix_did_not_touch(tmp_pat
     fixed = _fix(tmp_path, "flashinfer_mla_backend.py", mixed)
     old_lines = mixed.splitlines(keepends=True)
     fixed_lf = MLA_FIXED.split(b"\n")
-    untouched = [line for line in old_lines if not line.endswith(b"\r\n") and line.strip()
-                 and fixed_lf.count(line[:-1]) == 1 and MLA.split(b"\n").count(line[:-1]) == 1]
+    untouched = [
+        line
+        for line in old_lines
+        if not line.endswith(b"\r\n")
+        and line.strip()
+        and fixed_lf.count(line[:-1]) == 1
+        and MLA.split(b"\n").count(line[:-1]) == 1
+    ]
     assert len(untouched) >= 5
     new_lines = fixed.splitlines(keepends=True)
     for line in untouched:  # every LF line of the original the fix kept is still there, still LF
@@ -106,6 +114,7 @@ def test_keep_line_endings_unit():
 
 # -- hard links ------------------------------------------------------------------------------
 
+
 def test_a_file_with_a_second_hard_link_is_not_split(tmp_path):
     target = tmp_path / "g.py"
     target.write_bytes(GATHER)
@@ -130,6 +139,7 @@ def test_add_noqa_does_not_split_a_hard_link_either(tmp_path):
 
 
 # -- owner, group, mode, extended attributes -------------------------------------------------
+
 
 def test_mode_and_extended_attributes_are_kept(tmp_path):
     target = tmp_path / "g.py"

@@ -1,5 +1,6 @@
 """Clear words at the edges: a closed or full stdout, a .gitignore line git cannot use, a
 config nested too deeply: one line that says what and where, exit 2, never a traceback."""
+
 from __future__ import annotations
 
 import os
@@ -12,14 +13,25 @@ import pytest
 from conftest import run_castlint
 
 GOOD = "def forward_decode(self, q, layer):\n    k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)\n"
-GATHER = ("import torch\ndef forward_decode(self, layer, loc):\n"
-          "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n")
+GATHER = (
+    "import torch\ndef forward_decode(self, layer, loc):\n"
+    "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n"
+)
 
 
 def _castlint(*args, cwd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, **kwargs):
     env = dict(os.environ, NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "castlint", *map(str, args)], cwd=cwd, env=env, stdout=stdout,
-                          stderr=subprocess.PIPE, stdin=stdin, text=True, timeout=300, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "castlint", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        stdin=stdin,
+        text=True,
+        timeout=300,
+        **kwargs,
+    )
 
 
 def _closed_stdout(*args, cwd):
@@ -27,8 +39,18 @@ def _closed_stdout(*args, cwd):
     return _castlint(*args, cwd=cwd, stdout=None, pass_fds=(), preexec_fn=lambda: os.close(1))
 
 
-@pytest.mark.parametrize("args", [("check",), ("check", "-f", "json"), ("check", "--statistics"),
-                                  ("check", "--show-files"), ("fix", "--diff"), ("rules",), ("--version",)])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check",),
+        ("check", "-f", "json"),
+        ("check", "--statistics"),
+        ("check", "--show-files"),
+        ("fix", "--diff"),
+        ("rules",),
+        ("--version",),
+    ],
+)
 def test_closed_stdout_is_one_line_and_exit_2(tmp_path, args):
     (tmp_path / "a.py").write_text(GOOD if args[0] != "fix" else GATHER)
     paths = () if args[0] in ("rules", "--version") else ("a.py",)
@@ -36,7 +58,8 @@ def test_closed_stdout_is_one_line_and_exit_2(tmp_path, args):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines() == [
         "castlint: error: standard output is closed: nothing can be written to it (write the report to a file "
-        "with -o FILE)"], proc.stderr
+        "with -o FILE)"
+    ], proc.stderr
 
 
 def test_closed_stdout_is_fine_when_nothing_goes_there(tmp_path):
@@ -74,6 +97,7 @@ def test_closed_stdin_reads_as_empty(tmp_path):
 
 # -- .gitignore ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("bad", ["\\", "foo\\", "!"], ids=["lone-backslash", "trailing-backslash", "bare-bang"])
 def test_a_gitignore_line_git_cannot_use_is_skipped_with_a_warning(tmp_path, bad):
     tree = tmp_path / "tree"
@@ -86,7 +110,8 @@ def test_a_gitignore_line_git_cannot_use_is_skipped_with_a_warning(tmp_path, bad
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["tree/kept.py"]  # the other lines still apply
     assert proc.stderr.strip().splitlines() == [
-        f"warning: tree/.gitignore:2: {bad!r} is not a valid gitignore pattern (git never matches it); skipped"]
+        f"warning: tree/.gitignore:2: {bad!r} is not a valid gitignore pattern (git never matches it); skipped"
+    ]
     check = run_castlint("check", "-q", "tree", cwd=tmp_path)
     assert check.returncode == 1 and check.stdout.count("CL001") == 1 and "internal error" not in check.stderr
 

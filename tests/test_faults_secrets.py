@@ -8,6 +8,7 @@ reaches a terminal.
 - ESC, CR, LF and other controls in file names, code frames and cached messages are
   spelled out in every text output, so nothing can recolour the terminal or forge a line.
 """
+
 from __future__ import annotations
 
 import base64
@@ -21,7 +22,6 @@ import pytest
 from castlint.bot.client import GitHubClient, GitHubError
 from castlint.bot.command import Context
 from castlint.bot.secrets import redact, secret_forms
-
 from conftest import run_castlint
 from test_bot import PR, REPO, TOKEN, head, pr, serve  # noqa: F401 - pr is a fixture
 
@@ -29,6 +29,7 @@ GOOD = "def forward_decode(self, q, layer):\n    k = self.pool.get_key_buffer(la
 
 
 # -- the token ------------------------------------------------------------------------------
+
 
 def _forms(token: str) -> dict:
     raw = token.encode()
@@ -63,8 +64,17 @@ def test_a_token_over_several_lines_is_redacted_line_by_line():
 
 
 def test_the_token_is_in_no_repr():
-    ctx = Context(repo=REPO, api_url="https://api.github.com", server_url="https://github.com", token=TOKEN,
-                  pr_number=1, head_sha="h", base_sha=None, event_name="pull_request", workspace=".")
+    ctx = Context(
+        repo=REPO,
+        api_url="https://api.github.com",
+        server_url="https://github.com",
+        token=TOKEN,
+        pr_number=1,
+        head_sha="h",
+        base_sha=None,
+        event_name="pull_request",
+        workspace=".",
+    )
     assert TOKEN not in repr(ctx)
     assert TOKEN not in repr(GitHubClient("https://api.github.com", TOKEN))
 
@@ -100,13 +110,24 @@ def _bot(repo, gh, token: str):
 
     from castlint.bot.command import run_bot
 
-    event = {"number": PR, "pull_request": {
-        "number": PR, "head": {"sha": head(repo), "repo": {"full_name": REPO}},
-        "base": {"sha": repo["base"], "repo": {"full_name": REPO}}}}
+    event = {
+        "number": PR,
+        "pull_request": {
+            "number": PR,
+            "head": {"sha": head(repo), "repo": {"full_name": REPO}},
+            "base": {"sha": repo["base"], "repo": {"full_name": REPO}},
+        },
+    }
     event_path = repo["tmp"] / "event.json"
     event_path.write_text(json.dumps(event))
-    env = dict(GITHUB_TOKEN=token, GITHUB_REPOSITORY=REPO, GITHUB_EVENT_PATH=str(event_path),
-               GITHUB_EVENT_NAME="pull_request", GITHUB_API_URL=gh.api_url, GITHUB_WORKSPACE=str(repo["repo"]))
+    env = dict(
+        GITHUB_TOKEN=token,
+        GITHUB_REPOSITORY=REPO,
+        GITHUB_EVENT_PATH=str(event_path),
+        GITHUB_EVENT_NAME="pull_request",
+        GITHUB_API_URL=gh.api_url,
+        GITHUB_WORKSPACE=str(repo["repo"]),
+    )
     out, err = io.StringIO(), io.StringIO()
     status = run_bot(env=env, out=out, err=err, max_wait=5)
     return status, out.getvalue() + err.getvalue()
@@ -144,10 +165,12 @@ def _outside_tree(tmp_path: Path, rules_entry: str, table: str = SECRET_TABLE) -
 @pytest.mark.parametrize("where", ["relative", "absolute", "symlink"])
 @pytest.mark.parametrize("table", ["bad value", "unknown key", "bad TOML", "nested"])
 def test_an_outside_rule_table_is_never_quoted(tmp_path, where, table):
-    text = {"bad value": SECRET_TABLE,
-            "unknown key": f"schema = 1\n{SECRET} = 1\n",
-            "bad TOML": f"{SECRET} = = {SECRET}\n",
-            "nested": f"{SECRET} = " + "[" * 50_000 + "]" * 50_000 + "\n"}[table]
+    text = {
+        "bad value": SECRET_TABLE,
+        "unknown key": f"schema = 1\n{SECRET} = 1\n",
+        "bad TOML": f"{SECRET} = = {SECRET}\n",
+        "nested": f"{SECRET} = " + "[" * 50_000 + "]" * 50_000 + "\n",
+    }[table]
     entry = {"relative": "../secret.toml", "absolute": str(tmp_path / "secret.toml"), "symlink": "rules.toml"}[where]
     tree = _outside_tree(tmp_path, entry, text)
     if where == "symlink":  # a link inside the tree to a file outside it is outside too
@@ -185,11 +208,13 @@ def test_a_config_nested_too_deeply_names_its_file(tmp_path):
     (tmp_path / "a.py").write_text(GOOD)
     proc = run_castlint("check", tmp_path, cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == [f"error: {tmp_path / 'pyproject.toml'}: invalid TOML: nested too "
-                                                "deeply to read"]
+    assert proc.stderr.strip().splitlines() == [
+        f"error: {tmp_path / 'pyproject.toml'}: invalid TOML: nested too deeply to read"
+    ]
 
 
 # -- --add-noqa and symlinks out of the tree ------------------------------------------------
+
 
 def test_add_noqa_does_not_write_through_a_symlink_out_of_the_tree(tmp_path):
     tree, elsewhere = tmp_path / "tree", tmp_path / "elsewhere"
@@ -201,8 +226,9 @@ def test_add_noqa_does_not_write_through_a_symlink_out_of_the_tree(tmp_path):
     (tree / "inside.py").symlink_to(tree / "own.py")  # within the tree: written through
     proc = run_castlint("check", "--add-noqa", "--no-cache", "tree", cwd=tmp_path)
     assert (elsewhere / "shared.py").read_text() == GOOD
-    assert f"tree/link.py: not written: a symlink to {elsewhere / 'shared.py'}, outside the checked paths" \
-        in proc.stderr
+    assert (
+        f"tree/link.py: not written: a symlink to {elsewhere / 'shared.py'}, outside the checked paths" in proc.stderr
+    )
     assert "# noqa: CL001" in (tree / "own.py").read_text()
     assert (tree / "link.py").is_symlink() and (tree / "inside.py").is_symlink()
     proc = run_castlint("check", "--add-noqa", "--no-cache", "--follow-symlinks-outside", "tree", cwd=tmp_path)

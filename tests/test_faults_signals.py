@@ -1,6 +1,7 @@
 """SIGTERM and SIGINT end a run and all its workers within 2 s, whatever the workers are
 doing (busy on a slow file, or stopped with SIGSTOP); Ctrl-C to the process group prints
 no worker traceback; the run exits 2 with one line, `castlint: interrupted`."""
+
 from __future__ import annotations
 
 import os
@@ -45,9 +46,14 @@ def _start(tmp_path: Path, jobs: str, slow_files: int):
     for i in range(20):
         (tree / f"good{i:02d}.py").write_text(GOOD)
     env = dict(os.environ, NO_COLOR="1")
-    proc = subprocess.Popen([sys.executable, "-m", "castlint", "check", "--no-cache", "-j", jobs, str(tree)],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "castlint", "check", "--no-cache", "-j", jobs, str(tree)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     workers: list = []
     while time.monotonic() < deadline and len(workers) < min(int(jobs), slow_files):

@@ -4,6 +4,7 @@ memory-hungry one, each is that file's error (exit 2), and every other finding i
 The files are checked in worker processes (castlint.workers), with -j 1 too and for
 stdin; these tests run the CLI as a real process where the process is the point.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,6 @@ from castlint import workers
 from castlint.config import Config
 from castlint.engine import check_paths
 from castlint.tables import load_tables
-
 from conftest import run_castlint
 
 GOOD = "def forward_decode(self, q, layer):\n    k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)\n"
@@ -161,6 +161,7 @@ def test_limits_are_settings_and_bad_values_are_errors(tmp_path):
 
 
 # -- the pool itself ------------------------------------------------------------------
+
 
 def _crash():
     import ctypes

@@ -1,5 +1,6 @@
 """A fix is an edit: `castlint check -f json` carries each fixable finding's edits (ruff's
 `fix: {applicability, message, edits}`), and applying them gives what `castlint fix` writes."""
+
 from __future__ import annotations
 
 import json
@@ -8,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_castlint, sglang_tree
-
 from castlint.fixes.edit_set import EditConflict, apply_edits, edits_between
+from conftest import run_castlint, sglang_tree
 
 
 def apply_json_edits(data: bytes, edits: list) -> bytes:
@@ -26,7 +26,7 @@ def apply_json_edits(data: bytes, edits: list) -> bytes:
         return starts[-1] if row > len(lines) else starts[row - 1] + column - 1
 
     for edit in sorted(edits, key=lambda e: offset(e["location"]), reverse=True):
-        text = text[:offset(edit["location"])] + edit["content"] + text[offset(edit["end_location"]):]
+        text = text[: offset(edit["location"])] + edit["content"] + text[offset(edit["end_location"]) :]
     return text.encode("utf-8")
 
 
@@ -41,14 +41,17 @@ def edits_by_path(findings: list) -> dict:
     return out
 
 
-@pytest.mark.parametrize("old,new", [
-    (b"a\nb\nc\n", b"a\nB\nc\n"),
-    (b"a\nb\nc\n", b"a\nb\nx\ny\nc\n"),  # an insertion
-    (b"a\nb", b"a\nb\nc\n"),  # no final newline
-    (b"\xef\xbb\xbfa\r\nb\r\n", b"\xef\xbb\xbfa\r\nz\r\nb\r\n"),  # BOM and CRLF
-    (b"# -*- coding: latin-1 -*-\nx = '\xe9'\n", b"# -*- coding: latin-1 -*-\nx = '\xe8'\n"),
-    (b"", b"import os\n"),  # a module the fix adds
-])
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        (b"a\nb\nc\n", b"a\nB\nc\n"),
+        (b"a\nb\nc\n", b"a\nb\nx\ny\nc\n"),  # an insertion
+        (b"a\nb", b"a\nb\nc\n"),  # no final newline
+        (b"\xef\xbb\xbfa\r\nb\r\n", b"\xef\xbb\xbfa\r\nz\r\nb\r\n"),  # BOM and CRLF
+        (b"# -*- coding: latin-1 -*-\nx = '\xe9'\n", b"# -*- coding: latin-1 -*-\nx = '\xe8'\n"),
+        (b"", b"import os\n"),  # a module the fix adds
+    ],
+)
 def test_edits_between_apply_back_to_the_new_bytes(old, new):
     edits = edits_between(old, new)
     assert edits and apply_edits(old, edits) == new
@@ -63,16 +66,23 @@ def test_overlapping_edits_are_a_conflict():
 
 
 def test_json_fix_has_rufflike_edits(tmp_path):
-    source = ("def forward_decode(self, layer, loc):\n"
-              "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n")
+    source = (
+        "def forward_decode(self, layer, loc):\n"
+        "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n"
+    )
     path = tmp_path / "backend.py"
     path.write_text(source)
     proc = run_castlint("check", "--no-cache", "-f", "json", path)
     (finding,) = json.loads(proc.stdout)["findings"]
     fix = finding["fix"]
     assert fix["applicability"] == "safe" and fix["message"] == fix["description"]
-    assert fix["edits"] == [{"content": "    return self.pool.get_key_buffer(layer.layer_id)[loc].to(torch.bfloat16)\n",
-                             "location": {"row": 2, "column": 1}, "end_location": {"row": 3, "column": 1}}]
+    assert fix["edits"] == [
+        {
+            "content": "    return self.pool.get_key_buffer(layer.layer_id)[loc].to(torch.bfloat16)\n",
+            "location": {"row": 2, "column": 1},
+            "end_location": {"row": 3, "column": 1},
+        }
+    ]
     # a text report computes no fix: its findings carry no edits, and nothing is written
     assert run_castlint("check", "--no-cache", path).returncode == 1 and path.read_text() == source
 
@@ -87,8 +97,9 @@ def test_json_edits_on_sglang_are_what_fix_writes(tmp_path):
     shutil.copytree(checked, fixed)
     report = json.loads(run_castlint("check", "--no-cache", "-f", "json", checked).stdout)
     fixable = [f for f in report["findings"] if f["fixable"]]
-    assert len(fixable) >= 16 and all(f["fix"]["edits"] for f in fixable), \
-        [(f["path"], f["start"]["line"]) for f in fixable if not f["fix"]["edits"]]
+    assert len(fixable) >= 16 and all(f["fix"]["edits"] for f in fixable), [
+        (f["path"], f["start"]["line"]) for f in fixable if not f["fix"]["edits"]
+    ]
     proc = run_castlint("fix", "--no-cache", fixed)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # findings remain (no automatic fix for them)
     edited = edits_by_path(fixable)
@@ -97,7 +108,10 @@ def test_json_edits_on_sglang_are_what_fix_writes(tmp_path):
         after = (fixed / Path(path).relative_to(checked)).read_bytes()
         assert apply_json_edits(before, edits) == after, path
     # and nothing else changed: the edited files are every file the fix wrote
-    written = {str(p.relative_to(fixed)) for p in fixed.rglob("*.py")
-               if not (checked / p.relative_to(fixed)).exists()
-               or (checked / p.relative_to(fixed)).read_bytes() != p.read_bytes()}
+    written = {
+        str(p.relative_to(fixed))
+        for p in fixed.rglob("*.py")
+        if not (checked / p.relative_to(fixed)).exists()
+        or (checked / p.relative_to(fixed)).read_bytes() != p.read_bytes()
+    }
     assert {str(Path(p).relative_to(checked)) for p in edited} == written

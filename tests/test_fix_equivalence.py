@@ -16,6 +16,7 @@ The branch is chosen by the fake machine (capability, FlashInfer version, KV dty
 so the guard the fix emits decides it itself; `force_guard` also forces every
 bool-returning function the fix adds, whatever its name.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -32,12 +33,12 @@ from hypothesis import strategies as st
 from castlint.fixes import FixError, FixOptions, fix_source
 from castlint.models import FixSafety
 from castlint.tables import load_tables
-
 from conftest import FIXTURES
 from faketorch import DTYPES, make_torch
 from faketorch.flashinfer import make_flashinfer
 from faketorch.harness import Env, Run, close, differences, execute, module_names, same_behaviour
-from faketorch.paged import drive as drive_paged, is_paged
+from faketorch.paged import drive as drive_paged
+from faketorch.paged import is_paged
 
 TABLES = load_tables()
 FIX_DIR = FIXTURES / "fix"
@@ -143,8 +144,9 @@ def test_fake_flashinfer_checks_plan_against_run():
         w.run(q, qr, kv[..., :512], kv[..., 512:], ckv_scale=None, kpe_scale=None)
     sm120 = make_flashinfer(make_torch(capability=(12, 0)), "0.7.2")
     with pytest.raises(ValueError, match="SM90"):
-        sm120.BatchMLAPagedAttentionWrapper(ws).plan(*idx, 1, 512, 64, 1, False, 0.1, torch.bfloat16,
-                                                     torch.float8_e4m3fn)
+        sm120.BatchMLAPagedAttentionWrapper(ws).plan(
+            *idx, 1, 512, 64, 1, False, 0.1, torch.bfloat16, torch.float8_e4m3fn
+        )
 
 
 # -- criteria --------------------------------------------------------------------------
@@ -174,10 +176,16 @@ def assert_native(original: Run, fixed_run: Run, what: str):
     assert not fixed_run.raised, f"{what}: the fixed module fails on the native branch: {fixed_run.errors}"
     runs = [e for e in fixed_run.log if e["kind"] == "run"]
     plans = [e for e in fixed_run.log if e["kind"] == "plan"]
-    decode = [e for label, _, _ in fixed_run.calls if label.startswith("forward_decode")
-              for e in fixed_run.log_of(label) if e["kind"] == "run"]
-    assert decode and all(e["ckv"] == FP8 and e["kpe"] == FP8 for e in decode), \
+    decode = [
+        e
+        for label, _, _ in fixed_run.calls
+        if label.startswith("forward_decode")
+        for e in fixed_run.log_of(label)
+        if e["kind"] == "run"
+    ]
+    assert decode and all(e["ckv"] == FP8 and e["kpe"] == FP8 for e in decode), (
         f"{what}: decode does not read the FP8 pool: {decode}"
+    )
     for run in runs:
         assert run["ckv"] == run["planned_kv"], run
         if run["ckv"] == FP8:
@@ -297,8 +305,12 @@ def env_is_native(env: Env) -> bool:
     """What the FP8-KV capability matrix (rules/flashinfer.toml) says for the fake machine."""
     if env.force_guard is not None:
         return env.force_guard
-    return (env.capability == (9, 0) and _version(env.flashinfer) >= (0, 6, 14)
-            and env.kv_dtype == "float8_e4m3fn" and env.model_dtype == "bfloat16")
+    return (
+        env.capability == (9, 0)
+        and _version(env.flashinfer) >= (0, 6, 14)
+        and env.kv_dtype == "float8_e4m3fn"
+        and env.model_dtype == "bfloat16"
+    )
 
 
 def mla_envs(new: bytes):
@@ -310,8 +322,11 @@ def mla_envs(new: bytes):
     return envs
 
 
-MLA_VARIANTS = sorted(n for n in FIX_OPTIONS if is_mla(source_of(n).read_bytes())
-                      and (FIX_DIR / n).read_bytes() != source_of(n).read_bytes())  # the fixes that apply
+MLA_VARIANTS = sorted(
+    n
+    for n in FIX_OPTIONS
+    if is_mla(source_of(n).read_bytes()) and (FIX_DIR / n).read_bytes() != source_of(n).read_bytes()
+)  # the fixes that apply
 
 
 @pytest.mark.parametrize("out_name", MLA_VARIANTS)
@@ -358,8 +373,9 @@ def test_each_switch_value_gives_its_path(out_name, switch, monkeypatch):
     source = source_of(out_name).read_bytes()
     options = FIX_OPTIONS[out_name]
     new = fixed(source, options)
-    original, fixed_run = check_pair(source, new, Env(flashinfer="0.7.2", capability=(9, 0)),
-                                     added_modules(source, options))
+    original, fixed_run = check_pair(
+        source, new, Env(flashinfer="0.7.2", capability=(9, 0)), added_modules(source, options)
+    )
     what = f"{out_name}, {variable}={switch}"
     decode = fixed_run.reads["forward_decode"]["decode_wrapper"]
     if switch in (None, "auto", "native"):
@@ -417,8 +433,11 @@ def test_every_refused_cl003_rewrite_would_change_behaviour(monkeypatch):
         fixed(text.encode(), FixOptions())  # `latent[loc].to(d) = ...`
     new = fixed(rest, FixOptions())
     monkeypatch.undo()
-    methods = [line.split("def ")[1].split("(")[0] for line in rest.decode().splitlines()
-               if line.strip().startswith("def forward")]
+    methods = [
+        line.split("def ")[1].split("(")[0]
+        for line in rest.decode().splitlines()
+        if line.strip().startswith("def forward")
+    ]
     assert len(methods) == 11
     unchanged = []
     for method in methods:
@@ -446,8 +465,12 @@ class _ForwardFollowsAnotherWrapper(cst.CSTTransformer):
 
     def leave_Call(self, original, updated):
         func = updated.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("convert", "scales") and updated.args \
-                and cst.Module([]).code_for_node(updated.args[0].value) == "self.decode_wrapper":
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in ("convert", "scales")
+            and updated.args
+            and cst.Module([]).code_for_node(updated.args[0].value) == "self.decode_wrapper"
+        ):
             first = updated.args[0].with_changes(value=cst.parse_expression("self.prefill_wrapper"))
             return updated.with_changes(args=[first, *updated.args[1:]])
         return updated
@@ -462,8 +485,10 @@ def _module_keeps_the_model_dtype() -> dict:
     broken = {}
     for path, source in added.companions.items():
         text = source.decode()
-        for old, new in (("kwargs = {**kwargs, kv_dtype_at: kv_dtype}", "kwargs = dict(kwargs)"),
-                         ("args[kv_dtype_at] = kv_dtype", "args[kv_dtype_at] = args[kv_dtype_at]")):
+        for old, new in (
+            ("kwargs = {**kwargs, kv_dtype_at: kv_dtype}", "kwargs = dict(kwargs)"),
+            ("args[kv_dtype_at] = kv_dtype", "args[kv_dtype_at] = args[kv_dtype_at]"),
+        ):
             assert old in text, old
             text = text.replace(old, new)
         broken[path] = text.encode()
@@ -475,8 +500,11 @@ class _ScaleTwo(cst.CSTTransformer):
         return updated.with_changes(value="2.0") if updated.value == "1.0" else updated
 
 
-@pytest.mark.parametrize("mutation", [_ForwardFollowsAnotherWrapper, _ScaleTwo, _module_keeps_the_model_dtype],
-                         ids=lambda m: m.__name__.strip("_"))
+@pytest.mark.parametrize(
+    "mutation",
+    [_ForwardFollowsAnotherWrapper, _ScaleTwo, _module_keeps_the_model_dtype],
+    ids=lambda m: m.__name__.strip("_"),
+)
 def test_a_broken_mla_fix_is_caught_on_the_native_branch(mutation):
     source = source_of("mla_backend.out.py").read_bytes()
     new = fixed(source, FixOptions())
@@ -514,9 +542,13 @@ FUZZ_STATS = {"examples": 0, "changed": 0}
 
 
 def _fuzz_settings():
-    return settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None,
-                    derandomize=not os.environ.get("CASTLINT_FUZZ_RANDOM"),
-                    suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=FUZZ_EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=not os.environ.get("CASTLINT_FUZZ_RANDOM"),
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 def _backends():
@@ -548,25 +580,54 @@ def test_fuzz_generated_backends_keep_their_behaviour(source):
 
 # -- fuzz: CL003 forms with random code (and hazards) between the cast and its gathers -------------
 
-CASTS = [".to(torch.bfloat16)", ".to(q.dtype)", ".float()", ".half()", ".to(dtype=torch.float16)",
-         ".to(q.dtype, non_blocking=True)", ".bfloat16()", ".to(self.data_type)", ".to(torch.float32).half()"]
-GATHERS = ["{v}[loc]", "{v}.index_select(0, loc)", "{v}[loc[:3]]", "torch.cat([{v}[i] for i in (loc, loc[:2])])",
-           "{{0: {v}[loc]}}", "tuple({v}[i] for i in (loc,))", "(lambda i: {v}[i])(loc)", "{v}[loc][:, :, :512]"]
+CASTS = [
+    ".to(torch.bfloat16)",
+    ".to(q.dtype)",
+    ".float()",
+    ".half()",
+    ".to(dtype=torch.float16)",
+    ".to(q.dtype, non_blocking=True)",
+    ".bfloat16()",
+    ".to(self.data_type)",
+    ".to(torch.float32).half()",
+]
+GATHERS = [
+    "{v}[loc]",
+    "{v}.index_select(0, loc)",
+    "{v}[loc[:3]]",
+    "torch.cat([{v}[i] for i in (loc, loc[:2])])",
+    "{{0: {v}[loc]}}",
+    "tuple({v}[i] for i in (loc,))",
+    "(lambda i: {v}[i])(loc)",
+    "{v}[loc][:, :, :512]",
+]
 # engine statements that rebind what the cast reads, write the pool, or just happen in between
 BETWEEN = [
-    "q = q.float()", "q = q[:, :, :576] * 1", "self.data_type = torch.float16", "loc = loc[:3]",
+    "q = q.float()",
+    "q = q[:, :, :576] * 1",
+    "self.data_type = torch.float16",
+    "loc = loc[:3]",
     "forward_batch.token_to_kv_pool.set_kv_buffer(layer, forward_batch.out_cache_loc, q[:, :1, :])",
     "self.pool.get_key_buffer(layer.layer_id)[forward_batch.out_cache_loc] = q[:, :1, :].to(torch.float8_e4m3fn)",
     "self.token_to_kv_pool.get_key_buffer(layer.layer_id).index_copy_(0, forward_batch.out_cache_loc, "
     "q[:, :1, :].to(torch.float8_e4m3fn))",
-    "self._store(layer, forward_batch, q)", "self._noop(layer)", "for q in (q.half(),):\n    pass",
-    "if flag:\n    q = q.float()\nelse:\n    loc = loc[:4]", "x = q * 2", "o = self.wrapper.run(q, q)",
-    "q_nope = q[:, :, :512]\nq_nope.mul_(0.5)", "{v}[forward_batch.out_cache_loc[0]].zero_()",
+    "self._store(layer, forward_batch, q)",
+    "self._noop(layer)",
+    "for q in (q.half(),):\n    pass",
+    "if flag:\n    q = q.float()\nelse:\n    loc = loc[:4]",
+    "x = q * 2",
+    "o = self.wrapper.run(q, q)",
+    "q_nope = q[:, :, :512]\nq_nope.mul_(0.5)",
+    "{v}[forward_batch.out_cache_loc[0]].zero_()",
     "{v}[forward_batch.out_cache_loc] = q[:, :1, :].to({v}.dtype)",
 ]
-POOL_READS = ["self.pool.get_key_buffer(layer.layer_id)", "self.token_to_kv_pool.get_key_buffer(layer.layer_id)",
-              "forward_batch.token_to_kv_pool.get_key_buffer(layer.layer_id)", "self.k_buffer",
-              "self.pool.kv_buffer[layer.layer_id]"]
+POOL_READS = [
+    "self.pool.get_key_buffer(layer.layer_id)",
+    "self.token_to_kv_pool.get_key_buffer(layer.layer_id)",
+    "forward_batch.token_to_kv_pool.get_key_buffer(layer.layer_id)",
+    "self.k_buffer",
+    "self.pool.kv_buffer[layer.layer_id]",
+]
 GATHER_CLASS = """import torch
 
 
@@ -661,8 +722,10 @@ def release_envs(version: str):
     valid install: the fix may then use call forms that release's FlashInfer has)."""
     pin = _version(TABLES.flashinfer_pin(version) or "0.0.0")
     native = [Env(flashinfer=v, capability=(9, 0)) for v in ("0.6.14", "0.7.2") if _version(v) >= pin]
-    return native + [Env(flashinfer="0.7.2", capability=(12, 0)),
-                     Env(flashinfer="0.7.2", capability=(9, 0), force_guard=False)]
+    return native + [
+        Env(flashinfer="0.7.2", capability=(12, 0)),
+        Env(flashinfer="0.7.2", capability=(9, 0), force_guard=False),
+    ]
 
 
 @pytest.mark.network

@@ -5,6 +5,7 @@ records what every parse read. The fix run checks and fixes each file from one
 analysis: a fixable file's bytes are parsed once, the rewritten module is
 re-checked without parsing it, and nothing else of the file is parsed.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,7 +19,6 @@ from castlint.config import Config
 from castlint.discover import discover
 from castlint.fixes import FixOptions, fix_files
 from castlint.tables import load_tables
-
 from conftest import sglang_tree
 
 
@@ -28,8 +28,14 @@ def test_fix_on_sglang_0_5_23_parses_each_fixable_file_once(tmp_path, monkeypatc
     source, tree = sglang_tree("0.5.23"), tmp_path / "sglang"
     for folder in ("srt/layers/attention", "srt/mem_cache", "srt/hardware_backend/musa/attention"):
         shutil.copytree(source / folder, tree / folder)
-    for name in ("version.py", "__init__.py", "srt/__init__.py", "srt/layers/__init__.py",
-                 "srt/hardware_backend/__init__.py", "srt/hardware_backend/musa/__init__.py"):
+    for name in (
+        "version.py",
+        "__init__.py",
+        "srt/__init__.py",
+        "srt/layers/__init__.py",
+        "srt/hardware_backend/__init__.py",
+        "srt/hardware_backend/musa/__init__.py",
+    ):
         if (source / name).exists():  # the package the added modules are placed in
             shutil.copy2(source / name, tree / name)
     config = Config(root=tmp_path)
@@ -90,7 +96,8 @@ def test_two_codemods_in_one_file_share_one_parse(tmp_path, monkeypatch):
 
     source = (FIXTURES / "fix" / "mla_backend.in.py").read_bytes() + (
         b"\n\nclass Gatherer:\n    def read(self, layer, loc):\n"
-        b"        return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n")
+        b"        return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n"
+    )
     target = tmp_path / "both.py"
     target.write_bytes(source)
     parsed = []

@@ -1,4 +1,5 @@
 """`castlint fix` on every supported sglang release (fetched, never committed)."""
+
 import difflib
 import json
 import shutil
@@ -31,8 +32,14 @@ def mla_findings(path):
 
 
 # what the fix removes: the cast, and the callee of each plan (it becomes an argument)
-ALLOWED_REMOVED = ("get_key_buffer(layer.layer_id).to(", "q.dtype", ")", ".plan(", "fast_mla_decode_plan(",
-                   "fast_mla_prefill_plan(")
+ALLOWED_REMOVED = (
+    "get_key_buffer(layer.layer_id).to(",
+    "q.dtype",
+    ")",
+    ".plan(",
+    "fast_mla_decode_plan(",
+    "fast_mla_prefill_plan(",
+)
 # what the fix adds to the backend: the read choice and its plumbing, in neutral names (its
 # machinery is in the module it adds beside the backend, mla_kv_read.py)
 ADDED_WORDS = ("kv_read", "get_key_buffer(layer.layer_id)", "MlaKvRead", ".plan,", "_plan,")
@@ -48,8 +55,11 @@ def _black_on_written_lines(path, before: str, after: str) -> None:
     for op, _, _, j1, j2 in difflib.SequenceMatcher(None, before.splitlines(), after.splitlines()).get_opcodes():
         if op in ("replace", "insert") and j2 > j1:
             ranges += ["--line-ranges", f"{j1 + 1}-{j2}"]
-    proc = subprocess.run([sys.executable, "-m", "black", "--check", "--diff", "-q", "-l", "88", *ranges, str(path)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "black", "--check", "--diff", "-q", "-l", "88", *ranges, str(path)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -79,11 +89,10 @@ def test_fix_release(version, tmp_path):
     assert [f for f in mla_findings(path) if f["code"] in ("CL001", "CL002")] == []
     # the diff touches only the cast and plan sites, plus the init and the guard
     diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
-    removed = [l[1:].strip() for l in diff if l.startswith("-") and not l.startswith("---")]
-    added = [l[1:] for l in diff if l.startswith("+") and not l.startswith("+++")]
+    removed = [line[1:].strip() for line in diff if line.startswith("-") and not line.startswith("---")]
+    added = [line[1:] for line in diff if line.startswith("+") and not line.startswith("+++")]
     kept = {line.strip() for line in added}  # difflib may show a moved `else:` as removed and added
-    assert removed and all(any(r.endswith(p) or r == p for p in ALLOWED_REMOVED) or r in kept
-                           for r in removed), removed
+    assert removed and all(any(r.endswith(p) or r == p for p in ALLOWED_REMOVED) or r in kept for r in removed), removed
     for text in _statements(added):
         assert any(word in text for word in ADDED_WORDS) or text in ("", ")") or text.startswith("#"), text
     assert len(added) <= ADDED_LINES["full"], len(added)  # small call-site edits
@@ -121,13 +130,20 @@ def test_fix_diff_on_whole_tree_touches_only_the_mla_and_paged_backends(tmp_path
     corpus_check("sglang==0.5.23")
     proc = run_castlint("fix", "--diff", tree / "srt" / "layers", cwd=tree.parent)
     assert proc.returncode == 1, proc.stderr
-    touched = sorted(l.split("/srt/")[-1] for l in proc.stdout.splitlines() if l.startswith("+++ "))
+    touched = sorted(line.split("/srt/")[-1] for line in proc.stdout.splitlines() if line.startswith("+++ "))
     # the FlashInfer MLA rewrite, the paged read of FA3/FA4 and xpu, the rows read of the Triton
     # backend and of aiter's Triton extend kernel, and the modules the paged and rows reads add
     # (the latter next to the pools); wave's decode_attention_fwd is another kernel: untouched
-    assert touched == ["environ.py", "layers/attention/aiter_backend.py", "layers/attention/flashattention_backend.py", "layers/attention/flashinfer_mla_backend.py",
-                       "layers/attention/mla_kv_read.py", "layers/attention/triton_backend.py",
-                       "layers/attention/xpu_backend.py", "mem_cache/kv_rows_read.py"], touched
+    assert touched == [
+        "environ.py",
+        "layers/attention/aiter_backend.py",
+        "layers/attention/flashattention_backend.py",
+        "layers/attention/flashinfer_mla_backend.py",
+        "layers/attention/mla_kv_read.py",
+        "layers/attention/triton_backend.py",
+        "layers/attention/xpu_backend.py",
+        "mem_cache/kv_rows_read.py",
+    ], touched
 
 
 @pytest.mark.network
@@ -149,8 +165,13 @@ def _numstat(tree, profile):
     import subprocess
 
     def git(*args):
-        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tree, check=True,
-                              capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=tree,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
 
     git("init", "-q")
     git("add", "-A")

@@ -13,6 +13,7 @@ change passed as safe:
   hazard is real;
 * beside it, read-only look-alikes stay safe, and fixed they behave like the input.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -23,9 +24,6 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from conftest import FIXTURES
-from faketorch.harness import Env, differences, execute, same_behaviour
-from faketorch.paged import drive as drive_paged
 
 from castlint.analysis import (
     cast_motion,
@@ -33,13 +31,16 @@ from castlint.analysis import (
     paged_reads,
     row_reads,
 )
-from castlint.checks.whole_pool_conversion_helper import rows_getter_proof as row_getters
 from castlint.checks.cast_before_gather import CastBeforeGather
+from castlint.checks.whole_pool_conversion_helper import rows_getter_proof as row_getters
 from castlint.config import Config
 from castlint.engine import module_context
 from castlint.fixes import FixOptions, fix_source
 from castlint.models import FixSafety
 from castlint.tables import load_tables
+from conftest import FIXTURES
+from faketorch.harness import Env, differences, execute, same_behaviour
+from faketorch.paged import drive as drive_paged
 
 TABLES = load_tables()
 FIX = FIXTURES / "fix"
@@ -151,8 +152,9 @@ class Backend:
 """
 
 
-@pytest.mark.parametrize("getter, safety", [("self.pending is not None", FixSafety.SAFE),
-                                            ("self.flush()", FixSafety.UNSAFE)])
+@pytest.mark.parametrize(
+    "getter, safety", [("self.pending is not None", FixSafety.SAFE), ("self.flush()", FixSafety.UNSAFE)]
+)
 def test_cl003_a_property_is_a_call_only_when_its_getter_may_write(getter, safety):
     (finding,) = cl003_by_method(PROPERTY_SNIPPET.format(getter=getter).encode()).values()
     assert finding.fix.safety is safety, finding.fix.description
@@ -160,7 +162,7 @@ def test_cl003_a_property_is_a_call_only_when_its_getter_may_write(getter, safet
 
 # == the paged read (FA3/FA4, xpu, musa): the page table is read at the cast ===================
 
-PAGED_HEAD = '''import torch
+PAGED_HEAD = """import torch
 from sglang.kernels.ops.attention.flash_attention import flash_attn_with_kvcache
 from sglang.srt.mem_cache.layout.paged_view import paged_view
 
@@ -183,28 +185,42 @@ class PagedHazards:
     def forward_decode(self, q, q_rope, layer, forward_batch):
         metadata = self.forward_metadata
         kv = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)
-'''
-PAGED_KERNEL = '''        return flash_attn_with_kvcache(
+"""
+PAGED_KERNEL = """        return flash_attn_with_kvcache(
             q=q_rope,
             k_cache=paged_view(kv, self.page_size),
             v_cache=paged_view(kv, self.page_size),
             page_table=metadata.page_table,
             cache_seqlens=metadata.cache_seqlens_int32,
         )
-'''
-PAGED_LOOP = ("        outs = ()\n        for step in range(2):\n"
-              + textwrap.indent(PAGED_KERNEL.replace("return ", "o = "), "    ")
-              + "            outs = outs + (o,)\n            self.advance(metadata)\n        return outs\n")
+"""
+PAGED_LOOP = (
+    "        outs = ()\n        for step in range(2):\n"
+    + textwrap.indent(PAGED_KERNEL.replace("return ", "o = "), "    ")
+    + "            outs = outs + (o,)\n            self.advance(metadata)\n        return outs\n"
+)
 # family -> (code between the cast and the kernel, or the whole tail; words of the reason)
 PAGED_HAZARDS = {
-    "attribute store": ("        metadata.page_table = self.expand_metadata.page_table\n" + PAGED_KERNEL,
-                        "line 24 assigns `metadata.page_table`"),
-    "index store": ("        metadata.page_table[0, 0] = 3\n" + PAGED_KERNEL, "line 24 writes into `metadata.page_table[0, 0]`"),
-    "augmented index store": ("        metadata.cache_seqlens_int32[1] += 1\n" + PAGED_KERNEL,
-                              "line 24 writes into `metadata.cache_seqlens_int32[1]`"),
-    "page size store": ("        self.page_size = 2 * self.page_size\n" + PAGED_KERNEL, "line 24 assigns `self.page_size`"),
-    "call in the kernel's arguments": (PAGED_KERNEL.replace("q=q_rope", "q=self.prep(q_rope)"),
-                                       "line 25 calls `self.prep(...)`"),
+    "attribute store": (
+        "        metadata.page_table = self.expand_metadata.page_table\n" + PAGED_KERNEL,
+        "line 24 assigns `metadata.page_table`",
+    ),
+    "index store": (
+        "        metadata.page_table[0, 0] = 3\n" + PAGED_KERNEL,
+        "line 24 writes into `metadata.page_table[0, 0]`",
+    ),
+    "augmented index store": (
+        "        metadata.cache_seqlens_int32[1] += 1\n" + PAGED_KERNEL,
+        "line 24 writes into `metadata.cache_seqlens_int32[1]`",
+    ),
+    "page size store": (
+        "        self.page_size = 2 * self.page_size\n" + PAGED_KERNEL,
+        "line 24 assigns `self.page_size`",
+    ),
+    "call in the kernel's arguments": (
+        PAGED_KERNEL.replace("q=q_rope", "q=self.prep(q_rope)"),
+        "line 25 calls `self.prep(...)`",
+    ),
     "loop repeating the kernel": (PAGED_LOOP, "line 34 calls `self.advance(...)`"),
 }
 PAGED_LOOKALIKES = {
@@ -277,7 +293,7 @@ ROW_CALL = """        self.decode_attention_fwd(
             page_size=4,
         )
 """
-ROW_METHODS = '''    def layer_of(self, layer):
+ROW_METHODS = """    def layer_of(self, layer):
         self.lookups = getattr(self, "lookups", 0) + 1
         return layer.layer_id
 
@@ -290,29 +306,50 @@ ROW_METHODS = '''    def layer_of(self, layer):
     def scale_plain(self):
         return 0.3
 
-'''
+"""
 
 
 def _rows_variant(old: str, new: str) -> str:
     assert ROW_CALL in ROW_BACKEND and old in ROW_CALL
     source = ROW_BACKEND.replace(ROW_CALL, ROW_CALL.replace(old, new), 1)
-    return source.replace("    def forward_decode(self, q, layer):", ROW_METHODS + "    def forward_decode(self, q, layer):", 1)
+    return source.replace(
+        "    def forward_decode(self, q, layer):", ROW_METHODS + "    def forward_decode(self, q, layer):", 1
+    )
 
 
 KERNEL_DEF = "def decode_attention_fwd(q, k_buffer, v_buffer, o, kv_indptr, kv_indices, sm_scale, page_size=1):\n"
-SINKS_KERNEL = ("def decode_attention_fwd(q, k_buffer, v_buffer, o, kv_indptr, kv_indices, sm_scale, page_size=1, "
-                "sinks=None):\n    if sinks is not None:\n        o[:] = k_buffer[sinks[:1].long()].float().sum()\n"
-                "        return o\n")
+SINKS_KERNEL = (
+    "def decode_attention_fwd(q, k_buffer, v_buffer, o, kv_indptr, kv_indices, sm_scale, page_size=1, "
+    "sinks=None):\n    if sinks is not None:\n        o[:] = k_buffer[sinks[:1].long()].float().sum()\n"
+    "        return o\n"
+)
 # family -> (old, new in the kernel call; refused (True) or unsafe; words of the reason)
 ROW_HAZARDS = {
-    "call in the layer expression": ("(layer.layer_id)", "(self.layer_of(layer))", False,
-                                     "calls `self.layer_of(...)` in the kernel's statement"),
-    "walrus in the statement": ("kv_indices,\n", "(kv_indices := kv_indices[:12]),\n", False, "binds `kv_indices` (`:=`)"),
+    "call in the layer expression": (
+        "(layer.layer_id)",
+        "(self.layer_of(layer))",
+        False,
+        "calls `self.layer_of(...)` in the kernel's statement",
+    ),
+    "walrus in the statement": (
+        "kv_indices,\n",
+        "(kv_indices := kv_indices[:12]),\n",
+        False,
+        "binds `kv_indices` (`:=`)",
+    ),
     "effectful property": ("layer.scaling", "self.scale_now", False, "reads `self.scale_now`, a property"),
-    "index through a second argument": ("page_size=4,", "page_size=4,\n            sinks=kv_indices,", True,
-                                        "also gets the index (`kv_indices`)"),
-    "pool through a second argument": ("page_size=4,", "page_size=4,\n            sinks=self.token_to_kv_pool"
-                                       ".get_key_buffer(layer.layer_id)", True, "also gets the key buffer"),
+    "index through a second argument": (
+        "page_size=4,",
+        "page_size=4,\n            sinks=kv_indices,",
+        True,
+        "also gets the index (`kv_indices`)",
+    ),
+    "pool through a second argument": (
+        "page_size=4,",
+        "page_size=4,\n            sinks=self.token_to_kv_pool.get_key_buffer(layer.layer_id)",
+        True,
+        "also gets the key buffer",
+    ),
 }
 
 
@@ -347,7 +384,6 @@ def test_rows_read_lookalikes_stay_safe():
     for old, new in (("layer.scaling", "self.scale_plain"), ("            o,\n", "            o.view(o.shape),\n")):
         site = _decode_site(_rows_variant(old, new))
         assert site.refused is None and site.unsafe is None, (site.refused, site.unsafe)
-
 
 
 def _load(name: str, source: bytes) -> types.ModuleType:
@@ -409,20 +445,45 @@ DEQUANTIZE = "            dequantized = Fp4Util.batched_dequantize(packed, scale
 WAIT = "    def get_key_buffer(self, layer_id: int):\n        if self.layer_transfer_counter"
 # family -> (old, new, the accessor that gets no sibling, words of the reason)
 GETTER_HAZARDS = {
-    "dequantized buffer stored on self": (DEQUANTIZE, DEQUANTIZE.replace("            return", "            self.last_k = "
-                                          "dequantized\n            return"), "_get_key_buffer", "reads the dequantized"),
-    "dequantized buffer checked": (DEQUANTIZE, DEQUANTIZE.replace("            return", "            assert dequantized."
-                                   "shape[0] == self.size + 1\n            return"), "_get_key_buffer", "reads the dequantized"),
-    "index write into the dequantized buffer": (DEQUANTIZE, DEQUANTIZE.replace("            return", "            "
-                                                "dequantized[self.size] = 0\n            return"), "_get_key_buffer",
-                                                "reads the dequantized"),
-    "effect before `read as stored`": (WAIT, WAIT.replace("        if self", "        self.reads += 1\n        if self"),
-                                       "get_key_buffer", "would run twice"),
-    "sibling already inherited": ("class Fp4KVPool(KVPool):", "class Fp4Base(KVPool):\n    def _get_key_buffer_rows(self, "
-                                  "layer_id, rows):\n        return None\n\n\nclass Fp4KVPool(Fp4Base):",
-                                  "_get_key_buffer", "already defined above it"),
-    "attribute of the sibling's name": ("        self.k_scale_buffer = [", "        self._get_key_buffer_rows = None\n"
-                                        "        self.k_scale_buffer = [", "_get_key_buffer", "would hide it"),
+    "dequantized buffer stored on self": (
+        DEQUANTIZE,
+        DEQUANTIZE.replace("            return", "            self.last_k = dequantized\n            return"),
+        "_get_key_buffer",
+        "reads the dequantized",
+    ),
+    "dequantized buffer checked": (
+        DEQUANTIZE,
+        DEQUANTIZE.replace(
+            "            return", "            assert dequantized.shape[0] == self.size + 1\n            return"
+        ),
+        "_get_key_buffer",
+        "reads the dequantized",
+    ),
+    "index write into the dequantized buffer": (
+        DEQUANTIZE,
+        DEQUANTIZE.replace("            return", "            dequantized[self.size] = 0\n            return"),
+        "_get_key_buffer",
+        "reads the dequantized",
+    ),
+    "effect before `read as stored`": (
+        WAIT,
+        WAIT.replace("        if self", "        self.reads += 1\n        if self"),
+        "get_key_buffer",
+        "would run twice",
+    ),
+    "sibling already inherited": (
+        "class Fp4KVPool(KVPool):",
+        "class Fp4Base(KVPool):\n    def _get_key_buffer_rows(self, "
+        "layer_id, rows):\n        return None\n\n\nclass Fp4KVPool(Fp4Base):",
+        "_get_key_buffer",
+        "already defined above it",
+    ),
+    "attribute of the sibling's name": (
+        "        self.k_scale_buffer = [",
+        "        self._get_key_buffer_rows = None\n        self.k_scale_buffer = [",
+        "_get_key_buffer",
+        "would hide it",
+    ),
 }
 
 
@@ -499,14 +560,18 @@ def test_rows_getter_hazard_changes_behaviour_when_added(family, monkeypatch):
 
 MLA = (FIX / "mla_backend.in.py").read_text()
 MLA_INIT = "        self.prefill_updater = PrefillUpdater(model_runner, self)\n"
-MLA_RUN = ("        o = self.decode_wrapper.run(q_nope, q_rope, k_buffer[:, :, :512], k_buffer[:, :, 512:], out=None)\n"
-           "        return o\n")
-MLA_STORE = ("        forward_batch.token_to_kv_pool.set_kv_buffer(layer, forward_batch.out_cache_loc, "
-             "q[:, :1, :] * 0.5)\n")
+MLA_RUN = (
+    "        o = self.decode_wrapper.run(q_nope, q_rope, k_buffer[:, :, :512], k_buffer[:, :, 512:], out=None)\n"
+    "        return o\n"
+)
+MLA_STORE = (
+    "        forward_batch.token_to_kv_pool.set_kv_buffer(layer, forward_batch.out_cache_loc, q[:, :1, :] * 0.5)\n"
+)
 DRAFT_INIT = MLA_INIT + "        self.draft_kv = torch.zeros((24, 1, 576), dtype=model_runner.dtype, device='cuda')\n"
 DRAFT_RUN = MLA_RUN.replace("        return o\n", "") + (
     "        draft = self.draft_kv\n        o2 = self.decode_wrapper.run(q_nope, q_rope, draft[:, :, :512], "
-    "draft[:, :, 512:])\n        return o, o2\n")
+    "draft[:, :, 512:])\n        return o, o2\n"
+)
 
 
 def mla_variant(*pairs) -> str:
@@ -519,14 +584,24 @@ def mla_variant(*pairs) -> str:
 
 # family -> (the variant, words of CL001's reason)
 MLA_HAZARDS = {
-    "a store between the cast and run()": (mla_variant((MLA_RUN, MLA_STORE + MLA_RUN)),
-                                           "calls `forward_batch.token_to_kv_pool.set_kv_buffer(...)` between the cast"),
+    "a store between the cast and run()": (
+        mla_variant((MLA_RUN, MLA_STORE + MLA_RUN)),
+        "calls `forward_batch.token_to_kv_pool.set_kv_buffer(...)` between the cast",
+    ),
     "a helper call between the cast and run()": (
-        mla_variant((MLA_RUN, "        self.stage(layer, forward_batch, q)\n" + MLA_RUN),
-                    ("    def forward_decode(", "    def stage(self, layer, forward_batch, q):\n" + MLA_STORE
-                     + "\n    def forward_decode(")), "calls `self.stage(...)` between the cast"),
-    "a second buffer into the same run()": (mla_variant((MLA_INIT, DRAFT_INIT), (MLA_RUN, DRAFT_RUN)),
-                                            "reads a buffer that no cast the fix rewrites feeds"),
+        mla_variant(
+            (MLA_RUN, "        self.stage(layer, forward_batch, q)\n" + MLA_RUN),
+            (
+                "    def forward_decode(",
+                "    def stage(self, layer, forward_batch, q):\n" + MLA_STORE + "\n    def forward_decode(",
+            ),
+        ),
+        "calls `self.stage(...)` between the cast",
+    ),
+    "a second buffer into the same run()": (
+        mla_variant((MLA_INIT, DRAFT_INIT), (MLA_RUN, DRAFT_RUN)),
+        "reads a buffer that no cast the fix rewrites feeds",
+    ),
 }
 
 
@@ -534,8 +609,11 @@ def _mla_reasons(source: str) -> list:
     from castlint.engine import analyze_module
 
     module, config = cst.parse_module(source), Config()
-    return [f.unfixable_reason or "" for f in analyze_module(module, "backend.py", module.code, TABLES, config,
-                                                             config.cost_model(TABLES)) if f.code == "CL001"]
+    return [
+        f.unfixable_reason or ""
+        for f in analyze_module(module, "backend.py", module.code, TABLES, config, config.cost_model(TABLES))
+        if f.code == "CL001"
+    ]
 
 
 @pytest.mark.parametrize("family", sorted(MLA_HAZARDS))

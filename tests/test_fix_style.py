@@ -2,6 +2,7 @@
 (castlint.fixes.style): Black's line length from the nearest pyproject.toml [tool.black]
 (or [tool.ruff] line-length), isort's from .isort.cfg / pyproject / setup.cfg, and the
 engine's own ([formatting] in rules/sglang.toml) for a tree without any (a wheel)."""
+
 from __future__ import annotations
 
 import difflib
@@ -15,7 +16,6 @@ import pytest
 from castlint.fixes import FixOptions, fix_source
 from castlint.fixes.style import Style, style_for
 from castlint.tables import load_tables
-
 from conftest import FIXTURES
 
 TABLES = load_tables()
@@ -60,10 +60,12 @@ def _tool(*args) -> subprocess.CompletedProcess:
 
 # -- where the settings come from ------------------------------------------------------------
 
+
 def test_black_line_length_from_the_nearest_pyproject_with_tool_black(tmp_path):
     (tmp_path / ".git").mkdir()
-    (tmp_path / "pyproject.toml").write_text('[tool.black]\nline-length = 100\nskip-magic-trailing-comma = true\n'
-                                             'target-version = ["py310"]\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.black]\nline-length = 100\nskip-magic-trailing-comma = true\ntarget-version = ["py310"]\n'
+    )
     inner = tmp_path / "python"
     (inner / "pkg").mkdir(parents=True)
     (inner / "pyproject.toml").write_text('[project]\nname = "pkg"\n')  # no [tool.black]: Black looks further up
@@ -104,16 +106,22 @@ def test_sglangs_own_settings_give_the_current_layout(tmp_path):
     repository's .isort.cfg (profile black, sglang first-party). The fix writes what it writes on
     a wheel (no settings: rules/sglang.toml [formatting]), which is the 88-column layout."""
     wheel = _fixed(_tree(tmp_path / "wheel", {}))
-    checkout = _fixed(_tree(tmp_path / "checkout", {
-        ".isort.cfg": "[settings]\nprofile=black\nknown_first_party=sglang\n",
-        "pyproject.toml": '[project]\nname = "sglang"\n\n[tool.codespell]\nskip = "*.json"\n',
-    }))
+    checkout = _fixed(
+        _tree(
+            tmp_path / "checkout",
+            {
+                ".isort.cfg": "[settings]\nprofile=black\nknown_first_party=sglang\n",
+                "pyproject.toml": '[project]\nname = "sglang"\n\n[tool.codespell]\nskip = "*.json"\n',
+            },
+        )
+    )
     assert checkout == wheel
     explicit = _fixed(_tree(tmp_path / "explicit", {"pyproject.toml": "[tool.black]\nline-length = 88\n"}))
     assert explicit == wheel
 
 
 # -- what the fix writes at the tree's line length --------------------------------------------
+
 
 @pytest.mark.parametrize("profile", ["full", "minimal"])
 @pytest.mark.parametrize("length", [79, 100])
@@ -123,8 +131,10 @@ def test_the_fix_writes_at_the_trees_line_length(tmp_path, profile, length):
     (profile black) at N, and no line it wrote in the backend is longer than N."""
     pytest.importorskip("black")
     pytest.importorskip("isort")
-    config = {"pyproject.toml": f"[tool.black]\nline-length = {length}\n\n[tool.isort]\nprofile = \"black\"\n"
-                                f"line_length = {length}\nknown_first_party = [\"sglang\"]\n"}
+    config = {
+        "pyproject.toml": f'[tool.black]\nline-length = {length}\n\n[tool.isort]\nprofile = "black"\n'
+        f'line_length = {length}\nknown_first_party = ["sglang"]\n'
+    }
     files = _fixed(_tree(tmp_path / "n", config), profile)
     default = _fixed(_tree(tmp_path / "d", {}), profile)
     assert set(files) == {BACKEND, MODULE, ENVIRON}
@@ -135,8 +145,9 @@ def test_the_fix_writes_at_the_trees_line_length(tmp_path, profile, length):
         black = _tool("black", "--check", "--diff", "-q", "-l", str(length), *ranges, str(path))
         assert black.returncode == 0, (name, black.stdout + black.stderr)
         if name == MODULE:
-            isort = _tool("isort", "--check-only", "--diff", "--profile", "black", "-l", str(length), "-p", "sglang",
-                          str(path))
+            isort = _tool(
+                "isort", "--check-only", "--diff", "--profile", "black", "-l", str(length), "-p", "sglang", str(path)
+            )
             assert isort.returncode == 0, (name, isort.stdout + isort.stderr)
         added = [line for line in after.splitlines() if line not in before.splitlines()]
         code = [line for line in added if not line.lstrip().startswith(("#", '"""'))]
@@ -184,8 +195,12 @@ def test_sglang_0_5_23_at_another_line_length(tmp_path, length):
     # Black at N also re-lays the original's own statements that the fix appended to (a run()
     # the scales were added to): every line the fix wrote is a line of Black's output.
     before = source.read_text().splitlines()
-    black = subprocess.run([sys.executable, "-m", "black", "-q", "-l", str(length), "-"], input=outputs["n"],
-                           capture_output=True, text=True)
+    black = subprocess.run(
+        [sys.executable, "-m", "black", "-q", "-l", str(length), "-"],
+        input=outputs["n"],
+        capture_output=True,
+        text=True,
+    )
     assert black.returncode == 0, black.stderr
     formatted = set(black.stdout.splitlines())
     written = [line for line in outputs["n"].splitlines() if line not in before]

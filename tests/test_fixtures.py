@@ -1,4 +1,5 @@
 """Hand-written engine-style fixtures: exact findings, golden fixes, idempotence."""
+
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,6 @@ from castlint.config import Config
 from castlint.engine import analyze_module
 from castlint.fixes import FixOptions, fix_source
 from castlint.tables import load_tables
-
 from conftest import FIXTURES
 
 TABLES = load_tables()
@@ -92,10 +92,13 @@ def test_mla_fix_changes_only_the_intended_lines():
     src = (FIXTURES / "fix" / "mla_backend.in.py").read_text().splitlines()
     out = (FIXTURES / "fix" / "mla_backend.out.py").read_text().splitlines()
     import difflib
-    removed = [l for l in difflib.ndiff(src, out) if l.startswith("- ")]
+
+    removed = [line for line in difflib.ndiff(src, out) if line.startswith("- ")]
     # the casts, and the callee of each plan (the plan's arguments stay as they are)
-    assert all(("get_key_buffer" in l and ".to(q.dtype)" in l) or l.rstrip().endswith(".plan(")
-               or "out=None)" in l for l in removed), removed
+    assert all(
+        ("get_key_buffer" in line and ".to(q.dtype)" in line) or line.rstrip().endswith(".plan(") or "out=None)" in line
+        for line in removed
+    ), removed
 
 
 def test_unsafe_cast_before_gather_needs_flag(tmp_path):

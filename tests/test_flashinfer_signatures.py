@@ -3,12 +3,12 @@
 The wheels are downloaded (pure-Python wheels; cached outside the repo), unzipped,
 and their signatures read with libcst; nothing from them is imported or committed.
 """
+
 import libcst as cst
 import libcst.matchers as m
 import pytest
 
 from castlint.tables import load_tables, parse_version
-
 from conftest import unpacked_wheel
 
 TABLES = load_tables()
@@ -16,8 +16,12 @@ VERSIONS = [row["version"] for row in TABLES.mla_signatures]
 
 
 def wheel_root(version):
-    return unpacked_wheel(f"flashinfer-python=={version}", "flashinfer/",
-                          extra=("--only-binary=:all:", "--python-version", "3.12")) / "flashinfer"
+    return (
+        unpacked_wheel(
+            f"flashinfer-python=={version}", "flashinfer/", extra=("--only-binary=:all:", "--python-version", "3.12")
+        )
+        / "flashinfer"
+    )
 
 
 def class_methods(root, class_name):

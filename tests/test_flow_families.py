@@ -5,6 +5,7 @@ The exact findings are pinned by tests/test_fixtures.py (flow_families*.expected
 marked line is checked against its mark, and the pruner must give the whole-file findings,
 alone and with unrelated code around the file (so that it really prunes).
 """
+
 from __future__ import annotations
 
 import re
@@ -15,7 +16,6 @@ import pytest
 from castlint.config import Config
 from castlint.engine import check_file
 from castlint.tables import load_tables
-
 from conftest import FIXTURES
 
 TABLES = load_tables()

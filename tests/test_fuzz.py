@@ -14,6 +14,7 @@ Two generators:
 CI runs a bounded number of examples (CASTLINT_FUZZ_EXAMPLES, default 40 per
 property); docs/performance.md records a longer run.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,13 @@ from castlint.tables import load_tables
 
 TABLES = load_tables()
 EXAMPLES = int(os.environ.get("CASTLINT_FUZZ_EXAMPLES", "40"))
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=not os.environ.get("CASTLINT_FUZZ_RANDOM"),
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    derandomize=not os.environ.get("CASTLINT_FUZZ_RANDOM"),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
 
 POOLS = [
     "self.pool.get_key_buffer(layer.layer_id)",
@@ -43,10 +49,29 @@ POOLS = [
 ]
 OTHER = ["q", "k", "x", "loc", "self.scale", "forward_batch.out_cache_loc", "torch.empty(4)"]
 SUFFIXES = [
-    ".to(torch.bfloat16)", ".to(q.dtype)", ".to(q)", ".to(dtype=torch.float16)", ".float()", ".half()",
-    ".type(torch.float32)", ".bfloat16()", ".type_as(q)", ".to(self.device)", ".view(torch.uint8)",
-    ".view(-1, 1, 576)", ".reshape(-1, 576)", ".contiguous()", "[loc]", "[:, :, :512]", "[..., 512:]",
-    "[layer.layer_id]", ".index_select(0, loc)", ".gather(0, loc)", ".unsqueeze(1)", ".size(0)", ".shape",
+    ".to(torch.bfloat16)",
+    ".to(q.dtype)",
+    ".to(q)",
+    ".to(dtype=torch.float16)",
+    ".float()",
+    ".half()",
+    ".type(torch.float32)",
+    ".bfloat16()",
+    ".type_as(q)",
+    ".to(self.device)",
+    ".view(torch.uint8)",
+    ".view(-1, 1, 576)",
+    ".reshape(-1, 576)",
+    ".contiguous()",
+    "[loc]",
+    "[:, :, :512]",
+    "[..., 512:]",
+    "[layer.layer_id]",
+    ".index_select(0, loc)",
+    ".gather(0, loc)",
+    ".unsqueeze(1)",
+    ".size(0)",
+    ".shape",
 ]
 NAMES = ["kv", "k_cache", "buf", "nope", "rope", "x", "out"]
 METHODS = ["forward_decode", "forward_extend", "forward", "_helper", "_cast", "init_forward_metadata", "__init__"]
@@ -57,15 +82,31 @@ def expressions(draw):
     base = draw(st.sampled_from(POOLS + OTHER + NAMES))
     for suffix in draw(st.lists(st.sampled_from(SUFFIXES), max_size=3)):
         base += suffix
-    wrap = draw(st.sampled_from(["{}", "{}", "{}", "quantize_k_cache({})", "torch.index_select({}, 0, loc)",
-                                 "({} if flag else {})", "({}, q)"]))
+    wrap = draw(
+        st.sampled_from(
+            [
+                "{}",
+                "{}",
+                "{}",
+                "quantize_k_cache({})",
+                "torch.index_select({}, 0, loc)",
+                "({} if flag else {})",
+                "({}, q)",
+            ]
+        )
+    )
     return wrap.format(base, base) if wrap.count("{}") == 2 else wrap.format(base)
 
 
 @st.composite
 def statements(draw, depth=0):
-    kind = draw(st.sampled_from(["assign", "assign", "self", "return", "call", "if", "unpack", "plan", "for"]
-                                if depth < 2 else ["assign", "self", "return", "call"]))
+    kind = draw(
+        st.sampled_from(
+            ["assign", "assign", "self", "return", "call", "if", "unpack", "plan", "for"]
+            if depth < 2
+            else ["assign", "self", "return", "call"]
+        )
+    )
     e = draw(expressions())
     name = draw(st.sampled_from(NAMES))
     if kind == "assign":
@@ -104,8 +145,9 @@ def backends(draw):
     # layout: comments, blank lines, trailing whitespace, suppressions, spaces or tabs, LF or CRLF
     out = []
     for line in lines:
-        decoration = draw(st.sampled_from(["", "", "", "  ", "\t", "  # note", "  # castlint: ignore[CL001]",
-                                           "  # noqa: CL003"]))
+        decoration = draw(
+            st.sampled_from(["", "", "", "  ", "\t", "  # note", "  # castlint: ignore[CL001]", "  # noqa: CL003"])
+        )
         out.append(line + decoration if line.strip() else line)
         if draw(st.integers(0, 9)) == 0:
             out.append(draw(st.sampled_from(["", "# comment", "    ", "\t# tabbed comment"])))

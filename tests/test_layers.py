@@ -9,6 +9,7 @@ The pipeline reads upward through the layers: discover -> parse (prune, the engi
 analyse -> rules -> apply (fixes) -> report; the session runs it, and validate, the bot,
 trace, the PR description and the server sit beside it, on top of the session.
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,14 +23,28 @@ SRC = Path(castlint.__file__).parent
 # entries nor a later layer. "castlint" itself (__version__) is the root every module may read.
 LAYERS = [
     ("castlint.common",),  # encodings, versions, paths, diffs, exit codes, terminals, streams, interrupts
-    ("castlint.tomlcompat", "castlint.models", "castlint.positions", "castlint.project", "castlint.mla_names",
-     "castlint.fixoptions", "castlint.suppressions", "castlint.workers", "castlint.gitdiff"),  # shared data, tools
+    (
+        "castlint.tomlcompat",
+        "castlint.models",
+        "castlint.positions",
+        "castlint.project",
+        "castlint.mla_names",
+        "castlint.fixoptions",
+        "castlint.suppressions",
+        "castlint.workers",
+        "castlint.gitdiff",
+    ),  # shared data, tools
     ("castlint.tables",),  # rules/*.toml: every API fact, the cost model
     ("castlint.triggers",),  # the trigger vocabulary the rules and the analysis read
     ("castlint.analysis",),  # analyse
     ("castlint.checks",),  # the rules and their registry (a fixable rule's folder: its rule and proofs)
-    ("castlint.fixes.base", "castlint.fixes.edits", "castlint.fixes.style", "castlint.fixes.target",
-     "castlint.fixes.templates"),  # what a codemod is built with
+    (
+        "castlint.fixes.base",
+        "castlint.fixes.edits",
+        "castlint.fixes.style",
+        "castlint.fixes.target",
+        "castlint.fixes.templates",
+    ),  # what a codemod is built with
     ("castlint.fixes.kv_read_module",),  # the engine module the MLA and paged-read fixes add
     ("castlint.checks.*.fix*",),  # each rule's codemods (checks/<rule>/fix*.py), loaded only to fix
     ("castlint.codes", "castlint.prefilter"),  # what reads the registry: selectors, the text prefilter
@@ -151,21 +166,25 @@ def test_a_planted_upward_import_is_caught(tmp_path):
     (root / "analysis" / "x.py").write_text("from ..checks import base\n")
     (root / "analysis" / "context.py").write_text("from castlint.config import Config\n")
     (root / "config.py").write_text("import castlint.session\n")
-    assert violations(root) == ["castlint/analysis/context.py:1 imports castlint.config",
-                                "castlint/analysis/context.py:1 imports castlint.config.Config",
-                                "castlint/analysis/x.py:1 imports castlint.checks",
-                                "castlint/analysis/x.py:1 imports castlint.checks.base",
-                                "castlint/config.py:1 imports castlint.session",
-                                "castlint/engine.py:2 imports castlint.fixes",
-                                "castlint/engine.py:2 imports castlint.fixes.Fixer"]
+    assert violations(root) == [
+        "castlint/analysis/context.py:1 imports castlint.config",
+        "castlint/analysis/context.py:1 imports castlint.config.Config",
+        "castlint/analysis/x.py:1 imports castlint.checks",
+        "castlint/analysis/x.py:1 imports castlint.checks.base",
+        "castlint/config.py:1 imports castlint.session",
+        "castlint/engine.py:2 imports castlint.fixes",
+        "castlint/engine.py:2 imports castlint.fixes.Fixer",
+    ]
 
 
 def test_peers_of_one_layer_do_not_import_each_other(tmp_path):
     root = tmp_path / "castlint"
     root.mkdir()
     (root / "bot.py").write_text("from castlint.validate import command\n")
-    assert violations(root) == ["castlint/bot.py:1 imports castlint.validate",
-                                "castlint/bot.py:1 imports castlint.validate.command"]
+    assert violations(root) == [
+        "castlint/bot.py:1 imports castlint.validate",
+        "castlint/bot.py:1 imports castlint.validate.command",
+    ]
 
 
 # Inside castlint.validate, the doubles of sglang and FlashInfer (castlint.validate.doubles) sit at
@@ -173,8 +192,12 @@ def test_peers_of_one_layer_do_not_import_each_other(tmp_path):
 # nothing of validate above them, and no torch at module level (the tests run them on the fake
 # torch; a machine without torch imports them).
 DOUBLES = SRC / "validate" / "doubles"
-DOUBLES_MAY_IMPORT = ("castlint.validate.doubles", "castlint.validate.forward_mode", "castlint.common",
-                      "castlint.tables")
+DOUBLES_MAY_IMPORT = (
+    "castlint.validate.doubles",
+    "castlint.validate.forward_mode",
+    "castlint.common",
+    "castlint.tables",
+)
 
 
 def test_the_doubles_import_only_below_the_harness():
@@ -191,8 +214,13 @@ def test_the_doubles_import_no_torch_at_module_level():
     top = []
     for path in sorted(DOUBLES.rglob("*.py")):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             top += [f"{path.name}:{node.lineno} {n}" for n in names if n == "torch" or n.startswith("torch.")]
     assert top == []
 
@@ -203,10 +231,13 @@ def test_a_rule_may_not_import_its_codemods_kit_but_its_fix_may(tmp_path):
     folder = tmp_path / "castlint" / "checks" / "toy"
     folder.mkdir(parents=True)
     (folder / "rule.py").write_text("from castlint.fixes.base import Codemod\n")
-    (folder / "fix.py").write_text("from castlint.fixes.base import Codemod\nfrom castlint.checks.toy.rule import X\n"
-                                   "from castlint.fixes.pipeline import apply_fixes\n")
+    (folder / "fix.py").write_text(
+        "from castlint.fixes.base import Codemod\nfrom castlint.checks.toy.rule import X\n"
+        "from castlint.fixes.pipeline import apply_fixes\n"
+    )
     assert violations(tmp_path / "castlint") == [
         "castlint/checks/toy/fix.py:3 imports castlint.fixes.pipeline",
         "castlint/checks/toy/fix.py:3 imports castlint.fixes.pipeline.apply_fixes",
         "castlint/checks/toy/rule.py:1 imports castlint.fixes.base",
-        "castlint/checks/toy/rule.py:1 imports castlint.fixes.base.Codemod"]
+        "castlint/checks/toy/rule.py:1 imports castlint.fixes.base.Codemod",
+    ]

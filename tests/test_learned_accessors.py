@@ -2,6 +2,7 @@
 allocation, whatever the names; from an engine package that the checked file imports (the
 checked tree's own, or installed on sys.path, never imported); cached results keyed by the
 files that taught them."""
+
 import os
 import sys
 from pathlib import Path
@@ -12,7 +13,6 @@ from castlint.analysis import pool_classes
 from castlint.config import Config
 from castlint.engine import check_paths
 from castlint.tables import load_tables
-
 from conftest import FIXTURES
 
 TABLES = load_tables()
@@ -37,8 +37,9 @@ def _marked(path: Path):
     return sorted(out)
 
 
-@pytest.mark.parametrize("name", ["pools_sglang.py", "pool_converts_lmdeploy.py", "slices_vllm.py",
-                                  "allocated_dtype.py"])
+@pytest.mark.parametrize(
+    "name", ["pools_sglang.py", "pool_converts_lmdeploy.py", "slices_vllm.py", "allocated_dtype.py"]
+)
 def test_fixture_findings_are_the_marked_lines(name):
     path = LEARNED / name
     assert _lines(path) == _marked(path)
@@ -48,8 +49,14 @@ def test_what_is_learnt_from_the_allocation():
     learnt = pool_classes.learn_source((LEARNED / "pools_sglang.py").read_bytes(), TABLES)
     accessors = dict(learnt.accessors)
     assert accessors == {
-        "keys_of": "tensor", "window_keys": "tensor", "nope_of": "tensor", "paged_of": "tensor",
-        "pair_of": "tuple", "full_keys": "tensor", "extra_keys": "tensor", "swa_raw": "tensor",
+        "keys_of": "tensor",
+        "window_keys": "tensor",
+        "nope_of": "tensor",
+        "paged_of": "tensor",
+        "pair_of": "tuple",
+        "full_keys": "tensor",
+        "extra_keys": "tensor",
+        "swa_raw": "tensor",
     }
     # gathers, prefixes, per-layer scales and staging buffers teach nothing
     assert not {"rows_of", "live_of", "scale_of", "staged", "_local"} & set(accessors)
@@ -68,23 +75,30 @@ def test_the_allocation_dtype_of_what_an_accessor_returns():
     learnt = pool_classes.learn_source((LEARNED / "allocated_dtype.py").read_bytes(), TABLES)
     # as the class spells it, with the class body's constant read through; none where the
     # allocations have no dtype or one local to the allocating method, or the return reinterprets
-    assert dict(learnt.dtypes) == {"ring_of": ("self.state_dtype", "torch.bfloat16"),
-                                   "keys_of": ("self.dtype",), "fixed_of": ("torch.float16",)}
+    assert dict(learnt.dtypes) == {
+        "ring_of": ("self.state_dtype", "torch.bfloat16"),
+        "keys_of": ("self.dtype",),
+        "fixed_of": ("torch.float16",),
+    }
     assert "same_here" in learnt.names and "same_here" not in dict(learnt.dtypes)  # it converts
 
 
 def test_container_and_tensor_method_names_are_never_learnt():
-    source = (b"import torch\nclass P:\n    def __init__(self, n, size):\n"
-              b"        self.k = [torch.zeros((size, 8)) for _ in range(n)]\n"
-              b"    def get(self, i):\n        return self.k[i]\n"
-              b"    def view(self, i):\n        return self.k[i]\n"
-              b"    def layer_k(self, i):\n        return self.k[i]\n")
+    source = (
+        b"import torch\nclass P:\n    def __init__(self, n, size):\n"
+        b"        self.k = [torch.zeros((size, 8)) for _ in range(n)]\n"
+        b"    def get(self, i):\n        return self.k[i]\n"
+        b"    def view(self, i):\n        return self.k[i]\n"
+        b"    def layer_k(self, i):\n        return self.k[i]\n"
+    )
     assert set(pool_classes.learn_source(source, TABLES).names) == {"layer_k"}
 
 
 def test_a_pool_that_arrives_as_a_parameter_is_no_accessor_of_its_class():
-    source = (b"class Helper:\n    def latent(self, pool, i):\n        return pool.get_key_buffer(i)\n"
-              b"    def own(self, i):\n        return self.pool.get_key_buffer(i)\n")
+    source = (
+        b"class Helper:\n    def latent(self, pool, i):\n        return pool.get_key_buffer(i)\n"
+        b"    def own(self, i):\n        return self.pool.get_key_buffer(i)\n"
+    )
     assert set(pool_classes.learn_source(source, TABLES).names) == {"own"}
 
 
@@ -96,15 +110,18 @@ def _engine(root: Path, name: str = "sglang") -> Path:
         "import torch\n\n\nclass SlidingPool:\n"
         "    def __init__(self, size, layers):\n"
         "        self.window = [torch.zeros((size + 1, 8, 64)) for _ in range(layers)]\n\n"
-        "    def window_cache(self, layer_id):\n        return self.window[layer_id]\n")
+        "    def window_cache(self, layer_id):\n        return self.window[layer_id]\n"
+    )
     return pool_dir / "pool.py"
 
 
-BACKEND = ("from sglang.srt.layers.attention.base import AttentionBackend\n\n\n"
-           "class B(AttentionBackend):\n"
-           "    def forward_decode(self, q, layer, forward_batch):\n"
-           "        pool = forward_batch.token_to_kv_pool\n"
-           "        return pool.window_cache(layer.layer_id).to(q.dtype)\n")
+BACKEND = (
+    "from sglang.srt.layers.attention.base import AttentionBackend\n\n\n"
+    "class B(AttentionBackend):\n"
+    "    def forward_decode(self, q, layer, forward_batch):\n"
+    "        pool = forward_batch.token_to_kv_pool\n"
+    "        return pool.window_cache(layer.layer_id).to(q.dtype)\n"
+)
 
 
 def test_installed_engine_teaches_a_file_that_imports_it(tmp_path, monkeypatch):
@@ -158,7 +175,8 @@ def test_an_engine_teaches_the_dtype_its_pool_allocates(tmp_path, monkeypatch):
         "import torch\n\n\nclass QSAPool:\n    index_state_dtype = torch.bfloat16\n\n"
         "    def __init__(self, slots, layers):\n        self.ring = []\n"
         "        self.ring = [torch.zeros((slots, 8, 64), dtype=self.index_state_dtype) for _ in layers]\n\n"
-        "    def key_state(self, layer_id):\n        return self.ring[self._local(layer_id)]\n")
+        "    def key_state(self, layer_id):\n        return self.ring[self._local(layer_id)]\n"
+    )
     backend = tmp_path / "tree" / "sglang" / "srt" / "indexer.py"
     backend.write_text(
         "import torch\nfrom sglang.srt.mem_cache.qsa_pool import QSAPool\n\n\nclass Indexer:\n"
@@ -168,7 +186,8 @@ def test_an_engine_teaches_the_dtype_its_pool_allocates(tmp_path, monkeypatch):
         "        b = keys.to(torch.bfloat16)\n"
         "        c = keys.to(q.dtype)\n"
         "        d = keys.to(torch.float8_e4m3fn)\n"
-        "        return a, b, c, d\n")
+        "        return a, b, c, d\n"
+    )
     config = Config()
     config.root = tmp_path / "tree"
     pool_classes._FRESH.clear()

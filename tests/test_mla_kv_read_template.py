@@ -2,6 +2,7 @@
 the real tables as the fix fills it and run on the CPU build of torch: the compact read's
 exactness and row buffers, the per-plan choice (CUDA-graph wrappers fixed at capture), the
 SGLANG_MLA_KV_READ switch, and both profiles formatted as sglang formats."""
+
 from __future__ import annotations
 
 import subprocess
@@ -116,8 +117,9 @@ def test_every_plan_spelling_is_bound_by_flashinfers_names(engine, sm90, form, d
     reads, wrapper = engine.MlaKvRead(Runner(rows=100_000)), Wrapper()
     indices = torch.tensor([7, 3, 11], dtype=torch.int32)
     qo, kv_indptr = torch.tensor([0, 1 if decode else 3]), torch.tensor([0, 3])
-    values = dict(zip(PARAMETERS, [qo, kv_indptr, indices, None, 64, 512, 64, 1, not decode, 0.1,
-                                   torch.bfloat16, torch.bfloat16]))
+    values = dict(
+        zip(PARAMETERS, [qo, kv_indptr, indices, None, 64, 512, 64, 1, not decode, 0.1, torch.bfloat16, torch.bfloat16])
+    )
     args, kwargs = list(values.values()), {}
     if form in ("keywords", "aliases", "metadata"):
         args, kwargs = [], dict(values)
@@ -142,8 +144,11 @@ def test_every_plan_spelling_is_bound_by_flashinfers_names(engine, sm90, form, d
         assert read.count_host == 3 and torch.equal(read.rows[:3], indices)
     pool = _fp8_pool(20)
     converted = reads.convert(wrapper, pool, torch.bfloat16)
-    assert converted is pool if decode else torch.equal(_bits(converted[indices.long()]),
-                                                         _bits(pool[indices.long()].to(torch.bfloat16)))
+    assert (
+        converted is pool
+        if decode
+        else torch.equal(_bits(converted[indices.long()]), _bits(pool[indices.long()].to(torch.bfloat16)))
+    )
     assert reads.scales(wrapper) == (dict.fromkeys(RUN_SCALES, 1.0) if decode else {})
 
 
@@ -176,13 +181,16 @@ def test_a_graph_wrapper_keeps_its_row_buffers_and_its_read_across_replays(engin
     assert torch.equal(_bits(whole.convert(pool, torch.bfloat16)), _bits(pool.to(torch.bfloat16)))
 
 
-@pytest.mark.parametrize("graph,decode,native,expected", [
-    (True, False, True, "compact"),  # a target-verify / draft-extend graph: compact, whatever the replay
-    (True, True, True, "native"),  # a decode graph where the kernel exists
-    (True, True, False, "compact"),  # a decode graph on a GPU without it
-    (False, True, True, "native"),
-    (False, False, False, "compact"),  # an eager prefill on a big pool, no kernel
-])
+@pytest.mark.parametrize(
+    "graph,decode,native,expected",
+    [
+        (True, False, True, "compact"),  # a target-verify / draft-extend graph: compact, whatever the replay
+        (True, True, True, "native"),  # a decode graph where the kernel exists
+        (True, True, False, "compact"),  # a decode graph on a GPU without it
+        (False, True, True, "native"),
+        (False, False, False, "compact"),  # an eager prefill on a big pool, no kernel
+    ],
+)
 def test_the_read_each_plan_chooses(engine, sm90, monkeypatch, graph, decode, native, expected):
     if not native:
         monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a, **k: (12, 0))
@@ -212,10 +220,18 @@ def test_a_pool_the_rows_nearly_fill_keeps_the_cast(engine, sm90):
     assert reads.read(Wrapper()).kind == "cast"  # never planned: the original read
 
 
-@pytest.mark.parametrize("switch,native,compact", [
-    (None, True, True), ("auto", True, True), ("native", True, False), ("compact", False, True),
-    ("off", None, None), ("bogus", True, True), ("", True, True),
-])
+@pytest.mark.parametrize(
+    "switch,native,compact",
+    [
+        (None, True, True),
+        ("auto", True, True),
+        ("native", True, False),
+        ("compact", False, True),
+        ("off", None, None),
+        ("bogus", True, True),
+        ("", True, True),
+    ],
+)
 def test_the_switch_selects_the_reads(engine, sm90, monkeypatch, switch, native, compact):
     if switch is not None:
         monkeypatch.setenv(SWITCH, switch)
@@ -274,10 +290,11 @@ def test_the_module_is_formatted_as_sglang_formats(tmp_path, profile, mechanism,
 
     path = tmp_path / "mla_kv_read.py"
     path.write_text(module_source(TABLES, profile, TABLES.switch_mechanisms[mechanism], Style(line_length=length)))
-    for tool in (["black", "--check", "-q", "-l", str(length)],
-                 ["isort", "--check-only", "--profile", "black", "-l", str(length), "-p", "sglang"],
-                 ["ruff", "check", "--no-cache", "--isolated", "-q", "--config",
-                  "lint.isort.known-first-party = ['sglang']"]):
+    for tool in (
+        ["black", "--check", "-q", "-l", str(length)],
+        ["isort", "--check-only", "--profile", "black", "-l", str(length), "-p", "sglang"],
+        ["ruff", "check", "--no-cache", "--isolated", "-q", "--config", "lint.isort.known-first-party = ['sglang']"],
+    ):
         proc = subprocess.run([sys.executable, "-m", *tool, str(path)], capture_output=True, text=True)
         assert proc.returncode == 0, (tool[0], proc.stdout + proc.stderr)
 

@@ -8,6 +8,7 @@ copy: the registry lists the rule, selectors accept its code, the prefilter and 
 its files through, the rule's own examples are its tests (the fixed source too), reporters
 describe it, `check -f json` carries its fix's edits and `castlint fix` applies it.
 """
+
 from __future__ import annotations
 
 import filecmp
@@ -98,7 +99,7 @@ class DropPrint(Codemod):
         return CodemodResult(module.visit(_Drop(statements)), applied=[f"{len(statements)} print() removed"])
 '''
 
-EXAMPLES = '''
+EXAMPLES = """
 import libcst as cst
 from castlint.checks import rule_for
 from castlint.config import Config
@@ -117,7 +118,7 @@ for example in rule.INVALID:
     fixed = fix_source(example[0].encode(), "x.py", tables, FixOptions(), config).new_source.decode()
     assert fixed == example.fixed, fixed
 print("examples ok")
-'''
+"""
 
 
 def _copy_with_toy_rule(tmp_path: Path) -> Path:
@@ -143,7 +144,7 @@ def _run(root: Path, *args, cwd: Path) -> subprocess.CompletedProcess:
 # Several CLI runs of the copy in one child process (one start-up, not one a run): the child
 # imports the copy (PYTHONPATH) and runs each argv through conftest's in-process runner, which
 # gives each run its own argv, streams and exit code, as a process of its own would.
-DRIVER = '''
+DRIVER = """
 import json, sys
 sys.path.insert(1, sys.argv[1])  # tests/, after the copy on PYTHONPATH
 import castlint
@@ -160,17 +161,20 @@ with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         traceback.print_exc()
         code = 1
 print(json.dumps(runs + [[code, out.getvalue(), ""]]))
-'''
+"""
 
 
 def _cli_runs(root: Path, *argvs, script: str, cwd: Path) -> list:
     """`castlint ARGV` of the copy for each argv, then `python -c script`, as CompletedProcesses
     (the script's stderr in its stdout), from one child process."""
-    proc = _run(root, "-c", DRIVER, str(Path(__file__).parent), str(root), json.dumps([list(a) for a in argvs]),
-                script, cwd=cwd)
+    proc = _run(
+        root, "-c", DRIVER, str(Path(__file__).parent), str(root), json.dumps([list(a) for a in argvs]), script, cwd=cwd
+    )
     assert proc.returncode == 0, proc.stderr
-    return [subprocess.CompletedProcess(list(argv), code, out, err)
-            for argv, (code, out, err) in zip([*argvs, ("-c", script)], json.loads(proc.stdout))]
+    return [
+        subprocess.CompletedProcess(list(argv), code, out, err)
+        for argv, (code, out, err) in zip([*argvs, ("-c", script)], json.loads(proc.stdout))
+    ]
 
 
 def _differences(left: Path, right: Path) -> list:
@@ -184,8 +188,9 @@ def _differences(left: Path, right: Path) -> list:
 
 def test_a_new_fixable_rule_needs_only_its_own_folder(tmp_path):
     root = _copy_with_toy_rule(tmp_path)
-    assert _differences(Path(castlint.__file__).parent, root / "castlint") == \
-        [str(root / "castlint" / "checks" / FOLDER)]
+    assert _differences(Path(castlint.__file__).parent, root / "castlint") == [
+        str(root / "castlint" / "checks" / FOLDER)
+    ]
     project = tmp_path / "project"
     project.mkdir()
     hot = "def forward(self, x):\n    print(x)\n    return x\n"
@@ -199,25 +204,32 @@ def test_a_new_fixable_rule_needs_only_its_own_folder(tmp_path):
         ("check", "--select", "CL950", "--no-cache", "--output-format", "sarif", "."),
         ("rule", "CL950"),
         ("fix", "--select", "CL950", "--no-cache", "."),
-        script=EXAMPLES, cwd=project)
+        script=EXAMPLES,
+        cwd=project,
+    )
     assert rules.returncode == 0, rules.stderr
-    assert {"code": "CL950", "name": "print-in-forward",
-            "summary": "A print() in a forward pass syncs the device on every step", "fix": "safe"} \
-        in json.loads(rules.stdout)
+    assert {
+        "code": "CL950",
+        "name": "print-in-forward",
+        "summary": "A print() in a forward pass syncs the device on every step",
+        "fix": "safe",
+    } in json.loads(rules.stdout)
 
     assert check.returncode == 1, check.stderr
     (found,) = json.loads(check.stdout)["findings"]
     assert (os.path.basename(found["path"]), found["start"]["line"], found["code"]) == ("hot.py", 2, "CL950")
     # the fix the rule built, as edits: line 2 goes
     assert found["fix"]["applicability"] == "safe" and found["fix"]["codemod"] == "drop-print"
-    assert found["fix"]["edits"] == [{"content": "", "location": {"row": 2, "column": 1},
-                                      "end_location": {"row": 3, "column": 1}}]
+    assert found["fix"]["edits"] == [
+        {"content": "", "location": {"row": 2, "column": 1}, "end_location": {"row": 3, "column": 1}}
+    ]
 
     (result,) = json.loads(sarif.stdout)["runs"][0]["results"]
     assert "CL950" in [r["id"] for r in json.loads(sarif.stdout)["runs"][0]["tool"]["driver"]["rules"]]
     (change,) = result["fixes"][0]["artifactChanges"]
-    assert change["replacements"] == [{"deletedRegion": {"charOffset": 22, "charLength": 13},
-                                       "insertedContent": {"text": ""}}]
+    assert change["replacements"] == [
+        {"deletedRegion": {"charOffset": 22, "charLength": 13}, "insertedContent": {"text": ""}}
+    ]
 
     assert doc.returncode == 0 and "print() in a forward pass syncs" in doc.stdout
 

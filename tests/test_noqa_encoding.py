@@ -1,4 +1,5 @@
 """`--add-noqa` keeps a file's encoding, BOM and line endings (castlint.noqa.add_to_source)."""
+
 from __future__ import annotations
 
 from castlint.noqa import add_to_source

@@ -9,6 +9,7 @@
   rule and every value of the switch.
 - sglang 0.5.23: the six sites are fixed, the result compiles, a second fix is a no-op.
 """
+
 import importlib.util
 import math
 import os
@@ -16,12 +17,11 @@ import shutil
 
 import pytest
 
-from conftest import FIXTURES, run_castlint, sglang_tree
-from faketorch.paged import drive
-
 from castlint.fixes import fix_source
 from castlint.fixes.kv_read_module import module_source
 from castlint.tables import load_tables
+from conftest import FIXTURES, run_castlint, sglang_tree
+from faketorch.paged import drive
 
 TABLES = load_tables()
 SOURCE = (FIXTURES / "fix" / "paged_backend.in.py").read_bytes()
@@ -65,6 +65,7 @@ def test_switch_off_keeps_the_original_path(monkeypatch):
 
 
 # -- the template on CPU torch ---------------------------------------------------------------
+
 
 def _template(monkeypatch, mode=None):
     torch = pytest.importorskip("torch")
@@ -117,8 +118,9 @@ def test_template_converts_the_whole_pool_when_the_table_reaches_most_of_it(monk
     assert table is wide and torch.equal(cache, pool.to(torch.bfloat16))
 
 
-@pytest.mark.parametrize("mode,compact", [("auto", True), ("compact", True), ("native", False), ("off", False),
-                                          ("bogus", True)])
+@pytest.mark.parametrize(
+    "mode,compact", [("auto", True), ("compact", True), ("native", False), ("off", False), ("bogus", True)]
+)
 def test_template_switch(monkeypatch, mode, compact):
     torch, kvp = _template(monkeypatch, mode)
     pool = _pool(torch, 64, 1)
@@ -134,23 +136,31 @@ def test_template_leaves_a_pool_in_the_query_dtype_and_fallback_alone(monkeypatc
     cache, same = kvp.read_kv_pages(pool, torch.bfloat16, table, torch.tensor([1], dtype=torch.int32), 1)
     assert cache is pool and same is table
     fp8 = _pool(torch, 8, 1)
-    cache, same = kvp.read_kv_pages(fp8, torch.bfloat16, table, torch.tensor([1], dtype=torch.int32), 1,
-                                    fallback=True)
+    cache, same = kvp.read_kv_pages(fp8, torch.bfloat16, table, torch.tensor([1], dtype=torch.int32), 1, fallback=True)
     assert same is table and torch.equal(cache, fp8.to(torch.bfloat16))
 
 
 # -- sglang 0.5.23 --------------------------------------------------------------------------
 
-SITES = {"srt/layers/attention/flashattention_backend.py": 2, "srt/layers/attention/xpu_backend.py": 2,
-         "srt/hardware_backend/musa/attention/flashattention_backend.py": 2}
+SITES = {
+    "srt/layers/attention/flashattention_backend.py": 2,
+    "srt/layers/attention/xpu_backend.py": 2,
+    "srt/hardware_backend/musa/attention/flashattention_backend.py": 2,
+}
 
 
 @pytest.mark.network
 def test_fix_0_5_23_paged_backends(tmp_path):
     src = sglang_tree("0.5.23")
     root = tmp_path / "sglang"
-    for rel in [*SITES, "__init__.py", "srt/__init__.py", "srt/layers/__init__.py", "srt/layers/attention/__init__.py",
-                "version.py"]:
+    for rel in [
+        *SITES,
+        "__init__.py",
+        "srt/__init__.py",
+        "srt/layers/__init__.py",
+        "srt/layers/attention/__init__.py",
+        "version.py",
+    ]:
         if (src / rel).exists():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(src / rel, root / rel)
@@ -188,8 +198,20 @@ def test_validate_paged_backend_on_cpu(version, rel, tmp_path):
 
     pytest.importorskip("torch")
     out = tmp_path / "v.json"
-    proc = run_castlint("validate", str(sglang_tree(version) / rel), "--device", "cpu", "--pool-tokens", "4096",
-                        "--batch-size", "2", "--context-len", "128", "--json-file", str(out))
+    proc = run_castlint(
+        "validate",
+        str(sglang_tree(version) / rel),
+        "--device",
+        "cpu",
+        "--pool-tokens",
+        "4096",
+        "--batch-size",
+        "2",
+        "--context-len",
+        "128",
+        "--json-file",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "attention kernel: stand-in: a torch paged MLA reference" in proc.stdout
     (cell,) = json.loads(out.read_text())["cells"]
@@ -203,12 +225,11 @@ def test_the_unsafe_fix_is_unsafe_for_a_reason():
     through its own (not remapped) table. Forced, the fix changes what that kernel reads."""
     import types as _types
 
+    from castlint.fixes import FixOptions
     from faketorch.flashinfer import make_flashinfer
-    from faketorch.harness import Namespace, fake_imports
+    from faketorch.harness import fake_imports
     from faketorch.module import make_torch
     from faketorch.paged import Kernels, _paged_view, _world
-
-    from castlint.fixes import FixOptions
 
     source = (FIXTURES / "fix" / "paged_refused.in.py").read_bytes()
     fix = fix_source(source, "backend.py", TABLES, FixOptions(unsafe=True))

@@ -16,13 +16,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, run_castlint
 
 from castlint.models import human_bytes
 from castlint.pr import PrContext, PrError, load_validate_json
 from castlint.pr.changes import FileChange, package_root, tree_root
 from castlint.pr.patch import diffstat, render_patch
 from castlint.tables import load_tables
+from conftest import FIXTURES, run_castlint
 
 PR = FIXTURES / "pr"
 BACKEND = "sglang/srt/layers/attention/flashinfer_mla_backend.py"
@@ -51,9 +51,7 @@ def _files(root: Path) -> dict:
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file()
-        and "__pycache__" not in p.parts
-        and ".castlint_cache" not in p.parts
+        if p.is_file() and "__pycache__" not in p.parts and ".castlint_cache" not in p.parts
     }
 
 
@@ -136,9 +134,7 @@ def test_diff_writes_the_pr_files_and_leaves_the_tree(previewed):
 
 
 @pytest.mark.skipif(GIT is None, reason="needs git")
-def test_the_patch_turns_the_original_tree_into_the_fixed_one(
-    previewed, written, tmp_path
-):
+def test_the_patch_turns_the_original_tree_into_the_fixed_one(previewed, written, tmp_path):
     """git apply (and patch -p1) on a copy of the original: the same bytes as `castlint fix` wrote."""
     fixed_tree = written[0]
     for patch in (previewed[2], written[2]):  # the same patch, with or without --diff
@@ -152,9 +148,7 @@ def test_the_patch_turns_the_original_tree_into_the_fixed_one(
             check=False,
         )
         assert check.returncode == 0, check.stderr
-        subprocess.run(
-            [GIT, "apply", str(tmp_path / "fix.patch")], cwd=target, check=True
-        )
+        subprocess.run([GIT, "apply", str(tmp_path / "fix.patch")], cwd=target, check=True)
         assert _files(target) == _files(fixed_tree)
     if shutil.which("patch"):
         target = _copy(tmp_path, "by-patch")
@@ -174,9 +168,7 @@ def test_the_patch_names_each_change_from_the_tree_root(written):
     assert result.returncode == 0, result.stderr
     original, fixed = _files(TREE), _files(fixed_tree)
     changed = sorted(p for p in fixed if original.get(p) != fixed[p])
-    assert (
-        BACKEND in changed and len(changed) >= 2
-    )  # the backend and what the fix adds or updates
+    assert BACKEND in changed and len(changed) >= 2  # the backend and what the fix adds or updates
     assert _patched_paths(patch) == changed
     head, _, _ = patch.partition("\ndiff --git ")
     assert re.match(
@@ -184,19 +176,11 @@ def test_the_patch_names_each_change_from_the_tree_root(written):
         head,
     )
     for path in changed:
-        section = patch.split(f"diff --git a/{path} b/{path}\n", 1)[1].split(
-            "\ndiff --git ", 1
-        )[0]
+        section = patch.split(f"diff --git a/{path} b/{path}\n", 1)[1].split("\ndiff --git ", 1)[0]
         if path in original:
-            assert (
-                section.startswith("index ")
-                and f"--- a/{path}\n+++ b/{path}\n" in section
-            )
+            assert section.startswith("index ") and f"--- a/{path}\n+++ b/{path}\n" in section
         else:  # a module the fix adds
-            assert (
-                section.startswith("new file mode 100644\n")
-                and f"--- /dev/null\n+++ b/{path}\n" in section
-            )
+            assert section.startswith("new file mode 100644\n") and f"--- /dev/null\n+++ b/{path}\n" in section
             assert f" create mode 100644 {path}\n" in head
 
 
@@ -213,9 +197,7 @@ def test_the_diffstat_counts_what_git_counts(written, tmp_path):
     for line in filter(None, numstat):
         added, removed, path = line.split("\t")
         total = int(added) + int(removed)
-        assert re.search(
-            rf"^ {re.escape(path)} +\| +{total} [+-]*$", patch, flags=re.MULTILINE
-        ), (path, total)
+        assert re.search(rf"^ {re.escape(path)} +\| +{total} [+-]*$", patch, flags=re.MULTILINE), (path, total)
     n = len(list(filter(None, numstat)))
     assert f" {n} files changed, " in patch
 
@@ -230,39 +212,28 @@ def test_patch_keeps_bytes_crlf_and_a_missing_final_newline(tmp_path):
         FileChange("pkg/m.py", old, new),
         FileChange("pkg/added.py", None, b"x = 1"),
     ]
-    patch = render_patch(
-        changes, "subject", "a message", date="Thu, 01 Jan 2026 00:00:00 +0000"
-    )
-    (tmp_path / "p.patch").write_text(
-        patch, encoding="utf-8", errors="surrogateescape", newline=""
-    )
+    patch = render_patch(changes, "subject", "a message", date="Thu, 01 Jan 2026 00:00:00 +0000")
+    (tmp_path / "p.patch").write_text(patch, encoding="utf-8", errors="surrogateescape", newline="")
     subprocess.run([GIT, "apply", str(tmp_path / "p.patch")], cwd=tmp_path, check=True)
     assert (tmp_path / "pkg" / "m.py").read_bytes() == new
     assert (tmp_path / "pkg" / "added.py").read_bytes() == b"x = 1"
     assert "\\ No newline at end of file\n" in patch
     assert diffstat(changes).endswith(
-        " 2 files changed, 2 insertions(+), 1 deletion(-)\n"
-        " create mode 100644 pkg/added.py\n"
+        " 2 files changed, 2 insertions(+), 1 deletion(-)\n create mode 100644 pkg/added.py\n"
     )
 
 
 def test_the_tree_root_holds_the_top_level_package():
     assert package_root(str(TREE / BACKEND)) == str(TREE)
-    assert tree_root([str(TREE / BACKEND), str(TREE / "sglang/srt/environ.py")]) == str(
-        TREE
-    )
-    assert package_root(str(PR / "README.md")) == str(
-        PR
-    )  # in no package: its own folder
+    assert tree_root([str(TREE / BACKEND), str(TREE / "sglang/srt/environ.py")]) == str(TREE)
+    assert package_root(str(PR / "README.md")) == str(PR)  # in no package: its own folder
 
 
 # -- the PR body -------------------------------------------------------------------------
 
 
 def _findings(tree: Path) -> list:
-    result = run_castlint(
-        "check", "--format", "json", "--jobs", "1", "--no-cache", BACKEND, cwd=tree
-    )
+    result = run_castlint("check", "--format", "json", "--jobs", "1", "--no-cache", BACKEND, cwd=tree)
     data = json.loads(result.stdout)
     return data if isinstance(data, list) else data["findings"]
 
@@ -272,16 +243,8 @@ def test_body_lists_the_changes_the_cost_the_switch_and_the_flashinfer_rows(writ
     changed = _patched_paths(patch)
     files = body.split("## Files", 1)[1].split("\n## ", 1)[0]
     for path in changed:
-        kind = (
-            "added"
-            if not (TREE / path).exists()
-            else "rewritten"
-            if path == BACKEND
-            else "updated"
-        )
-        assert re.search(
-            rf"^\| `{re.escape(path)}` \| {kind}", files, flags=re.MULTILINE
-        ), (path, files)
+        kind = "added" if not (TREE / path).exists() else "rewritten" if path == BACKEND else "updated"
+        assert re.search(rf"^\| `{re.escape(path)}` \| {kind}", files, flags=re.MULTILINE), (path, files)
     # the cost of each finding the fix removed, as the check computes it (the original tree)
     costed = [f for f in _findings(TREE) if f["cost"]]
     assert costed
@@ -291,16 +254,10 @@ def test_body_lists_the_changes_the_cost_the_switch_and_the_flashinfer_rows(writ
             f"{human_bytes(f['cost']['bytes_per_layer'])} | {human_bytes(f['cost']['bytes_per_step'])} |"
         )
         assert row in body
-    decode = [
-        f
-        for f in costed
-        if "extend" not in f["function"] and "prefill" not in f["function"]
-    ]
+    decode = [f for f in costed if "extend" not in f["function"] and "prefill" not in f["function"]]
     step = sum(f["cost"]["bytes_per_step"] for f in decode)
     assert f"**{human_bytes(step)} per decode step**" in body
-    assert body.splitlines()[0].endswith(
-        f"({human_bytes(step)} per decode step, glm-5)"
-    )
+    assert body.splitlines()[0].endswith(f"({human_bytes(step)} per decode step, glm-5)")
     # the measured cost: the crossover row in force for the tree's pin (0.5.20 pins 0.6.18)
     row = next(r for r in TABLES.mla_kv_read if r["since"] == "0.6.18")
     one = row["cast_ms_per_pool_token"] * costed[0]["cost"]["pool_tokens"]
@@ -319,10 +276,7 @@ def test_body_lists_the_changes_the_cost_the_switch_and_the_flashinfer_rows(writ
     for fp8 in TABLES.fp8_kv_mla:
         assert f"| {fp8['since']} | " in flashinfer
     for measured in TABLES.mla_kv_read:
-        assert (
-            f"| {measured['since']} | {measured['gpu']} | {measured['measured']} |"
-            in flashinfer
-        )
+        assert f"| {measured['since']} | {measured['gpu']} | {measured['measured']} |" in flashinfer
     assert "Fix profile: `full`" in body
     assert "castlint fix --profile full sglang" in body  # how to reproduce
 
@@ -373,16 +327,10 @@ def test_body_shows_a_single_validation_report(tmp_path):
             site["original"]["timing"]["median_ms"],
             site["patched"]["timing"]["median_ms"],
         )
-        assert (
-            f"| {site['site']} | {site['status']} | {o:.4f} | {p:.4f} | {site['speedup']:.2f}x |"
-            in section
-        )
+        assert f"| {site['site']} | {site['status']} | {o:.4f} | {p:.4f} | {site['speedup']:.2f}x |" in section
     assert ("**PASS**" if report["passed"] else "**FAIL**") in section
     assert report["environment"]["gpu"] in section
-    assert (
-        "--json-file validate-cpu.json" in body
-        and "--sweep" not in body.split("## Reproduce", 1)[1]
-    )
+    assert "--json-file validate-cpu.json" in body and "--sweep" not in body.split("## Reproduce", 1)[1]
 
 
 def test_body_without_a_report_says_it_was_not_validated(written):
@@ -404,9 +352,7 @@ def _one_error(result, *words):
 def test_bad_inputs_are_one_line_and_exit_2_before_anything_is_fixed(tmp_path):
     tree = _copy(tmp_path, "tree")
     (tmp_path / "bad.json").write_text("{not json")
-    (tmp_path / "other.json").write_text(
-        json.dumps({"schema": 1, "tool": "something else"})
-    )
+    (tmp_path / "other.json").write_text(json.dumps({"schema": 1, "tool": "something else"}))
     cases = [
         (["--pr-body", tmp_path / "missing" / "pr.md"], ["--pr-body", "missing"]),
         (["--patch", tmp_path], ["--patch", str(tmp_path), "directory"]),
@@ -438,9 +384,7 @@ def test_bad_inputs_are_one_line_and_exit_2_before_anything_is_fixed(tmp_path):
     ]
     for flags, words in cases:
         _one_error(
-            run_castlint(
-                "fix", "--jobs", "1", "--no-cache", "sglang", *flags, cwd=tree
-            ),
+            run_castlint("fix", "--jobs", "1", "--no-cache", "sglang", *flags, cwd=tree),
             *words,
         )
     assert _files(tree) == _files(TREE)  # refused before the fix wrote anything
@@ -453,9 +397,7 @@ def test_profile_is_checked_on_check_and_validate_and_pr_flags_need_a_fix(tmp_pa
         "--profile",
         "'max'",
     )
-    _one_error(
-        run_castlint("validate", str(TREE), "--profile", "max"), "--profile", "'max'"
-    )
+    _one_error(run_castlint("validate", str(TREE), "--profile", "max"), "--profile", "'max'")
     _one_error(
         run_castlint("check", str(TREE / BACKEND), "--pr-body", tmp_path / "pr.md"),
         "--pr-body",
@@ -508,18 +450,9 @@ def test_profile_reaches_the_fix_options(monkeypatch, tmp_path):
     assert seen == ["minimal", "minimal", "full"]
 
     given = {}
-    monkeypatch.setattr(
-        command, "run_validate", lambda **kwargs: given.update(kwargs) or 0
-    )
-    assert (
-        run_castlint(
-            "validate", str(tree), "--device", "cpu", "--profile", "minimal"
-        ).returncode
-        == 0
-    )
-    assert (
-        given["fix_profile"] == "minimal" and given["profile"] is True
-    )  # --no-profile is another flag
+    monkeypatch.setattr(command, "run_validate", lambda **kwargs: given.update(kwargs) or 0)
+    assert run_castlint("validate", str(tree), "--device", "cpu", "--profile", "minimal").returncode == 0
+    assert given["fix_profile"] == "minimal" and given["profile"] is True  # --no-profile is another flag
 
     used = []
 
@@ -529,9 +462,7 @@ def test_profile_reaches_the_fix_options(monkeypatch, tmp_path):
 
     monkeypatch.setattr(castlint.fixes, "fix_source", fake_fix_source)
     with pytest.raises(command._Refused):
-        command._fixed_in_memory(
-            b"x = 1\n", tree / BACKEND, TABLES, None, "auto", None, "minimal"
-        )
+        command._fixed_in_memory(b"x = 1\n", tree / BACKEND, TABLES, None, "auto", None, "minimal")
     assert used == ["minimal"]
 
 
@@ -558,11 +489,7 @@ def test_body_is_generic_over_the_changes():
     )
     body = render_body(ctx)
     assert "| `pkg/a.py` | updated" in body and "| `pkg/b.py` | added | +1 -0 |" in body
-    assert (
-        "## The switch" not in body
-        and "## FlashInfer versions" not in body
-        and "## Cost" not in body
-    )
+    assert "## The switch" not in body and "## FlashInfer versions" not in body and "## Cost" not in body
     assert "castlint fix --profile full pkg --pr-body pr.md --patch fix.patch" in body
     assert body.rstrip().endswith("Produced with castlint 9.9.")
 
@@ -591,8 +518,19 @@ def test_minimal_body_lists_only_the_findings_it_fixed(tmp_path):
     assert all("extend" not in (f.function or "") and "Prefill" not in (f.function or "") for f in minimal.fixed)
     assert {f.code for f in minimal.fixed} == {"CL001", "CL002"}
     tree = _copy(tmp_path, "tree")
-    run_castlint("fix", "--diff", "--jobs", "1", "--no-cache", "--profile", "minimal", "sglang", "--pr-body",
-                 tmp_path / "pr.md", cwd=tree)
+    run_castlint(
+        "fix",
+        "--diff",
+        "--jobs",
+        "1",
+        "--no-cache",
+        "--profile",
+        "minimal",
+        "sglang",
+        "--pr-body",
+        tmp_path / "pr.md",
+        cwd=tree,
+    )
     body = (tmp_path / "pr.md").read_text(encoding="utf-8")
     changed = body.split("## What changed and why", 1)[1].split("The fix:", 1)[0]
     assert "forward_extend" not in changed and "forward_decode" in changed

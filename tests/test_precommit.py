@@ -8,6 +8,7 @@ builds the hook's virtualenv once for the module (core dependencies only, from
 the package index) and every test reuses it (`pre-commit try-repo` would
 build one per call: 11 s each). These are the suite's slowest tests (marked slow: `pytest -m "not slow"` skips them).
 """
+
 from __future__ import annotations
 
 import os
@@ -49,8 +50,13 @@ class TritonMLABackend:
 """
 MIXED_FIXED = MIXED.replace(".to(torch.bfloat16)[loc]", "[loc].to(torch.bfloat16)")
 GOOD = "def add(a, b):\n    return a + b\n"
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 RECOMMENDED = [{"id": "castlint", "args": ["--fix"]}]  # README and docs/workflows.md
 
 
@@ -78,8 +84,9 @@ def snapshot(dest: Path) -> Path:
 def hook_repo(tmp_path_factory):
     base = tmp_path_factory.mktemp("precommit")
     repo = snapshot(base / "castlint-hooks")
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
-                         check=True).stdout.strip()
+    rev = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
     return {"repo": repo, "rev": rev, "home": base / "pre-commit-home"}
 
 
@@ -104,9 +111,14 @@ def target_repo(tmp_path: Path, files: dict, hooks=None, hook_repo=None) -> Path
 
 def run_hooks(hook_repo, target: Path, *files: str):
     """`pre-commit run --files FILES` with the target's .pre-commit-config.yaml."""
-    return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--color", "never", "--verbose",
-                           "--files", *files], cwd=target, env=_env(hook_repo), capture_output=True, text=True,
-                          timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--color", "never", "--verbose", "--files", *files],
+        cwd=target,
+        env=_env(hook_repo),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def test_manifest():
@@ -197,7 +209,9 @@ def test_installed_hook_environment_has_no_torch(hook_repo, tmp_path):
     envs = [p for p in Path(hook_repo["home"]).glob("repo*/py_env-*") if p.is_dir()]
     assert len(envs) == 1, list(Path(hook_repo["home"]).rglob("py_env-*"))  # one environment for every test
     python = envs[0] / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    probe = ("import importlib.util as u; print(sorted(m for m in ('castlint', 'libcst', 'typer', 'rich', 'pathspec', "
-             "'torch') if u.find_spec(m)))")
+    probe = (
+        "import importlib.util as u; print(sorted(m for m in ('castlint', 'libcst', 'typer', 'rich', 'pathspec', "
+        "'torch') if u.find_spec(m)))"
+    )
     found = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
     assert found == "['castlint', 'libcst', 'pathspec', 'rich', 'typer']"

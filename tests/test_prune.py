@@ -6,6 +6,7 @@ columns, same severity. The cases are the ways a value reaches a cast across
 functions (self attributes, self.method(arg) calls, the hot-path call graph,
 globals, imports) and the module-wide facts CL002 tests.
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -20,7 +21,8 @@ from castlint.tables import load_tables
 TABLES = load_tables()
 
 FILLER_METHODS = "".join(
-    f"    def helper_{i}(self, x):\n        y = x + {i}\n        return self.other(y).to(x)\n\n" for i in range(25))
+    f"    def helper_{i}(self, x):\n        y = x + {i}\n        return self.other(y).to(x)\n\n" for i in range(25)
+)
 FILLER_FUNCS = "".join(f"def util_{i}(x):\n    z = x * {i}\n    return z.float()\n\n" for i in range(25))
 
 
@@ -43,16 +45,20 @@ def src(text: str) -> str:
 
 
 def test_self_attribute_set_in_another_method(tmp_path):
-    source = ("import torch\n\nclass Backend:\n    def __init__(self, pool):\n"
-              "        self.k = pool.get_key_buffer(0)\n\n"
-              + FILLER_METHODS + "    def forward(self, q):\n        return self.k.to(torch.bfloat16)\n")
+    source = (
+        "import torch\n\nclass Backend:\n    def __init__(self, pool):\n"
+        "        self.k = pool.get_key_buffer(0)\n\n"
+        + FILLER_METHODS
+        + "    def forward(self, q):\n        return self.k.to(torch.bfloat16)\n"
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED
     assert [(f.code, f.severity.value) for f in findings] == [("CL001", "error")]
 
 
 def test_parameter_fed_by_a_self_call(tmp_path):
-    source = src('''
+    source = (
+        src("""
         import torch
 
         class Backend:
@@ -66,7 +72,9 @@ def test_parameter_fed_by_a_self_call(tmp_path):
             def unrelated(self, x):
                 return self._cast(x + 1)
 
-        ''') + FILLER_METHODS
+        """)
+        + FILLER_METHODS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED
     # _cast also takes `x + 1`: the conversion is the call's that passes the pool (issue 19)
@@ -75,7 +83,8 @@ def test_parameter_fed_by_a_self_call(tmp_path):
 
 def test_hot_path_through_dropped_methods(tmp_path):
     """forward -> _middle -> _leaf: only _leaf is kept, and it is still a hot path."""
-    source = src('''
+    source = (
+        src("""
         import torch
 
         class Backend:
@@ -91,7 +100,9 @@ def test_hot_path_through_dropped_methods(tmp_path):
             def cold(self):
                 return self.pool.get_value_buffer(0).to(torch.float16)
 
-        ''') + FILLER_METHODS
+        """)
+        + FILLER_METHODS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED and plan.pruned.hot_hints
     assert "return self._middle(q)" not in plan.pruned.text
@@ -99,7 +110,8 @@ def test_hot_path_through_dropped_methods(tmp_path):
 
 
 def test_global_assigned_a_pool_means_whole_file(tmp_path):
-    source = src('''
+    source = (
+        src("""
         import torch
 
         CACHE = None
@@ -111,13 +123,16 @@ def test_global_assigned_a_pool_means_whole_file(tmp_path):
         def use():
             return CACHE.to(torch.bfloat16)
 
-        ''') + FILLER_FUNCS
+        """)
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.FULL and [f.code for f in findings] == ["CL001"]
 
 
 def test_global_assigned_something_else_is_kept(tmp_path):
-    source = src('''
+    source = (
+        src("""
         import torch
 
         K = None
@@ -130,7 +145,9 @@ def test_global_assigned_something_else_is_kept(tmp_path):
             K = pool.get_key_buffer(0)
             return K.to(torch.bfloat16)
 
-        ''') + FILLER_FUNCS
+        """)
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED and "global K" in plan.pruned.text
     assert [f.code for f in findings] == ["CL001"]
@@ -143,7 +160,8 @@ def test_pool_named_at_module_level_means_whole_file(tmp_path):
 
 
 def test_import_alias_of_a_gather_function(tmp_path):
-    source = src('''
+    source = (
+        src("""
         import torch
         from torch import index_select as pick
 
@@ -152,7 +170,9 @@ def test_import_alias_of_a_gather_function(tmp_path):
             rows = pick(kv, 0, idx)
             return rows.to(torch.bfloat16), kv.to(torch.bfloat16)
 
-        ''') + FILLER_FUNCS
+        """)
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED
     line = source.splitlines()[6]
@@ -161,7 +181,8 @@ def test_import_alias_of_a_gather_function(tmp_path):
 
 def test_plan_arguments_resolved_through_dropped_looking_methods(tmp_path):
     """CL002 resolves self.data_type through __init__, and tests kv_cache_dtype module-wide."""
-    source = src('''
+    source = (
+        src("""
         class Updater:
             def __init__(self, cfg):
                 self.data_type = cfg.dtype
@@ -170,12 +191,16 @@ def test_plan_arguments_resolved_through_dropped_looking_methods(tmp_path):
             def call(self, w: BatchMLAPagedAttentionWrapper):
                 w.plan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, self.q_data_type, self.data_type)
 
-        ''') + FILLER_METHODS.replace("self.other(y).to(x)", "y") + src('''
+        """)
+        + FILLER_METHODS.replace("self.other(y).to(x)", "y")
+        + src("""
         class Elsewhere:
             def setup(self, runner):
                 self.kv = runner.kv_cache_dtype
 
-        ''') + FILLER_FUNCS
+        """)
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED
     assert "kv_cache_dtype" not in plan.pruned.text and "kv_cache_dtype" in plan.pruned.dropped_attr_names
@@ -183,7 +208,8 @@ def test_plan_arguments_resolved_through_dropped_looking_methods(tmp_path):
 
 
 def test_tuple_unpacking_views_and_ifexp(tmp_path):
-    source = src('''
+    source = (
+        src("""
         import torch
 
         class Backend:
@@ -193,13 +219,16 @@ def test_tuple_unpacking_views_and_ifexp(tmp_path):
                 pick = nope if fast else v
                 return pick.to(torch.bfloat16), v.half()
 
-        ''') + FILLER_METHODS
+        """)
+        + FILLER_METHODS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED and findings
 
 
 def test_decorators_async_nested_classes_and_class_level_code(tmp_path):
-    source = src('''
+    source = (
+        src("""
         import torch
 
         def deco(f):
@@ -223,23 +252,30 @@ def test_decorators_async_nested_classes_and_class_level_code(tmp_path):
             def unrelated(self):
                 return 1
 
-        ''') + FILLER_METHODS + "\n" + FILLER_FUNCS
+        """)
+        + FILLER_METHODS
+        + "\n"
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED
     assert sorted(f.start.line for f in findings) == [12, 17]
 
 
 def test_crlf_and_tabs(tmp_path):
-    source = ("import torch\n\nclass Backend:\n\tdef forward(self, layer, loc):\n"
-              "\t\treturn self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n\n"
-              + FILLER_METHODS.replace("    ", "\t"))
+    source = (
+        "import torch\n\nclass Backend:\n\tdef forward(self, layer, loc):\n"
+        "\t\treturn self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n\n"
+        + FILLER_METHODS.replace("    ", "\t")
+    )
     plan, findings = analyse(tmp_path, source, newline="\r\n")
     assert plan.kind == prune.PRUNED and "\r\n" in plan.pruned.text
     assert [(f.code, f.start.line) for f in findings] == [("CL003", 5)]
 
 
 def test_suppressions_in_dropped_code_are_still_reported_unused(tmp_path):
-    source = src('''
+    source = (
+        src("""
         import torch
 
         def used(pool):
@@ -248,7 +284,9 @@ def test_suppressions_in_dropped_code_are_still_reported_unused(tmp_path):
         def dropped(x):
             return x + 1  # castlint: ignore[CL003]
 
-        ''') + FILLER_FUNCS
+        """)
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED
     assert [(f.code, f.start.line) for f in findings] == [("CL900", 7)]
@@ -262,16 +300,16 @@ def test_nothing_to_find_skips_libcst(tmp_path):
 
 @pytest.mark.parametrize("prefix", [b"\xef\xbb\xbf", b"# -*- coding: latin-1 -*-\n"])
 def test_bom_and_cookie(tmp_path, prefix):
-    body = ("import torch\n\ndef forward(pool):\n    return pool.get_key_buffer(0).to(torch.half)\n\n"
-            + FILLER_FUNCS)
+    body = "import torch\n\ndef forward(pool):\n    return pool.get_key_buffer(0).to(torch.half)\n\n" + FILLER_FUNCS
     path = tmp_path / "b.py"
     path.write_bytes(prefix + body.encode())
     config = Config(root=tmp_path)
     cm = config.cost_model(TABLES)
     whole = check_file(str(path), TABLES, config, cm, prune=False)
     pruned = check_file(str(path), TABLES, config, cm, prune=True)
-    assert [(f.start, f.end, f.message) for f in pruned.findings] \
-        == [(f.start, f.end, f.message) for f in whole.findings]
+    assert [(f.start, f.end, f.message) for f in pruned.findings] == [
+        (f.start, f.end, f.message) for f in whole.findings
+    ]
     assert len(whole.findings) == 1
 
 
@@ -285,7 +323,7 @@ def test_hot_path_is_one_definition_for_prune_and_the_analysis():
     from castlint.analysis import ModuleAnalysis, dataflow, hot_path
 
     assert not hasattr(prune, "HOT_PATH_FUNCTIONS") and not hasattr(dataflow, "HOT_PATH_FUNCTIONS")
-    source = src('''
+    source = src("""
         class Backend:
             def forward_decode(self, layer):
                 helper = lambda: self.via_lambda()
@@ -304,14 +342,15 @@ def test_hot_path_is_one_definition_for_prune_and_the_analysis():
                 pass
             def setup(self):
                 self.step(0)
-    ''')
+    """)
     cls = python_ast.parse(source).body[0]
     from_prune = prune._hot_set(cls, prune._vocabulary(TABLES))
     module = cst.parse_module(source)
     analysis = ModuleAnalysis(cst.MetadataWrapper(module, unsafe_skip_copy=True), TABLES)
     from_analysis = analysis.hot_functions(module.body[0])
-    assert from_prune == frozenset(from_analysis) == {"forward_decode", "step", "_get_key_buffer", "deeper",
-                                                       "via_lambda"}
+    assert (
+        from_prune == frozenset(from_analysis) == {"forward_decode", "step", "_get_key_buffer", "deeper", "via_lambda"}
+    )
     assert hot_path.is_hot_entry("_get_key_buffer", TABLES.hot_path_entry_points, TABLES.accessors)
     assert hot_path.is_hot_entry("forward", TABLES.hot_path_entry_points, TABLES.accessors)
     assert not hot_path.is_hot_entry("setup", TABLES.hot_path_entry_points, TABLES.accessors)
@@ -319,9 +358,11 @@ def test_hot_path_is_one_definition_for_prune_and_the_analysis():
 
 # -- issue 11: the flows the analysis follows now, the pruner must keep --------------
 
+
 def test_module_function_fed_from_a_method_and_one_that_returns_a_pool(tmp_path):
     """`widen` names no pool: it matters only through the call that passes one."""
-    source = src('''
+    source = (
+        src("""
         import torch
 
         def widen(buf):
@@ -336,14 +377,17 @@ def test_module_function_fed_from_a_method_and_one_that_returns_a_pool(tmp_path)
                 b = latent(self.pool, layer.layer_id).half()
                 return a, b
 
-        ''') + FILLER_FUNCS
+        """)
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED and "def widen(buf):" in plan.pruned.text
     assert [(f.code, f.start.line) for f in findings] == [("CL001", 4), ("CL001", 12)]
 
 
 def test_helper_method_return_values_and_lambdas(tmp_path):
-    source = src('''
+    source = (
+        src("""
         import torch
 
         class Backend:
@@ -356,14 +400,17 @@ def test_helper_method_return_values_and_lambdas(tmp_path):
                 scaled = list(map(lambda c: c.double(), (k, v)))
                 return up(v), k.float(), scaled
 
-        ''') + FILLER_METHODS
+        """)
+        + FILLER_METHODS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED
     assert sorted(f.start.line for f in findings) == [9, 10, 11]
 
 
 def test_calling_convention_loops_and_comprehensions(tmp_path):
-    source = src('''
+    source = (
+        src("""
         import torch
 
         class Impl:
@@ -377,7 +424,9 @@ def test_calling_convention_loops_and_comprehensions(tmp_path):
                     k_cache.to(dtype)
                 return [c.float() for c in self.kv_caches]
 
-        ''') + FILLER_FUNCS
+        """)
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED
     assert [f.start.line for f in findings] == [6, 11, 12]
@@ -386,7 +435,8 @@ def test_calling_convention_loops_and_comprehensions(tmp_path):
 def test_allocations_and_devices_read_from_dropped_looking_methods(tmp_path):
     """The analysis reads __init__'s allocation of kv_buffer (batch-sized: no finding) and
     the device held in self.target (a move: no finding): the pruner must keep __init__."""
-    source = src('''
+    source = (
+        src("""
         import torch
 
         class Graph:
@@ -400,7 +450,9 @@ def test_allocations_and_devices_read_from_dropped_looking_methods(tmp_path):
                 c = self.pool.get_key_buffer(layer.layer_id).to(self.where)
                 return a, b, c
 
-        ''') + FILLER_METHODS
+        """)
+        + FILLER_METHODS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED and "self.kv_buffer = torch.zeros" in plan.pruned.text
     assert [f.start.line for f in findings] == [11]
@@ -408,7 +460,8 @@ def test_allocations_and_devices_read_from_dropped_looking_methods(tmp_path):
 
 def test_gathers_end_the_flow(tmp_path):
     """A value that went through a gather (or an index into one cache) holds no candidate."""
-    source = src('''
+    source = (
+        src("""
         import torch
 
         def forward(pool, layer_id, idx):
@@ -416,7 +469,9 @@ def test_gathers_end_the_flow(tmp_path):
             one = pool.get_key_buffer(layer_id)[idx]
             return rows.to(torch.bfloat16), one.float(), pool.get_key_buffer(layer_id).to("cpu")
 
-        ''') + FILLER_FUNCS
+        """)
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.NOTHING and findings == []
 
@@ -434,7 +489,8 @@ def test_fixture_files_prune_like_the_whole_file(tmp_path):
 def test_cast_receivers_read_in_statement_order(tmp_path):
     """A name rebound to a gather just before the cast holds no pool (as the analysis reads
     it), but any way the earlier pool can still reach the cast keeps the function."""
-    source = src('''
+    source = (
+        src("""
         import torch
 
         def gathered(pool, layer_id, idx, dtype):
@@ -466,7 +522,9 @@ def test_cast_receivers_read_in_statement_order(tmp_path):
             with open_cache(pool) as rows:
                 return rows.double()
 
-        ''') + FILLER_FUNCS
+        """)
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, source)
     assert plan.kind == prune.PRUNED and "def gathered(): pass" in plan.pruned.text
     assert [f.start.line for f in findings] == [17, 23]
@@ -474,7 +532,8 @@ def test_cast_receivers_read_in_statement_order(tmp_path):
 
 def test_cast_at_module_level_in_a_def_under_an_if(tmp_path):
     """Module-level statements (a def inside an if, a named lambda) are one unit."""
-    source = src('''
+    source = (
+        src("""
         import torch
 
         if torch.cuda.is_available():
@@ -486,7 +545,9 @@ def test_cast_at_module_level_in_a_def_under_an_if(tmp_path):
         def forward(pool, layer_id):
             return upcast(pool.get_key_buffer(layer_id)), pool.k_buffer[layer_id].to(torch.float16)
 
-        ''') + FILLER_FUNCS
+        """)
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, source)
     assert sorted(f.start.line for f in findings) == [5, 7, 10]
 
@@ -494,22 +555,25 @@ def test_cast_at_module_level_in_a_def_under_an_if(tmp_path):
 def test_calling_convention_words_without_the_signature_skip_the_parse(tmp_path):
     """A file that passes the prefilter only through a convention's words (`kv_cache`,
     `attn_metadata`, a cast) but defines no method with that signature holds no candidate."""
-    loose = src('''
+    loose = src("""
         def helper(kv_cache, attn_metadata):
             return kv_cache.float()
 
         def forward(self, x, cache="kv_cache(", attn_metadata=None):
             return x.to(attn_metadata)
-        ''')
+        """)
     assert "signature" not in prune.plan(loose.encode(), TABLES).reason  # a string in it: ast decides
     loose = loose.replace('cache="kv_cache(", ', "cache=None, ")
     plan = prune.plan(loose.encode(), TABLES)
     assert plan.kind == prune.NOTHING and "signature" in plan.reason
-    real = src('''
+    real = (
+        src("""
         class Impl:
             def forward(self, layer, query, key, value,
                         kv_cache: "torch.Tensor", attn_metadata, output=None):
                 return kv_cache.float()
-        ''') + FILLER_FUNCS
+        """)
+        + FILLER_FUNCS
+    )
     plan, findings = analyse(tmp_path, real)
     assert [f.code for f in findings] == ["CL001"]

@@ -1,4 +1,5 @@
 """README.md's numbers are what the CLI prints (benchmarks/readme_numbers.py regenerates them)."""
+
 from __future__ import annotations
 
 import importlib.util

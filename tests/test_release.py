@@ -2,6 +2,7 @@
 sdist and a wheel that carry the rules tables; the wheel installs into a fresh virtual
 environment (its dependencies from the package index) and `castlint check` and `castlint
 rules` work there, with no source tree beside it. The version comes from one place."""
+
 from __future__ import annotations
 
 import os
@@ -38,8 +39,12 @@ def test_wheel_from_a_clean_tree_installs_and_runs_with_its_tables(tmp_path):
 
     tree = _clean_copy(tmp_path / "src-tree")
     dist = tmp_path / "dist"
-    built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(tree)],
-                           capture_output=True, text=True, timeout=600)
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(tree)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     (wheel,) = dist.glob("castlint-*.whl")
     (sdist,) = dist.glob("castlint-*.tar.gz")
@@ -56,8 +61,12 @@ def test_wheel_from_a_clean_tree_installs_and_runs_with_its_tables(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
-    pip = subprocess.run([str(bindir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                          str(wheel)], capture_output=True, text=True, timeout=900)
+    pip = subprocess.run(
+        [str(bindir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert pip.returncode == 0, pip.stderr[-3000:]
 
     work = tmp_path / "elsewhere"  # no source tree here, nor on the path
@@ -77,7 +86,12 @@ def test_wheel_from_a_clean_tree_installs_and_runs_with_its_tables(tmp_path):
     assert re.search(r"^backend\.py:\d+:\d+: CL001 ", check.stdout, re.M)
     rules = run("rules")
     assert rules.returncode == 0 and "CL001" in rules.stdout and "whole-pool-cast" in rules.stdout
-    where = subprocess.run([str(bindir / "python"), "-c",
-                            "import castlint.tables as t; print(t.builtin_rules_dir())"],
-                           cwd=work, env=env, capture_output=True, text=True, timeout=60).stdout.strip()
+    where = subprocess.run(
+        [str(bindir / "python"), "-c", "import castlint.tables as t; print(t.builtin_rules_dir())"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout.strip()
     assert where.startswith(str(venv)) and where.endswith("castlint/rules")  # the wheel's own tables

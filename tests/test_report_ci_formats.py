@@ -1,6 +1,7 @@
 """issue 22: ruff's other --output-format values, each read back by its consumer's parser
 or checked against the format's schema: concise, full, grouped, json-lines, junit (a JUnit
 XML reader), gitlab (GitLab Code Quality's fields), pylint and azure."""
+
 from __future__ import annotations
 
 import json
@@ -22,17 +23,30 @@ def _hostile():
     """Findings and an error whose message and path hold what each format must escape."""
     from castlint.models import FileError, Finding, Position, Severity
 
-    message = "cast ]; of `x`\nsecond line %0A 100% <tag> & \"q\" \x1b[31m"
-    finding = Finding("CL001", "whole-pool-cast", Severity.ERROR, "dir/a b;].py", Position(3, 5), Position(3, 9),
-                      message)
+    message = 'cast ]; of `x`\nsecond line %0A 100% <tag> & "q" \x1b[31m'
+    finding = Finding(
+        "CL001", "whole-pool-cast", Severity.ERROR, "dir/a b;].py", Position(3, 5), Position(3, 9), message
+    )
     return [finding], [FileError("dir/bad].py", 2, "syntax error: <no> & ]", "parse")], {"files": 2}
 
 
 def test_every_ruff_format_name_is_accepted():
     from castlint.report import FORMATS
 
-    for name in ("concise", "full", "grouped", "json", "json-lines", "junit", "github", "gitlab", "pylint",
-                 "azure", "sarif", "rdjson"):
+    for name in (
+        "concise",
+        "full",
+        "grouped",
+        "json",
+        "json-lines",
+        "junit",
+        "github",
+        "gitlab",
+        "pylint",
+        "azure",
+        "sarif",
+        "rdjson",
+    ):
         assert name in FORMATS, name
         proc = run_castlint("check", "--output-format", name, BAD)
         assert proc.returncode == 1, (name, proc.stderr)
@@ -42,11 +56,15 @@ def test_concise_is_one_line_per_finding():
     data = _json()
     out = run_castlint("check", "--output-format", "concise", BAD).stdout.splitlines()
     pattern = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>CL\d+) (?P<fix>\[\*\] )?(?P<msg>.+)$")
-    rows = [pattern.match(line) for line in out[:len(data["findings"])]]
+    rows = [pattern.match(line) for line in out[: len(data["findings"])]]
     assert all(rows), out
     for row, f in zip(rows, data["findings"]):
         assert (row["path"], int(row["line"]), int(row["col"]), row["code"]) == (
-            f["path"], f["start"]["line"], f["start"]["column"], f["code"])
+            f["path"],
+            f["start"]["line"],
+            f["start"]["column"],
+            f["code"],
+        )
         assert row["msg"] == f["message"] and bool(row["fix"]) == (f["fixable"] and f["fix"]["safety"] == "safe")
     assert out[len(data["findings"])] == f"Found {len(data['findings'])} findings."
     assert " | " not in "\n".join(out)  # no code frames
@@ -107,7 +125,7 @@ def test_junit_escapes_and_reports_errors():
     findings, errors, meta = _hostile()
     root = ET.fromstring(junit.render(findings, errors, meta))  # well-formed XML 1.0, control bytes written out
     failure = root.find(".//failure")
-    assert failure.get("message").startswith("cast ]; of `x`") and "<tag> & \"q\"" in failure.get("message")
+    assert failure.get("message").startswith("cast ]; of `x`") and '<tag> & "q"' in failure.get("message")
     assert "\x1b" not in failure.get("message")
     error = root.find(".//error")
     assert error is not None and error.get("message") == "syntax error: <no> & ]"
@@ -128,14 +146,26 @@ GITLAB_SCHEMA = {
             "fingerprint": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
             "severity": {"enum": ["info", "minor", "major", "critical", "blocker"]},
             "location": {
-                "type": "object", "required": ["path"],
+                "type": "object",
+                "required": ["path"],
                 "properties": {
                     "path": {"type": "string", "not": {"pattern": "^/"}},
-                    "lines": {"type": "object", "required": ["begin"],
-                              "properties": {"begin": {"type": "integer", "minimum": 1}}},
-                    "positions": {"type": "object", "required": ["begin"], "properties": {
-                        "begin": {"type": "object", "required": ["line"],
-                                  "properties": {"line": {"type": "integer", "minimum": 1}}}}},
+                    "lines": {
+                        "type": "object",
+                        "required": ["begin"],
+                        "properties": {"begin": {"type": "integer", "minimum": 1}},
+                    },
+                    "positions": {
+                        "type": "object",
+                        "required": ["begin"],
+                        "properties": {
+                            "begin": {
+                                "type": "object",
+                                "required": ["line"],
+                                "properties": {"line": {"type": "integer", "minimum": 1}},
+                            }
+                        },
+                    },
                 },
                 "anyOf": [{"required": ["lines"]}, {"required": ["positions"]}],
             },
@@ -167,7 +197,8 @@ def test_pylint_parseable():
     rows = [pattern.match(line) for line in lines]
     assert all(rows) and len(rows) == len(data["findings"])
     assert [(r["path"], int(r["line"]), r["code"]) for r in rows] == [
-        (f["path"], f["start"]["line"], f["code"]) for f in data["findings"]]
+        (f["path"], f["start"]["line"], f["code"]) for f in data["findings"]
+    ]
 
 
 AZURE = re.compile(r"^##vso\[task\.logissue (?P<props>[^\]]*)\](?P<msg>.*)$")

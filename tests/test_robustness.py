@@ -7,6 +7,7 @@ checked, and that nothing in the tree changed. Then: the cache, -j, discovery's
 exclude rules, the fast position provider, and fix's byte preservation and
 behaviour under SIGINT/SIGTERM, all through the CLI.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,6 @@ from castlint.config import Config
 from castlint.discover import discover
 from castlint.engine import check_paths
 from castlint.tables import load_tables
-
 from conftest import FIXTURES, run_castlint
 
 TABLES = load_tables()
@@ -77,22 +77,32 @@ def run_bad(tmp_path: Path, make, message: str, line=None, name: str = "bad.py",
         if line is not None:
             assert e["line"] == line, e
         assert e["kind"] != "internal", e
-    assert [(Path(f["path"]).name, f["start"]["line"], f["code"]) for f in report["findings"]] == \
-        [("good.py", 2, "CL001")]  # the rest of the tree is still checked
+    assert [(Path(f["path"]).name, f["start"]["line"], f["code"]) for f in report["findings"]] == [
+        ("good.py", 2, "CL001")
+    ]  # the rest of the tree is still checked
     assert snapshot(tree) == before  # and nothing was modified
     return report
 
 
 # -- bad input ------------------------------------------------------------------
 
+
 def test_syntax_error(tmp_path):
-    run_bad(tmp_path, lambda t: (t / "bad.py").write_text("def f(self, layer):\n    " + TRIGGER[:-2] + "\n\n"),
-            r"syntax error: '\(' was never closed", line=2)
+    run_bad(
+        tmp_path,
+        lambda t: (t / "bad.py").write_text("def f(self, layer):\n    " + TRIGGER[:-2] + "\n\n"),
+        r"syntax error: '\(' was never closed",
+        line=2,
+    )
 
 
 def test_non_utf8_bytes(tmp_path):
-    run_bad(tmp_path, lambda t: (t / "bad.py").write_bytes(b"# ok\n" + TRIGGER.encode() + b"s = '\xff\xfe'\n"),
-            r"cannot decode as UTF-8 \(byte 0xff\)", line=3)
+    run_bad(
+        tmp_path,
+        lambda t: (t / "bad.py").write_bytes(b"# ok\n" + TRIGGER.encode() + b"s = '\xff\xfe'\n"),
+        r"cannot decode as UTF-8 \(byte 0xff\)",
+        line=3,
+    )
 
 
 def test_non_utf8_bytes_without_trigger_words_are_reported_too(tmp_path):
@@ -100,13 +110,21 @@ def test_non_utf8_bytes_without_trigger_words_are_reported_too(tmp_path):
 
 
 def test_unknown_encoding_cookie(tmp_path):
-    run_bad(tmp_path, lambda t: (t / "bad.py").write_text("# -*- coding: klingon -*-\n" + TRIGGER),
-            r"bad encoding declaration.*klingon", line=1)
+    run_bad(
+        tmp_path,
+        lambda t: (t / "bad.py").write_text("# -*- coding: klingon -*-\n" + TRIGGER),
+        r"bad encoding declaration.*klingon",
+        line=1,
+    )
 
 
 def test_cookie_that_does_not_match_the_bytes(tmp_path):
-    run_bad(tmp_path, lambda t: (t / "bad.py").write_bytes(b"# coding: utf-8\n" + TRIGGER.encode() + b"s = '\xff'\n"),
-            r"cannot decode as utf-8 \(the encoding the file declares\)", line=3)
+    run_bad(
+        tmp_path,
+        lambda t: (t / "bad.py").write_bytes(b"# coding: utf-8\n" + TRIGGER.encode() + b"s = '\xff'\n"),
+        r"cannot decode as utf-8 \(the encoding the file declares\)",
+        line=3,
+    )
 
 
 def test_latin1_cookie_is_read_and_checked_at_the_right_lines(tmp_path):
@@ -120,8 +138,7 @@ def test_latin1_cookie_is_read_and_checked_at_the_right_lines(tmp_path):
 
 
 def test_nul_bytes(tmp_path):
-    run_bad(tmp_path, lambda t: (t / "bad.py").write_bytes(TRIGGER.encode() + b"y = 1\n\x00\n"),
-            r"NUL bytes", line=3)
+    run_bad(tmp_path, lambda t: (t / "bad.py").write_bytes(TRIGGER.encode() + b"y = 1\n\x00\n"), r"NUL bytes", line=3)
 
 
 def test_binary_file_named_py(tmp_path):
@@ -149,8 +166,11 @@ def test_huge_file_over_the_configured_limit(tmp_path):
 
 
 def test_huge_generated_file_over_the_default_limit(tmp_path):
-    run_bad(tmp_path, lambda t: (t / "bad.py").write_text("x = [\n" + "    1,\n" * 700_000 + "]\n" + TRIGGER),
-            r"over the 4,000,000-byte limit")
+    run_bad(
+        tmp_path,
+        lambda t: (t / "bad.py").write_text("x = [\n" + "    1,\n" * 700_000 + "]\n" + TRIGGER),
+        r"over the 4,000,000-byte limit",
+    )
 
 
 def test_symlink_loops(tmp_path):
@@ -164,7 +184,9 @@ def test_symlink_loops(tmp_path):
     proc, report = check_json(tree, cwd=tmp_path)
     assert proc.returncode == 2
     messages = {(os.path.relpath(e["path"], tree), e["message"].split(" (")[0].split(":")[0]) for e in report["errors"]}
-    assert messages == {("a.py", "symlink loop"), ("b.py", "symlink loop"), ("pkg/up", "symlink loop")}, report["errors"]
+    assert messages == {("a.py", "symlink loop"), ("b.py", "symlink loop"), ("pkg/up", "symlink loop")}, report[
+        "errors"
+    ]
     assert [(Path(f["path"]).name, f["start"]["line"]) for f in report["findings"]] == [("good.py", 2)]
     assert snapshot(tree) == before
 
@@ -248,8 +270,10 @@ def test_files_disappearing_during_the_run(tmp_path, jobs):
     for path in gone:
         os.unlink(path)
     run = check_paths(files, TABLES, config, jobs=jobs, cache=False)
-    assert [(Path(e.path).name, e.line, e.message) for e in run.all_errors] == \
-        [("m03.py", 0, "file disappeared during the run"), ("m04.py", 0, "file disappeared during the run")]
+    assert [(Path(e.path).name, e.line, e.message) for e in run.all_errors] == [
+        ("m03.py", 0, "file disappeared during the run"),
+        ("m04.py", 0, "file disappeared during the run"),
+    ]
     assert len(run.findings) == 19  # every other GOOD file, less m04
 
 
@@ -278,9 +302,13 @@ def test_file_vanishing_between_prefilter_and_parse(tmp_path, monkeypatch):
 
 
 def test_python2_file(tmp_path):
-    source = "import torch\ndef f(self, layer):\n    print \"casting\"\n    return " + TRIGGER.split("= ", 1)[1]
-    run_bad(tmp_path, lambda t: (t / "bad.py").write_text(source),
-            r"syntax error: Missing parentheses in call to 'print'.*looks like Python 2", line=3)
+    source = 'import torch\ndef f(self, layer):\n    print "casting"\n    return ' + TRIGGER.split("= ", 1)[1]
+    run_bad(
+        tmp_path,
+        lambda t: (t / "bad.py").write_text(source),
+        r"syntax error: Missing parentheses in call to 'print'.*looks like Python 2",
+        line=3,
+    )
 
 
 def test_text_report_names_file_and_line(tmp_path):
@@ -318,6 +346,7 @@ def test_every_bad_input_at_once(tmp_path):
 
 
 # -- determinism, -j and the cache ------------------------------------------------
+
 
 def _tree_with_findings(root: Path, n: int = 60) -> Path:
     root.mkdir(parents=True, exist_ok=True)
@@ -412,24 +441,44 @@ def test_cache_is_kept_out_of_git(tmp_path):
     tree = _tree_with_findings(tmp_path / "tree", 3)
     run_castlint("check", tree, cwd=tmp_path)
     assert (tmp_path / ".castlint_cache" / ".gitignore").read_text().strip().endswith("*")
-    assert (tmp_path / ".castlint_cache" / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert (
+        (tmp_path / ".castlint_cache" / "CACHEDIR.TAG")
+        .read_text()
+        .startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    )
 
 
 # -- discovery and positions: the fast paths give the slow paths' answers ------------
+
 
 def _reference_walk(top: str, config: Config) -> list:
     out = []
     for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
         dirnames[:] = [d for d in dirnames if not config.excluded(Path(dirpath) / d)]
-        out.extend(os.path.join(dirpath, n) for n in filenames
-                   if n.endswith((".py", ".pyi")) and not config.excluded(Path(dirpath) / n))
+        out.extend(
+            os.path.join(dirpath, n)
+            for n in filenames
+            if n.endswith((".py", ".pyi")) and not config.excluded(Path(dirpath) / n)
+        )
     return sorted(out)
 
 
 @pytest.mark.parametrize("exclude", [(), ("tests",), ("a/b*",), ("*_gen.py", "pkg/sub/"), ("a*b",)])
 def test_discover_matches_config_excluded(tmp_path, exclude):
-    layout = ["a/b1/x.py", "a/b2/y.pyi", "a/c/z.py", "tests/t.py", "pkg/sub/s.py", "pkg/q_gen.py",
-              "ax/yb/w.py", "build/gen.py", "node_modules/m.py", "ok.py", "a/readme.txt", "x.egg-info/e.py"]
+    layout = [
+        "a/b1/x.py",
+        "a/b2/y.pyi",
+        "a/c/z.py",
+        "tests/t.py",
+        "pkg/sub/s.py",
+        "pkg/q_gen.py",
+        "ax/yb/w.py",
+        "build/gen.py",
+        "node_modules/m.py",
+        "ok.py",
+        "a/readme.txt",
+        "x.egg-info/e.py",
+    ]
     for rel in layout:
         path = tmp_path / "root" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -438,6 +487,7 @@ def test_discover_matches_config_excluded(tmp_path, exclude):
     config = Config(root=root)
     if exclude:
         from castlint.config import DEFAULT_EXCLUDE
+
         config.exclude = tuple(exclude) + DEFAULT_EXCLUDE
     for top in (str(root), str(root / "a"), os.path.relpath(root, os.getcwd())):
         found, errors = discover([top], config)
@@ -472,8 +522,15 @@ FIXED = b"self.pool.get_key_buffer(layer.layer_id)[loc].to(torch.bfloat16)"
 
 
 def gather_source(newline: bytes = b"\n", indent: bytes = b"    ", bom: bool = False) -> bytes:
-    lines = [b"import torch   ", b"", b"def forward_decode(self, layer, loc):  ",
-             indent + b"x = " + CAST + b"\t", indent + b"y = 1 \t ", indent + b"return x, y", b""]
+    lines = [
+        b"import torch   ",
+        b"",
+        b"def forward_decode(self, layer, loc):  ",
+        indent + b"x = " + CAST + b"\t",
+        indent + b"y = 1 \t ",
+        indent + b"return x, y",
+        b"",
+    ]
     return (b"\xef\xbb\xbf" if bom else b"") + newline.join(lines)
 
 
@@ -509,8 +566,13 @@ def _interrupt_fix(tmp_path: Path, sig: int, n: int = 600):
     for i in range(n):
         (tree / f"b{i:03d}.py").write_bytes(old)
     env = dict(os.environ, NO_COLOR="1")
-    proc = subprocess.Popen([sys.executable, "-m", "castlint", "fix", "--no-cache", "-j", "2", str(tree)],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "castlint", "fix", "--no-cache", "-j", "2", str(tree)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     # fix writes in path order once every fix is computed: signal as soon as the
     # first file is new, in the middle of the writes
     first = tree / "b000.py"
@@ -556,19 +618,24 @@ def test_anchored_prefilter_gives_the_plain_answer():
     rng = random.Random(6)
     texts = [p.read_bytes() for p in sorted(FIXTURES.rglob("*.py"))] + [b"", b"x", b".to(", b"_buffer"]
     for _ in range(3000):
-        parts = [rng.choice(words)[: rng.randint(1, 40)] if rng.random() < 0.5 else rng.choice(words)
-                 for _ in range(rng.randint(0, 4))]
+        parts = [
+            rng.choice(words)[: rng.randint(1, 40)] if rng.random() < 0.5 else rng.choice(words)
+            for _ in range(rng.randint(0, 4))
+        ]
         texts.append(b" ".join(parts + [bytes(rng.randrange(32, 127) for _ in range(rng.randint(0, 20)))]))
     for text in texts:
         assert has_trigger(text, groups) == plain(text, groups), text
 
 
-@pytest.mark.parametrize("comment,expected", [
-    ("  # noqa: E501, CL001", [("CL900", 3)]),  # names a CL code: reported unused
-    ("  # NOQA:cl003", [("CL900", 3)]),
-    ("  # noqa: E501", []),  # not castlint's: never reported
-    ("  # noqa", []),
-])
+@pytest.mark.parametrize(
+    "comment,expected",
+    [
+        ("  # noqa: E501, CL001", [("CL900", 3)]),  # names a CL code: reported unused
+        ("  # NOQA:cl003", [("CL900", 3)]),
+        ("  # noqa: E501", []),  # not castlint's: never reported
+        ("  # noqa", []),
+    ],
+)
 def test_noqa_comments_without_findings(tmp_path, comment, expected):
     target = tmp_path / "m.py"
     target.write_text("import torch\n\ndef f(x):" + comment + "\n    return x.to(torch.half)\n")

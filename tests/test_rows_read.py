@@ -9,6 +9,7 @@
 - sglang 0.5.23: memory_pool.py gets its rows getters and triton_backend.py its rows
   reads; both compile, Black/Ruff report nothing new, a second fix is a no-op.
 """
+
 import importlib.util
 import os
 import sys
@@ -16,10 +17,9 @@ import types
 
 import pytest
 
-from conftest import FIXTURES, sglang_tree
-
 from castlint.fixes import fix_source
 from castlint.tables import load_tables
+from conftest import FIXTURES, sglang_tree
 
 torch = pytest.importorskip("torch")
 
@@ -79,8 +79,16 @@ class Layer:
     scaling = 0.3
 
 
-def _run(fixed, monkeypatch, cls_name="Fp4KVPool", indices=(3, 9, 9, 17, 40, 2, 5, 60, 61, 33, 3, 12),
-         indptr=(0, 5, 12), switch=None, extend=False, pad=0):
+def _run(
+    fixed,
+    monkeypatch,
+    cls_name="Fp4KVPool",
+    indices=(3, 9, 9, 17, 40, 2, 5, 60, 61, 33, 3, 12),
+    indptr=(0, 5, 12),
+    switch=None,
+    extend=False,
+    pad=0,
+):
     pools, backends = _modules(fixed, monkeypatch, switch)
     seen = _counting(pools)
     pool = _pool(pools, cls_name)
@@ -114,10 +122,13 @@ def test_fixed_length_index_buffer_like_cuda_graphs(monkeypatch):
     assert seen == [32, 32]  # the buffer's fixed length, not the pool
 
 
-@pytest.mark.parametrize("cls_name, expected", [
-    ("Fp4KVPoolPlainKeys", [65]),  # overrides _get_key_buffer without a rows getter: V is read whole
-    ("KVPool", []),  # stores what it reads: nothing is dequantized either way
-])
+@pytest.mark.parametrize(
+    "cls_name, expected",
+    [
+        ("Fp4KVPoolPlainKeys", [65]),  # overrides _get_key_buffer without a rows getter: V is read whole
+        ("KVPool", []),  # stores what it reads: nothing is dequantized either way
+    ],
+)
 def test_pools_without_a_valid_rows_getter_read_whole(monkeypatch, cls_name, expected):
     if cls_name == "KVPool":
         pools, backends = _modules(True, monkeypatch)
@@ -190,8 +201,11 @@ def test_released_sglang_pool_and_triton_backend(tmp_path):
         ranges = [f"--line-ranges={a}-{b}" for a, b in _added_ranges(fix.source, fix.new_source)]
         check = subprocess.run([black, "-q", "-l", "88", "--check", *ranges, str(target)], check=False)
         assert check.returncode == 0, rel
-        assert all(len(line) <= 88 for a, b in _added_ranges(fix.source, fix.new_source)
-                   for line in fix.new_source.decode().splitlines()[a - 1:b]), rel
+        assert all(
+            len(line) <= 88
+            for a, b in _added_ranges(fix.source, fix.new_source)
+            for line in fix.new_source.decode().splitlines()[a - 1 : b]
+        ), rel
     module = tmp_path / "kv_rows_read.py"
     module.write_bytes(backend_fix.companions[location])
     assert subprocess.run([black, "-q", "-l", "88", "--check", str(module)], check=False).returncode == 0

@@ -4,6 +4,7 @@ Each test here failed on the code before issue 22 (the wrong results 1-9 and the
 missing flags): per-file nearest config, explicitly named paths, unparsable files,
 --diff --exit-zero, Ctrl-C's line, unknown subcommands, the step total's backends,
 help at 80 columns, and the new flags."""
+
 from __future__ import annotations
 
 import json
@@ -19,13 +20,17 @@ import pytest
 
 from conftest import FIXTURES, ROOT, run_castlint
 
-CAST = ("def forward_decode(self, q, layer, idx):\n"
-        "    k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)\n"
-        "    g = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)[idx]\n"
-        "    return k, g\n")
-GATHER = ("def forward_decode(self, q, layer, idx):\n"
-          "    g = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)[idx]\n"
-          "    return g\n")
+CAST = (
+    "def forward_decode(self, q, layer, idx):\n"
+    "    k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)\n"
+    "    g = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)[idx]\n"
+    "    return k, g\n"
+)
+GATHER = (
+    "def forward_decode(self, q, layer, idx):\n"
+    "    g = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)[idx]\n"
+    "    return g\n"
+)
 
 
 def codes(proc) -> list:
@@ -39,6 +44,7 @@ def codes(proc) -> list:
 
 
 # -- 1. the nearest config of each file ----------------------------------------------
+
 
 def _two_configs(tmp_path: Path) -> Path:
     p = tmp_path / "p"
@@ -61,8 +67,9 @@ def test_each_file_gets_its_nearest_config_whatever_the_order(tmp_path):
 
 def test_config_file_and_isolated_give_every_file_one_config(tmp_path):
     p = _two_configs(tmp_path)
-    forced = run_castlint("check", "-q", "--config", str(p / "pkg" / "castlint.toml"), "p/top.py",
-                          "p/pkg/sub/b.py", cwd=tmp_path)
+    forced = run_castlint(
+        "check", "-q", "--config", str(p / "pkg" / "castlint.toml"), "p/top.py", "p/pkg/sub/b.py", cwd=tmp_path
+    )
     assert codes(forced) == [("p/pkg/sub/b.py", "CL003"), ("p/top.py", "CL003")]
     isolated = run_castlint("check", "-q", "--isolated", "p/top.py", "p/pkg/sub/b.py", cwd=tmp_path)
     assert {c for _, c in codes(isolated)} == {"CL001", "CL003"}
@@ -70,6 +77,7 @@ def test_config_file_and_isolated_give_every_file_one_config(tmp_path):
 
 
 # -- 2. explicitly named paths -------------------------------------------------------
+
 
 def _ignored_tree(tmp_path: Path) -> Path:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
@@ -117,6 +125,7 @@ def test_the_pre_commit_hooks_pass_force_exclude():
 
 
 # -- 3. a file that does not parse is reported, trigger words or not -------------------
+
 
 def test_unparsable_file_without_trigger_words_is_an_error(tmp_path):
     (tmp_path / "s.py").write_text("def f(:\n")
@@ -169,7 +178,7 @@ def test_a_warm_walk_takes_unchanged_files_from_the_cache(tmp_path, monkeypatch)
     from castlint.engine import check_paths
     from castlint.tables import load_tables
 
-    d = _broken_tree(tmp_path)
+    _broken_tree(tmp_path)
     monkeypatch.chdir(tmp_path)  # the config's root, where .castlint_cache/ goes
     config, tables = load_config(["d"]), load_tables()
     files, _ = discover(["d"], config)
@@ -200,6 +209,7 @@ def test_unparsable_stdin_without_trigger_words_is_an_error():
 
 # -- 4. --diff --exit-zero -------------------------------------------------------------
 
+
 def test_diff_exit_zero_exits_0(tmp_path):
     (tmp_path / "g.py").write_text(GATHER)
     proc = run_castlint("check", "--fix", "--diff", "--exit-zero", "g.py", cwd=tmp_path)
@@ -210,6 +220,7 @@ def test_diff_exit_zero_exits_0(tmp_path):
 
 
 # -- 5. Ctrl-C's line ---------------------------------------------------------------------
+
 
 def test_keyboard_interrupt_inside_typer_prints_interrupted(monkeypatch, tmp_path):
     """typer turns a KeyboardInterrupt into exit 130; the user still gets the one line."""
@@ -226,6 +237,7 @@ def test_keyboard_interrupt_inside_typer_prints_interrupted(monkeypatch, tmp_pat
 
 
 # -- 6. unknown subcommands -----------------------------------------------------------------
+
 
 def test_unknown_subcommand_suggests_the_nearest(tmp_path):
     (tmp_path / "x.py").write_text("x = 1\n")
@@ -246,27 +258,45 @@ def test_server_is_a_subcommand():
 
 # -- 7. the step total: memory-pool classes are not backends -----------------------------------
 
+
 def test_step_total_leaves_pool_accessors_out_of_the_backends():
     from castlint.models import Cost, Finding, Position, Severity, step_total
 
     def finding(function, per_step, accessor=None):
-        return Finding("CL001", "whole-pool-cast", Severity.ERROR, "x.py", Position(1, 1), Position(1, 2), "m",
-                       cost=Cost(per_step // 78, per_step, "glm-5", 1), function=function, accessor=accessor)
+        return Finding(
+            "CL001",
+            "whole-pool-cast",
+            Severity.ERROR,
+            "x.py",
+            Position(1, 1),
+            Position(1, 2),
+            "m",
+            cost=Cost(per_step // 78, per_step, "glm-5", 1),
+            function=function,
+            accessor=accessor,
+        )
 
-    total = step_total([finding("MLABackend.forward_decode", 66), finding("XPUBackend.forward_decode", 66),
-                        finding("MHATokenToKVPool._get_key_buffer", 114, accessor="MHATokenToKVPool._get_key_buffer")])
+    total = step_total(
+        [
+            finding("MLABackend.forward_decode", 66),
+            finding("XPUBackend.forward_decode", 66),
+            finding("MHATokenToKVPool._get_key_buffer", 114, accessor="MHATokenToKVPool._get_key_buffer"),
+        ]
+    )
     assert total.bytes_per_step == 66 and total.alternatives == 2
 
 
 def test_an_accessor_finding_says_so_and_is_no_backend(tmp_path):
-    (tmp_path / "pool.py").write_text(textwrap.dedent("""\
+    (tmp_path / "pool.py").write_text(
+        textwrap.dedent("""\
         class FP4Pool:
             def get_key_buffer(self, layer_id):
                 return self.k_buffer[layer_id].to(torch.bfloat16)
 
             def forward_decode(self, q, layer):
                 return self.get_key_buffer(layer.layer_id)
-        """))
+        """)
+    )
     data = json.loads(run_castlint("check", "-f", "json", "pool.py", cwd=tmp_path).stdout)
     inside = [f for f in data["findings"] if f.get("accessor")]
     assert inside and inside[0]["accessor"] == "FP4Pool.get_key_buffer"
@@ -288,6 +318,7 @@ def test_sarif_and_rdjson_link_the_project_repository():
 
 # -- 9. help at 80 columns --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("command", ["check", "fix", "validate", "trace", "bot"])
 def test_help_is_whole_at_80_columns(command):
     proc = run_castlint(command, "--help", env={"COLUMNS": "80"})
@@ -295,8 +326,9 @@ def test_help_is_whole_at_80_columns(command):
     lines = proc.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80, max(lines, key=len)
     assert "…" not in proc.stdout
-    from castlint.cli import app  # every option name is printed whole
     import typer.main
+
+    from castlint.cli import app  # every option name is printed whole
 
     click_command = typer.main.get_command(app).commands[command]
     for param in click_command.params:
@@ -308,6 +340,7 @@ def test_help_is_whole_at_80_columns(command):
 
 
 # -- the new flags ------------------------------------------------------------------------------
+
 
 def test_per_file_ignores_on_the_command_line(tmp_path):
     (tmp_path / "a.py").write_text(CAST)
@@ -328,8 +361,13 @@ def test_file_level_noqa_and_ignore_noqa(tmp_path):
     proc = run_castlint("check", "-q", "all.py", "some.py", "line.py", cwd=tmp_path)
     assert codes(proc) == [("some.py", "CL001")]
     loud = run_castlint("check", "-q", "--ignore-noqa", "all.py", "some.py", "line.py", cwd=tmp_path)
-    assert codes(loud) == [("all.py", "CL001"), ("all.py", "CL003"), ("line.py", "CL003"),
-                           ("some.py", "CL001"), ("some.py", "CL003")]
+    assert codes(loud) == [
+        ("all.py", "CL001"),
+        ("all.py", "CL003"),
+        ("line.py", "CL003"),
+        ("some.py", "CL001"),
+        ("some.py", "CL003"),
+    ]
     assert "CL900" not in loud.stdout
 
 
@@ -347,8 +385,9 @@ def test_config_key_value_overrides(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.castlint]\nignore = ["CL003"]\n')
     proc = run_castlint("check", "-q", "--config", 'ignore = ["CL001"]', "a.py", cwd=tmp_path)
     assert {c for _, c in codes(proc)} == {"CL003"}
-    model = run_castlint("check", "--show-settings", "-f", "json", "--config", "model.pool-tokens = 1024", ".",
-                         cwd=tmp_path)
+    model = run_castlint(
+        "check", "--show-settings", "-f", "json", "--config", "model.pool-tokens = 1024", ".", cwd=tmp_path
+    )
     data = json.loads(model.stdout)
     assert data["model"]["pool_tokens"] == 1024 and data["ignore"] == ["CL003"]
     assert data["config_overrides"] == ["model.pool-tokens = 1024"]
@@ -358,8 +397,9 @@ def test_config_key_value_overrides(tmp_path):
 
 def test_show_settings_tells_default_select_from_all(tmp_path):
     default = json.loads(run_castlint("check", "--show-settings", "-f", "json", ".", cwd=tmp_path).stdout)
-    every = json.loads(run_castlint("check", "--show-settings", "-f", "json", "--select", "ALL", ".",
-                                    cwd=tmp_path).stdout)
+    every = json.loads(
+        run_castlint("check", "--show-settings", "-f", "json", "--select", "ALL", ".", cwd=tmp_path).stdout
+    )
     assert default["select"] == "default" and default["select_source"] == "default"
     assert "CL005" in every["select"] and every["select_source"] == "--select ALL"
     assert "CL005" not in default["enabled_rules"] and "CL005" in every["enabled_rules"]
@@ -370,8 +410,14 @@ def test_show_settings_tells_default_select_from_all(tmp_path):
 def test_watch_checks_again_on_change(tmp_path):
     (tmp_path / "w.py").write_text("x = 1\n")
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=os.pathsep.join(sys.path))
-    proc = subprocess.Popen([sys.executable, "-m", "castlint", "check", "-q", "--no-cache", "--watch", "w.py"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "castlint", "check", "-q", "--no-cache", "--watch", "w.py"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         _wait_for(proc, "Watching for file changes.")
         time.sleep(0.05)
@@ -424,8 +470,16 @@ def _wait_for(proc, text: str, timeout: float = 20.0) -> None:
 def test_root_help_lists_every_command_whole():
     proc = run_castlint("--help", env={"COLUMNS": "80"})
     commands = proc.stdout.split("Commands:", 1)[1].strip().splitlines()
-    assert {line.split()[0] for line in commands} >= {"check", "fix", "rules", "rule", "validate", "bot", "trace",
-                                                       "server"}
+    assert {line.split()[0] for line in commands} >= {
+        "check",
+        "fix",
+        "rules",
+        "rule",
+        "validate",
+        "bot",
+        "trace",
+        "server",
+    }
     assert not any(line.rstrip().endswith("...") for line in commands), commands
 
 
@@ -447,8 +501,10 @@ def test_a_nested_config_excludes_below_its_folder(tmp_path):
     (tmp_path / "inner" / "gen" / "g.py").write_text(GATHER)
     (tmp_path / "inner" / "k.py").write_text(GATHER)
     assert run_castlint("check", "--show-files", ".", cwd=tmp_path).stdout == "./inner/k.py\n"
-    assert run_castlint("check", "--show-files", "--isolated", ".", cwd=tmp_path).stdout == \
-        "./inner/gen/g.py\n./inner/k.py\n"
+    assert (
+        run_castlint("check", "--show-files", "--isolated", ".", cwd=tmp_path).stdout
+        == "./inner/gen/g.py\n./inner/k.py\n"
+    )
 
 
 def test_a_config_written_between_two_runs_is_read(tmp_path):

@@ -1,4 +1,5 @@
 """What a ruff user expects from the command line (issue 12): flags, `rule`, stdin, output."""
+
 import json
 import os
 import re
@@ -48,9 +49,21 @@ def test_output_format_is_an_alias_of_format():
 
 def test_help_documents_every_new_flag():
     out = run_castlint("check", "--help").stdout
-    for flag in ("--output-format", "--statistics", "--show-fixes", "--extend-select", "--exclude",
-                 "--extend-exclude", "--add-noqa", "--show-files", "--show-settings", "--color", "--fix-only",
-                 "--stdin-filename", "--no-respect-gitignore"):
+    for flag in (
+        "--output-format",
+        "--statistics",
+        "--show-fixes",
+        "--extend-select",
+        "--exclude",
+        "--extend-exclude",
+        "--add-noqa",
+        "--show-files",
+        "--show-settings",
+        "--color",
+        "--fix-only",
+        "--stdin-filename",
+        "--no-respect-gitignore",
+    ):
         assert flag in out, flag
     assert "ALL" in out
     fix_help = run_castlint("fix", "--help").stdout
@@ -60,10 +73,24 @@ def test_help_documents_every_new_flag():
 
 def test_every_new_flag_is_in_the_readme():
     readme = (ROOT / "README.md").read_text()
-    for flag in ("--output-format", "--statistics", "--show-fixes", "--extend-select", "--exclude",
-                 "--extend-exclude", "--select ALL", "--add-noqa", "--show-files", "--show-settings", "--color",
-                 "--fix-only", "--stdin-filename", "--no-respect-gitignore", "castlint rule CL001",
-                 "castlint fix -"):
+    for flag in (
+        "--output-format",
+        "--statistics",
+        "--show-fixes",
+        "--extend-select",
+        "--exclude",
+        "--extend-exclude",
+        "--select ALL",
+        "--add-noqa",
+        "--show-files",
+        "--show-settings",
+        "--color",
+        "--fix-only",
+        "--stdin-filename",
+        "--no-respect-gitignore",
+        "castlint rule CL001",
+        "castlint fix -",
+    ):
         assert flag in readme, flag
 
 
@@ -76,8 +103,14 @@ def test_statistics(tmp_path):
     assert lines[3] == "per decode step, by backend (a server runs one):"
     assert lines[4].endswith(f"\tToyBackend ({tmp_path / 'x.py'})")
     data = json.loads(run_castlint("check", "--statistics", "-f", "json", tmp_path).stdout)
-    assert data[0] == {"code": "CL003", "name": "cast-before-gather", "count": 2, "fixable": False,
-                       "fixable_count": 1, "unsafe_fixable_count": 1}
+    assert data[0] == {
+        "code": "CL003",
+        "name": "cast-before-gather",
+        "count": 2,
+        "fixable": False,
+        "fixable_count": 1,
+        "unsafe_fixable_count": 1,
+    }
     assert data[1]["code"] == "CL001" and data[1]["fixable_count"] == 0
 
 
@@ -122,8 +155,9 @@ def test_show_files(tmp_path):
 
 
 def test_show_settings(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[tool.castlint]\nignore = ["CL004"]\n[tool.castlint.model]\n'
-                                             'preset = "deepseek-v3"\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.castlint]\nignore = ["CL004"]\n[tool.castlint.model]\npreset = "deepseek-v3"\n'
+    )
     proc = run_castlint("check", "--show-settings", "--select", "CL0", ".", cwd=tmp_path)
     assert proc.returncode == 0
     assert f'config_file = "{tmp_path / "pyproject.toml"}"' in proc.stdout
@@ -157,13 +191,16 @@ def test_rule_singular_and_rules():
     assert missing.returncode == 2 and "no rule 'CL777'" in missing.stderr
     listing = run_castlint("rules", "-f", "json")
     from castlint.codes import RULE_CODES
+
     assert [r["code"] for r in json.loads(listing.stdout)] == list(RULE_CODES)
 
 
 def _modules_after(args):
-    code = ("import sys\nfrom castlint.cli import main\n"
-            f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
-            "sys.stderr.write(' '.join(sorted(sys.modules)))\n")
+    code = (
+        "import sys\nfrom castlint.cli import main\n"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(' '.join(sorted(sys.modules)))\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True)
     return set(proc.stderr.split())
 
@@ -174,12 +211,18 @@ def test_rules_loads_no_more_than_version_and_the_registry():
     typer's per-command set-up (which imports pydantic)."""
     extra = _modules_after(["rules"]) - _modules_after(["--version"])
     assert "castlint.checks.whole_pool_cast" in extra
-    assert not {m for m in extra if m.split(".")[0] in ("libcst", "pydantic", "torch")
-                or m.startswith(("castlint.analysis.dataflow", "castlint.engine", "castlint.prune",
-                                 "castlint.fixes", "castlint.report"))}, extra
+    assert not {
+        m
+        for m in extra
+        if m.split(".")[0] in ("libcst", "pydantic", "torch")
+        or m.startswith(
+            ("castlint.analysis.dataflow", "castlint.engine", "castlint.prune", "castlint.fixes", "castlint.report")
+        )
+    }, extra
 
 
 # -- stdin --------------------------------------------------------------------------
+
 
 def test_check_stdin_with_a_filename():
     source = BAD.read_text()
@@ -192,15 +235,18 @@ def test_check_stdin_with_a_filename():
 
 
 def test_check_stdin_syntax_error():
-    proc = run_castlint("check", "--stdin-filename", "x.py", "-", input="def f(:\n    pool.get_key_buffer(0).to(q.dtype)\n")
+    proc = run_castlint(
+        "check", "--stdin-filename", "x.py", "-", input="def f(:\n    pool.get_key_buffer(0).to(q.dtype)\n"
+    )
     assert proc.returncode == 2 and "x.py:1: error" in proc.stdout
 
 
 def test_fix_stdin_writes_the_fixed_source_to_stdout(tmp_path):
     proc = run_castlint("fix", "--stdin-filename", str(tmp_path / "x.py"), "-", input=MIXED)
     assert proc.returncode == 1  # findings left
-    assert proc.stdout == MIXED.replace(SAFE_FIXED.replace("[loc].to(torch.bfloat16)", ".to(torch.bfloat16)[loc]"),
-                                        SAFE_FIXED)
+    assert proc.stdout == MIXED.replace(
+        SAFE_FIXED.replace("[loc].to(torch.bfloat16)", ".to(torch.bfloat16)[loc]"), SAFE_FIXED
+    )
     assert "CL003" in proc.stderr and "Found 3 findings (1 fixed, 2 remaining)." in proc.stderr
     assert "  >     8 |" in proc.stderr  # frames from the fixed source
     assert not (tmp_path / "x.py").exists()  # nothing written
@@ -282,6 +328,7 @@ def test_add_noqa_refuses_with_fix():
 
 # -- progress bar -------------------------------------------------------------------
 
+
 def _tree(root, n=220):
     root.mkdir()
     for i in range(n):
@@ -300,8 +347,13 @@ def test_progress_bar_on_a_terminal_goes_to_stderr(tmp_path):
     master, slave = os.openpty()
     env = dict(os.environ, COLUMNS="100", TERM="xterm")
     env.pop("NO_COLOR", None)
-    proc = subprocess.Popen([sys.executable, "-m", "castlint", "check", "--no-cache", "-j", "1", str(tree)],
-                            stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "castlint", "check", "--no-cache", "-j", "1", str(tree)],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
     os.close(slave)
     chunks = []
     while True:

@@ -1,4 +1,5 @@
 """Every rule's VALID/INVALID examples are its docs and its tests (Fixit style)."""
+
 import libcst as cst
 import pytest
 
@@ -37,8 +38,13 @@ def test_invalid_examples_flag_exact_lines(code, index, source, lines):
     assert got == sorted(lines)
 
 
-FIXED = [(r.code, i, src, example.fixed) for r in STATIC for i, example in enumerate(r.INVALID)
-         for src in [example[0]] if getattr(example, "fixed", None) is not None]
+FIXED = [
+    (r.code, i, src, example.fixed)
+    for r in STATIC
+    for i, example in enumerate(r.INVALID)
+    for src in [example[0]]
+    if getattr(example, "fixed", None) is not None
+]
 
 
 def edits_of(source: str, code: str) -> list:
@@ -47,8 +53,9 @@ def edits_of(source: str, code: str) -> list:
     from castlint.session import FixOptions, describer, take_edits
 
     config = Config(select=(code,))
-    result = check_file("example.py", TABLES, config, config.cost_model(TABLES), source=source.encode(),
-                        fixer=describer(FixOptions()))
+    result = check_file(
+        "example.py", TABLES, config, config.cost_model(TABLES), source=source.encode(), fixer=describer(FixOptions())
+    )
     take_edits([result])
     return [f for f in result.findings if f.code == code]
 

@@ -6,6 +6,7 @@ the findings (Fix.edits); renderers never load config or compute fixes themselve
 the run's --config names adds an accessor: the cast through it is found, and its fix
 must be in the report too.
 """
+
 from __future__ import annotations
 
 import io
@@ -36,12 +37,14 @@ def project(tmp_path):
     so only --config finds them."""
     ci = tmp_path / "ci"
     ci.mkdir()
-    (ci / "latent_rules.toml").write_text(textwrap.dedent("""\
+    (ci / "latent_rules.toml").write_text(
+        textwrap.dedent("""\
         schema = 1
         [[accessor]]
         name = "get_latent_cache"
         returns = "tensor"
-    """))
+    """)
+    )
     config_file = ci / "castlint.toml"
     config_file.write_text(f"extend-rules = [{str(ci / 'latent_rules.toml')!r}]\n")
     src = tmp_path / "engine"
@@ -69,7 +72,7 @@ def run_check(backend: Path, config_file: Path, edits: bool = True, tables=None)
 def apply_sarif_replacements(text: str, replacements: list) -> str:
     for r in sorted(replacements, key=lambda r: r["deletedRegion"]["charOffset"], reverse=True):
         start = r["deletedRegion"]["charOffset"]
-        text = text[:start] + r["insertedContent"]["text"] + text[start + r["deletedRegion"]["charLength"]:]
+        text = text[:start] + r["insertedContent"]["text"] + text[start + r["deletedRegion"]["charLength"] :]
     return text
 
 
@@ -145,8 +148,16 @@ def test_renderers_show_only_the_fixes_they_are_given(project, monkeypatch, fmt)
 def test_check_fixes_follow_the_config_option(project, fmt):
     """`castlint check --format sarif --config FILE`: the fixes come from FILE's extend-rules."""
     backend, config_file = project
-    proc = run_castlint("check", "--format", fmt, "--config", config_file, "engine/backend.py",
-                        cwd=backend.parent.parent, env={"GITHUB_WORKSPACE": ""})
+    proc = run_castlint(
+        "check",
+        "--format",
+        fmt,
+        "--config",
+        config_file,
+        "engine/backend.py",
+        cwd=backend.parent.parent,
+        env={"GITHUB_WORKSPACE": ""},
+    )
     assert proc.returncode == 1, proc.stderr
     doc = json.loads(proc.stdout)
     (assert_sarif_fixes_the_cast if fmt == "sarif" else assert_rdjson_fixes_the_cast)(doc)

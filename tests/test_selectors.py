@@ -2,6 +2,7 @@
 
 Issue 12 (bugs 2 and 3) and issue 10 (config values accepted silently, rich markup
 in error messages)."""
+
 import json
 import shutil
 
@@ -10,7 +11,6 @@ import pytest
 from castlint.checks import ALL_RULES
 from castlint.cli import _fix_word
 from castlint.codes import RULES, SelectorError, check_selector, parse_selectors
-
 from conftest import FIXTURES, run_castlint
 
 BAD = FIXTURES / "check" / "fa3_backend.py"  # 3 findings
@@ -24,8 +24,9 @@ def project(tmp_path, config: str):
 
 def test_codes_table_matches_the_rules():
     """castlint.codes (read without libcst) says what the rule classes say."""
-    assert [(r.code, r.name, r.summary, r.fix) for r in RULES] == \
-        [(r.code, r.name, r.summary, _fix_word(r)) for r in ALL_RULES]
+    assert [(r.code, r.name, r.summary, r.fix) for r in RULES] == [
+        (r.code, r.name, r.summary, _fix_word(r)) for r in ALL_RULES
+    ]
 
 
 @pytest.mark.parametrize("flag", ["--select", "--ignore", "--extend-select"])
@@ -102,11 +103,17 @@ def test_per_file_ignores_value_that_names_no_rule(tmp_path):
     assert f"{tmp_path / 'pyproject.toml'}: per-file-ignores.\"backend.py\": 'XY9' selects no rule" in proc.stderr
 
 
-@pytest.mark.parametrize("value,needle", [
-    ("100000000000000000000", "model.pool-tokens: must be from 1 to 1,000,000,000,000, got 100,000,000,000,000,000,000"),
-    ("1e20", "model.pool-tokens: must be an integer from 1 to 1,000,000,000,000, got 1e+20"),
-    ("0", "model.pool-tokens: must be from 1"),
-])
+@pytest.mark.parametrize(
+    "value,needle",
+    [
+        (
+            "100000000000000000000",
+            "model.pool-tokens: must be from 1 to 1,000,000,000,000, got 100,000,000,000,000,000,000",
+        ),
+        ("1e20", "model.pool-tokens: must be an integer from 1 to 1,000,000,000,000, got 1e+20"),
+        ("0", "model.pool-tokens: must be from 1"),
+    ],
+)
 def test_pool_tokens_out_of_range(tmp_path, value, needle):
     """Issue 10: `pool-tokens = 1e20` (the integer) printed costs in the yottabytes."""
     project(tmp_path, f"[tool.castlint.model]\npool-tokens = {value}\n")
@@ -128,14 +135,23 @@ def test_select_all_and_extend_select(tmp_path):
 
 
 def test_validator_unit():
-    assert parse_selectors(["CL001, CL00", "ALL"], "--select") == ("CL001", "CL00", "CL002", "CL003", "CL004", "CL005",
-                                                                   "CL101", "CL900")
+    assert parse_selectors(["CL001, CL00", "ALL"], "--select") == (
+        "CL001",
+        "CL00",
+        "CL002",
+        "CL003",
+        "CL004",
+        "CL005",
+        "CL101",
+        "CL900",
+    )
     with pytest.raises(SelectorError) as info:
         check_selector("C[/]L", "x.toml: select")
     assert str(info.value).startswith("x.toml: select: 'C[/]L' is not a rule code")
 
 
 # -- rich markup in messages (issue 10) ---------------------------------------------
+
 
 def test_config_key_with_markup_is_shown_verbatim(tmp_path):
     """A key holding `[/]` raised rich's MarkupError; `[codes]` vanished from the message."""
@@ -146,12 +162,15 @@ def test_config_key_with_markup_is_shown_verbatim(tmp_path):
     assert "a[/]b: unknown key" in proc.stderr
 
 
-@pytest.mark.parametrize("config,needle", [
-    ('[tool.castlint]\nselect = ["C[/]L"]\n', "'C[/]L' is not a rule code"),
-    ('[tool.castlint]\nselect = ["[codes]"]\n', "'[codes]' is not a rule code"),
-    ('[tool.castlint.model]\npreset = "[schema]"\n', "unknown preset '[schema]'"),
-    ('[tool.castlint]\nper-file-ignores = { "[bold]x.py" = ["CL9x"] }\n', 'per-file-ignores."[bold]x.py"'),
-])
+@pytest.mark.parametrize(
+    "config,needle",
+    [
+        ('[tool.castlint]\nselect = ["C[/]L"]\n', "'C[/]L' is not a rule code"),
+        ('[tool.castlint]\nselect = ["[codes]"]\n', "'[codes]' is not a rule code"),
+        ('[tool.castlint.model]\npreset = "[schema]"\n', "unknown preset '[schema]'"),
+        ('[tool.castlint]\nper-file-ignores = { "[bold]x.py" = ["CL9x"] }\n', 'per-file-ignores."[bold]x.py"'),
+    ],
+)
 def test_user_text_with_brackets_survives(tmp_path, config, needle):
     project(tmp_path, config)
     proc = run_castlint("check", ".", cwd=tmp_path)

@@ -1,6 +1,7 @@
 """`castlint server` end to end, with a real LSP client (pytest-lsp) driving the real
 server process over stdio: diagnostics from the unsaved buffer on open and change, the
 fix and suppress code actions applied to the text, settings from the nearest config."""
+
 from __future__ import annotations
 
 import sys
@@ -13,9 +14,11 @@ from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CAST = ("def forward_decode(self, q, layer, idx):\n"
-        "    g = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)[idx]\n"
-        "    return g\n")
+CAST = (
+    "def forward_decode(self, q, layer, idx):\n"
+    "    g = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)[idx]\n"
+    "    return g\n"
+)
 FIXED_LINE = "    g = self.token_to_kv_pool.get_key_buffer(layer.layer_id)[idx].to(q.dtype)\n"
 CLEAN = "def forward_decode(self, q):\n    return q\n"
 
@@ -24,9 +27,13 @@ CLEAN = "def forward_decode(self, q):\n    return q\n"
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     root = tmp_path_factory.mktemp("workspace")
     lsp_client.root = root
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")]))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -36,7 +43,7 @@ def apply_edits(text: str, edits) -> str:
     lines = text.splitlines(keepends=True)
 
     def offset(pos):
-        return sum(len(line) for line in lines[:pos.line]) + pos.character
+        return sum(len(line) for line in lines[: pos.line]) + pos.character
 
     for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
         start, end = offset(edit.range.start), offset(edit.range.end)
@@ -47,16 +54,23 @@ def apply_edits(text: str, edits) -> str:
 
 async def open_doc(client: LanguageClient, path: Path, text: str):
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        )
+    )
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     return uri
 
 
 async def actions_for(client: LanguageClient, uri: str, diagnostics):
-    return await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        range=diagnostics[0].range, context=types.CodeActionContext(diagnostics=diagnostics)))
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostics[0].range,
+            context=types.CodeActionContext(diagnostics=diagnostics),
+        )
+    )
 
 
 @pytest.mark.asyncio
@@ -73,9 +87,12 @@ async def test_diagnostic_then_fix_action_gives_the_fixed_text(client: LanguageC
     fixed = apply_edits(CAST, fix.edit.changes[uri])
     assert fixed.splitlines(keepends=True)[1] == FIXED_LINE
     # the editor applies it: the server sees the new buffer and the finding is gone
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)],
+        )
+    )
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert list(client.diagnostics[uri]) == []
 
@@ -85,9 +102,12 @@ async def test_change_from_unsaved_buffer_and_suppress_this_line(client: Languag
     path = client.root / "other.py"
     uri = await open_doc(client, path, CLEAN)
     assert list(client.diagnostics[uri]) == []
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=CAST)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=CAST)],
+        )
+    )
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     diagnostics = client.diagnostics[uri]
     assert [d.code for d in diagnostics] == ["CL003"]
@@ -95,9 +115,12 @@ async def test_change_from_unsaved_buffer_and_suppress_this_line(client: Languag
     suppress = next(a for a in actions if a.title.startswith("castlint: suppress CL003"))
     text = apply_edits(CAST, suppress.edit.changes[uri])
     assert text.splitlines()[1].endswith("[idx]  # noqa: CL003")
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert list(client.diagnostics[uri]) == []
 
@@ -119,7 +142,10 @@ async def test_a_changed_config_rechecks_open_documents(client: LanguageClient):
     assert [d.code for d in client.diagnostics[uri]] == ["CL003"]
     config = client.root / "castlint.toml"
     config.write_text('ignore = ["CL003"]\n')
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
-        changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Created)]))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Created)]
+        )
+    )
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert list(client.diagnostics[uri]) == []

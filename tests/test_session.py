@@ -1,5 +1,6 @@
 """castlint.session: settings -> a run -> data, never printing or exiting; and the fix package
 loads only where a file has a fixable finding (issue 23)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -9,8 +10,10 @@ import pytest
 
 from castlint import session
 
-FIXABLE = (b"import torch\n\ndef forward_decode(self, layer, loc):\n"
-           b"    x = self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n    return x\n")
+FIXABLE = (
+    b"import torch\n\ndef forward_decode(self, layer, loc):\n"
+    b"    x = self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n    return x\n"
+)
 CLEAN = b"def add(a, b):\n    return a + b\n"
 
 
@@ -49,13 +52,15 @@ def test_check_fix_on_a_clean_file_loads_neither_the_fix_package_nor_libcst(tmp_
     `castlint check FILE` costs: nothing is fixable, so nothing of the fix is imported."""
     (tmp_path / "x.py").write_bytes(CLEAN)
     flags = [] if cache else ["--no-cache"]
-    code = ("import sys\nimport castlint.cli as c\n"
-            "for _ in range(2):\n"
-            "    try:\n"
-            f"        c.main(['check', '--force-exclude', '--fix', *{flags!r}, 'x.py'])\n"
-            "    except SystemExit as exc:\n"
-            "        assert exc.code == 0, exc.code\n"
-            "loaded = sorted(m for m in sys.modules if m.startswith(('libcst', 'castlint.fixes')))\n"
-            "assert not loaded, loaded\n")
+    code = (
+        "import sys\nimport castlint.cli as c\n"
+        "for _ in range(2):\n"
+        "    try:\n"
+        f"        c.main(['check', '--force-exclude', '--fix', *{flags!r}, 'x.py'])\n"
+        "    except SystemExit as exc:\n"
+        "        assert exc.code == 0, exc.code\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith(('libcst', 'castlint.fixes')))\n"
+        "assert not loaded, loaded\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

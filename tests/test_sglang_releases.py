@@ -3,6 +3,7 @@
 Exact CL001/CL002 findings in the FlashInfer MLA backend, the FA3 MLA cast,
 and a whole-tree run with no crash and no internal error.
 """
+
 import json
 
 import pytest
@@ -109,4 +110,3 @@ def test_fp4_pool_accessors_dequantize_the_whole_layer(version):
         assert "inside the pool accessor" in f["message"]
         # the pool's own cost: e2m1 (half a byte) and one scale byte per 16 values read, BF16 written
         assert f["cost"]["bytes_per_layer"] == int(495552 * 576 * (0.5 + 2 + 1 / 16))
-

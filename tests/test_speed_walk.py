@@ -1,5 +1,6 @@
 """castlint.analysis.tree walks libcst trees without rebuilding them (speed):
 they must meet libcst's nodes, in libcst's order, and give libcst's scopes."""
+
 from __future__ import annotations
 
 import libcst as cst
@@ -97,8 +98,9 @@ def _sources():
     sources += [src for rule in all_rules() for src, _ in rule.INVALID]
     sources += [SYNTAX, "", "\n", "# only a comment\n", "x = (\n  1 +\\\n  2)\r\ny = '''a\r\nb'''\rz = f'{x!r:>{y}}'\n"]
     try:
-        sources.append(cst.parse_module("def f[T: int, *Ts, **P](x: T) -> T:\n    type A[U] = list[U]\n"
-                                        "    return x\n").code)
+        sources.append(
+            cst.parse_module("def f[T: int, *Ts, **P](x: T) -> T:\n    type A[U] = list[U]\n    return x\n").code
+        )
     except Exception:  # noqa: BLE001 - a libcst without PEP 695 syntax
         pass
     return sources
@@ -129,7 +131,7 @@ def test_children_and_node_index_are_libcsts(index):
     assert len(index_.parents) == len(expected) + len(made)
     assert all(index_.parents[node] is parent for node, parent in expected.items())
     assert list(index_.parents)[: len(nodes) - 1] == nodes[1:]  # filled in visit order, as the visitor did
-    assert all(made[id(part)] is statement for part, statement in list(index_.parents.items())[len(nodes) - 1:])
+    assert all(made[id(part)] is statement for part, statement in list(index_.parents.items())[len(nodes) - 1 :])
     assert index_.calls == [n for n in nodes if isinstance(n, cst.Call)]
     assert index_.attributes == [n for n in nodes if isinstance(n, cst.Attribute)]
     assert index_.names == {n.value for n in nodes if isinstance(n, cst.Name)}
@@ -148,12 +150,23 @@ def _scope_summary(scopes, nodes):
     for number, scope in sorted(numbers.values(), key=lambda item: item[0]):
         rows = []
         for assignment in scope.assignments:
-            rows.append(("assign", assignment.name, type(assignment).__name__,
-                         where.get(id(getattr(assignment, "node", None))),
-                         sorted(where.get(id(access.node), -1) for access in assignment.references)))
+            rows.append(
+                (
+                    "assign",
+                    assignment.name,
+                    type(assignment).__name__,
+                    where.get(id(getattr(assignment, "node", None))),
+                    sorted(where.get(id(access.node), -1) for access in assignment.references),
+                )
+            )
         for access in scope.accesses:
-            rows.append(("access", where.get(id(access.node)),
-                         sorted(where.get(id(getattr(r, "node", None)), -1) for r in access.referents)))
+            rows.append(
+                (
+                    "access",
+                    where.get(id(access.node)),
+                    sorted(where.get(id(getattr(r, "node", None)), -1) for r in access.referents),
+                )
+            )
         per_scope.append((number, type(scope).__name__, sorted(rows, key=repr)))
     return [p and p[0] for p in per_node], per_scope
 

@@ -1,4 +1,6 @@
-"""The per-decode-step total: only the sites a decode step runs, per backend class, the largest shown (issue 12, bug 5)."""
+"""The per-decode-step total: only the sites a decode step runs, per backend class, the largest
+shown (issue 12, bug 5)."""
+
 import json
 import textwrap
 
@@ -6,7 +8,6 @@ import pytest
 
 from castlint.models import Cost, Finding, Position, Severity, human_bytes, step_total
 from castlint.tables import load_tables
-
 from conftest import run_castlint, sglang_tree
 
 GB = 10**9
@@ -14,21 +15,42 @@ WORDS = load_tables().decode_step_exclude_words
 
 
 def finding(function, step_bytes, severity=Severity.ERROR, path="a.py"):
-    return Finding("CL001", "whole-pool-cast", severity, path, Position(1, 1), Position(1, 2), "m",
-                   cost=Cost(step_bytes // 78, step_bytes, "glm-5", 495552), function=function)
+    return Finding(
+        "CL001",
+        "whole-pool-cast",
+        severity,
+        path,
+        Position(1, 1),
+        Position(1, 2),
+        "m",
+        cost=Cost(step_bytes // 78, step_bytes, "glm-5", 495552),
+        function=function,
+    )
 
 
 def test_extend_sites_are_not_in_the_decode_step():
-    total = step_total([finding("B.forward_decode", 66 * GB), finding("B.forward_extend", 66 * GB),
-                        finding("B._forward_extend_paged", 10 * GB), finding("B.prefill_helper", 5 * GB)], WORDS)
+    total = step_total(
+        [
+            finding("B.forward_decode", 66 * GB),
+            finding("B.forward_extend", 66 * GB),
+            finding("B._forward_extend_paged", 10 * GB),
+            finding("B.prefill_helper", 5 * GB),
+        ],
+        WORDS,
+    )
     assert total.bytes_per_step == 66 * GB and total.backend == "B"
 
 
 def test_alternative_backends_are_not_summed():
-    total = step_total([finding("Fa3.forward_decode", 66 * GB, path="fa3.py"),
-                        finding("Xpu.forward_decode", 66 * GB, path="xpu.py"),
-                        finding("Mla.forward_decode", 66 * GB, path="mla.py"),
-                        finding("Mla.helper", 10 * GB, path="mla.py")], WORDS)
+    total = step_total(
+        [
+            finding("Fa3.forward_decode", 66 * GB, path="fa3.py"),
+            finding("Xpu.forward_decode", 66 * GB, path="xpu.py"),
+            finding("Mla.forward_decode", 66 * GB, path="mla.py"),
+            finding("Mla.helper", 10 * GB, path="mla.py"),
+        ],
+        WORDS,
+    )
     assert total.bytes_per_step == 76 * GB and total.backend == "Mla" and total.alternatives == 3
 
 
@@ -39,7 +61,8 @@ def test_warnings_and_module_functions():
 
 
 def test_summary_line(tmp_path):
-    (tmp_path / "b.py").write_text(textwrap.dedent("""
+    (tmp_path / "b.py").write_text(
+        textwrap.dedent("""
         class A:
             def forward_decode(self, q, layer):
                 return self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)
@@ -51,10 +74,12 @@ def test_summary_line(tmp_path):
         class B:
             def forward_decode(self, q, layer):
                 return self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(q.dtype)
-    """))
+    """)
+    )
     proc = run_castlint("check", tmp_path)
     assert proc.stdout.splitlines()[-1].endswith(
-        "hot-path casts move 66.8 GB per decode step in the costliest of 2 backends (A; a server runs one).")
+        "hot-path casts move 66.8 GB per decode step in the costliest of 2 backends (A; a server runs one)."
+    )
 
 
 @pytest.mark.network
@@ -63,9 +88,15 @@ def test_sglang_0_4_8_counts_forward_decode_once():
     proc = run_castlint("check", sglang_tree("0.4.8") / "srt/layers/attention/flashinfer_mla_backend.py")
     summary = proc.stdout.splitlines()[-1]
     assert "hot-path casts move 66.8 GB per decode step." in summary, summary
-    hot = [f for f in json.loads(run_castlint("check", "-f", "json", sglang_tree("0.4.8")
-                                              / "srt/layers/attention/flashinfer_mla_backend.py").stdout)["findings"]
-           if f["severity"] == "error" and f["code"] == "CL001"]
+    hot = [
+        f
+        for f in json.loads(
+            run_castlint(
+                "check", "-f", "json", sglang_tree("0.4.8") / "srt/layers/attention/flashinfer_mla_backend.py"
+            ).stdout
+        )["findings"]
+        if f["severity"] == "error" and f["code"] == "CL001"
+    ]
     assert sorted(f["function"].split(".")[1] for f in hot) == ["forward_decode", "forward_extend"]
 
 
@@ -80,8 +111,10 @@ def test_sglang_0_5_20_shows_the_largest_backend_not_the_sum():
     summed = sum(n for _, n in total.backends)
     assert total.bytes_per_step == max(n for _, n in total.backends) < summed
     summary = run_castlint("check", tree).stdout.splitlines()[-1]
-    assert (f"hot-path casts move {human_bytes(total.bytes_per_step)} per decode step in the costliest of "
-            f"{total.alternatives} backends ({total.backend}; a server runs one).") in summary, summary
+    assert (
+        f"hot-path casts move {human_bytes(total.bytes_per_step)} per decode step in the costliest of "
+        f"{total.alternatives} backends ({total.backend}; a server runs one)."
+    ) in summary, summary
     stats = run_castlint("check", "--statistics", tree).stdout
     assert "FlashInferMLAAttnBackend" in stats and "XPUAttentionBackend" in stats
 
@@ -89,22 +122,42 @@ def test_sglang_0_5_20_shows_the_largest_backend_not_the_sum():
 def _finding(d):
     """A Finding from its --format json dict (what step_total reads)."""
     cost = Cost(**d["cost"]) if d["cost"] else None
-    return Finding(d["code"], d["name"], Severity(d["severity"]), d["path"], Position(**d["start"]),
-                   Position(**d["end"]), d["message"], cost=cost, function=d["function"],
-                   accessor=d.get("accessor"))  # a pool accessor's finding is no backend (issue 22)
+    return Finding(
+        d["code"],
+        d["name"],
+        Severity(d["severity"]),
+        d["path"],
+        Position(**d["start"]),
+        Position(**d["end"]),
+        d["message"],
+        cost=cost,
+        function=d["function"],
+        accessor=d.get("accessor"),
+    )  # a pool accessor's finding is no backend (issue 22)
 
 
 def test_github_summary_and_bot_comment_show_the_costliest_backend_not_the_sum():
     from castlint.bot.comment import Links, render
     from castlint.report import github
 
-    findings = [finding("Fa3.forward_decode", 66 * GB, path="fa3.py"),
-                finding("Xpu.forward_decode", 66 * GB, path="xpu.py"),
-                finding("Mla.forward_decode", 66 * GB, path="mla.py"),
-                finding("Mla.forward_extend", 66 * GB, path="mla.py")]
+    findings = [
+        finding("Fa3.forward_decode", 66 * GB, path="fa3.py"),
+        finding("Xpu.forward_decode", 66 * GB, path="xpu.py"),
+        finding("Mla.forward_decode", 66 * GB, path="mla.py"),
+        finding("Mla.forward_extend", 66 * GB, path="mla.py"),
+    ]
     summary = github.render(findings, [], {"files": 3, "step_total_exclude": WORDS}).splitlines()[-1]
     assert f"move {human_bytes(66 * GB)} per decode step in the costliest of 3 backends" in summary
-    body = render(findings, [], paths={i: f.path for i, f in enumerate(findings)}, links=Links("https://x", "o/r", "a" * 40),
-                  fixes={}, files_checked=3, previous=None, version="0", step_exclude=WORDS)
+    body = render(
+        findings,
+        [],
+        paths={i: f.path for i, f in enumerate(findings)},
+        links=Links("https://x", "o/r", "a" * 40),
+        fixes={},
+        files_checked=3,
+        previous=None,
+        version="0",
+        step_exclude=WORDS,
+    )
     assert f"**{human_bytes(66 * GB)} per decode step** in the costliest of 3 alternative backends" in body
     assert human_bytes(4 * 66 * GB) not in body.split("| |")[0]

@@ -7,6 +7,7 @@
   version, an sglang name) as a default anywhere, no version numbers, no compute capabilities.
 - A fact the fixes need that no table states is a load error naming the file and the key.
 """
+
 from __future__ import annotations
 
 import ast
@@ -15,7 +16,6 @@ import re
 import shutil
 
 import pytest
-from conftest import ROOT
 
 from castlint import tables as tables_module
 from castlint.tables import (
@@ -26,6 +26,7 @@ from castlint.tables import (
     load_tables,
 )
 from castlint.tomlcompat import loads
+from conftest import ROOT
 
 TABLES = load_tables()
 RULES = ROOT / "rules"
@@ -57,8 +58,10 @@ ALLOWED_VERSIONS = {("__init__.py", "0.1.0"), ("report/sarif.py", "2.1.0")}
 ALLOWED_CAPABILITIES = {
     ("validate/doubles/flashinfer.py", "(9, 0)"): "the GPU the CPU emulation pretends to be",
     ("validate/harness.py", "capability[0] == 9"): "sglang's is_sm90_supported() on the emulated GPU",
-    ("fixes/templates/mla_kv_read.py", "capability[0] == 9"):
-        "the emitted module picks [auto_backend]'s sm90 key (changing it changes every patched file)",
+    (
+        "fixes/templates/mla_kv_read.py",
+        "capability[0] == 9",
+    ): "the emitted module picks [auto_backend]'s sm90 key (changing it changes every patched file)",
 }
 VERSION = re.compile(r"^\d+\.\d+(\.\d+)+(\.?post\d+)?$|^\d+\.\d+\.post\d+$")
 
@@ -82,8 +85,12 @@ def _module_literals(tree: ast.Module) -> dict:
     """Module-level NAME = <literal>: a default spelled through a constant is that literal."""
     out = {}
     for node in tree.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and _literal(node.value)):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and _literal(node.value)
+        ):
             out[node.targets[0].id] = node.value
     return out
 
@@ -152,8 +159,9 @@ def test_builtin_sections_are_filed_by_subject():
                 continue
             assert key in SECTION_FILES, f"{path.name}: [{key}] has no subject in tables.SECTION_FILES"
             homes = SECTION_FILES[key]
-            assert any(fnmatch.fnmatch(path.name, home) for home in homes), \
+            assert any(fnmatch.fnmatch(path.name, home) for home in homes), (
                 f"{path.name}: [{key}] belongs in {' or '.join(homes)}"
+            )
             seen.add(key)
     assert seen == set(SECTION_FILES) - LEGACY_SECTIONS
 
@@ -185,8 +193,9 @@ def test_no_literal_fallbacks_in_python():
             if written in PLACEHOLDERS or (rel, written) in ALLOWED_DEFAULTS:
                 continue
             found.append(f"src/castlint/{rel}:{node.lineno}: {ast.unparse(node)}")
-    assert not found, "fallback copies of facts (state them in rules/*.toml, or allowlist what is no API " \
-                      "fact):\n" + "\n".join(found)
+    assert not found, (
+        "fallback copies of facts (state them in rules/*.toml, or allowlist what is no API fact):\n" + "\n".join(found)
+    )
 
 
 def test_no_table_value_as_a_default_in_python():
@@ -194,8 +203,12 @@ def test_no_table_value_as_a_default_in_python():
     found = []
     for rel, tree in _sources():
         for default in _default_positions(tree):
-            if (isinstance(default, ast.Constant) and isinstance(default.value, str) and default.value in facts
-                    and (rel, ast.unparse(default)) not in ALLOWED_DEFAULTS):
+            if (
+                isinstance(default, ast.Constant)
+                and isinstance(default.value, str)
+                and default.value in facts
+                and (rel, ast.unparse(default)) not in ALLOWED_DEFAULTS
+            ):
                 found.append(f"src/castlint/{rel}:{default.lineno}: {default.value!r}")
     assert not found, "table values used as defaults in Python:\n" + "\n".join(found)
 
@@ -203,11 +216,20 @@ def test_no_table_value_as_a_default_in_python():
 def _capability(node: ast.AST) -> bool:
     """(9, 0) / [9, 0], or a compute capability's major compared with a literal."""
     if isinstance(node, (ast.Tuple, ast.List)):
-        return (len(node.elts) == 2 and all(isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts)
-                and 7 <= node.elts[0].value <= 12 and node.elts[1].value <= 9)
-    return (isinstance(node, ast.Compare) and re.search(r"capab|\bmajor\b", ast.unparse(node)) is not None
-            and any(isinstance(c, ast.Constant) and type(c.value) is int and 7 <= c.value <= 12
-                    for c in (node.left, *node.comparators)))
+        return (
+            len(node.elts) == 2
+            and all(isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts)
+            and 7 <= node.elts[0].value <= 12
+            and node.elts[1].value <= 9
+        )
+    return (
+        isinstance(node, ast.Compare)
+        and re.search(r"capab|\bmajor\b", ast.unparse(node)) is not None
+        and any(
+            isinstance(c, ast.Constant) and type(c.value) is int and 7 <= c.value <= 12
+            for c in (node.left, *node.comparators)
+        )
+    )
 
 
 def test_no_version_numbers_or_capabilities_in_python():
@@ -215,8 +237,13 @@ def test_no_version_numbers_or_capabilities_in_python():
     for rel, tree in _sources():
         docs = _docstrings(tree)
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
-                    and VERSION.match(node.value) and (rel, node.value) not in ALLOWED_VERSIONS):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docs
+                and VERSION.match(node.value)
+                and (rel, node.value) not in ALLOWED_VERSIONS
+            ):
                 found.append(f"src/castlint/{rel}:{node.lineno}: version {node.value!r}")
             if _capability(node) and (rel, ast.unparse(node)) not in ALLOWED_CAPABILITIES:
                 found.append(f"src/castlint/{rel}:{node.lineno}: capability {ast.unparse(node)}")
@@ -277,8 +304,9 @@ def test_a_missing_fact_names_its_file_and_key(tmp_path, monkeypatch, section, k
 def test_the_model_defaults_are_table_facts(tmp_path, monkeypatch):
     def drop(folder):
         path = folder / "models.toml"
-        path.write_text(path.read_text(encoding="utf-8").replace("default_pool_tokens = 495552\n", ""),
-                        encoding="utf-8")
+        path.write_text(
+            path.read_text(encoding="utf-8").replace("default_pool_tokens = 495552\n", ""), encoding="utf-8"
+        )
 
     folder = _rules_copy(tmp_path, monkeypatch, drop)
     with pytest.raises(TableError, match=r"models\.toml: \[default_pool_tokens\] is required") as info:
@@ -286,17 +314,31 @@ def test_the_model_defaults_are_table_facts(tmp_path, monkeypatch):
     assert str(folder) in str(info.value)
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("[preset.tiny]\nlayers = 2\nkv_lora_rank = 512\nrope_dim = 64\nkv_dtype = 'float8_e4m3fn'\n"
-     + "compute_dtype = 'bfloat16'\n", "[preset.tiny.num_heads] is required"),
-    ("[preset.tiny]\nlayers = 2\nkv_lora_rank = 512\nrope_dim = 64\nnum_heads = 16\nkv_dtype = 'e3m4'\n"
-     + "compute_dtype = 'bfloat16'\n", "[preset.tiny.kv_dtype] unknown dtype 'e3m4'"),
-    ("[[conversion_helper]]\nname = 'unpack'\ndirection = 'dequantize'\nsource_dtype = 'fp3'\n",
-     "[conversion_helper.unpack.source_dtype] unknown dtype 'fp3'"),
-    ("[auto_backend]\nsm90 = 3\n", "[auto_backend.sm90] must be a backend name"),
-    ("[[switch_mechanism]]\nname = 'mine'\ndeclaration = 'x.py'\ndeclaration_class = 'E'\nfield = 'f'\n"
-     + "import = 'import x'\nimport_section = 'stdlib'\nread = 'x'\n", "the last row must be the fallback"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        (
+            "[preset.tiny]\nlayers = 2\nkv_lora_rank = 512\nrope_dim = 64\nkv_dtype = 'float8_e4m3fn'\n"
+            + "compute_dtype = 'bfloat16'\n",
+            "[preset.tiny.num_heads] is required",
+        ),
+        (
+            "[preset.tiny]\nlayers = 2\nkv_lora_rank = 512\nrope_dim = 64\nnum_heads = 16\nkv_dtype = 'e3m4'\n"
+            + "compute_dtype = 'bfloat16'\n",
+            "[preset.tiny.kv_dtype] unknown dtype 'e3m4'",
+        ),
+        (
+            "[[conversion_helper]]\nname = 'unpack'\ndirection = 'dequantize'\nsource_dtype = 'fp3'\n",
+            "[conversion_helper.unpack.source_dtype] unknown dtype 'fp3'",
+        ),
+        ("[auto_backend]\nsm90 = 3\n", "[auto_backend.sm90] must be a backend name"),
+        (
+            "[[switch_mechanism]]\nname = 'mine'\ndeclaration = 'x.py'\ndeclaration_class = 'E'\nfield = 'f'\n"
+            + "import = 'import x'\nimport_section = 'stdlib'\nread = 'x'\n",
+            "the last row must be the fallback",
+        ),
+    ],
+)
 def test_a_user_table_cannot_leave_a_fact_to_python(tmp_path, text, needle):
     mine = tmp_path / "mine.toml"
     mine.write_text("schema = 1\n" + text)
@@ -308,10 +350,12 @@ def test_a_user_table_cannot_leave_a_fact_to_python(tmp_path, text, needle):
 def test_extend_rules_may_override_part_of_a_section(tmp_path):
     """A user's table states only what it changes; the builtin tables keep the rest."""
     mine = tmp_path / "mine.toml"
-    mine.write_text("schema = 1\n[kv_pool]\ndcp_attribute = 'my_dcp'\n[auto_backend]\nsm90 = 'fa2'\n"
-                    "[[mla_kv_read]]\nsince = '0.6.10'\nmargin = 0.8\ncast_ms_per_pool_token = 1e-06\ngather_ms = 0.0\n"
-                    "gather_ms_per_token = 2e-06\nnative_ms = 0.05\nnative_ms_per_token_query = 8e-07\n"
-                    "bf16_ms_per_token_query = 1.6e-07\n")
+    mine.write_text(
+        "schema = 1\n[kv_pool]\ndcp_attribute = 'my_dcp'\n[auto_backend]\nsm90 = 'fa2'\n"
+        "[[mla_kv_read]]\nsince = '0.6.10'\nmargin = 0.8\ncast_ms_per_pool_token = 1e-06\ngather_ms = 0.0\n"
+        "gather_ms_per_token = 2e-06\nnative_ms = 0.05\nnative_ms_per_token_query = 8e-07\n"
+        "bf16_ms_per_token_query = 1.6e-07\n"
+    )
     tables = load_tables([mine])
     assert tables.kv_pool["dcp_attribute"] == "my_dcp" and tables.kv_pool["pool"] == TABLES.kv_pool["pool"]
     assert tables.auto_backend == {**TABLES.auto_backend, "sm90": "fa2"}

@@ -1,4 +1,5 @@
 """rules/*.toml: validated on load, shipped in the wheel, and the single source of API facts."""
+
 import subprocess
 import sys
 import zipfile
@@ -7,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from castlint.tables import TableError, load_tables
-
 from conftest import ROOT
 
 TABLES = load_tables()
@@ -18,8 +18,13 @@ def test_builtin_tables_load_and_cover_the_facts():
     assert {"to", "float", "half", "bfloat16", "double", "type", "type_as"} <= set(TABLES.casts)
     assert TABLES.reinterpret_methods == {"view"}
     classes = {w.cls for w in TABLES.wrappers}
-    assert {"BatchMLAPagedAttentionWrapper", "BatchDecodeWithPagedKVCacheWrapper",
-            "BatchPrefillWithPagedKVCacheWrapper", "fast_mla_decode_plan", "fast_mla_prefill_plan"} <= classes
+    assert {
+        "BatchMLAPagedAttentionWrapper",
+        "BatchDecodeWithPagedKVCacheWrapper",
+        "BatchPrefillWithPagedKVCacheWrapper",
+        "fast_mla_decode_plan",
+        "fast_mla_prefill_plan",
+    } <= classes
     decode = next(w for w in TABLES.wrappers if w.cls == "BatchDecodeWithPagedKVCacheWrapper")
     assert "data_type" in decode.aliases
     fast = next(w for w in TABLES.wrappers if w.cls == "fast_mla_decode_plan")
@@ -27,14 +32,17 @@ def test_builtin_tables_load_and_cover_the_facts():
     assert TABLES.presets["deepseek-v3"].layers == 61 and TABLES.presets["glm-5"].layers == 78
     assert TABLES.presets["glm-5"].kv_lora_rank == 512 and TABLES.presets["glm-5"].rope_dim == 64
     assert "quantize_k_cache" in TABLES.conversion_helpers
-    assert TABLES.flashinfer_pin("0.5.23") == "0.7.2" and TABLES.flashinfer_pin("0.5.10") == "0.6.7.post2"  # its wheel pins it (rules/sglang.toml)
+    assert (
+        TABLES.flashinfer_pin("0.5.23") == "0.7.2" and TABLES.flashinfer_pin("0.5.10") == "0.6.7.post2"
+    )  # its wheel pins it (rules/sglang.toml)
 
 
 def test_issue_11_facts_are_data():
     """Calling conventions, FP4 pool helpers, allocation words, index values: tables, not code."""
     vllm = [row for row in TABLES.cache_parameters if row.engine == "vllm"]
-    assert any("kv_cache" in row.params and "forward" in row.methods and row.requires == ("attn_metadata",)
-               for row in vllm)
+    assert any(
+        "kv_cache" in row.params and "forward" in row.methods and row.requires == ("attn_metadata",) for row in vllm
+    )
     assert {row.engine for row in TABLES.cache_parameters} >= {"vllm", "lmdeploy"}
     assert TABLES.accessors["get_buffers"].receivers == ("kv_cache_manager",)  # TensorRT-LLM
     fp4 = TABLES.conversion_helpers["batched_dequantize"]
@@ -48,9 +56,8 @@ def test_issue_11_facts_are_data():
 
 def test_prefilter_reads_cache_attributes_whole():
     """`.kv_cache[` is a cache attribute; `.kv_cache_dtype` is not."""
-    from castlint.prefilter import has_trigger
-
     from castlint.engine import encoded_triggers
+    from castlint.prefilter import has_trigger
 
     groups = encoded_triggers(TABLES)
     assert has_trigger(b"x = self.kv_cache[ve].to(torch.float32)\n", groups)
@@ -60,16 +67,25 @@ def test_prefilter_reads_cache_attributes_whole():
     assert not has_trigger(b"def forward(self, q, kv_cache):\n    return kv_cache.float()\n", groups)
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("schema = 1\n[[cache_parameter]]\nengine = 'x'\nmethods = ['forward']\nparams = ['c']\nreturns = 'list'\n",
-     "[cache_parameter[0].returns] must be 'tensor' or 'tuple'"),
-    ("schema = 1\n[[cache_parameter]]\nengine = 'x'\nmethods = []\nparams = ['c']\n",
-     "needs at least one method and one parameter"),
-    ("schema = 1\n[dtype_bytes]\nfp4 = 0\n", "[dtype_bytes.fp4] must be a positive number"),
-    ("schema = 1\n[[conversion_helper]]\nname = 'h'\ndirection = 'dequantize'\nscale_block = -1\n",
-     "[conversion_helper[0].scale_block]"),
-    ("schema = 1\n[allocation]\nsizes = ['x']\n", "unknown key(s): sizes"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        (
+            "schema = 1\n[[cache_parameter]]\nengine = 'x'\nmethods = ['forward']\nparams = ['c']\nreturns = 'list'\n",
+            "[cache_parameter[0].returns] must be 'tensor' or 'tuple'",
+        ),
+        (
+            "schema = 1\n[[cache_parameter]]\nengine = 'x'\nmethods = []\nparams = ['c']\n",
+            "needs at least one method and one parameter",
+        ),
+        ("schema = 1\n[dtype_bytes]\nfp4 = 0\n", "[dtype_bytes.fp4] must be a positive number"),
+        (
+            "schema = 1\n[[conversion_helper]]\nname = 'h'\ndirection = 'dequantize'\nscale_block = -1\n",
+            "[conversion_helper[0].scale_block]",
+        ),
+        ("schema = 1\n[allocation]\nsizes = ['x']\n", "unknown key(s): sizes"),
+    ],
+)
 def test_invalid_issue_11_tables(tmp_path, text, needle):
     bad = tmp_path / "mine.toml"
     bad.write_text(text)
@@ -86,8 +102,10 @@ def test_own_calling_convention_by_extend_rules(tmp_path):
     from castlint.engine import analyze_module
 
     extra = tmp_path / "engine.toml"
-    extra.write_text("schema = 1\n[[cache_parameter]]\nengine = 'mine'\nmethods = ['attend']\n"
-                     "params = ['cache']\nrequires = ['plan']\nreturns = 'tensor'\n")
+    extra.write_text(
+        "schema = 1\n[[cache_parameter]]\nengine = 'mine'\nmethods = ['attend']\n"
+        "params = ['cache']\nrequires = ['plan']\nreturns = 'tensor'\n"
+    )
     tables = load_tables([extra])
     source = "def attend(q, cache, plan):\n    return cache.to(q.dtype)\n"
     config = Config()
@@ -105,18 +123,27 @@ def test_prefilter_is_derived_from_the_tables(tmp_path):
     assert ".get_paged_latent" in words and "'get_paged_latent'" in words  # called or bound; getattr
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("schema = 2\n", "[schema] unsupported schema 2"),
-    ("schema = 1\nsurprise = 1\n", "unknown key(s): surprise"),
-    ("schema = 1\n[[accessor]]\nreturns = 'tensor'\n", "[accessor[0].name] is required"),
-    ("schema = 1\n[[cast]]\nmethod = 'to'\nform = 'sometimes'\n", "[cast[0].form]"),
-    ("schema = 1\n[[wrapper]]\nclass = 'W'\nmodule = 'm'\nq_dtype = { index = 'ten', keyword = 'q' }\n"
-     "kv_dtype = { keyword = 'kv' }\nmethods = ['plan']\n", "[wrapper[0].q_dtype.index] must be int"),
-    ("schema = 1\n[preset.tiny]\nlayers = 0\nkv_lora_rank = 1\nrope_dim = 1\nkv_dtype = 'uint8'\ncompute_dtype = 'bfloat16'\n",
-     "[preset.tiny.layers] must be positive"),
-    ("schema = 1\n[[release]]\nversion = 'banana'\nflashinfer = '0.7.2'\n", "versions must look like"),
-    ("not toml = = =\n", "invalid TOML"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("schema = 2\n", "[schema] unsupported schema 2"),
+        ("schema = 1\nsurprise = 1\n", "unknown key(s): surprise"),
+        ("schema = 1\n[[accessor]]\nreturns = 'tensor'\n", "[accessor[0].name] is required"),
+        ("schema = 1\n[[cast]]\nmethod = 'to'\nform = 'sometimes'\n", "[cast[0].form]"),
+        (
+            "schema = 1\n[[wrapper]]\nclass = 'W'\nmodule = 'm'\nq_dtype = { index = 'ten', keyword = 'q' }\n"
+            "kv_dtype = { keyword = 'kv' }\nmethods = ['plan']\n",
+            "[wrapper[0].q_dtype.index] must be int",
+        ),
+        (
+            "schema = 1\n[preset.tiny]\nlayers = 0\nkv_lora_rank = 1\nrope_dim = 1\nkv_dtype = "
+            "'uint8'\ncompute_dtype = 'bfloat16'\n",
+            "[preset.tiny.layers] must be positive",
+        ),
+        ("schema = 1\n[[release]]\nversion = 'banana'\nflashinfer = '0.7.2'\n", "versions must look like"),
+        ("not toml = = =\n", "invalid TOML"),
+    ],
+)
 def test_invalid_tables_name_file_and_key(tmp_path, text, needle):
     bad = tmp_path / "mine.toml"
     bad.write_text(text)
@@ -127,27 +154,57 @@ def test_invalid_tables_name_file_and_key(tmp_path, text, needle):
 
 def test_wheel_ships_the_rule_tables(tmp_path):
     """`pip install .` (not only editable) must install rules/*.toml inside the package."""
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     wheel = next(tmp_path.glob("castlint-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     shipped = {Path(n).name for n in names if n.startswith("castlint/rules/")}
     assert shipped == {p.name for p in (ROOT / "rules").glob("*.toml")}
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
-                   check=True, capture_output=True, timeout=600)
-    out = subprocess.run([sys.executable, "-c", "from castlint.tables import builtin_rules_dir, load_tables;"
-                          "print(builtin_rules_dir()); print(len(load_tables().accessors))"],
-                         cwd=tmp_path, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
-                         capture_output=True, text=True, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from castlint.tables import builtin_rules_dir, load_tables;"
+            "print(builtin_rules_dir()); print(len(load_tables().accessors))",
+        ],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.splitlines()[0].startswith(str(site))
 
 
 def test_a_native_fp8_kv_row_must_state_what_the_guard_checks(tmp_path):
     """The fix's guard is generated from the newest native [[fp8_kv_mla]] row: no fallback in code."""
     extra = tmp_path / "extra.toml"
-    extra.write_text('schema = 1\n[[fp8_kv_mla]]\nsince = "9.9"\nbackends = ["fa3"]\nhead_dim_ckv = [512]\n'
-                     'head_dim_kpe = [64]\nkv_dtypes = ["float8_e4m3fn"]\nq_dtypes = ["bfloat16"]\n')
+    extra.write_text(
+        'schema = 1\n[[fp8_kv_mla]]\nsince = "9.9"\nbackends = ["fa3"]\nhead_dim_ckv = [512]\n'
+        'head_dim_kpe = [64]\nkv_dtypes = ["float8_e4m3fn"]\nq_dtypes = ["bfloat16"]\n'
+    )
     with pytest.raises(TableError) as exc:
         load_tables([extra])
     assert "fp8_kv_mla[0].compute_capability" in str(exc.value)

@@ -1,4 +1,6 @@
-"""The FlashInfer pin that decides the fix's call form: read from the tree, else rules/sglang.toml (issue 12, bugs 7 and 8)."""
+"""The FlashInfer pin that decides the fix's call form: read from the tree, else rules/sglang.toml
+(issue 12, bugs 7 and 8)."""
+
 import dataclasses
 import shutil
 import zipfile
@@ -7,7 +9,6 @@ import pytest
 
 from castlint.fixes.target import activation_note, detect_target, exact_pin, native_since
 from castlint.tables import load_tables
-
 from conftest import FIXTURES, run_castlint, sglang_tree, wheel, wheel_metadata
 
 TABLES = load_tables()
@@ -22,10 +23,12 @@ def checkout(tmp_path, pin, version="0.5.6", where="dependencies"):
     (repo / ".git").mkdir()
     shutil.copy(BACKEND, repo / "python" / "sglang" / MLA)
     deps = f'["requests", "flashinfer_python[cu13]=={pin}", "torch"]'
-    body = f"dependencies = {deps}\n" if where == "dependencies" else \
-        f"dependencies = []\n[project.optional-dependencies]\nsrt = {deps}\n"
-    (repo / "python" / "pyproject.toml").write_text(
-        f'[project]\nname = "sglang"\nversion = "{version}"\n{body}')
+    body = (
+        f"dependencies = {deps}\n"
+        if where == "dependencies"
+        else f"dependencies = []\n[project.optional-dependencies]\nsrt = {deps}\n"
+    )
+    (repo / "python" / "pyproject.toml").write_text(f'[project]\nname = "sglang"\nversion = "{version}"\n{body}')
     return repo / "python" / "sglang" / MLA
 
 
@@ -123,30 +126,41 @@ def test_the_threshold_comes_from_the_fp8_kv_mla_rows():
     later = dataclasses.replace(TABLES, fp8_kv_mla=[r for r in TABLES.fp8_kv_mla if r["since"] != "0.6.14"])
     assert native_since(later) == "0.6.18"
     assert activation_note(target, later).startswith(
-        "the native path activates with FlashInfer >= 0.6.18; this release pins 0.6.14")
+        "the native path activates with FlashInfer >= 0.6.18; this release pins 0.6.14"
+    )
 
 
 # -- against the released wheels -------------------------------------------------------
+
 
 @pytest.mark.network
 @pytest.mark.parametrize("version", [version for _, version, _ in TABLES.releases])
 def test_every_release_row_matches_the_wheel(version):
     pin = dict((v, p) for _, v, p in TABLES.releases)[version]
     metadata = wheel_metadata(f"sglang=={version}")
-    pins = {exact_pin(line.split(":", 1)[1], TABLES.pin_source["requirements"])
-            for line in metadata.splitlines() if line.startswith("Requires-Dist:")} - {None}
+    pins = {
+        exact_pin(line.split(":", 1)[1], TABLES.pin_source["requirements"])
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist:")
+    } - {None}
     assert pins == {pin}, (version, pins)
 
 
 @pytest.mark.network
-@pytest.mark.parametrize("version,pin", [("0.4.8", "0.2.6.post1"), ("0.5.2", "0.3.1"), ("0.5.6", "0.5.3"),
-                                         ("0.5.20", "0.6.18")])
+@pytest.mark.parametrize(
+    "version,pin", [("0.4.8", "0.2.6.post1"), ("0.5.2", "0.3.1"), ("0.5.6", "0.5.3"), ("0.5.20", "0.6.18")]
+)
 def test_releases_between_rows_read_their_own_metadata(tmp_path, version, pin):
     """An installed release (its dist-info beside the package) gets the pin its wheel states."""
     site = tmp_path / "site-packages"
     with zipfile.ZipFile(wheel(f"sglang=={version}")) as zf:
-        members = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA") or n == f"sglang/{MLA}"
-                   or n in ("sglang/version.py", "sglang/_version.py")]
+        members = [
+            n
+            for n in zf.namelist()
+            if n.endswith(".dist-info/METADATA")
+            or n == f"sglang/{MLA}"
+            or n in ("sglang/version.py", "sglang/_version.py")
+        ]
         zf.extractall(site, members)
     target = detect_target(str(site / "sglang" / MLA), TABLES)
     assert (target.sglang_version, target.flashinfer) == (version, pin)

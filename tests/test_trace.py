@@ -7,6 +7,7 @@ accessor dequantizes its whole arena through sglang's `batched_dequantize`),
 `outside/` a helper package outside it. The sglang 0.5.23 FlashInfer MLA
 backend runs through `castlint validate --device cpu`'s harness.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -56,7 +57,7 @@ BACKEND = textwrap.dedent('''
             return torch.matmul(k_buffer[:, 0, :64], q.T).sum() + batch.sum() + pages.sum() + raw[:1].sum()
 ''').lstrip()
 
-DISPATCH = textwrap.dedent('''
+DISPATCH = textwrap.dedent("""
     import torch
 
     from outside.helpers import widen
@@ -72,7 +73,7 @@ DISPATCH = textwrap.dedent('''
             k = getattr(self.pool.get_key_buffer(0), self.cast)(q.dtype)
             w = widen(self.pool.get_key_buffer(1))
             return k[:1].sum() + w[:1].sum()
-''').lstrip()
+""").lstrip()
 
 FP4 = textwrap.dedent('''
     import torch
@@ -100,10 +101,10 @@ FP4 = textwrap.dedent('''
         return k[:1].float().sum() + v[:1].float().sum() + q.float().sum()
 ''').lstrip()
 
-HELPERS = textwrap.dedent('''
+HELPERS = textwrap.dedent("""
     def widen(t):
         return t.float()
-''').lstrip()
+""").lstrip()
 
 KVFP4 = textwrap.dedent('''
     import torch
@@ -131,7 +132,7 @@ KVFP4 = textwrap.dedent('''
         return pairs.to(torch.bfloat16)
 ''').lstrip()
 
-BENCH = textwrap.dedent('''
+BENCH = textwrap.dedent("""
     import sys
 
     import torch
@@ -154,16 +155,23 @@ BENCH = textwrap.dedent('''
 
     if __name__ == "__main__":
         main(int(sys.argv[1]))
-''').lstrip()
+""").lstrip()
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     """The files, importable as engine.* / outside.* (each module loaded once per session)."""
     root = tmp_path_factory.mktemp("trace")
-    for rel, text in {"engine/__init__.py": "", "engine/backend.py": BACKEND, "engine/dispatch.py": DISPATCH,
-                      "engine/fp4.py": FP4, "outside/__init__.py": "", "outside/helpers.py": HELPERS,
-                      "outside/kvfp4.py": KVFP4, "trace_bench.py": BENCH}.items():
+    for rel, text in {
+        "engine/__init__.py": "",
+        "engine/backend.py": BACKEND,
+        "engine/dispatch.py": DISPATCH,
+        "engine/fp4.py": FP4,
+        "outside/__init__.py": "",
+        "outside/helpers.py": HELPERS,
+        "outside/kvfp4.py": KVFP4,
+        "trace_bench.py": BENCH,
+    }.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -177,7 +185,7 @@ def project(tmp_path_factory):
 
 
 def test_torch_is_never_imported_by_the_other_commands():
-    code = textwrap.dedent('''
+    code = textwrap.dedent("""
         import sys
         from castlint.cli import main
         for argv in (["--version"], ["rules"], ["trace", "--help"]):
@@ -189,7 +197,7 @@ def test_torch_is_never_imported_by_the_other_commands():
         castlint.trace.step()  # a no-op when nothing is traced
         assert "torch" not in sys.modules, "torch was imported"
         print("ok")
-    ''')
+    """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stdout + proc.stderr
 
@@ -219,8 +227,11 @@ def test_whole_pool_cast_confirmed_and_negatives_not_reported(project):
     assert len(findings) == 1, [f.message for f in findings]
     f = findings[0]
     path = root / "engine" / "backend.py"
-    assert (f.code, os.path.realpath(f.path), f.start.line) == ("CL001", os.path.realpath(path),
-                                                                 line_of(path, ").to(q.dtype)"))
+    assert (f.code, os.path.realpath(f.path), f.start.line) == (
+        "CL001",
+        os.path.realpath(path),
+        line_of(path, ").to(q.dtype)"),
+    )
     assert f.function == "Backend.forward_decode"
     rt = f.runtime
     assert rt["confirmed"] is True and rt["static_code"] == "CL001"
@@ -288,8 +299,9 @@ def test_getattr_dispatch_and_outside_helper_are_new(project):
     finally:
         (root / "outside" / "helpers.py").write_text(source)
     # the stack leads back into the engine
-    assert helper.runtime["stack"][1].endswith(f"dispatch.py:{line_of(root / 'engine' / 'dispatch.py', 'widen(')}"
-                                                " in Dispatching.forward")
+    assert helper.runtime["stack"][1].endswith(
+        f"dispatch.py:{line_of(root / 'engine' / 'dispatch.py', 'widen(')} in Dispatching.forward"
+    )
 
 
 def test_fp4_accessor_dequantizing_through_a_helper(project, tmp_path):
@@ -322,8 +334,11 @@ def test_fp4_accessor_dequantizing_through_a_helper(project, tmp_path):
     assert rt["bytes_written_per_call"] > 8 * packed  # unpacked values, float32 intermediates, the bf16 result
     assert [(g.start.line, g.code) for g in results["extended"]] == [(key_line, f.code), (value_line, "CL101")]
     g = results["extended"][1]
-    assert (g.function, g.runtime["op"], g.runtime["out_dtype"]) == ("FP4Pool.get_value_buffer", "unpack_fp4_arena()",
-                                                                    "bfloat16")
+    assert (g.function, g.runtime["op"], g.runtime["out_dtype"]) == (
+        "FP4Pool.get_value_buffer",
+        "unpack_fp4_arena()",
+        "bfloat16",
+    )
 
 
 def test_copy_into_a_new_buffer_and_deliberate_copies(project):
@@ -390,7 +405,11 @@ def test_sglang_0523_flashinfer_mla_through_the_validate_harness(tmp_path):
             reports[label] = w.findings()
     (f,) = reports["original"]
     assert (f.code, os.path.realpath(f.path), f.start.line, f.start.column) == (
-        "CL001", os.path.realpath(original_path), cast_line, 20)
+        "CL001",
+        os.path.realpath(original_path),
+        cast_line,
+        20,
+    )
     assert f.function == "FlashInferMLAAttnBackend.forward_decode"
     rt = f.runtime
     assert rt["confirmed"] and rt["op"] == "aten::_to_copy" and rt["long_lived"] == ["registered pool"]
@@ -402,8 +421,9 @@ def test_sglang_0523_flashinfer_mla_through_the_validate_harness(tmp_path):
 def _cli(*args, cwd):
     env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
     env.pop("GITHUB_ACTIONS", None)
-    return subprocess.run([sys.executable, "-m", "castlint", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "castlint", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def _without_stacks(report: str) -> dict:
@@ -418,8 +438,22 @@ def test_cli_forms_agree_with_and_without_jobs(project, capsys, monkeypatch):
     `castlint check --with-trace` shows it on the static report."""
     root, _ = project
     out = root / "trace.json"
-    proc = _cli("trace", "-t", MIB, "-j", "2", "-f", "json", "-o", str(out), "--", sys.executable, "trace_bench.py",
-                "2", cwd=root)
+    proc = _cli(
+        "trace",
+        "-t",
+        MIB,
+        "-j",
+        "2",
+        "-f",
+        "json",
+        "-o",
+        str(out),
+        "--",
+        sys.executable,
+        "trace_bench.py",
+        "2",
+        cwd=root,
+    )
     assert proc.returncode == 1, proc.stderr
     assert "bench ok" in proc.stdout
     monkeypatch.chdir(root)
@@ -447,7 +481,7 @@ def test_cli_forms_agree_with_and_without_jobs(project, capsys, monkeypatch):
     assert exc.value.code == 2
 
 
-PLUGIN_TESTS = textwrap.dedent('''
+PLUGIN_TESTS = textwrap.dedent("""
     import pytest
     import torch
 
@@ -470,7 +504,7 @@ PLUGIN_TESTS = textwrap.dedent('''
     @pytest.mark.castlint_trace(allow=True)
     def test_allowed():
         POOL.view(torch.float8_e4m3fn).float()
-''').lstrip()
+""").lstrip()
 
 
 def test_pytest_plugin(tmp_path):
@@ -479,14 +513,34 @@ def test_pytest_plugin(tmp_path):
     dist = tmp_path / "site" / "castlint_entry-0.dist-info"
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: castlint-entry\nVersion: 0\n")
-    entry = next(line for line in (ROOT / "pyproject.toml").read_text().splitlines() if "pytest_plugin" in line
-                 and "=" in line and not line.startswith("#"))
+    entry = next(
+        line
+        for line in (ROOT / "pyproject.toml").read_text().splitlines()
+        if "pytest_plugin" in line and "=" in line and not line.startswith("#")
+    )
     (dist / "entry_points.txt").write_text(f"[pytest11]\n{entry.replace(chr(34), '')}\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), str(ROOT / "src")]))
     env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "castlint.trace.pytest_plugin",
-                           "--castlint-trace=1MiB", "--castlint-trace-static=off", "-q", "-p", "no:cacheprovider",
-                           "test_engine.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "castlint.trace.pytest_plugin",
+            "--castlint-trace=1MiB",
+            "--castlint-trace-static=off",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "test_engine.py",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     out = proc.stdout
     assert proc.returncode == 1, out + proc.stderr
     assert "1 failed, 2 passed" in out
@@ -509,7 +563,6 @@ def test_a_suppression_of_a_runtime_finding_is_not_unused(tmp_path):
     assert code == 0
 
 
-
 def test_trace_sarif_carries_the_fixes_of_the_static_findings(tmp_path, monkeypatch):
     """`castlint trace --format sarif` shows a fixable finding's edits, computed in the static
     check with the run's config and tables, as `castlint check` does."""
@@ -517,8 +570,10 @@ def test_trace_sarif_carries_the_fixes_of_the_static_findings(tmp_path, monkeypa
     from castlint.trace.command import _edit_options
     from castlint.trace.report import static_findings
 
-    source = ("def forward_decode(self, layer, loc):\n"
-              "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n")
+    source = (
+        "def forward_decode(self, layer, loc):\n"
+        "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n"
+    )
     (tmp_path / "backend.py").write_text(source)
     monkeypatch.chdir(tmp_path)
     config, tables = load_settings([str(tmp_path)])
@@ -539,8 +594,10 @@ def test_the_runtime_rules_examples_are_what_trace_reports(tmp_path, project, mo
     from castlint.checks import all_rules
 
     _, mods = project
-    header = ("import torch\n\n\nclass Impl:\n    def __init__(self, pool):\n        self.pool = pool\n"
-              "        self.accessor_name = \"get_key_buffer\"\n\n")
+    header = (
+        "import torch\n\n\nclass Impl:\n    def __init__(self, pool):\n        self.pool = pool\n"
+        '        self.accessor_name = "get_key_buffer"\n\n'
+    )
     offset = header.count("\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     for rule in (r for r in all_rules() if r.kind == "runtime"):

@@ -7,6 +7,7 @@ and the paged forward_extend casting the whole FP8 pool with `.to(q.dtype)`).
 `castlint fix` rewrites it in memory; validate must pass it, and must fail two
 deliberately broken variants with a report that says what is wrong.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 import torch  # CI installs the CPU build (torch==2.13.0)
 
 from castlint.validate.command import run_validate  # noqa: E402
@@ -198,8 +198,17 @@ BACKEND = textwrap.dedent('''
             )
 ''').lstrip()
 
-SMALL = dict(device="cpu", preset="deepseek-r1", tp=8, pool_tokens=8192, batch_size=2, context_len=96,
-             extend_len=8, iters=1, warmup=1)
+SMALL = dict(
+    device="cpu",
+    preset="deepseek-r1",
+    tp=8,
+    pool_tokens=8192,
+    batch_size=2,
+    context_len=96,
+    extend_len=8,
+    iters=1,
+    warmup=1,
+)
 ORIGINAL_SITES = ("decode", "extend-paged")  # the fixture has no cuda-graph metadata API
 
 
@@ -300,8 +309,7 @@ def test_fixed_backend_passes_in_memory(tmp_path, tree):
 def test_extend_read_follows_the_crossover(tmp_path, tree, pool, batch, read):
     """Both sides of the gather/cast crossover: a pool 10x the live rows gathers them; a pool
     the live rows nearly fill keeps the original whole-pool cast (gathering would cost more)."""
-    code, report = _validate(tmp_path, tree, sites=("extend-paged",), pool_tokens=pool, batch_size=batch,
-                             profile=True)
+    code, report = _validate(tmp_path, tree, sites=("extend-paged",), pool_tokens=pool, batch_size=batch, profile=True)
     assert code == 0, report
     site = _site(report, "extend-paged")
     assert f"prefill_wrapper_paged={read}" in site["patched"]["note"]
@@ -315,21 +323,38 @@ def test_slower_patch_fails_the_speed_gate(tmp_path, tree):
 
     fixed = _fixed(tree)
     original = tree.read_bytes()
-    cfg = HarnessConfig(device="cpu", preset="deepseek-r1", num_heads_total=128, tp=8, pool_tokens=2048,
-                        batch_size=2, context_len=96, extend_len=8, iters=3, warmup=1, sites=("decode",),
-                        profile=False, speed_gate=True, patched_delay_s=0.5, use_sglang=False)
+    cfg = HarnessConfig(
+        device="cpu",
+        preset="deepseek-r1",
+        num_heads_total=128,
+        tp=8,
+        pool_tokens=2048,
+        batch_size=2,
+        context_len=96,
+        extend_len=8,
+        iters=3,
+        warmup=1,
+        sites=("decode",),
+        profile=False,
+        speed_gate=True,
+        patched_delay_s=0.5,
+        use_sglang=False,
+    )
     result = run_validation(original, fixed, cfg, filename=str(tree))
     site = result.sites[0]
     assert site.status == "fail" and not result.passed
     assert site.reasons[0].startswith("patched path is slower") and "noise margin" in site.reasons[0]
 
 
-@pytest.mark.parametrize("original,patched,verdict", [
-    ((1.00, 0.95, 1.05), (1.00, 0.95, 1.05), "pass"),   # the same distribution
-    ((1.00, 0.95, 1.05), (1.08, 1.03, 1.13), "pass"),   # slower, but within the 10 % spread
-    ((1.00, 0.99, 1.01), (1.08, 1.07, 1.09), "fail"),   # tight spreads: 8 % is beyond noise
-    ((1.00, 0.95, 1.05), (0.10, 0.09, 0.11), "pass"),   # faster
-])
+@pytest.mark.parametrize(
+    "original,patched,verdict",
+    [
+        ((1.00, 0.95, 1.05), (1.00, 0.95, 1.05), "pass"),  # the same distribution
+        ((1.00, 0.95, 1.05), (1.08, 1.03, 1.13), "pass"),  # slower, but within the 10 % spread
+        ((1.00, 0.99, 1.01), (1.08, 1.07, 1.09), "fail"),  # tight spreads: 8 % is beyond noise
+        ((1.00, 0.95, 1.05), (0.10, 0.09, 0.11), "pass"),  # faster
+    ],
+)
 def test_speed_gate_margin_comes_from_the_spread(original, patched, verdict):
     from castlint.validate.harness import SiteResult, Timing, speed_gate
 
@@ -343,26 +368,42 @@ def test_speed_gate_margin_comes_from_the_spread(original, patched, verdict):
 
 def test_sweep_cpu_writes_table_json_and_svg(tmp_path, tree):
     out, js, svg = tmp_path / "sweep.md", tmp_path / "sweep.json", tmp_path / "sweep.svg"
-    code = run_validate(path=str(tree), device="cpu", preset="deepseek-r1", tp=8, sweep=True, sweep_pools=[4096],
-                        output_file=str(out), json_file=str(js), sweep_svg=str(svg), iters=1, warmup=1,
-                        sites=ORIGINAL_SITES)
+    code = run_validate(
+        path=str(tree),
+        device="cpu",
+        preset="deepseek-r1",
+        tp=8,
+        sweep=True,
+        sweep_pools=[4096],
+        output_file=str(out),
+        json_file=str(js),
+        sweep_svg=str(svg),
+        iters=1,
+        warmup=1,
+        sites=ORIGINAL_SITES,
+    )
     assert code == 0, out.read_text()
     cells = json.loads(js.read_text())["cells"]
     assert {c["site"] for c in cells} == {"decode", "extend-paged"} and all(c["status"] == "pass" for c in cells)
     # the biggest pool's cells again with the native read off
-    assert {c["label"] for c in cells if not c["native"]} == {"decode (native read off)",
-                                                              "extend-paged (native read off)"}
+    assert {c["label"] for c in cells if not c["native"]} == {
+        "decode (native read off)",
+        "extend-paged (native read off)",
+    }
     assert "| decode | 4,096 |" in out.read_text()
     assert svg.read_text().startswith("<svg") and "pool 4,096" in svg.read_text()
 
 
-@pytest.mark.parametrize("switch,decode,extend", [
-    (None, "native", "compact"),  # unset: auto
-    ("auto", "native", "compact"),
-    ("native", "native", "cast"),  # the FP8-KV kernel only: a prefill it does not win keeps the cast
-    ("compact", "compact", "compact"),  # never the FP8-KV kernel
-    ("off", "cast", "cast"),  # the original path everywhere
-])
+@pytest.mark.parametrize(
+    "switch,decode,extend",
+    [
+        (None, "native", "compact"),  # unset: auto
+        ("auto", "native", "compact"),
+        ("native", "native", "cast"),  # the FP8-KV kernel only: a prefill it does not win keeps the cast
+        ("compact", "compact", "compact"),  # never the FP8-KV kernel
+        ("off", "cast", "cast"),  # the original path everywhere
+    ],
+)
 def test_each_switch_value_gives_its_path(tmp_path, tree, monkeypatch, switch, decode, extend):
     """SGLANG_MLA_KV_READ, read by the module the fix adds, through the whole CPU harness: each
     value gives its read at each site (plans, runs and the kernel proof agree), and every one
@@ -432,8 +473,9 @@ def test_text_report_names_the_failure(tmp_path, tree, capsys):
     patched = tmp_path / "p.py"
     patched.write_bytes(broken)
     out = tmp_path / "report.txt"
-    code = run_validate(path=str(patched), baseline=str(tree), **dict(SMALL, sites=("decode",), profile=False,
-                                                                       output_file=str(out)))
+    code = run_validate(
+        path=str(patched), baseline=str(tree), **dict(SMALL, sites=("decode",), profile=False, output_file=str(out))
+    )
     assert code == 1
     text = out.read_text()
     assert "FAIL" in text and "the scale must be 1.0" in text and "decode" in text
@@ -458,8 +500,9 @@ def test_keyword_call_form_needs_flashinfer_07(tmp_path, tree):
     assert b"kv_cache=(" in keyword
     code, _ = _validate(tmp_path, tree, patched=keyword, profile=False, emulate_flashinfer="0.7.2")
     assert code == 0
-    code, report = _validate(tmp_path, tree, patched=keyword, profile=False, emulate_flashinfer="0.6.18",
-                             sites=("decode",))
+    code, report = _validate(
+        tmp_path, tree, patched=keyword, profile=False, emulate_flashinfer="0.6.18", sites=("decode",)
+    )
     assert code == 1
     # FlashInfer 0.6.x has neither plan(metadata=...) nor run(query=..., kv_cache=...)
     assert "unexpected keyword argument" in _site(report, "decode")["patched"]["error"]
@@ -468,10 +511,38 @@ def test_keyword_call_form_needs_flashinfer_07(tmp_path, tree):
 def test_cli_validate_json(tmp_path, tree):
     out = tmp_path / "cli.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "castlint", "validate", str(tree), "--device", "cpu", "--preset", "deepseek-r1",
-         "--tp", "8", "--pool-tokens", "2048", "--batch-size", "1", "--context-len", "64", "--extend-len", "8",
-         "--site", "decode", "--no-profile", "--format", "json", "-o", str(out)],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "castlint",
+            "validate",
+            str(tree),
+            "--device",
+            "cpu",
+            "--preset",
+            "deepseek-r1",
+            "--tp",
+            "8",
+            "--pool-tokens",
+            "2048",
+            "--batch-size",
+            "1",
+            "--context-len",
+            "64",
+            "--extend-len",
+            "8",
+            "--site",
+            "decode",
+            "--no-profile",
+            "--format",
+            "json",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
     assert report["passed"] and report["config"]["heads"] == 16 and report["config"]["pool_tokens"] == 2048
@@ -514,8 +585,9 @@ def test_released_sglang_0_5_23(tmp_path):
 
     REAL_0523 = sglang_tree("0.5.23")  # fetched from the package index, cached outside the repo
     out = tmp_path / "real.json"
-    code = run_validate(path=str(REAL_0523), fmt="json", output_file=str(out), profile=False,
-                        **{k: v for k, v in SMALL.items()})
+    code = run_validate(
+        path=str(REAL_0523), fmt="json", output_file=str(out), profile=False, **{k: v for k, v in SMALL.items()}
+    )
     report = json.loads(out.read_text())
     assert code == 0, [s["reasons"] for s in report["sites"]]
     statuses = {s["site"]: s["status"] for s in report["sites"]}
@@ -523,24 +595,40 @@ def test_released_sglang_0_5_23(tmp_path):
     assert statuses == {**{name: "pass" for name in statuses}, "draft-extend-cuda-graph": "skipped"}
     assert len(statuses) == 7
     functions = {e["function"] for e in report["plan_calls"]["patched"]["executed"]}
-    assert functions == {"FlashInferMLAIndicesUpdaterDecode.call_begin_forward",
-                         "FlashInferMLAIndicesUpdaterPrefill.call_begin_forward"}
+    assert functions == {
+        "FlashInferMLAIndicesUpdaterDecode.call_begin_forward",
+        "FlashInferMLAIndicesUpdaterPrefill.call_begin_forward",
+    }
     graph = _site(report, "decode-cuda-graph")
     assert any(p["via"] == "fast_mla_decode_plan" for p in graph["patched"]["plans"])
 
 
 def test_original_off_the_reference_is_said_plainly(tmp_path, tree):
     """When the original itself disagrees with the fp32 reference, the report says so, naming the site."""
-    from castlint.validate.harness import HarnessConfig, run_validation
-    from castlint.validate.report import render_text
     from rich.console import Console
 
-    wrong = tree.read_bytes().replace(b"get_key_buffer(layer.layer_id).to(q.dtype)",
-                                      b"get_key_buffer(layer.layer_id).to(q.dtype) * 2")
+    from castlint.validate.harness import HarnessConfig, run_validation
+    from castlint.validate.report import render_text
+
+    wrong = tree.read_bytes().replace(
+        b"get_key_buffer(layer.layer_id).to(q.dtype)", b"get_key_buffer(layer.layer_id).to(q.dtype) * 2"
+    )
     assert wrong != tree.read_bytes()
-    cfg = HarnessConfig(device="cpu", preset="deepseek-r1", num_heads_total=128, tp=8, pool_tokens=2048,
-                        batch_size=2, context_len=96, extend_len=8, iters=1, warmup=1, sites=("decode",),
-                        profile=False, use_sglang=False)
+    cfg = HarnessConfig(
+        device="cpu",
+        preset="deepseek-r1",
+        num_heads_total=128,
+        tp=8,
+        pool_tokens=2048,
+        batch_size=2,
+        context_len=96,
+        extend_len=8,
+        iters=1,
+        warmup=1,
+        sites=("decode",),
+        profile=False,
+        use_sglang=False,
+    )
     result = run_validation(wrong, wrong, cfg, filename=str(tree))
     site = result.sites[0]
     assert site.status == "pass"  # patched == original
@@ -557,13 +645,26 @@ def test_text_report_is_whole_at_80_columns(tmp_path, tree):
     title or line is cut ("…"), and every cell of the wide table is still there."""
     import re
 
-    from castlint.validate.harness import HarnessConfig, run_validation
-    from castlint.validate.report import _COLUMNS, _site_cells, render_text
     from rich.console import Console
 
-    cfg = HarnessConfig(device="cpu", preset="deepseek-r1", num_heads_total=128, tp=8, pool_tokens=2048,
-                        batch_size=2, context_len=96, extend_len=8, iters=1, warmup=1, sites=ORIGINAL_SITES,
-                        profile=True, use_sglang=False)
+    from castlint.validate.harness import HarnessConfig, run_validation
+    from castlint.validate.report import _COLUMNS, _site_cells, render_text
+
+    cfg = HarnessConfig(
+        device="cpu",
+        preset="deepseek-r1",
+        num_heads_total=128,
+        tp=8,
+        pool_tokens=2048,
+        batch_size=2,
+        context_len=96,
+        extend_len=8,
+        iters=1,
+        warmup=1,
+        sites=ORIGINAL_SITES,
+        profile=True,
+        use_sglang=False,
+    )
     result = run_validation(tree.read_bytes(), _fixed(tree), cfg, filename=str(tree))
     assert [site.status for site in result.sites] == ["pass", "pass"]
 
@@ -601,8 +702,9 @@ def test_reference_plan_reads_host_arrays_as_int32_like_flashinfer():
     qo, kvp, idx = torch.tensor([0, 1, 2]), torch.tensor([0, 5, 12]), torch.arange(12)
     full, _ = mla_reference(q, qp, ckv, kpe, qo, kvp, idx, 0.3, False)
     same, _ = mla_reference(q, qp, ckv, kpe, qo, kvp, idx, 0.3, False, kv_lens=torch.tensor([5, 7]))
-    misread, _ = mla_reference(q, qp, ckv, kpe, qo, kvp, idx, 0.3, False,
-                               kv_lens=_as_kernel_int32(torch.tensor([5, 7], dtype=torch.int64)))
+    misread, _ = mla_reference(
+        q, qp, ckv, kpe, qo, kvp, idx, 0.3, False, kv_lens=_as_kernel_int32(torch.tensor([5, 7], dtype=torch.int64))
+    )
     assert torch.equal(full, same) and not torch.allclose(full[1], misread[1])
 
 
@@ -616,10 +718,23 @@ def test_sglang_0_5_10_cuda_graph_decode_matches_the_reference(tmp_path):
 
     tree = sglang_tree("0.5.10")
     out = tmp_path / "r.json"
-    code = run_validate(path=str(tree), device="cpu", preset="deepseek-v3", tp=16, pool_tokens=4096,
-                        batch_size=8, context_len=64, sites=("decode-cuda-graph",), fmt="json",
-                        output_file=str(out), emulate_flashinfer="0.6.18", flashinfer_version="0.6.18",
-                        profile=False, iters=1, warmup=1)
+    code = run_validate(
+        path=str(tree),
+        device="cpu",
+        preset="deepseek-v3",
+        tp=16,
+        pool_tokens=4096,
+        batch_size=8,
+        context_len=64,
+        sites=("decode-cuda-graph",),
+        fmt="json",
+        output_file=str(out),
+        emulate_flashinfer="0.6.18",
+        flashinfer_version="0.6.18",
+        profile=False,
+        iters=1,
+        warmup=1,
+    )
     report = json.loads(out.read_text())
     site = report["sites"][0]
     assert code == 0, report
@@ -639,8 +754,9 @@ def test_validate_honours_extend_rules(tmp_path, tree):
     config = tmp_path / "elsewhere" / "castlint.toml"
     config.parent.mkdir()
     config.write_text(f'extend-rules = ["{rules}"]\n')
-    code, report = _validate(tmp_path, tree, emulate_flashinfer="0.6.13", sites=("decode",), profile=False,
-                             config_file=str(config))
+    code, report = _validate(
+        tmp_path, tree, emulate_flashinfer="0.6.13", sites=("decode",), profile=False, config_file=str(config)
+    )
     assert code == 0, report
     assert report["guard"]["kv_read"] is not None
     assert {p["kv_dtype"] for p in _site(report, "decode")["patched"]["plans"]} == {"float8_e4m3fn"}

@@ -5,6 +5,7 @@ A user's table adds a model preset and declares FP8-KV MLA from FlashInfer 0.6.1
 (trace.validate_drive), the emulated FlashInfer of `--device cpu` and `python -m
 castlint.trace.validate_drive` must all see it.
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -18,7 +19,7 @@ from test_validate_cpu import BACKEND  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
-FP8_FROM_0_6_10 = textwrap.dedent('''
+FP8_FROM_0_6_10 = textwrap.dedent("""
     [[fp8_kv_mla]]
     since = "0.6.10"
     backends = ["fa3"]
@@ -42,9 +43,9 @@ bf16_ms_per_token_query = 1.6e-07
                        "head_dim_kpe", "page_size", "causal", "sm_scale", "q_data_type", "kv_data_type"]
     run_scales = ["ckv_scale", "kpe_scale"]
     run_checks_dtypes = true
-''')
+""")
 
-TINY_PRESET = textwrap.dedent('''
+TINY_PRESET = textwrap.dedent("""
     [preset.tiny-mla]
     description = "a small MLA model of the user's (32 heads)"
     layers = 2
@@ -53,7 +54,7 @@ TINY_PRESET = textwrap.dedent('''
     num_heads = 32
     kv_dtype = "float8_e4m3fn"
     compute_dtype = "bfloat16"
-''')
+""")
 
 
 def _rules(tmp_path, *sections: str):
@@ -135,6 +136,7 @@ def test_validate_drive_main_reports_a_bad_table(tmp_path, tree, capsys):
 
 # -- the emulated FlashInfer (--device cpu) reads its contract from the tables -------------------------
 
+
 def _emulated_wrapper(tables, version: str, backend: str = "auto"):
     from castlint.validate.doubles.flashinfer import FlashInferEmulation, make_wrapper_class
 
@@ -144,25 +146,45 @@ def _emulated_wrapper(tables, version: str, backend: str = "auto"):
 
 def _plan(wrapper, q_dtype=torch.bfloat16, kv_dtype=torch.float8_e4m3fn, head_dim_ckv=512, head_dim_kpe=64):
     indptr = torch.tensor([0, 4], dtype=torch.int32)
-    wrapper.plan(torch.tensor([0, 1], dtype=torch.int32), indptr, torch.arange(4, dtype=torch.int32),
-                 torch.tensor([4], dtype=torch.int32), 16, head_dim_ckv, head_dim_kpe, 1, False, 0.1,
-                 q_dtype, kv_dtype)
+    wrapper.plan(
+        torch.tensor([0, 1], dtype=torch.int32),
+        indptr,
+        torch.arange(4, dtype=torch.int32),
+        torch.tensor([4], dtype=torch.int32),
+        16,
+        head_dim_ckv,
+        head_dim_kpe,
+        1,
+        False,
+        0.1,
+        q_dtype,
+        kv_dtype,
+    )
 
 
 def _row(**keys) -> str:
     """An [[fp8_kv_mla]] row from 0.6.10 with the builtin rows' keys, some changed."""
-    row = dict(backends='["fa3"]', compute_capability="[9, 0]", head_dim_ckv="[512]", head_dim_kpe="[64]",
-               kv_dtypes='["float8_e4m3fn"]', q_dtypes='["bfloat16"]')
+    row = dict(
+        backends='["fa3"]',
+        compute_capability="[9, 0]",
+        head_dim_ckv="[512]",
+        head_dim_kpe="[64]",
+        kv_dtypes='["float8_e4m3fn"]',
+        q_dtypes='["bfloat16"]',
+    )
     row.update(keys)
     return '[[fp8_kv_mla]]\nsince = "0.6.10"\n' + "".join(f"{k} = {v}\n" for k, v in row.items())
 
 
-@pytest.mark.parametrize("changed,error", [
-    ({}, None),
-    ({"compute_capability": "[10, 0]"}, "requires an SM100 device, got SM90"),
-    ({"q_dtypes": '["float16"]'}, "only supports q_data_type=torch.float16, got torch.bfloat16"),
-    ({"head_dim_kpe": "[32]"}, "head_dim_kpe in [32], got 512/64"),
-])
+@pytest.mark.parametrize(
+    "changed,error",
+    [
+        ({}, None),
+        ({"compute_capability": "[10, 0]"}, "requires an SM100 device, got SM90"),
+        ({"q_dtypes": '["float16"]'}, "only supports q_data_type=torch.float16, got torch.bfloat16"),
+        ({"head_dim_kpe": "[32]"}, "head_dim_kpe in [32], got 512/64"),
+    ],
+)
 def test_fp8_plan_checks_read_the_capability_row(tmp_path, changed, error):
     """The FP8-KV plan() checks of the emulated FlashInfer 0.6.13 follow the user's row (from 0.6.10)."""
     tables = load_tables([_rules(tmp_path, _row(**changed))])
@@ -192,8 +214,9 @@ def test_auto_backend_and_default_release_come_from_the_tables(tmp_path):
 
     assert _emulated_wrapper(load_tables(), "0.7.2")._backend == "fa3"
     assert FlashInferEmulation(load_tables()).version == "0.7.2"
-    tables = load_tables([_rules(tmp_path, '[auto_backend]\nsm90 = "fa2"\n',
-                                 '[[release]]\nversion = "0.5.99"\nflashinfer = "0.6.18"\n')])
+    tables = load_tables(
+        [_rules(tmp_path, '[auto_backend]\nsm90 = "fa2"\n', '[[release]]\nversion = "0.5.99"\nflashinfer = "0.6.18"\n')]
+    )
     assert _emulated_wrapper(tables, "0.7.2")._backend == "fa2"
     emu = FlashInferEmulation(tables)
     assert (emu.version, emu.device_name) == ("0.6.18", "emulated SM90 (pure-torch reference MLA)")
@@ -203,10 +226,14 @@ def test_the_loader_records_the_plan_functions_the_tables_name(tmp_path):
     """An sglang plan function that a user's [[wrapper]] row declares (function = true, in the backend
     module) is recorded like fast_mla_decode_plan, with its dtypes where the row places them."""
     from castlint.validate.doubles import Registry, RuntimeSettings
-    from castlint.validate.loader import MODULE_NAME, load_backend, stubbed_imports
     from castlint.validate.doubles.flashinfer import FlashInferEmulation, make_flashinfer_module
+    from castlint.validate.loader import MODULE_NAME, load_backend, stubbed_imports
 
-    tables = load_tables([_rules(tmp_path, textwrap.dedent(f'''
+    tables = load_tables(
+        [
+            _rules(
+                tmp_path,
+                textwrap.dedent(f'''
         [[wrapper]]
         class = "my_mla_plan"
         module = "{MODULE_NAME}"
@@ -214,13 +241,16 @@ def test_the_loader_records_the_plan_functions_the_tables_name(tmp_path):
         q_dtype = {{ index = 2, keyword = "q_data_type" }}
         kv_dtype = {{ index = 3, keyword = "kv_data_type" }}
         aliases = []
-    '''))])
-    source = textwrap.dedent('''
+    '''),
+            )
+        ]
+    )
+    source = textwrap.dedent("""
         from flashinfer import BatchMLAPagedAttentionWrapper
 
         def my_mla_plan(wrapper, indptr, q_data_type, kv_data_type):
             return wrapper
-    ''').encode()
+    """).encode()
     emu = FlashInferEmulation(tables)
     log: set = set()
     with stubbed_imports(Registry(RuntimeSettings(), log), make_flashinfer_module(emu)):
@@ -228,4 +258,8 @@ def test_the_loader_records_the_plan_functions_the_tables_name(tmp_path):
         loaded.module.my_mla_plan(None, None, torch.bfloat16, kv_data_type=torch.float8_e4m3fn)
     (entry,) = loaded.log.entries
     assert (entry["kind"], entry["via"], entry["q_dtype"], entry["kv_dtype"]) == (
-        "plan", "my_mla_plan", "bfloat16", "float8_e4m3fn")
+        "plan",
+        "my_mla_plan",
+        "bfloat16",
+        "float8_e4m3fn",
+    )

@@ -7,6 +7,7 @@
   shapes (seq_lens = the fill value) and replay at the real ones;
 * the chunked fp32 reference, the per-step line, the heat map's colours, --no-native.
 """
+
 from __future__ import annotations
 
 import functools
@@ -22,8 +23,21 @@ from castlint.validate.harness import HarnessConfig, run_validation  # noqa: E40
 pytestmark = pytest.mark.torch
 
 SPEC_SITES = ("target-verify", "target-verify-cuda-graph", "draft-extend", "draft-extend-cuda-graph")
-SMALL = dict(device="cpu", preset="deepseek-r1", num_heads_total=128, tp=8, pool_tokens=4096, batch_size=2,
-             context_len=64, extend_len=8, draft_tokens=4, iters=1, warmup=1, profile=False, use_sglang=False)
+SMALL = dict(
+    device="cpu",
+    preset="deepseek-r1",
+    num_heads_total=128,
+    tp=8,
+    pool_tokens=4096,
+    batch_size=2,
+    context_len=64,
+    extend_len=8,
+    draft_tokens=4,
+    iters=1,
+    warmup=1,
+    profile=False,
+    use_sglang=False,
+)
 BACKEND = "srt/layers/attention/flashinfer_mla_backend.py"
 
 
@@ -99,9 +113,31 @@ def test_cli_target_verify_reports_the_read_each_wrapper_chose(tmp_path):
     from conftest import run_castlint, sglang_tree
 
     out = tmp_path / "verify.json"
-    proc = run_castlint("validate", sglang_tree("0.5.23"), "--device", "cpu", "--preset", "deepseek-r1", "--tp", "8",
-                        "--pool-tokens", "4096", "--batch-size", "2", "--context-len", "64", "--draft-tokens", "3",
-                        "--site", "target-verify", "--no-profile", "--format", "json", "-o", out)
+    proc = run_castlint(
+        "validate",
+        sglang_tree("0.5.23"),
+        "--device",
+        "cpu",
+        "--preset",
+        "deepseek-r1",
+        "--tp",
+        "8",
+        "--pool-tokens",
+        "4096",
+        "--batch-size",
+        "2",
+        "--context-len",
+        "64",
+        "--draft-tokens",
+        "3",
+        "--site",
+        "target-verify",
+        "--no-profile",
+        "--format",
+        "json",
+        "-o",
+        out,
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
     site = report["sites"][0]
@@ -119,8 +155,9 @@ def test_verify_graph_wrapper_does_not_keep_the_whole_pool_cast():
     it (native or compact), in a graph captured at other shapes than it replays, within tolerance.
     (Needs the emitted code's graph-safe reads: the earlier fix kept the cast on graph wrappers.)"""
     original = _release("0.5.23")
-    result = run_validation(original, _fixed(original),
-                            HarnessConfig(**dict(SMALL, profile=True), sites=("target-verify-cuda-graph",)))
+    result = run_validation(
+        original, _fixed(original), HarnessConfig(**dict(SMALL, profile=True), sites=("target-verify-cuda-graph",))
+    )
     site = result.sites[0]
     assert site.status == "pass", site.reasons
     assert site.patched.read in ("native", "compact"), site.patched.reads
@@ -140,13 +177,15 @@ def test_chunked_reference_equals_the_unchunked_one(monkeypatch):
     idx = torch.randperm(64)[:40]
     sizes = []
     real = reference._attend_rows
-    monkeypatch.setattr(reference, "_attend_rows",
-                        lambda qn, *a: sizes.append(qn.shape[0] * heads * a[1].shape[0] * 4) or real(qn, *a))
+    monkeypatch.setattr(
+        reference, "_attend_rows", lambda qn, *a: sizes.append(qn.shape[0] * heads * a[1].shape[0] * 4) or real(qn, *a)
+    )
     for causal in (True, False):
         whole, whole_lse = reference.mla_reference(q, qp, ckv, kpe, qo, kvp, idx, 0.2, causal)
         sizes.clear()
-        chunked, chunked_lse = reference.mla_reference(q, qp, ckv, kpe, qo, kvp, idx, 0.2, causal,
-                                                       chunk_bytes=2 * heads * 20 * 4)
+        chunked, chunked_lse = reference.mla_reference(
+            q, qp, ckv, kpe, qo, kvp, idx, 0.2, causal, chunk_bytes=2 * heads * 20 * 4
+        )
         assert torch.allclose(whole, chunked, atol=1e-6) and torch.equal(whole_lse.isinf(), chunked_lse.isinf())
         assert len(sizes) > 3 and max(sizes) <= 2 * heads * 20 * 4
     assert torch.equal(whole[9:11].abs().sum(-1) > 0, torch.ones(2, heads, dtype=torch.bool))
@@ -161,11 +200,32 @@ def _timed_result(original_ms: float, patched_ms: float):
     site.original.timing = Timing(original_ms, original_ms, original_ms, 3, 0.0, "")
     site.patched.timing = Timing(patched_ms, patched_ms, patched_ms, 3, 0.0, "")
     skipped = SiteResult(name="draft-extend-cuda-graph", functions="", status="skipped")
-    config = {"preset": "glm-5", "model_layers": 78, "num_heads_total": 64, "tp": 1, "heads": 64, "kv_lora_rank": 512,
-              "rope_dim": 64, "pool_tokens": 495552, "batch_size": 8, "context_len": 4096, "extend_len": 32,
-              "draft_tokens": 4, "atol": 0.01, "rtol": 0.01}
-    return ValidationResult(file="f.py", baseline="b", environment={"kv_read": "auto"}, config=config, guard={},
-                            sites=[site, skipped], doubles_unknown_reads=[], plan_calls={})
+    config = {
+        "preset": "glm-5",
+        "model_layers": 78,
+        "num_heads_total": 64,
+        "tp": 1,
+        "heads": 64,
+        "kv_lora_rank": 512,
+        "rope_dim": 64,
+        "pool_tokens": 495552,
+        "batch_size": 8,
+        "context_len": 4096,
+        "extend_len": 32,
+        "draft_tokens": 4,
+        "atol": 0.01,
+        "rtol": 0.01,
+    }
+    return ValidationResult(
+        file="f.py",
+        baseline="b",
+        environment={"kv_read": "auto"},
+        config=config,
+        guard={},
+        sites=[site, skipped],
+        doubles_unknown_reads=[],
+        plan_calls={},
+    )
 
 
 def test_per_step_line_multiplies_the_saving_by_the_presets_layers(tmp_path):
@@ -194,8 +254,9 @@ def test_heat_map_colour_follows_the_verdict():
     from castlint.validate import sweep
 
     def cell(status, speedup):
-        return sweep.Cell("target-verify", 495552, 8, 4096, draft_tokens=4, status=status, speedup=speedup,
-                          margin=0.065)
+        return sweep.Cell(
+            "target-verify", 495552, 8, 4096, draft_tokens=4, status=status, speedup=speedup, margin=0.065
+        )
 
     within = cell("pass", 0.98)
     assert sweep.cell_color(within) == sweep.COLOR_PARITY != sweep.COLOR_FAILED
@@ -226,8 +287,10 @@ def test_sweep_grid_covers_the_new_sites_and_the_native_read_off():
     assert off and all(c.pool_tokens == 495552 for c in off) and {c.site for c in off} >= {"target-verify", "decode"}
     assert len(cells) <= 32  # one command per FlashInfer version stays under 10 minutes on an H200
     assert all(not c.native for c in grid("cuda", native=False))
-    done = [c.__class__(**{**vars(c), "status": "skipped" if c.site == "draft-extend-cuda-graph" else "pass"})
-            for c in cells]
+    done = [
+        c.__class__(**{**vars(c), "status": "skipped" if c.site == "draft-extend-cuda-graph" else "pass"})
+        for c in cells
+    ]
     assert passed(done)  # a skipped cell (a path the release lacks) fails nothing
 
 
@@ -235,10 +298,9 @@ def test_sweep_grid_covers_the_new_sites_and_the_native_read_off():
 def test_no_native_sets_the_read_environment_for_the_run(tmp_path, monkeypatch):
     """--no-native: SGLANG_MLA_KV_READ=compact while the backends are built (the patched module reads
     it then), the value before restored afterwards; the text and JSON reports say "native read off"."""
-    from conftest import sglang_tree
-
     from castlint.validate import harness
     from castlint.validate.command import run_validate
+    from conftest import sglang_tree
 
     seen = {}
     built = harness.SiteDriver.__init__
@@ -250,9 +312,20 @@ def test_no_native_sets_the_read_environment_for_the_run(tmp_path, monkeypatch):
     monkeypatch.setattr(harness.SiteDriver, "__init__", record)
     monkeypatch.setenv("SGLANG_MLA_KV_READ", "auto")
     out, text = tmp_path / "r.json", tmp_path / "r.txt"
-    options = dict(device="cpu", preset="deepseek-r1", tp=8, pool_tokens=4096, batch_size=2, context_len=64,
-                   sites=["target-verify"], profile=False, iters=1, warmup=1, no_native=True,
-                   patched_source=_fixed(_release("0.5.23")))
+    options = dict(
+        device="cpu",
+        preset="deepseek-r1",
+        tp=8,
+        pool_tokens=4096,
+        batch_size=2,
+        context_len=64,
+        sites=["target-verify"],
+        profile=False,
+        iters=1,
+        warmup=1,
+        no_native=True,
+        patched_source=_fixed(_release("0.5.23")),
+    )
     assert run_validate(str(sglang_tree("0.5.23")), fmt="json", output_file=str(out), **options) == 0
     assert seen == {"original": "compact", "patched": "compact"}
     assert os.environ["SGLANG_MLA_KV_READ"] == "auto"
@@ -282,18 +355,30 @@ def test_no_native_fails_a_patch_that_ignores_the_switch():
 def test_sweep_runs_the_spec_cells_and_skips_what_the_release_lacks(tmp_path):
     """A CPU sweep of the speculative sites on sglang 0.5.23 (fixed in memory): every cell that runs
     passes, the draft-extend graph (no such path in 0.5.23) is skipped, and the exit is 0."""
+    from castlint.validate.command import run_validate
     from conftest import sglang_tree
 
-    from castlint.validate.command import run_validate
-
     js, svg = tmp_path / "s.json", tmp_path / "s.svg"
-    code = run_validate(str(sglang_tree("0.5.23")), device="cpu", preset="deepseek-r1", tp=8, sweep=True,
-                        sweep_pools=[4096], sites=["target-verify-cuda-graph", "draft-extend-cuda-graph"],
-                        json_file=str(js), sweep_svg=str(svg), output_file=str(tmp_path / "s.md"), iters=1, warmup=1,
-                        patched_source=_fixed(_release("0.5.23")))
+    code = run_validate(
+        str(sglang_tree("0.5.23")),
+        device="cpu",
+        preset="deepseek-r1",
+        tp=8,
+        sweep=True,
+        sweep_pools=[4096],
+        sites=["target-verify-cuda-graph", "draft-extend-cuda-graph"],
+        json_file=str(js),
+        sweep_svg=str(svg),
+        output_file=str(tmp_path / "s.md"),
+        iters=1,
+        warmup=1,
+        patched_source=_fixed(_release("0.5.23")),
+    )
     cells = json.loads(js.read_text())["cells"]
     assert code == 0, [c["reasons"] for c in cells]
     assert {(c["label"], c["status"]) for c in cells} == {
-        ("target-verify-cuda-graph", "pass"), ("target-verify-cuda-graph (native read off)", "pass"),
-        ("draft-extend-cuda-graph", "skipped")}
+        ("target-verify-cuda-graph", "pass"),
+        ("target-verify-cuda-graph (native read off)", "pass"),
+        ("draft-extend-cuda-graph", "skipped"),
+    }
     assert "saved_ms_per_step" in cells[0] and "PASS" in (tmp_path / "s.md").read_text()

@@ -1,4 +1,5 @@
 """What a walk checks: symlinked duplicates, virtual environments, .gitignore, empty trees (issue 12)."""
+
 import json
 import os
 import shutil
@@ -8,7 +9,6 @@ import pytest
 
 from castlint.config import Config
 from castlint.discover import discover
-
 from conftest import FIXTURES, ROOT, run_castlint
 
 BAD = FIXTURES / "check" / "fa3_backend.py"
@@ -155,10 +155,13 @@ def test_an_empty_directory_warns_and_does_not_pass(tmp_path):
     assert f"warning: no Python files found under {tmp_path / 'empty'}" in proc.stderr
 
 
-@pytest.mark.parametrize("flag,patterns,expected", [
-    ("--exclude", "vendored", ["engine/fa3.py"]),
-    ("--extend-exclude", "engine", ["vendored/copy.py"]),  # keeps the configured exclude (none here)
-])
+@pytest.mark.parametrize(
+    "flag,patterns,expected",
+    [
+        ("--exclude", "vendored", ["engine/fa3.py"]),
+        ("--extend-exclude", "engine", ["vendored/copy.py"]),  # keeps the configured exclude (none here)
+    ],
+)
 def test_exclude_flags(tmp_path, flag, patterns, expected):
     for rel in ("engine/fa3.py", "vendored/copy.py", "build/gen.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -185,13 +188,44 @@ def test_ignore_file_shortcut_agrees_with_pathspec(tmp_path):
 
     from castlint.discover import _read_ignore_file
 
-    lines = ["# comment", "", "*.py[cod]", "build/", "/top.py", "**/gen_*.py", "!keep_gen_x.py", "docs/**/*.py",
-             "a/b/", "[Tt]mp*/", "\\#odd.py", "trailing.py   ", "!/build/keep/", "sub/*.pyi", "*~"]
+    lines = [
+        "# comment",
+        "",
+        "*.py[cod]",
+        "build/",
+        "/top.py",
+        "**/gen_*.py",
+        "!keep_gen_x.py",
+        "docs/**/*.py",
+        "a/b/",
+        "[Tt]mp*/",
+        "\\#odd.py",
+        "trailing.py   ",
+        "!/build/keep/",
+        "sub/*.pyi",
+        "*~",
+    ]
     (tmp_path / ".gitignore").write_text("\n".join(lines) + "\n")
     ignore = _read_ignore_file(str(tmp_path / ".gitignore"))
     assert ignore.any is not None
-    names = ["top.py", "gen_a.py", "keep_gen_x.py", "x.pyc", "build", "keep", "#odd.py", "trailing.py", "m.pyi",
-             "tmpdir", "Tmp1", "b", "plain.py", "sub", "docs", "a"]
+    names = [
+        "top.py",
+        "gen_a.py",
+        "keep_gen_x.py",
+        "x.pyc",
+        "build",
+        "keep",
+        "#odd.py",
+        "trailing.py",
+        "m.pyi",
+        "tmpdir",
+        "Tmp1",
+        "b",
+        "plain.py",
+        "sub",
+        "docs",
+        "a",
+    ]
     paths = set()
     for depth in range(1, 4):
         for combo in itertools.product(names, repeat=depth):

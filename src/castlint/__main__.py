@@ -4,6 +4,7 @@
 request could shadow castlint's own dependencies (a top-level typer.py, say).
 castlint only parses the code it checks; drop that entry before importing more.
 """
+
 import os
 import sys
 

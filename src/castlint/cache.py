@@ -25,6 +25,7 @@ O_NOFOLLOW, and only ever deletes files it wrote itself: in a directory that
 carries its marker (the CACHEDIR.TAG it writes, naming castlint), and only names
 of its own strict pattern (`v1-<20 hex digits>.json`, and its own temp files).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -113,8 +114,14 @@ _MARKER = "CACHEDIR.TAG"
 _MARKER_TEXT = "Signature: 8a477f597d28d172789f06886806bc55\n# castlint cache\n"
 _STALE_TEMP_S = 3600.0
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_FD_OPS = (os.open in os.supports_dir_fd and os.replace in os.supports_dir_fd and os.unlink in os.supports_dir_fd
-           and os.stat in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY"))
+_FD_OPS = (
+    os.open in os.supports_dir_fd
+    and os.replace in os.supports_dir_fd
+    and os.unlink in os.supports_dir_fd
+    and os.stat in os.supports_dir_fd
+    and hasattr(os, "O_NOFOLLOW")
+    and hasattr(os, "O_DIRECTORY")
+)
 _warned = set()
 
 
@@ -183,8 +190,11 @@ class _Folder:
         return name if self.fd is not None else str(self.path / name)
 
     def read(self, name: str) -> bytes:
-        fd = os.open(self._name(name), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
-                     **self._where(name))
+        fd = os.open(
+            self._name(name),
+            os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
+            **self._where(name),
+        )
         with os.fdopen(fd, "rb") as fh:
             return fh.read()
 
@@ -233,7 +243,11 @@ class Cache:
             with _Folder.open(folder, create=False) or _Nothing() as where:
                 if isinstance(where, _Folder):
                     data = json.loads(where.read(self.name))
-                    if isinstance(data, dict) and data.get("format") == FORMAT and isinstance(data.get("entries"), dict):
+                    if (
+                        isinstance(data, dict)
+                        and data.get("format") == FORMAT
+                        and isinstance(data.get("entries"), dict)
+                    ):
                         self.entries = data["entries"]
         except _Linked:
             self.disabled = True
@@ -381,8 +395,11 @@ class _Nothing:
 
 
 def _linked_warning(folder: Path) -> None:
-    _warn_once(f"linked:{folder}", f"{folder} is a symbolic link; castlint does not follow it, "
-                                   "so the cache is off for this run (remove the link to turn it back on)")
+    _warn_once(
+        f"linked:{folder}",
+        f"{folder} is a symbolic link; castlint does not follow it, "
+        "so the cache is off for this run (remove the link to turn it back on)",
+    )
 
 
 def _random8() -> str:
@@ -423,6 +440,7 @@ def open_cache(config, tables, options=()) -> Optional[Cache]:
 
 # -- results <-> JSON -----------------------------------------------------------
 
+
 def _dump_result(result: FileResult) -> list:
     return [
         1 if result.skipped else 0,
@@ -458,12 +476,23 @@ def _load_result(path: str, payload) -> Optional[FileResult]:
     links = []
     if len(payload) == 4:  # [[path, signature, content digest], ...] of the files the result used
         for item in payload[3]:
-            if not (isinstance(item, list) and len(item) == 3 and _is_str(item[0]) and isinstance(item[1], list)
-                    and len(item[1]) == 4 and all(_is_int(v) for v in item[1]) and _is_str(item[2])):
+            if not (
+                isinstance(item, list)
+                and len(item) == 3
+                and _is_str(item[0])
+                and isinstance(item[1], list)
+                and len(item[1]) == 4
+                and all(_is_int(v) for v in item[1])
+                and _is_str(item[2])
+            ):
                 return None
             links.append(item[0])
-    if type(skipped) is not int or skipped not in (0, 1) or not isinstance(findings, list) \
-            or not isinstance(errors, list):
+    if (
+        type(skipped) is not int
+        or skipped not in (0, 1)
+        or not isinstance(findings, list)
+        or not isinstance(errors, list)
+    ):
         return None
     loaded = []
     for data in findings:
@@ -499,8 +528,19 @@ def _dump_finding(f: Finding) -> dict:
     return data
 
 
-_FINDING_KEYS = {"code", "name", "severity", "start", "end", "message", "cost", "fix", "unfixable_reason", "function",
-                 "accessor"}
+_FINDING_KEYS = {
+    "code",
+    "name",
+    "severity",
+    "start",
+    "end",
+    "message",
+    "cost",
+    "fix",
+    "unfixable_reason",
+    "function",
+    "accessor",
+}
 
 
 def _position(value) -> Optional[Position]:
@@ -527,8 +567,10 @@ def _load_finding(path: str, data) -> Optional[Finding]:
     if cost is not None:
         if not (isinstance(cost, dict) and set(cost) == {"bytes_per_layer", "bytes_per_step", "model", "pool_tokens"}):
             return None
-        if not (all(_is_int(cost[k]) for k in ("bytes_per_layer", "bytes_per_step", "pool_tokens"))
-                and _is_str(cost["model"])):
+        if not (
+            all(_is_int(cost[k]) for k in ("bytes_per_layer", "bytes_per_step", "pool_tokens"))
+            and _is_str(cost["model"])
+        ):
             return None
         cost = Cost(**cost)
     fix = data["fix"]
@@ -538,6 +580,17 @@ def _load_finding(path: str, data) -> Optional[Finding]:
         if not all(_is_str(fix[k]) for k in fix) or fix["safety"] not in {s.value for s in FixSafety}:
             return None
         fix = Fix(fix["codemod"], FixSafety(fix["safety"]), fix["description"])
-    return Finding(code=data["code"], name=data["name"], severity=Severity(data["severity"]), path=path,
-                   start=start, end=end, message=data["message"], cost=cost, fix=fix,
-                   unfixable_reason=data["unfixable_reason"], function=data["function"], accessor=data["accessor"])
+    return Finding(
+        code=data["code"],
+        name=data["name"],
+        severity=Severity(data["severity"]),
+        path=path,
+        start=start,
+        end=end,
+        message=data["message"],
+        cost=cost,
+        fix=fix,
+        unfixable_reason=data["unfixable_reason"],
+        function=data["function"],
+        accessor=data["accessor"],
+    )

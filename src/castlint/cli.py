@@ -3,6 +3,7 @@
 `castlint --fix PATHS` and `castlint PATHS` work too (they mean `castlint check`),
 as `ruff --fix` does.
 """
+
 from __future__ import annotations
 
 import errno
@@ -22,6 +23,7 @@ from castlint import __version__
 
 if TYPE_CHECKING:
     import inspect
+
 
 class PlainHelp(typer.core.TyperCommand):
     """Help as ruff prints it: plain text, options grouped in sections, wrapped to the
@@ -54,6 +56,8 @@ app = typer.Typer(
 )
 SUBCOMMANDS = {"check", "fix", "rules", "rule", "validate", "bot", "trace", "server"}
 from castlint.common.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS  # noqa: E402
+
+_OUTCOME = {EXIT_CLEAN: "no findings", EXIT_FINDINGS: "findings", EXIT_ERROR: "errors"}  # a watched run
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)  # never wrap: paths stay whole
 
@@ -125,7 +129,9 @@ def _version(value: bool):
 @app.callback(invoke_without_command=True)
 def root(
     ctx: typer.Context,
-    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."
+    ),
 ):
     """castlint: static analysis and repair of hidden whole-pool dtype casts."""
     if ctx.invoked_subcommand is None:
@@ -172,8 +178,14 @@ def _progress(quiet: bool):
 def _bar(total: int):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err_console, transient=True) as progress:
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    ) as progress:
         task = progress.add_task("checking", total=total)
         yield lambda n: progress.advance(task, n)
 
@@ -216,6 +228,7 @@ def _default_format(fmt: Optional[OutputFormat]) -> OutputFormat:
         return fmt
     if os.environ.get("GITHUB_ACTIONS") == "true":
         from castlint.report import FORMATS
+
         if "github" in FORMATS:
             return OutputFormat.github
     return OutputFormat.text
@@ -259,60 +272,190 @@ def _write_stdout_bytes(data: bytes) -> None:
         sys.stdout.flush()
 
 
-PATHS_ARG = typer.Argument(None, metavar="[PATHS]...", help="Files or directories to check (default: .); `-` reads one file from stdin.")
-SELECT_OPT = typer.Option(None, "--select", metavar="CODE,...", help="Only these rule codes (comma-separated, prefixes allowed; ALL for every rule).")
-EXTEND_SELECT_OPT = typer.Option(None, "--extend-select", metavar="CODE,...", help="Rule codes to enable on top of select.")
+PATHS_ARG = typer.Argument(
+    None, metavar="[PATHS]...", help="Files or directories to check (default: .); `-` reads one file from stdin."
+)
+SELECT_OPT = typer.Option(
+    None,
+    "--select",
+    metavar="CODE,...",
+    help="Only these rule codes (comma-separated, prefixes allowed; ALL for every rule).",
+)
+EXTEND_SELECT_OPT = typer.Option(
+    None, "--extend-select", metavar="CODE,...", help="Rule codes to enable on top of select."
+)
 IGNORE_OPT = typer.Option(None, "--ignore", metavar="CODE,...", help="Skip these rule codes.")
-FORMAT_OPT = typer.Option(None, "--format", "-f", "--output-format", metavar="FORMAT",
-                          help="text (full), concise, grouped, json, json-lines, junit, sarif, github, gitlab, "
-                               "pylint, azure or rdjson (github is the default under GitHub Actions); "
-                               "--output-format is ruff's name.")
-CONFIG_OPT = typer.Option(None, "--config", help="Read config from this file instead of the nearest pyproject.toml/castlint.toml.")
+FORMAT_OPT = typer.Option(
+    None,
+    "--format",
+    "-f",
+    "--output-format",
+    metavar="FORMAT",
+    help="text (full), concise, grouped, json, json-lines, junit, sarif, github, gitlab, "
+    "pylint, azure or rdjson (github is the default under GitHub Actions); "
+    "--output-format is ruff's name.",
+)
+CONFIG_OPT = typer.Option(
+    None, "--config", help="Read config from this file instead of the nearest pyproject.toml/castlint.toml."
+)
 # rich help panels, as ruff groups its options (the help stays readable at 80 columns)
 RULE_PANEL, FIX_PANEL, FILE_PANEL, REPORT_PANEL, RUN_PANEL = (
-    "Rule selection", "Fixes", "File selection", "Reporting", "Run")
+    "Rule selection",
+    "Fixes",
+    "File selection",
+    "Reporting",
+    "Run",
+)
 PANEL_ORDER = [RULE_PANEL, FILE_PANEL, FIX_PANEL, REPORT_PANEL, RUN_PANEL, "Options"]
 OPTION_PANELS = {  # check's (and fix's) options without a panel of their own
-    "select": RULE_PANEL, "extend_select": RULE_PANEL, "ignore": RULE_PANEL,
-    "fmt": REPORT_PANEL, "exit_zero": REPORT_PANEL, "quiet": REPORT_PANEL, "output_file": REPORT_PANEL,
-    "statistics": REPORT_PANEL, "show_fixes": FIX_PANEL, "color": REPORT_PANEL, "show_files": FILE_PANEL,
-    "show_settings": RUN_PANEL, "unsafe_fixes": FIX_PANEL, "flashinfer_api": FIX_PANEL,
-    "flashinfer_version": FIX_PANEL, "exit_non_zero_on_fix": FIX_PANEL, "follow_symlinks_outside": FIX_PANEL,
-    "exclude": FILE_PANEL, "extend_exclude": FILE_PANEL, "respect_gitignore": FILE_PANEL,
-    "stdin_filename": FILE_PANEL, "jobs": RUN_PANEL, "no_cache": RUN_PANEL, "fix": FIX_PANEL,
-    "fix_only": FIX_PANEL, "diff": FIX_PANEL, "profile": FIX_PANEL, "pr_body": FIX_PANEL, "patch": FIX_PANEL,
+    "select": RULE_PANEL,
+    "extend_select": RULE_PANEL,
+    "ignore": RULE_PANEL,
+    "fmt": REPORT_PANEL,
+    "exit_zero": REPORT_PANEL,
+    "quiet": REPORT_PANEL,
+    "output_file": REPORT_PANEL,
+    "statistics": REPORT_PANEL,
+    "show_fixes": FIX_PANEL,
+    "color": REPORT_PANEL,
+    "show_files": FILE_PANEL,
+    "show_settings": RUN_PANEL,
+    "unsafe_fixes": FIX_PANEL,
+    "flashinfer_api": FIX_PANEL,
+    "flashinfer_version": FIX_PANEL,
+    "exit_non_zero_on_fix": FIX_PANEL,
+    "follow_symlinks_outside": FIX_PANEL,
+    "exclude": FILE_PANEL,
+    "extend_exclude": FILE_PANEL,
+    "respect_gitignore": FILE_PANEL,
+    "stdin_filename": FILE_PANEL,
+    "jobs": RUN_PANEL,
+    "no_cache": RUN_PANEL,
+    "fix": FIX_PANEL,
+    "fix_only": FIX_PANEL,
+    "diff": FIX_PANEL,
+    "profile": FIX_PANEL,
+    "pr_body": FIX_PANEL,
+    "patch": FIX_PANEL,
     "validate_json": FIX_PANEL,
 }
-CHECK_CONFIG_OPT = typer.Option(None, "--config", metavar="FILE|KEY=VALUE", help="A config file to use instead of each file's nearest pyproject.toml/castlint.toml, or a `KEY = VALUE` TOML setting over it (repeatable).", rich_help_panel=RUN_PANEL)
-FORCE_EXCLUDE_OPT = typer.Option(False, "--force-exclude", help="Apply exclude and .gitignore to paths named on the command line too (what the pre-commit hook passes).", rich_help_panel=FILE_PANEL)
-PER_FILE_IGNORES_OPT = typer.Option(None, "--per-file-ignores", metavar="GLOB:CODES", help="GLOB:CODE[,CODE]: ignore these codes in matching files, replacing the configured per-file-ignores (repeatable).", rich_help_panel=RULE_PANEL)
-EXTEND_PER_FILE_IGNORES_OPT = typer.Option(None, "--extend-per-file-ignores", metavar="GLOB:CODES", help="GLOB:CODE[,CODE]: as --per-file-ignores, on top of the configured ones.", rich_help_panel=RULE_PANEL)
-IGNORE_NOQA_OPT = typer.Option(False, "--ignore-noqa", help="Ignore every suppression comment (line and file level).", rich_help_panel=RULE_PANEL)
-ISOLATED_OPT = typer.Option(False, "--isolated", help="Read no config file (the defaults and the flags only).", rich_help_panel=RUN_PANEL)
-WATCH_OPT = typer.Option(False, "--watch", "-w", help="Check again whenever a file changes (Ctrl-C ends it).", rich_help_panel=RUN_PANEL)
+CHECK_CONFIG_OPT = typer.Option(
+    None,
+    "--config",
+    metavar="FILE|KEY=VALUE",
+    help="A config file to use instead of each file's nearest pyproject.toml/castlint.toml, or a `KEY = "
+    "VALUE` TOML setting over it (repeatable).",
+    rich_help_panel=RUN_PANEL,
+)
+FORCE_EXCLUDE_OPT = typer.Option(
+    False,
+    "--force-exclude",
+    help="Apply exclude and .gitignore to paths named on the command line too (what the pre-commit hook passes).",
+    rich_help_panel=FILE_PANEL,
+)
+PER_FILE_IGNORES_OPT = typer.Option(
+    None,
+    "--per-file-ignores",
+    metavar="GLOB:CODES",
+    help="GLOB:CODE[,CODE]: ignore these codes in matching files, replacing the configured per-file-ignores "
+    "(repeatable).",
+    rich_help_panel=RULE_PANEL,
+)
+EXTEND_PER_FILE_IGNORES_OPT = typer.Option(
+    None,
+    "--extend-per-file-ignores",
+    metavar="GLOB:CODES",
+    help="GLOB:CODE[,CODE]: as --per-file-ignores, on top of the configured ones.",
+    rich_help_panel=RULE_PANEL,
+)
+IGNORE_NOQA_OPT = typer.Option(
+    False, "--ignore-noqa", help="Ignore every suppression comment (line and file level).", rich_help_panel=RULE_PANEL
+)
+ISOLATED_OPT = typer.Option(
+    False, "--isolated", help="Read no config file (the defaults and the flags only).", rich_help_panel=RUN_PANEL
+)
+WATCH_OPT = typer.Option(
+    False, "--watch", "-w", help="Check again whenever a file changes (Ctrl-C ends it).", rich_help_panel=RUN_PANEL
+)
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="Only the findings: no code frames, no summary.")
-EXCLUDE_OPT = typer.Option(None, "--exclude", metavar="GLOB,...", help="Glob patterns to skip, replacing the configured exclude (the defaults stay).")
-EXTEND_EXCLUDE_OPT = typer.Option(None, "--extend-exclude", metavar="GLOB,...", help="Glob patterns to skip, on top of exclude.")
-GITIGNORE_OPT = typer.Option(None, "--respect-gitignore/--no-respect-gitignore",
-                             help="Skip what .gitignore files ignore (default: on, or respect-gitignore in the config).")
-COLOR_OPT = typer.Option(ColorMode.auto, "--color", help="Colour: auto (on a terminal, unless NO_COLOR is set), always, never.")
-STDIN_OPT = typer.Option(None, "--stdin-filename", metavar="PATH", help="Read the source from stdin and report it under this name (config, messages).")
+EXCLUDE_OPT = typer.Option(
+    None,
+    "--exclude",
+    metavar="GLOB,...",
+    help="Glob patterns to skip, replacing the configured exclude (the defaults stay).",
+)
+EXTEND_EXCLUDE_OPT = typer.Option(
+    None, "--extend-exclude", metavar="GLOB,...", help="Glob patterns to skip, on top of exclude."
+)
+GITIGNORE_OPT = typer.Option(
+    None,
+    "--respect-gitignore/--no-respect-gitignore",
+    help="Skip what .gitignore files ignore (default: on, or respect-gitignore in the config).",
+)
+COLOR_OPT = typer.Option(
+    ColorMode.auto, "--color", help="Colour: auto (on a terminal, unless NO_COLOR is set), always, never."
+)
+STDIN_OPT = typer.Option(
+    None,
+    "--stdin-filename",
+    metavar="PATH",
+    help="Read the source from stdin and report it under this name (config, messages).",
+)
 SHOW_FILES_OPT = typer.Option(False, "--show-files", help="List the files that would be checked, and exit.")
-SHOW_SETTINGS_OPT = typer.Option(False, "--show-settings", help="Print the settings in force (config plus flags), and exit.")
+SHOW_SETTINGS_OPT = typer.Option(
+    False, "--show-settings", help="Print the settings in force (config plus flags), and exit."
+)
 STATISTICS_OPT = typer.Option(False, "--statistics", help="Count the findings per rule instead of listing them.")
 SHOW_FIXES_OPT = typer.Option(False, "--show-fixes", help="With a fix: list what was fixed, per file and rule.")
 JOBS_OPT = typer.Option(0, "--jobs", "-j", help="Parallel workers (default: core count).")
 NO_CACHE_OPT = typer.Option(False, "--no-cache", help="Do not read or write .castlint_cache/.")
 OUTPUT_FILE_OPT = typer.Option(None, "--output-file", "-o", metavar="FILE", help="Write the report to this file.")
 UNSAFE_OPT = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe.")
-FI_API_OPT = typer.Option("auto", "--flashinfer-api", help="Call form the fix emits: auto (what the target pins), positional, or keyword (FlashInfer >= 0.7).")
-FI_VERSION_OPT = typer.Option(None, "--flashinfer-version", help="FlashInfer the fixed code will run against (default: the pin the tree states, else rules/sglang.toml).")
-PROFILE_OPT = typer.Option("full", "--profile", metavar="full|minimal", help="What the MLA fix rewrites: full (every read, the default) or minimal (the decode native read only).")
-PR_BODY_OPT = typer.Option(None, "--pr-body", metavar="FILE", help="With a fix: write a Markdown pull-request description of the change to FILE (with --diff too; the tree is then left alone).")
-PATCH_OPT = typer.Option(None, "--patch", metavar="FILE", help="With a fix: write the change as a `git format-patch` file, paths from the tree's root (git apply / git am / patch -p1).")
-VALIDATE_JSON_OPT = typer.Option(None, "--validate-json", metavar="FILE", help="With --pr-body: a `castlint validate --json-file` (or --sweep) report whose results the description shows.")
-EXIT_ON_FIX_OPT = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when a fix changed a file (pre-commit style).")
-FOLLOW_OPT = typer.Option(False, "--follow-symlinks-outside", help="Let a fix (or --add-noqa) write through a symlink whose target is outside the checked paths (default: such files are not written).")
+FI_API_OPT = typer.Option(
+    "auto",
+    "--flashinfer-api",
+    help="Call form the fix emits: auto (what the target pins), positional, or keyword (FlashInfer >= 0.7).",
+)
+FI_VERSION_OPT = typer.Option(
+    None,
+    "--flashinfer-version",
+    help="FlashInfer the fixed code will run against (default: the pin the tree states, else rules/sglang.toml).",
+)
+PROFILE_OPT = typer.Option(
+    "full",
+    "--profile",
+    metavar="full|minimal",
+    help="What the MLA fix rewrites: full (every read, the default) or minimal (the decode native read only).",
+)
+PR_BODY_OPT = typer.Option(
+    None,
+    "--pr-body",
+    metavar="FILE",
+    help="With a fix: write a Markdown pull-request description of the change to FILE (with --diff too; the "
+    "tree is then left alone).",
+)
+PATCH_OPT = typer.Option(
+    None,
+    "--patch",
+    metavar="FILE",
+    help="With a fix: write the change as a `git format-patch` file, paths from the tree's root (git apply / "
+    "git am / patch -p1).",
+)
+VALIDATE_JSON_OPT = typer.Option(
+    None,
+    "--validate-json",
+    metavar="FILE",
+    help="With --pr-body: a `castlint validate --json-file` (or --sweep) report whose results the description shows.",
+)
+EXIT_ON_FIX_OPT = typer.Option(
+    False, "--exit-non-zero-on-fix", help="Exit 1 when a fix changed a file (pre-commit style)."
+)
+FOLLOW_OPT = typer.Option(
+    False,
+    "--follow-symlinks-outside",
+    help="Let a fix (or --add-noqa) write through a symlink whose target is outside the checked paths "
+    "(default: such files are not written).",
+)
 
 
 WATCH_INTERVAL_S = 0.3  # how often --watch looks at the files' mtimes
@@ -328,10 +471,16 @@ def check(
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     config_file: Optional[List[str]] = CHECK_CONFIG_OPT,
     quiet: bool = QUIET_OPT,
-    fix: bool = typer.Option(False, "--fix", help="Apply safe fixes, then report what is left.", rich_help_panel=FIX_PANEL),
-    fix_only: bool = typer.Option(False, "--fix-only", help="Apply fixes; do not report (or exit 1 for) what is left.", rich_help_panel=FIX_PANEL),
+    fix: bool = typer.Option(
+        False, "--fix", help="Apply safe fixes, then report what is left.", rich_help_panel=FIX_PANEL
+    ),
+    fix_only: bool = typer.Option(
+        False, "--fix-only", help="Apply fixes; do not report (or exit 1 for) what is left.", rich_help_panel=FIX_PANEL
+    ),
     unsafe_fixes: bool = UNSAFE_OPT,
-    diff: bool = typer.Option(False, "--diff", help="With --fix: print a unified diff and write nothing.", rich_help_panel=FIX_PANEL),
+    diff: bool = typer.Option(
+        False, "--diff", help="With --fix: print a unified diff and write nothing.", rich_help_panel=FIX_PANEL
+    ),
     show_fixes: bool = SHOW_FIXES_OPT,
     flashinfer_api: str = FI_API_OPT,
     flashinfer_version: Optional[str] = FI_VERSION_OPT,
@@ -343,10 +492,27 @@ def check(
     output_file: Optional[str] = OUTPUT_FILE_OPT,
     jobs: int = JOBS_OPT,
     no_cache: bool = NO_CACHE_OPT,
-    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Only report findings on lines changed since this git revision.", rich_help_panel=REPORT_PANEL),
-    with_trace: Optional[str] = typer.Option(None, "--with-trace", help="A `castlint trace --format json` report: mark the findings it confirms at runtime, add its new runtime findings (CL101) in these files.", rich_help_panel=REPORT_PANEL),
+    diff_base: Optional[str] = typer.Option(
+        None,
+        "--diff-base",
+        help="Only report findings on lines changed since this git revision.",
+        rich_help_panel=REPORT_PANEL,
+    ),
+    with_trace: Optional[str] = typer.Option(
+        None,
+        "--with-trace",
+        help="A `castlint trace --format json` report: mark the findings it confirms at runtime, add its new "
+        "runtime findings (CL101) in these files.",
+        rich_help_panel=REPORT_PANEL,
+    ),
     statistics: bool = STATISTICS_OPT,
-    add_noqa: bool = typer.Option(False, "--add-noqa", help="Add a `# noqa: CODE` comment for every current finding (adopt castlint on a big tree); --add-noqa=REASON adds the reason after the codes.", rich_help_panel=FIX_PANEL),
+    add_noqa: bool = typer.Option(
+        False,
+        "--add-noqa",
+        help="Add a `# noqa: CODE` comment for every current finding (adopt castlint on a big tree); "
+        "--add-noqa=REASON adds the reason after the codes.",
+        rich_help_panel=FIX_PANEL,
+    ),
     noqa_reason: Optional[str] = typer.Option(None, "--noqa-reason", hidden=True),
     exclude: Optional[List[str]] = EXCLUDE_OPT,
     extend_exclude: Optional[List[str]] = EXTEND_EXCLUDE_OPT,
@@ -370,13 +536,28 @@ def check(
     _refuse_conflicting_flags(paths, stdin, fix, diff, add_noqa, flashinfer_api, profile)
     pr_request, pr_report = _pr_request(pr_body, patch, validate_json, fix or diff, stdin, watch)
     if watch and (stdin or add_noqa or show_files or show_settings):
-        raise _fail("--watch re-checks files on disk: it cannot be combined with stdin, --add-noqa, --show-files "
-                    "or --show-settings")
+        raise _fail(
+            "--watch re-checks files on disk: it cannot be combined with stdin, --add-noqa, --show-files "
+            "or --show-settings"
+        )
     if isolated and config_file and any("=" not in value for value in config_file):
-        raise _fail("--isolated reads no config file: it cannot be combined with --config FILE "
-                    "(--config KEY=VALUE is fine)")
-    flags = _command_line(config_file, select, ignore, extend_select, exclude, extend_exclude, respect_gitignore,
-                          per_file_ignores, extend_per_file_ignores, isolated, ignore_noqa, no_cache)
+        raise _fail(
+            "--isolated reads no config file: it cannot be combined with --config FILE (--config KEY=VALUE is fine)"
+        )
+    flags = _command_line(
+        config_file,
+        select,
+        ignore,
+        extend_select,
+        exclude,
+        extend_exclude,
+        respect_gitignore,
+        per_file_ignores,
+        extend_per_file_ignores,
+        isolated,
+        ignore_noqa,
+        no_cache,
+    )
     config_paths = [stdin_filename or "."] if stdin else (paths or ["."])
     session = _session(flags, config_paths)
     fmt = _default_format(fmt)
@@ -389,13 +570,38 @@ def check(
     if fix or diff:
         from castlint.fixoptions import FixOptions
 
-        fixing = FixOptions(unsafe=unsafe_fixes, dry_run=diff, flashinfer_api=flashinfer_api,
-                            flashinfer_version=flashinfer_version, profile=profile)
-    edits = _edit_options(fmt, fixing, statistics, unsafe=unsafe_fixes, flashinfer_api=flashinfer_api,
-                          flashinfer_version=flashinfer_version, profile=profile)
+        fixing = FixOptions(
+            unsafe=unsafe_fixes,
+            dry_run=diff,
+            flashinfer_api=flashinfer_api,
+            flashinfer_version=flashinfer_version,
+            profile=profile,
+        )
+    edits = _edit_options(
+        fmt,
+        fixing,
+        statistics,
+        unsafe=unsafe_fixes,
+        flashinfer_api=flashinfer_api,
+        flashinfer_version=flashinfer_version,
+        profile=profile,
+    )
     if stdin:
-        raise typer.Exit(_check_stdin(session, stdin_filename or "-", fixing, fmt, quiet, colored, exit_zero,
-                                      fix_only, statistics, output_file, edits))
+        raise typer.Exit(
+            _check_stdin(
+                session,
+                stdin_filename or "-",
+                fixing,
+                fmt,
+                quiet,
+                colored,
+                exit_zero,
+                fix_only,
+                statistics,
+                output_file,
+                edits,
+            )
+        )
     paths = paths or ["."]
 
     sessions = [session]
@@ -409,8 +615,15 @@ def check(
         if add_noqa:
             return _add_noqa(session, paths, discovery, jobs, quiet, follow_symlinks_outside, noqa_reason)
         with _refusals():
-            outcome = session.check(paths, fix=fixing, jobs=jobs, follow_symlinks_outside=follow_symlinks_outside,
-                                    discovery=discovery, progress=_progress(quiet), edits=edits)
+            outcome = session.check(
+                paths,
+                fix=fixing,
+                jobs=jobs,
+                follow_symlinks_outside=follow_symlinks_outside,
+                discovery=discovery,
+                progress=_progress(quiet),
+                edits=edits,
+            )
         if not quiet:
             _print_fixed(outcome, fixing)
         if pr_request is not None:
@@ -420,7 +633,8 @@ def check(
         with _refusals():
             session.filter_findings(outcome, diff_base)
         if with_trace:  # runtime evidence from `castlint trace` (docs/trace.md)
-            from castlint.trace.report import TraceFileError, with_trace as merged
+            from castlint.trace.report import TraceFileError
+            from castlint.trace.report import with_trace as merged
 
             try:
                 outcome.findings = merged(outcome.findings, outcome.files, with_trace, session.config)
@@ -434,16 +648,38 @@ def check(
     raise typer.Exit(once())
 
 
-def _command_line(config_values, select, ignore, extend_select, exclude, extend_exclude, respect_gitignore,
-                  per_file_ignores, extend_per_file_ignores, isolated, ignore_noqa, no_cache):
+def _command_line(
+    config_values,
+    select,
+    ignore,
+    extend_select,
+    exclude,
+    extend_exclude,
+    respect_gitignore,
+    per_file_ignores,
+    extend_per_file_ignores,
+    isolated,
+    ignore_noqa,
+    no_cache,
+):
     """The flags that change settings, as castlint.settings.CommandLine (exit 2 on a bad --config)."""
     from castlint.session import command_line
 
     with _refusals():
-        return command_line(config_values, select=select, ignore=ignore, extend_select=extend_select,
-                            exclude=exclude, extend_exclude=extend_exclude, respect_gitignore=respect_gitignore,
-                            per_file_ignores=per_file_ignores, extend_per_file_ignores=extend_per_file_ignores,
-                            isolated=isolated, ignore_noqa=ignore_noqa, no_cache=no_cache)
+        return command_line(
+            config_values,
+            select=select,
+            ignore=ignore,
+            extend_select=extend_select,
+            exclude=exclude,
+            extend_exclude=extend_exclude,
+            respect_gitignore=respect_gitignore,
+            per_file_ignores=per_file_ignores,
+            extend_per_file_ignores=extend_per_file_ignores,
+            isolated=isolated,
+            ignore_noqa=ignore_noqa,
+            no_cache=no_cache,
+        )
 
 
 def _watch(once, paths) -> int:
@@ -463,8 +699,7 @@ def _watch(once, paths) -> int:
                 code = exc.exit_code
             sys.stdout.flush()
             stamp = time.strftime("%H:%M:%S")
-            _last_words(f"[{stamp}] {'no findings' if code == EXIT_CLEAN else 'findings' if code == EXIT_FINDINGS else 'errors'}"
-                        ". Watching for file changes.")
+            _last_words(f"[{stamp}] {_OUTCOME.get(code) or _OUTCOME[EXIT_ERROR]}. Watching for file changes.")
             before = _snapshot(paths)
             while _snapshot(paths) == before:
                 time.sleep(WATCH_INTERVAL_S)
@@ -508,8 +743,9 @@ def _print_errors(errors) -> None:
         error(f"{e.path}:{e.line}: {e.message}")
 
 
-def _refuse_conflicting_flags(paths, stdin: bool, fix: bool, diff: bool, add_noqa: bool, flashinfer_api: str,
-                              profile: str = "full") -> None:
+def _refuse_conflicting_flags(
+    paths, stdin: bool, fix: bool, diff: bool, add_noqa: bool, flashinfer_api: str, profile: str = "full"
+) -> None:
     """Exit 2 for a command line whose flags contradict each other."""
     if paths and "-" in paths and not stdin:
         raise _fail("`-` (stdin) cannot be mixed with other paths")
@@ -528,15 +764,17 @@ def _refuse_profile(profile: str) -> None:
         raise _fail(f"--profile must be {' or '.join(PROFILE_CHOICES)}, got {profile!r}")
 
 
-def _pr_request(pr_body: Optional[str], patch: Optional[str], validate_json: Optional[str], fixing: bool,
-                stdin: bool, watch: bool):
+def _pr_request(
+    pr_body: Optional[str], patch: Optional[str], validate_json: Optional[str], fixing: bool, stdin: bool, watch: bool
+):
     """(castlint.pr.PrRequest, the --validate-json report) for --pr-body / --patch, checked before
     anything is fixed (exit 2 on a file that cannot be written or read); (None, None) without them."""
     if not (pr_body or patch or validate_json):
         return None, None
     if not fixing:
-        raise _fail("--pr-body, --patch and --validate-json describe a fix: use them with --fix or --diff "
-                    "(or `castlint fix`)")
+        raise _fail(
+            "--pr-body, --patch and --validate-json describe a fix: use them with --fix or --diff (or `castlint fix`)"
+        )
     if stdin:
         raise _fail("--pr-body and --patch need files on disk (a tree), not stdin")
     if watch:
@@ -559,9 +797,17 @@ def _write_pr(session, request, report, outcome, options, quiet: bool) -> None:
     from castlint.pr import PrError, build_context, write_outputs
 
     config, tables = session.settings()
-    ctx = build_context(outcome.changes, outcome.fixes, tables=tables, cost_model=config.cost_model(tables),
-                        options=options, paths=session.paths, report=report, validate_name=request.validate_json or "",
-                        version=__version__)
+    ctx = build_context(
+        outcome.changes,
+        outcome.fixes,
+        tables=tables,
+        cost_model=config.cost_model(tables),
+        options=options,
+        paths=session.paths,
+        report=report,
+        validate_name=request.validate_json or "",
+        version=__version__,
+    )
     try:
         written = write_outputs(request, ctx)
     except PrError as exc:
@@ -571,8 +817,9 @@ def _write_pr(session, request, report, outcome, options, quiet: bool) -> None:
             _line("wrote", "green", path)
 
 
-def _discover_files(session, paths: List[str], show_files: bool, output_file: Optional[str],
-                    force_exclude: bool = False):
+def _discover_files(
+    session, paths: List[str], show_files: bool, output_file: Optional[str], force_exclude: bool = False
+):
     """castlint.session.Discovery: the files to check, the paths that could not be walked (its
     warnings are printed); --show-files lists them and exits. A named path is walked with its own
     nearest config's exclude and respect-gitignore."""
@@ -599,8 +846,11 @@ def _print_fixed(outcome, options) -> None:
     for fixed, not_fixed in outcome.fix_groups:
         for item in fixed:
             if item.mla:
-                _line("fixed" if not options.dry_run else "would fix", "green",
-                      f"{item.path}: call form for {item.target}")
+                _line(
+                    "fixed" if not options.dry_run else "would fix",
+                    "green",
+                    f"{item.path}: call form for {item.target}",
+                )
                 if item.note:
                     _line("note", "yellow", f"{item.path}: {item.note}")
             elif not options.dry_run:
@@ -629,8 +879,18 @@ def _diff_for_stdout(text: str) -> str:
     return terminal_safe_lines(text)
 
 
-def _report(session, outcome, fmt: OutputFormat, fix: bool, fix_only: bool, show_fixes: bool, statistics: bool,
-            quiet: bool, colored: bool, output_file: Optional[str]) -> None:
+def _report(
+    session,
+    outcome,
+    fmt: OutputFormat,
+    fix: bool,
+    fix_only: bool,
+    show_fixes: bool,
+    statistics: bool,
+    quiet: bool,
+    colored: bool,
+    output_file: Optional[str],
+) -> None:
     """Write the report (to stdout or --output-file; errors that the format does not carry to stderr)."""
     config, tables = session.settings()
     errors = outcome.errors()
@@ -639,8 +899,10 @@ def _report(session, outcome, fmt: OutputFormat, fix: bool, fix_only: bool, show
     if fix_only:
         if fmt in (OutputFormat.text, OutputFormat.full, OutputFormat.concise, OutputFormat.grouped):
             if not quiet:
-                _emit(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.\n" if fixed else "No findings fixed.\n",
-                      output_file)
+                _emit(
+                    f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.\n" if fixed else "No findings fixed.\n",
+                    output_file,
+                )
             _print_errors(errors)
         else:
             _emit(_render(fmt, [], errors, meta, quiet, colored), output_file)
@@ -661,16 +923,25 @@ def _exit_code(outcome, exit_zero: bool, fix_only: bool, exit_non_zero_on_fix: b
     return EXIT_CLEAN
 
 
-def _add_noqa(session, paths, discovery, jobs, quiet, follow_symlinks_outside=False,
-              reason: Optional[str] = None) -> int:
+def _add_noqa(
+    session, paths, discovery, jobs, quiet, follow_symlinks_outside=False, reason: Optional[str] = None
+) -> int:
     with _refusals():
-        result = session.add_noqa(paths, jobs=jobs, reason=reason, follow_symlinks_outside=follow_symlinks_outside,
-                                  discovery=discovery, progress=_progress(quiet))
+        result = session.add_noqa(
+            paths,
+            jobs=jobs,
+            reason=reason,
+            follow_symlinks_outside=follow_symlinks_outside,
+            discovery=discovery,
+            progress=_progress(quiet),
+        )
     for path, why in result.notes:
         _line("not fixed", "yellow", f"{path}: {why}")
     for path, line, code in result.unplaced:
-        warning(f"{path}:{line}: no line of this {code} finding can take a comment (each ends inside a string "
-                "or in a backslash continuation); suppress it by hand")
+        warning(
+            f"{path}:{line}: no line of this {code} finding can take a comment (each ends inside a string "
+            "or in a backslash continuation); suppress it by hand"
+        )
     _print_errors(result.errors)
     if not quiet:
         n = result.added
@@ -678,8 +949,9 @@ def _add_noqa(session, paths, discovery, jobs, quiet, follow_symlinks_outside=Fa
     return EXIT_ERROR if result.errors else EXIT_CLEAN
 
 
-def _check_stdin(session, name, options, fmt, quiet, colored, exit_zero, fix_only, statistics, output_file,
-                 edits=None) -> int:
+def _check_stdin(
+    session, name, options, fmt, quiet, colored, exit_zero, fix_only, statistics, output_file, edits=None
+) -> int:
     """`castlint check [--fix] -`: one file from stdin, reported under name, through the files' pipeline
     (castlint.session.Session.check_source).
 
@@ -696,8 +968,10 @@ def _check_stdin(session, name, options, fmt, quiet, colored, exit_zero, fix_onl
         _emit(_render(fmt, [], errors, meta, quiet, colored), output_file)
         return EXIT_ERROR
     if options is None:
-        _emit(_statistics(session, findings, fmt) if statistics else
-              _render(fmt, findings, errors, meta, quiet, colored), output_file)
+        _emit(
+            _statistics(session, findings, fmt) if statistics else _render(fmt, findings, errors, meta, quiet, colored),
+            output_file,
+        )
         if errors:
             return EXIT_ERROR
         return EXIT_FINDINGS if findings and not exit_zero else EXIT_CLEAN
@@ -713,8 +987,9 @@ def _check_stdin(session, name, options, fmt, quiet, colored, exit_zero, fix_onl
     if fix_only:
         _print_errors(errors)
     else:
-        report = (_statistics(session, findings, fmt) if statistics else
-                  _render(fmt, findings, errors, meta, quiet, colored))
+        report = (
+            _statistics(session, findings, fmt) if statistics else _render(fmt, findings, errors, meta, quiet, colored)
+        )
         if output_file:
             _emit(report, output_file)
         else:
@@ -729,8 +1004,16 @@ def _check_stdin(session, name, options, fmt, quiet, colored, exit_zero, fix_onl
 
 # `castlint fix` takes check's options, less those that only make sense for a check, and
 # with its own words for two of them: one declaration of each option, in check().
-FIX_FIXED = dict(fix=True, exit_zero=False, diff_base=None, with_trace=None, add_noqa=False, noqa_reason=None,
-                 show_files=False, show_settings=False)
+FIX_FIXED = dict(
+    fix=True,
+    exit_zero=False,
+    diff_base=None,
+    with_trace=None,
+    add_noqa=False,
+    noqa_reason=None,
+    show_files=False,
+    show_settings=False,
+)
 FIX_OWN_OPTIONS = {
     "diff": typer.Option(False, "--diff", help="Print a unified diff and write nothing."),
     "fix_only": typer.Option(False, "--fix-only", help="Do not report (or exit 1 for) what is left."),
@@ -747,8 +1030,11 @@ def _fix_signature() -> "inspect.Signature":
     import typing
 
     hints = typing.get_type_hints(check)
-    params = [param.replace(default=FIX_OWN_OPTIONS.get(name, param.default), annotation=hints[name])
-              for name, param in inspect.signature(check).parameters.items() if name not in FIX_FIXED]
+    params = [
+        param.replace(default=FIX_OWN_OPTIONS.get(name, param.default), annotation=hints[name])
+        for name, param in inspect.signature(check).parameters.items()
+        if name not in FIX_FIXED
+    ]
     return inspect.Signature(params)
 
 
@@ -779,8 +1065,10 @@ def _rules_table(fmt: Optional[OutputFormat]) -> None:
 
     if fmt == OutputFormat.json:
         import json
-        typer.echo(json.dumps([{"code": r.code, "name": r.name, "summary": r.summary, "fix": r.fix} for r in RULES],
-                              indent=2))
+
+        typer.echo(
+            json.dumps([{"code": r.code, "name": r.name, "summary": r.summary, "fix": r.fix} for r in RULES], indent=2)
+        )
         return
     from rich.table import Table
 
@@ -805,8 +1093,19 @@ def _rule_doc(code: str, fmt: Optional[OutputFormat]) -> None:
     rule = RULES_BY_CODE[info.code]
     if fmt == OutputFormat.json:
         import json
-        typer.echo(json.dumps({"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": info.fix,
-                               "explanation": rule.markdown()}, indent=2))
+
+        typer.echo(
+            json.dumps(
+                {
+                    "code": rule.code,
+                    "name": rule.name,
+                    "summary": rule.summary,
+                    "fix": info.fix,
+                    "explanation": rule.markdown(),
+                },
+                indent=2,
+            )
+        )
         return
     from rich.markdown import Markdown
 
@@ -854,65 +1153,167 @@ def _fix_word(rule) -> str:
 
 @app.command(cls=PlainHelp, short_help="Prove a fix equal and faster on a GPU.")
 def validate(
-    path: str = typer.Argument(..., help="An sglang tree or flashinfer_mla_backend.py (unpatched, or patched with --baseline)"),
-    baseline: Optional[str] = typer.Option(None, "--baseline", help="The original file (or tree): PATH is then the already-patched one."),
-    device: str = typer.Option("cuda", "--device", help="cuda: real FlashInfer kernels; cpu: pure-torch reference MLA, small shapes."),
-    preset: Optional[str] = typer.Option(None, "--preset", help="Model preset from rules/models.toml (glm-5, deepseek-v3, deepseek-r1)."),
+    path: str = typer.Argument(
+        ..., help="An sglang tree or flashinfer_mla_backend.py (unpatched, or patched with --baseline)"
+    ),
+    baseline: Optional[str] = typer.Option(
+        None, "--baseline", help="The original file (or tree): PATH is then the already-patched one."
+    ),
+    device: str = typer.Option(
+        "cuda", "--device", help="cuda: real FlashInfer kernels; cpu: pure-torch reference MLA, small shapes."
+    ),
+    preset: Optional[str] = typer.Option(
+        None, "--preset", help="Model preset from rules/models.toml (glm-5, deepseek-v3, deepseek-r1)."
+    ),
     tp: int = typer.Option(1, "--tp", help="Tensor-parallel size: local heads = preset heads / tp."),
-    pool_tokens: Optional[int] = typer.Option(None, "--pool-tokens", help="KV pool size in tokens (default 495552; cpu 16384)."),
+    pool_tokens: Optional[int] = typer.Option(
+        None, "--pool-tokens", help="KV pool size in tokens (default 495552; cpu 16384)."
+    ),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Requests in the batch (default 1; cpu 2)."),
-    context_len: Optional[int] = typer.Option(None, "--context-len", help="Tokens per request (default 4096; cpu 256)."),
+    context_len: Optional[int] = typer.Option(
+        None, "--context-len", help="Tokens per request (default 4096; cpu 256)."
+    ),
     extend_len: int = typer.Option(32, "--extend-len", help="New tokens per request in the extend (prefill) site."),
     atol: float = typer.Option(1e-2, "--atol", help="Absolute tolerance, patched vs original output."),
     rtol: float = typer.Option(1e-2, "--rtol", help="Relative tolerance, patched vs original output."),
     fmt: str = typer.Option("text", "--format", "-f", help="text (rich table) or json."),
-    flashinfer_api: str = typer.Option("auto", "--flashinfer-api", help="Call form for the in-memory fix: auto | positional | keyword."),
-    flashinfer_version: Optional[str] = typer.Option(None, "--flashinfer-version", help="FlashInfer version the in-memory fix targets (default: the sglang pin)."),
-    fix_profile: str = typer.Option("full", "--profile", metavar="full|minimal", help="Profile of the in-memory fix, as `castlint fix --profile`: full (every read) or minimal (the decode native read only). Not the kernel proof: that is --no-profile."),
-    site: Optional[List[str]] = typer.Option(None, "--site", help="Only these sites: decode, decode-cuda-graph, extend-paged, target-verify, target-verify-cuda-graph, draft-extend, draft-extend-cuda-graph."),
-    draft_tokens: int = typer.Option(4, "--draft-tokens", help="target-verify / draft-extend: queries per request (the speculative window)."),
-    no_native: bool = typer.Option(False, "--no-native", help="Run the patched backend with SGLANG_MLA_KV_READ=compact: never the native FP8-KV kernel (the path of a GPU without it)."),
+    flashinfer_api: str = typer.Option(
+        "auto", "--flashinfer-api", help="Call form for the in-memory fix: auto | positional | keyword."
+    ),
+    flashinfer_version: Optional[str] = typer.Option(
+        None, "--flashinfer-version", help="FlashInfer version the in-memory fix targets (default: the sglang pin)."
+    ),
+    fix_profile: str = typer.Option(
+        "full",
+        "--profile",
+        metavar="full|minimal",
+        help="Profile of the in-memory fix, as `castlint fix --profile`: full (every read) or minimal (the "
+        "decode native read only). Not the kernel proof: that is --no-profile.",
+    ),
+    site: Optional[List[str]] = typer.Option(
+        None,
+        "--site",
+        help="Only these sites: decode, decode-cuda-graph, extend-paged, target-verify, "
+        "target-verify-cuda-graph, draft-extend, draft-extend-cuda-graph.",
+    ),
+    draft_tokens: int = typer.Option(
+        4, "--draft-tokens", help="target-verify / draft-extend: queries per request (the speculative window)."
+    ),
+    no_native: bool = typer.Option(
+        False,
+        "--no-native",
+        help="Run the patched backend with SGLANG_MLA_KV_READ=compact: never the native FP8-KV kernel (the "
+        "path of a GPU without it).",
+    ),
     iters: Optional[int] = typer.Option(None, "--iters", help="Timed iterations per path (default 50; cpu 3)."),
     warmup: Optional[int] = typer.Option(None, "--warmup", help="Warm-up calls before timing (default 5; cpu 1)."),
-    mla_backend: Optional[str] = typer.Option(None, "--mla-backend", help="Force the MLA wrapper backend (fa2 | fa3) instead of the file's 'auto'."),
-    emulate_flashinfer: Optional[str] = typer.Option(None, "--emulate-flashinfer", help="--device cpu: the FlashInfer contract the reference follows (default: the newest pin in rules/sglang.toml)."),
-    layer_k_scale: float = typer.Option(2.0, "--layer-k-scale", help="k_scale the layer double carries (the pool never applies it)."),
-    require_native: bool = typer.Option(False, "--require-native", help="Also fail unless the patched code took the native FP8 branch."),
+    mla_backend: Optional[str] = typer.Option(
+        None, "--mla-backend", help="Force the MLA wrapper backend (fa2 | fa3) instead of the file's 'auto'."
+    ),
+    emulate_flashinfer: Optional[str] = typer.Option(
+        None,
+        "--emulate-flashinfer",
+        help="--device cpu: the FlashInfer contract the reference follows (default: the newest pin in "
+        "rules/sglang.toml).",
+    ),
+    layer_k_scale: float = typer.Option(
+        2.0, "--layer-k-scale", help="k_scale the layer double carries (the pool never applies it)."
+    ),
+    require_native: bool = typer.Option(
+        False, "--require-native", help="Also fail unless the patched code took the native FP8 branch."
+    ),
     no_profile: bool = typer.Option(False, "--no-profile", help="Skip the torch.profiler kernel proof."),
     no_flush_l2: bool = typer.Option(False, "--no-flush-l2", help="Do not flush L2 between timed calls."),
     output_file: Optional[str] = typer.Option(None, "--output-file", "-o", help="Write the report to this file."),
     json_file: Optional[str] = typer.Option(None, "--json-file", help="Also write the JSON report to this file."),
-    sweep: bool = typer.Option(False, "--sweep", help="Run a grid of decode, extend, target-verify and draft-extend shapes and pool sizes (and, on the biggest pool, with the native read off); fail if any cell is slower or off tolerance."),
-    sweep_pool: Optional[List[int]] = typer.Option(None, "--sweep-pool", help="--sweep: only these pool sizes (tokens)."),
+    sweep: bool = typer.Option(
+        False,
+        "--sweep",
+        help="Run a grid of decode, extend, target-verify and draft-extend shapes and pool sizes (and, on the "
+        "biggest pool, with the native read off); fail if any cell is slower or off tolerance.",
+    ),
+    sweep_pool: Optional[List[int]] = typer.Option(
+        None, "--sweep-pool", help="--sweep: only these pool sizes (tokens)."
+    ),
     svg: Optional[str] = typer.Option(None, "--svg", help="--sweep: write a heat map of the speed-up per cell (SVG)."),
-    speed_gate: Optional[bool] = typer.Option(None, "--speed-gate/--no-speed-gate", help="Fail a site whose patched path is slower than the original beyond its p10-p90 noise margin (default: on with --device cuda)."),
-    validate_config: Optional[str] = typer.Option(None, "--config", help="Config file whose extend-rules the fix and the FlashInfer contract use (default: the nearest pyproject.toml / castlint.toml)."),
+    speed_gate: Optional[bool] = typer.Option(
+        None,
+        "--speed-gate/--no-speed-gate",
+        help="Fail a site whose patched path is slower than the original beyond its p10-p90 noise margin "
+        "(default: on with --device cuda).",
+    ),
+    validate_config: Optional[str] = typer.Option(
+        None,
+        "--config",
+        help="Config file whose extend-rules the fix and the FlashInfer contract use (default: the nearest "
+        "pyproject.toml / castlint.toml).",
+    ),
 ):
     """Run the original and the fixed backend on a GPU: prove it equal and faster."""
     _refuse_profile(fix_profile)
     from castlint.validate.command import run_validate  # torch is imported only here
 
-    raise typer.Exit(run_validate(
-        path=path, baseline=baseline, device=device, preset=preset, tp=tp, pool_tokens=pool_tokens,
-        batch_size=batch_size, context_len=context_len, extend_len=extend_len, atol=atol, rtol=rtol, fmt=fmt,
-        flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version, sites=site, iters=iters,
-        warmup=warmup, mla_backend=mla_backend, emulate_flashinfer=emulate_flashinfer,
-        layer_k_scale=layer_k_scale, require_native=require_native, profile=not no_profile,
-        flush_l2=not no_flush_l2, output_file=output_file, json_file=json_file, sweep=sweep,
-        sweep_pools=sweep_pool, sweep_svg=svg, speed_gate=speed_gate, config_file=validate_config,
-        draft_tokens=draft_tokens, no_native=no_native, fix_profile=fix_profile))
+    raise typer.Exit(
+        run_validate(
+            path=path,
+            baseline=baseline,
+            device=device,
+            preset=preset,
+            tp=tp,
+            pool_tokens=pool_tokens,
+            batch_size=batch_size,
+            context_len=context_len,
+            extend_len=extend_len,
+            atol=atol,
+            rtol=rtol,
+            fmt=fmt,
+            flashinfer_api=flashinfer_api,
+            flashinfer_version=flashinfer_version,
+            sites=site,
+            iters=iters,
+            warmup=warmup,
+            mla_backend=mla_backend,
+            emulate_flashinfer=emulate_flashinfer,
+            layer_k_scale=layer_k_scale,
+            require_native=require_native,
+            profile=not no_profile,
+            flush_l2=not no_flush_l2,
+            output_file=output_file,
+            json_file=json_file,
+            sweep=sweep,
+            sweep_pools=sweep_pool,
+            sweep_svg=svg,
+            speed_gate=speed_gate,
+            config_file=validate_config,
+            draft_tokens=draft_tokens,
+            no_native=no_native,
+            fix_profile=fix_profile,
+        )
+    )
 
 
 @app.command(cls=PlainHelp, short_help="Report on the pull request (in CI).")
 def bot(
-    paths: Optional[List[str]] = typer.Argument(None, help="Files or directories to check (default: the pull request's changed Python files)."),
-    diff_base: Optional[str] = typer.Option(None, "--diff-base", help="Take the changed lines from git (diff since this revision) instead of the GitHub API."),
+    paths: Optional[List[str]] = typer.Argument(
+        None, help="Files or directories to check (default: the pull request's changed Python files)."
+    ),
+    diff_base: Optional[str] = typer.Option(
+        None,
+        "--diff-base",
+        help="Take the changed lines from git (diff since this revision) instead of the GitHub API.",
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the comment it would post; post nothing."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     config_file: Optional[str] = CONFIG_OPT,
-    review: bool = typer.Option(True, "--review/--no-review", help="Post GitHub suggestion blocks for fixable findings as review comments."),
-    check_run: bool = typer.Option(True, "--check-run/--no-check-run", help="Create a check run with annotations (needs `checks: write`)."),
-    always_comment: bool = typer.Option(False, "--always-comment", help="Comment even when clean and no earlier castlint comment exists."),
+    review: bool = typer.Option(
+        True, "--review/--no-review", help="Post GitHub suggestion blocks for fixable findings as review comments."
+    ),
+    check_run: bool = typer.Option(
+        True, "--check-run/--no-check-run", help="Create a check run with annotations (needs `checks: write`)."
+    ),
+    always_comment: bool = typer.Option(
+        False, "--always-comment", help="Comment even when clean and no earlier castlint comment exists."
+    ),
     max_wait: float = typer.Option(300.0, "--max-wait", help="Longest rate-limit wait (seconds) before giving up."),
 ):
     """Post the report to the pull request (inside a CI job): one comment, suggestions, a check run.
@@ -921,21 +1322,48 @@ def bot(
     """
     from castlint.bot.command import run_bot
 
-    raise typer.Exit(run_bot(paths=paths, diff_base=diff_base, dry_run=dry_run, exit_zero=exit_zero,
-                             config_file=config_file, review=review, check_run=check_run,
-                             always_comment=always_comment, max_wait=max_wait))
+    raise typer.Exit(
+        run_bot(
+            paths=paths,
+            diff_base=diff_base,
+            dry_run=dry_run,
+            exit_zero=exit_zero,
+            config_file=config_file,
+            review=review,
+            check_run=check_run,
+            always_comment=always_comment,
+            max_wait=max_wait,
+        )
+    )
 
 
-@app.command(cls=PlainHelp, short_help="Report dtype conversions at runtime.", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@app.command(
+    cls=PlainHelp,
+    short_help="Report dtype conversions at runtime.",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
 def trace(
-    command: Optional[List[str]] = typer.Argument(None, help="The program to run, after `--`: castlint trace -- python my_bench.py ..."),
-    module: Optional[str] = typer.Option(None, "--module", "-m", help="Run pkg.mod:func (call it) or pkg.mod (as __main__) in this process instead."),
-    threshold: Optional[str] = typer.Option(None, "--threshold", "-t", help="Smallest input to report: bytes or 64MiB, 1GB, ... (default: rules/trace.toml, 64MiB)."),
+    command: Optional[List[str]] = typer.Argument(
+        None, help="The program to run, after `--`: castlint trace -- python my_bench.py ..."
+    ),
+    module: Optional[str] = typer.Option(
+        None, "--module", "-m", help="Run pkg.mod:func (call it) or pkg.mod (as __main__) in this process instead."
+    ),
+    threshold: Optional[str] = typer.Option(
+        None,
+        "--threshold",
+        "-t",
+        help="Smallest input to report: bytes or 64MiB, 1GB, ... (default: rules/trace.toml, 64MiB).",
+    ),
     fmt: Optional[OutputFormat] = FORMAT_OPT,
     output_file: Optional[str] = OUTPUT_FILE_OPT,
     jobs: int = typer.Option(1, "--jobs", "-j", help="Workers for the static check of the files the trace points at."),
-    no_static: bool = typer.Option(False, "--no-static", help="Do not run the static check (every runtime finding is CL101)."),
-    skip: Optional[List[str]] = typer.Option(None, "--skip", help="Frames under this path are not the engine's (like torch's); repeatable."),
+    no_static: bool = typer.Option(
+        False, "--no-static", help="Do not run the static check (every runtime finding is CL101)."
+    ),
+    skip: Optional[List[str]] = typer.Option(
+        None, "--skip", help="Frames under this path are not the engine's (like torch's); repeatable."
+    ),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when conversions are reported."),
     config_file: Optional[str] = CONFIG_OPT,
     quiet: bool = QUIET_OPT,
@@ -948,10 +1376,22 @@ def trace(
     """
     from castlint.trace.command import run_trace
 
-    raise typer.Exit(run_trace(command=command, module=module, threshold=threshold,
-                               fmt=_default_format(fmt).value, output_file=output_file, jobs=jobs,
-                               static=not no_static, exit_zero=exit_zero, quiet=quiet, config_file=config_file,
-                               skip=skip or (), color=_set_color(color)))
+    raise typer.Exit(
+        run_trace(
+            command=command,
+            module=module,
+            threshold=threshold,
+            fmt=_default_format(fmt).value,
+            output_file=output_file,
+            jobs=jobs,
+            static=not no_static,
+            exit_zero=exit_zero,
+            quiet=quiet,
+            config_file=config_file,
+            skip=skip or (),
+            color=_set_color(color),
+        )
+    )
 
 
 @app.command(cls=PlainHelp, short_help="Language server on stdio (editors).")
@@ -1027,10 +1467,10 @@ def _add_noqa_reason(args: List[str]) -> List[str]:
     out = []
     for arg in args:
         if arg == "--":
-            out += args[len(out):]
+            out += args[len(out) :]
             break
         if arg.startswith("--add-noqa="):
-            out += ["--add-noqa", "--noqa-reason", arg[len("--add-noqa="):]]
+            out += ["--add-noqa", "--noqa-reason", arg[len("--add-noqa=") :]]
         else:
             out.append(arg)
     return out
@@ -1054,12 +1494,15 @@ def _unknown_subcommand(word: str) -> Optional[str]:
     names = sorted(SUBCOMMANDS)
     near = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
     hint = f"; did you mean `castlint {near[0]}`?" if near else ""
-    return (f"castlint: error: unrecognized subcommand {word!r}{hint} (subcommands: {', '.join(names)}; "
-            f"for a path of that name: `castlint check {word}`)")
+    return (
+        f"castlint: error: unrecognized subcommand {word!r}{hint} (subcommands: {', '.join(names)}; "
+        f"for a path of that name: `castlint check {word}`)"
+    )
 
 
-_OUTPUT_ERRNOS = {getattr(errno, name) for name in ("ENOSPC", "EIO", "EBADF", "EDQUOT", "EFBIG")
-                  if hasattr(errno, name)}
+_OUTPUT_ERRNOS = {
+    getattr(errno, name) for name in ("ENOSPC", "EIO", "EBADF", "EDQUOT", "EFBIG") if hasattr(errno, name)
+}
 
 
 def _crash(exc: BaseException, verbose: bool) -> None:

@@ -4,6 +4,7 @@ The codes, names and summaries come from the rule classes (castlint.checks); thi
 module only says which of them a selector turns on, and validates selectors with
 messages that name where they came from.
 """
+
 from __future__ import annotations
 
 import re
@@ -96,8 +97,7 @@ def check_selector(selector: str, source: str) -> str:
         raise SelectorError(source, f"{selector!r} is not a rule code or prefix (like CL001 or CL){hint}")
     codes = rule_codes()
     if selector != ALL and not any(code.startswith(selector) for code in codes):
-        raise SelectorError(source, f"{selector!r} selects no rule (rules: {', '.join(codes)}; "
-                                    f"see `castlint rules`)")
+        raise SelectorError(source, f"{selector!r} selects no rule (rules: {', '.join(codes)}; see `castlint rules`)")
     return selector
 
 

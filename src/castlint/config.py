@@ -2,6 +2,7 @@
 
 Unknown keys and bad values raise ConfigError naming the file and key.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -14,12 +15,35 @@ from castlint import tomlcompat
 from castlint.tables import CostModel, ModelPreset, Tables  # noqa: F401 - CostModel re-exported
 
 DEFAULT_EXCLUDE = (
-    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__",
-    "build", "dist", "node_modules", ".castlint_cache", "*.egg-info",
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "__pycache__",
+    "build",
+    "dist",
+    "node_modules",
+    ".castlint_cache",
+    "*.egg-info",
 )
 KNOWN_KEYS = {
-    "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "extend-rules",
-    "respect-gitignore", "model", "cache", "jobs", "max-file-size", "file-timeout", "max-file-memory",
+    "select",
+    "extend-select",
+    "ignore",
+    "exclude",
+    "extend-exclude",
+    "per-file-ignores",
+    "extend-rules",
+    "respect-gitignore",
+    "model",
+    "cache",
+    "jobs",
+    "max-file-size",
+    "file-timeout",
+    "max-file-memory",
     "follow-imports",
 }
 MODEL_KEYS = {"preset", "layers", "pool-tokens", "kv-lora-rank", "rope-dim", "kv-dtype", "compute-dtype"}
@@ -99,7 +123,11 @@ class Config:
         preset: ModelPreset = tables.presets[preset_name]
         for key in ("kv-dtype", "compute-dtype"):
             if key in raw and raw[key] not in tables.dtype_bytes:
-                raise ConfigError(self.path or "config", f"model.{key}", f"unknown dtype {raw[key]!r}; known: {', '.join(sorted(tables.dtype_bytes))}")
+                raise ConfigError(
+                    self.path or "config",
+                    f"model.{key}",
+                    f"unknown dtype {raw[key]!r}; known: {', '.join(sorted(tables.dtype_bytes))}",
+                )
         return CostModel(
             name=preset_name if not (set(raw) - {"preset", "pool-tokens"}) else f"{preset_name} (customised)",
             layers=raw.get("layers", preset.layers),
@@ -121,7 +149,7 @@ def _codes(value, path, key, allow_empty: bool = True) -> tuple:
     from castlint.codes import SelectorError, parse_selectors
 
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(path, key, f"must be a list of rule codes (like [\"CL001\"]), got {value!r}")
+        raise ConfigError(path, key, f'must be a list of rule codes (like ["CL001"]), got {value!r}')
     if not value and not allow_empty:
         raise ConfigError(path, key, "an empty list selects no rule; leave the key out to enable every rule")
     try:
@@ -187,8 +215,11 @@ def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
             if key in model and not isinstance(model[key], str):
                 raise ConfigError(where, f"model.{key}", f"must be a string, got {model[key]!r}")
         cfg.model = dict(model)
-    for key, attr in (("cache", "cache"), ("respect-gitignore", "respect_gitignore"),
-                      ("follow-imports", "follow_imports")):
+    for key, attr in (
+        ("cache", "cache"),
+        ("respect-gitignore", "respect_gitignore"),
+        ("follow-imports", "follow_imports"),
+    ):
         if key in data:
             if not isinstance(data[key], bool):
                 raise ConfigError(where, key, f"must be true or false, got {data[key]!r}")
@@ -228,8 +259,9 @@ def parse_override(text: str) -> dict:
     try:
         data = tomlcompat.loads(text)
     except (tomlcompat.TOMLDecodeError, RecursionError) as exc:
-        raise ConfigError("--config", "", f"{text!r} is neither a config file nor a TOML `KEY = VALUE` "
-                                          f"line ({exc})") from None
+        raise ConfigError(
+            "--config", "", f"{text!r} is neither a config file nor a TOML `KEY = VALUE` line ({exc})"
+        ) from None
     if "tool" in data and isinstance(data["tool"], dict) and "castlint" in data["tool"]:
         data = data["tool"]["castlint"]
     parse_config(data, "--config", Path.cwd())  # raises ConfigError naming --config and the key
@@ -311,8 +343,13 @@ def _own_config(folder: Path) -> Optional[Path]:
     return None
 
 
-def load_config(paths, explicit: Optional[Path] = None, overrides: Optional[dict] = None,
-                isolated: bool = False, found: Optional[Path] = None) -> Config:
+def load_config(
+    paths,
+    explicit: Optional[Path] = None,
+    overrides: Optional[dict] = None,
+    isolated: bool = False,
+    found: Optional[Path] = None,
+) -> Config:
     """The config for a run: the explicit file, else (unless isolated) found or the nearest
     config above the first path; overrides (--config KEY=VALUE) on top."""
     if explicit is not None:
@@ -333,8 +370,13 @@ class SettingsError(ValueError):
     """A config file or rules table that cannot be used; the message names the file and key."""
 
 
-def load_settings(paths, explicit: Optional[Path] = None, overrides: Optional[dict] = None,
-                  isolated: bool = False, found: Optional[Path] = None):
+def load_settings(
+    paths,
+    explicit: Optional[Path] = None,
+    overrides: Optional[dict] = None,
+    isolated: bool = False,
+    found: Optional[Path] = None,
+):
     """(Config, Tables) for a run: the nearest (or the explicit) config, and the builtin
     tables with the config's extend-rules. Raises SettingsError with one clear line.
 
@@ -392,8 +434,10 @@ def withheld_text(config: Config, message: str) -> str:
     return message
 
 
-_OUTSIDE = ("the rule table {path} is outside the checked tree and the config's folder, and is not a valid "
-            "castlint rule table; its content is not shown (copy it into the tree to see the error)")
+_OUTSIDE = (
+    "the rule table {path} is outside the checked tree and the config's folder, and is not a valid "
+    "castlint rule table; its content is not shown (copy it into the tree to see the error)"
+)
 
 
 def _is_outside_rule(config: Config, path) -> bool:
@@ -417,5 +461,8 @@ def _readable_table(config: Config, path: Path) -> None:
         detail = f"invalid TOML: {exc}"
     else:
         return
-    raise ConfigError(where, "extend-rules", _OUTSIDE.format(path=path) if _is_outside_rule(config, path)
-                      else f"rule table {path}: {detail}")
+    raise ConfigError(
+        where,
+        "extend-rules",
+        _OUTSIDE.format(path=path) if _is_outside_rule(config, path) else f"rule table {path}: {detail}",
+    )

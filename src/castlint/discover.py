@@ -22,6 +22,7 @@ since pre-commit names every file) a named path that exclude or .gitignore
 matches is skipped instead, and `skipped` gets a line naming the pattern and
 where it comes from.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -61,7 +62,7 @@ class _Excluder:
         """Config.relative() of a directory, from its path as walked and its real path."""
         root = self.root
         if root is not None and (real == root or real.startswith(root.rstrip("/") + "/")):
-            return "." if real == root else real[len(root.rstrip("/")) + 1:]
+            return "." if real == root else real[len(root.rstrip("/")) + 1 :]
         return Path(given).as_posix()
 
     def rel_excluded(self, rel: str, new_parts: Iterable[str]) -> bool:
@@ -79,10 +80,14 @@ class _Excluder:
             return False
 
 
-def discover(paths: Iterable[str], config: Config,
-             warn: Optional[Callable[[str], None]] = None, force_exclude: bool = False,
-             skipped: Optional[List[str]] = None,
-             config_for: Optional[Callable[[str], Config]] = None) -> Tuple[List[str], List[FileError]]:
+def discover(
+    paths: Iterable[str],
+    config: Config,
+    warn: Optional[Callable[[str], None]] = None,
+    force_exclude: bool = False,
+    skipped: Optional[List[str]] = None,
+    config_for: Optional[Callable[[str], Config]] = None,
+) -> Tuple[List[str], List[FileError]]:
     """Every .py/.pyi file under paths, sorted, plus errors for paths that cannot be walked.
     warn: called with a line for each unusable .gitignore line (skipped, as git does).
     force_exclude: skip a named path that exclude or .gitignore matches, with a line in
@@ -109,8 +114,15 @@ def discover(paths: Iterable[str], config: Config,
             key = id(own)
             if key not in excluders:
                 excluders[key] = _Excluder(own, warn)
-            _walk(raw, excluders[key], errors, files, seen, named_excluded=own.excluded(path),
-                  nested=_nested(config_for, excluders, warn) if config_for is not None else None)
+            _walk(
+                raw,
+                excluders[key],
+                errors,
+                files,
+                seen,
+                named_excluded=own.excluded(path),
+                nested=_nested(config_for, excluders, warn) if config_for is not None else None,
+            )
         else:
             try:
                 key = os.path.realpath(raw)
@@ -128,12 +140,14 @@ CONFIG_NAMES = ("castlint.toml", "pyproject.toml")
 def _nested(config_for, excluders: dict, warn):
     """For a walk: the _Excluder of a folder that holds a config file, from that folder's own
     config (a nested project's exclude and respect-gitignore apply below it, as in ruff)."""
+
     def excluder_for(dirpath: str) -> "_Excluder":
         config = config_for(os.path.join(dirpath, "__init__.py"))
         key = id(config)
         if key not in excluders:
             excluders[key] = _Excluder(config, warn)
         return excluders[key]
+
     return excluder_for
 
 
@@ -198,6 +212,7 @@ def gitignore_pattern(raw: str) -> Optional[str]:
 
 # -- .gitignore --------------------------------------------------------------
 
+
 def _read_ignore_file(path: str, warn: Optional[Callable[[str], None]] = None):
     """A pathspec GitIgnoreSpec for one ignore file, or None (missing, unreadable or empty).
 
@@ -219,8 +234,7 @@ def _read_ignore_file(path: str, warn: Optional[Callable[[str], None]] = None):
                 pathspec.GitIgnoreSpec.from_lines([line])
             except ValueError:
                 if warn is not None:
-                    warn(f"{path}:{number}: {line!r} is not a valid gitignore pattern (git never matches it); "
-                         "skipped")
+                    warn(f"{path}:{number}: {line!r} is not a valid gitignore pattern (git never matches it); skipped")
                 usable.append("")  # keeps the other lines' numbers and order
                 continue
             usable.append(line)
@@ -243,11 +257,14 @@ class _IgnoreFile:
         self.path = path
         self.any = None
         try:
-            parts = [re.sub(r"\(\?P<\w+>", "(?:", p.regex.pattern) for p in spec.patterns
-                     if p.include is not None and getattr(p, "regex", None) is not None]
+            parts = [
+                re.sub(r"\(\?P<\w+>", "(?:", p.regex.pattern)
+                for p in spec.patterns
+                if p.include is not None and getattr(p, "regex", None) is not None
+            ]
             if len(parts) == sum(1 for p in spec.patterns if p.include is not None):
                 # `name` patterns all start "any folder, then": one such loop, not one per pattern
-                anywhere = [part[len(_ANYWHERE):] for part in parts if part.startswith(_ANYWHERE)]
+                anywhere = [part[len(_ANYWHERE) :] for part in parts if part.startswith(_ANYWHERE)]
                 rooted = [part for part in parts if not part.startswith(_ANYWHERE)]
                 branches = [f"(?:{part})" for part in rooted]
                 if anywhere:
@@ -324,8 +341,15 @@ def _ignored(chain: tuple, name: str, is_dir: bool) -> bool:
     return False
 
 
-def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[str], seen: set,
-          named_excluded: bool = False, nested: Optional[Callable[[str], "_Excluder"]] = None) -> None:
+def _walk(
+    top: str,
+    excluder: _Excluder,
+    errors: List[FileError],
+    files: List[str],
+    seen: set,
+    named_excluded: bool = False,
+    nested: Optional[Callable[[str], "_Excluder"]] = None,
+) -> None:
     """Add the Python files under the directory top to files (their real paths to seen),
     depth-first in name order; what cannot be walked goes to errors.
 
@@ -388,8 +412,15 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
                     continue
             if is_dir:
                 if name.endswith(PY_SUFFIXES):
-                    errors.append(FileError(full, 0, "is a directory named like a Python file, not a Python "
-                                                     "file (the files inside it are still checked)", "read"))
+                    errors.append(
+                        FileError(
+                            full,
+                            0,
+                            "is a directory named like a Python file, not a Python "
+                            "file (the files inside it are still checked)",
+                            "read",
+                        )
+                    )
                 child_chain = tuple((spec, prefix + name + "/") for spec, prefix in chain)
                 subdirs.append((full, child_real, child_rel, inner_ancestors, child_chain, excluder))
             elif child_real not in seen:
@@ -398,8 +429,9 @@ def _walk(top: str, excluder: _Excluder, errors: List[FileError], files: List[st
         stack.extend(reversed(subdirs))
 
 
-def _read_dir(dirpath: str, top: str, visited: set, errors: List[FileError], gitignore: Optional[_Excluder],
-              chain: tuple):
+def _read_dir(
+    dirpath: str, top: str, visited: set, errors: List[FileError], gitignore: Optional[_Excluder], chain: tuple
+):
     """(the directory's entries sorted by name, the ignore chain that applies inside it), or
     None when the walk does not enter it: unreadable, entered before, or a virtual environment.
     gitignore: the walk's _Excluder when .gitignore files are honoured (its warn reports bad lines)."""
@@ -427,8 +459,15 @@ def _read_dir(dirpath: str, top: str, visited: set, errors: List[FileError], git
     return entries, chain
 
 
-def _follow_link(full: str, is_dir: bool, excluder: _Excluder, inner_ancestors: tuple, real_top: str,
-                 top_with_slash: str, errors: List[FileError]) -> Optional[Tuple[str, str]]:
+def _follow_link(
+    full: str,
+    is_dir: bool,
+    excluder: _Excluder,
+    inner_ancestors: tuple,
+    real_top: str,
+    top_with_slash: str,
+    errors: List[FileError],
+) -> Optional[Tuple[str, str]]:
     """(real path, Config.relative()) of a symlink met in the walk, or None when the walk skips it:
     excluded, a loop back to an ancestor (reported), or a directory the walk reaches anyway."""
     # a link: Config.relative() resolves it, so ask Config itself
@@ -441,8 +480,11 @@ def _follow_link(full: str, is_dir: bool, excluder: _Excluder, inner_ancestors: 
     child_rel = excluder.rel_of_dir(full, child_real)
     if is_dir:
         if child_real in inner_ancestors:
-            errors.append(FileError(full, 0, "symlink loop: this directory links back to one of its "
-                                             "own parents; not followed", "read"))
+            errors.append(
+                FileError(
+                    full, 0, "symlink loop: this directory links back to one of its own parents; not followed", "read"
+                )
+            )
             return None
         if child_real == real_top or child_real.startswith(top_with_slash):
             return None  # the walk reaches the target itself: following the link only repeats it

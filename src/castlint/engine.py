@@ -23,6 +23,7 @@ Nothing here writes to a checked file. Every per-file problem (unreadable,
 undecodable, too big, a syntax error, an analyzer bug) becomes a FileError that
 names the file and line, and the rest of the tree is still checked.
 """
+
 from __future__ import annotations
 
 import errno
@@ -35,8 +36,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from castlint.common.encoding import source_text
 from castlint.config import Config, CostModel
-from castlint.prefilter import has_trigger
 from castlint.models import FileError, FileResult
+from castlint.prefilter import has_trigger
 from castlint.tables import Tables
 from castlint.triggers import may_allocate_arenas
 from castlint.workers import Limits, Lost, Pool, cap_jobs, default_memory, worker_guard  # noqa: F401
@@ -91,7 +92,9 @@ def read_source_and_stat(path: str, max_size: int) -> tuple:
         if not stat.S_ISREG(st.st_mode):
             raise ReadError(f"not a regular file ({_file_kind(st.st_mode)}); not read")
         if st.st_size > max_size:
-            raise ReadError(f"file is {st.st_size:,} bytes, over the {max_size:,}-byte limit (max-file-size); not checked")
+            raise ReadError(
+                f"file is {st.st_size:,} bytes, over the {max_size:,}-byte limit (max-file-size); not checked"
+            )
         chunks = []
         remaining = max_size + 1
         with os.fdopen(fd, "rb", closefd=True) as fh:
@@ -134,8 +137,11 @@ def check_decodable(source: bytes) -> None:
             return
         except UnicodeDecodeError as exc:
             line = source.count(b"\n", 0, exc.start) + 1
-            raise ReadError(f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x}) and no "
-                            f"encoding cookie declares another encoding", line) from None
+            raise ReadError(
+                f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x}) and no "
+                f"encoding cookie declares another encoding",
+                line,
+            ) from None
     import io
     import tokenize
 
@@ -222,7 +228,7 @@ def _python2_hint(source: bytes, line: int) -> str:
         text = source.splitlines()[max(line - 1, 0)].decode("utf-8", "replace").strip()
     except IndexError:
         return ""
-    py2 = (text.startswith(("print ", "print\t", "exec ")) and not text.startswith(("print(", "exec(")))
+    py2 = text.startswith(("print ", "print\t", "exec ")) and not text.startswith(("print(", "exec("))
     py2 |= text.startswith("except ") and "," in text and " as " not in text
     py2 |= text.startswith("raise ") and "," in text.split("#")[0] and "(" not in text.split(",")[0]
     py2 |= text.endswith("L") and text[:-1][-1:].isdigit()
@@ -230,8 +236,15 @@ def _python2_hint(source: bytes, line: int) -> str:
     return " (this looks like Python 2 code; castlint reads Python 3)" if py2 else ""
 
 
-def module_context(module, path: str, tables: Tables, cost_model: CostModel, pruned=None, copy: bool = False,
-                   own_lines: Optional[int] = None):
+def module_context(
+    module,
+    path: str,
+    tables: Tables,
+    cost_model: CostModel,
+    pruned=None,
+    copy: bool = False,
+    own_lines: Optional[int] = None,
+):
     """The FileContext (metadata + ModuleAnalysis) that rules and codemods read.
 
     copy: analyse a copy of module (a tree a codemod built may share nodes; the
@@ -264,8 +277,17 @@ def run_rules(ctx, source_text: str, config: Config, own_lines: Optional[int] = 
     return finish(raw, ctx.path, source_text, config)
 
 
-def analyze_module(module, path: str, source_text: str, tables: Tables, config: Config,
-                   cost_model: CostModel, pruned=None, own_lines: Optional[int] = None, keep=None) -> list:
+def analyze_module(
+    module,
+    path: str,
+    source_text: str,
+    tables: Tables,
+    config: Config,
+    cost_model: CostModel,
+    pruned=None,
+    own_lines: Optional[int] = None,
+    keep=None,
+) -> list:
     """Findings for one parsed module. pruned: the castlint.prune.Pruned it was parsed from
     (then source_text must be the whole file's text, for suppressions); own_lines: see
     run_rules (source_text is then the file's own text)."""
@@ -371,9 +393,17 @@ def _may_have_suppressions(text: str, findings: bool) -> bool:
     return findings or bool(_CL_NOQA.search(text))
 
 
-def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
-               triggers: Optional[Sequence] = None, prune: bool = True,
-               source: Optional[bytes] = None, fixer=None, stat=None) -> FileResult:
+def check_file(
+    path: str,
+    tables: Tables,
+    config: Config,
+    cost_model: CostModel,
+    triggers: Optional[Sequence] = None,
+    prune: bool = True,
+    source: Optional[bytes] = None,
+    fixer=None,
+    stat=None,
+) -> FileResult:
     """Check one file. triggers: encoded_triggers(tables) (None: no prefilter);
     prune: cut the file down with castlint.prune first (same findings, less libcst);
     fixer: called with the whole file's analysis when a finding is fixable (see
@@ -406,13 +436,20 @@ def check_file(path: str, tables: Tables, config: Config, cost_model: CostModel,
     except SyntaxError as exc:
         result.errors.append(FileError(path, exc.lineno or 1, exc.msg, "parse"))
     except RecursionError:  # past the workers' recursion limit (castlint.workers.RECURSION_LIMIT)
-        result.errors.append(FileError(path, 1, "not checked: code nested too deeply to analyse (over "
-                                                f"{sys.getrecursionlimit():,} levels)", "limit"))
+        result.errors.append(
+            FileError(
+                path,
+                1,
+                f"not checked: code nested too deeply to analyse (over {sys.getrecursionlimit():,} levels)",
+                "limit",
+            )
+        )
     except MemoryError:
         from castlint import workers
 
-        result.errors.append(FileError(path, 0, f"not checked: {workers._out_of_memory(workers.CURRENT_LIMITS)}",
-                                       "limit"))
+        result.errors.append(
+            FileError(path, 0, f"not checked: {workers._out_of_memory(workers.CURRENT_LIMITS)}", "limit")
+        )
     except Exception as exc:  # an analyzer bug must not stop the run
         result.errors.append(FileError(path, 1, f"internal error: {type(exc).__name__}: {exc}", "internal"))
     return result
@@ -508,8 +545,7 @@ def _analyze_source(path, source, tables, config, cost_model, prune, result, kee
     return tree_index.restore_names(found, path)
 
 
-def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model, prune, result,
-                   keep=None) -> list:
+def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model, prune, result, keep=None) -> list:
     """Findings for source: the file's bytes, or (own_lines given) the file's bytes with
     linked definitions after them, own_text being the file's own text."""
     plan = None
@@ -533,8 +569,9 @@ def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model
             else:
                 text = own_text if own_text is not None else source_text(source)
                 try:
-                    return analyze_module(module, path, text, tables, config, cost_model, pruned=plan.pruned,
-                                          own_lines=own_lines)
+                    return analyze_module(
+                        module, path, text, tables, config, cost_model, pruned=plan.pruned, own_lines=own_lines
+                    )
                 except PrunedTooFar:
                     result.mode = pruning.FULL
     else:
@@ -545,11 +582,20 @@ def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model
         if plan is not None and plan.error is not None and plan.error.lineno:
             # Both parsers reject it: Python's own message is the clearer one.
             err = plan.error
-            raise SyntaxError(f"syntax error: {err.msg}" + _python2_hint(source, err.lineno),
-                              (path, err.lineno, err.offset or 1, "")) from None
+            raise SyntaxError(
+                f"syntax error: {err.msg}" + _python2_hint(source, err.lineno), (path, err.lineno, err.offset or 1, "")
+            ) from None
         raise
-    return analyze_module(module, path, own_text if own_text is not None else source_text(source), tables, config,
-                          cost_model, own_lines=own_lines, keep=keep)
+    return analyze_module(
+        module,
+        path,
+        own_text if own_text is not None else source_text(source),
+        tables,
+        config,
+        cost_model,
+        own_lines=own_lines,
+        keep=keep,
+    )
 
 
 def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
@@ -599,6 +645,7 @@ def read_error(path: str, exc: BaseException) -> FileError:
 
 # -- many files ---------------------------------------------------------------
 
+
 @dataclass
 class CheckSettings:
     """What every file of a run is checked with (sent once to each worker)."""
@@ -636,8 +683,9 @@ def _check_one(path: str) -> Tuple[FileResult, Optional[bytes]]:
         source, stat = read_source_and_stat(path, s.config.max_file_size)
     except Exception as exc:  # noqa: BLE001
         return FileResult(path=path, errors=[read_error(path, exc)]), None
-    result = check_file(path, s.tables, s.config, s.cost_model, s.triggers, s.prune, source=source,
-                        fixer=s.fixer, stat=stat)
+    result = check_file(
+        path, s.tables, s.config, s.cost_model, s.triggers, s.prune, source=source, fixer=s.fixer, stat=stat
+    )
     return result, (digest(source) if s.digests else None)
 
 
@@ -681,9 +729,18 @@ def encoded_triggers(tables: Tables) -> tuple:
     return prefilter.encode(prefilter.trigger_groups(tables))
 
 
-def check_paths(files: Sequence[str], tables: Tables, config: Config, jobs: int = 0,
-                progress: Optional[Callable[[int], None]] = None, prefilter: bool = True,
-                prune: bool = True, cache: Optional[bool] = None, fixer=None, named=()) -> Run:
+def check_paths(
+    files: Sequence[str],
+    tables: Tables,
+    config: Config,
+    jobs: int = 0,
+    progress: Optional[Callable[[int], None]] = None,
+    prefilter: bool = True,
+    prune: bool = True,
+    cache: Optional[bool] = None,
+    fixer=None,
+    named=(),
+) -> Run:
     """Check files (already discovered). jobs: worker processes (0: config or core count);
     cache: use .castlint_cache/ (None: as config.cache says); fixer: a castlint.fixes.Fixer
     that fixes every file with a fixable finding from the analysis that found it
@@ -791,16 +848,18 @@ def _run_todo(todo, settings: CheckSettings, jobs, progress):
                 size = min(jobs, len(to_parse))
             _preimport()
             gc.freeze()  # forked workers then share the parent's objects without copying their pages
-            with Pool(size, worker_limits(settings.config, size), initializer=_init_worker,
-                      initargs=(settings, True)) as pool:
+            with Pool(
+                size, worker_limits(settings.config, size), initializer=_init_worker, initargs=(settings, True)
+            ) as pool:
                 yield from _parse_all(pool, to_parse, progress)
             return
-        with Pool(jobs, worker_limits(settings.config, jobs), initializer=_init_worker,
-                  initargs=(settings, True)) as pool:
+        with Pool(
+            jobs, worker_limits(settings.config, jobs), initializer=_init_worker, initargs=(settings, True)
+        ) as pool:
             _preimport()
             gc.freeze()
             size = max(32, min(256, len(todo) // (jobs * 4) + 1))
-            batches = [todo[i:i + size] for i in range(0, len(todo), size)]
+            batches = [todo[i : i + size] for i in range(0, len(todo), size)]
             for batch, items, lost in pool.run(_scan_batch, batches, split=_split_batch):
                 if lost is not None:  # a batch of one (batches are split when lost)
                     yield lost_result(batch[0], lost), None
@@ -846,8 +905,13 @@ def _preimport() -> None:
     """What every worker needs, imported once here instead of once per worker."""
     import importlib
 
-    for name in ("libcst.metadata.scope_provider", "castlint.cache", "castlint.positions",
-                 "castlint.prune", "castlint.analysis.dataflow"):
+    for name in (
+        "libcst.metadata.scope_provider",
+        "castlint.cache",
+        "castlint.positions",
+        "castlint.prune",
+        "castlint.analysis.dataflow",
+    ):
         importlib.import_module(name)
 
 
@@ -890,6 +954,7 @@ def call_checked(fn: Callable, args: tuple, config: Config):
 def check_source(path: str, source: bytes, tables: Tables, config: Config) -> FileResult:
     """check_file on bytes that are not on disk (stdin), in a worker: a file that crashes
     the parser or runs past a limit is its own FileError."""
-    result, lost = call_checked(check_file, (path, tables, config, config.cost_model(tables), None, True, source),
-                                config)
+    result, lost = call_checked(
+        check_file, (path, tables, config, config.cost_model(tables), None, True, source), config
+    )
     return lost_result(path, lost) if lost is not None else result

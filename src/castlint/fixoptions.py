@@ -3,6 +3,7 @@
 The session and the CLI validate a fixing run's options and hand them to the fix
 package without loading it; castlint.fixes.base re-exports these names, which is
 where the codemods read them from."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -10,6 +10,7 @@ renamed file count under its new name.
 Git is run without external diff drivers, textconv filters or a pager, so a
 repository's config cannot make this step run programs.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,8 +30,9 @@ def _git(args: List[str], cwd: str) -> bytes:
     cmd = ["git", "--no-pager", "-c", "core.quotePath=false", *args]
     env = dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     try:
-        proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                              timeout=GIT_TIMEOUT_S, check=False)
+        proc = subprocess.run(
+            cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=GIT_TIMEOUT_S, check=False
+        )
     except FileNotFoundError:
         raise GitDiffError("--diff-base needs git, and no `git` executable is on PATH") from None
     except subprocess.TimeoutExpired:
@@ -62,7 +64,8 @@ def _resolve_base(base_rev: str, root: str) -> str:
     except _GitFailed:
         raise GitDiffError(
             f"--diff-base: unknown revision {base_rev!r} (in CI, fetch it first, e.g. "
-            f"actions/checkout with fetch-depth: 0)") from None
+            f"actions/checkout with fetch-depth: 0)"
+        ) from None
     base = base.decode().strip()
     # Compare with the point where HEAD branched off base, as a pull request does:
     # commits that landed on base since then are not this change's lines.
@@ -78,20 +81,29 @@ def _unquote(name: bytes) -> bytes:
     if not (name.startswith(b'"') and name.endswith(b'"')):
         return name
     body, out, i = name[1:-1], bytearray(), 0
-    simple = {b"n": b"\n", b"t": b"\t", b'"': b'"', b"\\": b"\\", b"a": b"\a", b"b": b"\b",
-              b"f": b"\f", b"r": b"\r", b"v": b"\v"}
+    simple = {
+        b"n": b"\n",
+        b"t": b"\t",
+        b'"': b'"',
+        b"\\": b"\\",
+        b"a": b"\a",
+        b"b": b"\b",
+        b"f": b"\f",
+        b"r": b"\r",
+        b"v": b"\v",
+    }
     while i < len(body):
-        c = body[i:i + 1]
+        c = body[i : i + 1]
         if c != b"\\":
             out += c
             i += 1
             continue
-        nxt = body[i + 1:i + 2]
+        nxt = body[i + 1 : i + 2]
         if nxt in simple:
             out += simple[nxt]
             i += 2
         elif nxt.isdigit():
-            out.append(int(body[i + 1:i + 4], 8))
+            out.append(int(body[i + 1 : i + 4], 8))
             i += 4
         else:
             out += nxt
@@ -129,8 +141,22 @@ def changed_lines(base_rev: str, cwd: Optional[str] = None) -> Dict[str, Set[int
     """Absolute real path -> lines added or changed since base_rev (see the module doc)."""
     root = repo_root(cwd)
     base = _resolve_base(base_rev, root)
-    diff = _git(["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-U0", "-M",
-                 "--diff-filter=ACMR", "--src-prefix=a/", "--dst-prefix=b/", base, "--"], root)
+    diff = _git(
+        [
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "-U0",
+            "-M",
+            "--diff-filter=ACMR",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            base,
+            "--",
+        ],
+        root,
+    )
     per_file = parse_unified_diff(diff)
     untracked = _git(["ls-files", "--others", "--exclude-standard", "-z"], root)
     out: Dict[str, Set[int]] = {}

@@ -5,6 +5,7 @@ run computed them (castlint.fixes.edit_set: only for the formats and flags that 
 or apply them); the engine collects one `FileResult` per file; reporters read them.
 Nothing here prints.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -70,9 +71,11 @@ class Edit:
     path: Optional[str] = None
 
     def to_dict(self) -> dict:
-        data = {"content": self.content,
-                "location": {"row": self.location.line, "column": self.location.column},
-                "end_location": {"row": self.end_location.line, "column": self.end_location.column}}
+        data = {
+            "content": self.content,
+            "location": {"row": self.location.line, "column": self.location.column},
+            "end_location": {"row": self.end_location.line, "column": self.end_location.column},
+        }
         if self.path is not None:
             data["path"] = self.path
         return data
@@ -117,9 +120,14 @@ class Fix:
 
     def to_dict(self) -> dict:
         """ruff's `fix` ({applicability, message, edits}) and castlint's label (codemod, safety, description)."""
-        return {"codemod": self.codemod, "safety": self.safety.value, "description": self.description,
-                "applicability": self.safety.value, "message": self.description,
-                "edits": [edit.to_dict() for edit in self.edits]}
+        return {
+            "codemod": self.codemod,
+            "safety": self.safety.value,
+            "description": self.description,
+            "applicability": self.safety.value,
+            "message": self.description,
+            "edits": [edit.to_dict() for edit in self.edits],
+        }
 
     def __reduce__(self):  # the site stays in the process that analysed the file
         return (Fix, (self.codemod, self.safety, self.description, None, self.edits, self.file_fix))

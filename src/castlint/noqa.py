@@ -16,6 +16,7 @@ Every byte not on an edited line is kept; the encoding, BOM and line endings
 are kept; writes are atomic and refuse a file that changed since it was read
 (castlint.fixes.write).
 """
+
 from __future__ import annotations
 
 import io
@@ -29,6 +30,7 @@ from castlint.models import FileError
 
 BOM = b"\xef\xbb\xbf"
 
+
 def _never(code: str) -> bool:
     """A meta rule's finding (CL900: a suppression that silences nothing) is fixed by
     deleting the comment, never by adding one."""
@@ -36,6 +38,8 @@ def _never(code: str) -> bool:
 
     rule = rule_for(code)
     return rule is not None and rule.kind == "meta"
+
+
 _NOQA_CODES = re.compile(r"#\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 _CASTLINT = re.compile(r"#\s*castlint:\s*ignore\[(?P<codes>[^\]]*)\]", re.IGNORECASE)
 
@@ -55,7 +59,7 @@ def _decode(source: bytes) -> Tuple[str, str, bool]:
     encoding = source_encoding(source)
     if encoding == "utf-8-sig":
         encoding = "utf-8"
-    text = source[len(BOM):].decode(encoding) if bom else source.decode(encoding)
+    text = source[len(BOM) :].decode(encoding) if bom else source.decode(encoding)
     return text, encoding, bom
 
 
@@ -81,7 +85,7 @@ def _commentable(text: str, lines: List[str]) -> Tuple[Set[int], Dict[int, token
 
 def _edit_line(line: str, comment: Optional[tokenize.TokenInfo], codes: List[str], reason: str = "") -> str:
     body = line.rstrip("\r\n")
-    ending = line[len(body):]
+    ending = line[len(body) :]
     joined = ", ".join(codes) + (f" {reason}" if reason else "")
     if comment is not None:
         start = comment.start[1]
@@ -91,7 +95,7 @@ def _edit_line(line: str, comment: Optional[tokenize.TokenInfo], codes: List[str
             if match:
                 old = [c.strip() for c in re.split(r"[\s,]+", match.group("codes")) if c.strip()]
                 merged = ", ".join(dict.fromkeys(old + codes))
-                text = text[: match.start("codes")] + merged + text[match.end("codes"):]
+                text = text[: match.start("codes")] + merged + text[match.end("codes") :]
                 return body[:start] + text + ending
         return body + f"  # noqa: {joined}" + ending
     return body.rstrip() + f"  # noqa: {joined}" + ending if body.strip() else body + f"# noqa: {joined}" + ending
@@ -106,8 +110,9 @@ def clean_reason(reason: Optional[str]) -> str:
     return " ".join(text.split())
 
 
-def add_to_source(source: bytes, spans: Iterable[Tuple[int, int, str]],
-                  reason: Optional[str] = None) -> Tuple[bytes, int, List[Tuple[int, str]]]:
+def add_to_source(
+    source: bytes, spans: Iterable[Tuple[int, int, str]], reason: Optional[str] = None
+) -> Tuple[bytes, int, List[Tuple[int, str]]]:
     """(new source, lines edited, [(line, code) that found no line]) for findings given as (start, end, code).
     reason: written after the codes of a new comment (`# noqa: CL001 REASON`), as ruff's --add-noqa=REASON."""
     text, encoding, bom = _decode(source)
@@ -132,8 +137,9 @@ def add_to_source(source: bytes, spans: Iterable[Tuple[int, int, str]],
     return (BOM + data if bom else data), len(wanted), unplaced
 
 
-def add_noqa(findings, roots: Optional[Iterable[str]] = None, follow_symlinks_outside: bool = False,
-             reason: Optional[str] = None) -> NoqaOutcome:
+def add_noqa(
+    findings, roots: Optional[Iterable[str]] = None, follow_symlinks_outside: bool = False, reason: Optional[str] = None
+) -> NoqaOutcome:
     """Write suppressions for findings into their files (see the module docs).
 
     roots: the paths the run was given (default: the findings' files). As `castlint fix`
@@ -150,8 +156,13 @@ def add_noqa(findings, roots: Optional[Iterable[str]] = None, follow_symlinks_ou
     for path in sorted(by_path):
         target = None if follow_symlinks_outside else outside(path, real_roots)
         if target is not None:
-            outcome.notes.append((path, f"not written: a symlink to {target}, outside the checked paths "
-                                        "(--follow-symlinks-outside writes through it)"))
+            outcome.notes.append(
+                (
+                    path,
+                    f"not written: a symlink to {target}, outside the checked paths "
+                    "(--follow-symlinks-outside writes through it)",
+                )
+            )
             continue
         try:
             source, snapshot = read_snapshot(path)

@@ -9,6 +9,7 @@ with cheaper bookkeeping, and builds CodeRange objects only for the nodes asked
 for. tests/test_robustness.py checks that every node gets the position
 PositionProvider gives it.
 """
+
 from __future__ import annotations
 
 import re
@@ -55,8 +56,7 @@ class _Syntactic:
 class _State:
     """Duck-typed stand-in for libcst's PositionProvidingCodegenState."""
 
-    __slots__ = ("default_indent", "default_newline", "indent_tokens", "tokens", "line", "column",
-                 "_stack", "computed")
+    __slots__ = ("default_indent", "default_newline", "indent_tokens", "tokens", "line", "column", "_stack", "computed")
 
     def __init__(self, module: Module):
         self.default_indent = module.default_indent
@@ -103,8 +103,9 @@ class _State:
         if self.tokens:
             self.tokens.pop()
 
-    def record_syntactic_position(self, node: CSTNode, *, start_node: Optional[CSTNode] = None,
-                                  end_node: Optional[CSTNode] = None) -> _Syntactic:
+    def record_syntactic_position(
+        self, node: CSTNode, *, start_node: Optional[CSTNode] = None, end_node: Optional[CSTNode] = None
+    ) -> _Syntactic:
         return _Syntactic(self, node, start_node, end_node)
 
 

@@ -8,6 +8,7 @@ engine name no pool at all, and are never parsed.
 The vocabulary is derived from rules/*.toml, so a new accessor, cast spelling or
 wrapper there widens the filter with no code change.
 """
+
 from __future__ import annotations
 
 from typing import Iterable

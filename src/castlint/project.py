@@ -1,5 +1,6 @@
 """Facts about castlint itself that reports link to, read from its installed metadata
 (pyproject.toml's [project.urls]: the one place they are written)."""
+
 from __future__ import annotations
 
 from functools import lru_cache

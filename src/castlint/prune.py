@@ -39,6 +39,7 @@ BOM, a file ``ast`` cannot parse) the plan is FULL: analyse the whole file.
 tests/test_corpus.py checks that pruned and whole-file analysis give the same
 findings on every file of several sglang releases.
 """
+
 from __future__ import annotations
 
 import ast
@@ -105,13 +106,15 @@ class _Vocabulary:
         self.accessors = frozenset(tables.accessors)
         self.hot_entry_points = frozenset(tables.hot_path_entry_points)
         self.tuple_accessors = frozenset(n for n, a in tables.accessors.items() if a.returns == "tuple")
-        self.tuple_views = frozenset(set(tables.tuple_view_methods)
-                                     | {f.rsplit(".", 1)[-1] for f in tables.tuple_view_functions})
+        self.tuple_views = frozenset(
+            set(tables.tuple_view_methods) | {f.rsplit(".", 1)[-1] for f in tables.tuple_view_functions}
+        )
         self.cache_attributes = frozenset(tables.cache_attributes)
         # calls that hold a callable for later: what they hold may be an accessor
         # partial(f, ...), getattr(obj, "name"), methodcaller("name", ...): they hold a callable
-        self.holders = frozenset({n.rsplit(".", 1)[-1] for n in (*tables.partial_callables, *tables.method_callers)}
-                                 | {"getattr"})
+        self.holders = frozenset(
+            {n.rsplit(".", 1)[-1] for n in (*tables.partial_callables, *tables.method_callers)} | {"getattr"}
+        )
         self.casts = frozenset(tables.casts)
         self.to_casts = frozenset(m for m, c in tables.casts.items() if c.form == "to")
         self.arg_casts = frozenset(m for m, c in tables.casts.items() if c.form in ("one-arg", "tensor-arg"))
@@ -122,28 +125,45 @@ class _Vocabulary:
         self.not_pool_words = frozenset(tables.batch_words) | frozenset(tables.layer_words)
         self.layer_words, self.batch_words = frozenset(tables.layer_words), frozenset(tables.batch_words)
         # `torch.Tensor`, and `Tensor` as `from torch import Tensor` names it
-        self.unbound = frozenset(set(tables.unbound_receivers)
-                                 | {r.rsplit(".", 1)[-1] for r in tables.unbound_receivers})
+        self.unbound = frozenset(
+            set(tables.unbound_receivers) | {r.rsplit(".", 1)[-1] for r in tables.unbound_receivers}
+        )
         # a conversion helper, or a kernel that reads a pool by row index (CL004 at the read)
         self.helpers = frozenset(tables.conversion_helpers) | frozenset(r["function"] for r in tables.row_kernels)
         self.row_kernel_imports = frozenset((m, r["function"]) for r in tables.row_kernels for m in r["modules"])
         self.narrow = frozenset(set(tables.narrow_methods) | {f.rsplit(".", 1)[-1] for f in tables.narrow_functions})
         # methods through which ModuleAnalysis.origin follows the receiver (a gather ends
         # the flow: what it gives is batch-sized, and no rule fires on a gathered value)
-        self.through_methods = frozenset((set(tables.view_methods) | set(tables.reinterpret_methods)
-                                          | set(tables.casts) | set(tables.tuple_view_methods)
-                                          | set(tables.narrow_methods) | set(tables.copy_methods)
-                                          | set(tables.select_methods))
-                                         - set(tables.gather_methods))
+        self.through_methods = frozenset(
+            (
+                set(tables.view_methods)
+                | set(tables.reinterpret_methods)
+                | set(tables.casts)
+                | set(tables.tuple_view_methods)
+                | set(tables.narrow_methods)
+                | set(tables.copy_methods)
+                | set(tables.select_methods)
+            )
+            - set(tables.gather_methods)
+        )
         self.gather_methods = frozenset(tables.gather_methods)
         # methods of tensors and pools, never of the module's own classes (obj.m(...) feeds no def)
         self.tensor_methods = self.accessors | self.through_methods | self.gather_methods | self.casts
         # functions through which it follows the first argument (by their last name part)
-        self.through_functions = frozenset(({f.rsplit(".", 1)[-1] for f in
-                                             set(tables.view_functions) | set(tables.tuple_view_functions)
-                                             | set(tables.narrow_functions) | set(tables.concat_functions)}
-                                            - {f.rsplit(".", 1)[-1] for f in tables.gather_functions})
-                                           | set(tables.iter_passthrough) | set(tables.iter_apply))
+        self.through_functions = frozenset(
+            (
+                {
+                    f.rsplit(".", 1)[-1]
+                    for f in set(tables.view_functions)
+                    | set(tables.tuple_view_functions)
+                    | set(tables.narrow_functions)
+                    | set(tables.concat_functions)
+                }
+                - {f.rsplit(".", 1)[-1] for f in tables.gather_functions}
+            )
+            | set(tables.iter_passthrough)
+            | set(tables.iter_apply)
+        )
         self.element_methods = frozenset(tables.element_methods)  # d.get(k): as d[k]
         methods, functions = set(), set()
         for wrapper in tables.wrappers:
@@ -167,13 +187,13 @@ class _Vocabulary:
         from castlint.checks.base import PLAN_CALLS, POOL_FLOW, SUPPRESSIONS
 
         plan_groups = prefilter.trigger_groups(tables, scopes=(PLAN_CALLS,))
-        self.plan_words = tuple(tuple(word.encode() for word in words) for group in plan_groups[:1]
-                                for words in group)
+        self.plan_words = tuple(tuple(word.encode() for word in words) for group in plan_groups[:1] for words in group)
         conventions = set(prefilter.rule_groups_of(prefilter.TriggerWords(tables).conventions))
         modelled = prefilter.trigger_groups(tables, scopes=(POOL_FLOW, PLAN_CALLS))
         self.core_groups = prefilter.encode(tuple(g for g in modelled if g not in conventions))
-        self.whole_file_groups = prefilter.encode(prefilter.trigger_groups(
-            tables, exclude_scopes=(POOL_FLOW, PLAN_CALLS, SUPPRESSIONS)))
+        self.whole_file_groups = prefilter.encode(
+            prefilter.trigger_groups(tables, exclude_scopes=(POOL_FLOW, PLAN_CALLS, SUPPRESSIONS))
+        )
 
     def _read_conventions(self, tables: Tables) -> None:
         """Engines' calling conventions: method name -> [(parameters, required parameters,
@@ -182,11 +202,11 @@ class _Vocabulary:
         for row in tables.cache_parameters:
             levels = CONTAINER if row.returns == "tuple" else WHOLE
             for method in row.methods:
-                self.conventions.setdefault(method, []).append(
-                    (frozenset(row.params), frozenset(row.requires), levels))
+                self.conventions.setdefault(method, []).append((frozenset(row.params), frozenset(row.requires), levels))
         names = sorted(self.conventions)
-        self.convention_def = re.compile(rb"def\s+(?:" + b"|".join(re.escape(m.encode()) for m in names)
-                                         + rb")\s*\(") if names else None
+        self.convention_def = (
+            re.compile(rb"def\s+(?:" + b"|".join(re.escape(m.encode()) for m in names) + rb")\s*\(") if names else None
+        )
 
     def _read_gate_words(self, tables: Tables) -> None:
         """A def or class whose text has none of these cannot hold a candidate by itself
@@ -236,8 +256,20 @@ def _vocabulary(tables: Tables) -> _Vocabulary:
 
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 # fields that hold no node, or only nodes nothing here reads (contexts, operators)
-_SKIP_FIELDS = {"ctx", "type_comment", "id", "arg", "attr", "value_str", "kind", "level", "is_async", "conversion",
-                "op", "ops"}
+_SKIP_FIELDS = {
+    "ctx",
+    "type_comment",
+    "id",
+    "arg",
+    "attr",
+    "value_str",
+    "kind",
+    "level",
+    "is_async",
+    "conversion",
+    "op",
+    "ops",
+}
 # nodes _collect does nothing with and that have no child it reads: not even pushed
 _INERT = frozenset({ast.Name, ast.Constant})
 
@@ -316,9 +348,9 @@ def _dotted(node: ast.AST) -> Optional[str]:
 def _keeps_tokens(sub: ast.Subscript) -> bool:
     """Does the first index leave the first dimension whole (a slice, None, ...)?"""
     first = sub.slice.elts[0] if type(sub.slice) is ast.Tuple and sub.slice.elts else sub.slice
-    return type(first) is ast.Slice or (type(first) is ast.Constant and (first.value is None
-                                                                          or first.value is Ellipsis
-                                                                          or type(first.value) is int))
+    return type(first) is ast.Slice or (
+        type(first) is ast.Constant and (first.value is None or first.value is Ellipsis or type(first.value) is int)
+    )
 
 
 def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> None:
@@ -432,8 +464,10 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         if t in _COMPREHENSIONS:
             node, tf = (node.value if t is ast.DictComp else node.elt), _then(PACKED, tf)
             parts = node.elts if type(node) in (ast.Tuple, ast.List) else (node,)  # a (k, v) pair per layer
-            if parts and all(type(p) is ast.Call and _callee_name(p.func) in vocab.allocations
-                             and _may_be_arena(p, vocab) for p in parts):
+            if parts and all(
+                type(p) is ast.Call and _callee_name(p.func) in vocab.allocations and _may_be_arena(p, vocab)
+                for p in parts
+            ):
                 # `[torch.zeros((size + 1, h, d)) for _ in range(layer_num)]`: a class's per-layer
                 # arenas (the analysis decides from the allocation's first dimension)
                 out.base |= tf[CONTAINER | WHOLE]
@@ -496,8 +530,9 @@ def _may_be_layer_stack(call: ast.Call, vocab: _Vocabulary) -> bool:
             elif type(node) is ast.Attribute:
                 parts |= set(node.attr.lower().split("_"))
         words.append(parts)
-    return bool(words[0] & vocab.layer_words and words[1] & vocab.pool_words
-                and not (words[0] | words[1]) & vocab.batch_words)
+    return bool(
+        words[0] & vocab.layer_words and words[1] & vocab.pool_words and not (words[0] | words[1]) & vocab.batch_words
+    )
 
 
 def _base_name(base: ast.AST) -> Optional[str]:
@@ -518,7 +553,8 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> boo
     called.add(id(node.func))
     converters = vocab.casts | vocab.helpers
     return _callee_name(node.func) in vocab.holders | {"map"} and any(
-        _callee_name(a) in converters or (type(a) is ast.Constant and a.value in converters) for a in node.args)
+        _callee_name(a) in converters or (type(a) is ast.Constant and a.value in converters) for a in node.args
+    )
 
 
 def _holds_conversion(module: "_ModuleUnits") -> bool:
@@ -550,7 +586,11 @@ def _base_only(node: ast.AST, vocab: _Vocabulary) -> bool:
         t = type(n)
         if t is ast.Attribute and n.attr in vocab.cache_attributes:
             return True
-        if t is ast.Constant and type(n.value) is str and (_names_accessor(n, vocab) or n.value in vocab.cache_attributes):
+        if (
+            t is ast.Constant
+            and type(n.value) is str
+            and (_names_accessor(n, vocab) or n.value in vocab.cache_attributes)
+        ):
             return True  # a name for getattr(pool, NAME)
         if t is ast.Call:
             func = n.func
@@ -569,10 +609,29 @@ class _Unit:
     function's or lambda's are its enclosing unit's); self attributes are shared
     by the units of a class."""
 
-    __slots__ = ("node", "cls", "assigns", "self_calls", "name_calls", "map_calls", "casts", "helpers", "copies",
-                 "plans", "names", "globals", "self_attrs", "returns", "defs", "calls_made", "value_attrs",
-                 "kind_attrs",
-                 "attr_values", "object_calls", "object_method_calls")
+    __slots__ = (
+        "node",
+        "cls",
+        "assigns",
+        "self_calls",
+        "name_calls",
+        "map_calls",
+        "casts",
+        "helpers",
+        "copies",
+        "plans",
+        "names",
+        "globals",
+        "self_attrs",
+        "returns",
+        "defs",
+        "calls_made",
+        "value_attrs",
+        "kind_attrs",
+        "attr_values",
+        "object_calls",
+        "object_method_calls",
+    )
 
     def __init__(self, node, cls=None):
         self.node = node
@@ -651,8 +710,11 @@ def _device_spelling(node: ast.AST, vocab: _Vocabulary) -> bool:
     if text is None:
         return False
     last = text.rsplit(".", 1)[-1].lower()
-    if text.startswith("torch.") and text.split(".", 1)[1] in vocab.torch_dtypes \
-            or any(d in last for d in vocab.dtype_words):
+    if (
+        text.startswith("torch.")
+        and text.split(".", 1)[1] in vocab.torch_dtypes
+        or any(d in last for d in vocab.dtype_words)
+    ):
         return False
     return any(d in last for d in vocab.device_words)
 
@@ -680,12 +742,12 @@ def _index_attrs(node: ast.AST) -> Set[str]:
 
 
 def _self_attrs(node: ast.AST) -> Set[str]:
-    return {n.attr for n in _walk(node) if type(n) is ast.Attribute and type(n.value) is ast.Name
-            and n.value.id == "self"}
+    return {
+        n.attr for n in _walk(node) if type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id == "self"
+    }
 
 
-def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_method: bool,
-              vocab: _Vocabulary) -> None:
+def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_method: bool, vocab: _Vocabulary) -> None:
     positional = [p.arg for p in args.posonlyargs + args.args]
     every = set(positional) | {p.arg for p in args.kwonlyargs}
     if args.vararg is not None:  # *args: every further positional argument lands in it (marked "*name")
@@ -700,8 +762,7 @@ def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_me
                 unit.names[param] = unit.names.get(param, 0) | levels
 
 
-def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(),
-             helper_aliases=frozenset()) -> None:
+def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(), helper_aliases=frozenset()) -> None:
     """Fill unit with what the taint fixpoint reads: every node under it, with its owner
     (the function whose return statements it is in) and its path: where its statement
     sits, ((block, index, kind), ...) from the function body inwards (kind: "" the body of
@@ -793,8 +854,11 @@ class _Collector:
     def assign(self, n: ast.Assign, path=None) -> None:
         unit = self.unit
         value = self.refs(n.value)
-        if path and any(id(block) in self.layer_loops for block, _, _ in path) \
-                and any(type(t) is ast.Name for t in n.targets):
+        if (
+            path
+            and any(id(block) in self.layer_loops for block, _, _ in path)
+            and any(type(t) is ast.Name for t in n.targets)
+        ):
             value = self.stored(n.value)  # `k = torch.empty((num_blocks, ...))` once per layer
         # a function stored as a value (`self.read = helper`, `{"k": helper}`) runs where it is called
         unit.calls_made.update(name for name, _ in value.calls)
@@ -821,8 +885,11 @@ class _Collector:
         """What storing value into a container reads: an allocation whose first dimension may be a
         pool's is one layer's pool there, when stored in a loop (ModuleAnalysis._arena_allocation)."""
         refs = self.refs(value)
-        if type(value) is ast.Call and _callee_name(value.func) in self.vocab.allocations \
-                and _may_be_arena(value, self.vocab):
+        if (
+            type(value) is ast.Call
+            and _callee_name(value.func) in self.vocab.allocations
+            and _may_be_arena(value, self.vocab)
+        ):
             refs.base |= WHOLE
         return refs
 
@@ -897,15 +964,15 @@ class _Collector:
             if attrs:  # self.x.append(v): self.x now holds v
                 unit.assigns.append((set(), attrs, self.refs(value), KEEP if name == "extend" else PACKED))
             elif type(func.value) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
-                unit.assigns.append(({func.value.id}, set(), self.stored(value),
-                                     KEEP if name == "extend" else PACKED))
+                unit.assigns.append(({func.value.id}, set(), self.stored(value), KEEP if name == "extend" else PACKED))
 
     def object_call(self, n: ast.Call) -> None:
         func = n.func
         if type(func) is ast.Attribute:
             owner = func.value
             mine = (type(owner) is ast.Name and owner.id == "self") or (
-                type(owner) is ast.Call and type(owner.func) is ast.Name and owner.func.id == "super")
+                type(owner) is ast.Call and type(owner.func) is ast.Name and owner.func.id == "super"
+            )
             receiver, name = ("self" if mine else "object"), func.attr
         elif type(func) is ast.Name:
             receiver, name = "", func.id
@@ -924,9 +991,14 @@ class _Collector:
                 unit.casts.append((self.refs(n.args[0]), path))
         else:
             unit.casts.append((self.refs(func.value), path))
-        attrs = {arg.attr for arg in list(n.args) + [k.value for k in n.keywords]
-                 if type(arg) is ast.Attribute and type(arg.value) is ast.Name and arg.value.id == "self"
-                 and not vocab.kind_word(arg.attr)}
+        attrs = {
+            arg.attr
+            for arg in list(n.args) + [k.value for k in n.keywords]
+            if type(arg) is ast.Attribute
+            and type(arg.value) is ast.Name
+            and arg.value.id == "self"
+            and not vocab.kind_word(arg.attr)
+        }
         if attrs:
             receiver = n.args[0] if unbound and n.args else func.value
             unit.kind_attrs.append((self.refs(receiver), attrs))
@@ -950,16 +1022,21 @@ class _Collector:
 
 def _call_args(call: ast.Call, vocab: _Vocabulary, aliases) -> tuple:
     """([(position, refs)], [(keyword, refs)]) of a call's arguments."""
-    return ([(i, _refs(a, vocab, aliases)) for i, a in enumerate(call.args) if type(a) is not ast.Starred],
-            [(k.arg, _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg])
+    return (
+        [(i, _refs(a, vocab, aliases)) for i, a in enumerate(call.args) if type(a) is not ast.Starred],
+        [(k.arg, _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg],
+    )
 
 
 def _read_name_calls(units: List[_Unit], params: Params, vocab: _Vocabulary, aliases) -> None:
     """Keep the f(...) calls of functions the module defines, with their arguments' refs."""
     local = {name for name, entries in params.items() if any(not is_method for _, _, _, is_method in entries)}
     for unit in units:
-        unit.name_calls = [(name, *_call_args(call, vocab, aliases)) if not isinstance(call, tuple) else (name, *call)
-                           for name, call in unit.name_calls if name in local]
+        unit.name_calls = [
+            (name, *_call_args(call, vocab, aliases)) if not isinstance(call, tuple) else (name, *call)
+            for name, call in unit.name_calls
+            if name in local
+        ]
 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")
@@ -995,8 +1072,8 @@ def _convention_signature(source: bytes, vocab: _Vocabulary) -> bool:
             i += 1
         if depth:
             return True
-        method = source[match.start():match.end()].split(b"(")[0].split()[-1].decode()
-        every = {m.decode() for m in _IDENTIFIER.findall(source[match.end():i - 1])}
+        method = source[match.start() : match.end()].split(b"(")[0].split()[-1].decode()
+        every = {m.decode() for m in _IDENTIFIER.findall(source[match.end() : i - 1])}
         if any(params & every and requires <= every for params, requires, _ in vocab.conventions.get(method, ())):
             return True
     return False
@@ -1076,8 +1153,14 @@ class _Taint:
     """The module-wide fixpoint: what each unit's names, each class's self attributes and
     each function's return value may hold (CONTAINER | WHOLE; 0: nothing a rule sees)."""
 
-    def __init__(self, units: List[_Unit], params: Params, vocab: _Vocabulary = None, aliases=frozenset(),
-                 classes: Optional[Dict[str, ast.ClassDef]] = None):
+    def __init__(
+        self,
+        units: List[_Unit],
+        params: Params,
+        vocab: _Vocabulary = None,
+        aliases=frozenset(),
+        classes: Optional[Dict[str, ast.ClassDef]] = None,
+    ):
         self.units = units
         self.params = params
         self.classes = classes or {}  # the module's top-level classes by name
@@ -1121,8 +1204,7 @@ class _Taint:
                         yield callee, positional[1:], every
         for callee, positional, every, is_method in self.params.get(name, ()):
             if method:
-                if is_method and (method == "any" or callee.cls is unit.cls
-                                  or callee.cls in self._family(unit.cls)):
+                if is_method and (method == "any" or callee.cls is unit.cls or callee.cls in self._family(unit.cls)):
                     bound = positional and positional[0] in ("self", "cls")
                     yield callee, positional[1:] if bound else positional, every
             elif not is_method:
@@ -1208,9 +1290,12 @@ class _Taint:
 
     def has_site(self, unit: _Unit) -> bool:
         """Does the unit hold a call a rule may flag?"""
-        return unit.plans > 0 or any(self.cast_levels(r, path, unit) for r, path in unit.casts) or any(
-            self.tainted(r, unit) for r in unit.copies) or any(
-            any(self.tainted(a, unit) for a in args) for args in unit.helpers)
+        return (
+            unit.plans > 0
+            or any(self.cast_levels(r, path, unit) for r, path in unit.casts)
+            or any(self.tainted(r, unit) for r in unit.copies)
+            or any(any(self.tainted(a, unit) for a in args) for args in unit.helpers)
+        )
 
     def feeds(self, unit: _Unit, need_attrs: Set[str], need_defs: Set[str], need_returns: Set[str]) -> bool:
         """Does the unit give a tainted value to a self attribute, a parameter or a return
@@ -1220,8 +1305,9 @@ class _Taint:
                 return True
         for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls):
             for name, positional, keywords in calls:
-                if name in need_defs and (any(self.tainted(a, unit) for _, a in positional)
-                                          or any(self.tainted(a, unit) for _, a in keywords)):
+                if name in need_defs and (
+                    any(self.tainted(a, unit) for _, a in positional) or any(self.tainted(a, unit) for _, a in keywords)
+                ):
                     return True
         for target, xs in unit.map_calls:
             if not isinstance(target, list) and target in need_defs and any(self.tainted(x, unit) for x in xs):
@@ -1283,8 +1369,9 @@ class _Taint:
         return found
 
     def taints_globals(self, unit: _Unit) -> bool:
-        return bool(unit.globals) and any(names & unit.globals and tf[self.levels(v, unit)]
-                                          for names, _, v, tf in unit.assigns)
+        return bool(unit.globals) and any(
+            names & unit.globals and tf[self.levels(v, unit)] for names, _, v, tf in unit.assigns
+        )
 
 
 def _import_aliases(tree: ast.AST, source: bytes, names, encoded: tuple = ()) -> frozenset:
@@ -1371,8 +1458,13 @@ def _members_defined(node: ast.AST, members: Set[str]) -> None:
             members.add(n.name)
             if t is ast.ClassDef:
                 for statement in n.body:
-                    targets = statement.targets if type(statement) is ast.Assign else \
-                        [statement.target] if type(statement) is ast.AnnAssign else []
+                    targets = (
+                        statement.targets
+                        if type(statement) is ast.Assign
+                        else [statement.target]
+                        if type(statement) is ast.AnnAssign
+                        else []
+                    )
                     members.update(x.id for x in targets if type(x) is ast.Name)
 
 
@@ -1406,8 +1498,11 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
         return PrunePlan(FULL, reason="ast cannot parse it: libcst decides", error=exc)
     except (ValueError, RecursionError, MemoryError, OverflowError):
         return PrunePlan(FULL, reason="ast cannot parse it: libcst decides")
-    if vocab.row_kernel_imports and any(name.encode() in source for _, name in vocab.row_kernel_imports) \
-            and _imports_row_kernel(tree, vocab):
+    if (
+        vocab.row_kernel_imports
+        and any(name.encode() in source for _, name in vocab.row_kernel_imports)
+        and _imports_row_kernel(tree, vocab)
+    ):
         # CL004's row reads need the import of the kernel, wherever it stands (castlint.analysis.row_reads)
         return PrunePlan(FULL, reason="a row-index kernel is imported")
     if not prefilter_has_trigger(source, (vocab.plan_words,)):
@@ -1418,12 +1513,20 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
         return decided
     module.collect_reachable()
     _read_name_calls(module.units, module.params, vocab, module.aliases)
-    taint = _Taint(module.units, module.params, vocab, module.aliases,
-                   {s.name: s for s in module.top if isinstance(s, ast.ClassDef)})
+    taint = _Taint(
+        module.units,
+        module.params,
+        vocab,
+        module.aliases,
+        {s.name: s for s in module.top if isinstance(s, ast.ClassDef)},
+    )
     if any(taint.taints_globals(unit) for unit in module.units):
         return PrunePlan(FULL, reason="a global is assigned a pool")
-    if not any(u.casts or u.copies or u.helpers or u.plans for u in module.units) and not _holds_conversion(module) \
-            and not _holds_a_plan(tree, vocab):
+    if (
+        not any(u.casts or u.copies or u.helpers or u.plans for u in module.units)
+        and not _holds_conversion(module)
+        and not _holds_a_plan(tree, vocab)
+    ):
         # every rule's site is a cast, a copy, a helper or a plan call, or a conversion or a plan
         # held for later (a partial, getattr or map of one): none here, wherever a pool flows
         return PrunePlan(NOTHING, reason="no candidate site")
@@ -1433,8 +1536,11 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     # a plan held uncalled (`call(w.plan, ...)`, `partial(w.plan, ...)`) is a plan site too, and in a file
     # that names an MLA wrapper so is its run(): the MLA fix accounts for every input of every run
     runs = vocab.mla_run_methods if any(cls in source for cls in vocab.mla_classes) else frozenset()
-    sites = {id(unit) for unit in module.units if taint.has_site(unit)
-             or (unit is not module.module_rest and _holds_a_plan(unit.node, vocab, runs))}
+    sites = {
+        id(unit)
+        for unit in module.units
+        if taint.has_site(unit) or (unit is not module.module_rest and _holds_a_plan(unit.node, vocab, runs))
+    }
     if not sites:
         if _returns_a_pool(tree, vocab):
             # a helper's return reaches its callers through inheritance, super() and other
@@ -1457,8 +1563,11 @@ def _plan_holders(module: _ModuleUnits) -> Set[int]:
         return set()
     units = [u for u in module.units if u is not module.module_rest and type(u.node) in _DEFS]
     holders = {id(u) for u in units if u.plans or _holds_a_plan(u.node, vocab)}
-    helpers = {u.node.name for u in units if id(u) in holders and _passes_own_parameters(u.node, vocab.wrapper_methods,
-                                                                                       vocab.wrapper_functions)}
+    helpers = {
+        u.node.name
+        for u in units
+        if id(u) in holders and _passes_own_parameters(u.node, vocab.wrapper_methods, vocab.wrapper_functions)
+    }
     changed = True
     while changed:
         changed = False
@@ -1524,28 +1633,41 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     method_names = {c: {m.name for m in node.body if isinstance(m, _DEFS)} for c, node in classes.items()}
     fed: Set[str] = set()  # members of the classes constructed with a pool
     # the analysis knows an object's class only from a construction in the module
-    made = {name for unit in module.units for name, receiver, _ in unit.object_calls
-            if receiver == "" and name in classes}
+    made = {
+        name for unit in module.units for name, receiver, _ in unit.object_calls if receiver == "" and name in classes
+    }
     fed |= _held_arenas(module, taint)
     for unit in module.units:
         for name, receiver, call in unit.object_calls:
-            if any(type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit)
-                   for a in call.args):
+            if any(
+                type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit) for a in call.args
+            ):
                 return f"a pool is passed through *args to {name}"
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
                 fed |= method_names[name] | _assigned_attrs(module, classes[name])
-            elif receiver != "" and name not in tensor_methods and taint.returns.get(name) and any(
-                    name in method_names[c] for c in _method_owners(receiver, unit, classes, made)):
+            elif (
+                receiver != ""
+                and name not in tensor_methods
+                and taint.returns.get(name)
+                and any(name in method_names[c] for c in _method_owners(receiver, unit, classes, made))
+            ):
                 return f"a pool is returned by the method {name} of another object or a base class"
         for _, _, value, _ in unit.assigns:
             if value.bound:
                 return "an accessor is held uncalled (a bound method, partial or getattr)"
             if value.members & fed:
                 return f"a pool is read through an object built with it ({sorted(value.members & fed)[0]})"
-        if any(refs.members & fed for refs, _ in unit.casts) or any(refs.members & fed for refs in unit.copies) \
-                or any(refs.members & fed for args in unit.helpers for refs in args) \
-                or any(refs.members & fed for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls)
-                       for _, positional, keywords in calls for _, refs in (*positional, *keywords)):
+        if (
+            any(refs.members & fed for refs, _ in unit.casts)
+            or any(refs.members & fed for refs in unit.copies)
+            or any(refs.members & fed for args in unit.helpers for refs in args)
+            or any(
+                refs.members & fed
+                for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls)
+                for _, positional, keywords in calls
+                for _, refs in (*positional, *keywords)
+            )
+        ):
             return "a cast reads a pool through an object built with it"
     why = _through_own_decorator(module, taint)
     return why or _held_getters(module, classes, taint)
@@ -1556,8 +1678,13 @@ def _through_own_decorator(module: "_ModuleUnits", taint: "_Taint") -> Optional[
     def or class of the file) and that is called with a pool, holds a site or returns a pool:
     the analysis follows the call through the decorator's wrapper (ObjectFlow.decorated), which
     the per-unit taint does not."""
-    defined = {s.name for s in module.top if any(  # a def that can return a wrapper, a class with __call__
-        isinstance(n, _DEFS + (ast.Lambda,)) and n is not s for n in ast.walk(s))}
+    defined = {
+        s.name
+        for s in module.top
+        if any(  # a def that can return a wrapper, a class with __call__
+            isinstance(n, _DEFS + (ast.Lambda,)) and n is not s for n in ast.walk(s)
+        )
+    }
     wrapped = set()
     for node in ast.walk(module.tree):
         if isinstance(node, _DEFS):
@@ -1568,8 +1695,11 @@ def _through_own_decorator(module: "_ModuleUnits", taint: "_Taint") -> Optional[
     if not wrapped:
         return None
     for unit in module.units:
-        if type(unit.node) in _DEFS and unit.node.name in wrapped and (
-                taint.has_site(unit) or taint.returns.get(unit.node.name)):
+        if (
+            type(unit.node) in _DEFS
+            and unit.node.name in wrapped
+            and (taint.has_site(unit) or taint.returns.get(unit.node.name))
+        ):
             return f"{unit.node.name}, which a decorator of the module wraps, converts or returns a pool"
         for name, _, call in unit.object_calls:
             if name in wrapped and _tainted_args(call, unit, taint, module):
@@ -1587,8 +1717,7 @@ def _held_arenas(module: "_ModuleUnits", taint: Optional["_Taint"] = None) -> Se
         if unit.cls is not None:
             mine = held.setdefault(id(unit.cls), set())
             for names, attrs, value, _ in unit.assigns:
-                if attrs and (value.base or (taint is not None and value.names
-                                             and taint.tainted(value, unit))):
+                if attrs and (value.base or (taint is not None and value.names and taint.tainted(value, unit))):
                     mine |= attrs  # also `self.pairs.append((k, v))` of arenas bound to names
     changed = True
     while changed:
@@ -1610,46 +1739,75 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
     vocab = module.vocab
     for cls in classes.values():
         for method in cls.body:
-            if isinstance(method, _DEFS) and any(_dotted(d) and _dotted(d).rsplit(".", 1)[-1] in PROPERTY_DECORATORS
-                                                 for d in method.decorator_list):
+            if isinstance(method, _DEFS) and any(
+                _dotted(d) and _dotted(d).rsplit(".", 1)[-1] in PROPERTY_DECORATORS for d in method.decorator_list
+            ):
                 if taint.returns.get(method.name) or any(
-                        type(n) is ast.Return and n.value is not None and _refs(n.value, vocab, module.aliases).base
-                        for n in ast.walk(method)):
+                    type(n) is ast.Return and n.value is not None and _refs(n.value, vocab, module.aliases).base
+                    for n in ast.walk(method)
+                ):
                     return f"a pool is returned by the property {cls.name}.{method.name}"
-    tainted = any(any(unit.names.values()) for unit in module.units) or any(
-        any(attrs.values()) for attrs in taint.attrs.values()) or any(taint.returns.values())
+    tainted = (
+        any(any(unit.names.values()) for unit in module.units)
+        or any(any(attrs.values()) for attrs in taint.attrs.values())
+        or any(taint.returns.values())
+    )
     named = set()  # lambdas bound to a plain name or mapped: the per-unit taint follows those
     for node in ast.walk(module.tree):
-        if type(node) is ast.Assign and type(node.value) is ast.Lambda and all(
-                type(t) is ast.Name for t in node.targets):
+        if (
+            type(node) is ast.Assign
+            and type(node.value) is ast.Lambda
+            and all(type(t) is ast.Name for t in node.targets)
+        ):
             named.add(id(node.value))
-        elif type(node) is ast.Call and _callee_name(node.func) == "map" and node.args \
-                and type(node.args[0]) is ast.Lambda:
+        elif (
+            type(node) is ast.Call
+            and _callee_name(node.func) == "map"
+            and node.args
+            and type(node.args[0]) is ast.Lambda
+        ):
             named.add(id(node.args[0]))
     called: Set[int] = set()
     for node in ast.walk(module.tree):
         t = type(node)
         if t is ast.Lambda and _refs(node.body, vocab, module.aliases).base:
             return "a lambda reads a pool"
-        if t is ast.Lambda and id(node) not in named and tainted and any(type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.casts
-                                   for n in ast.walk(node.body)):
+        if (
+            t is ast.Lambda
+            and id(node) not in named
+            and tainted
+            and any(
+                type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.casts
+                for n in ast.walk(node.body)
+            )
+        ):
             return "a lambda converts what it is given (the call that passes a pool converts it)"
         if _held_conversion(node, vocab, called):
             return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
-        if t is ast.Call and _callee_name(node.func) in vocab.holders and node.args \
-                and taint.returns.get(_callee_name(node.args[0]) or ""):
+        if (
+            t is ast.Call
+            and _callee_name(node.func) in vocab.holders
+            and node.args
+            and taint.returns.get(_callee_name(node.args[0]) or "")
+        ):
             return "a function or method that returns a pool is held uncalled (a partial, staticmethod)"
         if t is ast.Yield and node.value is not None and _reads_pool(node.value, module, taint):
             return "a generator yields a pool"
-        if t is ast.YieldFrom and type(node.value) is ast.Call and any(
-                taint.returns.get(name) for name, _ in _refs(node.value, vocab, module.aliases).calls):
+        if (
+            t is ast.YieldFrom
+            and type(node.value) is ast.Call
+            and any(taint.returns.get(name) for name, _ in _refs(node.value, vocab, module.aliases).calls)
+        ):
             return "a generator delegates to another (yield from)"
         if t is ast.Call:
             if type(node.func) is ast.IfExp and _refs(node.func, vocab, module.aliases).bound:
                 return "a pool accessor is picked by a conditional expression"
             for keyword in node.keywords:
-                if keyword.arg is None and type(keyword.value) is ast.Dict and any(
-                        v is not None and _reads_pool(v, module, taint) for v in keyword.value.values):
+                if (
+                    keyword.arg is None
+                    and type(keyword.value) is ast.Dict
+                    and any(v is not None and _reads_pool(v, module, taint) for v in keyword.value.values)
+                ):
                     return "a pool is passed in a **{...} dict"
     return None
 
@@ -1679,17 +1837,23 @@ def _method_owners(receiver: str, unit: "_Unit", classes: Dict[str, ast.ClassDef
 def _tainted_args(call: ast.Call, unit: "_Unit", taint: "_Taint", module: "_ModuleUnits") -> bool:
     args = list(call.args) + [k.value for k in call.keywords]
     vocab = module.vocab
-    return any(taint.tainted(_refs(a, vocab, module.aliases), unit) or (
-        type(a) is ast.Call and _callee_name(a.func) in vocab.allocations and _may_be_arena(a, vocab))
-        for a in args)  # a record built over a pool-sized allocation (ModuleAnalysis._arena_allocation)
+    return any(
+        taint.tainted(_refs(a, vocab, module.aliases), unit)
+        or (type(a) is ast.Call and _callee_name(a.func) in vocab.allocations and _may_be_arena(a, vocab))
+        for a in args
+    )  # a record built over a pool-sized allocation (ModuleAnalysis._arena_allocation)
 
 
 def _assigned_attrs(module: "_ModuleUnits", cls: ast.ClassDef) -> Set[str]:
     """The self attributes cls's methods assign, and the fields a record class declares."""
     out: Set[str] = set()
     for node in ast.walk(cls):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
-                isinstance(node.value, ast.Name) and node.value.id == "self":
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, ast.Store)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
             out.add(node.attr)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             out.add(node.target.id)
@@ -1759,8 +1923,12 @@ class _ModuleUnits:
         rest = _Unit(stmt, stmt)
         for method in methods:
             self._collect(method)
-        for node in list(stmt.decorator_list) + list(stmt.bases) + list(stmt.keywords) + \
-                [s for s in stmt.body if not isinstance(s, _DEFS)]:
+        for node in (
+            list(stmt.decorator_list)
+            + list(stmt.bases)
+            + list(stmt.keywords)
+            + [s for s in stmt.body if not isinstance(s, _DEFS)]
+        ):
             part = _Unit(node, stmt)
             self._collect(part)
             _merge(rest, part, self.params)
@@ -1777,7 +1945,7 @@ class _ModuleUnits:
         gate = ((vocab.gate_words,),)
         words: Dict[int, Set[bytes]] = {}  # id(statement) -> the identifiers its text mentions
         for stmt in self.top:
-            segment = source[offsets[_first_line(stmt) - 1]:offsets[min(stmt.end_lineno, len(offsets) - 1)]]
+            segment = source[offsets[_first_line(stmt) - 1] : offsets[min(stmt.end_lineno, len(offsets) - 1)]]
             arenas = self.arena_tables is not None and may_allocate_arenas(segment, self.arena_tables, converts=False)
             if prefilter_has_trigger(segment, gate) or b"global" in segment or _has_convention(stmt, vocab) or arenas:
                 self.collect_statement(stmt)
@@ -1793,10 +1961,13 @@ class _ModuleUnits:
         while pending:
             for stmt in pending:
                 collected_names.add(stmt.name.encode())
-                segment = source[offsets[_first_line(stmt) - 1]:offsets[min(stmt.end_lineno, len(offsets) - 1)]]
+                segment = source[offsets[_first_line(stmt) - 1] : offsets[min(stmt.end_lineno, len(offsets) - 1)]]
                 mentioned |= set(_IDENTIFIER.findall(segment))
-            pending = [s for s in self.top if id(s) not in self.collected
-                       and (s.name.encode() in mentioned or words[id(s)] & collected_names)]
+            pending = [
+                s
+                for s in self.top
+                if id(s) not in self.collected and (s.name.encode() in mentioned or words[id(s)] & collected_names)
+            ]
             for stmt in pending:
                 self.collect_statement(stmt)
 
@@ -1830,8 +2001,11 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
             assigned = set().union(*(t_attrs for _, t_attrs, _, _ in unit.assigns)) if unit.assigns else set()
             # every caller of a def with a site: whether a helper converts for all its callers or
             # only for some decides where its cast is reported (ModuleAnalysis._for_some_callers)
-            if taint.feeds(unit, attrs, need_defs, need_returns) or assigned & resolve.get(key, set()) \
-                    or (unit.calls_made & site_defs) - _OBJECT_HOOKS:
+            if (
+                taint.feeds(unit, attrs, need_defs, need_returns)
+                or assigned & resolve.get(key, set())
+                or (unit.calls_made & site_defs) - _OBJECT_HOOKS
+            ):
                 kept.add(id(unit))
                 changed = True
     return kept
@@ -1882,8 +2056,7 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
         if rest.plans:
             decisions.append((stmt, True))
             continue
-        if any(method.plans or id(method) in holders or _holds_a_plan(method.node, module.vocab)
-               for method in methods):
+        if any(method.plans or id(method) in holders or _holds_a_plan(method.node, module.vocab) for method in methods):
             _keep_plan_inputs(methods, rest, keep, module.vocab, holders)
         decisions.append((stmt, True))  # header and non-method statements
         if all(keep):
@@ -1906,8 +2079,9 @@ def _holds_a_plan(node: ast.AST, vocab: "_Vocabulary", runs: frozenset = frozens
     return False
 
 
-def _keep_plan_inputs(methods: List[_Unit], rest: _Unit, keep: List[bool], vocab: "_Vocabulary",
-                      holders: Set[int] = frozenset()) -> None:
+def _keep_plan_inputs(
+    methods: List[_Unit], rest: _Unit, keep: List[bool], vocab: "_Vocabulary", holders: Set[int] = frozenset()
+) -> None:
     """CL002 resolves a plan's dtype arguments (and its receiver's class) through the
     self.x they mention and what those are assigned from: keep (in keep, by method
     index) every method with a plan call or that assigns one of them, transitively."""
@@ -1944,8 +2118,12 @@ def _hot_set(cls: ast.ClassDef, vocab: _Vocabulary) -> FrozenSet[str]:
     for stmt in cls.body:
         if isinstance(stmt, _DEFS):
             for n in _walk(stmt, skip=_DEFS):  # the method, less the functions nested in it
-                if type(n) is ast.Call and type(n.func) is ast.Attribute and type(n.func.value) is ast.Name \
-                        and n.func.value.id == "self":
+                if (
+                    type(n) is ast.Call
+                    and type(n.func) is ast.Attribute
+                    and type(n.func.value) is ast.Name
+                    and n.func.value.id == "self"
+                ):
                     self_calls.append((stmt.name, n.func.attr))
     return hot_path.hot_methods(methods, self_calls, vocab.hot_entry_points, vocab.accessors)
 

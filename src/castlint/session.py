@@ -20,6 +20,7 @@ whose report shows fixes (json, sarif, rdjson, the PR bot: `edits=FixOptions(...
 runs the codemods the same way, on the analysis that found the findings, and each
 fixable finding it serves comes back with its `Fix.edits`; nothing is written.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,23 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from castlint.fixoptions import API_CHOICES, PROFILE_CHOICES, FixOptions
 from castlint.settings import CommandLine, Resolver, SettingsRefused
 
-__all__ = ["API_CHOICES", "PROFILE_CHOICES", "CommandLine", "Discovery", "FixOptions", "FixedFile", "LazyFixer",
-           "NoqaResult", "Outcome", "Session", "SessionError", "Statistics", "check", "check_source", "fix"]
+__all__ = [
+    "API_CHOICES",
+    "PROFILE_CHOICES",
+    "CommandLine",
+    "Discovery",
+    "FixOptions",
+    "FixedFile",
+    "LazyFixer",
+    "NoqaResult",
+    "Outcome",
+    "Session",
+    "SessionError",
+    "Statistics",
+    "check",
+    "check_source",
+    "fix",
+]
 
 
 class SessionError(Exception):
@@ -86,8 +102,9 @@ class Outcome:
     stdin_too_big: bool = False
 
     def errors(self) -> list:
-        return sorted(list(self.walk_errors) + list(self.run_errors) + list(self.fix_errors),
-                      key=lambda e: (e.path, e.line))
+        return sorted(
+            list(self.walk_errors) + list(self.run_errors) + list(self.fix_errors), key=lambda e: (e.path, e.line)
+        )
 
     @property
     def fixed_total(self) -> int:
@@ -106,9 +123,12 @@ class Outcome:
                 meta["fixed"] = self.stdin_fixed
             meta["step_total_exclude"] = tables.decode_step_exclude_words
             return meta
-        meta = {"files": len(self.files), "fixed_files": len(self.changed_files),
-                "no_files": not self.files and not self.walk_errors,
-                "step_total_exclude": tables.decode_step_exclude_words}
+        meta = {
+            "files": len(self.files),
+            "fixed_files": len(self.changed_files),
+            "no_files": not self.files and not self.walk_errors,
+            "step_total_exclude": tables.decode_step_exclude_words,
+        }
         if fix:
             meta["fixed"] = self.fixed_total
         if show_fixes and fix:
@@ -184,8 +204,13 @@ class Session:
     extend-rules tables a config names (castlint.config.load_settings); per_file=False:
     every file with the run's own settings (the PR bot's way)."""
 
-    def __init__(self, flags: Optional[CommandLine] = None, paths: Sequence[str] = (".",),
-                 trusted: Sequence[str] = (), per_file: bool = True):
+    def __init__(
+        self,
+        flags: Optional[CommandLine] = None,
+        paths: Sequence[str] = (".",),
+        trusted: Sequence[str] = (),
+        per_file: bool = True,
+    ):
         self.flags = flags or CommandLine()
         self.paths = list(paths) or ["."]
         self.per_file = per_file
@@ -226,8 +251,9 @@ class Session:
         config, _ = self.settings()
         config_for = (lambda path: self.resolver.for_path(path)[0]) if self.per_file else None
         try:
-            files, errors = discover(paths, config, warn=warnings.append, force_exclude=force_exclude,
-                                     skipped=skipped, config_for=config_for)
+            files, errors = discover(
+                paths, config, warn=warnings.append, force_exclude=force_exclude, skipped=skipped, config_for=config_for
+            )
         except SettingsRefused as exc:
             raise SessionError(str(exc)) from None
         return Discovery(files, errors, warnings + skipped, skipped)
@@ -246,10 +272,19 @@ class Session:
             groups = [(config, tables, [])]
         return groups
 
-    def check(self, paths: Optional[Sequence[str]] = None, *, fix: Optional[FixOptions] = None, jobs: int = 0,
-              force_exclude: bool = False, follow_symlinks_outside: bool = False,
-              progress: Optional[Callable] = None, discovery: Optional[Discovery] = None,
-              roots: Optional[Sequence[str]] = None, edits: Optional[FixOptions] = None) -> Outcome:
+    def check(
+        self,
+        paths: Optional[Sequence[str]] = None,
+        *,
+        fix: Optional[FixOptions] = None,
+        jobs: int = 0,
+        force_exclude: bool = False,
+        follow_symlinks_outside: bool = False,
+        progress: Optional[Callable] = None,
+        discovery: Optional[Discovery] = None,
+        roots: Optional[Sequence[str]] = None,
+        edits: Optional[FixOptions] = None,
+    ) -> Outcome:
         """Check (and with fix, fix: write, or with fix.dry_run only diff) the files under paths.
 
         edits (without fix): each fixable finding carries the edits a fix with these options
@@ -265,10 +300,20 @@ class Session:
         total = Outcome(walk_errors=list(discovery.errors), warnings=list(discovery.warnings))
         named = [path for path in roots if os.path.isfile(path)]  # parsed even with no trigger word
         for config, tables, files in self.groups(discovery.files):
-            part = self._check_group(files, tables, config, jobs, fix, roots, named, follow_symlinks_outside,
-                                     progress, edits)
-            for name in ("files", "findings", "run_errors", "changed_files", "fix_errors", "changes", "fixes",
-                         "fixed", "not_fixed"):
+            part = self._check_group(
+                files, tables, config, jobs, fix, roots, named, follow_symlinks_outside, progress, edits
+            )
+            for name in (
+                "files",
+                "findings",
+                "run_errors",
+                "changed_files",
+                "fix_errors",
+                "changes",
+                "fixes",
+                "fixed",
+                "not_fixed",
+            ):
                 getattr(total, name).extend(getattr(part, name))
             total.fixed_counts.update(part.fixed_counts)
             total.diff_text += part.diff_text
@@ -278,36 +323,51 @@ class Session:
         total.findings.sort(key=lambda f: f.sort_key())
         return total
 
-    def _check_group(self, files, tables, config, jobs, options, roots, named, follow_symlinks_outside,
-                     progress, edits=None) -> Outcome:
+    def _check_group(
+        self, files, tables, config, jobs, options, roots, named, follow_symlinks_outside, progress, edits=None
+    ) -> Outcome:
         from castlint.engine import check_paths
 
         fixer = LazyFixer(options) if options is not None else describer(edits)
-        with (progress(len(files)) if progress is not None else nullcontext(None)) as advance:
+        with progress(len(files)) if progress is not None else nullcontext(None) as advance:
             run = check_paths(files, tables, config, jobs=jobs, progress=advance, fixer=fixer, named=named)
         if options is None:
             take_edits(run.results)
             return Outcome(files=list(files), findings=run.findings, run_errors=run.all_errors)
         return _fixed_outcome(run, files, tables, options, roots, follow_symlinks_outside)
 
-    def add_noqa(self, paths: Optional[Sequence[str]] = None, *, jobs: int = 0, reason: Optional[str] = None,
-                 force_exclude: bool = False, follow_symlinks_outside: bool = False,
-                 discovery: Optional[Discovery] = None, progress: Optional[Callable] = None) -> NoqaResult:
+    def add_noqa(
+        self,
+        paths: Optional[Sequence[str]] = None,
+        *,
+        jobs: int = 0,
+        reason: Optional[str] = None,
+        force_exclude: bool = False,
+        follow_symlinks_outside: bool = False,
+        discovery: Optional[Discovery] = None,
+        progress: Optional[Callable] = None,
+    ) -> NoqaResult:
         """Add `# noqa: CODE` for every current finding (--add-noqa)."""
         from castlint.noqa import add_noqa
 
         paths = list(paths or self.paths)
         checked = self.check(paths, jobs=jobs, force_exclude=force_exclude, discovery=discovery, progress=progress)
-        written = add_noqa(checked.findings, roots=paths, follow_symlinks_outside=follow_symlinks_outside,
-                           reason=reason)
+        written = add_noqa(
+            checked.findings, roots=paths, follow_symlinks_outside=follow_symlinks_outside, reason=reason
+        )
         errors = list(checked.walk_errors) + list(checked.run_errors) + list(written.errors)
-        return NoqaResult(added=written.added, errors=sorted(errors, key=lambda e: (e.path, e.line)),
-                          notes=list(written.notes), unplaced=list(written.unplaced))
+        return NoqaResult(
+            added=written.added,
+            errors=sorted(errors, key=lambda e: (e.path, e.line)),
+            notes=list(written.notes),
+            unplaced=list(written.unplaced),
+        )
 
     # -- bytes -----------------------------------------------------------------------------
 
-    def check_source(self, source: bytes, path: str = "-", *, fix: Optional[FixOptions] = None,
-                     edits: Optional[FixOptions] = None) -> Outcome:
+    def check_source(
+        self, source: bytes, path: str = "-", *, fix: Optional[FixOptions] = None, edits: Optional[FixOptions] = None
+    ) -> Outcome:
         """Check (and with fix, fix in memory) bytes that are not on disk, reported under path.
         edits (without fix): the fixable findings carry their edits, as in check().
 
@@ -324,8 +384,14 @@ class Session:
             from castlint.models import FileError
 
             outcome.stdin_too_big = True
-            outcome.run_errors = [FileError(path, 0, f"stdin holds more than the {config.max_file_size:,}-byte "
-                                                     "limit (max-file-size); not checked", "read")]
+            outcome.run_errors = [
+                FileError(
+                    path,
+                    0,
+                    f"stdin holds more than the {config.max_file_size:,}-byte limit (max-file-size); not checked",
+                    "read",
+                )
+            ]
             return outcome
         result, lost = call_checked(_check_bytes, (path, source, tables, config, fix, edits), config)
         if lost is not None:
@@ -361,7 +427,6 @@ class Session:
         return shown_settings(self.config, self.tables, self.flags)
 
 
-
 def describer(edits: Optional[FixOptions]) -> Optional[LazyFixer]:
     """The fixer of a check that shows its fixes' edits (never written: a dry run)."""
     if edits is None:
@@ -381,14 +446,24 @@ def take_edits(results) -> None:
         result.fix = None
 
 
-def _check_bytes(path: str, source: bytes, tables, config, options: Optional[FixOptions],
-                 edits: Optional[FixOptions] = None):
+def _check_bytes(
+    path: str, source: bytes, tables, config, options: Optional[FixOptions], edits: Optional[FixOptions] = None
+):
     """check_file on bytes (in a worker: castlint.engine.call_checked), with the fixer when fixing."""
     from castlint.engine import check_file
 
     fixer = LazyFixer(options) if options is not None else describer(edits)
-    return check_file(path, tables, config, config.cost_model(tables), None, True, source=source, fixer=fixer,
-                      stat=_NOT_ON_DISK if fixer is not None else None)
+    return check_file(
+        path,
+        tables,
+        config,
+        config.cost_model(tables),
+        None,
+        True,
+        source=source,
+        fixer=fixer,
+        stat=_NOT_ON_DISK if fixer is not None else None,
+    )
 
 
 _NOT_ON_DISK = os.stat_result((0,) * 10)  # what a fix of bytes snapshots (it is never written)
@@ -487,9 +562,15 @@ def shown_settings(config, tables, flags: Optional[CommandLine] = None) -> dict:
         "max_file_size": config.max_file_size,
         "file_timeout": config.file_timeout,
         "max_file_memory": config.max_file_memory,
-        "model": {"name": model.name, "layers": model.layers, "pool_tokens": model.pool_tokens,
-                  "kv_lora_rank": model.kv_lora_rank, "rope_dim": model.rope_dim, "kv_dtype": model.kv_dtype,
-                  "compute_dtype": model.compute_dtype},
+        "model": {
+            "name": model.name,
+            "layers": model.layers,
+            "pool_tokens": model.pool_tokens,
+            "kv_lora_rank": model.kv_lora_rank,
+            "rope_dim": model.rope_dim,
+            "kv_dtype": model.kv_dtype,
+            "compute_dtype": model.compute_dtype,
+        },
     }
 
 
@@ -512,13 +593,15 @@ def check(paths: Sequence[str] = (".",), flags: Optional[CommandLine] = None, **
     return Session(flags, paths).check(paths, **options)
 
 
-def check_source(source: bytes, path: str = "-", flags: Optional[CommandLine] = None,
-                 fix: Optional[FixOptions] = None) -> Outcome:
+def check_source(
+    source: bytes, path: str = "-", flags: Optional[CommandLine] = None, fix: Optional[FixOptions] = None
+) -> Outcome:
     """Check (with fix: fix in memory) bytes reported under path, with path's settings."""
     return Session(flags, [path]).check_source(source, path, fix=fix)
 
 
-def fix(paths: Sequence[str] = (".",), options: Optional[FixOptions] = None, flags: Optional[CommandLine] = None,
-        **kwargs) -> Outcome:
+def fix(
+    paths: Sequence[str] = (".",), options: Optional[FixOptions] = None, flags: Optional[CommandLine] = None, **kwargs
+) -> Outcome:
     """Check and fix paths (options.dry_run: only the diff, nothing written)."""
     return Session(flags, paths).check(paths, fix=options or FixOptions(), **kwargs)

@@ -6,6 +6,7 @@ passes them in any order). castlint does the same: a Resolver answers (Config,
 Tables) per file, built once per config file, with the same flags applied to each.
 `--config FILE` and `--isolated` give every file one config, as in ruff.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -50,8 +51,9 @@ def split_config_flags(values: Optional[List[str]]) -> Tuple[Optional[str], dict
     for value in values or ():
         if os.path.isfile(value) or "=" not in value:
             if path is not None:
-                raise SettingsRefused(f"--config: two config files given ({path}, {value}); give one, and "
-                                      "settings as KEY=VALUE")
+                raise SettingsRefused(
+                    f"--config: two config files given ({path}, {value}); give one, and settings as KEY=VALUE"
+                )
             path = value
             continue
         try:
@@ -74,8 +76,7 @@ def parse_per_file_ignores(values: List[str], flag: str) -> dict:
     for value in values:
         glob, sep, codes = value.rpartition(":")
         if not sep or not glob.strip() or not codes.strip():
-            raise SettingsRefused(f"{flag}: {value!r} is not GLOB:CODE[,CODE...] (for example "
-                                  f"'tests/*.py:CL001')")
+            raise SettingsRefused(f"{flag}: {value!r} is not GLOB:CODE[,CODE...] (for example 'tests/*.py:CL001')")
         try:
             parsed = parse_selectors(_split([codes]), flag)
         except SelectorError as exc:
@@ -135,8 +136,13 @@ class Resolver:
 
         flags = self.flags
         try:
-            config, tables = load_settings([path, *self.trusted], Path(flags.config_file) if flags.config_file else None,
-                                           flags.overrides, flags.isolated, found)
+            config, tables = load_settings(
+                [path, *self.trusted],
+                Path(flags.config_file) if flags.config_file else None,
+                flags.overrides,
+                flags.isolated,
+                found,
+            )
         except SettingsError as exc:
             raise SettingsRefused(str(exc)) from None
         apply(config, flags)
@@ -195,8 +201,11 @@ def apply(config, flags: CommandLine) -> None:
         config.ignore_noqa = True
     if flags.no_cache:
         config.cache = False
-    config.select_source = select_source or ("--config select" if flags.overrides.get("select") else
-                                             (f"{where}: select" if where and config.select else "default"))
+    config.select_source = select_source or (
+        "--config select"
+        if flags.overrides.get("select")
+        else (f"{where}: select" if where and config.select else "default")
+    )
     if not (config.select or config.ignore):
         return
     on = enabled_codes(config.select, config.ignore)
@@ -204,6 +213,8 @@ def apply(config, flags: CommandLine) -> None:
         chosen = ", ".join(on) if on else "no rule"
         why = [select_source] if select_source else []
         why += ignore_sources
-        raise SettingsRefused(f"{' and '.join(why) or 'the configuration'} leaves {chosen} enabled: nothing that "
-                              "checks code would run (CL900 only reports suppressions of rules that run). See "
-                              "`castlint rules`.")
+        raise SettingsRefused(
+            f"{' and '.join(why) or 'the configuration'} leaves {chosen} enabled: nothing that "
+            "checks code would run (CL900 only reports suppressions of rules that run). See "
+            "`castlint rules`."
+        )

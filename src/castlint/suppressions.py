@@ -3,6 +3,7 @@
 A bare `# castlint: ignore` (or bare `# noqa`) silences every code on its line.
 A finding is silenced by a comment on any line it spans.
 """
+
 from __future__ import annotations
 
 import io
@@ -16,9 +17,12 @@ _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)
 CODE_PREFIX = "CL"
 # `# castlint: noqa` (or `# castlint: noqa: CL001, CL003`) on a line of its own: the whole file,
 # as ruff's file-level exemption comment
-_FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*castlint[ \t]*:[ \t]*noqa"
-                        r"(?:[ \t]*:[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?"
-                        r"[ \t]*(?:#.*)?$", re.IGNORECASE | re.MULTILINE)
+_FILE_NOQA = re.compile(
+    r"^[ \t]*#[ \t]*castlint[ \t]*:[ \t]*noqa"
+    r"(?:[ \t]*:[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?"
+    r"[ \t]*(?:#.*)?$",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 @dataclass

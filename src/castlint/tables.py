@@ -4,6 +4,7 @@ The tables ship inside the package (castlint/rules/); in a source checkout the
 top-level rules/ folder is used. Users add tables through `extend-rules`.
 Every validation error names the file and the key.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -269,6 +270,7 @@ class Tables:
 
 # -- validation helpers ------------------------------------------------------
 
+
 def _get(data: dict, key: str, kind, path: Path, where: str, default: Any = ...):
     if key not in data:
         if default is ...:
@@ -279,7 +281,9 @@ def _get(data: dict, key: str, kind, path: Path, where: str, default: Any = ...)
         raise TableError(path, f"{where}.{key}", f"must be an integer, got {value!r}")
     if not isinstance(value, kind):
         expected = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-        raise TableError(path, f"{where}.{key}" if where else key, f"must be {expected}, got {type(value).__name__} {value!r}")
+        raise TableError(
+            path, f"{where}.{key}" if where else key, f"must be {expected}, got {type(value).__name__} {value!r}"
+        )
     return value
 
 
@@ -299,12 +303,18 @@ def _check_keys(data: dict, allowed: Iterable[str], path: Path, where: str) -> N
 
 from castlint.common.versions import parse_version  # noqa: E402 - re-exported for the table users
 
-
 # -- loaders per section -----------------------------------------------------
 
 # in the order of the emitted _MLA_KV_READ_COSTS rows (castlint/fixes/templates/mla_kv_read.py)
-MLA_KV_READ_COSTS = ("cast_ms_per_pool_token", "gather_ms", "gather_ms_per_token", "native_ms",
-                     "native_ms_per_token_query", "bf16_ms_per_token_query", "margin")
+MLA_KV_READ_COSTS = (
+    "cast_ms_per_pool_token",
+    "gather_ms",
+    "gather_ms_per_token",
+    "native_ms",
+    "native_ms_per_token_query",
+    "bf16_ms_per_token_query",
+    "margin",
+)
 COMPACT_KV_READ_KEYS = ("ms", "ms_per_row", "whole_pool_share")
 # Where each section lives among the builtin tables: facts are filed by what they
 # describe, not by the code that reads them. Pools and accessors (accessors.toml), the
@@ -315,15 +325,44 @@ COMPACT_KV_READ_KEYS = ("ms", "ms_per_row", "whole_pool_share")
 # file per GPU (costs_<gpu>.toml). A user's extend-rules table may carry any section.
 COSTS_FILES = "costs_*.toml"
 SECTION_FILES = {
-    **dict.fromkeys(("accessor", "cache_attributes", "layer_index", "index_values", "allocation", "gathers",
-                     "views", "conversions", "iteration", "callables", "learn", "conversion_helper", "guards",
-                     "hot_path"), ("accessors.toml",)),
+    **dict.fromkeys(
+        (
+            "accessor",
+            "cache_attributes",
+            "layer_index",
+            "index_values",
+            "allocation",
+            "gathers",
+            "views",
+            "conversions",
+            "iteration",
+            "callables",
+            "learn",
+            "conversion_helper",
+            "guards",
+            "hot_path",
+        ),
+        ("accessors.toml",),
+    ),
     "cache_parameter": ("conventions.toml",),
     **dict.fromkeys(("cast", "reinterpret", "dtype_spelling", "dtype_bytes", "cast_motion"), ("casts.toml",)),
     "wrapper": ("flashinfer.toml", "sglang.toml"),  # FlashInfer's wrappers; sglang's fast_mla_*_plan
     **dict.fromkeys(("mla_signature", "fp8_kv_mla", "auto_backend"), ("flashinfer.toml",)),
-    **dict.fromkeys(("release", "pin_source", "decode_step", "kv_pool", "kv_cache_dtype", "kv_read_switch",
-                     "kv_read_module", "switch_mechanism", "formatting", "rows_read_module"), ("sglang.toml",)),
+    **dict.fromkeys(
+        (
+            "release",
+            "pin_source",
+            "decode_step",
+            "kv_pool",
+            "kv_cache_dtype",
+            "kv_read_switch",
+            "kv_read_module",
+            "switch_mechanism",
+            "formatting",
+            "rows_read_module",
+        ),
+        ("sglang.toml",),
+    ),
     **dict.fromkeys(("default", "default_pool_tokens", "preset"), ("models.toml",)),
     **dict.fromkeys(("paged_kernel", "page_views"), ("paged_kernels.toml",)),
     **dict.fromkeys(("row_wise_helper", "rows_getter", "dequantizing_accessor", "row_kernel"), ("row_reads.toml",)),
@@ -377,20 +416,29 @@ def _returns(item: dict, path: Path, where: str) -> str:
 
 # accessors.toml: how code reaches a KV pool, and what its values are
 
+
 def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "accessor", list, path, "", [])):
         where = f"accessor[{i}]"
         _check_keys(item, {"name", "returns", "note", "receivers"}, path, where)
         returns = _returns(item, path, where)
-        accessor = Accessor(_get(item, "name", str, path, where), returns, _get(item, "note", str, path, where, ""),
-                            tuple(_str_list(item, "receivers", path, where)))
+        accessor = Accessor(
+            _get(item, "name", str, path, where),
+            returns,
+            _get(item, "note", str, path, where, ""),
+            tuple(_str_list(item, "receivers", path, where)),
+        )
         tables.accessors[accessor.name] = accessor
 
 
 def _load_cache_attributes(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "cache_attributes",
-                    {"names": "cache_attributes", "prefilter_whole": "cache_attributes_whole",
-                     "entry_lists": "cache_entry_lists"})
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "cache_attributes",
+        {"names": "cache_attributes", "prefilter_whole": "cache_attributes_whole", "entry_lists": "cache_entry_lists"},
+    )
 
 
 def _load_layer_index(tables: Tables, data: dict, path: Path) -> None:
@@ -404,42 +452,86 @@ def _load_gathers(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_views(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "views", {
-        "methods": "view_methods", "functions": "view_functions", "tuple_methods": "tuple_view_methods",
-        "tuple_functions": "tuple_view_functions", "narrow_methods": "narrow_methods",
-        "concat_functions": "concat_functions",
-        "narrow_functions": "narrow_functions", "select_methods": "select_methods",
-    })
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "views",
+        {
+            "methods": "view_methods",
+            "functions": "view_functions",
+            "tuple_methods": "tuple_view_methods",
+            "tuple_functions": "tuple_view_functions",
+            "narrow_methods": "narrow_methods",
+            "concat_functions": "concat_functions",
+            "narrow_functions": "narrow_functions",
+            "select_methods": "select_methods",
+        },
+    )
 
 
 def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "index_values", {
-        "scalar_attributes": "scalar_attributes", "scalar_calls": "scalar_calls", "tensor_calls": "tensor_calls",
-    })
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "index_values",
+        {
+            "scalar_attributes": "scalar_attributes",
+            "scalar_calls": "scalar_calls",
+            "tensor_calls": "tensor_calls",
+        },
+    )
 
 
 def _load_allocation(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "allocation", {
-        "functions": "allocation_functions", "batch_words": "batch_words", "layer_words": "layer_words",
-        "pool_words": "pool_words", "extent_words": "extent_words",
-    })
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "allocation",
+        {
+            "functions": "allocation_functions",
+            "batch_words": "batch_words",
+            "layer_words": "layer_words",
+            "pool_words": "pool_words",
+            "extent_words": "extent_words",
+        },
+    )
 
 
 def _load_conversions(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "conversions",
-                    {"copy_methods": "copy_methods", "unbound_receivers": "unbound_receivers"})
+    _load_word_sets(
+        tables, data, path, "conversions", {"copy_methods": "copy_methods", "unbound_receivers": "unbound_receivers"}
+    )
 
 
 def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "iteration", {"passthrough": "iter_passthrough", "chain": "iter_chain",
-                                                                "apply": "iter_apply",
-                                                                "element_methods": "element_methods"})
-    _load_word_sets(tables, data, path, "callables", {"partial": "partial_callables",
-                                                      "method_callers": "method_callers",
-                                                      "pass_through_decorators": "pass_through_decorators",
-                                                      "record_factories": "record_factories"})
-    _load_word_sets(tables, data, path, "learn", {"packages": "learn_packages",
-                                                  "skip_methods": "learn_skip_methods"})
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "iteration",
+        {
+            "passthrough": "iter_passthrough",
+            "chain": "iter_chain",
+            "apply": "iter_apply",
+            "element_methods": "element_methods",
+        },
+    )
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "callables",
+        {
+            "partial": "partial_callables",
+            "method_callers": "method_callers",
+            "pass_through_decorators": "pass_through_decorators",
+            "record_factories": "record_factories",
+        },
+    )
+    _load_word_sets(tables, data, path, "learn", {"packages": "learn_packages", "skip_methods": "learn_skip_methods"})
 
 
 def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
@@ -451,16 +543,24 @@ def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
         params = tuple(_str_list(item, "params", path, where))
         if not methods or not params:
             raise TableError(path, where, "needs at least one method and one parameter")
-        tables.cache_parameters.append(CacheParameter(
-            _get(item, "engine", str, path, where), methods, params,
-            tuple(_str_list(item, "requires", path, where)), returns, _get(item, "note", str, path, where, "")))
+        tables.cache_parameters.append(
+            CacheParameter(
+                _get(item, "engine", str, path, where),
+                methods,
+                params,
+                tuple(_str_list(item, "requires", path, where)),
+                returns,
+                _get(item, "note", str, path, where, ""),
+            )
+        )
 
 
 def _load_conversion_helpers(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "conversion_helper", list, path, "", [])):
         where = f"conversion_helper[{i}]"
-        _check_keys(item, {"name", "arg", "direction", "note", "source_dtype", "target_dtype", "scale_block"},
-                    path, where)
+        _check_keys(
+            item, {"name", "arg", "direction", "note", "source_dtype", "target_dtype", "scale_block"}, path, where
+        )
         direction = _get(item, "direction", str, path, where)
         if direction not in ("quantize", "dequantize"):
             raise TableError(path, f"{where}.direction", f"must be 'quantize' or 'dequantize', got {direction!r}")
@@ -468,9 +568,13 @@ def _load_conversion_helpers(tables: Tables, data: dict, path: Path) -> None:
         if scale_block < 0:
             raise TableError(path, f"{where}.scale_block", "must be 0 (no scales) or positive")
         helper = ConversionHelper(
-            _get(item, "name", str, path, where), _get(item, "arg", int, path, where, 0), direction,
-            _get(item, "note", str, path, where, ""), _get(item, "source_dtype", str, path, where, None),
-            _get(item, "target_dtype", str, path, where, None), scale_block,
+            _get(item, "name", str, path, where),
+            _get(item, "arg", int, path, where, 0),
+            direction,
+            _get(item, "note", str, path, where, ""),
+            _get(item, "source_dtype", str, path, where, None),
+            _get(item, "target_dtype", str, path, where, None),
+            scale_block,
         )
         tables.conversion_helpers[helper.name] = helper
 
@@ -480,8 +584,9 @@ def _load_guards(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_hot_path(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "hot_path", {"entry_points": "hot_path_entry_points",
-                                                     "run_once": "run_once_methods"})
+    _load_word_sets(
+        tables, data, path, "hot_path", {"entry_points": "hot_path_entry_points", "run_once": "run_once_methods"}
+    )
 
 
 # casts.toml: how a dtype cast is spelled, and what the dtypes are
@@ -507,15 +612,29 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             raise TableError(path, "cast_motion.protocols", "must be a table")
         for key in protocols:
             tables.protocols[key] = frozenset(_str_list(protocols, key, path, "cast_motion.protocols"))
-    _load_word_sets(tables, data, path, "cast_motion", {
-        "read_methods": "read_methods", "read_functions": "read_functions",
-        "eager_consumers": "eager_consumers", "cast_flags": "cast_flags",
-        "property_decorators": "property_decorators", "new_value_functions": "new_value_functions",
-        "new_value_methods": "new_value_methods", "idempotent_methods": "idempotent_methods",
-        "container_functions": "container_functions", "iterable_methods": "iterable_methods",
-        "iterable_attributes": "iterable_attributes", "scalar_functions": "scalar_functions",
-        "scalar_methods": "scalar_methods", "scalar_attributes": "scalar_attributes",
-        "shape_reads": "shape_reads"})
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "cast_motion",
+        {
+            "read_methods": "read_methods",
+            "read_functions": "read_functions",
+            "eager_consumers": "eager_consumers",
+            "cast_flags": "cast_flags",
+            "property_decorators": "property_decorators",
+            "new_value_functions": "new_value_functions",
+            "new_value_methods": "new_value_methods",
+            "idempotent_methods": "idempotent_methods",
+            "container_functions": "container_functions",
+            "iterable_methods": "iterable_methods",
+            "iterable_attributes": "iterable_attributes",
+            "scalar_functions": "scalar_functions",
+            "scalar_methods": "scalar_methods",
+            "scalar_attributes": "scalar_attributes",
+            "shape_reads": "shape_reads",
+        },
+    )
 
 
 def _load_casts(tables: Tables, data: dict, path: Path) -> None:
@@ -525,7 +644,9 @@ def _load_casts(tables: Tables, data: dict, path: Path) -> None:
         form = _get(item, "form", str, path, where)
         if form not in ("to", "no-args", "one-arg", "tensor-arg"):
             raise TableError(path, f"{where}.form", f"must be one of to/no-args/one-arg/tensor-arg, got {form!r}")
-        spelling = CastSpelling(_get(item, "method", str, path, where), form, _get(item, "target", str, path, where, None))
+        spelling = CastSpelling(
+            _get(item, "method", str, path, where), form, _get(item, "target", str, path, where, None)
+        )
         tables.casts[spelling.method] = spelling
 
 
@@ -538,12 +659,14 @@ DTYPE_ANNOTATION_KEYS = ("device_annotations", "dtype_annotations", "tensor_anno
 
 def _load_dtype_spelling(tables: Tables, data: dict, path: Path) -> None:
     name = "dtype_spelling"
-    section = _section(data, name, {"torch_dtypes", "name_words", "device_words", "device_call_suffixes",
-                                    *DTYPE_ANNOTATION_KEYS}, path)
+    section = _section(
+        data, name, {"torch_dtypes", "name_words", "device_words", "device_call_suffixes", *DTYPE_ANNOTATION_KEYS}, path
+    )
     if section is None:
         return
-    tables.device_call_suffixes = _merged(tables.device_call_suffixes,
-                                          _str_list(section, "device_call_suffixes", path, name))
+    tables.device_call_suffixes = _merged(
+        tables.device_call_suffixes, _str_list(section, "device_call_suffixes", path, name)
+    )
     for key in DTYPE_ANNOTATION_KEYS:
         getattr(tables, key).update(_str_list(section, key, path, name))
     tables.torch_dtypes.update(_str_list(section, "torch_dtypes", path, name))
@@ -566,32 +689,56 @@ def _load_dtype_bytes(tables: Tables, data: dict, path: Path) -> None:
 # sglang's plan functions), FlashInfer's API by release, the FP8-KV MLA capability matrix,
 # and the measured costs of reading an FP8 pool
 
+
 def _dtype_param(item: dict, key: str, path: Path, where: str) -> DtypeParam:
     """A wrapper's q_dtype/kv_dtype: where plan() takes it."""
     spec = _get(item, key, dict, path, where)
     _check_keys(spec, {"index", "keyword"}, path, f"{where}.{key}")
-    return DtypeParam(_get(spec, "index", int, path, f"{where}.{key}", None),
-                      _get(spec, "keyword", str, path, f"{where}.{key}"))
+    return DtypeParam(
+        _get(spec, "index", int, path, f"{where}.{key}", None), _get(spec, "keyword", str, path, f"{where}.{key}")
+    )
 
 
 def _load_wrappers(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "wrapper", list, path, "", [])):
         where = f"wrapper[{i}]"
-        _check_keys(item, {"class", "module", "methods", "q_dtype", "kv_dtype", "aliases", "run_method", "function",
-                           "positional_until", "mla"}, path, where)
+        _check_keys(
+            item,
+            {
+                "class",
+                "module",
+                "methods",
+                "q_dtype",
+                "kv_dtype",
+                "aliases",
+                "run_method",
+                "function",
+                "positional_until",
+                "mla",
+            },
+            path,
+            where,
+        )
         q_dtype = _dtype_param(item, "q_dtype", path, where)
         kv_dtype = _dtype_param(item, "kv_dtype", path, where)
         function = _get(item, "function", bool, path, where, False)
         methods = tuple(_str_list(item, "methods", path, where, ()))
         if not function and not methods:
             raise TableError(path, f"{where}.methods", "a class wrapper needs at least one method")
-        tables.wrappers.append(Wrapper(
-            cls=_get(item, "class", str, path, where), module=_get(item, "module", str, path, where),
-            methods=methods, q_dtype=q_dtype, kv_dtype=kv_dtype,
-            aliases=tuple(_str_list(item, "aliases", path, where, ())),
-            function=function, positional_until=_get(item, "positional_until", str, path, where, None),
-            mla=_get(item, "mla", bool, path, where, False), run_method=_get(item, "run_method", str, path, where, None),
-        ))
+        tables.wrappers.append(
+            Wrapper(
+                cls=_get(item, "class", str, path, where),
+                module=_get(item, "module", str, path, where),
+                methods=methods,
+                q_dtype=q_dtype,
+                kv_dtype=kv_dtype,
+                aliases=tuple(_str_list(item, "aliases", path, where, ())),
+                function=function,
+                positional_until=_get(item, "positional_until", str, path, where, None),
+                mla=_get(item, "mla", bool, path, where, False),
+                run_method=_get(item, "run_method", str, path, where, None),
+            )
+        )
 
 
 def _load_mla_signatures(tables: Tables, data: dict, path: Path) -> None:
@@ -604,8 +751,21 @@ def _load_mla_signatures(tables: Tables, data: dict, path: Path) -> None:
 def _load_fp8_kv_mla(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "fp8_kv_mla", list, path, "", [])):
         where = f"fp8_kv_mla[{i}]"
-        _check_keys(item, {"since", "backends", "compute_capability", "head_dim_ckv", "head_dim_kpe", "kv_dtypes",
-                           "q_dtypes", "note"}, path, where)
+        _check_keys(
+            item,
+            {
+                "since",
+                "backends",
+                "compute_capability",
+                "head_dim_ckv",
+                "head_dim_kpe",
+                "kv_dtypes",
+                "q_dtypes",
+                "note",
+            },
+            path,
+            where,
+        )
         _get(item, "since", str, path, where)
         if _str_list(item, "backends", path, where):  # a native path: what the fix's guard checks
             for key in ("compute_capability", "head_dim_ckv", "head_dim_kpe"):
@@ -637,8 +797,7 @@ def _load_mla_kv_read(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_compact_kv_read(tables: Tables, data: dict, path: Path) -> None:
-    section = _section(data, "compact_kv_read", set(COMPACT_KV_READ_KEYS) | {"gpu", "measured", "source", "note"},
-                       path)
+    section = _section(data, "compact_kv_read", set(COMPACT_KV_READ_KEYS) | {"gpu", "measured", "source", "note"}, path)
     if section is None:
         return
     for key in COMPACT_KV_READ_KEYS:
@@ -648,8 +807,16 @@ def _load_compact_kv_read(tables: Tables, data: dict, path: Path) -> None:
     tables.compact_kv_read.update(section)
 
 
-SWITCH_MECHANISM_KEYS = ("name", "declaration", "declaration_class", "field", "field_comment", "import",
-                         "import_section", "read")
+SWITCH_MECHANISM_KEYS = (
+    "name",
+    "declaration",
+    "declaration_class",
+    "field",
+    "field_comment",
+    "import",
+    "import_section",
+    "read",
+)
 
 
 def _load_kv_read_module(tables: Tables, data: dict, path: Path) -> None:
@@ -668,14 +835,21 @@ def _load_kv_read_module(tables: Tables, data: dict, path: Path) -> None:
         for key in ("name", "import", "import_section", "read"):
             _get(row, key, str, path, where)
         if row["import_section"] not in ("stdlib", "first-party"):
-            raise TableError(path, f"{where}.import_section", f"must be stdlib or first-party, got {row['import_section']!r}")
+            raise TableError(
+                path, f"{where}.import_section", f"must be stdlib or first-party, got {row['import_section']!r}"
+            )
         if "declaration" in row and not all(k in row for k in ("declaration_class", "field")):
             raise TableError(path, where, "a row with a `declaration` needs `declaration_class` and `field`")
         tables.switch_mechanisms.append(dict(row))
 
 
-FORMATTING_KEYS = {"line_length": int, "skip_magic_trailing_comma": bool, "isort_profile": str,
-                   "isort_line_length": int, "known_first_party": list}
+FORMATTING_KEYS = {
+    "line_length": int,
+    "skip_magic_trailing_comma": bool,
+    "isort_profile": str,
+    "isort_line_length": int,
+    "known_first_party": list,
+}
 
 
 def _load_formatting(tables: Tables, data: dict, path: Path) -> None:
@@ -706,8 +880,14 @@ def _load_kv_read_switch(tables: Tables, data: dict, path: Path) -> None:
 
 def _argument(item: dict, key: str, path: Path, where: str) -> tuple:
     value = item.get(key)
-    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)
-            and value[0].isidentifier() and isinstance(value[1], int) and value[1] >= 0):
+    if not (
+        isinstance(value, list)
+        and len(value) == 2
+        and isinstance(value[0], str)
+        and value[0].isidentifier()
+        and isinstance(value[1], int)
+        and value[1] >= 0
+    ):
         raise TableError(path, f"{where}.{key}", f"must be [keyword, position], got {value!r}")
     return value[0], value[1]
 
@@ -718,8 +898,9 @@ def _load_paged_kernels(tables: Tables, data: dict, path: Path) -> None:
         where = f"paged_kernel[{i}]"
         if not isinstance(item, dict):
             raise TableError(path, where, "must be a table")
-        _check_keys(item, {"function", "caches", "page_table", "seqlens", "writes", "refuse", "cache_rank"}, path,
-                    where)
+        _check_keys(
+            item, {"function", "caches", "page_table", "seqlens", "writes", "refuse", "cache_rank"}, path, where
+        )
         function = _get(item, "function", str, path, where)
         lists = {}
         for key in ("caches", "writes", "refuse"):
@@ -728,24 +909,41 @@ def _load_paged_kernels(tables: Tables, data: dict, path: Path) -> None:
         if not lists["caches"]:
             raise TableError(path, f"{where}.caches", "needs at least one cache argument")
         rank = _get(item, "cache_rank", int, path, where, 0)
-        tables.paged_kernels.append({"function": function, "page_table": _argument(item, "page_table", path, where),
-                                     "seqlens": _argument(item, "seqlens", path, where), "cache_rank": rank,
-                                     **lists})
+        tables.paged_kernels.append(
+            {
+                "function": function,
+                "page_table": _argument(item, "page_table", path, where),
+                "seqlens": _argument(item, "seqlens", path, where),
+                "cache_rank": rank,
+                **lists,
+            }
+        )
     views = _section(data, "page_views", {"functions", "methods", "unflatten", "row_keeping", "metadata"}, path)
     if views is not None:
-        functions = tuple(_argument({"functions": f}, "functions", path, "page_views")
-                          for f in _get(views, "functions", list, path, "page_views", []))
+        functions = tuple(
+            _argument({"functions": f}, "functions", path, "page_views")
+            for f in _get(views, "functions", list, path, "page_views", [])
+        )
         keeping = []
         for item in _get(views, "row_keeping", list, path, "page_views", []):
-            if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str) and isinstance(item[1], str)
-                    and isinstance(item[2], int)):
-                raise TableError(path, "page_views.row_keeping", f"must be [method, dim keyword, dim position], "
-                                                                 f"got {item!r}")
+            if not (
+                isinstance(item, list)
+                and len(item) == 3
+                and isinstance(item[0], str)
+                and isinstance(item[1], str)
+                and isinstance(item[2], int)
+            ):
+                raise TableError(
+                    path, "page_views.row_keeping", f"must be [method, dim keyword, dim position], got {item!r}"
+                )
             keeping.append(tuple(item))
-        tables.page_views.update(functions=functions, methods=tuple(_str_list(views, "methods", path, "page_views")),
-                                 unflatten=_get(views, "unflatten", str, path, "page_views", ""),
-                                 row_keeping=tuple(keeping),
-                                 metadata=tuple(_str_list(views, "metadata", path, "page_views")))
+        tables.page_views.update(
+            functions=functions,
+            methods=tuple(_str_list(views, "methods", path, "page_views")),
+            unflatten=_get(views, "unflatten", str, path, "page_views", ""),
+            row_keeping=tuple(keeping),
+            metadata=tuple(_str_list(views, "metadata", path, "page_views")),
+        )
     paged = _section(data, "paged_kv_read", {"gpu", "measured", "source", "whole_pool_share"}, path)
     if paged is not None:
         share = _get(paged, "whole_pool_share", (int, float), path, "paged_kv_read")
@@ -771,17 +969,23 @@ def _load_row_reads(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "dequantizing_accessor", list, path, "", [])):
         where = f"dequantizing_accessor[{i}]"
         _check_keys(item, {"engine", "since", "key", "value", "pools", "helper"}, path, where)
-        tables.dequantizing_accessors.append({k: _get(item, k, str, path, where, "") for k in
-                                              ("engine", "since", "key", "value", "pools", "helper")})
+        tables.dequantizing_accessors.append(
+            {k: _get(item, k, str, path, where, "") for k in ("engine", "since", "key", "value", "pools", "helper")}
+        )
     for i, item in enumerate(_get(data, "row_kernel", list, path, "", [])):
         where = f"row_kernel[{i}]"
         _check_keys(item, {"function", "caches", "rows", "modules"}, path, where)
         caches = tuple(_argument({"caches": a}, "caches", path, where) for a in _get(item, "caches", list, path, where))
         if len(caches) != 2:
             raise TableError(path, f"{where}.caches", "must name the K and the V buffer")
-        tables.row_kernels.append({"function": _get(item, "function", str, path, where), "caches": caches,
-                                   "rows": _argument(item, "rows", path, where),
-                                   "modules": tuple(_str_list(item, "modules", path, where))})
+        tables.row_kernels.append(
+            {
+                "function": _get(item, "function", str, path, where),
+                "caches": caches,
+                "rows": _argument(item, "rows", path, where),
+                "modules": tuple(_str_list(item, "modules", path, where)),
+            }
+        )
     module = _section(data, "rows_read_module", {"module", "pool_rows", "switch", "switch_values"}, path)
     if module is not None:
         name = _get(module, "module", str, path, "rows_read_module")
@@ -790,9 +994,12 @@ def _load_row_reads(tables: Tables, data: dict, path: Path) -> None:
         values = _str_list(module, "switch_values", path, "rows_read_module")
         if not values:
             raise TableError(path, "rows_read_module.switch_values", "needs at least one value")
-        tables.rows_read_module.update(module=name, pool_rows=_get(module, "pool_rows", str, path, "rows_read_module"),
-                                       switch=_get(module, "switch", str, path, "rows_read_module"),
-                                       switch_values=values)
+        tables.rows_read_module.update(
+            module=name,
+            pool_rows=_get(module, "pool_rows", str, path, "rows_read_module"),
+            switch=_get(module, "switch", str, path, "rows_read_module"),
+            switch_values=values,
+        )
     share = _section(data, "rows_kv_read", {"gpu", "measured", "source", "whole_pool_share"}, path)
     if share is not None:
         value = _get(share, "whole_pool_share", (int, float), path, "rows_kv_read")
@@ -802,9 +1009,22 @@ def _load_row_reads(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_kv_pool(tables: Tables, data: dict, path: Path) -> None:
-    section = _section(data, "kv_pool", {"pool", "size", "padding", "runner_parameter",
-                                         "runner_annotation", "backend_parameter", "backend_annotation",
-                                         "dcp_attribute", "dcp_buffer_attribute"}, path)
+    section = _section(
+        data,
+        "kv_pool",
+        {
+            "pool",
+            "size",
+            "padding",
+            "runner_parameter",
+            "runner_annotation",
+            "backend_parameter",
+            "backend_annotation",
+            "dcp_attribute",
+            "dcp_buffer_attribute",
+        },
+        path,
+    )
     if section is None:
         return
     for key, value in section.items():
@@ -815,9 +1035,15 @@ def _load_kv_pool(tables: Tables, data: dict, path: Path) -> None:
 
 # sglang.toml and models.toml: the engine's releases and the model presets
 
+
 def _load_kv_cache_dtype(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "kv_cache_dtype",
-                    {"attributes": "kv_cache_dtype_attributes", "holders": "kv_cache_dtype_holders"})
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "kv_cache_dtype",
+        {"attributes": "kv_cache_dtype_attributes", "holders": "kv_cache_dtype_holders"},
+    )
 
 
 def _load_releases(tables: Tables, data: dict, path: Path) -> None:
@@ -845,8 +1071,9 @@ def _load_pin_source(tables: Tables, data: dict, path: Path) -> None:
 def _load_decode_step(tables: Tables, data: dict, path: Path) -> None:
     section = _section(data, "decode_step", {"exclude_words"}, path)
     if section is not None:
-        tables.decode_step_exclude_words = _merged(tables.decode_step_exclude_words,
-                                                   _str_list(section, "exclude_words", path, "decode_step"))
+        tables.decode_step_exclude_words = _merged(
+            tables.decode_step_exclude_words, _str_list(section, "exclude_words", path, "decode_step")
+        )
 
 
 def _load_defaults(tables: Tables, data: dict, path: Path) -> None:
@@ -859,36 +1086,82 @@ def _load_defaults(tables: Tables, data: dict, path: Path) -> None:
 def _load_presets(tables: Tables, data: dict, path: Path) -> None:
     for name, item in _get(data, "preset", dict, path, "", {}).items():
         where = f"preset.{name}"
-        _check_keys(item, {"description", "layers", "kv_lora_rank", "rope_dim", "num_heads", "kv_dtype",
-                           "compute_dtype"}, path, where)
+        _check_keys(
+            item,
+            {"description", "layers", "kv_lora_rank", "rope_dim", "num_heads", "kv_dtype", "compute_dtype"},
+            path,
+            where,
+        )
         if _get(item, "layers", int, path, where) <= 0:
             raise TableError(path, f"{where}.layers", "must be positive")
         preset = ModelPreset(
-            name=name, description=_get(item, "description", str, path, where, name),
-            layers=item["layers"], kv_lora_rank=_get(item, "kv_lora_rank", int, path, where),
-            rope_dim=_get(item, "rope_dim", int, path, where), num_heads=_get(item, "num_heads", int, path, where),
-            kv_dtype=_get(item, "kv_dtype", str, path, where), compute_dtype=_get(item, "compute_dtype", str, path, where),
+            name=name,
+            description=_get(item, "description", str, path, where, name),
+            layers=item["layers"],
+            kv_lora_rank=_get(item, "kv_lora_rank", int, path, where),
+            rope_dim=_get(item, "rope_dim", int, path, where),
+            num_heads=_get(item, "num_heads", int, path, where),
+            kv_dtype=_get(item, "kv_dtype", str, path, where),
+            compute_dtype=_get(item, "compute_dtype", str, path, where),
         )
         tables.presets[name] = preset
 
 
 # The order in which _load_into reads a file's sections.
 _SECTION_LOADERS = (
-    _load_accessors, _load_cache_attributes, _load_layer_index, _load_gathers, _load_views, _load_index_values,
-    _load_allocation, _load_conversions, _load_iteration, _load_cache_parameters, _load_conversion_helpers,
-    _load_guards, _load_hot_path, _load_casts, _load_cast_motion, _load_reinterpret, _load_dtype_spelling, _load_dtype_bytes, _load_wrappers,
-    _load_mla_signatures, _load_fp8_kv_mla, _load_auto_backend, _load_mla_kv_read, _load_kv_pool,
-    _load_compact_kv_read, _load_kv_read_switch, _load_kv_read_module, _load_formatting, _load_paged_kernels,
+    _load_accessors,
+    _load_cache_attributes,
+    _load_layer_index,
+    _load_gathers,
+    _load_views,
+    _load_index_values,
+    _load_allocation,
+    _load_conversions,
+    _load_iteration,
+    _load_cache_parameters,
+    _load_conversion_helpers,
+    _load_guards,
+    _load_hot_path,
+    _load_casts,
+    _load_cast_motion,
+    _load_reinterpret,
+    _load_dtype_spelling,
+    _load_dtype_bytes,
+    _load_wrappers,
+    _load_mla_signatures,
+    _load_fp8_kv_mla,
+    _load_auto_backend,
+    _load_mla_kv_read,
+    _load_kv_pool,
+    _load_compact_kv_read,
+    _load_kv_read_switch,
+    _load_kv_read_module,
+    _load_formatting,
+    _load_paged_kernels,
     _load_row_reads,
-    _load_kv_cache_dtype, _load_releases, _load_pin_source, _load_decode_step, _load_defaults, _load_presets,
+    _load_kv_cache_dtype,
+    _load_releases,
+    _load_pin_source,
+    _load_decode_step,
+    _load_defaults,
+    _load_presets,
 )
 
 
 # The sections the fixes and the code they write read key by key: a builtin table must
 # state every one of these keys (a user's extend-rules table may override some of them).
 REQUIRED_SECTIONS = {
-    "kv_pool": ("pool", "size", "padding", "runner_parameter", "runner_annotation", "backend_parameter",
-                "backend_annotation", "dcp_attribute", "dcp_buffer_attribute"),
+    "kv_pool": (
+        "pool",
+        "size",
+        "padding",
+        "runner_parameter",
+        "runner_annotation",
+        "backend_parameter",
+        "backend_annotation",
+        "dcp_attribute",
+        "dcp_buffer_attribute",
+    ),
     "auto_backend": ("sm90", "other"),
     "kv_read_switch": ("variable", "values", "paged_compact_modes"),
     "kv_read_module": ("module", "cuda_graph_keyword"),
@@ -924,25 +1197,35 @@ def _check_complete(tables: Tables, base: Path, origins: dict) -> None:
         if not isinstance(backend, str) or not backend.isidentifier():
             raise TableError(origins["auto_backend"], f"auto_backend.{key}", f"must be a backend name, got {backend!r}")
     if not tables.switch_mechanisms or "declaration" in tables.switch_mechanisms[-1]:
-        raise TableError(origins.get("switch_mechanism", _home(base, "switch_mechanism")), "switch_mechanism",
-                         "the last row must be the fallback (a row without `declaration`)")
+        raise TableError(
+            origins.get("switch_mechanism", _home(base, "switch_mechanism")),
+            "switch_mechanism",
+            "the last row must be the fallback (a row without `declaration`)",
+        )
     if not any(row.get("run_scales") for row in tables.mla_signatures):
-        raise TableError(origins.get("mla_signature", _home(base, "mla_signature")), "mla_signature",
-                         "needs a row with `run_scales`")
+        raise TableError(
+            origins.get("mla_signature", _home(base, "mla_signature")), "mla_signature", "needs a row with `run_scales`"
+        )
     if tables.mla_wrapper() is None:
         raise TableError(origins.get("wrapper", _home(base, "wrapper")), "wrapper", "needs the row with `mla = true`")
     known = ", ".join(sorted(tables.dtype_bytes))
     for preset in tables.presets.values():
         for key in ("kv_dtype", "compute_dtype"):
             if getattr(preset, key) not in tables.dtype_bytes:
-                raise TableError(origins[("preset", preset.name)], f"preset.{preset.name}.{key}",
-                                 f"unknown dtype {getattr(preset, key)!r}: [dtype_bytes] lists {known}")
+                raise TableError(
+                    origins[("preset", preset.name)],
+                    f"preset.{preset.name}.{key}",
+                    f"unknown dtype {getattr(preset, key)!r}: [dtype_bytes] lists {known}",
+                )
     for helper in tables.conversion_helpers.values():
         for key in ("source_dtype", "target_dtype"):
             dtype = getattr(helper, key)
             if dtype is not None and dtype not in tables.dtype_bytes:
-                raise TableError(origins[("conversion_helper", helper.name)], f"conversion_helper.{helper.name}.{key}",
-                                 f"unknown dtype {dtype!r}: [dtype_bytes] lists {known}")
+                raise TableError(
+                    origins[("conversion_helper", helper.name)],
+                    f"conversion_helper.{helper.name}.{key}",
+                    f"unknown dtype {dtype!r}: [dtype_bytes] lists {known}",
+                )
 
 
 def _note_origins(origins: dict, data: dict, path: Path) -> None:

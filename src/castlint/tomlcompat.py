@@ -1,4 +1,5 @@
 """tomllib on Python >= 3.11, tomli before."""
+
 import sys
 
 if sys.version_info >= (3, 11):

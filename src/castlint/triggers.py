@@ -5,6 +5,7 @@ can carry a pool (castlint.analysis.tree_index).
 It sits below the analysis and the rules; castlint.prefilter, above the rule registry,
 turns every rule's groups into the text test a file must pass to be parsed.
 """
+
 from __future__ import annotations
 
 from typing import FrozenSet, Tuple
@@ -23,17 +24,25 @@ class TriggerWords:
         # accessors as a method of something (`.get_key_buffer`: called, or held uncalled as a
         # bound method or a partial) or named in getattr(obj, "get_key_buffer")
         named = {f"{q}{name}{q}" for name in tables.accessors for q in "'\""}
-        self.pools: FrozenSet[str] = frozenset({f".{name}" for name in tables.accessors} | named | {
-            f".{name}{after}" if name in tables.cache_attributes_whole else f".{name}"
-            for name in tables.cache_attributes for after in ATTRIBUTE_ENDS})
+        self.pools: FrozenSet[str] = frozenset(
+            {f".{name}" for name in tables.accessors}
+            | named
+            | {
+                f".{name}{after}" if name in tables.cache_attributes_whole else f".{name}"
+                for name in tables.cache_attributes
+                for after in ATTRIBUTE_ENDS
+            }
+        )
         # a cast called (`.to(`), or held uncalled to be called later: unbound
         # (`partial(torch.Tensor.to, ...)`, `{"bf16": torch.Tensor.bfloat16}`) or by its name
         # (`methodcaller("to", d)`, `getattr(t, "float")`)
         methods = {*tables.casts, *tables.copy_methods}
         receivers = {receiver.rsplit(".", 1)[-1] for receiver in tables.unbound_receivers}
-        self.casts = frozenset({f".{method}(" for method in methods}
-                               | {f"{receiver}.{method}" for receiver in receivers for method in methods}
-                               | {f"{q}{method}{q}" for method in methods for q in "'\""})
+        self.casts = frozenset(
+            {f".{method}(" for method in methods}
+            | {f"{receiver}.{method}" for receiver in receivers for method in methods}
+            | {f"{q}{method}{q}" for method in methods for q in "'\""}
+        )
         wrappers = set()
         for wrapper in tables.wrappers:
             wrappers.update({wrapper.cls, wrapper.q_dtype.keyword, wrapper.kv_dtype.keyword, *wrapper.aliases})
@@ -42,8 +51,9 @@ class TriggerWords:
         self.helpers = frozenset(tables.conversion_helpers)
         # a kernel that reads a pool by row index, and an accessor that may dequantize it whole
         self.row_kernels = frozenset(row["function"] for row in tables.row_kernels)
-        self.dequantizing_accessors = frozenset(f".{a[k]}(" for a in tables.dequantizing_accessors
-                                                for k in ("key", "value"))
+        self.dequantizing_accessors = frozenset(
+            f".{a[k]}(" for a in tables.dequantizing_accessors for k in ("key", "value")
+        )
         self.cache_parameters = frozenset(name for p in tables.cache_parameters for name in p.params)
         self.conversions = self.casts | self.helpers
         self.suppressions = SUPPRESSION_WORDS
@@ -53,9 +63,11 @@ class TriggerWords:
         for p in tables.cache_parameters:
             by_requires.setdefault(tuple(sorted(p.requires)), set()).update(p.params)
         self.conventions: Tuple[tuple, ...] = tuple(
-            (frozenset(params), frozenset(requires), self.conversions) if requires
+            (frozenset(params), frozenset(requires), self.conversions)
+            if requires
             else (frozenset(params), self.conversions)
-            for requires, params in sorted(by_requires.items()))
+            for requires, params in sorted(by_requires.items())
+        )
         # a pool and a conversion, or a whole cache that arrives as a parameter (CL001, CL003, CL005)
         self.pool_conversions: Tuple[tuple, ...] = ((self.pools, self.casts),) + self.conventions
 
@@ -83,18 +95,28 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
         regex = re.compile(rb"\b(?:" + b"|".join(re.escape(name.encode()) for name in functions) + rb")\(")
         casts = tuple(f".{method}(".encode() for method in (*tables.casts, *tables.copy_methods))
         # the comprehension runs over the layers: `for _ in range(num_layers)` ([allocation] layer_words)
-        layer_range = re.compile(rb"for\s+[\w, ()]+\s+in\s+range\([^)]{0,80}?(?:"
-                                 + b"|".join(re.escape(w.encode()) for w in sorted(tables.layer_words)) + rb")",
-                                 re.IGNORECASE)
+        layer_range = re.compile(
+            rb"for\s+[\w, ()]+\s+in\s+range\([^)]{0,80}?(?:"
+            + b"|".join(re.escape(w.encode()) for w in sorted(tables.layer_words))
+            + rb")",
+            re.IGNORECASE,
+        )
         alternatives = b"|".join(re.escape(name.encode()) for name in functions)
         stored = re.compile(rb"(?:\]\s*=|\.(?:append|insert)\()\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
 
         def words(group):
             return b"|".join(re.escape(w.encode()) for w in sorted(group))
+
         dimension = rb"[\w.]*?(?<![a-zA-Z0-9])(?:%s)(?![a-zA-Z0-9])[\w.]*"  # a word of it, `_`-separated
-        stacked = re.compile(rb"\b(?:" + alternatives + rb")\(\s*(?:size\s*=\s*)?[(\[]?\s*"
-                             + dimension % words(tables.layer_words) + rb"\s*,\s*"
-                             + dimension % words(tables.pool_words), re.IGNORECASE)
+        stacked = re.compile(
+            rb"\b(?:"
+            + alternatives
+            + rb")\(\s*(?:size\s*=\s*)?[(\[]?\s*"
+            + dimension % words(tables.layer_words)
+            + rb"\s*,\s*"
+            + dimension % words(tables.pool_words),
+            re.IGNORECASE,
+        )
         bound = re.compile(rb"=\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
         hit = _ARENA_TESTS[id(tables)] = (tables, (regex, casts, layer_range, stored, stacked, bound))
     regex, casts, layer_range, stored, stacked, bound = hit[1]

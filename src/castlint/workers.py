@@ -27,6 +27,7 @@ them:
 Workers are forked (CASTLINT_MP picks another start method): they share the
 parent's imported modules, and what the parent monkeypatched.
 """
+
 from __future__ import annotations
 
 import collections
@@ -256,6 +257,7 @@ def _out_of_memory(limits: Optional[Limits]) -> str:
 
 # -- the parent side -------------------------------------------------------------------
 
+
 class _Worker:
     def __init__(self, process, conn, err):
         self.process, self.conn, self.err = process, conn, err
@@ -270,8 +272,9 @@ class Pool:
     (item, None, Lost) for one whose worker died or ran out of time; split(item)
     may give smaller items to run instead of reporting a lost one (a batch of files)."""
 
-    def __init__(self, size: int, limits: Limits, initializer: Optional[Callable] = None, initargs: tuple = (),
-                 context=None):
+    def __init__(
+        self, size: int, limits: Limits, initializer: Optional[Callable] = None, initargs: tuple = (), context=None
+    ):
         import multiprocessing
 
         if context is None:
@@ -300,9 +303,18 @@ class Pool:
         fork = self.context.get_start_method() == "fork"
         err = tempfile.TemporaryFile(prefix="castlint-worker-") if fork else None
         process = self.context.Process(
-            target=_worker_main, daemon=True, name="castlint-worker",
-            args=(child_conn, self.initializer, self.initargs, self.limits, os.getpid(),
-                  err.fileno() if err is not None else None))
+            target=_worker_main,
+            daemon=True,
+            name="castlint-worker",
+            args=(
+                child_conn,
+                self.initializer,
+                self.initargs,
+                self.limits,
+                os.getpid(),
+                err.fileno() if err is not None else None,
+            ),
+        )
         held = _block(STOP_SIGNALS)  # no signal may reach the child before it sets its own handlers
         try:
             process.start()
@@ -352,8 +364,9 @@ class Pool:
             self._discard(worker)
 
     # -- tasks --------------------------------------------------------------------
-    def run(self, fn: Callable, items: Iterable, split: Optional[Callable[[Any], Sequence]] = None
-            ) -> Iterator[Tuple[Any, Any, Optional[Lost]]]:
+    def run(
+        self, fn: Callable, items: Iterable, split: Optional[Callable[[Any], Sequence]] = None
+    ) -> Iterator[Tuple[Any, Any, Optional[Lost]]]:
         queue: Deque = collections.deque(items)
         busy: List[_Worker] = []
         while queue or busy:
@@ -400,8 +413,14 @@ class Pool:
             elif now >= worker.deadline:
                 number, item = worker.task
                 self._discard(worker)
-                out.append((worker, item, None, Lost("timeout", f"took longer than {self.limits.timeout:g} s "
-                                                                "(file-timeout); stopped")))
+                out.append(
+                    (
+                        worker,
+                        item,
+                        None,
+                        Lost("timeout", f"took longer than {self.limits.timeout:g} s (file-timeout); stopped"),
+                    )
+                )
         return out
 
     def _answer(self, worker: _Worker) -> tuple:
@@ -459,8 +478,9 @@ def describe_death(code: Optional[int], said: str, limits: Optional[Limits]) -> 
             return Lost("killed", f"the worker checking it was killed ({name}; out of memory?)")
         if -code == signal.SIGABRT and limits is not None and limits.memory:
             return Lost("crash", f"the parser aborted ({name}; out of memory, or nesting too deep?)")
-        return Lost("crash", f"the parser crashed on this file ({name}; code nested too deeply for libcst's "
-                             "native parser?)")
+        return Lost(
+            "crash", f"the parser crashed on this file ({name}; code nested too deeply for libcst's native parser?)"
+        )
     return Lost("exit", f"the worker checking it exited with status {code}" + (f" ({said[:200]})" if said else ""))
 
 

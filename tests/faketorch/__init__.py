@@ -2,6 +2,7 @@
 (castlint.validate.doubles, the one `castlint validate` runs; only the float64 MLA kernel is
 the fake torch's own), and a harness that runs an original and a fixed module on them side by
 side (castlint's fix-equivalence proof)."""
+
 from faketorch.module import make_torch
 from faketorch.tensor import DTYPES, FakeTorchUnsupported, Tensor
 

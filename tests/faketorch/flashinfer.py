@@ -10,6 +10,7 @@ x scale), rounded to q's dtype: an FP8-native run and a cast-then-run of the sam
 same numbers. All that is test-only here is the arithmetic on fake tensors (the fake torch has
 no einsum).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -32,8 +33,22 @@ class Float64Kernel:
     def __init__(self, torch):
         self.torch = torch
 
-    def attend(self, q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_scale, causal,
-               ckv_scale=1.0, kpe_scale=1.0, page_size=1, kv_lens=None):
+    def attend(
+        self,
+        q_nope,
+        q_pe,
+        ckv,
+        kpe,
+        qo_indptr,
+        kv_indptr,
+        kv_indices,
+        sm_scale,
+        causal,
+        ckv_scale=1.0,
+        kpe_scale=1.0,
+        page_size=1,
+        kv_lens=None,
+    ):
         """(out float64 [T, H, D], lse float32 base 2 [T, H])."""
         torch = self.torch
         T, H, D = q_nope.shape
@@ -54,9 +69,14 @@ class Float64Kernel:
             for t in range(q0, q1):
                 limit = visible_kv(t - q0, q1 - q0, len(rows), causal)
                 for h in range(H):
-                    logits = [(math.fsum(a * c for a, c in zip(qn[t][h], cv[k]))
-                               + math.fsum(a * c for a, c in zip(qp[t][h], kv[k]))) * sm_scale
-                              for k in range(min(limit + 1, len(rows)))]
+                    logits = [
+                        (
+                            math.fsum(a * c for a, c in zip(qn[t][h], cv[k]))
+                            + math.fsum(a * c for a, c in zip(qp[t][h], kv[k]))
+                        )
+                        * sm_scale
+                        for k in range(min(limit + 1, len(rows)))
+                    ]
                     if not logits:
                         continue
                     m = max(logits)
@@ -78,6 +98,12 @@ class Float64Kernel:
 
 def make_flashinfer(torch, version: str = "0.7.2", log: Optional[List[dict]] = None) -> types.ModuleType:
     """A fake flashinfer module bound to one fake torch (its GPU, its tensors)."""
-    emu = FlashInferEmulation(TABLES, version=version, compute_capability=tuple(torch.cuda.get_device_capability()),
-                              calls=log if log is not None else [], kernel=Float64Kernel(torch), torch=torch)
+    emu = FlashInferEmulation(
+        TABLES,
+        version=version,
+        compute_capability=tuple(torch.cuda.get_device_capability()),
+        calls=log if log is not None else [],
+        kernel=Float64Kernel(torch),
+        torch=torch,
+    )
     return make_flashinfer_module(emu)

@@ -9,16 +9,17 @@ per call: the returned value (tensors by dtype, device, shape and values), or
 the exception type; the KV pool after the call; and every FlashInfer plan()/run()
 with its dtypes. Two runs behave the same when their outcomes are equal.
 """
+
 from __future__ import annotations
 
 import hashlib
-from array import array
 import inspect
-import os
 import math
+import os
 import random
 import sys
 import types
+from array import array
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
@@ -65,10 +66,20 @@ def fake_imports(torch, flashinfer, stub_names: Optional[Dict[str, Any]] = None,
             return StubModule(name, inert)
         return None
 
-    extra = {"torch": torch, **torch.submodules, "flashinfer": flashinfer, "flashinfer.mla": flashinfer.mla,
-             "triton": None}  # a machine without Triton: `import triton` raises ImportError
-    return StubbedImports(registry, prefixes=("torch", "flashinfer", "sglang", "sgl_kernel"), extra=extra,
-                          factory=factory, clear=(MODULE_NAME,))
+    extra = {
+        "torch": torch,
+        **torch.submodules,
+        "flashinfer": flashinfer,
+        "flashinfer.mla": flashinfer.mla,
+        "triton": None,
+    }  # a machine without Triton: `import triton` raises ImportError
+    return StubbedImports(
+        registry,
+        prefixes=("torch", "flashinfer", "sglang", "sgl_kernel"),
+        extra=extra,
+        factory=factory,
+        clear=(MODULE_NAME,),
+    )
 
 
 # -- the world the backend sees ----------------------------------------------------------
@@ -92,8 +103,17 @@ class FakePool(MLAPoolDouble):
 
     def __init__(self, torch, size, dtype, dim, layers=1, seed=0):
         lora = 512 if dim > 512 else dim
-        buffers = [Tensor.from_values(_gauss(seed + layer, size * dim, 0.5, dtype), (size, 1, dim), dtype,
-                                      torch.device("cuda"), torch, convert=False) for layer in range(layers)]
+        buffers = [
+            Tensor.from_values(
+                _gauss(seed + layer, size * dim, 0.5, dtype),
+                (size, 1, dim),
+                dtype,
+                torch.device("cuda"),
+                torch,
+                convert=False,
+            )
+            for layer in range(layers)
+        ]
         super().__init__(size, 1, dtype, lora, dim - lora, layers, "cuda", torch=torch, buffers=buffers)
         self.k_buffer = self.kv_buffer
         self.v_buffer = [b[..., : self.kv_lora_rank] for b in self.kv_buffer]
@@ -134,16 +154,45 @@ class World:
         self.q_decode = randn(2, H, self.DIM)
         self.q_extend = randn(4, H, self.DIM)
         self.k_extend = randn(4, 1, self.DIM, scale=0.5)
-        self.layer = Namespace(layer_id=0, v_head_dim=D, head_dim=self.DIM, qk_head_dim=self.DIM,
-                               tp_q_head_num=H, tp_k_head_num=1, tp_v_head_num=1, scaling=1.0 / math.sqrt(192),
-                               k_scale=None, v_scale=None, k_scale_float=None, logit_cap=0.0,
-                               qk_rope_head_dim=R, qk_nope_head_dim=128)
-        self.model_config = Namespace(num_attention_heads=H, kv_lora_rank=D, qk_rope_head_dim=R, qk_nope_head_dim=128,
-                                      v_head_dim=D, context_len=64, scaling=1.0 / math.sqrt(192), head_dim=self.DIM)
+        self.layer = Namespace(
+            layer_id=0,
+            v_head_dim=D,
+            head_dim=self.DIM,
+            qk_head_dim=self.DIM,
+            tp_q_head_num=H,
+            tp_k_head_num=1,
+            tp_v_head_num=1,
+            scaling=1.0 / math.sqrt(192),
+            k_scale=None,
+            v_scale=None,
+            k_scale_float=None,
+            logit_cap=0.0,
+            qk_rope_head_dim=R,
+            qk_nope_head_dim=128,
+        )
+        self.model_config = Namespace(
+            num_attention_heads=H,
+            kv_lora_rank=D,
+            qk_rope_head_dim=R,
+            qk_nope_head_dim=128,
+            v_head_dim=D,
+            context_len=64,
+            scaling=1.0 / math.sqrt(192),
+            head_dim=self.DIM,
+        )
         self.model_runner = Namespace(
-            token_to_kv_pool=self.pool, dtype=self.model_dtype, kv_cache_dtype=self.kv_dtype, device="cuda",
-            model_config=self.model_config, page_size=1, tp_size=1, gpu_id=0, is_draft_worker=False,
-            sliding_window_size=None, server_args=Namespace(kv_cache_dtype="fp8_e4m3", page_size=1))
+            token_to_kv_pool=self.pool,
+            dtype=self.model_dtype,
+            kv_cache_dtype=self.kv_dtype,
+            device="cuda",
+            model_config=self.model_config,
+            page_size=1,
+            tp_size=1,
+            gpu_id=0,
+            is_draft_worker=False,
+            sliding_window_size=None,
+            server_args=Namespace(kv_cache_dtype="fp8_e4m3", page_size=1),
+        )
         self.decode = {
             "qo_indptr": t.tensor([0, 1, 2], dtype=t.int32, device="cuda"),
             "kv_indptr": t.tensor([0, 5, 10], dtype=t.int32, device="cuda"),
@@ -162,38 +211,65 @@ class World:
         self.loc = loc
         self.decode_batch = Namespace(
             forward_mode=Namespace(is_decode=lambda: True, is_extend=lambda: False),
-            batch_size=2, kv_indices=loc, out_cache_loc=t.tensor([self.req_slots[0][-1], self.req_slots[1][-1]],
-                                                                 dtype=t.int64, device="cuda"),
+            batch_size=2,
+            kv_indices=loc,
+            out_cache_loc=t.tensor([self.req_slots[0][-1], self.req_slots[1][-1]], dtype=t.int64, device="cuda"),
             prefix_loc=t.tensor(self.req_slots[1][:3], dtype=t.int64, device="cuda"),
             spec_locs=[t.tensor(r[:2], dtype=t.int64, device="cuda") for r in self.req_slots],
-            token_to_kv_pool=self.pool, seq_lens=self.decode["kv_lens"], seq_lens_sum=10,
-            kv_indptr=self.decode["kv_indptr"], qo_indptr=self.decode["qo_indptr"])
+            token_to_kv_pool=self.pool,
+            seq_lens=self.decode["kv_lens"],
+            seq_lens_sum=10,
+            kv_indptr=self.decode["kv_indptr"],
+            qo_indptr=self.decode["qo_indptr"],
+        )
         self.extend_batch = Namespace(
             forward_mode=Namespace(is_decode=lambda: False, is_extend=lambda: True),
-            batch_size=2, kv_indices=t.tensor(self.extend["kv_indices"].tolist(), dtype=t.int64, device="cuda"),
+            batch_size=2,
+            kv_indices=t.tensor(self.extend["kv_indices"].tolist(), dtype=t.int64, device="cuda"),
             out_cache_loc=t.tensor(self.new_slots[0] + self.new_slots[1], dtype=t.int64, device="cuda"),
             prefix_loc=t.tensor(self.req_slots[0][:3], dtype=t.int64, device="cuda"),
             spec_locs=[t.tensor(r[:2], dtype=t.int64, device="cuda") for r in self.new_slots],
-            token_to_kv_pool=self.pool, seq_lens=self.extend["kv_lens"], seq_lens_sum=14,
-            kv_indptr=self.extend["kv_indptr"], qo_indptr=self.extend["qo_indptr"],
-            extend_prefix_lens=t.tensor([5, 5], dtype=t.int32, device="cuda"), extend_seq_lens_cpu=[2, 2])
+            token_to_kv_pool=self.pool,
+            seq_lens=self.extend["kv_lens"],
+            seq_lens_sum=14,
+            kv_indptr=self.extend["kv_indptr"],
+            qo_indptr=self.extend["qo_indptr"],
+            extend_prefix_lens=t.tensor([5, 5], dtype=t.int32, device="cuda"),
+            extend_seq_lens_cpu=[2, 2],
+        )
 
     def instance_attributes(self) -> Dict[str, Any]:
         """What generated backends read from `self` without ever assigning it."""
-        return {"pool": self.pool, "token_to_kv_pool": self.pool, "k_buffer": self.pool.get_key_buffer(0),
-                "kv_buffer": self.pool.kv_buffer, "scale": 0.5, "device": "cuda", "data_type": self.model_dtype,
-                "castlint_native_fp8_kv": False,
-                "wrapper": Namespace(plan=lambda *a, **k: None, run=lambda *a, **k: a[0] if a else None)}
+        return {
+            "pool": self.pool,
+            "token_to_kv_pool": self.pool,
+            "k_buffer": self.pool.get_key_buffer(0),
+            "kv_buffer": self.pool.kv_buffer,
+            "scale": 0.5,
+            "device": "cuda",
+            "data_type": self.model_dtype,
+            "castlint_native_fp8_kv": False,
+            "wrapper": Namespace(plan=lambda *a, **k: None, run=lambda *a, **k: a[0] if a else None),
+        }
 
     def module_globals(self) -> Dict[str, Any]:
         """Free names of generated code (`pool`, `forward_batch`, `wrapper`, ...) bound to world
         objects, so that more of it runs before something raises."""
         q = self.q_decode
         recorder = Namespace(plan=lambda *a, **k: None, run=lambda *a, **k: None, begin_forward=lambda *a, **k: None)
-        names = {"pool": self.pool, "forward_batch": self.decode_batch, "layer_id": 0, "layer": self.layer,
-                 "q": q, "loc": self.loc, "flag": False, "wrapper": recorder, "model_runner": self.model_runner,
-                 "quantize_k_cache": lambda t, *a, **k: t.to(self.torch.float8_e4m3fn),
-                 "dequantize_k_cache": lambda t, *a, **k: t.to(self.torch.bfloat16)}
+        names = {
+            "pool": self.pool,
+            "forward_batch": self.decode_batch,
+            "layer_id": 0,
+            "layer": self.layer,
+            "q": q,
+            "loc": self.loc,
+            "flag": False,
+            "wrapper": recorder,
+            "model_runner": self.model_runner,
+            "quantize_k_cache": lambda t, *a, **k: t.to(self.torch.float8_e4m3fn),
+            "dequantize_k_cache": lambda t, *a, **k: t.to(self.torch.bfloat16),
+        }
         for i, name in enumerate(("k", "x", "kv", "k_cache", "buf", "nope", "rope", "out")):
             names[name] = q[:, :, : 64 * (i + 1)]
         names["self"] = Namespace(**self.instance_attributes())
@@ -335,8 +411,15 @@ def _force(fixed_globals: dict, baseline: set, value: bool):
         fixed_globals[name] = forced
 
 
-def load(source: bytes, torch, flashinfer, world: World, baseline_globals: Optional[set] = None,
-         force: Optional[bool] = None, seed_globals: bool = False) -> types.ModuleType:
+def load(
+    source: bytes,
+    torch,
+    flashinfer,
+    world: World,
+    baseline_globals: Optional[set] = None,
+    force: Optional[bool] = None,
+    seed_globals: bool = False,
+) -> types.ModuleType:
     """Execute source as a module (inside fake_imports)."""
     code = compile(source, f"<{MODULE_NAME}>", "exec", dont_inherit=True)
     module = types.ModuleType(MODULE_NAME)
@@ -423,8 +506,14 @@ def _wrapper_for(backend, updater_name: str, wrapper_cls):
 
 
 def mla_backends(module) -> List[type]:
-    return [o for o in vars(module).values() if isinstance(o, type) and _defined_here(module, o)
-            and hasattr(o, "forward_decode") and "model_runner" in inspect.signature(o.__init__).parameters]
+    return [
+        o
+        for o in vars(module).values()
+        if isinstance(o, type)
+        and _defined_here(module, o)
+        and hasattr(o, "forward_decode")
+        and "model_runner" in inspect.signature(o.__init__).parameters
+    ]
 
 
 def drive_mla(module, world: World, run: Run, wrapper_cls):
@@ -449,13 +538,15 @@ def drive_mla(module, world: World, run: Run, wrapper_cls):
                     if not callable(plan) or not _defined_here(module, type(updater)) or _mode_of(uname) != mode:
                         continue
                     wrapper = _wrapper_for(backend, uname, wrapper_cls)
-                    run.record(f"{uname}.plan", lambda p=plan, w=wrapper: _call(p, world, mode, backend, wrapper=w),
-                               pool)
+                    run.record(
+                        f"{uname}.plan", lambda p=plan, w=wrapper: _call(p, world, mode, backend, wrapper=w), pool
+                    )
             run.record(method, lambda m=method, md=mode: _call(getattr(backend, m), world, md, backend), pool)
             reads = vars(backend).get("kv_read")
             if reads is not None and hasattr(reads, "read"):
-                run.reads[method] = {name: reads.read(w).kind for name, w in vars(backend).items()
-                                     if isinstance(w, wrapper_cls)}
+                run.reads[method] = {
+                    name: reads.read(w).kind for name, w in vars(backend).items() if isinstance(w, wrapper_cls)
+                }
 
 
 def kv_read_modules(companions: Optional[Dict[str, bytes]] = None) -> Dict[str, bytes]:
@@ -467,8 +558,7 @@ def kv_read_modules(companions: Optional[Dict[str, bytes]] = None) -> Dict[str, 
     tables = load_tables()
     name = tables.kv_read_module["module"]
     stem = name.rsplit(".", 1)[-1]
-    source = next((text for path, text in (companions or {}).items() if os.path.basename(path) == stem + ".py"),
-                  None)
+    source = next((text for path, text in (companions or {}).items() if os.path.basename(path) == stem + ".py"), None)
     if source is None:
         source = module_source(tables).encode("utf-8")
     return {stem: source, name: source}
@@ -488,8 +578,14 @@ def load_companions(modules: Dict[str, bytes], force: Optional[bool]) -> None:
         sys.modules[name] = module
 
 
-def execute(source: bytes, env: Env, driver: str, baseline_globals: Optional[set] = None,
-            only: Optional[str] = None, companions: Optional[Dict[str, bytes]] = None) -> Run:
+def execute(
+    source: bytes,
+    env: Env,
+    driver: str,
+    baseline_globals: Optional[set] = None,
+    only: Optional[str] = None,
+    companions: Optional[Dict[str, bytes]] = None,
+) -> Run:
     """Load and drive one module in a fresh fake world (the modules its fix added beside it)."""
     torch = make_torch(capability=env.capability)
     log: List[dict] = []
@@ -499,8 +595,9 @@ def execute(source: bytes, env: Env, driver: str, baseline_globals: Optional[set
     with fake_imports(torch, flashinfer):
         try:
             load_companions(kv_read_modules(companions), env.force_guard)
-            module = load(source, torch, flashinfer, world, baseline_globals, env.force_guard,
-                          seed_globals=(driver == "classes"))
+            module = load(
+                source, torch, flashinfer, world, baseline_globals, env.force_guard, seed_globals=(driver == "classes")
+            )
         except Exception as exc:  # noqa: BLE001
             run.load_error = type(exc).__name__ + ": " + str(exc)[:200]
             return run

@@ -5,6 +5,7 @@
 Runs what tests/test_fix_equivalence.py runs, with more fuzz examples (random seeds)
 and every sglang release castlint fixes, and prints the counts.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,5 @@
 """`make_torch()`: a fresh fake `torch` module (dtypes, factories, cat/stack, torch.cuda)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -111,8 +112,9 @@ def make_torch(capability=(9, 0), cuda_available: bool = True, device_name: str 
     torch.ones = _factory(1)
 
     def full(size, fill_value, dtype=None, device=None, **kw):
-        d = dtype or (DTYPES["int64"] if isinstance(fill_value, int) and not isinstance(fill_value, bool)
-                      else default["dtype"])
+        d = dtype or (
+            DTYPES["int64"] if isinstance(fill_value, int) and not isinstance(fill_value, bool) else default["dtype"]
+        )
         return _factory(fill_value)(*_shape_args((size,)), dtype=d, device=device)
 
     torch.full = full
@@ -202,6 +204,7 @@ def make_torch(capability=(9, 0), cuda_available: bool = True, device_name: str 
         return cat([t.unsqueeze(dim) for t in tensors], dim)
 
     torch.stack = stack
+
     def cumsum(t, dim=0, dtype=None, out=None):
         result = t.cumsum(dim, dtype=dtype)
         if out is not None:
@@ -224,7 +227,8 @@ def make_torch(capability=(9, 0), cuda_available: bool = True, device_name: str 
 
     torch.unique = unique
     torch.zeros_like = lambda t, dtype=None, device=None, **kw: torch.zeros(
-        *t.shape, dtype=dtype or t.dtype, device=device or t.device)
+        *t.shape, dtype=dtype or t.dtype, device=device or t.device
+    )
     torch.index_select = lambda t, dim, index: t.index_select(dim, index)
     torch.gather = lambda t, dim, index: t.gather(dim, index)
     torch.is_tensor = lambda x: isinstance(x, Tensor)
@@ -243,12 +247,14 @@ def make_torch(capability=(9, 0), cuda_available: bool = True, device_name: str 
     torch.compile = compile
 
     class finfo:
-        _TABLE = {"float32": (3.4028234663852886e38, 1.1920928955078125e-07, 1.1754943508222875e-38),
-                  "float64": (1.7976931348623157e308, 2.220446049250313e-16, 2.2250738585072014e-308),
-                  "float16": (65504.0, 0.0009765625, 6.103515625e-05),
-                  "bfloat16": (3.3895313892515355e38, 0.0078125, 1.1754943508222875e-38),
-                  "float8_e4m3fn": (448.0, 0.125, 0.015625),
-                  "float8_e5m2": (57344.0, 0.25, 6.103515625e-05)}
+        _TABLE = {
+            "float32": (3.4028234663852886e38, 1.1920928955078125e-07, 1.1754943508222875e-38),
+            "float64": (1.7976931348623157e308, 2.220446049250313e-16, 2.2250738585072014e-308),
+            "float16": (65504.0, 0.0009765625, 6.103515625e-05),
+            "bfloat16": (3.3895313892515355e38, 0.0078125, 1.1754943508222875e-38),
+            "float8_e4m3fn": (448.0, 0.125, 0.015625),
+            "float8_e5m2": (57344.0, 0.25, 6.103515625e-05),
+        }
 
         def __init__(self, d=None):
             d = d or default["dtype"]
@@ -259,8 +265,9 @@ def make_torch(capability=(9, 0), cuda_available: bool = True, device_name: str 
         def __init__(self, d):
             bits = d.itemsize * 8
             self.bits = bits
-            self.min, self.max = ((0, (1 << bits) - 1) if d.name == "uint8"
-                                  else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1))
+            self.min, self.max = (
+                (0, (1 << bits) - 1) if d.name == "uint8" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+            )
 
     torch.finfo, torch.iinfo = finfo, iinfo
     torch.inf, torch.nan, torch.pi, torch.e = math.inf, math.nan, math.pi, math.e
@@ -276,8 +283,12 @@ def make_torch(capability=(9, 0), cuda_available: bool = True, device_name: str 
     cuda.synchronize = lambda device=None: None
     cuda.is_current_stream_capturing = lambda: False
     cuda.get_device_properties = lambda device=None: types.SimpleNamespace(
-        major=state["capability"][0], minor=state["capability"][1], name=device_name, multi_processor_count=132,
-        total_memory=141 << 30)
+        major=state["capability"][0],
+        minor=state["capability"][1],
+        name=device_name,
+        multi_processor_count=132,
+        total_memory=141 << 30,
+    )
     cuda.set_device = lambda device: None
     cuda.empty_cache = lambda: None
 
@@ -306,8 +317,12 @@ def make_torch(capability=(9, 0), cuda_available: bool = True, device_name: str 
     distributed = FakeTorchModule("torch.distributed")
     distributed.is_initialized = lambda: False
     torch.distributed = distributed
-    torch.submodules = {"torch.cuda": cuda, "torch.nn": nn, "torch.nn.functional": functional,
-                        "torch.distributed": distributed}
+    torch.submodules = {
+        "torch.cuda": cuda,
+        "torch.nn": nn,
+        "torch.nn.functional": functional,
+        "torch.distributed": distributed,
+    }
     return torch
 
 

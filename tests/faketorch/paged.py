@@ -5,6 +5,7 @@ the fix added, by name) with the fake torch, gives its paged-backend class a poo
 pages, a page table whose two requests share a prefix page and cascade metadata, and
 calls its forward methods; it returns what every kernel read and through which table.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -12,11 +13,12 @@ import math
 import sys
 import types
 
-from faketorch.flashinfer import make_flashinfer
 from castlint.validate.doubles import Namespace
+from faketorch.flashinfer import make_flashinfer
 from faketorch.harness import fake_imports
 from faketorch.module import make_torch
 from faketorch.tensor import Tensor
+
 
 class Kernels:
     """Paged kernels that honour the contract (request b reads page_table[b, :ceil(n_b / P)])
@@ -37,12 +39,29 @@ class Kernels:
             rows.append(tuple(got))
         return tuple(rows)
 
-    def flash_attn_with_kvcache(self, q=None, k_cache=None, v_cache=None, k=None, v=None, qv=None, rotary_cos=None,
-                                rotary_sin=None, cache_seqlens=None, cache_batch_idx=None, cache_leftpad=None,
-                                page_table=None, **kw):
+    def flash_attn_with_kvcache(
+        self,
+        q=None,
+        k_cache=None,
+        v_cache=None,
+        k=None,
+        v=None,
+        qv=None,
+        rotary_cos=None,
+        rotary_sin=None,
+        cache_seqlens=None,
+        cache_batch_idx=None,
+        cache_leftpad=None,
+        page_table=None,
+        **kw,
+    ):
         self.calls.append({"table": page_table, "dtype": str(k_cache.dtype)})
-        return ("fa", self._read(k_cache, page_table, cache_seqlens), self._read(v_cache, page_table, cache_seqlens),
-                tuple(q.reshape(-1).tolist()))
+        return (
+            "fa",
+            self._read(k_cache, page_table, cache_seqlens),
+            self._read(v_cache, page_table, cache_seqlens),
+            tuple(q.reshape(-1).tolist()),
+        )
 
     def flash_mla_decode(self, q_nope, q_rope, kv_cache, cache_seqlens, page_table, workspace, scale, **kw):
         self.calls.append({"table": page_table, "dtype": str(kv_cache.dtype)})
@@ -64,11 +83,14 @@ def _world(torch, page_size):
             return pool_tensor
 
     i32 = torch.int32
-    metadata = Namespace(page_table=torch.tensor([[5, 2, 9], [5, 7, 0]], dtype=i32, device="cuda"),
-                         cache_seqlens_int32=torch.tensor([3 * page_size - 1, page_size + 1], dtype=i32,
-                                                          device="cuda"))
-    expand = Namespace(page_table=torch.tensor([[11], [3]], dtype=i32, device="cuda"),
-                       cache_seqlens_int32=torch.tensor([page_size, 1], dtype=i32, device="cuda"))
+    metadata = Namespace(
+        page_table=torch.tensor([[5, 2, 9], [5, 7, 0]], dtype=i32, device="cuda"),
+        cache_seqlens_int32=torch.tensor([3 * page_size - 1, page_size + 1], dtype=i32, device="cuda"),
+    )
+    expand = Namespace(
+        page_table=torch.tensor([[11], [3]], dtype=i32, device="cuda"),
+        cache_seqlens_int32=torch.tensor([page_size, 1], dtype=i32, device="cuda"),
+    )
     layer = Namespace(layer_id=0, v_head_dim=6, head_dim=dim, tp_q_head_num=1, scaling=0.5)
     runner = Namespace(token_to_kv_pool=Pool(), page_size=page_size)
     q = Tensor.from_values([0.25 * i for i in range(2 * 6)], (2, 1, 6), torch.bfloat16, torch.device("cuda"), torch)
@@ -80,8 +102,11 @@ def drive(source, companions, page_size, capturing=False):
     torch = make_torch()
     torch.cuda.is_current_stream_capturing = lambda: capturing
     kernels = Kernels()
-    names = {"flash_attn_with_kvcache": kernels.flash_attn_with_kvcache, "flash_mla_decode": kernels.flash_mla_decode,
-             "paged_view": _paged_view}
+    names = {
+        "flash_attn_with_kvcache": kernels.flash_attn_with_kvcache,
+        "flash_mla_decode": kernels.flash_mla_decode,
+        "paged_view": _paged_view,
+    }
     outcomes = []
     with fake_imports(torch, make_flashinfer(torch), names):
         for name, text in (companions or {}).items():

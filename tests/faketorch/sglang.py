@@ -9,6 +9,7 @@ backend is built from a fake model runner and driven as sglang's model runner do
 `forward_decode`; then an extend batch with a cached prefix through the paged
 `forward_extend`.
 """
+
 from __future__ import annotations
 
 import types
@@ -74,17 +75,30 @@ class SglangWorld:
         rows = [self.rows[2], self.rows[1]]
         out_loc = [rows[0][4], rows[1][4]] if decode else rows[0][5:7] + rows[1][5:7]
         fields = dict(
-            forward_mode=mode, batch_size=2, req_pool_indices=self.req_pool_indices, seq_lens=seq_lens,
-            seq_lens_cpu=t.tensor(lens, dtype=t.int64), seq_lens_sum=sum(lens), spec_info=None, kv_loc_plan=None,
-            attn_dcp_metadata=None, encoder_lens=None, token_to_kv_pool=w.pool,
-            req_to_token_pool=w.model_runner.req_to_token_pool, attn_attend_prefix_cache=None,
+            forward_mode=mode,
+            batch_size=2,
+            req_pool_indices=self.req_pool_indices,
+            seq_lens=seq_lens,
+            seq_lens_cpu=t.tensor(lens, dtype=t.int64),
+            seq_lens_sum=sum(lens),
+            spec_info=None,
+            kv_loc_plan=None,
+            attn_dcp_metadata=None,
+            encoder_lens=None,
+            token_to_kv_pool=w.pool,
+            req_to_token_pool=w.model_runner.req_to_token_pool,
+            attn_attend_prefix_cache=None,
             out_cache_loc=t.tensor(out_loc, dtype=t.int64, device="cuda"),
             positions=t.tensor([4, 4] if decode else [5, 6, 5, 6], dtype=t.int64, device="cuda"),
         )
         if not decode:
-            fields.update(extend_prefix_lens=t.tensor([5, 5], dtype=t.int32, device="cuda"),
-                          extend_prefix_lens_cpu=[5, 5], extend_seq_lens=t.tensor([2, 2], dtype=t.int32, device="cuda"),
-                          extend_seq_lens_cpu=[2, 2], extend_num_tokens=4)
+            fields.update(
+                extend_prefix_lens=t.tensor([5, 5], dtype=t.int32, device="cuda"),
+                extend_prefix_lens_cpu=[5, 5],
+                extend_seq_lens=t.tensor([2, 2], dtype=t.int32, device="cuda"),
+                extend_seq_lens_cpu=[2, 2],
+                extend_num_tokens=4,
+            )
         return Namespace(**fields)
 
     def registry(self) -> Registry:
@@ -126,20 +140,56 @@ def execute_release(source: bytes, env: Env, baseline_globals=None, companions=N
         layer = sg.layer
         decode = sg.batch(ForwardMode.DECODE)
         run.record("init_forward_metadata[decode]", lambda: backend.init_forward_metadata(decode), pool)
-        run.record("forward_decode", lambda: backend.forward_decode(
-            sg.decode_q, sg.decode_k, sg.decode_k, layer, decode, save_kv_cache=True, q_rope=sg.decode_q_rope,
-            k_rope=sg.decode_k_rope), pool)
+        run.record(
+            "forward_decode",
+            lambda: backend.forward_decode(
+                sg.decode_q,
+                sg.decode_k,
+                sg.decode_k,
+                layer,
+                decode,
+                save_kv_cache=True,
+                q_rope=sg.decode_q_rope,
+                k_rope=sg.decode_k_rope,
+            ),
+            pool,
+        )
         graph = sg.batch(ForwardMode.DECODE)
-        run.record("cuda-graph capture+replay metadata", lambda: cuda_graph_decode_metadata(
-            backend, graph, graph.batch_size, ForwardMode.DECODE), pool)
-        run.record("forward_decode[cuda-graph]", lambda: backend.forward_decode(
-            sg.decode_q, sg.decode_k, sg.decode_k, layer, graph, save_kv_cache=False, q_rope=sg.decode_q_rope,
-            k_rope=sg.decode_k_rope), pool)
+        run.record(
+            "cuda-graph capture+replay metadata",
+            lambda: cuda_graph_decode_metadata(backend, graph, graph.batch_size, ForwardMode.DECODE),
+            pool,
+        )
+        run.record(
+            "forward_decode[cuda-graph]",
+            lambda: backend.forward_decode(
+                sg.decode_q,
+                sg.decode_k,
+                sg.decode_k,
+                layer,
+                graph,
+                save_kv_cache=False,
+                q_rope=sg.decode_q_rope,
+                k_rope=sg.decode_k_rope,
+            ),
+            pool,
+        )
         extend = sg.batch(ForwardMode.EXTEND)
         run.record("init_forward_metadata[extend]", lambda: backend.init_forward_metadata(extend), pool)
-        run.record("forward_extend", lambda: backend.forward_extend(
-            sg.extend_q, sg.extend_k, sg.extend_k, layer, extend, save_kv_cache=True, q_rope=sg.extend_q_rope,
-            k_rope=sg.extend_k_rope), pool)
+        run.record(
+            "forward_extend",
+            lambda: backend.forward_extend(
+                sg.extend_q,
+                sg.extend_k,
+                sg.extend_k,
+                layer,
+                extend,
+                save_kv_cache=True,
+                q_rope=sg.extend_q_rope,
+                k_rope=sg.extend_k_rope,
+            ),
+            pool,
+        )
     return run
 
 

@@ -11,6 +11,7 @@ Not a numerical library: values are Python floats, loops are Python loops, and
 anything unsupported raises `FakeTorchUnsupported` (the same way for the
 original and the fixed module, so an equivalence check still compares like with like).
 """
+
 from __future__ import annotations
 
 import math
@@ -141,13 +142,25 @@ DTYPES = {
     "bool": dtype("bool", 1, "bool", _bool),
 }
 # (from, to) float conversions that keep every value exactly: no rounding to do
-WIDENING = {(a, b) for a, wider in {
-    "float8_e4m3fn": ("bfloat16", "float16", "float32", "float64"),
-    "float8_e5m2": ("bfloat16", "float16", "float32", "float64"),
-    "bfloat16": ("float32", "float64"), "float16": ("float32", "float64"), "float32": ("float64",),
-}.items() for b in wider}
-ALIASES = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32",
-           "short": "int16"}
+WIDENING = {
+    (a, b)
+    for a, wider in {
+        "float8_e4m3fn": ("bfloat16", "float16", "float32", "float64"),
+        "float8_e5m2": ("bfloat16", "float16", "float32", "float64"),
+        "bfloat16": ("float32", "float64"),
+        "float16": ("float32", "float64"),
+        "float32": ("float64",),
+    }.items()
+    for b in wider
+}
+ALIASES = {
+    "float": "float32",
+    "half": "float16",
+    "double": "float64",
+    "long": "int64",
+    "int": "int32",
+    "short": "int16",
+}
 
 
 def _fp8_tables(d: dtype) -> Tuple[List[float], dict]:
@@ -190,7 +203,7 @@ def _lens(src: dtype, dst: dtype):
             _TABLES[fp8.name] = _fp8_tables(fp8)
         decode, encode = _TABLES[fp8.name]
         if src.is_fp8:
-            return lambda v: (0x7F if math.isnan(v) else encode[v])
+            return lambda v: 0x7F if math.isnan(v) else encode[v]
         return lambda v: decode[int(v) & 0xFF]
     raise FakeTorchUnsupported(f"view({dst}) of a {src} tensor")
 
@@ -324,12 +337,19 @@ class Tensor:
     @classmethod
     def from_values(cls, values: list, shape, dtype_: dtype, device_: device, torch=None, convert=True):
         values = [dtype_.convert(v) for v in values] if convert else list(values)
-        return cls(Storage(len(values), dtype_, data=values), shape, _contiguous_strides(shape), 0, dtype_,
-                   device_, torch)
+        return cls(
+            Storage(len(values), dtype_, data=values), shape, _contiguous_strides(shape), 0, dtype_, device_, torch
+        )
 
     def _like(self, values, shape=None, dtype_=None, device_=None, convert=False):
-        return Tensor.from_values(values, self._shape if shape is None else shape, dtype_ or self.dtype,
-                                  device_ or self.device, self._torch, convert)
+        return Tensor.from_values(
+            values,
+            self._shape if shape is None else shape,
+            dtype_ or self.dtype,
+            device_ or self.device,
+            self._torch,
+            convert,
+        )
 
     def _view(self, shape, stride, offset):
         t = Tensor(self._storage, shape, stride, offset, self.dtype, self.device, self._torch)
@@ -596,7 +616,7 @@ class Tensor:
         if -1 in sizes:
             known = _prod([n for n in sizes if n != -1])
             sizes = [self._shape[dim] // known if n == -1 else n for n in sizes]
-        shape = (*self._shape[:dim], *sizes, *self._shape[dim + 1:])
+        shape = (*self._shape[:dim], *sizes, *self._shape[dim + 1 :])
         if dim == 0 and not self.is_contiguous():
             return self.view(*shape)
         return self.reshape(*shape)
@@ -608,14 +628,15 @@ class Tensor:
         if not self._shape:
             return self.reshape(1)
         s, e = self._dim(start_dim), self._dim(end_dim)
-        shape = self._shape[:s] + (_prod(self._shape[s:e + 1]),) + self._shape[e + 1:]
+        shape = self._shape[:s] + (_prod(self._shape[s : e + 1]),) + self._shape[e + 1 :]
         return self.reshape(*shape)
 
     def unsqueeze(self, d):
         d = d % (len(self._shape) + 1) if d < 0 else d
         stride = self._stride[d] * self._shape[d] if d < len(self._shape) else 1
-        return self._view(self._shape[:d] + (1,) + self._shape[d:], self._stride[:d] + (stride,) + self._stride[d:],
-                          self._offset)
+        return self._view(
+            self._shape[:d] + (1,) + self._shape[d:], self._stride[:d] + (stride,) + self._stride[d:], self._offset
+        )
 
     def squeeze(self, d=None):
         if d is None:
@@ -747,8 +768,10 @@ class Tensor:
                     if idx.dtype.kind == "float":
                         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
                     if self.device.type == "cpu" and idx.device.type == "cuda":
-                        raise RuntimeError("indices should be either on cpu or on the same device as the indexed "
-                                           f"tensor ({self.device})")
+                        raise RuntimeError(
+                            "indices should be either on cpu or on the same device as the indexed "
+                            f"tensor ({self.device})"
+                        )
                     if idx.dtype.kind == "bool":
                         if idx.dim() != 1 or idx.numel() != size:
                             raise FakeTorchUnsupported("multi-dim boolean mask index")
@@ -818,8 +841,10 @@ class Tensor:
         if advanced:
             flat, shape = self._advanced_flat(view, advanced)
             if isinstance(value, Tensor) and value.dtype is not self.dtype:
-                raise RuntimeError(f"Index put requires the source and destination dtypes match, got {self.dtype} "
-                                   f"for the destination and {value.dtype} for the source.")
+                raise RuntimeError(
+                    f"Index put requires the source and destination dtypes match, got {self.dtype} "
+                    f"for the destination and {value.dtype} for the source."
+                )
         else:
             flat, shape = view._flat_indices(), view._shape
         values = _broadcast_values(value, shape, self.dtype)
@@ -831,8 +856,9 @@ class Tensor:
         if not isinstance(index, Tensor) or index.dim() > 1:
             raise IndexError("index_select(): Index is supposed to be a vector")
         if index.device != self.device:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found {self.device} and "
-                               f"{index.device}")
+            raise RuntimeError(
+                f"Expected all tensors to be on the same device, but found {self.device} and {index.device}"
+            )
         return self[(slice(None),) * d + (index.reshape(-1),)]
 
     def gather(self, dim, index):
@@ -1015,7 +1041,7 @@ def _div(a, b):
 
 def _no_fp8(t: Tensor):
     if t.dtype.is_fp8:
-        raise RuntimeError(f"\"{t.dtype.name}\" arithmetic is not implemented for Float8 tensors")
+        raise RuntimeError(f'"{t.dtype.name}" arithmetic is not implemented for Float8 tensors')
 
 
 def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> Tuple[int, ...]:
@@ -1041,8 +1067,10 @@ def _broadcast_values(value, shape, dtype_: dtype) -> list:
         return vals
     target = broadcast_shapes(value._shape, shape)
     if target != tuple(shape):
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(shape)}")
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(value._shape)} cannot be broadcast to "
+            f"indexing result of shape {list(shape)}"
+        )
     src = Tensor.from_values(vals, value._shape, dtype_, value.device, convert=False).expand(*shape)
     return src._values()
 
@@ -1052,8 +1080,10 @@ def _binary(a, b, op, true_div=False, out_dtype: Optional[dtype] = None) -> Tens
     t = a if ta else b
     if ta and tb:
         if a.device != b.device and a.dim() and b.dim():
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{a.device} and {b.device}!")
+            raise RuntimeError(
+                f"Expected all tensors to be on the same device, but found at least two devices, "
+                f"{a.device} and {b.device}!"
+            )
         dt = promote(a.dtype, b.dtype)
         shape = broadcast_shapes(a._shape, b._shape)
         av = a.expand(*shape)._values() if tuple(a._shape) != shape else a._values()
@@ -1066,14 +1096,14 @@ def _binary(a, b, op, true_div=False, out_dtype: Optional[dtype] = None) -> Tens
             return NotImplemented
         dt = t.dtype
         if dt.is_fp8:
-            raise RuntimeError(f"\"{dt.name}\" arithmetic is not implemented for Float8 tensors")
+            raise RuntimeError(f'"{dt.name}" arithmetic is not implemented for Float8 tensors')
         if dt.kind != "float" and isinstance(scalar, float):
             dt = DTYPES["float32"]
         shape = t._shape
         tv = t._values()
         av, bv = (tv, [scalar] * len(tv)) if ta else ([scalar] * len(tv), tv)
     if dt.is_fp8 and out_dtype is None:
-        raise RuntimeError(f"\"{dt.name}\" arithmetic is not implemented for Float8 tensors")
+        raise RuntimeError(f'"{dt.name}" arithmetic is not implemented for Float8 tensors')
     if true_div and dt.kind != "float":
         dt = DTYPES["float32"]
     res = out_dtype or dt

@@ -53,6 +53,7 @@ another tensor's dtype and device.
 CL003 calls `assess()` and attaches the result to its finding, so a finding carries
 `[*]` exactly when castlint.checks.cast_before_gather.fix applies it by default.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -62,16 +63,23 @@ import libcst as cst
 from libcst.metadata import ClassScope, ComprehensionScope, FunctionScope, GlobalScope
 
 from castlint.analysis.dataflow import Origin
-from castlint.analysis.tree import children, dotted, iter_nodes
 from castlint.analysis.gathers import gathered_cast, names_dtype_attribute
+from castlint.analysis.tree import children, dotted, iter_nodes
 from castlint.models import FixSafety
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 _LOOPS = (cst.For, cst.While) + _COMPREHENSIONS  # a comprehension runs its element once per item
-_CONSTANTS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float, cst.Imaginary,
-              cst.Ellipsis)
+_CONSTANTS = (
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.Ellipsis,
+)
 _NEW_VALUES = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Lambda)  # a new object each time
 _DISPLAYS = (cst.List, cst.Tuple, cst.Set, cst.Dict) + _COMPREHENSIONS
 _KEYWORD_NAMES = ("None", "True", "False")
@@ -99,8 +107,12 @@ def chain_depth(analysis, call: cst.Call) -> int:
 
     The gather moves below all of them at once, so one fix run settles the chain."""
     depth, node = 1, call.func.value
-    while (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-           and analysis.cast_target(node) is not None and names_dtype_attribute(node) | _names_a_dtype(analysis, node)):
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and analysis.cast_target(node) is not None
+        and names_dtype_attribute(node) | _names_a_dtype(analysis, node)
+    ):
         depth, node = depth + 1, node.func.value
     return depth
 
@@ -196,8 +208,14 @@ def _contains(analysis, outer, inner) -> bool:
     return any(anc is outer for anc in analysis.ancestors(inner))
 
 
-def _region_nodes(analysis, body: cst.CSTNode, start: tuple[int, int], end: tuple[int, int], skip: set[int],
-                  after: set[int] = frozenset()):
+def _region_nodes(
+    analysis,
+    body: cst.CSTNode,
+    start: tuple[int, int],
+    end: tuple[int, int],
+    skip: set[int],
+    after: set[int] = frozenset(),
+):
     """Nodes of body that start inside [start, end), not descending into defs/lambdas
     (defined, not run) or into the nodes in skip. Nodes in `after` (what encloses a gather,
     and so runs after it: `f(x[i])`) are not yielded, but their other parts are."""
@@ -288,16 +306,20 @@ def _moved_expressions(analysis, casts: Sequence[cst.Call]) -> _Moved:
         for arg in cast.args:
             if arg.keyword is not None and arg.keyword.value in analysis.tables.cast_flags:
                 if not isinstance(arg.value, (cst.Name, cst.Integer)) and dotted(arg.value) is None:
-                    moved.unsafe.append(f"the cast's `{arg.keyword.value}=` argument `{_code(analysis, arg.value)}` "
-                                        "would be evaluated at each gather")
+                    moved.unsafe.append(
+                        f"the cast's `{arg.keyword.value}=` argument `{_code(analysis, arg.value)}` "
+                        "would be evaluated at each gather"
+                    )
                 continue
             value = arg.value
             if isinstance(value, (cst.SimpleString, cst.Integer, cst.Float)):
                 continue
             text = dotted(value)
             if text is None or arg.star:
-                moved.unsafe.append(f"the cast's argument `{_code(analysis, value)}` is not a plain name or attribute "
-                                    "and would be evaluated at a different point")
+                moved.unsafe.append(
+                    f"the cast's argument `{_code(analysis, value)}` is not a plain name or attribute "
+                    "and would be evaluated at a different point"
+                )
                 continue
             parts = text.split(".")
             moved.names.add(parts[0])
@@ -354,8 +376,11 @@ def _touches(analysis, expr: cst.BaseExpression, owners: set[str], aliases: set[
     Gathered rows (`x[idx]`, `x.index_select(...)`) are copies: passing them on writes nothing back."""
     if isinstance(expr, cst.Subscript) and not analysis.subscript_keeps_whole(expr):
         return False
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and (
-            expr.func.attr.value in analysis.tables.gather_methods):
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and (expr.func.attr.value in analysis.tables.gather_methods)
+    ):
         return False
     if isinstance(expr, cst.Name) and expr.value in aliases:
         return True
@@ -383,8 +408,15 @@ def _touches(analysis, expr: cst.BaseExpression, owners: set[str], aliases: set[
 def _known_methods(tables) -> set[str]:
     """Method names proven read-only (rules/casts.toml [cast_motion] read_methods, and the
     accessor, gather, view, cast and reinterpret names of the other tables)."""
-    return (set(tables.read_methods) | set(tables.accessors) | set(tables.gather_methods) | set(tables.view_methods)
-            | set(tables.tuple_view_methods) | set(tables.casts) | set(tables.reinterpret_methods))
+    return (
+        set(tables.read_methods)
+        | set(tables.accessors)
+        | set(tables.gather_methods)
+        | set(tables.view_methods)
+        | set(tables.tuple_view_methods)
+        | set(tables.casts)
+        | set(tables.reinterpret_methods)
+    )
 
 
 def _function_name(analysis, call: cst.Call) -> str | None:
@@ -395,7 +427,7 @@ def _function_name(analysis, call: cst.Call) -> str | None:
         return None
     name = analysis.call_name(call) or ""
     if name.startswith("builtins."):
-        return name[len("builtins."):]
+        return name[len("builtins.") :]
     if "." not in name or "<locals>" in name:
         return None  # defined in this module (or nowhere), or a local: not a builtin
     return name
@@ -414,8 +446,9 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
     if _is_method(analysis, call.func):
         return call.func.attr.value in _known_methods(tables)
     name = _function_name(analysis, call)
-    return name is not None and (name in tables.read_functions or name in tables.gather_functions
-                                 or name in tables.view_functions)
+    return name is not None and (
+        name in tables.read_functions or name in tables.gather_functions or name in tables.view_functions
+    )
 
 
 def _read_only(analysis, call: cst.Call) -> bool:
@@ -449,8 +482,11 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
     if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
         return all(_distinct(analysis, el.value, depth + 1) for el in expr.elements)
     if isinstance(expr, cst.Dict):
-        return all(_distinct(analysis, el.value, depth + 1) and (not isinstance(el, cst.DictElement)
-                   or _distinct(analysis, el.key, depth + 1)) for el in expr.elements)
+        return all(
+            _distinct(analysis, el.value, depth + 1)
+            and (not isinstance(el, cst.DictElement) or _distinct(analysis, el.key, depth + 1))
+            for el in expr.elements
+        )
     if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
         return _distinct(analysis, expr.elt, depth + 1)
     if isinstance(expr, cst.DictComp):
@@ -466,11 +502,15 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
     if isinstance(expr, cst.Call) and _read_only(analysis, expr):
         if _is_method(analysis, expr.func) and expr.func.attr.value in analysis.tables.new_value_methods:
             return True  # a new tensor, whatever the receiver
-        if not _is_method(analysis, expr.func) and _function_name(analysis, expr) in analysis.tables.new_value_functions:
+        if (
+            not _is_method(analysis, expr.func)
+            and _function_name(analysis, expr) in analysis.tables.new_value_functions
+        ):
             return True
         if _is_method(analysis, expr.func):  # a view or copy of the receiver (accessors return pools)
-            return (expr.func.attr.value not in analysis.tables.accessors
-                    and _distinct(analysis, expr.func.value, depth + 1))
+            return expr.func.attr.value not in analysis.tables.accessors and _distinct(
+                analysis, expr.func.value, depth + 1
+            )
         return all(_distinct(analysis, arg.value, depth + 1) for arg in expr.args)
     return False
 
@@ -510,8 +550,16 @@ def _iterated_items(iterable) -> cst.BaseExpression | None:
     return None
 
 
-def _check_region(analysis, verdict: _Verdict, nodes, moved: _Moved, owners: set[str], aliases: set[str],
-                  ignored: set[int], where: str):
+def _check_region(
+    analysis,
+    verdict: _Verdict,
+    nodes,
+    moved: _Moved,
+    owners: set[str],
+    aliases: set[str],
+    ignored: set[int],
+    where: str,
+):
     """Look for writes to the source, rebinding of the moved expressions, and anything not
     proven harmless among nodes (the code that runs between the old and the new cast).
     ignored: ids of binding targets that bind nothing in between (comprehension variables,
@@ -559,8 +607,17 @@ def _statement_effect(analysis, node) -> str | None:
     return None
 
 
-def _check_bindings(analysis, verdict: _Verdict, node, line: int, where: str, moved: _Moved, owners: set[str],
-                    aliases: set[str], ignored: set[int]) -> None:
+def _check_bindings(
+    analysis,
+    verdict: _Verdict,
+    node,
+    line: int,
+    where: str,
+    moved: _Moved,
+    owners: set[str],
+    aliases: set[str],
+    ignored: set[int],
+) -> None:
     """What node binds: a moved name, an attribute on a moved chain, rows of the pool, the pool in
     place; an attribute anywhere (a property setter is a call), into anything that may hold the pool."""
     for target in _binds(node):
@@ -577,8 +634,9 @@ def _check_bindings(analysis, verdict: _Verdict, node, line: int, where: str, mo
                 verdict.unsafe.append(f"{text} {where}; {_MAY_WRITE}")
 
 
-def _binding_problem(analysis, node, leaf, line: int, moved: _Moved, owners: set[str], aliases: set[str],
-                     ignored: set[int]) -> tuple[bool, str] | None:
+def _binding_problem(
+    analysis, node, leaf, line: int, moved: _Moved, owners: set[str], aliases: set[str], ignored: set[int]
+) -> tuple[bool, str] | None:
     """(refuse?, why) for one binding target, or None when it is harmless."""
     if id(leaf) in ignored:
         return None  # a comprehension's own variable, or stored after the last gather
@@ -592,14 +650,20 @@ def _binding_problem(analysis, node, leaf, line: int, moved: _Moved, owners: set
             if leaf.value in aliases:
                 return True, f"line {line} updates the pool in place (`{leaf.value} {operator} ...`)"
             if not _distinct(analysis, leaf):
-                return False, f"line {line} updates `{leaf.value}` in place (`{operator}`), which may be or hold the pool"
+                return (
+                    False,
+                    f"line {line} updates `{leaf.value}` in place (`{operator}`), which may be or hold the pool",
+                )
         return None
     text = dotted(leaf) if isinstance(leaf, cst.Attribute) else None
     if text is not None and any(_is_prefix(text, c) for c in moved.chains):
         return True, f"`{text}` is assigned at line {line}"
-    if isinstance(leaf, (cst.Subscript, cst.Attribute)) and not isinstance(node, cst.For) \
-            and _touches(analysis, leaf.value, owners, aliases) \
-            and (isinstance(leaf, cst.Subscript) or leaf.attr.value == "data"):
+    if (
+        isinstance(leaf, (cst.Subscript, cst.Attribute))
+        and not isinstance(node, cst.For)
+        and _touches(analysis, leaf.value, owners, aliases)
+        and (isinstance(leaf, cst.Subscript) or leaf.attr.value == "data")
+    ):
         return True, f"line {line} writes into the pool (`{_code(analysis, leaf)} = ...`)"
     if isinstance(leaf, cst.Attribute):
         return False, f"line {line} assigns `{_code(analysis, leaf)}` (a property or `__setattr__` is a call)"
@@ -608,21 +672,32 @@ def _binding_problem(analysis, node, leaf, line: int, moved: _Moved, owners: set
     return None
 
 
-def _check_call(analysis, verdict: _Verdict, node: cst.Call, line: int, where: str, moved: _Moved, owners: set[str],
-                aliases: set[str]) -> None:
+def _check_call(
+    analysis,
+    verdict: _Verdict,
+    node: cst.Call,
+    line: int,
+    where: str,
+    moved: _Moved,
+    owners: set[str],
+    aliases: set[str],
+) -> None:
     """A call in between: refused when it certainly writes the pool, unsafe unless proven harmless."""
     shown = _code(analysis, node.func)
     written = _definite_write(analysis, node, owners, aliases)
     if written is not None:
-        verdict.refuse.append(f"line {line} {written} {where}; the gather would read "
-                              + ("values written after the original cast" if written.startswith("stores")
-                                 else "the new values"))
+        verdict.refuse.append(
+            f"line {line} {written} {where}; the gather would read "
+            + ("values written after the original cast" if written.startswith("stores") else "the new values")
+        )
         return
     why = _unproven_call(analysis, node, shown, moved, owners, aliases)
     if why is not None:
         rebinds = "cast's dtype" in why or "change the dtype" in why
-        verdict.unsafe.append(f"line {line} {why} {where}; " + (
-            "it may rebind what the cast's dtype is read from" if rebinds else _MAY_WRITE_CALL))
+        verdict.unsafe.append(
+            f"line {line} {why} {where}; "
+            + ("it may rebind what the cast's dtype is read from" if rebinds else _MAY_WRITE_CALL)
+        )
 
 
 def _definite_write(analysis, node: cst.Call, owners: set[str], aliases: set[str]) -> str | None:
@@ -634,18 +709,25 @@ def _definite_write(analysis, node: cst.Call, owners: set[str], aliases: set[str
         return f"stores into a KV pool (`{shown}(...)`)"
     if _in_place(method) and _touches(analysis, func.value, owners, aliases):
         return f"modifies the pool in place (`.{method}(...)`)"
-    if method is None and _in_place(analysis.call_name(node)) and any(
-            _touches(analysis, arg.value, owners, aliases) for arg in node.args):
+    if (
+        method is None
+        and _in_place(analysis.call_name(node))
+        and any(_touches(analysis, arg.value, owners, aliases) for arg in node.args)
+    ):
         return f"modifies the pool in place (`{shown}(...)`)"
     for arg in node.args:
-        if arg.keyword is not None and arg.keyword.value == _OUT_KEYWORD \
-                and _touches(analysis, arg.value, owners, aliases):
+        if (
+            arg.keyword is not None
+            and arg.keyword.value == _OUT_KEYWORD
+            and _touches(analysis, arg.value, owners, aliases)
+        ):
             return f"writes into the pool (`{shown}(..., out=...)`)"
     return None
 
 
-def _unproven_call(analysis, node: cst.Call, shown: str, moved: _Moved, owners: set[str],
-                   aliases: set[str]) -> str | None:
+def _unproven_call(
+    analysis, node: cst.Call, shown: str, moved: _Moved, owners: set[str], aliases: set[str]
+) -> str | None:
     """Why a call (that does not certainly write the pool) is not proven harmless; None when it
     is: read-only by the tables, or an in-place method of a tensor that is provably not the pool."""
     func = node.func
@@ -740,13 +822,18 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
         for statement in cls.body.body:
             if isinstance(statement, cst.FunctionDef):
                 methods.append(statement)
-                if any(dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in decorators
-                       for d in statement.decorators):
+                if any(
+                    dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in decorators
+                    for d in statement.decorators
+                ):
                     getters.add(statement.name.value)
             elif isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
-                    if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) \
-                            and dotted(small.value.func) in decorators:
+                    if (
+                        isinstance(small, cst.Assign)
+                        and isinstance(small.value, cst.Call)
+                        and dotted(small.value.func) in decorators
+                    ):
                         names |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
     effectful: set = set()
     at: dict = {}
@@ -768,8 +855,11 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
             name = method.name.value
             if name in effectful:
                 continue
-            if any(unproven_effect(analysis, node) is not None for node in iter_nodes(method.body, cst.CSTNode)
-                   if not isinstance(node, cst.Return)):
+            if any(
+                unproven_effect(analysis, node) is not None
+                for node in iter_nodes(method.body, cst.CSTNode)
+                if not isinstance(node, cst.Return)
+            ):
                 effectful.add(name)
                 at[name] = method
                 changed = True
@@ -785,11 +875,15 @@ def _property_read(analysis, node) -> str | None:
     parent = analysis.parent(node)
     if isinstance(parent, cst.Call) and parent.func is node:
         return None  # a method call: judged as a call
-    if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)) and \
-            getattr(parent, "target", None) is node:
+    if (
+        isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del))
+        and getattr(parent, "target", None) is node
+    ):
         return None  # a store: judged as one
-    return (f"reads `{_code(analysis, node)}`, a property of a class of this file whose getter is not proven "
-            "read-only (a call)")
+    return (
+        f"reads `{_code(analysis, node)}`, a property of a class of this file whose getter is not proven "
+        "read-only (a call)"
+    )
 
 
 # -- code that runs implicitly: iteration, callbacks, dunder protocols ------------------------
@@ -807,8 +901,10 @@ def _effectful_hit(analysis, dunders) -> str | None:
 
 
 def _defined_here(analysis, name: str) -> str:
-    return (f"runs `{name}`, which a class of this file defines{_member_line(analysis, name)} with a body "
-            "that is not proven read-only")
+    return (
+        f"runs `{name}`, which a class of this file defines{_member_line(analysis, name)} with a body "
+        "that is not proven read-only"
+    )
 
 
 def _builtin_typed(analysis, expr, depth: int = 0) -> bool:
@@ -870,8 +966,21 @@ def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> boo
     if depth > 6 or expr is None:
         return False
     t = analysis.tables
-    if isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp,
-                         cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+    if isinstance(
+        expr,
+        (
+            cst.List,
+            cst.Tuple,
+            cst.Set,
+            cst.Dict,
+            cst.ListComp,
+            cst.SetComp,
+            cst.DictComp,
+            cst.SimpleString,
+            cst.ConcatenatedString,
+            cst.FormattedString,
+        ),
+    ):
         return True
     if isinstance(expr, cst.GeneratorExp):
         # written here, its clauses and element are code of the region, checked there; bound to a
@@ -882,15 +991,17 @@ def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> boo
     if isinstance(expr, cst.Attribute):
         return expr.attr.value in t.iterable_attributes and not is_property(analysis, expr.attr.value)
     if isinstance(expr, cst.Subscript):
-        return (all(isinstance(el.slice, cst.Slice) for el in expr.slice)
-                and _proven_iterable(analysis, expr.value, depth + 1, bound))
+        return all(isinstance(el.slice, cst.Slice) for el in expr.slice) and _proven_iterable(
+            analysis, expr.value, depth + 1, bound
+        )
     if isinstance(expr, cst.Call):
         if _is_method(analysis, expr.func):
             method = expr.func.attr.value
             return method in t.iterable_methods and not is_effectful(analysis, method)
         name = _function_name(analysis, expr)
-        return name is not None and (name in t.container_functions or name in t.callbacks) \
-            and name not in ("iter", "next")
+        return (
+            name is not None and (name in t.container_functions or name in t.callbacks) and name not in ("iter", "next")
+        )
     return False
 
 
@@ -939,7 +1050,7 @@ def _args_at(call: cst.Call, positions) -> list:
         if position == "*":
             out += [arg.value for arg in positional]
         elif position.endswith("+"):  # "1+": every positional from 1 on (`map(f, xs, ys)`)
-            out += [arg.value for arg in positional[int(position[:-1]):]]
+            out += [arg.value for arg in positional[int(position[:-1]) :]]
         elif position.isdigit():
             if int(position) < len(positional):
                 out.append(positional[int(position)].value)
@@ -950,10 +1061,12 @@ def _args_at(call: cst.Call, positions) -> list:
 
 def _items_builtin_typed(analysis, expr) -> bool:
     if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
-        return all(not isinstance(el, cst.StarredElement) and _builtin_typed(analysis, el.value) for el in expr.elements)
+        return all(
+            not isinstance(el, cst.StarredElement) and _builtin_typed(analysis, el.value) for el in expr.elements
+        )
     return isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)) or (
-        isinstance(expr, cst.Call) and not _is_method(analysis, expr.func)
-        and _function_name(analysis, expr) == "range")
+        isinstance(expr, cst.Call) and not _is_method(analysis, expr.func) and _function_name(analysis, expr) == "range"
+    )
 
 
 def _call_effect(analysis, call: cst.Call) -> str | None:
@@ -968,8 +1081,11 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
             return f"unpacks `**{_code(analysis, arg.value, 40)}` (`keys()`/`__getitem__` run)"
     if _is_method(analysis, call.func):
         method = call.func.attr.value
-        if method in effectful_members(analysis) and not _builtin_typed(analysis, call.func.value) \
-                and is_effectful(analysis, method):
+        if (
+            method in effectful_members(analysis)
+            and not _builtin_typed(analysis, call.func.value)
+            and is_effectful(analysis, method)
+        ):
             return _defined_here(analysis, method)
         return None
     name = _function_name(analysis, call)
@@ -984,8 +1100,10 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
         return None
     for value in _args_at(call, entry["iterates"]):
         if not _proven_iterable(analysis, value):
-            return (f"iterates `{_code(analysis, value, 40)}`, which is not proven a builtin container (a "
-                    "generator's body or an `__iter__` may run)")
+            return (
+                f"iterates `{_code(analysis, value, 40)}`, which is not proven a builtin container (a "
+                "generator's body or an `__iter__` may run)"
+            )
     for value in _args_at(call, entry["calls"]):
         why = _harmless_callable(analysis, value)
         if why is not None:
@@ -994,8 +1112,9 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
     if hit is not None:
         values = [arg.value for arg in call.args]
         iterated = set(map(id, _args_at(call, entry["iterates"])))
-        if not all(_items_builtin_typed(analysis, v) if id(v) in iterated else _builtin_typed(analysis, v)
-                   for v in values):
+        if not all(
+            _items_builtin_typed(analysis, v) if id(v) in iterated else _builtin_typed(analysis, v) for v in values
+        ):
             return _defined_here(analysis, hit)
     for value in _args_at(call, entry["attribute"]):
         hit = _effectful_hit(analysis, analysis.tables.protocols.get("attribute", ()))
@@ -1006,8 +1125,10 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
         if isinstance(text, str) and is_property(analysis, text):
             return f"reads `{text}`, a property of a class of this file whose getter is not proven read-only"
         if not isinstance(text, str) and props and is_property(analysis, min(props)):
-            return (f"reads an attribute by a name that is not a literal (`{_code(analysis, value, 30)}`); a "
-                    f"property of this file whose getter is not proven read-only (`{min(props)}`) may be it")
+            return (
+                f"reads an attribute by a name that is not a literal (`{_code(analysis, value, 30)}`); a "
+                f"property of this file whose getter is not proven read-only (`{min(props)}`) may be it"
+            )
     return None
 
 
@@ -1037,14 +1158,22 @@ def _unpacks_items(analysis, target, iterable) -> str | None:
     """`for a, b in iterable` unpacks (iterates) each item."""
     if not isinstance(target, (cst.Tuple, cst.List)):
         return None
-    if isinstance(iterable, cst.Call) and not _is_method(analysis, iterable.func) \
-            and _function_name(analysis, iterable) in ("enumerate", "zip"):
+    if (
+        isinstance(iterable, cst.Call)
+        and not _is_method(analysis, iterable.func)
+        and _function_name(analysis, iterable) in ("enumerate", "zip")
+    ):
         return None  # tuples
     if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)) and all(
-            not isinstance(el, cst.StarredElement) and _proven_iterable(analysis, el.value) for el in iterable.elements):
+        not isinstance(el, cst.StarredElement) and _proven_iterable(analysis, el.value) for el in iterable.elements
+    ):
         return None
-    if isinstance(iterable, cst.Call) and _is_method(analysis, iterable.func) and iterable.func.attr.value == "items" \
-            and isinstance(iterable.func.value, cst.Dict):
+    if (
+        isinstance(iterable, cst.Call)
+        and _is_method(analysis, iterable.func)
+        and iterable.func.attr.value == "items"
+        and isinstance(iterable.func.value, cst.Dict)
+    ):
         return None
     return f"unpacks the items of `{_code(analysis, iterable, 40)}` (iterating each may run `__iter__`)"
 
@@ -1057,8 +1186,10 @@ def implicit_effect(analysis, node) -> str | None:
     builtin value. None when it is proven harmless."""
     if isinstance(node, (cst.For, cst.CompFor)):
         if not _proven_iterable(analysis, node.iter):
-            return (f"iterates `{_code(analysis, node.iter, 40)}`, which is not proven a builtin container (a "
-                    "generator's body or an `__iter__` may run)")
+            return (
+                f"iterates `{_code(analysis, node.iter, 40)}`, which is not proven a builtin container (a "
+                "generator's body or an `__iter__` may run)"
+            )
         return _unpacks_items(analysis, node.target, node.iter)
     if isinstance(node, cst.Assign):
         for target in node.targets:
@@ -1079,15 +1210,20 @@ def implicit_effect(analysis, node) -> str | None:
     if isinstance(node, cst.Comparison):
         for target in node.comparisons:
             if isinstance(target.operator, (cst.In, cst.NotIn)) and not _proven_iterable(analysis, target.comparator):
-                return (f"tests membership in `{_code(analysis, target.comparator, 40)}`, which is not proven a "
-                        "builtin container (`__contains__` or a generator's body may run)")
+                return (
+                    f"tests membership in `{_code(analysis, target.comparator, 40)}`, which is not proven a "
+                    "builtin container (`__contains__` or a generator's body may run)"
+                )
         return _protocol(analysis, "compare", [node.left] + [c.comparator for c in node.comparisons])
     if isinstance(node, cst.Subscript):
         parent = analysis.parent(node)
         if isinstance(parent, (cst.AssignTarget, cst.Del)) or getattr(parent, "target", None) is node:
             return None  # a store: judged as one
-        return _protocol(analysis, "subscript", [node.value] + [el.slice.value for el in node.slice
-                                                               if isinstance(el.slice, cst.Index)])
+        return _protocol(
+            analysis,
+            "subscript",
+            [node.value] + [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)],
+        )
     if isinstance(node, cst.BinaryOperation):
         return _protocol(analysis, "binary", [node.left, node.right])
     if isinstance(node, cst.UnaryOperation):
@@ -1103,8 +1239,11 @@ def implicit_effect(analysis, node) -> str | None:
     if isinstance(node, cst.FormattedStringExpression):
         return _protocol(analysis, "format", [node.expression])
     if isinstance(node, (cst.Dict, cst.Set)):
-        keys = [el.key if isinstance(el, cst.DictElement) else el.value for el in node.elements
-                if isinstance(el, (cst.DictElement, cst.Element))]
+        keys = [
+            el.key if isinstance(el, cst.DictElement) else el.value
+            for el in node.elements
+            if isinstance(el, (cst.DictElement, cst.Element))
+        ]
         return _protocol(analysis, "hash", keys)
     if isinstance(node, cst.Attribute) and not _import_bound(analysis, node):
         parent = analysis.parent(node)
@@ -1242,8 +1381,12 @@ def _use_problem(analysis, use: cst.Name) -> str | None:
             if method.endswith("_") and not method.endswith("__"):
                 return f"line {line} modifies rows of the converted pool in place (`.{method}(...)`)"
         return None
-    if isinstance(parent, cst.Attribute) and parent.value is use \
-            and parent.attr.value in analysis.tables.gather_methods and isinstance(analysis.parent(parent), cst.Call):
+    if (
+        isinstance(parent, cst.Attribute)
+        and parent.value is use
+        and parent.attr.value in analysis.tables.gather_methods
+        and isinstance(analysis.parent(parent), cst.Call)
+    ):
         return None
     shown = _code(analysis, parent if parent is not None else use)
     return f"line {line} uses the converted pool as `{shown}`, not as a gather"
@@ -1281,46 +1424,67 @@ def _check_cast_arguments(analysis, verdict: _Verdict, casts: Sequence[cst.Call]
     for cast in casts:
         target = analysis.cast_target(cast) or ""
         if target.endswith(".dtype") and not names_dtype_attribute(cast):
-            verdict.unsafe.append("the cast takes another tensor's dtype *and device* (`.to(other)`); the index "
-                                  "would be applied on the pool's device")
-        elif any((arg.keyword is not None and arg.keyword.value == "device")
-                 or (arg.keyword is None and analysis.device_like(arg.value) and not analysis.dtype_like(arg.value))
-                 for arg in cast.args):
-            verdict.unsafe.append("the cast also moves the tensor to another device; the index would be applied "
-                                  "on the pool's device")
+            verdict.unsafe.append(
+                "the cast takes another tensor's dtype *and device* (`.to(other)`); the index "
+                "would be applied on the pool's device"
+            )
+        elif any(
+            (arg.keyword is not None and arg.keyword.value == "device")
+            or (arg.keyword is None and analysis.device_like(arg.value) and not analysis.dtype_like(arg.value))
+            for arg in cast.args
+        ):
+            verdict.unsafe.append(
+                "the cast also moves the tensor to another device; the index would be applied on the pool's device"
+            )
 
 
-def _assess_direct(analysis, call: cst.Call, verdict: _Verdict, moved: _Moved, owners: set[str],
-                   form: str = "direct") -> CastMove:
+def _assess_direct(
+    analysis, call: cst.Call, verdict: _Verdict, moved: _Moved, owners: set[str], form: str = "direct"
+) -> CastMove:
     """`pool.to(d)[idx]`, `pool.to(d).index_select(0, i)`, `torch.index_select(pool.to(d), 0, i)`:
     after the fix the index runs before the cast."""
     if form == "function":  # the arguments after the input run before the cast now
         from castlint.analysis.gathers import function_gather
 
-        nodes = [n for arg in function_gather(analysis, call).args[1:] for n in iter_nodes(arg, cst.CSTNode)
-                 if not isinstance(n, cst.Lambda)]
-        _check_region(analysis, verdict, nodes, moved, owners, set(), set(), "in the gather's arguments, "
-                      "evaluated before the cast after the fix")
+        nodes = [
+            n
+            for arg in function_gather(analysis, call).args[1:]
+            for n in iter_nodes(arg, cst.CSTNode)
+            if not isinstance(n, cst.Lambda)
+        ]
+        _check_region(
+            analysis,
+            verdict,
+            nodes,
+            moved,
+            owners,
+            set(),
+            set(),
+            "in the gather's arguments, evaluated before the cast after the fix",
+        )
         return verdict.plan("function")
     gather = analysis.parent(call)
     if isinstance(gather, cst.Subscript) and _stored_to(analysis, gather):
-        verdict.refuse.append(f"the gathered rows are assigned to (`{_code(analysis, gather)}`); the rewrite cannot "
-                              "express that")
+        verdict.refuse.append(
+            f"the gathered rows are assigned to (`{_code(analysis, gather)}`); the rewrite cannot express that"
+        )
     if isinstance(gather, cst.Subscript):
         moved_over = [gather.slice]
     else:  # .index_select(...) and friends: the call's arguments run before the cast now
         moved_over = [analysis.parent(gather).args]
     nodes = []
     for part in moved_over:
-        for item in (part if isinstance(part, (list, tuple)) else [part]):
+        for item in part if isinstance(part, (list, tuple)) else [part]:
             nodes.extend(n for n in iter_nodes(item, cst.CSTNode) if not isinstance(n, cst.Lambda))
-    _check_region(analysis, verdict, nodes, moved, owners, set(), set(), "in the index, evaluated before the cast "
-                  "after the fix")
+    _check_region(
+        analysis, verdict, nodes, moved, owners, set(), set(), "in the index, evaluated before the cast after the fix"
+    )
     return verdict.plan("direct")
 
 
-def _assess_variable(analysis, call: cst.Call, form: str, verdict: _Verdict, moved: _Moved,
-                     owners: set[str]) -> CastMove:
+def _assess_variable(
+    analysis, call: cst.Call, form: str, verdict: _Verdict, moved: _Moved, owners: set[str]
+) -> CastMove:
     """`x = <pool casts>` and reads of x below: each read `x[idx]` becomes `x[idx].to(d)`."""
     assign = analysis.parent(call)
     name = assign.targets[0].target
@@ -1331,8 +1495,10 @@ def _assess_variable(analysis, call: cst.Call, form: str, verdict: _Verdict, mov
     from castlint.analysis.gathers import is_shape_read
 
     # reads of the shape stay on the unconverted pool: the cast does not change it
-    uses = sorted((n for n in reads if isinstance(n, cst.Name) and not is_shape_read(analysis, n)),
-                  key=lambda n: _pos(analysis, n))
+    uses = sorted(
+        (n for n in reads if isinstance(n, cst.Name) and not is_shape_read(analysis, n)),
+        key=lambda n: _pos(analysis, n),
+    )
     if not uses:
         verdict.refuse.append("the converted pool is never read")
         return verdict.plan(form)
@@ -1346,8 +1512,16 @@ def _assess_variable(analysis, call: cst.Call, form: str, verdict: _Verdict, mov
     aliases = {name.value} | _pool_aliases(analysis, body)
     skip = {id(call)} | {id(u) for u in uses} | late
     nodes = [n for n in _region_nodes(analysis, body, start, end, skip, enclosing) if n is not assign]
-    _check_region(analysis, verdict, nodes, moved, owners, aliases, _comp_targets(body) | late,
-                  f"between the cast (line {_line(analysis, call)}) and a gather")
+    _check_region(
+        analysis,
+        verdict,
+        nodes,
+        moved,
+        owners,
+        aliases,
+        _comp_targets(body) | late,
+        f"between the cast (line {_line(analysis, call)}) and a gather",
+    )
     return verdict.plan(form, uses)
 
 
@@ -1356,13 +1530,17 @@ def _check_variable(analysis, verdict: _Verdict, name: cst.Name, scope, body) ->
     converted one must be seen: a local of this function, bound once."""
     if not isinstance(scope, FunctionScope) or getattr(scope, "node", None) is not body:
         kind = "class" if isinstance(scope, ClassScope) else "module" if isinstance(scope, GlobalScope) else "outer"
-        verdict.unsafe.append(f"`{name.value}` is a {kind} variable, not a local of one function: code elsewhere may "
-                              "read the converted pool through it, or assign it another value")
+        verdict.unsafe.append(
+            f"`{name.value}` is a {kind} variable, not a local of one function: code elsewhere may "
+            "read the converted pool through it, or assign it another value"
+        )
         return
     other = _other_binding(analysis, body, name)
     if other is not None:
-        verdict.refuse.append(f"`{name.value}` is also bound at line {_line(analysis, other)} "
-                              f"(`{_code(analysis, other)}`); that value may reach a gather the fix would convert")
+        verdict.refuse.append(
+            f"`{name.value}` is also bound at line {_line(analysis, other)} "
+            f"(`{_code(analysis, other)}`); that value may reach a gather the fix would convert"
+        )
 
 
 def _other_binding(analysis, body, name: cst.Name) -> cst.CSTNode | None:
@@ -1375,12 +1553,19 @@ def _other_binding(analysis, body, name: cst.Name) -> cst.CSTNode | None:
         if isinstance(node, (cst.Nonlocal, cst.Global)) and any(n.name.value == name.value for n in node.names):
             return node
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            declares = any(isinstance(n, (cst.Nonlocal, cst.Global)) and any(x.name.value == name.value
-                           for x in n.names) for n in iter_nodes(node, cst.CSTNode))
+            declares = any(
+                isinstance(n, (cst.Nonlocal, cst.Global)) and any(x.name.value == name.value for x in n.names)
+                for n in iter_nodes(node, cst.CSTNode)
+            )
             if not declares:
                 continue  # its own variables
-        if isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name) and node.target.value == name.value \
-                and node.target is not name and any(isinstance(a, _COMPREHENSIONS) for a in analysis.ancestors(node)):
+        if (
+            isinstance(node, cst.NamedExpr)
+            and isinstance(node.target, cst.Name)
+            and node.target.value == name.value
+            and node.target is not name
+            and any(isinstance(a, _COMPREHENSIONS) for a in analysis.ancestors(node))
+        ):
             return node
         stack.extend(children(node))
     return None
@@ -1401,8 +1586,10 @@ def _span_to_uses(analysis, verdict: _Verdict, assign, uses: list[cst.Name], bod
         if _in_fstring(analysis, use):
             verdict.refuse.append(f"the gather on line {_line(analysis, use)} is inside an f-string")
         if _pos(analysis, use)[:2] < assign_pos[:2]:
-            verdict.refuse.append(f"line {_line(analysis, use)} reads the converted pool before the line that "
-                                  "converts it (a value from an earlier loop iteration)")
+            verdict.refuse.append(
+                f"line {_line(analysis, use)} reads the converted pool before the line that "
+                "converts it (a value from an earlier loop iteration)"
+            )
             continue
         later = _deferred(analysis, use, body)
         if later is not None:
@@ -1415,8 +1602,10 @@ def _span_to_uses(analysis, verdict: _Verdict, assign, uses: list[cst.Name], bod
         start, end = _widen_for_loops(analysis, assign, use, body, start, end)
     if deferred:
         use, why = deferred[0]
-        verdict.unsafe.append(f"the gather on line {_line(analysis, use)} is in {why}, which runs later: anything may "
-                              "write the pool or rebind the dtype before it")
+        verdict.unsafe.append(
+            f"the gather on line {_line(analysis, use)} is in {why}, which runs later: anything may "
+            "write the pool or rebind the dtype before it"
+        )
         end = (_pos(analysis, body)[2], _pos(analysis, body)[3])
     return start, end, kept
 
@@ -1454,8 +1643,9 @@ def _runs_after_gathers(analysis, assign, uses: list[cst.Name], body) -> tuple[s
     whole). Only where no gather runs after them: none is written after, and no loop around them
     repeats a gather."""
     later_starts = [_pos(analysis, u)[:2] for u in uses]
-    repeating = {id(loop) for use in uses for loop in _in_loop_with(analysis, use, body)
-                 if _repeats(analysis, loop, assign, use)}
+    repeating = {
+        id(loop) for use in uses for loop in _in_loop_with(analysis, use, body) if _repeats(analysis, loop, assign, use)
+    }
     enclosing: set[int] = set()
     late: set[int] = set()
     for use in uses:
@@ -1467,8 +1657,12 @@ def _runs_after_gathers(analysis, assign, uses: list[cst.Name], body) -> tuple[s
                 if isinstance(anc, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and child is anc.value:
                     targets = [t.target for t in anc.targets] if isinstance(anc, cst.Assign) else [anc.target]
                     # stored when the statement ends, after everything in it
-                    late |= {id(leaf) for t in targets if _last_to_run(analysis, t, later_starts, repeating, anc)
-                             for leaf in [t] + _flat_targets(t)}
+                    late |= {
+                        id(leaf)
+                        for t in targets
+                        if _last_to_run(analysis, t, later_starts, repeating, anc)
+                        for leaf in [t] + _flat_targets(t)
+                    }
                 break
             if _last_to_run(analysis, anc, later_starts, repeating):
                 enclosing.add(id(anc))
@@ -1493,9 +1687,11 @@ def _exits_between(analysis, assign, uses: list[cst.Name], body) -> str | None:
             outside = [u for u in uses if not _contains(analysis, anc, u)]
             if outside:
                 items = ", ".join(_code(analysis, item.item, 30) for item in anc.items)
-                return (f"the `with {items}` block (line {_line(analysis, anc)}) around the cast exits before the "
-                        f"gather on line {_line(analysis, outside[0])}; `__exit__` is a call that is not proven "
-                        "read-only and may write the pool")
+                return (
+                    f"the `with {items}` block (line {_line(analysis, anc)}) around the cast exits before the "
+                    f"gather on line {_line(analysis, outside[0])}; `__exit__` is a call that is not proven "
+                    "read-only and may write the pool"
+                )
     return None
 
 

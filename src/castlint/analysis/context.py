@@ -1,5 +1,6 @@
 """What rules and codemods read about one file: its path, its analysis, the tables
 and the cost model of the run."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

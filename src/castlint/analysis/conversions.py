@@ -2,6 +2,7 @@
 here or by a callee that converts what a call passes), where they are gathered, guarded or
 inside an accessor, and which methods every decode step runs. A mixin of ModuleAnalysis: the
 flow it reads (origin, cast_target, return_targets, ...) is dataflow's and object_flow's."""
+
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
@@ -40,8 +41,9 @@ class ConversionQueries:
                             break
         return index.get(id(target), [])
 
-    def _converts_under(self, call: cst.Call, target, skip_self: bool, depth: int,
-                        env: Optional[Dict[int, Origin]] = None) -> List[Tuple[cst.Call, str]]:
+    def _converts_under(
+        self, call: cst.Call, target, skip_self: bool, depth: int, env: Optional[Dict[int, Origin]] = None
+    ) -> List[Tuple[cst.Call, str]]:
         """The casts inside target that convert a whole pool when this call reaches it
         (its parameters bound to the call's arguments; `**kw` to its keywords)."""
         if depth > 4 or id(target) in self._returns_in_progress:
@@ -61,8 +63,12 @@ class ConversionQueries:
             for cast in self._casts_in(target):
                 wanted = self.cast_target(cast)
                 receiver = self.cast_receiver(cast)
-                if wanted is not None and receiver is not None and self.origin(receiver, depth) >= Origin.POOL_TUPLE \
-                        and not same_dtype_cast(self, cast):
+                if (
+                    wanted is not None
+                    and receiver is not None
+                    and self.origin(receiver, depth) >= Origin.POOL_TUPLE
+                    and not same_dtype_cast(self, cast)
+                ):
                     out.append((cast, wanted))
             for inner in self._held_calls(target):  # a wrapper calls what it holds: `fn(*args, **kwargs)`
                 for form, _, skip, env in self._call_forms(inner):
@@ -88,9 +94,13 @@ class ConversionQueries:
                 if isinstance(func, cst.Name):
                     if func.value in self.nodes.local_callables:
                         continue
-                elif not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                          and func.value.value == "self" and func.attr.value in held
-                          and func.attr.value not in self.nodes.local_callables):
+                elif not (
+                    isinstance(func, cst.Attribute)
+                    and isinstance(func.value, cst.Name)
+                    and func.value.value == "self"
+                    and func.attr.value in held
+                    and func.attr.value not in self.nodes.local_callables
+                ):
                     continue
                 owner = next((a for a in self.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
                 if owner is not None:
@@ -110,7 +120,8 @@ class ConversionQueries:
                 _, inner, env, skip = form
                 out.append((inner, tuple(bound), skip, env))
             elif isinstance(form, (cst.Lambda, cst.Attribute, cst.Name)) or (
-                    isinstance(form, tuple) and form[0] == "method"):
+                isinstance(form, tuple) and form[0] == "method"
+            ):
                 out.append((form, tuple(bound), False, None))
         return out
 
@@ -164,14 +175,16 @@ class ConversionQueries:
                 return wanted, self.code(call.args[0].value)
             return self._call_converts(applied, reported)
         receiver, method, _ = self.method_parts(call)
-        if method is not None and receiver is not None and receiver is func.value and \
-                method in self.tables.casts:
+        if method is not None and receiver is not None and receiver is func.value and method in self.tables.casts:
             return None  # a cast itself (pool_casts decides it)
         name = func.value if isinstance(func, cst.Name) else method
         if name in self.tables.conversion_helpers:
             return None  # a conversion helper: CL004's, with its own cost model
-        if isinstance(func, cst.Attribute) and func.attr.value not in self.nodes.local_callables \
-                and func.attr.value not in self._held_attribute_names():
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value not in self.nodes.local_callables
+            and func.attr.value not in self._held_attribute_names()
+        ):
             return None  # neither a method of the module nor a callable stored in an attribute
         forms = self._call_forms(call)
         if isinstance(func, cst.Subscript) and not self.keyed_values(func) and len(forms) > 1:
@@ -184,8 +197,12 @@ class ConversionQueries:
     def _form_converts(self, call: cst.Call, forms, reported: set) -> Optional[Tuple[str, str]]:
         for target, bound, skip, env in forms:
             if isinstance(target, tuple):  # methodcaller("to", d)(x): x.to(d)
-                if target[1] not in self.tables.casts or not call.args or call.args[0].star \
-                        or call.args[0].keyword is not None:
+                if (
+                    target[1] not in self.tables.casts
+                    or not call.args
+                    or call.args[0].star
+                    or call.args[0].keyword is not None
+                ):
                     continue
                 method = cst.Attribute(call.args[0].value, cst.Name(target[1]))
                 form = cst.Call(func=method, args=self.merged_args(bound, call.args[1:]))
@@ -200,8 +217,11 @@ class ConversionQueries:
                     continue
             elif not self._casts_in(target) and not self._held_calls(target):
                 continue
-            elif env is None and not (isinstance(target, cst.FunctionDef) and target.params.star_kwarg) and all(
-                    self.origin(a.value) < Origin.PREFIX for a in (*bound, *call.args)):
+            elif (
+                env is None
+                and not (isinstance(target, cst.FunctionDef) and target.params.star_kwarg)
+                and all(self.origin(a.value) < Origin.PREFIX for a in (*bound, *call.args))
+            ):
                 continue  # nothing whole goes in: what the callee converts whole, it converts for every caller
             synthetic = cst.Call(func=call.func, args=self.merged_args(bound, call.args)) if bound else call
             if synthetic is not call:
@@ -217,8 +237,11 @@ class ConversionQueries:
             for cast, wanted in self._converts_under(synthetic, target, skip, 0, env):
                 if id(cast) not in reported:
                     owner = self.enclosing_function(cast)  # the decorated def a wrapper calls, or target
-                    named = owner if owner is not None and owner is not target and target not in self.ancestors(cast) \
+                    named = (
+                        owner
+                        if owner is not None and owner is not target and target not in self.ancestors(cast)
                         else target
+                    )
                     name = getattr(getattr(named, "name", None), "value", None) or "a lambda"
                     return wanted, f"{name} (line {self.position(cast).start.line})"
         return None
@@ -269,7 +292,8 @@ class ConversionQueries:
         that converts a pool only for some of its callers is theirs (call_conversions)."""
         if self._pool_casts is None:
             self._pool_casts = [
-                (call, target) for call in self.nodes.calls
+                (call, target)
+                for call in self.nodes.calls
                 if isinstance(call.func, cst.Attribute)
                 and not self._is_unbound_receiver(call.func.value)
                 and (target := self.cast_target(call)) is not None
@@ -300,8 +324,7 @@ class ConversionQueries:
         if owner is None:
             return False
         params = owner.params
-        if not (params.params or params.posonly_params or params.kwonly_params or params.star_arg
-                or params.star_kwarg):
+        if not (params.params or params.posonly_params or params.kwonly_params or params.star_arg or params.star_kwarg):
             return False
         callers = self._callers_of(owner)
         if not callers:
@@ -332,13 +355,22 @@ class ConversionQueries:
         out = []
         for call in self.nodes.calls:
             func = call.func
-            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) \
+            name = (
+                func.value
+                if isinstance(func, cst.Name)
+                else func.attr.value
+                if isinstance(func, cst.Attribute)
                 else None
+            )
             if name not in names:
                 continue
             for form, bound, skip, env in self._call_forms(call):
-                if not bound and (form is target or any(  # through target's decorators: their wrapper
-                        w is form and e is env for w, _, e in self.decorated(target, skip) if w is not target)):
+                if not bound and (
+                    form is target
+                    or any(  # through target's decorators: their wrapper
+                        w is form and e is env for w, _, e in self.decorated(target, skip) if w is not target
+                    )
+                ):
                     out.append((call, skip, env))
         return out
 
@@ -356,14 +388,20 @@ class ConversionQueries:
                 if self._is_unbound_receiver(func.value):
                     target = self.cast_target(call)
                     receiver = self.cast_receiver(call)
-                    if (target is not None and receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE
-                            and not self.chained_into_cast(call) and not self.guarded_fallback(call)):
+                    if (
+                        target is not None
+                        and receiver is not None
+                        and self.origin(receiver) >= Origin.POOL_TUPLE
+                        and not self.chained_into_cast(call)
+                        and not self.guarded_fallback(call)
+                    ):
                         out.append((call, target, "unbound"))
                 elif func.attr.value in t.copy_methods:
                     source = self._first_positional(call.args)
                     if source is None:
-                        source = next((a.value for a in call.args if a.keyword is not None
-                                       and a.keyword.value == "src"), None)
+                        source = next(
+                            (a.value for a in call.args if a.keyword is not None and a.keyword.value == "src"), None
+                        )
                     if source is None or self.origin(source) < Origin.POOL_TUPLE or self.guarded_fallback(call):
                         continue
                     dtype = self.allocated_dtype(func.value)
@@ -419,8 +457,11 @@ class ConversionQueries:
             func = self.enclosing_function(call)
             if func is not None and self.method_class(func) is cls:
                 edges.append((func.name.value, call.func.attr.value))
-        hot = set(hot_path.hot_methods(self.class_methods(cls), edges, self.tables.hot_path_entry_points,
-                                             self.tables.accessors))
+        hot = set(
+            hot_path.hot_methods(
+                self.class_methods(cls), edges, self.tables.hot_path_entry_points, self.tables.accessors
+            )
+        )
         self._hot_cache[id(cls)] = hot
         return hot
 

@@ -19,6 +19,7 @@ Indices are told by their value (a layer id is a scalar, a table of indices a
 tensor), `.to()` arguments by theirs (a device, a dtype or a tensor). See
 docs/analysis.md.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -32,15 +33,22 @@ from castlint.analysis.origin import Origin
 from castlint.analysis.tree import NodeIndex, TreeNavigation, dotted, iter_nodes, name_parts, resolve_scopes
 from castlint.tables import Tables
 
-
 # What an index (or a `.to()` argument) holds, decided by its value.
 SCALAR, TENSOR, UNKNOWN = "scalar", "tensor", "unknown"
 DTYPE, DEVICE = "dtype", "device"
 
 MAX_DEPTH = 12
 
-_SCOPE_NODES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module, cst.ListComp, cst.SetComp,
-                cst.DictComp, cst.GeneratorExp)
+_SCOPE_NODES = (
+    cst.FunctionDef,
+    cst.Lambda,
+    cst.ClassDef,
+    cst.Module,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
 
@@ -174,26 +182,45 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         found = self._function_origin(expr, depth)
         if found is not None:
             return found
-        if isinstance(func, cst.Name) and func.value == "getattr" and len(expr.args) >= 2 \
-                and not any(a.star for a in expr.args[:2]):
+        if (
+            isinstance(func, cst.Name)
+            and func.value == "getattr"
+            and len(expr.args) >= 2
+            and not any(a.star for a in expr.args[:2])
+        ):
             name = self.constant_string(expr.args[1].value)
             if name is not None and name.isidentifier():  # getattr(pool, "k_buffer"): pool.k_buffer
                 return self.origin(self._attribute(expr.args[0].value, name), depth)
-        if isinstance(func, cst.Name) and func.value in t.iter_passthrough and len(expr.args) == 1 \
-                and not expr.args[0].star and expr.args[0].keyword is None:
+        if (
+            isinstance(func, cst.Name)
+            and func.value in t.iter_passthrough
+            and len(expr.args) == 1
+            and not expr.args[0].star
+            and expr.args[0].keyword is None
+        ):
             # `list(map(pool.get_key_buffer, layers))`: the same elements, in another container
             inner = self.origin(expr.args[0].value, depth)
             if inner == Origin.POOL_TUPLE:
                 return inner
-        if isinstance(func, cst.Name) and func.value == "dict" and len(expr.args) == 1 \
-                and isinstance(expr.args[0].value, cst.Call) and isinstance(expr.args[0].value.func, cst.Name) \
-                and expr.args[0].value.func.value == "zip" and len(expr.args[0].value.args) == 2 \
-                and not any(a.star for a in expr.args[0].value.args):
+        if (
+            isinstance(func, cst.Name)
+            and func.value == "dict"
+            and len(expr.args) == 1
+            and isinstance(expr.args[0].value, cst.Call)
+            and isinstance(expr.args[0].value.func, cst.Name)
+            and expr.args[0].value.func.value == "zip"
+            and len(expr.args[0].value.args) == 2
+            and not any(a.star for a in expr.args[0].value.args)
+        ):
             # `dict(zip(names, self.k_bufs))`: its values are the elements of the second
             values = self.origin(expr.args[0].value.args[1].value, depth)
             return Origin.POOL_TUPLE if values == Origin.POOL_TUPLE else Origin.OTHER
-        if isinstance(func, cst.Name) and func.value == "zip" and expr.args \
-                and any(self.origin(a.value, depth) == Origin.POOL_TUPLE for a in expr.args if not a.star):
+        if (
+            isinstance(func, cst.Name)
+            and func.value == "zip"
+            and expr.args
+            and any(self.origin(a.value, depth) == Origin.POOL_TUPLE for a in expr.args if not a.star)
+        ):
             return Origin.POOL_TUPLE  # `zip(self.k_buffer, self.v_buffer)`: pairs of whole caches
         if isinstance(func, cst.Name) and func.value in t.iter_apply and len(expr.args) >= 2:
             applied = cst.Call(func=expr.args[0].value, args=[cst.Arg(value=expr.args[1].value)])
@@ -211,12 +238,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if receiver is None or receiver is not call.func.value:
             return None
         if not (isinstance(receiver, cst.Name) and receiver.value == "self") and not (
-                isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"):
+            isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"
+        ):
             frames = self.construction_frames(receiver)
             if frames and len(frames) <= 8:
                 # `LatentView(k).nope()`: the method reads the attributes of *that* construction
-                found = [self._under_construction(c, lambda: self._return_origin(call, depth), depth, env)
-                         for c, env in frames]
+                found = [
+                    self._under_construction(c, lambda: self._return_origin(call, depth), depth, env)
+                    for c, env in frames
+                ]
                 if any(f is not None for f in found):
                     return max(f for f in found if f is not None)
                 return None
@@ -278,9 +308,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         names = getattr(self, "_short_names", None)
         if names is None:
             t = self.tables
-            names = {f.rsplit(".", 1)[-1] for f in (*t.gather_functions, *t.tuple_view_functions,
-                                                       *t.narrow_functions, *t.view_functions,
-                                                       *t.concat_functions)}
+            names = {
+                f.rsplit(".", 1)[-1]
+                for f in (
+                    *t.gather_functions,
+                    *t.tuple_view_functions,
+                    *t.narrow_functions,
+                    *t.view_functions,
+                    *t.concat_functions,
+                )
+            }
             self._short_names = names
         return names
 
@@ -295,8 +332,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if qualified in t.concat_functions:
             return self._joined_origin(expr, depth)
         view = short in t.view_functions or qualified in t.view_functions
-        if not (view or qualified in t.gather_functions or qualified in t.tuple_view_functions
-                or qualified in t.narrow_functions):
+        if not (
+            view
+            or qualified in t.gather_functions
+            or qualified in t.tuple_view_functions
+            or qualified in t.narrow_functions
+        ):
             return None
         first_arg = self._first_positional(expr.args)
         first = self.origin(first_arg, depth) if first_arg is not None else Origin.OTHER
@@ -343,8 +384,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return r
             if self.cast_target(call) is not None:
                 return r  # a converted copy is as big as what it converts
-        if r == Origin.GATHERED and (method in t.view_methods or method in t.tuple_view_methods
-                                     or method in t.narrow_methods or self.cast_target(call) is not None):
+        if r == Origin.GATHERED and (
+            method in t.view_methods
+            or method in t.tuple_view_methods
+            or method in t.narrow_methods
+            or self.cast_target(call) is not None
+        ):
             return Origin.GATHERED
         return None
 
@@ -449,13 +494,17 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
 
     # -- subscripts ------------------------------------------------------------
     def _subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
-        if "__getitem__" in self.nodes.local_callables and len(sub.slice) == 1 \
-                and isinstance(sub.slice[0].slice, cst.Index):
+        if (
+            "__getitem__" in self.nodes.local_callables
+            and len(sub.slice) == 1
+            and isinstance(sub.slice[0].slice, cst.Index)
+        ):
             owner = self.instance_class(sub.value)
             if owner is not None and self.find_method(owner, "__getitem__") is not None:
                 # obj[k] of an object whose class defines __getitem__: what it returns for k
-                synthetic = cst.Call(func=self._attribute(sub.value, "__getitem__"),
-                                     args=[cst.Arg(sub.slice[0].slice.value)])
+                synthetic = cst.Call(
+                    func=self._attribute(sub.value, "__getitem__"), args=[cst.Arg(sub.slice[0].slice.value)]
+                )
                 self.parents.setdefault(synthetic, self.parents.get(sub))
                 return self.origin(synthetic, depth)
         keyed = self.keyed_values(sub)
@@ -512,7 +561,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # a slice of the token dimension: the whole pool, or an active prefix
             if self._bounded_slice(inner):
                 return Origin.PREFIX
-            return self._later_dimensions(base, elements[position + 1:])
+            return self._later_dimensions(base, elements[position + 1 :])
         return base
 
     def _later_dimensions(self, base: Origin, elements) -> Origin:
@@ -629,8 +678,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         parent = self.parents.get(node)
         if isinstance(parent, cst.Subscript) and parent.value is node:
             return None if self.subscript_keeps_whole(parent) else "subscript"
-        if isinstance(parent, cst.Attribute) and parent.value is node \
-                and parent.attr.value in self.tables.gather_methods:
+        if (
+            isinstance(parent, cst.Attribute)
+            and parent.value is node
+            and parent.attr.value in self.tables.gather_methods
+        ):
             return "method" if isinstance(self.parents.get(parent), cst.Call) else None
         if isinstance(parent, cst.Arg):
             call = self.parents.get(parent)
@@ -729,8 +781,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         candidates = [r for r in referents if isinstance(r, Assignment) and not self._is_augmented(r)]
         if candidates and all(c.scope is scope for c in candidates):
             # libcst's referents stop at the use; a loop's later assignments reach it too
-            candidates = [r for r in scope.assignments[name.value]
-                          if isinstance(r, Assignment) and not self._is_augmented(r)]
+            candidates = [
+                r for r in scope.assignments[name.value] if isinstance(r, Assignment) and not self._is_augmented(r)
+            ]
         if self.own_lines is not None and len(candidates) > 1:
             candidates = self._linked_for_imports(candidates)
         if len(candidates) <= 1:
@@ -818,8 +871,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                         if take(statement) and self._definitely_binds(statement, direct):
                             return found
             if anc is scope_node:  # the parameters are bound on entry
-                found.extend(c for c in remaining if isinstance(c.node, cst.Param)
-                             or isinstance(self.parents.get(c.node), cst.Param))
+                found.extend(
+                    c
+                    for c in remaining
+                    if isinstance(c.node, cst.Param) or isinstance(self.parents.get(c.node), cst.Param)
+                )
                 return found
             child = anc
         return found
@@ -842,13 +898,17 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
             return any(self._definitely_binds(s, direct) for s in statement.body)
         if isinstance(statement, cst.If):
-            return (statement.orelse is not None and self._definitely_binds(statement.body, direct)
-                    and self._definitely_binds(statement.orelse, direct))
+            return (
+                statement.orelse is not None
+                and self._definitely_binds(statement.body, direct)
+                and self._definitely_binds(statement.orelse, direct)
+            )
         if isinstance(statement, (cst.Else, cst.With)):
             return self._definitely_binds(statement.body, direct)
         if isinstance(statement, cst.Try):
             return self._definitely_binds(statement.body, direct) and all(
-                self._definitely_binds(h.body, direct) for h in statement.handlers)
+                self._definitely_binds(h.body, direct) for h in statement.handlers
+            )
         return False
 
     def _name_origin(self, name: cst.Name, depth: int) -> Origin:
@@ -872,7 +932,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if isinstance(container, (cst.Tuple, cst.List)):
                     elements = list(container.elements)
                     index = next(i for i, e in enumerate(elements) if e is parent)
-                    starred = any(isinstance(e, cst.StarredElement) for e in elements[:index + 1])
+                    starred = any(isinstance(e, cst.StarredElement) for e in elements[: index + 1])
                     path.insert(0, None if starred else index)
                 node = container
             else:
@@ -972,8 +1032,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return self._iterated(receiver, path[1:], depth)
                 return Origin.OTHER
         if isinstance(iterable, (cst.Tuple, cst.List)):
-            return max((self._unpacked(e.value, path, depth) for e in iterable.elements
-                        if isinstance(e, cst.Element)), default=Origin.OTHER)
+            return max(
+                (self._unpacked(e.value, path, depth) for e in iterable.elements if isinstance(e, cst.Element)),
+                default=Origin.OTHER,
+            )
         origin = self._element(self.origin(iterable, depth))
         for _ in path:
             origin = self._element(origin)
@@ -1039,8 +1101,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return prop
         frames = self.construction_frames(expr.value)
         if not frames:
-            return max((self.origin(v, depth) for v in self.instance_attr_values(owner, expr.attr.value)),
-                       default=Origin.OTHER)
+            return max(
+                (self.origin(v, depth) for v in self.instance_attr_values(owner, expr.attr.value)), default=Origin.OTHER
+            )
         best = Origin.OTHER
         for call, env in frames:
             best = max(best, self._attr_under(call, expr.attr.value, depth, env))
@@ -1053,20 +1116,25 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         cls = self.instance_class(call)
         if self.is_record(cls) and attr in self.record_fields(cls):
             if not env:
-                return max((self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])),
-                           default=Origin.OTHER)
+                return max(
+                    (self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])), default=Origin.OTHER
+                )
             saved, saved_returns = self._origin_cache, self._returns_cache
             self._origin_cache, self._returns_cache = {}, {}
             self._bindings.append(env)
             try:
-                return max((self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])),
-                           default=Origin.OTHER)
+                return max(
+                    (self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])), default=Origin.OTHER
+                )
             finally:
                 self._bindings.pop()
                 self._origin_cache, self._returns_cache = saved, saved_returns
         return self._under_construction(
-            call, lambda: max((self.origin(v, depth) for v in self.instance_attr_values(cls, attr)),
-                              default=Origin.OTHER), depth, env)
+            call,
+            lambda: max((self.origin(v, depth) for v in self.instance_attr_values(cls, attr)), default=Origin.OTHER),
+            depth,
+            env,
+        )
 
     def _cache_attr_origin(self, expr: cst.Attribute, depth: int) -> Origin:
         """A cache attribute: a container of whole caches by its name, unless the class
@@ -1075,8 +1143,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(expr.value, cst.Name) and expr.value.value == "self":
             cls = self.enclosing_class(expr)
             if cls is not None:
-                values = [v for v in self.self_attr_values(cls, expr.attr.value)
-                          if not (isinstance(v, cst.Name) and v.value == "None")]
+                values = [
+                    v
+                    for v in self.self_attr_values(cls, expr.attr.value)
+                    if not (isinstance(v, cst.Name) and v.value == "None")
+                ]
         if not values:
             return Origin.POOL_TUPLE
         best, by_name = Origin.OTHER, False
@@ -1115,15 +1186,22 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(parent, cst.Element):  # a part of a (k, v) pair
             element = self.parents.get(parent)
             parent = self.parents.get(element)
-        record = isinstance(parent, cst.Arg) and isinstance(self.parents.get(parent), cst.Call) \
+        record = (
+            isinstance(parent, cst.Arg)
+            and isinstance(self.parents.get(parent), cst.Call)
             and self.constructed_class(self.parents.get(parent)) is not None
+        )
         if record:  # an argument of a construction: the record holds it
             element = self.parents.get(parent)
             parent = self.parents.get(element)
         if isinstance(parent, (cst.Assign, cst.Arg)) and self._stored_in_loop(element, parent):
             return self.allocation_kind(call) == "pool" and self._per_layer_arenas(parent, call)
-        if isinstance(parent, cst.Assign) and element is call and len(parent.targets) == 1 \
-                and isinstance(parent.targets[0].target, cst.Name):
+        if (
+            isinstance(parent, cst.Assign)
+            and element is call
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)
+        ):
             return self._in_layer_loop(parent) and self._per_layer_arenas(parent, call)
         if not isinstance(parent, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
             return False
@@ -1136,8 +1214,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         for node in self.ancestors(statement):
             if isinstance(node, cst.For):
                 loop = node.iter
-                if isinstance(loop, cst.Call) and dotted(loop.func) == "range" and any(
-                        name_parts(text) & self.tables.layer_words for text in self._identifiers(loop)):
+                if (
+                    isinstance(loop, cst.Call)
+                    and dotted(loop.func) == "range"
+                    and any(name_parts(text) & self.tables.layer_words for text in self._identifiers(loop))
+                ):
                     return True
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 return False
@@ -1146,12 +1227,19 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _stored_in_loop(self, value: cst.BaseExpression, holder) -> bool:
         """`d[k] = value` or `xs.append(value)` in a for loop: one element per iteration."""
         if isinstance(holder, cst.Assign):
-            stored = holder.value is value and len(holder.targets) == 1 \
+            stored = (
+                holder.value is value
+                and len(holder.targets) == 1
                 and isinstance(holder.targets[0].target, cst.Subscript)
+            )
         else:
             call = self.parents.get(holder)
-            stored = isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
-                and call.func.attr.value in ("append", "insert") and call.args[-1] is holder
+            stored = (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in ("append", "insert")
+                and call.args[-1] is holder
+            )
         if not stored:
             return False
         for node in self.ancestors(holder):
@@ -1166,10 +1254,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         layer count, the second a pool's (`torch.empty((num_layers, num_blocks, ...))`)."""
         if (dotted(call.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions:
             return False
-        size = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "size"),
-                    self._first_positional(call.args))
-        dims = [e.value for e in size.elements if isinstance(e, cst.Element)] \
-            if isinstance(size, (cst.Tuple, cst.List)) else [a.value for a in call.args if a.keyword is None]
+        size = next(
+            (a.value for a in call.args if a.keyword is not None and a.keyword.value == "size"),
+            self._first_positional(call.args),
+        )
+        dims = (
+            [e.value for e in size.elements if isinstance(e, cst.Element)]
+            if isinstance(size, (cst.Tuple, cst.List))
+            else [a.value for a in call.args if a.keyword is None]
+        )
         if len(dims) < 2:
             return False
         words = []
@@ -1188,13 +1281,19 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """A comprehension in a method of a class that allocates one token-sized tensor per
         element (`[torch.zeros((size + 1, h, d)) for _ in range(layer_num)]`): a pool's
         per-layer arenas (the allocation's first dimension decides, as for cache attributes)."""
-        parts = [e.value for e in element.elements if isinstance(e, cst.Element)] \
-            if isinstance(element, (cst.Tuple, cst.List)) else [element]  # a (k, v) pair per layer
+        parts = (
+            [e.value for e in element.elements if isinstance(e, cst.Element)]
+            if isinstance(element, (cst.Tuple, cst.List))
+            else [element]
+        )  # a (k, v) pair per layer
         if not parts:
             return False  # `{r: [] for r in ratios}`: empty lists, filled later
         for part in parts:
-            if not isinstance(part, cst.Call) or (dotted(part.func) or "").rsplit(".", 1)[-1] \
-                    not in self.tables.allocation_functions or self.allocation_kind(part) != "pool":
+            if (
+                not isinstance(part, cst.Call)
+                or (dotted(part.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions
+                or self.allocation_kind(part) != "pool"
+            ):
                 return False
         func = self.enclosing_function(comp)
         return func is not None and self.method_class(func) is not None
@@ -1334,8 +1433,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         out = []
         for call in self.nodes.calls:
             f = call.func
-            if isinstance(f, cst.Attribute) and f.attr.value == func.name.value and not (
-                    isinstance(f.value, cst.Name) and f.value.value == "self"):
+            if (
+                isinstance(f, cst.Attribute)
+                and f.attr.value == func.name.value
+                and not (isinstance(f.value, cst.Name) and f.value.value == "self")
+            ):
                 owner = self.instance_class(f.value)
                 if owner is not None and self.find_method(owner, f.attr.value) is func:
                     out.append(call)
@@ -1426,8 +1528,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 continue
             if arg.star == "**" and isinstance(arg.value, cst.Dict):  # f(**{"name": value})
                 for element in arg.value.elements:
-                    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
-                            and element.key.evaluated_value == name:
+                    if (
+                        isinstance(element, cst.DictElement)
+                        and isinstance(element.key, cst.SimpleString)
+                        and element.key.evaluated_value == name
+                    ):
                         return element.value
                 continue
             if arg.star == "**" and isinstance(arg.value, (cst.Name, cst.Attribute)):
@@ -1467,8 +1572,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if not (isinstance(call.func, cst.Name) and call.func.value == "map") or not call.args:
                 continue
             first = call.args[0].value
-            targets = [first] if isinstance(first, cst.Lambda) else (
-                self._callable_targets(first) if isinstance(first, cst.Name) else [])
+            targets = (
+                [first]
+                if isinstance(first, cst.Lambda)
+                else (self._callable_targets(first) if isinstance(first, cst.Name) else [])
+            )
             for target in targets:
                 mapped.setdefault(id(target), []).append((call, 1))
         self._mapped = mapped
@@ -1512,7 +1620,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if forwarded is not None:
                 positional, keywords = forwarded
                 return self._bind_forwarded(
-                    (self._receiver_slot(call, target, skip_self, depth) + positional, keywords), target, skip_self)
+                    (self._receiver_slot(call, target, skip_self, depth) + positional, keywords), target, skip_self
+                )
         params = target.params
         bindings: Dict = {}
         named = set()
@@ -1540,10 +1649,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if not any(a.star for a in call.args):
                 bindings[("*", id(params.star_arg))] = tuple(each)
         if params.star_kwarg is not None:  # **kwargs: a dict of the further keywords
-            extra = [(a.keyword.value, self.origin(a.value, depth), self.held_value(a.value)) for a in call.args
-                     if a.keyword is not None and a.keyword.value not in named]
-            bindings[id(params.star_kwarg)] = Origin.POOL_TUPLE if any(o >= Origin.PREFIX for _, o, _ in extra) \
-                else Origin.OTHER
+            extra = [
+                (a.keyword.value, self.origin(a.value, depth), self.held_value(a.value))
+                for a in call.args
+                if a.keyword is not None and a.keyword.value not in named
+            ]
+            bindings[id(params.star_kwarg)] = (
+                Origin.POOL_TUPLE if any(o >= Origin.PREFIX for _, o, _ in extra) else Origin.OTHER
+            )
             if not any(a.star == "**" for a in call.args):
                 bindings[("**", id(params.star_kwarg))] = tuple(sorted(extra, key=lambda e: e[0]))
         return bindings
@@ -1565,8 +1678,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 keywords[arg.keyword.value] = (self.origin(arg.value, depth), self.held_value(arg.value))
             elif not arg.star:
                 positional.append((self.origin(arg.value, depth), self.held_value(arg.value)))
-            elif arg.star == "*" and isinstance(arg.value, (cst.Tuple, cst.List)) and not any(
-                    isinstance(e, cst.StarredElement) for e in arg.value.elements):
+            elif (
+                arg.star == "*"
+                and isinstance(arg.value, (cst.Tuple, cst.List))
+                and not any(isinstance(e, cst.StarredElement) for e in arg.value.elements)
+            ):
                 positional.extend((self.origin(e.value, depth), self.held_value(e.value)) for e in arg.value.elements)
             else:
                 held = self._held_star(arg.value, "*" if arg.star == "*" else "**")
@@ -1608,14 +1724,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 bindings[("held", id(param))] = held
                 self._held_params.add(name)
         if isinstance(params.star_arg, cst.Param):
-            extra = tuple(positional[len(names):])
-            bindings[id(params.star_arg)] = Origin.POOL_TUPLE if any(o >= Origin.PREFIX for o, _ in extra) \
-                else Origin.OTHER
+            extra = tuple(positional[len(names) :])
+            bindings[id(params.star_arg)] = (
+                Origin.POOL_TUPLE if any(o >= Origin.PREFIX for o, _ in extra) else Origin.OTHER
+            )
             bindings[("*", id(params.star_arg))] = extra
         if params.star_kwarg is not None:
             extra_kw = tuple(sorted((k, o, h) for k, (o, h) in keywords.items() if k not in by_name))
-            bindings[id(params.star_kwarg)] = Origin.POOL_TUPLE if any(o >= Origin.PREFIX for _, o, _ in extra_kw) \
-                else Origin.OTHER
+            bindings[id(params.star_kwarg)] = (
+                Origin.POOL_TUPLE if any(o >= Origin.PREFIX for _, o, _ in extra_kw) else Origin.OTHER
+            )
             bindings[("**", id(params.star_kwarg))] = extra_kw
         return bindings
 
@@ -1623,11 +1741,19 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def merged_args(bound, args) -> list:
         """The arguments of a call through a partial: the bound ones first, keywords last."""
         every = [*bound, *args]
-        return [a for a in every if a.keyword is None and a.star != "**"] + \
-            [a for a in every if a.keyword is not None or a.star == "**"]
+        return [a for a in every if a.keyword is None and a.star != "**"] + [
+            a for a in every if a.keyword is not None or a.star == "**"
+        ]
 
-    def _returned(self, call: cst.Call, target, skip_self: bool, depth: int, path: tuple = (),
-                  env: Optional[Dict[int, Origin]] = None) -> Origin:
+    def _returned(
+        self,
+        call: cst.Call,
+        target,
+        skip_self: bool,
+        depth: int,
+        path: tuple = (),
+        env: Optional[Dict[int, Origin]] = None,
+    ) -> Origin:
         """What target returns when call reaches it; env: the parameters of the function a
         closure was made in, bound by the call that made it."""
         bindings = dict(env or {})
@@ -1647,8 +1773,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             best = max((self._unpacked(v, path, depth) for v in values), default=Origin.OTHER)
             if yields or delegated:  # a generator: what it yields, as the elements of what it returns
                 each = max((self.origin(v, depth) for v in yields), default=Origin.OTHER)
-                best = max(best, Origin.POOL_TUPLE if each >= Origin.POOL_TUPLE else min(each, Origin.GATHERED),
-                           max((self.origin(v, depth) for v in delegated), default=Origin.OTHER))
+                best = max(
+                    best,
+                    Origin.POOL_TUPLE if each >= Origin.POOL_TUPLE else min(each, Origin.GATHERED),
+                    max((self.origin(v, depth) for v in delegated), default=Origin.OTHER),
+                )
         finally:
             self._returns_in_progress.discard(id(target))
             self._bindings.pop()
@@ -1665,7 +1794,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             node = stack.pop()
             if isinstance(node, cst.Yield) and node.value is not None:
                 (delegated if isinstance(node.value, cst.From) else yields).append(
-                    node.value.item if isinstance(node.value, cst.From) else node.value)
+                    node.value.item if isinstance(node.value, cst.From) else node.value
+                )
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 continue
             stack.extend(node.children)
@@ -1815,7 +1945,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         sources = [expr] if isinstance(expr, (cst.Tuple, cst.List)) else (self._container_sources(expr, 0) or [])
         for source in sources:
             if isinstance(source, (cst.Tuple, cst.List)) and not any(
-                    isinstance(e, cst.StarredElement) for e in source.elements):
+                isinstance(e, cst.StarredElement) for e in source.elements
+            ):
                 return [e.value for e in source.elements]
         return []
 
@@ -1835,10 +1966,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return None
             for target, call in reversed(self._frames):
                 if target is owner:
-                    skip = isinstance(owner, cst.FunctionDef) and self.method_class(owner) is not None \
+                    skip = (
+                        isinstance(owner, cst.FunctionDef)
+                        and self.method_class(owner) is not None
                         and isinstance(call.func, cst.Attribute)
+                    )
                     positional = [a for a in call.args if a.keyword is None]
-                    extra = positional[len(self._positional_params(owner, skip)):]
+                    extra = positional[len(self._positional_params(owner, skip)) :]
                     if any(a.star for a in extra):
                         return None
                     return [a.value for a in extra]
@@ -1949,4 +2083,3 @@ def _combine_values(kinds: List[str]) -> str:
     if TENSOR in kinds:
         return TENSOR
     return SCALAR if all(k == SCALAR for k in kinds) else UNKNOWN
-

@@ -1,4 +1,5 @@
 """Casts whose result is only gathered: `pool.to(d)[idx]`, `x = pool.to(d); x[idx]`."""
+
 from __future__ import annotations
 
 from typing import Optional
@@ -13,7 +14,11 @@ def is_gather_use(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
     parent = analysis.parent(node)
     if isinstance(parent, cst.Subscript) and parent.value is node:
         return not analysis.subscript_keeps_whole(parent)
-    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in analysis.tables.gather_methods:
+    if (
+        isinstance(parent, cst.Attribute)
+        and parent.value is node
+        and parent.attr.value in analysis.tables.gather_methods
+    ):
         return isinstance(analysis.parent(parent), cst.Call)
     return False
 
@@ -22,8 +27,9 @@ def is_shape_read(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
     """Is node (a converted pool) read only for its shape (`x.shape`, `x.size(0)`, `x.dim()`:
     rules/casts.toml [cast_motion] shape_reads), which the cast does not change?"""
     parent = analysis.parent(node)
-    if not (isinstance(parent, cst.Attribute) and parent.value is node
-            and parent.attr.value in analysis.tables.shape_reads):
+    if not (
+        isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in analysis.tables.shape_reads
+    ):
         return False
     holder = analysis.parent(parent)
     called = isinstance(holder, cst.Call) and holder.func is parent
@@ -52,7 +58,9 @@ def gathered_cast(analysis: ModuleAnalysis, call: cst.Call) -> Optional[str]:
     if function_gather(analysis, call) is not None:
         return "function"
     parent = analysis.parent(call)
-    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
+    if not (
+        isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)
+    ):
         return None
     name = parent.targets[0].target
     scope = analysis.scopes.get(name)
@@ -60,8 +68,9 @@ def gathered_cast(analysis: ModuleAnalysis, call: cst.Call) -> Optional[str]:
         return None
     uses = [access.node for access in scope.accesses[name.value]]
     gathers = [u for u in uses if isinstance(u, cst.Name) and is_gather_use(analysis, u)]
-    if gathers and all(isinstance(u, cst.Name) and (is_gather_use(analysis, u) or is_shape_read(analysis, u))
-                       for u in uses):
+    if gathers and all(
+        isinstance(u, cst.Name) and (is_gather_use(analysis, u) or is_shape_read(analysis, u)) for u in uses
+    ):
         return "variable"
     return None
 
@@ -75,8 +84,23 @@ def names_dtype_attribute(call: cst.Call) -> bool:
 
 
 # reads of a tensor's metadata: they use no slot, so they do not keep a converted pool alive
-_METADATA = frozenset(("shape", "dtype", "device", "size", "dim", "ndim", "stride", "numel", "nbytes",
-                       "itemsize", "element_size", "is_contiguous", "data_ptr"))
+_METADATA = frozenset(
+    (
+        "shape",
+        "dtype",
+        "device",
+        "size",
+        "dim",
+        "ndim",
+        "stride",
+        "numel",
+        "nbytes",
+        "itemsize",
+        "element_size",
+        "is_contiguous",
+        "data_ptr",
+    )
+)
 
 
 def gathered_later(analysis: ModuleAnalysis, node: cst.CSTNode, depth: int = 0) -> bool:
@@ -103,21 +127,27 @@ def gathered_later(analysis: ModuleAnalysis, node: cst.CSTNode, depth: int = 0) 
         if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
             call = analysis.parent(parent)
             name = analysis.call_name(call) if isinstance(call, cst.Call) else None
-            if not (name and (name in t.view_functions or name.rsplit(".", 1)[-1] in t.view_functions)
-                    and analysis._first_positional(call.args) is node):
+            if not (
+                name
+                and (name in t.view_functions or name.rsplit(".", 1)[-1] in t.view_functions)
+                and analysis._first_positional(call.args) is node
+            ):
                 return False
             node = call
             continue
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
-                and isinstance(parent.targets[0].target, cst.Name) and parent.value is node:
+        if (
+            isinstance(parent, cst.Assign)
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)
+            and parent.value is node
+        ):
             target = parent.targets[0].target
             scope = analysis.scopes.get(target)
             if scope is None or len(list(scope.assignments[target.value])) != 1:
                 return False
             uses = [access.node for access in scope.accesses[target.value]]
             data = [u for u in uses if not _metadata_read(analysis, u)]
-            return bool(data) and all(isinstance(u, cst.Name) and gathered_later(analysis, u, depth + 1)
-                                      for u in data)
+            return bool(data) and all(isinstance(u, cst.Name) and gathered_later(analysis, u, depth + 1) for u in data)
         return False
 
 
@@ -129,5 +159,8 @@ def _metadata_read(analysis: ModuleAnalysis, use: cst.CSTNode) -> bool:
 def cast_before_gather(analysis: ModuleAnalysis, call: cst.Call) -> bool:
     """Is this pool cast gathered after it (CL003's, not a whole-pool cast of CL001): indexed or
     index_select-ed, passed to a gathering function, or gathered after a reshape or a name?"""
-    return gathered_cast(analysis, call) is not None or analysis.gather_consumer(call) == "function" \
+    return (
+        gathered_cast(analysis, call) is not None
+        or analysis.gather_consumer(call) == "function"
         or gathered_later(analysis, call)
+    )

@@ -11,9 +11,11 @@ class, with Python's ast, before methods are dropped) and
 castlint.analysis.dataflow.ModuleAnalysis (libcst) must agree, or a pruned file's
 severities would differ from the whole file's.
 """
+
 from __future__ import annotations
 
 from typing import Collection, Dict, FrozenSet, Iterable, List, Tuple
+
 
 def is_hot_entry(name: str, entry_points: Collection[str], accessors: Collection[str]) -> bool:
     """A method every decode step runs: an entry point (rules/accessors.toml [hot_path]), or
@@ -21,8 +23,12 @@ def is_hot_entry(name: str, entry_points: Collection[str], accessors: Collection
     return name in entry_points or name.lstrip("_") in accessors
 
 
-def hot_methods(methods: Collection[str], self_calls: Iterable[Tuple[str, str]],
-                entry_points: Collection[str], accessors: Collection[str]) -> FrozenSet[str]:
+def hot_methods(
+    methods: Collection[str],
+    self_calls: Iterable[Tuple[str, str]],
+    entry_points: Collection[str],
+    accessors: Collection[str],
+) -> FrozenSet[str]:
     """The hot methods of one class.
 
     methods: the names of the methods its body defines; self_calls: (caller, callee) for

@@ -3,6 +3,7 @@ MLA fix (castlint.checks.whole_pool_cast.fix) can rewrite it: the cast sites and
 sites, and the reasons a site cannot be taken. CL001 uses `why_not_rewritable` to
 decide whether a finding carries `[*]`; the codemod uses the same site finders.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,10 +32,10 @@ class CastSite:
     cast: cst.Call
     function: cst.FunctionDef
     backend: cst.ClassDef
-    wrapper: str                     # source of the run() receiver, valid at the cast
+    wrapper: str  # source of the run() receiver, valid at the cast
     runs: List[cst.Call]
-    local_read: str                  # the local name that holds the read mode
-    runs_in_block: Set[int]          # id(run) of runs that can use the local name
+    local_read: str  # the local name that holds the read mode
+    runs_in_block: Set[int]  # id(run) of runs that can use the local name
 
 
 @dataclass
@@ -47,11 +48,12 @@ class PlanSite:
     kv_indices: Optional[cst.Arg]
     kv_arg: Optional[cst.BaseExpression]
     causal: Optional[cst.BaseExpression]
-    owner: Optional[cst.ClassDef]    # the class whose __init__ provides self.fp8_kv_read
-    redirect: bool                   # False: record the cast path only (plan kv dtype kept)
+    owner: Optional[cst.ClassDef]  # the class whose __init__ provides self.fp8_kv_read
+    redirect: bool  # False: record the cast path only (plan kv dtype kept)
 
 
 # -- finding the sites --------------------------------------------------------------
+
 
 def _is_pure(node: cst.BaseExpression) -> bool:
     """An expression that can be evaluated twice with the same result: names,
@@ -62,10 +64,12 @@ def _is_pure(node: cst.BaseExpression) -> bool:
         return _is_pure(node.value)
     if isinstance(node, cst.Subscript):
         return _is_pure(node.value) and all(
-            isinstance(e.slice, cst.Index) and _is_pure(e.slice.value)
-            or isinstance(e.slice, cst.Slice) and all(
-                part is None or _is_pure(part) for part in (e.slice.lower, e.slice.upper, e.slice.step))
-            for e in node.slice)
+            isinstance(e.slice, cst.Index)
+            and _is_pure(e.slice.value)
+            or isinstance(e.slice, cst.Slice)
+            and all(part is None or _is_pure(part) for part in (e.slice.lower, e.slice.upper, e.slice.step))
+            for e in node.slice
+        )
     if isinstance(node, cst.UnaryOperation):
         return _is_pure(node.expression)
     if isinstance(node, cst.BinaryOperation):
@@ -124,9 +128,13 @@ def cast_site(ctx, call: cst.Call) -> CastSite:
     line = analysis.position(call).start.line
     assign = analysis.parent(call)
     statement = analysis.parent(assign) if assign is not None else None
-    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
-            and isinstance(assign.targets[0].target, cst.Name)
-            and isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+    if not (
+        isinstance(assign, cst.Assign)
+        and len(assign.targets) == 1
+        and isinstance(assign.targets[0].target, cst.Name)
+        and isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+    ):
         raise RewriteRefused(line, "the cast is not a plain `name = pool.to(...)` statement")
     if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "to"):
         raise RewriteRefused(line, "only `.to(...)` casts are rewritten")
@@ -150,8 +158,11 @@ def cast_site(ctx, call: cst.Call) -> CastSite:
             runs.append(run)
     if readers:
         where = analysis.position(readers[0]).start.line
-        raise RewriteRefused(line, f"`{variable}` is also read at line {where} by something other than "
-                                   f"the attention run(); it would get the FP8 pool")
+        raise RewriteRefused(
+            line,
+            f"`{variable}` is also read at line {where} by something other than "
+            f"the attention run(); it would get the FP8 pool",
+        )
     if not runs:
         raise RewriteRefused(line, f"`{variable}` feeds no {run_method}() call in the same method")
     _check_sources(ctx, call, target, runs, variable)
@@ -174,12 +185,16 @@ def cast_site(ctx, call: cst.Call) -> CastSite:
     if isinstance(receiver, cst.Name):
         params = {p.name.value for p in function.params.params + function.params.kwonly_params}
         bound_before = receiver.value in params or any(
-            top and at < line for at, top in facts["bindings"].get(receiver.value, ()))
+            top and at < line for at, top in facts["bindings"].get(receiver.value, ())
+        )
         if not bound_before:
             raise RewriteRefused(line, f"the run() receiver `{wrapper}` is not bound before the cast")
     taken = {n.value for n in facts["names"]}
-    local = next(n for n in ("kv_read", "mla_kv_read", "kv_read_mode") + tuple(f"kv_read_{i}" for i in range(9))
-                 if n not in taken)
+    local = next(
+        n
+        for n in ("kv_read", "mla_kv_read", "kv_read_mode") + tuple(f"kv_read_{i}" for i in range(9))
+        if n not in taken
+    )
     block = analysis.parent(statement)
     in_block = {id(run) for run in runs if _statement_in(analysis, run, block)}
     return CastSite(statement, variable, call, function, backend, wrapper, runs, local, in_block)
@@ -203,18 +218,24 @@ def _check_sources(ctx, call: cst.Call, target: cst.Name, runs: List[cst.Call], 
                 for assignment in analysis.reaching(name):
                     source = assignment.node
                     statement = _statement_of(analysis, source)
-                    if source is target or (statement is not None and isinstance(source, cst.Name)
-                                            and _in_view_rebinding(analysis, source, variable)):
+                    if source is target or (
+                        statement is not None
+                        and isinstance(source, cst.Name)
+                        and _in_view_rebinding(analysis, source, variable)
+                    ):
                         continue
                     code = analysis.code(statement.body[0]) if statement is not None else variable
                     other = statement is not None and declared is not None and declared in names_in(statement)
                     if other and switched:
                         continue
                     at = analysis.position(source).start.line
-                    raise RewriteRefused(line, f"`{variable}` reaches run() at line {analysis.position(run).start.line} "
-                                               f"also from line {at} (`{code}`), which is not this pool: under a plan "
-                                               f"that reads the pool natively run() would get that buffer in the "
-                                               f"wrong dtype")
+                    raise RewriteRefused(
+                        line,
+                        f"`{variable}` reaches run() at line {analysis.position(run).start.line} "
+                        f"also from line {at} (`{code}`), which is not this pool: under a plan "
+                        f"that reads the pool natively run() would get that buffer in the "
+                        f"wrong dtype",
+                    )
 
 
 def _check_between(analysis: ModuleAnalysis, call: cst.Call, statement, function, runs: List[cst.Call]) -> None:
@@ -232,8 +253,10 @@ def _check_between(analysis: ModuleAnalysis, call: cst.Call, statement, function
     cast_ancestors = {id(a) for a in analysis.ancestors(statement)}
     for run in runs:
         spans = [(start, (at(run).start.line, at(run).start.column))]
-        spans += [((at(a.value).start.line, at(a.value).start.column), (at(a.value).end.line, at(a.value).end.column))
-                  for a in run.args]
+        spans += [
+            ((at(a.value).start.line, at(a.value).start.column), (at(a.value).end.line, at(a.value).end.column))
+            for a in run.args
+        ]
         for loop in analysis.ancestors(run):
             if loop is function:
                 break
@@ -245,9 +268,12 @@ def _check_between(analysis: ModuleAnalysis, call: cst.Call, statement, function
                     continue
                 why = unproven_effect(analysis, node)
                 if why is not None:
-                    raise RewriteRefused(line, f"line {at(node).start.line} {why} between the cast and run() (line "
-                                               f"{at(run).start.line}), and is not proven read-only: under the native "
-                                               "read run() gets the pool itself and would read what that stores")
+                    raise RewriteRefused(
+                        line,
+                        f"line {at(node).start.line} {why} between the cast and run() (line "
+                        f"{at(run).start.line}), and is not proven read-only: under the native "
+                        "read run() gets the pool itself and would read what that stores",
+                    )
 
 
 def _other_branch(analysis: ModuleAnalysis, node: cst.CSTNode, run: cst.Call, function) -> bool:
@@ -276,16 +302,29 @@ def _in_view_rebinding(analysis: ModuleAnalysis, name: cst.Name, variable: str) 
     assign = statement.body[0]
     value = assign.value
     target = assign.targets[0].target if len(assign.targets) == 1 else None
-    if not (isinstance(target, cst.Name) and target.value == variable
-            and isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
-            and isinstance(value.func.value, cst.Name) and value.func.value.value == variable
-            and value.func.attr.value in ("view", "reshape")):
+    if not (
+        isinstance(target, cst.Name)
+        and target.value == variable
+        and isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and isinstance(value.func.value, cst.Name)
+        and value.func.value.value == variable
+        and value.func.attr.value in ("view", "reshape")
+    ):
         return False
     if name is assign.targets[0].target or name is value.func.value:
         return True
-    parent, grand = analysis.parent(name), analysis.parent(analysis.parent(name)) if analysis.parent(name) is not None else None
-    if not (isinstance(parent, cst.Attribute) and parent.attr.value == "shape" and isinstance(grand, cst.Subscript)
-            and len(grand.slice) == 1 and isinstance(grand.slice[0].slice, cst.Index)):
+    parent, grand = (
+        analysis.parent(name),
+        analysis.parent(analysis.parent(name)) if analysis.parent(name) is not None else None,
+    )
+    if not (
+        isinstance(parent, cst.Attribute)
+        and parent.attr.value == "shape"
+        and isinstance(grand, cst.Subscript)
+        and len(grand.slice) == 1
+        and isinstance(grand.slice[0].slice, cst.Index)
+    ):
         return False
     index = grand.slice[0].slice.value
     if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
@@ -342,8 +381,12 @@ def _enclosing_run(analysis: ModuleAnalysis, name: cst.Name, run_method: str) ->
             return None
         if isinstance(parent, cst.Arg):
             call = analysis.parent(parent)
-            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
-                    and call.func.attr.value == run_method and parent.keyword is None:
+            if (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == run_method
+                and parent.keyword is None
+            ):
                 return call
             return None
         if not isinstance(parent, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice)):
@@ -364,8 +407,9 @@ def plan_site(ctx, call: cst.Call, wrapper, redirect: bool) -> PlanSite:
     line = analysis.position(call).start.line
     statement = _statement_of(analysis, call)
     if statement is None or len(statement.body) != 1:
-        raise RewriteRefused(line, "the plan() call is not a statement of its own; the read choice "
-                                   "must be made right before it")
+        raise RewriteRefused(
+            line, "the plan() call is not a statement of its own; the read choice must be made right before it"
+        )
     if wrapper.function:
         positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
         if not positional:
@@ -379,17 +423,30 @@ def plan_site(ctx, call: cst.Call, wrapper, redirect: bool) -> PlanSite:
     causal = _plan_arg(call, wrapper.function, t, "causal")
     kv_arg = dtype_argument(call, wrapper, "kv")
     if redirect and (qo is None or kv_indptr is None or kv_indices is None or kv_arg is None):
-        raise RewriteRefused(line, "plan() does not pass qo_indptr, kv_indptr, kv_indices and kv_data_type where "
-                                   "rules/flashinfer.toml says")
+        raise RewriteRefused(
+            line,
+            "plan() does not pass qo_indptr, kv_indptr, kv_indices and kv_data_type where rules/flashinfer.toml says",
+        )
     for expr in (receiver, *(arg.value for arg in (qo, kv_indptr, kv_indices) if arg is not None)):
         if expr is not None and not _is_pure(expr):
-            raise RewriteRefused(line, f"plan() argument `{analysis.code(expr)}` is not a plain name, attribute or "
-                                       "subscript; evaluating it twice could change it")
+            raise RewriteRefused(
+                line,
+                f"plan() argument `{analysis.code(expr)}` is not a plain name, attribute or "
+                "subscript; evaluating it twice could change it",
+            )
     owner = analysis.enclosing_class(call)
-    return PlanSite(call, statement, analysis.code(receiver), qo, kv_indptr, kv_indices, kv_arg,
-                    causal.value if causal else None, owner, redirect)
-
-
+    return PlanSite(
+        call,
+        statement,
+        analysis.code(receiver),
+        qo,
+        kv_indptr,
+        kv_indices,
+        kv_arg,
+        causal.value if causal else None,
+        owner,
+        redirect,
+    )
 
 
 def why_not_rewritable(ctx, call: cst.Call) -> Optional[str]:
@@ -430,10 +487,17 @@ def _file_reasons(ctx) -> dict:
         try:
             fed |= {id(run) for run in cast_site(ctx, other).runs}
         except RewriteRefused as exc:
-            casts.append((other, f"the cast at line {exc.line} in this file cannot be rewritten ({exc.reason}), "
-                                 "and the plans it shares with this one must not change"))
-    plans = ("no plan() of an MLA wrapper in this file passes qo_indptr, kv_indices and kv_data_type where the "
-             "fix can redirect them")
+            casts.append(
+                (
+                    other,
+                    f"the cast at line {exc.line} in this file cannot be rewritten ({exc.reason}), "
+                    "and the plans it shares with this one must not change",
+                )
+            )
+    plans = (
+        "no plan() of an MLA wrapper in this file passes qo_indptr, kv_indices and kv_data_type where the "
+        "fix can redirect them"
+    )
     try:
         for other in analysis.nodes.calls:
             wrapper = match_wrapper(ctx.analysis, other)
@@ -454,8 +518,9 @@ def _file_reasons(ctx) -> dict:
 def _mla_run_shaped(tables: Tables, call: cst.Call) -> bool:
     """A run() call in the MLA wrapper's form: its four positional tensors (q_nope, q_pe, ckv, kpe)
     or a keyword of rules/flashinfer.toml's run signatures."""
-    keywords = {name for row in tables.mla_signatures
-                for name in (*row.get("run_positional", ()), *row.get("run_keywords", ()))}
+    keywords = {
+        name for row in tables.mla_signatures for name in (*row.get("run_positional", ()), *row.get("run_keywords", ()))
+    }
     positional = [a for a in call.args if a.keyword is None and not a.star]
     return len(positional) >= 4 or any(a.keyword is not None and a.keyword.value in keywords for a in call.args)
 
@@ -470,11 +535,17 @@ def _unaccounted_run(ctx, fed: Set[int]) -> Optional[str]:
     if method is None:
         return None
     for run in analysis.nodes.calls:
-        if isinstance(run.func, cst.Attribute) and run.func.attr.value == method and id(run) not in fed \
-                and _mla_run_shaped(ctx.tables, run):
-            return (f"the {method}() at line {analysis.position(run).start.line} (`{analysis.code(run.func)}`) reads "
-                    "a buffer that no cast the fix rewrites feeds; a plan redirected to the pool's dtype would give "
-                    "it that buffer in the wrong dtype")
+        if (
+            isinstance(run.func, cst.Attribute)
+            and run.func.attr.value == method
+            and id(run) not in fed
+            and _mla_run_shaped(ctx.tables, run)
+        ):
+            return (
+                f"the {method}() at line {analysis.position(run).start.line} (`{analysis.code(run.func)}`) reads "
+                "a buffer that no cast the fix rewrites feeds; a plan redirected to the pool's dtype would give "
+                "it that buffer in the wrong dtype"
+            )
     return None
 
 
@@ -483,14 +554,21 @@ def feeds_a_run(ctx, call: cst.Call) -> bool:
     analysis = ctx.analysis
     assign = analysis.parent(call)
     function = analysis.enclosing_function(call)
-    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
-            and isinstance(assign.targets[0].target, cst.Name) and function is not None):
+    if not (
+        isinstance(assign, cst.Assign)
+        and len(assign.targets) == 1
+        and isinstance(assign.targets[0].target, cst.Name)
+        and function is not None
+    ):
         return False
     variable, method = assign.targets[0].target.value, _run_method(ctx)
     if method is None:
         return False
-    return any(_enclosing_run(analysis, n, method) is not None
-               for n in iter_nodes(function.body, cst.Name) if n.value == variable)
+    return any(
+        _enclosing_run(analysis, n, method) is not None
+        for n in iter_nodes(function.body, cst.Name)
+        if n.value == variable
+    )
 
 
 def why_not_mla_fixable(ctx, call: cst.Call) -> Optional[str]:
@@ -506,7 +584,12 @@ def mla_fix_site(ctx, call: cst.Call) -> Tuple[Optional[CastSite], Optional[str]
     analysis = ctx.analysis
     wrapper = ctx.tables.mla_wrapper()
     single = len(analysis.cast_chain(call)) == 1 and analysis.method_parts(call)[0] is call.func.value
-    if wrapper is None or not single or wrapper.cls not in analysis.nodes.names or not _names_a_run_argument(analysis, call):
+    if (
+        wrapper is None
+        or not single
+        or wrapper.cls not in analysis.nodes.names
+        or not _names_a_run_argument(analysis, call)
+    ):
         return None, ""
     site, why_not = rewritable_site(ctx, call)
     return (site, None) if site is not None else (None, f"the FlashInfer MLA fix cannot rewrite this site: {why_not}")
@@ -519,7 +602,10 @@ def any_mla_fixable(ctx) -> bool:
     if hit is None or hit[0] is not analysis:
         if len(_ANY_FIXABLE) > 8:
             _ANY_FIXABLE.clear()
-        hit = _ANY_FIXABLE[id(analysis)] = (analysis, any(why_not_mla_fixable(ctx, call) is None for call, _ in analysis.pool_casts()))
+        hit = _ANY_FIXABLE[id(analysis)] = (
+            analysis,
+            any(why_not_mla_fixable(ctx, call) is None for call, _ in analysis.pool_casts()),
+        )
     return hit[1]
 
 
@@ -532,12 +618,19 @@ def _names_a_run_argument(analysis: ModuleAnalysis, call: cst.Call) -> bool:
     parent = analysis.parent(call)
     function = analysis.enclosing_function(call)
     wrapper = analysis.tables.mla_wrapper()
-    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
-            and isinstance(parent.targets[0].target, cst.Name) and function is not None and wrapper is not None):
+    if not (
+        isinstance(parent, cst.Assign)
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0].target, cst.Name)
+        and function is not None
+        and wrapper is not None
+    ):
         return False
     variable = parent.targets[0].target.value
     return any(
-        isinstance(run.func, cst.Attribute) and run.func.attr.value == wrapper.run_method
+        isinstance(run.func, cst.Attribute)
+        and run.func.attr.value == wrapper.run_method
         and analysis.enclosing_function(run) is function
         and any(n.value == variable for arg in run.args for n in iter_nodes(arg.value, cst.Name))
-        for run in analysis.nodes.calls)
+        for run in analysis.nodes.calls
+    )

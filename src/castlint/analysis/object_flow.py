@@ -13,6 +13,7 @@ A pool reaches a cast through more than names and `self.x`:
 Everything is decided from where a value comes from (the same Origin lattice as
 dataflow.py), never from how it is spelled.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, Optional
@@ -102,10 +103,14 @@ class ObjectFlow:
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 continue
             assign = statement.body[0]
-            if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
-                    and isinstance(assign.targets[0].target, cst.Name) and isinstance(assign.value, cst.Call)
-                    and _dotted(assign.value.func) in self.tables.record_factories
-                    and len(assign.value.args) >= 2):
+            if not (
+                isinstance(assign, cst.Assign)
+                and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)
+                and isinstance(assign.value, cst.Call)
+                and _dotted(assign.value.func) in self.tables.record_factories
+                and len(assign.value.args) >= 2
+            ):
                 continue
             fields = _field_names(assign.value.args[1].value)
             if fields:
@@ -146,7 +151,7 @@ class ObjectFlow:
         return family
 
     def find_method(self, cls: cst.ClassDef, name: str, skip_first: bool = False):
-        for owner in self.class_mro(cls)[1 if skip_first else 0:]:
+        for owner in self.class_mro(cls)[1 if skip_first else 0 :]:
             method = self.class_methods(owner).get(name)
             if method is not None:
                 return method
@@ -257,11 +262,18 @@ class ObjectFlow:
         if found is not None or not isinstance(func, (cst.Name, cst.Call, cst.Attribute)):
             return found
         if isinstance(func, cst.Name):
-            own = func.value == "cls" and all(isinstance(a.node, cst.Param) or isinstance(
-                self.parents.get(a.node), cst.Param) for a in self.reaching(func))
+            own = func.value == "cls" and all(
+                isinstance(a.node, cst.Param) or isinstance(self.parents.get(a.node), cst.Param)
+                for a in self.reaching(func)
+            )
         elif isinstance(func, cst.Call):
-            own = isinstance(func.func, cst.Name) and func.func.value == "type" and len(func.args) == 1 \
-                and isinstance(func.args[0].value, cst.Name) and func.args[0].value.value == "self"
+            own = (
+                isinstance(func.func, cst.Name)
+                and func.func.value == "type"
+                and len(func.args) == 1
+                and isinstance(func.args[0].value, cst.Name)
+                and func.args[0].value.value == "self"
+            )
         else:
             own = func.attr.value == "__class__" and isinstance(func.value, cst.Name) and func.value.value == "self"
         return self.enclosing_class(call) if own else None
@@ -325,8 +337,11 @@ class ObjectFlow:
                 return self.held_callables(func)
             return [form for t in self._callable_targets(func) for form in self.decorated(t, False)]
         if isinstance(func, cst.Call):  # make(a)(b): the closure make returns
-            return [(form[1], form[3], form[2]) for form, _ in self._callable_forms(func, depth)
-                    if isinstance(form, tuple) and form[0] == "closure"]
+            return [
+                (form[1], form[3], form[2])
+                for form, _ in self._callable_forms(func, depth)
+                if isinstance(form, tuple) and form[0] == "closure"
+            ]
         if not isinstance(func, cst.Attribute):
             return []
         method, receiver = func.attr.value, func.value
@@ -381,7 +396,8 @@ class ObjectFlow:
         self.parents.setdefault(synthetic, self.parents.get(expr))
         self.parents.setdefault(placeholder, synthetic)
         self.__dict__.setdefault("_held_args", {})[id(placeholder)] = self._frozen(
-            [(t, False if s is None else s, env) for t, s, env in forms])
+            [(t, False if s is None else s, env) for t, s, env in forms]
+        )
         cls = self.class_named(expr) if isinstance(expr, cst.Name) else None
         if cls is not None:  # a class: calling the decorated name runs __call__
             call = self.find_method(cls, "__call__")
@@ -390,8 +406,11 @@ class ObjectFlow:
                 return None
             return [(call, True, self._bound_params(synthetic, init, True, 0) if init is not None else None)]
         # a function's (or a factory's) closure: called as the decorated def is (a method's: with self)
-        out = [(form[1], form[3] or None, form[2]) for form, _ in self._callable_forms(synthetic, 0)
-               if isinstance(form, tuple) and form[0] == "closure"]
+        out = [
+            (form[1], form[3] or None, form[2])
+            for form, _ in self._callable_forms(synthetic, 0)
+            if isinstance(form, tuple) and form[0] == "closure"
+        ]
         return out or None
 
     def unseen_decorators(self, func) -> List[str]:
@@ -409,7 +428,7 @@ class ObjectFlow:
                 continue
             scope = self.scopes.get(head)
             names = {q.name for q in scope.get_qualified_names_for(head)} if scope is not None else set()
-            names = {n[len("builtins."):] if n.startswith("builtins.") else n for n in names} or {_dotted(head) or ""}
+            names = {n[len("builtins.") :] if n.startswith("builtins.") else n for n in names} or {_dotted(head) or ""}
             if not names & known:
                 out.append(_dotted(head) or self.code(head))
         return out
@@ -567,8 +586,12 @@ class ObjectFlow:
                         for target in small.targets:
                             if isinstance(target.target, cst.Name):
                                 found.setdefault(target.target.value, []).append(small.value)
-                    elif isinstance(small, cst.AnnAssign) and small.value is not None \
-                            and isinstance(small.target, cst.Name) and not self.is_record(cls):
+                    elif (
+                        isinstance(small, cst.AnnAssign)
+                        and small.value is not None
+                        and isinstance(small.target, cst.Name)
+                        and not self.is_record(cls)
+                    ):
                         found.setdefault(small.target.value, []).append(small.value)
         return found.get(attr, [])
 
@@ -589,8 +612,9 @@ class ObjectFlow:
                 out.append(positional[index].value)
             elif starred is not None and starred == len(positional) - 1:
                 # `Pair(*pool.get_kv_buffer(i))`: field i is element i - starred of what is unpacked
-                element = cst.Subscript(positional[starred].value,
-                                        [cst.SubscriptElement(cst.Index(cst.Integer(str(index - starred))))])
+                element = cst.Subscript(
+                    positional[starred].value, [cst.SubscriptElement(cst.Index(cst.Integer(str(index - starred))))]
+                )
                 self.parents.setdefault(element, call)
                 out.append(element)
         return out
@@ -618,13 +642,23 @@ class ObjectFlow:
             return [e.value for e in expr.elements]
         if isinstance(expr, cst.DictComp):
             return [expr.value]
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "zip" \
-                and len(expr.args) == 1 and expr.args[0].star == "*" and "zip" not in self.module_classes():
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value == "zip"
+            and len(expr.args) == 1
+            and expr.args[0].star == "*"
+            and "zip" not in self.module_classes()
+        ):
             # zip(*rows) transposes: its element j holds element j of every row
             row = self._element_of(expr.args[0].value, None)
             return [row] if index is None else [self._held_list(self._element_of(row, index))]
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.args \
-                and not any(a.star or a.keyword is not None for a in expr.args):
+        if (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and expr.args
+            and not any(a.star or a.keyword is not None for a in expr.args)
+        ):
             name = expr.func.value
             if name in ("list", "tuple") and len(expr.args) == 1 and name not in self.module_classes():
                 return self.element_values(expr.args[0].value, index, depth + 1)
@@ -639,7 +673,7 @@ class ObjectFlow:
                 cls = self.constructed_class(value)
                 if cls is not None and self.is_record(cls):  # a record by position
                     fields = self.record_fields(cls)
-                    wanted = fields if index is None else fields[index:index + 1]
+                    wanted = fields if index is None else fields[index : index + 1]
                     for name in wanted:
                         out.extend(self._record_arguments(cls, name, [value]))
                     continue
@@ -683,13 +717,13 @@ class ObjectFlow:
             if owner is None:
                 return None
             getter = self.property_getter(owner, expr.attr.value)
-            values = self._return_values(getter) if getter is not None \
-                else self.instance_attr_values(owner, expr.attr.value)  # a property: what its getter returns
+            values = (
+                self._return_values(getter) if getter is not None else self.instance_attr_values(owner, expr.attr.value)
+            )  # a property: what its getter returns
             return values or None
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
             key = expr.slice[0].slice.value
-            return self.element_values(expr.value, int(key.value) if isinstance(key, cst.Integer) else None,
-                                       depth + 1)
+            return self.element_values(expr.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
         if isinstance(expr, cst.Call):
             if self.constructed_class(expr) is not None:
                 return [expr]
@@ -732,8 +766,9 @@ class ObjectFlow:
             values.extend(self.keyed_values(func))
             if not values and len(func.slice) == 1 and isinstance(func.slice[0].slice, cst.Index):
                 key = func.slice[0].slice.value
-                values.extend(self.element_values(func.value, int(key.value) if isinstance(key, cst.Integer)
-                                                  else None) or ())
+                values.extend(
+                    self.element_values(func.value, int(key.value) if isinstance(key, cst.Integer) else None) or ()
+                )
         elif isinstance(func, cst.IfExp):  # (a if c else b)(...): either
             values.extend((func.body, func.orelse))
         out = []
@@ -749,13 +784,15 @@ class ObjectFlow:
             return [(value, ())]
         if isinstance(value, cst.Call):
             name = _dotted(value.func)
-            if name not in self.tables.partial_callables and name not in self.tables.method_callers \
-                    and isinstance(value.func, cst.Name):
+            if (
+                name not in self.tables.partial_callables
+                and name not in self.tables.method_callers
+                and isinstance(value.func, cst.Name)
+            ):
                 qualified = self.call_name(value)  # under an import alias: `from functools import partial as bind`
                 if qualified in self.tables.partial_callables or qualified in self.tables.method_callers:
                     name = qualified
-            if name in self.tables.method_callers and value.args \
-                    and isinstance(value.args[0].value, cst.SimpleString):
+            if name in self.tables.method_callers and value.args and isinstance(value.args[0].value, cst.SimpleString):
                 method = value.args[0].value.evaluated_value
                 if isinstance(method, str) and method.isidentifier():
                     return [(("method", method), tuple(value.args[1:]))]  # x.method(bound...) of the call's x
@@ -776,8 +813,11 @@ class ObjectFlow:
                     continue
                 closure_env = None
                 for returned in self._return_values(target):
-                    inner = [returned] if isinstance(returned, cst.Lambda) else (
-                        self._callable_targets(returned) if isinstance(returned, cst.Name) else [])
+                    inner = (
+                        [returned]
+                        if isinstance(returned, cst.Lambda)
+                        else (self._callable_targets(returned) if isinstance(returned, cst.Name) else [])
+                    )
                     inner = [node for node in inner if node is not target and target in self.ancestors(node)]
                     if inner and closure_env is None:
                         closure_env = {**(env or {}), **self._bound_params(value, target, skip, depth + 1)}
@@ -828,8 +868,12 @@ class ObjectFlow:
             if not (isinstance(func, cst.Attribute) and func.attr.value in _GROW and call.args):
                 continue
             holder = func.value
-            if not (isinstance(holder, cst.Attribute) and isinstance(holder.value, cst.Name)
-                    and holder.value.value == "self" and self.enclosing_class(call) is cls):
+            if not (
+                isinstance(holder, cst.Attribute)
+                and isinstance(holder.value, cst.Name)
+                and holder.value.value == "self"
+                and self.enclosing_class(call) is cls
+            ):
                 continue
             kind = _GROW[func.attr.value]
             value = call.args[-1].value if kind == "last" else call.args[0].value
@@ -852,8 +896,12 @@ class ObjectFlow:
                 index.setdefault(key, []).append(self._held_list(value))
             for call in self.nodes.calls:
                 func = call.func
-                if isinstance(func, cst.Attribute) and func.attr.value in _GROW and call.args \
-                        and isinstance(func.value, cst.Name):
+                if (
+                    isinstance(func, cst.Attribute)
+                    and func.attr.value in _GROW
+                    and call.args
+                    and isinstance(func.value, cst.Name)
+                ):
                     kind = _GROW[func.attr.value]
                     value = call.args[-1].value if kind == "last" else call.args[0].value
                     key = (id(self.enclosing_function(call)), func.value.value)
@@ -881,8 +929,13 @@ class ObjectFlow:
         out: List[cst.BaseExpression] = []
         for holder in self._held_values(sub.value):
             if isinstance(holder, cst.Dict):
-                out.extend(e.value for e in holder.elements if isinstance(e, cst.DictElement)
-                           and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == wanted)
+                out.extend(
+                    e.value
+                    for e in holder.elements
+                    if isinstance(e, cst.DictElement)
+                    and isinstance(e.key, cst.SimpleString)
+                    and e.key.evaluated_value == wanted
+                )
             elif isinstance(holder, cst.DictComp):  # a computed key: any key holds the value
                 out.append(holder.value)
             elif isinstance(holder, cst.Param):
@@ -894,8 +947,15 @@ class ObjectFlow:
             return [expr]
         if isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
-            return [v for v in self.instance_attr_values(owner, expr.attr.value)
-                    if isinstance(v, (cst.Dict, cst.DictComp))] if owner is not None else []
+            return (
+                [
+                    v
+                    for v in self.instance_attr_values(owner, expr.attr.value)
+                    if isinstance(v, (cst.Dict, cst.DictComp))
+                ]
+                if owner is not None
+                else []
+            )
         if not isinstance(expr, cst.Name):
             return []
         out = []

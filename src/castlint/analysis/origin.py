@@ -1,4 +1,5 @@
 """Where a value comes from, as the flow model answers it (castlint.analysis.dataflow)."""
+
 from enum import IntEnum
 
 

@@ -20,6 +20,7 @@ pages, into a buffer the page table is remapped to, gives it the same values.
   `yield`: castlint.analysis.cast_motion.unproven_effect), in the code after the cast, in the
   kernel call's own arguments, and anywhere in a loop that repeats the kernel without the cast.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from castlint.analysis.cast_motion import is_read_only, nodes_between, is_property, unproven_effect
+from castlint.analysis.cast_motion import is_property, is_read_only, nodes_between, unproven_effect
 from castlint.analysis.tree import iter_nodes
 
 CODEMOD = "paged-kv-read"  # Fix.codemod of the findings this fix rewrites
@@ -107,8 +108,11 @@ def _keeps_rows(elements) -> bool:
 
 
 def _not_dim_zero(expr: Optional[cst.BaseExpression]) -> bool:
-    return expr is not None and (isinstance(expr, cst.Integer) and expr.value != "0" or (
-        isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)))
+    return expr is not None and (
+        isinstance(expr, cst.Integer)
+        and expr.value != "0"
+        or (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus))
+    )
 
 
 def _kernel_row(tables, call: cst.Call, analysis=None) -> Optional[dict]:
@@ -148,9 +152,13 @@ class _Site:
         analysis, call = self.analysis, self.call
         assign = analysis.parent(call)
         statement = analysis.parent(assign) if assign is not None else None
-        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
-                and isinstance(assign.targets[0].target, cst.Name) and isinstance(statement, cst.SimpleStatementLine)
-                and len(statement.body) == 1):
+        if not (
+            isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+            and isinstance(statement, cst.SimpleStatementLine)
+            and len(statement.body) == 1
+        ):
             self.refuse(call, "the cast is not assigned to one name on its own line")
         if len(analysis.cast_chain(call)) != 1 or not isinstance(call.func, cst.Attribute):
             self.refuse(call, "a chain of casts")
@@ -193,9 +201,14 @@ class _Site:
         uses = []
         for n in iter_nodes(self.function, cst.Name):
             parent = self.analysis.parent(n)
-            if n.value != name or n is bound or (isinstance(parent, cst.Attribute) and parent.attr is n) \
-                    or (isinstance(parent, cst.Arg) and parent.keyword is n) or isinstance(parent, cst.Param) \
-                    or self.binds(n, augmented=False):
+            if (
+                n.value != name
+                or n is bound
+                or (isinstance(parent, cst.Attribute) and parent.attr is n)
+                or (isinstance(parent, cst.Arg) and parent.keyword is n)
+                or isinstance(parent, cst.Param)
+                or self.binds(n, augmented=False)
+            ):
                 continue
             reaching = [a.node for a in self.analysis.reaching(n)]
             if not any(r is bound for r in reaching):
@@ -219,13 +232,24 @@ class _Site:
             method = parent.attr.value
             if isinstance(call, cst.Call) and call.func is parent:
                 args = [a for a in call.args if a.keyword is None and not a.star]
-                if method in views.get("methods", ()) and page_size is None and len(args) >= 2 \
-                        and len(args) == len(call.args) and not any(a.value is None for a in args):
+                if (
+                    method in views.get("methods", ())
+                    and page_size is None
+                    and len(args) >= 2
+                    and len(args) == len(call.args)
+                    and not any(a.value is None for a in args)
+                ):
                     self.ranks[id(args[1].value)] = len(args)
                     return self.consume(call, args[1].value)
-                if method == views.get("unflatten") and page_size is None and len(args) == 2 \
-                        and isinstance(args[0].value, cst.Integer) and args[0].value.value == "0" \
-                        and isinstance(args[1].value, (cst.Tuple, cst.List)) and len(args[1].value.elements) == 2:
+                if (
+                    method == views.get("unflatten")
+                    and page_size is None
+                    and len(args) == 2
+                    and isinstance(args[0].value, cst.Integer)
+                    and args[0].value.value == "0"
+                    and isinstance(args[1].value, (cst.Tuple, cst.List))
+                    and len(args[1].value.elements) == 2
+                ):
                     return self.consume(call, args[1].value.elements[1].value)
                 for name, keyword, position in views.get("row_keeping", ()):
                     dim = call_argument(call, keyword, position)
@@ -233,29 +257,42 @@ class _Site:
                         return self.split_parts(call, page_size) if name == "split" else self.consume(call, page_size)
             if method in views.get("metadata", ()):
                 return []  # the buffer the fix hands over has the cast's shape, dtype, device and strides
-            self.refuse(parent, f"`{analysis.code(parent)}` reads the converted cache, and the fix can only "
-                                "pass it to a paged kernel")
+            self.refuse(
+                parent,
+                f"`{analysis.code(parent)}` reads the converted cache, and the fix can only pass it to a paged kernel",
+            )
         if isinstance(parent, cst.Arg):
             call = analysis.parent(parent)
             if isinstance(call, cst.Call) and parent in call.args:
                 return self.argument(node, parent, call, page_size)
-        if isinstance(parent, cst.Assign) and parent.value is node and len(parent.targets) == 1 \
-                and isinstance(parent.targets[0].target, cst.Name):
+        if (
+            isinstance(parent, cst.Assign)
+            and parent.value is node
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)
+        ):
             return [(parent.targets[0].target.value, parent.targets[0].target, page_size)]
         where = parent if parent is not None else node
-        self.refuse(where, f"`{analysis.code(where)[:60]}` reads the converted cache, and the fix can only pass "
-                           "it to a paged kernel")
+        self.refuse(
+            where,
+            f"`{analysis.code(where)[:60]}` reads the converted cache, and the fix can only pass it to a paged kernel",
+        )
 
     def split_parts(self, call: cst.Call, page_size) -> List[tuple]:
         """`a, b = x.split(sizes, dim=-1)`: each part keeps the rows; follow each name."""
         parent = self.analysis.parent(call)
-        if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1 \
-                and isinstance(parent.targets[0].target, (cst.Tuple, cst.List)):
+        if (
+            isinstance(parent, cst.Assign)
+            and parent.value is call
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, (cst.Tuple, cst.List))
+        ):
             names = [e.value for e in parent.targets[0].target.elements]
             if all(isinstance(n, cst.Name) for n in names):
                 return [(n.value, n, page_size) for n in names]
-        self.refuse(call, f"`{self.analysis.code(call)[:60]}`: the parts of a split are followed only when "
-                          "unpacked into names")
+        self.refuse(
+            call, f"`{self.analysis.code(call)[:60]}`: the parts of a split are followed only when unpacked into names"
+        )
 
     def argument(self, node, arg: cst.Arg, call: cst.Call, page_size) -> List[tuple]:
         name = last_name(call.func)
@@ -270,8 +307,11 @@ class _Site:
         if row is not None and any(call_argument(call, k, p) is arg for k, p in row["caches"]):
             self.reader(call, row, page_size)
             return []
-        self.refuse(call, f"`{self.analysis.code(call)[:60]}` receives the converted cache, and the fix can only "
-                          "pass it to a paged kernel")
+        self.refuse(
+            call,
+            f"`{self.analysis.code(call)[:60]}` receives the converted cache, and the fix can only "
+            "pass it to a paged kernel",
+        )
 
     def reader(self, call: cst.Call, row: dict, page_size) -> None:
         if any(r.call is call for r in self.readers):
@@ -280,8 +320,11 @@ class _Site:
             self.refuse(call, f"`{row['function']}` gets the converted cache without a page view")
         rank = self.ranks.get(id(page_size))
         if rank and row.get("cache_rank") and rank != row["cache_rank"]:
-            self.refuse(call, f"`{row['function']}` takes a rank-{row['cache_rank']} paged cache, and the view that "
-                              f"reaches it has rank {rank}")
+            self.refuse(
+                call,
+                f"`{row['function']}` takes a rank-{row['cache_rank']} paged cache, and the view that "
+                f"reaches it has rank {rank}",
+            )
         for keyword, position in row["writes"]:
             arg = call_argument(call, keyword, position)
             if arg is not None and not _is_none(arg.value):
@@ -293,8 +336,10 @@ class _Site:
         table, seqlens = call_argument(call, *row["page_table"]), call_argument(call, *row["seqlens"])
         if table is None or seqlens is None or _is_none(table.value) or _is_none(seqlens.value):
             self.refuse(call, f"`{row['function']}` without its page table and sequence lengths")
-        nested = any(isinstance(a, (cst.FunctionDef, cst.Lambda)) and a is not self.function
-                     for a in self._ancestors_to_function(call))
+        nested = any(
+            isinstance(a, (cst.FunctionDef, cst.Lambda)) and a is not self.function
+            for a in self._ancestors_to_function(call)
+        )
         self.readers.append(_Reader(call, row, page_size, table, seqlens, self.conditions(call), nested))
 
     def _ancestors_to_function(self, node):
@@ -384,16 +429,20 @@ class _Site:
                 spans.append(((at(loop).start.line, at(loop).start.column), (at(loop).end.line, at(loop).end.column)))
         for low, high in spans:
             for node in nodes_between(analysis, self.function, low, high):
-                if node is reader.call or (isinstance(node, cst.Call) and (
-                        _kernel_row(self.tables, node, analysis) is not None or self.is_page_view(node))):
+                if node is reader.call or (
+                    isinstance(node, cst.Call)
+                    and (_kernel_row(self.tables, node, analysis) is not None or self.is_page_view(node))
+                ):
                     continue
                 if self.not_on_the_way(node, reader.call):
                     continue
                 why = unproven_effect(analysis, node)
                 if why is not None:
-                    return (f"line {at(node).start.line} {why} between the cast and `{reader.row['function']}` "
-                            f"(line {at(reader.call).start.line}), and is not proven read-only: it may change the "
-                            "page table, lengths or page size that the fix reads at the cast")
+                    return (
+                        f"line {at(node).start.line} {why} between the cast and `{reader.row['function']}` "
+                        f"(line {at(reader.call).start.line}), and is not proven read-only: it may change the "
+                        "page table, lengths or page size that the fix reads at the cast"
+                    )
         return None
 
     def not_on_the_way(self, call: cst.Call, reader: cst.Call) -> bool:
@@ -417,7 +466,8 @@ class _Site:
         views = self.tables.page_views
         methods = {*views.get("methods", ()), views.get("unflatten"), *(m for m, _, _ in views.get("row_keeping", ()))}
         return any(name == function for function, _ in views.get("functions", ())) or (
-            isinstance(call.func, cst.Attribute) and name in methods)
+            isinstance(call.func, cst.Attribute) and name in methods
+        )
 
     # -- the verdict ----------------------------------------------------------
     def verdict(self) -> Optional[PagedRead]:
@@ -435,41 +485,79 @@ class _Site:
         groups: Dict[tuple, List[_Reader]] = {}
         for r in self.readers:
             groups.setdefault(key(r), []).append(r)
-        usable = [g for g in groups.values()
-                  if not any(self.evaluable(e, statement) for e in (g[0].table_arg.value, g[0].seqlens_arg.value,
-                                                                      g[0].page_size))]
+        usable = [
+            g
+            for g in groups.values()
+            if not any(
+                self.evaluable(e, statement) for e in (g[0].table_arg.value, g[0].seqlens_arg.value, g[0].page_size)
+            )
+        ]
         if not usable:
             r = self.readers[0]
-            why = next(w for w in (self.evaluable(e, statement) for e in (r.table_arg.value, r.seqlens_arg.value,
-                                                                            r.page_size)) if w)
-            self.refuse(r.call, f"the page table, lengths and page size of `{r.row['function']}` cannot be read at "
-                                f"the cast: {why}")
+            why = next(
+                w
+                for w in (self.evaluable(e, statement) for e in (r.table_arg.value, r.seqlens_arg.value, r.page_size))
+                if w
+            )
+            self.refuse(
+                r.call,
+                f"the page table, lengths and page size of `{r.row['function']}` cannot be read at the cast: {why}",
+            )
         primary = min(usable, key=lambda g: (min(len(r.conditions) for r in g), self.line(g[0].call)))
-        site = PagedRead(self.call, statement, variable, self.call.func.value, dtype, primary[0].table_arg.value,
-                         primary[0].seqlens_arg.value, primary[0].page_size)
+        site = PagedRead(
+            self.call,
+            statement,
+            variable,
+            self.call.func.value,
+            dtype,
+            primary[0].table_arg.value,
+            primary[0].seqlens_arg.value,
+            primary[0].page_size,
+        )
         for group in groups.values():
             if group is primary:
                 continue
             shared = {(id(t), b) for p in primary for t, b in p.conditions}
             for r in group:
-                condition = next(((t, b) for t, b in reversed(r.conditions)
-                                  if (id(t), b) not in shared and self.evaluable(t, statement) is None), None)
+                condition = next(
+                    (
+                        (t, b)
+                        for t, b in reversed(r.conditions)
+                        if (id(t), b) not in shared and self.evaluable(t, statement) is None
+                    ),
+                    None,
+                )
                 if condition is None:
-                    self.refuse(r.call, f"`{r.row['function']}` at line {self.line(r.call)} reads the cache through "
-                                        "another page table or other lengths, under no condition the fix can test at "
-                                        "the cast")
+                    self.refuse(
+                        r.call,
+                        f"`{r.row['function']}` at line {self.line(r.call)} reads the cache through "
+                        "another page table or other lengths, under no condition the fix can test at "
+                        "the cast",
+                    )
                 test, branch = condition
-                text = code(test) if branch else f"not ({code(test)})" if not isinstance(test, cst.Name) \
+                text = (
+                    code(test)
+                    if branch
+                    else f"not ({code(test)})"
+                    if not isinstance(test, cst.Name)
                     else f"not {code(test)}"
+                )
                 if text not in site.fallbacks:
                     site.fallbacks.append(text)
-                if site.unsafe is None and any(isinstance(n, (cst.Attribute, cst.Call, cst.Subscript))
-                                               for n in iter_nodes(test, (cst.Attribute, cst.Call, cst.Subscript))):
+                if site.unsafe is None and any(
+                    isinstance(n, (cst.Attribute, cst.Call, cst.Subscript))
+                    for n in iter_nodes(test, (cst.Attribute, cst.Call, cst.Subscript))
+                ):
                     # the test is read again at the kernel: nothing in between may change what it reads
                     why = self.unproven_between(statement, r)
                     site.unsafe = None if why is None else f"{why}, before `{text}` is read again"
-                site.kept.append((self.line(r.call), f"keeps the whole-pool cast when `{text}`: its kernel reads "
-                                                     "through another page table or other lengths"))
+                site.kept.append(
+                    (
+                        self.line(r.call),
+                        f"keeps the whole-pool cast when `{text}`: its kernel reads "
+                        "through another page table or other lengths",
+                    )
+                )
         for r in primary:
             site.redirect.append(r.table_arg)
             if site.unsafe is None:
@@ -496,10 +584,21 @@ def why_not_paged(analysis, call: cst.Call) -> Tuple[Optional[PagedRead], Option
 
 
 def describe(site: PagedRead) -> str:
-    return ("convert only the pages this step's page table lists, into a buffer shared by every layer, and read "
-            "them through the remapped table" + (f"; the cast stays when {' or '.join(site.fallbacks)}"
-                                                 if site.fallbacks else ""))
+    return (
+        "convert only the pages this step's page table lists, into a buffer shared by every layer, and read "
+        "them through the remapped table"
+        + (f"; the cast stays when {' or '.join(site.fallbacks)}" if site.fallbacks else "")
+    )
 
 
-__all__: Sequence[str] = ("CODEMOD", "NotPaged", "PagedRead", "call_argument", "describe", "last_name", "paged_read",
-                          "reaches_paged_kernel", "why_not_paged")
+__all__: Sequence[str] = (
+    "CODEMOD",
+    "NotPaged",
+    "PagedRead",
+    "call_argument",
+    "describe",
+    "last_name",
+    "paged_read",
+    "reaches_paged_kernel",
+    "why_not_paged",
+)

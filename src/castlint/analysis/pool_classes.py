@@ -31,6 +31,7 @@ learnt table of a package cached on disk by file signature). Buffers are also ca
 attributes for the file that defines them (so a conversion inside an accessor is one of a
 whole pool). Container and tensor method names (`get`, `view`, ...) are never learnt.
 """
+
 from __future__ import annotations
 
 import ast
@@ -73,6 +74,7 @@ class Learned:
 
 
 # -- words ------------------------------------------------------------------------
+
 
 def _parts(text: str) -> Set[str]:
     return {p for piece in text.lower().split(".") for p in piece.split("_") if p}
@@ -121,6 +123,7 @@ def _never_learnt(tables: Tables) -> FrozenSet[str]:
 
 
 # -- buffers: what a class allocates ------------------------------------------------
+
 
 def _alloc_dims(call: ast.AST, tables: Tables) -> Optional[List[ast.AST]]:
     """The dimensions of an `[allocation]` call (`torch.zeros((a, b), ...)`, `torch.empty(a, b)`,
@@ -182,8 +185,12 @@ def _buffer_kind(value: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Opt
         element = _element_kind(value.value, tables, env)
     else:
         dims = _alloc_dims(value, tables)
-        if dims and len(dims) >= 3 and _idents(dims[0]) & tables.layer_words \
-                and not _idents(dims[0]) & tables.batch_words:
+        if (
+            dims
+            and len(dims) >= 3
+            and _idents(dims[0]) & tables.layer_words
+            and not _idents(dims[0]) & tables.batch_words
+        ):
             return STACK
         return None
     return {LAYER: LIST, TUPLE: PAIRS}.get(element)
@@ -224,8 +231,12 @@ class _Index:
                     self.returns.append(node.value)
             elif isinstance(node, (ast.Yield, ast.YieldFrom)):
                 self.generator = True
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in ("append", "extend") and node.args:
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("append", "extend")
+                and node.args
+            ):
                 self.appends.append(node)
         self.values = {k: v[0] for k, v in self.assigned.items() if len(v) == 1}
 
@@ -243,7 +254,8 @@ def _allocates(tables: Tables) -> None:
     global _ALLOCATES, _ALLOCATES_FOR
     if _ALLOCATES_FOR is not tables:
         words = "|".join(re.escape(f) for f in sorted(tables.allocation_functions)) or "(?!)"
-        _ALLOCATES = re.compile(rf"\b(?:{words})\(|\.(?:append|extend)\(|\b(?:{'|'.join(map(re.escape, sorted(tables.cache_attributes))) or '(?!)'})\b")
+        attributes = "|".join(map(re.escape, sorted(tables.cache_attributes))) or "(?!)"
+        _ALLOCATES = re.compile(rf"\b(?:{words})\(|\.(?:append|extend)\(|\b(?:{attributes})\b")
         _ALLOCATES_FOR = tables
 
 
@@ -271,11 +283,12 @@ _ALLOCATES = re.compile(r"\(|\[")  # replaced per tables by _allocates()
 
 
 def _span(lines: List[str], node) -> str:
-    return "".join(lines[node.lineno - 1:(getattr(node, "end_lineno", None) or node.lineno)])
+    return "".join(lines[node.lineno - 1 : (getattr(node, "end_lineno", None) or node.lineno)])
 
 
-def class_buffers(cls: ast.ClassDef, tables: Tables, indexes: Optional[Dict[int, _Index]] = None,
-                  text: Optional[List[str]] = None) -> Dict[str, str]:
+def class_buffers(
+    cls: ast.ClassDef, tables: Tables, indexes: Optional[Dict[int, _Index]] = None, text: Optional[List[str]] = None
+) -> Dict[str, str]:
     """{attribute: LIST | PAIRS | STACK} of the per-layer buffers a class allocates."""
     out: Dict[str, str] = {}
     staging: Set[str] = set()
@@ -295,8 +308,11 @@ def class_buffers(cls: ast.ClassDef, tables: Tables, indexes: Optional[Dict[int,
         appended = _appended(index, tables, env) if index.appends else {}
         for targets, value in index.assigns:
             for target in targets:
-                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                        and target.value.id == "self"):
+                if not (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
                     continue
                 kind = _buffer_kind(value, tables, env)
                 if kind is None and isinstance(value, (ast.List, ast.Name)):
@@ -316,11 +332,13 @@ def class_buffers(cls: ast.ClassDef, tables: Tables, indexes: Optional[Dict[int,
 
 # -- what a method returns -----------------------------------------------------------
 
+
 class _Method:
     """Reads one method's returns against its class's buffers and the accessors known."""
 
-    def __init__(self, func, buffers: Dict[str, str], known: Mapping[str, str], tables: Tables,
-                 index: Optional[_Index] = None):
+    def __init__(
+        self, func, buffers: Dict[str, str], known: Mapping[str, str], tables: Tables, index: Optional[_Index] = None
+    ):
         self.func = func
         self.buffers = buffers
         self.known = known
@@ -348,8 +366,12 @@ class _Method:
             if node.attr in self.tables.cache_attributes:
                 self.opaque = True  # a cache attribute the class does not allocate: dtype unknown
                 return LIST
-        if isinstance(node, ast.Name) and node.id not in self.params and node.id in self.assigned \
-                and node.id not in self._busy:
+        if (
+            isinstance(node, ast.Name)
+            and node.id not in self.params
+            and node.id in self.assigned
+            and node.id not in self._busy
+        ):
             self._busy.add(node.id)
             try:
                 kinds = {self.container(v) for v in self.assigned[node.id]}
@@ -535,16 +557,18 @@ def _merge(kinds) -> Optional[str]:
 
 def _classes(tree: ast.Module):
     stack = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    stack += [n for s in tree.body if isinstance(s, (ast.If, ast.Try)) for n in ast.walk(s)
-              if isinstance(n, ast.ClassDef)]
+    stack += [
+        n for s in tree.body if isinstance(s, (ast.If, ast.Try)) for n in ast.walk(s) if isinstance(n, ast.ClassDef)
+    ]
     while stack:
         cls = stack.pop()
         yield cls
         stack.extend(n for n in cls.body if isinstance(n, ast.ClassDef))
 
 
-def learn_tree(tree: ast.Module, tables: Tables, known: Optional[Mapping[str, str]] = None,
-               lines: Optional[List[str]] = None) -> Learned:
+def learn_tree(
+    tree: ast.Module, tables: Tables, known: Optional[Mapping[str, str]] = None, lines: Optional[List[str]] = None
+) -> Learned:
     """The accessors and buffers of a parsed module's pool classes (lines: the module's source
     lines, for cheap text tests of each method before it is read)."""
     never = _never_learnt(tables)
@@ -558,10 +582,15 @@ def learn_tree(tree: ast.Module, tables: Tables, known: Optional[Mapping[str, st
         # per-layer lists and pairs are cache attributes of the file; a layer-stacked tensor is not
         # (`stack[:, slots]` indexes its second dimension: the analysis reads a container's first)
         buffers |= {name for name, kind in own.items() if kind in (LIST, PAIRS)}
-        methods = [f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                   and f.name not in never and not f.name.startswith("__")
-                   and (f.args.args[1:] or f.args.kwonlyargs or f.args.vararg)
-                   and not any(_last(d) in ("staticmethod", "property") for d in f.decorator_list)]
+        methods = [
+            f
+            for f in cls.body
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and f.name not in never
+            and not f.name.startswith("__")
+            and (f.args.args[1:] or f.args.kwonlyargs or f.args.vararg)
+            and not any(_last(d) in ("staticmethod", "property") for d in f.decorator_list)
+        ]
         if methods:
             classes.append((cls, own, methods))
     learnt: Dict[str, str] = {}
@@ -599,8 +628,12 @@ def learn_tree(tree: ast.Module, tables: Tables, known: Optional[Mapping[str, st
                     changed = True
         if not changed:
             break
-    return Learned(tuple(sorted(learnt.items())), frozenset(buffers - set(tables.cache_attributes)),
-                   frozenset(converting), tuple(sorted(dtypes.items())))
+    return Learned(
+        tuple(sorted(learnt.items())),
+        frozenset(buffers - set(tables.cache_attributes)),
+        frozenset(converting),
+        tuple(sorted(dtypes.items())),
+    )
 
 
 def _allocation_dtypes(value: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Optional[Set[str]]:
@@ -616,8 +649,9 @@ def _allocation_dtypes(value: ast.AST, tables: Tables, env: Dict[str, ast.AST]) 
     return found or None
 
 
-def buffer_dtypes(cls: ast.ClassDef, tables: Tables,
-                  indexes: Optional[Dict[int, _Index]] = None) -> Dict[str, Optional[Tuple[str, ...]]]:
+def buffer_dtypes(
+    cls: ast.ClassDef, tables: Tables, indexes: Optional[Dict[int, _Index]] = None
+) -> Dict[str, Optional[Tuple[str, ...]]]:
     """{buffer attribute: spellings of the one dtype every allocation stored in it is made
     with (`self.index_state_dtype`, and `torch.bfloat16` when the class body sets
     `index_state_dtype = torch.bfloat16`), None when they differ or one has none}. An
@@ -625,8 +659,13 @@ def buffer_dtypes(cls: ast.ClassDef, tables: Tables,
     `self.k.append(torch.zeros(...))` does."""
     constants: Dict[str, str] = {}
     for statement in cls.body:
-        target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-            else statement.target if isinstance(statement, ast.AnnAssign) else None
+        target = (
+            statement.targets[0]
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            else statement.target
+            if isinstance(statement, ast.AnnAssign)
+            else None
+        )
         value = getattr(statement, "value", None)
         if isinstance(target, ast.Name) and value is not None and (_dotted(value) or "").startswith("torch."):
             constants[f"self.{target.id}"] = _dotted(value)
@@ -638,11 +677,19 @@ def buffer_dtypes(cls: ast.ClassDef, tables: Tables,
         if index is None or isinstance(index, _NoReturn):
             index = _Index(func)
         env = index.values
-        stores = [(t.attr, v) for targets, v in index.assigns for t in targets
-                  if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"]
-        stores += [(c.func.value.attr, c.args[0]) for c in index.appends
-                   if isinstance(c.func.value, ast.Attribute) and isinstance(c.func.value.value, ast.Name)
-                   and c.func.value.value.id == "self"]
+        stores = [
+            (t.attr, v)
+            for targets, v in index.assigns
+            for t in targets
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+        ]
+        stores += [
+            (c.func.value.attr, c.args[0])
+            for c in index.appends
+            if isinstance(c.func.value, ast.Attribute)
+            and isinstance(c.func.value.value, ast.Name)
+            and c.func.value.value.id == "self"
+        ]
         for attr, value in stores:
             found = _allocation_dtypes(value, tables, env)
             if found is not None:
@@ -673,11 +720,14 @@ def _text_tests(tables: Tables, known: Iterable[str] = ()) -> tuple:
         allocation = "|".join(re.escape(f) for f in sorted(tables.allocation_functions)) or "(?!)"
         attributes = "|".join(re.escape(a) for a in sorted(tables.cache_attributes)) or "(?!)"
         accessors = "|".join(re.escape(a) for a in sorted(set(tables.accessors) | set(key[1]))) or "(?!)"
-        hit = _TEXT[key] = (tables, (
-            re.compile(rb"return\s+[^\n#]*\bself\.\w+[\w.]*\s*\["),
-            re.compile(rf"(?:self\.\w+\s*(?::[^=\n]*)?=|\[|\.append\()\s*(?:torch\.)?(?:{allocation})\(".encode()),
-            re.compile(rf"\.(?:{attributes})\[|return\s+[^\n#]*\.(?:{accessors})\(".encode()),
-        ))
+        hit = _TEXT[key] = (
+            tables,
+            (
+                re.compile(rb"return\s+[^\n#]*\bself\.\w+[\w.]*\s*\["),
+                re.compile(rf"(?:self\.\w+\s*(?::[^=\n]*)?=|\[|\.append\()\s*(?:torch\.)?(?:{allocation})\(".encode()),
+                re.compile(rf"\.(?:{attributes})\[|return\s+[^\n#]*\.(?:{accessors})\(".encode()),
+            ),
+        )
         if len(_TEXT) > 64:
             _TEXT.clear()
     return hit[1]
@@ -746,8 +796,12 @@ def _pairs(learnt: Learnable) -> Tuple[Dict[str, str], FrozenSet[str]]:
     return out, frozenset()
 
 
-def with_accessors(tables: Tables, learnt: Learnable, buffers: Iterable[str] = (),
-                   dtypes: Optional[Mapping[str, Tuple[str, ...]]] = None) -> Tables:
+def with_accessors(
+    tables: Tables,
+    learnt: Learnable,
+    buffers: Iterable[str] = (),
+    dtypes: Optional[Mapping[str, Tuple[str, ...]]] = None,
+) -> Tables:
     """tables plus these learnt accessors (names, {name: returns}, (name, returns) pairs or
     a Learned) and buffer attributes; dtypes: {accessor: spellings of the dtype its buffers are
     allocated in} (a Learned brings its own); the same object for the same additions."""
@@ -766,13 +820,21 @@ def with_accessors(tables: Tables, learnt: Learnable, buffers: Iterable[str] = (
     if found is None:
         table = dict(tables.accessors)
         for name, returns in sorted(accessors.items()):
-            table[name] = Accessor(name, returns, "learnt from a pool class of the checked tree",
-                                   dtype=allocated.get(name, ()))
-        text = "\0".join(f"{n}={r}" + ("/" + "|".join(allocated[n]) if n in allocated else "")
-                         for n, r in sorted(accessors.items())) + "\1" + "\0".join(sorted(extra))
+            table[name] = Accessor(
+                name, returns, "learnt from a pool class of the checked tree", dtype=allocated.get(name, ())
+            )
+        text = (
+            "\0".join(
+                f"{n}={r}" + ("/" + "|".join(allocated[n]) if n in allocated else "")
+                for n, r in sorted(accessors.items())
+            )
+            + "\1"
+            + "\0".join(sorted(extra))
+        )
         digest = hashlib.sha256((tables.digest + "\0" + text).encode()).hexdigest()[:16]
-        found = dataclasses.replace(tables, accessors=table, digest=digest,
-                                    cache_attributes=set(tables.cache_attributes) | extra)
+        found = dataclasses.replace(
+            tables, accessors=table, digest=digest, cache_attributes=set(tables.cache_attributes) | extra
+        )
         if len(_WITH) > 1024:
             _WITH.clear()
         _WITH[key] = (tables, found)
@@ -842,7 +904,9 @@ def _read(path: str) -> Optional[bytes]:
 
 # -- an installed engine ---------------------------------------------------------------
 
-_IMPORTS = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import|import[ \t]+([A-Za-z_]\w*))", re.MULTILINE)
+_IMPORTS = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import|import[ \t]+([A-Za-z_]\w*))", re.MULTILINE
+)
 _PACKAGES: Dict[str, Tuple[tuple, "PackageTable"]] = {}
 _FRESH: Dict[str, tuple] = {}  # root -> (tables, when its files were last stat'ed, the table)
 _FRESH_S = 30.0  # a package's files are stat'ed again after this long (long-lived processes)
@@ -952,8 +1016,13 @@ def package_table(root: str, tables: Tables) -> PackageTable:
         source = _read(path) if size <= _MAX_BYTES else None
         maybe = source is not None and b"class" in source and b"return" in source
         learnt = learn_source(source, tables) if maybe else Learned()
-        per_file[path] = [size, mtime, maybe, [list(p) for p in learnt.accessors],
-                          [[n, list(d)] for n, d in learnt.dtypes]]
+        per_file[path] = [
+            size,
+            mtime,
+            maybe,
+            [list(p) for p in learnt.accessors],
+            [[n, list(d)] for n, d in learnt.dtypes],
+        ]
     if changed:  # accessors that delegate to one another module of the package teaches
         for _ in range(2):
             known = {n: r for e in per_file.values() for n, r in e[3]}
@@ -1010,8 +1079,9 @@ def engine_learned(path: str, source: bytes, tables: Tables) -> Tuple[Dict[str, 
     return accessors, teachers
 
 
-def engine_learned_dtypes(path: str, source: bytes, tables: Tables) \
-        -> Tuple[Dict[str, str], List[str], Dict[str, Tuple[str, ...]]]:
+def engine_learned_dtypes(
+    path: str, source: bytes, tables: Tables
+) -> Tuple[Dict[str, str], List[str], Dict[str, Tuple[str, ...]]]:
     """engine_learned, and {accessor: the dtype spellings its buffers are allocated in}."""
     wanted = imported_packages(source) & set(tables.learn_packages) if b"import" in source else set()
     accessors: Dict[str, str] = {}
@@ -1028,6 +1098,7 @@ def engine_learned_dtypes(path: str, source: bytes, tables: Tables) \
         accessors.update((a, r) for a, r in table.accessors if a not in tables.accessors)
         dtypes.update((a, d) for a, d in table.dtypes if a not in tables.accessors)
         used = {a for a, _ in table.accessors if f".{a}(".encode() in source}
-        teachers.extend(p for p, names in table.teachers if used & set(names)
-                        and os.path.abspath(p) != os.path.abspath(path))
+        teachers.extend(
+            p for p, names in table.teachers if used & set(names) and os.path.abspath(p) != os.path.abspath(path)
+        )
     return accessors, teachers, dtypes

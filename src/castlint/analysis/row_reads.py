@@ -26,6 +26,7 @@ where read_kv_rows returns those rows dequantized alone and the indices 0..n-1
   not proven read-only by rules/casts.toml [cast_motion], one inside the pool or
   layer expression included, a walrus, `await`, a property read) makes the fix unsafe.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -34,8 +35,8 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from castlint.analysis.cast_motion import is_read_only, unproven_effect
-from castlint.analysis.tree import iter_nodes
 from castlint.analysis.paged_reads import call_argument, last_name
+from castlint.analysis.tree import iter_nodes
 from castlint.common.versions import parse_version, release_of
 
 CODEMOD = "rows-read"  # Fix.codemod of the CL004 findings this fix rewrites
@@ -75,8 +76,14 @@ def accessors_for(analysis, path: str) -> List[dict]:
 
 
 def _accessor_call(expr: cst.BaseExpression, name: str) -> Optional[cst.Call]:
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == name \
-            and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star:
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == name
+        and len(expr.args) == 1
+        and expr.args[0].keyword is None
+        and not expr.args[0].star
+    ):
         return expr
     return None
 
@@ -102,12 +109,17 @@ def _bound_from_accessor(analysis, expr, accessor: dict) -> Optional[cst.Call]:
 def _statement_of(analysis, call: cst.Call) -> Tuple[Optional[cst.SimpleStatementLine], Optional[str]]:
     parent = analysis.parent(call)
     statement = analysis.parent(parent) if parent is not None else None
-    if isinstance(parent, cst.Expr) or (isinstance(parent, cst.Assign) and parent.value is call) \
-            or (isinstance(parent, cst.Return) and parent.value is call):
+    if (
+        isinstance(parent, cst.Expr)
+        or (isinstance(parent, cst.Assign) and parent.value is call)
+        or (isinstance(parent, cst.Return) and parent.value is call)
+    ):
         if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
             return statement, None
-    return None, ("the kernel call is part of a larger expression (a condition decides whether it runs), so "
-                  "its buffers cannot be read before it")
+    return None, (
+        "the kernel call is part of a larger expression (a condition decides whether it runs), so "
+        "its buffers cannot be read before it"
+    )
 
 
 def _site(analysis, kernel: cst.Call, row: dict, accessor: dict) -> Optional[RowRead]:
@@ -119,17 +131,27 @@ def _site(analysis, kernel: cst.Call, row: dict, accessor: dict) -> Optional[Row
     value = _accessor_call(value_arg.value, accessor["value"])
     function = row["function"]
     if key is None or value is None:
-        held = _bound_from_accessor(analysis, key_arg.value, accessor) or \
-            _bound_from_accessor(analysis, value_arg.value, accessor)
+        held = _bound_from_accessor(analysis, key_arg.value, accessor) or _bound_from_accessor(
+            analysis, value_arg.value, accessor
+        )
         if held is None:
             return None
-        return RowRead(kernel, row, accessor, held, refused=(
-            f"`{function}` gets the buffers through names bound at line {analysis.position(held).start.line}; "
-            "the rows read rewrites a kernel call that reads the accessors itself"))
-    site = RowRead(kernel, row, accessor, key, pool=key.func.value, layer=key.args[0].value,
-                   key_arg=key_arg, value_arg=value_arg)
-    if _code(analysis, key.func.value) != _code(analysis, value.func.value) or \
-            _code(analysis, key.args[0].value) != _code(analysis, value.args[0].value):
+        return RowRead(
+            kernel,
+            row,
+            accessor,
+            held,
+            refused=(
+                f"`{function}` gets the buffers through names bound at line {analysis.position(held).start.line}; "
+                "the rows read rewrites a kernel call that reads the accessors itself"
+            ),
+        )
+    site = RowRead(
+        kernel, row, accessor, key, pool=key.func.value, layer=key.args[0].value, key_arg=key_arg, value_arg=value_arg
+    )
+    if _code(analysis, key.func.value) != _code(analysis, value.func.value) or _code(
+        analysis, key.args[0].value
+    ) != _code(analysis, value.args[0].value):
         site.refused = f"`{function}` reads K and V from different pools or layers"
         return site
     if any(a.star for a in kernel.args):
@@ -152,16 +174,25 @@ def _unaccounted(analysis, site: RowRead, key: cst.Call, value: cst.Call) -> Opt
     """Every input of the rewritten kernel is accounted for: the buffers and the index reach it only
     through the arguments the fix redirects. Why not, if another argument also gets one of them."""
     redirected = {id(site.key_arg), id(site.value_arg), id(site.rows_arg)}
-    wanted = {_code(analysis, e): what for e, what in ((site.rows_arg.value, "the index"), (site.pool, "the pool"),
-                                                       (key, "the key buffer"), (value, "the value buffer"))}
+    wanted = {
+        _code(analysis, e): what
+        for e, what in (
+            (site.rows_arg.value, "the index"),
+            (site.pool, "the pool"),
+            (key, "the key buffer"),
+            (value, "the value buffer"),
+        )
+    }
     for arg in site.kernel.args:
         if id(arg) in redirected:
             continue
         for node in iter_nodes(arg.value, (cst.Name, cst.Attribute, cst.Call)):
             what = wanted.get(_code(analysis, node))
             if what is not None:
-                return (f"`{site.row['function']}` also gets {what} (`{analysis.code(node)[:40]}`) through another "
-                        f"argument (line {analysis.position(node).start.line}), which the fix does not redirect")
+                return (
+                    f"`{site.row['function']}` also gets {what} (`{analysis.code(node)[:40]}`) through another "
+                    f"argument (line {analysis.position(node).start.line}), which the fix does not redirect"
+                )
     return None
 
 
@@ -178,8 +209,10 @@ def _moved_over(analysis, site: RowRead) -> Optional[str]:
         else:
             why = unproven_effect(analysis, node)
         if why is not None:
-            return (f"line {analysis.position(node).start.line} {why} in the kernel's statement, and is not "
-                    "proven read-only: the fix reads the buffers and the index once, before the statement")
+            return (
+                f"line {analysis.position(node).start.line} {why} in the kernel's statement, and is not "
+                "proven read-only: the fix reads the buffers and the index once, before the statement"
+            )
     return None
 
 
@@ -229,9 +262,11 @@ def row_reads(analysis, path: str = "") -> List[RowRead]:
 
 
 def describe(site: RowRead) -> str:
-    return (f"read only the rows `{site.row['rows'][0]}` lists: on pools whose accessors dequantize the whole "
-            f"buffer ({site.accessor['pools']}), those rows are dequantized alone into a compact buffer and "
-            "the kernel reads it through indices 0..n-1")
+    return (
+        f"read only the rows `{site.row['rows'][0]}` lists: on pools whose accessors dequantize the whole "
+        f"buffer ({site.accessor['pools']}), those rows are dequantized alone into a compact buffer and "
+        "the kernel reads it through indices 0..n-1"
+    )
 
 
 __all__: Sequence[str] = ("CODEMOD", "RowRead", "accessors_for", "describe", "row_reads")

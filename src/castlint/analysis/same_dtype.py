@@ -19,6 +19,7 @@ no whole-pool conversion (CL001 does not report it):
 
 Anything unresolved keeps the finding: a cast whose source dtype is unknown converts.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Set
@@ -61,9 +62,12 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
             if not spellings:
                 return None
             receiver = analysis.code(expr.func.value)
-            return {f"{receiver}.{s[len('self.'):]}" if s.startswith("self.") else s for s in spellings}
-        if (method in tables.view_methods or method in tables.tuple_view_methods) \
-                and method not in tables.reinterpret_methods and analysis.cast_target(expr) is None:
+            return {f"{receiver}.{s[len('self.') :]}" if s.startswith("self.") else s for s in spellings}
+        if (
+            (method in tables.view_methods or method in tables.tuple_view_methods)
+            and method not in tables.reinterpret_methods
+            and analysis.cast_target(expr) is None
+        ):
             return _allocation_dtypes(analysis, expr.func.value, depth + 1)
         return None
     if isinstance(expr, cst.Attribute):
@@ -176,8 +180,9 @@ def _plain_value(expr: cst.BaseExpression) -> bool:
     """A name or attribute chain (with constant subscripts): read twice in one call, the same value."""
     while isinstance(expr, (cst.Attribute, cst.Subscript)):
         if isinstance(expr, cst.Subscript) and not all(
-                isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Integer, cst.SimpleString, cst.Name))
-                for e in expr.slice):
+            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Integer, cst.SimpleString, cst.Name))
+            for e in expr.slice
+        ):
             return False
         expr = expr.value
     return isinstance(expr, cst.Name)

@@ -3,6 +3,7 @@ walks, the node index built in one pass, and the navigation every analysis reads
 enclosing definitions, positions mapped back through a pruned copy).
 
 What a value is (castlint.analysis.dataflow) is built on this; nothing here knows a pool."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -10,6 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, ScopeProvider
+
 
 def iter_nodes(node: cst.CSTNode, kind):
     """Every node of type kind in the subtree, in source order (libcst.matchers costs
@@ -110,8 +112,14 @@ class _DirectVisit:
             cls, name = type(self), tp.__name__
             visit = getattr(cls, f"visit_{name}", None)
             leave = getattr(cls, f"leave_{name}", None)
-            fields = tuple((field, _real(getattr(cls, f"visit_{name}_{field}", None))
-                            or _real(getattr(cls, f"leave_{name}_{field}", None))) for field in child_fields(node))
+            fields = tuple(
+                (
+                    field,
+                    _real(getattr(cls, f"visit_{name}_{field}", None))
+                    or _real(getattr(cls, f"leave_{name}_{field}", None)),
+                )
+                for field in child_fields(node)
+            )
             step = self._steps[tp] = (visit if _real(visit) else None, leave if _real(leave) else None, fields)
         return step
 
@@ -137,8 +145,16 @@ class _DirectVisit:
 
 _SCOPE_VISITORS = None
 # ScopeVisitor.on_leave, as _DirectScopeVisitor.on_leave repeats it (checked by its names)
-_SCOPE_ON_LEAVE_NAMES = ('provider', 'set_metadata', 'scope', 'isinstance', '_ASSIGNMENT_LIKE_NODES',
-                         '_assignment_count', 'super', 'on_leave')
+_SCOPE_ON_LEAVE_NAMES = (
+    "provider",
+    "set_metadata",
+    "scope",
+    "isinstance",
+    "_ASSIGNMENT_LIKE_NODES",
+    "_assignment_count",
+    "super",
+    "on_leave",
+)
 
 
 def _direct_scope_visitors():
@@ -151,9 +167,12 @@ def _direct_scope_visitors():
         from libcst.metadata.scope_provider import ScopeVisitor
 
         plain = cst.CSTVisitor
-        if (ScopeVisitor.on_visit is not plain.on_visit or ExpressionContextVisitor.on_visit is not plain.on_visit
-                or ExpressionContextVisitor.on_leave is not plain.on_leave
-                or ScopeVisitor.on_leave.__code__.co_names != _SCOPE_ON_LEAVE_NAMES):
+        if (
+            ScopeVisitor.on_visit is not plain.on_visit
+            or ExpressionContextVisitor.on_visit is not plain.on_visit
+            or ExpressionContextVisitor.on_leave is not plain.on_leave
+            or ScopeVisitor.on_leave.__code__.co_names != _SCOPE_ON_LEAVE_NAMES
+        ):
             _SCOPE_VISITORS = ()
             return None
         assigning_types = scope_provider._ASSIGNMENT_LIKE_NODES
@@ -242,8 +261,9 @@ class TreeNavigation:
         pos = self.positions[node]
         if self._pruned is not None:  # lines of the pruned copy -> lines of the file
             lines = self._pruned.line_map
-            pos = CodeRange(CodePosition(lines[pos.start.line], pos.start.column),
-                            CodePosition(lines[pos.end.line], pos.end.column))
+            pos = CodeRange(
+                CodePosition(lines[pos.start.line], pos.start.column), CodePosition(lines[pos.end.line], pos.end.column)
+            )
         return pos
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
@@ -366,14 +386,22 @@ class NodeIndex:
                         self.synthetic.append((part, node))
                         self.unpacked_parts[id(part)] = (node.value, position)
                         self.self_assignments.append((e, part))
-            elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Attribute) \
-                    and isinstance(t.value.value, cst.Name) and t.value.value.value == "self":
+            elif (
+                isinstance(t, cst.Subscript)
+                and isinstance(t.value, cst.Attribute)
+                and isinstance(t.value.value, cst.Name)
+                and t.value.value.value == "self"
+            ):
                 self.self_item_assignments.append((t.value, node.value))  # self.d[k] = v
             elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name):
                 self.name_item_assignments.append((t, node.value))  # d[k] = v of a local d
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         t = node.target
-        if node.value is not None and isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) \
-                and t.value.value == "self":
+        if (
+            node.value is not None
+            and isinstance(t, cst.Attribute)
+            and isinstance(t.value, cst.Name)
+            and t.value.value == "self"
+        ):
             self.self_assignments.append((t, node.value))

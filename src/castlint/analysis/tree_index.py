@@ -19,6 +19,7 @@ used linked code records the files it used (FileResult.links), so the cache drop
 when one of them changes. The same index learns accessors from every pool class it
 reads (castlint.analysis.pool_classes).
 """
+
 from __future__ import annotations
 
 import ast
@@ -157,8 +158,15 @@ def _vocabulary(tables: Tables):
         pattern = re.compile("|".join(re.escape(w) for w in ordered) or "(?!)")
         conversions = tuple(sorted(w.encode() for w in words.conversions))
         converting = re.compile(b"|".join(re.escape(w) for w in conversions) or b"(?!)")
-        hit = _WORDS[id(tables)] = (tables, ordered, pattern, conversions, re.compile(pattern.pattern.encode()),
-                                    converting, tuple(w.encode() for w in ordered))
+        hit = _WORDS[id(tables)] = (
+            tables,
+            ordered,
+            pattern,
+            conversions,
+            re.compile(pattern.pattern.encode()),
+            converting,
+            tuple(w.encode() for w in ordered),
+        )
     return hit
 
 
@@ -196,7 +204,7 @@ def _package_of(path: str) -> Tuple[str, str]:
         if parent == folder:
             break
         folder = parent
-    parts = [os.path.basename(f) for f in reversed(chain[:top + 1])]
+    parts = [os.path.basename(f) for f in reversed(chain[: top + 1])]
     if top < 0 or not all(p.isidentifier() for p in parts):
         found = (start, "")
     else:
@@ -255,8 +263,14 @@ def _index(path: str, source: bytes, tables: Tables, keep_used: bool = False) ->
     _, package = _package_of(path)  # an __init__.py is its own package, as its folder is
     index = ModuleIndex(path=path, package=package, carries=_carries(text, tables))
     teaches = pool_classes.candidate(source, tables)  # a pool class under names no table lists
-    if not index.carries and not teaches and "import" not in text and not _vocabulary(tables)[5].search(source) \
-            and not _plan_calls(tables).search(text) and not any(w in text for w in tables.dtype_words):
+    if (
+        not index.carries
+        and not teaches
+        and "import" not in text
+        and not _vocabulary(tables)[5].search(source)
+        and not _plan_calls(tables).search(text)
+        and not any(w in text for w in tables.dtype_words)
+    ):
         return index  # nothing to link from it, nor through it (no plan call, no dtype for one)
     try:
         tree = pyast.parse(source)
@@ -342,12 +356,19 @@ def _definition(node, lines: List[str], tables: Tables, learned: FrozenSet[str] 
     end = getattr(node, "end_lineno", None) or node.lineno
     if kind == "assign" and end - first + 1 > _SMALL_ASSIGN_LINES:
         return None
-    text = "".join(lines[first - 1:end])
+    text = "".join(lines[first - 1 : end])
     if not text.endswith("\n"):
         text += "\n"
     bases = tuple(filter(None, (_dotted(b) for b in node.bases))) if isinstance(node, ast.ClassDef) else ()
-    definition = Definition(name=name, kind=kind, text=text, header=node.lineno - first, bases=bases,
-                            carries=_carries(text, tables), node=node)
+    definition = Definition(
+        name=name,
+        kind=kind,
+        text=text,
+        header=node.lineno - first,
+        bases=bases,
+        carries=_carries(text, tables),
+        node=node,
+    )
     definition.converts = any(w.decode() in text for w in _vocabulary(tables)[3])
     definition.plans = _plan_calls(tables).search(text) is not None
     definition.dtype_words = tuple(tables.dtype_words)
@@ -386,8 +407,11 @@ def _plan_calls(tables: Tables):
 
 def _returns_dtypes(node, words: Tuple[str, ...]) -> bool:
     """Does a function return (or an assignment hold) a value that names a dtype?"""
-    values = [node.value] if isinstance(node, (ast.Assign, ast.AnnAssign)) else [
-        sub.value for sub in ast.walk(node) if isinstance(sub, ast.Return) and sub.value is not None]
+    values = (
+        [node.value]
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        else [sub.value for sub in ast.walk(node) if isinstance(sub, ast.Return) and sub.value is not None]
+    )
     return any(any(w in ident.lower() for w in words) for value in values for ident in _idents(value))
 
 
@@ -404,16 +428,22 @@ def _idents(node) -> Set[str]:
 
 
 def _self_attrs(node) -> Set[str]:
-    return {sub.attr for sub in ast.walk(node) if isinstance(sub, ast.Attribute)
-            and isinstance(sub.value, ast.Name) and sub.value.id == "self"}
+    return {
+        sub.attr
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self"
+    }
 
 
 def _roles(node, pool: FrozenSet[str], carries: bool) -> Tuple[bool, bool]:
     """(provides, passes) of a function or class (see Definition): read from its returns,
     yields, properties and fields with `ast`, a value tainted by a pool word through the
     names and `self.` attributes it is assigned to."""
-    functions = [node] if not isinstance(node, ast.ClassDef) else [
-        n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions = (
+        [node]
+        if not isinstance(node, ast.ClassDef)
+        else [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    )
     if isinstance(node, ast.ClassDef):
         if any(f.name in pool for f in functions):
             return False, False  # a pool class: its accessors are known by name (tables, learnt)
@@ -424,8 +454,9 @@ def _roles(node, pool: FrozenSet[str], carries: bool) -> Tuple[bool, bool]:
     returns = []  # (identifiers, self attributes, parameters)
     for function in functions:
         args = function.args
-        params = frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs,
-                                           *filter(None, (args.vararg, args.kwarg)))) - {"self", "cls"}
+        params = frozenset(
+            a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, (args.vararg, args.kwarg)))
+        ) - {"self", "cls"}
         for sub in ast.walk(function):
             if isinstance(sub, (ast.Assign, ast.AnnAssign)) and sub.value is not None:
                 targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
@@ -453,7 +484,6 @@ def _roles(node, pool: FrozenSet[str], carries: bool) -> Tuple[bool, bool]:
     return False, passes
 
 
-
 def _names(node) -> Set[str]:
     refs: Set[str] = set()
     for sub in ast.walk(node):
@@ -476,6 +506,7 @@ def _dotted(node) -> Optional[str]:
 
 
 # -- resolving a name to a definition ----------------------------------------------
+
 
 class _Resolver:
     def __init__(self, path: str, tables: Tables):
@@ -587,13 +618,17 @@ def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True) ->
         level = len(module) - len(module.lstrip("."))
         modules = [module.lstrip(".")]
         if match.group(2):  # `from pkg import mod`: maybe a submodule
-            modules += [f"{modules[0]}.{n.strip()}" if modules[0] else n.strip()
-                        for n in match.group(2).decode("ascii", "replace").split(",") if n.strip().isidentifier()]
+            modules += [
+                f"{modules[0]}.{n.strip()}" if modules[0] else n.strip()
+                for n in match.group(2).decode("ascii", "replace").split(",")
+                if n.strip().isidentifier()
+            ]
         for dotted in modules:
             target = resolver.module_file(holder, dotted, level) if (dotted or level) else None
             # a module that converts supplies a pool, or the conversion of one it names
-            if target is not None and (_file_matters(target, tables, converting=False) if converts
-                                       else _file_carries(target, vocabulary[5])):
+            if target is not None and (
+                _file_matters(target, tables, converting=False) if converts else _file_carries(target, vocabulary[5])
+            ):
                 linked = link(path, source, tables, own_pool)
                 return bool(linked.text) or any(f".{name}".encode() in source for name in linked.learned)
     return False
@@ -618,8 +653,11 @@ def _file_plans(path: str, tables: Tables) -> bool:
     """Does the module at path hold a plan call, or name a dtype (a helper that returns plan dtypes)?"""
     plans = _plan_calls(tables)
     words = tuple(w.encode() for w in tables.dtype_words)
-    return _file_test(path, ("plans", id(tables)), lambda text: plans.search(text.decode("utf-8", "replace"))
-                      is not None or any(w in text for w in words))
+    return _file_test(
+        path,
+        ("plans", id(tables)),
+        lambda text: plans.search(text.decode("utf-8", "replace")) is not None or any(w in text for w in words),
+    )
 
 
 def _file_test(path: str, name, test) -> bool:
@@ -666,13 +704,15 @@ _RENAMED: Dict[str, Tuple[Tuple[str, str], ...]] = {}  # path -> its last link()
 def _imports_matter(resolver: _Resolver, own: ModuleIndex, imported: Tuple[str, Optional[str], int]) -> bool:
     """Can the import reach a module of the tree that matters (Resolver.read would read it)?"""
     module, attr, level = imported
-    for dotted in ([module, f"{module}.{attr}" if module else attr] if attr else [module]):
+    for dotted in [module, f"{module}.{attr}" if module else attr] if attr else [module]:
         if not dotted and not level:
             continue
         target = resolver.module_file(own, dotted, level)
-        if target is not None and (os.path.basename(target) == "__init__.py"
-                                   or _file_matters(target, resolver.tables, converting=resolver.converting)
-                                   or (resolver.plans and _file_plans(target, resolver.tables))):
+        if target is not None and (
+            os.path.basename(target) == "__init__.py"
+            or _file_matters(target, resolver.tables, converting=resolver.converting)
+            or (resolver.plans and _file_plans(target, resolver.tables))
+        ):
             return True
     return False
 
@@ -702,9 +742,11 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
     # the file has a pool when it names one or a definition it uses hands it one: itself or
     # through its bases (a helper its body calls hands the pool to it, not to the file)
     taught = frozenset().union(*(m.learned for m in resolver.visited.values()))
-    own_pool = ((own.carries and own_pool_possible)
-                or (own_converts and any(_hands_pool(resolver, index, d) for _, index, d, _ in roots))
-                or any(f".{name}(".encode() in source for name in taught))  # an accessor a pool class teaches
+    own_pool = (
+        (own.carries and own_pool_possible)
+        or (own_converts and any(_hands_pool(resolver, index, d) for _, index, d, _ in roots))
+        or any(f".{name}(".encode() in source for name in taught)
+    )  # an accessor a pool class teaches
     roots = [root for root in roots if _useful_root(root[2], own_pool, own_converts, resolver.plans)]
     closures = [_closure(resolver, index, d, emitted) for emitted, index, d, _ in roots]
     # accessors the pool classes of the modules it imports define (their calls read a whole pool)
@@ -734,8 +776,9 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
         return Linked(paths=tuple(files), learned=learned)
     renamed = _rename_chains(source, own, [r for r in renames if r[1] in taken])
     text = "\n\n" + "\n\n".join(pieces)
-    return Linked(text=text, paths=tuple(files), learned=learned, own=renamed,
-                  renames=tuple(r for r in renames if r[1] in taken))
+    return Linked(
+        text=text, paths=tuple(files), learned=learned, own=renamed, renames=tuple(r for r in renames if r[1] in taken)
+    )
 
 
 _HOLDERS = re.compile(r"\b(?:partial|namedtuple|NamedTuple|getattr|lambda|methodcaller)\b")
@@ -818,8 +861,14 @@ def _closure(resolver: _Resolver, index: ModuleIndex, definition: Definition, em
                 found = resolver.resolve(where, base)
                 if found is not None and visit(found[0], found[1], base.rpartition(".")[2], depth + 1):
                     kept_base = True
-        useful = (current.provides or current.passes or current.converts or current.plans or current.kind == "assign"
-                  or kept_base)
+        useful = (
+            current.provides
+            or current.passes
+            or current.converts
+            or current.plans
+            or current.kind == "assign"
+            or kept_base
+        )
         if not useful and current.kind == "class":
             del out[slot:]
             seen.discard(key)
@@ -843,7 +892,8 @@ def _small(definition: Definition) -> bool:
     """A helper or an assignment small enough to link whatever it names: it may pass a
     pool through (a view, a reshape, a partial of an accessor)."""
     return definition.kind == "assign" or (
-        definition.kind == "function" and definition.text.count("\n") <= _SMALL_FUNCTION_LINES)
+        definition.kind == "function" and definition.text.count("\n") <= _SMALL_FUNCTION_LINES
+    )
 
 
 def _renamed(definition: Definition, name: str, inner=()) -> str:
@@ -856,8 +906,11 @@ def _renamed(definition: Definition, name: str, inner=()) -> str:
         return text
     lines = text.splitlines(keepends=True)
     header = lines[definition.header]
-    pattern = (rf"^(\s*(?:async\s+)?(?:class|def)\s+){re.escape(definition.name)}\b"
-               if definition.kind != "assign" else rf"^(){re.escape(definition.name)}\b")
+    pattern = (
+        rf"^(\s*(?:async\s+)?(?:class|def)\s+){re.escape(definition.name)}\b"
+        if definition.kind != "assign"
+        else rf"^(){re.escape(definition.name)}\b"
+    )
     lines[definition.header] = re.sub(pattern, lambda m: m.group(1) + name, header, count=1)
     return "".join(lines)
 
@@ -873,9 +926,9 @@ def _rename_chains(source: bytes, own: ModuleIndex, renames: List[Tuple[str, str
     for dotted, emitted in renames:
         old, new = dotted.encode(), emitted.encode()
         for line, column in own.chains.get(dotted, ()):
-            if line - 1 < len(lines) and lines[line - 1][column:column + len(old)] == old:
+            if line - 1 < len(lines) and lines[line - 1][column : column + len(old)] == old:
                 row = lines[line - 1]
-                lines[line - 1] = row[:column] + new + row[column + len(old):]
+                lines[line - 1] = row[:column] + new + row[column + len(old) :]
                 changed = True
     return b"".join(lines) if changed else b""
 

@@ -3,6 +3,7 @@
 The wrappers, their plan methods and their dtype parameters (by position and
 keyword, per version) are data: rules/flashinfer.toml.
 """
+
 from __future__ import annotations
 
 from typing import List, Optional, Tuple
@@ -48,8 +49,14 @@ _TYPING_WRAPPERS = {"Union", "Optional", "typing", "List", "Tuple", "Sequence", 
 def _classes_named(analysis: ModuleAnalysis, annotation: cst.BaseExpression) -> Tuple[str, ...]:
     if isinstance(annotation, cst.SimpleString):
         text = annotation.evaluated_value if isinstance(annotation.evaluated_value, str) else ""
-        parts = [p.strip() for p in text.replace("Union[", ",").replace("Optional[", ",")
-                 .replace("]", ",").replace("|", ",").split(",")]
+        parts = [
+            p.strip()
+            for p in text.replace("Union[", ",")
+            .replace("Optional[", ",")
+            .replace("]", ",")
+            .replace("|", ",")
+            .split(",")
+        ]
         return tuple(p.rsplit(".", 1)[-1] for p in parts if p and p.rsplit(".", 1)[-1] not in _TYPING_WRAPPERS)
     text = dotted(annotation)
     if text is not None:
@@ -58,8 +65,11 @@ def _classes_named(analysis: ModuleAnalysis, annotation: cst.BaseExpression) -> 
     for node in iter_nodes(annotation, (cst.Name, cst.Attribute, cst.SimpleString)):
         if isinstance(node, cst.SimpleString):
             out.extend(_classes_named(analysis, node))
-        elif isinstance(node, cst.Name) and node.value not in _TYPING_WRAPPERS and not isinstance(
-                analysis.parent(node), cst.Attribute):
+        elif (
+            isinstance(node, cst.Name)
+            and node.value not in _TYPING_WRAPPERS
+            and not isinstance(analysis.parent(node), cst.Attribute)
+        ):
             out.append(node.value)
         elif isinstance(node, cst.Attribute) and not isinstance(analysis.parent(node), cst.Attribute):
             out.append(node.attr.value)
@@ -154,8 +164,9 @@ def resolved_call(analysis: ModuleAnalysis, call: cst.Call, depth: int = 0) -> c
     if not changed:
         return call
     # positions first: `f(k=1, *args)` passes args by position before the keyword
-    expanded = [a for a in expanded if a.keyword is None and a.star != "**"] + \
-        [a for a in expanded if a.keyword is not None or a.star == "**"]
+    expanded = [a for a in expanded if a.keyword is None and a.star != "**"] + [
+        a for a in expanded if a.keyword is not None or a.star == "**"
+    ]
     try:
         synthetic = cst.Call(func=func, args=expanded)
     except cst.CSTValidationError:
@@ -177,19 +188,28 @@ def _bound_value(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> cst.Base
 
 def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[List[cst.Arg]]:
     value = _bound_value(analysis, arg.value)
-    if isinstance(value, cst.Call) and depth < 3 and not (
-            isinstance(value.func, cst.Name) and value.func.value == "dict"):
+    if (
+        isinstance(value, cst.Call)
+        and depth < 3
+        and not (isinstance(value.func, cst.Name) and value.func.value == "dict")
+    ):
         value = _single_return(analysis, value) or value  # a helper returning a tuple or a dict
     if arg.star == "*":
         if isinstance(value, (cst.Tuple, cst.List)) and all(
-                isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements):
+            isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements
+        ):
             return [cst.Arg(value=e.value) for e in value.elements]
         return None
     if isinstance(value, cst.Dict) and all(
-            isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in value.elements):
+        isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in value.elements
+    ):
         return [cst.Arg(value=e.value, keyword=cst.Name(e.key.evaluated_value)) for e in value.elements]
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict" \
-            and all(a.keyword is not None for a in value.args):
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == "dict"
+        and all(a.keyword is not None for a in value.args)
+    ):
         return [cst.Arg(value=a.value, keyword=cst.Name(a.keyword.value)) for a in value.args]
     return None
 
@@ -220,8 +240,9 @@ def _parameter(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Optional[c
     return None
 
 
-def dtypes_from_callers(analysis: ModuleAnalysis, call: cst.Call, q_arg: cst.BaseExpression,
-                        kv_arg: cst.BaseExpression, depth: int = 0) -> List[Tuple[cst.Call, tuple, tuple]]:
+def dtypes_from_callers(
+    analysis: ModuleAnalysis, call: cst.Call, q_arg: cst.BaseExpression, kv_arg: cst.BaseExpression, depth: int = 0
+) -> List[Tuple[cst.Call, tuple, tuple]]:
     """A plan() inside a helper (a module-level function, a method of a base class or a mixin)
     whose q or kv dtype is one of the helper's parameters: (caller, q sources, kv sources) for
     each visible call of the helper (ObjectFlow's one call resolution: `f(...)`, `self.m(...)`
@@ -232,7 +253,8 @@ def dtypes_from_callers(analysis: ModuleAnalysis, call: cst.Call, q_arg: cst.Bas
         return []
     owner = analysis._param_owner(q_param or kv_param)
     if not isinstance(owner, cst.FunctionDef) or (
-            q_param is not None and kv_param is not None and analysis._param_owner(kv_param) is not owner):
+        q_param is not None and kv_param is not None and analysis._param_owner(kv_param) is not owner
+    ):
         return []
     out = []
     for caller, skip, _ in analysis._callers_of(owner):

@@ -15,6 +15,7 @@
 - An answer that is not JSON, or not the shape an endpoint returns, is a
   GitHubError with one clear line, never a traceback.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -168,10 +169,19 @@ def _origin(url: str) -> tuple:
 
 
 class GitHubClient:
-    def __init__(self, api_url: str, token: str, *, user_agent: str = "castlint-bot",
-                 max_retries: int = 5, max_wait: float = 300.0, backoff: float = 1.0,
-                 timeout: float = 30.0, sleep: Callable[[float], None] = time.sleep,
-                 log: Optional[Callable[[str], None]] = None):
+    def __init__(
+        self,
+        api_url: str,
+        token: str,
+        *,
+        user_agent: str = "castlint-bot",
+        max_retries: int = 5,
+        max_wait: float = 300.0,
+        backoff: float = 1.0,
+        timeout: float = 30.0,
+        sleep: Callable[[float], None] = time.sleep,
+        log: Optional[Callable[[str], None]] = None,
+    ):
         self.api_url = api_url.rstrip("/")
         self._token = token.strip()  # a token read from a file ends in a newline; no header may carry one
         self.user_agent = user_agent
@@ -225,8 +235,9 @@ class GitHubClient:
         from castlint.bot.secrets import redact
 
         clean = type(exc).__new__(type(exc))
-        GitHubError.__init__(clean, exc.status, exc.method, redact(exc.path, [self._token]),
-                             redact(exc.api_message, [self._token]))
+        GitHubError.__init__(
+            clean, exc.status, exc.method, redact(exc.path, [self._token]), redact(exc.api_message, [self._token])
+        )
         return clean
 
     def _outgoing(self, body: Any) -> bytes:
@@ -247,8 +258,12 @@ class GitHubClient:
         if _origin(url) != _origin(self.api_url):
             raise GitHubError(0, method, self._display(url), "refusing to send the token to another host")
         if any(ord(c) < 32 or ord(c) == 127 for c in self._token):
-            raise GitHubError(0, method, self._display(url), "the token holds a line break or another control "
-                                                             "character; it cannot be sent (check GITHUB_TOKEN)")
+            raise GitHubError(
+                0,
+                method,
+                self._display(url),
+                "the token holds a line break or another control character; it cannot be sent (check GITHUB_TOKEN)",
+            )
         data = None if body is None else self._outgoing(body)
         attempt, delay = 0, self.backoff
         while True:
@@ -292,9 +307,13 @@ class GitHubClient:
                     wait = self._rate_limit_wait(status, headers, message)
                     if wait is not None:
                         if wait > self.max_wait or attempt > self.max_retries:
-                            raise RateLimited(status, method, shown,
-                                              f"rate limited ({message}); retry in {wait:.0f} s exceeds the "
-                                              f"{self.max_wait:.0f} s this job waits") from None
+                            raise RateLimited(
+                                status,
+                                method,
+                                shown,
+                                f"rate limited ({message}); retry in {wait:.0f} s exceeds the "
+                                f"{self.max_wait:.0f} s this job waits",
+                            ) from None
                         self._say(f"rate limited by GitHub ({status}); waiting {wait:.0f} s")
                         self._sleep(wait)
                         continue
@@ -358,8 +377,12 @@ class GitHubClient:
             if page is None:
                 page = []
             if not isinstance(page, list) or not all(isinstance(item, dict) for item in page):
-                raise GitHubError(resp.status, "GET", self._display(url),
-                                  f"unexpected answer: expected a list of objects, got {_shape(page)}")
+                raise GitHubError(
+                    resp.status,
+                    "GET",
+                    self._display(url),
+                    f"unexpected answer: expected a list of objects, got {_shape(page)}",
+                )
             items.extend(page)
             match = LINK_NEXT.search(resp.headers.get("link", ""))
             url = match.group(1) if match else None
@@ -382,8 +405,9 @@ def _json(raw: bytes, status: int, method: str, shown: str) -> Any:
         return json.loads(raw)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         preview = raw[:60].decode("utf-8", "replace").replace("\n", " ").replace("\r", " ")
-        raise GitHubError(status, method, shown, f"the answer is not valid JSON ({len(raw)} bytes, "
-                                                 f"starting {preview!r})") from None
+        raise GitHubError(
+            status, method, shown, f"the answer is not valid JSON ({len(raw)} bytes, starting {preview!r})"
+        ) from None
 
 
 def _shape(value: Any) -> str:

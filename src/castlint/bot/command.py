@@ -21,6 +21,7 @@ Exit status: 0 clean, 1 findings on changed lines (unless --exit-zero), 2 when
 castlint could not do its job (bad input, files that cannot be checked, the
 API failing after retries).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,8 +43,10 @@ if TYPE_CHECKING:
     from castlint.tables import Tables
 
 ANNOTATION_LEVEL = {"error": "failure", "warning": "warning", "note": "notice"}
-FORK_HELP = ("Pull requests from forks get a read-only GITHUB_TOKEN, so the report stays in this job log "
-             "and its annotations. See docs/workflows.md, 'Pull requests from forks'.")
+FORK_HELP = (
+    "Pull requests from forks get a read-only GITHUB_TOKEN, so the report stays in this job log "
+    "and its annotations. See docs/workflows.md, 'Pull requests from forks'."
+)
 
 
 class BotError(Exception):
@@ -106,8 +109,10 @@ def load_context(env) -> Context:
         base = _as_dict(pull_request.get("base"))
         head_sha, base_sha = _as_str(head.get("sha")) or None, _as_str(base.get("sha")) or None
         if number is not None and (type(number) is not int or number <= 0):
-            raise BotError(f"the event file GITHUB_EVENT_PATH={event_path} has a pull request number that is not "
-                           f"a positive integer ({number!r:.40})")
+            raise BotError(
+                f"the event file GITHUB_EVENT_PATH={event_path} has a pull request number that is not "
+                f"a positive integer ({number!r:.40})"
+            )
     return Context(
         repo=repo,
         api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
@@ -130,8 +135,12 @@ def pr_changed_lines(client: GitHubClient, ctx: Context) -> Dict[str, Set[int]]:
         if not name or item.get("status") == "removed":
             continue
         if not isinstance(name, str) or not isinstance(item.get("patch"), (str, type(None))):
-            raise GitHubError(0, "GET", f"/repos/{ctx.repo}/pulls/{ctx.pr_number}/files",
-                              "unexpected answer: a file entry whose filename or patch is not a string")
+            raise GitHubError(
+                0,
+                "GET",
+                f"/repos/{ctx.repo}/pulls/{ctx.pr_number}/files",
+                "unexpected answer: a file entry whose filename or patch is not a string",
+            )
         full = os.path.realpath(os.path.join(ctx.workspace, name))
         if not full.startswith(os.path.realpath(ctx.workspace) + os.sep):
             continue  # a path that escapes the workspace is not ours to read
@@ -234,21 +243,47 @@ class PullRequestReport:
     def body(self, previous: Optional[int]) -> str:
         """The PR comment (and the step summary)."""
         checked = self.checked
-        return comment_mod.render(checked.findings, checked.errors, paths=self.paths, links=self.links,
-                                  fixes=self.fixes, files_checked=checked.files_checked, previous=previous,
-                                  version=self.version, scope=checked.scope,
-                                  step_exclude=checked.tables.decode_step_exclude_words)
+        return comment_mod.render(
+            checked.findings,
+            checked.errors,
+            paths=self.paths,
+            links=self.links,
+            fixes=self.fixes,
+            files_checked=checked.files_checked,
+            previous=previous,
+            version=self.version,
+            scope=checked.scope,
+            step_exclude=checked.tables.decode_step_exclude_words,
+        )
 
 
-def run_bot(paths: Optional[Sequence[str]] = None, diff_base: Optional[str] = None, dry_run: bool = False,
-            exit_zero: bool = False, config_file: Optional[str] = None, review: bool = True,
-            check_run: bool = True, always_comment: bool = False, max_wait: float = 300.0,
-            env=None, out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
+def run_bot(
+    paths: Optional[Sequence[str]] = None,
+    diff_base: Optional[str] = None,
+    dry_run: bool = False,
+    exit_zero: bool = False,
+    config_file: Optional[str] = None,
+    review: bool = True,
+    check_run: bool = True,
+    always_comment: bool = False,
+    max_wait: float = 300.0,
+    env=None,
+    out: Optional[TextIO] = None,
+    err: Optional[TextIO] = None,
+) -> int:
     env = os.environ if env is None else env
     output = Output(out or sys.stdout, err or sys.stderr, secrets=[env.get("GITHUB_TOKEN", "")])
-    options = BotOptions(paths=list(paths or []), diff_base=diff_base, dry_run=dry_run, exit_zero=exit_zero,
-                         config_file=config_file, review=review, check_run=check_run,
-                         always_comment=always_comment, max_wait=max_wait)
+    options = BotOptions(
+        paths=list(paths or []),
+        diff_base=diff_base,
+        dry_run=dry_run,
+        exit_zero=exit_zero,
+        config_file=config_file,
+        review=review,
+        check_run=check_run,
+        always_comment=always_comment,
+        max_wait=max_wait,
+    )
     try:
         return _run(output, env, options)
     except (BotError, GitHubError) as exc:
@@ -263,19 +298,24 @@ def _run(output: Output, env, options: BotOptions) -> int:
     ctx = load_context(env)
     client = None
     if ctx.token:
-        client = GitHubClient(ctx.api_url, ctx.token, user_agent=f"castlint-bot/{__version__}",
-                              max_wait=options.max_wait, log=output.info)
+        client = GitHubClient(
+            ctx.api_url, ctx.token, user_agent=f"castlint-bot/{__version__}", max_wait=options.max_wait, log=output.info
+        )
     if ctx.pr_number is None:
-        output.info(f"the event ({ctx.event_name or 'unknown'}) is not a pull request; "
-                    "the report goes to the job log only")
+        output.info(
+            f"the event ({ctx.event_name or 'unknown'}) is not a pull request; the report goes to the job log only"
+        )
     changed = _changed_lines(ctx, client, options.diff_base, output)
     checked = _check_changes(ctx, options, changed)
     _print_job_log(output, env, checked)
     findings, errors = checked.findings, checked.errors
     report = PullRequestReport(
-        checked=checked, paths={i: display_path(f.path, ctx.workspace) for i, f in enumerate(findings)},
+        checked=checked,
+        paths={i: display_path(f.path, ctx.workspace) for i, f in enumerate(findings)},
         fixes=finding_fixes(findings),
-        links=comment_mod.Links(ctx.server_url, ctx.repo, ctx.head_sha), version=__version__)
+        links=comment_mod.Links(ctx.server_url, ctx.repo, ctx.head_sha),
+        version=__version__,
+    )
     status = EXIT_ERROR if errors else (EXIT_FINDINGS if findings and not options.exit_zero else EXIT_CLEAN)
     _write_step_summary(output, env, report)
     if options.dry_run:
@@ -291,8 +331,9 @@ def _run(output: Output, env, options: BotOptions) -> int:
     return status
 
 
-def _changed_lines(ctx: Context, client: Optional[GitHubClient], diff_base: Optional[str],
-                   output: Output) -> Optional[Dict[str, Set[int]]]:
+def _changed_lines(
+    ctx: Context, client: Optional[GitHubClient], diff_base: Optional[str], output: Output
+) -> Optional[Dict[str, Set[int]]]:
     """Which lines does the pull request change? None when that cannot be told."""
     if diff_base:
         try:
@@ -320,8 +361,9 @@ def _check_changes(ctx: Context, options: BotOptions, changed: Optional[Dict[str
             targets = [ctx.workspace]
     # one config for the run: the one nearest the first target (or --config)
     try:
-        session = Session(CommandLine(config_file=options.config_file), targets or [ctx.workspace],
-                          trusted=targets, per_file=False)
+        session = Session(
+            CommandLine(config_file=options.config_file), targets or [ctx.workspace], trusted=targets, per_file=False
+        )
         config, tables = session.settings()
         # the PR's changed files are named one by one, as pre-commit names them: exclude and
         # .gitignore still apply to them (ruff's --force-exclude)
@@ -360,31 +402,45 @@ def _write_step_summary(output: Output, env, report: PullRequestReport) -> None:
         output.info(f"cannot write the step summary: {exc}")
 
 
-def _publish(client: GitHubClient, ctx: Context, output: Output, env, options: BotOptions,
-             report: PullRequestReport) -> None:
+def _publish(
+    client: GitHubClient, ctx: Context, output: Output, env, options: BotOptions, report: PullRequestReport
+) -> None:
     """The PR comment (edited in place), suggestion blocks as review comments, a check run."""
     from castlint.report import github as github_format
 
     checked = report.checked
     writable = True
     try:
-        _upsert_comment(client, ctx, output, report.body, clean=not checked.findings and not checked.errors,
-                        always=options.always_comment)
+        _upsert_comment(
+            client,
+            ctx,
+            output,
+            report.body,
+            clean=not checked.findings and not checked.errors,
+            always=options.always_comment,
+        )
     except PermissionDenied as exc:
         writable = False
         why = f"HTTP {exc.status}: {exc.api_message}"
         output.info(f"the token cannot comment on this pull request ({why}). " + FORK_HELP)
         if env.get("GITHUB_ACTIONS") == "true":
-            output.print(github_format.command("warning", f"castlint could not comment on the pull request ({why}). "
-                                               + FORK_HELP, title="castlint bot"))
+            output.print(
+                github_format.command(
+                    "warning",
+                    f"castlint could not comment on the pull request ({why}). " + FORK_HELP,
+                    title="castlint bot",
+                )
+            )
     if writable and options.review:
         _post_review(client, ctx, output, _review_suggestions(report))
     if options.check_run and writable:
         try:
             _check_run(client, ctx, output, report, options.exit_zero)
         except PermissionDenied as exc:
-            output.info(f"the token may not create check runs (HTTP {exc.status}: {exc.api_message}); "
-                        "annotations are in the job log only (grant `checks: write` for check-run annotations)")
+            output.info(
+                f"the token may not create check runs (HTTP {exc.status}: {exc.api_message}); "
+                "annotations are in the job log only (grant `checks: write` for check-run annotations)"
+            )
 
 
 def _review_suggestions(report: PullRequestReport) -> List[Suggestion]:
@@ -446,27 +502,37 @@ def _upsert_comment(client: GitHubClient, ctx: Context, output: Output, body_for
 
 def _post_suggestions(client: GitHubClient, ctx: Context, output: Output, suggestions: List[Suggestion]) -> None:
     existing = client.paginate(f"/repos/{ctx.repo}/pulls/{ctx.pr_number}/comments")
-    posted = {_as_str(c.get("body")).split(" -->", 1)[0][len(comment_mod.SUGGESTION_MARKER):]
-              for c in existing if _as_str(c.get("body")).startswith(comment_mod.SUGGESTION_MARKER)}
+    posted = {
+        _as_str(c.get("body")).split(" -->", 1)[0][len(comment_mod.SUGGESTION_MARKER) :]
+        for c in existing
+        if _as_str(c.get("body")).startswith(comment_mod.SUGGESTION_MARKER)
+    }
     comments = []
     for suggestion in suggestions:
         if suggestion.key in posted:
             continue
-        item = {"path": suggestion.path, "line": suggestion.last_line, "side": "RIGHT",
-                "body": comment_mod.suggestion_body(suggestion.finding, suggestion.path, suggestion.text,
-                                                    suggestion.key)}
+        item = {
+            "path": suggestion.path,
+            "line": suggestion.last_line,
+            "side": "RIGHT",
+            "body": comment_mod.suggestion_body(suggestion.finding, suggestion.path, suggestion.text, suggestion.key),
+        }
         if suggestion.first_line != suggestion.last_line:
             item.update(start_line=suggestion.first_line, start_side="RIGHT")
         comments.append(item)
     if not comments:
         output.info("suggested fixes are already on the pull request")
         return
-    client.post(f"/repos/{ctx.repo}/pulls/{ctx.pr_number}/reviews", {
-        "commit_id": ctx.head_sha, "event": "COMMENT",
-        "body": f"castlint suggests {len(comments)} fix{'es' if len(comments) != 1 else ''} "
-                "(each is bit-identical; commit them from here or run `castlint fix`).",
-        "comments": comments,
-    })
+    client.post(
+        f"/repos/{ctx.repo}/pulls/{ctx.pr_number}/reviews",
+        {
+            "commit_id": ctx.head_sha,
+            "event": "COMMENT",
+            "body": f"castlint suggests {len(comments)} fix{'es' if len(comments) != 1 else ''} "
+            "(each is bit-identical; commit them from here or run `castlint fix`).",
+            "comments": comments,
+        },
+    )
     output.info(f"posted {len(comments)} suggested fix{'es' if len(comments) != 1 else ''} as review comments")
 
 
@@ -475,9 +541,14 @@ def _annotations(ctx: Context, report: PullRequestReport) -> List[dict]:
     annotations = []
     for i, f in enumerate(report.checked.findings):
         path = report.paths[i]
-        annotation = {"path": path, "start_line": f.start.line, "end_line": max(f.end.line, f.start.line),
-                      "annotation_level": ANNOTATION_LEVEL[f.severity.value], "title": f"castlint ({f.code} {f.name})",
-                      "message": f.message[:64000]}
+        annotation = {
+            "path": path,
+            "start_line": f.start.line,
+            "end_line": max(f.end.line, f.start.line),
+            "annotation_level": ANNOTATION_LEVEL[f.severity.value],
+            "title": f"castlint ({f.code} {f.name})",
+            "message": f.message[:64000],
+        }
         if f.start.line == f.end.line:
             annotation.update(start_column=f.start.column, end_column=max(f.end.column, f.start.column))
         fix = report.fixes.get(i)
@@ -485,9 +556,16 @@ def _annotations(ctx: Context, report: PullRequestReport) -> List[dict]:
             annotation["raw_details"] = fix.unified_diff(path)[:64000]
         annotations.append(annotation)
     for e in report.checked.errors:
-        annotations.append({"path": display_path(e.path, ctx.workspace), "start_line": max(e.line, 1),
-                            "end_line": max(e.line, 1), "annotation_level": "failure",
-                            "title": f"castlint ({e.kind} error)", "message": e.message[:64000]})
+        annotations.append(
+            {
+                "path": display_path(e.path, ctx.workspace),
+                "start_line": max(e.line, 1),
+                "end_line": max(e.line, 1),
+                "annotation_level": "failure",
+                "title": f"castlint ({e.kind} error)",
+                "message": e.message[:64000],
+            }
+        )
     return annotations
 
 
@@ -500,16 +578,27 @@ def _check_run(client: GitHubClient, ctx: Context, output: Output, report: PullR
         conclusion = "neutral" if exit_zero else "failure"
     else:
         conclusion = "success"
-    title = (f"{len(findings)} finding{'s' if len(findings) != 1 else ''} on changed lines" if findings
-             else ("files could not be checked" if errors else "clean"))
+    title = (
+        f"{len(findings)} finding{'s' if len(findings) != 1 else ''} on changed lines"
+        if findings
+        else ("files could not be checked" if errors else "clean")
+    )
     summary = f"castlint checked the lines this pull request changes: {title}."
-    batches = [annotations[k:k + 50] for k in range(0, len(annotations), 50)] or [[]]
-    created = client.post_dict(f"/repos/{ctx.repo}/check-runs", {
-        "name": "castlint", "head_sha": ctx.head_sha, "status": "completed", "conclusion": conclusion,
-        "output": {"title": title, "summary": summary, "annotations": batches[0]},
-    })
+    batches = [annotations[k : k + 50] for k in range(0, len(annotations), 50)] or [[]]
+    created = client.post_dict(
+        f"/repos/{ctx.repo}/check-runs",
+        {
+            "name": "castlint",
+            "head_sha": ctx.head_sha,
+            "status": "completed",
+            "conclusion": conclusion,
+            "output": {"title": title, "summary": summary, "annotations": batches[0]},
+        },
+    )
     run_id = _object_id(created, "POST", f"/repos/{ctx.repo}/check-runs") if len(batches) > 1 else None
     for batch in batches[1:]:  # the API takes 50 annotations per request
-        client.patch(f"/repos/{ctx.repo}/check-runs/{run_id}",
-                     {"output": {"title": title, "summary": summary, "annotations": batch}})
+        client.patch(
+            f"/repos/{ctx.repo}/check-runs/{run_id}",
+            {"output": {"title": title, "summary": summary, "annotations": batch}},
+        )
     output.info(f"check run '{title}' with {len(annotations)} annotation{'s' if len(annotations) != 1 else ''}")

@@ -5,6 +5,7 @@ comment that carries it rather than posting another. Text that comes from the
 checked code (messages quote expressions) is escaped so that it cannot open
 HTML, mention people or forge the marker.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,8 +23,15 @@ ICON = {Severity.ERROR: "🔴", Severity.WARNING: "🟠", Severity.NOTE: "🔵"}
 
 
 def escape(text: str) -> str:
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("@", "&#64;").replace("|", "\\|").replace("\r", "").replace("\n", " "))
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("@", "&#64;")
+        .replace("|", "\\|")
+        .replace("\r", "")
+        .replace("\n", " ")
+    )
 
 
 def fence(content: str, lang: str = "") -> str:
@@ -62,9 +70,19 @@ def _fix_cell(f, has_diff: bool) -> str:
     return text + (", diff below" if has_diff else "")
 
 
-def render(findings: Sequence, errors: Sequence, *, paths: Dict[int, str], links: Links,
-           fixes: Dict[int, object], files_checked: int, previous: Optional[int], version: str,
-           scope: str = "on the lines this pull request changes", step_exclude: Sequence[str] = ()) -> str:
+def render(
+    findings: Sequence,
+    errors: Sequence,
+    *,
+    paths: Dict[int, str],
+    links: Links,
+    fixes: Dict[int, object],
+    files_checked: int,
+    previous: Optional[int],
+    version: str,
+    scope: str = "on the lines this pull request changes",
+    step_exclude: Sequence[str] = (),
+) -> str:
     """The comment body. paths maps finding index -> repo-relative path."""
     count = len(findings)
     marker = f"{MARKER} findings={count} -->"
@@ -88,14 +106,18 @@ def render(findings: Sequence, errors: Sequence, *, paths: Dict[int, str], links
     return _fit("\n".join(lines), details, _footer(version, short))
 
 
-def _clean_body(marker: str, scope: str, files_checked: int, previous: Optional[int], version: str,
-                short: str) -> str:
-    lines = [marker, "## ✅ castlint: clean", "",
-             f"No whole-pool casts {scope} ({files_checked} file{'s' if files_checked != 1 else ''} "
-             f"checked at `{short}`)."]
+def _clean_body(marker: str, scope: str, files_checked: int, previous: Optional[int], version: str, short: str) -> str:
+    lines = [
+        marker,
+        "## ✅ castlint: clean",
+        "",
+        f"No whole-pool casts {scope} ({files_checked} file{'s' if files_checked != 1 else ''} checked at `{short}`).",
+    ]
     if previous:
-        lines.append(f"All {previous} finding{'s' if previous != 1 else ''} reported earlier "
-                     f"{'are' if previous != 1 else 'is'} fixed. 🎉")
+        lines.append(
+            f"All {previous} finding{'s' if previous != 1 else ''} reported earlier "
+            f"{'are' if previous != 1 else 'is'} fixed. 🎉"
+        )
     lines += ["", _footer(version, short)]
     return "\n".join(lines) + "\n"
 
@@ -107,10 +129,15 @@ def _intro(findings: Sequence, previous: Optional[int], step_exclude: Sequence[s
     intro = []
     if total.bytes_per_step:
         model = next(f.cost for f in findings if f.cost and f.severity == Severity.ERROR)
-        where = (f" in the costliest of {total.alternatives} alternative backends ({escape(total.backend)})"
-                 if total.alternatives > 1 else "")
-        intro.append(f"Hot-path whole-pool casts here move **{human_bytes(total.bytes_per_step)} per decode step**"
-                     f"{where} (cost model: {escape(model.model)}, {model.pool_tokens:,} pool tokens).")
+        where = (
+            f" in the costliest of {total.alternatives} alternative backends ({escape(total.backend)})"
+            if total.alternatives > 1
+            else ""
+        )
+        intro.append(
+            f"Hot-path whole-pool casts here move **{human_bytes(total.bytes_per_step)} per decode step**"
+            f"{where} (cost model: {escape(model.model)}, {model.pool_tokens:,} pool tokens)."
+        )
     if fixable:
         intro.append(f"{fixable} {'is' if fixable == 1 else 'are'} fixable with `castlint fix`.")
     if previous is not None and previous != len(findings):
@@ -128,8 +155,10 @@ def _findings_table(findings: Sequence, paths: Dict[int, str], links: Links, fix
             per_step += f.cost.bytes_per_step
         cost_layer = human_bytes(f.cost.bytes_per_layer) if f.cost else "—"
         cost_step = human_bytes(f.cost.bytes_per_step) if f.cost else "—"
-        lines.append(f"| {ICON[f.severity]} | {f.code} {f.name} | {where} | {cost_layer} | {cost_step} | "
-                     f"{_fix_cell(f, i in fixes)} |")
+        lines.append(
+            f"| {ICON[f.severity]} | {f.code} {f.name} | {where} | {cost_layer} | {cost_step} | "
+            f"{_fix_cell(f, i in fixes)} |"
+        )
     if per_step:
         # the column sums every finding (alternative backends, extend sites); the step is the line above
         lines.append(f"| | **Sum of the rows** | | **{human_bytes(per_layer)}** | **{human_bytes(per_step)}** | |")
@@ -142,13 +171,20 @@ def _finding_details(i: int, f, path: str, links: Links, fix, shown_whole_file: 
 
     shown_whole_file (path -> the finding whose entry shows the file's diff) is updated."""
     link = links.blob(path, f.start.line, f.end.line)
-    block = [f"#### {i + 1}. [`{escape(path)}:{f.start.line}:{f.start.column}`]({link}) · "
-             f"{f.code} {f.name} · {f.severity.value}", "", f"> {escape(f.message)}", ""]
+    block = [
+        f"#### {i + 1}. [`{escape(path)}:{f.start.line}:{f.start.column}`]({link}) · "
+        f"{f.code} {f.name} · {f.severity.value}",
+        "",
+        f"> {escape(f.message)}",
+        "",
+    ]
     if f.fix is not None:
         block.append(f"**Fix ({f.fix.safety.value}):** {escape(f.fix.description)}.")
         if fix is not None and getattr(fix, "whole_file", False) and path in shown_whole_file:
-            block.append(f"Fixed by the diff under finding {shown_whole_file[path] + 1}, "
-                         "which applies every castlint fix in this file.")
+            block.append(
+                f"Fixed by the diff under finding {shown_whole_file[path] + 1}, "
+                "which applies every castlint fix in this file."
+            )
         elif fix is not None:
             if getattr(fix, "whole_file", False):
                 shown_whole_file[path] = i
@@ -176,15 +212,21 @@ def _fit(head: str, details: List[str], footer: str) -> str:
         kept.append(part)
         size += len(part) + 1
     omitted = len(details) - len(kept)
-    return (head + "\n" + "\n".join(kept) + f"\n_… {omitted} more not shown (comment size limit); "
-            "see the job log._\n\n" + footer + "\n")
+    return (
+        head + "\n" + "\n".join(kept) + f"\n_… {omitted} more not shown (comment size limit); "
+        "see the job log._\n\n" + footer + "\n"
+    )
 
 
 def _footer(version: str, short: str) -> str:
-    return (f"<sub>castlint {escape(version)} · commit `{short}` · this comment is updated on every push · "
-            "`castlint rules CODE` documents each rule</sub>")
+    return (
+        f"<sub>castlint {escape(version)} · commit `{short}` · this comment is updated on every push · "
+        "`castlint rules CODE` documents each rule</sub>"
+    )
 
 
 def suggestion_body(f, path: str, suggestion: str, key: str) -> str:
-    return (f"{SUGGESTION_MARKER}{key} -->\n**castlint {f.code}** {f.name}: "
-            f"{escape(f.fix.description)} ({f.fix.safety.value} fix).\n\n" + fence(suggestion, "suggestion") + "\n")
+    return (
+        f"{SUGGESTION_MARKER}{key} -->\n**castlint {f.code}** {f.name}: "
+        f"{escape(f.fix.description)} ({f.fix.safety.value} fix).\n\n" + fence(suggestion, "suggestion") + "\n"
+    )

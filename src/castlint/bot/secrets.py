@@ -10,6 +10,7 @@ in a URL); base64 of the token and of `x-access-token:TOKEN` (HTTP basic auth);
 and each line of a token that spans lines, when the line is long enough to be
 a secret on its own.
 """
+
 from __future__ import annotations
 
 import base64
@@ -27,16 +28,18 @@ def secret_forms(secret: str) -> List[str]:
         if len(value) < 4:
             continue
         raw = value.encode("utf-8", "surrogateescape")
-        forms.update({
-            value,
-            repr(value)[1:-1],
-            repr(raw)[2:-1],
-            json.dumps(value)[1:-1],
-            urllib.parse.quote(value, safe=""),
-            urllib.parse.quote_plus(value),
-            base64.b64encode(raw).decode("ascii"),
-            base64.b64encode(b"x-access-token:" + raw).decode("ascii"),
-        })
+        forms.update(
+            {
+                value,
+                repr(value)[1:-1],
+                repr(raw)[2:-1],
+                json.dumps(value)[1:-1],
+                urllib.parse.quote(value, safe=""),
+                urllib.parse.quote_plus(value),
+                base64.b64encode(raw).decode("ascii"),
+                base64.b64encode(b"x-access-token:" + raw).decode("ascii"),
+            }
+        )
         forms.update(part.strip() for part in value.splitlines() if len(part.strip()) >= MIN_PART)
     return sorted((f for f in forms if f), key=len, reverse=True)
 

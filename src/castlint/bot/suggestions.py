@@ -4,6 +4,7 @@ The edits themselves are the findings' (Fix.edits, as line blocks from
 castlint.fixes.edit_set, shared with the sarif and rdjson formats); this is only the
 shape GitHub's review comments take.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, Sequence, Tuple

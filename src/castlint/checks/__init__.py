@@ -6,6 +6,7 @@ edits: castlint.fixes.base.registered_codemods) and the proofs they share. Every
 module is imported here; each Rule subclass with a `code` registers itself on
 definition (castlint.checks.base). A new rule, fixable or not, needs no other edit.
 """
+
 import importlib
 import pkgutil
 from pathlib import Path

@@ -7,6 +7,7 @@ The registry is read by `castlint rules`, selectors and the prefilter before any
 is parsed, so a rule module imports libcst and castlint.analysis inside check(): the
 registry loads without the parser.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Dict, List, Optional, Tuple

@@ -1,4 +1,5 @@
 """CL005 batch-sized-conversion (off by default: select it with `--select CL005`)."""
+
 from __future__ import annotations
 
 from typing import List
@@ -31,25 +32,31 @@ class BatchSizedConversion(Rule):
     fix_safety = "No automatic fix: decide whether the consumer can read the stored dtype."
     VALID = (
         # the whole pool: CL001, not CL005
-        "def forward(self, q, layer):\n"
-        "    return self.pool.get_key_buffer(layer.layer_id).to(q.dtype)\n",
+        "def forward(self, q, layer):\n    return self.pool.get_key_buffer(layer.layer_id).to(q.dtype)\n",
         # the pool's own extent is no prefix
-        "def forward(self, q, layer):\n"
-        "    return self.pool.get_key_buffer(layer.layer_id)[: self.size].to(q.dtype)\n",
+        "def forward(self, q, layer):\n    return self.pool.get_key_buffer(layer.layer_id)[: self.size].to(q.dtype)\n",
         # a gather
-        "def forward(self, q, layer, loc):\n"
-        "    return self.pool.get_key_buffer(layer.layer_id)[loc].to(q.dtype)\n",
+        "def forward(self, q, layer, loc):\n    return self.pool.get_key_buffer(layer.layer_id)[loc].to(q.dtype)\n",
     )
     INVALID = (
-        ("def forward(self, q, layer, forward_batch):\n"
-         "    n = forward_batch.num_tokens\n"
-         "    return self.pool.get_key_buffer(layer.layer_id)[:n].to(q.dtype)\n", (3,)),
-        ("def forward(self, q, layer, n_used):\n"
-         "    k = self.pool.get_key_buffer(layer.layer_id).narrow(0, 0, n_used)\n"
-         "    return k.float()\n", (3,)),
-        ("def forward_extend(self, q, layer, forward_batch):\n"
-         "    k, v = self.pool.get_kv_buffer(layer.layer_id)\n"
-         "    return v[forward_batch.start : forward_batch.end].half()\n", (3,)),
+        (
+            "def forward(self, q, layer, forward_batch):\n"
+            "    n = forward_batch.num_tokens\n"
+            "    return self.pool.get_key_buffer(layer.layer_id)[:n].to(q.dtype)\n",
+            (3,),
+        ),
+        (
+            "def forward(self, q, layer, n_used):\n"
+            "    k = self.pool.get_key_buffer(layer.layer_id).narrow(0, 0, n_used)\n"
+            "    return k.float()\n",
+            (3,),
+        ),
+        (
+            "def forward_extend(self, q, layer, forward_batch):\n"
+            "    k, v = self.pool.get_kv_buffer(layer.layer_id)\n"
+            "    return v[forward_batch.start : forward_batch.end].half()\n",
+            (3,),
+        ),
     )
 
     def triggers(self, words) -> tuple:
@@ -60,14 +67,18 @@ class BatchSizedConversion(Rule):
         findings = []
         for call, target in prefix_casts(analysis):
             receiver = analysis.method_parts(call)[0]
-            findings.append(self.finding(
-                ctx, call,
-                f"cast to {target} of an active prefix `{short_code(analysis.code(receiver))}` of a pool: it converts "
-                f"the tokens in flight, not the pool (batch-sized; not CL001)",
-                Severity.WARNING,
-                unfixable_reason="a batch-sized conversion: keep it, or read the stored dtype directly "
-                                 "where the consumer can",
-            ))
+            findings.append(
+                self.finding(
+                    ctx,
+                    call,
+                    f"cast to {target} of an active prefix `{short_code(analysis.code(receiver))}` of a pool: "
+                    "it converts "
+                    f"the tokens in flight, not the pool (batch-sized; not CL001)",
+                    Severity.WARNING,
+                    unfixable_reason="a batch-sized conversion: keep it, or read the stored dtype directly "
+                    "where the consumer can",
+                )
+            )
         return findings
 
 
@@ -77,10 +88,13 @@ def prefix_casts(analysis) -> List[tuple]:
 
     from castlint.analysis import Origin
 
-    return [(call, target) for call in analysis.nodes.calls
-            if isinstance(call.func, cst.Attribute)
-            and (target := analysis.cast_target(call)) is not None
-            and (receiver := analysis.cast_receiver(call)) is not None
-            and analysis.origin(receiver) == Origin.PREFIX
-            and not analysis.chained_into_cast(call)
-            and not analysis.guarded_fallback(call)]
+    return [
+        (call, target)
+        for call in analysis.nodes.calls
+        if isinstance(call.func, cst.Attribute)
+        and (target := analysis.cast_target(call)) is not None
+        and (receiver := analysis.cast_receiver(call)) is not None
+        and analysis.origin(receiver) == Origin.PREFIX
+        and not analysis.chained_into_cast(call)
+        and not analysis.guarded_fallback(call)
+    ]

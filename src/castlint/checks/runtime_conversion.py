@@ -1,4 +1,5 @@
 """CL101 runtime-whole-buffer-conversion: made by `castlint trace`, not by a static check."""
+
 from __future__ import annotations
 
 from typing import List
@@ -25,7 +26,7 @@ class RuntimeWholeBufferConversion(Rule):
         "for the attention kernel that reads it natively."
     )
     example = (
-        "read = getattr(self.pool, f\"get_{kind}_buffer\")\n"
+        'read = getattr(self.pool, f"get_{kind}_buffer")\n'
         "kv = read(layer.layer_id).to(q.dtype)  # CL101 under castlint trace: the accessor is hidden"
     )
     fix_safety = (
@@ -39,9 +40,12 @@ class RuntimeWholeBufferConversion(Rule):
     )
     INVALID = (
         # an accessor named at run time: no static analysis can tell which method this is
-        ("def forward(self, layer_id, q, loc):\n"
-         "    read = getattr(self.pool, self.accessor_name)\n"
-         "    return read(layer_id).to(q.dtype)\n", (3,)),
+        (
+            "def forward(self, layer_id, q, loc):\n"
+            "    read = getattr(self.pool, self.accessor_name)\n"
+            "    return read(layer_id).to(q.dtype)\n",
+            (3,),
+        ),
     )
 
     def check(self, ctx: FileContext) -> List[Finding]:

@@ -1,9 +1,10 @@
 """CL900 unused-suppression."""
+
 from __future__ import annotations
 
 from typing import List
 
-from castlint.checks.base import FileContext, Rule, SUPPRESSIONS
+from castlint.checks.base import SUPPRESSIONS, FileContext, Rule
 from castlint.models import Finding, Position, Severity
 from castlint.suppressions import Suppression
 
@@ -33,8 +34,11 @@ class UnusedSuppression(Rule):
     )
     INVALID = (
         ("x = 1  # castlint: ignore[CL001]\n", (1,)),
-        ("def forward(self, layer, q):\n"
-         "    k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)  # noqa: CL003\n", (2,)),
+        (
+            "def forward(self, layer, q):\n"
+            "    k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)  # noqa: CL003\n",
+            (2,),
+        ),
     )
 
     def triggers(self, words) -> tuple:
@@ -56,14 +60,22 @@ class UnusedSuppression(Rule):
                     continue
                 what = "silences no finding"
             else:
-                stale = [c for c in s.codes if c.startswith("CL") and c not in s.used and c not in runtime
-                         and enabled(c)]
+                stale = [
+                    c for c in s.codes if c.startswith("CL") and c not in s.used and c not in runtime and enabled(c)
+                ]
                 if not stale:
                     continue
                 what = f"silences no {', '.join(stale)} finding"
             pos = Position(s.line, s.column)
-            findings.append(Finding(
-                code=self.code, name=self.name, severity=Severity.NOTE, path=path,
-                start=pos, end=pos, message=f"suppression comment {what} on this line; remove it",
-            ))
+            findings.append(
+                Finding(
+                    code=self.code,
+                    name=self.name,
+                    severity=Severity.NOTE,
+                    path=path,
+                    start=pos,
+                    end=pos,
+                    message=f"suppression comment {what} on this line; remove it",
+                )
+            )
         return findings

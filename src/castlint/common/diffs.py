@@ -1,4 +1,5 @@
 """Unified diffs of a file's text, as `git diff` writes them."""
+
 from __future__ import annotations
 
 import difflib

@@ -1,4 +1,5 @@
 """The encoding a Python file declares (PEP 263), and its text."""
+
 from __future__ import annotations
 
 import io

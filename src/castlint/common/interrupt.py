@@ -7,14 +7,16 @@ swallow it or change the exit code. The write in progress still unwinds through
 castlint.fixes.write, which holds the signals for the few microseconds of a
 write and removes its temp file.
 """
+
 from __future__ import annotations
 
 import signal
 from typing import Callable, Dict
 
 # the signals that end a run; SIGHUP only where nobody chose to ignore it (nohup)
-STOP_SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), signal.SIGINT, getattr(signal, "SIGHUP", None))
-                     if s is not None)
+STOP_SIGNALS = tuple(
+    s for s in (getattr(signal, "SIGTERM", None), signal.SIGINT, getattr(signal, "SIGHUP", None)) if s is not None
+)
 
 
 class Interrupted(BaseException):

@@ -1,4 +1,5 @@
 """How castlint shows a path: relative to a root, with forward slashes."""
+
 from __future__ import annotations
 
 import os

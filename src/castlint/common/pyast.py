@@ -1,4 +1,5 @@
 """One `ast.parse` per source: the pruner and the learnt-accessor pass read the same tree."""
+
 from __future__ import annotations
 
 import ast

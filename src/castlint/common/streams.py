@@ -8,6 +8,7 @@ stream whose first write raises StreamClosed, which castlint.cli.main turns
 into `castlint: error: standard output is closed ...` and exit 2. A run that
 writes nothing to stdout (`-o FILE`, `fix` without a report) is not affected.
 """
+
 from __future__ import annotations
 
 import io

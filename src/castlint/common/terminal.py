@@ -8,6 +8,7 @@ which spells them out the way Python writes them in a string: `\\x1b`, `\\n`,
 `\\r`, `\\u202e`. Tabs stay. Machine formats escape as their specification
 says instead (JSON, SARIF, rdjson, GitHub workflow commands).
 """
+
 from __future__ import annotations
 
 import re
@@ -36,4 +37,3 @@ def terminal_safe(text: str) -> str:
 def terminal_safe_lines(text: str) -> str:
     """terminal_safe on each line of a multi-line text (a diff), keeping its line breaks."""
     return "\n".join(terminal_safe(line) for line in text.split("\n"))
-

@@ -1,4 +1,5 @@
 """Release numbers as tuples: '0.6.14' -> (0, 6, 14); '0.7.2.post1' -> (0, 7, 2)."""
+
 from __future__ import annotations
 
 import ast

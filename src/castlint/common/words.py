@@ -1,4 +1,5 @@
 """Does a text hold any of a set of words? In few scans: the prefilter's and the linker's test."""
+
 from __future__ import annotations
 
 import functools

@@ -6,10 +6,25 @@ Importing this package loads nothing heavy: the names below come from
 castlint.fixes.pipeline (libcst) when first used, so castlint.fixes.edit_set serves
 reporters and the session without the parser.
 """
+
 from __future__ import annotations
 
-_PIPELINE = ("API_CHOICES", "Codemod", "CodemodResult", "FixError", "FixOptions", "FixOutcome", "SourceFix",
-             "Fixer", "apply_fixes", "codemod_named", "fix_files", "fix_source", "unified_diff", "write_fixes")
+_PIPELINE = (
+    "API_CHOICES",
+    "Codemod",
+    "CodemodResult",
+    "FixError",
+    "FixOptions",
+    "FixOutcome",
+    "SourceFix",
+    "Fixer",
+    "apply_fixes",
+    "codemod_named",
+    "fix_files",
+    "fix_source",
+    "unified_diff",
+    "write_fixes",
+)
 __all__ = list(_PIPELINE)
 
 

@@ -7,6 +7,7 @@ analysis they were made on, and rewrites the tree. A codemod lives beside its ru
 registers it, and registered_codemods() loads every rule folder's fix modules
 first. Codemods run by `order`, then name.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -101,8 +102,11 @@ def sites_to_apply(findings: List, site_type: type, options: FixOptions, line_of
 
     mine = [f for f in findings if isinstance(f.fix.site, site_type)]
     sites = [f.fix.site for f in mine if f.fix.safety is FixSafety.SAFE or options.unsafe]
-    skipped = [(line_of(f.fix.site), f"unsafe, not applied without --unsafe-fixes: {f.fix.site.unsafe}")
-               for f in mine if f.fix.safety is not FixSafety.SAFE and not options.unsafe]
+    skipped = [
+        (line_of(f.fix.site), f"unsafe, not applied without --unsafe-fixes: {f.fix.site.unsafe}")
+        for f in mine
+        if f.fix.safety is not FixSafety.SAFE and not options.unsafe
+    ]
     return sites, skipped
 
 

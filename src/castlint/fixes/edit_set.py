@@ -10,6 +10,7 @@ FileFix holding every edit of the file for all of them: nothing applies half a f
 No libcst here: reporters, the bot and the session read and apply edits without the
 fix package.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -48,8 +49,16 @@ def edits_between(old: bytes, new: bytes, path: Optional[str] = None) -> List[Ed
         if tag == "equal":
             continue
         content = b"".join(new_lines[j1:j2]).decode(encoding, errors="surrogateescape")
-        edits.append(Edit(offsets[i1], offsets[i2], content, _position(old_lines, i1, encoding),
-                          _position(old_lines, i2, encoding), path))
+        edits.append(
+            Edit(
+                offsets[i1],
+                offsets[i2],
+                content,
+                _position(old_lines, i1, encoding),
+                _position(old_lines, i2, encoding),
+                path,
+            )
+        )
     return edits
 
 
@@ -69,7 +78,7 @@ def apply_edits(source: bytes, edits: Iterable[Edit]) -> bytes:
     for edit in ordered:
         if edit.start < at:
             raise EditConflict(f"edits at line {edit.location.line} overlap an earlier one")
-        out += [source[at:edit.start], edit.content.encode(encoding, errors="surrogateescape")]
+        out += [source[at : edit.start], edit.content.encode(encoding, errors="surrogateescape")]
         at = edit.end
     return b"".join(out) + source[at:]
 
@@ -160,6 +169,7 @@ def _served(findings: Sequence, fix) -> list:
 
 # -- a finding's edits as whole-line change blocks (SARIF, rdjson, GitHub suggestions) ----------
 
+
 @dataclass(frozen=True)
 class Block:
     """Replace old lines [start, end) (0-based, end exclusive) of path with new_lines."""
@@ -194,7 +204,7 @@ class FindingFix:
 
         new = list(self.old_lines)
         for block in sorted(self.blocks, key=lambda b: b.start, reverse=True):
-            new[block.start:block.end] = list(block.new_lines)
+            new[block.start : block.end] = list(block.new_lines)
         return unified_diff(path, list(self.old_lines), new)
 
 
@@ -242,6 +252,5 @@ def _as_blocks(path: str, source: bytes, edits: Sequence[Edit]):
         if edit.start not in starts or edit.end not in starts:
             return None
         first, end = starts[edit.start], starts[edit.end]
-        blocks.append(Block(path, first, end, tuple(lines[first:end]),
-                            tuple(edit.content.splitlines(keepends=True))))
+        blocks.append(Block(path, first, end, tuple(lines[first:end]), tuple(edit.content.splitlines(keepends=True))))
     return tuple(blocks), "".join(lines), tuple(lines)

@@ -1,4 +1,5 @@
 """Small helpers for building libcst edits that keep the file's formatting."""
+
 from __future__ import annotations
 
 import re
@@ -17,7 +18,9 @@ def clean_separator(template: cst.CSTNode) -> cst.Comma:
             return cst.Comma(
                 whitespace_before=cst.SimpleWhitespace(""),
                 whitespace_after=cst.ParenthesizedWhitespace(
-                    first_line=cst.TrailingWhitespace(), empty_lines=[], indent=after.indent,
+                    first_line=cst.TrailingWhitespace(),
+                    empty_lines=[],
+                    indent=after.indent,
                     last_line=after.last_line,
                 ),
             )
@@ -56,7 +59,8 @@ def append_args(args: Sequence[cst.Arg], new: Sequence[cst.Arg]) -> List[cst.Arg
 
 def keyword_arg(name: str, value: str) -> cst.Arg:
     return cst.Arg(
-        keyword=cst.Name(name), value=cst.parse_expression(value),
+        keyword=cst.Name(name),
+        value=cst.parse_expression(value),
         equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
     )
 
@@ -131,8 +135,7 @@ def _value_source(value, top: bool = True, column: int = 0, line_length: int = L
     return literal(value) if isinstance(value, str) else repr(value)
 
 
-def black_call(target: Optional[str], func: str, args: List[str], column: int,
-               line_length: int = LINE_LENGTH) -> str:
+def black_call(target: Optional[str], func: str, args: List[str], column: int, line_length: int = LINE_LENGTH) -> str:
     """`target = func(args)` (`func(args)` when target is None) as Black lays it out at this
     indentation column: on one line, or the arguments on one line inside the parentheses,
     or one argument per line."""
@@ -146,8 +149,9 @@ def black_call(target: Optional[str], func: str, args: List[str], column: int,
     return f"{head}(\n" + "".join(f"    {a},\n" for a in args) + ")\n"
 
 
-def fit_statement(statement: cst.SimpleStatementLine, column: int,
-                  line_length: int = LINE_LENGTH, rejoin: bool = False) -> List[cst.BaseStatement]:
+def fit_statement(
+    statement: cst.SimpleStatementLine, column: int, line_length: int = LINE_LENGTH, rejoin: bool = False
+) -> List[cst.BaseStatement]:
     """A one-line `x = f(...)` or `f(...)` statement too long for the line, laid out as Black
     lays it out (the arguments on their own line or one per line); with `rejoin`, also such a
     statement over several lines whose call has no magic trailing comma and no comment (an
@@ -178,12 +182,18 @@ def fill_placeholders(text: str, values: Dict[str, object], template: str, line_
     """A template's `NAME = ()` / `{}` / `""` / `0.0` placeholders, each replaced by its value laid
     out as Black would at `line_length`; ValueError naming the template when one is missing."""
     for name, value in values.items():
-        filled = f"{name} = " + (value.source(len(name) + 3, line_length=line_length) if isinstance(value, Record)
-                                 else _value_source(value, line_length=line_length))
+        filled = f"{name} = " + (
+            value.source(len(name) + 3, line_length=line_length)
+            if isinstance(value, Record)
+            else _value_source(value, line_length=line_length)
+        )
         if "\n" not in filled and len(filled) > line_length and isinstance(value, (tuple, dict)) and value:
             # too long for one line: one element per line, ending in a magic trailing comma
-            items = ([f"{literal(k)}: {_value_source(v)}" for k, v in value.items()] if isinstance(value, dict)
-                     else [_value_source(v, False) for v in value])
+            items = (
+                [f"{literal(k)}: {_value_source(v)}" for k, v in value.items()]
+                if isinstance(value, dict)
+                else [_value_source(v, False) for v in value]
+            )
             opening, closing = "{}" if isinstance(value, dict) else "()"
             filled = f"{name} = {opening}\n" + "".join(f"    {item},\n" for item in items) + closing
         text, found = re.subn(rf"^{name} = (\(\)|\{{\}}|\"\"|0\.0)$", lambda _: filled, text, count=1, flags=re.M)
@@ -193,6 +203,7 @@ def fill_placeholders(text: str, values: Dict[str, object], template: str, line_
 
 
 # -- call-site edits shared by the codemods -------------------------------------------
+
 
 def fresh_name(function: cst.CSTNode, base: str) -> str:
     """base, or base_2, base_3 ...: the first name the function does not use."""
@@ -211,8 +222,9 @@ def one_line(node: cst.BaseExpression) -> str:
             return updated
 
         def leave_Comma(self, original, updated):
-            return updated.with_changes(whitespace_before=cst.SimpleWhitespace(""),
-                                        whitespace_after=cst.SimpleWhitespace(" "))
+            return updated.with_changes(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(" ")
+            )
 
     flat = node.visit(Flatten())
     text = cst.Module([]).code_for_node(flat)
@@ -224,8 +236,11 @@ def add_import(module: cst.Module, line: str, name: str) -> cst.Module:
     with the `from` imports of its top package, in module order; else after the imports."""
     body = list(module.body)
     statement = cst.parse_statement(line)
-    imports = [i for i, s in enumerate(body) if isinstance(s, cst.SimpleStatementLine)
-               and isinstance(s.body[0], (cst.Import, cst.ImportFrom))]
+    imports = [
+        i
+        for i, s in enumerate(body)
+        if isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], (cst.Import, cst.ImportFrom))
+    ]
     if any(cst.Module([]).code_for_node(body[i]).strip() == line.strip() for i in imports):
         return module
     top = name.split(".")[0]

@@ -15,6 +15,7 @@ and none reaches the engine:
 
 Its `NAME = ()` placeholders are filled from rules/*.toml.
 """
+
 from __future__ import annotations
 
 import re
@@ -70,8 +71,10 @@ def kv_read_module(path: str, tables: Tables, profile: str = "full") -> Optional
 
 # -- the module's source ----------------------------------------------------------------
 
-def module_source(tables: Tables, profile: str = "full", mechanism: Optional[dict] = None,
-                  style: Style = DEFAULT) -> str:
+
+def module_source(
+    tables: Tables, profile: str = "full", mechanism: Optional[dict] = None, style: Style = DEFAULT
+) -> str:
     """The engine module for this profile, its switch read by `mechanism` (default: the
     last [[switch_mechanism]] row, plain os.environ), its placeholders filled and laid
     out at the tree's line length (`style`). The template's own lines are written so that
@@ -81,8 +84,7 @@ def module_source(tables: Tables, profile: str = "full", mechanism: Optional[dic
         raise ValueError(f"unknown profile {profile!r} (one of {', '.join(PROFILES)})")
     text = _profile_text(TEMPLATE.read_text(encoding="utf-8"), keep_compact=profile == "full")
     text = _switch_text(text, mechanism or tables.switch_mechanisms[-1], tables)
-    values = {name: value for name, value in template_values(tables).items()
-              if re.search(rf"^{name} = ", text, re.M)}
+    values = {name: value for name, value in template_values(tables).items() if re.search(rf"^{name} = ", text, re.M)}
     return fill_placeholders(text, values, TEMPLATE.name, style.line_length)
 
 
@@ -168,27 +170,48 @@ def template_values(tables: Tables) -> Dict[str, object]:
     """The template's placeholders, from rules/*.toml."""
     kernels = []
     for row in sorted(tables.fp8_kv_mla, key=lambda r: parse_version(r["since"]), reverse=True):
-        kernels.append(Record("Fp8KvMlaKernel", flashinfer=row["since"], backends=tuple(row.get("backends", ())),
-                              ckv_head_dims=tuple(row.get("head_dim_ckv", ())),
-                              kpe_head_dims=tuple(row.get("head_dim_kpe", ())),
-                              compute_capability=tuple(row.get("compute_capability", ())),
-                              kv_dtypes=tuple(_dtype_name(d) for d in row.get("kv_dtypes", ())),
-                              q_dtypes=tuple(_dtype_name(d) for d in row.get("q_dtypes", ()))))
-    costs = [Record("ReadCosts", flashinfer=row["since"], gpu=row.get("gpu", ""), measured=row.get("measured", ""),
-                    cast_per_pool_row=row["cast_ms_per_pool_token"], gather=row["gather_ms"],
-                    gather_per_row=row["gather_ms_per_token"], native=row["native_ms"],
-                    native_per_row_query=row["native_ms_per_token_query"],
-                    bf16_per_row_query=row["bf16_ms_per_token_query"], margin=row["margin"])
-             for row in sorted(tables.mla_kv_read, key=lambda r: parse_version(r["since"]), reverse=True)]
+        kernels.append(
+            Record(
+                "Fp8KvMlaKernel",
+                flashinfer=row["since"],
+                backends=tuple(row.get("backends", ())),
+                ckv_head_dims=tuple(row.get("head_dim_ckv", ())),
+                kpe_head_dims=tuple(row.get("head_dim_kpe", ())),
+                compute_capability=tuple(row.get("compute_capability", ())),
+                kv_dtypes=tuple(_dtype_name(d) for d in row.get("kv_dtypes", ())),
+                q_dtypes=tuple(_dtype_name(d) for d in row.get("q_dtypes", ())),
+            )
+        )
+    costs = [
+        Record(
+            "ReadCosts",
+            flashinfer=row["since"],
+            gpu=row.get("gpu", ""),
+            measured=row.get("measured", ""),
+            cast_per_pool_row=row["cast_ms_per_pool_token"],
+            gather=row["gather_ms"],
+            gather_per_row=row["gather_ms_per_token"],
+            native=row["native_ms"],
+            native_per_row_query=row["native_ms_per_token_query"],
+            bf16_per_row_query=row["bf16_ms_per_token_query"],
+            margin=row["margin"],
+        )
+        for row in sorted(tables.mla_kv_read, key=lambda r: parse_version(r["since"]), reverse=True)
+    ]
     compact, switch, pool = tables.compact_kv_read, tables.kv_read_switch, tables.kv_pool
     return {
         "SWITCH": (switch["variable"], tuple(switch["values"])),
         "FP8_KV_MLA_KERNELS": tuple(kernels),
         "AUTO_BACKEND": dict(tables.auto_backend),
         "MLA_KV_READ_COSTS": tuple(costs),
-        "COMPACT_CONVERT_COST": Record("ConvertCost", gpu=compact.get("gpu", ""), measured=compact.get("measured", ""),
-                                       fixed=compact["ms"], per_row=compact["ms_per_row"],
-                                       whole_pool_share=compact["whole_pool_share"]),
+        "COMPACT_CONVERT_COST": Record(
+            "ConvertCost",
+            gpu=compact.get("gpu", ""),
+            measured=compact.get("measured", ""),
+            fixed=compact["ms"],
+            per_row=compact["ms_per_row"],
+            whole_pool_share=compact["whole_pool_share"],
+        ),
         "PAGED_WHOLE_POOL_SHARE": float(tables.paged_kv_read["whole_pool_share"]),
         "POOL_ROWS": (pool["pool"], pool["size"], pool["padding"]),
         "RUN_SCALES": run_scales(tables),
@@ -202,10 +225,13 @@ def plan_signature(tables: Tables) -> Dict[str, object]:
     some of them with (`plan_keyword_aliases`), the keyword of FlashInfer 0.7's metadata
     object (`plan_metadata.keyword`) and the KV dtype parameter (the MLA [[wrapper]]'s)."""
     rows = tables.mla_signatures
-    aliases = {alias: name for row in rows for name, spelled in row.get("plan_keyword_aliases", {}).items()
-               for alias in spelled}
-    metadata = next((row["plan_metadata"].get("keyword", "") for row in reversed(rows) if row.get("plan_metadata")),
-                    "")
+    aliases = {
+        alias: name
+        for row in rows
+        for name, spelled in row.get("plan_keyword_aliases", {}).items()
+        for alias in spelled
+    }
+    metadata = next((row["plan_metadata"].get("keyword", "") for row in reversed(rows) if row.get("plan_metadata")), "")
     return {
         "PLAN_PARAMETERS": tuple(rows[-1]["plan_positional"]),
         "PLAN_KEYWORD_ALIASES": aliases,
@@ -224,6 +250,7 @@ def _dtype_name(name: str) -> str:
 
 
 # -- the switch ---------------------------------------------------------------------------
+
 
 def switch_mechanism(path: str, tables: Tables) -> SwitchMechanism:
     """The first [[switch_mechanism]] row whose declaration the tree of `path` has."""
@@ -267,8 +294,11 @@ def declare_switch(source: bytes, row: dict, tables: Tables) -> Optional[bytes]:
                 if any(isinstance(t.target, cst.Name) and t.target.value == variable for t in targets):
                     return source
         comment = row.get("field_comment", "").format(values=", ".join(switch["values"]))
-        code = (f"# {comment}\n" if comment else "") + row["field"].format(variable=variable,
-                                                                          default=switch["values"][0]) + "\n"
+        code = (
+            (f"# {comment}\n" if comment else "")
+            + row["field"].format(variable=variable, default=switch["values"][0])
+            + "\n"
+        )
         added = statements(code)
         added[0] = added[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), *added[0].leading_lines])
         new_class = statement.with_changes(body=statement.body.with_changes(body=[*body, *added]))

@@ -8,6 +8,7 @@ already changed the tree and another still has work is the new tree analysed
 again (no parse: libcst metadata on the tree itself). The result must compile,
 or the file is left alone. `write_fixes` previews (`--diff`) or writes atomically.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -17,14 +18,36 @@ from castlint.common.diffs import unified_diff_text
 from castlint.common.encoding import source_encoding
 from castlint.config import Config
 from castlint.fixes.base import (
-    API_CHOICES, PROFILE_CHOICES, Codemod, CodemodResult, FixError, FixOptions, SourceFix, codemod_named, registered_codemods,
+    API_CHOICES,
+    PROFILE_CHOICES,
+    Codemod,
+    CodemodResult,
+    FixError,
+    FixOptions,
+    SourceFix,
+    codemod_named,
+    registered_codemods,
 )
 from castlint.fixes.write import keep_line_endings, outside, remove_stale_temps, roots_of, write_or_error
 from castlint.models import FileError
 from castlint.tables import Tables
 
-__all__ = ["API_CHOICES", "Codemod", "CodemodResult", "FixError", "FixOptions", "FixOutcome", "SourceFix",
-           "Fixer", "apply_fixes", "codemod_named", "fix_files", "fix_source", "unified_diff", "write_fixes"]
+__all__ = [
+    "API_CHOICES",
+    "Codemod",
+    "CodemodResult",
+    "FixError",
+    "FixOptions",
+    "FixOutcome",
+    "SourceFix",
+    "Fixer",
+    "apply_fixes",
+    "codemod_named",
+    "fix_files",
+    "fix_source",
+    "unified_diff",
+    "write_fixes",
+]
 
 
 @dataclass
@@ -38,8 +61,9 @@ class FixOutcome:
     changes: List[Tuple[str, Optional[bytes], bytes]] = field(default_factory=list)
 
 
-def fix_source(source: bytes, path: str, tables: Tables, options: Optional[FixOptions] = None,
-               config: Optional[Config] = None) -> SourceFix:
+def fix_source(
+    source: bytes, path: str, tables: Tables, options: Optional[FixOptions] = None, config: Optional[Config] = None
+) -> SourceFix:
     """Analyse one file's bytes once and apply every codemod. Raises FixError if the result would not be valid."""
     from castlint.engine import module_context, parse, run_rules
 
@@ -57,8 +81,14 @@ def check_options(options: FixOptions) -> None:
         raise FixError(0, f"--profile must be one of {', '.join(PROFILE_CHOICES)}, got {options.profile!r}")
 
 
-def apply_fixes(source: bytes, ctx, findings: list, options: Optional[FixOptions] = None,
-                config: Optional[Config] = None, recheck: bool = True) -> SourceFix:
+def apply_fixes(
+    source: bytes,
+    ctx,
+    findings: list,
+    options: Optional[FixOptions] = None,
+    config: Optional[Config] = None,
+    recheck: bool = True,
+) -> SourceFix:
     """Apply the codemods to the module ctx analysed, for the fixable findings made on it.
 
     With recheck, the new source is re-checked (its findings in `remaining`) on the
@@ -92,8 +122,9 @@ def apply_fixes(source: bytes, ctx, findings: list, options: Optional[FixOptions
     try:
         compile(new_source, ctx.path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
-        raise FixError(getattr(exc, "lineno", None) or 0,
-                       f"fix produced invalid code ({exc}); file left untouched") from exc
+        raise FixError(
+            getattr(exc, "lineno", None) or 0, f"fix produced invalid code ({exc}); file left untouched"
+        ) from exc
     result.new_source = new_source
     if not recheck:
         return result
@@ -155,8 +186,13 @@ def unified_diff(path: str, old: bytes, new: bytes, encoding: Optional[str] = No
     return unified_diff_text(shown, old.decode(encoding, errors="replace"), new.decode(encoding, errors="replace"))
 
 
-def write_fixes(results: Sequence, options: FixOptions, files: Sequence[str], roots: Optional[Sequence[str]] = None,
-                follow_symlinks_outside: bool = False) -> FixOutcome:
+def write_fixes(
+    results: Sequence,
+    options: FixOptions,
+    files: Sequence[str],
+    roots: Optional[Sequence[str]] = None,
+    follow_symlinks_outside: bool = False,
+) -> FixOutcome:
     """Preview or write the fixes a fixing run computed (FileResult.fix), one file at a time, in path order.
 
     roots: the paths the run was given (default: files). A file that is a symlink (or
@@ -178,8 +214,14 @@ def write_fixes(results: Sequence, options: FixOptions, files: Sequence[str], ro
             continue
         target = None if follow_symlinks_outside else outside(path, real_roots)
         if target is not None:
-            outcome.notes.append((path, 0, f"not written: a symlink to {target}, outside the checked paths "
-                                           "(--follow-symlinks-outside writes through it)"))
+            outcome.notes.append(
+                (
+                    path,
+                    0,
+                    f"not written: a symlink to {target}, outside the checked paths "
+                    "(--follow-symlinks-outside writes through it)",
+                )
+            )
             continue
         if options.dry_run:
             diffs.append(unified_diff(path, fix.source, fix.new_source))
@@ -212,8 +254,13 @@ def _write_companions(fixed: Sequence, options: FixOptions, outcome: FixOutcome,
     for path, (data, fixed_file) in sorted(wanted.items()):
         old = None
         if os.path.islink(path):
-            outcome.notes.append((fixed_file, 0, f"{path} is a symlink: the module the fix adds is not written "
-                                                 "there; the fixed file imports it"))
+            outcome.notes.append(
+                (
+                    fixed_file,
+                    0,
+                    f"{path} is a symlink: the module the fix adds is not written there; the fixed file imports it",
+                )
+            )
             continue
         if os.path.exists(path):
             old, snapshot = read_snapshot(path)
@@ -233,15 +280,23 @@ def _write_companions(fixed: Sequence, options: FixOptions, outcome: FixOutcome,
                     outcome.errors.append(error)
                     continue
         except OSError as exc:
-            outcome.errors.append(FileError(path, 0, f"cannot write the module the fix adds: {exc.strerror or exc}",
-                                            "fix"))
+            outcome.errors.append(
+                FileError(path, 0, f"cannot write the module the fix adds: {exc.strerror or exc}", "fix")
+            )
             continue
         outcome.changed.append(path)
         outcome.changes.append((path, old, data))
 
 
-def fix_files(files: Sequence[str], tables: Tables, config: Config, options: FixOptions, jobs: int = 0,
-              roots: Optional[Sequence[str]] = None, follow_symlinks_outside: bool = False) -> FixOutcome:
+def fix_files(
+    files: Sequence[str],
+    tables: Tables,
+    config: Config,
+    options: FixOptions,
+    jobs: int = 0,
+    roots: Optional[Sequence[str]] = None,
+    follow_symlinks_outside: bool = False,
+) -> FixOutcome:
     """Check and fix files in one pass (each fixable file parsed once), then preview or write."""
     from castlint.engine import check_paths
 

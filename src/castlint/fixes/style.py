@@ -12,6 +12,7 @@ A tree that carries no configuration at all (a wheel: a repository's pyproject.t
 .isort.cfg are not packaged) gets the engine's own settings from the tables
 (rules/sglang.toml `[formatting]`), and Black's defaults where those say nothing.
 """
+
 from __future__ import annotations
 
 import configparser
@@ -22,8 +23,18 @@ from typing import Dict, Iterator, Optional, Tuple
 from castlint import tomlcompat
 
 BLACK_LINE_LENGTH = 88  # Black's default
-ISORT_PROFILE_LINE_LENGTH = {"black": 88, "django": 79, "pycharm": 79, "google": 1000, "open_stack": 79,
-                             "plone": 200, "attrs": 79, "hug": 100, "wemake": 80, "appnexus": 160}
+ISORT_PROFILE_LINE_LENGTH = {
+    "black": 88,
+    "django": 79,
+    "pycharm": 79,
+    "google": 1000,
+    "open_stack": 79,
+    "plone": 200,
+    "attrs": 79,
+    "hug": 100,
+    "wemake": 80,
+    "appnexus": 160,
+}
 ISORT_LINE_LENGTH = 79  # isort's default without a profile
 _ROOT_MARKERS = (".git", ".hg")
 
@@ -71,9 +82,13 @@ def style_for(path: Optional[str], engine: Optional[Dict] = None) -> Style:
 def _engine_style(engine: Dict) -> Style:
     length = int(engine.get("line_length", BLACK_LINE_LENGTH))
     profile = str(engine.get("isort_profile", DEFAULT.isort_profile))  # Black's and isort's own defaults: Style
-    return Style(line_length=length, magic_trailing_comma=not engine.get("skip_magic_trailing_comma", False),
-                 isort_profile=profile, isort_line_length=int(engine.get("isort_line_length", length)),
-                 known_first_party=tuple(engine.get("known_first_party", ())))
+    return Style(
+        line_length=length,
+        magic_trailing_comma=not engine.get("skip_magic_trailing_comma", False),
+        isort_profile=profile,
+        isort_line_length=int(engine.get("isort_line_length", length)),
+        known_first_party=tuple(engine.get("known_first_party", ())),
+    )
 
 
 def _folders(start: Path) -> Iterator[Path]:
@@ -153,8 +168,12 @@ def _black_settings(start: Path) -> Optional[Tuple[dict, str]]:
 
 def _isort_settings(start: Path) -> Optional[Tuple[dict, str]]:
     for folder in _folders(start):
-        for name, sections in ((".isort.cfg", ("settings", "isort")), ("pyproject.toml", None),
-                               ("setup.cfg", ("isort", "tool:isort")), ("tox.ini", ("isort", "tool:isort"))):
+        for name, sections in (
+            (".isort.cfg", ("settings", "isort")),
+            ("pyproject.toml", None),
+            ("setup.cfg", ("isort", "tool:isort")),
+            ("tox.ini", ("isort", "tool:isort")),
+        ):
             path = folder / name
             if not path.is_file():
                 continue

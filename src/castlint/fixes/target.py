@@ -14,6 +14,7 @@ itself wherever the tree states it (rules/sglang.toml [pin_source] says where):
 Every file is read as text, never imported. `Target.source` says which of these
 decided, for the fix's report.
 """
+
 from __future__ import annotations
 
 import os
@@ -52,6 +53,7 @@ def sglang_version_for(path: str, tables: Optional[Tables] = None) -> Optional[s
 
 # -- requirements ---------------------------------------------------------------
 
+
 def _normalize(name: str) -> str:
     """PEP 503 name normalization: flashinfer_python, FlashInfer.Python -> flashinfer-python."""
     return re.sub(r"[-_.]+", "-", name).lower()
@@ -72,7 +74,7 @@ def exact_pin(requirement: str, names: Iterable[str]) -> Optional[str]:
         clause = clause.strip()
         for op in ("===", "=="):
             if clause.startswith(op):
-                version = clause[len(op):].strip()
+                version = clause[len(op) :].strip()
                 if parse_version(version) and "*" not in version:
                     return version
     return None
@@ -134,8 +136,13 @@ def _pin_from_metadata(site: Path, distribution: str, names) -> Tuple[Optional[s
 def _pin_source(tables: Optional[Tables]) -> dict:
     source = dict(tables.pin_source) if tables is not None and tables.pin_source else {}
     if not source:  # tables without rules/sglang.toml's [pin_source]: look nowhere but the version files
-        source = {"package": "sglang", "version_files": ("_version.py", "version.py"), "project_files": (),
-                  "distribution": "", "requirements": ()}
+        source = {
+            "package": "sglang",
+            "version_files": ("_version.py", "version.py"),
+            "project_files": (),
+            "distribution": "",
+            "requirements": (),
+        }
     return source
 
 
@@ -174,8 +181,9 @@ def detect_target(path: str, tables: Tables, flashinfer_override: Optional[str] 
     if exact:
         return Target(version, pin, "from rules/sglang.toml")
     older = [listed for key, listed, _ in tables.releases if key <= parse_version(version)][-1]
-    return Target(version, pin, f"from rules/sglang.toml, row {older}: {version} is not listed and the tree "
-                                "states no pin")
+    return Target(
+        version, pin, f"from rules/sglang.toml, row {older}: {version} is not listed and the tree states no pin"
+    )
 
 
 def native_since(tables: Tables) -> Optional[str]:
@@ -193,5 +201,7 @@ def activation_note(target: Target, tables: Tables) -> Optional[str]:
     if since is None or target.flashinfer is None or target.flashinfer_at_least(since):
         return None
     which = f"sglang {target.sglang_version}, " if target.sglang_version else ""
-    return (f"the native path activates with FlashInfer >= {since}; this release pins {target.flashinfer} "
-            f"({which}{target.source}): until FlashInfer is upgraded, the fixed code keeps the original cast")
+    return (
+        f"the native path activates with FlashInfer >= {since}; this release pins {target.flashinfer} "
+        f"({which}{target.source}): until FlashInfer is upgraded, the fixed code keeps the original cast"
+    )

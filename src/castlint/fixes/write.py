@@ -21,6 +21,7 @@ Temp files are named `.castlint-<pid>-<8 chars>.tmp`, next to the file;
 remove_stale_temps() deletes those whose writer is dead (a SIGKILL mid-write),
 and nothing else.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -128,8 +129,9 @@ def _stale(path: str) -> StaleFileError:
 
 
 def _lost_race(path: str) -> StaleFileError:
-    return StaleFileError(f"{path} was rewritten by another program while castlint wrote it; "
-                          "kept the other program's version, not fixed")
+    return StaleFileError(
+        f"{path} was rewritten by another program while castlint wrote it; kept the other program's version, not fixed"
+    )
 
 
 def _read_at(path: str) -> tuple:
@@ -185,9 +187,11 @@ def _atomic_write(path: str, data: bytes, snapshot: Snapshot) -> None:
     if not snapshot.matches(st):
         raise _stale(path)
     if st.st_nlink > 1:
-        raise NotWritten(f"{path} has {st.st_nlink} hard links: a rewrite (a new file renamed over it) would "
-                         "leave the other names with the old content; not written (fix a copy, or break the "
-                         "link, then run castlint again)")
+        raise NotWritten(
+            f"{path} has {st.st_nlink} hard links: a rewrite (a new file renamed over it) would "
+            "leave the other names with the old content; not written (fix a copy, or break the "
+            "link, then run castlint again)"
+        )
     folder = os.path.dirname(real) or "."
     fd, tmp = _create_temp(folder)
     ours = None
@@ -223,9 +227,11 @@ def _keep_attributes(fd: int, path: str, real: str, st: os.stat_result) -> None:
         pass
     now = os.fstat(fd)
     if (now.st_uid, now.st_gid) != (st.st_uid, st.st_gid):
-        raise NotWritten(f"{path} belongs to uid {st.st_uid}, gid {st.st_gid}; castlint runs as uid {os.geteuid()} "
-                         "and a rewrite would change the file's owner or group; not written (run castlint as its "
-                         "owner, or as root)")
+        raise NotWritten(
+            f"{path} belongs to uid {st.st_uid}, gid {st.st_gid}; castlint runs as uid {os.geteuid()} "
+            "and a rewrite would change the file's owner or group; not written (run castlint as its "
+            "owner, or as root)"
+        )
     for name in _xattr_names(real):
         try:
             os.setxattr(fd, name, os.getxattr(real, name, follow_symlinks=False))
@@ -252,8 +258,10 @@ def _settle_exchange(path: str, real: str, tmp: str, snapshot: Snapshot, ours: o
         return
     if not _exchange(tmp, real):  # undo; cannot fail where the first exchange worked, but be safe
         os.replace(tmp, _saved_name(real))
-        raise StaleFileError(f"{path} was rewritten by another program while castlint wrote it; its version "
-                             f"is saved as {_saved_name(real)}")
+        raise StaleFileError(
+            f"{path} was rewritten by another program while castlint wrote it; its version "
+            f"is saved as {_saved_name(real)}"
+        )
     back, _ = _read_at(tmp)
     if back is not None and (back.st_ino, back.st_dev) != (ours.st_ino, ours.st_dev):
         # A third version landed on path between the two exchanges: it is the newest, keep it there.
@@ -339,8 +347,16 @@ def _renameat2():
             elif platform.machine() in _SYSCALL:
                 number = _SYSCALL[platform.machine()]
                 syscall = libc.syscall
-                _exchange_fn = lambda a, b: syscall(ctypes.c_long(number), ctypes.c_int(_AT_FDCWD), a,  # noqa: E731
-                                                    ctypes.c_int(_AT_FDCWD), b, ctypes.c_uint(_RENAME_EXCHANGE))
+
+                def _exchange_fn(a, b):
+                    return syscall(
+                        ctypes.c_long(number),
+                        ctypes.c_int(_AT_FDCWD),
+                        a,
+                        ctypes.c_int(_AT_FDCWD),
+                        b,
+                        ctypes.c_uint(_RENAME_EXCHANGE),
+                    )
         except (OSError, AttributeError, ImportError):
             _exchange_fn = False
     return _exchange_fn
@@ -371,6 +387,7 @@ def _exchange(a: str, b: str) -> bool:
 
 
 # -- line endings ----------------------------------------------------------------------
+
 
 def _ending(line: bytes) -> bytes:
     if line.endswith(b"\r\n"):
@@ -410,10 +427,9 @@ def keep_line_endings(old: bytes, new: bytes) -> bytes:
     while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
         head += 1
     tail = 0
-    while (tail < min(len(old_lines), len(new_lines)) - head
-           and old_lines[-1 - tail] == new_lines[-1 - tail]):
+    while tail < min(len(old_lines), len(new_lines)) - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
         tail += 1
-    a, b = old_lines[head:len(old_lines) - tail], new_lines[head:len(new_lines) - tail]
+    a, b = old_lines[head : len(old_lines) - tail], new_lines[head : len(new_lines) - tail]
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal" or tag == "delete":
             continue
@@ -423,11 +439,12 @@ def keep_line_endings(old: bytes, new: bytes) -> bytes:
             have = _ending(line)
             want = (_ending(a[i1 + k]) or ending) if same_shape else ending
             if have and have != want:
-                b[j1 + k] = line[:-len(have)] + want
-    return b"".join(new_lines[:head] + b + new_lines[len(new_lines) - tail:])
+                b[j1 + k] = line[: -len(have)] + want
+    return b"".join(new_lines[:head] + b + new_lines[len(new_lines) - tail :])
 
 
 # -- symlinks that leave the checked paths ----------------------------------------------
+
 
 def roots_of(paths: Iterable[str]) -> List[str]:
     """The real locations of the paths a run was given (a named file is its own root)."""
@@ -444,6 +461,7 @@ def outside(path: str, roots: Sequence[str]) -> Optional[str]:
 
 
 # -- temp files a killed castlint left behind -------------------------------------------
+
 
 def _pid_alive(pid: int) -> bool:
     if pid <= 0:

@@ -57,9 +57,7 @@ class PrRequest:
             return None
         path = Path(self.body)
         return str(
-            path.with_name(path.stem + ".heatmap.svg")
-            if path.suffix
-            else path.with_name(path.name + ".heatmap.svg")
+            path.with_name(path.stem + ".heatmap.svg") if path.suffix else path.with_name(path.name + ".heatmap.svg")
         )
 
 
@@ -72,9 +70,7 @@ def load_validate_json(path: str) -> dict:
     except OSError as exc:
         raise PrError(f"{flag}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise PrError(
-            f"{flag}: not UTF-8 text (a `castlint validate --json` report is)"
-        ) from None
+        raise PrError(f"{flag}: not UTF-8 text (a `castlint validate --json` report is)") from None
     try:
         report = json.loads(text)
     except ValueError as exc:
@@ -82,13 +78,9 @@ def load_validate_json(path: str) -> dict:
     if not isinstance(report, dict) or not (
         isinstance(report.get("cells"), list) or isinstance(report.get("sites"), list)
     ):
-        raise PrError(
-            f"{flag}: not a `castlint validate --json` or `--sweep` report (it has no cells or sites)"
-        )
+        raise PrError(f"{flag}: not a `castlint validate --json` or `--sweep` report (it has no cells or sites)")
     if report.get("schema", 1) != 1 and report.get("kind") != "paged":
-        raise PrError(
-            f"{flag}: report schema {report.get('schema')!r}; this castlint reads schema 1"
-        )
+        raise PrError(f"{flag}: report schema {report.get('schema')!r}; this castlint reads schema 1")
     for i, row in enumerate(report.get("cells") or report.get("sites")):
         if not isinstance(row, dict):
             raise PrError(f"{flag}: entry {i} is not an object")
@@ -102,11 +94,7 @@ def _check_writable(flag: str, path: str) -> None:
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise PrError(f"{flag} {path}: cannot write: no directory {folder}")
-    writable = (
-        os.access(target, os.W_OK)
-        if target.exists()
-        else os.access(folder, os.W_OK | os.X_OK)
-    )
+    writable = os.access(target, os.W_OK) if target.exists() else os.access(folder, os.W_OK | os.X_OK)
     if not writable:
         raise PrError(f"{flag} {path}: cannot write: permission denied")
 
@@ -114,14 +102,8 @@ def _check_writable(flag: str, path: str) -> None:
 def prepare(request: PrRequest) -> dict | None:
     """Check the request before the fix runs; the validate report it names (or None)."""
     if request.validate_json and not request.body:
-        raise PrError(
-            "--validate-json goes into the PR description: give --pr-body FILE too"
-        )
-    if (
-        request.body
-        and request.patch
-        and os.path.abspath(request.body) == os.path.abspath(request.patch)
-    ):
+        raise PrError("--validate-json goes into the PR description: give --pr-body FILE too")
+    if request.body and request.patch and os.path.abspath(request.body) == os.path.abspath(request.patch):
         raise PrError(f"--pr-body and --patch name the same file ({request.body})")
     if request.body:
         _check_writable("--pr-body", request.body)
@@ -191,9 +173,7 @@ def write_outputs(request: PrRequest, ctx: PrContext) -> list[str]:
     if request.body:
         heatmap = (
             request.heatmap_path()
-            if ctx.validate
-            and "cells" in ctx.validate
-            and ctx.validate.get("kind") != "paged"
+            if ctx.validate and "cells" in ctx.validate and ctx.validate.get("kind") != "paged"
             else None
         )
         if heatmap:
@@ -208,9 +188,7 @@ def write_outputs(request: PrRequest, ctx: PrContext) -> list[str]:
         _write(
             "--patch",
             request.patch,
-            render_patch(
-                ctx.changes, subject, commit_message(ctx), signature=signature
-            ),
+            render_patch(ctx.changes, subject, commit_message(ctx), signature=signature),
         )
         written.append(request.patch)
     return written

@@ -41,23 +41,13 @@ class PrContext:
 
     changes: list[FileChange]  # paths from root
     root: str
-    fixed: list = field(
-        default_factory=list
-    )  # castlint.models.Finding the fix addressed (paths as run)
-    applied: list[tuple[str, list[str]]] = field(
-        default_factory=list
-    )  # (path from root, what the fix did)
-    skipped: list[tuple[str, int, str]] = field(
-        default_factory=list
-    )  # (path from root, line, why not fixed)
+    fixed: list = field(default_factory=list)  # castlint.models.Finding the fix addressed (paths as run)
+    applied: list[tuple[str, list[str]]] = field(default_factory=list)  # (path from root, what the fix did)
+    skipped: list[tuple[str, int, str]] = field(default_factory=list)  # (path from root, line, why not fixed)
     tables: Any = None  # castlint.tables.Tables
     cost_model: Any = None  # castlint.config.CostModel of the tree
-    targets: dict[str, Any] = field(
-        default_factory=dict
-    )  # path from root -> castlint.fixes.target.Target
-    mla_paths: list[str] = field(
-        default_factory=list
-    )  # files the FlashInfer MLA fix rewrote (from root)
+    targets: dict[str, Any] = field(default_factory=dict)  # path from root -> castlint.fixes.target.Target
+    mla_paths: list[str] = field(default_factory=list)  # files the FlashInfer MLA fix rewrote (from root)
     profile: str = "full"
     flashinfer_api: str = "auto"
     flashinfer_version: str | None = None
@@ -96,11 +86,7 @@ def title(ctx: PrContext) -> str:
         for c in ctx.changes
         if not c.added and any(path == c.path for path, _ in ctx.applied)
     ]
-    stems = stems or [
-        c.path.rsplit("/", 1)[-1].removesuffix(".py")
-        for c in ctx.changes
-        if not c.added
-    ]
+    stems = stems or [c.path.rsplit("/", 1)[-1].removesuffix(".py") for c in ctx.changes if not c.added]
     head = ", ".join(stems[:3]) + (", ..." if len(stems) > 3 else "") or "castlint fix"
     total, _ = decode_step(ctx)
     tail = ""
@@ -130,9 +116,7 @@ def crossover_row(ctx: PrContext) -> dict | None:
     rows = list(ctx.tables.mla_kv_read) if ctx.tables is not None else []
     if not rows:
         return None
-    versions = [
-        t.flashinfer for t in ctx.targets.values() if t is not None and t.flashinfer
-    ]
+    versions = [t.flashinfer for t in ctx.targets.values() if t is not None and t.flashinfer]
     if not versions:
         return rows[-1]
     wanted = parse_version(versions[0])
@@ -163,11 +147,7 @@ def cost_section(ctx: PrContext) -> list[str]:
     out.append("")
     if total.bytes_per_step:
         layers = _layers(ctx)
-        per_layer = (
-            f"{human_bytes(total.bytes_per_step // layers)} per layer, "
-            if layers
-            else ""
-        )
+        per_layer = f"{human_bytes(total.bytes_per_step // layers)} per layer, " if layers else ""
         out.append(
             f"A decode step of `{escape(total.backend)}` converted {per_layer}"
             f"**{human_bytes(total.bytes_per_step)} per decode step** ({len(counted)} site"
@@ -177,9 +157,7 @@ def cost_section(ctx: PrContext) -> list[str]:
         if len(total.backends) > 1:
             out.append(
                 "Per backend (a server runs one): "
-                + "; ".join(
-                    f"`{escape(name)}` {human_bytes(n)}" for name, n in total.backends
-                )
+                + "; ".join(f"`{escape(name)}` {human_bytes(n)}" for name, n in total.backends)
                 + "."
             )
         timed = _measured_line(ctx, len(counted))
@@ -218,16 +196,13 @@ def changed_section(ctx: PrContext) -> list[str]:
         for f in sorted(by_file.get(path, []), key=lambda f: f.sort_key()):
             message = f.message.split("; ")[0]
             out.append(
-                f"- line {f.start.line}, `{escape(f.function or '-')}`: **{f.code} {f.name}**: "
-                f"{escape(message)}"
+                f"- line {f.start.line}, `{escape(f.function or '-')}`: **{f.code} {f.name}**: {escape(message)}"
             )
         if applied.get(path):
             out += ["", "The fix:"] + [f"- {escape(what)}" for what in applied[path]]
         left = [(line, why) for p, line, why in ctx.skipped if p == path]
         if left:
-            out += ["", "Left as it was:"] + [
-                f"- line {line}: {escape(why)}" for line, why in left
-            ]
+            out += ["", "Left as it was:"] + [f"- line {line}: {escape(why)}" for line, why in left]
         out.append("")
     if ctx.mla_paths or ctx.profile != "full":
         words = PROFILE_WORDS.get(ctx.profile)
@@ -243,15 +218,7 @@ def files_section(ctx: PrContext) -> list[str]:
     out = ["## Files", "", "| file | change | lines |", "|---|---|---|"]
     for c in ctx.changes:
         added, removed = c.counts()
-        change = (
-            "added"
-            if c.added
-            else (
-                "rewritten by the fix"
-                if c.path in fixed
-                else "updated (the fix needs it)"
-            )
-        )
+        change = "added" if c.added else ("rewritten by the fix" if c.path in fixed else "updated (the fix needs it)")
         out.append(f"| `{escape(c.path)}` | {change} | +{added} -{removed} |")
     modules = [c.path for c in ctx.changes if c.added]
     if modules:
@@ -319,9 +286,7 @@ def flashinfer_section(ctx: PrContext) -> list[str]:
         ]
         for row in rows:
             backends = ", ".join(row.get("backends") or ()) or "none (the cast stays)"
-            out.append(
-                f"| {row['since']} | {backends} | {escape(str(row.get('note', '')))} |"
-            )
+            out.append(f"| {row['since']} | {backends} | {escape(str(row.get('note', '')))} |")
     measured = ctx.tables.mla_kv_read
     if measured:
         in_force = crossover_row(ctx)
@@ -361,11 +326,7 @@ def validation_section(ctx: PrContext) -> list[str]:
         "## Validation",
         "",
         f"From `{escape(ctx.validate_name)}`"
-        + (
-            f" ({_environment(report.get('environment') or {})})"
-            if report.get("environment")
-            else ""
-        )
+        + (f" ({_environment(report.get('environment') or {})})" if report.get("environment") else "")
         + ".",
         "",
     ]
@@ -433,9 +394,7 @@ def heat_grid(cells: Sequence) -> str:
                 continue
             speed = "-" if cell.speedup is None else f"{cell.speedup:.2f}x"
             marks.append(speed if cell.status == "pass" else f"{speed} {cell.status}")
-        lines.append(
-            f"| {escape(label)} | {escape(shape)} | " + " | ".join(marks) + " |"
-        )
+        lines.append(f"| {escape(label)} | {escape(shape)} | " + " | ".join(marks) + " |")
     return "\n".join(lines)
 
 
@@ -512,9 +471,7 @@ def reproduce_section(ctx: PrContext) -> list[str]:
         device = (report.get("environment") or {}).get("device") or "cuda"
         model = ctx.cost_model.name if ctx.cost_model is not None else ""
         preset = f" --preset {model}" if model and " " not in model else ""
-        name = _quoted(
-            os.path.basename(ctx.validate_name) if ctx.validate_name else "sweep.json"
-        )
+        name = _quoted(os.path.basename(ctx.validate_name) if ctx.validate_name else "sweep.json")
         lines += [
             "# the original and the fixed backend side by side: on a GPU (--device cpu: the reference MLA)",
             f"castlint validate {_quoted(ctx.mla_paths[0].split('/', 1)[0])} --device {device}{preset}"
@@ -544,11 +501,7 @@ def render_body(ctx: PrContext) -> str:
     out += flashinfer_section(ctx)
     out += validation_section(ctx)
     out += reproduce_section(ctx)
-    out.append(
-        f"Produced with castlint {ctx.version}."
-        if ctx.version
-        else "Produced with castlint."
-    )
+    out.append(f"Produced with castlint {ctx.version}." if ctx.version else "Produced with castlint.")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -582,7 +535,5 @@ def commit_message(ctx: PrContext) -> str:
         if OFF_VALUE in values:
             line += f"; {variable}={OFF_VALUE} restores the original path"
         paragraphs.append(line + ".")
-    paragraphs.append(
-        f"Produced with castlint{' ' + ctx.version if ctx.version else ''}:\n\n    {fix_command(ctx)}"
-    )
+    paragraphs.append(f"Produced with castlint{' ' + ctx.version if ctx.version else ''}:\n\n    {fix_command(ctx)}")
     return "\n\n".join(paragraphs) + "\n"

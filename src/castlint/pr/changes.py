@@ -65,9 +65,7 @@ def relative(path: str, root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def file_changes(
-    changes: Sequence[tuple[str, bytes | None, bytes]], root: str | None = None
-) -> list[FileChange]:
+def file_changes(changes: Sequence[tuple[str, bytes | None, bytes]], root: str | None = None) -> list[FileChange]:
     """FileChanges from castlint.fixes.FixOutcome.changes ((path, old or None, new)), one per
     path (the first), sorted by path from the root; a change that changes nothing is left out."""
     if not changes:

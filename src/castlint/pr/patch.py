@@ -22,9 +22,7 @@ from castlint.pr.changes import FileChange, split_lines
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 ZERO_ID = "0" * 40
-MAGIC_DATE = (
-    "Mon Sep 17 00:00:00 2001"  # what git format-patch writes after the commit id
-)
+MAGIC_DATE = "Mon Sep 17 00:00:00 2001"  # what git format-patch writes after the commit id
 DEFAULT_AUTHOR = "castlint <castlint@localhost>"
 STAT_WIDTH = 72  # git format-patch's diffstat width
 
@@ -67,12 +65,8 @@ def file_diff(change: FileChange) -> str:
             f"--- a/{change.path}\n",
         ]
     head.append(f"+++ b/{change.path}\n")
-    hunks = list(difflib.unified_diff(_text_lines(old), _text_lines(change.new), n=3))[
-        2:
-    ]  # own file header
-    body = "".join(
-        line if line.endswith("\n") else line + "\n" + NO_NEWLINE for line in hunks
-    )
+    hunks = list(difflib.unified_diff(_text_lines(old), _text_lines(change.new), n=3))[2:]  # own file header
+    body = "".join(line if line.endswith("\n") else line + "\n" + NO_NEWLINE for line in hunks)
     return "".join(head) + body
 
 
@@ -88,13 +82,10 @@ def diffstat(changes: Sequence[FileChange], width: int = STAT_WIDTH) -> str:
     biggest = max(totals) or 1
     lines = []
     for change, (add, rem), total in zip(changes, counts, totals):
-        if (
-            biggest > graph_w
-        ):  # scaled as git scales it: every non-zero count keeps one mark
+        if biggest > graph_w:  # scaled as git scales it: every non-zero count keeps one mark
             add, rem = (_scaled(add, biggest, graph_w), _scaled(rem, biggest, graph_w))
         lines.append(
-            f" {change.path.ljust(name_w)} | {str(total).rjust(count_w)} {'+' * add}{'-' * rem}".rstrip()
-            + "\n"
+            f" {change.path.ljust(name_w)} | {str(total).rjust(count_w)} {'+' * add}{'-' * rem}".rstrip() + "\n"
         )
     added, removed = sum(a for a, _ in counts), sum(r for _, r in counts)
     files = len(changes)

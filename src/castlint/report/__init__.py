@@ -9,8 +9,22 @@ run as meta["trace"] and each runtime finding's evidence as its `runtime`; text,
 json and sarif show them. statistics.py and settings.py render --statistics and
 --show-settings from the session's data.
 """
-from castlint.report import (azure, concise, full, github, gitlab, grouped, json_format, json_lines, junit, pylint,
-                             rdjson, sarif, text)
+
+from castlint.report import (
+    azure,
+    concise,
+    full,
+    github,
+    gitlab,
+    grouped,
+    json_format,
+    json_lines,
+    junit,
+    pylint,
+    rdjson,
+    sarif,
+    text,
+)
 
 FORMATS = {
     "text": text.render,

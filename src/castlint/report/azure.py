@@ -4,6 +4,7 @@
 
 Values are escaped as the agent expects (`%` as `%AZP25`, `;` `]` CR LF as %3B %5D %0D
 %0A), so a message or path from the checked code cannot end the command early."""
+
 from __future__ import annotations
 
 from castlint.models import Severity
@@ -27,8 +28,19 @@ def command(kind: str, message: str, **props) -> str:
 
 
 def render(findings, errors, meta) -> str:
-    lines = [command(TYPE[f.severity], f.message, sourcepath=ci_path(f.path), linenumber=f.start.line,
-                     columnnumber=f.start.column, code=f.code) for f in findings]
-    lines += [command("error", e.message, sourcepath=ci_path(e.path), linenumber=e.line or None,
-                      code=f"castlint/{e.kind}") for e in errors]
+    lines = [
+        command(
+            TYPE[f.severity],
+            f.message,
+            sourcepath=ci_path(f.path),
+            linenumber=f.start.line,
+            columnnumber=f.start.column,
+            code=f.code,
+        )
+        for f in findings
+    ]
+    lines += [
+        command("error", e.message, sourcepath=ci_path(e.path), linenumber=e.line or None, code=f"castlint/{e.kind}")
+        for e in errors
+    ]
     return "".join(line + "\n" for line in lines)

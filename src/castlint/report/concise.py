@@ -6,6 +6,7 @@
 
 Errors (files that could not be checked) are lines too, `path:line:0: error: message`.
 Paths and messages are written safe for a terminal (castlint.report.names.escaped)."""
+
 from __future__ import annotations
 
 from castlint.report.names import escaped
@@ -29,8 +30,11 @@ def summary(findings, errors) -> list:
     if not findings and not errors:
         return ["All checks passed!"]
     n = len(findings)
-    lines = [f"Found {n} finding{'s' if n != 1 else ''}" + (f" and {len(errors)} error{'s' if len(errors) != 1 else ''}"
-                                                             if errors else "") + "."]
+    lines = [
+        f"Found {n} finding{'s' if n != 1 else ''}"
+        + (f" and {len(errors)} error{'s' if len(errors) != 1 else ''}" if errors else "")
+        + "."
+    ]
     fixable = sum(1 for f in findings if mark(f))
     if fixable:
         lines.append(f"[*] {fixable} fixable with `castlint fix`.")

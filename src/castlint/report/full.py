@@ -1,4 +1,5 @@
 """--output-format full: ruff's name for the default report with code frames (castlint's text)."""
+
 from __future__ import annotations
 
 

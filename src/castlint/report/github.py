@@ -11,6 +11,7 @@ default under GitHub Actions (GITHUB_ACTIONS=true with no --format).
 GitHub shows at most 10 error and 10 warning annotations per step from workflow
 commands; `castlint bot` also writes check-run annotations, which have no such cap.
 """
+
 from __future__ import annotations
 
 import os
@@ -63,18 +64,28 @@ def finding_message(f) -> str:
 def render(findings, errors, meta) -> str:
     lines = []
     for f in findings:
-        lines.append(command(
-            COMMAND[f.severity], finding_message(f),
-            file=ci_path(f.path), line=f.start.line, col=f.start.column,
-            endLine=f.end.line, endColumn=f.end.column, title=f"castlint ({f.code})",
-        ))
+        lines.append(
+            command(
+                COMMAND[f.severity],
+                finding_message(f),
+                file=ci_path(f.path),
+                line=f.start.line,
+                col=f.start.column,
+                endLine=f.end.line,
+                endColumn=f.end.column,
+                title=f"castlint ({f.code})",
+            )
+        )
     for e in errors:
-        lines.append(command("error", e.message, file=ci_path(e.path), line=e.line or None,
-                             title=f"castlint ({e.kind} error)"))
+        lines.append(
+            command("error", e.message, file=ci_path(e.path), line=e.line or None, title=f"castlint ({e.kind} error)")
+        )
     total = step_total(findings, meta.get("step_total_exclude", ()))
-    summary = (f"castlint: {len(findings)} finding{'s' if len(findings) != 1 else ''}, "
-               f"{len(errors)} error{'s' if len(errors) != 1 else ''}, "
-               f"{meta.get('files', 0)} file{'s' if meta.get('files', 0) != 1 else ''} checked")
+    summary = (
+        f"castlint: {len(findings)} finding{'s' if len(findings) != 1 else ''}, "
+        f"{len(errors)} error{'s' if len(errors) != 1 else ''}, "
+        f"{meta.get('files', 0)} file{'s' if meta.get('files', 0) != 1 else ''} checked"
+    )
     fixable = sum(1 for f in findings if f.fixable)
     if fixable:
         summary += f", {fixable} fixable with `castlint fix`"

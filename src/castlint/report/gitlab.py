@@ -8,6 +8,7 @@ Each issue has the fields GitLab reads: `description`, `check_name`, `fingerprin
 line, so a finding that moves keeps it), `severity` (error: major, warning: minor,
 note: info; a file that could not be checked: critical) and `location` with `path`
 (relative to CI_PROJECT_DIR, else the current directory) and `positions`."""
+
 from __future__ import annotations
 
 import hashlib
@@ -37,26 +38,34 @@ def render(findings, errors, meta) -> str:
     issues = []
     for f in findings:
         path = project_path(f.path)
-        issues.append({
-            "type": "issue",
-            "check_name": f.code,
-            "description": f"{f.code}: {f.message}",
-            "categories": ["Performance"],
-            "severity": SEVERITY[f.severity],
-            "fingerprint": _fingerprint(seen, path, f.code, f.message),
-            "location": {"path": path, "positions": {
-                "begin": {"line": f.start.line, "column": f.start.column},
-                "end": {"line": f.end.line, "column": f.end.column}}},
-        })
+        issues.append(
+            {
+                "type": "issue",
+                "check_name": f.code,
+                "description": f"{f.code}: {f.message}",
+                "categories": ["Performance"],
+                "severity": SEVERITY[f.severity],
+                "fingerprint": _fingerprint(seen, path, f.code, f.message),
+                "location": {
+                    "path": path,
+                    "positions": {
+                        "begin": {"line": f.start.line, "column": f.start.column},
+                        "end": {"line": f.end.line, "column": f.end.column},
+                    },
+                },
+            }
+        )
     for e in errors:
         path = project_path(e.path)
-        issues.append({
-            "type": "issue",
-            "check_name": f"castlint/{e.kind}",
-            "description": f"castlint could not check this file: {e.message}",
-            "categories": ["Bug Risk"],
-            "severity": "critical",
-            "fingerprint": _fingerprint(seen, path, e.kind, e.message),
-            "location": {"path": path, "lines": {"begin": max(e.line, 1)}},
-        })
+        issues.append(
+            {
+                "type": "issue",
+                "check_name": f"castlint/{e.kind}",
+                "description": f"castlint could not check this file: {e.message}",
+                "categories": ["Bug Risk"],
+                "severity": "critical",
+                "fingerprint": _fingerprint(seen, path, e.kind, e.message),
+                "location": {"path": path, "lines": {"begin": max(e.line, 1)}},
+            }
+        )
     return json.dumps(clean(issues), indent=2) + "\n"

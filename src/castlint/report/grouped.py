@@ -1,10 +1,11 @@
 """--output-format grouped: ruff's findings grouped by file.
 
-    backend.py:
-      21:20 CL001 [*] whole-pool cast to q.dtype of ...
+backend.py:
+  21:20 CL001 [*] whole-pool cast to q.dtype of ...
 
-    Found 1 finding.
+Found 1 finding.
 """
+
 from __future__ import annotations
 
 from castlint.report.concise import mark, summary

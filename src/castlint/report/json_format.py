@@ -4,6 +4,7 @@ Always valid UTF-8 without lone surrogates: a file name that is not valid UTF-8
 is shown with U+FFFD in `path`, and `path_uri` (only present then) holds its
 raw bytes percent-encoded, so the exact file can be found (castlint.report.names).
 """
+
 from __future__ import annotations
 
 import json

@@ -3,6 +3,7 @@
 Each finding is the object --format json lists under `findings`; each file that could
 not be checked is an object with `"type": "error"` (findings have `"type": "finding"`).
 Every line is valid UTF-8 JSON on its own: nothing in a value can break a line."""
+
 from __future__ import annotations
 
 import json

@@ -12,6 +12,7 @@ names the way its specification asks:
   U+FFFD (the replacement character);
 - text, for people: undecodable bytes as `\\xNN`, which a terminal shows.
 """
+
 from __future__ import annotations
 
 import os

@@ -1,6 +1,7 @@
 """--output-format pylint: ruff's pylint-style lines, `path:line: [CODE] message`.
 
 Read by tools that parse pylint's parseable output (for example Jenkins' warnings-ng)."""
+
 from __future__ import annotations
 
 from castlint.report.names import escaped

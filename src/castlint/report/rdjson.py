@@ -9,6 +9,7 @@ computed by the run; safe fixes only), which reviewdog turns into suggested chan
 could not be checked are ERROR diagnostics with code `castlint/<kind>`.
 Always valid UTF-8: undecodable bytes in a file name show as U+FFFD.
 """
+
 from __future__ import annotations
 
 import json
@@ -69,7 +70,7 @@ def _suggestions(fix) -> list:
             last = old[block.end - 1]
             stripped = last.rstrip("\r\n")
             end = {"line": block.end, "column": len(stripped.encode("utf-8", "surrogateescape")) + 1}
-            if last != stripped and text.endswith(last[len(stripped):]):
+            if last != stripped and text.endswith(last[len(stripped) :]):
                 text = text[: len(text) - len(last) + len(stripped)]
         out.append({"range": {"start": start, "end": end}, "text": text})
     return out
@@ -84,8 +85,10 @@ def build(findings, errors, meta) -> dict:
     for i, f in enumerate(findings):
         diagnostic = {
             "message": finding_message(f),
-            "location": {"path": ci_path(f.path), "range": {
-                "start": _position(lines, f.path, f.start), "end": _position(lines, f.path, f.end)}},
+            "location": {
+                "path": ci_path(f.path),
+                "range": {"start": _position(lines, f.path, f.start), "end": _position(lines, f.path, f.end)},
+            },
             "severity": SEVERITY[f.severity],
             "source": _source(),
             "code": {"value": f.code},
@@ -97,8 +100,15 @@ def build(findings, errors, meta) -> dict:
         location = {"path": ci_path(e.path)}
         if e.line and e.line > 0:
             location["range"] = {"start": {"line": e.line}}
-        diagnostics.append({"message": e.message, "location": location, "severity": "ERROR",
-                            "source": _source(), "code": {"value": f"castlint/{e.kind}"}})
+        diagnostics.append(
+            {
+                "message": e.message,
+                "location": location,
+                "severity": "ERROR",
+                "source": _source(),
+                "code": {"value": f"castlint/{e.kind}"},
+            }
+        )
     return clean({"source": _source(), "diagnostics": diagnostics})
 
 

@@ -13,6 +13,7 @@ execution notifications, and make `executionSuccessful` false.
 Artifact URIs percent-encode the file name's raw bytes, so a name that is not
 valid UTF-8 is exact; every other string is valid Unicode (castlint.report.names).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,8 +23,8 @@ from pathlib import Path
 from typing import List, Tuple
 
 from castlint.models import Severity
-from castlint.report.github import ci_path, workspace_root
 from castlint.project import repository_url
+from castlint.report.github import ci_path, workspace_root
 from castlint.report.names import clean, file_uri, uri_path
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -32,8 +33,10 @@ LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "n
 
 
 def _rule_descriptor(rule) -> dict:
-    text = (f"{rule.summary}.\n\nWhat it does: {rule.what_it_does}\n\nWhy it matters: {rule.why_it_matters}\n\n"
-            f"Example:\n{rule.example}\n\nFix safety: {rule.fix_safety}\n\nMore: `castlint rules {rule.code}`")
+    text = (
+        f"{rule.summary}.\n\nWhat it does: {rule.what_it_does}\n\nWhy it matters: {rule.why_it_matters}\n\n"
+        f"Example:\n{rule.example}\n\nFix safety: {rule.fix_safety}\n\nMore: `castlint rules {rule.code}`"
+    )
     return {
         "id": rule.code,
         "name": rule.name,
@@ -73,8 +76,12 @@ def _fingerprint(f, line_cache: dict) -> str:
 
 
 def _region(start, end) -> dict:
-    return {"startLine": start.line, "startColumn": start.column, "endLine": end.line,
-            "endColumn": max(end.column, start.column) if end.line == start.line else end.column}
+    return {
+        "startLine": start.line,
+        "startColumn": start.column,
+        "endLine": end.line,
+        "endColumn": max(end.column, start.column) if end.line == start.line else end.column,
+    }
 
 
 def _line_offsets(lines) -> List[int]:
@@ -99,11 +106,14 @@ def _sarif_fix(f, fix) -> dict:
     replacements = []
     for block in sorted(fix.blocks, key=lambda b: b.start):
         offset, length, text = _char_span(block, offsets)
-        replacements.append({"deletedRegion": {"charOffset": offset, "charLength": length},
-                             "insertedContent": {"text": text}})
+        replacements.append(
+            {"deletedRegion": {"charOffset": offset, "charLength": length}, "insertedContent": {"text": text}}
+        )
     what = f.fix.description + (" (applies every castlint fix in this file)" if fix.whole_file else "")
-    return {"description": {"text": f"{what} [{f.fix.codemod}, {f.fix.safety.value}]"},
-            "artifactChanges": [{"artifactLocation": _uri(f.path), "replacements": replacements}]}
+    return {
+        "description": {"text": f"{what} [{f.fix.codemod}, {f.fix.safety.value}]"},
+        "artifactChanges": [{"artifactLocation": _uri(f.path), "replacements": replacements}],
+    }
 
 
 def _result(f, rule_index: dict, fixes: dict, index: int, line_cache: dict) -> dict:
@@ -121,8 +131,12 @@ def _result(f, rule_index: dict, fixes: dict, index: int, line_cache: dict) -> d
         result["ruleIndex"] = rule_index[f.code]
     props = {"fixable": f.fixable}
     if f.cost is not None:
-        props["cost"] = {"bytesPerLayer": f.cost.bytes_per_layer, "bytesPerStep": f.cost.bytes_per_step,
-                         "model": f.cost.model, "poolTokens": f.cost.pool_tokens}
+        props["cost"] = {
+            "bytesPerLayer": f.cost.bytes_per_layer,
+            "bytesPerStep": f.cost.bytes_per_step,
+            "model": f.cost.model,
+            "poolTokens": f.cost.pool_tokens,
+        }
     if f.fix is not None:
         props["fix"] = {"codemod": f.fix.codemod, "safety": f.fix.safety.value, "description": f.fix.description}
     if f.unfixable_reason:
@@ -156,21 +170,25 @@ def build(findings, errors, meta) -> dict:
     root = workspace_root()
     cache: dict = {}
     run = {
-        "tool": {"driver": {
-            "name": "castlint",
-            "version": __version__,
-            "semanticVersion": __version__,
-            "informationUri": repository_url(),  # [project.urls] Repository
-            "rules": rules,
-        }},
+        "tool": {
+            "driver": {
+                "name": "castlint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": repository_url(),  # [project.urls] Repository
+                "rules": rules,
+            }
+        },
         "originalUriBaseIds": {SRCROOT: {"uri": file_uri(str(Path(root).resolve())).rstrip("/") + "/"}},
         "columnKind": "unicodeCodePoints",
         "results": [_result(f, rule_index, fixes, i, cache) for i, f in enumerate(findings)],
-        "invocations": [{
-            "executionSuccessful": not errors,
-            "toolExecutionNotifications": [_notification(e) for e in errors],
-            "properties": {"filesChecked": meta.get("files", 0), "fixedFiles": meta.get("fixed_files", 0)},
-        }],
+        "invocations": [
+            {
+                "executionSuccessful": not errors,
+                "toolExecutionNotifications": [_notification(e) for e in errors],
+                "properties": {"filesChecked": meta.get("files", 0), "fixedFiles": meta.get("fixed_files", 0)},
+            }
+        ],
     }
     doc = clean({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]})
     if "trace" in meta:  # `castlint trace`: what the run saw

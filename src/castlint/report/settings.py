@@ -1,5 +1,6 @@
 """--show-settings: the settings in force (castlint.session.shown_settings), as `key = value`
 lines (the model's fields as `model.key`) or JSON."""
+
 from __future__ import annotations
 
 import json

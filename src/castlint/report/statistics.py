@@ -1,5 +1,6 @@
 """--statistics: one line per rule, as ruff prints it (count, code, [*] when fixable, name), or
 JSON; the per-backend bytes of a decode step after them. Renders castlint.session.Statistics."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,17 @@ from castlint.report.names import escaped
 def render(stats, as_json: bool = False) -> str:
     rows = stats.rows
     if as_json:
-        payload = [{"code": r["code"], "name": r["name"], "count": r["count"], "fixable": r["safe"] == r["count"],
-                    "fixable_count": r["safe"], "unsafe_fixable_count": r["unsafe"]} for r in rows]
+        payload = [
+            {
+                "code": r["code"],
+                "name": r["name"],
+                "count": r["count"],
+                "fixable": r["safe"] == r["count"],
+                "fixable_count": r["safe"],
+                "unsafe_fixable_count": r["unsafe"],
+            }
+            for r in rows
+        ]
         return json.dumps(payload, indent=2) + "\n"
     width = max((len(str(r["count"])) for r in rows), default=1)
     lines = []

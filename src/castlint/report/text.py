@@ -2,6 +2,7 @@
 
 Bytes of a file name that are not UTF-8 are written as `\\xNN`, so the report can
 be written to any stdout (castlint.report.names)."""
+
 from __future__ import annotations
 
 import io
@@ -51,8 +52,10 @@ def render(findings, errors, meta, color: bool = False, quiet: bool = False, wid
             if f.unfixable_reason:
                 console.print(f"  [dim]no fix: {escape(escaped(f.unfixable_reason))}[/dim]", soft_wrap=True)
     for e in errors:
-        console.print(f"[bold]{escape(escaped(e.path))}:{e.line}:[/bold] "
-                      f"[bold red]error[/] {escape(escaped(e.message))}", soft_wrap=True)
+        console.print(
+            f"[bold]{escape(escaped(e.path))}:{e.line}:[/bold] [bold red]error[/] {escape(escaped(e.message))}",
+            soft_wrap=True,
+        )
     if not quiet:
         fixed_by_file = meta.get("fixed_by_file")
         if fixed_by_file:
@@ -61,9 +64,11 @@ def render(findings, errors, meta, color: bool = False, quiet: bool = False, wid
     out = buffer.getvalue()
     trace = meta.get("trace")
     if trace and not quiet:  # `castlint trace`: what the run saw
-        out += (f"castlint trace: {trace['sites']} runtime site{'s' if trace['sites'] != 1 else ''} "
-                f"({trace['confirmed']} confirmed, {trace['new']} new) over {trace['ops_seen']:,} ops, "
-                f"threshold {human_bytes(trace['threshold'])}.\n")
+        out += (
+            f"castlint trace: {trace['sites']} runtime site{'s' if trace['sites'] != 1 else ''} "
+            f"({trace['confirmed']} confirmed, {trace['new']} new) over {trace['ops_seen']:,} ops, "
+            f"threshold {human_bytes(trace['threshold'])}.\n"
+        )
     return out
 
 
@@ -103,8 +108,10 @@ def _summary(console: Console, findings, errors, meta) -> None:
     if total.bytes_per_step:
         step = f"hot-path casts move {human_bytes(total.bytes_per_step)} per decode step"
         if total.alternatives > 1:
-            step += (f" in the costliest of {total.alternatives} backends ({escape(escaped(total.backend))}; "
-                     "a server runs one)")
+            step += (
+                f" in the costliest of {total.alternatives} backends ({escape(escaped(total.backend))}; "
+                "a server runs one)"
+            )
         parts.append(step)
     found = f"{len(findings)} finding{'s' if len(findings) != 1 else ''}"
     if "fixed" in meta:  # a fix ran: ruff's `Found N (M fixed, K remaining).`
@@ -113,8 +120,9 @@ def _summary(console: Console, findings, errors, meta) -> None:
         if n == 0 and not errors:
             console.print("[green]All checks passed.[/green] " + ", ".join(parts), soft_wrap=True)
             return
-        console.print(f"Found {n} finding{'s' if n != 1 else ''} ({fixed} fixed, {len(findings)} remaining).",
-                      soft_wrap=True)
+        console.print(
+            f"Found {n} finding{'s' if n != 1 else ''} ({fixed} fixed, {len(findings)} remaining).", soft_wrap=True
+        )
         if findings or errors:
             console.print(", ".join(parts) + ".", soft_wrap=True)
         return

@@ -11,6 +11,7 @@
 
 pygls is an optional dependency: `pip install 'castlint[lsp]'`.
 """
+
 from __future__ import annotations
 
 
@@ -21,8 +22,9 @@ def run() -> int:
     except ImportError as exc:  # pygls (the `lsp` extra) is missing
         import sys
 
-        sys.stderr.write(f"castlint: error: `castlint server` needs pygls ({exc.name or exc}): "
-                         "pip install 'castlint[lsp]'\n")
+        sys.stderr.write(
+            f"castlint: error: `castlint server` needs pygls ({exc.name or exc}): pip install 'castlint[lsp]'\n"
+        )
         return 2
     make_server().start_io()
     return 0

@@ -1,6 +1,7 @@
 """What the server computes for one document, without pygls: findings, fixes, suppressions.
 
 Kept apart from the protocol so that each answer is a plain function of (path, text)."""
+
 from __future__ import annotations
 
 import os

@@ -11,6 +11,7 @@ Importing castlint.trace does not import torch; watch() does. Off unless
 entered: nothing is installed in torch until then (zero cost when off).
 See docs/trace.md.
 """
+
 from __future__ import annotations
 
 from typing import Iterable, Optional
@@ -21,13 +22,22 @@ __all__ = ["watch", "register_pool", "step", "Watch"]
 class Watch:
     """The context manager watch() returns: a Tracer plus report helpers."""
 
-    def __init__(self, threshold=None, *, path_map: Optional[dict] = None, pools: Iterable = (),
-                 extra_rules: Iterable = (), skip: Iterable[str] = (), static: bool = True,
-                 all_threads: bool = False):
+    def __init__(
+        self,
+        threshold=None,
+        *,
+        path_map: Optional[dict] = None,
+        pools: Iterable = (),
+        extra_rules: Iterable = (),
+        skip: Iterable[str] = (),
+        static: bool = True,
+        all_threads: bool = False,
+    ):
         from castlint.trace.runtime import Tracer  # imports torch
 
-        self.tracer = Tracer(threshold, path_map=path_map, pools=pools, extra_rules=extra_rules, skip=skip,
-                             all_threads=all_threads)
+        self.tracer = Tracer(
+            threshold, path_map=path_map, pools=pools, extra_rules=extra_rules, skip=skip, all_threads=all_threads
+        )
         self.static = static
 
     def __enter__(self) -> "Watch":

@@ -4,6 +4,7 @@ The tracer starts when the process imports torch (a process that never does
 pays nothing), watches every thread, and at exit writes its sites to
 $CASTLINT_TRACE_OUT/<pid>.json for the castlint process to report.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -23,8 +24,7 @@ def _start() -> None:
 
     rules = [p for p in os.environ.get("CASTLINT_TRACE_RULES", "").split(os.pathsep) if p]
     skip = [p for p in os.environ.get("CASTLINT_TRACE_SKIP", "").split(os.pathsep) if p]
-    tracer = Tracer(os.environ.get("CASTLINT_TRACE_THRESHOLD") or None, extra_rules=rules, skip=skip,
-                    all_threads=True)
+    tracer = Tracer(os.environ.get("CASTLINT_TRACE_THRESHOLD") or None, extra_rules=rules, skip=skip, all_threads=True)
     tracer.start()
     _STATE["tracer"] = tracer
 

@@ -7,6 +7,7 @@
 Exit codes: 0 no conversion seen, 1 conversions reported, 2 errors (the
 program failed, a bad option, nothing could be traced).
 """
+
 from __future__ import annotations
 
 import glob
@@ -37,7 +38,9 @@ def _trace_subprocess(command: Sequence[str], threshold: int, rules: Sequence[st
     root = Path(castlint.__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory(prefix="castlint-trace-") as out:
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([str(boot), str(root)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(boot), str(root)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+        )
         env["CASTLINT_TRACE_OUT"] = out
         env["CASTLINT_TRACE_THRESHOLD"] = str(threshold)
         env["CASTLINT_TRACE_RULES"] = os.pathsep.join(str(Path(r).resolve()) for r in rules)
@@ -83,10 +86,20 @@ def _trace_module(target: str, threshold: int, rules: Sequence[str], skip: Seque
     return code, [tracer.to_json()]
 
 
-def run_trace(command: Optional[List[str]] = None, module: Optional[str] = None, threshold: Optional[str] = None,
-              fmt: str = "text", output_file: Optional[str] = None, jobs: int = 1, static: bool = True,
-              exit_zero: bool = False, quiet: bool = False, config_file: Optional[str] = None,
-              skip: Sequence[str] = (), color: bool = False) -> int:
+def run_trace(
+    command: Optional[List[str]] = None,
+    module: Optional[str] = None,
+    threshold: Optional[str] = None,
+    fmt: str = "text",
+    output_file: Optional[str] = None,
+    jobs: int = 1,
+    static: bool = True,
+    exit_zero: bool = False,
+    quiet: bool = False,
+    config_file: Optional[str] = None,
+    skip: Sequence[str] = (),
+    color: bool = False,
+) -> int:
     command = list(command or [])
     if command and command[0] == "--":
         command = command[1:]
@@ -125,8 +138,15 @@ def run_trace(command: Optional[List[str]] = None, module: Optional[str] = None,
         return EXIT_ERROR
     from castlint.trace.report import build_report, render
 
-    findings, errors, meta = build_report(raws, static=static, jobs=jobs, config=config, tables=rule_tables,
-                                          confirms=trace_tables.confirms, edits=_edit_options(fmt))
+    findings, errors, meta = build_report(
+        raws,
+        static=static,
+        jobs=jobs,
+        config=config,
+        tables=rule_tables,
+        confirms=trace_tables.confirms,
+        edits=_edit_options(fmt),
+    )
     text = render(fmt, findings, errors, meta, quiet=quiet, color=color and not output_file)
     if output_file:
         Path(output_file).write_text(text, encoding="utf-8")
@@ -137,8 +157,10 @@ def run_trace(command: Optional[List[str]] = None, module: Optional[str] = None,
         _err(f"the traced program exited with status {code}")
         return EXIT_ERROR
     if not raws:
-        _err("no traced process imported torch: nothing was watched (a process started with python -I or -S "
-             "skips castlint's start-up hook)")
+        _err(
+            "no traced process imported torch: nothing was watched (a process started with python -I or -S "
+            "skips castlint's start-up hook)"
+        )
         return EXIT_ERROR
     if errors:
         return EXIT_ERROR

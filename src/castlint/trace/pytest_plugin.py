@@ -12,6 +12,7 @@ fails with the report, which names the line:
 for one test, or lets it convert (allow=True). Use `--castlint-trace=SIZE`
 (with `=`): a value after a space would be read as the threshold.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -22,18 +23,33 @@ DEFAULT = "default"
 
 def pytest_addoption(parser):
     group = parser.getgroup("castlint", "castlint runtime trace")
-    group.addoption(OPTION, action="store", nargs="?", const=DEFAULT, default=None, metavar="THRESHOLD",
-                    dest="castlint_trace",
-                    help="fail tests that convert a large, long-lived buffer as a whole (a KV pool's "
-                         ".to(dtype) ...); THRESHOLD e.g. 64MiB (default: rules/trace.toml)")
-    group.addoption("--castlint-trace-static", action="store", default="on", choices=("on", "off"),
-                    dest="castlint_trace_static",
-                    help="correlate runtime findings with castlint's static findings (on) or not (off)")
+    group.addoption(
+        OPTION,
+        action="store",
+        nargs="?",
+        const=DEFAULT,
+        default=None,
+        metavar="THRESHOLD",
+        dest="castlint_trace",
+        help="fail tests that convert a large, long-lived buffer as a whole (a KV pool's "
+        ".to(dtype) ...); THRESHOLD e.g. 64MiB (default: rules/trace.toml)",
+    )
+    group.addoption(
+        "--castlint-trace-static",
+        action="store",
+        default="on",
+        choices=("on", "off"),
+        dest="castlint_trace_static",
+        help="correlate runtime findings with castlint's static findings (on) or not (off)",
+    )
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "castlint_trace(threshold=None, allow=False): castlint trace settings "
-                                       "for this test (allow=True: conversions do not fail it)")
+    config.addinivalue_line(
+        "markers",
+        "castlint_trace(threshold=None, allow=False): castlint trace settings "
+        "for this test (allow=True: conversions do not fail it)",
+    )
     value = config.getoption("castlint_trace", None)
     if value is not None and value != DEFAULT:
         from castlint.trace.table import TraceTableError, parse_threshold
@@ -65,6 +81,8 @@ def pytest_runtest_call(item):
 
         report = render("text", findings, errors, meta, quiet=True)
         lines = "\n".join(f"  {f.path}:{f.start.line}: {f.code} in {f.function}" for f in findings)
-        pytest.fail(f"castlint trace: this test converted a large long-lived buffer as a whole at\n{lines}\n\n"
-                    f"{report}", pytrace=False)
+        pytest.fail(
+            f"castlint trace: this test converted a large long-lived buffer as a whole at\n{lines}\n\n{report}",
+            pytrace=False,
+        )
     return result

@@ -7,6 +7,7 @@ other site is a new finding, CL101 runtime-whole-buffer-conversion. Both
 carry a `runtime` object (JSON, SARIF properties). Nothing here imports torch;
 the static side imports libcst only when there is a site to classify.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,10 @@ from castlint.common.paths import display_path
 from castlint.models import Cost, Finding, Position, Severity, human_bytes
 
 RUNTIME_CODE, RUNTIME_NAME = RuntimeWholeBufferConversion.code, RuntimeWholeBufferConversion.name
-UNFIXABLE = ("found at runtime only: castlint fix rewrites what static analysis sees; change this line by hand, "
-             "or teach castlint the accessor/helper in extend-rules so that check reports it")
+UNFIXABLE = (
+    "found at runtime only: castlint fix rewrites what static analysis sees; change this line by hand, "
+    "or teach castlint the accessor/helper in extend-rules so that check reports it"
+)
 
 
 @dataclass(frozen=True)
@@ -43,9 +46,11 @@ def describe(evidence: dict) -> str:
     conv = f"{evidence['in_dtype']} {evidence['in_shape']} -> {evidence['out_dtype']}"
     if evidence.get("devices"):
         conv += f" ({evidence['devices']})"
-    return (f"{what} {conv}: reads {human_bytes(read)}, writes {human_bytes(written)} per call, "
-            f"{_per_step(calls, steps)} per step ({calls} call{'s' if calls != 1 else ''} in {steps} "
-            f"step{'s' if steps != 1 else ''}; long-lived: {', '.join(evidence['long_lived'])})")
+    return (
+        f"{what} {conv}: reads {human_bytes(read)}, writes {human_bytes(written)} per call, "
+        f"{_per_step(calls, steps)} per step ({calls} call{'s' if calls != 1 else ''} in {steps} "
+        f"step{'s' if steps != 1 else ''}; long-lived: {', '.join(evidence['long_lived'])})"
+    )
 
 
 def merge_sites(raws: Iterable[dict]) -> List[dict]:
@@ -53,8 +58,7 @@ def merge_sites(raws: Iterable[dict]) -> List[dict]:
     merged: Dict[tuple, dict] = {}
     for raw in raws:
         for site in raw.get("sites", ()):
-            key = (site["path"], site["line"], site["op"], site["in_dtype"], site["out_dtype"],
-                   site.get("devices", ""))
+            key = (site["path"], site["line"], site["op"], site["in_dtype"], site["out_dtype"], site.get("devices", ""))
             have = merged.get(key)
             if have is None:
                 merged[key] = dict(site, long_lived=list(site["long_lived"]), stack=list(site["stack"]))
@@ -62,8 +66,9 @@ def merge_sites(raws: Iterable[dict]) -> List[dict]:
             for name in ("calls", "steps", "bytes_read", "bytes_written"):
                 have[name] += site[name]
             have["long_lived"] = sorted(set(have["long_lived"]) | set(site["long_lived"]))
-    return sorted(merged.values(), key=lambda s: (s["path"], s["line"], s["column"], s["op"], s["in_dtype"],
-                                                  s["out_dtype"]))
+    return sorted(
+        merged.values(), key=lambda s: (s["path"], s["line"], s["column"], s["op"], s["in_dtype"], s["out_dtype"])
+    )
 
 
 def _shown(path: str) -> str:
@@ -76,15 +81,18 @@ def _real(path: str) -> str:
     return os.path.realpath(path) if not path.startswith("<") else path
 
 
-def static_findings(paths: Sequence[str], jobs: int = 1, config=None,
-                    tables=None, edits=None) -> Tuple[Dict[str, list], list, str]:
+def static_findings(
+    paths: Sequence[str], jobs: int = 1, config=None, tables=None, edits=None
+) -> Tuple[Dict[str, list], list, str]:
     """{realpath: [static findings]} for these files, errors, and a note ('' when it ran).
 
     edits: castlint.session.FixOptions whose fixes' edits the fixable findings carry (None: none).
 
     config, tables: the run's settings (castlint.session.Session.settings); None: those of the
     config nearest the files (raises castlint.session.SessionError when it is unusable)."""
-    files = sorted({display_path(p) for p in paths if not p.startswith("<") and p.endswith(".py") and os.path.isfile(p)})
+    files = sorted(
+        {display_path(p) for p in paths if not p.startswith("<") and p.endswith(".py") and os.path.isfile(p)}
+    )
     if not files:
         return {}, [], ""
     try:
@@ -121,16 +129,27 @@ def _runtime_dict(site: dict, threshold: int, confirmed: Optional[Finding]) -> d
     evidence = {
         "confirmed": confirmed is not None,
         "static_code": confirmed.code if confirmed is not None else None,
-        "file": site["path"], "line": site["line"], "function": site["function"],
-        "op": site["op"], "kind": site["kind"], "helper": site.get("helper", ""),
-        "in_dtype": site["in_dtype"], "out_dtype": site["out_dtype"], "in_shape": site["in_shape"],
-        "out_shape": site["out_shape"], "devices": site.get("devices", ""),
-        "calls": site["calls"], "steps": site["steps"],
+        "file": site["path"],
+        "line": site["line"],
+        "function": site["function"],
+        "op": site["op"],
+        "kind": site["kind"],
+        "helper": site.get("helper", ""),
+        "in_dtype": site["in_dtype"],
+        "out_dtype": site["out_dtype"],
+        "in_shape": site["in_shape"],
+        "out_shape": site["out_shape"],
+        "devices": site.get("devices", ""),
+        "calls": site["calls"],
+        "steps": site["steps"],
         "per_step": float(site["calls"]) / max(site["steps"], 1),
-        "bytes_read": site["bytes_read"], "bytes_written": site["bytes_written"],
+        "bytes_read": site["bytes_read"],
+        "bytes_written": site["bytes_written"],
         "bytes_read_per_call": site["bytes_read"] // max(site["calls"], 1),
         "bytes_written_per_call": site["bytes_written"] // max(site["calls"], 1),
-        "long_lived": list(site["long_lived"]), "stack": list(site["stack"]), "threshold": threshold,
+        "long_lived": list(site["long_lived"]),
+        "stack": list(site["stack"]),
+        "threshold": threshold,
     }
     return evidence
 
@@ -144,22 +163,35 @@ def confirm(static: Finding, evidence: dict) -> RuntimeFinding:
 def new_finding(evidence: dict, path: Optional[str] = None) -> RuntimeFinding:
     calls, steps = evidence["calls"], evidence["steps"]
     per_call = evidence["bytes_read_per_call"] + evidence["bytes_written_per_call"]
-    noun = {"copy": "copy", "dequantize": "dequantization",
-            "quantize": "quantization"}.get(evidence.get("kind"), "conversion")
+    noun = {"copy": "copy", "dequantize": "dequantization", "quantize": "quantization"}.get(
+        evidence.get("kind"), "conversion"
+    )
     message = f"runtime whole-buffer {noun}: {describe(evidence)}; no static finding covers this line"
     column = evidence.get("column") or 1
     return RuntimeFinding(
-        code=RUNTIME_CODE, name=RUNTIME_NAME,
+        code=RUNTIME_CODE,
+        name=RUNTIME_NAME,
         severity=Severity.ERROR if steps > 1 or calls > 1 else Severity.WARNING,
-        path=path or _shown(evidence["file"]), start=Position(evidence["line"], column),
+        path=path or _shown(evidence["file"]),
+        start=Position(evidence["line"], column),
         end=Position(evidence["line"], column),
         message=message,
         cost=Cost(per_call, int(per_call * calls / max(steps, 1)), "measured at runtime", 0),
-        unfixable_reason=UNFIXABLE, function=evidence["function"], runtime=evidence)
+        unfixable_reason=UNFIXABLE,
+        function=evidence["function"],
+        runtime=evidence,
+    )
 
 
-def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, config=None,
-                 confirms: Optional[Sequence[str]] = None, tables=None, edits=None):
+def build_report(
+    raws: Sequence[dict],
+    static: bool = True,
+    jobs: int = 1,
+    config=None,
+    confirms: Optional[Sequence[str]] = None,
+    tables=None,
+    edits=None,
+):
     """(findings, errors, meta) from the raw JSON of one or more tracers.
 
     config, tables: the settings the static check runs with; edits: the fix options whose
@@ -172,8 +204,7 @@ def build_report(raws: Sequence[dict], static: bool = True, jobs: int = 1, confi
     threshold = max((r.get("threshold", 0) for r in raws), default=0)
     static_by_file, errors, note = ({}, [], "static check off")
     if static and sites:
-        static_by_file, errors, note = static_findings([s["path"] for s in sites], jobs, config, tables,
-                                                        edits)
+        static_by_file, errors, note = static_findings([s["path"] for s in sites], jobs, config, tables, edits)
     findings = []
     for site in sites:
         cover = covering(static_by_file.get(_real(site["path"]), []), site["line"], confirms)
@@ -280,8 +311,9 @@ def with_trace(findings: Sequence[Finding], files: Sequence[str], trace_path: st
         raise TraceFileError(withheld_text(config, str(exc)) if config is not None else str(exc)) from None
 
 
-def merge_with_trace(findings: Sequence[Finding], files: Sequence[str], trace_path: str,
-                     confirms: Optional[Sequence[str]] = None) -> List[Finding]:
+def merge_with_trace(
+    findings: Sequence[Finding], files: Sequence[str], trace_path: str, confirms: Optional[Sequence[str]] = None
+) -> List[Finding]:
     """The static findings, each one a runtime site lies in marked "confirmed at runtime", plus a
     CL101 finding for each runtime site in the checked files that no static finding covers."""
     if confirms is None:
@@ -294,8 +326,9 @@ def merge_with_trace(findings: Sequence[Finding], files: Sequence[str], trace_pa
     used = set()
     out: List[Finding] = []
     for f in findings:
-        hits = [e for e in by_file.get(_real(f.path), ())
-                if f.code in confirms and f.start.line <= e["line"] <= f.end.line]
+        hits = [
+            e for e in by_file.get(_real(f.path), ()) if f.code in confirms and f.start.line <= e["line"] <= f.end.line
+        ]
         if hits:
             evidence = dict(hits[0], confirmed=True, static_code=f.code)
             used.update(id(h) for h in hits)

@@ -29,6 +29,7 @@ dropped), or, for a helper, to the line that called the helper.
 
 This module imports torch; castlint.trace's other modules do not.
 """
+
 from __future__ import annotations
 
 import os
@@ -47,8 +48,11 @@ from castlint.trace.table import TraceTables, load_trace_tables, parse_threshold
 Tensor = torch.Tensor
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 _CASTLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_STDLIB_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for key in ("stdlib", "platstdlib")
-                             for p in [sysconfig.get_paths().get(key)] if p}))
+_STDLIB_DIRS = tuple(
+    sorted(
+        {os.path.abspath(p) + os.sep for key in ("stdlib", "platstdlib") for p in [sysconfig.get_paths().get(key)] if p}
+    )
+)
 _MAX_STACK = 4
 _HELPER_DEPTH = 6  # a helper is looked for among the innermost frames of the program only
 
@@ -142,12 +146,24 @@ class Site:
 
     def to_json(self, explicit_steps: bool) -> dict:
         return {
-            "path": self.path, "line": self.line, "column": self.column, "function": self.function,
-            "op": self.op, "kind": self.kind, "helper": self.helper, "in_dtype": self.in_dtype,
-            "out_dtype": self.out_dtype, "in_shape": self.in_shape, "out_shape": self.out_shape,
-            "devices": self.devices, "calls": self.calls, "steps": self.steps(explicit_steps),
-            "bytes_read": self.bytes_read, "bytes_written": self.bytes_written,
-            "long_lived": sorted(self.reasons), "stack": list(self.stack),
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "function": self.function,
+            "op": self.op,
+            "kind": self.kind,
+            "helper": self.helper,
+            "in_dtype": self.in_dtype,
+            "out_dtype": self.out_dtype,
+            "in_shape": self.in_shape,
+            "out_shape": self.out_shape,
+            "devices": self.devices,
+            "calls": self.calls,
+            "steps": self.steps(explicit_steps),
+            "bytes_read": self.bytes_read,
+            "bytes_written": self.bytes_written,
+            "long_lived": sorted(self.reasons),
+            "stack": list(self.stack),
         }
 
 
@@ -197,9 +213,17 @@ class _Mode(TorchDispatchMode):
 class Tracer:
     """Records whole-buffer conversions while active (`with Tracer(): ...`)."""
 
-    def __init__(self, threshold=None, *, tables: Optional[TraceTables] = None, path_map: Optional[dict] = None,
-                 pools: Iterable = (), extra_rules: Iterable = (), skip: Iterable[str] = (),
-                 all_threads: bool = False):
+    def __init__(
+        self,
+        threshold=None,
+        *,
+        tables: Optional[TraceTables] = None,
+        path_map: Optional[dict] = None,
+        pools: Iterable = (),
+        extra_rules: Iterable = (),
+        skip: Iterable[str] = (),
+        all_threads: bool = False,
+    ):
         self.tables = tables or load_trace_tables(extra_rules)
         self.threshold = self.tables.threshold if threshold is None else parse_threshold(threshold)
         self.helpers = frozenset(self.tables.helpers)
@@ -317,8 +341,12 @@ class Tracer:
         return os.path.abspath(filename)
 
     def _skipped(self, filename: str) -> bool:
-        return (filename.startswith(_TORCH_DIR) or filename.startswith(_STDLIB_DIRS)
-                or filename.startswith("<frozen") or (bool(self.skip) and filename.startswith(self.skip)))
+        return (
+            filename.startswith(_TORCH_DIR)
+            or filename.startswith(_STDLIB_DIRS)
+            or filename.startswith("<frozen")
+            or (bool(self.skip) and filename.startswith(self.skip))
+        )
 
     def _column(self, frame) -> int:
         code = frame.f_code
@@ -385,8 +413,10 @@ class Tracer:
             if helper_at + 1 >= len(chain):
                 return None
             helper_frame, at = chain[helper_at], helper_at + 1
-        stack = tuple(f"{self._path(g.f_code.co_filename)}:{g.f_lineno} in "
-                      f"{getattr(g.f_code, 'co_qualname', g.f_code.co_name)}" for g in chain[at:at + _MAX_STACK])
+        stack = tuple(
+            f"{self._path(g.f_code.co_filename)}:{g.f_lineno} in {getattr(g.f_code, 'co_qualname', g.f_code.co_name)}"
+            for g in chain[at : at + _MAX_STACK]
+        )
         return chain[at], helper_frame, stack
 
     def _site(self, frame, stack, op, kind, src, dst, helper="") -> Site:
@@ -398,10 +428,21 @@ class Tracer:
         key = (path, frame.f_lineno, op, kind, _dtype(src), _dtype(dst), devices, helper)
         site = self.sites.get(key)
         if site is None:
-            site = Site(path=path, line=frame.f_lineno, column=self._column(frame),
-                        function=getattr(code, "co_qualname", code.co_name), op=op, kind=kind,
-                        in_dtype=_dtype(src), out_dtype=_dtype(dst), in_shape=_shape(src), out_shape=_shape(dst),
-                        devices=devices, helper=helper, stack=stack)
+            site = Site(
+                path=path,
+                line=frame.f_lineno,
+                column=self._column(frame),
+                function=getattr(code, "co_qualname", code.co_name),
+                op=op,
+                kind=kind,
+                in_dtype=_dtype(src),
+                out_dtype=_dtype(dst),
+                in_shape=_shape(src),
+                out_shape=_shape(dst),
+                devices=devices,
+                helper=helper,
+                stack=stack,
+            )
             self.sites[key] = site
         return site
 
@@ -460,15 +501,19 @@ class Tracer:
         loc, helper_frame, stack = located
         name = helper_frame.f_code.co_name
         caller = helper_frame.f_back
-        ident = (id(helper_frame), helper_frame.f_code, id(caller.f_code) if caller else 0,
-                 caller.f_lasti if caller else 0)
+        ident = (
+            id(helper_frame),
+            helper_frame.f_code,
+            id(caller.f_code) if caller else 0,
+            caller.f_lasti if caller else 0,
+        )
         written = 0
         schema = getattr(func, "_schema", None)
         if schema is not None and any(r.alias_info is not None for r in schema.returns):
             # in place (x[...] = y, copy_): the bytes land in an existing tensor
             written = max((_nbytes(a) for a in args[1:2] if isinstance(a, Tensor)), default=0)
         else:
-            for t in (out if isinstance(out, (tuple, list)) else (out,)):
+            for t in out if isinstance(out, (tuple, list)) else (out,):
                 if isinstance(t, Tensor):
                     written += _nbytes(t)
         current = self._helper_cur
@@ -497,8 +542,15 @@ class Tracer:
             return
         _, src, key, buf, reason = best
         buf.conversions += 1
-        site = self._site(loc, stack, f"{name}()", self.tables.helpers[name].direction or "convert", src,
-                          out if isinstance(out, Tensor) else src, helper=name)
+        site = self._site(
+            loc,
+            stack,
+            f"{name}()",
+            self.tables.helpers[name].direction or "convert",
+            src,
+            out if isinstance(out, Tensor) else src,
+            helper=name,
+        )
         event = _Event(site, key, _nbytes(src), written, self.epoch)
         self._helper_cur = (ident, event, helper_frame.f_lasti)
         self._hold_or_record(buf, event, reason)
@@ -520,17 +572,23 @@ class Tracer:
         return sorted(rows, key=lambda r: (r["path"], r["line"], r["column"], r["op"], r["in_dtype"], r["out_dtype"]))
 
     def to_json(self) -> dict:
-        return {"schema": 1, "threshold": self.threshold, "ops_seen": self.ops_seen,
-                "ops_not_inspected": self.skipped_ops, "steps_marked": self.explicit_steps,
-                "sites": self.site_list()}
+        return {
+            "schema": 1,
+            "threshold": self.threshold,
+            "ops_seen": self.ops_seen,
+            "ops_not_inspected": self.skipped_ops,
+            "steps_marked": self.explicit_steps,
+            "sites": self.site_list(),
+        }
 
     def findings(self, static: bool = True, jobs: int = 1, config=None, tables=None):
         """(findings, errors, meta): the report castlint's reporters render (config, tables: the
         static check's settings; None: those of the config nearest the traced files)."""
         from castlint.trace.report import build_report
 
-        return build_report([self.to_json()], static=static, jobs=jobs, config=config, tables=tables,
-                            confirms=self.tables.confirms)
+        return build_report(
+            [self.to_json()], static=static, jobs=jobs, config=config, tables=tables, confirms=self.tables.confirms
+        )
 
 
 def active() -> Optional[Tracer]:

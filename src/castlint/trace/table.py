@@ -4,6 +4,7 @@ Read from every rules/*.toml (and extend-rules file) that has a [trace] table
 (the built-in one is rules/trace.toml); helper names also come from the
 [[conversion_helper]] entries of accessors.toml. Nothing here imports torch.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,22 @@ from castlint import tomlcompat
 
 DEFAULT_THRESHOLD = 64 << 20
 KINDS = ("convert", "copy", "dequantize", "quantize")
-_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
-          "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "ki": 1 << 10, "mi": 1 << 20, "gi": 1 << 30}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 10**3,
+    "kb": 10**3,
+    "m": 10**6,
+    "mb": 10**6,
+    "g": 10**9,
+    "gb": 10**9,
+    "kib": 1 << 10,
+    "mib": 1 << 20,
+    "gib": 1 << 30,
+    "ki": 1 << 10,
+    "mi": 1 << 20,
+    "gi": 1 << 30,
+}
 
 
 class TraceTableError(ValueError):
@@ -84,8 +99,9 @@ def _load_file(tables: TraceTables, path: Path) -> None:
         raise TraceTableError(f"{path}: cannot read: {exc}") from exc
     for i, item in enumerate(data.get("conversion_helper", ()) or ()):
         if isinstance(item, dict) and isinstance(item.get("name"), str):
-            tables.helpers.setdefault(item["name"], HelperSpec(item["name"], str(item.get("direction", "")),
-                                                               str(item.get("note", ""))))
+            tables.helpers.setdefault(
+                item["name"], HelperSpec(item["name"], str(item.get("direction", "")), str(item.get("note", "")))
+            )
     section = data.get("trace")
     if section is None:
         return
@@ -117,8 +133,9 @@ def _load_file(tables: TraceTables, path: Path) -> None:
         for key in ("input", "output"):
             if key in item and (not isinstance(item[key], int) or isinstance(item[key], bool) or item[key] < 0):
                 raise TraceTableError(f"{where}.{key} must be an argument position (0, 1, ...)")
-        tables.ops[item["name"]] = OpSpec(item["name"], kind, item.get("input", 0), item.get("output"),
-                                          str(item.get("note", "")))
+        tables.ops[item["name"]] = OpSpec(
+            item["name"], kind, item.get("input", 0), item.get("output"), str(item.get("note", ""))
+        )
     for i, item in enumerate(section.get("helper", ())):
         where = f"{path}: [trace.helper[{i}]]"
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):

@@ -24,6 +24,7 @@ runs two decode steps of the release's backend, and of `castlint fix`'s
 rewrite of it (--fixed; or --patched FILE), through the CPU harness (--device
 cuda: the real FlashInfer).
 """
+
 from __future__ import annotations
 
 from typing import Dict, Optional
@@ -32,23 +33,32 @@ import torch
 
 from castlint.trace.runtime import map_path
 from castlint.validate.doubles import Registry
+from castlint.validate.doubles.flashinfer import FlashInferEmulation, make_flashinfer_module
 from castlint.validate.harness import HarnessConfig, SiteDriver, World, default_companions, run_tables, runtime_settings
 from castlint.validate.loader import load_backend, stubbed_imports
-from castlint.validate.doubles.flashinfer import FlashInferEmulation, make_flashinfer_module
 
 CPU_SHAPES = dict(pool_tokens=2048, batch_size=2, context_len=96)
 
 
-def harness_config(device: str = "cpu", preset: str = "deepseek-r1", tp: int = 8, tables=None,
-                   **overrides) -> HarnessConfig:
+def harness_config(
+    device: str = "cpu", preset: str = "deepseek-r1", tp: int = 8, tables=None, **overrides
+) -> HarnessConfig:
     """A HarnessConfig from a preset of the tables (rules/models.toml and extend-rules; None:
     the builtin tables), like `castlint validate` builds it."""
     model = run_tables(tables).presets[preset]
     shapes = dict(CPU_SHAPES) if device == "cpu" else dict(pool_tokens=495552, batch_size=1, context_len=4096)
     shapes.update(overrides)
-    return HarnessConfig(device=device, preset=preset, num_heads_total=model.num_heads, tp=tp,
-                         kv_lora_rank=model.kv_lora_rank, rope_dim=model.rope_dim, sites=("decode",),
-                         profile=False, **shapes)
+    return HarnessConfig(
+        device=device,
+        preset=preset,
+        num_heads_total=model.num_heads,
+        tp=tp,
+        kv_lora_rank=model.kv_lora_rank,
+        rope_dim=model.rope_dim,
+        sites=("decode",),
+        profile=False,
+        **shapes,
+    )
 
 
 class DecodeSession:
@@ -76,9 +86,15 @@ class DecodeSession:
         try:
             loaded = {}
             for label, (path, source) in self.versions.items():
-                loaded[label] = load_backend(source, label, tables=self.tables, cpu_emulation=emu,
-                                             force_backend=cfg.force_backend, filename=str(path),
-                                             companions=default_companions(source, self.tables))
+                loaded[label] = load_backend(
+                    source,
+                    label,
+                    tables=self.tables,
+                    cpu_emulation=emu,
+                    force_backend=cfg.force_backend,
+                    filename=str(path),
+                    companions=default_companions(source, self.tables),
+                )
                 self.path_map[f"{path} ({label})"] = str(path)
                 map_path(f"{path} ({label})", str(path))  # for tracers started elsewhere (castlint trace -- ...)
             torch.manual_seed(cfg.seed)
@@ -107,17 +123,17 @@ class DecodeSession:
 def main(argv=None) -> int:
     import argparse
     import os
-    import sys
     import tempfile
     from pathlib import Path
 
-    import castlint.trace as ct
     from castlint.session import Session, SessionError
     from castlint.validate.command import find_backend
 
-    parser = argparse.ArgumentParser(prog="python -m castlint.trace.validate_drive",
-                                     description="Run decode steps of sglang's FlashInfer MLA backend through "
-                                                 "castlint validate's harness (for castlint trace).")
+    parser = argparse.ArgumentParser(
+        prog="python -m castlint.trace.validate_drive",
+        description="Run decode steps of sglang's FlashInfer MLA backend through "
+        "castlint validate's harness (for castlint trace).",
+    )
     parser.add_argument("path", help="an sglang tree or flashinfer_mla_backend.py")
     parser.add_argument("--fixed", action="store_true", help="also run `castlint fix`'s rewrite (needs libcst)")
     parser.add_argument("--patched", default="", help="also run this already-fixed tree or file")

@@ -4,6 +4,7 @@ Exit codes: 0 every site within tolerance; 1 a site failed (numerics, an error
 in the patched code, or --require-native unmet); 2 nothing could be validated
 (no torch, no GPU without --device cpu, no FlashInfer, nothing to rewrite).
 """
+
 from __future__ import annotations
 
 import os
@@ -19,7 +20,9 @@ from castlint.mla_names import READ_ATTR, READ_CLASS
 
 BACKEND_RELPATH = Path("sglang/srt/layers/attention/flashinfer_mla_backend.py")
 GUARD_MARKER = f"{READ_CLASS}(".encode()  # what the FlashInfer MLA fix writes into the backend's __init__
-PAGED_MARKER = b"read_kv_pages("  # what the paged-read fix (castlint.checks.whole_pool_cast.fix_paged_read) writes at a site
+PAGED_MARKER = (
+    b"read_kv_pages("  # what the paged-read fix (castlint.checks.whole_pool_cast.fix_paged_read) writes at a site
+)
 
 # GPU defaults follow the original report; --device cpu runs the reference MLA
 # in Python, so it takes small shapes unless told otherwise.
@@ -31,8 +34,11 @@ def find_backend(path: Path) -> Optional[Path]:
     """The FlashInfer MLA backend file in an sglang tree (or the file itself)."""
     if path.is_file():
         return path
-    for candidate in (path / BACKEND_RELPATH, path / "python" / BACKEND_RELPATH,
-                      path / Path(*BACKEND_RELPATH.parts[1:])):
+    for candidate in (
+        path / BACKEND_RELPATH,
+        path / "python" / BACKEND_RELPATH,
+        path / Path(*BACKEND_RELPATH.parts[1:]),
+    ):
         if candidate.is_file():
             return candidate
     found = sorted(path.rglob("flashinfer_mla_backend.py"))
@@ -49,16 +55,40 @@ class _Refused(Exception):
 
 
 def run_validate(
-    path: str, baseline: Optional[str] = None, device: str = "cuda", preset: Optional[str] = None, tp: int = 1,
-    pool_tokens: Optional[int] = None, batch_size: Optional[int] = None, context_len: Optional[int] = None,
-    extend_len: int = 32, atol: float = 1e-2, rtol: float = 1e-2, fmt: str = "text", flashinfer_api: str = "auto",
-    flashinfer_version: Optional[str] = None, sites: Optional[Sequence[str]] = None, iters: Optional[int] = None,
-    warmup: Optional[int] = None, mla_backend: Optional[str] = None, emulate_flashinfer: Optional[str] = None,
-    layer_k_scale: float = 2.0, require_native: bool = False, profile: bool = True, flush_l2: bool = True,
-    output_file: Optional[str] = None, json_file: Optional[str] = None, patched_source: Optional[bytes] = None,
-    sweep: bool = False, sweep_pools: Optional[Sequence[int]] = None, sweep_svg: Optional[str] = None,
-    speed_gate: Optional[bool] = None, config_file: Optional[str] = None, draft_tokens: int = 4,
-    no_native: bool = False, fix_profile: str = "full",
+    path: str,
+    baseline: Optional[str] = None,
+    device: str = "cuda",
+    preset: Optional[str] = None,
+    tp: int = 1,
+    pool_tokens: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    context_len: Optional[int] = None,
+    extend_len: int = 32,
+    atol: float = 1e-2,
+    rtol: float = 1e-2,
+    fmt: str = "text",
+    flashinfer_api: str = "auto",
+    flashinfer_version: Optional[str] = None,
+    sites: Optional[Sequence[str]] = None,
+    iters: Optional[int] = None,
+    warmup: Optional[int] = None,
+    mla_backend: Optional[str] = None,
+    emulate_flashinfer: Optional[str] = None,
+    layer_k_scale: float = 2.0,
+    require_native: bool = False,
+    profile: bool = True,
+    flush_l2: bool = True,
+    output_file: Optional[str] = None,
+    json_file: Optional[str] = None,
+    patched_source: Optional[bytes] = None,
+    sweep: bool = False,
+    sweep_pools: Optional[Sequence[int]] = None,
+    sweep_svg: Optional[str] = None,
+    speed_gate: Optional[bool] = None,
+    config_file: Optional[str] = None,
+    draft_tokens: int = 4,
+    no_native: bool = False,
+    fix_profile: str = "full",
 ) -> int:
     """Validate one backend; print the report; return the exit code.
 
@@ -73,17 +103,32 @@ def run_validate(
         target = _target(path, device, fmt)
         config, tables = _settings(target, config_file)
         model = _model(tables, preset, tp)
-        original, patched, label, fixed_companions = _sources(target, baseline, patched_source, tables, config,
-                                                              flashinfer_api, flashinfer_version, fix_profile)
+        original, patched, label, fixed_companions = _sources(
+            target, baseline, patched_source, tables, config, flashinfer_api, flashinfer_version, fix_profile
+        )
         module_name, companion = _kv_read_module(target, baseline, tables, fixed_companions)
         _import_torch()
         cfg = _harness_config(
-            device, model, tp, sites, speed_gate,
-            sized=dict(pool_tokens=pool_tokens, batch_size=batch_size, context_len=context_len, iters=iters,
-                       warmup=warmup),
-            extend_len=extend_len, atol=atol, rtol=rtol, force_backend=mla_backend,
-            emulate_flashinfer=emulate_flashinfer, layer_k_scale=layer_k_scale, profile=profile, flush_l2=flush_l2,
-            draft_tokens=draft_tokens, native_read=not no_native, model_layers=model.layers)
+            device,
+            model,
+            tp,
+            sites,
+            speed_gate,
+            sized=dict(
+                pool_tokens=pool_tokens, batch_size=batch_size, context_len=context_len, iters=iters, warmup=warmup
+            ),
+            extend_len=extend_len,
+            atol=atol,
+            rtol=rtol,
+            force_backend=mla_backend,
+            emulate_flashinfer=emulate_flashinfer,
+            layer_k_scale=layer_k_scale,
+            profile=profile,
+            flush_l2=flush_l2,
+            draft_tokens=draft_tokens,
+            native_read=not no_native,
+            model_layers=model.layers,
+        )
     except _Refused as exc:
         return _err(err, str(exc))
     from castlint.validate.harness import EnvironmentProblem, run_validation
@@ -91,16 +136,53 @@ def run_validate(
     progress = (lambda msg: err.print(f"[dim]castlint validate: {msg}[/]")) if fmt == "text" else None
     companions = {module_name: companion, tables.kv_read_module["module"]: companion}
     if PAGED_MARKER in patched and GUARD_MARKER not in patched:
-        return _run_paged(original, patched, companion, module_name, target, tables, cfg, model, tp, sweep,
-                          sweep_pools,
-                          dict(pool_tokens=pool_tokens, batch_size=batch_size, context_len=context_len),
-                          fmt, output_file, json_file, err, progress)
+        return _run_paged(
+            original,
+            patched,
+            companion,
+            module_name,
+            target,
+            tables,
+            cfg,
+            model,
+            tp,
+            sweep,
+            sweep_pools,
+            dict(pool_tokens=pool_tokens, batch_size=batch_size, context_len=context_len),
+            fmt,
+            output_file,
+            json_file,
+            err,
+            progress,
+        )
     if sweep:
-        return _run_sweep(original, patched, cfg, str(target), sweep_pools, json_file, sweep_svg, output_file,
-                          fmt, err, progress, tables, sites, companions)
+        return _run_sweep(
+            original,
+            patched,
+            cfg,
+            str(target),
+            sweep_pools,
+            json_file,
+            sweep_svg,
+            output_file,
+            fmt,
+            err,
+            progress,
+            tables,
+            sites,
+            companions,
+        )
     try:
-        result = run_validation(original, patched, cfg, filename=str(target), baseline_label=label,
-                                progress=progress, tables=tables, companions=companions)
+        result = run_validation(
+            original,
+            patched,
+            cfg,
+            filename=str(target),
+            baseline_label=label,
+            progress=progress,
+            tables=tables,
+            companions=companions,
+        )
     except EnvironmentProblem as exc:
         return _err(err, str(exc))
     code = _exit_code(result, require_native)
@@ -108,28 +190,63 @@ def run_validate(
     return code
 
 
-def _run_paged(original, patched, companion: bytes, name: str, target: Path, tables, cfg, model, tp: int,
-               sweep: bool, pools, sized: dict, fmt: str, output_file, json_file, err, progress) -> int:
+def _run_paged(
+    original,
+    patched,
+    companion: bytes,
+    name: str,
+    target: Path,
+    tables,
+    cfg,
+    model,
+    tp: int,
+    sweep: bool,
+    pools,
+    sized: dict,
+    fmt: str,
+    output_file,
+    json_file,
+    err,
+    progress,
+) -> int:
     """The paged-read fix (FA3/FA4, xpu, musa): castlint.validate.paged, one cell or the sweep."""
     import json
 
-    from castlint.validate.paged import SWEEP_SHAPES, PagedConfig, PagedValidationError, Shapes, passed
-    from castlint.validate.paged import render_text, run_paged_validation, sweep_grid
+    from castlint.validate.paged import (
+        SWEEP_SHAPES,
+        PagedConfig,
+        PagedValidationError,
+        Shapes,
+        passed,
+        render_text,
+        run_paged_validation,
+        sweep_grid,
+    )
 
     defaults = GPU_DEFAULTS if cfg.device == "cuda" else CPU_DEFAULTS
     shapes = Shapes(heads=max(1, model.num_heads // tp), kv_lora_rank=model.kv_lora_rank, rope=model.rope_dim)
-    paged_cfg = PagedConfig(device=cfg.device, iters=min(cfg.iters, 20), warmup=cfg.warmup, flush_l2=cfg.flush_l2,
-                            atol=cfg.atol, rtol=cfg.rtol, shapes=shapes)
+    paged_cfg = PagedConfig(
+        device=cfg.device,
+        iters=min(cfg.iters, 20),
+        warmup=cfg.warmup,
+        flush_l2=cfg.flush_l2,
+        atol=cfg.atol,
+        rtol=cfg.rtol,
+        shapes=shapes,
+    )
     if sweep:
-        grid = sweep_grid(pools or ((65536, 495552) if cfg.device == "cuda" else (4096,)),
-                          (1, 64) if cfg.device == "cuda" else (1, 16),
-                          SWEEP_SHAPES if cfg.device == "cuda" else ((1, 256), (2, 512)))
+        grid = sweep_grid(
+            pools or ((65536, 495552) if cfg.device == "cuda" else (4096,)),
+            (1, 64) if cfg.device == "cuda" else (1, 16),
+            SWEEP_SHAPES if cfg.device == "cuda" else ((1, 256), (2, 512)),
+        )
     else:
         value = {k: sized[k] if sized[k] is not None else defaults[k] for k in sized}
         grid = [(value["pool_tokens"], 1, value["batch_size"], value["context_len"])]
     try:
-        result = run_paged_validation(original, patched, companion, name, paged_cfg, grid, filename=str(target),
-                                      progress=progress)
+        result = run_paged_validation(
+            original, patched, companion, name, paged_cfg, grid, filename=str(target), progress=progress
+        )
     except PagedValidationError as exc:
         return _err(err, str(exc))
     text = json.dumps(result, indent=1) if fmt == "json" else render_text(result)
@@ -159,15 +276,17 @@ def _kv_read_module(target: Path, baseline, tables, fixed: Optional[dict]):
     try:
         from castlint.fixes.kv_read_module import module_source
     except ImportError as exc:  # libcst missing where only validate was installed
-        raise _Refused(f"cannot build the module the fix adds here ({exc}); fix elsewhere and pass --baseline") \
-            from None
+        raise _Refused(
+            f"cannot build the module the fix adds here ({exc}); fix elsewhere and pass --baseline"
+        ) from None
     return import_name, module_source(tables).encode("utf-8")
 
 
 def _check_read_options(require_native: bool, no_native: bool, draft_tokens: int) -> None:
     if require_native and no_native:
-        raise _Refused("--require-native and --no-native contradict each other: --no-native turns the native "
-                       "FP8-KV read off")
+        raise _Refused(
+            "--require-native and --no-native contradict each other: --no-native turns the native FP8-KV read off"
+        )
     if draft_tokens < 1:
         raise _Refused(f"--draft-tokens must be at least 1, got {draft_tokens}")
 
@@ -205,8 +324,16 @@ def _model(tables, preset: Optional[str], tp: int):
     return model
 
 
-def _sources(target: Path, baseline: Optional[str], patched_source: Optional[bytes], tables, config,
-             flashinfer_api: str, flashinfer_version: Optional[str], fix_profile: str = "full"):
+def _sources(
+    target: Path,
+    baseline: Optional[str],
+    patched_source: Optional[bytes],
+    tables,
+    config,
+    flashinfer_api: str,
+    flashinfer_version: Optional[str],
+    fix_profile: str = "full",
+):
     """(original bytes, patched bytes, how the two were paired, the modules the in-memory fix adds)."""
     if baseline:
         base_path = find_backend(Path(baseline))
@@ -219,32 +346,45 @@ def _sources(target: Path, baseline: Optional[str], patched_source: Optional[byt
     else:
         original = target.read_bytes()
         if GUARD_MARKER in original and patched_source is None:
-            raise _Refused(f"{target} already carries castlint's rewrite; pass the unpatched file with "
-                           "--baseline ORIGINAL to validate it")
+            raise _Refused(
+                f"{target} already carries castlint's rewrite; pass the unpatched file with "
+                "--baseline ORIGINAL to validate it"
+            )
         companions = None
         if patched_source is not None:
             patched, label = patched_source, "given patched source"
         else:
-            patched, companions = _fixed_in_memory(original, target, tables, config, flashinfer_api,
-                                                   flashinfer_version, fix_profile)
+            patched, companions = _fixed_in_memory(
+                original, target, tables, config, flashinfer_api, flashinfer_version, fix_profile
+            )
             label = f"`castlint fix` applied in memory (--flashinfer-api {flashinfer_api}, --profile {fix_profile})"
     if patched == original:
         raise _Refused(f"castlint fix makes no change to {target}: nothing to validate")
     return original, patched, label, companions
 
 
-def _fixed_in_memory(original: bytes, target: Path, tables, config, flashinfer_api: str,
-                     flashinfer_version: Optional[str], fix_profile: str = "full"):
+def _fixed_in_memory(
+    original: bytes,
+    target: Path,
+    tables,
+    config,
+    flashinfer_api: str,
+    flashinfer_version: Optional[str],
+    fix_profile: str = "full",
+):
     """`castlint fix` applied to the original's bytes, and the modules it adds (nothing is written)."""
     try:
         from castlint.fixes import FixError, FixOptions, fix_source
     except ImportError as exc:  # libcst missing where only validate was installed
         raise _Refused(f"cannot run castlint fix here ({exc}); fix elsewhere and pass --baseline") from None
     try:
-        fixed = fix_source(original, str(target), tables,
-                           FixOptions(flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version,
-                                      profile=fix_profile),
-                           config=config)
+        fixed = fix_source(
+            original,
+            str(target),
+            tables,
+            FixOptions(flashinfer_api=flashinfer_api, flashinfer_version=flashinfer_version, profile=fix_profile),
+            config=config,
+        )
     except FixError as exc:
         raise _Refused(f"castlint fix failed on {target}: {exc}") from None
     return fixed.new_source, fixed.companions
@@ -255,13 +395,16 @@ def _import_torch() -> None:
     try:
         import torch  # noqa: F401
     except ImportError:
-        raise _Refused("castlint validate needs PyTorch: pip install 'castlint[validate]' "
-                       "(on a machine without a GPU, the CPU build: pip install torch --index-url "
-                       "https://download.pytorch.org/whl/cpu)") from None
+        raise _Refused(
+            "castlint validate needs PyTorch: pip install 'castlint[validate]' "
+            "(on a machine without a GPU, the CPU build: pip install torch --index-url "
+            "https://download.pytorch.org/whl/cpu)"
+        ) from None
 
 
-def _harness_config(device: str, model, tp: int, sites: Optional[Sequence[str]], speed_gate: Optional[bool],
-                    sized: dict, **options):
+def _harness_config(
+    device: str, model, tp: int, sites: Optional[Sequence[str]], speed_gate: Optional[bool], sized: dict, **options
+):
     """The HarnessConfig: `sized` options left None take the device's defaults; `options` pass as they are."""
     from castlint.validate.harness import SITES, HarnessConfig
 
@@ -271,10 +414,17 @@ def _harness_config(device: str, model, tp: int, sites: Optional[Sequence[str]],
     if unknown:
         raise _Refused(f"unknown site(s) {', '.join(unknown)} (have: {', '.join(SITES)})")
     cfg = HarnessConfig(
-        device=device, preset=model.name, num_heads_total=model.num_heads, tp=tp,
-        kv_lora_rank=model.kv_lora_rank, rope_dim=model.rope_dim,
-        **{key: value or defaults[key] for key, value in sized.items()}, **options,
-        sites=chosen, speed_gate=(device == "cuda") if speed_gate is None else speed_gate)
+        device=device,
+        preset=model.name,
+        num_heads_total=model.num_heads,
+        tp=tp,
+        kv_lora_rank=model.kv_lora_rank,
+        rope_dim=model.rope_dim,
+        **{key: value or defaults[key] for key, value in sized.items()},
+        **options,
+        sites=chosen,
+        speed_gate=(device == "cuda") if speed_gate is None else speed_gate,
+    )
     if cfg.extend_len >= cfg.context_len:
         raise _Refused(f"--extend-len {cfg.extend_len} must be below --context-len {cfg.context_len}")
     return cfg
@@ -318,8 +468,22 @@ def _write_report(result, fmt: str, output_file: Optional[str], json_file: Optio
         render_text(result, console)
 
 
-def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, output_file, fmt, err, progress,
-               tables, sites=None, companions=None) -> int:
+def _run_sweep(
+    original,
+    patched,
+    cfg,
+    filename,
+    pools,
+    json_file,
+    svg_file,
+    output_file,
+    fmt,
+    err,
+    progress,
+    tables,
+    sites=None,
+    companions=None,
+) -> int:
     """--sweep: every cell of the grid (the given sites only); exit 1 if any cell is slower beyond its
     margin or off tolerance."""
     from castlint.validate.harness import EnvironmentProblem, environment
@@ -331,8 +495,16 @@ def _run_sweep(original, patched, cfg, filename, pools, json_file, svg_file, out
     if cfg.device == "cuda":
         cfg = replace(cfg, iters=min(cfg.iters, 20))
     try:
-        done = run_sweep(original, patched, cfg, filename=filename, cells=cells, say=progress or (lambda m: None),
-                         tables=tables, companions=companions)
+        done = run_sweep(
+            original,
+            patched,
+            cfg,
+            filename=filename,
+            cells=cells,
+            say=progress or (lambda m: None),
+            tables=tables,
+            companions=companions,
+        )
     except EnvironmentProblem as exc:
         return _err(err, str(exc))
     env = environment(cfg, None) if cfg.device == "cuda" else {"device": "cpu"}

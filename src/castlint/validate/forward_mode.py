@@ -2,6 +2,7 @@
 
 Torch-free, so that both the harness's doubles and tests/faketorch share one definition.
 """
+
 from __future__ import annotations
 
 import enum
@@ -30,9 +31,10 @@ class ForwardModeDouble(enum.IntEnum):
                 for word in words:
                     if word == me:
                         return True
-                    if word == "EXTEND" and (me in ("EXTEND", "MIXED", "DRAFT_EXTEND", "TARGET_VERIFY",
-                                                    "SPLIT_PREFILL")
-                                             or (me == "DRAFT_EXTEND_V2" and include_draft_extend_v2)):
+                    if word == "EXTEND" and (
+                        me in ("EXTEND", "MIXED", "DRAFT_EXTEND", "TARGET_VERIFY", "SPLIT_PREFILL")
+                        or (me == "DRAFT_EXTEND_V2" and include_draft_extend_v2)
+                    ):
                         return True
                     if word == "DRAFT_EXTEND" and me == "DRAFT_EXTEND_V2" and include_v2:
                         return True

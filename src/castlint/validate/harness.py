@@ -19,6 +19,7 @@ Both versions see the same FP8 pool (filled with e4m3 values, non-identity page
 table), the same q, and the same layer. Per site it records the outputs and
 compares them, times the forward call, and collects the kernel proof.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -45,13 +46,13 @@ from castlint.validate.doubles import (
     mla_backend_class,
     real_sglang_classes,
 )
-from castlint.validate.loader import LoadedBackend, LoadError, load_backend, stubbed_imports
 from castlint.validate.doubles.flashinfer import (
     FlashInferEmulation,
     make_flashinfer_module,
     newest_pinned_flashinfer,
 )
 from castlint.validate.doubles.mla import mla_reference
+from castlint.validate.loader import LoadedBackend, LoadError, load_backend, stubbed_imports
 from castlint.validate.spec_sites import (
     SPEC_SITE_FUNCTIONS,
     SPEC_SITES,
@@ -67,9 +68,9 @@ KV_READ_ENV = "SGLANG_MLA_KV_READ"
 SITE_FUNCTIONS = {
     "decode": "init_forward_metadata -> FlashInferMLAIndicesUpdaterDecode.call_begin_forward (plan) -> forward_decode",
     "decode-cuda-graph": "init_cuda_graph_state -> init_forward_metadata_out_graph capture+replay "
-                         "(plan, fast_mla_decode_plan) -> forward_decode (CUDA graph)",
+    "(plan, fast_mla_decode_plan) -> forward_decode (CUDA graph)",
     "extend-paged": "init_forward_metadata -> FlashInferMLAIndicesUpdaterPrefill.call_begin_forward (paged plan) "
-                    "-> forward_extend (paged branch)",
+    "-> forward_extend (paged branch)",
     **SPEC_SITE_FUNCTIONS,
 }
 
@@ -184,8 +185,12 @@ class SiteResult:
         o, p = self.original.timing, self.patched.timing
         if not (o and p):
             return None
-        return {"layers": layers, "original_ms": o.median_ms * layers, "patched_ms": p.median_ms * layers,
-                "saved_ms": (o.median_ms - p.median_ms) * layers}
+        return {
+            "layers": layers,
+            "original_ms": o.median_ms * layers,
+            "patched_ms": p.median_ms * layers,
+            "saved_ms": (o.median_ms - p.median_ms) * layers,
+        }
 
 
 @dataclass
@@ -227,23 +232,35 @@ def environment(cfg: HarnessConfig, emu: Optional[FlashInferEmulation]) -> Dict[
             raise EnvironmentProblem(
                 f"no CUDA GPU is visible (torch {torch.__version__}, {build}). castlint validate runs FlashInfer's "
                 "kernels on the GPU; on a machine without one, `--device cpu` runs the same harness against a "
-                "pure-torch reference MLA (small shapes).")
+                "pure-torch reference MLA (small shapes)."
+            )
         try:
             import flashinfer  # noqa: F401
         except Exception as exc:  # noqa: BLE001
             raise EnvironmentProblem(
                 f"FlashInfer is not importable ({type(exc).__name__}: {exc}). Install the FlashInfer your sglang "
                 "pins (e.g. `pip install flashinfer-python==0.7.2.post1`), or use `--device cpu` for the "
-                "reference harness.") from exc
+                "reference harness."
+            ) from exc
         props = torch.cuda.get_device_properties(0)
-        info.update(gpu=torch.cuda.get_device_name(0), compute_capability=f"{props.major}.{props.minor}",
-                    gpu_memory_gib=round(props.total_memory / 2**30, 1), cuda=torch.version.cuda,
-                    flashinfer=getattr(flashinfer, "__version__", "?"), kernels="FlashInfer (real)")
+        info.update(
+            gpu=torch.cuda.get_device_name(0),
+            compute_capability=f"{props.major}.{props.minor}",
+            gpu_memory_gib=round(props.total_memory / 2**30, 1),
+            cuda=torch.version.cuda,
+            flashinfer=getattr(flashinfer, "__version__", "?"),
+            kernels="FlashInfer (real)",
+        )
     else:
-        info.update(gpu=emu.device_name, compute_capability="%d.%d (emulated)" % tuple(emu.compute_capability),
-                    flashinfer=f"{emu.version} (emulated contract)", kernels="pure-torch reference MLA")
+        info.update(
+            gpu=emu.device_name,
+            compute_capability="%d.%d (emulated)" % tuple(emu.compute_capability),
+            flashinfer=f"{emu.version} (emulated contract)",
+            kernels="pure-torch reference MLA",
+        )
     try:
         import importlib.util
+
         info["sglang"] = "importable" if importlib.util.find_spec("sglang") else "not installed (doubles)"
     except Exception:  # noqa: BLE001
         info["sglang"] = "not installed (doubles)"
@@ -268,10 +285,13 @@ class World:
             raise EnvironmentProblem(f"the speculative sites need at least one draft token, got {cfg.draft_tokens}")
         if bs * (ctx + self.window) > cfg.pool_tokens:
             window = f" + {self.window} draft" if self.window else ""
-            raise EnvironmentProblem(f"batch {bs} x (context {ctx}{window}) = {bs * (ctx + self.window)} tokens do "
-                                     f"not fit a pool of {cfg.pool_tokens} tokens")
-        self.pool = MLAPoolDouble(cfg.pool_tokens, 1, torch.float8_e4m3fn, cfg.kv_lora_rank, cfg.rope_dim,
-                                  cfg.layers, dev)
+            raise EnvironmentProblem(
+                f"batch {bs} x (context {ctx}{window}) = {bs * (ctx + self.window)} tokens do "
+                f"not fit a pool of {cfg.pool_tokens} tokens"
+            )
+        self.pool = MLAPoolDouble(
+            cfg.pool_tokens, 1, torch.float8_e4m3fn, cfg.kv_lora_rank, cfg.rope_dim, cfg.layers, dev
+        )
         self._fill_pool()
         # page table: request rows 1..bs (row 0 unused), each a random, non-contiguous slot list
         self.max_reqs = bs + 2
@@ -283,13 +303,28 @@ class World:
         self.translator = KVIndexTranslatorDouble(self.req_to_token)
         h, d, r = cfg.heads, cfg.kv_lora_rank, cfg.rope_dim
         self.layer = Namespace(
-            "layer", None, log, layer_id=0, tp_q_head_num=h, tp_k_head_num=1, tp_v_head_num=1, head_dim=d + r,
-            qk_head_dim=d + r, v_head_dim=d, scaling=cfg.sm_scale, logit_cap=0.0,
+            "layer",
+            None,
+            log,
+            layer_id=0,
+            tp_q_head_num=h,
+            tp_k_head_num=1,
+            tp_v_head_num=1,
+            head_dim=d + r,
+            qk_head_dim=d + r,
+            v_head_dim=d,
+            scaling=cfg.sm_scale,
+            logit_cap=0.0,
             k_scale=torch.tensor(cfg.layer_k_scale, dtype=torch.float32, device=dev),
             v_scale=torch.tensor(cfg.layer_k_scale, dtype=torch.float32, device=dev),
-            k_scale_float=cfg.layer_k_scale, v_scale_float=cfg.layer_k_scale, is_cross_attention=False,
-            sliding_window_size=-1, attn_type=None, qk_nope_head_dim=cfg.qk_nope_head_dim,
-            qk_rope_head_dim=cfg.rope_dim)
+            k_scale_float=cfg.layer_k_scale,
+            v_scale_float=cfg.layer_k_scale,
+            is_cross_attention=False,
+            sliding_window_size=-1,
+            attn_type=None,
+            qk_nope_head_dim=cfg.qk_nope_head_dim,
+            qk_rope_head_dim=cfg.rope_dim,
+        )
 
         def randn(*shape, scale=1.0):
             return (torch.randn(*shape, generator=gen) * scale).to(torch.bfloat16).to(dev)
@@ -314,10 +349,10 @@ class World:
         bs, ctx, w = self.cfg.batch_size, self.cfg.context_len, self.window
         rows = self.req_pool_indices.tolist()
         for i, r in enumerate(rows):
-            self.req_to_token[r, :ctx] = slots[i * ctx:(i + 1) * ctx]
-            self.req_to_token[r, ctx:ctx + w] = slots[bs * ctx + i * w:bs * ctx + (i + 1) * w]
+            self.req_to_token[r, :ctx] = slots[i * ctx : (i + 1) * ctx]
+            self.req_to_token[r, ctx : ctx + w] = slots[bs * ctx + i * w : bs * ctx + (i + 1) * w]
         if w:
-            self.window_loc = torch.cat([self.req_to_token[r, ctx:ctx + w] for r in rows]).to(torch.int64)
+            self.window_loc = torch.cat([self.req_to_token[r, ctx : ctx + w] for r in rows]).to(torch.int64)
             self.window_positions = torch.arange(ctx, ctx + w, device=self.device).repeat(bs)
 
     def _fill_pool(self):
@@ -330,7 +365,7 @@ class World:
             for start in range(0, rows, chunk):
                 n = min(chunk, rows - start)
                 vals = torch.randn(n, 1, buf.shape[-1], generator=g, device=self.device, dtype=torch.float32) * 0.5
-                buf[start:start + n] = vals.to(torch.float8_e4m3fn).view(torch.uint8)
+                buf[start : start + n] = vals.to(torch.float8_e4m3fn).view(torch.uint8)
 
     @property
     def pool_elements(self) -> int:
@@ -339,34 +374,78 @@ class World:
     def model_runner(self, module) -> Namespace:
         cfg = self.cfg
         model_config = Namespace(
-            "model_config", None, self.log, num_attention_heads=cfg.num_heads_total, kv_lora_rank=cfg.kv_lora_rank,
-            qk_nope_head_dim=cfg.qk_nope_head_dim, qk_rope_head_dim=cfg.rope_dim, v_head_dim=cfg.qk_nope_head_dim,
-            scaling=cfg.sm_scale, context_len=self.max_context, head_dim=cfg.kv_lora_rank + cfg.rope_dim,
-            num_key_value_heads=1, is_encoder_decoder=False)
-        req_to_token_pool = Namespace("req_to_token_pool", None, self.log, req_to_token=self.req_to_token,
-                                      size=self.max_reqs)
+            "model_config",
+            None,
+            self.log,
+            num_attention_heads=cfg.num_heads_total,
+            kv_lora_rank=cfg.kv_lora_rank,
+            qk_nope_head_dim=cfg.qk_nope_head_dim,
+            qk_rope_head_dim=cfg.rope_dim,
+            v_head_dim=cfg.qk_nope_head_dim,
+            scaling=cfg.sm_scale,
+            context_len=self.max_context,
+            head_dim=cfg.kv_lora_rank + cfg.rope_dim,
+            num_key_value_heads=1,
+            is_encoder_decoder=False,
+        )
+        req_to_token_pool = Namespace(
+            "req_to_token_pool", None, self.log, req_to_token=self.req_to_token, size=self.max_reqs
+        )
         return Namespace(
-            "model_runner", None, self.log, model_config=model_config, device="cuda", gpu_id=0,
-            dtype=torch.bfloat16, kv_cache_dtype=torch.float8_e4m3fn, req_to_token_pool=req_to_token_pool,
-            token_to_kv_pool=self.pool, kv_index_translator=self.translator, page_size=1,
-            sliding_window_size=None, is_draft_worker=False, tp_size=cfg.tp,
-            server_args=Namespace("server_args", False, self.log, kv_cache_dtype="fp8_e4m3",
-                                  speculative_eagle_topk=None, enable_deterministic_inference=False))
+            "model_runner",
+            None,
+            self.log,
+            model_config=model_config,
+            device="cuda",
+            gpu_id=0,
+            dtype=torch.bfloat16,
+            kv_cache_dtype=torch.float8_e4m3fn,
+            req_to_token_pool=req_to_token_pool,
+            token_to_kv_pool=self.pool,
+            kv_index_translator=self.translator,
+            page_size=1,
+            sliding_window_size=None,
+            is_draft_worker=False,
+            tp_size=cfg.tp,
+            server_args=Namespace(
+                "server_args",
+                False,
+                self.log,
+                kv_cache_dtype="fp8_e4m3",
+                speculative_eagle_topk=None,
+                enable_deterministic_inference=False,
+            ),
+        )
 
     def _batch(self, module, mode_name: str, **attrs) -> Namespace:
         cfg = self.cfg
         mode = getattr(module.ForwardMode, mode_name)
         seq_lens = torch.full((cfg.batch_size,), cfg.context_len, dtype=torch.int64, device=self.device)
         base = dict(
-            forward_mode=mode, batch_size=cfg.batch_size, req_pool_indices=self.req_pool_indices,
-            seq_lens=seq_lens, seq_lens_cpu=seq_lens.cpu(), seq_lens_sum=int(cfg.batch_size * cfg.context_len),
-            spec_info=None, kv_loc_plan=None, attn_dcp_metadata=None, encoder_lens=None,
-            token_to_kv_pool=self.pool, req_to_token_pool=Namespace("req_to_token_pool", None, self.log,
-                                                                   req_to_token=self.req_to_token,
-                                                                   size=self.max_reqs),
-            attn_attend_prefix_cache=None, num_prefix_chunks=None, mha_one_shot=False, mha_return_lse=False,
-            extend_prefix_lens=None, extend_prefix_lens_cpu=None, extend_seq_lens=None,
-            extend_seq_lens_cpu=None, num_token_non_padded=None, global_num_tokens_cpu=None,
+            forward_mode=mode,
+            batch_size=cfg.batch_size,
+            req_pool_indices=self.req_pool_indices,
+            seq_lens=seq_lens,
+            seq_lens_cpu=seq_lens.cpu(),
+            seq_lens_sum=int(cfg.batch_size * cfg.context_len),
+            spec_info=None,
+            kv_loc_plan=None,
+            attn_dcp_metadata=None,
+            encoder_lens=None,
+            token_to_kv_pool=self.pool,
+            req_to_token_pool=Namespace(
+                "req_to_token_pool", None, self.log, req_to_token=self.req_to_token, size=self.max_reqs
+            ),
+            attn_attend_prefix_cache=None,
+            num_prefix_chunks=None,
+            mha_one_shot=False,
+            mha_return_lse=False,
+            extend_prefix_lens=None,
+            extend_prefix_lens_cpu=None,
+            extend_seq_lens=None,
+            extend_seq_lens_cpu=None,
+            num_token_non_padded=None,
+            global_num_tokens_cpu=None,
         )
         base.update(attrs)
         return Namespace("forward_batch", None, self.log, **base)
@@ -385,10 +464,17 @@ class World:
         prefix_lens = torch.full((cfg.batch_size,), prefix, dtype=torch.int32, device=self.device)
         ext_lens = torch.full((cfg.batch_size,), ext, dtype=torch.int32, device=self.device)
         positions = torch.cat([torch.arange(prefix, ctx, device=self.device)] * cfg.batch_size)
-        return self._batch(module, "EXTEND", out_cache_loc=loc, positions=positions,
-                           extend_prefix_lens=prefix_lens, extend_prefix_lens_cpu=[prefix] * cfg.batch_size,
-                           extend_seq_lens=ext_lens, extend_seq_lens_cpu=[ext] * cfg.batch_size,
-                           extend_num_tokens=cfg.batch_size * ext)
+        return self._batch(
+            module,
+            "EXTEND",
+            out_cache_loc=loc,
+            positions=positions,
+            extend_prefix_lens=prefix_lens,
+            extend_prefix_lens_cpu=[prefix] * cfg.batch_size,
+            extend_seq_lens=ext_lens,
+            extend_seq_lens_cpu=[ext] * cfg.batch_size,
+            extend_num_tokens=cfg.batch_size * ext,
+        )
 
     def truth(self, site: str) -> torch.Tensor:
         """float32 MLA over the dequantized pool (real = stored x 1.0), in chunks of queries
@@ -407,8 +493,17 @@ class World:
         qo = torch.arange(bs + 1, dtype=torch.int32) * qlen
         kvp = torch.arange(bs + 1, dtype=torch.int32) * kv_len
         idx = torch.cat([self.req_to_token[r, :kv_len] for r in self.req_pool_indices.tolist()])
-        out, _ = mla_reference(q.view(-1, h, d), qr.view(-1, h, cfg.rope_dim), kb[:, :, :d], kb[:, :, d:], qo, kvp,
-                               idx, cfg.sm_scale, causal)
+        out, _ = mla_reference(
+            q.view(-1, h, d),
+            qr.view(-1, h, cfg.rope_dim),
+            kb[:, :, :d],
+            kb[:, :, d:],
+            qo,
+            kvp,
+            idx,
+            cfg.sm_scale,
+            causal,
+        )
         return out.reshape(-1, h * d)
 
 
@@ -495,9 +590,16 @@ class SiteDriver:
                 raise RuntimeError("init_forward_metadata chose the ragged prefill, not the paged branch")
 
             def call(save: bool):
-                return backend.forward_extend(world.extend_q, world.extend_k, world.extend_k, world.layer, batch,
-                                              save_kv_cache=save, q_rope=world.extend_q_rope,
-                                              k_rope=world.extend_k_rope)
+                return backend.forward_extend(
+                    world.extend_q,
+                    world.extend_k,
+                    world.extend_k,
+                    world.layer,
+                    batch,
+                    save_kv_cache=save,
+                    q_rope=world.extend_q_rope,
+                    k_rope=world.extend_k_rope,
+                )
 
             return call
         raise ValueError(f"unknown site {site}")
@@ -509,8 +611,16 @@ class SiteDriver:
         world, backend = self.world, self.backend
 
         def call(save: bool):
-            out = backend.forward_decode(world.decode_q, world.decode_k, world.decode_k, world.layer, batch,
-                                         save_kv_cache=save, q_rope=world.decode_q_rope, k_rope=world.decode_k_rope)
+            out = backend.forward_decode(
+                world.decode_q,
+                world.decode_k,
+                world.decode_k,
+                world.layer,
+                batch,
+                save_kv_cache=save,
+                q_rope=world.decode_q_rope,
+                k_rope=world.decode_k_rope,
+            )
             return out[0] if isinstance(out, tuple) else out
 
         return call
@@ -578,8 +688,11 @@ def time_call(fn: Callable[[], Any], cfg: HarnessConfig) -> Timing:
             ends[i].record()
         torch.cuda.synchronize()
         ms = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
-        method = "CUDA events, median of %d after %d warm-up%s" % (cfg.iters, cfg.warmup,
-                                                                   ", L2 flushed" if flush is not None else "")
+        method = "CUDA events, median of %d after %d warm-up%s" % (
+            cfg.iters,
+            cfg.warmup,
+            ", L2 flushed" if flush is not None else "",
+        )
     else:
         for _ in range(max(1, min(cfg.warmup, 2))):
             fn()
@@ -595,15 +708,23 @@ def time_call(fn: Callable[[], Any], cfg: HarnessConfig) -> Timing:
         method = f"wall clock on CPU, median of {len(ms)} (reference kernels: not a GPU speed)"
     n = len(ms)
     host.sort()
-    return Timing(median_ms=ms[n // 2], p10_ms=ms[max(0, n // 10)], p90_ms=ms[min(n - 1, (9 * n) // 10)], n=n,
-                  host_us=host[len(host) // 2] * 1e6, method=method)
+    return Timing(
+        median_ms=ms[n // 2],
+        p10_ms=ms[max(0, n // 10)],
+        p90_ms=ms[min(n - 1, (9 * n) // 10)],
+        n=n,
+        host_us=host[len(host) // 2] * 1e6,
+        method=method,
+    )
 
 
 def _delayed(call: Callable[[bool], Any], seconds: float) -> SiteCall:
     """call, made slower on purpose (tests of the speed gate)."""
+
     def slow(save: bool):
         time.sleep(seconds)
         return call(save)
+
     return SiteCall(slow, eager=getattr(call, "eager", None), graph=getattr(call, "graph", False))
 
 
@@ -635,7 +756,8 @@ def compare(site: SiteResult, original: torch.Tensor, patched: torch.Tensor, cfg
         site.status = "fail"
         site.reasons.append(
             f"{site.mismatched} of {site.elements} outputs differ beyond atol={cfg.atol:g} + rtol={cfg.rtol:g}·|ref| "
-            f"(max |Δ| {site.max_abs:.3g}, cosine {site.cosine:.6f})")
+            f"(max |Δ| {site.max_abs:.3g}, cosine {site.cosine:.6f})"
+        )
 
 
 def speed_margin(timing: Timing) -> float:
@@ -656,9 +778,12 @@ def speed_gate(site: SiteResult, floor: float = 0.02) -> None:
     site.margin = margin
     if p.median_ms > o.median_ms * (1 + margin):
         site.status = "fail"
-        site.reasons.insert(0, f"patched path is slower: {p.median_ms:.4f} ms against {o.median_ms:.4f} ms for the "
-                               f"original ({o.median_ms / p.median_ms:.2f}x), beyond the noise margin of "
-                               f"{margin * 100:.1f} % (p10-p90 spread)")
+        site.reasons.insert(
+            0,
+            f"patched path is slower: {p.median_ms:.4f} ms against {o.median_ms:.4f} ms for the "
+            f"original ({o.median_ms / p.median_ms:.2f}x), beyond the noise margin of "
+            f"{margin * 100:.1f} % (p10-p90 spread)",
+        )
 
 
 def _unchecked_releases(tables) -> str:
@@ -676,16 +801,20 @@ def _diagnose(site: SiteResult, tables) -> None:
     if "does not match the planned" in err and "kv_data_type" in err:
         kinds = ", ".join(f"{p['via']} (line {p.get('line')}) kv={p['kv_dtype']}" for p in site.patched.plans)
         site.reasons = [r for r in site.reasons if not r.startswith("patched: ")]
-        site.reasons.insert(0, f"FlashInfer rejected the patched run(): {err} The plan call(s) [{kinds}] left "
-                               "kv_data_type as the model dtype while the FP8 pool is passed to run(); on the "
-                               "native path the plan's kv dtype must be the KV-cache dtype.")
+        site.reasons.insert(
+            0,
+            f"FlashInfer rejected the patched run(): {err} The plan call(s) [{kinds}] left "
+            "kv_data_type as the model dtype while the FP8 pool is passed to run(); on the "
+            "native path the plan's kv dtype must be the KV-cache dtype.",
+        )
         return
     for run in site.patched.runs:
         planned = run.get("planned_kv_dtype")
         if planned not in (None, "-") and planned != run.get("ckv_dtype"):
             site.reasons.append(
                 f"patched plan() declared kv_data_type={planned} but run() is given a {run.get('ckv_dtype')} KV "
-                f"buffer ({_unchecked_releases(tables)} reads it as the planned dtype: silently wrong output)")
+                f"buffer ({_unchecked_releases(tables)} reads it as the planned dtype: silently wrong output)"
+            )
             break
     for run in site.patched.runs:
         if run.get("ckv_dtype") != "float8_e4m3fn":
@@ -695,17 +824,25 @@ def _diagnose(site: SiteResult, tables) -> None:
             if isinstance(value, (int, float)) and abs(float(value) - 1.0) > 1e-12:
                 site.reasons.append(
                     f"patched run() passes {name}={float(value):g}, but MLATokenToKVPool stores e4m3 unscaled "
-                    "(real = stored x 1.0): the scale must be 1.0")
+                    "(real = stored x 1.0): the scale must be 1.0"
+                )
                 return
 
 
 # -- the run -----------------------------------------------------------------------
 
 
-def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filename: str = "<backend>",
-                   baseline_label: str = "in-memory `castlint fix`",
-                   progress: Optional[Callable[[str], None]] = None, tables=None,
-                   companions: Optional[Dict[str, bytes]] = None) -> ValidationResult:
+def run_validation(
+    original: bytes,
+    patched: bytes,
+    cfg: HarnessConfig,
+    *,
+    filename: str = "<backend>",
+    baseline_label: str = "in-memory `castlint fix`",
+    progress: Optional[Callable[[str], None]] = None,
+    tables=None,
+    companions: Optional[Dict[str, bytes]] = None,
+) -> ValidationResult:
     """Run both versions at every site of cfg.sites; compare, time and prove them. companions:
     the modules the fix adds (name -> source); by default the one castlint writes, where the
     patched source imports it."""
@@ -727,8 +864,7 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
     sites: List[SiteResult] = []
     with kv_read_environment(cfg.native_read), stubbed_imports(registry, flashinfer_module):
         say("loading the original and the patched module")
-        loaded = _load_versions({"original": original, "patched": patched}, cfg, emu, filename, tables,
-                                companions)
+        loaded = _load_versions({"original": original, "patched": patched}, cfg, emu, filename, tables, companions)
         say(f"filling a {cfg.pool_tokens}-token FP8 pool")
         world = World(cfg, log)
         drivers = _drivers(loaded, world)
@@ -739,10 +875,16 @@ def run_validation(original: bytes, patched: bytes, cfg: HarnessConfig, *, filen
         plan_calls = {label: _plan_call_sites(backend) for label, backend in loaded.items()}
     unknown = sorted(x for x in log if not x.startswith(("placeholder", "real sglang")))
     return ValidationResult(
-        file=filename, baseline=baseline_label, environment=env,
+        file=filename,
+        baseline=baseline_label,
+        environment=env,
         config={k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(cfg).items()} | {"heads": cfg.heads},
-        guard=guard, sites=sites, doubles_unknown_reads=unknown, plan_calls=plan_calls,
-        patch_changed=original != patched)
+        guard=guard,
+        sites=sites,
+        doubles_unknown_reads=unknown,
+        plan_calls=plan_calls,
+        patch_changed=original != patched,
+    )
 
 
 NATIVE_READ_OFF = "native read off"
@@ -793,15 +935,29 @@ def default_companions(patched: bytes, tables) -> Dict[str, bytes]:
     return {name: source, name.rsplit(".", 1)[-1]: source}
 
 
-def _load_versions(sources: Dict[str, bytes], cfg: HarnessConfig, emu: Optional[FlashInferEmulation],
-                   filename: str, tables, companions: Dict[str, bytes]) -> Dict[str, LoadedBackend]:
+def _load_versions(
+    sources: Dict[str, bytes],
+    cfg: HarnessConfig,
+    emu: Optional[FlashInferEmulation],
+    filename: str,
+    tables,
+    companions: Dict[str, bytes],
+) -> Dict[str, LoadedBackend]:
     """Each version's bytes run as the backend module (inside stubbed_imports); the patched
     one's companions load first."""
     try:
-        return {label: load_backend(source, label, tables=tables, cpu_emulation=emu,
-                                    force_backend=cfg.force_backend, filename=filename,
-                                    companions=companions if label == "patched" else None)
-                for label, source in sources.items()}
+        return {
+            label: load_backend(
+                source,
+                label,
+                tables=tables,
+                cpu_emulation=emu,
+                force_backend=cfg.force_backend,
+                filename=filename,
+                companions=companions if label == "patched" else None,
+            )
+            for label, source in sources.items()
+        }
     except (LoadError, RuntimeError) as exc:
         raise EnvironmentProblem(str(exc)) from exc
 
@@ -821,14 +977,19 @@ def _guard(patched_driver) -> Dict[str, Any]:
     """What the patched backend's init-time guard decided, and which branch that is."""
     guard = {} if isinstance(patched_driver, Exception) else patched_driver.guard()
     decided = guard.get(READ_ATTR, _MISSING) if guard else _MISSING
-    guard["branch"] = ("FP8-KV reads enabled (each plan picks native, compact or cast)" if isinstance(decided, dict)
-                       else "fallback (original cast)" if decided is None
-                       else "no FP8-KV read choice in the file")
+    guard["branch"] = (
+        "FP8-KV reads enabled (each plan picks native, compact or cast)"
+        if isinstance(decided, dict)
+        else "fallback (original cast)"
+        if decided is None
+        else "no FP8-KV read choice in the file"
+    )
     return guard
 
 
-def _run_site(name: str, cfg: HarnessConfig, loaded: Dict[str, LoadedBackend], drivers: Dict[str, Any],
-              world: World, tables) -> SiteResult:
+def _run_site(
+    name: str, cfg: HarnessConfig, loaded: Dict[str, LoadedBackend], drivers: Dict[str, Any], world: World, tables
+) -> SiteResult:
     """One site: both versions' first call, then their comparison, timing, proof and verdict."""
     site = SiteResult(name=name, functions=SITE_FUNCTIONS[name])
     outputs, calls = _first_calls(site, cfg, loaded, drivers)
@@ -840,8 +1001,11 @@ def _run_site(name: str, cfg: HarnessConfig, loaded: Dict[str, LoadedBackend], d
     if site.original.error:
         # the baseline itself does not run here: nothing to compare against
         site.status = "error"
-        site.reasons.insert(0, f"original: {site.original.error} (the unpatched code fails in this "
-                               "environment too, so this site cannot be validated here)")
+        site.reasons.insert(
+            0,
+            f"original: {site.original.error} (the unpatched code fails in this "
+            "environment too, so this site cannot be validated here)",
+        )
     if "original" in outputs and "patched" in outputs:
         _compare_outputs(site, outputs, world, cfg)
         # time and prove both, each with the call that produced its output
@@ -862,12 +1026,14 @@ def _require_native_off(site: SiteResult) -> None:
     native = [r for r in site.patched.runs if str(r.get("ckv_dtype", "")).startswith("float8")]
     if native or site.patched.read == "native":
         site.status = "fail" if site.status == "pass" else site.status
-        site.reasons.insert(0, f"{KV_READ_ENV}=compact (--no-native), yet the patched run() read the FP8 pool "
-                               "natively: the patched module does not honour the switch")
+        site.reasons.insert(
+            0,
+            f"{KV_READ_ENV}=compact (--no-native), yet the patched run() read the FP8 pool "
+            "natively: the patched module does not honour the switch",
+        )
 
 
-def _first_calls(site: SiteResult, cfg: HarnessConfig, loaded: Dict[str, LoadedBackend],
-                 drivers: Dict[str, Any]):
+def _first_calls(site: SiteResult, cfg: HarnessConfig, loaded: Dict[str, LoadedBackend], drivers: Dict[str, Any]):
     """Prepare the site in each version and make its real step (write the new token, then attend).
 
     Returns ({label: output}, {label: call}) for the versions that ran; records errors, the
@@ -881,8 +1047,7 @@ def _first_calls(site: SiteResult, cfg: HarnessConfig, loaded: Dict[str, LoadedB
         backend.log.site = site.name
         if isinstance(driver, Exception):
             run.error = f"backend construction failed: {type(driver).__name__}: {driver}"
-            run.error_detail = "".join(traceback.format_exception(type(driver), driver,
-                                                                  driver.__traceback__))[-3000:]
+            run.error_detail = "".join(traceback.format_exception(type(driver), driver, driver.__traceback__))[-3000:]
             continue
         try:
             call = driver.prepare(site.name)
@@ -915,18 +1080,19 @@ def _compare_outputs(site: SiteResult, outputs: Dict[str, Any], world: World, cf
     compare(site, outputs["original"], outputs["patched"], cfg)
     truth = world.truth(site.name).to(outputs["original"].device)
     for label in ("original", "patched"):
-        getattr(site, label).vs_fp32_max_abs = float(
-            (outputs[label].float().reshape(truth.shape) - truth).abs().max())
+        getattr(site, label).vs_fp32_max_abs = float((outputs[label].float().reshape(truth.shape) - truth).abs().max())
     off = site.original.vs_fp32_max_abs
     if off is not None and off > cfg.atol:
         site.baseline_warning = (
             f"the ORIGINAL code itself differs from the fp32 reference at site {site.name} by max |Δ| "
             f"{off:.3g} (beyond atol {cfg.atol:g}); the patched output is compared with that "
-            "baseline, so a pass here does not mean the site is right")
+            "baseline, so a pass here does not mean the site is right"
+        )
 
 
-def _time_and_prove(run: VersionRun, call: Callable[[bool], Any], site_name: str, world: World,
-                    cfg: HarnessConfig) -> None:
+def _time_and_prove(
+    run: VersionRun, call: Callable[[bool], Any], site_name: str, world: World, cfg: HarnessConfig
+) -> None:
     """Time one version's call (a CUDA-graph replay for decode-cuda-graph on a GPU) and, with
     cfg.profile, collect its kernel proof; a failure here is a note, not a verdict."""
     try:
@@ -963,12 +1129,15 @@ def _attention_kv_bytes(run: VersionRun, site_name: str, cfg: HarnessConfig) -> 
     item = 1 if any(r.get("ckv_dtype", "").startswith("float8") for r in run.runs) else 2
     new = cfg.draft_tokens if spec else cfg.extend_len if site_name == "extend-paged" else 1
     q_rows = cfg.batch_size * new
-    return (kv_rows * (cfg.kv_lora_rank + cfg.rope_dim) * item
-            + q_rows * cfg.heads * (2 * cfg.kv_lora_rank + cfg.rope_dim) * 2)
+    return (
+        kv_rows * (cfg.kv_lora_rank + cfg.rope_dim) * item
+        + q_rows * cfg.heads * (2 * cfg.kv_lora_rank + cfg.rope_dim) * 2
+    )
 
 
 def _plan_call_sites(backend: LoadedBackend) -> Dict[str, Any]:
     """Which plan calls in the file ran (by line), and which did not."""
-    ran = sorted({(e.get("line"), e.get("function")) for e in backend.log.entries
-                  if e["kind"] == "plan" and e.get("line")})
+    ran = sorted(
+        {(e.get("line"), e.get("function")) for e in backend.log.entries if e["kind"] == "plan" and e.get("line")}
+    )
     return {"executed": [{"line": line, "function": fn} for line, fn in ran]}

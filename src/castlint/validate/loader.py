@@ -15,11 +15,12 @@ user's code, line for line. Afterwards:
   `device="cuda"` to the CPU, drops `pin_memory`, and answers `torch.cuda.*`
   as the emulated SM90 device would (the guard's capability probe included).
 """
+
 from __future__ import annotations
 
 import functools
-import os
 import linecache
+import os
 import sys
 import types
 from dataclasses import dataclass, field
@@ -99,8 +100,9 @@ def _wrapper_row(tables, name: str, function: bool):
     raise LoadError(f"the rule tables have no [[wrapper]] row for {name}")
 
 
-def make_spy_wrapper(base: type, log: CallLog, row, force_backend: Optional[str] = None,
-                     code_filename: str = "") -> type:
+def make_spy_wrapper(
+    base: type, log: CallLog, row, force_backend: Optional[str] = None, code_filename: str = ""
+) -> type:
     """A subclass of the module's BatchMLAPagedAttentionWrapper that records calls; row: its
     [[wrapper]] table row (where plan() takes the dtypes)."""
 
@@ -116,8 +118,16 @@ def make_spy_wrapper(base: type, log: CallLog, row, force_backend: Optional[str]
             q_dtype, kv_dtype = _planned_dtypes(row, args, kwargs)
             form = "keyword" if "metadata" in kwargs else ("positional" if len(args) > row.kv_dtype.index else "mixed")
             line, function = _caller(code_filename)
-            log.add(kind="plan", via="wrapper.plan", form=form, q_dtype=_short(q_dtype), kv_dtype=_short(kv_dtype),
-                    backend=str(getattr(self, "_backend", "?")), line=line, function=function)
+            log.add(
+                kind="plan",
+                via="wrapper.plan",
+                form=form,
+                q_dtype=_short(q_dtype),
+                kv_dtype=_short(kv_dtype),
+                backend=str(getattr(self, "_backend", "?")),
+                line=line,
+                function=function,
+            )
             return super().plan(*args, **kwargs)
 
         def run(self, *args, **kwargs):
@@ -127,14 +137,21 @@ def make_spy_wrapper(base: type, log: CallLog, row, force_backend: Optional[str]
                 form = "keyword"
             else:
                 names = ("q_nope", "q_pe", "ckv_cache", "kpe_cache")
-                vals = list(args[:4]) + [kwargs.get(n) for n in names[len(args[:4]):]]
+                vals = list(args[:4]) + [kwargs.get(n) for n in names[len(args[:4]) :]]
                 q_nope, _, ckv, kpe = vals
                 form = "positional"
-            log.add(kind="run", form=form, q_dtype=_short(q_nope.dtype), ckv_dtype=_short(ckv.dtype),
-                    kpe_dtype=_short(kpe.dtype), ckv_rows=int(ckv.shape[0]),
-                    ckv_scale=_scalar(kwargs.get("ckv_scale")), kpe_scale=_scalar(kwargs.get("kpe_scale")),
-                    planned_kv_dtype=_short(getattr(self, "_kv_data_type", None)),
-                    backend=str(getattr(self, "_backend", "?")))
+            log.add(
+                kind="run",
+                form=form,
+                q_dtype=_short(q_nope.dtype),
+                ckv_dtype=_short(ckv.dtype),
+                kpe_dtype=_short(kpe.dtype),
+                ckv_rows=int(ckv.shape[0]),
+                ckv_scale=_scalar(kwargs.get("ckv_scale")),
+                kpe_scale=_scalar(kwargs.get("kpe_scale")),
+                planned_kv_dtype=_short(getattr(self, "_kv_data_type", None)),
+                backend=str(getattr(self, "_backend", "?")),
+            )
             return super().run(*args, **kwargs)
 
     RecordingBatchMLAPagedAttentionWrapper.__name__ = base.__name__
@@ -150,8 +167,16 @@ def _spy_function(fn, row, log: CallLog, code_filename: str):
     def recorded(wrapper, *args, **kwargs):
         q_dtype, kv_dtype = _planned_dtypes(row, (wrapper,) + args, kwargs)
         line, function = _caller(code_filename)
-        log.add(kind="plan", via=name, form="positional", q_dtype=_short(q_dtype), kv_dtype=_short(kv_dtype),
-                backend=str(getattr(wrapper, "_backend", "?")), line=line, function=function)
+        log.add(
+            kind="plan",
+            via=name,
+            form="positional",
+            q_dtype=_short(q_dtype),
+            kv_dtype=_short(kv_dtype),
+            backend=str(getattr(wrapper, "_backend", "?")),
+            line=line,
+            function=function,
+        )
         return fn(wrapper, *args, **kwargs)
 
     return recorded
@@ -184,14 +209,19 @@ def make_cpu_torch(emulation) -> Any:
         synchronize=lambda *a, **k: None,
         is_current_stream_capturing=lambda: False,
         get_device_properties=lambda *a, **k: types.SimpleNamespace(
-            major=emulation.compute_capability[0], minor=emulation.compute_capability[1],
-            name=emulation.device_name, multi_processor_count=132, total_memory=141 << 30),
+            major=emulation.compute_capability[0],
+            minor=emulation.compute_capability[1],
+            name=emulation.device_name,
+            multi_processor_count=132,
+            total_memory=141 << 30,
+        ),
     )
 
     class CpuTorch(types.ModuleType):
         def __getattr__(self, name):
             value = getattr(torch, name)
             if name in factories:
+
                 @functools.wraps(value)
                 def factory(*args, **kwargs):
                     kwargs.pop("pin_memory", None)
@@ -255,8 +285,16 @@ def load_file_module(source: bytes, name: str) -> types.ModuleType:
     return module
 
 
-def load_backend(source: bytes, label: str, *, tables, cpu_emulation=None, force_backend: Optional[str] = None,
-                 filename: str = "<backend>", companions: Optional[Dict[str, bytes]] = None) -> LoadedBackend:
+def load_backend(
+    source: bytes,
+    label: str,
+    *,
+    tables,
+    cpu_emulation=None,
+    force_backend: Optional[str] = None,
+    filename: str = "<backend>",
+    companions: Optional[Dict[str, bytes]] = None,
+) -> LoadedBackend:
     """Run `source` as the backend module (inside `stubbed_imports`); tables: the run's, whose
     [[wrapper]] rows say which plan calls to record and where they take the dtypes. companions:
     the modules the fix adds (name -> source), loaded first."""
@@ -289,8 +327,9 @@ def load_backend(source: bytes, label: str, *, tables, cpu_emulation=None, force
     base = module.__dict__.get(MLA_WRAPPER)
     if base is None:
         raise RuntimeError(f"the module did not import {MLA_WRAPPER} (is FlashInfer importable?)")
-    module.__dict__[MLA_WRAPPER] = make_spy_wrapper(base, log, _wrapper_row(tables, MLA_WRAPPER, function=False),
-                                                    force_backend, code_filename)
+    module.__dict__[MLA_WRAPPER] = make_spy_wrapper(
+        base, log, _wrapper_row(tables, MLA_WRAPPER, function=False), force_backend, code_filename
+    )
     for row in tables.wrappers:  # sglang's own plan functions in this module (fast_mla_*_plan)
         fn = module.__dict__.get(row.cls) if row.function and row.module == MODULE_NAME else None
         if callable(fn):

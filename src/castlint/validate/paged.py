@@ -14,6 +14,7 @@ Per cell: both outputs against an fp32 reference (tolerance), the fixed output
 against the original (bit for bit: the same rows in the same order), the time of
 conversion plus attention for each, and the conversion alone.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,8 +29,10 @@ from castlint.validate.doubles import MLAPoolDouble, Namespace, Registry, Runtim
 from castlint.validate.loader import LoadError, load_file_module
 
 BACKEND_MODULE = "sglang.srt.layers.attention.flashattention_backend"
-STANDIN_GPU = ("stand-in: FlashInfer BatchMLAPagedAttentionWrapper (BF16 MLA), reading the pages the page table "
-               "lists (sgl-kernel's FA3 is not on this machine)")
+STANDIN_GPU = (
+    "stand-in: FlashInfer BatchMLAPagedAttentionWrapper (BF16 MLA), reading the pages the page table "
+    "lists (sgl-kernel's FA3 is not on this machine)"
+)
 STANDIN_CPU = "stand-in: a torch paged MLA reference (fp32), reading the pages the page table lists"
 # (batch, context) of a sweep, at each pool and page size
 SWEEP_SHAPES = ((1, 4096), (1, 16384), (8, 4096), (32, 4096), (64, 2048), (16, 16384))
@@ -71,8 +74,9 @@ class PagedCell:
 def paged_view(flat, page_size):
     """sglang's paged_view: [slots, ...] -> [slots // page_size, page_size, ...], a view."""
     slot = flat.stride(0)
-    return flat.as_strided((flat.shape[0] // page_size, page_size, *flat.shape[1:]),
-                           (slot * page_size, slot, *flat.stride()[1:]))
+    return flat.as_strided(
+        (flat.shape[0] // page_size, page_size, *flat.shape[1:]), (slot * page_size, slot, *flat.stride()[1:])
+    )
 
 
 def _live_pages(page_table, seqlens, page_size):
@@ -98,8 +102,21 @@ class StandInKernel:
         self.epoch += 1
         self._plans.clear()
 
-    def __call__(self, q=None, k_cache=None, v_cache=None, k=None, v=None, qv=None, *args, page_table=None,
-                 cache_seqlens=None, softmax_scale=None, return_softmax_lse=False, **kwargs):
+    def __call__(
+        self,
+        q=None,
+        k_cache=None,
+        v_cache=None,
+        k=None,
+        v=None,
+        qv=None,
+        *args,
+        page_table=None,
+        cache_seqlens=None,
+        softmax_scale=None,
+        return_softmax_lse=False,
+        **kwargs,
+    ):
         if k is not None or v is not None:
             raise PagedValidationError("the stand-in kernel does not append new K/V (k=, v=)")
         self.tables.append(page_table)
@@ -107,16 +124,24 @@ class StandInKernel:
         if self.device == "cuda":
             out = self._flashinfer(q, k_cache, v_cache, qv, page_table, cache_seqlens, softmax_scale, page_size)
         else:
-            out = reference_attention(q, k_cache, v_cache, qv, page_table, cache_seqlens, softmax_scale,
-                                      page_size).to(qv.dtype)
+            out = reference_attention(q, k_cache, v_cache, qv, page_table, cache_seqlens, softmax_scale, page_size).to(
+                qv.dtype
+            )
         return (out, None) if return_softmax_lse else out
 
     def mla_decode(self, q_nope, q_rope, kv_cache, cache_seqlens, page_table, workspace=None, scale=None, **kwargs):
         """flash_mla_decode (xpu): one paged cache of latent + rope rows."""
         latent = q_nope.shape[-1]
         cache = kv_cache.unsqueeze(2) if kv_cache.dim() == 3 else kv_cache
-        return self(q=q_rope, k_cache=cache[..., latent:], v_cache=cache[..., :latent], qv=q_nope,
-                    page_table=page_table, cache_seqlens=cache_seqlens, softmax_scale=scale)
+        return self(
+            q=q_rope,
+            k_cache=cache[..., latent:],
+            v_cache=cache[..., :latent],
+            qv=q_nope,
+            page_table=page_table,
+            cache_seqlens=cache_seqlens,
+            softmax_scale=scale,
+        )
 
     def _flashinfer(self, q, k_cache, v_cache, qv, page_table, seqlens, scale, page_size):
         from flashinfer.mla import BatchMLAPagedAttentionWrapper
@@ -132,8 +157,20 @@ class StandInKernel:
             qo = torch.arange(bs + 1, dtype=torch.int32, device=device)
             workspace = torch.empty(128 << 20, dtype=torch.uint8, device=device)
             wrapper = BatchMLAPagedAttentionWrapper(workspace, backend="auto")
-            wrapper.plan(qo, indptr, indices, seqlens.to(torch.int32), qv.shape[1], v_cache.shape[-1],
-                         k_cache.shape[-1], page_size, False, scale, qv.dtype, v_cache.dtype)
+            wrapper.plan(
+                qo,
+                indptr,
+                indices,
+                seqlens.to(torch.int32),
+                qv.shape[1],
+                v_cache.shape[-1],
+                k_cache.shape[-1],
+                page_size,
+                False,
+                scale,
+                qv.dtype,
+                v_cache.dtype,
+            )
             self._plans[key] = wrapper
         return wrapper.run(qv, q, v_cache.squeeze(2), k_cache.squeeze(2))
 
@@ -154,14 +191,16 @@ def reference_attention(q, k_cache, v_cache, qv, page_table, seqlens, scale, pag
 # -- loading and driving -------------------------------------------------------------------
 
 
-def load_module(source: bytes, companion: Optional[bytes], companion_name: str, kernel: StandInKernel,
-                filename: str) -> types.ModuleType:
+def load_module(
+    source: bytes, companion: Optional[bytes], companion_name: str, kernel: StandInKernel, filename: str
+) -> types.ModuleType:
     """Execute a backend's source with sglang doubled, the stand-in kernel, and (for the fixed
     one) the module the fix adds, under the name the backend imports."""
     log: set = set()
     registry = Registry(RuntimeSettings(), log)
-    registry.names.update({"flash_attn_with_kvcache": kernel, "flash_mla_decode": kernel.mla_decode,
-                           "paged_view": paged_view})
+    registry.names.update(
+        {"flash_attn_with_kvcache": kernel, "flash_mla_decode": kernel.mla_decode, "paged_view": paged_view}
+    )
     module = types.ModuleType(module_name(filename))
     module.__file__ = filename
     module.__castlint_stubbed__ = missing = missing_imports(source)
@@ -175,8 +214,9 @@ def load_module(source: bytes, companion: Optional[bytes], companion_name: str, 
         try:
             exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
         except Exception as exc:  # noqa: BLE001 - the engine's own code: report what failed
-            raise PagedValidationError(f"{filename} does not load with sglang doubled: {type(exc).__name__}: "
-                                       f"{exc}") from exc
+            raise PagedValidationError(
+                f"{filename} does not load with sglang doubled: {type(exc).__name__}: {exc}"
+            ) from exc
     return module
 
 
@@ -240,10 +280,22 @@ def _backend(cls, pool, page_size, metadata, reads: set, kernel: "StandInKernel"
 
     kernels = {"flash_attn_with_kvcache": kernel, "flash_mla_decode": kernel.mla_decode}
     backend = Driven()
-    for name, value in dict(token_to_kv_pool=pool, page_size=page_size, use_mla=True, fa_impl_ver=3, topk=1,
-                            num_splits=0, kv_cache_dtype_str="fp8_e4m3", kv_cache_dtype=pool.dtype,
-                            kv_cache_is_mxfp8=False, forward_metadata=metadata, dcp_size=1, dcp_rank=0,
-                            attn_cp_size=1, has_local_attention=False).items():
+    for name, value in dict(
+        token_to_kv_pool=pool,
+        page_size=page_size,
+        use_mla=True,
+        fa_impl_ver=3,
+        topk=1,
+        num_splits=0,
+        kv_cache_dtype_str="fp8_e4m3",
+        kv_cache_dtype=pool.dtype,
+        kv_cache_is_mxfp8=False,
+        forward_metadata=metadata,
+        dcp_size=1,
+        dcp_rank=0,
+        attn_cp_size=1,
+        has_local_attention=False,
+    ).items():
         setattr(backend, name, value)
     return backend
 
@@ -261,19 +313,57 @@ def _world(pool_tokens: int, page_size: int, batch: int, context: int, shapes: S
     table = pages.view(batch, per_request).to(device)
     seqlens = torch.full((batch,), context, dtype=torch.int32, device=device)
     cu_k = torch.arange(0, (batch + 1) * context, context, dtype=torch.int32, device=device)
-    metadata = Namespace("forward_metadata", None, None, page_table=table, cache_seqlens_int32=seqlens, cu_seqlens_q=torch.arange(
-        batch + 1, dtype=torch.int32, device=device), cu_seqlens_k=cu_k, max_seq_len_q=1, max_seq_len_k=context,
-        local_attn_metadata=None)
+    metadata = Namespace(
+        "forward_metadata",
+        None,
+        None,
+        page_table=table,
+        cache_seqlens_int32=seqlens,
+        cu_seqlens_q=torch.arange(batch + 1, dtype=torch.int32, device=device),
+        cu_seqlens_k=cu_k,
+        max_seq_len_q=1,
+        max_seq_len_k=context,
+        local_attn_metadata=None,
+    )
     dtype = torch.bfloat16
     q_nope = (torch.randn(batch, shapes.heads, shapes.kv_lora_rank, generator=g) * 0.5).to(dtype).to(device)
     q_rope = (torch.randn(batch, shapes.heads, shapes.rope, generator=g) * 0.5).to(dtype).to(device)
-    layer = Namespace("layer", None, None, layer_id=0, tp_q_head_num=shapes.heads, tp_k_head_num=1, tp_v_head_num=1,
-                 v_head_dim=shapes.kv_lora_rank, head_dim=shapes.kv_lora_rank + shapes.rope,
-                 qk_head_dim=shapes.kv_lora_rank + shapes.rope, scaling=1.0 / math.sqrt(192), logit_cap=0.0,
-                 sliding_window_size=None, attn_type="decoder", is_cross_attention=False, k_scale=None,
-                 v_scale=None)
-    batch_ns = Namespace("forward_batch", None, None, batch_size=batch, spec_info=None, mha_return_lse=False, token_to_kv_pool=pool, forward_mode=Namespace("forward_mode", None, None, 
-        is_target_verify=lambda: False, is_draft_extend=lambda: False, is_decode=lambda: True))
+    layer = Namespace(
+        "layer",
+        None,
+        None,
+        layer_id=0,
+        tp_q_head_num=shapes.heads,
+        tp_k_head_num=1,
+        tp_v_head_num=1,
+        v_head_dim=shapes.kv_lora_rank,
+        head_dim=shapes.kv_lora_rank + shapes.rope,
+        qk_head_dim=shapes.kv_lora_rank + shapes.rope,
+        scaling=1.0 / math.sqrt(192),
+        logit_cap=0.0,
+        sliding_window_size=None,
+        attn_type="decoder",
+        is_cross_attention=False,
+        k_scale=None,
+        v_scale=None,
+    )
+    batch_ns = Namespace(
+        "forward_batch",
+        None,
+        None,
+        batch_size=batch,
+        spec_info=None,
+        mha_return_lse=False,
+        token_to_kv_pool=pool,
+        forward_mode=Namespace(
+            "forward_mode",
+            None,
+            None,
+            is_target_verify=lambda: False,
+            is_draft_extend=lambda: False,
+            is_decode=lambda: True,
+        ),
+    )
     return pool, metadata, layer, batch_ns, q_nope, q_rope
 
 
@@ -291,15 +381,24 @@ class PagedConfig:
     shapes: Shapes = field(default_factory=Shapes)
 
 
-def run_cell(original: types.ModuleType, fixed: types.ModuleType, kernels: Dict[str, StandInKernel],
-             cfg: PagedConfig, pool_tokens: int, page_size: int, batch: int, context: int) -> PagedCell:
+def run_cell(
+    original: types.ModuleType,
+    fixed: types.ModuleType,
+    kernels: Dict[str, StandInKernel],
+    cfg: PagedConfig,
+    pool_tokens: int,
+    page_size: int,
+    batch: int,
+    context: int,
+) -> PagedCell:
     from castlint.validate.harness import time_call
 
     kernel = STANDIN_GPU if cfg.device == "cuda" else STANDIN_CPU
     cell = PagedCell(pool_tokens, page_size, batch, context, kernel)
     try:
-        pool, metadata, layer, fb, q_nope, q_rope = _world(pool_tokens, page_size, batch, context, cfg.shapes,
-                                                           cfg.device)
+        pool, metadata, layer, fb, q_nope, q_rope = _world(
+            pool_tokens, page_size, batch, context, cfg.shapes, cfg.device
+        )
     except PagedValidationError as exc:
         cell.status, cell.note = "error", str(exc)
         return cell
@@ -326,9 +425,16 @@ def run_cell(original: types.ModuleType, fixed: types.ModuleType, kernels: Dict[
             return cell
         calls[side] = call
     cell.compact = any(t is not metadata.page_table for t in kernels["fixed"].tables)
-    ref = reference_attention(q_rope, paged_view(pool.get_key_buffer(0)[:, :, cfg.shapes.kv_lora_rank:], page_size),
-                              paged_view(pool.get_key_buffer(0)[:, :, : cfg.shapes.kv_lora_rank], page_size),
-                              q_nope, metadata.page_table, metadata.cache_seqlens_int32, layer.scaling, page_size)
+    ref = reference_attention(
+        q_rope,
+        paged_view(pool.get_key_buffer(0)[:, :, cfg.shapes.kv_lora_rank :], page_size),
+        paged_view(pool.get_key_buffer(0)[:, :, : cfg.shapes.kv_lora_rank], page_size),
+        q_nope,
+        metadata.page_table,
+        metadata.cache_seqlens_int32,
+        layer.scaling,
+        page_size,
+    )
     cell.equal = bool(torch.equal(outputs["original"], outputs["fixed"]))
     cell.max_abs_original = float((outputs["original"] - ref).abs().max())
     cell.max_abs_fixed = float((outputs["fixed"] - ref).abs().max())
@@ -341,20 +447,31 @@ def run_cell(original: types.ModuleType, fixed: types.ModuleType, kernels: Dict[
     pool_view = pool.get_key_buffer(0)
     timings["convert_original"] = time_call(lambda: pool_view.to(torch.bfloat16), cfg)
     if helper is not None:
-        timings["convert_fixed"] = time_call(lambda: helper(pool_view, torch.bfloat16, metadata.page_table,
-                                                            metadata.cache_seqlens_int32, page_size), cfg)
+        timings["convert_fixed"] = time_call(
+            lambda: helper(pool_view, torch.bfloat16, metadata.page_table, metadata.cache_seqlens_int32, page_size), cfg
+        )
     for name, timing in timings.items():
         setattr(cell, f"{name}_ms", timing.median_ms)
         cell.spread[name] = [timing.p10_ms, timing.p90_ms]
     if reads:
-        cell.note = (cell.note + "; " if cell.note else "") + "unset backend attributes read as None: " + \
-            ", ".join(sorted(reads))
+        cell.note = (
+            (cell.note + "; " if cell.note else "")
+            + "unset backend attributes read as None: "
+            + ", ".join(sorted(reads))
+        )
     return cell
 
 
-def run_paged_validation(original: bytes, patched: bytes, companion: bytes, companion_name: str, cfg: PagedConfig,
-                         grid: Sequence[tuple], filename: str = "<backend>",
-                         progress: Optional[Callable[[str], None]] = None) -> Dict[str, Any]:
+def run_paged_validation(
+    original: bytes,
+    patched: bytes,
+    companion: bytes,
+    companion_name: str,
+    cfg: PagedConfig,
+    grid: Sequence[tuple],
+    filename: str = "<backend>",
+    progress: Optional[Callable[[str], None]] = None,
+) -> Dict[str, Any]:
     """Every (pool, page size, batch, context) of grid: the cells and what ran them."""
     kernels = {"original": StandInKernel(cfg.device), "fixed": StandInKernel(cfg.device)}
     first = load_module(original, None, companion_name, kernels["original"], filename)
@@ -365,12 +482,19 @@ def run_paged_validation(original: bytes, patched: bytes, companion: bytes, comp
         cell = run_cell(first, fixed, kernels, cfg, pool, page_size, batch, context)
         cells.append(cell)
         if progress:
-            progress(f"pool {pool} page {page_size} batch {batch} context {context}: {cell.status}"
-                     f"{'' if cell.speedup is None else f', {cell.speedup:.1f}x'} ({time.perf_counter() - started:.1f} s)")
-    return {"kind": "paged", "file": filename, "kernel": STANDIN_GPU if cfg.device == "cuda" else STANDIN_CPU,
-            "doubled_imports": sorted(set(first.__castlint_stubbed__) | set(fixed.__castlint_stubbed__)),
-            "environment": _environment(cfg), "cells": [dict(asdict(c), speedup=c.speedup) for c in cells],
-            "passed": all(c.status == "pass" for c in cells)}
+            progress(
+                f"pool {pool} page {page_size} batch {batch} context {context}: {cell.status}"
+                f"{'' if cell.speedup is None else f', {cell.speedup:.1f}x'} ({time.perf_counter() - started:.1f} s)"
+            )
+    return {
+        "kind": "paged",
+        "file": filename,
+        "kernel": STANDIN_GPU if cfg.device == "cuda" else STANDIN_CPU,
+        "doubled_imports": sorted(set(first.__castlint_stubbed__) | set(fixed.__castlint_stubbed__)),
+        "environment": _environment(cfg),
+        "cells": [dict(asdict(c), speedup=c.speedup) for c in cells],
+        "passed": all(c.status == "pass" for c in cells),
+    }
 
 
 def _environment(cfg: PagedConfig) -> Dict[str, Any]:
@@ -397,8 +521,9 @@ SPEED_MARGIN = 0.95  # a fixed cell slower than the original beyond this fails (
 
 def slower(result: Dict[str, Any], cell: Dict[str, Any]) -> bool:
     """Is this cell's fixed backend slower than the original beyond the margin, on a GPU?"""
-    return result["environment"].get("device") == "cuda" and cell["speedup"] is not None \
-        and cell["speedup"] < SPEED_MARGIN
+    return (
+        result["environment"].get("device") == "cuda" and cell["speedup"] is not None and cell["speedup"] < SPEED_MARGIN
+    )
 
 
 def passed(result: Dict[str, Any]) -> bool:
@@ -408,20 +533,35 @@ def passed(result: Dict[str, Any]) -> bool:
 def render_text(result: Dict[str, Any]) -> str:
     """The report: what ran, and one line per cell."""
     env = result["environment"]
-    lines = [f"castlint validate (paged read): {result['file']}",
-             f"attention kernel: {result['kernel']}",
-             "doubled: sglang, sgl_kernel" + "".join(f", {m}" for m in result.get("doubled_imports", ())),
-             "environment: " + ", ".join(f"{k} {v}" for k, v in env.items()), ""]
+    lines = [
+        f"castlint validate (paged read): {result['file']}",
+        f"attention kernel: {result['kernel']}",
+        "doubled: sglang, sgl_kernel" + "".join(f", {m}" for m in result.get("doubled_imports", ())),
+        "environment: " + ", ".join(f"{k} {v}" for k, v in env.items()),
+        "",
+    ]
     for c in result["cells"]:
-        speed = "" if c["speedup"] is None else (
-            f" original {c['original_ms']:.4f} ms, fixed {c['fixed_ms']:.4f} ms ({c['speedup']:.1f}x); conversion "
-            f"{c['convert_original_ms']:.4f} -> {c.get('convert_fixed_ms') or float('nan'):.4f} ms")
+        speed = (
+            ""
+            if c["speedup"] is None
+            else (
+                f" original {c['original_ms']:.4f} ms, fixed {c['fixed_ms']:.4f} ms ({c['speedup']:.1f}x); conversion "
+                f"{c['convert_original_ms']:.4f} -> {c.get('convert_fixed_ms') or float('nan'):.4f} ms"
+            )
+        )
         verdict = "FAIL" if c["status"] != "pass" or slower(result, c) else "PASS"
-        numbers = "" if c["max_abs_fixed"] is None else (
-            f" max|d| vs fp32 {c['max_abs_original']:.2e} / {c['max_abs_fixed']:.2e}, "
-            f"{'equal' if c['equal'] else 'not bit-equal'}, {'compact' if c['compact'] else 'whole-pool'} read;")
-        lines.append(f"{verdict} pool {c['pool']} page {c['page_size']} batch {c['batch']} context "
-                     f"{c['context']}:{numbers}{speed}" + (f" ({c['note']})" if c["note"] else ""))
+        numbers = (
+            ""
+            if c["max_abs_fixed"] is None
+            else (
+                f" max|d| vs fp32 {c['max_abs_original']:.2e} / {c['max_abs_fixed']:.2e}, "
+                f"{'equal' if c['equal'] else 'not bit-equal'}, {'compact' if c['compact'] else 'whole-pool'} read;"
+            )
+        )
+        lines.append(
+            f"{verdict} pool {c['pool']} page {c['page_size']} batch {c['batch']} context "
+            f"{c['context']}:{numbers}{speed}" + (f" ({c['note']})" if c["note"] else "")
+        )
     return "\n".join(lines) + "\n"
 
 

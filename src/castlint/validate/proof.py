@@ -12,6 +12,7 @@ Two views of the same call:
   `elementwise_kernel ... direct_copy_kernel` as long as the cast, on the
   patched path only FlashInfer's MLA kernel (plus tiny ones).
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -25,11 +26,45 @@ from torch.utils._pytree import tree_flatten
 # In-place scatters: they write only the indexed rows of their first argument (the values).
 _SCATTER_OPS = {"index_put_", "_index_put_impl_", "index_copy_"}
 _VIEW_OPS = {
-    "view", "_unsafe_view", "slice", "select", "as_strided", "expand", "permute", "transpose", "t", "unsqueeze",
-    "squeeze", "reshape", "alias", "detach", "split", "split_with_sizes", "unbind", "narrow", "view_as_real",
-    "lift_fresh", "_reshape_alias", "unflatten", "flatten", "empty", "empty_like", "empty_strided", "new_empty",
-    "new_empty_strided", "sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "is_same_size",
-    "_local_scalar_dense", "item", "dim", "size", "stride", "record_stream",
+    "view",
+    "_unsafe_view",
+    "slice",
+    "select",
+    "as_strided",
+    "expand",
+    "permute",
+    "transpose",
+    "t",
+    "unsqueeze",
+    "squeeze",
+    "reshape",
+    "alias",
+    "detach",
+    "split",
+    "split_with_sizes",
+    "unbind",
+    "narrow",
+    "view_as_real",
+    "lift_fresh",
+    "_reshape_alias",
+    "unflatten",
+    "flatten",
+    "empty",
+    "empty_like",
+    "empty_strided",
+    "new_empty",
+    "new_empty_strided",
+    "sym_size",
+    "sym_stride",
+    "sym_numel",
+    "sym_storage_offset",
+    "is_same_size",
+    "_local_scalar_dense",
+    "item",
+    "dim",
+    "size",
+    "stride",
+    "record_stream",
 }
 
 
@@ -85,17 +120,19 @@ class ByteTracer(TorchDispatchMode):
             big_out = int(values.numel())
         first_in = ins[0] if ins else None
         first_out = outs[0] if outs else (ins[0] if base == "copy_" and ins else None)
-        self.ops.append(TracedOp(
-            op=f"aten::{base}",
-            in_shape=str(tuple(first_in.shape)) if first_in is not None else "-",
-            in_dtype=str(first_in.dtype).replace("torch.", "") if first_in is not None else "-",
-            out_shape=str(tuple(first_out.shape)) if first_out is not None else "-",
-            out_dtype=str(first_out.dtype).replace("torch.", "") if first_out is not None else "-",
-            out_elements=big_out,
-            bytes_read=read,
-            bytes_written=written,
-            whole_pool=big_out >= self.pool_elements,
-        ))
+        self.ops.append(
+            TracedOp(
+                op=f"aten::{base}",
+                in_shape=str(tuple(first_in.shape)) if first_in is not None else "-",
+                in_dtype=str(first_in.dtype).replace("torch.", "") if first_in is not None else "-",
+                out_shape=str(tuple(first_out.shape)) if first_out is not None else "-",
+                out_dtype=str(first_out.dtype).replace("torch.", "") if first_out is not None else "-",
+                out_elements=big_out,
+                bytes_read=read,
+                bytes_written=written,
+                whole_pool=big_out >= self.pool_elements,
+            )
+        )
         return out
 
 
@@ -193,4 +230,3 @@ def short_kernel_name(name: str, width: int = 60) -> str:
         return "elementwise_kernel<direct_copy_kernel_cuda> (dtype cast)"
     name = name.replace("void ", "")
     return name if len(name) <= width else name[: width - 1] + "…"
-

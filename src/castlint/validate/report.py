@@ -1,4 +1,5 @@
 """Render a ValidationResult: a rich table for people, JSON for CI."""
+
 from __future__ import annotations
 
 import json
@@ -40,10 +41,18 @@ def to_json(result) -> Dict[str, Any]:
     sites = []
     for site in result.sites:
         entry = {
-            "site": site.name, "functions": site.functions, "status": site.status, "reasons": site.reasons,
-            "numerics": {"max_abs": site.max_abs, "max_rel": site.max_rel, "cosine": site.cosine,
-                         "mismatched": site.mismatched, "elements": site.elements,
-                         "within_tolerance": site.within_tolerance},
+            "site": site.name,
+            "functions": site.functions,
+            "status": site.status,
+            "reasons": site.reasons,
+            "numerics": {
+                "max_abs": site.max_abs,
+                "max_rel": site.max_rel,
+                "cosine": site.cosine,
+                "mismatched": site.mismatched,
+                "elements": site.elements,
+                "within_tolerance": site.within_tolerance,
+            },
             "speedup": site.speedup,
             "speed_margin": site.margin,
             "per_step": site.per_step(_layers(result)),
@@ -55,17 +64,27 @@ def to_json(result) -> Dict[str, Any]:
                 "error": run.error,
                 "timing": asdict(run.timing) if run.timing else None,
                 "max_abs_vs_fp32_reference": run.vs_fp32_max_abs,
-                "plans": run.plans, "runs": run.runs, "note": run.note,
-                "read": run.read, "reads": run.reads,
+                "plans": run.plans,
+                "runs": run.runs,
+                "note": run.note,
+                "read": run.read,
+                "reads": run.reads,
                 "proof": run.proof.to_json() if run.proof else None,
             }
         sites.append(entry)
     return {
-        "schema": SCHEMA, "tool": "castlint validate", "file": result.file, "baseline": result.baseline,
-        "passed": result.passed, "environment": result.environment, "config": result.config,
+        "schema": SCHEMA,
+        "tool": "castlint validate",
+        "file": result.file,
+        "baseline": result.baseline,
+        "passed": result.passed,
+        "environment": result.environment,
+        "config": result.config,
         "kv_read": result.environment.get("kv_read"),
         "per_step": _per_step_summary(result),
-        "guard": result.guard, "sites": sites, "plan_calls": result.plan_calls,
+        "guard": result.guard,
+        "sites": sites,
+        "plan_calls": result.plan_calls,
         "doubles_unknown_reads": result.doubles_unknown_reads,
     }
 
@@ -126,8 +145,10 @@ def per_step_line(result) -> str:
         step = site.per_step(layers)
         if step:
             verb = "saved" if step["saved_ms"] >= 0 else "lost"
-            parts.append(f"{site.name} {abs(step['saved_ms']):.3f} ms {verb} ({step['original_ms']:.3f} → "
-                         f"{step['patched_ms']:.3f} ms)")
+            parts.append(
+                f"{site.name} {abs(step['saved_ms']):.3f} ms {verb} ({step['original_ms']:.3f} → "
+                f"{step['patched_ms']:.3f} ms)"
+            )
     if not parts:
         return ""
     return f"per step over {layers} layers ({result.config.get('preset')}): " + "; ".join(parts)
@@ -142,27 +163,41 @@ def _header(result) -> Table:
     head.add_row("file", result.file)
     head.add_row("baseline", result.baseline)
     head.add_row("ran on", f"{env.get('gpu')}  (compute capability {env.get('compute_capability')})")
-    head.add_row("versions", f"FlashInfer {env.get('flashinfer')}, torch {env.get('torch')}"
-                             + (f", CUDA {env['cuda']}" if env.get("cuda") else "") + f"; sglang {env.get('sglang')}")
+    head.add_row(
+        "versions",
+        f"FlashInfer {env.get('flashinfer')}, torch {env.get('torch')}"
+        + (f", CUDA {env['cuda']}" if env.get("cuda") else "")
+        + f"; sglang {env.get('sglang')}",
+    )
     head.add_row("kernels", str(env.get("kernels")))
-    head.add_row("guard", f"{guard.get('branch')}  " + ", ".join(
-        f"{k}={v}" for k, v in guard.items() if k != "branch"))
-    head.add_row("inputs", f"preset {cfg['preset']} ({cfg['num_heads_total']} heads / tp {cfg['tp']} = "
-                           f"{cfg['heads']} local), kv_lora_rank {cfg['kv_lora_rank']}, rope {cfg['rope_dim']}, "
-                           f"pool {cfg['pool_tokens']:,} tokens FP8 e4m3 (random page table), batch "
-                           f"{cfg['batch_size']}, context {cfg['context_len']}, extend {cfg['extend_len']}, "
-                           f"draft tokens {cfg.get('draft_tokens', '-')}")
+    head.add_row("guard", f"{guard.get('branch')}  " + ", ".join(f"{k}={v}" for k, v in guard.items() if k != "branch"))
+    head.add_row(
+        "inputs",
+        f"preset {cfg['preset']} ({cfg['num_heads_total']} heads / tp {cfg['tp']} = "
+        f"{cfg['heads']} local), kv_lora_rank {cfg['kv_lora_rank']}, rope {cfg['rope_dim']}, "
+        f"pool {cfg['pool_tokens']:,} tokens FP8 e4m3 (random page table), batch "
+        f"{cfg['batch_size']}, context {cfg['context_len']}, extend {cfg['extend_len']}, "
+        f"draft tokens {cfg.get('draft_tokens', '-')}",
+    )
     head.add_row("tolerance", f"atol {cfg['atol']:g}, rtol {cfg['rtol']:g} (patched vs original output)")
     head.add_row("kv read", str(env.get("kv_read", "-")))
     return head
 
 
 SITES_TITLE = "per rewritten site (one layer, one call)"
-_COLUMNS = (("site", {"style": "bold"}), ("status", {}), ("max |Δ|", {"justify": "right"}),
-            ("cosine", {"justify": "right"}), ("orig ms", {"justify": "right"}),
-            ("patched ms", {"justify": "right"}), ("speed-up", {"justify": "right"}),
-            ("whole-pool cast", {}), ("bytes moved", {"justify": "right"}), ("plan kv", {}),
-            ("read", {}))
+_COLUMNS = (
+    ("site", {"style": "bold"}),
+    ("status", {}),
+    ("max |Δ|", {"justify": "right"}),
+    ("cosine", {"justify": "right"}),
+    ("orig ms", {"justify": "right"}),
+    ("patched ms", {"justify": "right"}),
+    ("speed-up", {"justify": "right"}),
+    ("whole-pool cast", {}),
+    ("bytes moved", {"justify": "right"}),
+    ("plan kv", {}),
+    ("read", {}),
+)
 
 
 def _site_cells(site) -> list:
@@ -173,12 +208,17 @@ def _site_cells(site) -> list:
         cast = " → ".join("yes" if run.proof.moves_whole_pool else "no" for run in (original, patched))
         moved = f"{_mib(original.proof.total_bytes)} → {_mib(patched.proof.total_bytes)}"
     return [
-        site.name, _status(site),
+        site.name,
+        _status(site),
         "-" if site.max_abs is None else f"{site.max_abs:.3g}",
         "-" if site.cosine is None else f"{site.cosine:.6f}",
-        _ms(original.timing), _ms(patched.timing),
+        _ms(original.timing),
+        _ms(patched.timing),
         "-" if site.speedup is None else f"{site.speedup:.1f}×",
-        cast, moved, f"{_plan_kv(original)} → {_plan_kv(patched)}", patched.read or "-",
+        cast,
+        moved,
+        f"{_plan_kv(original)} → {_plan_kv(patched)}",
+        patched.read or "-",
     ]
 
 
@@ -218,23 +258,39 @@ def _site_lines(site) -> list:
             proof = run.proof
             if proof.whole_pool_ops:
                 op = proof.whole_pool_ops[0]
-                lines.append(Text(f"{label}: {op.op} {op.in_dtype}{op.in_shape} → {op.out_dtype}{op.out_shape}: "
-                                  f"{_mib(op.bytes_read)} read + {_mib(op.bytes_written)} written (whole pool)"))
+                lines.append(
+                    Text(
+                        f"{label}: {op.op} {op.in_dtype}{op.in_shape} → {op.out_dtype}{op.out_shape}: "
+                        f"{_mib(op.bytes_read)} read + {_mib(op.bytes_written)} written (whole pool)"
+                    )
+                )
             else:
-                lines.append(Text(f"{label}: no op materialises a pool-sized tensor; MLA reads "
-                                  f"{_mib(proof.attention_kv_bytes)} of KV (active tokens only)"))
+                lines.append(
+                    Text(
+                        f"{label}: no op materialises a pool-sized tensor; MLA reads "
+                        f"{_mib(proof.attention_kv_bytes)} of KV (active tokens only)"
+                    )
+                )
             if proof.profiler == "cuda" and proof.kernels:
-                kernels = ", ".join(f"{short_kernel_name(k.name, 48)} {k.device_us:.1f} µs"
-                                    for k in proof.kernels[:3])
+                kernels = ", ".join(f"{short_kernel_name(k.name, 48)} {k.device_us:.1f} µs" for k in proof.kernels[:3])
                 lines.append(Text(f"   kernels: {kernels}", style="dim"))
         if run.timing:
             timing = run.timing
-            lines.append(Text(f"   {label} timing: {timing.median_ms:.4f} ms median (p10 {timing.p10_ms:.4f}, "
-                              f"p90 {timing.p90_ms:.4f}; {timing.method}; host {timing.host_us:.0f} µs/call)"
-                              + (f"; {run.note}" if run.note else ""), style="dim"))
+            lines.append(
+                Text(
+                    f"   {label} timing: {timing.median_ms:.4f} ms median (p10 {timing.p10_ms:.4f}, "
+                    f"p90 {timing.p90_ms:.4f}; {timing.method}; host {timing.host_us:.0f} µs/call)"
+                    + (f"; {run.note}" if run.note else ""),
+                    style="dim",
+                )
+            )
         if run.vs_fp32_max_abs is not None:
-            lines.append(Text(f"   {label} vs fp32 reference on the dequantized pool: max |Δ| "
-                              f"{run.vs_fp32_max_abs:.3g}", style="dim"))
+            lines.append(
+                Text(
+                    f"   {label} vs fp32 reference on the dequantized pool: max |Δ| {run.vs_fp32_max_abs:.3g}",
+                    style="dim",
+                )
+            )
     return lines
 
 
@@ -242,11 +298,18 @@ def _print_verdict(result, console: Console) -> None:
     """The plan calls that ran, what the doubles lacked, warnings, and PASS or FAIL."""
     executed = result.plan_calls.get("patched", {}).get("executed", [])
     if executed:
-        console.print("plan calls executed in the patched file: " + ", ".join(
-            f"line {e['line']} ({e['function']})" for e in executed))
+        console.print(
+            "plan calls executed in the patched file: "
+            + ", ".join(f"line {e['line']} ({e['function']})" for e in executed)
+        )
     if result.doubles_unknown_reads:
-        console.print(Text("attributes the code read that the doubles do not define (read as None/False): "
-                           + ", ".join(result.doubles_unknown_reads[:20]), style="yellow"))
+        console.print(
+            Text(
+                "attributes the code read that the doubles do not define (read as None/False): "
+                + ", ".join(result.doubles_unknown_reads[:20]),
+                style="yellow",
+            )
+        )
     ran = [s for s in result.sites if s.status != "skipped"]
     for s in ran:
         if s.baseline_warning:

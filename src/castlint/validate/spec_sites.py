@@ -27,6 +27,7 @@ CudaGraphRunner do:
 A release without a CUDA-graph path for a mode (its capture metadata raises
 "Invalid mode") has the site skipped, with the reason.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -41,16 +42,23 @@ from castlint.validate.doubles.speculative import EagleDraftInputDouble, EagleVe
 SPEC_SITES = ("target-verify", "target-verify-cuda-graph", "draft-extend", "draft-extend-cuda-graph")
 SPEC_SITE_FUNCTIONS = {
     "target-verify": "init_forward_metadata (TARGET_VERIFY, spec_info.generate_attn_arg_prefill) -> "
-                     "FlashInferMLAIndicesUpdaterPrefill.call_begin_forward (verify plan) -> forward_extend",
+    "FlashInferMLAIndicesUpdaterPrefill.call_begin_forward (verify plan) -> forward_extend",
     "target-verify-cuda-graph": "init_cuda_graph_state -> capture metadata (TARGET_VERIFY) -> forward_extend "
-                                "captured -> replay metadata (plan / fast_mla_prefill_plan) -> graph replay",
+    "captured -> replay metadata (plan / fast_mla_prefill_plan) -> graph replay",
     "draft-extend": "init_forward_metadata (DRAFT_EXTEND, or DRAFT_EXTEND_V2 where the release has no draft-extend "
-                    "branch) -> FlashInferMLAIndicesUpdaterPrefill.call_begin_forward (paged plan) -> forward_extend",
+    "branch) -> FlashInferMLAIndicesUpdaterPrefill.call_begin_forward (paged plan) -> forward_extend",
     "draft-extend-cuda-graph": "init_cuda_graph_state -> capture metadata (DRAFT_EXTEND / _V2) -> forward_extend "
-                               "captured -> replay metadata -> graph replay",
+    "captured -> replay metadata -> graph replay",
 }
-_STATIC_TENSORS = ("req_pool_indices", "seq_lens", "seq_lens_cpu", "out_cache_loc", "positions",
-                   "extend_prefix_lens", "extend_seq_lens")
+_STATIC_TENSORS = (
+    "req_pool_indices",
+    "seq_lens",
+    "seq_lens_cpu",
+    "out_cache_loc",
+    "positions",
+    "extend_prefix_lens",
+    "extend_seq_lens",
+)
 _STATIC_VALUES = ("seq_lens_sum", "extend_prefix_lens_cpu", "extend_seq_lens_cpu")
 
 
@@ -106,24 +114,44 @@ def spec_batch(world, module, backend, site: str, capture: bool = False, fill: i
     loc = torch.zeros(bs * window, dtype=torch.int64, device=dev) if capture else world.window_loc.clone()
     attrs = dict(
         req_pool_indices=torch.zeros_like(world.req_pool_indices) if capture else world.req_pool_indices.clone(),
-        seq_lens=seq_lens, seq_lens_cpu=seq_lens.cpu().to(torch.int32) if site.endswith("cuda-graph") else
-        seq_lens.cpu(), seq_lens_sum=int(seq_lens.sum()), out_cache_loc=loc, positions=world.window_positions.clone(),
-        spec_info=(EagleVerifyInputDouble(window, world.req_to_token, world.log) if verify else
-                   EagleDraftInputDouble(window, bs, world.req_to_token, dev, world.log)))
+        seq_lens=seq_lens,
+        seq_lens_cpu=seq_lens.cpu().to(torch.int32) if site.endswith("cuda-graph") else seq_lens.cpu(),
+        seq_lens_sum=int(seq_lens.sum()),
+        out_cache_loc=loc,
+        positions=world.window_positions.clone(),
+        spec_info=(
+            EagleVerifyInputDouble(window, world.req_to_token, world.log)
+            if verify
+            else EagleDraftInputDouble(window, bs, world.req_to_token, dev, world.log)
+        ),
+    )
     if not verify:
         prefix = seq_lens - window if not capture else seq_lens
-        attrs.update(extend_prefix_lens=prefix.to(torch.int32), extend_prefix_lens_cpu=prefix.tolist(),
-                     extend_seq_lens=torch.full((bs,), window, dtype=torch.int32, device=dev),
-                     extend_seq_lens_cpu=[window] * bs, extend_num_tokens=bs * window)
+        attrs.update(
+            extend_prefix_lens=prefix.to(torch.int32),
+            extend_prefix_lens_cpu=prefix.tolist(),
+            extend_seq_lens=torch.full((bs,), window, dtype=torch.int32, device=dev),
+            extend_seq_lens_cpu=[window] * bs,
+            extend_num_tokens=bs * window,
+        )
     mode = "TARGET_VERIFY" if verify else draft_extend_mode(backend)
     return world._batch(module, mode, **attrs)
 
 
 def forward_call(backend, world, batch) -> Callable[[bool], Any]:
     """forward_extend on the speculative window's queries (what RadixAttention calls)."""
+
     def call(save: bool):
-        return backend.forward_extend(world.spec_q, world.spec_k, world.spec_k, world.layer, batch,
-                                      save_kv_cache=save, q_rope=world.spec_q_rope, k_rope=world.spec_k_rope)
+        return backend.forward_extend(
+            world.spec_q,
+            world.spec_k,
+            world.spec_k,
+            world.layer,
+            batch,
+            save_kv_cache=save,
+            q_rope=world.spec_q_rope,
+            k_rope=world.spec_k_rope,
+        )
 
     return call
 
@@ -150,8 +178,11 @@ def _prepare_graph_site(driver, site: str) -> SiteCall:
     backend, world, module = driver.backend, driver.world, driver.module
     cfg = world.cfg
     _graph_api(backend)
-    backend.init_cuda_graph_state(**filter_kwargs(backend.init_cuda_graph_state, {
-        "max_bs": cfg.batch_size, "max_num_tokens": cfg.batch_size * world.window}))
+    backend.init_cuda_graph_state(
+        **filter_kwargs(
+            backend.init_cuda_graph_state, {"max_bs": cfg.batch_size, "max_num_tokens": cfg.batch_size * world.window}
+        )
+    )
     fill_value = getattr(backend, "get_cuda_graph_seq_len_fill_value", lambda: 1)()
     batch = spec_batch(world, module, backend, site, capture=True, fill=int(fill_value))
     _capture_metadata(driver, batch)
@@ -191,28 +222,48 @@ def _capture_metadata(driver, batch) -> None:
         if api == "init_forward_metadata_out_graph":
             backend.init_forward_metadata_out_graph(batch, in_capture=True)
         else:
-            backend.init_forward_metadata_capture_cuda_graph(**filter_kwargs(
-                backend.init_forward_metadata_capture_cuda_graph,
-                dict(bs=batch.batch_size, num_tokens=int(batch.positions.numel()),
-                     req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens, encoder_lens=None,
-                     forward_mode=batch.forward_mode, spec_info=batch.spec_info)))
+            backend.init_forward_metadata_capture_cuda_graph(
+                **filter_kwargs(
+                    backend.init_forward_metadata_capture_cuda_graph,
+                    dict(
+                        bs=batch.batch_size,
+                        num_tokens=int(batch.positions.numel()),
+                        req_pool_indices=batch.req_pool_indices,
+                        seq_lens=batch.seq_lens,
+                        encoder_lens=None,
+                        forward_mode=batch.forward_mode,
+                        spec_info=batch.spec_info,
+                    ),
+                )
+            )
     except ValueError as exc:
         if driver.loaded.label != "original" or "mode" not in str(exc):
             raise
         raise NotImplementedError(
             f"this release has no CUDA-graph path for {batch.forward_mode.name}: its {api} raised "
-            f"\"{exc}\" (sglang runs this mode eagerly with FlashInfer MLA)") from exc
+            f'"{exc}" (sglang runs this mode eagerly with FlashInfer MLA)'
+        ) from exc
 
 
 def _replay_metadata(backend, module, batch) -> None:
     if hasattr(backend, "init_forward_metadata_out_graph"):
         backend.init_forward_metadata_out_graph(batch, in_capture=False)
         return
-    backend.init_forward_metadata_replay_cuda_graph(**filter_kwargs(
-        backend.init_forward_metadata_replay_cuda_graph,
-        dict(bs=batch.batch_size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
-             seq_lens_sum=batch.seq_lens_sum, encoder_lens=None, forward_mode=batch.forward_mode,
-             spec_info=batch.spec_info, seq_lens_cpu=batch.seq_lens_cpu)))
+    backend.init_forward_metadata_replay_cuda_graph(
+        **filter_kwargs(
+            backend.init_forward_metadata_replay_cuda_graph,
+            dict(
+                bs=batch.batch_size,
+                req_pool_indices=batch.req_pool_indices,
+                seq_lens=batch.seq_lens,
+                seq_lens_sum=batch.seq_lens_sum,
+                encoder_lens=None,
+                forward_mode=batch.forward_mode,
+                spec_info=batch.spec_info,
+                seq_lens_cpu=batch.seq_lens_cpu,
+            ),
+        )
+    )
 
 
 def _refill(static, real) -> None:

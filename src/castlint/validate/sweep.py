@@ -13,6 +13,7 @@ loaded once per process; each cell gets its own pool of its size.
 The GPU grid stays one command under 10 minutes per FlashInfer version on an H200
 (two sglang releases).
 """
+
 from __future__ import annotations
 
 import json
@@ -39,9 +40,9 @@ SWEEP_SITES = ("decode", "extend-paged") + SPEC_SWEEP_SITES
 NATIVE_OFF_SITES = ("decode", "extend-paged", "target-verify", "target-verify-cuda-graph", "draft-extend")
 NATIVE_OFF = "native read off"
 
-COLOR_FAILED = "#d62728"    # slower beyond the margin, off tolerance, or an error
-COLOR_PARITY = "#ece9d8"    # passes, within the noise margin of the original (at most 1x)
-COLOR_SKIPPED = "#dddddd"   # the release has no such path
+COLOR_FAILED = "#d62728"  # slower beyond the margin, off tolerance, or an error
+COLOR_PARITY = "#ece9d8"  # passes, within the noise margin of the original (at most 1x)
+COLOR_SKIPPED = "#dddddd"  # the release has no such path
 COLOR_EMPTY = "#f7f7f7"
 
 
@@ -85,8 +86,9 @@ def _site_shapes(site: str, cpu: bool):
     return [(bs, ctx, 0, draft) for bs, ctx, draft in (CPU_SPEC if cpu else GPU_SPEC)]
 
 
-def grid(device: str, pools: Optional[Sequence[int]] = None, sites: Optional[Sequence[str]] = None,
-         native: bool = True) -> List[Cell]:
+def grid(
+    device: str, pools: Optional[Sequence[int]] = None, sites: Optional[Sequence[str]] = None, native: bool = True
+) -> List[Cell]:
     """The cells of a sweep: every site's shapes that fit each pool; with native, the NATIVE_OFF_SITES'
     cells of the biggest pool again with the native read off (native False: every cell off)."""
     cpu = device == "cpu"
@@ -95,25 +97,38 @@ def grid(device: str, pools: Optional[Sequence[int]] = None, sites: Optional[Seq
     cells = []
     for pool in pools:
         for site in sites:
-            cells += [Cell(site, pool, bs, ctx, new, draft, native=native)
-                      for bs, ctx, new, draft in _site_shapes(site, cpu) if bs * (ctx + draft) <= pool]
+            cells += [
+                Cell(site, pool, bs, ctx, new, draft, native=native)
+                for bs, ctx, new, draft in _site_shapes(site, cpu)
+                if bs * (ctx + draft) <= pool
+            ]
     if native:
         biggest = max(pools)
         cells += [replace(c, native=False) for c in cells if c.pool_tokens == biggest and c.site in NATIVE_OFF_SITES]
     return cells
 
 
-def run_sweep(original: bytes, patched: bytes, cfg, *, filename: str, cells: Sequence[Cell],
-              say: Callable[[str], None] = lambda msg: None, tables=None,
-              companions=None) -> List[Cell]:
+def run_sweep(
+    original: bytes,
+    patched: bytes,
+    cfg,
+    *,
+    filename: str,
+    cells: Sequence[Cell],
+    say: Callable[[str], None] = lambda msg: None,
+    tables=None,
+    companions=None,
+) -> List[Cell]:
     """Validate every cell; cfg is the HarnessConfig the cells vary."""
     done = []
     for i, cell in enumerate(cells, 1):
         t0 = time.time()
         cell = _run_cell(original, patched, cfg, cell, filename, tables, companions)
         done.append(cell)
-        say(f"[{i}/{len(cells)}] {cell.label} pool {cell.pool_tokens:,} {cell.shape}: {cell.status} "
-            f"{'-' if cell.speedup is None else f'{cell.speedup:.2f}x'} ({time.time() - t0:.1f} s)")
+        say(
+            f"[{i}/{len(cells)}] {cell.label} pool {cell.pool_tokens:,} {cell.shape}: {cell.status} "
+            f"{'-' if cell.speedup is None else f'{cell.speedup:.2f}x'} ({time.time() - t0:.1f} s)"
+        )
         if cfg.device == "cuda":
             import torch
 
@@ -125,19 +140,35 @@ def _run_cell(original: bytes, patched: bytes, cfg, cell: Cell, filename: str, t
     """One cell's validation, summarised."""
     from castlint.validate.harness import run_validation
 
-    cell_cfg = replace(cfg, pool_tokens=cell.pool_tokens, batch_size=cell.batch_size, context_len=cell.context_len,
-                       extend_len=cell.extend_len or cfg.extend_len, draft_tokens=cell.draft_tokens or cfg.draft_tokens,
-                       native_read=cell.native, sites=(cell.site,), profile=False)
-    result = run_validation(original, patched, cell_cfg, filename=filename, baseline_label="sweep", tables=tables,
-                            companions=companions)
+    cell_cfg = replace(
+        cfg,
+        pool_tokens=cell.pool_tokens,
+        batch_size=cell.batch_size,
+        context_len=cell.context_len,
+        extend_len=cell.extend_len or cfg.extend_len,
+        draft_tokens=cell.draft_tokens or cfg.draft_tokens,
+        native_read=cell.native,
+        sites=(cell.site,),
+        profile=False,
+    )
+    result = run_validation(
+        original, patched, cell_cfg, filename=filename, baseline_label="sweep", tables=tables, companions=companions
+    )
     site = result.sites[0]
     o, p = site.original.timing, site.patched.timing
     step = site.per_step(int(result.config.get("model_layers") or 1))
-    return replace(cell, status=site.status, original_ms=o.median_ms if o else None,
-                   patched_ms=p.median_ms if p else None, speedup=site.speedup, margin=site.margin,
-                   max_abs=site.max_abs, saved_ms_per_step=step["saved_ms"] if step else None,
-                   read=site.patched.read or site.patched.note,
-                   reasons=tuple(site.reasons) + ((site.baseline_warning,) if site.baseline_warning else ()))
+    return replace(
+        cell,
+        status=site.status,
+        original_ms=o.median_ms if o else None,
+        patched_ms=p.median_ms if p else None,
+        speedup=site.speedup,
+        margin=site.margin,
+        max_abs=site.max_abs,
+        saved_ms_per_step=step["saved_ms"] if step else None,
+        read=site.patched.read or site.patched.note,
+        reasons=tuple(site.reasons) + ((site.baseline_warning,) if site.baseline_warning else ()),
+    )
 
 
 def ran(cells: Sequence[Cell]) -> List[Cell]:
@@ -160,18 +191,24 @@ def verdict(cells: Sequence[Cell]) -> str:
 
 def to_json(cells: Sequence[Cell], environment: Dict) -> str:
     rows = [dict(vars(c), shape=c.shape, label=c.label, reasons=list(c.reasons)) for c in cells]
-    return json.dumps({"schema": 1, "environment": environment, "passed": passed(cells), "cells": rows},
-                      indent=1) + "\n"
+    return (
+        json.dumps({"schema": 1, "environment": environment, "passed": passed(cells), "cells": rows}, indent=1) + "\n"
+    )
 
 
 def markdown(cells: Sequence[Cell]) -> str:
-    lines = ["| site | pool | shape | original ms | patched ms | speed-up | margin | saved ms/step | max abs diff "
-             "| read | status |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| site | pool | shape | original ms | patched ms | speed-up | margin | saved ms/step | max abs diff "
+        "| read | status |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for c in cells:
-        lines.append(f"| {c.label} | {c.pool_tokens:,} | {c.shape} | {_num(c.original_ms, '.4f')} | "
-                     f"{_num(c.patched_ms, '.4f')} | {_num(c.speedup, '.2f', 'x')} | "
-                     f"{_num(None if c.margin is None else c.margin * 100, '.1f', ' %')} | "
-                     f"{_num(c.saved_ms_per_step, '.3f')} | {_num(c.max_abs, '.3g')} | {c.read or '-'} | {c.status} |")
+        lines.append(
+            f"| {c.label} | {c.pool_tokens:,} | {c.shape} | {_num(c.original_ms, '.4f')} | "
+            f"{_num(c.patched_ms, '.4f')} | {_num(c.speedup, '.2f', 'x')} | "
+            f"{_num(None if c.margin is None else c.margin * 100, '.1f', ' %')} | "
+            f"{_num(c.saved_ms_per_step, '.3f')} | {_num(c.max_abs, '.3g')} | {c.read or '-'} | {c.status} |"
+        )
     return "\n".join(lines)
 
 
@@ -200,12 +237,14 @@ def heatmap_svg(cells: Sequence[Cell], title: str) -> str:
     rows = list(dict.fromkeys((c.label, c.shape) for c in cells))
     by = {(c.label, c.shape, c.pool_tokens): c for c in cells}
     w0, cw, ch, top = 380, 110, 26, 76
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w0 + cw * len(pools) + 20}" '
-           f'height="{top + ch * len(rows) + 40}" font-family="sans-serif" font-size="12">',
-           f'<text x="10" y="20" font-size="14" font-weight="bold">{escape(title)}</text>',
-           '<text x="10" y="40">speed-up of the patched backend over the original, by verdict: green faster, '
-           'beige within the noise margin,</text>',
-           '<text x="10" y="56">red slower beyond the margin or failed, grey skipped (no such path)</text>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w0 + cw * len(pools) + 20}" '
+        f'height="{top + ch * len(rows) + 40}" font-family="sans-serif" font-size="12">',
+        f'<text x="10" y="20" font-size="14" font-weight="bold">{escape(title)}</text>',
+        '<text x="10" y="40">speed-up of the patched backend over the original, by verdict: green faster, '
+        "beige within the noise margin,</text>",
+        '<text x="10" y="56">red slower beyond the margin or failed, grey skipped (no such path)</text>',
+    ]
     for j, pool in enumerate(pools):
         out.append(f'<text x="{w0 + j * cw + cw / 2}" y="{top - 6}" text-anchor="middle">pool {pool:,}</text>')
     for i, (label, shape) in enumerate(rows):
@@ -224,5 +263,7 @@ def _svg_cell(cell: Optional[Cell], x: int, y: int, cw: int, ch: int) -> List[st
     label = "-" if cell.speedup is None else f"{cell.speedup:.2f}x"
     if cell.status != "pass":
         label += " " + cell.status
-    return [rect.format(cell_color(cell)),
-            f'<text x="{x + cw / 2 - 1}" y="{y + 17}" text-anchor="middle">{escape(label)}</text>']
+    return [
+        rect.format(cell_color(cell)),
+        f'<text x="{x + cw / 2 - 1}" y="{y + 17}" text-anchor="middle">{escape(label)}</text>',
+    ]

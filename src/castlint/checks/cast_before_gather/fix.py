@@ -7,6 +7,7 @@ reads it must rewrite, is proved by castlint.analysis.cast_motion.assess; CL003
 attaches that proof (a CastMove) to its finding, and this codemod applies it.
 Unsafe moves are applied only with --unsafe-fixes.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List
@@ -18,13 +19,17 @@ from castlint.checks.cast_before_gather.rule import CODEMOD
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 from castlint.models import FixSafety
 
-
 # -- the rewrite -------------------------------------------------------------------
 
 
 class MoveCastsAfterGathers(cst.CSTTransformer):
-    def __init__(self, direct: Dict[int, int], assigns: Dict[int, int], uses: Dict[int, List[cst.Call]],
-                 functions: Dict[int, int] = None):
+    def __init__(
+        self,
+        direct: Dict[int, int],
+        assigns: Dict[int, int],
+        uses: Dict[int, List[cst.Call]],
+        functions: Dict[int, int] = None,
+    ):
         super().__init__()
         self.functions = functions or {}  # id(outer cast call), the input of a gather function -> chain depth
         self.direct = direct  # id(outer cast call) -> chain depth
@@ -92,7 +97,8 @@ class CastAfterGather(Codemod):
                     uses[id(use)] = chain
         if direct or assigns or functions:
             result.module = module.visit(MoveCastsAfterGathers(direct, assigns, uses, functions))
-            counts = f"{len(direct)} direct, {len(assigns)} variable" + (f", {len(functions)} function"
-                                                                         if functions else "")
+            counts = f"{len(direct)} direct, {len(assigns)} variable" + (
+                f", {len(functions)} function" if functions else ""
+            )
             result.applied.append(f"cast moved after the gather ({counts})")
         return result

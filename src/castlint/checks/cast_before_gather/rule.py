@@ -1,10 +1,18 @@
 """CL003 cast-before-gather."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, List
 
 from castlint.checks.base import (
-    COST_HINT, POOL_FLOW, FileContext, Invalid, Rule, chain_cost, pool_cast_cost, short_code,
+    COST_HINT,
+    POOL_FLOW,
+    FileContext,
+    Invalid,
+    Rule,
+    chain_cost,
+    pool_cast_cost,
+    short_code,
 )
 from castlint.models import Finding, Fix, FixSafety, Severity
 
@@ -44,25 +52,29 @@ class CastBeforeGather(Rule):
         "applied on a different device. Unsafe fixes are applied only with --unsafe-fixes."
     )
     VALID = (
-        "def f(self, layer, loc):\n"
-        "    return self.pool.get_key_buffer(layer.layer_id)[loc].to(torch.bfloat16)\n",
+        "def f(self, layer, loc):\n    return self.pool.get_key_buffer(layer.layer_id)[loc].to(torch.bfloat16)\n",
         "def f(self, layer):\n"
         "    kv = self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)\n"
         "    return kv[:, :, :512]\n",
     )
     INVALID = (
-        Invalid("def f(self, layer, loc):\n"
-                "    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n", (2,),
-                fixed="def f(self, layer, loc):\n"
-                      "    return self.pool.get_key_buffer(layer.layer_id)[loc].to(torch.bfloat16)\n"),
-        Invalid("def f(self, layer, loc):\n"
-                "    kv = self.pool.get_key_buffer(layer.layer_id).float()\n"
-                "    a = kv[loc]\n"
-                "    return kv.index_select(0, loc) + a\n", (2,),
-                fixed="def f(self, layer, loc):\n"
-                      "    kv = self.pool.get_key_buffer(layer.layer_id)\n"
-                      "    a = kv[loc].float()\n"
-                      "    return kv.index_select(0, loc).float() + a\n"),
+        Invalid(
+            "def f(self, layer, loc):\n    return self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)[loc]\n",
+            (2,),
+            fixed="def f(self, layer, loc):\n"
+            "    return self.pool.get_key_buffer(layer.layer_id)[loc].to(torch.bfloat16)\n",
+        ),
+        Invalid(
+            "def f(self, layer, loc):\n"
+            "    kv = self.pool.get_key_buffer(layer.layer_id).float()\n"
+            "    a = kv[loc]\n"
+            "    return kv.index_select(0, loc) + a\n",
+            (2,),
+            fixed="def f(self, layer, loc):\n"
+            "    kv = self.pool.get_key_buffer(layer.layer_id)\n"
+            "    a = kv[loc].float()\n"
+            "    return kv.index_select(0, loc).float() + a\n",
+        ),
     )
 
     def triggers(self, words) -> tuple:
@@ -89,16 +101,21 @@ class CastBeforeGather(Rule):
         """A cast whose result is reshaped (or bound to a name, or made by a held cast) and then
         gathered: no codemod moves it yet."""
         analysis = ctx.analysis
-        cost = chain_cost(ctx, [t for _, t in analysis.cast_chain(call)]) if through is None \
+        cost = (
+            chain_cost(ctx, [t for _, t in analysis.cast_chain(call)])
+            if through is None
             else pool_cast_cost(ctx, target)
+        )
         how = f" through `{through}`" if through else ""
         return self.finding(
-            ctx, call,
+            ctx,
+            call,
             f"cast to {target}{how} before a gather converts the whole pool ({cost.describe()}); gather first, "
             f"then cast; {COST_HINT}",
-            Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING, cost=cost,
+            Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
+            cost=cost,
             unfixable_reason="the gather comes after a reshape, a name or a held cast: gather the rows first "
-                             "and convert those by hand",
+            "and convert those by hand",
         )
 
     def _gathered(self, ctx: FileContext, call: cst.Call, target: str) -> Finding:
@@ -111,14 +128,16 @@ class CastBeforeGather(Rule):
         if move.safety == FixSafety.UNSAFE:
             description += f"; unsafe: {move.reason}"
         return self.finding(
-            ctx, call,
+            ctx,
+            call,
             f"cast to {target} before a gather converts the whole pool ({cost.describe()}); "
             f"gather first, then cast; {COST_HINT}",
             Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
             cost=cost,
             fix=Fix(CODEMOD, move.safety, description, site=move) if move.safety is not None else None,
-            unfixable_reason=None if move.safety is not None else
-            f"the cast cannot move after the gather: {move.reason}",
+            unfixable_reason=None
+            if move.safety is not None
+            else f"the cast cannot move after the gather: {move.reason}",
         )
 
     def _gathered_by_function(self, ctx: FileContext, call: cst.Call, target: str) -> Finding:
@@ -128,9 +147,12 @@ class CastBeforeGather(Rule):
         cost = chain_cost(ctx, [t for _, t in chain])
         gather = short_code(analysis.code(analysis.parent(analysis.parent(call)).func))
         return self.finding(
-            ctx, call,
-            f"cast to {target} before a gather ({gather}) converts the whole pool ({cost.describe()}); gather first, then cast; {COST_HINT}",
-            Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING, cost=cost,
+            ctx,
+            call,
+            f"cast to {target} before a gather ({gather}) converts the whole pool ({cost.describe()}); gather "
+            f"first, then cast; {COST_HINT}",
+            Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
+            cost=cost,
             unfixable_reason="the gather is a function call: move the cast after it by hand "
-                             "(`torch.index_select(pool, 0, idx).to(d)` is bit-identical)",
+            "(`torch.index_select(pool, 0, idx).to(d)` is bit-identical)",
         )

@@ -1,4 +1,5 @@
 """CL002: the rule (rule.py)."""
+
 from castlint.checks.plan_forces_kv_dtype.rule import PlanForcesKvDtype
 
 __all__ = ["PlanForcesKvDtype"]

@@ -1,9 +1,10 @@
 """CL002 plan-forces-kv-dtype."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional
 
-from castlint.checks.base import FileContext, PLAN_CALLS, Rule
+from castlint.checks.base import PLAN_CALLS, FileContext, Rule
 from castlint.mla_names import MLA_CODEMOD
 from castlint.models import Finding, Fix, FixSafety, Severity
 
@@ -50,34 +51,51 @@ class PlanForcesKvDtype(Rule):
         "        w.plan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, self.q_data_type, self.kv_data_type)\n",
     )
     INVALID = (
-        ("class U:\n"
-         "    def __init__(self, model_runner):\n"
-         "        self.data_type = model_runner.dtype\n"
-         "    def call(self, wrapper: BatchMLAPagedAttentionWrapper):\n"
-         "        wrapper.plan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, self.data_type, self.data_type)\n", (5,)),
-        ("class U:\n"
-         "    def __init__(self, model_runner):\n"
-         "        self.data_type = model_runner.dtype\n"
-         "        self.q_data_type = model_runner.dtype\n"
-         "    def call(self, w):\n"
-         "        w.plan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10,\n"
-         "               q_data_type=self.q_data_type, kv_data_type=self.data_type)\n", (6,)),
-        ("def go(model_runner, w: BatchDecodeWithPagedKVCacheWrapper):\n"
-         "    w.begin_forward(1, 2, 3, 4, 5, 6, 7, q_data_type=model_runner.dtype)\n", (2,)),
+        (
+            "class U:\n"
+            "    def __init__(self, model_runner):\n"
+            "        self.data_type = model_runner.dtype\n"
+            "    def call(self, wrapper: BatchMLAPagedAttentionWrapper):\n"
+            "        wrapper.plan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, self.data_type, self.data_type)\n",
+            (5,),
+        ),
+        (
+            "class U:\n"
+            "    def __init__(self, model_runner):\n"
+            "        self.data_type = model_runner.dtype\n"
+            "        self.q_data_type = model_runner.dtype\n"
+            "    def call(self, w):\n"
+            "        w.plan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10,\n"
+            "               q_data_type=self.q_data_type, kv_data_type=self.data_type)\n",
+            (6,),
+        ),
+        (
+            "def go(model_runner, w: BatchDecodeWithPagedKVCacheWrapper):\n"
+            "    w.begin_forward(1, 2, 3, 4, 5, 6, 7, q_data_type=model_runner.dtype)\n",
+            (2,),
+        ),
         # sglang <= 0.4.3, --enable-flashinfer-mla: q planned in the KV-cache dtype
-        ("class U:\n"
-         "    def __init__(self, model_runner):\n"
-         "        self.data_type = model_runner.kv_cache_dtype\n"
-         "    def call(self, wrapper: Union[BatchDecodeWithPagedKVCacheWrapper, BatchMLAPagedAttentionWrapper]):\n"
-         "        wrapper.plan(1, 2, 3, 4, 5, 512, 64, 1, False, 0.1, self.data_type, self.data_type)\n", (5,)),
+        (
+            "class U:\n"
+            "    def __init__(self, model_runner):\n"
+            "        self.data_type = model_runner.kv_cache_dtype\n"
+            "    def call(self, wrapper: Union[BatchDecodeWithPagedKVCacheWrapper, BatchMLAPagedAttentionWrapper]):\n"
+            "        wrapper.plan(1, 2, 3, 4, 5, 512, 64, 1, False, 0.1, self.data_type, self.data_type)\n",
+            (5,),
+        ),
     )
 
     def triggers(self, words) -> tuple:
         return ((words.wrappers, words.kv_dtype_reach),)
 
     def check(self, ctx: FileContext) -> List[Finding]:
-        from castlint.analysis.wrappers import (dtype_argument, dtypes_from_callers, match_wrapper,
-                                                receiver_is_known, resolved_call)
+        from castlint.analysis.wrappers import (
+            dtype_argument,
+            dtypes_from_callers,
+            match_wrapper,
+            receiver_is_known,
+            resolved_call,
+        )
 
         analysis = ctx.analysis
         if not _kv_dtype_in_reach(ctx):
@@ -96,8 +114,10 @@ class PlanForcesKvDtype(Rule):
             if kv_arg is None and not receiver_is_known(analysis, call, wrapper):
                 continue  # e.g. a ragged wrapper, which has no KV cache to describe
             if kv_arg is None:
-                message = (f"{wrapper.cls}.plan sets q_data_type but no kv_data_type: the KV cache "
-                           f"is assumed to be in the q dtype; pass the KV-cache dtype")
+                message = (
+                    f"{wrapper.cls}.plan sets q_data_type but no kv_data_type: the KV cache "
+                    f"is assumed to be in the q dtype; pass the KV-cache dtype"
+                )
             else:
                 q_src, kv_src = analysis.resolve_value(q_arg), analysis.resolve_value(kv_arg)
                 if q_src != kv_src:
@@ -105,27 +125,44 @@ class PlanForcesKvDtype(Rule):
                     for caller, q_from, kv_from in dtypes_from_callers(analysis, original, q_arg, kv_arg):
                         if q_from == kv_from and id(caller) not in helped and match_wrapper(analysis, caller) is None:
                             helped.add(id(caller))
-                            findings.append(self.finding(ctx, caller, _same_dtypes(ctx, q_from), Severity.WARNING,
-                                                         unfixable_reason=HELPER_REASON))
+                            findings.append(
+                                self.finding(
+                                    ctx,
+                                    caller,
+                                    _same_dtypes(ctx, q_from),
+                                    Severity.WARNING,
+                                    unfixable_reason=HELPER_REASON,
+                                )
+                            )
                     continue
                 message = _same_dtypes(ctx, q_src)
             fix = _fix_for(ctx, call) if call is original else None  # the codemod rewrites plain calls only
-            findings.append(self.finding(
-                ctx, original, message, Severity.WARNING, fix=fix,
-                unfixable_reason=None if fix else NO_CAST_REASON,
-            ))
+            findings.append(
+                self.finding(
+                    ctx,
+                    original,
+                    message,
+                    Severity.WARNING,
+                    fix=fix,
+                    unfixable_reason=None if fix else NO_CAST_REASON,
+                )
+            )
         return findings
 
 
 def _same_dtypes(ctx: FileContext, q_src) -> str:
     shown = ", ".join(q_src)
     if any(_mentions_kv_cache_dtype(ctx, s) for s in q_src):
-        return (f"q_data_type and kv_data_type are both the KV-cache dtype (`{shown}`): "
-                f"q is declared FP8 when the cache is FP8; plan q with the model dtype "
-                f"and kv with the KV-cache dtype")
-    return (f"kv_data_type resolves to the same value as q_data_type (`{shown}`): "
-            f"the FP8 pool must then be cast to the q dtype before run() (CL001); "
-            f"plan kv with the KV-cache dtype")
+        return (
+            f"q_data_type and kv_data_type are both the KV-cache dtype (`{shown}`): "
+            f"q is declared FP8 when the cache is FP8; plan q with the model dtype "
+            f"and kv with the KV-cache dtype"
+        )
+    return (
+        f"kv_data_type resolves to the same value as q_data_type (`{shown}`): "
+        f"the FP8 pool must then be cast to the q dtype before run() (CL001); "
+        f"plan kv with the KV-cache dtype"
+    )
 
 
 def _fix_for(ctx: FileContext, call: cst.Call) -> Optional[Fix]:
@@ -134,10 +171,13 @@ def _fix_for(ctx: FileContext, call: cst.Call) -> Optional[Fix]:
 
     if not any_mla_fixable(ctx):
         return None
-    return Fix(MLA_CODEMOD, FixSafety.SAFE,
-               "plan kv with the KV-cache dtype behind the init-time FP8-KV guard, "
-               "together with the whole-pool cast it forces", site=call)
-
+    return Fix(
+        MLA_CODEMOD,
+        FixSafety.SAFE,
+        "plan kv with the KV-cache dtype behind the init-time FP8-KV guard, "
+        "together with the whole-pool cast it forces",
+        site=call,
+    )
 
 
 NO_CAST_REASON = (
@@ -161,5 +201,3 @@ def _kv_dtype_in_reach(ctx: FileContext) -> bool:
 
 def _mentions_kv_cache_dtype(ctx: FileContext, text: str) -> bool:
     return any(attr in text for attr in ctx.tables.kv_cache_dtype_attributes)
-
-

@@ -31,26 +31,39 @@ the FlashInfer the target sglang pins, or FlashInfer 0.7's keyword form with
 A site is rewritten only when every reader of the converted value is a run() that
 can take the choice; otherwise the whole file is left alone, with the reason.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 import libcst.matchers as m
 
 from castlint.analysis import ModuleAnalysis
-from castlint.analysis.tree import dotted
+from castlint.analysis.context import FileContext
 from castlint.analysis.mla_sites import (
-    CastSite, PlanSite, RewriteRefused, feeds_a_run, is_mla_plan, plan_site,
+    CastSite,
+    PlanSite,
+    RewriteRefused,
+    feeds_a_run,
+    is_mla_plan,
+    plan_site,
     why_not_rewritable,
 )
-from castlint.analysis.context import FileContext
+from castlint.analysis.tree import dotted
 from castlint.analysis.wrappers import match_wrapper
 from castlint.fixes.base import Codemod, CodemodResult, FixOptions
 from castlint.fixes.edits import (
-    add_import, append_args, black_call, clean_separator, fit_statement, keyword_arg, literal, one_line, star_star_arg,
+    add_import,
+    append_args,
+    black_call,
+    clean_separator,
+    fit_statement,
+    keyword_arg,
+    literal,
+    one_line,
+    star_star_arg,
     statements,
 )
 from castlint.fixes.kv_read_module import kv_read_module, run_scales
@@ -106,10 +119,12 @@ def find_sites(ctx: FileContext, findings: List) -> MlaSites:
             continue
         sites.plans.append(plan_site(ctx, call, wrapper, redirect=id(call) in wanted))
     if not any(site.redirect for site in sites.plans):
-        raise RewriteRefused(analysis.position(sites.casts[0].cast).start.line,
-                             "no plan() of an MLA wrapper in this file declares the KV dtype in a form the fix "
-                             "can redirect (CL002): dropping the cast would feed run() a dtype its plan does "
-                             "not declare")
+        raise RewriteRefused(
+            analysis.position(sites.casts[0].cast).start.line,
+            "no plan() of an MLA wrapper in this file declares the KV dtype in a form the fix "
+            "can redirect (CL002): dropping the cast would feed run() a dtype its plan does "
+            "not declare",
+        )
     return sites
 
 
@@ -130,8 +145,13 @@ def decode_only(sites: MlaSites, tables: Tables, analysis: ModuleAnalysis) -> Ml
     for site in sites.casts:
         if any(word in site.function.name.value.lower() for word in words):
             line = analysis.position(site.cast).start.line
-            skipped.append((line, f"--profile minimal: {site.function.name.value} keeps the whole-pool cast (the "
-                                  "decode native read only)"))
+            skipped.append(
+                (
+                    line,
+                    f"--profile minimal: {site.function.name.value} keeps the whole-pool cast (the "
+                    "decode native read only)",
+                )
+            )
         else:
             casts.append(site)
     for site in sites.plans:
@@ -139,17 +159,32 @@ def decode_only(sites: MlaSites, tables: Tables, analysis: ModuleAnalysis) -> Ml
             plans.append(site)
     if not casts or not any(site.redirect for site in plans):
         line = analysis.position((sites.casts[0]).cast).start.line
-        raise RewriteRefused(line, "--profile minimal: no decode forward whose cast can go with a decode plan "
-                                   "(plan() with causal=False) that declares the KV dtype")
+        raise RewriteRefused(
+            line,
+            "--profile minimal: no decode forward whose cast can go with a decode plan "
+            "(plan() with causal=False) that declares the KV dtype",
+        )
     return MlaSites(casts, plans, skipped)
 
 
 # -- the transformer ---------------------------------------------------------------
 
+
 class MlaReadRewrite(cst.CSTTransformer):
-    def __init__(self, plan: MlaSites, analysis: ModuleAnalysis, tables: Tables, target: Target, keyword_api: bool,
-                 backend_kind: str, dcp_expression: Optional[str], import_line: str, import_name: str,
-                 minimal: bool = False, style: Style = DEFAULT):
+    def __init__(
+        self,
+        plan: MlaSites,
+        analysis: ModuleAnalysis,
+        tables: Tables,
+        target: Target,
+        keyword_api: bool,
+        backend_kind: str,
+        dcp_expression: Optional[str],
+        import_line: str,
+        import_name: str,
+        minimal: bool = False,
+        style: Style = DEFAULT,
+    ):
         super().__init__()
         self.plan, self.analysis, self.tables = plan, analysis, tables
         self.line_length = style.line_length
@@ -163,14 +198,20 @@ class MlaReadRewrite(cst.CSTTransformer):
         self.plan_statements = {id(site.statement): site for site in plan.plans}
         self.plan_calls = {id(site.call): site for site in plan.plans if site.redirect}
         self.runs: Dict[int, Tuple[CastSite, cst.Call]] = {id(r): (s, r) for s in plan.casts for r in s.runs}
-        self.run_statements = {id(line) for site in plan.casts for run in site.runs
-                               for line in [self._statement_line(run)] if line is not None}
+        self.run_statements = {
+            id(line)
+            for site in plan.casts
+            for run in site.runs
+            for line in [self._statement_line(run)]
+            if line is not None
+        }
         self.insert_first: Dict[int, str] = {}  # id(__init__) -> code placed first (after a docstring)
         self.insert_after: Dict[int, str] = {}  # id(statement) -> code placed right after it
         self.applied: List[str] = []
         self.rebinds_plan = any(
             m.matches(t.target, m.Attribute(attr=m.Name("plan")))
-            for node in m.findall(analysis.module, m.Assign()) for t in node.targets
+            for node in m.findall(analysis.module, m.Assign())
+            for t in node.targets
         )
         self.needs_plan_metadata_import = False
         self._schedule_inits()
@@ -200,7 +241,11 @@ class MlaReadRewrite(cst.CSTTransformer):
     def _init_with_runner(self, cls: cst.ClassDef, refusal: str):
         """(cls's __init__, the name of its model_runner parameter); RewriteRefused(refusal) if none."""
         init = self._init_of(cls)
-        runner = self._param(init, self.tables.kv_pool["runner_parameter"], self.tables.kv_pool["runner_annotation"]) if init else None
+        runner = (
+            self._param(init, self.tables.kv_pool["runner_parameter"], self.tables.kv_pool["runner_annotation"])
+            if init
+            else None
+        )
         if init is None or runner is None:
             raise RewriteRefused(self.analysis.position(cls).start.line, refusal)
         return init, runner
@@ -213,8 +258,9 @@ class MlaReadRewrite(cst.CSTTransformer):
             if site.backend not in backends:
                 backends.append(site.backend)
         for backend in backends:
-            init, runner = self._init_with_runner(backend, "the backend has no __init__(model_runner, ...) to "
-                                                           "decide the read in")
+            init, runner = self._init_with_runner(
+                backend, "the backend has no __init__(model_runner, ...) to decide the read in"
+            )
             args = [runner] + ([] if self.backend_kind == "auto" else [literal(self.backend_kind)])
             if self.dcp_expression:
                 args.append(f"{DCP_KEYWORD}={self.dcp_expression}")
@@ -223,19 +269,26 @@ class MlaReadRewrite(cst.CSTTransformer):
         owners = []
         for site in self.plan.plans:
             if site.owner is None:
-                raise RewriteRefused(self.analysis.position(site.call).start.line,
-                                     "the plan() call is not in a class whose __init__ can hold the read choice")
+                raise RewriteRefused(
+                    self.analysis.position(site.call).start.line,
+                    "the plan() call is not in a class whose __init__ can hold the read choice",
+                )
             if site.owner not in owners and site.owner not in backends:
                 owners.append(site.owner)
         for owner in owners:
-            init, runner = self._init_with_runner(owner, "the plan()'s class has no __init__(model_runner, ...) "
-                                                         "to hold the read choice")
-            backend_param = self._param(init, self.tables.kv_pool["backend_parameter"], self.tables.kv_pool["backend_annotation"])
+            init, runner = self._init_with_runner(
+                owner, "the plan()'s class has no __init__(model_runner, ...) to hold the read choice"
+            )
+            backend_param = self._param(
+                init, self.tables.kv_pool["backend_parameter"], self.tables.kv_pool["backend_annotation"]
+            )
             if backend_param is None:
-                raise RewriteRefused(self.analysis.position(owner).start.line,
-                                     "the plan()'s class does not receive the backend (its __init__ has no "
-                                     f"`{self.tables.kv_pool['backend_parameter']}`), so its plans cannot share the "
-                                     "backend's read choice")
+                raise RewriteRefused(
+                    self.analysis.position(owner).start.line,
+                    "the plan()'s class does not receive the backend (its __init__ has no "
+                    f"`{self.tables.kv_pool['backend_parameter']}`), so its plans cannot share the "
+                    "backend's read choice",
+                )
             self._early_in_init(init, f"self.{READ_ATTR} = {backend_param}.{READ_ATTR}\n")
 
     def _early_in_init(self, init: cst.FunctionDef, code: str) -> None:
@@ -243,8 +296,9 @@ class MlaReadRewrite(cst.CSTTransformer):
         (after a docstring), else first: every later statement, return or branch sees it."""
         body = list(init.body.body)
         at = 1 if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])) else 0
-        super_init = m.SimpleStatementLine(body=[m.Expr(m.Call(func=m.Attribute(
-            value=m.Call(func=m.Name("super")), attr=m.Name("__init__"))))])
+        super_init = m.SimpleStatementLine(
+            body=[m.Expr(m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__"))))]
+        )
         if at < len(body) and m.matches(body[at], super_init):
             key = id(body[at])
             self.insert_after[key] = self.insert_after.get(key, "") + code
@@ -261,19 +315,26 @@ class MlaReadRewrite(cst.CSTTransformer):
             name = dotted(call.func)
             if not name or name.split(".")[-1] != mla_class:
                 continue
-            flag = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == keyword),
-                        None)
+            flag = next(
+                (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == keyword), None
+            )
             if flag is None or (isinstance(flag, cst.Name) and flag.value == "False"):
                 continue
             line = self.analysis.position(call).start.line
             statement = self.analysis.parent(call)
             holder = self.analysis.enclosing_class(call)
             if not (m.matches(statement, m.Assign(targets=[m.AssignTarget()])) and statement.value is call):
-                raise RewriteRefused(line, f"a CUDA-graph {mla_class} is constructed other than as `x = "
-                                           f"{mla_class}(...)`: its read could not be fixed at capture")
+                raise RewriteRefused(
+                    line,
+                    f"a CUDA-graph {mla_class} is constructed other than as `x = "
+                    f"{mla_class}(...)`: its read could not be fixed at capture",
+                )
             if holder is None or id(holder) not in classes:
-                raise RewriteRefused(line, f"a CUDA-graph {mla_class} is constructed outside the classes that "
-                                           "hold the read choice: its read could not be fixed at capture")
+                raise RewriteRefused(
+                    line,
+                    f"a CUDA-graph {mla_class} is constructed outside the classes that "
+                    "hold the read choice: its read could not be fixed at capture",
+                )
             target = self.analysis.code(statement.targets[0].target)
             mark = f"self.{READ_ATTR}.in_cuda_graph({target})\n"
             if not (isinstance(flag, cst.Name) and flag.value == "True"):
@@ -291,8 +352,11 @@ class MlaReadRewrite(cst.CSTTransformer):
         they are (one per line when they were). Not named `plan`: a `.plan(...)` call that passes
         `kv_data_type=` would read as a FlashInfer plan of the model dtype (CL002)."""
         args = list(call.args)
-        exploded = bool(args) and isinstance(args[0].comma, cst.Comma) and isinstance(
-            args[0].comma.whitespace_after, cst.ParenthesizedWhitespace)
+        exploded = (
+            bool(args)
+            and isinstance(args[0].comma, cst.Comma)
+            and isinstance(args[0].comma.whitespace_after, cst.ParenthesizedWhitespace)
+        )
         if len(args) == 1 and isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
             exploded = True
         separator = clean_separator(args[0].comma) if exploded and len(args) > 1 else None
@@ -316,11 +380,17 @@ class MlaReadRewrite(cst.CSTTransformer):
             assign = updated.body[0]
             keep = updated.with_changes(body=[assign.with_changes(value=assign.value.func.value)])
             v, column = site.variable, self.analysis.position(original).start.column
-            convert = black_call(v, f"self.{READ_ATTR}.convert", [site.wrapper, v, *self._cast_arguments(site)],
-                                 column, self.line_length)
-            self.applied.append(f"line {self.analysis.position(site.cast).start.line}: read the pool as the plan chose "
-                                + ("(native or the original cast)" if self.minimal
-                                   else "(native, the rows it reads, or the original cast)"))
+            convert = black_call(
+                v, f"self.{READ_ATTR}.convert", [site.wrapper, v, *self._cast_arguments(site)], column, self.line_length
+            )
+            self.applied.append(
+                f"line {self.analysis.position(site.cast).start.line}: read the pool as the plan chose "
+                + (
+                    "(native or the original cast)"
+                    if self.minimal
+                    else "(native, the rows it reads, or the original cast)"
+                )
+            )
             return cst.FlattenSentinel([keep, *statements(convert)])
         plan = self.plan_statements.get(id(original))
         if plan is not None:
@@ -352,8 +422,12 @@ class MlaReadRewrite(cst.CSTTransformer):
 
     def leave_Call(self, original, updated):
         if id(original) in self.plan_calls:
-            if self.keyword_api and not self.rebinds_plan and isinstance(original.func, cst.Attribute) \
-                    and self._positional_prefix(updated) >= 4:
+            if (
+                self.keyword_api
+                and not self.rebinds_plan
+                and isinstance(original.func, cst.Attribute)
+                and self._positional_prefix(updated) >= 4
+            ):
                 updated = self._keyword_plan(updated)
             return self._routed(updated)
         found = self.runs.get(id(original))
@@ -367,8 +441,10 @@ class MlaReadRewrite(cst.CSTTransformer):
         args = list(updated.args)
         if self.keyword_api and len([x for x in args if x.keyword is None and not x.star]) >= 4:
             args = self._keyword_run_args(args)
-        self.applied.append(f"line {self.analysis.position(original).start.line}: run() gets "
-                            f"{'/'.join(self.scale_keywords)} when it reads natively")
+        self.applied.append(
+            f"line {self.analysis.position(original).start.line}: run() gets "
+            f"{'/'.join(self.scale_keywords)} when it reads natively"
+        )
         return updated.with_changes(args=append_args(args, extra))
 
     # -- FlashInfer >= 0.7 keyword form ---------------------------------------------
@@ -386,10 +462,20 @@ class MlaReadRewrite(cst.CSTTransformer):
 
     @staticmethod
     def _pair(name: str, first: cst.Arg, second: cst.Arg) -> cst.Arg:
-        value = cst.Tuple([cst.Element(first.value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                           cst.Element(second.value)])
-        return cst.Arg(keyword=cst.Name(name), value=value, comma=second.comma,
-                       equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+        value = cst.Tuple(
+            [
+                cst.Element(first.value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                cst.Element(second.value),
+            ]
+        )
+        return cst.Arg(
+            keyword=cst.Name(name),
+            value=value,
+            comma=second.comma,
+            equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+            ),
+        )
 
     def _keyword_run_args(self, args: List[cst.Arg]) -> List[cst.Arg]:
         query, kv_cache = self.keyword_row["run_keywords"][:2]
@@ -401,17 +487,23 @@ class MlaReadRewrite(cst.CSTTransformer):
         eq = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
         spec = self.keyword_row["plan_metadata"]
         metadata = cst.parse_expression(f"{spec['class']}.{spec['constructor']}()").with_changes(
-            args=[arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < 3 else cst.MaybeSentinel.DEFAULT,
-                                   whitespace_after_arg=cst.SimpleWhitespace(""))
-                  for i, arg in enumerate(args[:4])])
+            args=[
+                arg.with_changes(
+                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < 3 else cst.MaybeSentinel.DEFAULT,
+                    whitespace_after_arg=cst.SimpleWhitespace(""),
+                )
+                for i, arg in enumerate(args[:4])
+            ]
+        )
         metadata_keyword = spec["keyword"]
         new_args = [cst.Arg(keyword=cst.Name(metadata_keyword), value=metadata, equal=eq, comma=args[3].comma)]
         for i, arg in enumerate(args[4:], start=4):
             if arg.keyword is None:
                 arg = arg.with_changes(keyword=cst.Name(names[i]), equal=eq)
             new_args.append(arg)
-        new_args = append_args(new_args, [keyword_arg(name, f'"{layout}"')
-                                          for name, layout in self.keyword_row["plan_layouts"].items()])
+        new_args = append_args(
+            new_args, [keyword_arg(name, f'"{layout}"') for name, layout in self.keyword_row["plan_layouts"].items()]
+        )
         self.needs_plan_metadata_import = True
         return call.with_changes(args=new_args)
 
@@ -438,8 +530,14 @@ class MlaReadRewrite(cst.CSTTransformer):
             done = False
 
             def leave_SimpleStatementLine(self, original, updated):
-                if not AddImport.done and m.matches(updated, m.SimpleStatementLine(body=[m.ImportFrom(module=m.Name(wrapper_module))])):
-                    names = [alias.name.value for alias in updated.body[0].names] if not isinstance(updated.body[0].names, cst.ImportStar) else []
+                if not AddImport.done and m.matches(
+                    updated, m.SimpleStatementLine(body=[m.ImportFrom(module=m.Name(wrapper_module))])
+                ):
+                    names = (
+                        [alias.name.value for alias in updated.body[0].names]
+                        if not isinstance(updated.body[0].names, cst.ImportStar)
+                        else []
+                    )
                     if mla_class in names:
                         AddImport.done = True
                         return cst.FlattenSentinel([updated, statement])
@@ -480,10 +578,19 @@ class FlashInferMlaNativeFp8(Codemod):
             import_line = f"from {added.import_name} import {READ_CLASS}\n"
             if options.profile == "minimal":
                 sites = decode_only(sites, ctx.tables, analysis)
-            transformer = MlaReadRewrite(sites, analysis, ctx.tables, target, keyword_api, _backend_kind(analysis),
-                                         _dcp_expression(analysis), import_line, added.import_name,
-                                         minimal=options.profile == "minimal",
-                                         style=style_for(ctx.path, ctx.tables.formatting))
+            transformer = MlaReadRewrite(
+                sites,
+                analysis,
+                ctx.tables,
+                target,
+                keyword_api,
+                _backend_kind(analysis),
+                _dcp_expression(analysis),
+                import_line,
+                added.import_name,
+                minimal=options.profile == "minimal",
+                style=style_for(ctx.path, ctx.tables.formatting),
+            )
         except RewriteRefused as exc:
             return CodemodResult(module, [], [(exc.line, f"FlashInfer MLA fix not applied to this file: {exc.reason}")])
         result = CodemodResult(module.visit(transformer), transformer.applied, list(sites.skipped))
@@ -492,14 +599,23 @@ class FlashInferMlaNativeFp8(Codemod):
         taken = {id(site.cast) for site in sites.casts} | {id(site.call) for site in sites.plans if site.redirect}
         result.fixed = [f for f in findings if id(_site_node(f)) in taken]
         if keyword_api and transformer.rebinds_plan and sites.plans:
-            result.skipped.append((analysis.position(sites.plans[0].call).start.line,
-                                   "plan() calls kept positional: this module rebinds `.plan` to sglang's "
-                                   "fast_mla_*_plan, which takes positional arguments (FlashInfer 0.7 accepts "
-                                   "them with a DeprecationWarning)"))
+            result.skipped.append(
+                (
+                    analysis.position(sites.plans[0].call).start.line,
+                    "plan() calls kept positional: this module rebinds `.plan` to sglang's "
+                    "fast_mla_*_plan, which takes positional arguments (FlashInfer 0.7 accepts "
+                    "them with a DeprecationWarning)",
+                )
+            )
         since = _keyword_form_since(ctx.tables)
         if keyword_api and since and target.flashinfer and not target.flashinfer_at_least(since):
-            result.skipped.append((1, f"keyword form emitted, but the target pins FlashInfer {target.flashinfer}, "
-                                      f"which has no keyword plan/run; upgrade FlashInfer to >= {since}"))
+            result.skipped.append(
+                (
+                    1,
+                    f"keyword form emitted, but the target pins FlashInfer {target.flashinfer}, "
+                    f"which has no keyword plan/run; upgrade FlashInfer to >= {since}",
+                )
+            )
         return result
 
 
@@ -510,7 +626,11 @@ def _backend_kind(analysis: ModuleAnalysis) -> str:
     for call in analysis.nodes.calls:
         if dotted(call.func) and dotted(call.func).endswith(mla_class):
             for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value == "backend" and isinstance(arg.value, cst.SimpleString):
+                if (
+                    arg.keyword is not None
+                    and arg.keyword.value == "backend"
+                    and isinstance(arg.value, cst.SimpleString)
+                ):
                     backend_kind = arg.value.evaluated_value
     return backend_kind
 

@@ -16,6 +16,7 @@ conditions. `read_kv_pages` lives in the module the MLA fixes add to the tree
 where rules/sglang.toml [kv_read_module] says, or next to the file. `--profile
 minimal` (the decode native read only) leaves these sites as they are.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, Tuple
@@ -67,20 +68,22 @@ class _Rewrite(ImportingRewrite):
         return cst.FlattenSentinel([first, *new[1:]])
 
 
-
 class PagedKvRead(Codemod):
     name = CODEMOD
     order = 30
 
     def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
-        sites, skipped = sites_to_apply(findings, PagedRead, options,
-                                        lambda site: ctx.analysis.position(site.cast).start.line)
+        sites, skipped = sites_to_apply(
+            findings, PagedRead, options, lambda site: ctx.analysis.position(site.cast).start.line
+        )
         if not sites:
             return CodemodResult(module, skipped=skipped)
         first_line = ctx.analysis.position(sites[0].cast).start.line
         if options.profile == "minimal":
-            return CodemodResult(module, skipped=[(first_line, "--profile minimal: the paged read is left out (the "
-                                                               "decode native read only)")])
+            return CodemodResult(
+                module,
+                skipped=[(first_line, "--profile minimal: the paged read is left out (the decode native read only)")],
+            )
         added = kv_read_module(ctx.path, ctx.tables, options.profile)
         if added is None:
             return CodemodResult(module, skipped=[(first_line, "the added module would replace this file")])
@@ -91,4 +94,3 @@ class PagedKvRead(Codemod):
         result = CodemodResult(new, applied=rewrite.applied, skipped=skipped)
         result.companions = dict(added.companions)
         return result
-

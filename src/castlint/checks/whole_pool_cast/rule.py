@@ -1,10 +1,18 @@
 """CL001 whole-pool-cast."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, List
 
 from castlint.checks.base import (
-    COST_HINT, POOL_FLOW, FileContext, Rule, chain_cost, pool_cast_cost, proven_fix, short_code,
+    COST_HINT,
+    POOL_FLOW,
+    FileContext,
+    Rule,
+    chain_cost,
+    pool_cast_cost,
+    proven_fix,
+    short_code,
 )
 from castlint.mla_names import MLA_CODEMOD
 from castlint.models import Finding, Fix, FixSafety, Severity
@@ -54,17 +62,14 @@ class WholePoolCast(Rule):
     )
     VALID = (
         # a gather first: batch-sized
-        "def forward_decode(self, q, layer, idx):\n"
-        "    k = self.pool.get_key_buffer(layer.layer_id)[idx].to(q.dtype)\n",
+        "def forward_decode(self, q, layer, idx):\n    k = self.pool.get_key_buffer(layer.layer_id)[idx].to(q.dtype)\n",
         # zero-copy reinterpret
-        "def forward(self, layer):\n"
-        "    return self.pool.get_key_buffer(layer.layer_id).view(torch.uint8)\n",
+        "def forward(self, layer):\n    return self.pool.get_key_buffer(layer.layer_id).view(torch.uint8)\n",
         # batch tensors fed to a ragged wrapper
         "def forward_extend(self, q, k, v, layer):\n"
         "    return self.ragged.forward(q, k.view(-1, 1, 192).to(q.dtype), v.to(q.dtype))\n",
         # device move only
-        "def forward(self, layer):\n"
-        "    return self.pool.get_key_buffer(layer.layer_id).to(self.device)\n",
+        "def forward(self, layer):\n    return self.pool.get_key_buffer(layer.layer_id).to(self.device)\n",
         # guarded fallback emitted by castlint fix
         "def forward_decode(self, q, layer):\n"
         "    k = self.pool.get_key_buffer(layer.layer_id)\n"
@@ -90,31 +95,44 @@ class WholePoolCast(Rule):
         "        return self.kv_buffer[:bs].float()\n",
     )
     INVALID = (
-        ("def forward_decode(self, q, layer):\n"
-         "    k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)\n", (2,)),
-        ("def forward(self, layer):\n"
-         "    buf = self.pool.get_key_buffer(layer.layer_id)\n"
-         "    nope = buf[:, :, :512]\n"
-         "    return nope.float()\n", (4,)),
-        ("class B:\n"
-         "    def __init__(self, pool):\n"
-         "        self.cache = pool.get_value_buffer(0)\n"
-         "    def forward(self):\n"
-         "        return self.cache.to(dtype=torch.bfloat16)\n", (5,)),
-        ("def f(pool, layer_id):\n"
-         "    k, v = pool.get_kv_buffer(layer_id)\n"
-         "    return k.half(), v.type(torch.float32)\n", (3, 3)),
+        ("def forward_decode(self, q, layer):\n    k = self.pool.get_key_buffer(layer.layer_id).to(q.dtype)\n", (2,)),
+        (
+            "def forward(self, layer):\n"
+            "    buf = self.pool.get_key_buffer(layer.layer_id)\n"
+            "    nope = buf[:, :, :512]\n"
+            "    return nope.float()\n",
+            (4,),
+        ),
+        (
+            "class B:\n"
+            "    def __init__(self, pool):\n"
+            "        self.cache = pool.get_value_buffer(0)\n"
+            "    def forward(self):\n"
+            "        return self.cache.to(dtype=torch.bfloat16)\n",
+            (5,),
+        ),
+        (
+            "def f(pool, layer_id):\n"
+            "    k, v = pool.get_kv_buffer(layer_id)\n"
+            "    return k.half(), v.type(torch.float32)\n",
+            (3, 3),
+        ),
         # a chain of casts is one finding
-        ("def forward(self, q, layer):\n"
-         "    return self.pool.get_key_buffer(layer.layer_id).to(torch.float32).to(q.dtype)\n", (2,)),
+        (
+            "def forward(self, q, layer):\n"
+            "    return self.pool.get_key_buffer(layer.layer_id).to(torch.float32).to(q.dtype)\n",
+            (2,),
+        ),
         # vLLM's calling convention: kv_cache is the layer's whole cache (rules/conventions.toml)
-        ("class Impl:\n"
-         "    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output):\n"
-         "        key_cache, value_cache = kv_cache.unbind(1)\n"
-         "        return key_cache.to(query.dtype)\n", (4,)),
+        (
+            "class Impl:\n"
+            "    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output):\n"
+            "        key_cache, value_cache = kv_cache.unbind(1)\n"
+            "        return key_cache.to(query.dtype)\n",
+            (4,),
+        ),
         # a comprehension over the per-layer caches
-        ("def upcast_all(self):\n"
-         "    return [c.to(torch.float32) for c in self.kv_caches]\n", (2,)),
+        ("def upcast_all(self):\n    return [c.to(torch.float32) for c in self.kv_caches]\n", (2,)),
     )
 
     def triggers(self, words) -> tuple:
@@ -134,38 +152,57 @@ class WholePoolCast(Rule):
             cost = chain_cost(ctx, [t for _, t in chain])
             source = analysis.code(chain[0][0].func.value)
             fix, why_not = _mla_fix(ctx, call)
-            findings.append(self.finding(
-                ctx, call,
-                f"whole-pool cast {_targets(chain)} of `{short_code(source)}`{_in_accessor(analysis, call)} moves "
-                f"{cost.describe()}; {COST_HINT}",
-                _severity(analysis, call), cost=cost, fix=fix, unfixable_reason=why_not,
-            ))
+            findings.append(
+                self.finding(
+                    ctx,
+                    call,
+                    f"whole-pool cast {_targets(chain)} of `{short_code(source)}`{_in_accessor(analysis, call)} moves "
+                    f"{cost.describe()}; {COST_HINT}",
+                    _severity(analysis, call),
+                    cost=cost,
+                    fix=fix,
+                    unfixable_reason=why_not,
+                )
+            )
         for call, target, form in analysis.pool_conversions():
             if analysis.enclosing_accessor(call) is not None:
                 continue  # CL004
             cost = pool_cast_cost(ctx, target)
             if form == "copy":
-                what = (f"`{short_code(analysis.code(call))}` converts the whole pool to {target} (a copy into a "
-                        f"buffer allocated in that dtype)")
+                what = (
+                    f"`{short_code(analysis.code(call))}` converts the whole pool to {target} (a copy into a "
+                    f"buffer allocated in that dtype)"
+                )
             else:
                 chain = analysis.cast_chain(call)
                 cost = chain_cost(ctx, [t for _, t in chain])
-                what = f"whole-pool cast {_targets(chain)} of `{short_code(analysis.code(_receiver(analysis, chain[0][0])))}`"
-            findings.append(self.finding(
-                ctx, call, f"{what}{_in_accessor(analysis, call)} moves {cost.describe()}; {COST_HINT}",
-                _severity(analysis, call), cost=cost, unfixable_reason=NO_CONSUMER_REASON,
-            ))
+                receiver = short_code(analysis.code(_receiver(analysis, chain[0][0])))
+                what = f"whole-pool cast {_targets(chain)} of `{receiver}`"
+            findings.append(
+                self.finding(
+                    ctx,
+                    call,
+                    f"{what}{_in_accessor(analysis, call)} moves {cost.describe()}; {COST_HINT}",
+                    _severity(analysis, call),
+                    cost=cost,
+                    unfixable_reason=NO_CONSUMER_REASON,
+                )
+            )
         for call, target, through in analysis.call_conversions():
             if gathered_later(analysis, call):
                 continue  # gathered after the conversion: CL003
             cost = pool_cast_cost(ctx, target)
-            findings.append(self.finding(
-                ctx, call,
-                f"`{short_code(analysis.code(call))}` converts a whole pool to {target} through `{through}` "
-                f"and moves {cost.describe()}; {COST_HINT}",
-                _severity(analysis, call), cost=cost,
-                unfixable_reason="the conversion happens in the callee: gather the live pages before the call",
-            ))
+            findings.append(
+                self.finding(
+                    ctx,
+                    call,
+                    f"`{short_code(analysis.code(call))}` converts a whole pool to {target} through `{through}` "
+                    f"and moves {cost.describe()}; {COST_HINT}",
+                    _severity(analysis, call),
+                    cost=cost,
+                    unfixable_reason="the conversion happens in the callee: gather the live pages before the call",
+                )
+            )
         return findings
 
 
@@ -209,9 +246,11 @@ def _mla_fix(ctx: FileContext, call: cst.Call):
 
     unseen = ctx.analysis.unseen_on_the_way(call.func.value)
     if unseen:  # the native read (or a paged kernel) would get what that decorator returns
-        return None, (f"the pool comes back through `@{unseen[0]}`, a decorator castlint cannot see: what it "
-                      "returns is not proven to be the pool itself; if it is, add it to rules/accessors.toml "
-                      "[callables] pass_through_decorators")
+        return None, (
+            f"the pool comes back through `@{unseen[0]}`, a decorator castlint cannot see: what it "
+            "returns is not proven to be the pool itself; if it is, add it to rules/accessors.toml "
+            "[callables] pass_through_decorators"
+        )
     site, why_not = mla_fix_site(ctx, call)
     if site is not None:  # the proven cast site is what the codemod rewrites
         return Fix(MLA_CODEMOD, FixSafety.SAFE, MLA_FIX_DESCRIPTION, site=site), None
@@ -229,6 +268,8 @@ def _paged_fix(ctx: FileContext, call: cst.Call):
         return None, why_not or NO_CONSUMER_REASON
     return proven_fix(CODEMOD, describe(site), site), None
 
+
 MLA_FIX_DESCRIPTION = (
     "each plan() picks on the host how run() reads the FP8 pool (native FP8-KV kernel, only the rows it "
-    "reads, or the original cast) from a measured cost model; forward follows the plan")
+    "reads, or the original cast) from a measured cost model; forward follows the plan"
+)

@@ -14,6 +14,7 @@ becomes
 templates/kv_rows_read.py beside this module, its placeholders filled from
 rules/*.toml), where rules/sglang.toml [rows_read_module] says, or next to the file.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -71,11 +72,9 @@ class _Rewrite(ImportingRewrite):
             args = [one_line(n) for n in (site.pool, site.layer, site.rows_arg.value)]
             new += statements(black_call(", ".join(names), READ_FUNCTION, args, column))
             line = self.analysis.position(site.kernel).start.line
-            self.applied.append(f"line {line}: `{site.row['function']}` reads only the rows it reads "
-                                f"({READ_FUNCTION})")
+            self.applied.append(f"line {line}: `{site.row['function']}` reads only the rows it reads ({READ_FUNCTION})")
         new[0] = new[0].with_changes(leading_lines=original.leading_lines)
         return cst.FlattenSentinel([*new, updated.with_changes(leading_lines=[])])
-
 
 
 class RowsRead(Codemod):
@@ -83,14 +82,19 @@ class RowsRead(Codemod):
     order = 50
 
     def apply(self, module: cst.Module, ctx, findings: List, options: FixOptions) -> CodemodResult:
-        sites, skipped = sites_to_apply(findings, RowRead, options,
-                                        lambda site: ctx.analysis.position(site.kernel).start.line)
+        sites, skipped = sites_to_apply(
+            findings, RowRead, options, lambda site: ctx.analysis.position(site.kernel).start.line
+        )
         if not sites:
             return CodemodResult(module, skipped=skipped)
         added = added_module(ctx.path, ctx.tables.rows_read_module["module"])
         if added is None:
-            return CodemodResult(module, skipped=[(ctx.analysis.position(sites[0].kernel).start.line,
-                                                   "the added module would replace this file")])
+            return CodemodResult(
+                module,
+                skipped=[
+                    (ctx.analysis.position(sites[0].kernel).start.line, "the added module would replace this file")
+                ],
+            )
         location, import_name = added
         rewrite = _Rewrite(ctx.analysis, sites, f"from {import_name} import {READ_FUNCTION}\n", import_name)
         result = CodemodResult(module.visit(rewrite), applied=rewrite.applied, skipped=skipped)

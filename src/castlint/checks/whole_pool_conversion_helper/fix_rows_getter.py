@@ -19,6 +19,7 @@ with every other `return` made `return None` (that buffer is read as stored), an
 `return self._get_key_buffer(layer_id)` made `return self._get_key_buffer_rows(layer_id, rows)`.
 The accessor itself is unchanged.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List
@@ -35,8 +36,8 @@ def _imports_torch(module: cst.Module) -> bool:
         if isinstance(statement, cst.SimpleStatementLine):
             for node in statement.body:
                 if isinstance(node, cst.Import) and any(
-                        isinstance(a.name, cst.Name) and a.name.value == "torch" and a.asname is None
-                        for a in node.names):
+                    isinstance(a.name, cst.Name) and a.name.value == "torch" and a.asname is None for a in node.names
+                ):
                     return True
     return False
 
@@ -52,8 +53,7 @@ class _Sibling(cst.CSTTransformer):
 
     def leave_Return(self, original, updated):
         if self.getter.returns.get(id(original)) == "none":
-            return updated.with_changes(value=cst.Name("None"),
-                                        whitespace_after_return=cst.SimpleWhitespace(" "))
+            return updated.with_changes(value=cst.Name("None"), whitespace_after_return=cst.SimpleWhitespace(" "))
         return updated
 
     def leave_Call(self, original, updated):
@@ -79,9 +79,13 @@ class _Sibling(cst.CSTTransformer):
 
 
 def _is_return_none(statement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-        and isinstance(statement.body[0], cst.Return) and isinstance(statement.body[0].value, cst.Name) \
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Return)
+        and isinstance(statement.body[0].value, cst.Name)
         and statement.body[0].value.value == "None"
+    )
 
 
 def _drop_dead_ifs(body: list) -> list:
@@ -90,9 +94,13 @@ def _drop_dead_ifs(body: list) -> list:
     i = len(out) - 2
     while i >= 0 and _is_return_none(out[-1]):
         node = out[i]
-        if not (isinstance(node, cst.If) and node.orelse is None and len(node.body.body) == 1
-                and _is_return_none(node.body.body[0])
-                and not any(True for _ in iter_nodes(node.test, cst.Call))):
+        if not (
+            isinstance(node, cst.If)
+            and node.orelse is None
+            and len(node.body.body) == 1
+            and _is_return_none(node.body.body[0])
+            and not any(True for _ in iter_nodes(node.test, cst.Call))
+        ):
             break
         out[-1] = out[-1].with_changes(leading_lines=node.leading_lines)
         del out[i]
@@ -105,9 +113,11 @@ def _docstring(getter: RowsGetter, indent: str) -> cst.SimpleStatementLine:
     if getter.stub:
         text = f'"""None: `{name}` reads its buffer as stored."""'
     else:
-        text = (f'"""`{name}(...)` at the rows `{rows}` only, each dequantized alone.\n\n'
-                f"{indent}None when that buffer is read as stored: read it with `{name}`.\n"
-                f'{indent}"""')
+        text = (
+            f'"""`{name}(...)` at the rows `{rows}` only, each dequantized alone.\n\n'
+            f"{indent}None when that buffer is read as stored: read it with `{name}`.\n"
+            f'{indent}"""'
+        )
     return cst.SimpleStatementLine([cst.Expr(cst.SimpleString(text))])
 
 
@@ -115,20 +125,28 @@ def sibling(getter: RowsGetter, annotate: bool, indent: str) -> cst.FunctionDef:
     method = getter.method
     new = method.visit(_Sibling(getter))
     if getter.stub:  # reads as stored: nothing of the accessor's body is needed
-        new = new.with_changes(body=new.body.with_changes(body=[cst.SimpleStatementLine([cst.Return(cst.Name("None"))])]))
+        new = new.with_changes(
+            body=new.body.with_changes(body=[cst.SimpleStatementLine([cst.Return(cst.Name("None"))])])
+        )
     params = list(new.params.params)
     annotation = cst.Annotation(cst.parse_expression("torch.Tensor")) if annotate else None
     params[-1] = params[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     params.append(cst.Param(cst.Name(getter.parameter), annotation=annotation))
     body = list(new.body.body)
     first = body[0] if body else None
-    has_doc = isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Expr) \
+    has_doc = (
+        isinstance(first, cst.SimpleStatementLine)
+        and isinstance(first.body[0], cst.Expr)
         and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
     doc = _docstring(getter, indent)
     body = _drop_dead_ifs([doc, *body[1:]] if has_doc else [doc, *body])
-    return new.with_changes(name=cst.Name(getter.name), params=new.params.with_changes(params=params),
-                            body=new.body.with_changes(body=body),
-                            leading_lines=[cst.EmptyLine(indent=False)])
+    return new.with_changes(
+        name=cst.Name(getter.name),
+        params=new.params.with_changes(params=params),
+        body=new.body.with_changes(body=body),
+        leading_lines=[cst.EmptyLine(indent=False)],
+    )
 
 
 class _Insert(cst.CSTTransformer):

@@ -23,6 +23,7 @@ twice, a sibling already inherited or hidden by an attribute). A class that over
 backend fix adds) reads the rows only when each sibling is defined by the class
 that defines its accessor.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -115,8 +116,12 @@ class _Derivation:
         it that this file defines (the analysis's method resolution), is one of those
         chosen: None otherwise."""
         analysis = self.analysis
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-                and isinstance(value.func.value, cst.Name) and value.func.value.value == "self":
+        if (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and isinstance(value.func.value, cst.Name)
+            and value.func.value.value == "self"
+        ):
             name = value.func.attr.value
             for sub in analysis.nodes.classes:
                 if cls in analysis.class_mro(sub):
@@ -133,8 +138,13 @@ def _methods(analysis) -> List[Tuple[cst.ClassDef, cst.FunctionDef]]:
 
 def _why_not(analysis, method: cst.FunctionDef, parameter: str) -> Optional[str]:
     params = method.params
-    if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None \
-            or params.kwonly_params or params.posonly_params or len(params.params) != 2:
+    if (
+        params.star_arg not in (None, cst.MaybeSentinel.DEFAULT)
+        or params.star_kwarg is not None
+        or params.kwonly_params
+        or params.posonly_params
+        or len(params.params) != 2
+    ):
         return "its parameters are not (self, layer)"
     if any(isinstance(d.decorator, (cst.Name, cst.Attribute, cst.Call)) for d in method.decorators):
         return "it is decorated"
@@ -145,8 +155,14 @@ def _why_not(analysis, method: cst.FunctionDef, parameter: str) -> Optional[str]
     return None
 
 
-def _unsound(analysis, method: cst.FunctionDef, dequantizes: List[cst.Call], sibling: str,
-             inherited, delegated: Sequence[cst.Call] = ()) -> Optional[str]:
+def _unsound(
+    analysis,
+    method: cst.FunctionDef,
+    dequantizes: List[cst.Call],
+    sibling: str,
+    inherited,
+    delegated: Sequence[cst.Call] = (),
+) -> Optional[str]:
     """Why the sibling would not behave like `accessor(...)[rows]`, effects included, if it would not.
 
     - The dequantized buffer is read only by the return: anything else that reads it (an assert on
@@ -160,8 +176,10 @@ def _unsound(analysis, method: cst.FunctionDef, dequantizes: List[cst.Call], sib
       assigns an attribute of that name (it would hide the method)."""
     if inherited is not None:
         owner = analysis.method_class(inherited)
-        return (f"`{owner.name.value if owner is not None else '?'}.{sibling}` is already defined above it; "
-                "a new one would override it")
+        return (
+            f"`{owner.name.value if owner is not None else '?'}.{sibling}` is already defined above it; "
+            "a new one would override it"
+        )
     for node in analysis.nodes.attributes:
         parent = analysis.parent(node)
         if node.attr.value == sibling and isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
@@ -170,8 +188,11 @@ def _unsound(analysis, method: cst.FunctionDef, dequantizes: List[cst.Call], sib
     targets = set()
     for call in dequantizes:
         parent = analysis.parent(call)
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target,
-                                                                                        cst.Name):
+        if (
+            isinstance(parent, cst.Assign)
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name)
+        ):
             targets.add(parent.targets[0].target.value)
             inside.add(id(parent.targets[0].target))
     idempotent = analysis.tables.idempotent_methods
@@ -180,8 +201,10 @@ def _unsound(analysis, method: cst.FunctionDef, dequantizes: List[cst.Call], sib
         if node.value in targets and id(node) not in inside:
             parent = analysis.parent(node)
             if not (isinstance(parent, cst.Return) and parent.value is node):
-                return (f"line {analysis.position(node).start.line} reads the dequantized buffer `{node.value}` "
-                        "besides returning it; with the rows alone it would see other values")
+                return (
+                    f"line {analysis.position(node).start.line} reads the dequantized buffer `{node.value}` "
+                    "besides returning it; with the rows alone it would see other values"
+                )
     for node in iter_nodes(method.body, cst.CSTNode):
         if id(node) in inside or id(node) in skip or analysis.enclosing_function(node) is not method:
             continue
@@ -191,8 +214,10 @@ def _unsound(analysis, method: cst.FunctionDef, dequantizes: List[cst.Call], sib
             continue
         why = unproven_effect(analysis, node)
         if why is not None and not isinstance(node, (cst.Import, cst.ImportFrom)):
-            return (f"line {analysis.position(node).start.line} {why}, which is not proven read-only or idempotent: "
-                    "where the sibling answers None, read_kv_rows calls the accessor again and it would run twice")
+            return (
+                f"line {analysis.position(node).start.line} {why}, which is not proven read-only or idempotent: "
+                "where the sibling answers None, read_kv_rows calls the accessor again and it would run twice"
+            )
     return None
 
 
@@ -226,7 +251,8 @@ def _rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
         changed = False
         for cls, method in accessors:
             if id(method) not in chosen and any(
-                    derive.delegate(r.value, cls, chosen) is not None for r in derive.own_returns(method)):
+                derive.delegate(r.value, cls, chosen) is not None for r in derive.own_returns(method)
+            ):
                 chosen.add(id(method))
                 changed = True
     getters, refused, refused_methods = [], {}, set()
@@ -241,17 +267,20 @@ def _rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
             refused_methods.add(id(method))
             for _, call in dequantizing.get(id(method), ()):
                 refused[analysis.position(call).start.line] = (
-                    f"no rows getter beside `{cls.name.value}.{method.name.value}`: {why}")
+                    f"no rows getter beside `{cls.name.value}.{method.name.value}`: {why}"
+                )
             continue
         inherited = analysis.find_method(cls, sibling)
         delegated = [d for r in derive.own_returns(method) if (d := derive.delegate(r.value, cls, chosen)) is not None]
-        why = _unsound(analysis, method, [c for _, c in dequantizing.get(id(method), ())], sibling, inherited,
-                       delegated)
+        why = _unsound(
+            analysis, method, [c for _, c in dequantizing.get(id(method), ())], sibling, inherited, delegated
+        )
         if why is not None:
             refused_methods.add(id(method))
             for _, call in dequantizing.get(id(method), ()) or [(None, method)]:
                 refused[analysis.position(call).start.line] = (
-                    f"no rows getter beside `{cls.name.value}.{method.name.value}`: {why}")
+                    f"no rows getter beside `{cls.name.value}.{method.name.value}`: {why}"
+                )
             continue
         getter = RowsGetter(method, cls, sibling, derive.parameter)
         by_return = {id(r): c for r, c in dequantizing.get(id(method), ())}
@@ -280,7 +309,8 @@ def _rows_getters(analysis) -> Tuple[List[RowsGetter], Dict[int, str]]:
                     refused_methods.add(id(getter.method))
                     refused[analysis.position(getter.method).start.line] = (
                         f"no rows getter beside `{getter.cls.name.value}.{getter.method.name.value}`: it returns "
-                        f"`self.{target.name.value}(...)`, which gets none")
+                        f"`self.{target.name.value}(...)`, which gets none"
+                    )
                     dropped = True
                     break
     # what a delegating sibling calls must exist in its own class too: where `self.m` is

@@ -1,9 +1,10 @@
 """CL004 whole-pool-conversion-helper."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, List
 
-from castlint.checks.base import COST_HINT, FileContext, POOL_FLOW, Rule, proven_fix
+from castlint.checks.base import COST_HINT, POOL_FLOW, FileContext, Rule, proven_fix
 from castlint.models import Cost, Finding, Fix, FixSafety, Severity
 from castlint.tables import ConversionHelper
 
@@ -58,8 +59,7 @@ class WholePoolConversionHelper(Rule):
         "def forward_decode(self, q, layer, o, kv_indptr, kv_indices):\n"
         "    decode_attention_fwd(q, self.pool.get_key_buffer(layer.layer_id),\n"
         "                         self.pool.get_value_buffer(layer.layer_id), o, kv_indptr, kv_indices)\n",
-        "def set_kv(self, layer, k):\n"
-        "    k = quantize_k_cache(k.unsqueeze(1))\n",
+        "def set_kv(self, layer, k):\n    k = quantize_k_cache(k.unsqueeze(1))\n",
         # the tokens being written, through an alias
         "from sglang.srt.layers.quantization.kvfp4_tensor import FP4MXBlock16KVQuantizeUtil as U\n"
         "def set_kv_buffer(self, layer, loc, cache_k):\n"
@@ -67,44 +67,62 @@ class WholePoolConversionHelper(Rule):
         "    return U.batched_dequantize(packed, scales)\n",
     )
     INVALID = (
-        ("def forward_decode(self, layer):\n"
-         "    kv_cache = self.pool.get_key_buffer(layer.layer_id)\n"
-         "    kv_cache = kv_cache.view(-1, 64, 1, 656)\n"
-         "    return quantize_k_cache(kv_cache)\n", (4,)),
-        ("class B:\n"
-         "    def forward(self, layer):\n"
-         "        kv = self.pool.get_key_buffer(layer.layer_id)\n"
-         "        return self._decode(kv)\n"
-         "    def _decode(self, kv_cache):\n"
-         "        return flashmla.dequantize_k_cache(kv_cache)\n", (6,)),
+        (
+            "def forward_decode(self, layer):\n"
+            "    kv_cache = self.pool.get_key_buffer(layer.layer_id)\n"
+            "    kv_cache = kv_cache.view(-1, 64, 1, 656)\n"
+            "    return quantize_k_cache(kv_cache)\n",
+            (4,),
+        ),
+        (
+            "class B:\n"
+            "    def forward(self, layer):\n"
+            "        kv = self.pool.get_key_buffer(layer.layer_id)\n"
+            "        return self._decode(kv)\n"
+            "    def _decode(self, kv_cache):\n"
+            "        return flashmla.dequantize_k_cache(kv_cache)\n",
+            (6,),
+        ),
         # an aliased import of the helper
-        ("from sglang.srt.layers.attention.nsa.quant_k_cache import quantize_k_cache as qk\n"
-         "def forward_decode(self, layer):\n"
-         "    return qk(self.pool.get_key_buffer(layer.layer_id))\n", (3,)),
+        (
+            "from sglang.srt.layers.attention.nsa.quant_k_cache import quantize_k_cache as qk\n"
+            "def forward_decode(self, layer):\n"
+            "    return qk(self.pool.get_key_buffer(layer.layer_id))\n",
+            (3,),
+        ),
         # an FP4 pool's accessor dequantizes its whole per-layer arena
         # a row-index kernel reads what the accessors of an FP4 pool would dequantize whole
-        ("from sglang.kernels.ops.attention.decode_attention import decode_attention_fwd\n"
-         "def forward_decode(self, q, layer, o, kv_indptr, kv_indices):\n"
-         "    decode_attention_fwd(\n"
-         "        q,\n"
-         "        self.token_to_kv_pool.get_key_buffer(layer.layer_id),\n"
-         "        self.token_to_kv_pool.get_value_buffer(layer.layer_id),\n"
-         "        o, kv_indptr, kv_indices, layer.scaling)\n", (5,)),
-        ("class Fp4Pool:\n"
-         "    def __init__(self, size, layer_num):\n"
-         "        self.kv_buffer = [torch.zeros((size + 1, 1, 288), dtype=torch.uint8) for _ in range(layer_num)]\n"
-         "        self.kv_scale_buffer = [torch.zeros((size + 1, 36), dtype=torch.uint8) for _ in range(layer_num)]\n"
-         "    def get_key_buffer(self, layer_id):\n"
-         "        packed = self.kv_buffer[layer_id - self.start_layer].view(torch.uint8)\n"
-         "        scales = self.kv_scale_buffer[layer_id - self.start_layer]\n"
-         "        return FP4MXBlock16KVQuantizeUtil.batched_dequantize(packed, scales)\n", (8,)),
+        (
+            "from sglang.kernels.ops.attention.decode_attention import decode_attention_fwd\n"
+            "def forward_decode(self, q, layer, o, kv_indptr, kv_indices):\n"
+            "    decode_attention_fwd(\n"
+            "        q,\n"
+            "        self.token_to_kv_pool.get_key_buffer(layer.layer_id),\n"
+            "        self.token_to_kv_pool.get_value_buffer(layer.layer_id),\n"
+            "        o, kv_indptr, kv_indices, layer.scaling)\n",
+            (5,),
+        ),
+        (
+            "class Fp4Pool:\n"
+            "    def __init__(self, size, layer_num):\n"
+            "        self.kv_buffer = [torch.zeros((size + 1, 1, 288), dtype=torch.uint8) for _ in range(layer_num)]\n"
+            "        self.kv_scale_buffer = [torch.zeros((size + 1, 36), dtype=torch.uint8) for _ in "
+            "range(layer_num)]\n"
+            "    def get_key_buffer(self, layer_id):\n"
+            "        packed = self.kv_buffer[layer_id - self.start_layer].view(torch.uint8)\n"
+            "        scales = self.kv_scale_buffer[layer_id - self.start_layer]\n"
+            "        return FP4MXBlock16KVQuantizeUtil.batched_dequantize(packed, scales)\n",
+            (8,),
+        ),
     )
 
     def triggers(self, words) -> tuple:
         # a helper, and something that can be a whole pool
-        return ((words.helpers, words.pools | words.cache_parameters),
-                (words.row_kernels, words.dequantizing_accessors),
-                *words.pool_conversions)  # a cast inside a pool accessor
+        return (
+            (words.helpers, words.pools | words.cache_parameters),
+            (words.row_kernels, words.dequantizing_accessors),
+            *words.pool_conversions,
+        )  # a cast inside a pool accessor
 
     def check(self, ctx: FileContext) -> List[Finding]:
         import libcst as cst
@@ -139,20 +157,28 @@ class WholePoolConversionHelper(Rule):
                 continue
             cost = helper_cost(ctx, helper, call)
             accessor = analysis.enclosing_accessor(call)
-            where = (f" inside the pool accessor `{accessor}`: every backend that reads the pool "
-                     f"through it pays it on every layer" if accessor else "")
+            where = (
+                f" inside the pool accessor `{accessor}`: every backend that reads the pool "
+                f"through it pays it on every layer"
+                if accessor
+                else ""
+            )
             shown = f"`{dotted(func) or name}`"
             if isinstance(func, cst.Name) and func.value != name:
                 shown = f"`{name}` (imported as `{func.value}`)"
             fix, why_not = _rows_getter_fix(ctx, call) if accessor else (None, None)
-            findings.append(self.finding(
-                ctx, call,
-                f"{shown} {helper.direction}s a whole pool{where} ({cost.describe()}); "
-                f"convert only the pages the kernel reads; {COST_HINT}",
-                Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
-                cost=cost, fix=fix,
-                unfixable_reason=None if fix else why_not or NO_FIX_REASON,
-            ))
+            findings.append(
+                self.finding(
+                    ctx,
+                    call,
+                    f"{shown} {helper.direction}s a whole pool{where} ({cost.describe()}); "
+                    f"convert only the pages the kernel reads; {COST_HINT}",
+                    Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
+                    cost=cost,
+                    fix=fix,
+                    unfixable_reason=None if fix else why_not or NO_FIX_REASON,
+                )
+            )
         findings += self.accessor_casts(ctx)
         findings += self.row_reads(ctx)
         return findings
@@ -164,9 +190,13 @@ class WholePoolConversionHelper(Rule):
         from castlint.checks.base import chain_cost, pool_cast_cost, short_code
 
         analysis = ctx.analysis
-        sites = [(call, target, None) for call, target in analysis.pool_casts()
-                 if gathered_cast(analysis, call) is None and analysis.gather_consumer(call) != "function"
-                 and not gathered_later(analysis, call)]
+        sites = [
+            (call, target, None)
+            for call, target in analysis.pool_casts()
+            if gathered_cast(analysis, call) is None
+            and analysis.gather_consumer(call) != "function"
+            and not gathered_later(analysis, call)
+        ]
         sites += list(analysis.pool_conversions())
         findings = []
         for call, target, form in sites:
@@ -177,15 +207,19 @@ class WholePoolConversionHelper(Rule):
                 cost = pool_cast_cost(ctx, target)
             else:
                 cost = chain_cost(ctx, [t for _, t in analysis.cast_chain(call)])
-            findings.append(self.finding(
-                ctx, call,
-                f"`{short_code(analysis.code(call))}` converts the whole per-layer buffer to {target} inside the "
-                f"pool accessor `{accessor}`: every backend that reads the pool through it pays it on every "
-                f"layer ({cost.describe()}); return the stored buffer and convert only the rows a caller "
-                f"reads; {COST_HINT}",
-                Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
-                cost=cost, unfixable_reason=ACCESSOR_CAST_REASON,
-            ))
+            findings.append(
+                self.finding(
+                    ctx,
+                    call,
+                    f"`{short_code(analysis.code(call))}` converts the whole per-layer buffer to {target} inside the "
+                    f"pool accessor `{accessor}`: every backend that reads the pool through it pays it on every "
+                    f"layer ({cost.describe()}); return the stored buffer and convert only the rows a caller "
+                    f"reads; {COST_HINT}",
+                    Severity.ERROR if analysis.in_hot_path(call) else Severity.WARNING,
+                    cost=cost,
+                    unfixable_reason=ACCESSOR_CAST_REASON,
+                )
+            )
         return findings
 
     def row_reads(self, ctx: FileContext) -> List[Finding]:
@@ -200,14 +234,20 @@ class WholePoolConversionHelper(Rule):
             if cost is not None:  # the K and the V buffer
                 cost = Cost(2 * cost.bytes_per_layer, 2 * cost.bytes_per_step, cost.model, cost.pool_tokens)
             fix = proven_fix(CODEMOD, describe(site), site) if site.refused is None else None
-            findings.append(self.finding(
-                ctx, site.key_call,
-                f"`{accessor['key']}`/`{accessor['value']}` dequantize the whole buffer on {accessor['pools']}, "
-                f"and `{site.row['function']}` reads only the rows `{site.row['rows'][0]}` lists"
-                + (f" ({cost.describe()})" if cost else "") + f"; {COST_HINT}",
-                Severity.WARNING, cost=cost, fix=fix,
-                unfixable_reason=None if fix else f"the rows read cannot rewrite this call: {site.refused}",
-            ))
+            findings.append(
+                self.finding(
+                    ctx,
+                    site.key_call,
+                    f"`{accessor['key']}`/`{accessor['value']}` dequantize the whole buffer on {accessor['pools']}, "
+                    f"and `{site.row['function']}` reads only the rows `{site.row['rows'][0]}` lists"
+                    + (f" ({cost.describe()})" if cost else "")
+                    + f"; {COST_HINT}",
+                    Severity.WARNING,
+                    cost=cost,
+                    fix=fix,
+                    unfixable_reason=None if fix else f"the rows read cannot rewrite this call: {site.refused}",
+                )
+            )
         return findings
 
 
@@ -215,17 +255,25 @@ NO_FIX_REASON = "no automatic fix: convert only the selected pages, or store the
 ROWS_GETTER_DESCRIPTION = (
     "add a rows getter beside the accessor (`get_key_buffer_rows(layer_id, rows)`: only the rows a kernel reads, "
     "each dequantized alone); the accessor is unchanged. Backends whose kernel reads the pool by a row-index "
-    "tensor (rules/row_reads.toml [[row_kernel]]) then read only those rows (read_kv_rows)")
+    "tensor (rules/row_reads.toml [[row_kernel]]) then read only those rows (read_kv_rows)"
+)
 ROWS_GETTER_PRESENT = (
     "the rows getter beside this accessor is in place: backends whose kernel reads the pool by a row-index tensor "
     "read only those rows through it (read_kv_rows). Callers that index the buffer themselves (torch_native, "
     "flex attention), or read it by page table (trtllm_mha, FA4), still dequantize the whole buffer here: "
-    "their kernels take no row-index tensor the read could be narrowed to")
+    "their kernels take no row-index tensor the read could be narrowed to"
+)
 
 
 def _rows_getter_fix(ctx: FileContext, call):
-    """The rows getter for the accessor of this dequantize (castlint.checks.whole_pool_conversion_helper.rows_getter_proof)."""
-    from castlint.checks.whole_pool_conversion_helper.rows_getter_proof import CODEMOD, has_sibling, rows_getters, sibling_for
+    """The rows getter for the accessor of this dequantize
+    (castlint.checks.whole_pool_conversion_helper.rows_getter_proof)."""
+    from castlint.checks.whole_pool_conversion_helper.rows_getter_proof import (
+        CODEMOD,
+        has_sibling,
+        rows_getters,
+        sibling_for,
+    )
 
     getter, why_not = sibling_for(ctx.analysis, call)
     if getter is not None:

@@ -3,6 +3,7 @@
 Runs the sitecustomize it shadows, if any, then arms the tracer: it starts when
 the process imports torch, and writes what it saw at exit (castlint.trace._boot).
 """
+
 import os
 import sys
 

@@ -12,6 +12,7 @@
 
 The names below are the sglang doubles (`from castlint.validate.doubles import Registry`).
 """
+
 from castlint.validate.doubles.sglang import (
     WORKSPACE_BYTES,
     EnvsDouble,
@@ -33,8 +34,21 @@ from castlint.validate.doubles.sglang import (
 )
 
 __all__ = [
-    "WORKSPACE_BYTES", "EnvsDouble", "KVIndexTranslatorDouble", "KVWriteLocDouble", "MLAPoolDouble", "Namespace",
-    "Placeholder", "Registry", "RuntimeSettings", "StubbedImports", "StubModule", "cuda_graph_decode_metadata", "filter_kwargs",
-    "import_environment", "kv_indices_from_page_table", "mla_backend_class",
+    "WORKSPACE_BYTES",
+    "EnvsDouble",
+    "KVIndexTranslatorDouble",
+    "KVWriteLocDouble",
+    "MLAPoolDouble",
+    "Namespace",
+    "Placeholder",
+    "Registry",
+    "RuntimeSettings",
+    "StubbedImports",
+    "StubModule",
+    "cuda_graph_decode_metadata",
+    "filter_kwargs",
+    "import_environment",
+    "kv_indices_from_page_table",
+    "mla_backend_class",
     "real_sglang_classes",
 ]

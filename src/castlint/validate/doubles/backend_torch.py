@@ -3,6 +3,7 @@
 The doubles never import torch at module level, so castlint's tests run them on the
 pure-Python fake torch (tests/faketorch) as `castlint validate` runs them on real torch.
 """
+
 from __future__ import annotations
 
 import importlib

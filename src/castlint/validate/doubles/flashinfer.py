@@ -30,6 +30,7 @@ Every plan(), fast re-plan, run() and ragged forward is appended to the emulatio
 `Kernel` (the MLA definition of castlint.validate.doubles.mla): real = stored x scale for
 FP8 KV.
 """
+
 from __future__ import annotations
 
 import math
@@ -95,7 +96,8 @@ class FlashInferEmulation:
     def is_fp8_kv(self, dtype) -> bool:
         """Is dtype an FP8 KV dtype: one some [[fp8_kv_mla]] row lists (in any release)?"""
         return dtype is not None and dtype_name(dtype) in {
-            name for row in self.tables.fp8_kv_mla for name in row.get("kv_dtypes", ())}
+            name for row in self.tables.fp8_kv_mla for name in row.get("kv_dtypes", ())
+        }
 
     def signature(self):
         """The MLA wrapper signature row in force (None: older than every listed release)."""
@@ -186,8 +188,9 @@ class PlanMetadata:
 def _plan_metadata_class(spec: dict) -> type:
     """The metadata class a keyword-form release has: `plan_metadata.class`, built by
     `plan_metadata.constructor`."""
-    return type(spec["class"], (PlanMetadata,), {spec["constructor"]: PlanMetadata.__dict__["csr"],
-                                                 "__module__": __name__})
+    return type(
+        spec["class"], (PlanMetadata,), {spec["constructor"]: PlanMetadata.__dict__["csr"], "__module__": __name__}
+    )
 
 
 def _as_kernel_int32(t, torch=None):
@@ -217,17 +220,35 @@ class _PlanOp:
         self._wrapper = wrapper
         self.default = self
 
-    def __call__(self, float_ws, int_ws, pin_ws, qo_indptr_host, kv_indptr_host, kv_len_arr_host, num_heads,
-                 head_dim_o, causal, *rest):
+    def __call__(
+        self,
+        float_ws,
+        int_ws,
+        pin_ws,
+        qo_indptr_host,
+        kv_indptr_host,
+        kv_len_arr_host,
+        num_heads,
+        head_dim_o,
+        causal,
+        *rest,
+    ):
         wrapper = self._wrapper
         if not wrapper._planned:
             raise RuntimeError("_cached_module.plan before plan()")
         torch = wrapper._castlint_emulation.torch_module()
-        wrapper._plan_info = tuple(_as_kernel_int32(t, torch) for t in (qo_indptr_host, kv_indptr_host,
-                                                                         kv_len_arr_host))
+        wrapper._plan_info = tuple(
+            _as_kernel_int32(t, torch) for t in (qo_indptr_host, kv_indptr_host, kv_len_arr_host)
+        )
         wrapper._causal = bool(causal)
-        wrapper._castlint_emulation.calls.append({"kind": "fast_plan", "wrapper": id(wrapper),
-                                                  "q": str(wrapper._q_data_type), "kv": str(wrapper._kv_data_type)})
+        wrapper._castlint_emulation.calls.append(
+            {
+                "kind": "fast_plan",
+                "wrapper": id(wrapper),
+                "q": str(wrapper._q_data_type),
+                "kv": str(wrapper._kv_data_type),
+            }
+        )
         return wrapper._plan_info
 
 
@@ -238,8 +259,16 @@ class ReferenceMLAWrapper:
 
     _castlint_emulation: FlashInferEmulation  # set by make_wrapper_class
 
-    def __init__(self, float_workspace_buffer, use_cuda_graph=False, qo_indptr=None, kv_indptr=None,
-                 kv_indices=None, kv_len_arr=None, backend="auto"):
+    def __init__(
+        self,
+        float_workspace_buffer,
+        use_cuda_graph=False,
+        qo_indptr=None,
+        kv_indptr=None,
+        kv_indices=None,
+        kv_len_arr=None,
+        backend="auto",
+    ):
         torch = self._castlint_emulation.torch_module()
         self._float_workspace_buffer = float_workspace_buffer
         self.device = float_workspace_buffer.device
@@ -257,8 +286,17 @@ class ReferenceMLAWrapper:
     def plan(self, *args, **kwargs):
         emu = self._castlint_emulation
         planned, form = _plan_arguments(emu, args, kwargs)
-        emu.calls.append({"kind": "plan", "wrapper": id(self), "form": form, "q": str(planned.q_data_type),
-                          "kv": str(planned.kv_data_type), "backend": self._backend, "causal": bool(planned.causal)})
+        emu.calls.append(
+            {
+                "kind": "plan",
+                "wrapper": id(self),
+                "form": form,
+                "q": str(planned.q_data_type),
+                "kv": str(planned.kv_data_type),
+                "backend": self._backend,
+                "causal": bool(planned.causal),
+            }
+        )
         _check_plan_dtypes(emu, self._backend, planned)
         _store_plan(self, planned)
 
@@ -271,17 +309,29 @@ class ReferenceMLAWrapper:
         if not self._planned:
             raise RuntimeError("run() before plan()")
         q_nope, q_pe, ckv, kpe = given.q_nope, given.q_pe, given.ckv_cache, given.kpe_cache
-        emu.calls.append({"kind": "run", "wrapper": id(self), "form": form, "q": str(q_nope.dtype),
-                          "ckv": str(ckv.dtype), "kpe": str(kpe.dtype), "planned_kv": str(self._kv_data_type),
-                          "ckv_scale": scales.get("ckv_scale"), "kpe_scale": scales.get("kpe_scale")})
+        emu.calls.append(
+            {
+                "kind": "run",
+                "wrapper": id(self),
+                "form": form,
+                "q": str(q_nope.dtype),
+                "ckv": str(ckv.dtype),
+                "kpe": str(kpe.dtype),
+                "planned_kv": str(self._kv_data_type),
+                "ckv_scale": scales.get("ckv_scale"),
+                "kpe_scale": scales.get("kpe_scale"),
+            }
+        )
         ckv_real_scale = kpe_real_scale = 1.0
         if emu.checks_run_dtypes:
             _check_run_dtypes(self, q_nope, q_pe, ckv, kpe)
             if emu.is_fp8_kv(self._kv_data_type):
                 ckv_real_scale, kpe_real_scale = _fp8_scales(emu, scales)
             elif any(v is not None for v in scales.values()):
-                raise ValueError(f"{' / '.join(emu.run_scale_names)} are only supported with an fa2/fa3 "
-                                 "backend and FP8 kv_data_type.")
+                raise ValueError(
+                    f"{' / '.join(emu.run_scale_names)} are only supported with an fa2/fa3 "
+                    "backend and FP8 kv_data_type."
+                )
         else:
             # The launcher reinterprets storage by the planned dtype: a
             # mismatch is silently wrong, never an error.
@@ -296,8 +346,9 @@ class ReferenceMLAWrapper:
 
 def make_wrapper_class(emu: FlashInferEmulation) -> type:
     """A BatchMLAPagedAttentionWrapper class bound to one emulated FlashInfer."""
-    return type("BatchMLAPagedAttentionWrapper", (ReferenceMLAWrapper,),
-                {"_castlint_emulation": emu, "__module__": __name__})
+    return type(
+        "BatchMLAPagedAttentionWrapper", (ReferenceMLAWrapper,), {"_castlint_emulation": emu, "__module__": __name__}
+    )
 
 
 def _plan_arguments(emu: FlashInferEmulation, args: tuple, kwargs: dict):
@@ -339,8 +390,10 @@ def _check_plan_dtypes(emu: FlashInferEmulation, backend: str, planned: types.Si
     if emu.is_fp8_kv(planned.kv_data_type):
         row = emu.fp8_kv()
         if row is None:
-            raise RuntimeError(f"FlashInfer {emu.version}: MLA kernels do not build for 1-byte KV "
-                               f"(kv_data_type={planned.kv_data_type}); no FP8-KV MLA in this release")
+            raise RuntimeError(
+                f"FlashInfer {emu.version}: MLA kernels do not build for 1-byte KV "
+                f"(kv_data_type={planned.kv_data_type}); no FP8-KV MLA in this release"
+            )
         _check_fp8_kv_plan(emu, row, backend, planned)
     elif planned.kv_data_type not in (torch.float16, torch.bfloat16):
         raise ValueError(f"MLA kv_data_type {planned.kv_data_type} is not supported.")
@@ -351,12 +404,16 @@ def _check_plan_dtypes(emu: FlashInferEmulation, backend: str, planned: types.Si
 def _check_fp8_kv_plan(emu: FlashInferEmulation, row: dict, backend: str, planned: types.SimpleNamespace) -> None:
     """An FP8 KV plan() against the [[fp8_kv_mla]] row in force, with FlashInfer's error texts."""
     if backend not in row["backends"]:
-        raise ValueError(f"FP8 kv_data_type for MLA is only supported with the "
-                         f"{' or '.join(row['backends'])} backend, got backend={backend!r}.")
+        raise ValueError(
+            f"FP8 kv_data_type for MLA is only supported with the "
+            f"{' or '.join(row['backends'])} backend, got backend={backend!r}."
+        )
     required = row.get("compute_capability")
     if required and tuple(emu.compute_capability[:2]) != tuple(required[:2]):
-        raise ValueError(f"FP8 kv_data_type for MLA requires an SM{''.join(map(str, required))} device, got "
-                         f"SM{emu.compute_capability[0]}{emu.compute_capability[1]}.")
+        raise ValueError(
+            f"FP8 kv_data_type for MLA requires an SM{''.join(map(str, required))} device, got "
+            f"SM{emu.compute_capability[0]}{emu.compute_capability[1]}."
+        )
     for kind, allowed in (("q_data_type", row.get("q_dtypes")), ("kv_data_type", row.get("kv_dtypes"))):
         given = getattr(planned, kind)
         if allowed and dtype_name(given) not in allowed:
@@ -364,8 +421,10 @@ def _check_fp8_kv_plan(emu: FlashInferEmulation, row: dict, backend: str, planne
             raise ValueError(f"FP8 kv_data_type for MLA currently only supports {kind}{which}, got {given}.")
     ckv_dims, kpe_dims = row.get("head_dim_ckv"), row.get("head_dim_kpe")
     if (ckv_dims and planned.head_dim_ckv not in ckv_dims) or (kpe_dims and planned.head_dim_kpe not in kpe_dims):
-        raise ValueError(f"FP8 kv_data_type for MLA currently only supports head_dim_ckv in {ckv_dims or 'any'} "
-                         f"and head_dim_kpe in {kpe_dims or 'any'}, got {planned.head_dim_ckv}/{planned.head_dim_kpe}.")
+        raise ValueError(
+            f"FP8 kv_data_type for MLA currently only supports head_dim_ckv in {ckv_dims or 'any'} "
+            f"and head_dim_kpe in {kpe_dims or 'any'}, got {planned.head_dim_ckv}/{planned.head_dim_kpe}."
+        )
 
 
 def _torch_names(names) -> str:
@@ -386,13 +445,17 @@ def _store_plan(wrapper: ReferenceMLAWrapper, planned: types.SimpleNamespace) ->
         wrapper._kv_indptr_buf = planned.kv_indptr.to(wrapper.device)
         wrapper._kv_indices_buf = planned.kv_indices.to(wrapper.device)
         wrapper._kv_len_arr_buf = planned.kv_len_arr.to(wrapper.device)
-    wrapper._causal, wrapper._page_size, wrapper._sm_scale = bool(planned.causal), int(planned.page_size), \
-        float(planned.sm_scale)
+    wrapper._causal, wrapper._page_size, wrapper._sm_scale = (
+        bool(planned.causal),
+        int(planned.page_size),
+        float(planned.sm_scale),
+    )
     wrapper._head_dim_ckv = int(planned.head_dim_ckv)
     wrapper._q_data_type, wrapper._kv_data_type = planned.q_data_type, planned.kv_data_type
     torch = wrapper._castlint_emulation.torch_module()
-    wrapper._plan_info = tuple(_as_kernel_int32(t.cpu(), torch)
-                               for t in (planned.qo_indptr, planned.kv_indptr, planned.kv_len_arr))
+    wrapper._plan_info = tuple(
+        _as_kernel_int32(t.cpu(), torch) for t in (planned.qo_indptr, planned.kv_indptr, planned.kv_len_arr)
+    )
     wrapper._planned = True
 
 
@@ -423,8 +486,12 @@ def _run_arguments(emu: FlashInferEmulation, args: tuple, kwargs: dict):
 
 def _check_run_dtypes(wrapper: ReferenceMLAWrapper, q_nope, q_pe, ckv, kpe) -> None:
     """run() refuses tensors whose dtype differs from the planned one (the releases that check)."""
-    for name, tensor, want in (("q_nope", q_nope, wrapper._q_data_type), ("q_pe", q_pe, wrapper._q_data_type),
-                               ("ckv_cache", ckv, wrapper._kv_data_type), ("kpe_cache", kpe, wrapper._kv_data_type)):
+    for name, tensor, want in (
+        ("q_nope", q_nope, wrapper._q_data_type),
+        ("q_pe", q_pe, wrapper._q_data_type),
+        ("ckv_cache", ckv, wrapper._kv_data_type),
+        ("kpe_cache", kpe, wrapper._kv_data_type),
+    ):
         if tensor.dtype != want:
             kind = "q_data_type" if name.startswith("q") else "kv_data_type"
             raise ValueError(f"{name}.dtype={tensor.dtype} does not match the planned {kind}={want}.")
@@ -448,15 +515,35 @@ def _fp8_scales(emu: FlashInferEmulation, scales: dict) -> tuple:
     return tuple(values[:2])
 
 
-def _attend(wrapper: ReferenceMLAWrapper, given: types.SimpleNamespace, q_nope, q_pe, ckv, kpe,
-            ckv_scale: float, kpe_scale: float):
+def _attend(
+    wrapper: ReferenceMLAWrapper,
+    given: types.SimpleNamespace,
+    q_nope,
+    q_pe,
+    ckv,
+    kpe,
+    ckv_scale: float,
+    kpe_scale: float,
+):
     """MLA over the planned pages: the output (in `out=` when given), and the lse on request."""
     kernel = wrapper._castlint_emulation.kernel
     qo_indptr, kv_indptr, kv_lens = wrapper._plan_info
     with kernel.quiet():
-        out, lse = kernel.attend(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, wrapper._kv_indices_buf,
-                                 wrapper._sm_scale, wrapper._causal, ckv_scale, kpe_scale, wrapper._page_size,
-                                 kv_lens=kv_lens)
+        out, lse = kernel.attend(
+            q_nope,
+            q_pe,
+            ckv,
+            kpe,
+            qo_indptr,
+            kv_indptr,
+            wrapper._kv_indices_buf,
+            wrapper._sm_scale,
+            wrapper._causal,
+            ckv_scale,
+            kpe_scale,
+            wrapper._page_size,
+            kv_lens=kv_lens,
+        )
         out = out.to(q_nope.dtype)
         if given.out is not None:
             given.out.copy_(out)
@@ -473,7 +560,7 @@ def _reinterpret(t, planned, torch):
         return t
     if t.element_size() == 1 and planned.itemsize == 2:
         raw = t.contiguous().view(torch.uint8).float()
-        return (raw - 128.0)  # garbage of the right shape: bytes read as numbers
+        return raw - 128.0  # garbage of the right shape: bytes read as numbers
     return t.to(planned)
 
 
@@ -510,8 +597,11 @@ def make_flashinfer_module(emu: FlashInferEmulation) -> types.ModuleType:
     mod.__file__ = __file__
     mod.__path__ = []
     mod.BatchMLAPagedAttentionWrapper = make_wrapper_class(emu)
-    ragged = type("BatchPrefillWithRaggedKVCacheWrapper", (RaggedWrapperStandIn,),
-                  {"_castlint_emulation": emu, "__module__": __name__})
+    ragged = type(
+        "BatchPrefillWithRaggedKVCacheWrapper",
+        (RaggedWrapperStandIn,),
+        {"_castlint_emulation": emu, "__module__": __name__},
+    )
     mod.BatchPrefillWithRaggedKVCacheWrapper = ragged
     mod.BatchDecodeWithPagedKVCacheWrapper = ragged
     mod.BatchPrefillWithPagedKVCacheWrapper = ragged
@@ -520,8 +610,7 @@ def make_flashinfer_module(emu: FlashInferEmulation) -> types.ModuleType:
     # the metadata class of the keyword form, in every emulated release (as castlint validate has
     # always had it): a module written for 0.7 loads on 0.6 and fails where it plans, with
     # FlashInfer's TypeError
-    spec = next((row["plan_metadata"] for row in reversed(emu.tables.mla_signatures) if row.get("plan_metadata")),
-                None)
+    spec = next((row["plan_metadata"] for row in reversed(emu.tables.mla_signatures) if row.get("plan_metadata")), None)
     if spec:
         metadata = _plan_metadata_class(spec)
         setattr(mod, metadata.__name__, metadata)

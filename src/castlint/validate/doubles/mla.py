@@ -9,6 +9,7 @@ KV rows, out = p . ckv, lse in base 2; causal: query i of a request of qo_len qu
 positions <= kv_len - qo_len + i, and a query that sees none gets 0 (lse -inf), as
 FlashInfer's kernels give.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -22,8 +23,9 @@ from castlint.validate.doubles.backend_torch import current_torch
 REFERENCE_CHUNK_BYTES = 256 << 20
 
 
-def request_spans(qo: Sequence[int], kvp: Sequence[int], kv_lens: Optional[Sequence[int]],
-                  page_size: int) -> Iterator[Tuple[int, int, int, int]]:
+def request_spans(
+    qo: Sequence[int], kvp: Sequence[int], kv_lens: Optional[Sequence[int]], page_size: int
+) -> Iterator[Tuple[int, int, int, int]]:
     """(q0, q1, k0, k1) per request with queries: its queries q0:q1 and the slice k0:k1 of
     kv_indices it attends. kv_lens: the planned KV length per request (FlashInfer's kv_len_arr),
     which the kernel attends; kv_indptr only places each request's pages (None: their extent)."""
@@ -57,10 +59,38 @@ class TorchKernel:
     def __init__(self, chunk_bytes: int = REFERENCE_CHUNK_BYTES):
         self.chunk_bytes = chunk_bytes
 
-    def attend(self, q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_scale, causal,
-               ckv_scale: float = 1.0, kpe_scale: float = 1.0, page_size: int = 1, kv_lens=None):
-        return mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_scale, causal, ckv_scale,
-                             kpe_scale, page_size, kv_lens, self.chunk_bytes)
+    def attend(
+        self,
+        q_nope,
+        q_pe,
+        ckv,
+        kpe,
+        qo_indptr,
+        kv_indptr,
+        kv_indices,
+        sm_scale,
+        causal,
+        ckv_scale: float = 1.0,
+        kpe_scale: float = 1.0,
+        page_size: int = 1,
+        kv_lens=None,
+    ):
+        return mla_reference(
+            q_nope,
+            q_pe,
+            ckv,
+            kpe,
+            qo_indptr,
+            kv_indptr,
+            kv_indices,
+            sm_scale,
+            causal,
+            ckv_scale,
+            kpe_scale,
+            page_size,
+            kv_lens,
+            self.chunk_bytes,
+        )
 
     def ragged(self, q, k, v):
         """The ragged prefill (BatchPrefillWithRaggedKVCacheWrapper.forward): not modelled."""
@@ -77,9 +107,22 @@ class TorchKernel:
             return contextlib.nullcontext()
 
 
-def mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_scale, causal,
-                  ckv_scale: float = 1.0, kpe_scale: float = 1.0, page_size: int = 1, kv_lens=None,
-                  chunk_bytes: int = REFERENCE_CHUNK_BYTES):
+def mla_reference(
+    q_nope,
+    q_pe,
+    ckv,
+    kpe,
+    qo_indptr,
+    kv_indptr,
+    kv_indices,
+    sm_scale,
+    causal,
+    ckv_scale: float = 1.0,
+    kpe_scale: float = 1.0,
+    page_size: int = 1,
+    kv_lens=None,
+    chunk_bytes: int = REFERENCE_CHUNK_BYTES,
+):
     """float32 MLA over paged KV (the module's definition). Returns (out float32 [T, H, D],
     lse base-2 [T, H]). The queries of a request are taken in chunks whose fp32 scores stay
     within chunk_bytes."""
@@ -98,8 +141,9 @@ def mla_reference(q_nope, q_pe, ckv, kpe, qo_indptr, kv_indptr, kv_indices, sm_s
         for c0 in range(q0, q1, step):
             c1 = min(q1, c0 + step)
             first = visible_kv(c0 - q0, q1 - q0, ckv_real.shape[0], True) if causal else None
-            out[c0:c1], lse[c0:c1] = _attend_rows(q_nope[c0:c1].float(), q_pe[c0:c1].float(), ckv_real, kpe_real,
-                                                  sm_scale, first)
+            out[c0:c1], lse[c0:c1] = _attend_rows(
+                q_nope[c0:c1].float(), q_pe[c0:c1].float(), ckv_real, kpe_real, sm_scale, first
+            )
     return out, lse
 
 

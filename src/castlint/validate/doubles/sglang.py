@@ -18,6 +18,7 @@ page table - are real tensors wrapped in `Namespace`s that record any attribute
 the code reads and the double does not define (reported as `unknown reads`, so
 a new sglang release that needs more is visible rather than silently wrong).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -32,7 +33,6 @@ from typing import Any, Callable, Dict, Optional
 from castlint.validate.doubles.backend_torch import current_torch
 from castlint.validate.doubles.speculative import registry_names as speculative_names
 from castlint.validate.forward_mode import ForwardModeDouble
-
 
 # -- permissive namespaces ----------------------------------------------------------
 
@@ -209,8 +209,9 @@ class MLAPoolDouble:
     torch: the torch to build it with (None: current_torch()); buffers: the per-layer arenas
     when the caller fills them itself (the fake torch's seeded pools), their dtype the storage's."""
 
-    def __init__(self, size, page_size, dtype, kv_lora_rank, qk_rope_head_dim, layer_num, device, torch=None,
-                 buffers=None):
+    def __init__(
+        self, size, page_size, dtype, kv_lora_rank, qk_rope_head_dim, layer_num, device, torch=None, buffers=None
+    ):
         torch = torch or current_torch()
         self.torch = torch
         self.size, self.page_size, self.dtype = size, page_size, dtype
@@ -250,8 +251,9 @@ class MLAPoolDouble:
         buf[loc] = cache_k.view(self.store_dtype) if self.store_dtype != self.dtype else cache_k
 
     def set_mla_kv_buffer(self, layer, loc_info, cache_k_nope, cache_k_rope, *args, **kwargs):
-        k = self.torch.cat([cache_k_nope.reshape(-1, 1, self.kv_lora_rank),
-                            cache_k_rope.reshape(-1, 1, self.qk_rope_head_dim)], dim=-1)
+        k = self.torch.cat(
+            [cache_k_nope.reshape(-1, 1, self.kv_lora_rank), cache_k_rope.reshape(-1, 1, self.qk_rope_head_dim)], dim=-1
+        )
         self.set_kv_buffer(layer, loc_info, k)
 
     def get_kv_size_bytes(self):
@@ -264,7 +266,7 @@ def kv_indices_from_page_table(req_to_token, req_pool_indices, seq_lens, start=N
     rows = []
     starts = start if start is not None else [0] * len(seq_lens)
     for r, n, s in zip(req_pool_indices.tolist(), seq_lens.tolist(), list(starts)):
-        rows.append(req_to_token[int(r), int(s): int(s) + int(n)])
+        rows.append(req_to_token[int(r), int(s) : int(s) + int(n)])
     if not rows:
         return torch.empty(0, dtype=torch.int32, device=req_to_token.device)
     return torch.cat(rows).to(torch.int32)
@@ -277,12 +279,14 @@ class _KVIndicesKernel:
     def __getitem__(self, grid):
         return self
 
-    def __call__(self, req_to_token, req_pool_indices, page_kernel_lens, kv_indptr, kv_start_idx, kv_indices,
-                 *rest, **kw):
+    def __call__(
+        self, req_to_token, req_pool_indices, page_kernel_lens, kv_indptr, kv_start_idx, kv_indices, *rest, **kw
+    ):
         bs = len(req_pool_indices)
         lens = page_kernel_lens[:bs]
-        flat = kv_indices_from_page_table(req_to_token, req_pool_indices[:bs], lens,
-                                          kv_start_idx[:bs].tolist() if kv_start_idx is not None else None)
+        flat = kv_indices_from_page_table(
+            req_to_token, req_pool_indices[:bs], lens, kv_start_idx[:bs].tolist() if kv_start_idx is not None else None
+        )
         kv_indices[: flat.numel()] = flat.to(kv_indices.device)
 
 
@@ -303,8 +307,14 @@ class KVIndexTranslatorDouble:
         return ids
 
     def read_source(self, plan, *, req_pool_indices, bs, **kw):
-        return Namespace("kv_read_source", row_ids=req_pool_indices, ids=self.req_to_token,
-                         row_stride=self.req_to_token.shape[1], entry_page_size=1, v2p=None)
+        return Namespace(
+            "kv_read_source",
+            row_ids=req_pool_indices,
+            ids=self.req_to_token,
+            row_stride=self.req_to_token.shape[1],
+            entry_page_size=1,
+            v2p=None,
+        )
 
 
 # -- the stub-module import hook ---------------------------------------------------
@@ -326,21 +336,48 @@ class Registry:
                 buffers[name] = factory()
             return buffers[name]
 
-        parallel = Namespace("get_parallel()", None, log, attn_tp_size=s.tp, attn_tp_rank=0, attn_dcp_size=1,
-                             attn_dcp_rank=0, dcp_enabled=False, tp_size=s.tp, tp_rank=0, attn_cp_size=1,
-                             dcp_size=1, dcp_world_size=1)
+        parallel = Namespace(
+            "get_parallel()",
+            None,
+            log,
+            attn_tp_size=s.tp,
+            attn_tp_rank=0,
+            attn_dcp_size=1,
+            attn_dcp_rank=0,
+            dcp_enabled=False,
+            tp_size=s.tp,
+            tp_rank=0,
+            attn_cp_size=1,
+            dcp_size=1,
+            dcp_world_size=1,
+        )
         kernel = Namespace("get_exec().kernel", False, log, flashinfer_mla_disable_ragged=s.disable_ragged)
-        exec_ = Namespace("get_exec()", None, log, kernel=kernel, enable_torch_compile=False,
-                          flashinfer_mla_disable_ragged=s.disable_ragged)
+        exec_ = Namespace(
+            "get_exec()",
+            None,
+            log,
+            kernel=kernel,
+            enable_torch_compile=False,
+            flashinfer_mla_disable_ragged=s.disable_ragged,
+        )
         schedule = Namespace("get_schedule()", False, log, page_size=s.page_size, disable_chunked_prefix_cache=True)
         disagg = Namespace("get_disagg()", None, log, disaggregation_mode="null")
-        platform = Namespace("get_platform()", False, log, is_sm100=False, is_sm90=s.sm90, is_cuda=True,
-                             is_hip=False)
-        server_args = Namespace("server_args", False, log, flashinfer_mla_disable_ragged=s.disable_ragged,
-                                disaggregation_mode="null", disable_chunked_prefix_cache=True,
-                                enable_deterministic_inference=False, speculative_eagle_topk=None,
-                                page_size=s.page_size, kv_cache_dtype="fp8_e4m3", attention_backend="flashinfer",
-                                enable_dp_attention=False, dcp_size=1)
+        platform = Namespace("get_platform()", False, log, is_sm100=False, is_sm90=s.sm90, is_cuda=True, is_hip=False)
+        server_args = Namespace(
+            "server_args",
+            False,
+            log,
+            flashinfer_mla_disable_ragged=s.disable_ragged,
+            disaggregation_mode="null",
+            disable_chunked_prefix_cache=True,
+            enable_deterministic_inference=False,
+            speculative_eagle_topk=None,
+            page_size=s.page_size,
+            kv_cache_dtype="fp8_e4m3",
+            attention_backend="flashinfer",
+            enable_dp_attention=False,
+            dcp_size=1,
+        )
         self.names: Dict[str, Any] = {
             "get_buffer": get_buffer,
             "get_parallel": lambda: parallel,
@@ -350,11 +387,19 @@ class Registry:
             "get_platform": lambda: platform,
             "get_server_args": lambda: server_args,
             "get_global_server_args": lambda: server_args,
-            "global_server_args_dict": _DefaultDict("global_server_args_dict", log, {
-                "flashinfer_mla_disable_ragged": s.disable_ragged, "disaggregation_mode": "null",
-                "disable_chunked_prefix_cache": True, "enable_deterministic_inference": False}),
-            "global_config": Namespace("global_config", None, log, flashinfer_workspace_size=WORKSPACE_BYTES,
-                                       wait_for_new_request_delay=0.0006),
+            "global_server_args_dict": _DefaultDict(
+                "global_server_args_dict",
+                log,
+                {
+                    "flashinfer_mla_disable_ragged": s.disable_ragged,
+                    "disaggregation_mode": "null",
+                    "disable_chunked_prefix_cache": True,
+                    "enable_deterministic_inference": False,
+                },
+            ),
+            "global_config": Namespace(
+                "global_config", None, log, flashinfer_workspace_size=WORKSPACE_BYTES, wait_for_new_request_delay=0.0006
+            ),
             "envs": EnvsDouble(log),
             "AttentionBackend": _attention_backend_base(),
             "ForwardMode": ForwardModeDouble,
@@ -405,28 +450,51 @@ def cuda_graph_decode_metadata(backend, batch, size: int, decode_mode) -> None:
     capture-time plan (on the use_cuda_graph wrappers), then the replay-time one (the sync-free
     fast_mla_decode_plan), through whichever of the two metadata APIs the release has."""
     if not hasattr(backend, "init_forward_metadata_out_graph") and not hasattr(
-            backend, "init_forward_metadata_capture_cuda_graph"):
+        backend, "init_forward_metadata_capture_cuda_graph"
+    ):
         raise NotImplementedError("this release has no cuda-graph metadata API the harness knows")
-    backend.init_cuda_graph_state(**filter_kwargs(backend.init_cuda_graph_state,
-                                                   {"max_bs": size, "max_num_tokens": size}))
+    backend.init_cuda_graph_state(
+        **filter_kwargs(backend.init_cuda_graph_state, {"max_bs": size, "max_num_tokens": size})
+    )
     if hasattr(backend, "init_forward_metadata_out_graph"):
         backend.init_forward_metadata_out_graph(batch, in_capture=True)
         backend.init_forward_metadata_out_graph(batch, in_capture=False)
         return
-    backend.init_forward_metadata_capture_cuda_graph(**filter_kwargs(
-        backend.init_forward_metadata_capture_cuda_graph,
-        dict(bs=size, num_tokens=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
-             encoder_lens=None, forward_mode=decode_mode, spec_info=None)))
-    backend.init_forward_metadata_replay_cuda_graph(**filter_kwargs(
-        backend.init_forward_metadata_replay_cuda_graph,
-        dict(bs=size, req_pool_indices=batch.req_pool_indices, seq_lens=batch.seq_lens,
-             seq_lens_sum=batch.seq_lens_sum, encoder_lens=None, forward_mode=decode_mode, spec_info=None,
-             seq_lens_cpu=batch.seq_lens_cpu)))
+    backend.init_forward_metadata_capture_cuda_graph(
+        **filter_kwargs(
+            backend.init_forward_metadata_capture_cuda_graph,
+            dict(
+                bs=size,
+                num_tokens=size,
+                req_pool_indices=batch.req_pool_indices,
+                seq_lens=batch.seq_lens,
+                encoder_lens=None,
+                forward_mode=decode_mode,
+                spec_info=None,
+            ),
+        )
+    )
+    backend.init_forward_metadata_replay_cuda_graph(
+        **filter_kwargs(
+            backend.init_forward_metadata_replay_cuda_graph,
+            dict(
+                bs=size,
+                req_pool_indices=batch.req_pool_indices,
+                seq_lens=batch.seq_lens,
+                seq_lens_sum=batch.seq_lens_sum,
+                encoder_lens=None,
+                forward_mode=decode_mode,
+                spec_info=None,
+                seq_lens_cpu=batch.seq_lens_cpu,
+            ),
+        )
+    )
 
 
 def _refuse(message: str) -> Callable:
     def fn(*a, **k):
         raise RuntimeError(message)
+
     return fn
 
 
@@ -494,8 +562,14 @@ class StubbedImports:
     (None: a StubModule); `clear` names more modules to take out of sys.modules while
     active. Everything is restored on exit."""
 
-    def __init__(self, registry: Registry, prefixes=("sglang",), extra: Optional[Dict[str, Any]] = None,
-                 factory: Optional[Callable[[str], Optional[types.ModuleType]]] = None, clear=()):
+    def __init__(
+        self,
+        registry: Registry,
+        prefixes=("sglang",),
+        extra: Optional[Dict[str, Any]] = None,
+        factory: Optional[Callable[[str], Optional[types.ModuleType]]] = None,
+        clear=(),
+    ):
         self.finder = _StubFinder(prefixes, registry, factory)
         self.prefixes = tuple(prefixes)
         self.extra = dict(extra or {})
@@ -535,8 +609,10 @@ def real_sglang_classes(log: set) -> Dict[str, Any]:
     found: Dict[str, Any] = {}
     if importlib.util.find_spec("sglang") is None:
         return found
-    for module, name in (("sglang.srt.model_executor.forward_batch_info", "ForwardMode"),
-                         ("sglang.srt.mem_cache.memory_pool", "KVWriteLoc")):
+    for module, name in (
+        ("sglang.srt.model_executor.forward_batch_info", "ForwardMode"),
+        ("sglang.srt.mem_cache.memory_pool", "KVWriteLoc"),
+    ):
         try:
             mod = importlib.import_module(module)
             found[name] = getattr(mod, name)

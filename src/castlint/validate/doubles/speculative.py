@@ -18,6 +18,7 @@ with `translator=` / `plan=` (and `kv_indices_buf=`) from 0.5.2x. An attribute
 the double does not define reads as None and is recorded, like the other
 doubles' unknown reads.
 """
+
 from __future__ import annotations
 
 import enum
@@ -42,8 +43,9 @@ class SpecInputTypeDouble(enum.IntEnum):
 class SpecInputDouble:
     """sglang's SpecInput base: the backend asserts `isinstance(spec_info, SpecInput)`."""
 
-    def __init__(self, spec_input_type: SpecInputTypeDouble, req_to_token: torch.Tensor,
-                 log: Optional[set] = None, **attrs):
+    def __init__(
+        self, spec_input_type: SpecInputTypeDouble, req_to_token: torch.Tensor, log: Optional[set] = None, **attrs
+    ):
         object.__setattr__(self, "_log", log if log is not None else set())
         self.spec_input_type = spec_input_type
         self.req_to_token = req_to_token
@@ -60,8 +62,11 @@ class SpecInputDouble:
         return self.spec_input_type == SpecInputTypeDouble.EAGLE_DRAFT
 
     def is_verify_input(self) -> bool:
-        return self.spec_input_type in (SpecInputTypeDouble.EAGLE_VERIFY, SpecInputTypeDouble.NGRAM_VERIFY,
-                                        SpecInputTypeDouble.DFLASH_VERIFY)
+        return self.spec_input_type in (
+            SpecInputTypeDouble.EAGLE_VERIFY,
+            SpecInputTypeDouble.NGRAM_VERIFY,
+            SpecInputTypeDouble.DFLASH_VERIFY,
+        )
 
     def _kv_indices(self, req_pool_indices, kv_lens, kv_indptr, kv_indices_buf=None) -> torch.Tensor:
         """Each request's first kv_lens slots of the page table, flat (in kv_indices_buf when given)."""
@@ -90,13 +95,31 @@ class EagleVerifyInputDouble(SpecInputDouble):
     no custom mask (the MLA wrapper's causal plan is the chain's mask), no ragged layout."""
 
     def __init__(self, draft_token_num: int, req_to_token: torch.Tensor, log: Optional[set] = None):
-        super().__init__(SpecInputTypeDouble.EAGLE_VERIFY, req_to_token, log, draft_token_num=draft_token_num,
-                         num_tokens_per_req=draft_token_num, custom_mask=None, ragged_verify_layout=None,
-                         topk=1, spec_steps=max(draft_token_num - 1, 1), positions=None, seq_lens_sum=None,
-                         seq_lens_cpu=None)
+        super().__init__(
+            SpecInputTypeDouble.EAGLE_VERIFY,
+            req_to_token,
+            log,
+            draft_token_num=draft_token_num,
+            num_tokens_per_req=draft_token_num,
+            custom_mask=None,
+            ragged_verify_layout=None,
+            topk=1,
+            spec_steps=max(draft_token_num - 1, 1),
+            positions=None,
+            seq_lens_sum=None,
+            seq_lens_cpu=None,
+        )
 
-    def generate_attn_arg_prefill(self, req_pool_indices, paged_kernel_lens, paged_kernel_lens_sum=None,
-                                  req_to_token=None, *, kv_indices_buf=None, **_release_keywords):
+    def generate_attn_arg_prefill(
+        self,
+        req_pool_indices,
+        paged_kernel_lens,
+        paged_kernel_lens_sum=None,
+        req_to_token=None,
+        *,
+        kv_indices_buf=None,
+        **_release_keywords,
+    ):
         """The verify window widens the prefix: kv = prefix + draft_token_num per request."""
         kv_lens = paged_kernel_lens + self.draft_token_num
         qo_indptr, kv_indptr = _csr(self.draft_token_num, req_pool_indices, kv_lens)
@@ -108,18 +131,39 @@ class EagleDraftInputDouble(SpecInputDouble):
     """EagleDraftInput / EagleDraftExtendInput for DRAFT_EXTEND(_V2): every draft token accepted, so
     each request extends by num_tokens_per_req (accept_length, num_accept_tokens)."""
 
-    def __init__(self, tokens_per_req: int, batch_size: int, req_to_token: torch.Tensor, device,
-                 log: Optional[set] = None):
+    def __init__(
+        self, tokens_per_req: int, batch_size: int, req_to_token: torch.Tensor, device, log: Optional[set] = None
+    ):
         torch = _torch()
         accepted = torch.full((batch_size,), tokens_per_req, dtype=torch.int32, device=device)
-        super().__init__(SpecInputTypeDouble.EAGLE_DRAFT, req_to_token, log, num_tokens_per_req=tokens_per_req,
-                         draft_token_num=tokens_per_req, accept_length=accepted, accept_length_cpu=accepted.tolist(),
-                         num_accept_tokens=accepted, num_accept_tokens_cpu=accepted.tolist(),
-                         num_correct_drafts=accepted - 1, topk=1, custom_mask=None, positions=None,
-                         hidden_states=None, num_front_tokens=0)
+        super().__init__(
+            SpecInputTypeDouble.EAGLE_DRAFT,
+            req_to_token,
+            log,
+            num_tokens_per_req=tokens_per_req,
+            draft_token_num=tokens_per_req,
+            accept_length=accepted,
+            accept_length_cpu=accepted.tolist(),
+            num_accept_tokens=accepted,
+            num_accept_tokens_cpu=accepted.tolist(),
+            num_correct_drafts=accepted - 1,
+            topk=1,
+            custom_mask=None,
+            positions=None,
+            hidden_states=None,
+            num_front_tokens=0,
+        )
 
-    def generate_attn_arg_prefill(self, req_pool_indices, paged_kernel_lens, paged_kernel_lens_sum=None,
-                                  req_to_token=None, *, kv_indices_buf=None, **_release_keywords):
+    def generate_attn_arg_prefill(
+        self,
+        req_pool_indices,
+        paged_kernel_lens,
+        paged_kernel_lens_sum=None,
+        req_to_token=None,
+        *,
+        kv_indices_buf=None,
+        **_release_keywords,
+    ):
         """paged_kernel_lens already includes the draft-extend window."""
         qo_indptr, kv_indptr = _csr(self.num_tokens_per_req, req_pool_indices, paged_kernel_lens)
         kv_indices = self._kv_indices(req_pool_indices, paged_kernel_lens, kv_indptr, kv_indices_buf)
