@@ -577,3 +577,59 @@ def test_calling_convention_words_without_the_signature_skip_the_parse(tmp_path)
     )
     plan, findings = analyse(tmp_path, real)
     assert [f.code for f in findings] == ["CL001"]
+
+
+PROPERTY_BACKEND = src(
+    """
+    import torch
+
+
+    class Pool:
+        def __init__(self, n):
+            self.k_buffer = [torch.zeros(n, 576, dtype=torch.float8_e4m3fn) for _ in range(4)]
+            self.staged = []
+
+        @property
+        def is_quantized(self):
+            return True
+
+        @property
+        def pending(self):
+            self.staged.append(1)  # a getter that writes
+            return len(self.staged)
+
+        def get_key_buffer(self, layer_id):
+            return self.k_buffer[layer_id]
+
+
+    class Backend:
+        def __init__(self, pool):
+            self.pool = pool
+
+    {filler}
+        def forward_decode(self, q, layer, forward_batch):
+            latent = self.pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+            if self.pool.{read}:
+                q = q * 2
+            return latent[forward_batch.kv_indices]
+    """
+)
+
+
+@pytest.mark.parametrize("read", ["is_quantized", "pending"])
+def test_a_property_read_between_the_cast_and_its_gather_is_decided_on_the_pruned_copy(tmp_path, read):
+    """The fix's proof reads every property getter the moved cast passes (a getter runs code): the
+    pruner keeps getters, so a pruned copy decides it and the whole file is not analysed again; the
+    verdict is the whole file's either way (a writing getter blocks the safe label)."""
+    source = PROPERTY_BACKEND.format(filler=FILLER_METHODS.rstrip("\n"), read=read)
+    path = tmp_path / "backend.py"
+    path.write_text(source)
+    config = Config(root=tmp_path)
+    cm = config.cost_model(TABLES)
+    whole = check_file(str(path), TABLES, config, cm, prune=False)
+    pruned = check_file(str(path), TABLES, config, cm, prune=True)
+    key = lambda r: [(f.code, f.start, f.fix, f.unfixable_reason) for f in r.findings]  # noqa: E731
+    assert key(whole) == key(pruned) and whole.findings
+    assert pruned.mode == prune.PRUNED  # not sent back to a whole-file analysis (PrunedTooFar)
+    cl003 = [f for f in whole.findings if f.code == "CL003"]
+    assert cl003 and (cl003[0].fix is not None and cl003[0].fix.safety == "safe") == (read == "is_quantized")

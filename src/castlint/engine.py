@@ -348,13 +348,13 @@ def wanted(path: str, source: bytes, triggers, tables: Tables, config: Config) -
     (follow-imports), its own pool classes, accessors its engine's pool classes teach."""
     if has_trigger(source, tuple(triggers)) or may_link(path, source, tables, config):
         return True
-    if may_allocate_arenas(source, tables):  # per-layer arenas: whole pools under any name
-        return True
     from castlint.analysis import pool_classes
 
-    if pool_classes.may_learn(source, tables):
+    if not pool_classes.converts_something(source, tables):
+        return False  # each test below needs a conversion in the file
+    if may_allocate_arenas(source, tables):  # per-layer arenas: whole pools under any name
         return True
-    return pool_classes.may_call_learned(path, source, tables)
+    return pool_classes.may_learn(source, tables) or pool_classes.may_call_learned(path, source, tables)
 
 
 def finish(raw: list, path: str, source_text: str, config: Config) -> list:

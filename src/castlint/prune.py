@@ -49,7 +49,6 @@ from itertools import accumulate
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from castlint.analysis import hot_path
-from castlint.analysis.object_flow import PROPERTY_DECORATORS
 from castlint.common import pyast
 from castlint.common.encoding import source_encoding
 from castlint.prefilter import has_trigger as prefilter_has_trigger
@@ -75,6 +74,8 @@ class Pruned:
     # names a dropped def or a dropped class body defines (a method, property or class-level
     # assignment whose body the pruned tree no longer holds)
     dropped_members: Set[str] = field(default_factory=set)
+    # those of them that read as attributes: a property-decorated def, `name = property(...)`
+    dropped_properties: Set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -98,6 +99,7 @@ class _Vocabulary:
         self.device_words = tuple(tables.device_words)
         self.device_call_suffixes = tuple(tables.device_call_suffixes)
         self.torch_dtypes = frozenset(tables.torch_dtypes)
+        self.is_property_decorator = tables.is_property_decorator
         self._kind_words = tuple(tables.dtype_words) + tuple(tables.device_words)
         self._no_plans: Optional["_Vocabulary"] = None
 
@@ -489,7 +491,7 @@ def _may_be_arena(call: ast.Call, vocab: _Vocabulary) -> bool:
     if size is None:
         return False
     words, bare = set(), False
-    for node in ast.walk(size):
+    for node in pyast.nodes(size):
         if type(node) is ast.Name:
             words |= set(node.id.lower().split("_"))
             bare = True
@@ -505,7 +507,7 @@ def _over_layers(iterable: ast.AST, vocab: _Vocabulary) -> bool:
     if not (type(iterable) is ast.Call and type(iterable.func) is ast.Name and iterable.func.id == "range"):
         return False
     words = set()
-    for node in ast.walk(iterable):
+    for node in pyast.nodes(iterable):
         if type(node) is ast.Name:
             words |= set(node.id.lower().split("_"))
         elif type(node) is ast.Attribute:
@@ -524,7 +526,7 @@ def _may_be_layer_stack(call: ast.Call, vocab: _Vocabulary) -> bool:
     words = []
     for dim in dims[:2]:
         parts = set()
-        for node in ast.walk(dim):
+        for node in pyast.nodes(dim):
             if type(node) is ast.Name:
                 parts |= set(node.id.lower().split("_"))
             elif type(node) is ast.Attribute:
@@ -544,7 +546,7 @@ def _base_name(base: ast.AST) -> Optional[str]:
 def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> bool:
     """partial(torch.Tensor.to, ...), getattr(x, "to"), map(torch.Tensor.float, ...), partial(helper, ...),
     or an unbound cast as a value (`[torch.Tensor.float, ...]`, `{"bf16": torch.Tensor.bfloat16}`) to be
-    called later; called: id() of the callees seen so far (ast.walk meets a call before its callee)."""
+    called later; called: id() of the callees seen so far (a walk meets a call before its callee)."""
     t = type(node)
     if t is ast.Attribute:
         return id(node) not in called and node.attr in vocab.casts and _dotted(node.value) in vocab.unbound
@@ -559,7 +561,7 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> boo
 
 def _holds_conversion(module: "_ModuleUnits") -> bool:
     called: Set[int] = set()
-    return any(_held_conversion(n, module.vocab, called) for n in ast.walk(module.tree))
+    return any(_held_conversion(n, module.vocab, called) for n in pyast.nodes(module.tree))
 
 
 def _callee_name(node: ast.AST) -> Optional[str]:
@@ -1450,12 +1452,15 @@ def _identifiers(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
             names.update(n.kwd_attrs)
 
 
-def _members_defined(node: ast.AST, members: Set[str]) -> None:
-    """The names node defines as a def, or a class body inside it defines by assignment."""
+def _members_defined(node: ast.AST, members: Set[str], properties: Set[str], vocab: "_Vocabulary") -> None:
+    """The names node defines as a def, or a class body inside it defines by assignment; into
+    properties those that read as attributes (a def with a property decorator, `x = property(...)`)."""
     for n in _walk(node):
         t = type(n)
         if t in _DEFS or t is ast.ClassDef:
             members.add(n.name)
+            if t in _DEFS and any(vocab.is_property_decorator(_dotted(d)) for d in n.decorator_list):
+                properties.add(n.name)
             if t is ast.ClassDef:
                 for statement in n.body:
                     targets = (
@@ -1465,7 +1470,11 @@ def _members_defined(node: ast.AST, members: Set[str]) -> None:
                         if type(statement) is ast.AnnAssign
                         else []
                     )
-                    members.update(x.id for x in targets if type(x) is ast.Name)
+                    names = [x.id for x in targets if type(x) is ast.Name]
+                    members.update(names)
+                    value = getattr(statement, "value", None)
+                    if type(value) is ast.Call and vocab.is_property_decorator(_dotted(value.func)):
+                        properties.update(names)
 
 
 def _stub(line: str, node) -> str:
@@ -1550,7 +1559,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     holders = _plan_holders(module)
     kept = _kept_units(module, taint, sites | holders)
     decisions, hot_hints = _decisions(module, kept, holders)
-    return _render(source, decisions, hot_hints, keep_ratio)
+    return _render(source, decisions, hot_hints, keep_ratio, vocab)
 
 
 def _plan_holders(module: _ModuleUnits) -> Set[int]:
@@ -1588,7 +1597,7 @@ def _passes_own_parameters(node: ast.AST, methods, functions) -> bool:
     parameters (not self) as an argument?"""
     args = node.args
     params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
-    for n in ast.walk(node):
+    for n in pyast.nodes(node):
         if type(n) is ast.Call and _callee_name(n.func) in (methods if type(n.func) is ast.Attribute else functions):
             if any(type(a) is ast.Name and a.id in params for a in (*n.args, *(k.value for k in n.keywords))):
                 return True
@@ -1599,7 +1608,7 @@ def _returns_a_pool(tree: ast.AST, vocab: "_Vocabulary") -> bool:
     """Does a function return a pool as it is: an accessor's result, a cache attribute (or
     one layer of it), or a tuple of those?"""
     names = vocab.accessors | vocab.cache_attributes
-    for node in ast.walk(tree):
+    for node in pyast.nodes(tree):
         if isinstance(node, ast.Return) and node.value is not None:
             values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
             if any(_names_pool(v, names) for v in values):
@@ -1616,7 +1625,7 @@ def _names_pool(value: ast.AST, names) -> bool:
 
 
 def _imports_row_kernel(tree: ast.AST, vocab: "_Vocabulary") -> bool:
-    for node in ast.walk(tree):
+    for node in pyast.nodes(tree):
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
             if any((node.module, alias.name) in vocab.row_kernel_imports for alias in node.names):
                 return True
@@ -1682,11 +1691,11 @@ def _through_own_decorator(module: "_ModuleUnits", taint: "_Taint") -> Optional[
         s.name
         for s in module.top
         if any(  # a def that can return a wrapper, a class with __call__
-            isinstance(n, _DEFS + (ast.Lambda,)) and n is not s for n in ast.walk(s)
+            isinstance(n, _DEFS + (ast.Lambda,)) and n is not s for n in pyast.nodes(s)
         )
     }
     wrapped = set()
-    for node in ast.walk(module.tree):
+    for node in pyast.nodes(module.tree):
         if isinstance(node, _DEFS):
             for decorator in node.decorator_list:
                 head = decorator.func if isinstance(decorator, ast.Call) else decorator
@@ -1740,11 +1749,11 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
     for cls in classes.values():
         for method in cls.body:
             if isinstance(method, _DEFS) and any(
-                _dotted(d) and _dotted(d).rsplit(".", 1)[-1] in PROPERTY_DECORATORS for d in method.decorator_list
+                vocab.is_property_decorator(_dotted(d)) for d in method.decorator_list
             ):
                 if taint.returns.get(method.name) or any(
                     type(n) is ast.Return and n.value is not None and _refs(n.value, vocab, module.aliases).base
-                    for n in ast.walk(method)
+                    for n in pyast.nodes(method)
                 ):
                     return f"a pool is returned by the property {cls.name}.{method.name}"
     tainted = (
@@ -1753,7 +1762,7 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
         or any(taint.returns.values())
     )
     named = set()  # lambdas bound to a plain name or mapped: the per-unit taint follows those
-    for node in ast.walk(module.tree):
+    for node in pyast.nodes(module.tree):
         if (
             type(node) is ast.Assign
             and type(node.value) is ast.Lambda
@@ -1768,7 +1777,7 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
         ):
             named.add(id(node.args[0]))
     called: Set[int] = set()
-    for node in ast.walk(module.tree):
+    for node in pyast.nodes(module.tree):
         t = type(node)
         if t is ast.Lambda and _refs(node.body, vocab, module.aliases).base:
             return "a lambda reads a pool"
@@ -1778,7 +1787,7 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
             and tainted
             and any(
                 type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.casts
-                for n in ast.walk(node.body)
+                for n in pyast.nodes(node.body)
             )
         ):
             return "a lambda converts what it is given (the call that passes a pool converts it)"
@@ -1847,7 +1856,7 @@ def _tainted_args(call: ast.Call, unit: "_Unit", taint: "_Taint", module: "_Modu
 def _assigned_attrs(module: "_ModuleUnits", cls: ast.ClassDef) -> Set[str]:
     """The self attributes cls's methods assign, and the fields a record class declares."""
     out: Set[str] = set()
-    for node in ast.walk(cls):
+    for node in pyast.nodes(cls):
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.ctx, ast.Store)
@@ -2059,6 +2068,10 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
         if any(method.plans or id(method) in holders or _holds_a_plan(method.node, module.vocab) for method in methods):
             _keep_plan_inputs(methods, rest, keep, module.vocab, holders)
         decisions.append((stmt, True))  # header and non-method statements
+        # a getter runs on every read of its property: the fix's proofs read it (cast_motion); getters are small
+        for i, method in enumerate(methods):
+            if not keep[i] and any(module.vocab.is_property_decorator(_dotted(d)) for d in method.node.decorator_list):
+                keep[i] = True
         if all(keep):
             continue
         decisions.extend((method.node, k) for method, k in zip(methods, keep))
@@ -2070,7 +2083,7 @@ def _holds_a_plan(node: ast.AST, vocab: "_Vocabulary", runs: frozenset = frozens
     """A plan() held uncalled: `partial(w.plan, ...)`, `getattr(w, "plan")`, `p = w.plan`; or a
     call of one of the runs (run() methods), in the same walk."""
     methods = vocab.wrapper_methods
-    for n in ast.walk(node):
+    for n in pyast.nodes(node):
         t = type(n)
         if t is ast.Attribute and (n.attr in methods or n.attr in runs):
             return True
@@ -2158,7 +2171,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
         into.attr_values.setdefault(attr, set()).update(inner)
 
 
-def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> PrunePlan:
+def _render(source: bytes, decisions, hot_hints, keep_ratio: float, vocab: _Vocabulary) -> PrunePlan:
     """The pruned text: kept code verbatim at its own lines, dropped defs as stubs."""
     text = source.decode(source_encoding(source))
     parts = _NEWLINE.split(text)
@@ -2178,6 +2191,7 @@ def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> PrunePlan
     names: Set[str] = set()
     attrs: Set[str] = set()
     members: Set[str] = set()
+    properties: Set[str] = set()
     i = 1
     n_lines = len(lines)
     while i <= n_lines:
@@ -2187,11 +2201,11 @@ def _render(source: bytes, decisions, hot_hints, keep_ratio: float) -> PrunePlan
             out.append(_stub(lines[i - 1], node) + (newline.group(0) if newline else "\n"))
             line_map.append(node.lineno)
             _identifiers(node, names, attrs)
-            _members_defined(node, members)
+            _members_defined(node, members, properties, vocab)
             i = last + 1
             continue
         out.append(lines[i - 1])
         line_map.append(i)
         i += 1
     line_map.append(n_lines + 1)  # libcst may place an end position one line past the text
-    return PrunePlan(PRUNED, Pruned("".join(out), line_map, hot_hints, names, attrs, members))
+    return PrunePlan(PRUNED, Pruned("".join(out), line_map, hot_hints, names, attrs, members, properties))

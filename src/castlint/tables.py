@@ -250,6 +250,14 @@ class Tables:
         older = [pin for key, _, pin in self.releases if key <= wanted]
         return older[-1] if older else None
 
+    def is_property_decorator(self, dotted: Optional[str]) -> bool:
+        """Does a decorator spelt `dotted` make a method read as an attribute (property_decorators,
+        by its last part: `property`, `functools.cached_property`)?"""
+        if not dotted:
+            return False
+        last = {name.rsplit(".", 1)[-1] for name in self.property_decorators}
+        return dotted in self.property_decorators or dotted.rsplit(".", 1)[-1] in last
+
     def fp8_kv_rows(self) -> list:
         """Rows of the FP8-KV MLA matrix that have a native path, newest first."""
         return [row for row in reversed(self.fp8_kv_mla) if row.get("backends")]

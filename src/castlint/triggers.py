@@ -72,7 +72,7 @@ class TriggerWords:
         self.pool_conversions: Tuple[tuple, ...] = ((self.pools, self.casts),) + self.conventions
 
 
-_ARENA_TESTS: dict = {}  # id(Tables) -> (the tables, (the allocations' regex, cast words, the layer loop's regex))
+_ARENA_TESTS: dict = {}  # id(Tables) -> (the tables, _arena_patterns(tables))
 _OPEN, _CLOSE = b"([{", b")]}"
 
 
@@ -89,46 +89,82 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
     text tests first."""
     hit = _ARENA_TESTS.get(id(tables))
     if hit is None or hit[0] is not tables:
-        import re
-
-        functions = sorted(tables.allocation_functions, key=len, reverse=True)
-        regex = re.compile(rb"\b(?:" + b"|".join(re.escape(name.encode()) for name in functions) + rb")\(")
-        casts = tuple(f".{method}(".encode() for method in (*tables.casts, *tables.copy_methods))
-        # the comprehension runs over the layers: `for _ in range(num_layers)` ([allocation] layer_words)
-        layer_range = re.compile(
-            rb"for\s+[\w, ()]+\s+in\s+range\([^)]{0,80}?(?:"
-            + b"|".join(re.escape(w.encode()) for w in sorted(tables.layer_words))
-            + rb")",
-            re.IGNORECASE,
-        )
-        alternatives = b"|".join(re.escape(name.encode()) for name in functions)
-        stored = re.compile(rb"(?:\]\s*=|\.(?:append|insert)\()\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
-
-        def words(group):
-            return b"|".join(re.escape(w.encode()) for w in sorted(group))
-
-        dimension = rb"[\w.]*?(?<![a-zA-Z0-9])(?:%s)(?![a-zA-Z0-9])[\w.]*"  # a word of it, `_`-separated
-        stacked = re.compile(
-            rb"\b(?:"
-            + alternatives
-            + rb")\(\s*(?:size\s*=\s*)?[(\[]?\s*"
-            + dimension % words(tables.layer_words)
-            + rb"\s*,\s*"
-            + dimension % words(tables.pool_words),
-            re.IGNORECASE,
-        )
-        bound = re.compile(rb"=\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
-        hit = _ARENA_TESTS[id(tables)] = (tables, (regex, casts, layer_range, stored, stacked, bound))
-    regex, casts, layer_range, stored, stacked, bound = hit[1]
+        hit = _ARENA_TESTS[id(tables)] = (tables, _arena_patterns(tables))
+    calls, casts, layer_range, stacked, bound = hit[1]
     if converts and not any(cast in source for cast in casts):
         return False
-    if stacked.search(source) or (b"for " in source and stored.search(source)):
+    allocations = [(m.start(), m.end()) for m in calls.finditer(source)]  # the name, just past its `(`
+    if not allocations:
+        return False  # every test below starts from one
+    if any(stacked.match(source, end) for _, end in allocations):
+        return True
+    if b"for " in source and any(_stored(source, start) for start, _ in allocations):
         return True
     if b" for " not in source or b"range(" not in source:
         return False
     if any(bound.search(source, m.end(), m.end() + 800) for m in layer_range.finditer(source)):
         return True  # `for _ in range(num_layers): k = torch.empty(...)`: one per layer
-    return any(_comprehension_element(source, m.end(), layer_range) for m in regex.finditer(source))
+    return any(_comprehension_element(source, end, layer_range) for _, end in allocations)
+
+
+def _arena_patterns(tables: Tables) -> tuple:
+    """(an allocation call up to its `(`, the cast words, a loop over the layers, what a
+    stacked allocation's arguments start with, an allocation bound to a name)."""
+    import re
+
+    functions = sorted(tables.allocation_functions, key=len, reverse=True)
+    alternatives = b"|".join(re.escape(name.encode()) for name in functions)
+    calls = re.compile(rb"\b(?:" + alternatives + rb")\(")
+    casts = tuple(f".{method}(".encode() for method in (*tables.casts, *tables.copy_methods))
+    # the comprehension runs over the layers: `for _ in range(num_layers)` ([allocation] layer_words)
+    layer_range = re.compile(
+        rb"for\s+[\w, ()]+\s+in\s+range\([^)]{0,80}?(?:"
+        + b"|".join(re.escape(w.encode()) for w in sorted(tables.layer_words))
+        + rb")",
+        re.IGNORECASE,
+    )
+
+    def words(group):
+        return b"|".join(re.escape(w.encode()) for w in sorted(group))
+
+    dimension = rb"[\w.]*?(?<![a-zA-Z0-9])(?:%s)(?![a-zA-Z0-9])[\w.]*"  # a word of it, `_`-separated
+    # one tensor of every layer: `torch.empty((num_layers, num_blocks, ...))`, after the call's `(`
+    stacked = re.compile(
+        rb"\s*(?:size\s*=\s*)?[(\[]?\s*"
+        + dimension % words(tables.layer_words)
+        + rb"\s*,\s*"
+        + dimension % words(tables.pool_words),
+        re.IGNORECASE,
+    )
+    bound = re.compile(rb"=\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
+    return calls, casts, layer_range, stacked, bound
+
+
+_WORD_OR_DOT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+_SPACE = frozenset(b" \t\n\r\f\v")
+
+
+def _stored(source: bytes, start: int) -> bool:
+    """Is the allocation call whose name starts at start stored into a container:
+    `d[k] = torch.zeros(...)`, `xs.append(torch.empty(...))`, `.insert(i, ...)`'s first
+    argument (read backwards: `]` `=`, or `.append(` / `.insert(`, then an optional
+    `torch.`-like prefix)?"""
+    i = start
+    if i and source[i - 1] == 0x2E:  # `.`: the prefix is the whole run of word characters and dots
+        while i and source[i - 1] in _WORD_OR_DOT:
+            i -= 1
+    while i and source[i - 1] in _SPACE:
+        i -= 1
+    if not i:
+        return False
+    if source[i - 1] == 0x3D:  # `=`
+        k = i - 1
+        while k and source[k - 1] in _SPACE:
+            k -= 1
+        return bool(k) and source[k - 1] == 0x5D  # `]`
+    if source[i - 1] == 0x28:  # `(`
+        return source.endswith(b".append", 0, i - 1) or source.endswith(b".insert", 0, i - 1)
+    return False
 
 
 def _comprehension_element(source: bytes, start: int, layer_range, reach: int = 800) -> bool:

@@ -840,10 +840,10 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
     pruned = getattr(analysis, "_pruned", None)
     unknown = frozenset(pruned.dropped_members) if pruned is not None else frozenset()
     # a pruned copy (castlint.prune) keeps a dropped def's name but not its body, nor a dropped
-    # class's members: each may write, and may be a property (a decision that rests on one is
-    # not the whole file's: pruned_undecided)
+    # class's members: each may write, and those the pruner saw read as attributes are
+    # properties (a decision that rests on one is not the whole file's: pruned_undecided)
     effectful |= unknown
-    names |= unknown
+    names |= frozenset(pruned.dropped_properties) if pruned is not None else frozenset()
     analysis.derived[UNKNOWN] = unknown
     analysis.derived["cast_motion.effectful_at"] = at
     changed = True

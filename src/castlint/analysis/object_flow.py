@@ -20,7 +20,6 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-PROPERTY_DECORATORS = ("property", "cached_property")  # decorators that make a method read as an attribute
 _GROW = {"append": "one", "insert": "last", "extend": "many"}  # list methods that add elements
 _RECORD_BASES = ("NamedTuple", "typing.NamedTuple")
 _RECORD_DECORATORS = ("dataclass", "dataclasses.dataclass")
@@ -162,13 +161,9 @@ class ObjectFlow:
         method = self.find_method(cls, name)
         return method if method is not None and self.is_property(method) else None
 
-    @staticmethod
-    def is_property(method: cst.FunctionDef) -> bool:
-        for decorator in method.decorators:
-            dotted = _dotted(decorator.decorator)
-            if dotted and dotted.rsplit(".", 1)[-1] in PROPERTY_DECORATORS:
-                return True
-        return False
+    def is_property(self, method: cst.FunctionDef) -> bool:
+        """Is method's getter run by reading it (a decorator of rules/casts.toml property_decorators)?"""
+        return any(self.tables.is_property_decorator(_dotted(decorator.decorator)) for decorator in method.decorators)
 
     def is_record(self, cls: cst.ClassDef) -> bool:
         """A dataclass or NamedTuple: its constructor's arguments are its fields."""

@@ -850,14 +850,22 @@ def file_tables(source: bytes, tables: Tables) -> Tables:
 _CONVERSIONS: Dict[int, Tuple[Tables, tuple]] = {}
 
 
-def _converts_something(source: bytes, tables: Tables) -> bool:
-    """Does the text name a conversion (a cast spelling or a conversion helper)?"""
+_LAST_ANSWER: list = [None, None, False]  # [source, tables, converts_something's answer]
+
+
+def converts_something(source: bytes, tables: Tables) -> bool:
+    """Does the text name a conversion (a cast spelling or a conversion helper)? (The last
+    answer is kept: the prefilter's tests ask it of the same bytes in turn.)"""
+    if _LAST_ANSWER[0] is source and _LAST_ANSWER[1] is tables:
+        return _LAST_ANSWER[2]
     hit = _CONVERSIONS.get(id(tables))
     if hit is None or hit[0] is not tables:
         from castlint.analysis import tree_index
 
         hit = _CONVERSIONS[id(tables)] = (tables, tree_index._vocabulary(tables)[3])
-    return any_word(source, hit[1])
+    answer = any_word(source, hit[1])
+    _LAST_ANSWER[:] = [source, tables, answer]
+    return answer
 
 
 def may_learn(source: bytes, tables: Tables) -> bool:
@@ -866,7 +874,7 @@ def may_learn(source: bytes, tables: Tables) -> bool:
     it calls or a buffer it converts (cheap text tests first)."""
     if not candidate(source, tables):
         return False
-    if not _converts_something(source, tables):
+    if not converts_something(source, tables):
         return False
     learnt = learn_source(source, tables)
     # it calls an accessor it defines, or one of them converts what it returns (CL004-style)
@@ -876,9 +884,10 @@ def may_learn(source: bytes, tables: Tables) -> bool:
 def may_call_learned(path: str, source: bytes, tables: Tables) -> bool:
     """Does the file convert something and call an accessor that an engine it imports
     teaches (`engine_learned`)? Cheap text tests first."""
-    if b"import" not in source or not imported_packages(source) & set(tables.learn_packages):
+    packages = {name for name in tables.learn_packages if name.encode() in source}
+    if not packages or b"import" not in source or not converts_something(source, tables):
         return False
-    if not _converts_something(source, tables):
+    if not imported_packages(source, among=packages):
         return False
     return any(f".{a}(".encode() in source for a in engine_learned(path, source, tables)[0])
 
@@ -920,8 +929,30 @@ class PackageTable:
     dtypes: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()  # (accessor, its buffers' allocation dtype)
 
 
-def imported_packages(source: bytes) -> Set[str]:
-    return {(m.group(1) or m.group(2)).decode("ascii", "replace") for m in _IMPORTS.finditer(source)}
+def imported_packages(source: bytes, among: Optional[Iterable[str]] = None) -> Set[str]:
+    """The top-level packages source imports (`import a.b`, `from a.b import c`: `a`); among:
+    only these (found from where their names occur, not by a scan of every line)."""
+    if among is None:
+        return {(m.group(1) or m.group(2)).decode("ascii", "replace") for m in _IMPORTS.finditer(source)}
+    return {name for name in among if _imports(source, name.encode())}
+
+
+_IMPORT_HEAD = re.compile(rb"[ \t]*(?:(from)|import)[ \t]+\Z")
+_FROM_TAIL = re.compile(rb"[\w.]*[ \t]+import")
+
+
+def _imports(source: bytes, name: bytes) -> bool:
+    """Does a line of source start `import name` or `from name... import` (as _IMPORTS reads it)?"""
+    at = source.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if end == len(source) or not (source[end : end + 1].isalnum() or source[end] == 0x5F):
+            line = source.rfind(b"\n", 0, at) + 1
+            head = _IMPORT_HEAD.match(source, line, at)
+            if head is not None and (head.group(1) is None or _FROM_TAIL.match(source, end)):
+                return True
+        at = source.find(name, end)
+    return False
 
 
 def package_root(name: str, near: Optional[str] = None) -> Optional[str]:
@@ -1083,7 +1114,7 @@ def engine_learned_dtypes(
     path: str, source: bytes, tables: Tables
 ) -> Tuple[Dict[str, str], List[str], Dict[str, Tuple[str, ...]]]:
     """engine_learned, and {accessor: the dtype spellings its buffers are allocated in}."""
-    wanted = imported_packages(source) & set(tables.learn_packages) if b"import" in source else set()
+    wanted = imported_packages(source, among=tables.learn_packages) if b"import" in source else set()
     accessors: Dict[str, str] = {}
     teachers: List[str] = []
     dtypes: Dict[str, Tuple[str, ...]] = {}

@@ -24,3 +24,55 @@ def parse(source: bytes) -> ast.Module:
 def parsed(source: bytes) -> bool:
     """Has parse() already seen these very bytes (its answer is then free)?"""
     return _LAST[0] is source
+
+
+_INDEX: list = [None, [], {}, []]  # [tree, nodes in preorder, id(node) -> index, index -> end of its subtree]
+_NO_NODES = frozenset({"ctx", "op", "ops", "type_comment"})  # shared singletons (Load, Add, ...), or no node
+_SINGLETONS = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+
+
+def nodes(node: ast.AST) -> list:
+    """The nodes of node's subtree, node first, each parent before its children (what ast.walk
+    yields, without the context and operator singletons, in another order). A subtree of the tree
+    parse() made last is a slice of one index of that tree, so the pruner's many walks of a file
+    cost one; any other node is walked."""
+    tree = _LAST[1]
+    if _INDEX[0] is not tree and isinstance(tree, ast.AST) and isinstance(node, (ast.stmt, ast.mod)):
+        _build_index(tree)  # (an expression is walked: one small walk costs less than the index)
+    at = _INDEX[2].get(id(node)) if _INDEX[0] is tree else None
+    if at is None or _INDEX[1][at] is not node:
+        return [n for n in ast.walk(node) if not isinstance(n, _SINGLETONS)]
+    return _INDEX[1][at : _INDEX[3][at]]
+
+
+def _build_index(tree: ast.AST) -> None:
+    order: list = []
+    ends: list = []
+    where: dict = {}
+    stack: list = [tree]
+    pop, push, AST, fields = stack.pop, stack.append, ast.AST, _CHILD_FIELDS
+    while stack:
+        node = pop()
+        if type(node) is int:
+            ends[node] = len(order)
+            continue
+        i = len(order)
+        where[id(node)] = i
+        order.append(node)
+        ends.append(0)
+        push(i)
+        names = fields.get(type(node))
+        if names is None:
+            names = fields[type(node)] = tuple(f for f in node._fields if f not in _NO_NODES)
+        for name in names:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in reversed(value):
+                    if isinstance(item, AST):
+                        push(item)
+            elif isinstance(value, AST):
+                push(value)
+    _INDEX[:] = [tree, order, where, ends]
+
+
+_CHILD_FIELDS: dict = {}
