@@ -26,14 +26,18 @@ FILLER_METHODS = "".join(
 FILLER_FUNCS = "".join(f"def util_{i}(x):\n    z = x * {i}\n    return z.float()\n\n" for i in range(25))
 
 
-def analyse(tmp_path, source: str, newline: str = "\n"):
-    data = source.replace("\n", newline).encode()
+def whole_and_pruned(tmp_path, data: bytes):
+    """The file's results analysed whole and pruned."""
     path = tmp_path / "backend.py"
     path.write_bytes(data)
     config = Config(root=tmp_path)
     cm = config.cost_model(TABLES)
-    whole = check_file(str(path), TABLES, config, cm, prune=False)
-    pruned = check_file(str(path), TABLES, config, cm, prune=True)
+    return check_file(str(path), TABLES, config, cm, prune=False), check_file(str(path), TABLES, config, cm, prune=True)
+
+
+def analyse(tmp_path, source: str, newline: str = "\n"):
+    data = source.replace("\n", newline).encode()
+    whole, pruned = whole_and_pruned(tmp_path, data)
     key = lambda r: [(f.code, f.start, f.end, f.severity.value, f.message, f.fix, f.function) for f in r.findings]  # noqa: E731
     assert key(pruned) == key(whole)
     assert pruned.errors == whole.errors == []
@@ -622,12 +626,7 @@ def test_a_property_read_between_the_cast_and_its_gather_is_decided_on_the_prune
     pruner keeps getters, so a pruned copy decides it and the whole file is not analysed again; the
     verdict is the whole file's either way (a writing getter blocks the safe label)."""
     source = PROPERTY_BACKEND.format(filler=FILLER_METHODS.rstrip("\n"), read=read)
-    path = tmp_path / "backend.py"
-    path.write_text(source)
-    config = Config(root=tmp_path)
-    cm = config.cost_model(TABLES)
-    whole = check_file(str(path), TABLES, config, cm, prune=False)
-    pruned = check_file(str(path), TABLES, config, cm, prune=True)
+    whole, pruned = whole_and_pruned(tmp_path, source.encode())
     key = lambda r: [(f.code, f.start, f.fix, f.unfixable_reason) for f in r.findings]  # noqa: E731
     assert key(whole) == key(pruned) and whole.findings
     assert pruned.mode == prune.PRUNED  # not sent back to a whole-file analysis (PrunedTooFar)
