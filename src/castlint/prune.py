@@ -256,22 +256,6 @@ def _vocabulary(tables: Tables) -> _Vocabulary:
     return words
 
 
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
-# fields that hold no node, or only nodes nothing here reads (contexts, operators)
-_SKIP_FIELDS = {
-    "ctx",
-    "type_comment",
-    "id",
-    "arg",
-    "attr",
-    "value_str",
-    "kind",
-    "level",
-    "is_async",
-    "conversion",
-    "op",
-    "ops",
-}
 # nodes _collect does nothing with and that have no child it reads: not even pushed
 _INERT = frozenset({ast.Name, ast.Constant})
 
@@ -281,7 +265,7 @@ def _walk(root: ast.AST, skip: tuple = ()):
     Nodes of the types in skip (below the root) are left out with their subtrees."""
     stack = [root]
     pop, push, AST = stack.pop, stack.append, ast.AST
-    fields = _FIELDS
+    fields = pyast.CHILD_FIELDS
     while stack:
         node = pop()
         if skip and node is not root and isinstance(node, skip):
@@ -289,7 +273,7 @@ def _walk(root: ast.AST, skip: tuple = ()):
         yield node
         names = fields.get(type(node))
         if names is None:
-            names = fields[type(node)] = tuple(f for f in node._fields if f not in _SKIP_FIELDS)
+            names = pyast.child_fields(type(node))
         for name in names:
             value = getattr(node, name, None)
             if type(value) is list:
@@ -776,7 +760,7 @@ def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(
     collector = _Collector(unit, vocab, params, aliases, helper_aliases)
     root = unit.node
     stack = [(root, root.name if type(root) in _DEFS else None, ())]
-    pop, push, AST, fields, inert = stack.pop, stack.append, ast.AST, _FIELDS, _INERT
+    pop, push, AST, fields, inert = stack.pop, stack.append, ast.AST, pyast.CHILD_FIELDS, _INERT
     Attribute, Call, Assign, Subscript = ast.Attribute, ast.Call, ast.Assign, ast.Subscript
     while stack:
         n, owner, path = pop()
@@ -814,7 +798,7 @@ def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(
             path = None  # another scope
         names = fields.get(t)
         if names is None:
-            names = fields[t] = tuple(f for f in n._fields if f not in _SKIP_FIELDS)
+            names = pyast.child_fields(t)
         for child_field in names:
             value = getattr(n, child_field, None)
             if type(value) is list:

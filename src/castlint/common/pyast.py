@@ -27,7 +27,21 @@ def parsed(source: bytes) -> bool:
 
 
 _INDEX: list = [None, [], {}, []]  # [tree, nodes in preorder, id(node) -> index, index -> end of its subtree]
-_NO_NODES = frozenset({"ctx", "op", "ops", "type_comment"})  # shared singletons (Load, Add, ...), or no node
+# fields that hold no node, or only the shared singletons nothing reads (contexts, operators)
+_NO_NODES = frozenset(
+    {"ctx", "op", "ops", "type_comment", "id", "arg", "attr", "value_str", "kind", "level", "is_async", "conversion"}
+)
+CHILD_FIELDS: dict = {}  # node type -> the fields that can hold child nodes (child_fields)
+
+
+def child_fields(node_type: type) -> tuple:
+    """The fields of node_type that can hold child nodes (not contexts or operators)."""
+    names = CHILD_FIELDS.get(node_type)
+    if names is None:
+        names = CHILD_FIELDS[node_type] = tuple(f for f in node_type._fields if f not in _NO_NODES)
+    return names
+
+
 _SINGLETONS = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
 
 
@@ -50,7 +64,7 @@ def _build_index(tree: ast.AST) -> None:
     ends: list = []
     where: dict = {}
     stack: list = [tree]
-    pop, push, AST, fields = stack.pop, stack.append, ast.AST, _CHILD_FIELDS
+    pop, push, AST, fields = stack.pop, stack.append, ast.AST, CHILD_FIELDS
     while stack:
         node = pop()
         if type(node) is int:
@@ -63,7 +77,7 @@ def _build_index(tree: ast.AST) -> None:
         push(i)
         names = fields.get(type(node))
         if names is None:
-            names = fields[type(node)] = tuple(f for f in node._fields if f not in _NO_NODES)
+            names = child_fields(type(node))
         for name in names:
             value = getattr(node, name, None)
             if type(value) is list:
@@ -73,6 +87,3 @@ def _build_index(tree: ast.AST) -> None:
             elif isinstance(value, AST):
                 push(value)
     _INDEX[:] = [tree, order, where, ends]
-
-
-_CHILD_FIELDS: dict = {}
