@@ -165,8 +165,12 @@ class _Vocabulary:
             )
             | set(tables.iter_passthrough)
             | set(tables.iter_apply)
+            | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
         )
-        self.element_methods = frozenset(tables.element_methods)  # d.get(k): as d[k]
+        self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
+        self.keep_methods = frozenset(tables.keep_methods)  # d.values(): the same elements
+        self.grow_methods = frozenset((*tables.grow_one, *tables.grow_last, *tables.grow_many))
+        self.grow_last, self.grow_many = frozenset(tables.grow_last), frozenset(tables.grow_many)
         methods, functions = set(), set()
         for wrapper in tables.wrappers:
             if wrapper.function:
@@ -399,7 +403,13 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     node, tf = func.value, inner
                     continue
                 if name in vocab.element_methods:  # d.get(k) reads what d[k] does
+                    if name in vocab.grow_last:  # d.setdefault(k, v): v too
+                        for arg in args[1:]:
+                            _flow(arg, vocab, aliases, out, tf)
                     node, tf = func.value, _then(INDEXED, tf)
+                    continue
+                if name in vocab.keep_methods:
+                    node = func.value
                     continue
             if _callee_name(func) in vocab.allocations and _may_be_layer_stack(node, vocab):
                 out.base |= tf[CONTAINER]  # `torch.empty((num_layers, num_blocks, ...))`: every layer's pool
@@ -538,7 +548,10 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> boo
         return False
     called.add(id(node.func))
     converters = vocab.casts | vocab.helpers
-    return _callee_name(node.func) in vocab.holders | {"map"} and any(
+    callee = _callee_name(node.func)
+    if callee == "getattr" and len(node.args) >= 2 and type(node.args[1]) is ast.Attribute:
+        return True  # getattr(x, self.CAST): a name held in a class attribute may be a cast's
+    return callee in vocab.holders | {"map"} and any(
         _callee_name(a) in converters or (type(a) is ast.Constant and a.value in converters) for a in node.args
     )
 
@@ -613,6 +626,7 @@ class _Unit:
         "defs",
         "calls_made",
         "value_attrs",
+        "foreign_value_attrs",
         "kind_attrs",
         "attr_values",
         "object_calls",
@@ -643,6 +657,7 @@ class _Unit:
         # self attributes whose assignments the analysis reads to tell a value's kind
         # (`.to(self.dev)`, `buf[self.start_layer]`, a cache attribute's allocation)
         self.value_attrs: Set[str] = set()
+        self.foreign_value_attrs: Set[str] = set()  # cache attributes of another object
         # ... when the value beside them is tainted: (its refs, the attributes)
         self.kind_attrs: List[Tuple[_Refs, Set[str]]] = []
         self.attr_values: Dict[str, Set[str]] = {}  # self.x -> self attributes in its assigned values
@@ -770,6 +785,11 @@ def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(
                 unit.self_attrs.add(n.attr)
                 if n.attr in vocab.cache_attributes:
                     unit.value_attrs.add(n.attr)  # its allocation decides what it is
+            elif n.attr in vocab.cache_attributes:
+                unit.foreign_value_attrs.add(n.attr)  # `self.draft.kv_buffer`: its class's allocation decides
+                holder = n.value
+                if type(holder) is Attribute and type(holder.value) is ast.Name and holder.value.id == "self":
+                    unit.value_attrs.add(holder.attr)  # and what `self.draft` is constructed as
         elif t is Call:
             collector.call(n, path)
         elif t is Assign:
@@ -944,13 +964,14 @@ class _Collector:
         if name in vocab.helpers or name in self.helper_aliases:
             positional, keywords = _call_args(n, vocab, self.aliases)
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
-        if name in _GROW and n.args and type(func) is ast.Attribute:
+        if name in vocab.grow_methods and n.args and type(func) is ast.Attribute:
             attrs = _self_attrs(func.value) if type(func.value) is ast.Attribute else set()
-            value = n.args[-1] if name == "insert" else n.args[0]
+            value = n.args[-1] if name in vocab.grow_last else n.args[0]
+            level = KEEP if name in vocab.grow_many else PACKED
             if attrs:  # self.x.append(v): self.x now holds v
-                unit.assigns.append((set(), attrs, self.refs(value), KEEP if name == "extend" else PACKED))
+                unit.assigns.append((set(), attrs, self.refs(value), level))
             elif type(func.value) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
-                unit.assigns.append(({func.value.id}, set(), self.stored(value), KEEP if name == "extend" else PACKED))
+                unit.assigns.append(({func.value.id}, set(), self.stored(value), level))
 
     def object_call(self, n: ast.Call) -> None:
         func = n.func
@@ -1027,7 +1048,6 @@ def _read_name_calls(units: List[_Unit], params: Params, vocab: _Vocabulary, ali
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")
 _OBJECT_HOOKS = frozenset({"__call__", "__getitem__"})  # in every unit's calls_made: no caller by name
-_GROW = frozenset({"append", "insert", "extend"})  # list methods that add elements (object_flow)
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
 
@@ -2017,6 +2037,11 @@ def _attributes_read(kept_units: List[_Unit], taint: "_Taint", class_units: Dict
             for refs, attrs in unit.kind_attrs:
                 if taint.tainted(refs, unit):
                     wanted |= attrs
+    foreign = set().union(*(unit.foreign_value_attrs for unit in kept_units))
+    if foreign:  # `obj.kv_buffer`: whichever class obj is, its allocation of that attribute decides
+        for key in class_units:
+            resolve.setdefault(key, set()).update(foreign)
+            need_attrs.setdefault(key, set()).update(foreign)
     for key, wanted in resolve.items():
         grow = True
         while grow:
@@ -2148,6 +2173,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.defs |= part.defs
     into.calls_made |= part.calls_made
     into.value_attrs |= part.value_attrs
+    into.foreign_value_attrs |= part.foreign_value_attrs
     into.kind_attrs += part.kind_attrs
     for name, refs in part.returns.items():
         into.returns.setdefault(name, []).extend(refs)

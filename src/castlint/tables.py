@@ -163,6 +163,24 @@ class Tables:
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
     element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
+    # rules/accessors.toml [containers]: what container constructors and methods keep
+    keep_elements: set = field(default_factory=set)
+    dict_constructors: set = field(default_factory=set)
+    dict_annotations: set = field(default_factory=set)
+    keep_methods: set = field(default_factory=set)
+    take_methods: set = field(default_factory=set)
+    take_functions: set = field(default_factory=set)
+    grow_one: set = field(default_factory=set)
+    grow_last: set = field(default_factory=set)
+    grow_many: set = field(default_factory=set)
+    # rules/accessors.toml [records]: classes whose constructor's arguments are their fields
+    record_bases: set = field(default_factory=set)
+    record_decorators: set = field(default_factory=set)
+    record_field_calls: set = field(default_factory=set)
+    record_replace_methods: set = field(default_factory=set)
+    record_replace_functions: set = field(default_factory=set)
+    record_as_dict_methods: set = field(default_factory=set)
+    record_as_dict_functions: set = field(default_factory=set)
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
@@ -173,6 +191,7 @@ class Tables:
     gather_functions: set = field(default_factory=set)
     view_methods: set = field(default_factory=set)
     view_functions: set = field(default_factory=set)
+    view_attributes: set = field(default_factory=set)  # [views] attributes: `pool.mT`, `pool.T`
     conversion_helpers: dict = field(default_factory=dict)  # name -> ConversionHelper
     guard_names: set = field(default_factory=set)
     hot_path_entry_points: set = field(default_factory=set)  # [hot_path]: methods every decode step runs
@@ -344,6 +363,8 @@ SECTION_FILES = {
             "views",
             "conversions",
             "iteration",
+            "containers",
+            "records",
             "callables",
             "learn",
             "conversion_helper",
@@ -474,6 +495,7 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "concat_functions": "concat_functions",
             "narrow_functions": "narrow_functions",
             "select_methods": "select_methods",
+            "attributes": "view_attributes",
         },
     )
 
@@ -540,6 +562,44 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
         },
     )
     _load_word_sets(tables, data, path, "learn", {"packages": "learn_packages", "skip_methods": "learn_skip_methods"})
+
+
+def _load_containers(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "containers",
+        {
+            key: key
+            for key in (
+                "keep_elements",
+                "dict_constructors",
+                "dict_annotations",
+                "keep_methods",
+                "take_methods",
+                "take_functions",
+                "grow_one",
+                "grow_last",
+                "grow_many",
+            )
+        },
+    )
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "records",
+        {
+            "bases": "record_bases",
+            "decorators": "record_decorators",
+            "field_calls": "record_field_calls",
+            "replace_methods": "record_replace_methods",
+            "replace_functions": "record_replace_functions",
+            "as_dict_methods": "record_as_dict_methods",
+            "as_dict_functions": "record_as_dict_functions",
+        },
+    )
 
 
 def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
@@ -1126,6 +1186,7 @@ _SECTION_LOADERS = (
     _load_allocation,
     _load_conversions,
     _load_iteration,
+    _load_containers,
     _load_cache_parameters,
     _load_conversion_helpers,
     _load_guards,

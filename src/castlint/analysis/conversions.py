@@ -404,11 +404,20 @@ class ConversionQueries:
                         )
                     if source is None or self.origin(source) < Origin.POOL_TUPLE or self.guarded_fallback(call):
                         continue
-                    dtype = self.allocated_dtype(func.value)
-                    if dtype is not None:
-                        out.append((call, dtype, "copy"))
+                    dtype = self.allocated_dtype_expr(func.value)
+                    if dtype is not None and not self._pool_own_dtype(dtype):
+                        out.append((call, self.code(dtype), "copy"))
             self._conversions = out
         return self._conversions
+
+    def _pool_own_dtype(self, dtype: cst.BaseExpression) -> bool:
+        """`dtype=src.dtype` with src a whole pool: a buffer in the pool's own dtype, so a
+        copy into it converts nothing (a host mirror, a snapshot)."""
+        return (
+            isinstance(dtype, cst.Attribute)
+            and dtype.attr.value == "dtype"
+            and self.origin(dtype.value) >= Origin.POOL_TUPLE
+        )
 
     def guarded_fallback(self, node: cst.CSTNode) -> bool:
         """True under `if not <guard>:` or in the else of `if <guard>:`."""

@@ -118,6 +118,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in self.tables.cache_attributes:
                 return self._cache_attr_origin(expr, depth)
+            if expr.attr.value in self.tables.view_attributes:
+                viewed = self.origin(expr.value, depth)  # `pool.mT`: the same slots, transposed
+                if viewed >= Origin.PREFIX or viewed == Origin.GATHERED:
+                    return viewed
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
                 return self._self_attr_origin(expr, depth)
             return self._instance_attr_origin(expr, depth)
@@ -156,6 +160,25 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return Origin.POOL
         if self._layer_stacked_allocation(expr):
             return Origin.POOL_TUPLE
+        if (
+            (
+                (isinstance(func, cst.Name) and func.value in t.iter_passthrough)
+                or self.qualified(expr) in t.keep_elements
+            )
+            and expr.args
+            and not expr.args[0].star
+            and expr.args[0].keyword is None
+        ):
+            # `list(map(pool.get_key_buffer, layers))`, `collections.deque(pool.k_buffer)`: the same
+            # elements, in another container
+            inner = self.origin(expr.args[0].value, depth)
+            if inner == Origin.POOL_TUPLE:
+                return inner
+        if self.qualified(expr) in t.take_functions and expr.args and not expr.args[0].star:
+            # `next(iter(d.values()))`: one element of what it iterates
+            taken = self._element(self.origin(expr.args[0].value, depth))
+            if taken >= Origin.POOL_TUPLE:
+                return taken
         receiver, method, args = self.method_parts(expr)
         if method is not None and method in self._function_short_names():
             found = self._function_origin(expr, depth)  # `torch.chunk(pool, 2)`, not `pool.chunk(2)`
@@ -168,13 +191,23 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 through = self._through_method(expr, method, receiver, args, depth)
                 if through is not None:
                     return through
-                if method in t.element_methods and args and not args[0].star:
-                    # `d.get(k)` reads what `d[k]` does
+                if (method in t.element_methods or method in t.take_methods) and args and not args[0].star:
+                    # `d.get(k)`, `d.pop(k)` read what `d[k]` does; `d.setdefault(k, v)` may also give v
                     element = cst.Subscript(receiver, [cst.SubscriptElement(cst.Index(args[0].value))])
                     self.parents.setdefault(element, self.parents.get(expr))
                     found = self.origin(element, depth + 1)
+                    if method in t.grow_last and len(args) > 1:
+                        found = max(found, self.origin(args[-1].value, depth))
                     if found >= Origin.POOL_TUPLE:
                         return found
+                elif method in t.take_methods and not args:  # `ring.popleft()`: any element
+                    found = self._element(self.origin(receiver, depth))
+                    if found >= Origin.POOL_TUPLE:
+                        return found
+                if method in t.keep_methods and not args:  # `d.values()`, `xs.copy()`: the same elements
+                    kept = self.origin(receiver, depth)
+                    if kept == Origin.POOL_TUPLE:
+                        return kept
             returned = self._object_method_origin(expr, method, receiver, depth)
             if returned is not None:
                 return returned
@@ -192,19 +225,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if name is not None and name.isidentifier():  # getattr(pool, "k_buffer"): pool.k_buffer
                 return self.origin(self._attribute(expr.args[0].value, name), depth)
         if (
-            isinstance(func, cst.Name)
-            and func.value in t.iter_passthrough
-            and len(expr.args) == 1
-            and not expr.args[0].star
-            and expr.args[0].keyword is None
-        ):
-            # `list(map(pool.get_key_buffer, layers))`: the same elements, in another container
-            inner = self.origin(expr.args[0].value, depth)
-            if inner == Origin.POOL_TUPLE:
-                return inner
-        if (
-            isinstance(func, cst.Name)
-            and func.value == "dict"
+            self.qualified(expr) in t.dict_constructors
             and len(expr.args) == 1
             and isinstance(expr.args[0].value, cst.Call)
             and isinstance(expr.args[0].value.func, cst.Name)
@@ -514,11 +535,55 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if found < Origin.POOL and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index):
             # an element of a container or record the file builds (`pairs[i][1]`, `record[0]`)
             key = sub.slice[0].slice.value
-            if isinstance(key, cst.Integer) or self.index_kind(key, depth) != TENSOR:
+            if isinstance(key, cst.Integer) or self.index_kind(key, depth) != TENSOR or self.dict_like(sub.value):
                 elements = self.element_values(sub.value, int(key.value) if isinstance(key, cst.Integer) else None)
                 if elements:
                     found = max(found, max(self.origin(v, depth) for v in elements))
         return found
+
+    def dict_like(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a dict (its subscript a key lookup)? Some value it is assigned is a dict display
+        or comprehension, a dict constructor, or it is annotated as one (rules/accessors.toml
+        [containers] dict_constructors, dict_annotations), and none is a list or tuple."""
+        values: list = []
+        if isinstance(expr, cst.Name):
+            for assignment in self.reaching(expr):
+                node = assignment.node
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    values.append(param.annotation)
+                elif isinstance(node, cst.Name):
+                    kind, value, path = self.binding(node)
+                    values.append(value if kind == "assign" and not path else None)
+        elif isinstance(expr, cst.Attribute):
+            owner = self.instance_class(expr.value)
+            values = list(self.instance_attr_values(owner, expr.attr.value)) if owner is not None else []
+        held = {id(n) for n in self.__dict__.get("_held_lists", {}).values()}  # `self.d[k] = v` stores
+        kinds = [self._dict_kind(v) for v in values if id(v) not in held]
+        return True in kinds and False not in kinds
+
+    def _dict_kind(self, value) -> Optional[bool]:
+        """True: a dict; False: a list, tuple or set; None: unknown."""
+        t = self.tables
+        if isinstance(value, cst.Annotation):
+            head = value.annotation
+            head = head.value if isinstance(head, cst.Subscript) else head
+            return True if (dotted(head) or "") in t.dict_annotations else None
+        if isinstance(value, (cst.Dict, cst.DictComp)):
+            return True
+        if isinstance(value, (cst.List, cst.Tuple, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.Set)):
+            return False
+        if isinstance(value, cst.Call):
+            name = self.qualified(value)
+            if name in t.dict_constructors:
+                return True
+            if name in t.keep_elements:
+                return False
+        if value is not None:
+            declared = self.parents.get(value)
+            if isinstance(declared, cst.AnnAssign) and declared.value is value:
+                return self._dict_kind(declared.annotation)
+        return None
 
     def _lattice_subscript(self, sub: cst.Subscript, depth: int) -> Origin:
         base = self.origin(sub.value, depth)
@@ -538,8 +603,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             value = first.value
             if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
                 return Origin.POOL_TUPLE
-            if self.index_kind(value, depth) == TENSOR:
-                return Origin.GATHERED
+            if self.index_kind(value, depth) == TENSOR and not self.dict_like(sub.value):
+                return Origin.GATHERED  # (a dict's key selects one value, whatever it is)
             return self._token_subscript(Origin.POOL, elements[1:]) if len(elements) > 1 else Origin.POOL
         return self._token_subscript(base, elements, sub.value)
 
@@ -619,10 +684,17 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                         return True
                     if kind == "for" and not path and self.from_convention(value, depth):
                         return True  # an entry of what the engine hands over
+                    if kind == "for" and path and path[0] == 1 and len(path) == 1 and isinstance(value, cst.Call):
+                        # `for i, kv in enumerate(engine.gpu_cache)`: kv is an entry
+                        if (dotted(value.func) or "") == "enumerate" and value.args:
+                            if self.from_convention(value.args[0].value, depth):
+                                return True
             return False
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in self.tables.cache_entry_lists:
                 return True
+            if expr.attr.value in self.tables.view_attributes and self.from_convention(expr.value, depth):
+                return True  # `kv_cache.mT`: the same layout, transposed
             owner = self.instance_class(expr.value)
             values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
             return any(self.from_convention(v, depth) for v in values)
@@ -649,9 +721,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
 
     def _mentions_extent(self, expr: cst.BaseExpression) -> bool:
         """Does the expression name the pool's own extent (`self.size`, `buf.shape[0]`)?"""
-        words = self.tables.extent_words
+        words, batch = self.tables.extent_words, self.tables.batch_words
         for text in self._identifiers(expr, resolve=True):
-            if name_parts(text) & words:
+            parts = name_parts(text)
+            if parts & words and not parts & batch:  # `batch_size` sizes the step, not the pool
                 return True
         return False
 
@@ -1148,6 +1221,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     for v in self.self_attr_values(cls, expr.attr.value)
                     if not (isinstance(v, cst.Name) and v.value == "None")
                 ]
+        else:
+            owner = self.instance_class(expr.value)  # `self.draft.kv_buffer`: its class's allocation
+            if owner is not None:
+                values = [
+                    v
+                    for v in self.instance_attr_values(owner, expr.attr.value)
+                    if not (isinstance(v, cst.Name) and v.value == "None")
+                ]
+                if not all(self.allocation_kind(v) == "batch" for v in values):
+                    values = []  # only a batch-sized allocation overrides the name
         if not values:
             return Origin.POOL_TUPLE
         best, by_name = Origin.OTHER, False
@@ -1340,6 +1423,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def allocated_dtype(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         """The dtype a buffer was allocated with (`torch.empty_like(x, dtype=d)`), through
         names and `self.` attributes; None when not allocated here with a dtype."""
+        found = self.allocated_dtype_expr(expr, depth)
+        return self.code(found) if found is not None else None
+
+    def allocated_dtype_expr(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[cst.BaseExpression]:
+        """The `dtype=` expression of allocated_dtype."""
         if depth > 4:
             return None
         if isinstance(expr, cst.Call):
@@ -1347,7 +1435,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if name in self.tables.allocation_functions:
                 for arg in expr.args:
                     if arg.keyword is not None and arg.keyword.value == "dtype":
-                        return self.code(arg.value)
+                        return arg.value
             return None
         values: List[cst.BaseExpression] = []
         if isinstance(expr, cst.Name):
@@ -1360,9 +1448,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             cls = self.enclosing_class(expr)
             values = self.self_attr_values(cls, expr.attr.value) if cls is not None else []
         elif isinstance(expr, cst.Subscript):
-            return self.allocated_dtype(expr.value, depth + 1)
+            return self.allocated_dtype_expr(expr.value, depth + 1)
         for value in values:
-            found = self.allocated_dtype(value, depth + 1)
+            found = self.allocated_dtype_expr(value, depth + 1)
             if found is not None:
                 return found
         return None

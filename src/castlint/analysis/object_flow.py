@@ -20,10 +20,6 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-_GROW = {"append": "one", "insert": "last", "extend": "many"}  # list methods that add elements
-_RECORD_BASES = ("NamedTuple", "typing.NamedTuple")
-_RECORD_DECORATORS = ("dataclass", "dataclasses.dataclass")
-
 
 def _field_names(node) -> List[str]:
     """The field names of namedtuple("N", node): ["a", "b"], ("a", "b"), "a b", "a, b",
@@ -165,20 +161,52 @@ class ObjectFlow:
         """Is method's getter run by reading it (a decorator of rules/casts.toml property_decorators)?"""
         return any(self.tables.is_property_decorator(_dotted(decorator.decorator)) for decorator in method.decorators)
 
+    def qualified(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The dotted name expr stands for under this module's imports (`define` of `from attrs
+        import define` is "attrs.define", a builtin its own name); a call's: its callee's."""
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        scope = self.scopes.get(expr)
+        names = scope.get_qualified_names_for(expr) if scope is not None else set()
+        for qn in sorted(names, key=lambda q: q.name):
+            return qn.name[len("builtins.") :] if qn.name.startswith("builtins.") else qn.name
+        return _dotted(expr)
+
+    def _named_in(self, expr: cst.BaseExpression, words) -> bool:
+        """Is expr (a callee, a decorator, a base) one of words, as spelled or under its imports?"""
+        return (_dotted(expr.func if isinstance(expr, cst.Call) else expr) or "") in words or (
+            self.qualified(expr) or ""
+        ) in words
+
     def is_record(self, cls: cst.ClassDef) -> bool:
-        """A dataclass or NamedTuple: its constructor's arguments are its fields."""
-        if any((_dotted(b.value) or "") in _RECORD_BASES for b in cls.bases):
+        """A dataclass, an attrs class or a NamedTuple (rules/accessors.toml [records]): its
+        constructor's arguments are its fields."""
+        t = self.tables
+        if any(self._named_in(b.value, t.record_bases) for b in cls.bases):
             return True
-        return any((_dotted(d.decorator) or "") in _RECORD_DECORATORS for d in cls.decorators)
+        return any(self._named_in(d.decorator, t.record_decorators) for d in cls.decorators)
 
     def record_fields(self, cls: cst.ClassDef) -> List[str]:
+        """Annotated class-body names, and names assigned a field call (`kv = attr.ib()`)."""
         fields = []
         for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
                         fields.append(small.target.value)
+                    elif self._field_declaration(small):
+                        fields.append(small.targets[0].target.value)
         return fields
+
+    def _field_declaration(self, small) -> bool:
+        """`kv = attr.ib(...)` in a record's body (rules/accessors.toml [records] field_calls)."""
+        return (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Call)
+            and self._named_in(small.value, self.tables.record_field_calls)
+        )
 
     # -- which class an expression is an instance of -------------------------------
     def instance_class(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[cst.ClassDef]:
@@ -577,7 +605,7 @@ class ObjectFlow:
                 if not isinstance(stmt, cst.SimpleStatementLine):
                     continue
                 for small in stmt.body:
-                    if isinstance(small, cst.Assign):
+                    if isinstance(small, cst.Assign) and not self._field_declaration(small):
                         for target in small.targets:
                             if isinstance(target.target, cst.Name):
                                 found.setdefault(target.target.value, []).append(small.value)
@@ -605,7 +633,10 @@ class ObjectFlow:
                 out.append(positional[index].value)
             elif starred is not None and index < starred:
                 out.append(positional[index].value)
-            elif starred is not None and starred == len(positional) - 1:
+            elif starred is not None and index >= len(fields) - (len(positional) - starred - 1):
+                # `KV(*pool.get_kv_buffer(i), loc)`: the fields after the unpacked ones, from the end
+                out.append(positional[len(positional) - (len(fields) - index)].value)
+            elif starred is not None:
                 # `Pair(*pool.get_kv_buffer(i))`: field i is element i - starred of what is unpacked
                 element = cst.Subscript(
                     positional[starred].value, [cst.SubscriptElement(cst.Index(cst.Integer(str(index - starred))))]
@@ -659,6 +690,10 @@ class ObjectFlow:
                 return self.element_values(expr.args[0].value, index, depth + 1)
             if name == "zip":  # an element of zip(a, b) is the pair (a[j], b[j])
                 return [self._zipped(expr)]
+        if isinstance(expr, cst.Call) and expr.args and not expr.args[0].star and expr.args[0].keyword is None:
+            t, name = self.tables, self.qualified(expr)
+            if name in t.keep_elements and name not in self.module_classes():  # `collections.deque(xs)`
+                return self.element_values(expr.args[0].value, index, depth + 1)
         values = self._container_sources(expr, depth)
         if values is None:
             return None
@@ -722,6 +757,9 @@ class ObjectFlow:
         if isinstance(expr, cst.Call):
             if self.constructed_class(expr) is not None:
                 return [expr]
+            taken = self._taken_elements(expr, depth)
+            if taken is not None:
+                return taken
             targets = self.return_targets(expr, depth + 1)
             if not targets:
                 return None
@@ -732,6 +770,26 @@ class ObjectFlow:
                     return None
                 values.extend(returned)
             return values
+        return None
+
+    def _taken_elements(self, call: cst.Call, depth: int):
+        """What a container method or function that returns one of its elements may give
+        (rules/accessors.toml [containers] take_methods, take_functions: `ring.popleft()`,
+        `d.get(k)`, `next(iter(xs))`), or keeps all of (keep_methods: `d.values()`); None otherwise."""
+        t, func = self.tables, call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in t.keep_methods and not call.args:
+            return self.element_values(func.value, None, depth + 1) and [func.value]
+        if isinstance(func, cst.Attribute) and func.attr.value in t.take_methods:
+            key = call.args[0].value if call.args and not call.args[0].star else None
+            found = self.element_values(func.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
+            if found is not None and func.attr.value in t.grow_last and len(call.args) > 1:
+                found = [*found, call.args[-1].value]  # setdefault(k, v): v when k was missing
+            return found
+        if call.args and not call.args[0].star and self.qualified(call) in t.take_functions:
+            inner = call.args[0].value
+            if isinstance(inner, cst.Call) and inner.args and self.qualified(inner) in t.keep_elements:
+                inner = inner.args[0].value  # next(iter(xs)): an element of xs
+            return self.element_values(inner, None, depth + 1)
         return None
 
     # -- callables held under other names -------------------------------------------
@@ -829,6 +887,8 @@ class ObjectFlow:
         if isinstance(expr, cst.SimpleString):
             value = expr.evaluated_value
             return value if isinstance(value, str) else None
+        if isinstance(expr, cst.Attribute) and depth <= 3:
+            return self._constant_attribute(expr, depth)
         if not isinstance(expr, cst.Name) or depth > 3:
             return None
         found = set()
@@ -842,6 +902,26 @@ class ObjectFlow:
                 return None
             found.add(text)
         return found.pop() if len(found) == 1 else None
+
+    def _constant_attribute(self, expr: cst.Attribute, depth: int) -> Optional[str]:
+        """`self.KEY`, `type(self).KEY`, `Cls.KEY`: the string every assignment of that class
+        attribute (class body, or `self.KEY = "..."`, in the class's family) holds."""
+        owner_expr = expr.value
+        if (
+            isinstance(owner_expr, cst.Call)
+            and isinstance(owner_expr.func, cst.Name)
+            and owner_expr.func.value == "type"
+            and len(owner_expr.args) == 1
+        ):
+            owner_expr = owner_expr.args[0].value  # type(self).KEY: the class of self
+        owner = self.class_named(owner_expr) or self.instance_class(owner_expr)
+        if owner is None:
+            return None
+        values = self.instance_attr_values(owner, expr.attr.value)
+        found = {self.constant_string(v, depth + 1) for v in values}
+        if not values or None in found or len(found) != 1:
+            return None
+        return found.pop()
 
     def _attribute(self, owner: cst.BaseExpression, name: str) -> cst.Attribute:
         """`owner.name` as a node of this module's parent map (for getattr(owner, "name"))."""
@@ -860,7 +940,7 @@ class ObjectFlow:
         out = []
         for call in self.nodes.calls:
             func = call.func
-            if not (isinstance(func, cst.Attribute) and func.attr.value in _GROW and call.args):
+            if not (isinstance(func, cst.Attribute) and self._grow_kind(func.attr.value) and call.args):
                 continue
             holder = func.value
             if not (
@@ -870,7 +950,7 @@ class ObjectFlow:
                 and self.enclosing_class(call) is cls
             ):
                 continue
-            kind = _GROW[func.attr.value]
+            kind = self._grow_kind(func.attr.value)
             value = call.args[-1].value if kind == "last" else call.args[0].value
             if kind != "many":
                 value = self._held_list(value)
@@ -879,6 +959,16 @@ class ObjectFlow:
             if self.enclosing_class(holder) is cls:
                 out.append((holder.attr.value, self._held_list(value)))
         return out
+
+    def _grow_kind(self, method: str) -> Optional[str]:
+        """How a container method stores into its receiver (rules/accessors.toml [containers]
+        grow_*): "one" its first argument, "last" its last, "many" the elements of its first."""
+        t = self.tables
+        if method in t.grow_one:
+            return "one"
+        if method in t.grow_last:
+            return "last"
+        return "many" if method in t.grow_many else None
 
     def filled_values(self, name: cst.Name) -> List[cst.BaseExpression]:
         """What the function that reads a local container stores into it: `d[k] = v`,
@@ -893,11 +983,11 @@ class ObjectFlow:
                 func = call.func
                 if (
                     isinstance(func, cst.Attribute)
-                    and func.attr.value in _GROW
+                    and self._grow_kind(func.attr.value)
                     and call.args
                     and isinstance(func.value, cst.Name)
                 ):
-                    kind = _GROW[func.attr.value]
+                    kind = self._grow_kind(func.attr.value)
                     value = call.args[-1].value if kind == "last" else call.args[0].value
                     key = (id(self.enclosing_function(call)), func.value.value)
                     index.setdefault(key, []).append(value if kind == "many" else self._held_list(value))

@@ -125,9 +125,10 @@ def _never_learnt(tables: Tables) -> FrozenSet[str]:
 # -- buffers: what a class allocates ------------------------------------------------
 
 
-def _alloc_dims(call: ast.AST, tables: Tables) -> Optional[List[ast.AST]]:
+def _alloc_dims(call: ast.AST, tables: Tables, env: Optional[Dict[str, ast.AST]] = None) -> Optional[List[ast.AST]]:
     """The dimensions of an `[allocation]` call (`torch.zeros((a, b), ...)`, `torch.empty(a, b)`,
-    `x.new_zeros(...)`); None when it is no allocation."""
+    `x.new_zeros(...)`, a shape bound to a local first: `shape = (a, b); torch.empty(shape)`);
+    None when it is no allocation."""
     if not isinstance(call, ast.Call):
         return None
     name = _last(call.func)
@@ -142,6 +143,8 @@ def _alloc_dims(call: ast.AST, tables: Tables) -> Optional[List[ast.AST]]:
     if not positional:
         return []
     first = positional[0]
+    if isinstance(first, ast.Name) and env and isinstance(env.get(first.id), (ast.Tuple, ast.List)):
+        first = env[first.id]  # `shape = (num_blocks, block_size, ...)`, then `torch.empty(shape)`
     if isinstance(first, (ast.Tuple, ast.List)):
         return list(first.elts)
     if name in ("full", "new_full") and len(positional) >= 1:
@@ -153,6 +156,8 @@ def _per_token(dims: List[ast.AST], tables: Tables) -> bool:
     """An allocation that holds tokens (a pool of one layer): not batch-sized, not a scale."""
     if not dims:
         return True  # `torch.empty_like(...)`, a shape held elsewhere: taken as a pool
+    if all(isinstance(d, ast.Constant) for d in dims):
+        return False  # a fixed shape (`(256, 4)`): per-request state, no pool sized at run time
     words = _idents(dims[0])
     if words & tables.batch_words:
         return False
@@ -164,7 +169,7 @@ def _element_kind(node: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Opt
     them (TUPLE), else None."""
     if isinstance(node, ast.Name) and node.id in env:
         node = env[node.id]
-    dims = _alloc_dims(node, tables)
+    dims = _alloc_dims(node, tables, env)
     if dims is not None:
         return LAYER if _per_token(dims, tables) else None
     if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
@@ -184,7 +189,7 @@ def _buffer_kind(value: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Opt
     elif isinstance(value, ast.DictComp):
         element = _element_kind(value.value, tables, env)
     else:
-        dims = _alloc_dims(value, tables)
+        dims = _alloc_dims(value, tables, env)
         if (
             dims
             and len(dims) >= 3
@@ -321,7 +326,7 @@ def class_buffers(
                 if kind is not None:
                     out.setdefault(target.attr, kind)
                 else:
-                    dims = _alloc_dims(value, tables)
+                    dims = _alloc_dims(value, tables, env)
                     if dims and _idents(dims[0]) & tables.batch_words:
                         staging.add(target.attr)
     for name in staging:
@@ -475,6 +480,12 @@ class _Method:
             return TUPLE if all(k == LAYER for k in kinds) else None
         if isinstance(node, ast.IfExp):
             return _merge([self.kind(node.body, depth + 1), self.kind(node.orelse, depth + 1)])
+        if isinstance(node, ast.BinOp):
+            # arithmetic on the layer (`layer.to(dt) * scale`, `(packed & 0x0F)`): every slot still
+            sides = [self.kind(node.left, depth + 1), self.kind(node.right, depth + 1)]
+            if BAD in sides:
+                return BAD
+            return LAYER if LAYER in sides else None
         if isinstance(node, ast.Name):
             if node.id in self.params or node.id in self._busy:
                 return None
