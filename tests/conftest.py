@@ -223,6 +223,22 @@ def corpus_check(name: str):
     return _CORPUS_CHECKS[name]
 
 
+_CORPUS_FIX_DIFFS: dict = {}
+
+
+def corpus_fix_diff(name: str):
+    """`castlint fix --diff TREE` on a release, run once per session from the tree's parent (the
+    diff names files relative to it) after corpus_check(name), whose cold run leaves the cache
+    warm: only the files with a fixable finding are analysed again. Shared by
+    tests/test_corpus.py's test_fix_diff_whole_tree_and_idempotent and
+    tests/test_fix_edits.py's test_json_edits_on_sglang_are_what_fix_writes."""
+    if name not in _CORPUS_FIX_DIFFS:
+        corpus_check(name)
+        tree = corpus_tree(name)
+        _CORPUS_FIX_DIFFS[name] = run_castlint("fix", "--diff", tree, cwd=tree.parent)
+    return _CORPUS_FIX_DIFFS[name]
+
+
 def apply_unified_diff(diff: str, root: Path) -> dict:
     """The files a unified diff (what `castlint fix --diff` prints, `--- a/P` / `+++ b/P`)
     makes of the files under root: {path under root: new text}. Strict: every context and
@@ -309,8 +325,29 @@ SLOW = (
 )
 
 
+# The tests that share one release's whole-tree runs (corpus_check, corpus_fix_diff, and the cache
+# that the cold check leaves beside the tree): under pytest-xdist (.ci/run: `-n 2 --dist
+# loadgroup`) each release's group runs in one worker, so each release is checked once per session.
+SHARED_RUNS = {
+    "test_fix_edits.py::test_json_edits_on_sglang_are_what_fix_writes": "sglang==0.5.23",
+    "test_fix_releases.py::test_fix_diff_on_whole_tree_touches_only_the_mla_and_paged_backends": "sglang==0.5.23",
+}
+
+
+def _xdist_group(node: str) -> str:
+    """A test's xdist group: the release whose shared runs it reads, else its module (so that a
+    module's fixtures of module scope are made once)."""
+    if node in SHARED_RUNS:
+        return SHARED_RUNS[node]
+    module, _, rest = node.partition("::")
+    if module == "test_corpus.py" and "[" in rest and "==" in rest:
+        return rest[rest.index("[") + 1 : -1]
+    return module
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         node = item.nodeid.split("/")[-1]
         if any(node.startswith(prefix) for prefix in SLOW):
             item.add_marker(pytest.mark.slow)
+        item.add_marker(pytest.mark.xdist_group(_xdist_group(node)))

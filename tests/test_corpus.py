@@ -26,7 +26,7 @@ from castlint.config import Config
 from castlint.discover import discover
 from castlint.engine import check_file, check_paths
 from castlint.tables import load_tables
-from conftest import FIXTURES, apply_unified_diff, corpus_check, corpus_tree, run_castlint
+from conftest import FIXTURES, apply_unified_diff, corpus_check, corpus_fix_diff, corpus_tree, run_castlint
 
 # The newest vLLM release when this was written; CASTLINT_VLLM_VERSION picks another.
 VLLM_VERSION = os.environ.get("CASTLINT_VLLM_VERSION", "0.33.0")
@@ -102,13 +102,11 @@ def test_check_whole_tree(name):
 @pytest.mark.parametrize("name", CORPORA)
 def test_fix_diff_whole_tree_and_idempotent(name, tmp_path):
     tree = corpus_tree(name)
-    # The cache the session's cold check of this release left (conftest.corpus_check): only the
-    # files with a fixable finding are analysed again, in fix mode (a fix needs the analysis
+    # On the cache the session's cold check of this release left (conftest.corpus_fix_diff): only
+    # the files with a fixable finding are analysed again, in fix mode (a fix needs the analysis
     # itself); every other file's fix-mode analysis (the whole file, parsed and checked) is the
     # whole-file analysis test_pruned_analysis_gives_the_whole_file_findings makes, error-free.
-    corpus_check(name)
-    # run from the tree's parent: the diff then names files relative to it
-    proc = run_castlint("fix", "--diff", tree, cwd=tree.parent)
+    proc = corpus_fix_diff(name)
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr[-3000:]
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     touched = sorted({tree.parent / p for p in re.findall(r"^\+\+\+ b/(.+)$", proc.stdout, re.M)})
