@@ -1,0 +1,1 @@
+"""Reader base class in base.py, implementations in impls.py."""

@@ -1,0 +1,5 @@
+"""lmdeploy-style utils re-exported at package level."""
+
+from .utils import to_half
+
+__all__ = ["to_half"]
