@@ -23,6 +23,7 @@ DEVICE=${DEVICE:-cuda}
 PY=${PY:-python3}
 ELAPSED_MAX=${ELAPSED_MAX:-420}
 RELEASES=${RELEASES:-"0.5.23 0.5.16"}
+PROFILES=${PROFILES:-"full minimal"}
 ROOT=$PWD
 mkdir -p $OUT/r
 export PYTHONUNBUFFERED=1
@@ -47,14 +48,14 @@ step() {  # step NAME JSON-OPTIONS: one validate run, unless time is up
   tail -2 $OUT/r/$name.err
 }
 for r in $RELEASES; do
-  for p in full minimal; do
+  for p in $PROFILES; do
     fixed=$ROOT/.gpu/fixed-$r-$p/$A orig=$ROOT/.gpu/orig-$r/$A
     step $r-$p-headline "{\"path\": \"$fixed\", \"baseline\": \"$orig\", \"preset\": \"glm-5\", \"device\": \"$DEVICE\", \"json_file\": \"$OUT/r/$TAG-$r-$p-headline.json\", \"output_file\": \"$OUT/r/$TAG-$r-$p-headline.txt\"}"
     grep -E "│ [a-z-]+ +│ (PASS|FAIL)" $OUT/r/$TAG-$r-$p-headline.txt 2>/dev/null | cut -c1-150
   done
 done
 for r in $RELEASES; do
-  for p in full minimal; do
+  for p in $PROFILES; do
     fixed=$ROOT/.gpu/fixed-$r-$p/$A orig=$ROOT/.gpu/orig-$r/$A
     step $r-$p-sweep "{\"path\": \"$fixed\", \"baseline\": \"$orig\", \"preset\": \"glm-5\", \"device\": \"$DEVICE\", \"sweep\": true, \"json_file\": \"$OUT/r/$TAG-$r-$p-sweep.json\", \"sweep_svg\": \"$OUT/r/$TAG-$r-$p-sweep.svg\", \"output_file\": \"$OUT/r/$TAG-$r-$p-sweep.md\"}"
     grep -E "^\| |PASS|FAIL" $OUT/r/$TAG-$r-$p-sweep.md 2>/dev/null | tail -4
