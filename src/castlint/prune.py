@@ -1031,7 +1031,10 @@ def _call_args(call: ast.Call, vocab: _Vocabulary, aliases) -> tuple:
     """([(position, refs)], [(keyword, refs)]) of a call's arguments."""
     return (
         [(i, _refs(a, vocab, aliases)) for i, a in enumerate(call.args) if type(a) is not ast.Starred],
-        [(k.arg, _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg],
+        [(k.arg, _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg]
+        # `f(*xs)` and `f(**kw)`: what the container holds may land in any parameter (_feed_call)
+        + [("*", _refs(a.value, vocab, aliases)) for a in call.args if type(a) is ast.Starred]
+        + [("**", _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg is None],
     )
 
 
@@ -1257,7 +1260,15 @@ class _Taint:
                     changed |= self._add(callee.names, star, PACKED[tf[self.levels(arg, unit)]])
             spill = next((p[2:] for p in every if p.startswith("**")), None)
             for keyword, arg in keywords:
-                if keyword in every:
+                if keyword in ("*", "**"):  # an unpacked container: its elements, to any parameter
+                    levels = tf[self.levels(arg, unit)]
+                    for param in names if keyword == "*" else every:
+                        if not param.startswith("*"):
+                            changed |= self._add(callee.names, param, INDEXED[levels])
+                    rest = star if keyword == "*" else spill
+                    if rest is not None:
+                        changed |= self._add(callee.names, rest, levels)
+                elif keyword in every:
                     changed |= self._add(callee.names, keyword, tf[self.levels(arg, unit)])
                 elif spill is not None:
                     changed |= self._add(callee.names, spill, PACKED[tf[self.levels(arg, unit)]])

@@ -470,11 +470,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not isinstance(func, cst.Attribute):
             return None, None, call.args
         if self._is_unbound_receiver(func.value):
-            positional = [a for a in call.args if a.keyword is None and not a.star]
-            if not positional:
+            args = self.spread_args(call.args)  # `torch.Tensor.to(*call)` of `call = (buf, dt)`
+            positional = [a for a in args if a.keyword is None and not a.star]
+            if not positional or any(a.star == "*" for a in args[: args.index(positional[0])]):
                 return None, func.attr.value, call.args
             first = positional[0]
-            return first.value, func.attr.value, tuple(a for a in call.args if a is not first)
+            return first.value, func.attr.value, tuple(a for a in args if a is not first)
         return func.value, func.attr.value, call.args
 
     def _is_unbound_receiver(self, expr: cst.BaseExpression) -> bool:
@@ -1604,12 +1605,49 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             names = names[1:]
         return names
 
+    def spread_args(self, args) -> Sequence[cst.Arg]:
+        """args with `*x` and `**x` spread where the file shows what x holds (a tuple or list
+        display, through names, attributes and helper returns; a dict display or the keywords
+        the visible calls pass into a `**kwargs`): the values are the module's own nodes. args
+        itself when nothing is starred or nothing is known."""
+        if not any(a.star for a in args):
+            return args
+        cache = self.__dict__.setdefault("_spread_cache", {})
+        key = tuple(id(a) for a in args)
+        if key in cache and not self._frames:
+            return cache[key]
+        out: List[cst.Arg] = []
+        changed = False
+        for arg in args:
+            if arg.star == "*" and self._star_frame(arg.value) is None:
+                values = self._starred_values(arg.value)
+                if values:
+                    out.extend(cst.Arg(value=v) for v in values)
+                    changed = True
+                    continue
+            elif arg.star == "**":
+                held = self._double_starred_values(arg.value)
+                if held and not self._open_kwargs(arg.value):
+                    out.extend(cst.Arg(value=v, keyword=cst.Name(k)) for k, v in held.items())
+                    changed = True
+                    continue
+            out.append(arg)
+        result = tuple(out) if changed else args
+        if not self._frames:
+            cache[key] = result
+        return result
+
+    def _open_kwargs(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a `**kwargs` parameter (its keys are what the callers pass: not every key
+        is known, so it is not spread for good; _argument_for reads it key by key)?"""
+        return any(isinstance(h, cst.Param) for h in self._held_values(expr))
+
     def _argument_for(self, call: cst.Call, owner, param: cst.Param, skip_self: bool):
         """The expression call passes for param (positional or keyword), or None."""
         name = param.name.value
         positional = self._positional_params(owner, skip_self)
         index, unpacked = 0, False
-        for arg in call.args:
+        for arg in self.spread_args(call.args):
             if arg.keyword is not None:
                 if arg.keyword.value == name:
                     return arg.value
@@ -1627,6 +1665,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 held = self._double_starred_values(arg.value).get(name)  # f(**kw) of kw = {"name": value}
                 if held is not None:
                     return held
+                # f(**kwargs) of a `**kwargs` parameter: what its own callers pass as name=
+                values = [
+                    v
+                    for holder in self._held_values(arg.value)
+                    if isinstance(holder, cst.Param)
+                    for v in self._keyword_arguments(holder, name)
+                ]
+                if values:
+                    return self.either(values, call)
                 continue
             if arg.star:
                 unpacked = unpacked or arg.star == "*"  # positions after *args are unknown
@@ -1635,6 +1682,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return arg.value
             index += 1
         return None
+
+    def either(self, values: List[cst.BaseExpression], at: cst.CSTNode) -> cst.BaseExpression:
+        """One expression whose origin is the worst of values' (`a if _ else b`, a node of this
+        module's parent map); the value itself when there is one."""
+        if len(values) == 1:
+            return values[0]
+        cache = self.__dict__.setdefault("_either_nodes", {})
+        key = tuple(id(v) for v in values)
+        if key not in cache:
+            node = values[-1]
+            for value in reversed(values[:-1]):
+                node = cst.IfExp(test=cst.Name("_"), body=value, orelse=node)
+                self.parents.setdefault(node, self.parents.get(at))
+            cache[key] = node
+        return cache[key]
 
     def _calls_by_name(self) -> Dict[int, List[cst.Call]]:
         """id(function or lambda) -> the calls `f(...)` that reach it through a name."""
@@ -2069,6 +2131,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
 
     def _double_starred_values(self, expr: cst.BaseExpression) -> Dict[str, cst.BaseExpression]:
         out: Dict[str, cst.BaseExpression] = {}
+        if isinstance(expr, cst.Name):  # `kw["k"] = v` / `kw.setdefault("k", v)` into a local dict
+            for key, values in self.stored_keywords(expr).items():
+                out.setdefault(key, self.either(values, expr))
         for holder in self._held_values(expr):
             if isinstance(holder, cst.Dict):
                 for element in holder.elements:

@@ -1058,15 +1058,89 @@ class ObjectFlow:
                     out.append(value)
         return out
 
-    def _keyword_arguments(self, param: cst.Param, keyword: str) -> List[cst.BaseExpression]:
-        """What the visible calls of param's function pass as `keyword=` into its **kwargs."""
+    def _keyword_arguments(self, param: cst.Param, keyword: str, depth: int = 0) -> List[cst.BaseExpression]:
+        """What the visible calls of param's function pass as `keyword=` into its **kwargs:
+        by keyword, inside a `**{...}` or `**d` of a dict display, or through the caller's own
+        `**kwargs` (forwarded any number of levels); and what the function stores into it
+        itself (`kwargs.setdefault("k", v)`, `kwargs["k"] = v`, `kwargs.update(k=v)`)."""
         func = self._param_owner(param)
+        stored = self._stored_keywords(func, param.name.value).get(keyword, [])
         for frame_target, frame_call in reversed(getattr(self, "_frames", ())):
             if frame_target is func:  # under one call (castlint.analysis.dataflow.call_conversions)
-                return [a.value for a in frame_call.args if a.keyword is not None and a.keyword.value == keyword]
+                return stored + [
+                    a.value for a in frame_call.args if a.keyword is not None and a.keyword.value == keyword
+                ]
+        if not isinstance(func, cst.FunctionDef) or depth > 4:
+            return stored
         cls = self.method_class(func)
         calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func)
         if cls is not None:
             self._index_class(cls)
             calls += self._method_calls.get((id(cls), func.name.value), [])
-        return [a.value for call in calls for a in call.args if a.keyword is not None and a.keyword.value == keyword]
+        out = list(stored)
+        named = {p.name.value for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)}
+        if keyword in named:
+            return out
+        for call in calls:
+            for arg in call.args:
+                if arg.keyword is not None:
+                    if arg.keyword.value == keyword:
+                        out.append(arg.value)
+                elif arg.star == "**":
+                    held = self._double_starred_values(arg.value).get(keyword)
+                    if held is not None:
+                        out.append(held)
+                        continue
+                    for holder in self._held_values(arg.value):
+                        if isinstance(holder, cst.Param) and holder is not param:
+                            out.extend(self._keyword_arguments(holder, keyword, depth + 1))
+        return out
+
+    def stored_keywords(self, name: cst.Name) -> Dict[str, List[cst.BaseExpression]]:
+        """key -> values stored into the dict a local name holds, in its function."""
+        func = next((a for a in self.ancestors(name) if isinstance(a, cst.FunctionDef)), None)
+        return self._stored_keywords(func, name.value)
+
+    def _stored_keywords(self, func, name: str) -> Dict[str, List[cst.BaseExpression]]:
+        """key -> values of `d.setdefault("k", v)`, `d["k"] = v`, `d.update(k=v)` on name d in func."""
+        if not isinstance(func, cst.FunctionDef):
+            return {}
+        cache = self.__dict__.setdefault("_stored_keywords_cache", {})
+        found = cache.get((id(func), name))
+        if found is None:
+            found = {}
+            grow_last = self.tables.grow_last
+            for node in self.nodes.calls:
+                f = node.func
+                if not (isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == name):
+                    continue
+                if func not in self.ancestors(node):
+                    continue
+                if f.attr.value in grow_last and len(node.args) == 2:
+                    key = self.constant_string(node.args[0].value)
+                    if key is not None:
+                        found.setdefault(key, []).append(node.args[1].value)
+                elif f.attr.value == "update":
+                    for a in node.args:
+                        if a.keyword is not None:
+                            found.setdefault(a.keyword.value, []).append(a.value)
+            constant_string = self.constant_string
+
+            class _Stores(cst.CSTVisitor):  # kw["k"] = v
+                def visit_Assign(self, node: cst.Assign) -> None:
+                    for target in node.targets:
+                        sub = target.target
+                        if (
+                            isinstance(sub, cst.Subscript)
+                            and isinstance(sub.value, cst.Name)
+                            and sub.value.value == name
+                            and len(sub.slice) == 1
+                            and isinstance(sub.slice[0].slice, cst.Index)
+                        ):
+                            key = constant_string(sub.slice[0].slice.value)
+                            if key is not None:
+                                found.setdefault(key, []).append(node.value)
+
+            func.body.visit(_Stores())
+            cache[(id(func), name)] = found
+        return found
