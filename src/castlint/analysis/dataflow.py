@@ -301,6 +301,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """A call through a held callable: a bound method stored under another name, a
         functools.partial, getattr with a constant name."""
         best = Origin.OTHER
+        for value in self.applied_values(call):
+            best = max(best, self.origin(value, depth))
         for form, bound in self.callable_values(call.func):
             if isinstance(form, tuple) and form[0] == "closure":  # make_reader(pool)(i): the inner def
                 _, inner, env, skip = form
@@ -308,14 +310,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self.parents.setdefault(synthetic, self.parents.get(call))
                 best = max(best, self._returned(synthetic, inner, skip, depth, env=env))
                 continue
-            if isinstance(form, tuple):  # methodcaller("m", ...)(x): x.m(...)
-                if not call.args or call.args[0].star or call.args[0].keyword is not None:
-                    continue
-                method = cst.Attribute(call.args[0].value, cst.Name(form[1]))
-                synthetic = cst.Call(func=method, args=self.merged_args(bound, call.args[1:]))
-                self.parents.setdefault(method, synthetic)
-                self.parents.setdefault(synthetic, self.parents.get(call))
-                best = max(best, self.origin(synthetic, depth))
+            if isinstance(form, tuple):  # methodcaller("m", ...)(x): x.m(...); attrgetter, itemgetter
                 continue
             synthetic = cst.Call(func=form, args=self.merged_args(bound, call.args))
             self.parents.setdefault(synthetic, self.parents.get(call))
@@ -1068,7 +1063,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             elements = self.element_values(value, path[0])
             if elements:
                 structural = max(self._unpacked(v, path[1:], depth) for v in elements)
-                if structural == Origin.POOL:
+                if structural >= Origin.POOL_TUPLE:  # a pool, or a container of them: nesting kept
                     return structural
         if isinstance(value, cst.Call):  # `k, v, loc = self._buffers(batch)`: what it returns, by position
             returned = self._return_origin(value, depth, tuple(path))

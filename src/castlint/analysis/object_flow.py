@@ -762,7 +762,7 @@ class ObjectFlow:
                 return taken
             targets = self.return_targets(expr, depth + 1)
             if not targets:
-                return None
+                return self.applied_values(expr) or None  # attrgetter("a", "b")(x): (x.a, x.b)
             values = []
             for target, _, _ in targets:
                 returned = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
@@ -836,19 +836,23 @@ class ObjectFlow:
         if isinstance(value, cst.Attribute):
             return [(value, ())]
         if isinstance(value, cst.Call):
+            t = self.tables
+            known = (t.partial_callables, t.method_callers, t.attr_getters, t.item_getters)
             name = _dotted(value.func)
-            if (
-                name not in self.tables.partial_callables
-                and name not in self.tables.method_callers
-                and isinstance(value.func, cst.Name)
-            ):
+            if not any(name in k for k in known) and isinstance(value.func, (cst.Name, cst.Attribute)):
                 qualified = self.call_name(value)  # under an import alias: `from functools import partial as bind`
-                if qualified in self.tables.partial_callables or qualified in self.tables.method_callers:
+                if any(qualified in k for k in known):
                     name = qualified
-            if name in self.tables.method_callers and value.args and isinstance(value.args[0].value, cst.SimpleString):
-                method = value.args[0].value.evaluated_value
+            if name in t.method_callers and value.args:
+                method = self.constant_string(value.args[0].value)
                 if isinstance(method, str) and method.isidentifier():
                     return [(("method", method), tuple(value.args[1:]))]  # x.method(bound...) of the call's x
+            if name in t.attr_getters and value.args and not any(a.star or a.keyword for a in value.args):
+                paths = tuple(self.constant_string(a.value) for a in value.args)
+                if all(p and all(part.isidentifier() for part in p.split(".")) for p in paths):
+                    return [(("attrs", paths), ())]  # attrgetter("a.b", "c")(x): x.a.b, or (x.a.b, x.c)
+            if name in t.item_getters and value.args and not any(a.star or a.keyword for a in value.args):
+                return [(("items", tuple(a.value for a in value.args)), ())]  # itemgetter(k)(x): x[k]
             if name in self.tables.partial_callables and value.args:
                 bound = tuple(value.args[1:])
                 inner = self._callable_forms(value.args[0].value, depth) or [(value.args[0].value, ())]
@@ -880,6 +884,65 @@ class ObjectFlow:
         if isinstance(value, cst.Name):
             return self.callable_values(value, depth + 1)
         return []
+
+    def getter_value(self, call: cst.Call, form: tuple) -> Optional[cst.BaseExpression]:
+        """What calling an attrgetter or itemgetter form on call's first argument gives, as a
+        node of this module's parent map: `x.a.b`, `x[k]`, or a tuple of them for several."""
+        if not call.args or call.args[0].star or call.args[0].keyword is not None:
+            return None
+        cache = self.__dict__.setdefault("_getter_nodes", {})
+        key = (id(call), form)
+        if key in cache:
+            return cache[key]
+        x = call.args[0].value
+        parts: List[cst.BaseExpression] = []
+        for item in form[1]:
+            if form[0] == "attrs":
+                node = x
+                for attr in item.split("."):
+                    node = self._attribute(node, attr)
+            else:
+                node = cst.Subscript(x, [cst.SubscriptElement(cst.Index(item))])
+                self.parents.setdefault(node, self.parents.get(x))
+            parts.append(node)
+        value = parts[0] if len(parts) == 1 else cst.Tuple([cst.Element(p) for p in parts])
+        self.parents.setdefault(value, self.parents.get(x))
+        cache[key] = value
+        return value
+
+    def applied_values(self, call: cst.Call) -> List[cst.BaseExpression]:
+        """What a call of a held getter gives (`attrgetter("k_buffer", "v_buffer")(pool)`,
+        `itemgetter(0)(pair)`, `methodcaller("get_key_buffer", i)(pool)`, `operator.call(f, x)`),
+        as expressions of this module's parent map; [] for any other call."""
+        out: List[cst.BaseExpression] = []
+        func = call.func
+        if call.args and not call.args[0].star and self.qualified(call) in self.tables.call_functions:
+            synthetic = self.__dict__.setdefault("_call_nodes", {}).get(id(call))
+            if synthetic is None:
+                synthetic = cst.Call(func=call.args[0].value, args=call.args[1:])
+                self.parents.setdefault(synthetic, self.parents.get(call))
+                self._call_nodes[id(call)] = synthetic
+            return [synthetic]
+        if not isinstance(func, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            return out
+        for form, bound in self.callable_values(func):
+            if not isinstance(form, tuple):
+                continue
+            if form[0] in ("attrs", "items"):
+                value = self.getter_value(call, form)
+                if value is not None:
+                    out.append(value)
+            elif form[0] == "method" and call.args and not call.args[0].star and call.args[0].keyword is None:
+                cache = self.__dict__.setdefault("_method_nodes", {})
+                key = (id(call), form, tuple(id(b) for b in bound))
+                if key not in cache:
+                    method = cst.Attribute(call.args[0].value, cst.Name(form[1]))
+                    synthetic = cst.Call(func=method, args=self.merged_args(bound, call.args[1:]))
+                    self.parents.setdefault(method, synthetic)
+                    self.parents.setdefault(synthetic, self.parents.get(call))
+                    cache[key] = synthetic
+                out.append(cache[key])
+        return out
 
     def constant_string(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         """The string a constant holds: a literal, or a name whose every assignment is one
