@@ -2177,21 +2177,38 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(expr, cst.Name):
             scope = self.scopes.get(expr)
             if scope is not None:
-                assignments = [a for a in scope.assignments[expr.value] if isinstance(a, Assignment)]
-                values = []
+                # the assignments that reach this use, in statement order (`q_dt, kv_dt = ...` twice)
+                assignments = [a for a in self.reaching(expr) if isinstance(a, Assignment)] or [
+                    a for a in scope.assignments[expr.value] if isinstance(a, Assignment)
+                ]
+                values, covered = [], 0
                 for a in assignments:
                     if isinstance(a.node, cst.Name):
                         value, index = self.assigned_value(a.node)
+                        found = [value] if value is not None and index is None else []
                         if value is not None and index is not None:  # `q, kv = self.dtypes()`
-                            value = self._returned_element(value, index)
-                            index = None
-                        if value is not None and index is None:
-                            values.append(value)
-                if values and len(values) == len(assignments):
+                            element = self._returned_element(value, index)
+                            # else by structure: a lambda of a dispatch dict, a helper's tuple
+                            found = [element] if element is not None else (self.element_values(value, index) or [])
+                        if found:
+                            covered += 1
+                            values.extend(found)
+                if values and covered == len(assignments):
                     out = []
                     for value in values:
                         out.extend(self.resolve_value(value, depth + 1))
                     return tuple(sorted(set(out)))
+        if (
+            isinstance(expr, cst.Subscript)
+            and len(expr.slice) == 1
+            and isinstance(expr.slice[0].slice, cst.Index)
+        ):  # `dts["kv"]` of a dict a helper returns, `pair[1]`
+            values = self.keyed_values(expr)
+            key = expr.slice[0].slice.value
+            if not values and isinstance(key, cst.Integer):
+                values = self.element_values(expr.value, int(key.value)) or []
+            if values:
+                return tuple(sorted({text for value in values for text in self.resolve_value(value, depth + 1)}))
         return (self.code(expr),)
 
 

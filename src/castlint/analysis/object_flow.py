@@ -762,7 +762,15 @@ class ObjectFlow:
                 return taken
             targets = self.return_targets(expr, depth + 1)
             if not targets:
-                return self.applied_values(expr) or None  # attrgetter("a", "b")(x): (x.a, x.b)
+                applied = self.applied_values(expr)  # attrgetter("a", "b")(x): (x.a, x.b)
+                if applied:
+                    return applied
+                held = [
+                    form
+                    for form, _ in self.callable_values(expr.func, depth + 1)
+                    if isinstance(form, cst.Lambda)
+                ]  # a lambda held in an attribute or a dispatch dict: `self._modes["upcast"]()`
+                return [form.body for form in held] or None
             values = []
             for target, _, _ in targets:
                 returned = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
@@ -1090,9 +1098,11 @@ class ObjectFlow:
                 out.extend(self._keyword_arguments(holder, wanted))
         return out
 
-    def _held_values(self, expr: cst.BaseExpression) -> list:
+    def _held_values(self, expr: cst.BaseExpression, depth: int = 0) -> list:
         if isinstance(expr, (cst.Dict, cst.DictComp)):
             return [expr]
+        if isinstance(expr, cst.Call) and depth < 3:  # `self._dtype_dict()["kv"]`: the dict a helper returns
+            return [h for v in (self._container_sources(expr, 0) or ()) for h in self._held_values(v, depth + 1)]
         if isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
             return (
@@ -1119,6 +1129,8 @@ class ObjectFlow:
                 kind, value, path = self.binding(node)
                 if kind == "assign" and not path and isinstance(value, (cst.Dict, cst.DictComp)):
                     out.append(value)
+                elif kind == "assign" and not path and isinstance(value, cst.Call) and depth < 3:
+                    out.extend(self._held_values(value, depth + 1))  # `dts = self._dtype_dict()`
         return out
 
     def _keyword_arguments(self, param: cst.Param, keyword: str, depth: int = 0) -> List[cst.BaseExpression]:
