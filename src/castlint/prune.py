@@ -115,8 +115,25 @@ class _Vocabulary:
         # calls that hold a callable for later: what they hold may be an accessor
         # partial(f, ...), getattr(obj, "name"), methodcaller("name", ...): they hold a callable
         self.holders = frozenset(
-            {n.rsplit(".", 1)[-1] for n in (*tables.partial_callables, *tables.method_callers)} | {"getattr"}
+            {
+                n.rsplit(".", 1)[-1]
+                for n in (
+                    *tables.partial_callables,
+                    *tables.method_callers,
+                    *tables.attr_getters,
+                    *tables.item_getters,
+                    *tables.call_functions,
+                )
+            }
+            | {"getattr"}
         )
+        self.view_attributes = frozenset(tables.view_attributes)  # `x.mT` keeps what x holds
+        # getters: a name bound to one hands its call's argument (or a part of it) back
+        self.attr_getters = frozenset(n.rsplit(".", 1)[-1] for n in tables.attr_getters)
+        self.getters = frozenset(
+            n.rsplit(".", 1)[-1] for n in (*tables.attr_getters, *tables.item_getters, *tables.method_callers)
+        )
+        self.getter_words = tuple(sorted(name.encode() for name in self.getters))
         self.casts = frozenset(tables.casts)
         self.to_casts = frozenset(m for m, c in tables.casts.items() if c.form == "to")
         self.arg_casts = frozenset(m for m, c in tables.casts.items() if c.form in ("one-arg", "tensor-arg"))
@@ -357,6 +374,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 out.base |= tf[CONTAINER | WHOLE]
             if node.attr in vocab.accessors:
                 out.bound = True
+            if node.attr in vocab.view_attributes:  # `x.mT`, `x.T`: a view of x
+                node = node.value
+                continue
             if type(node.value) is ast.Name and node.value.id == "self":
                 out.attrs.add((node.attr, tf))
             else:
@@ -366,7 +386,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             func = node.func
             args = list(node.args) + [k.value for k in node.keywords]
             if type(func) is ast.Attribute and func.attr in vocab.holders:  # functools.partial(f, ...)
-                out.bound |= any(_names_accessor(a, vocab) for a in args)
+                out.bound |= any(_names_accessor(a, vocab) for a in args) or (
+                    func.attr in vocab.attr_getters and _names_cache_attribute(args, vocab)
+                )
                 _held_pool(args, vocab, out, tf)
                 for arg in args:
                     _flow(arg, vocab, aliases, out, tf)
@@ -416,7 +438,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 return
             if type(func) is ast.Name:
                 if func.id in vocab.holders:  # partial(f, ...), getattr(obj, "name")
-                    out.bound |= any(_names_accessor(a, vocab) for a in args)
+                    out.bound |= any(_names_accessor(a, vocab) for a in args) or (
+                        func.id in vocab.attr_getters and _names_cache_attribute(args, vocab)
+                    )
                     _held_pool(args, vocab, out, tf)
                     for arg in args:
                         _flow(arg, vocab, aliases, out, tf)
@@ -574,9 +598,36 @@ def _names_accessor(node: ast.AST, vocab: _Vocabulary) -> bool:
     return type(node) is ast.Constant and node.value in vocab.accessors
 
 
+def _names_cache_attribute(args, vocab: _Vocabulary) -> bool:
+    """A constant naming a cache attribute, dotted or not (`attrgetter("pool.k_buffer")`)."""
+    return any(
+        type(a) is ast.Constant and type(a.value) is str and a.value.rsplit(".", 1)[-1] in vocab.cache_attributes
+        for a in args
+    )
+
+
+def _getter_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
+    """Names bound to a getter (`_first = itemgetter(0)`, `read = methodcaller("m", i)`): a call
+    of one hands back its argument or a part of it (the pruner flows the argument through)."""
+    if not prefilter_has_trigger(source, ((vocab.getter_words,),)):
+        return frozenset()
+    out = set()
+    for node in pyast.nodes(tree):
+        if (
+            type(node) is ast.Assign
+            and type(node.value) is ast.Call
+            and (_callee_name(node.value.func) or "").rsplit(".", 1)[-1] in vocab.getters
+        ):
+            out.update(t.id for t in node.targets if type(t) is ast.Name)
+    return frozenset(out)
+
+
 def _held_pool(args, vocab: _Vocabulary, out: "_Refs", tf: tuple) -> None:
     """getattr(pool, "k_buffer"): the cache attribute itself."""
-    if any(type(a) is ast.Constant and a.value in vocab.cache_attributes for a in args):
+    if any(
+        type(a) is ast.Constant and type(a.value) is str and a.value.rsplit(".", 1)[-1] in vocab.cache_attributes
+        for a in args
+    ):  # attrgetter("pool.k_buffer") too
         out.base |= tf[CONTAINER | WHOLE]
 
 
@@ -1905,7 +1956,9 @@ class _ModuleUnits:
         # definition allocating them passes the words gate
         self.arena_tables = arena_tables
         both = _import_aliases(tree, source, vocab.through_functions | vocab.helpers, vocab.alias_words)
-        self.aliases = frozenset(a for a, original in both if original in vocab.through_functions)
+        self.aliases = frozenset(a for a, original in both if original in vocab.through_functions) | _getter_names(
+            tree, source, vocab
+        )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
         self.params: Params = {}
         self.module_rest = _Unit(tree)
@@ -1931,6 +1984,8 @@ class _ModuleUnits:
             self._collect(part)
             if part.plans or part.helpers or part.casts and any(r.base for r, _ in part.casts):
                 return PrunePlan(FULL, reason="a candidate at module level")
+            if any(value.bound for _, _, value, _ in part.assigns):  # `_kv = attrgetter("pool.k_buffer")`
+                return PrunePlan(FULL, reason="an accessor is held uncalled at module level")
             _merge(self.module_rest, part, self.params)
         return None
 

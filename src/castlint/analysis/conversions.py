@@ -174,6 +174,13 @@ class ConversionQueries:
             if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
                 return wanted, self.code(call.args[0].value)
             return self._call_converts(applied, reported)
+        if call.args and not call.args[0].star and self.qualified(call) in self.tables.call_functions:
+            applied = self.applied_values(call)[0]  # operator.call(f, pool, ...): f(pool, ...)
+            wanted = self.cast_target(applied)
+            receiver = self.cast_receiver(applied) if wanted is not None else None
+            if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
+                return wanted, self.code(call.args[0].value)
+            return self._call_converts(applied, reported)
         receiver, method, _ = self.method_parts(call)
         if method is not None and receiver is not None and receiver is func.value and method in self.tables.casts:
             return None  # a cast itself (pool_casts decides it)
