@@ -1092,6 +1092,7 @@ def _call_args(call: ast.Call, vocab: _Vocabulary, aliases) -> tuple:
 def _read_name_calls(units: List[_Unit], params: Params, vocab: _Vocabulary, aliases) -> None:
     """Keep the f(...) calls of functions the module defines, with their arguments' refs."""
     local = {name for name, entries in params.items() if any(not is_method for _, _, _, is_method in entries)}
+    local |= {unit.cls.name for unit in units if unit.cls is not None}  # C(...): __init__ of C and its bases
     for unit in units:
         unit.name_calls = [
             (name, *_call_args(call, vocab, aliases)) if not isinstance(call, tuple) else (name, *call)
@@ -1719,7 +1720,8 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             ):
                 return f"a pool is passed through *args to {name}"
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
-                fed |= method_names[name] | _assigned_attrs(module, classes[name])
+                for cls_name in _class_and_bases(name, classes):  # a base's __init__ may store it
+                    fed |= method_names[cls_name] | _assigned_attrs(module, classes[cls_name])
             elif (
                 receiver != ""
                 and name not in tensor_methods
@@ -1917,6 +1919,18 @@ def _tainted_args(call: ast.Call, unit: "_Unit", taint: "_Taint", module: "_Modu
         or (type(a) is ast.Call and _callee_name(a.func) in vocab.allocations and _may_be_arena(a, vocab))
         for a in args
     )  # a record built over a pool-sized allocation (ModuleAnalysis._arena_allocation)
+
+
+def _class_and_bases(name: str, classes: Dict[str, ast.ClassDef]) -> List[str]:
+    """name and its bases among the module's classes, by name, transitively."""
+    out, stack = [], [name]
+    while stack:
+        current = stack.pop()
+        if current in out or current not in classes:
+            continue
+        out.append(current)
+        stack.extend(_dotted(b) or "" for b in classes[current].bases)
+    return out
 
 
 def _assigned_attrs(module: "_ModuleUnits", cls: ast.ClassDef) -> Set[str]:

@@ -1489,7 +1489,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             argument = self._argument_for(call, owner, param, skip_self=False)
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
-        for call in self._object_calls(owner):
+        for call in self._object_calls(owner) + self.super_calls(owner):
             argument = self._argument_for(call, owner, param, skip_self=True)
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
@@ -1527,11 +1527,31 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     out.append(call)
         return out
 
+    def super_calls(self, func) -> List[cst.Call]:
+        """The `super().m(...)` calls of subclasses that reach method func (`super().__init__(**kw)`)."""
+        index = self.__dict__.get("_super_call_index")
+        if index is None:
+            index = {}
+            for call in self.nodes.calls:
+                f = call.func
+                if (
+                    isinstance(f, cst.Attribute)
+                    and isinstance(f.value, cst.Call)
+                    and isinstance(f.value.func, cst.Name)
+                    and f.value.func.value == "super"
+                ):
+                    cls = self.enclosing_class(call)
+                    target = self.find_method(cls, f.attr.value, skip_first=True) if cls is not None else None
+                    if target is not None:
+                        index.setdefault(id(target), []).append(call)
+            self._super_call_index = index
+        return list(index.get(id(func), ()))
+
     def _star_param_origin(self, func: cst.FunctionDef, depth: int) -> Origin:
         """`*args`: a tuple of what the calls pass beyond the named positions (and unpack)."""
         cls = self.method_class(func)
         skip = cls is not None
-        calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func)
+        calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func) + self.super_calls(func)
         if cls is not None:
             self._index_class(cls)
             calls += self._method_calls.get((id(cls), func.name.value), [])

@@ -1148,7 +1148,7 @@ class ObjectFlow:
         if not isinstance(func, cst.FunctionDef) or depth > 4:
             return stored
         cls = self.method_class(func)
-        calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func)
+        calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func) + self.super_calls(func)
         if cls is not None:
             self._index_class(cls)
             calls += self._method_calls.get((id(cls), func.name.value), [])
