@@ -594,8 +594,17 @@ def _is_super(node: ast.AST) -> bool:
 
 
 def _names_accessor(node: ast.AST, vocab: _Vocabulary) -> bool:
-    """A constant that names an accessor (`getattr(pool, "get_key_buffer")`)."""
-    return type(node) is ast.Constant and node.value in vocab.accessors
+    """A constant that names an accessor (`getattr(pool, "get_key_buffer")`), or a string built
+    of pieces that may (`f"get_{kind}_buffer"`, `"get_" + self.PLANE + "_buffer"`)."""
+    t = type(node)
+    if t is ast.Constant:
+        return node.value in vocab.accessors
+    if t is ast.JoinedStr or (t is ast.BinOp and type(node.op) is ast.Add):
+        pieces = [
+            n.value for n in ast.walk(node) if type(n) is ast.Constant and type(n.value) is str and n.value
+        ]
+        return bool(pieces) and any(all(p in name for p in pieces) for name in vocab.accessors)
+    return False
 
 
 def _names_cache_attribute(args, vocab: _Vocabulary) -> bool:

@@ -960,6 +960,27 @@ class ObjectFlow:
             return value if isinstance(value, str) else None
         if isinstance(expr, cst.Attribute) and depth <= 3:
             return self._constant_attribute(expr, depth)
+        if isinstance(expr, cst.ConcatenatedString) and depth <= 3:  # "get_" "key_buffer"
+            left, right = self.constant_string(expr.left, depth + 1), self.constant_string(expr.right, depth + 1)
+            return None if left is None or right is None else left + right
+        if (
+            isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and depth <= 3
+        ):  # "get_" + self.PLANE + "_buffer"
+            left, right = self.constant_string(expr.left, depth + 1), self.constant_string(expr.right, depth + 1)
+            return None if left is None or right is None else left + right
+        if isinstance(expr, cst.FormattedString) and depth <= 3:  # f"get_{_KIND}_buffer" of constants
+            parts = []
+            for part in expr.parts:
+                if isinstance(part, cst.FormattedStringText):
+                    parts.append(part.value)
+                elif part.conversion is None and part.format_spec is None:
+                    text = self.constant_string(part.expression, depth + 1)
+                    if text is None:
+                        return None
+                    parts.append(text)
+                else:
+                    return None
+            return "".join(parts)
         if not isinstance(expr, cst.Name) or depth > 3:
             return None
         found = set()

@@ -194,6 +194,10 @@ def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[
         and not (isinstance(value.func, cst.Name) and value.func.value == "dict")
     ):
         value = _single_return(analysis, value) or value  # a helper returning a tuple or a dict
+    if isinstance(value, cst.Attribute) and depth < 3:  # a property or attribute holding one (`**self.dtypes`)
+        held = analysis._container_sources(value, 0) or []
+        if len(held) == 1:
+            value = held[0]
     if arg.star == "*":
         if isinstance(value, (cst.Tuple, cst.List)) and all(
             isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements
