@@ -119,6 +119,7 @@ class _Vocabulary:
                 n.rsplit(".", 1)[-1]
                 for n in (
                     *tables.partial_callables,
+                    *tables.partial_methods,
                     *tables.method_callers,
                     *tables.attr_getters,
                     *tables.item_getters,
@@ -578,6 +579,34 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> boo
     return callee in vocab.holders | {"map"} and any(
         _callee_name(a) in converters or (type(a) is ast.Constant and a.value in converters) for a in node.args
     )
+
+
+def _passes_a_pool(module: "_ModuleUnits") -> bool:
+    """Does some call of a method or function pass a pool read in its arguments (`self.m(pool.get_key_buffer(i))`)?"""
+    return any(
+        refs.base
+        for unit in module.units
+        for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls)
+        for _, positional, keywords in calls
+        for _, refs in (*positional, *keywords)
+    )
+
+
+def _converting_defs(module: "_ModuleUnits") -> Set[str]:
+    """Names of the module's defs (functions and methods) that hold a cast."""
+    found = getattr(module, "_converting", None)
+    if found is None:
+        casts = module.vocab.casts
+        found = {
+            d.name
+            for d in pyast.nodes(module.tree)
+            if isinstance(d, _DEFS)
+            and any(
+                type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in casts for n in pyast.nodes(d)
+            )
+        }
+        module._converting = found
+    return found
 
 
 def _holds_conversion(module: "_ModuleUnits") -> bool:
@@ -1870,6 +1899,14 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
             return "a lambda converts what it is given (the call that passes a pool converts it)"
         if _held_conversion(node, vocab, called):
             return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
+        if (
+            t is ast.Call
+            and (tainted or _passes_a_pool(module))
+            and _callee_name(node.func) in vocab.holders
+            and node.args
+            and _callee_name(node.args[0]) in _converting_defs(module)
+        ):
+            return "a def that converts what it is given is held uncalled (a partial, partialmethod)"
         if (
             t is ast.Call
             and _callee_name(node.func) in vocab.holders

@@ -158,6 +158,13 @@ class ConversionQueries:
             for cls in self.module_classes().values():
                 if self.is_record(cls):
                     found.update(self.record_fields(cls))
+                for small in cls.body.body:  # class-body callables: `widen = partialmethod(_widen, ...)`
+                    if isinstance(small, cst.SimpleStatementLine):
+                        for stmt in small.body:
+                            if isinstance(stmt, cst.Assign):
+                                found.update(
+                                    t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)
+                                )
             self._held_names = found
         return found
 

@@ -845,7 +845,7 @@ class ObjectFlow:
             return [(value, ())]
         if isinstance(value, cst.Call):
             t = self.tables
-            known = (t.partial_callables, t.method_callers, t.attr_getters, t.item_getters)
+            known = (t.partial_callables, t.partial_methods, t.method_callers, t.attr_getters, t.item_getters)
             name = _dotted(value.func)
             if not any(name in k for k in known) and isinstance(value.func, (cst.Name, cst.Attribute)):
                 qualified = self.call_name(value)  # under an import alias: `from functools import partial as bind`
@@ -861,9 +861,18 @@ class ObjectFlow:
                     return [(("attrs", paths), ())]  # attrgetter("a.b", "c")(x): x.a.b, or (x.a.b, x.c)
             if name in t.item_getters and value.args and not any(a.star or a.keyword for a in value.args):
                 return [(("items", tuple(a.value for a in value.args)), ())]  # itemgetter(k)(x): x[k]
-            if name in self.tables.partial_callables and value.args:
+            if (name in t.partial_callables or name in t.partial_methods) and value.args:
                 bound = tuple(value.args[1:])
-                inner = self._callable_forms(value.args[0].value, depth) or [(value.args[0].value, ())]
+                held = value.args[0].value
+                method = name in t.partial_methods  # partialmethod(f, ...): self.m(x) calls f(self, ...)
+                defs = (
+                    [d for d in self._callable_targets(held) if isinstance(d, cst.FunctionDef)]
+                    if isinstance(held, cst.Name) and held.value in self.nodes.local_callables
+                    else []
+                )
+                if defs:  # partial(a def of the module, ...): the def, with the bound arguments first
+                    return [(("closure", d, None, method), bound) for d in defs]
+                inner = self._callable_forms(held, depth) or [(held, ())]
                 return [(form, (*first, *bound)) for form, first in inner]
             if name == "getattr" and len(value.args) >= 2:
                 constant = self.constant_string(value.args[1].value)
