@@ -629,9 +629,7 @@ def _names_accessor(node: ast.AST, vocab: _Vocabulary) -> bool:
     if t is ast.Constant:
         return node.value in vocab.accessors
     if t is ast.JoinedStr or (t is ast.BinOp and type(node.op) is ast.Add):
-        pieces = [
-            n.value for n in ast.walk(node) if type(n) is ast.Constant and type(n.value) is str and n.value
-        ]
+        pieces = [n.value for n in ast.walk(node) if type(n) is ast.Constant and type(n.value) is str and n.value]
         return bool(pieces) and any(all(p in name for p in pieces) for name in vocab.accessors)
     return False
 

@@ -162,9 +162,7 @@ class ConversionQueries:
                     if isinstance(small, cst.SimpleStatementLine):
                         for stmt in small.body:
                             if isinstance(stmt, cst.Assign):
-                                found.update(
-                                    t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)
-                                )
+                                found.update(t.target.value for t in stmt.targets if isinstance(t.target, cst.Name))
             self._held_names = found
         return found
 

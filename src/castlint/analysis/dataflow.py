@@ -2219,9 +2219,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                         out.extend(self.resolve_value(value, depth + 1))
                     return tuple(sorted(set(out)))
         if (
-            isinstance(expr, cst.Subscript)
-            and len(expr.slice) == 1
-            and isinstance(expr.slice[0].slice, cst.Index)
+            isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
         ):  # `dts["kv"]` of a dict a helper returns, `pair[1]`
             values = self.keyed_values(expr)
             key = expr.slice[0].slice.value

@@ -766,9 +766,7 @@ class ObjectFlow:
                 if applied:
                     return applied
                 held = [
-                    form
-                    for form, _ in self.callable_values(expr.func, depth + 1)
-                    if isinstance(form, cst.Lambda)
+                    form for form, _ in self.callable_values(expr.func, depth + 1) if isinstance(form, cst.Lambda)
                 ]  # a lambda held in an attribute or a dispatch dict: `self._modes["upcast"]()`
                 return [form.body for form in held] or None
             values = []
