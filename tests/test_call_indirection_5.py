@@ -307,6 +307,27 @@ CASES = {
                 d = arena.to(**dev)  # negative: a device move
                 return whole, qb, h, d
         """,
+    "map_reduce_getters_sglang": """
+        import functools
+        import operator
+
+        import torch
+
+
+        class MapBackend:
+            def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+                pool = forward_batch.token_to_kv_pool
+                pairs = [pool.get_kv_buffer(layer.layer_id)]
+                keys = list(map(operator.itemgetter(0), pairs))
+                kb = keys[0].float()  # positive: CL001
+                lens = list(map(operator.itemgetter(0), [forward_batch.seq_lens]))
+                ln = lens[0].to(torch.int32)  # negative: sequence lengths
+                vb = functools.reduce(getattr, ("token_to_kv_pool", "v_buffer"), forward_batch)
+                vv = vb[layer.layer_id].half()  # positive: CL001
+                sc = functools.reduce(getattr, ("token_to_kv_pool", "k_scale"), forward_batch)
+                ss = sc.float()  # negative: a scale
+                return kb, ln, vv, ss
+        """,
 }
 
 # shapes the text gates cannot see: the accessor's name is never spelled in the file, only built

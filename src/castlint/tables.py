@@ -187,6 +187,7 @@ class Tables:
     partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
     item_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] item_getters
     call_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] call_functions
+    fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
     learn_packages: set = field(default_factory=set)  # rules/accessors.toml [learn] packages
@@ -565,6 +566,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "partial_methods": "partial_methods",
             "item_getters": "item_getters",
             "call_functions": "call_functions",
+            "fold_functions": "fold_functions",
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",
         },

@@ -179,7 +179,13 @@ class ConversionQueries:
             if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
                 return wanted, self.code(call.args[0].value)
             return self._call_converts(applied, reported)
-        if call.args and not call.args[0].star and self.qualified(call) in self.tables.call_functions:
+        short = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+        if (
+            call.args
+            and not call.args[0].star
+            and any(short == n.rsplit(".", 1)[-1] for n in self.tables.call_functions)
+            and self.qualified(call) in self.tables.call_functions
+        ):
             applied = self.applied_values(call)[0]  # operator.call(f, pool, ...): f(pool, ...)
             wanted = self.cast_target(applied)
             receiver = self.cast_receiver(applied) if wanted is not None else None

@@ -244,8 +244,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         ):
             return Origin.POOL_TUPLE  # `zip(self.k_buffer, self.v_buffer)`: pairs of whole caches
         if isinstance(func, cst.Name) and func.value in t.iter_apply and len(expr.args) >= 2:
-            applied = cst.Call(func=expr.args[0].value, args=[cst.Arg(value=expr.args[1].value)])
-            self.parents.setdefault(applied, self.parents.get(expr))
+            # map(f, xs): f applied to an element of xs (`map(itemgetter(0), pairs)`)
+            element = self._element_of(expr.args[1].value, None)
+            applied = self.__dict__.setdefault("_applied_nodes", {}).get(id(expr))
+            if applied is None:
+                applied = cst.Call(func=expr.args[0].value, args=[cst.Arg(value=element)])
+                self.parents.setdefault(applied, self.parents.get(expr))
+                self._applied_nodes[id(expr)] = applied
             each = self.origin(applied, depth + 1)
             return Origin.POOL_TUPLE if each >= Origin.POOL_TUPLE else Origin.OTHER
         if isinstance(func, cst.Name):

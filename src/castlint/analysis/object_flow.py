@@ -931,13 +931,41 @@ class ObjectFlow:
         as expressions of this module's parent map; [] for any other call."""
         out: List[cst.BaseExpression] = []
         func = call.func
-        if call.args and not call.args[0].star and self.qualified(call) in self.tables.call_functions:
+        short = (
+            func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+        )
+        shorts = self.__dict__.get("_applied_shorts")
+        if shorts is None:
+            t = self.tables
+            shorts = self._applied_shorts = {n.rsplit(".", 1)[-1] for n in (*t.call_functions, *t.fold_functions)}
+        if short not in shorts:
+            pass
+        elif call.args and not call.args[0].star and self.qualified(call) in self.tables.call_functions:
             synthetic = self.__dict__.setdefault("_call_nodes", {}).get(id(call))
             if synthetic is None:
                 synthetic = cst.Call(func=call.args[0].value, args=call.args[1:])
                 self.parents.setdefault(synthetic, self.parents.get(call))
                 self._call_nodes[id(call)] = synthetic
             return [synthetic]
+        elif (
+            len(call.args) == 3
+            and not any(a.star or a.keyword for a in call.args)
+            and self.qualified(call) in self.tables.fold_functions
+        ):  # reduce(f, (a, b), x): f(f(x, a), b), for a sequence the file shows
+            folded = self.__dict__.setdefault("_fold_nodes", {}).get(id(call))
+            if folded is None:
+                seq = call.args[1].value
+                shown = [seq] if isinstance(seq, (cst.Tuple, cst.List)) else (self._container_sources(seq, 0) or [])
+                if len(shown) == 1 and isinstance(shown[0], (cst.Tuple, cst.List)):
+                    if all(
+                        isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in shown[0].elements
+                    ):
+                        folded = call.args[2].value
+                        for element in shown[0].elements:
+                            folded = cst.Call(func=call.args[0].value, args=[cst.Arg(folded), cst.Arg(element.value)])
+                            self.parents.setdefault(folded, self.parents.get(call))
+                self._fold_nodes[id(call)] = folded if folded is not None else False
+            return [folded] if folded else []
         if not isinstance(func, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
             return out
         for form, bound in self.callable_values(func):
