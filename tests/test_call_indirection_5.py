@@ -328,6 +328,73 @@ CASES = {
                 ss = sc.float()  # negative: a scale
                 return kb, ln, vv, ss
         """,
+    "star_args_forwarded_vllm": """
+        import torch
+
+
+        class StarFwdImpl:
+            def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+                return self._run(query, kv_cache, attn_metadata)
+
+            def _run(self, *args):
+                return self._inner(*args)
+
+            def _inner(self, q, cache, md):
+                whole = cache.to(q.dtype)  # positive: CL001
+                sl = md.slot_mapping.to(torch.int64)  # negative: slot mapping
+                return whole, sl
+        """,
+    "dict_splat_lmdeploy": """
+        import torch
+
+
+        class DictSplatAttention:
+            def forward(self, query, key, value, k_cache, v_cache, attn_metadata):
+                caches = {"k": k_cache, "v": v_cache}
+                return self._impl(query, **caches)
+
+            def _impl(self, query, k, v):
+                kk = k.to(query.dtype)  # positive: CL001
+                qq = query.to(torch.float32)  # negative: batch query
+                return kk, qq
+        """,
+    "getters_in_attributes_sglang": """
+        import operator
+
+        import torch
+
+
+        class GetterAttrBackend:
+            def __init__(self, model_runner):
+                self.pool = model_runner.token_to_kv_pool
+                self.get_v = operator.attrgetter("v_buffer")
+                self.get_first = operator.itemgetter(0)
+
+            def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+                vbufs = self.get_v(self.pool)
+                vb = vbufs[layer.layer_id].bfloat16()  # positive: CL001
+                kv = self.pool.get_kv_buffer(layer.layer_id)
+                kb = self.get_first(kv).float()  # positive: CL001
+                qb = self.get_first((q, k)).float()  # negative: batch q
+                return vb, kb, qb
+        """,
+    "kwargs_from_a_method_trtllm": """
+        import torch
+
+
+        class ArgsBuiltElsewhere:
+            def __init__(self, layer_idx):
+                self.layer_idx = layer_idx
+
+            def _cast_kwargs(self, q):
+                return {"dtype": q.dtype, "non_blocking": True}
+
+            def forward(self, q, k, v, metadata, **kwargs):
+                arena = metadata.kv_cache_manager.get_buffers(self.layer_idx)
+                wide = arena.to(**self._cast_kwargs(q))  # positive: CL001
+                qb = q.to(**self._cast_kwargs(k))  # negative: batch q
+                return wide, qb
+        """,
 }
 
 # shapes the text gates cannot see: the accessor's name is never spelled in the file, only built

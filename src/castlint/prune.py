@@ -715,6 +715,7 @@ class _Unit:
         "value_attrs",
         "foreign_value_attrs",
         "kind_attrs",
+        "kind_defs",
         "attr_values",
         "object_calls",
         "object_method_calls",
@@ -747,6 +748,8 @@ class _Unit:
         self.foreign_value_attrs: Set[str] = set()  # cache attributes of another object
         # ... when the value beside them is tainted: (its refs, the attributes)
         self.kind_attrs: List[Tuple[_Refs, Set[str]]] = []
+        # defs whose return a cast unpacks (`.to(**self._cast_kwargs(q))`): it decides the dtype
+        self.kind_defs: Set[str] = set()
         self.attr_values: Dict[str, Set[str]] = {}  # self.x -> self attributes in its assigned values
         # every call as (callee name, receiver: "" | "self" | "object", the call), for _object_flow
         self.object_calls: List[Tuple[str, str, ast.Call]] = []
@@ -1096,6 +1099,13 @@ class _Collector:
         if attrs:
             receiver = n.args[0] if unbound and n.args else func.value
             unit.kind_attrs.append((self.refs(receiver), attrs))
+        for value in [a.value for a in n.args if type(a) is ast.Starred] + [
+            k.value for k in n.keywords if k.arg is None
+        ]:  # `.to(*self._args(q))`, `.to(**make_kwargs(q))`: what the def returns decides the dtype
+            if type(value) is ast.Call:
+                name = _callee_name(value.func)
+                if name:
+                    unit.kind_defs.add(name)
 
     def name_call(self, n: ast.Call, name: str) -> None:
         """f(...): map(f or lambda, xs, ...), or a call whose arguments are read once the
@@ -2129,6 +2139,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
         need_defs = set().union(*(unit.defs for unit in kept_units))
         site_defs = set().union(*(unit.defs for unit in kept_units if id(unit) in sites))
         need_returns = set().union(*(unit.calls_made for unit in kept_units))
+        kind_defs = set().union(*(unit.kind_defs for unit in kept_units))
         need_attrs, resolve = _attributes_read(kept_units, taint, class_units)
         for unit in units:
             if id(unit) in kept:
@@ -2140,6 +2151,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
             # only for some decides where its cast is reported (ModuleAnalysis._for_some_callers)
             if (
                 taint.feeds(unit, attrs, need_defs, need_returns)
+                or unit.defs & kind_defs
                 or assigned & resolve.get(key, set())
                 or (unit.calls_made & site_defs) - _OBJECT_HOOKS
             ):
@@ -2299,6 +2311,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.value_attrs |= part.value_attrs
     into.foreign_value_attrs |= part.foreign_value_attrs
     into.kind_attrs += part.kind_attrs
+    into.kind_defs |= part.kind_defs
     for name, refs in part.returns.items():
         into.returns.setdefault(name, []).extend(refs)
     for attr, inner in part.attr_values.items():

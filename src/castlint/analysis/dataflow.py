@@ -1695,6 +1695,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if values:
                     return self.either(values, call)
                 continue
+            if arg.star == "*" and not unpacked and name in positional and positional.index(name) >= index:
+                # f(*args) of a `*args` parameter: what its own callers pass at that position
+                values = self._star_param_arguments(arg.value, positional.index(name) - index)
+                if values:
+                    return self.either(values, call)
             if arg.star:
                 unpacked = unpacked or arg.star == "*"  # positions after *args are unknown
                 continue
@@ -1702,6 +1707,41 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return arg.value
             index += 1
         return None
+
+    def _star_param_arguments(self, expr: cst.BaseExpression, offset: int, depth: int = 0) -> List[cst.BaseExpression]:
+        """The arguments the visible calls of a function pass at position `offset` of its `*args`
+        parameter (expr names it); [] when expr is no such parameter or no call shows one."""
+        if not isinstance(expr, cst.Name) or depth > 3:
+            return []
+        out: List[cst.BaseExpression] = []
+        for assignment in self.reaching(expr):
+            param = assignment.node if isinstance(assignment.node, cst.Param) else self.parents.get(assignment.node)
+            if not isinstance(param, cst.Param):
+                return []
+            func = self._param_owner(param)
+            if not isinstance(func, cst.FunctionDef) or func.params.star_arg is not param:
+                return []
+            cls = self.method_class(func)
+            calls = [(c, False) for c in self._calls_by_name().get(id(func), ())]
+            calls += [(c, True) for c in self._object_calls(func) + self.super_calls(func)]
+            if cls is not None:
+                self._index_class(cls)
+                calls += [(c, True) for c in self._method_calls.get((id(cls), func.name.value), [])]
+            for call, skip in calls:
+                named = len(self._positional_params(func, skip))
+                position = 0
+                for arg in call.args:
+                    if arg.keyword is not None or arg.star == "**":
+                        continue
+                    if arg.star == "*":  # forwarded again: that function's callers
+                        if position <= named + offset:
+                            out.extend(self._star_param_arguments(arg.value, named + offset - position, depth + 1))
+                        break
+                    if position == named + offset:
+                        out.append(arg.value)
+                        break
+                    position += 1
+        return out
 
     def either(self, values: List[cst.BaseExpression], at: cst.CSTNode) -> cst.BaseExpression:
         """One expression whose origin is the worst of values' (`a if _ else b`, a node of this
