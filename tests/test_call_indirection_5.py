@@ -395,6 +395,37 @@ CASES = {
                 qb = q.to(**self._cast_kwargs(k))  # negative: batch q
                 return wide, qb
         """,
+    "plan_dtype_pairs_and_merged_dicts_sglang": """
+        import torch
+        from flashinfer.mla import BatchMLAPagedAttentionWrapper
+
+
+        class PlanProbe:
+            DTYPES = (torch.bfloat16, torch.bfloat16)
+
+            def __init__(self, model_runner):
+                self.model_dtype = model_runner.dtype
+                self.kv_cache_dtype = model_runner.kv_cache_dtype
+                ws = torch.empty(1024, dtype=torch.uint8)
+                self.a = BatchMLAPagedAttentionWrapper(ws)
+                self.b = BatchMLAPagedAttentionWrapper(ws)
+                self.c = BatchMLAPagedAttentionWrapper(ws)
+                self.d = BatchMLAPagedAttentionWrapper(ws)
+                self._pair = (self.model_dtype, self.model_dtype)
+                self._native_pair = (self.model_dtype, self.kv_cache_dtype)
+
+            def init_forward_metadata(self, forward_batch):
+                md = forward_batch.mla_plan_inputs
+                pos = (md.qo_indptr, md.kv_indptr, md.kv_indices, md.kv_lens, 16, 512, 64, 1, False, 0.1)
+                q_dt, kv_dt = self._pair
+                self.a.plan(*pos, q_dt, kv_dt)  # positive: CL002
+                q2, kv2 = self._native_pair
+                self.b.plan(*pos, q2, kv2)  # negative: native
+                base = {"q_data_type": self.model_dtype}
+                self.c.plan(*pos, **{**base, "kv_data_type": self.model_dtype})  # positive: CL002
+                self.d.plan(*pos, *self.DTYPES)  # positive: CL002
+                return md
+        """,
 }
 
 # shapes the text gates cannot see: the accessor's name is never spelled in the file, only built

@@ -204,10 +204,21 @@ def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[
         ):
             return [cst.Arg(value=e.value) for e in value.elements]
         return None
-    if isinstance(value, cst.Dict) and all(
-        isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in value.elements
-    ):
-        return [cst.Arg(value=e.value, keyword=cst.Name(e.key.evaluated_value)) for e in value.elements]
+    if isinstance(value, cst.Dict):
+        parts: List[cst.Arg] = []
+        for e in value.elements:
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString):
+                parts = [a for a in parts if a.keyword is None or a.keyword.value != e.key.evaluated_value]
+                parts.append(cst.Arg(value=e.value, keyword=cst.Name(e.key.evaluated_value)))
+            elif isinstance(e, cst.StarredDictElement) and depth < 3:  # `{**base, "kv_data_type": d}`
+                inner = _star_parts(analysis, cst.Arg(value=e.value, star="**"), depth + 1)
+                if inner is None:
+                    return None
+                names = {a.keyword.value for a in inner if a.keyword is not None}
+                parts = [a for a in parts if a.keyword is None or a.keyword.value not in names] + inner
+            else:
+                return None
+        return parts
     if (
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Name)
