@@ -426,6 +426,73 @@ CASES = {
                 self.d.plan(*pos, *self.DTYPES)  # positive: CL002
                 return md
         """,
+    "kwargs_forwarded_mixed_callers_lmdeploy": """
+        import torch
+
+
+        class TwoCallers:
+            def forward(self, query, key, value, k_cache, v_cache, attn_metadata):
+                a = self._outer(t=k_cache, dtype=query.dtype)  # positive: CL001
+                b = self._outer(t=query, dtype=torch.float32)  # negative: batch query
+                return a, b
+
+            def _outer(self, **kwargs):
+                return self._inner(**kwargs)
+
+            def _inner(self, t, dtype):
+                return t.to(dtype)  # note: generic
+        """,
+    "star_args_forwarded_mixed_callers_vllm": """
+        import torch
+
+
+        class TwoStarCallers:
+            def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+                a = self._run(kv_cache, query.dtype)  # positive: CL001
+                b = self._run(query, torch.float32)  # negative: batch query
+                return a, b
+
+            def _run(self, *args):
+                return self._cast(*args)
+
+            def _cast(self, t, dtype):
+                return t.to(dtype)  # note: generic
+        """,
+    "methodcaller_keywords_and_moves_vllm": """
+        import operator
+        from functools import partial
+
+        import torch
+
+        _HALF = operator.methodcaller("to", dtype=torch.float16)
+        _MOVE = operator.methodcaller("to", "cuda:1")
+
+
+        class MCImpl:
+            def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+                kc = _HALF(kv_cache)  # positive: CL001
+                mv = _MOVE(kv_cache)  # negative: a device move
+                qh = _HALF(query)  # negative: batch query
+                up = partial(torch.Tensor.to, dtype=torch.float32)
+                k_plane, v_plane = kv_cache.unbind(0)
+                vv = up(v_plane)  # positive: CL001
+                sl = up(attn_metadata.slot_mapping)  # negative: slot mapping
+                return kc, mv, qh, vv, sl
+        """,
+    "getattr_self_constant_lmdeploy": """
+        import torch
+
+
+        class GetattrSelfAttention:
+            KEY = "_kc"
+
+            def forward(self, query, key, value, k_cache, v_cache, attn_metadata):
+                self._kc = k_cache
+                self._scale = attn_metadata.k_scale
+                kk = getattr(self, self.KEY).to(query.dtype)  # positive: CL001
+                ss = getattr(self, "_scale").to(query.dtype)  # negative: scale
+                return kk, ss
+        """,
 }
 
 # shapes the text gates cannot see: the accessor's name is never spelled in the file, only built

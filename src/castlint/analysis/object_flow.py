@@ -1196,18 +1196,19 @@ class ObjectFlow:
         itself (`kwargs.setdefault("k", v)`, `kwargs["k"] = v`, `kwargs.update(k=v)`)."""
         func = self._param_owner(param)
         stored = self._stored_keywords(func, param.name.value).get(keyword, [])
+        calls = None
         for frame_target, frame_call in reversed(getattr(self, "_frames", ())):
             if frame_target is func:  # under one call (castlint.analysis.dataflow.call_conversions)
-                return stored + [
-                    a.value for a in frame_call.args if a.keyword is not None and a.keyword.value == keyword
-                ]
+                calls = [frame_call]
+                break
         if not isinstance(func, cst.FunctionDef) or depth > 4:
             return stored
-        cls = self.method_class(func)
-        calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func) + self.super_calls(func)
-        if cls is not None:
-            self._index_class(cls)
-            calls += self._method_calls.get((id(cls), func.name.value), [])
+        if calls is None:
+            cls = self.method_class(func)
+            calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func) + self.super_calls(func)
+            if cls is not None:
+                self._index_class(cls)
+                calls += self._method_calls.get((id(cls), func.name.value), [])
         out = list(stored)
         named = {p.name.value for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)}
         if keyword in named:
