@@ -630,7 +630,10 @@ def _names_accessor(node: ast.AST, vocab: _Vocabulary) -> bool:
         return node.value in vocab.accessors
     if t is ast.JoinedStr or (t is ast.BinOp and type(node.op) is ast.Add):
         pieces = [n.value for n in ast.walk(node) if type(n) is ast.Constant and type(n.value) is str and n.value]
-        return bool(pieces) and any(all(p in name for p in pieces) for name in vocab.accessors)
+        # a piece must say something (`"get_" + kind + "_buffer"`, not `name + "_" + key`)
+        if not any(sum(c.isalnum() for c in p) >= 3 for p in pieces):
+            return False
+        return any(all(p in name for p in pieces) for name in vocab.accessors)
     return False
 
 
