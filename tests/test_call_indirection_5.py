@@ -493,6 +493,34 @@ CASES = {
                 ss = getattr(self, "_scale").to(query.dtype)  # negative: scale
                 return kk, ss
         """,
+    "getter_lookalikes_sglang": """
+        import functools
+        import operator
+
+        import torch
+
+
+        def _to(t, dtype):
+            return t.to(dtype)
+
+
+        class NegBackend:
+            def __init__(self, model_runner):
+                self.pool = model_runner.token_to_kv_pool
+                self.cast = functools.partial(_to, dtype=torch.float32)
+
+            def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+                lens, locs = operator.attrgetter("seq_lens", "out_cache_loc")(forward_batch)
+                a = lens.to(torch.int32)  # negative: seq lens
+                kb = self.pool.get_key_buffer(layer.layer_id)
+                rows = operator.itemgetter(locs)(kb).float()  # negative: rows gathered by itemgetter
+                sc = self.cast(self.pool.k_scale_buffer[layer.layer_id][:4])  # negative: a prefix slice of scales
+                total = functools.reduce(operator.add, [lens, lens], torch.zeros(1))
+                t = total.float()  # negative: arithmetic
+                first = operator.itemgetter(slice(0, forward_batch.batch_size))(kb).half()  # negative: batch prefix
+                whole = self.cast(kb)  # positive: CL001
+                return a, rows, sc, t, first, whole
+        """,
 }
 
 # shapes the text gates cannot see: the accessor's name is never spelled in the file, only built
