@@ -521,6 +521,22 @@ CASES = {
                 whole = self.cast(kb)  # positive: CL001
                 return a, rows, sc, t, first, whole
         """,
+    "merged_kwargs_dict_trtllm": """
+        import torch
+
+
+        class MergedKwargsAttention:
+            def __init__(self, layer_idx):
+                self.layer_idx = layer_idx
+
+            def forward(self, q, k, v, metadata, **kwargs):
+                arena = metadata.kv_cache_manager.get_buffers(self.layer_idx)
+                base = {"non_blocking": True}
+                h = arena.to(**{**base, "dtype": torch.float16})  # positive: CL001
+                d = arena.to(**{**base, "device": q.device})  # negative: a device move
+                qh = q.to(**{**base, "dtype": torch.float16})  # negative: batch q
+                return h, d, qh
+        """,
 }
 
 # shapes the text gates cannot see: the accessor's name is never spelled in the file, only built

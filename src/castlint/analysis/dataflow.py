@@ -2189,18 +2189,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return None
         return None
 
-    def _double_starred_values(self, expr: cst.BaseExpression) -> Dict[str, cst.BaseExpression]:
+    def _double_starred_values(self, expr: cst.BaseExpression, depth: int = 0) -> Dict[str, cst.BaseExpression]:
         out: Dict[str, cst.BaseExpression] = {}
         if isinstance(expr, cst.Name):  # `kw["k"] = v` / `kw.setdefault("k", v)` into a local dict
             for key, values in self.stored_keywords(expr).items():
                 out.setdefault(key, self.either(values, expr))
         for holder in self._held_values(expr):
             if isinstance(holder, cst.Dict):
-                for element in holder.elements:
+                for element in reversed(holder.elements):  # later keys win
                     if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
                         key = element.key.evaluated_value
                         if isinstance(key, str):
                             out.setdefault(key, element.value)
+                    elif isinstance(element, cst.StarredDictElement) and depth < 3:  # `{**base, "dtype": d}`
+                        for key, value in self._double_starred_values(element.value, depth + 1).items():
+                            out.setdefault(key, value)
             elif isinstance(holder, cst.Param):
                 func = self._param_owner(holder)
                 for target, call in reversed(self._frames):
