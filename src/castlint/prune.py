@@ -115,8 +115,26 @@ class _Vocabulary:
         # calls that hold a callable for later: what they hold may be an accessor
         # partial(f, ...), getattr(obj, "name"), methodcaller("name", ...): they hold a callable
         self.holders = frozenset(
-            {n.rsplit(".", 1)[-1] for n in (*tables.partial_callables, *tables.method_callers)} | {"getattr"}
+            {
+                n.rsplit(".", 1)[-1]
+                for n in (
+                    *tables.partial_callables,
+                    *tables.partial_methods,
+                    *tables.method_callers,
+                    *tables.attr_getters,
+                    *tables.item_getters,
+                    *tables.call_functions,
+                )
+            }
+            | {"getattr"}
         )
+        self.view_attributes = frozenset(tables.view_attributes)  # `x.mT` keeps what x holds
+        # getters: a name bound to one hands its call's argument (or a part of it) back
+        self.attr_getters = frozenset(n.rsplit(".", 1)[-1] for n in tables.attr_getters)
+        self.getters = frozenset(
+            n.rsplit(".", 1)[-1] for n in (*tables.attr_getters, *tables.item_getters, *tables.method_callers)
+        )
+        self.getter_words = tuple(sorted(name.encode() for name in self.getters))
         self.casts = frozenset(tables.casts)
         self.to_casts = frozenset(m for m, c in tables.casts.items() if c.form == "to")
         self.arg_casts = frozenset(m for m, c in tables.casts.items() if c.form in ("one-arg", "tensor-arg"))
@@ -357,6 +375,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 out.base |= tf[CONTAINER | WHOLE]
             if node.attr in vocab.accessors:
                 out.bound = True
+            if node.attr in vocab.view_attributes:  # `x.mT`, `x.T`: a view of x
+                node = node.value
+                continue
             if type(node.value) is ast.Name and node.value.id == "self":
                 out.attrs.add((node.attr, tf))
             else:
@@ -366,7 +387,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             func = node.func
             args = list(node.args) + [k.value for k in node.keywords]
             if type(func) is ast.Attribute and func.attr in vocab.holders:  # functools.partial(f, ...)
-                out.bound |= any(_names_accessor(a, vocab) for a in args)
+                out.bound |= any(_names_accessor(a, vocab) for a in args) or (
+                    func.attr in vocab.attr_getters and _names_cache_attribute(args, vocab)
+                )
                 _held_pool(args, vocab, out, tf)
                 for arg in args:
                     _flow(arg, vocab, aliases, out, tf)
@@ -416,7 +439,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 return
             if type(func) is ast.Name:
                 if func.id in vocab.holders:  # partial(f, ...), getattr(obj, "name")
-                    out.bound |= any(_names_accessor(a, vocab) for a in args)
+                    out.bound |= any(_names_accessor(a, vocab) for a in args) or (
+                        func.id in vocab.attr_getters and _names_cache_attribute(args, vocab)
+                    )
                     _held_pool(args, vocab, out, tf)
                     for arg in args:
                         _flow(arg, vocab, aliases, out, tf)
@@ -556,6 +581,34 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> boo
     )
 
 
+def _passes_a_pool(module: "_ModuleUnits") -> bool:
+    """Does some call of a method or function pass a pool read in its arguments (`self.m(pool.get_key_buffer(i))`)?"""
+    return any(
+        refs.base
+        for unit in module.units
+        for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls)
+        for _, positional, keywords in calls
+        for _, refs in (*positional, *keywords)
+    )
+
+
+def _converting_defs(module: "_ModuleUnits") -> Set[str]:
+    """Names of the module's defs (functions and methods) that hold a cast."""
+    found = getattr(module, "_converting", None)
+    if found is None:
+        casts = module.vocab.casts
+        found = {
+            d.name
+            for d in pyast.nodes(module.tree)
+            if isinstance(d, _DEFS)
+            and any(
+                type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in casts for n in pyast.nodes(d)
+            )
+        }
+        module._converting = found
+    return found
+
+
 def _holds_conversion(module: "_ModuleUnits") -> bool:
     called: Set[int] = set()
     return any(_held_conversion(n, module.vocab, called) for n in pyast.nodes(module.tree))
@@ -570,13 +623,50 @@ def _is_super(node: ast.AST) -> bool:
 
 
 def _names_accessor(node: ast.AST, vocab: _Vocabulary) -> bool:
-    """A constant that names an accessor (`getattr(pool, "get_key_buffer")`)."""
-    return type(node) is ast.Constant and node.value in vocab.accessors
+    """A constant that names an accessor (`getattr(pool, "get_key_buffer")`), or a string built
+    of pieces that may (`f"get_{kind}_buffer"`, `"get_" + self.PLANE + "_buffer"`)."""
+    t = type(node)
+    if t is ast.Constant:
+        return node.value in vocab.accessors
+    if t is ast.JoinedStr or (t is ast.BinOp and type(node.op) is ast.Add):
+        pieces = [n.value for n in ast.walk(node) if type(n) is ast.Constant and type(n.value) is str and n.value]
+        # a piece must say something (`"get_" + kind + "_buffer"`, not `name + "_" + key`)
+        if not any(sum(c.isalnum() for c in p) >= 3 for p in pieces):
+            return False
+        return any(all(p in name for p in pieces) for name in vocab.accessors)
+    return False
+
+
+def _names_cache_attribute(args, vocab: _Vocabulary) -> bool:
+    """A constant naming a cache attribute, dotted or not (`attrgetter("pool.k_buffer")`)."""
+    return any(
+        type(a) is ast.Constant and type(a.value) is str and a.value.rsplit(".", 1)[-1] in vocab.cache_attributes
+        for a in args
+    )
+
+
+def _getter_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
+    """Names bound to a getter (`_first = itemgetter(0)`, `read = methodcaller("m", i)`): a call
+    of one hands back its argument or a part of it (the pruner flows the argument through)."""
+    if not prefilter_has_trigger(source, ((vocab.getter_words,),)):
+        return frozenset()
+    out = set()
+    for node in pyast.nodes(tree):
+        if (
+            type(node) is ast.Assign
+            and type(node.value) is ast.Call
+            and (_callee_name(node.value.func) or "").rsplit(".", 1)[-1] in vocab.getters
+        ):
+            out.update(t.id for t in node.targets if type(t) is ast.Name)
+    return frozenset(out)
 
 
 def _held_pool(args, vocab: _Vocabulary, out: "_Refs", tf: tuple) -> None:
     """getattr(pool, "k_buffer"): the cache attribute itself."""
-    if any(type(a) is ast.Constant and a.value in vocab.cache_attributes for a in args):
+    if any(
+        type(a) is ast.Constant and type(a.value) is str and a.value.rsplit(".", 1)[-1] in vocab.cache_attributes
+        for a in args
+    ):  # attrgetter("pool.k_buffer") too
         out.base |= tf[CONTAINER | WHOLE]
 
 
@@ -628,6 +718,7 @@ class _Unit:
         "value_attrs",
         "foreign_value_attrs",
         "kind_attrs",
+        "kind_defs",
         "attr_values",
         "object_calls",
         "object_method_calls",
@@ -660,6 +751,8 @@ class _Unit:
         self.foreign_value_attrs: Set[str] = set()  # cache attributes of another object
         # ... when the value beside them is tainted: (its refs, the attributes)
         self.kind_attrs: List[Tuple[_Refs, Set[str]]] = []
+        # defs whose return a cast unpacks (`.to(**self._cast_kwargs(q))`): it decides the dtype
+        self.kind_defs: Set[str] = set()
         self.attr_values: Dict[str, Set[str]] = {}  # self.x -> self attributes in its assigned values
         # every call as (callee name, receiver: "" | "self" | "object", the call), for _object_flow
         self.object_calls: List[Tuple[str, str, ast.Call]] = []
@@ -1009,6 +1102,13 @@ class _Collector:
         if attrs:
             receiver = n.args[0] if unbound and n.args else func.value
             unit.kind_attrs.append((self.refs(receiver), attrs))
+        for value in [a.value for a in n.args if type(a) is ast.Starred] + [
+            k.value for k in n.keywords if k.arg is None
+        ]:  # `.to(*self._args(q))`, `.to(**make_kwargs(q))`: what the def returns decides the dtype
+            if type(value) is ast.Call:
+                name = _callee_name(value.func)
+                if name:
+                    unit.kind_defs.add(name)
 
     def name_call(self, n: ast.Call, name: str) -> None:
         """f(...): map(f or lambda, xs, ...), or a call whose arguments are read once the
@@ -1031,13 +1131,17 @@ def _call_args(call: ast.Call, vocab: _Vocabulary, aliases) -> tuple:
     """([(position, refs)], [(keyword, refs)]) of a call's arguments."""
     return (
         [(i, _refs(a, vocab, aliases)) for i, a in enumerate(call.args) if type(a) is not ast.Starred],
-        [(k.arg, _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg],
+        [(k.arg, _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg]
+        # `f(*xs)` and `f(**kw)`: what the container holds may land in any parameter (_feed_call)
+        + [("*", _refs(a.value, vocab, aliases)) for a in call.args if type(a) is ast.Starred]
+        + [("**", _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg is None],
     )
 
 
 def _read_name_calls(units: List[_Unit], params: Params, vocab: _Vocabulary, aliases) -> None:
     """Keep the f(...) calls of functions the module defines, with their arguments' refs."""
     local = {name for name, entries in params.items() if any(not is_method for _, _, _, is_method in entries)}
+    local |= {unit.cls.name for unit in units if unit.cls is not None}  # C(...): __init__ of C and its bases
     for unit in units:
         unit.name_calls = [
             (name, *_call_args(call, vocab, aliases)) if not isinstance(call, tuple) else (name, *call)
@@ -1257,7 +1361,15 @@ class _Taint:
                     changed |= self._add(callee.names, star, PACKED[tf[self.levels(arg, unit)]])
             spill = next((p[2:] for p in every if p.startswith("**")), None)
             for keyword, arg in keywords:
-                if keyword in every:
+                if keyword in ("*", "**"):  # an unpacked container: its elements, to any parameter
+                    levels = tf[self.levels(arg, unit)]
+                    for param in names if keyword == "*" else every:
+                        if not param.startswith("*"):
+                            changed |= self._add(callee.names, param, INDEXED[levels])
+                    rest = star if keyword == "*" else spill
+                    if rest is not None:
+                        changed |= self._add(callee.names, rest, levels)
+                elif keyword in every:
                     changed |= self._add(callee.names, keyword, tf[self.levels(arg, unit)])
                 elif spill is not None:
                     changed |= self._add(callee.names, spill, PACKED[tf[self.levels(arg, unit)]])
@@ -1657,7 +1769,8 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             ):
                 return f"a pool is passed through *args to {name}"
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
-                fed |= method_names[name] | _assigned_attrs(module, classes[name])
+                for cls_name in _class_and_bases(name, classes):  # a base's __init__ may store it
+                    fed |= method_names[cls_name] | _assigned_attrs(module, classes[cls_name])
             elif (
                 receiver != ""
                 and name not in tensor_methods
@@ -1799,6 +1912,14 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
             return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
         if (
             t is ast.Call
+            and (tainted or _passes_a_pool(module))
+            and _callee_name(node.func) in vocab.holders
+            and node.args
+            and _callee_name(node.args[0]) in _converting_defs(module)
+        ):
+            return "a def that converts what it is given is held uncalled (a partial, partialmethod)"
+        if (
+            t is ast.Call
             and _callee_name(node.func) in vocab.holders
             and node.args
             and taint.returns.get(_callee_name(node.args[0]) or "")
@@ -1857,6 +1978,18 @@ def _tainted_args(call: ast.Call, unit: "_Unit", taint: "_Taint", module: "_Modu
     )  # a record built over a pool-sized allocation (ModuleAnalysis._arena_allocation)
 
 
+def _class_and_bases(name: str, classes: Dict[str, ast.ClassDef]) -> List[str]:
+    """name and its bases among the module's classes, by name, transitively."""
+    out, stack = [], [name]
+    while stack:
+        current = stack.pop()
+        if current in out or current not in classes:
+            continue
+        out.append(current)
+        stack.extend(_dotted(b) or "" for b in classes[current].bases)
+    return out
+
+
 def _assigned_attrs(module: "_ModuleUnits", cls: ast.ClassDef) -> Set[str]:
     """The self attributes cls's methods assign, and the fields a record class declares."""
     out: Set[str] = set()
@@ -1894,7 +2027,9 @@ class _ModuleUnits:
         # definition allocating them passes the words gate
         self.arena_tables = arena_tables
         both = _import_aliases(tree, source, vocab.through_functions | vocab.helpers, vocab.alias_words)
-        self.aliases = frozenset(a for a, original in both if original in vocab.through_functions)
+        self.aliases = frozenset(a for a, original in both if original in vocab.through_functions) | _getter_names(
+            tree, source, vocab
+        )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
         self.params: Params = {}
         self.module_rest = _Unit(tree)
@@ -1920,6 +2055,8 @@ class _ModuleUnits:
             self._collect(part)
             if part.plans or part.helpers or part.casts and any(r.base for r, _ in part.casts):
                 return PrunePlan(FULL, reason="a candidate at module level")
+            if any(value.bound for _, _, value, _ in part.assigns):  # `_kv = attrgetter("pool.k_buffer")`
+                return PrunePlan(FULL, reason="an accessor is held uncalled at module level")
             _merge(self.module_rest, part, self.params)
         return None
 
@@ -2005,6 +2142,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
         need_defs = set().union(*(unit.defs for unit in kept_units))
         site_defs = set().union(*(unit.defs for unit in kept_units if id(unit) in sites))
         need_returns = set().union(*(unit.calls_made for unit in kept_units))
+        kind_defs = set().union(*(unit.kind_defs for unit in kept_units))
         need_attrs, resolve = _attributes_read(kept_units, taint, class_units)
         for unit in units:
             if id(unit) in kept:
@@ -2016,6 +2154,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
             # only for some decides where its cast is reported (ModuleAnalysis._for_some_callers)
             if (
                 taint.feeds(unit, attrs, need_defs, need_returns)
+                or unit.defs & kind_defs
                 or assigned & resolve.get(key, set())
                 or (unit.calls_made & site_defs) - _OBJECT_HOOKS
             ):
@@ -2175,6 +2314,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.value_attrs |= part.value_attrs
     into.foreign_value_attrs |= part.foreign_value_attrs
     into.kind_attrs += part.kind_attrs
+    into.kind_defs |= part.kind_defs
     for name, refs in part.returns.items():
         into.returns.setdefault(name, []).extend(refs)
     for attr, inner in part.attr_values.items():

@@ -183,6 +183,11 @@ class Tables:
     record_as_dict_functions: set = field(default_factory=set)
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
+    attr_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] attr_getters
+    partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
+    item_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] item_getters
+    call_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] call_functions
+    fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
     learn_packages: set = field(default_factory=set)  # rules/accessors.toml [learn] packages
@@ -557,6 +562,11 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
         {
             "partial": "partial_callables",
             "method_callers": "method_callers",
+            "attr_getters": "attr_getters",
+            "partial_methods": "partial_methods",
+            "item_getters": "item_getters",
+            "call_functions": "call_functions",
+            "fold_functions": "fold_functions",
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",
         },

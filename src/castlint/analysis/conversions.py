@@ -74,12 +74,36 @@ class ConversionQueries:
                 for form, _, skip, env in self._call_forms(inner):
                     if isinstance(form, (cst.FunctionDef, cst.Lambda)):
                         out.extend(self._converts_under(inner, form, skip, depth + 1, env))
+            for inner in self.forwarding_calls(target):  # `self._inner(**kwargs)`: the call's arguments go on
+                for form, skip, env in self.return_targets(inner):
+                    if isinstance(form, cst.FunctionDef):
+                        out.extend(self._converts_under(inner, form, skip, depth + 1, env))
             return out
         finally:
             self._returns_in_progress.discard(id(target))
             self._frames.pop()
             self._bindings.pop()
             self._origin_cache, self._kind_cache = saved, saved_kinds
+
+    def forwarding_calls(self, target) -> List[cst.Call]:
+        """The calls in a def (not in its nested defs) that hand its own `*args` / `**kwargs` on
+        (`return self._inner(query, **kwargs)`): what its callers pass goes on to that callee."""
+        if not isinstance(target, cst.FunctionDef):
+            return []
+        stars = {p.name.value for p in (target.params.star_arg, target.params.star_kwarg) if isinstance(p, cst.Param)}
+        if not stars:
+            return []
+        cache = self.__dict__.setdefault("_forwarding_index", {})
+        found = cache.get(id(target))
+        if found is None:
+            found = [
+                call
+                for call in self.nodes.calls
+                if any(a.star and isinstance(a.value, cst.Name) and a.value.value in stars for a in call.args)
+                and self.enclosing_function(call) is target
+            ]
+            cache[id(target)] = found
+        return found
 
     def _held_calls(self, target) -> List[cst.Call]:
         """The calls in a def or lambda (not in its nested defs) of a callable a parameter may
@@ -158,6 +182,11 @@ class ConversionQueries:
             for cls in self.module_classes().values():
                 if self.is_record(cls):
                     found.update(self.record_fields(cls))
+                for small in cls.body.body:  # class-body callables: `widen = partialmethod(_widen, ...)`
+                    if isinstance(small, cst.SimpleStatementLine):
+                        for stmt in small.body:
+                            if isinstance(stmt, cst.Assign):
+                                found.update(t.target.value for t in stmt.targets if isinstance(t.target, cst.Name))
             self._held_names = found
         return found
 
@@ -174,6 +203,19 @@ class ConversionQueries:
             if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
                 return wanted, self.code(call.args[0].value)
             return self._call_converts(applied, reported)
+        short = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+        if (
+            call.args
+            and not call.args[0].star
+            and any(short == n.rsplit(".", 1)[-1] for n in self.tables.call_functions)
+            and self.qualified(call) in self.tables.call_functions
+        ):
+            applied = self.applied_values(call)[0]  # operator.call(f, pool, ...): f(pool, ...)
+            wanted = self.cast_target(applied)
+            receiver = self.cast_receiver(applied) if wanted is not None else None
+            if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
+                return wanted, self.code(call.args[0].value)
+            return self._call_converts(applied, reported)
         receiver, method, _ = self.method_parts(call)
         if method is not None and receiver is not None and receiver is func.value and method in self.tables.casts:
             return None  # a cast itself (pool_casts decides it)
@@ -186,6 +228,14 @@ class ConversionQueries:
             and func.attr.value not in self._held_attribute_names()
         ):
             return None  # neither a method of the module nor a callable stored in an attribute
+        if any(a.star for a in call.args):
+            forwarder = self.enclosing_function(call)
+            if (
+                isinstance(forwarder, cst.FunctionDef)
+                and any(c is call for c in self.forwarding_calls(forwarder))
+                and self._callers_of(forwarder)
+            ):
+                return None  # it hands on what its own callers pass: theirs is the conversion
         forms = self._call_forms(call)
         if isinstance(func, cst.Subscript) and not self.keyed_values(func) and len(forms) > 1:
             # a dispatch table indexed by a computed key (`_CASTS[self.mode](pool)`): a cast when
@@ -215,7 +265,7 @@ class ConversionQueries:
             if isinstance(target, (cst.Attribute, cst.Name)):
                 if (target.attr.value if isinstance(target, cst.Attribute) else target.value) not in self.tables.casts:
                     continue
-            elif not self._casts_in(target) and not self._held_calls(target):
+            elif not self._casts_in(target) and not self._held_calls(target) and not self.forwarding_calls(target):
                 continue
             elif (
                 env is None
@@ -335,10 +385,30 @@ class ConversionQueries:
         if any(c is cast for c, _ in self._converts_under(alone, owner, skip, 0)):
             return False
         converts = []
-        for call, call_skip, env in callers:  # a decorated owner: the wrapper its caller runs
-            runs = next((w for w, _, e in self.decorated(owner, call_skip) if e is env and w is not owner), owner)
-            converts.append(any(c is cast for c, _ in self._converts_under(call, runs, call_skip, 0, env)))
+        for call, call_skip, env in self._through_forwarders(callers, owner):
+            # a decorated owner: the wrapper its caller runs
+            runs = next((w for w, _, e in self.decorated(call[1], call_skip) if e is env and w is not call[1]), call[1])
+            converts.append(any(c is cast for c, _ in self._converts_under(call[0], runs, call_skip, 0, env)))
         return not all(converts)
+
+    def _through_forwarders(self, callers, target, depth: int = 0) -> List[tuple]:
+        """((call, the def it reaches), skip_self, env) for callers of target, where a call that
+        hands on its own function's `*args` / `**kwargs` stands for that function's callers
+        (evaluated from there: _converts_under follows the hand-on)."""
+        out = []
+        for call, skip, env in callers:
+            forwarder = self.enclosing_function(call)
+            if (
+                depth < 3
+                and isinstance(forwarder, cst.FunctionDef)
+                and forwarder is not target
+                and any(c is call for c in self.forwarding_calls(forwarder))
+                and self._callers_of(forwarder)
+            ):
+                out.extend(self._through_forwarders(self._callers_of(forwarder), forwarder, depth + 1))
+                continue
+            out.append(((call, target), skip, env))
+        return out
 
     def _callers_of(self, target) -> List[tuple]:
         """(call, skip_self, env) for the visible calls that reach a def or lambda, found

@@ -244,8 +244,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         ):
             return Origin.POOL_TUPLE  # `zip(self.k_buffer, self.v_buffer)`: pairs of whole caches
         if isinstance(func, cst.Name) and func.value in t.iter_apply and len(expr.args) >= 2:
-            applied = cst.Call(func=expr.args[0].value, args=[cst.Arg(value=expr.args[1].value)])
-            self.parents.setdefault(applied, self.parents.get(expr))
+            # map(f, xs): f applied to an element of xs (`map(itemgetter(0), pairs)`)
+            element = self._element_of(expr.args[1].value, None)
+            applied = self.__dict__.setdefault("_applied_nodes", {}).get(id(expr))
+            if applied is None:
+                applied = cst.Call(func=expr.args[0].value, args=[cst.Arg(value=element)])
+                self.parents.setdefault(applied, self.parents.get(expr))
+                self._applied_nodes[id(expr)] = applied
             each = self.origin(applied, depth + 1)
             return Origin.POOL_TUPLE if each >= Origin.POOL_TUPLE else Origin.OTHER
         if isinstance(func, cst.Name):
@@ -301,6 +306,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """A call through a held callable: a bound method stored under another name, a
         functools.partial, getattr with a constant name."""
         best = Origin.OTHER
+        for value in self.applied_values(call):
+            best = max(best, self.origin(value, depth))
         for form, bound in self.callable_values(call.func):
             if isinstance(form, tuple) and form[0] == "closure":  # make_reader(pool)(i): the inner def
                 _, inner, env, skip = form
@@ -308,14 +315,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self.parents.setdefault(synthetic, self.parents.get(call))
                 best = max(best, self._returned(synthetic, inner, skip, depth, env=env))
                 continue
-            if isinstance(form, tuple):  # methodcaller("m", ...)(x): x.m(...)
-                if not call.args or call.args[0].star or call.args[0].keyword is not None:
-                    continue
-                method = cst.Attribute(call.args[0].value, cst.Name(form[1]))
-                synthetic = cst.Call(func=method, args=self.merged_args(bound, call.args[1:]))
-                self.parents.setdefault(method, synthetic)
-                self.parents.setdefault(synthetic, self.parents.get(call))
-                best = max(best, self.origin(synthetic, depth))
+            if isinstance(form, tuple):  # methodcaller("m", ...)(x): x.m(...); attrgetter, itemgetter
                 continue
             synthetic = cst.Call(func=form, args=self.merged_args(bound, call.args))
             self.parents.setdefault(synthetic, self.parents.get(call))
@@ -470,11 +470,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not isinstance(func, cst.Attribute):
             return None, None, call.args
         if self._is_unbound_receiver(func.value):
-            positional = [a for a in call.args if a.keyword is None and not a.star]
-            if not positional:
+            args = self.spread_args(call.args)  # `torch.Tensor.to(*call)` of `call = (buf, dt)`
+            positional = [a for a in args if a.keyword is None and not a.star]
+            if not positional or any(a.star == "*" for a in args[: args.index(positional[0])]):
                 return None, func.attr.value, call.args
             first = positional[0]
-            return first.value, func.attr.value, tuple(a for a in call.args if a is not first)
+            return first.value, func.attr.value, tuple(a for a in args if a is not first)
         return func.value, func.attr.value, call.args
 
     def _is_unbound_receiver(self, expr: cst.BaseExpression) -> bool:
@@ -1067,7 +1068,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             elements = self.element_values(value, path[0])
             if elements:
                 structural = max(self._unpacked(v, path[1:], depth) for v in elements)
-                if structural == Origin.POOL:
+                if structural >= Origin.POOL_TUPLE:  # a pool, or a container of them: nesting kept
                     return structural
         if isinstance(value, cst.Call):  # `k, v, loc = self._buffers(batch)`: what it returns, by position
             returned = self._return_origin(value, depth, tuple(path))
@@ -1493,7 +1494,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             argument = self._argument_for(call, owner, param, skip_self=False)
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
-        for call in self._object_calls(owner):
+        for call in self._object_calls(owner) + self.super_calls(owner):
             argument = self._argument_for(call, owner, param, skip_self=True)
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
@@ -1531,11 +1532,31 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     out.append(call)
         return out
 
+    def super_calls(self, func) -> List[cst.Call]:
+        """The `super().m(...)` calls of subclasses that reach method func (`super().__init__(**kw)`)."""
+        index = self.__dict__.get("_super_call_index")
+        if index is None:
+            index = {}
+            for call in self.nodes.calls:
+                f = call.func
+                if (
+                    isinstance(f, cst.Attribute)
+                    and isinstance(f.value, cst.Call)
+                    and isinstance(f.value.func, cst.Name)
+                    and f.value.func.value == "super"
+                ):
+                    cls = self.enclosing_class(call)
+                    target = self.find_method(cls, f.attr.value, skip_first=True) if cls is not None else None
+                    if target is not None:
+                        index.setdefault(id(target), []).append(call)
+            self._super_call_index = index
+        return list(index.get(id(func), ()))
+
     def _star_param_origin(self, func: cst.FunctionDef, depth: int) -> Origin:
         """`*args`: a tuple of what the calls pass beyond the named positions (and unpack)."""
         cls = self.method_class(func)
         skip = cls is not None
-        calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func)
+        calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func) + self.super_calls(func)
         if cls is not None:
             self._index_class(cls)
             calls += self._method_calls.get((id(cls), func.name.value), [])
@@ -1604,12 +1625,49 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             names = names[1:]
         return names
 
+    def spread_args(self, args) -> Sequence[cst.Arg]:
+        """args with `*x` and `**x` spread where the file shows what x holds (a tuple or list
+        display, through names, attributes and helper returns; a dict display or the keywords
+        the visible calls pass into a `**kwargs`): the values are the module's own nodes. args
+        itself when nothing is starred or nothing is known."""
+        if not any(a.star for a in args):
+            return args
+        cache = self.__dict__.setdefault("_spread_cache", {})
+        key = tuple(id(a) for a in args)
+        if key in cache and not self._frames:
+            return cache[key]
+        out: List[cst.Arg] = []
+        changed = False
+        for arg in args:
+            if arg.star == "*" and self._star_frame(arg.value) is None:
+                values = self._starred_values(arg.value)
+                if values:
+                    out.extend(cst.Arg(value=v) for v in values)
+                    changed = True
+                    continue
+            elif arg.star == "**":
+                held = self._double_starred_values(arg.value)
+                if held and not self._open_kwargs(arg.value):
+                    out.extend(cst.Arg(value=v, keyword=cst.Name(k)) for k, v in held.items())
+                    changed = True
+                    continue
+            out.append(arg)
+        result = tuple(out) if changed else args
+        if not self._frames:
+            cache[key] = result
+        return result
+
+    def _open_kwargs(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a `**kwargs` parameter (its keys are what the callers pass: not every key
+        is known, so it is not spread for good; _argument_for reads it key by key)?"""
+        return any(isinstance(h, cst.Param) for h in self._held_values(expr))
+
     def _argument_for(self, call: cst.Call, owner, param: cst.Param, skip_self: bool):
         """The expression call passes for param (positional or keyword), or None."""
         name = param.name.value
         positional = self._positional_params(owner, skip_self)
         index, unpacked = 0, False
-        for arg in call.args:
+        for arg in self.spread_args(call.args):
             if arg.keyword is not None:
                 if arg.keyword.value == name:
                     return arg.value
@@ -1627,7 +1685,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 held = self._double_starred_values(arg.value).get(name)  # f(**kw) of kw = {"name": value}
                 if held is not None:
                     return held
+                # f(**kwargs) of a `**kwargs` parameter: what its own callers pass as name=
+                values = [
+                    v
+                    for holder in self._held_values(arg.value)
+                    if isinstance(holder, cst.Param)
+                    for v in self._keyword_arguments(holder, name)
+                ]
+                if values:
+                    return self.either(values, call)
                 continue
+            if arg.star == "*" and not unpacked and name in positional and positional.index(name) >= index:
+                # f(*args) of a `*args` parameter: what its own callers pass at that position
+                values = self._star_param_arguments(arg.value, positional.index(name) - index)
+                if values:
+                    return self.either(values, call)
             if arg.star:
                 unpacked = unpacked or arg.star == "*"  # positions after *args are unknown
                 continue
@@ -1635,6 +1707,56 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return arg.value
             index += 1
         return None
+
+    def _star_param_arguments(self, expr: cst.BaseExpression, offset: int, depth: int = 0) -> List[cst.BaseExpression]:
+        """The arguments the visible calls of a function pass at position `offset` of its `*args`
+        parameter (expr names it); [] when expr is no such parameter or no call shows one."""
+        if not isinstance(expr, cst.Name) or depth > 3:
+            return []
+        out: List[cst.BaseExpression] = []
+        for assignment in self.reaching(expr):
+            param = assignment.node if isinstance(assignment.node, cst.Param) else self.parents.get(assignment.node)
+            if not isinstance(param, cst.Param):
+                return []
+            func = self._param_owner(param)
+            if not isinstance(func, cst.FunctionDef) or func.params.star_arg is not param:
+                return []
+            cls = self.method_class(func)
+            calls = [(c, False) for c in self._calls_by_name().get(id(func), ())]
+            calls += [(c, True) for c in self._object_calls(func) + self.super_calls(func)]
+            if cls is not None:
+                self._index_class(cls)
+                calls += [(c, True) for c in self._method_calls.get((id(cls), func.name.value), [])]
+            for call, skip in calls:
+                named = len(self._positional_params(func, skip))
+                position = 0
+                for arg in call.args:
+                    if arg.keyword is not None or arg.star == "**":
+                        continue
+                    if arg.star == "*":  # forwarded again: that function's callers
+                        if position <= named + offset:
+                            out.extend(self._star_param_arguments(arg.value, named + offset - position, depth + 1))
+                        break
+                    if position == named + offset:
+                        out.append(arg.value)
+                        break
+                    position += 1
+        return out
+
+    def either(self, values: List[cst.BaseExpression], at: cst.CSTNode) -> cst.BaseExpression:
+        """One expression whose origin is the worst of values' (`a if _ else b`, a node of this
+        module's parent map); the value itself when there is one."""
+        if len(values) == 1:
+            return values[0]
+        cache = self.__dict__.setdefault("_either_nodes", {})
+        key = tuple(id(v) for v in values)
+        if key not in cache:
+            node = values[-1]
+            for value in reversed(values[:-1]):
+                node = cst.IfExp(test=cst.Name("_"), body=value, orelse=node)
+                self.parents.setdefault(node, self.parents.get(at))
+            cache[key] = node
+        return cache[key]
 
     def _calls_by_name(self) -> Dict[int, List[cst.Call]]:
         """id(function or lambda) -> the calls `f(...)` that reach it through a name."""
@@ -2067,15 +2189,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return None
         return None
 
-    def _double_starred_values(self, expr: cst.BaseExpression) -> Dict[str, cst.BaseExpression]:
+    def _double_starred_values(self, expr: cst.BaseExpression, depth: int = 0) -> Dict[str, cst.BaseExpression]:
         out: Dict[str, cst.BaseExpression] = {}
+        if isinstance(expr, cst.Name):  # `kw["k"] = v` / `kw.setdefault("k", v)` into a local dict
+            for key, values in self.stored_keywords(expr).items():
+                out.setdefault(key, self.either(values, expr))
         for holder in self._held_values(expr):
             if isinstance(holder, cst.Dict):
-                for element in holder.elements:
+                for element in reversed(holder.elements):  # later keys win
                     if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
                         key = element.key.evaluated_value
                         if isinstance(key, str):
                             out.setdefault(key, element.value)
+                    elif isinstance(element, cst.StarredDictElement) and depth < 3:  # `{**base, "dtype": d}`
+                        for key, value in self._double_starred_values(element.value, depth + 1).items():
+                            out.setdefault(key, value)
             elif isinstance(holder, cst.Param):
                 func = self._param_owner(holder)
                 for target, call in reversed(self._frames):
@@ -2117,21 +2245,36 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(expr, cst.Name):
             scope = self.scopes.get(expr)
             if scope is not None:
-                assignments = [a for a in scope.assignments[expr.value] if isinstance(a, Assignment)]
-                values = []
+                # the assignments that reach this use, in statement order (`q_dt, kv_dt = ...` twice)
+                assignments = [a for a in self.reaching(expr) if isinstance(a, Assignment)] or [
+                    a for a in scope.assignments[expr.value] if isinstance(a, Assignment)
+                ]
+                values, covered = [], 0
                 for a in assignments:
                     if isinstance(a.node, cst.Name):
                         value, index = self.assigned_value(a.node)
+                        found = [value] if value is not None and index is None else []
                         if value is not None and index is not None:  # `q, kv = self.dtypes()`
-                            value = self._returned_element(value, index)
-                            index = None
-                        if value is not None and index is None:
-                            values.append(value)
-                if values and len(values) == len(assignments):
+                            element = self._returned_element(value, index)
+                            # else by structure: a lambda of a dispatch dict, a helper's tuple
+                            found = [element] if element is not None else (self.element_values(value, index) or [])
+                        if found:
+                            covered += 1
+                            values.extend(found)
+                if values and covered == len(assignments):
                     out = []
                     for value in values:
                         out.extend(self.resolve_value(value, depth + 1))
                     return tuple(sorted(set(out)))
+        if (
+            isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+        ):  # `dts["kv"]` of a dict a helper returns, `pair[1]`
+            values = self.keyed_values(expr)
+            key = expr.slice[0].slice.value
+            if not values and isinstance(key, cst.Integer):
+                values = self.element_values(expr.value, int(key.value)) or []
+            if values:
+                return tuple(sorted({text for value in values for text in self.resolve_value(value, depth + 1)}))
         return (self.code(expr),)
 
 

@@ -762,7 +762,13 @@ class ObjectFlow:
                 return taken
             targets = self.return_targets(expr, depth + 1)
             if not targets:
-                return None
+                applied = self.applied_values(expr)  # attrgetter("a", "b")(x): (x.a, x.b)
+                if applied:
+                    return applied
+                held = [
+                    form for form, _ in self.callable_values(expr.func, depth + 1) if isinstance(form, cst.Lambda)
+                ]  # a lambda held in an attribute or a dispatch dict: `self._modes["upcast"]()`
+                return [form.body for form in held] or None
             values = []
             for target, _, _ in targets:
                 returned = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
@@ -836,22 +842,35 @@ class ObjectFlow:
         if isinstance(value, cst.Attribute):
             return [(value, ())]
         if isinstance(value, cst.Call):
+            t = self.tables
+            known = (t.partial_callables, t.partial_methods, t.method_callers, t.attr_getters, t.item_getters)
             name = _dotted(value.func)
-            if (
-                name not in self.tables.partial_callables
-                and name not in self.tables.method_callers
-                and isinstance(value.func, cst.Name)
-            ):
+            if not any(name in k for k in known) and isinstance(value.func, (cst.Name, cst.Attribute)):
                 qualified = self.call_name(value)  # under an import alias: `from functools import partial as bind`
-                if qualified in self.tables.partial_callables or qualified in self.tables.method_callers:
+                if any(qualified in k for k in known):
                     name = qualified
-            if name in self.tables.method_callers and value.args and isinstance(value.args[0].value, cst.SimpleString):
-                method = value.args[0].value.evaluated_value
+            if name in t.method_callers and value.args:
+                method = self.constant_string(value.args[0].value)
                 if isinstance(method, str) and method.isidentifier():
                     return [(("method", method), tuple(value.args[1:]))]  # x.method(bound...) of the call's x
-            if name in self.tables.partial_callables and value.args:
+            if name in t.attr_getters and value.args and not any(a.star or a.keyword for a in value.args):
+                paths = tuple(self.constant_string(a.value) for a in value.args)
+                if all(p and all(part.isidentifier() for part in p.split(".")) for p in paths):
+                    return [(("attrs", paths), ())]  # attrgetter("a.b", "c")(x): x.a.b, or (x.a.b, x.c)
+            if name in t.item_getters and value.args and not any(a.star or a.keyword for a in value.args):
+                return [(("items", tuple(a.value for a in value.args)), ())]  # itemgetter(k)(x): x[k]
+            if (name in t.partial_callables or name in t.partial_methods) and value.args:
                 bound = tuple(value.args[1:])
-                inner = self._callable_forms(value.args[0].value, depth) or [(value.args[0].value, ())]
+                held = value.args[0].value
+                method = name in t.partial_methods  # partialmethod(f, ...): self.m(x) calls f(self, ...)
+                defs = (
+                    [d for d in self._callable_targets(held) if isinstance(d, cst.FunctionDef)]
+                    if isinstance(held, cst.Name) and held.value in self.nodes.local_callables
+                    else []
+                )
+                if defs:  # partial(a def of the module, ...): the def, with the bound arguments first
+                    return [(("closure", d, None, method), bound) for d in defs]
+                inner = self._callable_forms(held, depth) or [(held, ())]
                 return [(form, (*first, *bound)) for form, first in inner]
             if name == "getattr" and len(value.args) >= 2:
                 constant = self.constant_string(value.args[1].value)
@@ -881,6 +900,93 @@ class ObjectFlow:
             return self.callable_values(value, depth + 1)
         return []
 
+    def getter_value(self, call: cst.Call, form: tuple) -> Optional[cst.BaseExpression]:
+        """What calling an attrgetter or itemgetter form on call's first argument gives, as a
+        node of this module's parent map: `x.a.b`, `x[k]`, or a tuple of them for several."""
+        if not call.args or call.args[0].star or call.args[0].keyword is not None:
+            return None
+        cache = self.__dict__.setdefault("_getter_nodes", {})
+        key = (id(call), form)
+        if key in cache:
+            return cache[key]
+        x = call.args[0].value
+        parts: List[cst.BaseExpression] = []
+        for item in form[1]:
+            if form[0] == "attrs":
+                node = x
+                for attr in item.split("."):
+                    node = self._attribute(node, attr)
+            else:
+                node = cst.Subscript(x, [cst.SubscriptElement(cst.Index(item))])
+                self.parents.setdefault(node, self.parents.get(x))
+            parts.append(node)
+        value = parts[0] if len(parts) == 1 else cst.Tuple([cst.Element(p) for p in parts])
+        self.parents.setdefault(value, self.parents.get(x))
+        cache[key] = value
+        return value
+
+    def applied_values(self, call: cst.Call) -> List[cst.BaseExpression]:
+        """What a call of a held getter gives (`attrgetter("k_buffer", "v_buffer")(pool)`,
+        `itemgetter(0)(pair)`, `methodcaller("get_key_buffer", i)(pool)`, `operator.call(f, x)`),
+        as expressions of this module's parent map; [] for any other call."""
+        out: List[cst.BaseExpression] = []
+        func = call.func
+        short = (
+            func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+        )
+        shorts = self.__dict__.get("_applied_shorts")
+        if shorts is None:
+            t = self.tables
+            shorts = self._applied_shorts = {n.rsplit(".", 1)[-1] for n in (*t.call_functions, *t.fold_functions)}
+        if short not in shorts:
+            pass
+        elif call.args and not call.args[0].star and self.qualified(call) in self.tables.call_functions:
+            synthetic = self.__dict__.setdefault("_call_nodes", {}).get(id(call))
+            if synthetic is None:
+                synthetic = cst.Call(func=call.args[0].value, args=call.args[1:])
+                self.parents.setdefault(synthetic, self.parents.get(call))
+                self._call_nodes[id(call)] = synthetic
+            return [synthetic]
+        elif (
+            len(call.args) == 3
+            and not any(a.star or a.keyword for a in call.args)
+            and self.qualified(call) in self.tables.fold_functions
+        ):  # reduce(f, (a, b), x): f(f(x, a), b), for a sequence the file shows
+            folded = self.__dict__.setdefault("_fold_nodes", {}).get(id(call))
+            if folded is None:
+                seq = call.args[1].value
+                shown = [seq] if isinstance(seq, (cst.Tuple, cst.List)) else (self._container_sources(seq, 0) or [])
+                if len(shown) == 1 and isinstance(shown[0], (cst.Tuple, cst.List)):
+                    if all(
+                        isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in shown[0].elements
+                    ):
+                        folded = call.args[2].value
+                        for element in shown[0].elements:
+                            folded = cst.Call(func=call.args[0].value, args=[cst.Arg(folded), cst.Arg(element.value)])
+                            self.parents.setdefault(folded, self.parents.get(call))
+                self._fold_nodes[id(call)] = folded if folded is not None else False
+            return [folded] if folded else []
+        if not isinstance(func, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            return out
+        for form, bound in self.callable_values(func):
+            if not isinstance(form, tuple):
+                continue
+            if form[0] in ("attrs", "items"):
+                value = self.getter_value(call, form)
+                if value is not None:
+                    out.append(value)
+            elif form[0] == "method" and call.args and not call.args[0].star and call.args[0].keyword is None:
+                cache = self.__dict__.setdefault("_method_nodes", {})
+                key = (id(call), form, tuple(id(b) for b in bound))
+                if key not in cache:
+                    method = cst.Attribute(call.args[0].value, cst.Name(form[1]))
+                    synthetic = cst.Call(func=method, args=self.merged_args(bound, call.args[1:]))
+                    self.parents.setdefault(method, synthetic)
+                    self.parents.setdefault(synthetic, self.parents.get(call))
+                    cache[key] = synthetic
+                out.append(cache[key])
+        return out
+
     def constant_string(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         """The string a constant holds: a literal, or a name whose every assignment is one
         (`_KEY = "get_key_buffer"` at module level)."""
@@ -889,6 +995,27 @@ class ObjectFlow:
             return value if isinstance(value, str) else None
         if isinstance(expr, cst.Attribute) and depth <= 3:
             return self._constant_attribute(expr, depth)
+        if isinstance(expr, cst.ConcatenatedString) and depth <= 3:  # "get_" "key_buffer"
+            left, right = self.constant_string(expr.left, depth + 1), self.constant_string(expr.right, depth + 1)
+            return None if left is None or right is None else left + right
+        if (
+            isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and depth <= 3
+        ):  # "get_" + self.PLANE + "_buffer"
+            left, right = self.constant_string(expr.left, depth + 1), self.constant_string(expr.right, depth + 1)
+            return None if left is None or right is None else left + right
+        if isinstance(expr, cst.FormattedString) and depth <= 3:  # f"get_{_KIND}_buffer" of constants
+            parts = []
+            for part in expr.parts:
+                if isinstance(part, cst.FormattedStringText):
+                    parts.append(part.value)
+                elif part.conversion is None and part.format_spec is None:
+                    text = self.constant_string(part.expression, depth + 1)
+                    if text is None:
+                        return None
+                    parts.append(text)
+                else:
+                    return None
+            return "".join(parts)
         if not isinstance(expr, cst.Name) or depth > 3:
             return None
         found = set()
@@ -1027,9 +1154,11 @@ class ObjectFlow:
                 out.extend(self._keyword_arguments(holder, wanted))
         return out
 
-    def _held_values(self, expr: cst.BaseExpression) -> list:
+    def _held_values(self, expr: cst.BaseExpression, depth: int = 0) -> list:
         if isinstance(expr, (cst.Dict, cst.DictComp)):
             return [expr]
+        if isinstance(expr, cst.Call) and depth < 3:  # `self._dtype_dict()["kv"]`: the dict a helper returns
+            return [h for v in (self._container_sources(expr, 0) or ()) for h in self._held_values(v, depth + 1)]
         if isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
             return (
@@ -1056,17 +1185,94 @@ class ObjectFlow:
                 kind, value, path = self.binding(node)
                 if kind == "assign" and not path and isinstance(value, (cst.Dict, cst.DictComp)):
                     out.append(value)
+                elif kind == "assign" and not path and isinstance(value, cst.Call) and depth < 3:
+                    out.extend(self._held_values(value, depth + 1))  # `dts = self._dtype_dict()`
         return out
 
-    def _keyword_arguments(self, param: cst.Param, keyword: str) -> List[cst.BaseExpression]:
-        """What the visible calls of param's function pass as `keyword=` into its **kwargs."""
+    def _keyword_arguments(self, param: cst.Param, keyword: str, depth: int = 0) -> List[cst.BaseExpression]:
+        """What the visible calls of param's function pass as `keyword=` into its **kwargs:
+        by keyword, inside a `**{...}` or `**d` of a dict display, or through the caller's own
+        `**kwargs` (forwarded any number of levels); and what the function stores into it
+        itself (`kwargs.setdefault("k", v)`, `kwargs["k"] = v`, `kwargs.update(k=v)`)."""
         func = self._param_owner(param)
+        stored = self._stored_keywords(func, param.name.value).get(keyword, [])
+        calls = None
         for frame_target, frame_call in reversed(getattr(self, "_frames", ())):
             if frame_target is func:  # under one call (castlint.analysis.dataflow.call_conversions)
-                return [a.value for a in frame_call.args if a.keyword is not None and a.keyword.value == keyword]
-        cls = self.method_class(func)
-        calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func)
-        if cls is not None:
-            self._index_class(cls)
-            calls += self._method_calls.get((id(cls), func.name.value), [])
-        return [a.value for call in calls for a in call.args if a.keyword is not None and a.keyword.value == keyword]
+                calls = [frame_call]
+                break
+        if not isinstance(func, cst.FunctionDef) or depth > 4:
+            return stored
+        if calls is None:
+            cls = self.method_class(func)
+            calls = list(self._calls_by_name().get(id(func), ())) + self._object_calls(func) + self.super_calls(func)
+            if cls is not None:
+                self._index_class(cls)
+                calls += self._method_calls.get((id(cls), func.name.value), [])
+        out = list(stored)
+        named = {p.name.value for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)}
+        if keyword in named:
+            return out
+        for call in calls:
+            for arg in call.args:
+                if arg.keyword is not None:
+                    if arg.keyword.value == keyword:
+                        out.append(arg.value)
+                elif arg.star == "**":
+                    held = self._double_starred_values(arg.value).get(keyword)
+                    if held is not None:
+                        out.append(held)
+                        continue
+                    for holder in self._held_values(arg.value):
+                        if isinstance(holder, cst.Param) and holder is not param:
+                            out.extend(self._keyword_arguments(holder, keyword, depth + 1))
+        return out
+
+    def stored_keywords(self, name: cst.Name) -> Dict[str, List[cst.BaseExpression]]:
+        """key -> values stored into the dict a local name holds, in its function."""
+        func = next((a for a in self.ancestors(name) if isinstance(a, cst.FunctionDef)), None)
+        return self._stored_keywords(func, name.value)
+
+    def _stored_keywords(self, func, name: str) -> Dict[str, List[cst.BaseExpression]]:
+        """key -> values of `d.setdefault("k", v)`, `d["k"] = v`, `d.update(k=v)` on name d in func."""
+        if not isinstance(func, cst.FunctionDef):
+            return {}
+        cache = self.__dict__.setdefault("_stored_keywords_cache", {})
+        found = cache.get((id(func), name))
+        if found is None:
+            found = {}
+            grow_last = self.tables.grow_last
+            for node in self.nodes.calls:
+                f = node.func
+                if not (isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == name):
+                    continue
+                if func not in self.ancestors(node):
+                    continue
+                if f.attr.value in grow_last and len(node.args) == 2:
+                    key = self.constant_string(node.args[0].value)
+                    if key is not None:
+                        found.setdefault(key, []).append(node.args[1].value)
+                elif f.attr.value == "update":
+                    for a in node.args:
+                        if a.keyword is not None:
+                            found.setdefault(a.keyword.value, []).append(a.value)
+            constant_string = self.constant_string
+
+            class _Stores(cst.CSTVisitor):  # kw["k"] = v
+                def visit_Assign(self, node: cst.Assign) -> None:
+                    for target in node.targets:
+                        sub = target.target
+                        if (
+                            isinstance(sub, cst.Subscript)
+                            and isinstance(sub.value, cst.Name)
+                            and sub.value.value == name
+                            and len(sub.slice) == 1
+                            and isinstance(sub.slice[0].slice, cst.Index)
+                        ):
+                            key = constant_string(sub.slice[0].slice.value)
+                            if key is not None:
+                                found.setdefault(key, []).append(node.value)
+
+            func.body.visit(_Stores())
+            cache[(id(func), name)] = found
+        return found

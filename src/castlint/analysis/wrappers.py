@@ -194,16 +194,31 @@ def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[
         and not (isinstance(value.func, cst.Name) and value.func.value == "dict")
     ):
         value = _single_return(analysis, value) or value  # a helper returning a tuple or a dict
+    if isinstance(value, cst.Attribute) and depth < 3:  # a property or attribute holding one (`**self.dtypes`)
+        held = analysis._container_sources(value, 0) or []
+        if len(held) == 1:
+            value = held[0]
     if arg.star == "*":
         if isinstance(value, (cst.Tuple, cst.List)) and all(
             isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements
         ):
             return [cst.Arg(value=e.value) for e in value.elements]
         return None
-    if isinstance(value, cst.Dict) and all(
-        isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in value.elements
-    ):
-        return [cst.Arg(value=e.value, keyword=cst.Name(e.key.evaluated_value)) for e in value.elements]
+    if isinstance(value, cst.Dict):
+        parts: List[cst.Arg] = []
+        for e in value.elements:
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString):
+                parts = [a for a in parts if a.keyword is None or a.keyword.value != e.key.evaluated_value]
+                parts.append(cst.Arg(value=e.value, keyword=cst.Name(e.key.evaluated_value)))
+            elif isinstance(e, cst.StarredDictElement) and depth < 3:  # `{**base, "kv_data_type": d}`
+                inner = _star_parts(analysis, cst.Arg(value=e.value, star="**"), depth + 1)
+                if inner is None:
+                    return None
+                names = {a.keyword.value for a in inner if a.keyword is not None}
+                parts = [a for a in parts if a.keyword is None or a.keyword.value not in names] + inner
+            else:
+                return None
+        return parts
     if (
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Name)
