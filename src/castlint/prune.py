@@ -165,6 +165,8 @@ class _Vocabulary:
             )
             | set(tables.iter_passthrough)
             | set(tables.iter_apply)
+            | set(tables.iter_pairs)
+            | set(tables.iter_chain)
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
         )
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
@@ -1870,6 +1872,11 @@ def _assigned_attrs(module: "_ModuleUnits", cls: ast.ClassDef) -> Set[str]:
             out.add(node.attr)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             out.add(node.target.id)
+    for stmt in cls.body:  # class-body names: a record's fields declared by a call (`kv = attr.ib()`)
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    out.add(target.id)
     return out
 
 

@@ -161,6 +161,7 @@ class Tables:
     unbound_receivers: set = field(default_factory=set)
     iter_passthrough: set = field(default_factory=set)
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
+    iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
     element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
     # rules/accessors.toml [containers]: what container constructors and methods keep
@@ -181,6 +182,8 @@ class Tables:
     record_replace_functions: set = field(default_factory=set)
     record_as_dict_methods: set = field(default_factory=set)
     record_as_dict_functions: set = field(default_factory=set)
+    record_as_dict_attributes: set = field(default_factory=set)
+    record_as_tuple_functions: set = field(default_factory=set)
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
@@ -545,6 +548,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
         {
             "passthrough": "iter_passthrough",
             "chain": "iter_chain",
+            "pairs": "iter_pairs",
             "apply": "iter_apply",
             "element_methods": "element_methods",
         },
@@ -598,6 +602,8 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
             "replace_functions": "record_replace_functions",
             "as_dict_methods": "record_as_dict_methods",
             "as_dict_functions": "record_as_dict_functions",
+            "as_dict_attributes": "record_as_dict_attributes",
+            "as_tuple_functions": "record_as_tuple_functions",
         },
     )
 

@@ -262,6 +262,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"
         ):
             frames = self.construction_frames(receiver)
+            if any(self.replaced_record(c) is not None for c, _ in frames):
+                frames = []  # a record's copy with fields replaced: no __init__ ran for it
             if frames and len(frames) <= 8:
                 # `LatentView(k).nope()`: the method reads the attributes of *that* construction
                 found = [
@@ -1185,7 +1187,23 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _attr_under(self, call: cst.Call, attr: str, depth: int, env: Optional[Dict[int, Origin]] = None) -> Origin:
         """What attr holds on the object `call` constructs: a record's argument for that
         field, or the family's `self.attr = ...` with __init__'s parameters bound to call's
-        (env: the parameters of the helper that returned the construction)."""
+        (env: the parameters of the helper that returned the construction). A copy with fields
+        replaced (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`): the keyword's value for a replaced
+        field, the original's field for the others."""
+        replaced = self.replaced_record(call)
+        if replaced is not None:
+            original, changes = replaced
+            value = changes[attr] if attr in changes else self._attribute(original, attr)
+            if not env:
+                return self.origin(value, depth)
+            saved, saved_returns = self._origin_cache, self._returns_cache
+            self._origin_cache, self._returns_cache = {}, {}
+            self._bindings.append(env)
+            try:
+                return self.origin(value, depth)
+            finally:
+                self._bindings.pop()
+                self._origin_cache, self._returns_cache = saved, saved_returns
         cls = self.instance_class(call)
         if self.is_record(cls) and attr in self.record_fields(cls):
             if not env:
@@ -2076,6 +2094,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                         key = element.key.evaluated_value
                         if isinstance(key, str):
                             out.setdefault(key, element.value)
+            elif isinstance(holder, tuple):  # `**rec._asdict()`: the record's fields by name
+                cls = self.instance_class(holder[0])
+                for name in self.record_fields(cls) if cls is not None and self.is_record(cls) else ():
+                    out.setdefault(name, self._attribute(holder[0], name))
             elif isinstance(holder, cst.Param):
                 func = self._param_owner(holder)
                 for target, call in reversed(self._frames):

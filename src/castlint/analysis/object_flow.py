@@ -208,6 +208,72 @@ class ObjectFlow:
             and self._named_in(small.value, self.tables.record_field_calls)
         )
 
+    def replaced_record(self, expr: cst.BaseExpression) -> Optional[tuple]:
+        """(original, {field: value}) for a copy of a record with some fields replaced by keyword
+        (rules/accessors.toml [records] replace_methods, replace_functions: `rec._replace(k=x)`,
+        `dataclasses.replace(rec, k=x)`, `attr.evolve(rec, k=x)`): its other fields are the
+        original's. None for any other expression, or when `**changes` hides which fields change."""
+        if not isinstance(expr, cst.Call):
+            return None
+        t, func, args = self.tables, expr.func, list(expr.args)
+        if isinstance(func, cst.Attribute) and func.attr.value in t.record_replace_methods:
+            original = func.value
+        elif args and not args[0].star and args[0].keyword is None and self.qualified(expr) in t.record_replace_functions:
+            original, args = args[0].value, args[1:]
+        else:
+            return None
+        if any(a.star or a.keyword is None for a in args):
+            return None
+        return original, {a.keyword.value: a.value for a in args}
+
+    def fields_source(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The object expr is a dict of the fields of, by name (rules/accessors.toml [records]
+        as_dict_*: `rec._asdict()`, `dataclasses.asdict(rec)`, `vars(rec)`, `rec.__dict__`)."""
+        t = self.tables
+        if isinstance(expr, cst.Attribute) and expr.attr.value in t.record_as_dict_attributes:
+            return expr.value
+        if not isinstance(expr, cst.Call):
+            return None
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in t.record_as_dict_methods and not expr.args:
+            return func.value
+        if (
+            len(expr.args) == 1
+            and not expr.args[0].star
+            and expr.args[0].keyword is None
+            and self.qualified(expr) in t.record_as_dict_functions
+        ):
+            return expr.args[0].value
+        return None
+
+    def record_field_values(self, value: cst.BaseExpression, index: Optional[int], depth: int):
+        """The expressions field `index` (None: any field) of the record value may be, by position:
+        a construction `Rec(...)`, a copy with fields replaced (replaced_record), or
+        `dataclasses.astuple(rec)`; None when value is none of those."""
+        if not isinstance(value, cst.Call):
+            return None
+        cls = self.constructed_class(value)
+        if cls is not None and self.is_record(cls):
+            fields = self.record_fields(cls)
+            wanted = fields if index is None else fields[index : index + 1]
+            out = []
+            for name in wanted:
+                out.extend(self._record_arguments(cls, name, [value]))
+            return out
+        replaced = self.replaced_record(value)
+        if replaced is None and value.args and not value.args[0].star and value.args[0].keyword is None:
+            if self.qualified(value) in self.tables.record_as_tuple_functions:
+                return self.element_values(value.args[0].value, index, depth + 1)
+        if replaced is None:
+            return None
+        original, changes = replaced
+        cls = self.instance_class(original, depth + 1)
+        if cls is None or not self.is_record(cls):
+            return None
+        fields = self.record_fields(cls)
+        wanted = fields if index is None else fields[index : index + 1]
+        return [changes[name] if name in changes else self._attribute(original, name) for name in wanted]
+
     # -- which class an expression is an instance of -------------------------------
     def instance_class(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[cst.ClassDef]:
         """The class of this module an expression is an instance of: a construction `C(...)`,
@@ -254,6 +320,9 @@ class ObjectFlow:
             found = self.constructed_class(expr)
             if found is not None:
                 return found
+            replaced = self.replaced_record(expr)
+            if replaced is not None:  # `rec._replace(k=x)`: a copy of rec, of its class
+                return self.instance_class(replaced[0], depth + 1)
             for target, _, _ in self.return_targets(expr, depth + 1):  # what a helper or method returns
                 if isinstance(target, cst.FunctionDef):
                     for value in self._return_values(target):
@@ -524,8 +593,8 @@ class ObjectFlow:
         if depth > 6:
             return []
         if isinstance(expr, cst.Call):
-            if self.constructed_class(expr) is not None:
-                return [(expr, {})]
+            if self.constructed_class(expr) is not None or self.replaced_record(expr) is not None:
+                return [(expr, {})]  # a copy with fields replaced: _attr_under reads the rest on the original
             out: List[tuple] = []
             for target, skip, _ in self.return_targets(expr, depth + 1):  # a helper that returns a construction
                 values = self._return_values(target) if isinstance(target, cst.FunctionDef) else []
@@ -699,14 +768,10 @@ class ObjectFlow:
             return None
         out: List[cst.BaseExpression] = []
         for value in values:
-            if isinstance(value, cst.Call):
-                cls = self.constructed_class(value)
-                if cls is not None and self.is_record(cls):  # a record by position
-                    fields = self.record_fields(cls)
-                    wanted = fields if index is None else fields[index : index + 1]
-                    for name in wanted:
-                        out.extend(self._record_arguments(cls, name, [value]))
-                    continue
+            fields = self.record_field_values(value, index, depth)
+            if fields is not None:  # a record by position (a construction, a copy with fields replaced)
+                out.extend(fields)
+                continue
             found = self.element_values(value, index, depth + 1)
             if found is None:
                 if not self.holds_pools(value):
@@ -755,7 +820,11 @@ class ObjectFlow:
             key = expr.slice[0].slice.value
             return self.element_values(expr.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
         if isinstance(expr, cst.Call):
-            if self.constructed_class(expr) is not None:
+            if (
+                self.constructed_class(expr) is not None
+                or self.replaced_record(expr) is not None
+                or self.qualified(expr) in self.tables.record_as_tuple_functions
+            ):
                 return [expr]
             taken = self._taken_elements(expr, depth)
             if taken is not None:
@@ -1013,7 +1082,10 @@ class ObjectFlow:
         wanted = key.evaluated_value
         out: List[cst.BaseExpression] = []
         for holder in self._held_values(sub.value):
-            if isinstance(holder, cst.Dict):
+            if isinstance(holder, tuple):  # a dict of an object's fields (`rec._asdict()`): rec.<key>
+                if wanted.isidentifier():
+                    out.append(self._attribute(holder[0], wanted))
+            elif isinstance(holder, cst.Dict):
                 out.extend(
                     e.value
                     for e in holder.elements
@@ -1028,8 +1100,13 @@ class ObjectFlow:
         return out
 
     def _held_values(self, expr: cst.BaseExpression) -> list:
+        """The dict displays, comprehensions, `**kwargs` parameters and (as a 1-tuple) objects whose
+        fields by name (fields_source) expr may be."""
         if isinstance(expr, (cst.Dict, cst.DictComp)):
             return [expr]
+        source = self.fields_source(expr)
+        if source is not None:
+            return [(source,)]
         if isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
             return (
@@ -1056,6 +1133,8 @@ class ObjectFlow:
                 kind, value, path = self.binding(node)
                 if kind == "assign" and not path and isinstance(value, (cst.Dict, cst.DictComp)):
                     out.append(value)
+                elif kind == "assign" and not path and self.fields_source(value) is not None:
+                    out.append((self.fields_source(value),))
         return out
 
     def _keyword_arguments(self, param: cst.Param, keyword: str) -> List[cst.BaseExpression]:
