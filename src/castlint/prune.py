@@ -170,6 +170,21 @@ class _Vocabulary:
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
         )
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
+        last = lambda names: {n.rsplit(".", 1)[-1] for n in names}  # noqa: E731
+        # copies of a record with fields replaced by keyword (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`)
+        self.record_replacers = frozenset(last((*tables.record_replace_methods, *tables.record_replace_functions)))
+        # what reads an object's fields without naming them (`vars(rec)`, `rec._asdict()`, `rec.__dict__`)
+        self.field_readers = frozenset(
+            last(
+                (
+                    *tables.record_as_dict_methods,
+                    *tables.record_as_dict_functions,
+                    *tables.record_as_dict_attributes,
+                    *tables.record_as_tuple_functions,
+                )
+            )
+        )
+        self.item_getters = frozenset(last(tables.item_getters))  # itemgetter(k)(x) reads x[k]
         self.keep_methods = frozenset(tables.keep_methods)  # d.values(): the same elements
         self.grow_methods = frozenset((*tables.grow_one, *tables.grow_last, *tables.grow_many))
         self.grow_last, self.grow_many = frozenset(tables.grow_last), frozenset(tables.grow_many)
@@ -423,6 +438,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     for arg in args:
                         _flow(arg, vocab, aliases, out, tf)
                     return
+                if func.id in vocab.field_readers:  # vars(rec): rec's fields (_object_flow)
+                    out.members.add(func.id)
                 if func.id in vocab.through_functions or func.id in aliases:
                     inner = _then(TUPLED, tf) if func.id in vocab.tuple_views else tf
                     for arg in args:
@@ -1652,7 +1669,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         name for unit in module.units for name, receiver, _ in unit.object_calls if receiver == "" and name in classes
     }
     fed |= _held_arenas(module, taint)
-    for unit in module.units:
+    for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
             if any(
                 type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit) for a in call.args
@@ -1667,6 +1684,13 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 and any(name in method_names[c] for c in _method_owners(receiver, unit, classes, made))
             ):
                 return f"a pool is returned by the method {name} of another object or a base class"
+            if name in vocab.record_replacers and call.keywords:  # `replace(rec, k=pool)`: its copy's k
+                fed |= {
+                    k.arg for k in call.keywords if k.arg and taint.tainted(_refs(k.value, vocab, module.aliases), unit)
+                }
+    if fed:
+        fed |= vocab.field_readers  # `vars(rec)["k"]`, `rec._asdict()`: any field of such an object
+    for unit in module.units:
         for _, _, value, _ in unit.assigns:
             if value.bound:
                 return "an accessor is held uncalled (a bound method, partial or getattr)"
@@ -1797,6 +1821,8 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
             )
         ):
             return "a lambda converts what it is given (the call that passes a pool converts it)"
+        if t is ast.Call and tainted and _callee_name(node.func) in vocab.item_getters:
+            return "an item getter is held (itemgetter(k)(x) reads x[k] where it is called)"
         if _held_conversion(node, vocab, called):
             return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
         if (

@@ -186,6 +186,7 @@ class Tables:
     record_as_tuple_functions: set = field(default_factory=set)
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
+    item_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] item_getters
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
     learn_packages: set = field(default_factory=set)  # rules/accessors.toml [learn] packages
@@ -561,6 +562,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
         {
             "partial": "partial_callables",
             "method_callers": "method_callers",
+            "item_getters": "item_getters",
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",
         },

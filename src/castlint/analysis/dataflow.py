@@ -310,6 +310,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self.parents.setdefault(synthetic, self.parents.get(call))
                 best = max(best, self._returned(synthetic, inner, skip, depth, env=env))
                 continue
+            if isinstance(form, tuple) and form[0] == "item":  # itemgetter(k)(x): x[k]
+                if not call.args or call.args[0].star or call.args[0].keyword is not None:
+                    continue
+                item = cst.Subscript(call.args[0].value, [cst.SubscriptElement(cst.Index(form[1]))])
+                self.parents.setdefault(item, self.parents.get(call))
+                best = max(best, self.origin(item, depth))
+                continue
             if isinstance(form, tuple):  # methodcaller("m", ...)(x): x.m(...)
                 if not call.args or call.args[0].star or call.args[0].keyword is not None:
                     continue

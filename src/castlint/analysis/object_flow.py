@@ -198,6 +198,28 @@ class ObjectFlow:
                         fields.append(small.targets[0].target.value)
         return fields
 
+    def record_defaults(self, cls: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
+        """The fields declared with a default (`loc: Tensor = None`, `x = attr.ib(default=...)`,
+        `xs: list = field(default_factory=list)`): field -> the declaration's value."""
+        out: Dict[str, cst.BaseExpression] = {}
+        for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        if small.value is not None and not self._required_field(small.value):
+                            out[small.target.value] = small.value
+                    elif self._field_declaration(small) and not self._required_field(small.value):
+                        out[small.targets[0].target.value] = small.value
+        return out
+
+    def _required_field(self, value: cst.BaseExpression) -> bool:
+        """A field call without a default (`attr.ib()`, `field(init=False)` counts as one too)."""
+        return (
+            isinstance(value, cst.Call)
+            and self._named_in(value, self.tables.record_field_calls)
+            and not any(a.keyword is not None and a.keyword.value in ("default", "factory", "default_factory") for a in value.args)
+        )
+
     def _field_declaration(self, small) -> bool:
         """`kv = attr.ib(...)` in a record's body (rules/accessors.toml [records] field_calls)."""
         return (
@@ -627,7 +649,7 @@ class ObjectFlow:
         elif isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
             if owner is not None:
-                values = self.instance_attr_values(owner, expr.attr.value)
+                values = self.field_values(expr.value, owner, expr.attr.value, depth)
         elif isinstance(expr, cst.Subscript):
             values = self._subscript_elements(expr, depth) or []
         out: List[tuple] = []
@@ -637,6 +659,26 @@ class ObjectFlow:
                 return []
             out.extend(found)
         return out
+
+    def field_values(self, holder: cst.BaseExpression, owner: cst.ClassDef, attr: str, depth: int = 0) -> list:
+        """What `holder.attr` may be, holder an instance of owner: for a record's field, the arguments
+        of the constructions (and copies with fields replaced) that made holder, when they are known
+        (`Bundle(KV(k, v)).kv` is that KV(k, v), not every Bundle's kv); else instance_attr_values."""
+        if not self.is_record(owner) or attr not in self.record_fields(owner):
+            return self.instance_attr_values(owner, attr)
+        frames = self.construction_frames(holder, depth + 1)
+        out: List[cst.BaseExpression] = []
+        for call, _ in frames:
+            replaced = self.replaced_record(call)
+            if replaced is not None:
+                original, changes = replaced
+                out.append(changes[attr] if attr in changes else self._attribute(original, attr))
+                continue
+            cls = self.constructed_class(call)
+            if cls is None or not self.is_record(cls) or attr not in self.record_fields(cls):
+                return self.instance_attr_values(owner, attr)
+            out.extend(self._record_arguments(cls, attr, [call]))
+        return out if frames else self.instance_attr_values(owner, attr)
 
     def constructor_calls(self, cls: cst.ClassDef) -> List[cst.Call]:
         """Every `C(...)` of the module for cls or a subclass that inherits its __init__."""
@@ -692,6 +734,7 @@ class ObjectFlow:
         if attr not in fields:
             return []
         index, out = fields.index(attr), []
+        defaults = self.record_defaults(cls)
         for call in calls if calls is not None else self.constructor_calls(cls):
             positional = [a for a in call.args if a.keyword is None and a.star != "**"]
             keyword = [a for a in call.args if a.keyword is not None and a.keyword.value == attr]
@@ -705,6 +748,10 @@ class ObjectFlow:
             elif starred is not None and index >= len(fields) - (len(positional) - starred - 1):
                 # `KV(*pool.get_kv_buffer(i), loc)`: the fields after the unpacked ones, from the end
                 out.append(positional[len(positional) - (len(fields) - index)].value)
+            elif starred is not None and attr in defaults and index >= len(fields) - len(defaults):
+                # `KV(*pool.get_kv_buffer(i))` with `loc: Tensor = None`: an unpacked value of unknown
+                # length fills the fields without a default; the defaulted ones keep their default
+                out.append(defaults[attr])
             elif starred is not None:
                 # `Pair(*pool.get_kv_buffer(i))`: field i is element i - starred of what is unpacked
                 element = cst.Subscript(
@@ -813,7 +860,9 @@ class ObjectFlow:
                 return None
             getter = self.property_getter(owner, expr.attr.value)
             values = (
-                self._return_values(getter) if getter is not None else self.instance_attr_values(owner, expr.attr.value)
+                self._return_values(getter)
+                if getter is not None
+                else self.field_values(expr.value, owner, expr.attr.value, depth)
             )  # a property: what its getter returns
             return values or None
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
@@ -914,6 +963,13 @@ class ObjectFlow:
                 qualified = self.call_name(value)  # under an import alias: `from functools import partial as bind`
                 if qualified in self.tables.partial_callables or qualified in self.tables.method_callers:
                     name = qualified
+            if (
+                self.qualified(value) in self.tables.item_getters
+                and len(value.args) == 1
+                and not value.args[0].star
+                and value.args[0].keyword is None
+            ):
+                return [(("item", value.args[0].value), ())]  # itemgetter(k)(x): x[k]
             if name in self.tables.method_callers and value.args and isinstance(value.args[0].value, cst.SimpleString):
                 method = value.args[0].value.evaluated_value
                 if isinstance(method, str) and method.isidentifier():
