@@ -178,6 +178,7 @@ class Tables:
     record_bases: set = field(default_factory=set)
     record_decorators: set = field(default_factory=set)
     record_field_calls: set = field(default_factory=set)
+    record_default_keywords: set = field(default_factory=set)
     record_replace_methods: set = field(default_factory=set)
     record_replace_functions: set = field(default_factory=set)
     record_as_dict_methods: set = field(default_factory=set)
@@ -600,6 +601,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
             "bases": "record_bases",
             "decorators": "record_decorators",
             "field_calls": "record_field_calls",
+            "default_keywords": "record_default_keywords",
             "replace_methods": "record_replace_methods",
             "replace_functions": "record_replace_functions",
             "as_dict_methods": "record_as_dict_methods",

@@ -217,7 +217,9 @@ class ObjectFlow:
         return (
             isinstance(value, cst.Call)
             and self._named_in(value, self.tables.record_field_calls)
-            and not any(a.keyword is not None and a.keyword.value in ("default", "factory", "default_factory") for a in value.args)
+            and not any(
+                a.keyword is not None and a.keyword.value in self.tables.record_default_keywords for a in value.args
+            )
         )
 
     def _field_declaration(self, small) -> bool:
@@ -240,7 +242,9 @@ class ObjectFlow:
         t, func, args = self.tables, expr.func, list(expr.args)
         if isinstance(func, cst.Attribute) and func.attr.value in t.record_replace_methods:
             original = func.value
-        elif args and not args[0].star and args[0].keyword is None and self.qualified(expr) in t.record_replace_functions:
+        elif (
+            args and not args[0].star and args[0].keyword is None and self.qualified(expr) in t.record_replace_functions
+        ):
             original, args = args[0].value, args[1:]
         else:
             return None
