@@ -335,6 +335,41 @@ class StateAttention:
         d = replace(st, block_ids=buf).block_ids.to(q.dtype)  # positive: a whole buffer replaced in
         return a, b, c, d
 """,
+    "pairs_loops_lmdeploy": """
+import torch
+
+
+class PairPool:
+    def __init__(self, num_blocks, block_size, heads, dim, num_layers, dtype):
+        self.pairs = []
+        self.offsets = []
+        for _ in range(num_layers):
+            k = torch.empty((num_blocks, block_size, heads, dim), dtype=dtype)
+            v = torch.empty((num_blocks, block_size, heads, dim), dtype=dtype)
+            self.pairs.append((k, v))
+            self.offsets.append((torch.zeros(8, dtype=torch.int32), torch.zeros(8, dtype=torch.int32)))
+        self.values = [p[1] for p in self.pairs]
+        self.starts = [o[0] for o in self.offsets]
+        self.groups = [[k, v] for k, v in self.pairs]
+
+
+class PairDecode:
+    def __init__(self, pool: PairPool):
+        self.pool = pool
+
+    def forward(self, query, key, value, attn_metadata, layer_idx):
+        a = self.pool.values[layer_idx].half()  # positive: the second of each appended pair
+        b = self.pool.starts[layer_idx].long()  # negative: per-request offsets
+        for i, pair in enumerate(self.pool.pairs):
+            if i == layer_idx:
+                c = pair[0].to(query.dtype)  # positive: enumerate over the pairs, the key cache
+        head, *rest = self.pool.groups[layer_idx]
+        d = rest[0].float()  # positive: a starred target keeps the value cache
+        e = head[attn_metadata.block_offsets].float()  # negative: blocks gathered first
+        first, *others = self.pool.offsets[layer_idx]
+        g = others[0].long()  # negative: a starred target of offsets
+        return a, b, c, d, e, g
+""",
 }
 
 

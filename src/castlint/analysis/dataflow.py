@@ -1050,6 +1050,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if kind == "assign" and path and isinstance(self.parents.get(node), cst.StarredElement):
             # `first, *rest = caches`: rest is a list of the further elements, a container too
             container = self._unpacked(value, path[:-1], depth)
+            if container != Origin.POOL_TUPLE and len(path) == 1:
+                # `first, *rest = self.groups[i]` of a [k, v] list: rest holds the further whole caches
+                elements = self.element_values(value, None)
+                if elements and max(self.origin(e, depth) for e in elements) >= Origin.POOL_TUPLE:
+                    return Origin.POOL_TUPLE
             return container if container == Origin.POOL_TUPLE else self._element(container)
         if kind == "assign":
             return self._unpacked(value, path, depth)

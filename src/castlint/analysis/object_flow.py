@@ -852,6 +852,12 @@ class ObjectFlow:
                 if not isinstance(node, cst.Name):
                     return None
                 kind, value, path = self.binding(node)
+                if kind == "for":  # `for pair in self.kv_pairs`: any element of what it iterates
+                    iterated = self._iterated_elements(value, path, depth)
+                    if iterated is None:
+                        return None
+                    values.extend(iterated)
+                    continue
                 if kind != "assign" or path:
                     return None
                 values.append(value)
@@ -893,6 +899,28 @@ class ObjectFlow:
                 values.extend(returned)
             return values
         return None
+
+    def _iterated_elements(self, iterable: cst.BaseExpression, path, depth: int):
+        """What a for or comprehension target at path may be, iterating over iterable: an element
+        of it (`for p in pairs`), the element half of `enumerate(xs)`, of `d.items()` or of
+        `d.values()`; None when unknown."""
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args:
+            method = iterable.func.attr.value
+            if method == "values" and not path:
+                return self.element_values(iterable.func.value, None, depth + 1)
+            if method == "items" and path == (1,):
+                return self.element_values(iterable.func.value, None, depth + 1)
+        if (
+            isinstance(iterable, cst.Call)
+            and self.qualified(iterable) == "enumerate"
+            and iterable.args
+            and not iterable.args[0].star
+            and path == (1,)
+        ):
+            return self.element_values(iterable.args[0].value, None, depth + 1)
+        if path:
+            return None
+        return self.element_values(iterable, None, depth + 1)
 
     def _taken_elements(self, call: cst.Call, depth: int):
         """What a container method or function that returns one of its elements may give
