@@ -370,6 +370,35 @@ class PairDecode:
         g = others[0].long()  # negative: a starred target of offsets
         return a, b, c, d, e, g
 """,
+    "double_star_records_vllm": """
+import operator
+from dataclasses import asdict, dataclass
+
+import torch
+
+
+@dataclass
+class Planes:
+    key_cache: torch.Tensor
+    value_cache: torch.Tensor
+    slot_mapping: torch.Tensor
+
+
+class StarImpl:
+    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+        planes = Planes(**{"key_cache": kv_cache[0], "value_cache": kv_cache[1], "slot_mapping": attn_metadata.slots})
+        a = planes.value_cache.to(query.dtype)  # positive: a field given by a ** dict display
+        b = planes.slot_mapping.long()  # negative: the slot mapping
+        again = Planes(**asdict(planes))
+        c = again.key_cache.half()  # positive: a record rebuilt from another's asdict
+        d = again.slot_mapping.to(torch.int64)  # negative: the slot mapping, rebuilt
+        both = operator.itemgetter(0, 1)
+        kc, vc = both(kv_cache)
+        e = vc.float()  # positive: a two-key itemgetter of the layer's cache
+        sc, bt = both([attn_metadata.scales, attn_metadata.block_table])
+        g = bt.long()  # negative: a two-key itemgetter of metadata
+        return a, b, c, d, e, g
+""",
 }
 
 

@@ -310,12 +310,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self.parents.setdefault(synthetic, self.parents.get(call))
                 best = max(best, self._returned(synthetic, inner, skip, depth, env=env))
                 continue
-            if isinstance(form, tuple) and form[0] == "item":  # itemgetter(k)(x): x[k]
+            if isinstance(form, tuple) and form[0] == "item":  # itemgetter(k)(x): x[k]; (x[a], x[b]) for two
                 if not call.args or call.args[0].star or call.args[0].keyword is not None:
                     continue
-                item = cst.Subscript(call.args[0].value, [cst.SubscriptElement(cst.Index(form[1]))])
-                self.parents.setdefault(item, self.parents.get(call))
-                best = max(best, self.origin(item, depth))
+                items = [cst.Subscript(call.args[0].value, [cst.SubscriptElement(cst.Index(key))]) for key in form[1]]
+                got = items[0] if len(items) == 1 else cst.Tuple([cst.Element(item) for item in items])
+                for item in items:
+                    self.parents.setdefault(item, got if got is not item else self.parents.get(call))
+                self.parents.setdefault(got, self.parents.get(call))
+                best = max(best, self.origin(got, depth))
                 continue
             if isinstance(form, tuple):  # methodcaller("m", ...)(x): x.m(...)
                 if not call.args or call.args[0].star or call.args[0].keyword is not None:

@@ -742,6 +742,18 @@ class ObjectFlow:
         for call in calls if calls is not None else self.constructor_calls(cls):
             positional = [a for a in call.args if a.keyword is None and a.star != "**"]
             keyword = [a for a in call.args if a.keyword is not None and a.keyword.value == attr]
+            if not keyword and any(a.star == "**" for a in call.args):
+                # `Rec(**{"k": x})`, `Rec(**other._asdict())`, `Rec(**vars(other))`: the entry of that name
+                unpacked = [
+                    found
+                    for a in call.args
+                    if a.star == "**"
+                    for found in [self._double_starred_values(a.value).get(attr)]
+                    if found is not None
+                ]
+                if unpacked:
+                    out.append(unpacked[0])
+                    continue
             starred = next((i for i, a in enumerate(positional) if a.star == "*"), None)
             if keyword:
                 out.append(keyword[0].value)
@@ -997,11 +1009,10 @@ class ObjectFlow:
                     name = qualified
             if (
                 self.qualified(value) in self.tables.item_getters
-                and len(value.args) == 1
-                and not value.args[0].star
-                and value.args[0].keyword is None
+                and value.args
+                and not any(a.star or a.keyword is not None for a in value.args)
             ):
-                return [(("item", value.args[0].value), ())]  # itemgetter(k)(x): x[k]
+                return [(("item", tuple(a.value for a in value.args)), ())]  # itemgetter(k)(x): x[k]
             if name in self.tables.method_callers and value.args and isinstance(value.args[0].value, cst.SimpleString):
                 method = value.args[0].value.evaluated_value
                 if isinstance(method, str) and method.isidentifier():
