@@ -399,6 +399,27 @@ class StarImpl:
         g = bt.long()  # negative: a two-key itemgetter of metadata
         return a, b, c, d, e, g
 """,
+    "spreads_sglang": """
+import torch
+
+
+class SpreadBackend:
+    def __init__(self, model_runner):
+        pool = model_runner.token_to_kv_pool
+        self.planes = [*pool.k_buffer, *pool.v_buffer]
+        self.counts = [*[torch.zeros(4, dtype=torch.int32) for _ in range(3)]]
+        base = {"k0": pool.k_buffer[0]}
+        self.table = {**base, "v0": pool.v_buffer[0]}
+        self.meta = {**{"lens": torch.zeros(8, dtype=torch.int32)}}
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        a = self.planes[layer.layer_id].to(q.dtype)  # positive: a list spread from the key and value pools
+        b = self.counts[0].long()  # negative: spread of per-request counters
+        c = self.table[forward_batch.key_name].half()  # positive: a dict merged with ** holds whole pools
+        d = self.meta["lens"].to(torch.int64)  # negative: merged per-request lengths
+        e = (*self.planes, q)[0].float()  # positive: a tuple display spread from the pools
+        return a, b, c, d, e
+""",
 }
 
 

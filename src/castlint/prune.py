@@ -470,6 +470,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             for element in node.elts:
                 if type(element) is not ast.Starred:
                     _flow(element, vocab, aliases, out, packed)
+                else:  # `[*caches, x]`: the elements of caches are its elements
+                    _flow(element.value, vocab, aliases, out, tf)
             return
         if t is ast.Dict:
             packed = _then(PACKED, tf)

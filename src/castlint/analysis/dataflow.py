@@ -140,10 +140,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.origin(expr.value, depth)
         if isinstance(expr, (cst.Tuple, cst.List)):
             inner = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.Element)]
-            return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
+            # `[*self.k_caches, *self.v_caches]`: the elements of a container of whole caches
+            spread = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.StarredElement)]
+            return (
+                Origin.POOL_TUPLE
+                if any(o >= Origin.POOL_TUPLE for o in inner) or Origin.POOL_TUPLE in spread
+                else Origin.OTHER
+            )
         if isinstance(expr, cst.Dict):
             inner = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.DictElement)]
-            return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
+            spread = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.StarredDictElement)]
+            return (
+                Origin.POOL_TUPLE
+                if any(o >= Origin.POOL_TUPLE for o in inner) or Origin.POOL_TUPLE in spread
+                else Origin.OTHER
+            )
         if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
             element = expr.value if isinstance(expr, cst.DictComp) else expr.elt
             if self.origin(element, depth) >= Origin.POOL_TUPLE:

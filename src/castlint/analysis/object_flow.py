@@ -788,16 +788,33 @@ class ObjectFlow:
         if isinstance(expr, (cst.Tuple, cst.List)):
             elements = list(expr.elements)
             if any(isinstance(e, cst.StarredElement) for e in elements):
-                return None
+                # `[*ks, *vs]`: positions are unknown past a spread, any element of any part
+                out: List[cst.BaseExpression] = []
+                for e in elements:
+                    if isinstance(e, cst.StarredElement):
+                        found = self.element_values(e.value, None, depth + 1)
+                        if found is None:
+                            return None
+                        out.extend(found)
+                    else:
+                        out.append(e.value)
+                return out
             if index is not None and -len(elements) <= index < len(elements):
                 return [elements[index].value]
             return [e.value for e in elements]
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
             return [expr.elt]
-        if isinstance(expr, cst.Dict):  # a dict indexed by a computed key: any value
-            if any(not isinstance(e, cst.DictElement) for e in expr.elements):
-                return None
-            return [e.value for e in expr.elements]
+        if isinstance(expr, cst.Dict):  # a dict indexed by a computed key: any value (of a `**` part too)
+            out = []
+            for e in expr.elements:
+                if isinstance(e, cst.DictElement):
+                    out.append(e.value)
+                    continue
+                found = self.element_values(e.value, None, depth + 1)
+                if found is None:
+                    return None
+                out.extend(found)
+            return out
         if isinstance(expr, cst.DictComp):
             return [expr.value]
         if (
