@@ -420,6 +420,38 @@ class SpreadBackend:
         e = (*self.planes, q)[0].float()  # positive: a tuple display spread from the pools
         return a, b, c, d, e
 """,
+    "records_in_dicts_trtllm": """
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class LayerSlot:
+    pool: torch.Tensor
+    index: torch.Tensor
+
+
+class SlotTableAttention:
+    def __init__(self, kv_cache_manager, layer_names):
+        self.slots = {
+            name: LayerSlot(kv_cache_manager.get_buffers(i), torch.zeros(4, dtype=torch.int32))
+            for i, name in enumerate(layer_names)
+        }
+        self.order = list(self.slots.values())
+
+    def forward(self, q, k, v, metadata, **kwargs):
+        for name, slot in self.slots.items():
+            if name == metadata.layer_name:
+                a = slot.pool.to(q.dtype)  # positive: a record from the dict's items
+                b = slot.index.long()  # negative: the index field
+        for i, slot in enumerate(self.order):
+            if i == metadata.layer_idx:
+                c = slot.pool.bfloat16()  # positive: enumerate over the records
+        d = {n: s.pool for n, s in self.slots.items()}[metadata.layer_name].half()  # positive: a dict of fields
+        e = {n: s.index for n, s in self.slots.items()}[metadata.layer_name].long()  # negative: of index fields
+        return a, b, c, d, e
+""",
 }
 
 

@@ -336,8 +336,8 @@ class ObjectFlow:
                         found = self.instance_class(value, depth + 1)
                         if found is not None:
                             return found
-                    elif kind == "for" and not path:  # `for rec in self.records`: an element's class
-                        for element in self.element_values(value, None, depth + 1) or ():
+                    elif kind == "for":  # `for rec in self.records`, `for name, rec in d.items()`: an element's class
+                        for element in self._iterated_elements(value, path, depth + 1) or ():
                             found = self.instance_class(element, depth + 1)
                             if found is not None:
                                 return found
@@ -641,8 +641,8 @@ class ObjectFlow:
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path:
                         values.append(value)
-                    elif kind == "for" and not path:
-                        elements = self.element_values(value, None, depth + 1)
+                    elif kind == "for":
+                        elements = self._iterated_elements(value, path, depth + 1)
                         if not elements:
                             return []
                         values.extend(elements)
