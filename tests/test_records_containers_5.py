@@ -411,6 +411,7 @@ class SpreadBackend:
         base = {"k0": pool.k_buffer[0]}
         self.table = {**base, "v0": pool.v_buffer[0]}
         self.meta = {**{"lens": torch.zeros(8, dtype=torch.int32)}}
+        self.kw = dict(k=pool.k_buffer[0], lens=torch.zeros(8, dtype=torch.int32))
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         a = self.planes[layer.layer_id].to(q.dtype)  # positive: a list spread from the key and value pools
@@ -418,7 +419,10 @@ class SpreadBackend:
         c = self.table[forward_batch.key_name].half()  # positive: a dict merged with ** holds whole pools
         d = self.meta["lens"].to(torch.int64)  # negative: merged per-request lengths
         e = (*self.planes, q)[0].float()  # positive: a tuple display spread from the pools
-        return a, b, c, d, e
+        g = self.kw[forward_batch.key_name].half()  # positive: a dict of keywords holds a whole pool
+        h = self.kw["lens"].long()  # negative: its per-request entry
+        i = {**self.kw}["k"].float()  # positive: merged, the key pool entry
+        return a, b, c, d, e, g, h, i
 """,
     "records_in_dicts_trtllm": """
 from dataclasses import dataclass

@@ -185,6 +185,7 @@ class _Vocabulary:
             )
         )
         self.item_getters = frozenset(last(tables.item_getters))  # itemgetter(k)(x) reads x[k]
+        self.dict_names = frozenset(last(tables.dict_constructors))  # dict(k=v): an entry per keyword
         self.keep_methods = frozenset(tables.keep_methods)  # d.values(): the same elements
         self.grow_methods = frozenset((*tables.grow_one, *tables.grow_last, *tables.grow_many))
         self.grow_last, self.grow_many = frozenset(tables.grow_last), frozenset(tables.grow_many)
@@ -415,7 +416,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 inner = _then(TUPLED, tf) if name in vocab.tuple_views else tf
                 if name in vocab.through_functions or _dotted(func.value) in vocab.unbound:
                     for arg in args:
-                        _flow(arg, vocab, aliases, out, inner)
+                        _flow(arg, vocab, aliases, out, _then(PACKED, tf) if _dict_entry(node, arg, vocab) else inner)
                 if name in vocab.through_methods:
                     node, tf = func.value, inner
                     continue
@@ -443,7 +444,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 if func.id in vocab.through_functions or func.id in aliases:
                     inner = _then(TUPLED, tf) if func.id in vocab.tuple_views else tf
                     for arg in args:
-                        _flow(arg, vocab, aliases, out, inner)
+                        _flow(arg, vocab, aliases, out, _then(PACKED, tf) if _dict_entry(node, arg, vocab) else inner)
                 else:
                     out.calls.add((func.id, tf))  # what a function or named lambda returns
             return
@@ -491,6 +492,11 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 return
             continue
         return
+
+
+def _dict_entry(call: ast.Call, arg: ast.AST, vocab: _Vocabulary) -> bool:
+    """Is arg a keyword's value of a dict constructor (`dict(k=pool)`: one entry, not the elements)?"""
+    return _callee_name(call.func) in vocab.dict_names and any(k.value is arg for k in call.keywords)
 
 
 def _may_be_arena(call: ast.Call, vocab: _Vocabulary) -> bool:

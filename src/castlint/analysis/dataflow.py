@@ -247,6 +247,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # `dict(zip(names, self.k_bufs))`: its values are the elements of the second
             values = self.origin(expr.args[0].value.args[1].value, depth)
             return Origin.POOL_TUPLE if values == Origin.POOL_TUPLE else Origin.OTHER
+        keywords = self.dict_keywords(expr)
+        if keywords is not None:  # `dict(k=pool.k_buffer[i], ...)`: a dict of whole caches
+            inner = [self.origin(v, depth) for v in keywords.values()]
+            return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
         if (
             isinstance(func, cst.Name)
             and func.value == "zip"
@@ -2120,6 +2124,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                         key = element.key.evaluated_value
                         if isinstance(key, str):
                             out.setdefault(key, element.value)
+            elif isinstance(holder, cst.Call):  # `**dict(k=a)`
+                for key, value in (self.dict_keywords(holder) or {}).items():
+                    out.setdefault(key, value)
             elif isinstance(holder, tuple):  # `**rec._asdict()`: the record's fields by name
                 cls = self.instance_class(holder[0])
                 for name in self.record_fields(cls) if cls is not None and self.is_record(cls) else ():

@@ -272,6 +272,18 @@ class ObjectFlow:
             return expr.args[0].value
         return None
 
+    def dict_keywords(self, expr: cst.BaseExpression) -> Optional[Dict[str, cst.BaseExpression]]:
+        """{key: value} of a dict made from keywords alone (`dict(k=a, v=b)`, rules/accessors.toml
+        [containers] dict_constructors); None for any other expression."""
+        if (
+            not isinstance(expr, cst.Call)
+            or not expr.args
+            or any(a.keyword is None or a.star for a in expr.args)
+            or self.qualified(expr) not in self.tables.dict_constructors
+        ):
+            return None
+        return {a.keyword.value: a.value for a in expr.args}
+
     def record_field_values(self, value: cst.BaseExpression, index: Optional[int], depth: int):
         """The expressions field `index` (None: any field) of the record value may be, by position:
         a construction `Rec(...)`, a copy with fields replaced (replaced_record), or
@@ -839,6 +851,9 @@ class ObjectFlow:
                 return self.element_values(expr.args[0].value, index, depth + 1)
             if name == "zip":  # an element of zip(a, b) is the pair (a[j], b[j])
                 return [self._zipped(expr)]
+        keywords = self.dict_keywords(expr)
+        if keywords is not None:  # `dict(k=a, v=b)` indexed by a computed key: any value
+            return list(keywords.values())
         if isinstance(expr, cst.Call) and expr.args and not expr.args[0].star and expr.args[0].keyword is None:
             t, name = self.tables, self.qualified(expr)
             if name in t.keep_elements and name not in self.module_classes():  # `collections.deque(xs)`
@@ -1211,6 +1226,10 @@ class ObjectFlow:
                 )
             elif isinstance(holder, cst.DictComp):  # a computed key: any key holds the value
                 out.append(holder.value)
+            elif isinstance(holder, cst.Call):  # dict(k=a, v=b)
+                found = (self.dict_keywords(holder) or {}).get(wanted)
+                if found is not None:
+                    out.append(found)
             elif isinstance(holder, cst.Param):
                 out.extend(self._keyword_arguments(holder, wanted))
         return out
@@ -1223,6 +1242,8 @@ class ObjectFlow:
         source = self.fields_source(expr)
         if source is not None:
             return [(source,)]
+        if self.dict_keywords(expr) is not None:
+            return [expr]
         if isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
             return (
@@ -1251,6 +1272,8 @@ class ObjectFlow:
                     out.append(value)
                 elif kind == "assign" and not path and self.fields_source(value) is not None:
                     out.append((self.fields_source(value),))
+                elif kind == "assign" and not path and self.dict_keywords(value) is not None:
+                    out.append(value)
         return out
 
     def _keyword_arguments(self, param: cst.Param, keyword: str) -> List[cst.BaseExpression]:
