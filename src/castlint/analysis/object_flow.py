@@ -232,6 +232,22 @@ class ObjectFlow:
             and self._named_in(small.value, self.tables.record_field_calls)
         )
 
+    def _may_name(self, call: cst.Call, names) -> bool:
+        """Can the call's callee be one of names (qualified)? A cheap test before qualified(), which
+        asks the scopes: a method call `x.m(...)` by its last name part (a bare name may be an import
+        alias: qualified() decides)."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            return True
+        if not isinstance(func, cst.Attribute):
+            return False
+        last = func.attr.value
+        cache = self.__dict__.setdefault("_last_parts", {})
+        key = id(names)
+        if key not in cache:
+            cache[key] = (names, {n.rsplit(".", 1)[-1] for n in names})
+        return last in cache[key][1]
+
     def replaced_record(self, expr: cst.BaseExpression) -> Optional[tuple]:
         """(original, {field: value}) for a copy of a record with some fields replaced by keyword
         (rules/accessors.toml [records] replace_methods, replace_functions: `rec._replace(k=x)`,
@@ -243,7 +259,11 @@ class ObjectFlow:
         if isinstance(func, cst.Attribute) and func.attr.value in t.record_replace_methods:
             original = func.value
         elif (
-            args and not args[0].star and args[0].keyword is None and self.qualified(expr) in t.record_replace_functions
+            args
+            and not args[0].star
+            and args[0].keyword is None
+            and self._may_name(expr, t.record_replace_functions)
+            and self.qualified(expr) in t.record_replace_functions
         ):
             original, args = args[0].value, args[1:]
         else:
@@ -267,6 +287,7 @@ class ObjectFlow:
             len(expr.args) == 1
             and not expr.args[0].star
             and expr.args[0].keyword is None
+            and self._may_name(expr, t.record_as_dict_functions)
             and self.qualified(expr) in t.record_as_dict_functions
         ):
             return expr.args[0].value
@@ -279,6 +300,7 @@ class ObjectFlow:
             not isinstance(expr, cst.Call)
             or not expr.args
             or any(a.keyword is None or a.star for a in expr.args)
+            or not self._may_name(expr, self.tables.dict_constructors)
             or self.qualified(expr) not in self.tables.dict_constructors
         ):
             return None
@@ -300,7 +322,9 @@ class ObjectFlow:
             return out
         replaced = self.replaced_record(value)
         if replaced is None and value.args and not value.args[0].star and value.args[0].keyword is None:
-            if self.qualified(value) in self.tables.record_as_tuple_functions:
+            if self._may_name(value, self.tables.record_as_tuple_functions) and (
+                self.qualified(value) in self.tables.record_as_tuple_functions
+            ):
                 return self.element_values(value.args[0].value, index, depth + 1)
         if replaced is None:
             return None
@@ -926,7 +950,10 @@ class ObjectFlow:
             if (
                 self.constructed_class(expr) is not None
                 or self.replaced_record(expr) is not None
-                or self.qualified(expr) in self.tables.record_as_tuple_functions
+                or (
+                    self._may_name(expr, self.tables.record_as_tuple_functions)
+                    and self.qualified(expr) in self.tables.record_as_tuple_functions
+                )
             ):
                 return [expr]
             taken = self._taken_elements(expr, depth)
@@ -956,6 +983,8 @@ class ObjectFlow:
                 return self.element_values(iterable.func.value, None, depth + 1)
         if (
             isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Name)
+            and iterable.func.value == "enumerate"
             and self.qualified(iterable) == "enumerate"
             and iterable.args
             and not iterable.args[0].star
@@ -1040,7 +1069,8 @@ class ObjectFlow:
                 if qualified in self.tables.partial_callables or qualified in self.tables.method_callers:
                     name = qualified
             if (
-                self.qualified(value) in self.tables.item_getters
+                self._may_name(value, self.tables.item_getters)
+                and self.qualified(value) in self.tables.item_getters
                 and value.args
                 and not any(a.star or a.keyword is not None for a in value.args)
             ):
