@@ -170,12 +170,13 @@ class _Vocabulary:
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
         )
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
-        last = lambda names: {n.rsplit(".", 1)[-1] for n in names}  # noqa: E731
         # copies of a record with fields replaced by keyword (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`)
-        self.record_replacers = frozenset(last((*tables.record_replace_methods, *tables.record_replace_functions)))
+        self.record_replacers = frozenset(
+            _last_parts((*tables.record_replace_methods, *tables.record_replace_functions))
+        )
         # what reads an object's fields without naming them (`vars(rec)`, `rec._asdict()`, `rec.__dict__`)
         self.field_readers = frozenset(
-            last(
+            _last_parts(
                 (
                     *tables.record_as_dict_methods,
                     *tables.record_as_dict_functions,
@@ -184,8 +185,8 @@ class _Vocabulary:
                 )
             )
         )
-        self.item_getters = frozenset(last(tables.item_getters))  # itemgetter(k)(x) reads x[k]
-        self.dict_names = frozenset(last(tables.dict_constructors))  # dict(k=v): an entry per keyword
+        self.item_getters = frozenset(_last_parts(tables.item_getters))  # itemgetter(k)(x) reads x[k]
+        self.dict_names = frozenset(_last_parts(tables.dict_constructors))  # dict(k=v): an entry per keyword
         self.keep_methods = frozenset(tables.keep_methods)  # d.values(): the same elements
         self.grow_methods = frozenset((*tables.grow_one, *tables.grow_last, *tables.grow_many))
         self.grow_last, self.grow_many = frozenset(tables.grow_last), frozenset(tables.grow_many)
@@ -265,6 +266,11 @@ class _Vocabulary:
 
 
 _VOCABULARIES: Dict[tuple, _Vocabulary] = {}
+
+
+def _last_parts(names) -> Set[str]:
+    """`attr.evolve` -> `evolve`: what the pruner matches a callee by."""
+    return {n.rsplit(".", 1)[-1] for n in names}
 
 
 def _vocabulary(tables: Tables) -> _Vocabulary:
