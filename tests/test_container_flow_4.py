@@ -125,13 +125,6 @@ class RecBackend:
 }
 
 
-# the pruner does not yet keep what these need (the whole-file analysis finds them)
-PRUNER_GAPS = {
-    "attrs_record": "prune.py does not model attrs field declarations (`kv = attr.ib()`)",
-    "dict_by_key": "prune.py drops a dict subscript whose key is an element of a table",
-}
-
-
 def _check(path, prune: bool):
     config = Config(root=path.parent)
     result = check_file(str(path), TABLES, config, config.cost_model(TABLES), prune=prune)
@@ -155,8 +148,6 @@ def test_marked_lines(tmp_path, name):
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("filler", [False, True], ids=["as-is", "with-filler"])
 def test_pruned_is_whole(tmp_path, name, filler):
-    if name in PRUNER_GAPS:
-        pytest.xfail(PRUNER_GAPS[name])
     path = tmp_path / f"{name}.py"
     path.write_text(CASES[name] + (FILLER if filler else ""))
     assert _check(path, True) == _check(path, False)

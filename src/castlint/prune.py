@@ -183,9 +183,28 @@ class _Vocabulary:
             )
             | set(tables.iter_passthrough)
             | set(tables.iter_apply)
+            | set(tables.iter_pairs)
+            | set(tables.iter_chain)
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
         )
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
+        # copies of a record with fields replaced by keyword (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`)
+        self.record_replacers = frozenset(
+            _last_parts((*tables.record_replace_methods, *tables.record_replace_functions))
+        )
+        # what reads an object's fields without naming them (`vars(rec)`, `rec._asdict()`, `rec.__dict__`)
+        self.field_readers = frozenset(
+            _last_parts(
+                (
+                    *tables.record_as_dict_methods,
+                    *tables.record_as_dict_functions,
+                    *tables.record_as_dict_attributes,
+                    *tables.record_as_tuple_functions,
+                )
+            )
+        )
+        self.item_getters = frozenset(_last_parts(tables.item_getters))  # itemgetter(k)(x) reads x[k]
+        self.dict_names = frozenset(_last_parts(tables.dict_constructors))  # dict(k=v): an entry per keyword
         self.keep_methods = frozenset(tables.keep_methods)  # d.values(): the same elements
         self.grow_methods = frozenset((*tables.grow_one, *tables.grow_last, *tables.grow_many))
         self.grow_last, self.grow_many = frozenset(tables.grow_last), frozenset(tables.grow_many)
@@ -265,6 +284,11 @@ class _Vocabulary:
 
 
 _VOCABULARIES: Dict[tuple, _Vocabulary] = {}
+
+
+def _last_parts(names) -> Set[str]:
+    """`attr.evolve` -> `evolve`: what the pruner matches a callee by."""
+    return {n.rsplit(".", 1)[-1] for n in names}
 
 
 def _vocabulary(tables: Tables) -> _Vocabulary:
@@ -421,7 +445,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 inner = _then(TUPLED, tf) if name in vocab.tuple_views else tf
                 if name in vocab.through_functions or _dotted(func.value) in vocab.unbound:
                     for arg in args:
-                        _flow(arg, vocab, aliases, out, inner)
+                        _flow(arg, vocab, aliases, out, _then(PACKED, tf) if _dict_entry(node, arg, vocab) else inner)
                 if name in vocab.through_methods:
                     node, tf = func.value, inner
                     continue
@@ -446,10 +470,12 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     for arg in args:
                         _flow(arg, vocab, aliases, out, tf)
                     return
+                if func.id in vocab.field_readers:  # vars(rec): rec's fields (_object_flow)
+                    out.members.add(func.id)
                 if func.id in vocab.through_functions or func.id in aliases:
                     inner = _then(TUPLED, tf) if func.id in vocab.tuple_views else tf
                     for arg in args:
-                        _flow(arg, vocab, aliases, out, inner)
+                        _flow(arg, vocab, aliases, out, _then(PACKED, tf) if _dict_entry(node, arg, vocab) else inner)
                 else:
                     out.calls.add((func.id, tf))  # what a function or named lambda returns
             return
@@ -476,6 +502,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             for element in node.elts:
                 if type(element) is not ast.Starred:
                     _flow(element, vocab, aliases, out, packed)
+                else:  # `[*caches, x]`: the elements of caches are its elements
+                    _flow(element.value, vocab, aliases, out, tf)
             return
         if t is ast.Dict:
             packed = _then(PACKED, tf)
@@ -495,6 +523,11 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 return
             continue
         return
+
+
+def _dict_entry(call: ast.Call, arg: ast.AST, vocab: _Vocabulary) -> bool:
+    """Is arg a keyword's value of a dict constructor (`dict(k=pool)`: one entry, not the elements)?"""
+    return _callee_name(call.func) in vocab.dict_names and any(k.value is arg for k in call.keywords)
 
 
 def _may_be_arena(call: ast.Call, vocab: _Vocabulary) -> bool:
@@ -1762,7 +1795,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         name for unit in module.units for name, receiver, _ in unit.object_calls if receiver == "" and name in classes
     }
     fed |= _held_arenas(module, taint)
-    for unit in module.units:
+    for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
             if any(
                 type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit) for a in call.args
@@ -1778,6 +1811,13 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 and any(name in method_names[c] for c in _method_owners(receiver, unit, classes, made))
             ):
                 return f"a pool is returned by the method {name} of another object or a base class"
+            if name in vocab.record_replacers and call.keywords:  # `replace(rec, k=pool)`: its copy's k
+                fed |= {
+                    k.arg for k in call.keywords if k.arg and taint.tainted(_refs(k.value, vocab, module.aliases), unit)
+                }
+    if fed:
+        fed |= vocab.field_readers  # `vars(rec)["k"]`, `rec._asdict()`: any field of such an object
+    for unit in module.units:
         for _, _, value, _ in unit.assigns:
             if value.bound:
                 return "an accessor is held uncalled (a bound method, partial or getattr)"
@@ -1908,6 +1948,8 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
             )
         ):
             return "a lambda converts what it is given (the call that passes a pool converts it)"
+        if t is ast.Call and tainted and _callee_name(node.func) in vocab.item_getters:
+            return "an item getter is held (itemgetter(k)(x) reads x[k] where it is called)"
         if _held_conversion(node, vocab, called):
             return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
         if (
@@ -2003,6 +2045,11 @@ def _assigned_attrs(module: "_ModuleUnits", cls: ast.ClassDef) -> Set[str]:
             out.add(node.attr)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             out.add(node.target.id)
+    for stmt in cls.body:  # class-body names: a record's fields declared by a call (`kv = attr.ib()`)
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    out.add(target.id)
     return out
 
 

@@ -161,6 +161,7 @@ class Tables:
     unbound_receivers: set = field(default_factory=set)
     iter_passthrough: set = field(default_factory=set)
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
+    iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
     element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
     # rules/accessors.toml [containers]: what container constructors and methods keep
@@ -177,10 +178,13 @@ class Tables:
     record_bases: set = field(default_factory=set)
     record_decorators: set = field(default_factory=set)
     record_field_calls: set = field(default_factory=set)
+    record_default_keywords: set = field(default_factory=set)
     record_replace_methods: set = field(default_factory=set)
     record_replace_functions: set = field(default_factory=set)
     record_as_dict_methods: set = field(default_factory=set)
     record_as_dict_functions: set = field(default_factory=set)
+    record_as_dict_attributes: set = field(default_factory=set)
+    record_as_tuple_functions: set = field(default_factory=set)
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     attr_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] attr_getters
@@ -550,6 +554,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
         {
             "passthrough": "iter_passthrough",
             "chain": "iter_chain",
+            "pairs": "iter_pairs",
             "apply": "iter_apply",
             "element_methods": "element_methods",
         },
@@ -604,10 +609,13 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
             "bases": "record_bases",
             "decorators": "record_decorators",
             "field_calls": "record_field_calls",
+            "default_keywords": "record_default_keywords",
             "replace_methods": "record_replace_methods",
             "replace_functions": "record_replace_functions",
             "as_dict_methods": "record_as_dict_methods",
             "as_dict_functions": "record_as_dict_functions",
+            "as_dict_attributes": "record_as_dict_attributes",
+            "as_tuple_functions": "record_as_tuple_functions",
         },
     )
 

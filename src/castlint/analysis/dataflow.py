@@ -140,10 +140,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.origin(expr.value, depth)
         if isinstance(expr, (cst.Tuple, cst.List)):
             inner = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.Element)]
-            return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
+            # `[*self.k_caches, *self.v_caches]`: the elements of a container of whole caches
+            spread = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.StarredElement)]
+            return (
+                Origin.POOL_TUPLE
+                if any(o >= Origin.POOL_TUPLE for o in inner) or Origin.POOL_TUPLE in spread
+                else Origin.OTHER
+            )
         if isinstance(expr, cst.Dict):
             inner = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.DictElement)]
-            return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
+            spread = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.StarredDictElement)]
+            return (
+                Origin.POOL_TUPLE
+                if any(o >= Origin.POOL_TUPLE for o in inner) or Origin.POOL_TUPLE in spread
+                else Origin.OTHER
+            )
         if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
             element = expr.value if isinstance(expr, cst.DictComp) else expr.elt
             if self.origin(element, depth) >= Origin.POOL_TUPLE:
@@ -236,6 +247,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # `dict(zip(names, self.k_bufs))`: its values are the elements of the second
             values = self.origin(expr.args[0].value.args[1].value, depth)
             return Origin.POOL_TUPLE if values == Origin.POOL_TUPLE else Origin.OTHER
+        keywords = self.dict_keywords(expr)
+        if keywords is not None:  # `dict(k=pool.k_buffer[i], ...)`: a dict of whole caches
+            inner = [self.origin(v, depth) for v in keywords.values()]
+            return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
         if (
             isinstance(func, cst.Name)
             and func.value == "zip"
@@ -267,6 +282,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"
         ):
             frames = self.construction_frames(receiver)
+            if any(self.replaced_record(c) is not None for c, _ in frames):
+                frames = []  # a record's copy with fields replaced: no __init__ ran for it
             if frames and len(frames) <= 8:
                 # `LatentView(k).nope()`: the method reads the attributes of *that* construction
                 found = [
@@ -1042,6 +1059,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if kind == "assign" and path and isinstance(self.parents.get(node), cst.StarredElement):
             # `first, *rest = caches`: rest is a list of the further elements, a container too
             container = self._unpacked(value, path[:-1], depth)
+            if container != Origin.POOL_TUPLE and len(path) == 1:
+                # `first, *rest = self.groups[i]` of a [k, v] list: rest holds the further whole caches
+                elements = self.element_values(value, None)
+                if elements and max(self.origin(e, depth) for e in elements) >= Origin.POOL_TUPLE:
+                    return Origin.POOL_TUPLE
             return container if container == Origin.POOL_TUPLE else self._element(container)
         if kind == "assign":
             return self._unpacked(value, path, depth)
@@ -1186,7 +1208,23 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _attr_under(self, call: cst.Call, attr: str, depth: int, env: Optional[Dict[int, Origin]] = None) -> Origin:
         """What attr holds on the object `call` constructs: a record's argument for that
         field, or the family's `self.attr = ...` with __init__'s parameters bound to call's
-        (env: the parameters of the helper that returned the construction)."""
+        (env: the parameters of the helper that returned the construction). A copy with fields
+        replaced (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`): the keyword's value for a replaced
+        field, the original's field for the others."""
+        replaced = self.replaced_record(call)
+        if replaced is not None:
+            original, changes = replaced
+            value = changes[attr] if attr in changes else self._attribute(original, attr)
+            if not env:
+                return self.origin(value, depth)
+            saved, saved_returns = self._origin_cache, self._returns_cache
+            self._origin_cache, self._returns_cache = {}, {}
+            self._bindings.append(env)
+            try:
+                return self.origin(value, depth)
+            finally:
+                self._bindings.pop()
+                self._origin_cache, self._returns_cache = saved, saved_returns
         cls = self.instance_class(call)
         if self.is_record(cls) and attr in self.record_fields(cls):
             if not env:
@@ -2204,6 +2242,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     elif isinstance(element, cst.StarredDictElement) and depth < 3:  # `{**base, "dtype": d}`
                         for key, value in self._double_starred_values(element.value, depth + 1).items():
                             out.setdefault(key, value)
+            elif isinstance(holder, cst.Call):  # `**dict(k=a)`
+                for key, value in (self.dict_keywords(holder) or {}).items():
+                    out.setdefault(key, value)
+            elif isinstance(holder, tuple):  # `**rec._asdict()`: the record's fields by name
+                cls = self.instance_class(holder[0])
+                for name in self.record_fields(cls) if cls is not None and self.is_record(cls) else ():
+                    out.setdefault(name, self._attribute(holder[0], name))
             elif isinstance(holder, cst.Param):
                 func = self._param_owner(holder)
                 for target, call in reversed(self._frames):

@@ -198,6 +198,30 @@ class ObjectFlow:
                         fields.append(small.targets[0].target.value)
         return fields
 
+    def record_defaults(self, cls: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
+        """The fields declared with a default (`loc: Tensor = None`, `x = attr.ib(default=...)`,
+        `xs: list = field(default_factory=list)`): field -> the declaration's value."""
+        out: Dict[str, cst.BaseExpression] = {}
+        for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        if small.value is not None and not self._required_field(small.value):
+                            out[small.target.value] = small.value
+                    elif self._field_declaration(small) and not self._required_field(small.value):
+                        out[small.targets[0].target.value] = small.value
+        return out
+
+    def _required_field(self, value: cst.BaseExpression) -> bool:
+        """A field call without a default (`attr.ib()`, `field(init=False)` counts as one too)."""
+        return (
+            isinstance(value, cst.Call)
+            and self._named_in(value, self.tables.record_field_calls)
+            and not any(
+                a.keyword is not None and a.keyword.value in self.tables.record_default_keywords for a in value.args
+            )
+        )
+
     def _field_declaration(self, small) -> bool:
         """`kv = attr.ib(...)` in a record's body (rules/accessors.toml [records] field_calls)."""
         return (
@@ -207,6 +231,110 @@ class ObjectFlow:
             and isinstance(small.value, cst.Call)
             and self._named_in(small.value, self.tables.record_field_calls)
         )
+
+    def _may_name(self, call: cst.Call, names) -> bool:
+        """Can the call's callee be one of names (qualified)? A cheap test before qualified(), which
+        asks the scopes: a method call `x.m(...)` by its last name part (a bare name may be an import
+        alias: qualified() decides)."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            return True
+        if not isinstance(func, cst.Attribute):
+            return False
+        last = func.attr.value
+        cache = self.__dict__.setdefault("_last_parts", {})
+        key = id(names)
+        if key not in cache:
+            cache[key] = (names, {n.rsplit(".", 1)[-1] for n in names})
+        return last in cache[key][1]
+
+    def replaced_record(self, expr: cst.BaseExpression) -> Optional[tuple]:
+        """(original, {field: value}) for a copy of a record with some fields replaced by keyword
+        (rules/accessors.toml [records] replace_methods, replace_functions: `rec._replace(k=x)`,
+        `dataclasses.replace(rec, k=x)`, `attr.evolve(rec, k=x)`): its other fields are the
+        original's. None for any other expression, or when `**changes` hides which fields change."""
+        if not isinstance(expr, cst.Call):
+            return None
+        t, func, args = self.tables, expr.func, list(expr.args)
+        if isinstance(func, cst.Attribute) and func.attr.value in t.record_replace_methods:
+            original = func.value
+        elif (
+            args
+            and not args[0].star
+            and args[0].keyword is None
+            and self._may_name(expr, t.record_replace_functions)
+            and self.qualified(expr) in t.record_replace_functions
+        ):
+            original, args = args[0].value, args[1:]
+        else:
+            return None
+        if any(a.star or a.keyword is None for a in args):
+            return None
+        return original, {a.keyword.value: a.value for a in args}
+
+    def fields_source(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The object expr is a dict of the fields of, by name (rules/accessors.toml [records]
+        as_dict_*: `rec._asdict()`, `dataclasses.asdict(rec)`, `vars(rec)`, `rec.__dict__`)."""
+        t = self.tables
+        if isinstance(expr, cst.Attribute) and expr.attr.value in t.record_as_dict_attributes:
+            return expr.value
+        if not isinstance(expr, cst.Call):
+            return None
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in t.record_as_dict_methods and not expr.args:
+            return func.value
+        if (
+            len(expr.args) == 1
+            and not expr.args[0].star
+            and expr.args[0].keyword is None
+            and self._may_name(expr, t.record_as_dict_functions)
+            and self.qualified(expr) in t.record_as_dict_functions
+        ):
+            return expr.args[0].value
+        return None
+
+    def dict_keywords(self, expr: cst.BaseExpression) -> Optional[Dict[str, cst.BaseExpression]]:
+        """{key: value} of a dict made from keywords alone (`dict(k=a, v=b)`, rules/accessors.toml
+        [containers] dict_constructors); None for any other expression."""
+        if (
+            not isinstance(expr, cst.Call)
+            or not expr.args
+            or any(a.keyword is None or a.star for a in expr.args)
+            or not self._may_name(expr, self.tables.dict_constructors)
+            or self.qualified(expr) not in self.tables.dict_constructors
+        ):
+            return None
+        return {a.keyword.value: a.value for a in expr.args}
+
+    def record_field_values(self, value: cst.BaseExpression, index: Optional[int], depth: int):
+        """The expressions field `index` (None: any field) of the record value may be, by position:
+        a construction `Rec(...)`, a copy with fields replaced (replaced_record), or
+        `dataclasses.astuple(rec)`; None when value is none of those."""
+        if not isinstance(value, cst.Call):
+            return None
+        cls = self.constructed_class(value)
+        if cls is not None and self.is_record(cls):
+            fields = self.record_fields(cls)
+            wanted = fields if index is None else fields[index : index + 1]
+            out = []
+            for name in wanted:
+                out.extend(self._record_arguments(cls, name, [value]))
+            return out
+        replaced = self.replaced_record(value)
+        if replaced is None and value.args and not value.args[0].star and value.args[0].keyword is None:
+            if self._may_name(value, self.tables.record_as_tuple_functions) and (
+                self.qualified(value) in self.tables.record_as_tuple_functions
+            ):
+                return self.element_values(value.args[0].value, index, depth + 1)
+        if replaced is None:
+            return None
+        original, changes = replaced
+        cls = self.instance_class(original, depth + 1)
+        if cls is None or not self.is_record(cls):
+            return None
+        fields = self.record_fields(cls)
+        wanted = fields if index is None else fields[index : index + 1]
+        return [changes[name] if name in changes else self._attribute(original, name) for name in wanted]
 
     # -- which class an expression is an instance of -------------------------------
     def instance_class(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[cst.ClassDef]:
@@ -244,8 +372,8 @@ class ObjectFlow:
                         found = self.instance_class(value, depth + 1)
                         if found is not None:
                             return found
-                    elif kind == "for" and not path:  # `for rec in self.records`: an element's class
-                        for element in self.element_values(value, None, depth + 1) or ():
+                    elif kind == "for":  # `for rec in self.records`, `for name, rec in d.items()`: an element's class
+                        for element in self._iterated_elements(value, path, depth + 1) or ():
                             found = self.instance_class(element, depth + 1)
                             if found is not None:
                                 return found
@@ -254,6 +382,9 @@ class ObjectFlow:
             found = self.constructed_class(expr)
             if found is not None:
                 return found
+            replaced = self.replaced_record(expr)
+            if replaced is not None:  # `rec._replace(k=x)`: a copy of rec, of its class
+                return self.instance_class(replaced[0], depth + 1)
             for target, _, _ in self.return_targets(expr, depth + 1):  # what a helper or method returns
                 if isinstance(target, cst.FunctionDef):
                     for value in self._return_values(target):
@@ -524,8 +655,8 @@ class ObjectFlow:
         if depth > 6:
             return []
         if isinstance(expr, cst.Call):
-            if self.constructed_class(expr) is not None:
-                return [(expr, {})]
+            if self.constructed_class(expr) is not None or self.replaced_record(expr) is not None:
+                return [(expr, {})]  # a copy with fields replaced: _attr_under reads the rest on the original
             out: List[tuple] = []
             for target, skip, _ in self.return_targets(expr, depth + 1):  # a helper that returns a construction
                 values = self._return_values(target) if isinstance(target, cst.FunctionDef) else []
@@ -546,8 +677,8 @@ class ObjectFlow:
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path:
                         values.append(value)
-                    elif kind == "for" and not path:
-                        elements = self.element_values(value, None, depth + 1)
+                    elif kind == "for":
+                        elements = self._iterated_elements(value, path, depth + 1)
                         if not elements:
                             return []
                         values.extend(elements)
@@ -558,7 +689,7 @@ class ObjectFlow:
         elif isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
             if owner is not None:
-                values = self.instance_attr_values(owner, expr.attr.value)
+                values = self.field_values(expr.value, owner, expr.attr.value, depth)
         elif isinstance(expr, cst.Subscript):
             values = self._subscript_elements(expr, depth) or []
         out: List[tuple] = []
@@ -568,6 +699,26 @@ class ObjectFlow:
                 return []
             out.extend(found)
         return out
+
+    def field_values(self, holder: cst.BaseExpression, owner: cst.ClassDef, attr: str, depth: int = 0) -> list:
+        """What `holder.attr` may be, holder an instance of owner: for a record's field, the arguments
+        of the constructions (and copies with fields replaced) that made holder, when they are known
+        (`Bundle(KV(k, v)).kv` is that KV(k, v), not every Bundle's kv); else instance_attr_values."""
+        if not self.is_record(owner) or attr not in self.record_fields(owner):
+            return self.instance_attr_values(owner, attr)
+        frames = self.construction_frames(holder, depth + 1)
+        out: List[cst.BaseExpression] = []
+        for call, _ in frames:
+            replaced = self.replaced_record(call)
+            if replaced is not None:
+                original, changes = replaced
+                out.append(changes[attr] if attr in changes else self._attribute(original, attr))
+                continue
+            cls = self.constructed_class(call)
+            if cls is None or not self.is_record(cls) or attr not in self.record_fields(cls):
+                return self.instance_attr_values(owner, attr)
+            out.extend(self._record_arguments(cls, attr, [call]))
+        return out if frames else self.instance_attr_values(owner, attr)
 
     def constructor_calls(self, cls: cst.ClassDef) -> List[cst.Call]:
         """Every `C(...)` of the module for cls or a subclass that inherits its __init__."""
@@ -623,9 +774,22 @@ class ObjectFlow:
         if attr not in fields:
             return []
         index, out = fields.index(attr), []
+        defaults = self.record_defaults(cls)
         for call in calls if calls is not None else self.constructor_calls(cls):
             positional = [a for a in call.args if a.keyword is None and a.star != "**"]
             keyword = [a for a in call.args if a.keyword is not None and a.keyword.value == attr]
+            if not keyword and any(a.star == "**" for a in call.args):
+                # `Rec(**{"k": x})`, `Rec(**other._asdict())`, `Rec(**vars(other))`: the entry of that name
+                unpacked = [
+                    found
+                    for a in call.args
+                    if a.star == "**"
+                    for found in [self._double_starred_values(a.value).get(attr)]
+                    if found is not None
+                ]
+                if unpacked:
+                    out.append(unpacked[0])
+                    continue
             starred = next((i for i, a in enumerate(positional) if a.star == "*"), None)
             if keyword:
                 out.append(keyword[0].value)
@@ -636,6 +800,10 @@ class ObjectFlow:
             elif starred is not None and index >= len(fields) - (len(positional) - starred - 1):
                 # `KV(*pool.get_kv_buffer(i), loc)`: the fields after the unpacked ones, from the end
                 out.append(positional[len(positional) - (len(fields) - index)].value)
+            elif starred is not None and attr in defaults and index >= len(fields) - len(defaults):
+                # `KV(*pool.get_kv_buffer(i))` with `loc: Tensor = None`: an unpacked value of unknown
+                # length fills the fields without a default; the defaulted ones keep their default
+                out.append(defaults[attr])
             elif starred is not None:
                 # `Pair(*pool.get_kv_buffer(i))`: field i is element i - starred of what is unpacked
                 element = cst.Subscript(
@@ -656,16 +824,33 @@ class ObjectFlow:
         if isinstance(expr, (cst.Tuple, cst.List)):
             elements = list(expr.elements)
             if any(isinstance(e, cst.StarredElement) for e in elements):
-                return None
+                # `[*ks, *vs]`: positions are unknown past a spread, any element of any part
+                out: List[cst.BaseExpression] = []
+                for e in elements:
+                    if isinstance(e, cst.StarredElement):
+                        found = self.element_values(e.value, None, depth + 1)
+                        if found is None:
+                            return None
+                        out.extend(found)
+                    else:
+                        out.append(e.value)
+                return out
             if index is not None and -len(elements) <= index < len(elements):
                 return [elements[index].value]
             return [e.value for e in elements]
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
             return [expr.elt]
-        if isinstance(expr, cst.Dict):  # a dict indexed by a computed key: any value
-            if any(not isinstance(e, cst.DictElement) for e in expr.elements):
-                return None
-            return [e.value for e in expr.elements]
+        if isinstance(expr, cst.Dict):  # a dict indexed by a computed key: any value (of a `**` part too)
+            out = []
+            for e in expr.elements:
+                if isinstance(e, cst.DictElement):
+                    out.append(e.value)
+                    continue
+                found = self.element_values(e.value, None, depth + 1)
+                if found is None:
+                    return None
+                out.extend(found)
+            return out
         if isinstance(expr, cst.DictComp):
             return [expr.value]
         if (
@@ -690,6 +875,9 @@ class ObjectFlow:
                 return self.element_values(expr.args[0].value, index, depth + 1)
             if name == "zip":  # an element of zip(a, b) is the pair (a[j], b[j])
                 return [self._zipped(expr)]
+        keywords = self.dict_keywords(expr)
+        if keywords is not None:  # `dict(k=a, v=b)` indexed by a computed key: any value
+            return list(keywords.values())
         if isinstance(expr, cst.Call) and expr.args and not expr.args[0].star and expr.args[0].keyword is None:
             t, name = self.tables, self.qualified(expr)
             if name in t.keep_elements and name not in self.module_classes():  # `collections.deque(xs)`
@@ -699,14 +887,10 @@ class ObjectFlow:
             return None
         out: List[cst.BaseExpression] = []
         for value in values:
-            if isinstance(value, cst.Call):
-                cls = self.constructed_class(value)
-                if cls is not None and self.is_record(cls):  # a record by position
-                    fields = self.record_fields(cls)
-                    wanted = fields if index is None else fields[index : index + 1]
-                    for name in wanted:
-                        out.extend(self._record_arguments(cls, name, [value]))
-                    continue
+            fields = self.record_field_values(value, index, depth)
+            if fields is not None:  # a record by position (a construction, a copy with fields replaced)
+                out.extend(fields)
+                continue
             found = self.element_values(value, index, depth + 1)
             if found is None:
                 if not self.holds_pools(value):
@@ -736,6 +920,12 @@ class ObjectFlow:
                 if not isinstance(node, cst.Name):
                     return None
                 kind, value, path = self.binding(node)
+                if kind == "for":  # `for pair in self.kv_pairs`: any element of what it iterates
+                    iterated = self._iterated_elements(value, path, depth)
+                    if iterated is None:
+                        return None
+                    values.extend(iterated)
+                    continue
                 if kind != "assign" or path:
                     return None
                 values.append(value)
@@ -748,14 +938,23 @@ class ObjectFlow:
                 return None
             getter = self.property_getter(owner, expr.attr.value)
             values = (
-                self._return_values(getter) if getter is not None else self.instance_attr_values(owner, expr.attr.value)
+                self._return_values(getter)
+                if getter is not None
+                else self.field_values(expr.value, owner, expr.attr.value, depth)
             )  # a property: what its getter returns
             return values or None
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
             key = expr.slice[0].slice.value
             return self.element_values(expr.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
         if isinstance(expr, cst.Call):
-            if self.constructed_class(expr) is not None:
+            if (
+                self.constructed_class(expr) is not None
+                or self.replaced_record(expr) is not None
+                or (
+                    self._may_name(expr, self.tables.record_as_tuple_functions)
+                    and self.qualified(expr) in self.tables.record_as_tuple_functions
+                )
+            ):
                 return [expr]
             taken = self._taken_elements(expr, depth)
             if taken is not None:
@@ -777,6 +976,30 @@ class ObjectFlow:
                 values.extend(returned)
             return values
         return None
+
+    def _iterated_elements(self, iterable: cst.BaseExpression, path, depth: int):
+        """What a for or comprehension target at path may be, iterating over iterable: an element
+        of it (`for p in pairs`), the element half of `enumerate(xs)`, of `d.items()` or of
+        `d.values()`; None when unknown."""
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args:
+            method = iterable.func.attr.value
+            if method == "values" and not path:
+                return self.element_values(iterable.func.value, None, depth + 1)
+            if method == "items" and path == (1,):
+                return self.element_values(iterable.func.value, None, depth + 1)
+        if (
+            isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Name)
+            and iterable.func.value == "enumerate"
+            and self.qualified(iterable) == "enumerate"
+            and iterable.args
+            and not iterable.args[0].star
+            and path == (1,)
+        ):
+            return self.element_values(iterable.args[0].value, None, depth + 1)
+        if path:
+            return None
+        return self.element_values(iterable, None, depth + 1)
 
     def _taken_elements(self, call: cst.Call, depth: int):
         """What a container method or function that returns one of its elements may give
@@ -1140,7 +1363,10 @@ class ObjectFlow:
         wanted = key.evaluated_value
         out: List[cst.BaseExpression] = []
         for holder in self._held_values(sub.value):
-            if isinstance(holder, cst.Dict):
+            if isinstance(holder, tuple):  # a dict of an object's fields (`rec._asdict()`): rec.<key>
+                if wanted.isidentifier():
+                    out.append(self._attribute(holder[0], wanted))
+            elif isinstance(holder, cst.Dict):
                 out.extend(
                     e.value
                     for e in holder.elements
@@ -1150,12 +1376,23 @@ class ObjectFlow:
                 )
             elif isinstance(holder, cst.DictComp):  # a computed key: any key holds the value
                 out.append(holder.value)
+            elif isinstance(holder, cst.Call):  # dict(k=a, v=b)
+                found = (self.dict_keywords(holder) or {}).get(wanted)
+                if found is not None:
+                    out.append(found)
             elif isinstance(holder, cst.Param):
                 out.extend(self._keyword_arguments(holder, wanted))
         return out
 
     def _held_values(self, expr: cst.BaseExpression, depth: int = 0) -> list:
+        """The dict displays, comprehensions, `**kwargs` parameters and (as a 1-tuple) objects whose
+        fields by name (fields_source) expr may be; a helper's returned dict (`self._dtype_dict()`)."""
         if isinstance(expr, (cst.Dict, cst.DictComp)):
+            return [expr]
+        source = self.fields_source(expr)
+        if source is not None:
+            return [(source,)]
+        if self.dict_keywords(expr) is not None:
             return [expr]
         if isinstance(expr, cst.Call) and depth < 3:  # `self._dtype_dict()["kv"]`: the dict a helper returns
             return [h for v in (self._container_sources(expr, 0) or ()) for h in self._held_values(v, depth + 1)]
@@ -1184,6 +1421,10 @@ class ObjectFlow:
             if isinstance(node, cst.Name):
                 kind, value, path = self.binding(node)
                 if kind == "assign" and not path and isinstance(value, (cst.Dict, cst.DictComp)):
+                    out.append(value)
+                elif kind == "assign" and not path and self.fields_source(value) is not None:
+                    out.append((self.fields_source(value),))
+                elif kind == "assign" and not path and self.dict_keywords(value) is not None:
                     out.append(value)
                 elif kind == "assign" and not path and isinstance(value, cst.Call) and depth < 3:
                     out.extend(self._held_values(value, depth + 1))  # `dts = self._dtype_dict()`
