@@ -48,6 +48,9 @@ class Accessor:
     # learnt accessors only: the spellings of the dtype the returned buffer is allocated in, as
     # the pool class writes it (`self.dtype`, `torch.bfloat16`); castlint.analysis.same_dtype
     dtype: tuple = ()
+    # the buffers a "tuple" accessor returns share one dtype (the K and V planes of one pool,
+    # allocated with the pool's one store dtype): castlint.analysis.same_dtype
+    one_dtype: bool = False
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,9 @@ class Tables:
     view_methods: set = field(default_factory=set)
     view_functions: set = field(default_factory=set)
     view_attributes: set = field(default_factory=set)  # [views] attributes: `pool.mT`, `pool.T`
+    # [views] dtype_keeping_*: what returns its receiver's dtype, whatever else it changes
+    dtype_keeping_methods: set = field(default_factory=set)
+    dtype_keeping_attributes: set = field(default_factory=set)
     conversion_helpers: dict = field(default_factory=dict)  # name -> ConversionHelper
     guard_names: set = field(default_factory=set)
     hot_path_entry_points: set = field(default_factory=set)  # [hot_path]: methods every decode step runs
@@ -449,13 +455,14 @@ def _returns(item: dict, path: Path, where: str) -> str:
 def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "accessor", list, path, "", [])):
         where = f"accessor[{i}]"
-        _check_keys(item, {"name", "returns", "note", "receivers"}, path, where)
+        _check_keys(item, {"name", "returns", "note", "receivers", "one_dtype"}, path, where)
         returns = _returns(item, path, where)
         accessor = Accessor(
             _get(item, "name", str, path, where),
             returns,
             _get(item, "note", str, path, where, ""),
             tuple(_str_list(item, "receivers", path, where)),
+            one_dtype=_get(item, "one_dtype", bool, path, where, False),
         )
         tables.accessors[accessor.name] = accessor
 
@@ -496,6 +503,8 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "narrow_functions": "narrow_functions",
             "select_methods": "select_methods",
             "attributes": "view_attributes",
+            "dtype_keeping_methods": "dtype_keeping_methods",
+            "dtype_keeping_attributes": "dtype_keeping_attributes",
         },
     )
 
