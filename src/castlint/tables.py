@@ -154,6 +154,12 @@ class Tables:
     layer_words: set = field(default_factory=set)
     pool_words: set = field(default_factory=set)
     extent_words: set = field(default_factory=set)
+    # [allocation] slice bounds by origin: a whole pool's extent read (`buf.shape`, `buf.size(0)`,
+    # `len(buf)`) and the builtins that compute a count from their arguments (`int(...)`, `max(...)`)
+    extent_attributes: set = field(default_factory=set)
+    extent_methods: set = field(default_factory=set)
+    extent_functions: set = field(default_factory=set)
+    count_functions: set = field(default_factory=set)
     tuple_view_methods: set = field(default_factory=set)
     tuple_view_functions: set = field(default_factory=set)
     concat_functions: set = field(default_factory=set)
@@ -535,6 +541,10 @@ def _load_allocation(tables: Tables, data: dict, path: Path) -> None:
             "layer_words": "layer_words",
             "pool_words": "pool_words",
             "extent_words": "extent_words",
+            "extent_attributes": "extent_attributes",
+            "extent_methods": "extent_methods",
+            "extent_functions": "extent_functions",
+            "count_functions": "count_functions",
         },
     )
 

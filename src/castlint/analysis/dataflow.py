@@ -711,13 +711,99 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return False
 
     def _bounded_slice(self, s: cst.Slice) -> bool:
-        """`[:n]`, `[a:b]`: bounded by a batch-sized value, not by the pool's extent."""
+        """`[:n]`, `[a:b]`: bounded by a batch-sized value, not by the pool's extent; `[::2]`:
+        a strided subset. A bound that comes from the step (what a per-step method is handed:
+        `attn_metadata.max_num_blocks`, `used = meta.num_blocks_used`) is a window whatever it
+        is named; one that reads a whole pool's extent (`buf.shape[0]`, `len(buf)`) or the
+        object's own attributes (`self.size`) is decided by the extent words."""
+        if self._strided(s):
+            return True
         upper = s.upper
         if upper is None:
             return False
         if isinstance(upper, cst.UnaryOperation) and isinstance(upper.operator, cst.Minus):
             return False  # `[:-1]`: all but a few
+        if self._step_bound(upper):
+            return True
         return not self._mentions_extent(upper)
+
+    @staticmethod
+    def _strided(s: cst.Slice) -> bool:
+        """`[::2]`: every other slot, a constant step other than 1 and -1."""
+        step = s.step
+        if isinstance(step, cst.UnaryOperation) and isinstance(step.operator, cst.Minus):
+            step = step.expression
+        return isinstance(step, cst.Integer) and step.evaluated_value not in (0, 1)
+
+    def _step_bound(self, expr: cst.BaseExpression) -> bool:
+        """Does a slice bound come only from the step: the parameters of a per-step entry point
+        (`[hot_path]` entry points) that hold no pool, through reads of them and local names
+        assigned from them, with constants? Not when it reads a whole pool's extent or `self`."""
+        sources: set = set()
+        self._bound_sources(expr, sources, 0)
+        return "step" in sources and sources <= {"step", "const"}
+
+    def _bound_sources(self, expr: cst.BaseExpression, out: set, depth: int) -> None:
+        t = self.tables
+        if depth > 6:
+            out.add("other")
+            return
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            out.add("const")
+        elif isinstance(expr, cst.Name):
+            if expr.value == "self":
+                out.add("self")
+                return
+            assignments = self.reaching(expr)
+            if not assignments:
+                out.add("other")
+            for assignment in assignments:
+                node = assignment.node
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    owner = self._param_owner(param)
+                    step = (
+                        isinstance(owner, cst.FunctionDef)
+                        and owner.name.value in t.hot_path_entry_points
+                        and self.origin(expr) < Origin.PREFIX
+                    )
+                    out.add("step" if step else "other")
+                    continue
+                kind, value, path = self.binding(node) if isinstance(node, cst.Name) else (None, None, None)
+                if kind == "assign" and not path and value is not None:
+                    self._bound_sources(value, out, depth + 1)
+                else:
+                    out.add("other")
+        elif isinstance(expr, cst.Attribute):
+            if expr.attr.value in t.extent_attributes and self.origin(expr.value) >= Origin.PREFIX:
+                out.add("extent")  # `buf.shape`
+            else:
+                self._bound_sources(expr.value, out, depth + 1)
+        elif isinstance(expr, cst.Subscript):
+            self._bound_sources(expr.value, out, depth + 1)
+        elif isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+            for part in (getattr(expr, "left", None), getattr(expr, "right", None), getattr(expr, "expression", None)):
+                if part is not None:
+                    self._bound_sources(part, out, depth + 1)
+        elif isinstance(expr, cst.Call):
+            func = expr.func
+            receiver = func.value if isinstance(func, cst.Attribute) else None
+            read = [a.value for a in expr.args if not a.star and a.keyword is None]
+            if isinstance(func, cst.Attribute) and func.attr.value in t.extent_methods:
+                if self.origin(func.value) >= Origin.PREFIX:
+                    out.add("extent")  # `buf.size(0)`, `buf.numel()`
+                    return
+            if isinstance(func, cst.Name) and func.value in t.extent_functions and read:
+                if any(self.origin(v) >= Origin.PREFIX for v in read):
+                    out.add("extent")  # `len(buf)`
+                    return
+            if isinstance(func, cst.Name) and func.value not in t.extent_functions and func.value not in t.count_functions:
+                out.add("other")  # a function of the module or elsewhere: what it returns is unknown
+                return
+            for part in ([receiver] if receiver is not None else []) + read:
+                self._bound_sources(part, out, depth + 1)
+        else:
+            out.add("other")
 
     def _mentions_extent(self, expr: cst.BaseExpression) -> bool:
         """Does the expression name the pool's own extent (`self.size`, `buf.shape[0]`)?"""
