@@ -620,8 +620,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return base  # what follows indexes trailing dimensions
                 if isinstance(value, cst.Integer) and holder is not None and self.from_convention(holder):
                     # a constant selects a plane of a cache an engine hands over (vLLM's
-                    # [2, num_blocks, ...]: kv_cache[0] is every K slot), not one slot
-                    return base
+                    # [2, num_blocks, ...]: kv_cache[0] is every K slot), not one slot; the
+                    # blocks come next (`kv_cache[1, block_table]` gathers them)
+                    return self._token_subscript(base, elements[position + 1 :])
                 return Origin.GATHERED  # an index of the token dimension: some slots
             # a slice of the token dimension: the whole pool, or an active prefix
             if self._bounded_slice(inner):

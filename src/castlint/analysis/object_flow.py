@@ -1030,6 +1030,8 @@ class ObjectFlow:
     def _held_values(self, expr: cst.BaseExpression) -> list:
         if isinstance(expr, (cst.Dict, cst.DictComp)):
             return [expr]
+        if isinstance(expr, cst.Subscript):
+            return self._element_dicts(expr)
         if isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
             return (
@@ -1056,7 +1058,23 @@ class ObjectFlow:
                 kind, value, path = self.binding(node)
                 if kind == "assign" and not path and isinstance(value, (cst.Dict, cst.DictComp)):
                     out.append(value)
+                elif kind == "assign" and not path and isinstance(value, cst.Subscript):
+                    out.extend(self._element_dicts(value))  # `entry = self.layers[i]` of dict displays
         return out
+
+    def _element_dicts(self, sub: cst.Subscript) -> list:
+        """`rows[i]` where every element rows may hold is a dict display (a list of per-layer
+        dicts): those displays, so that a constant key selects that key's values only; [] when
+        some element is no dict display."""
+        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            return []
+        key = sub.slice[0].slice.value
+        if isinstance(key, cst.SimpleString):
+            return []  # a key of a dict: keyed_values follows it
+        elements = self.element_values(sub.value, int(key.value) if isinstance(key, cst.Integer) else None)
+        if not elements or not all(isinstance(e, (cst.Dict, cst.DictComp)) for e in elements):
+            return []
+        return list(elements)
 
     def _keyword_arguments(self, param: cst.Param, keyword: str) -> List[cst.BaseExpression]:
         """What the visible calls of param's function pass as `keyword=` into its **kwargs."""
