@@ -186,6 +186,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return found
         if method is not None:
             if receiver is func.value and method in t.accessors and self._accessor_receiver_ok(expr):
+                # the method that runs for the receiver's class decides where the file shows it:
+                # an override (or another class's method of the name) that gathers or windows
+                # the step's rows returns no whole pool (`_StepReader.fetch`: index_select)
+                ran = self._object_method_origin(expr, method, receiver, depth)
+                if ran is not None and Origin.OTHER < ran < Origin.POOL_TUPLE and self._sibling_returns_pool(expr, method):
+                    return ran
                 return Origin.POOL_TUPLE if t.accessors[method].returns == "tuple" else Origin.POOL
             if receiver is not None:
                 through = self._through_method(expr, method, receiver, args, depth)
@@ -296,6 +302,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         finally:
             self._bindings.pop()
             self._origin_cache, self._returns_cache = saved, saved_returns
+
+    def _sibling_returns_pool(self, call: cst.Call, method: str) -> bool:
+        """Does a method of this name that the call does not run (another class's, the base's
+        an override replaces) return a whole pool? Then the name was learnt from it, and the
+        method that runs for the receiver's class decides."""
+        ran = {id(target) for target, _, _ in self.return_targets(call)}
+        if not ran:
+            return False
+        for cls in self.nodes.classes:
+            other = self.class_methods(cls).get(method)
+            if other is None or id(other) in ran:
+                continue
+            if any(self.origin(v) >= Origin.POOL_TUPLE for v in self._return_values(other)):
+                return True
+        return False
 
     def _alias_call_origin(self, call: cst.Call, depth: int) -> Origin:
         """A call through a held callable: a bound method stored under another name, a
