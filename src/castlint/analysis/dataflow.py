@@ -190,7 +190,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 # an override (or another class's method of the name) that gathers or windows
                 # the step's rows returns no whole pool (`_StepReader.fetch`: index_select)
                 ran = self._object_method_origin(expr, method, receiver, depth)
-                if ran is not None and Origin.OTHER < ran < Origin.POOL_TUPLE and self._sibling_returns_pool(expr, method):
+                if (
+                    ran is not None
+                    and Origin.OTHER < ran < Origin.POOL_TUPLE
+                    and self._sibling_returns_pool(expr, method)
+                ):
                     return ran
                 return Origin.POOL_TUPLE if t.accessors[method].returns == "tuple" else Origin.POOL
             if receiver is not None:
@@ -819,7 +823,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if any(self.origin(v) >= Origin.PREFIX for v in read):
                     out.add("extent")  # `len(buf)`
                     return
-            if isinstance(func, cst.Name) and func.value not in t.extent_functions and func.value not in t.count_functions:
+            if (
+                isinstance(func, cst.Name)
+                and func.value not in t.extent_functions
+                and func.value not in t.count_functions
+            ):
                 out.add("other")  # a function of the module or elsewhere: what it returns is unknown
                 return
             for part in ([receiver] if receiver is not None else []) + read:
