@@ -120,6 +120,21 @@ class NoneDtypeImpl:
         f = maybe(query, to=self.dtype)  # negative
         return torch.ops.lmdeploy.paged_attn(query, a, b, c, d, e, f, attn_metadata.block_offsets)
 """,
+    "own_dtype_unbind_join_vllm": """
+import torch
+
+
+class UnbindJoinImpl:
+    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output):
+        k_plane, v_plane = kv_cache.unbind(0)
+        a = torch.stack([k_plane, v_plane]).to(k_plane.dtype)  # negative
+        b = torch.stack([k_plane, v_plane]).to(query.dtype)  # positive
+        lat, rope = torch.split(kv_cache, [512, 64], dim=-1)
+        c = torch.cat((lat, rope), dim=-1).to(dtype=rope.dtype)  # negative
+        d = torch.cat((lat, query), dim=-1).to(lat.dtype)
+        torch.ops._C.ref_attn(output, query, a, b, c, d)
+        return output
+""",
     # -- windows of the step -----------------------------------------------------------------
     "step_windows_vllm": """
 import torch
@@ -178,6 +193,30 @@ class LiveBlocksAttention:
         out = torch.empty_like(q)
         torch.ops.trtllm.attn(q, a, b, c, out)
         return out
+""",
+    "helper_window_sglang": """
+import torch
+
+
+class HelperWindowBackend:
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+        self.size = model_runner.max_total_num_tokens
+
+    def _head(self, buf, num_slots, dtype):
+        return buf[:num_slots].to(dtype)
+
+    def _span(self, buf, total_slots, dtype):
+        return buf[:total_slots].to(dtype)  # positive
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        buf = self.pool.get_key_buffer(layer.layer_id)
+        a = self._head(buf, forward_batch.seq_lens_sum, q.dtype)  # negative
+        b = self._head(buf, int(forward_batch.num_slots_used), q.dtype)  # negative
+        c = self._span(buf, self.size, q.dtype)
+        o = torch.empty_like(q)
+        torch.ops.sgl_kernel.decode(q, a, b, c, o)
+        return o
 """,
     # -- planes then blocks, dict keys -------------------------------------------------------
     "plane_then_blocks_vllm": """

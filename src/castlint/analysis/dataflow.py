@@ -769,6 +769,24 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         self._bound_sources(expr, sources, 0)
         return "step" in sources and sources <= {"step", "const"}
 
+    def _passed_bound_sources(self, owner: cst.FunctionDef, param: cst.Param, out: set, depth: int) -> None:
+        """The sources of what the visible calls of a helper pass for param (`self._window(buf,
+        attn_metadata.num_blocks_used)`); "other" when a call is not seen or passes nothing."""
+        cls = self.method_class(owner)
+        calls = list(self._calls_by_name().get(id(owner), ()))
+        if cls is not None:
+            self._index_class(cls)
+            calls += self._method_calls.get((id(cls), owner.name.value), [])
+        if not calls:
+            out.add("other")
+            return
+        for call in calls:
+            argument = self._argument_for(call, owner, param, skip_self=cls is not None)
+            if argument is None:
+                out.add("other")
+            else:
+                self._bound_sources(argument, out, depth + 2)
+
     def _bound_sources(self, expr: cst.BaseExpression, out: set, depth: int) -> None:
         t = self.tables
         if depth > 6:
@@ -788,12 +806,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 param = node if isinstance(node, cst.Param) else self.parents.get(node)
                 if isinstance(param, cst.Param):
                     owner = self._param_owner(param)
-                    step = (
-                        isinstance(owner, cst.FunctionDef)
-                        and owner.name.value in t.hot_path_entry_points
-                        and self.origin(expr) < Origin.PREFIX
-                    )
-                    out.add("step" if step else "other")
+                    if not isinstance(owner, cst.FunctionDef):
+                        out.add("other")
+                    elif owner.name.value in t.hot_path_entry_points:
+                        out.add("step" if self.origin(expr) < Origin.PREFIX else "other")
+                    else:  # a helper's parameter: what every visible caller passes
+                        self._passed_bound_sources(owner, param, out, depth)
                     continue
                 kind, value, path = self.binding(node) if isinstance(node, cst.Name) else (None, None, None)
                 if kind == "assign" and not path and value is not None:

@@ -265,18 +265,28 @@ def _name_values(analysis: "ModuleAnalysis", name: cst.Name) -> Optional[List[cs
     return out
 
 
-def _unpacked_root(analysis: "ModuleAnalysis", name: cst.Name) -> Optional[tuple]:
-    """`kb, vb = pool.get_kv_buffer(i)` of a `one_dtype` accessor: one root for every element."""
+def _unpacked_root(analysis: "ModuleAnalysis", name: cst.Name, depth: int) -> Optional[frozenset]:
+    """The roots of a name unpacked from a call whose elements share one dtype: the planes of a
+    `one_dtype` accessor (`kb, vb = pool.get_kv_buffer(i)`), or the views a tuple view makes of
+    one tensor (`k, v = kv_cache.unbind(0)`: its roots)."""
     assignments = analysis.reaching(name)
     if len(assignments) != 1 or not isinstance(assignments[0].node, cst.Name):
         return None
     kind, value, path = analysis.binding(assignments[0].node)
-    if kind != "assign" or not path or not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+    if kind != "assign" or not path or len(path) != 1 or not isinstance(value, cst.Call):
         return None
-    accessor = analysis.tables.accessors.get(value.func.attr.value)
-    if accessor is None or not getattr(accessor, "one_dtype", False) or len(path) != 1:
-        return None
-    return ("one dtype", id(value))
+    t = analysis.tables
+    func = value.func
+    if isinstance(func, cst.Attribute) and not analysis._is_unbound_receiver(func.value):
+        accessor = t.accessors.get(func.attr.value)
+        if accessor is not None and getattr(accessor, "one_dtype", False):
+            return frozenset({("one dtype", id(value))})
+        if func.attr.value in t.tuple_view_methods and accessor is None:
+            return dtype_roots(analysis, func.value, depth + 1)
+    qualified = analysis.call_name(value) or ""
+    if qualified in t.tuple_view_functions and value.args and not value.args[0].star:
+        return dtype_roots(analysis, value.args[0].value, depth + 1)
+    return None
 
 
 def _keeps_dtype_call(analysis: "ModuleAnalysis", call: cst.Call) -> Optional[List[cst.BaseExpression]]:
@@ -372,9 +382,9 @@ def dtype_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int
     if isinstance(expr, cst.Name):
         if expr.value == "self":
             return frozenset({("code", "self")})
-        one = _unpacked_root(analysis, expr)
+        one = _unpacked_root(analysis, expr, depth)
         if one is not None:
-            return frozenset({one})
+            return one
         values = _name_values(analysis, expr)
         if values is None:
             ids = frozenset(id(a.node) for a in analysis.reaching(expr))
