@@ -256,7 +256,10 @@ class EntryAttention:
         b = e["k"].to(self.dtype)  # positive
         c = self.store.entries[layer_idx]["v"].half()  # positive
         d = self.store.entries[layer_idx]["scale"].half()  # negative
-        return torch.ops.lmdeploy.paged_attn(query, a, b, c, d, attn_metadata.block_offsets)
+        for entry in self.store.entries:
+            s = entry["scale"].to(self.dtype)  # negative
+            w = entry.get("v").float()  # positive
+        return torch.ops.lmdeploy.paged_attn(query, a, b, c, d, s, w, attn_metadata.block_offsets)
 """,
     # -- the method that runs decides --------------------------------------------------------
     "reader_override_sglang": """

@@ -1060,6 +1060,10 @@ class ObjectFlow:
                     out.append(value)
                 elif kind == "assign" and not path and isinstance(value, cst.Subscript):
                     out.extend(self._element_dicts(value))  # `entry = self.layers[i]` of dict displays
+                elif kind == "for" and not path and value is not None:
+                    elements = self.element_values(value, None)  # `for entry in self.layers`
+                    if elements and all(isinstance(e, (cst.Dict, cst.DictComp)) for e in elements):
+                        out.extend(elements)
         return out
 
     def _element_dicts(self, sub: cst.Subscript) -> list:
