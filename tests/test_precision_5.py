@@ -218,6 +218,29 @@ class HelperWindowBackend:
         torch.ops.sgl_kernel.decode(q, a, b, c, o)
         return o
 """,
+    "step_input_methods_vllm": """
+import torch
+
+
+class WindowConnector:
+    def save_kv_layer(self, layer_name, kv_layer, attn_metadata, **kwargs):
+        a = kv_layer[: attn_metadata.num_blocks].to(torch.float32)  # negative
+        b = kv_layer.to(torch.float32)  # positive
+        c = kv_layer[: kv_layer.size(0)].half()  # positive
+        self.sent = (a, b, c)
+
+
+class WindowRunner:
+    def __init__(self, device):
+        self.kv_caches: list[torch.Tensor] = []
+
+    def execute_model(self, scheduler_output, intermediate_tensors=None):
+        lay = self.kv_caches[0]
+        live = scheduler_output.num_blocks_total
+        a = lay[:live].to(torch.bfloat16)  # negative
+        b = lay.to(torch.bfloat16)  # positive
+        return a, b
+""",
     # -- planes then blocks, dict keys -------------------------------------------------------
     "plane_then_blocks_vllm": """
 import torch

@@ -208,6 +208,9 @@ class Tables:
     guard_names: set = field(default_factory=set)
     hot_path_entry_points: set = field(default_factory=set)  # [hot_path]: methods every decode step runs
     run_once_methods: set = field(default_factory=set)  # [hot_path] run_once: methods that run once per object
+    # [hot_path] step_inputs: further methods an engine calls each step with the step's inputs (a
+    # slice bound read from their parameters is a window of the step); not entry points
+    step_input_methods: set = field(default_factory=set)
     # [cast_motion]: calls that only read their tensors, for CL003's proof (castlint.analysis.cast_motion)
     read_methods: set = field(default_factory=set)
     read_functions: set = field(default_factory=set)
@@ -672,7 +675,11 @@ def _load_guards(tables: Tables, data: dict, path: Path) -> None:
 
 def _load_hot_path(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(
-        tables, data, path, "hot_path", {"entry_points": "hot_path_entry_points", "run_once": "run_once_methods"}
+        tables,
+        data,
+        path,
+        "hot_path",
+        {"entry_points": "hot_path_entry_points", "run_once": "run_once_methods", "step_inputs": "step_input_methods"},
     )
 
 

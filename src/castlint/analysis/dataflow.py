@@ -763,7 +763,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
 
     def _step_bound(self, expr: cst.BaseExpression) -> bool:
         """Does a slice bound come only from the step: the parameters of a per-step entry point
-        (`[hot_path]` entry points) that hold no pool, through reads of them and local names
+        (`[hot_path]` entry points and step_inputs) that hold no pool, through reads of them and local names
         assigned from them, with constants? Not when it reads a whole pool's extent or `self`."""
         sources: set = set()
         self._bound_sources(expr, sources, 0)
@@ -808,7 +808,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     owner = self._param_owner(param)
                     if not isinstance(owner, cst.FunctionDef):
                         out.add("other")
-                    elif owner.name.value in t.hot_path_entry_points:
+                    elif owner.name.value in t.hot_path_entry_points or owner.name.value in t.step_input_methods:
                         out.add("step" if self.origin(expr) < Origin.PREFIX else "other")
                     else:  # a helper's parameter: what every visible caller passes
                         self._passed_bound_sources(owner, param, out, depth)
