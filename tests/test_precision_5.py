@@ -282,7 +282,10 @@ class EntryAttention:
         for entry in self.store.entries:
             s = entry["scale"].to(self.dtype)  # negative
             w = entry.get("v").float()  # positive
-        return torch.ops.lmdeploy.paged_attn(query, a, b, c, d, s, w, attn_metadata.block_offsets)
+        pair = {"k": e["k"], "s": e["scale"]}
+        x = pair["k"].to(pair["s"].dtype)  # positive
+        y = pair["k"].to(pair["k"].dtype)  # negative
+        return torch.ops.lmdeploy.paged_attn(query, a, b, c, d, s, w, x, y, attn_metadata.block_offsets)
 """,
     # -- the method that runs decides --------------------------------------------------------
     "reader_override_sglang": """

@@ -345,7 +345,13 @@ def dtype_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int
         return frozenset({("code", analysis.code(expr), id(expr))})
     t = analysis.tables
     if isinstance(expr, cst.Subscript):
-        return dtype_roots(analysis, expr.value, depth + 1)
+        inner = dtype_roots(analysis, expr.value, depth + 1)
+        if _holds_elements(analysis, expr.value):
+            # an element of a container (a per-layer list, a dict of caches and scales): its
+            # own dtype, keyed by what selects it
+            key = analysis.code(cst.Subscript(cst.Name("_"), expr.slice))
+            return frozenset(("element", root, key) for root in inner)
+        return inner
     if isinstance(expr, cst.Attribute):
         if expr.attr.value in t.view_attributes or expr.attr.value in t.dtype_keeping_attributes:
             return dtype_roots(analysis, expr.value, depth + 1)
@@ -394,6 +400,25 @@ def dtype_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int
             out |= dtype_roots(analysis, value, depth + 1)
         return out
     return frozenset({("node", id(expr))})
+
+
+def _holds_elements(analysis: "ModuleAnalysis", expr: cst.BaseExpression) -> bool:
+    """Is expr a container whose elements may differ in dtype (not a tensor, whose subscripts
+    keep its dtype, nor the views one tuple view makes of one tensor)?"""
+    from castlint.analysis.origin import Origin
+
+    t = analysis.tables
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in t.tuple_view_methods:
+            return False
+        if (analysis.call_name(expr) or "") in t.tuple_view_functions:
+            return False
+    return (
+        analysis.origin(expr) == Origin.POOL_TUPLE
+        or analysis.dict_like(expr)
+        or bool(analysis.element_values(expr, None))
+    )
 
 
 def _target_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int = 0) -> Optional[frozenset]:
