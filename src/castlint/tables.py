@@ -48,6 +48,9 @@ class Accessor:
     # learnt accessors only: the spellings of the dtype the returned buffer is allocated in, as
     # the pool class writes it (`self.dtype`, `torch.bfloat16`); castlint.analysis.same_dtype
     dtype: tuple = ()
+    # the buffers a "tuple" accessor returns share one dtype (the K and V planes of one pool,
+    # allocated with the pool's one store dtype): castlint.analysis.same_dtype
+    one_dtype: bool = False
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,12 @@ class Tables:
     layer_words: set = field(default_factory=set)
     pool_words: set = field(default_factory=set)
     extent_words: set = field(default_factory=set)
+    # [allocation] slice bounds by origin: a whole pool's extent read (`buf.shape`, `buf.size(0)`,
+    # `len(buf)`) and the builtins that compute a count from their arguments (`int(...)`, `max(...)`)
+    extent_attributes: set = field(default_factory=set)
+    extent_methods: set = field(default_factory=set)
+    extent_functions: set = field(default_factory=set)
+    count_functions: set = field(default_factory=set)
     tuple_view_methods: set = field(default_factory=set)
     tuple_view_functions: set = field(default_factory=set)
     concat_functions: set = field(default_factory=set)
@@ -201,10 +210,16 @@ class Tables:
     view_methods: set = field(default_factory=set)
     view_functions: set = field(default_factory=set)
     view_attributes: set = field(default_factory=set)  # [views] attributes: `pool.mT`, `pool.T`
+    # [views] dtype_keeping_*: what returns its receiver's dtype, whatever else it changes
+    dtype_keeping_methods: set = field(default_factory=set)
+    dtype_keeping_attributes: set = field(default_factory=set)
     conversion_helpers: dict = field(default_factory=dict)  # name -> ConversionHelper
     guard_names: set = field(default_factory=set)
     hot_path_entry_points: set = field(default_factory=set)  # [hot_path]: methods every decode step runs
     run_once_methods: set = field(default_factory=set)  # [hot_path] run_once: methods that run once per object
+    # [hot_path] step_inputs: further methods an engine calls each step with the step's inputs (a
+    # slice bound read from their parameters is a window of the step); not entry points
+    step_input_methods: set = field(default_factory=set)
     # [cast_motion]: calls that only read their tensors, for CL003's proof (castlint.analysis.cast_motion)
     read_methods: set = field(default_factory=set)
     read_functions: set = field(default_factory=set)
@@ -458,13 +473,14 @@ def _returns(item: dict, path: Path, where: str) -> str:
 def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "accessor", list, path, "", [])):
         where = f"accessor[{i}]"
-        _check_keys(item, {"name", "returns", "note", "receivers"}, path, where)
+        _check_keys(item, {"name", "returns", "note", "receivers", "one_dtype"}, path, where)
         returns = _returns(item, path, where)
         accessor = Accessor(
             _get(item, "name", str, path, where),
             returns,
             _get(item, "note", str, path, where, ""),
             tuple(_str_list(item, "receivers", path, where)),
+            one_dtype=_get(item, "one_dtype", bool, path, where, False),
         )
         tables.accessors[accessor.name] = accessor
 
@@ -505,6 +521,8 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "narrow_functions": "narrow_functions",
             "select_methods": "select_methods",
             "attributes": "view_attributes",
+            "dtype_keeping_methods": "dtype_keeping_methods",
+            "dtype_keeping_attributes": "dtype_keeping_attributes",
         },
     )
 
@@ -535,6 +553,10 @@ def _load_allocation(tables: Tables, data: dict, path: Path) -> None:
             "layer_words": "layer_words",
             "pool_words": "pool_words",
             "extent_words": "extent_words",
+            "extent_attributes": "extent_attributes",
+            "extent_methods": "extent_methods",
+            "extent_functions": "extent_functions",
+            "count_functions": "count_functions",
         },
     )
 
@@ -671,7 +693,11 @@ def _load_guards(tables: Tables, data: dict, path: Path) -> None:
 
 def _load_hot_path(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(
-        tables, data, path, "hot_path", {"entry_points": "hot_path_entry_points", "run_once": "run_once_methods"}
+        tables,
+        data,
+        path,
+        "hot_path",
+        {"entry_points": "hot_path_entry_points", "run_once": "run_once_methods", "step_inputs": "step_input_methods"},
     )
 
 

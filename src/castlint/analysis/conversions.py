@@ -281,7 +281,12 @@ class ConversionQueries:
                 self.parents.setdefault(form, self.parents.get(call))
                 wanted = self.cast_target(form)
                 receiver = self.cast_receiver(form)
-                if wanted is not None and receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
+                if (
+                    wanted is not None
+                    and receiver is not None
+                    and self.origin(receiver) >= Origin.POOL_TUPLE
+                    and not same_dtype_cast(self, form)
+                ):
                     return wanted, self.code(target)
                 continue
             for cast, wanted in self._converts_under(synthetic, target, skip, 0, env):
@@ -464,6 +469,7 @@ class ConversionQueries:
                         and self.origin(receiver) >= Origin.POOL_TUPLE
                         and not self.chained_into_cast(call)
                         and not self.guarded_fallback(call)
+                        and not same_dtype_cast(self, call)
                     ):
                         out.append((call, target, "unbound"))
                 elif func.attr.value in t.copy_methods:

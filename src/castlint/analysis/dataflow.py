@@ -197,6 +197,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return found
         if method is not None:
             if receiver is func.value and method in t.accessors and self._accessor_receiver_ok(expr):
+                # the method that runs for the receiver's class decides where the file shows it:
+                # an override (or another class's method of the name) that gathers or windows
+                # the step's rows returns no whole pool (`_StepReader.fetch`: index_select)
+                ran = self._object_method_origin(expr, method, receiver, depth)
+                if (
+                    ran is not None
+                    and Origin.OTHER < ran < Origin.POOL_TUPLE
+                    and self._sibling_returns_pool(expr, method)
+                ):
+                    return ran
                 return Origin.POOL_TUPLE if t.accessors[method].returns == "tuple" else Origin.POOL
             if receiver is not None:
                 through = self._through_method(expr, method, receiver, args, depth)
@@ -318,6 +328,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         finally:
             self._bindings.pop()
             self._origin_cache, self._returns_cache = saved, saved_returns
+
+    def _sibling_returns_pool(self, call: cst.Call, method: str) -> bool:
+        """Does a method of this name that the call does not run (another class's, the base's
+        an override replaces) return a whole pool? Then the name was learnt from it, and the
+        method that runs for the receiver's class decides."""
+        ran = {id(target) for target, _, _ in self.return_targets(call)}
+        if not ran:
+            return False
+        for cls in self.nodes.classes:
+            other = self.class_methods(cls).get(method)
+            if other is None or id(other) in ran:
+                continue
+            if any(self.origin(v) >= Origin.POOL_TUPLE for v in self._return_values(other)):
+                return True
+        return False
 
     def _alias_call_origin(self, call: cst.Call, depth: int) -> Origin:
         """A call through a held callable: a bound method stored under another name, a
@@ -638,8 +663,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return base  # what follows indexes trailing dimensions
                 if isinstance(value, cst.Integer) and holder is not None and self.from_convention(holder):
                     # a constant selects a plane of a cache an engine hands over (vLLM's
-                    # [2, num_blocks, ...]: kv_cache[0] is every K slot), not one slot
-                    return base
+                    # [2, num_blocks, ...]: kv_cache[0] is every K slot), not one slot; the
+                    # blocks come next (`kv_cache[1, block_table]` gathers them)
+                    return self._token_subscript(base, elements[position + 1 :])
                 return Origin.GATHERED  # an index of the token dimension: some slots
             # a slice of the token dimension: the whole pool, or an active prefix
             if self._bounded_slice(inner):
@@ -729,13 +755,121 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return False
 
     def _bounded_slice(self, s: cst.Slice) -> bool:
-        """`[:n]`, `[a:b]`: bounded by a batch-sized value, not by the pool's extent."""
+        """`[:n]`, `[a:b]`: bounded by a batch-sized value, not by the pool's extent; `[::2]`:
+        a strided subset. A bound that comes from the step (what a per-step method is handed:
+        `attn_metadata.max_num_blocks`, `used = meta.num_blocks_used`) is a window whatever it
+        is named; one that reads a whole pool's extent (`buf.shape[0]`, `len(buf)`) or the
+        object's own attributes (`self.size`) is decided by the extent words."""
+        if self._strided(s):
+            return True
         upper = s.upper
         if upper is None:
             return False
         if isinstance(upper, cst.UnaryOperation) and isinstance(upper.operator, cst.Minus):
             return False  # `[:-1]`: all but a few
+        if self._step_bound(upper):
+            return True
         return not self._mentions_extent(upper)
+
+    @staticmethod
+    def _strided(s: cst.Slice) -> bool:
+        """`[::2]`: every other slot, a constant step other than 1 and -1."""
+        step = s.step
+        if isinstance(step, cst.UnaryOperation) and isinstance(step.operator, cst.Minus):
+            step = step.expression
+        return isinstance(step, cst.Integer) and step.evaluated_value not in (0, 1)
+
+    def _step_bound(self, expr: cst.BaseExpression) -> bool:
+        """Does a slice bound come only from the step: the parameters of a per-step entry point
+        (`[hot_path]` entry points and step_inputs) that hold no pool, through reads of them and local names
+        assigned from them, with constants? Not when it reads a whole pool's extent or `self`."""
+        sources: set = set()
+        self._bound_sources(expr, sources, 0)
+        return "step" in sources and sources <= {"step", "const"}
+
+    def _passed_bound_sources(self, owner: cst.FunctionDef, param: cst.Param, out: set, depth: int) -> None:
+        """The sources of what the visible calls of a helper pass for param (`self._window(buf,
+        attn_metadata.num_blocks_used)`); "other" when a call is not seen or passes nothing."""
+        cls = self.method_class(owner)
+        calls = list(self._calls_by_name().get(id(owner), ()))
+        if cls is not None:
+            self._index_class(cls)
+            calls += self._method_calls.get((id(cls), owner.name.value), [])
+        if not calls:
+            out.add("other")
+            return
+        for call in calls:
+            argument = self._argument_for(call, owner, param, skip_self=cls is not None)
+            if argument is None:
+                out.add("other")
+            else:
+                self._bound_sources(argument, out, depth + 2)
+
+    def _bound_sources(self, expr: cst.BaseExpression, out: set, depth: int) -> None:
+        t = self.tables
+        if depth > 6:
+            out.add("other")
+            return
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            out.add("const")
+        elif isinstance(expr, cst.Name):
+            if expr.value == "self":
+                out.add("self")
+                return
+            assignments = self.reaching(expr)
+            if not assignments:
+                out.add("other")
+            for assignment in assignments:
+                node = assignment.node
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    owner = self._param_owner(param)
+                    if not isinstance(owner, cst.FunctionDef):
+                        out.add("other")
+                    elif owner.name.value in t.hot_path_entry_points or owner.name.value in t.step_input_methods:
+                        out.add("step" if self.origin(expr) < Origin.PREFIX else "other")
+                    else:  # a helper's parameter: what every visible caller passes
+                        self._passed_bound_sources(owner, param, out, depth)
+                    continue
+                kind, value, path = self.binding(node) if isinstance(node, cst.Name) else (None, None, None)
+                if kind == "assign" and not path and value is not None:
+                    self._bound_sources(value, out, depth + 1)
+                else:
+                    out.add("other")
+        elif isinstance(expr, cst.Attribute):
+            if expr.attr.value in t.extent_attributes and self.origin(expr.value) >= Origin.PREFIX:
+                out.add("extent")  # `buf.shape`
+            else:
+                self._bound_sources(expr.value, out, depth + 1)
+        elif isinstance(expr, cst.Subscript):
+            self._bound_sources(expr.value, out, depth + 1)
+        elif isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+            for part in (getattr(expr, "left", None), getattr(expr, "right", None), getattr(expr, "expression", None)):
+                if part is not None:
+                    self._bound_sources(part, out, depth + 1)
+        elif isinstance(expr, cst.Call):
+            func = expr.func
+            receiver = func.value if isinstance(func, cst.Attribute) else None
+            read = [a.value for a in expr.args if not a.star and a.keyword is None]
+            if isinstance(func, cst.Attribute) and func.attr.value in t.extent_methods:
+                if self.origin(func.value) >= Origin.PREFIX:
+                    out.add("extent")  # `buf.size(0)`, `buf.numel()`
+                    return
+            if isinstance(func, cst.Name) and func.value in t.extent_functions and read:
+                if any(self.origin(v) >= Origin.PREFIX for v in read):
+                    out.add("extent")  # `len(buf)`
+                    return
+            if (
+                isinstance(func, cst.Name)
+                and func.value not in t.extent_functions
+                and func.value not in t.count_functions
+            ):
+                out.add("other")  # a function of the module or elsewhere: what it returns is unknown
+                return
+            for part in ([receiver] if receiver is not None else []) + read:
+                self._bound_sources(part, out, depth + 1)
+        else:
+            out.add("other")
 
     def _mentions_extent(self, expr: cst.BaseExpression) -> bool:
         """Does the expression name the pool's own extent (`self.size`, `buf.shape[0]`)?"""

@@ -1389,6 +1389,8 @@ class ObjectFlow:
         fields by name (fields_source) expr may be; a helper's returned dict (`self._dtype_dict()`)."""
         if isinstance(expr, (cst.Dict, cst.DictComp)):
             return [expr]
+        if isinstance(expr, cst.Subscript):
+            return self._element_dicts(expr)
         source = self.fields_source(expr)
         if source is not None:
             return [(source,)]
@@ -1428,7 +1430,27 @@ class ObjectFlow:
                     out.append(value)
                 elif kind == "assign" and not path and isinstance(value, cst.Call) and depth < 3:
                     out.extend(self._held_values(value, depth + 1))  # `dts = self._dtype_dict()`
+                elif kind == "assign" and not path and isinstance(value, cst.Subscript):
+                    out.extend(self._element_dicts(value))  # `entry = self.layers[i]` of dict displays
+                elif kind == "for" and not path and value is not None:
+                    elements = self.element_values(value, None)  # `for entry in self.layers`
+                    if elements and all(isinstance(e, (cst.Dict, cst.DictComp)) for e in elements):
+                        out.extend(elements)
         return out
+
+    def _element_dicts(self, sub: cst.Subscript) -> list:
+        """`rows[i]` where every element rows may hold is a dict display (a list of per-layer
+        dicts): those displays, so that a constant key selects that key's values only; [] when
+        some element is no dict display."""
+        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            return []
+        key = sub.slice[0].slice.value
+        if isinstance(key, cst.SimpleString):
+            return []  # a key of a dict: keyed_values follows it
+        elements = self.element_values(sub.value, int(key.value) if isinstance(key, cst.Integer) else None)
+        if not elements or not all(isinstance(e, (cst.Dict, cst.DictComp)) for e in elements):
+            return []
+        return list(elements)
 
     def _keyword_arguments(self, param: cst.Param, keyword: str, depth: int = 0) -> List[cst.BaseExpression]:
         """What the visible calls of param's function pass as `keyword=` into its **kwargs:

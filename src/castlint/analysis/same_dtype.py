@@ -188,6 +188,294 @@ def _plain_value(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name)
 
 
+# -- dtype-keeping derivations: a value whose dtype is another's ----------------------------
+#
+# `torch.flatten(k_cache, 0, 1).to(k_cache.dtype)`, `getattr(kv, "to")(getattr(kv, "dtype"))`,
+# `cast_pair(buf, buf.dtype)` (the callee's parameters bound to the call's arguments),
+# `torch.vstack([kb, vb]).to(kb.dtype)` (kb and vb of one accessor whose planes share a dtype):
+# the receiver and the target are derived from one value through what keeps a dtype (views other
+# than a reinterpret given a dtype, `[views] dtype_keeping_*`, subscripts, getattr of a constant,
+# joins of values of one dtype, assignments, a followed call's arguments). Each derivation ends
+# at a root: a key that two reads share only where they read one value.
+
+
+def _frame_call(analysis: "ModuleAnalysis", owner) -> Optional[tuple]:
+    """(call, skip_self) of the followed call that runs owner (call_conversions), else None."""
+    for target, call in reversed(analysis._frames):
+        if target is owner:
+            skip = (
+                isinstance(owner, cst.FunctionDef)
+                and analysis.method_class(owner) is not None
+                and isinstance(call.func, cst.Attribute)
+            )
+            return call, skip
+    return None
+
+
+def _bound_argument(analysis: "ModuleAnalysis", param: cst.Param) -> Optional[cst.BaseExpression]:
+    """What a parameter holds under the followed call that binds it: the argument passed, or
+    the default where the call passes none and unpacks nothing; None when no call binds it."""
+    owner = analysis._param_owner(param)
+    found = _frame_call(analysis, owner) if owner is not None else None
+    if found is None:
+        return None
+    call, skip = found
+    if param is owner.params.star_arg or param is owner.params.star_kwarg:
+        return None
+    argument = analysis._argument_for(call, owner, param, skip)
+    if argument is not None:
+        return argument
+    if any(a.star for a in call.args) or param.default is None:
+        return None
+    return param.default
+
+
+def _name_values(analysis: "ModuleAnalysis", name: cst.Name) -> Optional[List[cst.BaseExpression]]:
+    """The expressions a local name holds where it is read: assigned values (a tuple display's
+    or a followed `*args`' element where it is unpacked), a followed call's arguments for a
+    parameter; None when one of them is unknown."""
+    assignments = analysis.reaching(name)
+    if not assignments:
+        return None
+    out: List[cst.BaseExpression] = []
+    for assignment in assignments:
+        node = assignment.node
+        param = node if isinstance(node, cst.Param) else analysis.parents.get(node)
+        if isinstance(param, cst.Param):
+            bound = _bound_argument(analysis, param)
+            if bound is None:
+                return None
+            out.append(bound)
+            continue
+        if not isinstance(node, cst.Name):
+            return None
+        kind, value, path = analysis.binding(node)
+        if kind != "assign" or value is None:
+            return None
+        for index in path or ():
+            elements = analysis._star_frame(value) if isinstance(value, cst.Name) else None
+            if elements is None and isinstance(value, (cst.Tuple, cst.List)):
+                if any(isinstance(e, cst.StarredElement) for e in value.elements):
+                    return None
+                elements = [e.value for e in value.elements]
+            if elements is None or not isinstance(index, int) or not 0 <= index < len(elements):
+                return None
+            value = elements[index]
+        out.append(value)
+    return out
+
+
+def _unpacked_root(analysis: "ModuleAnalysis", name: cst.Name, depth: int) -> Optional[frozenset]:
+    """The roots of a name unpacked from a call whose elements share one dtype: the planes of a
+    `one_dtype` accessor (`kb, vb = pool.get_kv_buffer(i)`), or the views a tuple view makes of
+    one tensor (`k, v = kv_cache.unbind(0)`: its roots)."""
+    assignments = analysis.reaching(name)
+    if len(assignments) != 1 or not isinstance(assignments[0].node, cst.Name):
+        return None
+    kind, value, path = analysis.binding(assignments[0].node)
+    if kind != "assign" or not path or len(path) != 1 or not isinstance(value, cst.Call):
+        return None
+    t = analysis.tables
+    func = value.func
+    if isinstance(func, cst.Attribute) and not analysis._is_unbound_receiver(func.value):
+        accessor = t.accessors.get(func.attr.value)
+        if accessor is not None and getattr(accessor, "one_dtype", False):
+            return frozenset({("one dtype", id(value))})
+        if func.attr.value in t.tuple_view_methods and accessor is None:
+            return dtype_roots(analysis, func.value, depth + 1)
+    qualified = analysis.call_name(value) or ""
+    if qualified in t.tuple_view_functions and value.args and not value.args[0].star:
+        return dtype_roots(analysis, value.args[0].value, depth + 1)
+    return None
+
+
+def _keeps_dtype_call(analysis: "ModuleAnalysis", call: cst.Call) -> Optional[List[cst.BaseExpression]]:
+    """The values whose dtype a call's result has (one for a view or copy, the elements of a
+    join), or None where the call may change it."""
+    from castlint.analysis.tree import dotted
+
+    t = analysis.tables
+    func = call.func
+    qualified = analysis.call_name(call) or dotted(func) or ""
+    short = func.value if isinstance(func, cst.Name) else None
+    functions = (t.view_functions, t.tuple_view_functions, t.narrow_functions)
+    if qualified in t.concat_functions or any(qualified in g or short in g for g in functions):
+        if not call.args or call.args[0].star or call.args[0].keyword is not None:
+            return None
+        if qualified not in t.concat_functions:
+            return [call.args[0].value]
+        joined = call.args[0].value
+        if isinstance(joined, (cst.List, cst.Tuple)) and joined.elements:
+            if any(isinstance(e, cst.StarredElement) for e in joined.elements):
+                return None
+            return [e.value for e in joined.elements]
+        return None
+    if isinstance(func, cst.Attribute) and not analysis._is_unbound_receiver(func.value):
+        method = func.attr.value
+        if analysis.cast_target(call) is not None:
+            return None
+        if method in t.dtype_keeping_methods and not any(analysis.dtype_like(a.value) for a in call.args):
+            return [func.value]
+        views = (t.view_methods, t.tuple_view_methods, t.narrow_methods, t.select_methods)
+        if any(method in group for group in views):
+            if method in t.reinterpret_methods and not _shape_args(analysis, call.args):
+                return None  # `view(dtype)`: the bytes read as another dtype
+            return [func.value]
+    return None
+
+
+def _shape_args(analysis: "ModuleAnalysis", args) -> bool:
+    """Arguments of a shape (`view(-1, 2, d)`, `view((n, d))`), not of a dtype."""
+    if not args:
+        return False
+
+    def shape_like(expr) -> bool:
+        if isinstance(expr, (cst.Integer, cst.UnaryOperation, cst.BinaryOperation)):
+            return True
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return all(isinstance(e, cst.Element) and shape_like(e.value) for e in expr.elements)
+        return False
+
+    return len(args) > 1 or shape_like(args[0].value)
+
+
+def dtype_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int = 0) -> frozenset:
+    """The roots whose dtype expr's value has (one root unless it joins several values)."""
+    if depth > _MAX_DEPTH:
+        return frozenset({("code", analysis.code(expr), id(expr))})
+    t = analysis.tables
+    if isinstance(expr, cst.Subscript):
+        inner = dtype_roots(analysis, expr.value, depth + 1)
+        if _holds_elements(analysis, expr.value):
+            # an element of a container (a per-layer list, a dict of caches and scales): its
+            # own dtype, keyed by what selects it
+            key = analysis.code(cst.Subscript(cst.Name("_"), expr.slice))
+            return frozenset(("element", root, key) for root in inner)
+        return inner
+    if isinstance(expr, cst.Attribute):
+        if expr.attr.value in t.view_attributes or expr.attr.value in t.dtype_keeping_attributes:
+            return dtype_roots(analysis, expr.value, depth + 1)
+        if _plain_value(expr):
+            return frozenset({("code", analysis.code(expr))})
+        return frozenset({("node", id(expr))})
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Name) and func.value == "getattr" and len(expr.args) == 2:
+            name = analysis.constant_string(expr.args[1].value)
+            if name is not None and name.isidentifier() and not expr.args[0].star:
+                return dtype_roots(analysis, analysis._attribute(expr.args[0].value, name), depth + 1)
+        if isinstance(func, cst.Call):  # getattr(x, "contiguous")(): x.contiguous()
+            inner = func
+            if (
+                isinstance(inner.func, cst.Name)
+                and inner.func.value == "getattr"
+                and len(inner.args) == 2
+                and not inner.args[0].star
+            ):
+                name = analysis.constant_string(inner.args[1].value)
+                if name is not None and name.isidentifier():
+                    method = analysis._attribute(inner.args[0].value, name)
+                    form = cst.Call(func=method, args=expr.args)
+                    analysis.parents.setdefault(form, analysis.parents.get(expr))
+                    return dtype_roots(analysis, form, depth + 1)
+        sources = _keeps_dtype_call(analysis, expr)
+        if sources:
+            out: frozenset = frozenset()
+            for source in sources:
+                out |= dtype_roots(analysis, source, depth + 1)
+            return out
+        return frozenset({("node", id(expr))})
+    if isinstance(expr, cst.Name):
+        if expr.value == "self":
+            return frozenset({("code", "self")})
+        one = _unpacked_root(analysis, expr, depth)
+        if one is not None:
+            return one
+        values = _name_values(analysis, expr)
+        if values is None:
+            ids = frozenset(id(a.node) for a in analysis.reaching(expr))
+            return frozenset({("name", expr.value, ids)})
+        out = frozenset()
+        for value in values:
+            out |= dtype_roots(analysis, value, depth + 1)
+        return out
+    return frozenset({("node", id(expr))})
+
+
+def _holds_elements(analysis: "ModuleAnalysis", expr: cst.BaseExpression) -> bool:
+    """Is expr a container whose elements may differ in dtype (not a tensor, whose subscripts
+    keep its dtype, nor the views one tuple view makes of one tensor)?"""
+    from castlint.analysis.origin import Origin
+
+    t = analysis.tables
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in t.tuple_view_methods:
+            return False
+        if (analysis.call_name(expr) or "") in t.tuple_view_functions:
+            return False
+    return (
+        analysis.origin(expr) == Origin.POOL_TUPLE
+        or analysis.dict_like(expr)
+        or bool(analysis.element_values(expr, None))
+    )
+
+
+def _target_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int = 0) -> Optional[frozenset]:
+    """The roots a dtype argument is the dtype of (`x.dtype`, `getattr(x, "dtype")`, through
+    names and a followed call's arguments); an empty set for None; None when unknown."""
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(expr, cst.Name) and expr.value == "None":
+        return frozenset()
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "dtype":
+        return dtype_roots(analysis, expr.value, depth + 1)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "getattr":
+        if len(expr.args) == 2 and not expr.args[0].star and analysis.constant_string(expr.args[1].value) == "dtype":
+            return dtype_roots(analysis, expr.args[0].value, depth + 1)
+        return None
+    if isinstance(expr, cst.Name):
+        values = _name_values(analysis, expr)
+        if not values:
+            return None
+        found = [_target_roots(analysis, v, depth + 1) for v in values]
+        if any(f is None for f in found) or any(f != found[0] for f in found):
+            return None
+        return found[0]
+    return None
+
+
+def own_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
+    """Is `call` a cast to its receiver's own dtype (through dtype-keeping derivations of one
+    root), or one whose dtype argument is None at the followed call (no conversion)?"""
+    receiver, method, args = analysis.method_parts(call)
+    spelling = analysis.tables.casts.get(method) if method is not None else None
+    if receiver is None or spelling is None or spelling.form == "no-args":
+        return False
+    positional, keywords = analysis.expanded_args(args)
+    if spelling.form == "to":
+        target = keywords.get("dtype")
+        if target is None:
+            kinds = [(v, analysis.value_kind(v)) for v in positional]
+            target = next((v for v, k in kinds if k == "dtype"), None)
+            if target is None and positional and kinds[0][1] != "device":
+                target = positional[0]
+    else:
+        target = positional[0] if positional else keywords.get("dtype") or keywords.get("other")
+    if target is None:
+        return False
+    if spelling.form == "tensor-arg":  # `x.type_as(other)`: other's dtype
+        roots: Optional[frozenset] = dtype_roots(analysis, target)
+    else:
+        roots = _target_roots(analysis, target)
+    if roots is None:
+        return False
+    if not roots:
+        return True  # `.to(None)` / `.to(dtype=None)`: the value itself
+    own = dtype_roots(analysis, receiver)
+    return len(own) == 1 and own == roots
+
+
 def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
     """Is `call` (a cast of a whole pool) a cast to the dtype the pool is allocated in?"""
     from castlint.analysis.tree import dotted
@@ -197,6 +485,8 @@ def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
         return False
     if analysis.cast_target(call) == f"{analysis.code(receiver)}.dtype" and _plain_value(receiver):
         return True  # `kb.to(kb.dtype)`, `kb.type_as(kb)`: to its own dtype, whatever it is
+    if own_dtype_cast(analysis, call):
+        return True
     positional, keywords = analysis.expanded_args(args)
     target = keywords.get("dtype")
     if target is None:
