@@ -5,7 +5,8 @@ proof; each family below is one hole, closed in castlint.analysis.cast_motion:
 
 * a dunder a class binds by assignment (`__bool__ = _flush`, `__eq__ = flush_eq`,
   `__len__ = lambda self: ...`): the effectful members were only the defs of that name
-  (`_bound_member_effectful`);
+  (`_bound_member_effectful`); and only the defs at the top of the class body, not one under an
+  `if` of it (`_class_statements`: found while closing the first, not by the benchmark);
 * the gather's own index runs a dunder (`__index__`) before the gather reads: after the fix that
   is before the pool is read, where the cast had already copied it (`_check_gather_index`);
 * the fix swaps the cast and the gather, so a receiver that is not a tensor raises another
@@ -137,6 +138,18 @@ FAMILIES = {
         "`__len__`",
         "_bound_member_effectful",
     ),
+    "__bool__ defined under an `if` of the class body": (
+        dict(
+            extra="\n    if True:\n        def __bool__(self):\n            " + STORE + "            return True\n",
+            body=CAST + "if self.pool:\n    pass\nreturn k[idx]\n",
+        ),
+        dict(
+            extra="\n    if True:\n        def __bool__(self):\n            return True\n",
+            body=CAST + "if self.pool:\n    pass\nreturn k[idx]\n",
+        ),
+        "runs `__bool__`",
+        "_class_statements",
+    ),
     "__index__ of the gather's index (variable form)": (
         dict(cursor=CURSOR_STORE, body=CAST + "return k[self.cursor]\n"),
         dict(cursor="", body=CAST + "return k[self.cursor]\n"),
@@ -188,6 +201,7 @@ FAMILIES = {
 
 WEAKER = {
     "_bound_member_effectful": lambda *args: False,
+    "_class_statements": lambda statements: iter(statements),
     "_check_gather_index": lambda *args: None,
     "_may_answer_none": lambda *args: None,
     "_check_handlers": lambda *args: None,

@@ -136,9 +136,8 @@ def try_fix(src, name, baseline, extra):
         return {"rewritten": True, "same": why is None, "why": why or "", "diff": diff, "log": log}
 
 
-def one_case(fname, has_unsafe):
-    path = os.path.join(HERE, fname)
-    name = fname[:-3]
+def one_case(path, has_unsafe):
+    name = os.path.basename(path)[:-3]
     base = run_module(path, name + "_orig")
     base2 = run_module(path, name + "_orig2")
     if base[0] != "ok":
@@ -160,13 +159,15 @@ def main():
     ap.add_argument("--markdown", help="also write the table and summary to this file")
     ap.add_argument("--diffs", action="store_true", help="print the diff of every rewritten case")
     ap.add_argument("-j", type=int, default=2, help="cases in parallel (default 2)")
+    ap.add_argument("--dir", default=HERE, help="the cases' folder (benchmarks/fix_behaviour: the first round)")
     args = ap.parse_args()
     has_unsafe = not args.no_unsafe
 
-    cases = sorted(f for f in os.listdir(HERE) if f.startswith("case_") and f.endswith(".py") and args.k in f)
+    folder = os.path.abspath(args.dir)
+    cases = sorted(f for f in os.listdir(folder) if f.startswith("case_") and f.endswith(".py") and args.k in f)
     rows, broken = [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.j) as ex:
-        for row, bad in ex.map(lambda f: one_case(f, has_unsafe), cases):
+        for row, bad in ex.map(lambda f: one_case(os.path.join(folder, f), has_unsafe), cases):
             if bad:
                 broken.append(bad)
                 print(f"BROKEN CASE {bad[0]}: {bad[1]}", file=sys.stderr)

@@ -820,8 +820,9 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
     methods, getters, names = [], set(), set()
     bound: list = []  # (member name, value, names of its class's defs): `__bool__ = _flush`
     for cls in analysis.nodes.classes:
-        defs = {s.name.value for s in cls.body.body if isinstance(s, cst.FunctionDef)}
-        for statement in cls.body.body:
+        members = list(_class_statements(cls.body.body))
+        defs = {s.name.value for s in members if isinstance(s, cst.FunctionDef)}
+        for statement in members:
             if isinstance(statement, cst.FunctionDef):
                 methods.append(statement)
                 if any(
@@ -829,7 +830,7 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
                     for d in statement.decorators
                 ):
                     getters.add(statement.name.value)
-            elif isinstance(statement, cst.SimpleStatementLine):
+            elif isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
                 for small in statement.body:
                     if (
                         isinstance(small, cst.Assign)
@@ -883,6 +884,24 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
     found = frozenset(effectful), frozenset(names | (getters & effectful))
     analysis.derived["cast_motion.effectful"], analysis.derived["cast_motion.properties"] = found
     return found
+
+
+def _class_statements(statements):
+    """The statements that run in a class body, those under its `if`/`try`/`with`/`for`/`while`
+    too (`if DEBUG: def __bool__(self): ...` defines a member); not a nested def's or class's."""
+    for statement in statements:
+        yield statement
+        if isinstance(statement, (cst.If, cst.Try, cst.TryStar, cst.With, cst.For, cst.While)):
+            for block in _blocks(statement):
+                yield from _class_statements(block.body) if isinstance(block, cst.IndentedBlock) else [block]
+
+
+def _blocks(node):
+    for child in node.children:
+        if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            yield child
+        elif isinstance(child, (cst.If, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)):
+            yield from _blocks(child)
 
 
 _BUILTIN_TYPES = frozenset({"object", "type", "int", "float", "bool", "str", "bytes", "tuple", "list", "dict", "set"})
