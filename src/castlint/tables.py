@@ -229,6 +229,7 @@ class Tables:
     new_value_functions: set = field(default_factory=set)  # read-only calls whose result is always new
     new_value_methods: set = field(default_factory=set)
     idempotent_methods: set = field(default_factory=set)  # a second call right after the first changes nothing
+    reorder_exceptions: set = field(default_factory=set)  # a handler of these sees CL003's swapped cast/gather
     # [cast_motion] implicit code: what a builtin calls back into, which dunders a construct runs
     callbacks: dict = field(default_factory=dict)  # qualified name -> {"iterates", "calls", "dunders", "attribute"}
     protocols: dict = field(default_factory=dict)  # construct -> frozenset of dunder names
@@ -738,6 +739,7 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "new_value_functions": "new_value_functions",
             "new_value_methods": "new_value_methods",
             "idempotent_methods": "idempotent_methods",
+            "reorder_exceptions": "reorder_exceptions",
             "container_functions": "container_functions",
             "iterable_methods": "iterable_methods",
             "iterable_attributes": "iterable_attributes",

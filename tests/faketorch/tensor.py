@@ -15,6 +15,7 @@ original and the fixed module, so an equivalence check still compares like with 
 from __future__ import annotations
 
 import math
+import operator
 import struct
 from typing import List, Optional, Sequence, Tuple
 
@@ -726,6 +727,14 @@ class Tensor:
         is a list of (dim in view, list of ints, index shape) for tensor/list indices."""
         if not isinstance(key, tuple):
             key = (key,)
+        # an object that is none of the index kinds but defines `__index__` is an int (torch calls it)
+        key = tuple(
+            operator.index(k)
+            if not isinstance(k, (int, slice, list, Tensor, type(None), type(Ellipsis)))
+            and hasattr(type(k), "__index__")
+            else k
+            for k in key
+        )
         key = tuple(part for k in key for part in self._mask_coordinates(k))
         n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
         if sum(1 for k in key if k is Ellipsis) > 1:

@@ -818,8 +818,11 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
     only through a node that is (a body that only recurses writes nothing)."""
     decorators = analysis.tables.property_decorators
     methods, getters, names = [], set(), set()
+    bound: list = []  # (member name, value, names of its class's defs): `__bool__ = _flush`
     for cls in analysis.nodes.classes:
-        for statement in cls.body.body:
+        members = list(_class_statements(cls.body.body))
+        defs = {s.name.value for s in members if isinstance(s, cst.FunctionDef)}
+        for statement in members:
             if isinstance(statement, cst.FunctionDef):
                 methods.append(statement)
                 if any(
@@ -827,7 +830,7 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
                     for d in statement.decorators
                 ):
                     getters.add(statement.name.value)
-            elif isinstance(statement, cst.SimpleStatementLine):
+            elif isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
                 for small in statement.body:
                     if (
                         isinstance(small, cst.Assign)
@@ -835,6 +838,16 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
                         and dotted(small.value.func) in decorators
                     ):
                         names |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+                        continue
+                    # a member bound by assignment is defined by its value, not by a def of its name
+                    targets = (
+                        [t.target for t in small.targets]
+                        if isinstance(small, cst.Assign)
+                        else [small.target]
+                        if isinstance(small, cst.AnnAssign) and small.value is not None
+                        else []
+                    )
+                    bound += [(t.value, small.value, defs) for t in targets if isinstance(t, cst.Name)]
     effectful: set = set()
     at: dict = {}
     pruned = getattr(analysis, "_pruned", None)
@@ -863,9 +876,66 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
                 effectful.add(name)
                 at[name] = method
                 changed = True
+        for name, value, defs in bound:
+            if name not in effectful and _bound_member_effectful(analysis, name, value, defs, effectful):
+                effectful.add(name)
+                at[name] = value
+                changed = True
     found = frozenset(effectful), frozenset(names | (getters & effectful))
     analysis.derived["cast_motion.effectful"], analysis.derived["cast_motion.properties"] = found
     return found
+
+
+def _class_statements(statements):
+    """The statements that run in a class body, those under its `if`/`try`/`with`/`for`/`while`
+    too (`if DEBUG: def __bool__(self): ...` defines a member); not a nested def's or class's."""
+    for statement in statements:
+        yield statement
+        if isinstance(statement, (cst.If, cst.Try, cst.TryStar, cst.With, cst.For, cst.While)):
+            for block in _blocks(statement):
+                yield from _class_statements(block.body) if isinstance(block, cst.IndentedBlock) else [block]
+
+
+def _blocks(node):
+    for child in node.children:
+        if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            yield child
+        elif isinstance(child, (cst.If, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)):
+            yield from _blocks(child)
+
+
+_BUILTIN_TYPES = frozenset({"object", "type", "int", "float", "bool", "str", "bytes", "tuple", "list", "dict", "set"})
+
+
+def _bound_member_effectful(analysis, name: str, value, defs: set, effectful: set) -> bool:
+    """May calling the member a class binds by assignment (`__bool__ = _flush`, `__len__ = lambda
+    self: ...`, `__eq__ = functools.partialmethod(...)`) run code not proven read-only? A def of
+    the same class is judged by its body (to the same fixed point), a function or lambda of this
+    module by its body, a builtin type's member (`__hash__ = object.__hash__`) and a constant
+    (`__hash__ = None`) are harmless; any other value may be any callable: a dunder so bound is
+    effectful (a plain member is data, read as such)."""
+    if isinstance(value, cst.Name) and value.value in defs:
+        return value.value in effectful
+    if isinstance(value, cst.Lambda):
+        return any(unproven_effect(analysis, n) is not None for n in iter_nodes(value.body, cst.CSTNode))
+    if isinstance(value, cst.Name):
+        function = next(
+            (s for s in analysis.module.body if isinstance(s, cst.FunctionDef) and s.name.value == value.value),
+            None,
+        )
+        if function is not None:
+            return any(
+                unproven_effect(analysis, n) is not None
+                for n in iter_nodes(function.body, cst.CSTNode)
+                if not isinstance(n, cst.Return)
+            )
+        if value.value in _KEYWORD_NAMES:
+            return False
+    if isinstance(value, _CONSTANTS + _DISPLAYS):
+        return False
+    if isinstance(value, cst.Attribute) and (dotted(value) or "").split(".")[0] in _BUILTIN_TYPES:
+        return False
+    return name.startswith("__") and name.endswith("__")
 
 
 def _property_read(analysis, node) -> str | None:
@@ -1414,6 +1484,9 @@ def _assess(analysis, call: cst.Call) -> CastMove | None:
     owners = _owner_chains(analysis, pool)
     if _in_fstring(analysis, call):
         verdict.refuse.append("the cast is inside an f-string")
+    answers_none = _may_answer_none(analysis, pool)
+    if answers_none is not None:
+        verdict.unsafe.append(answers_none)
     if form in ("direct", "function"):
         return _assess_direct(analysis, call, verdict, moved, owners, form)
     return _assess_variable(analysis, call, form, verdict, moved, owners)
@@ -1472,6 +1545,8 @@ def _assess_direct(
         moved_over = [gather.slice]
     else:  # .index_select(...) and friends: the call's arguments run before the cast now
         moved_over = [analysis.parent(gather).args]
+    _check_gather_index(analysis, verdict, gather)
+    _check_handlers(analysis, verdict, [call])
     nodes = []
     for part in moved_over:
         for item in part if isinstance(part, (list, tuple)) else [part]:
@@ -1480,6 +1555,100 @@ def _assess_direct(
         analysis, verdict, nodes, moved, owners, set(), set(), "in the index, evaluated before the cast after the fix"
     )
     return verdict.plan("direct")
+
+
+def _is_none(expr) -> bool:
+    if isinstance(expr, cst.Name):
+        return expr.value == "None"
+    if isinstance(expr, cst.IfExp):
+        return _is_none(expr.body) or _is_none(expr.orelse)
+    if isinstance(expr, cst.BooleanOperation):
+        return _is_none(expr.left) or _is_none(expr.right)
+    return False
+
+
+def _may_answer_none(analysis, pool) -> str | None:
+    """The fix swaps the cast and the gather, so a receiver that is not a tensor raises another
+    exception (`None.float()` is AttributeError, `None[idx]` TypeError). A pool read through a
+    method that a class of this file defines with a `return None` (a bare `return`, a conditional
+    or `or`/`and` with a None branch: a layer not on this rank) may be None."""
+    if not (isinstance(pool, cst.Call) and _is_method(analysis, pool.func)):
+        return None
+    name = pool.func.attr.value
+    for cls in analysis.nodes.classes:
+        for statement in cls.body.body:
+            if not (isinstance(statement, cst.FunctionDef) and statement.name.value == name):
+                continue
+            for ret in iter_nodes(statement.body, cst.Return):
+                if ret.value is None or _is_none(ret.value):
+                    return (
+                        f"`{name}` (line {_line(analysis, statement)}) may answer None (line {_line(analysis, ret)}); "
+                        "the fix swaps the cast and the gather, so it would raise another exception "
+                        "(`None[idx]` is TypeError where `None.float()` is AttributeError)"
+                    )
+    return None
+
+
+def _check_gather_index(analysis, verdict: _Verdict, gather) -> None:
+    """The gather itself runs its index's dunders (`__index__`, a sequence's `__len__` and
+    `__getitem__`, `__torch_function__`: rules/casts.toml [cast_motion.protocols] gather_index)
+    before it reads: after the fix they run before the pool is read, where they ran after the cast
+    before. The index expression's own code is checked with the code in between; this is the
+    protocol the gather runs on its value."""
+    if isinstance(gather, cst.Subscript):
+        operands = [el.slice.value for el in gather.slice if isinstance(el.slice, cst.Index)]
+    elif isinstance(gather, cst.Attribute) and isinstance(analysis.parent(gather), cst.Call):
+        operands = [arg.value for arg in analysis.parent(gather).args]
+    else:
+        return
+    why = _protocol(analysis, "gather_index", operands)
+    if why is not None:
+        verdict.unsafe.append(
+            f"line {_line(analysis, gather)}: the gather's index `{_code(analysis, operands[0], 40)}` {why}; "
+            f"the gather runs it before it reads the pool, which after the fix is before the cast; {_MAY_WRITE}"
+        )
+
+
+def _check_handlers(analysis, verdict: _Verdict, nodes) -> None:
+    """The fix swaps the cast and the gather: where the receiver is not a tensor (an accessor that
+    answers None) or both would fail, the other one raises first, another exception type
+    (`None.float()` is AttributeError, `None[idx]` TypeError). A `try` around them whose handler
+    may catch one of those (rules/casts.toml [cast_motion] reorder_exceptions, a bare `except`, a
+    type that is not a plain builtin name) would then take another path."""
+    catches = analysis.tables.reorder_exceptions
+    for node in nodes:
+        child = node
+        for anc in analysis.ancestors(node):
+            if isinstance(anc, _SCOPES):
+                break
+            handlers = []
+            if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body:
+                handlers = [
+                    [None]
+                    if handler.type is None
+                    else [el.value for el in handler.type.elements]
+                    if isinstance(handler.type, cst.Tuple)
+                    else [handler.type]
+                    for handler in anc.handlers
+                ]
+            elif isinstance(anc, cst.With) and child is anc.body:  # `with contextlib.suppress(E):`
+                handlers = [
+                    [arg.value for arg in item.item.args]
+                    for item in anc.items
+                    if isinstance(item.item, cst.Call) and (dotted(item.item.func) or "").split(".")[-1] == "suppress"
+                ]
+            for kinds in handlers:
+                hit = next((k for k in kinds if k is None or not isinstance(k, cst.Name) or k.value in catches), False)
+                if hit is not False:
+                    what = "a bare `except`" if hit is None else f"`{_code(analysis, hit, 40)}`"
+                    verdict.unsafe.append(
+                        f"line {_line(analysis, node)} is inside a `{'with' if isinstance(anc, cst.With) else 'try'}` "
+                        f"(line {_line(analysis, anc)}) that may catch {what} from the cast or the gather; the fix "
+                        "swaps them, so a receiver that is not a tensor (an accessor that answers None) raises "
+                        "another exception first"
+                    )
+                    return
+            child = anc
 
 
 def _assess_variable(
@@ -1522,6 +1691,9 @@ def _assess_variable(
         _comp_targets(body) | late,
         f"between the cast (line {_line(analysis, call)}) and a gather",
     )
+    for use in kept:
+        _check_gather_index(analysis, verdict, analysis.parent(use))
+    _check_handlers(analysis, verdict, [call, *kept])
     return verdict.plan(form, uses)
 
 

@@ -1,0 +1,65 @@
+"""HAZARD case h_metaclass_instancecheck: isinstance(req, Flushing): the metaclass hook commits a staged row."""
+import torch
+
+KIND = "hazard"
+FAMILY = "isinstance() runs a metaclass __instancecheck__ that writes"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+class _Meta(type):
+    pool = None
+
+    def __instancecheck__(cls, obj):
+        _Meta.pool.k_buffer[0][14] = torch.full((2, 4), 11.0).to(_Meta.pool.dtype)
+        return False
+
+
+class Flushing(metaclass=_Meta):
+    pass
+
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+
+    def forward(self, layer_id, kv_indices, req):
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).to(torch.bfloat16)
+        special = isinstance(req, Flushing)
+        return k[kv_indices], special
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    _Meta.pool = pool
+    out = Backend(pool).forward(0, torch.tensor([14, 1]), object())
+    return {"out": out, "k": pool.k_buffer}
