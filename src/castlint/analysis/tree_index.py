@@ -599,7 +599,7 @@ _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w, \
 _CARRIES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}  # (path, test) -> (its stat, the answer)
 
 
-def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True) -> bool:
+def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True, uses: bool = False) -> bool:
     """Could linking give a file the prefilter skips a finding? It converts something and a
     module it imports from the tree names a pool, or it names a pool and a module it imports
     converts (a helper of a sibling module given the pool); then link() decides. A
@@ -629,7 +629,7 @@ def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True) ->
             if target is not None and (
                 _file_matters(target, tables, converting=False) if converts else _file_carries(target, vocabulary[5])
             ):
-                linked = link(path, source, tables, own_pool)
+                linked = link(path, source, tables, own_pool, uses)
                 return bool(linked.text) or any(f".{name}".encode() in source for name in linked.learned)
     return False
 
@@ -677,19 +677,21 @@ def _file_test(path: str, name, test) -> bool:
     return found
 
 
-def link(path: str, source: bytes, tables: Tables, own_pool: bool = True) -> Linked:
+def link(path: str, source: bytes, tables: Tables, own_pool: bool = True, uses: bool = False) -> Linked:
     """The definitions of the tree that the module at path (with this source) uses,
     with what they need, as source to append to it; nothing when none of them names a pool.
     own_pool: can the file's own code hold a pool (castlint.prune.own_pool_possible, the
-    pruner's test on the file alone)? When not, only definitions that hand it one are linked."""
+    pruner's test on the file alone)? When not, only definitions that hand it one are linked.
+    uses: link only the names that values reaching the file's own sites read
+    (castlint.analysis.demand; `follow-imports = "uses"`), not every name it imports."""
     if b"import" not in source:
         return Linked()
-    key = (os.path.abspath(path), hash(source), own_pool)
+    key = (os.path.abspath(path), hash(source), own_pool, uses)
     hit = _LINKS.get(key)
     if hit is not None and hit[0] is tables:
         found = hit[1]
     else:
-        found = _link(path, source, tables, own_pool)
+        found = _link(path, source, tables, own_pool, uses)
         _LINKS[key] = (tables, found)
     if found.renames:
         _RENAMED[key[0]] = found.renames
@@ -717,7 +719,7 @@ def _imports_matter(resolver: _Resolver, own: ModuleIndex, imported: Tuple[str, 
     return False
 
 
-def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = True) -> Linked:
+def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = True, uses: bool = False) -> Linked:
     own = module_index(path, tables, source=source)
     if own is None or not own.imports:
         return Linked()
@@ -727,10 +729,13 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
     if not any(_imports_matter(resolver, own, imported) for imported in own.imports.values()):
         return Linked()  # (before the walk of the module's names)
     own_converts = any(word in source for word in _vocabulary(tables)[3])
+    wanted = _demand(own, resolver, tables) if uses else None
     roots = []  # (emitted name, module index, definition, the dotted name the file reads)
     for local in own.imports:
         names = ([local] if local in own.used else []) + sorted(n for n in own.chains if n.startswith(local + "."))
         for name in names:
+            if wanted is not None and name not in wanted:
+                continue
             found = resolver.resolve(own, name)
             if found is None:
                 continue
@@ -779,6 +784,22 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
     return Linked(
         text=text, paths=tuple(files), learned=learned, own=renamed, renames=tuple(r for r in renames if r[1] in taken)
     )
+
+
+def _demand(own: ModuleIndex, resolver: "_Resolver", tables: Tables) -> FrozenSet[str]:
+    """The imported names the file's own sites need (castlint.analysis.demand)."""
+    from castlint.analysis import demand
+
+    if own.tree is None:
+        return frozenset()
+
+    def acts(name: str) -> bool:  # converts what it is given, or plans
+        if name.partition(".")[0] not in own.imports:
+            return False
+        found = resolver.resolve(own, name)
+        return found is not None and found[1].kind != "assign" and (found[1].converts or found[1].plans)
+
+    return demand.demanded(own.tree, tables, acts)
 
 
 _HOLDERS = re.compile(r"\b(?:partial|namedtuple|NamedTuple|getattr|lambda|methodcaller)\b")
@@ -950,10 +971,12 @@ def restore_names(findings: list, path: str) -> list:
     return out
 
 
-def linked_source(path: str, source: bytes, tables: Tables, own_pool: bool = True) -> Tuple[bytes, int, Linked]:
+def linked_source(
+    path: str, source: bytes, tables: Tables, own_pool: bool = True, uses: bool = False
+) -> Tuple[bytes, int, Linked]:
     """(source with the linked definitions appended, the module's own line count, what
     was linked). The source is returned as it is when nothing is linked."""
-    linked = link(path, source, tables, own_pool)
+    linked = link(path, source, tables, own_pool, uses)
     own_lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
     if not linked.text:
         return source, own_lines, linked
