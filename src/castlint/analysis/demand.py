@@ -100,8 +100,9 @@ class _Class:
     def __init__(self, node):
         self.node = node
         self.bases = [b for b in node.bases]
-        self.methods: Dict[str, _Function] = {}
+        self.methods: Dict[str, ast.AST] = {}
         self.attributes: Dict[str, List[Tuple[ast.AST, _Function]]] = {}
+        self._scanned = False
         self.class_level: Set[str] = set()
         for statement in node.body:
             if isinstance(statement, (ast.Assign, ast.AnnAssign)):
@@ -109,6 +110,14 @@ class _Class:
                 for target in targets:
                     if isinstance(target, ast.Name):
                         self.class_level.add(target.id)
+
+    def attributes_of(self, name: str, of) -> List[Tuple[ast.AST, "_Function"]]:
+        """The values assigned to `self.name` in the class's methods (read once per class)."""
+        if not self._scanned:
+            self._scanned = True
+            for method in self.methods.values():
+                of(method)  # (_Function binds self attributes on its owner)
+        return self.attributes.get(name, [])
 
 
 def _own_nodes(function):
@@ -126,86 +135,130 @@ def _own_nodes(function):
 
 def demanded(tree, tables: Tables, acts: Callable[[str], bool]) -> FrozenSet[str]:
     """The names (and dotted names) that values reaching the module's sites read (see the
-    module's doc). acts(name): does the imported definition `name` convert what it is given, or plan?"""
+    module's doc). acts(name): does the imported definition `name` convert what it is given, or plan?
+    A name counts when the slice calls it (`f(...)`, `mod.f(...)`, `self.x.m(...)` for the
+    class of `self.x`), names it as a base, or annotates a value a method is called on."""
     methods, helpers, plan_methods, plan_functions = _vocabulary(tables)
-    functions: List[_Function] = []
+    owners: Dict[int, Optional[_Class]] = {}  # id(function node) -> its class
+    built: Dict[int, _Function] = {}
+    sites: List[Tuple[ast.Call, ast.AST]] = []
 
-    def visit(body, owner: Optional[_Class]) -> None:
+    def visit(body, owner: Optional[_Class], function) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                function = _Function(node, owner)
-                functions.append(function)
+                owners[id(node)] = owner
                 if owner is not None:
-                    owner.methods.setdefault(node.name, function)
-                visit(node.body, None)
+                    owner.methods.setdefault(node.name, node)
+                visit(node.body, None, node)
             elif isinstance(node, ast.ClassDef):
-                visit(node.body, _Class(node))
-            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.While)):
+                visit(node.body, _Class(node), None)
+            else:
+                if function is not None:
+                    for sub in ast.walk(node):
+                        if isinstance(sub, ast.Call):
+                            sites.append((sub, function))
                 for field in ("body", "orelse", "finalbody"):
-                    visit(getattr(node, field, []), owner)
-                for handler in getattr(node, "handlers", []):
-                    visit(handler.body, owner)
+                    inner = getattr(node, field, None)
+                    if isinstance(inner, list) and function is None:
+                        visit(inner, owner, None)
 
-    visit(tree.body, None)
+    visit(tree.body, None, None)
+
+    def of(node) -> _Function:
+        function = built.get(id(node))
+        if function is None:
+            function = built[id(node)] = _Function(node, owners.get(id(node)))
+        return function
+
     out: Set[str] = set()
-    seen: Set[Tuple[int, int]] = set()
-    work: List[Tuple[ast.AST, _Function]] = []
+    seen: Set[Tuple[int, int, bool]] = set()
+    work: List[Tuple[ast.AST, _Function, bool]] = []
 
-    def push(expr, function: _Function) -> None:
-        key = (id(expr), id(function))
+    def push(expr, function: _Function, receiver: bool = False) -> None:
+        key = (id(expr), id(function), receiver)
         if key not in seen:
             seen.add(key)
-            work.append((expr, function))
+            work.append((expr, function, receiver))
+
+    def names(expr) -> None:
+        for sub in ast.walk(expr):
+            name = _dotted(sub)
+            if name:
+                out.add(name)
 
     def bases_of(owner: _Class) -> None:
         for base in owner.bases:
-            for sub in ast.walk(base):
-                name = _dotted(sub)
-                if name:
-                    out.add(name)
+            names(base)
 
-    for function in functions:
-        for call in function.calls:
-            func = call.func
+    for call, node in sites:
+        func = call.func
+        leaf = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        if isinstance(func, ast.Attribute) and leaf in methods:
+            function = of(node)
+            push(func.value, function)
+            for argument in arguments:
+                push(argument, function)
+        elif leaf in helpers or leaf in plan_functions or (isinstance(func, ast.Attribute) and leaf in plan_methods):
+            function = of(node)
+            for argument in arguments:
+                push(argument, function)
+        else:
             name = _dotted(func)
-            leaf = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            arguments = [*call.args, *(k.value for k in call.keywords)]
-            if isinstance(func, ast.Attribute) and leaf in methods:
-                push(func.value, function)
-                for argument in arguments:
-                    push(argument, function)
-            elif leaf in helpers or leaf in plan_functions or (isinstance(func, ast.Attribute) and leaf in plan_methods):
-                for argument in arguments:
-                    push(argument, function)
-            elif name and acts(name):
-                out.add(name)
-                for argument in arguments:
-                    push(argument, function)
+            if name and "." not in name or (name and not _is_self(func.value)):
+                if acts(name):
+                    out.add(name)
+                    function = of(node)
+                    for argument in arguments:
+                        push(argument, function)
     while work:
-        expr, function = work.pop()
+        expr, function, receiver = work.pop()
         owner = function.owner
+        if receiver:  # a method is called on it: the class it holds matters
+            if isinstance(expr, ast.Name):
+                annotation = function.annotations.get(expr.id)
+                if annotation is not None:
+                    names(annotation)
+                values = function.assigned.get(expr.id, ())
+                for value in values:
+                    push(value, function, True)
+                if annotation is None and not values:
+                    out.add(expr.id)  # a class or module-level name (an annotation's)
+            elif isinstance(expr, ast.Attribute) and _is_self(expr.value) and owner is not None:
+                for value, where in owner.attributes_of(expr.attr, of):
+                    push(value, where, True)
+            elif isinstance(expr, ast.Call):
+                push(expr, function)
+            elif not isinstance(expr, ast.Attribute):
+                names(expr)  # an annotation
+            continue
         for sub in ast.walk(expr):
             if isinstance(sub, ast.Name):
-                out.add(sub.id)
                 for value in function.assigned.get(sub.id, ()):
                     push(value, function)
-                annotation = function.annotations.get(sub.id)
-                if annotation is not None:
-                    push(annotation, function)
-            elif isinstance(sub, ast.Attribute):
-                name = _dotted(sub)
+            elif isinstance(sub, ast.Call):
+                func = sub.func
+                name = _dotted(func)
+                if isinstance(func, ast.Name) and func.id == "super":
+                    if owner is not None:
+                        bases_of(owner)
+                    continue
                 if name:
                     out.add(name)
-                if _is_self(sub.value) and owner is not None:
-                    if sub.attr in owner.attributes:
-                        for value, where in owner.attributes[sub.attr]:
-                            push(value, where)
-                    elif sub.attr in owner.methods:
-                        for value in owner.methods[sub.attr].returns:
-                            push(value, owner.methods[sub.attr])
-                    elif sub.attr not in owner.class_level:
-                        bases_of(owner)  # a member a base defines
-            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "super":
-                if owner is not None:
-                    bases_of(owner)
+                if isinstance(func, ast.Attribute):
+                    push(func.value, function, True)
+                    if _is_self(func.value) and owner is not None:
+                        method = owner.methods.get(func.attr)
+                        if method is not None:
+                            inner = of(method)
+                            for value in inner.returns:
+                                push(value, inner)
+                        elif func.attr not in owner.class_level:
+                            bases_of(owner)  # a method a base defines
+            elif isinstance(sub, ast.Attribute) and _is_self(sub.value) and owner is not None:
+                attributes = owner.attributes_of(sub.attr, of)
+                for value, where in attributes:
+                    push(value, where)
+                if not attributes and sub.attr not in owner.methods and sub.attr not in owner.class_level:
+                    bases_of(owner)  # a member a base sets
     return frozenset(out)
