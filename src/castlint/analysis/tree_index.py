@@ -930,10 +930,11 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
     wanted = _demand(own, resolver, tables) if uses else None
     roots = []  # (emitted name, module index, definition, the dotted name the file reads)
     for local in own.imports:
-        names = ([local] if local in own.used else []) + sorted(n for n in own.chains if n.startswith(local + "."))
+        if wanted is not None:  # (no walk of the whole file's names)
+            names = sorted(n for n in wanted if n == local or n.startswith(local + "."))
+        else:
+            names = ([local] if local in own.used else []) + sorted(n for n in own.chains if n.startswith(local + "."))
         for name in names:
-            if wanted is not None and name not in wanted:
-                continue
             found = resolver.resolve(own, name)
             if found is None:
                 continue
