@@ -9,7 +9,7 @@ import fnmatch
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 from castlint import tomlcompat
 from castlint.tables import CostModel, ModelPreset, Tables  # noqa: F401 - CostModel re-exported
@@ -79,7 +79,10 @@ class Config:
     file_timeout: float = 120.0  # seconds one file may take in its worker (0: no limit)
     max_file_memory: int = 0  # bytes one file may take in its worker (0: 80 % of memory / workers)
     respect_gitignore: bool = True
-    follow_imports: bool = False  # link the tree's definitions a file imports into its analysis
+    # link the tree's definitions a file imports into its analysis: "uses" (those the values
+    # reaching its own sites read, castlint.analysis.demand), True (every one it imports), False
+    # (off: the default; on sglang 0.5.23 both on-modes still cost about 3x a cold check's CPU)
+    follow_imports: Union[bool, str] = False
     ignore_noqa: bool = False  # --ignore-noqa: suppression comments silence nothing
     select_source: str = "default"  # where select came from (--show-settings): default, a file's key, a flag
     # extend-rules tables outside the config's folder and the checked paths: their errors
@@ -218,12 +221,16 @@ def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
     for key, attr in (
         ("cache", "cache"),
         ("respect-gitignore", "respect_gitignore"),
-        ("follow-imports", "follow_imports"),
     ):
         if key in data:
             if not isinstance(data[key], bool):
                 raise ConfigError(where, key, f"must be true or false, got {data[key]!r}")
             setattr(cfg, attr, data[key])
+    if "follow-imports" in data:
+        value = data["follow-imports"]
+        if not isinstance(value, bool) and value != "uses":
+            raise ConfigError(where, "follow-imports", f'must be true, false or "uses", got {value!r}')
+        cfg.follow_imports = value
     if "file-timeout" in data:
         value = data["file-timeout"]
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < 10**7:

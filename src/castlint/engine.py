@@ -318,7 +318,9 @@ def link_tree(path: str, source: bytes, tables: Tables, config: Config, result: 
 
     if not config.follow_imports:
         return source, tables, None
-    linked_source, own_lines, linked = tree_index.linked_source(path, source, tables, own_pool_possible(source, tables))
+    linked_source, own_lines, linked = tree_index.linked_source(
+        path, source, tables, own_pool_possible(source, tables), uses=config.follow_imports == "uses"
+    )
     if not linked:
         return source, tables, None
     result.links = sorted(set(result.links) | set(linked.paths))
@@ -605,7 +607,9 @@ def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
         return False
     from castlint.analysis import tree_index
 
-    return tree_index.may_link(path, source, tables, own_pool_possible(source, tables))
+    return tree_index.may_link(
+        path, source, tables, own_pool_possible(source, tables), uses=config.follow_imports == "uses"
+    )
 
 
 def own_pool_possible(source: bytes, tables: Tables) -> bool:

@@ -64,7 +64,13 @@ class Definition:
     _dtypes: Optional[bool] = field(default=None, repr=False, compare=False)
 
     def _read(self) -> None:
-        """refs and roles, read from the node when first asked (most definitions never are)."""
+        """refs and roles, read from the node when first asked (most definitions never are);
+        a definition read back from the on-disk index parses its own text then."""
+        if self.node is None:
+            self.node = _reparse(self)
+        if self.node is None:
+            self._refs, self._roles, self._dtypes = frozenset(), (False, False), False
+            return
         self._refs = frozenset(_names(self.node) - {self.name})
         self._roles = (False, False) if self.kind == "assign" else _roles(self.node, self.pool, self.carries)
         self._dtypes = self.kind != "class" and _returns_dtypes(self.node, self.dtype_words)
@@ -234,16 +240,149 @@ def _signature(path: str) -> Optional[tuple]:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
+def _reparse(definition: Definition):
+    """The node of a definition read back from the on-disk index (its text is a top-level
+    statement: decorators, then the header at column 0)."""
+    try:
+        body = pyast.parse(definition.text.encode("utf-8")).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return body[0] if body else None
+
+
+# -- the per-tree index on disk ----------------------------------------------------
+#
+# Each module of the tree that the linker reads is summarised once (its definitions with
+# their text and roles, its imports, the accessors its pool classes teach) and the summary
+# is kept under <cache>/castlint/tree/, one JSON file per module version (path, size, mtime,
+# the tables' digest and this code's): the workers of a run and the runs after it read the
+# summary instead of parsing the module again. CASTLINT_TREE_CACHE names another folder,
+# or "off".
+
+_STORE_VERSION = 1
+_CODE: List[str] = []
+
+
+def _store_dir() -> Optional[str]:
+    where = os.environ.get("CASTLINT_TREE_CACHE")
+    if where in ("0", "off", "none"):
+        return None
+    if where:
+        return where
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "castlint", "tree")
+
+
+def _code_digest() -> str:
+    if not _CODE:
+        import hashlib
+
+        h = hashlib.sha256()
+        for module in (__file__, pool_classes.__file__):
+            try:
+                with open(module, "rb") as fh:
+                    h.update(fh.read())
+            except OSError:
+                pass
+        _CODE.append(h.hexdigest()[:16])
+    return _CODE[0]
+
+
+def _store_path(path: str, sig: tuple, tables: Tables) -> Optional[str]:
+    folder = _store_dir()
+    if folder is None:
+        return None
+    import hashlib
+
+    key = f"{_STORE_VERSION}\0{os.path.abspath(path)}\0{sig[0]}\0{sig[1]}\0{tables.digest}\0{_code_digest()}"
+    return os.path.join(folder, hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".json")
+
+
+def _load(store: str, path: str, tables: Tables) -> Optional[tuple]:
+    """(True, the index) read back from the store; None when there is no usable entry."""
+    import json
+
+    try:
+        with open(store, "r", encoding="utf-8") as fh:
+            data = json.load(fh)
+        if data.get("path") != os.path.abspath(path):
+            return None
+        if data.get("index") is None:
+            return (True, None)
+        raw = data["index"]
+        learned = frozenset(raw["learned"])
+        index = ModuleIndex(path=path, package=raw["package"], learned=learned, carries=raw["carries"])
+        index.imports = {k: (v[0], v[1], v[2]) for k, v in raw["imports"].items()}
+        pool = _pool_names(tables) | learned
+        words = tuple(tables.dtype_words)
+        for d in raw["definitions"]:
+            index.definitions[d[0]] = Definition(
+                name=d[0],
+                kind=d[1],
+                text=d[2],
+                header=d[3],
+                bases=tuple(d[4]),
+                carries=d[5],
+                converts=d[6],
+                plans=d[7],
+                pool=pool,
+                dtype_words=words,
+            )
+        return (True, index)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+
+
+def _save(store: str, path: str, index: Optional[ModuleIndex]) -> None:
+    import json
+
+    data: dict = {"path": os.path.abspath(path), "index": None}
+    if index is not None:
+        data["index"] = {
+            "package": index.package,
+            "learned": sorted(index.learned),
+            "carries": index.carries,
+            "imports": {k: list(v) for k, v in index.imports.items()},
+            "definitions": [
+                [d.name, d.kind, d.text, d.header, list(d.bases), d.carries, d.converts, d.plans]
+                for d in index.definitions.values()
+            ],
+        }
+    folder = os.path.dirname(store)
+    temporary = f"{store}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(temporary, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, separators=(",", ":"))
+        os.replace(temporary, store)
+    except (OSError, ValueError, TypeError):
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
+STORE_STATS = {"read": 0, "written": 0}  # (tests: the on-disk index was read back / written)
+
+
 def module_index(path: str, tables: Tables, source: Optional[bytes] = None) -> Optional[ModuleIndex]:
     """The index of one module (read from disk unless source is given), once per process
-    per file version."""
+    per file version; a module read from disk is summarised once per version in the on-disk
+    per-tree index, which the other workers and later runs read back."""
     sig = _signature(path) if source is None else ("source", hash(source))
     key = os.path.abspath(path)
     hit = _MODULES.get(key)
     if hit is not None and hit[0] == (sig, id(tables)):
         return hit[1]
     index = None
+    store = None
     if source is None and sig is not None and sig[0] <= _MAX_MODULE_BYTES:
+        store = _store_path(path, sig, tables)
+        stored = _load(store, path, tables) if store is not None else None
+        if stored is not None:
+            STORE_STATS["read"] += 1
+            _MODULES[key] = ((sig, id(tables)), stored[1])
+            return stored[1]
         try:
             with open(path, "rb") as fh:
                 source = fh.read()
@@ -251,6 +390,9 @@ def module_index(path: str, tables: Tables, source: Optional[bytes] = None) -> O
             source = None
     if source is not None:
         index = _index(path, source, tables, keep_used=sig[0] == "source")
+        if store is not None:
+            _save(store, path, index)
+            STORE_STATS["written"] += 1
     _MODULES[key] = ((sig, id(tables)), index)
     return index
 
@@ -526,7 +668,11 @@ class _Resolver:
         if target is None:
             return None
         if not _file_matters(target, self.tables, converting=self.converting):
-            if os.path.basename(target) != "__init__.py" and not (self.plans and _file_plans(target, self.tables)):
+            if (
+                os.path.basename(target) != "__init__.py"
+                and not (self.plans and _file_plans(target, self.tables))
+                and not _file_reaches(target, self.tables, self.converting)
+            ):
                 return None
         index = module_index(target, self.tables)
         if index is not None and index.carries:
@@ -599,7 +745,7 @@ _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w, \
 _CARRIES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}  # (path, test) -> (its stat, the answer)
 
 
-def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True) -> bool:
+def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True, uses: bool = False) -> bool:
     """Could linking give a file the prefilter skips a finding? It converts something and a
     module it imports from the tree names a pool, or it names a pool and a module it imports
     converts (a helper of a sibling module given the pool); then link() decides. A
@@ -627,9 +773,9 @@ def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True) ->
             target = resolver.module_file(holder, dotted, level) if (dotted or level) else None
             # a module that converts supplies a pool, or the conversion of one it names
             if target is not None and (
-                _file_matters(target, tables, converting=False) if converts else _file_carries(target, vocabulary[5])
+                _file_reaches(target, tables, converting=False) if converts else _file_carries(target, vocabulary[5])
             ):
-                linked = link(path, source, tables, own_pool)
+                linked = link(path, source, tables, own_pool, uses)
                 return bool(linked.text) or any(f".{name}".encode() in source for name in linked.learned)
     return False
 
@@ -637,6 +783,58 @@ def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True) ->
 def _file_carries(path: str, pattern) -> bool:
     """Does the file's text match pattern (a bytes regex)? Once per file version."""
     return _file_test(path, pattern.pattern, lambda text: pattern.search(text) is not None)
+
+
+_REACHES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}
+_MAX_MIDDLE = 3  # modules that only re-export or subclass, in a row, between a file and a pool
+
+
+def _file_reaches(path: str, tables: Tables, converting: bool, depth: int = 0) -> bool:
+    """_file_matters, or the module imports, from the tree, one that does through at most
+    _MAX_MIDDLE modules that name no pool themselves (a middle class of a hierarchy, an
+    __init__ that re-exports): a base three modules away still reaches its user."""
+    if _file_matters(path, tables, converting):
+        return True
+    if depth >= _MAX_MIDDLE:
+        return False
+    sig = _signature(path)
+    key = (path, converting, id(tables), depth)
+    hit = _REACHES.get(key)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    _REACHES[key] = (sig, False)  # (an import cycle answers no)
+    found = False
+    source = None
+    if sig is not None and sig[0] <= _MAX_MODULE_BYTES:
+        try:
+            with open(path, "rb") as fh:
+                source = fh.read()
+        except OSError:
+            source = None
+    if source is not None and b"import" in source:
+        _, package = _package_of(path)
+        holder = ModuleIndex(path=path, package=package)
+        resolver = _Resolver(path, tables)
+        for dotted, level in _imported_modules(source):
+            target = resolver.module_file(holder, dotted, level) if (dotted or level) else None
+            if target is not None and target != path and _file_reaches(target, tables, converting, depth + 1):
+                found = True
+                break
+    _REACHES[key] = (sig, found)
+    return found
+
+
+def _imported_modules(source: bytes):
+    """(dotted module, level) of each import of the source (`from pkg import mod`: both)."""
+    for match in _IMPORT.finditer(source):
+        module = (match.group(1) or match.group(3) or b"").decode("ascii", "replace")
+        level = len(module) - len(module.lstrip("."))
+        base = module.lstrip(".")
+        yield base, level
+        if match.group(2):
+            for n in match.group(2).decode("ascii", "replace").split(","):
+                if n.strip().isidentifier():
+                    yield (f"{base}.{n.strip()}" if base else n.strip()), level
 
 
 def _file_matters(path: str, tables: Tables, converting: bool) -> bool:
@@ -677,19 +875,21 @@ def _file_test(path: str, name, test) -> bool:
     return found
 
 
-def link(path: str, source: bytes, tables: Tables, own_pool: bool = True) -> Linked:
+def link(path: str, source: bytes, tables: Tables, own_pool: bool = True, uses: bool = False) -> Linked:
     """The definitions of the tree that the module at path (with this source) uses,
     with what they need, as source to append to it; nothing when none of them names a pool.
     own_pool: can the file's own code hold a pool (castlint.prune.own_pool_possible, the
-    pruner's test on the file alone)? When not, only definitions that hand it one are linked."""
+    pruner's test on the file alone)? When not, only definitions that hand it one are linked.
+    uses: link only the names that values reaching the file's own sites read
+    (castlint.analysis.demand; `follow-imports = "uses"`), not every name it imports."""
     if b"import" not in source:
         return Linked()
-    key = (os.path.abspath(path), hash(source), own_pool)
+    key = (os.path.abspath(path), hash(source), own_pool, uses)
     hit = _LINKS.get(key)
     if hit is not None and hit[0] is tables:
         found = hit[1]
     else:
-        found = _link(path, source, tables, own_pool)
+        found = _link(path, source, tables, own_pool, uses)
         _LINKS[key] = (tables, found)
     if found.renames:
         _RENAMED[key[0]] = found.renames
@@ -710,14 +910,14 @@ def _imports_matter(resolver: _Resolver, own: ModuleIndex, imported: Tuple[str, 
         target = resolver.module_file(own, dotted, level)
         if target is not None and (
             os.path.basename(target) == "__init__.py"
-            or _file_matters(target, resolver.tables, converting=resolver.converting)
+            or _file_reaches(target, resolver.tables, resolver.converting)
             or (resolver.plans and _file_plans(target, resolver.tables))
         ):
             return True
     return False
 
 
-def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = True) -> Linked:
+def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = True, uses: bool = False) -> Linked:
     own = module_index(path, tables, source=source)
     if own is None or not own.imports:
         return Linked()
@@ -727,9 +927,13 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
     if not any(_imports_matter(resolver, own, imported) for imported in own.imports.values()):
         return Linked()  # (before the walk of the module's names)
     own_converts = any(word in source for word in _vocabulary(tables)[3])
+    wanted = _demand(own, resolver, tables) if uses else None
     roots = []  # (emitted name, module index, definition, the dotted name the file reads)
     for local in own.imports:
-        names = ([local] if local in own.used else []) + sorted(n for n in own.chains if n.startswith(local + "."))
+        if wanted is not None:  # (no walk of the whole file's names)
+            names = sorted(n for n in wanted if n == local or n.startswith(local + "."))
+        else:
+            names = ([local] if local in own.used else []) + sorted(n for n in own.chains if n.startswith(local + "."))
         for name in names:
             found = resolver.resolve(own, name)
             if found is None:
@@ -747,7 +951,13 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
         or (own_converts and any(_hands_pool(resolver, index, d) for _, index, d, _ in roots))
         or any(f".{name}(".encode() in source for name in taught)
     )  # an accessor a pool class teaches
-    roots = [root for root in roots if _useful_root(root[2], own_pool, own_converts, resolver.plans)]
+    roots = [
+        root
+        for root in roots
+        if _useful_root(root[2], own_pool, own_converts, resolver.plans)
+        # a class whose own body hands nothing, over a base (any modules away) that does
+        or (own_converts and root[2].kind == "class" and _hands_pool(resolver, root[1], root[2]))
+    ]
     closures = [_closure(resolver, index, d, emitted) for emitted, index, d, _ in roots]
     # accessors the pool classes of the modules it imports define (their calls read a whole pool)
     teachers = [m for m in resolver.visited.values() if m.learned - set(tables.accessors)]
@@ -779,6 +989,22 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
     return Linked(
         text=text, paths=tuple(files), learned=learned, own=renamed, renames=tuple(r for r in renames if r[1] in taken)
     )
+
+
+def _demand(own: ModuleIndex, resolver: "_Resolver", tables: Tables) -> FrozenSet[str]:
+    """The imported names the file's own sites need (castlint.analysis.demand)."""
+    from castlint.analysis import demand
+
+    if own.tree is None:
+        return frozenset()
+
+    def acts(name: str) -> bool:  # converts what it is given, or plans
+        if name.partition(".")[0] not in own.imports:
+            return False
+        found = resolver.resolve(own, name)
+        return found is not None and found[1].kind != "assign" and (found[1].converts or found[1].plans)
+
+    return demand.demanded(own.tree, tables, acts)
 
 
 _HOLDERS = re.compile(r"\b(?:partial|namedtuple|NamedTuple|getattr|lambda|methodcaller)\b")
@@ -950,10 +1176,12 @@ def restore_names(findings: list, path: str) -> list:
     return out
 
 
-def linked_source(path: str, source: bytes, tables: Tables, own_pool: bool = True) -> Tuple[bytes, int, Linked]:
+def linked_source(
+    path: str, source: bytes, tables: Tables, own_pool: bool = True, uses: bool = False
+) -> Tuple[bytes, int, Linked]:
     """(source with the linked definitions appended, the module's own line count, what
     was linked). The source is returned as it is when nothing is linked."""
-    linked = link(path, source, tables, own_pool)
+    linked = link(path, source, tables, own_pool, uses)
     own_lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
     if not linked.text:
         return source, own_lines, linked
