@@ -139,7 +139,9 @@ class ConversionQueries:
         if self._call_conversions is not None:
             return self._call_conversions
         out: List[Tuple[cst.Call, str, str]] = []
-        reported = {id(c) for c, _ in self.pool_casts()}
+        # casts reported at their own line (a cast of the pool, an unbound `torch.Tensor.to(pool)`,
+        # a copy into a buffer of another dtype) are not reported again at the calls that reach them
+        reported = {id(c) for c, _ in self.pool_casts()} | {id(c) for c, _, _ in self.pool_conversions()}
         for call in self.nodes.calls:
             if self.cast_target(call) is not None:
                 continue
@@ -303,8 +305,48 @@ class ConversionQueries:
                 and not self._for_some_callers(call)
                 and not same_dtype_cast(self, call)
                 and not self.runs_once(call)
+                and not self.scales_whole(call)
             ]
         return self._pool_casts
+
+    def scales_whole(self, node: cst.CSTNode, depth: int = 0) -> bool:
+        """Is this converted value only ever the scale of another whole buffer: the right operand
+        of `*` or `/` whose left operand is a whole pool (`data * sc.repeat_interleave(16, -1)`,
+        after views and names bound once)? A dequantization's scale tensor, not KV slots: the
+        conversion of the data is the one that counts."""
+        if depth > 4:
+            return False
+        t = self.tables
+        while True:
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in t.view_methods:
+                call = self.parents.get(parent)
+                if not (isinstance(call, cst.Call) and call.func is parent):
+                    return False
+                node = call
+                continue
+            if isinstance(parent, cst.Subscript) and parent.value is node:
+                node = parent
+                continue
+            if isinstance(parent, cst.BinaryOperation) and parent.right is node:
+                return isinstance(parent.operator, (cst.Multiply, cst.Divide)) and self.origin(
+                    parent.left
+                ) >= Origin.PREFIX
+            if (
+                isinstance(parent, cst.Assign)
+                and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)
+                and parent.value is node
+            ):
+                target = parent.targets[0].target
+                scope = self.scopes.get(target)
+                if scope is None or len(list(scope.assignments[target.value])) != 1:
+                    return False
+                uses = [access.node for access in scope.accesses[target.value]]
+                return bool(uses) and all(
+                    isinstance(u, cst.Name) and self.scales_whole(u, depth + 1) for u in uses
+                )
+            return False
 
     def runs_once(self, node: cst.CSTNode) -> bool:
         """Is node run once per object: directly in a method that runs when the object is made

@@ -138,6 +138,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return max(self.origin(expr.left, depth), self.origin(expr.right, depth))
         if isinstance(expr, cst.NamedExpr):
             return self.origin(expr.value, depth)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._elementwise_origin(expr, depth)
         if isinstance(expr, (cst.Tuple, cst.List)):
             inner = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.Element)]
             return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
@@ -185,7 +187,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if found is not None:
                 return found
         if method is not None:
-            if receiver is func.value and method in t.accessors and self._accessor_receiver_ok(expr):
+            if (
+                receiver is func.value
+                and method in t.accessors
+                and self._accessor_receiver_ok(expr)
+                and not self._small_state_method(receiver, method)
+            ):
                 return Origin.POOL_TUPLE if t.accessors[method].returns == "tuple" else Origin.POOL
             if receiver is not None:
                 through = self._through_method(expr, method, receiver, args, depth)
@@ -342,6 +349,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             self._short_names = names
         return names
 
+    def _elementwise_origin(self, expr: cst.BinaryOperation, depth: int) -> Origin:
+        """`pool & 0x0F`, `pool >> 4`, `pool * 2`: an elementwise operation of a buffer with a
+        number keeps every slot of the buffer (nibble unpacking, a constant rescale); anything
+        else made by arithmetic is a new value."""
+        for whole, other in ((expr.left, expr.right), (expr.right, expr.left)):
+            while isinstance(other, cst.UnaryOperation):
+                other = other.expression
+            if isinstance(other, (cst.Integer, cst.Float)) or (
+                isinstance(other, (cst.Name, cst.Attribute)) and self.index_kind(other, depth) == SCALAR
+            ):
+                found = self.origin(whole, depth)
+                if found >= Origin.PREFIX or found == Origin.GATHERED:
+                    return found
+        return Origin.OTHER
+
     def _function_origin(self, expr: cst.Call, depth: int) -> Optional[Origin]:
         """Functions of the tables that take the pool as first argument (`torch.gather`,
         `torch.split`, `paged_view`): None when the call is none of them."""
@@ -433,6 +455,68 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not accessor.receivers:
             return True
         return any(text.rsplit(".", 1)[-1] in accessor.receivers for text in self._spellings(call.func.value))
+
+    def _small_state_method(self, receiver: cst.BaseExpression, method: str) -> bool:
+        """Is `receiver.method(...)`, a known accessor name, a method of a class of this module that
+        returns only attributes it allocates batch-sized or of a literal shape (per-request state
+        named like a pool: `DraftState.get_key_buffer` over `torch.zeros((max_bs, h))`)? Then the
+        name proves nothing: what the method returns decides."""
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            return False
+        cls = self.instance_class(receiver)
+        func = self.find_method(cls, method) if cls is not None else None
+        if func is None:
+            return False
+        cache = self.derived.setdefault("small_state_methods", {})
+        if id(func) not in cache:
+            cache[id(func)] = self._returns_small_state(cls, func)
+        return cache[id(func)]
+
+    def _returns_small_state(self, cls: cst.ClassDef, func: cst.FunctionDef) -> bool:
+        t = self.tables
+        attrs: List[str] = []
+        pending = list(self._return_values(func))
+        while pending:
+            value = pending.pop()
+            if isinstance(value, cst.Tuple):
+                pending.extend(e.value for e in value.elements)
+            elif isinstance(value, cst.Subscript):
+                pending.append(value.value)
+            elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and (
+                value.func.attr.value in t.view_methods or self.cast_target(value) is not None
+            ):
+                pending.append(value.func.value)
+            elif (
+                isinstance(value, cst.Attribute)
+                and isinstance(value.value, cst.Name)
+                and value.value.value == "self"
+            ):
+                attrs.append(value.attr.value)
+            else:
+                return False  # another value: the accessor's name stands
+        if not attrs:
+            return False
+        for attr in attrs:
+            values = [v for owner in self.class_mro(cls) for v in self.self_attr_values(owner, attr)]
+            if not values or not all(self._small_allocation(v) for v in values):
+                return False
+        return True
+
+    def _small_allocation(self, value: cst.BaseExpression) -> bool:
+        """A batch-sized allocation, or one of literal dimensions only (a list of them per layer)."""
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            return self._small_allocation(value.elt)
+        kind = self.allocation_kind(value)
+        if kind == "batch":
+            return True
+        if kind != "unknown" or not isinstance(value, cst.Call):
+            return False
+        size = self._first_positional(value.args)
+        if isinstance(size, (cst.Tuple, cst.List)):
+            dims = [e.value for e in size.elements]
+        else:
+            dims = [a.value for a in value.args if a.keyword is None and not a.star]
+        return bool(dims) and all(isinstance(d, cst.Integer) for d in dims)
 
     def _spellings(self, expr: cst.BaseExpression, depth: int = 0) -> List[str]:
         """How the receiver is spelled where its value comes from: itself, and for a name or a
@@ -618,7 +702,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     continue  # a new axis: the token dimension comes next
                 if isinstance(value, cst.Ellipsis):
                     return base  # what follows indexes trailing dimensions
-                if isinstance(value, cst.Integer) and holder is not None and self.from_convention(holder):
+                if (
+                    isinstance(value, cst.Integer)
+                    and holder is not None
+                    and (self.from_convention(holder) or self.planes_first(holder))
+                ):
                     # a constant selects a plane of a cache an engine hands over (vLLM's
                     # [2, num_blocks, ...]: kv_cache[0] is every K slot), not one slot
                     return base
@@ -645,6 +733,64 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if not isinstance(value, cst.Integer) and self.index_kind(value) != SCALAR:
                 return Origin.GATHERED
         return base
+
+    def planes_first(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Is expr one element of a per-layer container the class allocates with a literal count
+        of planes first (`self.kv = [torch.zeros((2, size + 1, h, d)) for _ in ...]`; `self.kv[i]`,
+        through names bound once)? Then a constant index picks a plane (K or V) of every token."""
+        if depth > 4:
+            return False
+        if isinstance(expr, cst.Name):
+            values = []
+            for assignment in self.reaching(expr):
+                kind, value, path = self.binding(assignment.node) if isinstance(assignment.node, cst.Name) else (None,) * 3
+                if kind != "assign" or path:
+                    return False
+                values.append(value)
+            return bool(values) and all(self.planes_first(v, depth + 1) for v in values)
+        if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.value, cst.Attribute)):
+            return False
+        holder = expr.value
+        if not (isinstance(holder.value, cst.Name) and holder.value.value == "self"):
+            return False
+        cls = self.enclosing_class(holder)
+        values = self.self_attr_values(cls, holder.attr.value) if cls is not None else []
+        return bool(values) and all(self._planes_allocation(v) for v in values)
+
+    def _planes_allocation(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            value = value.elt
+        elif isinstance(value, cst.DictComp):
+            value = value.value
+        else:
+            return False
+        if not isinstance(value, cst.Call) or self.allocation_kind(value) is None:
+            return False
+        size = self._first_positional(value.args)
+        if isinstance(size, cst.Name):
+            found = [
+                v
+                for a in self.reaching(size)
+                if isinstance(a.node, cst.Name)
+                for k, v, p in [self.binding(a.node)]
+                if k == "assign" and not p
+            ]
+            size = found[0] if len(found) == 1 else None
+        if not isinstance(size, (cst.Tuple, cst.List)) or len(size.elements) < 3:
+            return False
+        first, second = size.elements[0].value, size.elements[1].value
+        return (
+            isinstance(first, cst.Integer)
+            and 1 < int(first.value, 0) <= 4
+            and not isinstance(second, cst.Integer)
+            and not (self._identifiers_parts(second) & self.tables.batch_words)
+        )
+
+    def _identifiers_parts(self, expr: cst.BaseExpression) -> set:
+        parts = set()
+        for text in self._identifiers(expr, resolve=True):
+            parts |= name_parts(text)
+        return parts
 
     def from_convention(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Does this value come from a cache parameter of an engine's calling convention
@@ -775,12 +921,40 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         self._kind_cache[key] = result
         return result
 
+    def _dict_value_kind(self, expr: cst.BaseExpression, depth: int) -> str:
+        """What the values of a dict the module builds are: a map of layer ids to local
+        indices (`{lid: i for i, lid in enumerate(ids)}`) holds scalars, not index tensors."""
+        if isinstance(expr, cst.Attribute):
+            owner = self.instance_class(expr.value)
+            values = list(self.instance_attr_values(owner, expr.attr.value)) if owner is not None else []
+        elif isinstance(expr, cst.Name):
+            values = [
+                v
+                for a in self.reaching(expr)
+                if isinstance(a.node, cst.Name)
+                for k, v, p in [self.binding(a.node)]
+                if k == "assign" and not p
+            ]
+        else:
+            values = []
+        kinds = []
+        for value in values:
+            if isinstance(value, cst.DictComp):
+                kinds.append(self.index_kind(value.value, depth))
+            elif isinstance(value, cst.Dict):
+                kinds.extend(self.index_kind(e.value, depth) for e in value.elements if isinstance(e, cst.DictElement))
+        if TENSOR in kinds:
+            return TENSOR
+        return SCALAR if kinds and all(k == SCALAR for k in kinds) else UNKNOWN
+
     def _index_kind(self, expr: cst.BaseExpression, depth: int) -> str:
         t = self.tables
         if isinstance(expr, cst.Integer):
             return SCALAR
         if isinstance(expr, cst.UnaryOperation):
             return self.index_kind(expr.expression, depth)
+        if isinstance(expr, cst.Subscript) and self.dict_like(expr.value):
+            return self._dict_value_kind(expr.value, depth)  # `self.layer_map[layer_id]`: a value of a dict
         if isinstance(expr, (cst.Tuple, cst.List, cst.Comparison, cst.Subscript)):
             return TENSOR  # fancy indices, a mask, an element of a table of indices
         if isinstance(expr, cst.BinaryOperation):
