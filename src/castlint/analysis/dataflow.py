@@ -1890,6 +1890,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             argument = self._argument_for(call, target, param, skip_self)
             bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+            if argument is not None:
+                bindings[("arg", id(param))] = argument  # what a call of the parameter calls (ObjectFlow)
             held = self.held_value(argument) if argument is not None else ()
             if held:
                 bindings[("held", id(param))] = held

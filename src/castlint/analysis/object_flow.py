@@ -805,7 +805,10 @@ class ObjectFlow:
                 return [(("closure", t, env, skip), ()) for t, skip, env in held]
             for assignment in self.reaching(func):
                 node = assignment.node
-                if isinstance(node, cst.Name):
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    values.extend(self.passed_arguments(param))  # `def helper(getter, i): getter(i)`
+                elif isinstance(node, cst.Name):
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path:
                         values.append(value)
@@ -828,6 +831,30 @@ class ObjectFlow:
         for value in values:
             out.extend(self._callable_forms(value, depth))
         return out
+
+    def passed_arguments(self, param: cst.Param) -> List[cst.BaseExpression]:
+        """What the visible calls pass for a parameter: under a call being followed, what that
+        call passes; else what every call of its function the module makes passes (a bound
+        accessor handed to a helper, `_decode_with(self.engine.layer_kv, i)`)."""
+        for bindings in reversed(self._bindings):
+            if id(param) in bindings:
+                argument = bindings.get(("arg", id(param)))
+                return [argument] if argument is not None else []
+        cache = self.derived.setdefault("passed_arguments", {})
+        found = cache.get(id(param))
+        if found is None:
+            cache[id(param)] = []  # cycles
+            owner = self._param_owner(param)
+            found = []
+            if isinstance(owner, cst.FunctionDef) and param is not None:
+                for call, skip, env in self._callers_of(owner):
+                    if env:
+                        continue  # reached under another call's bindings: not this plain call's
+                    argument = self._argument_for(call, owner, param, skip_self=skip)
+                    if argument is not None:
+                        found.append(argument)
+            cache[id(param)] = found
+        return found
 
     def _callable_forms(self, value: cst.BaseExpression, depth: int) -> List[tuple]:
         """(callee expression, arguments bound in front of the call's own) for what value holds."""
