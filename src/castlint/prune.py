@@ -512,7 +512,7 @@ def _over_layers(iterable: ast.AST, vocab: _Vocabulary) -> bool:
 def _may_be_layer_stack(call: ast.Call, vocab: _Vocabulary) -> bool:
     """Might the analysis read this allocation as every layer's pool in one tensor
     (ModuleAnalysis._layer_stacked_allocation: a layer word written in its first dimension, a
-    pool word in its second, no batch word)?"""
+    pool word in its second, or the other way round; no batch word)?"""
     size = next((k.value for k in call.keywords if k.arg == "size"), call.args[0] if call.args else None)
     dims = size.elts if type(size) in (ast.Tuple, ast.List) else [a for a in call.args if type(a) is not ast.Starred]
     if len(dims) < 2:
@@ -526,8 +526,10 @@ def _may_be_layer_stack(call: ast.Call, vocab: _Vocabulary) -> bool:
             elif type(node) is ast.Attribute:
                 parts |= set(node.attr.lower().split("_"))
         words.append(parts)
-    return bool(
-        words[0] & vocab.layer_words and words[1] & vocab.pool_words and not (words[0] | words[1]) & vocab.batch_words
+    if (words[0] | words[1]) & vocab.batch_words:
+        return False
+    return bool(words[0] & vocab.layer_words and words[1] & vocab.pool_words) or bool(
+        words[0] & vocab.pool_words and words[1] & vocab.layer_words
     )
 
 

@@ -160,8 +160,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         func = expr.func
         if self._arena_allocation(expr):
             return Origin.POOL
-        if self._layer_stacked_allocation(expr):
-            return Origin.POOL_TUPLE
+        stacked = self._layer_stacked_allocation(expr)
+        if stacked:
+            # layers first: a container of layers; a pool's blocks first and its layers inside
+            # (`torch.empty((num_blocks, num_layers, 2, ...))`): every slot of every layer
+            return Origin.POOL_TUPLE if stacked == "layers" else Origin.POOL
         if (
             (
                 (isinstance(func, cst.Name) and func.value in t.iter_passthrough)
@@ -278,6 +281,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if any(f is not None for f in found):
                     return max(f for f in found if f is not None)
                 return None
+            duck = self.duck_class(receiver, method, method=True)
+            if duck is not None:  # `mgr.get_buffers(i)`, mgr of no known class: the one class defining it
+                return self._returned(call, self.class_methods(duck)[method], True, depth)
         return self._return_origin(call, depth)
 
     def _under_construction(self, call: cst.Call, compute, depth: int, env: Optional[Dict[int, Origin]] = None):
@@ -1340,7 +1346,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         value = expr.value
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "super":
             return self._property_origin(expr, self.enclosing_class(expr), depth) or Origin.OTHER
-        owner = self.instance_class(expr.value)
+        owner = self.instance_class(expr.value) or self.duck_class(expr.value, expr.attr.value, method=False)
         if owner is None:
             return Origin.OTHER
         prop = self._property_origin(expr, owner, depth)
@@ -1506,11 +1512,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return False
         return False
 
-    def _layer_stacked_allocation(self, call: cst.Call) -> bool:
-        """Every layer's pool in one tensor, allocated in a method of a class: the first dimension a
-        layer count, the second a pool's (`torch.empty((num_layers, num_blocks, ...))`)."""
+    def _layer_stacked_allocation(self, call: cst.Call) -> Optional[str]:
+        """Every layer's pool in one tensor, allocated in a method of a class: "layers" when the
+        first dimension is a layer count and the second a pool's (`torch.empty((num_layers,
+        num_blocks, ...))`), "inside" for the other way round (`(num_blocks, num_layers, 2, ...)`,
+        TensorRT-LLM's layout); None for any other allocation."""
         if (dotted(call.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions:
-            return False
+            return None
         size = next(
             (a.value for a in call.args if a.keyword is not None and a.keyword.value == "size"),
             self._first_positional(call.args),
@@ -1521,7 +1529,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             else [a.value for a in call.args if a.keyword is None]
         )
         if len(dims) < 2:
-            return False
+            return None
         words = []
         for dim in dims[:2]:  # the words written there (the pruner and the text gate read the same)
             parts = set()
@@ -1529,10 +1537,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 parts |= name_parts(text)
             words.append(parts)
         t = self.tables
-        if not (words[0] & t.layer_words and words[1] & t.pool_words) or (words[0] | words[1]) & t.batch_words:
-            return False
+        if (words[0] | words[1]) & t.batch_words:
+            return None
+        if words[0] & t.layer_words and words[1] & t.pool_words:
+            kind = "layers"
+        elif words[0] & t.pool_words and words[1] & t.layer_words and not words[0] & t.layer_words:
+            kind = "inside"
+        else:
+            return None
         func = self.enclosing_function(call)
-        return func is not None and self.method_class(func) is not None
+        return kind if func is not None and self.method_class(func) is not None else None
 
     def _per_layer_arenas(self, comp, element: cst.BaseExpression) -> bool:
         """A comprehension in a method of a class that allocates one token-sized tensor per

@@ -276,6 +276,35 @@ class ObjectFlow:
                     return found
         return None
 
+    def duck_class(self, receiver: cst.BaseExpression, name: str, method: bool) -> Optional[cst.ClassDef]:
+        """The class of this module an object of unknown class is, told by what it is used for:
+        the one class that defines the method `name` (method) or assigns `self.name` (else), when
+        exactly one does (`rm.managers["kv"].impl_pool`, `mgr.get_buffers(i)` with mgr fetched
+        from a registry). Never for self, super() or a class of the module, nor for a container or
+        tensor method name."""
+        if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
+            return None
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+            return None
+        if method:
+            from castlint.analysis.pool_classes import _never_learnt
+
+            if name in _never_learnt(self.tables) or name.startswith("__"):
+                return None
+        cache = self.derived.setdefault("duck_classes", {})
+        key = (name, method)
+        if key not in cache:
+            owners = [
+                cls
+                for cls in self.module_classes().values()
+                if (name in self.class_methods(cls) if method else bool(self.self_attr_values(cls, name)))
+            ]
+            cache[key] = owners[0] if len(owners) == 1 else None
+        found = cache[key]
+        if found is None or self.class_named(receiver) is not None or self.instance_class(receiver) is not None:
+            return None
+        return found
+
     def constructed_class(self, call: cst.Call) -> Optional[cst.ClassDef]:
         """The class of this module a call constructs: `C(...)`, or the enclosing class made
         from inside it (`cls(...)` in a classmethod, `type(self)(...)`, `self.__class__(...)`)."""
