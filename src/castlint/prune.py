@@ -1649,11 +1649,16 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     fed: Set[str] = set()  # members of the classes constructed with a pool
     # the analysis knows an object's class only from a construction in the module
     made = {
-        name for unit in module.units for name, receiver, _ in unit.object_calls if receiver == "" and name in classes
+        _constructed(name, unit)
+        for unit in module.units
+        for name, receiver, _ in unit.object_calls
+        if receiver == "" and _constructed(name, unit) in classes
     }
     fed |= _held_arenas(module, taint)
     for unit in module.units:
         for name, receiver, call in unit.object_calls:
+            if receiver == "":
+                name = _constructed(name, unit)
             if any(
                 type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit) for a in call.args
             ):
@@ -1686,6 +1691,14 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             return "a cast reads a pool through an object built with it"
     why = _through_own_decorator(module, taint)
     return why or _held_getters(module, classes, taint)
+
+
+def _constructed(name: str, unit: "_Unit") -> str:
+    """The class a call `name(...)` constructs, as the analysis reads it: `cls(...)` in a method
+    (a classmethod factory) makes the method's own class (ObjectFlow.constructed_class)."""
+    if name == "cls" and unit.cls is not None:
+        return unit.cls.name
+    return name
 
 
 def _through_own_decorator(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
