@@ -446,6 +446,10 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         if t is ast.NamedExpr:
             node = node.value
             continue
+        if t is ast.BinOp:  # `(codes & 15)`, `buf * 2`: elementwise with a number keeps every slot
+            _flow(node.left, vocab, aliases, out, tf)
+            node = node.right
+            continue
         if t in (ast.Tuple, ast.List):
             packed = _then(PACKED, tf)
             for element in node.elts:
@@ -1675,6 +1679,13 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         for _, _, value, _ in unit.assigns:
             if value.bound:
                 return "an accessor is held uncalled (a bound method, partial or getattr)"
+        if any(
+            refs.bound or any(taint.returns.get(member) for member in refs.members)
+            for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls)
+            for _, positional, keywords in calls
+            for _, refs in (*positional, *keywords)
+        ):
+            return "an accessor is passed uncalled to a function (a call of its parameter reads a pool)"
             if value.members & fed:
                 return f"a pool is read through an object built with it ({sorted(value.members & fed)[0]})"
         if (
@@ -1689,6 +1700,11 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             )
         ):
             return "a cast reads a pool through an object built with it"
+    for name in sorted(made):
+        # a class of the module, constructed here, with a method named like a known accessor: what
+        # that method returns decides whether a call of it reads a pool (ModuleAnalysis._small_state_method)
+        if method_names[name] & vocab.accessors:
+            return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
     why = _through_own_decorator(module, taint)
     return why or _held_getters(module, classes, taint)
 
@@ -1846,10 +1862,11 @@ def _reads_pool(expr: ast.AST, module: "_ModuleUnits", taint: "_Taint") -> bool:
 
 
 def _method_owners(receiver: str, unit: "_Unit", classes: Dict[str, ast.ClassDef], made: Set[str]) -> List[str]:
-    """Classes whose method a call may reach beyond the unit's own class: any constructed
-    class for `obj.m()`, the unit's bases (in the module) for `self.m()` or `super().m()`."""
+    """Classes whose method a call may reach beyond the unit's own class: any class of the module
+    for `obj.m()` (a constructed one, or the one that defines m: ObjectFlow.duck_class), the unit's
+    bases (in the module) for `self.m()` or `super().m()`."""
     if receiver == "object":
-        return sorted(made)
+        return sorted(classes)
     if unit.cls is None:
         return []
     bases, stack = [], [unit.cls]
@@ -1972,11 +1989,16 @@ class _ModuleUnits:
         offsets = [0, *accumulate(map(len, source.splitlines(keepends=True)))]  # line -> its first byte
         gate = ((vocab.gate_words,),)
         words: Dict[int, Set[bytes]] = {}  # id(statement) -> the identifiers its text mentions
+        # the members of a class allocating arenas: an object of unknown class used through one of
+        # them may be an instance of it (ObjectFlow.duck_class)
+        members: Set[bytes] = set()
         for stmt in self.top:
             segment = source[offsets[_first_line(stmt) - 1] : offsets[min(stmt.end_lineno, len(offsets) - 1)]]
             arenas = self.arena_tables is not None and may_allocate_arenas(segment, self.arena_tables, converts=False)
             if prefilter_has_trigger(segment, gate) or b"global" in segment or _has_convention(stmt, vocab) or arenas:
                 self.collect_statement(stmt)
+                if arenas and isinstance(stmt, ast.ClassDef):
+                    members |= {m.encode() for m in _class_members(stmt)}
             else:
                 words[id(stmt)] = set(_IDENTIFIER.findall(segment))
         # A value moves between top-level definitions only through a name one of them
@@ -1994,10 +2016,25 @@ class _ModuleUnits:
             pending = [
                 s
                 for s in self.top
-                if id(s) not in self.collected and (s.name.encode() in mentioned or words[id(s)] & collected_names)
+                if id(s) not in self.collected
+                and (s.name.encode() in mentioned or words[id(s)] & collected_names or words[id(s)] & members)
             ]
             for stmt in pending:
                 self.collect_statement(stmt)
+
+
+def _class_members(cls: ast.ClassDef) -> Set[str]:
+    """The methods a class defines and the attributes it assigns on self (not dunder names)."""
+    out = {m.name for m in cls.body if isinstance(m, _DEFS)}
+    for node in pyast.nodes(cls):
+        if (
+            type(node) is ast.Attribute
+            and type(node.ctx) is ast.Store
+            and type(node.value) is ast.Name
+            and node.value.id == "self"
+        ):
+            out.add(node.attr)
+    return {m for m in out if not m.startswith("__")}
 
 
 def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[int]:

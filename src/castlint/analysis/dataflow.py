@@ -1591,6 +1591,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if name.endswith("_like"):
             return "pool" if first is not None and self.origin(first) >= Origin.POOL_TUPLE else "batch"
         size = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "size"), first)
+        dims = (
+            [e.value for e in size.elements if isinstance(e, cst.Element)]
+            if isinstance(size, (cst.Tuple, cst.List))
+            else [a.value for a in value.args if a.keyword is None and not a.star]
+        )
+        if dims and all(isinstance(d, cst.Integer) for d in dims):
+            return "batch"  # a fixed shape (`(16, 4)`): per-request state, no pool sized at run time
         if isinstance(size, (cst.Tuple, cst.List)):
             elements = [e for e in size.elements if isinstance(e, cst.Element)]
             size = elements[0].value if elements else None
