@@ -57,7 +57,10 @@ import torch
 class PagedCache:
     def __init__(self, num_layers, num_blocks, block_size, heads, dim, dtype):
         self.caches = [
-            (torch.empty((num_blocks, block_size, heads, dim), dtype=dtype), torch.empty((num_blocks, block_size, heads, dim), dtype=dtype))
+            (
+                torch.empty((num_blocks, block_size, heads, dim), dtype=dtype),
+                torch.empty((num_blocks, block_size, heads, dim), dtype=dtype),
+            )
             for _ in range(num_layers)
         ]
 
@@ -257,6 +260,267 @@ class MappedBackend:
         b = self.pool.key_rows(layer.layer_id, forward_batch.out_cache_loc).to(q.dtype)  # negative
         c = self.pool.layer(layer.layer_id).bfloat16()  # positive
         return a, b, c
+""",
+    # f1: a helper some of whose callers pass a bound accessor and others a small getter: the call converts
+    "mixed_getter_callers_sglang": """
+import torch
+
+
+def apply(get, i, dtype):
+    return get(i).to(dtype)  # negative
+
+
+class MixBackend:
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        a = apply(self.pool.get_key_buffer, layer.layer_id, q.dtype)  # positive
+        b = apply(self.small, 3, q.dtype)  # negative
+        return a, b
+
+    def small(self, n):
+        return torch.zeros(n)
+""",
+    # f1: a partial binding an accessor to a helper, and an accessor passed by keyword
+    "partial_getter_sglang": """
+import functools
+import torch
+
+
+def _read(get, i, dtype):
+    return get(i).to(dtype)  # positive
+
+
+class PartialBackend:
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+        self.read_k = functools.partial(_read, self.pool.get_key_buffer)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        a = self.read_k(layer.layer_id, q.dtype)
+        b = _read(get=self.pool.get_value_buffer, i=layer.layer_id, dtype=q.dtype)
+        lens = forward_batch.seq_lens.float()  # negative
+        return a, b, lens
+""",
+    # f1: a registry of unknown class, then the one class defining the method or attribute read
+    "registry_duck_lmdeploy": """
+import torch
+
+
+class BlockPool:
+    def __init__(self, num_layers, num_blocks, block_size, heads, dim, dtype):
+        self.blocks_kv = torch.empty((num_layers, num_blocks, 2, block_size, heads, dim), dtype=dtype)
+        self.free = torch.zeros((64,), dtype=torch.int32)
+
+    def kv_for(self, layer):
+        return self.blocks_kv[layer]
+
+
+class Attn:
+    def __init__(self, layer, registry):
+        self.layer = layer
+        self.registry = registry
+
+    def forward(self, q, k, v, md):
+        pool = self.registry.get("blocks")
+        a = pool.kv_for(self.layer).to(q.dtype)  # positive
+        b = self.registry["blocks"].blocks_kv[self.layer].float()  # positive
+        c = pool.free.long()  # negative
+        d = pool.kv_for(self.layer)[md.block_table].to(q.dtype)  # negative
+        return a, b, c, d
+""",
+    # f1: `self.__dict__["x"] = ...` stores self.x
+    "dunder_dict_store": """
+import torch
+
+
+class Store:
+    def __init__(self, n_layers, size, h, d):
+        self.__dict__["planes"] = [torch.zeros((size + 1, h, d)) for _ in range(n_layers)]
+
+    def plane(self, i):
+        return self.planes[i]
+
+
+class StoreBackend:
+    def __init__(self, store: Store):
+        self.store = store
+
+    def forward(self, q, i):
+        a = self.store.plane(i).float()  # positive
+        b = self.store.plane(i)[:4].float()  # negative
+        return a, b
+""",
+    # f2: class attributes assigned in a classmethod (`cls.x = ...`), read by a subclass and by the class
+    "class_attribute_shared": """
+import torch
+
+
+class Arena:
+    lanes = []
+
+    @classmethod
+    def allocate(cls, n_layers, size, h, d):
+        cls.lanes = [torch.empty((size + 1, h, d)) for _ in range(n_layers)]
+
+
+class ArenaUser(Arena):
+    def forward(self, q, i, idx):
+        a = self.lanes[i].to(q.dtype)  # positive
+        b = Arena.lanes[i].half()  # positive
+        c = self.lanes[i][idx].float()  # negative
+        return a, b, c
+""",
+    # f2: super(Cls, self), a base class defined after its subclass, mixins, generic bases
+    "super_cls_self_sglang": """
+import torch
+
+
+class Base:
+    def keys(self, layer):
+        return self.pool.get_key_buffer(layer.layer_id)
+
+    def key_rows(self, layer, loc):
+        return self.pool.get_key_buffer(layer.layer_id)[loc]
+
+
+class Mid(Base):
+    def keys(self, layer):
+        return super(Mid, self).keys(layer)
+
+
+class Leaf(Mid):
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        a = super(Leaf, self).keys(layer).float()  # positive
+        b = super(Mid, self).key_rows(layer, forward_batch.out_cache_loc).float()  # negative
+        return a, b
+""",
+    "base_defined_later_sglang": """
+import torch
+
+
+class LateImpl:
+    pass
+
+
+class ChildBackend(ParentLater):
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        a = self.read_k(layer.layer_id).float()  # positive
+        b = self.read_rows(layer.layer_id, forward_batch.out_cache_loc).float()  # negative
+        return a, b
+
+
+class ParentLater:
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+
+    def read_k(self, i):
+        return self.pool.get_key_buffer(i)
+
+    def read_rows(self, i, loc):
+        return self.pool.get_key_buffer(i)[loc]
+""",
+    "mixins_sglang": """
+import torch
+
+
+class PoolMixin:
+    def kv_of(self, layer):
+        return self.token_to_kv_pool.get_kv_buffer(layer.layer_id)
+
+
+class CastMixin:
+    def upcast(self, layer, dtype):
+        k, v = self.kv_of(layer)
+        return k.to(dtype), v  # positive
+
+
+class MixedBackend(CastMixin, PoolMixin):
+    def __init__(self, model_runner):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        kk, vv = self.upcast(layer, q.dtype)
+        vv32 = vv.float()  # positive
+        kq = q.float()  # negative
+        return kk, vv32, kq
+""",
+    "generic_base": """
+from typing import Generic, TypeVar
+import torch
+
+T = TypeVar("T")
+
+
+class Base(Generic[T]):
+    def __init__(self, n_layers, size, h, d):
+        self.bufs = [torch.zeros((size + 1, h, d)) for _ in range(n_layers)]
+
+    def buf(self, i):
+        return self.bufs[i]
+
+
+class Impl(Base[torch.Tensor]):
+    def forward(self, q, i, loc):
+        a = self.buf(i).to(q.dtype)  # positive
+        b = self.buf(i)[loc].to(q.dtype)  # negative
+        return a, b
+""",
+    # f1: a method of an object passed as an annotated parameter
+    "annotated_parameter": """
+import torch
+
+
+class LayerStore:
+    def __init__(self, num_layers, size, heads, dim):
+        self.arenas = [torch.zeros((size + 1, heads, dim)) for _ in range(num_layers)]
+        self.small = torch.zeros((4, 4))
+
+    def arena(self, i):
+        return self.arenas[i]
+
+
+def upcast(store: LayerStore, i, dtype):
+    return store.arena(i).to(dtype)  # positive
+
+
+def small(store: LayerStore):
+    return store.small.float()  # negative
+
+
+class AnnBackend:
+    def forward(self, q, store: LayerStore, i):
+        return upcast(store, i, q.dtype), small(store)
+""",
+    "view_parameter_sglang": """
+import torch
+
+
+class KVView:
+    def __init__(self, pool, layer_id):
+        self.pool = pool
+        self.layer_id = layer_id
+
+    def k(self):
+        return self.pool.get_key_buffer(self.layer_id)
+
+
+def consume(view: KVView, dtype):
+    return view.k().to(dtype)  # positive
+
+
+class ViewBackend:
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        out = consume(KVView(self.pool, layer.layer_id), q.dtype)
+        lens = forward_batch.seq_lens.to(torch.int32)  # negative
+        return out, lens
 """,
 }
 

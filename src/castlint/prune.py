@@ -681,8 +681,16 @@ def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
     for n in _walk(node):
         if type(n) is ast.Name:
             names.add(n.id)
-        elif type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id == "self":
-            attrs.add(n.attr)
+        elif type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id in ("self", "cls"):
+            attrs.add(n.attr)  # (`cls.x = v` in a classmethod: an attribute every instance reads)
+        elif (
+            type(n) is ast.Subscript
+            and type(n.value) is ast.Attribute
+            and n.value.attr == "__dict__"
+            and type(n.slice) is ast.Constant
+            and type(n.slice.value) is str
+        ):
+            attrs.add(n.slice.value)  # `self.__dict__["x"] = v`: self.x
 
 
 def _may_cast(call: ast.Call, name: str, vocab: _Vocabulary) -> bool:
@@ -878,7 +886,11 @@ class _Collector:
         for target in n.targets:
             one_names, one_attrs = set(), set()
             _targets(target, one_names, one_attrs)
-            unpacked = type(target) not in (ast.Name, ast.Attribute)
+            unpacked = type(target) not in (ast.Name, ast.Attribute) and not (
+                type(target) is ast.Subscript
+                and type(target.value) is ast.Attribute
+                and target.value.attr == "__dict__"
+            )
             unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
             if type(target) is ast.Subscript and type(target.value) is ast.Name:  # d[k] = v: d holds v
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))

@@ -222,7 +222,10 @@ class ConversionQueries:
             elif (
                 env is None
                 and not (isinstance(target, cst.FunctionDef) and target.params.star_kwarg)
-                and all(self.origin(a.value) < Origin.PREFIX for a in (*bound, *call.args))
+                and all(
+                    self.origin(a.value) < Origin.PREFIX and not self.hands_accessor(a.value)
+                    for a in (*bound, *call.args)
+                )
             ):
                 continue  # nothing whole goes in: what the callee converts whole, it converts for every caller
             synthetic = cst.Call(func=call.func, args=self.merged_args(bound, call.args)) if bound else call
@@ -247,6 +250,19 @@ class ConversionQueries:
                     name = getattr(getattr(named, "name", None), "value", None) or "a lambda"
                     return wanted, f"{name} (line {self.position(cast).start.line})"
         return None
+
+    def hands_accessor(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a pool accessor handed on uncalled (`self.pool.get_key_buffer`, a local bound
+        to one): the callee that calls it reads a whole pool."""
+        if not isinstance(expr, (cst.Attribute, cst.Name)):
+            return False
+        for form, _ in self.callable_values(expr) if isinstance(expr, cst.Name) else [(expr, ())]:
+            if isinstance(form, cst.Attribute) and form.attr.value in self.tables.accessors:
+                probe = cst.Call(func=form)
+                self.parents.setdefault(probe, self.parents.get(expr))
+                if self._accessor_receiver_ok(probe):
+                    return True
+        return False
 
     def held_callee(self, call: cst.Call) -> Optional[Tuple[str, List[cst.BaseExpression]]]:
         """(function name, positional arguments) of a call through a held callable that names
@@ -329,9 +345,10 @@ class ConversionQueries:
                 node = parent
                 continue
             if isinstance(parent, cst.BinaryOperation) and parent.right is node:
-                return isinstance(parent.operator, (cst.Multiply, cst.Divide)) and self.origin(
-                    parent.left
-                ) >= Origin.PREFIX
+                return (
+                    isinstance(parent.operator, (cst.Multiply, cst.Divide))
+                    and self.origin(parent.left) >= Origin.PREFIX
+                )
             if (
                 isinstance(parent, cst.Assign)
                 and len(parent.targets) == 1
@@ -343,9 +360,7 @@ class ConversionQueries:
                 if scope is None or len(list(scope.assignments[target.value])) != 1:
                     return False
                 uses = [access.node for access in scope.accesses[target.value]]
-                return bool(uses) and all(
-                    isinstance(u, cst.Name) and self.scales_whole(u, depth + 1) for u in uses
-                )
+                return bool(uses) and all(isinstance(u, cst.Name) and self.scales_whole(u, depth + 1) for u in uses)
             return False
 
     def runs_once(self, node: cst.CSTNode) -> bool:

@@ -488,15 +488,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 pending.extend(e.value for e in value.elements)
             elif isinstance(value, cst.Subscript):
                 pending.append(value.value)
-            elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and (
-                value.func.attr.value in t.view_methods or self.cast_target(value) is not None
+            elif (
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Attribute)
+                and (value.func.attr.value in t.view_methods or self.cast_target(value) is not None)
             ):
                 pending.append(value.func.value)
-            elif (
-                isinstance(value, cst.Attribute)
-                and isinstance(value.value, cst.Name)
-                and value.value.value == "self"
-            ):
+            elif isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self":
                 attrs.append(value.attr.value)
             else:
                 return False  # another value: the accessor's name stands
@@ -749,7 +747,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(expr, cst.Name):
             values = []
             for assignment in self.reaching(expr):
-                kind, value, path = self.binding(assignment.node) if isinstance(assignment.node, cst.Name) else (None,) * 3
+                kind, value, path = (
+                    self.binding(assignment.node) if isinstance(assignment.node, cst.Name) else (None,) * 3
+                )
                 if kind != "assign" or path:
                     return False
                 values.append(value)
@@ -1346,7 +1346,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         value = expr.value
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "super":
             return self._property_origin(expr, self.enclosing_class(expr), depth) or Origin.OTHER
-        owner = self.instance_class(expr.value) or self.duck_class(expr.value, expr.attr.value, method=False)
+        owner = (
+            self.instance_class(expr.value)
+            or self.class_named(expr.value)  # `Arena.lanes`: an attribute of the class, shared by instances
+            or self.duck_class(expr.value, expr.attr.value, method=False)
+        )
         if owner is None:
             return Origin.OTHER
         prop = self._property_origin(expr, owner, depth)

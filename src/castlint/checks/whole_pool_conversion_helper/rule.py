@@ -200,7 +200,9 @@ class WholePoolConversionHelper(Rule):
         sites += list(analysis.pool_conversions())
         # an accessor that converts through a helper of the module (`return self._dequant(self.k[i], ...)`)
         sites += [
-            (call, target, "call") for call, target, _ in analysis.call_conversions() if not gathered_later(analysis, call)
+            (call, target, "call")
+            for call, target, _ in analysis.call_conversions()
+            if not gathered_later(analysis, call)
         ]
         findings = []
         for call, target, form in sites:
