@@ -1713,12 +1713,34 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         ):
             return "a cast reads a pool through an object built with it"
     for name in sorted(made):
-        # a class of the module, constructed here, with a method named like a known accessor: what
-        # that method returns decides whether a call of it reads a pool (ModuleAnalysis._small_state_method)
-        if method_names[name] & vocab.accessors:
+        # a class of the module, constructed here, with a method named like a known accessor, that
+        # allocates per-request state: what that method returns decides whether a call of it reads a
+        # pool (ModuleAnalysis._small_state_method)
+        if method_names[name] & vocab.accessors and _allocates_small_state(classes[name], vocab):
             return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
     why = _through_own_decorator(module, taint)
     return why or _held_getters(module, classes, taint)
+
+
+def _allocates_small_state(cls: ast.ClassDef, vocab: _Vocabulary) -> bool:
+    """Does the class allocate a tensor whose first dimension is a batch size or whose shape is
+    literal (ModuleAnalysis._small_allocation)?"""
+    for node in pyast.nodes(cls):
+        if type(node) is not ast.Call or _callee_name(node.func) not in vocab.allocations or not node.args:
+            continue
+        size = node.args[0]
+        dims = size.elts if type(size) in (ast.Tuple, ast.List) else node.args
+        if dims and all(type(d) is ast.Constant for d in dims):
+            return True
+        words = set()
+        for n in pyast.nodes(dims[0]):
+            if type(n) is ast.Name:
+                words |= set(n.id.lower().split("_"))
+            elif type(n) is ast.Attribute:
+                words |= set(n.attr.lower().split("_"))
+        if words & vocab.batch_words:
+            return True
+    return False
 
 
 def _constructed(name: str, unit: "_Unit") -> str:
