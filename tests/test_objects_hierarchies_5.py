@@ -522,6 +522,35 @@ class ViewBackend:
         lens = forward_batch.seq_lens.to(torch.int32)  # negative
         return out, lens
 """,
+    # f1: a view object's property and a cache-named attribute read under the construction that made it
+    "view_constructions_sglang": """
+import torch
+
+
+class Wrap:
+    def __init__(self, kv_buffer, n):
+        self.kv_buffer = kv_buffer
+        self.n = n
+
+    @property
+    def whole(self):
+        return self.kv_buffer
+
+    def head(self):
+        return self.kv_buffer[..., : self.n]
+
+
+class WrapBackend:
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool = forward_batch.token_to_kv_pool
+        w = Wrap(pool.get_key_buffer(layer.layer_id), 64)
+        a = w.whole.float()  # positive
+        b = w.head().to(q.dtype)  # positive
+        wq = Wrap(q, 64)
+        c = wq.whole.float()  # negative
+        d = wq.head().to(torch.float32)  # negative
+        return a, b, c, d
+""",
 }
 
 # the pruner does not yet keep what these need (the whole-file analysis finds them)

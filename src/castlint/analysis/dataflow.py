@@ -1353,10 +1353,17 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         )
         if owner is None:
             return Origin.OTHER
+        frames = self.construction_frames(expr.value)
+        if frames and len(frames) <= 8 and self.property_getter(owner, expr.attr.value) is not None:
+            # `PagedReader(q, 1).raw`: the property reads the attributes of *that* construction
+            found = [
+                self._under_construction(c, lambda: self._property_origin(expr, owner, depth), depth, env)
+                for c, env in frames
+            ]
+            return max((f for f in found if f is not None), default=Origin.OTHER)
         prop = self._property_origin(expr, owner, depth)
         if prop is not None:
             return prop
-        frames = self.construction_frames(expr.value)
         if not frames:
             return max(
                 (self.origin(v, depth) for v in self.instance_attr_values(owner, expr.attr.value)), default=Origin.OTHER
@@ -1432,9 +1439,23 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 origin = self.origin(value, depth)
                 if origin >= Origin.POOL_TUPLE:
                     best = max(best, origin)
-                else:
-                    by_name = True
+                elif not self._bound_parameter(value):
+                    by_name = True  # (a parameter bound by the construction followed says what it holds)
         return max(best, Origin.POOL_TUPLE) if by_name else best
+
+    def _bound_parameter(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a parameter the calls being followed bind (`SplitView(k, ...)`: its
+        `self.kv_buffer = kv_buffer` holds k, whatever the attribute is named)?"""
+        if not self._bindings or not isinstance(expr, cst.Name):
+            return False
+        for assignment in self.reaching(expr):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if not isinstance(param, cst.Param):
+                return False
+            if not any(id(param) in bindings for bindings in self._bindings):
+                return False
+        return True
 
     def holds_pools(self, expr: cst.BaseExpression) -> bool:
         """Is expr a container of whole pools (Origin.POOL_TUPLE)?"""
