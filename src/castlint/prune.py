@@ -497,6 +497,10 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         if t is ast.NamedExpr:
             node = node.value
             continue
+        if t is ast.BinOp:  # `(codes & 15)`, `buf * 2`: elementwise with a number keeps every slot
+            _flow(node.left, vocab, aliases, out, tf)
+            node = node.right
+            continue
         if t in (ast.Tuple, ast.List):
             packed = _then(PACKED, tf)
             for element in node.elts:
@@ -570,7 +574,7 @@ def _over_layers(iterable: ast.AST, vocab: _Vocabulary) -> bool:
 def _may_be_layer_stack(call: ast.Call, vocab: _Vocabulary) -> bool:
     """Might the analysis read this allocation as every layer's pool in one tensor
     (ModuleAnalysis._layer_stacked_allocation: a layer word written in its first dimension, a
-    pool word in its second, no batch word)?"""
+    pool word in its second, or the other way round; no batch word)?"""
     size = next((k.value for k in call.keywords if k.arg == "size"), call.args[0] if call.args else None)
     dims = size.elts if type(size) in (ast.Tuple, ast.List) else [a for a in call.args if type(a) is not ast.Starred]
     if len(dims) < 2:
@@ -584,8 +588,10 @@ def _may_be_layer_stack(call: ast.Call, vocab: _Vocabulary) -> bool:
             elif type(node) is ast.Attribute:
                 parts |= set(node.attr.lower().split("_"))
         words.append(parts)
-    return bool(
-        words[0] & vocab.layer_words and words[1] & vocab.pool_words and not (words[0] | words[1]) & vocab.batch_words
+    if (words[0] | words[1]) & vocab.batch_words:
+        return False
+    return bool(words[0] & vocab.layer_words and words[1] & vocab.pool_words) or bool(
+        words[0] & vocab.pool_words and words[1] & vocab.layer_words
     )
 
 
@@ -801,8 +807,16 @@ def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
     for n in _walk(node):
         if type(n) is ast.Name:
             names.add(n.id)
-        elif type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id == "self":
-            attrs.add(n.attr)
+        elif type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id in ("self", "cls"):
+            attrs.add(n.attr)  # (`cls.x = v` in a classmethod: an attribute every instance reads)
+        elif (
+            type(n) is ast.Subscript
+            and type(n.value) is ast.Attribute
+            and n.value.attr == "__dict__"
+            and type(n.slice) is ast.Constant
+            and type(n.slice.value) is str
+        ):
+            attrs.add(n.slice.value)  # `self.__dict__["x"] = v`: self.x
 
 
 def _may_cast(call: ast.Call, name: str, vocab: _Vocabulary) -> bool:
@@ -998,7 +1012,11 @@ class _Collector:
         for target in n.targets:
             one_names, one_attrs = set(), set()
             _targets(target, one_names, one_attrs)
-            unpacked = type(target) not in (ast.Name, ast.Attribute)
+            unpacked = type(target) not in (ast.Name, ast.Attribute) and not (
+                type(target) is ast.Subscript
+                and type(target.value) is ast.Attribute
+                and target.value.attr == "__dict__"
+            )
             unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
             if type(target) is ast.Subscript and type(target.value) is ast.Name:  # d[k] = v: d holds v
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
@@ -1792,11 +1810,16 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     fed: Set[str] = set()  # members of the classes constructed with a pool
     # the analysis knows an object's class only from a construction in the module
     made = {
-        name for unit in module.units for name, receiver, _ in unit.object_calls if receiver == "" and name in classes
+        _constructed(name, unit)
+        for unit in module.units
+        for name, receiver, _ in unit.object_calls
+        if receiver == "" and _constructed(name, unit) in classes
     }
     fed |= _held_arenas(module, taint)
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
+            if receiver == "":
+                name = _constructed(name, unit)
             if any(
                 type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit) for a in call.args
             ):
@@ -1821,6 +1844,13 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         for _, _, value, _ in unit.assigns:
             if value.bound:
                 return "an accessor is held uncalled (a bound method, partial or getattr)"
+        if any(
+            refs.bound or any(taint.returns.get(member) for member in refs.members)
+            for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls)
+            for _, positional, keywords in calls
+            for _, refs in (*positional, *keywords)
+        ):
+            return "an accessor is passed uncalled to a function (a call of its parameter reads a pool)"
             if value.members & fed:
                 return f"a pool is read through an object built with it ({sorted(value.members & fed)[0]})"
         if (
@@ -1835,8 +1865,43 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             )
         ):
             return "a cast reads a pool through an object built with it"
+    for name in sorted(made):
+        # a class of the module, constructed here, with a method named like a known accessor, that
+        # allocates per-request state: what that method returns decides whether a call of it reads a
+        # pool (ModuleAnalysis._small_state_method)
+        if method_names[name] & vocab.accessors and _allocates_small_state(classes[name], vocab):
+            return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
     why = _through_own_decorator(module, taint)
     return why or _held_getters(module, classes, taint)
+
+
+def _allocates_small_state(cls: ast.ClassDef, vocab: _Vocabulary) -> bool:
+    """Does the class allocate a tensor whose first dimension is a batch size or whose shape is
+    literal (ModuleAnalysis._small_allocation)?"""
+    for node in pyast.nodes(cls):
+        if type(node) is not ast.Call or _callee_name(node.func) not in vocab.allocations or not node.args:
+            continue
+        size = node.args[0]
+        dims = size.elts if type(size) in (ast.Tuple, ast.List) else node.args
+        if dims and all(type(d) is ast.Constant for d in dims):
+            return True
+        words = set()
+        for n in pyast.nodes(dims[0]):
+            if type(n) is ast.Name:
+                words |= set(n.id.lower().split("_"))
+            elif type(n) is ast.Attribute:
+                words |= set(n.attr.lower().split("_"))
+        if words & vocab.batch_words:
+            return True
+    return False
+
+
+def _constructed(name: str, unit: "_Unit") -> str:
+    """The class a call `name(...)` constructs, as the analysis reads it: `cls(...)` in a method
+    (a classmethod factory) makes the method's own class (ObjectFlow.constructed_class)."""
+    if name == "cls" and unit.cls is not None:
+        return unit.cls.name
+    return name
 
 
 def _through_own_decorator(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
@@ -1994,10 +2059,11 @@ def _reads_pool(expr: ast.AST, module: "_ModuleUnits", taint: "_Taint") -> bool:
 
 
 def _method_owners(receiver: str, unit: "_Unit", classes: Dict[str, ast.ClassDef], made: Set[str]) -> List[str]:
-    """Classes whose method a call may reach beyond the unit's own class: any constructed
-    class for `obj.m()`, the unit's bases (in the module) for `self.m()` or `super().m()`."""
+    """Classes whose method a call may reach beyond the unit's own class: any class of the module
+    for `obj.m()` (a constructed one, or the one that defines m: ObjectFlow.duck_class), the unit's
+    bases (in the module) for `self.m()` or `super().m()`."""
     if receiver == "object":
-        return sorted(made)
+        return sorted(classes)
     if unit.cls is None:
         return []
     bases, stack = [], [unit.cls]
@@ -2141,11 +2207,16 @@ class _ModuleUnits:
         offsets = [0, *accumulate(map(len, source.splitlines(keepends=True)))]  # line -> its first byte
         gate = ((vocab.gate_words,),)
         words: Dict[int, Set[bytes]] = {}  # id(statement) -> the identifiers its text mentions
+        # the members of a class allocating arenas: an object of unknown class used through one of
+        # them may be an instance of it (ObjectFlow.duck_class)
+        members: Set[bytes] = set()
         for stmt in self.top:
             segment = source[offsets[_first_line(stmt) - 1] : offsets[min(stmt.end_lineno, len(offsets) - 1)]]
             arenas = self.arena_tables is not None and may_allocate_arenas(segment, self.arena_tables, converts=False)
             if prefilter_has_trigger(segment, gate) or b"global" in segment or _has_convention(stmt, vocab) or arenas:
                 self.collect_statement(stmt)
+                if arenas and isinstance(stmt, ast.ClassDef):
+                    members |= {m.encode() for m in _class_members(stmt)}
             else:
                 words[id(stmt)] = set(_IDENTIFIER.findall(segment))
         # A value moves between top-level definitions only through a name one of them
@@ -2163,10 +2234,25 @@ class _ModuleUnits:
             pending = [
                 s
                 for s in self.top
-                if id(s) not in self.collected and (s.name.encode() in mentioned or words[id(s)] & collected_names)
+                if id(s) not in self.collected
+                and (s.name.encode() in mentioned or words[id(s)] & collected_names or words[id(s)] & members)
             ]
             for stmt in pending:
                 self.collect_statement(stmt)
+
+
+def _class_members(cls: ast.ClassDef) -> Set[str]:
+    """The methods a class defines and the attributes it assigns on self (not dunder names)."""
+    out = {m.name for m in cls.body if isinstance(m, _DEFS)}
+    for node in pyast.nodes(cls):
+        if (
+            type(node) is ast.Attribute
+            and type(node.ctx) is ast.Store
+            and type(node.value) is ast.Name
+            and node.value.id == "self"
+        ):
+            out.add(node.attr)
+    return {m for m in out if not m.startswith("__")}
 
 
 def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[int]:

@@ -129,11 +129,17 @@ def _arena_patterns(tables: Tables) -> tuple:
 
     dimension = rb"[\w.]*?(?<![a-zA-Z0-9])(?:%s)(?![a-zA-Z0-9])[\w.]*"  # a word of it, `_`-separated
     # one tensor of every layer: `torch.empty((num_layers, num_blocks, ...))`, after the call's `(`
+    # (or a pool's blocks first and its layers second: `(num_blocks, num_layers, 2, ...)`)
     stacked = re.compile(
-        rb"\s*(?:size\s*=\s*)?[(\[]?\s*"
+        rb"\s*(?:size\s*=\s*)?[(\[]?\s*(?:"
         + dimension % words(tables.layer_words)
         + rb"\s*,\s*"
-        + dimension % words(tables.pool_words),
+        + dimension % words(tables.pool_words)
+        + rb"|"
+        + dimension % words(tables.pool_words)
+        + rb"\s*,\s*"
+        + dimension % words(tables.layer_words)
+        + rb")",
         re.IGNORECASE,
     )
     bound = re.compile(rb"=\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")

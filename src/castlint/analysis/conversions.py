@@ -163,7 +163,9 @@ class ConversionQueries:
         if self._call_conversions is not None:
             return self._call_conversions
         out: List[Tuple[cst.Call, str, str]] = []
-        reported = {id(c) for c, _ in self.pool_casts()}
+        # casts reported at their own line (a cast of the pool, an unbound `torch.Tensor.to(pool)`,
+        # a copy into a buffer of another dtype) are not reported again at the calls that reach them
+        reported = {id(c) for c, _ in self.pool_casts()} | {id(c) for c, _, _ in self.pool_conversions()}
         for call in self.nodes.calls:
             if self.cast_target(call) is not None:
                 continue
@@ -270,7 +272,10 @@ class ConversionQueries:
             elif (
                 env is None
                 and not (isinstance(target, cst.FunctionDef) and target.params.star_kwarg)
-                and all(self.origin(a.value) < Origin.PREFIX for a in (*bound, *call.args))
+                and all(
+                    self.origin(a.value) < Origin.PREFIX and not self.hands_accessor(a.value)
+                    for a in (*bound, *call.args)
+                )
             ):
                 continue  # nothing whole goes in: what the callee converts whole, it converts for every caller
             synthetic = cst.Call(func=call.func, args=self.merged_args(bound, call.args)) if bound else call
@@ -300,6 +305,19 @@ class ConversionQueries:
                     name = getattr(getattr(named, "name", None), "value", None) or "a lambda"
                     return wanted, f"{name} (line {self.position(cast).start.line})"
         return None
+
+    def hands_accessor(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a pool accessor handed on uncalled (`self.pool.get_key_buffer`, a local bound
+        to one): the callee that calls it reads a whole pool."""
+        if not isinstance(expr, (cst.Attribute, cst.Name)):
+            return False
+        for form, _ in self.callable_values(expr) if isinstance(expr, cst.Name) else [(expr, ())]:
+            if isinstance(form, cst.Attribute) and form.attr.value in self.tables.accessors:
+                probe = cst.Call(func=form)
+                self.parents.setdefault(probe, self.parents.get(expr))
+                if self._accessor_receiver_ok(probe):
+                    return True
+        return False
 
     def held_callee(self, call: cst.Call) -> Optional[Tuple[str, List[cst.BaseExpression]]]:
         """(function name, positional arguments) of a call through a held callable that names
@@ -358,8 +376,47 @@ class ConversionQueries:
                 and not self._for_some_callers(call)
                 and not same_dtype_cast(self, call)
                 and not self.runs_once(call)
+                and not self.scales_whole(call)
             ]
         return self._pool_casts
+
+    def scales_whole(self, node: cst.CSTNode, depth: int = 0) -> bool:
+        """Is this converted value only ever the scale of another whole buffer: the right operand
+        of `*` or `/` whose left operand is a whole pool (`data * sc.repeat_interleave(16, -1)`,
+        after views and names bound once)? A dequantization's scale tensor, not KV slots: the
+        conversion of the data is the one that counts."""
+        if depth > 4:
+            return False
+        t = self.tables
+        while True:
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in t.view_methods:
+                call = self.parents.get(parent)
+                if not (isinstance(call, cst.Call) and call.func is parent):
+                    return False
+                node = call
+                continue
+            if isinstance(parent, cst.Subscript) and parent.value is node:
+                node = parent
+                continue
+            if isinstance(parent, cst.BinaryOperation) and parent.right is node:
+                return (
+                    isinstance(parent.operator, (cst.Multiply, cst.Divide))
+                    and self.origin(parent.left) >= Origin.PREFIX
+                )
+            if (
+                isinstance(parent, cst.Assign)
+                and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)
+                and parent.value is node
+            ):
+                target = parent.targets[0].target
+                scope = self.scopes.get(target)
+                if scope is None or len(list(scope.assignments[target.value])) != 1:
+                    return False
+                uses = [access.node for access in scope.accesses[target.value]]
+                return bool(uses) and all(isinstance(u, cst.Name) and self.scales_whole(u, depth + 1) for u in uses)
+            return False
 
     def runs_once(self, node: cst.CSTNode) -> bool:
         """Is node run once per object: directly in a method that runs when the object is made

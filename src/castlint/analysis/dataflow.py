@@ -138,6 +138,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return max(self.origin(expr.left, depth), self.origin(expr.right, depth))
         if isinstance(expr, cst.NamedExpr):
             return self.origin(expr.value, depth)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._elementwise_origin(expr, depth)
         if isinstance(expr, (cst.Tuple, cst.List)):
             inner = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.Element)]
             # `[*self.k_caches, *self.v_caches]`: the elements of a container of whole caches
@@ -169,8 +171,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         func = expr.func
         if self._arena_allocation(expr):
             return Origin.POOL
-        if self._layer_stacked_allocation(expr):
-            return Origin.POOL_TUPLE
+        stacked = self._layer_stacked_allocation(expr)
+        if stacked:
+            # layers first: a container of layers; a pool's blocks first and its layers inside
+            # (`torch.empty((num_blocks, num_layers, 2, ...))`): every slot of every layer
+            return Origin.POOL_TUPLE if stacked == "layers" else Origin.POOL
         if (
             (
                 (isinstance(func, cst.Name) and func.value in t.iter_passthrough)
@@ -196,7 +201,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if found is not None:
                 return found
         if method is not None:
-            if receiver is func.value and method in t.accessors and self._accessor_receiver_ok(expr):
+            if (
+                receiver is func.value
+                and method in t.accessors
+                and self._accessor_receiver_ok(expr)
+                and not self._small_state_method(receiver, method)
+            ):
                 # the method that runs for the receiver's class decides where the file shows it:
                 # an override (or another class's method of the name) that gathers or windows
                 # the step's rows returns no whole pool (`_StepReader.fetch`: index_select)
@@ -303,6 +313,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if any(f is not None for f in found):
                     return max(f for f in found if f is not None)
                 return None
+            duck = self.duck_class(receiver, method, method=True)
+            if duck is not None:  # `mgr.get_buffers(i)`, mgr of no known class: the one class defining it
+                return self._returned(call, self.class_methods(duck)[method], True, depth)
         return self._return_origin(call, depth)
 
     def _under_construction(self, call: cst.Call, compute, depth: int, env: Optional[Dict[int, Origin]] = None):
@@ -383,6 +396,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             }
             self._short_names = names
         return names
+
+    def _elementwise_origin(self, expr: cst.BinaryOperation, depth: int) -> Origin:
+        """`pool & 0x0F`, `pool >> 4`, `pool * 2`: an elementwise operation of a buffer with a
+        number keeps every slot of the buffer (nibble unpacking, a constant rescale); anything
+        else made by arithmetic is a new value."""
+        for whole, other in ((expr.left, expr.right), (expr.right, expr.left)):
+            while isinstance(other, cst.UnaryOperation):
+                other = other.expression
+            if isinstance(other, (cst.Integer, cst.Float)) or (
+                isinstance(other, (cst.Name, cst.Attribute)) and self.index_kind(other, depth) == SCALAR
+            ):
+                found = self.origin(whole, depth)
+                if found >= Origin.PREFIX or found == Origin.GATHERED:
+                    return found
+        return Origin.OTHER
 
     def _function_origin(self, expr: cst.Call, depth: int) -> Optional[Origin]:
         """Functions of the tables that take the pool as first argument (`torch.gather`,
@@ -475,6 +503,66 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not accessor.receivers:
             return True
         return any(text.rsplit(".", 1)[-1] in accessor.receivers for text in self._spellings(call.func.value))
+
+    def _small_state_method(self, receiver: cst.BaseExpression, method: str) -> bool:
+        """Is `receiver.method(...)`, a known accessor name, a method of a class of this module that
+        returns only attributes it allocates batch-sized or of a literal shape (per-request state
+        named like a pool: `DraftState.get_key_buffer` over `torch.zeros((max_bs, h))`)? Then the
+        name proves nothing: what the method returns decides."""
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            return False
+        cls = self.instance_class(receiver)
+        func = self.find_method(cls, method) if cls is not None else None
+        if func is None:
+            return False
+        cache = self.derived.setdefault("small_state_methods", {})
+        if id(func) not in cache:
+            cache[id(func)] = self._returns_small_state(cls, func)
+        return cache[id(func)]
+
+    def _returns_small_state(self, cls: cst.ClassDef, func: cst.FunctionDef) -> bool:
+        t = self.tables
+        attrs: List[str] = []
+        pending = list(self._return_values(func))
+        while pending:
+            value = pending.pop()
+            if isinstance(value, cst.Tuple):
+                pending.extend(e.value for e in value.elements)
+            elif isinstance(value, cst.Subscript):
+                pending.append(value.value)
+            elif (
+                isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Attribute)
+                and (value.func.attr.value in t.view_methods or self.cast_target(value) is not None)
+            ):
+                pending.append(value.func.value)
+            elif isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self":
+                attrs.append(value.attr.value)
+            else:
+                return False  # another value: the accessor's name stands
+        if not attrs:
+            return False
+        for attr in attrs:
+            values = [v for owner in self.class_mro(cls) for v in self.self_attr_values(owner, attr)]
+            if not values or not all(self._small_allocation(v) for v in values):
+                return False
+        return True
+
+    def _small_allocation(self, value: cst.BaseExpression) -> bool:
+        """A batch-sized allocation, or one of literal dimensions only (a list of them per layer)."""
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            return self._small_allocation(value.elt)
+        kind = self.allocation_kind(value)
+        if kind == "batch":
+            return True
+        if kind != "unknown" or not isinstance(value, cst.Call):
+            return False
+        size = self._first_positional(value.args)
+        if isinstance(size, (cst.Tuple, cst.List)):
+            dims = [e.value for e in size.elements]
+        else:
+            dims = [a.value for a in value.args if a.keyword is None and not a.star]
+        return bool(dims) and all(isinstance(d, cst.Integer) for d in dims)
 
     def _spellings(self, expr: cst.BaseExpression, depth: int = 0) -> List[str]:
         """How the receiver is spelled where its value comes from: itself, and for a name or a
@@ -661,7 +749,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     continue  # a new axis: the token dimension comes next
                 if isinstance(value, cst.Ellipsis):
                     return base  # what follows indexes trailing dimensions
-                if isinstance(value, cst.Integer) and holder is not None and self.from_convention(holder):
+                if (
+                    isinstance(value, cst.Integer)
+                    and holder is not None
+                    and (self.from_convention(holder) or self.planes_first(holder))
+                ):
                     # a constant selects a plane of a cache an engine hands over (vLLM's
                     # [2, num_blocks, ...]: kv_cache[0] is every K slot), not one slot; the
                     # blocks come next (`kv_cache[1, block_table]` gathers them)
@@ -689,6 +781,66 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if not isinstance(value, cst.Integer) and self.index_kind(value) != SCALAR:
                 return Origin.GATHERED
         return base
+
+    def planes_first(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Is expr one element of a per-layer container the class allocates with a literal count
+        of planes first (`self.kv = [torch.zeros((2, size + 1, h, d)) for _ in ...]`; `self.kv[i]`,
+        through names bound once)? Then a constant index picks a plane (K or V) of every token."""
+        if depth > 4:
+            return False
+        if isinstance(expr, cst.Name):
+            values = []
+            for assignment in self.reaching(expr):
+                kind, value, path = (
+                    self.binding(assignment.node) if isinstance(assignment.node, cst.Name) else (None,) * 3
+                )
+                if kind != "assign" or path:
+                    return False
+                values.append(value)
+            return bool(values) and all(self.planes_first(v, depth + 1) for v in values)
+        if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.value, cst.Attribute)):
+            return False
+        holder = expr.value
+        if not (isinstance(holder.value, cst.Name) and holder.value.value == "self"):
+            return False
+        cls = self.enclosing_class(holder)
+        values = self.self_attr_values(cls, holder.attr.value) if cls is not None else []
+        return bool(values) and all(self._planes_allocation(v) for v in values)
+
+    def _planes_allocation(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            value = value.elt
+        elif isinstance(value, cst.DictComp):
+            value = value.value
+        else:
+            return False
+        if not isinstance(value, cst.Call) or self.allocation_kind(value) is None:
+            return False
+        size = self._first_positional(value.args)
+        if isinstance(size, cst.Name):
+            found = [
+                v
+                for a in self.reaching(size)
+                if isinstance(a.node, cst.Name)
+                for k, v, p in [self.binding(a.node)]
+                if k == "assign" and not p
+            ]
+            size = found[0] if len(found) == 1 else None
+        if not isinstance(size, (cst.Tuple, cst.List)) or len(size.elements) < 3:
+            return False
+        first, second = size.elements[0].value, size.elements[1].value
+        return (
+            isinstance(first, cst.Integer)
+            and 1 < int(first.value, 0) <= 4
+            and not isinstance(second, cst.Integer)
+            and not (self._identifiers_parts(second) & self.tables.batch_words)
+        )
+
+    def _identifiers_parts(self, expr: cst.BaseExpression) -> set:
+        parts = set()
+        for text in self._identifiers(expr, resolve=True):
+            parts |= name_parts(text)
+        return parts
 
     def from_convention(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Does this value come from a cache parameter of an engine's calling convention
@@ -927,12 +1079,40 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         self._kind_cache[key] = result
         return result
 
+    def _dict_value_kind(self, expr: cst.BaseExpression, depth: int) -> str:
+        """What the values of a dict the module builds are: a map of layer ids to local
+        indices (`{lid: i for i, lid in enumerate(ids)}`) holds scalars, not index tensors."""
+        if isinstance(expr, cst.Attribute):
+            owner = self.instance_class(expr.value)
+            values = list(self.instance_attr_values(owner, expr.attr.value)) if owner is not None else []
+        elif isinstance(expr, cst.Name):
+            values = [
+                v
+                for a in self.reaching(expr)
+                if isinstance(a.node, cst.Name)
+                for k, v, p in [self.binding(a.node)]
+                if k == "assign" and not p
+            ]
+        else:
+            values = []
+        kinds = []
+        for value in values:
+            if isinstance(value, cst.DictComp):
+                kinds.append(self.index_kind(value.value, depth))
+            elif isinstance(value, cst.Dict):
+                kinds.extend(self.index_kind(e.value, depth) for e in value.elements if isinstance(e, cst.DictElement))
+        if TENSOR in kinds:
+            return TENSOR
+        return SCALAR if kinds and all(k == SCALAR for k in kinds) else UNKNOWN
+
     def _index_kind(self, expr: cst.BaseExpression, depth: int) -> str:
         t = self.tables
         if isinstance(expr, cst.Integer):
             return SCALAR
         if isinstance(expr, cst.UnaryOperation):
             return self.index_kind(expr.expression, depth)
+        if isinstance(expr, cst.Subscript) and self.dict_like(expr.value):
+            return self._dict_value_kind(expr.value, depth)  # `self.layer_map[layer_id]`: a value of a dict
         if isinstance(expr, (cst.Tuple, cst.List, cst.Comparison, cst.Subscript)):
             return TENSOR  # fancy indices, a mask, an element of a table of indices
         if isinstance(expr, cst.BinaryOperation):
@@ -1323,13 +1503,24 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         value = expr.value
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "super":
             return self._property_origin(expr, self.enclosing_class(expr), depth) or Origin.OTHER
-        owner = self.instance_class(expr.value)
+        owner = (
+            self.instance_class(expr.value)
+            or self.class_named(expr.value)  # `Arena.lanes`: an attribute of the class, shared by instances
+            or self.duck_class(expr.value, expr.attr.value, method=False)
+        )
         if owner is None:
             return Origin.OTHER
+        frames = self.construction_frames(expr.value)
+        if frames and len(frames) <= 8 and self.property_getter(owner, expr.attr.value) is not None:
+            # `PagedReader(q, 1).raw`: the property reads the attributes of *that* construction
+            found = [
+                self._under_construction(c, lambda: self._property_origin(expr, owner, depth), depth, env)
+                for c, env in frames
+            ]
+            return max((f for f in found if f is not None), default=Origin.OTHER)
         prop = self._property_origin(expr, owner, depth)
         if prop is not None:
             return prop
-        frames = self.construction_frames(expr.value)
         if not frames:
             return max(
                 (self.origin(v, depth) for v in self.instance_attr_values(owner, expr.attr.value)), default=Origin.OTHER
@@ -1421,9 +1612,23 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 origin = self.origin(value, depth)
                 if origin >= Origin.POOL_TUPLE:
                     best = max(best, origin)
-                else:
-                    by_name = True
+                elif not self._bound_parameter(value):
+                    by_name = True  # (a parameter bound by the construction followed says what it holds)
         return max(best, Origin.POOL_TUPLE) if by_name else best
+
+    def _bound_parameter(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a parameter the calls being followed bind (`SplitView(k, ...)`: its
+        `self.kv_buffer = kv_buffer` holds k, whatever the attribute is named)?"""
+        if not self._bindings or not isinstance(expr, cst.Name):
+            return False
+        for assignment in self.reaching(expr):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if not isinstance(param, cst.Param):
+                return False
+            if not any(id(param) in bindings for bindings in self._bindings):
+                return False
+        return True
 
     def holds_pools(self, expr: cst.BaseExpression) -> bool:
         """Is expr a container of whole pools (Origin.POOL_TUPLE)?"""
@@ -1505,11 +1710,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return False
         return False
 
-    def _layer_stacked_allocation(self, call: cst.Call) -> bool:
-        """Every layer's pool in one tensor, allocated in a method of a class: the first dimension a
-        layer count, the second a pool's (`torch.empty((num_layers, num_blocks, ...))`)."""
+    def _layer_stacked_allocation(self, call: cst.Call) -> Optional[str]:
+        """Every layer's pool in one tensor, allocated in a method of a class: "layers" when the
+        first dimension is a layer count and the second a pool's (`torch.empty((num_layers,
+        num_blocks, ...))`), "inside" for the other way round (`(num_blocks, num_layers, 2, ...)`,
+        TensorRT-LLM's layout); None for any other allocation."""
         if (dotted(call.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions:
-            return False
+            return None
         size = next(
             (a.value for a in call.args if a.keyword is not None and a.keyword.value == "size"),
             self._first_positional(call.args),
@@ -1520,7 +1727,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             else [a.value for a in call.args if a.keyword is None]
         )
         if len(dims) < 2:
-            return False
+            return None
         words = []
         for dim in dims[:2]:  # the words written there (the pruner and the text gate read the same)
             parts = set()
@@ -1528,10 +1735,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 parts |= name_parts(text)
             words.append(parts)
         t = self.tables
-        if not (words[0] & t.layer_words and words[1] & t.pool_words) or (words[0] | words[1]) & t.batch_words:
-            return False
+        if (words[0] | words[1]) & t.batch_words:
+            return None
+        if words[0] & t.layer_words and words[1] & t.pool_words:
+            kind = "layers"
+        elif words[0] & t.pool_words and words[1] & t.layer_words and not words[0] & t.layer_words:
+            kind = "inside"
+        else:
+            return None
         func = self.enclosing_function(call)
-        return func is not None and self.method_class(func) is not None
+        return kind if func is not None and self.method_class(func) is not None else None
 
     def _per_layer_arenas(self, comp, element: cst.BaseExpression) -> bool:
         """A comprehension in a method of a class that allocates one token-sized tensor per
@@ -1576,6 +1789,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if name.endswith("_like"):
             return "pool" if first is not None and self.origin(first) >= Origin.POOL_TUPLE else "batch"
         size = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "size"), first)
+        dims = (
+            [e.value for e in size.elements if isinstance(e, cst.Element)]
+            if isinstance(size, (cst.Tuple, cst.List))
+            else [a.value for a in value.args if a.keyword is None and not a.star]
+        )
+        if dims and all(isinstance(d, cst.Integer) for d in dims):
+            return "batch"  # a fixed shape (`(16, 4)`): per-request state, no pool sized at run time
         if isinstance(size, (cst.Tuple, cst.List)):
             elements = [e for e in size.elements if isinstance(e, cst.Element)]
             size = elements[0].value if elements else None
@@ -2010,6 +2230,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             argument = self._argument_for(call, target, param, skip_self)
             bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+            if argument is not None:
+                bindings[("arg", id(param))] = argument  # what a call of the parameter calls (ObjectFlow)
             held = self.held_value(argument) if argument is not None else ()
             if held:
                 bindings[("held", id(param))] = held

@@ -407,6 +407,35 @@ class ObjectFlow:
                     return found
         return None
 
+    def duck_class(self, receiver: cst.BaseExpression, name: str, method: bool) -> Optional[cst.ClassDef]:
+        """The class of this module an object of unknown class is, told by what it is used for:
+        the one class that defines the method `name` (method) or assigns `self.name` (else), when
+        exactly one does (`rm.managers["kv"].impl_pool`, `mgr.get_buffers(i)` with mgr fetched
+        from a registry). Never for self, super() or a class of the module, nor for a container or
+        tensor method name."""
+        if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
+            return None
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+            return None
+        if method:
+            from castlint.analysis.pool_classes import _never_learnt
+
+            if name in _never_learnt(self.tables) or name.startswith("__"):
+                return None
+        cache = self.derived.setdefault("duck_classes", {})
+        key = (name, method)
+        if key not in cache:
+            owners = [
+                cls
+                for cls in self.module_classes().values()
+                if (name in self.class_methods(cls) if method else bool(self.self_attr_values(cls, name)))
+            ]
+            cache[key] = owners[0] if len(owners) == 1 else None
+        found = cache[key]
+        if found is None or self.class_named(receiver) is not None or self.instance_class(receiver) is not None:
+            return None
+        return found
+
     def constructed_class(self, call: cst.Call) -> Optional[cst.ClassDef]:
         """The class of this module a call constructs: `C(...)`, or the enclosing class made
         from inside it (`cls(...)` in a classmethod, `type(self)(...)`, `self.__class__(...)`)."""
@@ -1034,7 +1063,10 @@ class ObjectFlow:
                 return [(("closure", t, env, skip), ()) for t, skip, env in held]
             for assignment in self.reaching(func):
                 node = assignment.node
-                if isinstance(node, cst.Name):
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    values.extend(self.passed_arguments(param))  # `def helper(getter, i): getter(i)`
+                elif isinstance(node, cst.Name):
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path:
                         values.append(value)
@@ -1057,6 +1089,30 @@ class ObjectFlow:
         for value in values:
             out.extend(self._callable_forms(value, depth))
         return out
+
+    def passed_arguments(self, param: cst.Param) -> List[cst.BaseExpression]:
+        """What the visible calls pass for a parameter: under a call being followed, what that
+        call passes; else what every call of its function the module makes passes (a bound
+        accessor handed to a helper, `_decode_with(self.engine.layer_kv, i)`)."""
+        for bindings in reversed(self._bindings):
+            if id(param) in bindings:
+                argument = bindings.get(("arg", id(param)))
+                return [argument] if argument is not None else []
+        cache = self.derived.setdefault("passed_arguments", {})
+        found = cache.get(id(param))
+        if found is None:
+            cache[id(param)] = []  # cycles
+            owner = self._param_owner(param)
+            found = []
+            if isinstance(owner, cst.FunctionDef) and param is not None:
+                for call, skip, env in self._callers_of(owner):
+                    if env:
+                        continue  # reached under another call's bindings: not this plain call's
+                    argument = self._argument_for(call, owner, param, skip_self=skip)
+                    if argument is not None:
+                        found.append(argument)
+            cache[id(param)] = found
+        return found
 
     def _callable_forms(self, value: cst.BaseExpression, depth: int) -> List[tuple]:
         """(callee expression, arguments bound in front of the call's own) for what value holds."""

@@ -54,6 +54,7 @@ _MAX_PACKAGE_FILES = 20000
 
 LAYER, TUPLE, BAD = "tensor", "tuple", "bad"  # one layer, several layers, a part of a buffer
 LIST, PAIRS, STACK = "list", "pairs", "stack"  # per-layer buffers: tensors, pairs, one stacked tensor
+PLANES = "planes"  # per-layer tensors whose first dimension is a literal count of planes: (2, size + 1, ...)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,6 +165,22 @@ def _per_token(dims: List[ast.AST], tables: Tables) -> bool:
     return len(dims) >= 2 or bool(words & tables.pool_words)
 
 
+def _planes_first(node: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> bool:
+    """An allocation whose first dimension is a literal count of planes (K and V, latent and
+    rope) and whose next one holds the tokens: `torch.zeros((2, size + 1, heads, dim))`."""
+    if isinstance(node, ast.Name) and node.id in env:
+        node = env[node.id]
+    dims = _alloc_dims(node, tables, env)
+    return (
+        bool(dims)
+        and len(dims) >= 3
+        and isinstance(dims[0], ast.Constant)
+        and isinstance(dims[0].value, int)
+        and 1 < dims[0].value <= 4
+        and _per_token(dims[1:], tables)
+    )
+
+
 def _element_kind(node: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Optional[str]:
     """What one element of a per-layer container is: a tensor of one layer (LAYER), a pair of
     them (TUPLE), else None."""
@@ -184,10 +201,11 @@ def _buffer_kind(value: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Opt
         value = env[value.id]
     if isinstance(value, ast.Call) and _last(value.func) in ("list", "tuple") and value.args:
         value = value.args[0]
-    if isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
-        element = _element_kind(value.elt, tables, env)
-    elif isinstance(value, ast.DictComp):
-        element = _element_kind(value.value, tables, env)
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
+        elt = value.value if isinstance(value, ast.DictComp) else value.elt
+        element = _element_kind(elt, tables, env)
+        if element == LAYER and _planes_first(elt, tables, env):
+            return PLANES
     else:
         dims = _alloc_dims(value, tables, env)
         if (
@@ -278,7 +296,7 @@ def _appended(index: _Index, tables: Tables, env: Dict[str, ast.AST]) -> Dict[st
         if node.func.attr == "append":
             kind = _element_kind(arg, tables, env)
         else:
-            kind = {LIST: LAYER, PAIRS: TUPLE}.get(_buffer_kind(arg, tables, env))
+            kind = {LIST: LAYER, PLANES: LAYER, PAIRS: TUPLE}.get(_buffer_kind(arg, tables, env))
         if kind is not None:
             out[target] = {LAYER: LIST, TUPLE: PAIRS}[kind]
     return out
@@ -294,7 +312,7 @@ def _span(lines: List[str], node) -> str:
 def class_buffers(
     cls: ast.ClassDef, tables: Tables, indexes: Optional[Dict[int, _Index]] = None, text: Optional[List[str]] = None
 ) -> Dict[str, str]:
-    """{attribute: LIST | PAIRS | STACK} of the per-layer buffers a class allocates."""
+    """{attribute: LIST | PLANES | PAIRS | STACK} of the per-layer buffers a class allocates."""
     out: Dict[str, str] = {}
     staging: Set[str] = set()
     for func in cls.body:
@@ -342,9 +360,17 @@ class _Method:
     """Reads one method's returns against its class's buffers and the accessors known."""
 
     def __init__(
-        self, func, buffers: Dict[str, str], known: Mapping[str, str], tables: Tables, index: Optional[_Index] = None
+        self,
+        func,
+        buffers: Dict[str, str],
+        known: Mapping[str, str],
+        tables: Tables,
+        index: Optional[_Index] = None,
+        planes: FrozenSet[str] = frozenset(),
     ):
         self.func = func
+        self.planes = planes  # the class's methods that return one planes-first layer
+        self._plane_nodes: Set[int] = set()  # nodes that are one layer of a planes-first buffer
         self.buffers = buffers
         self.known = known
         self.tables = tables
@@ -414,6 +440,40 @@ class _Method:
             return BAD
         return LAYER
 
+    def _plane_view(self, elements: List[ast.AST]) -> str:
+        """A subscript of one planes-first layer: a constant first index picks a plane (every
+        token of it), then the token dimension decides."""
+        first = elements[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, int) and not isinstance(first.value, bool):
+            return self._token_view(elements[1:]) if len(elements) > 1 else LAYER
+        if isinstance(first, ast.Slice) and first.lower is None and first.upper is None:
+            return self._token_view(elements[1:]) if len(elements) > 1 else LAYER
+        return BAD
+
+    def _is_planes(self, node: ast.AST, depth: int = 0) -> bool:
+        """Is node one layer of a planes-first buffer: a subscript of one, a local bound to one,
+        or what a method of the class returning one gives (`self._lane(layer_id)`)?"""
+        if depth > 6:
+            return False
+        if id(node) in self._plane_nodes:
+            return True
+        if isinstance(node, ast.Subscript) and self.container(node.value) == PLANES:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            return node.func.attr in self.planes and self._own(node.func.value)
+        if isinstance(node, ast.Name) and node.id not in self.params and node.id not in self._busy:
+            values = self.assigned.get(node.id, ())
+            self._busy.add(node.id)
+            try:
+                return bool(values) and all(self._is_planes(v, depth + 1) for v in values)
+            finally:
+                self._busy.discard(node.id)
+        return False
+
+    def plane_layers(self) -> bool:
+        """Does every return of this accessor give one planes-first layer?"""
+        return bool(self.index.returns) and all(self._is_planes(v) for v in self.index.returns)
+
     def _extent(self, bound: ast.AST) -> bool:
         if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub):
             return True
@@ -433,9 +493,16 @@ class _Method:
                     if len(elements) > 1:
                         return None
                     return TUPLE
+                if container == PLANES:
+                    if len(elements) == 1:
+                        self._plane_nodes.add(id(node))
+                        return LAYER
+                    return self._plane_view(elements[1:])
                 return self._token_view(elements[1:]) if len(elements) > 1 else LAYER
             base = self.kind(node.value, depth + 1)
             if base == LAYER:
+                if self._is_planes(node.value):
+                    return self._plane_view(elements)
                 return self._token_view(elements)
             if base == TUPLE:
                 if len(elements) == 1 and isinstance(elements[0], ast.Constant) and isinstance(elements[0].value, int):
@@ -592,7 +659,7 @@ def learn_tree(
         own = class_buffers(cls, tables, indexes, lines if lines is not None and _ALLOCATES is not None else None)
         # per-layer lists and pairs are cache attributes of the file; a layer-stacked tensor is not
         # (`stack[:, slots]` indexes its second dimension: the analysis reads a container's first)
-        buffers |= {name for name, kind in own.items() if kind in (LIST, PAIRS)}
+        buffers |= {name for name, kind in own.items() if kind in (LIST, PLANES, PAIRS)}
         methods = [
             f
             for f in cls.body
@@ -605,6 +672,7 @@ def learn_tree(
         if methods:
             classes.append((cls, own, methods))
     learnt: Dict[str, str] = {}
+    planes: Set[str] = set()  # learnt accessors that return one planes-first layer
     converting: Set[str] = set()
     dtypes: Dict[str, Tuple[str, ...]] = {}
     class_dtypes: Dict[int, Dict[str, Optional[Tuple[str, ...]]]] = {}
@@ -624,10 +692,12 @@ def learn_tree(
                         index = indexes[id(func)] = _Index(func)
                 if not index.returns or index.generator:
                     continue
-                method = _Method(func, own, known_now, tables, index)
+                method = _Method(func, own, known_now, tables, index, frozenset(planes))
                 kind = method.returns()
                 if kind is not None:
                     learnt[func.name] = kind
+                    if kind == LAYER and method.plane_layers():
+                        planes.add(func.name)
                     if method.converts:
                         converting.add(func.name)
                     elif not method.opaque and method.used:

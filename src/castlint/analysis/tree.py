@@ -376,8 +376,24 @@ class NodeIndex:
                     self.local_callables.add(target.target.value)
         for target in node.targets:
             t = target.target
-            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-                self.self_assignments.append((t, node.value))
+            if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value in ("self", "cls"):
+                self.self_assignments.append((t, node.value))  # (`cls.x = v` in a classmethod: shared by instances)
+            elif (
+                isinstance(t, cst.Subscript)
+                and isinstance(t.value, cst.Attribute)
+                and t.value.attr.value == "__dict__"
+                and isinstance(t.value.value, cst.Name)
+                and t.value.value.value == "self"
+                and len(t.slice) == 1
+                and isinstance(t.slice[0].slice, cst.Index)
+                and isinstance(t.slice[0].slice.value, cst.SimpleString)
+                and isinstance(t.slice[0].slice.value.evaluated_value, str)
+                and t.slice[0].slice.value.evaluated_value.isidentifier()
+            ):
+                # `self.__dict__["x"] = v` stores what `self.x = v` does
+                attr = cst.Attribute(t.value.value, cst.Name(t.slice[0].slice.value.evaluated_value))
+                self.synthetic.append((attr, node))
+                self.self_assignments.append((attr, node.value))
             elif isinstance(t, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in t.elements):
                 for position, element in enumerate(t.elements):  # `self.k_all, self.v_all = zip(*pairs)`
                     e = element.value

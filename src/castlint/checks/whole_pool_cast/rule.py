@@ -191,6 +191,8 @@ class WholePoolCast(Rule):
         for call, target, through in analysis.call_conversions():
             if gathered_later(analysis, call):
                 continue  # gathered after the conversion: CL003
+            if analysis.enclosing_accessor(call) is not None:
+                continue  # an accessor that converts through a helper: CL004
             cost = pool_cast_cost(ctx, target)
             findings.append(
                 self.finding(

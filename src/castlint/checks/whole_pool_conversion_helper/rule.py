@@ -198,12 +198,18 @@ class WholePoolConversionHelper(Rule):
             and not gathered_later(analysis, call)
         ]
         sites += list(analysis.pool_conversions())
+        # an accessor that converts through a helper of the module (`return self._dequant(self.k[i], ...)`)
+        sites += [
+            (call, target, "call")
+            for call, target, _ in analysis.call_conversions()
+            if not gathered_later(analysis, call)
+        ]
         findings = []
         for call, target, form in sites:
             accessor = analysis.enclosing_accessor(call)
             if accessor is None:
                 continue
-            if form == "copy":
+            if form in ("copy", "call"):
                 cost = pool_cast_cost(ctx, target)
             else:
                 cost = chain_cost(ctx, [t for _, t in analysis.cast_chain(call)])
