@@ -456,6 +456,31 @@ class SlotTableAttention:
         e = {n: s.index for n, s in self.slots.items()}[metadata.layer_name].long()  # negative: of index fields
         return a, b, c, d, e
 """,
+    "object_built_with_pool_holds_a_dict_sglang": """
+import torch
+
+
+class PlaneIndex:
+    # a helper object built with the pool: its dict holds each layer's planes
+    def __init__(self, pool, first, last):
+        self.planes = {i: (pool.get_key_buffer(i), pool.get_value_buffer(i)) for i in range(first, last)}
+        self.counts = {i: torch.zeros(2, dtype=torch.int64) for i in range(first, last)}
+
+
+class PlaneBackend:
+    def __init__(self, model_runner):
+        pool = model_runner.token_to_kv_pool
+        self.index = PlaneIndex(pool, pool.start_layer, pool.end_layer)
+        self.dtype = model_runner.dtype
+
+    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        kp, vp = self.index.planes[layer.layer_id]
+        wide = kp.to(self.dtype)  # positive: the layer's keys through the helper object's dict
+        vw = vp.float()  # positive: the values
+        cnt = self.index.counts[layer.layer_id].to(torch.int32)  # negative: a per-layer count
+        rows = kp[forward_batch.out_cache_loc].to(self.dtype)  # negative: gather-then-cast
+        return wide, vw, cnt, rows
+""",
 }
 
 

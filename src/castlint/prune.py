@@ -1844,6 +1844,8 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         for _, _, value, _ in unit.assigns:
             if value.bound:
                 return "an accessor is held uncalled (a bound method, partial or getattr)"
+            if value.members & fed:
+                return f"a pool is read through an object built with it ({sorted(value.members & fed)[0]})"
         if any(
             refs.bound or any(taint.returns.get(member) for member in refs.members)
             for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls)
@@ -1851,8 +1853,6 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             for _, refs in (*positional, *keywords)
         ):
             return "an accessor is passed uncalled to a function (a call of its parameter reads a pool)"
-            if value.members & fed:
-                return f"a pool is read through an object built with it ({sorted(value.members & fed)[0]})"
         if (
             any(refs.members & fed for refs, _ in unit.casts)
             or any(refs.members & fed for refs in unit.copies)
