@@ -368,15 +368,6 @@ def _refs(node: ast.AST, vocab: _Vocabulary, aliases=frozenset(), tf: tuple = KE
     return out
 
 
-def _dotted(node: ast.AST) -> Optional[str]:
-    if type(node) is ast.Name:
-        return node.id
-    if type(node) is ast.Attribute:
-        base = _dotted(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
-
-
 def _keeps_tokens(sub: ast.Subscript) -> bool:
     """Does the first index leave the first dimension whole (a slice, None, ...)?"""
     first = sub.slice.elts[0] if type(sub.slice) is ast.Tuple and sub.slice.elts else sub.slice
@@ -443,7 +434,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     out.members.add(name)
                     out.calls.add((name, tf))  # obj.m(...), Cls.m(...): what a method named m returns
                 inner = _then(TUPLED, tf) if name in vocab.tuple_views else tf
-                if name in vocab.through_functions or _dotted(func.value) in vocab.unbound:
+                if name in vocab.through_functions or pyast.dotted(func.value) in vocab.unbound:
                     for arg in args:
                         _flow(arg, vocab, aliases, out, _then(PACKED, tf) if _dict_entry(node, arg, vocab) else inner)
                 if name in vocab.through_methods:
@@ -607,7 +598,7 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> boo
     called later; called: id() of the callees seen so far (a walk meets a call before its callee)."""
     t = type(node)
     if t is ast.Attribute:
-        return id(node) not in called and node.attr in vocab.casts and _dotted(node.value) in vocab.unbound
+        return id(node) not in called and node.attr in vocab.casts and pyast.dotted(node.value) in vocab.unbound
     if t is not ast.Call:
         return False
     called.add(id(node.func))
@@ -824,7 +815,7 @@ def _may_cast(call: ast.Call, name: str, vocab: _Vocabulary) -> bool:
     its receiver: `.to("cpu")`, `.to(0)`, `.to(self.device, non_blocking=True)`,
     `.to(torch.device(...))`, `.float(x)`, `.type()`."""
     args = call.args
-    if _dotted(call.func.value) in vocab.unbound:
+    if pyast.dotted(call.func.value) in vocab.unbound:
         args = args[1:]
     if name in vocab.bare_casts:
         return not args and not call.keywords
@@ -845,9 +836,9 @@ def _device_spelling(node: ast.AST, vocab: _Vocabulary) -> bool:
     if t is ast.JoinedStr:
         return True
     if t is ast.Call:
-        text = _dotted(node.func) or ""
+        text = pyast.dotted(node.func) or ""
         return text.rsplit(".", 1)[-1].endswith(vocab.device_call_suffixes)
-    text = _dotted(node)
+    text = pyast.dotted(node)
     if text is None:
         return False
     last = text.rsplit(".", 1)[-1].lower()
@@ -1136,7 +1127,7 @@ class _Collector:
         `torch.Tensor.to(x, ...)`), where it sits, and the self.x arguments whose
         assignments tell a device from a dtype (only a name without either word is read)."""
         func, unit, vocab = n.func, self.unit, self.vocab
-        unbound = _dotted(func.value) in vocab.unbound
+        unbound = pyast.dotted(func.value) in vocab.unbound
         if unbound:
             if n.args:
                 unit.casts.append((self.refs(n.args[0]), path))
@@ -1626,7 +1617,7 @@ def _members_defined(node: ast.AST, members: Set[str], properties: Set[str], voc
         t = type(n)
         if t in _DEFS or t is ast.ClassDef:
             members.add(n.name)
-            if t in _DEFS and any(vocab.is_property_decorator(_dotted(d)) for d in n.decorator_list):
+            if t in _DEFS and any(vocab.is_property_decorator(pyast.dotted(d)) for d in n.decorator_list):
                 properties.add(n.name)
             if t is ast.ClassDef:
                 for statement in n.body:
@@ -1640,7 +1631,7 @@ def _members_defined(node: ast.AST, members: Set[str], properties: Set[str], voc
                     names = [x.id for x in targets if type(x) is ast.Name]
                     members.update(names)
                     value = getattr(statement, "value", None)
-                    if type(value) is ast.Call and vocab.is_property_decorator(_dotted(value.func)):
+                    if type(value) is ast.Call and vocab.is_property_decorator(pyast.dotted(value.func)):
                         properties.update(names)
 
 
@@ -1971,7 +1962,7 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
     for cls in classes.values():
         for method in cls.body:
             if isinstance(method, _DEFS) and any(
-                vocab.is_property_decorator(_dotted(d)) for d in method.decorator_list
+                vocab.is_property_decorator(pyast.dotted(d)) for d in method.decorator_list
             ):
                 if taint.returns.get(method.name) or any(
                     type(n) is ast.Return and n.value is not None and _refs(n.value, vocab, module.aliases).base
@@ -2094,7 +2085,7 @@ def _class_and_bases(name: str, classes: Dict[str, ast.ClassDef]) -> List[str]:
         if current in out or current not in classes:
             continue
         out.append(current)
-        stack.extend(_dotted(b) or "" for b in classes[current].bases)
+        stack.extend(pyast.dotted(b) or "" for b in classes[current].bases)
     return out
 
 
@@ -2351,7 +2342,9 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
         decisions.append((stmt, True))  # header and non-method statements
         # a getter runs on every read of its property: the fix's proofs read it (cast_motion); getters are small
         for i, method in enumerate(methods):
-            if not keep[i] and any(module.vocab.is_property_decorator(_dotted(d)) for d in method.node.decorator_list):
+            if not keep[i] and any(
+                module.vocab.is_property_decorator(pyast.dotted(d)) for d in method.node.decorator_list
+            ):
                 keep[i] = True
         if all(keep):
             continue

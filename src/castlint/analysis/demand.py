@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
+from castlint.common import pyast
 from castlint.tables import Tables
 
 _VOCABULARY: Dict[int, tuple] = {}
@@ -38,15 +39,6 @@ def _vocabulary(tables: Tables) -> Tuple[FrozenSet[str], FrozenSet[str], FrozenS
         plan_functions = frozenset(w.cls.rpartition(".")[2] for w in tables.wrappers if w.function)
         hit = _VOCABULARY[id(tables)] = (tables, (methods, helpers, plan_methods, plan_functions))
     return hit[1]
-
-
-def _dotted(node) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else None
-    return None
 
 
 def _is_self(node) -> bool:
@@ -182,7 +174,7 @@ def demanded(tree, tables: Tables, acts: Callable[[str], bool]) -> FrozenSet[str
 
     def names(expr) -> None:
         for sub in ast.walk(expr):
-            name = _dotted(sub)
+            name = pyast.dotted(sub)
             if name:
                 out.add(name)
 
@@ -204,7 +196,7 @@ def demanded(tree, tables: Tables, acts: Callable[[str], bool]) -> FrozenSet[str
             for argument in arguments:
                 push(argument, function)
         else:
-            name = _dotted(func)
+            name = pyast.dotted(func)
             if name and "." not in name or (name and not _is_self(func.value)):
                 if acts(name):
                     out.add(name)
@@ -238,7 +230,7 @@ def demanded(tree, tables: Tables, acts: Callable[[str], bool]) -> FrozenSet[str
                     push(value, function)
             elif isinstance(sub, ast.Call):
                 func = sub.func
-                name = _dotted(func)
+                name = pyast.dotted(func)
                 if isinstance(func, ast.Name) and func.id == "super":
                     if owner is not None:
                         bases_of(owner)

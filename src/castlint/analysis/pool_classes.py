@@ -99,15 +99,6 @@ def _last(node: ast.AST) -> Optional[str]:
     return None
 
 
-def _dotted(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner else None
-    return None
-
-
 _NEVER: Dict[int, Tuple[Tables, FrozenSet[str]]] = {}
 
 
@@ -289,7 +280,7 @@ def _appended(index: _Index, tables: Tables, env: Dict[str, ast.AST]) -> Dict[st
     """`self.x.append(torch.zeros(...))` / `bufs.append(...)`: {target text: kind}."""
     out: Dict[str, str] = {}
     for node in index.appends:
-        target = _dotted(node.func.value)
+        target = pyast.dotted(node.func.value)
         if target is None:
             continue
         arg = node.args[0]
@@ -339,7 +330,7 @@ def class_buffers(
                     continue
                 kind = _buffer_kind(value, tables, env)
                 if kind is None and isinstance(value, (ast.List, ast.Name)):
-                    kind = appended.get(_dotted(value) or "") if isinstance(value, ast.Name) else None
+                    kind = appended.get(pyast.dotted(value) or "") if isinstance(value, ast.Name) else None
                     kind = kind or appended.get(f"self.{target.attr}")
                 if kind is not None:
                     out.setdefault(target.attr, kind)
@@ -529,7 +520,7 @@ class _Method:
                     return self.known[name]  # delegation to the class's own or a held pool
             elif name in self.known and name not in t.accessors:
                 return None
-            if name in t.view_functions or _dotted(func) in t.view_functions:
+            if name in t.view_functions or pyast.dotted(func) in t.view_functions:
                 return self.kind(node.args[0], depth + 1) if node.args else None
             if name in t.conversion_helpers:
                 helper = t.conversion_helpers[name]
@@ -537,7 +528,7 @@ class _Method:
                 if helper.arg < len(args) and self.kind(args[helper.arg], depth + 1) == LAYER:
                     self.converts = True
                     return LAYER
-            if name in t.gather_functions or _dotted(func) in t.gather_functions:
+            if name in t.gather_functions or pyast.dotted(func) in t.gather_functions:
                 return BAD if node.args and self.kind(node.args[0], depth + 1) in (LAYER, BAD) else None
             return None
         if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
@@ -598,7 +589,7 @@ class _Method:
         accessor = self.tables.accessors.get(name)
         if accessor is None or not accessor.receivers:
             return True
-        text = _dotted(receiver) or ""
+        text = pyast.dotted(receiver) or ""
         return text.rsplit(".", 1)[-1] in accessor.receivers
 
     def returns(self) -> Optional[str]:
@@ -748,8 +739,8 @@ def buffer_dtypes(
             else None
         )
         value = getattr(statement, "value", None)
-        if isinstance(target, ast.Name) and value is not None and (_dotted(value) or "").startswith("torch."):
-            constants[f"self.{target.id}"] = _dotted(value)
+        if isinstance(target, ast.Name) and value is not None and (pyast.dotted(value) or "").startswith("torch."):
+            constants[f"self.{target.id}"] = pyast.dotted(value)
     seen: Dict[str, Set[str]] = {}
     for func in cls.body:
         if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
 _LAST: list = [None, None]  # [source, tree or the exception it raised]
 
@@ -87,3 +88,13 @@ def _build_index(tree: ast.AST) -> None:
             elif isinstance(value, AST):
                 push(value)
     _INDEX[:] = [tree, order, where, ends]
+
+
+def dotted(node: ast.AST) -> Optional[str]:
+    """`a.b.c` of a Name or an Attribute chain of names; None for anything else."""
+    if type(node) is ast.Name:
+        return node.id
+    if type(node) is ast.Attribute:
+        base = dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
