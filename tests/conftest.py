@@ -359,9 +359,28 @@ def _xdist_group(node: str) -> str:
     return module
 
 
+def _add_group_to_node_id(item, group: str) -> None:
+    """What pytest-xdist's worker does for --dist loadgroup (the scheduler reads the group after
+    the node id's last `@`): it sets item._nodeid, which pytest 9 no longer reads (the node id is
+    the NodeId in item._id), so under pytest 9.2 with xdist 3.8.0 no group ever held."""
+    new = f"{item.nodeid}@{group}"
+    if hasattr(item, "_id"):
+        from _pytest.nodeid import coerce_node_id
+
+        item._id = coerce_node_id(new)
+    else:
+        item._nodeid = new
+
+
 def pytest_collection_modifyitems(config, items):
+    # Before this, every test was scheduled on its own (a test's node id came without its group):
+    # each worker made its own cold whole-tree runs of a release, each clearing the other's cache.
+    loadgroup = getattr(config.option, "loadgroup", False)  # set in an xdist worker of a loadgroup run
     for item in items:
         node = item.nodeid.split("/")[-1]
         if any(node.startswith(prefix) for prefix in SLOW):
             item.add_marker(pytest.mark.slow)
-        item.add_marker(pytest.mark.xdist_group(_xdist_group(node)))
+        group = _xdist_group(node)
+        item.add_marker(pytest.mark.xdist_group(group))
+        if loadgroup and "@" not in item.nodeid:
+            _add_group_to_node_id(item, group)
