@@ -28,6 +28,15 @@ from pathlib import Path
 
 import pytest
 
+# Under pytest-xdist (.ci/run: 2 workers on CI's 2 cores) each worker's torch would start one
+# intra-op thread per core: 4 threads on 2 cores, whose OpenMP spin-waits burn the CPU the other
+# worker needs (test_validate_cpu's CPU-s tripled on a busy machine). One thread per worker, set
+# before anything imports torch (the children the tests start inherit it); without xdist torch
+# keeps its default.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 CACHE = Path(os.environ.get("CASTLINT_TEST_CACHE", Path.home() / ".cache" / "castlint"))
@@ -331,6 +340,11 @@ SLOW = (
 SHARED_RUNS = {
     "test_fix_edits.py::test_json_edits_on_sglang_are_what_fix_writes": "sglang==0.5.23",
     "test_fix_releases.py::test_fix_diff_on_whole_tree_touches_only_the_mla_and_paged_backends": "sglang==0.5.23",
+    # the README script's cold whole-tree check of 0.5.20 (collected first) leaves the repository's
+    # cache warm for test_step_total's three checks of the same tree's srt/: in one worker, one
+    # cold 0.5.20 check per session (in two workers both paid it)
+    "test_readme_numbers.py::test_readme_step_total_matches_the_cli": "sglang==0.5.20",
+    "test_step_total.py::test_sglang_0_5_20_shows_the_largest_backend_not_the_sum": "sglang==0.5.20",
 }
 
 
@@ -345,9 +359,28 @@ def _xdist_group(node: str) -> str:
     return module
 
 
+def _add_group_to_node_id(item, group: str) -> None:
+    """What pytest-xdist's worker does for --dist loadgroup (the scheduler reads the group after
+    the node id's last `@`): it sets item._nodeid, which pytest 9 no longer reads (the node id is
+    the NodeId in item._id), so under pytest 9.2 with xdist 3.8.0 no group ever held."""
+    new = f"{item.nodeid}@{group}"
+    if hasattr(item, "_id"):
+        from _pytest.nodeid import coerce_node_id
+
+        item._id = coerce_node_id(new)
+    else:
+        item._nodeid = new
+
+
 def pytest_collection_modifyitems(config, items):
+    # Before this, every test was scheduled on its own (a test's node id came without its group):
+    # each worker made its own cold whole-tree runs of a release, each clearing the other's cache.
+    loadgroup = getattr(config.option, "loadgroup", False)  # set in an xdist worker of a loadgroup run
     for item in items:
         node = item.nodeid.split("/")[-1]
         if any(node.startswith(prefix) for prefix in SLOW):
             item.add_marker(pytest.mark.slow)
-        item.add_marker(pytest.mark.xdist_group(_xdist_group(node)))
+        group = _xdist_group(node)
+        item.add_marker(pytest.mark.xdist_group(group))
+        if loadgroup and "@" not in item.nodeid:
+            _add_group_to_node_id(item, group)

@@ -93,6 +93,10 @@ def hook_repo(tmp_path_factory):
 def _env(hook_repo) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PRE_COMMIT"))}
     env.update(GIT_ENV, PRE_COMMIT_HOME=str(hook_repo["home"]), NO_COLOR="1")
+    # the hook's environment is built once for the module (its first `pre-commit run`); pip's
+    # byte-compiling of what it installs there (libcst, rich and pygments, typer) cost several
+    # CPU-s of it and is no part of what these tests show: the hook runs from the sources
+    env.update(PIP_COMPILE="0", PIP_DISABLE_PIP_VERSION_CHECK="1")  # PIP_NO_COMPILE=1 would turn it on
     return env
 
 
