@@ -990,7 +990,7 @@ class ObjectFlow:
                 return taken
             targets = self.return_targets(expr, depth + 1)
             if not targets:
-                applied = self.applied_values(expr)  # attrgetter("a", "b")(x): (x.a, x.b)
+                applied = self.applied_values(expr, depth + 1)  # attrgetter("a", "b")(x): (x.a, x.b)
                 if applied:
                     return applied
                 held = [
@@ -1071,7 +1071,7 @@ class ObjectFlow:
                     if kind == "assign" and not path:
                         values.append(value)
         elif isinstance(func, cst.Attribute):
-            owner = self.instance_class(func.value)
+            owner = self.instance_class(func.value, depth + 1)
             if owner is not None and self.find_method(owner, func.attr.value) is None:
                 values.extend(self.instance_attr_values(owner, func.attr.value))
         elif isinstance(func, cst.Call):
@@ -1204,7 +1204,7 @@ class ObjectFlow:
         cache[key] = value
         return value
 
-    def applied_values(self, call: cst.Call) -> List[cst.BaseExpression]:
+    def applied_values(self, call: cst.Call, depth: int = 0) -> List[cst.BaseExpression]:
         """What a call of a held getter gives (`attrgetter("k_buffer", "v_buffer")(pool)`,
         `itemgetter(0)(pair)`, `methodcaller("get_key_buffer", i)(pool)`, `operator.call(f, x)`),
         as expressions of this module's parent map; [] for any other call."""
@@ -1247,7 +1247,7 @@ class ObjectFlow:
             return [folded] if folded else []
         if not isinstance(func, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
             return out
-        for form, bound in self.callable_values(func):
+        for form, bound in self.callable_values(func, depth):
             if not isinstance(form, tuple):
                 continue
             if form[0] in ("attrs", "items"):
