@@ -613,13 +613,16 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> boo
 
 def _passes_a_pool(module: "_ModuleUnits") -> bool:
     """Does some call of a method or function pass a pool read in its arguments (`self.m(pool.get_key_buffer(i))`)?"""
-    return any(
-        refs.base
-        for unit in module.units
-        for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls)
-        for _, positional, keywords in calls
-        for _, refs in (*positional, *keywords)
-    )
+    found = getattr(module, "_passes", None)
+    if found is None:
+        found = module._passes = any(
+            refs.base
+            for unit in module.units
+            for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls)
+            for _, positional, keywords in calls
+            for _, refs in (*positional, *keywords)
+        )
+    return found
 
 
 def _converting_defs(module: "_ModuleUnits") -> Set[str]:
@@ -2010,10 +2013,10 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
             return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
         if (
             t is ast.Call
-            and (tainted or _passes_a_pool(module))
             and _callee_name(node.func) in vocab.holders
             and node.args
             and _callee_name(node.args[0]) in _converting_defs(module)
+            and (tainted or _passes_a_pool(module))
         ):
             return "a def that converts what it is given is held uncalled (a partial, partialmethod)"
         if (
