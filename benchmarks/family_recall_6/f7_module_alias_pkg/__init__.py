@@ -1,0 +1,1 @@
+"""KV accessors used as a module object through `import ... as` aliases."""
