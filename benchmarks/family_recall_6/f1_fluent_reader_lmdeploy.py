@@ -35,5 +35,5 @@ class ModelAgentLite:
         v = self.reader.layer(layer_idx).values().float()  # positive: f1 CL001 the layer's whole value cache
         kw = self.reader.layer(layer_idx).window(inputs.block_offsets).keys().to(dtype)  # negative: blocks of this batch
         pos = inputs.position_ids.to(torch.int64)  # negative: positions
-        kv_same = self.reader.layer(layer_idx).keys().to(torch.int8)  # negative: the int8 cache's own dtype
+        kv_same = self.reader.layer(layer_idx).keys().to(torch.int8)  # note: the own dtype only if the engine stores int8 KV; not provable in this file
         return k, v, kw, pos
