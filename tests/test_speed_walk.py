@@ -200,3 +200,27 @@ def test_child_fields_learnt_from_a_node_without_its_optional_children(monkeypat
     module = cst.parse_module('a = f"{x}"\nb = f"{y!r:>{z}} {w=}"\nfrom m import *\nfrom n import (o, p)\n')
     for node in _preorder(module):
         assert tree.children(node) == list(node.children)
+
+
+def test_iter_nodes_from_spans_is_the_walk():
+    """iter_nodes answers from the spans of the module indexed last; any node, any kind (a
+    concrete type, an abstract base, a tuple), the same nodes in the same order as the walk.
+    A node of another tree (or none of a tree) is walked."""
+    module = cst.parse_module(SYNTAX)
+    tree.NodeIndex.build(module)
+    kinds = [cst.Call, cst.Name, cst.BaseExpression, cst.BaseSmallStatement, (cst.FunctionDef, cst.Lambda), cst.CSTNode]
+    for node in tree._walk_nodes(module, cst.CSTNode):
+        for kind in kinds:
+            assert tree._SPANS[0].within(node, kind) == list(tree._walk_nodes(node, kind))
+            assert list(tree.iter_nodes(node, kind)) == list(tree._walk_nodes(node, kind))
+    other = cst.parse_module(SYNTAX)  # equal, but not the indexed tree
+    assert tree._SPANS[0].within(other, cst.Name) is None
+    assert list(tree.iter_nodes(other, cst.Name)) == list(tree._walk_nodes(other, cst.Name))
+    made = cst.Call(cst.Name("f"), [cst.Arg(cst.Name("x"))])  # built, never indexed
+    assert [n.value for n in tree.iter_nodes(made, cst.Name)] == ["f", "x"]
+
+
+def test_children_is_libcsts():
+    module = cst.parse_module(SYNTAX)
+    for node in tree._walk_nodes(module, cst.CSTNode):
+        assert tree.children(node) == list(node.children)

@@ -897,7 +897,7 @@ def _class_statements(statements):
 
 
 def _blocks(node):
-    for child in node.children:
+    for child in children(node):
         if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
             yield child
         elif isinstance(child, (cst.If, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)):

@@ -30,7 +30,7 @@ from libcst.metadata import Assignment, ImportAssignment
 from castlint.analysis.conversions import ConversionQueries
 from castlint.analysis.object_flow import ObjectFlow
 from castlint.analysis.origin import Origin
-from castlint.analysis.tree import NodeIndex, TreeNavigation, dotted, iter_nodes, name_parts, resolve_scopes
+from castlint.analysis.tree import NodeIndex, TreeNavigation, children, dotted, iter_nodes, name_parts, resolve_scopes
 from castlint.tables import Tables
 
 # What an index (or a `.to()` argument) holds, decided by its value.
@@ -2402,7 +2402,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 )
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 continue
-            stack.extend(node.children)
+            stack.extend(children(node))
         return yields, delegated
 
     def _return_values(self, func: cst.FunctionDef) -> List[cst.BaseExpression]:
@@ -2425,7 +2425,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 continue
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 continue
-            stack.extend(node.children)
+            stack.extend(children(node))
         return out
 
     # -- casts -----------------------------------------------------------------

@@ -20,6 +20,8 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
+from castlint.analysis.tree import iter_nodes
+
 
 def _field_names(node) -> List[str]:
     """The field names of namedtuple("N", node): ["a", "b"], ("a", "b"), "a b", "a, b",
@@ -1561,11 +1563,9 @@ class ObjectFlow:
         if found is None:
             found = {}
             grow_last = self.tables.grow_last
-            for node in self.nodes.calls:
+            for node in iter_nodes(func, cst.Call):
                 f = node.func
                 if not (isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == name):
-                    continue
-                if func not in self.ancestors(node):
                     continue
                 if f.attr.value in grow_last and len(node.args) == 2:
                     key = self.constant_string(node.args[0].value)
@@ -1575,23 +1575,18 @@ class ObjectFlow:
                     for a in node.args:
                         if a.keyword is not None:
                             found.setdefault(a.keyword.value, []).append(a.value)
-            constant_string = self.constant_string
-
-            class _Stores(cst.CSTVisitor):  # kw["k"] = v
-                def visit_Assign(self, node: cst.Assign) -> None:
-                    for target in node.targets:
-                        sub = target.target
-                        if (
-                            isinstance(sub, cst.Subscript)
-                            and isinstance(sub.value, cst.Name)
-                            and sub.value.value == name
-                            and len(sub.slice) == 1
-                            and isinstance(sub.slice[0].slice, cst.Index)
-                        ):
-                            key = constant_string(sub.slice[0].slice.value)
-                            if key is not None:
-                                found.setdefault(key, []).append(node.value)
-
-            func.body.visit(_Stores())
+            for node in iter_nodes(func.body, cst.Assign):  # kw["k"] = v
+                for target in node.targets:
+                    sub = target.target
+                    if (
+                        isinstance(sub, cst.Subscript)
+                        and isinstance(sub.value, cst.Name)
+                        and sub.value.value == name
+                        and len(sub.slice) == 1
+                        and isinstance(sub.slice[0].slice, cst.Index)
+                    ):
+                        key = self.constant_string(sub.slice[0].slice.value)
+                        if key is not None:
+                            found.setdefault(key, []).append(node.value)
             cache[(id(func), name)] = found
         return found

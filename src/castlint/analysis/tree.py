@@ -6,7 +6,9 @@ What a value is (castlint.analysis.dataflow) is built on this; nothing here know
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import operator
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -15,7 +17,16 @@ from libcst.metadata import CodePosition, CodeRange, ScopeProvider
 
 def iter_nodes(node: cst.CSTNode, kind):
     """Every node of type kind in the subtree, in source order (libcst.matchers costs
-    0.15 s to import)."""
+    0.15 s to import). A subtree of the module indexed last is answered from its spans."""
+    spans = _SPANS[0]
+    if spans is not None:
+        found = spans.within(node, kind)
+        if found is not None:
+            return iter(found)
+    return _walk_nodes(node, kind)
+
+
+def _walk_nodes(node: cst.CSTNode, kind):
     stack = [node]
     while stack:
         current = stack.pop()
@@ -87,11 +98,34 @@ def field_nodes(value) -> Sequence[cst.CSTNode]:
     return (value,) if _IS_NODE.get(tp) or _is_node(tp) else ()
 
 
+_FIELD_VALUES: Dict[type, object] = {}  # node type -> a function giving its child fields' values, in order
+
+
+def _field_values(node: cst.CSTNode):
+    names = child_fields(node)
+    get = operator.attrgetter(*names) if names else (lambda _node: ())
+    if len(names) == 1:
+        one = get
+        get = lambda n: (one(n),)  # noqa: E731 - attrgetter of one name gives the value itself
+    _FIELD_VALUES[type(node)] = get
+    return get
+
+
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:
     """node.children, without rebuilding node."""
     out: List[cst.CSTNode] = []
-    for name in _CHILD_FIELDS.get(type(node)) or child_fields(node):
-        out.extend(field_nodes(getattr(node, name)))
+    known = _IS_NODE
+    for value in (_FIELD_VALUES.get(type(node)) or _field_values(node))(node):
+        tp = type(value)
+        if tp is tuple or tp is list:
+            for item in value:
+                is_node = known.get(type(item))
+                if is_node or (is_node is None and _is_node(type(item))):
+                    out.append(item)
+        else:
+            is_node = known.get(tp)
+            if is_node or (is_node is None and _is_node(tp)):
+                out.append(value)
     return out
 
 
@@ -300,6 +334,56 @@ class TreeNavigation:
         return {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
 
 
+class Spans:
+    """The nodes of one module in source order, each with the end of its subtree, so that
+    the nodes of a kind under a node are a slice (NodeIndex.build fills it in its walk)."""
+
+    def __init__(self, order: List[cst.CSTNode], depths: List[int]):
+        self.order = order
+        self.at = {id(node): i for i, node in enumerate(order)}
+        ends = [len(order)] * len(order)
+        open_: List[int] = []
+        for j, depth in enumerate(depths):
+            while open_ and depths[open_[-1]] >= depth:
+                ends[open_.pop()] = j
+            open_.append(j)
+        self.ends = ends
+        self._of_kind: Dict[object, List[int]] = {}
+        self._by_type: Optional[Dict[type, List[int]]] = None
+
+    def within(self, node: cst.CSTNode, kind) -> Optional[List[cst.CSTNode]]:
+        """The nodes of type kind in node's subtree (node included), in source order; None
+        when node is not one of this module's nodes."""
+        i = self.at.get(id(node))
+        if i is None or self.order[i] is not node:
+            return None
+        positions = self._of_kind.get(kind)
+        if positions is None:
+            positions = self._of_kind[kind] = self._positions_of(kind)
+        lo, hi = bisect.bisect_left(positions, i), bisect.bisect_left(positions, self.ends[i])
+        order = self.order
+        return [order[j] for j in positions[lo:hi]]
+
+    def _positions_of(self, kind) -> List[int]:
+        by_type = self._by_type
+        if by_type is None:
+            by_type = self._by_type = {}
+            for j, node in enumerate(self.order):
+                tp = type(node)
+                found = by_type.get(tp)
+                if found is None:
+                    by_type[tp] = [j]
+                else:
+                    found.append(j)
+        lists = [found for tp, found in by_type.items() if issubclass(tp, kind)]
+        if len(lists) == 1:
+            return lists[0]
+        return sorted(j for found in lists for j in found)
+
+
+_SPANS: List[Optional[Spans]] = [None]  # the spans of the module NodeIndex.build indexed last
+
+
 class NodeIndex:
     """Every node the rules look at, collected in one walk of the tree."""
 
@@ -330,10 +414,14 @@ class NodeIndex:
         index = cls()
         parents = index.parents
         visits = cls._VISITS
-        stack: List[tuple] = [(module, None)]
-        pop, push = stack.pop, stack.append
+        order: List[cst.CSTNode] = []
+        depths: List[int] = []
+        stack: List[tuple] = [(module, None, 0)]
+        pop, push, seen, at_depth = stack.pop, stack.append, order.append, depths.append
         while stack:
-            node, parent = pop()
+            node, parent, depth = pop()
+            seen(node)
+            at_depth(depth)
             if parent is not None:
                 parents[node] = parent
             tp = type(node)
@@ -344,8 +432,10 @@ class NodeIndex:
             if visit is not None:
                 visit(index, node)
             kids = children(node)
+            depth += 1
             for i in range(len(kids) - 1, -1, -1):
-                push((kids[i], node))
+                push((kids[i], node, depth))
+        _SPANS[0] = Spans(order, depths)
         for part, statement in index.synthetic:  # after the tree's own nodes, in their order
             parents[part] = statement
         return index
