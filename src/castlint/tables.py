@@ -200,6 +200,7 @@ class Tables:
     partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
     item_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] item_getters
     call_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] call_functions
+    subscript_functions: set = field(default_factory=set)  # [callables] subscript_functions: getitem(x, k) is x[k]
     fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
@@ -213,6 +214,10 @@ class Tables:
     # [views] dtype_keeping_*: what returns its receiver's dtype, whatever else it changes
     dtype_keeping_methods: set = field(default_factory=set)
     dtype_keeping_attributes: set = field(default_factory=set)
+    # [views] whole_copy_*: a copy (or a view) of every slot of what it is called on: `pool.clone()`,
+    # `pool.data`; a whole pool stays whole through them (a converted copy of it converts every slot)
+    whole_copy_methods: set = field(default_factory=set)
+    whole_copy_attributes: set = field(default_factory=set)
     conversion_helpers: dict = field(default_factory=dict)  # name -> ConversionHelper
     guard_names: set = field(default_factory=set)
     hot_path_entry_points: set = field(default_factory=set)  # [hot_path]: methods every decode step runs
@@ -524,6 +529,8 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "attributes": "view_attributes",
             "dtype_keeping_methods": "dtype_keeping_methods",
             "dtype_keeping_attributes": "dtype_keeping_attributes",
+            "whole_copy_methods": "whole_copy_methods",
+            "whole_copy_attributes": "whole_copy_attributes",
         },
     )
 
@@ -594,6 +601,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "partial_methods": "partial_methods",
             "item_getters": "item_getters",
             "call_functions": "call_functions",
+            "subscript_functions": "subscript_functions",
             "fold_functions": "fold_functions",
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",

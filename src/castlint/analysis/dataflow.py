@@ -118,8 +118,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in self.tables.cache_attributes:
                 return self._cache_attr_origin(expr, depth)
-            if expr.attr.value in self.tables.view_attributes:
-                viewed = self.origin(expr.value, depth)  # `pool.mT`: the same slots, transposed
+            if expr.attr.value in self.tables.view_attributes or expr.attr.value in self.tables.whole_copy_attributes:
+                viewed = self.origin(expr.value, depth)  # `pool.mT`, `pool.data`: the same slots
                 if viewed >= Origin.PREFIX or viewed == Origin.GATHERED:
                     return viewed
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
@@ -471,7 +471,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 selected = self._selected(call)
                 if selected is not None:
                     return self.origin(selected, depth)
-            if method in t.view_methods or method in t.reinterpret_methods or method in t.copy_methods:
+            if (
+                method in t.view_methods
+                or method in t.reinterpret_methods
+                or method in t.copy_methods
+                or method in t.whole_copy_methods
+            ):
                 return r
             if self.cast_target(call) is not None:
                 return r  # a converted copy is as big as what it converts
@@ -889,7 +894,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in self.tables.cache_entry_lists:
                 return True
-            if expr.attr.value in self.tables.view_attributes and self.from_convention(expr.value, depth):
+            if (
+                expr.attr.value in self.tables.view_attributes or expr.attr.value in self.tables.whole_copy_attributes
+            ) and self.from_convention(expr.value, depth):
                 return True  # `kv_cache.mT`: the same layout, transposed
             owner = self.instance_class(expr.value)
             values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
@@ -898,8 +905,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.from_convention(expr.value, depth)
         if isinstance(expr, cst.Call):
             receiver, method, _ = self.method_parts(expr)
-            if receiver is not None and (method in self.tables.view_methods or self.cast_target(expr) is not None):
-                return self.from_convention(receiver, depth)  # a view or a converted copy: the same layout
+            if receiver is not None and (
+                method in self.tables.view_methods
+                or method in self.tables.whole_copy_methods
+                or self.cast_target(expr) is not None
+            ):
+                return self.from_convention(receiver, depth)  # a view or a (converted) copy: the same layout
             for target, _, _ in self.return_targets(expr):
                 values = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
                 if any(self.from_convention(v, depth) for v in values):
@@ -1113,6 +1124,17 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.index_kind(expr.expression, depth)
         if isinstance(expr, cst.Subscript) and self.dict_like(expr.value):
             return self._dict_value_kind(expr.value, depth)  # `self.layer_map[layer_id]`: a value of a dict
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+            # an element the file builds, read by structure (`self.slot[layer_id][1]` of `{lid: ("swa", i)
+            # for i, lid in enumerate(ids)}`: the position i): its own kind when every element is known
+            key = expr.slice[0].slice
+            position = key.value if isinstance(key, cst.Index) else None
+            if isinstance(position, cst.Integer):
+                found = self.element_values(expr.value, int(position.value, 0), depth)
+                if found:
+                    kinds = [self.index_kind(v, depth) for v in found]
+                    if all(k == SCALAR for k in kinds):
+                        return SCALAR
         if isinstance(expr, (cst.Tuple, cst.List, cst.Comparison, cst.Subscript)):
             return TENSOR  # fancy indices, a mask, an element of a table of indices
         if isinstance(expr, cst.BinaryOperation):

@@ -1216,9 +1216,22 @@ class ObjectFlow:
         shorts = self.__dict__.get("_applied_shorts")
         if shorts is None:
             t = self.tables
-            shorts = self._applied_shorts = {n.rsplit(".", 1)[-1] for n in (*t.call_functions, *t.fold_functions)}
+            shorts = self._applied_shorts = {
+                n.rsplit(".", 1)[-1] for n in (*t.call_functions, *t.fold_functions, *t.subscript_functions)
+            }
         if short not in shorts:
             pass
+        elif (
+            len(call.args) == 2
+            and not any(a.star or a.keyword for a in call.args)
+            and self.qualified(call) in self.tables.subscript_functions
+        ):  # operator.getitem(x, k): x[k]
+            nodes = self.__dict__.setdefault("_subscript_nodes", {})
+            if id(call) not in nodes:
+                node = cst.Subscript(call.args[0].value, [cst.SubscriptElement(cst.Index(call.args[1].value))])
+                self.parents.setdefault(node, self.parents.get(call))
+                nodes[id(call)] = node
+            return [nodes[id(call)]]
         elif call.args and not call.args[0].star and self.qualified(call) in self.tables.call_functions:
             synthetic = self.__dict__.setdefault("_call_nodes", {}).get(id(call))
             if synthetic is None:

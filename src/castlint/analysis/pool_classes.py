@@ -109,7 +109,7 @@ def _never_learnt(tables: Tables) -> FrozenSet[str]:
         names = set(dir(dict)) | set(dir(list)) | set(dir(tuple)) | set(dir(str)) | set(dir(object))
         names |= set(tables.view_methods) | set(tables.tuple_view_methods) | set(tables.casts)
         names |= set(tables.gather_methods) | set(tables.narrow_methods) | set(tables.copy_methods)
-        names |= set(tables.reinterpret_methods) | set(tables.learn_skip_methods)
+        names |= set(tables.reinterpret_methods) | set(tables.learn_skip_methods) | set(tables.whole_copy_methods)
         hit = _NEVER[id(tables)] = (tables, frozenset(names))
     return hit[1]
 
@@ -505,7 +505,12 @@ class _Method:
             name = _last(func)
             if isinstance(func, ast.Attribute):
                 receiver = self.kind(func.value, depth + 1)
-                if receiver == LAYER and (name in t.view_methods or name in t.casts or name in t.reinterpret_methods):
+                if receiver == LAYER and (
+                    name in t.view_methods
+                    or name in t.whole_copy_methods
+                    or name in t.casts
+                    or name in t.reinterpret_methods
+                ):
                     if name in t.casts:
                         self.converts = True
                     elif name in t.reinterpret_methods:
