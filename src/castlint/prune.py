@@ -186,7 +186,9 @@ class _Vocabulary:
             | set(tables.iter_passthrough)
             | set(tables.iter_apply)
             | set(tables.iter_pairs)
-            | set(tables.iter_chain)
+            | _last_parts(tables.iter_chain)
+            | _last_parts(tables.iter_filtering)
+            | _last_parts(tables.iter_flatten)
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
         )
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]

@@ -190,6 +190,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             inner = self.origin(expr.args[0].value, depth)
             if inner == Origin.POOL_TUPLE:
                 return inner
+        sources = self.iteration_sources(expr)
+        if sources is not None and any(self.origin(a, depth) == Origin.POOL_TUPLE for a in sources[0]):
+            return Origin.POOL_TUPLE  # `chain(ks, vs)`, `islice(caches, a, b)`, `filter(p, caches)`: some of their elements
         if self.qualified(expr) in t.take_functions and expr.args and not expr.args[0].star:
             # `next(iter(d.values()))`: one element of what it iterates
             taken = self._element(self.origin(expr.args[0].value, depth))
@@ -1452,8 +1455,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return self._iterated(args[path[0]], path[1:], depth)
             if name in self.tables.iter_passthrough and args:
                 return self._iterated(args[0], path, depth)
-            if name in self.tables.iter_chain and args:
-                return max(self._iterated(a, path, depth) for a in args)
+            sources = self.iteration_sources(iterable)
+            if sources is not None:  # `islice(xs, a, b)`, `filter(p, xs)`, `chain.from_iterable(pairs)`
+                iterables, levels = sources
+                inner = (None,) * (levels - 1) + tuple(path)
+                return max(self._iterated(a, inner, depth) for a in iterables)
             if name == "range":
                 return Origin.OTHER
             if isinstance(iterable.func, cst.Attribute) and name in ("values", "items"):

@@ -911,6 +911,24 @@ class ObjectFlow:
             t, name = self.tables, self.qualified(expr)
             if name in t.keep_elements and name not in self.module_classes():  # `collections.deque(xs)`
                 return self.element_values(expr.args[0].value, index, depth + 1)
+        sources = self.iteration_sources(expr)
+        if sources is not None:  # `islice(xs, a, b)`, `filter(p, xs)`, `chain(a, b)`, `chain.from_iterable(ps)`
+            iterables, levels = sources
+            found: List[cst.BaseExpression] = []
+            for iterable in iterables:
+                elements = self.element_values(iterable, None, depth + 1)
+                if elements is None:
+                    return None
+                if levels == 2:
+                    nested: List[cst.BaseExpression] = []
+                    for element in elements:
+                        inner = self.element_values(element, None, depth + 1)
+                        if inner is None:
+                            return None
+                        nested.extend(inner)
+                    elements = nested
+                found.extend(elements)
+            return found
         values = self._container_sources(expr, depth)
         if values is None:
             return None
@@ -928,6 +946,41 @@ class ObjectFlow:
                 found = [self._element_of(value, index)]
             out.extend(found)
         return out
+
+    def iteration_sources(self, call: cst.BaseExpression):
+        """(iterables, levels) when iterating call yields elements of what it is given (rules/accessors.toml
+        [iteration] and [containers] keep_elements, by qualified name: `islice(xs, a, b)`, `filter(p, xs)`,
+        `chain(a, b)`: the elements of those, levels 1; `chain.from_iterable(pairs)`: the elements of
+        their elements, levels 2); None otherwise."""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return None
+        words = self.__dict__.get("_iteration_words")
+        if words is None:
+            t = self.tables
+            words = self._iteration_words = (
+                set(t.iter_passthrough) | set(t.keep_elements),
+                set(t.iter_chain),
+                set(t.iter_filtering),
+                set(t.iter_flatten),
+            )
+            self._iteration_shorts = {n.rsplit(".", 1)[-1] for group in words for n in group}
+        name = call.func.value if isinstance(call.func, cst.Name) else call.func.attr.value
+        if name not in self._iteration_shorts or name in self.module_classes():
+            return None
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        if not args or len(args) != len([a for a in call.args if a.keyword is None]):
+            return None
+        qualified = self.qualified(call)
+        keep, chain, filtering, flatten = words
+        if qualified in flatten:
+            return [args[0]], 2
+        if qualified in chain:
+            return args, 1
+        if qualified in filtering:
+            return [args[-1]], 1
+        if qualified in keep:
+            return [args[0]], 1
+        return None
 
     def _element_of(self, value: cst.BaseExpression, index: Optional[int]) -> cst.Subscript:
         """`value[index]` (index None: any element, read as the first) as a node of this module's parent map."""

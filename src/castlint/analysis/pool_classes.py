@@ -505,12 +505,7 @@ class _Method:
             name = _last(func)
             if isinstance(func, ast.Attribute):
                 receiver = self.kind(func.value, depth + 1)
-                if receiver == LAYER and (
-                    name in t.view_methods
-                    or name in t.whole_copy_methods
-                    or name in t.casts
-                    or name in t.reinterpret_methods
-                ):
+                if receiver == LAYER and (name in t.view_methods or name in t.casts or name in t.reinterpret_methods):
                     if name in t.casts:
                         self.converts = True
                     elif name in t.reinterpret_methods:
