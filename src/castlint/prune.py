@@ -196,7 +196,8 @@ class _Vocabulary:
         self.record_replacers = frozenset(
             _last_parts((*tables.record_replace_methods, *tables.record_replace_functions))
         )
-        # what reads an object's fields without naming them (`vars(rec)`, `rec._asdict()`, `rec.__dict__`)
+        # what reads an object's fields without naming them (`vars(rec)`, `rec._asdict()`, `rec.__dict__`,
+        # `getattr(rec, f.name)` of `dataclasses.fields(rec)`)
         self.field_readers = frozenset(
             _last_parts(
                 (
@@ -204,6 +205,9 @@ class _Vocabulary:
                     *tables.record_as_dict_functions,
                     *tables.record_as_dict_attributes,
                     *tables.record_as_tuple_functions,
+                    *tables.record_field_functions,
+                    *tables.record_field_name_attributes,
+                    *tables.record_field_names_attributes,
                 )
             )
         )

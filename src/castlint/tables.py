@@ -196,6 +196,10 @@ class Tables:
     record_as_dict_functions: set = field(default_factory=set)
     record_as_dict_attributes: set = field(default_factory=set)
     record_as_tuple_functions: set = field(default_factory=set)
+    # [records] field_functions / field_name_attributes / field_names_attributes: what names a record's fields
+    record_field_functions: set = field(default_factory=set)
+    record_field_name_attributes: set = field(default_factory=set)
+    record_field_names_attributes: set = field(default_factory=set)
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     attr_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] attr_getters
@@ -651,6 +655,9 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
             "as_dict_functions": "record_as_dict_functions",
             "as_dict_attributes": "record_as_dict_attributes",
             "as_tuple_functions": "record_as_tuple_functions",
+            "field_functions": "record_field_functions",
+            "field_name_attributes": "record_field_name_attributes",
+            "field_names_attributes": "record_field_names_attributes",
         },
     )
 

@@ -258,6 +258,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             name = self.constant_string(expr.args[1].value)
             if name is not None and name.isidentifier():  # getattr(pool, "k_buffer"): pool.k_buffer
                 return self.origin(self._attribute(expr.args[0].value, name), depth)
+            if name is None and self.names_a_field(expr.args[1].value):
+                # `getattr(rec, f.name)` for f in `dataclasses.fields(rec)`: any field of rec's class
+                return max(
+                    (self.origin(a, depth) for a in self.any_field_attributes(expr.args[0].value)),
+                    default=Origin.OTHER,
+                )
         if (
             self.qualified(expr) in t.dict_constructors
             and len(expr.args) == 1
@@ -270,6 +276,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # `dict(zip(names, self.k_bufs))`: its values are the elements of the second
             values = self.origin(expr.args[0].value.args[1].value, depth)
             return Origin.POOL_TUPLE if values == Origin.POOL_TUPLE else Origin.OTHER
+        merged = self.merged_mappings(expr)
+        if merged is not None and any(self.origin(m, depth) == Origin.POOL_TUPLE for m in merged):
+            return Origin.POOL_TUPLE  # `ChainMap(draft, base)`, `dict(base)` of dicts of caches
         keywords = self.dict_keywords(expr)
         if keywords is not None:  # `dict(k=pool.k_buffer[i], ...)`: a dict of whole caches
             inner = [self.origin(v, depth) for v in keywords.values()]
@@ -404,6 +413,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """`pool & 0x0F`, `pool >> 4`, `pool * 2`: an elementwise operation of a buffer with a
         number keeps every slot of the buffer (nibble unpacking, a constant rescale); anything
         else made by arithmetic is a new value."""
+        if isinstance(expr.operator, cst.BitOr) and any(
+            self.origin(side, depth) == Origin.POOL_TUPLE for side in (expr.left, expr.right)
+        ):
+            return Origin.POOL_TUPLE  # `draft | base` of dicts of caches: a merged mapping
         for whole, other in ((expr.left, expr.right), (expr.right, expr.left)):
             while isinstance(other, cst.UnaryOperation):
                 other = other.expression

@@ -306,6 +306,79 @@ class ObjectFlow:
             return None
         return {a.keyword.value: a.value for a in expr.args}
 
+    def names_a_field(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a field name the file reads off a record as it iterates them (rules/accessors.toml
+        [records] field_*: `f.name` for f in `dataclasses.fields(rec)`, `n` for n in `Rec._fields`, in
+        `vars(rec)` or its keys, `k` of `for k, v in rec.__dict__.items()`)?"""
+        t = self.tables
+        if isinstance(expr, cst.Attribute) and expr.attr.value in t.record_field_name_attributes:
+            return self._iterates(expr.value, lambda it: self.qualified(it) in t.record_field_functions)
+        return self._iterates(expr, self._field_names_source)
+
+    def _field_names_source(self, iterable: cst.BaseExpression) -> bool:
+        t = self.tables
+        if isinstance(iterable, cst.Attribute):
+            return iterable.attr.value in t.record_field_names_attributes or (
+                iterable.attr.value in t.record_as_dict_attributes
+            )
+        return isinstance(iterable, cst.Call) and self.qualified(iterable) in t.record_as_dict_functions
+
+    def _iterates(self, name: cst.BaseExpression, source) -> bool:
+        """Is every binding of name reaching here a for target over what source accepts (or over its
+        `.keys()`; the key of its `.items()`)?"""
+        if not isinstance(name, cst.Name):
+            return False
+        found = False
+        for assignment in self.reaching(name):
+            node = assignment.node
+            if not isinstance(node, cst.Name):
+                return False
+            kind, iterable, path = self.binding(node)
+            if kind != "for":
+                return False
+            if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args:
+                method = iterable.func.attr.value
+                if (method == "keys" and not path) or (method == "items" and path == (0,)):
+                    iterable, path = iterable.func.value, ()
+            if path or not source(iterable):
+                return False
+            found = True
+        return found
+
+    def any_field_attributes(self, obj: cst.BaseExpression) -> List[cst.Attribute]:
+        """`obj.<field>` for every field of obj's class (a record's declared fields, else the attributes
+        its methods assign), as nodes of this module's parent map; [] when the class is unknown."""
+        cls = self.instance_class(obj)
+        if cls is None:
+            return []
+        names = self.record_fields(cls) if self.is_record(cls) else []
+        if not names:
+            names = sorted(
+                {t.attr.value for owner in self.class_mro(cls) for t, _ in self.nodes.self_assignments
+                 if self.enclosing_class(t) is owner}
+            )
+        return [self._attribute(obj, n) for n in names]
+
+    def merged_mappings(self, expr: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+        """The mappings a merged mapping reads its values from: `ChainMap(draft, base)`, `dict(base)`,
+        `dict(base, **extra)` (a dict constructor of rules/accessors.toml [containers] given mappings, not
+        zip) and `a | b`; None for any other expression. Its subscript reads a value of one of them."""
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+            return [expr.left, expr.right]
+        if (
+            not isinstance(expr, cst.Call)
+            or not expr.args
+            or not any(a.keyword is None and not a.star for a in expr.args)
+            or any(a.star == "*" for a in expr.args)
+            or not self._may_name(expr, self.tables.dict_constructors)
+            or self.qualified(expr) not in self.tables.dict_constructors
+        ):
+            return None
+        positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if any(isinstance(v, cst.Call) and _dotted(v.func) == "zip" for v in positional):
+            return None  # dict(zip(names, bufs)): read as pairs
+        return [a.value for a in expr.args if a.keyword is None]
+
     def record_field_values(self, value: cst.BaseExpression, index: Optional[int], depth: int):
         """The expressions field `index` (None: any field) of the record value may be, by position:
         a construction `Rec(...)`, a copy with fields replaced (replaced_record), or
@@ -907,6 +980,17 @@ class ObjectFlow:
         keywords = self.dict_keywords(expr)
         if keywords is not None:  # `dict(k=a, v=b)` indexed by a computed key: any value
             return list(keywords.values())
+        merged = self.merged_mappings(expr)
+        if merged is not None:  # `ChainMap(draft, base)`, `a | b`: any value of any of them
+            out = []
+            for part in merged:
+                found = self.element_values(part, None, depth + 1)
+                if found is None:
+                    return None
+                out.extend(found)
+            if isinstance(expr, cst.Call):
+                out.extend(a.value for a in expr.args if a.keyword is not None)
+            return out
         if isinstance(expr, cst.Call) and expr.args and not expr.args[0].star and expr.args[0].keyword is None:
             t, name = self.tables, self.qualified(expr)
             if name in t.keep_elements and name not in self.module_classes():  # `collections.deque(xs)`
