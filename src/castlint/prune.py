@@ -188,6 +188,7 @@ class _Vocabulary:
             | set(tables.iter_pairs)
             | _last_parts(tables.iter_chain)
             | _last_parts(tables.iter_filtering)
+            | _last_parts(tables.subscript_functions)  # `getitem(x, k)`, under an import alias too
             | _last_parts(tables.iter_flatten)
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
         )

@@ -192,7 +192,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return inner
         sources = self.iteration_sources(expr)
         if sources is not None and any(self.origin(a, depth) == Origin.POOL_TUPLE for a in sources[0]):
-            return Origin.POOL_TUPLE  # `chain(ks, vs)`, `islice(caches, a, b)`, `filter(p, caches)`: some of their elements
+            return Origin.POOL_TUPLE  # `chain(ks, vs)`, `islice(caches, a, b)`, `filter(p, caches)`: their elements
         if self.qualified(expr) in t.take_functions and expr.args and not expr.args[0].star:
             # `next(iter(d.values()))`: one element of what it iterates
             taken = self._element(self.origin(expr.args[0].value, depth))

@@ -232,6 +232,20 @@ class ObjectFlow:
             and self._named_in(small.value, self.tables.record_field_calls)
         )
 
+    def import_aliases(self) -> frozenset:
+        """The names this module binds by `import ... as` (`from operator import getitem as pick`): a call
+        of one may be any function under another name (qualified() decides)."""
+        found = self.__dict__.get("_import_aliases")
+        if found is None:
+            names = set()
+            for node in self.parents:
+                if isinstance(node, cst.ImportAlias) and node.asname is not None:
+                    target = node.asname.name
+                    if isinstance(target, cst.Name):
+                        names.add(target.value)
+            found = self._import_aliases = frozenset(names)
+        return found
+
     def _may_name(self, call: cst.Call, names) -> bool:
         """Can the call's callee be one of names (qualified)? A cheap test before qualified(), which
         asks the scopes: a method call `x.m(...)` by its last name part (a bare name may be an import
@@ -354,8 +368,12 @@ class ObjectFlow:
         names = self.record_fields(cls) if self.is_record(cls) else []
         if not names:
             names = sorted(
-                {t.attr.value for owner in self.class_mro(cls) for t, _ in self.nodes.self_assignments
-                 if self.enclosing_class(t) is owner}
+                {
+                    t.attr.value
+                    for owner in self.class_mro(cls)
+                    for t, _ in self.nodes.self_assignments
+                    if self.enclosing_class(t) is owner
+                }
             )
         return [self._attribute(obj, n) for n in names]
 
@@ -1356,7 +1374,7 @@ class ObjectFlow:
             shorts = self._applied_shorts = {
                 n.rsplit(".", 1)[-1] for n in (*t.call_functions, *t.fold_functions, *t.subscript_functions)
             }
-        if short not in shorts:
+        if short not in shorts and not (isinstance(func, cst.Name) and short in self.import_aliases()):
             pass
         elif (
             len(call.args) == 2

@@ -204,7 +204,9 @@ def _mentions(node: cst.CSTNode, name: str) -> bool:
     return any(n.value == name for n in iter_nodes(node, cst.Name))
 
 
-def _grown_sequence(analysis: ModuleAnalysis, use: cst.BaseExpression, depth: int) -> Optional[List[cst.BaseExpression]]:
+def _grown_sequence(
+    analysis: ModuleAnalysis, use: cst.BaseExpression, depth: int
+) -> Optional[List[cst.BaseExpression]]:
     """The elements of the local list use names, in order, where its block shows them: one plain
     assignment of a list or tuple display (or of a helper call returning such a list), then only
     statements that grow it (rules/accessors.toml [containers] grow_one, grow_many, `insert` at a
