@@ -128,7 +128,8 @@ class _Vocabulary:
             }
             | {"getattr"}
         )
-        self.view_attributes = frozenset(tables.view_attributes)  # `x.mT` keeps what x holds
+        # `x.mT`, `x.data` keep what x holds
+        self.view_attributes = frozenset(tables.view_attributes) | frozenset(tables.whole_copy_attributes)
         # getters: a name bound to one hands its call's argument (or a part of it) back
         self.attr_getters = frozenset(n.rsplit(".", 1)[-1] for n in tables.attr_getters)
         self.getters = frozenset(
@@ -162,6 +163,7 @@ class _Vocabulary:
                 | set(tables.tuple_view_methods)
                 | set(tables.narrow_methods)
                 | set(tables.copy_methods)
+                | set(tables.whole_copy_methods)
                 | set(tables.select_methods)
             )
             - set(tables.gather_methods)
@@ -184,7 +186,10 @@ class _Vocabulary:
             | set(tables.iter_passthrough)
             | set(tables.iter_apply)
             | set(tables.iter_pairs)
-            | set(tables.iter_chain)
+            | _last_parts(tables.iter_chain)
+            | _last_parts(tables.iter_filtering)
+            | _last_parts(tables.subscript_functions)  # `getitem(x, k)`, under an import alias too
+            | _last_parts(tables.iter_flatten)
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
         )
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
@@ -192,7 +197,8 @@ class _Vocabulary:
         self.record_replacers = frozenset(
             _last_parts((*tables.record_replace_methods, *tables.record_replace_functions))
         )
-        # what reads an object's fields without naming them (`vars(rec)`, `rec._asdict()`, `rec.__dict__`)
+        # what reads an object's fields without naming them (`vars(rec)`, `rec._asdict()`, `rec.__dict__`,
+        # `getattr(rec, f.name)` of `dataclasses.fields(rec)`)
         self.field_readers = frozenset(
             _last_parts(
                 (
@@ -200,10 +206,14 @@ class _Vocabulary:
                     *tables.record_as_dict_functions,
                     *tables.record_as_dict_attributes,
                     *tables.record_as_tuple_functions,
+                    *tables.record_field_functions,
+                    *tables.record_field_name_attributes,
+                    *tables.record_field_names_attributes,
                 )
             )
         )
         self.item_getters = frozenset(_last_parts(tables.item_getters))  # itemgetter(k)(x) reads x[k]
+        self.subscript_functions = frozenset(_last_parts(tables.subscript_functions))  # getitem(x, k): x[k]
         self.dict_names = frozenset(_last_parts(tables.dict_constructors))  # dict(k=v): an entry per keyword
         self.keep_methods = frozenset(tables.keep_methods)  # d.values(): the same elements
         self.grow_methods = frozenset((*tables.grow_one, *tables.grow_last, *tables.grow_many))
@@ -409,7 +419,14 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 for arg in args:
                     _flow(arg, vocab, aliases, out, tf)
                 return
+            if _callee_name(func) in vocab.subscript_functions and node.args:  # operator.getitem(x, k): x[k]
+                node, tf = node.args[0], _then(INDEXED, tf)
+                continue
             out.calls.add(("__call__", tf))  # an object called: what its class's __call__ returns
+            if type(func) is ast.Call and _callee_name(func.func) in vocab.getters:
+                # itemgetter(k)(x), attrgetter("a")(x), methodcaller("m")(x): what x holds, indexed
+                for arg in node.args:
+                    _flow(arg, vocab, aliases, out, _then(INDEXED, tf))
             if type(func) not in (ast.Attribute, ast.Name):  # getattr(pool, "m")(...), table["k"](...)
                 inner = _Refs()
                 _flow(func, vocab, aliases, inner, tf)

@@ -172,6 +172,8 @@ class Tables:
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
+    iter_filtering: set = field(default_factory=set)  # [iteration] filtering: some elements of the last argument
+    iter_flatten: set = field(default_factory=set)  # [iteration] flatten: the elements of the elements
     element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
     # rules/accessors.toml [containers]: what container constructors and methods keep
     keep_elements: set = field(default_factory=set)
@@ -194,12 +196,17 @@ class Tables:
     record_as_dict_functions: set = field(default_factory=set)
     record_as_dict_attributes: set = field(default_factory=set)
     record_as_tuple_functions: set = field(default_factory=set)
+    # [records] field_functions / field_name_attributes / field_names_attributes: what names a record's fields
+    record_field_functions: set = field(default_factory=set)
+    record_field_name_attributes: set = field(default_factory=set)
+    record_field_names_attributes: set = field(default_factory=set)
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     attr_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] attr_getters
     partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
     item_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] item_getters
     call_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] call_functions
+    subscript_functions: set = field(default_factory=set)  # [callables] subscript_functions: getitem(x, k) is x[k]
     fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
@@ -213,6 +220,10 @@ class Tables:
     # [views] dtype_keeping_*: what returns its receiver's dtype, whatever else it changes
     dtype_keeping_methods: set = field(default_factory=set)
     dtype_keeping_attributes: set = field(default_factory=set)
+    # [views] whole_copy_*: a copy (or a view) of every slot of what it is called on: `pool.clone()`,
+    # `pool.data`; a whole pool stays whole through them (a converted copy of it converts every slot)
+    whole_copy_methods: set = field(default_factory=set)
+    whole_copy_attributes: set = field(default_factory=set)
     conversion_helpers: dict = field(default_factory=dict)  # name -> ConversionHelper
     guard_names: set = field(default_factory=set)
     hot_path_entry_points: set = field(default_factory=set)  # [hot_path]: methods every decode step runs
@@ -524,6 +535,8 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "attributes": "view_attributes",
             "dtype_keeping_methods": "dtype_keeping_methods",
             "dtype_keeping_attributes": "dtype_keeping_attributes",
+            "whole_copy_methods": "whole_copy_methods",
+            "whole_copy_attributes": "whole_copy_attributes",
         },
     )
 
@@ -579,6 +592,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "chain": "iter_chain",
             "pairs": "iter_pairs",
             "apply": "iter_apply",
+            "filtering": "iter_filtering",
+            "flatten": "iter_flatten",
             "element_methods": "element_methods",
         },
     )
@@ -594,6 +609,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "partial_methods": "partial_methods",
             "item_getters": "item_getters",
             "call_functions": "call_functions",
+            "subscript_functions": "subscript_functions",
             "fold_functions": "fold_functions",
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",
@@ -639,6 +655,9 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
             "as_dict_functions": "record_as_dict_functions",
             "as_dict_attributes": "record_as_dict_attributes",
             "as_tuple_functions": "record_as_tuple_functions",
+            "field_functions": "record_field_functions",
+            "field_name_attributes": "record_field_name_attributes",
+            "field_names_attributes": "record_field_names_attributes",
         },
     )
 

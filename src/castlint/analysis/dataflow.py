@@ -118,8 +118,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in self.tables.cache_attributes:
                 return self._cache_attr_origin(expr, depth)
-            if expr.attr.value in self.tables.view_attributes:
-                viewed = self.origin(expr.value, depth)  # `pool.mT`: the same slots, transposed
+            if expr.attr.value in self.tables.view_attributes or expr.attr.value in self.tables.whole_copy_attributes:
+                viewed = self.origin(expr.value, depth)  # `pool.mT`, `pool.data`: the same slots
                 if viewed >= Origin.PREFIX or viewed == Origin.GATHERED:
                     return viewed
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
@@ -190,6 +190,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             inner = self.origin(expr.args[0].value, depth)
             if inner == Origin.POOL_TUPLE:
                 return inner
+        sources = self.iteration_sources(expr)
+        if sources is not None and any(self.origin(a, depth) == Origin.POOL_TUPLE for a in sources[0]):
+            return Origin.POOL_TUPLE  # `chain(ks, vs)`, `islice(caches, a, b)`, `filter(p, caches)`: their elements
         if self.qualified(expr) in t.take_functions and expr.args and not expr.args[0].star:
             # `next(iter(d.values()))`: one element of what it iterates
             taken = self._element(self.origin(expr.args[0].value, depth))
@@ -255,6 +258,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             name = self.constant_string(expr.args[1].value)
             if name is not None and name.isidentifier():  # getattr(pool, "k_buffer"): pool.k_buffer
                 return self.origin(self._attribute(expr.args[0].value, name), depth)
+            if name is None and self.names_a_field(expr.args[1].value):
+                # `getattr(rec, f.name)` for f in `dataclasses.fields(rec)`: any field of rec's class
+                return max(
+                    (self.origin(a, depth) for a in self.any_field_attributes(expr.args[0].value)),
+                    default=Origin.OTHER,
+                )
         if (
             self.qualified(expr) in t.dict_constructors
             and len(expr.args) == 1
@@ -267,6 +276,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # `dict(zip(names, self.k_bufs))`: its values are the elements of the second
             values = self.origin(expr.args[0].value.args[1].value, depth)
             return Origin.POOL_TUPLE if values == Origin.POOL_TUPLE else Origin.OTHER
+        merged = self.merged_mappings(expr)
+        if merged is not None and any(self.origin(m, depth) == Origin.POOL_TUPLE for m in merged):
+            return Origin.POOL_TUPLE  # `ChainMap(draft, base)`, `dict(base)` of dicts of caches
         keywords = self.dict_keywords(expr)
         if keywords is not None:  # `dict(k=pool.k_buffer[i], ...)`: a dict of whole caches
             inner = [self.origin(v, depth) for v in keywords.values()]
@@ -401,6 +413,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """`pool & 0x0F`, `pool >> 4`, `pool * 2`: an elementwise operation of a buffer with a
         number keeps every slot of the buffer (nibble unpacking, a constant rescale); anything
         else made by arithmetic is a new value."""
+        if isinstance(expr.operator, cst.BitOr) and any(
+            self.origin(side, depth) == Origin.POOL_TUPLE for side in (expr.left, expr.right)
+        ):
+            return Origin.POOL_TUPLE  # `draft | base` of dicts of caches: a merged mapping
         for whole, other in ((expr.left, expr.right), (expr.right, expr.left)):
             while isinstance(other, cst.UnaryOperation):
                 other = other.expression
@@ -471,7 +487,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 selected = self._selected(call)
                 if selected is not None:
                     return self.origin(selected, depth)
-            if method in t.view_methods or method in t.reinterpret_methods or method in t.copy_methods:
+            if (
+                method in t.view_methods
+                or method in t.reinterpret_methods
+                or method in t.copy_methods
+                or method in t.whole_copy_methods
+            ):
                 return r
             if self.cast_target(call) is not None:
                 return r  # a converted copy is as big as what it converts
@@ -889,7 +910,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in self.tables.cache_entry_lists:
                 return True
-            if expr.attr.value in self.tables.view_attributes and self.from_convention(expr.value, depth):
+            if (
+                expr.attr.value in self.tables.view_attributes or expr.attr.value in self.tables.whole_copy_attributes
+            ) and self.from_convention(expr.value, depth):
                 return True  # `kv_cache.mT`: the same layout, transposed
             owner = self.instance_class(expr.value)
             values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
@@ -898,8 +921,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.from_convention(expr.value, depth)
         if isinstance(expr, cst.Call):
             receiver, method, _ = self.method_parts(expr)
-            if receiver is not None and (method in self.tables.view_methods or self.cast_target(expr) is not None):
-                return self.from_convention(receiver, depth)  # a view or a converted copy: the same layout
+            if receiver is not None and (
+                method in self.tables.view_methods
+                or method in self.tables.whole_copy_methods
+                or self.cast_target(expr) is not None
+            ):
+                return self.from_convention(receiver, depth)  # a view or a (converted) copy: the same layout
             for target, _, _ in self.return_targets(expr):
                 values = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
                 if any(self.from_convention(v, depth) for v in values):
@@ -1113,6 +1140,17 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.index_kind(expr.expression, depth)
         if isinstance(expr, cst.Subscript) and self.dict_like(expr.value):
             return self._dict_value_kind(expr.value, depth)  # `self.layer_map[layer_id]`: a value of a dict
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+            # an element the file builds, read by structure (`self.slot[layer_id][1]` of `{lid: ("swa", i)
+            # for i, lid in enumerate(ids)}`: the position i): its own kind when every element is known
+            key = expr.slice[0].slice
+            position = key.value if isinstance(key, cst.Index) else None
+            if isinstance(position, cst.Integer):
+                found = self.element_values(expr.value, int(position.value, 0), depth)
+                if found:
+                    kinds = [self.index_kind(v, depth) for v in found]
+                    if all(k == SCALAR for k in kinds):
+                        return SCALAR
         if isinstance(expr, (cst.Tuple, cst.List, cst.Comparison, cst.Subscript)):
             return TENSOR  # fancy indices, a mask, an element of a table of indices
         if isinstance(expr, cst.BinaryOperation):
@@ -1430,8 +1468,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return self._iterated(args[path[0]], path[1:], depth)
             if name in self.tables.iter_passthrough and args:
                 return self._iterated(args[0], path, depth)
-            if name in self.tables.iter_chain and args:
-                return max(self._iterated(a, path, depth) for a in args)
+            sources = self.iteration_sources(iterable)
+            if sources is not None:  # `islice(xs, a, b)`, `filter(p, xs)`, `chain.from_iterable(pairs)`
+                iterables, levels = sources
+                inner = (None,) * (levels - 1) + tuple(path)
+                return max(self._iterated(a, inner, depth) for a in iterables)
             if name == "range":
                 return Origin.OTHER
             if isinstance(iterable.func, cst.Attribute) and name in ("values", "items"):

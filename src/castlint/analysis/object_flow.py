@@ -234,6 +234,20 @@ class ObjectFlow:
             and self._named_in(small.value, self.tables.record_field_calls)
         )
 
+    def import_aliases(self) -> frozenset:
+        """The names this module binds by `import ... as` (`from operator import getitem as pick`): a call
+        of one may be any function under another name (qualified() decides)."""
+        found = self.__dict__.get("_import_aliases")
+        if found is None:
+            names = set()
+            for node in self.parents:
+                if isinstance(node, cst.ImportAlias) and node.asname is not None:
+                    target = node.asname.name
+                    if isinstance(target, cst.Name):
+                        names.add(target.value)
+            found = self._import_aliases = frozenset(names)
+        return found
+
     def _may_name(self, call: cst.Call, names) -> bool:
         """Can the call's callee be one of names (qualified)? A cheap test before qualified(), which
         asks the scopes: a method call `x.m(...)` by its last name part (a bare name may be an import
@@ -307,6 +321,83 @@ class ObjectFlow:
         ):
             return None
         return {a.keyword.value: a.value for a in expr.args}
+
+    def names_a_field(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a field name the file reads off a record as it iterates them (rules/accessors.toml
+        [records] field_*: `f.name` for f in `dataclasses.fields(rec)`, `n` for n in `Rec._fields`, in
+        `vars(rec)` or its keys, `k` of `for k, v in rec.__dict__.items()`)?"""
+        t = self.tables
+        if isinstance(expr, cst.Attribute) and expr.attr.value in t.record_field_name_attributes:
+            return self._iterates(expr.value, lambda it: self.qualified(it) in t.record_field_functions)
+        return self._iterates(expr, self._field_names_source)
+
+    def _field_names_source(self, iterable: cst.BaseExpression) -> bool:
+        t = self.tables
+        if isinstance(iterable, cst.Attribute):
+            return iterable.attr.value in t.record_field_names_attributes or (
+                iterable.attr.value in t.record_as_dict_attributes
+            )
+        return isinstance(iterable, cst.Call) and self.qualified(iterable) in t.record_as_dict_functions
+
+    def _iterates(self, name: cst.BaseExpression, source) -> bool:
+        """Is every binding of name reaching here a for target over what source accepts (or over its
+        `.keys()`; the key of its `.items()`)?"""
+        if not isinstance(name, cst.Name):
+            return False
+        found = False
+        for assignment in self.reaching(name):
+            node = assignment.node
+            if not isinstance(node, cst.Name):
+                return False
+            kind, iterable, path = self.binding(node)
+            if kind != "for":
+                return False
+            if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args:
+                method = iterable.func.attr.value
+                if (method == "keys" and not path) or (method == "items" and path == (0,)):
+                    iterable, path = iterable.func.value, ()
+            if path or not source(iterable):
+                return False
+            found = True
+        return found
+
+    def any_field_attributes(self, obj: cst.BaseExpression) -> List[cst.Attribute]:
+        """`obj.<field>` for every field of obj's class (a record's declared fields, else the attributes
+        its methods assign), as nodes of this module's parent map; [] when the class is unknown."""
+        cls = self.instance_class(obj)
+        if cls is None:
+            return []
+        names = self.record_fields(cls) if self.is_record(cls) else []
+        if not names:
+            names = sorted(
+                {
+                    t.attr.value
+                    for owner in self.class_mro(cls)
+                    for t, _ in self.nodes.self_assignments
+                    if self.enclosing_class(t) is owner
+                }
+            )
+        return [self._attribute(obj, n) for n in names]
+
+    def merged_mappings(self, expr: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+        """The mappings a merged mapping reads its values from: `ChainMap(draft, base)`, `dict(base)`,
+        `dict(base, **extra)` (a dict constructor of rules/accessors.toml [containers] given mappings, not
+        zip) and `a | b`; None for any other expression. Its subscript reads a value of one of them."""
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+            return [expr.left, expr.right]
+        if (
+            not isinstance(expr, cst.Call)
+            or not expr.args
+            or not any(a.keyword is None and not a.star for a in expr.args)
+            or any(a.star == "*" for a in expr.args)
+            or not self._may_name(expr, self.tables.dict_constructors)
+            or self.qualified(expr) not in self.tables.dict_constructors
+        ):
+            return None
+        positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if any(isinstance(v, cst.Call) and _dotted(v.func) == "zip" for v in positional):
+            return None  # dict(zip(names, bufs)): read as pairs
+        return [a.value for a in expr.args if a.keyword is None]
 
     def record_field_values(self, value: cst.BaseExpression, index: Optional[int], depth: int):
         """The expressions field `index` (None: any field) of the record value may be, by position:
@@ -909,10 +1000,39 @@ class ObjectFlow:
         keywords = self.dict_keywords(expr)
         if keywords is not None:  # `dict(k=a, v=b)` indexed by a computed key: any value
             return list(keywords.values())
+        merged = self.merged_mappings(expr)
+        if merged is not None:  # `ChainMap(draft, base)`, `a | b`: any value of any of them
+            out = []
+            for part in merged:
+                found = self.element_values(part, None, depth + 1)
+                if found is None:
+                    return None
+                out.extend(found)
+            if isinstance(expr, cst.Call):
+                out.extend(a.value for a in expr.args if a.keyword is not None)
+            return out
         if isinstance(expr, cst.Call) and expr.args and not expr.args[0].star and expr.args[0].keyword is None:
             t, name = self.tables, self.qualified(expr)
             if name in t.keep_elements and name not in self.module_classes():  # `collections.deque(xs)`
                 return self.element_values(expr.args[0].value, index, depth + 1)
+        sources = self.iteration_sources(expr)
+        if sources is not None:  # `islice(xs, a, b)`, `filter(p, xs)`, `chain(a, b)`, `chain.from_iterable(ps)`
+            iterables, levels = sources
+            found: List[cst.BaseExpression] = []
+            for iterable in iterables:
+                elements = self.element_values(iterable, None, depth + 1)
+                if elements is None:
+                    return None
+                if levels == 2:
+                    nested: List[cst.BaseExpression] = []
+                    for element in elements:
+                        inner = self.element_values(element, None, depth + 1)
+                        if inner is None:
+                            return None
+                        nested.extend(inner)
+                    elements = nested
+                found.extend(elements)
+            return found
         values = self._container_sources(expr, depth)
         if values is None:
             return None
@@ -930,6 +1050,41 @@ class ObjectFlow:
                 found = [self._element_of(value, index)]
             out.extend(found)
         return out
+
+    def iteration_sources(self, call: cst.BaseExpression):
+        """(iterables, levels) when iterating call yields elements of what it is given (rules/accessors.toml
+        [iteration] and [containers] keep_elements, by qualified name: `islice(xs, a, b)`, `filter(p, xs)`,
+        `chain(a, b)`: the elements of those, levels 1; `chain.from_iterable(pairs)`: the elements of
+        their elements, levels 2); None otherwise."""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return None
+        words = self.__dict__.get("_iteration_words")
+        if words is None:
+            t = self.tables
+            words = self._iteration_words = (
+                set(t.iter_passthrough) | set(t.keep_elements),
+                set(t.iter_chain),
+                set(t.iter_filtering),
+                set(t.iter_flatten),
+            )
+            self._iteration_shorts = {n.rsplit(".", 1)[-1] for group in words for n in group}
+        name = call.func.value if isinstance(call.func, cst.Name) else call.func.attr.value
+        if name not in self._iteration_shorts or name in self.module_classes():
+            return None
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        if not args or len(args) != len([a for a in call.args if a.keyword is None]):
+            return None
+        qualified = self.qualified(call)
+        keep, chain, filtering, flatten = words
+        if qualified in flatten:
+            return [args[0]], 2
+        if qualified in chain:
+            return args, 1
+        if qualified in filtering:
+            return [args[-1]], 1
+        if qualified in keep:
+            return [args[0]], 1
+        return None
 
     def _element_of(self, value: cst.BaseExpression, index: Optional[int]) -> cst.Subscript:
         """`value[index]` (index None: any element, read as the first) as a node of this module's parent map."""
@@ -1218,9 +1373,22 @@ class ObjectFlow:
         shorts = self.__dict__.get("_applied_shorts")
         if shorts is None:
             t = self.tables
-            shorts = self._applied_shorts = {n.rsplit(".", 1)[-1] for n in (*t.call_functions, *t.fold_functions)}
-        if short not in shorts:
+            shorts = self._applied_shorts = {
+                n.rsplit(".", 1)[-1] for n in (*t.call_functions, *t.fold_functions, *t.subscript_functions)
+            }
+        if short not in shorts and not (isinstance(func, cst.Name) and short in self.import_aliases()):
             pass
+        elif (
+            len(call.args) == 2
+            and not any(a.star or a.keyword for a in call.args)
+            and self.qualified(call) in self.tables.subscript_functions
+        ):  # operator.getitem(x, k): x[k]
+            nodes = self.__dict__.setdefault("_subscript_nodes", {})
+            if id(call) not in nodes:
+                node = cst.Subscript(call.args[0].value, [cst.SubscriptElement(cst.Index(call.args[1].value))])
+                self.parents.setdefault(node, self.parents.get(call))
+                nodes[id(call)] = node
+            return [nodes[id(call)]]
         elif call.args and not call.args[0].star and self.qualified(call) in self.tables.call_functions:
             synthetic = self.__dict__.setdefault("_call_nodes", {}).get(id(call))
             if synthetic is None:

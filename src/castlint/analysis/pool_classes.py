@@ -109,7 +109,7 @@ def _never_learnt(tables: Tables) -> FrozenSet[str]:
         names = set(dir(dict)) | set(dir(list)) | set(dir(tuple)) | set(dir(str)) | set(dir(object))
         names |= set(tables.view_methods) | set(tables.tuple_view_methods) | set(tables.casts)
         names |= set(tables.gather_methods) | set(tables.narrow_methods) | set(tables.copy_methods)
-        names |= set(tables.reinterpret_methods) | set(tables.learn_skip_methods)
+        names |= set(tables.reinterpret_methods) | set(tables.learn_skip_methods) | set(tables.whole_copy_methods)
         hit = _NEVER[id(tables)] = (tables, frozenset(names))
     return hit[1]
 

@@ -484,14 +484,31 @@ class NodeIndex:
                 attr = cst.Attribute(t.value.value, cst.Name(t.slice[0].slice.value.evaluated_value))
                 self.synthetic.append((attr, node))
                 self.self_assignments.append((attr, node.value))
-            elif isinstance(t, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in t.elements):
-                for position, element in enumerate(t.elements):  # `self.k_all, self.v_all = zip(*pairs)`
+            elif isinstance(t, (cst.Tuple, cst.List)):
+                elements = list(t.elements)
+                star = next((i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)), None)
+                for position, element in enumerate(elements):  # `self.k_all, self.v_all = zip(*pairs)`
                     e = element.value
-                    if isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self":
-                        part = cst.Subscript(node.value, [cst.SubscriptElement(cst.Index(cst.Integer(str(position))))])
+                    if not (isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self"):
+                        continue
+                    if position == star:  # `self.first, *self.rest = kv_buffer`: rest is value[1:], a container
+                        lower = cst.Integer(str(position)) if position else None
+                        after = len(elements) - position - 1
+                        upper = cst.UnaryOperation(cst.Minus(), cst.Integer(str(after))) if after else None
+                        part = cst.Subscript(node.value, [cst.SubscriptElement(cst.Slice(lower, upper))])
                         self.synthetic.append((part, node))
-                        self.unpacked_parts[id(part)] = (node.value, position)
                         self.self_assignments.append((e, part))
+                        continue
+                    if star is None or position < star:
+                        index: cst.BaseExpression = cst.Integer(str(position))
+                        known: Optional[int] = position
+                    else:  # after the starred part: counted from the end
+                        index = cst.UnaryOperation(cst.Minus(), cst.Integer(str(len(elements) - position)))
+                        known = None
+                    part = cst.Subscript(node.value, [cst.SubscriptElement(cst.Index(index))])
+                    self.synthetic.append((part, node))
+                    self.unpacked_parts[id(part)] = (node.value, known)
+                    self.self_assignments.append((e, part))
             elif (
                 isinstance(t, cst.Subscript)
                 and isinstance(t.value, cst.Attribute)

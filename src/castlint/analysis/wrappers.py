@@ -186,7 +186,111 @@ def _bound_value(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> cst.Base
     return expr
 
 
+def _statement_of(analysis: ModuleAnalysis, node: cst.CSTNode):
+    """(the block's statements, the index of the statement holding node) of the innermost block."""
+    child, parent = node, analysis.parents.get(node)
+    while parent is not None:
+        if isinstance(parent, (cst.IndentedBlock, cst.Module)) and isinstance(parent.body, (list, tuple)):
+            body = list(parent.body)
+            for i, stmt in enumerate(body):
+                if stmt is child:
+                    return body, i
+            return None
+        child, parent = parent, analysis.parents.get(parent)
+    return None
+
+
+def _mentions(node: cst.CSTNode, name: str) -> bool:
+    return any(n.value == name for n in iter_nodes(node, cst.Name))
+
+
+def _grown_sequence(
+    analysis: ModuleAnalysis, use: cst.BaseExpression, depth: int
+) -> Optional[List[cst.BaseExpression]]:
+    """The elements of the local list use names, in order, where its block shows them: one plain
+    assignment of a list or tuple display (or of a helper call returning such a list), then only
+    statements that grow it (rules/accessors.toml [containers] grow_one, grow_many, `insert` at a
+    constant position, `+=` of a display): `args = [...]; args.extend([dt, dt]); w.plan(*args)`.
+    None when anything else may touch it."""
+    if not isinstance(use, cst.Name) or depth > 3:
+        return None
+    name = use.value
+    reaching = analysis.reaching(use)
+    if len(reaching) != 1 or not isinstance(reaching[0].node, cst.Name):
+        return None
+    kind, value, path = analysis.binding(reaching[0].node)
+    if kind != "assign" or path:
+        return None
+    at_use, at_def = _statement_of(analysis, use), _statement_of(analysis, reaching[0].node)
+    if at_use is None or at_def is None or at_use[0] != at_def[0] or at_def[1] >= at_use[1]:
+        return None
+    body, start, stop = at_use[0], at_def[1], at_use[1]
+    elements = _display_elements(analysis, value, depth)
+    if elements is None:
+        return None
+    t = analysis.tables
+    for stmt in body[start + 1 : stop]:
+        if not _mentions(stmt, name):
+            continue
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return None
+        small = stmt.body[0]
+        if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
+            if not isinstance(small.operator, cst.AddAssign):
+                return None
+            more = _display_elements(analysis, small.value, depth)
+            if more is None:
+                return None
+            elements.extend(more)
+            continue
+        call = small.value if isinstance(small, cst.Expr) else None
+        if (
+            not isinstance(call, cst.Call)
+            or not isinstance(call.func, cst.Attribute)
+            or not isinstance(call.func.value, cst.Name)
+            or call.func.value.value != name
+            or any(a.star or a.keyword for a in call.args)
+            or any(_mentions(a.value, name) for a in call.args)
+        ):
+            return None
+        method, values = call.func.attr.value, [a.value for a in call.args]
+        if method in t.grow_one and method.endswith("left") and len(values) == 1:
+            elements.insert(0, values[0])
+        elif method in t.grow_one and len(values) == 1:
+            elements.append(values[0])
+        elif method in t.grow_many and len(values) == 1 and not method.endswith("left"):
+            more = _display_elements(analysis, values[0], depth)
+            if more is None:
+                return None
+            elements.extend(more)
+        elif method in t.grow_last and len(values) == 2 and isinstance(values[0], cst.Integer):
+            elements.insert(int(values[0].value, 0), values[1])
+        else:
+            return None
+    return elements
+
+
+def _display_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: int):
+    """The elements of a list or tuple display without spreads, of a name grown in its block, or of a
+    helper's one returned value of those; None otherwise."""
+    if isinstance(value, (cst.List, cst.Tuple)):
+        if all(isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements):
+            return [e.value for e in value.elements]
+        return None
+    if isinstance(value, cst.Name):
+        return _grown_sequence(analysis, value, depth + 1)
+    if isinstance(value, cst.Call) and depth < 3:
+        returned = _single_return(analysis, value)
+        if returned is not None and returned is not value:
+            return _display_elements(analysis, returned, depth + 1)
+    return None
+
+
 def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[List[cst.Arg]]:
+    if arg.star == "*":
+        grown = _grown_sequence(analysis, arg.value, depth)
+        if grown is not None:  # `args = [...]; args.extend([dt, dt]); w.plan(*args)`
+            return [cst.Arg(value=v) for v in grown]
     value = _bound_value(analysis, arg.value)
     if (
         isinstance(value, cst.Call)
