@@ -154,6 +154,7 @@ class Tables:
     layer_words: set = field(default_factory=set)
     pool_words: set = field(default_factory=set)
     extent_words: set = field(default_factory=set)
+    window_words: set = field(default_factory=set)
     # [allocation] slice bounds by origin: a whole pool's extent read (`buf.shape`, `buf.size(0)`,
     # `len(buf)`) and the builtins that compute a count from their arguments (`int(...)`, `max(...)`)
     extent_attributes: set = field(default_factory=set)
@@ -554,6 +555,7 @@ def _load_allocation(tables: Tables, data: dict, path: Path) -> None:
             "layer_words": "layer_words",
             "pool_words": "pool_words",
             "extent_words": "extent_words",
+            "window_words": "window_words",
             "extent_attributes": "extent_attributes",
             "extent_methods": "extent_methods",
             "extent_functions": "extent_functions",

@@ -73,6 +73,9 @@ def _dotted(node) -> Optional[str]:
     return None
 
 
+SELF_CLASS = ("self-class",)  # a binding: the name of the class self is an instance of
+
+
 class ObjectFlow:
     """Mixed into ModuleAnalysis: needs nodes, reaching, binding, enclosing_class, origin,
     self_attr_values, _returned, class_methods."""
@@ -130,6 +133,84 @@ class ObjectFlow:
                 continue
             out.append(node)
             stack.extend(self.class_bases(node))
+        return out
+
+    def c3_mro(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
+        """Python's method resolution order of cls over the module's classes (C3; the
+        breadth-first class_mro where the bases admit no linearisation). Cached per class."""
+        cache = self.__dict__.setdefault("_c3_cache", {})
+        found = cache.get(id(cls))
+        if found is None:
+            cache[id(cls)] = self.class_mro(cls)  # a cycle of bases reads the plain order
+            found = cache[id(cls)] = self._c3(cls) or self.class_mro(cls)
+        return found
+
+    def _c3(self, cls: cst.ClassDef) -> Optional[List[cst.ClassDef]]:
+        bases = self.class_bases(cls)
+        seqs = [list(self.c3_mro(b)) for b in bases] + [list(bases)]
+        out = [cls]
+        while True:
+            seqs = [q for q in seqs if q]
+            if not seqs:
+                return out
+            for q in seqs:
+                head = q[0]
+                if not any(head in other[1:] for other in seqs):
+                    break
+            else:
+                return None
+            out.append(head)
+            for q in seqs:
+                if q[0] is head:
+                    del q[0]
+
+    def self_class(self) -> Optional[cst.ClassDef]:
+        """The class `self` is known to be an instance of (or of a subclass of) under the calls
+        being followed: that of the method whose `self.m(...)` or `super().m(...)` started them."""
+        for bindings in reversed(self._bindings):
+            name = bindings.get(SELF_CLASS)
+            if name is not None:
+                return self.module_classes().get(name)
+        return None
+
+    def self_frame(self, call: cst.Call, skip_self: bool) -> Dict:
+        """The binding a followed `self.m(...)` / `super().m(...)` carries into m: the class of
+        self (the caller's own context, else the caller's class), so a `super()` chain through
+        mixins runs in the MRO of the instance's class, not of the mixin."""
+        func = call.func
+        if not skip_self or not isinstance(func, cst.Attribute):
+            return {}
+        receiver = func.value
+        mine = (isinstance(receiver, cst.Name) and receiver.value == "self") or (
+            isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"
+        )
+        if not mine:
+            return {}
+        cls = self.self_class()
+        if cls is None:
+            cls = self.enclosing_class(call)
+        return {SELF_CLASS: cls.name.value} if cls is not None else {}
+
+    def _super_targets(self, cls: cst.ClassDef, method: str, use_context: bool = True) -> list:
+        """The defs `super().method` in a method of cls may reach: the next definition after cls
+        in the MRO of self's class, for self's class and each of its subclasses in the module
+        (a mixin's super() depends on the class it is mixed into)."""
+        context = self.self_class() if use_context else None
+        if context is None or cls not in self.class_mro(context):
+            context = cls
+        out = []
+        for other in self.class_family(context):
+            if other is not context and context not in self.class_mro(other):
+                continue
+            order = self.c3_mro(other)
+            if cls not in order:
+                continue
+            for owner in order[order.index(cls) + 1 :]:
+                found = self.class_methods(owner).get(method)
+                if found is not None:
+                    if found not in out:
+                        out.append(found)
+                    break
         return out
 
     def class_family(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
@@ -357,7 +438,7 @@ class ObjectFlow:
                 node = assignment.node
                 param = node if isinstance(node, cst.Param) else self.parents.get(node)
                 if isinstance(param, cst.Param):
-                    found = self.annotated_class(param)
+                    found = self.annotated_class(param) or self.param_class(param, None, depth)
                     if found is not None:
                         return found
                     continue
@@ -396,7 +477,14 @@ class ObjectFlow:
             owner = self.instance_class(expr.value, depth + 1)
             if owner is None:
                 return None
+            mine = isinstance(expr.value, cst.Name) and expr.value.value == "self"
             for value in self.instance_attr_values(owner, expr.attr.value):
+                param = self._plain_param(value) if mine else None
+                if param is not None:  # `self.resource = resource`: what self's class is built with
+                    found = self.annotated_class(param) or self.param_class(param, owner, depth)
+                    if found is not None:
+                        return found
+                    continue
                 found = self.instance_class(value, depth + 1)
                 if found is not None:
                     return found
@@ -406,6 +494,74 @@ class ObjectFlow:
                 if found is not None:
                     return found
         return None
+
+    def _plain_param(self, value: cst.BaseExpression) -> Optional[cst.Param]:
+        """The parameter a name reads when that is all that reaches it."""
+        if not isinstance(value, cst.Name):
+            return None
+        reaching = self.reaching(value)
+        if len(reaching) != 1:
+            return None
+        node = reaching[0].node
+        param = node if isinstance(node, cst.Param) else self.parents.get(node)
+        return param if isinstance(param, cst.Param) else None
+
+    def param_class(self, param: cst.Param, self_cls: Optional[cst.ClassDef], depth: int) -> Optional[cst.ClassDef]:
+        """The class of what the visible calls pass for an unannotated parameter: a plain
+        function's callers, or for `__init__` the constructions of the classes that inherit it and
+        the `super().__init__(...)` calls that reach it (those of self_cls or its subclasses only,
+        when self is known to be one: `self.resource` in a subclass's method is what that
+        subclass's `super().__init__(...)` passes). Several classes read as their nearest common
+        base in the module (whose subclasses' overrides return_targets adds), else none."""
+        if depth > 4:
+            return None
+        owner = self._param_owner(param)
+        if not isinstance(owner, cst.FunctionDef):
+            return None
+        cache = self.derived.setdefault("param_class", {})
+        key = (id(param), id(self_cls))
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # cycles
+        cls = self.method_class(owner)
+        calls: List[tuple] = []
+        if cls is not None and owner.name.value == "__init__":
+            below = self.class_family(self_cls) if self_cls is not None else None
+
+            def fits(made) -> bool:
+                return below is None or (made is not None and self_cls in self.class_mro(made))
+
+            for member in self.class_family(cls):
+                if fits(member) and self.find_method(member, "__init__") is owner:
+                    calls.extend((c, True) for c in self.constructor_calls(member) if self.constructed_class(c) is member)
+            for call in self.nodes.calls:
+                f = call.func
+                if (
+                    isinstance(f, cst.Attribute)
+                    and f.attr.value == "__init__"
+                    and isinstance(f.value, cst.Call)
+                    and isinstance(f.value.func, cst.Name)
+                    and f.value.func.value == "super"
+                ):
+                    caller = self.enclosing_class(call)
+                    if caller is not None and fits(caller) and owner in self._super_targets(caller, "__init__", False):
+                        calls.append((call, True))
+        elif self._bindings:
+            return None  # under a followed call, passed_arguments decides
+        else:
+            calls = [(c, skip) for c, skip, env in self._callers_of(owner) if not env]
+        found: List[cst.ClassDef] = []
+        for call, skip in calls:
+            argument = self._argument_for(call, owner, param, skip_self=skip)
+            made = self.instance_class(argument, depth + 1) if argument is not None else None
+            if made is not None and made not in found:
+                found.append(made)
+        result = found[0] if len(found) == 1 else None
+        if len(found) > 1:
+            common = [c for c in self.c3_mro(found[0]) if all(c in self.class_mro(o) for o in found[1:])]
+            result = common[0] if common else None
+        cache[key] = result
+        return result
 
     def duck_class(self, receiver: cst.BaseExpression, name: str, method: bool) -> Optional[cst.ClassDef]:
         """The class of this module an object of unknown class is, told by what it is used for:
@@ -530,14 +686,20 @@ class ObjectFlow:
         method, receiver = func.attr.value, func.value
         if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
             cls = self.enclosing_class(call)
-            target = self.find_method(cls, method, skip_first=True) if cls is not None else None
-            return self.decorated(target, True) if target is not None else []
+            if cls is None:
+                return []
+            return [form for target in self._super_targets(cls, method) for form in self.decorated(target, True)]
         owner = self.class_named(receiver)
         if owner is None:
             owner = self.instance_class(receiver, depth + 1)
         if owner is None:
             return []
-        target = self.find_method(owner, method)
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            context = self.self_class()  # self is known to be this subclass of the method's class
+            if context is not None and context is not owner and owner in self.class_mro(context):
+                owner = context
+        order = self.c3_mro(owner)
+        target = next((m for m in (self.class_methods(c).get(method) for c in order) if m is not None), None)
         out = self.decorated(target, True) if target is not None else []
         for other in self.class_family(owner):  # an override in a subclass (an abstract method's body)
             if other is not owner and owner in self.class_mro(other):
