@@ -186,7 +186,14 @@ class _Vocabulary:
             | set(tables.iter_pairs)
             | set(tables.iter_chain)
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
+            # `weakref.proxy(pool)`, `weakref.ref(runner)` (called: runner), `SimpleNamespace(kv=pool)`:
+            # what they are given flows through (ObjectFlow.wrapped_value, namespace records)
+            | {
+                f.rsplit(".", 1)[-1]
+                for f in (*tables.identity_wrappers, *tables.reference_makers, *tables.namespace_constructors)
+            }
         )
+        self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
         # copies of a record with fields replaced by keyword (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`)
         self.record_replacers = frozenset(
@@ -1854,6 +1861,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if receiver == "" and _constructed(name, unit) in classes
     }
     fed |= _held_arenas(module, taint)
+    fed_keys: Set[int] = set()  # the hierarchies of the classes constructed with a pool
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
             if receiver == "":
@@ -1865,6 +1873,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
                 for cls_name in _class_and_bases(name, classes):  # a base's __init__ may store it
                     fed |= method_names[cls_name] | _assigned_attrs(module, classes[cls_name])
+                    fed_keys.add(taint.class_key(classes[cls_name]))
             elif (
                 receiver != ""
                 and name not in tensor_methods
@@ -1872,6 +1881,8 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 and any(name in method_names[c] for c in _method_owners(receiver, unit, classes, made))
             ):
                 return f"a pool is returned by the method {name} of another object or a base class"
+            if name in vocab.namespace_names and _tainted_args(call, unit, taint, module):
+                fed |= {k.arg for k in call.keywords if k.arg}  # `SimpleNamespace(kv=pool)`: its kv
             if name in vocab.record_replacers and call.keywords:  # `replace(rec, k=pool)`: its copy's k
                 fed |= {
                     k.arg for k in call.keywords if k.arg and taint.tainted(_refs(k.value, vocab, module.aliases), unit)
@@ -1879,6 +1890,14 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     if fed:
         fed |= vocab.field_readers  # `vars(rec)["k"]`, `rec._asdict()`: any field of such an object
     for unit in module.units:
+        if unit.cls is not None and taint.class_key(unit.cls) in fed_keys:
+            # `self.kv_pool` in a method of a record (or its subclass) built with a pool: a field
+            # the construction binds, inherited dataclass fields included (ObjectFlow.record_fields)
+            mine = {attr for refs, _ in unit.casts for attr, _ in refs.attrs} | {
+                attr for refs in unit.copies for attr, _ in refs.attrs
+            }
+            if mine & fed:
+                return f"a cast reads a field of an object built with a pool ({sorted(mine & fed)[0]})"
         for _, _, value, _ in unit.assigns:
             if value.bound:
                 return "an accessor is held uncalled (a bound method, partial or getattr)"

@@ -204,6 +204,9 @@ class Tables:
     fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
+    namespace_constructors: set = field(default_factory=set)  # [callables] namespace_constructors
+    identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
+    reference_makers: set = field(default_factory=set)  # [callables] reference_makers
     learn_packages: set = field(default_factory=set)  # rules/accessors.toml [learn] packages
     learn_skip_methods: set = field(default_factory=set)  # rules/accessors.toml [learn] skip_methods
     gather_methods: set = field(default_factory=set)
@@ -599,6 +602,9 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "fold_functions": "fold_functions",
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",
+            "namespace_constructors": "namespace_constructors",
+            "identity_wrappers": "identity_wrappers",
+            "reference_makers": "reference_makers",
         },
     )
     _load_word_sets(tables, data, path, "learn", {"packages": "learn_packages", "skip_methods": "learn_skip_methods"})

@@ -169,6 +169,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _call_origin(self, expr: cst.Call, depth: int) -> Origin:
         t = self.tables
         func = expr.func
+        inner = self.wrapped_value(expr)
+        if inner is not None:  # `weakref.proxy(pool)`, `self._ref()` of `weakref.ref(pool)`: the value itself
+            return self.origin(inner, depth)
         if self._arena_allocation(expr):
             return Origin.POOL
         stacked = self._layer_stacked_allocation(expr)

@@ -89,8 +89,30 @@ class ObjectFlow:
                 found.setdefault(node.name.value, node)
             for name, fields in self._factory_records():
                 found.setdefault(name, _record_class(name, fields))
+            for spelled, fields in self._namespace_records().items():
+                found.setdefault(spelled, _record_class(spelled.replace(".", "_"), fields))
             self._module_classes = found
         return found
+
+    def _namespace_records(self) -> Dict[str, List[str]]:
+        """`SimpleNamespace(kv=..., q=...)` (rules/accessors.toml [callables] namespace_constructors):
+        a record, as spelled, whose fields are the keywords its calls in the module pass."""
+        t = self.tables
+        out: Dict[str, List[str]] = {}
+        if not t.namespace_constructors:
+            return out
+        short = {n.rsplit(".", 1)[-1] for n in t.namespace_constructors}
+        for call in self.nodes.calls:
+            spelled = _dotted(call.func)
+            if not spelled or spelled.rsplit(".", 1)[-1] not in short:
+                continue
+            if self.qualified(call.func) not in t.namespace_constructors and spelled not in t.namespace_constructors:
+                continue
+            fields = out.setdefault(spelled, [])
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value not in fields:
+                    fields.append(arg.keyword.value)
+        return out
 
     def _factory_records(self) -> List[tuple]:
         """(name, fields) of each module-level `Name = namedtuple("Name", fields)` (rules/
@@ -268,7 +290,17 @@ class ObjectFlow:
         return any(self._named_in(d.decorator, t.record_decorators) for d in cls.decorators)
 
     def record_fields(self, cls: cst.ClassDef) -> List[str]:
-        """Annotated class-body names, and names assigned a field call (`kv = attr.ib()`)."""
+        """Annotated class-body names, and names assigned a field call (`kv = attr.ib()`), after
+        the fields of the record classes it inherits (a dataclass subclass's constructor takes its
+        bases' fields first, in reverse MRO order; a redeclared field keeps its place)."""
+        fields: List[str] = []
+        for base in reversed(self.c3_mro(cls)[1:]):
+            if self.is_record(base):
+                fields.extend(f for f in self._own_record_fields(base) if f not in fields)
+        fields.extend(f for f in self._own_record_fields(cls) if f not in fields)
+        return fields
+
+    def _own_record_fields(self, cls: cst.ClassDef) -> List[str]:
         fields = []
         for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
             if isinstance(stmt, cst.SimpleStatementLine):
@@ -282,6 +314,14 @@ class ObjectFlow:
     def record_defaults(self, cls: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
         """The fields declared with a default (`loc: Tensor = None`, `x = attr.ib(default=...)`,
         `xs: list = field(default_factory=list)`): field -> the declaration's value."""
+        out: Dict[str, cst.BaseExpression] = {}
+        for base in reversed(self.c3_mro(cls)[1:]):
+            if self.is_record(base):
+                out.update(self._own_record_defaults(base))
+        out.update(self._own_record_defaults(cls))
+        return out
+
+    def _own_record_defaults(self, cls: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
         out: Dict[str, cst.BaseExpression] = {}
         for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
             if isinstance(stmt, cst.SimpleStatementLine):
@@ -463,6 +503,9 @@ class ObjectFlow:
             found = self.constructed_class(expr)
             if found is not None:
                 return found
+            inner = self.wrapped_value(expr)
+            if inner is not None:  # `weakref.proxy(pool)`, `self._ref()`: the object itself
+                return self.instance_class(inner, depth + 1)
             replaced = self.replaced_record(expr)
             if replaced is not None:  # `rec._replace(k=x)`: a copy of rec, of its class
                 return self.instance_class(replaced[0], depth + 1)
@@ -493,6 +536,39 @@ class ObjectFlow:
                 found = self.instance_class(element, depth + 1)
                 if found is not None:
                     return found
+        return None
+
+    def wrapped_value(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """What a call hands back as it is: the first argument of an identity wrapper
+        (`weakref.proxy(pool)`), or the referent of a reference it calls (`self._ref()` of
+        `self._ref = weakref.ref(runner)`): rules/accessors.toml [callables]."""
+        t = self.tables
+        if not t.identity_wrappers and not t.reference_makers:
+            return None
+        if call.args and not call.args[0].star and self.qualified(call.func) in t.identity_wrappers:
+            return call.args[0].value
+        if not t.reference_makers or call.args:
+            return None
+        func = call.func
+        values: List[cst.BaseExpression] = []
+        if isinstance(func, cst.Name):
+            for assignment in self.reaching(func):
+                if isinstance(assignment.node, cst.Name):
+                    kind, value, path = self.binding(assignment.node)
+                    if kind == "assign" and not path:
+                        values.append(value)
+        elif isinstance(func, cst.Attribute):
+            owner = self.instance_class(func.value)
+            if owner is not None and self.find_method(owner, func.attr.value) is None:
+                values.extend(self.instance_attr_values(owner, func.attr.value))
+        for value in values:
+            if (
+                isinstance(value, cst.Call)
+                and value.args
+                and not value.args[0].star
+                and self.qualified(value.func) in t.reference_makers
+            ):
+                return value.args[0].value
         return None
 
     def _plain_param(self, value: cst.BaseExpression) -> Optional[cst.Param]:
