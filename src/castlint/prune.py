@@ -2335,9 +2335,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
     pool_classes = {
         name
         for name, cls in taint.classes.items()
-        if any(
-            type(m) in _DEFS and m.name in returning for c in taint.family_of(cls, up_only=True) for m in c.body
-        )
+        if any(type(m) in _DEFS and m.name in returning for c in taint.family_of(cls, up_only=True) for m in c.body)
     }
     changed = True
     while changed:
@@ -2362,8 +2360,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 or assigned & resolve.get(key, set())
                 or (unit.calls_made & site_defs) - _OBJECT_HOOKS
                 or any(
-                    attr in need_attrs.get(key, ()) and made & pool_classes
-                    for attr, made in unit.made_attrs.items()
+                    attr in need_attrs.get(key, ()) and made & pool_classes for attr, made in unit.made_attrs.items()
                 )
             ):
                 kept.add(id(unit))

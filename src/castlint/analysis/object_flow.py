@@ -609,7 +609,9 @@ class ObjectFlow:
 
             for member in self.class_family(cls):
                 if fits(member) and self.find_method(member, "__init__") is owner:
-                    calls.extend((c, True) for c in self.constructor_calls(member) if self.constructed_class(c) is member)
+                    calls.extend(
+                        (c, True) for c in self.constructor_calls(member) if self.constructed_class(c) is member
+                    )
             for call in self.nodes.calls:
                 f = call.func
                 if (
