@@ -237,7 +237,14 @@ class ObjectFlow:
 
     def class_family(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
         """cls, its bases and its subclasses in the module (the classes whose methods may
-        assign the attributes an instance of cls carries)."""
+        assign the attributes an instance of cls carries). Cached per class."""
+        cache = self.__dict__.setdefault("_family_cache", {})
+        found = cache.get(id(cls))
+        if found is None:
+            found = cache[id(cls)] = self._class_family(cls)
+        return list(found)
+
+    def _class_family(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
         family = list(self.class_mro(cls))
         changed = True
         while changed:
@@ -612,18 +619,10 @@ class ObjectFlow:
                     calls.extend(
                         (c, True) for c in self.constructor_calls(member) if self.constructed_class(c) is member
                     )
-            for call in self.nodes.calls:
-                f = call.func
-                if (
-                    isinstance(f, cst.Attribute)
-                    and f.attr.value == "__init__"
-                    and isinstance(f.value, cst.Call)
-                    and isinstance(f.value.func, cst.Name)
-                    and f.value.func.value == "super"
-                ):
-                    caller = self.enclosing_class(call)
-                    if caller is not None and fits(caller) and owner in self._super_targets(caller, "__init__", False):
-                        calls.append((call, True))
+            for call in self._super_init_calls():
+                caller = self.enclosing_class(call)
+                if caller is not None and fits(caller) and owner in self._super_targets(caller, "__init__", False):
+                    calls.append((call, True))
         elif self._bindings:
             return None  # under a followed call, passed_arguments decides
         else:
@@ -640,6 +639,21 @@ class ObjectFlow:
             result = common[0] if common else None
         cache[key] = result
         return result
+
+    def _super_init_calls(self) -> List[cst.Call]:
+        """The module's `super().__init__(...)` calls (once per module)."""
+        found = self.derived.get("super_init_calls")
+        if found is None:
+            found = self.derived["super_init_calls"] = [
+                call
+                for call in self.nodes.calls
+                if isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "__init__"
+                and isinstance(call.func.value, cst.Call)
+                and isinstance(call.func.value.func, cst.Name)
+                and call.func.value.func.value == "super"
+            ]
+        return found
 
     def duck_class(self, receiver: cst.BaseExpression, name: str, method: bool) -> Optional[cst.ClassDef]:
         """The class of this module an object of unknown class is, told by what it is used for:
