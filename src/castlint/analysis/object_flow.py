@@ -510,7 +510,7 @@ class ObjectFlow:
             found = self.constructed_class(expr)
             if found is not None:
                 return found
-            inner = self.wrapped_value(expr)
+            inner = self.wrapped_value(expr, depth + 1)
             if inner is not None:  # `weakref.proxy(pool)`, `self._ref()`: the object itself
                 return self.instance_class(inner, depth + 1)
             replaced = self.replaced_record(expr)
@@ -545,16 +545,25 @@ class ObjectFlow:
                     return found
         return None
 
-    def wrapped_value(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+    def wrapped_value(self, call: cst.Call, depth: int = 0) -> Optional[cst.BaseExpression]:
         """What a call hands back as it is: the first argument of an identity wrapper
         (`weakref.proxy(pool)`), or the referent of a reference it calls (`self._ref()` of
         `self._ref = weakref.ref(runner)`): rules/accessors.toml [callables]."""
         t = self.tables
-        if not t.identity_wrappers and not t.reference_makers:
+        made = self.derived.get("reference_calls")
+        if made is None:  # once per module: does it call a wrapper or make a reference at all?
+            wanted = t.identity_wrappers | t.reference_makers
+            short = {n.rsplit(".", 1)[-1] for n in wanted}
+            made = self.derived["reference_calls"] = {
+                id(c): self.qualified(c.func)
+                for c in self.nodes.calls
+                if (_dotted(c.func) or "").rsplit(".", 1)[-1] in short and self.qualified(c.func) in wanted
+            }
+        if not made or depth > 6:
             return None
-        if call.args and not call.args[0].star and self.qualified(call.func) in t.identity_wrappers:
+        if call.args and not call.args[0].star and made.get(id(call)) in t.identity_wrappers:
             return call.args[0].value
-        if not t.reference_makers or call.args:
+        if call.args or not any(q in t.reference_makers for q in made.values()):
             return None
         func = call.func
         values: List[cst.BaseExpression] = []
@@ -565,7 +574,7 @@ class ObjectFlow:
                     if kind == "assign" and not path:
                         values.append(value)
         elif isinstance(func, cst.Attribute):
-            owner = self.instance_class(func.value)
+            owner = self.instance_class(func.value, depth + 1)
             if owner is not None and self.find_method(owner, func.attr.value) is None:
                 values.extend(self.instance_attr_values(owner, func.attr.value))
         for value in values:
@@ -573,7 +582,7 @@ class ObjectFlow:
                 isinstance(value, cst.Call)
                 and value.args
                 and not value.args[0].star
-                and self.qualified(value.func) in t.reference_makers
+                and made.get(id(value)) in t.reference_makers
             ):
                 return value.args[0].value
         return None
