@@ -191,7 +191,14 @@ class _Vocabulary:
             | _last_parts(tables.subscript_functions)  # `getitem(x, k)`, under an import alias too
             | _last_parts(tables.iter_flatten)
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
+            # `weakref.proxy(pool)`, `weakref.ref(runner)` (called: runner), `SimpleNamespace(kv=pool)`:
+            # what they are given flows through (ObjectFlow.wrapped_value, namespace records)
+            | {
+                f.rsplit(".", 1)[-1]
+                for f in (*tables.identity_wrappers, *tables.reference_makers, *tables.namespace_constructors)
+            }
         )
+        self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
         # copies of a record with fields replaced by keyword (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`)
         self.record_replacers = frozenset(
@@ -361,7 +368,7 @@ class _Refs:
     """What an expression's origin (ModuleAnalysis._origin) can depend on, each read with
     the transform between it and the expression."""
 
-    __slots__ = ("names", "attrs", "base", "calls", "members", "bound")
+    __slots__ = ("names", "attrs", "base", "calls", "members", "bound", "held")
 
     def __init__(self):
         self.names: Set[Tuple[str, tuple]] = set()
@@ -370,6 +377,7 @@ class _Refs:
         self.calls: Set[Tuple[str, tuple]] = set()  # f(...) and self.m(...) whose result flows in
         self.members: Set[str] = set()  # x of obj.x and m of obj.m(...), obj not self (_object_flow)
         self.bound = False  # an accessor held uncalled (a bound method, partial, getattr)
+        self.held: Set[str] = set()  # m of obj.m read uncalled: a bound method (or a property) of another object
 
 
 def _refs(node: ast.AST, vocab: _Vocabulary, aliases=frozenset(), tf: tuple = KEEP) -> _Refs:
@@ -407,6 +415,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 out.attrs.add((node.attr, tf))
             else:
                 out.members.add(node.attr)
+                out.held.add(node.attr)
             return  # the origin of obj.x is not that of obj
         if t is ast.Call:
             func = node.func
@@ -437,6 +446,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 out.attrs |= inner.attrs
                 out.calls |= inner.calls
                 out.members |= inner.members
+                out.held |= inner.held
                 out.bound |= inner.bound
                 return
             if type(func) is ast.Attribute:
@@ -772,6 +782,7 @@ class _Unit:
         "attr_values",
         "object_calls",
         "object_method_calls",
+        "made_attrs",
     )
 
     def __init__(self, node, cls=None):
@@ -808,6 +819,9 @@ class _Unit:
         self.object_calls: List[Tuple[str, str, ast.Call]] = []
         # obj.m(...) and Cls.m(...) (not a tensor method): as self_calls, for a method of any class
         self.object_method_calls: List[Tuple[str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
+        # self.x -> the names called in its assigned values (`self.caches = LayerCaches(engine)`):
+        # a construction tells the analysis the object's class (ObjectFlow.instance_class)
+        self.made_attrs: Dict[str, Set[str]] = {}
 
 
 # name -> [(unit defining it, positional parameters, every parameter, is a method)]
@@ -1034,8 +1048,11 @@ class _Collector:
             attrs |= one_attrs
         if attrs:
             inner = _self_attrs(n.value)
+            made = {c.func.id for c in _walk(n.value) if type(c) is ast.Call and type(c.func) is ast.Name}
             for attr in attrs:
                 unit.attr_values.setdefault(attr, set()).update(inner)
+                if made:
+                    unit.made_attrs.setdefault(attr, set()).update(made)
         if type(n.value) is ast.Lambda:
             for target in n.targets:
                 if type(target) is ast.Name:
@@ -1340,12 +1357,22 @@ class _Taint:
         self._vocab, self._aliases = vocab, aliases
         self._binds_cache: Dict[int, Set[str]] = {}
         self._refs_cache: Dict[int, _Refs] = {}
-        self.attrs: Dict[int, Dict[str, int]] = {}  # id(class) (0: no class) -> self attribute -> levels
+        self.attrs: Dict[int, Dict[str, int]] = {}  # class_key (0: no class) -> self attribute -> levels
         self.returns: Dict[str, int] = {}
+        self._keys = _hierarchy_keys(self.classes)
         self._run()
 
+    def class_key(self, cls) -> int:
+        """One key per class hierarchy of the module: self may be an instance of any class that
+        shares a base with this one, so an attribute a base (or a sibling's cooperative
+        `__init__`) assigns is what a subclass's method reads (ObjectFlow's attribute reads go
+        through the class family and the MRO)."""
+        if cls is None:
+            return 0
+        return self._keys.get(id(cls), id(cls))
+
     def class_attrs(self, unit: _Unit) -> Dict[str, int]:
-        return self.attrs.setdefault(id(unit.cls) if unit.cls is not None else 0, {})
+        return self.attrs.setdefault(self.class_key(unit.cls), {})
 
     def levels(self, refs: _Refs, unit: _Unit) -> int:
         out = refs.base
@@ -1381,6 +1408,9 @@ class _Taint:
                     yield callee, positional[1:] if bound else positional, every
             elif not is_method:
                 yield callee, positional, every
+
+    def family_of(self, cls, up_only: bool = False) -> list:
+        return self._family(cls, up_only)
 
     def _family(self, cls, up_only: bool = False) -> list:
         """cls, its bases in the module and (unless up_only) its subclasses, by name."""
@@ -1552,6 +1582,27 @@ class _Taint:
         return bool(unit.globals) and any(
             names & unit.globals and tf[self.levels(v, unit)] for names, _, v, tf in unit.assigns
         )
+
+
+def _hierarchy_keys(classes: Dict[str, ast.ClassDef]) -> Dict[int, int]:
+    """id(class) -> one id per connected hierarchy of the module's top-level classes (a class,
+    its bases and subclasses by name, transitively: a union-find, linear in the bases)."""
+    parent: Dict[int, int] = {id(c): id(c) for c in classes.values()}
+
+    def root(key: int) -> int:
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    for cls in classes.values():
+        for base in cls.bases:
+            other = classes.get(_base_name(base) or "")
+            if other is not None and other is not cls:
+                a, b = root(id(cls)), root(id(other))
+                if a != b:
+                    parent[a] = b
+    return {key: root(key) for key in parent}
 
 
 def _import_aliases(tree: ast.AST, source: bytes, names, encoded: tuple = ()) -> frozenset:
@@ -1827,6 +1878,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if receiver == "" and _constructed(name, unit) in classes
     }
     fed |= _held_arenas(module, taint)
+    fed_keys: Set[int] = set()  # the hierarchies of the classes constructed with a pool
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
             if receiver == "":
@@ -1838,6 +1890,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
                 for cls_name in _class_and_bases(name, classes):  # a base's __init__ may store it
                     fed |= method_names[cls_name] | _assigned_attrs(module, classes[cls_name])
+                    fed_keys.add(taint.class_key(classes[cls_name]))
             elif (
                 receiver != ""
                 and name not in tensor_methods
@@ -1845,6 +1898,8 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 and any(name in method_names[c] for c in _method_owners(receiver, unit, classes, made))
             ):
                 return f"a pool is returned by the method {name} of another object or a base class"
+            if name in vocab.namespace_names and _tainted_args(call, unit, taint, module):
+                fed |= {k.arg for k in call.keywords if k.arg}  # `SimpleNamespace(kv=pool)`: its kv
             if name in vocab.record_replacers and call.keywords:  # `replace(rec, k=pool)`: its copy's k
                 fed |= {
                     k.arg for k in call.keywords if k.arg and taint.tainted(_refs(k.value, vocab, module.aliases), unit)
@@ -1852,9 +1907,21 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     if fed:
         fed |= vocab.field_readers  # `vars(rec)["k"]`, `rec._asdict()`: any field of such an object
     for unit in module.units:
+        if unit.cls is not None and taint.class_key(unit.cls) in fed_keys:
+            # `self.kv_pool` in a method of a record (or its subclass) built with a pool: a field
+            # the construction binds, inherited dataclass fields included (ObjectFlow.record_fields)
+            mine = {attr for refs, _ in unit.casts for attr, _ in refs.attrs} | {
+                attr for refs in unit.copies for attr, _ in refs.attrs
+            }
+            if mine & fed:
+                return f"a cast reads a field of an object built with a pool ({sorted(mine & fed)[0]})"
         for _, _, value, _ in unit.assigns:
             if value.bound:
                 return "an accessor is held uncalled (a bound method, partial or getattr)"
+            if any(taint.returns.get(member) for member in value.held):
+                # `self._get = {"k": view.key_of}`: calling what is held calls the method
+                # (ObjectFlow.callable_values), or reads the property, of the other object
+                return "a method of another object that returns a pool is held uncalled"
             if value.members & fed:
                 return f"a pool is read through an object built with it ({sorted(value.members & fed)[0]})"
         if any(
@@ -2278,7 +2345,15 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
     class_units: Dict[int, List[_Unit]] = {}
     for unit in units:
         if unit.cls is not None:
-            class_units.setdefault(id(unit.cls), []).append(unit)
+            class_units.setdefault(taint.class_key(unit.cls), []).append(unit)
+    # the module's classes with a method that returns a pool (a `__getitem__`, `__call__`, accessor):
+    # a kept read of `self.x` built as one of them needs the construction (its class decides)
+    returning = {name for name, levels in taint.returns.items() if levels}
+    pool_classes = {
+        name
+        for name, cls in taint.classes.items()
+        if any(type(m) in _DEFS and m.name in returning for c in taint.family_of(cls, up_only=True) for m in c.body)
+    }
     changed = True
     while changed:
         changed = False
@@ -2291,7 +2366,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
         for unit in units:
             if id(unit) in kept:
                 continue
-            key = id(unit.cls) if unit.cls is not None else 0
+            key = taint.class_key(unit.cls)
             attrs = need_attrs.get(key, set()) & taint.tainted_attrs(unit)
             assigned = set().union(*(t_attrs for _, t_attrs, _, _ in unit.assigns)) if unit.assigns else set()
             # every caller of a def with a site: whether a helper converts for all its callers or
@@ -2301,6 +2376,9 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 or unit.defs & kind_defs
                 or assigned & resolve.get(key, set())
                 or (unit.calls_made & site_defs) - _OBJECT_HOOKS
+                or any(
+                    attr in need_attrs.get(key, ()) and made & pool_classes for attr, made in unit.made_attrs.items()
+                )
             ):
                 kept.add(id(unit))
                 changed = True
@@ -2314,8 +2392,8 @@ def _attributes_read(kept_units: List[_Unit], taint: "_Taint", class_units: Dict
     resolve: Dict[int, Set[str]] = {}
     for unit in kept_units:
         if unit.cls is not None:
-            need_attrs.setdefault(id(unit.cls), set()).update(unit.self_attrs)
-            wanted = resolve.setdefault(id(unit.cls), set())
+            need_attrs.setdefault(taint.class_key(unit.cls), set()).update(unit.self_attrs)
+            wanted = resolve.setdefault(taint.class_key(unit.cls), set())
             wanted |= unit.value_attrs
             for refs, attrs in unit.kind_attrs:
                 if taint.tainted(refs, unit):

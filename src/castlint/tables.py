@@ -154,6 +154,7 @@ class Tables:
     layer_words: set = field(default_factory=set)
     pool_words: set = field(default_factory=set)
     extent_words: set = field(default_factory=set)
+    window_words: set = field(default_factory=set)
     # [allocation] slice bounds by origin: a whole pool's extent read (`buf.shape`, `buf.size(0)`,
     # `len(buf)`) and the builtins that compute a count from their arguments (`int(...)`, `max(...)`)
     extent_attributes: set = field(default_factory=set)
@@ -210,6 +211,9 @@ class Tables:
     fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
+    namespace_constructors: set = field(default_factory=set)  # [callables] namespace_constructors
+    identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
+    reference_makers: set = field(default_factory=set)  # [callables] reference_makers
     learn_packages: set = field(default_factory=set)  # rules/accessors.toml [learn] packages
     learn_skip_methods: set = field(default_factory=set)  # rules/accessors.toml [learn] skip_methods
     gather_methods: set = field(default_factory=set)
@@ -567,6 +571,7 @@ def _load_allocation(tables: Tables, data: dict, path: Path) -> None:
             "layer_words": "layer_words",
             "pool_words": "pool_words",
             "extent_words": "extent_words",
+            "window_words": "window_words",
             "extent_attributes": "extent_attributes",
             "extent_methods": "extent_methods",
             "extent_functions": "extent_functions",
@@ -613,6 +618,9 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "fold_functions": "fold_functions",
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",
+            "namespace_constructors": "namespace_constructors",
+            "identity_wrappers": "identity_wrappers",
+            "reference_makers": "reference_makers",
         },
     )
     _load_word_sets(tables, data, path, "learn", {"packages": "learn_packages", "skip_methods": "learn_skip_methods"})

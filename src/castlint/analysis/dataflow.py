@@ -169,6 +169,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _call_origin(self, expr: cst.Call, depth: int) -> Origin:
         t = self.tables
         func = expr.func
+        inner = self.wrapped_value(expr)
+        if inner is not None:  # `weakref.proxy(pool)`, `self._ref()` of `weakref.ref(pool)`: the value itself
+            return self.origin(inner, depth)
         if self._arena_allocation(expr):
             return Origin.POOL
         stacked = self._layer_stacked_allocation(expr)
@@ -1052,10 +1055,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
 
     def _mentions_extent(self, expr: cst.BaseExpression) -> bool:
         """Does the expression name the pool's own extent (`self.size`, `buf.shape[0]`)?"""
-        words, batch = self.tables.extent_words, self.tables.batch_words
+        words, batch = self.tables.extent_words, self.tables.batch_words | self.tables.window_words
         for text in self._identifiers(expr, resolve=True):
             parts = name_parts(text)
-            if parts & words and not parts & batch:  # `batch_size` sizes the step, not the pool
+            if parts & words and not parts & batch:  # `batch_size` sizes the step, `live_blocks` a window
                 return True
         return False
 
@@ -1979,8 +1982,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     and f.value.func.value == "super"
                 ):
                     cls = self.enclosing_class(call)
-                    target = self.find_method(cls, f.attr.value, skip_first=True) if cls is not None else None
-                    if target is not None:
+                    for target in self._super_targets(cls, f.attr.value, False) if cls is not None else ():
                         index.setdefault(id(target), []).append(call)
             self._super_call_index = index
         return list(index.get(id(func), ()))
@@ -2403,6 +2405,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         closure was made in, bound by the call that made it."""
         bindings = dict(env or {})
         bindings.update(self._bound_params(call, target, skip_self, depth))
+        bindings.update(self.self_frame(call, skip_self))
         key = (id(target), frozenset(bindings.items()), path)
         if key in self._returns_cache:
             return self._returns_cache[key]

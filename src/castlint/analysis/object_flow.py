@@ -75,6 +75,9 @@ def _dotted(node) -> Optional[str]:
     return None
 
 
+SELF_CLASS = ("self-class",)  # a binding: the name of the class self is an instance of
+
+
 class ObjectFlow:
     """Mixed into ModuleAnalysis: needs nodes, reaching, binding, enclosing_class, origin,
     self_attr_values, _returned, class_methods."""
@@ -88,8 +91,30 @@ class ObjectFlow:
                 found.setdefault(node.name.value, node)
             for name, fields in self._factory_records():
                 found.setdefault(name, _record_class(name, fields))
+            for spelled, fields in self._namespace_records().items():
+                found.setdefault(spelled, _record_class(spelled.replace(".", "_"), fields))
             self._module_classes = found
         return found
+
+    def _namespace_records(self) -> Dict[str, List[str]]:
+        """`SimpleNamespace(kv=..., q=...)` (rules/accessors.toml [callables] namespace_constructors):
+        a record, as spelled, whose fields are the keywords its calls in the module pass."""
+        t = self.tables
+        out: Dict[str, List[str]] = {}
+        if not t.namespace_constructors:
+            return out
+        short = {n.rsplit(".", 1)[-1] for n in t.namespace_constructors}
+        for call in self.nodes.calls:
+            spelled = _dotted(call.func)
+            if not spelled or spelled.rsplit(".", 1)[-1] not in short:
+                continue
+            if self.qualified(call.func) not in t.namespace_constructors and spelled not in t.namespace_constructors:
+                continue
+            fields = out.setdefault(spelled, [])
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value not in fields:
+                    fields.append(arg.keyword.value)
+        return out
 
     def _factory_records(self) -> List[tuple]:
         """(name, fields) of each module-level `Name = namedtuple("Name", fields)` (rules/
@@ -134,9 +159,94 @@ class ObjectFlow:
             stack.extend(self.class_bases(node))
         return out
 
+    def c3_mro(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
+        """Python's method resolution order of cls over the module's classes (C3; the
+        breadth-first class_mro where the bases admit no linearisation). Cached per class."""
+        cache = self.__dict__.setdefault("_c3_cache", {})
+        found = cache.get(id(cls))
+        if found is None:
+            cache[id(cls)] = self.class_mro(cls)  # a cycle of bases reads the plain order
+            found = cache[id(cls)] = self._c3(cls) or self.class_mro(cls)
+        return found
+
+    def _c3(self, cls: cst.ClassDef) -> Optional[List[cst.ClassDef]]:
+        bases = self.class_bases(cls)
+        seqs = [list(self.c3_mro(b)) for b in bases] + [list(bases)]
+        out = [cls]
+        while True:
+            seqs = [q for q in seqs if q]
+            if not seqs:
+                return out
+            for q in seqs:
+                head = q[0]
+                if not any(head in other[1:] for other in seqs):
+                    break
+            else:
+                return None
+            out.append(head)
+            for q in seqs:
+                if q[0] is head:
+                    del q[0]
+
+    def self_class(self) -> Optional[cst.ClassDef]:
+        """The class `self` is known to be an instance of (or of a subclass of) under the calls
+        being followed: that of the method whose `self.m(...)` or `super().m(...)` started them."""
+        for bindings in reversed(self._bindings):
+            name = bindings.get(SELF_CLASS)
+            if name is not None:
+                return self.module_classes().get(name)
+        return None
+
+    def self_frame(self, call: cst.Call, skip_self: bool) -> Dict:
+        """The binding a followed `self.m(...)` / `super().m(...)` carries into m: the class of
+        self (the caller's own context, else the caller's class), so a `super()` chain through
+        mixins runs in the MRO of the instance's class, not of the mixin."""
+        func = call.func
+        if not skip_self or not isinstance(func, cst.Attribute):
+            return {}
+        receiver = func.value
+        mine = (isinstance(receiver, cst.Name) and receiver.value == "self") or (
+            isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"
+        )
+        if not mine:
+            return {}
+        cls = self.self_class()
+        if cls is None:
+            cls = self.enclosing_class(call)
+        return {SELF_CLASS: cls.name.value} if cls is not None else {}
+
+    def _super_targets(self, cls: cst.ClassDef, method: str, use_context: bool = True) -> list:
+        """The defs `super().method` in a method of cls may reach: the next definition after cls
+        in the MRO of self's class, for self's class and each of its subclasses in the module
+        (a mixin's super() depends on the class it is mixed into)."""
+        context = self.self_class() if use_context else None
+        if context is None or cls not in self.class_mro(context):
+            context = cls
+        out = []
+        for other in self.class_family(context):
+            if other is not context and context not in self.class_mro(other):
+                continue
+            order = self.c3_mro(other)
+            if cls not in order:
+                continue
+            for owner in order[order.index(cls) + 1 :]:
+                found = self.class_methods(owner).get(method)
+                if found is not None:
+                    if found not in out:
+                        out.append(found)
+                    break
+        return out
+
     def class_family(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
         """cls, its bases and its subclasses in the module (the classes whose methods may
-        assign the attributes an instance of cls carries)."""
+        assign the attributes an instance of cls carries). Cached per class."""
+        cache = self.__dict__.setdefault("_family_cache", {})
+        found = cache.get(id(cls))
+        if found is None:
+            found = cache[id(cls)] = self._class_family(cls)
+        return list(found)
+
+    def _class_family(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
         family = list(self.class_mro(cls))
         changed = True
         while changed:
@@ -189,7 +299,17 @@ class ObjectFlow:
         return any(self._named_in(d.decorator, t.record_decorators) for d in cls.decorators)
 
     def record_fields(self, cls: cst.ClassDef) -> List[str]:
-        """Annotated class-body names, and names assigned a field call (`kv = attr.ib()`)."""
+        """Annotated class-body names, and names assigned a field call (`kv = attr.ib()`), after
+        the fields of the record classes it inherits (a dataclass subclass's constructor takes its
+        bases' fields first, in reverse MRO order; a redeclared field keeps its place)."""
+        fields: List[str] = []
+        for base in reversed(self.c3_mro(cls)[1:]):
+            if self.is_record(base):
+                fields.extend(f for f in self._own_record_fields(base) if f not in fields)
+        fields.extend(f for f in self._own_record_fields(cls) if f not in fields)
+        return fields
+
+    def _own_record_fields(self, cls: cst.ClassDef) -> List[str]:
         fields = []
         for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
             if isinstance(stmt, cst.SimpleStatementLine):
@@ -203,6 +323,14 @@ class ObjectFlow:
     def record_defaults(self, cls: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
         """The fields declared with a default (`loc: Tensor = None`, `x = attr.ib(default=...)`,
         `xs: list = field(default_factory=list)`): field -> the declaration's value."""
+        out: Dict[str, cst.BaseExpression] = {}
+        for base in reversed(self.c3_mro(cls)[1:]):
+            if self.is_record(base):
+                out.update(self._own_record_defaults(base))
+        out.update(self._own_record_defaults(cls))
+        return out
+
+    def _own_record_defaults(self, cls: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
         out: Dict[str, cst.BaseExpression] = {}
         for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
             if isinstance(stmt, cst.SimpleStatementLine):
@@ -450,7 +578,7 @@ class ObjectFlow:
                 node = assignment.node
                 param = node if isinstance(node, cst.Param) else self.parents.get(node)
                 if isinstance(param, cst.Param):
-                    found = self.annotated_class(param)
+                    found = self.annotated_class(param) or self.param_class(param, None, depth)
                     if found is not None:
                         return found
                     continue
@@ -475,6 +603,9 @@ class ObjectFlow:
             found = self.constructed_class(expr)
             if found is not None:
                 return found
+            inner = self.wrapped_value(expr, depth + 1)
+            if inner is not None:  # `weakref.proxy(pool)`, `self._ref()`: the object itself
+                return self.instance_class(inner, depth + 1)
             replaced = self.replaced_record(expr)
             if replaced is not None:  # `rec._replace(k=x)`: a copy of rec, of its class
                 return self.instance_class(replaced[0], depth + 1)
@@ -489,7 +620,14 @@ class ObjectFlow:
             owner = self.instance_class(expr.value, depth + 1)
             if owner is None:
                 return None
+            mine = isinstance(expr.value, cst.Name) and expr.value.value == "self"
             for value in self.instance_attr_values(owner, expr.attr.value):
+                param = self._plain_param(value) if mine else None
+                if param is not None:  # `self.resource = resource`: what self's class is built with
+                    found = self.annotated_class(param) or self.param_class(param, owner, depth)
+                    if found is not None:
+                        return found
+                    continue
                 found = self.instance_class(value, depth + 1)
                 if found is not None:
                     return found
@@ -499,6 +637,125 @@ class ObjectFlow:
                 if found is not None:
                     return found
         return None
+
+    def wrapped_value(self, call: cst.Call, depth: int = 0) -> Optional[cst.BaseExpression]:
+        """What a call hands back as it is: the first argument of an identity wrapper
+        (`weakref.proxy(pool)`), or the referent of a reference it calls (`self._ref()` of
+        `self._ref = weakref.ref(runner)`): rules/accessors.toml [callables]."""
+        t = self.tables
+        made = self.derived.get("reference_calls")
+        if made is None:  # once per module: does it call a wrapper or make a reference at all?
+            wanted = t.identity_wrappers | t.reference_makers
+            short = {n.rsplit(".", 1)[-1] for n in wanted}
+            made = self.derived["reference_calls"] = {
+                id(c): self.qualified(c.func)
+                for c in self.nodes.calls
+                if (_dotted(c.func) or "").rsplit(".", 1)[-1] in short and self.qualified(c.func) in wanted
+            }
+        if not made or depth > 6:
+            return None
+        if call.args and not call.args[0].star and made.get(id(call)) in t.identity_wrappers:
+            return call.args[0].value
+        if call.args or not any(q in t.reference_makers for q in made.values()):
+            return None
+        func = call.func
+        values: List[cst.BaseExpression] = []
+        if isinstance(func, cst.Name):
+            for assignment in self.reaching(func):
+                if isinstance(assignment.node, cst.Name):
+                    kind, value, path = self.binding(assignment.node)
+                    if kind == "assign" and not path:
+                        values.append(value)
+        elif isinstance(func, cst.Attribute):
+            owner = self.instance_class(func.value, depth + 1)
+            if owner is not None and self.find_method(owner, func.attr.value) is None:
+                values.extend(self.instance_attr_values(owner, func.attr.value))
+        for value in values:
+            if (
+                isinstance(value, cst.Call)
+                and value.args
+                and not value.args[0].star
+                and made.get(id(value)) in t.reference_makers
+            ):
+                return value.args[0].value
+        return None
+
+    def _plain_param(self, value: cst.BaseExpression) -> Optional[cst.Param]:
+        """The parameter a name reads when that is all that reaches it."""
+        if not isinstance(value, cst.Name):
+            return None
+        reaching = self.reaching(value)
+        if len(reaching) != 1:
+            return None
+        node = reaching[0].node
+        param = node if isinstance(node, cst.Param) else self.parents.get(node)
+        return param if isinstance(param, cst.Param) else None
+
+    def param_class(self, param: cst.Param, self_cls: Optional[cst.ClassDef], depth: int) -> Optional[cst.ClassDef]:
+        """The class of what the visible calls pass for an unannotated parameter: a plain
+        function's callers, or for `__init__` the constructions of the classes that inherit it and
+        the `super().__init__(...)` calls that reach it (those of self_cls or its subclasses only,
+        when self is known to be one: `self.resource` in a subclass's method is what that
+        subclass's `super().__init__(...)` passes). Several classes read as their nearest common
+        base in the module (whose subclasses' overrides return_targets adds), else none."""
+        if depth > 4:
+            return None
+        owner = self._param_owner(param)
+        if not isinstance(owner, cst.FunctionDef):
+            return None
+        cache = self.derived.setdefault("param_class", {})
+        key = (id(param), id(self_cls))
+        if key in cache:
+            return cache[key]
+        cache[key] = None  # cycles
+        cls = self.method_class(owner)
+        calls: List[tuple] = []
+        if cls is not None and owner.name.value == "__init__":
+            below = self.class_family(self_cls) if self_cls is not None else None
+
+            def fits(made) -> bool:
+                return below is None or (made is not None and self_cls in self.class_mro(made))
+
+            for member in self.class_family(cls):
+                if fits(member) and self.find_method(member, "__init__") is owner:
+                    calls.extend(
+                        (c, True) for c in self.constructor_calls(member) if self.constructed_class(c) is member
+                    )
+            for call in self._super_init_calls():
+                caller = self.enclosing_class(call)
+                if caller is not None and fits(caller) and owner in self._super_targets(caller, "__init__", False):
+                    calls.append((call, True))
+        elif self._bindings:
+            return None  # under a followed call, passed_arguments decides
+        else:
+            calls = [(c, skip) for c, skip, env in self._callers_of(owner) if not env]
+        found: List[cst.ClassDef] = []
+        for call, skip in calls:
+            argument = self._argument_for(call, owner, param, skip_self=skip)
+            made = self.instance_class(argument, depth + 1) if argument is not None else None
+            if made is not None and made not in found:
+                found.append(made)
+        result = found[0] if len(found) == 1 else None
+        if len(found) > 1:
+            common = [c for c in self.c3_mro(found[0]) if all(c in self.class_mro(o) for o in found[1:])]
+            result = common[0] if common else None
+        cache[key] = result
+        return result
+
+    def _super_init_calls(self) -> List[cst.Call]:
+        """The module's `super().__init__(...)` calls (once per module)."""
+        found = self.derived.get("super_init_calls")
+        if found is None:
+            found = self.derived["super_init_calls"] = [
+                call
+                for call in self.nodes.calls
+                if isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "__init__"
+                and isinstance(call.func.value, cst.Call)
+                and isinstance(call.func.value.func, cst.Name)
+                and call.func.value.func.value == "super"
+            ]
+        return found
 
     def duck_class(self, receiver: cst.BaseExpression, name: str, method: bool) -> Optional[cst.ClassDef]:
         """The class of this module an object of unknown class is, told by what it is used for:
@@ -623,14 +880,20 @@ class ObjectFlow:
         method, receiver = func.attr.value, func.value
         if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
             cls = self.enclosing_class(call)
-            target = self.find_method(cls, method, skip_first=True) if cls is not None else None
-            return self.decorated(target, True) if target is not None else []
+            if cls is None:
+                return []
+            return [form for target in self._super_targets(cls, method) for form in self.decorated(target, True)]
         owner = self.class_named(receiver)
         if owner is None:
             owner = self.instance_class(receiver, depth + 1)
         if owner is None:
             return []
-        target = self.find_method(owner, method)
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            context = self.self_class()  # self is known to be this subclass of the method's class
+            if context is not None and context is not owner and owner in self.class_mro(context):
+                owner = context
+        order = self.c3_mro(owner)
+        target = next((m for m in (self.class_methods(c).get(method) for c in order) if m is not None), None)
         out = self.decorated(target, True) if target is not None else []
         for other in self.class_family(owner):  # an override in a subclass (an abstract method's body)
             if other is not owner and owner in self.class_mro(other):
