@@ -163,6 +163,8 @@ class _Vocabulary:
                 | set(tables.narrow_methods)
                 | set(tables.copy_methods)
                 | set(tables.select_methods)
+                | set(tables.sized_view_methods)
+                | set(tables.whole_methods)
             )
             - set(tables.gather_methods)
         )

@@ -210,6 +210,8 @@ class Tables:
     view_methods: set = field(default_factory=set)
     view_functions: set = field(default_factory=set)
     view_attributes: set = field(default_factory=set)  # [views] attributes: `pool.mT`, `pool.T`
+    sized_view_methods: set = field(default_factory=set)  # [views] sized_methods: `as_strided(size, ...)`
+    whole_methods: set = field(default_factory=set)  # [views] whole_methods: `clone()`, `requires_grad_()`
     # [views] dtype_keeping_*: what returns its receiver's dtype, whatever else it changes
     dtype_keeping_methods: set = field(default_factory=set)
     dtype_keeping_attributes: set = field(default_factory=set)
@@ -524,6 +526,8 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "attributes": "view_attributes",
             "dtype_keeping_methods": "dtype_keeping_methods",
             "dtype_keeping_attributes": "dtype_keeping_attributes",
+            "sized_methods": "sized_view_methods",
+            "whole_methods": "whole_methods",
         },
     )
 
@@ -698,7 +702,12 @@ def _load_hot_path(tables: Tables, data: dict, path: Path) -> None:
         data,
         path,
         "hot_path",
-        {"entry_points": "hot_path_entry_points", "run_once": "run_once_methods", "step_inputs": "step_input_methods"},
+        {
+            "entry_points": "hot_path_entry_points",
+            "run_once": "run_once_methods",
+            "setup": "run_once_methods",  # setup hooks run once, as __init__ does (conversions.runs_once)
+            "step_inputs": "step_input_methods",
+        },
     )
 
 

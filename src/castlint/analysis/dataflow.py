@@ -471,8 +471,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 selected = self._selected(call)
                 if selected is not None:
                     return self.origin(selected, depth)
+            if method in t.sized_view_methods and not self._own_size(receiver, args):
+                return Origin.PREFIX if r >= Origin.PREFIX else r  # `as_strided((4, ...), ...)`: some slots
             if method in t.view_methods or method in t.reinterpret_methods or method in t.copy_methods:
                 return r
+            if method in t.whole_methods:
+                return r  # `buf.clone()`, `buf.requires_grad_(False)`: every element
             if self.cast_target(call) is not None:
                 return r  # a converted copy is as big as what it converts
         if r == Origin.GATHERED and (
@@ -483,6 +487,22 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         ):
             return Origin.GATHERED
         return None
+
+    def _own_size(self, receiver: cst.BaseExpression, args) -> bool:
+        """Is the size argument of a sized view (`as_strided(size, stride)`) the receiver's own
+        size: `x.size()`, `x.shape`, `tuple(x.shape)` of the same x?"""
+        size = next((a.value for a in args if a.keyword is not None and a.keyword.value == "size"), None)
+        if size is None:
+            size = next((a.value for a in args if a.keyword is None and not a.star), None)
+        if size is None:
+            return False
+        if isinstance(size, cst.Call) and isinstance(size.func, cst.Name) and size.func.value in ("tuple", "list"):
+            if len(size.args) != 1:
+                return False
+            size = size.args[0].value
+        own = self.code(receiver)
+        spelled = self.code(size)
+        return spelled in (f"{own}.size()", f"{own}.shape")
 
     def _selected(self, call: cst.Call) -> Optional[cst.Subscript]:
         """`x.select(d, i)` as the subscript `x[:, ..., i]` (d slices before i); None unless d is a
@@ -994,6 +1014,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             else:
                 self._bound_sources(expr.value, out, depth + 1)
         elif isinstance(expr, cst.Subscript):
+            if self._layout_extent(expr):
+                out.add("const")  # `buf.shape[1]`: a page or head size, not the token extent
+                return
             self._bound_sources(expr.value, out, depth + 1)
         elif isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
             for part in (getattr(expr, "left", None), getattr(expr, "right", None), getattr(expr, "expression", None)):
@@ -1004,6 +1027,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             receiver = func.value if isinstance(func, cst.Attribute) else None
             read = [a.value for a in expr.args if not a.star and a.keyword is None]
             if isinstance(func, cst.Attribute) and func.attr.value in t.extent_methods:
+                if self._layout_extent(expr):
+                    out.add("const")  # `buf.size(1)`: a page or head size, not the token extent
+                    return
                 if self.origin(func.value) >= Origin.PREFIX:
                     out.add("extent")  # `buf.size(0)`, `buf.numel()`
                     return
@@ -1022,6 +1048,30 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self._bound_sources(part, out, depth + 1)
         else:
             out.add("other")
+
+    def _layout_extent(self, expr: cst.BaseExpression) -> bool:
+        """`buf.shape[d]` / `buf.size(d)` of a pool for a constant d other than 0: the size of a
+        later dimension (a page, the heads), a constant of the layout, not the token extent.
+        `meta.max_kv_seqlen // k_cache.size(1)` is then a bound read from the step."""
+        t = self.tables
+        if isinstance(expr, cst.Subscript):
+            holder = expr.value
+            if not (isinstance(holder, cst.Attribute) and holder.attr.value in t.extent_attributes):
+                return False
+            if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+                return False
+            owner, index = holder.value, expr.slice[0].slice.value
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value != "size" or len(expr.args) != 1 or expr.args[0].star:
+                return False
+            owner, index = expr.func.value, expr.args[0].value
+        else:
+            return False
+        if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+            index = index.expression
+        if not isinstance(index, cst.Integer) or index.evaluated_value == 0:
+            return False
+        return self.origin(owner) >= Origin.PREFIX
 
     def _mentions_extent(self, expr: cst.BaseExpression) -> bool:
         """Does the expression name the pool's own extent (`self.size`, `buf.shape[0]`)?"""

@@ -176,12 +176,19 @@ def _listed_dtype(analysis: "ModuleAnalysis", expr: cst.Attribute) -> Optional[s
     return found[0] if found and all(d == found[0] for d in found) else None
 
 
+def _constant_key(expr: cst.BaseExpression) -> bool:
+    """An index that selects the same element each time it is read: a constant (`[0]`, `[-1]`,
+    `["k"]`) or a name."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.SimpleString, cst.Name))
+
+
 def _plain_value(expr: cst.BaseExpression) -> bool:
     """A name or attribute chain (with constant subscripts): read twice in one call, the same value."""
     while isinstance(expr, (cst.Attribute, cst.Subscript)):
         if isinstance(expr, cst.Subscript) and not all(
-            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Integer, cst.SimpleString, cst.Name))
-            for e in expr.slice
+            isinstance(e.slice, cst.Index) and _constant_key(e.slice.value) for e in expr.slice
         ):
             return False
         expr = expr.value
