@@ -168,6 +168,7 @@ class Tables:
     narrow_functions: set = field(default_factory=set)
     copy_methods: set = field(default_factory=set)
     unbound_receivers: set = field(default_factory=set)
+    conversion_constructors: set = field(default_factory=set)  # [conversions] constructors: torch.as_tensor
     iter_passthrough: set = field(default_factory=set)
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
@@ -195,6 +196,7 @@ class Tables:
     record_as_dict_attributes: set = field(default_factory=set)
     record_as_tuple_functions: set = field(default_factory=set)
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
+    keyed_lookups: set = field(default_factory=set)  # [callables] keyed_lookups: `get_resource_manager(E.KEY)`
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     attr_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] attr_getters
     partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
@@ -212,6 +214,7 @@ class Tables:
     view_attributes: set = field(default_factory=set)  # [views] attributes: `pool.mT`, `pool.T`
     sized_view_methods: set = field(default_factory=set)  # [views] sized_methods: `as_strided(size, ...)`
     whole_methods: set = field(default_factory=set)  # [views] whole_methods: `clone()`, `requires_grad_()`
+    whole_functions: set = field(default_factory=set)  # [views] whole_functions: `scaled_fp4_dequant(buf, s)`
     # [views] dtype_keeping_*: what returns its receiver's dtype, whatever else it changes
     dtype_keeping_methods: set = field(default_factory=set)
     dtype_keeping_attributes: set = field(default_factory=set)
@@ -528,6 +531,7 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "dtype_keeping_attributes": "dtype_keeping_attributes",
             "sized_methods": "sized_view_methods",
             "whole_methods": "whole_methods",
+            "whole_functions": "whole_functions",
         },
     )
 
@@ -568,7 +572,15 @@ def _load_allocation(tables: Tables, data: dict, path: Path) -> None:
 
 def _load_conversions(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(
-        tables, data, path, "conversions", {"copy_methods": "copy_methods", "unbound_receivers": "unbound_receivers"}
+        tables,
+        data,
+        path,
+        "conversions",
+        {
+            "copy_methods": "copy_methods",
+            "unbound_receivers": "unbound_receivers",
+            "constructors": "conversion_constructors",
+        },
     )
 
 
@@ -593,6 +605,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
         "callables",
         {
             "partial": "partial_callables",
+            "keyed_lookups": "keyed_lookups",
             "method_callers": "method_callers",
             "attr_getters": "attr_getters",
             "partial_methods": "partial_methods",

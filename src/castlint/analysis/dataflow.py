@@ -422,7 +422,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         short = qualified.rsplit(".", 1)[-1]
         if qualified in t.concat_functions:
             return self._joined_origin(expr, depth)
-        view = short in t.view_functions or qualified in t.view_functions
+        view = (
+            short in t.view_functions
+            or qualified in t.view_functions
+            or short in t.whole_functions
+            or qualified in t.whole_functions
+        )
         if not (
             view
             or qualified in t.gather_functions
@@ -584,11 +589,29 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             dims = [a.value for a in value.args if a.keyword is None and not a.star]
         return bool(dims) and all(isinstance(d, cst.Integer) for d in dims)
 
+    def _lookup_key(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The key of a registry lookup (`[callables] keyed_lookups`) by a constant, lower case:
+        a string, or the last name of an attribute (an enum member); None for any other value."""
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
+            return None
+        if expr.func.attr.value not in self.tables.keyed_lookups or len(expr.args) != 1 or expr.args[0].star:
+            return None
+        argument = expr.args[0].value
+        constant = self.constant_string(argument)
+        if constant is not None:
+            return constant.lower()
+        if isinstance(argument, cst.Attribute):
+            return argument.attr.value.lower()
+        return None
+
     def _spellings(self, expr: cst.BaseExpression, depth: int = 0) -> List[str]:
         """How the receiver is spelled where its value comes from: itself, and for a name or a
         parameter what it is assigned or passed (`manager` bound to `metadata.kv_cache_manager`)."""
         text = dotted(expr) or ""
         out = [text]
+        key = self._lookup_key(expr)
+        if key is not None:  # `rm.get_resource_manager(ResourceManagerType.KV_CACHE_MANAGER)`
+            out.append(key)
         if isinstance(expr, cst.Attribute) and depth <= 3:  # `self.manager` set from `kv_cache_manager`
             owner = self.instance_class(expr.value)
             for value in self.instance_attr_values(owner, expr.attr.value) if owner is not None else ():
@@ -617,6 +640,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """(receiver, method, args) of `x.m(args)`, and of the unbound `torch.Tensor.m(x, args)`;
         (None, None, args) for a call that is no method call."""
         func = call.func
+        constructed = self.constructor_parts(call)
+        if constructed is not None:
+            return constructed
         if not isinstance(func, cst.Attribute):
             return None, None, call.args
         if self._is_unbound_receiver(func.value):
@@ -627,6 +653,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             first = positional[0]
             return first.value, func.attr.value, tuple(a for a in args if a is not first)
         return func.value, func.attr.value, call.args
+
+    def constructor_parts(self, call: cst.Call):
+        """`torch.as_tensor(x, dtype=d, device=dev)` ([conversions] constructors) read as the cast
+        `x.to(dtype=d, device=dev)`: (x, "to", the other arguments); None for any other call."""
+        func = call.func
+        short = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        constructors = self.tables.conversion_constructors
+        if short is None or not constructors or not any(q.rsplit(".", 1)[-1] == short for q in constructors):
+            return None
+        if (self.call_name(call) or "") not in constructors:
+            return None
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        first = call.args[0]
+        return first.value, "to", tuple(a for a in call.args if a is not first)
 
     def _is_unbound_receiver(self, expr: cst.BaseExpression) -> bool:
         """`torch.Tensor` (or `Tensor` imported from torch) in `torch.Tensor.to(pool, d)`."""
