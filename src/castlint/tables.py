@@ -153,6 +153,8 @@ class Tables:
     batch_words: set = field(default_factory=set)
     layer_words: set = field(default_factory=set)
     pool_words: set = field(default_factory=set)
+    # [allocation] scalar_last_dims: a literal last dimension of these sizes holds scales/zeros
+    scalar_last_dims: set = field(default_factory=set)
     extent_words: set = field(default_factory=set)
     # [allocation] slice bounds by origin: a whole pool's extent read (`buf.shape`, `buf.size(0)`,
     # `len(buf)`) and the builtins that compute a count from their arguments (`int(...)`, `max(...)`)
@@ -209,6 +211,7 @@ class Tables:
     learn_skip_methods: set = field(default_factory=set)  # rules/accessors.toml [learn] skip_methods
     gather_methods: set = field(default_factory=set)
     gather_functions: set = field(default_factory=set)
+    gather_table_functions: set = field(default_factory=set)  # [gathers] table_functions: F.embedding(idx, table)
     view_methods: set = field(default_factory=set)
     view_functions: set = field(default_factory=set)
     view_attributes: set = field(default_factory=set)  # [views] attributes: `pool.mT`, `pool.T`
@@ -508,7 +511,13 @@ def _load_layer_index(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_gathers(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "gathers", {"methods": "gather_methods", "functions": "gather_functions"})
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "gathers",
+        {"methods": "gather_methods", "functions": "gather_functions", "table_functions": "gather_table_functions"},
+    )
 
 
 def _load_views(tables: Tables, data: dict, path: Path) -> None:
@@ -551,6 +560,13 @@ def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_allocation(tables: Tables, data: dict, path: Path) -> None:
+    section = data.get("allocation")
+    if isinstance(section, dict) and "scalar_last_dims" in section:
+        sizes = section["scalar_last_dims"]
+        if not isinstance(sizes, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
+            raise TableError(path, "allocation.scalar_last_dims", "must be a list of integers")
+        tables.scalar_last_dims.update(sizes)
+        data = {**data, "allocation": {k: v for k, v in section.items() if k != "scalar_last_dims"}}
     _load_word_sets(
         tables,
         data,

@@ -420,6 +420,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not qualified or not expr.args:
             return None
         short = qualified.rsplit(".", 1)[-1]
+        if qualified in t.gather_table_functions:
+            table = self._gathered_table(expr)
+            found = self.origin(table, depth) if table is not None else Origin.OTHER
+            return Origin.GATHERED if found >= Origin.PREFIX or found == Origin.GATHERED else Origin.OTHER
         if qualified in t.concat_functions:
             return self._joined_origin(expr, depth)
         view = (
@@ -1157,7 +1161,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if isinstance(call, cst.Call) and self._first_positional(call.args) is node:
                 if self.call_name(call) in self.tables.gather_functions:
                     return "function"
+            if isinstance(call, cst.Call) and self._gathered_table(call) is node:
+                return "function"  # `F.embedding(ids, <node>)`
         return None
+
+    def _gathered_table(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The table `F.embedding(ids, table)` ([gathers] table_functions) reads rows of: its
+        second positional argument or `weight=`; None for any other call."""
+        if not self.tables.gather_table_functions or self.call_name(call) not in self.tables.gather_table_functions:
+            return None
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in positional[:2]):
+            return None
+        if len(positional) >= 2:
+            return positional[1].value
+        return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "weight"), None)
 
     # -- index values ----------------------------------------------------------
     def index_kind(self, expr: cst.BaseExpression, depth: int = 0) -> str:
@@ -1887,6 +1905,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         )
         if dims and all(isinstance(d, cst.Integer) for d in dims):
             return "batch"  # a fixed shape (`(16, 4)`): per-request state, no pool sized at run time
+        if (
+            len(dims) >= 2
+            and isinstance(dims[-1], cst.Integer)
+            and dims[-1].evaluated_value in self.tables.scalar_last_dims
+        ):
+            return "batch"  # `(size + 1, 1)`, `(blocks, block_size, heads, 2)`: scales or zeros, not KV
         if isinstance(size, (cst.Tuple, cst.List)):
             elements = [e for e in size.elements if isinstance(e, cst.Element)]
             size = elements[0].value if elements else None
