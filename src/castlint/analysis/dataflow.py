@@ -662,7 +662,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """`torch.as_tensor(x, dtype=d, device=dev)` ([conversions] constructors) read as the cast
         `x.to(dtype=d, device=dev)`: (x, "to", the other arguments); None for any other call."""
         func = call.func
-        short = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        short = None
+        if isinstance(func, cst.Attribute):
+            short = func.attr.value
+        elif isinstance(func, cst.Name):
+            short = func.value
         constructors = self.tables.conversion_constructors
         if short is None or not constructors or not any(q.rsplit(".", 1)[-1] == short for q in constructors):
             return None
