@@ -150,10 +150,6 @@ def _per_token(dims: List[ast.AST], tables: Tables) -> bool:
         return True  # `torch.empty_like(...)`, a shape held elsewhere: taken as a pool
     if all(isinstance(d, ast.Constant) for d in dims):
         return False  # a fixed shape (`(256, 4)`): per-request state, no pool sized at run time
-    last = dims[-1]
-    if len(dims) >= 2 and isinstance(last, ast.Constant) and type(last.value) is int:
-        if last.value in tables.scalar_last_dims:
-            return False  # `(size + 1, 1)`, `(blocks, block_size, heads, 2)`: scales or zeros
     words = _idents(dims[0])
     if words & tables.batch_words:
         return False
