@@ -141,6 +141,8 @@ class _Vocabulary:
         self.arg_casts = frozenset(m for m, c in tables.casts.items() if c.form in ("one-arg", "tensor-arg"))
         self.bare_casts = frozenset(m for m, c in tables.casts.items() if c.form == "no-args")
         self.copies = frozenset(tables.copy_methods)
+        # `torch.as_tensor(x, dtype=d)`: x.to(dtype=d) (by the last name: `from torch import asarray`)
+        self.constructors = frozenset(_last_parts(tables.conversion_constructors))
         self.allocations = frozenset(tables.allocation_functions)  # a comprehension of them: per-layer arenas
         self.pool_words = frozenset(tables.pool_words)
         self.not_pool_words = frozenset(tables.batch_words) | frozenset(tables.layer_words)
@@ -165,6 +167,8 @@ class _Vocabulary:
                 | set(tables.copy_methods)
                 | set(tables.whole_copy_methods)
                 | set(tables.select_methods)
+                | set(tables.sized_view_methods)
+                | set(tables.whole_methods)
             )
             - set(tables.gather_methods)
         )
@@ -177,6 +181,7 @@ class _Vocabulary:
                 {
                     f.rsplit(".", 1)[-1]
                     for f in set(tables.view_functions)
+                    | set(tables.whole_functions)
                     | set(tables.tuple_view_functions)
                     | set(tables.narrow_functions)
                     | set(tables.concat_functions)
@@ -1114,6 +1119,8 @@ class _Collector:
             name = func.attr
             if name in vocab.casts and _may_cast(n, name, vocab):
                 self.cast(n, path)
+            elif name in vocab.constructors and n.args:
+                self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.copies and (n.args or n.keywords):
                 source = n.args[0] if n.args else n.keywords[0].value
                 unit.copies.append(self.refs(source))
@@ -1130,6 +1137,8 @@ class _Collector:
                 unit.plans += 1
         elif type(func) is ast.Name:
             name = func.id
+            if name in vocab.constructors and n.args:
+                self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.wrapper_functions:
                 unit.plans += 1
             self.name_call(n, name)

@@ -153,6 +153,8 @@ class Tables:
     batch_words: set = field(default_factory=set)
     layer_words: set = field(default_factory=set)
     pool_words: set = field(default_factory=set)
+    # [allocation] scalar_last_dims: a literal last dimension of these sizes holds scales/zeros
+    scalar_last_dims: set = field(default_factory=set)
     extent_words: set = field(default_factory=set)
     window_words: set = field(default_factory=set)
     # [allocation] slice bounds by origin: a whole pool's extent read (`buf.shape`, `buf.size(0)`,
@@ -169,6 +171,7 @@ class Tables:
     narrow_functions: set = field(default_factory=set)
     copy_methods: set = field(default_factory=set)
     unbound_receivers: set = field(default_factory=set)
+    conversion_constructors: set = field(default_factory=set)  # [conversions] constructors: torch.as_tensor
     iter_passthrough: set = field(default_factory=set)
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
@@ -202,6 +205,7 @@ class Tables:
     record_field_name_attributes: set = field(default_factory=set)
     record_field_names_attributes: set = field(default_factory=set)
     partial_callables: set = field(default_factory=set)  # rules/accessors.toml [callables] partial
+    keyed_lookups: set = field(default_factory=set)  # [callables] keyed_lookups: `get_resource_manager(E.KEY)`
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     attr_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] attr_getters
     partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
@@ -218,9 +222,13 @@ class Tables:
     learn_skip_methods: set = field(default_factory=set)  # rules/accessors.toml [learn] skip_methods
     gather_methods: set = field(default_factory=set)
     gather_functions: set = field(default_factory=set)
+    gather_table_functions: set = field(default_factory=set)  # [gathers] table_functions: F.embedding(idx, table)
     view_methods: set = field(default_factory=set)
     view_functions: set = field(default_factory=set)
     view_attributes: set = field(default_factory=set)  # [views] attributes: `pool.mT`, `pool.T`
+    sized_view_methods: set = field(default_factory=set)  # [views] sized_methods: `as_strided(size, ...)`
+    whole_methods: set = field(default_factory=set)  # [views] whole_methods: `clone()`, `requires_grad_()`
+    whole_functions: set = field(default_factory=set)  # [views] whole_functions: `scaled_fp4_dequant(buf, s)`
     # [views] dtype_keeping_*: what returns its receiver's dtype, whatever else it changes
     dtype_keeping_methods: set = field(default_factory=set)
     dtype_keeping_attributes: set = field(default_factory=set)
@@ -518,7 +526,13 @@ def _load_layer_index(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_gathers(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "gathers", {"methods": "gather_methods", "functions": "gather_functions"})
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "gathers",
+        {"methods": "gather_methods", "functions": "gather_functions", "table_functions": "gather_table_functions"},
+    )
 
 
 def _load_views(tables: Tables, data: dict, path: Path) -> None:
@@ -541,6 +555,9 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "dtype_keeping_attributes": "dtype_keeping_attributes",
             "whole_copy_methods": "whole_copy_methods",
             "whole_copy_attributes": "whole_copy_attributes",
+            "sized_methods": "sized_view_methods",
+            "whole_methods": "whole_methods",
+            "whole_functions": "whole_functions",
         },
     )
 
@@ -560,6 +577,13 @@ def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_allocation(tables: Tables, data: dict, path: Path) -> None:
+    section = data.get("allocation")
+    if isinstance(section, dict) and "scalar_last_dims" in section:
+        sizes = section["scalar_last_dims"]
+        if not isinstance(sizes, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
+            raise TableError(path, "allocation.scalar_last_dims", "must be a list of integers")
+        tables.scalar_last_dims.update(sizes)
+        data = {**data, "allocation": {k: v for k, v in section.items() if k != "scalar_last_dims"}}
     _load_word_sets(
         tables,
         data,
@@ -582,7 +606,15 @@ def _load_allocation(tables: Tables, data: dict, path: Path) -> None:
 
 def _load_conversions(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(
-        tables, data, path, "conversions", {"copy_methods": "copy_methods", "unbound_receivers": "unbound_receivers"}
+        tables,
+        data,
+        path,
+        "conversions",
+        {
+            "copy_methods": "copy_methods",
+            "unbound_receivers": "unbound_receivers",
+            "constructors": "conversion_constructors",
+        },
     )
 
 
@@ -609,6 +641,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
         "callables",
         {
             "partial": "partial_callables",
+            "keyed_lookups": "keyed_lookups",
             "method_callers": "method_callers",
             "attr_getters": "attr_getters",
             "partial_methods": "partial_methods",
@@ -725,7 +758,12 @@ def _load_hot_path(tables: Tables, data: dict, path: Path) -> None:
         data,
         path,
         "hot_path",
-        {"entry_points": "hot_path_entry_points", "run_once": "run_once_methods", "step_inputs": "step_input_methods"},
+        {
+            "entry_points": "hot_path_entry_points",
+            "run_once": "run_once_methods",
+            "setup": "run_once_methods",  # setup hooks run once, as __init__ does (conversions.runs_once)
+            "step_inputs": "step_input_methods",
+        },
     )
 
 

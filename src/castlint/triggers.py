@@ -42,6 +42,8 @@ class TriggerWords:
             {f".{method}(" for method in methods}
             | {f"{receiver}.{method}" for receiver in receivers for method in methods}
             | {f"{q}{method}{q}" for method in methods for q in "'\""}
+            # `torch.as_tensor(pool, dtype=d)`: a constructor that converts
+            | {f"{name.rsplit('.', 1)[-1]}(" for name in tables.conversion_constructors}
         )
         wrappers = set()
         for wrapper in tables.wrappers:

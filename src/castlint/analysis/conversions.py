@@ -516,9 +516,10 @@ class ConversionQueries:
             t = self.tables
             for call in self.nodes.calls:
                 func = call.func
-                if not isinstance(func, cst.Attribute):
+                constructed = self.constructor_parts(call) is not None
+                if not isinstance(func, cst.Attribute) and not constructed:
                     continue
-                if self._is_unbound_receiver(func.value):
+                if constructed or self._is_unbound_receiver(func.value):
                     target = self.cast_target(call)
                     receiver = self.cast_receiver(call)
                     if (

@@ -439,9 +439,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not qualified or not expr.args:
             return None
         short = qualified.rsplit(".", 1)[-1]
+        if qualified in t.gather_table_functions:
+            table = self._gathered_table(expr)
+            found = self.origin(table, depth) if table is not None else Origin.OTHER
+            return Origin.GATHERED if found >= Origin.PREFIX or found == Origin.GATHERED else Origin.OTHER
         if qualified in t.concat_functions:
             return self._joined_origin(expr, depth)
-        view = short in t.view_functions or qualified in t.view_functions
+        view = (
+            short in t.view_functions
+            or qualified in t.view_functions
+            or short in t.whole_functions
+            or qualified in t.whole_functions
+        )
         if not (
             view
             or qualified in t.gather_functions
@@ -490,6 +499,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 selected = self._selected(call)
                 if selected is not None:
                     return self.origin(selected, depth)
+            if method in t.sized_view_methods and not self._own_size(receiver, args):
+                return Origin.PREFIX if r >= Origin.PREFIX else r  # `as_strided((4, ...), ...)`: some slots
             if (
                 method in t.view_methods
                 or method in t.reinterpret_methods
@@ -497,6 +508,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 or method in t.whole_copy_methods
             ):
                 return r
+            if method in t.whole_methods:
+                return r  # `buf.clone()`, `buf.requires_grad_(False)`: every element
             if self.cast_target(call) is not None:
                 return r  # a converted copy is as big as what it converts
         if r == Origin.GATHERED and (
@@ -507,6 +520,22 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         ):
             return Origin.GATHERED
         return None
+
+    def _own_size(self, receiver: cst.BaseExpression, args) -> bool:
+        """Is the size argument of a sized view (`as_strided(size, stride)`) the receiver's own
+        size: `x.size()`, `x.shape`, `tuple(x.shape)` of the same x?"""
+        size = next((a.value for a in args if a.keyword is not None and a.keyword.value == "size"), None)
+        if size is None:
+            size = next((a.value for a in args if a.keyword is None and not a.star), None)
+        if size is None:
+            return False
+        if isinstance(size, cst.Call) and isinstance(size.func, cst.Name) and size.func.value in ("tuple", "list"):
+            if len(size.args) != 1:
+                return False
+            size = size.args[0].value
+        own = self.code(receiver)
+        spelled = self.code(size)
+        return spelled in (f"{own}.size()", f"{own}.shape")
 
     def _selected(self, call: cst.Call) -> Optional[cst.Subscript]:
         """`x.select(d, i)` as the subscript `x[:, ..., i]` (d slices before i); None unless d is a
@@ -588,11 +617,29 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             dims = [a.value for a in value.args if a.keyword is None and not a.star]
         return bool(dims) and all(isinstance(d, cst.Integer) for d in dims)
 
+    def _lookup_key(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The key of a registry lookup (`[callables] keyed_lookups`) by a constant, lower case:
+        a string, or the last name of an attribute (an enum member); None for any other value."""
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
+            return None
+        if expr.func.attr.value not in self.tables.keyed_lookups or len(expr.args) != 1 or expr.args[0].star:
+            return None
+        argument = expr.args[0].value
+        constant = self.constant_string(argument)
+        if constant is not None:
+            return constant.lower()
+        if isinstance(argument, cst.Attribute):
+            return argument.attr.value.lower()
+        return None
+
     def _spellings(self, expr: cst.BaseExpression, depth: int = 0) -> List[str]:
         """How the receiver is spelled where its value comes from: itself, and for a name or a
         parameter what it is assigned or passed (`manager` bound to `metadata.kv_cache_manager`)."""
         text = dotted(expr) or ""
         out = [text]
+        key = self._lookup_key(expr)
+        if key is not None:  # `rm.get_resource_manager(ResourceManagerType.KV_CACHE_MANAGER)`
+            out.append(key)
         if isinstance(expr, cst.Attribute) and depth <= 3:  # `self.manager` set from `kv_cache_manager`
             owner = self.instance_class(expr.value)
             for value in self.instance_attr_values(owner, expr.attr.value) if owner is not None else ():
@@ -621,6 +668,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """(receiver, method, args) of `x.m(args)`, and of the unbound `torch.Tensor.m(x, args)`;
         (None, None, args) for a call that is no method call."""
         func = call.func
+        constructed = self.constructor_parts(call)
+        if constructed is not None:
+            return constructed
         if not isinstance(func, cst.Attribute):
             return None, None, call.args
         if self._is_unbound_receiver(func.value):
@@ -631,6 +681,25 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             first = positional[0]
             return first.value, func.attr.value, tuple(a for a in args if a is not first)
         return func.value, func.attr.value, call.args
+
+    def constructor_parts(self, call: cst.Call):
+        """`torch.as_tensor(x, dtype=d, device=dev)` ([conversions] constructors) read as the cast
+        `x.to(dtype=d, device=dev)`: (x, "to", the other arguments); None for any other call."""
+        func = call.func
+        short = None
+        if isinstance(func, cst.Attribute):
+            short = func.attr.value
+        elif isinstance(func, cst.Name):
+            short = func.value
+        constructors = self.tables.conversion_constructors
+        if short is None or not constructors or not any(q.rsplit(".", 1)[-1] == short for q in constructors):
+            return None
+        if (self.call_name(call) or "") not in constructors:
+            return None
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        first = call.args[0]
+        return first.value, "to", tuple(a for a in call.args if a is not first)
 
     def _is_unbound_receiver(self, expr: cst.BaseExpression) -> bool:
         """`torch.Tensor` (or `Tensor` imported from torch) in `torch.Tensor.to(pool, d)`."""
@@ -1024,6 +1093,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             else:
                 self._bound_sources(expr.value, out, depth + 1)
         elif isinstance(expr, cst.Subscript):
+            if self._layout_extent(expr):
+                out.add("const")  # `buf.shape[1]`: a page or head size, not the token extent
+                return
             self._bound_sources(expr.value, out, depth + 1)
         elif isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
             for part in (getattr(expr, "left", None), getattr(expr, "right", None), getattr(expr, "expression", None)):
@@ -1034,6 +1106,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             receiver = func.value if isinstance(func, cst.Attribute) else None
             read = [a.value for a in expr.args if not a.star and a.keyword is None]
             if isinstance(func, cst.Attribute) and func.attr.value in t.extent_methods:
+                if self._layout_extent(expr):
+                    out.add("const")  # `buf.size(1)`: a page or head size, not the token extent
+                    return
                 if self.origin(func.value) >= Origin.PREFIX:
                     out.add("extent")  # `buf.size(0)`, `buf.numel()`
                     return
@@ -1052,6 +1127,30 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self._bound_sources(part, out, depth + 1)
         else:
             out.add("other")
+
+    def _layout_extent(self, expr: cst.BaseExpression) -> bool:
+        """`buf.shape[d]` / `buf.size(d)` of a pool for a constant d other than 0: the size of a
+        later dimension (a page, the heads), a constant of the layout, not the token extent.
+        `meta.max_kv_seqlen // k_cache.size(1)` is then a bound read from the step."""
+        t = self.tables
+        if isinstance(expr, cst.Subscript):
+            holder = expr.value
+            if not (isinstance(holder, cst.Attribute) and holder.attr.value in t.extent_attributes):
+                return False
+            if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+                return False
+            owner, index = holder.value, expr.slice[0].slice.value
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value != "size" or len(expr.args) != 1 or expr.args[0].star:
+                return False
+            owner, index = expr.func.value, expr.args[0].value
+        else:
+            return False
+        if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+            index = index.expression
+        if not isinstance(index, cst.Integer) or index.evaluated_value == 0:
+            return False
+        return self.origin(owner) >= Origin.PREFIX
 
     def _mentions_extent(self, expr: cst.BaseExpression) -> bool:
         """Does the expression name the pool's own extent (`self.size`, `buf.shape[0]`)?"""
@@ -1096,7 +1195,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if isinstance(call, cst.Call) and self._first_positional(call.args) is node:
                 if self.call_name(call) in self.tables.gather_functions:
                     return "function"
+            if isinstance(call, cst.Call) and self._gathered_table(call) is node:
+                return "function"  # `F.embedding(ids, <node>)`
         return None
+
+    def _gathered_table(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The table `F.embedding(ids, table)` ([gathers] table_functions) reads rows of: its
+        second positional argument or `weight=`; None for any other call."""
+        if not self.tables.gather_table_functions or self.call_name(call) not in self.tables.gather_table_functions:
+            return None
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in positional[:2]):
+            return None
+        if len(positional) >= 2:
+            return positional[1].value
+        return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "weight"), None)
 
     # -- index values ----------------------------------------------------------
     def index_kind(self, expr: cst.BaseExpression, depth: int = 0) -> str:
@@ -1840,6 +1953,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         )
         if dims and all(isinstance(d, cst.Integer) for d in dims):
             return "batch"  # a fixed shape (`(16, 4)`): per-request state, no pool sized at run time
+        if (
+            len(dims) >= 2
+            and isinstance(dims[-1], cst.Integer)
+            and dims[-1].evaluated_value in self.tables.scalar_last_dims
+        ):
+            return "batch"  # `(size + 1, 1)`, `(blocks, block_size, heads, 2)`: scales or zeros, not KV
         if isinstance(size, (cst.Tuple, cst.List)):
             elements = [e for e in size.elements if isinstance(e, cst.Element)]
             size = elements[0].value if elements else None

@@ -89,6 +89,10 @@ class ObjectFlow:
             found = {}
             for node in self.nodes.classes:
                 found.setdefault(node.name.value, node)
+            for node in self.nodes.classes:  # `Outer.Inner(...)`: a class nested in another
+                for inner in node.body.body:
+                    if isinstance(inner, cst.ClassDef):
+                        found.setdefault(f"{node.name.value}.{inner.name.value}", inner)
             for name, fields in self._factory_records():
                 found.setdefault(name, _record_class(name, fields))
             for spelled, fields in self._namespace_records().items():
@@ -792,6 +796,13 @@ class ObjectFlow:
         func = call.func
         name = _dotted(func)
         found = self.module_classes().get(name) if name else None
+        if found is None and name and name.startswith(("self.", "cls.")) and name.count(".") == 1:
+            # `self.Inner(...)`: a class nested in the enclosing class (or a base of it)
+            enclosing = self.enclosing_class(call)
+            for owner in self.class_mro(enclosing) if enclosing is not None else ():
+                found = self.module_classes().get(f"{owner.name.value}.{name.split('.', 1)[1]}")
+                if found is not None:
+                    break
         if found is not None or not isinstance(func, (cst.Name, cst.Call, cst.Attribute)):
             return found
         if isinstance(func, cst.Name):

@@ -70,6 +70,9 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
         ):
             return _allocation_dtypes(analysis, expr.func.value, depth + 1)
         return None
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+        # a held accessor (`getter = getattr(engine, "value_cache")`; `getter(i)`): the accessor's
+        return _held_call_dtypes(analysis, expr, depth)
     if isinstance(expr, cst.Attribute):
         if isinstance(expr.value, cst.Name) and expr.value.value == "self":
             found = analysis.allocated_dtype(expr)
@@ -109,6 +112,33 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
                 return None
         return common or None
     return None
+
+
+def _held_call_dtypes(analysis: "ModuleAnalysis", call: cst.Call, depth: int) -> Optional[Set[str]]:
+    """The allocation dtypes of a call of a name that holds a bound method (a getattr with a
+    constant name, `self._get = pool.get_key_buffer`): read as the direct call `obj.m(...)` of
+    every form it may hold; None when one of them is unknown or binds arguments."""
+    forms = analysis.callable_values(call.func)
+    if not forms:
+        return None
+    cache = analysis.__dict__.setdefault("_held_direct_calls", {})
+    common: Optional[Set[str]] = None
+    for form, bound in forms:
+        if bound or not isinstance(form, cst.Attribute):
+            return None
+        key = (id(call), id(form))
+        direct = cache.get(key)
+        if direct is None:
+            direct = cst.Call(func=form, args=call.args)
+            analysis.parents.setdefault(direct, analysis.parents.get(call))
+            cache[key] = direct
+        found = _allocation_dtypes(analysis, direct, depth + 1)
+        if found is None:
+            return None
+        common = set(found) if common is None else common & found
+        if not common:
+            return None
+    return common
 
 
 def _passed_dtypes(analysis: "ModuleAnalysis", param: cst.Param, depth: int) -> Optional[Set[str]]:
@@ -176,12 +206,19 @@ def _listed_dtype(analysis: "ModuleAnalysis", expr: cst.Attribute) -> Optional[s
     return found[0] if found and all(d == found[0] for d in found) else None
 
 
+def _constant_key(expr: cst.BaseExpression) -> bool:
+    """An index that selects the same element each time it is read: a constant (`[0]`, `[-1]`,
+    `["k"]`) or a name."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.SimpleString, cst.Name))
+
+
 def _plain_value(expr: cst.BaseExpression) -> bool:
     """A name or attribute chain (with constant subscripts): read twice in one call, the same value."""
     while isinstance(expr, (cst.Attribute, cst.Subscript)):
         if isinstance(expr, cst.Subscript) and not all(
-            isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Integer, cst.SimpleString, cst.Name))
-            for e in expr.slice
+            isinstance(e.slice, cst.Index) and _constant_key(e.slice.value) for e in expr.slice
         ):
             return False
         expr = expr.value
