@@ -253,6 +253,15 @@ class Tables:
     new_value_methods: set = field(default_factory=set)
     idempotent_methods: set = field(default_factory=set)  # a second call right after the first changes nothing
     reorder_exceptions: set = field(default_factory=set)  # a handler of these sees CL003's swapped cast/gather
+    # [cast_motion], round 3 of the blind benchmark (docs/fix.md, "Safety"):
+    convertible_dtypes: set = field(default_factory=set)  # targets every tensor converts to (the cast cannot fail)
+    cast_failure_exceptions: set = field(default_factory=set)  # what a cast to another target may raise
+    dtype_general_gathers: set = field(default_factory=set)  # gathers defined for every stored dtype
+    plain_method_decorators: set = field(default_factory=set)  # a method so decorated is not read as a property
+    module_hooks: set = field(default_factory=set)  # calls that install code run on every line / call
+    autograd_markers: set = field(default_factory=set)  # names whose use means tensors of the module may need grad
+    tensor_classes: set = field(default_factory=set)  # bases that make a class of the file a tensor subclass
+    finalizer_dunders: set = field(default_factory=set)  # run when the last reference to an object is dropped
     # [cast_motion] implicit code: what a builtin calls back into, which dunders a construct runs
     callbacks: dict = field(default_factory=dict)  # qualified name -> {"iterates", "calls", "dunders", "attribute"}
     protocols: dict = field(default_factory=dict)  # construct -> frozenset of dunder names
@@ -805,6 +814,14 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "new_value_methods": "new_value_methods",
             "idempotent_methods": "idempotent_methods",
             "reorder_exceptions": "reorder_exceptions",
+            "convertible_dtypes": "convertible_dtypes",
+            "cast_failure_exceptions": "cast_failure_exceptions",
+            "dtype_general_gathers": "dtype_general_gathers",
+            "plain_method_decorators": "plain_method_decorators",
+            "module_hooks": "module_hooks",
+            "autograd_markers": "autograd_markers",
+            "tensor_classes": "tensor_classes",
+            "finalizer_dunders": "finalizer_dunders",
             "container_functions": "container_functions",
             "iterable_methods": "iterable_methods",
             "iterable_attributes": "iterable_attributes",

@@ -361,6 +361,7 @@ class _Verdict:
     def __init__(self):
         self.refuse: list[str] = []
         self.unsafe: list[str] = []
+        self.cast_may_fail = False  # a target not proven convertible: the cast may raise
 
     def plan(self, form: str, uses=()) -> CastMove:
         if self.refuse:
@@ -654,6 +655,9 @@ def _binding_problem(
                     False,
                     f"line {line} updates `{leaf.value}` in place (`{operator}`), which may be or hold the pool",
                 )
+        dropped = _drops_finalizable(analysis, leaf)
+        if dropped is not None:
+            return False, f"line {line} rebinds `{leaf.value}`, {dropped}"
         return None
     text = dotted(leaf) if isinstance(leaf, cst.Attribute) else None
     if text is not None and any(_is_prefix(text, c) for c in moved.chains):
@@ -669,6 +673,59 @@ def _binding_problem(
         return False, f"line {line} assigns `{_code(analysis, leaf)}` (a property or `__setattr__` is a call)"
     if isinstance(leaf, cst.Subscript) and not _distinct(analysis, leaf.value):
         return False, f"line {line} writes into `{_code(analysis, leaf)}`, which may be or hold the pool"
+    return None
+
+
+def _finalizers(analysis) -> str | None:
+    """What may run when this module drops the last reference to one of its objects: a finalizer
+    dunder (rules/casts.toml finalizer_dunders) that a class of the file defines with a body not
+    proven read-only, or a generator function with a `finally` or `with` (closing a suspended
+    generator runs them)."""
+    hit = _effectful_hit(analysis, analysis.tables.finalizer_dunders)
+    if hit is not None:
+        return f"`{hit}`{_member_line(analysis, hit)}"
+    for function in iter_nodes(analysis.module, cst.FunctionDef):
+        body = [n for n in iter_nodes(function.body, cst.CSTNode) if _scope_root_is(analysis, n, function)]
+        if any(isinstance(n, (cst.Yield,)) for n in body) and any(
+            isinstance(n, (cst.With,)) or (isinstance(n, (cst.Try, cst.TryStar)) and n.finalbody is not None)
+            for n in body
+        ):
+            return f"the generator `{function.name.value}`'s `finally`/`with` (line {_line(analysis, function)})"
+    return None
+
+
+def _scope_root_is(analysis, node, function) -> bool:
+    for anc in analysis.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+            return anc is function
+    return False
+
+
+def _drops_finalizable(analysis, leaf: cst.Name) -> str | None:
+    """A rebinding drops the name's old value: where the module has finalizers (_finalizers) and a
+    value reaching the name before is not proven a builtin value or a tensor, its `__del__` or a
+    suspended generator's `finally` may run here."""
+    found = analysis.derived.get("cast_motion.finalizers", False)
+    if found is False:
+        found = analysis.derived["cast_motion.finalizers"] = _finalizers(analysis)
+    if found is None:
+        return None
+    scope = analysis.scopes.get(leaf)
+    if scope is None or not isinstance(scope, (FunctionScope, ComprehensionScope)):
+        return None
+    earlier = [
+        a.node
+        for a in scope.assignments[leaf.value]
+        if isinstance(getattr(a, "node", None), cst.Name) and _pos(analysis, a.node) < _pos(analysis, leaf)
+    ]
+    for node in earlier:
+        kind, value, path = analysis.binding(node)
+        if kind == "assign" and value is not None and not path and _builtin_typed(analysis, value):
+            continue
+        return (
+            f"dropping its old value (`{_code(analysis, node)}`): {found} may run when the last reference goes, "
+            "and it is not proven read-only"
+        )
     return None
 
 
@@ -825,10 +882,7 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
         for statement in members:
             if isinstance(statement, cst.FunctionDef):
                 methods.append(statement)
-                if any(
-                    dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in decorators
-                    for d in statement.decorators
-                ):
+                if any(_getter_decorator(analysis, d) for d in statement.decorators):
                     getters.add(statement.name.value)
             elif isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
                 for small in statement.body:
@@ -848,6 +902,7 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
                         else []
                     )
                     bound += [(t.value, small.value, defs) for t in targets if isinstance(t, cst.Name)]
+    bound += _dunders_bound_outside(analysis)
     effectful: set = set()
     at: dict = {}
     pruned = getattr(analysis, "_pruned", None)
@@ -884,6 +939,64 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
     found = frozenset(effectful), frozenset(names | (getters & effectful))
     analysis.derived["cast_motion.effectful"], analysis.derived["cast_motion.properties"] = found
     return found
+
+
+def _getter_decorator(analysis, decorator: cst.Decorator) -> bool:
+    """May this decorator make the method an attribute whose read runs its body? A property
+    decorator (rules/casts.toml property_decorators), and any decorator that is not proven a plain
+    method's (plain_method_decorators): `prop = property; @prop`, a subclass of property, a
+    descriptor class."""
+    name = dotted(decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator)
+    return name in analysis.tables.property_decorators or name not in analysis.tables.plain_method_decorators
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def _dunders_bound_outside(analysis) -> list:
+    """Dunders a class gets outside its class statement, as (name, value, defs) like a class body's
+    `__bool__ = _flush`: `Flags.__bool__ = f` anywhere in the module, `setattr(Flags, "__len__", f)`,
+    and the namespace of `type(name, bases, {"__len__": f})`. A `type()` or `setattr()` whose name
+    or namespace is not literal may bind any dunder."""
+    found: list = []
+    for node in iter_nodes(analysis.module, cst.CSTNode):
+        if isinstance(node, cst.Assign):
+            found += [
+                (t.target.attr.value, node.value, set())
+                for t in node.targets
+                if isinstance(t.target, cst.Attribute) and _is_dunder(t.target.attr.value)
+            ]
+        elif isinstance(node, cst.Call) and dotted(node.func) in ("setattr", "type") and len(node.args) == 3:
+            name, value = node.args[1].value, node.args[2].value
+            if dotted(node.func) == "setattr":
+                if isinstance(name, cst.SimpleString):
+                    key = name.evaluated_value
+                    if isinstance(key, str) and _is_dunder(key):
+                        found.append((key, value, set()))
+                else:
+                    found += [(d, value, set()) for d in _ANY_DUNDER(analysis)]
+            elif isinstance(value, cst.Dict):
+                for element in value.elements:
+                    key = getattr(element, "key", None)
+                    if isinstance(key, cst.SimpleString):
+                        text = key.evaluated_value
+                        if isinstance(text, str) and _is_dunder(text):
+                            found.append((text, element.value, set()))
+                    else:
+                        found += [(d, element.value, set()) for d in _ANY_DUNDER(analysis)]
+            else:
+                found += [(d, value, set()) for d in _ANY_DUNDER(analysis)]
+    return found
+
+
+def _ANY_DUNDER(analysis) -> set:
+    """Every dunder the protocol tables name: what a non-literal binding may define."""
+    t = analysis.tables
+    names = set().union(*t.protocols.values()) if t.protocols else set()
+    for callback in t.callbacks.values():
+        names |= set(callback.get("dunders", ()))
+    return names | set(t.finalizer_dunders)
 
 
 def _class_statements(statements):
@@ -1487,6 +1600,8 @@ def _assess(analysis, call: cst.Call) -> CastMove | None:
     answers_none = _may_answer_none(analysis, pool)
     if answers_none is not None:
         verdict.unsafe.append(answers_none)
+    verdict.unsafe += _module_problems(analysis)
+    verdict.cast_may_fail = not all(_convertible_target(analysis, cast) for cast in casts)
     if form in ("direct", "function"):
         return _assess_direct(analysis, call, verdict, moved, owners, form)
     return _assess_variable(analysis, call, form, verdict, moved, owners)
@@ -1519,6 +1634,7 @@ def _assess_direct(
     if form == "function":  # the arguments after the input run before the cast now
         from castlint.analysis.gathers import function_gather
 
+        _check_gather_dtype(analysis, verdict, function_gather(analysis, call))
         nodes = [
             n
             for arg in function_gather(analysis, call).args[1:]
@@ -1545,6 +1661,7 @@ def _assess_direct(
         moved_over = [gather.slice]
     else:  # .index_select(...) and friends: the call's arguments run before the cast now
         moved_over = [analysis.parent(gather).args]
+    _check_gather_dtype(analysis, verdict, gather)
     _check_gather_index(analysis, verdict, gather)
     _check_handlers(analysis, verdict, [call])
     nodes = []
@@ -1589,6 +1706,95 @@ def _may_answer_none(analysis, pool) -> str | None:
     return None
 
 
+def _convertible_target(analysis, cast: cst.Call) -> bool:
+    """Is the cast's target one every tensor converts to (rules/casts.toml convertible_dtypes), so
+    that the cast cannot raise? A no-argument cast (`.float()`) or a `torch.<name>` literal of the
+    table; a name, attribute or call may hold anything (sglang's kv_cache_dtype is a string)."""
+    target = analysis.cast_target(cast)
+    spelling = analysis.tables.casts.get(cast.func.attr.value) if isinstance(cast.func, cst.Attribute) else None
+    ok = analysis.tables.convertible_dtypes
+    if spelling is not None and spelling.form == "no-args":
+        return (spelling.target or "") in ok
+    return target is not None and target.startswith("torch.") and target[len("torch.") :] in ok
+
+
+def _gather_name(analysis, gather) -> str | None:
+    """The gather a converted read goes through: `__getitem__` for `x[idx]`, the method name for
+    `x.gather(...)`, the function's dotted name for `torch.take(x, ...)`; None when unknown."""
+    if isinstance(gather, cst.Subscript):
+        return "__getitem__"
+    if isinstance(gather, cst.Attribute):
+        return gather.attr.value
+    if isinstance(gather, cst.Arg):
+        gather = analysis.parent(gather)
+    if isinstance(gather, cst.Call):
+        return dotted(gather.func)
+    return None
+
+
+def _check_gather_dtype(analysis, verdict: _Verdict, gather) -> None:
+    """After the fix the gather runs on the pool's stored dtype: unsafe unless it is defined for every
+    dtype (rules/casts.toml dtype_general_gathers: `.gather`, `.take`, `.take_along_dim` are not
+    implemented for FP8 on CPU and would raise)."""
+    name = _gather_name(analysis, gather)
+    if name is not None and name in analysis.tables.dtype_general_gathers:
+        return
+    verdict.unsafe.append(
+        f"line {_line(analysis, gather)}: the gather `{name or _code(analysis, gather, 40)}` is not proven defined for "
+        "every stored dtype (rules/casts.toml dtype_general_gathers); after the fix it runs on the pool's dtype "
+        "(FP8 `gather`/`take` are not implemented on CPU)"
+    )
+
+
+def _module_problems(analysis) -> list[str]:
+    """Facts of the whole module that make every cast move unsafe (computed once per module):
+    a trace or profile hook installed (rules/casts.toml module_hooks: it runs on every line and
+    call, the read-only ones too), autograd in use (autograd_markers: the pool may require grad,
+    and the fix changes the graph and the dtype backward accumulates duplicate indices in), a
+    tensor subclass of the file (tensor_classes, or a class defining `__torch_function__` /
+    `__torch_dispatch__`: the pool may be one, with a cast or gather of its own)."""
+    found = analysis.derived.get("cast_motion.module_problems")
+    if found is not None:
+        return found
+    t = analysis.tables
+    problems: list[str] = []
+    for node in iter_nodes(analysis.module, cst.CSTNode):
+        if isinstance(node, cst.Call) and dotted(node.func) in t.module_hooks:
+            problems.append(
+                f"line {_line(analysis, node)} installs a hook (`{dotted(node.func)}`) that runs on every line or "
+                "call, so nothing between the cast and the gather is proven harmless"
+            )
+            break
+    for node in iter_nodes(analysis.module, cst.CSTNode):
+        name = (
+            node.attr.value
+            if isinstance(node, cst.Attribute)
+            else node.value
+            if isinstance(node, cst.Name)
+            else node.keyword.value
+            if isinstance(node, cst.Arg) and node.keyword is not None
+            else None
+        )
+        if name is not None and (name in t.autograd_markers or dotted(node) in t.autograd_markers):
+            problems.append(
+                f"line {_line(analysis, node)} uses autograd (`{name}`): the pool may require grad, and the fix "
+                "changes the autograd graph and the dtype backward accumulates duplicate indices in"
+            )
+            break
+    dispatch = set(t.protocols.get("torch_function", ())) | {"__torch_dispatch__"}
+    for cls in analysis.nodes.classes:
+        bases = {dotted(b.value) for b in cls.bases}
+        defines = {s.name.value for s in _class_statements(cls.body.body) if isinstance(s, cst.FunctionDef)}
+        if bases & t.tensor_classes or defines & dispatch:
+            problems.append(
+                f"the class `{cls.name.value}` (line {_line(analysis, cls)}) is a tensor subclass: the pool may be "
+                "one, whose cast or gather runs its own code (not an elementwise conversion)"
+            )
+            break
+    analysis.derived["cast_motion.module_problems"] = problems
+    return problems
+
+
 def _check_gather_index(analysis, verdict: _Verdict, gather) -> None:
     """The gather itself runs its index's dunders (`__index__`, a sequence's `__len__` and
     `__getitem__`, `__torch_function__`: rules/casts.toml [cast_motion.protocols] gather_index)
@@ -1616,6 +1822,8 @@ def _check_handlers(analysis, verdict: _Verdict, nodes) -> None:
     may catch one of those (rules/casts.toml [cast_motion] reorder_exceptions, a bare `except`, a
     type that is not a plain builtin name) would then take another path."""
     catches = analysis.tables.reorder_exceptions
+    if verdict.cast_may_fail:
+        catches = catches | analysis.tables.cast_failure_exceptions
     for node in nodes:
         child = node
         for anc in analysis.ancestors(node):
@@ -1644,8 +1852,8 @@ def _check_handlers(analysis, verdict: _Verdict, nodes) -> None:
                     verdict.unsafe.append(
                         f"line {_line(analysis, node)} is inside a `{'with' if isinstance(anc, cst.With) else 'try'}` "
                         f"(line {_line(analysis, anc)}) that may catch {what} from the cast or the gather; the fix "
-                        "swaps them, so a receiver that is not a tensor (an accessor that answers None) raises "
-                        "another exception first"
+                        "swaps them, so a receiver that is not a tensor (an accessor that answers None), or a "
+                        "cast to a target not proven convertible, raises another exception first"
                     )
                     return
             child = anc
@@ -1692,6 +1900,7 @@ def _assess_variable(
         f"between the cast (line {_line(analysis, call)}) and a gather",
     )
     for use in kept:
+        _check_gather_dtype(analysis, verdict, analysis.parent(use))
         _check_gather_index(analysis, verdict, analysis.parent(use))
     _check_handlers(analysis, verdict, [call, *kept])
     return verdict.plan(form, uses)

@@ -1,0 +1,72 @@
+"""HAZARD case h_setprofile_len: sys.setprofile hook fires on len()'s c_call and commits pending writes."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a profile hook runs on a builtin call"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+import sys
+
+PENDING = []
+
+
+def _commit():
+    while PENDING:
+        pool, layer_id, loc, rows = PENDING.pop()
+        pool.set_kv_buffer(layer_id, loc, rows, rows)
+
+
+def _profile(frame, event, arg):
+    if event == "c_call" and arg is len and PENDING:
+        _commit()
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+
+    def forward(self, layer_id, kv_list):
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).float()
+        n = len(kv_list)
+        return k[torch.tensor(kv_list)], n
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    PENDING.append((pool, 1, torch.tensor([5]), _rand((1, 2, 4), 32)))
+    sys.setprofile(_profile)
+    try:
+        out = Backend(pool).forward(1, [5, 6])
+    finally:
+        sys.setprofile(None)
+    return {"out": out, "k": pool.k_buffer}

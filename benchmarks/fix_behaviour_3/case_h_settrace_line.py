@@ -1,0 +1,77 @@
+"""HAZARD case h_settrace_line: sys.settrace line hook commits pending writes once `scale` is bound (between cast and gather)."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a trace hook runs on a plain line"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+import sys
+
+PENDING = []
+
+
+def _commit():
+    while PENDING:
+        pool, layer_id, loc, rows = PENDING.pop()
+        pool.set_kv_buffer(layer_id, loc, rows, rows)
+
+
+def _local(frame, event, arg):
+    if event == "line" and "scale" in frame.f_locals and PENDING:
+        _commit()
+    return _local
+
+
+def _global(frame, event, arg):
+    return _local if frame.f_code.co_name == "forward" else None
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+
+    def forward(self, layer_id, kv_indices):
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).float()
+        scale = 0.5
+        return k[kv_indices] * scale
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    PENDING.append((pool, 0, torch.tensor([10]), _rand((1, 2, 4), 33)))
+    sys.settrace(_global)
+    try:
+        out = Backend(pool).forward(0, torch.tensor([10, 11]))
+    finally:
+        sys.settrace(None)
+    return {"out": out, "k": pool.k_buffer}

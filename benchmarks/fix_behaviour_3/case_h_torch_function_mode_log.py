@@ -1,0 +1,68 @@
+"""HAZARD case h_torch_function_mode_log: the gather runs inside `with self.op_log:` (a TorchFunctionMode recording ops): moved, the cast is recorded too."""
+import torch
+
+KIND = "hazard"
+FAMILY = "cast moved into a TorchFunctionMode's scope"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+from torch.overrides import TorchFunctionMode
+
+
+class OpLog(TorchFunctionMode):
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.ops.append(getattr(func, "__name__", "?"))
+        return func(*args, **(kwargs or {}))
+
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+        self.op_log = OpLog()
+
+    def forward(self, layer_id, kv_indices):
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).float()
+        with self.op_log:
+            rows = k[kv_indices]
+        return rows
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    be = Backend(pool)
+    out = be.forward(1, torch.tensor([3, 2]))
+    return {"out": out, "ops": be.op_log.ops, "k": pool.k_buffer}
