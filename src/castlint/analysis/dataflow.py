@@ -1493,6 +1493,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         origin = self._element(self.origin(iterable, depth))
         for _ in path:
             origin = self._element(origin)
+        if origin < Origin.POOL and isinstance(iterable, cst.Name):
+            # a local container the function fills (`acc = []; acc.extend(entry)`): its elements
+            elements = self.element_values(iterable, None)
+            if elements:
+                origin = max(origin, max(self._unpacked(e, path, depth) for e in elements))
         return origin
 
     # -- self attributes ---------------------------------------------------------

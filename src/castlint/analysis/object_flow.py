@@ -1829,6 +1829,10 @@ class ObjectFlow:
                     kind = self._grow_kind(func.attr.value)
                     value = call.args[-1].value if kind == "last" else call.args[0].value
                     key = (id(self.enclosing_function(call)), func.value.value)
+                    if kind == "many" and not isinstance(value, (cst.List, cst.Tuple, cst.Name)):
+                        # `xs.extend(entry)` of a container whose structure is not shown (an entry
+                        # list's `gpu_cache[i]`, an accessor's pair): xs holds its elements
+                        value = self._held_list(self._element_of(value, None))
                     index.setdefault(key, []).append(value if kind == "many" else self._held_list(value))
         return index.get((id(self.enclosing_function(name)), name.value), [])
 
