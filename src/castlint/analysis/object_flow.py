@@ -609,6 +609,11 @@ class ObjectFlow:
             replaced = self.replaced_record(expr)
             if replaced is not None:  # `rec._replace(k=x)`: a copy of rec, of its class
                 return self.instance_class(replaced[0], depth + 1)
+            for element in self._taken_elements(expr, depth + 1) or ():
+                # `min(records, key=...)`, `stash.pop(name)`, `next(iter(recs))`: an element's class
+                found = self.instance_class(element, depth + 1)
+                if found is not None:
+                    return found
             for target, _, _ in self.return_targets(expr, depth + 1):  # what a helper or method returns
                 if isinstance(target, cst.FunctionDef):
                     for value in self._return_values(target):
