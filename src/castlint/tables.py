@@ -181,6 +181,8 @@ class Tables:
     dict_constructors: set = field(default_factory=set)
     dict_annotations: set = field(default_factory=set)
     keep_methods: set = field(default_factory=set)
+    factory_dicts: set = field(default_factory=set)
+    item_methods: set = field(default_factory=set)
     take_methods: set = field(default_factory=set)
     take_functions: set = field(default_factory=set)
     grow_one: set = field(default_factory=set)
@@ -639,6 +641,8 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "dict_constructors",
                 "dict_annotations",
                 "keep_methods",
+                "factory_dicts",
+                "item_methods",
                 "take_methods",
                 "take_functions",
                 "grow_one",

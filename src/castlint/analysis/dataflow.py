@@ -241,7 +241,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     found = self._element(self.origin(receiver, depth))
                     if found >= Origin.POOL_TUPLE:
                         return found
-                if method in t.keep_methods and not args:  # `d.values()`, `xs.copy()`: the same elements
+                if (method in t.keep_methods or method in t.item_methods) and not args:
+                    # `d.values()`, `xs.copy()`: the same elements; `d.popitem()`: a (key, value) item, read as d
                     kept = self.origin(receiver, depth)
                     if kept == Origin.POOL_TUPLE:
                         return kept
@@ -1719,16 +1720,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return own is element and self._per_layer_arenas(parent, call if record else own)
 
     def _in_layer_loop(self, statement: cst.CSTNode) -> bool:
-        """Is statement in the body of a `for ... in range(...)` over the layers ([allocation]
-        layer_words), within its function?"""
+        """Is statement in the body of a for loop over the layers, within its function: its iterable
+        names them ([allocation] layer_words): `range(num_layers)`, `group.layer_names`, `self.layers`?"""
         for node in self.ancestors(statement):
             if isinstance(node, cst.For):
-                loop = node.iter
-                if (
-                    isinstance(loop, cst.Call)
-                    and dotted(loop.func) == "range"
-                    and any(name_parts(text) & self.tables.layer_words for text in self._identifiers(loop))
-                ):
+                if any(name_parts(text) & self.tables.layer_words for text in self._identifiers(node.iter)):
                     return True
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 return False
@@ -1846,8 +1842,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if dims and all(isinstance(d, cst.Integer) for d in dims):
             return "batch"  # a fixed shape (`(16, 4)`): per-request state, no pool sized at run time
         if isinstance(size, (cst.Tuple, cst.List)):
-            elements = [e for e in size.elements if isinstance(e, cst.Element)]
-            size = elements[0].value if elements else None
+            elements = [e.value for e in size.elements if isinstance(e, cst.Element)]
+            # leading fixed axes (vLLM's K/V axis: `(2, num_blocks, ...)`): the first sized one decides
+            named = [d for d in elements if not isinstance(d, cst.Integer)]
+            size = named[0] if named else None
         if size is None:
             return "unknown"
         parts = set()
