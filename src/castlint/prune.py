@@ -973,6 +973,8 @@ def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(
             collector.annotated_assign(n)
         elif t is ast.For or t is ast.AsyncFor or t is ast.comprehension:
             collector.loop_target(n)
+        elif t is ast.Match:
+            collector.match(n)
         elif t is ast.Global:
             unit.globals.update(n.names)
         elif t is ast.Lambda or t is ast.ClassDef:
@@ -1094,6 +1096,25 @@ class _Collector:
                 if type(inner.func) is ast.Attribute:
                     _flow(inner.func.value, vocab, aliases, iter_refs, KEEP)
         self.unit.assigns.append((names, attrs, iter_refs, ELEMENT))
+
+    def match(self, n: ast.Match) -> None:
+        """Names a `case` pattern binds: parts of the subject (ModuleAnalysis._matched_value), read
+        as what the subject holds at any depth, and a class pattern's keywords as its attributes."""
+        vocab, aliases = self.vocab, self.aliases
+        for case in n.cases:
+            names: Set[str] = set()
+            refs = self.refs(n.subject)
+            for p in ast.walk(case.pattern):
+                t = type(p)
+                if t in (ast.MatchAs, ast.MatchStar) and p.name:
+                    names.add(p.name)
+                elif t is ast.MatchMapping and p.rest:
+                    names.add(p.rest)
+                elif t is ast.MatchClass:
+                    for attr in p.kwd_attrs:
+                        _flow(ast.Attribute(value=n.subject, attr=attr, ctx=ast.Load()), vocab, aliases, refs, KEEP)
+            if names:
+                self.unit.assigns.append((names, set(), refs, NESTED))
 
     def define(self, n) -> None:
         _register(self.unit, n.name, n.args, self.params, n is self.method_node, self.vocab)
@@ -1341,6 +1362,10 @@ def _binds(stmt: ast.AST, cache: dict, grows: frozenset = frozenset()) -> Set[st
                 found.update((a.asname or a.name).split(".")[0] for a in n.names)
             elif t in (ast.Global, ast.Nonlocal):
                 found.update(n.names)
+            elif t in (ast.MatchAs, ast.MatchStar) and n.name:
+                found.add(n.name)
+            elif t is ast.MatchMapping and n.rest:
+                found.add(n.rest)
             elif grows and t is ast.Subscript and type(n.ctx) is ast.Store and type(n.value) is ast.Name:
                 found.add(n.value.id)
             elif grows and t is ast.Call and type(n.func) is ast.Attribute and n.func.attr in grows:

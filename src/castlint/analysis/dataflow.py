@@ -1226,6 +1226,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not referents:
             referents = set(scope.assignments[name.value])
         candidates = [r for r in referents if isinstance(r, Assignment) and not self._is_augmented(r)]
+        if not candidates:
+            bound = self._case_binding(name)
+            if bound is not None:  # a name a `case` pattern binds, read in that case's body
+                return [Assignment(name.value, scope, bound, 0)]
         if candidates and all(c.scope is scope for c in candidates):
             # libcst's referents stop at the use; a loop's later assignments reach it too
             candidates = [
@@ -1395,7 +1399,68 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return "assign", parent.value, tuple(path)
         if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
             return "for", parent.iter, tuple(path)
+        if isinstance(parent, (cst.MatchAs, cst.MatchStar, cst.MatchMapping)):
+            matched = self._matched_value(node)
+            if matched is not None:
+                return "assign", matched, ()
         return None, None, ()
+
+    # -- structural pattern matching -------------------------------------------------
+    def _case_binding(self, name: cst.Name) -> Optional[cst.Name]:
+        """The Name a `case` pattern binds for a use of name in that case's body (libcst's scopes
+        do not record pattern bindings); None otherwise."""
+        for node in self.ancestors(name):
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return None
+            if isinstance(node, cst.MatchCase):
+                for inner in iter_nodes(node.pattern, (cst.MatchAs, cst.MatchStar, cst.MatchMapping)):
+                    bound = (
+                        inner.name
+                        if isinstance(inner, (cst.MatchAs, cst.MatchStar))
+                        else inner.rest
+                        if isinstance(inner, cst.MatchMapping)
+                        else None
+                    )
+                    if isinstance(bound, cst.Name) and bound.value == name.value and bound is not name:
+                        return bound
+        return None
+
+    def _matched_value(self, bound: cst.Name) -> Optional[cst.BaseExpression]:
+        """What a pattern binds, as an expression of the match's subject: a class pattern's keyword
+        (`case C(buf=b)`: subject.buf) or position (subject[i], a record's field), a mapping pattern's
+        key (`case {"buf": t}`: subject["buf"]), a sequence pattern's position (`case (k, v)`:
+        subject[0]); a star or a mapping's rest: the subject (the rest of its elements)."""
+        cache = self.__dict__.setdefault("_matched_values", {})
+        if id(bound) in cache:
+            return cache[id(bound)]
+        steps: list = []
+        node = self.parents.get(bound)
+        while node is not None and not isinstance(node, cst.MatchCase):
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.MatchKeywordElement) and parent.pattern is node:
+                steps.append(("attr", parent.key))
+            elif isinstance(parent, cst.MatchMappingElement) and parent.pattern is node:
+                steps.append(("key", parent.key))
+            elif isinstance(parent, cst.MatchSequenceElement) and parent.value is node:
+                holder = self.parents.get(parent)
+                elements = list(getattr(holder, "patterns", None) or getattr(holder, "elements", ()))
+                index = next(i for i, e in enumerate(elements) if e is parent)
+                starred = any(isinstance(e, cst.MatchStar) for e in elements[:index])
+                steps.append(("key", None if starred else cst.Integer(str(index))))
+            node = parent
+        if node is None:
+            cache[id(bound)] = None
+            return None
+        match = self.parents.get(node)
+        value = match.subject
+        for kind, key in reversed(steps):
+            if kind == "attr":
+                value = cst.Attribute(value, cst.Name(key.value))
+            else:
+                value = cst.Subscript(value, [cst.SubscriptElement(cst.Index(key or cst.Integer("0")))])
+            self.parents.setdefault(value, node)
+        cache[id(bound)] = value
+        return value
 
     def assigned_value(self, target: cst.CSTNode) -> Tuple[Optional[cst.BaseExpression], Optional[int]]:
         """For a Name being assigned, the expression assigned (and tuple index)."""
