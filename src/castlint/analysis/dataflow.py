@@ -52,6 +52,8 @@ _SCOPE_NODES = (
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
 
+_SEQUENCE_DISPLAYS = (cst.Tuple, cst.List, cst.ListComp, cst.GeneratorExp)
+
 class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def __init__(self, wrapper: cst.MetadataWrapper, tables: Tables, pruned=None, own_lines: Optional[int] = None):
         """pruned: a castlint.prune.Pruned when wrapper.module is a pruned copy of the
@@ -421,6 +423,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             self.origin(side, depth) == Origin.POOL_TUPLE for side in (expr.left, expr.right)
         ):
             return Origin.POOL_TUPLE  # `draft | base` of dicts of caches: a merged mapping
+        if isinstance(expr.operator, cst.Add):
+            # `target + draft` of tuples or lists of caches: the concatenation holds both's elements
+            sides = [self.origin(side, depth) for side in (expr.left, expr.right)]
+            if Origin.POOL_TUPLE in sides and all(
+                o in (Origin.POOL_TUPLE, Origin.OTHER)
+                and (o == Origin.POOL_TUPLE or isinstance(side, _SEQUENCE_DISPLAYS))
+                for o, side in zip(sides, (expr.left, expr.right))
+            ):
+                return Origin.POOL_TUPLE
         for whole, other in ((expr.left, expr.right), (expr.right, expr.left)):
             while isinstance(other, cst.UnaryOperation):
                 other = other.expression
