@@ -173,6 +173,7 @@ class Tables:
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
+    iter_star_apply: set = field(default_factory=set)  # [iteration] star_apply: f(*row) for each row
     iter_filtering: set = field(default_factory=set)  # [iteration] filtering: some elements of the last argument
     iter_flatten: set = field(default_factory=set)  # [iteration] flatten: the elements of the elements
     element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
@@ -599,6 +600,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "chain": "iter_chain",
             "pairs": "iter_pairs",
             "apply": "iter_apply",
+            "star_apply": "iter_star_apply",
             "filtering": "iter_filtering",
             "flatten": "iter_flatten",
             "element_methods": "element_methods",
