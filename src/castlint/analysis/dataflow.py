@@ -52,6 +52,21 @@ _SCOPE_NODES = (
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
 
+
+def _display_element(value: cst.BaseExpression, key) -> Optional[cst.BaseExpression]:
+    """The element a constant position or key selects of a tuple, list or dict display; None when
+    the display does not show it."""
+    if isinstance(value, (cst.Tuple, cst.List)) and isinstance(key, cst.Integer):
+        elements = list(value.elements)
+        index = int(key.value)
+        if all(isinstance(e, cst.Element) for e in elements) and index < len(elements):
+            return elements[index].value
+    if isinstance(value, cst.Dict) and isinstance(key, cst.SimpleString):
+        for e in value.elements:
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == key.evaluated_value:
+                return e.value
+    return None
+
 _SEQUENCE_DISPLAYS = (cst.Tuple, cst.List, cst.ListComp, cst.GeneratorExp)
 
 class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
@@ -1467,8 +1482,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         for kind, key in reversed(steps):
             if kind == "attr":
                 value = cst.Attribute(value, cst.Name(key.value))
-            else:
-                value = cst.Subscript(value, [cst.SubscriptElement(cst.Index(key or cst.Integer("0")))])
+                self.parents.setdefault(value, node)
+                continue
+            shown = _display_element(value, key)
+            if shown is not None:  # `match (kv_cache, slots): case (c, s)`: s is slots itself
+                value = shown
+                continue
+            value = cst.Subscript(value, [cst.SubscriptElement(cst.Index(key or cst.Integer("0")))])
             self.parents.setdefault(value, node)
         cache[id(bound)] = value
         return value
