@@ -237,7 +237,8 @@ class StarConnector:
     def wait_for_save(self):
         rows = [(t, torch.bfloat16) for t in self.kv_caches.values()]
         a = list(starmap(torch.Tensor.to, rows))  # positive: every whole layer cache through starmap
-        b = list(itertools.starmap(torch.Tensor.to, [(t, "cpu") for t in self.kv_caches.values()]))  # negative: device moves
+        moves = [(t, "cpu") for t in self.kv_caches.values()]
+        b = list(itertools.starmap(torch.Tensor.to, moves))  # negative: device moves
         return a, b
 
     def save_kv_layer(self, layer_name, kv_layer, attn_metadata, **kwargs):

@@ -103,7 +103,7 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
     if b" for " not in source:
         return False
     if any(bound.search(source, m.end(), m.end() + 800) for m in layer_range.finditer(source)):
-        return True  # `for _ in range(num_layers): k = torch.empty(...)`, `for name in group.layer_names`: one per layer
+        return True  # `for _ in range(num_layers): k = torch.empty(...)`, `for n in group.layer_names`: one per layer
     return any(_comprehension_element(source, end, layer_range) for _, end in allocations)
 
 

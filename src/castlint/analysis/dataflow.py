@@ -52,7 +52,6 @@ _SCOPE_NODES = (
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
 
-
 def _display_element(value: cst.BaseExpression, key) -> Optional[cst.BaseExpression]:
     """The element a constant position or key selects of a tuple, list or dict display; None when
     the display does not show it."""
@@ -63,11 +62,14 @@ def _display_element(value: cst.BaseExpression, key) -> Optional[cst.BaseExpress
             return elements[index].value
     if isinstance(value, cst.Dict) and isinstance(key, cst.SimpleString):
         for e in value.elements:
-            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) and e.key.evaluated_value == key.evaluated_value:
+            shown = isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+            if shown and e.key.evaluated_value == key.evaluated_value:
                 return e.value
     return None
 
+
 _SEQUENCE_DISPLAYS = (cst.Tuple, cst.List, cst.ListComp, cst.GeneratorExp)
+
 
 class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def __init__(self, wrapper: cst.MetadataWrapper, tables: Tables, pruned=None, own_lines: Optional[int] = None):

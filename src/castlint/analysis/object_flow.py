@@ -1462,7 +1462,9 @@ class ObjectFlow:
         (rules/accessors.toml [containers] take_methods, take_functions: `ring.popleft()`,
         `d.get(k)`, `next(iter(xs))`), or keeps all of (keep_methods: `d.values()`); None otherwise."""
         t, func = self.tables, call.func
-        if isinstance(func, cst.Attribute) and not call.args and (func.attr.value in t.keep_methods or func.attr.value in t.item_methods):
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        keeps = method in t.keep_methods or method in t.item_methods
+        if keeps and not call.args:
             return self.element_values(func.value, None, depth + 1) and [func.value]
         if isinstance(func, cst.Attribute) and func.attr.value in t.take_methods:
             key = call.args[0].value if call.args and not call.args[0].star else None
