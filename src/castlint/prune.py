@@ -227,7 +227,8 @@ class _Vocabulary:
         self.item_getters = frozenset(_last_parts(tables.item_getters))  # itemgetter(k)(x) reads x[k]
         self.subscript_functions = frozenset(_last_parts(tables.subscript_functions))  # getitem(x, k): x[k]
         self.dict_names = frozenset(_last_parts(tables.dict_constructors))  # dict(k=v): an entry per keyword
-        self.keep_methods = frozenset(tables.keep_methods)  # d.values(): the same elements
+        # d.values(): the same elements; d.popitem(): a (key, value) item, read as d
+        self.keep_methods = frozenset(tables.keep_methods) | frozenset(tables.item_methods)
         self.grow_methods = frozenset((*tables.grow_one, *tables.grow_last, *tables.grow_many))
         self.grow_last, self.grow_many = frozenset(tables.grow_last), frozenset(tables.grow_many)
         methods, functions = set(), set()
@@ -362,6 +363,7 @@ INDEXED = (0, 3, 0, 3)  # x[i]: an element of a container (itself one, when they
 TUPLED = (0, 1, 3, 3)  # x.split(...): several whole views
 ELEMENT = (0, 2, 2, 2)  # unpacking or iterating
 PACKED = (0, 1, 1, 1)  # (a, b): a tuple of whole caches
+NESTED = (0, 3, 3, 3)  # groups[g].append(a): a container of containers (indexing it once still holds caches)
 
 
 def _then(first: tuple, second: tuple) -> tuple:
@@ -565,8 +567,8 @@ def _may_be_arena(call: ast.Call, vocab: _Vocabulary) -> bool:
     if name.endswith("_like"):
         return True
     size = next((k.value for k in call.keywords if k.arg == "size"), call.args[0] if call.args else None)
-    if type(size) in (ast.Tuple, ast.List):
-        size = size.elts[0] if size.elts else None
+    if type(size) in (ast.Tuple, ast.List):  # leading fixed axes (a K/V axis of 2): the first sized one
+        size = next((e for e in size.elts if not (type(e) is ast.Constant and type(e.value) is int)), None)
     if size is None:
         return False
     words, bare = set(), False
@@ -582,9 +584,8 @@ def _may_be_arena(call: ast.Call, vocab: _Vocabulary) -> bool:
 
 
 def _over_layers(iterable: ast.AST, vocab: _Vocabulary) -> bool:
-    """`range(num_layers)`, `range(self.start_layer, self.end_layer)` (ModuleAnalysis._in_layer_loop)."""
-    if not (type(iterable) is ast.Call and type(iterable.func) is ast.Name and iterable.func.id == "range"):
-        return False
+    """`range(num_layers)`, `range(self.start_layer, self.end_layer)`, `group.layer_names`
+    (ModuleAnalysis._in_layer_loop)."""
     words = set()
     for node in pyast.nodes(iterable):
         if type(node) is ast.Name:
@@ -977,6 +978,8 @@ def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(
             collector.annotated_assign(n)
         elif t is ast.For or t is ast.AsyncFor or t is ast.comprehension:
             collector.loop_target(n)
+        elif t is ast.Match:
+            collector.match(n)
         elif t is ast.Global:
             unit.globals.update(n.names)
         elif t is ast.Lambda or t is ast.ClassDef:
@@ -1099,6 +1102,25 @@ class _Collector:
                     _flow(inner.func.value, vocab, aliases, iter_refs, KEEP)
         self.unit.assigns.append((names, attrs, iter_refs, ELEMENT))
 
+    def match(self, n: ast.Match) -> None:
+        """Names a `case` pattern binds: parts of the subject (ModuleAnalysis._matched_value), read
+        as what the subject holds at any depth, and a class pattern's keywords as its attributes."""
+        vocab, aliases = self.vocab, self.aliases
+        for case in n.cases:
+            names: Set[str] = set()
+            refs = self.refs(n.subject)
+            for p in ast.walk(case.pattern):
+                t = type(p)
+                if t in (ast.MatchAs, ast.MatchStar) and p.name:
+                    names.add(p.name)
+                elif t is ast.MatchMapping and p.rest:
+                    names.add(p.rest)
+                elif t is ast.MatchClass:
+                    for attr in p.kwd_attrs:
+                        _flow(ast.Attribute(value=n.subject, attr=attr, ctx=ast.Load()), vocab, aliases, refs, KEEP)
+            if names:
+                self.unit.assigns.append((names, set(), refs, NESTED))
+
     def define(self, n) -> None:
         _register(self.unit, n.name, n.args, self.params, n is self.method_node, self.vocab)
         self.unit.returns.setdefault(n.name, [])
@@ -1146,13 +1168,17 @@ class _Collector:
             positional, keywords = _call_args(n, vocab, self.aliases)
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
         if name in vocab.grow_methods and n.args and type(func) is ast.Attribute:
-            attrs = _self_attrs(func.value) if type(func.value) is ast.Attribute else set()
+            holder = func.value
+            nested = type(holder) is ast.Subscript
+            if nested:  # self.groups[gid].append(v): a container of containers (ObjectFlow.grown_attributes)
+                holder = holder.value
+            attrs = _self_attrs(holder) if type(holder) is ast.Attribute else set()
             value = n.args[-1] if name in vocab.grow_last else n.args[0]
-            level = KEEP if name in vocab.grow_many else PACKED
+            level = NESTED if nested else KEEP if name in vocab.grow_many else PACKED
             if attrs:  # self.x.append(v): self.x now holds v
                 unit.assigns.append((set(), attrs, self.refs(value), level))
-            elif type(func.value) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
-                unit.assigns.append(({func.value.id}, set(), self.stored(value), level))
+            elif type(holder) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
+                unit.assigns.append(({holder.id}, set(), self.stored(value), level))
 
     def object_call(self, n: ast.Call) -> None:
         func = n.func
@@ -1305,7 +1331,7 @@ def _plain_target(target: ast.AST) -> bool:
     return type(target) in (ast.Tuple, ast.List) and all(type(e) is ast.Name for e in target.elts)
 
 
-def _header_binds(stmt: ast.AST, cache: Dict[int, Set[str]]) -> Set[str]:
+def _header_binds(stmt: ast.AST, cache: dict) -> Set[str]:
     """Names a compound statement binds before its body runs (for target, with ... as, a
     walrus in an if/while test); everything for a statement kind not known here."""
     t = type(stmt)
@@ -1325,10 +1351,12 @@ def _header_binds(stmt: ast.AST, cache: Dict[int, Set[str]]) -> Set[str]:
     return _binds(stmt, cache)
 
 
-def _binds(stmt: ast.AST, cache: Dict[int, Set[str]]) -> Set[str]:
+def _binds(stmt: ast.AST, cache: dict, grows: frozenset = frozenset()) -> Set[str]:
     """Every name a statement may bind anywhere inside it (targets, for/with/except names,
-    walrus, imports, defs, global/nonlocal)."""
-    found = cache.get(id(stmt))
+    walrus, imports, defs, global/nonlocal), or fill: `xs[k] = v`, `xs.append(v)`,
+    `groups[g].append(v)` (grows: rules/accessors.toml [containers] grow_*; ObjectFlow.filled_values)."""
+    key = (id(stmt), bool(grows))
+    found = cache.get(key)
     if found is None:
         found = set()
         for n in _walk(stmt):
@@ -1343,7 +1371,19 @@ def _binds(stmt: ast.AST, cache: Dict[int, Set[str]]) -> Set[str]:
                 found.update((a.asname or a.name).split(".")[0] for a in n.names)
             elif t in (ast.Global, ast.Nonlocal):
                 found.update(n.names)
-        cache[id(stmt)] = found
+            elif t in (ast.MatchAs, ast.MatchStar) and n.name:
+                found.add(n.name)
+            elif t is ast.MatchMapping and n.rest:
+                found.add(n.rest)
+            elif grows and t is ast.Subscript and type(n.ctx) is ast.Store and type(n.value) is ast.Name:
+                found.add(n.value.id)
+            elif grows and t is ast.Call and type(n.func) is ast.Attribute and n.func.attr in grows:
+                holder = n.func.value
+                while type(holder) is ast.Subscript:
+                    holder = holder.value
+                if type(holder) is ast.Name:
+                    found.add(holder.id)
+        cache[key] = found
     return found
 
 
@@ -1364,7 +1404,7 @@ class _Taint:
         self.classes = classes or {}  # the module's top-level classes by name
         self._families: Dict[tuple, list] = {}
         self._vocab, self._aliases = vocab, aliases
-        self._binds_cache: Dict[int, Set[str]] = {}
+        self._binds_cache: dict = {}  # (id(stmt), with fills) -> names
         self._refs_cache: Dict[int, _Refs] = {}
         self.attrs: Dict[int, Dict[str, int]] = {}  # class_key (0: no class) -> self attribute -> levels
         self.returns: Dict[str, int] = {}
@@ -1561,7 +1601,7 @@ class _Taint:
             block, index, kind = path[level]
             for j in range(index - 1, -1, -1):
                 stmt = block[j]
-                if name not in _binds(stmt, cache):
+                if name not in _binds(stmt, cache, self._vocab.grow_methods if self._vocab else frozenset()):
                     continue
                 t = type(stmt)
                 if t is ast.Assign and len(stmt.targets) == 1:

@@ -176,6 +176,7 @@ class Tables:
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
+    iter_star_apply: set = field(default_factory=set)  # [iteration] star_apply: f(*row) for each row
     iter_filtering: set = field(default_factory=set)  # [iteration] filtering: some elements of the last argument
     iter_flatten: set = field(default_factory=set)  # [iteration] flatten: the elements of the elements
     element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
@@ -184,6 +185,8 @@ class Tables:
     dict_constructors: set = field(default_factory=set)
     dict_annotations: set = field(default_factory=set)
     keep_methods: set = field(default_factory=set)
+    factory_dicts: set = field(default_factory=set)
+    item_methods: set = field(default_factory=set)
     take_methods: set = field(default_factory=set)
     take_functions: set = field(default_factory=set)
     grow_one: set = field(default_factory=set)
@@ -638,6 +641,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "chain": "iter_chain",
             "pairs": "iter_pairs",
             "apply": "iter_apply",
+            "star_apply": "iter_star_apply",
             "filtering": "iter_filtering",
             "flatten": "iter_flatten",
             "element_methods": "element_methods",
@@ -681,6 +685,8 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "dict_constructors",
                 "dict_annotations",
                 "keep_methods",
+                "factory_dicts",
+                "item_methods",
                 "take_methods",
                 "take_functions",
                 "grow_one",

@@ -102,10 +102,10 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
         return True
     if b"for " in source and any(_stored(source, start) for start, _ in allocations):
         return True
-    if b" for " not in source or b"range(" not in source:
+    if b" for " not in source:
         return False
     if any(bound.search(source, m.end(), m.end() + 800) for m in layer_range.finditer(source)):
-        return True  # `for _ in range(num_layers): k = torch.empty(...)`: one per layer
+        return True  # `for _ in range(num_layers): k = torch.empty(...)`, `for n in group.layer_names`: one per layer
     return any(_comprehension_element(source, end, layer_range) for _, end in allocations)
 
 
@@ -118,9 +118,10 @@ def _arena_patterns(tables: Tables) -> tuple:
     alternatives = b"|".join(re.escape(name.encode()) for name in functions)
     calls = re.compile(rb"\b(?:" + alternatives + rb")\(")
     casts = tuple(f".{method}(".encode() for method in (*tables.casts, *tables.copy_methods))
-    # the comprehension runs over the layers: `for _ in range(num_layers)` ([allocation] layer_words)
+    # the loop runs over the layers: its iterable names them ([allocation] layer_words): `for _ in
+    # range(num_layers)`, `for name in group.layer_names` (ModuleAnalysis._in_layer_loop)
     layer_range = re.compile(
-        rb"for\s+[\w, ()]+\s+in\s+range\([^)]{0,80}?(?:"
+        rb"for\s+[\w, ()]+\s+in\s+[^:\n]{0,80}?(?:"
         + b"|".join(re.escape(w.encode()) for w in sorted(tables.layer_words))
         + rb")",
         re.IGNORECASE,

@@ -193,6 +193,20 @@ class ConversionQueries:
             self._held_names = found
         return found
 
+    def _star_applied(self, call: cst.Call) -> List[cst.Call]:
+        """`f(*row)` for each row of a star_apply call's iterable that the file shows as a tuple or
+        list display (rules/accessors.toml [iteration] star_apply)."""
+        cache = self.__dict__.setdefault("_star_applied_calls", {})
+        if id(call) not in cache:
+            out = []
+            for row in self.element_values(call.args[1].value, None) or ():
+                if isinstance(row, (cst.Tuple, cst.List)) and all(isinstance(e, cst.Element) for e in row.elements):
+                    applied = cst.Call(func=call.args[0].value, args=[cst.Arg(e.value) for e in row.elements])
+                    self.parents.setdefault(applied, self.parents.get(row))
+                    out.append(applied)
+            cache[id(call)] = out
+        return cache[id(call)]
+
     def _call_converts(self, call: cst.Call, reported: set) -> Optional[Tuple[str, str]]:
         func = call.func
         if isinstance(func, cst.Name) and func.value in self.tables.iter_apply and len(call.args) >= 2:
@@ -207,6 +221,21 @@ class ConversionQueries:
                 return wanted, self.code(call.args[0].value)
             return self._call_converts(applied, reported)
         short = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+        if (
+            len(call.args) >= 2
+            and any(short == n.rsplit(".", 1)[-1] for n in self.tables.iter_star_apply)
+            and self.qualified(call) in self.tables.iter_star_apply
+        ):
+            # starmap(torch.Tensor.to, ((t, dtype) for t in caches)): the callee called with each row's items
+            for applied in self._star_applied(call):
+                wanted = self.cast_target(applied)
+                receiver = self.cast_receiver(applied) if wanted is not None else None
+                if receiver is not None and self.origin(receiver) >= Origin.POOL:
+                    return wanted, self.code(call.args[0].value)
+                found = self._call_converts(applied, reported)
+                if found is not None:
+                    return found
+            return None
         if (
             call.args
             and not call.args[0].star

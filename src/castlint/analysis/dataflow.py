@@ -52,6 +52,25 @@ _SCOPE_NODES = (
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
 
+def _display_element(value: cst.BaseExpression, key) -> Optional[cst.BaseExpression]:
+    """The element a constant position or key selects of a tuple, list or dict display; None when
+    the display does not show it."""
+    if isinstance(value, (cst.Tuple, cst.List)) and isinstance(key, cst.Integer):
+        elements = list(value.elements)
+        index = int(key.value)
+        if all(isinstance(e, cst.Element) for e in elements) and index < len(elements):
+            return elements[index].value
+    if isinstance(value, cst.Dict) and isinstance(key, cst.SimpleString):
+        for e in value.elements:
+            shown = isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+            if shown and e.key.evaluated_value == key.evaluated_value:
+                return e.value
+    return None
+
+
+_SEQUENCE_DISPLAYS = (cst.Tuple, cst.List, cst.ListComp, cst.GeneratorExp)
+
+
 class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def __init__(self, wrapper: cst.MetadataWrapper, tables: Tables, pruned=None, own_lines: Optional[int] = None):
         """pruned: a castlint.prune.Pruned when wrapper.module is a pruned copy of the
@@ -241,7 +260,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     found = self._element(self.origin(receiver, depth))
                     if found >= Origin.POOL_TUPLE:
                         return found
-                if method in t.keep_methods and not args:  # `d.values()`, `xs.copy()`: the same elements
+                if (method in t.keep_methods or method in t.item_methods) and not args:
+                    # `d.values()`, `xs.copy()`: the same elements; `d.popitem()`: a (key, value) item, read as d
                     kept = self.origin(receiver, depth)
                     if kept == Origin.POOL_TUPLE:
                         return kept
@@ -420,6 +440,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             self.origin(side, depth) == Origin.POOL_TUPLE for side in (expr.left, expr.right)
         ):
             return Origin.POOL_TUPLE  # `draft | base` of dicts of caches: a merged mapping
+        if isinstance(expr.operator, cst.Add):
+            # `target + draft` of tuples or lists of caches: the concatenation holds both's elements
+            sides = [self.origin(side, depth) for side in (expr.left, expr.right)]
+            if Origin.POOL_TUPLE in sides and all(
+                o in (Origin.POOL_TUPLE, Origin.OTHER)
+                and (o == Origin.POOL_TUPLE or isinstance(side, _SEQUENCE_DISPLAYS))
+                for o, side in zip(sides, (expr.left, expr.right))
+            ):
+                return Origin.POOL_TUPLE
         for whole, other in ((expr.left, expr.right), (expr.right, expr.left)):
             while isinstance(other, cst.UnaryOperation):
                 other = other.expression
@@ -1338,6 +1367,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not referents:
             referents = set(scope.assignments[name.value])
         candidates = [r for r in referents if isinstance(r, Assignment) and not self._is_augmented(r)]
+        if not candidates:
+            bound = self._case_binding(name)
+            if bound is not None:  # a name a `case` pattern binds, read in that case's body
+                return [Assignment(name.value, scope, bound, 0)]
         if candidates and all(c.scope is scope for c in candidates):
             # libcst's referents stop at the use; a loop's later assignments reach it too
             candidates = [
@@ -1507,7 +1540,73 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return "assign", parent.value, tuple(path)
         if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
             return "for", parent.iter, tuple(path)
+        if isinstance(parent, (cst.MatchAs, cst.MatchStar, cst.MatchMapping)):
+            matched = self._matched_value(node)
+            if matched is not None:
+                return "assign", matched, ()
         return None, None, ()
+
+    # -- structural pattern matching -------------------------------------------------
+    def _case_binding(self, name: cst.Name) -> Optional[cst.Name]:
+        """The Name a `case` pattern binds for a use of name in that case's body (libcst's scopes
+        do not record pattern bindings); None otherwise."""
+        for node in self.ancestors(name):
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return None
+            if isinstance(node, cst.MatchCase):
+                for inner in iter_nodes(node.pattern, (cst.MatchAs, cst.MatchStar, cst.MatchMapping)):
+                    bound = (
+                        inner.name
+                        if isinstance(inner, (cst.MatchAs, cst.MatchStar))
+                        else inner.rest
+                        if isinstance(inner, cst.MatchMapping)
+                        else None
+                    )
+                    if isinstance(bound, cst.Name) and bound.value == name.value and bound is not name:
+                        return bound
+        return None
+
+    def _matched_value(self, bound: cst.Name) -> Optional[cst.BaseExpression]:
+        """What a pattern binds, as an expression of the match's subject: a class pattern's keyword
+        (`case C(buf=b)`: subject.buf) or position (subject[i], a record's field), a mapping pattern's
+        key (`case {"buf": t}`: subject["buf"]), a sequence pattern's position (`case (k, v)`:
+        subject[0]); a star or a mapping's rest: the subject (the rest of its elements)."""
+        cache = self.__dict__.setdefault("_matched_values", {})
+        if id(bound) in cache:
+            return cache[id(bound)]
+        steps: list = []
+        node = self.parents.get(bound)
+        while node is not None and not isinstance(node, cst.MatchCase):
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.MatchKeywordElement) and parent.pattern is node:
+                steps.append(("attr", parent.key))
+            elif isinstance(parent, cst.MatchMappingElement) and parent.pattern is node:
+                steps.append(("key", parent.key))
+            elif isinstance(parent, cst.MatchSequenceElement) and parent.value is node:
+                holder = self.parents.get(parent)
+                elements = list(getattr(holder, "patterns", None) or getattr(holder, "elements", ()))
+                index = next(i for i, e in enumerate(elements) if e is parent)
+                starred = any(isinstance(e, cst.MatchStar) for e in elements[:index])
+                steps.append(("key", None if starred else cst.Integer(str(index))))
+            node = parent
+        if node is None:
+            cache[id(bound)] = None
+            return None
+        match = self.parents.get(node)
+        value = match.subject
+        for kind, key in reversed(steps):
+            if kind == "attr":
+                value = cst.Attribute(value, cst.Name(key.value))
+                self.parents.setdefault(value, node)
+                continue
+            shown = _display_element(value, key)
+            if shown is not None:  # `match (kv_cache, slots): case (c, s)`: s is slots itself
+                value = shown
+                continue
+            value = cst.Subscript(value, [cst.SubscriptElement(cst.Index(key or cst.Integer("0")))])
+            self.parents.setdefault(value, node)
+        cache[id(bound)] = value
+        return value
 
     def assigned_value(self, target: cst.CSTNode) -> Tuple[Optional[cst.BaseExpression], Optional[int]]:
         """For a Name being assigned, the expression assigned (and tuple index)."""
@@ -1606,6 +1705,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         origin = self._element(self.origin(iterable, depth))
         for _ in path:
             origin = self._element(origin)
+        if origin < Origin.POOL and isinstance(iterable, cst.Name):
+            # a local container the function fills (`acc = []; acc.extend(entry)`): its elements
+            elements = self.element_values(iterable, None)
+            if elements:
+                origin = max(origin, max(self._unpacked(e, path, depth) for e in elements))
         return origin
 
     # -- self attributes ---------------------------------------------------------
@@ -1827,16 +1931,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return own is element and self._per_layer_arenas(parent, call if record else own)
 
     def _in_layer_loop(self, statement: cst.CSTNode) -> bool:
-        """Is statement in the body of a `for ... in range(...)` over the layers ([allocation]
-        layer_words), within its function?"""
+        """Is statement in the body of a for loop over the layers, within its function: its iterable
+        names them ([allocation] layer_words): `range(num_layers)`, `group.layer_names`, `self.layers`?"""
         for node in self.ancestors(statement):
             if isinstance(node, cst.For):
-                loop = node.iter
-                if (
-                    isinstance(loop, cst.Call)
-                    and dotted(loop.func) == "range"
-                    and any(name_parts(text) & self.tables.layer_words for text in self._identifiers(loop))
-                ):
+                if any(name_parts(text) & self.tables.layer_words for text in self._identifiers(node.iter)):
                     return True
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 return False
@@ -1960,8 +2059,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         ):
             return "batch"  # `(size + 1, 1)`, `(blocks, block_size, heads, 2)`: scales or zeros, not KV
         if isinstance(size, (cst.Tuple, cst.List)):
-            elements = [e for e in size.elements if isinstance(e, cst.Element)]
-            size = elements[0].value if elements else None
+            elements = [e.value for e in size.elements if isinstance(e, cst.Element)]
+            # leading fixed axes (vLLM's K/V axis: `(2, num_blocks, ...)`): the first sized one decides
+            named = [d for d in elements if not isinstance(d, cst.Integer)]
+            size = named[0] if named else None
         if size is None:
             return "unknown"
         parts = set()

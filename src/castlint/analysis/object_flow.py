@@ -526,10 +526,12 @@ class ObjectFlow:
             or self.qualified(expr) not in self.tables.dict_constructors
         ):
             return None
-        positional = [a.value for a in expr.args if a.keyword is None and not a.star]
-        if any(isinstance(v, cst.Call) and _dotted(v.func) == "zip" for v in positional):
+        parts = [a.value for a in expr.args if a.keyword is None]
+        if self.qualified(expr) in self.tables.factory_dicts:
+            parts = parts[1:]  # `defaultdict(list, base)`: the first makes a missing key's value
+        if any(isinstance(v, cst.Call) and _dotted(v.func) == "zip" for v in parts if v is not None):
             return None  # dict(zip(names, bufs)): read as pairs
-        return [a.value for a in expr.args if a.keyword is None]
+        return parts
 
     def record_field_values(self, value: cst.BaseExpression, index: Optional[int], depth: int):
         """The expressions field `index` (None: any field) of the record value may be, by position:
@@ -613,6 +615,11 @@ class ObjectFlow:
             replaced = self.replaced_record(expr)
             if replaced is not None:  # `rec._replace(k=x)`: a copy of rec, of its class
                 return self.instance_class(replaced[0], depth + 1)
+            for element in self._taken_elements(expr, depth + 1) or ():
+                # `min(records, key=...)`, `stash.pop(name)`, `next(iter(recs))`: an element's class
+                found = self.instance_class(element, depth + 1)
+                if found is not None:
+                    return found
             for target, _, _ in self.return_targets(expr, depth + 1):  # what a helper or method returns
                 if isinstance(target, cst.FunctionDef):
                     for value in self._return_values(target):
@@ -1466,7 +1473,9 @@ class ObjectFlow:
         (rules/accessors.toml [containers] take_methods, take_functions: `ring.popleft()`,
         `d.get(k)`, `next(iter(xs))`), or keeps all of (keep_methods: `d.values()`); None otherwise."""
         t, func = self.tables, call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in t.keep_methods and not call.args:
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        keeps = method in t.keep_methods or method in t.item_methods
+        if keeps and not call.args:
             return self.element_values(func.value, None, depth + 1) and [func.value]
         if isinstance(func, cst.Attribute) and func.attr.value in t.take_methods:
             key = call.args[0].value if call.args and not call.args[0].star else None
@@ -1792,7 +1801,9 @@ class ObjectFlow:
             func = call.func
             if not (isinstance(func, cst.Attribute) and self._grow_kind(func.attr.value) and call.args):
                 continue
-            holder = func.value
+            holder, nested = func.value, False
+            if isinstance(holder, cst.Subscript):  # `self.groups[gid].append(t)`: a container of containers
+                holder, nested = holder.value, True
             if not (
                 isinstance(holder, cst.Attribute)
                 and isinstance(holder.value, cst.Name)
@@ -1804,7 +1815,7 @@ class ObjectFlow:
             value = call.args[-1].value if kind == "last" else call.args[0].value
             if kind != "many":
                 value = self._held_list(value)
-            out.append((holder.attr.value, value))
+            out.append((holder.attr.value, self._held_list(value) if nested else value))
         for holder, value in self.nodes.self_item_assignments:  # self.d[k] = v: d holds v
             if self.enclosing_class(holder) is cls:
                 out.append((holder.attr.value, self._held_list(value)))
@@ -1831,16 +1842,24 @@ class ObjectFlow:
                 index.setdefault(key, []).append(self._held_list(value))
             for call in self.nodes.calls:
                 func = call.func
+                holder, nested = (func.value, False) if isinstance(func, cst.Attribute) else (None, False)
+                if isinstance(holder, cst.Subscript):  # `groups[gid].append(t)`: a container of containers
+                    holder, nested = holder.value, True
                 if (
                     isinstance(func, cst.Attribute)
                     and self._grow_kind(func.attr.value)
                     and call.args
-                    and isinstance(func.value, cst.Name)
+                    and isinstance(holder, cst.Name)
                 ):
                     kind = self._grow_kind(func.attr.value)
                     value = call.args[-1].value if kind == "last" else call.args[0].value
-                    key = (id(self.enclosing_function(call)), func.value.value)
-                    index.setdefault(key, []).append(value if kind == "many" else self._held_list(value))
+                    key = (id(self.enclosing_function(call)), holder.value)
+                    if kind == "many" and not isinstance(value, (cst.List, cst.Tuple, cst.Name)):
+                        # `xs.extend(entry)` of a container whose structure is not shown (an entry
+                        # list's `gpu_cache[i]`, an accessor's pair): xs holds its elements
+                        value = self._held_list(self._element_of(value, None))
+                    stored = value if kind == "many" else self._held_list(value)
+                    index.setdefault(key, []).append(self._held_list(stored) if nested else stored)
         return index.get((id(self.enclosing_function(name)), name.value), [])
 
     def _held_list(self, value: cst.BaseExpression) -> cst.List:
