@@ -124,6 +124,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return viewed
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
                 return self._self_attr_origin(expr, depth)
+            held = self.held_attribute(expr)
+            if held is not None:  # `_tls.engine` of `_tls = threading.local()`: what the module stores there
+                return max((self.origin(v, depth) for v in held), default=Origin.OTHER)
             return self._instance_attr_origin(expr, depth)
         if isinstance(expr, cst.Subscript):
             part = self.nodes.unpacked_parts.get(id(expr))
@@ -172,6 +175,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         inner = self.wrapped_value(expr)
         if inner is not None:  # `weakref.proxy(pool)`, `self._ref()` of `weakref.ref(pool)`: the value itself
             return self.origin(inner, depth)
+        held = self.held_values(expr)
+        if held is not None:  # `_KV.get()` of `_KV = ContextVar(...)`: the worst value any `_KV.set(v)` stores
+            return max((self.origin(v, depth) for v in held), default=Origin.OTHER)
         if self._arena_allocation(expr):
             return Origin.POOL
         stacked = self._layer_stacked_allocation(expr)
