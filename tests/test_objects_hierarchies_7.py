@@ -90,6 +90,82 @@ class LocalImpl:
         idx = _state.slots.to(torch.int64)  # negative
         return whole, idx
 """,
+    # f1: the iteration protocol, __iter__ returning an iterator over every layer (sglang style)
+    "iter_protocol_sglang": """
+import torch
+
+
+class KeyLayers:
+    def __init__(self, pool, n):
+        self.pool = pool
+        self.n = n
+
+    def __iter__(self):
+        return iter([self.pool.get_key_buffer(i) for i in range(self.n)])
+
+
+class StepRows:
+    def __init__(self, pool, n, loc):
+        self.pool, self.n, self.loc = pool, n, loc
+
+    def __iter__(self):
+        for i in range(self.n):
+            yield self.pool.get_key_buffer(i)[self.loc]
+
+
+class IterBackend:
+    def __init__(self, model_runner):
+        self.layers = KeyLayers(model_runner.token_to_kv_pool, 4)
+        self.rows = StepRows(model_runner.token_to_kv_pool, 4, model_runner.loc)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        shadow = [t.to(q.dtype) for t in self.layers]  # positive
+        last = list(self.layers)[-1].float()  # positive
+        rows = [r.to(q.dtype) for r in self.rows]  # negative
+        return shadow, last, rows
+""",
+    # f1: an iterator class, __iter__ returning self and __next__ one layer's cache (vLLM style)
+    "next_protocol_vllm": """
+import torch
+
+
+class LayerCursor:
+    def __init__(self, runner):
+        self.runner = runner
+        self.i = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.runner.kv_caches):
+            raise StopIteration
+        self.i += 1
+        return self.runner.kv_caches[self.i - 1]
+
+
+class PositionCursor:
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return torch.arange(self.n)
+
+
+class CursorImpl:
+    def __init__(self, runner):
+        self.runner = runner
+
+    def execute_model(self, scheduler_output, dtype):
+        for cache in LayerCursor(self.runner):
+            self.out = cache.to(dtype)  # positive
+        first = next(iter(LayerCursor(self.runner))).half()  # positive
+        pos = [p.to(torch.int32) for p in PositionCursor(8)]  # negative
+        return first, pos
+""",
 }
 
 PRUNER_GAPS: dict = {}

@@ -214,6 +214,8 @@ class Tables:
     namespace_constructors: set = field(default_factory=set)  # [callables] namespace_constructors
     identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
+    iter_protocol: set = field(default_factory=set)  # [iteration] protocol_iter: __iter__
+    next_protocol: set = field(default_factory=set)  # [iteration] protocol_next: __next__
     holder_constructors: set = field(default_factory=set)  # [callables] holder_constructors: ContextVar, Queue
     holder_setters: set = field(default_factory=set)  # [callables] holder_setters: set, put
     holder_getters: set = field(default_factory=set)  # [callables] holder_getters: get
@@ -604,6 +606,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "filtering": "iter_filtering",
             "flatten": "iter_flatten",
             "element_methods": "element_methods",
+            "protocol_iter": "iter_protocol",
+            "protocol_next": "next_protocol",
         },
     )
     _load_word_sets(
