@@ -204,6 +204,10 @@ class _Vocabulary:
             }
         )
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
+        # module-level holders (`_KV = ContextVar("kv")`, `_tls = threading.local()`): what their setter
+        # or an attribute store puts in them comes out elsewhere (ObjectFlow.held_values, held_attribute)
+        self.holder_makers = frozenset(_last_parts((*tables.holder_constructors, *tables.attribute_holders)))
+        self.holder_setters = frozenset(tables.holder_setters)
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
         # copies of a record with fields replaced by keyword (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`)
         self.record_replacers = frozenset(
@@ -1998,8 +2002,53 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         # pool (ModuleAnalysis._small_state_method)
         if method_names[name] & vocab.accessors and _allocates_small_state(classes[name], vocab):
             return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
-    why = _through_own_decorator(module, taint)
+    why = _through_own_decorator(module, taint) or _holder_stores(module, taint)
     return why or _held_getters(module, classes, taint)
+
+
+def _module_holders(tree: ast.Module, vocab: _Vocabulary) -> Set[str]:
+    """Names the module's own statements bind to a holder (`_KV = ContextVar("kv")`)."""
+    holders: Set[str] = set()
+    if not vocab.holder_makers:
+        return holders
+    for stmt in tree.body:
+        if type(stmt) is ast.Assign:
+            value, targets = stmt.value, stmt.targets
+        elif type(stmt) is ast.AnnAssign:
+            value, targets = stmt.value, [stmt.target]
+        else:
+            continue
+        if type(value) is ast.Call and _callee_name(value.func) in vocab.holder_makers:
+            holders |= {t.id for t in targets if type(t) is ast.Name}
+    return holders
+
+
+def _holder_stores(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
+    """Why a pool may be put in a module-level holder (`_KV.set(self.kv_caches)` of `_KV =
+    ContextVar(...)`, `_tls.caches = runner.kv_caches` of `_tls = threading.local()`) and read back
+    in another unit (ObjectFlow.held_values, held_attribute); None when no holder is given a pool."""
+    vocab = module.vocab
+    holders = _module_holders(module.tree, vocab)
+    if not holders:
+        return None
+    for unit in module.units:
+        for name, receiver, call in unit.object_calls:
+            func = call.func
+            if (
+                name in vocab.holder_setters
+                and type(func) is ast.Attribute
+                and type(func.value) is ast.Name
+                and func.value.id in holders
+                and _tainted_args(call, unit, taint, module)
+            ):
+                return f"a pool is stored in the module-level holder {func.value.id}"
+        for node in pyast.nodes(unit.node):
+            if type(node) is ast.Assign and any(
+                type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id in holders for t in node.targets
+            ):
+                if taint.tainted(_refs(node.value, vocab, module.aliases), unit):
+                    return "a pool is stored as an attribute of a module-level holder"
+    return None
 
 
 def _allocates_small_state(cls: ast.ClassDef, vocab: _Vocabulary) -> bool:
@@ -2352,6 +2401,8 @@ class _ModuleUnits:
         # mentions a collected one, and every definition a collected one mentions.
         mentioned: Set[bytes] = set()
         collected_names: Set[bytes] = set()
+        # a module-level holder (`_KV = ContextVar(...)`) links every definition that names it
+        holders = {h.encode() for h in _module_holders(self.tree, vocab)}
         pending = [s for s in self.top if id(s) in self.collected]
         while pending:
             for stmt in pending:
@@ -2362,7 +2413,12 @@ class _ModuleUnits:
                 s
                 for s in self.top
                 if id(s) not in self.collected
-                and (s.name.encode() in mentioned or words[id(s)] & collected_names or words[id(s)] & members)
+                and (
+                    s.name.encode() in mentioned
+                    or words[id(s)] & collected_names
+                    or words[id(s)] & members
+                    or words[id(s)] & holders & mentioned
+                )
             ]
             for stmt in pending:
                 self.collect_statement(stmt)

@@ -221,6 +221,12 @@ class Tables:
     namespace_constructors: set = field(default_factory=set)  # [callables] namespace_constructors
     identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
+    iter_protocol: set = field(default_factory=set)  # [iteration] protocol_iter: __iter__
+    next_protocol: set = field(default_factory=set)  # [iteration] protocol_next: __next__
+    holder_constructors: set = field(default_factory=set)  # [callables] holder_constructors: ContextVar, Queue
+    holder_setters: set = field(default_factory=set)  # [callables] holder_setters: set, put
+    holder_getters: set = field(default_factory=set)  # [callables] holder_getters: get
+    attribute_holders: set = field(default_factory=set)  # [callables] attribute_holders: threading.local
     learn_packages: set = field(default_factory=set)  # rules/accessors.toml [learn] packages
     learn_skip_methods: set = field(default_factory=set)  # rules/accessors.toml [learn] skip_methods
     gather_methods: set = field(default_factory=set)
@@ -645,6 +651,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "filtering": "iter_filtering",
             "flatten": "iter_flatten",
             "element_methods": "element_methods",
+            "protocol_iter": "iter_protocol",
+            "protocol_next": "next_protocol",
         },
     )
     _load_word_sets(
@@ -667,6 +675,10 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "namespace_constructors": "namespace_constructors",
             "identity_wrappers": "identity_wrappers",
             "reference_makers": "reference_makers",
+            "holder_constructors": "holder_constructors",
+            "holder_setters": "holder_setters",
+            "holder_getters": "holder_getters",
+            "attribute_holders": "attribute_holders",
         },
     )
     _load_word_sets(tables, data, path, "learn", {"packages": "learn_packages", "skip_methods": "learn_skip_methods"})

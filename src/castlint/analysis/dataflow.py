@@ -143,6 +143,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return viewed
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
                 return self._self_attr_origin(expr, depth)
+            held = self.held_attribute(expr)
+            if held is not None:  # `_tls.engine` of `_tls = threading.local()`: what the module stores there
+                return max((self.origin(v, depth) for v in held), default=Origin.OTHER)
             return self._instance_attr_origin(expr, depth)
         if isinstance(expr, cst.Subscript):
             part = self.nodes.unpacked_parts.get(id(expr))
@@ -191,6 +194,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         inner = self.wrapped_value(expr)
         if inner is not None:  # `weakref.proxy(pool)`, `self._ref()` of `weakref.ref(pool)`: the value itself
             return self.origin(inner, depth)
+        held = self.held_values(expr)
+        if held is not None:  # `_KV.get()` of `_KV = ContextVar(...)`: the worst value any `_KV.set(v)` stores
+            return max((self.origin(v, depth) for v in held), default=Origin.OTHER)
         if self._arena_allocation(expr):
             return Origin.POOL
         stacked = self._layer_stacked_allocation(expr)
@@ -210,6 +216,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # `list(map(pool.get_key_buffer, layers))`, `collections.deque(pool.k_buffer)`: the same
             # elements, in another container
             inner = self.origin(expr.args[0].value, depth)
+            if inner < Origin.POOL_TUPLE:  # `iter(walker)`, `list(walker)`: what its class's __iter__ yields
+                inner = self._protocol_iteration(expr.args[0].value, depth)
             if inner == Origin.POOL_TUPLE:
                 return inner
         sources = self.iteration_sources(expr)
@@ -1668,6 +1676,30 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             origin = self._element(origin)
         return max(origin, structural)
 
+    def _protocol_iteration(self, iterable: cst.BaseExpression, depth: int) -> Origin:
+        """Iterating an object of a class of the module that defines the iteration protocol
+        (rules/accessors.toml [iteration] protocol: `__iter__`, then `__next__` when __iter__ hands
+        back no container): POOL_TUPLE when what it yields is a whole pool (a generator `__iter__`
+        yielding `mgr.get_buffers(i)`), else OTHER."""
+        t = self.tables
+        protocol = [(m, True) for m in sorted(t.iter_protocol)] + [(m, False) for m in sorted(t.next_protocol)]
+        if not any(m in self.nodes.local_callables for m, _ in protocol) or depth > MAX_DEPTH:
+            return Origin.OTHER
+        if not isinstance(iterable, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            return Origin.OTHER
+        owner = self.instance_class(iterable)
+        if owner is None:
+            return Origin.OTHER
+        for method, whole_container in protocol:  # __iter__ first (a container, or a generator), then __next__
+            if self.find_method(owner, method) is None:
+                continue
+            synthetic = cst.Call(func=self._attribute(iterable, method))
+            self.parents.setdefault(synthetic, self.parents.get(iterable))
+            found = self.origin(synthetic, depth)
+            if found >= (Origin.POOL_TUPLE if whole_container else Origin.POOL):
+                return Origin.POOL_TUPLE  # its elements (each __next__()) are whole pools
+        return Origin.OTHER
+
     def _iterated(self, iterable: cst.BaseExpression, path, depth: int) -> Origin:
         """The origin of a for/comprehension target (at path) iterating over iterable."""
         if isinstance(iterable, cst.Call):
@@ -1702,7 +1734,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 (self._unpacked(e.value, path, depth) for e in iterable.elements if isinstance(e, cst.Element)),
                 default=Origin.OTHER,
             )
-        origin = self._element(self.origin(iterable, depth))
+        origin = self._element(max(self.origin(iterable, depth), self._protocol_iteration(iterable, depth)))
         for _ in path:
             origin = self._element(origin)
         if origin < Origin.POOL and isinstance(iterable, cst.Name):

@@ -612,6 +612,10 @@ class ObjectFlow:
             inner = self.wrapped_value(expr, depth + 1)
             if inner is not None:  # `weakref.proxy(pool)`, `self._ref()`: the object itself
                 return self.instance_class(inner, depth + 1)
+            for value in self.held_values(expr) or ():  # `_RUNNER.get()`: what `_RUNNER.set(r)` stored
+                found = self.instance_class(value, depth + 1)
+                if found is not None:
+                    return found
             replaced = self.replaced_record(expr)
             if replaced is not None:  # `rec._replace(k=x)`: a copy of rec, of its class
                 return self.instance_class(replaced[0], depth + 1)
@@ -628,6 +632,10 @@ class ObjectFlow:
                             return found
             return None
         if isinstance(expr, cst.Attribute):
+            for value in self.held_attribute(expr) or ():  # `_tls.engine` of `_tls.engine = engine`
+                found = self.instance_class(value, depth + 1)
+                if found is not None:
+                    return found
             owner = self.instance_class(expr.value, depth + 1)
             if owner is None:
                 return None
@@ -648,6 +656,101 @@ class ObjectFlow:
                 if found is not None:
                     return found
         return None
+
+    def _holders(self) -> Dict[str, str]:
+        """Module-level names a holder constructor makes (rules/accessors.toml [callables]
+        holder_constructors, attribute_holders): name -> "value" (`_KV = ContextVar("kv")`) or
+        "attrs" (`_tls = threading.local()`), with what the module stores in each: the first argument
+        of every setter call (`_KV.set(pool)`), every `_tls.engine = engine`. Once per module."""
+        found = self.derived.get("holders")
+        if found is not None:
+            return found
+        t = self.tables
+        found = self.derived["holders"] = {}
+        wanted = t.holder_constructors | t.attribute_holders
+        if not wanted:
+            return found
+        short = {n.rsplit(".", 1)[-1] for n in wanted}
+        kinds: Dict[str, str] = {}
+        for c in self.nodes.calls:
+            if (_dotted(c.func) or "").rsplit(".", 1)[-1] not in short:
+                continue
+            q = self.qualified(c.func)
+            kind = "value" if q in t.holder_constructors else "attrs" if q in t.attribute_holders else None
+            parent = self.parents.get(c)
+            target = None
+            if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+                target = parent.targets[0].target
+            elif isinstance(parent, cst.AnnAssign):
+                target = parent.target
+            line = self.parents.get(parent) if parent is not None else None
+            if (
+                kind is not None
+                and isinstance(target, cst.Name)
+                and isinstance(self.parents.get(line), cst.Module)  # module level only
+            ):
+                kinds[target.value] = kind if kinds.get(target.value, kind) == kind else "mixed"
+        if not kinds:
+            return found
+        stored: Dict[tuple, List[cst.BaseExpression]] = {}
+        for c in self.nodes.calls:  # `_KV.set(v)`: what get() hands back
+            func = c.func
+            if (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and kinds.get(func.value.value) == "value"
+                and func.attr.value in t.holder_setters
+                and c.args
+                and c.args[0].keyword is None
+                and not c.args[0].star
+            ):
+                stored.setdefault((func.value.value, ""), []).append(c.args[0].value)
+        for a in self.nodes.attributes:  # `_tls.engine = engine`: what `_tls.engine` reads
+            if not (isinstance(a.value, cst.Name) and kinds.get(a.value.value) == "attrs"):
+                continue
+            target = self.parents.get(a)
+            statement = self.parents.get(target)
+            if isinstance(target, cst.AssignTarget) and isinstance(statement, cst.Assign):
+                stored.setdefault((a.value.value, a.attr.value), []).append(statement.value)
+            elif isinstance(statement, (cst.AnnAssign, cst.AugAssign)) or (
+                isinstance(target, (cst.AnnAssign,)) and target.value is not None
+            ):
+                if isinstance(target, cst.AnnAssign) and target.value is not None:
+                    stored.setdefault((a.value.value, a.attr.value), []).append(target.value)
+        found.update({("kind", name): kind for name, kind in kinds.items()})
+        found.update(stored)
+        return found
+
+    def _is_module_holder(self, name: cst.Name, kind: str) -> bool:
+        """Is name the module's holder of that kind here (not a local of the same spelling)?"""
+        holders = self._holders()
+        if holders.get(("kind", name.value)) != kind:
+            return False
+        return all(not isinstance(self.scopes.get(a.node), cst.metadata.FunctionScope) for a in self.reaching(name))
+
+    def held_values(self, call: cst.Call) -> Optional[List[cst.BaseExpression]]:
+        """What a holder's getter hands back (`_KV.get()` of `_KV = contextvars.ContextVar(...)`):
+        every value the module's setter calls store (`_KV.set(self.kv_caches)`), and the getter's
+        default; None when call is no holder's getter."""
+        func = call.func
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.attr.value in self.tables.holder_getters
+            and self._is_module_holder(func.value, "value")
+        ):
+            return None
+        values = list(self._holders().get((func.value.value, ""), ()))
+        if call.args and call.args[0].keyword is None and not call.args[0].star:
+            values.append(call.args[0].value)
+        return values
+
+    def held_attribute(self, expr: cst.Attribute) -> Optional[List[cst.BaseExpression]]:
+        """What an attribute holder's attribute reads (`_tls.engine` of `_tls = threading.local()`):
+        every value the module stores as it (`_tls.engine = engine`); None when expr is no such read."""
+        if not (isinstance(expr.value, cst.Name) and self._is_module_holder(expr.value, "attrs")):
+            return None
+        return list(self._holders().get((expr.value.value, expr.attr.value), ()))
 
     def wrapped_value(self, call: cst.Call, depth: int = 0) -> Optional[cst.BaseExpression]:
         """What a call hands back as it is: the first argument of an identity wrapper
