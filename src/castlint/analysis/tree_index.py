@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from castlint.analysis import pool_classes
+from castlint.analysis import link_gate, pool_classes
 from castlint.common import pyast
 from castlint.common.words import any_word
 from castlint.tables import Tables
@@ -775,6 +775,8 @@ def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True, us
             if target is not None and (
                 _file_reaches(target, tables, converting=False) if converts else _file_carries(target, vocabulary[5])
             ):
+                if uses and not link_gate.may_act(path, source, tables, resolver, converts):
+                    return False  # no name it imports from the tree can act (text alone, no parse)
                 linked = link(path, source, tables, own_pool, uses)
                 return bool(linked.text) or any(f".{name}".encode() in source for name in linked.learned)
     return False
