@@ -1036,6 +1036,8 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
         if _useful_root(root[2], own_pool, own_converts, resolver.plans)
         # a class whose own body hands nothing, over a base (any modules away) that does
         or (own_converts and root[2].kind == "class" and _hands_pool(resolver, root[1], root[2]))
+        # a partial (or alias) of a converting function, given the file's pool
+        or (root[2].kind == "assign" and _converting_holder(resolver, root[1], root[2]))
     ]
     closures = [_closure(resolver, index, d, emitted) for emitted, index, d, _ in roots]
     # accessors the pool classes of the modules it imports define (their calls read a whole pool)
@@ -1081,17 +1083,34 @@ def _demand(own: ModuleIndex, resolver: "_Resolver", tables: Tables) -> FrozenSe
     def acts(name: str) -> bool:  # converts what it is given, or plans
         if name.partition(".")[0] not in own.imports:
             return False
-        found = resolver.resolve(own, name)
-        return found is not None and found[1].kind != "assign" and (found[1].converts or found[1].plans)
+        found = _held_function(resolver, resolver.resolve(own, name))
+        return found is not None and (found[1].converts or found[1].plans)
 
     return demand.demanded(own.tree, tables, acts)
 
 
+_HELD = re.compile(r"(?:(?:functools\.)?partial\(\s*)?([A-Za-z_][\w.]*)\s*(?:[,)]|$)")
 _HOLDERS = re.compile(r"\b(?:partial|namedtuple|NamedTuple|getattr|lambda|methodcaller)\b")
 
 
 _MAX_CLASS_LINES = 600  # a bigger class is linked only as a base (a model runner, a scheduler)
 _SMALL_PASSING_CLASS_LINES = 200  # a bigger class that only passes a value through is not linked
+
+
+def _converting_holder(resolver: _Resolver, index: ModuleIndex, definition: Definition) -> bool:
+    found = _held_function(resolver, (index, definition))
+    return found is not None and found[1].kind == "function" and found[1].converts
+
+
+def _held_function(resolver: _Resolver, found):
+    """(module, definition) of the function that found names: itself, or what an assignment
+    holds (`to_half = partial(_cast, dtype=...)`, `cast = _cast`), through the tree; else None."""
+    for _ in range(_MAX_DEPTH):
+        if found is None or found[1].kind != "assign":
+            break
+        held = _HELD.match(found[1].text.split("=", 1)[-1].strip())
+        found = resolver.resolve(found[0], held.group(1)) if held is not None else None
+    return found if found is not None and found[1].kind != "assign" else None
 
 
 def _useful_root(definition: Definition, own_pool: bool, own_converts: bool, own_plans: bool = False) -> bool:
