@@ -778,7 +778,6 @@ class _Resolver:
         other = self.read(self.module_file(index, module, level))
         return self.resolve(other, attr, depth + 1) if other is not None else None
 
-
     def _resolve_elsewhere(self, index: ModuleIndex, name: str, head: str, depth: int):
         """A name the module neither defines nor imports by name: through its `from m import *`
         (what m's `__all__` lists, else its public names) or its lazy `__getattr__`'s modules."""
@@ -1069,7 +1068,12 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
     renamed = _rename_chains(source, own, [r for r in renames if r[1] in taken])
     text = "\n\n" + "\n\n".join(pieces)
     return Linked(
-        text=text, paths=tuple(files), learned=learned, kinds=kinds, own=renamed, renames=tuple(r for r in renames if r[1] in taken)
+        text=text,
+        paths=tuple(files),
+        learned=learned,
+        kinds=kinds,
+        own=renamed,
+        renames=tuple(r for r in renames if r[1] in taken),
     )
 
 
