@@ -324,7 +324,8 @@ def link_tree(path: str, source: bytes, tables: Tables, config: Config, result: 
     if not linked:
         return source, tables, None
     result.links = sorted(set(result.links) | set(linked.paths))
-    tables = with_accessors(tables, linked.learned)
+    kinds = dict(linked.kinds)  # (what each returns: a layer, a (k, v) pair)
+    tables = with_accessors(tables, [(name, kinds[name]) if name in kinds else name for name in linked.learned])
     return (linked_source, tables, own_lines) if linked.text else (source, tables, None)
 
 

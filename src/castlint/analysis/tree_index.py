@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from castlint.analysis import pool_classes
+from castlint.analysis import link_gate, pool_classes
 from castlint.common import pyast
 from castlint.common.words import any_word
 from castlint.tables import Tables
@@ -114,6 +114,10 @@ class ModuleIndex:
     imports: Dict[str, Tuple[str, Optional[str], int]] = field(default_factory=dict)  # local -> (module, attr, level)
     learned: FrozenSet[str] = frozenset()  # accessors its pool classes define
     carries: bool = False  # the module's text names a pool at all
+    kinds: Tuple[Tuple[str, str], ...] = ()  # (accessor, what it returns: pool_classes.Learned.accessors)
+    stars: Tuple[Tuple[str, int], ...] = ()  # (module, level) of each `from m import *`
+    exported: Optional[FrozenSet[str]] = None  # its `__all__`, when a literal list of names
+    lazy: Tuple[str, ...] = ()  # modules a module-level `__getattr__` may import from (PEP 562 re-exports)
     tree: object = field(default=None, repr=False, compare=False)  # kept for used/chains (one walk, when asked)
     _reads: Optional[tuple] = field(default=None, repr=False, compare=False)
 
@@ -138,6 +142,7 @@ class Linked:
     text: str = ""  # source to append after the module's own
     paths: Tuple[str, ...] = ()  # the files it came from
     learned: FrozenSet[str] = frozenset()  # accessors the linked modules' pool classes define
+    kinds: Tuple[Tuple[str, str], ...] = ()  # (accessor, what it returns) of those
     own: bytes = b""  # the module's own source with its module attributes renamed (_rename_chains)
     renames: Tuple[Tuple[str, str], ...] = ()  # (`mod.f`, `mod_f`) for each
 
@@ -259,7 +264,7 @@ def _reparse(definition: Definition):
 # summary instead of parsing the module again. CASTLINT_TREE_CACHE names another folder,
 # or "off".
 
-_STORE_VERSION = 1
+_STORE_VERSION = 2
 _CODE: List[str] = []
 
 
@@ -313,6 +318,10 @@ def _load(store: str, path: str, tables: Tables) -> Optional[tuple]:
         learned = frozenset(raw["learned"])
         index = ModuleIndex(path=path, package=raw["package"], learned=learned, carries=raw["carries"])
         index.imports = {k: (v[0], v[1], v[2]) for k, v in raw["imports"].items()}
+        index.kinds = tuple((k[0], k[1]) for k in raw["kinds"])
+        index.stars = tuple((m[0], m[1]) for m in raw["stars"])
+        index.exported = frozenset(raw["exported"]) if raw["exported"] is not None else None
+        index.lazy = tuple(raw["lazy"])
         pool = _pool_names(tables) | learned
         words = tuple(tables.dtype_words)
         for d in raw["definitions"]:
@@ -343,6 +352,10 @@ def _save(store: str, path: str, index: Optional[ModuleIndex]) -> None:
             "learned": sorted(index.learned),
             "carries": index.carries,
             "imports": {k: list(v) for k, v in index.imports.items()},
+            "kinds": [list(k) for k in index.kinds],
+            "stars": [list(m) for m in index.stars],
+            "exported": sorted(index.exported) if index.exported is not None else None,
+            "lazy": list(index.lazy),
             "definitions": [
                 [d.name, d.kind, d.text, d.header, list(d.bases), d.carries, d.converts, d.plans]
                 for d in index.definitions.values()
@@ -422,7 +435,9 @@ def _index(path: str, source: bytes, tables: Tables, keep_used: bool = False) ->
     if keep_used:
         index.tree = tree
     if index.carries or teaches:
-        index.learned = frozenset(pool_classes.learn_source(source, tables).names)
+        taught = pool_classes.learn_source(source, tables)
+        index.learned = frozenset(taught.names)
+        index.kinds = tuple(taught.accessors)
         index.carries = index.carries or bool(index.learned)
     for statement in _top_level(tree.body):
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
@@ -431,7 +446,33 @@ def _index(path: str, source: bytes, tables: Tables, keep_used: bool = False) ->
             definition = _definition(statement, lines, tables, index.learned)
             if definition is not None:
                 index.definitions.setdefault(definition.name, definition)
+        if isinstance(statement, ast.ImportFrom) and any(a.name == "*" for a in statement.names):
+            index.stars += ((statement.module or "", statement.level),)
+        elif isinstance(statement, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets
+        ):
+            names = getattr(statement.value, "elts", None)
+            if names is not None and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in names):
+                index.exported = frozenset(e.value for e in names)
+        elif isinstance(statement, ast.FunctionDef) and statement.name == "__getattr__":
+            index.lazy = _lazy_modules(tree)
     return index
+
+
+def _lazy_modules(tree) -> Tuple[str, ...]:
+    """The modules a module-level `__getattr__` may import a name from: the module's string
+    constants spelled as a module (`".pool"`, `"pkg.layers.pool"`), as its lazy-export table or
+    its `importlib.import_module` call names them."""
+    found = []
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and _MODULE_SPELLING.fullmatch(sub.value):
+            if "." in sub.value and sub.value not in found:
+                found.append(sub.value)
+    return tuple(found[:_MAX_LAZY])
+
+
+_MODULE_SPELLING = re.compile(r"\.*[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_MAX_LAZY = 64
 
 
 def _reads(tree) -> Tuple[FrozenSet[str], Dict[str, List[Tuple[int, int]]]]:
@@ -723,7 +764,7 @@ class _Resolver:
         head, _, rest = name.partition(".")
         imported = index.imports.get(head)
         if imported is None:
-            return None
+            return self._resolve_elsewhere(index, name, head, depth)
         module, attr, level = imported
         if attr is None:  # `import pkg.mod as m`: `m.X` (or `pkg.mod.X`)
             if not rest:
@@ -736,6 +777,30 @@ class _Resolver:
             return self.resolve(other, rest, depth + 1) if other is not None and "." not in rest else None
         other = self.read(self.module_file(index, module, level))
         return self.resolve(other, attr, depth + 1) if other is not None else None
+
+    def _resolve_elsewhere(self, index: ModuleIndex, name: str, head: str, depth: int):
+        """A name the module neither defines nor imports by name: through its `from m import *`
+        (what m's `__all__` lists, else its public names) or its lazy `__getattr__`'s modules."""
+        for module, level in index.stars:
+            other = self.read(self.module_file(index, module, level))
+            if other is None:
+                continue
+            if (head not in other.exported) if other.exported is not None else head.startswith("_"):
+                continue
+            found = self.resolve(other, name, depth + 1)
+            if found is not None:
+                return found
+        if index.exported is not None and head not in index.exported:
+            return None
+        for spelled in index.lazy:
+            module = spelled.lstrip(".")
+            level = len(spelled) - len(module)
+            other = self.read(self.module_file(index, module, level))
+            if other is not None and other.path != index.path:
+                found = self.resolve(other, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
 
 
 _LINKS: Dict[tuple, Tuple[Tables, Linked]] = {}
@@ -775,6 +840,8 @@ def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True, us
             if target is not None and (
                 _file_reaches(target, tables, converting=False) if converts else _file_carries(target, vocabulary[5])
             ):
+                if uses and not link_gate.may_act(path, source, tables, resolver, converts):
+                    return False  # no name it imports from the tree can act (text alone, no parse)
                 linked = link(path, source, tables, own_pool, uses)
                 return bool(linked.text) or any(f".{name}".encode() in source for name in linked.learned)
     return False
@@ -824,8 +891,19 @@ def _file_reaches(path: str, tables: Tables, converting: bool, depth: int = 0) -
     return found
 
 
+_LAZY_GETATTR = re.compile(rb"^def[ \t]+__getattr__[ \t]*\(", re.M)
+_LAZY_SPELLING = re.compile(rb"[\"'](\.*[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[\"']")
+
+
 def _imported_modules(source: bytes):
-    """(dotted module, level) of each import of the source (`from pkg import mod`: both)."""
+    """(dotted module, level) of each import of the source (`from pkg import mod`: both), and
+    the modules a lazy module-level `__getattr__` may import from (_lazy_modules, by text)."""
+    if _LAZY_GETATTR.search(source) is not None:
+        for match in _LAZY_SPELLING.finditer(source):
+            spelled = match.group(1).decode("ascii", "replace")
+            if "." in spelled:
+                module = spelled.lstrip(".")
+                yield module, len(spelled) - len(module)
     for match in _IMPORT.finditer(source):
         module = (match.group(1) or match.group(3) or b"").decode("ascii", "replace")
         level = len(module) - len(module.lstrip("."))
@@ -957,11 +1035,14 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
         if _useful_root(root[2], own_pool, own_converts, resolver.plans)
         # a class whose own body hands nothing, over a base (any modules away) that does
         or (own_converts and root[2].kind == "class" and _hands_pool(resolver, root[1], root[2]))
+        # a partial (or alias) of a converting function, given the file's pool
+        or (root[2].kind == "assign" and _converting_holder(resolver, root[1], root[2]))
     ]
     closures = [_closure(resolver, index, d, emitted) for emitted, index, d, _ in roots]
     # accessors the pool classes of the modules it imports define (their calls read a whole pool)
     teachers = [m for m in resolver.visited.values() if m.learned - set(tables.accessors)]
     learned = frozenset().union(*(m.learned for m in teachers)) - set(tables.accessors)
+    kinds = tuple(sorted({k for m in teachers for k in m.kinds if k[0] in learned}))
     files = [m.path for m in teachers]
     taken: Dict[str, Tuple[str, str]] = {}  # emitted name -> (file, definition name)
     pieces: List[str] = []
@@ -983,11 +1064,16 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
             if where.path not in files:
                 files.append(where.path)
     if not pieces:
-        return Linked(paths=tuple(files), learned=learned)
+        return Linked(paths=tuple(files), learned=learned, kinds=kinds)
     renamed = _rename_chains(source, own, [r for r in renames if r[1] in taken])
     text = "\n\n" + "\n\n".join(pieces)
     return Linked(
-        text=text, paths=tuple(files), learned=learned, own=renamed, renames=tuple(r for r in renames if r[1] in taken)
+        text=text,
+        paths=tuple(files),
+        learned=learned,
+        kinds=kinds,
+        own=renamed,
+        renames=tuple(r for r in renames if r[1] in taken),
     )
 
 
@@ -1001,17 +1087,34 @@ def _demand(own: ModuleIndex, resolver: "_Resolver", tables: Tables) -> FrozenSe
     def acts(name: str) -> bool:  # converts what it is given, or plans
         if name.partition(".")[0] not in own.imports:
             return False
-        found = resolver.resolve(own, name)
-        return found is not None and found[1].kind != "assign" and (found[1].converts or found[1].plans)
+        found = _held_function(resolver, resolver.resolve(own, name))
+        return found is not None and (found[1].converts or found[1].plans)
 
     return demand.demanded(own.tree, tables, acts)
 
 
+_HELD = re.compile(r"(?:(?:functools\.)?partial\(\s*)?([A-Za-z_][\w.]*)\s*(?:[,)]|$)")
 _HOLDERS = re.compile(r"\b(?:partial|namedtuple|NamedTuple|getattr|lambda|methodcaller)\b")
 
 
 _MAX_CLASS_LINES = 600  # a bigger class is linked only as a base (a model runner, a scheduler)
 _SMALL_PASSING_CLASS_LINES = 200  # a bigger class that only passes a value through is not linked
+
+
+def _converting_holder(resolver: _Resolver, index: ModuleIndex, definition: Definition) -> bool:
+    found = _held_function(resolver, (index, definition))
+    return found is not None and found[1].kind == "function" and found[1].converts
+
+
+def _held_function(resolver: _Resolver, found):
+    """(module, definition) of the function that found names: itself, or what an assignment
+    holds (`to_half = partial(_cast, dtype=...)`, `cast = _cast`), through the tree; else None."""
+    for _ in range(_MAX_DEPTH):
+        if found is None or found[1].kind != "assign":
+            break
+        held = _HELD.match(found[1].text.split("=", 1)[-1].strip())
+        found = resolver.resolve(found[0], held.group(1)) if held is not None else None
+    return found if found is not None and found[1].kind != "assign" else None
 
 
 def _useful_root(definition: Definition, own_pool: bool, own_converts: bool, own_plans: bool = False) -> bool:

@@ -1,0 +1,289 @@
+"""A text-level gate before linking: can any name a file imports from the tree act on it?
+
+`follow-imports` analyses a file that the prefilter skips (no trigger word) when a definition
+of another module of the tree that it uses can bring it a pool (tree_index.may_link). Deciding
+that with `ast` (the file's demand, the definitions' roles) parses the file and every module it
+imports from; most such files (a scheduler, a model file, a server module: they convert
+something and import a module that names a pool) link nothing. This gate answers first from the
+text alone, with no parse: each name the file imports from a module of the tree and reads
+outside its imports (a call, a base, an annotation, `m.f` of a module alias) is resolved through
+the tree's text (re-exports of a package's `__init__.py`, `from x import *`, relative and
+absolute imports, module aliases), to its definition's lines; the definition can act when they
+name a pool (the prefilter's vocabulary: what `provides` needs), hold a plan call, name a dtype
+(for a file that plans), convert (for a file that converts nothing), hold a partial or record,
+or when its module may define a pool class (accessors it teaches), or through a base class that
+can. A module with a lazy `__getattr__` or a name defined conditionally answers "can" (unsure).
+A superset of what link() keeps: when no name can act, link() would link nothing and the file
+is skipped; else link() decides as before.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Dict, List, Optional, Tuple
+
+from castlint.tables import Tables
+
+_MAX_DEPTH = 6
+
+# one import statement (parenthesised names across lines, backslash continuations)
+_IMPORTS = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*(?:\\\r?\n[^\n#;]*)*)"
+    rb"|import[ \t]+([^\n#;]*(?:\\\r?\n[^\n#;]*)*))",
+    re.M,
+)
+_HEADER = re.compile(rb"^(?:async[ \t]+)?(def|class)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
+_INDENTED = rb"^[ \t]+(?:async[ \t]+)?(?:def|class)[ \t]+%s\b|^[ \t]+%s[ \t]*(?::[^=\n]*)?=(?!=)"
+_NEXT_TOP = re.compile(rb"^[^\s#)\]}@]", re.M)
+_LAZY = re.compile(rb"^def[ \t]+__getattr__[ \t]*\(", re.M)
+_RETURNS = re.compile(rb"\b(?:return|yield)\b")
+_FIELD = re.compile(rb"^[ \t]+\w+[ \t]*:[^=\n]*(?:=|$)", re.M)  # an annotated field
+_SMALL_PASSING_CLASS_LINES = 200  # (tree_index's)
+_HOLDERS = re.compile(rb"\b(?:partial|namedtuple|NamedTuple|getattr|lambda|methodcaller)\b")
+
+
+class _Text:
+    """One module's text with its imports and top-level definitions (by regex)."""
+
+    def __init__(self, path: str, source: bytes):
+        self.path = path
+        self.source = source
+        self.imports: Dict[str, Tuple[str, Optional[str], int]] = {}
+        self.stars: List[Tuple[str, int]] = []
+        self.import_spans: List[Tuple[int, int]] = []
+        for match in _IMPORTS.finditer(source):
+            self.import_spans.append(match.span())
+            if match.group(3) is not None:
+                for part in _split(match.group(3)):
+                    name, _, alias = part.partition(" as ")
+                    name, alias = name.strip(), alias.strip()
+                    if alias:
+                        self.imports.setdefault(alias, (name, None, 0))
+                    elif name:
+                        top = name.split(".")[0]
+                        self.imports.setdefault(top, (top, None, 0))
+                continue
+            module = match.group(1).decode("ascii", "replace")
+            level = len(module) - len(module.lstrip("."))
+            module = module.lstrip(".")
+            for part in _split(match.group(2)):
+                name, _, alias = part.partition(" as ")
+                name, alias = name.strip(), alias.strip()
+                if name == "*":
+                    self.stars.append((module, level))
+                elif name.isidentifier():
+                    self.imports.setdefault(alias or name, (module, name, level))
+        self.definitions: Dict[str, Tuple[int, int, bytes]] = {}  # name -> (start, end, kind)
+        for match in _HEADER.finditer(source):
+            kind = match.group(1) or b"assign"
+            name = (match.group(2) or match.group(3)).decode("ascii", "replace")
+            following = _NEXT_TOP.search(source, match.end())
+            end = following.start() if following is not None else len(source)
+            self.definitions.setdefault(name, (match.start(), end, kind))
+        self.lazy = _LAZY.search(source) is not None
+
+    def uses(self) -> Dict[str, List[str]]:
+        """Each imported local name the text reads outside its imports: [""] for the name
+        itself, ["f", "sub.f", ...] for the attributes read through it (`m.f`)."""
+        spans = self.import_spans
+        out: Dict[str, List[str]] = {}
+        if not self.imports:
+            return out
+        locals_ = b"|".join(re.escape(local.encode()) for local in sorted(self.imports, key=len, reverse=True))
+        pattern = re.compile(rb"(?<![\w.])(" + locals_ + rb")\b((?:[ \t]*\.[ \t]*\w+)*)")
+        for match in pattern.finditer(self.source):
+            at = match.start()
+            if any(a <= at < b for a, b in spans):
+                continue
+            rest = re.sub(rb"\s", b"", match.group(2)).decode("ascii", "replace").lstrip(".")
+            out.setdefault(match.group(1).decode("ascii", "replace"), []).append(rest)
+        return out
+
+
+def _split(names: bytes) -> List[str]:
+    text = names.decode("ascii", "replace").replace("\\\n", " ").replace("\\\r\n", " ")
+    text = re.sub(r"#[^\n]*", "", text).strip().strip("()")
+    return [" ".join(part.split()) for part in text.split(",") if part.strip()]
+
+
+_TEXTS: Dict[str, Tuple[Optional[tuple], Optional[_Text]]] = {}
+
+
+def _text(path: str) -> Optional[_Text]:
+    from castlint.analysis.tree_index import _MAX_MODULE_BYTES, _signature
+
+    sig = _signature(path)
+    hit = _TEXTS.get(path)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    found = None
+    if sig is not None and sig[0] <= _MAX_MODULE_BYTES:
+        try:
+            with open(path, "rb") as fh:
+                found = _Text(path, fh.read())
+        except OSError:
+            found = None
+    _TEXTS[path] = (sig, found)
+    return found
+
+
+class Gate:
+    """Answers for one importing file; resolver is a tree_index._Resolver of it."""
+
+    def __init__(self, resolver, tables: Tables, own: bytes, converts: bool):
+        from castlint.analysis import tree_index
+
+        self.resolver = resolver
+        self.tables = tables
+        self.converts = converts
+        vocabulary = tree_index._vocabulary(tables)
+        self.names = _pool_words(tables)
+        self.conversions = vocabulary[5]
+        self.plans = re.compile(tree_index._plan_calls(tables).pattern.encode())
+        self.own_plans = self.plans.search(own) is not None
+        self.dtypes = tuple(w.encode() for w in tables.dtype_words)
+        self.seen: Dict[tuple, bool] = {}
+        self.own = own
+        self.own_pool = self.names.search(own) is not None
+
+    def _holder(self, path: str):
+        from castlint.analysis.tree_index import ModuleIndex, _package_of
+
+        return ModuleIndex(path=path, package=_package_of(path)[1])
+
+    def _module(self, where: str, module: str, level: int) -> Optional[str]:
+        if not module and not level:
+            return None
+        return self.resolver.module_file(self._holder(where), module, level)
+
+    def acts(self, where: _Text, name: str, depth: int = 0) -> bool:
+        """Can `name` (dotted: `m.f`) as the module `where` reads it act on an importer?"""
+        key = (where.path, name)
+        hit = self.seen.get(key)
+        if hit is not None:
+            return hit
+        self.seen[key] = False  # (a cycle answers no)
+        answer = self._acts(where, name, depth)
+        self.seen[key] = answer
+        return answer
+
+    def _acts(self, where: _Text, name: str, depth: int) -> bool:
+        if depth > _MAX_DEPTH:
+            return True  # unsure
+        head, _, rest = name.partition(".")
+        found = where.definitions.get(head)
+        if found is not None:
+            return self._definition_acts(where, found)
+        imported = where.imports.get(head)
+        if imported is None:
+            if where.lazy or re.search(_INDENTED % ((re.escape(head.encode()),) * 2), where.source, re.M):
+                return True  # a lazy re-export, or a definition made under `if`/`try`: unsure
+            for module, level in where.stars:
+                target = self._module(where.path, module, level)
+                other = _text(target) if target else None
+                if other is not None and self.acts(other, name, depth + 1):
+                    return True
+            return False
+        module, attr, level = imported
+        if attr is None:  # `import a.b as m`: `m.f`, `m.sub.f`
+            return self._through_module(where, module, rest, level, depth)
+        if rest:  # `from pkg import mod` then `mod.f`
+            target = self._module(where.path, f"{module}.{attr}" if module else attr, level)
+            if target is not None:
+                other = _text(target)
+                return other is None or self.acts(other, rest, depth + 1)
+        target = self._module(where.path, module, level)
+        if target is None:
+            return False  # not the tree's
+        other = _text(target)
+        if other is None:
+            return True
+        return self.acts(other, attr + (f".{rest}" if rest else ""), depth + 1)
+
+    def _through_module(self, where: _Text, module: str, rest: str, level: int, depth: int) -> bool:
+        parts = rest.split(".") if rest else []
+        for cut in range(len(parts), -1, -1):  # the longest prefix that is a module
+            if cut == len(parts) and not parts:
+                break
+            dotted = ".".join([module] + parts[:cut])
+            target = self._module(where.path, dotted, level)
+            if target is not None:
+                leaf = ".".join(parts[cut:])
+                other = _text(target)
+                if not leaf:
+                    return False  # the module itself (`m` passed along): nothing of it is called
+                return other is None or self.acts(other, leaf, depth + 1)
+        return False
+
+    def _definition_acts(self, where: _Text, found: Tuple[int, int, bytes]) -> bool:
+        start, end, kind = found
+        block = where.source[start:end]
+        words = self.names.search(block) is not None  # (what `provides` taints from: whole identifiers)
+        if words and (kind == b"assign" or _RETURNS.search(block) is not None or _FIELD.search(block) is not None):
+            return True  # hands back what it names (a return, a yield, a record's cache field, a value)
+        if self.plans.search(block) is not None:
+            return True
+        if self.own_plans and any(w in block for w in self.dtypes):
+            return True
+        # a file with a pool of its own (a whole pool word): a helper or small class it hands the
+        # pool may pass it through or convert it (tree_index._useful_root's `passes`/`converts`)
+        if self.own_pool and (kind == b"def" or block.count(b"\n") <= _SMALL_PASSING_CLASS_LINES):
+            if self.conversions.search(block) is not None or (self.converts and _RETURNS.search(block) is not None):
+                return True
+        learned = _learned(where, self.tables)
+        if learned is not None and (learned.search(block) is not None or learned.search(self.own) is not None):
+            return True  # an accessor its module's pool classes teach, read here or by the file
+        if kind == b"assign":
+            return _HOLDERS.search(block) is not None
+        if kind == b"class":
+            header = re.match(rb"class[ \t]+\w+[ \t]*\(([^:]*)\)[ \t]*:", block, re.S)
+            if header is not None:
+                for base in _split(header.group(1)):
+                    base = re.sub(r"\[.*", "", base).strip()
+                    if "=" in base or not re.fullmatch(r"[\w.]+", base):
+                        continue
+                    if self.acts(where, base, 1):
+                        return True
+        return False
+
+
+def _learned(where: _Text, tables: Tables):
+    """A regex of the accessors the module's pool classes teach (castlint.analysis.pool_classes,
+    parsed only for a module that may define one), or None."""
+    from castlint.analysis import pool_classes
+
+    key = (where.path, id(tables))
+    hit = _TEACH.get(key)
+    if hit is None or hit[0] is not where:
+        names = sorted(pool_classes.learn_source(where.source, tables).names - set(tables.accessors))
+        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b") if names else None
+        hit = _TEACH[key] = (where, pattern)
+    return hit[1]
+
+
+_TEACH: Dict[tuple, tuple] = {}
+_WORDS: Dict[int, tuple] = {}
+
+
+def _pool_words(tables: Tables):
+    """The pool identifiers (tree_index._pool_names) as one bytes regex of whole words."""
+    hit = _WORDS.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        from castlint.analysis.tree_index import _pool_names
+
+        words = sorted(_pool_names(tables))
+        pattern = rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b" if words else rb"(?!)"
+        hit = _WORDS[id(tables)] = (tables, re.compile(pattern))
+    return hit[1]
+
+
+def may_act(path: str, source: bytes, tables: Tables, resolver, converts: bool) -> bool:
+    """Can a name that the file (path, source) imports from the tree and reads act on it?"""
+    own = _Text(os.path.abspath(path), source)
+    gate = Gate(resolver, tables, source, converts)
+    for local, rests in own.uses().items():
+        for rest in dict.fromkeys(rests):
+            if gate.acts(own, f"{local}.{rest}" if rest else local):
+                return True
+    return False
