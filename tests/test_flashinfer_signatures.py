@@ -1,11 +1,13 @@
 """The per-version FlashInfer facts in rules/flashinfer.toml, checked against released wheels.
 
 The wheels are downloaded (pure-Python wheels; cached outside the repo), unzipped,
-and their signatures read with libcst; nothing from them is imported or committed.
+and their signatures read with `ast` (signatures only: no source is rewritten); nothing
+from them is imported or committed.
 """
 
-import libcst as cst
-import libcst.matchers as m
+import ast
+import functools
+
 import pytest
 
 from castlint.tables import load_tables, parse_version
@@ -15,6 +17,7 @@ TABLES = load_tables()
 VERSIONS = [row["version"] for row in TABLES.mla_signatures]
 
 
+@functools.cache
 def wheel_root(version):
     return (
         unpacked_wheel(
@@ -24,27 +27,35 @@ def wheel_root(version):
     )
 
 
+@functools.cache
+def _classes(path):
+    """name -> [ClassDef, ...] of one file (each file parsed once per session)."""
+    classes = {}
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.ClassDef):
+            classes.setdefault(node.name, []).append(node)
+    return classes
+
+
 def class_methods(root, class_name):
     """name -> [FunctionDef, ...] (overloads included) of class_name anywhere under root."""
     methods = {}
     for path in sorted(root.rglob("*.py")):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if f"class {class_name}" not in text:
+        if f"class {class_name}" not in path.read_text(encoding="utf-8", errors="replace"):
             continue
-        module = cst.parse_module(text)
-        for cls in m.findall(module, m.ClassDef(name=m.Name(class_name))):
-            for fn in cls.body.body:
-                if isinstance(fn, cst.FunctionDef):
-                    methods.setdefault(fn.name.value, []).append(fn)
+        for cls in _classes(path).get(class_name, []):
+            for fn in cls.body:
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    methods.setdefault(fn.name, []).append(fn)
     return methods
 
 
 def positional(fn):
-    return [p.name.value for p in fn.params.params][1:]
+    return [a.arg for a in fn.args.args][1:]
 
 
 def keyword_only(fn):
-    return [p.name.value for p in fn.params.kwonly_params]
+    return [a.arg for a in fn.args.kwonlyargs]
 
 
 @pytest.mark.network
@@ -85,7 +96,7 @@ def test_paged_wrappers_dtype_parameters(version):
             continue
         methods = class_methods(root, wrapper.cls)
         names = {n for fn in methods.get("plan", []) for n in positional(fn) + keyword_only(fn)}
-        has_kwargs = any(fn.params.star_kwarg is not None for fn in methods.get("plan", []))
+        has_kwargs = any(fn.args.kwarg is not None for fn in methods.get("plan", []))
         assert wrapper.q_dtype.keyword in names or has_kwargs, (wrapper.cls, version)
         assert wrapper.kv_dtype.keyword in names or has_kwargs, (wrapper.cls, version)
         plan = methods["plan"][0]
