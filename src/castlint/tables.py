@@ -197,6 +197,7 @@ class Tables:
     record_decorators: set = field(default_factory=set)
     record_field_calls: set = field(default_factory=set)
     record_default_keywords: set = field(default_factory=set)
+    record_no_init_keywords: set = field(default_factory=set)
     record_replace_methods: set = field(default_factory=set)
     record_replace_functions: set = field(default_factory=set)
     record_as_dict_methods: set = field(default_factory=set)
@@ -717,6 +718,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
             "decorators": "record_decorators",
             "field_calls": "record_field_calls",
             "default_keywords": "record_default_keywords",
+            "no_init_keywords": "record_no_init_keywords",
             "replace_methods": "record_replace_methods",
             "replace_functions": "record_replace_functions",
             "as_dict_methods": "record_as_dict_methods",

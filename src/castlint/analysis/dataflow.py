@@ -1845,9 +1845,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self._origin_cache, self._returns_cache = saved, saved_returns
         cls = self.instance_class(call)
         if self.is_record(cls) and attr in self.record_fields(cls):
+            # a field a method reassigns (`self.k = self.k.view(...)` in `__post_init__`) holds that too
+            later = [v for member in self.class_family(cls) for v in self.self_attr_values(member, attr)]
             if not env:
                 return max(
-                    (self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])), default=Origin.OTHER
+                    (self.origin(v, depth) for v in (*self._record_arguments(cls, attr, [call]), *later)),
+                    default=Origin.OTHER,
                 )
             saved, saved_returns = self._origin_cache, self._returns_cache
             self._origin_cache, self._returns_cache = {}, {}

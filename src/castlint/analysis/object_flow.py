@@ -319,10 +319,25 @@ class ObjectFlow:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        fields.append(small.target.value)
-                    elif self._field_declaration(small):
+                        if not self._no_init_field(small.value):
+                            fields.append(small.target.value)
+                    elif self._field_declaration(small) and not self._no_init_field(small.value):
                         fields.append(small.targets[0].target.value)
         return fields
+
+    def _no_init_field(self, value: Optional[cst.BaseExpression]) -> bool:
+        """`field(init=False)`: no constructor argument; a method (`__post_init__`) assigns it."""
+        return (
+            isinstance(value, cst.Call)
+            and self._named_in(value, self.tables.record_field_calls)
+            and any(
+                a.keyword is not None
+                and a.keyword.value in self.tables.record_no_init_keywords
+                and isinstance(a.value, cst.Name)
+                and a.value.value == "False"
+                for a in value.args
+            )
+        )
 
     def record_defaults(self, cls: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
         """The fields declared with a default (`loc: Tensor = None`, `x = attr.ib(default=...)`,
@@ -1246,10 +1261,28 @@ class ObjectFlow:
         values: List[cst.BaseExpression] = []
         for member in self.class_family(cls):
             values.extend(self.self_attr_values(member, attr))
-            values.extend(self.class_body_values(member, attr))
+            values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
         if self.is_record(cls):
             values.extend(self._record_arguments(cls, attr))
         return values
+
+    def descriptor_read(self, value: cst.BaseExpression) -> cst.BaseExpression:
+        """A class attribute read through an instance: `k = PoolPlane()` in the class body, where
+        PoolPlane (a class of the module) defines `__get__`, reads as `PoolPlane().__get__(None,
+        None)`, what its `__get__` returns; any other value as itself."""
+        if not isinstance(value, cst.Call):
+            return value
+        made = self.constructed_class(value)
+        if made is None or self.find_method(made, "__get__") is None:
+            return value
+        reads = self.__dict__.setdefault("_descriptor_reads", {})
+        read = reads.get(id(value))
+        if read is None:
+            none = [cst.Arg(cst.Name("None")), cst.Arg(cst.Name("None"))]
+            read = reads[id(value)] = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("__get__")), args=none)
+            self.parents.setdefault(read.func, read)
+            self.parents.setdefault(read, self.parents.get(value))
+        return read
 
     def class_body_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         """`attr = v` in the class body (a class attribute every instance reads), records'
@@ -1503,7 +1536,12 @@ class ObjectFlow:
                 values.extend(self.filled_values(expr))
             return values or None
         if isinstance(expr, cst.Attribute):
-            owner = self.instance_class(expr.value, depth + 1)
+            held = self.held_attribute(expr)
+            if held:  # `_tls.caches` of `_tls = threading.local()`: what the module stores there
+                return held
+            owner = self.instance_class(expr.value, depth + 1) or self.duck_class(
+                expr.value, expr.attr.value, method=False
+            )  # `_tls.engine.local_gpu_cache`: the one class that assigns `self.local_gpu_cache`
             if owner is None:
                 return None
             getter = self.property_getter(owner, expr.attr.value)
