@@ -28,7 +28,7 @@ import libcst as cst
 from libcst.metadata import Assignment, ImportAssignment
 
 from castlint.analysis.conversions import ConversionQueries
-from castlint.analysis.object_flow import ObjectFlow
+from castlint.analysis.object_flow import SELF_CLASS, ObjectFlow
 from castlint.analysis.origin import Origin
 from castlint.analysis.tree import NodeIndex, TreeNavigation, children, dotted, iter_nodes, name_parts, resolve_scopes
 from castlint.tables import Tables
@@ -2305,6 +2305,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             argument = self._argument_for(call, func, param, skip_self=True)
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
+        for base in self.class_mro(cls)[1:]:
+            # a base's template method calls `self.m(...)` on an instance of cls: its arguments, read
+            # with self a cls (the base's `self.fetch(meta)` is cls's own fetch where it overrides it)
+            self._index_class(base)
+            for call in self._method_calls.get((id(base), func.name.value), []):
+                argument = self._argument_for(call, func, param, skip_self=True)
+                if argument is not None:
+                    best = max(best, self.as_instance_of(cls, lambda a=argument: self.origin(a, depth)))
         return best
 
     @staticmethod
@@ -2511,6 +2519,44 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return best
 
     def _bound_params(self, call: cst.Call, target, skip_self: bool, depth: int) -> Dict[int, Origin]:
+        """_bind_arguments; a `self.m(...)` call that reaches an override of a subclass (a template
+        method's step) runs on an instance of that subclass: its arguments are read so
+        (`self.compute(q, self.fetch(meta))`: the subclass's own `fetch`, if it overrides it)."""
+        sub = self._dispatched_class(call, target, skip_self)
+        if sub is not None:
+            return self.as_instance_of(sub, lambda: self._bind_arguments(call, target, skip_self, depth))
+        return self._bind_arguments(call, target, skip_self, depth)
+
+    def _dispatched_class(self, call: cst.Call, target, skip_self: bool) -> Optional[cst.ClassDef]:
+        """The subclass whose override a `self.m(...)` call reaches, when it is not the class self is
+        known to be (the call's own class, or the context of the calls being followed)."""
+        func = call.func
+        if not (
+            skip_self
+            and isinstance(target, cst.FunctionDef)
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            return None
+        cls = self.method_class(target)
+        here = self.self_class() or self.enclosing_class(call)
+        if cls is None or here is None or cls is here or here not in self.class_mro(cls):
+            return None
+        return cls
+
+    def as_instance_of(self, cls: cst.ClassDef, compute):
+        """compute() with self known to be an instance of cls (its overrides run for `self.m(...)`)."""
+        saved = self._origin_cache, self._returns_cache, self._kind_cache
+        self._origin_cache, self._returns_cache, self._kind_cache = {}, {}, {}
+        self._bindings.append({SELF_CLASS: cls.name.value})
+        try:
+            return compute()
+        finally:
+            self._bindings.pop()
+            self._origin_cache, self._returns_cache, self._kind_cache = saved
+
+    def _bind_arguments(self, call: cst.Call, target, skip_self: bool, depth: int) -> Dict[int, Origin]:
         """id(parameter) -> the origin of what call passes for it (OTHER when it passes nothing);
         ("held", id(parameter)) -> the callables it hands on (ObjectFlow.held_value); for `*args`
         and `**kwargs`, ("*", id) / ("**", id) -> what each further argument is, so that a
