@@ -112,6 +112,7 @@ class _Vocabulary:
             set(tables.tuple_view_methods) | {f.rsplit(".", 1)[-1] for f in tables.tuple_view_functions}
         )
         self.cache_attributes = frozenset(tables.cache_attributes)
+        self.cache_parameter_names = frozenset(tables.cache_parameter_names)
         # calls that hold a callable for later: what they hold may be an accessor
         # partial(f, ...), getattr(obj, "name"), methodcaller("name", ...): they hold a callable
         self.holders = frozenset(
@@ -289,6 +290,7 @@ class _Vocabulary:
         plans = self.wrapper_methods | self.wrapper_functions
         words = set(self.accessors) | (set(self.cache_attributes) - whole) | plans
         words |= {f".{name}{end}" for name in whole for end in ATTRIBUTE_ENDS}
+        words |= {f"{name}{end}" for name in tables.cache_parameter_names for end in (",", ")", ":")}
         self.gate_words = tuple(sorted(word.encode() for word in words))
         self.gate_words_without_plans = tuple(sorted(word.encode() for word in words - plans))
 
@@ -936,6 +938,8 @@ def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_me
         if requires <= every:
             for param in conv_params & every:  # an engine fills it with a whole cache
                 unit.names[param] = unit.names.get(param, 0) | levels
+    for param in vocab.cache_parameter_names & every:  # `def bind(cls, gpu_cache)`: caches by the name
+        unit.names[param] = unit.names.get(param, 0) | CONTAINER
 
 
 def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(), helper_aliases=frozenset()) -> None:

@@ -141,6 +141,7 @@ class Tables:
     accessors: dict = field(default_factory=dict)  # name -> Accessor
     cache_attributes: set = field(default_factory=set)
     cache_attributes_whole: set = field(default_factory=set)  # matched whole by the prefilter
+    cache_parameter_names: set = field(default_factory=set)  # [cache_attributes] parameters: caches by name
     cache_entry_lists: set = field(default_factory=set)  # [cache_attributes] entry_lists: entries split by a constant
     layer_index_words: tuple = ()  # kept for old tables; the analysis decides by value
     cache_parameters: list = field(default_factory=list)  # [CacheParameter]
@@ -534,7 +535,12 @@ def _load_cache_attributes(tables: Tables, data: dict, path: Path) -> None:
         data,
         path,
         "cache_attributes",
-        {"names": "cache_attributes", "prefilter_whole": "cache_attributes_whole", "entry_lists": "cache_entry_lists"},
+        {
+            "names": "cache_attributes",
+            "prefilter_whole": "cache_attributes_whole",
+            "entry_lists": "cache_entry_lists",
+            "parameters": "cache_parameter_names",
+        },
     )
 
 

@@ -993,6 +993,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     owner = self._param_owner(param)
                     if isinstance(owner, cst.FunctionDef) and self._convention_origin(owner, param) != Origin.OTHER:
                         return True
+                    name = param.name.value
+                    if (
+                        name in self.tables.cache_parameter_names
+                        and name in self.tables.cache_entry_lists
+                        and self._param_origin(param, depth) == Origin.POOL_TUPLE
+                    ):
+                        return True  # `def bind(cls, gpu_cache)`: the engine's entries, by the name
                     calls = list(self._calls_by_name().get(id(owner), ())) + self._object_calls(owner)
                     cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
                     if cls is not None:  # self.m(...) in the class and in its subclasses (an inherited helper)
@@ -1023,12 +1030,19 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 expr.attr.value in self.tables.view_attributes or expr.attr.value in self.tables.whole_copy_attributes
             ) and self.from_convention(expr.value, depth):
                 return True  # `kv_cache.mT`: the same layout, transposed
-            owner = self.instance_class(expr.value)
+            owner = self.instance_class(expr.value) or self.class_named(expr.value)
             values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
             return any(self.from_convention(v, depth) for v in values)
         if isinstance(expr, cst.Subscript):
             return self.from_convention(expr.value, depth)
         if isinstance(expr, cst.Call):
+            if (
+                isinstance(expr.func, cst.Name)
+                and expr.func.value in self.tables.iter_passthrough
+                and len(expr.args) == 1
+                and not expr.args[0].star
+            ):
+                return self.from_convention(expr.args[0].value, depth)  # `list(gpu_cache)`: the same entries
             receiver, method, _ = self.method_parts(expr)
             if receiver is not None and (
                 method in self.tables.view_methods
@@ -2191,6 +2205,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 best = max(best, self.origin(argument, depth))
         if isinstance(owner, cst.FunctionDef) and param is owner.params.star_arg:
             best = max(best, self._star_param_origin(owner, depth))
+        if best == Origin.OTHER and name in self.tables.cache_parameter_names and not self._has_callers(owner):
+            best = Origin.POOL_TUPLE  # `def bind(cls, gpu_cache)` the engine calls: its caches, by the name
         position = self._positional_params(owner, skip_self=False)
         if name in position:
             index = position.index(name)
@@ -2199,6 +2215,19 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if index < len(iterables):
                     best = max(best, self._iterated(iterables[index], (), depth))
         return best
+
+    def _has_callers(self, owner) -> bool:
+        """Does a visible call (by name, `self.m(...)`, on an object, `super()`) reach owner?"""
+        if self._calls_by_name().get(id(owner)) or self._object_calls(owner) or self.super_calls(owner):
+            return True
+        cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
+        if cls is None:
+            return False
+        for member in self.class_family(cls):
+            self._index_class(member)
+            if self._method_calls.get((id(member), owner.name.value)):
+                return True
+        return False
 
     def _object_calls(self, func) -> List[cst.Call]:
         """Calls that reach method func from outside its class: `C(...)` for __init__, and

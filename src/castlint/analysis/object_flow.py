@@ -983,6 +983,13 @@ class ObjectFlow:
     def class_named(self, expr: cst.BaseExpression) -> Optional[cst.ClassDef]:
         """`Cls` in `Cls.m(...)`: a class of this module named by itself (or `cls` in a
         classmethod), not an instance."""
+        if (isinstance(expr, cst.Call) and self._names_self_type(expr)) or (
+            isinstance(expr, cst.Attribute)
+            and expr.attr.value == "__class__"
+            and isinstance(expr.value, cst.Name)
+            and expr.value.value == "self"
+        ):  # `type(self)._shared`, `self.__class__._shared`: the class self is an instance of
+            return self.self_class() or self.enclosing_class(expr)
         if isinstance(expr, cst.Name):
             if expr.value == "cls":
                 return self.enclosing_class(expr)
@@ -990,6 +997,16 @@ class ObjectFlow:
             if found is not None and all(isinstance(a.node, cst.ClassDef) for a in self.reaching(expr)):
                 return found
         return None
+
+    def _names_self_type(self, call: cst.Call) -> bool:
+        return (
+            isinstance(call.func, cst.Name)
+            and call.func.value == "type"
+            and len(call.args) == 1
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == "self"
+            and "type" not in self.module_classes()
+        )
 
     def return_targets(self, call: cst.Call, depth: int = 0) -> List[tuple]:
         """(def or lambda, skip_self, env) a call reaches whose return value is its own:
