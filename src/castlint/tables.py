@@ -225,6 +225,7 @@ class Tables:
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
     iter_protocol: set = field(default_factory=set)  # [iteration] protocol_iter: __iter__
     next_protocol: set = field(default_factory=set)  # [iteration] protocol_next: __next__
+    attribute_setters: set = field(default_factory=set)  # [callables] attribute_setters: register_buffer, setattr
     holder_constructors: set = field(default_factory=set)  # [callables] holder_constructors: ContextVar, Queue
     holder_setters: set = field(default_factory=set)  # [callables] holder_setters: set, put
     holder_getters: set = field(default_factory=set)  # [callables] holder_getters: get
@@ -683,6 +684,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "identity_wrappers": "identity_wrappers",
             "reference_makers": "reference_makers",
             "holder_constructors": "holder_constructors",
+            "attribute_setters": "attribute_setters",
             "holder_setters": "holder_setters",
             "holder_getters": "holder_getters",
             "attribute_holders": "attribute_holders",

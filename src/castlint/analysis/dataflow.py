@@ -1771,6 +1771,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self._method_calls.setdefault((id(cls), call.func.attr.value), []).append(call)
         for target, value in self.grown_attributes(cls):
             self._self_attr_index.setdefault((id(cls), target), []).append(value)
+        for name, value in self.set_attributes(cls):
+            self._self_attr_index.setdefault((id(cls), name), []).append(value)
 
     def self_attr_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         self._index_class(cls)
@@ -2926,7 +2928,30 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 isinstance(e, cst.StarredElement) for e in source.elements
             ):
                 return [e.value for e in source.elements]
-        return []
+        return self._kv_halves(expr)
+
+    def _kv_halves(self, expr: cst.BaseExpression) -> List[cst.BaseExpression]:
+        """[expr[0], expr[1]] when expr is a (K, V) pair the tables describe: what an accessor
+        returning a tuple gives (`*pool.get_kv_buffer(i)`), one entry of an entry list
+        (`*cache_engine.gpu_cache[i]`: lmdeploy's (k_cache, v_cache)); [] otherwise."""
+        pair = False
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            accessor = self.tables.accessors.get(expr.func.attr.value)
+            pair = accessor is not None and accessor.returns == "tuple"
+        elif isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            holder = expr.value
+            pair = isinstance(holder, cst.Attribute) and holder.attr.value in self.tables.cache_entry_lists
+        if not pair:
+            return []
+        halves = self.__dict__.setdefault("_halves", {})
+        found = halves.get(id(expr))
+        if found is None:
+            found = halves[id(expr)] = [
+                cst.Subscript(expr, [cst.SubscriptElement(cst.Index(cst.Integer(str(j))))]) for j in (0, 1)
+            ]
+            for part in found:
+                self.parents.setdefault(part, self.parents.get(expr))
+        return found
 
     def _star_frame(self, expr: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
         """What `*args` holds when expr is the `*args` parameter of a function whose call is

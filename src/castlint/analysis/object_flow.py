@@ -1979,6 +1979,34 @@ class ObjectFlow:
                 out.append((holder.attr.value, self._held_list(value)))
         return out
 
+    def set_attributes(self, cls: cst.ClassDef):
+        """(name, value) for `self.register_buffer("name", value)` and `setattr(self, "name", value)`
+        in cls's methods (rules/accessors.toml [callables] attribute_setters): `self.name = value`."""
+        setters = self.tables.attribute_setters
+        if not setters:
+            return []
+        index = self.__dict__.get("_set_attributes")
+        if index is None:
+            index = self._set_attributes = {}
+            for call in self.nodes.calls:
+                func, args = call.func, call.args
+                if isinstance(func, cst.Attribute) and func.attr.value in setters:
+                    if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
+                        continue
+                elif isinstance(func, cst.Name) and func.value in setters and self.qualified(func) in setters:
+                    if not (args and isinstance(args[0].value, cst.Name) and args[0].value.value == "self"):
+                        continue
+                    args = args[1:]
+                else:
+                    continue
+                if len(args) < 2 or any(a.star or a.keyword is not None for a in args[:2]):
+                    continue
+                name = self.constant_string(args[0].value)
+                owner = self.enclosing_class(call)
+                if name is not None and name.isidentifier() and owner is not None:
+                    index.setdefault(id(owner), []).append((name, args[1].value))
+        return index.get(id(cls), [])
+
     def _grow_kind(self, method: str) -> Optional[str]:
         """How a container method stores into its receiver (rules/accessors.toml [containers]
         grow_*): "one" its first argument, "last" its last, "many" the elements of its first."""
