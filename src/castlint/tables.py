@@ -45,6 +45,10 @@ class Accessor:
     # when set, only `<receiver>.name(...)` with the receiver's last name in this list
     # is an accessor (TensorRT-LLM's get_buffers is a common method name elsewhere)
     receivers: tuple = ()
+    # with receivers: any receiver is this accessor when the call passes exactly this many
+    # positional arguments (and nothing else), the first a scalar layer index
+    # (`mgr.get_buffers(i)`; sglang's SplitKBufferPool.get_buffers takes five)
+    arity: int = 0
     # learnt accessors only: the spellings of the dtype the returned buffer is allocated in, as
     # the pool class writes it (`self.dtype`, `torch.bfloat16`); castlint.analysis.same_dtype
     dtype: tuple = ()
@@ -518,13 +522,14 @@ def _returns(item: dict, path: Path, where: str) -> str:
 def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "accessor", list, path, "", [])):
         where = f"accessor[{i}]"
-        _check_keys(item, {"name", "returns", "note", "receivers", "one_dtype"}, path, where)
+        _check_keys(item, {"name", "returns", "note", "receivers", "arity", "one_dtype"}, path, where)
         returns = _returns(item, path, where)
         accessor = Accessor(
             _get(item, "name", str, path, where),
             returns,
             _get(item, "note", str, path, where, ""),
             tuple(_str_list(item, "receivers", path, where)),
+            arity=_get(item, "arity", int, path, where, 0),
             one_dtype=_get(item, "one_dtype", bool, path, where, False),
         )
         tables.accessors[accessor.name] = accessor

@@ -592,6 +592,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         accessor = self.tables.accessors[call.func.attr.value]
         if not accessor.receivers:
             return True
+        if (
+            accessor.arity
+            and len(call.args) == accessor.arity
+            and not any(a.star or a.keyword is not None for a in call.args)
+            and self.index_kind(call.args[0].value) == SCALAR
+        ):
+            return True  # `mgr.get_buffers(i)`: the accessor's own signature, whatever holds it
         return any(text.rsplit(".", 1)[-1] in accessor.receivers for text in self._spellings(call.func.value))
 
     def _small_state_method(self, receiver: cst.BaseExpression, method: str) -> bool:
