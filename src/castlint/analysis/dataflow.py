@@ -899,6 +899,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # a slice of the token dimension: the whole pool, or an active prefix
             if self._bounded_slice(inner):
                 return Origin.PREFIX
+            if position == 0 and holder is not None and len(elements) > 1 and self.planes_first(holder):
+                # `cache[:, :n_used]` of a (2, num_blocks, ...) allocation: every plane, and the
+                # blocks (the dimension after the planes) decide
+                return self._token_subscript(base, elements[1:])
             return self._later_dimensions(base, elements[position + 1 :])
         return base
 
@@ -935,8 +939,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return False
                 values.append(value)
             return bool(values) and all(self.planes_first(v, depth + 1) for v in values)
-        if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.value, cst.Attribute)):
+        if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1):
             return False
+        if not isinstance(expr.value, cst.Attribute) or not self._self_held(expr.value):
+            # an element the file stores (`self.groups[g].append(t)` of `t = torch.zeros((2, num_blocks,
+            # ...))`): every value it may be is such an allocation
+            key = expr.slice[0].slice
+            index = key.value.evaluated_value if isinstance(key, cst.Index) and isinstance(key.value, cst.Integer) else None
+            values = self.element_values(expr.value, index)
+            return bool(values) and all(self._planes_value(v, depth + 1) for v in values)
         holder = expr.value
         if not (isinstance(holder.value, cst.Name) and holder.value.value == "self"):
             return False
@@ -944,8 +955,30 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         values = self.self_attr_values(cls, holder.attr.value) if cls is not None else []
         return bool(values) and all(self._planes_allocation(v) for v in values)
 
-    def _planes_allocation(self, value: cst.BaseExpression) -> bool:
-        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+    def _self_held(self, holder: cst.Attribute) -> bool:
+        """`self.x` whose class assigns it a comprehension (planes_first's first form)."""
+        if not (isinstance(holder.value, cst.Name) and holder.value.value == "self"):
+            return False
+        cls = self.enclosing_class(holder)
+        values = self.self_attr_values(cls, holder.attr.value) if cls is not None else []
+        return any(isinstance(v, (cst.ListComp, cst.GeneratorExp, cst.DictComp)) for v in values)
+
+    def _planes_value(self, value: cst.BaseExpression, depth: int) -> bool:
+        """Is value (through names bound once) an allocation with a literal count of planes first?"""
+        if isinstance(value, cst.Name) and depth <= 4:
+            found = []
+            for a in self.reaching(value):
+                kind, v, path = self.binding(a.node) if isinstance(a.node, cst.Name) else (None,) * 3
+                if kind != "assign" or path:
+                    return False
+                found.append(v)
+            return bool(found) and all(self._planes_value(v, depth + 1) for v in found)
+        return isinstance(value, cst.Call) and self._planes_allocation(value, direct=True)
+
+    def _planes_allocation(self, value: cst.BaseExpression, direct: bool = False) -> bool:
+        if direct:
+            pass
+        elif isinstance(value, (cst.ListComp, cst.GeneratorExp)):
             value = value.elt
         elif isinstance(value, cst.DictComp):
             value = value.value
