@@ -388,6 +388,36 @@ class Runner:
         picked = self.groups[0][0][:, scheduler_output.block_ids].to(dtype)  # negative
         return first, k_all, every, used, picked
 """,
+    # f2: a cast to the dtype a subclass passes its base's allocation (`super().__init__(..., dtype)`)
+    "inherited_dtype_sglang": """
+import torch
+
+
+class PlanePool:
+    def __init__(self, size, heads, dim, layers, dtype):
+        self.k_buffer = [torch.zeros(size + 1, heads, dim, dtype=dtype) for _ in range(layers)]
+        self.v_buffer = [torch.zeros(size + 1, heads, dim, dtype=dtype) for _ in range(layers)]
+
+    def planes(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+
+class E5M2Pool(PlanePool):
+    def __init__(self, size, heads, dim, layers):
+        super().__init__(size, heads, dim, layers, torch.float8_e5m2)
+
+
+class Backend:
+    def __init__(self, pool: E5M2Pool):
+        self.pool = pool
+
+    def forward_extend(self, q, k, v, layer, forward_batch):
+        kb, vb = self.pool.planes(layer.layer_id)
+        same = kb.to(torch.float8_e5m2)  # negative
+        other = vb.to(torch.float8_e4m3fn)  # positive
+        up = kb.float()  # positive
+        return same, other, up
+""",
 }
 
 PRUNER_GAPS: dict = {}

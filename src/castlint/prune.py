@@ -2007,7 +2007,29 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if method_names[name] & vocab.accessors and _allocates_small_state(classes[name], vocab):
             return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
     why = _through_own_decorator(module, taint) or _holder_stores(module, taint)
-    return why or _held_getters(module, classes, taint)
+    return why or _held_getters(module, classes, taint) or _dtype_to_base_init(module)
+
+
+def _dtype_to_base_init(module: "_ModuleUnits") -> Optional[str]:
+    """Why a base's allocation dtype may be told by a subclass (`super().__init__(..., torch.float8_e5m2)`:
+    castlint.analysis.same_dtype reads the dtype a pool is allocated in through it); None if no
+    `super().__init__` call passes a torch dtype."""
+    if b"super().__init__(" not in module.source:
+        return None
+    dtypes = module.vocab.torch_dtypes
+    for node in pyast.nodes(module.tree):
+        if (
+            type(node) is ast.Call
+            and type(node.func) is ast.Attribute
+            and node.func.attr == "__init__"
+            and _is_super(node.func.value)
+            and any(
+                type(a) is ast.Attribute and (pyast.dotted(a) or "").startswith("torch.") and a.attr in dtypes
+                for a in (*node.args, *(k.value for k in node.keywords))
+            )
+        ):
+            return "a subclass passes its base a dtype (the allocation dtype of its pools)"
+    return None
 
 
 def _module_holders(tree: ast.Module, vocab: _Vocabulary) -> Set[str]:
