@@ -945,7 +945,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # an element the file stores (`self.groups[g].append(t)` of `t = torch.zeros((2, num_blocks,
             # ...))`): every value it may be is such an allocation
             key = expr.slice[0].slice
-            index = key.value.evaluated_value if isinstance(key, cst.Index) and isinstance(key.value, cst.Integer) else None
+            constant = isinstance(key, cst.Index) and isinstance(key.value, cst.Integer)
+            index = key.value.evaluated_value if constant else None
             values = self.element_values(expr.value, index)
             return bool(values) and all(self._planes_value(v, depth + 1) for v in values)
         holder = expr.value
