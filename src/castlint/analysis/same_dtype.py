@@ -162,8 +162,8 @@ def _leaves(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
 def _init_argument_dtypes(analysis: "ModuleAnalysis", expr: cst.Attribute, name: str) -> Optional[Set[str]]:
     """`self.k = [torch.zeros(..., dtype=dtype) ...]` with dtype a parameter of the class's own
     `__init__`: the `torch.<dtype>` every visible call binding it passes (its constructions and a
-    subclass's `super().__init__(..., torch.float8_e5m2)`); None when a call passes another or none
-    is seen."""
+    subclass's `super().__init__(..., torch.float8_e5m2)`, at least one); None when a call passes
+    another or no subclass passes one."""
     cls = analysis.enclosing_class(expr)
     init = analysis.class_methods(cls).get("__init__") if cls is not None else None
     if init is None:
@@ -174,9 +174,10 @@ def _init_argument_dtypes(analysis: "ModuleAnalysis", expr: cst.Attribute, name:
         return None
     calls = [c for c in analysis.constructor_calls(cls) if analysis.constructed_class(c) is not None]
     calls = [c for c in calls if analysis.find_method(analysis.constructed_class(c), "__init__") is init]
-    calls += analysis.super_calls(init)
-    if not calls:
-        return None
+    supers = analysis.super_calls(init)
+    if not supers:
+        return None  # (only then: the pruner analyses such a file whole, prune._dtype_to_base_init)
+    calls += supers
     common: Optional[Set[str]] = None
     for call in calls:
         argument = analysis._argument_for(call, init, param, skip_self=True)
