@@ -112,6 +112,7 @@ class _Vocabulary:
             set(tables.tuple_view_methods) | {f.rsplit(".", 1)[-1] for f in tables.tuple_view_functions}
         )
         self.cache_attributes = frozenset(tables.cache_attributes)
+        self.cache_parameter_names = frozenset(tables.cache_parameter_names)
         # calls that hold a callable for later: what they hold may be an accessor
         # partial(f, ...), getattr(obj, "name"), methodcaller("name", ...): they hold a callable
         self.holders = frozenset(
@@ -289,6 +290,7 @@ class _Vocabulary:
         plans = self.wrapper_methods | self.wrapper_functions
         words = set(self.accessors) | (set(self.cache_attributes) - whole) | plans
         words |= {f".{name}{end}" for name in whole for end in ATTRIBUTE_ENDS}
+        words |= {f"{name}{end}" for name in tables.cache_parameter_names for end in (",", ")", ":")}
         self.gate_words = tuple(sorted(word.encode() for word in words))
         self.gate_words_without_plans = tuple(sorted(word.encode() for word in words - plans))
 
@@ -936,6 +938,8 @@ def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_me
         if requires <= every:
             for param in conv_params & every:  # an engine fills it with a whole cache
                 unit.names[param] = unit.names.get(param, 0) | levels
+    for param in vocab.cache_parameter_names & every:  # `def bind(cls, gpu_cache)`: caches by the name
+        unit.names[param] = unit.names.get(param, 0) | CONTAINER
 
 
 def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(), helper_aliases=frozenset()) -> None:
@@ -2003,7 +2007,29 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if method_names[name] & vocab.accessors and _allocates_small_state(classes[name], vocab):
             return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
     why = _through_own_decorator(module, taint) or _holder_stores(module, taint)
-    return why or _held_getters(module, classes, taint)
+    return why or _held_getters(module, classes, taint) or _dtype_to_base_init(module)
+
+
+def _dtype_to_base_init(module: "_ModuleUnits") -> Optional[str]:
+    """Why a base's allocation dtype may be told by a subclass (`super().__init__(..., torch.float8_e5m2)`:
+    castlint.analysis.same_dtype reads the dtype a pool is allocated in through it); None if no
+    `super().__init__` call passes a torch dtype."""
+    if b"super().__init__(" not in module.source:
+        return None
+    dtypes = module.vocab.torch_dtypes
+    for node in pyast.nodes(module.tree):
+        if (
+            type(node) is ast.Call
+            and type(node.func) is ast.Attribute
+            and node.func.attr == "__init__"
+            and _is_super(node.func.value)
+            and any(
+                type(a) is ast.Attribute and (pyast.dotted(a) or "").startswith("torch.") and a.attr in dtypes
+                for a in (*node.args, *(k.value for k in node.keywords))
+            )
+        ):
+            return "a subclass passes its base a dtype (the allocation dtype of its pools)"
+    return None
 
 
 def _module_holders(tree: ast.Module, vocab: _Vocabulary) -> Set[str]:

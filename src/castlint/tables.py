@@ -45,6 +45,10 @@ class Accessor:
     # when set, only `<receiver>.name(...)` with the receiver's last name in this list
     # is an accessor (TensorRT-LLM's get_buffers is a common method name elsewhere)
     receivers: tuple = ()
+    # with receivers: any receiver is this accessor when the call passes exactly this many
+    # positional arguments (and nothing else), the first a scalar layer index
+    # (`mgr.get_buffers(i)`; sglang's SplitKBufferPool.get_buffers takes five)
+    arity: int = 0
     # learnt accessors only: the spellings of the dtype the returned buffer is allocated in, as
     # the pool class writes it (`self.dtype`, `torch.bfloat16`); castlint.analysis.same_dtype
     dtype: tuple = ()
@@ -141,6 +145,7 @@ class Tables:
     accessors: dict = field(default_factory=dict)  # name -> Accessor
     cache_attributes: set = field(default_factory=set)
     cache_attributes_whole: set = field(default_factory=set)  # matched whole by the prefilter
+    cache_parameter_names: set = field(default_factory=set)  # [cache_attributes] parameters: caches by name
     cache_entry_lists: set = field(default_factory=set)  # [cache_attributes] entry_lists: entries split by a constant
     layer_index_words: tuple = ()  # kept for old tables; the analysis decides by value
     cache_parameters: list = field(default_factory=list)  # [CacheParameter]
@@ -197,6 +202,7 @@ class Tables:
     record_decorators: set = field(default_factory=set)
     record_field_calls: set = field(default_factory=set)
     record_default_keywords: set = field(default_factory=set)
+    record_no_init_keywords: set = field(default_factory=set)
     record_replace_methods: set = field(default_factory=set)
     record_replace_functions: set = field(default_factory=set)
     record_as_dict_methods: set = field(default_factory=set)
@@ -223,6 +229,7 @@ class Tables:
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
     iter_protocol: set = field(default_factory=set)  # [iteration] protocol_iter: __iter__
     next_protocol: set = field(default_factory=set)  # [iteration] protocol_next: __next__
+    attribute_setters: set = field(default_factory=set)  # [callables] attribute_setters: register_buffer, setattr
     holder_constructors: set = field(default_factory=set)  # [callables] holder_constructors: ContextVar, Queue
     holder_setters: set = field(default_factory=set)  # [callables] holder_setters: set, put
     holder_getters: set = field(default_factory=set)  # [callables] holder_getters: get
@@ -515,13 +522,14 @@ def _returns(item: dict, path: Path, where: str) -> str:
 def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "accessor", list, path, "", [])):
         where = f"accessor[{i}]"
-        _check_keys(item, {"name", "returns", "note", "receivers", "one_dtype"}, path, where)
+        _check_keys(item, {"name", "returns", "note", "receivers", "arity", "one_dtype"}, path, where)
         returns = _returns(item, path, where)
         accessor = Accessor(
             _get(item, "name", str, path, where),
             returns,
             _get(item, "note", str, path, where, ""),
             tuple(_str_list(item, "receivers", path, where)),
+            arity=_get(item, "arity", int, path, where, 0),
             one_dtype=_get(item, "one_dtype", bool, path, where, False),
         )
         tables.accessors[accessor.name] = accessor
@@ -533,7 +541,12 @@ def _load_cache_attributes(tables: Tables, data: dict, path: Path) -> None:
         data,
         path,
         "cache_attributes",
-        {"names": "cache_attributes", "prefilter_whole": "cache_attributes_whole", "entry_lists": "cache_entry_lists"},
+        {
+            "names": "cache_attributes",
+            "prefilter_whole": "cache_attributes_whole",
+            "entry_lists": "cache_entry_lists",
+            "parameters": "cache_parameter_names",
+        },
     )
 
 
@@ -676,6 +689,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "identity_wrappers": "identity_wrappers",
             "reference_makers": "reference_makers",
             "holder_constructors": "holder_constructors",
+            "attribute_setters": "attribute_setters",
             "holder_setters": "holder_setters",
             "holder_getters": "holder_getters",
             "attribute_holders": "attribute_holders",
@@ -717,6 +731,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
             "decorators": "record_decorators",
             "field_calls": "record_field_calls",
             "default_keywords": "record_default_keywords",
+            "no_init_keywords": "record_no_init_keywords",
             "replace_methods": "record_replace_methods",
             "replace_functions": "record_replace_functions",
             "as_dict_methods": "record_as_dict_methods",

@@ -32,6 +32,8 @@ class TriggerWords:
                 for name in tables.cache_attributes
                 for after in ATTRIBUTE_ENDS
             }
+            # a parameter that holds the caches by its name (`def bind(cls, gpu_cache):`)
+            | {f"{name}{after}" for name in tables.cache_parameter_names for after in (",", ")", ":")}
         )
         # a cast called (`.to(`), or held uncalled to be called later: unbound
         # (`partial(torch.Tensor.to, ...)`, `{"bf16": torch.Tensor.bfloat16}`) or by its name

@@ -28,7 +28,7 @@ import libcst as cst
 from libcst.metadata import Assignment, ImportAssignment
 
 from castlint.analysis.conversions import ConversionQueries
-from castlint.analysis.object_flow import ObjectFlow
+from castlint.analysis.object_flow import SELF_CLASS, ObjectFlow
 from castlint.analysis.origin import Origin
 from castlint.analysis.tree import NodeIndex, TreeNavigation, children, dotted, iter_nodes, name_parts, resolve_scopes
 from castlint.tables import Tables
@@ -592,6 +592,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         accessor = self.tables.accessors[call.func.attr.value]
         if not accessor.receivers:
             return True
+        if (
+            accessor.arity
+            and len(call.args) == accessor.arity
+            and not any(a.star or a.keyword is not None for a in call.args)
+            and self.index_kind(call.args[0].value) == SCALAR
+        ):
+            return True  # `mgr.get_buffers(i)`: the accessor's own signature, whatever holds it
         return any(text.rsplit(".", 1)[-1] in accessor.receivers for text in self._spellings(call.func.value))
 
     def _small_state_method(self, receiver: cst.BaseExpression, method: str) -> bool:
@@ -892,6 +899,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # a slice of the token dimension: the whole pool, or an active prefix
             if self._bounded_slice(inner):
                 return Origin.PREFIX
+            if position == 0 and holder is not None and len(elements) > 1 and self.planes_first(holder):
+                # `cache[:, :n_used]` of a (2, num_blocks, ...) allocation: every plane, and the
+                # blocks (the dimension after the planes) decide
+                return self._token_subscript(base, elements[1:])
             return self._later_dimensions(base, elements[position + 1 :])
         return base
 
@@ -928,8 +939,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return False
                 values.append(value)
             return bool(values) and all(self.planes_first(v, depth + 1) for v in values)
-        if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.value, cst.Attribute)):
+        if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1):
             return False
+        if not isinstance(expr.value, cst.Attribute) or not self._self_held(expr.value):
+            # an element the file stores (`self.groups[g].append(t)` of `t = torch.zeros((2, num_blocks,
+            # ...))`): every value it may be is such an allocation
+            key = expr.slice[0].slice
+            constant = isinstance(key, cst.Index) and isinstance(key.value, cst.Integer)
+            index = key.value.evaluated_value if constant else None
+            values = self.element_values(expr.value, index)
+            return bool(values) and all(self._planes_value(v, depth + 1) for v in values)
         holder = expr.value
         if not (isinstance(holder.value, cst.Name) and holder.value.value == "self"):
             return False
@@ -937,8 +956,30 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         values = self.self_attr_values(cls, holder.attr.value) if cls is not None else []
         return bool(values) and all(self._planes_allocation(v) for v in values)
 
-    def _planes_allocation(self, value: cst.BaseExpression) -> bool:
-        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+    def _self_held(self, holder: cst.Attribute) -> bool:
+        """`self.x` whose class assigns it a comprehension (planes_first's first form)."""
+        if not (isinstance(holder.value, cst.Name) and holder.value.value == "self"):
+            return False
+        cls = self.enclosing_class(holder)
+        values = self.self_attr_values(cls, holder.attr.value) if cls is not None else []
+        return any(isinstance(v, (cst.ListComp, cst.GeneratorExp, cst.DictComp)) for v in values)
+
+    def _planes_value(self, value: cst.BaseExpression, depth: int) -> bool:
+        """Is value (through names bound once) an allocation with a literal count of planes first?"""
+        if isinstance(value, cst.Name) and depth <= 4:
+            found = []
+            for a in self.reaching(value):
+                kind, v, path = self.binding(a.node) if isinstance(a.node, cst.Name) else (None,) * 3
+                if kind != "assign" or path:
+                    return False
+                found.append(v)
+            return bool(found) and all(self._planes_value(v, depth + 1) for v in found)
+        return isinstance(value, cst.Call) and self._planes_allocation(value, direct=True)
+
+    def _planes_allocation(self, value: cst.BaseExpression, direct: bool = False) -> bool:
+        if direct:
+            pass
+        elif isinstance(value, (cst.ListComp, cst.GeneratorExp)):
             value = value.elt
         elif isinstance(value, cst.DictComp):
             value = value.value
@@ -993,6 +1034,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     owner = self._param_owner(param)
                     if isinstance(owner, cst.FunctionDef) and self._convention_origin(owner, param) != Origin.OTHER:
                         return True
+                    name = param.name.value
+                    if (
+                        name in self.tables.cache_parameter_names
+                        and name in self.tables.cache_entry_lists
+                        and self._param_origin(param, depth) == Origin.POOL_TUPLE
+                    ):
+                        return True  # `def bind(cls, gpu_cache)`: the engine's entries, by the name
                     calls = list(self._calls_by_name().get(id(owner), ())) + self._object_calls(owner)
                     cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
                     if cls is not None:  # self.m(...) in the class and in its subclasses (an inherited helper)
@@ -1023,12 +1071,19 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 expr.attr.value in self.tables.view_attributes or expr.attr.value in self.tables.whole_copy_attributes
             ) and self.from_convention(expr.value, depth):
                 return True  # `kv_cache.mT`: the same layout, transposed
-            owner = self.instance_class(expr.value)
+            owner = self.instance_class(expr.value) or self.class_named(expr.value)
             values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
             return any(self.from_convention(v, depth) for v in values)
         if isinstance(expr, cst.Subscript):
             return self.from_convention(expr.value, depth)
         if isinstance(expr, cst.Call):
+            if (
+                isinstance(expr.func, cst.Name)
+                and expr.func.value in self.tables.iter_passthrough
+                and len(expr.args) == 1
+                and not expr.args[0].star
+            ):
+                return self.from_convention(expr.args[0].value, depth)  # `list(gpu_cache)`: the same entries
             receiver, method, _ = self.method_parts(expr)
             if receiver is not None and (
                 method in self.tables.view_methods
@@ -1757,6 +1812,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self._method_calls.setdefault((id(cls), call.func.attr.value), []).append(call)
         for target, value in self.grown_attributes(cls):
             self._self_attr_index.setdefault((id(cls), target), []).append(value)
+        for name, value in self.set_attributes(cls):
+            self._self_attr_index.setdefault((id(cls), name), []).append(value)
 
     def self_attr_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         self._index_class(cls)
@@ -1845,9 +1902,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self._origin_cache, self._returns_cache = saved, saved_returns
         cls = self.instance_class(call)
         if self.is_record(cls) and attr in self.record_fields(cls):
+            # a field a method reassigns (`self.k = self.k.view(...)` in `__post_init__`) holds that too
+            later = [v for member in self.class_family(cls) for v in self.self_attr_values(member, attr)]
             if not env:
                 return max(
-                    (self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])), default=Origin.OTHER
+                    (self.origin(v, depth) for v in (*self._record_arguments(cls, attr, [call]), *later)),
+                    default=Origin.OTHER,
                 )
             saved, saved_returns = self._origin_cache, self._returns_cache
             self._origin_cache, self._returns_cache = {}, {}
@@ -2188,6 +2248,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 best = max(best, self.origin(argument, depth))
         if isinstance(owner, cst.FunctionDef) and param is owner.params.star_arg:
             best = max(best, self._star_param_origin(owner, depth))
+        if best == Origin.OTHER and name in self.tables.cache_parameter_names and not self._has_callers(owner):
+            best = Origin.POOL_TUPLE  # `def bind(cls, gpu_cache)` the engine calls: its caches, by the name
         position = self._positional_params(owner, skip_self=False)
         if name in position:
             index = position.index(name)
@@ -2196,6 +2258,19 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if index < len(iterables):
                     best = max(best, self._iterated(iterables[index], (), depth))
         return best
+
+    def _has_callers(self, owner) -> bool:
+        """Does a visible call (by name, `self.m(...)`, on an object, `super()`) reach owner?"""
+        if self._calls_by_name().get(id(owner)) or self._object_calls(owner) or self.super_calls(owner):
+            return True
+        cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
+        if cls is None:
+            return False
+        for member in self.class_family(cls):
+            self._index_class(member)
+            if self._method_calls.get((id(member), owner.name.value)):
+                return True
+        return False
 
     def _object_calls(self, func) -> List[cst.Call]:
         """Calls that reach method func from outside its class: `C(...)` for __init__, and
@@ -2302,6 +2377,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             argument = self._argument_for(call, func, param, skip_self=True)
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
+        for base in self.class_mro(cls)[1:]:
+            # a base's template method calls `self.m(...)` on an instance of cls: its arguments, read
+            # with self a cls (the base's `self.fetch(meta)` is cls's own fetch where it overrides it)
+            self._index_class(base)
+            for call in self._method_calls.get((id(base), func.name.value), []):
+                argument = self._argument_for(call, func, param, skip_self=True)
+                if argument is not None:
+                    best = max(best, self.as_instance_of(cls, lambda a=argument: self.origin(a, depth)))
         return best
 
     @staticmethod
@@ -2508,6 +2591,44 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return best
 
     def _bound_params(self, call: cst.Call, target, skip_self: bool, depth: int) -> Dict[int, Origin]:
+        """_bind_arguments; a `self.m(...)` call that reaches an override of a subclass (a template
+        method's step) runs on an instance of that subclass: its arguments are read so
+        (`self.compute(q, self.fetch(meta))`: the subclass's own `fetch`, if it overrides it)."""
+        sub = self._dispatched_class(call, target, skip_self)
+        if sub is not None:
+            return self.as_instance_of(sub, lambda: self._bind_arguments(call, target, skip_self, depth))
+        return self._bind_arguments(call, target, skip_self, depth)
+
+    def _dispatched_class(self, call: cst.Call, target, skip_self: bool) -> Optional[cst.ClassDef]:
+        """The subclass whose override a `self.m(...)` call reaches, when it is not the class self is
+        known to be (the call's own class, or the context of the calls being followed)."""
+        func = call.func
+        if not (
+            skip_self
+            and isinstance(target, cst.FunctionDef)
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        ):
+            return None
+        cls = self.method_class(target)
+        here = self.self_class() or self.enclosing_class(call)
+        if cls is None or here is None or cls is here or here not in self.class_mro(cls):
+            return None
+        return cls
+
+    def as_instance_of(self, cls: cst.ClassDef, compute):
+        """compute() with self known to be an instance of cls (its overrides run for `self.m(...)`)."""
+        saved = self._origin_cache, self._returns_cache, self._kind_cache
+        self._origin_cache, self._returns_cache, self._kind_cache = {}, {}, {}
+        self._bindings.append({SELF_CLASS: cls.name.value})
+        try:
+            return compute()
+        finally:
+            self._bindings.pop()
+            self._origin_cache, self._returns_cache, self._kind_cache = saved
+
+    def _bind_arguments(self, call: cst.Call, target, skip_self: bool, depth: int) -> Dict[int, Origin]:
         """id(parameter) -> the origin of what call passes for it (OTHER when it passes nothing);
         ("held", id(parameter)) -> the callables it hands on (ObjectFlow.held_value); for `*args`
         and `**kwargs`, ("*", id) / ("**", id) -> what each further argument is, so that a
@@ -2848,7 +2969,30 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 isinstance(e, cst.StarredElement) for e in source.elements
             ):
                 return [e.value for e in source.elements]
-        return []
+        return self._kv_halves(expr)
+
+    def _kv_halves(self, expr: cst.BaseExpression) -> List[cst.BaseExpression]:
+        """[expr[0], expr[1]] when expr is a (K, V) pair the tables describe: what an accessor
+        returning a tuple gives (`*pool.get_kv_buffer(i)`), one entry of an entry list
+        (`*cache_engine.gpu_cache[i]`: lmdeploy's (k_cache, v_cache)); [] otherwise."""
+        pair = False
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            accessor = self.tables.accessors.get(expr.func.attr.value)
+            pair = accessor is not None and accessor.returns == "tuple"
+        elif isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            holder = expr.value
+            pair = isinstance(holder, cst.Attribute) and holder.attr.value in self.tables.cache_entry_lists
+        if not pair:
+            return []
+        halves = self.__dict__.setdefault("_halves", {})
+        found = halves.get(id(expr))
+        if found is None:
+            found = halves[id(expr)] = [
+                cst.Subscript(expr, [cst.SubscriptElement(cst.Index(cst.Integer(str(j))))]) for j in (0, 1)
+            ]
+            for part in found:
+                self.parents.setdefault(part, self.parents.get(expr))
+        return found
 
     def _star_frame(self, expr: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
         """What `*args` holds when expr is the `*args` parameter of a function whose call is

@@ -319,10 +319,25 @@ class ObjectFlow:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        fields.append(small.target.value)
-                    elif self._field_declaration(small):
+                        if not self._no_init_field(small.value):
+                            fields.append(small.target.value)
+                    elif self._field_declaration(small) and not self._no_init_field(small.value):
                         fields.append(small.targets[0].target.value)
         return fields
+
+    def _no_init_field(self, value: Optional[cst.BaseExpression]) -> bool:
+        """`field(init=False)`: no constructor argument; a method (`__post_init__`) assigns it."""
+        return (
+            isinstance(value, cst.Call)
+            and self._named_in(value, self.tables.record_field_calls)
+            and any(
+                a.keyword is not None
+                and a.keyword.value in self.tables.record_no_init_keywords
+                and isinstance(a.value, cst.Name)
+                and a.value.value == "False"
+                for a in value.args
+            )
+        )
 
     def record_defaults(self, cls: cst.ClassDef) -> Dict[str, cst.BaseExpression]:
         """The fields declared with a default (`loc: Tensor = None`, `x = attr.ib(default=...)`,
@@ -968,6 +983,13 @@ class ObjectFlow:
     def class_named(self, expr: cst.BaseExpression) -> Optional[cst.ClassDef]:
         """`Cls` in `Cls.m(...)`: a class of this module named by itself (or `cls` in a
         classmethod), not an instance."""
+        if (isinstance(expr, cst.Call) and self._names_self_type(expr)) or (
+            isinstance(expr, cst.Attribute)
+            and expr.attr.value == "__class__"
+            and isinstance(expr.value, cst.Name)
+            and expr.value.value == "self"
+        ):  # `type(self)._shared`, `self.__class__._shared`: the class self is an instance of
+            return self.self_class() or self.enclosing_class(expr)
         if isinstance(expr, cst.Name):
             if expr.value == "cls":
                 return self.enclosing_class(expr)
@@ -975,6 +997,16 @@ class ObjectFlow:
             if found is not None and all(isinstance(a.node, cst.ClassDef) for a in self.reaching(expr)):
                 return found
         return None
+
+    def _names_self_type(self, call: cst.Call) -> bool:
+        return (
+            isinstance(call.func, cst.Name)
+            and call.func.value == "type"
+            and len(call.args) == 1
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == "self"
+            and "type" not in self.module_classes()
+        )
 
     def return_targets(self, call: cst.Call, depth: int = 0) -> List[tuple]:
         """(def or lambda, skip_self, env) a call reaches whose return value is its own:
@@ -1246,10 +1278,28 @@ class ObjectFlow:
         values: List[cst.BaseExpression] = []
         for member in self.class_family(cls):
             values.extend(self.self_attr_values(member, attr))
-            values.extend(self.class_body_values(member, attr))
+            values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
         if self.is_record(cls):
             values.extend(self._record_arguments(cls, attr))
         return values
+
+    def descriptor_read(self, value: cst.BaseExpression) -> cst.BaseExpression:
+        """A class attribute read through an instance: `k = PoolPlane()` in the class body, where
+        PoolPlane (a class of the module) defines `__get__`, reads as `PoolPlane().__get__(None,
+        None)`, what its `__get__` returns; any other value as itself."""
+        if not isinstance(value, cst.Call):
+            return value
+        made = self.constructed_class(value)
+        if made is None or self.find_method(made, "__get__") is None:
+            return value
+        reads = self.__dict__.setdefault("_descriptor_reads", {})
+        read = reads.get(id(value))
+        if read is None:
+            none = [cst.Arg(cst.Name("None")), cst.Arg(cst.Name("None"))]
+            read = reads[id(value)] = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("__get__")), args=none)
+            self.parents.setdefault(read.func, read)
+            self.parents.setdefault(read, self.parents.get(value))
+        return read
 
     def class_body_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         """`attr = v` in the class body (a class attribute every instance reads), records'
@@ -1503,7 +1553,12 @@ class ObjectFlow:
                 values.extend(self.filled_values(expr))
             return values or None
         if isinstance(expr, cst.Attribute):
-            owner = self.instance_class(expr.value, depth + 1)
+            held = self.held_attribute(expr)
+            if held:  # `_tls.caches` of `_tls = threading.local()`: what the module stores there
+                return held
+            owner = self.instance_class(expr.value, depth + 1) or self.duck_class(
+                expr.value, expr.attr.value, method=False
+            )  # `_tls.engine.local_gpu_cache`: the one class that assigns `self.local_gpu_cache`
             if owner is None:
                 return None
             getter = self.property_getter(owner, expr.attr.value)
@@ -1923,6 +1978,34 @@ class ObjectFlow:
             if self.enclosing_class(holder) is cls:
                 out.append((holder.attr.value, self._held_list(value)))
         return out
+
+    def set_attributes(self, cls: cst.ClassDef):
+        """(name, value) for `self.register_buffer("name", value)` and `setattr(self, "name", value)`
+        in cls's methods (rules/accessors.toml [callables] attribute_setters): `self.name = value`."""
+        setters = self.tables.attribute_setters
+        if not setters:
+            return []
+        index = self.__dict__.get("_set_attributes")
+        if index is None:
+            index = self._set_attributes = {}
+            for call in self.nodes.calls:
+                func, args = call.func, call.args
+                if isinstance(func, cst.Attribute) and func.attr.value in setters:
+                    if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
+                        continue
+                elif isinstance(func, cst.Name) and func.value in setters and self.qualified(func) in setters:
+                    if not (args and isinstance(args[0].value, cst.Name) and args[0].value.value == "self"):
+                        continue
+                    args = args[1:]
+                else:
+                    continue
+                if len(args) < 2 or any(a.star or a.keyword is not None for a in args[:2]):
+                    continue
+                name = self.constant_string(args[0].value)
+                owner = self.enclosing_class(call)
+                if name is not None and name.isidentifier() and owner is not None:
+                    index.setdefault(id(owner), []).append((name, args[1].value))
+        return index.get(id(cls), [])
 
     def _grow_kind(self, method: str) -> Optional[str]:
         """How a container method stores into its receiver (rules/accessors.toml [containers]

@@ -78,6 +78,8 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
             found = analysis.allocated_dtype(expr)
             if found is None:
                 found = _listed_dtype(analysis, expr)
+            if found is not None and found.isidentifier():
+                return _init_argument_dtypes(analysis, expr, found)
             if found is None or not found.startswith(("self.", "torch.")):
                 return None  # a local of the allocating method means nothing here
             return {found}
@@ -100,6 +102,15 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
                 return None
             else:
                 kind, value, path = analysis.binding(node)
+                if kind == "assign" and value is not None and len(path) == 1 and isinstance(path[0], int):
+                    # `kb, vb = self.pool.buffer(i)`: the element the file shows at that position
+                    found = _elements_dtypes(analysis, value, path[0], depth + 1)
+                    if found is None:
+                        return None
+                    common = set(found) if common is None else common & found
+                    if not common:
+                        return None
+                    continue
                 if kind != "assign" or path or value is None:
                     return None
                 if analysis.origin(value) < Origin.POOL_TUPLE:
@@ -112,6 +123,73 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
                 return None
         return common or None
     return None
+
+
+def _elements_dtypes(analysis: "ModuleAnalysis", value, index: int, depth: int) -> Optional[Set[str]]:
+    """The allocation dtypes of element `index` of value, through the element structure the file
+    shows (ObjectFlow.element_values: a helper's or a method's returned tuple); None when unknown."""
+    elements = analysis.element_values(value, index)
+    if not elements and isinstance(value, cst.Call):
+        # every returned leaf (tuple elements, both branches of a conditional): one dtype for all
+        elements = [
+            leaf
+            for target, _, _ in analysis.return_targets(value)
+            if isinstance(target, cst.FunctionDef)
+            for returned in analysis._return_values(target)
+            for leaf in _leaves(returned)
+        ]
+    if not elements:
+        return None
+    common: Optional[Set[str]] = None
+    for element in elements:
+        found = _allocation_dtypes(analysis, element, depth + 1)
+        if found is None:
+            return None
+        common = set(found) if common is None else common & found
+        if not common:
+            return None
+    return common
+
+
+def _leaves(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return [leaf for e in expr.elements for leaf in _leaves(e.value)]
+    if isinstance(expr, cst.IfExp):
+        return _leaves(expr.body) + _leaves(expr.orelse)
+    return [expr]
+
+
+def _init_argument_dtypes(analysis: "ModuleAnalysis", expr: cst.Attribute, name: str) -> Optional[Set[str]]:
+    """`self.k = [torch.zeros(..., dtype=dtype) ...]` with dtype a parameter of the class's own
+    `__init__`: the `torch.<dtype>` every visible call binding it passes (its constructions and a
+    subclass's `super().__init__(..., torch.float8_e5m2)`, at least one); None when a call passes
+    another or no subclass passes one."""
+    cls = analysis.enclosing_class(expr)
+    init = analysis.class_methods(cls).get("__init__") if cls is not None else None
+    if init is None:
+        return None
+    p = init.params
+    param = next((q for q in (*p.posonly_params, *p.params, *p.kwonly_params) if q.name.value == name), None)
+    if param is None:
+        return None
+    calls = [c for c in analysis.constructor_calls(cls) if analysis.constructed_class(c) is not None]
+    calls = [c for c in calls if analysis.find_method(analysis.constructed_class(c), "__init__") is init]
+    supers = analysis.super_calls(init)
+    if not supers:
+        return None  # (only then: the pruner analyses such a file whole, prune._dtype_to_base_init)
+    calls += supers
+    common: Optional[Set[str]] = None
+    for call in calls:
+        argument = analysis._argument_for(call, init, param, skip_self=True)
+        if argument is None:
+            return None
+        spelled = {s for s in _spelled(analysis, argument) if s.startswith("torch.")}
+        if not spelled:
+            return None
+        common = spelled if common is None else common & spelled
+        if not common:
+            return None
+    return common
 
 
 def _held_call_dtypes(analysis: "ModuleAnalysis", call: cst.Call, depth: int) -> Optional[Set[str]]:
