@@ -372,15 +372,49 @@ def _add_group_to_node_id(item, group: str) -> None:
         item._nodeid = new
 
 
+# The groups that take longest, longest first (seconds of one worker on 2 idle cores, from
+# `--durations` of a whole run, 2026-12-06; docs/performance.md, "The test suite's time"). Under
+# loadgroup, pytest-xdist hands out groups in collection order, and by default reorders them by
+# their number of tests, largest first: a release's group of 3-5 whole-tree tests then ran last,
+# and one worker finished it while the other sat idle. Collected first and handed out in that
+# order (pytest_configure turns the reordering off), the long groups start at once and the
+# many short ones fill the tail. A stale estimate only costs time.
+LONGEST_GROUPS = {
+    "sglang==0.5.23": 130,
+    "sglang==0.5.10": 58,
+    "vllm==0.33.0": 43,
+    "sglang==0.5.20": 30,
+    "test_precommit.py": 29,
+    "test_faults_workers.py": 28,
+    "test_paged_kv_read.py": 24,
+    "test_sglang_releases.py": 23,
+    "test_fix_parses_once.py": 20,
+    "test_trace.py": 18,
+    "test_server.py": 18,
+    "sglang==0.4.9": 17,
+    "test_validate_cpu.py": 16,
+    "test_fix_style.py": 15,
+    "test_faults_signals.py": 13,
+    "lmdeploy==0.18.0": 12,
+}
+
+
+def pytest_configure(config):
+    if getattr(config.option, "dist", "no") == "loadgroup":
+        config.option.loadscopereorder = False  # hand groups out in collection order: LONGEST_GROUPS first
+
+
 def pytest_collection_modifyitems(config, items):
     # Before this, every test was scheduled on its own (a test's node id came without its group):
     # each worker made its own cold whole-tree runs of a release, each clearing the other's cache.
     loadgroup = getattr(config.option, "loadgroup", False)  # set in an xdist worker of a loadgroup run
+    groups = {}
     for item in items:
         node = item.nodeid.split("/")[-1]
         if any(node.startswith(prefix) for prefix in SLOW):
             item.add_marker(pytest.mark.slow)
-        group = _xdist_group(node)
+        group = groups[item] = _xdist_group(node)
         item.add_marker(pytest.mark.xdist_group(group))
         if loadgroup and "@" not in item.nodeid:
             _add_group_to_node_id(item, group)
+    items.sort(key=lambda item: -LONGEST_GROUPS.get(groups[item], 0))  # stable: the rest keep their order
