@@ -228,6 +228,8 @@ class _Vocabulary:
                 )
             )
         )
+        # bases and decorators that make a class a record (CL002 reads a plan's dtypes from its fields)
+        self.record_markers = frozenset(_last_parts((*tables.record_bases, *tables.record_decorators)))
         self.item_getters = frozenset(_last_parts(tables.item_getters))  # itemgetter(k)(x) reads x[k]
         self.subscript_functions = frozenset(_last_parts(tables.subscript_functions))  # getitem(x, k): x[k]
         self.dict_names = frozenset(_last_parts(tables.dict_constructors))  # dict(k=v): an entry per keyword
@@ -2524,6 +2526,7 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
     """([(def, class or method node, keep it)], hot_hints) for the top-level statements."""
     decisions: List[Tuple[ast.AST, bool]] = []
     hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
+    planned = _plan_records(module, holders)
     for stmt in module.top:
         entry = module.collected.get(id(stmt))
         if entry is None:
@@ -2531,6 +2534,9 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
             continue
         if isinstance(stmt, _DEFS):
             decisions.append((stmt, id(entry) in kept))
+            continue
+        if stmt.name in planned:  # a record a plan's dtypes are read from (`**asdict(rec)`, `*pair`)
+            decisions.append((stmt, True))
             continue
         methods, rest = entry
         keep = [id(method) in kept for method in methods]
@@ -2554,6 +2560,30 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
         decisions.extend((method.node, k) for method, k in zip(methods, keep))
         hot_hints[(stmt.name, stmt.lineno)] = _hot_set(stmt, module.vocab)
     return decisions, hot_hints
+
+
+def _plan_records(module: _ModuleUnits, holders: Set[int]) -> Set[str]:
+    """The record classes (rules/accessors.toml [records]) the module's plan-holding classes and
+    functions construct: CL002 reads a plan's dtypes through their fields."""
+    markers = module.vocab.record_markers
+    records = set()
+    for stmt in module.top:
+        if type(stmt) is ast.ClassDef:
+            named = [pyast.dotted(d.func if type(d) is ast.Call else d) for d in (*stmt.decorator_list, *stmt.bases)]
+            if any(n and n.rsplit(".", 1)[-1] in markers for n in named):
+                records.add(stmt.name)
+    if not records:
+        return set()
+    called: Set[str] = set()
+    for stmt in module.top:
+        entry = module.collected.get(id(stmt))
+        if entry is None:
+            continue
+        units = [entry] if isinstance(stmt, _DEFS) else [*entry[0], entry[1]]
+        if any(u.plans or id(u) in holders or _holds_a_plan(u.node, module.vocab) for u in units):
+            for u in units:
+                called |= u.calls_made
+    return records & called
 
 
 def _holds_a_plan(node: ast.AST, vocab: "_Vocabulary", runs: frozenset = frozenset()) -> bool:

@@ -2939,6 +2939,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 for value in values:
                     out.extend(self.resolve_value(value, depth + 1))
                 return tuple(sorted(set(out)))
+        if isinstance(expr, cst.Attribute) and not (isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+            owner = self.instance_class(expr.value)  # `self.pair.kv`, `rec.kv_data_type`: a record's field
+            if owner is not None and self.is_record(owner) and expr.attr.value in self.record_fields(owner):
+                values = self.field_values(expr.value, owner, expr.attr.value)
+                if values:
+                    return tuple(sorted({t for v in values for t in self.resolve_value(v, depth + 1)}))
         if isinstance(expr, cst.Name):
             scope = self.scopes.get(expr)
             if scope is not None:
