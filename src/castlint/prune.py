@@ -2039,10 +2039,16 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
     (ModuleAnalysis.value_callers), which the per-unit taint does not."""
     defs = {name for name, entries in module.params.items() if entries}
     passed = set().union(*(u.fn_values for u in module.units)) if module.units else set()
-    if not (passed & defs or "lambda" in passed or any(
-        getattr(n, "decorator_list", None) for s in module.top for n in ([s] if type(s) in _DEFS else getattr(s, "body", ()))
-        if type(n) in _DEFS
-    )):
+    if not (
+        passed & defs
+        or "lambda" in passed
+        or any(
+            getattr(n, "decorator_list", None)
+            for s in module.top
+            for n in ([s] if type(s) in _DEFS else getattr(s, "body", ()))
+            if type(n) in _DEFS
+        )
+    ):
         return None
     for unit in module.units:
         if type(unit.node) not in _DEFS and type(unit.node) is not ast.ClassDef:

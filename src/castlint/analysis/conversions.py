@@ -510,7 +510,12 @@ class ConversionQueries:
         if owner is None or depth > 2:
             return False
         p = owner.params
-        params = [*p.posonly_params, *p.params, *p.kwonly_params, *(x for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param))]
+        params = [
+            *p.posonly_params,
+            *p.params,
+            *p.kwonly_params,
+            *(x for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)),
+        ]
         if not params:
             return False
         callers = [c for c, _, _ in self._callers_of(owner) if c is not call and owner not in self.ancestors(c)]

@@ -423,7 +423,11 @@ def _grown_mapping(analysis: ModuleAnalysis, use: cst.Name, depth: int):
             return None
         small = stmt.body[0]
         if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
-            more = _mapping_items(analysis, small.value, depth + 1) if isinstance(small.operator, cst.BitOrAssign) else None
+            more = (
+                _mapping_items(analysis, small.value, depth + 1)
+                if isinstance(small.operator, cst.BitOrAssign)
+                else None
+            )
             if more is None:
                 return None
             merge(more)
@@ -437,7 +441,9 @@ def _grown_mapping(analysis: ModuleAnalysis, use: cst.Name, depth: int):
             and not _mentions(small.value, name)
         ):
             sub = small.targets[0].target
-            key = sub.slice[0].slice.value if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) else None
+            key = (
+                sub.slice[0].slice.value if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) else None
+            )
             if not isinstance(key, cst.SimpleString) or not isinstance(key.evaluated_value, str):
                 return None
             merge([(key.evaluated_value, small.value)])
@@ -472,7 +478,10 @@ def _copies_only(analysis: ModuleAnalysis, stmt: cst.CSTNode, name: str) -> bool
             return False
         call = analysis.parents.get(arg)
         if arg.star != "**" and not (
-            arg.star == "" and isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "dict"
+            arg.star == ""
+            and isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "dict"
         ):
             return False
     return True
