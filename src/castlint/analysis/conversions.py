@@ -615,6 +615,8 @@ class ConversionQueries:
                     if wrapper is func or not env:
                         continue
                     for inner in self._held_calls(wrapper):
+                        if all(a.star for a in inner.args):
+                            continue  # `fn(*args, **kwargs)` hands the call on: decorated() follows it
                         if self._holds(inner.func, func, env):
                             entries = index.setdefault(id(func), [])
                             if not any(c is inner for c, _, _ in entries):
