@@ -2055,7 +2055,7 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
             continue
         holders = None
         for name, receiver, call in unit.object_calls:
-            if receiver or name in defs or not (call.args or call.keywords):
+            if receiver or name in defs or name in ("self", "cls") or not (call.args or call.keywords):
                 continue
             if holders is None:  # the parameters and loop targets of its defs (and their nested ones)
                 holders = set()
