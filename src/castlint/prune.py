@@ -229,6 +229,10 @@ class _Vocabulary:
                 )
             )
         )
+        # bases and decorators that make a class a record (CL002 reads a plan's dtypes from its fields)
+        self.dispatch_registers = frozenset(tables.dispatch_registers)  # `@generic.register`: an overload
+        self.dispatch_generics = frozenset(_last_parts(tables.dispatch_generics))  # `@singledispatch`
+        self.record_markers = frozenset(_last_parts((*tables.record_bases, *tables.record_decorators)))
         self.item_getters = frozenset(_last_parts(tables.item_getters))  # itemgetter(k)(x) reads x[k]
         self.subscript_functions = frozenset(_last_parts(tables.subscript_functions))  # getitem(x, k): x[k]
         self.dict_names = frozenset(_last_parts(tables.dict_constructors))  # dict(k=v): an entry per keyword
@@ -795,6 +799,7 @@ class _Unit:
         "object_calls",
         "object_method_calls",
         "made_attrs",
+        "fn_values",
     )
 
     def __init__(self, node, cls=None):
@@ -834,6 +839,9 @@ class _Unit:
         # self.x -> the names called in its assigned values (`self.caches = LayerCaches(engine)`):
         # a construction tells the analysis the object's class (ObjectFlow.instance_class)
         self.made_attrs: Dict[str, Set[str]] = {}
+        # what its calls hand on that may be a function value: `self.m` and plain names (read
+        # against the module's defs), "lambda" for a lambda argument (ModuleAnalysis.value_callers)
+        self.fn_values: Set[str] = set()
 
 
 # name -> [(unit defining it, positional parameters, every parameter, is a method)]
@@ -1132,6 +1140,15 @@ class _Collector:
     def define(self, n) -> None:
         _register(self.unit, n.name, n.args, self.params, n is self.method_node, self.vocab)
         self.unit.returns.setdefault(n.name, [])
+        for decorator in n.decorator_list:  # an overload of a generic function: its calls reach this def
+            head = decorator.func if type(decorator) is ast.Call else decorator
+            if (
+                type(head) is ast.Attribute
+                and head.attr in self.vocab.dispatch_registers
+                and type(head.value) is ast.Name
+                and n is not self.method_node
+            ):
+                _register(self.unit, head.value.id, n.args, self.params, False, self.vocab)
 
     def subscript(self, n: ast.Subscript) -> None:
         """An index's value: a layer id or indices (ModuleAnalysis.index_kind reads self.x)."""
@@ -1143,6 +1160,14 @@ class _Collector:
     def call(self, n: ast.Call, path) -> None:
         func, unit, vocab = n.func, self.unit, self.vocab
         self.object_call(n)
+        for arg in (*n.args, *(k.value for k in n.keywords)):  # a callback, hook or visitor handed on
+            t = type(arg)
+            if t is ast.Attribute and type(arg.value) is ast.Name and arg.value.id == "self":
+                unit.fn_values.add(arg.attr)
+            elif t is ast.Name:
+                unit.fn_values.add(arg.id)
+            elif t is ast.Lambda and not (type(func) is ast.Name and func.id == "map" and arg is n.args[0]):
+                unit.fn_values.add("lambda")
         unit.calls_made.add("__call__")  # a call of an object may run a __call__ of the module
         name = None
         if type(func) is ast.Attribute:
@@ -2007,7 +2032,12 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if method_names[name] & vocab.accessors and _allocates_small_state(classes[name], vocab):
             return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
     why = _through_own_decorator(module, taint) or _holder_stores(module, taint)
-    return why or _held_getters(module, classes, taint) or _dtype_to_base_init(module)
+    return (
+        why
+        or _held_getters(module, classes, taint)
+        or _through_function_values(module, taint)
+        or _dtype_to_base_init(module)
+    )
 
 
 def _dtype_to_base_init(module: "_ModuleUnits") -> Optional[str]:
@@ -2029,6 +2059,44 @@ def _dtype_to_base_init(module: "_ModuleUnits") -> Optional[str]:
             )
         ):
             return "a subclass passes its base a dtype (the allocation dtype of its pools)"
+    return None
+
+
+def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
+    """A function value (a method `self.m` or def handed to a call, a lambda argument, a def a
+    decorator of the module wraps) and a call through a parameter or loop variable given a pool
+    (`hook(kv_cache)` for `hook in self._hooks`, `fn(self.kv_buffer[i])`, a wrapper's `fn(self, ...,
+    **kw)`): the analysis binds the function's parameters where it is called as a value
+    (ModuleAnalysis.value_callers), which the per-unit taint does not."""
+    defs = {name for name, entries in module.params.items() if entries}
+    passed = set().union(*(u.fn_values for u in module.units)) if module.units else set()
+    if not (
+        passed & defs
+        or "lambda" in passed
+        or any(
+            getattr(n, "decorator_list", None)
+            for s in module.top
+            for n in ([s] if type(s) in _DEFS else getattr(s, "body", ()))
+            if type(n) in _DEFS
+        )
+    ):
+        return None
+    for unit in module.units:
+        if type(unit.node) not in _DEFS and type(unit.node) is not ast.ClassDef:
+            continue
+        holders = None
+        for name, receiver, call in unit.object_calls:
+            if receiver or name in defs or name in ("self", "cls") or not (call.args or call.keywords):
+                continue
+            if holders is None:  # the parameters and loop targets of its defs (and their nested ones)
+                holders = set()
+                for n in pyast.nodes(unit.node):
+                    if type(n) is ast.arg:
+                        holders.add(n.arg)
+                    elif type(n) in (ast.For, ast.AsyncFor, ast.comprehension) and type(n.target) is ast.Name:
+                        holders.add(n.target.id)
+            if name in holders and _tainted_args(call, unit, taint, module):
+                return f"a pool is passed to {name}, a function value"
     return None
 
 
@@ -2507,6 +2575,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 or unit.defs & kind_defs
                 or assigned & resolve.get(key, set())
                 or (unit.calls_made & site_defs) - _OBJECT_HOOKS
+                or _kept_generic(unit, need_returns, module.vocab)
                 or any(
                     attr in need_attrs.get(key, ()) and made & pool_classes for attr, made in unit.made_attrs.items()
                 )
@@ -2514,6 +2583,21 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 kept.add(id(unit))
                 changed = True
     return kept
+
+
+def _kept_generic(unit: _Unit, called: Set[str], vocab: _Vocabulary) -> bool:
+    """A generic function (`@functools.singledispatch`) that kept code calls: the analysis reaches
+    its registered overloads through it."""
+    node = unit.node
+    return (
+        unit.cls is None
+        and type(node) in _DEFS
+        and node.name in called
+        and any(
+            (pyast.dotted(d.func if type(d) is ast.Call else d) or "").rsplit(".", 1)[-1] in vocab.dispatch_generics
+            for d in node.decorator_list
+        )
+    )
 
 
 def _attributes_read(kept_units: List[_Unit], taint: "_Taint", class_units: Dict[int, List[_Unit]]):
@@ -2550,6 +2634,7 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
     """([(def, class or method node, keep it)], hot_hints) for the top-level statements."""
     decisions: List[Tuple[ast.AST, bool]] = []
     hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
+    planned = _plan_records(module, holders)
     for stmt in module.top:
         entry = module.collected.get(id(stmt))
         if entry is None:
@@ -2557,6 +2642,9 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
             continue
         if isinstance(stmt, _DEFS):
             decisions.append((stmt, id(entry) in kept))
+            continue
+        if stmt.name in planned:  # a record a plan's dtypes are read from (`**asdict(rec)`, `*pair`)
+            decisions.append((stmt, True))
             continue
         methods, rest = entry
         keep = [id(method) in kept for method in methods]
@@ -2580,6 +2668,30 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
         decisions.extend((method.node, k) for method, k in zip(methods, keep))
         hot_hints[(stmt.name, stmt.lineno)] = _hot_set(stmt, module.vocab)
     return decisions, hot_hints
+
+
+def _plan_records(module: _ModuleUnits, holders: Set[int]) -> Set[str]:
+    """The record classes (rules/accessors.toml [records]) the module's plan-holding classes and
+    functions construct: CL002 reads a plan's dtypes through their fields."""
+    markers = module.vocab.record_markers
+    records = set()
+    for stmt in module.top:
+        if type(stmt) is ast.ClassDef:
+            named = [pyast.dotted(d.func if type(d) is ast.Call else d) for d in (*stmt.decorator_list, *stmt.bases)]
+            if any(n and n.rsplit(".", 1)[-1] in markers for n in named):
+                records.add(stmt.name)
+    if not records:
+        return set()
+    called: Set[str] = set()
+    for stmt in module.top:
+        entry = module.collected.get(id(stmt))
+        if entry is None:
+            continue
+        units = [entry] if isinstance(stmt, _DEFS) else [*entry[0], entry[1]]
+        if any(u.plans or id(u) in holders or _holds_a_plan(u.node, module.vocab) for u in units):
+            for u in units:
+                called |= u.calls_made
+    return records & called
 
 
 def _holds_a_plan(node: ast.AST, vocab: "_Vocabulary", runs: frozenset = frozenset()) -> bool:

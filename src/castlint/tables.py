@@ -224,6 +224,10 @@ class Tables:
     fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
+    enum_bases: set = field(default_factory=set)  # [callables] enum_bases: a class of members
+    enum_value_attributes: set = field(default_factory=set)  # [callables] enum_value_attributes: `E.M.value`
+    dispatch_generics: set = field(default_factory=set)  # [callables] dispatch_generics: functools.singledispatch
+    dispatch_registers: set = field(default_factory=set)  # [callables] dispatch_registers: `@f.register`
     namespace_constructors: set = field(default_factory=set)  # [callables] namespace_constructors
     identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
@@ -685,6 +689,10 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "fold_functions": "fold_functions",
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",
+            "enum_bases": "enum_bases",
+            "enum_value_attributes": "enum_value_attributes",
+            "dispatch_generics": "dispatch_generics",
+            "dispatch_registers": "dispatch_registers",
             "namespace_constructors": "namespace_constructors",
             "identity_wrappers": "identity_wrappers",
             "reference_makers": "reference_makers",

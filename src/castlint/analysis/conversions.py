@@ -171,7 +171,7 @@ class ConversionQueries:
             if self.cast_target(call) is not None:
                 continue
             found = self._call_converts(call, reported)
-            if found is not None and not self.guarded_fallback(call):
+            if found is not None and not self.guarded_fallback(call) and not self._callers_convert(call, reported):
                 out.append((call, *found))
         self._call_conversions = out
         return out
@@ -502,12 +502,48 @@ class ConversionQueries:
             out.append(((call, target), skip, env))
         return out
 
+    def _callers_convert(self, call: cst.Call, reported: set, depth: int = 0) -> bool:
+        """Does call convert a pool only through its function's parameters, and do that function's
+        callers convert it themselves (`[to_compute(t, d) for t in x]` in an overload whose caller
+        `to_compute([buf[:, 0], buf[:, 1]], d)` is reported)? Then the conversion is theirs."""
+        owner = next((a for a in self.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+        if owner is None or depth > 2:
+            return False
+        p = owner.params
+        params = [
+            *p.posonly_params,
+            *p.params,
+            *p.kwonly_params,
+            *(x for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)),
+        ]
+        if not params:
+            return False
+        callers = [c for c, _, _ in self._callers_of(owner) if c is not call and owner not in self.ancestors(c)]
+        if not callers:
+            return False
+        saved = self._origin_cache, self._kind_cache
+        self._origin_cache, self._kind_cache = {}, {}
+        self._bindings.append({id(x): Origin.OTHER for x in params})
+        try:
+            alone = self._call_converts(call, reported)
+        finally:
+            self._bindings.pop()
+            self._origin_cache, self._kind_cache = saved
+        if alone is not None:
+            return False
+        return any(
+            self._call_converts(c, reported) is not None and not self._callers_convert(c, reported, depth + 1)
+            for c in callers
+        )
+
     def _callers_of(self, target) -> List[tuple]:
         """(call, skip_self, env) for the visible calls that reach a def or lambda, found
         among the calls spelled with its name (a lambda: the name it is stored under)."""
         names = set()
         if isinstance(target, cst.FunctionDef):
             names.add(target.name.value)
+            if target.decorators:  # an overload of a generic function: the generic's calls run it
+                names.update(n for n, defs in self.dispatch_overloads().items() if any(d is target for d in defs))
         else:
             assign = self.parents.get(target)
             if isinstance(assign, cst.Assign):
@@ -526,7 +562,8 @@ class ConversionQueries:
             )
             if name not in names:
                 continue
-            for form, bound, skip, env in self._call_forms(call):
+            forms = self._call_forms(call)
+            for form, bound, skip, env in forms:
                 if not bound and (
                     form is target
                     or any(  # through target's decorators: their wrapper
@@ -534,7 +571,83 @@ class ConversionQueries:
                     )
                 ):
                     out.append((call, skip, env))
+            if (
+                not forms
+                and isinstance(func, cst.Attribute)
+                and isinstance(target, cst.FunctionDef)
+                and self.duck_class(func.value, name, method=True) is not None
+                and self.class_methods(self.duck_class(func.value, name, method=True)).get(name) is target
+            ):
+                out.append((call, True, None))  # `self.pool.visit_layer(i, fn)`: the one class defining it
+        for entry in self.value_callers().get(id(target), ()):
+            if not any(c is entry[0] for c, _, _ in out):
+                out.append(entry)
         return out
+
+    def value_callers(self) -> Dict[int, List[tuple]]:
+        """id(def or lambda) -> [(call, skip_self, env)] for the calls that run it as a value: a
+        call through a parameter or a loop variable that holds it (ObjectFlow.callable_values): a
+        hook appended to a list and called for each entry (`for hook in self._hooks: hook(kv)`),
+        a visitor handed to a method that calls it (`pool.visit(i, self._densify)`), a def a
+        decorator's wrapper calls (`fn(self, ..., **kw)`). Built once, on plain bindings."""
+        index = self.__dict__.get("_value_call_index")
+        if index is not None:
+            return index
+        index = self._value_call_index = {}  # (a read while it is built sees what is found so far)
+        holders = self.nodes.value_holder_names
+        saved = self._bindings, self._frames, self._origin_cache, self._kind_cache
+        self._bindings, self._frames = [], []
+        self._origin_cache, self._kind_cache = {}, {}
+        try:
+            for call in self.nodes.calls:
+                func = call.func
+                if not (isinstance(func, cst.Name) and func.value in holders):
+                    continue
+                for form, bound in self.callable_values(func):
+                    if bound:
+                        continue
+                    for target, skip, env in self._function_values(form):
+                        entries = index.setdefault(id(target), [])
+                        if not any(c is call for c, _, _ in entries):
+                            entries.append((call, skip, env))
+            for func in self.nodes.decorated_defs:  # a decorator's wrapper calls the def it holds
+                for wrapper, _, env in self.decorated(func, self.method_class(func) is not None):
+                    if wrapper is func or not env:
+                        continue
+                    for inner in self._held_calls(wrapper):
+                        if all(a.star for a in inner.args):
+                            continue  # `fn(*args, **kwargs)` hands the call on: decorated() follows it
+                        if self._holds(inner.func, func, env):
+                            entries = index.setdefault(id(func), [])
+                            if not any(c is inner for c, _, _ in entries):
+                                entries.append((inner, False, env))  # `fn(self, q, ..., **kw)`: self passed
+        finally:
+            self._bindings, self._frames, self._origin_cache, self._kind_cache = saved
+        return index
+
+    def _holds(self, name: cst.BaseExpression, func, env) -> bool:
+        """Does the parameter name is hold func under env (a decoration's bindings)?"""
+        if not isinstance(name, cst.Name):
+            return False
+        for assignment in self.reaching(name):
+            param = assignment.node if isinstance(assignment.node, cst.Param) else self.parents.get(assignment.node)
+            if isinstance(param, cst.Param) and any(t is func for t, _, _ in env.get(("held", id(param)), ())):
+                return True
+        return False
+
+    def _function_values(self, form) -> List[tuple]:
+        """(def or lambda, skip_self, env) a callable form holds as a value: a lambda, a closure or
+        def, a bound method `self.m` / `obj.m` of a class of the module."""
+        if isinstance(form, cst.Lambda):
+            return [(form, False, None)]
+        if isinstance(form, tuple) and form[0] == "closure":
+            return [(form[1], form[3], form[2])]
+        if isinstance(form, cst.Attribute):
+            owner = self.instance_class(form.value)
+            method = self.find_method(owner, form.attr.value) if owner is not None else None
+            if isinstance(method, cst.FunctionDef):
+                return [(method, True, None)]
+        return []
 
     def pool_conversions(self) -> List[Tuple[cst.Call, str, str]]:
         """(call, target dtype, form) for whole-pool conversions not written as a cast of

@@ -1042,6 +1042,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     ):
                         return True  # `def bind(cls, gpu_cache)`: the engine's entries, by the name
                     calls = list(self._calls_by_name().get(id(owner), ())) + self._object_calls(owner)
+                    calls += [c for c, _, _ in self.value_callers().get(id(owner), ())]
+                    position = self._positional_params(owner, skip_self=False)
+                    if param.name.value in position:  # `map(lambda t: t[0], caches.values())`: an element
+                        index = position.index(param.name.value)
+                        for call, first in self._mapped_calls().get(id(owner), ()):
+                            iterables = [a.value for a in call.args[first:] if a.keyword is None and not a.star]
+                            if index < len(iterables) and self.from_convention(iterables[index], depth):
+                                return True
                     cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
                     if cls is not None:  # self.m(...) in the class and in its subclasses (an inherited helper)
                         for member in self.class_family(cls):
@@ -1085,6 +1093,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             ):
                 return self.from_convention(expr.args[0].value, depth)  # `list(gpu_cache)`: the same entries
             receiver, method, _ = self.method_parts(expr)
+            t = self.tables
+            if (
+                isinstance(expr.func, cst.Attribute)
+                and expr.func.attr.value in (*t.keep_methods, *t.item_methods, *t.take_methods)
+                and self.from_convention(expr.func.value, depth)
+            ):
+                return True  # `kv_caches.values()`, `.get(name)`: the entries the engine handed over
             if receiver is not None and (
                 method in self.tables.view_methods
                 or method in self.tables.whole_copy_methods
@@ -2246,6 +2261,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             argument = self._argument_for(call, owner, param, skip_self=True)
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
+        for call, skip, _ in self.value_callers().get(id(owner), ()):  # run as a value: a hook, a visitor
+            argument = self._argument_for(call, owner, param, skip_self=skip)
+            if argument is not None:
+                best = max(best, self.origin(argument, depth))
         if isinstance(owner, cst.FunctionDef) and param is owner.params.star_arg:
             best = max(best, self._star_param_origin(owner, depth))
         if best == Origin.OTHER and name in self.tables.cache_parameter_names and not self._has_callers(owner):
@@ -2562,13 +2581,38 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         self._mapped = mapped
         return mapped
 
+    def dispatch_overloads(self) -> Dict[str, List[cst.FunctionDef]]:
+        """name of a generic function -> the defs registered for it (`@name.register`,
+        `@name.register(T)`: rules/accessors.toml [callables] dispatch_registers)."""
+        found = self.__dict__.get("_dispatch_overloads")
+        if found is None:
+            found = self._dispatch_overloads = {}
+            for func in self.nodes.decorated_defs:
+                for decorator in func.decorators:
+                    expr = decorator.decorator
+                    expr = expr.func if isinstance(expr, cst.Call) else expr
+                    if (
+                        isinstance(expr, cst.Attribute)
+                        and expr.attr.value in self.tables.dispatch_registers
+                        and isinstance(expr.value, cst.Name)
+                    ):
+                        found.setdefault(expr.value.value, []).append(func)
+        return found
+
+    def _dispatch_generic(self, func: cst.FunctionDef) -> bool:
+        """Is func a generic function dispatched on its first argument (functools.singledispatch)?"""
+        return any(self._named_in(d.decorator, self.tables.dispatch_generics) for d in func.decorators)
+
     def _callable_targets(self, name: cst.Name) -> list:
-        """The defs (and lambdas assigned to a name) a Name refers to."""
+        """The defs (and lambdas assigned to a name) a Name refers to; for a generic function
+        (functools.singledispatch), its registered overloads too: a call may run any of them."""
         out = []
         for assignment in self.reaching(name):
             node = assignment.node
             if isinstance(node, cst.FunctionDef):
                 out.append(node)
+                if node.decorators and self._dispatch_generic(node):
+                    out.extend(self.dispatch_overloads().get(node.name.value, ()))
             elif isinstance(node, cst.Name):
                 kind, value, path = self.binding(node)
                 if kind == "assign" and not path and isinstance(value, cst.Lambda):
@@ -2884,6 +2928,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if name.endswith(self.tables.device_call_suffixes):
                 return DEVICE
             return UNKNOWN
+        members = self.enum_value(expr)  # `Precision.BF16.value`, `self.precision.value`: the members' values
+        if members:
+            kinds = {self.value_kind(v, depth) for v in members}
+            return kinds.pop() if len(kinds) == 1 else UNKNOWN
         text = dotted(expr)
         if text is not None and self._has_word(text.rsplit(".", 1)[-1], self.tables.device_words):
             return DEVICE
@@ -3083,6 +3131,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 for value in values:
                     out.extend(self.resolve_value(value, depth + 1))
                 return tuple(sorted(set(out)))
+        if isinstance(expr, cst.Attribute) and not (isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+            owner = self.instance_class(expr.value)  # `self.pair.kv`, `rec.kv_data_type`: a record's field
+            if owner is not None and self.is_record(owner) and expr.attr.value in self.record_fields(owner):
+                values = self.field_values(expr.value, owner, expr.attr.value)
+                if values:
+                    return tuple(sorted({t for v in values for t in self.resolve_value(v, depth + 1)}))
         if isinstance(expr, cst.Name):
             scope = self.scopes.get(expr)
             if scope is not None:

@@ -1668,6 +1668,10 @@ class ObjectFlow:
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path:
                         values.append(value)
+                    elif kind == "for" and not path:  # `for hook in self._hooks: hook(kv)`: an entry
+                        values.extend(self.element_values(value, None, depth + 1) or ())
+                elif isinstance(node, cst.FunctionDef) and depth > 0:  # a def handed on by its name
+                    return [(("closure", node, None, self.method_class(node) is not None), ())]
         elif isinstance(func, cst.Attribute):
             owner = self.instance_class(func.value, depth + 1)
             if owner is not None and self.find_method(owner, func.attr.value) is None:
@@ -1920,9 +1924,80 @@ class ObjectFlow:
             found.add(text)
         return found.pop() if len(found) == 1 else None
 
+    def is_enum(self, cls: cst.ClassDef) -> bool:
+        """A class of enumeration members (rules/accessors.toml [callables] enum_bases)."""
+        return any(self._named_in(b.value, self.tables.enum_bases) for b in cls.bases if b.keyword is None)
+
+    def enum_members(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[List[cst.BaseExpression]]:
+        """The values (class-body assignments) of the enumeration members expr may be: `E.M`, a name
+        or `self.x` every assignment of which is one, a parameter annotated with an enum or defaulting
+        to a member (any member of its class: callers may pass another); None when unknown."""
+        if depth > 4:
+            return None
+        if isinstance(expr, cst.Attribute):
+            cls = self.class_named(expr.value)
+            if cls is not None:
+                if not self.is_enum(cls):
+                    return None
+                values = self.class_body_values(cls, expr.attr.value)
+                return values or None
+            if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+                cls = self.enclosing_class(expr)
+                values = self.instance_attr_values(cls, expr.attr.value) if cls is not None else []
+                return self._members_of_all(values, depth)
+            return None
+        if not isinstance(expr, cst.Name):
+            return None
+        values = []
+        for assignment in self.reaching(expr):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if isinstance(param, cst.Param):
+                cls = self.annotated_class(param)
+                if cls is None and param.default is not None:
+                    member = param.default
+                    cls = self.class_named(member.value) if isinstance(member, cst.Attribute) else None
+                if cls is None or not self.is_enum(cls):
+                    return None
+                values.extend(
+                    v for n in self._member_names(cls) for v in self.class_body_values(cls, n)
+                )  # any member of the class
+                continue
+            if not isinstance(node, cst.Name):
+                return None
+            kind, value, path = self.binding(node)
+            if kind != "assign" or path:
+                return None
+            values.append(value)
+        return self._members_of_all(values, depth)
+
+    def _members_of_all(self, values, depth: int) -> Optional[List[cst.BaseExpression]]:
+        out: List[cst.BaseExpression] = []
+        for value in values:
+            found = self.enum_members(value, depth + 1) if isinstance(value, (cst.Name, cst.Attribute)) else None
+            if not found:
+                return None
+            out.extend(found)
+        return out or None
+
+    def _member_names(self, cls: cst.ClassDef) -> List[str]:
+        self.class_body_values(cls, "")  # (indexes the class body)
+        return [n for n in self._class_body_index[id(cls)] if not n.startswith("_")]
+
+    def enum_value(self, expr: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+        """`<member>.value`: what the members it may be are assigned; None when expr is no such read."""
+        if not isinstance(expr, cst.Attribute) or expr.attr.value not in self.tables.enum_value_attributes:
+            return None
+        return self.enum_members(expr.value)
+
     def _constant_attribute(self, expr: cst.Attribute, depth: int) -> Optional[str]:
         """`self.KEY`, `type(self).KEY`, `Cls.KEY`: the string every assignment of that class
-        attribute (class body, or `self.KEY = "..."`, in the class's family) holds."""
+        attribute (class body, or `self.KEY = "..."`, in the class's family) holds; `E.M.value`
+        of an enum member: the string the member is assigned."""
+        members = self.enum_value(expr)
+        if members:
+            found = {self.constant_string(v, depth + 1) for v in members}
+            return found.pop() if len(found) == 1 and None not in found else None
         owner_expr = expr.value
         if (
             isinstance(owner_expr, cst.Call)

@@ -402,6 +402,9 @@ class NodeIndex:
         self.unpacked_parts: Dict[int, tuple] = {}  # id(value[j]) of `self.a, self.b = value` -> (value, j)
         self.self_calls: List[cst.Call] = []
         self.local_callables: set = set()  # names of defs, and of names assigned a lambda
+        # names of parameters and loop targets: a call through one may run a function value
+        self.value_holder_names: set = set()
+        self.decorated_defs: List[cst.FunctionDef] = []
         self.classes: List[cst.ClassDef] = []
 
     _VISITS: Dict[type, Optional[object]] = {}  # node type -> NodeIndex.visit_<type>, or None
@@ -455,6 +458,19 @@ class NodeIndex:
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.local_callables.add(node.name.value)
+        if node.decorators:
+            self.decorated_defs.append(node)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.value_holder_names.add(node.name.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        if isinstance(node.target, cst.Name):
+            self.value_holder_names.add(node.target.value)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        if isinstance(node.target, cst.Name):
+            self.value_holder_names.add(node.target.value)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.append(node)

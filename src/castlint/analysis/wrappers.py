@@ -271,26 +271,236 @@ def _grown_sequence(
 
 
 def _display_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: int):
-    """The elements of a list or tuple display without spreads, of a name grown in its block, or of a
-    helper's one returned value of those; None otherwise."""
+    """The elements of a list or tuple display without spreads, of a name grown in its block, of a
+    display repeated (`(dt,) * 2`), sliced by constants (`xs[:10]`), copied (`list(xs)`), of a
+    mapping's `.values()` in insertion order, or of a helper's one returned value of those; None
+    otherwise."""
     if isinstance(value, (cst.List, cst.Tuple)):
         if all(isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements):
             return [e.value for e in value.elements]
         return None
     if isinstance(value, cst.Name):
         return _grown_sequence(analysis, value, depth + 1)
-    if isinstance(value, cst.Call) and depth < 3:
+    if depth >= 8:
+        return None
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+        for seq, times in ((value.left, value.right), (value.right, value.left)):
+            if isinstance(times, cst.Integer) and int(times.value, 0) <= 16:
+                elements = _display_elements(analysis, seq, depth + 1)
+                if elements is not None:
+                    return elements * int(times.value, 0)
+        return None
+    if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Slice):
+        part = value.slice[0].slice
+        bounds = [part.lower, part.upper, part.step]
+        if all(b is None or isinstance(b, cst.Integer) for b in bounds):
+            elements = _display_elements(analysis, value.value, depth + 1)
+            if elements is not None:
+                return elements[slice(*(None if b is None else int(b.value, 0) for b in bounds))]
+        return None
+    if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute):
+        if value.func.attr.value == "values":  # `kw.values()` of a mapping the block shows, in order
+            items = _mapping_items(analysis, value.func.value, depth + 1)
+            return None if items is None else [v for _, v in items]
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value in ("list", "tuple")
+        and len(value.args) == 1
+        and not value.args[0].star
+        and value.args[0].keyword is None
+    ):
+        return _display_elements(analysis, value.args[0].value, depth + 1)
+    if isinstance(value, cst.Call):
         returned = _single_return(analysis, value)
         if returned is not None and returned is not value:
             return _display_elements(analysis, returned, depth + 1)
     return None
 
 
+def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: int):
+    """The (key, value) pairs, in insertion order, of a mapping the file shows: a dict display with
+    constant keys (and `**` spreads of such), `dict(k=v)` / `dict(other, k=v)`, the fields of a
+    record (`dataclasses.asdict(rec)`, `rec._asdict()`), a local name merged into in its block
+    (`kw |= {...}`, `kw.update(...)`, `kw["k"] = v`), a helper's one returned value of those; None
+    otherwise."""
+    if depth > 8:
+        return None
+    items: List[Tuple[str, cst.BaseExpression]] = []
+
+    def put(key: str, item: cst.BaseExpression) -> None:
+        for i, (k, _) in enumerate(items):
+            if k == key:
+                items[i] = (key, item)  # a merged key keeps its place, takes the later value
+                return
+        items.append((key, item))
+
+    if isinstance(value, cst.Dict):
+        for e in value.elements:
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString):
+                key = e.key.evaluated_value
+                if not isinstance(key, str):
+                    return None
+                put(key, e.value)
+            elif isinstance(e, cst.StarredDictElement):
+                inner = _mapping_items(analysis, e.value, depth + 1)
+                if inner is None:
+                    return None
+                for k, v in inner:
+                    put(k, v)
+            else:
+                return None
+        return items
+    if isinstance(value, cst.Name):
+        return _grown_mapping(analysis, value, depth + 1)
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.BitOr):  # `a | b`
+        left, right = _mapping_items(analysis, value.left, depth + 1), _mapping_items(analysis, value.right, depth + 1)
+        if left is None or right is None:
+            return None
+        for k, v in [*left, *right]:
+            put(k, v)
+        return items
+    if not isinstance(value, cst.Call):
+        return None
+    source = analysis.fields_source(value)  # `dataclasses.asdict(rec)`, `rec._asdict()`: the fields by name
+    if source is not None:
+        cls = analysis.instance_class(source)
+        if cls is None or not analysis.is_record(cls):
+            return None
+        return [(name, analysis._attribute(source, name)) for name in analysis.record_fields(cls)]
+    if isinstance(value.func, cst.Name) and value.func.value == "dict":
+        for a in value.args:
+            if a.keyword is not None:
+                put(a.keyword.value, a.value)
+            elif a.star == "*" or (a.star != "**" and a is not value.args[0]):
+                return None
+            else:  # `dict(base)`, `dict(**base)`: a copy of base's items
+                inner = _mapping_items(analysis, a.value, depth + 1)
+                if inner is None:
+                    return None
+                for k, v in inner:
+                    put(k, v)
+        return items
+    returned = _single_return(analysis, value)
+    if returned is not None and returned is not value:
+        return _mapping_items(analysis, returned, depth + 1)
+    return None
+
+
+def _grown_mapping(analysis: ModuleAnalysis, use: cst.Name, depth: int):
+    """The items of the local dict use names, where its block shows them: one plain assignment of a
+    mapping _mapping_items reads, then only statements that merge into it (`kw |= {...}`,
+    `kw.update(...)`, `kw["k"] = v`). None when anything else may touch it."""
+    name = use.value
+    reaching = analysis.reaching(use)
+    if len(reaching) != 1 or not isinstance(reaching[0].node, cst.Name):
+        return None
+    kind, value, path = analysis.binding(reaching[0].node)
+    if kind != "assign" or path:
+        return None
+    at_use, at_def = _statement_of(analysis, use), _statement_of(analysis, reaching[0].node)
+    if at_use is None or at_def is None or at_use[0] != at_def[0] or at_def[1] >= at_use[1]:
+        return None
+    items = _mapping_items(analysis, value, depth)
+    if items is None:
+        return None
+    items = list(items)
+
+    def merge(more) -> None:
+        for k, v in more:
+            for i, (key, _) in enumerate(items):
+                if key == k:
+                    items[i] = (k, v)
+                    break
+            else:
+                items.append((k, v))
+
+    body, start, stop = at_use[0], at_def[1], at_use[1]
+    for stmt in body[start + 1 : stop]:
+        if not _mentions(stmt, name):
+            continue
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return None
+        small = stmt.body[0]
+        if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value == name:
+            more = (
+                _mapping_items(analysis, small.value, depth + 1)
+                if isinstance(small.operator, cst.BitOrAssign)
+                else None
+            )
+            if more is None:
+                return None
+            merge(more)
+            continue
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Subscript)
+            and isinstance(small.targets[0].target.value, cst.Name)
+            and small.targets[0].target.value.value == name
+            and not _mentions(small.value, name)
+        ):
+            sub = small.targets[0].target
+            key = (
+                sub.slice[0].slice.value if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) else None
+            )
+            if not isinstance(key, cst.SimpleString) or not isinstance(key.evaluated_value, str):
+                return None
+            merge([(key.evaluated_value, small.value)])
+            continue
+        call = small.value if isinstance(small, cst.Expr) else None
+        if (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Name)
+            and call.func.value.value == name
+            and call.func.attr.value == "update"
+            and not any(_mentions(a.value, name) for a in call.args)
+        ):
+            more = _mapping_items(analysis, cst.Call(func=cst.Name("dict"), args=call.args), depth + 1)
+            if more is None:
+                return None
+            merge(more)
+            continue
+        if _copies_only(analysis, stmt, name):  # `w.plan(**kw)`, `vkw = dict(kw)`: read, not changed
+            continue
+        return None
+    return items
+
+
+def _copies_only(analysis: ModuleAnalysis, stmt: cst.CSTNode, name: str) -> bool:
+    """Does stmt only read the dict `name` into a copy: `f(**name)`, `dict(name)`?"""
+    for node in iter_nodes(stmt, cst.Name):
+        if node.value != name:
+            continue
+        arg = analysis.parents.get(node)
+        if not isinstance(arg, cst.Arg) or arg.keyword is not None:
+            return False
+        call = analysis.parents.get(arg)
+        if arg.star != "**" and not (
+            arg.star == ""
+            and isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "dict"
+        ):
+            return False
+    return True
+
+
 def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[List[cst.Arg]]:
     if arg.star == "*":
-        grown = _grown_sequence(analysis, arg.value, depth)
-        if grown is not None:  # `args = [...]; args.extend([dt, dt]); w.plan(*args)`
+        # `args = [...]; args.extend([dt, dt]); w.plan(*args)`, `*(dt,) * 2`, `*list(kw.values())[:10]`
+        grown = _display_elements(analysis, arg.value, depth)
+        if grown is not None:
             return [cst.Arg(value=v) for v in grown]
+        cls = analysis.instance_class(arg.value)
+        if cls is not None and analysis.is_record(cls):  # `*self.pair` of a NamedTuple: its fields in order
+            return [cst.Arg(value=analysis._attribute(arg.value, name)) for name in analysis.record_fields(cls)]
+    if arg.star == "**":
+        # `**kw` merged with `|=`, `**dataclasses.asdict(rec)`, `**{**base, "kv_data_type": d}`
+        items = _mapping_items(analysis, arg.value, depth)
+        if items is not None:
+            return [cst.Arg(value=v, keyword=cst.Name(k)) for k, v in items if k.isidentifier()]
     value = _bound_value(analysis, arg.value)
     if (
         isinstance(value, cst.Call)
