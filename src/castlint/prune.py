@@ -125,6 +125,7 @@ class _Vocabulary:
                     *tables.attr_getters,
                     *tables.item_getters,
                     *tables.call_functions,
+                    *tables.fold_functions,  # reduce(getattr, ("pool", "get_key_buffer"), obj)
                 )
             }
             | {"getattr"}
@@ -416,6 +417,14 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         if not tf[CONTAINER | WHOLE]:
             return  # nothing read through here can matter
         t = type(node)
+        if (t is ast.Constant and type(node.value) is str) or t is ast.JoinedStr:
+            # a string that names an accessor, as a value: `name = "get_" + "buffers"` for a later
+            # `getattr(mgr, name)(i)` (ObjectFlow.constant_strings): an accessor held uncalled
+            out.bound |= _names_accessor(node, vocab)
+            return
+        if t is ast.BinOp and type(node.op) is ast.Add and _names_accessor(node, vocab):
+            out.bound = True
+            return
         if t is ast.Name:
             out.names.add((node.id, tf))
             out.calls.add((node.id, tf))  # a function handed on as a value: what it returns, once called
@@ -501,6 +510,10 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     out.bound |= any(_names_accessor(a, vocab) for a in args) or (
                         func.id in vocab.attr_getters and _names_cache_attribute(args, vocab)
                     )
+                    if func.id == "getattr" and len(node.args) >= 2 and type(node.args[1]) is ast.JoinedStr:
+                        # getattr(mgr, f"{half}_pools") for half in ("k", "v"): the analysis folds the
+                        # name (ObjectFlow.constant_strings); any attribute of obj may be named
+                        out.base |= tf[CONTAINER | WHOLE]
                     _held_pool(args, vocab, out, tf)
                     for arg in args:
                         _flow(arg, vocab, aliases, out, tf)
