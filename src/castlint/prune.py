@@ -43,6 +43,7 @@ findings on every file of several sglang releases.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -55,6 +56,7 @@ from castlint.prefilter import has_trigger as prefilter_has_trigger
 from castlint.tables import Tables
 from castlint.triggers import may_allocate_arenas
 
+_BUILTIN_NAMES = frozenset(dir(builtins))
 FULL = "full"  # analyse the whole file
 NOTHING = "nothing"  # no rule can fire: no need to parse with libcst
 PRUNED = "pruned"
@@ -1503,6 +1505,12 @@ class _Taint:
                     yield callee, positional[1:] if bound else positional, every
             elif not is_method:
                 yield callee, positional, every
+        if name not in self.params and name not in self.classes and name not in _BUILTIN_NAMES:
+            # `self.upcast(kv)`, `up(kv)`: no def of that name, so maybe an object of a module class
+            # with `__call__` (ModuleAnalysis._object_calls_index)
+            for callee, positional, every, is_method in self.params.get("__call__", ()):
+                if is_method:
+                    yield callee, positional[1:], every
 
     def family_of(self, cls, up_only: bool = False) -> list:
         return self._family(cls, up_only)
