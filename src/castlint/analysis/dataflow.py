@@ -3124,6 +3124,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """The terminal expressions a dtype argument comes from, as source text."""
         if depth > MAX_DEPTH:
             return (self.code(expr),)
+        if isinstance(expr, cst.NamedExpr):  # `(dt := self.data_type)`: what it binds
+            return self.resolve_value(expr.value, depth + 1)
+        if isinstance(expr, (cst.IfExp, cst.BooleanOperation)):  # `a if c else b`, `a or b`: either
+            sides = (expr.body, expr.orelse) if isinstance(expr, cst.IfExp) else (expr.left, expr.right)
+            return tuple(sorted({text for side in sides for text in self.resolve_value(side, depth + 1)}))
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             cls = self.enclosing_class(expr)
             values = self.self_attr_values(cls, expr.attr.value) if cls is not None else []
