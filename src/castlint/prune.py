@@ -1909,6 +1909,19 @@ def _plan_holders(module: _ModuleUnits) -> Set[int]:
         for u in units
         if id(u) in holders and _passes_own_parameters(u.node, vocab.wrapper_methods, vocab.wrapper_functions)
     }
+    for u in units:  # `self._plan = lambda w, *a: w.plan(*a, ...)`: the lambda's callers give its *a
+        if id(u) in holders:
+            for n in pyast.nodes(u.node):
+                if (
+                    type(n) is ast.Assign
+                    and type(n.value) is ast.Lambda
+                    and _passes_own_parameters(n.value, vocab.wrapper_methods, vocab.wrapper_functions)
+                ):
+                    helpers.update(
+                        t.id if type(t) is ast.Name else t.attr
+                        for t in n.targets
+                        if type(t) in (ast.Name, ast.Attribute)
+                    )
     changed = True
     while changed:
         changed = False
@@ -1929,9 +1942,11 @@ def _passes_own_parameters(node: ast.AST, methods, functions) -> bool:
     parameters (not self) as an argument?"""
     args = node.args
     params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}  # `w.plan(*rest, ...)`
     for n in pyast.nodes(node):
         if type(n) is ast.Call and _callee_name(n.func) in (methods if type(n.func) is ast.Attribute else functions):
-            if any(type(a) is ast.Name and a.id in params for a in (*n.args, *(k.value for k in n.keywords))):
+            values = [a.value if type(a) is ast.Starred else a for a in n.args] + [k.value for k in n.keywords]
+            if any(type(a) is ast.Name and a.id in params for a in values):
                 return True
     return False
 
@@ -2090,6 +2105,16 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
     **kw)`): the analysis binds the function's parameters where it is called as a value
     (ModuleAnalysis.value_callers), which the per-unit taint does not."""
     defs = {name for name, entries in module.params.items() if entries}
+    if any(is_method for _, _, _, is_method in module.params.get("__call__", ())):
+        # `self.densify(kv_cache)` of `self.densify = Densify(dtype)`: the analysis runs Densify's
+        # __call__ with the pool (ModuleAnalysis._object_calls_index); a call of a name no def has
+        for unit in module.units:
+            for calls in (unit.self_calls, unit.name_calls):
+                for name, positional, keywords in calls:
+                    if name in defs or name in _BUILTIN_NAMES:
+                        continue
+                    if any(taint.tainted(refs, unit) for _, refs in (*positional, *keywords)):
+                        return f"a pool is passed to {name}, maybe an object whose class has __call__"
     passed = set().union(*(u.fn_values for u in module.units)) if module.units else set()
     if not (
         passed & defs

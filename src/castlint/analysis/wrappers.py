@@ -401,8 +401,12 @@ def _zipped_pairs(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: in
         and not any(a.star or a.keyword for a in value.args)
     ):
         return None
-    keys = _display_elements(analysis, value.args[0].value, depth + 1)
-    values = _display_elements(analysis, value.args[1].value, depth + 1)
+    keys, values = (
+        _display_elements(analysis, a.value, depth + 1)
+        # a name bound once elsewhere (`_KEYS = [...]` at module level): its display
+        or _display_elements(analysis, _bound_value(analysis, a.value), depth + 1)
+        for a in value.args
+    )
     if keys is None or values is None:
         return None
     pairs = []
