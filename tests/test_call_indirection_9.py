@@ -31,10 +31,12 @@ class FoldedNamesBackend:
     def forward_decode(self, q, k, v, layer, forward_batch):
         planes = []
         for side in ("k", "v"):
-            planes.append(getattr(self.token_to_kv_pool, f"{side}_buffer")[layer.layer_id].to(self.dtype))  # positive: CL001
+            whole = getattr(self.token_to_kv_pool, f"{side}_buffer")[layer.layer_id]
+            planes.append(whole.to(self.dtype))  # positive: CL001
         loc = forward_batch.out_cache_loc
         for side in ("k", "v"):
-            planes.append(getattr(self.token_to_kv_pool, side + "_buffer")[layer.layer_id][loc].to(self.dtype))  # negative: rows
+            rows = getattr(self.token_to_kv_pool, side + "_buffer")[layer.layer_id][loc]
+            planes.append(rows.to(self.dtype))  # negative: rows
         lens = getattr(forward_batch, f"{'seq'}_lens").to(torch.int64)  # negative: lengths
         new_k = self.token_to_kv_pool.get_key_buffer(layer.layer_id)[loc].to(self.dtype)  # negative: rows
         return planes, lens, new_k
@@ -139,7 +141,8 @@ class TableCastBackend:
     def forward_decode(self, q, k, v, layer, forward_batch):
         keys = self.widen(self.token_to_kv_pool.get_key_buffer(layer.layer_id))  # positive: CL001
         query = self.widen(q)  # negative: the batch query
-        rows = self.widen(self.token_to_kv_pool.get_key_buffer(layer.layer_id)[forward_batch.out_cache_loc])  # negative: rows
+        loc = forward_batch.out_cache_loc
+        rows = self.widen(self.token_to_kv_pool.get_key_buffer(layer.layer_id)[loc])  # negative: rows
         return keys, query, rows
 """,
     "callable_converter_vllm": """\
@@ -186,7 +189,7 @@ class LambdaPlanBackend:
         self.decode_wrapper = BatchMLAPagedAttentionWrapper(workspace, backend="fa2")
         self.draft_wrapper = BatchMLAPagedAttentionWrapper(workspace, backend="fa2")
         self._plan_same = lambda w, *rest: w.plan(*rest, self.q_data_type, self.data_type)  # positive: CL002
-        self._plan_native = lambda w, *rest: w.plan(*rest, self.q_data_type, self.kv_cache_dtype)  # negative: cache dtype
+        self._plan_native = lambda w, *a: w.plan(*a, self.q_data_type, self.kv_cache_dtype)  # negative: cache dtype
 
     def init_forward_metadata(self, fb):
         qo, kv_indptr, kv_indices, kv_lens = fb.mla_indices
@@ -206,13 +209,13 @@ class TernaryPlanBackend:
         self.other = BatchMLAPagedAttentionWrapper(workspace, backend="fa2")
 
     def init_forward_metadata(self, fb):
-        qo, kv_indptr, kv_indices, kv_lens = fb.mla_indices
+        qo, ip, ix, ln = fb.mla_indices
         same = self.data_type if fb.forward_mode.is_decode() else self.q_data_type
         native = self.kv_cache_dtype if fb.forward_mode.is_decode() else self.data_type
-        self.wrapper.plan(qo, kv_indptr, kv_indices, kv_lens, 16, 512, 64, 1, False, 0.1, self.q_data_type, same)  # positive: CL002
-        self.other.plan(qo, kv_indptr, kv_indices, kv_lens, 16, 512, 64, 1, False, 0.1, self.q_data_type, native)  # negative: cache dtype on one branch
-        self.wrapper.plan(qo, kv_indptr, kv_indices, kv_lens, 16, 512, 64, 1, False, 0.1, (d := self.q_data_type), d)  # positive: CL002
-        self.other.plan(qo, kv_indptr, kv_indices, kv_lens, 16, 512, 64, 1, False, 0.1, (e := self.q_data_type), self.kv_cache_dtype)  # negative: cache dtype
+        self.wrapper.plan(qo, ip, ix, ln, 16, 512, 64, 1, False, 0.1, self.q_data_type, same)  # positive: CL002
+        self.other.plan(qo, ip, ix, ln, 16, 512, 64, 1, False, 0.1, self.q_data_type, native)  # negative: one
+        self.wrapper.plan(qo, ip, ix, ln, 16, 512, 64, 1, False, 0.1, (d := self.q_data_type), d)  # positive: CL002
+        self.other.plan(qo, ip, ix, ln, 16, 512, 64, 1, False, 0.1, (e := d), self.kv_cache_dtype)  # negative: cache
 """,
     "plan_zip_kwargs_trtllm": """\
 from flashinfer.mla import BatchMLAPagedAttentionWrapper

@@ -16,7 +16,6 @@ from castlint.analysis.same_dtype import same_dtype_cast
 from castlint.analysis.tree import dotted, iter_nodes
 from castlint.tables import Tables
 
-
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
 
