@@ -177,6 +177,28 @@ class DensifyImpl:
         lens = attn_metadata.seq_lens.to(torch.int32)  # negative: lengths
         return dense, q, lens
 """,
+    "callable_converter_mixed_lmdeploy": """\
+import torch
+
+
+class Widen:
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __call__(self, t):
+        return t.to(self.dtype)  # negative: given the batch query as well
+
+
+class WidenAttention:
+    def __init__(self, dtype):
+        self.widen = Widen(dtype)
+
+    def forward(self, query, key, value, past_key_value, attn_metadata):
+        k_cache, v_cache = past_key_value
+        keys = self.widen(k_cache)  # positive: CL001
+        q = self.widen(query)  # negative: the batch query
+        return keys, q
+""",
     "plan_lambda_star_sglang": """\
 from flashinfer.mla import BatchMLAPagedAttentionWrapper
 

@@ -147,6 +147,8 @@ class ConversionQueries:
             if isinstance(form, tuple) and form[0] == "closure":
                 _, inner, env, skip = form
                 out.append((inner, tuple(bound), skip, env))
+            elif isinstance(form, cst.Attribute) and form.attr.value == "__call__" and self._function_values(form):
+                out.extend((t, tuple(bound), s, e) for t, s, e in self._function_values(form))  # an object's __call__
             elif isinstance(form, (cst.Lambda, cst.Attribute, cst.Name)) or (
                 isinstance(form, tuple) and form[0] == "method"
             ):
