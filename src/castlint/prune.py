@@ -149,6 +149,12 @@ class _Vocabulary:
         self.constructors = frozenset(_last_parts(tables.conversion_constructors))
         self.allocations = frozenset(tables.allocation_functions)  # a comprehension of them: per-layer arenas
         self.pool_words = frozenset(tables.pool_words)
+        # the last words of cache attribute names (`buffer`, `cache`) and `pool`, plural -s dropped
+        # (`_may_name_cache`)
+        self.cache_name_words = frozenset(
+            {name.lower().rsplit("_", 1)[-1].rstrip("s") for name in tables.cache_attributes} | {"pool"}
+        )
+        self.folds = frozenset(n.rsplit(".", 1)[-1] for n in tables.fold_functions)
         self.not_pool_words = frozenset(tables.batch_words) | frozenset(tables.layer_words)
         self.layer_words, self.batch_words = frozenset(tables.layer_words), frozenset(tables.batch_words)
         # `torch.Tensor`, and `Tensor` as `from torch import Tensor` names it
@@ -419,12 +425,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         if not tf[CONTAINER | WHOLE]:
             return  # nothing read through here can matter
         t = type(node)
-        if (t is ast.Constant and type(node.value) is str) or t is ast.JoinedStr:
-            # a string that names an accessor, as a value: `name = "get_" + "buffers"` for a later
+        if t is ast.BinOp and type(node.op) is ast.Add and _constant_text(node) in vocab.accessors:
+            # a constant built to name an accessor: `name = "get_" + "buffers"` for a later
             # `getattr(mgr, name)(i)` (ObjectFlow.constant_strings): an accessor held uncalled
-            out.bound |= _names_accessor(node, vocab)
-            return
-        if t is ast.BinOp and type(node.op) is ast.Add and _names_accessor(node, vocab):
             out.bound = True
             return
         if t is ast.Name:
@@ -452,6 +455,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 out.bound |= any(_names_accessor(a, vocab) for a in args) or (
                     func.attr in vocab.attr_getters and _names_cache_attribute(args, vocab)
                 )
+                if func.attr in vocab.folds and len(node.args) >= 2 and type(node.args[1]) in (ast.Tuple, ast.List):
+                    out.bound |= any(_names_accessor(e, vocab) for e in node.args[1].elts)  # reduce(getattr, ...)
                 _held_pool(args, vocab, out, tf)
                 for arg in args:
                     _flow(arg, vocab, aliases, out, tf)
@@ -512,7 +517,15 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     out.bound |= any(_names_accessor(a, vocab) for a in args) or (
                         func.id in vocab.attr_getters and _names_cache_attribute(args, vocab)
                     )
-                    if func.id == "getattr" and len(node.args) >= 2 and type(node.args[1]) is ast.JoinedStr:
+                    if func.id in vocab.folds and len(node.args) >= 2 and type(node.args[1]) in (ast.Tuple, ast.List):
+                        # reduce(getattr, ("pool", "get_key_buffer"), obj): the accessor it reaches, held
+                        out.bound |= any(_names_accessor(e, vocab) for e in node.args[1].elts)
+                    if (
+                        func.id == "getattr"
+                        and len(node.args) >= 2
+                        and type(node.args[1]) is ast.JoinedStr
+                        and _may_name_cache(node.args[1], vocab)
+                    ):
                         # getattr(mgr, f"{half}_pools") for half in ("k", "v"): the analysis folds the
                         # name (ObjectFlow.constant_strings); any attribute of obj may be named
                         out.base |= tf[CONTAINER | WHOLE]
@@ -726,6 +739,29 @@ def _names_accessor(node: ast.AST, vocab: _Vocabulary) -> bool:
             return False
         return any(all(p in name for p in pieces) for name in vocab.accessors)
     return False
+
+
+def _constant_text(node: ast.AST) -> Optional[str]:
+    """The string a `+` of string constants folds to; None otherwise."""
+    if type(node) is ast.Constant and type(node.value) is str:
+        return node.value
+    if type(node) is ast.BinOp and type(node.op) is ast.Add:
+        left, right = _constant_text(node.left), _constant_text(node.right)
+        return None if left is None or right is None else left + right
+    return None
+
+
+def _may_name_cache(node: ast.JoinedStr, vocab: _Vocabulary) -> bool:
+    """Does an f-string's text say a cache or pool word (`f"{half}_pools"`, `f"{side}_buffer"`; not
+    `f"{prefix}_weight"`)?"""
+    words = {
+        w.rstrip("s")
+        for v in node.values
+        if type(v) is ast.Constant and type(v.value) is str
+        for w in v.value.lower().split("_")
+        if len(w) > 1
+    }
+    return bool(words & vocab.cache_name_words)
 
 
 def _names_cache_attribute(args, vocab: _Vocabulary) -> bool:
@@ -1509,8 +1545,8 @@ class _Taint:
             # `self.upcast(kv)`, `up(kv)`: no def of that name, so maybe an object of a module class
             # with `__call__` (ModuleAnalysis._object_calls_index)
             for callee, positional, every, is_method in self.params.get("__call__", ()):
-                if is_method:
-                    yield callee, positional[1:], every
+                if is_method and positional[1:]:  # named parameters (a forwarding `*args` one: not fed)
+                    yield callee, positional[1:], [p for p in every if not p.startswith("*")]
 
     def family_of(self, cls, up_only: bool = False) -> list:
         return self._family(cls, up_only)
