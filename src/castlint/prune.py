@@ -155,6 +155,8 @@ class _Vocabulary:
             {name.lower().rsplit("_", 1)[-1].rstrip("s") for name in tables.cache_attributes} | {"pool"}
         )
         self.folds = frozenset(n.rsplit(".", 1)[-1] for n in tables.fold_functions)
+        # `_up = torch.compile(_up_impl)`: a stand-in for the function it is given (by the last name)
+        self.function_wrappers = frozenset(_last_parts(tables.function_wrappers))
         self.not_pool_words = frozenset(tables.batch_words) | frozenset(tables.layer_words)
         self.layer_words, self.batch_words = frozenset(tables.layer_words), frozenset(tables.batch_words)
         # `torch.Tensor`, and `Tensor` as `from torch import Tensor` names it
@@ -1001,7 +1003,14 @@ def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_me
         unit.names[param] = unit.names.get(param, 0) | CONTAINER
 
 
-def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(), helper_aliases=frozenset()) -> None:
+def _collect(
+    unit: _Unit,
+    vocab: _Vocabulary,
+    params: Params,
+    aliases=frozenset(),
+    helper_aliases=frozenset(),
+    fn_aliases: Optional[Dict[str, Set[str]]] = None,
+) -> None:
     """Fill unit with what the taint fixpoint reads: every node under it, with its owner
     (the function whose return statements it is in) and its path: where its statement
     sits, ((block, index, kind), ...) from the function body inwards (kind: "" the body of
@@ -1010,7 +1019,7 @@ def _collect(unit: _Unit, vocab: _Vocabulary, params: Params, aliases=frozenset(
 
     One explicit stack, node kinds dispatched inline by frequency: this loop is most of
     planning after ast.parse."""
-    collector = _Collector(unit, vocab, params, aliases, helper_aliases)
+    collector = _Collector(unit, vocab, params, aliases, helper_aliases, fn_aliases)
     root = unit.node
     stack = [(root, root.name if type(root) in _DEFS else None, ())]
     pop, push, AST, fields, inert = stack.pop, stack.append, ast.AST, pyast.CHILD_FIELDS, _INERT
@@ -1086,11 +1095,12 @@ class _Collector:
     what ModuleAnalysis binds: =, annotated =, :=, for and comprehension targets (a
     with/except target or an augmented assignment has origin OTHER)."""
 
-    __slots__ = ("unit", "vocab", "params", "aliases", "helper_aliases", "method_node", "layer_loops")
+    __slots__ = ("unit", "vocab", "params", "aliases", "helper_aliases", "fn_aliases", "method_node", "layer_loops")
 
-    def __init__(self, unit: _Unit, vocab: _Vocabulary, params: Params, aliases, helper_aliases):
+    def __init__(self, unit: _Unit, vocab: _Vocabulary, params: Params, aliases, helper_aliases, fn_aliases=None):
         self.unit, self.vocab, self.params = unit, vocab, params
         self.aliases, self.helper_aliases = aliases, helper_aliases
+        self.fn_aliases = {} if fn_aliases is None else fn_aliases  # name -> the function names it may hold
         self.method_node = unit.node if unit.cls is not None and type(unit.node) in _DEFS else None
         self.layer_loops: Set[int] = set()  # id(body) of `for ... in range(<layer word>)` loops
 
@@ -1128,6 +1138,13 @@ class _Collector:
                 unit.attr_values.setdefault(attr, set()).update(inner)
                 if made:
                     unit.made_attrs.setdefault(attr, set()).update(made)
+        held = _stand_in_for(n.value, self.vocab)
+        if held is not None:  # `_up = _up_impl`, `_up = torch.compile(_up_impl)`: calls of _up run _up_impl
+            for target in n.targets:
+                if type(target) is ast.Name and target.id != held:
+                    self.fn_aliases.setdefault(target.id, set()).add(held)
+                elif type(target) is ast.Attribute:  # `self.up = ...`: `self.up(kv)`, `obj.up(kv)` (key ".up")
+                    self.fn_aliases.setdefault("." + target.attr, set()).add(held)
         if type(n.value) is ast.Lambda:
             for target in n.targets:
                 if type(target) is ast.Name:
@@ -1325,6 +1342,22 @@ class _Collector:
             unit.calls_made.add(name)
 
 
+def _stand_in_for(value: ast.AST, vocab: _Vocabulary) -> Optional[str]:
+    """The name of the function value stands for, as ModuleAnalysis reads a name bound to it: a
+    name (`_up = _up_impl`), or the function a wrapper is given (`torch.compile(_up_impl, ...)`,
+    `torch.compile(mode=...)(_up_impl)`: rules/accessors.toml [callables] function_wrappers)."""
+    if type(value) is ast.Name:
+        return value.id
+    if type(value) is not ast.Call or not value.args or type(value.args[0]) is not ast.Name:
+        return None
+    func = value.func
+    if type(func) is ast.Call and not func.args and len(value.args) == 1 and not value.keywords:
+        func = func.func  # the decorator a wrapper called without a function makes
+    elif type(func) is ast.Call:
+        return None
+    return value.args[0].id if _callee_name(func) in vocab.function_wrappers else None
+
+
 def _call_args(call: ast.Call, vocab: _Vocabulary, aliases) -> tuple:
     """([(position, refs)], [(keyword, refs)]) of a call's arguments."""
     return (
@@ -1336,16 +1369,47 @@ def _call_args(call: ast.Call, vocab: _Vocabulary, aliases) -> tuple:
     )
 
 
-def _read_name_calls(units: List[_Unit], params: Params, vocab: _Vocabulary, aliases) -> None:
-    """Keep the f(...) calls of functions the module defines, with their arguments' refs."""
+def _read_name_calls(
+    units: List[_Unit], params: Params, vocab: _Vocabulary, aliases, fn_aliases: Optional[Dict[str, Set[str]]] = None
+) -> None:
+    """Keep the f(...) calls of functions the module defines, with their arguments' refs; a call of a
+    name bound to one (fn_aliases: `_up = torch.compile(_up_impl)`) is a call of that function too."""
     local = {name for name, entries in params.items() if any(not is_method for _, _, _, is_method in entries)}
     local |= {unit.cls.name for unit in units if unit.cls is not None}  # C(...): __init__ of C and its bases
+    held = _alias_targets(fn_aliases or {}, local)
     for unit in units:
-        unit.name_calls = [
-            (name, *_call_args(call, vocab, aliases)) if not isinstance(call, tuple) else (name, *call)
-            for name, call in unit.name_calls
-            if name in local
-        ]
+        for name, positional, keywords in (*unit.self_calls, *unit.object_method_calls):
+            for one in sorted(held.get("." + name, ())):  # a def held in an attribute: called as it is
+                unit.name_calls.append((one, (positional, keywords)))
+        kept = []
+        for name, call in unit.name_calls:
+            names = ([name] if name in local else []) + sorted(held.get(name, ()))
+            if not names:
+                continue
+            args = _call_args(call, vocab, aliases) if not isinstance(call, tuple) else call
+            for one in names:
+                kept.append((one, *args))
+                unit.calls_made.add(one)
+        unit.name_calls = kept
+
+
+def _alias_targets(fn_aliases: Dict[str, Set[str]], local: Set[str]) -> Dict[str, Set[str]]:
+    """name -> the functions of local it may stand for, through chains of aliases."""
+    out: Dict[str, Set[str]] = {}
+    for name in fn_aliases:
+        seen, todo, found = {name}, list(fn_aliases[name]), set()
+        while todo:
+            one = todo.pop()
+            if one in seen:
+                continue
+            seen.add(one)
+            if one in local:
+                found.add(one)
+            todo.extend(fn_aliases.get(one, ()))
+        found.discard(name)
+        if found:
+            out[name] = found
+    return out
 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")
@@ -1889,7 +1953,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     if decided is not None:
         return decided
     module.collect_reachable()
-    _read_name_calls(module.units, module.params, vocab, module.aliases)
+    _read_name_calls(module.units, module.params, vocab, module.aliases, module.fn_aliases)
     taint = _Taint(
         module.units,
         module.params,
@@ -2496,6 +2560,7 @@ class _ModuleUnits:
             tree, source, vocab
         )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
+        self.fn_aliases: Dict[str, Set[str]] = {}  # `_up = torch.compile(_up_impl)`: _up -> {_up_impl}
         self.params: Params = {}
         self.module_rest = _Unit(tree)
         self.units: List[_Unit] = [self.module_rest]
@@ -2505,7 +2570,7 @@ class _ModuleUnits:
         self.collected: Dict[int, object] = {}
 
     def _collect(self, unit: _Unit) -> None:
-        _collect(unit, self.vocab, self.params, self.aliases, self.helper_aliases)
+        _collect(unit, self.vocab, self.params, self.aliases, self.helper_aliases, self.fn_aliases)
 
     def collect_module_level(self) -> Optional[PrunePlan]:
         """Module level: globals flow everywhere, so any pool here means FULL (returned).
@@ -2585,6 +2650,9 @@ class _ModuleUnits:
                 collected_names.add(stmt.name.encode())
                 segment = source[offsets[_first_line(stmt) - 1] : offsets[min(stmt.end_lineno, len(offsets) - 1)]]
                 mentioned |= set(_IDENTIFIER.findall(segment))
+            for name, held in self.fn_aliases.items():  # a call of `_up` (`self._up`) runs `_up_impl`
+                if name.lstrip(".").encode() in mentioned:
+                    mentioned |= {h.encode() for h in held}
             pending = [
                 s
                 for s in self.top

@@ -231,6 +231,8 @@ class Tables:
     dispatch_registers: set = field(default_factory=set)  # [callables] dispatch_registers: `@f.register`
     namespace_constructors: set = field(default_factory=set)  # [callables] namespace_constructors
     identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
+    function_wrappers: set = field(default_factory=set)  # [callables] function_wrappers
+    class_bound_decorators: set = field(default_factory=set)  # [callables] class_bound_decorators
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
     iter_protocol: set = field(default_factory=set)  # [iteration] protocol_iter: __iter__
     next_protocol: set = field(default_factory=set)  # [iteration] protocol_next: __next__
@@ -696,6 +698,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "dispatch_registers": "dispatch_registers",
             "namespace_constructors": "namespace_constructors",
             "identity_wrappers": "identity_wrappers",
+            "function_wrappers": "function_wrappers",
+            "class_bound_decorators": "class_bound_decorators",
             "reference_makers": "reference_makers",
             "holder_constructors": "holder_constructors",
             "attribute_setters": "attribute_setters",

@@ -604,12 +604,18 @@ class ConversionQueries:
         self._bindings, self._frames = [], []
         self._origin_cache, self._kind_cache = {}, {}
         try:
+            local = self.nodes.local_callables
             for call in self.nodes.calls:
                 func = call.func
-                if not (isinstance(func, cst.Name) and func.value in holders):
+                if not isinstance(func, cst.Name):
+                    continue
+                # a name bound to a def of the module, as it is or through a wrapper that stands in
+                # for it (`_up = torch.compile(_up_impl)`: [callables] function_wrappers)
+                alias = func.value not in holders and func.value not in local and func.value not in _BUILTIN_NAMES
+                if func.value not in holders and not alias:
                     continue
                 for form, bound in self.callable_values(func):
-                    if bound:
+                    if bound or (alias and not _plain_closure(form)):
                         continue
                     for target, skip, env in self._function_values(form):
                         entries = index.setdefault(id(target), [])
@@ -634,18 +640,21 @@ class ConversionQueries:
     def _object_calls_index(self, index: Dict[int, List[tuple]]) -> None:
         """Calls of an object of a module class with `__call__` (`self.upcast(kv_cache)` of
         `self.upcast = Upcaster(dtype)`, `Upcaster(dtype)(kv_cache)`): they run its `__call__`
-        with self bound. Only calls of a stored attribute, a local name or a construction."""
+        with self bound. Only calls of a stored attribute, a local name or a construction. A
+        stored attribute that holds a def of the module, as it is or through a wrapper that stands
+        in for it (`self.up = torch.compile(_up_impl)`: [callables] function_wrappers), runs that
+        def with the call's arguments."""
         callable_classes = {
             name for name, cls in self.module_classes().items() if "__call__" in self.class_methods(cls)
         }
-        if not callable_classes:
-            return
         held = self._held_attribute_names()
         for call in self.nodes.calls:
             func = call.func
             if isinstance(func, cst.Attribute):
                 if func.attr.value not in held or func.attr.value in self.nodes.local_callables:
                     continue
+            elif not callable_classes:
+                continue
             elif isinstance(func, cst.Call):
                 if not (isinstance(func.func, cst.Name) and func.func.value in callable_classes):
                     continue
@@ -656,9 +665,15 @@ class ConversionQueries:
             ):
                 continue
             for form, bound in self.callable_values(func):
-                if bound or not (isinstance(form, cst.Attribute) and form.attr.value == "__call__"):
+                if bound:
                     continue
-                for target, skip, env in self._function_values(form):
+                if isinstance(form, cst.Attribute) and form.attr.value == "__call__":
+                    found = self._function_values(form)
+                elif isinstance(func, cst.Attribute) and _plain_closure(form):
+                    found = self._function_values(form)  # `self.up = torch.compile(_up_impl)`
+                else:
+                    continue
+                for target, skip, env in found:
                     entries = index.setdefault(id(target), [])
                     if not any(c is call for c, _, _ in entries):
                         entries.append((call, skip, env))
@@ -815,3 +830,8 @@ class ConversionQueries:
         for qn in sorted(names, key=lambda q: q.name):
             return qn.name
         return dotted(call.func)
+
+
+def _plain_closure(form) -> bool:
+    """Is a callable form a def of the module held as it is (no factory's bindings)?"""
+    return isinstance(form, tuple) and form[0] == "closure" and not form[2]

@@ -2303,6 +2303,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if func.name.value == "__init__":
             return self.constructor_calls(cls)
         out = []
+        # `Cls.m(...)` (and `Sub.m(...)`, `cls.m(...)`) of a class or static method: the call binds
+        # no instance, the class (or nothing) fills the first parameter, as self is filled
+        through_class = any(self._named_in(d.decorator, self.tables.class_bound_decorators) for d in func.decorators)
         for call in self.nodes.calls:
             f = call.func
             if (
@@ -2311,6 +2314,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 and not (isinstance(f.value, cst.Name) and f.value.value == "self")
             ):
                 owner = self.instance_class(f.value)
+                if owner is None and through_class:
+                    owner = self.class_named(f.value)
                 if owner is not None and self.find_method(owner, f.attr.value) is func:
                     out.append(call)
         return out

@@ -1739,6 +1739,9 @@ class ObjectFlow:
                 qualified = self.call_name(value)  # under an import alias: `from functools import partial as bind`
                 if any(qualified in k for k in known):
                     name = qualified
+            wrapped = self._wrapped_function(value)
+            if wrapped is not None:  # `torch.compile(f, dynamic=True)`: a stand-in for f
+                return self._callable_forms(wrapped, depth + 1) if depth < 4 else []
             if name in t.method_callers and value.args:
                 method = self.constant_string(value.args[0].value)
                 if isinstance(method, str) and method.isidentifier():
@@ -1807,6 +1810,29 @@ class ObjectFlow:
             # `self.cast = _CASTS[mode]`: what the table's entries hold; `f if c else g`: either
             return self.callable_values(value, depth + 1)
         return []
+
+    def _wrapped_function(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The function a wrapper call stands in for (rules/accessors.toml [callables]
+        function_wrappers): f of `torch.compile(f, dynamic=True)` and of
+        `torch.compile(mode="max-autotune")(f)`; else None."""
+        words = self.tables.function_wrappers
+        if not words:
+            return None
+        positional = [a for a in call.args if a.keyword is None]
+        if not positional or positional[0].star:
+            return None
+        func = call.func
+        if isinstance(func, (cst.Name, cst.Attribute)) and self._named_in(func, words):
+            return positional[0].value
+        if (
+            isinstance(func, cst.Call)
+            and len(call.args) == 1
+            and isinstance(func.func, (cst.Name, cst.Attribute))
+            and not any(a.keyword is None for a in func.args)
+            and self._named_in(func.func, words)
+        ):
+            return positional[0].value  # the decorator a wrapper called without a function makes
+        return None
 
     def _taken_node(self, call: cst.Call) -> cst.Subscript:
         """`d[k]` for `d.get(k, ...)`, as a node of this module's parent map."""
