@@ -1,11 +1,12 @@
 """Issue 19, round 10, call indirection (f4), in sglang, vLLM, lmdeploy and TRT-LLM styles, in shapes other
 than family_recall_8's: class and static methods called through their class (`Cls.m(pool)`, a subclass's
-`Sub.m(pool)` with another class attribute, `type(self).m(pool)`), and helpers wrapped by assignment
-(`_f = torch.compile(_f_impl, dynamic=True)`, `torch.compile(mode=...)(_f_impl)`, `functools.lru_cache`,
-an alias of an alias, a compiled def held in an attribute: rules/accessors.toml [callables]
-function_wrappers). A helper only ever given the whole cache is reported at its own conversion; one also
-given per-step tensors is reported at each call that passes the cache. Each positive has look-alikes
-beside it (gathers, ids, scales, the query); the pruned analysis gives the whole file's findings."""
+`Sub.m(pool)` with another class attribute, `type(self).m(pool)`), an instance method called as
+`Base.m(self, pool)`, and helpers wrapped by assignment (`_f = torch.compile(_f_impl, dynamic=True)`,
+`torch.compile(mode=...)(_f_impl)`, `functools.lru_cache`, an alias of an alias, a compiled def held in an
+attribute: rules/accessors.toml [callables] function_wrappers). A helper only ever given the whole cache is
+reported at its own conversion; one also given per-step tensors is reported at each call that passes the
+cache. Each positive has look-alikes beside it (gathers, ids, scales, the query); the pruned analysis gives
+the whole file's findings."""
 
 from __future__ import annotations
 
@@ -191,6 +192,25 @@ class MixedCompiledImpl:
         whole = _cast(kv_cache, query.dtype)  # positive: CL001
         q32 = _cast(query, torch.float32)  # negative: the query
         return whole, q32
+""",
+    "explicit_self_through_base_vllm": """\
+import torch
+
+
+class DenseBase:
+    def dense(self, cache, dtype):
+        return cache.to(dtype)  # positive: CL001
+
+    def widen(self, t, dtype):
+        return t.to(dtype)  # negative: also given lengths (each pool call reports)
+
+
+class ExplicitSelfImpl(DenseBase):
+    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output):
+        up = DenseBase.dense(self, kv_cache, query.dtype)  # negative: the helper's own line reports
+        wide = DenseBase.widen(self, kv_cache, query.dtype)  # positive: CL001
+        lens = type(self).widen(self, attn_metadata.seq_lens, torch.int64)  # negative: lengths
+        return up, wide, lens
 """,
 }
 

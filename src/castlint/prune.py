@@ -853,6 +853,7 @@ class _Unit:
         "object_method_calls",
         "made_attrs",
         "fn_values",
+        "class_calls",
     )
 
     def __init__(self, node, cls=None):
@@ -895,6 +896,9 @@ class _Unit:
         # what its calls hand on that may be a function value: `self.m` and plain names (read
         # against the module's defs), "lambda" for a lambda argument (ModuleAnalysis.value_callers)
         self.fn_values: Set[str] = set()
+        # `Base.m(self, kv)`, `type(self).m(obj, kv)`: (the class named, "" for type(x) / x.__class__,
+        # m, the arguments after the first): an instance method called through a class, self passed
+        self.class_calls: List[Tuple[str, str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
 
 
 # name -> [(unit defining it, positional parameters, every parameter, is a method)]
@@ -1256,6 +1260,11 @@ class _Collector:
             elif name not in vocab.tensor_methods:  # obj.m(...), Cls.m(...): a method of any class
                 unit.object_method_calls.append((name,) + _call_args(n, vocab, self.aliases))
                 unit.calls_made.add(name)
+                owner = _class_spelling(func.value)
+                if owner is not None and n.args and type(n.args[0]) is not ast.Starred:
+                    positional, keywords = unit.object_method_calls[-1][1:]
+                    shifted = [(i - 1, refs) for i, refs in positional if i > 0]
+                    unit.class_calls.append((owner, name, shifted, keywords))
             if name in vocab.wrapper_methods:
                 unit.plans += 1
         elif type(func) is ast.Name:
@@ -1340,6 +1349,27 @@ class _Collector:
         else:
             unit.name_calls.append((name, n))
             unit.calls_made.add(name)
+
+
+def _class_spelling(node: ast.AST) -> Optional[str]:
+    """The class a receiver may name: `Base` (a name other than self), "" for `type(x)` and
+    `x.__class__` (whichever class); else None."""
+    t = type(node)
+    if t is ast.Name:
+        return None if node.id in ("self", "cls") else node.id
+    if t is ast.Call and type(node.func) is ast.Name and node.func.id == "type" and len(node.args) == 1:
+        return ""
+    if t is ast.Attribute and node.attr == "__class__":
+        return ""
+    return None
+
+
+def _read_class_calls(units: List[_Unit], classes: Set[str]) -> None:
+    """`Base.m(self, kv)` of a class of the module: as `obj.m(kv)` (ModuleAnalysis._explicit_self_calls)."""
+    for unit in units:
+        for owner, name, positional, keywords in unit.class_calls:
+            if owner == "" or owner in classes:
+                unit.object_method_calls.append((name, positional, keywords))
 
 
 def _stand_in_for(value: ast.AST, vocab: _Vocabulary) -> Optional[str]:
@@ -1954,6 +1984,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
         return decided
     module.collect_reachable()
     _read_name_calls(module.units, module.params, vocab, module.aliases, module.fn_aliases)
+    _read_class_calls(module.units, {s.name for s in module.top if isinstance(s, ast.ClassDef)})
     taint = _Taint(
         module.units,
         module.params,
@@ -2918,6 +2949,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.map_calls += part.map_calls
     into.object_calls += part.object_calls
     into.object_method_calls += part.object_method_calls
+    into.class_calls += part.class_calls
     into.casts += part.casts
     into.copies += part.copies
     into.helpers += part.helpers

@@ -2262,6 +2262,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             argument = self._argument_for(call, owner, param, skip_self=True)
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
+        for call in self._explicit_self_calls(owner):  # `Base.m(self, kv)`: self passed as an argument
+            argument = self._argument_for(call, owner, param, skip_self=False)
+            if argument is not None:
+                best = max(best, self.origin(argument, depth))
         for call, skip, _ in self.value_callers().get(id(owner), ()):  # run as a value: a hook, a visitor
             argument = self._argument_for(call, owner, param, skip_self=skip)
             if argument is not None:
@@ -2281,7 +2285,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
 
     def _has_callers(self, owner) -> bool:
         """Does a visible call (by name, `self.m(...)`, on an object, `super()`) reach owner?"""
-        if self._calls_by_name().get(id(owner)) or self._object_calls(owner) or self.super_calls(owner):
+        if (
+            self._calls_by_name().get(id(owner))
+            or self._object_calls(owner)
+            or self.super_calls(owner)
+            or self._explicit_self_calls(owner)
+        ):
             return True
         cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
         if cls is None:
@@ -2305,7 +2314,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         out = []
         # `Cls.m(...)` (and `Sub.m(...)`, `cls.m(...)`) of a class or static method: the call binds
         # no instance, the class (or nothing) fills the first parameter, as self is filled
-        through_class = any(self._named_in(d.decorator, self.tables.class_bound_decorators) for d in func.decorators)
+        through_class = self.class_bound(func)
         for call in self.nodes.calls:
             f = call.func
             if (
@@ -2316,6 +2325,23 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 owner = self.instance_class(f.value)
                 if owner is None and through_class:
                     owner = self.class_named(f.value)
+                if owner is not None and self.find_method(owner, f.attr.value) is func:
+                    out.append(call)
+        return out
+
+    def _explicit_self_calls(self, func) -> List[cst.Call]:
+        """`Base.m(self, ...)` (`type(self).m(obj, ...)`) of an instance method m: called through a
+        class, so the instance is the first argument (return_targets binds it so)."""
+        if not isinstance(func, cst.FunctionDef) or self.class_bound(func):
+            return []
+        cls = self.method_class(func)
+        if cls is None:
+            return []
+        out = []
+        for call in self.nodes.calls:
+            f = call.func
+            if isinstance(f, cst.Attribute) and f.attr.value == func.name.value and call.args:
+                owner = self.class_named(f.value)
                 if owner is not None and self.find_method(owner, f.attr.value) is func:
                     out.append(call)
         return out

@@ -1037,6 +1037,7 @@ class ObjectFlow:
                 return []
             return [form for target in self._super_targets(cls, method) for form in self.decorated(target, True)]
         owner = self.class_named(receiver)
+        through_class = owner is not None  # `Base.m(self, x)`: an instance method's self is passed
         if owner is None:
             owner = self.instance_class(receiver, depth + 1)
         if owner is None:
@@ -1047,13 +1048,20 @@ class ObjectFlow:
                 owner = context
         order = self.c3_mro(owner)
         target = next((m for m in (self.class_methods(c).get(method) for c in order) if m is not None), None)
-        out = self.decorated(target, True) if target is not None else []
+        out = self.decorated(target, not through_class or self.class_bound(target)) if target is not None else []
         for other in self.class_family(owner):  # an override in a subclass (an abstract method's body)
             if other is not owner and owner in self.class_mro(other):
                 override = self.class_methods(other).get(method)
                 if override is not None and override is not target:
-                    out.extend(self.decorated(override, True))
+                    out.extend(self.decorated(override, not through_class or self.class_bound(override)))
         return out
+
+    def class_bound(self, func) -> bool:
+        """Is func callable through its class without an instance (rules/accessors.toml [callables]
+        class_bound_decorators: a classmethod, a staticmethod), or not a def (a class-body value)?"""
+        if not isinstance(func, cst.FunctionDef):
+            return True
+        return any(self._named_in(d.decorator, self.tables.class_bound_decorators) for d in func.decorators)
 
     # -- decorators: a decorated def is what its decorators return -------------------
     def decorated(self, func, skip: bool) -> List[tuple]:
