@@ -127,6 +127,7 @@ class CompiledBackend:
 """,
     "compile_factory_alias_lmdeploy": """\
 import functools
+from typing import Callable
 
 import torch
 
@@ -140,7 +141,7 @@ def _scales(s, dtype):
 
 
 _dense_fast = torch.compile(mode="max-autotune-no-cudagraphs")(_dense)
-_dense_again = _dense_fast
+_dense_again: Callable = _dense_fast
 _scales_cached = functools.lru_cache(maxsize=None)(_scales)
 
 

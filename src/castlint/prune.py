@@ -1142,13 +1142,7 @@ class _Collector:
                 unit.attr_values.setdefault(attr, set()).update(inner)
                 if made:
                     unit.made_attrs.setdefault(attr, set()).update(made)
-        held = _stand_in_for(n.value, self.vocab)
-        if held is not None:  # `_up = _up_impl`, `_up = torch.compile(_up_impl)`: calls of _up run _up_impl
-            for target in n.targets:
-                if type(target) is ast.Name and target.id != held:
-                    self.fn_aliases.setdefault(target.id, set()).add(held)
-                elif type(target) is ast.Attribute:  # `self.up = ...`: `self.up(kv)`, `obj.up(kv)` (key ".up")
-                    self.fn_aliases.setdefault("." + target.attr, set()).add(held)
+        self.alias(n.targets, n.value)
         if type(n.value) is ast.Lambda:
             for target in n.targets:
                 if type(target) is ast.Name:
@@ -1167,9 +1161,22 @@ class _Collector:
             refs.base |= WHOLE
         return refs
 
+    def alias(self, targets, value: ast.AST) -> None:
+        """`_up = _up_impl`, `_up = torch.compile(_up_impl)`: calls of _up run _up_impl (fn_aliases;
+        `self.up = ...` under the key ".up": `self.up(kv)`, `obj.up(kv)`)."""
+        held = _stand_in_for(value, self.vocab)
+        if held is None:
+            return
+        for target in targets:
+            if type(target) is ast.Name and target.id != held:
+                self.fn_aliases.setdefault(target.id, set()).add(held)
+            elif type(target) is ast.Attribute:
+                self.fn_aliases.setdefault("." + target.attr, set()).add(held)
+
     def annotated_assign(self, n) -> None:
         """`x: T = value` and `(x := value)`."""
         if n.value is not None:
+            self.alias([n.target], n.value)
             names, attrs = set(), set()
             _targets(n.target, names, attrs)
             self.unit.assigns.append((names, attrs, self.refs(n.value), KEEP))
