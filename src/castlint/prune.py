@@ -140,6 +140,8 @@ class _Vocabulary:
         self.to_casts = frozenset(m for m, c in tables.casts.items() if c.form == "to")
         self.arg_casts = frozenset(m for m, c in tables.casts.items() if c.form in ("one-arg", "tensor-arg"))
         self.bare_casts = frozenset(m for m, c in tables.casts.items() if c.form == "no-args")
+        # keywords that give a cast's target: a dtype (`dtype=`) or a tensor of that dtype (`other=`)
+        self.cast_keywords = {m: frozenset((*c.dtype_keywords, *c.tensor_keywords)) for m, c in tables.casts.items()}
         self.copies = frozenset(tables.copy_methods)
         # `torch.as_tensor(x, dtype=d)`: x.to(dtype=d) (by the last name: `from torch import asarray`)
         self.constructors = frozenset(_last_parts(tables.conversion_constructors))
@@ -863,12 +865,13 @@ def _may_cast(call: ast.Call, name: str, vocab: _Vocabulary) -> bool:
         args = args[1:]
     if name in vocab.bare_casts:
         return not args and not call.keywords
+    words = vocab.cast_keywords.get(name, ())
     if name in vocab.arg_casts:
-        return bool(args) or any(k.arg in ("dtype", "other") for k in call.keywords)
+        return bool(args) or any(k.arg in words for k in call.keywords)
     if name not in vocab.to_casts:
         return True
-    if any(k.arg == "dtype" or k.arg is None for k in call.keywords):
-        return True  # `.to(dtype=...)`, or **kwargs that may hold one
+    if any(k.arg in words or k.arg is None for k in call.keywords):
+        return True  # `.to(dtype=...)`, `.to(other=q)`, or **kwargs that may hold one
     return bool(args) and not all(_device_spelling(arg, vocab) for arg in args)
 
 
@@ -915,6 +918,17 @@ def _index_attrs(node: ast.AST) -> Set[str]:
         elif t is ast.IfExp:
             stack += [n.body, n.orelse]
     return out
+
+
+def _slice_subscript(node: ast.Subscript) -> bool:
+    """As castlint.analysis.tree.is_slice_subscript: `x[:]`, `x[..., :d]` (a tensor's index, not a key)."""
+    parts = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
+    return any(type(p) is ast.Slice or (type(p) is ast.Constant and p.value is Ellipsis) for p in parts)
+
+
+def _called_methods(node: ast.AST) -> Set[str]:
+    """m of every `obj.m(...)` in node."""
+    return {n.func.attr for n in _walk(node) if type(n) is ast.Call and type(n.func) is ast.Attribute}
 
 
 def _self_attrs(node: ast.AST) -> Set[str]:
@@ -1057,6 +1071,8 @@ class _Collector:
             unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
             if type(target) is ast.Subscript and type(target.value) is ast.Name:  # d[k] = v: d holds v
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
+            if type(target) is ast.Subscript and _slice_subscript(target):  # `buf[:] = pool`: a copy
+                self.copy(target.value, n.value)
             attrs |= one_attrs
         if attrs:
             inner = _self_attrs(n.value)
@@ -1148,11 +1164,13 @@ class _Collector:
             elif name in vocab.constructors and n.args:
                 self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.copies and (n.args or n.keywords):
-                source = n.args[0] if n.args else n.keywords[0].value
-                unit.copies.append(self.refs(source))
-                attrs = _self_attrs(func.value)  # the buffer's allocated dtype
-                if attrs:
-                    unit.kind_attrs.append((unit.copies[-1], attrs))
+                if pyast.dotted(func.value) in vocab.unbound:  # `torch.Tensor.copy_(buf, pool)`
+                    buffer, rest = (n.args[0], n.args[1:]) if n.args else (None, [])
+                else:
+                    buffer, rest = func.value, n.args
+                source = rest[0] if rest else (n.keywords[0].value if n.keywords else None)
+                if buffer is not None and source is not None:
+                    self.copy(buffer, source)
             if (type(func.value) is ast.Name and func.value.id == "self") or _is_super(func.value):
                 unit.self_calls.append((name,) + _call_args(n, vocab, self.aliases))
                 unit.calls_made.add(name)
@@ -1197,6 +1215,20 @@ class _Collector:
         else:
             return
         self.unit.object_calls.append((name, receiver, n))
+
+    def copy(self, buffer: ast.AST, source: ast.AST) -> None:
+        """`buffer.copy_(source)`, `buffer[:] = source`: a conversion when source is a whole pool and
+        buffer is allocated in another dtype (its allocation, the pool's accessor, decide)."""
+        unit = self.unit
+        unit.copies.append(self.refs(source))
+        unit.calls_made.update(_called_methods(source))  # `mgr.get_buffers(i)`: its dtype is what it returns
+        attrs = _self_attrs(buffer)  # the buffer's allocated dtype
+        if attrs:
+            unit.kind_attrs.append((unit.copies[-1], attrs))
+        while type(buffer) is ast.Subscript:
+            buffer = buffer.value
+        if type(buffer) is ast.Attribute and not (type(buffer.value) is ast.Name and buffer.value.id == "self"):
+            unit.foreign_value_attrs.add(buffer.attr)  # `self.mgr.stage`: its class's allocation decides
 
     def cast(self, n: ast.Call, path) -> None:
         """A call that may be a dtype cast: its receiver (the first argument of an unbound

@@ -58,6 +58,20 @@ class CastSpelling:
     method: str
     form: str  # "to" | "no-args" | "one-arg" | "tensor-arg"
     target: Optional[str] = None
+    # keywords that name the target dtype (`.to(dtype=d)`) or a tensor whose dtype is the target
+    # (`.to(other=q)`, `.type_as(other=q)`)
+    dtype_keywords: tuple = ()
+    tensor_keywords: tuple = ()
+
+    def keyword_target(self, keywords: dict):
+        """(value, is_tensor) of the first target keyword present in keywords, else (None, False)."""
+        for word in self.dtype_keywords:
+            if word in keywords:
+                return keywords[word], False
+        for word in self.tensor_keywords:
+            if word in keywords:
+                return keywords[word], True
+        return None, False
 
 
 @dataclass(frozen=True)
@@ -854,12 +868,16 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
 def _load_casts(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "cast", list, path, "", [])):
         where = f"cast[{i}]"
-        _check_keys(item, {"method", "form", "target"}, path, where)
+        _check_keys(item, {"method", "form", "target", "dtype_keywords", "tensor_keywords"}, path, where)
         form = _get(item, "form", str, path, where)
         if form not in ("to", "no-args", "one-arg", "tensor-arg"):
             raise TableError(path, f"{where}.form", f"must be one of to/no-args/one-arg/tensor-arg, got {form!r}")
         spelling = CastSpelling(
-            _get(item, "method", str, path, where), form, _get(item, "target", str, path, where, None)
+            _get(item, "method", str, path, where),
+            form,
+            _get(item, "target", str, path, where, None),
+            tuple(_get(item, "dtype_keywords", list, path, where, [])),
+            tuple(_get(item, "tensor_keywords", list, path, where, [])),
         )
         tables.casts[spelling.method] = spelling
 

@@ -2136,6 +2136,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             cls = self.enclosing_class(expr)
             values = self.self_attr_values(cls, expr.attr.value) if cls is not None else []
+        elif isinstance(expr, cst.Attribute):  # `self.mgr.stage`: what the other object's class allocates
+            owner = self.instance_class(expr.value)
+            values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
         elif isinstance(expr, cst.Subscript):
             return self.allocated_dtype_expr(expr.value, depth + 1)
         for value in values:
@@ -2803,14 +2806,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         positional, keywords = self.expanded_args(args)
         if spelling.form == "no-args":
             return spelling.target if not args else None
+        keyword, is_tensor = spelling.keyword_target(keywords)
         if spelling.form in ("one-arg", "tensor-arg"):
-            first = positional[0] if positional else keywords.get("dtype") or keywords.get("other")
+            first = positional[0] if positional else keyword
             if first is None:
                 return None
-            return self.code(first) if spelling.form == "one-arg" else f"{self.code(first)}.dtype"
+            tensor = spelling.form == "tensor-arg" or (not positional and is_tensor)
+            return f"{self.code(first)}.dtype" if tensor else self.code(first)
         # form "to"
-        if "dtype" in keywords:
-            return self.code(keywords["dtype"])
+        if keyword is not None and not is_tensor:
+            return self.code(keyword)
         kinds = [self.value_kind(value) for value in positional]
         for value, kind in zip(positional, kinds):
             if kind == DTYPE:
@@ -2818,6 +2823,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if positional and kinds[0] != DEVICE:
             if isinstance(positional[0], (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
                 return f"{self.code(positional[0])}.dtype"
+        if keyword is not None and not positional:  # `.to(other=q)`: q's dtype
+            return f"{self.code(keyword)}.dtype"
         return None
 
     def expanded_args(self, args) -> Tuple[List[cst.BaseExpression], Dict[str, cst.BaseExpression]]:
