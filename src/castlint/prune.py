@@ -187,6 +187,7 @@ class _Vocabulary:
                     | set(tables.tuple_view_functions)
                     | set(tables.narrow_functions)
                     | set(tables.concat_functions)
+                    | set(tables.pack_functions)
                 }
                 - {f.rsplit(".", 1)[-1] for f in tables.gather_functions}
             )

@@ -180,6 +180,12 @@ class Tables:
     tuple_view_methods: set = field(default_factory=set)
     tuple_view_functions: set = field(default_factory=set)
     concat_functions: set = field(default_factory=set)
+    pack_functions: set = field(default_factory=set)  # [views] pack_functions: `einops.pack([k, v], p)`
+    # [views] dim_swaps / dim_moves / dim_orders: views that move dimensions (`transpose(a, b)`,
+    # `movedim(src, dst)`, `permute(order)`), by method name or qualified function name
+    dim_swaps: set = field(default_factory=set)
+    dim_moves: set = field(default_factory=set)
+    dim_orders: set = field(default_factory=set)
     narrow_methods: set = field(default_factory=set)
     select_methods: set = field(default_factory=set)  # [views]: x.select(dim, i) reads as x[:, ..., i]
     narrow_functions: set = field(default_factory=set)
@@ -580,6 +586,10 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "tuple_functions": "tuple_view_functions",
             "narrow_methods": "narrow_methods",
             "concat_functions": "concat_functions",
+            "pack_functions": "pack_functions",
+            "dim_swaps": "dim_swaps",
+            "dim_moves": "dim_moves",
+            "dim_orders": "dim_orders",
             "narrow_functions": "narrow_functions",
             "select_methods": "select_methods",
             "attributes": "view_attributes",

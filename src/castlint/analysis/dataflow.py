@@ -435,6 +435,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     *t.narrow_functions,
                     *t.view_functions,
                     *t.concat_functions,
+                    *t.pack_functions,
                 )
             }
             self._short_names = names
@@ -482,6 +483,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return Origin.GATHERED if found >= Origin.PREFIX or found == Origin.GATHERED else Origin.OTHER
         if qualified in t.concat_functions:
             return self._joined_origin(expr, depth)
+        if qualified in t.pack_functions:  # (the join, what undoes it): unpacked, the first is the join
+            joined = self._joined_origin(expr, depth)
+            return Origin.POOL_TUPLE if joined == Origin.POOL else joined
         view = (
             short in t.view_functions
             or qualified in t.view_functions
@@ -869,8 +873,65 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self._token_subscript(Origin.POOL, elements[1:]) if len(elements) > 1 else Origin.POOL
         return self._token_subscript(base, elements, sub.value)
 
+    def _moved_token(self, holder) -> Optional[int]:
+        """Where a dimension-moving view (rules/accessors.toml [views] dim_swaps, dim_moves,
+        dim_orders) puts its input's first (token) dimension, when its arguments are literal
+        non-negative ints; None for any other value."""
+        if not isinstance(holder, cst.Call):
+            return None
+        t = self.tables
+        known = t.dim_swaps | t.dim_moves | t.dim_orders
+        qualified = self.call_name(holder) or ""
+        if qualified in known and "." in qualified:  # `torch.movedim(buf, 1, 0)`
+            first = self._first_positional(holder.args)
+            if first is None:
+                return None
+            name, args = qualified, [a for a in holder.args if a.value is not first]
+        elif isinstance(holder.func, cst.Attribute) and holder.func.attr.value in known:
+            receiver, name, args = self.method_parts(holder)  # `buf.movedim(1, 0)`, `torch.Tensor.movedim(buf, 1, 0)`
+            if receiver is None:
+                return None
+        else:
+            return None
+        if any(a.keyword is not None or a.star for a in args):
+            return None
+        dims = []
+        for a in args:
+            if not isinstance(a.value, cst.Integer):
+                return None
+            dims.append(int(a.value.value, 0))
+        if name in t.dim_orders:
+            return dims.index(0) if 0 in dims else None
+        if len(dims) != 2:
+            return None
+        if name in t.dim_swaps:
+            return dims[1] if dims[0] == 0 else dims[0] if dims[1] == 0 else 0
+        return dims[1] if dims[0] == 0 else (1 if dims[1] == 0 else 0)  # movedim(src, dst)
+
+    def _moved_subscript(self, base: Origin, elements, token: int) -> Origin:
+        """A subscript of a view whose token dimension sits at position token: constants and
+        slices before it keep every token (a plane, a head range); from it on, as a cache's."""
+        for position, element in enumerate(elements):
+            if position == token:
+                return self._token_subscript(base, elements[position:])
+            inner = element.slice
+            if isinstance(inner, cst.Slice):
+                continue
+            value = inner.value
+            if isinstance(value, cst.Ellipsis):
+                return base
+            if isinstance(value, cst.Name) and value.value == "None":
+                token += 1
+                continue
+            if not isinstance(value, cst.Integer) and self.index_kind(value) != SCALAR:
+                return Origin.GATHERED
+        return base
+
     def _token_subscript(self, base: Origin, elements, holder=None) -> Origin:
         """A subscript of one whole cache: only the first (token) dimension decides."""
+        token = self._moved_token(holder) if holder is not None else None
+        if token:
+            return self._moved_subscript(base, elements, token)
         for position, element in enumerate(elements):
             inner = element.slice
             if isinstance(inner, cst.Index):
@@ -2077,6 +2138,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if name.endswith("_like"):
             return "pool" if first is not None and self.origin(first) >= Origin.POOL_TUPLE else "batch"
         size = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "size"), first)
+        size = self._bound_shape(size)  # `shape = (blocks, bs, heads, 2)`; `torch.ones(shape)`
         dims = (
             [e.value for e in size.elements if isinstance(e, cst.Element)]
             if isinstance(size, (cst.Tuple, cst.List))
@@ -2108,6 +2170,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if parts & t.pool_words:
             return "pool"
         return "unknown"
+
+    def _bound_shape(self, size: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+        """The tuple or list display a local name holds when it is bound to one only (a shape
+        written once and passed to an allocation by name); else size itself."""
+        if not isinstance(size, cst.Name):
+            return size
+        values = []
+        for assignment in self.reaching(size):
+            if not isinstance(assignment.node, cst.Name):
+                return size
+            kind, value, path = self.binding(assignment.node)
+            if kind != "assign" or path or not isinstance(value, (cst.Tuple, cst.List)):
+                return size
+            values.append(value)
+        return values[0] if len(values) == 1 else size
 
     def allocated_dtype(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         """The dtype a buffer was allocated with (`torch.empty_like(x, dtype=d)`), through
