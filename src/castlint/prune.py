@@ -193,7 +193,7 @@ class _Vocabulary:
             )
             | set(tables.iter_passthrough)
             | set(tables.iter_apply)
-            | set(tables.iter_pairs)
+            | _last_parts(tables.iter_pairs)
             | _last_parts(tables.iter_chain)
             | _last_parts(tables.iter_filtering)
             | _last_parts(tables.subscript_functions)  # `getitem(x, k)`, under an import alias too

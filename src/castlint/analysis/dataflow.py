@@ -870,6 +870,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return Origin.POOL_TUPLE
             if self.index_kind(value, depth) == TENSOR and not self.dict_like(sub.value):
                 return Origin.GATHERED  # (a dict's key selects one value, whatever it is)
+            if len(elements) == 1 and self._nested_display(sub.value, depth):
+                return Origin.POOL_TUPLE  # `[(k, v) for ... if ...][0]`: one (k, v) entry
             return self._token_subscript(Origin.POOL, elements[1:]) if len(elements) > 1 else Origin.POOL
         return self._token_subscript(base, elements, sub.value)
 
@@ -926,6 +928,20 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if not isinstance(value, cst.Integer) and self.index_kind(value) != SCALAR:
                 return Origin.GATHERED
         return base
+
+    def _nested_display(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """Is expr a list comprehension, or a list or tuple display, each of whose elements is
+        itself several whole caches (a (k, v) entry of a per-layer list)? Then an index selects
+        an entry, not one cache."""
+        if isinstance(expr, cst.ListComp):
+            elements = [expr.elt]
+        elif isinstance(expr, (cst.List, cst.Tuple)):
+            elements = [e.value for e in expr.elements]
+            if not elements or any(isinstance(e, cst.StarredElement) for e in expr.elements):
+                return False
+        else:
+            return False
+        return all(self.origin(e, depth) == Origin.POOL_TUPLE for e in elements)
 
     def _token_subscript(self, base: Origin, elements, holder=None) -> Origin:
         """A subscript of one whole cache: only the first (token) dimension decides."""
@@ -1089,6 +1105,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return any(self.from_convention(v, depth) for v in values)
         if isinstance(expr, cst.Subscript):
             return self.from_convention(expr.value, depth)
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):  # `[kv for j, kv in enumerate(gpu_cache) if ...]`
+            return self.from_convention(expr.elt, depth)
         if isinstance(expr, cst.Call):
             receiver, method, _ = self.method_parts(expr)
             if receiver is not None and (
@@ -1761,6 +1779,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return Origin.POOL_TUPLE  # its elements (each __next__()) are whole pools
         return Origin.OTHER
 
+    def _pair_names(self) -> frozenset:
+        """The last names of [iteration] pairs (`zip`, `itertools.zip_longest`)."""
+        names = self.__dict__.get("_pair_short_names")
+        if names is None:
+            names = self._pair_short_names = frozenset(p.rsplit(".", 1)[-1] for p in self.tables.iter_pairs)
+        return names
+
     def _iterated(self, iterable: cst.BaseExpression, path, depth: int) -> Origin:
         """The origin of a for/comprehension target (at path) iterating over iterable."""
         if isinstance(iterable, cst.Call):
@@ -1770,7 +1795,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if not path or path[0] != 1:
                     return Origin.OTHER
                 return self._iterated(args[0], path[1:], depth)
-            if name == "zip" and args:
+            if name in self._pair_names() and args:  # `zip(a, b)`, `itertools.zip_longest(a, b)`
                 if not path or path[0] is None or path[0] >= len(args):
                     return Origin.OTHER
                 return self._iterated(args[path[0]], path[1:], depth)

@@ -1379,7 +1379,7 @@ class ObjectFlow:
             name = expr.func.value
             if name in ("list", "tuple") and len(expr.args) == 1 and name not in self.module_classes():
                 return self.element_values(expr.args[0].value, index, depth + 1)
-            if name == "zip":  # an element of zip(a, b) is the pair (a[j], b[j])
+            if name in self._pair_names():  # an element of zip(a, b) is the pair (a[j], b[j])
                 return [self._zipped(expr)]
         keywords = self.dict_keywords(expr)
         if keywords is not None:  # `dict(k=a, v=b)` indexed by a computed key: any value
