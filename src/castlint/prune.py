@@ -213,6 +213,7 @@ class _Vocabulary:
         self.holder_setters = frozenset(tables.holder_setters)
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
         # copies of a record with fields replaced by keyword (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`)
+        self.record_makers = frozenset(tables.record_make_methods)  # `Rec._make(pair)`: Rec(*pair)
         self.record_replacers = frozenset(
             _last_parts((*tables.record_replace_methods, *tables.record_replace_functions))
         )
@@ -1055,9 +1056,9 @@ class _Collector:
         if (
             path
             and any(id(block) in self.layer_loops for block, _, _ in path)
-            and any(type(t) is ast.Name for t in n.targets)
+            and any(type(t) in (ast.Name, ast.Subscript) for t in n.targets)
         ):
-            value = self.stored(n.value)  # `k = torch.empty((num_blocks, ...))` once per layer
+            value = self.stored(n.value)  # `k = torch.empty((num_blocks, ...))` once per layer (`self.d[i] = ...`)
         # a function stored as a value (`self.read = helper`, `{"k": helper}`) runs where it is called
         unit.calls_made.update(name for name, _ in value.calls)
         attrs: Set[str] = set()
@@ -1092,10 +1093,10 @@ class _Collector:
         """What storing value into a container reads: an allocation whose first dimension may be a
         pool's is one layer's pool there, when stored in a loop (ModuleAnalysis._arena_allocation)."""
         refs = self.refs(value)
-        if (
-            type(value) is ast.Call
-            and _callee_name(value.func) in self.vocab.allocations
-            and _may_be_arena(value, self.vocab)
+        parts = value.elts if type(value) in (ast.Tuple, ast.List) else [value]  # a (k, v) pair of them too
+        if any(
+            type(part) is ast.Call and _callee_name(part.func) in self.vocab.allocations and _may_be_arena(part, self.vocab)
+            for part in parts
         ):
             refs.base |= WHOLE
         return refs
@@ -1973,6 +1974,13 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit) for a in call.args
             ):
                 return f"a pool is passed through *args to {name}"
+            if (
+                name in vocab.record_makers
+                and type(call.func.value) is ast.Name
+                and call.func.value.id in classes
+                and _tainted_args(call, unit, taint, module)
+            ):  # `Rec._make(pool.get_kv_buffer(i))`: Rec(*pair)
+                receiver, name = "", call.func.value.id
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
                 for cls_name in _class_and_bases(name, classes):  # a base's __init__ may store it
                     fed |= method_names[cls_name] | _assigned_attrs(module, classes[cls_name])

@@ -218,6 +218,7 @@ class Tables:
     record_field_calls: set = field(default_factory=set)
     record_default_keywords: set = field(default_factory=set)
     record_replace_methods: set = field(default_factory=set)
+    record_make_methods: set = field(default_factory=set)  # [records] make_methods: `Rec._make(xs)`
     record_replace_functions: set = field(default_factory=set)
     record_as_dict_methods: set = field(default_factory=set)
     record_as_dict_functions: set = field(default_factory=set)
@@ -742,6 +743,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
             "field_calls": "record_field_calls",
             "default_keywords": "record_default_keywords",
             "replace_methods": "record_replace_methods",
+            "make_methods": "record_make_methods",
             "replace_functions": "record_replace_functions",
             "as_dict_methods": "record_as_dict_methods",
             "as_dict_functions": "record_as_dict_functions",

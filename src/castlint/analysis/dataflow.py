@@ -268,7 +268,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     found = self._element(self.origin(receiver, depth))
                     if found >= Origin.POOL_TUPLE:
                         return found
-                if (method in t.keep_methods or method in t.item_methods) and not args:
+                if (method in t.keep_methods or method in t.item_methods) and all(a.keyword for a in args):
+                    # (a keyword picks no element: `od.popitem(last=False)`)
                     # `d.values()`, `xs.copy()`: the same elements; `d.popitem()`: a (key, value) item, read as d
                     kept = self.origin(receiver, depth)
                     if kept == Origin.POOL_TUPLE:
