@@ -450,13 +450,38 @@ class ConversionQueries:
 
     def runs_once(self, node: cst.CSTNode) -> bool:
         """Is node run once per object: directly in a method that runs when the object is made
-        (`[hot_path] run_once`: `__init__`), not in a def or lambda defined there?"""
+        (`[hot_path] run_once`: `__init__`, and the setup hooks), not in a def or lambda defined
+        there, or in a method that only such methods call (`self._warm_up()` from `__init__`)?"""
         for ancestor in self.ancestors(node):
             if isinstance(ancestor, cst.Lambda):
                 return False
             if isinstance(ancestor, cst.FunctionDef):
-                return ancestor.name.value in self.tables.run_once_methods and self.method_class(ancestor) is not None
+                cls = self.method_class(ancestor)
+                return cls is not None and self._once_method(cls, ancestor, 0)
         return False
+
+    def _once_method(self, cls: cst.ClassDef, method: cst.FunctionDef, depth: int) -> bool:
+        """Is method a run-once method, or one whose every call in the class family (at least
+        one, each `self.<name>(...)` directly in a method) is in a run-once method? Not an entry
+        point nor an accessor (an engine calls those from outside)."""
+        name = method.name.value
+        if name in self.tables.run_once_methods:
+            return True
+        if depth > 3 or is_hot_entry(name, self.tables) or name.lstrip("_") in self.tables.accessors:
+            return False
+        if name in self.tables.step_input_methods:
+            return False
+        family = {id(c) for c in self.class_family(cls)}
+        callers = []
+        for call in self.nodes.self_calls:
+            if call.func.attr.value != name:
+                continue
+            caller = self.enclosing_function(call)
+            owner = self.method_class(caller) if caller is not None else None
+            if owner is None or id(owner) not in family or caller is method:
+                return False  # a call from a nested def, a lambda, another class or itself
+            callers.append((owner, caller))
+        return bool(callers) and all(self._once_method(owner, caller, depth + 1) for owner, caller in callers)
 
     def _for_some_callers(self, cast: cst.Call) -> bool:
         """Is this cast whole only through its function's parameters, and do some visible
