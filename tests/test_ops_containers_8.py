@@ -127,7 +127,8 @@ import torch
 
 class MirrorManager:
     def __init__(self, num_layers, blocks, tpb, heads, dim):
-        self.layers = [torch.empty((blocks, 2, tpb, heads, dim), dtype=torch.float8_e4m3fn, device="cuda") for _ in range(num_layers)]
+        shape = (blocks, 2, tpb, heads, dim)
+        self.layers = [torch.empty(shape, dtype=torch.float8_e4m3fn, device="cuda") for _ in range(num_layers)]
         self.wide = torch.empty((blocks, 2, tpb, heads, dim), dtype=torch.float32, device="cuda")
         self.raw = torch.empty((blocks, 2, tpb, heads, dim), dtype=torch.float8_e4m3fn, device="cuda")
         self.rows = torch.empty((256, 2, tpb, heads, dim), dtype=torch.float32, device="cuda")
@@ -183,7 +184,8 @@ class UnifiedBackend:
         pool = self.token_to_kv_pool
         kv = pool.get_unified_kv(layer.layer_id).to(self.dtype)  # positive CL001
         rope = pool.get_unified_kv_rope(layer.layer_id).float()  # positive CL001
-        rows = pool.get_unified_kv(layer.layer_id)[forward_batch.out_cache_loc].to(self.dtype)  # negative: the step's rows
+        loc = forward_batch.out_cache_loc
+        rows = pool.get_unified_kv(layer.layer_id)[loc].to(self.dtype)  # negative: the step's rows
         return kv, rope, rows
 
 
@@ -326,7 +328,7 @@ import torch
 class OnceWorker:
     def __init__(self, vllm_config, num_blocks, num_layers):
         self.kv_caches = [
-            torch.empty((2, num_blocks, 16, 8, 128), dtype=torch.float8_e4m3fn, device="cuda") for _ in range(num_layers)
+            torch.empty((2, num_blocks, 16, 8, 128), dtype=torch.float8_e4m3fn) for _ in range(num_layers)
         ]
         self.dtype = torch.bfloat16
         self._prewarm()

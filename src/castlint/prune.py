@@ -1095,7 +1095,9 @@ class _Collector:
         refs = self.refs(value)
         parts = value.elts if type(value) in (ast.Tuple, ast.List) else [value]  # a (k, v) pair of them too
         if any(
-            type(part) is ast.Call and _callee_name(part.func) in self.vocab.allocations and _may_be_arena(part, self.vocab)
+            type(part) is ast.Call
+            and _callee_name(part.func) in self.vocab.allocations
+            and _may_be_arena(part, self.vocab)
             for part in parts
         ):
             refs.base |= WHOLE
