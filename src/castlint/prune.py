@@ -141,6 +141,8 @@ class _Vocabulary:
         self.to_casts = frozenset(m for m, c in tables.casts.items() if c.form == "to")
         self.arg_casts = frozenset(m for m, c in tables.casts.items() if c.form in ("one-arg", "tensor-arg"))
         self.bare_casts = frozenset(m for m, c in tables.casts.items() if c.form == "no-args")
+        # keywords that give a cast's target: a dtype (`dtype=`) or a tensor of that dtype (`other=`)
+        self.cast_keywords = {m: frozenset((*c.dtype_keywords, *c.tensor_keywords)) for m, c in tables.casts.items()}
         self.copies = frozenset(tables.copy_methods)
         # `torch.as_tensor(x, dtype=d)`: x.to(dtype=d) (by the last name: `from torch import asarray`)
         self.constructors = frozenset(_last_parts(tables.conversion_constructors))
@@ -186,12 +188,13 @@ class _Vocabulary:
                     | set(tables.tuple_view_functions)
                     | set(tables.narrow_functions)
                     | set(tables.concat_functions)
+                    | set(tables.pack_functions)
                 }
                 - {f.rsplit(".", 1)[-1] for f in tables.gather_functions}
             )
             | set(tables.iter_passthrough)
             | set(tables.iter_apply)
-            | set(tables.iter_pairs)
+            | _last_parts(tables.iter_pairs)
             | _last_parts(tables.iter_chain)
             | _last_parts(tables.iter_filtering)
             | _last_parts(tables.subscript_functions)  # `getitem(x, k)`, under an import alias too
@@ -211,6 +214,7 @@ class _Vocabulary:
         self.holder_setters = frozenset(tables.holder_setters)
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
         # copies of a record with fields replaced by keyword (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`)
+        self.record_makers = frozenset(tables.record_make_methods)  # `Rec._make(pair)`: Rec(*pair)
         self.record_replacers = frozenset(
             _last_parts((*tables.record_replace_methods, *tables.record_replace_functions))
         )
@@ -873,12 +877,13 @@ def _may_cast(call: ast.Call, name: str, vocab: _Vocabulary) -> bool:
         args = args[1:]
     if name in vocab.bare_casts:
         return not args and not call.keywords
+    words = vocab.cast_keywords.get(name, ())
     if name in vocab.arg_casts:
-        return bool(args) or any(k.arg in ("dtype", "other") for k in call.keywords)
+        return bool(args) or any(k.arg in words for k in call.keywords)
     if name not in vocab.to_casts:
         return True
-    if any(k.arg == "dtype" or k.arg is None for k in call.keywords):
-        return True  # `.to(dtype=...)`, or **kwargs that may hold one
+    if any(k.arg in words or k.arg is None for k in call.keywords):
+        return True  # `.to(dtype=...)`, `.to(other=q)`, or **kwargs that may hold one
     return bool(args) and not all(_device_spelling(arg, vocab) for arg in args)
 
 
@@ -925,6 +930,17 @@ def _index_attrs(node: ast.AST) -> Set[str]:
         elif t is ast.IfExp:
             stack += [n.body, n.orelse]
     return out
+
+
+def _slice_subscript(node: ast.Subscript) -> bool:
+    """As castlint.analysis.tree.is_slice_subscript: `x[:]`, `x[..., :d]` (a tensor's index, not a key)."""
+    parts = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
+    return any(type(p) is ast.Slice or (type(p) is ast.Constant and p.value is Ellipsis) for p in parts)
+
+
+def _called_methods(node: ast.AST) -> Set[str]:
+    """m of every `obj.m(...)` in node."""
+    return {n.func.attr for n in _walk(node) if type(n) is ast.Call and type(n.func) is ast.Attribute}
 
 
 def _self_attrs(node: ast.AST) -> Set[str]:
@@ -1052,9 +1068,9 @@ class _Collector:
         if (
             path
             and any(id(block) in self.layer_loops for block, _, _ in path)
-            and any(type(t) is ast.Name for t in n.targets)
+            and any(type(t) in (ast.Name, ast.Subscript) for t in n.targets)
         ):
-            value = self.stored(n.value)  # `k = torch.empty((num_blocks, ...))` once per layer
+            value = self.stored(n.value)  # `k = torch.empty((num_blocks, ...))` once per layer (`self.d[i] = ...`)
         # a function stored as a value (`self.read = helper`, `{"k": helper}`) runs where it is called
         unit.calls_made.update(name for name, _ in value.calls)
         attrs: Set[str] = set()
@@ -1069,6 +1085,8 @@ class _Collector:
             unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
             if type(target) is ast.Subscript and type(target.value) is ast.Name:  # d[k] = v: d holds v
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
+            if type(target) is ast.Subscript and _slice_subscript(target):  # `buf[:] = pool`: a copy
+                self.copy(target.value, n.value)
             attrs |= one_attrs
         if attrs:
             inner = _self_attrs(n.value)
@@ -1087,10 +1105,12 @@ class _Collector:
         """What storing value into a container reads: an allocation whose first dimension may be a
         pool's is one layer's pool there, when stored in a loop (ModuleAnalysis._arena_allocation)."""
         refs = self.refs(value)
-        if (
-            type(value) is ast.Call
-            and _callee_name(value.func) in self.vocab.allocations
-            and _may_be_arena(value, self.vocab)
+        parts = value.elts if type(value) in (ast.Tuple, ast.List) else [value]  # a (k, v) pair of them too
+        if any(
+            type(part) is ast.Call
+            and _callee_name(part.func) in self.vocab.allocations
+            and _may_be_arena(part, self.vocab)
+            for part in parts
         ):
             refs.base |= WHOLE
         return refs
@@ -1177,11 +1197,13 @@ class _Collector:
             elif name in vocab.constructors and n.args:
                 self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.copies and (n.args or n.keywords):
-                source = n.args[0] if n.args else n.keywords[0].value
-                unit.copies.append(self.refs(source))
-                attrs = _self_attrs(func.value)  # the buffer's allocated dtype
-                if attrs:
-                    unit.kind_attrs.append((unit.copies[-1], attrs))
+                if pyast.dotted(func.value) in vocab.unbound:  # `torch.Tensor.copy_(buf, pool)`
+                    buffer, rest = (n.args[0], n.args[1:]) if n.args else (None, [])
+                else:
+                    buffer, rest = func.value, n.args
+                source = rest[0] if rest else (n.keywords[0].value if n.keywords else None)
+                if buffer is not None and source is not None:
+                    self.copy(buffer, source)
             if (type(func.value) is ast.Name and func.value.id == "self") or _is_super(func.value):
                 unit.self_calls.append((name,) + _call_args(n, vocab, self.aliases))
                 unit.calls_made.add(name)
@@ -1226,6 +1248,20 @@ class _Collector:
         else:
             return
         self.unit.object_calls.append((name, receiver, n))
+
+    def copy(self, buffer: ast.AST, source: ast.AST) -> None:
+        """`buffer.copy_(source)`, `buffer[:] = source`: a conversion when source is a whole pool and
+        buffer is allocated in another dtype (its allocation, the pool's accessor, decide)."""
+        unit = self.unit
+        unit.copies.append(self.refs(source))
+        unit.calls_made.update(_called_methods(source))  # `mgr.get_buffers(i)`: its dtype is what it returns
+        attrs = _self_attrs(buffer)  # the buffer's allocated dtype
+        if attrs:
+            unit.kind_attrs.append((unit.copies[-1], attrs))
+        while type(buffer) is ast.Subscript:
+            buffer = buffer.value
+        if type(buffer) is ast.Attribute and not (type(buffer.value) is ast.Name and buffer.value.id == "self"):
+            unit.foreign_value_attrs.add(buffer.attr)  # `self.mgr.stage`: its class's allocation decides
 
     def cast(self, n: ast.Call, path) -> None:
         """A call that may be a dtype cast: its receiver (the first argument of an unbound
@@ -1969,6 +2005,13 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit) for a in call.args
             ):
                 return f"a pool is passed through *args to {name}"
+            if (
+                name in vocab.record_makers
+                and type(call.func.value) is ast.Name
+                and call.func.value.id in classes
+                and _tainted_args(call, unit, taint, module)
+            ):  # `Rec._make(pool.get_kv_buffer(i))`: Rec(*pair)
+                receiver, name = "", call.func.value.id
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
                 for cls_name in _class_and_bases(name, classes):  # a base's __init__ may store it
                     fed |= method_names[cls_name] | _assigned_attrs(module, classes[cls_name])

@@ -930,6 +930,10 @@ class ObjectFlow:
                     break
         if found is not None or not isinstance(func, (cst.Name, cst.Call, cst.Attribute)):
             return found
+        if isinstance(func, cst.Attribute) and func.attr.value in self.tables.record_make_methods:
+            made = self.module_classes().get(_dotted(func.value) or "")
+            if made is not None and self.is_record(made):  # `Rec._make(pair)`: Rec(*pair)
+                return made
         if isinstance(func, cst.Name):
             own = func.value == "cls" and all(
                 isinstance(a.node, cst.Param) or isinstance(self.parents.get(a.node), cst.Param)
@@ -1332,13 +1336,18 @@ class ObjectFlow:
         index, out = fields.index(attr), []
         defaults = self.record_defaults(cls)
         for call in calls if calls is not None else self.constructor_calls(cls):
-            positional = [a for a in call.args if a.keyword is None and a.star != "**"]
-            keyword = [a for a in call.args if a.keyword is not None and a.keyword.value == attr]
-            if not keyword and any(a.star == "**" for a in call.args):
+            args = call.args
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in self.tables.record_make_methods:
+                if len(args) != 1 or args[0].keyword is not None or args[0].star:
+                    continue
+                args = [cst.Arg(args[0].value, star="*")]  # `Rec._make(pair)`: Rec(*pair)
+            positional = [a for a in args if a.keyword is None and a.star != "**"]
+            keyword = [a for a in args if a.keyword is not None and a.keyword.value == attr]
+            if not keyword and any(a.star == "**" for a in args):
                 # `Rec(**{"k": x})`, `Rec(**other._asdict())`, `Rec(**vars(other))`: the entry of that name
                 unpacked = [
                     found
-                    for a in call.args
+                    for a in args
                     if a.star == "**"
                     for found in [self._double_starred_values(a.value).get(attr)]
                     if found is not None
@@ -1429,7 +1438,7 @@ class ObjectFlow:
             name = expr.func.value
             if name in ("list", "tuple") and len(expr.args) == 1 and name not in self.module_classes():
                 return self.element_values(expr.args[0].value, index, depth + 1)
-            if name == "zip":  # an element of zip(a, b) is the pair (a[j], b[j])
+            if name in self._pair_names():  # an element of zip(a, b) is the pair (a[j], b[j])
                 return [self._zipped(expr)]
         keywords = self.dict_keywords(expr)
         if keywords is not None:  # `dict(k=a, v=b)` indexed by a computed key: any value
@@ -1633,7 +1642,7 @@ class ObjectFlow:
         t, func = self.tables, call.func
         method = func.attr.value if isinstance(func, cst.Attribute) else None
         keeps = method in t.keep_methods or method in t.item_methods
-        if keeps and not call.args:
+        if keeps and all(a.keyword for a in call.args):  # (`od.popitem(last=False)`: no element picked)
             return self.element_values(func.value, None, depth + 1) and [func.value]
         if isinstance(func, cst.Attribute) and func.attr.value in t.take_methods:
             key = call.args[0].value if call.args and not call.args[0].star else None
