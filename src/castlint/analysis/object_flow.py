@@ -640,11 +640,9 @@ class ObjectFlow:
                 if found is not None:
                     return found
             for target, _, _ in self.return_targets(expr, depth + 1):  # what a helper or method returns
-                if isinstance(target, cst.FunctionDef):
-                    for value in self._return_values(target):
-                        found = self.instance_class(value, depth + 1)
-                        if found is not None:
-                            return found
+                found = self.returned_class(target, depth)
+                if found is not None:
+                    return found
             return None
         if isinstance(expr, cst.Attribute):
             for value in self.held_attribute(expr) or ():  # `_tls.engine` of `_tls.engine = engine`
@@ -654,6 +652,9 @@ class ObjectFlow:
             owner = self.instance_class(expr.value, depth + 1)
             if owner is None:
                 return None
+            getter = self.property_getter(owner, expr.attr.value)
+            if getter is not None:  # `self.kv.planes` of `@property def kv(self) -> Pool`: what the getter returns
+                return self.returned_class(getter, depth)
             mine = isinstance(expr.value, cst.Name) and expr.value.value == "self"
             for value in self.instance_attr_values(owner, expr.attr.value):
                 param = self._plain_param(value) if mine else None
@@ -670,6 +671,21 @@ class ObjectFlow:
                 found = self.instance_class(element, depth + 1)
                 if found is not None:
                     return found
+        return None
+
+    def returned_class(self, func, depth: int) -> Optional[cst.ClassDef]:
+        """The class of this module what a def returns is an instance of: its return annotation
+        (`-> Pool`, `-> "Pool"`, `Optional[Pool]`), else what its return statements return."""
+        if not isinstance(func, cst.FunctionDef):
+            return None
+        if func.returns is not None:
+            found = self.annotation_class(func.returns)
+            if found is not None:
+                return found
+        for value in self._return_values(func):
+            found = self.instance_class(value, depth + 1)
+            if found is not None:
+                return found
         return None
 
     def _holders(self) -> Dict[str, str]:
@@ -971,10 +987,13 @@ class ObjectFlow:
     def annotated_class(self, param) -> Optional[cst.ClassDef]:
         """The class of this module a parameter's (or an annotated assignment's) annotation
         names (`md: Meta`, `"Meta"`, `Optional[Meta]`)."""
-        if param.annotation is None:
+        return self.annotation_class(param.annotation)
+
+    def annotation_class(self, annotation: Optional[cst.Annotation]) -> Optional[cst.ClassDef]:
+        if annotation is None:
             return None
         classes = self.module_classes()
-        for node in iter_names(param.annotation.annotation):
+        for node in iter_names(annotation.annotation):
             text = node.evaluated_value if isinstance(node, cst.SimpleString) else node.value
             if isinstance(text, str) and text.strip() in classes:
                 return classes[text.strip()]
