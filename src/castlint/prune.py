@@ -133,6 +133,8 @@ class _Vocabulary:
         self.view_attributes = frozenset(tables.view_attributes) | frozenset(tables.whole_copy_attributes)
         # getters: a name bound to one hands its call's argument (or a part of it) back
         self.attr_getters = frozenset(n.rsplit(".", 1)[-1] for n in tables.attr_getters)
+        # `setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v (ObjectFlow.set_attributes)
+        self.attribute_setters = frozenset(tables.attribute_setters)
         self.getters = frozenset(
             n.rsplit(".", 1)[-1] for n in (*tables.attr_getters, *tables.item_getters, *tables.method_callers)
         )
@@ -493,6 +495,12 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 out.base |= tf[CONTAINER]  # `torch.empty((num_layers, num_blocks, ...))`: every layer's pool
                 return
             if type(func) is ast.Name:
+                if func.id == "getattr" and len(node.args) >= 2 and _is_self(node.args[0]):
+                    key = node.args[1]  # getattr(self, "k"): self.k; getattr(self, self._attr): any self.x
+                    out.attrs.add((key.value if _str_constant(key) else ANY_ATTR, tf))
+                    out.bound |= _names_accessor(key, vocab)
+                    _held_pool(node.args, vocab, out, tf)
+                    return
                 if func.id in vocab.holders:  # partial(f, ...), getattr(obj, "name")
                     out.bound |= any(_names_accessor(a, vocab) for a in args) or (
                         func.id in vocab.attr_getters and _names_cache_attribute(args, vocab)
@@ -558,6 +566,18 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 return
             continue
         return
+
+
+# a self attribute whose name is computed (`getattr(self, self._plane_attr)`, `setattr(self, name, v)`)
+ANY_ATTR = "*"
+
+
+def _is_self(node: ast.AST) -> bool:
+    return type(node) is ast.Name and node.id == "self"
+
+
+def _str_constant(node: ast.AST) -> bool:
+    return type(node) is ast.Constant and type(node.value) is str
 
 
 def _dict_entry(call: ast.Call, arg: ast.AST, vocab: _Vocabulary) -> bool:
@@ -1175,6 +1195,8 @@ class _Collector:
         if name in vocab.helpers or name in self.helper_aliases:
             positional, keywords = _call_args(n, vocab, self.aliases)
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
+        if name in vocab.attribute_setters:
+            self.attribute_store(n)
         if name in vocab.grow_methods and n.args and type(func) is ast.Attribute:
             holder = func.value
             nested = type(holder) is ast.Subscript
@@ -1187,6 +1209,22 @@ class _Collector:
                 unit.assigns.append((set(), attrs, self.refs(value), level))
             elif type(holder) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
                 unit.assigns.append(({holder.id}, set(), self.stored(value), level))
+
+    def attribute_store(self, n: ast.Call) -> None:
+        """`setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v; a name that is no
+        literal (`setattr(self, _SLOTS[1], v)`, `setattr(self, name, v)`) may be any attribute."""
+        func, args = n.func, list(n.args)
+        if type(func) is ast.Name:
+            if not (args and _is_self(args[0])):
+                return
+            args = args[1:]
+        elif not _is_self(func.value):
+            return
+        if len(args) < 2 or any(type(a) is ast.Starred for a in args[:2]):
+            return
+        key = args[0]
+        attr = key.value if _str_constant(key) else ANY_ATTR
+        self.unit.assigns.append((set(), {attr}, self.refs(args[1]), KEEP))
 
     def object_call(self, n: ast.Call) -> None:
         func = n.func
@@ -1436,8 +1474,15 @@ class _Taint:
         names, attrs, returns = unit.names, self.class_attrs(unit), self.returns
         for name, tf in refs.names:
             out |= tf[names.get(name, 0)]
-        for attr, tf in refs.attrs:
-            out |= tf[attrs.get(attr, 0)]
+        if refs.attrs:
+            computed = attrs.get(ANY_ATTR, 0)  # stored under a computed name: it may be any self.x
+            for attr, tf in refs.attrs:
+                if attr == ANY_ATTR:
+                    for levels in attrs.values():
+                        computed |= levels
+                    out |= tf[computed]
+                else:
+                    out |= tf[attrs.get(attr, 0) | computed]
         for call, tf in refs.calls:
             out |= tf[returns.get(call, 0)]
         return out
@@ -1592,8 +1637,15 @@ class _Taint:
             return levels
         out = refs.base
         attrs, returns = self.class_attrs(unit), self.returns
-        for attr, tf in refs.attrs:
-            out |= tf[attrs.get(attr, 0)]
+        if refs.attrs:
+            computed = attrs.get(ANY_ATTR, 0)  # stored under a computed name: it may be any self.x
+            for attr, tf in refs.attrs:
+                if attr == ANY_ATTR:
+                    for levels in attrs.values():
+                        computed |= levels
+                    out |= tf[computed]
+                else:
+                    out |= tf[attrs.get(attr, 0) | computed]
         for call, tf in refs.calls:
             out |= tf[returns.get(call, 0)]
         for name, tf in refs.names:

@@ -1925,6 +1925,8 @@ class ObjectFlow:
                 else:
                     return None
             return "".join(parts)
+        if isinstance(expr, cst.Subscript) and depth <= 3:  # `_SLOTS[1]` of `_SLOTS = ("main", "draft")`
+            return self._constant_element(expr, depth)
         if not isinstance(expr, cst.Name) or depth > 3:
             return None
         found = set()
@@ -1937,6 +1939,43 @@ class ObjectFlow:
             if text is None:
                 return None
             found.add(text)
+        return found.pop() if len(found) == 1 else None
+
+    def _constant_element(self, expr: cst.Subscript, depth: int) -> Optional[str]:
+        """The string a constant position of a tuple or list display holds, the display shown
+        directly or as a name every assignment of which is that display."""
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+            return None
+        key = expr.slice[0].slice.value
+        if isinstance(key, cst.UnaryOperation) and isinstance(key.operator, cst.Minus):
+            key, negative = key.expression, True
+        else:
+            negative = False
+        if not isinstance(key, cst.Integer):
+            return None
+        displays = [expr.value]
+        if isinstance(expr.value, cst.Name):
+            displays = []
+            for assignment in self.reaching(expr.value):
+                node = assignment.node
+                if not isinstance(node, cst.Name):
+                    return None
+                kind, value, path = self.binding(node)
+                if kind != "assign" or path:
+                    return None
+                displays.append(value)
+        found = set()
+        for display in displays:
+            if not isinstance(display, (cst.Tuple, cst.List)) or not all(
+                isinstance(e, cst.Element) for e in display.elements
+            ):
+                return None
+            index = int(key.value, 0)
+            if negative:
+                index = len(display.elements) - index
+            if not 0 <= index < len(display.elements):
+                return None
+            found.add(self.constant_string(display.elements[index].value, depth + 1))
         return found.pop() if len(found) == 1 else None
 
     def _constant_attribute(self, expr: cst.Attribute, depth: int) -> Optional[str]:
