@@ -2107,7 +2107,12 @@ def _holder_stores(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     in another unit (ObjectFlow.held_values, held_attribute); None when no holder is given a pool."""
     vocab = module.vocab
     holders = _module_holders(module.tree, vocab)
-    if not holders:
+    # a holder made anywhere (a local `box = queue.SimpleQueue()`, `self._q = queue.Queue()`): a setter
+    # call's receiver may be it (ObjectFlow._holder_makings reads which)
+    makes = vocab.holder_makers and any(
+        name in vocab.holder_makers for unit in module.units for name, _, _ in unit.object_calls
+    )
+    if not holders and not makes:
         return None
     for unit in module.units:
         for name, receiver, call in unit.object_calls:
@@ -2115,11 +2120,10 @@ def _holder_stores(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             if (
                 name in vocab.holder_setters
                 and type(func) is ast.Attribute
-                and type(func.value) is ast.Name
-                and func.value.id in holders
+                and (makes or (type(func.value) is ast.Name and func.value.id in holders))
                 and _tainted_args(call, unit, taint, module)
             ):
-                return f"a pool is stored in the module-level holder {func.value.id}"
+                return f"a pool is stored in a holder ({name})"
         for node in pyast.nodes(unit.node):
             if type(node) is ast.Assign and any(
                 type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id in holders for t in node.targets

@@ -689,10 +689,12 @@ class ObjectFlow:
         return None
 
     def _holders(self) -> Dict[str, str]:
-        """Module-level names a holder constructor makes (rules/accessors.toml [callables]
-        holder_constructors, attribute_holders): name -> "value" (`_KV = ContextVar("kv")`) or
-        "attrs" (`_tls = threading.local()`), with what the module stores in each: the first argument
-        of every setter call (`_KV.set(pool)`), every `_tls.engine = engine`. Once per module."""
+        """Module-level names an attribute holder makes (rules/accessors.toml [callables]
+        attribute_holders: `_tls = threading.local()`) -> "attrs", with what the module stores in
+        each (`_tls.engine = engine`); and `("made", id(call))` -> the values stored in the value
+        holder (`holder_constructors`: a ContextVar, a queue) that call makes, wherever it is held (a
+        module-level or local name, `self._q`): the first argument of every setter call
+        (`_KV.set(pool)`, `self._q.put(item)`) whose receiver is that holder. Once per module."""
         found = self.derived.get("holders")
         if found is not None:
             return found
@@ -703,11 +705,16 @@ class ObjectFlow:
             return found
         short = {n.rsplit(".", 1)[-1] for n in wanted}
         kinds: Dict[str, str] = {}
+        values_made = False
         for c in self.nodes.calls:
             if (_dotted(c.func) or "").rsplit(".", 1)[-1] not in short:
                 continue
             q = self.qualified(c.func)
-            kind = "value" if q in t.holder_constructors else "attrs" if q in t.attribute_holders else None
+            if q in t.holder_constructors:
+                values_made = True
+                continue
+            if q not in t.attribute_holders:
+                continue
             parent = self.parents.get(c)
             target = None
             if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
@@ -715,27 +722,21 @@ class ObjectFlow:
             elif isinstance(parent, cst.AnnAssign):
                 target = parent.target
             line = self.parents.get(parent) if parent is not None else None
-            if (
-                kind is not None
-                and isinstance(target, cst.Name)
-                and isinstance(self.parents.get(line), cst.Module)  # module level only
-            ):
-                kinds[target.value] = kind if kinds.get(target.value, kind) == kind else "mixed"
-        if not kinds:
-            return found
+            if isinstance(target, cst.Name) and isinstance(self.parents.get(line), cst.Module):  # module level
+                kinds[target.value] = "attrs"
         stored: Dict[tuple, List[cst.BaseExpression]] = {}
-        for c in self.nodes.calls:  # `_KV.set(v)`: what get() hands back
-            func = c.func
-            if (
-                isinstance(func, cst.Attribute)
-                and isinstance(func.value, cst.Name)
-                and kinds.get(func.value.value) == "value"
-                and func.attr.value in t.holder_setters
-                and c.args
-                and c.args[0].keyword is None
-                and not c.args[0].star
-            ):
-                stored.setdefault((func.value.value, ""), []).append(c.args[0].value)
+        if values_made:
+            for c in self.nodes.calls:  # `_KV.set(v)`, `self._q.put(v)`: what get() hands back
+                func = c.func
+                if (
+                    isinstance(func, cst.Attribute)
+                    and func.attr.value in t.holder_setters
+                    and c.args
+                    and c.args[0].keyword is None
+                    and not c.args[0].star
+                ):
+                    for made in self._holder_makings(func.value):
+                        stored.setdefault(("made", id(made)), []).append(c.args[0].value)
         for a in self.nodes.attributes:  # `_tls.engine = engine`: what `_tls.engine` reads
             if not (isinstance(a.value, cst.Name) and kinds.get(a.value.value) == "attrs"):
                 continue
@@ -750,7 +751,41 @@ class ObjectFlow:
                     stored.setdefault((a.value.value, a.attr.value), []).append(target.value)
         found.update({("kind", name): kind for name, kind in kinds.items()})
         found.update(stored)
+        if values_made:
+            found[("values", "")] = []  # a value holder is made here: its getters are read
         return found
+
+    def _holder_makings(self, receiver: cst.BaseExpression) -> List[cst.Call]:
+        """The value-holder constructions (`queue.SimpleQueue()`, `ContextVar("kv")`) a receiver
+        may be: a name (module level or local) every binding of which makes one, or `self.x` that
+        the class family assigns one (a `None` placeholder aside)."""
+        if isinstance(receiver, cst.Name):
+            values = []
+            for assignment in self.reaching(receiver):
+                node = assignment.node
+                if not isinstance(node, cst.Name):
+                    return []
+                kind, value, path = self.binding(node)
+                if kind != "assign" or path:
+                    return []
+                values.append(value)
+        elif (
+            isinstance(receiver, cst.Attribute)
+            and isinstance(receiver.value, cst.Name)
+            and receiver.value.value == "self"
+            and self.enclosing_class(receiver) is not None
+        ):
+            values = [
+                v
+                for v in self.instance_attr_values(self.enclosing_class(receiver), receiver.attr.value)
+                if not (isinstance(v, cst.Name) and v.value == "None")
+            ]
+        else:
+            return []
+        made = [
+            v for v in values if isinstance(v, cst.Call) and self.qualified(v.func) in self.tables.holder_constructors
+        ]
+        return made if made and len(made) == len(values) else []
 
     def _is_module_holder(self, name: cst.Name, kind: str) -> bool:
         """Is name the module's holder of that kind here (not a local of the same spelling)?"""
@@ -760,18 +795,20 @@ class ObjectFlow:
         return all(not isinstance(self.scopes.get(a.node), cst.metadata.FunctionScope) for a in self.reaching(name))
 
     def held_values(self, call: cst.Call) -> Optional[List[cst.BaseExpression]]:
-        """What a holder's getter hands back (`_KV.get()` of `_KV = contextvars.ContextVar(...)`):
-        every value the module's setter calls store (`_KV.set(self.kv_caches)`), and the getter's
-        default; None when call is no holder's getter."""
+        """What a holder's getter hands back (`_KV.get()` of `_KV = contextvars.ContextVar(...)`,
+        `self._q.get()` of `self._q = queue.SimpleQueue()`): every value the module's setter calls
+        store in that holder (`_KV.set(self.kv_caches)`), and the getter's default; None when call is
+        no holder's getter."""
         func = call.func
-        if not (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.attr.value in self.tables.holder_getters
-            and self._is_module_holder(func.value, "value")
-        ):
+        if not (isinstance(func, cst.Attribute) and func.attr.value in self.tables.holder_getters):
             return None
-        values = list(self._holders().get((func.value.value, ""), ()))
+        holders = self._holders()
+        if ("values", "") not in holders:
+            return None
+        made = self._holder_makings(func.value)
+        if not made:
+            return None
+        values = [v for m in made for v in holders.get(("made", id(m)), ())]
         if call.args and call.args[0].keyword is None and not call.args[0].star:
             values.append(call.args[0].value)
         return values
