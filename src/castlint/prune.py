@@ -203,7 +203,12 @@ class _Vocabulary:
             # what they are given flows through (ObjectFlow.wrapped_value, namespace records)
             | {
                 f.rsplit(".", 1)[-1]
-                for f in (*tables.identity_wrappers, *tables.reference_makers, *tables.namespace_constructors)
+                for f in (
+                    *tables.identity_wrappers,
+                    *tables.reference_makers,
+                    *tables.namespace_constructors,
+                    *tables.coroutine_runners,  # `loop.run_until_complete(coro)`: what coro returns
+                )
             }
         )
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
@@ -533,7 +538,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             for value in node.values:
                 _flow(value, vocab, aliases, out, tf)
             return
-        if t is ast.NamedExpr:
+        if t is ast.NamedExpr or t is ast.Await:  # `await coro`: what the coroutine returns
             node = node.value
             continue
         if t is ast.BinOp:  # `(codes & 15)`, `buf * 2`: elementwise with a number keeps every slot

@@ -160,6 +160,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return max(self.origin(expr.left, depth), self.origin(expr.right, depth))
         if isinstance(expr, cst.NamedExpr):
             return self.origin(expr.value, depth)
+        if isinstance(expr, cst.Await):  # `await self.src.fetch(n)`: what the coroutine returns
+            return self.origin(expr.expression, depth)
         if isinstance(expr, cst.BinaryOperation):
             return self._elementwise_origin(expr, depth)
         if isinstance(expr, (cst.Tuple, cst.List)):

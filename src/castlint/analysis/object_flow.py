@@ -620,6 +620,8 @@ class ObjectFlow:
                             if found is not None:
                                 return found
             return None
+        if isinstance(expr, cst.Await):  # `await make_runner()`: what the coroutine returns
+            return self.instance_class(expr.expression, depth + 1)
         if isinstance(expr, cst.Call):
             found = self.constructed_class(expr)
             if found is not None:
@@ -825,6 +827,18 @@ class ObjectFlow:
         (`weakref.proxy(pool)`), or the referent of a reference it calls (`self._ref()` of
         `self._ref = weakref.ref(runner)`): rules/accessors.toml [callables]."""
         t = self.tables
+        func = call.func
+        if (
+            call.args
+            and not call.args[0].star
+            and call.args[0].keyword is None
+            and (_dotted(func) or "").rsplit(".", 1)[-1] in self._runner_names()
+            and (
+                (isinstance(func, cst.Attribute) and func.attr.value in t.coroutine_runners)
+                or self.qualified(func) in t.coroutine_runners
+            )
+        ):  # `loop.run_until_complete(coro)`, `asyncio.run(coro)`: what the coroutine returns
+            return call.args[0].value
         made = self.derived.get("reference_calls")
         if made is None:  # once per module: does it call a wrapper or make a reference at all?
             wanted = t.identity_wrappers | t.reference_makers
@@ -840,7 +854,6 @@ class ObjectFlow:
             return call.args[0].value
         if call.args or not any(q in t.reference_makers for q in made.values()):
             return None
-        func = call.func
         values: List[cst.BaseExpression] = []
         if isinstance(func, cst.Name):
             for assignment in self.reaching(func):
@@ -861,6 +874,14 @@ class ObjectFlow:
             ):
                 return value.args[0].value
         return None
+
+    def _runner_names(self) -> frozenset:
+        found = self.derived.get("runner_names")
+        if found is None:
+            found = self.derived["runner_names"] = frozenset(
+                n.rsplit(".", 1)[-1] for n in self.tables.coroutine_runners
+            )
+        return found
 
     def _plain_param(self, value: cst.BaseExpression) -> Optional[cst.Param]:
         """The parameter a name reads when that is all that reaches it."""
