@@ -2418,6 +2418,36 @@ class _ModuleUnits:
     def _collect(self, unit: _Unit) -> None:
         _collect(unit, self.vocab, self.params, self.aliases, self.helper_aliases)
 
+    def installs_in(self) -> Dict[str, ast.ClassDef]:
+        """Top-level defs that decorate a class of the module (`@with_accessors`, `@with_accessors(...)`)
+        and store on their first parameter (`cls.plane = plane`, `setattr(cls, "plane", plane)`, in
+        their body or in the def they return): def name -> the first class they decorate."""
+        found = self.__dict__.get("_installs")
+        if found is not None:
+            return found
+        found = self._installs = {}
+        for cls in self.top:
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for decorator in cls.decorator_list:
+                func = decorator.func if type(decorator) is ast.Call else decorator
+                deco = self.top_defs.get(func.id) if type(func) is ast.Name else None
+                if deco is None or deco.name in found:
+                    continue
+                for node in ast.walk(deco):
+                    if type(node) in _DEFS and node.args.args:
+                        param = node.args.args[0].arg
+                        if any(_stores_on(s, param) for s in node.body):
+                            found[deco.name] = cls
+                            break
+        classes = {c.name: c for c in self.top if isinstance(c, ast.ClassDef)}
+        for stmt in self.tree.body:  # `Pool.plane = _plane` at module level
+            if type(stmt) is ast.Assign and type(stmt.value) is ast.Name and stmt.value.id in self.top_defs:
+                for t in stmt.targets:
+                    if type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id in classes:
+                        found.setdefault(stmt.value.id, classes[t.value.id])
+        return found
+
     def collect_module_level(self) -> Optional[PrunePlan]:
         """Module level: globals flow everywhere, so any pool here means FULL (returned).
         Its other statements are kept verbatim; they form one unit (defs in an if, named
@@ -2442,6 +2472,9 @@ class _ModuleUnits:
         if isinstance(stmt, _DEFS):
             unit = _Unit(stmt)
             self._collect(unit)
+            # a class decorator that installs defs as methods (`cls.plane = plane`): their `self.x`
+            # is the decorated class's (ObjectFlow.installed_methods)
+            unit.cls = self.installs_in().get(stmt.name)
             self.collected[id(stmt)] = unit
             self.units.append(unit)
             return
@@ -2509,6 +2542,22 @@ class _ModuleUnits:
             ]
             for stmt in pending:
                 self.collect_statement(stmt)
+
+
+def _stores_on(stmt: ast.stmt, name: str) -> bool:
+    """`name.attr = value` or `setattr(name, ...)`: a statement storing an attribute on name."""
+    if type(stmt) is ast.Assign:
+        return any(type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id == name for t in stmt.targets)
+    if type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
+        call = stmt.value
+        return (
+            type(call.func) is ast.Name
+            and call.func.id == "setattr"
+            and bool(call.args)
+            and type(call.args[0]) is ast.Name
+            and call.args[0].id == name
+        )
+    return False
 
 
 def _class_members(cls: ast.ClassDef) -> Set[str]:

@@ -100,6 +100,78 @@ class ObjectFlow:
             self._module_classes = found
         return found
 
+    def installed_methods(self) -> tuple:
+        """Defs installed as methods outside a class body: ({id(def): class}, {id(class): {name: def}}).
+        A class decorator of the module (`@with_accessors`, `@with_accessors(...)`) that assigns a def
+        to an attribute of its first parameter (`cls.plane = plane`, `setattr(cls, "plane", plane)`)
+        installs it in each class it decorates; a module-level `Cls.m = f` installs f in Cls. Once
+        per module, from the module's top-level statements and those decorators' bodies."""
+        found = self.__dict__.get("_installed")
+        if found is not None:
+            return found
+        found = self._installed = ({}, {})
+        body = self.module.body
+        top_defs = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
+        classes = {s.name.value: s for s in body if isinstance(s, cst.ClassDef)}
+        if not top_defs:
+            return found
+
+        def install(cls: cst.ClassDef, name: str, value: cst.BaseExpression, defs: Dict[str, cst.FunctionDef]):
+            func = defs.get(value.value) if isinstance(value, cst.Name) else None
+            if func is not None and func.params.params:
+                found[0].setdefault(id(func), cls)
+                found[1].setdefault(id(cls), {})[name] = func
+
+        def stores(statements, owners):
+            """(owner, attr, value) for `owner.attr = value` and `setattr(owner, "attr", value)`."""
+            for stmt in statements:
+                if not isinstance(stmt, cst.SimpleStatementLine):
+                    continue
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        target = small.targets[0].target
+                        if (
+                            isinstance(target, cst.Attribute)
+                            and isinstance(target.value, cst.Name)
+                            and target.value.value in owners
+                        ):
+                            yield target.value.value, target.attr.value, small.value
+                    elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                        call = small.value
+                        args = call.args
+                        if (
+                            isinstance(call.func, cst.Name)
+                            and call.func.value == "setattr"
+                            and len(args) == 3
+                            and isinstance(args[0].value, cst.Name)
+                            and args[0].value.value in owners
+                            and isinstance(args[1].value, cst.SimpleString)
+                            and isinstance(args[1].value.evaluated_value, str)
+                        ):
+                            yield args[0].value.value, args[1].value.evaluated_value, args[2].value
+
+        for cls in classes.values():
+            for decorator in cls.decorators:
+                expr = decorator.decorator
+                if isinstance(expr, cst.Call):
+                    expr = expr.func
+                deco = top_defs.get(expr.value) if isinstance(expr, cst.Name) else None
+                if deco is None or not deco.params.params or not isinstance(deco.body, cst.IndentedBlock):
+                    continue
+                param = deco.params.params[0].name.value
+                inner = deco.body.body
+                if isinstance(decorator.decorator, cst.Call):  # a factory: the decorator is the def it returns
+                    made = [s for s in inner if isinstance(s, cst.FunctionDef)]
+                    if len(made) != 1 or not made[0].params.params or not isinstance(made[0].body, cst.IndentedBlock):
+                        continue
+                    param, inner = made[0].params.params[0].name.value, made[0].body.body
+                defs = {**top_defs, **{s.name.value: s for s in inner if isinstance(s, cst.FunctionDef)}}
+                for _, name, value in stores(inner, {param}):
+                    install(cls, name, value, defs)
+        for cls_name, name, value in stores(body, classes):
+            install(classes[cls_name], name, value, top_defs)
+        return found
+
     def _namespace_records(self) -> Dict[str, List[str]]:
         """`SimpleNamespace(kv=..., q=...)` (rules/accessors.toml [callables] namespace_constructors):
         a record, as spelled, whose fields are the keywords its calls in the module pass."""
