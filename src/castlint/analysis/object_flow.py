@@ -1804,6 +1804,10 @@ class ObjectFlow:
         if depth > 4:
             return []
         values: List[cst.BaseExpression] = []
+        if isinstance(func, (cst.Name, cst.Attribute)):
+            owner = self.instance_class(func, depth + 1)
+            if owner is not None and self.find_method(owner, "__call__") is not None:
+                return [(self._attribute(func, "__call__"), ())]  # an object called: its class's __call__
         if isinstance(func, cst.Name):
             held = self.held_callables(func)  # a parameter holding a callable (a decorator's fn)
             if held:
