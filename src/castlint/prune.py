@@ -1090,6 +1090,8 @@ class _Collector:
         if attrs:
             inner = _self_attrs(n.value)
             made = {c.func.id for c in _walk(n.value) if type(c) is ast.Call and type(c.func) is ast.Name}
+            if type(n.value) is ast.Name:  # `self.pool = pool` of `pool: LatentPool`: the class it names
+                made |= _annotated_names(unit.node, n.value.id)
             for attr in attrs:
                 unit.attr_values.setdefault(attr, set()).update(inner)
                 if made:
@@ -2542,6 +2544,23 @@ class _ModuleUnits:
             ]
             for stmt in pending:
                 self.collect_statement(stmt)
+
+
+def _annotated_names(func: ast.AST, param: str) -> Set[str]:
+    """The names a parameter's annotation spells (`pool: "Pool"`, `Optional[Pool]`), when func is a def."""
+    if type(func) not in _DEFS:
+        return set()
+    args = func.args
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if arg.arg == param and arg.annotation is not None:
+            out = set()
+            for node in ast.walk(arg.annotation):
+                if type(node) is ast.Name:
+                    out.add(node.id)
+                elif type(node) is ast.Constant and type(node.value) is str:
+                    out.update(re.findall(r"[A-Za-z_]\w*", node.value))
+            return out
+    return set()
 
 
 def _stores_on(stmt: ast.stmt, name: str) -> bool:

@@ -2780,7 +2780,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         closure was made in, bound by the call that made it."""
         bindings = dict(env or {})
         bindings.update(self._bound_params(call, target, skip_self, depth))
-        bindings.update(self.self_frame(call, skip_self))
+        bindings.update(self.self_frame(call, skip_self, target))
         key = (id(target), frozenset(bindings.items()), path)
         if key in self._returns_cache:
             return self._returns_cache[key]

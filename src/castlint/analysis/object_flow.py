@@ -273,10 +273,12 @@ class ObjectFlow:
                 return self.module_classes().get(name)
         return None
 
-    def self_frame(self, call: cst.Call, skip_self: bool) -> Dict:
+    def self_frame(self, call: cst.Call, skip_self: bool, target=None) -> Dict:
         """The binding a followed `self.m(...)` / `super().m(...)` carries into m: the class of
         self (the caller's own context, else the caller's class), so a `super()` chain through
-        mixins runs in the MRO of the instance's class, not of the mixin."""
+        mixins runs in the MRO of the instance's class, not of the mixin. `obj.m(...)` reaching a
+        method m that obj's class inherits: obj's class (what `self._attr` and `self.m2()` read
+        there is that subclass's)."""
         func = call.func
         if not skip_self or not isinstance(func, cst.Attribute):
             return {}
@@ -285,7 +287,13 @@ class ObjectFlow:
             isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"
         )
         if not mine:
-            return {}
+            if not isinstance(target, cst.FunctionDef) or self.class_named(receiver) is not None:
+                return {}
+            owner = self.instance_class(receiver)
+            defined = self.method_class(target)
+            if owner is None or defined is None or defined is owner or defined not in self.class_mro(owner):
+                return {}
+            return {SELF_CLASS: owner.name.value} if self.module_classes().get(owner.name.value) is owner else {}
         cls = self.self_class()
         if cls is None:
             cls = self.enclosing_class(call)
@@ -1450,6 +1458,52 @@ class ObjectFlow:
             self.parents.setdefault(read, self.parents.get(value))
         return read
 
+    def _in_subclass_hook(self, node: cst.CSTNode) -> bool:
+        func = self.enclosing_function(node)
+        return func is not None and func.name.value == "__init_subclass__"
+
+    def class_level_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+        """What the class attribute `attr` of cls is, by Python's rules: an `__init_subclass__` of a
+        base in cls's MRO that stores a parameter as it (`cls._plane = plane`) runs after cls's body,
+        with cls's class keyword (`class K(Base, plane="k_buffer")`) or the parameter's default; else
+        the first class body in the MRO that assigns it. [] when neither shows it."""
+        order = self.c3_mro(cls)
+        hook = next((m for m in (self.class_methods(c).get("__init_subclass__") for c in order[1:]) if m), None)
+        if hook is not None and hook.params.params:
+            first = hook.params.params[0].name.value
+            for node in iter_nodes(hook.body, cst.Assign):
+                for target in node.targets:
+                    t = target.target
+                    if not (
+                        isinstance(t, cst.Attribute)
+                        and t.attr.value == attr
+                        and isinstance(t.value, cst.Name)
+                        and t.value.value == first
+                        and isinstance(node.value, cst.Name)
+                    ):
+                        continue
+                    param = next(
+                        (p for p in hook.params.kwonly_params + hook.params.params if p.name.value == node.value.value),
+                        None,
+                    )
+                    if param is None:
+                        return []
+                    given = next(
+                        (
+                            k.value
+                            for k in cls.keywords
+                            if k.keyword is not None and k.keyword.value == param.name.value
+                        ),
+                        None,
+                    )
+                    value = given if given is not None else param.default
+                    return [value] if value is not None else []
+        for c in order:
+            values = self.class_body_values(c, attr)
+            if values:
+                return list(values)
+        return []
+
     def class_body_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         """`attr = v` in the class body (a class attribute every instance reads), records'
         annotated fields excepted."""
@@ -2114,7 +2168,9 @@ class ObjectFlow:
 
     def _constant_attribute(self, expr: cst.Attribute, depth: int) -> Optional[str]:
         """`self.KEY`, `type(self).KEY`, `Cls.KEY`: the string every assignment of that class
-        attribute (class body, or `self.KEY = "..."`, in the class's family) holds."""
+        attribute (class body, or `self.KEY = "..."`, in the class's family) holds; for a class
+        self is known to be (or Cls) whose methods never assign KEY, the value its MRO gives
+        (class_level_values: a class keyword an `__init_subclass__` stores)."""
         owner_expr = expr.value
         if (
             isinstance(owner_expr, cst.Call)
@@ -2126,6 +2182,18 @@ class ObjectFlow:
         owner = self.class_named(owner_expr) or self.instance_class(owner_expr)
         if owner is None:
             return None
+        exact = self.class_named(owner_expr)
+        if isinstance(owner_expr, cst.Name) and owner_expr.value in ("self", "cls"):
+            exact = self.self_class() or exact
+        if exact is not None and not any(
+            not self._in_subclass_hook(v)
+            for member in self.class_family(exact)
+            for v in self.self_attr_values(member, expr.attr.value)
+        ):  # (what `__init_subclass__` stores is class-level: class_level_values reads it)
+            values = self.class_level_values(exact, expr.attr.value)
+            found = {self.constant_string(v, depth + 1) for v in values}
+            if values and None not in found and len(found) == 1:
+                return found.pop()
         values = self.instance_attr_values(owner, expr.attr.value)
         found = {self.constant_string(v, depth + 1) for v in values}
         if not values or None in found or len(found) != 1:
