@@ -1134,8 +1134,13 @@ class ObjectFlow:
         for node in iter_names(annotation.annotation):
             text = node.evaluated_value if isinstance(node, cst.SimpleString) else node.value
             if isinstance(text, str) and text.strip() in classes:
-                return classes[text.strip()]
+                found = classes[text.strip()]
+                # a typing.Protocol is structural: any class with its methods may be the object (duck_class)
+                return None if self._is_protocol(found) else found
         return None
+
+    def _is_protocol(self, cls: cst.ClassDef) -> bool:
+        return any((_dotted(b.value) or "").rsplit(".", 1)[-1] == "Protocol" for b in cls.bases)
 
     def class_named(self, expr: cst.BaseExpression) -> Optional[cst.ClassDef]:
         """`Cls` in `Cls.m(...)`: a class of this module named by itself (or `cls` in a
@@ -1858,10 +1863,6 @@ class ObjectFlow:
         if depth > 4:
             return []
         values: List[cst.BaseExpression] = []
-        if isinstance(func, (cst.Name, cst.Attribute)):
-            owner = self.instance_class(func, depth + 1)
-            if owner is not None and self.find_method(owner, "__call__") is not None:
-                return [(self._attribute(func, "__call__"), ())]  # an object called: its class's __call__
         if isinstance(func, cst.Name):
             held = self.held_callables(func)  # a parameter holding a callable (a decorator's fn)
             if held:
@@ -1893,6 +1894,12 @@ class ObjectFlow:
         out = []
         for value in values:
             out.extend(self._callable_forms(value, depth))
+        if not out and isinstance(func, (cst.Name, cst.Attribute)):
+            # an object of a known class (an annotated parameter or attribute) called: its class's
+            # `__call__`, inherited or its own
+            owner = self.instance_class(func, depth + 1)
+            if owner is not None and self.find_method(owner, "__call__") is not None:
+                out.append((self._attribute(func, "__call__"), ()))
         return out
 
     def passed_arguments(self, param: cst.Param) -> List[cst.BaseExpression]:
