@@ -1914,7 +1914,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 f = node.func
                 if isinstance(f, cst.Attribute) and (
                     (isinstance(f.value, cst.Name) and f.value.value == "self")
-                    or (isinstance(f.value, cst.Call) and isinstance(f.value.func, cst.Name) and f.value.func.value == "super")
+                    or (
+                        isinstance(f.value, cst.Call)
+                        and isinstance(f.value.func, cst.Name)
+                        and f.value.func.value == "super"
+                    )
                 ):
                     return None
                 if isinstance(f, cst.Name) and f.value in ("setattr", "exec"):
