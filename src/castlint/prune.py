@@ -133,6 +133,8 @@ class _Vocabulary:
         self.view_attributes = frozenset(tables.view_attributes) | frozenset(tables.whole_copy_attributes)
         # getters: a name bound to one hands its call's argument (or a part of it) back
         self.attr_getters = frozenset(n.rsplit(".", 1)[-1] for n in tables.attr_getters)
+        # `setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v (ObjectFlow.set_attributes)
+        self.attribute_setters = frozenset(tables.attribute_setters)
         self.getters = frozenset(
             n.rsplit(".", 1)[-1] for n in (*tables.attr_getters, *tables.item_getters, *tables.method_callers)
         )
@@ -204,7 +206,12 @@ class _Vocabulary:
             # what they are given flows through (ObjectFlow.wrapped_value, namespace records)
             | {
                 f.rsplit(".", 1)[-1]
-                for f in (*tables.identity_wrappers, *tables.reference_makers, *tables.namespace_constructors)
+                for f in (
+                    *tables.identity_wrappers,
+                    *tables.reference_makers,
+                    *tables.namespace_constructors,
+                    *tables.coroutine_runners,  # `loop.run_until_complete(coro)`: what coro returns
+                )
             }
         )
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
@@ -501,6 +508,12 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 out.base |= tf[CONTAINER]  # `torch.empty((num_layers, num_blocks, ...))`: every layer's pool
                 return
             if type(func) is ast.Name:
+                if func.id == "getattr" and len(node.args) >= 2 and _is_self(node.args[0]):
+                    key = node.args[1]  # getattr(self, "k"): self.k; getattr(self, self._attr): any self.x
+                    out.attrs.add((key.value if _str_constant(key) else ANY_ATTR, tf))
+                    out.bound |= _names_accessor(key, vocab)
+                    _held_pool(node.args, vocab, out, tf)
+                    return
                 if func.id in vocab.holders:  # partial(f, ...), getattr(obj, "name")
                     out.bound |= any(_names_accessor(a, vocab) for a in args) or (
                         func.id in vocab.attr_getters and _names_cache_attribute(args, vocab)
@@ -533,7 +546,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             for value in node.values:
                 _flow(value, vocab, aliases, out, tf)
             return
-        if t is ast.NamedExpr:
+        if t is ast.NamedExpr or t is ast.Await:  # `await coro`: what the coroutine returns
             node = node.value
             continue
         if t is ast.BinOp:  # `(codes & 15)`, `buf * 2`: elementwise with a number keeps every slot
@@ -566,6 +579,18 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 return
             continue
         return
+
+
+# a self attribute whose name is computed (`getattr(self, self._plane_attr)`, `setattr(self, name, v)`)
+ANY_ATTR = "*"
+
+
+def _is_self(node: ast.AST) -> bool:
+    return type(node) is ast.Name and node.id == "self"
+
+
+def _str_constant(node: ast.AST) -> bool:
+    return type(node) is ast.Constant and type(node.value) is str
 
 
 def _dict_entry(call: ast.Call, arg: ast.AST, vocab: _Vocabulary) -> bool:
@@ -1091,6 +1116,8 @@ class _Collector:
         if attrs:
             inner = _self_attrs(n.value)
             made = {c.func.id for c in _walk(n.value) if type(c) is ast.Call and type(c.func) is ast.Name}
+            if type(n.value) is ast.Name:  # `self.pool = pool` of `pool: LatentPool`: the class it names
+                made |= _annotated_names(unit.node, n.value.id)
             for attr in attrs:
                 unit.attr_values.setdefault(attr, set()).update(inner)
                 if made:
@@ -1222,6 +1249,8 @@ class _Collector:
         if name in vocab.helpers or name in self.helper_aliases:
             positional, keywords = _call_args(n, vocab, self.aliases)
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
+        if name in vocab.attribute_setters:
+            self.attribute_store(n)
         if name in vocab.grow_methods and n.args and type(func) is ast.Attribute:
             holder = func.value
             nested = type(holder) is ast.Subscript
@@ -1234,6 +1263,22 @@ class _Collector:
                 unit.assigns.append((set(), attrs, self.refs(value), level))
             elif type(holder) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
                 unit.assigns.append(({holder.id}, set(), self.stored(value), level))
+
+    def attribute_store(self, n: ast.Call) -> None:
+        """`setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v; a name that is no
+        literal (`setattr(self, _SLOTS[1], v)`, `setattr(self, name, v)`) may be any attribute."""
+        func, args = n.func, list(n.args)
+        if type(func) is ast.Name:
+            if not (args and _is_self(args[0])):
+                return
+            args = args[1:]
+        elif not _is_self(func.value):
+            return
+        if len(args) < 2 or any(type(a) is ast.Starred for a in args[:2]):
+            return
+        key = args[0]
+        attr = key.value if _str_constant(key) else ANY_ATTR
+        self.unit.assigns.append((set(), {attr}, self.refs(args[1]), KEEP))
 
     def object_call(self, n: ast.Call) -> None:
         func = n.func
@@ -1497,8 +1542,15 @@ class _Taint:
         names, attrs, returns = unit.names, self.class_attrs(unit), self.returns
         for name, tf in refs.names:
             out |= tf[names.get(name, 0)]
-        for attr, tf in refs.attrs:
-            out |= tf[attrs.get(attr, 0)]
+        if refs.attrs:
+            computed = attrs.get(ANY_ATTR, 0)  # stored under a computed name: it may be any self.x
+            for attr, tf in refs.attrs:
+                if attr == ANY_ATTR:
+                    for levels in attrs.values():
+                        computed |= levels
+                    out |= tf[computed]
+                else:
+                    out |= tf[attrs.get(attr, 0) | computed]
         for call, tf in refs.calls:
             out |= tf[returns.get(call, 0)]
         return out
@@ -1653,8 +1705,15 @@ class _Taint:
             return levels
         out = refs.base
         attrs, returns = self.class_attrs(unit), self.returns
-        for attr, tf in refs.attrs:
-            out |= tf[attrs.get(attr, 0)]
+        if refs.attrs:
+            computed = attrs.get(ANY_ATTR, 0)  # stored under a computed name: it may be any self.x
+            for attr, tf in refs.attrs:
+                if attr == ANY_ATTR:
+                    for levels in attrs.values():
+                        computed |= levels
+                    out |= tf[computed]
+                else:
+                    out |= tf[attrs.get(attr, 0) | computed]
         for call, tf in refs.calls:
             out |= tf[returns.get(call, 0)]
         for name, tf in refs.names:
@@ -2166,7 +2225,12 @@ def _holder_stores(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     in another unit (ObjectFlow.held_values, held_attribute); None when no holder is given a pool."""
     vocab = module.vocab
     holders = _module_holders(module.tree, vocab)
-    if not holders:
+    # a holder made anywhere (a local `box = queue.SimpleQueue()`, `self._q = queue.Queue()`): a setter
+    # call's receiver may be it (ObjectFlow._holder_makings reads which)
+    makes = vocab.holder_makers and any(
+        name in vocab.holder_makers for unit in module.units for name, _, _ in unit.object_calls
+    )
+    if not holders and not makes:
         return None
     for unit in module.units:
         for name, receiver, call in unit.object_calls:
@@ -2174,11 +2238,10 @@ def _holder_stores(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             if (
                 name in vocab.holder_setters
                 and type(func) is ast.Attribute
-                and type(func.value) is ast.Name
-                and func.value.id in holders
+                and (makes or (type(func.value) is ast.Name and func.value.id in holders))
                 and _tainted_args(call, unit, taint, module)
             ):
-                return f"a pool is stored in the module-level holder {func.value.id}"
+                return f"a pool is stored in a holder ({name})"
         for node in pyast.nodes(unit.node):
             if type(node) is ast.Assign and any(
                 type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id in holders for t in node.targets
@@ -2468,6 +2531,36 @@ class _ModuleUnits:
     def _collect(self, unit: _Unit) -> None:
         _collect(unit, self.vocab, self.params, self.aliases, self.helper_aliases)
 
+    def installs_in(self) -> Dict[str, ast.ClassDef]:
+        """Top-level defs that decorate a class of the module (`@with_accessors`, `@with_accessors(...)`)
+        and store on their first parameter (`cls.plane = plane`, `setattr(cls, "plane", plane)`, in
+        their body or in the def they return): def name -> the first class they decorate."""
+        found = self.__dict__.get("_installs")
+        if found is not None:
+            return found
+        found = self._installs = {}
+        for cls in self.top:
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for decorator in cls.decorator_list:
+                func = decorator.func if type(decorator) is ast.Call else decorator
+                deco = self.top_defs.get(func.id) if type(func) is ast.Name else None
+                if deco is None or deco.name in found:
+                    continue
+                for node in ast.walk(deco):
+                    if type(node) in _DEFS and node.args.args:
+                        param = node.args.args[0].arg
+                        if any(_stores_on(s, param) for s in node.body):
+                            found[deco.name] = cls
+                            break
+        classes = {c.name: c for c in self.top if isinstance(c, ast.ClassDef)}
+        for stmt in self.tree.body:  # `Pool.plane = _plane` at module level
+            if type(stmt) is ast.Assign and type(stmt.value) is ast.Name and stmt.value.id in self.top_defs:
+                for t in stmt.targets:
+                    if type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id in classes:
+                        found.setdefault(stmt.value.id, classes[t.value.id])
+        return found
+
     def collect_module_level(self) -> Optional[PrunePlan]:
         """Module level: globals flow everywhere, so any pool here means FULL (returned).
         Its other statements are kept verbatim; they form one unit (defs in an if, named
@@ -2492,6 +2585,9 @@ class _ModuleUnits:
         if isinstance(stmt, _DEFS):
             unit = _Unit(stmt)
             self._collect(unit)
+            # a class decorator that installs defs as methods (`cls.plane = plane`): their `self.x`
+            # is the decorated class's (ObjectFlow.installed_methods)
+            unit.cls = self.installs_in().get(stmt.name)
             self.collected[id(stmt)] = unit
             self.units.append(unit)
             return
@@ -2559,6 +2655,39 @@ class _ModuleUnits:
             ]
             for stmt in pending:
                 self.collect_statement(stmt)
+
+
+def _annotated_names(func: ast.AST, param: str) -> Set[str]:
+    """The names a parameter's annotation spells (`pool: "Pool"`, `Optional[Pool]`), when func is a def."""
+    if type(func) not in _DEFS:
+        return set()
+    args = func.args
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if arg.arg == param and arg.annotation is not None:
+            out = set()
+            for node in ast.walk(arg.annotation):
+                if type(node) is ast.Name:
+                    out.add(node.id)
+                elif type(node) is ast.Constant and type(node.value) is str:
+                    out.update(re.findall(r"[A-Za-z_]\w*", node.value))
+            return out
+    return set()
+
+
+def _stores_on(stmt: ast.stmt, name: str) -> bool:
+    """`name.attr = value` or `setattr(name, ...)`: a statement storing an attribute on name."""
+    if type(stmt) is ast.Assign:
+        return any(type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id == name for t in stmt.targets)
+    if type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
+        call = stmt.value
+        return (
+            type(call.func) is ast.Name
+            and call.func.id == "setattr"
+            and bool(call.args)
+            and type(call.args[0]) is ast.Name
+            and call.args[0].id == name
+        )
+    return False
 
 
 def _class_members(cls: ast.ClassDef) -> Set[str]:

@@ -251,6 +251,7 @@ class Tables:
     dispatch_registers: set = field(default_factory=set)  # [callables] dispatch_registers: `@f.register`
     namespace_constructors: set = field(default_factory=set)  # [callables] namespace_constructors
     identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
+    coroutine_runners: set = field(default_factory=set)  # [callables] coroutine_runners: run_until_complete
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
     iter_protocol: set = field(default_factory=set)  # [iteration] protocol_iter: __iter__
     next_protocol: set = field(default_factory=set)  # [iteration] protocol_next: __next__
@@ -720,6 +721,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "dispatch_registers": "dispatch_registers",
             "namespace_constructors": "namespace_constructors",
             "identity_wrappers": "identity_wrappers",
+            "coroutine_runners": "coroutine_runners",
             "reference_makers": "reference_makers",
             "holder_constructors": "holder_constructors",
             "attribute_setters": "attribute_setters",

@@ -50,7 +50,7 @@ class ConversionQueries:
             return []
         bindings = dict(env or {})
         bindings.update(self._bound_params(call, target, skip_self, depth))
-        bindings.update(self.self_frame(call, skip_self))
+        bindings.update(self.self_frame(call, skip_self, target))
         if isinstance(target, cst.FunctionDef):
             for param in (*target.params.posonly_params, *target.params.params, *target.params.kwonly_params):
                 bindings[id(param)] = max(bindings[id(param)], self._convention_origin(target, param))

@@ -160,6 +160,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return max(self.origin(expr.left, depth), self.origin(expr.right, depth))
         if isinstance(expr, cst.NamedExpr):
             return self.origin(expr.value, depth)
+        if isinstance(expr, cst.Await):  # `await self.src.fetch(n)`: what the coroutine returns
+            return self.origin(expr.expression, depth)
         if isinstance(expr, cst.BinaryOperation):
             return self._elementwise_origin(expr, depth)
         if isinstance(expr, (cst.Tuple, cst.List)):
@@ -1946,7 +1948,84 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         best = Origin.OTHER
         for value in self.instance_attr_values(cls, expr.attr.value):
             best = max(best, self.origin(value, depth))
+        if best >= Origin.POOL_TUPLE:
+            local = self._local_store(expr)
+            if local is not None:  # `self.cache = kv_cache[:, blocks]` just above: what it stored
+                return self.origin(local, depth)
         return best
+
+    def _local_store(self, expr: cst.Attribute) -> Optional[cst.BaseExpression]:
+        """The value of `self.x = value`, a statement before this read of self.x in its function that
+        every path to the read passes (an enclosing block's earlier statement, no loop between), when no
+        statement in between may store self.x again (another store, a call of a method of self or
+        super()); None otherwise."""
+        attr = expr.attr.value
+        func = self.enclosing_function(expr)
+        if func is None:
+            return None
+        index = self.derived.get("self_stores")
+        if index is None:
+            index = self.derived["self_stores"] = set()
+            for target, _ in self.nodes.self_assignments:
+                owner = self.enclosing_function(target)
+                if owner is not None:
+                    index.add((id(owner), target.attr.value))
+        if (id(func), attr) not in index:
+            return None
+        node: cst.CSTNode = expr
+        while True:
+            parent = self.parents.get(node)
+            if parent is None or parent is func:
+                return None
+            if isinstance(parent, (cst.For, cst.While, cst.Lambda, cst.FunctionDef, cst.ClassDef)) or isinstance(
+                parent, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+            ):
+                return None
+            if isinstance(parent, cst.IndentedBlock):
+                body = list(parent.body)
+                at = next((i for i, s in enumerate(body) if s is node), None)
+                if at is None:
+                    return None
+                for earlier in reversed(body[:at]):
+                    found = self._stores_self_attr(earlier, attr)
+                    if found is not False:
+                        return found
+            node = parent
+
+    def _stores_self_attr(self, statement: cst.CSTNode, attr: str):
+        """value when statement is `self.<attr> = value`; None when it may store self.<attr> otherwise
+        (a nested or unpacking store, a call of a method of self or super()); False when it cannot."""
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+            small = statement.body[0]
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                t = small.targets[0].target
+                if (
+                    isinstance(t, cst.Attribute)
+                    and t.attr.value == attr
+                    and isinstance(t.value, cst.Name)
+                    and t.value.value == "self"
+                ):
+                    return small.value
+        for node in iter_nodes(statement, (cst.Attribute, cst.Call)):
+            if isinstance(node, cst.Attribute):
+                if node.attr.value == attr and isinstance(node.value, cst.Name) and node.value.value == "self":
+                    parent = self.parents.get(node)
+                    if isinstance(parent, (cst.AssignTarget, cst.Element, cst.AugAssign, cst.AnnAssign)):
+                        return None
+            else:
+                f = node.func
+                if isinstance(f, cst.Attribute) and (
+                    (isinstance(f.value, cst.Name) and f.value.value == "self")
+                    or (
+                        isinstance(f.value, cst.Call)
+                        and isinstance(f.value.func, cst.Name)
+                        and f.value.func.value == "super"
+                    )
+                ):
+                    return None
+                if isinstance(f, cst.Name) and f.value in ("setattr", "exec"):
+                    return None
+        return False
 
     def _instance_attr_origin(self, expr: cst.Attribute, depth: int) -> Origin:
         """`obj.attr` where obj is an instance of a class of this module: where the
@@ -2928,7 +3007,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         closure was made in, bound by the call that made it."""
         bindings = dict(env or {})
         bindings.update(self._bound_params(call, target, skip_self, depth))
-        bindings.update(self.self_frame(call, skip_self))
+        bindings.update(self.self_frame(call, skip_self, target))
         key = (id(target), frozenset(bindings.items()), path)
         if key in self._returns_cache:
             return self._returns_cache[key]

@@ -316,22 +316,30 @@ class TreeNavigation:
         return None
 
     def enclosing_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+        installed = self.installed_methods()[0]
         for anc in self.ancestors(node):
             if isinstance(anc, cst.ClassDef):
                 return anc
+            if installed and isinstance(anc, cst.FunctionDef) and id(anc) in installed:
+                return installed[id(anc)]  # a def a class decorator installs as a method
         return None
 
     def method_class(self, func: cst.FunctionDef) -> Optional[cst.ClassDef]:
-        """The class whose body directly defines func, if any."""
+        """The class whose body directly defines func (or that a class decorator or a module-level
+        `Cls.m = f` installs it in), if any."""
         parent = self.parents.get(func)
         if isinstance(parent, cst.IndentedBlock):
             parent = self.parents.get(parent)
-        return parent if isinstance(parent, cst.ClassDef) else None
+        if isinstance(parent, cst.ClassDef):
+            return parent
+        return self.installed_methods()[0].get(id(func))
 
     def class_methods(self, cls: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
         if not isinstance(cls.body, cst.IndentedBlock):
             return {}
-        return {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+        own = {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+        extra = self.installed_methods()[1].get(id(cls))
+        return {**own, **extra} if extra else own
 
 
 class Spans:
