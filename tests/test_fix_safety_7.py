@@ -69,7 +69,9 @@ class Backend:
 
 CAST = "k = self.pool.get_key_buffer(0).to(torch.bfloat16)\n"
 SYNC = "\n    def _sync(self):\n        {stmt}\n        return 2\n"
-ALIAS = "buf = self.pool.get_key_buffer(0)\nalias = {op}buf\nk = buf.to(torch.bfloat16)\nalias[3] = 1.0\nreturn k[idx]\n"
+ALIAS = (
+    "buf = self.pool.get_key_buffer(0)\nalias = {op}buf\nk = buf.to(torch.bfloat16)\nalias[3] = 1.0\nreturn k[idx]\n"
+)
 CALLER = (
     "\n\ndef step(backend, idx):\n    try:\n        return backend.forward(idx, 0, 0)\n"
     "    except NotImplementedError:\n        return None\n"
