@@ -304,6 +304,9 @@ class Tables:
     autograd_markers: set = field(default_factory=set)  # names whose use means tensors of the module may need grad
     tensor_classes: set = field(default_factory=set)  # bases that make a class of the file a tensor subclass
     finalizer_dunders: set = field(default_factory=set)  # run when the last reference to an object is dropped
+    # [cast_motion], round 4 of the blind benchmark (docs/fix.md, "Safety"):
+    finalizer_registrars: set = field(default_factory=set)  # calls that register a callback run when an object dies
+    identity_operators: set = field(default_factory=set)  # unary operators whose result is the tensor itself (`+t`)
     # [cast_motion] implicit code: what a builtin calls back into, which dunders a construct runs
     callbacks: dict = field(default_factory=dict)  # qualified name -> {"iterates", "calls", "dunders", "attribute"}
     protocols: dict = field(default_factory=dict)  # construct -> frozenset of dunder names
@@ -891,6 +894,8 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "autograd_markers": "autograd_markers",
             "tensor_classes": "tensor_classes",
             "finalizer_dunders": "finalizer_dunders",
+            "finalizer_registrars": "finalizer_registrars",
+            "identity_operators": "identity_operators",
             "container_functions": "container_functions",
             "iterable_methods": "iterable_methods",
             "iterable_attributes": "iterable_attributes",
