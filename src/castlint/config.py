@@ -228,8 +228,8 @@ def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
             setattr(cfg, attr, data[key])
     if "follow-imports" in data:
         value = data["follow-imports"]
-        if not isinstance(value, bool) and value != "uses":
-            raise ConfigError(where, "follow-imports", f'must be true, false or "uses", got {value!r}')
+        if not isinstance(value, bool) and value not in ("uses", "auto"):
+            raise ConfigError(where, "follow-imports", f'must be true, false, "uses" or "auto", got {value!r}')
         cfg.follow_imports = value
     if "file-timeout" in data:
         value = data["file-timeout"]

@@ -319,7 +319,7 @@ def link_tree(path: str, source: bytes, tables: Tables, config: Config, result: 
     if not config.follow_imports:
         return source, tables, None
     linked_source, own_lines, linked = tree_index.linked_source(
-        path, source, tables, own_pool_possible(source, tables), uses=config.follow_imports == "uses"
+        path, source, tables, own_pool_possible(source, tables), uses=config.follow_imports in ("uses", "auto")
     )
     if not linked:
         return source, tables, None
@@ -609,7 +609,12 @@ def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
     from castlint.analysis import tree_index
 
     return tree_index.may_link(
-        path, source, tables, own_pool_possible(source, tables), uses=config.follow_imports == "uses"
+        path,
+        source,
+        tables,
+        own_pool_possible(source, tables),
+        uses=config.follow_imports in ("uses", "auto"),
+        names=config.follow_imports == "auto",
     )
 
 
