@@ -19,6 +19,7 @@ is skipped; else link() decides as before.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from typing import Dict, List, Optional, Tuple
@@ -327,20 +328,23 @@ def union(parts: List[Hands]) -> Hands:
 
 
 def _blocks(source: bytes):
-    """(name, block) of each def/class of the text (nested ones too), the block running to the
-    next header indented no deeper, or the next top-level statement for a top-level one."""
+    """(name, indent, start, end) of each def/class of the text (nested ones too), the block
+    running to the next header indented no deeper, or the next top-level statement for a
+    top-level one."""
     headers = [(len(m.group(1).expandtabs()), m.start(), m.group(3)) for m in _HEADERS.finditer(source)]
+    ends = [len(source)] * len(headers)
+    open_: List[int] = []
+    for i, (indent, start, _) in enumerate(headers):
+        while open_ and headers[open_[-1]][0] >= indent:
+            ends[open_.pop()] = start
+        open_.append(i)
     for i, (indent, start, name) in enumerate(headers):
-        end = len(source)
-        for later_indent, later_start, _ in headers[i + 1 :]:
-            if later_indent <= indent:
-                end = later_start
-                break
+        end = ends[i]
         if indent == 0:
-            following = _NEXT_TOP.search(source, source.find(b"\n", start) + 1 or len(source))
-            if following is not None and following.start() < end:
+            following = _NEXT_TOP.search(source, source.find(b"\n", start) + 1 or len(source), end)
+            if following is not None:
                 end = following.start()
-        yield name.decode("ascii", "replace"), indent, source[start:end]
+        yield name.decode("ascii", "replace"), indent, start, end
 
 
 _RETURN_LINE = re.compile(rb"\b(?:return|yield)\b([^\n]*)")
@@ -457,48 +461,71 @@ def _returns_dtype(block: bytes, dtypes) -> bool:
     return any(any(w in _statement(block, m.start(1)) for w in dtypes) for m in _RETURN_LINE.finditer(block))
 
 
+def _within(positions: List[int], start: int, end: int) -> bool:
+    """Is one of the (sorted) positions in [start, end)?"""
+    at = bisect.bisect_left(positions, start)
+    return at < len(positions) and positions[at] < end
+
+
 def _hands_of(source: bytes, tables: Tables) -> Hands:
-    from castlint.analysis import tree_index
+    from castlint.analysis import pool_classes, tree_index
 
     vocabulary = tree_index._vocabulary(tables)
     words = _pool_words(tables)
-    conversions = vocabulary[5]
-    plans = re.compile(tree_index._plan_calls(tables).pattern.encode())
     dtypes = tuple(w.encode() for w in tables.dtype_words)
     provides, converts, planning, typed = set(), set(), set(), set()
-    pooled = words.search(source) is not None
-    from castlint.analysis import pool_classes
-
+    pools = [m.start() for m in words.finditer(source)]  # (one scan of each vocabulary per module)
+    converting = [m.start() for m in vocabulary[5].finditer(source)]
+    plans = [m.start() for m in _plan_bytes(tables).finditer(source)]
     owned = _allocated(source, tables) if pool_classes.candidate(source, tables) else frozenset()
     gathers = frozenset(w.encode() for w in (*tables.gather_methods, *tables.gather_functions))
-    for name, indent, block in _blocks(source):
+    for name, indent, start, end in _blocks(source):
         if name.startswith("__") and name.endswith("__") and name not in ("__call__", "__getitem__", "__iter__"):
             continue
-        defining = block.startswith(b"def", len(block) - len(block.lstrip()))
-        if pooled and defining and _returns_pool(block, words, gathers):
+        if not source.startswith(b"def", start + indent) and not source.startswith(b"async", start + indent):
+            continue  # (a class hands what its methods and fields hand, by their names)
+        pooled = _within(pools, start, end)
+        if pooled and _returns_pool(source[start:end], words, gathers):
             provides.add(name)
-        elif owned and defining and indent and _returns_own(block, owned, gathers):
+        elif owned and indent and _returns_own(source[start:end], owned, gathers):
             provides.add(name)  # an accessor a pool class may teach (pool_classes.learn_source's, by text)
-        if indent == 0 and defining and conversions.search(block) is not None:
-            converts.add(name)  # a helper that converts what it is given (the pool, at a call with a pool word)
-        if defining and plans.search(block) is not None and _DTYPE_PARAMETER.search(block, 0, block.find(b":\n")):
+        if indent == 0 and _within(converting, start, end):
+            converts.add(name)  # a helper that converts what it is given (at a call with a pool word)
+        if _within(plans, start, end) and _DTYPE_PARAMETER.search(source, start, source.find(b":\n", start, end)):
             planning.add(name)  # a plan helper given the caller's dtypes
-        if defining and not indent and _returns_dtype(block, dtypes):
+        if not indent and _returns_dtype(source[start:end], dtypes):
             typed.add(name)
-    if pooled:
+    if pools:
         for match in _SELF_SET.finditer(source):  # `self.kv = runner.pool.kv_buffer`
-            if any(_is_pool(spine, words, (), gathers) for spine in _spines(_statement(source, match.start(2)))):
+            value = _statement(source, match.start(2))
+            if _within(pools, match.start(2), match.start(2) + len(value)) and any(
+                _is_pool(spine, words, (), gathers) for spine in _spines(value)
+            ):
                 provides.add(match.group(1).decode("ascii", "replace"))
         for match in _HEADER.finditer(source):  # module-level names set from a pool word
             if match.group(3) is not None:
                 value = _statement(source, match.end())
-                if any(_is_pool(spine, words, (), gathers) for spine in _spines(value)):
+                if _within(pools, match.end(), match.end() + len(value)) and any(
+                    _is_pool(spine, words, (), gathers) for spine in _spines(value)
+                ):
                     provides.add(match.group(3).decode("ascii", "replace"))
         for match in _FIELD.finditer(source):  # a record's field named as a pool
             field = match.group(0).partition(b":")[0]
-            if words.search(field) is not None:
+            if _within(pools, match.start(), match.start() + len(field)):
                 provides.add(field.strip().decode("ascii", "replace"))
     return Hands(frozenset(provides), frozenset(converts), frozenset(planning), frozenset(typed))
+
+
+_PLAN_BYTES: Dict[int, tuple] = {}
+
+
+def _plan_bytes(tables: Tables):
+    hit = _PLAN_BYTES.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        from castlint.analysis import tree_index
+
+        hit = _PLAN_BYTES[id(tables)] = (tables, re.compile(tree_index._plan_calls(tables).pattern.encode()))
+    return hit[1]
 
 
 _HANDS: Dict[tuple, Tuple[Optional[tuple], Optional[Hands]]] = {}
