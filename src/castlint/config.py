@@ -79,10 +79,11 @@ class Config:
     file_timeout: float = 120.0  # seconds one file may take in its worker (0: no limit)
     max_file_memory: int = 0  # bytes one file may take in its worker (0: 80 % of memory / workers)
     respect_gitignore: bool = True
-    # link the tree's definitions a file imports into its analysis: "uses" (those the values
-    # reaching its own sites read, castlint.analysis.demand), True (every one it imports), False
-    # (off: the default; on sglang 0.5.23 both on-modes still cost about 3x a cold check's CPU)
-    follow_imports: Union[bool, str] = False
+    # link the tree's definitions a file imports into its analysis: "auto" (the default: those
+    # the values reaching its own sites read, castlint.analysis.demand, in the files the
+    # prefilter passes), "uses" (the same, and files without trigger words that read a name a
+    # module of the tree hands, link_gate.Hands), True (every one it imports), False (off)
+    follow_imports: Union[bool, str] = "auto"
     ignore_noqa: bool = False  # --ignore-noqa: suppression comments silence nothing
     select_source: str = "default"  # where select came from (--show-settings): default, a file's key, a flag
     # extend-rules tables outside the config's folder and the checked paths: their errors

@@ -603,8 +603,9 @@ def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model
 
 def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
     """A file without trigger words is still analysed when definitions of the tree it
-    imports bring it a pool (castlint.analysis.tree_index; `follow-imports = true`)."""
-    if not config.follow_imports:
+    imports bring it a pool (castlint.analysis.tree_index; `follow-imports = true` or "uses";
+    "auto", the default, links only into the files the prefilter passes)."""
+    if not config.follow_imports or config.follow_imports == "auto":
         return False
     from castlint.analysis import tree_index
 
@@ -613,8 +614,8 @@ def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
         source,
         tables,
         own_pool_possible(source, tables),
-        uses=config.follow_imports in ("uses", "auto"),
-        names=config.follow_imports == "auto",
+        uses=config.follow_imports == "uses",
+        names=config.follow_imports == "uses",
     )
 
 
