@@ -319,7 +319,7 @@ def link_tree(path: str, source: bytes, tables: Tables, config: Config, result: 
     if not config.follow_imports:
         return source, tables, None
     linked_source, own_lines, linked = tree_index.linked_source(
-        path, source, tables, own_pool_possible(source, tables), uses=config.follow_imports in ("uses", "auto")
+        path, source, tables, own_pool_possible(source, tables), uses=config.follow_imports == "uses"
     )
     if not linked:
         return source, tables, None
@@ -603,9 +603,9 @@ def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model
 
 def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
     """A file without trigger words is still analysed when definitions of the tree it
-    imports bring it a pool (castlint.analysis.tree_index; `follow-imports = true` or "uses";
-    "auto", the default, links only into the files the prefilter passes)."""
-    if not config.follow_imports or config.follow_imports == "auto":
+    imports bring it a pool (castlint.analysis.tree_index; `follow-imports = true`; "uses":
+    only when it reads a name that a module it imports hands, link_gate.Hands, first)."""
+    if not config.follow_imports:
         return False
     from castlint.analysis import tree_index
 

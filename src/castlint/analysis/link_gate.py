@@ -290,7 +290,7 @@ def may_act(path: str, source: bytes, tables: Tables, resolver, converts: bool) 
     return False
 
 
-# -- the hand-name gate (follow-imports = "auto") -----------------------------------------
+# -- the name gate (follow-imports = "uses": before the gate above) ---------------------------
 
 _HEADERS = re.compile(rb"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
 _SELF_SET = re.compile(rb"\bself[ \t]*\.[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=(?!=)([^\n]*)")
@@ -430,8 +430,9 @@ def _returns_own(block: bytes, owned, gathers=frozenset()) -> bool:
     for match in _RETURN_LINE.finditer(block):
         for spine in _spines(_statement(block, match.start(1))):
             idents = _IDENT.findall(spine)
-            if len(idents) > 1 and idents[0] == b"self" and idents[1] in owned and _is_pool(spine, _NEVER, (b"self",), gathers):
-                return True
+            if len(idents) > 1 and idents[0] == b"self" and idents[1] in owned:
+                if _is_pool(spine, _NEVER, (b"self",), gathers):
+                    return True
     return False
 
 
