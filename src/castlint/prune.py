@@ -43,6 +43,7 @@ findings on every file of several sglang releases.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -55,6 +56,7 @@ from castlint.prefilter import has_trigger as prefilter_has_trigger
 from castlint.tables import Tables
 from castlint.triggers import may_allocate_arenas
 
+_BUILTIN_NAMES = frozenset(dir(builtins))
 FULL = "full"  # analyse the whole file
 NOTHING = "nothing"  # no rule can fire: no need to parse with libcst
 PRUNED = "pruned"
@@ -125,6 +127,7 @@ class _Vocabulary:
                     *tables.attr_getters,
                     *tables.item_getters,
                     *tables.call_functions,
+                    *tables.fold_functions,  # reduce(getattr, ("pool", "get_key_buffer"), obj)
                 )
             }
             | {"getattr"}
@@ -150,6 +153,12 @@ class _Vocabulary:
         self.constructors = frozenset(_last_parts(tables.conversion_constructors))
         self.allocations = frozenset(tables.allocation_functions)  # a comprehension of them: per-layer arenas
         self.pool_words = frozenset(tables.pool_words)
+        # the last words of cache attribute names (`buffer`, `cache`) and `pool`, plural -s dropped
+        # (`_may_name_cache`)
+        self.cache_name_words = frozenset(
+            {name.lower().rsplit("_", 1)[-1].rstrip("s") for name in tables.cache_attributes} | {"pool"}
+        )
+        self.folds = frozenset(n.rsplit(".", 1)[-1] for n in tables.fold_functions)
         self.not_pool_words = frozenset(tables.batch_words) | frozenset(tables.layer_words)
         self.layer_words, self.batch_words = frozenset(tables.layer_words), frozenset(tables.batch_words)
         # `torch.Tensor`, and `Tensor` as `from torch import Tensor` names it
@@ -427,6 +436,11 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         if not tf[CONTAINER | WHOLE]:
             return  # nothing read through here can matter
         t = type(node)
+        if t is ast.BinOp and type(node.op) is ast.Add and _constant_text(node) in vocab.accessors:
+            # a constant built to name an accessor: `name = "get_" + "buffers"` for a later
+            # `getattr(mgr, name)(i)` (ObjectFlow.constant_strings): an accessor held uncalled
+            out.bound = True
+            return
         if t is ast.Name:
             out.names.add((node.id, tf))
             out.calls.add((node.id, tf))  # a function handed on as a value: what it returns, once called
@@ -452,6 +466,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 out.bound |= any(_names_accessor(a, vocab) for a in args) or (
                     func.attr in vocab.attr_getters and _names_cache_attribute(args, vocab)
                 )
+                if func.attr in vocab.folds and len(node.args) >= 2 and type(node.args[1]) in (ast.Tuple, ast.List):
+                    out.bound |= any(_names_accessor(e, vocab) for e in node.args[1].elts)  # reduce(getattr, ...)
                 _held_pool(args, vocab, out, tf)
                 for arg in args:
                     _flow(arg, vocab, aliases, out, tf)
@@ -518,6 +534,18 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     out.bound |= any(_names_accessor(a, vocab) for a in args) or (
                         func.id in vocab.attr_getters and _names_cache_attribute(args, vocab)
                     )
+                    if func.id in vocab.folds and len(node.args) >= 2 and type(node.args[1]) in (ast.Tuple, ast.List):
+                        # reduce(getattr, ("pool", "get_key_buffer"), obj): the accessor it reaches, held
+                        out.bound |= any(_names_accessor(e, vocab) for e in node.args[1].elts)
+                    if (
+                        func.id == "getattr"
+                        and len(node.args) >= 2
+                        and type(node.args[1]) is ast.JoinedStr
+                        and _may_name_cache(node.args[1], vocab)
+                    ):
+                        # getattr(mgr, f"{half}_pools") for half in ("k", "v"): the analysis folds the
+                        # name (ObjectFlow.constant_strings); any attribute of obj may be named
+                        out.base |= tf[CONTAINER | WHOLE]
                     _held_pool(args, vocab, out, tf)
                     for arg in args:
                         _flow(arg, vocab, aliases, out, tf)
@@ -740,6 +768,29 @@ def _names_accessor(node: ast.AST, vocab: _Vocabulary) -> bool:
             return False
         return any(all(p in name for p in pieces) for name in vocab.accessors)
     return False
+
+
+def _constant_text(node: ast.AST) -> Optional[str]:
+    """The string a `+` of string constants folds to; None otherwise."""
+    if type(node) is ast.Constant and type(node.value) is str:
+        return node.value
+    if type(node) is ast.BinOp and type(node.op) is ast.Add:
+        left, right = _constant_text(node.left), _constant_text(node.right)
+        return None if left is None or right is None else left + right
+    return None
+
+
+def _may_name_cache(node: ast.JoinedStr, vocab: _Vocabulary) -> bool:
+    """Does an f-string's text say a cache or pool word (`f"{half}_pools"`, `f"{side}_buffer"`; not
+    `f"{prefix}_weight"`)?"""
+    words = {
+        w.rstrip("s")
+        for v in node.values
+        if type(v) is ast.Constant and type(v.value) is str
+        for w in v.value.lower().split("_")
+        if len(w) > 1
+    }
+    return bool(words & vocab.cache_name_words)
 
 
 def _names_cache_attribute(args, vocab: _Vocabulary) -> bool:
@@ -1578,6 +1629,12 @@ class _Taint:
                     yield callee, positional[1:] if bound else positional, every
             elif not is_method:
                 yield callee, positional, every
+        if name not in self.params and name not in self.classes and name not in _BUILTIN_NAMES:
+            # `self.upcast(kv)`, `up(kv)`: no def of that name, so maybe an object of a module class
+            # with `__call__` (ModuleAnalysis._object_calls_index)
+            for callee, positional, every, is_method in self.params.get("__call__", ()):
+                if is_method and positional[1:]:  # named parameters (a forwarding `*args` one: not fed)
+                    yield callee, positional[1:], [p for p in every if not p.startswith("*")]
 
     def family_of(self, cls, up_only: bool = False) -> list:
         return self._family(cls, up_only)
@@ -1983,6 +2040,19 @@ def _plan_holders(module: _ModuleUnits) -> Set[int]:
         for u in units
         if id(u) in holders and _passes_own_parameters(u.node, vocab.wrapper_methods, vocab.wrapper_functions)
     }
+    for u in units:  # `self._plan = lambda w, *a: w.plan(*a, ...)`: the lambda's callers give its *a
+        if id(u) in holders:
+            for n in pyast.nodes(u.node):
+                if (
+                    type(n) is ast.Assign
+                    and type(n.value) is ast.Lambda
+                    and _passes_own_parameters(n.value, vocab.wrapper_methods, vocab.wrapper_functions)
+                ):
+                    helpers.update(
+                        t.id if type(t) is ast.Name else t.attr
+                        for t in n.targets
+                        if type(t) in (ast.Name, ast.Attribute)
+                    )
     changed = True
     while changed:
         changed = False
@@ -2003,9 +2073,11 @@ def _passes_own_parameters(node: ast.AST, methods, functions) -> bool:
     parameters (not self) as an argument?"""
     args = node.args
     params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)} - {"self", "cls"}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}  # `w.plan(*rest, ...)`
     for n in pyast.nodes(node):
         if type(n) is ast.Call and _callee_name(n.func) in (methods if type(n.func) is ast.Attribute else functions):
-            if any(type(a) is ast.Name and a.id in params for a in (*n.args, *(k.value for k in n.keywords))):
+            values = [a.value if type(a) is ast.Starred else a for a in n.args] + [k.value for k in n.keywords]
+            if any(type(a) is ast.Name and a.id in params for a in values):
                 return True
     return False
 
@@ -2171,6 +2243,16 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
     **kw)`): the analysis binds the function's parameters where it is called as a value
     (ModuleAnalysis.value_callers), which the per-unit taint does not."""
     defs = {name for name, entries in module.params.items() if entries}
+    if any(is_method for _, _, _, is_method in module.params.get("__call__", ())):
+        # `self.densify(kv_cache)` of `self.densify = Densify(dtype)`: the analysis runs Densify's
+        # __call__ with the pool (ModuleAnalysis._object_calls_index); a call of a name no def has
+        for unit in module.units:
+            for calls in (unit.self_calls, unit.name_calls):
+                for name, positional, keywords in calls:
+                    if name in defs or name in _BUILTIN_NAMES:
+                        continue
+                    if any(taint.tainted(refs, unit) for _, refs in (*positional, *keywords)):
+                        return f"a pool is passed to {name}, maybe an object whose class has __call__"
     passed = set().union(*(u.fn_values for u in module.units)) if module.units else set()
     if not (
         passed & defs

@@ -216,6 +216,7 @@ class Tables:
     take_functions: set = field(default_factory=set)
     grow_one: set = field(default_factory=set)
     grow_last: set = field(default_factory=set)
+    default_last: set = field(default_factory=set)  # [containers] default_last: d.get(k, default)
     grow_many: set = field(default_factory=set)
     # rules/accessors.toml [records]: classes whose constructor's arguments are their fields
     record_bases: set = field(default_factory=set)
@@ -755,6 +756,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "take_functions",
                 "grow_one",
                 "grow_last",
+                "default_last",
                 "grow_many",
             )
         },

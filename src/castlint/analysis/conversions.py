@@ -5,6 +5,7 @@ flow it reads (origin, cast_target, return_targets, ...) is dataflow's and objec
 
 from __future__ import annotations
 
+import builtins
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -14,6 +15,8 @@ from castlint.analysis.origin import Origin
 from castlint.analysis.same_dtype import copy_keeps_dtype, same_dtype_cast
 from castlint.analysis.tree import dotted, iter_nodes
 from castlint.tables import Tables
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def is_hot_entry(name: str, tables: Tables) -> bool:
@@ -144,6 +147,8 @@ class ConversionQueries:
             if isinstance(form, tuple) and form[0] == "closure":
                 _, inner, env, skip = form
                 out.append((inner, tuple(bound), skip, env))
+            elif isinstance(form, cst.Attribute) and form.attr.value == "__call__" and self._function_values(form):
+                out.extend((t, tuple(bound), s, e) for t, s, e in self._function_values(form))  # an object's __call__
             elif isinstance(form, (cst.Lambda, cst.Attribute, cst.Name)) or (
                 isinstance(form, tuple) and form[0] == "method"
             ):
@@ -635,6 +640,7 @@ class ConversionQueries:
                         entries = index.setdefault(id(target), [])
                         if not any(c is call for c, _, _ in entries):
                             entries.append((call, skip, env))
+            self._object_calls_index(index)
             for func in self.nodes.decorated_defs:  # a decorator's wrapper calls the def it holds
                 for wrapper, _, env in self.decorated(func, self.method_class(func) is not None):
                     if wrapper is func or not env:
@@ -649,6 +655,38 @@ class ConversionQueries:
         finally:
             self._bindings, self._frames, self._origin_cache, self._kind_cache = saved
         return index
+
+    def _object_calls_index(self, index: Dict[int, List[tuple]]) -> None:
+        """Calls of an object of a module class with `__call__` (`self.upcast(kv_cache)` of
+        `self.upcast = Upcaster(dtype)`, `Upcaster(dtype)(kv_cache)`): they run its `__call__`
+        with self bound. Only calls of a stored attribute, a local name or a construction."""
+        callable_classes = {
+            name for name, cls in self.module_classes().items() if "__call__" in self.class_methods(cls)
+        }
+        if not callable_classes:
+            return
+        held = self._held_attribute_names()
+        for call in self.nodes.calls:
+            func = call.func
+            if isinstance(func, cst.Attribute):
+                if func.attr.value not in held or func.attr.value in self.nodes.local_callables:
+                    continue
+            elif isinstance(func, cst.Call):
+                if not (isinstance(func.func, cst.Name) and func.func.value in callable_classes):
+                    continue
+            elif (
+                not isinstance(func, cst.Name)
+                or func.value in self.nodes.local_callables
+                or func.value in _BUILTIN_NAMES
+            ):
+                continue
+            for form, bound in self.callable_values(func):
+                if bound or not (isinstance(form, cst.Attribute) and form.attr.value == "__call__"):
+                    continue
+                for target, skip, env in self._function_values(form):
+                    entries = index.setdefault(id(target), [])
+                    if not any(c is call for c, _, _ in entries):
+                        entries.append((call, skip, env))
 
     def _holds(self, name: cst.BaseExpression, func, env) -> bool:
         """Does the parameter name is hold func under env (a decoration's bindings)?"""

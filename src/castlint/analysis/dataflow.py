@@ -262,7 +262,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     element = cst.Subscript(receiver, [cst.SubscriptElement(cst.Index(args[0].value))])
                     self.parents.setdefault(element, self.parents.get(expr))
                     found = self.origin(element, depth + 1)
-                    if method in t.grow_last and len(args) > 1:
+                    if method in t.default_last and len(args) > 1:
                         found = max(found, self.origin(args[-1].value, depth))
                     if found >= Origin.POOL_TUPLE:
                         return found
@@ -289,10 +289,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             and len(expr.args) >= 2
             and not any(a.star for a in expr.args[:2])
         ):
-            name = self.constant_string(expr.args[1].value)
-            if name is not None and name.isidentifier():  # getattr(pool, "k_buffer"): pool.k_buffer
-                return self.origin(self._attribute(expr.args[0].value, name), depth)
-            if name is None and self.names_a_field(expr.args[1].value):
+            names = self.constant_strings(expr.args[1].value)
+            if names and all(n.isidentifier() for n in names):  # getattr(pool, "k_buffer"): pool.k_buffer
+                # several: `f"{half}_pools"` for half in ("k", "v"): the worst attribute named
+                return max(self.origin(self._attribute(expr.args[0].value, n), depth) for n in names)
+            if names is None and self.names_a_field(expr.args[1].value):
                 # `getattr(rec, f.name)` for f in `dataclasses.fields(rec)`: any field of rec's class
                 return max(
                     (self.origin(a, depth) for a in self.any_field_attributes(expr.args[0].value)),
@@ -3312,6 +3313,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """The terminal expressions a dtype argument comes from, as source text."""
         if depth > MAX_DEPTH:
             return (self.code(expr),)
+        if isinstance(expr, cst.NamedExpr):  # `(dt := self.data_type)`: what it binds
+            return self.resolve_value(expr.value, depth + 1)
+        if isinstance(expr, (cst.IfExp, cst.BooleanOperation)):  # `a if c else b`, `a or b`: either
+            sides = (expr.body, expr.orelse) if isinstance(expr, cst.IfExp) else (expr.left, expr.right)
+            return tuple(sorted({text for side in sides for text in self.resolve_value(side, depth + 1)}))
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             cls = self.enclosing_class(expr)
             values = self.self_attr_values(cls, expr.attr.value) if cls is not None else []

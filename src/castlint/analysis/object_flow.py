@@ -1855,8 +1855,8 @@ class ObjectFlow:
         if isinstance(func, cst.Attribute) and func.attr.value in t.take_methods:
             key = call.args[0].value if call.args and not call.args[0].star else None
             found = self.element_values(func.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
-            if found is not None and func.attr.value in t.grow_last and len(call.args) > 1:
-                found = [*found, call.args[-1].value]  # setdefault(k, v): v when k was missing
+            if found is not None and func.attr.value in t.default_last and len(call.args) > 1:
+                found = [*found, call.args[-1].value]  # setdefault(k, v), get(k, v): v when k was missing
             return found
         if call.args and not call.args[0].star and self.qualified(call) in t.take_functions:
             inner = call.args[0].value
@@ -1947,7 +1947,16 @@ class ObjectFlow:
             return [(value, ())]
         if isinstance(value, cst.Call):
             t = self.tables
-            known = (t.partial_callables, t.partial_methods, t.method_callers, t.attr_getters, t.item_getters)
+            known = (
+                t.partial_callables,
+                t.partial_methods,
+                t.method_callers,
+                t.attr_getters,
+                t.item_getters,
+                t.fold_functions,
+                t.call_functions,
+                t.subscript_functions,
+            )
             name = _dotted(value.func)
             if not any(name in k for k in known) and isinstance(value.func, (cst.Name, cst.Attribute)):
                 qualified = self.call_name(value)  # under an import alias: `from functools import partial as bind`
@@ -1976,10 +1985,27 @@ class ObjectFlow:
                     return [(("closure", d, None, method), bound) for d in defs]
                 inner = self._callable_forms(held, depth) or [(held, ())]
                 return [(form, (*first, *bound)) for form, first in inner]
+            if name in t.fold_functions or name in t.call_functions or name in t.subscript_functions:
+                # `reduce(getattr, ("pool", "get_value_buffer"), runner)`: the callable it folds to
+                folded = [f for a in self.applied_values(value, depth + 1) for f in self._callable_forms(a, depth + 1)]
+                if folded:
+                    return folded
             if name == "getattr" and len(value.args) >= 2:
-                constant = self.constant_string(value.args[1].value)
-                if constant is not None and constant.isidentifier():
-                    return [(self._attribute(value.args[0].value, constant), ())]
+                constants = self.constant_strings(value.args[1].value)
+                if constants and all(c.isidentifier() for c in constants):
+                    return [(self._attribute(value.args[0].value, c), ()) for c in constants]
+            if (
+                isinstance(value.func, cst.Attribute)
+                and value.func.attr.value in t.take_methods
+                and value.args
+                and not any(a.star or a.keyword for a in value.args)
+            ):
+                # `table.get(k, default)(i)`: what table[k] holds, or the default when k is missing
+                out = self.callable_values(self._taken_node(value), depth + 1)
+                if value.func.attr.value in t.default_last and len(value.args) > 1:
+                    out.extend(self._callable_forms(value.args[-1].value, depth + 1))
+                if out:
+                    return out
             out = []
             owner = self.instance_class(value, depth + 1)
             if owner is not None and self.find_method(owner, "__call__") is not None:
@@ -2000,9 +2026,20 @@ class ObjectFlow:
                     out.extend((("closure", node, closure_env, False), ()) for node in inner)
             if out:
                 return out
-        if isinstance(value, cst.Name):
+        if isinstance(value, (cst.Name, cst.Subscript, cst.IfExp)):
+            # `self.cast = _CASTS[mode]`: what the table's entries hold; `f if c else g`: either
             return self.callable_values(value, depth + 1)
         return []
+
+    def _taken_node(self, call: cst.Call) -> cst.Subscript:
+        """`d[k]` for `d.get(k, ...)`, as a node of this module's parent map."""
+        cache = self.__dict__.setdefault("_taken_nodes", {})
+        node = cache.get(id(call))
+        if node is None:
+            node = cst.Subscript(call.func.value, [cst.SubscriptElement(cst.Index(call.args[0].value))])
+            self.parents.setdefault(node, self.parents.get(call))
+            cache[id(call)] = node
+        return node
 
     def getter_value(self, call: cst.Call, form: tuple) -> Optional[cst.BaseExpression]:
         """What calling an attrgetter or itemgetter form on call's first argument gives, as a
@@ -2148,6 +2185,69 @@ class ObjectFlow:
                 return None
             found.add(text)
         return found.pop() if len(found) == 1 else None
+
+    def constant_strings(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[List[str]]:
+        """Every string a constant-foldable expression may hold: constant_string's, where a name
+        may also be a for target over a display of such strings (`for half in ("k", "v"):
+        f"{half}_pools"`) or assigned several; None when some value is not constant."""
+        if depth > 3:
+            return None
+        if isinstance(expr, cst.Name):
+            found: List[str] = []
+            reaching = self.reaching(expr)
+            if not reaching:
+                return None
+            for assignment in reaching:
+                node = assignment.node
+                if not isinstance(node, cst.Name):
+                    return None
+                kind, value, path = self.binding(node)
+                if kind == "assign" and not path:
+                    more = self.constant_strings(value, depth + 1)
+                elif kind == "for" and not path and isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+                    more = []
+                    for element in value.elements:
+                        each = (
+                            self.constant_strings(element.value, depth + 1)
+                            if isinstance(element, cst.Element) and not isinstance(element, cst.StarredElement)
+                            else None
+                        )
+                        if each is None:
+                            return None
+                        more.extend(each)
+                else:
+                    return None
+                if more is None:
+                    return None
+                found.extend(m for m in more if m not in found)
+            return found or None
+        parts: Optional[list] = None
+        if isinstance(expr, cst.ConcatenatedString):
+            parts = [expr.left, expr.right]
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            parts = [expr.left, expr.right]
+        elif isinstance(expr, cst.FormattedString):
+            parts = []
+            for part in expr.parts:
+                if isinstance(part, cst.FormattedStringText):
+                    parts.append(part.value.replace("{{", "{").replace("}}", "}"))
+                elif part.conversion is None and part.format_spec is None:
+                    parts.append(part.expression)
+                else:
+                    return None
+        if parts is None:
+            text = self.constant_string(expr, depth)
+            return None if text is None else [text]
+        combined = [""]
+        for part in parts:
+            if isinstance(part, str):
+                values = [part]  # an f-string's literal text
+            else:
+                values = self.constant_strings(part, depth + 1)
+            if values is None or len(combined) * len(values) > 16:
+                return None
+            combined = [c + v for c in combined for v in values]
+        return combined
 
     def is_enum(self, cls: cst.ClassDef) -> bool:
         """A class of enumeration members (rules/accessors.toml [callables] enum_bases)."""

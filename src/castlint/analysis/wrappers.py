@@ -372,6 +372,9 @@ def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: i
         for a in value.args:
             if a.keyword is not None:
                 put(a.keyword.value, a.value)
+            elif a is value.args[0] and not a.star and _zipped_pairs(analysis, a.value, depth) is not None:
+                for k, v in _zipped_pairs(analysis, a.value, depth):  # `dict(zip(names, dtypes))`
+                    put(k, v)
             elif a.star == "*" or (a.star != "**" and a is not value.args[0]):
                 return None
             else:  # `dict(base)`, `dict(**base)`: a copy of base's items
@@ -385,6 +388,59 @@ def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: i
     if returned is not None and returned is not value:
         return _mapping_items(analysis, returned, depth + 1)
     return None
+
+
+def _zipped_pairs(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: int):
+    """(key, value) pairs of `zip(keys, values)` when both are displays the file shows and every
+    key folds to a constant string (ObjectFlow.constant_string); None otherwise."""
+    if not (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == "zip"
+        and len(value.args) == 2
+        and not any(a.star or a.keyword for a in value.args)
+    ):
+        return None
+    keys, values = (
+        _display_elements(analysis, a.value, depth + 1)
+        # a name bound once elsewhere (`_KEYS = [...]` at module level): its display
+        or _display_elements(analysis, _bound_value(analysis, a.value), depth + 1)
+        for a in value.args
+    )
+    if keys is None or values is None:
+        return None
+    pairs = []
+    for key, item in zip(keys, values):
+        text = analysis.constant_string(key)
+        if text is None:
+            return None
+        pairs.append((text, item))
+    return pairs
+
+
+def _star_param_spread(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Optional[List[cst.Arg]]:
+    """`*a` of a def's or lambda's own `*args` parameter: the further positional arguments its
+    visible callers pass (a value caller too: `self._plan = lambda w, *a: w.plan(*a, ...)` called
+    as `self._plan(w, qo, ...)`), position by position (several callers: either), when every
+    caller passes as many and spreads none; None otherwise."""
+    param = _parameter(analysis, expr)
+    if param is None:
+        return None
+    owner = analysis._param_owner(param)
+    if not isinstance(owner, (cst.FunctionDef, cst.Lambda)) or owner.params.star_arg is not param:
+        return None
+    rows = []
+    for call, skip, env in analysis._callers_of(owner):
+        if env:
+            return None
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in positional):
+            return None
+        named = len(analysis._positional_params(owner, skip))
+        rows.append([a.value for a in positional[named:]])
+    if not rows or len({len(r) for r in rows}) != 1:
+        return None
+    return [cst.Arg(value=analysis.either(list(column), expr)) for column in zip(*rows)]
 
 
 def _grown_mapping(analysis: ModuleAnalysis, use: cst.Name, depth: int):
@@ -493,6 +549,9 @@ def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[
         grown = _display_elements(analysis, arg.value, depth)
         if grown is not None:
             return [cst.Arg(value=v) for v in grown]
+        spread = _star_param_spread(analysis, arg.value)
+        if spread is not None:
+            return spread
         cls = analysis.instance_class(arg.value)
         if cls is not None and analysis.is_record(cls):  # `*self.pair` of a NamedTuple: its fields in order
             return [cst.Arg(value=analysis._attribute(arg.value, name)) for name in analysis.record_fields(cls)]

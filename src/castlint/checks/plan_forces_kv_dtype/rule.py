@@ -136,7 +136,10 @@ class PlanForcesKvDtype(Rule):
                             )
                     continue
                 message = _same_dtypes(ctx, q_src)
-            fix = _fix_for(ctx, call) if call is original else None  # the codemod rewrites plain calls only
+            # the codemod rewrites plain calls only, whose dtypes are no ternary or walrus (which
+            # the fix-equivalence harness does not cover: such a finding is reported, not fixed)
+            plain = call is original and not any(_chosen(analysis, a) for a in (q_arg, kv_arg) if a is not None)
+            fix = _fix_for(ctx, call) if plain else None
             findings.append(
                 self.finding(
                     ctx,
@@ -148,6 +151,25 @@ class PlanForcesKvDtype(Rule):
                 )
             )
         return findings
+
+
+def _chosen(analysis, arg: cst.BaseExpression) -> bool:
+    """Is a dtype argument a choice or a binding (`a if c else b`, `a or b`, `(d := x)`), or a name
+    bound to one (ModuleAnalysis.resolve_value reads through them)?"""
+    import libcst as cst
+
+    kinds = (cst.IfExp, cst.BooleanOperation, cst.NamedExpr)
+    if isinstance(arg, kinds):
+        return True
+    if isinstance(arg, cst.Name):
+        for assignment in analysis.reaching(arg):
+            node = assignment.node
+            if isinstance(analysis.parents.get(node), cst.NamedExpr):
+                return True
+            kind, value, _ = analysis.binding(node) if isinstance(node, cst.Name) else (None, None, ())
+            if kind == "assign" and isinstance(value, kinds):
+                return True
+    return False
 
 
 def _same_dtypes(ctx: FileContext, q_src) -> str:
