@@ -80,8 +80,10 @@ class Config:
     max_file_memory: int = 0  # bytes one file may take in its worker (0: 80 % of memory / workers)
     respect_gitignore: bool = True
     # link the tree's definitions a file imports into its analysis: "uses" (those the values
-    # reaching its own sites read, castlint.analysis.demand), True (every one it imports), False
-    # (off: the default; on sglang 0.5.23 both on-modes still cost about 3x a cold check's CPU)
+    # reaching its own sites read, castlint.analysis.demand; a file without trigger words only
+    # when it reads a name a module of the tree hands, link_gate.Hands), True (every one it
+    # imports), False (off: the default; on sglang 0.5.23 linking into the files the prefilter
+    # passes alone costs about 3.9x their analysis CPU, docs/performance.md 2026-12-08)
     follow_imports: Union[bool, str] = False
     ignore_noqa: bool = False  # --ignore-noqa: suppression comments silence nothing
     select_source: str = "default"  # where select came from (--show-settings): default, a file's key, a flag

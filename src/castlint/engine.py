@@ -603,13 +603,19 @@ def _analyze_bytes(path, source, own_text, own_lines, tables, config, cost_model
 
 def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
     """A file without trigger words is still analysed when definitions of the tree it
-    imports bring it a pool (castlint.analysis.tree_index; `follow-imports = true`)."""
+    imports bring it a pool (castlint.analysis.tree_index; `follow-imports = true`; "uses":
+    only when it reads a name that a module it imports hands, link_gate.Hands, first)."""
     if not config.follow_imports:
         return False
     from castlint.analysis import tree_index
 
     return tree_index.may_link(
-        path, source, tables, own_pool_possible(source, tables), uses=config.follow_imports == "uses"
+        path,
+        source,
+        tables,
+        own_pool_possible(source, tables),
+        uses=config.follow_imports == "uses",
+        names=config.follow_imports == "uses",
     )
 
 

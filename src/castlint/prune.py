@@ -136,6 +136,8 @@ class _Vocabulary:
         self.view_attributes = frozenset(tables.view_attributes) | frozenset(tables.whole_copy_attributes)
         # getters: a name bound to one hands its call's argument (or a part of it) back
         self.attr_getters = frozenset(n.rsplit(".", 1)[-1] for n in tables.attr_getters)
+        # `setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v (ObjectFlow.set_attributes)
+        self.attribute_setters = frozenset(tables.attribute_setters)
         self.getters = frozenset(
             n.rsplit(".", 1)[-1] for n in (*tables.attr_getters, *tables.item_getters, *tables.method_callers)
         )
@@ -144,6 +146,8 @@ class _Vocabulary:
         self.to_casts = frozenset(m for m, c in tables.casts.items() if c.form == "to")
         self.arg_casts = frozenset(m for m, c in tables.casts.items() if c.form in ("one-arg", "tensor-arg"))
         self.bare_casts = frozenset(m for m, c in tables.casts.items() if c.form == "no-args")
+        # keywords that give a cast's target: a dtype (`dtype=`) or a tensor of that dtype (`other=`)
+        self.cast_keywords = {m: frozenset((*c.dtype_keywords, *c.tensor_keywords)) for m, c in tables.casts.items()}
         self.copies = frozenset(tables.copy_methods)
         # `torch.as_tensor(x, dtype=d)`: x.to(dtype=d) (by the last name: `from torch import asarray`)
         self.constructors = frozenset(_last_parts(tables.conversion_constructors))
@@ -197,12 +201,13 @@ class _Vocabulary:
                     | set(tables.tuple_view_functions)
                     | set(tables.narrow_functions)
                     | set(tables.concat_functions)
+                    | set(tables.pack_functions)
                 }
                 - {f.rsplit(".", 1)[-1] for f in tables.gather_functions}
             )
             | set(tables.iter_passthrough)
             | set(tables.iter_apply)
-            | set(tables.iter_pairs)
+            | _last_parts(tables.iter_pairs)
             | _last_parts(tables.iter_chain)
             | _last_parts(tables.iter_filtering)
             | _last_parts(tables.subscript_functions)  # `getitem(x, k)`, under an import alias too
@@ -212,7 +217,12 @@ class _Vocabulary:
             # what they are given flows through (ObjectFlow.wrapped_value, namespace records)
             | {
                 f.rsplit(".", 1)[-1]
-                for f in (*tables.identity_wrappers, *tables.reference_makers, *tables.namespace_constructors)
+                for f in (
+                    *tables.identity_wrappers,
+                    *tables.reference_makers,
+                    *tables.namespace_constructors,
+                    *tables.coroutine_runners,  # `loop.run_until_complete(coro)`: what coro returns
+                )
             }
         )
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
@@ -222,6 +232,7 @@ class _Vocabulary:
         self.holder_setters = frozenset(tables.holder_setters)
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
         # copies of a record with fields replaced by keyword (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`)
+        self.record_makers = frozenset(tables.record_make_methods)  # `Rec._make(pair)`: Rec(*pair)
         self.record_replacers = frozenset(
             _last_parts((*tables.record_replace_methods, *tables.record_replace_functions))
         )
@@ -515,6 +526,12 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 out.base |= tf[CONTAINER]  # `torch.empty((num_layers, num_blocks, ...))`: every layer's pool
                 return
             if type(func) is ast.Name:
+                if func.id == "getattr" and len(node.args) >= 2 and _is_self(node.args[0]):
+                    key = node.args[1]  # getattr(self, "k"): self.k; getattr(self, self._attr): any self.x
+                    out.attrs.add((key.value if _str_constant(key) else ANY_ATTR, tf))
+                    out.bound |= _names_accessor(key, vocab)
+                    _held_pool(node.args, vocab, out, tf)
+                    return
                 if func.id in vocab.holders:  # partial(f, ...), getattr(obj, "name")
                     out.bound |= any(_names_accessor(a, vocab) for a in args) or (
                         func.id in vocab.attr_getters and _names_cache_attribute(args, vocab)
@@ -559,7 +576,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             for value in node.values:
                 _flow(value, vocab, aliases, out, tf)
             return
-        if t is ast.NamedExpr:
+        if t is ast.NamedExpr or t is ast.Await:  # `await coro`: what the coroutine returns
             node = node.value
             continue
         if t is ast.BinOp:  # `(codes & 15)`, `buf * 2`: elementwise with a number keeps every slot
@@ -592,6 +609,18 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 return
             continue
         return
+
+
+# a self attribute whose name is computed (`getattr(self, self._plane_attr)`, `setattr(self, name, v)`)
+ANY_ATTR = "*"
+
+
+def _is_self(node: ast.AST) -> bool:
+    return type(node) is ast.Name and node.id == "self"
+
+
+def _str_constant(node: ast.AST) -> bool:
+    return type(node) is ast.Constant and type(node.value) is str
 
 
 def _dict_entry(call: ast.Call, arg: ast.AST, vocab: _Vocabulary) -> bool:
@@ -930,12 +959,13 @@ def _may_cast(call: ast.Call, name: str, vocab: _Vocabulary) -> bool:
         args = args[1:]
     if name in vocab.bare_casts:
         return not args and not call.keywords
+    words = vocab.cast_keywords.get(name, ())
     if name in vocab.arg_casts:
-        return bool(args) or any(k.arg in ("dtype", "other") for k in call.keywords)
+        return bool(args) or any(k.arg in words for k in call.keywords)
     if name not in vocab.to_casts:
         return True
-    if any(k.arg == "dtype" or k.arg is None for k in call.keywords):
-        return True  # `.to(dtype=...)`, or **kwargs that may hold one
+    if any(k.arg in words or k.arg is None for k in call.keywords):
+        return True  # `.to(dtype=...)`, `.to(other=q)`, or **kwargs that may hold one
     return bool(args) and not all(_device_spelling(arg, vocab) for arg in args)
 
 
@@ -982,6 +1012,17 @@ def _index_attrs(node: ast.AST) -> Set[str]:
         elif t is ast.IfExp:
             stack += [n.body, n.orelse]
     return out
+
+
+def _slice_subscript(node: ast.Subscript) -> bool:
+    """As castlint.analysis.tree.is_slice_subscript: `x[:]`, `x[..., :d]` (a tensor's index, not a key)."""
+    parts = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
+    return any(type(p) is ast.Slice or (type(p) is ast.Constant and p.value is Ellipsis) for p in parts)
+
+
+def _called_methods(node: ast.AST) -> Set[str]:
+    """m of every `obj.m(...)` in node."""
+    return {n.func.attr for n in _walk(node) if type(n) is ast.Call and type(n.func) is ast.Attribute}
 
 
 def _self_attrs(node: ast.AST) -> Set[str]:
@@ -1117,9 +1158,9 @@ class _Collector:
         if (
             path
             and any(id(block) in self.layer_loops for block, _, _ in path)
-            and any(type(t) is ast.Name for t in n.targets)
+            and any(type(t) in (ast.Name, ast.Subscript) for t in n.targets)
         ):
-            value = self.stored(n.value)  # `k = torch.empty((num_blocks, ...))` once per layer
+            value = self.stored(n.value)  # `k = torch.empty((num_blocks, ...))` once per layer (`self.d[i] = ...`)
         # a function stored as a value (`self.read = helper`, `{"k": helper}`) runs where it is called
         unit.calls_made.update(name for name, _ in value.calls)
         attrs: Set[str] = set()
@@ -1134,10 +1175,14 @@ class _Collector:
             unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
             if type(target) is ast.Subscript and type(target.value) is ast.Name:  # d[k] = v: d holds v
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
+            if type(target) is ast.Subscript and _slice_subscript(target):  # `buf[:] = pool`: a copy
+                self.copy(target.value, n.value)
             attrs |= one_attrs
         if attrs:
             inner = _self_attrs(n.value)
             made = {c.func.id for c in _walk(n.value) if type(c) is ast.Call and type(c.func) is ast.Name}
+            if type(n.value) is ast.Name:  # `self.pool = pool` of `pool: LatentPool`: the class it names
+                made |= _annotated_names(unit.node, n.value.id)
             for attr in attrs:
                 unit.attr_values.setdefault(attr, set()).update(inner)
                 if made:
@@ -1153,10 +1198,12 @@ class _Collector:
         """What storing value into a container reads: an allocation whose first dimension may be a
         pool's is one layer's pool there, when stored in a loop (ModuleAnalysis._arena_allocation)."""
         refs = self.refs(value)
-        if (
-            type(value) is ast.Call
-            and _callee_name(value.func) in self.vocab.allocations
-            and _may_be_arena(value, self.vocab)
+        parts = value.elts if type(value) in (ast.Tuple, ast.List) else [value]  # a (k, v) pair of them too
+        if any(
+            type(part) is ast.Call
+            and _callee_name(part.func) in self.vocab.allocations
+            and _may_be_arena(part, self.vocab)
+            for part in parts
         ):
             refs.base |= WHOLE
         return refs
@@ -1256,11 +1303,13 @@ class _Collector:
             elif name in vocab.constructors and n.args:
                 self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.copies and (n.args or n.keywords):
-                source = n.args[0] if n.args else n.keywords[0].value
-                unit.copies.append(self.refs(source))
-                attrs = _self_attrs(func.value)  # the buffer's allocated dtype
-                if attrs:
-                    unit.kind_attrs.append((unit.copies[-1], attrs))
+                if pyast.dotted(func.value) in vocab.unbound:  # `torch.Tensor.copy_(buf, pool)`
+                    buffer, rest = (n.args[0], n.args[1:]) if n.args else (None, [])
+                else:
+                    buffer, rest = func.value, n.args
+                source = rest[0] if rest else (n.keywords[0].value if n.keywords else None)
+                if buffer is not None and source is not None:
+                    self.copy(buffer, source)
             if (type(func.value) is ast.Name and func.value.id == "self") or _is_super(func.value):
                 unit.self_calls.append((name,) + _call_args(n, vocab, self.aliases))
                 unit.calls_made.add(name)
@@ -1284,6 +1333,8 @@ class _Collector:
         if name in vocab.helpers or name in self.helper_aliases:
             positional, keywords = _call_args(n, vocab, self.aliases)
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
+        if name in vocab.attribute_setters:
+            self.attribute_store(n)
         if name in vocab.grow_methods and n.args and type(func) is ast.Attribute:
             holder = func.value
             nested = type(holder) is ast.Subscript
@@ -1296,6 +1347,22 @@ class _Collector:
                 unit.assigns.append((set(), attrs, self.refs(value), level))
             elif type(holder) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
                 unit.assigns.append(({holder.id}, set(), self.stored(value), level))
+
+    def attribute_store(self, n: ast.Call) -> None:
+        """`setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v; a name that is no
+        literal (`setattr(self, _SLOTS[1], v)`, `setattr(self, name, v)`) may be any attribute."""
+        func, args = n.func, list(n.args)
+        if type(func) is ast.Name:
+            if not (args and _is_self(args[0])):
+                return
+            args = args[1:]
+        elif not _is_self(func.value):
+            return
+        if len(args) < 2 or any(type(a) is ast.Starred for a in args[:2]):
+            return
+        key = args[0]
+        attr = key.value if _str_constant(key) else ANY_ATTR
+        self.unit.assigns.append((set(), {attr}, self.refs(args[1]), KEEP))
 
     def object_call(self, n: ast.Call) -> None:
         func = n.func
@@ -1310,6 +1377,20 @@ class _Collector:
         else:
             return
         self.unit.object_calls.append((name, receiver, n))
+
+    def copy(self, buffer: ast.AST, source: ast.AST) -> None:
+        """`buffer.copy_(source)`, `buffer[:] = source`: a conversion when source is a whole pool and
+        buffer is allocated in another dtype (its allocation, the pool's accessor, decide)."""
+        unit = self.unit
+        unit.copies.append(self.refs(source))
+        unit.calls_made.update(_called_methods(source))  # `mgr.get_buffers(i)`: its dtype is what it returns
+        attrs = _self_attrs(buffer)  # the buffer's allocated dtype
+        if attrs:
+            unit.kind_attrs.append((unit.copies[-1], attrs))
+        while type(buffer) is ast.Subscript:
+            buffer = buffer.value
+        if type(buffer) is ast.Attribute and not (type(buffer.value) is ast.Name and buffer.value.id == "self"):
+            unit.foreign_value_attrs.add(buffer.attr)  # `self.mgr.stage`: its class's allocation decides
 
     def cast(self, n: ast.Call, path) -> None:
         """A call that may be a dtype cast: its receiver (the first argument of an unbound
@@ -1613,8 +1694,15 @@ class _Taint:
         names, attrs, returns = unit.names, self.class_attrs(unit), self.returns
         for name, tf in refs.names:
             out |= tf[names.get(name, 0)]
-        for attr, tf in refs.attrs:
-            out |= tf[attrs.get(attr, 0)]
+        if refs.attrs:
+            computed = attrs.get(ANY_ATTR, 0)  # stored under a computed name: it may be any self.x
+            for attr, tf in refs.attrs:
+                if attr == ANY_ATTR:
+                    for levels in attrs.values():
+                        computed |= levels
+                    out |= tf[computed]
+                else:
+                    out |= tf[attrs.get(attr, 0) | computed]
         for call, tf in refs.calls:
             out |= tf[returns.get(call, 0)]
         return out
@@ -1775,8 +1863,15 @@ class _Taint:
             return levels
         out = refs.base
         attrs, returns = self.class_attrs(unit), self.returns
-        for attr, tf in refs.attrs:
-            out |= tf[attrs.get(attr, 0)]
+        if refs.attrs:
+            computed = attrs.get(ANY_ATTR, 0)  # stored under a computed name: it may be any self.x
+            for attr, tf in refs.attrs:
+                if attr == ANY_ATTR:
+                    for levels in attrs.values():
+                        computed |= levels
+                    out |= tf[computed]
+                else:
+                    out |= tf[attrs.get(attr, 0) | computed]
         for call, tf in refs.calls:
             out |= tf[returns.get(call, 0)]
         for name, tf in refs.names:
@@ -2143,6 +2238,13 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit) for a in call.args
             ):
                 return f"a pool is passed through *args to {name}"
+            if (
+                name in vocab.record_makers
+                and type(call.func.value) is ast.Name
+                and call.func.value.id in classes
+                and _tainted_args(call, unit, taint, module)
+            ):  # `Rec._make(pool.get_kv_buffer(i))`: Rec(*pair)
+                receiver, name = "", call.func.value.id
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
                 for cls_name in _class_and_bases(name, classes):  # a base's __init__ may store it
                     fed |= method_names[cls_name] | _assigned_attrs(module, classes[cls_name])
@@ -2307,7 +2409,12 @@ def _holder_stores(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     in another unit (ObjectFlow.held_values, held_attribute); None when no holder is given a pool."""
     vocab = module.vocab
     holders = _module_holders(module.tree, vocab)
-    if not holders:
+    # a holder made anywhere (a local `box = queue.SimpleQueue()`, `self._q = queue.Queue()`): a setter
+    # call's receiver may be it (ObjectFlow._holder_makings reads which)
+    makes = vocab.holder_makers and any(
+        name in vocab.holder_makers for unit in module.units for name, _, _ in unit.object_calls
+    )
+    if not holders and not makes:
         return None
     for unit in module.units:
         for name, receiver, call in unit.object_calls:
@@ -2315,11 +2422,10 @@ def _holder_stores(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             if (
                 name in vocab.holder_setters
                 and type(func) is ast.Attribute
-                and type(func.value) is ast.Name
-                and func.value.id in holders
+                and (makes or (type(func.value) is ast.Name and func.value.id in holders))
                 and _tainted_args(call, unit, taint, module)
             ):
-                return f"a pool is stored in the module-level holder {func.value.id}"
+                return f"a pool is stored in a holder ({name})"
         for node in pyast.nodes(unit.node):
             if type(node) is ast.Assign and any(
                 type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id in holders for t in node.targets
@@ -2610,6 +2716,36 @@ class _ModuleUnits:
     def _collect(self, unit: _Unit) -> None:
         _collect(unit, self.vocab, self.params, self.aliases, self.helper_aliases, self.fn_aliases)
 
+    def installs_in(self) -> Dict[str, ast.ClassDef]:
+        """Top-level defs that decorate a class of the module (`@with_accessors`, `@with_accessors(...)`)
+        and store on their first parameter (`cls.plane = plane`, `setattr(cls, "plane", plane)`, in
+        their body or in the def they return): def name -> the first class they decorate."""
+        found = self.__dict__.get("_installs")
+        if found is not None:
+            return found
+        found = self._installs = {}
+        for cls in self.top:
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for decorator in cls.decorator_list:
+                func = decorator.func if type(decorator) is ast.Call else decorator
+                deco = self.top_defs.get(func.id) if type(func) is ast.Name else None
+                if deco is None or deco.name in found:
+                    continue
+                for node in ast.walk(deco):
+                    if type(node) in _DEFS and node.args.args:
+                        param = node.args.args[0].arg
+                        if any(_stores_on(s, param) for s in node.body):
+                            found[deco.name] = cls
+                            break
+        classes = {c.name: c for c in self.top if isinstance(c, ast.ClassDef)}
+        for stmt in self.tree.body:  # `Pool.plane = _plane` at module level
+            if type(stmt) is ast.Assign and type(stmt.value) is ast.Name and stmt.value.id in self.top_defs:
+                for t in stmt.targets:
+                    if type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id in classes:
+                        found.setdefault(stmt.value.id, classes[t.value.id])
+        return found
+
     def collect_module_level(self) -> Optional[PrunePlan]:
         """Module level: globals flow everywhere, so any pool here means FULL (returned).
         Its other statements are kept verbatim; they form one unit (defs in an if, named
@@ -2634,6 +2770,9 @@ class _ModuleUnits:
         if isinstance(stmt, _DEFS):
             unit = _Unit(stmt)
             self._collect(unit)
+            # a class decorator that installs defs as methods (`cls.plane = plane`): their `self.x`
+            # is the decorated class's (ObjectFlow.installed_methods)
+            unit.cls = self.installs_in().get(stmt.name)
             self.collected[id(stmt)] = unit
             self.units.append(unit)
             return
@@ -2704,6 +2843,39 @@ class _ModuleUnits:
             ]
             for stmt in pending:
                 self.collect_statement(stmt)
+
+
+def _annotated_names(func: ast.AST, param: str) -> Set[str]:
+    """The names a parameter's annotation spells (`pool: "Pool"`, `Optional[Pool]`), when func is a def."""
+    if type(func) not in _DEFS:
+        return set()
+    args = func.args
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if arg.arg == param and arg.annotation is not None:
+            out = set()
+            for node in ast.walk(arg.annotation):
+                if type(node) is ast.Name:
+                    out.add(node.id)
+                elif type(node) is ast.Constant and type(node.value) is str:
+                    out.update(re.findall(r"[A-Za-z_]\w*", node.value))
+            return out
+    return set()
+
+
+def _stores_on(stmt: ast.stmt, name: str) -> bool:
+    """`name.attr = value` or `setattr(name, ...)`: a statement storing an attribute on name."""
+    if type(stmt) is ast.Assign:
+        return any(type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id == name for t in stmt.targets)
+    if type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
+        call = stmt.value
+        return (
+            type(call.func) is ast.Name
+            and call.func.id == "setattr"
+            and bool(call.args)
+            and type(call.args[0]) is ast.Name
+            and call.args[0].id == name
+        )
+    return False
 
 
 def _class_members(cls: ast.ClassDef) -> Set[str]:

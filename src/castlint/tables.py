@@ -62,6 +62,20 @@ class CastSpelling:
     method: str
     form: str  # "to" | "no-args" | "one-arg" | "tensor-arg"
     target: Optional[str] = None
+    # keywords that name the target dtype (`.to(dtype=d)`) or a tensor whose dtype is the target
+    # (`.to(other=q)`, `.type_as(other=q)`)
+    dtype_keywords: tuple = ()
+    tensor_keywords: tuple = ()
+
+    def keyword_target(self, keywords: dict):
+        """(value, is_tensor) of the first target keyword present in keywords, else (None, False)."""
+        for word in self.dtype_keywords:
+            if word in keywords:
+                return keywords[word], False
+        for word in self.tensor_keywords:
+            if word in keywords:
+                return keywords[word], True
+        return None, False
 
 
 @dataclass(frozen=True)
@@ -171,6 +185,12 @@ class Tables:
     tuple_view_methods: set = field(default_factory=set)
     tuple_view_functions: set = field(default_factory=set)
     concat_functions: set = field(default_factory=set)
+    pack_functions: set = field(default_factory=set)  # [views] pack_functions: `einops.pack([k, v], p)`
+    # [views] dim_swaps / dim_moves / dim_orders: views that move dimensions (`transpose(a, b)`,
+    # `movedim(src, dst)`, `permute(order)`), by method name or qualified function name
+    dim_swaps: set = field(default_factory=set)
+    dim_moves: set = field(default_factory=set)
+    dim_orders: set = field(default_factory=set)
     narrow_methods: set = field(default_factory=set)
     select_methods: set = field(default_factory=set)  # [views]: x.select(dim, i) reads as x[:, ..., i]
     narrow_functions: set = field(default_factory=set)
@@ -205,6 +225,7 @@ class Tables:
     record_default_keywords: set = field(default_factory=set)
     record_no_init_keywords: set = field(default_factory=set)
     record_replace_methods: set = field(default_factory=set)
+    record_make_methods: set = field(default_factory=set)  # [records] make_methods: `Rec._make(xs)`
     record_replace_functions: set = field(default_factory=set)
     record_as_dict_methods: set = field(default_factory=set)
     record_as_dict_functions: set = field(default_factory=set)
@@ -233,6 +254,7 @@ class Tables:
     identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
     function_wrappers: set = field(default_factory=set)  # [callables] function_wrappers
     class_bound_decorators: set = field(default_factory=set)  # [callables] class_bound_decorators
+    coroutine_runners: set = field(default_factory=set)  # [callables] coroutine_runners: run_until_complete
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
     iter_protocol: set = field(default_factory=set)  # [iteration] protocol_iter: __iter__
     next_protocol: set = field(default_factory=set)  # [iteration] protocol_next: __next__
@@ -285,6 +307,9 @@ class Tables:
     autograd_markers: set = field(default_factory=set)  # names whose use means tensors of the module may need grad
     tensor_classes: set = field(default_factory=set)  # bases that make a class of the file a tensor subclass
     finalizer_dunders: set = field(default_factory=set)  # run when the last reference to an object is dropped
+    # [cast_motion], round 4 of the blind benchmark (docs/fix.md, "Safety"):
+    finalizer_registrars: set = field(default_factory=set)  # calls that register a callback run when an object dies
+    identity_operators: set = field(default_factory=set)  # unary operators whose result is the tensor itself (`+t`)
     # [cast_motion] implicit code: what a builtin calls back into, which dunders a construct runs
     callbacks: dict = field(default_factory=dict)  # qualified name -> {"iterates", "calls", "dunders", "attribute"}
     protocols: dict = field(default_factory=dict)  # construct -> frozenset of dunder names
@@ -586,6 +611,10 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "tuple_functions": "tuple_view_functions",
             "narrow_methods": "narrow_methods",
             "concat_functions": "concat_functions",
+            "pack_functions": "pack_functions",
+            "dim_swaps": "dim_swaps",
+            "dim_moves": "dim_moves",
+            "dim_orders": "dim_orders",
             "narrow_functions": "narrow_functions",
             "select_methods": "select_methods",
             "attributes": "view_attributes",
@@ -700,6 +729,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "identity_wrappers": "identity_wrappers",
             "function_wrappers": "function_wrappers",
             "class_bound_decorators": "class_bound_decorators",
+            "coroutine_runners": "coroutine_runners",
             "reference_makers": "reference_makers",
             "holder_constructors": "holder_constructors",
             "attribute_setters": "attribute_setters",
@@ -747,6 +777,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
             "default_keywords": "record_default_keywords",
             "no_init_keywords": "record_no_init_keywords",
             "replace_methods": "record_replace_methods",
+            "make_methods": "record_make_methods",
             "replace_functions": "record_replace_functions",
             "as_dict_methods": "record_as_dict_methods",
             "as_dict_functions": "record_as_dict_functions",
@@ -869,6 +900,8 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "autograd_markers": "autograd_markers",
             "tensor_classes": "tensor_classes",
             "finalizer_dunders": "finalizer_dunders",
+            "finalizer_registrars": "finalizer_registrars",
+            "identity_operators": "identity_operators",
             "container_functions": "container_functions",
             "iterable_methods": "iterable_methods",
             "iterable_attributes": "iterable_attributes",
@@ -883,12 +916,16 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
 def _load_casts(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "cast", list, path, "", [])):
         where = f"cast[{i}]"
-        _check_keys(item, {"method", "form", "target"}, path, where)
+        _check_keys(item, {"method", "form", "target", "dtype_keywords", "tensor_keywords"}, path, where)
         form = _get(item, "form", str, path, where)
         if form not in ("to", "no-args", "one-arg", "tensor-arg"):
             raise TableError(path, f"{where}.form", f"must be one of to/no-args/one-arg/tensor-arg, got {form!r}")
         spelling = CastSpelling(
-            _get(item, "method", str, path, where), form, _get(item, "target", str, path, where, None)
+            _get(item, "method", str, path, where),
+            form,
+            _get(item, "target", str, path, where, None),
+            tuple(_get(item, "dtype_keywords", list, path, where, [])),
+            tuple(_get(item, "tensor_keywords", list, path, where, [])),
         )
         tables.casts[spelling.method] = spelling
 

@@ -168,6 +168,12 @@ def _stored(source: bytes, start: int) -> bool:
         i -= 1
     if not i:
         return False
+    if source[i - 1] in b"([":  # `d[k] = (torch.empty(...), ...)`: the first of a (k, v) pair stored
+        j = i - 1
+        while j and source[j - 1] in _SPACE:
+            j -= 1
+        if j and source[j - 1] == 0x3D:
+            i = j
     if source[i - 1] == 0x3D:  # `=`
         k = i - 1
         while k and source[k - 1] in _SPACE:

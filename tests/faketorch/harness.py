@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, List, Optional
 from castlint.validate.doubles import MLAPoolDouble, Namespace, Registry, StubbedImports, StubModule
 from faketorch.flashinfer import make_flashinfer
 from faketorch.module import FakeTorchModule, make_torch
+from faketorch.reorder import make_einops
 from faketorch.tensor import Tensor
 
 MODULE_NAME = "castlint_equivalence_subject"
@@ -71,6 +72,7 @@ def fake_imports(torch, flashinfer, stub_names: Optional[Dict[str, Any]] = None,
         **torch.submodules,
         "flashinfer": flashinfer,
         "flashinfer.mla": flashinfer.mla,
+        "einops": make_einops(torch),
         "triton": None,
     }  # a machine without Triton: `import triton` raises ImportError
     return StubbedImports(

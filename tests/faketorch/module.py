@@ -8,6 +8,7 @@ import types
 from builtins import sorted as builtins_sorted
 from typing import Optional
 
+from faketorch import reorder
 from faketorch.tensor import (
     ALIASES,
     DTYPES,
@@ -323,6 +324,7 @@ def make_torch(capability=(9, 0), cuda_available: bool = True, device_name: str 
         "torch.nn.functional": functional,
         "torch.distributed": distributed,
     }
+    reorder.install(torch, Tensor)
     return torch
 
 

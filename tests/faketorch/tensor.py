@@ -19,6 +19,8 @@ import operator
 import struct
 from typing import List, Optional, Sequence, Tuple
 
+from faketorch.reorder import ReorderOps
+
 MAX_ELEMENTS = 4_000_000  # materializing more than this is refused (workspaces stay lazy)
 
 
@@ -322,7 +324,7 @@ def _shape_args(args) -> Tuple[int, ...]:
     return tuple(int(a) for a in args)
 
 
-class Tensor:
+class Tensor(ReorderOps):
     """A strided view of a Storage."""
 
     __hash__ = object.__hash__

@@ -476,6 +476,8 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
     itself, or a view of it (`k_cache`, `kv_buffer`), whatever the parameter is called."""
     if depth > 6:
         return False
+    if isinstance(expr, cst.UnaryOperation) and _identity_operator(analysis, expr):
+        return _distinct(analysis, expr.expression, depth + 1)  # `+t` is t itself
     if isinstance(expr, _CONSTANTS + _NEW_VALUES):
         return True
     if isinstance(expr, cst.Name):
@@ -514,6 +516,15 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
             )
         return all(_distinct(analysis, arg.value, depth + 1) for arg in expr.args)
     return False
+
+
+_UNARY_SPELLINGS = {cst.Plus: "+", cst.Minus: "-", cst.BitInvert: "~", cst.Not: "not"}
+
+
+def _identity_operator(analysis, expr: cst.UnaryOperation) -> bool:
+    """Is this unary operator one whose result is its operand itself (rules/casts.toml [cast_motion]
+    identity_operators: `+t` is `Tensor.positive()`, which returns t, an alias, not a new tensor)?"""
+    return _UNARY_SPELLINGS.get(type(expr.operator)) in analysis.tables.identity_operators
 
 
 def _distinct_name(analysis, name: cst.Name, depth: int) -> bool:
@@ -679,11 +690,16 @@ def _binding_problem(
 def _finalizers(analysis) -> str | None:
     """What may run when this module drops the last reference to one of its objects: a finalizer
     dunder (rules/casts.toml finalizer_dunders) that a class of the file defines with a body not
-    proven read-only, or a generator function with a `finally` or `with` (closing a suspended
+    proven read-only, a callback registered by a finalizer_registrars call (`weakref.finalize(obj,
+    f)`, `weakref.ref(obj, callback)`), or a generator function with a `finally` or `with` (closing a suspended
     generator runs them)."""
     hit = _effectful_hit(analysis, analysis.tables.finalizer_dunders)
     if hit is not None:
         return f"`{hit}`{_member_line(analysis, hit)}"
+    for call in iter_nodes(analysis.module, cst.Call):
+        name = analysis.call_name(call) or dotted(call.func) or ""
+        if name in analysis.tables.finalizer_registrars and len(call.args) > 1:
+            return f"the callback registered by `{_code(analysis, call.func)}(...)` (line {_line(analysis, call)})"
     for function in iter_nodes(analysis.module, cst.FunctionDef):
         body = [n for n in iter_nodes(function.body, cst.CSTNode) if _scope_root_is(analysis, n, function)]
         if any(isinstance(n, (cst.Yield,)) for n in body) and any(
@@ -903,6 +919,7 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
                     )
                     bound += [(t.value, small.value, defs) for t in targets if isinstance(t, cst.Name)]
     bound += _dunders_bound_outside(analysis)
+    bound += _members_bound_outside(analysis)
     effectful: set = set()
     at: dict = {}
     pruned = getattr(analysis, "_pruned", None)
@@ -990,6 +1007,38 @@ def _dunders_bound_outside(analysis) -> list:
     return found
 
 
+def _members_bound_outside(analysis) -> list:
+    """Members of any name (not only dunders) an object gets outside a class statement, as (name,
+    value, defs): `obj.item = f` anywhere in the module, `setattr(obj, "item", f)`, and a keyword of
+    any call (`SimpleNamespace(item=self._sync)`, a dataclass's `Hooks(item=f)`: the constructor
+    may store it under that name). A listed read-only method called under such a name
+    (`hooks.item()`) calls the value: effectful when the value is a callable of this module not
+    proven read-only (_bound_member_effectful; data, a parameter, a constant are read as data)."""
+    listed = _known_methods(analysis.tables)  # only a listed name's call is trusted by its name
+    found: list = []
+    for node in iter_nodes(analysis.module, cst.CSTNode):
+        if isinstance(node, cst.Assign):
+            found += [
+                (t.target.attr.value, node.value, set())
+                for t in node.targets
+                if isinstance(t.target, cst.Attribute) and t.target.attr.value in listed
+            ]
+        elif isinstance(node, cst.Call):
+            found += [
+                (arg.keyword.value, arg.value, set())
+                for arg in node.args
+                if arg.keyword is not None and arg.keyword.value in listed
+            ]
+            if dotted(node.func) == "setattr" and len(node.args) == 3:
+                name = node.args[1].value
+                key = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+                if isinstance(key, str) and key in listed:
+                    found.append((key, node.args[2].value, set()))
+                elif not isinstance(key, str):
+                    found += [(m, node.args[2].value, set()) for m in listed]
+    return [(name, value, defs) for name, value, defs in found if not isinstance(value, _CONSTANTS)]
+
+
 def _ANY_DUNDER(analysis) -> set:
     """Every dunder the protocol tables name: what a non-literal binding may define."""
     t = analysis.tables
@@ -1048,6 +1097,16 @@ def _bound_member_effectful(analysis, name: str, value, defs: set, effectful: se
         return False
     if isinstance(value, cst.Attribute) and (dotted(value) or "").split(".")[0] in _BUILTIN_TYPES:
         return False
+    if isinstance(value, cst.Attribute) and value.attr.value in effectful:
+        return True  # a bound method of a class of this file (`self._sync`) whose body may write
+    if (
+        isinstance(value, cst.Call)
+        and (analysis.call_name(value) or dotted(value.func) or "")
+        in (analysis.tables.partial_callables | analysis.tables.partial_methods)
+        and value.args
+        and value.args[0].keyword is None
+    ):  # `partial(self._sync, 1)` calls its first argument
+        return _bound_member_effectful(analysis, name, value.args[0].value, defs, effectful)
     return name.startswith("__") and name.endswith("__")
 
 
@@ -1857,6 +1916,55 @@ def _check_handlers(analysis, verdict: _Verdict, nodes) -> None:
                     )
                     return
             child = anc
+    if verdict.cast_may_fail:
+        caller = _module_handler(analysis, catches)
+        if caller is not None:
+            verdict.unsafe.append(
+                f"the cast's target is not proven convertible, so the cast may raise, and after the fix the gather "
+                f"(an `IndexError`) raises first; the exception escapes the function and {caller} may catch "
+                "the one that escaped"
+            )
+
+
+def _handlers_of(analysis, node) -> list:
+    """The exception types each handler of a `try` (or `with contextlib.suppress(...)`) names: [None]
+    for a bare `except`."""
+    if isinstance(node, (cst.Try, cst.TryStar)):
+        return [
+            [None]
+            if handler.type is None
+            else [el.value for el in handler.type.elements]
+            if isinstance(handler.type, cst.Tuple)
+            else [handler.type]
+            for handler in node.handlers
+        ]
+    if isinstance(node, cst.With):
+        return [
+            [arg.value for arg in item.item.args]
+            for item in node.items
+            if isinstance(item.item, cst.Call) and (dotted(item.item.func) or "").split(".")[-1] == "suppress"
+        ]
+    return []
+
+
+def _module_handler(analysis, catches) -> str | None:
+    """A handler anywhere in the module (a caller's) that may catch one of catches: where the cast may
+    fail, the fix changes which exception escapes the function (the gather's `IndexError` first)."""
+    key = ("cast_motion.module_handler", frozenset(catches))
+    if key in analysis.derived:
+        return analysis.derived[key]
+    found = None
+    for node in iter_nodes(analysis.module, cst.CSTNode):
+        for kinds in _handlers_of(analysis, node):
+            hit = next((k for k in kinds if k is None or not isinstance(k, cst.Name) or k.value in catches), False)
+            if hit is not False:
+                what = "a bare `except`" if hit is None else f"`{_code(analysis, hit, 40)}`"
+                found = f"a handler of {what} (line {_line(analysis, node)})"
+                break
+        if found is not None:
+            break
+    analysis.derived[key] = found
+    return found
 
 
 def _assess_variable(

@@ -12,7 +12,7 @@ import libcst as cst
 
 from castlint.analysis import hot_path
 from castlint.analysis.origin import Origin
-from castlint.analysis.same_dtype import same_dtype_cast
+from castlint.analysis.same_dtype import copy_keeps_dtype, same_dtype_cast
 from castlint.analysis.tree import dotted, iter_nodes
 from castlint.tables import Tables
 
@@ -53,7 +53,7 @@ class ConversionQueries:
             return []
         bindings = dict(env or {})
         bindings.update(self._bound_params(call, target, skip_self, depth))
-        bindings.update(self.self_frame(call, skip_self))
+        bindings.update(self.self_frame(call, skip_self, target))
         if isinstance(target, cst.FunctionDef):
             for param in (*target.params.posonly_params, *target.params.params, *target.params.kwonly_params):
                 bindings[id(param)] = max(bindings[id(param)], self._convention_origin(target, param))
@@ -455,13 +455,38 @@ class ConversionQueries:
 
     def runs_once(self, node: cst.CSTNode) -> bool:
         """Is node run once per object: directly in a method that runs when the object is made
-        (`[hot_path] run_once`: `__init__`), not in a def or lambda defined there?"""
+        (`[hot_path] run_once`: `__init__`, and the setup hooks), not in a def or lambda defined
+        there, or in a method that only such methods call (`self._warm_up()` from `__init__`)?"""
         for ancestor in self.ancestors(node):
             if isinstance(ancestor, cst.Lambda):
                 return False
             if isinstance(ancestor, cst.FunctionDef):
-                return ancestor.name.value in self.tables.run_once_methods and self.method_class(ancestor) is not None
+                cls = self.method_class(ancestor)
+                return cls is not None and self._once_method(cls, ancestor, 0)
         return False
+
+    def _once_method(self, cls: cst.ClassDef, method: cst.FunctionDef, depth: int) -> bool:
+        """Is method a run-once method, or one whose every call in the class family (at least
+        one, each `self.<name>(...)` directly in a method) is in a run-once method? Not an entry
+        point nor an accessor (an engine calls those from outside)."""
+        name = method.name.value
+        if name in self.tables.run_once_methods:
+            return True
+        if depth > 3 or is_hot_entry(name, self.tables) or name.lstrip("_") in self.tables.accessors:
+            return False
+        if name in self.tables.step_input_methods:
+            return False
+        family = {id(c) for c in self.class_family(cls)}
+        callers = []
+        for call in self.nodes.self_calls:
+            if call.func.attr.value != name:
+                continue
+            caller = self.enclosing_function(call)
+            owner = self.method_class(caller) if caller is not None else None
+            if owner is None or id(owner) not in family or caller is method:
+                return False  # a call from a nested def, a lambda, another class or itself
+            callers.append((owner, caller))
+        return bool(callers) and all(self._once_method(owner, caller, depth + 1) for owner, caller in callers)
 
     def _for_some_callers(self, cast: cst.Call) -> bool:
         """Is this cast whole only through its function's parameters, and do some visible
@@ -714,6 +739,11 @@ class ConversionQueries:
                 constructed = self.constructor_parts(call) is not None
                 if not isinstance(func, cst.Attribute) and not constructed:
                     continue
+                if not constructed and func.attr.value in t.copy_methods:
+                    found = self._copy_conversion(call)  # `buf.copy_(pool)`, `torch.Tensor.copy_(buf, pool)`
+                    if found is not None:
+                        out.append(found)
+                    continue
                 if constructed or self._is_unbound_receiver(func.value):
                     target = self.cast_target(call)
                     receiver = self.cast_receiver(call)
@@ -726,19 +756,46 @@ class ConversionQueries:
                         and not same_dtype_cast(self, call)
                     ):
                         out.append((call, target, "unbound"))
-                elif func.attr.value in t.copy_methods:
-                    source = self._first_positional(call.args)
-                    if source is None:
-                        source = next(
-                            (a.value for a in call.args if a.keyword is not None and a.keyword.value == "src"), None
-                        )
-                    if source is None or self.origin(source) < Origin.POOL_TUPLE or self.guarded_fallback(call):
-                        continue
-                    dtype = self.allocated_dtype_expr(func.value)
-                    if dtype is not None and not self._pool_own_dtype(dtype):
-                        out.append((call, self.code(dtype), "copy"))
+            out.extend(self._slice_store_conversions())
             self._conversions = out
         return self._conversions
+
+    def _copy_conversion(self, call: cst.Call) -> Optional[Tuple[cst.Call, str, str]]:
+        """`buf.copy_(pool)` (or the unbound `torch.Tensor.copy_(buf, pool)`) into a buffer
+        allocated with a dtype of its own: every slot of the pool converted."""
+        receiver, _, args = self.method_parts(call)
+        if receiver is None:
+            return None
+        source = self._first_positional(args)
+        if source is None:
+            source = next((a.value for a in args if a.keyword is not None and a.keyword.value == "src"), None)
+        if source is None or self.origin(source) < Origin.POOL_TUPLE or self.guarded_fallback(call):
+            return None
+        return self._into_other_dtype(call, receiver, source)
+
+    def _into_other_dtype(self, node, buffer, source) -> Optional[tuple]:
+        dtype = self.allocated_dtype_expr(buffer)
+        if dtype is None or self._pool_own_dtype(dtype) or self.runs_once(node):
+            return None
+        if copy_keeps_dtype(self, source, dtype):
+            return None
+        return (node, self.code(dtype), "copy")
+
+    def _slice_store_conversions(self) -> List[tuple]:
+        """`buf[:] = pool`, `buf[..., :d] = pool`: a store of a whole pool into a slice of a
+        buffer allocated with a dtype of its own converts every slot, as `buf.copy_(pool)` does
+        (the finding is on the assignment). A subscript by keys alone (`d[name] = pool`) is a
+        container store, not a copy."""
+        out = []
+        for assign in self.nodes.slice_stores:
+            if self.origin(assign.value) < Origin.POOL_TUPLE or self.guarded_fallback(assign):
+                continue
+            for target in assign.targets:
+                found = self._into_other_dtype(assign, target.target.value, assign.value)
+                if found is not None:
+                    out.append(found)
+                    break
+        return out
 
     def _pool_own_dtype(self, dtype: cst.BaseExpression) -> bool:
         """`dtype=src.dtype` with src a whole pool: a buffer in the pool's own dtype, so a

@@ -160,6 +160,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return max(self.origin(expr.left, depth), self.origin(expr.right, depth))
         if isinstance(expr, cst.NamedExpr):
             return self.origin(expr.value, depth)
+        if isinstance(expr, cst.Await):  # `await self.src.fetch(n)`: what the coroutine returns
+            return self.origin(expr.expression, depth)
         if isinstance(expr, cst.BinaryOperation):
             return self._elementwise_origin(expr, depth)
         if isinstance(expr, (cst.Tuple, cst.List)):
@@ -268,7 +270,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     found = self._element(self.origin(receiver, depth))
                     if found >= Origin.POOL_TUPLE:
                         return found
-                if (method in t.keep_methods or method in t.item_methods) and not args:
+                if (method in t.keep_methods or method in t.item_methods) and all(a.keyword for a in args):
+                    # (a keyword picks no element: `od.popitem(last=False)`)
                     # `d.values()`, `xs.copy()`: the same elements; `d.popitem()`: a (key, value) item, read as d
                     kept = self.origin(receiver, depth)
                     if kept == Origin.POOL_TUPLE:
@@ -436,6 +439,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     *t.narrow_functions,
                     *t.view_functions,
                     *t.concat_functions,
+                    *t.pack_functions,
                 )
             }
             self._short_names = names
@@ -483,6 +487,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return Origin.GATHERED if found >= Origin.PREFIX or found == Origin.GATHERED else Origin.OTHER
         if qualified in t.concat_functions:
             return self._joined_origin(expr, depth)
+        if qualified in t.pack_functions:  # (the join, what undoes it): unpacked, the first is the join
+            joined = self._joined_origin(expr, depth)
+            return Origin.POOL_TUPLE if joined == Origin.POOL else joined
         view = (
             short in t.view_functions
             or qualified in t.view_functions
@@ -874,11 +881,84 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return Origin.POOL_TUPLE
             if self.index_kind(value, depth) == TENSOR and not self.dict_like(sub.value):
                 return Origin.GATHERED  # (a dict's key selects one value, whatever it is)
+            if len(elements) == 1 and self._nested_display(sub.value, depth):
+                return Origin.POOL_TUPLE  # `[(k, v) for ... if ...][0]`: one (k, v) entry
             return self._token_subscript(Origin.POOL, elements[1:]) if len(elements) > 1 else Origin.POOL
         return self._token_subscript(base, elements, sub.value)
 
+    def _moved_token(self, holder) -> Optional[int]:
+        """Where a dimension-moving view (rules/accessors.toml [views] dim_swaps, dim_moves,
+        dim_orders) puts its input's first (token) dimension, when its arguments are literal
+        non-negative ints; None for any other value."""
+        if not isinstance(holder, cst.Call):
+            return None
+        t = self.tables
+        known = t.dim_swaps | t.dim_moves | t.dim_orders
+        qualified = self.call_name(holder) or ""
+        if qualified in known and "." in qualified:  # `torch.movedim(buf, 1, 0)`
+            first = self._first_positional(holder.args)
+            if first is None:
+                return None
+            name, args = qualified, [a for a in holder.args if a.value is not first]
+        elif isinstance(holder.func, cst.Attribute) and holder.func.attr.value in known:
+            receiver, name, args = self.method_parts(holder)  # `buf.movedim(1, 0)`, `torch.Tensor.movedim(buf, 1, 0)`
+            if receiver is None:
+                return None
+        else:
+            return None
+        if any(a.keyword is not None or a.star for a in args):
+            return None
+        dims = []
+        for a in args:
+            if not isinstance(a.value, cst.Integer):
+                return None
+            dims.append(int(a.value.value, 0))
+        if name in t.dim_orders:
+            return dims.index(0) if 0 in dims else None
+        if len(dims) != 2:
+            return None
+        if name in t.dim_swaps:
+            return dims[1] if dims[0] == 0 else dims[0] if dims[1] == 0 else 0
+        return dims[1] if dims[0] == 0 else (1 if dims[1] == 0 else 0)  # movedim(src, dst)
+
+    def _moved_subscript(self, base: Origin, elements, token: int) -> Origin:
+        """A subscript of a view whose token dimension sits at position token: constants and
+        slices before it keep every token (a plane, a head range); from it on, as a cache's."""
+        for position, element in enumerate(elements):
+            if position == token:
+                return self._token_subscript(base, elements[position:])
+            inner = element.slice
+            if isinstance(inner, cst.Slice):
+                continue
+            value = inner.value
+            if isinstance(value, cst.Ellipsis):
+                return base
+            if isinstance(value, cst.Name) and value.value == "None":
+                token += 1
+                continue
+            if not isinstance(value, cst.Integer) and self.index_kind(value) != SCALAR:
+                return Origin.GATHERED
+        return base
+
+    def _nested_display(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """Is expr a list comprehension, or a list or tuple display, each of whose elements is
+        itself several whole caches (a (k, v) entry of a per-layer list)? Then an index selects
+        an entry, not one cache."""
+        if isinstance(expr, cst.ListComp):
+            elements = [expr.elt]
+        elif isinstance(expr, (cst.List, cst.Tuple)):
+            elements = [e.value for e in expr.elements]
+            if not elements or any(isinstance(e, cst.StarredElement) for e in expr.elements):
+                return False
+        else:
+            return False
+        return all(self.origin(e, depth) == Origin.POOL_TUPLE for e in elements)
+
     def _token_subscript(self, base: Origin, elements, holder=None) -> Origin:
         """A subscript of one whole cache: only the first (token) dimension decides."""
+        token = self._moved_token(holder) if holder is not None else None
+        if token:
+            return self._moved_subscript(base, elements, token)
         for position, element in enumerate(elements):
             inner = element.slice
             if isinstance(inner, cst.Index):
@@ -1085,6 +1165,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return any(self.from_convention(v, depth) for v in values)
         if isinstance(expr, cst.Subscript):
             return self.from_convention(expr.value, depth)
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):  # `[kv for j, kv in enumerate(gpu_cache) if ...]`
+            return self.from_convention(expr.elt, depth)
         if isinstance(expr, cst.Call):
             if (
                 isinstance(expr.func, cst.Name)
@@ -1771,6 +1853,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return Origin.POOL_TUPLE  # its elements (each __next__()) are whole pools
         return Origin.OTHER
 
+    def _pair_names(self) -> frozenset:
+        """The last names of [iteration] pairs (`zip`, `itertools.zip_longest`)."""
+        names = self.__dict__.get("_pair_short_names")
+        if names is None:
+            names = self._pair_short_names = frozenset(p.rsplit(".", 1)[-1] for p in self.tables.iter_pairs)
+        return names
+
     def _iterated(self, iterable: cst.BaseExpression, path, depth: int) -> Origin:
         """The origin of a for/comprehension target (at path) iterating over iterable."""
         if isinstance(iterable, cst.Call):
@@ -1780,7 +1869,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if not path or path[0] != 1:
                     return Origin.OTHER
                 return self._iterated(args[0], path[1:], depth)
-            if name == "zip" and args:
+            if name in self._pair_names() and args:  # `zip(a, b)`, `itertools.zip_longest(a, b)`
                 if not path or path[0] is None or path[0] >= len(args):
                     return Origin.OTHER
                 return self._iterated(args[path[0]], path[1:], depth)
@@ -1860,7 +1949,84 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         best = Origin.OTHER
         for value in self.instance_attr_values(cls, expr.attr.value):
             best = max(best, self.origin(value, depth))
+        if best >= Origin.POOL_TUPLE:
+            local = self._local_store(expr)
+            if local is not None:  # `self.cache = kv_cache[:, blocks]` just above: what it stored
+                return self.origin(local, depth)
         return best
+
+    def _local_store(self, expr: cst.Attribute) -> Optional[cst.BaseExpression]:
+        """The value of `self.x = value`, a statement before this read of self.x in its function that
+        every path to the read passes (an enclosing block's earlier statement, no loop between), when no
+        statement in between may store self.x again (another store, a call of a method of self or
+        super()); None otherwise."""
+        attr = expr.attr.value
+        func = self.enclosing_function(expr)
+        if func is None:
+            return None
+        index = self.derived.get("self_stores")
+        if index is None:
+            index = self.derived["self_stores"] = set()
+            for target, _ in self.nodes.self_assignments:
+                owner = self.enclosing_function(target)
+                if owner is not None:
+                    index.add((id(owner), target.attr.value))
+        if (id(func), attr) not in index:
+            return None
+        node: cst.CSTNode = expr
+        while True:
+            parent = self.parents.get(node)
+            if parent is None or parent is func:
+                return None
+            if isinstance(parent, (cst.For, cst.While, cst.Lambda, cst.FunctionDef, cst.ClassDef)) or isinstance(
+                parent, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+            ):
+                return None
+            if isinstance(parent, cst.IndentedBlock):
+                body = list(parent.body)
+                at = next((i for i, s in enumerate(body) if s is node), None)
+                if at is None:
+                    return None
+                for earlier in reversed(body[:at]):
+                    found = self._stores_self_attr(earlier, attr)
+                    if found is not False:
+                        return found
+            node = parent
+
+    def _stores_self_attr(self, statement: cst.CSTNode, attr: str):
+        """value when statement is `self.<attr> = value`; None when it may store self.<attr> otherwise
+        (a nested or unpacking store, a call of a method of self or super()); False when it cannot."""
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+            small = statement.body[0]
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                t = small.targets[0].target
+                if (
+                    isinstance(t, cst.Attribute)
+                    and t.attr.value == attr
+                    and isinstance(t.value, cst.Name)
+                    and t.value.value == "self"
+                ):
+                    return small.value
+        for node in iter_nodes(statement, (cst.Attribute, cst.Call)):
+            if isinstance(node, cst.Attribute):
+                if node.attr.value == attr and isinstance(node.value, cst.Name) and node.value.value == "self":
+                    parent = self.parents.get(node)
+                    if isinstance(parent, (cst.AssignTarget, cst.Element, cst.AugAssign, cst.AnnAssign)):
+                        return None
+            else:
+                f = node.func
+                if isinstance(f, cst.Attribute) and (
+                    (isinstance(f.value, cst.Name) and f.value.value == "self")
+                    or (
+                        isinstance(f.value, cst.Call)
+                        and isinstance(f.value.func, cst.Name)
+                        and f.value.func.value == "super"
+                    )
+                ):
+                    return None
+                if isinstance(f, cst.Name) and f.value in ("setattr", "exec"):
+                    return None
+        return False
 
     def _instance_attr_origin(self, expr: cst.Attribute, depth: int) -> Origin:
         """`obj.attr` where obj is an instance of a class of this module: where the
@@ -2153,6 +2319,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if name.endswith("_like"):
             return "pool" if first is not None and self.origin(first) >= Origin.POOL_TUPLE else "batch"
         size = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "size"), first)
+        size = self._bound_shape(size)  # `shape = (blocks, bs, heads, 2)`; `torch.ones(shape)`
         dims = (
             [e.value for e in size.elements if isinstance(e, cst.Element)]
             if isinstance(size, (cst.Tuple, cst.List))
@@ -2185,6 +2352,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return "pool"
         return "unknown"
 
+    def _bound_shape(self, size: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+        """The tuple or list display a local name holds when it is bound to one only (a shape
+        written once and passed to an allocation by name); else size itself."""
+        if not isinstance(size, cst.Name):
+            return size
+        values = []
+        for assignment in self.reaching(size):
+            if not isinstance(assignment.node, cst.Name):
+                return size
+            kind, value, path = self.binding(assignment.node)
+            if kind != "assign" or path or not isinstance(value, (cst.Tuple, cst.List)):
+                return size
+            values.append(value)
+        return values[0] if len(values) == 1 else size
+
     def allocated_dtype(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         """The dtype a buffer was allocated with (`torch.empty_like(x, dtype=d)`), through
         names and `self.` attributes; None when not allocated here with a dtype."""
@@ -2212,6 +2394,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             cls = self.enclosing_class(expr)
             values = self.self_attr_values(cls, expr.attr.value) if cls is not None else []
+        elif isinstance(expr, cst.Attribute):  # `self.mgr.stage`: what the other object's class allocates
+            owner = self.instance_class(expr.value)
+            values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
         elif isinstance(expr, cst.Subscript):
             return self.allocated_dtype_expr(expr.value, depth + 1)
         for value in values:
@@ -2854,7 +3039,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         closure was made in, bound by the call that made it."""
         bindings = dict(env or {})
         bindings.update(self._bound_params(call, target, skip_self, depth))
-        bindings.update(self.self_frame(call, skip_self))
+        bindings.update(self.self_frame(call, skip_self, target))
         key = (id(target), frozenset(bindings.items()), path)
         if key in self._returns_cache:
             return self._returns_cache[key]
@@ -3004,14 +3189,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         positional, keywords = self.expanded_args(args)
         if spelling.form == "no-args":
             return spelling.target if not args else None
+        keyword, is_tensor = spelling.keyword_target(keywords)
         if spelling.form in ("one-arg", "tensor-arg"):
-            first = positional[0] if positional else keywords.get("dtype") or keywords.get("other")
+            first = positional[0] if positional else keyword
             if first is None:
                 return None
-            return self.code(first) if spelling.form == "one-arg" else f"{self.code(first)}.dtype"
+            tensor = spelling.form == "tensor-arg" or (not positional and is_tensor)
+            return f"{self.code(first)}.dtype" if tensor else self.code(first)
         # form "to"
-        if "dtype" in keywords:
-            return self.code(keywords["dtype"])
+        if keyword is not None and not is_tensor:
+            return self.code(keyword)
         kinds = [self.value_kind(value) for value in positional]
         for value, kind in zip(positional, kinds):
             if kind == DTYPE:
@@ -3019,6 +3206,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if positional and kinds[0] != DEVICE:
             if isinstance(positional[0], (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
                 return f"{self.code(positional[0])}.dtype"
+        if keyword is not None and not positional:  # `.to(other=q)`: q's dtype
+            return f"{self.code(keyword)}.dtype"
         return None
 
     def expanded_args(self, args) -> Tuple[List[cst.BaseExpression], Dict[str, cst.BaseExpression]]:

@@ -19,6 +19,7 @@ is skipped; else link() decides as before.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from typing import Dict, List, Optional, Tuple
@@ -287,3 +288,288 @@ def may_act(path: str, source: bytes, tables: Tables, resolver, converts: bool) 
             if gate.acts(own, f"{local}.{rest}" if rest else local):
                 return True
     return False
+
+
+# -- the name gate (follow-imports = "uses": before the gate above) ---------------------------
+
+_HEADERS = re.compile(rb"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
+_SELF_SET = re.compile(rb"\bself[ \t]*\.[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=(?!=)([^\n]*)")
+_DTYPE_PARAMETER = re.compile(rb"dtype|data_type", re.I)
+_MEMBERS = re.compile(rb"\.[ \t]*(\w+)|(?<!def )(?<!class )\b(\w+)[ \t]*\(")
+
+
+class Hands:
+    """What one module can hand an importer, by name (text only): definitions (functions,
+    methods) whose body names a pool and returns or yields, attributes (`self.x = `, fields,
+    module-level names) set from a pool word, the accessors its pool classes teach; the
+    definitions that convert (for an importer with a pool of its own), that plan, and that
+    name a dtype (for an importer that plans)."""
+
+    __slots__ = ("provides", "converts", "plans", "dtypes")
+
+    def __init__(self, provides=frozenset(), converts=frozenset(), plans=frozenset(), dtypes=frozenset()):
+        self.provides, self.converts, self.plans, self.dtypes = provides, converts, plans, dtypes
+
+
+_EMPTY = Hands()
+
+
+def union(parts: List[Hands]) -> Hands:
+    if not parts:
+        return _EMPTY
+    if len(parts) == 1:
+        return parts[0]
+    return Hands(
+        frozenset().union(*(p.provides for p in parts)),
+        frozenset().union(*(p.converts for p in parts)),
+        frozenset().union(*(p.plans for p in parts)),
+        frozenset().union(*(p.dtypes for p in parts)),
+    )
+
+
+def _blocks(source: bytes):
+    """(name, indent, start, end) of each def/class of the text (nested ones too), the block
+    running to the next header indented no deeper, or the next top-level statement for a
+    top-level one."""
+    headers = [(len(m.group(1).expandtabs()), m.start(), m.group(3)) for m in _HEADERS.finditer(source)]
+    ends = [len(source)] * len(headers)
+    open_: List[int] = []
+    for i, (indent, start, _) in enumerate(headers):
+        while open_ and headers[open_[-1]][0] >= indent:
+            ends[open_.pop()] = start
+        open_.append(i)
+    for i, (indent, start, name) in enumerate(headers):
+        end = ends[i]
+        if indent == 0:
+            following = _NEXT_TOP.search(source, source.find(b"\n", start) + 1 or len(source), end)
+            if following is not None:
+                end = following.start()
+        yield name.decode("ascii", "replace"), indent, start, end
+
+
+_RETURN_LINE = re.compile(rb"\b(?:return|yield)\b([^\n]*)")
+_ASSIGN_LINE = re.compile(rb"^[ \t]*([\w, \t()\[\]*.]+?)[ \t]*(?::[^=\n]*)?=(?!=)([^\n]*)", re.M)
+_IDENT = re.compile(rb"[A-Za-z_]\w*")
+
+
+def _statement(block: bytes, start: int) -> bytes:
+    """The text from start to the end of its logical line (brackets balanced, at most 12 lines)."""
+    end = start
+    depth = 0
+    for _ in range(12):
+        line_end = block.find(b"\n", end)
+        if line_end < 0:
+            return block[start:]
+        piece = block[end:line_end]
+        depth += piece.count(b"(") + piece.count(b"[") + piece.count(b"{")
+        depth -= piece.count(b")") + piece.count(b"]") + piece.count(b"}")
+        end = line_end + 1
+        if depth <= 0 and not piece.rstrip().endswith(b"\\"):
+            break
+    return block[start:end]
+
+
+_INNER = re.compile(rb"\([^()\[\]{}]*\)|\[[^()\[\]{}]*\]|\{[^()\[\]{}]*\}")
+_SCALARS = frozenset(
+    b"shape size dtype device numel nbytes data_ptr stride element_size item tolist dim ndim is_cuda"
+    b" is_contiguous storage_offset untyped_storage __len__ len".split()
+)
+
+
+def _spines(value: bytes) -> List[bytes]:
+    """Each top-level element of an expression (`a, b`) with what its brackets hold dropped:
+    `pool.get_key_buffer(layer.layer_id)[:, 0]` -> `pool.get_key_buffer()[]`, so that a pool
+    word passed as an argument of an unrelated call (`out = attend(q, kv_buffer)`) is not read
+    as the value itself."""
+    value = value.split(b"#", 1)[0]
+    for _ in range(8):
+        stripped = _INNER.sub(lambda m: m.group(0)[:1] + m.group(0)[-1:], value)
+        if stripped == value:
+            break
+        value = stripped
+    return [part.strip().lstrip(b"(*[").strip() for part in value.split(b",")]
+
+
+_OPERATORS = re.compile(rb"==|!=|<|>|\b(?:is|not|and|or|in|if)\b")
+
+
+def _is_pool(spine: bytes, words, tainted, gathers=frozenset()) -> bool:
+    """Can the value (a _spines element) be a whole pool: it names a pool word or starts from a
+    tainted local, and is no property of one (`.shape`), no test (`x is not None`), no gather."""
+    idents = _IDENT.findall(spine)
+    if not idents or idents[-1] in _SCALARS or _OPERATORS.search(spine) is not None:
+        return False  # `.shape`, `.dtype`: a property of the pool, not the pool
+    if gathers and any(i in gathers for i in idents[1:]):
+        return False  # `pool.index_select(0, rows)`: rows of it
+    if idents[0] in (b"lambda", b"not", b"len", b"isinstance", b"type", b"id", b"hash", b"str", b"int"):
+        return False
+    return words.search(spine) is not None or idents[0] in tainted
+
+
+def _returns_pool(block: bytes, words, gathers=frozenset()) -> bool:
+    """Does a return or yield of the definition hand back a pool: its value (not an argument
+    of a call in it) names a pool word, or a local that an assignment of the block sets from
+    one (followed twice)?"""
+    returned = [_statement(block, m.start(1)) for m in _RETURN_LINE.finditer(block)]
+    if not returned:
+        return False
+    spines = [spine for value in returned for spine in _spines(value)]
+    if any(_is_pool(spine, words, (), gathers) for spine in spines):
+        return True
+    tainted: set = set()
+    assignments = [(m.group(1), _spines(_statement(block, m.start(2)))) for m in _ASSIGN_LINE.finditer(block)]
+    for _ in range(2):
+        for target, values in assignments:
+            if any(_is_pool(spine, words, tainted, gathers) for spine in values):
+                tainted.update(_IDENT.findall(target))
+    return bool(tainted) and any(_is_pool(spine, words, tainted, gathers) for spine in spines)
+
+
+def _returns_own(block: bytes, owned, gathers=frozenset()) -> bool:
+    """Does a return of the method hand back a buffer its object allocated (`self.k[i]`)?"""
+    for match in _RETURN_LINE.finditer(block):
+        for spine in _spines(_statement(block, match.start(1))):
+            idents = _IDENT.findall(spine)
+            if len(idents) > 1 and idents[0] == b"self" and idents[1] in owned:
+                if _is_pool(spine, _NEVER, (b"self",), gathers):
+                    return True
+    return False
+
+
+_NEVER = re.compile(rb"(?!)")
+_STORES: Dict[int, tuple] = {}
+
+
+def _allocated(source: bytes, tables: Tables) -> frozenset:
+    """The attributes of self that the text sets from an allocation (`self.k = torch.zeros(...)`,
+    a list of them, `self.k.append(torch.empty(...))`): a pool class's buffers, by text."""
+    hit = _STORES.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        words = "|".join(re.escape(f) for f in sorted(tables.allocation_functions)) or "(?!)"
+        hit = _STORES[id(tables)] = (tables, re.compile(rf"\b(?:{words})\(".encode()))
+    allocation = hit[1]
+    out = set()
+    for match in _SELF_SET.finditer(source):
+        if allocation.search(_statement(source, match.start(2))) is not None:
+            out.add(match.group(1))
+    for match in re.finditer(rb"\bself\.(\w+)\.(?:append|extend)\(", source):
+        if allocation.search(_statement(source, match.end())) is not None:
+            out.add(match.group(1))
+    return frozenset(out)
+
+
+def _returns_dtype(block: bytes, dtypes) -> bool:
+    return any(any(w in _statement(block, m.start(1)) for w in dtypes) for m in _RETURN_LINE.finditer(block))
+
+
+def _within(positions: List[int], start: int, end: int) -> bool:
+    """Is one of the (sorted) positions in [start, end)?"""
+    at = bisect.bisect_left(positions, start)
+    return at < len(positions) and positions[at] < end
+
+
+def _hands_of(source: bytes, tables: Tables) -> Hands:
+    from castlint.analysis import pool_classes, tree_index
+
+    vocabulary = tree_index._vocabulary(tables)
+    words = _pool_words(tables)
+    dtypes = tuple(w.encode() for w in tables.dtype_words)
+    provides, converts, planning, typed = set(), set(), set(), set()
+    pools = [m.start() for m in words.finditer(source)]  # (one scan of each vocabulary per module)
+    converting = [m.start() for m in vocabulary[5].finditer(source)]
+    plans = [m.start() for m in _plan_bytes(tables).finditer(source)]
+    owned = _allocated(source, tables) if pool_classes.candidate(source, tables) else frozenset()
+    gathers = frozenset(w.encode() for w in (*tables.gather_methods, *tables.gather_functions))
+    for name, indent, start, end in _blocks(source):
+        if name.startswith("__") and name.endswith("__") and name not in ("__call__", "__getitem__", "__iter__"):
+            continue
+        if not source.startswith(b"def", start + indent) and not source.startswith(b"async", start + indent):
+            continue  # (a class hands what its methods and fields hand, by their names)
+        pooled = _within(pools, start, end)
+        if pooled and _returns_pool(source[start:end], words, gathers):
+            provides.add(name)
+        elif owned and indent and _returns_own(source[start:end], owned, gathers):
+            provides.add(name)  # an accessor a pool class may teach (pool_classes.learn_source's, by text)
+        if indent == 0 and _within(converting, start, end):
+            converts.add(name)  # a helper that converts what it is given (at a call with a pool word)
+        if _within(plans, start, end) and _DTYPE_PARAMETER.search(source, start, source.find(b":\n", start, end)):
+            planning.add(name)  # a plan helper given the caller's dtypes
+        if not indent and _returns_dtype(source[start:end], dtypes):
+            typed.add(name)
+    if pools:
+        for match in _SELF_SET.finditer(source):  # `self.kv = runner.pool.kv_buffer`
+            value = _statement(source, match.start(2))
+            if _within(pools, match.start(2), match.start(2) + len(value)) and any(
+                _is_pool(spine, words, (), gathers) for spine in _spines(value)
+            ):
+                provides.add(match.group(1).decode("ascii", "replace"))
+        for match in _HEADER.finditer(source):  # module-level names set from a pool word
+            if match.group(3) is not None:
+                value = _statement(source, match.end())
+                if _within(pools, match.end(), match.end() + len(value)) and any(
+                    _is_pool(spine, words, (), gathers) for spine in _spines(value)
+                ):
+                    provides.add(match.group(3).decode("ascii", "replace"))
+        for match in _FIELD.finditer(source):  # a record's field named as a pool
+            field = match.group(0).partition(b":")[0]
+            if _within(pools, match.start(), match.start() + len(field)):
+                provides.add(field.strip().decode("ascii", "replace"))
+    return Hands(frozenset(provides), frozenset(converts), frozenset(planning), frozenset(typed))
+
+
+_PLAN_BYTES: Dict[int, tuple] = {}
+
+
+def _plan_bytes(tables: Tables):
+    hit = _PLAN_BYTES.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        from castlint.analysis import tree_index
+
+        hit = _PLAN_BYTES[id(tables)] = (tables, re.compile(tree_index._plan_calls(tables).pattern.encode()))
+    return hit[1]
+
+
+_HANDS: Dict[tuple, Tuple[Optional[tuple], Optional[Hands]]] = {}
+
+
+def hands(path: str, tables: Tables) -> Optional[Hands]:
+    """Hands of the module at path (once per file version and tables)."""
+    from castlint.analysis.tree_index import _signature
+
+    sig = _signature(path)
+    key = (path, id(tables))
+    hit = _HANDS.get(key)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    text = _text(path)
+    found = _hands_of(text.source, tables) if text is not None else None
+    _HANDS[key] = (sig, found)
+    return found
+
+
+_CALL_WITH = re.compile(rb"(\w+)[ \t]*\(([^\n]*)")
+
+
+def pooled_calls(source: bytes, tables: Tables) -> frozenset:
+    """The names the text calls with a pool word in the call's line (`cast_like(pool.k_buffer, q)`)."""
+    words = _pool_words(tables)
+    return frozenset(
+        m.group(1).decode("ascii", "replace") for m in _CALL_WITH.finditer(source) if words.search(m.group(2))
+    )
+
+
+def members(source: bytes) -> frozenset:
+    """The names the text reads as a member (`.x`) or calls (`f(`)."""
+    return frozenset((a or b).decode("ascii", "replace") for a, b in _MEMBERS.findall(source))
+
+
+def names_act(
+    read: frozenset, found: Hands, own_pool: bool, own_plans: bool, converts: bool = True, pooled_calls=None
+) -> bool:
+    """Does the importer (the names it reads) use a name that the module (found) hands it?
+    converts: the importer converts something (else what hands it a pool cannot matter)."""
+    if converts and not read.isdisjoint(found.provides) or not read.isdisjoint(found.plans):
+        return True
+    if own_pool and not read.isdisjoint(found.converts):
+        return pooled_calls is None or not pooled_calls.isdisjoint(found.converts)
+    return own_plans and not read.isdisjoint(found.dtypes)

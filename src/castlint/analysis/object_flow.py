@@ -100,6 +100,78 @@ class ObjectFlow:
             self._module_classes = found
         return found
 
+    def installed_methods(self) -> tuple:
+        """Defs installed as methods outside a class body: ({id(def): class}, {id(class): {name: def}}).
+        A class decorator of the module (`@with_accessors`, `@with_accessors(...)`) that assigns a def
+        to an attribute of its first parameter (`cls.plane = plane`, `setattr(cls, "plane", plane)`)
+        installs it in each class it decorates; a module-level `Cls.m = f` installs f in Cls. Once
+        per module, from the module's top-level statements and those decorators' bodies."""
+        found = self.__dict__.get("_installed")
+        if found is not None:
+            return found
+        found = self._installed = ({}, {})
+        body = self.module.body
+        top_defs = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
+        classes = {s.name.value: s for s in body if isinstance(s, cst.ClassDef)}
+        if not top_defs:
+            return found
+
+        def install(cls: cst.ClassDef, name: str, value: cst.BaseExpression, defs: Dict[str, cst.FunctionDef]):
+            func = defs.get(value.value) if isinstance(value, cst.Name) else None
+            if func is not None and func.params.params:
+                found[0].setdefault(id(func), cls)
+                found[1].setdefault(id(cls), {})[name] = func
+
+        def stores(statements, owners):
+            """(owner, attr, value) for `owner.attr = value` and `setattr(owner, "attr", value)`."""
+            for stmt in statements:
+                if not isinstance(stmt, cst.SimpleStatementLine):
+                    continue
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        target = small.targets[0].target
+                        if (
+                            isinstance(target, cst.Attribute)
+                            and isinstance(target.value, cst.Name)
+                            and target.value.value in owners
+                        ):
+                            yield target.value.value, target.attr.value, small.value
+                    elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                        call = small.value
+                        args = call.args
+                        if (
+                            isinstance(call.func, cst.Name)
+                            and call.func.value == "setattr"
+                            and len(args) == 3
+                            and isinstance(args[0].value, cst.Name)
+                            and args[0].value.value in owners
+                            and isinstance(args[1].value, cst.SimpleString)
+                            and isinstance(args[1].value.evaluated_value, str)
+                        ):
+                            yield args[0].value.value, args[1].value.evaluated_value, args[2].value
+
+        for cls in classes.values():
+            for decorator in cls.decorators:
+                expr = decorator.decorator
+                if isinstance(expr, cst.Call):
+                    expr = expr.func
+                deco = top_defs.get(expr.value) if isinstance(expr, cst.Name) else None
+                if deco is None or not deco.params.params or not isinstance(deco.body, cst.IndentedBlock):
+                    continue
+                param = deco.params.params[0].name.value
+                inner = deco.body.body
+                if isinstance(decorator.decorator, cst.Call):  # a factory: the decorator is the def it returns
+                    made = [s for s in inner if isinstance(s, cst.FunctionDef)]
+                    if len(made) != 1 or not made[0].params.params or not isinstance(made[0].body, cst.IndentedBlock):
+                        continue
+                    param, inner = made[0].params.params[0].name.value, made[0].body.body
+                defs = {**top_defs, **{s.name.value: s for s in inner if isinstance(s, cst.FunctionDef)}}
+                for _, name, value in stores(inner, {param}):
+                    install(cls, name, value, defs)
+        for cls_name, name, value in stores(body, classes):
+            install(classes[cls_name], name, value, top_defs)
+        return found
+
     def _namespace_records(self) -> Dict[str, List[str]]:
         """`SimpleNamespace(kv=..., q=...)` (rules/accessors.toml [callables] namespace_constructors):
         a record, as spelled, whose fields are the keywords its calls in the module pass."""
@@ -201,10 +273,12 @@ class ObjectFlow:
                 return self.module_classes().get(name)
         return None
 
-    def self_frame(self, call: cst.Call, skip_self: bool) -> Dict:
+    def self_frame(self, call: cst.Call, skip_self: bool, target=None) -> Dict:
         """The binding a followed `self.m(...)` / `super().m(...)` carries into m: the class of
         self (the caller's own context, else the caller's class), so a `super()` chain through
-        mixins runs in the MRO of the instance's class, not of the mixin."""
+        mixins runs in the MRO of the instance's class, not of the mixin. `obj.m(...)` reaching a
+        method m that obj's class inherits: obj's class (what `self._attr` and `self.m2()` read
+        there is that subclass's)."""
         func = call.func
         if not skip_self or not isinstance(func, cst.Attribute):
             return {}
@@ -213,7 +287,13 @@ class ObjectFlow:
             isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"
         )
         if not mine:
-            return {}
+            if not isinstance(target, cst.FunctionDef) or self.class_named(receiver) is not None:
+                return {}
+            owner = self.instance_class(receiver)
+            defined = self.method_class(target)
+            if owner is None or defined is None or defined is owner or defined not in self.class_mro(owner):
+                return {}
+            return {SELF_CLASS: owner.name.value} if self.module_classes().get(owner.name.value) is owner else {}
         cls = self.self_class()
         if cls is None:
             cls = self.enclosing_class(call)
@@ -620,6 +700,8 @@ class ObjectFlow:
                             if found is not None:
                                 return found
             return None
+        if isinstance(expr, cst.Await):  # `await make_runner()`: what the coroutine returns
+            return self.instance_class(expr.expression, depth + 1)
         if isinstance(expr, cst.Call):
             found = self.constructed_class(expr)
             if found is not None:
@@ -640,11 +722,9 @@ class ObjectFlow:
                 if found is not None:
                     return found
             for target, _, _ in self.return_targets(expr, depth + 1):  # what a helper or method returns
-                if isinstance(target, cst.FunctionDef):
-                    for value in self._return_values(target):
-                        found = self.instance_class(value, depth + 1)
-                        if found is not None:
-                            return found
+                found = self.returned_class(target, depth)
+                if found is not None:
+                    return found
             return None
         if isinstance(expr, cst.Attribute):
             for value in self.held_attribute(expr) or ():  # `_tls.engine` of `_tls.engine = engine`
@@ -654,6 +734,9 @@ class ObjectFlow:
             owner = self.instance_class(expr.value, depth + 1)
             if owner is None:
                 return None
+            getter = self.property_getter(owner, expr.attr.value)
+            if getter is not None:  # `self.kv.planes` of `@property def kv(self) -> Pool`: what the getter returns
+                return self.returned_class(getter, depth)
             mine = isinstance(expr.value, cst.Name) and expr.value.value == "self"
             for value in self.instance_attr_values(owner, expr.attr.value):
                 param = self._plain_param(value) if mine else None
@@ -672,11 +755,28 @@ class ObjectFlow:
                     return found
         return None
 
+    def returned_class(self, func, depth: int) -> Optional[cst.ClassDef]:
+        """The class of this module what a def returns is an instance of: its return annotation
+        (`-> Pool`, `-> "Pool"`, `Optional[Pool]`), else what its return statements return."""
+        if not isinstance(func, cst.FunctionDef):
+            return None
+        if func.returns is not None:
+            found = self.annotation_class(func.returns)
+            if found is not None:
+                return found
+        for value in self._return_values(func):
+            found = self.instance_class(value, depth + 1)
+            if found is not None:
+                return found
+        return None
+
     def _holders(self) -> Dict[str, str]:
-        """Module-level names a holder constructor makes (rules/accessors.toml [callables]
-        holder_constructors, attribute_holders): name -> "value" (`_KV = ContextVar("kv")`) or
-        "attrs" (`_tls = threading.local()`), with what the module stores in each: the first argument
-        of every setter call (`_KV.set(pool)`), every `_tls.engine = engine`. Once per module."""
+        """Module-level names an attribute holder makes (rules/accessors.toml [callables]
+        attribute_holders: `_tls = threading.local()`) -> "attrs", with what the module stores in
+        each (`_tls.engine = engine`); and `("made", id(call))` -> the values stored in the value
+        holder (`holder_constructors`: a ContextVar, a queue) that call makes, wherever it is held (a
+        module-level or local name, `self._q`): the first argument of every setter call
+        (`_KV.set(pool)`, `self._q.put(item)`) whose receiver is that holder. Once per module."""
         found = self.derived.get("holders")
         if found is not None:
             return found
@@ -687,11 +787,16 @@ class ObjectFlow:
             return found
         short = {n.rsplit(".", 1)[-1] for n in wanted}
         kinds: Dict[str, str] = {}
+        values_made = False
         for c in self.nodes.calls:
             if (_dotted(c.func) or "").rsplit(".", 1)[-1] not in short:
                 continue
             q = self.qualified(c.func)
-            kind = "value" if q in t.holder_constructors else "attrs" if q in t.attribute_holders else None
+            if q in t.holder_constructors:
+                values_made = True
+                continue
+            if q not in t.attribute_holders:
+                continue
             parent = self.parents.get(c)
             target = None
             if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
@@ -699,27 +804,21 @@ class ObjectFlow:
             elif isinstance(parent, cst.AnnAssign):
                 target = parent.target
             line = self.parents.get(parent) if parent is not None else None
-            if (
-                kind is not None
-                and isinstance(target, cst.Name)
-                and isinstance(self.parents.get(line), cst.Module)  # module level only
-            ):
-                kinds[target.value] = kind if kinds.get(target.value, kind) == kind else "mixed"
-        if not kinds:
-            return found
+            if isinstance(target, cst.Name) and isinstance(self.parents.get(line), cst.Module):  # module level
+                kinds[target.value] = "attrs"
         stored: Dict[tuple, List[cst.BaseExpression]] = {}
-        for c in self.nodes.calls:  # `_KV.set(v)`: what get() hands back
-            func = c.func
-            if (
-                isinstance(func, cst.Attribute)
-                and isinstance(func.value, cst.Name)
-                and kinds.get(func.value.value) == "value"
-                and func.attr.value in t.holder_setters
-                and c.args
-                and c.args[0].keyword is None
-                and not c.args[0].star
-            ):
-                stored.setdefault((func.value.value, ""), []).append(c.args[0].value)
+        if values_made:
+            for c in self.nodes.calls:  # `_KV.set(v)`, `self._q.put(v)`: what get() hands back
+                func = c.func
+                if (
+                    isinstance(func, cst.Attribute)
+                    and func.attr.value in t.holder_setters
+                    and c.args
+                    and c.args[0].keyword is None
+                    and not c.args[0].star
+                ):
+                    for made in self._holder_makings(func.value):
+                        stored.setdefault(("made", id(made)), []).append(c.args[0].value)
         for a in self.nodes.attributes:  # `_tls.engine = engine`: what `_tls.engine` reads
             if not (isinstance(a.value, cst.Name) and kinds.get(a.value.value) == "attrs"):
                 continue
@@ -734,7 +833,41 @@ class ObjectFlow:
                     stored.setdefault((a.value.value, a.attr.value), []).append(target.value)
         found.update({("kind", name): kind for name, kind in kinds.items()})
         found.update(stored)
+        if values_made:
+            found[("values", "")] = []  # a value holder is made here: its getters are read
         return found
+
+    def _holder_makings(self, receiver: cst.BaseExpression) -> List[cst.Call]:
+        """The value-holder constructions (`queue.SimpleQueue()`, `ContextVar("kv")`) a receiver
+        may be: a name (module level or local) every binding of which makes one, or `self.x` that
+        the class family assigns one (a `None` placeholder aside)."""
+        if isinstance(receiver, cst.Name):
+            values = []
+            for assignment in self.reaching(receiver):
+                node = assignment.node
+                if not isinstance(node, cst.Name):
+                    return []
+                kind, value, path = self.binding(node)
+                if kind != "assign" or path:
+                    return []
+                values.append(value)
+        elif (
+            isinstance(receiver, cst.Attribute)
+            and isinstance(receiver.value, cst.Name)
+            and receiver.value.value == "self"
+            and self.enclosing_class(receiver) is not None
+        ):
+            values = [
+                v
+                for v in self.instance_attr_values(self.enclosing_class(receiver), receiver.attr.value)
+                if not (isinstance(v, cst.Name) and v.value == "None")
+            ]
+        else:
+            return []
+        made = [
+            v for v in values if isinstance(v, cst.Call) and self.qualified(v.func) in self.tables.holder_constructors
+        ]
+        return made if made and len(made) == len(values) else []
 
     def _is_module_holder(self, name: cst.Name, kind: str) -> bool:
         """Is name the module's holder of that kind here (not a local of the same spelling)?"""
@@ -744,18 +877,20 @@ class ObjectFlow:
         return all(not isinstance(self.scopes.get(a.node), cst.metadata.FunctionScope) for a in self.reaching(name))
 
     def held_values(self, call: cst.Call) -> Optional[List[cst.BaseExpression]]:
-        """What a holder's getter hands back (`_KV.get()` of `_KV = contextvars.ContextVar(...)`):
-        every value the module's setter calls store (`_KV.set(self.kv_caches)`), and the getter's
-        default; None when call is no holder's getter."""
+        """What a holder's getter hands back (`_KV.get()` of `_KV = contextvars.ContextVar(...)`,
+        `self._q.get()` of `self._q = queue.SimpleQueue()`): every value the module's setter calls
+        store in that holder (`_KV.set(self.kv_caches)`), and the getter's default; None when call is
+        no holder's getter."""
         func = call.func
-        if not (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.attr.value in self.tables.holder_getters
-            and self._is_module_holder(func.value, "value")
-        ):
+        if not (isinstance(func, cst.Attribute) and func.attr.value in self.tables.holder_getters):
             return None
-        values = list(self._holders().get((func.value.value, ""), ()))
+        holders = self._holders()
+        if ("values", "") not in holders:
+            return None
+        made = self._holder_makings(func.value)
+        if not made:
+            return None
+        values = [v for m in made for v in holders.get(("made", id(m)), ())]
         if call.args and call.args[0].keyword is None and not call.args[0].star:
             values.append(call.args[0].value)
         return values
@@ -772,6 +907,18 @@ class ObjectFlow:
         (`weakref.proxy(pool)`), or the referent of a reference it calls (`self._ref()` of
         `self._ref = weakref.ref(runner)`): rules/accessors.toml [callables]."""
         t = self.tables
+        func = call.func
+        if (
+            call.args
+            and not call.args[0].star
+            and call.args[0].keyword is None
+            and (_dotted(func) or "").rsplit(".", 1)[-1] in self._runner_names()
+            and (
+                (isinstance(func, cst.Attribute) and func.attr.value in t.coroutine_runners)
+                or self.qualified(func) in t.coroutine_runners
+            )
+        ):  # `loop.run_until_complete(coro)`, `asyncio.run(coro)`: what the coroutine returns
+            return call.args[0].value
         made = self.derived.get("reference_calls")
         if made is None:  # once per module: does it call a wrapper or make a reference at all?
             wanted = t.identity_wrappers | t.reference_makers
@@ -787,7 +934,6 @@ class ObjectFlow:
             return call.args[0].value
         if call.args or not any(q in t.reference_makers for q in made.values()):
             return None
-        func = call.func
         values: List[cst.BaseExpression] = []
         if isinstance(func, cst.Name):
             for assignment in self.reaching(func):
@@ -808,6 +954,14 @@ class ObjectFlow:
             ):
                 return value.args[0].value
         return None
+
+    def _runner_names(self) -> frozenset:
+        found = self.derived.get("runner_names")
+        if found is None:
+            found = self.derived["runner_names"] = frozenset(
+                n.rsplit(".", 1)[-1] for n in self.tables.coroutine_runners
+            )
+        return found
 
     def _plain_param(self, value: cst.BaseExpression) -> Optional[cst.Param]:
         """The parameter a name reads when that is all that reaches it."""
@@ -930,6 +1084,10 @@ class ObjectFlow:
                     break
         if found is not None or not isinstance(func, (cst.Name, cst.Call, cst.Attribute)):
             return found
+        if isinstance(func, cst.Attribute) and func.attr.value in self.tables.record_make_methods:
+            made = self.module_classes().get(_dotted(func.value) or "")
+            if made is not None and self.is_record(made):  # `Rec._make(pair)`: Rec(*pair)
+                return made
         if isinstance(func, cst.Name):
             own = func.value == "cls" and all(
                 isinstance(a.node, cst.Param) or isinstance(self.parents.get(a.node), cst.Param)
@@ -971,14 +1129,22 @@ class ObjectFlow:
     def annotated_class(self, param) -> Optional[cst.ClassDef]:
         """The class of this module a parameter's (or an annotated assignment's) annotation
         names (`md: Meta`, `"Meta"`, `Optional[Meta]`)."""
-        if param.annotation is None:
+        return self.annotation_class(param.annotation)
+
+    def annotation_class(self, annotation: Optional[cst.Annotation]) -> Optional[cst.ClassDef]:
+        if annotation is None:
             return None
         classes = self.module_classes()
-        for node in iter_names(param.annotation.annotation):
+        for node in iter_names(annotation.annotation):
             text = node.evaluated_value if isinstance(node, cst.SimpleString) else node.value
             if isinstance(text, str) and text.strip() in classes:
-                return classes[text.strip()]
+                found = classes[text.strip()]
+                # a typing.Protocol is structural: any class with its methods may be the object (duck_class)
+                return None if self._is_protocol(found) else found
         return None
+
+    def _is_protocol(self, cls: cst.ClassDef) -> bool:
+        return any((_dotted(b.value) or "").rsplit(".", 1)[-1] == "Protocol" for b in cls.bases)
 
     def class_named(self, expr: cst.BaseExpression) -> Optional[cst.ClassDef]:
         """`Cls` in `Cls.m(...)`: a class of this module named by itself (or `cls` in a
@@ -1309,6 +1475,52 @@ class ObjectFlow:
             self.parents.setdefault(read, self.parents.get(value))
         return read
 
+    def _in_subclass_hook(self, node: cst.CSTNode) -> bool:
+        func = self.enclosing_function(node)
+        return func is not None and func.name.value == "__init_subclass__"
+
+    def class_level_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+        """What the class attribute `attr` of cls is, by Python's rules: an `__init_subclass__` of a
+        base in cls's MRO that stores a parameter as it (`cls._plane = plane`) runs after cls's body,
+        with cls's class keyword (`class K(Base, plane="k_buffer")`) or the parameter's default; else
+        the first class body in the MRO that assigns it. [] when neither shows it."""
+        order = self.c3_mro(cls)
+        hook = next((m for m in (self.class_methods(c).get("__init_subclass__") for c in order[1:]) if m), None)
+        if hook is not None and hook.params.params:
+            first = hook.params.params[0].name.value
+            for node in iter_nodes(hook.body, cst.Assign):
+                for target in node.targets:
+                    t = target.target
+                    if not (
+                        isinstance(t, cst.Attribute)
+                        and t.attr.value == attr
+                        and isinstance(t.value, cst.Name)
+                        and t.value.value == first
+                        and isinstance(node.value, cst.Name)
+                    ):
+                        continue
+                    param = next(
+                        (p for p in hook.params.kwonly_params + hook.params.params if p.name.value == node.value.value),
+                        None,
+                    )
+                    if param is None:
+                        return []
+                    given = next(
+                        (
+                            k.value
+                            for k in cls.keywords
+                            if k.keyword is not None and k.keyword.value == param.name.value
+                        ),
+                        None,
+                    )
+                    value = given if given is not None else param.default
+                    return [value] if value is not None else []
+        for c in order:
+            values = self.class_body_values(c, attr)
+            if values:
+                return list(values)
+        return []
+
     def class_body_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         """`attr = v` in the class body (a class attribute every instance reads), records'
         annotated fields excepted."""
@@ -1340,13 +1552,18 @@ class ObjectFlow:
         index, out = fields.index(attr), []
         defaults = self.record_defaults(cls)
         for call in calls if calls is not None else self.constructor_calls(cls):
-            positional = [a for a in call.args if a.keyword is None and a.star != "**"]
-            keyword = [a for a in call.args if a.keyword is not None and a.keyword.value == attr]
-            if not keyword and any(a.star == "**" for a in call.args):
+            args = call.args
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in self.tables.record_make_methods:
+                if len(args) != 1 or args[0].keyword is not None or args[0].star:
+                    continue
+                args = [cst.Arg(args[0].value, star="*")]  # `Rec._make(pair)`: Rec(*pair)
+            positional = [a for a in args if a.keyword is None and a.star != "**"]
+            keyword = [a for a in args if a.keyword is not None and a.keyword.value == attr]
+            if not keyword and any(a.star == "**" for a in args):
                 # `Rec(**{"k": x})`, `Rec(**other._asdict())`, `Rec(**vars(other))`: the entry of that name
                 unpacked = [
                     found
-                    for a in call.args
+                    for a in args
                     if a.star == "**"
                     for found in [self._double_starred_values(a.value).get(attr)]
                     if found is not None
@@ -1437,7 +1654,7 @@ class ObjectFlow:
             name = expr.func.value
             if name in ("list", "tuple") and len(expr.args) == 1 and name not in self.module_classes():
                 return self.element_values(expr.args[0].value, index, depth + 1)
-            if name == "zip":  # an element of zip(a, b) is the pair (a[j], b[j])
+            if name in self._pair_names():  # an element of zip(a, b) is the pair (a[j], b[j])
                 return [self._zipped(expr)]
         keywords = self.dict_keywords(expr)
         if keywords is not None:  # `dict(k=a, v=b)` indexed by a computed key: any value
@@ -1641,7 +1858,7 @@ class ObjectFlow:
         t, func = self.tables, call.func
         method = func.attr.value if isinstance(func, cst.Attribute) else None
         keeps = method in t.keep_methods or method in t.item_methods
-        if keeps and not call.args:
+        if keeps and all(a.keyword for a in call.args):  # (`od.popitem(last=False)`: no element picked)
             return self.element_values(func.value, None, depth + 1) and [func.value]
         if isinstance(func, cst.Attribute) and func.attr.value in t.take_methods:
             key = call.args[0].value if call.args and not call.args[0].star else None
@@ -1698,6 +1915,12 @@ class ObjectFlow:
         out = []
         for value in values:
             out.extend(self._callable_forms(value, depth))
+        if not out and isinstance(func, (cst.Name, cst.Attribute)):
+            # an object of a known class (an annotated parameter or attribute) called: its class's
+            # `__call__`, inherited or its own
+            owner = self.instance_class(func, depth + 1)
+            if owner is not None and self.find_method(owner, "__call__") is not None:
+                out.append((self._attribute(func, "__call__"), ()))
         return out
 
     def passed_arguments(self, param: cst.Param) -> List[cst.BaseExpression]:
@@ -1981,6 +2204,8 @@ class ObjectFlow:
                 else:
                     return None
             return "".join(parts)
+        if isinstance(expr, cst.Subscript) and depth <= 3:  # `_SLOTS[1]` of `_SLOTS = ("main", "draft")`
+            return self._constant_element(expr, depth)
         if not isinstance(expr, cst.Name) or depth > 3:
             return None
         found = set()
@@ -2124,10 +2349,49 @@ class ObjectFlow:
             return None
         return self.enum_members(expr.value)
 
+    def _constant_element(self, expr: cst.Subscript, depth: int) -> Optional[str]:
+        """The string a constant position of a tuple or list display holds, the display shown
+        directly or as a name every assignment of which is that display."""
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+            return None
+        key = expr.slice[0].slice.value
+        if isinstance(key, cst.UnaryOperation) and isinstance(key.operator, cst.Minus):
+            key, negative = key.expression, True
+        else:
+            negative = False
+        if not isinstance(key, cst.Integer):
+            return None
+        displays = [expr.value]
+        if isinstance(expr.value, cst.Name):
+            displays = []
+            for assignment in self.reaching(expr.value):
+                node = assignment.node
+                if not isinstance(node, cst.Name):
+                    return None
+                kind, value, path = self.binding(node)
+                if kind != "assign" or path:
+                    return None
+                displays.append(value)
+        found = set()
+        for display in displays:
+            if not isinstance(display, (cst.Tuple, cst.List)) or not all(
+                isinstance(e, cst.Element) for e in display.elements
+            ):
+                return None
+            index = int(key.value, 0)
+            if negative:
+                index = len(display.elements) - index
+            if not 0 <= index < len(display.elements):
+                return None
+            found.add(self.constant_string(display.elements[index].value, depth + 1))
+        return found.pop() if len(found) == 1 else None
+
     def _constant_attribute(self, expr: cst.Attribute, depth: int) -> Optional[str]:
         """`self.KEY`, `type(self).KEY`, `Cls.KEY`: the string every assignment of that class
-        attribute (class body, or `self.KEY = "..."`, in the class's family) holds; `E.M.value`
-        of an enum member: the string the member is assigned."""
+        attribute (class body, or `self.KEY = "..."`, in the class's family) holds; for a class
+        self is known to be (or Cls) whose methods never assign KEY, the value its MRO gives
+        (class_level_values: a class keyword an `__init_subclass__` stores); `E.M.value` of an enum
+        member: the string the member is assigned."""
         members = self.enum_value(expr)
         if members:
             found = {self.constant_string(v, depth + 1) for v in members}
@@ -2143,6 +2407,18 @@ class ObjectFlow:
         owner = self.class_named(owner_expr) or self.instance_class(owner_expr)
         if owner is None:
             return None
+        exact = self.class_named(owner_expr)
+        if isinstance(owner_expr, cst.Name) and owner_expr.value in ("self", "cls"):
+            exact = self.self_class() or exact
+        if exact is not None and not any(
+            not self._in_subclass_hook(v)
+            for member in self.class_family(exact)
+            for v in self.self_attr_values(member, expr.attr.value)
+        ):  # (what `__init_subclass__` stores is class-level: class_level_values reads it)
+            values = self.class_level_values(exact, expr.attr.value)
+            found = {self.constant_string(v, depth + 1) for v in values}
+            if values and None not in found and len(found) == 1:
+                return found.pop()
         values = self.instance_attr_values(owner, expr.attr.value)
         found = {self.constant_string(v, depth + 1) for v in values}
         if not values or None in found or len(found) != 1:

@@ -60,7 +60,7 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
         if accessor is not None:
             spellings = getattr(accessor, "dtype", ()) or ()
             if not spellings:
-                return None
+                return _method_dtypes(analysis, expr, depth)
             receiver = analysis.code(expr.func.value)
             return {f"{receiver}.{s[len('self.') :]}" if s.startswith("self.") else s for s in spellings}
         if (
@@ -69,7 +69,7 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
             and analysis.cast_target(expr) is None
         ):
             return _allocation_dtypes(analysis, expr.func.value, depth + 1)
-        return None
+        return _method_dtypes(analysis, expr, depth)
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
         # a held accessor (`getter = getattr(engine, "value_cache")`; `getter(i)`): the accessor's
         return _held_call_dtypes(analysis, expr, depth)
@@ -189,6 +189,27 @@ def _init_argument_dtypes(analysis: "ModuleAnalysis", expr: cst.Attribute, name:
         common = spelled if common is None else common & spelled
         if not common:
             return None
+    return common
+
+
+def _method_dtypes(analysis: "ModuleAnalysis", call: cst.Call, depth: int) -> Optional[Set[str]]:
+    """The allocation dtypes of what `obj.m(...)` returns, where m is a method of a class of this
+    module (an accessor the engine's pool class defines): every `return` of every def the call may
+    run, `self.` read as the receiver; None when one is unknown or it runs no def of the module."""
+    targets = analysis.return_targets(call)
+    receiver = analysis.code(call.func.value)
+    common: Optional[Set[str]] = None
+    for target, _, env in targets:
+        if env is not None or not isinstance(target, cst.FunctionDef):
+            return None
+        for value in analysis._return_values(target):
+            found = _allocation_dtypes(analysis, value, depth + 1)
+            if found is None:
+                return None
+            found = {f"{receiver}.{d[len('self.') :]}" if d.startswith("self.") else d for d in found}
+            common = set(found) if common is None else common & found
+            if not common:
+                return None
     return common
 
 
@@ -568,15 +589,18 @@ def own_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
     if receiver is None or spelling is None or spelling.form == "no-args":
         return False
     positional, keywords = analysis.expanded_args(args)
+    keyword, is_tensor = spelling.keyword_target(keywords)
     if spelling.form == "to":
-        target = keywords.get("dtype")
+        target = None if is_tensor else keyword
         if target is None:
             kinds = [(v, analysis.value_kind(v)) for v in positional]
             target = next((v for v, k in kinds if k == "dtype"), None)
             if target is None and positional and kinds[0][1] != "device":
                 target = positional[0]
+            if target is None and not positional:
+                target = keyword  # `.to(other=t)`: t's dtype
     else:
-        target = positional[0] if positional else keywords.get("dtype") or keywords.get("other")
+        target = positional[0] if positional else keyword
     if target is None:
         return False
     if spelling.form == "tensor-arg":  # `x.type_as(other)`: other's dtype
@@ -603,9 +627,10 @@ def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
     if own_dtype_cast(analysis, call):
         return True
     positional, keywords = analysis.expanded_args(args)
-    target = keywords.get("dtype")
+    spelling = analysis.tables.casts.get(method)
+    keyword, is_tensor = spelling.keyword_target(keywords) if spelling is not None else (None, False)
+    target = None if is_tensor else keyword
     if target is None:
-        spelling = analysis.tables.casts.get(method)
         if spelling is None or spelling.form not in ("to", "one-arg"):
             return False
         target = next((v for v in positional if dotted(v) is not None), None)
@@ -613,3 +638,10 @@ def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
             return False  # `.to(other_tensor)`, a device: not a dtype written out
     allocated = _allocation_dtypes(analysis, receiver, 0)
     return bool(allocated) and bool(allocated & _spelled(analysis, target))
+
+
+def copy_keeps_dtype(analysis: "ModuleAnalysis", source: cst.BaseExpression, dtype: cst.BaseExpression) -> bool:
+    """Is a whole pool copied (`buf.copy_(source)`, `buf[:] = source`) into a buffer allocated
+    with `dtype=dtype` that the pool is allocated in too (a raw mirror: nothing converted)?"""
+    allocated = _allocation_dtypes(analysis, source, 0)
+    return bool(allocated) and bool(allocated & _spelled(analysis, dtype))

@@ -316,22 +316,30 @@ class TreeNavigation:
         return None
 
     def enclosing_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+        installed = self.installed_methods()[0]
         for anc in self.ancestors(node):
             if isinstance(anc, cst.ClassDef):
                 return anc
+            if installed and isinstance(anc, cst.FunctionDef) and id(anc) in installed:
+                return installed[id(anc)]  # a def a class decorator installs as a method
         return None
 
     def method_class(self, func: cst.FunctionDef) -> Optional[cst.ClassDef]:
-        """The class whose body directly defines func, if any."""
+        """The class whose body directly defines func (or that a class decorator or a module-level
+        `Cls.m = f` installs it in), if any."""
         parent = self.parents.get(func)
         if isinstance(parent, cst.IndentedBlock):
             parent = self.parents.get(parent)
-        return parent if isinstance(parent, cst.ClassDef) else None
+        if isinstance(parent, cst.ClassDef):
+            return parent
+        return self.installed_methods()[0].get(id(func))
 
     def class_methods(self, cls: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
         if not isinstance(cls.body, cst.IndentedBlock):
             return {}
-        return {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+        own = {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+        extra = self.installed_methods()[1].get(id(cls))
+        return {**own, **extra} if extra else own
 
 
 class Spans:
@@ -384,6 +392,14 @@ class Spans:
 _SPANS: List[Optional[Spans]] = [None]  # the spans of the module NodeIndex.build indexed last
 
 
+def is_slice_subscript(node: cst.Subscript) -> bool:
+    """`x[:]`, `x[..., :d]`, `x[:n]`: an index with a slice or an ellipsis (a tensor's, not a key)."""
+    return any(
+        isinstance(e.slice, cst.Slice) or (isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Ellipsis))
+        for e in node.slice
+    )
+
+
 class NodeIndex:
     """Every node the rules look at, collected in one walk of the tree."""
 
@@ -401,6 +417,9 @@ class NodeIndex:
         self.synthetic: List[Tuple[cst.CSTNode, cst.CSTNode]] = []
         self.unpacked_parts: Dict[int, tuple] = {}  # id(value[j]) of `self.a, self.b = value` -> (value, j)
         self.self_calls: List[cst.Call] = []
+        # `buf[:] = x`, `buf[..., :d] = x`: stores into a slice of a tensor (a subscript by keys
+        # alone, `d[name] = x`, is a container store)
+        self.slice_stores: List[cst.Assign] = []
         self.local_callables: set = set()  # names of defs, and of names assigned a lambda
         # names of parameters and loop targets: a call through one may run a function value
         self.value_holder_names: set = set()
@@ -482,6 +501,8 @@ class NodeIndex:
                     self.local_callables.add(target.target.value)
         for target in node.targets:
             t = target.target
+            if isinstance(t, cst.Subscript) and is_slice_subscript(t):
+                self.slice_stores.append(node)
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value in ("self", "cls"):
                 self.self_assignments.append((t, node.value))  # (`cls.x = v` in a classmethod: shared by instances)
             elif (

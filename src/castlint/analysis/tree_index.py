@@ -810,7 +810,9 @@ _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w, \
 _CARRIES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}  # (path, test) -> (its stat, the answer)
 
 
-def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True, uses: bool = False) -> bool:
+def may_link(
+    path: str, source: bytes, tables: Tables, own_pool: bool = True, uses: bool = False, names: bool = False
+) -> bool:
     """Could linking give a file the prefilter skips a finding? It converts something and a
     module it imports from the tree names a pool, or it names a pool and a module it imports
     converts (a helper of a sibling module given the pool); then link() decides. A
@@ -824,6 +826,7 @@ def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True, us
     root, package = _package_of(path)
     holder = ModuleIndex(path=path, package=package)
     resolver = _Resolver(path, tables)
+    read = None  # (the names the file reads, what it calls with a pool word: when first asked)
     for match in _IMPORT.finditer(source):
         module = (match.group(1) or match.group(3) or b"").decode("ascii", "replace")
         level = len(module) - len(module.lstrip("."))
@@ -840,11 +843,125 @@ def may_link(path: str, source: bytes, tables: Tables, own_pool: bool = True, us
             if target is not None and (
                 _file_reaches(target, tables, converting=False) if converts else _file_carries(target, vocabulary[5])
             ):
+                if names:
+                    if read is None:
+                        read = link_gate.members(source)
+                        own_plans = _plan_calls(tables).search(source.decode("utf-8", "replace")) is not None
+                        pooled = link_gate.pooled_calls(source, tables) if own_pool else None
+                    if not _reach_names(target, tables, read, own_pool, own_plans, converts, pooled):
+                        continue  # no name it reads is one that module (or those it passes on) hands
                 if uses and not link_gate.may_act(path, source, tables, resolver, converts):
                     return False  # no name it imports from the tree can act (text alone, no parse)
                 linked = link(path, source, tables, own_pool, uses)
                 return bool(linked.text) or any(f".{name}".encode() in source for name in linked.learned)
     return False
+
+
+def _reach_names(
+    path: str,
+    tables: Tables,
+    read: FrozenSet[str],
+    own_pool: bool,
+    own_plans: bool,
+    converts: bool,
+    pooled: Optional[FrozenSet[str]] = None,
+) -> bool:
+    """Does the importer read a name that the module at path hands (link_gate.Hands), or one
+    that a module it imports hands, through at most _MAX_MIDDLE imports (a base class, a
+    re-export, a module alias)?"""
+    found = _reached_hands(path, tables, 0)
+    return found is not None and link_gate.names_act(read, found, own_pool, own_plans, converts, pooled)
+
+
+_REACHED: Dict[tuple, Tuple[float, Optional[link_gate.Hands]]] = {}
+
+
+def _reached_hands(path: str, tables: Tables, depth: int) -> Optional[link_gate.Hands]:
+    """What the module at path and those it imports (to _MAX_MIDDLE) hand, by name, once per
+    run (a long-lived process looks again after _FOUND_S seconds, as for imports)."""
+    key = (path, id(tables), depth)
+    now = time.monotonic()
+    hit = _REACHED.get(key)
+    if hit is not None and now - hit[0] < _FOUND_S:
+        return hit[1]
+    _REACHED[key] = (now, None)  # (an import cycle adds nothing)
+    parts = [link_gate.hands(path, tables)]
+    if depth < _MAX_MIDDLE:
+        parts += [_reached_hands(target, tables, depth + 1) for target in _passes(path, tables) if target != path]
+    found = link_gate.union([p for p in parts if p is not None])
+    _REACHED[key] = (now, found)
+    return found
+
+
+_PASSES: Dict[str, Tuple[Optional[tuple], Tuple[str, ...]]] = {}
+_CLASS_BASES = re.compile(rb"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
+
+
+def _passes(path: str, tables: Tables) -> Tuple[str, ...]:
+    """The modules of the tree whose names the module at path hands on to its importers: all
+    it imports for a package's __init__.py (re-exports), its star imports and the modules a
+    lazy __getattr__ names, the modules its classes' bases come from (once per file version)."""
+    sig = _signature(path)
+    hit = _PASSES.get(path)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    if os.path.basename(path) == "__init__.py":
+        out = _imports_of(path, tables)
+    else:
+        out = []
+        text = link_gate._text(path)
+        if text is not None:
+            _, package = _package_of(path)
+            holder = ModuleIndex(path=path, package=package)
+            resolver = _Resolver(path, tables)
+            wanted = [(module, level) for module, level in text.stars]
+            if text.lazy:
+                wanted += [(m, lv) for m, lv in _imported_modules(text.source) if lv or "." in m]
+            for match in _CLASS_BASES.finditer(text.source):
+                for base in match.group(1).decode("ascii", "replace").split(","):
+                    head = base.strip().split(".")[0].split("[")[0].strip()
+                    imported = text.imports.get(head) if head and "=" not in base else None
+                    if imported is not None:
+                        module, attr, level = imported
+                        wanted.append((module, level))
+                        if attr is not None:
+                            wanted.append((f"{module}.{attr}" if module else attr, level))
+            for module, level in wanted:
+                target = resolver.module_file(holder, module, level) if (module or level) else None
+                if target is not None and target not in out:
+                    out.append(target)
+        out = tuple(out)
+    _PASSES[path] = (sig, out)
+    return out
+
+
+_IMPORTS_OF: Dict[tuple, Tuple[Optional[tuple], Tuple[str, ...]]] = {}
+
+
+def _imports_of(path: str, tables: Tables) -> Tuple[str, ...]:
+    """The files of the tree that the module at path imports (once per file version)."""
+    sig = _signature(path)
+    hit = _IMPORTS_OF.get(path)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    out: List[str] = []
+    source = None
+    if sig is not None and sig[0] <= _MAX_MODULE_BYTES:
+        try:
+            with open(path, "rb") as fh:
+                source = fh.read()
+        except OSError:
+            source = None
+    if source is not None and b"import" in source:
+        _, package = _package_of(path)
+        holder = ModuleIndex(path=path, package=package)
+        resolver = _Resolver(path, tables)
+        for dotted, level in _imported_modules(source):
+            target = resolver.module_file(holder, dotted, level) if (dotted or level) else None
+            if target is not None and target not in out:
+                out.append(target)
+    _IMPORTS_OF[path] = (sig, tuple(out))
+    return tuple(out)
 
 
 def _file_carries(path: str, pattern) -> bool:

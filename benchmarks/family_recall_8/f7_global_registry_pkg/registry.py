@@ -1,0 +1,9 @@
+_POOLS = {}
+
+
+def register_pool(name, pool):
+    _POOLS[name] = pool
+
+
+def lookup(name):
+    return _POOLS[name]

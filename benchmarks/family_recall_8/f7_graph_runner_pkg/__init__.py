@@ -1,0 +1,2 @@
+from .graph_runner import HoldingGraphRunner
+from .backend import ReplayBackend

@@ -1,0 +1,2 @@
+from .cache_engine import CacheEngine
+from .attention import EngineAttention

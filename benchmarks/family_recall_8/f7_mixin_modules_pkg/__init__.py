@@ -1,0 +1,2 @@
+from .pool import CheckedPool
+from .backend import MixinBackend

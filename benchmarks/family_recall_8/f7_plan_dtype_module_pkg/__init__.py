@@ -1,0 +1,1 @@
+from .backend import PlannedMLABackend

@@ -1,0 +1,2 @@
+from .draft import DraftBackend
+from .target import TargetRunner

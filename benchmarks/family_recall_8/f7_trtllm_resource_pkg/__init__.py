@@ -1,0 +1,2 @@
+from .resource_manager import DenseViewManager
+from .attention import ResourceAttention
