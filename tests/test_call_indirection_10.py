@@ -2,8 +2,8 @@
 than family_recall_8's: class and static methods called through their class (`Cls.m(pool)`, a subclass's
 `Sub.m(pool)` with another class attribute, `type(self).m(pool)`), an instance method called as
 `Base.m(self, pool)`, and helpers wrapped by assignment (`_f = torch.compile(_f_impl, dynamic=True)`,
-`torch.compile(mode=...)(_f_impl)`, `functools.lru_cache`, an alias of an alias, a compiled def held in an
-attribute: rules/accessors.toml [callables] function_wrappers). A helper only ever given the whole cache is
+`torch.compile(mode=...)(_f_impl)`, `functools.lru_cache`, an alias of an alias, a compiled def or bound method held in
+an attribute or a name: rules/accessors.toml [callables] function_wrappers). A helper only ever given the whole cache is
 reported at its own conversion; one also given per-step tensors is reported at each call that passes the
 cache. Each positive has look-alikes beside it (gathers, ids, scales, the query); the pruned analysis gives
 the whole file's findings."""
@@ -212,6 +212,29 @@ class ExplicitSelfImpl(DenseBase):
         wide = DenseBase.widen(self, kv_cache, query.dtype)  # positive: CL001
         lens = type(self).widen(self, attn_metadata.seq_lens, torch.int64)  # negative: lengths
         return up, wide, lens
+""",
+    "compiled_bound_method_sglang": """\
+import torch
+
+
+class BoundCompiledBackend:
+    def __init__(self, model_runner):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.up = torch.compile(self._up, dynamic=True)
+        self.rows = torch.compile(self._rows)
+
+    def _up(self, buf, dtype):
+        return buf.to(dtype)  # positive: CL001
+
+    def _rows(self, buf, loc, dtype):
+        return buf[loc].to(dtype)  # negative: the batch's rows
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        up = self._up
+        a = up(self.token_to_kv_pool.get_key_buffer(layer.layer_id), q.dtype)  # negative: helper line
+        b = self.up(self.token_to_kv_pool.get_value_buffer(layer.layer_id), q.dtype)  # negative: helper line
+        c = self.rows(self.token_to_kv_pool.get_key_buffer(layer.layer_id), forward_batch.out_cache_loc, q.dtype)
+        return a, b, c
 """,
 }
 

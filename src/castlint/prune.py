@@ -1217,7 +1217,7 @@ class _Collector:
         for target in targets:
             if type(target) is ast.Name and target.id != held:
                 self.fn_aliases.setdefault(target.id, set()).add(held)
-            elif type(target) is ast.Attribute:
+            elif type(target) is ast.Attribute and held != "self." + target.attr:
                 self.fn_aliases.setdefault("." + target.attr, set()).add(held)
 
     def annotated_assign(self, n) -> None:
@@ -1463,17 +1463,25 @@ def _read_class_calls(units: List[_Unit], classes: Set[str]) -> None:
 def _stand_in_for(value: ast.AST, vocab: _Vocabulary) -> Optional[str]:
     """The name of the function value stands for, as ModuleAnalysis reads a name bound to it: a
     name (`_up = _up_impl`), or the function a wrapper is given (`torch.compile(_up_impl, ...)`,
-    `torch.compile(mode=...)(_up_impl)`: rules/accessors.toml [callables] function_wrappers)."""
-    if type(value) is ast.Name:
-        return value.id
-    if type(value) is not ast.Call or not value.args or type(value.args[0]) is not ast.Name:
-        return None
+    `torch.compile(mode=...)(_up_impl)`: rules/accessors.toml [callables] function_wrappers); a bound
+    method `self.m` as "self.m"."""
+    held = _function_spelling(value)
+    if held is not None or type(value) is not ast.Call or not value.args:
+        return held
     func = value.func
     if type(func) is ast.Call and not func.args and len(value.args) == 1 and not value.keywords:
         func = func.func  # the decorator a wrapper called without a function makes
     elif type(func) is ast.Call:
         return None
-    return value.args[0].id if _callee_name(func) in vocab.function_wrappers else None
+    return _function_spelling(value.args[0]) if _callee_name(func) in vocab.function_wrappers else None
+
+
+def _function_spelling(node: ast.AST) -> Optional[str]:
+    if type(node) is ast.Name:
+        return node.id
+    if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self":
+        return "self." + node.attr
+    return None
 
 
 def _call_args(call: ast.Call, vocab: _Vocabulary, aliases) -> tuple:
@@ -1494,7 +1502,8 @@ def _read_name_calls(
     name bound to one (fn_aliases: `_up = torch.compile(_up_impl)`) is a call of that function too."""
     local = {name for name, entries in params.items() if any(not is_method for _, _, _, is_method in entries)}
     local |= {unit.cls.name for unit in units if unit.cls is not None}  # C(...): __init__ of C and its bases
-    held = _alias_targets(fn_aliases or {}, local)
+    methods = {"self." + name for name, entries in params.items() if any(m for _, _, _, m in entries)}
+    held = _alias_targets(fn_aliases or {}, local | methods)
     for unit in units:
         for name, positional, keywords in (*unit.self_calls, *unit.object_method_calls):
             for one in sorted(held.get("." + name, ())):  # a def held in an attribute: called as it is
@@ -1506,6 +1515,10 @@ def _read_name_calls(
                 continue
             args = _call_args(call, vocab, aliases) if not isinstance(call, tuple) else call
             for one in names:
+                if one.startswith("self."):  # `f = self._up`, `self.up = torch.compile(self._up)`: a bound method
+                    unit.object_method_calls.append((one[5:], *args))
+                    unit.calls_made.add(one[5:])
+                    continue
                 kept.append((one, *args))
                 unit.calls_made.add(one)
         unit.name_calls = kept
@@ -2829,7 +2842,7 @@ class _ModuleUnits:
                 mentioned |= set(_IDENTIFIER.findall(segment))
             for name, held in self.fn_aliases.items():  # a call of `_up` (`self._up`) runs `_up_impl`
                 if name.lstrip(".").encode() in mentioned:
-                    mentioned |= {h.encode() for h in held}
+                    mentioned |= {h.rsplit(".", 1)[-1].encode() for h in held}
             pending = [
                 s
                 for s in self.top

@@ -640,7 +640,7 @@ class ConversionQueries:
                 if func.value not in holders and not alias:
                     continue
                 for form, bound in self.callable_values(func):
-                    if bound or (alias and not _plain_closure(form)):
+                    if bound or (alias and not self._held_def(form)):
                         continue
                     for target, skip, env in self._function_values(form):
                         entries = index.setdefault(id(target), [])
@@ -694,7 +694,7 @@ class ConversionQueries:
                     continue
                 if isinstance(form, cst.Attribute) and form.attr.value == "__call__":
                     found = self._function_values(form)
-                elif isinstance(func, cst.Attribute) and _plain_closure(form):
+                elif isinstance(func, cst.Attribute) and self._held_def(form):
                     found = self._function_values(form)  # `self.up = torch.compile(_up_impl)`
                 else:
                     continue
@@ -702,6 +702,13 @@ class ConversionQueries:
                     entries = index.setdefault(id(target), [])
                     if not any(c is call for c, _, _ in entries):
                         entries.append((call, skip, env))
+
+    def _held_def(self, form) -> bool:
+        """Is a callable form a def of the module held as it is (no factory's bindings), or a bound
+        method `self.m` / `obj.m` of a class of the module?"""
+        if isinstance(form, cst.Attribute):
+            return form.attr.value != "__call__" and bool(self._function_values(form))
+        return _plain_closure(form)
 
     def _holds(self, name: cst.BaseExpression, func, env) -> bool:
         """Does the parameter name is hold func under env (a decoration's bindings)?"""
