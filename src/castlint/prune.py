@@ -147,7 +147,9 @@ class _Vocabulary:
         self.cast_keywords = {m: frozenset((*c.dtype_keywords, *c.tensor_keywords)) for m, c in tables.casts.items()}
         self.copies = frozenset(tables.copy_methods)
         # `torch.as_tensor(x, dtype=d)`: x.to(dtype=d) (by the last name: `from torch import asarray`)
-        self.constructors = frozenset(_last_parts(tables.conversion_constructors))
+        self.constructors = frozenset(_last_parts(tables.conversion_constructors)) | frozenset(
+            tables.conversion_constructor_methods
+        )
         self.allocations = frozenset(tables.allocation_functions)  # a comprehension of them: per-layer arenas
         self.pool_words = frozenset(tables.pool_words)
         self.not_pool_words = frozenset(tables.batch_words) | frozenset(tables.layer_words)

@@ -400,6 +400,7 @@ class ConversionQueries:
                 if isinstance(call.func, cst.Attribute)
                 and not self._is_unbound_receiver(call.func.value)
                 and (target := self.cast_target(call)) is not None
+                and self.constructor_parts(call) is None  # `t.new_tensor(pool, dtype=d)`: pool_conversions
                 and self.origin(call.func.value) >= Origin.POOL_TUPLE
                 and not self.chained_into_cast(call)
                 and not self.guarded_fallback(call)
@@ -701,6 +702,7 @@ class ConversionQueries:
                         and not self.chained_into_cast(call)
                         and not self.guarded_fallback(call)
                         and not same_dtype_cast(self, call)
+                        and not self.runs_once(call)
                     ):
                         out.append((call, target, "unbound"))
             out.extend(self._slice_store_conversions())
