@@ -199,6 +199,8 @@ class Tables:
     unbound_receivers: set = field(default_factory=set)
     conversion_constructors: set = field(default_factory=set)  # [conversions] constructors: torch.as_tensor
     conversion_constructor_methods: set = field(default_factory=set)  # [conversions]: t.new_tensor(pool, dtype=d)
+    host_devices: set = field(default_factory=set)  # [conversions]: a copy into a host mirror keeps the dtype
+    host_flags: set = field(default_factory=set)
     iter_passthrough: set = field(default_factory=set)
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
@@ -682,6 +684,8 @@ def _load_conversions(tables: Tables, data: dict, path: Path) -> None:
             "unbound_receivers": "unbound_receivers",
             "constructors": "conversion_constructors",
             "constructor_methods": "conversion_constructor_methods",
+            "host_devices": "host_devices",
+            "host_flags": "host_flags",
         },
     )
 
