@@ -164,7 +164,9 @@ class GraphCopyBackend:
             self.graph_kv[lid] = self.token_to_kv_pool.get_key_buffer(lid).to(self.dtype)  # negative: setup
             self.mirror[lid] = self.token_to_kv_pool.get_key_buffer(lid).clone()  # negative: setup
 
-    def init_forward_metadata_replay_cuda_graph(self, bs, req_pool_indices, seq_lens, seq_lens_sum, encoder_lens, forward_mode, spec_info, seq_lens_cpu):
+    def init_forward_metadata_replay_cuda_graph(
+        self, bs, req_pool_indices, seq_lens, seq_lens_sum, encoder_lens, forward_mode, spec_info, seq_lens_cpu
+    ):
         for lid, dst in self.graph_kv.items():
             dst.copy_(self.token_to_kv_pool.get_key_buffer(lid))  # positive CL001
         for lid in self.graph_kv:
@@ -203,7 +205,8 @@ import torch
 
 class MirrorCacheEngine:
     def __init__(self, num_layers, num_blocks, block_size, heads, dim):
-        self.k_caches = [torch.zeros((num_blocks, block_size, heads, dim), dtype=torch.float8_e4m3fn) for _ in range(num_layers)]
+        shape = (num_blocks, block_size, heads, dim)
+        self.k_caches = [torch.zeros(shape, dtype=torch.float8_e4m3fn) for _ in range(num_layers)]
         self.mirrors = [k.half() for k in self.k_caches]
         self.raw = [k.view(torch.uint8) for k in self.k_caches]
 
