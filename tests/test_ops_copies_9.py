@@ -8,7 +8,7 @@ these is a file of the corpus.
 - a one-plane constant slice of a (2, num_blocks, ...) cache (`kv_cache[:1]`, `kv_cache[1:2]`)
   is a plane of every block, as `kv_cache[0]` is;
 - `narrow(0, 0, n)` with n read from the step is a window, as `[:n]` is;
-- tensor constructors given a dtype (`[conversions] constructors`: `torch.tensor`, and the
+- tensor constructors given a dtype (`[conversions] constructors`: `torch.asarray`, and the
   `constructor_methods` `t.new_tensor(pool, dtype=d)`) convert every slot; in a setup hook
   (`register_kv_caches`) they run once;
 - `dst.copy_(pool)` where dst is an element of a container (a dict or list built by a
@@ -121,15 +121,15 @@ class CtorOffload:
 
     def register_kv_caches(self, kv_caches):
         self.caches = kv_caches
-        self.probe = [torch.tensor(t, dtype=torch.float16) for t in kv_caches.values()]  # negative: setup
+        self.probe = [torch.asarray(t, dtype=torch.float16) for t in kv_caches.values()]  # negative: setup
         self.once = {n: t.new_tensor(t, dtype=torch.float32) for n, t in kv_caches.items()}  # negative: setup
 
     def save_kv_layer(self, layer_name, kv_layer, attn_metadata, **kwargs):
         a = kv_layer.new_tensor(kv_layer, dtype=torch.bfloat16)  # positive CL001
-        b = torch.tensor(kv_layer, dtype=torch.float16)  # positive CL001
+        b = torch.asarray(kv_layer, dtype=torch.float16)  # positive CL001
         c = kv_layer.new_tensor(attn_metadata.slot_mapping, dtype=torch.int64)  # negative: slot mapping
         d = kv_layer.new_zeros(4, dtype=torch.float32)  # negative: allocation
-        e = torch.tensor(kv_layer)  # negative: a copy in its own dtype
+        e = torch.as_tensor(kv_layer)  # negative: the tensor itself
         return a, b, c, d, e
 """,
     "constructors_sglang": """
@@ -249,6 +249,6 @@ def test_pruned_is_whole(tmp_path, name, filler):
 def test_api_facts_are_data():
     """The slice objects, constructors and host markers live in the tables, not in the analysis."""
     assert "slice" in TABLES.slice_constructors
-    assert {"torch.as_tensor", "torch.tensor"} <= TABLES.conversion_constructors
+    assert {"torch.as_tensor", "torch.asarray"} <= TABLES.conversion_constructors
     assert "new_tensor" in TABLES.conversion_constructor_methods
     assert "cpu" in TABLES.host_devices and "pin_memory" in TABLES.host_flags
