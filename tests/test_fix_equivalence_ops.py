@@ -67,6 +67,8 @@ RECEIVERS = {
         "torch.unsafe_split_with_sizes(kb, [512, 64], 2)[1]",
     ],
     "einops": ['einops.pack([kb, kb], "n h *")[0]', 'einops.unpack(kb, [[512], [64]], "n h *")[0]'],
+    # explicit slice objects ([views] slice_constructors): the slice they spell
+    "slice_objects": ["kb[slice(None)]", "kb[slice(None, None), 0]", "kb[slice(0, kb.shape[0])]"],
 }
 CASES = [(family, r) for family, rs in RECEIVERS.items() for r in rs]
 

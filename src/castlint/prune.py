@@ -150,7 +150,10 @@ class _Vocabulary:
         self.cast_keywords = {m: frozenset((*c.dtype_keywords, *c.tensor_keywords)) for m, c in tables.casts.items()}
         self.copies = frozenset(tables.copy_methods)
         # `torch.as_tensor(x, dtype=d)`: x.to(dtype=d) (by the last name: `from torch import asarray`)
-        self.constructors = frozenset(_last_parts(tables.conversion_constructors))
+        self.slice_makers = frozenset(_last_parts(tables.slice_constructors))
+        self.constructors = frozenset(_last_parts(tables.conversion_constructors)) | frozenset(
+            tables.conversion_constructor_methods
+        )
         self.allocations = frozenset(tables.allocation_functions)  # a comprehension of them: per-layer arenas
         self.pool_words = frozenset(tables.pool_words)
         # the last words of cache attribute names (`buffer`, `cache`) and `pool`, plural -s dropped
@@ -425,9 +428,11 @@ def _refs(node: ast.AST, vocab: _Vocabulary, aliases=frozenset(), tf: tuple = KE
     return out
 
 
-def _keeps_tokens(sub: ast.Subscript) -> bool:
-    """Does the first index leave the first dimension whole (a slice, None, ...)?"""
+def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary) -> bool:
+    """Does the first index leave the first dimension whole (a slice, a slice object, None, ...)?"""
     first = sub.slice.elts[0] if type(sub.slice) is ast.Tuple and sub.slice.elts else sub.slice
+    if type(first) is ast.Call and type(first.func) is ast.Name and first.func.id in vocab.slice_makers:
+        return True  # `buf[slice(None)]` (the analysis reads its bounds as a slice's)
     return type(first) is ast.Slice or (
         type(first) is ast.Constant and (first.value is None or first.value is Ellipsis or type(first.value) is int)
     )
@@ -564,7 +569,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         if t is ast.Subscript:
             out.calls.add(("__getitem__", tf))  # obj[k]: what its class's __getitem__ returns
             key = node.slice
-            if not _keeps_tokens(node) and not (type(key) is ast.Constant and type(key.value) is str):
+            if not _keeps_tokens(node, vocab) and not (type(key) is ast.Constant and type(key.value) is str):
                 tf = _then(INDEXED, tf)  # d["k"] selects a dict entry: what it holds, unindexed
             node = node.value
             continue

@@ -194,9 +194,13 @@ class Tables:
     narrow_methods: set = field(default_factory=set)
     select_methods: set = field(default_factory=set)  # [views]: x.select(dim, i) reads as x[:, ..., i]
     narrow_functions: set = field(default_factory=set)
+    slice_constructors: set = field(default_factory=set)  # [views]: `buf[slice(None)]` is `buf[:]`
     copy_methods: set = field(default_factory=set)
     unbound_receivers: set = field(default_factory=set)
     conversion_constructors: set = field(default_factory=set)  # [conversions] constructors: torch.as_tensor
+    conversion_constructor_methods: set = field(default_factory=set)  # [conversions]: t.new_tensor(pool, dtype=d)
+    host_devices: set = field(default_factory=set)  # [conversions]: a copy into a host mirror keeps the dtype
+    host_flags: set = field(default_factory=set)
     iter_passthrough: set = field(default_factory=set)
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
@@ -616,6 +620,7 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "dim_moves": "dim_moves",
             "dim_orders": "dim_orders",
             "narrow_functions": "narrow_functions",
+            "slice_constructors": "slice_constructors",
             "select_methods": "select_methods",
             "attributes": "view_attributes",
             "dtype_keeping_methods": "dtype_keeping_methods",
@@ -681,6 +686,9 @@ def _load_conversions(tables: Tables, data: dict, path: Path) -> None:
             "copy_methods": "copy_methods",
             "unbound_receivers": "unbound_receivers",
             "constructors": "conversion_constructors",
+            "constructor_methods": "conversion_constructor_methods",
+            "host_devices": "host_devices",
+            "host_flags": "host_flags",
         },
     )
 

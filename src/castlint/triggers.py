@@ -46,6 +46,7 @@ class TriggerWords:
             | {f"{q}{method}{q}" for method in methods for q in "'\""}
             # `torch.as_tensor(pool, dtype=d)`: a constructor that converts
             | {f"{name.rsplit('.', 1)[-1]}(" for name in tables.conversion_constructors}
+            | {f".{name}(" for name in tables.conversion_constructor_methods}
         )
         wrappers = set()
         for wrapper in tables.wrappers:

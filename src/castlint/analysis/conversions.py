@@ -17,6 +17,7 @@ from castlint.analysis.tree import dotted, iter_nodes
 from castlint.tables import Tables
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
+_DTYPE = "dtype"  # dataflow.DTYPE: what value_kind says of a dtype
 
 
 def is_hot_entry(name: str, tables: Tables) -> bool:
@@ -405,6 +406,7 @@ class ConversionQueries:
                 if isinstance(call.func, cst.Attribute)
                 and not self._is_unbound_receiver(call.func.value)
                 and (target := self.cast_target(call)) is not None
+                and self.constructor_parts(call) is None  # `t.new_tensor(pool, dtype=d)`: pool_conversions
                 and self.origin(call.func.value) >= Origin.POOL_TUPLE
                 and not self.chained_into_cast(call)
                 and not self.guarded_fallback(call)
@@ -761,6 +763,7 @@ class ConversionQueries:
                         and not self.chained_into_cast(call)
                         and not self.guarded_fallback(call)
                         and not same_dtype_cast(self, call)
+                        and not self.runs_once(call)
                     ):
                         out.append((call, target, "unbound"))
             out.extend(self._slice_store_conversions())
@@ -781,12 +784,90 @@ class ConversionQueries:
         return self._into_other_dtype(call, receiver, source)
 
     def _into_other_dtype(self, node, buffer, source) -> Optional[tuple]:
-        dtype = self.allocated_dtype_expr(buffer)
+        dtype = self.buffer_dtype_expr(buffer)
         if dtype is None or self._pool_own_dtype(dtype) or self.runs_once(node):
             return None
         if copy_keeps_dtype(self, source, dtype):
             return None
         return (node, self.code(dtype), "copy")
+
+    def buffer_dtype_expr(self, buffer: cst.BaseExpression, depth: int = 0) -> Optional[cst.BaseExpression]:
+        """The dtype a copy destination holds: what it is allocated with (allocated_dtype_expr), else,
+        through names, for targets, `self.` attributes and container elements (`self.staging[name]`
+        of a dict built by a comprehension, `dst` of `for lid, dst in self.graph_kv.items()`), the
+        dtype every value it may be is converted to (`t.to(torch.float16)`, `buf.half()`); None when
+        some value's dtype is not shown, or they differ."""
+        found = self.allocated_dtype_expr(buffer)
+        if found is not None or depth > 3:
+            return None if found is not None and self._on_host(found) else found
+        values = self._buffer_values(buffer)
+        dtypes = []
+        for value in values or ():
+            if isinstance(value, cst.Call):
+                dtype = self.allocated_dtype_expr(value) or self._converted_dtype_expr(value)
+            else:
+                dtype = self.buffer_dtype_expr(value, depth + 1)
+            if dtype is None or self._on_host(dtype):
+                return None
+            dtypes.append(dtype)
+        if dtypes and all(self.code(d) == self.code(dtypes[0]) for d in dtypes):
+            return dtypes[0]
+        return None
+
+    def _on_host(self, dtype: cst.BaseExpression) -> bool:
+        """Is the call that gives dtype (`torch.empty_like(t, dtype=d, device="cpu")`) one that
+        allocates in host memory (rules/accessors.toml [conversions] host_devices, host_flags)?
+        A host mirror is an offload, read as kept in the pool's dtype."""
+        arg = self.parents.get(dtype)
+        call = self.parents.get(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call):
+            return False
+        t = self.tables
+        for a in call.args:
+            if a.keyword is None:
+                continue
+            if a.keyword.value == "device" and (self.constant_string(a.value) or "").split(":")[0] in t.host_devices:
+                return True
+            if a.keyword.value in t.host_flags and isinstance(a.value, cst.Name) and a.value.value == "True":
+                return True
+        return False
+
+    def _buffer_values(self, buffer: cst.BaseExpression) -> Optional[list]:
+        if isinstance(buffer, cst.Subscript):
+            if len(buffer.slice) != 1 or not isinstance(buffer.slice[0].slice, cst.Index):
+                return None
+            key = buffer.slice[0].slice.value
+            return self.element_values(buffer.value, key.evaluated_value if isinstance(key, cst.Integer) else None)
+        if isinstance(buffer, cst.Attribute) and isinstance(buffer.value, cst.Name) and buffer.value.value == "self":
+            cls = self.enclosing_class(buffer)
+            return list(self.self_attr_values(cls, buffer.attr.value)) if cls is not None else None
+        if isinstance(buffer, cst.Name):
+            return self._container_sources(buffer, 0)
+        return None
+
+    def _converted_dtype_expr(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The dtype expression of a dtype cast (`x.to(torch.float16)`, `x.to(dtype=d)`, `x.half()`):
+        a new tensor of that dtype. None for a cast to another tensor's dtype."""
+        if self.cast_target(call) is None:
+            return None
+        _, method, args = self.method_parts(call)
+        spelling = self.tables.casts.get(method)
+        if spelling is None:
+            return None
+        positional, keywords = self.expanded_args(args)
+        if spelling.form == "no-args":
+            cache = self.__dict__.setdefault("_spelled_dtypes", {})
+            if spelling.target not in cache:
+                cache[spelling.target] = cst.parse_expression(spelling.target)
+            return cache[spelling.target]
+        if spelling.form == "one-arg":
+            return positional[0] if positional and self.value_kind(positional[0]) == _DTYPE else None
+        if spelling.form != "to":
+            return None
+        keyword, is_tensor = spelling.keyword_target(keywords)
+        if keyword is not None and not is_tensor:
+            return keyword
+        return next((v for v in positional if self.value_kind(v) == _DTYPE), None)
 
     def _slice_store_conversions(self) -> List[tuple]:
         """`buf[:] = pool`, `buf[..., :d] = pool`: a store of a whole pool into a slice of a

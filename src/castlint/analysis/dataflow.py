@@ -33,6 +33,11 @@ from castlint.analysis.origin import Origin
 from castlint.analysis.tree import NodeIndex, TreeNavigation, children, dotted, iter_nodes, name_parts, resolve_scopes
 from castlint.tables import Tables
 
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
 # What an index (or a `.to()` argument) holds, decided by its value.
 SCALAR, TENSOR, UNKNOWN = "scalar", "tensor", "unknown"
 DTYPE, DEVICE = "dtype", "device"
@@ -744,9 +749,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         elif isinstance(func, cst.Name):
             short = func.value
         constructors = self.tables.conversion_constructors
-        if short is None or not constructors or not any(q.rsplit(".", 1)[-1] == short for q in constructors):
+        if isinstance(func, cst.Attribute) and short in self.tables.conversion_constructor_methods:
+            pass  # `t.new_tensor(pool, dtype=d)`: a method of any tensor, the data first
+        elif short is None or not constructors or not any(q.rsplit(".", 1)[-1] == short for q in constructors):
             return None
-        if (self.call_name(call) or "") not in constructors:
+        elif (self.call_name(call) or "") not in constructors:
             return None
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
             return None
@@ -785,8 +792,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         along_tokens = isinstance(dim, cst.Integer) and dim.value == "0"
         if not along_tokens or receiver == Origin.GATHERED:
             return receiver
-        if length is not None and self._mentions_extent(length):
-            return receiver
+        if length is not None and not self._step_bound(length) and self._mentions_extent(length):
+            return receiver  # (a length read from the step is a window, as a slice bound is: `[:n]`)
         return Origin.PREFIX if receiver == Origin.POOL else receiver
 
     # -- subscripts ------------------------------------------------------------
@@ -865,7 +872,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         base = self.origin(sub.value, depth)
         if base <= Origin.GATHERED:
             return base
-        elements = list(sub.slice)
+        elements = self.slice_elements(sub)
         if base == Origin.POOL_TUPLE:
             # a container of whole caches (a per-layer list, a K/V pair, split views):
             # an index selects one whole cache, unless it is a tensor of indices
@@ -885,6 +892,33 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return Origin.POOL_TUPLE  # `[(k, v) for ... if ...][0]`: one (k, v) entry
             return self._token_subscript(Origin.POOL, elements[1:]) if len(elements) > 1 else Origin.POOL
         return self._token_subscript(base, elements, sub.value)
+
+    def slice_elements(self, sub: cst.Subscript) -> list:
+        """The subscript's elements, an index by an explicit slice object (rules/accessors.toml
+        [views] slice_constructors: `buf[slice(None)]`, `buf[slice(0, n)]`) read as the slice it
+        spells; the others as written."""
+        elements = list(sub.slice)
+        makers = self.tables.slice_constructors
+        if not makers:
+            return elements
+        out = []
+        for element in elements:
+            inner = element.slice
+            value = inner.value if isinstance(inner, cst.Index) else None
+            if (
+                isinstance(value, cst.Call)
+                and (self.call_name(value) or "").removeprefix("builtins.") in makers
+                and 1 <= len(value.args) <= 3
+                and all(a.keyword is None and not a.star for a in value.args)
+            ):
+                cache = self.__dict__.setdefault("_slice_nodes", {})
+                if id(element) not in cache:
+                    parts = [None if _is_none(a.value) else a.value for a in value.args]
+                    lower, upper, step = (None, parts[0], None) if len(parts) == 1 else (parts + [None])[:3]
+                    cache[id(element)] = cst.SubscriptElement(cst.Slice(lower=lower, upper=upper, step=step))
+                element = cache[id(element)]
+            out.append(element)
+        return out
 
     def _moved_token(self, holder) -> Optional[int]:
         """Where a dimension-moving view (rules/accessors.toml [views] dim_swaps, dim_moves,
@@ -978,6 +1012,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return self._token_subscript(base, elements[position + 1 :])
                 return Origin.GATHERED  # an index of the token dimension: some slots
             # a slice of the token dimension: the whole pool, or an active prefix
+            if (
+                holder is not None
+                and self._one_plane_slice(inner)
+                and (self.from_convention(holder) or self.planes_first(holder))
+            ):
+                # `kv_cache[:1]`, `kv_cache[1:2]` of a (2, num_blocks, ...) cache: one plane (K or V)
+                # of every block, as `kv_cache[0]` is; the blocks come next
+                return self._token_subscript(base, elements[position + 1 :])
             if self._bounded_slice(inner):
                 return Origin.PREFIX
             if position == 0 and holder is not None and len(elements) > 1 and self.planes_first(holder):
@@ -1213,6 +1255,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return not self._mentions_extent(upper)
 
     @staticmethod
+    def _one_plane_slice(s: cst.Slice) -> bool:
+        """`[:1]`, `[1:2]`: literal bounds one apart, within a plane count (at most 4 planes)."""
+        if s.step is not None:
+            return False
+        lower = 0 if s.lower is None else (s.lower.evaluated_value if isinstance(s.lower, cst.Integer) else None)
+        upper = s.upper.evaluated_value if isinstance(s.upper, cst.Integer) else None
+        return lower is not None and upper is not None and upper - lower == 1 and upper <= 4
+
+    @staticmethod
     def _strided(s: cst.Slice) -> bool:
         """`[::2]`: every other slot, a constant step other than 1 and -1."""
         step = s.step
@@ -1356,7 +1407,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         active prefix pool[:n] do not."""
         if self.origin(sub.value) >= Origin.PREFIX:
             return self.origin(sub) >= Origin.POOL_TUPLE
-        for element in sub.slice:
+        for element in self.slice_elements(sub):
             inner = element.slice
             if isinstance(inner, cst.Slice):
                 if self._bounded_slice(inner):
