@@ -215,6 +215,8 @@ class _Vocabulary:
             }
         )
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
+        self.identity_names = frozenset(_last_parts(tables.identity_wrappers))  # `nn.Parameter(alloc)`: alloc
+        self.run_once = frozenset(tables.run_once_methods)
         # module-level holders (`_KV = ContextVar("kv")`, `_tls = threading.local()`): what their setter
         # or an attribute store puts in them comes out elsewhere (ObjectFlow.held_values, held_attribute)
         self.holder_makers = frozenset(_last_parts((*tables.holder_constructors, *tables.attribute_holders)))
@@ -569,6 +571,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         if t in _COMPREHENSIONS:
             node, tf = (node.value if t is ast.DictComp else node.elt), _then(PACKED, tf)
             parts = node.elts if type(node) in (ast.Tuple, ast.List) else (node,)  # a (k, v) pair per layer
+            parts = [_unwrap_identity(p, vocab) for p in parts]  # `nn.Parameter(torch.zeros(...))`
             if parts and all(
                 type(p) is ast.Call and _callee_name(p.func) in vocab.allocations and _may_be_arena(p, vocab)
                 for p in parts
@@ -2055,6 +2058,9 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if receiver == "" and _constructed(name, unit) in classes
     }
     fed |= _held_arenas(module, taint)
+    why = _instance_arenas(module)
+    if why:
+        return why
     fed_keys: Set[int] = set()  # the hierarchies of the classes constructed with a pool
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
@@ -2311,6 +2317,58 @@ def _through_own_decorator(module: "_ModuleUnits", taint: "_Taint") -> Optional[
         for name, _, call in unit.object_calls:
             if name in wrapped and _tainted_args(call, unit, taint, module):
                 return f"a pool is passed to {name}, which a decorator of the module wraps"
+    return None
+
+
+def _unwrap_identity(node: ast.AST, vocab: _Vocabulary) -> ast.AST:
+    """`nn.Parameter(torch.zeros(...))`, `nn.Buffer(...)`: the allocation ([callables] identity_wrappers)."""
+    while type(node) is ast.Call and node.args and _callee_name(node.func) in vocab.identity_names:
+        node = node.args[0]
+    return node
+
+
+def _instance_arenas(module: "_ModuleUnits") -> Optional[str]:
+    """A class that stores an allocation on self (`self.k = torch.empty(...)`, `self.register_buffer("k",
+    nn.Buffer(...))`) in a run-once method and is constructed once per element (a comprehension's
+    element, `nn.ModuleList(Slot(...) for _ in ...)`), or sets one under a computed name in a loop: the
+    analysis reads those attributes as one layer's pool on any object (ModuleAnalysis._instance_arena)."""
+    vocab = module.vocab
+    storing: Set[str] = set()
+    for cls in module.top:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for method in cls.body:
+            if not isinstance(method, _DEFS) or method.name not in vocab.run_once:
+                continue
+            for node in _walk(method):
+                value, looped = None, False
+                if type(node) is ast.Assign and any(
+                    type(t) is ast.Attribute and _is_self(t.value) for t in node.targets
+                ):
+                    value = node.value
+                elif type(node) is ast.Call and _callee_name(node.func) in vocab.attribute_setters:
+                    args = node.args[1:] if type(node.func) is ast.Name else node.args
+                    value, looped = (args[1], not _str_constant(args[0])) if len(args) >= 2 else (None, False)
+                value = _unwrap_identity(value, vocab) if value is not None else None
+                if (
+                    type(value) is ast.Call
+                    and _callee_name(value.func) in vocab.allocations
+                    and _may_be_arena(value, vocab)
+                ):
+                    if looped:
+                        return f"{cls.name} sets an allocation under a computed name"
+                    storing.add(cls.name)
+    if not storing:
+        return None
+    for node in _walk(module.tree):
+        if type(node) in _COMPREHENSIONS:
+            element = node.value if type(node) is ast.DictComp else node.elt
+            if type(element) is ast.Call and _callee_name(element.func) in storing:
+                return f"{_callee_name(element.func)} allocates on self and is built per element"
+        elif type(node) is ast.For:
+            for inner in _walk(node):
+                if type(inner) is ast.Call and _callee_name(inner.func) in storing:
+                    return f"{_callee_name(inner.func)} allocates on self and is built in a loop"
     return None
 
 

@@ -210,6 +210,7 @@ class Tables:
     dict_constructors: set = field(default_factory=set)
     dict_annotations: set = field(default_factory=set)
     keep_methods: set = field(default_factory=set)
+    member_methods: set = field(default_factory=set)  # [containers] member_methods: Module.buffers(), parameters()
     factory_dicts: set = field(default_factory=set)
     item_methods: set = field(default_factory=set)
     take_methods: set = field(default_factory=set)
@@ -749,6 +750,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "dict_constructors",
                 "dict_annotations",
                 "keep_methods",
+                "member_methods",
                 "factory_dicts",
                 "item_methods",
                 "take_methods",

@@ -94,7 +94,7 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
     hit = _ARENA_TESTS.get(id(tables))
     if hit is None or hit[0] is not tables:
         hit = _ARENA_TESTS[id(tables)] = (tables, _arena_patterns(tables))
-    calls, casts, layer_range, stacked, bound = hit[1]
+    calls, casts, layer_range, stacked, bound, self_stored, per_element = hit[1]
     if converts and not any(cast in source for cast in casts):
         return False
     allocations = [(m.start(), m.end()) for m in calls.finditer(source)]  # the name, just past its `(`
@@ -103,6 +103,12 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
     if any(stacked.match(source, end) for _, end in allocations):
         return True
     if b"for " in source and any(_stored(source, start) for start, _ in allocations):
+        return True
+    if (converts is False or per_element.search(source)) and any(
+        self_stored.match(source, source.rfind(b"\n", 0, start) + 1, start) for start, _ in allocations
+    ):
+        # `self.k = torch.empty(...)`, `self.register_buffer("k", nn.Buffer(torch.zeros(...)))` of a class
+        # built once per element (`nn.ModuleList(Slot(...) for _ in ...)`, `xs.append(Slot(...))`)
         return True
     if b" for " not in source:
         return False
@@ -148,7 +154,20 @@ def _arena_patterns(tables: Tables) -> tuple:
         re.IGNORECASE,
     )
     bound = re.compile(rb"=\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
-    return calls, casts, layer_range, stacked, bound
+    # an allocation stored on self, as it is or through a setter or wrapper ([callables] attribute_setters,
+    # identity_wrappers): one layer's pool where its class is built once per layer (ModuleAnalysis._instance_arena)
+    setters = sorted({n.rsplit(".", 1)[-1] for n in (*tables.attribute_setters, *tables.identity_wrappers)})
+    self_stored = re.compile(
+        rb"[^\n]*?(?:\bself\.\w+\s*(?::[^=\n]*)?=\s*|\b(?:"
+        + b"|".join(re.escape(n.encode()) for n in setters)
+        + rb")\()[^\n]*?(?:[\w.]*\.)?$"
+    )
+    # a construction made once per element: a comprehension's, stored in a container, or set under a computed name
+    per_element = re.compile(
+        rb"\b[A-Z]\w*\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)\s+for\b|\.append\(\s*[A-Z]\w*\(|\]\s*=\s*[A-Z]\w*\("
+        rb"|setattr\(\s*self\s*,\s*f[\"']"
+    )
+    return calls, casts, layer_range, stacked, bound, self_stored, per_element
 
 
 _WORD_OR_DOT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")

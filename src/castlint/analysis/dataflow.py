@@ -270,6 +270,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     found = self._element(self.origin(receiver, depth))
                     if found >= Origin.POOL_TUPLE:
                         return found
+                if method in t.member_methods and all(a.keyword for a in args):
+                    members = self._member_origin(receiver, depth)  # `pool.buffers()`, `plist.parameters()`
+                    if members == Origin.POOL_TUPLE:
+                        return members
                 if (method in t.keep_methods or method in t.item_methods) and all(a.keyword for a in args):
                     # (a keyword picks no element: `od.popitem(last=False)`)
                     # `d.values()`, `xs.copy()`: the same elements; `d.popitem()`: a (key, value) item, read as d
@@ -1919,6 +1923,39 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         for name, value in self.set_attributes(cls):
             self._self_attr_index.setdefault((id(cls), name), []).append(value)
 
+    def _member_origin(self, receiver: cst.BaseExpression, depth: int) -> Origin:
+        """What `receiver.buffers()` iterates ([containers] member_methods): a container's elements
+        (`nn.ParameterList`), else every tensor receiver's class stores on self, under any name: a
+        container of whole pools when one of them is a whole pool."""
+        if self.origin(receiver, depth) == Origin.POOL_TUPLE:
+            return Origin.POOL_TUPLE
+        owner = self.instance_class(receiver)
+        if owner is None:
+            return Origin.OTHER
+        for member in self.class_family(owner):
+            self._index_class(member)
+            values = [v for (key, _), vs in self._self_attr_index.items() if key == id(member) for v in vs]
+            values.extend(self._computed_set_values(member))
+            if any(self.origin(v, depth) >= Origin.POOL for v in values):
+                return Origin.POOL_TUPLE
+        return Origin.OTHER
+
+    def _computed_set_values(self, cls: cst.ClassDef) -> List[cst.BaseExpression]:
+        """The values cls's methods set on self under a computed name (`setattr(self, f"kv_{i}", v)`)."""
+        index = self.__dict__.get("_computed_sets")
+        if index is None:
+            index = self._computed_sets = {}
+            for call in self.nodes.calls:
+                if not self._self_setter(call):
+                    continue
+                args = call.args[1:] if isinstance(call.func, cst.Name) else call.args
+                if len(args) >= 2 and not any(a.star or a.keyword for a in args[:2]):
+                    if self.constant_string(args[0].value) is None:
+                        owner = self.enclosing_class(call)
+                        if owner is not None:
+                            index.setdefault(id(owner), []).append(args[1].value)
+        return index.get(id(cls), [])
+
     def self_attr_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         self._index_class(cls)
         return self._self_attr_index.get((id(cls), attr), [])
@@ -2177,7 +2214,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         range(num_layers): k = torch.empty((num_blocks, ...))`)."""
         if (dotted(call.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions:
             return False
-        element, parent = call, self.parents.get(call)
+        element, parent = self._unwrapped(call)
+        if self._instance_arena(call, element, parent):
+            return True
         if isinstance(parent, cst.Element):  # a part of a (k, v) pair
             element = self.parents.get(parent)
             parent = self.parents.get(element)
@@ -2202,6 +2241,90 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return False
         own = parent.value if isinstance(parent, cst.DictComp) else parent.elt
         return own is element and self._per_layer_arenas(parent, call if record else own)
+
+    def _unwrapped(self, value: cst.BaseExpression):
+        """(value, its parent) above the identity wrappers that hold it ([callables] identity_wrappers:
+        `nn.Parameter(torch.zeros(...))`, `nn.Buffer(...)` are the allocation itself)."""
+        parent = self.parents.get(value)
+        while isinstance(parent, cst.Arg):
+            wrapper = self.parents.get(parent)
+            if not isinstance(wrapper, cst.Call) or self.wrapped_value(wrapper) is not value:
+                break
+            value, parent = wrapper, self.parents.get(wrapper)
+        return value, parent
+
+    def _pool_sized(self, call: cst.Call) -> bool:
+        """An allocation of a pool's size, or one sized by a shape passed in whole (`torch.empty(shape)`,
+        `torch.zeros(cache_shape)`: [allocation] extent_attributes in the name, no batch word) where it
+        is made once per layer."""
+        kind = self.allocation_kind(call)
+        if kind == "pool":
+            return True
+        if kind != "unknown":
+            return False
+        size = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "size"), None)
+        size = size or self._first_positional(call.args)
+        if not isinstance(size, (cst.Name, cst.Attribute)):
+            return False
+        parts = name_parts(size.value if isinstance(size, cst.Name) else size.attr.value)
+        t = self.tables
+        return bool(parts & t.extent_attributes) and not parts & (t.batch_words | t.window_words)
+
+    def _instance_arena(self, call: cst.Call, element: cst.BaseExpression, parent) -> bool:
+        """An allocation a module class stores on self once per layer: in a method that builds the
+        object (`[hot_path] run_once`: `self.k = torch.empty((blocks, ...))`,
+        `self.register_buffer("k", ...)`) of a class constructed once per layer (`nn.ModuleList(
+        CacheSlot(...) for _ in range(n))`, `{n: LayerCache(s) for n in names}`), or set under a
+        computed name in a loop over the layers (`setattr(self, f"kv_{i}", nn.Buffer(...))`)."""
+        stored = None
+        if isinstance(parent, cst.Assign):
+            target = parent.targets[0].target if len(parent.targets) == 1 else None
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+                and parent.value is element
+            ):
+                stored = parent
+        elif isinstance(parent, cst.Arg) and not parent.star and parent.keyword is None:
+            setter = self.parents.get(parent)
+            if isinstance(setter, cst.Call) and self._self_setter(setter) and setter.args.index(parent) >= 1:
+                stored = setter
+        if stored is None:
+            return False
+        func = self.enclosing_function(stored)
+        cls = self.method_class(func) if func is not None else None
+        if cls is None or not self._pool_sized(call):
+            return False
+        if isinstance(stored, cst.Call) and self._in_layer_loop(stored):
+            return True
+        if func.name.value not in self.tables.run_once_methods:
+            return False
+        return any(self._per_layer_element(c) for c in self.constructor_calls(cls))
+
+    def _self_setter(self, call: cst.Call) -> bool:
+        """`self.register_buffer(name, v)`, `setattr(self, name, v)` ([callables] attribute_setters)."""
+        func, setters = call.func, self.tables.attribute_setters
+        if isinstance(func, cst.Attribute):
+            return func.attr.value in setters and isinstance(func.value, cst.Name) and func.value.value == "self"
+        return (
+            isinstance(func, cst.Name)
+            and func.value in setters
+            and self.qualified(func) in setters
+            and bool(call.args)
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == "self"
+        )
+
+    def _per_layer_element(self, made: cst.Call) -> bool:
+        """A construction made once per element: the element of a comprehension (or the value of a dict
+        comprehension), or stored into a container in a loop."""
+        parent = self.parents.get(made)
+        if isinstance(parent, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return parent.elt is made
+        if isinstance(parent, cst.DictComp):
+            return parent.value is made
+        return isinstance(parent, (cst.Assign, cst.Arg)) and self._stored_in_loop(made, parent)
 
     def _in_layer_loop(self, statement: cst.CSTNode) -> bool:
         """Is statement in the body of a for loop over the layers, within its function: its iterable
@@ -2287,10 +2410,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not parts:
             return False  # `{r: [] for r in ratios}`: empty lists, filled later
         for part in parts:
+            while isinstance(part, cst.Call) and part.args and self.wrapped_value(part) is part.args[0].value:
+                part = part.args[0].value  # `nn.Parameter(torch.zeros(shape))`: the allocation
             if (
                 not isinstance(part, cst.Call)
                 or (dotted(part.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions
-                or self.allocation_kind(part) != "pool"
+                or not self._pool_sized(part)
             ):
                 return False
         func = self.enclosing_function(comp)
