@@ -2694,12 +2694,24 @@ class _ModuleUnits:
         collected_names: Set[bytes] = set()
         # a module-level holder (`_KV = ContextVar(...)`) links every definition that names it
         holders = {h.encode() for h in _module_holders(self.tree, vocab)}
+        # a method one class of the module defines, called on some object (`attn.bind_cache(k, v)`):
+        # the analysis takes the object for an instance of that class (ObjectFlow.duck_class)
+        definers: Dict[bytes, List[ast.ClassDef]] = {}
+        for stmt in self.top:
+            if isinstance(stmt, ast.ClassDef) and id(stmt) not in self.collected:
+                for m in stmt.body:
+                    if isinstance(m, _DEFS) and not m.name.startswith("__"):
+                        definers.setdefault(m.name.encode(), []).append(stmt)
+        unique = {name: found[0] for name, found in definers.items() if len(found) == 1}
         pending = [s for s in self.top if id(s) in self.collected]
         while pending:
+            ducks = []
             for stmt in pending:
                 collected_names.add(stmt.name.encode())
                 segment = source[offsets[_first_line(stmt) - 1] : offsets[min(stmt.end_lineno, len(offsets) - 1)]]
                 mentioned |= set(_IDENTIFIER.findall(segment))
+                if unique:
+                    ducks.extend(unique[n] for n in _OBJECT_CALL.findall(segment) if n in unique)
             pending = [
                 s
                 for s in self.top
@@ -2709,10 +2721,14 @@ class _ModuleUnits:
                     or words[id(s)] & collected_names
                     or words[id(s)] & members
                     or words[id(s)] & holders & mentioned
+                    or any(d is s for d in ducks)
                 )
             ]
             for stmt in pending:
                 self.collect_statement(stmt)
+
+
+_OBJECT_CALL = re.compile(rb"(?<!\bself)\.(\w+)\s*\(")  # `obj.m(`: a method called on some object
 
 
 def _annotated_names(func: ast.AST, param: str) -> Set[str]:

@@ -2619,7 +2619,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 and f.attr.value == func.name.value
                 and not (isinstance(f.value, cst.Name) and f.value.value == "self")
             ):
-                owner = self.instance_class(f.value)
+                # an object of unknown class: the one class of the module defining the method
+                # (`attn.bind_cache(k, v)` for attn of `model.attns`), as _callers_of reads it
+                owner = self.instance_class(f.value) or self.duck_class(f.value, f.attr.value, method=True)
                 if owner is not None and self.find_method(owner, f.attr.value) is func:
                     out.append(call)
         return out
