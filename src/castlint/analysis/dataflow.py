@@ -1487,7 +1487,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 node = assignment.node
                 param = node if isinstance(node, cst.Param) else self.parents.get(node)
                 if isinstance(param, cst.Param):
-                    kinds.append(_annotation_kind(self, param, for_index=True))
+                    kind = _annotation_kind(self, param, for_index=True)
+                    if kind == UNKNOWN and param.default is None and not param.star:
+                        # unannotated: what every visible call passes (`self.blocks.get_buffers(self.layer_idx)`)
+                        passed = [self.index_kind(a, depth) for a in self.passed_arguments(param)]
+                        kind = passed[0] if passed and all(k == passed[0] for k in passed) else UNKNOWN
+                    kinds.append(kind)
                     continue
                 if not isinstance(node, cst.Name):
                     kinds.append(UNKNOWN)
