@@ -106,6 +106,8 @@ class _Vocabulary:
     def _read_flow_words(self, tables: Tables) -> None:
         """Where a pool comes from and what it flows through (as ModuleAnalysis.origin)."""
         self.accessors = frozenset(tables.accessors)
+        # accessors by arity on any receiver (`mgr.get_buffers(i)`): whether i is a scalar decides
+        self.arity_accessors = frozenset(n for n, a in tables.accessors.items() if a.arity)
         self.hot_entry_points = frozenset(tables.hot_path_entry_points)
         self.tuple_accessors = frozenset(n for n, a in tables.accessors.items() if a.returns == "tuple")
         self.tuple_views = frozenset(
@@ -197,6 +199,8 @@ class _Vocabulary:
             | set(tables.iter_passthrough)
             | set(tables.iter_apply)
             | _last_parts(tables.iter_pairs)
+            | _last_parts(tables.iter_windows)
+            | _last_parts(tables.iter_groups)
             | _last_parts(tables.iter_chain)
             | _last_parts(tables.iter_filtering)
             | _last_parts(tables.subscript_functions)  # `getitem(x, k)`, under an import alias too
@@ -1254,6 +1258,10 @@ class _Collector:
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
         if name in vocab.attribute_setters:
             self.attribute_store(n)
+        if name in vocab.arity_accessors and n.args and type(func) is ast.Attribute:
+            # the index's kind (a loop over `self.layer_ids`, a parameter) decides whether it is one:
+            # the self attributes the unit reads keep their assignments (ModuleAnalysis.index_kind)
+            unit.value_attrs |= _self_attrs(unit.node)
         if name in vocab.grow_methods and n.args and type(func) is ast.Attribute:
             holder = func.value
             nested = type(holder) is ast.Subscript

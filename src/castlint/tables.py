@@ -200,6 +200,8 @@ class Tables:
     iter_passthrough: set = field(default_factory=set)
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
+    iter_windows: set = field(default_factory=set)  # [iteration] windows: itertools.pairwise
+    iter_groups: set = field(default_factory=set)  # [iteration] groups: itertools.groupby
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
     iter_star_apply: set = field(default_factory=set)  # [iteration] star_apply: f(*row) for each row
     iter_filtering: set = field(default_factory=set)  # [iteration] filtering: some elements of the last argument
@@ -693,6 +695,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "passthrough": "iter_passthrough",
             "chain": "iter_chain",
             "pairs": "iter_pairs",
+            "windows": "iter_windows",
+            "groups": "iter_groups",
             "apply": "iter_apply",
             "star_apply": "iter_star_apply",
             "filtering": "iter_filtering",

@@ -1883,6 +1883,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return self._iterated(args[path[0]], path[1:], depth)
             if name in self.tables.iter_passthrough and args:
                 return self._iterated(args[0], path, depth)
+            qualified = self.qualified(iterable) if args else None
+            if qualified in self.tables.iter_windows:  # `pairwise(xs)`: (xs[j], xs[j + 1])
+                if not path:
+                    return Origin.POOL_TUPLE if self._iterated(args[0], (), depth) >= Origin.POOL else Origin.OTHER
+                return self._iterated(args[0], path[1:], depth)
+            if qualified in self.tables.iter_groups:  # `groupby(xs)`: (key, an iterator over elements of xs)
+                if not path or path[0] != 1:
+                    return Origin.OTHER
+                held = self.origin(args[0], depth)
+                for _ in path[1:]:
+                    held = self._element(held)
+                return held
             sources = self.iteration_sources(iterable)
             if sources is not None:  # `islice(xs, a, b)`, `filter(p, xs)`, `chain.from_iterable(pairs)`
                 iterables, levels = sources

@@ -1839,6 +1839,12 @@ class ObjectFlow:
             and path == (1,)
         ):
             return self.element_values(iterable.args[0].value, None, depth + 1)
+        if isinstance(iterable, cst.Call) and iterable.args and not iterable.args[0].star and path:
+            qualified = self.qualified(iterable)
+            if qualified in self.tables.iter_groups and path == (1,):
+                return [iterable.args[0].value]  # `groupby(xs)`'s group: some elements of xs, read as xs
+            if qualified in self.tables.iter_windows and len(path) == 1:
+                return self.element_values(iterable.args[0].value, None, depth + 1)  # `pairwise(xs)`
         if path:
             return None
         return self.element_values(iterable, None, depth + 1)
