@@ -257,6 +257,8 @@ class _Vocabulary:
         self.keep_methods = frozenset(tables.keep_methods) | frozenset(tables.item_methods)
         self.grow_methods = frozenset((*tables.grow_one, *tables.grow_last, *tables.grow_many))
         self.grow_last, self.grow_many = frozenset(tables.grow_last), frozenset(tables.grow_many)
+        self.grow_functions = frozenset(_last_parts(tables.grow_functions))
+        self.user_containers = frozenset(_last_parts(tables.user_containers))
         methods, functions = set(), set()
         for wrapper in tables.wrappers:
             if wrapper.function:
@@ -1262,6 +1264,13 @@ class _Collector:
             # the index's kind (a loop over `self.layer_ids`, a parameter) decides whether it is one:
             # the self attributes the unit reads keep their assignments (ModuleAnalysis.index_kind)
             unit.value_attrs |= _self_attrs(unit.node)
+        if name in vocab.grow_functions and len(n.args) >= 2 and type(n.args[0]) in (ast.Attribute, ast.Name):
+            # `heapq.heappush(self.heap, item)`: the first argument holds the last
+            holder = n.args[0]
+            if type(holder) is ast.Attribute:
+                unit.assigns.append((set(), _self_attrs(holder), self.refs(n.args[-1]), PACKED))
+            else:
+                unit.assigns.append(({holder.id}, set(), self.stored(n.args[-1]), PACKED))
         if name in vocab.grow_methods and n.args and type(func) is ast.Attribute:
             holder = func.value
             nested = type(holder) is ast.Subscript
@@ -2069,6 +2078,9 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     why = _instance_arenas(module)
     if why:
         return why
+    for name, node in classes.items():  # `class CacheTable(UserDict)`: `self.data` is what instances hold
+        if any(_base_name(b) in vocab.user_containers for b in node.bases):
+            return f"{name} subclasses a container class"
     fed_keys: Set[int] = set()  # the hierarchies of the classes constructed with a pool
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:

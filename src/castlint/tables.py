@@ -212,6 +212,9 @@ class Tables:
     dict_constructors: set = field(default_factory=set)
     dict_annotations: set = field(default_factory=set)
     keep_methods: set = field(default_factory=set)
+    user_containers: set = field(default_factory=set)  # [containers] user_containers: collections.UserDict
+    user_container_data: set = field(default_factory=set)  # [containers] user_container_data: "data"
+    grow_functions: set = field(default_factory=set)  # [containers] grow_functions: heapq.heappush
     member_methods: set = field(default_factory=set)  # [containers] member_methods: Module.buffers(), parameters()
     factory_dicts: set = field(default_factory=set)
     item_methods: set = field(default_factory=set)
@@ -755,6 +758,9 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "dict_annotations",
                 "keep_methods",
                 "member_methods",
+                "grow_functions",
+                "user_containers",
+                "user_container_data",
                 "factory_dicts",
                 "item_methods",
                 "take_methods",

@@ -2000,12 +2000,42 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if prop is not None:
             return prop
         best = Origin.OTHER
-        for value in self.instance_attr_values(cls, expr.attr.value):
+        values = self.instance_attr_values(cls, expr.attr.value)
+        for value in values:
             best = max(best, self.origin(value, depth))
+        if not values and expr.attr.value in self.tables.user_container_data:
+            best = self._user_container_origin(cls, depth)
         if best >= Origin.POOL_TUPLE:
             local = self._local_store(expr)
             if local is not None:  # `self.cache = kv_cache[:, blocks]` just above: what it stored
                 return self.origin(local, depth)
+        return best
+
+    def _user_container_origin(self, cls: cst.ClassDef, depth: int) -> Origin:
+        """`self.data` in a subclass of a container class ([containers] user_containers: UserDict): what
+        the instances hold, the constructions' first arguments and what is stored into the attribute an
+        instance is assigned to (`self.table = CacheTable()`, `self.table.update(kv_caches)`)."""
+        t = self.tables
+        if not any(
+            self.qualified(base.value) in t.user_containers for member in self.class_mro(cls) for base in member.bases
+        ):
+            return Origin.OTHER
+        best = Origin.OTHER
+        for call in self.constructor_calls(cls):
+            if call.args and not call.args[0].star and call.args[0].keyword is None:
+                best = max(best, self.origin(call.args[0].value, depth))
+            parent = self.parents.get(call)
+            target = parent.targets[0].target if isinstance(parent, cst.Assign) and len(parent.targets) == 1 else None
+            holder = self.enclosing_class(parent) if parent is not None else None
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+                and holder is not None
+            ):
+                for value in self.instance_attr_values(holder, target.attr.value):
+                    if value is not call:
+                        best = max(best, self.origin(value, depth))
         return best
 
     def _local_store(self, expr: cst.Attribute) -> Optional[cst.BaseExpression]:

@@ -527,9 +527,10 @@ class ObjectFlow:
         if isinstance(func, cst.Attribute) and func.attr.value in t.record_as_dict_methods and not expr.args:
             return func.value
         if (
-            len(expr.args) == 1
+            expr.args
             and not expr.args[0].star
             and expr.args[0].keyword is None
+            and all(a.keyword is not None for a in expr.args[1:])  # `attrs.asdict(rec, recurse=False)`
             and self._may_name(expr, t.record_as_dict_functions)
             and self.qualified(expr) in t.record_as_dict_functions
         ):
@@ -2314,6 +2315,17 @@ class ObjectFlow:
         out = []
         for call in self.nodes.calls:
             func = call.func
+            grown = self._grown_by_function(call)
+            if grown is not None:  # `heapq.heappush(self.heap, item)`
+                holder, value = grown
+                if (
+                    isinstance(holder, cst.Attribute)
+                    and isinstance(holder.value, cst.Name)
+                    and holder.value.value == "self"
+                    and self.enclosing_class(call) is cls
+                ):
+                    out.append((holder.attr.value, self._held_list(value)))
+                continue
             if not (isinstance(func, cst.Attribute) and self._grow_kind(func.attr.value) and call.args):
                 continue
             holder, nested = func.value, False
@@ -2335,6 +2347,20 @@ class ObjectFlow:
             if self.enclosing_class(holder) is cls:
                 out.append((holder.attr.value, self._held_list(value)))
         return out
+
+    def _grown_by_function(self, call: cst.Call):
+        """(holder, value) for a function that stores its last argument into its first ([containers]
+        grow_functions: `heapq.heappush(h, item)`); None for any other call."""
+        t = self.tables
+        if (
+            not t.grow_functions
+            or len(call.args) < 2
+            or any(a.star or a.keyword is not None for a in call.args[:2])
+            or (_dotted(call.func) or "").rsplit(".", 1)[-1] not in {n.rsplit(".", 1)[-1] for n in t.grow_functions}
+            or self.qualified(call.func) not in t.grow_functions
+        ):
+            return None
+        return call.args[0].value, call.args[-1].value
 
     def set_attributes(self, cls: cst.ClassDef):
         """(name, value) for `self.register_buffer("name", value)` and `setattr(self, "name", value)`
@@ -2385,6 +2411,11 @@ class ObjectFlow:
                 index.setdefault(key, []).append(self._held_list(value))
             for call in self.nodes.calls:
                 func = call.func
+                grown = self._grown_by_function(call)
+                if grown is not None and isinstance(grown[0], cst.Name):  # `heapq.heappush(h, item)`
+                    key = (id(self.enclosing_function(call)), grown[0].value)
+                    index.setdefault(key, []).append(self._held_list(grown[1]))
+                    continue
                 holder, nested = (func.value, False) if isinstance(func, cst.Attribute) else (None, False)
                 if isinstance(holder, cst.Subscript):  # `groups[gid].append(t)`: a container of containers
                     holder, nested = holder.value, True
