@@ -212,6 +212,7 @@ class _Vocabulary:
                 f.rsplit(".", 1)[-1]
                 for f in (
                     *tables.identity_wrappers,
+                    *tables.type_casts,  # `typing.cast(T, pool)`: pool
                     *tables.reference_makers,
                     *tables.namespace_constructors,
                     *tables.coroutine_runners,  # `loop.run_until_complete(coro)`: what coro returns
@@ -1119,6 +1120,9 @@ class _Collector:
             unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
             if type(target) is ast.Subscript and type(target.value) is ast.Name:  # d[k] = v: d holds v
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
+            elif type(target) is ast.Subscript and type(target.value) is ast.Attribute and _is_self(target.value.value):
+                # self.d[k] = v: self.d holds v (ObjectFlow.grown_attributes)
+                unit.assigns.append((set(), {target.value.attr}, self.stored(n.value), PACKED))
             if type(target) is ast.Subscript and _slice_subscript(target):  # `buf[:] = pool`: a copy
                 self.copy(target.value, n.value)
             attrs |= one_attrs
@@ -2704,6 +2708,8 @@ class _ModuleUnits:
                 self.collect_statement(stmt)
                 if arenas and isinstance(stmt, ast.ClassDef):
                     members |= {m.encode() for m in _class_members(stmt)}
+                if isinstance(stmt, ast.ClassDef):  # `self.held[i] = pool.get_key_buffer(i)`: read on other objects
+                    members |= {m.encode() for m in _pool_holding_attrs(stmt, vocab)}
             else:
                 words[id(stmt)] = set(_IDENTIFIER.findall(segment))
         # A value moves between top-level definitions only through a name one of them
@@ -2782,6 +2788,28 @@ def _stores_on(stmt: ast.stmt, name: str) -> bool:
             and call.args[0].id == name
         )
     return False
+
+
+def _pool_holding_attrs(cls: ast.ClassDef, vocab: _Vocabulary) -> Set[str]:
+    """The self attributes a class assigns (or stores into: `self.held[i] = v`) an accessor's result or
+    a cache attribute: another object's `runner.held[i]` reads them (ModuleAnalysis._instance_attr_origin)."""
+    out: Set[str] = set()
+    for node in _walk(cls):
+        if type(node) is not ast.Assign:
+            continue
+        attrs = []
+        for target in node.targets:
+            if type(target) is ast.Subscript:
+                target = target.value
+            if type(target) is ast.Attribute and _is_self(target.value):
+                attrs.append(target.attr)
+        if attrs and any(
+            (type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.accessors)
+            or (type(n) is ast.Attribute and n.attr in vocab.cache_attributes)
+            for n in _walk(node.value)
+        ):
+            out.update(attrs)
+    return out
 
 
 def _class_members(cls: ast.ClassDef) -> Set[str]:

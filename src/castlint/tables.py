@@ -257,6 +257,7 @@ class Tables:
     dispatch_registers: set = field(default_factory=set)  # [callables] dispatch_registers: `@f.register`
     namespace_constructors: set = field(default_factory=set)  # [callables] namespace_constructors
     identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
+    type_casts: set = field(default_factory=set)  # [callables] type_casts: typing.cast(T, x) is x
     coroutine_runners: set = field(default_factory=set)  # [callables] coroutine_runners: run_until_complete
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
     iter_protocol: set = field(default_factory=set)  # [iteration] protocol_iter: __iter__
@@ -732,6 +733,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "dispatch_registers": "dispatch_registers",
             "namespace_constructors": "namespace_constructors",
             "identity_wrappers": "identity_wrappers",
+            "type_casts": "type_casts",
             "coroutine_runners": "coroutine_runners",
             "reference_makers": "reference_makers",
             "holder_constructors": "holder_constructors",

@@ -910,6 +910,13 @@ class ObjectFlow:
         t = self.tables
         func = call.func
         if (
+            len(call.args) == 2
+            and not any(a.star or a.keyword is not None for a in call.args)
+            and (_dotted(func) or "").rsplit(".", 1)[-1] in {n.rsplit(".", 1)[-1] for n in t.type_casts}
+            and self.qualified(func) in t.type_casts
+        ):  # `typing.cast("Pool", x)`: x
+            return call.args[1].value
+        if (
             call.args
             and not call.args[0].star
             and call.args[0].keyword is None
