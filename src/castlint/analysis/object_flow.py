@@ -899,9 +899,53 @@ class ObjectFlow:
     def held_attribute(self, expr: cst.Attribute) -> Optional[List[cst.BaseExpression]]:
         """What an attribute holder's attribute reads (`_tls.engine` of `_tls = threading.local()`):
         every value the module stores as it (`_tls.engine = engine`); None when expr is no such read."""
-        if not (isinstance(expr.value, cst.Name) and self._is_module_holder(expr.value, "attrs")):
+        if not isinstance(expr.value, cst.Name):
             return None
+        if not self._is_module_holder(expr.value, "attrs"):
+            # `forward_batch.attn_ctx` of a parameter: what a method of the same class stores on its
+            # parameter of that name (`forward_batch.attn_ctx = AttnCtx(...)` in init_forward_metadata)
+            cls = self._param_method_class(expr.value)
+            if cls is None:
+                return None
+            found = self._external_stores().get(("param", id(cls), expr.value.value, expr.attr.value))
+            return list(found) if found else None
         return list(self._holders().get((expr.value.value, expr.attr.value), ()))
+
+    def _param_method_class(self, name: cst.Name) -> Optional[cst.ClassDef]:
+        """The class whose method name is a parameter of (every binding reaching it), else None."""
+        if name.value in ("self", "cls"):
+            return None
+        reaching = list(self.reaching(name))
+        if not reaching:
+            return None
+        for assignment in reaching:
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if not isinstance(param, cst.Param):
+                return None
+        func = self.enclosing_function(name)
+        return self.method_class(func) if func is not None else None
+
+    def _external_stores(self) -> Dict[tuple, List[cst.BaseExpression]]:
+        """`obj.attr = value` on a name other than self: ("param", id(class), name, attr) when obj is a
+        parameter of a method of that class, and ("any", attr) -> (obj, value) for every such store
+        (instance_attr_values keeps those whose obj is an instance of the class read). Once per module."""
+        found = self.derived.get("external_stores")
+        if found is not None:
+            return found
+        found = self.derived["external_stores"] = {}
+        for a in self.nodes.attributes:
+            if not isinstance(a.value, cst.Name) or a.value.value in ("self", "cls"):
+                continue
+            target = self.parents.get(a)
+            statement = self.parents.get(target)
+            if not (isinstance(target, cst.AssignTarget) and isinstance(statement, cst.Assign)):
+                continue
+            found.setdefault(("any", a.attr.value), []).append((a.value, statement.value))
+            cls = self._param_method_class(a.value)
+            if cls is not None:
+                found.setdefault(("param", id(cls), a.value.value, a.attr.value), []).append(statement.value)
+        return found
 
     def wrapped_value(self, call: cst.Call, depth: int = 0) -> Optional[cst.BaseExpression]:
         """What a call hands back as it is: the first argument of an identity wrapper
@@ -1069,7 +1113,12 @@ class ObjectFlow:
             owners = [
                 cls
                 for cls in self.module_classes().values()
-                if (name in self.class_methods(cls) if method else bool(self.self_attr_values(cls, name)))
+                if (
+                    name in self.class_methods(cls)
+                    if method
+                    else bool(self.self_attr_values(cls, name))
+                    or (self.is_record(cls) and name in self.record_fields(cls))  # `meta.cache_ref` of a dataclass
+                )
             ]
             cache[key] = owners[0] if len(owners) == 1 else None
         found = cache[key]
@@ -1450,11 +1499,16 @@ class ObjectFlow:
         """What an instance of cls may hold in `attr`: `self.attr = v` anywhere in its
         family, or a record's constructor arguments for that field."""
         values: List[cst.BaseExpression] = []
-        for member in self.class_family(cls):
+        family = self.class_family(cls)
+        for member in family:
             values.extend(self.self_attr_values(member, attr))
             values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
         if self.is_record(cls):
             values.extend(self._record_arguments(cls, attr))
+        for obj, value in self._external_stores().get(("any", attr), ()):
+            # `md = Meta(...); md.cache_ref = kv_cache`: a store on an instance made elsewhere
+            if self.instance_class(obj) in family:
+                values.append(value)
         return values
 
     def descriptor_read(self, value: cst.BaseExpression) -> cst.BaseExpression:
