@@ -314,6 +314,88 @@ class Attn:
         b = self.rows.get_buffers(self.layer_idx).to(q.dtype)  # negative
         return a, b
 """,
+    # f1: a per-step context stored on the batch object in one method, read in another (sglang style)
+    "param_attr_store": """
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class Holder:
+    planes: list
+    lens: list
+
+
+class Backend:
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+
+    def init_forward_metadata(self, forward_batch):
+        forward_batch.ctx = Holder(self.pool.k_buffer, [forward_batch.seq_lens])
+        forward_batch.note = forward_batch.seq_lens
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        c = forward_batch.ctx
+        a = c.planes[layer.layer_id].to(q.dtype)  # positive
+        b = c.lens[0].to(torch.int32)  # negative
+        n = forward_batch.note.long()  # negative
+        return a, b, n
+""",
+    # f1: an attribute stored on an instance after it is made, read through a record-typed duck
+    "instance_attr_store": """
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+
+
+@dataclass
+class StepMeta:
+    slot_mapping: torch.Tensor
+    layer_ref: Optional[torch.Tensor] = None
+
+
+class Builder:
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+
+    def build(self, common, layer_id):
+        md = StepMeta(common.slot_mapping)
+        md.layer_ref = self.pool.get_key_buffer(layer_id)
+        return md
+
+
+class Impl:
+    def forward(self, q, layer, meta):
+        a = meta.layer_ref.to(q.dtype)  # positive
+        b = meta.slot_mapping.long()  # negative
+        return a, b
+""",
+    # f1: vLLM's kv_caches, handed on by the engine (no visible caller)
+    "kv_caches_param": """
+import torch
+
+
+class Store:
+    def __init__(self, kv_caches):
+        self._caches = kv_caches
+
+    def layer(self, idx):
+        return self._caches[idx]
+
+
+class Impl:
+    def __init__(self, kv_caches, layer_idx, seq_lens):
+        self.store = Store(kv_caches)
+        self.lens = Store(seq_lens)
+        self.layer_idx = layer_idx
+
+    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+        a = self.store.layer(self.layer_idx).to(query.dtype)  # positive
+        b = self.lens.layer(0).to(torch.int32)  # negative
+        return a, b
+""",
 }
 
 

@@ -2079,6 +2079,9 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if receiver == "" and _constructed(name, unit) in classes
     }
     fed |= _held_arenas(module, taint)
+    for unit in module.units:  # `md.ref = pool.get_key_buffer(i)` on an object made or given elsewhere
+        if unit.cls is None or type(unit.node) in _DEFS:
+            fed |= _pool_holding_attrs(unit.node, vocab) - set().union(*(a for _, a, _, _ in unit.assigns))
     why = _instance_arenas(module)
     if why:
         return why
@@ -2708,8 +2711,8 @@ class _ModuleUnits:
                 self.collect_statement(stmt)
                 if arenas and isinstance(stmt, ast.ClassDef):
                     members |= {m.encode() for m in _class_members(stmt)}
-                if isinstance(stmt, ast.ClassDef):  # `self.held[i] = pool.get_key_buffer(i)`: read on other objects
-                    members |= {m.encode() for m in _pool_holding_attrs(stmt, vocab)}
+                # `self.held[i] = pool.get_key_buffer(i)`, `md.ref = pool.k_buffer`: read on other objects
+                members |= {m.encode() for m in _pool_holding_attrs(stmt, vocab)}
             else:
                 words[id(stmt)] = set(_IDENTIFIER.findall(segment))
         # A value moves between top-level definitions only through a name one of them
@@ -2790,18 +2793,20 @@ def _stores_on(stmt: ast.stmt, name: str) -> bool:
     return False
 
 
-def _pool_holding_attrs(cls: ast.ClassDef, vocab: _Vocabulary) -> Set[str]:
-    """The self attributes a class assigns (or stores into: `self.held[i] = v`) an accessor's result or
-    a cache attribute: another object's `runner.held[i]` reads them (ModuleAnalysis._instance_attr_origin)."""
+def _pool_holding_attrs(stmt: ast.AST, vocab: _Vocabulary) -> Set[str]:
+    """The attributes a definition assigns (or stores into: `self.held[i] = v`) an accessor's result or
+    a cache attribute, on self or on another object (`md.ref = pool.get_key_buffer(i)`): another
+    object's `runner.held[i]`, `meta.ref` reads them (ModuleAnalysis._instance_attr_origin,
+    ObjectFlow.held_attribute)."""
     out: Set[str] = set()
-    for node in _walk(cls):
+    for node in _walk(stmt):
         if type(node) is not ast.Assign:
             continue
         attrs = []
         for target in node.targets:
             if type(target) is ast.Subscript:
                 target = target.value
-            if type(target) is ast.Attribute and _is_self(target.value):
+            if type(target) is ast.Attribute and type(target.value) is ast.Name:
                 attrs.append(target.attr)
         if attrs and any(
             (type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.accessors)
