@@ -2082,7 +2082,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     for unit in module.units:  # `md.ref = pool.get_key_buffer(i)` on an object made or given elsewhere
         if unit.cls is None or type(unit.node) in _DEFS:
             fed |= _pool_holding_attrs(unit.node, vocab) - set().union(*(a for _, a, _, _ in unit.assigns))
-    why = _instance_arenas(module)
+    why = _instance_arenas(module) or _arenas_handed_on(module)
     if why:
         return why
     for name, node in classes.items():  # `class CacheTable(UserDict)`: `self.data` is what instances hold
@@ -2396,6 +2396,23 @@ def _instance_arenas(module: "_ModuleUnits") -> Optional[str]:
             for inner in _walk(node):
                 if type(inner) is ast.Call and _callee_name(inner.func) in storing:
                     return f"{_callee_name(inner.func)} allocates on self and is built in a loop"
+    return None
+
+
+def _arenas_handed_on(module: "_ModuleUnits") -> Optional[str]:
+    """An allocation handed to a call in a loop over the layers (`Registry.publish(i, torch.empty((blocks,
+    ...)))`): the analysis reads it as one layer's pool wherever the callee puts it
+    (ModuleAnalysis._arena_allocation)."""
+    vocab = module.vocab
+    for loop in _walk(module.tree):
+        if type(loop) is not ast.For or not _over_layers(loop.iter, vocab):
+            continue
+        for node in _walk(loop):
+            if type(node) is ast.Call and any(
+                type(a) is ast.Call and _callee_name(a.func) in vocab.allocations and _may_be_arena(a, vocab)
+                for a in node.args
+            ):
+                return f"an allocation is handed to {_callee_name(node.func)} once per layer"
     return None
 
 

@@ -94,7 +94,7 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
     hit = _ARENA_TESTS.get(id(tables))
     if hit is None or hit[0] is not tables:
         hit = _ARENA_TESTS[id(tables)] = (tables, _arena_patterns(tables))
-    calls, casts, layer_range, stacked, bound, self_stored, per_element = hit[1]
+    calls, casts, layer_range, stacked, bound, self_stored, per_element, handed = hit[1]
     if converts and not any(cast in source for cast in casts):
         return False
     allocations = [(m.start(), m.end()) for m in calls.finditer(source)]  # the name, just past its `(`
@@ -112,7 +112,10 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
         return True
     if b" for " not in source:
         return False
-    if any(bound.search(source, m.end(), m.end() + 800) for m in layer_range.finditer(source)):
+    if any(
+        bound.search(source, m.end(), m.end() + 800) or handed.search(source, m.end(), m.end() + 800)
+        for m in layer_range.finditer(source)
+    ):
         return True  # `for _ in range(num_layers): k = torch.empty(...)`, `for n in group.layer_names`: one per layer
     return any(_comprehension_element(source, end, layer_range) for _, end in allocations)
 
@@ -167,7 +170,9 @@ def _arena_patterns(tables: Tables) -> tuple:
         rb"\b[A-Z]\w*\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)\s+for\b|\.append\(\s*[A-Z]\w*\(|\]\s*=\s*[A-Z]\w*\("
         rb"|setattr\(\s*self\s*,\s*f[\"']"
     )
-    return calls, casts, layer_range, stacked, bound, self_stored, per_element
+    # an allocation handed to a call (`Registry.publish(i, torch.empty(...))`): in a loop over the layers, one per layer
+    handed = re.compile(rb"[(,]\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
+    return calls, casts, layer_range, stacked, bound, self_stored, per_element, handed
 
 
 _WORD_OR_DOT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")

@@ -2278,6 +2278,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(parent, (cst.Assign, cst.Arg)) and self._stored_in_loop(element, parent):
             return self.allocation_kind(call) == "pool" and self._per_layer_arenas(parent, call)
         if (
+            isinstance(parent, cst.Arg)
+            and element is call
+            and isinstance(self.parents.get(parent), cst.Call)
+            and self._in_layer_loop(self.parents.get(parent))
+            and self.return_targets(self.parents.get(parent))
+        ):
+            # handed to a def of the module once per layer (`Registry.publish(i, torch.empty((blocks, ...)))`
+            # in `for i in range(num_layers)`): one layer's pool, wherever the def puts it
+            return self.allocation_kind(call) == "pool" and self._per_layer_arenas(parent, call)
+        if (
             isinstance(parent, cst.Assign)
             and element is call
             and len(parent.targets) == 1
@@ -2669,9 +2679,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 # an object of unknown class: the one class of the module defining the method
                 # (`attn.bind_cache(k, v)` for attn of `model.attns`), as _callers_of reads it
                 owner = self.instance_class(f.value) or self.duck_class(f.value, f.attr.value, method=True)
+                if owner is None and self._is_classmethod(func):
+                    owner = self.class_named(f.value)  # `Registry.publish(i, buf)`: cls is bound
                 if owner is not None and self.find_method(owner, f.attr.value) is func:
                     out.append(call)
         return out
+
+    @staticmethod
+    def _is_classmethod(func: cst.FunctionDef) -> bool:
+        return any(dotted(d.decorator) in ("classmethod", "builtins.classmethod") for d in func.decorators)
 
     def super_calls(self, func) -> List[cst.Call]:
         """The `super().m(...)` calls of subclasses that reach method func (`super().__init__(**kw)`)."""
