@@ -396,6 +396,45 @@ class Impl:
         b = self.lens.layer(0).to(torch.int32)  # negative
         return a, b
 """,
+    # f2: a class-level registry filled through a classmethod once per layer, read by a subclass
+    "classmethod_registry": """
+import torch
+
+
+class Shared:
+    _bufs = {}
+    _lens = {}
+
+    @classmethod
+    def put(cls, idx, buf, lens):
+        cls._bufs[idx] = buf
+        cls._lens[idx] = lens
+
+    @classmethod
+    def take(cls, idx):
+        return cls._bufs[idx]
+
+    @classmethod
+    def take_lens(cls, idx):
+        return cls._lens[idx]
+
+
+class Manager:
+    def __init__(self, num_layers, num_blocks, heads, dim, max_bs):
+        for layer in range(num_layers):
+            Shared.put(layer, torch.empty(num_blocks, 2, heads, dim, dtype=torch.float8_e4m3fn), torch.zeros(max_bs))
+
+
+class Attn(Shared):
+    def __init__(self, layer_idx):
+        self.layer_idx = layer_idx
+
+    def forward(self, q, k, v, metadata):
+        a = self.take(self.layer_idx).to(torch.bfloat16)  # positive
+        b = type(self).take(self.layer_idx)[:, 0].half()  # positive
+        c = self.take_lens(self.layer_idx).long()  # negative
+        return a, b, c
+""",
 }
 
 
