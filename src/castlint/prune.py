@@ -220,6 +220,9 @@ class _Vocabulary:
             }
         )
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
+        self.module_containers = frozenset(_last_parts(tables.module_containers))
+        self.weight_names = frozenset(_last_parts(tables.weight_wrappers))
+        self.shape_words = frozenset(tables.extent_attributes)  # `torch.empty(cache_shape)`: a pool's shape
         self.identity_names = frozenset(_last_parts(tables.identity_wrappers))  # `nn.Parameter(alloc)`: alloc
         self.run_once = frozenset(tables.run_once_methods)
         # module-level holders (`_KV = ContextVar("kv")`, `_tls = threading.local()`): what their setter
@@ -2081,7 +2084,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     fed |= _held_arenas(module, taint)
     for unit in module.units:  # `md.ref = pool.get_key_buffer(i)` on an object made or given elsewhere
         if unit.cls is None or type(unit.node) in _DEFS:
-            fed |= _pool_holding_attrs(unit.node, vocab) - set().union(*(a for _, a, _, _ in unit.assigns))
+            fed |= _pool_holding_attrs(unit.node, vocab, self_too=False)
     why = _instance_arenas(module) or _arenas_handed_on(module)
     if why:
         return why
@@ -2376,11 +2379,14 @@ def _instance_arenas(module: "_ModuleUnits") -> Optional[str]:
                 elif type(node) is ast.Call and _callee_name(node.func) in vocab.attribute_setters:
                     args = node.args[1:] if type(node.func) is ast.Name else node.args
                     value, looped = (args[1], not _str_constant(args[0])) if len(args) >= 2 else (None, False)
+                if type(value) is ast.Call and _callee_name(value.func) in vocab.weight_names:
+                    continue  # `nn.Parameter(torch.zeros(hidden_size))`: a weight
                 value = _unwrap_identity(value, vocab) if value is not None else None
                 if (
                     type(value) is ast.Call
                     and _callee_name(value.func) in vocab.allocations
                     and _may_be_arena(value, vocab)
+                    and _pool_sized_words(value, vocab)
                 ):
                     if looped:
                         return f"{cls.name} sets an allocation under a computed name"
@@ -2388,15 +2394,52 @@ def _instance_arenas(module: "_ModuleUnits") -> Optional[str]:
     if not storing:
         return None
     for node in _walk(module.tree):
+        if type(node) is ast.Call and _callee_name(node.func) in vocab.module_containers:
+            for arg in node.args:  # `nn.ModuleList(Slot(...) for _ in ...)`, `nn.Sequential(*[...])`
+                inner = arg.value if type(arg) is ast.Starred else arg
+                element = (
+                    (inner.value if type(inner) is ast.DictComp else inner.elt)
+                    if type(inner) in _COMPREHENSIONS
+                    else next((v for v in inner.values if v is not None), None)
+                    if type(inner) is ast.Dict
+                    else None
+                )
+                if type(element) is ast.Call and _callee_name(element.func) in storing:
+                    return (
+                        f"{_callee_name(element.func)} allocates on self and is built per element of a module container"
+                    )
         if type(node) in _COMPREHENSIONS:
             element = node.value if type(node) is ast.DictComp else node.elt
-            if type(element) is ast.Call and _callee_name(element.func) in storing:
-                return f"{_callee_name(element.func)} allocates on self and is built per element"
-        elif type(node) is ast.For:
-            for inner in _walk(node):
-                if type(inner) is ast.Call and _callee_name(inner.func) in storing:
-                    return f"{_callee_name(inner.func)} allocates on self and is built in a loop"
+            if (
+                type(element) is ast.Call
+                and _callee_name(element.func) in storing
+                and any(_over_layers(g.iter, vocab) for g in node.generators)
+            ):
+                return f"{_callee_name(element.func)} allocates on self and is built per layer"
+        elif type(node) is ast.For and _over_layers(node.iter, vocab):
+            for inner in _walk(node):  # `xs.append(Slot(...))`, `d[k] = Slot(...)` (ModuleAnalysis._stored_in_loop)
+                made = None
+                if type(inner) is ast.Call and _callee_name(inner.func) in ("append", "insert") and inner.args:
+                    made = inner.args[-1]
+                elif type(inner) is ast.Assign and any(type(t) is ast.Subscript for t in inner.targets):
+                    made = inner.value
+                if type(made) is ast.Call and _callee_name(made.func) in storing:
+                    return f"{_callee_name(made.func)} allocates on self and is stored per element in a loop"
     return None
+
+
+def _pool_sized_words(call: ast.Call, vocab: _Vocabulary) -> bool:
+    """A pool word or a shape name in the allocation's first sized dimension (ModuleAnalysis._pool_sized)."""
+    size = next((k.value for k in call.keywords if k.arg == "size"), call.args[0] if call.args else None)
+    if type(size) in (ast.Tuple, ast.List):
+        size = next((e for e in size.elts if not (type(e) is ast.Constant and type(e.value) is int)), None)
+    words = set()
+    for node in pyast.nodes(size) if size is not None else ():
+        if type(node) is ast.Name:
+            words |= set(node.id.lower().split("_"))
+        elif type(node) is ast.Attribute:
+            words |= set(node.attr.lower().split("_"))
+    return bool(words & (vocab.pool_words | vocab.shape_words)) and not words & vocab.not_pool_words
 
 
 def _arenas_handed_on(module: "_ModuleUnits") -> Optional[str]:
@@ -2810,7 +2853,7 @@ def _stores_on(stmt: ast.stmt, name: str) -> bool:
     return False
 
 
-def _pool_holding_attrs(stmt: ast.AST, vocab: _Vocabulary) -> Set[str]:
+def _pool_holding_attrs(stmt: ast.AST, vocab: _Vocabulary, self_too: bool = True) -> Set[str]:
     """The attributes a definition assigns (or stores into: `self.held[i] = v`) an accessor's result or
     a cache attribute, on self or on another object (`md.ref = pool.get_key_buffer(i)`): another
     object's `runner.held[i]`, `meta.ref` reads them (ModuleAnalysis._instance_attr_origin,
@@ -2823,7 +2866,9 @@ def _pool_holding_attrs(stmt: ast.AST, vocab: _Vocabulary) -> Set[str]:
         for target in node.targets:
             if type(target) is ast.Subscript:
                 target = target.value
-            if type(target) is ast.Attribute and type(target.value) is ast.Name:
+            if type(target) is not ast.Attribute or type(target.value) is not ast.Name:
+                continue
+            if self_too or not _is_self(target.value):
                 attrs.append(target.attr)
         if attrs and any(
             (type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.accessors)

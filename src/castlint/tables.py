@@ -215,6 +215,7 @@ class Tables:
     user_containers: set = field(default_factory=set)  # [containers] user_containers: collections.UserDict
     user_container_data: set = field(default_factory=set)  # [containers] user_container_data: "data"
     grow_functions: set = field(default_factory=set)  # [containers] grow_functions: heapq.heappush
+    module_containers: set = field(default_factory=set)  # [containers] module_containers: nn.ModuleList
     member_methods: set = field(default_factory=set)  # [containers] member_methods: Module.buffers(), parameters()
     factory_dicts: set = field(default_factory=set)
     item_methods: set = field(default_factory=set)
@@ -257,6 +258,7 @@ class Tables:
     dispatch_registers: set = field(default_factory=set)  # [callables] dispatch_registers: `@f.register`
     namespace_constructors: set = field(default_factory=set)  # [callables] namespace_constructors
     identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
+    weight_wrappers: set = field(default_factory=set)  # [callables] weight_wrappers: nn.Parameter
     type_casts: set = field(default_factory=set)  # [callables] type_casts: typing.cast(T, x) is x
     coroutine_runners: set = field(default_factory=set)  # [callables] coroutine_runners: run_until_complete
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
@@ -734,6 +736,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "namespace_constructors": "namespace_constructors",
             "identity_wrappers": "identity_wrappers",
             "type_casts": "type_casts",
+            "weight_wrappers": "weight_wrappers",
             "coroutine_runners": "coroutine_runners",
             "reference_makers": "reference_makers",
             "holder_constructors": "holder_constructors",
@@ -761,6 +764,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "keep_methods",
                 "member_methods",
                 "grow_functions",
+                "module_containers",
                 "user_containers",
                 "user_container_data",
                 "factory_dicts",

@@ -2347,8 +2347,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             setter = self.parents.get(parent)
             if isinstance(setter, cst.Call) and self._self_setter(setter) and setter.args.index(parent) >= 1:
                 stored = setter
-        if stored is None:
-            return False
+        if stored is None or (isinstance(element, cst.Call) and self.qualified(element) in self.tables.weight_wrappers):
+            return False  # `self.weight = nn.Parameter(torch.zeros(hidden_size))`: a weight
         func = self.enclosing_function(stored)
         cls = self.method_class(func) if func is not None else None
         if cls is None or not self._pool_sized(call):
@@ -2377,11 +2377,24 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """A construction made once per element: the element of a comprehension (or the value of a dict
         comprehension), or stored into a container in a loop."""
         parent = self.parents.get(made)
-        if isinstance(parent, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
-            return parent.elt is made
-        if isinstance(parent, cst.DictComp):
-            return parent.value is made
-        return isinstance(parent, (cst.Assign, cst.Arg)) and self._stored_in_loop(made, parent)
+        if isinstance(parent, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            if (parent.value if isinstance(parent, cst.DictComp) else parent.elt) is not made:
+                return False
+            if self._over_layers(parent.for_in.iter):
+                return True
+            holder = self.parents.get(parent)
+            while isinstance(holder, (cst.Arg, cst.List, cst.Element, cst.StarredElement)):
+                holder = self.parents.get(holder)  # `nn.ModuleList([Slot(...) for ...])`, `nn.Sequential(*[...])`
+            return isinstance(holder, cst.Call) and self.qualified(holder) in self.tables.module_containers
+        return (
+            isinstance(parent, (cst.Assign, cst.Arg))
+            and self._stored_in_loop(made, parent)
+            and self._in_layer_loop(parent)
+        )
+
+    def _over_layers(self, iterable: cst.BaseExpression) -> bool:
+        """Does a loop's iterable name the layers ([allocation] layer_words: `range(num_layers)`)?"""
+        return any(name_parts(text) & self.tables.layer_words for text in self._identifiers(iterable))
 
     def _in_layer_loop(self, statement: cst.CSTNode) -> bool:
         """Is statement in the body of a for loop over the layers, within its function: its iterable
