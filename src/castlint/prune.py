@@ -1125,7 +1125,7 @@ class _Collector:
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
             elif type(target) is ast.Subscript and type(target.value) is ast.Attribute and _is_self(target.value.value):
                 # self.d[k] = v: self.d holds v (ObjectFlow.grown_attributes)
-                unit.assigns.append((set(), {target.value.attr}, self.stored(n.value), PACKED))
+                unit.assigns.append((set(), {target.value.attr}, value, PACKED))
             if type(target) is ast.Subscript and _slice_subscript(target):  # `buf[:] = pool`: a copy
                 self.copy(target.value, n.value)
             attrs |= one_attrs
