@@ -108,6 +108,8 @@ class _Vocabulary:
     def _read_flow_words(self, tables: Tables) -> None:
         """Where a pool comes from and what it flows through (as ModuleAnalysis.origin)."""
         self.accessors = frozenset(tables.accessors)
+        # accessors by arity on any receiver (`mgr.get_buffers(i)`): whether i is a scalar decides
+        self.arity_accessors = frozenset(n for n, a in tables.accessors.items() if a.arity)
         self.hot_entry_points = frozenset(tables.hot_path_entry_points)
         self.tuple_accessors = frozenset(n for n, a in tables.accessors.items() if a.returns == "tuple")
         self.tuple_views = frozenset(
@@ -211,6 +213,8 @@ class _Vocabulary:
             | set(tables.iter_passthrough)
             | set(tables.iter_apply)
             | _last_parts(tables.iter_pairs)
+            | _last_parts(tables.iter_windows)
+            | _last_parts(tables.iter_groups)
             | _last_parts(tables.iter_chain)
             | _last_parts(tables.iter_filtering)
             | _last_parts(tables.subscript_functions)  # `getitem(x, k)`, under an import alias too
@@ -222,6 +226,7 @@ class _Vocabulary:
                 f.rsplit(".", 1)[-1]
                 for f in (
                     *tables.identity_wrappers,
+                    *tables.type_casts,  # `typing.cast(T, pool)`: pool
                     *tables.reference_makers,
                     *tables.namespace_constructors,
                     *tables.coroutine_runners,  # `loop.run_until_complete(coro)`: what coro returns
@@ -229,6 +234,11 @@ class _Vocabulary:
             }
         )
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
+        self.module_containers = frozenset(_last_parts(tables.module_containers))
+        self.weight_names = frozenset(_last_parts(tables.weight_wrappers))
+        self.shape_words = frozenset(tables.extent_attributes)  # `torch.empty(cache_shape)`: a pool's shape
+        self.identity_names = frozenset(_last_parts(tables.identity_wrappers))  # `nn.Parameter(alloc)`: alloc
+        self.run_once = frozenset(tables.run_once_methods)
         # module-level holders (`_KV = ContextVar("kv")`, `_tls = threading.local()`): what their setter
         # or an attribute store puts in them comes out elsewhere (ObjectFlow.held_values, held_attribute)
         self.holder_makers = frozenset(_last_parts((*tables.holder_constructors, *tables.attribute_holders)))
@@ -265,6 +275,8 @@ class _Vocabulary:
         self.keep_methods = frozenset(tables.keep_methods) | frozenset(tables.item_methods)
         self.grow_methods = frozenset((*tables.grow_one, *tables.grow_last, *tables.grow_many))
         self.grow_last, self.grow_many = frozenset(tables.grow_last), frozenset(tables.grow_many)
+        self.grow_functions = frozenset(_last_parts(tables.grow_functions))
+        self.user_containers = frozenset(_last_parts(tables.user_containers))
         methods, functions = set(), set()
         for wrapper in tables.wrappers:
             if wrapper.function:
@@ -604,6 +616,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
         if t in _COMPREHENSIONS:
             node, tf = (node.value if t is ast.DictComp else node.elt), _then(PACKED, tf)
             parts = node.elts if type(node) in (ast.Tuple, ast.List) else (node,)  # a (k, v) pair per layer
+            parts = [_unwrap_identity(p, vocab) for p in parts]  # `nn.Parameter(torch.zeros(...))`
             if parts and all(
                 type(p) is ast.Call and _callee_name(p.func) in vocab.allocations and _may_be_arena(p, vocab)
                 for p in parts
@@ -1180,6 +1193,9 @@ class _Collector:
             unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
             if type(target) is ast.Subscript and type(target.value) is ast.Name:  # d[k] = v: d holds v
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
+            elif type(target) is ast.Subscript and type(target.value) is ast.Attribute and _is_self(target.value.value):
+                # self.d[k] = v: self.d holds v (ObjectFlow.grown_attributes)
+                unit.assigns.append((set(), {target.value.attr}, value, PACKED))
             if type(target) is ast.Subscript and _slice_subscript(target):  # `buf[:] = pool`: a copy
                 self.copy(target.value, n.value)
             attrs |= one_attrs
@@ -1340,6 +1356,17 @@ class _Collector:
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
         if name in vocab.attribute_setters:
             self.attribute_store(n)
+        if name in vocab.arity_accessors and n.args and type(func) is ast.Attribute:
+            # the index's kind (a loop over `self.layer_ids`, a parameter) decides whether it is one:
+            # the self attributes the unit reads keep their assignments (ModuleAnalysis.index_kind)
+            unit.value_attrs |= _self_attrs(unit.node)
+        if name in vocab.grow_functions and len(n.args) >= 2 and type(n.args[0]) in (ast.Attribute, ast.Name):
+            # `heapq.heappush(self.heap, item)`: the first argument holds the last
+            holder = n.args[0]
+            if type(holder) is ast.Attribute:
+                unit.assigns.append((set(), _self_attrs(holder), self.refs(n.args[-1]), PACKED))
+            else:
+                unit.assigns.append(({holder.id}, set(), self.stored(n.args[-1]), PACKED))
         if name in vocab.grow_methods and n.args and type(func) is ast.Attribute:
             holder = func.value
             nested = type(holder) is ast.Subscript
@@ -2247,6 +2274,15 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if receiver == "" and _constructed(name, unit) in classes
     }
     fed |= _held_arenas(module, taint)
+    for unit in module.units:  # `md.ref = pool.get_key_buffer(i)` on an object made or given elsewhere
+        if unit.cls is None or type(unit.node) in _DEFS:
+            fed |= _pool_holding_attrs(unit.node, vocab, self_too=False)
+    why = _instance_arenas(module) or _arenas_handed_on(module)
+    if why:
+        return why
+    for name, node in classes.items():  # `class CacheTable(UserDict)`: `self.data` is what instances hold
+        if any(_base_name(b) in vocab.user_containers for b in node.bases):
+            return f"{name} subclasses a container class"
     fed_keys: Set[int] = set()  # the hierarchies of the classes constructed with a pool
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
@@ -2513,6 +2549,115 @@ def _through_own_decorator(module: "_ModuleUnits", taint: "_Taint") -> Optional[
         for name, _, call in unit.object_calls:
             if name in wrapped and _tainted_args(call, unit, taint, module):
                 return f"a pool is passed to {name}, which a decorator of the module wraps"
+    return None
+
+
+def _unwrap_identity(node: ast.AST, vocab: _Vocabulary) -> ast.AST:
+    """`nn.Parameter(torch.zeros(...))`, `nn.Buffer(...)`: the allocation ([callables] identity_wrappers)."""
+    while type(node) is ast.Call and node.args and _callee_name(node.func) in vocab.identity_names:
+        node = node.args[0]
+    return node
+
+
+def _instance_arenas(module: "_ModuleUnits") -> Optional[str]:
+    """A class that stores an allocation on self (`self.k = torch.empty(...)`, `self.register_buffer("k",
+    nn.Buffer(...))`) in a run-once method and is constructed once per element (a comprehension's
+    element, `nn.ModuleList(Slot(...) for _ in ...)`), or sets one under a computed name in a loop: the
+    analysis reads those attributes as one layer's pool on any object (ModuleAnalysis._instance_arena)."""
+    vocab = module.vocab
+    storing: Set[str] = set()
+    for cls in module.top:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for method in cls.body:
+            if not isinstance(method, _DEFS) or method.name not in vocab.run_once:
+                continue
+            for node in _walk(method):
+                value, looped = None, False
+                if type(node) is ast.Assign and any(
+                    type(t) is ast.Attribute and _is_self(t.value) for t in node.targets
+                ):
+                    value = node.value
+                elif type(node) is ast.Call and _callee_name(node.func) in vocab.attribute_setters:
+                    args = node.args[1:] if type(node.func) is ast.Name else node.args
+                    value, looped = (args[1], not _str_constant(args[0])) if len(args) >= 2 else (None, False)
+                if type(value) is ast.Call and _callee_name(value.func) in vocab.weight_names:
+                    continue  # `nn.Parameter(torch.zeros(hidden_size))`: a weight
+                value = _unwrap_identity(value, vocab) if value is not None else None
+                if (
+                    type(value) is ast.Call
+                    and _callee_name(value.func) in vocab.allocations
+                    and _may_be_arena(value, vocab)
+                    and _pool_sized_words(value, vocab)
+                ):
+                    if looped:
+                        return f"{cls.name} sets an allocation under a computed name"
+                    storing.add(cls.name)
+    if not storing:
+        return None
+    for node in _walk(module.tree):
+        if type(node) is ast.Call and _callee_name(node.func) in vocab.module_containers:
+            for arg in node.args:  # `nn.ModuleList(Slot(...) for _ in ...)`, `nn.Sequential(*[...])`
+                inner = arg.value if type(arg) is ast.Starred else arg
+                element = (
+                    (inner.value if type(inner) is ast.DictComp else inner.elt)
+                    if type(inner) in _COMPREHENSIONS
+                    else next((v for v in inner.values if v is not None), None)
+                    if type(inner) is ast.Dict
+                    else None
+                )
+                if type(element) is ast.Call and _callee_name(element.func) in storing:
+                    return (
+                        f"{_callee_name(element.func)} allocates on self and is built per element of a module container"
+                    )
+        if type(node) in _COMPREHENSIONS:
+            element = node.value if type(node) is ast.DictComp else node.elt
+            if (
+                type(element) is ast.Call
+                and _callee_name(element.func) in storing
+                and any(_over_layers(g.iter, vocab) for g in node.generators)
+            ):
+                return f"{_callee_name(element.func)} allocates on self and is built per layer"
+        elif type(node) is ast.For and _over_layers(node.iter, vocab):
+            for inner in _walk(node):  # `xs.append(Slot(...))`, `d[k] = Slot(...)` (ModuleAnalysis._stored_in_loop)
+                made = None
+                if type(inner) is ast.Call and _callee_name(inner.func) in ("append", "insert") and inner.args:
+                    made = inner.args[-1]
+                elif type(inner) is ast.Assign and any(type(t) is ast.Subscript for t in inner.targets):
+                    made = inner.value
+                if type(made) is ast.Call and _callee_name(made.func) in storing:
+                    return f"{_callee_name(made.func)} allocates on self and is stored per element in a loop"
+    return None
+
+
+def _pool_sized_words(call: ast.Call, vocab: _Vocabulary) -> bool:
+    """A pool word or a shape name in the allocation's first sized dimension (ModuleAnalysis._pool_sized)."""
+    size = next((k.value for k in call.keywords if k.arg == "size"), call.args[0] if call.args else None)
+    if type(size) in (ast.Tuple, ast.List):
+        size = next((e for e in size.elts if not (type(e) is ast.Constant and type(e.value) is int)), None)
+    words = set()
+    for node in pyast.nodes(size) if size is not None else ():
+        if type(node) is ast.Name:
+            words |= set(node.id.lower().split("_"))
+        elif type(node) is ast.Attribute:
+            words |= set(node.attr.lower().split("_"))
+    return bool(words & (vocab.pool_words | vocab.shape_words)) and not words & vocab.not_pool_words
+
+
+def _arenas_handed_on(module: "_ModuleUnits") -> Optional[str]:
+    """An allocation handed to a call in a loop over the layers (`Registry.publish(i, torch.empty((blocks,
+    ...)))`): the analysis reads it as one layer's pool wherever the callee puts it
+    (ModuleAnalysis._arena_allocation)."""
+    vocab = module.vocab
+    for loop in _walk(module.tree):
+        if type(loop) is not ast.For or not _over_layers(loop.iter, vocab):
+            continue
+        for node in _walk(loop):
+            if type(node) is ast.Call and any(
+                type(a) is ast.Call and _callee_name(a.func) in vocab.allocations and _may_be_arena(a, vocab)
+                for a in node.args
+            ):
+                return f"an allocation is handed to {_callee_name(node.func)} once per layer"
     return None
 
 
@@ -2829,6 +2974,8 @@ class _ModuleUnits:
                 self.collect_statement(stmt)
                 if arenas and isinstance(stmt, ast.ClassDef):
                     members |= {m.encode() for m in _class_members(stmt)}
+                # `self.held[i] = pool.get_key_buffer(i)`, `md.ref = pool.k_buffer`: read on other objects
+                members |= {m.encode() for m in _pool_holding_attrs(stmt, vocab)}
             else:
                 words[id(stmt)] = set(_IDENTIFIER.findall(segment))
         # A value moves between top-level definitions only through a name one of them
@@ -2839,12 +2986,24 @@ class _ModuleUnits:
         collected_names: Set[bytes] = set()
         # a module-level holder (`_KV = ContextVar(...)`) links every definition that names it
         holders = {h.encode() for h in _module_holders(self.tree, vocab)}
+        # a method one class of the module defines, called on some object (`attn.bind_cache(k, v)`):
+        # the analysis takes the object for an instance of that class (ObjectFlow.duck_class)
+        definers: Dict[bytes, List[ast.ClassDef]] = {}
+        for stmt in self.top:
+            if isinstance(stmt, ast.ClassDef) and id(stmt) not in self.collected:
+                for m in stmt.body:
+                    if isinstance(m, _DEFS) and not m.name.startswith("__"):
+                        definers.setdefault(m.name.encode(), []).append(stmt)
+        unique = {name: found[0] for name, found in definers.items() if len(found) == 1}
         pending = [s for s in self.top if id(s) in self.collected]
         while pending:
+            ducks = []
             for stmt in pending:
                 collected_names.add(stmt.name.encode())
                 segment = source[offsets[_first_line(stmt) - 1] : offsets[min(stmt.end_lineno, len(offsets) - 1)]]
                 mentioned |= set(_IDENTIFIER.findall(segment))
+                if unique:
+                    ducks.extend(unique[n] for n in _OBJECT_CALL.findall(segment) if n in unique)
             for name, held in self.fn_aliases.items():  # a call of `_up` (`self._up`) runs `_up_impl`
                 if name.lstrip(".").encode() in mentioned:
                     mentioned |= {h.rsplit(".", 1)[-1].encode() for h in held}
@@ -2857,10 +3016,14 @@ class _ModuleUnits:
                     or words[id(s)] & collected_names
                     or words[id(s)] & members
                     or words[id(s)] & holders & mentioned
+                    or any(d is s for d in ducks)
                 )
             ]
             for stmt in pending:
                 self.collect_statement(stmt)
+
+
+_OBJECT_CALL = re.compile(rb"(?<!\bself)\.(\w+)\s*\(")  # `obj.m(`: a method called on some object
 
 
 def _annotated_names(func: ast.AST, param: str) -> Set[str]:
@@ -2894,6 +3057,32 @@ def _stores_on(stmt: ast.stmt, name: str) -> bool:
             and call.args[0].id == name
         )
     return False
+
+
+def _pool_holding_attrs(stmt: ast.AST, vocab: _Vocabulary, self_too: bool = True) -> Set[str]:
+    """The attributes a definition assigns (or stores into: `self.held[i] = v`) an accessor's result or
+    a cache attribute, on self or on another object (`md.ref = pool.get_key_buffer(i)`): another
+    object's `runner.held[i]`, `meta.ref` reads them (ModuleAnalysis._instance_attr_origin,
+    ObjectFlow.held_attribute)."""
+    out: Set[str] = set()
+    for node in _walk(stmt):
+        if type(node) is not ast.Assign:
+            continue
+        attrs = []
+        for target in node.targets:
+            if type(target) is ast.Subscript:
+                target = target.value
+            if type(target) is not ast.Attribute or type(target.value) is not ast.Name:
+                continue
+            if self_too or not _is_self(target.value):
+                attrs.append(target.attr)
+        if attrs and any(
+            (type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.accessors)
+            or (type(n) is ast.Attribute and n.attr in vocab.cache_attributes)
+            for n in _walk(node.value)
+        ):
+            out.update(attrs)
+    return out
 
 
 def _class_members(cls: ast.ClassDef) -> Set[str]:

@@ -204,6 +204,8 @@ class Tables:
     iter_passthrough: set = field(default_factory=set)
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
+    iter_windows: set = field(default_factory=set)  # [iteration] windows: itertools.pairwise
+    iter_groups: set = field(default_factory=set)  # [iteration] groups: itertools.groupby
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
     iter_star_apply: set = field(default_factory=set)  # [iteration] star_apply: f(*row) for each row
     iter_filtering: set = field(default_factory=set)  # [iteration] filtering: some elements of the last argument
@@ -214,6 +216,11 @@ class Tables:
     dict_constructors: set = field(default_factory=set)
     dict_annotations: set = field(default_factory=set)
     keep_methods: set = field(default_factory=set)
+    user_containers: set = field(default_factory=set)  # [containers] user_containers: collections.UserDict
+    user_container_data: set = field(default_factory=set)  # [containers] user_container_data: "data"
+    grow_functions: set = field(default_factory=set)  # [containers] grow_functions: heapq.heappush
+    module_containers: set = field(default_factory=set)  # [containers] module_containers: nn.ModuleList
+    member_methods: set = field(default_factory=set)  # [containers] member_methods: Module.buffers(), parameters()
     factory_dicts: set = field(default_factory=set)
     item_methods: set = field(default_factory=set)
     take_methods: set = field(default_factory=set)
@@ -258,6 +265,8 @@ class Tables:
     identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
     function_wrappers: set = field(default_factory=set)  # [callables] function_wrappers
     class_bound_decorators: set = field(default_factory=set)  # [callables] class_bound_decorators
+    weight_wrappers: set = field(default_factory=set)  # [callables] weight_wrappers: nn.Parameter
+    type_casts: set = field(default_factory=set)  # [callables] type_casts: typing.cast(T, x) is x
     coroutine_runners: set = field(default_factory=set)  # [callables] coroutine_runners: run_until_complete
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
     iter_protocol: set = field(default_factory=set)  # [iteration] protocol_iter: __iter__
@@ -703,6 +712,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "passthrough": "iter_passthrough",
             "chain": "iter_chain",
             "pairs": "iter_pairs",
+            "windows": "iter_windows",
+            "groups": "iter_groups",
             "apply": "iter_apply",
             "star_apply": "iter_star_apply",
             "filtering": "iter_filtering",
@@ -737,6 +748,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "identity_wrappers": "identity_wrappers",
             "function_wrappers": "function_wrappers",
             "class_bound_decorators": "class_bound_decorators",
+            "type_casts": "type_casts",
+            "weight_wrappers": "weight_wrappers",
             "coroutine_runners": "coroutine_runners",
             "reference_makers": "reference_makers",
             "holder_constructors": "holder_constructors",
@@ -762,6 +775,11 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "dict_constructors",
                 "dict_annotations",
                 "keep_methods",
+                "member_methods",
+                "grow_functions",
+                "module_containers",
+                "user_containers",
+                "user_container_data",
                 "factory_dicts",
                 "item_methods",
                 "take_methods",

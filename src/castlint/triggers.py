@@ -95,7 +95,7 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
     hit = _ARENA_TESTS.get(id(tables))
     if hit is None or hit[0] is not tables:
         hit = _ARENA_TESTS[id(tables)] = (tables, _arena_patterns(tables))
-    calls, casts, layer_range, stacked, bound = hit[1]
+    calls, casts, layer_range, stacked, bound, self_stored, per_element, handed, pool_sized, weights = hit[1]
     if converts and not any(cast in source for cast in casts):
         return False
     allocations = [(m.start(), m.end()) for m in calls.finditer(source)]  # the name, just past its `(`
@@ -105,9 +105,21 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
         return True
     if b"for " in source and any(_stored(source, start) for start, _ in allocations):
         return True
+    if (converts is False or _per_layer_construction(source, per_element, layer_range)) and any(
+        pool_sized.match(source, end)
+        and self_stored.match(source, source.rfind(b"\n", 0, start) + 1, start)
+        and not weights.search(source, source.rfind(b"\n", 0, start) + 1, start)
+        for start, end in allocations
+    ):
+        # `self.k = torch.empty(...)`, `self.register_buffer("k", nn.Buffer(torch.zeros(...)))` of a class
+        # built once per element (`nn.ModuleList(Slot(...) for _ in ...)`, `xs.append(Slot(...))`)
+        return True
     if b" for " not in source:
         return False
-    if any(bound.search(source, m.end(), m.end() + 800) for m in layer_range.finditer(source)):
+    if any(
+        bound.search(source, m.end(), m.end() + 800) or handed.search(source, m.end(), m.end() + 800)
+        for m in layer_range.finditer(source)
+    ):
         return True  # `for _ in range(num_layers): k = torch.empty(...)`, `for n in group.layer_names`: one per layer
     return any(_comprehension_element(source, end, layer_range) for _, end in allocations)
 
@@ -149,7 +161,49 @@ def _arena_patterns(tables: Tables) -> tuple:
         re.IGNORECASE,
     )
     bound = re.compile(rb"=\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
-    return calls, casts, layer_range, stacked, bound
+    # an allocation stored on self, as it is or through a setter or wrapper ([callables] attribute_setters,
+    # identity_wrappers): one layer's pool where its class is built once per layer (ModuleAnalysis._instance_arena)
+    setters = sorted({n.rsplit(".", 1)[-1] for n in (*tables.attribute_setters, *tables.identity_wrappers)})
+    self_stored = re.compile(
+        rb"[^\n]*?(?:\bself\.\w+\s*(?::[^=\n]*)?=\s*|\b(?:"
+        + b"|".join(re.escape(n.encode()) for n in setters)
+        + rb")\()[^\n]*?(?:[\w.]*\.)?$"
+    )
+    # a construction made once per element: a comprehension's element (the `for` beside it), one in a
+    # module container ([containers] module_containers), or stored in a container or set under a computed
+    # name (in a loop: layer_range)
+    containers = b"|".join(re.escape(n.rsplit(".", 1)[-1].encode()) for n in sorted(tables.module_containers))
+    per_element = (
+        re.compile(rb"\b[A-Z]\w*\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)[ \t]+(?=for\b)"),
+        re.compile(rb"\b(?:" + containers + rb")\(\s*[\[{(*]*\s*(?:[\w\"']+\s*:\s*)?[A-Z]\w*\(")
+        if containers
+        else None,
+        re.compile(rb"\.append\(\s*[A-Z]\w*\(|\]\s*=\s*[A-Z]\w*\(|setattr\(\s*self\s*,\s*f[\"']"),
+    )
+    weights = re.compile(
+        b"|".join(rb"\b" + re.escape(n.rsplit(".", 1)[-1].encode()) + rb"\(" for n in sorted(tables.weight_wrappers))
+        or rb"(?!)"
+    )
+    # an allocation handed to a call (`Registry.publish(i, torch.empty(...))`): in a loop over the layers, one per layer
+    handed = re.compile(rb"[(,]\s*(?:[\w.]*\.)?(?:" + alternatives + rb")\(")
+    # the allocation's first dimension may be a pool's: a pool word or a shape name written there
+    # (ModuleAnalysis._pool_sized), after the call's `(`
+    pool_sized = re.compile(
+        rb"\s*(?:size\s*=\s*)?[(\[]?\s*" + dimension % words(tables.pool_words | tables.extent_attributes),
+        re.IGNORECASE,
+    )
+    return calls, casts, layer_range, stacked, bound, self_stored, per_element, handed, pool_sized, weights
+
+
+def _per_layer_construction(source: bytes, per_element: tuple, layer_range) -> bool:
+    """Could the text build an object once per layer: a comprehension over the layers whose element is a
+    construction, a construction in a module container, or one stored in a loop over the layers?"""
+    beside, contained, stored = per_element
+    if contained is not None and contained.search(source):
+        return True
+    if any(layer_range.match(source, m.end()) for m in beside.finditer(source)):
+        return True
+    return any(stored.search(source, m.end(), m.end() + 800) for m in layer_range.finditer(source))
 
 
 _WORD_OR_DOT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")

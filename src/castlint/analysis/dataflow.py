@@ -275,6 +275,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     found = self._element(self.origin(receiver, depth))
                     if found >= Origin.POOL_TUPLE:
                         return found
+                if method in t.member_methods and all(a.keyword for a in args):
+                    members = self._member_origin(receiver, depth)  # `pool.buffers()`, `plist.parameters()`
+                    if members == Origin.POOL_TUPLE:
+                        return members
                 if (method in t.keep_methods or method in t.item_methods) and all(a.keyword for a in args):
                     # (a keyword picks no element: `od.popitem(last=False)`)
                     # `d.values()`, `xs.copy()`: the same elements; `d.popitem()`: a (key, value) item, read as d
@@ -1535,7 +1539,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 node = assignment.node
                 param = node if isinstance(node, cst.Param) else self.parents.get(node)
                 if isinstance(param, cst.Param):
-                    kinds.append(_annotation_kind(self, param, for_index=True))
+                    kind = _annotation_kind(self, param, for_index=True)
+                    if kind == UNKNOWN and param.default is None and not param.star:
+                        # unannotated: what every visible call passes (`self.blocks.get_buffers(self.layer_idx)`)
+                        passed = [self.index_kind(a, depth) for a in self.passed_arguments(param)]
+                        kind = passed[0] if passed and all(k == passed[0] for k in passed) else UNKNOWN
+                    kinds.append(kind)
                     continue
                 if not isinstance(node, cst.Name):
                     kinds.append(UNKNOWN)
@@ -1926,6 +1935,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return self._iterated(args[path[0]], path[1:], depth)
             if name in self.tables.iter_passthrough and args:
                 return self._iterated(args[0], path, depth)
+            qualified = self.qualified(iterable) if args else None
+            if qualified in self.tables.iter_windows:  # `pairwise(xs)`: (xs[j], xs[j + 1])
+                if not path:
+                    return Origin.POOL_TUPLE if self._iterated(args[0], (), depth) >= Origin.POOL else Origin.OTHER
+                return self._iterated(args[0], path[1:], depth)
+            if qualified in self.tables.iter_groups:  # `groupby(xs)`: (key, an iterator over elements of xs)
+                if not path or path[0] != 1:
+                    return Origin.OTHER
+                held = self.origin(args[0], depth)
+                for _ in path[1:]:
+                    held = self._element(held)
+                return held
             sources = self.iteration_sources(iterable)
             if sources is not None:  # `islice(xs, a, b)`, `filter(p, xs)`, `chain.from_iterable(pairs)`
                 iterables, levels = sources
@@ -1971,6 +1992,39 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         for name, value in self.set_attributes(cls):
             self._self_attr_index.setdefault((id(cls), name), []).append(value)
 
+    def _member_origin(self, receiver: cst.BaseExpression, depth: int) -> Origin:
+        """What `receiver.buffers()` iterates ([containers] member_methods): a container's elements
+        (`nn.ParameterList`), else every tensor receiver's class stores on self, under any name: a
+        container of whole pools when one of them is a whole pool."""
+        if self.origin(receiver, depth) == Origin.POOL_TUPLE:
+            return Origin.POOL_TUPLE
+        owner = self.instance_class(receiver)
+        if owner is None:
+            return Origin.OTHER
+        for member in self.class_family(owner):
+            self._index_class(member)
+            values = [v for (key, _), vs in self._self_attr_index.items() if key == id(member) for v in vs]
+            values.extend(self._computed_set_values(member))
+            if any(self.origin(v, depth) >= Origin.POOL for v in values):
+                return Origin.POOL_TUPLE
+        return Origin.OTHER
+
+    def _computed_set_values(self, cls: cst.ClassDef) -> List[cst.BaseExpression]:
+        """The values cls's methods set on self under a computed name (`setattr(self, f"kv_{i}", v)`)."""
+        index = self.__dict__.get("_computed_sets")
+        if index is None:
+            index = self._computed_sets = {}
+            for call in self.nodes.calls:
+                if not self._self_setter(call):
+                    continue
+                args = call.args[1:] if isinstance(call.func, cst.Name) else call.args
+                if len(args) >= 2 and not any(a.star or a.keyword for a in args[:2]):
+                    if self.constant_string(args[0].value) is None:
+                        owner = self.enclosing_class(call)
+                        if owner is not None:
+                            index.setdefault(id(owner), []).append(args[1].value)
+        return index.get(id(cls), [])
+
     def self_attr_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         self._index_class(cls)
         return self._self_attr_index.get((id(cls), attr), [])
@@ -1998,12 +2052,42 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if prop is not None:
             return prop
         best = Origin.OTHER
-        for value in self.instance_attr_values(cls, expr.attr.value):
+        values = self.instance_attr_values(cls, expr.attr.value)
+        for value in values:
             best = max(best, self.origin(value, depth))
+        if not values and expr.attr.value in self.tables.user_container_data:
+            best = self._user_container_origin(cls, depth)
         if best >= Origin.POOL_TUPLE:
             local = self._local_store(expr)
             if local is not None:  # `self.cache = kv_cache[:, blocks]` just above: what it stored
                 return self.origin(local, depth)
+        return best
+
+    def _user_container_origin(self, cls: cst.ClassDef, depth: int) -> Origin:
+        """`self.data` in a subclass of a container class ([containers] user_containers: UserDict): what
+        the instances hold, the constructions' first arguments and what is stored into the attribute an
+        instance is assigned to (`self.table = CacheTable()`, `self.table.update(kv_caches)`)."""
+        t = self.tables
+        if not any(
+            self.qualified(base.value) in t.user_containers for member in self.class_mro(cls) for base in member.bases
+        ):
+            return Origin.OTHER
+        best = Origin.OTHER
+        for call in self.constructor_calls(cls):
+            if call.args and not call.args[0].star and call.args[0].keyword is None:
+                best = max(best, self.origin(call.args[0].value, depth))
+            parent = self.parents.get(call)
+            target = parent.targets[0].target if isinstance(parent, cst.Assign) and len(parent.targets) == 1 else None
+            holder = self.enclosing_class(parent) if parent is not None else None
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+                and holder is not None
+            ):
+                for value in self.instance_attr_values(holder, target.attr.value):
+                    if value is not call:
+                        best = max(best, self.origin(value, depth))
         return best
 
     def _local_store(self, expr: cst.Attribute) -> Optional[cst.BaseExpression]:
@@ -2229,7 +2313,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         range(num_layers): k = torch.empty((num_blocks, ...))`)."""
         if (dotted(call.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions:
             return False
-        element, parent = call, self.parents.get(call)
+        element, parent = self._unwrapped(call)
+        if self._instance_arena(call, element, parent):
+            return True
         if isinstance(parent, cst.Element):  # a part of a (k, v) pair
             element = self.parents.get(parent)
             parent = self.parents.get(element)
@@ -2244,6 +2330,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(parent, (cst.Assign, cst.Arg)) and self._stored_in_loop(element, parent):
             return self.allocation_kind(call) == "pool" and self._per_layer_arenas(parent, call)
         if (
+            isinstance(parent, cst.Arg)
+            and element is call
+            and isinstance(self.parents.get(parent), cst.Call)
+            and self._in_layer_loop(self.parents.get(parent))
+            and self.return_targets(self.parents.get(parent))
+        ):
+            # handed to a def of the module once per layer (`Registry.publish(i, torch.empty((blocks, ...)))`
+            # in `for i in range(num_layers)`): one layer's pool, wherever the def puts it
+            return self.allocation_kind(call) == "pool" and self._per_layer_arenas(parent, call)
+        if (
             isinstance(parent, cst.Assign)
             and element is call
             and len(parent.targets) == 1
@@ -2254,6 +2350,103 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return False
         own = parent.value if isinstance(parent, cst.DictComp) else parent.elt
         return own is element and self._per_layer_arenas(parent, call if record else own)
+
+    def _unwrapped(self, value: cst.BaseExpression):
+        """(value, its parent) above the identity wrappers that hold it ([callables] identity_wrappers:
+        `nn.Parameter(torch.zeros(...))`, `nn.Buffer(...)` are the allocation itself)."""
+        parent = self.parents.get(value)
+        while isinstance(parent, cst.Arg):
+            wrapper = self.parents.get(parent)
+            if not isinstance(wrapper, cst.Call) or self.wrapped_value(wrapper) is not value:
+                break
+            value, parent = wrapper, self.parents.get(wrapper)
+        return value, parent
+
+    def _pool_sized(self, call: cst.Call) -> bool:
+        """An allocation of a pool's size, or one sized by a shape passed in whole (`torch.empty(shape)`,
+        `torch.zeros(cache_shape)`: [allocation] extent_attributes in the name, no batch word) where it
+        is made once per layer."""
+        kind = self.allocation_kind(call)
+        if kind == "pool":
+            return True
+        if kind != "unknown":
+            return False
+        size = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "size"), None)
+        size = size or self._first_positional(call.args)
+        if not isinstance(size, (cst.Name, cst.Attribute)):
+            return False
+        parts = name_parts(size.value if isinstance(size, cst.Name) else size.attr.value)
+        t = self.tables
+        return bool(parts & t.extent_attributes) and not parts & (t.batch_words | t.window_words)
+
+    def _instance_arena(self, call: cst.Call, element: cst.BaseExpression, parent) -> bool:
+        """An allocation a module class stores on self once per layer: in a method that builds the
+        object (`[hot_path] run_once`: `self.k = torch.empty((blocks, ...))`,
+        `self.register_buffer("k", ...)`) of a class constructed once per layer (`nn.ModuleList(
+        CacheSlot(...) for _ in range(n))`, `{n: LayerCache(s) for n in names}`), or set under a
+        computed name in a loop over the layers (`setattr(self, f"kv_{i}", nn.Buffer(...))`)."""
+        stored = None
+        if isinstance(parent, cst.Assign):
+            target = parent.targets[0].target if len(parent.targets) == 1 else None
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == "self"
+                and parent.value is element
+            ):
+                stored = parent
+        elif isinstance(parent, cst.Arg) and not parent.star and parent.keyword is None:
+            setter = self.parents.get(parent)
+            if isinstance(setter, cst.Call) and self._self_setter(setter) and setter.args.index(parent) >= 1:
+                stored = setter
+        if stored is None or (isinstance(element, cst.Call) and self.qualified(element) in self.tables.weight_wrappers):
+            return False  # `self.weight = nn.Parameter(torch.zeros(hidden_size))`: a weight
+        func = self.enclosing_function(stored)
+        cls = self.method_class(func) if func is not None else None
+        if cls is None or not self._pool_sized(call):
+            return False
+        if isinstance(stored, cst.Call) and self._in_layer_loop(stored):
+            return True
+        if func.name.value not in self.tables.run_once_methods:
+            return False
+        return any(self._per_layer_element(c) for c in self.constructor_calls(cls))
+
+    def _self_setter(self, call: cst.Call) -> bool:
+        """`self.register_buffer(name, v)`, `setattr(self, name, v)` ([callables] attribute_setters)."""
+        func, setters = call.func, self.tables.attribute_setters
+        if isinstance(func, cst.Attribute):
+            return func.attr.value in setters and isinstance(func.value, cst.Name) and func.value.value == "self"
+        return (
+            isinstance(func, cst.Name)
+            and func.value in setters
+            and self.qualified(func) in setters
+            and bool(call.args)
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == "self"
+        )
+
+    def _per_layer_element(self, made: cst.Call) -> bool:
+        """A construction made once per element: the element of a comprehension (or the value of a dict
+        comprehension), or stored into a container in a loop."""
+        parent = self.parents.get(made)
+        if isinstance(parent, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            if (parent.value if isinstance(parent, cst.DictComp) else parent.elt) is not made:
+                return False
+            if self._over_layers(parent.for_in.iter):
+                return True
+            holder = self.parents.get(parent)
+            while isinstance(holder, (cst.Arg, cst.List, cst.Element, cst.StarredElement)):
+                holder = self.parents.get(holder)  # `nn.ModuleList([Slot(...) for ...])`, `nn.Sequential(*[...])`
+            return isinstance(holder, cst.Call) and self.qualified(holder) in self.tables.module_containers
+        return (
+            isinstance(parent, (cst.Assign, cst.Arg))
+            and self._stored_in_loop(made, parent)
+            and self._in_layer_loop(parent)
+        )
+
+    def _over_layers(self, iterable: cst.BaseExpression) -> bool:
+        """Does a loop's iterable name the layers ([allocation] layer_words: `range(num_layers)`)?"""
+        return any(name_parts(text) & self.tables.layer_words for text in self._identifiers(iterable))
 
     def _in_layer_loop(self, statement: cst.CSTNode) -> bool:
         """Is statement in the body of a for loop over the layers, within its function: its iterable
@@ -2339,10 +2532,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not parts:
             return False  # `{r: [] for r in ratios}`: empty lists, filled later
         for part in parts:
+            while isinstance(part, cst.Call) and part.args and self.wrapped_value(part) is part.args[0].value:
+                part = part.args[0].value  # `nn.Parameter(torch.zeros(shape))`: the allocation
             if (
                 not isinstance(part, cst.Call)
                 or (dotted(part.func) or "").rsplit(".", 1)[-1] not in self.tables.allocation_functions
-                or self.allocation_kind(part) != "pool"
+                or not self._pool_sized(part)
             ):
                 return False
         func = self.enclosing_function(comp)
@@ -2558,8 +2753,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 and f.attr.value == func.name.value
                 and not (isinstance(f.value, cst.Name) and f.value.value == "self")
             ):
-                owner = self.instance_class(f.value)
-                if owner is None and through_class:
+                # an object of unknown class: the one class of the module defining the method
+                # (`attn.bind_cache(k, v)` for attn of `model.attns`), as _callers_of reads it
+                owner = self.instance_class(f.value) or self.duck_class(f.value, f.attr.value, method=True)
+                if owner is None and through_class:  # `Registry.publish(i, buf)`: cls is bound
                     owner = self.class_named(f.value)
                 if owner is not None and self.find_method(owner, f.attr.value) is func:
                     out.append(call)

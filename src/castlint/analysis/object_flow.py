@@ -527,9 +527,10 @@ class ObjectFlow:
         if isinstance(func, cst.Attribute) and func.attr.value in t.record_as_dict_methods and not expr.args:
             return func.value
         if (
-            len(expr.args) == 1
+            expr.args
             and not expr.args[0].star
             and expr.args[0].keyword is None
+            and all(a.keyword is not None for a in expr.args[1:])  # `attrs.asdict(rec, recurse=False)`
             and self._may_name(expr, t.record_as_dict_functions)
             and self.qualified(expr) in t.record_as_dict_functions
         ):
@@ -898,9 +899,53 @@ class ObjectFlow:
     def held_attribute(self, expr: cst.Attribute) -> Optional[List[cst.BaseExpression]]:
         """What an attribute holder's attribute reads (`_tls.engine` of `_tls = threading.local()`):
         every value the module stores as it (`_tls.engine = engine`); None when expr is no such read."""
-        if not (isinstance(expr.value, cst.Name) and self._is_module_holder(expr.value, "attrs")):
+        if not isinstance(expr.value, cst.Name):
             return None
+        if not self._is_module_holder(expr.value, "attrs"):
+            # `forward_batch.attn_ctx` of a parameter: what a method of the same class stores on its
+            # parameter of that name (`forward_batch.attn_ctx = AttnCtx(...)` in init_forward_metadata)
+            cls = self._param_method_class(expr.value)
+            if cls is None:
+                return None
+            found = self._external_stores().get(("param", id(cls), expr.value.value, expr.attr.value))
+            return list(found) if found else None
         return list(self._holders().get((expr.value.value, expr.attr.value), ()))
+
+    def _param_method_class(self, name: cst.Name) -> Optional[cst.ClassDef]:
+        """The class whose method name is a parameter of (every binding reaching it), else None."""
+        if name.value in ("self", "cls"):
+            return None
+        reaching = list(self.reaching(name))
+        if not reaching:
+            return None
+        for assignment in reaching:
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if not isinstance(param, cst.Param):
+                return None
+        func = self.enclosing_function(name)
+        return self.method_class(func) if func is not None else None
+
+    def _external_stores(self) -> Dict[tuple, List[cst.BaseExpression]]:
+        """`obj.attr = value` on a name other than self: ("param", id(class), name, attr) when obj is a
+        parameter of a method of that class, and ("any", attr) -> (obj, value) for every such store
+        (instance_attr_values keeps those whose obj is an instance of the class read). Once per module."""
+        found = self.derived.get("external_stores")
+        if found is not None:
+            return found
+        found = self.derived["external_stores"] = {}
+        for a in self.nodes.attributes:
+            if not isinstance(a.value, cst.Name) or a.value.value in ("self", "cls"):
+                continue
+            target = self.parents.get(a)
+            statement = self.parents.get(target)
+            if not (isinstance(target, cst.AssignTarget) and isinstance(statement, cst.Assign)):
+                continue
+            found.setdefault(("any", a.attr.value), []).append((a.value, statement.value))
+            cls = self._param_method_class(a.value)
+            if cls is not None:
+                found.setdefault(("param", id(cls), a.value.value, a.attr.value), []).append(statement.value)
+        return found
 
     def wrapped_value(self, call: cst.Call, depth: int = 0) -> Optional[cst.BaseExpression]:
         """What a call hands back as it is: the first argument of an identity wrapper
@@ -908,6 +953,13 @@ class ObjectFlow:
         `self._ref = weakref.ref(runner)`): rules/accessors.toml [callables]."""
         t = self.tables
         func = call.func
+        if (
+            len(call.args) == 2
+            and not any(a.star or a.keyword is not None for a in call.args)
+            and (_dotted(func) or "").rsplit(".", 1)[-1] in {n.rsplit(".", 1)[-1] for n in t.type_casts}
+            and self.qualified(func) in t.type_casts
+        ):  # `typing.cast("Pool", x)`: x
+            return call.args[1].value
         if (
             call.args
             and not call.args[0].star
@@ -1061,7 +1113,12 @@ class ObjectFlow:
             owners = [
                 cls
                 for cls in self.module_classes().values()
-                if (name in self.class_methods(cls) if method else bool(self.self_attr_values(cls, name)))
+                if (
+                    name in self.class_methods(cls)
+                    if method
+                    else bool(self.self_attr_values(cls, name))
+                    or (self.is_record(cls) and name in self.record_fields(cls))  # `meta.cache_ref` of a dataclass
+                )
             ]
             cache[key] = owners[0] if len(owners) == 1 else None
         found = cache[key]
@@ -1450,11 +1507,16 @@ class ObjectFlow:
         """What an instance of cls may hold in `attr`: `self.attr = v` anywhere in its
         family, or a record's constructor arguments for that field."""
         values: List[cst.BaseExpression] = []
-        for member in self.class_family(cls):
+        family = self.class_family(cls)
+        for member in family:
             values.extend(self.self_attr_values(member, attr))
             values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
         if self.is_record(cls):
             values.extend(self._record_arguments(cls, attr))
+        for obj, value in self._external_stores().get(("any", attr), ()):
+            # `md = Meta(...); md.cache_ref = kv_cache`: a store on an instance made elsewhere
+            if self.instance_class(obj) in family:
+                values.append(value)
         return values
 
     def descriptor_read(self, value: cst.BaseExpression) -> cst.BaseExpression:
@@ -1847,6 +1909,12 @@ class ObjectFlow:
             and path == (1,)
         ):
             return self.element_values(iterable.args[0].value, None, depth + 1)
+        if isinstance(iterable, cst.Call) and iterable.args and not iterable.args[0].star and path:
+            qualified = self.qualified(iterable)
+            if qualified in self.tables.iter_groups and path == (1,):
+                return [iterable.args[0].value]  # `groupby(xs)`'s group: some elements of xs, read as xs
+            if qualified in self.tables.iter_windows and len(path) == 1:
+                return self.element_values(iterable.args[0].value, None, depth + 1)  # `pairwise(xs)`
         if path:
             return None
         return self.element_values(iterable, None, depth + 1)
@@ -2442,6 +2510,17 @@ class ObjectFlow:
         out = []
         for call in self.nodes.calls:
             func = call.func
+            grown = self._grown_by_function(call)
+            if grown is not None:  # `heapq.heappush(self.heap, item)`
+                holder, value = grown
+                if (
+                    isinstance(holder, cst.Attribute)
+                    and isinstance(holder.value, cst.Name)
+                    and holder.value.value == "self"
+                    and self.enclosing_class(call) is cls
+                ):
+                    out.append((holder.attr.value, self._held_list(value)))
+                continue
             if not (isinstance(func, cst.Attribute) and self._grow_kind(func.attr.value) and call.args):
                 continue
             holder, nested = func.value, False
@@ -2463,6 +2542,20 @@ class ObjectFlow:
             if self.enclosing_class(holder) is cls:
                 out.append((holder.attr.value, self._held_list(value)))
         return out
+
+    def _grown_by_function(self, call: cst.Call):
+        """(holder, value) for a function that stores its last argument into its first ([containers]
+        grow_functions: `heapq.heappush(h, item)`); None for any other call."""
+        t = self.tables
+        if (
+            not t.grow_functions
+            or len(call.args) < 2
+            or any(a.star or a.keyword is not None for a in call.args[:2])
+            or (_dotted(call.func) or "").rsplit(".", 1)[-1] not in {n.rsplit(".", 1)[-1] for n in t.grow_functions}
+            or self.qualified(call.func) not in t.grow_functions
+        ):
+            return None
+        return call.args[0].value, call.args[-1].value
 
     def set_attributes(self, cls: cst.ClassDef):
         """(name, value) for `self.register_buffer("name", value)` and `setattr(self, "name", value)`
@@ -2513,6 +2606,11 @@ class ObjectFlow:
                 index.setdefault(key, []).append(self._held_list(value))
             for call in self.nodes.calls:
                 func = call.func
+                grown = self._grown_by_function(call)
+                if grown is not None and isinstance(grown[0], cst.Name):  # `heapq.heappush(h, item)`
+                    key = (id(self.enclosing_function(call)), grown[0].value)
+                    index.setdefault(key, []).append(self._held_list(grown[1]))
+                    continue
                 holder, nested = (func.value, False) if isinstance(func, cst.Attribute) else (None, False)
                 if isinstance(holder, cst.Subscript):  # `groups[gid].append(t)`: a container of containers
                     holder, nested = holder.value, True

@@ -550,9 +550,9 @@ class NodeIndex:
                 isinstance(t, cst.Subscript)
                 and isinstance(t.value, cst.Attribute)
                 and isinstance(t.value.value, cst.Name)
-                and t.value.value.value == "self"
+                and t.value.value.value in ("self", "cls")
             ):
-                self.self_item_assignments.append((t.value, node.value))  # self.d[k] = v
+                self.self_item_assignments.append((t.value, node.value))  # self.d[k] = v, cls.d[k] = v
             elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name):
                 self.name_item_assignments.append((t, node.value))  # d[k] = v of a local d
 
