@@ -2649,6 +2649,13 @@ def _arenas_handed_on(module: "_ModuleUnits") -> Optional[str]:
     ...)))`): the analysis reads it as one layer's pool wherever the callee puts it
     (ModuleAnalysis._arena_allocation)."""
     vocab = module.vocab
+    allocations = vocab.allocations
+    if not any(  # the one index walk first: most files hand no allocation to a call at all
+        type(node) is ast.Call
+        and any(type(a) is ast.Call and _callee_name(a.func) in allocations for a in node.args)
+        for node in pyast.nodes(module.tree)
+    ):
+        return None
     for loop in _walk(module.tree):
         if type(loop) is not ast.For or not _over_layers(loop.iter, vocab):
             continue
@@ -3065,7 +3072,7 @@ def _pool_holding_attrs(stmt: ast.AST, vocab: _Vocabulary, self_too: bool = True
     object's `runner.held[i]`, `meta.ref` reads them (ModuleAnalysis._instance_attr_origin,
     ObjectFlow.held_attribute)."""
     out: Set[str] = set()
-    for node in _walk(stmt):
+    for node in pyast.nodes(stmt):  # (a slice of the module's index: no walk)
         if type(node) is not ast.Assign:
             continue
         attrs = []
