@@ -105,12 +105,12 @@ def may_allocate_arenas(source: bytes, tables: Tables, converts: bool = True) ->
         return True
     if b"for " in source and any(_stored(source, start) for start, _ in allocations):
         return True
-    if (converts is False or _per_layer_construction(source, per_element, layer_range)) and any(
+    if any(  # (the line tests first: the construction's is a search of the whole text)
         pool_sized.match(source, end)
         and self_stored.match(source, source.rfind(b"\n", 0, start) + 1, start)
         and not weights.search(source, source.rfind(b"\n", 0, start) + 1, start)
         for start, end in allocations
-    ):
+    ) and (converts is False or _per_layer_construction(source, per_element, layer_range)):
         # `self.k = torch.empty(...)`, `self.register_buffer("k", nn.Buffer(torch.zeros(...)))` of a class
         # built once per element (`nn.ModuleList(Slot(...) for _ in ...)`, `xs.append(Slot(...))`)
         return True
@@ -131,7 +131,9 @@ def _arena_patterns(tables: Tables) -> tuple:
 
     functions = sorted(tables.allocation_functions, key=len, reverse=True)
     alternatives = b"|".join(re.escape(name.encode()) for name in functions)
-    calls = re.compile(rb"\b(?:" + alternatives + rb")\(")
+    # (a lookahead of the names' first letters: the scan tries the alternatives at far fewer places)
+    first = re.escape(bytes(sorted({name.encode()[0] for name in functions})))
+    calls = re.compile((rb"\b(?=[" + first + rb"])(?:" if functions else rb"\b(?:") + alternatives + rb")\(")
     casts = tuple(f".{method}(".encode() for method in (*tables.casts, *tables.copy_methods))
     # the loop runs over the layers: its iterable names them ([allocation] layer_words): `for _ in
     # range(num_layers)`, `for name in group.layer_names` (ModuleAnalysis._in_layer_loop)

@@ -2770,10 +2770,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         cls = self.method_class(func)
         if cls is None:
             return []
+        index = self.__dict__.get("_attr_call_index")
+        if index is None:  # the calls through an attribute, with arguments, by the attribute's name: once a module
+            index = {}
+            for call in self.nodes.calls:
+                f = call.func
+                if isinstance(f, cst.Attribute) and call.args:
+                    index.setdefault(f.attr.value, []).append(call)
+            self._attr_call_index = index
         out = []
-        for call in self.nodes.calls:
+        for call in index.get(func.name.value, ()):
             f = call.func
-            if isinstance(f, cst.Attribute) and f.attr.value == func.name.value and call.args:
+            if True:
                 owner = self.class_named(f.value)
                 if owner is not None and self.find_method(owner, f.attr.value) is func:
                     out.append(call)

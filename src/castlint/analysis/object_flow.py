@@ -2547,11 +2547,14 @@ class ObjectFlow:
         """(holder, value) for a function that stores its last argument into its first ([containers]
         grow_functions: `heapq.heappush(h, item)`); None for any other call."""
         t = self.tables
+        if not t.grow_functions or len(call.args) < 2:
+            return None
+        tails = self.__dict__.get("_grow_tails")
+        if tails is None:
+            tails = self._grow_tails = {n.rsplit(".", 1)[-1] for n in t.grow_functions}
         if (
-            not t.grow_functions
-            or len(call.args) < 2
-            or any(a.star or a.keyword is not None for a in call.args[:2])
-            or (_dotted(call.func) or "").rsplit(".", 1)[-1] not in {n.rsplit(".", 1)[-1] for n in t.grow_functions}
+            any(a.star or a.keyword is not None for a in call.args[:2])
+            or (_dotted(call.func) or "").rsplit(".", 1)[-1] not in tails
             or self.qualified(call.func) not in t.grow_functions
         ):
             return None
