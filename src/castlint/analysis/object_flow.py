@@ -1983,13 +1983,24 @@ class ObjectFlow:
         out = []
         for value in values:
             out.extend(self._callable_forms(value, depth))
-        if not out and isinstance(func, (cst.Name, cst.Attribute)):
+        if not out and isinstance(func, (cst.Name, cst.Attribute)) and self._some_class_callable():
             # an object of a known class (an annotated parameter or attribute) called: its class's
             # `__call__`, inherited or its own
             owner = self.instance_class(func, depth + 1)
             if owner is not None and self.find_method(owner, "__call__") is not None:
                 out.append((self._attribute(func, "__call__"), ()))
         return out
+
+    def _some_class_callable(self) -> bool:
+        """Does some class of the module define (or have installed) `__call__`? Else no object of a
+        module class is callable, and callable_values need not ask what class a called value is."""
+        found = self.__dict__.get("_some_class_callable_memo")
+        if found is None:
+            self.installed_methods()
+            found = self._some_class_callable_memo = any(
+                "__call__" in self.class_methods(cls) for cls in self.nodes.classes
+            )
+        return found
 
     def passed_arguments(self, param: cst.Param) -> List[cst.BaseExpression]:
         """What the visible calls pass for a parameter: under a call being followed, what that
