@@ -2651,8 +2651,7 @@ def _arenas_handed_on(module: "_ModuleUnits") -> Optional[str]:
     vocab = module.vocab
     allocations = vocab.allocations
     if not any(  # the one index walk first: most files hand no allocation to a call at all
-        type(node) is ast.Call
-        and any(type(a) is ast.Call and _callee_name(a.func) in allocations for a in node.args)
+        type(node) is ast.Call and any(type(a) is ast.Call and _callee_name(a.func) in allocations for a in node.args)
         for node in pyast.nodes(module.tree)
     ):
         return None
