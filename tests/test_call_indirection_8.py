@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import pytest
 
-from castlint.config import Config
-from castlint.engine import check_file
 from castlint.tables import load_tables
+from marked_cases import FILLER
+from marked_cases import check as _check
 
 TABLES = load_tables()
-FILLER = "".join(f"\n\ndef util_{i}(x):\n    z = x * {i}\n    return z.float()\n" for i in range(60))
 
 CASES = {
     "hook_list_in_init_sglang": """\
@@ -258,13 +257,6 @@ class FormsPlanner:
         self.wrapper.plan(*geo, *(self.data_type, self.kv_cache_dtype))  # negative: the cache dtype
 """,
 }
-
-
-def _check(path, prune: bool):
-    config = Config(root=path.parent)
-    result = check_file(str(path), TABLES, config, config.cost_model(TABLES), prune=prune)
-    assert result.errors == []
-    return [(f.code, f.start.line, f.message) for f in result.findings]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
