@@ -1,0 +1,1 @@
+"""Reader functions registered by format in readers.py, looked up in attention.py (lmdeploy)."""
