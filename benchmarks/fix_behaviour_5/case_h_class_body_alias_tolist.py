@@ -1,0 +1,65 @@
+"""HAZARD case h_class_body_alias_tolist: class Sched: tolist = _admit_slots (a module function bound by a class-body assignment, no def tolist)."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a writer reached under a read-only method name (tolist / item) through a library object or a generated constructor: a Mock's side_effect, a dataclass / namedtuple field, __getattr__, a class-body alias"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+def _admit_slots(sched):
+    sched.pool.k_buffer[1][3] = 0.5
+    return [3, 1]
+
+
+class Sched:
+    tolist = _admit_slots
+
+    def __init__(self, pool):
+        self.pool = pool
+
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+        self.sched = Sched(pool)
+
+    def forward(self, layer_id):
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).float()
+        slots = self.sched.tolist()
+        return k[slots]
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    out = Backend(pool).forward(1)
+    return {"out": out, "k": pool.k_buffer}

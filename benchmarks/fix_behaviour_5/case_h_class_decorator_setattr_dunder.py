@@ -1,0 +1,67 @@
+"""HAZARD case h_class_decorator_setattr_dunder: @commit_on_set: the class decorator attaches __setattr__ with setattr(cls, '__setattr__', f); self.step += 1 then commits the staged row."""
+import torch
+
+KIND = "hazard"
+FAMILY = "an attribute store runs the file's code another way: nn.Module.__setattr__ calling an overridden register_parameter, a __setattr__ attached by a class decorator's setattr(), a types.DynamicClassAttribute setter"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+def _commit_then_set(self, name, value):
+    pool = self.__dict__.get("token_to_kv_pool")
+    if pool is not None and name == "step":
+        pool.k_buffer[1][3] = 0.5
+    object.__setattr__(self, name, value)
+
+
+def commit_on_set(cls):
+    """Class decorator: an attribute store on an instance first commits the staged K rows."""
+    setattr(cls, "__setattr__", _commit_then_set)
+    return cls
+
+
+@commit_on_set
+class Backend:
+    def __init__(self, pool):
+        self.step = 0
+        self.token_to_kv_pool = pool
+
+    def forward(self, layer_id, kv_indices):
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).float()
+        self.step += 1
+        return k[kv_indices]
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    out = Backend(pool).forward(1, torch.tensor([3, 1]))
+    return {"out": out, "k": pool.k_buffer}

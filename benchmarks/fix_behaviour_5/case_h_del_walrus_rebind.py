@@ -1,0 +1,66 @@
+"""HAZARD case h_del_walrus_rebind: staged held in a local; done = (staged := None) is None rebinds it in an expression."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a finalizer (__del__ of the file) runs when the last reference is dropped by a dict entry overwrite, a for target or a walrus (not a plain local assignment)"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+class Staged:
+    """A staged K row: when the last reference goes, it is committed into the pool."""
+
+    def __init__(self, pool, layer, slot):
+        self.pool = pool
+        self.layer = layer
+        self.slot = slot
+
+    def __del__(self):
+        self.pool.k_buffer[self.layer][self.slot] = 0.5
+
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+        self.staging = {1: Staged(pool, 1, 3)}
+
+    def forward(self, layer_id, kv_indices):
+        staged = self.staging.pop(layer_id)
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).float()
+        done = (staged := None) is None
+        return k[kv_indices], done
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    out = Backend(pool).forward(1, torch.tensor([3, 1]))
+    return {"out": out, "k": pool.k_buffer}

@@ -1,0 +1,72 @@
+"""HAZARD case h_match_mapping_pattern_getitem: case {'slots': slots}: a mapping pattern calls meta.get(), the Mapping mixin's, which calls the file's __getitem__ (it publishes staged KV)."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a match statement runs implicit code: a class pattern's attribute read, a mapping pattern's get, a sequence pattern's items, a value pattern's =="
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+import collections.abc
+
+
+class BatchMeta(collections.abc.Mapping):
+    def __init__(self, pool, d):
+        self.pool = pool
+        self._d = dict(d)
+
+    def __getitem__(self, key):
+        self.pool.k_buffer[1][3] = 0.5
+        return self._d[key]
+
+    def __iter__(self):
+        return iter(self._d)
+
+    def __len__(self):
+        return len(self._d)
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+
+    def forward(self, layer_id, meta):
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).float()
+        match meta:
+            case {"slots": slots}:
+                return k[slots]
+        return None
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    out = Backend(pool).forward(1, BatchMeta(pool, {"slots": torch.tensor([3, 1])}))
+    return {"out": out, "k": pool.k_buffer}

@@ -1,0 +1,73 @@
+"""HAZARD case h_userlist_len_data_property: len(self.pending): UserList.__len__ reads self.data, a property of the file's subclass that commits the staged K stores."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a library dunder (a stdlib base class, mixin or generated method) calls code of the file that the construct's own dunder names do not show"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+import collections
+
+
+class PendingStores(collections.UserList):
+    """Staged K stores; .data is what has been committed, so reading it commits what is staged."""
+
+    def __init__(self, pool, staged):
+        self.pool = pool
+        self.staged = list(staged)
+        self.committed = []
+
+    @property
+    def data(self):
+        for layer, slot in self.staged:
+            self.pool.k_buffer[layer][slot] = 0.5
+            self.committed.append((layer, slot))
+        self.staged = []
+        return self.committed
+
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+        self.pending = PendingStores(pool, [(1, 3)])
+
+    def forward(self, layer_id, kv_indices):
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).float()
+        n = len(self.pending)
+        return k[kv_indices], n
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    out = Backend(pool).forward(1, torch.tensor([3, 1]))
+    return {"out": out, "k": pool.k_buffer}
