@@ -253,6 +253,12 @@ class Tables:
     partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
     item_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] item_getters
     call_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] call_functions
+    runners: set = field(default_factory=set)  # [callables] runners: `executor.submit(f, kv)` runs f(kv)
+    runners_after_one: set = field(default_factory=set)  # [callables] runners_after_one: run_in_executor
+    runners_packed: set = field(default_factory=set)  # [callables] runners_packed: Thread(target=f, args=...)
+    runner_callable_keywords: set = field(default_factory=set)  # [callables] runner_callable_keywords: target=
+    runner_args_keywords: set = field(default_factory=set)  # [callables] runner_args_keywords: args=
+    runner_kwargs_keywords: set = field(default_factory=set)  # [callables] runner_kwargs_keywords: kwargs=
     subscript_functions: set = field(default_factory=set)  # [callables] subscript_functions: getitem(x, k) is x[k]
     fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
@@ -736,6 +742,12 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "partial_methods": "partial_methods",
             "item_getters": "item_getters",
             "call_functions": "call_functions",
+            "runners": "runners",
+            "runners_after_one": "runners_after_one",
+            "runners_packed": "runners_packed",
+            "runner_callable_keywords": "runner_callable_keywords",
+            "runner_args_keywords": "runner_args_keywords",
+            "runner_kwargs_keywords": "runner_kwargs_keywords",
             "subscript_functions": "subscript_functions",
             "fold_functions": "fold_functions",
             "pass_through_decorators": "pass_through_decorators",

@@ -1241,6 +1241,8 @@ class ObjectFlow:
         the bindings the target runs under (a closure's: its factory's parameters bound by the
         call that made it), None for none."""
         func = call.func
+        if isinstance(func, cst.Lambda):  # `(lambda t: t.half())(pool)`: invoked where it is made
+            return [(func, False, None)]
         if isinstance(func, cst.Name):
             if func.value not in self.nodes.local_callables:
                 return self.held_callables(func)
@@ -1980,6 +1982,8 @@ class ObjectFlow:
                 )
         elif isinstance(func, cst.IfExp):  # (a if c else b)(...): either
             values.extend((func.body, func.orelse))
+        elif isinstance(func, cst.Lambda):  # `(lambda t: ...)(x)`, a lambda a runner is handed
+            values.append(func)
         out = []
         for value in values:
             out.extend(self._callable_forms(value, depth))
@@ -2016,7 +2020,7 @@ class ObjectFlow:
             cache[id(param)] = []  # cycles
             owner = self._param_owner(param)
             found = []
-            if isinstance(owner, cst.FunctionDef) and param is not None:
+            if isinstance(owner, (cst.FunctionDef, cst.Lambda)) and param is not None:
                 for call, skip, env in self._callers_of(owner):
                     if env:
                         continue  # reached under another call's bindings: not this plain call's
@@ -2253,6 +2257,127 @@ class ObjectFlow:
                     cache[key] = synthetic
                 out.append(cache[key])
         return out
+
+    def run_calls(self, call: cst.Call) -> List[cst.Call]:
+        """The calls of a callable that call makes because it is handed one (rules/accessors.toml
+        [callables] runners, runners_after_one, runners_packed, call_functions, fold_functions):
+        `executor.submit(f, kv)` makes `f(kv)`, `loop.run_in_executor(None, f, kv)` too,
+        `threading.Thread(target=f, args=(kv,))` and `pool.apply_async(f, (kv,))` make `f(kv)`,
+        `functools.reduce(f, xs, x)` makes `f(x, <any element of xs>)`; as nodes of this module's parent
+        map. [] for any other call (and for a callable or arguments the file does not show)."""
+        cache = self.__dict__.setdefault("_run_call_nodes", {})
+        found = cache.get(id(call))
+        if found is None:
+            found = cache[id(call)] = self._run_calls(call)
+        return found
+
+    def _runner_shorts(self) -> frozenset:
+        found = self.__dict__.get("_runner_short_names")
+        if found is None:
+            t = self.tables
+            found = self._runner_short_names = frozenset(
+                n.rsplit(".", 1)[-1]
+                for n in (*t.runners, *t.runners_after_one, *t.runners_packed, *t.call_functions, *t.fold_functions)
+            )
+        return found
+
+    def _runner_kind(self, call: cst.Call, short: str) -> Optional[str]:
+        """"spread", "after_one", "packed", "fold" for a runner call; None otherwise. A dotted row names a
+        function by its qualified name, a plain one a method of any receiver."""
+        t = self.tables
+        qualified = None
+        for kind, rows in (
+            ("spread", t.runners | t.call_functions),
+            ("after_one", t.runners_after_one),
+            ("packed", t.runners_packed),
+            ("fold", t.fold_functions),
+        ):
+            if short in rows and isinstance(call.func, cst.Attribute) and "." not in short:
+                return kind
+            if any(row.rsplit(".", 1)[-1] == short for row in rows):
+                qualified = qualified or self.qualified(call) or ""
+                if qualified in rows:
+                    return kind
+        return None
+
+    def _run_calls(self, call: cst.Call) -> List[cst.Call]:
+        func = call.func
+        short = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+        if short is None or short not in self._runner_shorts():
+            return []
+        kind = self._runner_kind(call, short)
+        if kind is None or any(a.star for a in call.args):
+            return []
+        t = self.tables
+        positional = [a.value for a in call.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        args: List[cst.Arg] = []
+        if kind in ("spread", "after_one"):
+            first = 0 if kind == "spread" else 1
+            if len(positional) <= first:
+                return []
+            callee = positional[first]
+            args = [cst.Arg(v) for v in positional[first + 1 :]]
+            args += [cst.Arg(v, keyword=cst.Name(k)) for k, v in keywords.items()]  # f's keywords
+        elif kind == "packed":
+            callee = next((keywords[k] for k in sorted(t.runner_callable_keywords) if k in keywords), None)
+            rest = positional
+            if callee is None:
+                if not positional:
+                    return []
+                callee, rest = positional[0], positional[1:]
+            packed = next((keywords[k] for k in sorted(t.runner_args_keywords) if k in keywords), None)
+            if packed is None and rest:
+                packed = rest[0]
+            if packed is not None:
+                shown = self._shown_sequence(packed)
+                if shown is None:
+                    return []
+                args = [cst.Arg(v) for v in shown]
+            extra = next((keywords[k] for k in sorted(t.runner_kwargs_keywords) if k in keywords), None)
+            if extra is not None:
+                named = self.dict_keywords(extra) if isinstance(extra, cst.Call) else None
+                if isinstance(extra, cst.Dict):
+                    named = {
+                        e.key.evaluated_value: e.value
+                        for e in extra.elements
+                        if isinstance(e, cst.DictElement)
+                        and isinstance(e.key, cst.SimpleString)
+                        and isinstance(e.key.evaluated_value, str)
+                    }
+                for k, v in (named or {}).items():
+                    if k.isidentifier():
+                        args.append(cst.Arg(v, keyword=cst.Name(k)))
+        else:  # a fold: `reduce(f, xs, x)` calls f(x, e) for the elements e of xs (and f's own results)
+            if len(positional) != 3 or keywords:
+                return []
+            callee, seq, start = positional
+            if isinstance(callee, cst.Name) and callee.value == "getattr":
+                return []  # `reduce(getattr, ("pool", "k_buffer"), fb)`: applied_values folds it
+            elements = self.element_values(seq, None) or []
+            if elements:
+                element = self.either(list(elements), call)
+            else:
+                element = cst.Subscript(seq, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+                self.parents.setdefault(element, self.parents.get(call))
+            args = [cst.Arg(start), cst.Arg(element)]
+        applied = cst.Call(func=callee, args=args)
+        self.parents.setdefault(applied, self.parents.get(call))
+        return [applied]
+
+    def _shown_sequence(self, value: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+        """The elements of a tuple or list display (through a name bound once to one); None otherwise."""
+        if isinstance(value, cst.Name):
+            reaching = self.reaching(value)
+            if len(reaching) == 1 and isinstance(reaching[0].node, cst.Name):
+                kind, bound, path = self.binding(reaching[0].node)
+                if kind == "assign" and not path:
+                    value = bound
+        if isinstance(value, (cst.Tuple, cst.List)) and all(
+            isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements
+        ):
+            return [e.value for e in value.elements]
+        return None
 
     def constant_string(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         """The string a constant holds: a literal, or a name whose every assignment is one
