@@ -234,6 +234,7 @@ class _Vocabulary:
             }
         )
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
+        self.generator_senders = frozenset(tables.generator_senders)  # `gen.send(pool)`: the yield's value
         self.module_containers = frozenset(_last_parts(tables.module_containers))
         self.weight_names = frozenset(_last_parts(tables.weight_wrappers))
         self.shape_words = frozenset(tables.extent_attributes)  # `torch.empty(cache_shape)`: a pool's shape
@@ -1293,9 +1294,9 @@ class _Collector:
                 type(head) is ast.Attribute
                 and head.attr in self.vocab.dispatch_registers
                 and type(head.value) is ast.Name
-                and n is not self.method_node
             ):
-                _register(self.unit, head.value.id, n.args, self.params, False, self.vocab)
+                # (a method's: `@_dense.register def _(self, x)` of a singledispatchmethod, fed by `self._dense(x)`)
+                _register(self.unit, head.value.id, n.args, self.params, n is self.method_node, self.vocab)
 
     def subscript(self, n: ast.Subscript) -> None:
         """An index's value: a layer id or indices (ModuleAnalysis.index_kind reads self.x)."""
@@ -2409,6 +2410,19 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
                         continue
                     if any(taint.tainted(refs, unit) for _, refs in (*positional, *keywords)):
                         return f"a pool is passed to {name}, maybe an object whose class has __call__"
+    for unit in module.units:  # `self._up.send(pool.get_key_buffer(i))`: `buf = yield out` in a generator
+        for name, receiver, call in unit.object_calls:
+            if receiver and name in module.vocab.generator_senders and _tainted_args(call, unit, taint, module):
+                return f"a pool is sent into a generator ({name})"
+    if _registering_decorators(module):
+        # `self.converters[fmt](pool)` of a table a decorator of the module fills with the defs it decorates
+        # (`@Backend.register("fp8") def _to_bf16(buf)`): the analysis runs them (ObjectFlow.decorator_params)
+        for unit in module.units:
+            if type(unit.node) not in _DEFS:
+                continue
+            for n in pyast.nodes(unit.node):
+                if type(n) is ast.Call and type(n.func) is ast.Subscript and _tainted_args(n, unit, taint, module):
+                    return "a pool is passed to an entry of a table that a decorator of the module fills"
     passed = set().union(*(u.fn_values for u in module.units)) if module.units else set()
     if not (
         passed & defs
@@ -2438,6 +2452,29 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
             if name in holders and _tainted_args(call, unit, taint, module):
                 return f"a pool is passed to {name}, a function value"
     return None
+
+
+def _registering_decorators(module: "_ModuleUnits") -> bool:
+    """Is some def decorated by a decorator the module defines (`@register("fp8")` of a top-level def,
+    `@Backend.register("fp8")` of a method of a class of the module), which may store the def it is
+    given in a table (ObjectFlow.decorator_params)?"""
+    found = getattr(module, "_registering", None)
+    if found is None:
+        defined = {s.name for s in module.top if type(s) in _DEFS}
+        methods = {
+            m.name for s in module.top if type(s) is ast.ClassDef for m in s.body if type(m) in _DEFS
+        }
+        found = False
+        for node in pyast.nodes(module.tree):
+            if type(node) in _DEFS:
+                for decorator in node.decorator_list:
+                    head = decorator.func if type(decorator) is ast.Call else decorator
+                    if (type(head) is ast.Name and head.id in defined) or (
+                        type(head) is ast.Attribute and head.attr in methods
+                    ):
+                        found = True
+        module._registering = found
+    return found
 
 
 def _module_holders(tree: ast.Module, vocab: _Vocabulary) -> Set[str]:

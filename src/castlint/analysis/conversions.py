@@ -679,6 +679,8 @@ class ConversionQueries:
                 alias = func.value not in holders and func.value not in local and func.value not in _BUILTIN_NAMES
                 if func.value not in holders and not alias:
                     continue
+                if self._decorator_param_call(func):
+                    continue  # `fn(...)` of a decorator's own parameter: decorated() follows it, per decoration
                 for form, bound in self.callable_values(func):
                     if bound or (alias and not self._held_def(form)):
                         continue
@@ -701,6 +703,18 @@ class ConversionQueries:
         finally:
             self._bindings, self._frames, self._origin_cache, self._kind_cache = saved
         return index
+
+    def _decorator_param_call(self, func: cst.Name) -> bool:
+        """Is func a parameter of a decorator (ObjectFlow.decorator_params)?"""
+        params = self.decorator_params()
+        if not params:
+            return False
+        for assignment in self.reaching(func):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if isinstance(param, cst.Param) and id(param) in params:
+                return True
+        return False
 
     def _add_value_call(self, index: Dict[int, List[tuple]], call: cst.Call, func: cst.BaseExpression) -> None:
         """Index call under every def or lambda func may hold as a value (no partial's bound arguments)."""

@@ -1274,6 +1274,13 @@ class ObjectFlow:
         order = self.c3_mro(owner)
         target = next((m for m in (self.class_methods(c).get(method) for c in order) if m is not None), None)
         out = self.decorated(target, not through_class or self.class_bound(target)) if target is not None else []
+        if isinstance(target, cst.FunctionDef) and target.decorators and self._dispatch_generic(target):
+            # `functools.singledispatchmethod`: a call runs one of the overloads the class registers
+            # (`@_dense.register def _(self, x: torch.Tensor)`), whatever their names
+            family = {id(c) for c in self.class_family(owner)}
+            for overload in self.dispatch_overloads().get(method, ()):
+                if id(self.method_class(overload)) in family:
+                    out.extend(self.decorated(overload, not through_class or self.class_bound(overload)))
         for other in self.class_family(owner):  # an override in a subclass (an abstract method's body)
             if other is not owner and owner in self.class_mro(other):
                 override = self.class_methods(other).get(method)
@@ -1337,6 +1344,46 @@ class ObjectFlow:
             if isinstance(form, tuple) and form[0] == "closure"
         ]
         return out or None
+
+    def decorator_params(self) -> Dict[int, List[cst.FunctionDef]]:
+        """id(parameter) -> the defs the module decorates with the def that parameter belongs to: the
+        first parameter of a decorator (`def deco(fn)`), of the closure a decorator factory returns
+        (`register(fmt)`'s `deco(fn)`, a class method's), of a decorator object's `__call__`. What such
+        a parameter is stored in (`cls.converters[fmt] = fn`, `_HOOKS.append(fn)`) holds those defs, so
+        a call of an entry runs them (a registry filled by decorators)."""
+        found = self.__dict__.get("_decorator_params")
+        if found is not None:
+            return found
+        found = self._decorator_params = {}
+        for func in self.nodes.decorated_defs:
+            for decorator in func.decorators:
+                expr = decorator.decorator
+                if self._named_in(expr, self.tables.pass_through_decorators) or self._named_in(
+                    expr, self.tables.dispatch_generics
+                ):
+                    continue
+                placeholder = cst.Name(func.name.value)
+                synthetic = cst.Call(func=expr, args=[cst.Arg(placeholder)])
+                self.parents.setdefault(synthetic, self.parents.get(expr))
+                self.parents.setdefault(placeholder, synthetic)
+                targets = list(self.return_targets(synthetic))
+                if isinstance(expr, cst.Call):  # `@Deco(dtype)`: the object's __call__
+                    made = self.instance_class(expr)
+                    call = self.find_method(made, "__call__") if made is not None else None
+                    if call is not None:
+                        targets.append((call, True, None))
+                for target, skip, _ in targets:
+                    if not isinstance(target, cst.FunctionDef):
+                        continue
+                    params = target.params
+                    every = [*params.posonly_params, *params.params]
+                    if skip and every and every[0].name.value in ("self", "cls"):
+                        every = every[1:]
+                    if every:
+                        held = found.setdefault(id(every[0]), [])
+                        if not any(f is func for f in held):
+                            held.append(func)
+        return found
 
     def unseen_decorators(self, func) -> List[str]:
         """The decorators of func that castlint neither follows (decorated()) nor knows to pass
@@ -1959,6 +2006,9 @@ class ObjectFlow:
                 param = node if isinstance(node, cst.Param) else self.parents.get(node)
                 if isinstance(param, cst.Param):
                     values.extend(self.passed_arguments(param))  # `def helper(getter, i): getter(i)`
+                    if depth > 0:  # a decorator's `fn` stored and called from there (a call of fn itself:
+                        # decorated() follows it, per decoration)
+                        values.extend(self.decorator_params().get(id(param), ()))
                 elif isinstance(node, cst.Name):
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path:
@@ -2034,6 +2084,8 @@ class ObjectFlow:
         """(callee expression, arguments bound in front of the call's own) for what value holds."""
         if isinstance(value, cst.Lambda):
             return [(value, ())]
+        if isinstance(value, cst.FunctionDef):  # a def a decorator's parameter holds (decorator_params)
+            return [(("closure", value, None, self.method_class(value) is not None), ())]
         if isinstance(value, cst.Attribute):
             return [(value, ())]
         if isinstance(value, cst.Call):
@@ -2257,6 +2309,78 @@ class ObjectFlow:
                     cache[key] = synthetic
                 out.append(cache[key])
         return out
+
+    def sent_values(self) -> Dict[int, List[cst.BaseExpression]]:
+        """id(generator def) -> what `.send(v)` calls hand it (rules/accessors.toml [callables]
+        generator_senders): the value of its `yield` expressions. The generator objects are those the
+        file makes and keeps: a call of a generator def of the module (`self._up = _upcaster(d)`, a
+        method returning one), held in a name or an attribute of any object of a module class."""
+        found = self.__dict__.get("_sent_values")
+        if found is not None:
+            return found
+        found = self._sent_values = {}
+        senders = self.tables.generator_senders
+        for call in self.nodes.calls:
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in senders):
+                continue
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            if len(positional) != 1 or len(call.args) != 1:
+                continue
+            for generator in self._generator_defs(func.value):
+                found.setdefault(id(generator), []).append(positional[0].value)
+        return found
+
+    def _generator_defs(self, expr: cst.BaseExpression, depth: int = 0) -> List[cst.FunctionDef]:
+        """The generator defs of the module whose objects expr may hold (through names, attributes and
+        the calls that make them)."""
+        if depth > 4:
+            return []
+        values: List[cst.BaseExpression] = []
+        if isinstance(expr, cst.Name):
+            for assignment in self.reaching(expr):
+                if isinstance(assignment.node, cst.Name):
+                    kind, value, path = self.binding(assignment.node)
+                    if kind == "assign" and not path:
+                        values.append(value)
+        elif isinstance(expr, cst.Attribute):
+            if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+                cls = self.enclosing_class(expr)
+                if cls is not None:
+                    for member in self.class_family(cls):
+                        values.extend(self.self_attr_values(member, expr.attr.value))
+            else:
+                owner = self.instance_class(expr.value)
+                if owner is not None:
+                    values.extend(self.instance_attr_values(owner, expr.attr.value))
+        elif isinstance(expr, cst.Call):
+            values.append(expr)
+        out: List[cst.FunctionDef] = []
+        for value in values:
+            if isinstance(value, cst.Call):
+                for target, _, _ in self.return_targets(value):
+                    if isinstance(target, cst.FunctionDef) and self._is_generator(target):
+                        out.append(target)
+                    elif isinstance(target, cst.FunctionDef):
+                        for returned in self._return_values(target):  # a method returning one it makes
+                            out.extend(self._generator_defs(returned, depth + 1))
+            elif isinstance(value, (cst.Name, cst.Attribute)):
+                out.extend(self._generator_defs(value, depth + 1))
+        return out
+
+    def _is_generator(self, func: cst.FunctionDef) -> bool:
+        """Does func's own body (not a nested def's) hold a `yield` (a bare `x = yield` too)?"""
+        cache = self.__dict__.setdefault("_generator_memo", {})
+        found = cache.get(id(func))
+        if found is None:
+            found = False
+            for node in iter_nodes(func.body, cst.Yield):
+                owner = next((a for a in self.ancestors(node) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+                if owner is func:
+                    found = True
+                    break
+            cache[id(func)] = found
+        return found
 
     def run_calls(self, call: cst.Call) -> List[cst.Call]:
         """The calls of a callable that call makes because it is handed one (rules/accessors.toml
