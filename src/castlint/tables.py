@@ -203,6 +203,7 @@ class Tables:
     host_flags: set = field(default_factory=set)
     iter_passthrough: set = field(default_factory=set)
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
+    iter_repeat: set = field(default_factory=set)  # [iteration] repeat: itertools.repeat(x, n)
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
     iter_windows: set = field(default_factory=set)  # [iteration] windows: itertools.pairwise
     iter_groups: set = field(default_factory=set)  # [iteration] groups: itertools.groupby
@@ -222,6 +223,7 @@ class Tables:
     module_containers: set = field(default_factory=set)  # [containers] module_containers: nn.ModuleList
     member_methods: set = field(default_factory=set)  # [containers] member_methods: Module.buffers(), parameters()
     factory_dicts: set = field(default_factory=set)
+    chain_maps: set = field(default_factory=set)  # [containers] chain_maps: ChainMap, the first map's value wins
     item_methods: set = field(default_factory=set)
     take_methods: set = field(default_factory=set)
     take_functions: set = field(default_factory=set)
@@ -718,6 +720,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
         {
             "passthrough": "iter_passthrough",
             "chain": "iter_chain",
+            "repeat": "iter_repeat",
             "pairs": "iter_pairs",
             "windows": "iter_windows",
             "groups": "iter_groups",
@@ -795,6 +798,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "user_containers",
                 "user_container_data",
                 "factory_dicts",
+                "chain_maps",
                 "item_methods",
                 "take_methods",
                 "take_functions",

@@ -1703,7 +1703,24 @@ class ObjectFlow:
                 )
                 self.parents.setdefault(element, call)
                 out.append(element)
+            elif attr in defaults and not any(a.star == "**" for a in args):
+                # `PlanTypes()` of `kv: torch.dtype = torch.bfloat16`: a field the construction leaves out
+                # holds its default (`field(default=x)`: x; a factory's value is not shown)
+                default = self._default_value(defaults[attr])
+                if default is not None:
+                    out.append(default)
         return out
+
+    def _default_value(self, declared: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The value a field declared with this default holds when a construction leaves it out:
+        the declaration's value, or a field call's `default=` (rules/accessors.toml [records]
+        field_calls); None for a factory."""
+        if isinstance(declared, cst.Call) and self._named_in(declared, self.tables.record_field_calls):
+            for a in declared.args:
+                if a.keyword is not None and a.keyword.value == "default":
+                    return a.value
+            return None
+        return declared
 
     # -- elements of containers and records ---------------------------------------
     def element_values(self, expr: cst.BaseExpression, index: Optional[int], depth: int = 0):
