@@ -54,7 +54,7 @@ from castlint.common import pyast
 from castlint.common.encoding import source_encoding
 from castlint.prefilter import has_trigger as prefilter_has_trigger
 from castlint.tables import Tables
-from castlint.triggers import may_allocate_arenas
+from castlint.triggers import may_allocate_arenas, may_plan_by_arity
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 FULL = "full"  # analyse the whole file
@@ -2107,7 +2107,8 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     vocab = _vocabulary(tables)
     decided = _decide_from_text(source, vocab)
     arenas = may_allocate_arenas(source, tables)  # per-layer arenas: whole pools under any name
-    if decided is not None and decided.kind == NOTHING and arenas:
+    by_arity = may_plan_by_arity(source, tables)  # a plan() CL002 tells by its arity, no wrapper named
+    if decided is not None and decided.kind == NOTHING and (arenas or by_arity):
         decided = None  # the taint decides
     if decided is not None:
         return decided
@@ -2124,7 +2125,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     ):
         # CL004's row reads need the import of the kernel, wherever it stands (castlint.analysis.row_reads)
         return PrunePlan(FULL, reason="a row-index kernel is imported")
-    if not prefilter_has_trigger(source, (vocab.plan_words,)):
+    if not prefilter_has_trigger(source, (vocab.plan_words,)) and not by_arity:
         vocab = vocab.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
     module = _ModuleUnits(tree, source, vocab, tables if arenas else None)
     decided = module.collect_module_level()

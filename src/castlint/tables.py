@@ -262,6 +262,7 @@ class Tables:
     runner_args_keywords: set = field(default_factory=set)  # [callables] runner_args_keywords: args=
     runner_kwargs_keywords: set = field(default_factory=set)  # [callables] runner_kwargs_keywords: kwargs=
     generator_senders: set = field(default_factory=set)  # [callables] generator_senders: `gen.send(v)`
+    module_importers: set = field(default_factory=set)  # [callables] module_importers: importlib.import_module
     subscript_functions: set = field(default_factory=set)  # [callables] subscript_functions: getitem(x, k) is x[k]
     fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
@@ -753,6 +754,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "runner_args_keywords": "runner_args_keywords",
             "runner_kwargs_keywords": "runner_kwargs_keywords",
             "generator_senders": "generator_senders",
+            "module_importers": "module_importers",
             "subscript_functions": "subscript_functions",
             "fold_functions": "fold_functions",
             "pass_through_decorators": "pass_through_decorators",
