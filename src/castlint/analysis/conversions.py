@@ -477,6 +477,8 @@ class ConversionQueries:
             return False
         if name in self.tables.step_input_methods:
             return False
+        if self._is_generator(method):
+            return False  # a generator's body runs when it is resumed (`next`, `.send`), not when it is called
         family = {id(c) for c in self.class_family(cls)}
         callers = []
         for call in self.nodes.self_calls:
@@ -717,14 +719,16 @@ class ConversionQueries:
         return False
 
     def _add_value_call(self, index: Dict[int, List[tuple]], call: cst.Call, func: cst.BaseExpression) -> None:
-        """Index call under every def or lambda func may hold as a value (no partial's bound arguments)."""
+        """Index call under every def or lambda func may hold as a value (no partial's bound arguments), or
+        names (a def of the module, a method `self.m`: ObjectFlow.return_targets)."""
+        found = [(t, s, e) for t, s, e in self.return_targets(call) if isinstance(t, (cst.FunctionDef, cst.Lambda))]
         for form, bound in self.callable_values(func):
-            if bound:
-                continue
-            for target, skip, env in self._function_values(form):
-                entries = index.setdefault(id(target), [])
-                if not any(c is call for c, _, _ in entries):
-                    entries.append((call, skip, env))
+            if not bound:
+                found.extend(self._function_values(form))
+        for target, skip, env in found:
+            entries = index.setdefault(id(target), [])
+            if not any(c is call for c, _, _ in entries):
+                entries.append((call, skip, env))
 
     def _runner_calls_index(self, index: Dict[int, List[tuple]]) -> None:
         """The calls a runner makes of the callable it is handed (ObjectFlow.run_calls:

@@ -2793,7 +2793,7 @@ class ObjectFlow:
                 if (
                     isinstance(holder, cst.Attribute)
                     and isinstance(holder.value, cst.Name)
-                    and holder.value.value == "self"
+                    and holder.value.value in ("self", "cls")  # (`cls.hooks.append(fn)` in a classmethod)
                     and self.enclosing_class(call) is cls
                 ):
                     out.append((holder.attr.value, self._held_list(value)))
@@ -2806,7 +2806,7 @@ class ObjectFlow:
             if not (
                 isinstance(holder, cst.Attribute)
                 and isinstance(holder.value, cst.Name)
-                and holder.value.value == "self"
+                and holder.value.value in ("self", "cls")
                 and self.enclosing_class(call) is cls
             ):
                 continue
@@ -2882,7 +2882,7 @@ class ObjectFlow:
         if index is None:
             index = self.__dict__["_filled_index"] = {}
             for target, value in self.nodes.name_item_assignments:
-                key = (id(self.enclosing_function(target)), target.value.value)
+                key = (id(self._filled_scope(target.value)), target.value.value)
                 index.setdefault(key, []).append(self._held_list(value))
             for call in self.nodes.calls:
                 func = call.func
@@ -2902,14 +2902,27 @@ class ObjectFlow:
                 ):
                     kind = self._grow_kind(func.attr.value)
                     value = call.args[-1].value if kind == "last" else call.args[0].value
-                    key = (id(self.enclosing_function(call)), holder.value)
+                    key = (id(self._filled_scope(holder)), holder.value)
                     if kind == "many" and not isinstance(value, (cst.List, cst.Tuple, cst.Name)):
                         # `xs.extend(entry)` of a container whose structure is not shown (an entry
                         # list's `gpu_cache[i]`, an accessor's pair): xs holds its elements
                         value = self._held_list(self._element_of(value, None))
                     stored = value if kind == "many" else self._held_list(value)
                     index.setdefault(key, []).append(self._held_list(stored) if nested else stored)
-        return index.get((id(self.enclosing_function(name)), name.value), [])
+        return index.get((id(self._filled_scope(name)), name.value), [])
+
+    def _filled_scope(self, name: cst.Name):
+        """The function a container's name is local to; None for a module-level container that functions
+        fill (`_READERS[fmt] = fn` in a registering decorator: every function's stores count)."""
+        function = self.enclosing_function(name)
+        if function is None:
+            return None
+        reaching = self.reaching(name)
+        if reaching and all(
+            isinstance(a.node, cst.Name) and self.enclosing_function(a.node) is None for a in reaching
+        ):
+            return None
+        return function
 
     def _held_list(self, value: cst.BaseExpression) -> cst.List:
         cache = self.__dict__.setdefault("_held_lists", {})

@@ -254,6 +254,8 @@ def _grown_sequence(
     for stmt in body[start + 1 : stop]:
         if not _mentions(stmt, name):
             continue
+        if _reads_sequence_only(analysis, stmt, name):
+            continue  # `w.plan(*args)`, `w.plan(*(args + [dt]))`, `chain(args, ...)`: read, not changed
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return None
         small = stmt.body[0]
@@ -290,6 +292,32 @@ def _grown_sequence(
         else:
             return None
     return elements
+
+
+def _reads_sequence_only(analysis: ModuleAnalysis, stmt: cst.CSTNode, name: str) -> bool:
+    """Does stmt only read the local list `name` (spread as `*name`, added to another sequence with `+`, an
+    argument of an iteration function that reads it: rules/accessors.toml [iteration] chain, [containers]
+    keep_elements)?"""
+    t = analysis.tables
+    for node in iter_nodes(stmt, cst.Name):
+        if node.value != name:
+            continue
+        parent = analysis.parents.get(node)
+        while isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add):
+            parent = analysis.parents.get(parent)  # `name + [dt]`: a new list
+        if isinstance(parent, cst.Arg) and parent.keyword is None:
+            if parent.star == "*":
+                continue
+            call = analysis.parents.get(parent)
+            if (
+                parent.star == ""
+                and isinstance(call, cst.Call)
+                and isinstance(call.func, (cst.Name, cst.Attribute))
+                and (analysis._named_in(call.func, t.iter_chain) or analysis._named_in(call.func, t.keep_elements))
+            ):
+                continue
+        return False
+    return True
 
 
 def _display_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: int):
@@ -590,6 +618,14 @@ def _copies_only(analysis: ModuleAnalysis, stmt: cst.CSTNode, name: str) -> bool
         if not isinstance(arg, cst.Arg) or arg.keyword is not None:
             return False
         call = analysis.parents.get(arg)
+        if (
+            arg.star == ""
+            and isinstance(call, cst.Call)
+            and isinstance(call.func, (cst.Name, cst.Attribute))
+            and analysis._named_in(call.func, analysis.tables.chain_maps)
+            and _copies_only_view(analysis, call)
+        ):
+            continue  # `**ChainMap(first, name)`: a view read once, name unchanged
         if arg.star != "**" and not (
             arg.star == ""
             and isinstance(call, cst.Call)
@@ -598,6 +634,23 @@ def _copies_only(analysis: ModuleAnalysis, stmt: cst.CSTNode, name: str) -> bool
         ):
             return False
     return True
+
+
+def _copies_only_view(analysis: ModuleAnalysis, view: cst.Call) -> bool:
+    """Is a view call (a ChainMap) read at once: spread with `**`, or copied by `dict(view)`?"""
+    arg = analysis.parents.get(view)
+    if not isinstance(arg, cst.Arg) or arg.keyword is not None:
+        return False
+    if arg.star == "**":
+        return True
+    call = analysis.parents.get(arg)
+    return (
+        arg.star == ""
+        and isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "dict"
+        and _copies_only_view(analysis, call)
+    )
 
 
 def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[List[cst.Arg]]:
