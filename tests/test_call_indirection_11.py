@@ -58,7 +58,8 @@ class OffloadBackend:
         pool = forward_batch.token_to_kv_pool
         a = self.workers.submit(self._widen, pool.get_key_buffer(layer.layer_id))
         b = self.workers.submit(torch.Tensor.half, pool.get_value_buffer(layer.layer_id))  # positive: CL001
-        c = self.workers.submit(torch.Tensor.half, pool.get_value_buffer(layer.layer_id)[forward_batch.out_cache_loc])  # negative: gathered rows
+        rows = pool.get_value_buffer(layer.layer_id)[forward_batch.out_cache_loc]
+        c = self.workers.submit(torch.Tensor.half, rows)  # negative: gathered rows
         d = self.workers.submit(self._lens, forward_batch.seq_lens)
         e = self.workers.submit(torch.Tensor.long, forward_batch.req_pool_indices)  # negative: request ids
         return a.result(), b.result(), c.result(), d.result(), e.result()
@@ -127,7 +128,8 @@ class PooledAttention:
     def forward(self, q, k, v, metadata):
         buf = metadata.kv_cache_manager.get_buffers(self.layer_idx)
         job = self.procs.apply_async(_dense, (buf, q.dtype))
-        ids = torch.tensor(metadata.kv_cache_manager.get_block_ids_per_seq(metadata.request_ids[0]), dtype=torch.int32)  # negative: block ids
+        blocks = metadata.kv_cache_manager.get_block_ids_per_seq(metadata.request_ids[0])
+        ids = torch.tensor(blocks, dtype=torch.int32)  # negative: block ids
         side = self.procs.apply_async(torch.Tensor.float, (q,))  # negative: the query
         return job.get(), ids, side.get()
 """,
@@ -152,7 +154,8 @@ class StagedBackend:
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         pool = forward_batch.token_to_kv_pool
         keys = functools.reduce(lambda acc, step: step(acc), self.STAGES, pool.get_key_buffer(layer.layer_id))
-        lens = functools.reduce(lambda acc, step: step(acc), (torch.as_tensor, lambda n: n.to(torch.int32)), forward_batch.seq_lens)  # negative: lengths
+        steps = (torch.as_tensor, lambda n: n.to(torch.int32))  # negative: lengths
+        lens = functools.reduce(lambda acc, step: step(acc), steps, forward_batch.seq_lens)
         return q, keys, lens
 """,
     "reduce_def_fold_vllm": """\
@@ -429,7 +432,8 @@ class MergedPlanBackend:
         m = forward_batch.plan_metadata
         base = {"q_data_type": self.model_dtype, "kv_data_type": self.model_dtype, "num_heads": 16}
         self.decode.plan(metadata=m, **collections.ChainMap({"page_size": 1}, base))  # positive: CL002
-        self.verify.plan(metadata=m, **collections.ChainMap({"kv_data_type": self.kv_cache_dtype}, base))  # negative: the pool dtype first
+        own = {"kv_data_type": self.kv_cache_dtype}
+        self.verify.plan(metadata=m, **collections.ChainMap(own, base))  # negative: the pool dtype first
         self.draft.plan(metadata=m, **dict(collections.ChainMap({}, base)))  # positive: CL002
 """,
     "plan_repeat_chain_sglang": """\
@@ -444,7 +448,9 @@ class RepeatPlanBackend:
         self.kv_cache_dtype = model_runner.kv_cache_dtype
         self.wrappers = [BatchMLAPagedAttentionWrapper(workspace) for _ in range(4)]
 
-    def init_forward_metadata_replay_cuda_graph(self, bs, req_pool_indices, seq_lens, seq_lens_sum, encoder_lens, forward_mode, spec_info, seq_lens_cpu=None):
+    def init_forward_metadata_replay_cuda_graph(
+        self, bs, req_pool_indices, seq_lens, seq_lens_sum, encoder_lens, forward_mode, spec_info, seq_lens_cpu=None
+    ):
         i = self.graph_indices
         geo = [i.qo_indptr, i.kv_indptr, i.kv_indices, seq_lens, 16, 512, 64, 1, False, i.sm_scale]
         w0, w1, w2, w3 = self.wrappers
@@ -495,17 +501,24 @@ class UnboundPlanBackend:
 
     def init_forward_metadata(self, forward_batch):
         m = forward_batch.mla_indices
-        BatchMLAPagedAttentionWrapper.plan(self.w, m.qo, m.kv, m.idx, m.lens, 16, 512, 64, 1, False, m.scale, self.data_type, self.data_type)  # positive: CL002
-        BatchMLAPagedAttentionWrapper.plan(self.w, m.qo, m.kv, m.idx, m.lens, 16, 512, 64, 1, False, m.scale, self.data_type, self.kv_cache_dtype)  # negative: kv is the pool dtype
-        self._plan_v(metadata=m.csr, num_heads=16, q_data_type=self.data_type, kv_data_type=self.data_type)  # positive: CL002
+        geo = (m.qo, m.kv, m.idx, m.lens, 16, 512, 64, 1, False, m.scale)
+        BatchMLAPagedAttentionWrapper.plan(self.w, *geo, self.data_type, self.data_type)  # positive: CL002
+        BatchMLAPagedAttentionWrapper.plan(self.w, *geo, self.data_type, self.kv_cache_dtype)  # negative: pool dtype
+        self._plan_v(metadata=m.csr, q_data_type=self.data_type, kv_data_type=self.data_type)  # positive: CL002
 """,
     "plan_helper_module_no_wrapper_sglang": """\
 class DecodePlanning:
     def _plan(self, w, md):
-        w.plan(md.qo_indptr, md.kv_indptr, md.kv_indices, md.kv_lens, self.num_heads, 512, 64, 1, False, self.scale, self.q_dtype, self.q_dtype)  # positive: CL002
+        w.plan(  # positive: CL002
+            md.qo_indptr, md.kv_indptr, md.kv_indices, md.kv_lens, self.num_heads, 512, 64, 1, False, self.scale,
+            self.q_dtype, self.q_dtype,
+        )
 
     def _plan_native(self, w, md):
-        w.plan(md.qo_indptr, md.kv_indptr, md.kv_indices, md.kv_lens, self.num_heads, 512, 64, 1, False, self.scale, self.q_dtype, self.kv_cache_dtype)  # negative: the pool dtype
+        w.plan(  # negative: the pool dtype
+            md.qo_indptr, md.kv_indptr, md.kv_indices, md.kv_lens, self.num_heads, 512, 64, 1, False, self.scale,
+            self.q_dtype, self.kv_cache_dtype,
+        )
 
     def _schedule(self, s):
         return s.plan(self.num_heads)  # negative: not a wrapper's plan
@@ -633,7 +646,8 @@ PACKAGES = {
 
             class LatentArena:
                 def __init__(self, size, num_layers, device="cuda"):
-                    self.planes = [torch.zeros(size + 1, 1, 576, dtype=torch.float8_e4m3fn, device=device) for _ in range(num_layers)]
+                    fp8 = torch.float8_e4m3fn
+                    self.planes = [torch.zeros(size + 1, 1, 576, dtype=fp8, device=device) for _ in range(num_layers)]
                     self.lens = torch.zeros(256, dtype=torch.int32, device=device)
 
                 def plane(self, layer_id):
@@ -653,7 +667,8 @@ PACKAGES = {
 
                 def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
                     lat = self.arena.plane(layer.layer_id).to(q.dtype)  # positive: CL001
-                    rows = self.arena.plane(layer.layer_id)[forward_batch.out_cache_loc].to(q.dtype)  # negative: gathered rows
+                    loc = forward_batch.out_cache_loc
+                    rows = self.arena.plane(layer.layer_id)[loc].to(q.dtype)  # negative: gathered rows
                     lens = self.arena.lens[forward_batch.req_pool_indices].long()  # negative: lengths
                     return lat, rows, lens
         """,

@@ -2462,9 +2462,7 @@ def _registering_decorators(module: "_ModuleUnits") -> bool:
     found = getattr(module, "_registering", None)
     if found is None:
         defined = {s.name for s in module.top if type(s) in _DEFS}
-        methods = {
-            m.name for s in module.top if type(s) is ast.ClassDef for m in s.body if type(m) in _DEFS
-        }
+        methods = {m.name for s in module.top if type(s) is ast.ClassDef for m in s.body if type(m) in _DEFS}
         found = False
         for node in pyast.nodes(module.tree):
             if type(node) in _DEFS:

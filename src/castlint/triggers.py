@@ -94,7 +94,9 @@ def may_plan_by_arity(source: bytes, tables: Tables) -> bool:
                 continue
             methods.update(wrapper.methods)
             fewest = wrapper.kv_dtype.index if fewest is None else min(fewest, wrapper.kv_dtype.index)
-        reach = tuple(w.encode() for w in sorted(set(tables.kv_cache_dtype_attributes) | set(tables.kv_cache_dtype_holders)))
+        reach = tuple(
+            w.encode() for w in sorted(set(tables.kv_cache_dtype_attributes) | set(tables.kv_cache_dtype_holders))
+        )
         hit = _PLAN_TESTS[id(tables)] = (tables, (tuple(f".{m}(".encode() for m in sorted(methods)), fewest, reach))
     words, fewest, reach = hit[1]
     if fewest is None or not any(w in source for w in words) or not any(r in source for r in reach):

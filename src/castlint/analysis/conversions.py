@@ -740,7 +740,11 @@ class ConversionQueries:
         for call in self.nodes.calls:
             func = call.func
             short = (
-                func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+                func.value
+                if isinstance(func, cst.Name)
+                else func.attr.value
+                if isinstance(func, cst.Attribute)
+                else None
             )
             if short not in shorts:
                 continue

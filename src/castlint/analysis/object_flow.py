@@ -2423,7 +2423,7 @@ class ObjectFlow:
         return found
 
     def _runner_kind(self, call: cst.Call, short: str) -> Optional[str]:
-        """"spread", "after_one", "packed", "fold" for a runner call; None otherwise. A dotted row names a
+        """ "spread", "after_one", "packed", "fold" for a runner call; None otherwise. A dotted row names a
         function by its qualified name, a plain one a method of any receiver."""
         t = self.tables
         qualified = None
@@ -2443,7 +2443,9 @@ class ObjectFlow:
 
     def _run_calls(self, call: cst.Call) -> List[cst.Call]:
         func = call.func
-        short = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+        short = (
+            func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+        )
         if short is None or short not in self._runner_shorts():
             return []
         kind = self._runner_kind(call, short)
@@ -2918,9 +2920,7 @@ class ObjectFlow:
         if function is None:
             return None
         reaching = self.reaching(name)
-        if reaching and all(
-            isinstance(a.node, cst.Name) and self.enclosing_function(a.node) is None for a in reaching
-        ):
+        if reaching and all(isinstance(a.node, cst.Name) and self.enclosing_function(a.node) is None for a in reaching):
             return None
         return function
 

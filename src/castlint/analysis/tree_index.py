@@ -838,6 +838,8 @@ def dynamic_imports(source: bytes, tables: Tables) -> List[Tuple[str, str, int]]
             level = len(module) - len(module.lstrip("."))
             out.append((match.group(1).decode("ascii", "replace"), module.lstrip("."), level))
     return out
+
+
 _CARRIES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}  # (path, test) -> (its stat, the answer)
 
 
@@ -866,7 +868,9 @@ def may_link(
         if match.group(2):  # `from pkg import mod`, `from . import mod as m`: maybe a submodule
             modules += [
                 f"{modules[0]}.{n}" if modules[0] else n
-                for n in (part.split(" as ")[0].strip() for part in match.group(2).decode("ascii", "replace").split(","))
+                for n in (
+                    part.split(" as ")[0].strip() for part in match.group(2).decode("ascii", "replace").split(",")
+                )
                 if n.isidentifier()
             ]
         found_imports.append((modules, level))
