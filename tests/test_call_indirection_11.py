@@ -133,6 +133,49 @@ class PooledAttention:
         side = self.procs.apply_async(torch.Tensor.float, (q,))  # negative: the query
         return job.get(), ids, side.get()
 """,
+    "executor_map_method_vllm": """\
+from concurrent.futures import ThreadPoolExecutor
+
+import torch
+
+
+class MapImpl:
+    def __init__(self):
+        self.ex = ThreadPoolExecutor(2)
+
+    def _half(self, c):
+        return c.half()  # positive: CL001
+
+    def _ids(self, t):
+        return t.long()  # negative: slot mappings only
+
+    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+        planes = list(self.ex.map(self._half, kv_cache))
+        slots = list(self.ex.map(self._ids, [attn_metadata.slot_mapping]))
+        return planes, slots
+""",
+    "module_container_caches_vllm": """\
+import torch
+
+_CACHES = {}
+_LENS = {}
+
+
+class Registrar:
+    def register_kv_caches(self, kv_caches):
+        for name, cache in kv_caches.items():
+            _CACHES[name] = cache
+
+    def note(self, name, lens):
+        _LENS[name] = lens
+
+
+class Reader:
+    def forward(self, q, name):
+        whole = _CACHES[name].float()  # positive: CL001
+        lens = _LENS[name].long()  # negative: lengths
+        return whole, lens
+""",
     # -- folds and immediately invoked lambdas ------------------------------------------------
     "reduce_stage_tuple_sglang": """\
 import functools

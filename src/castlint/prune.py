@@ -235,6 +235,18 @@ class _Vocabulary:
         )
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
         self.generator_senders = frozenset(tables.generator_senders)  # `gen.send(pool)`: the yield's value
+        # calls that run a callable they are handed (ObjectFlow.run_calls), by the last name
+        self.runners = frozenset(_last_parts((*tables.runners, *tables.call_functions)))
+        self.runners_after_one = frozenset(_last_parts(tables.runners_after_one))
+        self.runners_packed = frozenset(_last_parts(tables.runners_packed))
+        self.runner_keywords = (
+            tuple(sorted(tables.runner_callable_keywords)),
+            tuple(sorted(tables.runner_args_keywords)),
+            tuple(sorted(tables.runner_kwargs_keywords)),
+        )
+        self.apply_methods = frozenset(tables.iter_apply_methods)  # `executor.map(f, xs)`
+        # calls that make an empty container a module may fill from its functions (`_READERS = dict()`)
+        self.container_makers = frozenset(_last_parts((*tables.dict_constructors, *tables.keep_elements)))
         self.module_containers = frozenset(_last_parts(tables.module_containers))
         self.weight_names = frozenset(_last_parts(tables.weight_wrappers))
         self.shape_words = frozenset(tables.extent_attributes)  # `torch.empty(cache_shape)`: a pool's shape
@@ -1307,6 +1319,13 @@ class _Collector:
 
     def call(self, n: ast.Call, path) -> None:
         func, unit, vocab = n.func, self.unit, self.vocab
+        if type(func) is ast.Lambda:  # `(lambda t: t.half())(pool)`: its parameters take the arguments
+            self.lambda_call(func, n)
+        for applied in _applied_calls(n, vocab):  # `executor.submit(f, kv)`: f(kv), as the analysis runs it
+            if type(applied.func) is ast.Lambda:
+                self.lambda_call(applied.func, applied)
+            else:
+                self.call(applied, path)
         self.object_call(n)
         for arg in (*n.args, *(k.value for k in n.keywords)):  # a callback, hook or visitor handed on
             t = type(arg)
@@ -1380,6 +1399,16 @@ class _Collector:
                 unit.assigns.append((set(), attrs, self.refs(value), level))
             elif type(holder) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
                 unit.assigns.append(({holder.id}, set(), self.stored(value), level))
+
+    def lambda_call(self, func: ast.Lambda, n: ast.Call) -> None:
+        """A lambda called where it is made (or by a runner): its parameters are names of this unit."""
+        params = [p.arg for p in func.args.posonlyargs + func.args.args]
+        for name, arg in zip(params, n.args):
+            if type(arg) is not ast.Starred:
+                self.unit.assigns.append(({name}, set(), self.refs(arg), KEEP))
+        for keyword in n.keywords:
+            if keyword.arg in params:
+                self.unit.assigns.append(({keyword.arg}, set(), self.refs(keyword.value), KEEP))
 
     def attribute_store(self, n: ast.Call) -> None:
         """`setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v; a name that is no
@@ -1470,6 +1499,46 @@ class _Collector:
         else:
             unit.name_calls.append((name, n))
             unit.calls_made.add(name)
+
+
+def _applied_calls(n: ast.Call, vocab: _Vocabulary) -> List[ast.Call]:
+    """The calls a runner makes of the callable it is handed (ObjectFlow.run_calls, by the last name):
+    `executor.submit(f, kv)`, `loop.run_in_executor(None, f, kv)`, `Thread(target=f, args=(kv,))`,
+    `executor.map(f, xs)` (f(xs[0])), `functools.reduce(f, xs, x)` (f(x, xs[0])); [] for any other call."""
+    func = n.func
+    name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+    if name is None or any(type(a) is ast.Starred for a in n.args):
+        return []
+    args: list = list(n.args)
+    keywords = [k for k in n.keywords if k.arg is not None]
+    if name in vocab.runners and args:
+        callee, rest = args[0], args[1:]
+    elif name in vocab.runners_after_one and len(args) > 1:
+        callee, rest = args[1], args[2:]
+    elif name in vocab.runners_packed:
+        targets, packed, named = vocab.runner_keywords
+        by = {k.arg: k.value for k in keywords}
+        callee = next((by[k] for k in targets if k in by), None)
+        rest = args
+        if callee is None:
+            if not args:
+                return []
+            callee, rest = args[0], args[1:]
+        given = next((by[k] for k in packed if k in by), rest[0] if rest else None)
+        rest = list(given.elts) if type(given) in (ast.Tuple, ast.List) else []
+        extra = next((by[k] for k in named if k in by), None)
+        keywords = (
+            [ast.keyword(arg=k.value, value=v) for k, v in zip(extra.keys, extra.values) if _str_constant(k)]
+            if type(extra) is ast.Dict
+            else []
+        )
+    elif name in vocab.apply_methods and type(func) is ast.Attribute and len(args) >= 2:
+        callee, rest, keywords = args[0], [ast.Subscript(value=a, slice=ast.Constant(0)) for a in args[1:]], []
+    elif name in vocab.folds and len(args) == 3 and not (type(args[0]) is ast.Name and args[0].id == "getattr"):
+        callee, rest, keywords = args[0], [args[2], ast.Subscript(value=args[1], slice=ast.Constant(0))], []
+    else:
+        return []
+    return [ast.Call(func=callee, args=rest, keywords=keywords)]
 
 
 def _class_spelling(node: ast.AST) -> Optional[str]:
@@ -2143,6 +2212,9 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     )
     if any(taint.taints_globals(unit) for unit in module.units):
         return PrunePlan(FULL, reason="a global is assigned a pool")
+    why = _fills_module_container(module, taint)
+    if why:
+        return PrunePlan(FULL, reason=why)
     if (
         not any(u.casts or u.copies or u.helpers or u.plans for u in module.units)
         and not _holds_conversion(module)
@@ -2474,6 +2546,40 @@ def _registering_decorators(module: "_ModuleUnits") -> bool:
                         found = True
         module._registering = found
     return found
+
+
+def _module_containers(tree: ast.Module, vocab: _Vocabulary) -> Set[str]:
+    """Names the module's own statements bind to a container (`_READERS = {}`, `_CACHES = dict()`): what a
+    function stores in one (`_READERS[fmt] = fn`, `_CACHES[name] = cache`) another reads
+    (ObjectFlow.filled_values of a module-level container)."""
+    found: Set[str] = set()
+    for stmt in tree.body:
+        if type(stmt) is ast.Assign:
+            value, targets = stmt.value, stmt.targets
+        elif type(stmt) is ast.AnnAssign and stmt.value is not None:
+            value, targets = stmt.value, [stmt.target]
+        else:
+            continue
+        if type(value) in (ast.Dict, ast.List, ast.Set) or (
+            type(value) is ast.Call and _callee_name(value.func) in vocab.container_makers
+        ):
+            found |= {t.id for t in targets if type(t) is ast.Name}
+    return found
+
+
+def _fills_module_container(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
+    """Why a pool may be stored in a module-level container by a function (`_CACHES[name] = cache` in
+    `register_kv_caches`, read in `forward`): the analysis reads every function's stores into it."""
+    names = _module_containers(module.tree, module.vocab)
+    if not names:
+        return None
+    for unit in module.units:
+        if type(unit.node) not in _DEFS:
+            continue
+        for targets, _, value, tf in unit.assigns:
+            if (tf is PACKED or tf is NESTED) and targets & names and tf[taint.levels(value, unit)]:
+                return f"a pool is stored in the module-level container {sorted(targets & names)[0]}"
+    return None
 
 
 def _module_holders(tree: ast.Module, vocab: _Vocabulary) -> Set[str]:
@@ -3027,7 +3133,7 @@ class _ModuleUnits:
         mentioned: Set[bytes] = set()
         collected_names: Set[bytes] = set()
         # a module-level holder (`_KV = ContextVar(...)`) links every definition that names it
-        holders = {h.encode() for h in _module_holders(self.tree, vocab)}
+        holders = {h.encode() for h in _module_holders(self.tree, vocab) | _module_containers(self.tree, vocab)}
         # a method one class of the module defines, called on some object (`attn.bind_cache(k, v)`):
         # the analysis takes the object for an instance of that class (ObjectFlow.duck_class)
         definers: Dict[bytes, List[ast.ClassDef]] = {}

@@ -208,6 +208,7 @@ class Tables:
     iter_windows: set = field(default_factory=set)  # [iteration] windows: itertools.pairwise
     iter_groups: set = field(default_factory=set)  # [iteration] groups: itertools.groupby
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
+    iter_apply_methods: set = field(default_factory=set)  # [iteration] apply_methods: executor.map(f, xs)
     iter_star_apply: set = field(default_factory=set)  # [iteration] star_apply: f(*row) for each row
     iter_filtering: set = field(default_factory=set)  # [iteration] filtering: some elements of the last argument
     iter_flatten: set = field(default_factory=set)  # [iteration] flatten: the elements of the elements
@@ -726,6 +727,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "windows": "iter_windows",
             "groups": "iter_groups",
             "apply": "iter_apply",
+            "apply_methods": "iter_apply_methods",
             "star_apply": "iter_star_apply",
             "filtering": "iter_filtering",
             "flatten": "iter_flatten",

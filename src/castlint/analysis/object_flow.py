@@ -2418,7 +2418,14 @@ class ObjectFlow:
             t = self.tables
             found = self._runner_short_names = frozenset(
                 n.rsplit(".", 1)[-1]
-                for n in (*t.runners, *t.runners_after_one, *t.runners_packed, *t.call_functions, *t.fold_functions)
+                for n in (
+                    *t.runners,
+                    *t.runners_after_one,
+                    *t.runners_packed,
+                    *t.call_functions,
+                    *t.fold_functions,
+                    *t.iter_apply_methods,
+                )
             )
         return found
 
@@ -2427,6 +2434,8 @@ class ObjectFlow:
         function by its qualified name, a plain one a method of any receiver."""
         t = self.tables
         qualified = None
+        if short in t.iter_apply_methods and isinstance(call.func, cst.Attribute):
+            return "apply"
         for kind, rows in (
             ("spread", t.runners | t.call_functions),
             ("after_one", t.runners_after_one),
@@ -2491,22 +2500,31 @@ class ObjectFlow:
                 for k, v in (named or {}).items():
                     if k.isidentifier():
                         args.append(cst.Arg(v, keyword=cst.Name(k)))
+        elif kind == "apply":  # `executor.map(f, xs)`: f(e) for the elements e of xs
+            if len(positional) < 2 or keywords:
+                return []
+            callee = positional[0]
+            args = [cst.Arg(self._any_element(seq, call)) for seq in positional[1:]]
         else:  # a fold: `reduce(f, xs, x)` calls f(x, e) for the elements e of xs (and f's own results)
             if len(positional) != 3 or keywords:
                 return []
             callee, seq, start = positional
             if isinstance(callee, cst.Name) and callee.value == "getattr":
                 return []  # `reduce(getattr, ("pool", "k_buffer"), fb)`: applied_values folds it
-            elements = self.element_values(seq, None) or []
-            if elements:
-                element = self.either(list(elements), call)
-            else:
-                element = cst.Subscript(seq, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
-                self.parents.setdefault(element, self.parents.get(call))
-            args = [cst.Arg(start), cst.Arg(element)]
+            args = [cst.Arg(start), cst.Arg(self._any_element(seq, call))]
         applied = cst.Call(func=callee, args=args)
         self.parents.setdefault(applied, self.parents.get(call))
         return [applied]
+
+    def _any_element(self, seq: cst.BaseExpression, call: cst.Call) -> cst.BaseExpression:
+        """An element of seq, as a node of this module's parent map: either of the elements the file shows,
+        else `seq[0]` (read as any element of a container of whole pools)."""
+        elements = self.element_values(seq, None) or []
+        if elements:
+            return self.either(list(elements), call)
+        element = cst.Subscript(seq, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+        self.parents.setdefault(element, self.parents.get(call))
+        return element
 
     def _shown_sequence(self, value: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
         """The elements of a tuple or list display (through a name bound once to one); None otherwise."""
