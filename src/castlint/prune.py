@@ -914,6 +914,7 @@ class _Unit:
         "made_attrs",
         "fn_values",
         "class_calls",
+        "name_stores",
     )
 
     def __init__(self, node, cls=None):
@@ -959,6 +960,8 @@ class _Unit:
         # `Base.m(self, kv)`, `type(self).m(obj, kv)`: (the class named, "" for type(x) / x.__class__,
         # m, the arguments after the first): an instance method called through a class, self passed
         self.class_calls: List[Tuple[str, str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
+        # `d[k] = v`, `xs.append(v)` of a plain name: (the name, what v reads), for a module-level container
+        self.name_stores: List[Tuple[str, _Refs]] = []
 
 
 # name -> [(unit defining it, positional parameters, every parameter, is a method)]
@@ -1206,6 +1209,7 @@ class _Collector:
             unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
             if type(target) is ast.Subscript and type(target.value) is ast.Name:  # d[k] = v: d holds v
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
+                unit.name_stores.append((target.value.id, value))
             elif type(target) is ast.Subscript and type(target.value) is ast.Attribute and _is_self(target.value.value):
                 # self.d[k] = v: self.d holds v (ObjectFlow.grown_attributes)
                 unit.assigns.append((set(), {target.value.attr}, value, PACKED))
@@ -1399,6 +1403,8 @@ class _Collector:
                 unit.assigns.append((set(), attrs, self.refs(value), level))
             elif type(holder) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
                 unit.assigns.append(({holder.id}, set(), self.stored(value), level))
+                in_layers = path and any(id(block) in self.layer_loops for block, _, _ in path)
+                unit.name_stores.append((holder.id, self.stored(value) if in_layers else self.refs(value)))
 
     def lambda_call(self, func: ast.Lambda, n: ast.Call) -> None:
         """A lambda called where it is made (or by a runner): its parameters are names of this unit."""
@@ -2576,9 +2582,9 @@ def _fills_module_container(module: "_ModuleUnits", taint: "_Taint") -> Optional
     for unit in module.units:
         if type(unit.node) not in _DEFS:
             continue
-        for targets, _, value, tf in unit.assigns:
-            if (tf is PACKED or tf is NESTED) and targets & names and tf[taint.levels(value, unit)]:
-                return f"a pool is stored in the module-level container {sorted(targets & names)[0]}"
+        for name, value in unit.name_stores:
+            if name in names and taint.tainted(value, unit):
+                return f"a pool is stored in the module-level container {name}"
     return None
 
 
@@ -3484,6 +3490,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.object_calls += part.object_calls
     into.object_method_calls += part.object_method_calls
     into.class_calls += part.class_calls
+    into.name_stores += part.name_stores
     into.casts += part.casts
     into.copies += part.copies
     into.helpers += part.helpers
