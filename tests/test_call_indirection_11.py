@@ -271,6 +271,38 @@ class RegistryImpl:
         slots = _by_name(self.fmt, attn_metadata.slot_mapping)
         return dense, slots
 """,
+    "entry_table_defs_sglang": """\
+import torch
+
+
+def _widen(t):
+    return t.float()  # negative: also given the query (each call that passes the pool reports)
+
+
+def _narrow(t):
+    return t.half()  # negative: also given the query
+
+
+def _densify(t):
+    return t.to(torch.bfloat16)  # positive: CL001
+
+
+_CONV = {"fp32": _widen, "fp16": _narrow}
+_ONLY = [_densify]
+
+
+class EntryBackend:
+    def __init__(self, mode):
+        self.mode = mode
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool = forward_batch.token_to_kv_pool
+        a = _CONV[self.mode](pool.get_key_buffer(layer.layer_id))  # positive: CL001
+        b = _CONV[self.mode](q)  # negative: the query
+        c = _ONLY[0](pool.get_value_buffer(layer.layer_id))
+        d = _CONV[self.mode](pool.get_key_buffer(layer.layer_id)[forward_batch.out_cache_loc])  # negative: rows
+        return a, b, c, d
+""",
     "hook_list_decorator_sglang": """\
 import torch
 
@@ -520,9 +552,13 @@ class DataclassPlanBackend:
         self.kv_cache_dtype = model_runner.kv_cache_dtype
         self.a = BatchMLAPagedAttentionWrapper(workspace)
         self.b = BatchMLAPagedAttentionWrapper(workspace)
+        self.c = BatchMLAPagedAttentionWrapper(workspace)
 
     def init_forward_metadata(self, forward_batch):
         m = forward_batch.mla_indices
+        geo = (m.qo, m.kv, m.idx, m.lens, 16, 512, 64, 1, False, m.scale)
+        self.c.plan(*geo, *dataclasses.astuple(MlaPlanDtypes()))  # positive: CL002
+        self.c.plan(*geo, *dataclasses.astuple(MlaPlanDtypes(kv=self.kv_cache_dtype)))  # negative: pool dtype
         d = MlaPlanDtypes()
         self.a.plan(metadata=m.csr, num_heads=16, q_data_type=d.q, kv_data_type=d.kv)  # positive: CL002
         e = MlaPlanDtypes(kv=self.kv_cache_dtype)

@@ -2493,15 +2493,16 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
         for name, receiver, call in unit.object_calls:
             if receiver and name in module.vocab.generator_senders and _tainted_args(call, unit, taint, module):
                 return f"a pool is sent into a generator ({name})"
-    if _registering_decorators(module):
+    if _registering_decorators(module) or _tables_of_defs(module):
         # `self.converters[fmt](pool)` of a table a decorator of the module fills with the defs it decorates
-        # (`@Backend.register("fp8") def _to_bf16(buf)`): the analysis runs them (ObjectFlow.decorator_params)
+        # (`@Backend.register("fp8") def _to_bf16(buf)`), `_CONV[mode](pool)` of `_CONV = {"fp32": _widen}`: the
+        # analysis runs them (ObjectFlow.decorator_params, ModuleAnalysis.value_callers)
         for unit in module.units:
             if type(unit.node) not in _DEFS:
                 continue
             for n in pyast.nodes(unit.node):
                 if type(n) is ast.Call and type(n.func) is ast.Subscript and _tainted_args(n, unit, taint, module):
-                    return "a pool is passed to an entry of a table that a decorator of the module fills"
+                    return "a pool is passed to an entry of a table of the module's defs (a display, a decorator's)"
     passed = set().union(*(u.fn_values for u in module.units)) if module.units else set()
     if not (
         passed & defs
@@ -2554,6 +2555,34 @@ def _registering_decorators(module: "_ModuleUnits") -> bool:
     return found
 
 
+def _tables_of_defs(module: "_ModuleUnits") -> bool:
+    """Does a display hold a def or method of the module as an element or value (`{"fp32": _widen}`,
+    `[self._densify, ...]`): an entry table whose calls run them?"""
+    found = getattr(module, "_def_tables", None)
+    if found is None:
+        defs = set(module.top_defs) | {
+            m.name for s in module.top if type(s) is ast.ClassDef for m in s.body if type(m) in _DEFS
+        }
+        found = False
+        for node in pyast.nodes(module.tree):
+            t = type(node)
+            if t is ast.Dict:
+                values = node.values
+            elif t in (ast.List, ast.Tuple, ast.Set):
+                values = node.elts
+            else:
+                continue
+            if any(
+                (type(v) is ast.Name and v.id in defs)
+                or (type(v) is ast.Attribute and _is_self(v.value) and v.attr in defs)
+                for v in values
+            ):
+                found = True
+                break
+        module._def_tables = found
+    return found
+
+
 def _module_containers(tree: ast.Module, vocab: _Vocabulary) -> Set[str]:
     """Names the module's own statements bind to a container (`_READERS = {}`, `_CACHES = dict()`): what a
     function stores in one (`_READERS[fmt] = fn`, `_CACHES[name] = cache`) another reads
@@ -2571,6 +2600,21 @@ def _module_containers(tree: ast.Module, vocab: _Vocabulary) -> Set[str]:
         ):
             found |= {t.id for t in targets if type(t) is ast.Name}
     return found
+
+
+def _container_members(tree: ast.Module, containers: Set[str]) -> Dict[bytes, Set[bytes]]:
+    """name -> the identifiers a module-level container's own display names (`{"fp32": _widen}`)."""
+    out: Dict[bytes, Set[bytes]] = {}
+    if not containers:
+        return out
+    for stmt in tree.body:
+        targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target] if type(stmt) is ast.AnnAssign else []
+        names = [t.id for t in targets if type(t) is ast.Name and t.id in containers]
+        if names and stmt.value is not None:
+            held = {n.id.encode() for n in _walk(stmt.value) if type(n) is ast.Name}
+            for name in names:
+                out.setdefault(name.encode(), set()).update(held)
+    return out
 
 
 def _fills_module_container(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
@@ -3139,7 +3183,10 @@ class _ModuleUnits:
         mentioned: Set[bytes] = set()
         collected_names: Set[bytes] = set()
         # a module-level holder (`_KV = ContextVar(...)`) links every definition that names it
-        holders = {h.encode() for h in _module_holders(self.tree, vocab) | _module_containers(self.tree, vocab)}
+        containers = _module_containers(self.tree, vocab)
+        holders = {h.encode() for h in _module_holders(self.tree, vocab) | containers}
+        # what a module-level container's display names (`_CONV = {"fp32": _widen}`): read where it is read
+        held_in = _container_members(self.tree, containers)
         # a method one class of the module defines, called on some object (`attn.bind_cache(k, v)`):
         # the analysis takes the object for an instance of that class (ObjectFlow.duck_class)
         definers: Dict[bytes, List[ast.ClassDef]] = {}
@@ -3161,6 +3208,9 @@ class _ModuleUnits:
             for name, held in self.fn_aliases.items():  # a call of `_up` (`self._up`) runs `_up_impl`
                 if name.lstrip(".").encode() in mentioned:
                     mentioned |= {h.rsplit(".", 1)[-1].encode() for h in held}
+            for name, held in held_in.items():
+                if name in mentioned:
+                    mentioned |= held
             pending = [
                 s
                 for s in self.top

@@ -361,6 +361,11 @@ def _display_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth
             if isinstance(times, cst.Integer) and int(times.value, 0) <= 16:
                 return [value.args[0].value] * int(times.value, 0)
             return None
+        elif analysis._named_in(value.func, t.record_as_tuple_functions) and len(value.args) == 1:
+            cls = analysis.instance_class(value.args[0].value)  # `dataclasses.astuple(rec)`: its fields in order
+            if cls is None or not analysis.is_record(cls):
+                return None
+            return [analysis._attribute(value.args[0].value, name) for name in analysis.record_fields(cls)]
         elif analysis._named_in(value.func, t.iter_chain):  # `itertools.chain(geo, (dt, dt))`: one after another
             out: List[cst.BaseExpression] = []
             for a in value.args:
