@@ -2493,7 +2493,8 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
         for name, receiver, call in unit.object_calls:
             if receiver and name in module.vocab.generator_senders and _tainted_args(call, unit, taint, module):
                 return f"a pool is sent into a generator ({name})"
-    if _registering_decorators(module) or _tables_of_defs(module):
+    registering = _registering_decorators(module)
+    if registering or any(_tables_of_defs(module)):
         # `self.converters[fmt](pool)` of a table a decorator of the module fills with the defs it decorates
         # (`@Backend.register("fp8") def _to_bf16(buf)`), `_CONV[mode](pool)` of `_CONV = {"fp32": _widen}`: the
         # analysis runs them (ObjectFlow.decorator_params, ModuleAnalysis.value_callers)
@@ -2501,7 +2502,11 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
             if type(unit.node) not in _DEFS:
                 continue
             for n in pyast.nodes(unit.node):
-                if type(n) is ast.Call and type(n.func) is ast.Subscript and _tainted_args(n, unit, taint, module):
+                if (
+                    type(n) is ast.Call
+                    and _table_call(n, module, registering)
+                    and _tainted_args(n, unit, taint, module)
+                ):
                     return "a pool is passed to an entry of a table of the module's defs (a display, a decorator's)"
     passed = set().union(*(u.fn_values for u in module.units)) if module.units else set()
     if not (
@@ -2555,21 +2560,28 @@ def _registering_decorators(module: "_ModuleUnits") -> bool:
     return found
 
 
-def _tables_of_defs(module: "_ModuleUnits") -> bool:
-    """Does a display hold a def or method of the module as an element or value (`{"fp32": _widen}`,
-    `[self._densify, ...]`): an entry table whose calls run them?"""
+def _tables_of_defs(module: "_ModuleUnits") -> Tuple[Set[str], Set[str]]:
+    """(names, self attributes) bound to a display that holds a def or method of the module as an element
+    or value (`_CONV = {"fp32": _widen}`, `self.stages = [self._densify, ...]`): entry tables whose calls run
+    them (ModuleAnalysis.value_callers)."""
     found = getattr(module, "_def_tables", None)
     if found is None:
         defs = set(module.top_defs) | {
             m.name for s in module.top if type(s) is ast.ClassDef for m in s.body if type(m) in _DEFS
         }
-        found = False
+        names: Set[str] = set()
+        attrs: Set[str] = set()
         for node in pyast.nodes(module.tree):
-            t = type(node)
-            if t is ast.Dict:
-                values = node.values
-            elif t in (ast.List, ast.Tuple, ast.Set):
-                values = node.elts
+            if type(node) is ast.Assign:
+                targets, value = node.targets, node.value
+            elif type(node) is ast.AnnAssign and node.value is not None:
+                targets, value = [node.target], node.value
+            else:
+                continue
+            if type(value) is ast.Dict:
+                values = value.values
+            elif type(value) in (ast.List, ast.Tuple, ast.Set):
+                values = value.elts
             else:
                 continue
             if any(
@@ -2577,10 +2589,29 @@ def _tables_of_defs(module: "_ModuleUnits") -> bool:
                 or (type(v) is ast.Attribute and _is_self(v.value) and v.attr in defs)
                 for v in values
             ):
-                found = True
-                break
-        module._def_tables = found
+                names |= {t.id for t in targets if type(t) is ast.Name}
+                attrs |= {t.attr for t in targets if type(t) is ast.Attribute and _is_self(t.value)}
+        found = module._def_tables = (names, attrs)
     return found
+
+
+def _table_call(call: ast.Call, module: "_ModuleUnits", registering: bool) -> bool:
+    """Is call a call of an entry of a table that may hold the module's defs: one _tables_of_defs names, or
+    (a decorator of the module registering defs) any subscripted container that is no def itself (a Triton
+    launch `kernel[grid](...)` subscripts a def)?"""
+    func = call.func
+    if type(func) is not ast.Subscript:
+        return False
+    base = func.value
+    names, attrs = _tables_of_defs(module)
+    if (type(base) is ast.Name and base.id in names) or (
+        type(base) is ast.Attribute and base.attr in (attrs | names) and (_is_self(base.value) or base.attr in names)
+    ):
+        return True
+    if not registering:
+        return False
+    defs = set(module.top_defs)
+    return not (type(base) is ast.Name and base.id in defs) and not (type(base) is ast.Attribute and base.attr in defs)
 
 
 def _module_containers(tree: ast.Module, vocab: _Vocabulary) -> Set[str]:
