@@ -39,7 +39,7 @@ from castlint.config import Config, CostModel
 from castlint.models import FileError, FileResult
 from castlint.prefilter import has_trigger
 from castlint.tables import Tables
-from castlint.triggers import may_allocate_arenas
+from castlint.triggers import may_allocate_arenas, may_plan_by_arity
 from castlint.workers import Limits, Lost, Pool, cap_jobs, default_memory, worker_guard  # noqa: F401
 
 # libcst and the rules are imported only when a file needs them: a warm run,
@@ -350,6 +350,8 @@ def wanted(path: str, source: bytes, triggers, tables: Tables, config: Config) -
     alone does not show: definitions of the tree it imports that bring it a pool
     (follow-imports), its own pool classes, accessors its engine's pool classes teach."""
     if has_trigger(source, tuple(triggers)) or may_link(path, source, tables, config):
+        return True
+    if may_plan_by_arity(source, tables):  # CL002 by the plan's arity, no wrapper named (a mixin module)
         return True
     from castlint.analysis import pool_classes
 

@@ -54,7 +54,7 @@ from castlint.common import pyast
 from castlint.common.encoding import source_encoding
 from castlint.prefilter import has_trigger as prefilter_has_trigger
 from castlint.tables import Tables
-from castlint.triggers import may_allocate_arenas
+from castlint.triggers import may_allocate_arenas, may_plan_by_arity
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 FULL = "full"  # analyse the whole file
@@ -234,6 +234,19 @@ class _Vocabulary:
             }
         )
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
+        self.generator_senders = frozenset(tables.generator_senders)  # `gen.send(pool)`: the yield's value
+        # calls that run a callable they are handed (ObjectFlow.run_calls), by the last name
+        self.runners = frozenset(_last_parts((*tables.runners, *tables.call_functions)))
+        self.runners_after_one = frozenset(_last_parts(tables.runners_after_one))
+        self.runners_packed = frozenset(_last_parts(tables.runners_packed))
+        self.runner_keywords = (
+            tuple(sorted(tables.runner_callable_keywords)),
+            tuple(sorted(tables.runner_args_keywords)),
+            tuple(sorted(tables.runner_kwargs_keywords)),
+        )
+        self.apply_methods = frozenset(tables.iter_apply_methods)  # `executor.map(f, xs)`
+        # calls that make an empty container a module may fill from its functions (`_READERS = dict()`)
+        self.container_makers = frozenset(_last_parts((*tables.dict_constructors, *tables.keep_elements)))
         self.module_containers = frozenset(_last_parts(tables.module_containers))
         self.weight_names = frozenset(_last_parts(tables.weight_wrappers))
         self.shape_words = frozenset(tables.extent_attributes)  # `torch.empty(cache_shape)`: a pool's shape
@@ -901,6 +914,7 @@ class _Unit:
         "made_attrs",
         "fn_values",
         "class_calls",
+        "name_stores",
     )
 
     def __init__(self, node, cls=None):
@@ -946,6 +960,8 @@ class _Unit:
         # `Base.m(self, kv)`, `type(self).m(obj, kv)`: (the class named, "" for type(x) / x.__class__,
         # m, the arguments after the first): an instance method called through a class, self passed
         self.class_calls: List[Tuple[str, str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
+        # `d[k] = v`, `xs.append(v)` of a plain name: (the name, what v reads), for a module-level container
+        self.name_stores: List[Tuple[str, _Refs]] = []
 
 
 # name -> [(unit defining it, positional parameters, every parameter, is a method)]
@@ -1193,6 +1209,7 @@ class _Collector:
             unit.assigns.append((one_names, one_attrs, value, ELEMENT if unpacked else KEEP))
             if type(target) is ast.Subscript and type(target.value) is ast.Name:  # d[k] = v: d holds v
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
+                unit.name_stores.append((target.value.id, value))
             elif type(target) is ast.Subscript and type(target.value) is ast.Attribute and _is_self(target.value.value):
                 # self.d[k] = v: self.d holds v (ObjectFlow.grown_attributes)
                 unit.assigns.append((set(), {target.value.attr}, value, PACKED))
@@ -1293,9 +1310,9 @@ class _Collector:
                 type(head) is ast.Attribute
                 and head.attr in self.vocab.dispatch_registers
                 and type(head.value) is ast.Name
-                and n is not self.method_node
             ):
-                _register(self.unit, head.value.id, n.args, self.params, False, self.vocab)
+                # (a method's: `@_dense.register def _(self, x)` of a singledispatchmethod, fed by `self._dense(x)`)
+                _register(self.unit, head.value.id, n.args, self.params, n is self.method_node, self.vocab)
 
     def subscript(self, n: ast.Subscript) -> None:
         """An index's value: a layer id or indices (ModuleAnalysis.index_kind reads self.x)."""
@@ -1306,6 +1323,13 @@ class _Collector:
 
     def call(self, n: ast.Call, path) -> None:
         func, unit, vocab = n.func, self.unit, self.vocab
+        if type(func) is ast.Lambda:  # `(lambda t: t.half())(pool)`: its parameters take the arguments
+            self.lambda_call(func, n)
+        for applied in _applied_calls(n, vocab):  # `executor.submit(f, kv)`: f(kv), as the analysis runs it
+            if type(applied.func) is ast.Lambda:
+                self.lambda_call(applied.func, applied)
+            else:
+                self.call(applied, path)
         self.object_call(n)
         for arg in (*n.args, *(k.value for k in n.keywords)):  # a callback, hook or visitor handed on
             t = type(arg)
@@ -1379,6 +1403,18 @@ class _Collector:
                 unit.assigns.append((set(), attrs, self.refs(value), level))
             elif type(holder) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
                 unit.assigns.append(({holder.id}, set(), self.stored(value), level))
+                in_layers = path and any(id(block) in self.layer_loops for block, _, _ in path)
+                unit.name_stores.append((holder.id, self.stored(value) if in_layers else self.refs(value)))
+
+    def lambda_call(self, func: ast.Lambda, n: ast.Call) -> None:
+        """A lambda called where it is made (or by a runner): its parameters are names of this unit."""
+        params = [p.arg for p in func.args.posonlyargs + func.args.args]
+        for name, arg in zip(params, n.args):
+            if type(arg) is not ast.Starred:
+                self.unit.assigns.append(({name}, set(), self.refs(arg), KEEP))
+        for keyword in n.keywords:
+            if keyword.arg in params:
+                self.unit.assigns.append(({keyword.arg}, set(), self.refs(keyword.value), KEEP))
 
     def attribute_store(self, n: ast.Call) -> None:
         """`setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v; a name that is no
@@ -1469,6 +1505,46 @@ class _Collector:
         else:
             unit.name_calls.append((name, n))
             unit.calls_made.add(name)
+
+
+def _applied_calls(n: ast.Call, vocab: _Vocabulary) -> List[ast.Call]:
+    """The calls a runner makes of the callable it is handed (ObjectFlow.run_calls, by the last name):
+    `executor.submit(f, kv)`, `loop.run_in_executor(None, f, kv)`, `Thread(target=f, args=(kv,))`,
+    `executor.map(f, xs)` (f(xs[0])), `functools.reduce(f, xs, x)` (f(x, xs[0])); [] for any other call."""
+    func = n.func
+    name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+    if name is None or any(type(a) is ast.Starred for a in n.args):
+        return []
+    args: list = list(n.args)
+    keywords = [k for k in n.keywords if k.arg is not None]
+    if name in vocab.runners and args:
+        callee, rest = args[0], args[1:]
+    elif name in vocab.runners_after_one and len(args) > 1:
+        callee, rest = args[1], args[2:]
+    elif name in vocab.runners_packed:
+        targets, packed, named = vocab.runner_keywords
+        by = {k.arg: k.value for k in keywords}
+        callee = next((by[k] for k in targets if k in by), None)
+        rest = args
+        if callee is None:
+            if not args:
+                return []
+            callee, rest = args[0], args[1:]
+        given = next((by[k] for k in packed if k in by), rest[0] if rest else None)
+        rest = list(given.elts) if type(given) in (ast.Tuple, ast.List) else []
+        extra = next((by[k] for k in named if k in by), None)
+        keywords = (
+            [ast.keyword(arg=k.value, value=v) for k, v in zip(extra.keys, extra.values) if _str_constant(k)]
+            if type(extra) is ast.Dict
+            else []
+        )
+    elif name in vocab.apply_methods and type(func) is ast.Attribute and len(args) >= 2:
+        callee, rest, keywords = args[0], [ast.Subscript(value=a, slice=ast.Constant(0)) for a in args[1:]], []
+    elif name in vocab.folds and len(args) == 3 and not (type(args[0]) is ast.Name and args[0].id == "getattr"):
+        callee, rest, keywords = args[0], [args[2], ast.Subscript(value=args[1], slice=ast.Constant(0))], []
+    else:
+        return []
+    return [ast.Call(func=callee, args=rest, keywords=keywords)]
 
 
 def _class_spelling(node: ast.AST) -> Optional[str]:
@@ -2106,7 +2182,8 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     vocab = _vocabulary(tables)
     decided = _decide_from_text(source, vocab)
     arenas = may_allocate_arenas(source, tables)  # per-layer arenas: whole pools under any name
-    if decided is not None and decided.kind == NOTHING and arenas:
+    by_arity = may_plan_by_arity(source, tables)  # a plan() CL002 tells by its arity, no wrapper named
+    if decided is not None and decided.kind == NOTHING and (arenas or by_arity):
         decided = None  # the taint decides
     if decided is not None:
         return decided
@@ -2123,7 +2200,7 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     ):
         # CL004's row reads need the import of the kernel, wherever it stands (castlint.analysis.row_reads)
         return PrunePlan(FULL, reason="a row-index kernel is imported")
-    if not prefilter_has_trigger(source, (vocab.plan_words,)):
+    if not prefilter_has_trigger(source, (vocab.plan_words,)) and not by_arity:
         vocab = vocab.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
     module = _ModuleUnits(tree, source, vocab, tables if arenas else None)
     decided = module.collect_module_level()
@@ -2141,6 +2218,9 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
     )
     if any(taint.taints_globals(unit) for unit in module.units):
         return PrunePlan(FULL, reason="a global is assigned a pool")
+    why = _fills_module_container(module, taint)
+    if why:
+        return PrunePlan(FULL, reason=why)
     if (
         not any(u.casts or u.copies or u.helpers or u.plans for u in module.units)
         and not _holds_conversion(module)
@@ -2409,6 +2489,25 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
                         continue
                     if any(taint.tainted(refs, unit) for _, refs in (*positional, *keywords)):
                         return f"a pool is passed to {name}, maybe an object whose class has __call__"
+    for unit in module.units:  # `self._up.send(pool.get_key_buffer(i))`: `buf = yield out` in a generator
+        for name, receiver, call in unit.object_calls:
+            if receiver and name in module.vocab.generator_senders and _tainted_args(call, unit, taint, module):
+                return f"a pool is sent into a generator ({name})"
+    registering = _registering_decorators(module)
+    if registering or any(_tables_of_defs(module)):
+        # `self.converters[fmt](pool)` of a table a decorator of the module fills with the defs it decorates
+        # (`@Backend.register("fp8") def _to_bf16(buf)`), `_CONV[mode](pool)` of `_CONV = {"fp32": _widen}`: the
+        # analysis runs them (ObjectFlow.decorator_params, ModuleAnalysis.value_callers)
+        for unit in module.units:
+            if type(unit.node) not in _DEFS:
+                continue
+            for n in pyast.nodes(unit.node):
+                if (
+                    type(n) is ast.Call
+                    and _table_call(n, module, registering)
+                    and _tainted_args(n, unit, taint, module)
+                ):
+                    return "a pool is passed to an entry of a table of the module's defs (a display, a decorator's)"
     passed = set().union(*(u.fn_values for u in module.units)) if module.units else set()
     if not (
         passed & defs
@@ -2437,6 +2536,130 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
                         holders.add(n.target.id)
             if name in holders and _tainted_args(call, unit, taint, module):
                 return f"a pool is passed to {name}, a function value"
+    return None
+
+
+def _registering_decorators(module: "_ModuleUnits") -> bool:
+    """Is some def decorated by a decorator the module defines (`@register("fp8")` of a top-level def,
+    `@Backend.register("fp8")` of a method of a class of the module), which may store the def it is
+    given in a table (ObjectFlow.decorator_params)?"""
+    found = getattr(module, "_registering", None)
+    if found is None:
+        defined = {s.name for s in module.top if type(s) in _DEFS}
+        methods = {m.name for s in module.top if type(s) is ast.ClassDef for m in s.body if type(m) in _DEFS}
+        found = False
+        for node in pyast.nodes(module.tree):
+            if type(node) in _DEFS:
+                for decorator in node.decorator_list:
+                    head = decorator.func if type(decorator) is ast.Call else decorator
+                    if (type(head) is ast.Name and head.id in defined) or (
+                        type(head) is ast.Attribute and head.attr in methods
+                    ):
+                        found = True
+        module._registering = found
+    return found
+
+
+def _tables_of_defs(module: "_ModuleUnits") -> Tuple[Set[str], Set[str]]:
+    """(names, self attributes) bound to a display that holds a def or method of the module as an element
+    or value (`_CONV = {"fp32": _widen}`, `self.stages = [self._densify, ...]`): entry tables whose calls run
+    them (ModuleAnalysis.value_callers)."""
+    found = getattr(module, "_def_tables", None)
+    if found is None:
+        defs = set(module.top_defs) | {
+            m.name for s in module.top if type(s) is ast.ClassDef for m in s.body if type(m) in _DEFS
+        }
+        names: Set[str] = set()
+        attrs: Set[str] = set()
+        for node in pyast.nodes(module.tree):
+            if type(node) is ast.Assign:
+                targets, value = node.targets, node.value
+            elif type(node) is ast.AnnAssign and node.value is not None:
+                targets, value = [node.target], node.value
+            else:
+                continue
+            if type(value) is ast.Dict:
+                values = value.values
+            elif type(value) in (ast.List, ast.Tuple, ast.Set):
+                values = value.elts
+            else:
+                continue
+            if any(
+                (type(v) is ast.Name and v.id in defs)
+                or (type(v) is ast.Attribute and _is_self(v.value) and v.attr in defs)
+                for v in values
+            ):
+                names |= {t.id for t in targets if type(t) is ast.Name}
+                attrs |= {t.attr for t in targets if type(t) is ast.Attribute and _is_self(t.value)}
+        found = module._def_tables = (names, attrs)
+    return found
+
+
+def _table_call(call: ast.Call, module: "_ModuleUnits", registering: bool) -> bool:
+    """Is call a call of an entry of a table that may hold the module's defs: one _tables_of_defs names, or
+    (a decorator of the module registering defs) any subscripted container that is no def itself (a Triton
+    launch `kernel[grid](...)` subscripts a def)?"""
+    func = call.func
+    if type(func) is not ast.Subscript:
+        return False
+    base = func.value
+    names, attrs = _tables_of_defs(module)
+    if (type(base) is ast.Name and base.id in names) or (
+        type(base) is ast.Attribute and base.attr in (attrs | names) and (_is_self(base.value) or base.attr in names)
+    ):
+        return True
+    if not registering:
+        return False
+    defs = set(module.top_defs)
+    return not (type(base) is ast.Name and base.id in defs) and not (type(base) is ast.Attribute and base.attr in defs)
+
+
+def _module_containers(tree: ast.Module, vocab: _Vocabulary) -> Set[str]:
+    """Names the module's own statements bind to a container (`_READERS = {}`, `_CACHES = dict()`): what a
+    function stores in one (`_READERS[fmt] = fn`, `_CACHES[name] = cache`) another reads
+    (ObjectFlow.filled_values of a module-level container)."""
+    found: Set[str] = set()
+    for stmt in tree.body:
+        if type(stmt) is ast.Assign:
+            value, targets = stmt.value, stmt.targets
+        elif type(stmt) is ast.AnnAssign and stmt.value is not None:
+            value, targets = stmt.value, [stmt.target]
+        else:
+            continue
+        if type(value) in (ast.Dict, ast.List, ast.Set) or (
+            type(value) is ast.Call and _callee_name(value.func) in vocab.container_makers
+        ):
+            found |= {t.id for t in targets if type(t) is ast.Name}
+    return found
+
+
+def _container_members(tree: ast.Module, containers: Set[str]) -> Dict[bytes, Set[bytes]]:
+    """name -> the identifiers a module-level container's own display names (`{"fp32": _widen}`)."""
+    out: Dict[bytes, Set[bytes]] = {}
+    if not containers:
+        return out
+    for stmt in tree.body:
+        targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target] if type(stmt) is ast.AnnAssign else []
+        names = [t.id for t in targets if type(t) is ast.Name and t.id in containers]
+        if names and stmt.value is not None:
+            held = {n.id.encode() for n in _walk(stmt.value) if type(n) is ast.Name}
+            for name in names:
+                out.setdefault(name.encode(), set()).update(held)
+    return out
+
+
+def _fills_module_container(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
+    """Why a pool may be stored in a module-level container by a function (`_CACHES[name] = cache` in
+    `register_kv_caches`, read in `forward`): the analysis reads every function's stores into it."""
+    names = _module_containers(module.tree, module.vocab)
+    if not names:
+        return None
+    for unit in module.units:
+        if type(unit.node) not in _DEFS:
+            continue
+        for name, value in unit.name_stores:
+            if name in names and taint.tainted(value, unit):
+                return f"a pool is stored in the module-level container {name}"
     return None
 
 
@@ -2991,7 +3214,10 @@ class _ModuleUnits:
         mentioned: Set[bytes] = set()
         collected_names: Set[bytes] = set()
         # a module-level holder (`_KV = ContextVar(...)`) links every definition that names it
-        holders = {h.encode() for h in _module_holders(self.tree, vocab)}
+        containers = _module_containers(self.tree, vocab)
+        holders = {h.encode() for h in _module_holders(self.tree, vocab) | containers}
+        # what a module-level container's display names (`_CONV = {"fp32": _widen}`): read where it is read
+        held_in = _container_members(self.tree, containers)
         # a method one class of the module defines, called on some object (`attn.bind_cache(k, v)`):
         # the analysis takes the object for an instance of that class (ObjectFlow.duck_class)
         definers: Dict[bytes, List[ast.ClassDef]] = {}
@@ -3013,6 +3239,9 @@ class _ModuleUnits:
             for name, held in self.fn_aliases.items():  # a call of `_up` (`self._up`) runs `_up_impl`
                 if name.lstrip(".").encode() in mentioned:
                     mentioned |= {h.rsplit(".", 1)[-1].encode() for h in held}
+            for name, held in held_in.items():
+                if name in mentioned:
+                    mentioned |= held
             pending = [
                 s
                 for s in self.top
@@ -3342,6 +3571,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.object_calls += part.object_calls
     into.object_method_calls += part.object_method_calls
     into.class_calls += part.class_calls
+    into.name_stores += part.name_stores
     into.casts += part.casts
     into.copies += part.copies
     into.helpers += part.helpers

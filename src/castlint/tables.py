@@ -203,10 +203,12 @@ class Tables:
     host_flags: set = field(default_factory=set)
     iter_passthrough: set = field(default_factory=set)
     iter_chain: set = field(default_factory=set)  # rules/accessors.toml [iteration] chain
+    iter_repeat: set = field(default_factory=set)  # [iteration] repeat: itertools.repeat(x, n)
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
     iter_windows: set = field(default_factory=set)  # [iteration] windows: itertools.pairwise
     iter_groups: set = field(default_factory=set)  # [iteration] groups: itertools.groupby
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
+    iter_apply_methods: set = field(default_factory=set)  # [iteration] apply_methods: executor.map(f, xs)
     iter_star_apply: set = field(default_factory=set)  # [iteration] star_apply: f(*row) for each row
     iter_filtering: set = field(default_factory=set)  # [iteration] filtering: some elements of the last argument
     iter_flatten: set = field(default_factory=set)  # [iteration] flatten: the elements of the elements
@@ -222,6 +224,7 @@ class Tables:
     module_containers: set = field(default_factory=set)  # [containers] module_containers: nn.ModuleList
     member_methods: set = field(default_factory=set)  # [containers] member_methods: Module.buffers(), parameters()
     factory_dicts: set = field(default_factory=set)
+    chain_maps: set = field(default_factory=set)  # [containers] chain_maps: ChainMap, the first map's value wins
     item_methods: set = field(default_factory=set)
     take_methods: set = field(default_factory=set)
     take_functions: set = field(default_factory=set)
@@ -253,6 +256,14 @@ class Tables:
     partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
     item_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] item_getters
     call_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] call_functions
+    runners: set = field(default_factory=set)  # [callables] runners: `executor.submit(f, kv)` runs f(kv)
+    runners_after_one: set = field(default_factory=set)  # [callables] runners_after_one: run_in_executor
+    runners_packed: set = field(default_factory=set)  # [callables] runners_packed: Thread(target=f, args=...)
+    runner_callable_keywords: set = field(default_factory=set)  # [callables] runner_callable_keywords: target=
+    runner_args_keywords: set = field(default_factory=set)  # [callables] runner_args_keywords: args=
+    runner_kwargs_keywords: set = field(default_factory=set)  # [callables] runner_kwargs_keywords: kwargs=
+    generator_senders: set = field(default_factory=set)  # [callables] generator_senders: `gen.send(v)`
+    module_importers: set = field(default_factory=set)  # [callables] module_importers: importlib.import_module
     subscript_functions: set = field(default_factory=set)  # [callables] subscript_functions: getitem(x, k) is x[k]
     fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
@@ -711,10 +722,12 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
         {
             "passthrough": "iter_passthrough",
             "chain": "iter_chain",
+            "repeat": "iter_repeat",
             "pairs": "iter_pairs",
             "windows": "iter_windows",
             "groups": "iter_groups",
             "apply": "iter_apply",
+            "apply_methods": "iter_apply_methods",
             "star_apply": "iter_star_apply",
             "filtering": "iter_filtering",
             "flatten": "iter_flatten",
@@ -736,6 +749,14 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "partial_methods": "partial_methods",
             "item_getters": "item_getters",
             "call_functions": "call_functions",
+            "runners": "runners",
+            "runners_after_one": "runners_after_one",
+            "runners_packed": "runners_packed",
+            "runner_callable_keywords": "runner_callable_keywords",
+            "runner_args_keywords": "runner_args_keywords",
+            "runner_kwargs_keywords": "runner_kwargs_keywords",
+            "generator_senders": "generator_senders",
+            "module_importers": "module_importers",
             "subscript_functions": "subscript_functions",
             "fold_functions": "fold_functions",
             "pass_through_decorators": "pass_through_decorators",
@@ -781,6 +802,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "user_containers",
                 "user_container_data",
                 "factory_dicts",
+                "chain_maps",
                 "item_methods",
                 "take_methods",
                 "take_functions",

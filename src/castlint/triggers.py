@@ -77,6 +77,55 @@ class TriggerWords:
         self.pool_conversions: Tuple[tuple, ...] = ((self.pools, self.casts),) + self.conventions
 
 
+_PLAN_TESTS: dict = {}  # id(Tables) -> (the tables, (method call words, fewest positional arguments, reach words))
+
+
+def may_plan_by_arity(source: bytes, tables: Tables) -> bool:
+    """Could the text hold a plan() that CL002 tells by its arity alone (a wrapper's method called with as
+    many positional arguments as reach its kv dtype, on a receiver the file does not name: a mixin's or
+    helper module's `wrapper.plan(qo, kv, idx, lens, heads, 512, 64, 1, False, scale, q_dt, kv_dt)`),
+    with a KV-cache dtype in reach? No wrapper word need appear (the prefilter's CL002 group). Cheap:
+    only a file that calls such a method is scanned, one call's brackets at a time."""
+    hit = _PLAN_TESTS.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        methods, fewest = set(), None
+        for wrapper in tables.wrappers:
+            if wrapper.function or wrapper.kv_dtype.index is None:
+                continue
+            methods.update(wrapper.methods)
+            fewest = wrapper.kv_dtype.index if fewest is None else min(fewest, wrapper.kv_dtype.index)
+        reach = tuple(
+            w.encode() for w in sorted(set(tables.kv_cache_dtype_attributes) | set(tables.kv_cache_dtype_holders))
+        )
+        hit = _PLAN_TESTS[id(tables)] = (tables, (tuple(f".{m}(".encode() for m in sorted(methods)), fewest, reach))
+    words, fewest, reach = hit[1]
+    if fewest is None or not any(w in source for w in words) or not any(r in source for r in reach):
+        return False
+    for word in words:
+        start = source.find(word)
+        while start != -1:
+            if _top_level_commas(source, start + len(word)) >= fewest:
+                return True
+            start = source.find(word, start + 1)
+    return False
+
+
+def _top_level_commas(source: bytes, start: int, reach: int = 2000) -> int:
+    """The commas at the bracket depth of a call whose `(` ends just before start, up to its `)`."""
+    depth, commas = 0, 0
+    for i in range(start, min(len(source), start + reach)):
+        c = source[i]
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            if depth == 0:
+                return commas
+            depth -= 1
+        elif c == 0x2C and depth == 0:  # `,`
+            commas += 1
+    return commas
+
+
 _ARENA_TESTS: dict = {}  # id(Tables) -> (the tables, _arena_patterns(tables))
 _OPEN, _CLOSE = b"([{", b")]}"
 

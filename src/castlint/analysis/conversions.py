@@ -242,18 +242,17 @@ class ConversionQueries:
                 if found is not None:
                     return found
             return None
-        if (
-            call.args
-            and not call.args[0].star
-            and any(short == n.rsplit(".", 1)[-1] for n in self.tables.call_functions)
-            and self.qualified(call) in self.tables.call_functions
-        ):
-            applied = self.applied_values(call)[0]  # operator.call(f, pool, ...): f(pool, ...)
-            wanted = self.cast_target(applied)
-            receiver = self.cast_receiver(applied) if wanted is not None else None
-            if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
-                return wanted, self.code(call.args[0].value)
-            return self._call_converts(applied, reported)
+        if short in self._runner_shorts():
+            # operator.call(f, pool, ...), executor.submit(torch.Tensor.float, pool), Thread(target=f, args=(pool,)):
+            # f(pool, ...), made by the runner
+            for applied in self.run_calls(call):
+                wanted = self.cast_target(applied)
+                receiver = self.cast_receiver(applied) if wanted is not None else None
+                if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
+                    return wanted, self.code(applied.func)
+                found = self._call_converts(applied, reported)
+                if found is not None:
+                    return found
         receiver, method, _ = self.method_parts(call)
         if method is not None and receiver is not None and receiver is func.value and method in self.tables.casts:
             return None  # a cast itself (pool_casts decides it)
@@ -407,7 +406,7 @@ class ConversionQueries:
                 and not self._is_unbound_receiver(call.func.value)
                 and (target := self.cast_target(call)) is not None
                 and self.constructor_parts(call) is None  # `t.new_tensor(pool, dtype=d)`: pool_conversions
-                and self.origin(call.func.value) >= Origin.POOL_TUPLE
+                and (self.origin(call.func.value) >= Origin.POOL_TUPLE or self._whole_in_every_wrapping(call))
                 and not self.chained_into_cast(call)
                 and not self.guarded_fallback(call)
                 and not self._for_some_callers(call)
@@ -478,6 +477,8 @@ class ConversionQueries:
             return False
         if name in self.tables.step_input_methods:
             return False
+        if self._is_generator(method):
+            return False  # a generator's body runs when it is resumed (`next`, `.send`), not when it is called
         family = {id(c) for c in self.class_family(cls)}
         callers = []
         for call in self.nodes.self_calls:
@@ -514,6 +515,35 @@ class ConversionQueries:
             runs = next((w for w, _, e in self.decorated(call[1], call_skip) if e is env and w is not call[1]), call[1])
             converts.append(any(c is cast for c, _ in self._converts_under(call[0], runs, call_skip, 0, env)))
         return not all(converts)
+
+    def wrapper_names(self) -> Dict[int, set]:
+        """id(wrapper) -> the names of the defs it wraps: the def a decoration of the module returns in
+        place of the decorated one (decorated(): a decorator's or a factory's closure, a decorator
+        object's `__call__`'s inner def); a call of a decorated def runs its wrapper."""
+        found = self.__dict__.get("_wrapper_names")
+        if found is None:
+            found = self._wrapper_names = {}
+            for func in self.nodes.decorated_defs:
+                for wrapper, _, _ in self.decorated(func, self.method_class(func) is not None):
+                    if wrapper is not func and isinstance(wrapper, cst.FunctionDef):
+                        found.setdefault(id(wrapper), set()).add(func.name.value)
+        return found
+
+    def _whole_in_every_wrapping(self, cast: cst.Call) -> bool:
+        """Is cast in a decorator's wrapper (wrapper_names) and does it convert a whole pool under every
+        visible call of the defs that wrapper wraps (`fn(*args, **kwargs).to(self.dtype)` of a decorator
+        object whose every decorated getter returns a whole pool)? Then it is the wrapper's own
+        conversion, reported at its line, as a helper's whose every caller passes the pool."""
+        owner = self.enclosing_function(cast)
+        if not isinstance(owner, cst.FunctionDef) or id(owner) not in self.wrapper_names():
+            return False
+        callers = self._callers_of(owner)
+        if not callers:
+            return False
+        for (call, target), skip, env in self._through_forwarders(callers, owner):
+            if not any(c is cast for c, _ in self._converts_under(call, target, skip, 0, env)):
+                return False
+        return True
 
     def _through_forwarders(self, callers, target, depth: int = 0) -> List[tuple]:
         """((call, the def it reaches), skip_self, env) for callers of target, where a call that
@@ -574,6 +604,7 @@ class ConversionQueries:
         names = set()
         if isinstance(target, cst.FunctionDef):
             names.add(target.name.value)
+            names.update(self.wrapper_names().get(id(target), ()))  # a decorator's wrapper: the calls of what it wraps
             if target.decorators:  # an overload of a generic function: the generic's calls run it
                 names.update(n for n, defs in self.dispatch_overloads().items() if any(d is target for d in defs))
         else:
@@ -632,8 +663,17 @@ class ConversionQueries:
         self._origin_cache, self._kind_cache = {}, {}
         try:
             local = self.nodes.local_callables
+            self._runner_calls_index(index)
             for call in self.nodes.calls:
                 func = call.func
+                if isinstance(func, cst.Lambda):  # `(lambda t: t.half())(pool)`: invoked where it is made
+                    entries = index.setdefault(id(func), [])
+                    if not any(c is call for c, _, _ in entries):
+                        entries.append((call, False, None))
+                    continue
+                if isinstance(func, cst.Subscript):  # `self.converters[fmt](pool)`: any entry the table holds
+                    self._add_value_call(index, call, func)
+                    continue
                 if not isinstance(func, cst.Name):
                     continue
                 # a name bound to a def of the module, as it is or through a wrapper that stands in
@@ -641,6 +681,8 @@ class ConversionQueries:
                 alias = func.value not in holders and func.value not in local and func.value not in _BUILTIN_NAMES
                 if func.value not in holders and not alias:
                     continue
+                if self._decorator_param_call(func):
+                    continue  # `fn(...)` of a decorator's own parameter: decorated() follows it, per decoration
                 for form, bound in self.callable_values(func):
                     if bound or (alias and not self._held_def(form)):
                         continue
@@ -663,6 +705,51 @@ class ConversionQueries:
         finally:
             self._bindings, self._frames, self._origin_cache, self._kind_cache = saved
         return index
+
+    def _decorator_param_call(self, func: cst.Name) -> bool:
+        """Is func a parameter of a decorator (ObjectFlow.decorator_params)?"""
+        params = self.decorator_params()
+        if not params:
+            return False
+        for assignment in self.reaching(func):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if isinstance(param, cst.Param) and id(param) in params:
+                return True
+        return False
+
+    def _add_value_call(self, index: Dict[int, List[tuple]], call: cst.Call, func: cst.BaseExpression) -> None:
+        """Index call under every def or lambda func may hold as a value (no partial's bound arguments), or
+        names (a def of the module, a method `self.m`: ObjectFlow.return_targets)."""
+        found = [(t, s, e) for t, s, e in self.return_targets(call) if isinstance(t, (cst.FunctionDef, cst.Lambda))]
+        for form, bound in self.callable_values(func):
+            if not bound:
+                found.extend(self._function_values(form))
+        for target, skip, env in found:
+            entries = index.setdefault(id(target), [])
+            if not any(c is call for c, _, _ in entries):
+                entries.append((call, skip, env))
+
+    def _runner_calls_index(self, index: Dict[int, List[tuple]]) -> None:
+        """The calls a runner makes of the callable it is handed (ObjectFlow.run_calls:
+        `executor.submit(self._widen, kv)`, `Thread(target=f, args=(kv,))`, the function a fold
+        applies): they run that def or lambda with the arguments the runner hands on. A fold's
+        function first, so that a callable it calls (`f(acc)` of `reduce(lambda acc, f: f(acc),
+        stages, buf)`) is found through its parameters."""
+        shorts = self._runner_shorts()
+        for call in self.nodes.calls:
+            func = call.func
+            short = (
+                func.value
+                if isinstance(func, cst.Name)
+                else func.attr.value
+                if isinstance(func, cst.Attribute)
+                else None
+            )
+            if short not in shorts:
+                continue
+            for applied in self.run_calls(call):
+                self._add_value_call(index, applied, applied.func)
 
     def _object_calls_index(self, index: Dict[int, List[tuple]]) -> None:
         """Calls of an object of a module class with `__call__` (`self.upcast(kv_cache)` of

@@ -167,6 +167,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.origin(expr.value, depth)
         if isinstance(expr, cst.Await):  # `await self.src.fetch(n)`: what the coroutine returns
             return self.origin(expr.expression, depth)
+        if isinstance(expr, cst.Yield):  # `buf = yield out`: what `.send(v)` hands the generator
+            generator = self.enclosing_function(expr)
+            sent = self.sent_values().get(id(generator), ()) if generator is not None else ()
+            return max((self.origin(v, depth) for v in sent), default=Origin.OTHER)
         if isinstance(expr, cst.BinaryOperation):
             return self._elementwise_origin(expr, depth)
         if isinstance(expr, (cst.Tuple, cst.List)):
@@ -2865,7 +2869,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """The arguments every `self.method(...)` call in the class passes."""
         self._index_class(cls)
         best = Origin.OTHER
-        for call in self._method_calls.get((id(cls), func.name.value), []):
+        names = [func.name.value] + self._generic_names(func)  # an overload of a singledispatchmethod too
+        for call in [c for name in names for c in self._method_calls.get((id(cls), name), [])]:
             argument = self._argument_for(call, func, param, skip_self=True)
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
@@ -3071,6 +3076,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     ):
                         found.setdefault(expr.value.value, []).append(func)
         return found
+
+    def _generic_names(self, func: cst.FunctionDef) -> List[str]:
+        """The generic functions func is a registered overload of (dispatch_overloads)."""
+        if not func.decorators:
+            return []
+        return [name for name, defs in self.dispatch_overloads().items() if any(d is func for d in defs)]
 
     def _dispatch_generic(self, func: cst.FunctionDef) -> bool:
         """Is func a generic function dispatched on its first argument (functools.singledispatch)?"""

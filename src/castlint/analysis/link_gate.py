@@ -282,6 +282,12 @@ def _pool_words(tables: Tables):
 def may_act(path: str, source: bytes, tables: Tables, resolver, converts: bool) -> bool:
     """Can a name that the file (path, source) imports from the tree and reads act on it?"""
     own = _Text(os.path.abspath(path), source)
+    from castlint.analysis.tree_index import dynamic_imports
+
+    for local, module, level in dynamic_imports(source, tables):  # `m = importlib.import_module(".pool", __package__)`
+        parent, _, last = module.rpartition(".")
+        own.imports.setdefault(local, (parent, last, level) if level else (module, None, 0))
+        own.definitions.pop(local, None)  # (the assignment is the import, not a definition of the file)
     gate = Gate(resolver, tables, source, converts)
     for local, rests in own.uses().items():
         for rest in dict.fromkeys(rests):
@@ -496,6 +502,12 @@ def _hands_of(source: bytes, tables: Tables) -> Hands:
             planning.add(name)  # a plan helper given the caller's dtypes
         if not indent and _returns_dtype(source[start:end], dtypes):
             typed.add(name)
+    if converting:  # `to_half = functools.partial(torch.Tensor.to, dtype=...)`: a module-level cast held for later
+        for match in _HEADER.finditer(source):
+            if match.group(3) is not None:
+                value = _statement(source, match.end())
+                if _within(converting, match.end(), match.end() + len(value)):
+                    converts.add(match.group(3).decode("ascii", "replace"))
     if pools:
         for match in _SELF_SET.finditer(source):  # `self.kv = runner.pool.kv_buffer`
             value = _statement(source, match.start(2))

@@ -1241,6 +1241,8 @@ class ObjectFlow:
         the bindings the target runs under (a closure's: its factory's parameters bound by the
         call that made it), None for none."""
         func = call.func
+        if isinstance(func, cst.Lambda):  # `(lambda t: t.half())(pool)`: invoked where it is made
+            return [(func, False, None)]
         if isinstance(func, cst.Name):
             if func.value not in self.nodes.local_callables:
                 return self.held_callables(func)
@@ -1272,6 +1274,13 @@ class ObjectFlow:
         order = self.c3_mro(owner)
         target = next((m for m in (self.class_methods(c).get(method) for c in order) if m is not None), None)
         out = self.decorated(target, not through_class or self.class_bound(target)) if target is not None else []
+        if isinstance(target, cst.FunctionDef) and target.decorators and self._dispatch_generic(target):
+            # `functools.singledispatchmethod`: a call runs one of the overloads the class registers
+            # (`@_dense.register def _(self, x: torch.Tensor)`), whatever their names
+            family = {id(c) for c in self.class_family(owner)}
+            for overload in self.dispatch_overloads().get(method, ()):
+                if id(self.method_class(overload)) in family:
+                    out.extend(self.decorated(overload, not through_class or self.class_bound(overload)))
         for other in self.class_family(owner):  # an override in a subclass (an abstract method's body)
             if other is not owner and owner in self.class_mro(other):
                 override = self.class_methods(other).get(method)
@@ -1335,6 +1344,46 @@ class ObjectFlow:
             if isinstance(form, tuple) and form[0] == "closure"
         ]
         return out or None
+
+    def decorator_params(self) -> Dict[int, List[cst.FunctionDef]]:
+        """id(parameter) -> the defs the module decorates with the def that parameter belongs to: the
+        first parameter of a decorator (`def deco(fn)`), of the closure a decorator factory returns
+        (`register(fmt)`'s `deco(fn)`, a class method's), of a decorator object's `__call__`. What such
+        a parameter is stored in (`cls.converters[fmt] = fn`, `_HOOKS.append(fn)`) holds those defs, so
+        a call of an entry runs them (a registry filled by decorators)."""
+        found = self.__dict__.get("_decorator_params")
+        if found is not None:
+            return found
+        found = self._decorator_params = {}
+        for func in self.nodes.decorated_defs:
+            for decorator in func.decorators:
+                expr = decorator.decorator
+                if self._named_in(expr, self.tables.pass_through_decorators) or self._named_in(
+                    expr, self.tables.dispatch_generics
+                ):
+                    continue
+                placeholder = cst.Name(func.name.value)
+                synthetic = cst.Call(func=expr, args=[cst.Arg(placeholder)])
+                self.parents.setdefault(synthetic, self.parents.get(expr))
+                self.parents.setdefault(placeholder, synthetic)
+                targets = list(self.return_targets(synthetic))
+                if isinstance(expr, cst.Call):  # `@Deco(dtype)`: the object's __call__
+                    made = self.instance_class(expr)
+                    call = self.find_method(made, "__call__") if made is not None else None
+                    if call is not None:
+                        targets.append((call, True, None))
+                for target, skip, _ in targets:
+                    if not isinstance(target, cst.FunctionDef):
+                        continue
+                    params = target.params
+                    every = [*params.posonly_params, *params.params]
+                    if skip and every and every[0].name.value in ("self", "cls"):
+                        every = every[1:]
+                    if every:
+                        held = found.setdefault(id(every[0]), [])
+                        if not any(f is func for f in held):
+                            held.append(func)
+        return found
 
     def unseen_decorators(self, func) -> List[str]:
         """The decorators of func that castlint neither follows (decorated()) nor knows to pass
@@ -1654,7 +1703,24 @@ class ObjectFlow:
                 )
                 self.parents.setdefault(element, call)
                 out.append(element)
+            elif attr in defaults and not any(a.star == "**" for a in args):
+                # `PlanTypes()` of `kv: torch.dtype = torch.bfloat16`: a field the construction leaves out
+                # holds its default (`field(default=x)`: x; a factory's value is not shown)
+                default = self._default_value(defaults[attr])
+                if default is not None:
+                    out.append(default)
         return out
+
+    def _default_value(self, declared: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The value a field declared with this default holds when a construction leaves it out:
+        the declaration's value, or a field call's `default=` (rules/accessors.toml [records]
+        field_calls); None for a factory."""
+        if isinstance(declared, cst.Call) and self._named_in(declared, self.tables.record_field_calls):
+            for a in declared.args:
+                if a.keyword is not None and a.keyword.value == "default":
+                    return a.value
+            return None
+        return declared
 
     # -- elements of containers and records ---------------------------------------
     def element_values(self, expr: cst.BaseExpression, index: Optional[int], depth: int = 0):
@@ -1957,6 +2023,9 @@ class ObjectFlow:
                 param = node if isinstance(node, cst.Param) else self.parents.get(node)
                 if isinstance(param, cst.Param):
                     values.extend(self.passed_arguments(param))  # `def helper(getter, i): getter(i)`
+                    if depth > 0:  # a decorator's `fn` stored and called from there (a call of fn itself:
+                        # decorated() follows it, per decoration)
+                        values.extend(self.decorator_params().get(id(param), ()))
                 elif isinstance(node, cst.Name):
                     kind, value, path = self.binding(node)
                     if kind == "assign" and not path:
@@ -1980,6 +2049,8 @@ class ObjectFlow:
                 )
         elif isinstance(func, cst.IfExp):  # (a if c else b)(...): either
             values.extend((func.body, func.orelse))
+        elif isinstance(func, cst.Lambda):  # `(lambda t: ...)(x)`, a lambda a runner is handed
+            values.append(func)
         out = []
         for value in values:
             out.extend(self._callable_forms(value, depth))
@@ -2016,7 +2087,7 @@ class ObjectFlow:
             cache[id(param)] = []  # cycles
             owner = self._param_owner(param)
             found = []
-            if isinstance(owner, cst.FunctionDef) and param is not None:
+            if isinstance(owner, (cst.FunctionDef, cst.Lambda)) and param is not None:
                 for call, skip, env in self._callers_of(owner):
                     if env:
                         continue  # reached under another call's bindings: not this plain call's
@@ -2030,6 +2101,8 @@ class ObjectFlow:
         """(callee expression, arguments bound in front of the call's own) for what value holds."""
         if isinstance(value, cst.Lambda):
             return [(value, ())]
+        if isinstance(value, cst.FunctionDef):  # a def a decorator's parameter holds (decorator_params)
+            return [(("closure", value, None, self.method_class(value) is not None), ())]
         if isinstance(value, cst.Attribute):
             return [(value, ())]
         if isinstance(value, cst.Call):
@@ -2253,6 +2326,219 @@ class ObjectFlow:
                     cache[key] = synthetic
                 out.append(cache[key])
         return out
+
+    def sent_values(self) -> Dict[int, List[cst.BaseExpression]]:
+        """id(generator def) -> what `.send(v)` calls hand it (rules/accessors.toml [callables]
+        generator_senders): the value of its `yield` expressions. The generator objects are those the
+        file makes and keeps: a call of a generator def of the module (`self._up = _upcaster(d)`, a
+        method returning one), held in a name or an attribute of any object of a module class."""
+        found = self.__dict__.get("_sent_values")
+        if found is not None:
+            return found
+        found = self._sent_values = {}
+        senders = self.tables.generator_senders
+        for call in self.nodes.calls:
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in senders):
+                continue
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            if len(positional) != 1 or len(call.args) != 1:
+                continue
+            for generator in self._generator_defs(func.value):
+                found.setdefault(id(generator), []).append(positional[0].value)
+        return found
+
+    def _generator_defs(self, expr: cst.BaseExpression, depth: int = 0) -> List[cst.FunctionDef]:
+        """The generator defs of the module whose objects expr may hold (through names, attributes and
+        the calls that make them)."""
+        if depth > 4:
+            return []
+        values: List[cst.BaseExpression] = []
+        if isinstance(expr, cst.Name):
+            for assignment in self.reaching(expr):
+                if isinstance(assignment.node, cst.Name):
+                    kind, value, path = self.binding(assignment.node)
+                    if kind == "assign" and not path:
+                        values.append(value)
+        elif isinstance(expr, cst.Attribute):
+            if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+                cls = self.enclosing_class(expr)
+                if cls is not None:
+                    for member in self.class_family(cls):
+                        values.extend(self.self_attr_values(member, expr.attr.value))
+            else:
+                owner = self.instance_class(expr.value)
+                if owner is not None:
+                    values.extend(self.instance_attr_values(owner, expr.attr.value))
+        elif isinstance(expr, cst.Call):
+            values.append(expr)
+        out: List[cst.FunctionDef] = []
+        for value in values:
+            if isinstance(value, cst.Call):
+                for target, _, _ in self.return_targets(value):
+                    if isinstance(target, cst.FunctionDef) and self._is_generator(target):
+                        out.append(target)
+                    elif isinstance(target, cst.FunctionDef):
+                        for returned in self._return_values(target):  # a method returning one it makes
+                            out.extend(self._generator_defs(returned, depth + 1))
+            elif isinstance(value, (cst.Name, cst.Attribute)):
+                out.extend(self._generator_defs(value, depth + 1))
+        return out
+
+    def _is_generator(self, func: cst.FunctionDef) -> bool:
+        """Does func's own body (not a nested def's) hold a `yield` (a bare `x = yield` too)?"""
+        cache = self.__dict__.setdefault("_generator_memo", {})
+        found = cache.get(id(func))
+        if found is None:
+            found = False
+            for node in iter_nodes(func.body, cst.Yield):
+                owner = next((a for a in self.ancestors(node) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+                if owner is func:
+                    found = True
+                    break
+            cache[id(func)] = found
+        return found
+
+    def run_calls(self, call: cst.Call) -> List[cst.Call]:
+        """The calls of a callable that call makes because it is handed one (rules/accessors.toml
+        [callables] runners, runners_after_one, runners_packed, call_functions, fold_functions):
+        `executor.submit(f, kv)` makes `f(kv)`, `loop.run_in_executor(None, f, kv)` too,
+        `threading.Thread(target=f, args=(kv,))` and `pool.apply_async(f, (kv,))` make `f(kv)`,
+        `functools.reduce(f, xs, x)` makes `f(x, <any element of xs>)`; as nodes of this module's parent
+        map. [] for any other call (and for a callable or arguments the file does not show)."""
+        cache = self.__dict__.setdefault("_run_call_nodes", {})
+        found = cache.get(id(call))
+        if found is None:
+            found = cache[id(call)] = self._run_calls(call)
+        return found
+
+    def _runner_shorts(self) -> frozenset:
+        found = self.__dict__.get("_runner_short_names")
+        if found is None:
+            t = self.tables
+            found = self._runner_short_names = frozenset(
+                n.rsplit(".", 1)[-1]
+                for n in (
+                    *t.runners,
+                    *t.runners_after_one,
+                    *t.runners_packed,
+                    *t.call_functions,
+                    *t.fold_functions,
+                    *t.iter_apply_methods,
+                )
+            )
+        return found
+
+    def _runner_kind(self, call: cst.Call, short: str) -> Optional[str]:
+        """ "spread", "after_one", "packed", "fold" for a runner call; None otherwise. A dotted row names a
+        function by its qualified name, a plain one a method of any receiver."""
+        t = self.tables
+        qualified = None
+        if short in t.iter_apply_methods and isinstance(call.func, cst.Attribute):
+            return "apply"
+        for kind, rows in (
+            ("spread", t.runners | t.call_functions),
+            ("after_one", t.runners_after_one),
+            ("packed", t.runners_packed),
+            ("fold", t.fold_functions),
+        ):
+            if short in rows and isinstance(call.func, cst.Attribute) and "." not in short:
+                return kind
+            if any(row.rsplit(".", 1)[-1] == short for row in rows):
+                qualified = qualified or self.qualified(call) or ""
+                if qualified in rows:
+                    return kind
+        return None
+
+    def _run_calls(self, call: cst.Call) -> List[cst.Call]:
+        func = call.func
+        short = (
+            func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+        )
+        if short is None or short not in self._runner_shorts():
+            return []
+        kind = self._runner_kind(call, short)
+        if kind is None or any(a.star for a in call.args):
+            return []
+        t = self.tables
+        positional = [a.value for a in call.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        args: List[cst.Arg] = []
+        if kind in ("spread", "after_one"):
+            first = 0 if kind == "spread" else 1
+            if len(positional) <= first:
+                return []
+            callee = positional[first]
+            args = [cst.Arg(v) for v in positional[first + 1 :]]
+            args += [cst.Arg(v, keyword=cst.Name(k)) for k, v in keywords.items()]  # f's keywords
+        elif kind == "packed":
+            callee = next((keywords[k] for k in sorted(t.runner_callable_keywords) if k in keywords), None)
+            rest = positional
+            if callee is None:
+                if not positional:
+                    return []
+                callee, rest = positional[0], positional[1:]
+            packed = next((keywords[k] for k in sorted(t.runner_args_keywords) if k in keywords), None)
+            if packed is None and rest:
+                packed = rest[0]
+            if packed is not None:
+                shown = self._shown_sequence(packed)
+                if shown is None:
+                    return []
+                args = [cst.Arg(v) for v in shown]
+            extra = next((keywords[k] for k in sorted(t.runner_kwargs_keywords) if k in keywords), None)
+            if extra is not None:
+                named = self.dict_keywords(extra) if isinstance(extra, cst.Call) else None
+                if isinstance(extra, cst.Dict):
+                    named = {
+                        e.key.evaluated_value: e.value
+                        for e in extra.elements
+                        if isinstance(e, cst.DictElement)
+                        and isinstance(e.key, cst.SimpleString)
+                        and isinstance(e.key.evaluated_value, str)
+                    }
+                for k, v in (named or {}).items():
+                    if k.isidentifier():
+                        args.append(cst.Arg(v, keyword=cst.Name(k)))
+        elif kind == "apply":  # `executor.map(f, xs)`: f(e) for the elements e of xs
+            if len(positional) < 2 or keywords:
+                return []
+            callee = positional[0]
+            args = [cst.Arg(self._any_element(seq, call)) for seq in positional[1:]]
+        else:  # a fold: `reduce(f, xs, x)` calls f(x, e) for the elements e of xs (and f's own results)
+            if len(positional) != 3 or keywords:
+                return []
+            callee, seq, start = positional
+            if isinstance(callee, cst.Name) and callee.value == "getattr":
+                return []  # `reduce(getattr, ("pool", "k_buffer"), fb)`: applied_values folds it
+            args = [cst.Arg(start), cst.Arg(self._any_element(seq, call))]
+        applied = cst.Call(func=callee, args=args)
+        self.parents.setdefault(applied, self.parents.get(call))
+        return [applied]
+
+    def _any_element(self, seq: cst.BaseExpression, call: cst.Call) -> cst.BaseExpression:
+        """An element of seq, as a node of this module's parent map: either of the elements the file shows,
+        else `seq[0]` (read as any element of a container of whole pools)."""
+        elements = self.element_values(seq, None) or []
+        if elements:
+            return self.either(list(elements), call)
+        element = cst.Subscript(seq, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+        self.parents.setdefault(element, self.parents.get(call))
+        return element
+
+    def _shown_sequence(self, value: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+        """The elements of a tuple or list display (through a name bound once to one); None otherwise."""
+        if isinstance(value, cst.Name):
+            reaching = self.reaching(value)
+            if len(reaching) == 1 and isinstance(reaching[0].node, cst.Name):
+                kind, bound, path = self.binding(reaching[0].node)
+                if kind == "assign" and not path:
+                    value = bound
+        if isinstance(value, (cst.Tuple, cst.List)) and all(
+            isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements
+        ):
+            return [e.value for e in value.elements]
+        return None
 
     def constant_string(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         """The string a constant holds: a literal, or a name whose every assignment is one
@@ -2527,7 +2813,7 @@ class ObjectFlow:
                 if (
                     isinstance(holder, cst.Attribute)
                     and isinstance(holder.value, cst.Name)
-                    and holder.value.value == "self"
+                    and holder.value.value in ("self", "cls")  # (`cls.hooks.append(fn)` in a classmethod)
                     and self.enclosing_class(call) is cls
                 ):
                     out.append((holder.attr.value, self._held_list(value)))
@@ -2540,7 +2826,7 @@ class ObjectFlow:
             if not (
                 isinstance(holder, cst.Attribute)
                 and isinstance(holder.value, cst.Name)
-                and holder.value.value == "self"
+                and holder.value.value in ("self", "cls")
                 and self.enclosing_class(call) is cls
             ):
                 continue
@@ -2616,7 +2902,7 @@ class ObjectFlow:
         if index is None:
             index = self.__dict__["_filled_index"] = {}
             for target, value in self.nodes.name_item_assignments:
-                key = (id(self.enclosing_function(target)), target.value.value)
+                key = (id(self._filled_scope(target.value)), target.value.value)
                 index.setdefault(key, []).append(self._held_list(value))
             for call in self.nodes.calls:
                 func = call.func
@@ -2636,14 +2922,25 @@ class ObjectFlow:
                 ):
                     kind = self._grow_kind(func.attr.value)
                     value = call.args[-1].value if kind == "last" else call.args[0].value
-                    key = (id(self.enclosing_function(call)), holder.value)
+                    key = (id(self._filled_scope(holder)), holder.value)
                     if kind == "many" and not isinstance(value, (cst.List, cst.Tuple, cst.Name)):
                         # `xs.extend(entry)` of a container whose structure is not shown (an entry
                         # list's `gpu_cache[i]`, an accessor's pair): xs holds its elements
                         value = self._held_list(self._element_of(value, None))
                     stored = value if kind == "many" else self._held_list(value)
                     index.setdefault(key, []).append(self._held_list(stored) if nested else stored)
-        return index.get((id(self.enclosing_function(name)), name.value), [])
+        return index.get((id(self._filled_scope(name)), name.value), [])
+
+    def _filled_scope(self, name: cst.Name):
+        """The function a container's name is local to; None for a module-level container that functions
+        fill (`_READERS[fmt] = fn` in a registering decorator: every function's stores count)."""
+        function = self.enclosing_function(name)
+        if function is None:
+            return None
+        reaching = self.reaching(name)
+        if reaching and all(isinstance(a.node, cst.Name) and self.enclosing_function(a.node) is None for a in reaching):
+            return None
+        return function
 
     def _held_list(self, value: cst.BaseExpression) -> cst.List:
         cache = self.__dict__.setdefault("_held_lists", {})

@@ -264,7 +264,7 @@ def _reparse(definition: Definition):
 # summary instead of parsing the module again. CASTLINT_TREE_CACHE names another folder,
 # or "off".
 
-_STORE_VERSION = 2
+_STORE_VERSION = 3
 _CODE: List[str] = []
 
 
@@ -439,9 +439,23 @@ def _index(path: str, source: bytes, tables: Tables, keep_used: bool = False) ->
         index.learned = frozenset(taught.names)
         index.kinds = tuple(taught.accessors)
         index.carries = index.carries or bool(index.learned)
+    dynamic = {local: (module, level) for local, module, level in dynamic_imports(source, tables)}
     for statement in _top_level(tree.body):
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             _record_imports(index, statement)
+        elif (
+            dynamic
+            and isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id in dynamic
+            and isinstance(statement.value, ast.Call)
+        ):  # `_pool_mod = importlib.import_module(".pool", __package__)`: `from . import pool as _pool_mod`
+            module, level = dynamic[statement.targets[0].id]
+            parent, _, last = module.rpartition(".")
+            entry = (parent, last, level) if level else (module, None, 0)
+            index.imports.setdefault(statement.targets[0].id, entry)
+            continue
         elif isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign, ast.AnnAssign)):
             definition = _definition(statement, lines, tables, index.learned)
             if definition is not None:
@@ -807,6 +821,25 @@ _LINKS: Dict[tuple, Tuple[Tables, Linked]] = {}
 _FOUND: Dict[tuple, Tuple[float, Optional[str]]] = {}  # Resolver.module_file's answers, with when
 _FOUND_S = 30.0  # (a long-lived process, the server or --watch, looks again after this long)
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w, \t]+)|import[ \t]+([\w.]+))", re.M)
+# `_pool_mod = importlib.import_module(".pool", __package__)` ([callables] module_importers, by the last name)
+_DYNAMIC_IMPORT = re.compile(rb"^[ \t]*(\w+)[ \t]*=[ \t]*[\w.]*?\b(\w+)\([ \t]*[\"'](\.*[\w.]+)[\"']", re.M)
+
+
+def dynamic_imports(source: bytes, tables: Tables) -> List[Tuple[str, str, int]]:
+    """(local name, module, level) of each `name = importlib.import_module("<constant>", ...)` of the
+    text ([callables] module_importers): a relative name resolves against the file's own package."""
+    words = {n.rsplit(".", 1)[-1].encode() for n in tables.module_importers}
+    if not words or not any(w + b"(" in source for w in words):
+        return []
+    out = []
+    for match in _DYNAMIC_IMPORT.finditer(source):
+        if match.group(2) in words:
+            module = match.group(3).decode("ascii", "replace")
+            level = len(module) - len(module.lstrip("."))
+            out.append((match.group(1).decode("ascii", "replace"), module.lstrip("."), level))
+    return out
+
+
 _CARRIES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}  # (path, test) -> (its stat, the answer)
 
 
@@ -827,16 +860,23 @@ def may_link(
     holder = ModuleIndex(path=path, package=package)
     resolver = _Resolver(path, tables)
     read = None  # (the names the file reads, what it calls with a pool word: when first asked)
+    found_imports = []
     for match in _IMPORT.finditer(source):
         module = (match.group(1) or match.group(3) or b"").decode("ascii", "replace")
         level = len(module) - len(module.lstrip("."))
         modules = [module.lstrip(".")]
-        if match.group(2):  # `from pkg import mod`: maybe a submodule
+        if match.group(2):  # `from pkg import mod`, `from . import mod as m`: maybe a submodule
             modules += [
-                f"{modules[0]}.{n.strip()}" if modules[0] else n.strip()
-                for n in match.group(2).decode("ascii", "replace").split(",")
-                if n.strip().isidentifier()
+                f"{modules[0]}.{n}" if modules[0] else n
+                for n in (
+                    part.split(" as ")[0].strip() for part in match.group(2).decode("ascii", "replace").split(",")
+                )
+                if n.isidentifier()
             ]
+        found_imports.append((modules, level))
+    for _, module, level in dynamic_imports(source, tables):
+        found_imports.append(([module], level))
+    for modules, level in found_imports:
         for dotted in modules:
             target = resolver.module_file(holder, dotted, level) if (dotted or level) else None
             # a module that converts supplies a pool, or the conversion of one it names
@@ -1204,7 +1244,10 @@ def _demand(own: ModuleIndex, resolver: "_Resolver", tables: Tables) -> FrozenSe
     def acts(name: str) -> bool:  # converts what it is given, or plans
         if name.partition(".")[0] not in own.imports:
             return False
-        found = _held_function(resolver, resolver.resolve(own, name))
+        named = resolver.resolve(own, name)
+        if named is not None and _held_cast(named[1]):
+            return True  # `to_half = partial(torch.Tensor.to, dtype=...)`: calling it converts
+        found = _held_function(resolver, named)
         return found is not None and (found[1].converts or found[1].plans)
 
     return demand.demanded(own.tree, tables, acts)
@@ -1218,7 +1261,19 @@ _MAX_CLASS_LINES = 600  # a bigger class is linked only as a base (a model runne
 _SMALL_PASSING_CLASS_LINES = 200  # a bigger class that only passes a value through is not linked
 
 
+def _held_cast(definition: Definition) -> bool:
+    """An assignment that holds a cast uncalled (`to_half = functools.partial(torch.Tensor.to, dtype=...)`,
+    `up = methodcaller("float")`, a lambda that converts): calling it converts what it is given."""
+    return (
+        definition.kind == "assign"
+        and definition.converts
+        and (_HOLDERS.search(definition.text) is not None or "Tensor." in definition.text)
+    )
+
+
 def _converting_holder(resolver: _Resolver, index: ModuleIndex, definition: Definition) -> bool:
+    if _held_cast(definition):
+        return True
     found = _held_function(resolver, (index, definition))
     return found is not None and found[1].kind == "function" and found[1].converts
 

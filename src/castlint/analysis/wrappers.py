@@ -153,6 +153,9 @@ def resolved_call(analysis: ModuleAnalysis, call: cst.Call, depth: int = 0) -> c
         if len(forms) == 1 and isinstance(forms[0][0], cst.Attribute):
             form, bound = forms[0]
             func, args, changed = form, [*bound, *args], True
+    unbound = _unbound_plan(analysis, func, args)
+    if unbound is not None:  # `BatchMLAPagedAttentionWrapper.plan(w, ...)`, its partial: `w.plan(...)`
+        func, args, changed = *unbound, True
     expanded: List[cst.Arg] = []
     for arg in args:
         parts = _star_parts(analysis, arg, depth) if arg.star else None
@@ -173,6 +176,25 @@ def resolved_call(analysis: ModuleAnalysis, call: cst.Call, depth: int = 0) -> c
         return call
     analysis.parents.setdefault(synthetic, analysis.parents.get(call))
     return synthetic
+
+
+def _unbound_plan(analysis: ModuleAnalysis, func, args) -> Optional[tuple]:
+    """(`w.plan`, the further arguments) for a wrapper's plan method called through its class with
+    the wrapper first (`BatchMLAPagedAttentionWrapper.plan(w, ...)`, and so a partial of the unbound
+    method: `partial(BatchMLAPagedAttentionWrapper.plan, w)(...)`); None otherwise."""
+    if not isinstance(func, cst.Attribute):
+        return None
+    owner = dotted(func.value)
+    if owner is None:
+        return None
+    cls = owner.rsplit(".", 1)[-1]
+    if not any(w.cls == cls and not w.function for w in analysis.tables.wrapper_for_method(func.attr.value)):
+        return None
+    if not args or args[0].keyword is not None or args[0].star:
+        return None
+    method = cst.Attribute(value=args[0].value, attr=func.attr)
+    analysis.parents.setdefault(method, analysis.parents.get(args[0].value))
+    return method, list(args[1:])
 
 
 def _bound_value(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -232,6 +254,8 @@ def _grown_sequence(
     for stmt in body[start + 1 : stop]:
         if not _mentions(stmt, name):
             continue
+        if _reads_sequence_only(analysis, stmt, name):
+            continue  # `w.plan(*args)`, `w.plan(*(args + [dt]))`, `chain(args, ...)`: read, not changed
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return None
         small = stmt.body[0]
@@ -270,6 +294,32 @@ def _grown_sequence(
     return elements
 
 
+def _reads_sequence_only(analysis: ModuleAnalysis, stmt: cst.CSTNode, name: str) -> bool:
+    """Does stmt only read the local list `name` (spread as `*name`, added to another sequence with `+`, an
+    argument of an iteration function that reads it: rules/accessors.toml [iteration] chain, [containers]
+    keep_elements)?"""
+    t = analysis.tables
+    for node in iter_nodes(stmt, cst.Name):
+        if node.value != name:
+            continue
+        parent = analysis.parents.get(node)
+        while isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add):
+            parent = analysis.parents.get(parent)  # `name + [dt]`: a new list
+        if isinstance(parent, cst.Arg) and parent.keyword is None:
+            if parent.star == "*":
+                continue
+            call = analysis.parents.get(parent)
+            if (
+                parent.star == ""
+                and isinstance(call, cst.Call)
+                and isinstance(call.func, (cst.Name, cst.Attribute))
+                and (analysis._named_in(call.func, t.iter_chain) or analysis._named_in(call.func, t.keep_elements))
+            ):
+                continue
+        return False
+    return True
+
+
 def _display_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: int):
     """The elements of a list or tuple display without spreads, of a name grown in its block, of a
     display repeated (`(dt,) * 2`), sliced by constants (`xs[:10]`), copied (`list(xs)`), of a
@@ -298,6 +348,32 @@ def _display_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth
             if elements is not None:
                 return elements[slice(*(None if b is None else int(b.value, 0) for b in bounds))]
         return None
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):  # `geo + [dt] * 2`
+        left = _display_elements(analysis, value.left, depth + 1)
+        right = _display_elements(analysis, value.right, depth + 1) if left is not None else None
+        return None if right is None else left + right
+    if isinstance(value, cst.Call) and isinstance(value.func, (cst.Name, cst.Attribute)):
+        t = analysis.tables
+        if any(a.keyword is not None or a.star for a in value.args):
+            pass
+        elif analysis._named_in(value.func, t.iter_repeat) and len(value.args) == 2:
+            times = value.args[1].value  # `itertools.repeat(dt, 2)`: dt twice
+            if isinstance(times, cst.Integer) and int(times.value, 0) <= 16:
+                return [value.args[0].value] * int(times.value, 0)
+            return None
+        elif analysis._named_in(value.func, t.record_as_tuple_functions) and len(value.args) == 1:
+            cls = analysis.instance_class(value.args[0].value)  # `dataclasses.astuple(rec)`: its fields in order
+            if cls is None or not analysis.is_record(cls):
+                return None
+            return [analysis._attribute(value.args[0].value, name) for name in analysis.record_fields(cls)]
+        elif analysis._named_in(value.func, t.iter_chain):  # `itertools.chain(geo, (dt, dt))`: one after another
+            out: List[cst.BaseExpression] = []
+            for a in value.args:
+                part = _display_elements(analysis, a.value, depth + 1)
+                if part is None:
+                    return None
+                out.extend(part)
+            return out
     if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute):
         if value.func.attr.value == "values":  # `kw.values()` of a mapping the block shows, in order
             items = _mapping_items(analysis, value.func.value, depth + 1)
@@ -353,6 +429,9 @@ def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: i
         return items
     if isinstance(value, cst.Name):
         return _grown_mapping(analysis, value, depth + 1)
+    if isinstance(value, cst.Attribute):  # `self.defaults` of one dict display the class assigns
+        held = analysis._container_sources(value, 0) or []
+        return _mapping_items(analysis, held[0], depth + 1) if len(held) == 1 and held[0] is not value else None
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.BitOr):  # `a | b`
         left, right = _mapping_items(analysis, value.left, depth + 1), _mapping_items(analysis, value.right, depth + 1)
         if left is None or right is None:
@@ -368,6 +447,17 @@ def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: i
         if cls is None or not analysis.is_record(cls):
             return None
         return [(name, analysis._attribute(source, name)) for name in analysis.record_fields(cls)]
+    if isinstance(value.func, (cst.Name, cst.Attribute)) and analysis._named_in(value.func, analysis.tables.chain_maps):
+        # `ChainMap(first, defaults)`: a key's value is the first mapping's that holds it
+        if any(a.keyword is not None or a.star for a in value.args):
+            return None
+        for a in reversed(value.args):
+            inner = _mapping_items(analysis, a.value, depth + 1)
+            if inner is None:
+                return None
+            for k, v in inner:
+                put(k, v)
+        return items
     if isinstance(value.func, cst.Name) and value.func.value == "dict":
         for a in value.args:
             if a.keyword is not None:
@@ -533,6 +623,14 @@ def _copies_only(analysis: ModuleAnalysis, stmt: cst.CSTNode, name: str) -> bool
         if not isinstance(arg, cst.Arg) or arg.keyword is not None:
             return False
         call = analysis.parents.get(arg)
+        if (
+            arg.star == ""
+            and isinstance(call, cst.Call)
+            and isinstance(call.func, (cst.Name, cst.Attribute))
+            and analysis._named_in(call.func, analysis.tables.chain_maps)
+            and _copies_only_view(analysis, call)
+        ):
+            continue  # `**ChainMap(first, name)`: a view read once, name unchanged
         if arg.star != "**" and not (
             arg.star == ""
             and isinstance(call, cst.Call)
@@ -541,6 +639,23 @@ def _copies_only(analysis: ModuleAnalysis, stmt: cst.CSTNode, name: str) -> bool
         ):
             return False
     return True
+
+
+def _copies_only_view(analysis: ModuleAnalysis, view: cst.Call) -> bool:
+    """Is a view call (a ChainMap) read at once: spread with `**`, or copied by `dict(view)`?"""
+    arg = analysis.parents.get(view)
+    if not isinstance(arg, cst.Arg) or arg.keyword is not None:
+        return False
+    if arg.star == "**":
+        return True
+    call = analysis.parents.get(arg)
+    return (
+        arg.star == ""
+        and isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "dict"
+        and _copies_only_view(analysis, call)
+    )
 
 
 def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[List[cst.Arg]]:
