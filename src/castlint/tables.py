@@ -210,6 +210,12 @@ class Tables:
     iter_star_apply: set = field(default_factory=set)  # [iteration] star_apply: f(*row) for each row
     iter_filtering: set = field(default_factory=set)  # [iteration] filtering: some elements of the last argument
     iter_flatten: set = field(default_factory=set)  # [iteration] flatten: the elements of the elements
+    iter_numbered: set = field(default_factory=set)  # [iteration] numbered: (a counter, an element): enumerate
+    iter_repeats: set = field(default_factory=set)  # [iteration] repeats: the argument itself: itertools.repeat
+    counters: set = field(default_factory=set)  # [iteration] counters: iterating gives ints: range
+    tree_apply: set = field(default_factory=set)  # [iteration] tree_apply: f applied to each leaf: tree_map
+    tree_leaves: set = field(default_factory=set)  # [iteration] tree_leaves: a list of the leaves
+    tree_flatten: set = field(default_factory=set)  # [iteration] tree_flatten: (the leaves, a spec)
     element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
     # rules/accessors.toml [containers]: what container constructors and methods keep
     keep_elements: set = field(default_factory=set)
@@ -718,6 +724,12 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "star_apply": "iter_star_apply",
             "filtering": "iter_filtering",
             "flatten": "iter_flatten",
+            "numbered": "iter_numbered",
+            "repeats": "iter_repeats",
+            "counters": "counters",
+            "tree_apply": "tree_apply",
+            "tree_leaves": "tree_leaves",
+            "tree_flatten": "tree_flatten",
             "element_methods": "element_methods",
             "protocol_iter": "iter_protocol",
             "protocol_next": "next_protocol",

@@ -215,8 +215,9 @@ class ConversionQueries:
 
     def _call_converts(self, call: cst.Call, reported: set) -> Optional[Tuple[str, str]]:
         func = call.func
-        if isinstance(func, cst.Name) and func.value in self.tables.iter_apply and len(call.args) >= 2:
-            # map(torch.Tensor.float, caches): the callee applied to each element
+        if self.applier(call) in ("map", "tree") and len(call.args) >= 2:
+            # map(torch.Tensor.float, caches), tree_map(torch.Tensor.half, caches): the callee applied to
+            # each element (each leaf)
             element = cst.Subscript(call.args[1].value, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
             applied = cst.Call(func=call.args[0].value, args=[cst.Arg(element)])
             self.parents.setdefault(element, applied)
