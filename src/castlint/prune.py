@@ -1756,16 +1756,28 @@ def _binds(stmt: ast.AST, cache: dict, grows: frozenset = frozenset()) -> Set[st
                 found.add(n.name)
             elif t is ast.MatchMapping and n.rest:
                 found.add(n.rest)
-            elif grows and t is ast.Subscript and type(n.ctx) is ast.Store and type(n.value) is ast.Name:
-                found.add(n.value.id)
+            elif grows and t is ast.Subscript and type(n.ctx) is ast.Store:
+                holder = _filled_name(n.value)  # `d[k] = v`, `d["g"][k] = v`, `d.setdefault(g, {})[k] = v`
+                if holder is not None:
+                    found.add(holder)
             elif grows and t is ast.Call and type(n.func) is ast.Attribute and n.func.attr in grows:
-                holder = n.func.value
-                while type(holder) is ast.Subscript:
-                    holder = holder.value
-                if type(holder) is ast.Name:
-                    found.add(holder.id)
+                holder = _filled_name(n.func.value)  # `xs.append(v)`, `groups[g].append(v)`, `d.setdefault(g, []).append(v)`
+                if holder is not None:
+                    found.add(holder)
         cache[key] = found
     return found
+
+
+def _filled_name(holder: ast.AST) -> Optional[str]:
+    """The local name a store into holder fills: holder itself, or the container under its
+    subscripts and method calls (`d["g"]`, `d.setdefault(g, {})`: d)."""
+    while True:
+        if type(holder) is ast.Subscript:
+            holder = holder.value
+        elif type(holder) is ast.Call and type(holder.func) is ast.Attribute:
+            holder = holder.func.value
+        else:
+            return holder.id if type(holder) is ast.Name else None
 
 
 class _Taint:

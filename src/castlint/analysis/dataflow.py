@@ -916,6 +916,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         elif isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
             values = list(self.instance_attr_values(owner, expr.attr.value)) if owner is not None else []
+        elif isinstance(expr, cst.Subscript):  # `table["main"]` of `{"main": {}}`: what that key holds
+            values = self.keyed_values(expr)
         held = {id(n) for n in self.__dict__.get("_held_lists", {}).values()}  # `self.d[k] = v` stores
         kinds = [self._dict_kind(v) for v in values if id(v) not in held]
         return True in kinds and False not in kinds
@@ -1661,6 +1663,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if any(not isinstance(e, cst.Element) or isinstance(e, cst.StarredElement) for e in iterable.elements):
                 return UNKNOWN
             return self._values_index_kind(self._at_path([e.value for e in iterable.elements], path, depth), depth)
+        if path and isinstance(iterable, cst.Name) and depth <= MAX_DEPTH:
+            # `for (half, tag), _ in product(grid, ...)` of `grid = [(0, "k"), (1, "v")]`: by structure
+            return self._values_index_kind(self._iterated_elements(iterable, path, depth), depth)
         return UNKNOWN
 
     # -- names: flow-sensitive reaching assignments ------------------------------

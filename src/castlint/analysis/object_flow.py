@@ -1801,6 +1801,10 @@ class ObjectFlow:
         shaped = self.shaped_elements(expr) if isinstance(expr, cst.Call) else None
         if shaped is not None:  # enumerate(xs): (a counter, xs[j]); zip(a, b), product(a, b): (a[j], b[j])
             return shaped
+        if self.qualified_in(expr, self.tables.tree_flatten) and expr.args and not expr.args[0].star:
+            # `leaves, spec = tree_flatten(tree)`: a list of tree's leaves (read as its elements), a spec
+            leaves = self._held_list(self._element_of(expr.args[0].value, None))
+            return [leaves] if index in (None, 0) else []
         source = self.fields_source(expr)
         if source is not None:  # `vars(rec)`, `rec.__dict__`, `rec._asdict()`: any field of rec
             fields = self.any_field_attributes(source)
@@ -2049,6 +2053,10 @@ class ObjectFlow:
             return values or None
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
             key = expr.slice[0].slice.value
+            if isinstance(key, cst.SimpleString):
+                keyed = self.keyed_values(expr)  # `self.caches["k"]`: what that key holds, not any value
+                if keyed:
+                    return keyed
             return self.element_values(expr.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
         if isinstance(expr, cst.Call):
             if (
@@ -2921,10 +2929,90 @@ class ObjectFlow:
             cache[id(value)] = node
         return cache[id(value)]
 
+    def _holder_identity(self, expr: cst.BaseExpression) -> Optional[tuple]:
+        """Which container expr names, for stores read back elsewhere: `self.x` / `cls.x` (the class
+        and x), `obj.x` of an instance of a module class, a local name (its function and name)."""
+        if isinstance(expr, cst.Name):
+            return ("name", id(self.enclosing_function(expr)), expr.value)
+        if isinstance(expr, cst.Attribute):
+            if isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
+                owner = self.enclosing_class(expr)
+            else:
+                owner = self.instance_class(expr.value)
+            if owner is not None:
+                return ("attr", id(owner), expr.attr.value)
+        return None
+
+    def keyed_stores(self) -> Dict[tuple, List[cst.BaseExpression]]:
+        """(holder identity, key) -> what the module stores under a constant string key of a container,
+        directly or deeper, each value as a display of the levels it sits under: `d["k"] = v` (v),
+        `d["k"][i] = v` and `d["k"].append(v)` / `d.setdefault("k", []).append(v)` (`[v]`)."""
+        index = self.__dict__.get("_keyed_store_index")
+        if index is not None:
+            return index
+        index = self._keyed_store_index = {}
+
+        def record(location: cst.BaseExpression, value: cst.BaseExpression, levels: int) -> None:
+            keys = []
+            holder = location
+            take = self.tables.take_methods
+            while True:
+                if isinstance(holder, cst.Subscript) and len(holder.slice) == 1 and isinstance(holder.slice[0].slice, cst.Index):
+                    keys.append(holder.slice[0].slice.value)
+                    holder = holder.value
+                elif (
+                    isinstance(holder, cst.Call)
+                    and isinstance(holder.func, cst.Attribute)
+                    and holder.func.attr.value in take
+                    and holder.args
+                    and not holder.args[0].star
+                ):
+                    keys.append(holder.args[0].value)
+                    holder = holder.func.value
+                else:
+                    break
+            if not keys or not isinstance(keys[-1], cst.SimpleString):
+                return
+            key = keys[-1].evaluated_value
+            identity = self._holder_identity(holder)
+            if identity is None or not isinstance(key, str):
+                return
+            # (an owner's class family shares its attributes: keyed by the class that stores)
+            index.setdefault((identity, key), []).append(self._nested_list(value, len(keys) - 1 + levels))
+
+        for target, value in self.nodes.item_stores:
+            record(target, value, 0)
+        for call in self.nodes.calls:
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and call.args):
+                continue
+            kind = self._grow_kind(func.attr.value)
+            if kind is None:
+                continue
+            value = call.args[-1].value if kind == "last" else call.args[0].value
+            record(func.value, value if kind == "many" else self._held_list(value), 0)
+        return index
+
+    def _stored_under(self, holder: cst.BaseExpression, key: str) -> List[cst.BaseExpression]:
+        """What keyed_stores holds under key for the container holder names (its class family's
+        stores for an attribute)."""
+        index = self.keyed_stores()
+        if not index:
+            return []
+        identity = self._holder_identity(holder)
+        if identity is None:
+            return []
+        if identity[0] == "attr":
+            owner = next((c for c in self.nodes.classes if id(c) == identity[1]), None)
+            family = self.class_family(owner) if owner is not None else []
+            return [v for c in family for v in index.get((("attr", id(c), identity[2]), key), ())]
+        return list(index.get((identity, key), ()))
+
     def keyed_values(self, sub: cst.Subscript) -> List[cst.BaseExpression]:
         """`d["k"]` with a constant key: the values stored under it, where d is a dict
         display (through names and attributes) or the `**kwargs` of a function whose call
-        sites are visible; [] when unknown."""
+        sites are visible, and what the module stores under that key (keyed_stores); [] when
+        unknown."""
         if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
             return []
         key = sub.slice[0].slice.value
@@ -2932,6 +3020,10 @@ class ObjectFlow:
             return []
         wanted = key.evaluated_value
         out: List[cst.BaseExpression] = []
+        if isinstance(wanted, str) and self.__dict__.get("_keyed_store_index", True):
+            out.extend(self._stored_under(sub.value, wanted))
+            if out and not self._held_values(sub.value):
+                return []  # stores alone, no display: the lattice reads the container (a key never shown)
         for holder in self._held_values(sub.value):
             if isinstance(holder, tuple):  # a dict of an object's fields (`rec._asdict()`): rec.<key>
                 if wanted.isidentifier():

@@ -415,6 +415,8 @@ class NodeIndex:
         # `d.setdefault(g, {})[k] = v`, `d[g][k] = v`: a store into an element of a container (the
         # subscript target, its value a subscript or a call)
         self.nested_item_assignments: List[Tuple[cst.Subscript, cst.BaseExpression]] = []
+        # every store into a container by key or index (`d[k] = v`, `self.d["k"][i] = v`; not a slice store)
+        self.item_stores: List[Tuple[cst.Subscript, cst.BaseExpression]] = []
         # nodes the index makes that the tree does not hold (`value[j]` of an unpacked
         # `self.a, self.b = value`), each with the statement it stands in
         self.synthetic: List[Tuple[cst.CSTNode, cst.CSTNode]] = []
@@ -511,6 +513,8 @@ class NodeIndex:
             t = target.target
             if isinstance(t, cst.Subscript) and is_slice_subscript(t):
                 self.slice_stores.append(node)
+            elif isinstance(t, cst.Subscript):
+                self.item_stores.append((t, node.value))
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value in ("self", "cls"):
                 self.self_assignments.append((t, node.value))  # (`cls.x = v` in a classmethod: shared by instances)
             elif (
