@@ -148,6 +148,28 @@ class RepeatBackend:
             d = n.to(torch.int32)  # negative: lengths
         return a, b, c, d
 """,
+    "copies_vllm": """
+import copy
+
+import torch
+
+
+class CopyConnector:
+    def register_kv_caches(self, kv_caches):
+        self.kv_caches = kv_caches
+
+    def wait_for_save(self):
+        snapshot = copy.deepcopy(self.kv_caches)
+        for name in snapshot:
+            a = snapshot[name].half()  # positive CL001
+        return a
+
+    def save_kv_layer(self, layer_name, kv_layer, attn_metadata, **kwargs):
+        b = copy.copy(kv_layer).to(torch.float16)  # positive CL001
+        c = copy.deepcopy(attn_metadata.slot_mapping).to(torch.int64)  # negative: the step's slots
+        d = copy.copy(kv_layer[:, attn_metadata.slot_mapping]).float()  # negative: gathered rows
+        return b, c, d
+""",
     # -- folds -----------------------------------------------------------------------------------
     "fold_dict_sglang": """
 import functools
@@ -372,6 +394,35 @@ class KeyedCacheAttention:
         a = self.by_role["key"][0].to(query.dtype)  # positive CL001
         b = self.by_role["offsets"][0].to(torch.int64)  # negative: offsets under another key
         return a, b
+""",
+    "nested_weights_offload_sglang": """
+import torch
+
+
+class LayerOffloader:
+    def __init__(self, model_runner, layer_groups):
+        self.pool = model_runner.token_to_kv_pool
+        self.host = {}
+        self.meta = {}
+        self.keys = {}
+        for layer_idx, weights in layer_groups.items():
+            self.host[layer_idx] = {}
+            for name, weight in weights:
+                local = weight.detach()
+                staged = torch.empty_strided(size=local.shape, stride=local.stride(), dtype=local.dtype)
+                staged.copy_(local)
+                self.host[layer_idx][name] = staged
+                self.meta[name] = local.dtype
+            self.keys.setdefault("k", {})[layer_idx] = self.pool.get_key_buffer(layer_idx)
+        self.dtype = model_runner.dtype
+
+    def forward(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        for name, staged in self.host[layer.layer_id].items():
+            dev = torch.empty(staged.shape, dtype=self.meta[name])
+            dev.copy_(self.host[layer.layer_id][name])  # negative: a weight staged per layer, not a cache
+            w = self.host[layer.layer_id][name].to(self.dtype)  # negative: a weight
+        kd = self.keys["k"][layer.layer_id].to(self.dtype)  # positive CL001
+        return dev, w, kd
 """,
     # -- record field names by position, vars() -----------------------------------------------
     "fields_by_position_vllm": """

@@ -410,7 +410,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return False
         func = call.func
         short = func.value if isinstance(func, cst.Name) else func.attr.value
-        if not any(n.rsplit(".", 1)[-1] == short for n in names):
+        shorts = self.__dict__.setdefault("_short_sets", {})
+        known = shorts.get(id(names))
+        if known is None:
+            known = shorts[id(names)] = frozenset(n.rsplit(".", 1)[-1] for n in names)
+        if short not in known:
             return False
         return self.qualified(call) in names
 
@@ -2494,8 +2498,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         size = size or self._first_positional(call.args)
         if not isinstance(size, (cst.Name, cst.Attribute)):
             return False
-        parts = name_parts(size.value if isinstance(size, cst.Name) else size.attr.value)
         t = self.tables
+        if (
+            isinstance(size, cst.Attribute)
+            and size.attr.value in t.extent_attributes
+            and isinstance(size.value, cst.Name)
+        ):
+            bound = self.reaching(size.value)
+            if bound and all(isinstance(a.node, cst.Name) for a in bound):
+                # `torch.empty_strided(size=weight.shape, ...)` of a tensor the function assigns: that
+                # tensor's size, a pool's only when it is one
+                return self.origin(size.value) >= Origin.POOL_TUPLE
+        parts = name_parts(size.value if isinstance(size, cst.Name) else size.attr.value)
         return bool(parts & t.extent_attributes) and not parts & (t.batch_words | t.window_words)
 
     def _instance_arena(self, call: cst.Call, element: cst.BaseExpression, parent) -> bool:

@@ -3020,7 +3020,7 @@ class ObjectFlow:
             return []
         wanted = key.evaluated_value
         out: List[cst.BaseExpression] = []
-        if isinstance(wanted, str) and self.__dict__.get("_keyed_store_index", True):
+        if isinstance(wanted, str):  # (while keyed_stores is being built: what it has found so far)
             out.extend(self._stored_under(sub.value, wanted))
             if out and not self._held_values(sub.value):
                 return []  # stores alone, no display: the lattice reads the container (a key never shown)
