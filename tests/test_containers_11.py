@@ -56,7 +56,8 @@ class NumberedBackend:
         b = pairs.get(layer.layer_id).float()  # positive CL001
         counts = dict(enumerate(forward_batch.seq_lens.tolist()))
         c = torch.tensor(counts[0]).to(torch.int64)  # negative: a length
-        rows = dict(enumerate(self.pool.k_buffer))[layer.layer_id][forward_batch.out_cache_loc].float()  # negative: gathered rows
+        rows = dict(enumerate(self.pool.k_buffer))[layer.layer_id][forward_batch.out_cache_loc]
+        rows = rows.float()  # negative: gathered rows
         return a, b, c, rows
 """,
     "enumerate_unpack_lmdeploy": """
@@ -192,7 +193,8 @@ class FoldBackend:
         self.v_last = vals[-1].half()  # positive CL001
         lens = functools.reduce(lambda acc, r: acc + [r], forward_batch.seq_lens.tolist(), [])
         self.lens = torch.tensor(lens).to(torch.int64)  # negative: lengths
-        rows = reduce(lambda acc, i: {**acc, i: pool.get_key_buffer(i)[forward_batch.out_cache_loc]}, self.layer_ids, {})
+        loc = forward_batch.out_cache_loc
+        rows = reduce(lambda acc, i: {**acc, i: pool.get_key_buffer(i)[loc]}, self.layer_ids, {})
         self.rows0 = rows[self.layer_ids[0]].float()  # negative: gathered rows
 """,
     "fold_def_step_trtllm": """

@@ -1761,7 +1761,8 @@ def _binds(stmt: ast.AST, cache: dict, grows: frozenset = frozenset()) -> Set[st
                 if holder is not None:
                     found.add(holder)
             elif grows and t is ast.Call and type(n.func) is ast.Attribute and n.func.attr in grows:
-                holder = _filled_name(n.func.value)  # `xs.append(v)`, `groups[g].append(v)`, `d.setdefault(g, []).append(v)`
+                # `xs.append(v)`, `groups[g].append(v)`, `d.setdefault(g, []).append(v)`
+                holder = _filled_name(n.func.value)
                 if holder is not None:
                     found.add(holder)
         cache[key] = found

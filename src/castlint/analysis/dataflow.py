@@ -239,7 +239,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self._shaped_origin(expr, shape, depth)
         if self.qualified_in(expr, t.tree_flatten):  # (the leaves, a spec): the leaves, read as the tree
             tree = self._first_positional(expr.args)
-            return Origin.POOL_TUPLE if tree is not None and self.origin(tree, depth) >= Origin.POOL_TUPLE else Origin.OTHER
+            whole = tree is not None and self.origin(tree, depth) >= Origin.POOL_TUPLE
+            return Origin.POOL_TUPLE if whole else Origin.OTHER
         if self.qualified(expr) in t.take_functions and expr.args and not expr.args[0].star:
             # `next(iter(d.values()))`: one element of what it iterates
             taken = self._element(self.origin(expr.args[0].value, depth))

@@ -2957,7 +2957,11 @@ class ObjectFlow:
             holder = location
             take = self.tables.take_methods
             while True:
-                if isinstance(holder, cst.Subscript) and len(holder.slice) == 1 and isinstance(holder.slice[0].slice, cst.Index):
+                if (
+                    isinstance(holder, cst.Subscript)
+                    and len(holder.slice) == 1
+                    and isinstance(holder.slice[0].slice, cst.Index)
+                ):
                     keys.append(holder.slice[0].slice.value)
                     holder = holder.value
                 elif (
