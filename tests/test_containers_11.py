@@ -11,8 +11,8 @@ file of the corpus.
 - *folds* ([callables] fold_functions): `functools.reduce(step, xs, init)` over a sequence the file
   does not show: the accumulator a dict or list grown by a lambda or a def (`{**acc, i: ...}`,
   `acc + [...]`, `acc | {...}`), its step's parameters bound;
-- *pytrees* ([iteration] tree_apply, tree_leaves, tree_flatten): `tree_map(f, tree)` runs f on each
-  leaf, `tree_leaves(tree)` and `tree_flatten(tree)[0]` list them;
+- *pytrees* ([iteration] tree_apply, tree_apply_typed, tree_leaves, tree_flatten): `tree_map(f, tree)` and
+  `tree_map_only(T, f, tree)` run f on each leaf, `tree_leaves(tree)` and `tree_flatten(tree)[0]` list them;
 - *stores into elements of containers*: `d.setdefault(g, {})[k] = v`, `d[g][k] = v`,
   `d.setdefault(g, []).append(v)` (of self.d and of a local d); what is stored under a constant key
   is read back under that key only (`self.caches["lens"]` beside `self.caches["k"]`);
@@ -296,6 +296,28 @@ class TreeLeavesAttention:
         sz = tree_map(lambda s: s.float(), [k_scales_zeros, v_scales_zeros])  # negative: scales/zeros
         return a, up, b, sz
 """,
+    "pytree_typed_sglang": """
+import torch
+from torch.utils import _pytree
+
+
+def _densify(t):
+    return t.bfloat16()  # positive CL001
+
+
+class TypedTreeBackend:
+    def __init__(self, model_runner):
+        self.dtype = model_runner.dtype
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool = forward_batch.token_to_kv_pool
+        tree = {"k": pool.get_key_buffer(layer.layer_id), "v": [pool.get_value_buffer(layer.layer_id)]}
+        up = _pytree.tree_map_only(torch.Tensor, lambda t: t.to(self.dtype), tree)  # positive CL001
+        dense = _pytree.tree_map_only(torch.Tensor, _densify, tree)
+        meta = {"loc": forward_batch.out_cache_loc, "lens": forward_batch.seq_lens}
+        ints = _pytree.tree_map_only(torch.Tensor, lambda t: t.to(torch.int64), meta)  # negative: the step's slots
+        return up, dense, ints
+""",
     # -- stores into elements of containers ------------------------------------------------------
     "nested_setdefault_sglang": """
 import torch
@@ -513,8 +535,10 @@ class VarsAttention:
         up = [t.to(q.dtype) for t in held.__dict__.values() if t is not None]  # positive CL001
         first = [t for _, t in vars(held).items()][0]
         a = first.float()  # positive CL001
+        b = list(vars(held).items())[0][1].half()  # positive CL001
+        name = list(vars(held).items())[0][0]
         rows = {n: t.to(torch.int64) for n, t in vars(StepRows(metadata)).items()}  # negative: ids and lengths
-        return up, a, rows
+        return up, a, b, name, rows
 """,
     # -- walrus targets leaked from comprehensions -------------------------------------------------
     "walrus_leak_vllm": """
@@ -577,6 +601,7 @@ def test_api_facts_are_data():
     assert "itertools.repeat" in TABLES.iter_repeats
     assert "range" in TABLES.counters
     assert "torch.utils._pytree.tree_map" in TABLES.tree_apply
+    assert "torch.utils._pytree.tree_map_only" in TABLES.tree_apply_typed
     assert "torch.utils._pytree.tree_leaves" in TABLES.tree_leaves
     assert "torch.utils._pytree.tree_flatten" in TABLES.tree_flatten
     assert "functools.reduce" in TABLES.fold_functions

@@ -167,6 +167,7 @@ class _Vocabulary:
         # calls that run the function they are given on each element (`map(f, xs)`, `tree_map(f, tree)`):
         # its parameters take the elements (ModuleAnalysis.applier)
         self.appliers = frozenset(_last_parts((*tables.iter_apply, *tables.tree_apply)))
+        self.typed_appliers = frozenset(_last_parts(tables.tree_apply_typed))  # `tree_map_only(T, f, tree)`
         # `_up = torch.compile(_up_impl)`: a stand-in for the function it is given (by the last name)
         self.function_wrappers = frozenset(_last_parts(tables.function_wrappers))
         self.not_pool_words = frozenset(tables.batch_words) | frozenset(tables.layer_words)
@@ -229,6 +230,7 @@ class _Vocabulary:
             | _last_parts(tables.tree_leaves)
             | _last_parts(tables.tree_flatten)
             | _last_parts(tables.tree_apply)
+            | _last_parts(tables.tree_apply_typed)
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
             # `weakref.proxy(pool)`, `weakref.ref(runner)` (called: runner), `SimpleNamespace(kv=pool)`:
             # what they are given flows through (ObjectFlow.wrapped_value, namespace records)
@@ -1352,7 +1354,10 @@ class _Collector:
                 unit.fn_values.add(arg.attr)
             elif t is ast.Name:
                 unit.fn_values.add(arg.id)
-            elif t is ast.Lambda and not (_callee_name(func) in vocab.appliers and arg is n.args[0]):
+            elif t is ast.Lambda and not (
+                (_callee_name(func) in vocab.appliers and arg is n.args[0])
+                or (_callee_name(func) in vocab.typed_appliers and len(n.args) > 1 and arg is n.args[1])
+            ):
                 unit.fn_values.add("lambda")
         unit.calls_made.add("__call__")  # a call of an object may run a __call__ of the module
         name = None
@@ -1410,6 +1415,8 @@ class _Collector:
             self.fold(n)
         if type(func) is ast.Attribute and name in vocab.appliers and n.args:
             self.applied(n)  # `pytree.tree_map(f, tree)`
+        if name in vocab.typed_appliers and len(n.args) > 1:
+            self.applied(n, 1)  # `tree_map_only(torch.Tensor, f, tree)`
         if name in vocab.grow_methods and n.args and type(func) is ast.Attribute:
             # self.groups[gid].append(v), self.groups.setdefault(gid, []).append(v): a container of
             # containers (ObjectFlow.grown_attributes)
@@ -1507,11 +1514,11 @@ class _Collector:
             unit.name_calls.append((name, n))
             unit.calls_made.add(name)
 
-    def applied(self, n: ast.Call) -> None:
-        """`map(f or lambda, xs, ...)`, `tree_map(f, tree)`: f's parameters take the elements."""
+    def applied(self, n: ast.Call, fn: int = 0) -> None:
+        """`map(f or lambda, xs, ...)`, `tree_map(f, tree)` (f at fn): f's parameters take the elements."""
         unit = self.unit
-        first = n.args[0]
-        xs = [self.refs(a) for a in n.args[1:]]
+        first = n.args[fn]
+        xs = [self.refs(a) for a in n.args[fn + 1 :]]
         if type(first) is ast.Name:
             unit.map_calls.append((first.id, xs))
             unit.calls_made.add(first.id)

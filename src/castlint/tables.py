@@ -214,6 +214,7 @@ class Tables:
     iter_repeats: set = field(default_factory=set)  # [iteration] repeats: the argument itself: itertools.repeat
     counters: set = field(default_factory=set)  # [iteration] counters: iterating gives ints: range
     tree_apply: set = field(default_factory=set)  # [iteration] tree_apply: f applied to each leaf: tree_map
+    tree_apply_typed: set = field(default_factory=set)  # [iteration] tree_apply_typed: tree_map_only(T, f, tree)
     tree_leaves: set = field(default_factory=set)  # [iteration] tree_leaves: a list of the leaves
     tree_flatten: set = field(default_factory=set)  # [iteration] tree_flatten: (the leaves, a spec)
     element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
@@ -229,6 +230,7 @@ class Tables:
     member_methods: set = field(default_factory=set)  # [containers] member_methods: Module.buffers(), parameters()
     factory_dicts: set = field(default_factory=set)
     item_methods: set = field(default_factory=set)
+    item_views: set = field(default_factory=set)  # [containers] item_views: `d.items()`, pairs (not one item)
     take_methods: set = field(default_factory=set)
     take_functions: set = field(default_factory=set)
     grow_one: set = field(default_factory=set)
@@ -728,6 +730,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "repeats": "iter_repeats",
             "counters": "counters",
             "tree_apply": "tree_apply",
+            "tree_apply_typed": "tree_apply_typed",
             "tree_leaves": "tree_leaves",
             "tree_flatten": "tree_flatten",
             "element_methods": "element_methods",
@@ -794,6 +797,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "user_container_data",
                 "factory_dicts",
                 "item_methods",
+                "item_views",
                 "take_methods",
                 "take_functions",
                 "grow_one",

@@ -335,13 +335,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if keywords is not None:  # `dict(k=pool.k_buffer[i], ...)`: a dict of whole caches
             inner = [self.origin(v, depth) for v in keywords.values()]
             return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
-        if self.applier(expr) in ("map", "tree") and len(expr.args) >= 2:
-            # map(f, xs): f applied to an element of xs (`map(itemgetter(0), pairs)`); tree_map(f, tree):
-            # to each leaf of tree
-            element = self._element_of(expr.args[1].value, None)
+        fn = self.applied_function(expr)
+        if fn is not None and self.applier(expr) != "fold" and len(expr.args) >= fn + 2:
+            # map(f, xs): f applied to an element of xs (`map(itemgetter(0), pairs)`); tree_map(f, tree),
+            # tree_map_only(T, f, tree): to each leaf of tree
+            element = self._element_of(expr.args[fn + 1].value, None)
             applied = self.__dict__.setdefault("_applied_nodes", {}).get(id(expr))
             if applied is None:
-                applied = cst.Call(func=expr.args[0].value, args=[cst.Arg(value=element)])
+                applied = cst.Call(func=expr.args[fn].value, args=[cst.Arg(value=element)])
                 self.parents.setdefault(applied, self.parents.get(expr))
                 self._applied_nodes[id(expr)] = applied
             each = self.origin(applied, depth + 1)
@@ -381,19 +382,20 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def applier(self, call: cst.BaseExpression) -> Optional[str]:
         """How a call runs the function it is given (rules/accessors.toml, by qualified name): "map"
         (`map(f, xs)`: f on each element of xs; [iteration] apply), "tree" (`tree_map(f, tree)`: f on
-        each leaf; [iteration] tree_apply), "fold" (`functools.reduce(f, xs, init)`: f on the
-        accumulated value and each element; [callables] fold_functions); None for any other."""
+        each leaf; [iteration] tree_apply), "typed" (`tree_map_only(T, f, tree)`; tree_apply_typed),
+        "fold" (`functools.reduce(f, xs, init)`: f on the accumulated value and each element;
+        [callables] fold_functions); None for any other."""
         if not isinstance(call, cst.Call) or not isinstance(call.func, (cst.Name, cst.Attribute)) or not call.args:
             return None
         shorts = self.__dict__.get("_applier_shorts")
         if shorts is None:
             t = self.tables
             shorts = self._applier_shorts = {
-                n.rsplit(".", 1)[-1] for n in (*t.iter_apply, *t.tree_apply, *t.fold_functions)
+                n.rsplit(".", 1)[-1] for n in (*t.iter_apply, *t.tree_apply, *t.tree_apply_typed, *t.fold_functions)
             }
         func = call.func
         short = func.value if isinstance(func, cst.Name) else func.attr.value
-        if short not in shorts or short in self.nodes.local_callables or call.args[0].star:
+        if short not in shorts or short in self.nodes.local_callables or any(a.star for a in call.args[:2]):
             return None
         name = self.qualified(call) or ""
         t = self.tables
@@ -401,9 +403,19 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return "map"
         if name in t.tree_apply:
             return "tree"
+        if name in t.tree_apply_typed:
+            return "typed"
         if name in t.fold_functions:
             return "fold"
         return None
+
+    def applied_function(self, call: cst.BaseExpression) -> Optional[int]:
+        """The position of the function argument an applier call runs (its iterables follow it)."""
+        kind = self.applier(call)
+        if kind is None:
+            return None
+        fn = 1 if kind == "typed" else 0
+        return fn if len(call.args) > fn and call.args[fn].keyword is None else None
 
     def qualified_in(self, call: cst.BaseExpression, names) -> bool:
         """Is call a call of one of names (qualified, under any import alias)?"""
@@ -3186,16 +3198,17 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self._mapped
         mapped: Dict[int, List[Tuple[cst.Call, int]]] = {}
         for call in self.nodes.calls:
-            if self.applier(call) is None:
+            fn = self.applied_function(call)
+            if fn is None:
                 continue
-            first = call.args[0].value
+            first = call.args[fn].value
             targets = (
                 [first]
                 if isinstance(first, cst.Lambda)
                 else (self._callable_targets(first) if isinstance(first, cst.Name) else [])
             )
             for target in targets:
-                mapped.setdefault(id(target), []).append((call, 1))
+                mapped.setdefault(id(target), []).append((call, fn + 1))
         self._mapped = mapped
         return mapped
 

@@ -2135,7 +2135,14 @@ class ObjectFlow:
         `d.get(k)`, `next(iter(xs))`), or keeps all of (keep_methods: `d.values()`); None otherwise."""
         t, func = self.tables, call.func
         method = func.attr.value if isinstance(func, cst.Attribute) else None
-        keeps = method in t.keep_methods or method in t.item_methods
+        if method in t.item_methods and all(a.keyword for a in call.args):
+            # `d.items()`: (key, value) pairs; `d.popitem()`: one of them (by structure)
+            values = self.element_values(func.value, None, depth + 1)
+            if not values:
+                return values and [func.value]
+            pairs = [self._item_pair(func.value, v) for v in values]
+            return [self._held_pairs(call, pairs)] if method in t.item_views else pairs
+        keeps = method in t.keep_methods
         if keeps and all(a.keyword for a in call.args):  # (`od.popitem(last=False)`: no element picked)
             return self.element_values(func.value, None, depth + 1) and [func.value]
         if isinstance(func, cst.Attribute) and func.attr.value in t.take_methods:
@@ -2819,6 +2826,26 @@ class ObjectFlow:
                 holder, levels = holder.func.value, levels + 1
             else:
                 return holder, levels
+
+    def _item_pair(self, mapping: cst.BaseExpression, value: cst.BaseExpression) -> cst.Tuple:
+        """`(key, value)`, an item of mapping, as a node of this module's parent map (the key a name
+        nothing binds: no pool)."""
+        cache = self.__dict__.setdefault("_item_pairs", {})
+        key = (id(mapping), id(value))
+        if key not in cache:
+            node = cst.Tuple([cst.Element(cst.Name("_key")), cst.Element(value)])
+            self.parents.setdefault(node, self.parents.get(value))
+            cache[key] = node
+        return cache[key]
+
+    def _held_pairs(self, call: cst.Call, pairs: List[cst.BaseExpression]) -> cst.List:
+        """A list display of pairs: what an item view (`d.items()`) holds."""
+        cache = self.__dict__.setdefault("_held_pair_lists", {})
+        if id(call) not in cache:
+            node = cst.List([cst.Element(p) for p in pairs])
+            self.parents.setdefault(node, self.parents.get(call))
+            cache[id(call)] = node
+        return cache[id(call)]
 
     def _nested_list(self, value: cst.BaseExpression, levels: int) -> cst.BaseExpression:
         """value held `levels` containers deep: `[[value]]` for 2."""
