@@ -8,9 +8,10 @@ file of the corpus.
   value (`indexed = enumerate(...)`; `list(takewhile(p, indexed))[0]`), in a dict built from pairs
   (`dict(enumerate(pool.k_buffer))`, `OrderedDict((n, t) for ...)`) and as an index's kind (`half` of
   `product(ids, (0, 1))` is a constant; a counter is a scalar);
-- *folds* ([callables] fold_functions): `functools.reduce(step, xs, init)` over a sequence the file
-  does not show: the accumulator a dict or list grown by a lambda or a def (`{**acc, i: ...}`,
-  `acc + [...]`, `acc | {...}`), its step's parameters bound;
+- *folds* ([callables] fold_functions, add_functions, or_functions, sum_functions):
+  `functools.reduce(step, xs, init)` over a sequence the file does not show: the accumulator a dict or
+  list grown by a lambda, a def or an operator function (`{**acc, i: ...}`, `acc + [...]`, `acc | {...}`,
+  `operator.add`, `operator.or_`), its step's parameters bound; `sum(lists, [])` concatenates;
 - *pytrees* ([iteration] tree_apply, tree_apply_typed, tree_leaves, tree_flatten): `tree_map(f, tree)` and
   `tree_map_only(T, f, tree)` run f on each leaf, `tree_leaves(tree)` and `tree_flatten(tree)[0]` list them;
 - *stores into elements of containers*: `d.setdefault(g, {})[k] = v`, `d[g][k] = v`,
@@ -196,6 +197,36 @@ class FoldBackend:
         loc = forward_batch.out_cache_loc
         rows = reduce(lambda acc, i: {**acc, i: pool.get_key_buffer(i)[loc]}, self.layer_ids, {})
         self.rows0 = rows[self.layer_ids[0]].float()  # negative: gathered rows
+""",
+    "operator_folds_trtllm": """
+import functools
+import itertools
+import operator
+
+import torch
+
+
+class OperatorFoldAttention:
+    def __init__(self, layer_ids):
+        self.layer_ids = layer_ids
+
+    def forward(self, q, k, v, metadata):
+        mgr = metadata.kv_cache_manager
+        joined = functools.reduce(operator.add, ([mgr.get_buffers(i)] for i in self.layer_ids), [])
+        a = joined[0].to(q.dtype)  # positive CL001
+        merged = functools.reduce(operator.or_, ({i: mgr.get_buffers(i)} for i in self.layer_ids), {})
+        b = merged[self.layer_ids[-1]].half()  # positive CL001
+        every = sum(([mgr.get_buffers(i)] for i in self.layer_ids), [])
+        c = every[-1].float()  # positive CL001
+        for idx, buf in zip(itertools.count(), joined):
+            d = mgr.get_buffers(idx)[:, 0].float()  # positive CL001
+        total = sum(len(mgr.get_block_ids_per_seq(s)) for s in metadata.request_ids)
+        e = torch.tensor(total).to(torch.int64)  # negative: a count
+        ids = functools.reduce(operator.add, (mgr.get_block_ids_per_seq(s) for s in metadata.request_ids), [])
+        f = torch.tensor(ids).to(torch.int32)  # negative: block ids
+        rows = sum(([mgr.get_buffers(i)[metadata.block_rows]] for i in self.layer_ids), [])
+        g = rows[0].float()  # negative: gathered rows
+        return a, b, c, d, e, f, g
 """,
     "fold_def_step_trtllm": """
 import functools

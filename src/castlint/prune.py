@@ -231,6 +231,8 @@ class _Vocabulary:
             | _last_parts(tables.tree_flatten)
             | _last_parts(tables.tree_apply)
             | _last_parts(tables.tree_apply_typed)
+            # `operator.add(acc, [buf])`, `sum(lists, [])`: what they combine (ModuleAnalysis.operator_node)
+            | _last_parts((*tables.add_functions, *tables.or_functions, *tables.sum_functions))
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
             # `weakref.proxy(pool)`, `weakref.ref(runner)` (called: runner), `SimpleNamespace(kv=pool)`:
             # what they are given flows through (ObjectFlow.wrapped_value, namespace records)

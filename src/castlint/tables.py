@@ -263,6 +263,9 @@ class Tables:
     call_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] call_functions
     subscript_functions: set = field(default_factory=set)  # [callables] subscript_functions: getitem(x, k) is x[k]
     fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
+    add_functions: set = field(default_factory=set)  # [callables] add_functions: operator.add(a, b) is a + b
+    or_functions: set = field(default_factory=set)  # [callables] or_functions: operator.or_(a, b) is a | b
+    sum_functions: set = field(default_factory=set)  # [callables] sum_functions: sum(xs, start) adds them up
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
     enum_bases: set = field(default_factory=set)  # [callables] enum_bases: a class of members
@@ -753,6 +756,9 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "call_functions": "call_functions",
             "subscript_functions": "subscript_functions",
             "fold_functions": "fold_functions",
+            "add_functions": "add_functions",
+            "or_functions": "or_functions",
+            "sum_functions": "sum_functions",
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",
             "enum_bases": "enum_bases",

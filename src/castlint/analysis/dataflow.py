@@ -208,6 +208,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         held = self.held_values(expr)
         if held is not None:  # `_KV.get()` of `_KV = ContextVar(...)`: the worst value any `_KV.set(v)` stores
             return max((self.origin(v, depth) for v in held), default=Origin.OTHER)
+        operated = self.operator_node(expr)
+        if operated is not None:  # `operator.add(acc, [buf])`: acc + [buf]; `sum(lists, [])`: [] + lists[0]
+            return max(self.origin(v, depth) for v in operated)
         if self._arena_allocation(expr):
             return Origin.POOL
         stacked = self._layer_stacked_allocation(expr)
@@ -352,6 +355,37 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if returned is not None:
                 return returned
         return self._alias_call_origin(expr, depth)
+
+    def operator_node(self, call: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+        """What a call of a function that is a binary operator computes, as expressions of this module's
+        parent map (rules/accessors.toml [callables]): `operator.add(a, b)` is `a + b`, `operator.or_(a,
+        b)` `a | b` (add_functions, or_functions); `sum(xs, start)` with a display to start from (a list
+        or tuple concatenation, not numbers) is start and `start + xs[j]` (sum_functions); None otherwise."""
+        t = self.tables
+        if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+            return None
+        cache = self.__dict__.setdefault("_operator_nodes", {})
+        if id(call) in cache:
+            return cache[id(call)]
+        found = None
+        positional = [a.value for a in call.args if a.keyword is None]
+        if len(positional) == 2 and len(call.args) == 2:
+            for names, op in ((t.add_functions, cst.Add()), (t.or_functions, cst.BitOr())):
+                if self.qualified_in(call, names):
+                    found = [cst.BinaryOperation(left=positional[0], operator=op, right=positional[1])]
+                    break
+        if found is None and positional and self.qualified_in(call, t.sum_functions):
+            start = positional[1] if len(positional) > 1 else next(
+                (a.value for a in call.args if a.keyword is not None and a.keyword.value == "start"), None
+            )
+            if isinstance(start, (cst.List, cst.Tuple)):
+                element = self._element_of(positional[0], None)
+                found = [start, cst.BinaryOperation(left=start, operator=cst.Add(), right=element)]
+        if found is not None:
+            for node in found:
+                self.parents.setdefault(node, self.parents.get(call))
+        cache[id(call)] = found
+        return found
 
     def _shaped_origin(self, call: cst.Call, shape: str, depth: int) -> Origin:
         """A container of whole pools when iterating call (of iteration_kind shape) yields one at some
@@ -1072,10 +1106,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return base
 
     def _nested_display(self, expr: cst.BaseExpression, depth: int) -> bool:
-        """Is expr a list comprehension, or a list or tuple display, each of whose elements is
-        itself several whole caches (a (k, v) entry of a per-layer list)? Then an index selects
-        an entry, not one cache."""
-        if isinstance(expr, cst.ListComp):
+        """Is expr a list comprehension (or a generator: the element a fold or a take reads), or a
+        list or tuple display, each of whose elements is itself several whole caches (a (k, v) entry
+        of a per-layer list)? Then an index selects an entry, not one cache."""
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
             elements = [expr.elt]
         elif isinstance(expr, (cst.List, cst.Tuple)):
             elements = [e.value for e in expr.elements]
