@@ -479,6 +479,34 @@ class LayerOffloader:
         kd = self.keys["k"][layer.layer_id].to(self.dtype)  # positive CL001
         return dev, w, kd
 """,
+    "nested_keys_vllm": """
+import collections
+
+import torch
+
+
+class NestedKeysConnector:
+    def __init__(self):
+        self.per_layer = collections.defaultdict(dict)
+        self.groups = {}
+
+    def register_kv_caches(self, kv_caches):
+        for name, cache in kv_caches.items():
+            idx = int(name.rsplit(".", 2)[1])
+            self.per_layer[idx]["cache"] = cache
+            self.per_layer[idx]["slots"] = torch.zeros(64, dtype=torch.int32)
+            self.groups.setdefault("every", {})[name] = cache
+            self.groups.setdefault("counts", {})[name] = torch.zeros(1, dtype=torch.int32)
+
+    def start_load_kv(self, forward_context, **kwargs):
+        a = self.per_layer[0]["cache"].to(torch.float16)  # positive CL001
+        b = self.per_layer[0]["slots"].to(torch.int64)  # negative: slot counters under another inner key
+        for name, t in self.groups["every"].items():
+            c = t.half()  # positive CL001
+        for name, n in self.groups["counts"].items():
+            d = n.to(torch.int64)  # negative: counts under another outer key
+        return a, b, c, d
+""",
     # -- record field names by position, vars() -----------------------------------------------
     "fields_by_position_vllm": """
 import dataclasses
@@ -502,11 +530,12 @@ class FieldPositionImpl:
     def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
         rec = KV(kv_cache[0], kv_cache[1])
         a = getattr(rec, KV._fields[-1]).to(query.dtype)  # positive CL001
+        first = next(iter(rec._asdict().values())).half()  # positive CL001
         b = getattr(rec, rec._fields[0]).float()  # positive CL001
         meta = Meta(attn_metadata.slot_mapping, attn_metadata.seq_lens)
         c = getattr(meta, dataclasses.fields(meta)[1].name).to(torch.int64)  # negative: lengths
         d = getattr(meta, Meta._fields[0] if hasattr(Meta, "_fields") else "slots").to(torch.int64)  # negative: slots
-        return a, b, c, d
+        return a, first, b, c, d
 """,
     "fields_dataclass_sglang": """
 import dataclasses

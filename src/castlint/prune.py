@@ -1230,8 +1230,11 @@ class _Collector:
             if type(target) is ast.Subscript and type(target.value) is ast.Name:  # d[k] = v: d holds v
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
             elif type(target) is ast.Subscript and type(target.value) is ast.Attribute and _is_self(target.value.value):
-                # self.d[k] = v: self.d holds v (ObjectFlow.grown_attributes)
+                # self.d[k] = v: self.d holds v (ObjectFlow.grown_attributes); its display decides which key
+                # holds what (ObjectFlow.keyed_values)
                 unit.assigns.append((set(), {target.value.attr}, value, PACKED))
+                if type(target.slice) is ast.Constant and type(target.slice.value) is str:
+                    unit.value_attrs.add(target.value.attr)
             elif type(target) is ast.Subscript and type(target.value) in (ast.Subscript, ast.Call):
                 # d[g][k] = v, self.d.setdefault(g, {})[k] = v: d holds containers that hold v
                 holder, levels = _store_root(target.value, self.vocab)
@@ -1239,6 +1242,9 @@ class _Collector:
                     unit.assigns.append(({holder.id}, set(), self.stored(n.value), NESTED))
                 elif levels and type(holder) is ast.Attribute and _is_self(holder.value):
                     unit.assigns.append((set(), {holder.attr}, value, NESTED))
+                    # what else self.d is assigned decides whether its keys are read from these stores
+                    # alone (ObjectFlow._fresh_container)
+                    unit.value_attrs.add(holder.attr)
             if type(target) is ast.Subscript and _slice_subscript(target):  # `buf[:] = pool`: a copy
                 self.copy(target.value, n.value)
             attrs |= one_attrs
@@ -1429,6 +1435,8 @@ class _Collector:
             level = NESTED if nested else KEEP if name in vocab.grow_many else PACKED
             if attrs:  # self.x.append(v): self.x now holds v
                 unit.assigns.append((set(), attrs, self.refs(value), level))
+                if nested:  # (ObjectFlow._fresh_container reads what else self.x is assigned)
+                    unit.value_attrs |= attrs
             elif type(holder) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
                 unit.assigns.append(({holder.id}, set(), self.stored(value), level))
 

@@ -240,6 +240,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         shape = self.iteration_kind(expr)
         if shape is not None:  # `enumerate(caches)`, `itertools.product(ids, halves)`, `repeat(cache, 2)`
             return self._shaped_origin(expr, shape, depth)
+        source = self.fields_source(expr)
+        if source is not None:  # `vars(rec)`, `rec._asdict()`: a dict of rec's fields
+            fields = self._fields_origin(source, depth)
+            if fields == Origin.POOL_TUPLE:
+                return fields
         if self.qualified_in(expr, t.tree_flatten):  # (the leaves, a spec): the leaves, read as the tree
             tree = self._first_positional(expr.args)
             whole = tree is not None and self.origin(tree, depth) >= Origin.POOL_TUPLE
@@ -328,9 +333,6 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # the second of each pair
             values = max((self._unpacked(p, (1,), depth) for p in pairs), default=Origin.OTHER)
             return Origin.POOL_TUPLE if values >= Origin.POOL_TUPLE else Origin.OTHER
-        source = self.fields_source(expr)
-        if source is not None:  # `vars(rec)`, `rec._asdict()`: a dict of rec's fields
-            return self._fields_origin(source, depth)
         merged = self.merged_mappings(expr)
         if merged is not None and any(self.origin(m, depth) == Origin.POOL_TUPLE for m in merged):
             return Origin.POOL_TUPLE  # `ChainMap(draft, base)`, `dict(base)` of dicts of caches
@@ -375,8 +377,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     found = [cst.BinaryOperation(left=positional[0], operator=op, right=positional[1])]
                     break
         if found is None and positional and self.qualified_in(call, t.sum_functions):
-            start = positional[1] if len(positional) > 1 else next(
-                (a.value for a in call.args if a.keyword is not None and a.keyword.value == "start"), None
+            start = (
+                positional[1]
+                if len(positional) > 1
+                else next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "start"), None)
             )
             if isinstance(start, (cst.List, cst.Tuple)):
                 element = self._element_of(positional[0], None)

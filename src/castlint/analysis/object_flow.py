@@ -2970,74 +2970,146 @@ class ObjectFlow:
                 return ("attr", id(owner), expr.attr.value)
         return None
 
-    def keyed_stores(self) -> Dict[tuple, List[cst.BaseExpression]]:
-        """(holder identity, key) -> what the module stores under a constant string key of a container,
-        directly or deeper, each value as a display of the levels it sits under: `d["k"] = v` (v),
-        `d["k"][i] = v` and `d["k"].append(v)` / `d.setdefault("k", []).append(v)` (`[v]`)."""
+    def _key_path(self, location: cst.BaseExpression) -> Tuple[cst.BaseExpression, tuple]:
+        """(the container under location, the keys from it outward): `d["g"][i]` is (d, ("g", None)),
+        `d.setdefault("g", {})["k"]` (d, ("g", "k")); a key that is no string constant is None."""
+        keys: List[Optional[str]] = []
+        holder = location
+        take = self.tables.take_methods
+        while True:
+            if (
+                isinstance(holder, cst.Subscript)
+                and len(holder.slice) == 1
+                and isinstance(holder.slice[0].slice, cst.Index)
+            ):
+                key = holder.slice[0].slice.value
+                holder = holder.value
+            elif (
+                isinstance(holder, cst.Call)
+                and isinstance(holder.func, cst.Attribute)
+                and holder.func.attr.value in take
+                and holder.args
+                and not holder.args[0].star
+            ):
+                key = holder.args[0].value
+                holder = holder.func.value
+            else:
+                return holder, tuple(reversed(keys))
+            text = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+            keys.append(text if isinstance(text, str) else None)
+
+    def keyed_stores(self) -> Dict[tuple, List[tuple]]:
+        """holder identity -> (key path, value) for what the module stores into a container by key
+        (`d["k"] = v`, `d["g"][i] = v`, `d.setdefault("g", {})[k] = v`, `d["k"].append(v)` (as `[v]`),
+        `d.setdefault("k", v)`, `d.update(other)` (any key)), each key a string constant or None."""
         index = self.__dict__.get("_keyed_store_index")
         if index is not None:
             return index
         index = self._keyed_store_index = {}
 
-        def record(location: cst.BaseExpression, value: cst.BaseExpression, levels: int) -> None:
-            keys = []
-            holder = location
-            take = self.tables.take_methods
-            while True:
-                if (
-                    isinstance(holder, cst.Subscript)
-                    and len(holder.slice) == 1
-                    and isinstance(holder.slice[0].slice, cst.Index)
-                ):
-                    keys.append(holder.slice[0].slice.value)
-                    holder = holder.value
-                elif (
-                    isinstance(holder, cst.Call)
-                    and isinstance(holder.func, cst.Attribute)
-                    and holder.func.attr.value in take
-                    and holder.args
-                    and not holder.args[0].star
-                ):
-                    keys.append(holder.args[0].value)
-                    holder = holder.func.value
-                else:
-                    break
-            if not keys or not isinstance(keys[-1], cst.SimpleString):
+        def record(location: cst.BaseExpression, value: cst.BaseExpression, tail: tuple = ()) -> None:
+            holder, path = self._key_path(location)
+            path = path + tail
+            if not path:
                 return
-            key = keys[-1].evaluated_value
             identity = self._holder_identity(holder)
-            if identity is None or not isinstance(key, str):
-                return
-            # (an owner's class family shares its attributes: keyed by the class that stores)
-            index.setdefault((identity, key), []).append(self._nested_list(value, len(keys) - 1 + levels))
+            if identity is not None:
+                index.setdefault(identity, []).append((path, value))
 
         for target, value in self.nodes.item_stores:
-            record(target, value, 0)
+            record(target, value)
+        take, many = self.tables.take_methods, self.tables.grow_many
         for call in self.nodes.calls:
             func = call.func
-            if not (isinstance(func, cst.Attribute) and call.args):
+            if not (isinstance(func, cst.Attribute) and call.args) or call.args[0].star:
                 continue
-            kind = self._grow_kind(func.attr.value)
-            if kind is None:
-                continue
-            value = call.args[-1].value if kind == "last" else call.args[0].value
-            record(func.value, value if kind == "many" else self._held_list(value), 0)
+            method = func.attr.value
+            kind = self._grow_kind(method)
+            if kind == "last" and method in take and len(call.args) > 1:  # d.setdefault("k", v): d["k"] = v
+                record(self._taken_node(call), call.args[-1].value)
+            elif kind == "many" and method in many and not isinstance(func.value, (cst.Subscript, cst.Call)):
+                record(func.value, self._element_of(call.args[0].value, None), (None,))  # d.update(other)
+            elif kind is not None:
+                value = call.args[-1].value if kind == "last" else call.args[0].value
+                record(func.value, value if kind == "many" else self._held_list(value), (None,))
         return index
 
-    def _stored_under(self, holder: cst.BaseExpression, key: str) -> List[cst.BaseExpression]:
-        """What keyed_stores holds under key for the container holder names (its class family's
-        stores for an attribute)."""
+    def _stored_at(self, holder: cst.BaseExpression, path: tuple) -> Optional[List[cst.BaseExpression]]:
+        """What the module's keyed stores put at path under the container holder names (its class
+        family's, for an attribute), as values read there; [] when nothing is stored there; None
+        when a store sits above the path in a way the keys cannot be followed into."""
         index = self.keyed_stores()
-        if not index:
-            return []
-        identity = self._holder_identity(holder)
+        identity = self._holder_identity(holder) if index else None
         if identity is None:
             return []
         if identity[0] == "attr":
             owner = next((c for c in self.nodes.classes if id(c) == identity[1]), None)
-            family = self.class_family(owner) if owner is not None else []
-            return [v for c in family for v in index.get((("attr", id(c), identity[2]), key), ())]
-        return list(index.get((identity, key), ()))
+            families = [("attr", id(c), identity[2]) for c in (self.class_family(owner) if owner is not None else [])]
+        else:
+            families = [identity]
+        out: List[cst.BaseExpression] = []
+        for family in families:
+            for stored, value in index.get(family, ()):
+                common = min(len(stored), len(path))
+                if any(a is not None and b is not None and a != b for a, b in zip(stored[:common], path[:common])):
+                    continue  # another key
+                if len(stored) >= len(path):  # held deeper than the read: in containers
+                    out.append(self._nested_list(value, len(stored) - len(path)))
+                    continue
+                found = [value]  # stored above the read: follow the rest of its keys into displays
+                for key in path[len(stored) :]:
+                    if key is None:
+                        return None
+                    nxt = []
+                    for v in found:
+                        if not isinstance(v, cst.Dict):
+                            return None
+                        nxt.extend(
+                            e.value
+                            for e in v.elements
+                            if isinstance(e, cst.DictElement)
+                            and isinstance(e.key, cst.SimpleString)
+                            and e.key.evaluated_value == key
+                        )
+                    found = nxt
+                out.extend(found)
+        return out
+
+    def _fresh_container(self, holder: cst.BaseExpression) -> bool:
+        """Is every value holder is assigned a dict display without `**` parts, or a dict constructor
+        given no mapping (`{}`, `defaultdict(dict)`, `dict()`): nothing but its keyed stores fills it?"""
+        if isinstance(holder, cst.Name):
+            values = []
+            for assignment in self.reaching(holder):
+                node = assignment.node
+                if not isinstance(node, cst.Name):
+                    return False
+                kind, value, path = self.binding(node)
+                if kind != "assign" or path:
+                    return False
+                values.append(value)
+        elif isinstance(holder, cst.Attribute):
+            owner = self.instance_class(holder.value)
+            if owner is None:
+                return False
+            lists = {id(n) for n in self.__dict__.get("_held_lists", {}).values()}
+            values = [v for v in self.instance_attr_values(owner, holder.attr.value) if id(v) not in lists]
+        else:
+            return False
+        t = self.tables
+        for value in values:
+            if isinstance(value, cst.Dict):
+                if any(isinstance(e, cst.StarredDictElement) for e in value.elements):
+                    return False
+            elif isinstance(value, cst.Call) and self.qualified(value) in t.dict_constructors:
+                given = [a for a in value.args if a.keyword is None]
+                if self.qualified(value) in t.factory_dicts:
+                    given = given[1:]
+                if given or any(a.star for a in value.args):
+                    return False
+            else:
+                return False
+        return bool(values)
 
     def keyed_values(self, sub: cst.Subscript) -> List[cst.BaseExpression]:
         """`d["k"]` with a constant key: the values stored under it, where d is a dict
@@ -3051,11 +3123,19 @@ class ObjectFlow:
             return []
         wanted = key.evaluated_value
         out: List[cst.BaseExpression] = []
+        held = self._held_values(sub.value)
         if isinstance(wanted, str):  # (while keyed_stores is being built: what it has found so far)
-            out.extend(self._stored_under(sub.value, wanted))
-            if out and not self._held_values(sub.value):
-                return []  # stores alone, no display: the lattice reads the container (a key never shown)
-        for holder in self._held_values(sub.value):
+            root, path = self._key_path(sub)
+            if path and (held or self._fresh_container(root)):
+                # what is stored under that key path (`self.d["k"].append(v)`, `self.d[i]["k"] = v`); with
+                # no display, only for a container nothing else fills
+                stored = self._stored_at(root, path)
+                if stored is None:
+                    return []
+                out.extend(stored)
+                if not held:
+                    return out
+        for holder in held:
             if isinstance(holder, tuple):  # a dict of an object's fields (`rec._asdict()`): rec.<key>
                 if wanted.isidentifier():
                     out.append(self._attribute(holder[0], wanted))
