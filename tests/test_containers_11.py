@@ -228,6 +228,31 @@ class OperatorFoldAttention:
         g = rows[0].float()  # negative: gathered rows
         return a, b, c, d, e, f, g
 """,
+    "fold_pairs_sglang": """
+import functools
+import operator
+
+import torch
+
+
+class FoldPairsBackend:
+    def __init__(self, model_runner):
+        self.dtype = model_runner.dtype
+
+    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool = forward_batch.token_to_kv_pool
+        flat = functools.reduce(lambda acc, kv: acc + list(kv), zip(pool.k_buffer, pool.v_buffer), [])
+        a = flat[1].to(self.dtype)  # positive CL001
+        widest = functools.reduce(lambda x, y: x if x.shape[-1] >= y.shape[-1] else y, pool.v_buffer)
+        b = widest.half()  # positive CL001
+        seconds = list(map(operator.itemgetter(1), enumerate(pool.k_buffer)))
+        c = seconds[layer.layer_id].float()  # positive CL001
+        lens = functools.reduce(lambda acc, n: acc + list((n,)), forward_batch.seq_lens.tolist(), [])
+        d = torch.tensor(lens).to(torch.int64)  # negative: lengths
+        firsts = list(map(operator.itemgetter(0), enumerate(pool.k_buffer)))
+        e = torch.tensor(firsts).to(torch.int64)  # negative: the positions
+        return a, b, c, d, e
+""",
     "fold_def_step_trtllm": """
 import functools
 

@@ -231,6 +231,7 @@ class Tables:
     factory_dicts: set = field(default_factory=set)
     item_methods: set = field(default_factory=set)
     item_views: set = field(default_factory=set)  # [containers] item_views: `d.items()`, pairs (not one item)
+    sequence_constructors: set = field(default_factory=set)  # [containers] sequence_constructors: list(x)
     take_methods: set = field(default_factory=set)
     take_functions: set = field(default_factory=set)
     grow_one: set = field(default_factory=set)
@@ -804,6 +805,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "factory_dicts",
                 "item_methods",
                 "item_views",
+                "sequence_constructors",
                 "take_methods",
                 "take_functions",
                 "grow_one",

@@ -593,7 +593,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             ):
                 return Origin.POOL_TUPLE
             if all(o in (Origin.POOL_TUPLE, Origin.OTHER) for o in sides) and any(
-                o == Origin.POOL_TUPLE and isinstance(side, (cst.List, cst.Tuple))
+                o == Origin.POOL_TUPLE
+                and (
+                    isinstance(side, (cst.List, cst.Tuple))
+                    or self.qualified_in(side, self.tables.sequence_constructors)  # `acc + list(pair)`
+                )
                 for o, side in zip(sides, (expr.left, expr.right))
             ):
                 return Origin.POOL_TUPLE
