@@ -164,6 +164,10 @@ class _Vocabulary:
             {name.lower().rsplit("_", 1)[-1].rstrip("s") for name in tables.cache_attributes} | {"pool"}
         )
         self.folds = frozenset(n.rsplit(".", 1)[-1] for n in tables.fold_functions)
+        # calls that run the function they are given on each element (`map(f, xs)`, `tree_map(f, tree)`):
+        # its parameters take the elements (ModuleAnalysis.applier)
+        self.appliers = frozenset(_last_parts((*tables.iter_apply, *tables.tree_apply)))
+        self.typed_appliers = frozenset(_last_parts(tables.tree_apply_typed))  # `tree_map_only(T, f, tree)`
         # `_up = torch.compile(_up_impl)`: a stand-in for the function it is given (by the last name)
         self.function_wrappers = frozenset(_last_parts(tables.function_wrappers))
         self.not_pool_words = frozenset(tables.batch_words) | frozenset(tables.layer_words)
@@ -219,6 +223,16 @@ class _Vocabulary:
             | _last_parts(tables.iter_filtering)
             | _last_parts(tables.subscript_functions)  # `getitem(x, k)`, under an import alias too
             | _last_parts(tables.iter_flatten)
+            # `enumerate(xs)`, `itertools.repeat(x, n)`, `tree_leaves(tree)`, `tree_flatten(tree)`,
+            # `tree_map(f, tree)`: what they are given flows through (ObjectFlow.iteration_kind)
+            | _last_parts(tables.iter_numbered)
+            | _last_parts(tables.iter_repeats)
+            | _last_parts(tables.tree_leaves)
+            | _last_parts(tables.tree_flatten)
+            | _last_parts(tables.tree_apply)
+            | _last_parts(tables.tree_apply_typed)
+            # `operator.add(acc, [buf])`, `sum(lists, [])`: what they combine (ModuleAnalysis.operator_node)
+            | _last_parts((*tables.add_functions, *tables.or_functions, *tables.sum_functions))
             | {f.rsplit(".", 1)[-1] for f in (*tables.keep_elements, *tables.take_functions, *tables.dict_constructors)}
             # `weakref.proxy(pool)`, `weakref.ref(runner)` (called: runner), `SimpleNamespace(kv=pool)`:
             # what they are given flows through (ObjectFlow.wrapped_value, namespace records)
@@ -500,6 +514,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 )
                 if func.attr in vocab.folds and len(node.args) >= 2 and type(node.args[1]) in (ast.Tuple, ast.List):
                     out.bound |= any(_names_accessor(e, vocab) for e in node.args[1].elts)  # reduce(getattr, ...)
+                if func.attr in vocab.folds and node.args and type(node.args[0]) is ast.Lambda:
+                    _flow(node.args[0].body, vocab, aliases, out, tf)  # reduce(lambda acc, i: ..., ids, {})
                 _held_pool(args, vocab, out, tf)
                 for arg in args:
                     _flow(arg, vocab, aliases, out, tf)
@@ -569,6 +585,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     if func.id in vocab.folds and len(node.args) >= 2 and type(node.args[1]) in (ast.Tuple, ast.List):
                         # reduce(getattr, ("pool", "get_key_buffer"), obj): the accessor it reaches, held
                         out.bound |= any(_names_accessor(e, vocab) for e in node.args[1].elts)
+                    if func.id in vocab.folds and node.args and type(node.args[0]) is ast.Lambda:
+                        _flow(node.args[0].body, vocab, aliases, out, tf)  # what the fold's step returns
                     if (
                         func.id == "getattr"
                         and len(node.args) >= 2
@@ -782,6 +800,24 @@ def _holds_conversion(module: "_ModuleUnits") -> bool:
 
 def _callee_name(node: ast.AST) -> Optional[str]:
     return node.id if type(node) is ast.Name else node.attr if type(node) is ast.Attribute else None
+
+
+def _store_root(holder: ast.AST, vocab: "_Vocabulary") -> Tuple[ast.AST, int]:
+    """As ObjectFlow.store_root: the container a store into holder lands in, and how many
+    containers deep (`d[g]`, `d.setdefault(g, {})`: one level into d)."""
+    levels = 0
+    while True:
+        if type(holder) is ast.Subscript and type(holder.slice) is not ast.Slice:
+            holder, levels = holder.value, levels + 1
+        elif (
+            type(holder) is ast.Call
+            and type(holder.func) is ast.Attribute
+            and holder.func.attr in vocab.element_methods
+            and holder.args
+        ):
+            holder, levels = holder.func.value, levels + 1
+        else:
+            return holder, levels
 
 
 def _is_super(node: ast.AST) -> bool:
@@ -1211,8 +1247,21 @@ class _Collector:
                 unit.assigns.append(({target.value.id}, set(), self.stored(n.value), PACKED))
                 unit.name_stores.append((target.value.id, value))
             elif type(target) is ast.Subscript and type(target.value) is ast.Attribute and _is_self(target.value.value):
-                # self.d[k] = v: self.d holds v (ObjectFlow.grown_attributes)
+                # self.d[k] = v: self.d holds v (ObjectFlow.grown_attributes); its display decides which key
+                # holds what (ObjectFlow.keyed_values)
                 unit.assigns.append((set(), {target.value.attr}, value, PACKED))
+                if type(target.slice) is ast.Constant and type(target.slice.value) is str:
+                    unit.value_attrs.add(target.value.attr)
+            elif type(target) is ast.Subscript and type(target.value) in (ast.Subscript, ast.Call):
+                # d[g][k] = v, self.d.setdefault(g, {})[k] = v: d holds containers that hold v
+                holder, levels = _store_root(target.value, self.vocab)
+                if levels and type(holder) is ast.Name:
+                    unit.assigns.append(({holder.id}, set(), self.stored(n.value), NESTED))
+                elif levels and type(holder) is ast.Attribute and _is_self(holder.value):
+                    unit.assigns.append((set(), {holder.attr}, value, NESTED))
+                    # what else self.d is assigned decides whether its keys are read from these stores
+                    # alone (ObjectFlow._fresh_container)
+                    unit.value_attrs.add(holder.attr)
             if type(target) is ast.Subscript and _slice_subscript(target):  # `buf[:] = pool`: a copy
                 self.copy(target.value, n.value)
             attrs |= one_attrs
@@ -1337,7 +1386,10 @@ class _Collector:
                 unit.fn_values.add(arg.attr)
             elif t is ast.Name:
                 unit.fn_values.add(arg.id)
-            elif t is ast.Lambda and not (type(func) is ast.Name and func.id == "map" and arg is n.args[0]):
+            elif t is ast.Lambda and not (
+                (_callee_name(func) in vocab.appliers and arg is n.args[0])
+                or (_callee_name(func) in vocab.typed_appliers and len(n.args) > 1 and arg is n.args[1])
+            ):
                 unit.fn_values.add("lambda")
         unit.calls_made.add("__call__")  # a call of an object may run a __call__ of the module
         name = None
@@ -1391,16 +1443,24 @@ class _Collector:
                 unit.assigns.append((set(), _self_attrs(holder), self.refs(n.args[-1]), PACKED))
             else:
                 unit.assigns.append(({holder.id}, set(), self.stored(n.args[-1]), PACKED))
+        if name in vocab.folds and len(n.args) >= 2:
+            self.fold(n)
+        if type(func) is ast.Attribute and name in vocab.appliers and n.args:
+            self.applied(n)  # `pytree.tree_map(f, tree)`
+        if name in vocab.typed_appliers and len(n.args) > 1:
+            self.applied(n, 1)  # `tree_map_only(torch.Tensor, f, tree)`
         if name in vocab.grow_methods and n.args and type(func) is ast.Attribute:
-            holder = func.value
-            nested = type(holder) is ast.Subscript
-            if nested:  # self.groups[gid].append(v): a container of containers (ObjectFlow.grown_attributes)
-                holder = holder.value
+            # self.groups[gid].append(v), self.groups.setdefault(gid, []).append(v): a container of
+            # containers (ObjectFlow.grown_attributes)
+            holder, levels = _store_root(func.value, vocab)
+            nested = levels > 0
             attrs = _self_attrs(holder) if type(holder) is ast.Attribute else set()
             value = n.args[-1] if name in vocab.grow_last else n.args[0]
             level = NESTED if nested else KEEP if name in vocab.grow_many else PACKED
             if attrs:  # self.x.append(v): self.x now holds v
                 unit.assigns.append((set(), attrs, self.refs(value), level))
+                if nested:  # (ObjectFlow._fresh_container reads what else self.x is assigned)
+                    unit.value_attrs |= attrs
             elif type(holder) is ast.Name:  # xs.append(v) of a local list (ObjectFlow.filled_values)
                 unit.assigns.append(({holder.id}, set(), self.stored(value), level))
                 in_layers = path and any(id(block) in self.layer_loops for block, _, _ in path)
@@ -1494,17 +1554,44 @@ class _Collector:
         """f(...): map(f or lambda, xs, ...), or a call whose arguments are read once the
         callees are known (_read_name_calls)."""
         unit = self.unit
-        if name == "map" and n.args:
-            first = n.args[0]
-            xs = [self.refs(a) for a in n.args[1:]]
-            if type(first) is ast.Name:
-                unit.map_calls.append((first.id, xs))
-                unit.calls_made.add(first.id)
-            elif type(first) is ast.Lambda:
-                unit.map_calls.append(([p.arg for p in first.args.posonlyargs + first.args.args], xs))
+        if name in self.vocab.appliers and n.args:
+            self.applied(n)
         else:
             unit.name_calls.append((name, n))
             unit.calls_made.add(name)
+
+    def applied(self, n: ast.Call, fn: int = 0) -> None:
+        """`map(f or lambda, xs, ...)`, `tree_map(f, tree)` (f at fn): f's parameters take the elements."""
+        unit = self.unit
+        first = n.args[fn]
+        xs = [self.refs(a) for a in n.args[fn + 1 :]]
+        if type(first) is ast.Name:
+            unit.map_calls.append((first.id, xs))
+            unit.calls_made.add(first.id)
+        elif type(first) is ast.Lambda:
+            unit.map_calls.append(([p.arg for p in first.args.posonlyargs + first.args.args], xs))
+
+    def fold(self, n: ast.Call) -> None:
+        """`functools.reduce(f, xs, init)`: f's first parameter takes init and what f returns, its
+        second the elements of xs (ModuleAnalysis._param_origin)."""
+        unit = self.unit
+        step = n.args[0]
+        xs = self.refs(n.args[1])
+        init = self.refs(n.args[2]) if len(n.args) > 2 else xs
+        if type(step) is ast.Lambda:
+            params = [p.arg for p in step.args.posonlyargs + step.args.args]
+            if len(params) >= 2:
+                body = self.refs(step.body)
+                unit.assigns.append(({params[0]}, set(), init, KEEP if len(n.args) > 2 else ELEMENT))
+                unit.assigns.append(({params[0]}, set(), body, KEEP))
+                unit.assigns.append(({params[1]}, set(), xs, ELEMENT))
+        elif type(step) is ast.Name:
+            # `step(step(init, xs), xs)`: the accumulated value (init, then what step returns) first, then
+            # what xs holds (read unindexed: an element of it is tainted when xs is)
+            start = n.args[2] if len(n.args) > 2 else n.args[1]
+            inner = ast.Call(func=step, args=[start, n.args[1]], keywords=[])
+            unit.name_calls.append((step.id, ast.Call(func=step, args=[inner, n.args[1]], keywords=[])))
+            unit.calls_made.add(step.id)
 
 
 def _applied_calls(n: ast.Call, vocab: _Vocabulary) -> List[ast.Call]:
@@ -1762,16 +1849,29 @@ def _binds(stmt: ast.AST, cache: dict, grows: frozenset = frozenset()) -> Set[st
                 found.add(n.name)
             elif t is ast.MatchMapping and n.rest:
                 found.add(n.rest)
-            elif grows and t is ast.Subscript and type(n.ctx) is ast.Store and type(n.value) is ast.Name:
-                found.add(n.value.id)
+            elif grows and t is ast.Subscript and type(n.ctx) is ast.Store:
+                holder = _filled_name(n.value)  # `d[k] = v`, `d["g"][k] = v`, `d.setdefault(g, {})[k] = v`
+                if holder is not None:
+                    found.add(holder)
             elif grows and t is ast.Call and type(n.func) is ast.Attribute and n.func.attr in grows:
-                holder = n.func.value
-                while type(holder) is ast.Subscript:
-                    holder = holder.value
-                if type(holder) is ast.Name:
-                    found.add(holder.id)
+                # `xs.append(v)`, `groups[g].append(v)`, `d.setdefault(g, []).append(v)`
+                holder = _filled_name(n.func.value)
+                if holder is not None:
+                    found.add(holder)
         cache[key] = found
     return found
+
+
+def _filled_name(holder: ast.AST) -> Optional[str]:
+    """The local name a store into holder fills: holder itself, or the container under its
+    subscripts and method calls (`d["g"]`, `d.setdefault(g, {})`: d)."""
+    while True:
+        if type(holder) is ast.Subscript:
+            holder = holder.value
+        elif type(holder) is ast.Call and type(holder.func) is ast.Attribute:
+            holder = holder.func.value
+        else:
+            return holder.id if type(holder) is ast.Name else None
 
 
 class _Taint:

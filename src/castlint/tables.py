@@ -212,6 +212,13 @@ class Tables:
     iter_star_apply: set = field(default_factory=set)  # [iteration] star_apply: f(*row) for each row
     iter_filtering: set = field(default_factory=set)  # [iteration] filtering: some elements of the last argument
     iter_flatten: set = field(default_factory=set)  # [iteration] flatten: the elements of the elements
+    iter_numbered: set = field(default_factory=set)  # [iteration] numbered: (a counter, an element): enumerate
+    iter_repeats: set = field(default_factory=set)  # [iteration] repeats: the argument itself: itertools.repeat
+    counters: set = field(default_factory=set)  # [iteration] counters: iterating gives ints: range
+    tree_apply: set = field(default_factory=set)  # [iteration] tree_apply: f applied to each leaf: tree_map
+    tree_apply_typed: set = field(default_factory=set)  # [iteration] tree_apply_typed: tree_map_only(T, f, tree)
+    tree_leaves: set = field(default_factory=set)  # [iteration] tree_leaves: a list of the leaves
+    tree_flatten: set = field(default_factory=set)  # [iteration] tree_flatten: (the leaves, a spec)
     element_methods: set = field(default_factory=set)  # rules/accessors.toml [iteration] element_methods
     # rules/accessors.toml [containers]: what container constructors and methods keep
     keep_elements: set = field(default_factory=set)
@@ -226,6 +233,8 @@ class Tables:
     factory_dicts: set = field(default_factory=set)
     chain_maps: set = field(default_factory=set)  # [containers] chain_maps: ChainMap, the first map's value wins
     item_methods: set = field(default_factory=set)
+    item_views: set = field(default_factory=set)  # [containers] item_views: `d.items()`, pairs (not one item)
+    sequence_constructors: set = field(default_factory=set)  # [containers] sequence_constructors: list(x)
     take_methods: set = field(default_factory=set)
     take_functions: set = field(default_factory=set)
     grow_one: set = field(default_factory=set)
@@ -266,6 +275,9 @@ class Tables:
     module_importers: set = field(default_factory=set)  # [callables] module_importers: importlib.import_module
     subscript_functions: set = field(default_factory=set)  # [callables] subscript_functions: getitem(x, k) is x[k]
     fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
+    add_functions: set = field(default_factory=set)  # [callables] add_functions: operator.add(a, b) is a + b
+    or_functions: set = field(default_factory=set)  # [callables] or_functions: operator.or_(a, b) is a | b
+    sum_functions: set = field(default_factory=set)  # [callables] sum_functions: sum(xs, start) adds them up
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
     enum_bases: set = field(default_factory=set)  # [callables] enum_bases: a class of members
@@ -731,6 +743,13 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "star_apply": "iter_star_apply",
             "filtering": "iter_filtering",
             "flatten": "iter_flatten",
+            "numbered": "iter_numbered",
+            "repeats": "iter_repeats",
+            "counters": "counters",
+            "tree_apply": "tree_apply",
+            "tree_apply_typed": "tree_apply_typed",
+            "tree_leaves": "tree_leaves",
+            "tree_flatten": "tree_flatten",
             "element_methods": "element_methods",
             "protocol_iter": "iter_protocol",
             "protocol_next": "next_protocol",
@@ -759,6 +778,9 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "module_importers": "module_importers",
             "subscript_functions": "subscript_functions",
             "fold_functions": "fold_functions",
+            "add_functions": "add_functions",
+            "or_functions": "or_functions",
+            "sum_functions": "sum_functions",
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",
             "enum_bases": "enum_bases",
@@ -804,6 +826,8 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "factory_dicts",
                 "chain_maps",
                 "item_methods",
+                "item_views",
+                "sequence_constructors",
                 "take_methods",
                 "take_functions",
                 "grow_one",

@@ -215,16 +215,18 @@ class ConversionQueries:
 
     def _call_converts(self, call: cst.Call, reported: set) -> Optional[Tuple[str, str]]:
         func = call.func
-        if isinstance(func, cst.Name) and func.value in self.tables.iter_apply and len(call.args) >= 2:
-            # map(torch.Tensor.float, caches): the callee applied to each element
-            element = cst.Subscript(call.args[1].value, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
-            applied = cst.Call(func=call.args[0].value, args=[cst.Arg(element)])
+        fn = self.applied_function(call)
+        if fn is not None and self.applier(call) != "fold" and len(call.args) >= fn + 2:
+            # map(torch.Tensor.float, caches), tree_map(torch.Tensor.half, caches): the callee applied to
+            # each element (each leaf)
+            element = cst.Subscript(call.args[fn + 1].value, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+            applied = cst.Call(func=call.args[fn].value, args=[cst.Arg(element)])
             self.parents.setdefault(element, applied)
             self.parents.setdefault(applied, self.parents.get(call))
             wanted = self.cast_target(applied)  # map(torch.Tensor.float, caches)
             receiver = self.cast_receiver(applied) if wanted is not None else None
             if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
-                return wanted, self.code(call.args[0].value)
+                return wanted, self.code(call.args[fn].value)
             return self._call_converts(applied, reported)
         short = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
         if (

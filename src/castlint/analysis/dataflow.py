@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
-from libcst.metadata import Assignment, ImportAssignment
+from libcst.metadata import Assignment, ComprehensionScope, ImportAssignment
 
 from castlint.analysis.conversions import ConversionQueries
 from castlint.analysis.object_flow import SELF_CLASS, ObjectFlow
@@ -146,6 +146,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 viewed = self.origin(expr.value, depth)  # `pool.mT`, `pool.data`: the same slots
                 if viewed >= Origin.PREFIX or viewed == Origin.GATHERED:
                     return viewed
+            if expr.attr.value in self.tables.record_as_dict_attributes:  # `rec.__dict__`: its fields
+                fields = self._fields_origin(expr.value, depth)
+                if fields == Origin.POOL_TUPLE:
+                    return fields
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
                 return self._self_attr_origin(expr, depth)
             held = self.held_attribute(expr)
@@ -208,6 +212,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         held = self.held_values(expr)
         if held is not None:  # `_KV.get()` of `_KV = ContextVar(...)`: the worst value any `_KV.set(v)` stores
             return max((self.origin(v, depth) for v in held), default=Origin.OTHER)
+        operated = self.operator_node(expr)
+        if operated is not None:  # `operator.add(acc, [buf])`: acc + [buf]; `sum(lists, [])`: [] + lists[0]
+            return max(self.origin(v, depth) for v in operated)
         if self._arena_allocation(expr):
             return Origin.POOL
         stacked = self._layer_stacked_allocation(expr)
@@ -234,6 +241,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         sources = self.iteration_sources(expr)
         if sources is not None and any(self.origin(a, depth) == Origin.POOL_TUPLE for a in sources[0]):
             return Origin.POOL_TUPLE  # `chain(ks, vs)`, `islice(caches, a, b)`, `filter(p, caches)`: their elements
+        shape = self.iteration_kind(expr)
+        if shape is not None:  # `enumerate(caches)`, `itertools.product(ids, halves)`, `repeat(cache, 2)`
+            return self._shaped_origin(expr, shape, depth)
+        source = self.fields_source(expr)
+        if source is not None:  # `vars(rec)`, `rec._asdict()`: a dict of rec's fields
+            fields = self._fields_origin(source, depth)
+            if fields == Origin.POOL_TUPLE:
+                return fields
+        if self.qualified_in(expr, t.tree_flatten):  # (the leaves, a spec): the leaves, read as the tree
+            tree = self._first_positional(expr.args)
+            whole = tree is not None and self.origin(tree, depth) >= Origin.POOL_TUPLE
+            return Origin.POOL_TUPLE if whole else Origin.OTHER
         if self.qualified(expr) in t.take_functions and expr.args and not expr.args[0].star:
             # `next(iter(d.values()))`: one element of what it iterates
             taken = self._element(self.origin(expr.args[0].value, depth))
@@ -312,18 +331,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     (self.origin(a, depth) for a in self.any_field_attributes(expr.args[0].value)),
                     default=Origin.OTHER,
                 )
-        if (
-            self.qualified(expr) in t.dict_constructors
-            and len(expr.args) == 1
-            and isinstance(expr.args[0].value, cst.Call)
-            and isinstance(expr.args[0].value.func, cst.Name)
-            and expr.args[0].value.func.value == "zip"
-            and len(expr.args[0].value.args) == 2
-            and not any(a.star for a in expr.args[0].value.args)
-        ):
-            # `dict(zip(names, self.k_bufs))`: its values are the elements of the second
-            values = self.origin(expr.args[0].value.args[1].value, depth)
-            return Origin.POOL_TUPLE if values == Origin.POOL_TUPLE else Origin.OTHER
+        pairs = self.pair_items(expr)
+        if pairs is not None:
+            # `dict(zip(names, self.k_bufs))`, `dict(enumerate(pool.k_buffer, start=s))`: its values are
+            # the second of each pair
+            values = max((self._unpacked(p, (1,), depth) for p in pairs), default=Origin.OTHER)
+            return Origin.POOL_TUPLE if values >= Origin.POOL_TUPLE else Origin.OTHER
         merged = self.merged_mappings(expr)
         if merged is not None and any(self.origin(m, depth) == Origin.POOL_TUPLE for m in merged):
             return Origin.POOL_TUPLE  # `ChainMap(draft, base)`, `dict(base)` of dicts of caches
@@ -331,19 +344,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if keywords is not None:  # `dict(k=pool.k_buffer[i], ...)`: a dict of whole caches
             inner = [self.origin(v, depth) for v in keywords.values()]
             return Origin.POOL_TUPLE if any(o >= Origin.POOL_TUPLE for o in inner) else Origin.OTHER
-        if (
-            isinstance(func, cst.Name)
-            and func.value == "zip"
-            and expr.args
-            and any(self.origin(a.value, depth) == Origin.POOL_TUPLE for a in expr.args if not a.star)
-        ):
-            return Origin.POOL_TUPLE  # `zip(self.k_buffer, self.v_buffer)`: pairs of whole caches
-        if isinstance(func, cst.Name) and func.value in t.iter_apply and len(expr.args) >= 2:
-            # map(f, xs): f applied to an element of xs (`map(itemgetter(0), pairs)`)
-            element = self._element_of(expr.args[1].value, None)
+        fn = self.applied_function(expr)
+        if fn is not None and self.applier(expr) != "fold" and len(expr.args) >= fn + 2:
+            # map(f, xs): f applied to an element of xs (`map(itemgetter(0), pairs)`); tree_map(f, tree),
+            # tree_map_only(T, f, tree): to each leaf of tree
+            element = self._element_of(expr.args[fn + 1].value, None)
             applied = self.__dict__.setdefault("_applied_nodes", {}).get(id(expr))
             if applied is None:
-                applied = cst.Call(func=expr.args[0].value, args=[cst.Arg(value=element)])
+                applied = cst.Call(func=expr.args[fn].value, args=[cst.Arg(value=element)])
                 self.parents.setdefault(applied, self.parents.get(expr))
                 self._applied_nodes[id(expr)] = applied
             each = self.origin(applied, depth + 1)
@@ -353,6 +361,117 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if returned is not None:
                 return returned
         return self._alias_call_origin(expr, depth)
+
+    def operator_node(self, call: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+        """What a call of a function that is a binary operator computes, as expressions of this module's
+        parent map (rules/accessors.toml [callables]): `operator.add(a, b)` is `a + b`, `operator.or_(a,
+        b)` `a | b` (add_functions, or_functions); `sum(xs, start)` with a display to start from (a list
+        or tuple concatenation, not numbers) is start and `start + xs[j]` (sum_functions); None otherwise."""
+        t = self.tables
+        if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+            return None
+        cache = self.__dict__.setdefault("_operator_nodes", {})
+        if id(call) in cache:
+            return cache[id(call)]
+        found = None
+        positional = [a.value for a in call.args if a.keyword is None]
+        if len(positional) == 2 and len(call.args) == 2:
+            for names, op in ((t.add_functions, cst.Add()), (t.or_functions, cst.BitOr())):
+                if self.qualified_in(call, names):
+                    found = [cst.BinaryOperation(left=positional[0], operator=op, right=positional[1])]
+                    break
+        if found is None and positional and self.qualified_in(call, t.sum_functions):
+            start = (
+                positional[1]
+                if len(positional) > 1
+                else next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "start"), None)
+            )
+            if isinstance(start, (cst.List, cst.Tuple)):
+                element = self._element_of(positional[0], None)
+                found = [start, cst.BinaryOperation(left=start, operator=cst.Add(), right=element)]
+        if found is not None:
+            for node in found:
+                self.parents.setdefault(node, self.parents.get(call))
+        cache[id(call)] = found
+        return found
+
+    def _shaped_origin(self, call: cst.Call, shape: str, depth: int) -> Origin:
+        """A container of whole pools when iterating call (of iteration_kind shape) yields one at some
+        position: an element of a container of them (enumerate, zip, product, tree_leaves) or the
+        repeated value itself (itertools.repeat of a pool)."""
+        args = self.iterated_args(call)
+        if shape == "counters" or not args:
+            return Origin.OTHER
+        if shape == "repeats":
+            return Origin.POOL_TUPLE if self.origin(args[0], depth) >= Origin.POOL_TUPLE else Origin.OTHER
+        if shape == "leaves":  # a tree that is a pool, or holds pools: its leaves are pools
+            return Origin.POOL_TUPLE if self.origin(args[0], depth) >= Origin.POOL_TUPLE else Origin.OTHER
+        iterables = args[:1] if shape == "numbered" else args
+        for iterable in iterables:
+            if self.origin(iterable, depth) == Origin.POOL_TUPLE or (
+                self._protocol_iteration(iterable, depth) == Origin.POOL_TUPLE
+            ):
+                return Origin.POOL_TUPLE
+        return Origin.OTHER
+
+    def _fields_origin(self, obj: cst.BaseExpression, depth: int) -> Origin:
+        """A dict of obj's fields (`vars(rec)`, `rec.__dict__`, `rec._asdict()`): a container of whole
+        pools when one of the fields of obj's class is one."""
+        fields = self.any_field_attributes(obj)
+        found = max((self.origin(a, depth) for a in fields), default=Origin.OTHER)
+        return Origin.POOL_TUPLE if found >= Origin.POOL_TUPLE else Origin.OTHER
+
+    def applier(self, call: cst.BaseExpression) -> Optional[str]:
+        """How a call runs the function it is given (rules/accessors.toml, by qualified name): "map"
+        (`map(f, xs)`: f on each element of xs; [iteration] apply), "tree" (`tree_map(f, tree)`: f on
+        each leaf; [iteration] tree_apply), "typed" (`tree_map_only(T, f, tree)`; tree_apply_typed),
+        "fold" (`functools.reduce(f, xs, init)`: f on the accumulated value and each element;
+        [callables] fold_functions); None for any other."""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, (cst.Name, cst.Attribute)) or not call.args:
+            return None
+        shorts = self.__dict__.get("_applier_shorts")
+        if shorts is None:
+            t = self.tables
+            shorts = self._applier_shorts = {
+                n.rsplit(".", 1)[-1] for n in (*t.iter_apply, *t.tree_apply, *t.tree_apply_typed, *t.fold_functions)
+            }
+        func = call.func
+        short = func.value if isinstance(func, cst.Name) else func.attr.value
+        if short not in shorts or short in self.nodes.local_callables or any(a.star for a in call.args[:2]):
+            return None
+        name = self.qualified(call) or ""
+        t = self.tables
+        if name in t.iter_apply or (isinstance(func, cst.Name) and func.value in t.iter_apply):
+            return "map"
+        if name in t.tree_apply:
+            return "tree"
+        if name in t.tree_apply_typed:
+            return "typed"
+        if name in t.fold_functions:
+            return "fold"
+        return None
+
+    def applied_function(self, call: cst.BaseExpression) -> Optional[int]:
+        """The position of the function argument an applier call runs (its iterables follow it)."""
+        kind = self.applier(call)
+        if kind is None:
+            return None
+        fn = 1 if kind == "typed" else 0
+        return fn if len(call.args) > fn and call.args[fn].keyword is None else None
+
+    def qualified_in(self, call: cst.BaseExpression, names) -> bool:
+        """Is call a call of one of names (qualified, under any import alias)?"""
+        if not names or not isinstance(call, cst.Call) or not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return False
+        func = call.func
+        short = func.value if isinstance(func, cst.Name) else func.attr.value
+        shorts = self.__dict__.setdefault("_short_sets", {})
+        known = shorts.get(id(names))
+        if known is None:
+            known = shorts[id(names)] = frozenset(n.rsplit(".", 1)[-1] for n in names)
+        if short not in known:
+            return False
+        return self.qualified(call) in names
 
     def _object_method_origin(self, call: cst.Call, method: str, receiver, depth: int) -> Optional[Origin]:
         """`super().m(...)` and `obj.m(...)` with obj an instance of a class of this module."""
@@ -467,11 +586,22 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         ):
             return Origin.POOL_TUPLE  # `draft | base` of dicts of caches: a merged mapping
         if isinstance(expr.operator, cst.Add):
-            # `target + draft` of tuples or lists of caches: the concatenation holds both's elements
+            # `target + draft` of tuples or lists of caches: the concatenation holds both's elements;
+            # `acc + [pool.get_key_buffer(i)]`: a list (or tuple) display of caches added to anything
+            # else is a concatenation too (no tensor is added to a list of tensors)
             sides = [self.origin(side, depth) for side in (expr.left, expr.right)]
             if Origin.POOL_TUPLE in sides and all(
                 o in (Origin.POOL_TUPLE, Origin.OTHER)
                 and (o == Origin.POOL_TUPLE or isinstance(side, _SEQUENCE_DISPLAYS))
+                for o, side in zip(sides, (expr.left, expr.right))
+            ):
+                return Origin.POOL_TUPLE
+            if all(o in (Origin.POOL_TUPLE, Origin.OTHER) for o in sides) and any(
+                o == Origin.POOL_TUPLE
+                and (
+                    isinstance(side, (cst.List, cst.Tuple))
+                    or self.qualified_in(side, self.tables.sequence_constructors)  # `acc + list(pair)`
+                )
                 for o, side in zip(sides, (expr.left, expr.right))
             ):
                 return Origin.POOL_TUPLE
@@ -849,6 +979,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         elif isinstance(expr, cst.Attribute):
             owner = self.instance_class(expr.value)
             values = list(self.instance_attr_values(owner, expr.attr.value)) if owner is not None else []
+        elif isinstance(expr, cst.Subscript):  # `table["main"]` of `{"main": {}}`: what that key holds
+            values = self.keyed_values(expr)
         held = {id(n) for n in self.__dict__.get("_held_lists", {}).values()}  # `self.d[k] = v` stores
         kinds = [self._dict_kind(v) for v in values if id(v) not in held]
         return True in kinds and False not in kinds
@@ -870,6 +1002,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return True
             if name in t.keep_elements:
                 return False
+            if self.applier(value) == "fold" and len(value.args) == 3:
+                # `reduce(lambda acc, i: {**acc, i: ...}, ids, {})`: the accumulator keeps its kind
+                return self._dict_kind(value.args[2].value)
         if value is not None:
             declared = self.parents.get(value)
             if isinstance(declared, cst.AnnAssign) and declared.value is value:
@@ -983,10 +1118,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return base
 
     def _nested_display(self, expr: cst.BaseExpression, depth: int) -> bool:
-        """Is expr a list comprehension, or a list or tuple display, each of whose elements is
-        itself several whole caches (a (k, v) entry of a per-layer list)? Then an index selects
-        an entry, not one cache."""
-        if isinstance(expr, cst.ListComp):
+        """Is expr a list comprehension (or a generator: the element a fold or a take reads), or a
+        list or tuple display, each of whose elements is itself several whole caches (a (k, v) entry
+        of a per-layer list)? Then an index selects an entry, not one cache."""
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
             elements = [expr.elt]
         elif isinstance(expr, (cst.List, cst.Tuple)):
             elements = [e.value for e in expr.elements]
@@ -1499,6 +1634,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
 
     def _index_kind(self, expr: cst.BaseExpression, depth: int) -> str:
         t = self.tables
+        iterated = self.__dict__.get("iteration_elements", {}).get(id(expr))
+        if iterated is not None:  # an element a fold or a runner takes from iterating a container
+            return self._loop_index_kind(iterated, (), depth)
         if isinstance(expr, cst.Integer):
             return SCALAR
         if isinstance(expr, cst.UnaryOperation):
@@ -1556,20 +1694,44 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 kind, value, path = self.binding(node)
                 if kind == "assign" and not path:
                     kinds.append(self.index_kind(value, depth))
+                elif kind == "assign":  # `i, h = grid[-1]`: that position of the value, by structure
+                    kinds.append(self._values_index_kind(self.path_values(value, path), depth))
                 elif kind == "for":
-                    kinds.append(self._loop_index_kind(value, path))
+                    kinds.append(self._loop_index_kind(value, path, depth))
                 else:
                     kinds.append(UNKNOWN)
             return _combine_values(kinds)
         return UNKNOWN
 
-    def _loop_index_kind(self, iterable: cst.BaseExpression, path) -> str:
-        if isinstance(iterable, cst.Call):
-            name = (dotted(iterable.func) or "").rsplit(".", 1)[-1]
-            if name == "range" and not path:
-                return SCALAR
-            if name == "enumerate" and path and path[0] == 0:
-                return SCALAR
+    def _values_index_kind(self, values, depth: int) -> str:
+        """SCALAR when every value (None: unknown) is a scalar, TENSOR when one is indices."""
+        if not values:
+            return UNKNOWN
+        return _combine_values([self.index_kind(v, depth) for v in values])
+
+    def _loop_index_kind(self, iterable: cst.BaseExpression, path, depth: int = 0) -> str:
+        """A for target's index kind at path: a counter (range, enumerate's position) is a scalar,
+        an element of zip/product a kind of its argument's elements, an element of a display its own
+        kind (`for i, half in itertools.product(ids, (0, 1))`: half is a constant)."""
+        shape = self.iteration_kind(iterable)
+        if shape is not None:
+            args = self.iterated_args(iterable)
+            if shape == "counters":
+                return SCALAR if not path else UNKNOWN
+            if shape == "numbered" and path:
+                return SCALAR if path[0] == 0 else self._loop_index_kind(args[0], path[1:], depth)
+            if shape == "pairs" and path and path[0] is not None and path[0] < len(args):
+                return self._loop_index_kind(args[path[0]], path[1:], depth)
+            if shape == "repeats":
+                return self._values_index_kind(self.path_values(args[0], path), depth)
+            return UNKNOWN
+        if isinstance(iterable, (cst.Tuple, cst.List, cst.Set)) and depth <= MAX_DEPTH:
+            if any(not isinstance(e, cst.Element) or isinstance(e, cst.StarredElement) for e in iterable.elements):
+                return UNKNOWN
+            return self._values_index_kind(self._at_path([e.value for e in iterable.elements], path, depth), depth)
+        if path and isinstance(iterable, cst.Name) and depth <= MAX_DEPTH:
+            # `for (half, tag), _ in product(grid, ...)` of `grid = [(0, "k"), (1, "v")]`: by structure
+            return self._values_index_kind(self._iterated_elements(iterable, path, depth), depth)
         return UNKNOWN
 
     # -- names: flow-sensitive reaching assignments ------------------------------
@@ -1592,6 +1754,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not referents:
             referents = set(scope.assignments[name.value])
         candidates = [r for r in referents if isinstance(r, Assignment) and not self._is_augmented(r)]
+        leaked = self._leaked_walrus().get((id(scope), name.value))
+        if leaked:  # `[(last := f(i)) for i in ids]`: last is bound in this scope (PEP 572)
+            candidates += [c for c in leaked if c not in candidates]
         if not candidates:
             bound = self._case_binding(name)
             if bound is not None:  # a name a `case` pattern binds, read in that case's body
@@ -1613,6 +1778,25 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         use_line = self.positions[name].start.line
         before = [c for c in candidates if self._defined_at(c) <= use_line and c.node is not name]
         return before or candidates
+
+    def _leaked_walrus(self) -> Dict[Tuple[int, str], List[Assignment]]:
+        """(id(scope), name) -> the `:=` targets of that name inside comprehensions whose nearest
+        enclosing scope that is no comprehension is scope: Python binds them there (PEP 572), libcst
+        records them in the comprehension's own scope."""
+        index = self.__dict__.get("_walrus_index")
+        if index is None:
+            index = self._walrus_index = {}
+            for node in self.nodes.walrus_targets:
+                inner = self.scopes.get(node)
+                outer = inner
+                while outer is not None and isinstance(outer, ComprehensionScope):
+                    outer = outer.parent
+                if outer is None or outer is inner:
+                    continue
+                for assignment in inner.assignments[node.value]:
+                    if isinstance(assignment, Assignment) and assignment.node is node:
+                        index.setdefault((id(outer), node.value), []).append(assignment)
+        return index
 
     def _linked(self, assignment: Assignment) -> bool:
         # (the line in the linked module: a pruned copy's lines are mapped back first)
@@ -1917,26 +2101,24 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return Origin.POOL_TUPLE  # its elements (each __next__()) are whole pools
         return Origin.OTHER
 
-    def _pair_names(self) -> frozenset:
-        """The last names of [iteration] pairs (`zip`, `itertools.zip_longest`)."""
-        names = self.__dict__.get("_pair_short_names")
-        if names is None:
-            names = self._pair_short_names = frozenset(p.rsplit(".", 1)[-1] for p in self.tables.iter_pairs)
-        return names
-
     def _iterated(self, iterable: cst.BaseExpression, path, depth: int) -> Origin:
         """The origin of a for/comprehension target (at path) iterating over iterable."""
         if isinstance(iterable, cst.Call):
             name = (dotted(iterable.func) or "").rsplit(".", 1)[-1]
             args = [a.value for a in iterable.args if a.keyword is None and not a.star]
-            if name == "enumerate" and args:
+            shape = self.iteration_kind(iterable)
+            if shape == "numbered":  # `enumerate(xs)`: (a counter, an element of xs)
                 if not path or path[0] != 1:
                     return Origin.OTHER
                 return self._iterated(args[0], path[1:], depth)
-            if name in self._pair_names() and args:  # `zip(a, b)`, `itertools.zip_longest(a, b)`
+            if shape == "pairs":  # `zip(a, b)`, `itertools.product(a, b)`: one element of each
                 if not path or path[0] is None or path[0] >= len(args):
-                    return Origin.OTHER
+                    return self._shaped_origin(iterable, shape, depth) if not path else Origin.OTHER
                 return self._iterated(args[path[0]], path[1:], depth)
+            if shape == "repeats":  # `itertools.repeat(x, n)`: x itself, each time
+                return self._unpacked(args[0], path, depth)
+            if shape == "counters":
+                return Origin.OTHER
             if name in self.tables.iter_passthrough and args:
                 return self._iterated(args[0], path, depth)
             qualified = self.qualified(iterable) if args else None
@@ -1956,15 +2138,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 iterables, levels = sources
                 inner = (None,) * (levels - 1) + tuple(path)
                 return max(self._iterated(a, inner, depth) for a in iterables)
-            if name == "range":
-                return Origin.OTHER
-            if isinstance(iterable.func, cst.Attribute) and name in ("values", "items"):
+            if isinstance(iterable.func, cst.Attribute) and not iterable.args:
                 receiver = iterable.func.value
-                if name == "values":
+                if name in self.tables.keep_methods:  # `d.values()`: the same elements
                     return self._iterated(receiver, path, depth)
-                if path and path[0] == 1:
-                    return self._iterated(receiver, path[1:], depth)
-                return Origin.OTHER
+                if name in self.tables.item_methods:  # `d.items()`: (a key, a value)
+                    if path and path[0] == 1:
+                        return self._iterated(receiver, path[1:], depth)
+                    return Origin.OTHER
         if isinstance(iterable, (cst.Tuple, cst.List)):
             return max(
                 (self._unpacked(e.value, path, depth) for e in iterable.elements if isinstance(e, cst.Element)),
@@ -2379,8 +2560,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         size = size or self._first_positional(call.args)
         if not isinstance(size, (cst.Name, cst.Attribute)):
             return False
-        parts = name_parts(size.value if isinstance(size, cst.Name) else size.attr.value)
         t = self.tables
+        if (
+            isinstance(size, cst.Attribute)
+            and size.attr.value in t.extent_attributes
+            and isinstance(size.value, cst.Name)
+        ):
+            bound = self.reaching(size.value)
+            if bound and all(isinstance(a.node, cst.Name) for a in bound):
+                # `torch.empty_strided(size=weight.shape, ...)` of a tensor the function assigns: that
+                # tensor's size, a pool's only when it is one
+                return self.origin(size.value) >= Origin.POOL_TUPLE
+        parts = name_parts(size.value if isinstance(size, cst.Name) else size.attr.value)
         return bool(parts & t.extent_attributes) and not parts & (t.batch_words | t.window_words)
 
     def _instance_arena(self, call: cst.Call, element: cst.BaseExpression, parent) -> bool:
@@ -2714,6 +2905,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             index = position.index(name)
             for call, first in self._mapped_calls().get(id(owner), ()):
                 iterables = [a.value for a in call.args[first:] if a.keyword is None and not a.star]
+                if self.applier(call) == "fold":
+                    # reduce(f, xs, init): f(accumulated, element); the accumulated value is init, then
+                    # what f returned (the fold's own value)
+                    if index == 0:
+                        best = max(best, self.origin(call, depth))
+                        if len(iterables) > 1:
+                            best = max(best, self.origin(iterables[1], depth))
+                    elif index == 1 and iterables:
+                        best = max(best, self._iterated(iterables[0], (), depth))
+                    continue
                 if index < len(iterables):
                     best = max(best, self._iterated(iterables[index], (), depth))
         return best
@@ -3041,21 +3242,23 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return callers
 
     def _mapped_calls(self) -> Dict[int, List[Tuple[cst.Call, int]]]:
-        """id(function or lambda) -> the `map(f, xs, ...)` calls applying it (and where xs start)."""
+        """id(function or lambda) -> the calls applying it (and where the iterables start): `map(f, xs,
+        ...)`, `tree_map(f, tree)`, `functools.reduce(f, xs, init)` (applier)."""
         if self._mapped is not None:
             return self._mapped
         mapped: Dict[int, List[Tuple[cst.Call, int]]] = {}
         for call in self.nodes.calls:
-            if not (isinstance(call.func, cst.Name) and call.func.value == "map") or not call.args:
+            fn = self.applied_function(call)
+            if fn is None:
                 continue
-            first = call.args[0].value
+            first = call.args[fn].value
             targets = (
                 [first]
                 if isinstance(first, cst.Lambda)
                 else (self._callable_targets(first) if isinstance(first, cst.Name) else [])
             )
             for target in targets:
-                mapped.setdefault(id(target), []).append((call, 1))
+                mapped.setdefault(id(target), []).append((call, fn + 1))
         self._mapped = mapped
         return mapped
 

@@ -16,7 +16,7 @@ dataflow.py), never from how it is spelled.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -553,11 +553,71 @@ class ObjectFlow:
     def names_a_field(self, expr: cst.BaseExpression) -> bool:
         """Is expr a field name the file reads off a record as it iterates them (rules/accessors.toml
         [records] field_*: `f.name` for f in `dataclasses.fields(rec)`, `n` for n in `Rec._fields`, in
-        `vars(rec)` or its keys, `k` of `for k, v in rec.__dict__.items()`)?"""
+        `vars(rec)` or its keys, `k` of `for k, v in rec.__dict__.items()`), or picks by position
+        (`Rec._fields[j]`, `dataclasses.fields(rec)[j].name`)?"""
         t = self.tables
         if isinstance(expr, cst.Attribute) and expr.attr.value in t.record_field_name_attributes:
+            if isinstance(expr.value, cst.Subscript) and self._field_objects(expr.value.value) is not None:
+                return True
             return self._iterates(expr.value, lambda it: self.qualified(it) in t.record_field_functions)
+        if isinstance(expr, cst.Subscript) and self.field_names_of(expr.value) is not None:
+            return True
         return self._iterates(expr, self._field_names_source)
+
+    def field_names_of(self, expr: cst.BaseExpression) -> Optional[List[str]]:
+        """The field names, in order, that expr lists (rules/accessors.toml [records]
+        field_names_attributes) for a class of the module: `Rec._fields`, `rec._fields`,
+        `Rec.__slots__` (the class body's display of strings), `Rec.__annotations__`; None otherwise."""
+        if not isinstance(expr, cst.Attribute) or expr.attr.value not in self.tables.record_field_names_attributes:
+            return None
+        cls = self.class_named(expr.value) or self.instance_class(expr.value)
+        if cls is None:
+            return None
+        shown = self.class_body_values(cls, expr.attr.value)
+        if shown:  # `__slots__ = ("k_cache", "v_cache")`
+            if len(shown) != 1 or not isinstance(shown[0], (cst.Tuple, cst.List)):
+                return None
+            names = [self.constant_string(e.value) for e in shown[0].elements if isinstance(e, cst.Element)]
+            return names if names and None not in names else None
+        fields = self.record_fields(cls) if self.is_record(cls) else []
+        return fields or None
+
+    def _field_objects(self, expr: cst.BaseExpression) -> Optional[List[str]]:
+        """The field names of the record whose field objects expr lists (`dataclasses.fields(rec)`,
+        rules/accessors.toml [records] field_functions), in order; None otherwise."""
+        t = self.tables
+        if not (isinstance(expr, cst.Call) and expr.args and not expr.args[0].star):
+            return None
+        if not self._may_name(expr, t.record_field_functions) or self.qualified(expr) not in t.record_field_functions:
+            return None
+        subject = expr.args[0].value
+        cls = self.class_named(subject) or self.instance_class(subject)
+        if cls is None or not self.is_record(cls):
+            return None
+        return self.record_fields(cls) or None
+
+    def _picked_field(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The field name a constant position picks: `Rec._fields[0]`, `dataclasses.fields(rec)[1].name`."""
+        t = self.tables
+        if isinstance(expr, cst.Attribute) and expr.attr.value in t.record_field_name_attributes:
+            if not isinstance(expr.value, cst.Subscript):
+                return None
+            names, sub = self._field_objects(expr.value.value), expr.value
+        elif isinstance(expr, cst.Subscript):
+            names, sub = self.field_names_of(expr.value), expr
+        else:
+            return None
+        if not names or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            return None
+        key = sub.slice[0].slice.value
+        negative = isinstance(key, cst.UnaryOperation) and isinstance(key.operator, cst.Minus)
+        if negative:
+            key = key.expression
+        if not isinstance(key, cst.Integer):
+            return None
+        index = int(key.value, 0)
+        index = len(names) - index if negative else index
+        return names[index] if 0 <= index < len(names) else None
 
     def _field_names_source(self, iterable: cst.BaseExpression) -> bool:
         t = self.tables
@@ -625,9 +685,44 @@ class ObjectFlow:
         parts = [a.value for a in expr.args if a.keyword is None]
         if self.qualified(expr) in self.tables.factory_dicts:
             parts = parts[1:]  # `defaultdict(list, base)`: the first makes a missing key's value
-        if any(isinstance(v, cst.Call) and _dotted(v.func) == "zip" for v in parts if v is not None):
-            return None  # dict(zip(names, bufs)): read as pairs
+        if any(self._yields_pairs(v) for v in parts if v is not None):
+            return None  # dict(zip(names, bufs)), dict(enumerate(bufs)): read as pairs (pair_items)
         return parts
+
+    def _yields_pairs(self, expr: cst.BaseExpression) -> bool:
+        """Is expr an iterable of (key, value) pairs, not a mapping: an iteration call that yields
+        tuples (rules/accessors.toml [iteration] numbered, pairs: `enumerate(bufs)`, `zip(names,
+        bufs)`), or a comprehension or generator of 2-tuple displays (`((n, t) for n, t in ...)`)?"""
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            elt = expr.elt
+            return isinstance(elt, cst.Tuple) and len(elt.elements) == 2
+        return self.iteration_kind(expr) in ("numbered", "pairs")
+
+    def pair_items(self, expr: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+        """The (key, value) pairs a dict built from an iterable of pairs holds, one element of the
+        iterable each (`dict(enumerate(pool.k_buffer, start=s))`: `(0, pool.k_buffer[0])`;
+        `OrderedDict(zip(names, bufs))`; `dict((n, t) for ...)`), by rules/accessors.toml [containers]
+        dict_constructors; None for any other expression."""
+        if (
+            not isinstance(expr, cst.Call)
+            or not expr.args
+            or expr.args[0].star
+            or expr.args[0].keyword is not None
+            or not self._may_name(expr, self.tables.dict_constructors)
+        ):
+            return None
+        positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+        name = self.qualified(expr)
+        if name not in self.tables.dict_constructors:
+            return None
+        if name in self.tables.factory_dicts:
+            positional = positional[1:]
+        if len(positional) != 1 or not self._yields_pairs(positional[0]):
+            return None
+        source = positional[0]
+        if isinstance(source, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return [source.elt]
+        return self.shaped_elements(source)
 
     def record_field_values(self, value: cst.BaseExpression, index: Optional[int], depth: int):
         """The expressions field `index` (None: any field) of the record value may be, by position:
@@ -1162,21 +1257,6 @@ class ObjectFlow:
             own = func.attr.value == "__class__" and isinstance(func.value, cst.Name) and func.value.value == "self"
         return self.enclosing_class(call) if own else None
 
-    def _zipped(self, call: cst.Call) -> cst.Tuple:
-        """(a[0], b[0], ...) for zip(a, b, ...): one element of each (any element of a
-        per-layer container has the origin of all), as nodes of this module's parent map."""
-        cache = self.__dict__.setdefault("_zipped_nodes", {})
-        if id(call) not in cache:
-            parts = []
-            for arg in call.args:
-                element = cst.Subscript(arg.value, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
-                self.parents.setdefault(element, call)
-                parts.append(cst.Element(element))
-            node = cst.Tuple(parts)
-            self.parents.setdefault(node, self.parents.get(call))
-            cache[id(call)] = node
-        return cache[id(call)]
-
     def _subscript_elements(self, sub: cst.Subscript, depth: int):
         if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
             return None
@@ -1247,6 +1327,8 @@ class ObjectFlow:
             if func.value not in self.nodes.local_callables:
                 return self.held_callables(func)
             return [form for t in self._callable_targets(func) for form in self.decorated(t, False)]
+        if isinstance(func, cst.Lambda):  # a lambda called where it is written (a fold's step applied)
+            return [(func, False, None)]
         if isinstance(func, cst.Call):  # make(a)(b): the closure make returns
             return [
                 (form[1], form[3], form[2])
@@ -1782,8 +1864,26 @@ class ObjectFlow:
             name = expr.func.value
             if name in ("list", "tuple") and len(expr.args) == 1 and name not in self.module_classes():
                 return self.element_values(expr.args[0].value, index, depth + 1)
-            if name in self._pair_names():  # an element of zip(a, b) is the pair (a[j], b[j])
-                return [self._zipped(expr)]
+        shaped = self.shaped_elements(expr) if isinstance(expr, cst.Call) else None
+        if shaped is not None:  # enumerate(xs): (a counter, xs[j]); zip(a, b), product(a, b): (a[j], b[j])
+            return shaped
+        if self.qualified_in(expr, self.tables.tree_flatten) and expr.args and not expr.args[0].star:
+            # `leaves, spec = tree_flatten(tree)`: a list of tree's leaves (read as its elements), a spec
+            leaves = self._held_list(self._element_of(expr.args[0].value, None))
+            return [leaves] if index in (None, 0) else []
+        source = self.fields_source(expr)
+        if source is not None:  # `vars(rec)`, `rec.__dict__`, `rec._asdict()`: any field of rec
+            fields = self.any_field_attributes(source)
+            return fields or None
+        pairs = self.pair_items(expr)
+        if pairs is not None:  # `dict(enumerate(xs))`, `dict(zip(names, bufs))`: the second of each pair
+            out = []
+            for pair in pairs:
+                found = self.path_values(pair, (1,), depth + 1)
+                if found is None:
+                    return None
+                out.extend(found)
+            return out
         keywords = self.dict_keywords(expr)
         if keywords is not None:  # `dict(k=a, v=b)` indexed by a computed key: any value
             return list(keywords.values())
@@ -1873,6 +1973,102 @@ class ObjectFlow:
             return [args[0]], 1
         return None
 
+    def iteration_kind(self, call: cst.BaseExpression) -> Optional[str]:
+        """What iterating call yields, by its qualified name (under any import alias) in
+        rules/accessors.toml [iteration]: "numbered" (a counter and an element of its first argument:
+        enumerate), "pairs" (one element of each positional argument: zip, itertools.product),
+        "repeats" (its first argument itself: itertools.repeat), "counters" (ints: range), "leaves"
+        (the leaves of its first argument: a pytree's tree_leaves); None for any other expression."""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return None
+        kinds = self.__dict__.get("_iteration_kinds")
+        if kinds is None:
+            t = self.tables
+            kinds = self._iteration_kinds = {}
+            for kind, names in (
+                ("numbered", t.iter_numbered),
+                ("pairs", t.iter_pairs),
+                ("repeats", t.iter_repeats),
+                ("counters", t.counters),
+                ("leaves", t.tree_leaves),
+            ):
+                for name in names:
+                    kinds[name] = kind
+            self._iteration_kind_shorts = {n.rsplit(".", 1)[-1] for n in kinds}
+        func = call.func
+        short = func.value if isinstance(func, cst.Name) else func.attr.value
+        if short not in self._iteration_kind_shorts or short in self.nodes.local_callables:
+            return None
+        if short in self.module_classes() or not self.iterated_args(call):
+            return None
+        return kinds.get(self.qualified(call) or "")
+
+    @staticmethod
+    def iterated_args(call: cst.Call) -> List[cst.BaseExpression]:
+        """The positional arguments of an iteration call, before any `*` one (`start=`, `strict=`,
+        `repeat=` and other keywords are options)."""
+        out = []
+        for arg in call.args:
+            if arg.star:
+                break
+            if arg.keyword is None:
+                out.append(arg.value)
+        return out
+
+    def shaped_elements(self, call: cst.Call) -> Optional[List[cst.BaseExpression]]:
+        """One element of what iterating call yields, by its iteration_kind, as nodes of this
+        module's parent map: `(0, xs[0])` for enumerate(xs) (the counter a constant int), the tuple
+        `(a[0], b[0])` for zip(a, b) and itertools.product(a, b), x for itertools.repeat(x, n), an
+        int for range(n), an element for tree_leaves(tree); None for any other call."""
+        kind = self.iteration_kind(call)
+        if kind is None:
+            return None
+        args = self.iterated_args(call)
+        if kind == "repeats":
+            return [args[0]]
+        if kind == "counters":
+            return [self._counter_node(call)]
+        if kind == "leaves":
+            return [self._element_of(args[0], None)]
+        cache = self.__dict__.setdefault("_shaped_nodes", {})
+        if id(call) not in cache:
+            if kind == "numbered":
+                parts = [self._counter_node(call), self._element_of(args[0], None)]
+            else:
+                parts = [self._element_of(a, None) for a in args]
+            node = cst.Tuple([cst.Element(p) for p in parts])
+            self.parents.setdefault(node, self.parents.get(call))
+            cache[id(call)] = node
+        return [cache[id(call)]]
+
+    def _counter_node(self, call: cst.Call) -> cst.Integer:
+        """An int a counter of call gives (enumerate's position, range's element), as a node."""
+        cache = self.__dict__.setdefault("_counter_nodes", {})
+        if id(call) not in cache:
+            node = cst.Integer("0")
+            self.parents.setdefault(node, self.parents.get(call))
+            cache[id(call)] = node
+        return cache[id(call)]
+
+    def path_values(self, value: cst.BaseExpression, path, depth: int = 0):
+        """What position `path` (tuple-unpacking indices, outermost first) of value may be, by
+        structure (element_values at each step; a container of pools whose structure is not shown
+        gives its element as the lattice reads it); None when some step is unknown."""
+        values = [value]
+        for index in path:
+            if index is None:
+                return None
+            out: List[cst.BaseExpression] = []
+            for v in values:
+                found = self.element_values(v, index, depth + 1)
+                if found is None:
+                    if not self.holds_pools(v):
+                        return None
+                    found = [self._element_of(v, index)]
+                out.extend(found)
+            values = out
+        return values
+
     def _element_of(self, value: cst.BaseExpression, index: Optional[int]) -> cst.Subscript:
         """`value[index]` (index None: any element, read as the first) as a node of this module's parent map."""
         cache = self.__dict__.setdefault("_element_nodes", {})
@@ -1881,6 +2077,8 @@ class ObjectFlow:
             node = cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.Integer(str(index or 0))))])
             self.parents.setdefault(node, self.parents.get(value))
             cache[key] = node
+            if index is None:  # an element iteration yields: a key of a mapping, as a for target's
+                self.__dict__.setdefault("iteration_elements", {})[id(node)] = value
         return cache[key]
 
     def _container_sources(self, expr: cst.BaseExpression, depth: int):
@@ -1923,6 +2121,10 @@ class ObjectFlow:
             return values or None
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
             key = expr.slice[0].slice.value
+            if isinstance(key, cst.SimpleString):
+                keyed = self.keyed_values(expr)  # `self.caches["k"]`: what that key holds, not any value
+                if keyed:
+                    return keyed
             return self.element_values(expr.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
         if isinstance(expr, cst.Call):
             if (
@@ -1965,25 +2167,35 @@ class ObjectFlow:
                 return self.element_values(iterable.func.value, None, depth + 1)
             if method == "items" and path == (1,):
                 return self.element_values(iterable.func.value, None, depth + 1)
-        if (
-            isinstance(iterable, cst.Call)
-            and isinstance(iterable.func, cst.Name)
-            and iterable.func.value == "enumerate"
-            and self.qualified(iterable) == "enumerate"
-            and iterable.args
-            and not iterable.args[0].star
-            and path == (1,)
-        ):
-            return self.element_values(iterable.args[0].value, None, depth + 1)
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and path:
+            if iterable.func.attr.value in self.tables.item_methods and not iterable.args:
+                if path[0] != 1:
+                    return None  # a key
+                values = self.element_values(iterable.func.value, None, depth + 1)
+                return self._at_path(values, path[1:], depth)
         if isinstance(iterable, cst.Call) and iterable.args and not iterable.args[0].star and path:
             qualified = self.qualified(iterable)
             if qualified in self.tables.iter_groups and path == (1,):
                 return [iterable.args[0].value]  # `groupby(xs)`'s group: some elements of xs, read as xs
             if qualified in self.tables.iter_windows and len(path) == 1:
                 return self.element_values(iterable.args[0].value, None, depth + 1)  # `pairwise(xs)`
-        if path:
+        if not path:
+            return self.element_values(iterable, None, depth + 1)
+        # a target unpacked by position: that position of any element, by structure (`for _, (k, v)
+        # in enumerate(gpu_cache)`, `for i, half in product(ids, (0, 1))`, `for _, t in sorted(pairs)`)
+        return self._at_path(self.element_values(iterable, None, depth + 1), path, depth)
+
+    def _at_path(self, values, path, depth: int):
+        """path_values of each of values (None stays None)."""
+        if values is None:
             return None
-        return self.element_values(iterable, None, depth + 1)
+        out: List[cst.BaseExpression] = []
+        for value in values:
+            found = self.path_values(value, path, depth + 1)
+            if found is None:
+                return None
+            out.extend(found)
+        return out
 
     def _taken_elements(self, call: cst.Call, depth: int):
         """What a container method or function that returns one of its elements may give
@@ -1991,7 +2203,14 @@ class ObjectFlow:
         `d.get(k)`, `next(iter(xs))`), or keeps all of (keep_methods: `d.values()`); None otherwise."""
         t, func = self.tables, call.func
         method = func.attr.value if isinstance(func, cst.Attribute) else None
-        keeps = method in t.keep_methods or method in t.item_methods
+        if method in t.item_methods and all(a.keyword for a in call.args):
+            # `d.items()`: (key, value) pairs; `d.popitem()`: one of them (by structure)
+            values = self.element_values(func.value, None, depth + 1)
+            if not values:
+                return values and [func.value]
+            pairs = [self._item_pair(func.value, v) for v in values]
+            return [self._held_pairs(call, pairs)] if method in t.item_views else pairs
+        keeps = method in t.keep_methods
         if keeps and all(a.keyword for a in call.args):  # (`od.popitem(last=False)`: no element picked)
             return self.element_values(func.value, None, depth + 1) and [func.value]
         if isinstance(func, cst.Attribute) and func.attr.value in t.take_methods:
@@ -2049,7 +2268,7 @@ class ObjectFlow:
                 )
         elif isinstance(func, cst.IfExp):  # (a if c else b)(...): either
             values.extend((func.body, func.orelse))
-        elif isinstance(func, cst.Lambda):  # `(lambda t: ...)(x)`, a lambda a runner is handed
+        elif isinstance(func, cst.Lambda):  # `(lambda t: ...)(x)`, a lambda a runner is handed, a fold's step
             values.append(func)
         out = []
         for value in values:
@@ -2288,7 +2507,7 @@ class ObjectFlow:
                 self._call_nodes[id(call)] = synthetic
             return [synthetic]
         elif (
-            len(call.args) == 3
+            len(call.args) in (2, 3)
             and not any(a.star or a.keyword for a in call.args)
             and self.qualified(call) in self.tables.fold_functions
         ):  # reduce(f, (a, b), x): f(f(x, a), b), for a sequence the file shows
@@ -2296,16 +2515,32 @@ class ObjectFlow:
             if folded is None:
                 seq = call.args[1].value
                 shown = [seq] if isinstance(seq, (cst.Tuple, cst.List)) else (self._container_sources(seq, 0) or [])
-                if len(shown) == 1 and isinstance(shown[0], (cst.Tuple, cst.List)):
-                    if all(
+                if (
+                    len(call.args) == 3
+                    and len(shown) == 1
+                    and isinstance(shown[0], (cst.Tuple, cst.List))
+                    and all(
                         isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in shown[0].elements
-                    ):
-                        folded = call.args[2].value
-                        for element in shown[0].elements:
-                            folded = cst.Call(func=call.args[0].value, args=[cst.Arg(folded), cst.Arg(element.value)])
-                            self.parents.setdefault(folded, self.parents.get(call))
-                self._fold_nodes[id(call)] = folded if folded is not None else False
-            return [folded] if folded else []
+                    )
+                ):
+                    value = call.args[2].value
+                    for element in shown[0].elements:
+                        value = cst.Call(func=call.args[0].value, args=[cst.Arg(value), cst.Arg(element.value)])
+                        self.parents.setdefault(value, self.parents.get(call))
+                    folded = [value]
+                else:
+                    # a sequence the file does not show: the initial value (none folded), what f gives
+                    # from it and an element, and what f gives from that and another (an accumulator
+                    # grown by each: `reduce(lambda acc, i: {**acc, i: mgr.get_buffers(i)}, ids, {})`)
+                    element = self._element_of(seq, None)
+                    first = call.args[2].value if len(call.args) == 3 else element
+                    once = cst.Call(func=call.args[0].value, args=[cst.Arg(first), cst.Arg(element)])
+                    twice = cst.Call(func=call.args[0].value, args=[cst.Arg(once), cst.Arg(element)])
+                    for node in (once, twice):
+                        self.parents.setdefault(node, self.parents.get(call))
+                    folded = [first, once, twice]
+                self._fold_nodes[id(call)] = folded
+            return list(folded)
         if not isinstance(func, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
             return out
         for form, bound in self.callable_values(func, depth):
@@ -2522,9 +2757,7 @@ class ObjectFlow:
         elements = self.element_values(seq, None) or []
         if elements:
             return self.either(list(elements), call)
-        element = cst.Subscript(seq, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
-        self.parents.setdefault(element, self.parents.get(call))
-        return element
+        return self._element_of(seq, None)
 
     def _shown_sequence(self, value: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
         """The elements of a tuple or list display (through a name bound once to one); None otherwise."""
@@ -2546,6 +2779,10 @@ class ObjectFlow:
         if isinstance(expr, cst.SimpleString):
             value = expr.evaluated_value
             return value if isinstance(value, str) else None
+        if isinstance(expr, (cst.Attribute, cst.Subscript)) and depth <= 3:
+            picked = self._picked_field(expr)
+            if picked is not None:  # `getattr(rec, Planes._fields[0])`: the record's first field
+                return picked
         if isinstance(expr, cst.Attribute) and depth <= 3:
             return self._constant_attribute(expr, depth)
         if isinstance(expr, cst.ConcatenatedString) and depth <= 3:  # "get_" "key_buffer"
@@ -2820,9 +3057,9 @@ class ObjectFlow:
                 continue
             if not (isinstance(func, cst.Attribute) and self._grow_kind(func.attr.value) and call.args):
                 continue
-            holder, nested = func.value, False
-            if isinstance(holder, cst.Subscript):  # `self.groups[gid].append(t)`: a container of containers
-                holder, nested = holder.value, True
+            # `self.groups[gid].append(t)`, `self.groups.setdefault(gid, []).append(t)`: a container of
+            # containers
+            holder, levels = self.store_root(func.value)
             if not (
                 isinstance(holder, cst.Attribute)
                 and isinstance(holder.value, cst.Name)
@@ -2834,11 +3071,71 @@ class ObjectFlow:
             value = call.args[-1].value if kind == "last" else call.args[0].value
             if kind != "many":
                 value = self._held_list(value)
-            out.append((holder.attr.value, self._held_list(value) if nested else value))
+            out.append((holder.attr.value, self._nested_list(value, levels)))
         for holder, value in self.nodes.self_item_assignments:  # self.d[k] = v: d holds v
             if self.enclosing_class(holder) is cls:
                 out.append((holder.attr.value, self._held_list(value)))
+        for target, value in self.nodes.nested_item_assignments:  # self.d.setdefault(g, {})[k] = v
+            holder, levels = self.store_root(target.value)
+            if (
+                levels
+                and isinstance(holder, cst.Attribute)
+                and isinstance(holder.value, cst.Name)
+                and holder.value.value in ("self", "cls")
+                and self.enclosing_class(target) is cls
+            ):
+                out.append((holder.attr.value, self._nested_list(value, levels + 1)))
         return out
+
+    def store_root(self, holder: cst.BaseExpression) -> Tuple[cst.BaseExpression, int]:
+        """(the container a store into holder lands in, how many containers deep): `d[g]` and
+        `d.setdefault(g, {})` / `d.get(g)` (rules/accessors.toml [containers] take_methods, an
+        element of d) are one level into d, `d[a][b]` two; any other holder is itself, level 0."""
+        levels = 0
+        take = self.tables.take_methods
+        while True:
+            if (
+                isinstance(holder, cst.Subscript)
+                and len(holder.slice) == 1
+                and isinstance(holder.slice[0].slice, cst.Index)
+            ):
+                holder, levels = holder.value, levels + 1
+            elif (
+                isinstance(holder, cst.Call)
+                and isinstance(holder.func, cst.Attribute)
+                and holder.func.attr.value in take
+                and holder.args
+                and not holder.args[0].star
+            ):
+                holder, levels = holder.func.value, levels + 1
+            else:
+                return holder, levels
+
+    def _item_pair(self, mapping: cst.BaseExpression, value: cst.BaseExpression) -> cst.Tuple:
+        """`(key, value)`, an item of mapping, as a node of this module's parent map (the key a name
+        nothing binds: no pool)."""
+        cache = self.__dict__.setdefault("_item_pairs", {})
+        key = (id(mapping), id(value))
+        if key not in cache:
+            node = cst.Tuple([cst.Element(cst.Name("_key")), cst.Element(value)])
+            self.parents.setdefault(node, self.parents.get(value))
+            cache[key] = node
+        return cache[key]
+
+    def _held_pairs(self, call: cst.Call, pairs: List[cst.BaseExpression]) -> cst.List:
+        """A list display of pairs: what an item view (`d.items()`) holds."""
+        cache = self.__dict__.setdefault("_held_pair_lists", {})
+        if id(call) not in cache:
+            node = cst.List([cst.Element(p) for p in pairs])
+            self.parents.setdefault(node, self.parents.get(call))
+            cache[id(call)] = node
+        return cache[id(call)]
+
+    def _nested_list(self, value: cst.BaseExpression, levels: int) -> cst.BaseExpression:
+        """value held `levels` containers deep: `[[value]]` for 2."""
+        for _ in range(levels):
+            value = self._held_list(value)
+        return value
 
     def _grown_by_function(self, call: cst.Call):
         """(holder, value) for a function that stores its last argument into its first ([containers]
@@ -2904,16 +3201,20 @@ class ObjectFlow:
             for target, value in self.nodes.name_item_assignments:
                 key = (id(self._filled_scope(target.value)), target.value.value)
                 index.setdefault(key, []).append(self._held_list(value))
+            for target, value in self.nodes.nested_item_assignments:  # `d.setdefault(g, {})[k] = v`
+                holder, levels = self.store_root(target.value)
+                if levels and isinstance(holder, cst.Name):
+                    key = (id(self._filled_scope(holder)), holder.value)
+                    index.setdefault(key, []).append(self._nested_list(value, levels + 1))
             for call in self.nodes.calls:
                 func = call.func
                 grown = self._grown_by_function(call)
                 if grown is not None and isinstance(grown[0], cst.Name):  # `heapq.heappush(h, item)`
-                    key = (id(self.enclosing_function(call)), grown[0].value)
+                    key = (id(self._filled_scope(grown[0])), grown[0].value)
                     index.setdefault(key, []).append(self._held_list(grown[1]))
                     continue
-                holder, nested = (func.value, False) if isinstance(func, cst.Attribute) else (None, False)
-                if isinstance(holder, cst.Subscript):  # `groups[gid].append(t)`: a container of containers
-                    holder, nested = holder.value, True
+                # `groups[gid].append(t)`, `groups.setdefault(gid, []).append(t)`: a container of containers
+                holder, levels = self.store_root(func.value) if isinstance(func, cst.Attribute) else (None, 0)
                 if (
                     isinstance(func, cst.Attribute)
                     and self._grow_kind(func.attr.value)
@@ -2928,7 +3229,7 @@ class ObjectFlow:
                         # list's `gpu_cache[i]`, an accessor's pair): xs holds its elements
                         value = self._held_list(self._element_of(value, None))
                     stored = value if kind == "many" else self._held_list(value)
-                    index.setdefault(key, []).append(self._held_list(stored) if nested else stored)
+                    index.setdefault(key, []).append(self._nested_list(stored, levels))
         return index.get((id(self._filled_scope(name)), name.value), [])
 
     def _filled_scope(self, name: cst.Name):
@@ -2950,10 +3251,166 @@ class ObjectFlow:
             cache[id(value)] = node
         return cache[id(value)]
 
+    def _holder_identity(self, expr: cst.BaseExpression) -> Optional[tuple]:
+        """Which container expr names, for stores read back elsewhere: `self.x` / `cls.x` (the class
+        and x), `obj.x` of an instance of a module class, a local name (its function and name)."""
+        if isinstance(expr, cst.Name):
+            return ("name", id(self.enclosing_function(expr)), expr.value)
+        if isinstance(expr, cst.Attribute):
+            if isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
+                owner = self.enclosing_class(expr)
+            else:
+                owner = self.instance_class(expr.value)
+            if owner is not None:
+                return ("attr", id(owner), expr.attr.value)
+        return None
+
+    def _key_path(self, location: cst.BaseExpression) -> Tuple[cst.BaseExpression, tuple]:
+        """(the container under location, the keys from it outward): `d["g"][i]` is (d, ("g", None)),
+        `d.setdefault("g", {})["k"]` (d, ("g", "k")); a key that is no string constant is None."""
+        keys: List[Optional[str]] = []
+        holder = location
+        take = self.tables.take_methods
+        while True:
+            if (
+                isinstance(holder, cst.Subscript)
+                and len(holder.slice) == 1
+                and isinstance(holder.slice[0].slice, cst.Index)
+            ):
+                key = holder.slice[0].slice.value
+                holder = holder.value
+            elif (
+                isinstance(holder, cst.Call)
+                and isinstance(holder.func, cst.Attribute)
+                and holder.func.attr.value in take
+                and holder.args
+                and not holder.args[0].star
+            ):
+                key = holder.args[0].value
+                holder = holder.func.value
+            else:
+                return holder, tuple(reversed(keys))
+            text = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+            keys.append(text if isinstance(text, str) else None)
+
+    def keyed_stores(self) -> Dict[tuple, List[tuple]]:
+        """holder identity -> (key path, value) for what the module stores into a container by key
+        (`d["k"] = v`, `d["g"][i] = v`, `d.setdefault("g", {})[k] = v`, `d["k"].append(v)` (as `[v]`),
+        `d.setdefault("k", v)`, `d.update(other)` (any key)), each key a string constant or None."""
+        index = self.__dict__.get("_keyed_store_index")
+        if index is not None:
+            return index
+        index = self._keyed_store_index = {}
+
+        def record(location: cst.BaseExpression, value: cst.BaseExpression, tail: tuple = ()) -> None:
+            holder, path = self._key_path(location)
+            path = path + tail
+            if not path:
+                return
+            identity = self._holder_identity(holder)
+            if identity is not None:
+                index.setdefault(identity, []).append((path, value))
+
+        for target, value in self.nodes.item_stores:
+            record(target, value)
+        take, many = self.tables.take_methods, self.tables.grow_many
+        for call in self.nodes.calls:
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and call.args) or call.args[0].star:
+                continue
+            method = func.attr.value
+            kind = self._grow_kind(method)
+            if kind == "last" and method in take and len(call.args) > 1:  # d.setdefault("k", v): d["k"] = v
+                record(self._taken_node(call), call.args[-1].value)
+            elif kind == "many" and method in many and not isinstance(func.value, (cst.Subscript, cst.Call)):
+                record(func.value, self._element_of(call.args[0].value, None), (None,))  # d.update(other)
+            elif kind is not None:
+                value = call.args[-1].value if kind == "last" else call.args[0].value
+                record(func.value, value if kind == "many" else self._held_list(value), (None,))
+        return index
+
+    def _stored_at(self, holder: cst.BaseExpression, path: tuple) -> Optional[List[cst.BaseExpression]]:
+        """What the module's keyed stores put at path under the container holder names (its class
+        family's, for an attribute), as values read there; [] when nothing is stored there; None
+        when a store sits above the path in a way the keys cannot be followed into."""
+        index = self.keyed_stores()
+        identity = self._holder_identity(holder) if index else None
+        if identity is None:
+            return []
+        if identity[0] == "attr":
+            owner = next((c for c in self.nodes.classes if id(c) == identity[1]), None)
+            families = [("attr", id(c), identity[2]) for c in (self.class_family(owner) if owner is not None else [])]
+        else:
+            families = [identity]
+        out: List[cst.BaseExpression] = []
+        for family in families:
+            for stored, value in index.get(family, ()):
+                common = min(len(stored), len(path))
+                if any(a is not None and b is not None and a != b for a, b in zip(stored[:common], path[:common])):
+                    continue  # another key
+                if len(stored) >= len(path):  # held deeper than the read: in containers
+                    out.append(self._nested_list(value, len(stored) - len(path)))
+                    continue
+                found = [value]  # stored above the read: follow the rest of its keys into displays
+                for key in path[len(stored) :]:
+                    if key is None:
+                        return None
+                    nxt = []
+                    for v in found:
+                        if not isinstance(v, cst.Dict):
+                            return None
+                        nxt.extend(
+                            e.value
+                            for e in v.elements
+                            if isinstance(e, cst.DictElement)
+                            and isinstance(e.key, cst.SimpleString)
+                            and e.key.evaluated_value == key
+                        )
+                    found = nxt
+                out.extend(found)
+        return out
+
+    def _fresh_container(self, holder: cst.BaseExpression) -> bool:
+        """Is every value holder is assigned a dict display without `**` parts, or a dict constructor
+        given no mapping (`{}`, `defaultdict(dict)`, `dict()`): nothing but its keyed stores fills it?"""
+        if isinstance(holder, cst.Name):
+            values = []
+            for assignment in self.reaching(holder):
+                node = assignment.node
+                if not isinstance(node, cst.Name):
+                    return False
+                kind, value, path = self.binding(node)
+                if kind != "assign" or path:
+                    return False
+                values.append(value)
+        elif isinstance(holder, cst.Attribute):
+            owner = self.instance_class(holder.value)
+            if owner is None:
+                return False
+            lists = {id(n) for n in self.__dict__.get("_held_lists", {}).values()}
+            values = [v for v in self.instance_attr_values(owner, holder.attr.value) if id(v) not in lists]
+        else:
+            return False
+        t = self.tables
+        for value in values:
+            if isinstance(value, cst.Dict):
+                if any(isinstance(e, cst.StarredDictElement) for e in value.elements):
+                    return False
+            elif isinstance(value, cst.Call) and self.qualified(value) in t.dict_constructors:
+                given = [a for a in value.args if a.keyword is None]
+                if self.qualified(value) in t.factory_dicts:
+                    given = given[1:]
+                if given or any(a.star for a in value.args):
+                    return False
+            else:
+                return False
+        return bool(values)
+
     def keyed_values(self, sub: cst.Subscript) -> List[cst.BaseExpression]:
         """`d["k"]` with a constant key: the values stored under it, where d is a dict
         display (through names and attributes) or the `**kwargs` of a function whose call
-        sites are visible; [] when unknown."""
+        sites are visible, and what the module stores under that key (keyed_stores); [] when
+        unknown."""
         if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
             return []
         key = sub.slice[0].slice.value
@@ -2961,7 +3418,19 @@ class ObjectFlow:
             return []
         wanted = key.evaluated_value
         out: List[cst.BaseExpression] = []
-        for holder in self._held_values(sub.value):
+        held = self._held_values(sub.value)
+        if isinstance(wanted, str):  # (while keyed_stores is being built: what it has found so far)
+            root, path = self._key_path(sub)
+            if path and (held or self._fresh_container(root)):
+                # what is stored under that key path (`self.d["k"].append(v)`, `self.d[i]["k"] = v`); with
+                # no display, only for a container nothing else fills
+                stored = self._stored_at(root, path)
+                if stored is None:
+                    return []
+                out.extend(stored)
+                if not held:
+                    return out
+        for holder in held:
             if isinstance(holder, tuple):  # a dict of an object's fields (`rec._asdict()`): rec.<key>
                 if wanted.isidentifier():
                     out.append(self._attribute(holder[0], wanted))

@@ -412,6 +412,11 @@ class NodeIndex:
         self.self_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
         self.self_item_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
         self.name_item_assignments: List[Tuple[cst.Subscript, cst.BaseExpression]] = []
+        # `d.setdefault(g, {})[k] = v`, `d[g][k] = v`: a store into an element of a container (the
+        # subscript target, its value a subscript or a call)
+        self.nested_item_assignments: List[Tuple[cst.Subscript, cst.BaseExpression]] = []
+        # every store into a container by key or index (`d[k] = v`, `self.d["k"][i] = v`; not a slice store)
+        self.item_stores: List[Tuple[cst.Subscript, cst.BaseExpression]] = []
         # nodes the index makes that the tree does not hold (`value[j]` of an unpacked
         # `self.a, self.b = value`), each with the statement it stands in
         self.synthetic: List[Tuple[cst.CSTNode, cst.CSTNode]] = []
@@ -425,6 +430,7 @@ class NodeIndex:
         self.value_holder_names: set = set()
         self.decorated_defs: List[cst.FunctionDef] = []
         self.classes: List[cst.ClassDef] = []
+        self.walrus_targets: List[cst.Name] = []  # `x` of every `(x := value)`
 
     _VISITS: Dict[type, Optional[object]] = {}  # node type -> NodeIndex.visit_<type>, or None
 
@@ -494,6 +500,10 @@ class NodeIndex:
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.append(node)
 
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        if isinstance(node.target, cst.Name):
+            self.walrus_targets.append(node.target)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         if isinstance(node.value, cst.Lambda):
             for target in node.targets:
@@ -503,6 +513,8 @@ class NodeIndex:
             t = target.target
             if isinstance(t, cst.Subscript) and is_slice_subscript(t):
                 self.slice_stores.append(node)
+            elif isinstance(t, cst.Subscript):
+                self.item_stores.append((t, node.value))
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value in ("self", "cls"):
                 self.self_assignments.append((t, node.value))  # (`cls.x = v` in a classmethod: shared by instances)
             elif (
@@ -555,6 +567,9 @@ class NodeIndex:
                 self.self_item_assignments.append((t.value, node.value))  # self.d[k] = v, cls.d[k] = v
             elif isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name):
                 self.name_item_assignments.append((t, node.value))  # d[k] = v of a local d
+            elif isinstance(t, cst.Subscript) and isinstance(t.value, (cst.Subscript, cst.Call)):
+                if not is_slice_subscript(t):
+                    self.nested_item_assignments.append((t, node.value))
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         t = node.target
