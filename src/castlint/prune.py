@@ -140,6 +140,16 @@ class _Vocabulary:
         self.attr_getters = frozenset(n.rsplit(".", 1)[-1] for n in tables.attr_getters)
         # `setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v (ObjectFlow.set_attributes)
         self.attribute_setters = frozenset(tables.attribute_setters)
+        # `object.__setattr__(self, "k", v)`, `setattr(Pool, "m", f)`: functions that set on the object given first
+        self.object_setter_names = frozenset(tables.object_setters)
+        self.object_setters = frozenset(_last_parts(tables.object_setters))
+        # `with cm as x` runs cm's `__enter__`; iterating or unpacking an object its `__iter__`; `d[k]` of a dict
+        # subclass its `__missing__` (ModuleAnalysis.entered_value, protocol_elements, missing_value)
+        self.context_hooks = frozenset(tables.context_protocol)
+        self.iter_hooks = frozenset(tables.iter_protocol)
+        self.missing_hooks = frozenset(tables.missing_protocol)
+        self.iterating = frozenset(tables.iter_passthrough) | frozenset(_last_parts(tables.keep_elements))
+        self.property_getter_keywords = frozenset(tables.property_getter_keywords)
         self.getters = frozenset(
             n.rsplit(".", 1)[-1] for n in (*tables.attr_getters, *tables.item_getters, *tables.method_callers)
         )
@@ -230,6 +240,8 @@ class _Vocabulary:
                     *tables.reference_makers,
                     *tables.namespace_constructors,
                     *tables.coroutine_runners,  # `loop.run_until_complete(coro)`: what coro returns
+                    *tables.context_values,  # `nullcontext(pool)`, entered: pool
+                    *tables.context_enterers,  # `stack.enter_context(cm)`: what entering cm gives
                 )
             }
         )
@@ -531,6 +543,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     node, tf = func.value, inner
                     continue
                 if name in vocab.element_methods:  # d.get(k) reads what d[k] does
+                    out.calls.add(("__getitem__", tf))
+                    for hook in vocab.missing_hooks:
+                        out.calls.add((hook, tf))
                     if name in vocab.grow_last:  # d.setdefault(k, v): v too
                         for arg in args[1:]:
                             _flow(arg, vocab, aliases, out, tf)
@@ -571,6 +586,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     return
                 if func.id in vocab.field_readers:  # vars(rec): rec's fields (_object_flow)
                     out.members.add(func.id)
+                if func.id in vocab.iterating:  # list(obj): what obj's class's __iter__ hands back
+                    for hook in vocab.iter_hooks:
+                        out.calls.add((hook, tf))
                 if func.id in vocab.through_functions or func.id in aliases:
                     inner = _then(TUPLED, tf) if func.id in vocab.tuple_views else tf
                     for arg in args:
@@ -580,6 +598,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             return
         if t is ast.Subscript:
             out.calls.add(("__getitem__", tf))  # obj[k]: what its class's __getitem__ returns
+            for hook in vocab.missing_hooks:  # or a dict subclass's __missing__
+                out.calls.add((hook, tf))
             key = node.slice
             if not _keeps_tokens(node, vocab) and not (type(key) is ast.Constant and type(key.value) is str):
                 tf = _then(INDEXED, tf)  # d["k"] selects a dict entry: what it holds, unindexed
@@ -1119,6 +1139,8 @@ def _collect(
             collector.loop_target(n)
         elif t is ast.Match:
             collector.match(n)
+        elif t is ast.With or t is ast.AsyncWith:
+            collector.with_items(n)
         elif t is ast.Global:
             unit.globals.update(n.names)
         elif t is ast.Lambda or t is ast.ClassDef:
@@ -1181,6 +1203,8 @@ class _Collector:
             value = self.stored(n.value)  # `k = torch.empty((num_blocks, ...))` once per layer (`self.d[i] = ...`)
         # a function stored as a value (`self.read = helper`, `{"k": helper}`) runs where it is called
         unit.calls_made.update(name for name, _ in value.calls)
+        if any(type(target) in (ast.Tuple, ast.List) for target in n.targets):
+            self.unpacking(value, n.value)
         attrs: Set[str] = set()
         for target in n.targets:
             one_names, one_attrs = set(), set()
@@ -1214,6 +1238,37 @@ class _Collector:
                 if type(target) is ast.Name:
                     _register(unit, target.id, n.value.args, self.params, False, self.vocab)
                     unit.returns.setdefault(target.id, []).append(self.refs(n.value.body))
+
+    def unpacking(self, refs: _Refs, value: ast.AST) -> None:
+        """`k, v = obj`: obj's class's `__iter__` hands back what is unpacked (ObjectFlow.protocol_elements);
+        `mgr, idx = self._where(meta)`: what the helper returns, by position, may tell an index's kind or an
+        accessor's receiver (ModuleAnalysis.index_kind, _spellings): the helper is kept with the unit."""
+        for hook in self.vocab.iter_hooks:
+            refs.calls.add((hook, KEEP))
+            self.unit.calls_made.add(hook)
+        if type(value) is ast.Call:
+            func = value.func
+            if type(func) is ast.Name:
+                self.unit.kind_defs.add(func.id)
+            elif type(func) is ast.Attribute and (_is_self(func.value) or _is_super(func.value)):
+                self.unit.kind_defs.add(func.attr)
+
+    def with_items(self, n) -> None:
+        """`with cm as x`: x is what entering cm gives (ModuleAnalysis.entered_value): the value
+        `nullcontext(v)` holds (a through function), what its class's `__enter__` returns."""
+        for item in n.items:
+            if item.optional_vars is None:
+                continue
+            names, attrs = set(), set()
+            _targets(item.optional_vars, names, attrs)
+            refs = self.refs(item.context_expr)
+            for hook in self.vocab.context_hooks:
+                refs.calls.add((hook, KEEP))
+                self.unit.calls_made.add(hook)
+            unpacked = type(item.optional_vars) in (ast.Tuple, ast.List)
+            if unpacked:
+                self.unpacking(refs, item.context_expr)
+            self.unit.assigns.append((names, attrs, refs, ELEMENT if unpacked else KEEP))
 
     def stored(self, value: ast.AST) -> _Refs:
         """What storing value into a container reads: an allocation whose first dimension may be a
@@ -1257,6 +1312,9 @@ class _Collector:
         _targets(n.target, names, attrs)
         iter_refs = self.refs(n.iter)
         vocab, aliases = self.vocab, self.aliases
+        for hook in vocab.iter_hooks:  # `for x in obj`: what obj's class's __iter__ hands back
+            iter_refs.calls.add((hook, KEEP))
+            self.unit.calls_made.add(hook)
         for inner in _walk(n.iter):  # zip(a, b), enumerate(x), list(x), d.values(): what they iterate
             if type(inner) is ast.Call:
                 for arg in inner.args:
@@ -1300,6 +1358,7 @@ class _Collector:
     def subscript(self, n: ast.Subscript) -> None:
         """An index's value: a layer id or indices (ModuleAnalysis.index_kind reads self.x)."""
         self.unit.calls_made.add("__getitem__")  # obj[k] may run a __getitem__ of the module
+        self.unit.calls_made.update(self.vocab.missing_hooks)
         attrs = {a for a in _index_attrs(n.slice) if a not in self.vocab.scalar_attributes}
         if attrs:
             self.unit.kind_attrs.append((self.refs(n.value), attrs))
@@ -1354,7 +1413,7 @@ class _Collector:
         if name in vocab.helpers or name in self.helper_aliases:
             positional, keywords = _call_args(n, vocab, self.aliases)
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
-        if name in vocab.attribute_setters:
+        if name in vocab.attribute_setters or name in vocab.object_setters:
             self.attribute_store(n)
         if name in vocab.arity_accessors and n.args and type(func) is ast.Attribute:
             # the index's kind (a loop over `self.layer_ids`, a parameter) decides whether it is one:
@@ -1383,12 +1442,8 @@ class _Collector:
     def attribute_store(self, n: ast.Call) -> None:
         """`setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v; a name that is no
         literal (`setattr(self, _SLOTS[1], v)`, `setattr(self, name, v)`) may be any attribute."""
-        func, args = n.func, list(n.args)
-        if type(func) is ast.Name:
-            if not (args and _is_self(args[0])):
-                return
-            args = args[1:]
-        elif not _is_self(func.value):
+        args = _setter_args(n, self.vocab)
+        if args is None:
             return
         if len(args) < 2 or any(type(a) is ast.Starred for a in args[:2]):
             return
@@ -1522,9 +1577,34 @@ def _call_args(call: ast.Call, vocab: _Vocabulary, aliases) -> tuple:
         [(i, _refs(a, vocab, aliases)) for i, a in enumerate(call.args) if type(a) is not ast.Starred],
         [(k.arg, _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg]
         # `f(*xs)` and `f(**kw)`: what the container holds may land in any parameter (_feed_call)
-        + [("*", _refs(a.value, vocab, aliases)) for a in call.args if type(a) is ast.Starred]
+        + [("*", _iterated_refs(a.value, vocab, aliases)) for a in call.args if type(a) is ast.Starred]
         + [("**", _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg is None],
     )
+
+
+def _iterated_refs(node: ast.AST, vocab: _Vocabulary, aliases) -> _Refs:
+    """What iterating node reads: node, and what its class's `__iter__` hands back (`f(*slot)`)."""
+    refs = _refs(node, vocab, aliases)
+    for hook in vocab.iter_hooks:
+        refs.calls.add((hook, KEEP))
+    return refs
+
+
+def _setter_args(call: ast.Call, vocab: _Vocabulary) -> Optional[list]:
+    """(name, value, ...) of a call that sets an attribute of self (ObjectFlow.self_setter_args):
+    `self.register_buffer(n, v)`, `super().__setattr__(n, v)`, `setattr(self, n, v)`,
+    `object.__setattr__(self, n, v)`; None otherwise."""
+    func, args = call.func, list(call.args)
+    if (
+        type(func) is ast.Attribute
+        and func.attr in vocab.attribute_setters
+        and (_is_self(func.value) or _is_super(func.value))
+    ):
+        return args
+    name = pyast.dotted(func) or ""
+    if name in vocab.object_setter_names or (type(func) is ast.Name and func.id in vocab.object_setters):
+        return args[1:] if args and _is_self(args[0]) else None
+    return None
 
 
 def _read_name_calls(
@@ -1577,6 +1657,13 @@ def _alias_targets(fn_aliases: Dict[str, Set[str]], local: Set[str]) -> Dict[str
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")
 _OBJECT_HOOKS = frozenset({"__call__", "__getitem__"})  # in every unit's calls_made: no caller by name
+
+
+def _object_hooks(vocab: _Vocabulary) -> frozenset:
+    """_OBJECT_HOOKS and the protocol methods the tables name (`__iter__`, `__enter__`, `__missing__`)."""
+    return _OBJECT_HOOKS | vocab.iter_hooks | vocab.context_hooks | vocab.missing_hooks
+
+
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
 
@@ -2203,7 +2290,7 @@ def _plan_holders(module: _ModuleUnits) -> Set[int]:
     changed = True
     while changed:
         changed = False
-        called = set().union(*(u.calls_made for u in units if id(u) in holders)) - _OBJECT_HOOKS
+        called = set().union(*(u.calls_made for u in units if id(u) in holders)) - _object_hooks(module.vocab)
         for u in units:
             if id(u) in holders:
                 continue
@@ -2299,6 +2386,14 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 and _tainted_args(call, unit, taint, module)
             ):  # `Rec._make(pool.get_kv_buffer(i))`: Rec(*pair)
                 receiver, name = "", call.func.value.id
+            if (
+                name in vocab.holders
+                and call.args
+                and type(call.args[0]) is ast.Name
+                and call.args[0].id in classes
+                and _tainted_args(call, unit, taint, module)
+            ):  # `partial(Reader, pool.k_buffer)`: calling it constructs a Reader with the pool
+                receiver, name = "", call.args[0].id
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
                 for cls_name in _class_and_bases(name, classes):  # a base's __init__ may store it
                     fed |= method_names[cls_name] | _assigned_attrs(module, classes[cls_name])
@@ -2362,6 +2457,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if method_names[name] & vocab.accessors and _allocates_small_state(classes[name], vocab):
             return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
     why = _through_own_decorator(module, taint) or _holder_stores(module, taint)
+    why = why or _installed_functions(module, classes, taint)
     return (
         why
         or _held_getters(module, classes, taint)
@@ -2578,8 +2674,8 @@ def _instance_arenas(module: "_ModuleUnits") -> Optional[str]:
                     type(t) is ast.Attribute and _is_self(t.value) for t in node.targets
                 ):
                     value = node.value
-                elif type(node) is ast.Call and _callee_name(node.func) in vocab.attribute_setters:
-                    args = node.args[1:] if type(node.func) is ast.Name else node.args
+                elif type(node) is ast.Call and _setter_args(node, vocab) is not None:
+                    args = _setter_args(node, vocab)
                     value, looped = (args[1], not _str_constant(args[0])) if len(args) >= 2 else (None, False)
                 if type(value) is ast.Call and _callee_name(value.func) in vocab.weight_names:
                     continue  # `nn.Parameter(torch.zeros(hidden_size))`: a weight
@@ -2908,11 +3004,13 @@ class _ModuleUnits:
                             found[deco.name] = cls
                             break
         classes = {c.name: c for c in self.top if isinstance(c, ast.ClassDef)}
-        for stmt in self.tree.body:  # `Pool.plane = _plane` at module level
-            if type(stmt) is ast.Assign and type(stmt.value) is ast.Name and stmt.value.id in self.top_defs:
-                for t in stmt.targets:
-                    if type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id in classes:
-                        found.setdefault(stmt.value.id, classes[t.value.id])
+        for cls, value in _installed_values(self.tree, classes, self.vocab):
+            # `Pool.plane = _plane`, `setattr(Pool, "plane", _plane)` at module level, `v = property(fget=_v)`
+            # in a class body
+            getter = _property_getter(value, self.vocab)
+            held = getter if getter is not None else value
+            if type(held) is ast.Name and held.id in self.top_defs:
+                found.setdefault(held.id, cls)
         return found
 
     def collect_module_level(self) -> Optional[PrunePlan]:
@@ -3049,6 +3147,54 @@ def _annotated_names(func: ast.AST, param: str) -> Set[str]:
     return set()
 
 
+def _installed_values(tree: ast.Module, classes: Dict[str, ast.ClassDef], vocab: _Vocabulary):
+    """(class, value) for what a class holds outside its defs (ObjectFlow.installed_methods): a class
+    body's `name = value`, a module-level `Cls.name = value` or `setattr(Cls, "name", value)`."""
+    for cls in classes.values():
+        for stmt in cls.body:
+            if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+                yield cls, stmt.value
+    for stmt in tree.body:
+        if type(stmt) is ast.Assign and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id in classes:
+                yield classes[target.value.id], stmt.value
+        elif type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
+            call = stmt.value
+            if (
+                _callee_name(call.func) in vocab.object_setters
+                and len(call.args) == 3
+                and type(call.args[0]) is ast.Name
+                and call.args[0].id in classes
+            ):
+                yield classes[call.args[0].id], call.args[2]
+
+
+def _property_getter(value: ast.AST, vocab: _Vocabulary) -> Optional[ast.AST]:
+    """The getter a property call holds (`property(lambda self: ...)`, `property(fget=_read)`), else None."""
+    if type(value) is not ast.Call or not vocab.is_property_decorator(pyast.dotted(value.func)):
+        return None
+    held = value.args[0] if value.args and type(value.args[0]) is not ast.Starred else None
+    return next((k.value for k in value.keywords if k.arg in vocab.property_getter_keywords), held)
+
+
+def _installed_functions(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], taint: "_Taint") -> Optional[str]:
+    """A lambda stored on a class as a method or a property's getter (`get_planes = lambda self, i: ...`,
+    `setattr(Pool, "get_planes", lambda self, i: ...)`, `k = property(lambda self: ...)`), or a def stored
+    as a property's getter, that reads a pool: reading or calling it on an object runs it with self that
+    object (ObjectFlow.installed_methods), which the per-unit taint does not follow."""
+    vocab = module.vocab
+    for cls, value in _installed_values(module.tree, classes, vocab):
+        getter = _property_getter(value, vocab)
+        held = getter if getter is not None else value
+        if type(held) is ast.Lambda:
+            if taint.tainted(_refs(held.body, vocab, module.aliases), _Unit(held, cls)):
+                return f"a function stored on {cls.name} reads a pool"
+        elif getter is not None and type(held) is ast.Name and taint.returns.get(held.id):
+            return f"a property of {cls.name} returns a pool"
+    return None
+
+
 def _stores_on(stmt: ast.stmt, name: str) -> bool:
     """`name.attr = value` or `setattr(name, ...)`: a statement storing an attribute on name."""
     if type(stmt) is ast.Assign:
@@ -3147,7 +3293,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 taint.feeds(unit, attrs, need_defs, need_returns)
                 or unit.defs & kind_defs
                 or assigned & resolve.get(key, set())
-                or (unit.calls_made & site_defs) - _OBJECT_HOOKS
+                or (unit.calls_made & site_defs) - _object_hooks(module.vocab)
                 or _kept_generic(unit, need_returns, module.vocab)
                 or any(
                     attr in need_attrs.get(key, ()) and made & pool_classes for attr, made in unit.made_attrs.items()
