@@ -148,6 +148,7 @@ class _Vocabulary:
         self.context_hooks = frozenset(tables.context_protocol)
         self.iter_hooks = frozenset(tables.iter_protocol)
         self.missing_hooks = frozenset(tables.missing_protocol)
+        self.attribute_hooks = frozenset(tables.attribute_protocol)  # `obj.x` of a class defining __getattr__
         self.iterating = frozenset(tables.iter_passthrough) | frozenset(_last_parts(tables.keep_elements))
         self.property_getter_keywords = frozenset(tables.property_getter_keywords)
         self.getters = frozenset(
@@ -915,6 +916,7 @@ class _Unit:
         "foreign_value_attrs",
         "kind_attrs",
         "kind_defs",
+        "unpacked_defs",
         "attr_values",
         "object_calls",
         "object_method_calls",
@@ -952,6 +954,9 @@ class _Unit:
         self.kind_attrs: List[Tuple[_Refs, Set[str]]] = []
         # defs whose return a cast unpacks (`.to(**self._cast_kwargs(q))`): it decides the dtype
         self.kind_defs: Set[str] = set()
+        # defs whose returned tuple it unpacks (`mgr, idx = self._where(meta)`): kept when they return a
+        # tuple display, whose elements may tell an index's kind or an accessor's receiver
+        self.unpacked_defs: Set[str] = set()
         self.attr_values: Dict[str, Set[str]] = {}  # self.x -> self attributes in its assigned values
         # every call as (callee name, receiver: "" | "self" | "object", the call), for _object_flow
         self.object_calls: List[Tuple[str, str, ast.Call]] = []
@@ -1249,9 +1254,9 @@ class _Collector:
         if type(value) is ast.Call:
             func = value.func
             if type(func) is ast.Name:
-                self.unit.kind_defs.add(func.id)
+                self.unit.unpacked_defs.add(func.id)
             elif type(func) is ast.Attribute and (_is_self(func.value) or _is_super(func.value)):
-                self.unit.kind_defs.add(func.attr)
+                self.unit.unpacked_defs.add(func.attr)
 
     def with_items(self, n) -> None:
         """`with cm as x`: x is what entering cm gives (ModuleAnalysis.entered_value): the value
@@ -1803,7 +1808,7 @@ class _Taint:
         self._families: Dict[tuple, list] = {}
         self._vocab, self._aliases = vocab, aliases
         self._binds_cache: dict = {}  # (id(stmt), with fills) -> names
-        self._refs_cache: Dict[int, _Refs] = {}
+        self._refs_cache: Dict[tuple, _Refs] = {}
         self.attrs: Dict[int, Dict[str, int]] = {}  # class_key (0: no class) -> self attribute -> levels
         self.returns: Dict[str, int] = {}
         self._keys = _hierarchy_keys(self.classes)
@@ -2027,8 +2032,9 @@ class _Taint:
                     names, attrs = set(), set()
                     _targets(target, names, attrs)
                     if name in names and _plain_target(target):
-                        value = self._value_refs(stmt.value)
-                        tf = KEEP if type(target) is ast.Name else ELEMENT
+                        unpacked = type(target) is not ast.Name
+                        value = self._value_refs(stmt.value, unpacked)
+                        tf = ELEMENT if unpacked else KEEP
                         return tf[self.cast_levels(value, path[:level] + ((block, j, kind),), unit, depth + 1)]
                 if t is ast.AugAssign and type(stmt.target) is ast.Name:
                     continue  # `x += ...` keeps what x holds
@@ -2039,10 +2045,14 @@ class _Taint:
                 return None  # the enclosing statement binds it (for target, with ... as)
         return None  # a parameter, a global, a closure
 
-    def _value_refs(self, node: ast.AST) -> _Refs:
-        found = self._refs_cache.get(id(node))
+    def _value_refs(self, node: ast.AST, unpacked: bool = False) -> _Refs:
+        """What an assigned value reads; unpacked (`k, v = obj`): also what obj's class's `__iter__` gives."""
+        found = self._refs_cache.get((id(node), unpacked))
         if found is None:
-            found = self._refs_cache[id(node)] = _refs(node, self._vocab, self._aliases)
+            found = _refs(node, self._vocab, self._aliases)
+            if unpacked and self._vocab is not None:
+                found.calls |= {(hook, KEEP) for hook in self._vocab.iter_hooks}
+            self._refs_cache[(id(node), unpacked)] = found
         return found
 
     def taints_globals(self, unit: _Unit) -> bool:
@@ -2458,6 +2468,10 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
     why = _through_own_decorator(module, taint) or _holder_stores(module, taint)
     why = why or _installed_functions(module, classes, taint)
+    if not why and any(taint.returns.get(hook) for hook in vocab.attribute_hooks):
+        # `view.latent` of a class whose `__getattr__` returns a pool (ModuleAnalysis: dynamic_attribute)
+        if any(refs.members for unit in module.units for refs, _ in unit.casts):
+            why = "a pool is returned by a class's __getattr__"
     return (
         why
         or _held_getters(module, classes, taint)
@@ -3280,6 +3294,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
         site_defs = set().union(*(unit.defs for unit in kept_units if id(unit) in sites))
         need_returns = set().union(*(unit.calls_made for unit in kept_units))
         kind_defs = set().union(*(unit.kind_defs for unit in kept_units))
+        unpacked_defs = set().union(*(unit.unpacked_defs for unit in kept_units))
         need_attrs, resolve = _attributes_read(kept_units, taint, class_units)
         for unit in units:
             if id(unit) in kept:
@@ -3292,6 +3307,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
             if (
                 taint.feeds(unit, attrs, need_defs, need_returns)
                 or unit.defs & kind_defs
+                or (unit.defs & unpacked_defs and _returns_tuple_display(unit.node))
                 or assigned & resolve.get(key, set())
                 or (unit.calls_made & site_defs) - _object_hooks(module.vocab)
                 or _kept_generic(unit, need_returns, module.vocab)
@@ -3302,6 +3318,11 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 kept.add(id(unit))
                 changed = True
     return kept
+
+
+def _returns_tuple_display(node: ast.AST) -> bool:
+    """Does a def return a tuple display (`return metadata.kv_cache_manager, self.layer_idx`)?"""
+    return type(node) in _DEFS and any(type(n) is ast.Return and type(n.value) is ast.Tuple for n in pyast.nodes(node))
 
 
 def _kept_generic(unit: _Unit, called: Set[str], vocab: _Vocabulary) -> bool:
@@ -3502,6 +3523,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.foreign_value_attrs |= part.foreign_value_attrs
     into.kind_attrs += part.kind_attrs
     into.kind_defs |= part.kind_defs
+    into.unpacked_defs |= part.unpacked_defs
     for name, refs in part.returns.items():
         into.returns.setdefault(name, []).extend(refs)
     for attr, inner in part.attr_values.items():

@@ -283,6 +283,7 @@ class Tables:
     context_enterers: set = field(default_factory=set)  # [callables] context_enterers: ExitStack.enter_context
     context_protocol: set = field(default_factory=set)  # [callables] context_protocol: __enter__
     context_generators: set = field(default_factory=set)  # [callables] context_generators: contextmanager
+    attribute_protocol: set = field(default_factory=set)  # [callables] attribute_protocol: __getattr__
     instance_tests: set = field(default_factory=set)  # [callables] instance_tests: isinstance
     virtual_registers: set = field(default_factory=set)  # [callables] virtual_registers: ABC.register
     missing_protocol: set = field(default_factory=set)  # [containers] missing_protocol: __missing__
@@ -774,6 +775,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "context_enterers": "context_enterers",
             "context_protocol": "context_protocol",
             "context_generators": "context_generators",
+            "attribute_protocol": "attribute_protocol",
             "instance_tests": "instance_tests",
             "virtual_registers": "virtual_registers",
         },

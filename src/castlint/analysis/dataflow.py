@@ -2214,6 +2214,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         prop = self._property_origin(expr, owner, depth)
         if prop is not None:
             return prop
+        dynamic = self.dynamic_attribute(expr, owner)
+        if dynamic is not None:  # `proxy.planes` of a class defining only `__getattr__`: what it returns
+            return self.origin(dynamic, depth)
         if not frames:
             return max(
                 (self.origin(v, depth) for v in self.instance_attr_values(owner, expr.attr.value)), default=Origin.OTHER

@@ -763,7 +763,13 @@ class ObjectFlow:
     def _instance_class(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.ClassDef]:
         if isinstance(expr, cst.Name) and expr.value != "self" and self._type_guards(expr):
             found = self._guarded_class(expr, depth)
-            return found if found is None or self.admitted(expr, found) else None
+            if found is None or self.admitted(expr, found):
+                return found
+            for tested, positive in self._type_guards(expr):  # `src: Base`, `if isinstance(src, Sub)`: a Sub
+                for cls in tested if positive else ():
+                    if found in self.class_mro(cls) and self.admitted(expr, cls):
+                        return cls
+            return None
         return self._guarded_class(expr, depth)
 
     def _guarded_class(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.ClassDef]:
@@ -1461,7 +1467,10 @@ class ObjectFlow:
         order = self.c3_mro(owner)
         target = next((m for m in (self.class_function(c, method) for c in order) if m is not None), None)
         out = self.decorated(target, not through_class or self._self_bound(target)) if target is not None else []
+        guarded = isinstance(receiver, cst.Name) and receiver.value != "self" and self._type_guards(receiver)
         for other in self.class_family(owner):  # an override in a subclass (an abstract method's body)
+            if guarded and not self.admitted(receiver, other):
+                continue  # `else:` of `if isinstance(src, WholeSource)`: not that subclass's override
             if other is not owner and owner in self.class_mro(other):
                 override = self.class_function(other, method)
                 if override is not None and override is not target:
@@ -2217,6 +2226,30 @@ class ObjectFlow:
                 return cache[id(sub)]
         return None
 
+    def dynamic_attribute(self, expr: cst.Attribute, owner: cst.ClassDef) -> Optional[cst.Call]:
+        """`obj.__getattr__("name")` as a node of this module's parent map for `obj.name`, when owner (obj's
+        class) neither assigns nor defines name but defines the method a missing attribute runs
+        ([callables] attribute_protocol); else None."""
+        protocol = self.tables.attribute_protocol
+        if not any(m in self.nodes.local_callables for m in protocol) or expr.attr.value.startswith("__"):
+            return None
+        name = expr.attr.value
+        if self.instance_attr_values(owner, name) or any(
+            self.class_function(c, name) is not None or name in self.called_properties(c) for c in self.class_mro(owner)
+        ):
+            return None
+        for method in sorted(protocol):
+            if isinstance(self.find_method(owner, method), cst.FunctionDef):
+                cache = self.__dict__.setdefault("_dynamic_nodes", {})
+                if id(expr) not in cache:
+                    synthetic = cst.Call(
+                        func=self._attribute(expr.value, method), args=[cst.Arg(cst.SimpleString(repr(name)))]
+                    )
+                    self.parents.setdefault(synthetic, self.parents.get(expr))
+                    cache[id(expr)] = synthetic
+                return cache[id(expr)]
+        return None
+
     def _dict_subclass(self, cls: cst.ClassDef) -> bool:
         """Does cls (or a module class it inherits) subclass a dict of the tables?"""
         t = self.tables
@@ -2827,6 +2860,21 @@ class ObjectFlow:
                 return None
             for assignment in reaching:
                 node = assignment.node
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    # a parameter: what the call being followed (or every visible call) passes
+                    # (`def __getattr__(self, name): return getattr(self._pool, name)`)
+                    arguments = self.complete_arguments(param)
+                    more = [] if arguments else None
+                    for argument in arguments:
+                        each = self.constant_strings(argument, depth + 1)
+                        if each is None:
+                            return None
+                        more.extend(each)
+                    if more is None:
+                        return None
+                    found.extend(m for m in more if m not in found)
+                    continue
                 if not isinstance(node, cst.Name):
                     return None
                 kind, value, path = self.binding(node)
