@@ -432,6 +432,32 @@ class SetattrImpl:
         d = g.slots.float()  # negative
         return a, b, c, d
 """,
+    # f1: attributes set with setattr / object.__setattr__ on other objects (sglang): a frozen record made
+    # in init_forward_metadata, the forward batch; gathered rows and a record field beside them
+    "setattr_other_object": """
+import dataclasses
+
+import torch
+
+
+@dataclasses.dataclass(frozen=True)
+class StepMeta:
+    seq_lens: torch.Tensor
+
+
+class SetOnOthers:
+    def init_forward_metadata(self, forward_batch):
+        meta = StepMeta(forward_batch.seq_lens)
+        object.__setattr__(meta, "latent", forward_batch.token_to_kv_pool.get_key_buffer(0))
+        setattr(forward_batch, "rows", forward_batch.token_to_kv_pool.get_key_buffer(0)[forward_batch.out_cache_loc])
+        self.meta = meta
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        a = self.meta.latent.to(q.dtype)  # positive
+        b = forward_batch.rows.to(q.dtype)  # negative
+        c = self.meta.seq_lens.to(torch.int64)  # negative
+        return a, b, c
+""",
     # f1: tuples returned and unpacked across methods: a (pool, layer) pair, a (layer, rows) pair whose
     # second element is gathered (sglang)
     "tuple_hops": """

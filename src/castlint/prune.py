@@ -3232,20 +3232,31 @@ def _pool_holding_attrs(stmt: ast.AST, vocab: _Vocabulary, self_too: bool = True
     ObjectFlow.held_attribute)."""
     out: Set[str] = set()
     for node in pyast.nodes(stmt):  # (a slice of the module's index: no walk)
-        if type(node) is not ast.Assign:
+        if (
+            type(node) is ast.Call
+            and _callee_name(node.func) in vocab.object_setters
+            and len(node.args) == 3
+            and type(node.args[0]) is ast.Name
+            and (self_too or not _is_self(node.args[0]))
+            and _str_constant(node.args[1])
+        ):  # `setattr(meta, "kv", pool.get_key_buffer(i))`, `object.__setattr__(rec, "kv", ...)`
+            attrs, value = [node.args[1].value], node.args[2]
+        elif type(node) is ast.Assign:
+            value = node.value
+            attrs = []
+            for target in node.targets:
+                if type(target) is ast.Subscript:
+                    target = target.value
+                if type(target) is not ast.Attribute or type(target.value) is not ast.Name:
+                    continue
+                if self_too or not _is_self(target.value):
+                    attrs.append(target.attr)
+        else:
             continue
-        attrs = []
-        for target in node.targets:
-            if type(target) is ast.Subscript:
-                target = target.value
-            if type(target) is not ast.Attribute or type(target.value) is not ast.Name:
-                continue
-            if self_too or not _is_self(target.value):
-                attrs.append(target.attr)
         if attrs and any(
             (type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.accessors)
             or (type(n) is ast.Attribute and n.attr in vocab.cache_attributes)
-            for n in _walk(node.value)
+            for n in _walk(value)
         ):
             out.update(attrs)
     return out

@@ -1034,17 +1034,34 @@ class ObjectFlow:
         if found is not None:
             return found
         found = self.derived["external_stores"] = {}
+        stores = []
         for a in self.nodes.attributes:
             if not isinstance(a.value, cst.Name) or a.value.value in ("self", "cls"):
                 continue
             target = self.parents.get(a)
             statement = self.parents.get(target)
-            if not (isinstance(target, cst.AssignTarget) and isinstance(statement, cst.Assign)):
-                continue
-            found.setdefault(("any", a.attr.value), []).append((a.value, statement.value))
-            cls = self._param_method_class(a.value)
+            if isinstance(target, cst.AssignTarget) and isinstance(statement, cst.Assign):
+                stores.append((a.value, a.attr.value, statement.value))
+        if self.tables.object_setters:  # `setattr(meta, "kv", v)`, `object.__setattr__(rec, "kv", v)`
+            for call in self.nodes.calls:
+                args = call.args
+                if (
+                    len(args) == 3
+                    and isinstance(call.func, (cst.Name, cst.Attribute))
+                    and not any(a.star or a.keyword is not None for a in args)
+                    and isinstance(args[0].value, cst.Name)
+                    and args[0].value.value not in ("self", "cls")
+                    and self.class_named(args[0].value) is None
+                    and self._object_setter(call.func)
+                ):
+                    name = self.constant_string(args[1].value)
+                    if name is not None and name.isidentifier():
+                        stores.append((args[0].value, name, args[2].value))
+        for obj, attr, value in stores:
+            found.setdefault(("any", attr), []).append((obj, value))
+            cls = self._param_method_class(obj)
             if cls is not None:
-                found.setdefault(("param", id(cls), a.value.value, a.attr.value), []).append(statement.value)
+                found.setdefault(("param", id(cls), obj.value, attr), []).append(value)
         return found
 
     def wrapped_value(self, call: cst.Call, depth: int = 0) -> Optional[cst.BaseExpression]:
