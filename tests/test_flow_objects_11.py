@@ -382,6 +382,7 @@ class HeldClassAgent:
 
     def __init__(self, cache_engine):
         self.cache_engine = cache_engine
+        self._planes = functools.partial(PlaneReader, cache_engine.gpu_cache)
         self._seq = functools.partial(SeqReader)
 
     def forward(self, inputs, swap_in_map=None, swap_out_map=None):
@@ -391,7 +392,8 @@ class HeldClassAgent:
         b = make(self.cache_engine.gpu_cache, 1).v.half()  # positive
         s = self._seq(inputs.q_seqlens, 0)
         c = s.lens.to(torch.int64)  # negative
-        return a, b, c
+        d = self._planes(2).k.bfloat16()  # positive
+        return a, b, c, d
 """,
     # f1: attributes set through object.__setattr__ / super().__setattr__ (vLLM, a frozen record and a
     # class overriding __setattr__)

@@ -1332,43 +1332,61 @@ class ObjectFlow:
         another name: a partial of it (`self._reader = functools.partial(Reader, pool.k_buffer)`;
         `self._reader(i)` is `Reader(pool.k_buffer, i)`), a name or attribute assigned it (`engine_cls =
         PagedEngine` in a class body: `self.engine_cls(n)`); None otherwise."""
-        if not isinstance(call.func, (cst.Name, cst.Attribute, cst.Subscript)) or not self._held_class_names():
+        func = call.func
+        while isinstance(func, cst.Subscript):  # `self.kinds["paged"](pool)`: the table's entries
+            func = func.value
+        spelled = (
+            func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+        )
+        if spelled is None or spelled not in self._class_holders():
             return None
         cache = self.__dict__.setdefault("_held_constructions", {})
         if id(call) in cache:
             return cache[id(call)]
         cache[id(call)] = None  # cycles
         found = None
-        if not (isinstance(call.func, cst.Name) and call.func.value in self.module_classes()):
-            for form, bound in self.callable_values(call.func):
-                if isinstance(form, (cst.Name, cst.Attribute)) and self.class_named(form) is not None:
-                    found = cst.Call(func=form, args=self.merged_args(bound, call.args))
-                    self.parents.setdefault(found, self.parents.get(call))
-                    break
+        for form, bound in self.callable_values(call.func):
+            if isinstance(form, (cst.Name, cst.Attribute)) and self.class_named(form) is not None:
+                found = cst.Call(func=form, args=self.merged_args(bound, call.args))
+                self.parents.setdefault(found, self.parents.get(call))
+                break
         cache[id(call)] = found
         return found
 
-    def _held_class_names(self) -> frozenset:
-        """Names of the module's classes that the module uses as values (an argument, an assigned value):
-        only then may a call construct a class held under another name."""
-        found = self.__dict__.get("_held_class_names_memo")
-        if found is None:
-            classes = self.module_classes()
-            out = set()
-            for call in self.nodes.calls:
-                for arg in call.args:
-                    if isinstance(arg.value, cst.Name) and arg.value.value in classes:
-                        out.add(arg.value.value)
-            for target, value in self.nodes.self_assignments:
-                if isinstance(value, cst.Name) and value.value in classes:
-                    out.add(value.value)
-            for cls in self.nodes.classes:
-                for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
-                    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-                        if isinstance(small, cst.Assign) and isinstance(small.value, cst.Name):
-                            if small.value.value in classes:
-                                out.add(small.value.value)
-            found = self._held_class_names_memo = frozenset(out)
+    def _class_holders(self) -> frozenset:
+        """The names and attributes an assignment gives a value that names a class of the module not as a
+        callee (`reader_cls = PlaneReader`, `self._reader = partial(PlaneReader, ...)`, `{"paged": Paged}`):
+        only a call through one of them may construct a class held under another name."""
+        found = self.__dict__.get("_class_holders_memo")
+        if found is not None:
+            return found
+        out = set()
+        references = []
+        for cls in self.nodes.classes:  # the Names reading a class (libcst's accesses of its binding)
+            scope = self.scopes.get(cls)
+            if scope is not None:
+                for assignment in scope.assignments[cls.name.value]:
+                    references.extend(access.node for access in getattr(assignment, "references", ()))
+        for node in references:
+            if not isinstance(node, cst.Name):
+                continue
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.Call) and parent.func is node:
+                continue  # `Reader(...)`: a construction, not a held class
+            if isinstance(parent, (cst.Attribute, cst.ClassDef, cst.Annotation)):
+                continue
+            for anc in self.ancestors(node):
+                if isinstance(anc, (cst.Assign, cst.AnnAssign)):
+                    targets = [t.target for t in anc.targets] if isinstance(anc, cst.Assign) else [anc.target]
+                    for target in targets:
+                        if isinstance(target, cst.Name):
+                            out.add(target.value)
+                        elif isinstance(target, cst.Attribute):
+                            out.add(target.attr.value)
+                    break
+                if isinstance(anc, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                    break
+        found = self._class_holders_memo = frozenset(out)
         return found
 
     def _zipped(self, call: cst.Call) -> cst.Tuple:
@@ -1733,7 +1751,7 @@ class ObjectFlow:
         if found is not None:
             return found
         found = cache[id(name)] = []
-        if not self.tables.instance_tests or "isinstance" not in self.nodes.names:
+        if name.value not in self._tested_names():
             return found
         child = name
         for anc in self.ancestors(name):
@@ -1750,6 +1768,21 @@ class ObjectFlow:
                 if guard is not None:
                     found.append((guard[0], guard[1] == branch))
             child = anc
+        return found
+
+    def _tested_names(self) -> frozenset:
+        """The names some type test of the module tests (`isinstance(eng, Dense)`: eng)."""
+        found = self.__dict__.get("_tested_names_memo")
+        if found is None:
+            tests = {n.rsplit(".", 1)[-1] for n in self.tables.instance_tests}
+            found = self._tested_names_memo = frozenset(
+                call.args[0].value.value
+                for call in (self.nodes.calls if tests & self.nodes.names else ())
+                if isinstance(call.func, (cst.Name, cst.Attribute))
+                and (call.func.value if isinstance(call.func, cst.Name) else call.func.attr.value) in tests
+                and len(call.args) == 2
+                and isinstance(call.args[0].value, cst.Name)
+            )
         return found
 
     def _type_test(self, test: cst.BaseExpression, name: str) -> Optional[tuple]:
@@ -2612,7 +2645,7 @@ class ObjectFlow:
             wrapped = self._wrapped_function(value)
             if wrapped is not None:  # `torch.compile(f, dynamic=True)`: a stand-in for f
                 return self._callable_forms(wrapped, depth + 1) if depth < 4 else []
-            referent = self.wrapped_value(value, depth + 1)
+            referent = self.wrapped_value(value, depth + 1) if not value.args else None
             if referent is not None:  # `self._ref()` of `self._ref = weakref.WeakMethod(pool.get_key_buffer)`
                 return self._callable_forms(referent, depth + 1) if depth < 4 else []
             if name in t.method_callers and value.args:
