@@ -140,6 +140,17 @@ class _Vocabulary:
         self.attr_getters = frozenset(n.rsplit(".", 1)[-1] for n in tables.attr_getters)
         # `setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v (ObjectFlow.set_attributes)
         self.attribute_setters = frozenset(tables.attribute_setters)
+        # `object.__setattr__(self, "k", v)`, `setattr(Pool, "m", f)`: functions that set on the object given first
+        self.object_setter_names = frozenset(tables.object_setters)
+        self.object_setters = frozenset(_last_parts(tables.object_setters))
+        # `with cm as x` runs cm's `__enter__`; iterating or unpacking an object its `__iter__`; `d[k]` of a dict
+        # subclass its `__missing__` (ModuleAnalysis.entered_value, protocol_elements, missing_value)
+        self.context_hooks = frozenset(tables.context_protocol)
+        self.iter_hooks = frozenset(tables.iter_protocol)
+        self.missing_hooks = frozenset(tables.missing_protocol)
+        self.attribute_hooks = frozenset(tables.attribute_protocol)  # `obj.x` of a class defining __getattr__
+        self.iterating = frozenset(tables.iter_passthrough) | frozenset(_last_parts(tables.keep_elements))
+        self.property_getter_keywords = frozenset(tables.property_getter_keywords)
         self.getters = frozenset(
             n.rsplit(".", 1)[-1] for n in (*tables.attr_getters, *tables.item_getters, *tables.method_callers)
         )
@@ -244,6 +255,8 @@ class _Vocabulary:
                     *tables.reference_makers,
                     *tables.namespace_constructors,
                     *tables.coroutine_runners,  # `loop.run_until_complete(coro)`: what coro returns
+                    *tables.context_values,  # `nullcontext(pool)`, entered: pool
+                    *tables.context_enterers,  # `stack.enter_context(cm)`: what entering cm gives
                 )
             }
         )
@@ -560,6 +573,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     node, tf = func.value, inner
                     continue
                 if name in vocab.element_methods:  # d.get(k) reads what d[k] does
+                    out.calls.add(("__getitem__", tf))
+                    for hook in vocab.missing_hooks:
+                        out.calls.add((hook, tf))
                     if name in vocab.grow_last:  # d.setdefault(k, v): v too
                         for arg in args[1:]:
                             _flow(arg, vocab, aliases, out, tf)
@@ -602,6 +618,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     return
                 if func.id in vocab.field_readers:  # vars(rec): rec's fields (_object_flow)
                     out.members.add(func.id)
+                if func.id in vocab.iterating:  # list(obj): what obj's class's __iter__ hands back
+                    for hook in vocab.iter_hooks:
+                        out.calls.add((hook, tf))
                 if func.id in vocab.through_functions or func.id in aliases:
                     inner = _then(TUPLED, tf) if func.id in vocab.tuple_views else tf
                     for arg in args:
@@ -611,6 +630,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             return
         if t is ast.Subscript:
             out.calls.add(("__getitem__", tf))  # obj[k]: what its class's __getitem__ returns
+            for hook in vocab.missing_hooks:  # or a dict subclass's __missing__
+                out.calls.add((hook, tf))
             key = node.slice
             if not _keeps_tokens(node, vocab) and not (type(key) is ast.Constant and type(key.value) is str):
                 tf = _then(INDEXED, tf)  # d["k"] selects a dict entry: what it holds, unindexed
@@ -944,6 +965,7 @@ class _Unit:
         "foreign_value_attrs",
         "kind_attrs",
         "kind_defs",
+        "unpacked_defs",
         "attr_values",
         "object_calls",
         "object_method_calls",
@@ -982,6 +1004,9 @@ class _Unit:
         self.kind_attrs: List[Tuple[_Refs, Set[str]]] = []
         # defs whose return a cast unpacks (`.to(**self._cast_kwargs(q))`): it decides the dtype
         self.kind_defs: Set[str] = set()
+        # defs whose returned tuple it unpacks (`mgr, idx = self._where(meta)`): kept when they return a
+        # tuple display, whose elements may tell an index's kind or an accessor's receiver
+        self.unpacked_defs: Set[str] = set()
         self.attr_values: Dict[str, Set[str]] = {}  # self.x -> self attributes in its assigned values
         # every call as (callee name, receiver: "" | "self" | "object", the call), for _object_flow
         self.object_calls: List[Tuple[str, str, ast.Call]] = []
@@ -1171,6 +1196,8 @@ def _collect(
             collector.loop_target(n)
         elif t is ast.Match:
             collector.match(n)
+        elif t is ast.With or t is ast.AsyncWith:
+            collector.with_items(n)
         elif t is ast.Global:
             unit.globals.update(n.names)
         elif t is ast.Lambda or t is ast.ClassDef:
@@ -1233,6 +1260,8 @@ class _Collector:
             value = self.stored(n.value)  # `k = torch.empty((num_blocks, ...))` once per layer (`self.d[i] = ...`)
         # a function stored as a value (`self.read = helper`, `{"k": helper}`) runs where it is called
         unit.calls_made.update(name for name, _ in value.calls)
+        if any(type(target) in (ast.Tuple, ast.List) for target in n.targets):
+            self.unpacking(value, n.value)
         attrs: Set[str] = set()
         for target in n.targets:
             one_names, one_attrs = set(), set()
@@ -1281,6 +1310,37 @@ class _Collector:
                     _register(unit, target.id, n.value.args, self.params, False, self.vocab)
                     unit.returns.setdefault(target.id, []).append(self.refs(n.value.body))
 
+    def unpacking(self, refs: _Refs, value: ast.AST) -> None:
+        """`k, v = obj`: obj's class's `__iter__` hands back what is unpacked (ObjectFlow.protocol_elements);
+        `mgr, idx = self._where(meta)`: what the helper returns, by position, may tell an index's kind or an
+        accessor's receiver (ModuleAnalysis.index_kind, _spellings): the helper is kept with the unit."""
+        for hook in self.vocab.iter_hooks:
+            refs.calls.add((hook, KEEP))
+            self.unit.calls_made.add(hook)
+        if type(value) is ast.Call:
+            func = value.func
+            if type(func) is ast.Name:
+                self.unit.unpacked_defs.add(func.id)
+            elif type(func) is ast.Attribute and (_is_self(func.value) or _is_super(func.value)):
+                self.unit.unpacked_defs.add(func.attr)
+
+    def with_items(self, n) -> None:
+        """`with cm as x`: x is what entering cm gives (ModuleAnalysis.entered_value): the value
+        `nullcontext(v)` holds (a through function), what its class's `__enter__` returns."""
+        for item in n.items:
+            if item.optional_vars is None:
+                continue
+            names, attrs = set(), set()
+            _targets(item.optional_vars, names, attrs)
+            refs = self.refs(item.context_expr)
+            for hook in self.vocab.context_hooks:
+                refs.calls.add((hook, KEEP))
+                self.unit.calls_made.add(hook)
+            unpacked = type(item.optional_vars) in (ast.Tuple, ast.List)
+            if unpacked:
+                self.unpacking(refs, item.context_expr)
+            self.unit.assigns.append((names, attrs, refs, ELEMENT if unpacked else KEEP))
+
     def stored(self, value: ast.AST) -> _Refs:
         """What storing value into a container reads: an allocation whose first dimension may be a
         pool's is one layer's pool there, when stored in a loop (ModuleAnalysis._arena_allocation)."""
@@ -1323,6 +1383,9 @@ class _Collector:
         _targets(n.target, names, attrs)
         iter_refs = self.refs(n.iter)
         vocab, aliases = self.vocab, self.aliases
+        for hook in vocab.iter_hooks:  # `for x in obj`: what obj's class's __iter__ hands back
+            iter_refs.calls.add((hook, KEEP))
+            self.unit.calls_made.add(hook)
         for inner in _walk(n.iter):  # zip(a, b), enumerate(x), list(x), d.values(): what they iterate
             if type(inner) is ast.Call:
                 for arg in inner.args:
@@ -1366,6 +1429,7 @@ class _Collector:
     def subscript(self, n: ast.Subscript) -> None:
         """An index's value: a layer id or indices (ModuleAnalysis.index_kind reads self.x)."""
         self.unit.calls_made.add("__getitem__")  # obj[k] may run a __getitem__ of the module
+        self.unit.calls_made.update(self.vocab.missing_hooks)
         attrs = {a for a in _index_attrs(n.slice) if a not in self.vocab.scalar_attributes}
         if attrs:
             self.unit.kind_attrs.append((self.refs(n.value), attrs))
@@ -1430,7 +1494,7 @@ class _Collector:
         if name in vocab.helpers or name in self.helper_aliases:
             positional, keywords = _call_args(n, vocab, self.aliases)
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
-        if name in vocab.attribute_setters:
+        if name in vocab.attribute_setters or name in vocab.object_setters:
             self.attribute_store(n)
         if name in vocab.arity_accessors and n.args and type(func) is ast.Attribute:
             # the index's kind (a loop over `self.layer_ids`, a parameter) decides whether it is one:
@@ -1479,12 +1543,8 @@ class _Collector:
     def attribute_store(self, n: ast.Call) -> None:
         """`setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v; a name that is no
         literal (`setattr(self, _SLOTS[1], v)`, `setattr(self, name, v)`) may be any attribute."""
-        func, args = n.func, list(n.args)
-        if type(func) is ast.Name:
-            if not (args and _is_self(args[0])):
-                return
-            args = args[1:]
-        elif not _is_self(func.value):
+        args = _setter_args(n, self.vocab)
+        if args is None:
             return
         if len(args) < 2 or any(type(a) is ast.Starred for a in args[:2]):
             return
@@ -1685,9 +1745,34 @@ def _call_args(call: ast.Call, vocab: _Vocabulary, aliases) -> tuple:
         [(i, _refs(a, vocab, aliases)) for i, a in enumerate(call.args) if type(a) is not ast.Starred],
         [(k.arg, _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg]
         # `f(*xs)` and `f(**kw)`: what the container holds may land in any parameter (_feed_call)
-        + [("*", _refs(a.value, vocab, aliases)) for a in call.args if type(a) is ast.Starred]
+        + [("*", _iterated_refs(a.value, vocab, aliases)) for a in call.args if type(a) is ast.Starred]
         + [("**", _refs(k.value, vocab, aliases)) for k in call.keywords if k.arg is None],
     )
+
+
+def _iterated_refs(node: ast.AST, vocab: _Vocabulary, aliases) -> _Refs:
+    """What iterating node reads: node, and what its class's `__iter__` hands back (`f(*slot)`)."""
+    refs = _refs(node, vocab, aliases)
+    for hook in vocab.iter_hooks:
+        refs.calls.add((hook, KEEP))
+    return refs
+
+
+def _setter_args(call: ast.Call, vocab: _Vocabulary) -> Optional[list]:
+    """(name, value, ...) of a call that sets an attribute of self (ObjectFlow.self_setter_args):
+    `self.register_buffer(n, v)`, `super().__setattr__(n, v)`, `setattr(self, n, v)`,
+    `object.__setattr__(self, n, v)`; None otherwise."""
+    func, args = call.func, list(call.args)
+    if (
+        type(func) is ast.Attribute
+        and func.attr in vocab.attribute_setters
+        and (_is_self(func.value) or _is_super(func.value))
+    ):
+        return args
+    name = pyast.dotted(func) or ""
+    if name in vocab.object_setter_names or (type(func) is ast.Name and func.id in vocab.object_setters):
+        return args[1:] if args and _is_self(args[0]) else None
+    return None
 
 
 def _read_name_calls(
@@ -1740,6 +1825,13 @@ def _alias_targets(fn_aliases: Dict[str, Set[str]], local: Set[str]) -> Dict[str
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")
 _OBJECT_HOOKS = frozenset({"__call__", "__getitem__"})  # in every unit's calls_made: no caller by name
+
+
+def _object_hooks(vocab: _Vocabulary) -> frozenset:
+    """_OBJECT_HOOKS and the protocol methods the tables name (`__iter__`, `__enter__`, `__missing__`)."""
+    return _OBJECT_HOOKS | vocab.iter_hooks | vocab.context_hooks | vocab.missing_hooks
+
+
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
 
@@ -1892,7 +1984,7 @@ class _Taint:
         self._families: Dict[tuple, list] = {}
         self._vocab, self._aliases = vocab, aliases
         self._binds_cache: dict = {}  # (id(stmt), with fills) -> names
-        self._refs_cache: Dict[int, _Refs] = {}
+        self._refs_cache: Dict[tuple, _Refs] = {}
         self.attrs: Dict[int, Dict[str, int]] = {}  # class_key (0: no class) -> self attribute -> levels
         self.returns: Dict[str, int] = {}
         self._keys = _hierarchy_keys(self.classes)
@@ -2116,8 +2208,9 @@ class _Taint:
                     names, attrs = set(), set()
                     _targets(target, names, attrs)
                     if name in names and _plain_target(target):
-                        value = self._value_refs(stmt.value)
-                        tf = KEEP if type(target) is ast.Name else ELEMENT
+                        unpacked = type(target) is not ast.Name
+                        value = self._value_refs(stmt.value, unpacked)
+                        tf = ELEMENT if unpacked else KEEP
                         return tf[self.cast_levels(value, path[:level] + ((block, j, kind),), unit, depth + 1)]
                 if t is ast.AugAssign and type(stmt.target) is ast.Name:
                     continue  # `x += ...` keeps what x holds
@@ -2128,10 +2221,14 @@ class _Taint:
                 return None  # the enclosing statement binds it (for target, with ... as)
         return None  # a parameter, a global, a closure
 
-    def _value_refs(self, node: ast.AST) -> _Refs:
-        found = self._refs_cache.get(id(node))
+    def _value_refs(self, node: ast.AST, unpacked: bool = False) -> _Refs:
+        """What an assigned value reads; unpacked (`k, v = obj`): also what obj's class's `__iter__` gives."""
+        found = self._refs_cache.get((id(node), unpacked))
         if found is None:
-            found = self._refs_cache[id(node)] = _refs(node, self._vocab, self._aliases)
+            found = _refs(node, self._vocab, self._aliases)
+            if unpacked and self._vocab is not None:
+                found.calls |= {(hook, KEEP) for hook in self._vocab.iter_hooks}
+            self._refs_cache[(id(node), unpacked)] = found
         return found
 
     def taints_globals(self, unit: _Unit) -> bool:
@@ -2383,7 +2480,7 @@ def _plan_holders(module: _ModuleUnits) -> Set[int]:
     changed = True
     while changed:
         changed = False
-        called = set().union(*(u.calls_made for u in units if id(u) in holders)) - _OBJECT_HOOKS
+        called = set().union(*(u.calls_made for u in units if id(u) in holders)) - _object_hooks(module.vocab)
         for u in units:
             if id(u) in holders:
                 continue
@@ -2479,6 +2576,14 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 and _tainted_args(call, unit, taint, module)
             ):  # `Rec._make(pool.get_kv_buffer(i))`: Rec(*pair)
                 receiver, name = "", call.func.value.id
+            if (
+                name in vocab.holders
+                and call.args
+                and type(call.args[0]) is ast.Name
+                and call.args[0].id in classes
+                and _tainted_args(call, unit, taint, module)
+            ):  # `partial(Reader, pool.k_buffer)`: calling it constructs a Reader with the pool
+                receiver, name = "", call.args[0].id
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
                 for cls_name in _class_and_bases(name, classes):  # a base's __init__ may store it
                     fed |= method_names[cls_name] | _assigned_attrs(module, classes[cls_name])
@@ -2542,6 +2647,11 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if method_names[name] & vocab.accessors and _allocates_small_state(classes[name], vocab):
             return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
     why = _through_own_decorator(module, taint) or _holder_stores(module, taint)
+    why = why or _installed_functions(module, classes, taint)
+    if not why and any(taint.returns.get(hook) for hook in vocab.attribute_hooks):
+        # `view.latent` of a class whose `__getattr__` returns a pool (ModuleAnalysis: dynamic_attribute)
+        if any(refs.members for unit in module.units for refs, _ in unit.casts):
+            why = "a pool is returned by a class's __getattr__"
     return (
         why
         or _held_getters(module, classes, taint)
@@ -2901,8 +3011,8 @@ def _instance_arenas(module: "_ModuleUnits") -> Optional[str]:
                     type(t) is ast.Attribute and _is_self(t.value) for t in node.targets
                 ):
                     value = node.value
-                elif type(node) is ast.Call and _callee_name(node.func) in vocab.attribute_setters:
-                    args = node.args[1:] if type(node.func) is ast.Name else node.args
+                elif type(node) is ast.Call and _setter_args(node, vocab) is not None:
+                    args = _setter_args(node, vocab)
                     value, looped = (args[1], not _str_constant(args[0])) if len(args) >= 2 else (None, False)
                 if type(value) is ast.Call and _callee_name(value.func) in vocab.weight_names:
                     continue  # `nn.Parameter(torch.zeros(hidden_size))`: a weight
@@ -3231,11 +3341,13 @@ class _ModuleUnits:
                             found[deco.name] = cls
                             break
         classes = {c.name: c for c in self.top if isinstance(c, ast.ClassDef)}
-        for stmt in self.tree.body:  # `Pool.plane = _plane` at module level
-            if type(stmt) is ast.Assign and type(stmt.value) is ast.Name and stmt.value.id in self.top_defs:
-                for t in stmt.targets:
-                    if type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id in classes:
-                        found.setdefault(stmt.value.id, classes[t.value.id])
+        for cls, value in _installed_values(self.tree, classes, self.vocab):
+            # `Pool.plane = _plane`, `setattr(Pool, "plane", _plane)` at module level, `v = property(fget=_v)`
+            # in a class body
+            getter = _property_getter(value, self.vocab)
+            held = getter if getter is not None else value
+            if type(held) is ast.Name and held.id in self.top_defs:
+                found.setdefault(held.id, cls)
         return found
 
     def collect_module_level(self) -> Optional[PrunePlan]:
@@ -3378,6 +3490,54 @@ def _annotated_names(func: ast.AST, param: str) -> Set[str]:
     return set()
 
 
+def _installed_values(tree: ast.Module, classes: Dict[str, ast.ClassDef], vocab: _Vocabulary):
+    """(class, value) for what a class holds outside its defs (ObjectFlow.installed_methods): a class
+    body's `name = value`, a module-level `Cls.name = value` or `setattr(Cls, "name", value)`."""
+    for cls in classes.values():
+        for stmt in cls.body:
+            if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+                yield cls, stmt.value
+    for stmt in tree.body:
+        if type(stmt) is ast.Assign and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id in classes:
+                yield classes[target.value.id], stmt.value
+        elif type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
+            call = stmt.value
+            if (
+                _callee_name(call.func) in vocab.object_setters
+                and len(call.args) == 3
+                and type(call.args[0]) is ast.Name
+                and call.args[0].id in classes
+            ):
+                yield classes[call.args[0].id], call.args[2]
+
+
+def _property_getter(value: ast.AST, vocab: _Vocabulary) -> Optional[ast.AST]:
+    """The getter a property call holds (`property(lambda self: ...)`, `property(fget=_read)`), else None."""
+    if type(value) is not ast.Call or not vocab.is_property_decorator(pyast.dotted(value.func)):
+        return None
+    held = value.args[0] if value.args and type(value.args[0]) is not ast.Starred else None
+    return next((k.value for k in value.keywords if k.arg in vocab.property_getter_keywords), held)
+
+
+def _installed_functions(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], taint: "_Taint") -> Optional[str]:
+    """A lambda stored on a class as a method or a property's getter (`get_planes = lambda self, i: ...`,
+    `setattr(Pool, "get_planes", lambda self, i: ...)`, `k = property(lambda self: ...)`), or a def stored
+    as a property's getter, that reads a pool: reading or calling it on an object runs it with self that
+    object (ObjectFlow.installed_methods), which the per-unit taint does not follow."""
+    vocab = module.vocab
+    for cls, value in _installed_values(module.tree, classes, vocab):
+        getter = _property_getter(value, vocab)
+        held = getter if getter is not None else value
+        if type(held) is ast.Lambda:
+            if taint.tainted(_refs(held.body, vocab, module.aliases), _Unit(held, cls)):
+                return f"a function stored on {cls.name} reads a pool"
+        elif getter is not None and type(held) is ast.Name and taint.returns.get(held.id):
+            return f"a property of {cls.name} returns a pool"
+    return None
+
+
 def _stores_on(stmt: ast.stmt, name: str) -> bool:
     """`name.attr = value` or `setattr(name, ...)`: a statement storing an attribute on name."""
     if type(stmt) is ast.Assign:
@@ -3401,20 +3561,31 @@ def _pool_holding_attrs(stmt: ast.AST, vocab: _Vocabulary, self_too: bool = True
     ObjectFlow.held_attribute)."""
     out: Set[str] = set()
     for node in pyast.nodes(stmt):  # (a slice of the module's index: no walk)
-        if type(node) is not ast.Assign:
+        if (
+            type(node) is ast.Call
+            and _callee_name(node.func) in vocab.object_setters
+            and len(node.args) == 3
+            and type(node.args[0]) is ast.Name
+            and (self_too or not _is_self(node.args[0]))
+            and _str_constant(node.args[1])
+        ):  # `setattr(meta, "kv", pool.get_key_buffer(i))`, `object.__setattr__(rec, "kv", ...)`
+            attrs, value = [node.args[1].value], node.args[2]
+        elif type(node) is ast.Assign:
+            value = node.value
+            attrs = []
+            for target in node.targets:
+                if type(target) is ast.Subscript:
+                    target = target.value
+                if type(target) is not ast.Attribute or type(target.value) is not ast.Name:
+                    continue
+                if self_too or not _is_self(target.value):
+                    attrs.append(target.attr)
+        else:
             continue
-        attrs = []
-        for target in node.targets:
-            if type(target) is ast.Subscript:
-                target = target.value
-            if type(target) is not ast.Attribute or type(target.value) is not ast.Name:
-                continue
-            if self_too or not _is_self(target.value):
-                attrs.append(target.attr)
         if attrs and any(
             (type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.accessors)
             or (type(n) is ast.Attribute and n.attr in vocab.cache_attributes)
-            for n in _walk(node.value)
+            for n in _walk(value)
         ):
             out.update(attrs)
     return out
@@ -3463,6 +3634,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
         site_defs = set().union(*(unit.defs for unit in kept_units if id(unit) in sites))
         need_returns = set().union(*(unit.calls_made for unit in kept_units))
         kind_defs = set().union(*(unit.kind_defs for unit in kept_units))
+        unpacked_defs = set().union(*(unit.unpacked_defs for unit in kept_units))
         need_attrs, resolve = _attributes_read(kept_units, taint, class_units)
         for unit in units:
             if id(unit) in kept:
@@ -3475,8 +3647,9 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
             if (
                 taint.feeds(unit, attrs, need_defs, need_returns)
                 or unit.defs & kind_defs
+                or (unit.defs & unpacked_defs and _returns_tuple_display(unit.node))
                 or assigned & resolve.get(key, set())
-                or (unit.calls_made & site_defs) - _OBJECT_HOOKS
+                or (unit.calls_made & site_defs) - _object_hooks(module.vocab)
                 or _kept_generic(unit, need_returns, module.vocab)
                 or any(
                     attr in need_attrs.get(key, ()) and made & pool_classes for attr, made in unit.made_attrs.items()
@@ -3485,6 +3658,11 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 kept.add(id(unit))
                 changed = True
     return kept
+
+
+def _returns_tuple_display(node: ast.AST) -> bool:
+    """Does a def return a tuple display (`return metadata.kv_cache_manager, self.layer_idx`)?"""
+    return type(node) in _DEFS and any(type(n) is ast.Return and type(n.value) is ast.Tuple for n in pyast.nodes(node))
 
 
 def _kept_generic(unit: _Unit, called: Set[str], vocab: _Vocabulary) -> bool:
@@ -3686,6 +3864,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.foreign_value_attrs |= part.foreign_value_attrs
     into.kind_attrs += part.kind_attrs
     into.kind_defs |= part.kind_defs
+    into.unpacked_defs |= part.unpacked_defs
     for name, refs in part.returns.items():
         into.returns.setdefault(name, []).extend(refs)
     for attr, inner in part.attr_values.items():

@@ -299,6 +299,17 @@ class Tables:
     holder_setters: set = field(default_factory=set)  # [callables] holder_setters: set, put
     holder_getters: set = field(default_factory=set)  # [callables] holder_getters: get
     attribute_holders: set = field(default_factory=set)  # [callables] attribute_holders: threading.local
+    object_setters: set = field(default_factory=set)  # [callables] object_setters: setattr, object.__setattr__
+    property_getter_keywords: set = field(default_factory=set)  # [callables] property_getter_keywords: fget
+    property_getter_calls: set = field(default_factory=set)  # [callables] property_getter_calls: fget, __get__
+    context_values: set = field(default_factory=set)  # [callables] context_values: contextlib.nullcontext
+    context_enterers: set = field(default_factory=set)  # [callables] context_enterers: ExitStack.enter_context
+    context_protocol: set = field(default_factory=set)  # [callables] context_protocol: __enter__
+    context_generators: set = field(default_factory=set)  # [callables] context_generators: contextmanager
+    attribute_protocol: set = field(default_factory=set)  # [callables] attribute_protocol: __getattr__
+    instance_tests: set = field(default_factory=set)  # [callables] instance_tests: isinstance
+    virtual_registers: set = field(default_factory=set)  # [callables] virtual_registers: ABC.register
+    missing_protocol: set = field(default_factory=set)  # [containers] missing_protocol: __missing__
     learn_packages: set = field(default_factory=set)  # rules/accessors.toml [learn] packages
     learn_skip_methods: set = field(default_factory=set)  # rules/accessors.toml [learn] skip_methods
     gather_methods: set = field(default_factory=set)
@@ -800,6 +811,16 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "holder_setters": "holder_setters",
             "holder_getters": "holder_getters",
             "attribute_holders": "attribute_holders",
+            "object_setters": "object_setters",
+            "property_getter_keywords": "property_getter_keywords",
+            "property_getter_calls": "property_getter_calls",
+            "context_values": "context_values",
+            "context_enterers": "context_enterers",
+            "context_protocol": "context_protocol",
+            "context_generators": "context_generators",
+            "attribute_protocol": "attribute_protocol",
+            "instance_tests": "instance_tests",
+            "virtual_registers": "virtual_registers",
         },
     )
     _load_word_sets(tables, data, path, "learn", {"packages": "learn_packages", "skip_methods": "learn_skip_methods"})
@@ -834,6 +855,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "grow_last",
                 "default_last",
                 "grow_many",
+                "missing_protocol",
             )
         },
     )

@@ -857,6 +857,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 kind, value, path = self.binding(node)
                 if kind == "assign" and not path:
                     out.extend(self._spellings(value, depth + 1))
+                elif kind == "assign":  # `mgr, idx = self._where(meta)`: the element by position
+                    for element in self.unpacked_values(value, path) or ():
+                        out.extend(self._spellings(element, depth + 1))
         return out
 
     def method_parts(self, call: cst.Call):
@@ -949,6 +952,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 )
                 self.parents.setdefault(synthetic, self.parents.get(sub))
                 return self.origin(synthetic, depth)
+        missing = self.missing_value(sub)
+        if missing is not None:  # `self.bufs[i]` of a dict subclass: what its `__missing__(i)` returns (and stores)
+            return max([self.origin(missing, depth), *(self.origin(v, depth) for v in self.keyed_values(sub))])
         keyed = self.keyed_values(sub)
         if keyed:
             return max(self.origin(v, depth) for v in keyed)
@@ -1694,8 +1700,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 kind, value, path = self.binding(node)
                 if kind == "assign" and not path:
                     kinds.append(self.index_kind(value, depth))
-                elif kind == "assign":  # `i, h = grid[-1]`: that position of the value, by structure
-                    kinds.append(self._values_index_kind(self.path_values(value, path), depth))
+                elif kind == "assign":  # `i, h = grid[-1]`: that position of the value, by structure;
+                    # `mgr, idx = self._where(meta)`: the element a helper's tuple holds there
+                    values = self.path_values(value, path) or self.unpacked_values(value, path)
+                    kinds.append(self._values_index_kind(values, depth))
                 elif kind == "for":
                     kinds.append(self._loop_index_kind(value, path, depth))
                 else:
@@ -1949,6 +1957,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return "assign", parent.value, tuple(path)
         if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
             return "for", parent.iter, tuple(path)
+        if isinstance(parent, cst.AsName) and isinstance(self.parents.get(parent), cst.WithItem):
+            entered = self.entered_value(self.parents.get(parent).item)  # `with cm as x`: what entering cm gives
+            if entered is not None:
+                return "assign", entered, tuple(path)
         if isinstance(parent, (cst.MatchAs, cst.MatchStar, cst.MatchMapping)):
             matched = self._matched_value(node)
             if matched is not None:
@@ -2062,6 +2074,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return self._unpacked(elements[index].value, path[1:], depth)
             return max((self._unpacked(e.value, path[1:], depth) for e in elements), default=Origin.OTHER)
         structural = Origin.OTHER
+        if isinstance(value, cst.Name) and path[0] is not None:
+            # a parameter that holds a tuple: what its calls pass, by position (`buf, blocks = pair` of
+            # `self._prepare(self._fetch(mgr, idx))`: the elements _fetch returns)
+            arguments = self._complete_name_arguments(value)
+            if arguments:
+                return max(self._unpacked(a, path, depth) for a in arguments)
         if path[0] is not None:  # `k, v = pairs[i]`, `kk, vv, _ = record`: by position
             elements = self.element_values(value, path[0])
             if elements:
@@ -2076,6 +2094,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         for _ in path:
             origin = self._element(origin)
         return max(origin, structural)
+
+    def _complete_name_arguments(self, name: cst.Name) -> List[cst.BaseExpression]:
+        """complete_arguments of the parameter a name reads, when that is all that reaches it; else []."""
+        param = self._plain_param(name)
+        return self.complete_arguments(param) if param is not None else []
 
     def _protocol_iteration(self, iterable: cst.BaseExpression, depth: int) -> Origin:
         """Iterating an object of a class of the module that defines the iteration protocol
@@ -2200,9 +2223,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if index is None:
             index = self._computed_sets = {}
             for call in self.nodes.calls:
-                if not self._self_setter(call):
+                args = self.self_setter_args(call)
+                if args is None:
                     continue
-                args = call.args[1:] if isinstance(call.func, cst.Name) else call.args
                 if len(args) >= 2 and not any(a.star or a.keyword for a in args[:2]):
                     if self.constant_string(args[0].value) is None:
                         owner = self.enclosing_class(call)
@@ -2225,7 +2248,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         self.parents.setdefault(synthetic, self.parents.get(expr))
         best = Origin.OTHER
         for target, skip, _ in self.return_targets(synthetic, depth) or [(getter, True, False)]:
-            if isinstance(target, cst.FunctionDef) and self.is_property(target):
+            if (isinstance(target, cst.FunctionDef) and self.is_property(target)) or target is getter:
                 best = max(best, self._returned(synthetic, target, skip, depth))
         return best
 
@@ -2373,6 +2396,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         prop = self._property_origin(expr, owner, depth)
         if prop is not None:
             return prop
+        dynamic = self.dynamic_attribute(expr, owner)
+        if dynamic is not None:  # `proxy.planes` of a class defining only `__getattr__`: what it returns
+            return self.origin(dynamic, depth)
         if not frames:
             return max(
                 (self.origin(v, depth) for v in self.instance_attr_values(owner, expr.attr.value)), default=Origin.OTHER
@@ -2441,7 +2467,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     if not (isinstance(v, cst.Name) and v.value == "None")
                 ]
         else:
-            owner = self.instance_class(expr.value)  # `self.draft.kv_buffer`: its class's allocation
+            # `self.draft.kv_buffer`: its class's allocation; a receiver of unknown class: the one class
+            # that assigns the attribute (`engine.scales_zeros` of the int8 engine's scales)
+            owner = self.instance_class(expr.value) or self.duck_class(expr.value, expr.attr.value, method=False)
             if owner is not None:
                 values = [
                     v
@@ -2592,7 +2620,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 stored = parent
         elif isinstance(parent, cst.Arg) and not parent.star and parent.keyword is None:
             setter = self.parents.get(parent)
-            if isinstance(setter, cst.Call) and self._self_setter(setter) and setter.args.index(parent) >= 1:
+            if (
+                isinstance(setter, cst.Call)
+                and self._self_setter(setter)
+                and self.self_setter_args(setter).index(parent) >= 1
+            ):
                 stored = setter
         if stored is None or (isinstance(element, cst.Call) and self.qualified(element) in self.tables.weight_wrappers):
             return False  # `self.weight = nn.Parameter(torch.zeros(hidden_size))`: a weight
@@ -2607,18 +2639,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return any(self._per_layer_element(c) for c in self.constructor_calls(cls))
 
     def _self_setter(self, call: cst.Call) -> bool:
-        """`self.register_buffer(name, v)`, `setattr(self, name, v)` ([callables] attribute_setters)."""
-        func, setters = call.func, self.tables.attribute_setters
-        if isinstance(func, cst.Attribute):
-            return func.attr.value in setters and isinstance(func.value, cst.Name) and func.value.value == "self"
-        return (
-            isinstance(func, cst.Name)
-            and func.value in setters
-            and self.qualified(func) in setters
-            and bool(call.args)
-            and isinstance(call.args[0].value, cst.Name)
-            and call.args[0].value.value == "self"
-        )
+        """`self.register_buffer(name, v)`, `setattr(self, name, v)` ([callables] attribute_setters,
+        object_setters)."""
+        return self.self_setter_args(call) is not None
 
     def _per_layer_element(self, made: cst.Call) -> bool:
         """A construction made once per element: the element of a comprehension (or the value of a dict
@@ -3702,6 +3725,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         frame = self._star_frame(expr)
         if frame is not None:  # `t.to(*args)` under a followed call: the call's further positional arguments
             return frame
+        iterated = self.protocol_sequence(expr)
+        if iterated is not None:  # `*LayerPair(pool, i)` of a class whose `__iter__` hands back (k, v)
+            return iterated
         sources = [expr] if isinstance(expr, (cst.Tuple, cst.List)) else (self._container_sources(expr, 0) or [])
         for source in sources:
             if isinstance(source, (cst.Tuple, cst.List)) and not any(

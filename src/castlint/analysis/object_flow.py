@@ -16,7 +16,7 @@ dataflow.py), never from how it is spelled.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -101,22 +101,53 @@ class ObjectFlow:
         return found
 
     def installed_methods(self) -> tuple:
-        """Defs installed as methods outside a class body: ({id(def): class}, {id(class): {name: def}}).
-        A class decorator of the module (`@with_accessors`, `@with_accessors(...)`) that assigns a def
-        to an attribute of its first parameter (`cls.plane = plane`, `setattr(cls, "plane", plane)`)
-        installs it in each class it decorates; a module-level `Cls.m = f` installs f in Cls. Once
-        per module, from the module's top-level statements and those decorators' bodies."""
+        """Functions stored on a class outside a def of it: ({id(def or lambda): class}, {id(class): {name: def}},
+        {id(class): {name: lambda}}, {id(class): {name: getter}}). A class decorator of the module
+        (`@with_accessors`, `@with_accessors(...)`) that assigns a def to an attribute of its first parameter
+        (`cls.plane = plane`, `setattr(cls, "plane", plane)`) installs it in each class it decorates; a
+        module-level `Cls.m = f` or `setattr(Cls, "m", f)` installs f in Cls, a def or a lambda
+        (`setattr(Pool, "get_planes", lambda self, i: ...)`), and so does a class body's `m = lambda self, i:
+        ...`: called through an instance, self is bound to it. A property made by a call (`k = property(lambda
+        self: ...)`, `property(fget=_read)`, `Cls.k = property(...)`; rules/casts.toml property_decorators,
+        [callables] property_getter_keywords) has that getter, run with self the instance read. Once per
+        module, from the module's top-level statements, the class bodies and those decorators' bodies."""
         found = self.__dict__.get("_installed")
         if found is not None:
             return found
-        found = self._installed = ({}, {})
+        found = self._installed = ({}, {}, {}, {})
         body = self.module.body
         top_defs = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
         classes = {s.name.value: s for s in body if isinstance(s, cst.ClassDef)}
-        if not top_defs:
+        if not self.nodes.classes:
             return found
 
+        def getter_of(value: cst.BaseExpression, defs: Dict[str, cst.FunctionDef]):
+            """The getter a property call holds (its first argument or fget=), a lambda or a def; else None."""
+            if not (
+                isinstance(value, cst.Call)
+                and isinstance(value.func, (cst.Name, cst.Attribute))
+                and self.tables.is_property_decorator(_dotted(value.func))
+            ):
+                return None
+            held = next((a.value for a in value.args if a.keyword is None and not a.star), None)
+            keywords = self.tables.property_getter_keywords
+            held = next((a.value for a in value.args if a.keyword is not None and a.keyword.value in keywords), held)
+            if isinstance(held, cst.Name):
+                held = defs.get(held.value)
+            return held if isinstance(held, (cst.Lambda, cst.FunctionDef)) and held.params.params else None
+
         def install(cls: cst.ClassDef, name: str, value: cst.BaseExpression, defs: Dict[str, cst.FunctionDef]):
+            getter = getter_of(value, defs)
+            if getter is not None:
+                if self.method_class_of_body(getter) is None:
+                    found[0].setdefault(id(getter), cls)  # a module-level def: self is an instance of cls
+                found[3].setdefault(id(cls), {})[name] = getter
+                return
+            if isinstance(value, cst.Lambda):
+                if value.params.params:
+                    found[0].setdefault(id(value), cls)
+                    found[2].setdefault(id(cls), {})[name] = value
+                return
             func = defs.get(value.value) if isinstance(value, cst.Name) else None
             if func is not None and func.params.params:
                 found[0].setdefault(id(func), cls)
@@ -140,9 +171,10 @@ class ObjectFlow:
                         call = small.value
                         args = call.args
                         if (
-                            isinstance(call.func, cst.Name)
-                            and call.func.value == "setattr"
+                            isinstance(call.func, (cst.Name, cst.Attribute))
+                            and self._object_setter(call.func)
                             and len(args) == 3
+                            and not any(a.star or a.keyword is not None for a in args)
                             and isinstance(args[0].value, cst.Name)
                             and args[0].value.value in owners
                             and isinstance(args[1].value, cst.SimpleString)
@@ -150,6 +182,18 @@ class ObjectFlow:
                         ):
                             yield args[0].value.value, args[1].value.evaluated_value, args[2].value
 
+        for cls in self.nodes.classes:  # the class body's own lambdas and property calls
+            inner = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+            defs = {**top_defs, **{s.name.value: s for s in inner if isinstance(s, cst.FunctionDef)}}
+            for stmt in inner:
+                for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                        and (isinstance(small.value, cst.Lambda) or getter_of(small.value, defs) is not None)
+                    ):
+                        install(cls, small.targets[0].target.value, small.value, defs)
         for cls in classes.values():
             for decorator in cls.decorators:
                 expr = decorator.decorator
@@ -171,6 +215,32 @@ class ObjectFlow:
         for cls_name, name, value in stores(body, classes):
             install(classes[cls_name], name, value, top_defs)
         return found
+
+    def method_class_of_body(self, func) -> Optional[cst.ClassDef]:
+        """The class whose body holds func (a def or lambda) directly, else None."""
+        for anc in self.ancestors(func):
+            if isinstance(anc, cst.ClassDef):
+                return anc
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                return None
+        return None
+
+    def class_lambdas(self, cls: cst.ClassDef) -> Dict[str, cst.Lambda]:
+        """The lambdas stored on cls as methods (installed_methods)."""
+        return self.installed_methods()[2].get(id(cls), {})
+
+    def called_properties(self, cls: cst.ClassDef) -> Dict[str, object]:
+        """name -> getter (a def or lambda) of the properties cls makes by a call (installed_methods)."""
+        return self.installed_methods()[3].get(id(cls), {})
+
+    def _object_setter(self, func: cst.BaseExpression) -> bool:
+        """Is func a function that sets an attribute of the object it is given first (`setattr`,
+        `object.__setattr__`: rules/accessors.toml [callables] object_setters)?"""
+        setters = self.tables.object_setters
+        name = _dotted(func)
+        if not name or name.rsplit(".", 1)[-1] not in {n.rsplit(".", 1)[-1] for n in setters}:
+            return False
+        return self.qualified(func) in setters or name in setters
 
     def _namespace_records(self) -> Dict[str, List[str]]:
         """`SimpleNamespace(kv=..., q=...)` (rules/accessors.toml [callables] namespace_constructors):
@@ -348,14 +418,32 @@ class ObjectFlow:
                 return method
         return None
 
-    def property_getter(self, cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
-        """The getter of `name` when it is a @property (or functools.cached_property) in cls's MRO."""
-        method = self.find_method(cls, name)
-        return method if method is not None and self.is_property(method) else None
+    def property_getter(self, cls: cst.ClassDef, name: str):
+        """The getter of `name` when it is a @property (or functools.cached_property) in cls's MRO, or a
+        property made by a call (`name = property(lambda self: ...)`: the lambda or def it holds)."""
+        for owner in self.class_mro(cls):
+            method = self.class_methods(owner).get(name)
+            if method is not None:
+                return method if self.is_property(method) else None
+            made = self.called_properties(owner).get(name)
+            if made is not None:
+                return made
+        return None
 
-    def is_property(self, method: cst.FunctionDef) -> bool:
-        """Is method's getter run by reading it (a decorator of rules/casts.toml property_decorators)?"""
+    def is_property(self, method) -> bool:
+        """Is method's getter run by reading it (a decorator of rules/casts.toml property_decorators, or
+        the getter of a property made by a call)?"""
+        if not isinstance(method, cst.FunctionDef):
+            return isinstance(method, cst.Lambda) and self._called_getter(method)
         return any(self.tables.is_property_decorator(_dotted(decorator.decorator)) for decorator in method.decorators)
+
+    def _called_getter(self, func) -> bool:
+        ids = self.__dict__.get("_called_getter_ids")
+        if ids is None:
+            ids = self._called_getter_ids = {
+                id(getter) for made in self.installed_methods()[3].values() for getter in made.values()
+            }
+        return id(func) in ids
 
     def qualified(self, expr: cst.BaseExpression) -> Optional[str]:
         """The dotted name expr stands for under this module's imports (`define` of `from attrs
@@ -768,6 +856,18 @@ class ObjectFlow:
         return cache[key]
 
     def _instance_class(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.ClassDef]:
+        if isinstance(expr, cst.Name) and expr.value != "self" and self._type_guards(expr):
+            found = self._guarded_class(expr, depth)
+            if found is None or self.admitted(expr, found):
+                return found
+            for tested, positive in self._type_guards(expr):  # `src: Base`, `if isinstance(src, Sub)`: a Sub
+                for cls in tested if positive else ():
+                    if found in self.class_mro(cls) and self.admitted(expr, cls):
+                        return cls
+            return None
+        return self._guarded_class(expr, depth)
+
+    def _guarded_class(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.ClassDef]:
         if isinstance(expr, cst.Name):
             if expr.value == "self":
                 return self.enclosing_class(expr)
@@ -793,7 +893,7 @@ class ObjectFlow:
                     elif kind == "for":  # `for rec in self.records`, `for name, rec in d.items()`: an element's class
                         for element in self._iterated_elements(value, path, depth + 1) or ():
                             found = self.instance_class(element, depth + 1)
-                            if found is not None:
+                            if found is not None and self.admitted(expr, found):
                                 return found
             return None
         if isinstance(expr, cst.Await):  # `await make_runner()`: what the coroutine returns
@@ -1029,17 +1129,34 @@ class ObjectFlow:
         if found is not None:
             return found
         found = self.derived["external_stores"] = {}
+        stores = []
         for a in self.nodes.attributes:
             if not isinstance(a.value, cst.Name) or a.value.value in ("self", "cls"):
                 continue
             target = self.parents.get(a)
             statement = self.parents.get(target)
-            if not (isinstance(target, cst.AssignTarget) and isinstance(statement, cst.Assign)):
-                continue
-            found.setdefault(("any", a.attr.value), []).append((a.value, statement.value))
-            cls = self._param_method_class(a.value)
+            if isinstance(target, cst.AssignTarget) and isinstance(statement, cst.Assign):
+                stores.append((a.value, a.attr.value, statement.value))
+        if self.tables.object_setters:  # `setattr(meta, "kv", v)`, `object.__setattr__(rec, "kv", v)`
+            for call in self.nodes.calls:
+                args = call.args
+                if (
+                    len(args) == 3
+                    and isinstance(call.func, (cst.Name, cst.Attribute))
+                    and not any(a.star or a.keyword is not None for a in args)
+                    and isinstance(args[0].value, cst.Name)
+                    and args[0].value.value not in ("self", "cls")
+                    and self.class_named(args[0].value) is None
+                    and self._object_setter(call.func)
+                ):
+                    name = self.constant_string(args[1].value)
+                    if name is not None and name.isidentifier():
+                        stores.append((args[0].value, name, args[2].value))
+        for obj, attr, value in stores:
+            found.setdefault(("any", attr), []).append((obj, value))
+            cls = self._param_method_class(obj)
             if cls is not None:
-                found.setdefault(("param", id(cls), a.value.value, a.attr.value), []).append(statement.value)
+                found.setdefault(("param", id(cls), obj.value, attr), []).append(value)
         return found
 
     def wrapped_value(self, call: cst.Call, depth: int = 0) -> Optional[cst.BaseExpression]:
@@ -1066,6 +1183,16 @@ class ObjectFlow:
             )
         ):  # `loop.run_until_complete(coro)`, `asyncio.run(coro)`: what the coroutine returns
             return call.args[0].value
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in t.context_enterers
+            and len(call.args) == 1
+            and not call.args[0].star
+            and call.args[0].keyword is None
+        ):  # `stack.enter_context(cm)`: what `with cm as x` binds x to
+            entered = self.entered_value(call.args[0].value)
+            if entered is not None:
+                return entered
         made = self.derived.get("reference_calls")
         if made is None:  # once per module: does it call a wrapper or make a reference at all?
             wanted = t.identity_wrappers | t.reference_makers
@@ -1101,6 +1228,41 @@ class ObjectFlow:
             ):
                 return value.args[0].value
         return None
+
+    def entered_value(self, cm: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """What `with cm as x` binds x to, as an expression of this module's parent map: the first argument
+        of a context manager that hands it back ([callables] context_values: `contextlib.nullcontext(c)`), an
+        element of what a generator made a context manager yields (context_generators: `@contextmanager`),
+        what `cm.__enter__()` returns for an object of a module class defining it (context_protocol);
+        None when unknown."""
+        cache = self.__dict__.setdefault("_entered_nodes", {})
+        if id(cm) in cache:
+            return cache[id(cm)]
+        cache[id(cm)] = None  # cycles
+        t = self.tables
+        found = None
+        if isinstance(cm, cst.Call):
+            if (
+                cm.args
+                and not cm.args[0].star
+                and cm.args[0].keyword is None
+                and self.qualified(cm) in t.context_values
+            ):
+                found = cm.args[0].value
+            elif any(
+                isinstance(target, cst.FunctionDef)
+                and any(self._named_in(d.decorator, t.context_generators) for d in target.decorators)
+                for target, _, _ in self.return_targets(cm)
+            ):
+                found = self._element_of(cm, None)  # the generator's (first) yield
+        if found is None and isinstance(cm, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            owner = self.instance_class(cm)
+            method = next((m for m in sorted(t.context_protocol) if owner and self.find_method(owner, m)), None)
+            if method is not None:
+                found = cst.Call(func=self._attribute(cm, method))
+                self.parents.setdefault(found, self.parents.get(cm))
+        cache[id(cm)] = found
+        return found
 
     def _runner_names(self) -> frozenset:
         found = self.derived.get("runner_names")
@@ -1255,7 +1417,72 @@ class ObjectFlow:
             )
         else:
             own = func.attr.value == "__class__" and isinstance(func.value, cst.Name) and func.value.value == "self"
-        return self.enclosing_class(call) if own else None
+        if own:
+            return self.enclosing_class(call)
+        held = self.held_construction(call)
+        return self.constructed_class(held) if held is not None else None
+
+    def held_construction(self, call: cst.Call) -> Optional[cst.Call]:
+        """`C(bound..., args...)` as a node of this module's parent map for a call of a class held under
+        another name: a partial of it (`self._reader = functools.partial(Reader, pool.k_buffer)`;
+        `self._reader(i)` is `Reader(pool.k_buffer, i)`), a name or attribute assigned it (`engine_cls =
+        PagedEngine` in a class body: `self.engine_cls(n)`); None otherwise."""
+        func = call.func
+        while isinstance(func, cst.Subscript):  # `self.kinds["paged"](pool)`: the table's entries
+            func = func.value
+        spelled = (
+            func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+        )
+        if spelled is None or spelled not in self._class_holders():
+            return None
+        cache = self.__dict__.setdefault("_held_constructions", {})
+        if id(call) in cache:
+            return cache[id(call)]
+        cache[id(call)] = None  # cycles
+        found = None
+        for form, bound in self.callable_values(call.func):
+            if isinstance(form, (cst.Name, cst.Attribute)) and self.class_named(form) is not None:
+                found = cst.Call(func=form, args=self.merged_args(bound, call.args))
+                self.parents.setdefault(found, self.parents.get(call))
+                break
+        cache[id(call)] = found
+        return found
+
+    def _class_holders(self) -> frozenset:
+        """The names and attributes an assignment gives a value that names a class of the module not as a
+        callee (`reader_cls = PlaneReader`, `self._reader = partial(PlaneReader, ...)`, `{"paged": Paged}`):
+        only a call through one of them may construct a class held under another name."""
+        found = self.__dict__.get("_class_holders_memo")
+        if found is not None:
+            return found
+        out = set()
+        references = []
+        for cls in self.nodes.classes:  # the Names reading a class (libcst's accesses of its binding)
+            scope = self.scopes.get(cls)
+            if scope is not None:
+                for assignment in scope.assignments[cls.name.value]:
+                    references.extend(access.node for access in getattr(assignment, "references", ()))
+        for node in references:
+            if not isinstance(node, cst.Name):
+                continue
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.Call) and parent.func is node:
+                continue  # `Reader(...)`: a construction, not a held class
+            if isinstance(parent, (cst.Attribute, cst.ClassDef, cst.Annotation)):
+                continue
+            for anc in self.ancestors(node):
+                if isinstance(anc, (cst.Assign, cst.AnnAssign)):
+                    targets = [t.target for t in anc.targets] if isinstance(anc, cst.Assign) else [anc.target]
+                    for target in targets:
+                        if isinstance(target, cst.Name):
+                            out.add(target.value)
+                        elif isinstance(target, cst.Attribute):
+                            out.add(target.attr.value)
+                    break
+                if isinstance(anc, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                    break
+        found = self._class_holders_memo = frozenset(out)
+        return found
 
     def _subscript_elements(self, sub: cst.Subscript, depth: int):
         if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
@@ -1337,6 +1564,9 @@ class ObjectFlow:
             ]
         if not isinstance(func, cst.Attribute):
             return []
+        explicit = self.property_getter_call(call)
+        if explicit is not None:  # `Base.latent.fget(obj)`: Base's getter with self the first argument
+            return [(explicit[0], False, None)]
         method, receiver = func.attr.value, func.value
         if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
             cls = self.enclosing_class(call)
@@ -1354,21 +1584,56 @@ class ObjectFlow:
             if context is not None and context is not owner and owner in self.class_mro(context):
                 owner = context
         order = self.c3_mro(owner)
-        target = next((m for m in (self.class_methods(c).get(method) for c in order) if m is not None), None)
-        out = self.decorated(target, not through_class or self.class_bound(target)) if target is not None else []
+        target = next((m for m in (self.class_function(c, method) for c in order) if m is not None), None)
+        out = self.decorated(target, not through_class or self._self_bound(target)) if target is not None else []
         if isinstance(target, cst.FunctionDef) and target.decorators and self._dispatch_generic(target):
             # `functools.singledispatchmethod`: a call runs one of the overloads the class registers
             # (`@_dense.register def _(self, x: torch.Tensor)`), whatever their names
             family = {id(c) for c in self.class_family(owner)}
             for overload in self.dispatch_overloads().get(method, ()):
                 if id(self.method_class(overload)) in family:
-                    out.extend(self.decorated(overload, not through_class or self.class_bound(overload)))
+                    out.extend(self.decorated(overload, not through_class or self._self_bound(overload)))
+        guarded = isinstance(receiver, cst.Name) and receiver.value != "self" and self._type_guards(receiver)
         for other in self.class_family(owner):  # an override in a subclass (an abstract method's body)
+            if guarded and not self.admitted(receiver, other):
+                continue  # `else:` of `if isinstance(src, WholeSource)`: not that subclass's override
             if other is not owner and owner in self.class_mro(other):
-                override = self.class_methods(other).get(method)
+                override = self.class_function(other, method)
                 if override is not None and override is not target:
-                    out.extend(self.decorated(override, not through_class or self.class_bound(override)))
+                    out.extend(self.decorated(override, not through_class or self._self_bound(override)))
         return out
+
+    def class_function(self, cls: cst.ClassDef, name: str):
+        """The def, or the lambda stored as a method (installed_methods), that cls itself defines as name."""
+        found = self.class_methods(cls).get(name)
+        return found if found is not None else self.class_lambdas(cls).get(name)
+
+    def function_returns(self, func) -> List[cst.BaseExpression]:
+        """What a def returns (its `return` values) or a lambda (its body)."""
+        return [func.body] if isinstance(func, cst.Lambda) else self._return_values(func)
+
+    def _self_bound(self, func) -> bool:
+        """Does a call through the class (`Cls.m(x)`) leave out self: a class or static method (class_bound);
+        a lambda stored as a method takes self first, as a def does."""
+        return False if isinstance(func, cst.Lambda) else self.class_bound(func)
+
+    def property_getter_call(self, call: cst.Call):
+        """(getter, class) when call runs a property's getter explicitly on its first argument:
+        `Base.latent.fget(obj)`, `Base.latent.__get__(obj, Base)` ([callables] property_getter_calls);
+        else None."""
+        func = call.func
+        if not (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in self.tables.property_getter_calls
+            and isinstance(func.value, cst.Attribute)
+            and call.args
+            and not call.args[0].star
+            and call.args[0].keyword is None
+        ):
+            return None
+        owner = self.class_named(func.value.value)
+        getter = self.property_getter(owner, func.value.attr.value) if owner is not None else None
+        return (getter, owner) if getter is not None else None
 
     def class_bound(self, func) -> bool:
         """Is func callable through its class without an instance (rules/accessors.toml [callables]
@@ -1555,6 +1820,9 @@ class ObjectFlow:
         if depth > 6:
             return []
         if isinstance(expr, cst.Call):
+            held = self.held_construction(expr)
+            if held is not None:  # `self._reader(i)` of a partial of a class: that construction, in full
+                return [(held, {})]
             if self.constructed_class(expr) is not None or self.replaced_record(expr) is not None:
                 return [(expr, {})]  # a copy with fields replaced: _attr_under reads the rest on the original
             out: List[tuple] = []
@@ -1598,7 +1866,138 @@ class ObjectFlow:
             if not found:
                 return []
             out.extend(found)
+        if isinstance(expr, cst.Name) and out and self._type_guards(expr):
+            # `if isinstance(eng, Dense):` around the use: only the constructions of classes it admits
+            out = [(call, env) for call, env in out if self.admitted(expr, self.constructed_class(call))]
         return out
+
+    # -- isinstance narrowing ---------------------------------------------------
+    def _type_guards(self, name: cst.Name) -> List[tuple]:
+        """([tested classes], positive) for each `isinstance(name, C)` test ([callables] instance_tests;
+        `not isinstance(...)` flips it) of an if or conditional expression whose body (positive) or else
+        branch (negative) holds this use of name, inside its function; tests naming a class the module
+        does not define say nothing."""
+        cache = self.__dict__.setdefault("_type_guard_cache", {})
+        found = cache.get(id(name))
+        if found is not None:
+            return found
+        found = cache[id(name)] = []
+        if name.value not in self._tested_names():
+            return found
+        child = name
+        for anc in self.ancestors(name):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)):
+                break
+            branch = None
+            if isinstance(anc, (cst.If, cst.IfExp)):
+                if child is anc.body:
+                    branch = True
+                elif child is anc.orelse:
+                    branch = False
+            if branch is not None:
+                guard = self._type_test(anc.test, name.value)
+                if guard is not None:
+                    found.append((guard[0], guard[1] == branch))
+            child = anc
+        return found
+
+    def _tested_names(self) -> frozenset:
+        """The names some type test of the module tests (`isinstance(eng, Dense)`: eng)."""
+        found = self.__dict__.get("_tested_names_memo")
+        if found is None:
+            tests = {n.rsplit(".", 1)[-1] for n in self.tables.instance_tests}
+            found = self._tested_names_memo = frozenset(
+                call.args[0].value.value
+                for call in (self.nodes.calls if tests & self.nodes.names else ())
+                if isinstance(call.func, (cst.Name, cst.Attribute))
+                and (call.func.value if isinstance(call.func, cst.Name) else call.func.attr.value) in tests
+                and len(call.args) == 2
+                and isinstance(call.args[0].value, cst.Name)
+            )
+        return found
+
+    def _type_test(self, test: cst.BaseExpression, name: str) -> Optional[tuple]:
+        """([classes], True) for `isinstance(name, C)` / `isinstance(name, (C, D))`, False under `not`."""
+        positive = True
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, positive = test.expression, not positive
+        if not (
+            isinstance(test, cst.Call)
+            and len(test.args) == 2
+            and not any(a.star or a.keyword is not None for a in test.args)
+            and isinstance(test.args[0].value, cst.Name)
+            and test.args[0].value.value == name
+            and self.qualified(test) in self.tables.instance_tests
+        ):
+            return None
+        spec = test.args[1].value
+        parts = [e.value for e in spec.elements] if isinstance(spec, (cst.Tuple, cst.List)) else [spec]
+        classes = [self.class_named(p) if isinstance(p, cst.Name) else None for p in parts]
+        if not classes or any(c is None for c in classes):
+            return None
+        if any(
+            self._is_protocol(c) or any("__subclasshook__" in self.class_methods(m) for m in self.class_mro(c))
+            for c in classes
+        ):
+            return None  # structural: any class with the methods may pass (a runtime_checkable Protocol)
+        return classes, positive
+
+    def admitted(self, name: cst.Name, cls: Optional[cst.ClassDef]) -> bool:
+        """May an object of cls be what name holds where it is used, under its isinstance guards?"""
+        if cls is None:
+            return True
+        for tested, positive in self._type_guards(name):
+            if any(self.is_instance_of(cls, t) for t in tested) != positive:
+                return False
+        return True
+
+    def is_instance_of(self, cls: cst.ClassDef, tested: cst.ClassDef) -> bool:
+        """Is an instance of cls an instance of tested: a subclass, or a class registered as a virtual
+        subclass of tested or of one of its subclasses ([callables] virtual_registers: `Dense.register(C)`)?"""
+        mro = self.class_mro(cls)
+        if tested in mro:
+            return True
+        registered = self.virtual_subclasses()
+        for sub in self.class_family(tested):
+            if tested in self.class_mro(sub):
+                if any(r in mro for r in registered.get(id(sub), ())):
+                    return True
+        return False
+
+    def virtual_subclasses(self) -> Dict[int, List[cst.ClassDef]]:
+        """id(class) -> the classes registered as its virtual subclasses: `Base.register(C)` and
+        `@Base.register` over class C, where no class of Base's family defines `register` itself."""
+        found = self.__dict__.get("_virtual_subclasses")
+        if found is not None:
+            return found
+        found = self._virtual_subclasses = {}
+        words = self.tables.virtual_registers
+        if not words:
+            return found
+
+        def add(base_expr, registered: Optional[cst.ClassDef]):
+            base = self.class_named(base_expr) if isinstance(base_expr, cst.Name) else None
+            if base is None or registered is None:
+                return
+            if any(name in self.class_methods(member) for member in self.class_family(base) for name in words):
+                return  # a `register` of its own, not abc's
+            found.setdefault(id(base), []).append(registered)
+
+        for call in self.nodes.calls:
+            func = call.func
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in words
+                and len(call.args) == 1
+                and isinstance(call.args[0].value, cst.Name)
+            ):
+                add(func.value, self.class_named(call.args[0].value))
+        for cls in self.nodes.classes:
+            for decorator in cls.decorators:
+                expr = decorator.decorator
+                if isinstance(expr, cst.Attribute) and expr.attr.value in words:
+                    add(expr.value, cls)
+        return found
 
     def field_values(self, holder: cst.BaseExpression, owner: cst.ClassDef, attr: str, depth: int = 0) -> list:
         """What `holder.attr` may be, holder an instance of owner: for a record's field, the arguments
@@ -1627,7 +2026,7 @@ class ObjectFlow:
             for call in self.nodes.calls:
                 made = self.constructed_class(call)
                 if made is not None:
-                    index.setdefault(made.name.value, []).append(call)
+                    index.setdefault(made.name.value, []).append(self.held_construction(call) or call)
         out = []
         for member in self.class_family(cls):
             if member is cls or self.find_method(member, "__init__") is self.find_method(cls, "__init__"):
@@ -1920,6 +2319,9 @@ class ObjectFlow:
                     elements = nested
                 found.extend(elements)
             return found
+        iterated = self.protocol_elements(expr, index, depth)
+        if iterated is not None:  # `k, v = LayerPair(pool, i)` of a class whose `__iter__` hands back (k, v)
+            return iterated
         values = self._container_sources(expr, depth)
         if values is None:
             return None
@@ -1937,6 +2339,149 @@ class ObjectFlow:
                 found = [self._element_of(value, index)]
             out.extend(found)
         return out
+
+    def _protocol_iter(self, expr: cst.BaseExpression, depth: int):
+        """(the `__iter__` def, `expr.__iter__()` as a node) for an object of a module class that defines the
+        iteration protocol (rules/accessors.toml [iteration] protocol_iter), not a record; else None."""
+        protocol = self.tables.iter_protocol
+        if depth > 6 or not any(m in self.nodes.local_callables for m in protocol):
+            return None
+        if not isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            return None
+        owner = self.instance_class(expr, depth + 1)
+        if owner is None or self.is_record(owner):
+            return None
+        for name in sorted(protocol):
+            method = self.find_method(owner, name)
+            if isinstance(method, cst.FunctionDef):
+                cache = self.__dict__.setdefault("_protocol_nodes", {})
+                synthetic = cache.get((id(expr), name))
+                if synthetic is None:
+                    synthetic = cache[(id(expr), name)] = cst.Call(func=self._attribute(expr, name))
+                    self.parents.setdefault(synthetic, self.parents.get(expr))
+                return method, synthetic
+        return None
+
+    def protocol_elements(self, expr: cst.BaseExpression, index: Optional[int], depth: int = 0):
+        """Element index (None: any) of what iterating such an object gives: of what its `__iter__` returns
+        (`return iter((self.k, self.v))`), or what a generator `__iter__` yields (by position when its yields
+        follow one another in its body); None when expr is no such object or nothing is shown."""
+        found = self._protocol_iter(expr, depth)
+        if found is None:
+            return None
+        method, synthetic = found
+        yields, delegated = self._yield_values(method)
+        if yields or delegated:
+            ordered = self.protocol_sequence(expr, depth)
+            if ordered is not None and index is not None and -len(ordered) <= index < len(ordered):
+                return [ordered[index]]
+            return [*yields, *(self._element_of(d, None) for d in delegated)]
+        return self.element_values(synthetic, index, depth + 1)
+
+    def protocol_sequence(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[List[cst.BaseExpression]]:
+        """Every element of what iterating such an object gives, in order (`*slot` spread into a call):
+        the yields of a generator `__iter__` that follow one another in its body, or the display its
+        `__iter__` returns (through `iter(...)`, `tuple(...)`, a name or attribute assigned one); else None."""
+        found = self._protocol_iter(expr, depth)
+        if found is None:
+            return None
+        method, synthetic = found
+        yields, delegated = self._yield_values(method)
+        if yields or delegated:
+            if delegated or any(self._in_loop(y, method) for y in yields):
+                return None
+            return sorted(yields, key=lambda y: self.position(y).start.line)
+        returns = self._return_values(method)
+        if len(returns) != 1:
+            return None
+        value = returns[0]
+        for _ in range(4):
+            while (
+                isinstance(value, cst.Call)
+                and len(value.args) == 1
+                and not value.args[0].star
+                and value.args[0].keyword is None
+                and self.qualified(value) in self.tables.keep_elements
+            ):
+                value = value.args[0].value
+            if isinstance(value, (cst.Tuple, cst.List)):
+                if any(isinstance(e, cst.StarredElement) for e in value.elements):
+                    return None
+                return [e.value for e in value.elements]
+            sources = (
+                self._container_sources(value, depth + 1) if isinstance(value, (cst.Name, cst.Attribute)) else None
+            )
+            if not sources or len(sources) != 1:
+                return None
+            value = sources[0]
+        return None
+
+    def missing_value(self, sub: cst.Subscript) -> Optional[cst.Call]:
+        """`obj.__missing__(k)` as a node of this module's parent map for `obj[k]`, obj an instance of a
+        module class that subclasses a dict ([containers] dict_constructors, user_containers) and defines
+        the method a missing key runs ([containers] missing_protocol); else None."""
+        protocol = self.tables.missing_protocol
+        if (
+            not any(m in self.nodes.local_callables for m in protocol)
+            or len(sub.slice) != 1
+            or not isinstance(sub.slice[0].slice, cst.Index)
+        ):
+            return None
+        owner = self.instance_class(sub.value)
+        if owner is None or not self._dict_subclass(owner):
+            return None
+        for name in sorted(protocol):
+            if isinstance(self.find_method(owner, name), cst.FunctionDef):
+                cache = self.__dict__.setdefault("_missing_nodes", {})
+                if id(sub) not in cache:
+                    synthetic = cst.Call(
+                        func=self._attribute(sub.value, name), args=[cst.Arg(sub.slice[0].slice.value)]
+                    )
+                    self.parents.setdefault(synthetic, self.parents.get(sub))
+                    cache[id(sub)] = synthetic
+                return cache[id(sub)]
+        return None
+
+    def dynamic_attribute(self, expr: cst.Attribute, owner: cst.ClassDef) -> Optional[cst.Call]:
+        """`obj.__getattr__("name")` as a node of this module's parent map for `obj.name`, when owner (obj's
+        class) neither assigns nor defines name but defines the method a missing attribute runs
+        ([callables] attribute_protocol); else None."""
+        protocol = self.tables.attribute_protocol
+        if not any(m in self.nodes.local_callables for m in protocol) or expr.attr.value.startswith("__"):
+            return None
+        name = expr.attr.value
+        if self.instance_attr_values(owner, name) or any(
+            self.class_function(c, name) is not None or name in self.called_properties(c) for c in self.class_mro(owner)
+        ):
+            return None
+        for method in sorted(protocol):
+            if isinstance(self.find_method(owner, method), cst.FunctionDef):
+                cache = self.__dict__.setdefault("_dynamic_nodes", {})
+                if id(expr) not in cache:
+                    synthetic = cst.Call(
+                        func=self._attribute(expr.value, method), args=[cst.Arg(cst.SimpleString(repr(name)))]
+                    )
+                    self.parents.setdefault(synthetic, self.parents.get(expr))
+                    cache[id(expr)] = synthetic
+                return cache[id(expr)]
+        return None
+
+    def _dict_subclass(self, cls: cst.ClassDef) -> bool:
+        """Does cls (or a module class it inherits) subclass a dict of the tables?"""
+        t = self.tables
+        for member in self.class_mro(cls):
+            for base in member.bases:
+                if self._named_in(base.value, t.dict_constructors) or self._named_in(base.value, t.user_containers):
+                    return True
+        return False
+
+    def _in_loop(self, node: cst.CSTNode, func: cst.FunctionDef) -> bool:
+        for anc in self.ancestors(node):
+            if anc is func:
+                return False
+            if isinstance(anc, (cst.For, cst.While, cst.CompFor)):
+                return True
+        return False
 
     def iteration_sources(self, call: cst.BaseExpression):
         """(iterables, levels) when iterating call yields elements of what it is given (rules/accessors.toml
@@ -2088,6 +2633,15 @@ class ObjectFlow:
             values = []
             for assignment in self.reaching(expr):
                 node = assignment.node
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    # a parameter: what the call being followed passes, else every visible call
+                    # (`def _prepare(self, pair): buf, blocks = pair` of `self._prepare(self._fetch(m, i))`)
+                    passed = self.complete_arguments(param)
+                    if not passed:
+                        return None
+                    values.extend(passed)
+                    continue
                 if not isinstance(node, cst.Name):
                     return None
                 kind, value, path = self.binding(node)
@@ -2114,7 +2668,7 @@ class ObjectFlow:
                 return None
             getter = self.property_getter(owner, expr.attr.value)
             values = (
-                self._return_values(getter)
+                self.function_returns(getter)
                 if getter is not None
                 else self.field_values(expr.value, owner, expr.attr.value, depth)
             )  # a property: what its getter returns
@@ -2127,6 +2681,9 @@ class ObjectFlow:
                     return keyed
             return self.element_values(expr.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
         if isinstance(expr, cst.Call):
+            held = self.held_construction(expr)
+            if held is not None:
+                return [held]
             if (
                 self.constructed_class(expr) is not None
                 or self.replaced_record(expr) is not None
@@ -2292,6 +2849,42 @@ class ObjectFlow:
             )
         return found
 
+    def complete_arguments(self, param: cst.Param) -> List[cst.BaseExpression]:
+        """passed_arguments when they are all a parameter can hold: under the call being followed,
+        or a parameter of a def of the module (not `*args`/`**kwargs`, no default) that only the
+        visible calls reach by name or as a method (no calling convention hands it a value, no
+        call runs it as a value or through map); [] otherwise."""
+        for bindings in reversed(self._bindings):
+            if id(param) in bindings:
+                argument = bindings.get(("arg", id(param)))
+                return [argument] if argument is not None else []
+        if param.star or param.default is not None:
+            return []
+        owner = self._param_owner(param)
+        if not isinstance(owner, cst.FunctionDef) or owner.decorators:
+            return []
+        if self._convention_origin(owner, param) != 0 or self.value_callers().get(id(owner)):
+            return []
+        if self._mapped_calls().get(id(owner)):
+            return []
+        return self.passed_arguments(param)
+
+    def unpacked_values(self, value: cst.BaseExpression, path, depth: int = 0) -> Optional[List[cst.BaseExpression]]:
+        """What a name bound by unpacking value at path is, by structure (`mgr, idx = self._where(m)`:
+        the second element of the tuple `_where` returns); None when some step is unknown."""
+        out = [value]
+        for index in path:
+            if index is None:
+                return None
+            found: List[cst.BaseExpression] = []
+            for v in out:
+                elements = self.element_values(v, index, depth + 1)
+                if elements is None:
+                    return None
+                found.extend(elements)
+            out = found
+        return out
+
     def passed_arguments(self, param: cst.Param) -> List[cst.BaseExpression]:
         """What the visible calls pass for a parameter: under a call being followed, what that
         call passes; else what every call of its function the module makes passes (a bound
@@ -2344,6 +2937,9 @@ class ObjectFlow:
             wrapped = self._wrapped_function(value)
             if wrapped is not None:  # `torch.compile(f, dynamic=True)`: a stand-in for f
                 return self._callable_forms(wrapped, depth + 1) if depth < 4 else []
+            referent = self.wrapped_value(value, depth + 1) if not value.args else None
+            if referent is not None:  # `self._ref()` of `self._ref = weakref.WeakMethod(pool.get_key_buffer)`
+                return self._callable_forms(referent, depth + 1) if depth < 4 else []
             if name in t.method_callers and value.args:
                 method = self.constant_string(value.args[0].value)
                 if isinstance(method, str) and method.isidentifier():
@@ -2408,6 +3004,8 @@ class ObjectFlow:
                     out.extend((("closure", node, closure_env, False), ()) for node in inner)
             if out:
                 return out
+        if isinstance(value, cst.Name) and self.class_named(value) is not None:
+            return [(value, ())]  # `engine_cls = PagedEngine`: calling it constructs the class
         if isinstance(value, (cst.Name, cst.Subscript, cst.IfExp)):
             # `self.cast = _CASTS[mode]`: what the table's entries hold; `f if c else g`: either
             return self.callable_values(value, depth + 1)
@@ -2835,6 +3433,21 @@ class ObjectFlow:
                 return None
             for assignment in reaching:
                 node = assignment.node
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    # a parameter: what the call being followed (or every visible call) passes
+                    # (`def __getattr__(self, name): return getattr(self._pool, name)`)
+                    arguments = self.complete_arguments(param)
+                    more = [] if arguments else None
+                    for argument in arguments:
+                        each = self.constant_strings(argument, depth + 1)
+                        if each is None:
+                            return None
+                        more.extend(each)
+                    if more is None:
+                        return None
+                    found.extend(m for m in more if m not in found)
+                    continue
                 if not isinstance(node, cst.Name):
                     return None
                 kind, value, path = self.binding(node)
@@ -3164,15 +3777,8 @@ class ObjectFlow:
         if index is None:
             index = self._set_attributes = {}
             for call in self.nodes.calls:
-                func, args = call.func, call.args
-                if isinstance(func, cst.Attribute) and func.attr.value in setters:
-                    if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
-                        continue
-                elif isinstance(func, cst.Name) and func.value in setters and self.qualified(func) in setters:
-                    if not (args and isinstance(args[0].value, cst.Name) and args[0].value.value == "self"):
-                        continue
-                    args = args[1:]
-                else:
+                args = self.self_setter_args(call)
+                if args is None:
                     continue
                 if len(args) < 2 or any(a.star or a.keyword is not None for a in args[:2]):
                     continue
@@ -3181,6 +3787,24 @@ class ObjectFlow:
                 if name is not None and name.isidentifier() and owner is not None:
                     index.setdefault(id(owner), []).append((name, args[1].value))
         return index.get(id(cls), [])
+
+    def self_setter_args(self, call: cst.Call) -> Optional[Sequence[cst.Arg]]:
+        """(name, value, ...) arguments of a call that sets an attribute of self: `self.register_buffer(n, v)`,
+        `self.__setattr__(n, v)`, `super().__setattr__(n, v)` ([callables] attribute_setters, methods) and
+        `setattr(self, n, v)`, `object.__setattr__(self, n, v)` ([callables] object_setters); None otherwise."""
+        func, args = call.func, call.args
+        if isinstance(func, cst.Attribute) and func.attr.value in self.tables.attribute_setters:
+            receiver = func.value
+            if (isinstance(receiver, cst.Name) and receiver.value == "self") or (
+                isinstance(receiver, cst.Call)
+                and isinstance(receiver.func, cst.Name)
+                and receiver.func.value == "super"
+            ):
+                return args
+        if isinstance(func, (cst.Name, cst.Attribute)) and self._object_setter(func):
+            if args and isinstance(args[0].value, cst.Name) and args[0].value.value == "self" and not args[0].star:
+                return args[1:]
+        return None
 
     def _grow_kind(self, method: str) -> Optional[str]:
         """How a container method stores into its receiver (rules/accessors.toml [containers]

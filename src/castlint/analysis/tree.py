@@ -335,11 +335,18 @@ class TreeNavigation:
         return self.installed_methods()[0].get(id(func))
 
     def class_methods(self, cls: cst.ClassDef) -> Dict[str, cst.FunctionDef]:
-        if not isinstance(cls.body, cst.IndentedBlock):
-            return {}
-        own = {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
-        extra = self.installed_methods()[1].get(id(cls))
-        return {**own, **extra} if extra else own
+        """The defs cls defines (and those installed in it), by name; once per class (read-only)."""
+        cache = self.__dict__.setdefault("_class_methods_cache", {})
+        found = cache.get(id(cls))
+        if found is None:
+            if not isinstance(cls.body, cst.IndentedBlock):
+                found = {}
+            else:
+                own = {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+                extra = self.installed_methods()[1].get(id(cls))
+                found = {**own, **extra} if extra else own
+            cache[id(cls)] = found
+        return found
 
 
 class Spans:
