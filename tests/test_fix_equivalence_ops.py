@@ -87,7 +87,12 @@ RECEIVERS = {
         "torch.ops.aten.clone.default(kb)",
         "torch.ops.aten.unfold.default(kb, 2, 64, 64)",
         "torch.ops.aten.narrow(kb, 2, 0, 64)",
+        "torch.ops.aten.select.int(kb, 1, 0)",
     ],
+    # device moves (`.to(device)`: no cast, every slot moved)
+    "moves": ["kb.to(kb.device)", "kb.to(kb.device, non_blocking=True)"],
+    # select as a function ([views] select_functions): the subscript it spells
+    "select": ["torch.select(kb, 1, 0)", "torch.select_copy(kb, 2, 5)[:, None]"],
     # torch.where(cond, x, y) ([views] choose_functions) of the pool
     "choose": ["torch.where(torch.ones(24, 1, 1, dtype=torch.bool), kb, kb)"],
 }
@@ -104,6 +109,8 @@ ELEMENTWISE = {
         "kb.view(torch.uint8).bitwise_and(0x7F)",
         "torch.nan_to_num(kb.view(torch.uint8))",
         "torch.where(kb.view(torch.uint8) > 100, kb, kb)",
+        "(~kb.view(torch.uint8))",
+        "abs(kb.view(torch.uint8))",
     ],
     "bf16": [
         "kb.clamp(-2.0, 2.0)",
@@ -112,6 +119,9 @@ ELEMENTWISE = {
         "torch.nan_to_num(kb)",
         "kb.nan_to_num(nan=0.0)",
         "torch.where(kb > 0, kb, 0.0)",
+        "(-kb)",
+        "abs(kb)",
+        "kb.exp()",
     ],
 }
 ELEMENTWISE_CASES = [(pool, r) for pool, rs in ELEMENTWISE.items() for r in rs]
@@ -326,9 +336,12 @@ OPS = {
     "prims_convert": lambda T, t: T.ops.prims.convert_element_type.default(t, T.float32),
     "where": lambda T, t: T.where(T.tensor([True, False, True, True, False, True]).reshape(6, 1, 1), t, t.flip(0)),
     "bitwise_and": lambda T, t: T.bitwise_and(t, 3),
+    "invert": lambda T, t: ~t,
     "nan_to_num": lambda T, t: T.nan_to_num(t),
     "empty_index": lambda T, t: t[()],
     "none_slice": lambda T, t: t[0:None, None:None:None],
+    "select_copy": lambda T, t: T.select_copy(t, 1, 2),
+    "select_fn": lambda T, t: T.select(t, 2, 0),
 }
 
 

@@ -219,7 +219,12 @@ class MaskedImpl:
         c = torch.bitwise_and(value_cache.view(torch.uint8), 0x7F).to(torch.int32)  # positive CL001
         d = layer._k_scale.clamp(min=1e-6).float()  # negative: scale
         e = torch.where(attn_metadata.slot_mapping >= 0, attn_metadata.slot_mapping, 0).long()  # negative: slots
-        return a, b, c, d, e
+        f = (-key_cache).float()  # positive CL001
+        g = abs(value_cache).to(query.dtype)  # positive CL001
+        h = value_cache.to(query.device, non_blocking=True).half()  # positive CL001
+        i = (-key).float()  # negative: the step's keys
+        j = abs(layer._v_scale).float()  # negative: scale
+        return a, b, c, d, e, f, g, h, i, j
 """,
     # -- einsum and unfold ------------------------------------------------------------------------------
     "einsum_unfold_sglang": """
@@ -291,9 +296,12 @@ class SplitPlanesImpl:
         planes = PagedAttention.split_kv_cache(kv_cache, self.num_kv_heads, self.head_size)
         a = k_cache.to(query.dtype)  # positive CL001
         b = planes[1].half()  # positive CL001
+        k_plane = torch.select(kv_cache, 0, 0).float()  # positive CL001
+        v_plane = torch.ops.aten.select.int(kv_cache, 0, 1).to(query.dtype)  # positive CL001
+        block = torch.select(kv_cache, 1, attn_metadata.block_tables[0, 0]).float()  # negative: one block
         c = v_cache[attn_metadata.block_tables[0]].float()  # negative: gathered blocks
         d = attn_metadata.block_tables.int()  # negative: block tables
-        return a, b, c, d
+        return a, b, c, d, k_plane, v_plane, block
 """,
     "unpack_paged_flashinfer_sglang": """
 import torch
@@ -326,7 +334,11 @@ class PoolDataReader:
         ids = metadata.kv_cache_manager.get_batch_cache_indices(metadata.request_ids)
         c = torch.tensor(ids, dtype=torch.int32)  # negative: cache indices
         d = data[metadata.block_ids].to(q.dtype)  # negative: gathered blocks
-        return a, b, c, d, hnd
+        idx_k = mgr.get_indexer_k_cache_buffers(self.layer_idx)
+        e = idx_k.float()  # positive CL001
+        f = idx_k.view(-1)[metadata.slot_mapping].float()  # negative: the step's slots
+        g = idx_k.view(torch.uint8)  # negative: reinterpret
+        return a, b, c, d, hnd, e, f, g
 """,
     # -- what the ops give, handed to helpers (the pruner follows them too) -------------------------------
     "through_helpers_sglang": """
@@ -343,6 +355,7 @@ class HelperBackend:
         self._windows(kb.unfold(0, 1, 1), q)
         self._chosen(torch.where(kb != kb, 0.0, kb), q)
         self._itself(kb[()], q)
+        self._negated(-kb, q)
         self._rows(kb[forward_batch.out_cache_loc], q)
         self._contracted(torch.einsum("thd,hd->th", kb, q[0]), q)
         return q
@@ -360,6 +373,9 @@ class HelperBackend:
         return t.to(q.dtype)  # positive CL001
 
     def _itself(self, t, q):
+        return t.to(q.dtype)  # positive CL001
+
+    def _negated(self, t, q):
         return t.to(q.dtype)  # positive CL001
 
     def _rows(self, t, q):
@@ -489,4 +505,5 @@ def test_api_facts_are_data():
     assert "unfold" in TABLES.window_methods and "torch.einsum" in TABLES.einsum_functions
     assert {"narrow_copy"} <= TABLES.narrow_methods and "torch.narrow_copy" in TABLES.narrow_functions
     assert {"split_kv_cache", "_unpack_paged_kv_cache"} <= TABLES.tuple_view_functions
-    assert "get_primary_pool_data" in TABLES.accessors
+    assert {"get_primary_pool_data", "get_indexer_k_cache_buffers"} <= set(TABLES.accessors)
+    assert {"torch.select", "torch.select_copy"} <= TABLES.select_functions

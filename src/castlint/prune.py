@@ -215,6 +215,7 @@ class _Vocabulary:
                     | set(tables.choose_functions)
                     | set(tables.window_functions)
                     | set(tables.einsum_functions)
+                    | set(tables.select_functions)
                 }
                 - {f.rsplit(".", 1)[-1] for f in tables.gather_functions}
             )
@@ -612,6 +613,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             return
         if t is ast.NamedExpr or t is ast.Await:  # `await coro`: what the coroutine returns
             node = node.value
+            continue
+        if t is ast.UnaryOp and type(node.op) is not ast.Not:  # `-pool`, `~packed`: every slot
+            node = node.operand
             continue
         if t is ast.BinOp:  # `(codes & 15)`, `buf * 2`: elementwise with a number keeps every slot
             _flow(node.left, vocab, aliases, out, tf)

@@ -193,6 +193,7 @@ class Tables:
     dim_orders: set = field(default_factory=set)
     narrow_methods: set = field(default_factory=set)
     select_methods: set = field(default_factory=set)  # [views]: x.select(dim, i) reads as x[:, ..., i]
+    select_functions: set = field(default_factory=set)  # [views]: torch.select(x, dim, i), the same
     narrow_functions: set = field(default_factory=set)
     slice_constructors: set = field(default_factory=set)  # [views]: `buf[slice(None)]` is `buf[:]`
     copy_methods: set = field(default_factory=set)
@@ -642,6 +643,7 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "narrow_functions": "narrow_functions",
             "slice_constructors": "slice_constructors",
             "select_methods": "select_methods",
+            "select_functions": "select_functions",
             "attributes": "view_attributes",
             "dtype_keeping_methods": "dtype_keeping_methods",
             "dtype_keeping_attributes": "dtype_keeping_attributes",

@@ -302,6 +302,25 @@ class ReorderOps:
     def bitwise_or(self, other):
         return self._bitwise(other, lambda a, b: int(a) | int(b), "bitwise_or")
 
+    def bitwise_not(self):
+        if self.dtype.kind == "float":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        if self.dtype.kind == "bool":
+            return self._like([not v for v in self._values()])
+        return self._like([~int(v) for v in self._values()], convert=True)
+
+    __invert__ = bitwise_not
+
+    def __abs__(self):
+        return self.abs()
+
+    def exp(self):
+        if self.dtype.is_fp8:
+            raise NotImplementedError(f"\"exp_vml_cpu\" not implemented for '{self.dtype.name.capitalize()}'")
+        import math
+
+        return self._like([math.exp(v) if v < 700 else math.inf for v in self._values()], convert=True)
+
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
         if self.dtype.is_fp8:
             raise NotImplementedError(f"\"nan_to_num\" not implemented for '{self.dtype.name.capitalize()}'")
@@ -405,6 +424,7 @@ def install(torch, tensor_cls) -> None:
         setattr(torch, f"{view}_copy", lambda t, *a, __v=view, **k: getattr(t, __v)(*a, **k).clone())
     torch.alias_copy = lambda t: t.clone()
     torch.narrow_copy = lambda t, dim, start, length: t.narrow_copy(dim, start, length)
+    torch.select_copy = lambda t, dim, index: t.select(dim, index).clone()
     torch.unfold_copy = lambda t, dimension, size, step: t.unfold(dimension, size, step).clone()
     torch.split_with_sizes_copy = lambda t, sizes, dim=0: [p.clone() for p in t.split_with_sizes(sizes, dim)]
     for name in ("bitwise_and", "bitwise_or", "nan_to_num", "masked_fill", "abs"):

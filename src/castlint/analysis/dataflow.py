@@ -203,6 +203,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.origin(expr.expression, depth)
         if isinstance(expr, cst.BinaryOperation):
             return self._elementwise_origin(expr, depth)
+        if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            # `-pool`, `~packed`, `+pool`: every slot, elementwise
+            found = self.origin(expr.expression, depth)
+            return found if found >= Origin.PREFIX or found == Origin.GATHERED else Origin.OTHER
         if isinstance(expr, (cst.Tuple, cst.List)):
             inner = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.Element)]
             # `[*self.k_caches, *self.v_caches]`: the elements of a container of whole caches
@@ -487,6 +491,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     *t.choose_functions,
                     *t.window_functions,
                     *t.einsum_functions,
+                    *t.select_functions,
                 )
             }
             self._short_names = names
@@ -527,6 +532,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         qualified = self.call_name(expr)
         if not qualified or not expr.args:
             return None
+        qualified = qualified.removeprefix("builtins.")  # `abs(pool)`: the builtin, as the tables name it
         short = qualified.rsplit(".", 1)[-1]
         if qualified in t.gather_table_functions:
             table = self._gathered_table(expr)
@@ -539,6 +545,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return Origin.POOL_TUPLE if joined == Origin.POOL else joined
         if qualified in t.choose_functions:
             return self._chosen_origin(expr, depth)
+        if qualified in t.select_functions:
+            first_arg = self._first_positional(expr.args)
+            rest = [a for a in expr.args if a.value is not first_arg]
+            selected = self._selected(expr, first_arg, rest) if first_arg is not None else None
+            return self.origin(selected, depth) if selected is not None else Origin.OTHER
         if qualified in t.einsum_functions:
             order = self.einsum_order(expr)
             if order is None:
@@ -668,8 +679,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return self._window_origin(r, args)
             if method in t.elementwise_methods:
                 return r  # `buf.masked_fill(m, 0)`, `buf.clamp(lo, hi)`: every slot, values changed
-            if method in t.select_methods and receiver is call.func.value:
-                selected = self._selected(call)
+            if method in t.select_methods:  # (`torch.Tensor.select(x, d, i)`, `aten.select.int(x, d, i)` too)
+                selected = self._selected(call, receiver, args)
                 if selected is not None:
                     return self.origin(selected, depth)
             if method in t.sized_view_methods and not self._own_size(receiver, args):
@@ -685,6 +696,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return r  # `buf.clone()`, `buf.requires_grad_(False)`: every element
             if self.cast_target(call) is not None:
                 return r  # a converted copy is as big as what it converts
+            spelling = t.casts.get(method)
+            if spelling is not None and spelling.form == "to":
+                return r  # `pool.to("cuda")`, `pool.to(dev, non_blocking=True)`: every slot, moved
         if r == Origin.GATHERED and (
             method in t.view_methods
             or method in t.tuple_view_methods
@@ -712,16 +726,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         spelled = self.code(size)
         return spelled in (f"{own}.size()", f"{own}.shape")
 
-    def _selected(self, call: cst.Call) -> Optional[cst.Subscript]:
-        """`x.select(d, i)` as the subscript `x[:, ..., i]` (d slices before i); None unless d is a
-        non-negative int."""
-        args = [a for a in call.args if not a.star]
-        if len(args) != 2 or len(args) != len(call.args) or not isinstance(args[0].value, cst.Integer):
+    def _selected(self, call: cst.Call, receiver: cst.BaseExpression, rest) -> Optional[cst.Subscript]:
+        """`x.select(d, i)` (or `torch.select(x, d, i)`: rest, the arguments after x) as the subscript
+        `x[:, ..., i]` (d slices before i); None unless d is a non-negative int."""
+        args = [a for a in rest if not a.star]
+        if (
+            len(args) != 2
+            or len(args) != len(rest)
+            or any(a.keyword is not None for a in args)
+            or not isinstance(args[0].value, cst.Integer)
+        ):
             return None
         cache = self.__dict__.setdefault("_selected_nodes", {})
         if id(call) not in cache:
             whole = [cst.SubscriptElement(cst.Slice(None, None))] * int(args[0].value.value, 0)
-            node = cst.Subscript(call.func.value, [*whole, cst.SubscriptElement(cst.Index(args[1].value))])
+            node = cst.Subscript(receiver, [*whole, cst.SubscriptElement(cst.Index(args[1].value))])
             self.parents.setdefault(node, self.parents.get(call))
             cache[id(call)] = node
         return cache[id(call)]
