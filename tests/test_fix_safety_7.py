@@ -107,7 +107,9 @@ FAMILIES = {
     "an alias made by unary + (Tensor.positive returns the tensor itself)": (
         dict(body=ALIAS.format(op="+")),
         dict(body=ALIAS.format(op="-")),
-        "writes into `alias[3]`, which may be or hold the pool",
+        # (`+buf` is read as the pool itself since round 11, `-buf` as a new tensor made from it: the
+        # store is then a write into the pool, where it was one into what may be or hold the pool)
+        "writes into the pool (`alias[3] = ...`)",
         ("table", "identity_operators", set()),
     ),
     "a rebinding runs a weakref.finalize callback": (

@@ -187,6 +187,8 @@ class _Vocabulary:
         self.unbound = frozenset(
             set(tables.unbound_receivers) | {r.rsplit(".", 1)[-1] for r in tables.unbound_receivers}
         )
+        # `torch.ops.aten.<op>[.<overload>](x, ...)`: the unbound method <op> of x (by the namespace's last name)
+        self.op_namespaces = frozenset(_last_parts(tables.op_namespaces))
         # a conversion helper, or a kernel that reads a pool by row index (CL004 at the read)
         self.helpers = frozenset(tables.conversion_helpers) | frozenset(r["function"] for r in tables.row_kernels)
         self.row_kernel_imports = frozenset((m, r["function"]) for r in tables.row_kernels for m in r["modules"])
@@ -205,6 +207,8 @@ class _Vocabulary:
                 | set(tables.select_methods)
                 | set(tables.sized_view_methods)
                 | set(tables.whole_methods)
+                | set(tables.elementwise_methods)
+                | set(tables.window_methods)
             )
             - set(tables.gather_methods)
         )
@@ -222,6 +226,11 @@ class _Vocabulary:
                     | set(tables.narrow_functions)
                     | set(tables.concat_functions)
                     | set(tables.pack_functions)
+                    | set(tables.elementwise_functions)
+                    | set(tables.choose_functions)
+                    | set(tables.window_functions)
+                    | set(tables.einsum_functions)
+                    | set(tables.select_functions)
                 }
                 - {f.rsplit(".", 1)[-1] for f in tables.gather_functions}
             )
@@ -481,7 +490,9 @@ def _refs(node: ast.AST, vocab: _Vocabulary, aliases=frozenset(), tf: tuple = KE
 
 
 def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary) -> bool:
-    """Does the first index leave the first dimension whole (a slice, a slice object, None, ...)?"""
+    """Does the first index leave the first dimension whole (a slice, a slice object, None, `[()]`, ...)?"""
+    if type(sub.slice) is ast.Tuple and not sub.slice.elts:
+        return True  # `buf[()]`: no index at all, the tensor itself
     first = sub.slice.elts[0] if type(sub.slice) is ast.Tuple and sub.slice.elts else sub.slice
     if type(first) is ast.Call and type(first.func) is ast.Name and first.func.id in vocab.slice_makers:
         return True  # `buf[slice(None)]` (the analysis reads its bounds as a slice's)
@@ -556,6 +567,13 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 return
             if type(func) is ast.Attribute:
                 name = func.attr
+                op = _op_of(func, vocab)
+                if op is not None:  # `torch.ops.aten.permute.default(x, ...)`: x.permute(...)
+                    inner = _then(TUPLED, tf) if op in vocab.tuple_views else tf
+                    if op in vocab.through_methods or op in vocab.through_functions:
+                        for arg in args:
+                            _flow(arg, vocab, aliases, out, inner)
+                    return
                 if name in vocab.accessors:
                     out.base |= tf[CONTAINER if name in vocab.tuple_accessors else WHOLE]
                 owner = func.value
@@ -647,6 +665,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             return
         if t is ast.NamedExpr or t is ast.Await:  # `await coro`: what the coroutine returns
             node = node.value
+            continue
+        if t is ast.UnaryOp and type(node.op) is not ast.Not:  # `-pool`, `~packed`: every slot
+            node = node.operand
             continue
         if t is ast.BinOp:  # `(codes & 15)`, `buf * 2`: elementwise with a number keeps every slot
             _flow(node.left, vocab, aliases, out, tf)
@@ -779,8 +800,10 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> boo
     if callee == "getattr" and len(node.args) >= 2 and type(node.args[1]) is ast.Attribute:
         return True  # getattr(x, self.CAST): a name held in a class attribute may be a cast's
     return callee in vocab.holders | {"map"} and any(
-        _callee_name(a) in converters or (type(a) is ast.Constant and a.value in converters) for a in node.args
-    )
+        (_callee_name(a) in converters and not (type(a) is ast.Name and a.id in _BUILTIN_NAMES))
+        or (type(a) is ast.Constant and a.value in converters)
+        for a in node.args
+    )  # (`map(int, sizes)`: the builtin, no tensor's cast)
 
 
 def _passes_a_pool(module: "_ModuleUnits") -> bool:
@@ -1045,12 +1068,46 @@ def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
             attrs.add(n.slice.value)  # `self.__dict__["x"] = v`: self.x
 
 
+def _op_of(func: ast.AST, vocab: _Vocabulary) -> Optional[str]:
+    """The op of `torch.ops.aten.<op>` or `torch.ops.aten.<op>.<overload>` (rules/accessors.toml
+    [conversions] op_namespaces, by the namespace's last name: `aten._to_copy` of `from torch.ops import
+    aten` too); None for any other callee (ModuleAnalysis.namespace_op)."""
+    if type(func) is not ast.Attribute or not vocab.op_namespaces:
+        return None
+    text = pyast.dotted(func)
+    if text is None:
+        return None
+    parts = text.split(".")
+    for i in range(len(parts) - 2, max(len(parts) - 4, -1), -1):
+        if parts[i] in vocab.op_namespaces:
+            return parts[i + 1]
+    return None
+
+
+_WRITTEN_DATA = (ast.List, ast.Tuple, ast.Set, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.Constant, ast.JoinedStr)
+
+
+def _written_data(node: ast.AST) -> bool:
+    """Is a constructor's data written out (`torch.tensor([0, n], dtype=d)`, a comprehension of
+    pointers, a number)? It builds a new tensor from Python values, no pool's copy
+    (ModuleAnalysis.constructor_parts)."""
+    return type(node) in _WRITTEN_DATA or (type(node) is ast.Starred)
+
+
+def _unbound_call(call: ast.Call, vocab: _Vocabulary) -> bool:
+    """`torch.Tensor.m(x, ...)` or an op of a namespace (`torch.ops.aten.m.default(x, ...)`): x is the receiver."""
+    func = call.func
+    if type(func) is not ast.Attribute:
+        return False
+    return pyast.dotted(func.value) in vocab.unbound or _op_of(func, vocab) is not None
+
+
 def _may_cast(call: ast.Call, name: str, vocab: _Vocabulary) -> bool:
     """False for calls ModuleAnalysis.cast_target never takes for a dtype cast, whatever
     its receiver: `.to("cpu")`, `.to(0)`, `.to(self.device, non_blocking=True)`,
     `.to(torch.device(...))`, `.float(x)`, `.type()`."""
     args = call.args
-    if pyast.dotted(call.func.value) in vocab.unbound:
+    if _unbound_call(call, vocab):
         args = args[1:]
     if name in vocab.bare_casts:
         return not args and not call.keywords
@@ -1459,9 +1516,14 @@ class _Collector:
         name = None
         if type(func) is ast.Attribute:
             name = func.attr
+            op = _op_of(func, vocab)
+            if op is not None:  # `torch.ops.aten._to_copy.default(x, dtype=d)`: x._to_copy(dtype=d)
+                if op in vocab.casts and _may_cast(n, op, vocab) and n.args:
+                    self.unit.casts.append((self.refs(n.args[0]), path))
+                return
             if name in vocab.casts and _may_cast(n, name, vocab):
                 self.cast(n, path)
-            elif name in vocab.constructors and n.args:
+            elif name in vocab.constructors and n.args and not _written_data(n.args[0]):
                 self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.copies and (n.args or n.keywords):
                 if pyast.dotted(func.value) in vocab.unbound:  # `torch.Tensor.copy_(buf, pool)`
@@ -1486,7 +1548,7 @@ class _Collector:
                 unit.plans += 1
         elif type(func) is ast.Name:
             name = func.id
-            if name in vocab.constructors and n.args:
+            if name in vocab.constructors and n.args and not _written_data(n.args[0]):
                 self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.wrapper_functions:
                 unit.plans += 1

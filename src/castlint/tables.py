@@ -193,10 +193,12 @@ class Tables:
     dim_orders: set = field(default_factory=set)
     narrow_methods: set = field(default_factory=set)
     select_methods: set = field(default_factory=set)  # [views]: x.select(dim, i) reads as x[:, ..., i]
+    select_functions: set = field(default_factory=set)  # [views]: torch.select(x, dim, i), the same
     narrow_functions: set = field(default_factory=set)
     slice_constructors: set = field(default_factory=set)  # [views]: `buf[slice(None)]` is `buf[:]`
     copy_methods: set = field(default_factory=set)
     unbound_receivers: set = field(default_factory=set)
+    op_namespaces: set = field(default_factory=set)  # [conversions] op_namespaces: torch.ops.aten.<op>(x, ...)
     conversion_constructors: set = field(default_factory=set)  # [conversions] constructors: torch.as_tensor
     conversion_constructor_methods: set = field(default_factory=set)  # [conversions]: t.new_tensor(pool, dtype=d)
     host_devices: set = field(default_factory=set)  # [conversions]: a copy into a host mirror keeps the dtype
@@ -321,6 +323,13 @@ class Tables:
     sized_view_methods: set = field(default_factory=set)  # [views] sized_methods: `as_strided(size, ...)`
     whole_methods: set = field(default_factory=set)  # [views] whole_methods: `clone()`, `requires_grad_()`
     whole_functions: set = field(default_factory=set)  # [views] whole_functions: `scaled_fp4_dequant(buf, s)`
+    # [views] elementwise_*: ops that keep every slot of their receiver (first argument), values changed
+    elementwise_methods: set = field(default_factory=set)
+    elementwise_functions: set = field(default_factory=set)
+    choose_functions: set = field(default_factory=set)  # [views] choose_functions: torch.where(c, x, y)
+    window_methods: set = field(default_factory=set)  # [views] window_methods: unfold(dim, size, step)
+    window_functions: set = field(default_factory=set)  # [views] window_functions: torch.unfold_copy
+    einsum_functions: set = field(default_factory=set)  # [views] einsum_functions: torch.einsum("thd->htd", x)
     # [views] dtype_keeping_*: what returns its receiver's dtype, whatever else it changes
     dtype_keeping_methods: set = field(default_factory=set)
     dtype_keeping_attributes: set = field(default_factory=set)
@@ -368,6 +377,7 @@ class Tables:
     scalar_attributes: set = field(default_factory=set)
     shape_reads: set = field(default_factory=set)  # reads of a converted pool that the cast does not change
     casts: dict = field(default_factory=dict)  # method -> CastSpelling
+    dtype_aliases: dict = field(default_factory=dict)  # [dtype_aliases]: alias -> its dtype (`half` -> `float16`)
     reinterpret_methods: set = field(default_factory=set)
     torch_dtypes: set = field(default_factory=set)
     dtype_words: tuple = ()
@@ -526,7 +536,9 @@ SECTION_FILES = {
         ("accessors.toml",),
     ),
     "cache_parameter": ("conventions.toml",),
-    **dict.fromkeys(("cast", "reinterpret", "dtype_spelling", "dtype_bytes", "cast_motion"), ("casts.toml",)),
+    **dict.fromkeys(
+        ("cast", "reinterpret", "dtype_spelling", "dtype_aliases", "dtype_bytes", "cast_motion"), ("casts.toml",)
+    ),
     "wrapper": ("flashinfer.toml", "sglang.toml"),  # FlashInfer's wrappers; sglang's fast_mla_*_plan
     **dict.fromkeys(("mla_signature", "fp8_kv_mla", "auto_backend"), ("flashinfer.toml",)),
     **dict.fromkeys(
@@ -665,6 +677,7 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "narrow_functions": "narrow_functions",
             "slice_constructors": "slice_constructors",
             "select_methods": "select_methods",
+            "select_functions": "select_functions",
             "attributes": "view_attributes",
             "dtype_keeping_methods": "dtype_keeping_methods",
             "dtype_keeping_attributes": "dtype_keeping_attributes",
@@ -673,6 +686,12 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "sized_methods": "sized_view_methods",
             "whole_methods": "whole_methods",
             "whole_functions": "whole_functions",
+            "elementwise_methods": "elementwise_methods",
+            "elementwise_functions": "elementwise_functions",
+            "choose_functions": "choose_functions",
+            "window_methods": "window_methods",
+            "window_functions": "window_functions",
+            "einsum_functions": "einsum_functions",
         },
     )
 
@@ -728,6 +747,7 @@ def _load_conversions(tables: Tables, data: dict, path: Path) -> None:
         {
             "copy_methods": "copy_methods",
             "unbound_receivers": "unbound_receivers",
+            "op_namespaces": "op_namespaces",
             "constructors": "conversion_constructors",
             "constructor_methods": "conversion_constructor_methods",
             "host_devices": "host_devices",
@@ -1022,6 +1042,15 @@ def _load_casts(tables: Tables, data: dict, path: Path) -> None:
             tuple(_get(item, "tensor_keywords", list, path, where, [])),
         )
         tables.casts[spelling.method] = spelling
+
+
+def _load_dtype_aliases(tables: Tables, data: dict, path: Path) -> None:
+    if "dtype_aliases" not in data:
+        return
+    section = _get(data, "dtype_aliases", dict, path, "")
+    for key in section:
+        for alias in _str_list(section, key, path, "dtype_aliases"):
+            tables.dtype_aliases[alias] = key
 
 
 def _load_reinterpret(tables: Tables, data: dict, path: Path) -> None:
@@ -1501,6 +1530,7 @@ _SECTION_LOADERS = (
     _load_cast_motion,
     _load_reinterpret,
     _load_dtype_spelling,
+    _load_dtype_aliases,
     _load_dtype_bytes,
     _load_wrappers,
     _load_mla_signatures,

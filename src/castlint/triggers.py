@@ -13,6 +13,7 @@ from typing import FrozenSet, Tuple
 from castlint.tables import ATTRIBUTE_ENDS, Tables
 
 SUPPRESSION_WORDS = frozenset({"castlint", "noqa: CL", "noqa:CL", "NOQA: CL"})
+_IDENTIFIER_STARTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 
 
 class TriggerWords:
@@ -43,9 +44,16 @@ class TriggerWords:
         self.casts = frozenset(
             {f".{method}(" for method in methods}
             | {f"{receiver}.{method}" for receiver in receivers for method in methods}
+            # an op of a namespace, its overload called (`torch.ops.aten._to_copy.default(pool, dtype=d)`)
+            | {f"{ns.rsplit('.', 1)[-1]}.{method}" for ns in tables.op_namespaces for method in methods}
             | {f"{q}{method}{q}" for method in methods for q in "'\""}
-            # `torch.as_tensor(pool, dtype=d)`: a constructor that converts
-            | {f"{name.rsplit('.', 1)[-1]}(" for name in tables.conversion_constructors}
+            # `torch.as_tensor(pool, dtype=d)`: a constructor that converts what it is given, a name,
+            # attribute or call on the line (its data written out, `torch.tensor([0, n])`, is no pool's)
+            | {
+                f"{name.rsplit('.', 1)[-1]}({first}"
+                for name in tables.conversion_constructors
+                for first in _IDENTIFIER_STARTS
+            }
             | {f".{name}(" for name in tables.conversion_constructor_methods}
         )
         wrappers = set()

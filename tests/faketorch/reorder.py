@@ -269,8 +269,121 @@ class ReorderOps:
     def unsafe_split_with_sizes(self, split_sizes, dim=0):
         return self.split_with_sizes(split_sizes, dim)
 
+    # -- windows (views) and copies of views ----------------------------------------------------
+    def unfold(self, dimension, size, step):
+        d = self._dim(dimension) if self._shape else 0
+        n = self._shape[d] if self._shape else 1
+        if size > n:
+            raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+        if step <= 0:
+            raise RuntimeError(f"step is {step} but must be > 0")
+        count = (n - size) // step + 1
+        st = self._stride[d] if self._shape else 1
+        shape = self._shape[:d] + (count,) + self._shape[d + 1 :] + (size,)
+        stride = self._stride[:d] + (st * step,) + self._stride[d + 1 :] + (st,)
+        return self._view(shape, stride, self._offset)
+
+    def narrow_copy(self, dim, start, length):
+        return self.narrow(dim, start, length).clone()
+
+    # -- elementwise ops that keep every slot (copies) --------------------------------------------
+    def _bitwise(self, other, op, name):
+        from faketorch.tensor import _binary
+
+        for t in (self, other):
+            if getattr(getattr(t, "dtype", None), "kind", "int") == "float" or isinstance(t, float):
+                kind = t.dtype.name if hasattr(t, "dtype") else "Float"
+                raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{kind}'")
+        return _binary(self, other, op)
+
+    def bitwise_and(self, other):
+        return self._bitwise(other, lambda a, b: int(a) & int(b), "bitwise_and")
+
+    def bitwise_or(self, other):
+        return self._bitwise(other, lambda a, b: int(a) | int(b), "bitwise_or")
+
+    def bitwise_not(self):
+        if self.dtype.kind == "float":
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        if self.dtype.kind == "bool":
+            return self._like([not v for v in self._values()])
+        return self._like([~int(v) for v in self._values()], convert=True)
+
+    __invert__ = bitwise_not
+
+    def __abs__(self):
+        return self.abs()
+
+    def exp(self):
+        if self.dtype.is_fp8:
+            raise NotImplementedError(f"\"exp_vml_cpu\" not implemented for '{self.dtype.name.capitalize()}'")
+        import math
+
+        return self._like([math.exp(v) if v < 700 else math.inf for v in self._values()], convert=True)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        if self.dtype.is_fp8:
+            raise NotImplementedError(f"\"nan_to_num\" not implemented for '{self.dtype.name.capitalize()}'")
+        if self.dtype.kind != "float":
+            return self.clone()
+        import math
+
+        top, bottom = self._torch.finfo(self.dtype).max, self._torch.finfo(self.dtype).min
+        high = top if posinf is None else posinf
+        low = bottom if neginf is None else neginf
+        out = [
+            nan if math.isnan(v) else high if v == math.inf else low if v == -math.inf else v for v in self._values()
+        ]
+        return self._like(out, convert=True)
+
 
 # -- torch.* functions ----------------------------------------------------------------------
+
+
+class _Op:
+    """`torch.ops.aten.<op>` and each of its overloads (`.default`, `.dtype`, `.int`, ...): the op
+    on its first argument, as the tensor's method (or torch's function) of that name; `_to_copy` is
+    a conversion that always copies, prims' `convert_element_type` a cast."""
+
+    def __init__(self, torch, name):
+        self._torch, self._name = torch, name
+
+    def __getattr__(self, overload):
+        if overload.startswith("__"):
+            raise AttributeError(overload)
+        return self
+
+    def __call__(self, t, *args, **kwargs):
+        name = self._name
+        if name == "_to_copy":
+            dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+            kwargs.pop("non_blocking", None)
+            moved = t.to(dtype=dtype or t.dtype, device=device or t.device)
+            return moved.clone() if moved is t else moved
+        if name == "convert_element_type":
+            moved = t.to(*args, **kwargs)
+            return moved.clone() if moved is t else moved
+        if hasattr(type(t), name):
+            return getattr(t, name)(*args, **kwargs)
+        return getattr(self._torch, name)(t, *args, **kwargs)
+
+
+class _Namespace:
+    def __init__(self, torch):
+        self._torch = torch
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Op(self._torch, name)
+
+
+class _Ops:
+    """`torch.ops`: its aten and prims namespaces."""
+
+    def __init__(self, torch):
+        self.aten = _Namespace(torch)
+        self.prims = _Namespace(torch)
 
 
 def _atleast(n):
@@ -310,6 +423,48 @@ def install(torch, tensor_cls) -> None:
         # the `*_copy` form: the view's elements in a new tensor
         setattr(torch, f"{view}_copy", lambda t, *a, __v=view, **k: getattr(t, __v)(*a, **k).clone())
     torch.alias_copy = lambda t: t.clone()
+    torch.narrow_copy = lambda t, dim, start, length: t.narrow_copy(dim, start, length)
+    torch.select_copy = lambda t, dim, index: t.select(dim, index).clone()
+    torch.unfold_copy = lambda t, dimension, size, step: t.unfold(dimension, size, step).clone()
+    torch.split_with_sizes_copy = lambda t, sizes, dim=0: [p.clone() for p in t.split_with_sizes(sizes, dim)]
+    for name in ("bitwise_and", "bitwise_or", "nan_to_num", "masked_fill", "abs"):
+        if name not in vars(torch):
+            setattr(torch, name, method(name))
+
+    def where(condition, input, other):  # noqa: A002 - torch's keyword
+        from faketorch.tensor import Tensor, _broadcast_values, broadcast_shapes, promote
+
+        tensors = [t for t in (condition, input, other) if isinstance(t, Tensor)]
+        shape = tensors[0]._shape
+        for t in tensors[1:]:
+            shape = broadcast_shapes(shape, t._shape)
+        if isinstance(input, Tensor) and isinstance(other, Tensor):
+            dt = promote(input.dtype, other.dtype)
+        else:
+            dt = (input if isinstance(input, Tensor) else other).dtype
+        picks = _broadcast_values(condition, shape, torch.bool)
+        a = _broadcast_values(input, shape, dt)
+        b = _broadcast_values(other, shape, dt)
+        base = input if isinstance(input, Tensor) else other
+        return base._like([x if c else y for c, x, y in zip(picks, a, b)], shape=shape, dtype_=dt)
+
+    torch.where = where
+
+    def einsum(equation, *operands):
+        """One operand whose output permutes its dimensions (`"thd->htd"`): a view, as torch gives."""
+        from faketorch.tensor import FakeTorchUnsupported
+
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = tuple(operands[0])
+        source, _, output = equation.replace(" ", "").partition("->")
+        if len(operands) != 1 or "," in source or "." in source or sorted(source) != sorted(output):
+            raise FakeTorchUnsupported(f"einsum({equation!r}) beyond a permutation of one operand")
+        if len(source) != operands[0].dim():
+            raise RuntimeError("einsum(): the number of subscripts in the equation does not match the operand")
+        return operands[0].permute(*[source.index(c) for c in output])
+
+    torch.einsum = einsum
+    torch.ops = _Ops(torch)
     torch.atleast_1d, torch.atleast_2d, torch.atleast_3d = _atleast(1), _atleast(2), _atleast(3)
 
     def constant_pad_nd(t, pad, value=0):

@@ -393,7 +393,8 @@ def _touches(analysis, expr: cst.BaseExpression, owners: set[str], aliases: set[
         if any(_is_prefix(text, o) or _is_prefix(o, text) for o in owners):
             return True
     try:
-        return analysis.origin(expr) >= Origin.POOL_TUPLE
+        # (a new tensor made from the pool, `-pool`, `pool * 2`, is as whole but not the pool itself)
+        return analysis.origin(expr) >= Origin.POOL_TUPLE and not _distinct(analysis, expr)
     except Exception:  # noqa: BLE001 - a node the analysis never indexed
         return False
 
@@ -2208,11 +2209,12 @@ def _widen_for_loops(analysis, assign, use: cst.Name, body, start, end):
 
 
 def _pool_aliases(analysis, body) -> set[str]:
-    """Local names in body that are ever assigned a whole pool (or a view of one)."""
+    """Local names in body that are ever assigned a whole pool (or a view of one; not a new tensor
+    made from it: `alias = -buf`, `buf * 2`, `buf.clamp(a, b)` hold a copy)."""
     names: set[str] = set()
     for node in iter_nodes(body, cst.Assign):
         try:
-            whole = analysis.origin(node.value) >= Origin.POOL_TUPLE
+            whole = analysis.origin(node.value) >= Origin.POOL_TUPLE and not _distinct(analysis, node.value)
         except Exception:  # noqa: BLE001
             whole = False
         if whole:

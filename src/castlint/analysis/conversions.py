@@ -372,20 +372,69 @@ class ConversionQueries:
         return receiver if method is not None else None
 
     def chained_into_cast(self, call: cst.Call) -> bool:
-        """Is this cast converted again right away (`pool.to(f32).to(bf16)`)? The chain is
-        reported once, at its last cast."""
-        parent = self.parents.get(call)
-        if isinstance(parent, cst.Attribute) and parent.value is call:
-            outer = self.parents.get(parent)
-            return isinstance(outer, cst.Call) and outer.func is parent and self.cast_target(outer) is not None
-        if isinstance(parent, cst.Arg):
-            outer = self.parents.get(parent)
-            if isinstance(outer, cst.Call) and self.cast_target(outer) is not None:
-                return self.cast_receiver(outer) is call
+        """Is this cast converted again right away (`pool.to(f32).to(bf16)`), or after an elementwise
+        op that keeps every slot (`(pool.int() & 0xF).to(d)`, `pool.float().clamp(a, b).half()`)? The
+        chain is reported once, at its last cast."""
+        node = call
+        while node is not None:
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                outer = self.parents.get(parent)
+                if isinstance(outer, cst.Call) and outer.func is parent and self.cast_target(outer) is not None:
+                    return True
+            if isinstance(parent, cst.Arg):
+                outer = self.parents.get(parent)
+                if isinstance(outer, cst.Call) and self.cast_target(outer) is not None:
+                    return self.cast_receiver(outer) is node
+            node = self._slots_kept_by(node)
         return False
 
+    def _slots_kept_by(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The expression right around node that keeps every slot of it, elementwise: arithmetic
+        with a number (`node & 0xF`, `node * 2`) or an elementwise method ([views] elementwise_methods:
+        `node.clamp(a, b)`); None for anything else."""
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.BinaryOperation):
+            other = parent.right if parent.left is node else parent.left
+            while isinstance(other, cst.UnaryOperation):
+                other = other.expression
+            return parent if isinstance(other, (cst.Integer, cst.Float)) else None
+        if (
+            isinstance(parent, cst.Attribute)
+            and parent.value is node
+            and parent.attr.value in self.tables.elementwise_methods
+        ):
+            outer = self.parents.get(parent)
+            return outer if isinstance(outer, cst.Call) and outer.func is parent else None
+        return None
+
+    def _kept_source(self, node: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+        """What node keeps every slot of, through _slots_kept_by's ops (`(x & 0xF)` -> x)."""
+        while node is not None:
+            if isinstance(node, cst.BinaryOperation):
+                left, right = node.left, node.right
+                for whole, other in ((left, right), (right, left)):
+                    while isinstance(other, cst.UnaryOperation):
+                        other = other.expression
+                    if isinstance(other, (cst.Integer, cst.Float)):
+                        node = whole
+                        break
+                else:
+                    return node
+                continue
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in self.tables.elementwise_methods
+            ):
+                node = node.func.value
+                continue
+            return node
+        return node
+
     def cast_chain(self, call: cst.Call) -> List[Tuple[cst.Call, str]]:
-        """The casts of a chain ending at call, innermost first: [(call, target), ...]."""
+        """The casts of a chain ending at call, innermost first: [(call, target), ...]; elementwise
+        ops between them (chained_into_cast) are read through."""
         chain = []
         node = call
         while isinstance(node, cst.Call):
@@ -393,7 +442,7 @@ class ConversionQueries:
             if target is None:
                 break
             chain.append((node, target))
-            node = self.cast_receiver(node)
+            node = self._kept_source(self.cast_receiver(node))
         return list(reversed(chain))
 
     def pool_casts(self) -> List[Tuple[cst.Call, str]]:

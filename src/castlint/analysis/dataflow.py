@@ -22,6 +22,7 @@ docs/analysis.md.
 
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -32,6 +33,21 @@ from castlint.analysis.object_flow import SELF_CLASS, ObjectFlow
 from castlint.analysis.origin import Origin
 from castlint.analysis.tree import NodeIndex, TreeNavigation, children, dotted, iter_nodes, name_parts, resolve_scopes
 from castlint.tables import Tables
+
+# A constructor's data written out: Python values, never a tensor's copy (constructor_parts)
+_WRITTEN_DATA = (
+    cst.List,
+    cst.Tuple,
+    cst.Set,
+    cst.ListComp,
+    cst.SetComp,
+    cst.GeneratorExp,
+    cst.Integer,
+    cst.Float,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
+)
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:
@@ -55,6 +71,24 @@ _SCOPE_NODES = (
     cst.GeneratorExp,
 )
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
+
+
+_EINSUM_LETTERS = re.compile(r"\.\.\.|[A-Za-z]")
+_EINSUM_NAMES = re.compile(r"\.\.\.|[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _einsum_dims(side: str) -> Optional[List[str]]:
+    """The dimensions one side of an einsum equation names: letters (`thd`), or names separated by
+    spaces as einops writes them (`t h d`, `blocks heads dim`), `...` as one; None for several
+    operands (`,`) or anything else (a parenthesized group)."""
+    side = side.strip()
+    if not side or "," in side:
+        return None
+    spaced = " " in side
+    pattern = _EINSUM_NAMES if spaced else _EINSUM_LETTERS
+    dims = pattern.findall(side)
+    rest = pattern.sub("", side).replace(" ", "")
+    return dims if dims and not rest else None
 
 
 def _display_element(value: cst.BaseExpression, key) -> Optional[cst.BaseExpression]:
@@ -177,6 +211,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return max((self.origin(v, depth) for v in sent), default=Origin.OTHER)
         if isinstance(expr, cst.BinaryOperation):
             return self._elementwise_origin(expr, depth)
+        if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            # `-pool`, `~packed`, `+pool`: every slot, elementwise
+            found = self.origin(expr.expression, depth)
+            return found if found >= Origin.PREFIX or found == Origin.GATHERED else Origin.OTHER
         if isinstance(expr, (cst.Tuple, cst.List)):
             inner = [self.origin(e.value, depth) for e in expr.elements if isinstance(e, cst.Element)]
             # `[*self.k_caches, *self.v_caches]`: the elements of a container of whole caches
@@ -572,6 +610,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     *t.view_functions,
                     *t.concat_functions,
                     *t.pack_functions,
+                    *t.elementwise_functions,
+                    *t.choose_functions,
+                    *t.window_functions,
+                    *t.einsum_functions,
+                    *t.select_functions,
                 )
             }
             self._short_names = names
@@ -623,6 +666,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         qualified = self.call_name(expr)
         if not qualified or not expr.args:
             return None
+        qualified = qualified.removeprefix("builtins.")  # `abs(pool)`: the builtin, as the tables name it
         short = qualified.rsplit(".", 1)[-1]
         if qualified in t.gather_table_functions:
             table = self._gathered_table(expr)
@@ -633,17 +677,33 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if qualified in t.pack_functions:  # (the join, what undoes it): unpacked, the first is the join
             joined = self._joined_origin(expr, depth)
             return Origin.POOL_TUPLE if joined == Origin.POOL else joined
+        if qualified in t.choose_functions:
+            return self._chosen_origin(expr, depth)
+        if qualified in t.select_functions:
+            first_arg = self._first_positional(expr.args)
+            rest = [a for a in expr.args if a.value is not first_arg]
+            selected = self._selected(expr, first_arg, rest) if first_arg is not None else None
+            return self.origin(selected, depth) if selected is not None else Origin.OTHER
+        if qualified in t.einsum_functions:
+            order = self.einsum_order(expr)
+            if order is None:
+                return Origin.OTHER  # a contraction or a reduction: a new value
+            found = self.origin(order[0], depth)
+            return found if found >= Origin.PREFIX or found == Origin.GATHERED else Origin.OTHER
         view = (
             short in t.view_functions
             or qualified in t.view_functions
             or short in t.whole_functions
             or qualified in t.whole_functions
+            or qualified in t.elementwise_functions
         )
+        tuple_view = qualified in t.tuple_view_functions or short in t.tuple_view_functions
         if not (
             view
             or qualified in t.gather_functions
-            or qualified in t.tuple_view_functions
+            or tuple_view
             or qualified in t.narrow_functions
+            or qualified in t.window_functions
         ):
             return None
         first_arg = self._first_positional(expr.args)
@@ -651,14 +711,80 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if first >= Origin.PREFIX:
             if qualified in t.gather_functions:
                 return Origin.GATHERED
-            if qualified in t.tuple_view_functions:
+            if tuple_view:
                 return Origin.POOL_TUPLE if first >= Origin.POOL_TUPLE else first
             if qualified in t.narrow_functions:
                 return self._narrow_origin(first, [a for a in expr.args if a.value is not first_arg])
+            if qualified in t.window_functions:
+                return self._window_origin(first, [a for a in expr.args if a.value is not first_arg])
             return first
         if first == Origin.GATHERED:
             return Origin.GATHERED
         return None if view and isinstance(expr.func, cst.Name) else Origin.OTHER
+
+    def _chosen_origin(self, call: cst.Call, depth: int) -> Origin:
+        """`torch.where(cond, x, y)` ([views] choose_functions): each element from x or y, as whole as
+        the most whole of them (a gather when only gathers are chosen from); `where(cond)` alone gives
+        indices."""
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        chosen = positional[1:3] + [keywords[k] for k in ("input", "other") if k in keywords]
+        found = [self.origin(v, depth) for v in chosen]
+        best = max(found, default=Origin.OTHER)
+        if best >= Origin.PREFIX or best == Origin.GATHERED:
+            return best
+        return Origin.OTHER
+
+    def einsum_order(self, call: cst.Call) -> Optional[Tuple[cst.BaseExpression, List[int]]]:
+        """(the operand, for each output dimension the input dimension it is) of an einsum
+        ([views] einsum_functions) over one operand whose output is a permutation of its input's
+        dimensions (`torch.einsum("thd->htd", kb)`, `einops.einsum(kb, "t h d -> h t d")`); None for
+        a contraction, a reduction, a repeated or implicit output, or an equation not written out."""
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in positional) or any(a.keyword is not None for a in call.args):
+            return None
+        equations = [a.value for a in positional if isinstance(a.value, cst.SimpleString)]
+        operands = [a.value for a in positional if not isinstance(a.value, cst.SimpleString)]
+        if len(equations) != 1:
+            return None
+        if len(operands) == 1 and isinstance(operands[0], (cst.List, cst.Tuple)):
+            elements = operands[0].elements
+            if any(isinstance(e, cst.StarredElement) for e in elements):
+                return None
+            operands = [e.value for e in elements]
+        if len(operands) != 1:
+            return None
+        equation = equations[0].evaluated_value
+        if not isinstance(equation, str) or equation.count("->") != 1:
+            return None
+        sides = [_einsum_dims(side) for side in equation.split("->")]
+        if sides[0] is None or sides[1] is None:
+            return None
+        source, output = sides
+        if len(set(source)) != len(source) or sorted(source) != sorted(output):
+            return None
+        return operands[0], [source.index(d) for d in output]
+
+    def _window_origin(self, receiver: Origin, args) -> Origin:
+        """unfold(dimension, size, step) ([views] window_methods): along a later dimension every
+        token stays; along the first, windows that skip no slot (a step of 1, or the size itself)
+        keep every token, a longer step a strided subset (as `[::2]`)."""
+        positional = [a.value for a in args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+        names = ("dimension", "size", "step")
+        values = [positional[i] if i < len(positional) else keywords.get(n) for i, n in enumerate(names)]
+        dim, size, step = values
+        if receiver == Origin.GATHERED:
+            return receiver
+        if isinstance(dim, cst.Integer) and dim.evaluated_value != 0:
+            return receiver  # windows along the heads or the width: every token
+        if isinstance(dim, cst.UnaryOperation) and isinstance(dim.expression, cst.Integer):
+            return receiver  # a negative literal: a trailing dimension of a cache
+        if not (isinstance(dim, cst.Integer) and step is not None and size is not None):
+            return Origin.PREFIX if receiver == Origin.POOL else receiver
+        if (isinstance(step, cst.Integer) and step.evaluated_value == 1) or self.code(step) == self.code(size):
+            return receiver
+        return Origin.PREFIX if receiver == Origin.POOL else receiver
 
     def _joined_origin(self, call: cst.Call, depth: int) -> Origin:
         """`torch.cat([a, b])`: whole when a joined tensor is whole (a list of pools is a tuple
@@ -683,8 +809,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return Origin.POOL_TUPLE if r >= Origin.POOL_TUPLE else r
             if method in t.narrow_methods:
                 return self._narrow_origin(r, args)
-            if method in t.select_methods and receiver is call.func.value:
-                selected = self._selected(call)
+            if method in t.window_methods:
+                return self._window_origin(r, args)
+            if method in t.elementwise_methods:
+                return r  # `buf.masked_fill(m, 0)`, `buf.clamp(lo, hi)`: every slot, values changed
+            if method in t.select_methods:  # (`torch.Tensor.select(x, d, i)`, `aten.select.int(x, d, i)` too)
+                selected = self._selected(call, receiver, args)
                 if selected is not None:
                     return self.origin(selected, depth)
             if method in t.sized_view_methods and not self._own_size(receiver, args):
@@ -700,10 +830,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return r  # `buf.clone()`, `buf.requires_grad_(False)`: every element
             if self.cast_target(call) is not None:
                 return r  # a converted copy is as big as what it converts
+            spelling = t.casts.get(method)
+            if spelling is not None and spelling.form == "to":
+                return r  # `pool.to("cuda")`, `pool.to(dev, non_blocking=True)`: every slot, moved
         if r == Origin.GATHERED and (
             method in t.view_methods
             or method in t.tuple_view_methods
             or method in t.narrow_methods
+            or method in t.elementwise_methods
+            or method in t.window_methods
             or self.cast_target(call) is not None
         ):
             return Origin.GATHERED
@@ -725,16 +860,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         spelled = self.code(size)
         return spelled in (f"{own}.size()", f"{own}.shape")
 
-    def _selected(self, call: cst.Call) -> Optional[cst.Subscript]:
-        """`x.select(d, i)` as the subscript `x[:, ..., i]` (d slices before i); None unless d is a
-        non-negative int."""
-        args = [a for a in call.args if not a.star]
-        if len(args) != 2 or len(args) != len(call.args) or not isinstance(args[0].value, cst.Integer):
+    def _selected(self, call: cst.Call, receiver: cst.BaseExpression, rest) -> Optional[cst.Subscript]:
+        """`x.select(d, i)` (or `torch.select(x, d, i)`: rest, the arguments after x) as the subscript
+        `x[:, ..., i]` (d slices before i); None unless d is a non-negative int."""
+        args = [a for a in rest if not a.star]
+        if (
+            len(args) != 2
+            or len(args) != len(rest)
+            or any(a.keyword is not None for a in args)
+            or not isinstance(args[0].value, cst.Integer)
+        ):
             return None
         cache = self.__dict__.setdefault("_selected_nodes", {})
         if id(call) not in cache:
             whole = [cst.SubscriptElement(cst.Slice(None, None))] * int(args[0].value.value, 0)
-            node = cst.Subscript(call.func.value, [*whole, cst.SubscriptElement(cst.Index(args[1].value))])
+            node = cst.Subscript(receiver, [*whole, cst.SubscriptElement(cst.Index(args[1].value))])
             self.parents.setdefault(node, self.parents.get(call))
             cache[id(call)] = node
         return cache[id(call)]
@@ -745,12 +885,28 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return True
         if (
             accessor.arity
-            and len(call.args) == accessor.arity
-            and not any(a.star or a.keyword is not None for a in call.args)
-            and self.index_kind(call.args[0].value) == SCALAR
+            and len([a for a in call.args if a.keyword is None]) == accessor.arity
+            and not any(a.star for a in call.args)
+            and call.args[0].keyword is None
+            and (
+                self.index_kind(call.args[0].value) == SCALAR
+                or (self._inherited_in_accessor(call) and self.index_kind(call.args[0].value) != TENSOR)
+            )
         ):
-            return True  # `mgr.get_buffers(i)`: the accessor's own signature, whatever holds it
+            # `mgr.get_buffers(i)`, `mgr.get_buffers(i, kv_layout="HND")`: the accessor's own signature
+            # (its positional arguments), whatever holds it
+            return True
         return any(text.rsplit(".", 1)[-1] in accessor.receivers for text in self._spellings(call.func.value))
+
+    def _inherited_in_accessor(self, call: cst.Call) -> bool:
+        """Is `self.<accessor>(i, ...)` called in an accessor of self's class (a learnt one: a
+        subclass of the engine's manager converting what the inherited accessor returns)? Its layer
+        index is then the accessor's own parameter, as castlint.analysis.pool_classes reads it."""
+        receiver = call.func.value
+        if not (isinstance(receiver, cst.Name) and receiver.value == "self"):
+            return False
+        func = self.enclosing_function(call)
+        return func is not None and func.name.value in self.tables.accessors and self.method_class(func) is not None
 
     def _small_state_method(self, receiver: cst.BaseExpression, method: str) -> bool:
         """Is `receiver.method(...)`, a known accessor name, a method of a class of this module that
@@ -871,14 +1027,47 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return constructed
         if not isinstance(func, cst.Attribute):
             return None, None, call.args
-        if self._is_unbound_receiver(func.value):
+        op = self.namespace_op(func)  # `torch.ops.aten.permute.default(buf, dims)`: buf.permute(dims)
+        if op is not None or self._is_unbound_receiver(func.value):
+            method = op if op is not None else func.attr.value
             args = self.spread_args(call.args)  # `torch.Tensor.to(*call)` of `call = (buf, dt)`
             positional = [a for a in args if a.keyword is None and not a.star]
             if not positional or any(a.star == "*" for a in args[: args.index(positional[0])]):
-                return None, func.attr.value, call.args
+                return None, method, call.args
             first = positional[0]
-            return first.value, func.attr.value, tuple(a for a in args if a is not first)
+            return first.value, method, tuple(a for a in args if a is not first)
         return func.value, func.attr.value, call.args
+
+    def namespace_op(self, func: cst.BaseExpression) -> Optional[str]:
+        """The op of `torch.ops.aten.<op>(...)` or of its overload `torch.ops.aten.<op>.<overload>(...)`
+        (rules/accessors.toml [conversions] op_namespaces, as spelled or under the module's imports:
+        `from torch.ops import aten`); None for any other callee. Its ops take the tensor first: the
+        call is the unbound method `<op>` of its first argument."""
+        namespaces = self.tables.op_namespaces
+        if not namespaces or not isinstance(func, cst.Attribute):
+            return None
+        cache = self.__dict__.setdefault("_namespace_ops", {})
+        if id(func) in cache:
+            return cache[id(func)]
+        found = None
+        text = dotted(func)
+        if text is not None and any(ns.rsplit(".", 1)[-1] in text for ns in namespaces):
+            spellings = [text]
+            scope = self.scopes.get(func)
+            if scope is not None:
+                spellings += [q.name for q in scope.get_qualified_names_for(func)]
+            root, _, rest = text.partition(".")
+            held = self._namespace_aliases().get(root)
+            if held is not None and rest:  # `aten = torch.ops.aten` at module level: `aten.permute.default`
+                spellings.append(f"{held}.{rest}")
+            for spelled in spellings:
+                for ns in namespaces:
+                    if spelled.startswith(ns + "."):
+                        parts = spelled[len(ns) + 1 :].split(".")
+                        if len(parts) <= 2 and parts[0].isidentifier():
+                            found = parts[0]
+        cache[id(func)] = found
+        return found
 
     def constructor_parts(self, call: cst.Call):
         """`torch.as_tensor(x, dtype=d, device=dev)` ([conversions] constructors) read as the cast
@@ -899,13 +1088,45 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
             return None
         first = call.args[0]
+        if isinstance(first.value, _WRITTEN_DATA):
+            return None  # `torch.tensor([0, n], dtype=d)`: a new tensor of Python values, no copy of a pool
         return first.value, "to", tuple(a for a in call.args if a is not first)
 
+    def _namespace_aliases(self) -> Dict[str, str]:
+        """Module-level names bound once to an op namespace or a part of its path (`aten =
+        torch.ops.aten`, `ops = torch.ops`): name -> the dotted path."""
+        found = self.__dict__.get("_ns_aliases")
+        if found is None:
+            namespaces = self.tables.op_namespaces
+            bound: Dict[str, List[str]] = {}
+            for statement in self.module.body:
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                for small in statement.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            if isinstance(target.target, cst.Name):
+                                bound.setdefault(target.target.value, []).append(dotted(small.value) or "")
+            found = {
+                name: values[0]
+                for name, values in bound.items()
+                if len(values) == 1
+                and any(ns == values[0] or ns.startswith(values[0] + ".") for ns in namespaces)
+                and "." in values[0]
+            }
+            self._ns_aliases = found
+        return found
+
     def _is_unbound_receiver(self, expr: cst.BaseExpression) -> bool:
-        """`torch.Tensor` (or `Tensor` imported from torch) in `torch.Tensor.to(pool, d)`."""
+        """`torch.Tensor` (or `Tensor` imported from torch) in `torch.Tensor.to(pool, d)`; an op
+        namespace or one of its ops in `torch.ops.aten.<op>(x, ...)` / `torch.ops.aten.<op>.<overload>(x,
+        ...)` (the callee's op is then namespace_op's)."""
         text = dotted(expr)
         if text is None:
             return False
+        parent = self.parents.get(expr)
+        if isinstance(parent, cst.Attribute) and parent.value is expr and self.namespace_op(parent) is not None:
+            return True
         receivers = self.tables.unbound_receivers
         if text in receivers:
             return True
@@ -1022,6 +1243,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if base <= Origin.GATHERED:
             return base
         elements = self.slice_elements(sub)
+        if not elements:
+            return base  # `buf[()]`: no index, the tensor itself
         if base == Origin.POOL_TUPLE:
             # a container of whole caches (a per-layer list, a K/V pair, split views):
             # an index selects one whole cache, unless it is a tensor of indices
@@ -1045,17 +1268,41 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def slice_elements(self, sub: cst.Subscript) -> list:
         """The subscript's elements, an index by an explicit slice object (rules/accessors.toml
         [views] slice_constructors: `buf[slice(None)]`, `buf[slice(0, n)]`) read as the slice it
-        spells; the others as written."""
+        spells; a bound or step written `None` as left out (`buf[0:None]` is `buf[0:]`); the empty
+        tuple as no index at all (`buf[()]`: the tensor itself); the others as written."""
+        cache = self.__dict__.setdefault("_elements", {})
+        found = cache.get(id(sub))
+        if found is None:
+            found = cache[id(sub)] = self._slice_elements(sub)
+        return found
+
+    def _slice_elements(self, sub: cst.Subscript) -> list:
         elements = list(sub.slice)
+        if (
+            len(elements) == 1
+            and isinstance(elements[0].slice, cst.Index)
+            and isinstance(elements[0].slice.value, cst.Tuple)
+            and not elements[0].slice.value.elements
+        ):
+            return []  # `buf[()]` (a tuple of indices keyed otherwise is left as written: `d[(layer, "k")]`)
         makers = self.tables.slice_constructors
-        if not makers:
-            return elements
         out = []
         for element in elements:
             inner = element.slice
+            if isinstance(inner, cst.Slice) and any(_is_none(b) for b in (inner.lower, inner.upper, inner.step) if b):
+                element = cst.SubscriptElement(
+                    cst.Slice(
+                        lower=None if inner.lower is None or _is_none(inner.lower) else inner.lower,
+                        upper=None if inner.upper is None or _is_none(inner.upper) else inner.upper,
+                        step=None if inner.step is None or _is_none(inner.step) else inner.step,
+                    )
+                )
+                out.append(element)
+                continue
             value = inner.value if isinstance(inner, cst.Index) else None
             if (
-                isinstance(value, cst.Call)
+                makers
+                and isinstance(value, cst.Call)
                 and (self.call_name(value) or "").removeprefix("builtins.") in makers
                 and 1 <= len(value.args) <= 3
                 and all(a.keyword is None and not a.star for a in value.args)
@@ -1078,6 +1325,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         t = self.tables
         known = t.dim_swaps | t.dim_moves | t.dim_orders
         qualified = self.call_name(holder) or ""
+        if qualified in t.einsum_functions:  # `torch.einsum("thd->htd", buf)`: where its first letter went
+            order = self.einsum_order(holder)
+            return order[1].index(0) if order is not None else None
         if qualified in known and "." in qualified:  # `torch.movedim(buf, 1, 0)`
             first = self._first_positional(holder.args)
             if first is None:

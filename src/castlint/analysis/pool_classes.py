@@ -515,7 +515,7 @@ class _Method:
                     return TUPLE
                 if receiver in (LAYER, BAD) and (name in t.gather_methods or name in t.narrow_methods):
                     return BAD
-                if name in self.known and self._receiver_ok(name, func.value) and self._own(func.value):
+                if name in self.known and self._receiver_ok(name, func.value, node) and self._own(func.value):
                     self.opaque = True
                     return self.known[name]  # delegation to the class's own or a held pool
             elif name in self.known and name not in t.accessors:
@@ -585,9 +585,21 @@ class _Method:
             return self._own(node.value, depth + 1)
         return False
 
-    def _receiver_ok(self, name: str, receiver: ast.AST) -> bool:
+    def _receiver_ok(self, name: str, receiver: ast.AST, call: Optional[ast.Call] = None) -> bool:
         accessor = self.tables.accessors.get(name)
         if accessor is None or not accessor.receivers:
+            return True
+        if (
+            call is not None
+            and accessor.arity
+            and len(call.args) == accessor.arity
+            and all(k.arg is not None for k in call.keywords)
+            and not any(isinstance(a, ast.Starred) for a in call.args)
+            and self._layer_index(call.args[0])
+            and not isinstance(call.args[0], ast.Constant)
+        ):
+            # the accessor's own signature (`self.get_buffers(layer_idx)` in a subclass of the engine's
+            # manager), as ModuleAnalysis._accessor_receiver_ok reads it on any receiver
             return True
         text = pyast.dotted(receiver) or ""
         return text.rsplit(".", 1)[-1] in accessor.receivers
@@ -784,7 +796,8 @@ _TEXT: Dict[tuple, Tuple[Tables, tuple]] = {}
 
 def _text_tests(tables: Tables, known: Iterable[str] = ()) -> tuple:
     """(a return that indexes an attribute of self, an allocation stored on self or in a list,
-    a subscript of a cache attribute or a return that delegates to an accessor): a file can
+    a subscript of a cache attribute, a return that delegates to an accessor or an accessor called on
+    self): a file can
     define a pool class only if its text has the first two, or the third."""
     key = (id(tables), frozenset(known))
     hit = _TEXT.get(key)
@@ -798,6 +811,8 @@ def _text_tests(tables: Tables, known: Iterable[str] = ()) -> tuple:
                 re.compile(rb"return\s+[^\n#]*\bself\.\w+[\w.]*\s*\["),
                 re.compile(rf"(?:self\.\w+\s*(?::[^=\n]*)?=|\[|\.append\()\s*(?:torch\.)?(?:{allocation})\(".encode()),
                 re.compile(rf"\.(?:{attributes})\[|return\s+[^\n#]*\.(?:{accessors})\(".encode()),
+                # an accessor the class inherits, called on self (`raw = self.get_buffers(i)`, then converted)
+                re.compile(rf"self\.(?:{accessors})\(".encode()),
             ),
         )
         if len(_TEXT) > 64:
@@ -809,8 +824,8 @@ def candidate(source: bytes, tables: Tables, known: Iterable[str] = ()) -> bool:
     """Could source define a pool class (cheap text tests)?"""
     if b"class" not in source or b"return" not in source:
         return False
-    returns, allocation, reads = _text_tests(tables, known)
-    if reads.search(source) is not None:
+    returns, allocation, reads, inherited = _text_tests(tables, known)
+    if reads.search(source) is not None or inherited.search(source) is not None:
         return True
     return returns.search(source) is not None and allocation.search(source) is not None
 

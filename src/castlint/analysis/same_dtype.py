@@ -628,16 +628,31 @@ def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
         return True
     positional, keywords = analysis.expanded_args(args)
     spelling = analysis.tables.casts.get(method)
-    keyword, is_tensor = spelling.keyword_target(keywords) if spelling is not None else (None, False)
-    target = None if is_tensor else keyword
-    if target is None:
-        if spelling is None or spelling.form not in ("to", "one-arg"):
-            return False
-        target = next((v for v in positional if dotted(v) is not None), None)
-        if target is None or analysis.cast_target(call) != analysis.code(target):
-            return False  # `.to(other_tensor)`, a device: not a dtype written out
+    if spelling is not None and spelling.form == "no-args" and spelling.target:
+        targets = {f"torch.{spelling.target}"}  # `.int()` of a pool allocated in torch.int32
+    else:
+        keyword, is_tensor = spelling.keyword_target(keywords) if spelling is not None else (None, False)
+        target = None if is_tensor else keyword
+        if target is None:
+            if spelling is None or spelling.form not in ("to", "one-arg"):
+                return False
+            target = next((v for v in positional if dotted(v) is not None), None)
+            if target is None or analysis.cast_target(call) != analysis.code(target):
+                return False  # `.to(other_tensor)`, a device: not a dtype written out
+        targets = _spelled(analysis, target)
     allocated = _allocation_dtypes(analysis, receiver, 0)
-    return bool(allocated) and bool(allocated & _spelled(analysis, target))
+    aliases = analysis.tables.dtype_aliases
+    return bool(allocated) and bool(_canonical(allocated, aliases) & _canonical(targets, aliases))
+
+
+def _canonical(spellings: Set[str], aliases: dict) -> Set[str]:
+    """Spellings of dtypes with torch's other names read as the dtype (`torch.half` -> `torch.float16`,
+    rules/casts.toml [dtype_aliases])."""
+    out = set()
+    for text in spellings:
+        head, _, name = text.rpartition(".")
+        out.add(f"{head}.{aliases[name]}" if head == "torch" and name in aliases else text)
+    return out
 
 
 def copy_keeps_dtype(analysis: "ModuleAnalysis", source: cst.BaseExpression, dtype: cst.BaseExpression) -> bool:

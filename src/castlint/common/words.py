@@ -9,13 +9,22 @@ def any_word(text: bytes, words) -> bool:
     """Does any of words (bytes) occur in text? Through their anchors (castlint.prefilter.has_trigger).
     A word holds its anchor at a known offset: where the anchor occurs a few times, the words are
     matched there (startswith) instead of each searched for in the whole text."""
-    for anchor, covered in _placed(words if type(words) is tuple else tuple(words)):
+    for anchor, covered, shapes in _placed(words if type(words) is tuple else tuple(words)):
         i = text.find(anchor)
         if i < 0:
             continue
         if len(covered) == 1:
             if covered[0][0] in text:
                 return True
+            continue
+        if shapes is not None:
+            # many words of a few shapes (the anchor at one offset, one length: `tensor(a`,
+            # `tensor(b`, ...): the bytes around each occurrence are looked up, whatever their number
+            while i >= 0:
+                for at, length, group in shapes:
+                    if i >= at and text[i - at : i - at + length] in group:
+                        return True
+                i = text.find(anchor, i + 1)
             continue
         seen = 0
         while i >= 0:
@@ -33,8 +42,19 @@ def any_word(text: bytes, words) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _placed(words: tuple) -> tuple:
-    """_anchors, each covered word with the offset of its anchor in it."""
-    return tuple((anchor, tuple((w, w.find(anchor)) for w in covered)) for anchor, covered in _anchors(words))
+    """_anchors, each covered word with the offset of its anchor in it, and the words' shapes
+    ((offset, length, the words of that shape), ...) where they are many words of few shapes
+    (None otherwise)."""
+    out = []
+    for anchor, covered in _anchors(words):
+        placed = tuple((w, w.find(anchor)) for w in covered)
+        shapes: dict = {}
+        for w, at in placed:
+            shapes.setdefault((at, len(w)), set()).add(w)
+        few = len(placed) >= 16 and len(shapes) * 8 <= len(placed)
+        grouped = tuple((at, length, frozenset(ws)) for (at, length), ws in shapes.items()) if few else None
+        out.append((anchor, placed, grouped))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=256)
