@@ -116,7 +116,8 @@ FAMILIES = {
             body=CAST + "p = isinstance(other, Paged)\nreturn k[idx]\n",
         ),
         "runs `__subclasshook__`",
-        ("callback", "isinstance", "__subclasshook__"),
+        # round 5: ABCMeta's checks calling a member of the class are also library code (_open_hit)
+        [("callback", "isinstance", "__subclasshook__"), ("patch", "_open_hit", lambda analysis: None)],
     ),
     "a dunder bound after the class statement": (
         dict(
@@ -248,7 +249,8 @@ FAMILIES = {
             body=CAST + "return k[idx]\n",
         ),
         "is a tensor subclass",
-        ("patch", "_module_problems", lambda analysis: []),
+        # round 5: torch.Tensor is also a library base whose code may call the subclass's `float`
+        [("patch", "_module_problems", lambda analysis: []), ("patch", "_open_hit", lambda analysis: None)],
     ),
 }
 
@@ -272,6 +274,10 @@ def reason(finding) -> str:
 
 
 def weaken(monkeypatch, weaker):
+    if isinstance(weaker, list):
+        for one in weaker:
+            weaken(monkeypatch, one)
+        return
     kind, where, what = weaker
     if kind == "patch":
         monkeypatch.setattr(cast_motion, where, what)

@@ -90,7 +90,8 @@ FAMILIES = {
             body="hooks = types.SimpleNamespace(item=self._sync)\n" + CAST + "n = hooks.item()\nreturn k[idx]\n",
         ),
         "`item`",
-        ("patch", "_members_bound_outside", lambda analysis: []),
+        # round 5: the bound method passed on as a value is also an escaping writer (_escaped_writer)
+        [("patch", "_members_bound_outside", lambda analysis: []), ("patch", "_escaped_writer", lambda analysis: None)],
     ),
     "a read-only method name bound by an attribute store": (
         dict(
@@ -102,7 +103,7 @@ FAMILIES = {
             body="other.tolist = self._sync\n" + CAST + "n = other.tolist()\nreturn k[idx]\n",
         ),
         "`tolist`",
-        ("patch", "_members_bound_outside", lambda analysis: []),
+        [("patch", "_members_bound_outside", lambda analysis: []), ("patch", "_escaped_writer", lambda analysis: None)],
     ),
     "an alias made by unary + (Tensor.positive returns the tensor itself)": (
         dict(body=ALIAS.format(op="+")),
@@ -146,6 +147,10 @@ def reason(finding) -> str:
 
 
 def weaken(monkeypatch, weaker):
+    if isinstance(weaker, list):
+        for one in weaker:
+            weaken(monkeypatch, one)
+        return
     kind, where, what = weaker
     if kind == "patch":
         monkeypatch.setattr(cast_motion, where, what)
