@@ -33,15 +33,9 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from castlint.analysis import cast_motion
-from castlint.checks.cast_before_gather import CastBeforeGather
-from castlint.config import Config
-from castlint.engine import module_context
 from castlint.fixes import FixOptions, fix_source
 from castlint.models import FixSafety
-from castlint.tables import load_tables
-
-TABLES = load_tables()
+from fix_safety_helpers import TABLES, cl003, reason, weaken
 
 TEMPLATE = """import abc
 import sys
@@ -261,31 +255,6 @@ def source(parts: dict) -> bytes:
     if "POOL" in prelude:
         prelude += "\n\nPOOL = None\n"
     return TEMPLATE.format(prelude=prelude, members=parts.get("members", ""), body=body.rstrip("\n")).encode()
-
-
-def cl003(src: bytes):
-    module = cst.parse_module(src)
-    ctx = module_context(module, "backend.py", TABLES, Config().cost_model(TABLES))
-    return CastBeforeGather().check(ctx)
-
-
-def reason(finding) -> str:
-    return " ".join((finding.fix.description if finding.fix else finding.unfixable_reason or "").split())
-
-
-def weaken(monkeypatch, weaker):
-    if isinstance(weaker, list):
-        for one in weaker:
-            weaken(monkeypatch, one)
-        return
-    kind, where, what = weaker
-    if kind == "patch":
-        monkeypatch.setattr(cast_motion, where, what)
-    elif kind == "protocol":
-        monkeypatch.setitem(TABLES.protocols, where, TABLES.protocols[where] - {what})
-    else:
-        entry = dict(TABLES.callbacks[where], dunders=TABLES.callbacks[where]["dunders"] - {what})
-        monkeypatch.setitem(TABLES.callbacks, where, entry)
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

@@ -23,18 +23,11 @@ torch by the benchmark (benchmarks/fix_behaviour_4/validate_hazards.py and run.p
 
 from __future__ import annotations
 
-import libcst as cst
 import pytest
 
-from castlint.analysis import cast_motion
-from castlint.checks.cast_before_gather import CastBeforeGather
-from castlint.config import Config
-from castlint.engine import module_context
 from castlint.fixes import FixOptions, fix_source
 from castlint.models import FixSafety
-from castlint.tables import load_tables
-
-TABLES = load_tables()
+from fix_safety_helpers import TABLES, cl003, reason, weaken
 
 TEMPLATE = """import types
 import weakref
@@ -134,28 +127,6 @@ def source(parts: dict) -> bytes:
     return TEMPLATE.format(
         prelude=parts.get("prelude", ""), members=parts.get("members", ""), body=body.rstrip("\n")
     ).encode()
-
-
-def cl003(src: bytes):
-    module = cst.parse_module(src)
-    ctx = module_context(module, "backend.py", TABLES, Config().cost_model(TABLES))
-    return CastBeforeGather().check(ctx)
-
-
-def reason(finding) -> str:
-    return " ".join((finding.fix.description if finding.fix else finding.unfixable_reason or "").split())
-
-
-def weaken(monkeypatch, weaker):
-    if isinstance(weaker, list):
-        for one in weaker:
-            weaken(monkeypatch, one)
-        return
-    kind, where, what = weaker
-    if kind == "patch":
-        monkeypatch.setattr(cast_motion, where, what)
-    else:
-        monkeypatch.setattr(TABLES, where, what)
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

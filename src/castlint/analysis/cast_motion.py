@@ -976,6 +976,29 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
                 changed = True
     found = frozenset(effectful), frozenset(names | (getters & effectful))
     analysis.derived["cast_motion.effectful"], analysis.derived["cast_motion.properties"] = found
+    analysis.derived[_MEMBERS_DONE] = True
+    return found
+
+
+_MEMBERS_DONE = "cast_motion.members_done"
+
+
+def _settled(analysis, key: str, compute):
+    """compute(), kept once the file's effectful members are settled (during their fixed point a fact
+    that rests on them may still grow, so it is computed afresh); re-entered while it runs: None (least
+    fixed point: what it looks for must show through other nodes)."""
+    if key in analysis.derived:
+        return analysis.derived[key]
+    running = key + ".running"
+    if analysis.derived.get(running):
+        return None
+    analysis.derived[running] = True
+    try:
+        found = compute()
+    finally:
+        analysis.derived[running] = False
+    if analysis.derived.get(_MEMBERS_DONE):
+        analysis.derived[key] = found
     return found
 
 
@@ -1291,21 +1314,51 @@ def _library_name(analysis, qualified: str) -> bool:
 def _open_hit(analysis) -> _LibraryHit | None:
     """A member that code of a library base, class decorator or metaclass of a class of the file may
     call (_open_classes), whose body is not proven read-only: then any protocol operation on a value
-    that may be an instance of that class may run it."""
-    opened = _open_classes(analysis)
-    if not opened:
+    that may be an instance of that class may run it. The class's own defs (and those of its bases of
+    the file) are judged by their bodies; a field (data the library may read, or a name that code
+    looks up on other objects: a Protocol's) by the file's members of that name."""
+    if not _open_classes(analysis):
         return None
-    effectful = effectful_members(analysis)
-    for cls, origin, names in opened:
-        candidates = names & effectful
-        if not candidates:
-            continue
-        own = {s.name.value: s for s in _class_statements(cls.body.body) if isinstance(s, cst.FunctionDef)}
+    return _settled(analysis, "cast_motion.open_hit", lambda: _find_open_hit(analysis))
+
+
+def _find_open_hit(analysis) -> _LibraryHit | None:
+    classes = {cls.name.value: cls for cls in analysis.nodes.classes}
+    pruned = getattr(analysis, "_pruned", None)
+    dropped = set(pruned.dropped_members) if pruned is not None else set()
+    for cls, origin, names in _open_classes(analysis):
+        defs: dict = {}
+        bound: dict = {}
+        chain, seen = [cls], set()
+        while chain:  # the class, then its bases of the file
+            one = chain.pop(0)
+            if id(one) in seen:
+                continue
+            seen.add(id(one))
+            for statement in _class_statements(one.body.body):
+                if isinstance(statement, cst.FunctionDef):
+                    defs.setdefault(statement.name.value, statement)
+                elif isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                    for small in statement.body:
+                        if isinstance(small, cst.Assign):
+                            for t in small.targets:
+                                if isinstance(t.target, cst.Name):
+                                    bound.setdefault(t.target.value, small.value)
+            chain += [classes[b] for b in (dotted(base.value) for base in one.bases) if b in classes]
         # the class's own members first, `__init__` last (library code calls it only to make a copy)
-        for name in sorted(candidates, key=lambda n: (n not in own, n == "__init__", n)):
-            if is_effectful(analysis, name):
+        for name in sorted(names, key=lambda n: (n not in defs, n == "__init__", n)):
+            if name in defs:
+                writes = _body_unproven(analysis, defs[name].body)
+            elif name in bound:
+                writes = _bound_member_effectful(analysis, name, bound[name], set(defs), effectful_members(analysis))
+            else:
+                writes = name in effectful_members(analysis) and is_effectful(analysis, name)
+            if not writes and name in dropped:
+                analysis.derived[PRUNED_UNDECIDED] = True
+                writes = True
+            if writes:
                 hit = _LibraryHit(name)
-                hit.origin, hit.owner, hit.at = origin, cls, own.get(name)
+                hit.origin, hit.owner, hit.at = origin, cls, defs.get(name)
                 return hit
     return None
 
@@ -1588,47 +1641,47 @@ def _escaped_writer(analysis) -> str | None:
     namedtuple field, a constructor that stores it), a display, a return (`__getattr__` answering it) -
     so that a call of a read_methods name on a value not proven a tensor may call it. Stored as an
     attribute under a name no table lists, its reads are followed in turn. None when none escapes."""
-    if analysis.derived.get("cast_motion.escape_running"):
-        return None  # least fixed point: a callable is a writer through its own body's other nodes
-    analysis.derived["cast_motion.escape_running"] = True
-    try:
-        found = _escape_candidates(analysis)
-        callbacks = found["callbacks"]
-        effectful = effectful_members(analysis)
-        properties = property_names(analysis)
-        work = list(found["values"])
-        held: set[str] = set()
-        while work:
-            node, value, name = work.pop(0)
-            if value is None or value == "held":  # a writer whatever the file defines, or what holds one
-                writes = True
-            elif isinstance(value, cst.Lambda):
-                writes = _body_unproven(analysis, value.body)
-            elif isinstance(value, cst.Name):
-                writes = _function_writes(analysis, value)
-            else:  # a method (or a module function) read as an attribute, or got by getattr
-                writes = name in effectful and name not in properties and is_effectful(analysis, name)
-                if not writes and isinstance(value, cst.Attribute):
-                    writes = _function_writes(analysis, cst.Name(name), module_only=True)
-            if not writes:
-                continue
-            sink = _escape_sink(analysis, node, callbacks)
-            if sink is None:
-                continue
-            if isinstance(sink, tuple):
-                if sink[1] not in held:
-                    held.add(sink[1])
-                    work += [(read, "held", sink[1]) for read in found["reads"].get(sink[1], ())]
-                continue
-            shown = "a lambda" if isinstance(value, cst.Lambda) else f"`{name}`"
-            return (
-                f"{shown}, a callable that is not proven read-only, is passed on as a value at line "
-                f"{_line(analysis, node)} (`{_code(analysis, sink, 50)}`): an object may hold it under any "
-                "name (a Mock, a dataclass or namedtuple field, `__getattr__`)"
-            )
+    if not _escape_candidates(analysis)["values"]:
         return None
-    finally:
-        analysis.derived["cast_motion.escape_running"] = False
+    return _settled(analysis, "cast_motion.escaped", lambda: _find_escaped_writer(analysis))
+
+
+def _find_escaped_writer(analysis) -> str | None:
+    found = _escape_candidates(analysis)
+    callbacks = found["callbacks"]
+    work = list(found["values"])
+    held: set[str] = set()
+    while work:
+        node, value, name = work.pop(0)
+        sink = _escape_sink(analysis, node, callbacks)
+        if sink is None or not _writes(analysis, value, name):
+            continue
+        if isinstance(sink, tuple):
+            if sink[1] not in held:
+                held.add(sink[1])
+                work += [(read, "held", sink[1]) for read in found["reads"].get(sink[1], ())]
+            continue
+        shown = "a lambda" if isinstance(value, cst.Lambda) else f"`{name}`"
+        return (
+            f"{shown}, a callable that is not proven read-only, is passed on as a value at line "
+            f"{_line(analysis, node)} (`{_code(analysis, sink, 50)}`): an object may hold it under any "
+            "name (a Mock, a dataclass or namedtuple field, `__getattr__`)"
+        )
+    return None
+
+
+def _writes(analysis, value, name: str) -> bool:
+    """May calling this escaping value write? A writer of any file or what holds one (value None or
+    "held"), a lambda or function of the file by its body, a method by the file's members of its name."""
+    if value is None or value == "held":
+        return True
+    if isinstance(value, cst.Lambda):
+        return _body_unproven(analysis, value.body)
+    if isinstance(value, cst.Name):
+        return _function_writes(analysis, value)
+    if name in effectful_members(analysis) and name not in property_names(analysis) and is_effectful(analysis, name):
+        return True  # a method (or a module function) read as an attribute, or got by getattr
+    return isinstance(value, cst.Attribute) and _function_writes(analysis, cst.Name(name), module_only=True)
 
 
 def _writer_value(analysis, node) -> bool:
