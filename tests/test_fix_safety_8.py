@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import pytest
 
+from castlint.analysis import cast_motion
 from castlint.fixes import FixOptions, fix_source
 from castlint.models import FixSafety
 from fix_safety_helpers import TABLES, cl003, reason, torch_outcome, weaken
@@ -201,6 +202,16 @@ FAMILIES = {
         "may run code of `dataclasses.dataclass`",
         ("patch", "_open_hit", lambda analysis: None),
     ),
+    "a class made by type() with a UserList base reads a `data` property (len)": (
+        *both(
+            prelude="\n\ndef _get(self):\n    {effect}\n    return [1, 2]\n\n\ndef _set(self, value):\n    pass\n\n\n"
+            "Pending = type('Pending', (collections.UserList,), {'data': property(_get, _set)})\n",
+            body=CAST + "n = len(other)\n" + RET,
+            other="Pending()",
+        ),
+        "may run code of `collections.UserList`",
+        ("patch", "_type_call_hit", lambda analysis: None),
+    ),
     # -- writers called under a read-only name (_escaped_writer)
     "SimpleNamespace(**{'item': writer})": (
         *both(
@@ -352,6 +363,12 @@ FAMILIES = {
         "writes into `alias[3]`, which may be or hold the pool",
         ("patch", "_operator_new", lambda analysis, construct, operands: True),
     ),
+    "a new list made by an operator holds the pool's buffer (`layers + []`)": (
+        dict(init="self.layers = [pool.k]", body=CAST + "bufs = self.layers + []\nbufs[0][3] = 0.5\n" + RET),
+        dict(init="self.layers = [pool.k]", body=CAST + "bufs = [torch.zeros(8)] + []\nbufs[0][3] = 0.5\n" + RET),
+        "writes into `bufs[0][3]`, which may be or hold the pool",
+        ("patch", "_elements_distinct", lambda analysis, expr, depth: cast_motion._distinct(analysis, expr, depth)),
+    ),
     "a class of the file whose `clone()` answers the pool's buffer": (
         dict(
             prelude="\n\nclass Table:\n    def clone(self):\n        return POOL.k\n",
@@ -401,3 +418,65 @@ def test_mutation_is_fixed_and_keeps_every_value(family):
     new = fix_source(src, "backend.py", TABLES, FixOptions()).new_source
     assert new != src
     assert torch_outcome(new) == torch_outcome(src)
+
+
+# what the rules above leave proven: look-alikes in files that have the construct without the hazard
+LOOK_ALIKES = {
+    "a kernel kept under an attribute no table lists (`self.kern = kern`), a read-only call between": dict(
+        prelude="\n\ndef kern(x):\n    commit()\n    return x\n",
+        init="self.kern = kern",
+        body=CAST + "n = idx.size(0)\n" + RET,
+    ),
+    "torch.nn.functional makes no module: `.half()` of a parameter": dict(
+        prelude="\nimport torch.nn.functional as F\n", body=CAST + "q = idx.half()\n" + RET
+    ),
+    "a module class in the file, a conversion of a tensor": dict(
+        prelude=MODULE, body=CAST + "v = self.pool.get_key_buffer(0).float()\n" + RET
+    ),
+    "an exception subclass (a builtin base) with a storing __init__, len() between": dict(
+        prelude="\n\nclass E(Exception):\n    def __init__(self, pool):\n        super().__init__('x')\n"
+        "        self.pool = pool\n",
+        body=CAST + "n = len(idx)\n" + RET,
+    ),
+    "a library base whose members are read-only (UserList)": dict(
+        prelude="\n\nclass Slots(collections.UserList):\n    def first(self):\n        return self.data[0]\n",
+        body=CAST + "n = len(other)\n" + RET,
+        other="Slots([3])",
+    ),
+    "frame introspection in a file whose fix changes no local (the direct form)": dict(
+        body="return self.pool.get_key_buffer(0).to(torch.bfloat16)[idx], sorted(locals())\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(LOOK_ALIKES))
+def test_look_alikes_stay_fixed_and_equal(name):
+    src = source(LOOK_ALIKES[name])
+    found = cl003(src)
+    assert len(found) == 1 and found[0].fix is not None and found[0].fix.safety == FixSafety.SAFE, reason(found[0])
+    new = fix_source(src, "backend.py", TABLES, FixOptions()).new_source
+    assert new != src
+    assert torch_outcome(new) == torch_outcome(src)
+
+
+def test_a_project_base_is_outside_reach():
+    """A class whose base is the project's own (imported from another of its files) gets no library code:
+    its members are trusted by name, as other files' classes are (docs/fix.md, "Round 5")."""
+    src = source(
+        dict(
+            prelude="\nfrom kvstore.backends import AttentionBackend\n\n\nclass Mine(AttentionBackend):\n"
+            "    def forward(self, q):\n        commit()\n        return q\n",
+            body=CAST + "n = len(other)\n" + RET,
+        )
+    )
+    (finding,) = cl003(src)
+    assert finding.fix is not None and finding.fix.safety == FixSafety.SAFE, reason(finding)
+
+
+def test_the_facts_are_data():
+    """Which conversions a module has, which names read frames, what a library base may call and what a
+    torch call runs on its arguments are rules/casts.toml data."""
+    assert {"to", "half", "bfloat16", "type"} <= TABLES.module_conversions
+    assert {"locals", "eval", "sys._getframe"} <= TABLES.frame_functions and "f_locals" in TABLES.frame_attributes
+    assert TABLES.library_bases["object"] == frozenset() and "__subclasses__" in TABLES.library_bases["abc.ABC"]
+    assert "__index__" in TABLES.protocols["torch_arguments"] and "__hash__" in TABLES.protocols["contains"]

@@ -326,6 +326,7 @@ class Tables:
     # [cast_motion], round 5 of the blind benchmark (docs/fix.md, "Safety"):
     module_conversions: set = field(default_factory=set)  # read_methods nn.Module also has (it converts in place)
     module_markers: set = field(default_factory=set)  # names a file that may hold nn.Modules refers to
+    not_module_markers: set = field(default_factory=set)  # ... except these (torch.nn.functional)
     frame_functions: set = field(default_factory=set)  # calls that read a frame's locals (`locals`, `sys._getframe`)
     frame_attributes: set = field(default_factory=set)  # attributes that reach a frame (`f_locals`, `tb_frame`)
     library_bases: dict = field(default_factory=dict)  # base/decorator -> members of the class its code may call
@@ -944,6 +945,7 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "identity_operators": "identity_operators",
             "module_conversions": "module_conversions",
             "module_markers": "module_markers",
+            "not_module_markers": "not_module_markers",
             "frame_functions": "frame_functions",
             "frame_attributes": "frame_attributes",
             "writer_callables": "writer_callables",

@@ -510,6 +510,9 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
     if isinstance(expr, cst.DictComp):
         return _distinct(analysis, expr.key, depth + 1) and _distinct(analysis, expr.value, depth + 1)
     if isinstance(expr, cst.Subscript):
+        if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            # an element: of a new container made by an operator (`bufs = layers + []`), an operand's
+            return _elements_distinct(analysis, expr.value, depth + 1)
         return _distinct(analysis, expr.value, depth + 1)
     if isinstance(expr, cst.NamedExpr):
         return _distinct(analysis, expr.value, depth + 1)
@@ -537,6 +540,25 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
             )
         return all(_distinct(analysis, arg.value, depth + 1) for arg in expr.args)
     return False
+
+
+def _elements_distinct(analysis, expr, depth: int) -> bool:
+    """Is expr distinct, and so is every element it may hold? An operator's result holds its operands'
+    elements (`layers + []`, `[buf] * 2`): each operand must be distinct or a tensor or scalar (whose
+    arithmetic holds nothing); a local, each value bound to it."""
+    if depth > 6 or not _distinct(analysis, expr, depth):
+        return False
+    if isinstance(expr, cst.BinaryOperation):
+        return all(
+            _tensor_typed(analysis, op) or _elements_distinct(analysis, op, depth + 1) for op in (expr.left, expr.right)
+        )
+    if isinstance(expr, cst.Name):
+        return _bound_only_to(analysis, expr, lambda v: _elements_distinct(analysis, v, depth + 1)) or not any(
+            isinstance(a.node, cst.Name) and isinstance(analysis.binding(a.node)[1], cst.BinaryOperation)
+            for a in analysis.reaching(expr)
+            if hasattr(a, "node")
+        )
+    return True
 
 
 _UNARY_SPELLINGS = {cst.Plus: "+", cst.Minus: "-", cst.BitInvert: "~", cst.Not: "not"}
@@ -1151,6 +1173,12 @@ def _bound_member_effectful(analysis, name: str, value, defs: set, effectful: se
         and value.args[0].keyword is None
     ):  # `partial(self._sync, 1)` calls its first argument
         return _bound_member_effectful(analysis, name, value.args[0].value, defs, effectful)
+    if isinstance(value, cst.Call) and any(
+        isinstance(arg.value, (cst.Name, cst.Attribute, cst.Lambda))
+        and _bound_member_effectful(analysis, "member", arg.value, defs, effectful)
+        for arg in value.args
+    ):  # `property(_get)`, `staticmethod(_sync)`: a wrapper of a callable not proven read-only
+        return True
     return name.startswith("__") and name.endswith("__")
 
 
@@ -1317,7 +1345,7 @@ def _open_hit(analysis) -> _LibraryHit | None:
     that may be an instance of that class may run it. The class's own defs (and those of its bases of
     the file) are judged by their bodies; a field (data the library may read, or a name that code
     looks up on other objects: a Protocol's) by the file's members of that name."""
-    if not _open_classes(analysis):
+    if not _open_classes(analysis) and not _type_calls(analysis):
         return None
     return _settled(analysis, "cast_motion.open_hit", lambda: _find_open_hit(analysis))
 
@@ -1360,7 +1388,62 @@ def _find_open_hit(analysis) -> _LibraryHit | None:
                 hit = _LibraryHit(name)
                 hit.origin, hit.owner, hit.at = origin, cls, defs.get(name)
                 return hit
+    return _type_call_hit(analysis)
+
+
+def _type_call_hit(analysis) -> _LibraryHit | None:
+    """A class made by `type(name, bases, namespace)` with a library base (or bases that are not a
+    literal tuple): a member of its namespace not proven read-only (a namespace that is not a literal
+    dict: any member of the file not proven read-only)."""
+    effectful = effectful_members(analysis)
+    classes = {cls.name.value for cls in analysis.nodes.classes}
+    for call in _type_calls(analysis):
+        bases, namespace = call.args[1].value, call.args[2].value
+        if isinstance(bases, (cst.Tuple, cst.List)):
+            library = [
+                el.value
+                for el in bases.elements
+                if dotted(el.value) not in classes
+                and (
+                    (analysis.tables.library_bases.get(_qualified(analysis, el.value) or "") is None)
+                    or "*" in analysis.tables.library_bases.get(_qualified(analysis, el.value) or "", ())
+                )
+                and _library_name(analysis, _qualified(analysis, el.value) or "")
+            ]
+            if not library:
+                continue
+            origin = _code(analysis, library[0], 40)
+        else:
+            origin = _code(analysis, bases, 40)
+        if isinstance(namespace, cst.Dict):
+            members = [
+                (el.key.evaluated_value, el.value)
+                for el in namespace.elements
+                if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)
+            ]
+            hit = next(
+                (name for name, value in members if _bound_member_effectful(analysis, name, value, set(), effectful)),
+                None,
+            )
+        else:
+            hit = next((name for name in sorted(effectful) if is_effectful(analysis, name)), None)
+        if hit is not None:
+            found = _LibraryHit(hit)
+            found.origin, found.owner = origin, call
+            return found
     return None
+
+
+def _type_calls(analysis) -> list:
+    """The module's `type(name, bases, namespace)` calls (built once)."""
+    found = analysis.derived.get("cast_motion.type_calls")
+    if found is None:
+        found = analysis.derived["cast_motion.type_calls"] = [
+            call
+            for call in iter_nodes(analysis.module, cst.Call)
+            if dotted(call.func) == "type" and len(call.args) == 3 and not any(a.keyword or a.star for a in call.args)
+        ]
+    return found
 
 
 def _provided_names(analysis) -> tuple:
@@ -1734,8 +1817,11 @@ def _may_hold_modules(analysis) -> str | None:
         return found
     markers = analysis.tables.module_markers
 
+    def under(name: str, words) -> bool:
+        return any(name == m or name.startswith(m + ".") for m in words)
+
     def marked(name: str) -> bool:
-        return any(name == m or name.startswith(m + ".") for m in markers)
+        return under(name, markers) and not under(name, analysis.tables.not_module_markers)
 
     parts = {p for m in markers for p in m.split(".")[1:]}
     found = None
@@ -1745,11 +1831,19 @@ def _may_hold_modules(analysis) -> str | None:
             names = [dotted(alias.name) or "" for alias in node.names]
         elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
             module = dotted(node.module) or ""
-            names = [module]
-            if not isinstance(node.names, cst.ImportStar):
-                names += [f"{module}.{dotted(alias.name)}" for alias in node.names]
-        elif isinstance(node, cst.Attribute) and node.attr.value in parts:
-            names = [_qualified(analysis, node) or ""]
+            if isinstance(node.names, cst.ImportStar):
+                names = [module]
+            else:
+                names = [f"{module}.{dotted(alias.name)}" for alias in node.names]
+        elif isinstance(node, cst.Attribute):
+            parent = analysis.parent(node)
+            text = dotted(node)
+            if (
+                text is not None
+                and not (isinstance(parent, cst.Attribute) and parent.value is node)
+                and parts & set(text.split(".")[1:])
+            ):
+                names = [_qualified(analysis, node) or ""]  # the whole chain: `torch.nn.functional.relu`
         if any(marked(name) for name in names):
             found = f"`{_code(analysis, node, 40)}` (line {_line(analysis, node)})"
             break
@@ -1821,8 +1915,9 @@ def _effectful_hit(analysis, dunders) -> str | None:
 def _defined_here(analysis, name: str) -> str:
     if isinstance(name, _LibraryHit):
         owner = name.owner
+        shown = owner.name.value if isinstance(owner, cst.ClassDef) else _code(analysis, owner, 30)
         return (
-            f"may run code of `{name.origin}` (the base, decorator or metaclass of `{owner.name.value}`, line "
+            f"may run code of `{name.origin}` (the base, decorator or metaclass of `{shown}`, line "
             f"{_line(analysis, owner)}), which may call its member `{name}`"
             + (f" (line {_line(analysis, name.at)})" if name.at is not None else _member_line(analysis, name))
             + ", whose body is not proven read-only (rules/casts.toml [cast_motion.library_bases])"
