@@ -1270,10 +1270,11 @@ def _defined_members(analysis) -> frozenset:
 
 
 def _open_classes(analysis) -> list:
-    """(class, origin, members) for each class of the file that gets code it does not show: a base
-    that is not a class of the file, a class decorator, a metaclass. members: the names that code may
-    call (rules/casts.toml [cast_motion.library_bases]; an origin not listed, or "*": every member the
-    class and its bases of the file define). A subclass of such a class of the file is open too."""
+    """(class, origin, members, star) for each class of the file that gets code it does not show: a
+    library base (not a class of the file, nor of the project's other files), a class decorator, a
+    metaclass. members: the names that code may call (rules/casts.toml [cast_motion.library_bases];
+    "fields": the names the class annotates; an origin not listed, or "*" - then star -: every member
+    the class and its bases of the file define). A subclass of such a class of the file is open too."""
     found = analysis.derived.get("cast_motion.open_classes")
     if found is not None:
         return found
@@ -1319,10 +1320,30 @@ def _open_classes(analysis) -> list:
         memo[id(cls)] = out
         return out
 
+    def fields(cls, seen=()) -> set[str]:
+        """The names the class and its bases of the file annotate (a record's fields)."""
+        names = {
+            small.target.value
+            for statement in _class_statements(cls.body.body)
+            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+            for small in statement.body
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+        }
+        for base in cls.bases:
+            other = classes.get(dotted(base.value) or "")
+            if other is not None and other not in seen and other is not cls:
+                names |= fields(other, seen + (cls,))
+        return names
+
     found = []
     for cls in analysis.nodes.classes:
         for origin, names in sources(cls):
-            found.append((cls, origin, frozenset(all_members(cls)) if names is None else names))
+            star = names is None
+            if star:
+                names = frozenset(all_members(cls))
+            elif "fields" in names:  # [cast_motion.library_bases]: a record's generated methods read its fields
+                names = (names - {"fields"}) | frozenset(fields(cls))
+            found.append((cls, origin, names, star))
     analysis.derived["cast_motion.open_classes"] = found
     return found
 
@@ -1354,7 +1375,7 @@ def _find_open_hit(analysis) -> _LibraryHit | None:
     classes = {cls.name.value: cls for cls in analysis.nodes.classes}
     pruned = getattr(analysis, "_pruned", None)
     dropped = set(pruned.dropped_members) if pruned is not None else set()
-    for cls, origin, names in _open_classes(analysis):
+    for cls, origin, names, star in _open_classes(analysis):
         defs: dict = {}
         bound: dict = {}
         chain, seen = [cls], set()
@@ -1379,8 +1400,10 @@ def _find_open_hit(analysis) -> _LibraryHit | None:
                 writes = _body_unproven(analysis, defs[name].body)
             elif name in bound:
                 writes = _bound_member_effectful(analysis, name, bound[name], set(defs), effectful_members(analysis))
-            else:
+            elif star:  # a field an unknown library's code may look up on other objects (a Protocol's)
                 writes = name in effectful_members(analysis) and is_effectful(analysis, name)
+            else:  # a name the class does not define: the library's own member runs
+                writes = False
             if not writes and name in dropped:
                 analysis.derived[PRUNED_UNDECIDED] = True
                 writes = True
@@ -1582,6 +1605,10 @@ def _escape_candidates(analysis) -> dict:
         elif isinstance(node, cst.Name) and node.value in functions:
             if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node:
                 continue  # the def itself
+            if isinstance(parent, (cst.ImportAlias, cst.AsName)) or any(
+                isinstance(a, (cst.Import, cst.ImportFrom)) for a in analysis.ancestors(node)
+            ):
+                continue  # an import binds a name, it passes nothing on
             if isinstance(parent, cst.Attribute) and parent.attr is node or stored:
                 continue
             values.append((node, node, node.value))
@@ -1645,6 +1672,8 @@ def _escape_sink(analysis, node, callbacks: set, depth: int = 0):
         return None  # evaluated and dropped, or tested
     if isinstance(parent, cst.Attribute) and parent.value is node:
         return None  # `f.__name__`: an attribute of the callable is read, the callable is not kept
+    if isinstance(parent, cst.Subscript) and parent.value is node:
+        return _escape_sink(analysis, parent, callbacks, depth + 1)  # `kernel[grid]`: a launcher of it
     if isinstance(parent, cst.Assign) and parent.value is node:
         listed = _known_methods(analysis.tables)
         for target in parent.targets:
@@ -1709,12 +1738,22 @@ def _callee_params(analysis, call: cst.Call, arg: cst.Arg) -> list:
     return out
 
 
-def _project_callee(analysis, call: cst.Call) -> bool:
-    """Is the called function one imported from the project's other files (not a library's, not this
-    file's own)? Its code is outside the file's reach: it is trusted by name, as the tables are."""
-    if dotted(call.func) is None or not _import_bound(analysis, call.func):
+def _project_callee(analysis, call: cst.Call, depth: int = 0) -> bool:
+    """Is the called function one of the project's other files (not a library's, not this file's own):
+    imported from one of them, or a method of an object only such a function answers
+    (`get_cp_strategy().run_attention(...)`)? Its code is outside the file's reach: it is trusted by
+    name, as the tables are."""
+    if depth > 3 or dotted(call.func) is None:
         return False
-    return not _library_name(analysis, _qualified(analysis, call.func) or "")
+    if _import_bound(analysis, call.func):
+        return not _library_name(analysis, _qualified(analysis, call.func) or "")
+    if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):
+        return _bound_only_to(
+            analysis,
+            call.func.value,
+            lambda v: isinstance(v, cst.Call) and _project_callee(analysis, v, depth + 1),
+        )
+    return False
 
 
 def _escaped_writer(analysis) -> str | None:
@@ -1777,7 +1816,7 @@ def _writer_value(analysis, node) -> bool:
         if isinstance(parent, (cst.AssignTarget, cst.Del)) or getattr(parent, "target", None) is node:
             return False
         name = node.attr.value
-        if _in_place(name) or name in t.writer_attributes:
+        if name in t.writer_attributes:  # a bound writer (`buf.zero_`, `buf.__setitem__`)
             return True
         if name.startswith("set_") and any(w in name for w in ("kv", "buffer", "cache")):
             return True
