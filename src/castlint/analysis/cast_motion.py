@@ -50,6 +50,14 @@ why. Also unsafe: a use that runs later (lambda, nested def, generator), a dtype
 expression that is itself a call, a cast that also moves devices or takes
 another tensor's dtype and device.
 
+A name proves nothing where other code can stand behind it (docs/fix.md, "Round 5"): a
+module_conversions call (`.to`, `.half`) is read-only only on a proven tensor in a file that may
+hold nn.Modules; a writer passed on as a value (a Mock's side_effect, a record field) makes listed
+method calls on other receivers unproven; a library base, decorator or metaclass whose code may
+call a member not proven read-only makes every protocol unproven; frame reads (`locals()`,
+`f_locals`) make the variable form unsafe; an operator's result is new only where no class of the
+file defines that operator.
+
 CL003 calls `assess()` and attaches the result to its finding, so a finding carries
 `[*]` exactly when castlint.checks.cast_before_gather.fix applies it by default.
 """
