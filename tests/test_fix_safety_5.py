@@ -23,19 +23,13 @@ is fixed by default and keeps every value. Spellings differ from the benchmark's
 
 from __future__ import annotations
 
-import libcst as cst
 import pytest
 
 from castlint.analysis import cast_motion
-from castlint.checks.cast_before_gather import CastBeforeGather
-from castlint.config import Config
-from castlint.engine import module_context
 from castlint.fixes import FixOptions, fix_source
 from castlint.models import FixSafety
-from castlint.tables import load_tables
 from faketorch.module import make_torch
-
-TABLES = load_tables()
+from fix_safety_helpers import TABLES, cl003, reason
 
 TEMPLATE = """import contextlib
 
@@ -219,12 +213,6 @@ def source(parts: dict) -> bytes:
     ).encode()
 
 
-def cl003(src: bytes):
-    module = cst.parse_module(src)
-    ctx = module_context(module, "backend.py", TABLES, Config().cost_model(TABLES))
-    return CastBeforeGather().check(ctx)
-
-
 def outcome(src: bytes):
     """What running the code gives: ("ok", values) or ("raises", the exception's type)."""
     torch = make_torch()
@@ -235,10 +223,6 @@ def outcome(src: bytes):
         return "ok", namespace["run"](torch)
     except Exception as e:  # noqa: BLE001 - the exception's type is the behaviour compared
         return "raises", type(e).__name__
-
-
-def reason(finding) -> str:
-    return " ".join((finding.fix.description if finding.fix else finding.unfixable_reason or "").split())
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

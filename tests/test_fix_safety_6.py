@@ -33,15 +33,9 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from castlint.analysis import cast_motion
-from castlint.checks.cast_before_gather import CastBeforeGather
-from castlint.config import Config
-from castlint.engine import module_context
 from castlint.fixes import FixOptions, fix_source
 from castlint.models import FixSafety
-from castlint.tables import load_tables
-
-TABLES = load_tables()
+from fix_safety_helpers import TABLES, cl003, reason, weaken
 
 TEMPLATE = """import abc
 import sys
@@ -116,7 +110,8 @@ FAMILIES = {
             body=CAST + "p = isinstance(other, Paged)\nreturn k[idx]\n",
         ),
         "runs `__subclasshook__`",
-        ("callback", "isinstance", "__subclasshook__"),
+        # round 5: ABCMeta's checks calling a member of the class are also library code (_open_hit)
+        [("callback", "isinstance", "__subclasshook__"), ("patch", "_open_hit", lambda analysis: None)],
     ),
     "a dunder bound after the class statement": (
         dict(
@@ -248,7 +243,8 @@ FAMILIES = {
             body=CAST + "return k[idx]\n",
         ),
         "is a tensor subclass",
-        ("patch", "_module_problems", lambda analysis: []),
+        # round 5: torch.Tensor is also a library base whose code may call the subclass's `float`
+        [("patch", "_module_problems", lambda analysis: []), ("patch", "_open_hit", lambda analysis: None)],
     ),
 }
 
@@ -259,27 +255,6 @@ def source(parts: dict) -> bytes:
     if "POOL" in prelude:
         prelude += "\n\nPOOL = None\n"
     return TEMPLATE.format(prelude=prelude, members=parts.get("members", ""), body=body.rstrip("\n")).encode()
-
-
-def cl003(src: bytes):
-    module = cst.parse_module(src)
-    ctx = module_context(module, "backend.py", TABLES, Config().cost_model(TABLES))
-    return CastBeforeGather().check(ctx)
-
-
-def reason(finding) -> str:
-    return " ".join((finding.fix.description if finding.fix else finding.unfixable_reason or "").split())
-
-
-def weaken(monkeypatch, weaker):
-    kind, where, what = weaker
-    if kind == "patch":
-        monkeypatch.setattr(cast_motion, where, what)
-    elif kind == "protocol":
-        monkeypatch.setitem(TABLES.protocols, where, TABLES.protocols[where] - {what})
-    else:
-        entry = dict(TABLES.callbacks[where], dunders=TABLES.callbacks[where]["dunders"] - {what})
-        monkeypatch.setitem(TABLES.callbacks, where, entry)
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

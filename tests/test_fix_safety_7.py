@@ -23,18 +23,11 @@ torch by the benchmark (benchmarks/fix_behaviour_4/validate_hazards.py and run.p
 
 from __future__ import annotations
 
-import libcst as cst
 import pytest
 
-from castlint.analysis import cast_motion
-from castlint.checks.cast_before_gather import CastBeforeGather
-from castlint.config import Config
-from castlint.engine import module_context
 from castlint.fixes import FixOptions, fix_source
 from castlint.models import FixSafety
-from castlint.tables import load_tables
-
-TABLES = load_tables()
+from fix_safety_helpers import TABLES, cl003, reason, weaken
 
 TEMPLATE = """import types
 import weakref
@@ -90,7 +83,8 @@ FAMILIES = {
             body="hooks = types.SimpleNamespace(item=self._sync)\n" + CAST + "n = hooks.item()\nreturn k[idx]\n",
         ),
         "`item`",
-        ("patch", "_members_bound_outside", lambda analysis: []),
+        # round 5: the bound method passed on as a value is also an escaping writer (_escaped_writer)
+        [("patch", "_members_bound_outside", lambda analysis: []), ("patch", "_escaped_writer", lambda analysis: None)],
     ),
     "a read-only method name bound by an attribute store": (
         dict(
@@ -102,7 +96,7 @@ FAMILIES = {
             body="other.tolist = self._sync\n" + CAST + "n = other.tolist()\nreturn k[idx]\n",
         ),
         "`tolist`",
-        ("patch", "_members_bound_outside", lambda analysis: []),
+        [("patch", "_members_bound_outside", lambda analysis: []), ("patch", "_escaped_writer", lambda analysis: None)],
     ),
     "an alias made by unary + (Tensor.positive returns the tensor itself)": (
         dict(body=ALIAS.format(op="+")),
@@ -135,24 +129,6 @@ def source(parts: dict) -> bytes:
     return TEMPLATE.format(
         prelude=parts.get("prelude", ""), members=parts.get("members", ""), body=body.rstrip("\n")
     ).encode()
-
-
-def cl003(src: bytes):
-    module = cst.parse_module(src)
-    ctx = module_context(module, "backend.py", TABLES, Config().cost_model(TABLES))
-    return CastBeforeGather().check(ctx)
-
-
-def reason(finding) -> str:
-    return " ".join((finding.fix.description if finding.fix else finding.unfixable_reason or "").split())
-
-
-def weaken(monkeypatch, weaker):
-    kind, where, what = weaker
-    if kind == "patch":
-        monkeypatch.setattr(cast_motion, where, what)
-    else:
-        monkeypatch.setattr(TABLES, where, what)
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

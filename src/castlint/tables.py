@@ -366,6 +366,16 @@ class Tables:
     # [cast_motion], round 4 of the blind benchmark (docs/fix.md, "Safety"):
     finalizer_registrars: set = field(default_factory=set)  # calls that register a callback run when an object dies
     identity_operators: set = field(default_factory=set)  # unary operators whose result is the tensor itself (`+t`)
+    # [cast_motion], round 5 of the blind benchmark (docs/fix.md, "Safety"):
+    module_conversions: set = field(default_factory=set)  # read_methods nn.Module also has (it converts in place)
+    module_markers: set = field(default_factory=set)  # names a file that may hold nn.Modules refers to
+    not_module_markers: set = field(default_factory=set)  # ... except these (torch.nn.functional)
+    frame_functions: set = field(default_factory=set)  # calls that read a frame's locals (`locals`, `sys._getframe`)
+    frame_attributes: set = field(default_factory=set)  # attributes that reach a frame (`f_locals`, `tb_frame`)
+    library_bases: dict = field(default_factory=dict)  # base/decorator -> members of the class its code may call
+    library_modules: set = field(default_factory=set)  # packages whose classes are library code (not the project's)
+    writer_callables: set = field(default_factory=set)  # callables that write, passed on as values (`operator.setitem`)
+    writer_attributes: set = field(default_factory=set)  # bound methods that write (`buf.__setitem__`)
     # [cast_motion] implicit code: what a builtin calls back into, which dunders a construct runs
     callbacks: dict = field(default_factory=dict)  # qualified name -> {"iterates", "calls", "dunders", "attribute"}
     protocols: dict = field(default_factory=dict)  # construct -> frozenset of dunder names
@@ -975,11 +985,16 @@ _CALLBACK_KEYS = ("iterates", "calls", "dunders", "attribute")
 
 def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
     section = data.get("cast_motion")
-    if isinstance(section, dict) and ("callbacks" in section or "protocols" in section):
+    if isinstance(section, dict) and ("callbacks" in section or "protocols" in section or "library_bases" in section):
         section = dict(section)
         callbacks = section.pop("callbacks", [])
         protocols = section.pop("protocols", {})
+        library_bases = section.pop("library_bases", {})
         data = dict(data, cast_motion=section)
+        if not isinstance(library_bases, dict):
+            raise TableError(path, "cast_motion.library_bases", "must be a table")
+        for key in library_bases:
+            tables.library_bases[key] = frozenset(_str_list(library_bases, key, path, "cast_motion.library_bases"))
         if not isinstance(callbacks, list):
             raise TableError(path, "cast_motion.callbacks", "must be an array of tables")
         for i, item in enumerate(callbacks):
@@ -1016,6 +1031,14 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "finalizer_dunders": "finalizer_dunders",
             "finalizer_registrars": "finalizer_registrars",
             "identity_operators": "identity_operators",
+            "module_conversions": "module_conversions",
+            "module_markers": "module_markers",
+            "not_module_markers": "not_module_markers",
+            "frame_functions": "frame_functions",
+            "frame_attributes": "frame_attributes",
+            "writer_callables": "writer_callables",
+            "library_modules": "library_modules",
+            "writer_attributes": "writer_attributes",
             "container_functions": "container_functions",
             "iterable_methods": "iterable_methods",
             "iterable_attributes": "iterable_attributes",

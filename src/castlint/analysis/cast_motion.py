@@ -50,12 +50,21 @@ why. Also unsafe: a use that runs later (lambda, nested def, generator), a dtype
 expression that is itself a call, a cast that also moves devices or takes
 another tensor's dtype and device.
 
+A name proves nothing where other code can stand behind it (docs/fix.md, "Round 5"): a
+module_conversions call (`.to`, `.half`) is read-only only on a proven tensor in a file that may
+hold nn.Modules; a writer passed on as a value (a Mock's side_effect, a record field) makes listed
+method calls on other receivers unproven; a library base, decorator or metaclass whose code may
+call a member not proven read-only makes every protocol unproven; frame reads (`locals()`,
+`f_locals`) make the variable form unsafe; an operator's result is new only where no class of the
+file defines that operator.
+
 CL003 calls `assess()` and attaches the result to its finding, so a finding carries
 `[*]` exactly when castlint.checks.cast_before_gather.fix applies it by default.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -80,7 +89,6 @@ _CONSTANTS = (
     cst.Imaginary,
     cst.Ellipsis,
 )
-_NEW_VALUES = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Lambda)  # a new object each time
 _DISPLAYS = (cst.List, cst.Tuple, cst.Set, cst.Dict) + _COMPREHENSIONS
 _KEYWORD_NAMES = ("None", "True", "False")
 # torch's convention: a function given `out=` writes its result into that tensor
@@ -224,7 +232,10 @@ def _region_nodes(
         node = stack.pop()
         if id(node) in skip:
             continue
-        p = _pos(analysis, node)
+        try:
+            p = _pos(analysis, node)
+        except KeyError:  # whitespace a `match` pattern holds: no position, no code
+            continue
         if (p[2], p[3]) <= start or (p[0], p[1]) >= end:
             continue  # entirely outside
         if (p[0], p[1]) >= start and id(node) not in after:
@@ -256,6 +267,10 @@ def _binds(node: cst.CSTNode) -> list[cst.BaseExpression]:
         return [node.target]
     if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
         return [node.name]
+    if isinstance(node, (cst.MatchAs, cst.MatchStar)) and node.name is not None:
+        return [node.name]  # a capture pattern binds the name in the function's scope
+    if isinstance(node, cst.MatchMapping) and node.rest is not None:
+        return [node.rest]
     if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
         out = []
         for alias in node.names:
@@ -348,7 +363,7 @@ def _import_bound(analysis, expr: cst.BaseExpression) -> bool:
     while scope is not None:
         assignments = list(scope.assignments[node.value])
         if assignments:
-            return all(isinstance(asg.node, (cst.Import, cst.ImportFrom)) for asg in assignments)
+            return all(isinstance(getattr(asg, "node", None), (cst.Import, cst.ImportFrom)) for asg in assignments)
         parent = getattr(scope, "parent", None)
         scope = parent if parent is not scope else None
     return False
@@ -479,8 +494,16 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
         return False
     if isinstance(expr, cst.UnaryOperation) and _identity_operator(analysis, expr):
         return _distinct(analysis, expr.expression, depth + 1)  # `+t` is t itself
-    if isinstance(expr, _CONSTANTS + _NEW_VALUES):
+    if isinstance(expr, _CONSTANTS + (cst.Lambda,)):
         return True
+    if isinstance(expr, cst.UnaryOperation):  # `not x` is a bool; `-x` what `__neg__` answers
+        return isinstance(expr.operator, cst.Not) or _operator_new(analysis, "unary", [expr.expression])
+    if isinstance(expr, cst.BinaryOperation):
+        return _operator_new(analysis, "binary", [expr.left, expr.right])
+    if isinstance(expr, cst.Comparison):  # `in`/`is` answer a bool; `==` what `__eq__` answers
+        return all(isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in expr.comparisons) or (
+            _operator_new(analysis, "compare", [expr.left] + [c.comparator for c in expr.comparisons])
+        )
     if isinstance(expr, cst.Name):
         return expr.value in _KEYWORD_NAMES or _distinct_name(analysis, expr, depth)
     if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
@@ -496,6 +519,9 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
     if isinstance(expr, cst.DictComp):
         return _distinct(analysis, expr.key, depth + 1) and _distinct(analysis, expr.value, depth + 1)
     if isinstance(expr, cst.Subscript):
+        if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            # an element: of a new container made by an operator (`bufs = layers + []`), an operand's
+            return _elements_distinct(analysis, expr.value, depth + 1)
         return _distinct(analysis, expr.value, depth + 1)
     if isinstance(expr, cst.NamedExpr):
         return _distinct(analysis, expr.value, depth + 1)
@@ -504,8 +530,14 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
     if isinstance(expr, cst.IfExp):
         return _distinct(analysis, expr.body, depth + 1) and _distinct(analysis, expr.orelse, depth + 1)
     if isinstance(expr, cst.Call) and _read_only(analysis, expr):
-        if _is_method(analysis, expr.func) and expr.func.attr.value in analysis.tables.new_value_methods:
-            return True  # a new tensor, whatever the receiver
+        if (
+            _is_method(analysis, expr.func)
+            and expr.func.attr.value in analysis.tables.new_value_methods
+            and (_tensor_typed(analysis, expr.func.value) or not _may_provide(analysis, expr.func.attr.value))
+        ):
+            # a new tensor; on another receiver only where no object of the file may have a member of
+            # that name (a class's def, a Mock or SimpleNamespace configured with it, a field)
+            return True
         if (
             not _is_method(analysis, expr.func)
             and _function_name(analysis, expr) in analysis.tables.new_value_functions
@@ -517,6 +549,25 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
             )
         return all(_distinct(analysis, arg.value, depth + 1) for arg in expr.args)
     return False
+
+
+def _elements_distinct(analysis, expr, depth: int) -> bool:
+    """Is expr distinct, and so is every element it may hold? An operator's result holds its operands'
+    elements (`layers + []`, `[buf] * 2`): each operand must be distinct or a tensor or scalar (whose
+    arithmetic holds nothing); a local, each value bound to it."""
+    if depth > 6 or not _distinct(analysis, expr, depth):
+        return False
+    if isinstance(expr, cst.BinaryOperation):
+        return all(
+            _tensor_typed(analysis, op) or _elements_distinct(analysis, op, depth + 1) for op in (expr.left, expr.right)
+        )
+    if isinstance(expr, cst.Name):
+        return _bound_only_to(analysis, expr, lambda v: _elements_distinct(analysis, v, depth + 1)) or not any(
+            isinstance(a.node, cst.Name) and isinstance(analysis.binding(a.node)[1], cst.BinaryOperation)
+            for a in analysis.reaching(expr)
+            if hasattr(a, "node")
+        )
+    return True
 
 
 _UNARY_SPELLINGS = {cst.Plus: "+", cst.Minus: "-", cst.BitInvert: "~", cst.Not: "not"}
@@ -956,6 +1007,29 @@ def _members(analysis) -> tuple[frozenset, frozenset]:
                 changed = True
     found = frozenset(effectful), frozenset(names | (getters & effectful))
     analysis.derived["cast_motion.effectful"], analysis.derived["cast_motion.properties"] = found
+    analysis.derived[_MEMBERS_DONE] = True
+    return found
+
+
+_MEMBERS_DONE = "cast_motion.members_done"
+
+
+def _settled(analysis, key: str, compute):
+    """compute(), kept once the file's effectful members are settled (during their fixed point a fact
+    that rests on them may still grow, so it is computed afresh); re-entered while it runs: None (least
+    fixed point: what it looks for must show through other nodes)."""
+    if key in analysis.derived:
+        return analysis.derived[key]
+    running = key + ".running"
+    if analysis.derived.get(running):
+        return None
+    analysis.derived[running] = True
+    try:
+        found = compute()
+    finally:
+        analysis.derived[running] = False
+    if analysis.derived.get(_MEMBERS_DONE):
+        analysis.derived[key] = found
     return found
 
 
@@ -1108,6 +1182,12 @@ def _bound_member_effectful(analysis, name: str, value, defs: set, effectful: se
         and value.args[0].keyword is None
     ):  # `partial(self._sync, 1)` calls its first argument
         return _bound_member_effectful(analysis, name, value.args[0].value, defs, effectful)
+    if isinstance(value, cst.Call) and any(
+        isinstance(arg.value, (cst.Name, cst.Attribute, cst.Lambda))
+        and _bound_member_effectful(analysis, "member", arg.value, defs, effectful)
+        for arg in value.args
+    ):  # `property(_get)`, `staticmethod(_sync)`: a wrapper of a callable not proven read-only
+        return True
     return name.startswith("__") and name.endswith("__")
 
 
@@ -1129,6 +1209,738 @@ def _property_read(analysis, node) -> str | None:
     )
 
 
+# -- code the file does not show: library bases, writers passed on, frames (round 5) -----------------
+#
+# rules/casts.toml [cast_motion] module_conversions, frame_functions, frame_attributes,
+# [cast_motion.library_bases], protocols.torch_arguments / match_* / contains; docs/fix.md, "Round 5
+# of the blind benchmark", states the rules.
+
+
+class _LibraryHit(str):
+    """A member of a class of the file that code the file does not show (a library base's dunders, a
+    class decorator's generated methods, a metaclass) may call, whose body is not proven read-only."""
+
+    origin: str = ""  # the base, decorator or metaclass, as spelled
+    owner: cst.ClassDef | None = None
+    at: cst.CSTNode | None = None  # the member's definition in that class, when it has one
+
+
+def _qualified(analysis, expr) -> str | None:
+    """The dotted name expr stands for under the module's imports (`nn.Module` -> `torch.nn.Module`,
+    a builtin its own name), else as spelled."""
+    if isinstance(expr, cst.Call):
+        expr = expr.func
+    if isinstance(expr, cst.Subscript):  # `Generic[T]`
+        expr = expr.value
+    scope = analysis.scopes.get(expr)
+    try:
+        names = scope.get_qualified_names_for(expr) if scope is not None else set()
+    except Exception:  # noqa: BLE001 - a node the scope analysis never saw
+        names = set()
+    for qn in sorted(names, key=lambda q: q.name):
+        return qn.name[len("builtins.") :] if qn.name.startswith("builtins.") else qn.name
+    return dotted(expr)
+
+
+def _class_members(cls: cst.ClassDef) -> set[str]:
+    """Names a class statement defines: its defs and nested classes, class-level assignments and
+    annotated fields (a dataclass's or NamedTuple's fields)."""
+    names: set[str] = set()
+    for statement in _class_statements(cls.body.body):
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            names.add(statement.name.value)
+        elif isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in statement.body:
+                targets = (
+                    [t.target for t in small.targets]
+                    if isinstance(small, cst.Assign)
+                    else [small.target]
+                    if isinstance(small, (cst.AnnAssign, cst.AugAssign))
+                    else []
+                )
+                for target in targets:
+                    names |= {leaf.value for leaf in _flat_targets(target) if isinstance(leaf, cst.Name)}
+    return names
+
+
+def _defined_members(analysis) -> frozenset:
+    """Every member name a class of the file defines (any body) or gets bound outside its statement."""
+    found = analysis.derived.get("cast_motion.defined")
+    if found is None:
+        names: set[str] = set()
+        for cls in analysis.nodes.classes:
+            names |= _class_members(cls)
+        names |= {name for name, _, _ in _dunders_bound_outside(analysis)}
+        pruned = getattr(analysis, "_pruned", None)
+        if pruned is not None:
+            names |= set(pruned.dropped_members)
+        found = analysis.derived["cast_motion.defined"] = frozenset(names)
+    return found
+
+
+def _open_classes(analysis) -> list:
+    """(class, origin, members, star) for each class of the file that gets code it does not show: a
+    library base (not a class of the file, nor of the project's other files), a class decorator, a
+    metaclass. members: the names that code may call (rules/casts.toml [cast_motion.library_bases];
+    "fields": the names the class annotates; an origin not listed, or "*" - then star -: every member
+    the class and its bases of the file define). A subclass of such a class of the file is open too."""
+    found = analysis.derived.get("cast_motion.open_classes")
+    if found is not None:
+        return found
+    table = analysis.tables.library_bases
+    classes = {cls.name.value: cls for cls in analysis.nodes.classes}
+    memo: dict = {}
+
+    def all_members(cls, seen=()) -> set[str]:
+        names = _class_members(cls)
+        for base in cls.bases:
+            other = classes.get(dotted(base.value) or "")
+            if other is not None and other not in seen and other is not cls:
+                names |= all_members(other, seen + (cls,))
+        return names
+
+    def sources(cls, seen=()) -> list:
+        if id(cls) in memo:
+            return memo[id(cls)]
+        memo[id(cls)] = []  # a cycle adds nothing
+        out = []
+        exprs = (
+            [b.value for b in cls.bases]
+            + [d.decorator for d in cls.decorators]
+            + [k.value for k in cls.keywords if k.keyword is not None and k.keyword.value == "metaclass"]
+        )
+        for expr in exprs:
+            plain = expr.value if isinstance(expr, cst.Subscript) else expr
+            spelled = dotted(plain) or ""
+            if spelled in classes and classes[spelled] is not cls and isinstance(plain, cst.Name):
+                out += [(origin, names) for origin, names in sources(classes[spelled])]
+                continue
+            qualified = _qualified(analysis, expr) or spelled
+            listed = table.get(spelled)
+            if listed is None:
+                listed = table.get(qualified)
+            if listed is None and not _library_name(analysis, qualified):
+                continue  # a class of the project, defined in another file: outside reach, trusted by name
+            text = _code(analysis, expr, 40)
+            if listed is None or "*" in listed:
+                out.append((text, None))
+            elif listed:
+                out.append((text, frozenset(listed)))
+        memo[id(cls)] = out
+        return out
+
+    def fields(cls, seen=()) -> set[str]:
+        """The names the class and its bases of the file annotate (a record's fields)."""
+        names = {
+            small.target.value
+            for statement in _class_statements(cls.body.body)
+            if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+            for small in statement.body
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+        }
+        for base in cls.bases:
+            other = classes.get(dotted(base.value) or "")
+            if other is not None and other not in seen and other is not cls:
+                names |= fields(other, seen + (cls,))
+        return names
+
+    found = []
+    for cls in analysis.nodes.classes:
+        for origin, names in sources(cls):
+            star = names is None
+            if star:
+                names = frozenset(all_members(cls))
+            elif "fields" in names:  # [cast_motion.library_bases]: a record's generated methods read its fields
+                names = (names - {"fields"}) | frozenset(fields(cls))
+            found.append((cls, origin, names, star))
+    analysis.derived["cast_motion.open_classes"] = found
+    return found
+
+
+def _library_name(analysis, qualified: str) -> bool:
+    """Is this (qualified) name one of a library whose classes' code the file does not show: the
+    standard library, or a package of rules/casts.toml [cast_motion] library_modules (torch, attrs,
+    ...)? A bare name not imported and not a builtin (from a `*` import) may be anything: yes. A class
+    of the project in another file: no (its code is outside reach, trusted by name as the tables are)."""
+    if "." not in qualified:
+        return True
+    top = qualified.split(".")[0]
+    stdlib = getattr(sys, "stdlib_module_names", None)
+    return stdlib is None or top in stdlib or top in analysis.tables.library_modules
+
+
+def _open_hit(analysis) -> _LibraryHit | None:
+    """A member that code of a library base, class decorator or metaclass of a class of the file may
+    call (_open_classes), whose body is not proven read-only: then any protocol operation on a value
+    that may be an instance of that class may run it. The class's own defs (and those of its bases of
+    the file) are judged by their bodies; a field (data the library may read, or a name that code
+    looks up on other objects: a Protocol's) by the file's members of that name."""
+    if not _open_classes(analysis) and not _type_calls(analysis):
+        return None
+    return _settled(analysis, "cast_motion.open_hit", lambda: _find_open_hit(analysis))
+
+
+def _find_open_hit(analysis) -> _LibraryHit | None:
+    classes = {cls.name.value: cls for cls in analysis.nodes.classes}
+    pruned = getattr(analysis, "_pruned", None)
+    dropped = set(pruned.dropped_members) if pruned is not None else set()
+    for cls, origin, names, star in _open_classes(analysis):
+        defs: dict = {}
+        bound: dict = {}
+        chain, seen = [cls], set()
+        while chain:  # the class, then its bases of the file
+            one = chain.pop(0)
+            if id(one) in seen:
+                continue
+            seen.add(id(one))
+            for statement in _class_statements(one.body.body):
+                if isinstance(statement, cst.FunctionDef):
+                    defs.setdefault(statement.name.value, statement)
+                elif isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                    for small in statement.body:
+                        if isinstance(small, cst.Assign):
+                            for t in small.targets:
+                                if isinstance(t.target, cst.Name):
+                                    bound.setdefault(t.target.value, small.value)
+            chain += [classes[b] for b in (dotted(base.value) for base in one.bases) if b in classes]
+        # the class's own members first, `__init__` last (library code calls it only to make a copy)
+        for name in sorted(names, key=lambda n: (n not in defs, n == "__init__", n)):
+            if name in defs:
+                writes = _body_unproven(analysis, defs[name].body)
+            elif name in bound:
+                writes = _bound_member_effectful(analysis, name, bound[name], set(defs), effectful_members(analysis))
+            elif star:  # a field an unknown library's code may look up on other objects (a Protocol's)
+                writes = name in effectful_members(analysis) and is_effectful(analysis, name)
+            else:  # a name the class does not define: the library's own member runs
+                writes = False
+            if not writes and name in dropped:
+                analysis.derived[PRUNED_UNDECIDED] = True
+                writes = True
+            if writes:
+                hit = _LibraryHit(name)
+                hit.origin, hit.owner, hit.at = origin, cls, defs.get(name)
+                return hit
+    return _type_call_hit(analysis)
+
+
+def _type_call_hit(analysis) -> _LibraryHit | None:
+    """A class made by `type(name, bases, namespace)` with a library base (or bases that are not a
+    literal tuple): a member of its namespace not proven read-only (a namespace that is not a literal
+    dict: any member of the file not proven read-only)."""
+    effectful = effectful_members(analysis)
+    classes = {cls.name.value for cls in analysis.nodes.classes}
+    for call in _type_calls(analysis):
+        bases, namespace = call.args[1].value, call.args[2].value
+        if isinstance(bases, (cst.Tuple, cst.List)):
+            library = [
+                el.value
+                for el in bases.elements
+                if dotted(el.value) not in classes
+                and (
+                    (analysis.tables.library_bases.get(_qualified(analysis, el.value) or "") is None)
+                    or "*" in analysis.tables.library_bases.get(_qualified(analysis, el.value) or "", ())
+                )
+                and _library_name(analysis, _qualified(analysis, el.value) or "")
+            ]
+            if not library:
+                continue
+            origin = _code(analysis, library[0], 40)
+        else:
+            origin = _code(analysis, bases, 40)
+        if isinstance(namespace, cst.Dict):
+            members = [
+                (el.key.evaluated_value, el.value)
+                for el in namespace.elements
+                if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)
+            ]
+            hit = next(
+                (name for name, value in members if _bound_member_effectful(analysis, name, value, set(), effectful)),
+                None,
+            )
+        else:
+            hit = next((name for name in sorted(effectful) if is_effectful(analysis, name)), None)
+        if hit is not None:
+            found = _LibraryHit(hit)
+            found.origin, found.owner = origin, call
+            return found
+    return None
+
+
+def _type_calls(analysis) -> list:
+    """The module's `type(name, bases, namespace)` calls (built once)."""
+    found = analysis.derived.get("cast_motion.type_calls")
+    if found is None:
+        found = analysis.derived["cast_motion.type_calls"] = [
+            call
+            for call in iter_nodes(analysis.module, cst.Call)
+            if dotted(call.func) == "type" and len(call.args) == 3 and not any(a.keyword or a.star for a in call.args)
+        ]
+    return found
+
+
+def _provided_names(analysis) -> tuple:
+    """(names, why any): the member names an object of the file may get - a class's defs, fields and
+    class-level bindings, an attribute stored (every name of the target's chain: `m.clone.return_value
+    = buf` configures a Mock's `clone`), a keyword of a call (`SimpleNamespace(clone=...)`), a string
+    literal naming one (`namedtuple("S", ["tolist"])`, `Mock(**{"clone.return_value": b})`,
+    `setattr(o, "clone", f)`); why any: a `__getattr__`/`__getattribute__` of the file, a `setattr`
+    with a name that is not a literal, `**` of a value that is not a display given to a library callable
+    or a class of the file (a Mock or a record built from a dict)."""
+    found = analysis.derived.get("cast_motion.provided")
+    if found is not None:
+        return found
+    names = set(_defined_members(analysis))
+    anything = None
+    if names & {"__getattr__", "__getattribute__"}:
+        anything = "a class of the file defines `__getattr__`/`__getattribute__`"
+    classes = {cls.name.value for cls in analysis.nodes.classes}
+    for node in iter_nodes(
+        analysis.module, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Call, cst.SimpleString)
+    ):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            target = node.target
+            while isinstance(target, (cst.Attribute, cst.Subscript)):
+                if isinstance(target, cst.Attribute):
+                    names.add(target.attr.value)
+                target = target.value
+        elif isinstance(node, cst.SimpleString):
+            text = node.evaluated_value
+            if isinstance(text, str) and len(text) < 80:
+                for word in text.replace(",", " ").split():
+                    names.add(word.split(".")[0])
+        else:
+            names |= {arg.keyword.value for arg in node.args if arg.keyword is not None}
+            callee = dotted(node.func) or ""
+            if callee == "setattr" and len(node.args) >= 2 and not isinstance(node.args[1].value, cst.SimpleString):
+                anything = anything or f"`setattr` with a name that is not a literal (line {_line(analysis, node)})"
+            if any(arg.star == "**" and not isinstance(arg.value, cst.Dict) for arg in node.args) and (
+                callee in classes or _library_name(analysis, _qualified(analysis, node.func) or callee)
+            ):
+                anything = anything or f"`{_code(analysis, node, 40)}` (line {_line(analysis, node)})"
+    found = analysis.derived["cast_motion.provided"] = (frozenset(names), anything)
+    return found
+
+
+def _may_provide(analysis, name: str) -> bool:
+    """May an object of the file have a member of this name (_provided_names)?"""
+    names, anything = _provided_names(analysis)
+    return anything is not None or name in names
+
+
+def _operator_new(analysis, construct: str, operands) -> bool:
+    """Is an operator's result a new object (not an operand, nor anything one holds)? Yes where every
+    operand is proven a tensor or builtin value (torch and Python make a new one), or where no class of
+    the file defines one of the construct's dunders ([cast_motion.protocols]): the file's `__add__` may
+    return the pool's buffer itself (a library's operators make new objects)."""
+    if all(_tensor_typed(analysis, op) for op in operands):
+        return True
+    dunders = analysis.tables.protocols.get(construct, frozenset())
+    return not (dunders & _defined_members(analysis))
+
+
+def _tensor_typed(analysis, expr, depth: int = 0) -> bool:
+    """Is expr proven a torch tensor or a builtin value - never an nn.Module, nor an object of the
+    file: a builtin value (_builtin_typed), a pool or rows of one (the flow model), an index, cast,
+    view, gather or new tensor of one, an operator of such, a local bound only to such values?"""
+    if depth > 6 or expr is None:
+        return False
+    if _builtin_typed(analysis, expr, depth):
+        return True
+    try:
+        if analysis.origin(expr) in (Origin.GATHERED, Origin.PREFIX, Origin.POOL):
+            return True
+    except Exception:  # noqa: BLE001 - a node the analysis never indexed
+        pass
+    t = analysis.tables
+    if isinstance(expr, cst.Name):
+        return _bound_only_to(analysis, expr, lambda v: _tensor_typed(analysis, v, depth + 1))
+    if isinstance(expr, cst.Subscript):
+        return _tensor_typed(analysis, expr.value, depth + 1)
+    if isinstance(expr, cst.BinaryOperation):
+        return _tensor_typed(analysis, expr.left, depth + 1) and _tensor_typed(analysis, expr.right, depth + 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return _tensor_typed(analysis, expr.expression, depth + 1)
+    if isinstance(expr, cst.Call) and _is_method(analysis, expr.func):
+        method = expr.func.attr.value
+        tensor_methods = (
+            set(t.casts) | t.view_methods | t.gather_methods | t.new_value_methods | set(t.reinterpret_methods)
+        )
+        return (
+            method in tensor_methods
+            and not is_effectful(analysis, method)
+            and _tensor_typed(analysis, expr.func.value, depth + 1)
+        )
+    return False
+
+
+def _escape_candidates(analysis) -> dict:
+    """Where a callable of this file may be used as a value, not called on the spot (built once):
+    "values": (node, the callable, its name) for a function's or method's name read (`Hooks(self._sync)`,
+    `{"tolist.side_effect": self._admit}`, `return w`), a `getattr(obj, "<method>")`, a lambda, a
+    writer of any file (`operator.setitem`, `buf.zero_`: the callable None); "reads": attribute reads
+    (not calls, not stores) by name; "callbacks": ids of the arguments a read-only builtin only calls
+    back (`key=`), never keeps."""
+    found = analysis.derived.get("cast_motion.escape_candidates")
+    if found is not None:
+        return found
+    functions: dict = {}
+    for function in iter_nodes(analysis.module, cst.FunctionDef):
+        functions.setdefault(function.name.value, []).append(function)
+    methods = {
+        s.name.value
+        for cls in analysis.nodes.classes
+        for s in _class_statements(cls.body.body)
+        if isinstance(s, cst.FunctionDef)
+    }
+    callbacks: set[int] = set()
+    for call in iter_nodes(analysis.module, cst.Call):
+        name = _function_name(analysis, call) if dotted(call.func) is not None else None
+        entry = analysis.tables.callbacks.get(name or "")
+        if entry is not None:
+            callbacks |= {id(v) for v in _args_at(call, entry["calls"])}
+    values: list = []
+    reads: dict = {}
+    for node in iter_nodes(analysis.module, (cst.Name, cst.Attribute, cst.Lambda, cst.Call)):
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.Call) and parent.func is node:
+            continue  # called on the spot
+        stored = isinstance(parent, (cst.AssignTarget, cst.Del)) or getattr(parent, "target", None) is node
+        if isinstance(node, cst.Attribute) and not stored:
+            reads.setdefault(node.attr.value, []).append(node)
+        if isinstance(node, (cst.Name, cst.Attribute)) and not stored and _writer_value(analysis, node):
+            values.append((node, None, _code(analysis, node, 40)))
+        elif isinstance(node, cst.Lambda):
+            values.append((node, node, "lambda"))
+        elif isinstance(node, cst.Name) and node.value in functions:
+            if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node:
+                continue  # the def itself
+            if isinstance(parent, (cst.ImportAlias, cst.AsName)) or any(
+                isinstance(a, (cst.Import, cst.ImportFrom)) for a in analysis.ancestors(node)
+            ):
+                continue  # an import binds a name, it passes nothing on
+            if isinstance(parent, cst.Attribute) and parent.attr is node or stored:
+                continue
+            values.append((node, node, node.value))
+        elif isinstance(node, cst.Attribute) and node.attr.value in methods | set(functions) and not stored:
+            values.append((node, node, node.attr.value))
+        elif (
+            isinstance(node, cst.Call)
+            and dotted(node.func) == "getattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[1].value, cst.SimpleString)
+            and isinstance(node.args[1].value.evaluated_value, str)
+            and node.args[1].value.evaluated_value in methods
+        ):
+            values.append((node, node, node.args[1].value.evaluated_value))
+    found = analysis.derived["cast_motion.escape_candidates"] = {
+        "values": values,
+        "reads": reads,
+        "callbacks": callbacks,
+    }
+    return found
+
+
+def _escape_sink(analysis, node, callbacks: set, depth: int = 0):
+    """Where a value read at node may be kept: None when it is only called, tested or dropped (through
+    a conditional or boolean expression, or a local whose every read is so); ("held", name) when it
+    is stored as an attribute under a literal name that no table lists as read-only (its reads are then
+    followed in turn); else the node that keeps it (an argument of a call, a display, a return, a store
+    under a listed name or into a container) - an object may then hold it under any name."""
+    parent = analysis.parent(node)
+    if parent is None or depth > 4:
+        return parent
+    if isinstance(parent, cst.Call) and parent.func is node:
+        return None
+    if isinstance(parent, cst.IfExp) and parent.test is not node or isinstance(parent, cst.BooleanOperation):
+        return _escape_sink(analysis, parent, callbacks, depth + 1)
+    if isinstance(parent, cst.Arg) and id(node) in callbacks:
+        return None
+    if isinstance(parent, cst.Arg):
+        call = analysis.parent(parent)
+        if isinstance(call, cst.Call) and _project_callee(analysis, call):
+            return None  # a function of the project's other files: outside reach, trusted by name
+        if (
+            isinstance(call, cst.Call)
+            and (analysis.call_name(call) or "") in analysis.tables.partial_callables
+            and call.args
+            and call.args[0] is parent
+        ):
+            return _escape_sink(analysis, call, callbacks, depth + 1)  # `partial(f, x)` is f, called later
+        if isinstance(call, cst.Call):
+            params = _callee_params(analysis, call, parent)
+            if params:  # functions of this file: where each keeps what it is given
+                for param in params:
+                    scope = analysis.scopes.get(param.name)
+                    accesses = scope.accesses[param.name.value] if scope is not None else ()
+                    for access in accesses:
+                        sink = _escape_sink(analysis, access.node, callbacks, depth + 1)
+                        if sink is not None:
+                            return sink
+                return None
+    if isinstance(parent, (cst.Expr, cst.Comparison, cst.If, cst.IfExp, cst.While, cst.Assert)):
+        return None  # evaluated and dropped, or tested
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return None  # `f.__name__`: an attribute of the callable is read, the callable is not kept
+    if isinstance(parent, cst.Subscript) and parent.value is node:
+        return _escape_sink(analysis, parent, callbacks, depth + 1)  # `kernel[grid]`: a launcher of it
+    if isinstance(parent, cst.Assign) and parent.value is node:
+        listed = _known_methods(analysis.tables)
+        for target in parent.targets:
+            leaf = target.target
+            if isinstance(leaf, cst.Attribute) and leaf.attr.value not in listed:
+                return ("held", leaf.attr.value)
+            if isinstance(leaf, cst.Name):
+                scope = analysis.scopes.get(leaf)
+                if isinstance(scope, ClassScope) and leaf.value not in listed:
+                    return ("held", leaf.value)  # a member of that name
+                if not isinstance(scope, FunctionScope):
+                    return parent  # a module variable: any code may read it
+                for access in scope.accesses[leaf.value]:
+                    sink = _escape_sink(analysis, access.node, callbacks, depth + 1)
+                    if sink is not None:
+                        return sink
+                continue
+            return parent
+        return None
+    return parent
+
+
+def _callee_params(analysis, call: cst.Call, arg: cst.Arg) -> list:
+    """The parameters of this file's functions that a call may bind arg to: a module function called by
+    name, a method of a class of the file called by attribute (every def of that name; `self` is not
+    a positional). [] when a callee is not one of the file's (or arg cannot be mapped: `*args`)."""
+    if arg.star or any(a.star for a in call.args):
+        return []
+    if isinstance(call.func, cst.Name):
+        defs = [s for s in analysis.module.body if isinstance(s, cst.FunctionDef) and s.name.value == call.func.value]
+        skip = 0
+    elif isinstance(call.func, cst.Attribute):
+        name = call.func.attr.value
+        defs = [
+            s
+            for cls in analysis.nodes.classes
+            for s in _class_statements(cls.body.body)
+            if isinstance(s, cst.FunctionDef) and s.name.value == name
+        ]
+        skip = 1
+    else:
+        return []
+    if not defs:
+        return []
+    out = []
+    position = [a for a in call.args if a.keyword is None].index(arg) if arg.keyword is None else None
+    for function in defs:
+        params = list(function.params.posonly_params) + list(function.params.params)
+        if skip and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators
+        ):
+            params = params[1:]
+        if position is not None:
+            if position >= len(params):
+                return []
+            out.append(params[position])
+        else:
+            named = [p for p in params + list(function.params.kwonly_params) if p.name.value == arg.keyword.value]
+            if not named:
+                return []
+            out += named
+    return out
+
+
+def _project_callee(analysis, call: cst.Call, depth: int = 0) -> bool:
+    """Is the called function one of the project's other files (not a library's, not this file's own):
+    imported from one of them, or a method of an object only such a function answers
+    (`get_cp_strategy().run_attention(...)`)? Its code is outside the file's reach: it is trusted by
+    name, as the tables are."""
+    if depth > 3 or dotted(call.func) is None:
+        return False
+    if _import_bound(analysis, call.func):
+        return not _library_name(analysis, _qualified(analysis, call.func) or "")
+    if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):
+        return _bound_only_to(
+            analysis,
+            call.func.value,
+            lambda v: isinstance(v, cst.Call) and _project_callee(analysis, v, depth + 1),
+        )
+    return False
+
+
+def _escaped_writer(analysis) -> str | None:
+    """Where a callable of this file whose body is not proven read-only (or a writer of any file:
+    writer_callables, a bound in-place method) is passed on as a value (not called on the spot) to where
+    an object may hold it under *any* name - a call's argument (a Mock's `side_effect`, a dataclass or
+    namedtuple field, a constructor that stores it), a display, a return (`__getattr__` answering it) -
+    so that a call of a read_methods name on a value not proven a tensor may call it. Stored as an
+    attribute under a name no table lists, its reads are followed in turn. None when none escapes."""
+    if not _escape_candidates(analysis)["values"]:
+        return None
+    return _settled(analysis, "cast_motion.escaped", lambda: _find_escaped_writer(analysis))
+
+
+def _find_escaped_writer(analysis) -> str | None:
+    found = _escape_candidates(analysis)
+    callbacks = found["callbacks"]
+    work = list(found["values"])
+    held: set[str] = set()
+    while work:
+        node, value, name = work.pop(0)
+        sink = _escape_sink(analysis, node, callbacks)
+        if sink is None or not _writes(analysis, value, name):
+            continue
+        if isinstance(sink, tuple):
+            if sink[1] not in held:
+                held.add(sink[1])
+                work += [(read, "held", sink[1]) for read in found["reads"].get(sink[1], ())]
+            continue
+        shown = "a lambda" if isinstance(value, cst.Lambda) else f"`{name}`"
+        return (
+            f"{shown}, a callable that is not proven read-only, is passed on as a value at line "
+            f"{_line(analysis, node)} (`{_code(analysis, sink, 50)}`): an object may hold it under any "
+            "name (a Mock, a dataclass or namedtuple field, `__getattr__`)"
+        )
+    return None
+
+
+def _writes(analysis, value, name: str) -> bool:
+    """May calling this escaping value write? A writer of any file or what holds one (value None or
+    "held"), a lambda or function of the file by its body, a method by the file's members of its name."""
+    if value is None or value == "held":
+        return True
+    if isinstance(value, cst.Lambda):
+        return _body_unproven(analysis, value.body)
+    if isinstance(value, cst.Name):
+        return _function_writes(analysis, value)
+    if name in effectful_members(analysis) and name not in property_names(analysis) and is_effectful(analysis, name):
+        return True  # a method (or a module function) read as an attribute, or got by getattr
+    return isinstance(value, cst.Attribute) and _function_writes(analysis, cst.Name(name), module_only=True)
+
+
+def _writer_value(analysis, node) -> bool:
+    """Is this name or attribute, read as a value, a callable that writes whatever the file defines: one
+    of [cast_motion] writer_callables, or a bound method of an in-place name, of writer_attributes or
+    a `set_*kv*` store?"""
+    t = analysis.tables
+    if isinstance(node, cst.Attribute):
+        parent = analysis.parent(node)
+        if isinstance(parent, (cst.AssignTarget, cst.Del)) or getattr(parent, "target", None) is node:
+            return False
+        name = node.attr.value
+        if name in t.writer_attributes:  # a bound writer (`buf.zero_`, `buf.__setitem__`)
+            return True
+        if name.startswith("set_") and any(w in name for w in ("kv", "buffer", "cache")):
+            return True
+    elif not (isinstance(node, cst.Name) and node.value in {w.split(".")[-1] for w in t.writer_callables}):
+        return False
+    return dotted(node) is not None and _qualified(analysis, node) in t.writer_callables
+
+
+def _body_unproven(analysis, body) -> bool:
+    return any(
+        unproven_effect(analysis, n) is not None for n in iter_nodes(body, cst.CSTNode) if not isinstance(n, cst.Return)
+    )
+
+
+def _function_writes(analysis, name: cst.Name, module_only: bool = False) -> bool:
+    """Is the function this name reads (a def of the module, or a nested def it reaches) one whose
+    body is not proven read-only?"""
+    defs = []
+    if not module_only:
+        scope = analysis.scopes.get(name)
+        try:
+            assignments = list(scope[name.value]) if scope is not None else []
+        except Exception:  # noqa: BLE001
+            assignments = []
+        defs = [a.node for a in assignments if isinstance(getattr(a, "node", None), cst.FunctionDef)]
+    if not defs:
+        defs = [s for s in analysis.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name.value]
+    return any(_body_unproven(analysis, d.body) for d in defs)
+
+
+def _may_hold_modules(analysis) -> str | None:
+    """Where the file refers to torch.nn (or another maker of modules: rules/casts.toml [cast_motion]
+    module_markers: an import of one, or an attribute chain that names one), so that a value of it may
+    be an nn.Module whose conversions work in place."""
+    found = analysis.derived.get("cast_motion.modules", False)
+    if found is not False:
+        return found
+    markers = analysis.tables.module_markers
+
+    def under(name: str, words) -> bool:
+        return any(name == m or name.startswith(m + ".") for m in words)
+
+    def marked(name: str) -> bool:
+        return under(name, markers) and not under(name, analysis.tables.not_module_markers)
+
+    parts = {p for m in markers for p in m.split(".")[1:]}
+    found = None
+    for node in iter_nodes(analysis.module, (cst.Import, cst.ImportFrom, cst.Attribute)):
+        names: list[str] = []
+        if isinstance(node, cst.Import):
+            names = [dotted(alias.name) or "" for alias in node.names]
+        elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
+            module = dotted(node.module) or ""
+            if isinstance(node.names, cst.ImportStar):
+                names = [module]
+            else:
+                names = [f"{module}.{dotted(alias.name)}" for alias in node.names]
+        elif isinstance(node, cst.Attribute):
+            parent = analysis.parent(node)
+            text = dotted(node)
+            if (
+                text is not None
+                and not (isinstance(parent, cst.Attribute) and parent.value is node)
+                and parts & set(text.split(".")[1:])
+            ):
+                names = [_qualified(analysis, node) or ""]  # the whole chain: `torch.nn.functional.relu`
+        if any(marked(name) for name in names):
+            found = f"`{_code(analysis, node, 40)}` (line {_line(analysis, node)})"
+            break
+    if found is None:
+        pruned = getattr(analysis, "_pruned", None)
+        if pruned is not None and parts & (set(pruned.dropped_names) | set(pruned.dropped_attr_names)):
+            analysis.derived[PRUNED_UNDECIDED] = True
+            found = "code the pruned copy dropped"
+    analysis.derived["cast_motion.modules"] = found
+    return found
+
+
+def _frame_reader(analysis) -> str | None:
+    """Where the file reads a frame's locals by a way the proof does not see as a read of a name
+    (rules/casts.toml [cast_motion] frame_functions, frame_attributes): `locals()`, `vars()`, `eval`,
+    `sys._getframe().f_locals`, a traceback's `tb_frame`."""
+    found = analysis.derived.get("cast_motion.frames", False)
+    if found is not False:
+        return found
+    t = analysis.tables
+    last = {f.split(".")[-1] for f in t.frame_functions}
+    found = None
+    for node in iter_nodes(analysis.module, (cst.Name, cst.Attribute)):
+        if isinstance(node, cst.Attribute):
+            name = node.attr.value
+            hit = name in t.frame_attributes or (
+                name in last and dotted(node) is not None and _qualified(analysis, node) in t.frame_functions
+            )
+        else:
+            parent = analysis.parent(node)
+            hit = (
+                node.value in last
+                and not (isinstance(parent, cst.Attribute) and parent.attr is node)
+                and _qualified(analysis, node) in t.frame_functions
+            )
+        if hit:
+            found = f"`{_code(analysis, node, 40)}` (line {_line(analysis, node)})"
+            break
+    pruned = getattr(analysis, "_pruned", None)
+    if found is None and pruned is not None:
+        words = {f.split(".")[-1] for f in t.frame_functions} | set(t.frame_attributes)
+        hit = sorted(words & (set(pruned.dropped_names) | set(pruned.dropped_attr_names)))
+        if hit:
+            analysis.derived[PRUNED_UNDECIDED] = True
+            found = f"`{hit[0]}` (in code the pruned copy dropped)"
+    analysis.derived["cast_motion.frames"] = found
+    return found
+
+
 # -- code that runs implicitly: iteration, callbacks, dunder protocols ------------------------
 #
 # rules/casts.toml [cast_motion] (container_functions, iterable_*, scalar_*, [[callbacks]],
@@ -1136,14 +1948,28 @@ def _property_read(analysis, node) -> str | None:
 
 
 def _effectful_hit(analysis, dunders) -> str | None:
-    """The first of dunders that a class of this file defines with a body not proven read-only."""
+    """The first of dunders that a class of this file defines with a body not proven read-only; or
+    else, when a class of the file gets code from a library base, decorator or metaclass that may
+    call a member not proven read-only (_open_hit), that member: the library's own dunders may run
+    under any of these names."""
     if not dunders:
         return None
     hit = sorted(set(dunders) & effectful_members(analysis))
-    return hit[0] if hit and is_effectful(analysis, hit[0]) else None
+    if hit and is_effectful(analysis, hit[0]):
+        return hit[0]
+    return _open_hit(analysis)
 
 
 def _defined_here(analysis, name: str) -> str:
+    if isinstance(name, _LibraryHit):
+        owner = name.owner
+        shown = owner.name.value if isinstance(owner, cst.ClassDef) else _code(analysis, owner, 30)
+        return (
+            f"may run code of `{name.origin}` (the base, decorator or metaclass of `{shown}`, line "
+            f"{_line(analysis, owner)}), which may call its member `{name}`"
+            + (f" (line {_line(analysis, name.at)})" if name.at is not None else _member_line(analysis, name))
+            + ", whose body is not proven read-only (rules/casts.toml [cast_motion.library_bases])"
+        )
     return (
         f"runs `{name}`, which a class of this file defines{_member_line(analysis, name)} with a body "
         "that is not proven read-only"
@@ -1171,14 +1997,35 @@ def _builtin_typed(analysis, expr, depth: int = 0) -> bool:
     if isinstance(expr, cst.UnaryOperation):
         return _builtin_typed(analysis, expr.expression, depth + 1)
     if isinstance(expr, cst.Comparison):
-        return True  # a bool, unless a class defines a comparison that returns its own object
+        # a bool, unless a class of the file defines a comparison (it may answer any object)
+        operands = [expr.left] + [c.comparator for c in expr.comparisons]
+        return (
+            all(isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in expr.comparisons)
+            or (not (t.protocols.get("compare", frozenset()) & _defined_members(analysis)))
+            or all(_builtin_typed(analysis, op, depth + 1) for op in operands)
+        )
     if isinstance(expr, cst.Call):
         if _is_method(analysis, expr.func):
             method = expr.func.attr.value
-            return method in t.scalar_methods and not is_effectful(analysis, method)
+            return method in t.scalar_methods and _listed_result_trusted(analysis, expr)
         name = _function_name(analysis, expr) or ""
         return name in t.scalar_functions or (name.startswith("torch.") and name in t.new_value_functions)
     return False
+
+
+def _listed_result_trusted(analysis, call: cst.Call) -> bool:
+    """May the result of this read_methods call (`x.item()`, `x.tolist()`) be taken for what the
+    tensor method answers? Where the receiver is proven a tensor, or no class of the file defines the
+    name with a body not proven read-only, no writer of the file escapes under any name
+    (_escaped_writer) and no library code of a class of the file may run a member (_open_hit)."""
+    receiver = call.func.value
+    if _tensor_typed(analysis, receiver, 5):
+        return True
+    return (
+        not is_effectful(analysis, call.func.attr.value)
+        and _escaped_writer(analysis) is None
+        and _open_hit(analysis) is None
+    )
 
 
 def _bound_only_to(analysis, name: cst.Name, test) -> bool:
@@ -1240,7 +2087,7 @@ def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> boo
     if isinstance(expr, cst.Call):
         if _is_method(analysis, expr.func):
             method = expr.func.attr.value
-            return method in t.iterable_methods and not is_effectful(analysis, method)
+            return method in t.iterable_methods and _listed_result_trusted(analysis, expr)
         name = _function_name(analysis, expr)
         return (
             name is not None and (name in t.container_functions or name in t.callbacks) and name not in ("iter", "next")
@@ -1324,20 +2171,38 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
             return f"unpacks `**{_code(analysis, arg.value, 40)}` (`keys()`/`__getitem__` run)"
     if _is_method(analysis, call.func):
         method = call.func.attr.value
+        receiver = call.func.value
         if (
             method in effectful_members(analysis)
-            and not _builtin_typed(analysis, call.func.value)
+            and not _builtin_typed(analysis, receiver)
             and is_effectful(analysis, method)
         ):
             return _defined_here(analysis, method)
-        return None
+        if (
+            method in analysis.tables.module_conversions
+            and _may_hold_modules(analysis) is not None
+            and not _tensor_typed(analysis, receiver)
+        ):
+            return (
+                f"converts in place if `{_code(analysis, receiver, 40)}` is an `nn.Module` (`.{method}()` of a "
+                "module converts its Parameters, which may hold the pool: rules/casts.toml module_conversions); "
+                "the receiver is not proven a tensor"
+            )
+        if not _tensor_typed(analysis, receiver):
+            writer = _escaped_writer(analysis)
+            if writer is not None:
+                return f"may call a writer under the name `{method}`: {writer}"
+            hit = _open_hit(analysis)
+            if hit is not None:
+                return _defined_here(analysis, hit)
+        return _torch_arguments(analysis, call)
     name = _function_name(analysis, call)
     if name is None:
         return None
     if name.startswith("torch."):
-        hit = _effectful_hit(analysis, analysis.tables.protocols.get("torch_function", ()))
-        if hit is not None and not all(_builtin_typed(analysis, arg.value) for arg in call.args):
-            return _defined_here(analysis, hit)
+        why = _torch_arguments(analysis, call)
+        if why is not None:
+            return why
     entry = analysis.tables.callbacks.get(name)
     if entry is None:
         return None
@@ -1372,6 +2237,20 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
                 f"reads an attribute by a name that is not a literal (`{_code(analysis, value, 30)}`); a "
                 f"property of this file whose getter is not proven read-only (`{min(props)}`) may be it"
             )
+    return None
+
+
+def _torch_arguments(analysis, call: cst.Call) -> str | None:
+    """A torch function or tensor method parses its arguments: a size's or bound's `__index__`, a
+    sequence's `__len__`/`__getitem__`, `__torch_function__` ([cast_motion.protocols]
+    torch_arguments), harmless unless one is not proven read-only and an argument is not proven a
+    builtin value, tensor or display of builtin values."""
+    hit = _effectful_hit(analysis, analysis.tables.protocols.get("torch_arguments", ()))
+    if hit is None:
+        return None
+    for arg in call.args:
+        if not (_tensor_typed(analysis, arg.value) or _items_builtin_typed(analysis, arg.value)):
+            return f"{_defined_here(analysis, hit)} (on its argument `{_code(analysis, arg.value, 30)}`)"
     return None
 
 
@@ -1457,16 +2336,23 @@ def implicit_effect(analysis, node) -> str | None:
                     f"tests membership in `{_code(analysis, target.comparator, 40)}`, which is not proven a "
                     "builtin container (`__contains__` or a generator's body may run)"
                 )
-        return _protocol(analysis, "compare", [node.left] + [c.comparator for c in node.comparisons])
+        operands = [node.left] + [c.comparator for c in node.comparisons]
+        if any(isinstance(c.operator, (cst.In, cst.NotIn)) for c in node.comparisons):
+            why = _protocol(analysis, "contains", operands)  # the item's __eq__, and __hash__ for a set
+            if why is not None:
+                return why
+        return _protocol(analysis, "compare", operands)
     if isinstance(node, cst.Subscript):
         parent = analysis.parent(node)
         if isinstance(parent, (cst.AssignTarget, cst.Del)) or getattr(parent, "target", None) is node:
             return None  # a store: judged as one
-        return _protocol(
-            analysis,
-            "subscript",
-            [node.value] + [el.slice.value for el in node.slice if isinstance(el.slice, cst.Index)],
-        )
+        return _protocol(analysis, "subscript", [node.value] + _index_operands(node))
+    if isinstance(node, cst.SetComp):
+        return _protocol(analysis, "hash", [node.elt])
+    if isinstance(node, cst.DictComp):
+        return _protocol(analysis, "hash", [node.key])
+    if isinstance(node, (cst.MatchValue, cst.MatchSequence, cst.MatchMapping, cst.MatchClass)):
+        return _match_effect(analysis, node)
     if isinstance(node, cst.BinaryOperation):
         return _protocol(analysis, "binary", [node.left, node.right])
     if isinstance(node, cst.UnaryOperation):
@@ -1493,6 +2379,48 @@ def implicit_effect(analysis, node) -> str | None:
         if isinstance(parent, (cst.AssignTarget, cst.Del)) or getattr(parent, "target", None) is node:
             return None
         return _protocol(analysis, "attribute", [node.value])
+    return None
+
+
+def _index_operands(subscript: cst.Subscript) -> list:
+    """What an index runs `__index__` (or a sequence protocol) on: each index, each slice bound."""
+    out = []
+    for el in subscript.slice:
+        if isinstance(el.slice, cst.Index):
+            out.append(el.slice.value)
+        elif isinstance(el.slice, cst.Slice):
+            out += [b for b in (el.slice.lower, el.slice.upper, el.slice.step) if b is not None]
+    return out
+
+
+def _match_effect(analysis, pattern) -> str | None:
+    """A `match` pattern runs protocols on the subject: a value pattern `==` (compare), a sequence
+    pattern `isinstance(Sequence)`/`len`/items, a mapping pattern `get`/`keys`, a class pattern
+    `isinstance` and attribute reads - its keywords' names, and for positional patterns the names of
+    `__match_args__` (any property of the file) ([cast_motion.protocols] match_*)."""
+    match = next((a for a in analysis.ancestors(pattern) if isinstance(a, cst.Match)), None)
+    subject = match.subject if match is not None else None
+    if isinstance(pattern, cst.MatchValue):
+        return _protocol(analysis, "compare", [subject, pattern.value])
+    if isinstance(pattern, cst.MatchSequence):
+        return _protocol(analysis, "match_sequence", [subject])
+    if isinstance(pattern, cst.MatchMapping):
+        return _protocol(analysis, "match_mapping", [subject])
+    why = _protocol(analysis, "match_class", [subject])
+    if why is not None or _builtin_typed(analysis, subject):
+        return why
+    for keyword in pattern.kwds:
+        if is_property(analysis, keyword.key.value):
+            return (
+                f"matches the class pattern keyword `{keyword.key.value}=`, a read of a property of a class of "
+                "this file whose getter is not proven read-only"
+            )
+    props = property_names(analysis)
+    if pattern.patterns and props and is_property(analysis, min(props)):
+        return (
+            f"matches positional class patterns, which read the attributes `__match_args__` names; a property "
+            f"of this file whose getter is not proven read-only (`{min(props)}`) may be one"
+        )
     return None
 
 
@@ -1642,6 +2570,10 @@ def _in_fstring(analysis, node) -> bool:
 def assess(analysis, call: cst.Call) -> CastMove | None:
     """The fix for the CL003 finding at `call`, or None when `call` is no CL003 candidate."""
     move = _assess(analysis, call)
+    if move is not None and move.safety == FixSafety.SAFE and getattr(analysis, "_pruned", None) is not None:
+        # the proof's module-wide facts (escaping writers, library bases, frame reads, finalizers,
+        # handlers) may lie in code the pruner dropped: only the whole file may call the fix safe
+        analysis.derived[PRUNED_UNDECIDED] = True
     return None if move is None else replace(move, call=call, depth=chain_depth(analysis, call))
 
 
@@ -1990,6 +2922,13 @@ def _assess_variable(
         return verdict.plan(form)
     body = _scope_root(analysis, assign)
     _check_variable(analysis, verdict, name, scope, body)
+    frames = _frame_reader(analysis)
+    if frames is not None:
+        verdict.unsafe.append(
+            f"this file reads frames' local variables ({frames}, rules/casts.toml frame_functions / "
+            f"frame_attributes): after the fix `{name.value}` holds the unconverted pool, which such a read "
+            "would see instead of the converted copy"
+        )
     start, end, kept = _span_to_uses(analysis, verdict, assign, uses, body, moved)
     enclosing, late = _runs_after_gathers(analysis, assign, kept, body)
     exits = _exits_between(analysis, assign, kept, body)

@@ -1,0 +1,81 @@
+"""What the CL003 fix-safety test files share (tests/test_fix_safety_5.py ... _8.py): run CL003 on one
+file's source, read a finding's reason, weaken the proof the way a family's mutation test asks, and
+run a module on CPU torch (real FP8) to compare what it returns.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import libcst as cst
+
+from castlint.analysis import cast_motion
+from castlint.checks.cast_before_gather import CastBeforeGather
+from castlint.config import Config
+from castlint.engine import module_context
+from castlint.tables import load_tables
+
+TABLES = load_tables()
+
+
+def cl003(src: bytes, tables=TABLES):
+    """The CL003 findings of one file's source (its fix attached)."""
+    module = cst.parse_module(src)
+    ctx = module_context(module, "backend.py", tables, Config().cost_model(tables))
+    return CastBeforeGather().check(ctx)
+
+
+def reason(finding) -> str:
+    """Why a finding's fix is unsafe or not offered, on one line ("" for a safe fix)."""
+    return " ".join((finding.fix.description if finding.fix else finding.unfixable_reason or "").split())
+
+
+def weaken(monkeypatch, weaker) -> None:
+    """Switch a check of the proof back to the rule before it: ("patch", function, replacement),
+    ("table", attribute, value), ("protocol", construct, dunder to drop), ("callback", builtin,
+    dunder to drop), or a list of those (where two checks catch the family)."""
+    if isinstance(weaker, list):
+        for one in weaker:
+            weaken(monkeypatch, one)
+        return
+    kind, where, what = weaker
+    if kind == "patch":
+        monkeypatch.setattr(cast_motion, where, what)
+    elif kind == "table":
+        monkeypatch.setattr(TABLES, where, what)
+    elif kind == "protocol":
+        monkeypatch.setitem(TABLES.protocols, where, TABLES.protocols[where] - {what})
+    else:
+        entry = dict(TABLES.callbacks[where], dunders=TABLES.callbacks[where]["dunders"] - {what})
+        monkeypatch.setitem(TABLES.callbacks, where, entry)
+
+
+def comparable(value, torch):
+    """A value with its tensors spelled out (dtype, shape, values as float32), to compare two runs."""
+    if isinstance(value, torch.Tensor):
+        return ("tensor", str(value.dtype), tuple(value.shape), value.detach().to(torch.float32).tolist())
+    if isinstance(value, (list, tuple)):
+        return type(value).__name__, [comparable(v, torch) for v in value]
+    if isinstance(value, dict):
+        return "dict", sorted((repr(k), comparable(v, torch)) for k, v in value.items())
+    return value
+
+
+def torch_outcome(src: bytes, entry: str = "run"):
+    """Execute a module's source on CPU torch (a module of its own, registered while it runs, so that
+    dataclasses and frames see it) and call its `run()`: what it returns, or the exception it raises
+    (type and message), with tensors spelled out."""
+    import torch
+
+    name = f"castlint_fix_safety_subject_{abs(hash(src))}"
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    try:
+        exec(compile(src, "backend.py", "exec"), module.__dict__)
+        try:
+            return comparable(module.__dict__[entry](), torch)
+        except Exception as exc:  # noqa: BLE001 - the outcome is the exception
+            return ("raised", type(exc).__name__, str(exc))
+    finally:
+        sys.modules.pop(name, None)
