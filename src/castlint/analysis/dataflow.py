@@ -2719,7 +2719,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         else:
             # `self.draft.kv_buffer`: its class's allocation; a receiver of unknown class: the one class
             # that assigns the attribute (`engine.scales_zeros` of the int8 engine's scales)
-            owner = self.instance_class(expr.value) or self.duck_class(expr.value, expr.attr.value, method=False)
+            owner = self.instance_class(expr.value)
+            if owner is None and not self._read_off_another_object(expr.value):
+                owner = self.duck_class(expr.value, expr.attr.value, method=False)
             if owner is not None:
                 values = [
                     v
@@ -2748,6 +2750,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 elif not self._bound_parameter(value):
                     by_name = True  # (a parameter bound by the construction followed says what it holds)
         return max(best, Origin.POOL_TUPLE) if by_name else best
+
+    def _read_off_another_object(self, receiver: cst.BaseExpression) -> bool:
+        """Is receiver `self.x` whose every assignment reads it off another object (`self.pool =
+        runner.token_to_kv_pool`)? Its class is that object's, not the module's class that happens to
+        assign the attribute."""
+        if not (isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name)):
+            return False
+        if receiver.value.value != "self":
+            return False
+        cls = self.enclosing_class(receiver)
+        values = self.self_attr_values(cls, receiver.attr.value) if cls is not None else []
+        return bool(values) and all(isinstance(v, cst.Attribute) for v in values)
 
     def _bound_parameter(self, expr: cst.BaseExpression) -> bool:
         """Is expr a parameter the calls being followed bind (`SplitView(k, ...)`: its

@@ -4096,7 +4096,7 @@ class ObjectFlow:
                 [
                     v
                     for v in self.instance_attr_values(owner, expr.attr.value)
-                    if isinstance(v, (cst.Dict, cst.DictComp))
+                    if isinstance(v, (cst.Dict, cst.DictComp)) or self.dict_keywords(v) is not None
                 ]
                 if owner is not None
                 else []
