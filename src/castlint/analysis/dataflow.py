@@ -1950,10 +1950,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 kind, value, path = self.binding(node)
                 if kind == "assign" and not path:
                     kinds.append(self.index_kind(value, depth))
-                elif kind == "assign":  # `i, h = grid[-1]`: that position of the value, by structure;
-                    # `mgr, idx = self._where(meta)`: the element a helper's tuple holds there
-                    values = self.path_values(value, path) or self.unpacked_values(value, path)
-                    kinds.append(self._values_index_kind(values, depth))
+                elif kind == "assign":  # `i, h = grid[-1]`, `mgr, idx = self._where(meta)`: that position
+                    # of the value (a helper's returned tuple too), by structure
+                    kinds.append(self._values_index_kind(self.path_values(value, path), depth))
                 elif kind == "for":
                     kinds.append(self._loop_index_kind(value, path, depth))
                 else:

@@ -2595,10 +2595,10 @@ class ObjectFlow:
             cache[id(call)] = node
         return cache[id(call)]
 
-    def path_values(self, value: cst.BaseExpression, path, depth: int = 0):
+    def path_values(self, value: cst.BaseExpression, path, depth: int = 0, lattice: bool = True):
         """What position `path` (tuple-unpacking indices, outermost first) of value may be, by
-        structure (element_values at each step; a container of pools whose structure is not shown
-        gives its element as the lattice reads it); None when some step is unknown."""
+        structure (element_values at each step; with lattice, a container of pools whose structure
+        is not shown gives its element as the lattice reads it); None when some step is unknown."""
         values = [value]
         for index in path:
             if index is None:
@@ -2607,7 +2607,7 @@ class ObjectFlow:
             for v in values:
                 found = self.element_values(v, index, depth + 1)
                 if found is None:
-                    if not self.holds_pools(v):
+                    if not lattice or not self.holds_pools(v):
                         return None
                     found = [self._element_of(v, index)]
                 out.extend(found)
@@ -2872,18 +2872,7 @@ class ObjectFlow:
     def unpacked_values(self, value: cst.BaseExpression, path, depth: int = 0) -> Optional[List[cst.BaseExpression]]:
         """What a name bound by unpacking value at path is, by structure (`mgr, idx = self._where(m)`:
         the second element of the tuple `_where` returns); None when some step is unknown."""
-        out = [value]
-        for index in path:
-            if index is None:
-                return None
-            found: List[cst.BaseExpression] = []
-            for v in out:
-                elements = self.element_values(v, index, depth + 1)
-                if elements is None:
-                    return None
-                found.extend(elements)
-            out = found
-        return out
+        return self.path_values(value, path, depth, lattice=False)
 
     def passed_arguments(self, param: cst.Param) -> List[cst.BaseExpression]:
         """What the visible calls pass for a parameter: under a call being followed, what that
