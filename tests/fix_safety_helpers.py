@@ -14,6 +14,8 @@ from castlint.analysis import cast_motion
 from castlint.checks.cast_before_gather import CastBeforeGather
 from castlint.config import Config
 from castlint.engine import module_context
+from castlint.fixes import FixOptions, fix_source
+from castlint.models import FixSafety
 from castlint.tables import load_tables
 
 TABLES = load_tables()
@@ -49,6 +51,28 @@ def weaken(monkeypatch, weaker) -> None:
     else:
         entry = dict(TABLES.callbacks[where], dunders=TABLES.callbacks[where]["dunders"] - {what})
         monkeypatch.setitem(TABLES.callbacks, where, entry)
+
+
+def assert_not_fixed_by_default(src: bytes, words: str) -> None:
+    """One CL003 finding on src, not safe, its reason naming words; a default fix leaves src as it is."""
+    found = cl003(src)
+    assert len(found) == 1, found
+    assert found[0].fix is None or found[0].fix.safety == FixSafety.UNSAFE, reason(found[0])
+    assert words in reason(found[0]), reason(found[0])
+    assert fix_source(src, "backend.py", TABLES, FixOptions()).new_source == src
+
+
+def assert_safe(src: bytes) -> None:
+    """One CL003 finding on src, its fix safe."""
+    found = cl003(src)
+    assert len(found) == 1 and found[0].fix is not None and found[0].fix.safety == FixSafety.SAFE, reason(found[0])
+
+
+def assert_fixed(src: bytes) -> None:
+    """One CL003 finding on src, its fix safe, and a default fix rewrites src."""
+    assert_safe(src)
+    new = fix_source(src, "backend.py", TABLES, FixOptions()).new_source
+    assert new != src
 
 
 def comparable(value, torch):

@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import pytest
 
-from castlint.fixes import FixOptions, fix_source
 from castlint.models import FixSafety
-from fix_safety_helpers import TABLES, cl003, reason, weaken
+from fix_safety_helpers import assert_fixed, assert_not_fixed_by_default, assert_safe, cl003, reason, weaken
 
 TEMPLATE = """import types
 import weakref
@@ -134,12 +133,7 @@ def source(parts: dict) -> bytes:
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_hazard_is_not_fixed_by_default(family):
     hazard, _, words, _ = FAMILIES[family]
-    src = source(hazard)
-    found = cl003(src)
-    assert len(found) == 1, found
-    assert found[0].fix is None or found[0].fix.safety == FixSafety.UNSAFE, reason(found[0])
-    assert words in reason(found[0]), reason(found[0])
-    assert fix_source(src, "backend.py", TABLES, FixOptions()).new_source == src
+    assert_not_fixed_by_default(source(hazard), words)
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
@@ -148,18 +142,13 @@ def test_a_weaker_proof_passes_the_hazard(family, monkeypatch):
     'safe' - the check is what catches it."""
     hazard, _, _, weaker = FAMILIES[family]
     weaken(monkeypatch, weaker)
-    found = cl003(source(hazard))
-    assert len(found) == 1 and found[0].fix is not None and found[0].fix.safety == FixSafety.SAFE, reason(found[0])
+    assert_safe(source(hazard))
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_look_alike_is_still_fixed(family):
     _, clean, _, _ = FAMILIES[family]
-    src = source(clean)
-    found = cl003(src)
-    assert len(found) == 1 and found[0].fix is not None and found[0].fix.safety == FixSafety.SAFE, reason(found[0])
-    new = fix_source(src, "backend.py", TABLES, FixOptions()).new_source
-    assert new != src
+    assert_fixed(source(clean))
 
 
 def test_a_parameter_stored_under_a_read_only_name_stays_data():
