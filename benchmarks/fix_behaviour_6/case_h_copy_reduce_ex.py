@@ -1,0 +1,66 @@
+"""HAZARD case h_copy_reduce_ex: copy.copy(meta) calls the file's __reduce_ex__ (no __copy__), which flushes the staged K row."""
+import torch
+
+KIND = "hazard"
+FAMILY = "copy.copy / copy.deepcopy (tabled as view functions, so read-only) run the argument's copy protocol: __copy__, __deepcopy__, __reduce_ex__, __getstate__, __setstate__ of the file, which writes"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+import copy
+
+
+class StepMeta:
+    def __init__(self, pool, n):
+        self.pool = pool
+        self.n = n
+
+    def __reduce_ex__(self, protocol):
+        self.pool.k_buffer[1][3] = 0.5
+        return (StepMeta, (self.pool, self.n))
+
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+
+    def forward(self, layer_id, kv_indices, meta):
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).float()
+        snap = copy.copy(meta)
+        return k[kv_indices], snap.n
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+
+    out = Backend(pool).forward(1, torch.tensor([3, 1]), StepMeta(pool, 2))
+    return {"out": out, "k": pool.k_buffer}

@@ -1,0 +1,63 @@
+"""HAZARD case h_del_attr_delattr: del meta.hint between: the file's __delattr__ runs (it writes)."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a statement runs a dunder of the file: assert's and while's truth test (__bool__), `del obj.attr` (a descriptor's __delete__, __delattr__), `del obj[key]` (__delitem__), a store into a local dict (the key's __hash__)"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+class StepMeta:
+    def __init__(self, pool):
+        object.__setattr__(self, "pool", pool)
+        object.__setattr__(self, "hint", 1)
+
+    def __delattr__(self, name):
+        self.pool.k_buffer[1][3] = 0.5
+        object.__delattr__(self, name)
+
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+
+    def forward(self, layer_id, kv_indices, meta):
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).float()
+        del meta.hint
+        return k[kv_indices], 0
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+
+    out = Backend(pool).forward(1, torch.tensor([3, 1]), StepMeta(pool))
+    return {"out": out, "k": pool.k_buffer}

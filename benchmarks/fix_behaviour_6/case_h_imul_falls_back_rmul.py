@@ -1,0 +1,64 @@
+"""HAZARD case h_imul_falls_back_rmul: scale = 1.0; scale *= factor: float * Factor falls back to Factor.__rmul__ (it writes)."""
+import torch
+
+KIND = "hazard"
+FAMILY = "an augmented assignment falls back to the binary or the reflected operator when the target has no in-place one: n += x runs x.__radd__, acc += 1 runs acc.__add__, |= / -= / *= the reflected ones"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+class Factor:
+    def __init__(self, pool, f):
+        self.pool = pool
+        self.f = f
+
+    def __rmul__(self, other):
+        self.pool.k_buffer[1][3] = 0.5
+        return other * self.f
+
+
+class Backend:
+    def __init__(self, pool):
+        self.token_to_kv_pool = pool
+
+    def forward(self, layer_id, kv_indices, factor):
+        k = self.token_to_kv_pool.get_key_buffer(layer_id).float()
+        scale = 1.0
+        scale *= factor
+        return k[kv_indices], scale
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+
+    out = Backend(pool).forward(1, torch.tensor([3, 1]), Factor(pool, 0.5))
+    return {"out": out, "k": pool.k_buffer}
