@@ -7,8 +7,9 @@ class PairRunner:
         self.pairs = ()
         self.slot_mapping = torch.zeros(64, dtype=torch.int64)
 
-    def bind(self, impls, kv_caches):
-        self.pairs = tuple(zip(impls, kv_caches))
+    def initialize_kv_cache(self, impls, num_blocks):
+        self.kv_caches = [torch.zeros(2, num_blocks, 16, 8, 128, dtype=torch.float8_e4m3fn) for _ in impls]
+        self.pairs = tuple(zip(impls, self.kv_caches))
 
 
 class PairImpl:

@@ -27,5 +27,8 @@ class EnumSlotImpl:
         return whole, draft, bt
 
 
-def bind_runner_caches(kv_caches):
-    Slot.MAIN.value.kv_caches = list(kv_caches)
+class EnumRunner:
+    def initialize_kv_cache(self, num_blocks, num_layers):
+        self.kv_caches = [torch.zeros(2, num_blocks, 16, 8, 128, dtype=torch.float8_e4m3fn) for _ in range(num_layers)]
+        Slot.MAIN.value.kv_caches = self.kv_caches
+        Slot.DRAFT.value.kv_caches = self.kv_caches[-1:]

@@ -9,8 +9,8 @@ class ModuleCacheMap:
         self.by_module = weakref.WeakKeyDictionary()
         self.by_module_lens = weakref.WeakKeyDictionary()
 
-    def bind(self, modules, kv_caches):
-        for m, c in zip(modules, kv_caches):
+    def bind(self, modules, runner):
+        for m, c in zip(modules, runner.kv_caches):
             self.by_module[m] = c
             self.by_module_lens[m] = torch.zeros(4, dtype=torch.int32)
 

@@ -20,3 +20,12 @@ class LmdeployGraphRunnerLike:
         self.static["kv"] = fresh
         self.static["pos"] = position_ids.to(torch.int64)  # negative: positions
         return self.model(input_ids, position_ids, self.static["kv"], attn_metadata)
+
+
+class ModelAgentLike:
+    def __init__(self, cache_engine, graph_runner):
+        self.cache_engine = cache_engine
+        self.graph_runner = graph_runner
+
+    def _forward_impl(self, inputs):
+        return self.graph_runner(inputs.input_ids, inputs.position_ids, self.cache_engine.gpu_cache, inputs.attn_metadata)
