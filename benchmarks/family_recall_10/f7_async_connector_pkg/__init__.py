@@ -1,0 +1,1 @@
+"""vLLM connector (connector.py) staging through coroutines defined in aio.py."""

@@ -1,0 +1,4 @@
+import torch
+
+POOL = None
+REQ_LENS = torch.zeros(256, dtype=torch.int32)
