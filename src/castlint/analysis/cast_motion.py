@@ -1381,9 +1381,38 @@ def _open_hit(analysis) -> _LibraryHit | None:
 
 
 def _find_open_hit(analysis) -> _LibraryHit | None:
-    classes = {cls.name.value: cls for cls in analysis.nodes.classes}
     pruned = getattr(analysis, "_pruned", None)
     dropped = set(pruned.dropped_members) if pruned is not None else set()
+    for cls, origin, names, star, defs, bound in _open_class_members(analysis):
+        # the class's own members first, `__init__` last (library code calls it only to make a copy)
+        for name in sorted(names, key=lambda n: (n not in defs, n == "__init__", n)):
+            if name in defs:
+                writes = _body_unproven(analysis, defs[name].body)
+            elif name in bound:
+                writes = _bound_member_effectful(analysis, name, bound[name], set(defs), effectful_members(analysis))
+            elif star:  # a field an unknown library's code may look up on other objects (a Protocol's)
+                writes = name in effectful_members(analysis) and is_effectful(analysis, name)
+            else:  # a name the class does not define: the library's own member runs
+                writes = False
+            if not writes and name in dropped:
+                analysis.derived[PRUNED_UNDECIDED] = True
+                writes = True
+            if writes:
+                hit = _LibraryHit(name)
+                hit.origin, hit.owner, hit.at = origin, cls, defs.get(name)
+                return hit
+    return _type_call_hit(analysis)
+
+
+def _open_class_members(analysis) -> list:
+    """(class, origin, names, star, defs, bound) per open class (_open_classes): the defs and
+    assigned members of the class and its bases of the file, the class's first. Structure only, so
+    kept once per file (the open hit is judged again on each pass of _members' fixed point)."""
+    found = analysis.derived.get("cast_motion.open_class_members")
+    if found is not None:
+        return found
+    classes = {cls.name.value: cls for cls in analysis.nodes.classes}
+    found = []
     for cls, origin, names, star in _open_classes(analysis):
         defs: dict = {}
         bound: dict = {}
@@ -1403,24 +1432,9 @@ def _find_open_hit(analysis) -> _LibraryHit | None:
                                 if isinstance(t.target, cst.Name):
                                     bound.setdefault(t.target.value, small.value)
             chain += [classes[b] for b in (dotted(base.value) for base in one.bases) if b in classes]
-        # the class's own members first, `__init__` last (library code calls it only to make a copy)
-        for name in sorted(names, key=lambda n: (n not in defs, n == "__init__", n)):
-            if name in defs:
-                writes = _body_unproven(analysis, defs[name].body)
-            elif name in bound:
-                writes = _bound_member_effectful(analysis, name, bound[name], set(defs), effectful_members(analysis))
-            elif star:  # a field an unknown library's code may look up on other objects (a Protocol's)
-                writes = name in effectful_members(analysis) and is_effectful(analysis, name)
-            else:  # a name the class does not define: the library's own member runs
-                writes = False
-            if not writes and name in dropped:
-                analysis.derived[PRUNED_UNDECIDED] = True
-                writes = True
-            if writes:
-                hit = _LibraryHit(name)
-                hit.origin, hit.owner, hit.at = origin, cls, defs.get(name)
-                return hit
-    return _type_call_hit(analysis)
+        found.append((cls, origin, names, star, defs, bound))
+    analysis.derived["cast_motion.open_class_members"] = found
+    return found
 
 
 def _type_call_hit(analysis) -> _LibraryHit | None:
