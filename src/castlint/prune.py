@@ -164,6 +164,10 @@ class _Vocabulary:
         self.copies = frozenset(tables.copy_methods)
         # `torch.as_tensor(x, dtype=d)`: x.to(dtype=d) (by the last name: `from torch import asarray`)
         self.slice_makers = frozenset(_last_parts(tables.slice_constructors))
+        # `buf[torch.arange(buf.shape[0])]`, `buf.index_select(0, every)`: a range index is the slice it spells
+        self.range_makers = frozenset(_last_parts(tables.range_functions))
+        self.range_words = tuple(sorted(name.encode() for name in self.range_makers))
+        self.dim_index = frozenset(set(tables.dim_index_methods) | set(_last_parts(tables.dim_index_functions)))
         self.constructors = frozenset(_last_parts(tables.conversion_constructors)) | frozenset(
             tables.conversion_constructor_methods
         )
@@ -489,13 +493,40 @@ def _refs(node: ast.AST, vocab: _Vocabulary, aliases=frozenset(), tf: tuple = KE
     return out
 
 
-def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary) -> bool:
-    """Does the first index leave the first dimension whole (a slice, a slice object, None, `[()]`, ...)?"""
+# marks a name bound to a range index in the module's aliases (`every = torch.arange(n)`): `every[...]` is no call
+RANGE_NAME = "[]"
+
+
+def _range_index(node: ast.AST, vocab: _Vocabulary, aliases) -> bool:
+    """A range index tensor (`torch.arange(...)`, or a name the module binds to one): the slice it spells."""
+    if type(node) is ast.Name:
+        return RANGE_NAME + node.id in aliases
+    return type(node) is ast.Call and (_callee_name(node.func) or "").rsplit(".", 1)[-1] in vocab.range_makers
+
+
+def _range_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
+    """RANGE_NAME + each name the module assigns a range index (`every = torch.arange(buf.shape[0])`)."""
+    if not vocab.range_words or not prefilter_has_trigger(source, ((vocab.range_words,),)):
+        return frozenset()
+    return frozenset(
+        RANGE_NAME + target.id
+        for node in pyast.nodes(tree)
+        if type(node) is ast.Assign and _range_index(node.value, vocab, ())
+        for target in node.targets
+        if type(target) is ast.Name
+    )
+
+
+def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary, aliases=frozenset()) -> bool:
+    """Does the first index leave the first dimension whole (a slice, a slice object, None, `[()]`, a range
+    index, ...)?"""
     if type(sub.slice) is ast.Tuple and not sub.slice.elts:
         return True  # `buf[()]`: no index at all, the tensor itself
     first = sub.slice.elts[0] if type(sub.slice) is ast.Tuple and sub.slice.elts else sub.slice
     if type(first) is ast.Call and type(first.func) is ast.Name and first.func.id in vocab.slice_makers:
         return True  # `buf[slice(None)]` (the analysis reads its bounds as a slice's)
+    if _range_index(first, vocab, aliases):
+        return True  # `buf[torch.arange(buf.shape[0])]`: as `buf[: buf.shape[0]]`
     return type(first) is ast.Slice or (
         type(first) is ast.Constant and (first.value is None or first.value is Ellipsis or type(first.value) is int)
     )
@@ -583,6 +614,11 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 else:
                     out.members.add(name)
                     out.calls.add((name, tf))  # obj.m(...), Cls.m(...): what a method named m returns
+                if name in vocab.dim_index and any(_range_index(a, vocab, aliases) for a in node.args):
+                    for arg in node.args:  # `buf.index_select(0, torch.arange(n))`, `torch.index_select(buf, 0, r)`
+                        _flow(arg, vocab, aliases, out, tf)
+                    node = func.value
+                    continue
                 inner = _then(TUPLED, tf) if name in vocab.tuple_views else tf
                 if name in vocab.through_functions or pyast.dotted(func.value) in vocab.unbound:
                     for arg in args:
@@ -651,7 +687,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             for hook in vocab.missing_hooks:  # or a dict subclass's __missing__
                 out.calls.add((hook, tf))
             key = node.slice
-            if not _keeps_tokens(node, vocab) and not (type(key) is ast.Constant and type(key.value) is str):
+            if not _keeps_tokens(node, vocab, aliases) and not (type(key) is ast.Constant and type(key.value) is str):
                 tf = _then(INDEXED, tf)  # d["k"] selects a dict entry: what it holds, unindexed
             node = node.value
             continue
@@ -3364,8 +3400,10 @@ class _ModuleUnits:
         # definition allocating them passes the words gate
         self.arena_tables = arena_tables
         both = _import_aliases(tree, source, vocab.through_functions | vocab.helpers, vocab.alias_words)
-        self.aliases = frozenset(a for a, original in both if original in vocab.through_functions) | _getter_names(
-            tree, source, vocab
+        self.aliases = (
+            frozenset(a for a, original in both if original in vocab.through_functions)
+            | _getter_names(tree, source, vocab)
+            | _range_names(tree, source, vocab)
         )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
         self.fn_aliases: Dict[str, Set[str]] = {}  # `_up = torch.compile(_up_impl)`: _up -> {_up_impl}

@@ -2263,6 +2263,10 @@ class ObjectFlow:
             name = expr.func.value
             if name in ("list", "tuple") and len(expr.args) == 1 and name not in self.module_classes():
                 return self.element_values(expr.args[0].value, index, depth + 1)
+        if isinstance(expr, cst.Call) and self.qualified_in(expr, self.tables.broadcast_functions):
+            # `torch.broadcast_tensors(a, b)`: a tuple of its arguments, each expanded
+            parts = [cst.StarredElement(a.value) if a.star else cst.Element(a.value) for a in expr.args]
+            return self.element_values(cst.Tuple(parts), index, depth + 1)
         shaped = self.shaped_elements(expr) if isinstance(expr, cst.Call) else None
         if shaped is not None:  # enumerate(xs): (a counter, xs[j]); zip(a, b), product(a, b): (a[j], b[j])
             return shaped
