@@ -1266,6 +1266,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         keyed = self.keyed_values(sub)
         if keyed:
             return max(self.origin(v, depth) for v in keyed)
+        ranked = self._ranked_origin(sub, depth)
+        if ranked is not None:
+            return ranked
         found = self._lattice_subscript(sub, depth)
         if found < Origin.POOL and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index):
             # an element of a container or record the file builds (`pairs[i][1]`, `record[0]`)
@@ -1275,6 +1278,20 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if elements:
                     found = max(found, max(self.origin(v, depth) for v in elements))
         return found
+
+    def _ranked_origin(self, sub: cst.Subscript, depth: int) -> Optional[Origin]:
+        """A subscript of a container of caches filled by stores of k index parts (ranked_stores): with k
+        parts, one stored value (`self.table[l, 0]`); with fewer, a row of them (`self.table[l]`, whose `[1]`
+        is then one value); None for any other subscript."""
+        if not all(isinstance(e.slice, cst.Index) for e in sub.slice):
+            return None
+        rank, values = self.ranked_stores(sub.value)
+        if not rank or len(sub.slice) > rank or self.origin(sub.value, depth) != Origin.POOL_TUPLE:
+            return None
+        found = max(self.origin(v, depth) for v in values)
+        if found < Origin.POOL_TUPLE:
+            return None
+        return found if len(sub.slice) == rank else Origin.POOL_TUPLE
 
     def dict_like(self, expr: cst.BaseExpression) -> bool:
         """Is expr a dict (its subscript a key lookup)? Some value it is assigned is a dict display

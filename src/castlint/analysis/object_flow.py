@@ -3925,6 +3925,25 @@ class ObjectFlow:
         key = tuple(p.evaluated_value if isinstance(p, cst.SimpleString) else None for p in parts)
         return key if any(isinstance(k, str) for k in key) else None
 
+    def ranked_stores(self, holder: cst.BaseExpression) -> Tuple[int, List[cst.BaseExpression]]:
+        """(rank, values) of a container the module fills only by item stores of several index parts each,
+        as many every time (`self.table[i, 0] = kc`: 2, a numpy object array's or a tuple-keyed dict's);
+        (0, []) for any other holder."""
+        identity = self._holder_identity(holder)
+        if identity is None:
+            return 0, []
+        cache = self.__dict__.setdefault("_ranked_stores", {})
+        if identity not in cache:
+            ranks, values = set(), []
+            for target, value in self.nodes.item_stores:
+                if self._holder_identity(target.value) == identity:
+                    simple = all(isinstance(e.slice, cst.Index) for e in target.slice)
+                    ranks.add(len(target.slice) if simple else 0)
+                    values.append(value)
+            rank = ranks.pop() if len(ranks) == 1 else 0
+            cache[identity] = (rank, values) if rank > 1 else (0, [])
+        return cache[identity]
+
     def keyed_stores(self) -> Dict[tuple, List[tuple]]:
         """holder identity -> (key path, value) for what the module stores into a container by key
         (`d["k"] = v`, `d["g"][i] = v`, `d.setdefault("g", {})[k] = v`, `d["k"].append(v)` (as `[v]`),
