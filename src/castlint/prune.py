@@ -167,6 +167,7 @@ class _Vocabulary:
         # `buf[torch.arange(buf.shape[0])]`, `buf.index_select(0, every)`: a range index is the slice it spells
         self.range_makers = frozenset(_last_parts(tables.range_functions))
         self.range_words = tuple(sorted(name.encode() for name in self.range_makers))
+        self.iter_copies = frozenset(_last_parts(tables.iter_copies))  # `a, b = itertools.tee(xs)`: xs twice
         self.dim_index = frozenset(set(tables.dim_index_methods) | set(_last_parts(tables.dim_index_functions)))
         self.constructors = frozenset(_last_parts(tables.conversion_constructors)) | frozenset(
             tables.conversion_constructor_methods
@@ -614,6 +615,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 else:
                     out.members.add(name)
                     out.calls.add((name, tf))  # obj.m(...), Cls.m(...): what a method named m returns
+                if name in vocab.iter_copies and node.args:  # tee(xs): iterators over xs's elements
+                    node, tf = node.args[0], _then(NESTED, tf)
+                    continue
                 if name in vocab.dim_index and any(_range_index(a, vocab, aliases) for a in node.args):
                     for arg in node.args:  # `buf.index_select(0, torch.arange(n))`, `torch.index_select(buf, 0, r)`
                         _flow(arg, vocab, aliases, out, tf)
@@ -670,6 +674,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     for arg in args:
                         _flow(arg, vocab, aliases, out, tf)
                     return
+                if func.id in vocab.iter_copies and node.args:  # tee(xs): iterators over xs's elements
+                    node, tf = node.args[0], _then(NESTED, tf)
+                    continue
                 if func.id in vocab.field_readers:  # vars(rec): rec's fields (_object_flow)
                     out.members.add(func.id)
                 if func.id in vocab.iterating:  # list(obj): what obj's class's __iter__ hands back

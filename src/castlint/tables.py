@@ -218,6 +218,7 @@ class Tables:
     iter_repeat: set = field(default_factory=set)  # [iteration] repeat: itertools.repeat(x, n)
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
     iter_windows: set = field(default_factory=set)  # [iteration] windows: itertools.pairwise
+    iter_copies: set = field(default_factory=set)  # [iteration] copies: itertools.tee
     iter_groups: set = field(default_factory=set)  # [iteration] groups: itertools.groupby
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
     iter_apply_methods: set = field(default_factory=set)  # [iteration] apply_methods: executor.map(f, xs)
@@ -802,6 +803,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "repeat": "iter_repeat",
             "pairs": "iter_pairs",
             "windows": "iter_windows",
+            "copies": "iter_copies",
             "groups": "iter_groups",
             "apply": "iter_apply",
             "apply_methods": "iter_apply_methods",

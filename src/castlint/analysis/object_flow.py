@@ -2263,6 +2263,13 @@ class ObjectFlow:
             name = expr.func.value
             if name in ("list", "tuple") and len(expr.args) == 1 and name not in self.module_classes():
                 return self.element_values(expr.args[0].value, index, depth + 1)
+        if (
+            isinstance(expr, cst.Call)
+            and self.qualified_in(expr, self.tables.iter_copies)
+            and expr.args
+            and not expr.args[0].star
+        ):
+            return [expr.args[0].value]  # `a, b = itertools.tee(xs)`: each an iterator over xs's elements
         if isinstance(expr, cst.Call) and self.qualified_in(expr, self.tables.broadcast_functions):
             # `torch.broadcast_tensors(a, b)`: a tuple of its arguments, each expanded
             parts = [cst.StarredElement(a.value) if a.star else cst.Element(a.value) for a in expr.args]
