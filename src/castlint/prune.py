@@ -167,6 +167,12 @@ class _Vocabulary:
         # `buf[torch.arange(buf.shape[0])]`, `buf.index_select(0, every)`: a range index is the slice it spells
         self.range_makers = frozenset(_last_parts(tables.range_functions))
         self.range_words = tuple(sorted(name.encode() for name in self.range_makers))
+        # `torch.broadcast_tensors(a, b)`: a tuple of its arguments; `x.__getitem__(k)`: `x[k]`
+        self.broadcasts = frozenset(_last_parts(tables.broadcast_functions))
+        self.subscript_methods = frozenset(tables.subscript_methods)
+        # `type(x).to(x, d)`, `x.__class__.float(x)`: the unbound method of x's class
+        self.class_of_functions = frozenset(tables.class_of_functions)
+        self.class_of_attributes = frozenset(tables.class_of_attributes)
         self.iter_copies = frozenset(_last_parts(tables.iter_copies))  # `a, b = itertools.tee(xs)`: xs twice
         self.dim_index = frozenset(set(tables.dim_index_methods) | set(_last_parts(tables.dim_index_functions)))
         self.constructors = frozenset(_last_parts(tables.conversion_constructors)) | frozenset(
@@ -576,6 +582,16 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 for arg in args:
                     _flow(arg, vocab, aliases, out, tf)
                 return
+            if (
+                type(func) is ast.Attribute
+                and func.attr in vocab.subscript_methods
+                and not _unbound_receiver(func.value, vocab)
+                and pyast.dotted(func.value) != "operator"
+            ):  # x.__getitem__(k): x[k], a slice or an index
+                for arg in node.args:
+                    _flow(arg, vocab, aliases, out, tf)
+                node = func.value
+                continue
             if _callee_name(func) in vocab.subscript_functions and node.args:  # operator.getitem(x, k): x[k]
                 node, tf = node.args[0], _then(INDEXED, tf)
                 continue
@@ -618,13 +634,17 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 if name in vocab.iter_copies and node.args:  # tee(xs): iterators over xs's elements
                     node, tf = node.args[0], _then(NESTED, tf)
                     continue
+                if name in vocab.broadcasts:  # broadcast_tensors(a, b): (a, b), each expanded
+                    for arg in args:
+                        _flow(arg, vocab, aliases, out, _then(PACKED, tf))
+                    return
                 if name in vocab.dim_index and any(_range_index(a, vocab, aliases) for a in node.args):
                     for arg in node.args:  # `buf.index_select(0, torch.arange(n))`, `torch.index_select(buf, 0, r)`
                         _flow(arg, vocab, aliases, out, tf)
                     node = func.value
                     continue
                 inner = _then(TUPLED, tf) if name in vocab.tuple_views else tf
-                if name in vocab.through_functions or pyast.dotted(func.value) in vocab.unbound:
+                if name in vocab.through_functions or _unbound_receiver(func.value, vocab):
                     for arg in args:
                         _flow(arg, vocab, aliases, out, _then(PACKED, tf) if _dict_entry(node, arg, vocab) else inner)
                 if name in vocab.through_methods:
@@ -755,6 +775,11 @@ def _is_self(node: ast.AST) -> bool:
 
 def _str_constant(node: ast.AST) -> bool:
     return type(node) is ast.Constant and type(node.value) is str
+
+
+def _str_key(node: ast.AST) -> bool:
+    """A mapping key with a string in it: `"k"`, `(i, "k")` (ObjectFlow.constant_key)."""
+    return _str_constant(node) or (type(node) is ast.Tuple and any(_str_constant(e) for e in node.elts))
 
 
 def _dict_entry(call: ast.Call, arg: ast.AST, vocab: _Vocabulary) -> bool:
@@ -1142,7 +1167,16 @@ def _unbound_call(call: ast.Call, vocab: _Vocabulary) -> bool:
     func = call.func
     if type(func) is not ast.Attribute:
         return False
-    return pyast.dotted(func.value) in vocab.unbound or _op_of(func, vocab) is not None
+    return _unbound_receiver(func.value, vocab) or _op_of(func, vocab) is not None
+
+
+def _unbound_receiver(node: ast.AST, vocab: _Vocabulary) -> bool:
+    """`torch.Tensor`, or the class of a value (`type(x)`, `x.__class__`): its methods take the tensor first."""
+    if type(node) is ast.Call:
+        return type(node.func) is ast.Name and node.func.id in vocab.class_of_functions and len(node.args) == 1
+    if type(node) is ast.Attribute and node.attr in vocab.class_of_attributes:
+        return True
+    return pyast.dotted(node) in vocab.unbound
 
 
 def _may_cast(call: ast.Call, name: str, vocab: _Vocabulary) -> bool:
@@ -1379,7 +1413,7 @@ class _Collector:
                 # self.d[k] = v: self.d holds v (ObjectFlow.grown_attributes); its display decides which key
                 # holds what (ObjectFlow.keyed_values)
                 unit.assigns.append((set(), {target.value.attr}, value, PACKED))
-                if type(target.slice) is ast.Constant and type(target.slice.value) is str:
+                if _str_key(target.slice):
                     unit.value_attrs.add(target.value.attr)
             elif type(target) is ast.Subscript and type(target.value) in (ast.Subscript, ast.Call):
                 # d[g][k] = v, self.d.setdefault(g, {})[k] = v: d holds containers that hold v
@@ -1569,7 +1603,7 @@ class _Collector:
             elif name in vocab.constructors and n.args and not _written_data(n.args[0]):
                 self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.copies and (n.args or n.keywords):
-                if pyast.dotted(func.value) in vocab.unbound:  # `torch.Tensor.copy_(buf, pool)`
+                if _unbound_receiver(func.value, vocab):  # `torch.Tensor.copy_(buf, pool)`
                     buffer, rest = (n.args[0], n.args[1:]) if n.args else (None, [])
                 else:
                     buffer, rest = func.value, n.args
@@ -1690,7 +1724,7 @@ class _Collector:
         `torch.Tensor.to(x, ...)`), where it sits, and the self.x arguments whose
         assignments tell a device from a dtype (only a name without either word is read)."""
         func, unit, vocab = n.func, self.unit, self.vocab
-        unbound = pyast.dotted(func.value) in vocab.unbound
+        unbound = _unbound_receiver(func.value, vocab)
         if unbound:
             if n.args:
                 unit.casts.append((self.refs(n.args[0]), path))

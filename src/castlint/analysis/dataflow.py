@@ -574,7 +574,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return None
         cache = self.__dict__.setdefault("_spelled_subscripts", {})
         if id(call) not in cache:
-            node = cst.Subscript(receiver, [cst.SubscriptElement(cst.Index(args[0].value))])
+            index = args[0].value
+            parts = [index]  # `x.__getitem__((slice(None), 0))` is `x[:, 0]`
+            if isinstance(index, cst.Tuple) and index.elements:
+                if not any(isinstance(e, cst.StarredElement) for e in index.elements):
+                    parts = [e.value for e in index.elements]
+            node = cst.Subscript(receiver, [cst.SubscriptElement(cst.Index(p)) for p in parts])
             self.parents.setdefault(node, self.parents.get(call))
             cache[id(call)] = node
         return cache[id(call)]
