@@ -164,6 +164,17 @@ class _Vocabulary:
         self.copies = frozenset(tables.copy_methods)
         # `torch.as_tensor(x, dtype=d)`: x.to(dtype=d) (by the last name: `from torch import asarray`)
         self.slice_makers = frozenset(_last_parts(tables.slice_constructors))
+        # `buf[torch.arange(buf.shape[0])]`, `buf.index_select(0, every)`: a range index is the slice it spells
+        self.range_makers = frozenset(_last_parts(tables.range_functions))
+        self.range_words = tuple(sorted(name.encode() for name in self.range_makers))
+        # `torch.broadcast_tensors(a, b)`: a tuple of its arguments; `x.__getitem__(k)`: `x[k]`
+        self.broadcasts = frozenset(_last_parts(tables.broadcast_functions))
+        self.subscript_methods = frozenset(tables.subscript_methods)
+        # `type(x).to(x, d)`, `x.__class__.float(x)`: the unbound method of x's class
+        self.class_of_functions = frozenset(tables.class_of_functions)
+        self.class_of_attributes = frozenset(tables.class_of_attributes)
+        self.iter_copies = frozenset(_last_parts(tables.iter_copies))  # `a, b = itertools.tee(xs)`: xs twice
+        self.dim_index = frozenset(set(tables.dim_index_methods) | set(_last_parts(tables.dim_index_functions)))
         self.constructors = frozenset(_last_parts(tables.conversion_constructors)) | frozenset(
             tables.conversion_constructor_methods
         )
@@ -489,13 +500,40 @@ def _refs(node: ast.AST, vocab: _Vocabulary, aliases=frozenset(), tf: tuple = KE
     return out
 
 
-def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary) -> bool:
-    """Does the first index leave the first dimension whole (a slice, a slice object, None, `[()]`, ...)?"""
+# marks a name bound to a range index in the module's aliases (`every = torch.arange(n)`): `every[...]` is no call
+RANGE_NAME = "[]"
+
+
+def _range_index(node: ast.AST, vocab: _Vocabulary, aliases) -> bool:
+    """A range index tensor (`torch.arange(...)`, or a name the module binds to one): the slice it spells."""
+    if type(node) is ast.Name:
+        return RANGE_NAME + node.id in aliases
+    return type(node) is ast.Call and (_callee_name(node.func) or "").rsplit(".", 1)[-1] in vocab.range_makers
+
+
+def _range_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
+    """RANGE_NAME + each name the module assigns a range index (`every = torch.arange(buf.shape[0])`)."""
+    if not vocab.range_words or not prefilter_has_trigger(source, ((vocab.range_words,),)):
+        return frozenset()
+    return frozenset(
+        RANGE_NAME + target.id
+        for node in pyast.nodes(tree)
+        if type(node) is ast.Assign and _range_index(node.value, vocab, ())
+        for target in node.targets
+        if type(target) is ast.Name
+    )
+
+
+def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary, aliases=frozenset()) -> bool:
+    """Does the first index leave the first dimension whole (a slice, a slice object, None, `[()]`, a range
+    index, ...)?"""
     if type(sub.slice) is ast.Tuple and not sub.slice.elts:
         return True  # `buf[()]`: no index at all, the tensor itself
     first = sub.slice.elts[0] if type(sub.slice) is ast.Tuple and sub.slice.elts else sub.slice
     if type(first) is ast.Call and type(first.func) is ast.Name and first.func.id in vocab.slice_makers:
         return True  # `buf[slice(None)]` (the analysis reads its bounds as a slice's)
+    if _range_index(first, vocab, aliases):
+        return True  # `buf[torch.arange(buf.shape[0])]`: as `buf[: buf.shape[0]]`
     return type(first) is ast.Slice or (
         type(first) is ast.Constant and (first.value is None or first.value is Ellipsis or type(first.value) is int)
     )
@@ -544,6 +582,16 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 for arg in args:
                     _flow(arg, vocab, aliases, out, tf)
                 return
+            if (
+                type(func) is ast.Attribute
+                and func.attr in vocab.subscript_methods
+                and not _unbound_receiver(func.value, vocab)
+                and pyast.dotted(func.value) != "operator"
+            ):  # x.__getitem__(k): x[k], a slice or an index
+                for arg in node.args:
+                    _flow(arg, vocab, aliases, out, tf)
+                node = func.value
+                continue
             if _callee_name(func) in vocab.subscript_functions and node.args:  # operator.getitem(x, k): x[k]
                 node, tf = node.args[0], _then(INDEXED, tf)
                 continue
@@ -583,8 +631,20 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 else:
                     out.members.add(name)
                     out.calls.add((name, tf))  # obj.m(...), Cls.m(...): what a method named m returns
+                if name in vocab.iter_copies and node.args:  # tee(xs): iterators over xs's elements
+                    node, tf = node.args[0], _then(NESTED, tf)
+                    continue
+                if name in vocab.broadcasts:  # broadcast_tensors(a, b): (a, b), each expanded
+                    for arg in args:
+                        _flow(arg, vocab, aliases, out, _then(PACKED, tf))
+                    return
+                if name in vocab.dim_index and any(_range_index(a, vocab, aliases) for a in node.args):
+                    for arg in node.args:  # `buf.index_select(0, torch.arange(n))`, `torch.index_select(buf, 0, r)`
+                        _flow(arg, vocab, aliases, out, tf)
+                    node = func.value
+                    continue
                 inner = _then(TUPLED, tf) if name in vocab.tuple_views else tf
-                if name in vocab.through_functions or pyast.dotted(func.value) in vocab.unbound:
+                if name in vocab.through_functions or _unbound_receiver(func.value, vocab):
                     for arg in args:
                         _flow(arg, vocab, aliases, out, _then(PACKED, tf) if _dict_entry(node, arg, vocab) else inner)
                 if name in vocab.through_methods:
@@ -634,6 +694,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     for arg in args:
                         _flow(arg, vocab, aliases, out, tf)
                     return
+                if func.id in vocab.iter_copies and node.args:  # tee(xs): iterators over xs's elements
+                    node, tf = node.args[0], _then(NESTED, tf)
+                    continue
                 if func.id in vocab.field_readers:  # vars(rec): rec's fields (_object_flow)
                     out.members.add(func.id)
                 if func.id in vocab.iterating:  # list(obj): what obj's class's __iter__ hands back
@@ -651,7 +714,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             for hook in vocab.missing_hooks:  # or a dict subclass's __missing__
                 out.calls.add((hook, tf))
             key = node.slice
-            if not _keeps_tokens(node, vocab) and not (type(key) is ast.Constant and type(key.value) is str):
+            if not _keeps_tokens(node, vocab, aliases) and not (type(key) is ast.Constant and type(key.value) is str):
                 tf = _then(INDEXED, tf)  # d["k"] selects a dict entry: what it holds, unindexed
             node = node.value
             continue
@@ -712,6 +775,11 @@ def _is_self(node: ast.AST) -> bool:
 
 def _str_constant(node: ast.AST) -> bool:
     return type(node) is ast.Constant and type(node.value) is str
+
+
+def _str_key(node: ast.AST) -> bool:
+    """A mapping key with a string in it: `"k"`, `(i, "k")` (ObjectFlow.constant_key)."""
+    return _str_constant(node) or (type(node) is ast.Tuple and any(_str_constant(e) for e in node.elts))
 
 
 def _dict_entry(call: ast.Call, arg: ast.AST, vocab: _Vocabulary) -> bool:
@@ -1099,7 +1167,16 @@ def _unbound_call(call: ast.Call, vocab: _Vocabulary) -> bool:
     func = call.func
     if type(func) is not ast.Attribute:
         return False
-    return pyast.dotted(func.value) in vocab.unbound or _op_of(func, vocab) is not None
+    return _unbound_receiver(func.value, vocab) or _op_of(func, vocab) is not None
+
+
+def _unbound_receiver(node: ast.AST, vocab: _Vocabulary) -> bool:
+    """`torch.Tensor`, or the class of a value (`type(x)`, `x.__class__`): its methods take the tensor first."""
+    if type(node) is ast.Call:
+        return type(node.func) is ast.Name and node.func.id in vocab.class_of_functions and len(node.args) == 1
+    if type(node) is ast.Attribute and node.attr in vocab.class_of_attributes:
+        return True
+    return pyast.dotted(node) in vocab.unbound
 
 
 def _may_cast(call: ast.Call, name: str, vocab: _Vocabulary) -> bool:
@@ -1336,7 +1413,7 @@ class _Collector:
                 # self.d[k] = v: self.d holds v (ObjectFlow.grown_attributes); its display decides which key
                 # holds what (ObjectFlow.keyed_values)
                 unit.assigns.append((set(), {target.value.attr}, value, PACKED))
-                if type(target.slice) is ast.Constant and type(target.slice.value) is str:
+                if _str_key(target.slice):
                     unit.value_attrs.add(target.value.attr)
             elif type(target) is ast.Subscript and type(target.value) in (ast.Subscript, ast.Call):
                 # d[g][k] = v, self.d.setdefault(g, {})[k] = v: d holds containers that hold v
@@ -1526,7 +1603,7 @@ class _Collector:
             elif name in vocab.constructors and n.args and not _written_data(n.args[0]):
                 self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.copies and (n.args or n.keywords):
-                if pyast.dotted(func.value) in vocab.unbound:  # `torch.Tensor.copy_(buf, pool)`
+                if _unbound_receiver(func.value, vocab):  # `torch.Tensor.copy_(buf, pool)`
                     buffer, rest = (n.args[0], n.args[1:]) if n.args else (None, [])
                 else:
                     buffer, rest = func.value, n.args
@@ -1647,7 +1724,7 @@ class _Collector:
         `torch.Tensor.to(x, ...)`), where it sits, and the self.x arguments whose
         assignments tell a device from a dtype (only a name without either word is read)."""
         func, unit, vocab = n.func, self.unit, self.vocab
-        unbound = pyast.dotted(func.value) in vocab.unbound
+        unbound = _unbound_receiver(func.value, vocab)
         if unbound:
             if n.args:
                 unit.casts.append((self.refs(n.args[0]), path))
@@ -3364,8 +3441,10 @@ class _ModuleUnits:
         # definition allocating them passes the words gate
         self.arena_tables = arena_tables
         both = _import_aliases(tree, source, vocab.through_functions | vocab.helpers, vocab.alias_words)
-        self.aliases = frozenset(a for a, original in both if original in vocab.through_functions) | _getter_names(
-            tree, source, vocab
+        self.aliases = (
+            frozenset(a for a, original in both if original in vocab.through_functions)
+            | _getter_names(tree, source, vocab)
+            | _range_names(tree, source, vocab)
         )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
         self.fn_aliases: Dict[str, Set[str]] = {}  # `_up = torch.compile(_up_impl)`: _up -> {_up_impl}

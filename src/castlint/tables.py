@@ -192,12 +192,22 @@ class Tables:
     dim_moves: set = field(default_factory=set)
     dim_orders: set = field(default_factory=set)
     narrow_methods: set = field(default_factory=set)
+    dim_index_methods: set = field(default_factory=set)  # [gathers]: `x.index_select(dim, index)`
+    dim_index_functions: set = field(default_factory=set)  # [gathers]: `torch.index_select(x, dim, index)`
+    range_functions: set = field(default_factory=set)  # [index_values]: `buf[torch.arange(a, b)]` is `buf[a:b]`
+    split_methods: set = field(default_factory=set)  # [views] split_methods: `buf.split(n)`, pieces of n
+    split_functions: set = field(default_factory=set)  # [views] split_functions: `torch.split(buf, n)`
+    subscript_methods: set = field(default_factory=set)  # [views]: `buf.__getitem__(i)` is `buf[i]`
+    broadcast_functions: set = field(default_factory=set)  # [views]: `torch.broadcast_tensors(a, b)[i]` is arg i
     select_methods: set = field(default_factory=set)  # [views]: x.select(dim, i) reads as x[:, ..., i]
     select_functions: set = field(default_factory=set)  # [views]: torch.select(x, dim, i), the same
     narrow_functions: set = field(default_factory=set)
     slice_constructors: set = field(default_factory=set)  # [views]: `buf[slice(None)]` is `buf[:]`
     copy_methods: set = field(default_factory=set)
     unbound_receivers: set = field(default_factory=set)
+    class_of_functions: set = field(default_factory=set)  # [conversions]: `type(buf).to(buf, d)`
+    class_of_attributes: set = field(default_factory=set)  # [conversions]: `buf.__class__.float(buf)`
+    attribute_getters: set = field(default_factory=set)  # [conversions]: `getattr(x, "half")` is `x.half`
     op_namespaces: set = field(default_factory=set)  # [conversions] op_namespaces: torch.ops.aten.<op>(x, ...)
     conversion_constructors: set = field(default_factory=set)  # [conversions] constructors: torch.as_tensor
     conversion_constructor_methods: set = field(default_factory=set)  # [conversions]: t.new_tensor(pool, dtype=d)
@@ -208,6 +218,7 @@ class Tables:
     iter_repeat: set = field(default_factory=set)  # [iteration] repeat: itertools.repeat(x, n)
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
     iter_windows: set = field(default_factory=set)  # [iteration] windows: itertools.pairwise
+    iter_copies: set = field(default_factory=set)  # [iteration] copies: itertools.tee
     iter_groups: set = field(default_factory=set)  # [iteration] groups: itertools.groupby
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
     iter_apply_methods: set = field(default_factory=set)  # [iteration] apply_methods: executor.map(f, xs)
@@ -663,7 +674,13 @@ def _load_gathers(tables: Tables, data: dict, path: Path) -> None:
         data,
         path,
         "gathers",
-        {"methods": "gather_methods", "functions": "gather_functions", "table_functions": "gather_table_functions"},
+        {
+            "methods": "gather_methods",
+            "functions": "gather_functions",
+            "table_functions": "gather_table_functions",
+            "dim_index_methods": "dim_index_methods",
+            "dim_index_functions": "dim_index_functions",
+        },
     )
 
 
@@ -679,6 +696,10 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "tuple_methods": "tuple_view_methods",
             "tuple_functions": "tuple_view_functions",
             "narrow_methods": "narrow_methods",
+            "split_methods": "split_methods",
+            "split_functions": "split_functions",
+            "broadcast_functions": "broadcast_functions",
+            "subscript_methods": "subscript_methods",
             "concat_functions": "concat_functions",
             "pack_functions": "pack_functions",
             "dim_swaps": "dim_swaps",
@@ -716,6 +737,7 @@ def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
             "scalar_attributes": "scalar_attributes",
             "scalar_calls": "scalar_calls",
             "tensor_calls": "tensor_calls",
+            "range_functions": "range_functions",
         },
     )
 
@@ -757,6 +779,9 @@ def _load_conversions(tables: Tables, data: dict, path: Path) -> None:
         {
             "copy_methods": "copy_methods",
             "unbound_receivers": "unbound_receivers",
+            "class_of_functions": "class_of_functions",
+            "class_of_attributes": "class_of_attributes",
+            "attribute_getters": "attribute_getters",
             "op_namespaces": "op_namespaces",
             "constructors": "conversion_constructors",
             "constructor_methods": "conversion_constructor_methods",
@@ -778,6 +803,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "repeat": "iter_repeat",
             "pairs": "iter_pairs",
             "windows": "iter_windows",
+            "copies": "iter_copies",
             "groups": "iter_groups",
             "apply": "iter_apply",
             "apply_methods": "iter_apply_methods",

@@ -319,6 +319,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 ):
                     return ran
                 return Origin.POOL_TUPLE if t.accessors[method].returns == "tuple" else Origin.POOL
+            spelled = self._spelled_subscript(expr, method, receiver, args)
+            if spelled is not None:  # `buf.__getitem__(slice(None))`: `buf[:]`
+                return self.origin(spelled, depth)
             if receiver is not None:
                 through = self._through_method(expr, method, receiver, args, depth)
                 if through is not None:
@@ -559,6 +562,28 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             self._bindings.pop()
             self._origin_cache, self._returns_cache = saved, saved_returns
 
+    def _spelled_subscript(self, call: cst.Call, method, receiver, args) -> Optional[cst.Subscript]:
+        """`x.__getitem__(k)` ([views] subscript_methods) as the subscript `x[k]`, a node of this module's
+        parent map; None for any other call, or for x of a module class that defines the method."""
+        if method not in self.tables.subscript_methods or receiver is None or len(args) != 1:
+            return None
+        if args[0].keyword is not None or args[0].star:
+            return None
+        owner = self.instance_class(receiver)
+        if owner is not None and self.find_method(owner, method) is not None:
+            return None
+        cache = self.__dict__.setdefault("_spelled_subscripts", {})
+        if id(call) not in cache:
+            index = args[0].value
+            parts = [index]  # `x.__getitem__((slice(None), 0))` is `x[:, 0]`
+            if isinstance(index, cst.Tuple) and index.elements:
+                if not any(isinstance(e, cst.StarredElement) for e in index.elements):
+                    parts = [e.value for e in index.elements]
+            node = cst.Subscript(receiver, [cst.SubscriptElement(cst.Index(p)) for p in parts])
+            self.parents.setdefault(node, self.parents.get(call))
+            cache[id(call)] = node
+        return cache[id(call)]
+
     def _sibling_returns_pool(self, call: cst.Call, method: str) -> bool:
         """Does a method of this name that the call does not run (another class's, the base's
         an override replaces) return a whole pool? Then the name was learnt from it, and the
@@ -709,9 +734,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         first_arg = self._first_positional(expr.args)
         first = self.origin(first_arg, depth) if first_arg is not None else Origin.OTHER
         if first >= Origin.PREFIX:
+            if qualified in t.dim_index_functions:
+                ranged = self._range_selected(expr, first_arg, [a for a in expr.args if a.value is not first_arg])
+                if ranged is not None:  # `torch.index_select(buf, 0, torch.arange(len(buf)))`
+                    return self.origin(ranged, depth)
             if qualified in t.gather_functions:
                 return Origin.GATHERED
             if tuple_view:
+                rest = [a for a in expr.args if a.value is not first_arg]
+                if qualified in t.split_functions and self._step_sized_pieces(rest):
+                    return Origin.PREFIX if first == Origin.POOL else first
                 return Origin.POOL_TUPLE if first >= Origin.POOL_TUPLE else first
             if qualified in t.narrow_functions:
                 return self._narrow_origin(first, [a for a in expr.args if a.value is not first_arg])
@@ -803,9 +835,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         t = self.tables
         r = self.origin(receiver, depth)
         if r >= Origin.PREFIX:
+            if method in t.dim_index_methods:
+                ranged = self._range_selected(call, receiver, args)
+                if ranged is not None:  # `buf.index_select(0, torch.arange(buf.size(0)))`: `buf[: buf.size(0)]`
+                    return self.origin(ranged, depth)
             if method in t.gather_methods:
                 return Origin.GATHERED
             if method in t.tuple_view_methods:
+                if method in t.split_methods and self._step_sized_pieces(args):
+                    return Origin.PREFIX if r == Origin.POOL else r
                 return Origin.POOL_TUPLE if r >= Origin.POOL_TUPLE else r
             if method in t.narrow_methods:
                 return self._narrow_origin(r, args)
@@ -878,6 +916,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             self.parents.setdefault(node, self.parents.get(call))
             cache[id(call)] = node
         return cache[id(call)]
+
+    def _range_selected(self, call: cst.Call, receiver: cst.BaseExpression, rest) -> Optional[cst.Subscript]:
+        """`x.index_select(d, r)` with r a range index tensor (`torch.arange(...)`) as the subscript
+        `x[:, ..., r]`, which reads r as the slice it spells; None for any other index."""
+        args = [a for a in rest if not a.star]
+        if len(args) != 2 or self._range_slice(args[1].value) is None:
+            return None
+        return self._selected(call, receiver, rest)
 
     def _accessor_receiver_ok(self, call: cst.Call) -> bool:
         accessor = self.tables.accessors[call.func.attr.value]
@@ -1120,7 +1166,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _is_unbound_receiver(self, expr: cst.BaseExpression) -> bool:
         """`torch.Tensor` (or `Tensor` imported from torch) in `torch.Tensor.to(pool, d)`; an op
         namespace or one of its ops in `torch.ops.aten.<op>(x, ...)` / `torch.ops.aten.<op>.<overload>(x,
-        ...)` (the callee's op is then namespace_op's)."""
+        ...)` (the callee's op is then namespace_op's); the class of a value (`type(buf)`, `buf.__class__`:
+        its method called with an instance first is that instance's)."""
+        if self._class_of_value(expr):
+            return True
         text = dotted(expr)
         if text is None:
             return False
@@ -1135,6 +1184,39 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         scope = self.scopes.get(expr)
         names = scope.get_qualified_names_for(expr) if scope is not None else set()
         return any(q.name in receivers for q in names)
+
+    def _class_of_value(self, expr: cst.BaseExpression) -> bool:
+        """`type(x)` (the builtin, one argument) or `x.__class__` ([conversions] class_of_functions,
+        class_of_attributes) as the receiver of a method called with x itself first (`type(x).m(x, ...)`
+        is `x.m(...)`; `type(self).make(n)` of a static or class method is not)."""
+        t = self.tables
+        if isinstance(expr, cst.Attribute) and expr.attr.value in t.class_of_attributes:
+            instance = expr.value
+        elif (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value in t.class_of_functions
+            and expr.func.value not in self.nodes.local_callables
+            and expr.func.value not in self.module_classes()
+            and len(expr.args) == 1
+            and expr.args[0].keyword is None
+            and not expr.args[0].star
+        ):
+            instance = expr.args[0].value
+        else:
+            return False
+        method = self.parents.get(expr)
+        call = self.parents.get(method) if isinstance(method, cst.Attribute) else None
+        if not isinstance(call, cst.Call) or call.func is not method:
+            call = self._called_getattr(method)
+        first = self._first_positional(call.args) if isinstance(call, cst.Call) else None
+        return first is not None and self.code(first) == self.code(instance)
+
+    def _called_getattr(self, getter) -> Optional[cst.Call]:
+        """The call of `getattr(cls, "name")(...)` around the Arg that holds cls, else None."""
+        getter = self.parents.get(getter) if isinstance(getter, cst.Arg) else None
+        call = self.parents.get(getter) if isinstance(getter, cst.Call) else None
+        return call if isinstance(call, cst.Call) and call.func is getter else None
 
     @staticmethod
     def _first_positional(args) -> Optional[cst.BaseExpression]:
@@ -1158,6 +1240,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return receiver  # (a length read from the step is a window, as a slice bound is: `[:n]`)
         return Origin.PREFIX if receiver == Origin.POOL else receiver
 
+    def _step_sized_pieces(self, args) -> bool:
+        """split(size, dim): pieces along the tokens (dim 0, or left out) whose size comes from the step
+        (`buf.split(forward_batch.extend_num_tokens)`): each piece is a window of the step's size."""
+        positional = [a.value for a in args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+        size = positional[0] if positional else keywords.get("split_size") or keywords.get("split_size_or_sections")
+        dim = positional[1] if len(positional) > 1 else keywords.get("dim")
+        along_tokens = dim is None or (isinstance(dim, cst.Integer) and dim.value == "0")
+        return along_tokens and size is not None and self._step_bound(size)
+
     # -- subscripts ------------------------------------------------------------
     def _subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
         if (
@@ -1179,6 +1271,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         keyed = self.keyed_values(sub)
         if keyed:
             return max(self.origin(v, depth) for v in keyed)
+        ranked = self._ranked_origin(sub, depth)
+        if ranked is not None:
+            return ranked
         found = self._lattice_subscript(sub, depth)
         if found < Origin.POOL and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index):
             # an element of a container or record the file builds (`pairs[i][1]`, `record[0]`)
@@ -1188,6 +1283,20 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if elements:
                     found = max(found, max(self.origin(v, depth) for v in elements))
         return found
+
+    def _ranked_origin(self, sub: cst.Subscript, depth: int) -> Optional[Origin]:
+        """A subscript of a container of caches filled by stores of k index parts (ranked_stores): with k
+        parts, one stored value (`self.table[l, 0]`); with fewer, a row of them (`self.table[l]`, whose `[1]`
+        is then one value); None for any other subscript."""
+        if not all(isinstance(e.slice, cst.Index) for e in sub.slice):
+            return None
+        rank, values = self.ranked_stores(sub.value)
+        if not rank or len(sub.slice) > rank or self.origin(sub.value, depth) != Origin.POOL_TUPLE:
+            return None
+        found = max(self.origin(v, depth) for v in values)
+        if found < Origin.POOL_TUPLE:
+            return None
+        return found if len(sub.slice) == rank else Origin.POOL_TUPLE
 
     def dict_like(self, expr: cst.BaseExpression) -> bool:
         """Is expr a dict (its subscript a key lookup)? Some value it is assigned is a dict display
@@ -1313,8 +1422,38 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     lower, upper, step = (None, parts[0], None) if len(parts) == 1 else (parts + [None])[:3]
                     cache[id(element)] = cst.SubscriptElement(cst.Slice(lower=lower, upper=upper, step=step))
                 element = cache[id(element)]
+            elif value is not None:
+                spelled = self._range_slice(value)
+                if spelled is not None:  # `buf[torch.arange(buf.shape[0])]`: the rows `buf[: buf.shape[0]]` reads
+                    element = cst.SubscriptElement(spelled)
             out.append(element)
         return out
+
+    def _range_slice(self, index: cst.BaseExpression) -> Optional[cst.Slice]:
+        """An index tensor of consecutive rows ([index_values] range_functions: `torch.arange(a, b, s)`, through a
+        name assigned it once) as the slice `a:b:s` it spells; None for any other index."""
+        if isinstance(index, cst.Name):
+            values = []
+            for assignment in self.reaching(index):
+                node = assignment.node
+                kind, value, path = self.binding(node) if isinstance(node, cst.Name) else (None, None, None)
+                values.append(value if kind == "assign" and not path else None)
+            index = values[0] if len(values) == 1 else None
+        if not isinstance(index, cst.Call) or not self.qualified_in(index, self.tables.range_functions):
+            return None
+        if any(a.star for a in index.args):
+            return None
+        positional = [a.value for a in index.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in index.args if a.keyword is not None}
+        if not positional and "end" not in keywords:
+            return None
+        parts = positional[:3]
+        start, end, step = (None, parts[0], None) if len(parts) == 1 else (parts + [None, None, None])[:3]
+        start, end, step = keywords.get("start", start), keywords.get("end", end), keywords.get("step", step)
+        cache = self.__dict__.setdefault("_range_slices", {})
+        if id(index) not in cache:
+            cache[id(index)] = cst.Slice(lower=start, upper=end, step=step)
+        return cache[id(index)]
 
     def _moved_token(self, holder) -> Optional[int]:
         """Where a dimension-moving view (rules/accessors.toml [views] dim_swaps, dim_moves,
@@ -1646,12 +1785,20 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return True
         upper = s.upper
         if upper is None:
-            return False
+            return self._bounded_tail(s.lower)
         if isinstance(upper, cst.UnaryOperation) and isinstance(upper.operator, cst.Minus):
             return False  # `[:-1]`: all but a few
         if self._step_bound(upper):
             return True
         return not self._mentions_extent(upper)
+
+    def _bounded_tail(self, lower: Optional[cst.BaseExpression]) -> bool:
+        """`[-n:]`: the last n slots, bounded as `[:n]` is (by the step, or by anything but the pool's
+        own extent: `[-buf.shape[0]:]` is every slot)."""
+        if not (isinstance(lower, cst.UnaryOperation) and isinstance(lower.operator, cst.Minus)):
+            return False
+        count = lower.expression
+        return self._step_bound(count) or not self._mentions_extent(count)
 
     @staticmethod
     def _one_plane_slice(s: cst.Slice) -> bool:

@@ -2263,6 +2263,17 @@ class ObjectFlow:
             name = expr.func.value
             if name in ("list", "tuple") and len(expr.args) == 1 and name not in self.module_classes():
                 return self.element_values(expr.args[0].value, index, depth + 1)
+        if (
+            isinstance(expr, cst.Call)
+            and self.qualified_in(expr, self.tables.iter_copies)
+            and expr.args
+            and not expr.args[0].star
+        ):
+            return [expr.args[0].value]  # `a, b = itertools.tee(xs)`: each an iterator over xs's elements
+        if isinstance(expr, cst.Call) and self.qualified_in(expr, self.tables.broadcast_functions):
+            # `torch.broadcast_tensors(a, b)`: a tuple of its arguments, each expanded
+            parts = [cst.StarredElement(a.value) if a.star else cst.Element(a.value) for a in expr.args]
+            return self.element_values(cst.Tuple(parts), index, depth + 1)
         shaped = self.shaped_elements(expr) if isinstance(expr, cst.Call) else None
         if shaped is not None:  # enumerate(xs): (a counter, xs[j]); zip(a, b), product(a, b): (a[j], b[j])
             return shaped
@@ -3881,16 +3892,13 @@ class ObjectFlow:
     def _key_path(self, location: cst.BaseExpression) -> Tuple[cst.BaseExpression, tuple]:
         """(the container under location, the keys from it outward): `d["g"][i]` is (d, ("g", None)),
         `d.setdefault("g", {})["k"]` (d, ("g", "k")); a key that is no string constant is None."""
-        keys: List[Optional[str]] = []
+        keys: list = []
         holder = location
         take = self.tables.take_methods
         while True:
-            if (
-                isinstance(holder, cst.Subscript)
-                and len(holder.slice) == 1
-                and isinstance(holder.slice[0].slice, cst.Index)
-            ):
-                key = holder.slice[0].slice.value
+            if isinstance(holder, cst.Subscript) and all(isinstance(e.slice, cst.Index) for e in holder.slice):
+                parts = [e.slice.value for e in holder.slice]  # `d[i, "k"]`: the tuple key (i, "k")
+                keys.append(self.constant_key(parts[0]) if len(parts) == 1 else self._tuple_key(parts))
                 holder = holder.value
             elif (
                 isinstance(holder, cst.Call)
@@ -3899,12 +3907,49 @@ class ObjectFlow:
                 and holder.args
                 and not holder.args[0].star
             ):
-                key = holder.args[0].value
+                keys.append(self.constant_key(holder.args[0].value))
                 holder = holder.func.value
             else:
                 return holder, tuple(reversed(keys))
-            text = key.evaluated_value if isinstance(key, cst.SimpleString) else None
-            keys.append(text if isinstance(text, str) else None)
+
+    def constant_key(self, key: cst.BaseExpression, depth: int = 0):
+        """A mapping key as far as it is constant: a string; a tuple of strings and None (`(i, "k")`: any
+        first part, "k"), through a name assigned one tuple once; None when nothing of it is constant."""
+        if isinstance(key, cst.SimpleString):
+            text = key.evaluated_value
+            return text if isinstance(text, str) else None
+        if isinstance(key, cst.Tuple):
+            if any(isinstance(e, cst.StarredElement) for e in key.elements):
+                return None
+            return self._tuple_key([e.value for e in key.elements])
+        if isinstance(key, cst.Name) and depth < 3:
+            bound = [self.binding(a.node) for a in self.reaching(key) if isinstance(a.node, cst.Name)]
+            if len(bound) == 1 and bound[0][0] == "assign" and not bound[0][2] and isinstance(bound[0][1], cst.Tuple):
+                return self.constant_key(bound[0][1], depth + 1)
+        return None
+
+    def _tuple_key(self, parts) -> Optional[tuple]:
+        key = tuple(p.evaluated_value if isinstance(p, cst.SimpleString) else None for p in parts)
+        return key if any(isinstance(k, str) for k in key) else None
+
+    def ranked_stores(self, holder: cst.BaseExpression) -> Tuple[int, List[cst.BaseExpression]]:
+        """(rank, values) of a container the module fills only by item stores of several index parts each,
+        as many every time (`self.table[i, 0] = kc`: 2, a numpy object array's or a tuple-keyed dict's);
+        (0, []) for any other holder."""
+        identity = self._holder_identity(holder)
+        if identity is None:
+            return 0, []
+        cache = self.__dict__.setdefault("_ranked_stores", {})
+        if identity not in cache:
+            ranks, values = set(), []
+            for target, value in self.nodes.item_stores:
+                if self._holder_identity(target.value) == identity:
+                    simple = all(isinstance(e.slice, cst.Index) for e in target.slice)
+                    ranks.add(len(target.slice) if simple else 0)
+                    values.append(value)
+            rank = ranks.pop() if len(ranks) == 1 else 0
+            cache[identity] = (rank, values) if rank > 1 else (0, [])
+        return cache[identity]
 
     def keyed_stores(self) -> Dict[tuple, List[tuple]]:
         """holder identity -> (key path, value) for what the module stores into a container by key
@@ -3959,7 +4004,7 @@ class ObjectFlow:
         for family in families:
             for stored, value in index.get(family, ()):
                 common = min(len(stored), len(path))
-                if any(a is not None and b is not None and a != b for a, b in zip(stored[:common], path[:common])):
+                if any(_keys_differ(a, b) for a, b in zip(stored[:common], path[:common])):
                     continue  # another key
                 if len(stored) >= len(path):  # held deeper than the read: in containers
                     out.append(self._nested_list(value, len(stored) - len(path)))
@@ -4000,8 +4045,9 @@ class ObjectFlow:
             owner = self.instance_class(holder.value)
             if owner is None:
                 return False
-            lists = {id(n) for n in self.__dict__.get("_held_lists", {}).values()}
-            values = [v for v in self.instance_attr_values(owner, holder.attr.value) if id(v) not in lists]
+            values = list(self.instance_attr_values(owner, holder.attr.value))
+            lists = {id(n) for n in self.__dict__.get("_held_lists", {}).values()}  # (made by the line above)
+            values = [v for v in values if id(v) not in lists]
         else:
             return False
         t = self.tables
@@ -4024,15 +4070,15 @@ class ObjectFlow:
         display (through names and attributes) or the `**kwargs` of a function whose call
         sites are visible, and what the module stores under that key (keyed_stores); [] when
         unknown."""
-        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+        if not all(isinstance(e.slice, cst.Index) for e in sub.slice):
             return []
-        key = sub.slice[0].slice.value
-        if not isinstance(key, cst.SimpleString):
+        parts = [e.slice.value for e in sub.slice]
+        wanted = self.constant_key(parts[0]) if len(parts) == 1 else self._tuple_key(parts)
+        if wanted is None:
             return []
-        wanted = key.evaluated_value
         out: List[cst.BaseExpression] = []
-        held = self._held_values(sub.value)
-        if isinstance(wanted, str):  # (while keyed_stores is being built: what it has found so far)
+        held = self._held_values(sub.value) if isinstance(wanted, str) else []
+        if wanted is not None:  # (while keyed_stores is being built: what it has found so far)
             root, path = self._key_path(sub)
             if path and (held or self._fresh_container(root)):
                 # what is stored under that key path (`self.d["k"].append(v)`, `self.d[i]["k"] = v`); with
@@ -4213,3 +4259,14 @@ class ObjectFlow:
                             found.setdefault(key, []).append(node.value)
             cache[(id(func), name)] = found
         return found
+
+
+def _keys_differ(a, b) -> bool:
+    """Do two mapping keys (constant_key's) name different entries? A None part may be anything."""
+    if a is None or b is None:
+        return False
+    if isinstance(a, tuple) != isinstance(b, tuple):
+        return True
+    if not isinstance(a, tuple):
+        return a != b
+    return len(a) != len(b) or any(x is not None and y is not None and x != y for x, y in zip(a, b))
