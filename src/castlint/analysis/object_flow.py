@@ -4058,6 +4058,15 @@ class ObjectFlow:
         if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
             return []
         key = sub.slice[0].slice.value
+        named = self._named_key(key)
+        if named is not None:  # `table[Mode.DECODE]`: the display's entry under that member
+            return [
+                e.value
+                for holder in self._held_values(sub.value)
+                if isinstance(holder, cst.Dict)
+                for e in holder.elements
+                if isinstance(e, cst.DictElement) and self._named_key(e.key) == named
+            ]
         if not isinstance(key, cst.SimpleString):
             return []
         wanted = key.evaluated_value
@@ -4095,6 +4104,14 @@ class ObjectFlow:
             elif isinstance(holder, cst.Param):
                 out.extend(self._keyword_arguments(holder, wanted))
         return out
+
+    def _named_key(self, key: cst.BaseExpression) -> Optional[str]:
+        """`Cls.MEMBER` as a dict key naming a member of a class of the module (an enum's: the same
+        spelling is the same key); None for any other key."""
+        if isinstance(key, cst.Attribute) and isinstance(key.value, cst.Name):
+            if key.value.value in self.module_classes():
+                return f"{key.value.value}.{key.attr.value}"
+        return None
 
     def _held_values(self, expr: cst.BaseExpression, depth: int = 0) -> list:
         """The dict displays, comprehensions, `**kwargs` parameters and (as a 1-tuple) objects whose
