@@ -3316,8 +3316,9 @@ def _local_class_calls(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]
         if not any(type(n) is ast.ClassDef for n in nodes):
             continue
         for n in nodes:
-            func = n.func if type(n) is ast.Call else None
-            target = func.value if type(func) is ast.Attribute else func
+            target = n.func if type(n) is ast.Call else None
+            while type(target) in (ast.Attribute, ast.Call):  # `up(pool)`, `Up(dt).apply(pool)`: the root name
+                target = target.value if type(target) is ast.Attribute else target.func
             if type(target) is ast.Name and target.id not in _BUILTIN_NAMES and _tainted_args(n, unit, taint, module):
                 return "a pool is passed to an object of a class a def defines"
     return None
