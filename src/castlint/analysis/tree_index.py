@@ -849,8 +849,24 @@ _TOP_FUNCTION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 def imported_by_callers(path: str, source: bytes, tables: Tables) -> bool:
     """Does a sibling module import a top-level function of this one and call it where it names a pool
     (with_importing_callers)? Text first: the module's `def` names, the siblings that spell its name."""
-    wanted = frozenset(m.decode("ascii", "replace") for m in _TOP_FUNCTION.findall(source))
+    wanted = _converting_functions(source, tables)
     return bool(wanted) and bool(_importing_definitions(path, wanted, tables))
+
+
+def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
+    """The top-level functions whose text holds a conversion word, by text: from each `def` at column 0
+    to the next statement there."""
+    words = _vocabulary(tables)[3]
+    out, current, lines = set(), None, []
+    for line in source.splitlines() + [b"end"]:
+        if line[:1].strip() and not line.startswith((b"#", b")", b"]", b"@")):
+            if current is not None and any_word(b"\n".join(lines), words):
+                out.add(current)
+            found = _TOP_FUNCTION.match(line)
+            current, lines = (found.group(1).decode("ascii", "replace") if found else None), []
+        elif current is not None:
+            lines.append(line)
+    return frozenset(out)
 
 
 def may_link(
@@ -1211,7 +1227,7 @@ def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) ->
     except OSError:
         return []
     out = []
-    for name in names[:_MAX_SIBLINGS]:
+    for name in _importers(folder, names).get(stem, ()):
         other = os.path.join(folder, name)
         sig = _signature(other)
         if sig is None:
@@ -1219,18 +1235,61 @@ def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) ->
         key = (other, sig, stem, wanted)
         calls = _SIBLING_CALLS.get(key)
         if calls is None:
-            calls = _SIBLING_CALLS[key] = _calls_into(other, stem, wanted)
-        out.extend((other, text) for _, _, text in calls if _carries(text, tables))
+            calls = _SIBLING_CALLS[key] = _calls_into(other, stem, wanted, tables)
+        out.extend((other, text) for _, _, text in calls)
     return out
 
 
-def _calls_into(path: str, stem: str, wanted: FrozenSet[str]) -> Tuple[Tuple[str, str, str], ...]:
+def _calls_with_pool(text: str, function: str, tables: Tables) -> bool:
+    """Does a line of text that calls function name a pool (what it passes may be one)?"""
+    call = re.compile(rf"\b{re.escape(function)}\s*\(")
+    return any(call.search(line) and _carries(line, tables) for line in text.splitlines())
+
+
+def _imports_named(source: bytes, stem: str) -> Dict[str, str]:
+    """{local name: name} that `from .stem import a, b as c` (or `from pkg.stem import (...)`) binds, by text."""
+    pattern = rb"from[ \t]+(?:\.|[\w.]+\.)" + re.escape(stem.encode()) + rb"[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)"
+    out: Dict[str, str] = {}
+    for listed in re.findall(pattern, source):
+        for part in listed.decode("ascii", "replace").strip("()").replace("\\", " ").split(","):
+            name, _, alias = part.split("#")[0].partition(" as ")
+            name, alias = name.strip(), alias.strip() or name.strip()
+            if name.isidentifier() and alias.isidentifier():
+                out[alias] = name
+    return out
+
+
+_FROM_SIBLING = re.compile(rb"^[ \t]*from[ \t]+(?:\.|[\w.]+\.)(\w+)[ \t]+import", re.M)
+_IMPORTERS: Dict[tuple, Dict[str, Tuple[str, ...]]] = {}  # (folder, its mtime) -> {module stem: importers}
+
+
+def _importers(folder: str, names: List[str]) -> Dict[str, Tuple[str, ...]]:
+    """{module stem: the files of folder that import from a module of that name}, by text, once per
+    folder version (at most _MAX_SIBLINGS files read)."""
+    try:
+        key = (folder, os.stat(folder).st_mtime_ns)
+    except OSError:
+        return {}
+    found = _IMPORTERS.get(key)
+    if found is None:
+        by: Dict[str, List[str]] = {}
+        for name in names[:_MAX_SIBLINGS]:
+            text = _sibling_text(os.path.join(folder, name))
+            for stem in set(_FROM_SIBLING.findall(text or b"")):
+                by.setdefault(stem.decode("ascii", "replace"), []).append(name)
+        found = _IMPORTERS[key] = {stem: tuple(files) for stem, files in by.items()}
+    return found
+
+
+def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) -> Tuple[Tuple[str, str, str], ...]:
     """(local name, function, text) for each top-level definition of the module at path that calls a
     function of wanted imported from its sibling module stem (at any level: a `try`/`except
-    ImportError` alternative too)."""
+    ImportError` alternative too) on a line that names a pool."""
     source = _sibling_text(path)
-    if source is None or stem.encode() not in source or not any(w.encode() in source for w in wanted):
-        return ()
+    named = _imports_named(source, stem) if source is not None else {}
+    text = source.decode("utf-8", "replace") if named else ""
+    if not any(n in wanted and _calls_with_pool(text, local, tables) for local, n in named.items()):
+        return ()  # (text first: no parse unless it calls one of them with a pool word)
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -1250,12 +1309,12 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str]) -> Tuple[Tuple[str
             continue
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         text = "".join(lines[first - 1 : node.end_lineno or node.lineno])
-        for name, function in local.items():
-            if re.search(rf"\b{re.escape(name)}\s*\(", text):
-                if name != function:
-                    text = re.sub(rf"\b{re.escape(name)}\b", function, text)
-                out.append((name, function, text if text.endswith("\n") else text + "\n"))
-                break
+        called = [(name, function) for name, function in local.items() if _calls_with_pool(text, name, tables)]
+        for name, function in called:
+            if name != function:
+                text = re.sub(rf"\b{re.escape(name)}\b", function, text)
+        if called:
+            out.append((called[0][0], called[0][1], text if text.endswith("\n") else text + "\n"))
     return tuple(out)
 
 
