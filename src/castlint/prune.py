@@ -283,7 +283,9 @@ class _Vocabulary:
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
         self.generator_senders = frozenset(tables.generator_senders)  # `gen.send(pool)`: the yield's value
         # calls that run a callable they are handed (ObjectFlow.run_calls), by the last name
-        self.runners = frozenset(_last_parts((*tables.runners, *tables.call_functions)))
+        self.runners = frozenset(
+            _last_parts((*tables.runners, *tables.call_functions, *tables.made_runner_methods))
+        )  # `ctx.run(f, kv)` by its name alone (ObjectFlow.made_by tells the receiver)
         self.runners_after_one = frozenset(_last_parts(tables.runners_after_one))
         self.runners_packed = frozenset(_last_parts(tables.runners_packed))
         self.runner_keywords = (
@@ -2838,6 +2840,9 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
                         continue
                     if any(taint.tainted(refs, unit) for _, refs in (*positional, *keywords)):
                         return f"a pool is passed to {name}, maybe an object whose class has __call__"
+    found = _local_class_calls(module, taint)
+    if found:
+        return found
     for unit in module.units:  # `self._up.send(pool.get_key_buffer(i))`: `buf = yield out` in a generator
         for name, receiver, call in unit.object_calls:
             if receiver and name in module.vocab.generator_senders and _tainted_args(call, unit, taint, module):
@@ -3375,6 +3380,25 @@ def _method_owners(receiver: str, unit: "_Unit", classes: Dict[str, ast.ClassDef
                 bases.append(name)
                 stack.append(classes[name])
     return bases
+
+
+def _local_class_calls(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
+    """A def that defines a class in its body and calls a name or a name's method with a pool (`up =
+    _Up(dt)`, `up(pool)`): the analysis runs the local class's methods (ModuleAnalysis's object calls),
+    whose parameters the per-unit taint does not bind."""
+    for unit in module.units:
+        if type(unit.node) not in _DEFS:
+            continue
+        nodes = list(pyast.nodes(unit.node))
+        if not any(type(n) is ast.ClassDef for n in nodes):
+            continue
+        for n in nodes:
+            target = n.func if type(n) is ast.Call else None
+            while type(target) in (ast.Attribute, ast.Call):  # `up(pool)`, `Up(dt).apply(pool)`: the root name
+                target = target.value if type(target) is ast.Attribute else target.func
+            if type(target) is ast.Name and target.id not in _BUILTIN_NAMES and _tainted_args(n, unit, taint, module):
+                return "a pool is passed to an object of a class a def defines"
+    return None
 
 
 def _tainted_args(call: ast.Call, unit: "_Unit", taint: "_Taint", module: "_ModuleUnits") -> bool:

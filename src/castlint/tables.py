@@ -281,6 +281,8 @@ class Tables:
     runners: set = field(default_factory=set)  # [callables] runners: `executor.submit(f, kv)` runs f(kv)
     runners_after_one: set = field(default_factory=set)  # [callables] runners_after_one: run_in_executor
     runners_packed: set = field(default_factory=set)  # [callables] runners_packed: Thread(target=f, args=...)
+    runner_makers: set = field(default_factory=set)  # [callables] runner_makers: contextvars.copy_context
+    made_runner_methods: set = field(default_factory=set)  # [callables] made_runner_methods: ctx.run(f, kv)
     runner_callable_keywords: set = field(default_factory=set)  # [callables] runner_callable_keywords: target=
     runner_args_keywords: set = field(default_factory=set)  # [callables] runner_args_keywords: args=
     runner_kwargs_keywords: set = field(default_factory=set)  # [callables] runner_kwargs_keywords: kwargs=
@@ -838,6 +840,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "runners": "runners",
             "runners_after_one": "runners_after_one",
             "runners_packed": "runners_packed",
+            "runner_makers": "runner_makers",
+            "made_runner_methods": "made_runner_methods",
             "runner_callable_keywords": "runner_callable_keywords",
             "runner_args_keywords": "runner_args_keywords",
             "runner_kwargs_keywords": "runner_kwargs_keywords",

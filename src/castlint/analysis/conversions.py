@@ -213,15 +213,23 @@ class ConversionQueries:
             cache[id(call)] = out
         return cache[id(call)]
 
+    def _mapped_element(self, seq: cst.BaseExpression) -> cst.BaseExpression:
+        """What `map(f, ..., seq)` hands f from seq: the value `itertools.repeat(v)` repeats, else `seq[0]`."""
+        if isinstance(seq, cst.Call) and seq.args and not seq.args[0].star and seq.args[0].keyword is None:
+            if self._named_in(seq, self.tables.iter_repeats):
+                return seq.args[0].value
+        return cst.Subscript(seq, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+
     def _call_converts(self, call: cst.Call, reported: set) -> Optional[Tuple[str, str]]:
         func = call.func
         fn = self.applied_function(call)
         if fn is not None and self.applier(call) != "fold" and len(call.args) >= fn + 2:
             # map(torch.Tensor.float, caches), tree_map(torch.Tensor.half, caches): the callee applied to
             # each element (each leaf)
-            element = cst.Subscript(call.args[fn + 1].value, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
-            applied = cst.Call(func=call.args[fn].value, args=[cst.Arg(element)])
-            self.parents.setdefault(element, applied)
+            elements = [self._mapped_element(a.value) for a in call.args[fn + 1 :] if a.keyword is None]
+            applied = cst.Call(func=call.args[fn].value, args=[cst.Arg(e) for e in elements])
+            for element in elements:
+                self.parents.setdefault(element, applied)
             self.parents.setdefault(applied, self.parents.get(call))
             wanted = self.cast_target(applied)  # map(torch.Tensor.float, caches)
             receiver = self.cast_receiver(applied) if wanted is not None else None
@@ -848,7 +856,7 @@ class ConversionQueries:
         method `self.m` / `obj.m` of a class of the module?"""
         if isinstance(form, cst.Attribute):
             return form.attr.value != "__call__" and bool(self._function_values(form))
-        return _plain_closure(form)
+        return isinstance(form, tuple) and form[0] == "closure"  # a factory's closure too: its bindings kept
 
     def _holds(self, name: cst.BaseExpression, func, env) -> bool:
         """Does the parameter name is hold func under env (a decoration's bindings)?"""

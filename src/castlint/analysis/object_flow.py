@@ -1037,7 +1037,15 @@ class ObjectFlow:
         """The value-holder constructions (`queue.SimpleQueue()`, `ContextVar("kv")`) a receiver
         may be: a name (module level or local) every binding of which makes one, or `self.x` that
         the class family assigns one (a `None` placeholder aside)."""
-        if isinstance(receiver, cst.Name):
+        return self.made_by(receiver, self.tables.holder_constructors)
+
+    def made_by(self, receiver: cst.BaseExpression, makers: set) -> List[cst.Call]:
+        """The calls of makers (qualified names) a receiver is: the call itself, a name (module level or
+        local) every binding of which is one, or `self.x` that the class family assigns one (a `None`
+        placeholder aside); [] when any binding is something else."""
+        if isinstance(receiver, cst.Call):
+            values = [receiver]
+        elif isinstance(receiver, cst.Name):
             values = []
             for assignment in self.reaching(receiver):
                 node = assignment.node
@@ -1060,9 +1068,7 @@ class ObjectFlow:
             ]
         else:
             return []
-        made = [
-            v for v in values if isinstance(v, cst.Call) and self.qualified(v.func) in self.tables.holder_constructors
-        ]
+        made = [v for v in values if isinstance(v, cst.Call) and self.qualified(v.func) in makers]
         return made if made and len(made) == len(values) else []
 
     def _is_module_holder(self, name: cst.Name, kind: str) -> bool:
@@ -2968,6 +2974,9 @@ class ObjectFlow:
                 folded = [f for a in self.applied_values(value, depth + 1) for f in self._callable_forms(a, depth + 1)]
                 if folded:
                     return folded
+            fetched = self._fetched_attribute(value, depth)
+            if fetched is not None:  # `attrgetter("to")(pool)`: pool.to, a bound method
+                return [(fetched, ())]
             if name == "getattr" and len(value.args) >= 2:
                 constants = self.constant_strings(value.args[1].value)
                 if constants and all(c.isidentifier() for c in constants):
@@ -3258,6 +3267,7 @@ class ObjectFlow:
                     *t.call_functions,
                     *t.fold_functions,
                     *t.iter_apply_methods,
+                    *t.made_runner_methods,
                 )
             )
         return found
@@ -3269,6 +3279,9 @@ class ObjectFlow:
         qualified = None
         if short in t.iter_apply_methods and isinstance(call.func, cst.Attribute):
             return "apply"
+        if short in t.made_runner_methods and isinstance(call.func, cst.Attribute):
+            if self.made_by(call.func.value, t.runner_makers):  # `copy_context().run(f, kv)`
+                return "spread"
         for kind, rows in (
             ("spread", t.runners | t.call_functions),
             ("after_one", t.runners_after_one),
@@ -3639,6 +3652,24 @@ class ObjectFlow:
         if not values or None in found or len(found) != 1:
             return None
         return found.pop()
+
+    def _fetched_attribute(self, value: cst.Call, depth: int) -> Optional[cst.Attribute]:
+        """`x.a.b` for `attrgetter("a.b")(x)` (an attribute getter of one path, called on x, as the
+        callee `attrgetter("half")(buf)()` is `buf.half()`); None for any other call."""
+        if not isinstance(value.func, cst.Call) or len(value.args) != 1 or value.args[0].star or value.args[0].keyword:
+            return None
+        if _dotted(value.func.func) not in self.tables.attr_getters and (
+            self.call_name(value.func) not in self.tables.attr_getters
+        ):
+            return None
+        forms = self._callable_forms(value.func, depth + 1)
+        paths = [form[1] for form, _ in forms if isinstance(form, tuple) and form[0] == "attrs"]
+        if len(paths) != 1 or len(paths[0]) != 1:
+            return None
+        node = value.args[0].value
+        for part in paths[0][0].split("."):
+            node = self._attribute(node, part)
+        return node
 
     def _attribute(self, owner: cst.BaseExpression, name: str) -> cst.Attribute:
         """`owner.name` as a node of this module's parent map (for getattr(owner, "name"))."""
@@ -4073,6 +4104,15 @@ class ObjectFlow:
         if not all(isinstance(e.slice, cst.Index) for e in sub.slice):
             return []
         parts = [e.slice.value for e in sub.slice]
+        named = self._named_key(parts[0]) if len(parts) == 1 else None
+        if named is not None:  # `table[Mode.DECODE]`: the display's entry under that member
+            return [
+                e.value
+                for holder in self._held_values(sub.value)
+                if isinstance(holder, cst.Dict)
+                for e in holder.elements
+                if isinstance(e, cst.DictElement) and self._named_key(e.key) == named
+            ]
         wanted = self.constant_key(parts[0]) if len(parts) == 1 else self._tuple_key(parts)
         if wanted is None:
             return []
@@ -4110,6 +4150,14 @@ class ObjectFlow:
             elif isinstance(holder, cst.Param):
                 out.extend(self._keyword_arguments(holder, wanted))
         return out
+
+    def _named_key(self, key: cst.BaseExpression) -> Optional[str]:
+        """`Cls.MEMBER` as a dict key naming a member of a class of the module (an enum's: the same
+        spelling is the same key); None for any other key."""
+        if isinstance(key, cst.Attribute) and isinstance(key.value, cst.Name):
+            if key.value.value in self.module_classes():
+                return f"{key.value.value}.{key.attr.value}"
+        return None
 
     def _held_values(self, expr: cst.BaseExpression, depth: int = 0) -> list:
         """The dict displays, comprehensions, `**kwargs` parameters and (as a 1-tuple) objects whose

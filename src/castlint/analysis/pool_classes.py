@@ -402,6 +402,16 @@ class _Method:
             return kinds.pop() if len(kinds) == 1 else None
         return None
 
+    def _entry(self, value: ast.AST) -> bool:
+        """Is value one entry of a cache attribute whose entries split into whole caches (`k, v =
+        self.gpu_cache[i]`: lmdeploy's (k, v) pair per layer; [cache_attributes] entry_lists)?"""
+        return (
+            isinstance(value, ast.Subscript)
+            and isinstance(value.value, ast.Attribute)
+            and value.value.attr in self.tables.cache_entry_lists
+            and self._layer_index(value.slice)
+        )
+
     def _layer_index(self, index: ast.AST) -> bool:
         """An index selecting one layer of a per-layer container: anything but a slice, a
         tensor of indices or a mask."""
@@ -531,8 +541,10 @@ class _Method:
             if name in t.gather_functions or pyast.dotted(func) in t.gather_functions:
                 return BAD if node.args and self.kind(node.args[0], depth + 1) in (LAYER, BAD) else None
             return None
-        if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
-            kinds = [self.kind(e, depth + 1) for e in node.elts]
+        # several layers: a tuple or list, or a dict of them by name (`{"k": k.to(dt), "v": v.to(dt)}`)
+        elements = node.elts if isinstance(node, (ast.Tuple, ast.List)) else _named_values(node)
+        if elements:
+            kinds = [self.kind(e, depth + 1) for e in elements]
             if BAD in kinds:
                 return BAD
             return TUPLE if all(k == LAYER for k in kinds) else None
@@ -552,7 +564,7 @@ class _Method:
                 kinds = [self.kind(v, depth + 1) for v in self.assigned.get(node.id, ())]
                 if node.id in self.unpacked:
                     value, _ = self.unpacked[node.id]
-                    kinds.append(LAYER if self.kind(value, depth + 1) == TUPLE else None)
+                    kinds.append(LAYER if self.kind(value, depth + 1) == TUPLE or self._entry(value) else None)
             finally:
                 self._busy.discard(node.id)
             return _merge(kinds)
@@ -625,6 +637,13 @@ def _own_nodes(func):
         yield node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(ast.iter_child_nodes(node))
+
+
+def _named_values(node: ast.AST) -> list:
+    """The values of a dict display keyed by constants (no `**other`); [] for anything else."""
+    if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
+        return list(node.values)
+    return []
 
 
 def _merge(kinds) -> Optional[str]:

@@ -843,6 +843,32 @@ def dynamic_imports(source: bytes, tables: Tables) -> List[Tuple[str, str, int]]
 _CARRIES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}  # (path, test) -> (its stat, the answer)
 
 
+_TOP_FUNCTION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+
+
+def imported_by_callers(path: str, source: bytes, tables: Tables) -> bool:
+    """Does a sibling module import a top-level function of this one and call it where it names a pool
+    (with_importing_callers)? Text first: the module's `def` names, the siblings that spell its name."""
+    wanted = _converting_functions(source, tables)
+    return bool(wanted) and bool(_importing_definitions(path, wanted, tables))
+
+
+def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
+    """The top-level functions whose text holds a conversion word, by text: from each `def` at column 0
+    to the next statement there."""
+    words = _vocabulary(tables)[3]
+    out, current, lines = set(), None, []
+    for line in source.splitlines() + [b"end"]:
+        if line[:1].strip() and not line.startswith((b"#", b")", b"]", b"@")):
+            if current is not None and any_word(b"\n".join(lines), words):
+                out.add(current)
+            found = _TOP_FUNCTION.match(line)
+            current, lines = (found.group(1).decode("ascii", "replace") if found else None), []
+        elif current is not None:
+            lines.append(line)
+    return frozenset(out)
+
+
 def may_link(
     path: str, source: bytes, tables: Tables, own_pool: bool = True, uses: bool = False, names: bool = False
 ) -> bool:
@@ -856,6 +882,8 @@ def may_link(
     converts = any_word(source, vocabulary[3])
     if not converts and not any_word(source, vocabulary[6]):
         return False
+    if uses and converts and imported_by_callers(path, source, tables):
+        return True  # a helper its importers give a pool (linked_source appends their calls)
     root, package = _package_of(path)
     holder = ModuleIndex(path=path, package=package)
     resolver = _Resolver(path, tables)
@@ -1134,6 +1162,160 @@ def link(path: str, source: bytes, tables: Tables, own_pool: bool = True, uses: 
 
 
 _RENAMED: Dict[str, Tuple[Tuple[str, str], ...]] = {}  # path -> its last link()'s renames
+
+_MAX_SIBLINGS = 200  # modules of a folder read for importers of a converting helper
+_MAX_CALLER_BYTES = 60_000
+_SIBLING_CALLS: Dict[tuple, Tuple[Tuple[str, str, str], ...]] = {}  # (path, signature) -> its importing calls
+
+
+def with_importing_callers(path: str, source: bytes, tables: Tables, found: Linked) -> Linked:
+    """found, with the definitions of the module's sibling modules (its folder) that import one of its
+    converting top-level functions and call it appended (`from .aio import stage_layer` in connector.py,
+    `from ._torch import upcast_cache` in an `except ImportError:` too): the function's parameters then
+    take what those callers pass, so a helper only ever given a whole pool by its importers converts it
+    and is reported at its own cast (the callers' own findings are theirs). `follow-imports = "uses"`."""
+    own = module_index(path, tables, source=source)
+    if own is None:
+        return found
+    wanted = frozenset(n for n, d in own.definitions.items() if d.kind == "function" and d.converts)
+    if not wanted:
+        return found
+    pieces, files, size = [], list(found.paths), 0
+    for other, text in _importing_definitions(path, wanted, tables):
+        if size + len(text) > _MAX_CALLER_BYTES:
+            break
+        pieces.append(text)
+        size += len(text)
+        if other not in files:
+            files.append(other)
+    if not pieces:
+        return found
+    return Linked(
+        text=found.text + "\n\n" + "\n\n".join(pieces),
+        paths=tuple(files),
+        learned=found.learned,
+        kinds=found.kinds,
+        own=found.own,
+        renames=found.renames,
+    )
+
+
+_SIBLING_TEXTS: Dict[tuple, Optional[bytes]] = {}  # (path, signature) -> its bytes (None: unreadable, too big)
+
+
+def _sibling_text(path: str) -> Optional[bytes]:
+    sig = _signature(path)
+    key = (path, sig)
+    if key not in _SIBLING_TEXTS:
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read(_MAX_CALLER_BYTES * 20 + 1)
+        except OSError:
+            text = None
+        _SIBLING_TEXTS[key] = text if text is not None and len(text) <= _MAX_CALLER_BYTES * 20 else None
+    return _SIBLING_TEXTS[key]
+
+
+def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) -> List[Tuple[str, str]]:
+    """(file, text) of the top-level definitions of path's sibling modules that call a function of
+    wanted they import from path's module, each call spelled with the function's own name, and name
+    a pool (the prefilter's vocabulary: what they pass may be one)."""
+    folder, base = os.path.split(os.path.abspath(path))
+    stem = base[:-3]
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".py") and n != base)
+    except OSError:
+        return []
+    out = []
+    for name in _importers(folder, names).get(stem, ()):
+        other = os.path.join(folder, name)
+        sig = _signature(other)
+        if sig is None:
+            continue
+        key = (other, sig, stem, wanted)
+        calls = _SIBLING_CALLS.get(key)
+        if calls is None:
+            calls = _SIBLING_CALLS[key] = _calls_into(other, stem, wanted, tables)
+        out.extend((other, text) for _, _, text in calls)
+    return out
+
+
+def _calls_with_pool(text: str, function: str, tables: Tables) -> bool:
+    """Does a line of text that calls function name a pool (what it passes may be one)?"""
+    call = re.compile(rf"\b{re.escape(function)}\s*\(")
+    return any(call.search(line) and _carries(line, tables) for line in text.splitlines())
+
+
+def _imports_named(source: bytes, stem: str) -> Dict[str, str]:
+    """{local name: name} that `from .stem import a, b as c` (or `from pkg.stem import (...)`) binds, by text."""
+    pattern = rb"from[ \t]+(?:\.|[\w.]+\.)" + re.escape(stem.encode()) + rb"[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)"
+    out: Dict[str, str] = {}
+    for listed in re.findall(pattern, source):
+        for part in listed.decode("ascii", "replace").strip("()").replace("\\", " ").split(","):
+            name, _, alias = part.split("#")[0].partition(" as ")
+            name, alias = name.strip(), alias.strip() or name.strip()
+            if name.isidentifier() and alias.isidentifier():
+                out[alias] = name
+    return out
+
+
+_FROM_SIBLING = re.compile(rb"^[ \t]*from[ \t]+(?:\.|[\w.]+\.)(\w+)[ \t]+import", re.M)
+_IMPORTERS: Dict[tuple, Dict[str, Tuple[str, ...]]] = {}  # (folder, its mtime) -> {module stem: importers}
+
+
+def _importers(folder: str, names: List[str]) -> Dict[str, Tuple[str, ...]]:
+    """{module stem: the files of folder that import from a module of that name}, by text, once per
+    folder version (at most _MAX_SIBLINGS files read)."""
+    try:
+        key = (folder, os.stat(folder).st_mtime_ns)
+    except OSError:
+        return {}
+    found = _IMPORTERS.get(key)
+    if found is None:
+        by: Dict[str, List[str]] = {}
+        for name in names[:_MAX_SIBLINGS]:
+            text = _sibling_text(os.path.join(folder, name))
+            for stem in set(_FROM_SIBLING.findall(text or b"")):
+                by.setdefault(stem.decode("ascii", "replace"), []).append(name)
+        found = _IMPORTERS[key] = {stem: tuple(files) for stem, files in by.items()}
+    return found
+
+
+def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) -> Tuple[Tuple[str, str, str], ...]:
+    """(local name, function, text) for each top-level definition of the module at path that calls a
+    function of wanted imported from its sibling module stem (at any level: a `try`/`except
+    ImportError` alternative too) on a line that names a pool."""
+    source = _sibling_text(path)
+    named = _imports_named(source, stem) if source is not None else {}
+    text = source.decode("utf-8", "replace") if named else ""
+    if not any(n in wanted and _calls_with_pool(text, local, tables) for local, n in named.items()):
+        return ()  # (text first: no parse unless it calls one of them with a pool word)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    local: Dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (
+            (node.level == 1 and node.module == stem) or (node.level == 0 and (node.module or "").endswith("." + stem))
+        ):
+            local.update({a.asname or a.name: a.name for a in node.names if a.name in wanted})
+    if not local:
+        return ()
+    lines = source.decode("utf-8", "replace").splitlines(keepends=True)
+    out = []
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or node.name in local:
+            continue
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        text = "".join(lines[first - 1 : node.end_lineno or node.lineno])
+        called = [(name, function) for name, function in local.items() if _calls_with_pool(text, name, tables)]
+        for name, function in called:
+            if name != function:
+                text = re.sub(rf"\b{re.escape(name)}\b", function, text)
+        if called:
+            out.append((called[0][0], called[0][1], text if text.endswith("\n") else text + "\n"))
+    return tuple(out)
 
 
 def _imports_matter(resolver: _Resolver, own: ModuleIndex, imported: Tuple[str, Optional[str], int]) -> bool:
@@ -1457,6 +1639,8 @@ def linked_source(
     """(source with the linked definitions appended, the module's own line count, what
     was linked). The source is returned as it is when nothing is linked."""
     linked = link(path, source, tables, own_pool, uses)
+    if uses:  # the sibling modules that call its converting helpers
+        linked = with_importing_callers(path, source, tables, linked)
     own_lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
     if not linked.text:
         return source, own_lines, linked

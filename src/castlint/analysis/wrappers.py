@@ -164,6 +164,9 @@ def resolved_call(analysis: ModuleAnalysis, call: cst.Call, depth: int = 0) -> c
         else:
             expanded.extend(parts)
             changed = True
+    aligned = _tail_aligned(analysis, func, expanded)
+    if aligned is not None:  # `w.plan(*geometry, q_dt, kv_dt)`: the last positions are the dtypes'
+        expanded, changed = aligned, True
     if not changed:
         return call
     # positions first: `f(k=1, *args)` passes args by position before the keyword
@@ -176,6 +179,34 @@ def resolved_call(analysis: ModuleAnalysis, call: cst.Call, depth: int = 0) -> c
         return call
     analysis.parents.setdefault(synthetic, analysis.parents.get(call))
     return synthetic
+
+
+def _tail_aligned(analysis: ModuleAnalysis, func, args: List[cst.Arg]) -> Optional[List[cst.Arg]]:
+    """args with one `*seq` of unknown length before the last positions padded so that those end at the
+    kv dtype's position (the last the plan requires): `w.plan(*geo, q_dt, kv_dt)` passes the dtypes at
+    their indices whatever geo holds. Only with two or more positions after it, and a receiver (or the
+    module's wrapper classes) that tells one kv position; None otherwise."""
+    positional = [a for a in args if a.keyword is None and a.star != "**"]
+    unknown = [i for i, a in enumerate(positional) if a.star == "*"]
+    if len(unknown) != 1 or not isinstance(func, cst.Attribute):
+        return None
+    star = unknown[0]
+    after = len(positional) - star - 1
+    candidates = analysis.tables.wrapper_for_method(func.attr.value)
+    classes = _annotation_classes(analysis, func.value)
+    if classes is not None:
+        candidates = [w for w in candidates if w.cls in classes]
+    else:
+        candidates = [w for w in candidates if w.cls in analysis.nodes.names]
+    indices = {w.kv_dtype.index for w in candidates}
+    if after < 2 or len(indices) != 1 or None in indices:
+        return None
+    pad = indices.pop() + 1 - after - star
+    if pad < 0:
+        return None
+    filler = [cst.Arg(value=cst.Name("None")) for _ in range(pad)]
+    rest = [a for a in args if a.keyword is not None or a.star == "**"]
+    return positional[:star] + filler + positional[star + 1 :] + rest
 
 
 def _unbound_plan(analysis: ModuleAnalysis, func, args) -> Optional[tuple]:
@@ -682,6 +713,10 @@ def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[
         and not (isinstance(value.func, cst.Name) and value.func.value == "dict")
     ):
         value = _single_return(analysis, value) or value  # a helper returning a tuple or a dict
+    if isinstance(value, cst.Subscript) and depth < 3:  # `*self.pairs[Mode.DECODE]`: the entry under that key
+        entries = analysis.keyed_values(value)
+        if len(entries) == 1:
+            value = _bound_value(analysis, entries[0])
     if isinstance(value, cst.Attribute) and depth < 3:  # a property or attribute holding one (`**self.dtypes`)
         held = analysis._container_sources(value, 0) or []
         if len(held) == 1:
