@@ -241,3 +241,41 @@ def test_api_facts_are_data():
     assert "index_select" in TABLES.dim_index_methods
     assert "torch.split" in TABLES.split_functions
     assert "itertools.tee" in TABLES.iter_copies
+
+
+COPY_OF_CAST = """
+import torch
+
+
+class StaticReplay:
+    def __init__(self, pool, dtype):
+        self.pool, self.dtype = pool, dtype
+        self.static = torch.empty(8, 64, 576, dtype=dtype)
+        self.raw = torch.empty(8, 64, 576, dtype=torch.float16)
+
+    def replay(self, forward_batch, layer_id):
+        buf = self.pool.get_key_buffer(layer_id)
+        self.static.copy_(buf.to(self.dtype))  # one finding, at the cast
+        up = buf.to(self.dtype)
+        self.static.copy_(up)  # a copy of a cast name: none
+        self.raw.copy_(buf)  # the copy converts: one finding
+        return forward_batch
+"""
+
+
+def test_copy_of_a_cast_is_reported_once(tmp_path):
+    """`dst.copy_(pool.to(d))`: the cast converts and is reported; the copy of its result (directly or
+    through a name every assignment of which is a cast) converts nothing more. A copy of the raw pool
+    into a buffer of another dtype is still a conversion."""
+    path = tmp_path / "copy_of_cast.py"
+    path.write_text(COPY_OF_CAST)
+    lines = COPY_OF_CAST.splitlines()
+    found = sorted((line, message) for code, line, message in _check(path, False) if code == "CL001")
+    at = {i: text for i, text in enumerate(lines, 1)}
+    cast_line = next(i for i, t in at.items() if "one finding, at the cast" in t)
+    name_line = next(i for i, t in at.items() if "up = buf.to" in t)
+    raw_line = next(i for i, t in at.items() if "the copy converts" in t)
+    assert [line for line, _ in found] == [cast_line, name_line, raw_line]
+    assert found[0][1].startswith("whole-pool cast")  # the cast's finding, not the copy's
+    assert "a copy into a buffer" in found[2][1]
+    assert _check(path, True) == _check(path, False)

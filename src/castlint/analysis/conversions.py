@@ -927,7 +927,26 @@ class ConversionQueries:
             source = next((a.value for a in args if a.keyword is not None and a.keyword.value == "src"), None)
         if source is None or self.origin(source) < Origin.POOL_TUPLE or self.guarded_fallback(call):
             return None
+        if self._already_cast(source):
+            return None  # `buf.copy_(pool.to(d))`: the conversion is the cast's, reported there
         return self._into_other_dtype(call, receiver, source)
+
+    def _already_cast(self, source: cst.BaseExpression) -> bool:
+        """Is every value source may be a dtype cast (the call itself, or each assignment of a name
+        that reaches it)? Then a copy of it converts nothing the cast did not."""
+        if isinstance(source, cst.Call):
+            return self.cast_target(source) is not None
+        if not isinstance(source, cst.Name):
+            return False
+        values = []
+        for assignment in self.reaching(source):
+            if not isinstance(assignment.node, cst.Name):
+                return False
+            value, index = self.assigned_value(assignment.node)
+            if value is None or index is not None:
+                return False
+            values.append(value)
+        return bool(values) and all(isinstance(v, cst.Call) and self.cast_target(v) is not None for v in values)
 
     def _into_other_dtype(self, node, buffer, source) -> Optional[tuple]:
         dtype = self.buffer_dtype_expr(buffer)
