@@ -143,6 +143,7 @@ class _Vocabulary:
         # `object.__setattr__(self, "k", v)`, `setattr(Pool, "m", f)`: functions that set on the object given first
         self.object_setter_names = frozenset(tables.object_setters)
         self.object_setters = frozenset(_last_parts(tables.object_setters))
+        self.attribute_getters = frozenset(_last_parts(tables.attribute_getters))
         # `with cm as x` runs cm's `__enter__`; iterating or unpacking an object its `__iter__`; `d[k]` of a dict
         # subclass its `__missing__` (ModuleAnalysis.entered_value, protocol_elements, missing_value)
         self.context_hooks = frozenset(tables.context_protocol)
@@ -501,6 +502,17 @@ def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary) -> bool:
     )
 
 
+def _read_attribute(call: ast.Call, vocab: _Vocabulary) -> Optional[ast.Attribute]:
+    """`getattr(obj, "name")`, `object.__getattribute__(obj, "name")` ([callables] attribute_getters) as
+    the attribute `obj.name` they read; None for any other call or a name that is not a literal."""
+    if _callee_name(call.func) not in vocab.attribute_getters or len(call.args) < 2:
+        return None
+    key = call.args[1]
+    if not _str_constant(key) or not key.value.isidentifier() or type(call.args[0]) is ast.Starred:
+        return None
+    return ast.Attribute(value=call.args[0], attr=key.value, ctx=ast.Load())
+
+
 def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> None:
     while True:
         if not tf[CONTAINER | WHOLE]:
@@ -531,6 +543,10 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             return  # the origin of obj.x is not that of obj
         if t is ast.Call:
             func = node.func
+            read = _read_attribute(node, vocab)
+            if read is not None:  # getattr(holder, "_caches"), object.__getattribute__(...): holder._caches
+                node = read
+                continue
             args = list(node.args) + [k.value for k in node.keywords]
             if type(func) is ast.Attribute and func.attr in vocab.holders:  # functools.partial(f, ...)
                 out.bound |= any(_names_accessor(a, vocab) for a in args) or (

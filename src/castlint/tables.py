@@ -302,6 +302,7 @@ class Tables:
     holder_getters: set = field(default_factory=set)  # [callables] holder_getters: get
     attribute_holders: set = field(default_factory=set)  # [callables] attribute_holders: threading.local
     object_setters: set = field(default_factory=set)  # [callables] object_setters: setattr, object.__setattr__
+    attribute_getters: set = field(default_factory=set)  # [callables] attribute_getters: getattr, object.__getattribute__
     property_getter_keywords: set = field(default_factory=set)  # [callables] property_getter_keywords: fget
     property_getter_calls: set = field(default_factory=set)  # [callables] property_getter_calls: fget, __get__
     context_values: set = field(default_factory=set)  # [callables] context_values: contextlib.nullcontext
@@ -842,6 +843,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "holder_getters": "holder_getters",
             "attribute_holders": "attribute_holders",
             "object_setters": "object_setters",
+            "attribute_getters": "attribute_getters",
             "property_getter_keywords": "property_getter_keywords",
             "property_getter_calls": "property_getter_calls",
             "context_values": "context_values",

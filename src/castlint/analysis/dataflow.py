@@ -296,6 +296,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             taken = self._element(self.origin(expr.args[0].value, depth))
             if taken >= Origin.POOL_TUPLE:
                 return taken
+        read = self._attribute_getter_origin(expr, depth)
+        if read is not None:
+            return read
         receiver, method, args = self.method_parts(expr)
         if method is not None and method in self._function_short_names():
             found = self._function_origin(expr, depth)  # `torch.chunk(pool, 2)`, not `pool.chunk(2)`
@@ -353,22 +356,6 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         found = self._function_origin(expr, depth)
         if found is not None:
             return found
-        if (
-            isinstance(func, cst.Name)
-            and func.value == "getattr"
-            and len(expr.args) >= 2
-            and not any(a.star for a in expr.args[:2])
-        ):
-            names = self.constant_strings(expr.args[1].value)
-            if names and all(n.isidentifier() for n in names):  # getattr(pool, "k_buffer"): pool.k_buffer
-                # several: `f"{half}_pools"` for half in ("k", "v"): the worst attribute named
-                return max(self.origin(self._attribute(expr.args[0].value, n), depth) for n in names)
-            if names is None and self.names_a_field(expr.args[1].value):
-                # `getattr(rec, f.name)` for f in `dataclasses.fields(rec)`: any field of rec's class
-                return max(
-                    (self.origin(a, depth) for a in self.any_field_attributes(expr.args[0].value)),
-                    default=Origin.OTHER,
-                )
         pairs = self.pair_items(expr)
         if pairs is not None:
             # `dict(zip(names, self.k_bufs))`, `dict(enumerate(pool.k_buffer, start=s))`: its values are
@@ -658,6 +645,23 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if found >= Origin.PREFIX or found == Origin.GATHERED:
                     return found
         return Origin.OTHER
+
+    def _attribute_getter_origin(self, expr: cst.Call, depth: int) -> Optional[int]:
+        """`getattr(pool, "k_buffer")`, `object.__getattribute__(holder, "_caches")` ([callables]
+        attribute_getters): the attribute the constant name reads; None when it is no such read."""
+        if not self.attribute_getter(expr.func) or len(expr.args) < 2 or any(a.star for a in expr.args[:2]):
+            return None
+        names = self.constant_strings(expr.args[1].value)
+        if names and all(n.isidentifier() for n in names):  # getattr(pool, "k_buffer"): pool.k_buffer
+            # several: `f"{half}_pools"` for half in ("k", "v"): the worst attribute named
+            return max(self.origin(self._attribute(expr.args[0].value, n), depth) for n in names)
+        if names is None and self.names_a_field(expr.args[1].value):
+            # `getattr(rec, f.name)` for f in `dataclasses.fields(rec)`: any field of rec's class
+            return max(
+                (self.origin(a, depth) for a in self.any_field_attributes(expr.args[0].value)),
+                default=Origin.OTHER,
+            )
+        return None
 
     def _function_origin(self, expr: cst.Call, depth: int) -> Optional[Origin]:
         """Functions of the tables that take the pool as first argument (`torch.gather`,

@@ -242,6 +242,15 @@ class ObjectFlow:
             return False
         return self.qualified(func) in setters or name in setters
 
+    def attribute_getter(self, func: cst.BaseExpression) -> bool:
+        """Is func a function that reads the attribute its second argument names of its first (`getattr`,
+        `object.__getattribute__`: rules/accessors.toml [callables] attribute_getters)?"""
+        getters = self.tables.attribute_getters
+        name = _dotted(func)
+        if not name or name.rsplit(".", 1)[-1] not in {n.rsplit(".", 1)[-1] for n in getters}:
+            return False
+        return self.qualified(func) in getters or name in getters
+
     def _namespace_records(self) -> Dict[str, List[str]]:
         """`SimpleNamespace(kv=..., q=...)` (rules/accessors.toml [callables] namespace_constructors):
         a record, as spelled, whose fields are the keywords its calls in the module pass."""
@@ -1576,7 +1585,7 @@ class ObjectFlow:
         owner = self.class_named(receiver)
         through_class = owner is not None  # `Base.m(self, x)`: an instance method's self is passed
         if owner is None:
-            owner = self.instance_class(receiver, depth + 1)
+            owner = self.reassigned_class(receiver) or self.instance_class(receiver, depth + 1)
         if owner is None:
             return []
         if isinstance(receiver, cst.Name) and receiver.value == "self":
@@ -1594,14 +1603,81 @@ class ObjectFlow:
                 if id(self.method_class(overload)) in family:
                     out.extend(self.decorated(overload, not through_class or self._self_bound(overload)))
         guarded = isinstance(receiver, cst.Name) and receiver.value != "self" and self._type_guards(receiver)
+        exact = None if through_class else self.exact_classes(receiver, depth + 1)
         for other in self.class_family(owner):  # an override in a subclass (an abstract method's body)
             if guarded and not self.admitted(receiver, other):
                 continue  # `else:` of `if isinstance(src, WholeSource)`: not that subclass's override
+            if exact is not None and other not in exact:
+                continue  # `RowPool(...)` built where it is used: no other subclass's override runs
             if other is not owner and owner in self.class_mro(other):
                 override = self.class_function(other, method)
                 if override is not None and override is not target:
                     out.extend(self.decorated(override, not through_class or self._self_bound(override)))
         return out
+
+    def exact_classes(self, receiver: cst.BaseExpression, depth: int = 0) -> Optional[List[cst.ClassDef]]:
+        """The classes the object receiver holds is exactly an instance of, when every construction that
+        made it names a class of the module (`h = RowsHandle(...)`, `self.rows = RowPool(...)`) whose MRO
+        defines no `__new__` (which may return a subclass); a `h.__class__ = C` before the use: C. None
+        when unknown: `self`, a parameter, `cls(...)` or `type(self)(...)` may be any subclass."""
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            return None
+        switched = self.reassigned_class(receiver)
+        if switched is not None:
+            return [switched]
+        frames = self.construction_frames(receiver, depth)
+        if not frames:
+            return None
+        classes = self.module_classes()
+        out: List[cst.ClassDef] = []
+        for call, _ in frames:
+            name = _dotted(call.func)
+            cls = classes.get(name) if name else None
+            if cls is None or any("__new__" in self.class_methods(c) for c in self.c3_mro(cls)):
+                return None
+            if cls not in out:
+                out.append(cls)
+        return None if self._class_switched_in_loop(receiver) else out
+
+    def _class_reassignments(self, receiver: cst.BaseExpression) -> List[cst.Assign]:
+        """`receiver.__class__ = C` statements of the function receiver is read in (same spelling)."""
+        spelled = _dotted(receiver)
+        func = self.enclosing_function(receiver) if spelled else None
+        if func is None:
+            return []
+        found = self.__dict__.setdefault("_class_stores", {})
+        stores = found.get(id(func))
+        if stores is None:
+            stores = found[id(func)] = [
+                assign
+                for attr in self.nodes.attributes
+                if attr.attr.value == "__class__"
+                and isinstance(self.parents.get(attr), cst.AssignTarget)
+                for assign in [self.parents.get(self.parents.get(attr))]
+                if isinstance(assign, cst.Assign) and self.enclosing_function(assign) is func
+            ]
+        return [
+            node
+            for node in stores
+            if any(_dotted(t.target.value) == spelled for t in node.targets if isinstance(t.target, cst.Attribute))
+        ]
+
+    def _class_switched_in_loop(self, receiver: cst.BaseExpression) -> bool:
+        """Is receiver's class switched inside a loop (a read before the switch may follow it)?"""
+        func = self.enclosing_function(receiver)
+        return any(self._in_loop(node, func) for node in self._class_reassignments(receiver))
+
+    def reassigned_class(self, receiver: cst.BaseExpression) -> Optional[cst.ClassDef]:
+        """C of the last `receiver.__class__ = C` that comes before receiver's read in its function."""
+        stores = self._class_reassignments(receiver)
+        where = self.positions.get(receiver) if stores else None
+        if where is None:  # no switch, or a node the index made
+            return None
+        at = (where.start.line, where.start.column)
+        before = [node for node in stores if (self.positions[node].end.line, self.positions[node].end.column) <= at]
+        if not before:
+            return None
+        return self.class_named(before[-1].value)
 
     def class_function(self, cls: cst.ClassDef, name: str):
         """The def, or the lambda stored as a method (installed_methods), that cls itself defines as name."""
