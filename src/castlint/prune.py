@@ -1259,6 +1259,10 @@ def _collect(
         elif t is ast.Return:
             if owner is not None and n.value is not None:
                 unit.returns.setdefault(owner, []).append(_refs(n.value, vocab, aliases))
+        elif t is ast.Yield or t is ast.YieldFrom:
+            if owner is not None and n.value is not None:  # a generator: iterating it reads what it yields
+                tf = KEEP if t is ast.YieldFrom else PACKED
+                unit.returns.setdefault(owner, []).append(_refs(n.value, vocab, aliases, tf))
         elif t in _DEFS:
             collector.define(n)
             if n is not root:  # its children: its own returns and block paths
@@ -3184,9 +3188,13 @@ def _held_arenas(module: "_ModuleUnits", taint: Optional["_Taint"] = None) -> Se
     assigned from them (`self.v_list = self.arenas["v"]`): read on another object
     (`self.pool.arenas["k"][i]`, `pool.v_list`), the analysis follows them."""
     held: Dict[int, Set[str]] = {}
+
+    def key(cls) -> int:  # one per hierarchy, as the taint's: a base's __post_init__ or __init__ may assign it
+        return taint.class_key(cls) if taint is not None else id(cls)
+
     for unit in module.units:
         if unit.cls is not None:
-            mine = held.setdefault(id(unit.cls), set())
+            mine = held.setdefault(key(unit.cls), set())
             for names, attrs, value, _ in unit.assigns:
                 if attrs and (value.base or (taint is not None and value.names and taint.tainted(value, unit))):
                     mine |= attrs  # also `self.pairs.append((k, v))` of arenas bound to names
@@ -3194,7 +3202,7 @@ def _held_arenas(module: "_ModuleUnits", taint: Optional["_Taint"] = None) -> Se
     while changed:
         changed = False
         for unit in module.units:
-            mine = held.get(id(unit.cls)) if unit.cls is not None else None
+            mine = held.get(key(unit.cls)) if unit.cls is not None else None
             if not mine:
                 continue
             for attr, inner in unit.attr_values.items():
