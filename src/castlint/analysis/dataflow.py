@@ -2513,7 +2513,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if prop is not None:
             return prop
         best = Origin.OTHER
-        values = self.instance_attr_values(cls, expr.attr.value)
+        values = self.instance_attr_values(cls, expr.attr.value, self._reading_method(expr, cls))
         for value in values:
             best = max(best, self.origin(value, depth))
         if not values and expr.attr.value in self.tables.user_container_data:
@@ -2523,6 +2523,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if local is not None:  # `self.cache = kv_cache[:, blocks]` just above: what it stored
                 return self.origin(local, depth)
         return best
+
+    def _reading_method(self, expr: cst.CSTNode, cls: cst.ClassDef) -> Optional[cst.FunctionDef]:
+        """The def of cls's body that expr is read in (through nested defs and lambdas), if any."""
+        for anc in self.ancestors(expr):
+            if isinstance(anc, cst.FunctionDef) and self.method_class(anc) is cls:
+                return anc
+        return None
 
     def _user_container_origin(self, cls: cst.ClassDef, depth: int) -> Origin:
         """`self.data` in a subclass of a container class ([containers] user_containers: UserDict): what

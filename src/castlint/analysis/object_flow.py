@@ -2109,12 +2109,16 @@ class ObjectFlow:
                 out.extend(index.get(member.name.value, ()))
         return out
 
-    def instance_attr_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+    def instance_attr_values(self, cls: cst.ClassDef, attr: str, reader=None) -> List[cst.BaseExpression]:
         """What an instance of cls may hold in `attr`: `self.attr = v` anywhere in its
-        family, or a record's constructor arguments for that field."""
+        family, or a record's constructor arguments for that field. reader: the method of cls the
+        read is in; a subclass whose instances never run it (it overrides it, no super() call
+        reaches it) assigns nothing that read sees."""
         values: List[cst.BaseExpression] = []
         family = self.class_family(cls)
         for member in family:
+            if reader is not None and not self._seen_by(member, cls, reader, family):
+                continue
             values.extend(self.self_attr_values(member, attr))
             values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
         if self.is_record(cls):
@@ -2124,6 +2128,53 @@ class ObjectFlow:
             if self.instance_class(obj) in family:
                 values.append(value)
         return values
+
+    def _seen_by(self, member: cst.ClassDef, cls: cst.ClassDef, reader: cst.FunctionDef, family) -> bool:
+        """Is some instance that carries member's assignments (its class has member in its MRO) one
+        that runs cls's method reader?"""
+        return any(
+            member in order and cls in order and self.runs_own_method(order, cls, reader.name.value)
+            for order in (self.c3_mro(other) for other in family)
+        )
+
+    def runs_own_method(self, order: List[cst.ClassDef], cls: cst.ClassDef, name: str) -> bool:
+        """Does an instance whose MRO is order run cls's method name: no class before cls defines
+        it, or each that does hands on with `super().name(...)`; also when the module calls
+        `Cls.name(...)` through the class, which may pass any instance."""
+        if self._called_through_class(cls, name):
+            return True
+        for owner in order:
+            if owner is cls:
+                return True
+            found = self.class_function(owner, name)
+            if found is not None and not self._calls_super(found, name):
+                return False
+        return False
+
+    def _called_through_class(self, cls: cst.ClassDef, name: str) -> bool:
+        return (cls.name.value, name) in self._method_call_index()[0]
+
+    def _calls_super(self, func, name: str) -> bool:
+        """Does func call `super().name(...)` (or `super(C, self).name(...)`)?"""
+        return (id(func), name) in self._method_call_index()[1]
+
+    def _method_call_index(self) -> tuple:
+        """({(receiver spelling, method)} of the module's `X.m(...)` calls, {(id(def), m)} of its
+        `super().m(...)` calls by the def they are in), built once."""
+        found = self.__dict__.get("_spelled_method_calls")
+        if found is None:
+            spelled, supers = set(), set()
+            for call in self.nodes.calls:
+                func = call.func
+                if not isinstance(func, cst.Attribute):
+                    continue
+                receiver = func.value
+                if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+                    supers.add((id(self.enclosing_function(call)), func.attr.value))
+                else:
+                    spelled.add((_dotted(receiver), func.attr.value))
+            found = self._spelled_method_calls = (spelled, supers)
+        return found
 
     def descriptor_read(self, value: cst.BaseExpression) -> cst.BaseExpression:
         """A class attribute read through an instance: `k = PoolPlane()` in the class body, where
