@@ -144,6 +144,7 @@ class _Vocabulary:
         self.object_setter_names = frozenset(tables.object_setters)
         self.object_setters = frozenset(_last_parts(tables.object_setters))
         self.attribute_getters = frozenset(_last_parts(tables.attribute_getters))
+        self.class_makers = frozenset(_last_parts(tables.class_makers))
         # `with cm as x` runs cm's `__enter__`; iterating or unpacking an object its `__iter__`; `d[k]` of a dict
         # subclass its `__missing__` (ModuleAnalysis.entered_value, protocol_elements, missing_value)
         self.context_hooks = frozenset(tables.context_protocol)
@@ -2636,7 +2637,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     for unit in module.units:  # `md.ref = pool.get_key_buffer(i)` on an object made or given elsewhere
         if unit.cls is None or type(unit.node) in _DEFS:
             fed |= _pool_holding_attrs(unit.node, vocab, self_too=False)
-    why = _instance_arenas(module) or _arenas_handed_on(module)
+    why = _instance_arenas(module) or _arenas_handed_on(module) or _made_classes(module)
     if why:
         return why
     for name, node in classes.items():  # `class CacheTable(UserDict)`: `self.data` is what instances hold
@@ -2740,6 +2741,22 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         or _through_function_values(module, taint)
         or _dtype_to_base_init(module)
     )
+
+
+def _made_classes(module: "_ModuleUnits") -> Optional[str]:
+    """Why a class may be made by a call at module level (`Pool = type("Pool", (Mixin, Base), ns)`,
+    `types.new_class(...)`: [callables] class_makers, ObjectFlow.made_classes): its constructions,
+    bases and namespace's methods are the analysis's to follow. None when the module makes none."""
+    for stmt in module.tree.body:
+        value = stmt.value if type(stmt) is ast.Assign else None
+        if (
+            type(value) is ast.Call
+            and _callee_name(value.func) in module.vocab.class_makers
+            and len(value.args) >= 2
+            and type(value.args[1]) is ast.Tuple
+        ):
+            return "a class is made by a call (its bases and namespace)"
+    return None
 
 
 def _dtype_to_base_init(module: "_ModuleUnits") -> Optional[str]:

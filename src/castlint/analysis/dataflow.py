@@ -1650,6 +1650,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return True
         upper = s.upper
         if upper is None:
+            lower = s.lower  # `[-n:]`: the last n slots, bounded as `[:n]` would be
+            if isinstance(lower, cst.UnaryOperation) and isinstance(lower.operator, cst.Minus):
+                return self._step_bound(lower.expression) or not self._mentions_extent(lower.expression)
             return False
         if isinstance(upper, cst.UnaryOperation) and isinstance(upper.operator, cst.Minus):
             return False  # `[:-1]`: all but a few

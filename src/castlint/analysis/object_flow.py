@@ -49,6 +49,11 @@ def _record_class(name: str, fields: List[str]) -> cst.ClassDef:
     return cst.parse_statement(f"class {name}(NamedTuple):\n{body}")
 
 
+def _made_class(name: str, bases: List[str]) -> cst.ClassDef:
+    """`class name(bases): pass`, standing for a class made by a call (type(...), types.new_class)."""
+    return cst.parse_statement(f"class {name}({', '.join(bases)}):\n    pass\n")
+
+
 def iter_names(node):
     """The names and strings in an annotation (`Optional["Meta"]` -> "Meta")."""
     stack = [node]
@@ -97,6 +102,8 @@ class ObjectFlow:
                 found.setdefault(name, _record_class(name, fields))
             for spelled, fields in self._namespace_records().items():
                 found.setdefault(spelled, _record_class(spelled.replace(".", "_"), fields))
+            for name, (bases, _) in self.made_classes().items():
+                found.setdefault(name, _made_class(name, bases))
             self._module_classes = found
         return found
 
@@ -214,6 +221,10 @@ class ObjectFlow:
                     install(cls, name, value, defs)
         for cls_name, name, value in stores(body, classes):
             install(classes[cls_name], name, value, top_defs)
+        made = self.module_classes()
+        for cls_name, (_, members) in self.made_classes().items():  # `type("N", bases, {"m": lambda ...})`
+            for name, value in members:
+                install(made[cls_name], name, value, top_defs)
         return found
 
     def method_class_of_body(self, func) -> Optional[cst.ClassDef]:
@@ -292,6 +303,90 @@ class ObjectFlow:
             fields = _field_names(assign.value.args[1].value)
             if fields:
                 out.append((assign.targets[0].target.value, fields))
+        return out
+
+    def made_classes(self) -> Dict[str, tuple]:
+        """name -> (spelled bases, [(method name, value)]) of each module-level `Name = type("N", (A, B),
+        {"m": lambda self, i: ...})` or `types.new_class("N", (A,), exec_body=fill)` ([callables]
+        class_makers; the namespace at a place of class_namespaces: a dict display, or a def of the
+        module whose `ns["m"] = value` stores fill it). Once per module."""
+        found = self.__dict__.get("_made_classes")
+        if found is not None:
+            return found
+        found = self._made_classes = {}
+        t = self.tables
+        if not t.class_makers:
+            return found
+        top_defs = {s.name.value: s for s in self.module.body if isinstance(s, cst.FunctionDef)}
+        for statement in self.module.body:
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+            if not (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and isinstance(small.value, cst.Call)
+                and self._named_in(small.value.func, t.class_makers)
+            ):
+                continue
+            args = small.value.args
+            positional = [a.value for a in args if a.keyword is None and not a.star]
+            bases = positional[1] if len(positional) >= 2 else None
+            if len(positional) < 2 or not isinstance(bases, cst.Tuple):
+                continue  # `type(x)`: the class of an object, no class made
+            spelled = [_dotted(e.value) for e in bases.elements]
+            if not all(spelled):
+                continue
+            members = []
+            for place, value in self._namespace_places(args):
+                if isinstance(value, cst.Dict):
+                    members += [
+                        (e.key.evaluated_value, e.value)
+                        for e in value.elements
+                        if isinstance(e, cst.DictElement)
+                        and isinstance(e.key, cst.SimpleString)
+                        and isinstance(e.key.evaluated_value, str)
+                    ]
+                elif isinstance(value, cst.Name) and value.value in top_defs:
+                    members += self._namespace_stores(top_defs[value.value])
+            found[small.targets[0].target.value] = (spelled, members)
+        return found
+
+    def _namespace_places(self, args) -> List[tuple]:
+        """(place, value) of a class maker's arguments at the places of [callables] class_namespaces."""
+        places = self.tables.class_namespaces
+        out, position = [], 0
+        for arg in args:
+            if arg.star:
+                return out
+            if arg.keyword is None:
+                if str(position) in places:
+                    out.append((str(position), arg.value))
+                position += 1
+            elif arg.keyword.value in places:
+                out.append((arg.keyword.value, arg.value))
+        return out
+
+    def _namespace_stores(self, fill: cst.FunctionDef) -> List[tuple]:
+        """(name, value) of a namespace filler's `ns["name"] = value` statements (ns its first parameter)."""
+        if not fill.params.params or not isinstance(fill.body, cst.IndentedBlock):
+            return []
+        ns = fill.params.params[0].name.value
+        out = []
+        for stmt in fill.body.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                    continue
+                target = small.targets[0].target
+                key = target.slice[0].slice if isinstance(target, cst.Subscript) and len(target.slice) == 1 else None
+                if (
+                    isinstance(target, cst.Subscript)
+                    and isinstance(target.value, cst.Name)
+                    and target.value.value == ns
+                    and isinstance(key, cst.Index)
+                    and isinstance(key.value, cst.SimpleString)
+                    and isinstance(key.value.evaluated_value, str)
+                ):
+                    out.append((key.value.evaluated_value, small.value))
         return out
 
     def class_bases(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
