@@ -145,6 +145,8 @@ class _Vocabulary:
         self.object_setters = frozenset(_last_parts(tables.object_setters))
         self.attribute_getters = frozenset(_last_parts(tables.attribute_getters))
         self.class_makers = frozenset(_last_parts(tables.class_makers))
+        # what calling an object runs: its __call__, or the method a library base hands the call to (forward)
+        self.object_call_methods = frozenset({"__call__"} | _last_parts(tables.call_delegates))
         # `with cm as x` runs cm's `__enter__`; iterating or unpacking an object its `__iter__`; `d[k]` of a dict
         # subclass its `__missing__` (ModuleAnalysis.entered_value, protocol_elements, missing_value)
         self.context_hooks = frozenset(tables.context_protocol)
@@ -564,7 +566,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             if _callee_name(func) in vocab.subscript_functions and node.args:  # operator.getitem(x, k): x[k]
                 node, tf = node.args[0], _then(INDEXED, tf)
                 continue
-            out.calls.add(("__call__", tf))  # an object called: what its class's __call__ returns
+            for runs in vocab.object_call_methods:  # an object called: what its class's __call__ (forward) returns
+                out.calls.add((runs, tf))
             if type(func) is ast.Call and _callee_name(func.func) in vocab.getters:
                 # itemgetter(k)(x), attrgetter("a")(x), methodcaller("m")(x): what x holds, indexed
                 for arg in node.args:
@@ -2129,9 +2132,10 @@ class _Taint:
         if name not in self.params and name not in self.classes and name not in _BUILTIN_NAMES:
             # `self.upcast(kv)`, `up(kv)`: no def of that name, so maybe an object of a module class
             # with `__call__` (ModuleAnalysis._object_calls_index)
-            for callee, positional, every, is_method in self.params.get("__call__", ()):
-                if is_method and positional[1:]:  # named parameters (a forwarding `*args` one: not fed)
-                    yield callee, positional[1:], [p for p in every if not p.startswith("*")]
+            for runs in self._vocab.object_call_methods if self._vocab is not None else ("__call__",):
+                for callee, positional, every, is_method in self.params.get(runs, ()):
+                    if is_method and positional[1:]:  # named parameters (a forwarding `*args` one: not fed)
+                        yield callee, positional[1:], [p for p in every if not p.startswith("*")]
 
     def family_of(self, cls, up_only: bool = False) -> list:
         return self._family(cls, up_only)

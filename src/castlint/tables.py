@@ -282,6 +282,7 @@ class Tables:
     sum_functions: set = field(default_factory=set)  # [callables] sum_functions: sum(xs, start) adds them up
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
+    call_delegates: set = field(default_factory=set)  # [callables] call_delegates: torch.nn.Module.forward
     class_makers: set = field(default_factory=set)  # [callables] class_makers: type(name, bases, ns), types.new_class
     class_namespaces: set = field(default_factory=set)  # [callables] class_namespaces: "2", exec_body
     enum_bases: set = field(default_factory=set)  # [callables] enum_bases: a class of members
@@ -828,6 +829,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",
             "class_makers": "class_makers",
+            "call_delegates": "call_delegates",
             "class_namespaces": "class_namespaces",
             "enum_bases": "enum_bases",
             "enum_value_attributes": "enum_value_attributes",

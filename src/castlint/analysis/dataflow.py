@@ -110,6 +110,28 @@ def _display_element(value: cst.BaseExpression, key) -> Optional[cst.BaseExpress
 _SEQUENCE_DISPLAYS = (cst.Tuple, cst.List, cst.ListComp, cst.GeneratorExp)
 
 
+def _name_shape(expr: cst.BaseExpression) -> Optional[Tuple[str, str]]:
+    """(literal head, literal tail) of an attribute name spelled as an f-string (`f"kv_{i}"`: ("kv_", "")),
+    or a literal string (head and tail the whole); None when nothing of it is written out."""
+    if isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str):
+        return expr.evaluated_value, expr.evaluated_value
+    if not isinstance(expr, cst.FormattedString):
+        return None
+    parts = expr.parts
+    head = parts[0].value if parts and isinstance(parts[0], cst.FormattedStringText) else ""
+    tail = parts[-1].value if len(parts) > 1 and isinstance(parts[-1], cst.FormattedStringText) else ""
+    return head, tail
+
+
+def _shapes_meet(a: Optional[Tuple[str, str]], b: Optional[Tuple[str, str]]) -> bool:
+    """May two attribute-name shapes spell the same name (heads and tails agree where both are written)?"""
+    if a is None or b is None:
+        return True
+    heads = a[0].startswith(b[0]) or b[0].startswith(a[0])
+    tails = a[1].endswith(b[1]) or b[1].endswith(a[1])
+    return heads and tails
+
+
 class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def __init__(self, wrapper: cst.MetadataWrapper, tables: Tables, pruned=None, own_lines: Optional[int] = None):
         """pruned: a castlint.prune.Pruned when wrapper.module is a pruned copy of the
@@ -655,6 +677,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if names and all(n.isidentifier() for n in names):  # getattr(pool, "k_buffer"): pool.k_buffer
             # several: `f"{half}_pools"` for half in ("k", "v"): the worst attribute named
             return max(self.origin(self._attribute(expr.args[0].value, n), depth) for n in names)
+        owner = self.instance_class(expr.args[0].value) if names is None else None
+        computed = self._computed_name_values(owner, expr.args[1].value) if owner is not None else []
+        if computed:  # `getattr(self, f"kv_{layer_id}")` of `register_buffer(f"kv_{i}", t)`
+            return max(self.origin(v, depth) for v in computed)
         if names is None and self.names_a_field(expr.args[1].value):
             # `getattr(rec, f.name)` for f in `dataclasses.fields(rec)`: any field of rec's class
             return max(
@@ -2486,8 +2512,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     if self.constant_string(args[0].value) is None:
                         owner = self.enclosing_class(call)
                         if owner is not None:
-                            index.setdefault(id(owner), []).append(args[1].value)
-        return index.get(id(cls), [])
+                            index.setdefault(id(owner), []).append((args[0].value, args[1].value))
+        return [value for _, value in index.get(id(cls), [])]
+
+    def _computed_name_values(self, owner: cst.ClassDef, name: cst.BaseExpression) -> List[cst.BaseExpression]:
+        """What an instance of owner may hold under a computed name (`getattr(self, f"kv_{layer_id}")`):
+        the values its family sets under a computed name that may spell the same (`register_buffer(
+        f"kv_{i}", t)`: the same literal head and tail)."""
+        self._computed_set_values(owner)
+        wanted = _name_shape(name)
+        out = []
+        for member in self.class_family(owner):
+            for stored, value in self._computed_sets.get(id(member), []):
+                if _shapes_meet(wanted, _name_shape(stored)):
+                    out.append(value)
+        return out
 
     def self_attr_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         self._index_class(cls)

@@ -3056,9 +3056,26 @@ class ObjectFlow:
             # an object of a known class (an annotated parameter or attribute) called: its class's
             # `__call__`, inherited or its own
             owner = self.instance_class(func, depth + 1)
-            if owner is not None and self.find_method(owner, "__call__") is not None:
-                out.append((self._attribute(func, "__call__"), ()))
+            runs = self.called_method(owner) if owner is not None else None
+            if runs is not None:
+                out.append((self._attribute(func, runs), ()))
         return out
+
+    def called_method(self, cls: cst.ClassDef) -> Optional[str]:
+        """The method calling an instance of cls runs: its `__call__`, inherited or its own, or the
+        method a library base hands the call to ([callables] call_delegates: an `nn.Module`'s `forward`)."""
+        if self.find_method(cls, "__call__") is not None:
+            return "__call__"
+        delegates = self._call_delegates()
+        for member in self.class_mro(cls) if delegates else ():
+            for base in member.bases:
+                method = delegates.get(self.qualified(base.value) or "") or delegates.get(_dotted(base.value) or "")
+                if method is not None and self.find_method(cls, method) is not None:
+                    return method
+        return None
+
+    def _call_delegates(self) -> Dict[str, str]:
+        return dict(spelled.rsplit(".", 1) for spelled in self.tables.call_delegates if "." in spelled)
 
     def _some_class_callable(self) -> bool:
         """Does some class of the module define (or have installed) `__call__`? Else no object of a
@@ -3068,7 +3085,7 @@ class ObjectFlow:
             self.installed_methods()
             found = self._some_class_callable_memo = any(
                 "__call__" in self.class_methods(cls) for cls in self.nodes.classes
-            )
+            ) or any(self.called_method(cls) is not None for cls in self.nodes.classes)
         return found
 
     def complete_arguments(self, param: cst.Param) -> List[cst.BaseExpression]:
@@ -3197,8 +3214,9 @@ class ObjectFlow:
                     return out
             out = []
             owner = self.instance_class(value, depth + 1)
-            if owner is not None and self.find_method(owner, "__call__") is not None:
-                out.append((self._attribute(value, "__call__"), ()))  # an object called: its __call__
+            runs = self.called_method(owner) if owner is not None else None
+            if runs is not None:
+                out.append((self._attribute(value, runs), ()))  # an object called: its __call__ (forward)
             for target, skip, env in self.return_targets(value, depth + 1):  # a factory: the closure it returns
                 if not isinstance(target, cst.FunctionDef):
                     continue
