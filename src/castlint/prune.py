@@ -145,8 +145,12 @@ class _Vocabulary:
         self.object_setters = frozenset(_last_parts(tables.object_setters))
         self.attribute_getters = frozenset(_last_parts(tables.attribute_getters))
         self.class_makers = frozenset(_last_parts(tables.class_makers))
-        # what calling an object runs: its __call__, or the method a library base hands the call to (forward)
-        self.object_call_methods = frozenset({"__call__"} | _last_parts(tables.call_delegates))
+        # what calling an object runs: its __call__; in a file with a class of a library base that hands
+        # the call on ([callables] call_delegates: nn.Module), that method too (with_call_delegates)
+        self.object_call_methods = frozenset({"__call__"})
+        self.delegated_call_methods = frozenset(_last_parts(tables.call_delegates))
+        self.call_delegate_bases = frozenset(n.rsplit(".", 2)[-2] for n in tables.call_delegates if "." in n)
+        self._with_delegates = None
         # `with cm as x` runs cm's `__enter__`; iterating or unpacking an object its `__iter__`; `d[k]` of a dict
         # subclass its `__missing__` (ModuleAnalysis.entered_value, protocol_elements, missing_value)
         self.context_hooks = frozenset(tables.context_protocol)
@@ -394,6 +398,17 @@ class _Vocabulary:
         low = name.lower()
         return any(word in low for word in self._kind_words)
 
+    def with_call_delegates(self) -> "_Vocabulary":
+        """This vocabulary for a file whose classes may hand a call on to a method (`nn.Module`: forward)."""
+        other = self._with_delegates
+        if other is None:
+            other = object.__new__(_Vocabulary)
+            other.__dict__.update(self.__dict__)
+            other.object_call_methods = self.object_call_methods | self.delegated_call_methods
+            other._no_plans = other._with_delegates = None  # (the copy's own variants)
+            self._with_delegates = other
+        return other
+
     def without_plans(self) -> "_Vocabulary":
         """This vocabulary for a file where CL002 cannot fire: no plan() call is a candidate."""
         other = self._no_plans
@@ -402,6 +417,7 @@ class _Vocabulary:
             other.__dict__.update(self.__dict__)
             other.wrapper_methods = other.wrapper_functions = frozenset()
             other.gate_words = self.gate_words_without_plans  # `plan` is part of many other names
+            other._no_plans = other._with_delegates = None
             self._no_plans = other
         return other
 
@@ -2486,6 +2502,10 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
         return PrunePlan(FULL, reason="a row-index kernel is imported")
     if not prefilter_has_trigger(source, (vocab.plan_words,)) and not by_arity:
         vocab = vocab.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
+    if any(
+        type(s) is ast.ClassDef and any(_base_name(b) in vocab.call_delegate_bases for b in s.bases) for s in tree.body
+    ):
+        vocab = vocab.with_call_delegates()  # `pool(i)` of an nn.Module pool runs its forward
     module = _ModuleUnits(tree, source, vocab, tables if arenas else None)
     decided = module.collect_module_level()
     if decided is not None:

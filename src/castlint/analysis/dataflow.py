@@ -220,6 +220,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(expr, cst.Name):
             return self._name_origin(expr, depth)
         if isinstance(expr, cst.IfExp):
+            taken = self._none_test(expr.test)  # `base if loc is None else base[loc]`, loc bound by the call
+            if taken is not None:
+                return self.origin(expr.body if taken else expr.orelse, depth)
             return max(self.origin(expr.body, depth), self.origin(expr.orelse, depth))
         if isinstance(expr, cst.BooleanOperation):
             return max(self.origin(expr.left, depth), self.origin(expr.right, depth))
@@ -3669,6 +3672,60 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.as_instance_of(sub, lambda: self._bind_arguments(call, target, skip_self, depth))
         return self._bind_arguments(call, target, skip_self, depth)
 
+    def _none_params(self, call: cst.Call, target, skip_self: bool) -> Dict[tuple, bool]:
+        """("none", id(param)) -> whether the call leaves param None: left out with a None default, or
+        passed `None` (True); passed anything else (False). Only for parameters with a None default."""
+        out: Dict[tuple, bool] = {}
+        if not isinstance(target, cst.FunctionDef) or any(a.star for a in call.args):
+            return out
+        for param in (*target.params.params, *target.params.kwonly_params):
+            if not (isinstance(param.default, cst.Name) and param.default.value == "None"):
+                continue
+            argument = self._argument_for(call, target, param, skip_self)
+            out[("none", id(param))] = argument is None or (
+                isinstance(argument, cst.Name) and argument.value == "None"
+            )
+        return out
+
+    def _none_test(self, test: cst.BaseExpression) -> Optional[bool]:
+        """The value of `p is None` / `p is not None` / `not ...` for a parameter p whose None-ness the
+        call being followed decides (_none_params) and that its function does not rebind; else None."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._none_test(test.expression)
+            return None if inner is None else not inner
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name)):
+            return None
+        compared = test.comparisons[0]
+        if not (
+            isinstance(compared.operator, (cst.Is, cst.IsNot))
+            and isinstance(compared.comparator, cst.Name)
+            and compared.comparator.value == "None"
+        ):
+            return None
+        reaching = self.reaching(test.left)
+        params = {id(a.node) for a in reaching if isinstance(a.node, cst.Param)} | {
+            id(self.parents.get(a.node)) for a in reaching if isinstance(self.parents.get(a.node), cst.Param)
+        }
+        if len(params) != 1 or len(reaching) != 1 or not self._bindings:
+            return None
+        is_none = self._bindings[-1].get(("none", params.pop()))
+        if is_none is None:
+            return None
+        return is_none if isinstance(compared.operator, cst.Is) else not is_none
+
+    def _reachable_under(self, node: cst.CSTNode, func) -> bool:
+        """Is node in no branch of an `if p is None:` (in func) that the call being followed rules out?"""
+        child = node
+        for anc in self.ancestors(node):
+            if anc is func:
+                return True
+            if isinstance(anc, cst.If) and child is not anc.test:
+                taken = self._none_test(anc.test)
+                if taken is not None and (child is anc.body) != taken:
+                    return False
+            child = anc
+        return True
+
     def _dispatched_class(self, call: cst.Call, target, skip_self: bool) -> Optional[cst.ClassDef]:
         """The subclass whose override a `self.m(...)` call reaches, when it is not the class self is
         known to be (the call's own class, or the context of the calls being followed)."""
@@ -3849,6 +3906,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         bindings = dict(env or {})
         bindings.update(self._bound_params(call, target, skip_self, depth))
         bindings.update(self.self_frame(call, skip_self, target))
+        bindings.update(self._none_params(call, target, skip_self))
         key = (id(target), frozenset(bindings.items()), path)
         if key in self._returns_cache:
             return self._returns_cache[key]
@@ -3859,6 +3917,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         saved = self._origin_cache
         self._origin_cache = {}
         self._bindings.append(bindings)
+        values = [v for v in values if self._reachable_under(v, target)]
         self._returns_in_progress.add(id(target))
         try:
             best = max((self._unpacked(v, path, depth) for v in values), default=Origin.OTHER)
