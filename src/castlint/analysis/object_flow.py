@@ -1353,12 +1353,17 @@ class ObjectFlow:
                 and self.qualified(cm) in t.context_values
             ):
                 found = cm.args[0].value
-            elif any(
-                isinstance(target, cst.FunctionDef)
-                and any(self._named_in(d.decorator, t.context_generators) for d in target.decorators)
-                for target, _, _ in self.return_targets(cm)
-            ):
-                found = self._element_of(cm, None)  # the generator's (first) yield
+            else:
+                generators = [
+                    target
+                    for target, _, _ in self.return_targets(cm)
+                    if isinstance(target, cst.FunctionDef)
+                    and any(self._named_in(d.decorator, t.context_generators) for d in target.decorators)
+                ]
+                if generators:
+                    # the generator's (first) yield: the yielded expression itself when it reads no parameter
+                    # but self (`yield self.kv_caches`: a dict of caches stays one), else an element of the call
+                    found = self._free_yield(generators) or self._element_of(cm, None)
         if found is None and isinstance(cm, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
             owner = self.instance_class(cm)
             method = next((m for m in sorted(t.context_protocol) if owner and self.find_method(owner, m)), None)
@@ -1367,6 +1372,19 @@ class ObjectFlow:
                 self.parents.setdefault(found, self.parents.get(cm))
         cache[id(cm)] = found
         return found
+
+    def _free_yield(self, generators: List[cst.FunctionDef]) -> Optional[cst.BaseExpression]:
+        """The one value the one generator yields, when it names none of its parameters but self."""
+        if len(generators) != 1:
+            return None
+        yields, delegated = self._yield_values(generators[0])
+        if len(yields) != 1 or delegated:
+            return None
+        params = generators[0].params
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)} - {"self"}
+        if any(isinstance(n, cst.Name) and n.value in names for n in iter_nodes(yields[0], cst.Name)):
+            return None
+        return yields[0]
 
     def _runner_names(self) -> frozenset:
         found = self.derived.get("runner_names")
