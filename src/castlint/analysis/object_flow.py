@@ -968,6 +968,9 @@ class ObjectFlow:
                 for cls in tested if positive else ():
                     if found in self.class_mro(cls) and self.admitted(expr, cls):
                         return cls
+            for cls in self.union_peers(found):  # `src: Union[Pool, Staged]`, Staged excluded: a Pool
+                if self.admitted(expr, cls):
+                    return cls
             return None
         return self._guarded_class(expr, depth)
 
@@ -1629,6 +1632,24 @@ class ObjectFlow:
                 return None if self._is_protocol(found) else found
         return None
 
+    def union_peers(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
+        """The other classes of the module an annotation names beside cls (`Union[Pool, Staged]`,
+        `Pool | Staged`, `Optional[...]` of them): an object so annotated may be any of them."""
+        groups = self.__dict__.get("_union_groups")
+        if groups is None:
+            classes = self.module_classes()
+            groups = self._union_groups = []
+            for node in iter_nodes(self.module, cst.Annotation):
+                named = []
+                for name in iter_names(node.annotation):
+                    text = name.evaluated_value if isinstance(name, cst.SimpleString) else name.value
+                    found = classes.get(text.strip()) if isinstance(text, str) else None
+                    if found is not None and found not in named:
+                        named.append(found)
+                if len(named) > 1:
+                    groups.append(named)
+        return [other for group in groups if cls in group for other in group if other is not cls]
+
     def _is_protocol(self, cls: cst.ClassDef) -> bool:
         return any((_dotted(b.value) or "").rsplit(".", 1)[-1] == "Protocol" for b in cls.bases)
 
@@ -2087,8 +2108,32 @@ class ObjectFlow:
                 guard = self._type_test(anc.test, name.value)
                 if guard is not None:
                     found.append((guard[0], guard[1] == branch))
+            if isinstance(anc, (cst.IndentedBlock, cst.Module)):
+                found.extend(self._exited_guards(anc, child, name.value))
             child = anc
         return found
+
+    def _exited_guards(self, block, statement, name: str) -> List[tuple]:
+        """([classes], positive) that hold after each `if isinstance(name, C): ... return` before statement
+        in block (an if without else whose body ends in return, raise, continue or break): past it, name
+        is not a C (or, under `not`, is one)."""
+        out = []
+        for stmt in block.body:
+            if stmt is statement:
+                break
+            if not isinstance(stmt, cst.If) or stmt.orelse is not None or not self._exits(stmt.body):
+                continue
+            guard = self._type_test(stmt.test, name)
+            if guard is not None:
+                out.append((guard[0], not guard[1]))
+        return out
+
+    @staticmethod
+    def _exits(body) -> bool:
+        """Does a block end by leaving its function or loop (return, raise, continue, break)?"""
+        last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
+        small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
+        return isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
     def _tested_names(self) -> frozenset:
         """The names some type test of the module tests (`isinstance(eng, Dense)`: eng)."""
