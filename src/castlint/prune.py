@@ -145,6 +145,8 @@ class _Vocabulary:
         self.object_setters = frozenset(_last_parts(tables.object_setters))
         self.attribute_getters = frozenset(_last_parts(tables.attribute_getters))
         self.class_makers = frozenset(_last_parts(tables.class_makers))
+        self.class_dict_functions = frozenset(_last_parts(tables.class_dict_functions))
+        self.class_dict_attributes = frozenset(tables.class_dict_attributes)
         # what calling an object runs: its __call__; in a file with a class of a library base that hands
         # the call on ([callables] call_delegates: nn.Module), that method too (with_call_delegates)
         self.object_call_methods = frozenset({"__call__"})
@@ -2661,7 +2663,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     for unit in module.units:  # `md.ref = pool.get_key_buffer(i)` on an object made or given elsewhere
         if unit.cls is None or type(unit.node) in _DEFS:
             fed |= _pool_holding_attrs(unit.node, vocab, self_too=False)
-    why = _instance_arenas(module) or _arenas_handed_on(module) or _made_classes(module)
+    why = _instance_arenas(module) or _arenas_handed_on(module) or _made_classes(module) or _class_dict_reads(module)
     if why:
         return why
     for name, node in classes.items():  # `class CacheTable(UserDict)`: `self.data` is what instances hold
@@ -2765,6 +2767,23 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         or _through_function_values(module, taint)
         or _dtype_to_base_init(module)
     )
+
+
+def _class_dict_reads(module: "_ModuleUnits") -> Optional[str]:
+    """Why a method may be read out of a class's namespace (`vars(cls)["read"]`, `C.__dict__["read"]`:
+    [callables] class_dict_functions / class_dict_attributes, ObjectFlow.class_dict_functions) and called
+    as a function: the analysis follows it. None when no such read names a method of the module."""
+    vocab = module.vocab
+    methods = {m.name for s in module.top if isinstance(s, ast.ClassDef) for m in s.body if isinstance(m, _DEFS)}
+    for node in pyast.nodes(module.tree):
+        if type(node) is not ast.Subscript or not _str_constant(node.slice) or node.slice.value not in methods:
+            continue
+        holder = node.value
+        if (type(holder) is ast.Call and _callee_name(holder.func) in vocab.class_dict_functions) or (
+            type(holder) is ast.Attribute and holder.attr in vocab.class_dict_attributes
+        ):
+            return "a method is read out of a class's namespace"
+    return None
 
 
 def _made_classes(module: "_ModuleUnits") -> Optional[str]:

@@ -282,6 +282,10 @@ class Tables:
     sum_functions: set = field(default_factory=set)  # [callables] sum_functions: sum(xs, start) adds them up
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
+    class_dict_functions: set = field(default_factory=set)  # [callables] class_dict_functions: vars
+    class_dict_attributes: set = field(default_factory=set)  # [callables] class_dict_attributes: __dict__
+    mro_attributes: set = field(default_factory=set)  # [callables] mro_attributes: __mro__
+    mro_functions: set = field(default_factory=set)  # [callables] mro_functions: inspect.getmro
     call_delegates: set = field(default_factory=set)  # [callables] call_delegates: torch.nn.Module.forward
     class_makers: set = field(default_factory=set)  # [callables] class_makers: type(name, bases, ns), types.new_class
     class_namespaces: set = field(default_factory=set)  # [callables] class_namespaces: "2", exec_body
@@ -830,6 +834,10 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "record_factories": "record_factories",
             "class_makers": "class_makers",
             "call_delegates": "call_delegates",
+            "class_dict_functions": "class_dict_functions",
+            "class_dict_attributes": "class_dict_attributes",
+            "mro_attributes": "mro_attributes",
+            "mro_functions": "mro_functions",
             "class_namespaces": "class_namespaces",
             "enum_bases": "enum_bases",
             "enum_value_attributes": "enum_value_attributes",

@@ -3285,6 +3285,8 @@ class ObjectFlow:
                     continue
                 closure_env = None
                 for returned in self._return_values(target):
+                    for found in self.class_dict_functions(returned):  # `return vars(cls)["read"]`
+                        out.append((("closure", found, None, False), ()))
                     inner = (
                         [returned]
                         if isinstance(returned, cst.Lambda)
@@ -3296,12 +3298,72 @@ class ObjectFlow:
                     out.extend((("closure", node, closure_env, False), ()) for node in inner)
             if out:
                 return out
+        if isinstance(value, cst.Subscript) and self.class_dict_functions(value):  # `vars(Base)["read"]`
+            return [(("closure", found, None, False), ()) for found in self.class_dict_functions(value)]
         if isinstance(value, cst.Name) and self.class_named(value) is not None:
             return [(value, ())]  # `engine_cls = PagedEngine`: calling it constructs the class
         if isinstance(value, (cst.Name, cst.Subscript, cst.IfExp)):
             # `self.cast = _CASTS[mode]`: what the table's entries hold; `f if c else g`: either
             return self.callable_values(value, depth + 1)
         return []
+
+    def class_dict_functions(self, sub: cst.BaseExpression) -> List[cst.FunctionDef]:
+        """The defs `vars(C)["m"]` / `C.__dict__["m"]` reads ([callables] class_dict_functions,
+        class_dict_attributes): m as C itself defines it, for each class C may be."""
+        if not (isinstance(sub, cst.Subscript) and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index)):
+            return []
+        name = self.constant_string(sub.slice[0].slice.value)
+        holder, t = sub.value, self.tables
+        if isinstance(holder, cst.Call) and len(holder.args) == 1 and self._named_in(holder, t.class_dict_functions):
+            owner = holder.args[0].value
+        elif isinstance(holder, cst.Attribute) and holder.attr.value in t.class_dict_attributes:
+            owner = holder.value
+        else:
+            return []
+        if not isinstance(name, str):
+            return []
+        found = [self.class_methods(c).get(name) for c in self.classes_named_by(owner)]
+        return [f for f in found if isinstance(f, cst.FunctionDef)]
+
+    def classes_named_by(self, expr: cst.BaseExpression) -> List[cst.ClassDef]:
+        """The classes an expression that names a class may be: `Base` itself, or a loop variable over
+        `type(self).__mro__` / `inspect.getmro(C)` ([callables] mro_attributes, mro_functions): each class
+        of that order (for self's class: of each class of its family that has it in its MRO)."""
+        out: List[cst.ClassDef] = []
+        for assignment in self.reaching(expr) if isinstance(expr, cst.Name) else ():
+            kind, iterated, path = self.binding(assignment.node) if isinstance(assignment.node, cst.Name) else (None,) * 3
+            if kind != "for" or path:
+                out = []
+                break
+            out.extend(c for c in self._mro_of(iterated) if c not in out)
+        if out:
+            return out
+        named = self.class_named(expr)
+        return [named] if named is not None else []
+
+    def _mro_of(self, expr: cst.BaseExpression) -> List[cst.ClassDef]:
+        t = self.tables
+        if isinstance(expr, cst.Attribute) and expr.attr.value in t.mro_attributes:
+            of = expr.value
+        elif isinstance(expr, cst.Call) and len(expr.args) == 1 and self._named_in(expr, t.mro_functions):
+            of = expr.args[0].value
+        else:
+            return []
+        cls = self.class_named(of)
+        if cls is not None:
+            return self.c3_mro(cls)
+        own = (
+            isinstance(of, cst.Call) and isinstance(of.func, cst.Name) and of.func.value == "type" and len(of.args) == 1
+        ) or (isinstance(of, cst.Attribute) and of.attr.value == "__class__")
+        inner = (of.args[0].value if isinstance(of, cst.Call) else of.value) if own else None
+        base = self.instance_class(inner) if inner is not None else None
+        if base is None:
+            return []
+        out: List[cst.ClassDef] = []
+        for other in self.class_family(base):
+            if base in self.class_mro(other):
+                out.extend(c for c in self.c3_mro(other) if c not in out)
+        return out
 
     def _wrapped_function(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         """The function a wrapper call stands in for (rules/accessors.toml [callables]
