@@ -309,7 +309,7 @@ class Tables:
     holder_getters: set = field(default_factory=set)  # [callables] holder_getters: get
     attribute_holders: set = field(default_factory=set)  # [callables] attribute_holders: threading.local
     object_setters: set = field(default_factory=set)  # [callables] object_setters: setattr, object.__setattr__
-    attribute_getters: set = field(default_factory=set)  # [callables] attribute_getters: getattr, object.__getattribute__
+    attribute_getters: set = field(default_factory=set)  # [callables] attribute_getters: object.__getattribute__
     property_getter_keywords: set = field(default_factory=set)  # [callables] property_getter_keywords: fget
     property_getter_calls: set = field(default_factory=set)  # [callables] property_getter_calls: fget, __get__
     context_values: set = field(default_factory=set)  # [callables] context_values: contextlib.nullcontext

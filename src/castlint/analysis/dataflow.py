@@ -3682,9 +3682,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if not (isinstance(param.default, cst.Name) and param.default.value == "None"):
                 continue
             argument = self._argument_for(call, target, param, skip_self)
-            out[("none", id(param))] = argument is None or (
-                isinstance(argument, cst.Name) and argument.value == "None"
-            )
+            out[("none", id(param))] = argument is None or (isinstance(argument, cst.Name) and argument.value == "None")
         return out
 
     def _none_test(self, test: cst.BaseExpression) -> Optional[bool]:

@@ -16,6 +16,7 @@ dataflow.py), never from how it is spelled.
 
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -47,6 +48,9 @@ def _record_class(name: str, fields: List[str]) -> cst.ClassDef:
     """A NamedTuple class with these fields, standing for a namedtuple(...) made one."""
     body = "".join(f"    {f}: object\n" for f in fields) or "    pass\n"
     return cst.parse_statement(f"class {name}(NamedTuple):\n{body}")
+
+
+_ANNOTATION_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")  # the names a string annotation spells
 
 
 def _made_class(name: str, bases: List[str]) -> cst.ClassDef:
@@ -1623,29 +1627,32 @@ class ObjectFlow:
     def annotation_class(self, annotation: Optional[cst.Annotation]) -> Optional[cst.ClassDef]:
         if annotation is None:
             return None
+        named = self._annotated_classes(annotation.annotation)
+        # a typing.Protocol is structural: any class with its methods may be the object (duck_class)
+        return None if not named or self._is_protocol(named[0]) else named[0]
+
+    def _annotated_classes(self, annotation: cst.BaseExpression) -> List[cst.ClassDef]:
+        """The module's classes an annotation names, in order (`Optional[Meta]`, `"Pool | Rows"`)."""
         classes = self.module_classes()
-        for node in iter_names(annotation.annotation):
+        out: List[cst.ClassDef] = []
+        for node in iter_names(annotation):
             text = node.evaluated_value if isinstance(node, cst.SimpleString) else node.value
-            if isinstance(text, str) and text.strip() in classes:
-                found = classes[text.strip()]
-                # a typing.Protocol is structural: any class with its methods may be the object (duck_class)
-                return None if self._is_protocol(found) else found
-        return None
+            words = (
+                _ANNOTATION_WORD.findall(text)
+                if isinstance(node, cst.SimpleString) and isinstance(text, str)
+                else [text]
+            )
+            out.extend(classes[w] for w in words if isinstance(w, str) and w in classes and classes[w] not in out)
+        return out
 
     def union_peers(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
         """The other classes of the module an annotation names beside cls (`Union[Pool, Staged]`,
         `Pool | Staged`, `Optional[...]` of them): an object so annotated may be any of them."""
         groups = self.__dict__.get("_union_groups")
         if groups is None:
-            classes = self.module_classes()
             groups = self._union_groups = []
             for node in iter_nodes(self.module, cst.Annotation):
-                named = []
-                for name in iter_names(node.annotation):
-                    text = name.evaluated_value if isinstance(name, cst.SimpleString) else name.value
-                    found = classes.get(text.strip()) if isinstance(text, str) else None
-                    if found is not None and found not in named:
-                        named.append(found)
+                named = self._annotated_classes(node.annotation)
                 if len(named) > 1:
                     groups.append(named)
         return [other for group in groups if cls in group for other in group if other is not cls]
@@ -1785,8 +1792,7 @@ class ObjectFlow:
             stores = found[id(func)] = [
                 assign
                 for attr in self.nodes.attributes
-                if attr.attr.value == "__class__"
-                and isinstance(self.parents.get(attr), cst.AssignTarget)
+                if attr.attr.value == "__class__" and isinstance(self.parents.get(attr), cst.AssignTarget)
                 for assign in [self.parents.get(self.parents.get(attr))]
                 if isinstance(assign, cst.Assign) and self.enclosing_function(assign) is func
             ]
@@ -2327,7 +2333,11 @@ class ObjectFlow:
                 if not isinstance(func, cst.Attribute):
                     continue
                 receiver = func.value
-                if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+                if (
+                    isinstance(receiver, cst.Call)
+                    and isinstance(receiver.func, cst.Name)
+                    and receiver.func.value == "super"
+                ):
                     supers.add((id(self.enclosing_function(call)), func.attr.value))
                 else:
                     spelled.add((_dotted(receiver), func.attr.value))
@@ -3331,7 +3341,9 @@ class ObjectFlow:
         of that order (for self's class: of each class of its family that has it in its MRO)."""
         out: List[cst.ClassDef] = []
         for assignment in self.reaching(expr) if isinstance(expr, cst.Name) else ():
-            kind, iterated, path = self.binding(assignment.node) if isinstance(assignment.node, cst.Name) else (None,) * 3
+            kind, iterated, path = (
+                self.binding(assignment.node) if isinstance(assignment.node, cst.Name) else (None,) * 3
+            )
             if kind != "for" or path:
                 out = []
                 break
