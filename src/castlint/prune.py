@@ -147,12 +147,10 @@ class _Vocabulary:
         self.class_makers = frozenset(_last_parts(tables.class_makers))
         self.class_dict_functions = frozenset(_last_parts(tables.class_dict_functions))
         self.class_dict_attributes = frozenset(tables.class_dict_attributes)
-        # what calling an object runs: its __call__; in a file with a class of a library base that hands
-        # the call on ([callables] call_delegates: nn.Module), that method too (with_call_delegates)
-        self.object_call_methods = frozenset({"__call__"})
+        # a library base that hands a call of its object on to a method ([callables] call_delegates:
+        # nn.Module, forward): a subclass's forward is what its __call__ returns (_ModuleUnits.collect_statement)
         self.delegated_call_methods = frozenset(_last_parts(tables.call_delegates))
         self.call_delegate_bases = frozenset(n.rsplit(".", 2)[-2] for n in tables.call_delegates if "." in n)
-        self._with_delegates = None
         # `with cm as x` runs cm's `__enter__`; iterating or unpacking an object its `__iter__`; `d[k]` of a dict
         # subclass its `__missing__` (ModuleAnalysis.entered_value, protocol_elements, missing_value)
         self.context_hooks = frozenset(tables.context_protocol)
@@ -400,17 +398,6 @@ class _Vocabulary:
         low = name.lower()
         return any(word in low for word in self._kind_words)
 
-    def with_call_delegates(self) -> "_Vocabulary":
-        """This vocabulary for a file whose classes may hand a call on to a method (`nn.Module`: forward)."""
-        other = self._with_delegates
-        if other is None:
-            other = object.__new__(_Vocabulary)
-            other.__dict__.update(self.__dict__)
-            other.object_call_methods = self.object_call_methods | self.delegated_call_methods
-            other._no_plans = other._with_delegates = None  # (the copy's own variants)
-            self._with_delegates = other
-        return other
-
     def without_plans(self) -> "_Vocabulary":
         """This vocabulary for a file where CL002 cannot fire: no plan() call is a candidate."""
         other = self._no_plans
@@ -419,7 +406,7 @@ class _Vocabulary:
             other.__dict__.update(self.__dict__)
             other.wrapper_methods = other.wrapper_functions = frozenset()
             other.gate_words = self.gate_words_without_plans  # `plan` is part of many other names
-            other._no_plans = other._with_delegates = None
+            other._no_plans = None
             self._no_plans = other
         return other
 
@@ -584,8 +571,7 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             if _callee_name(func) in vocab.subscript_functions and node.args:  # operator.getitem(x, k): x[k]
                 node, tf = node.args[0], _then(INDEXED, tf)
                 continue
-            for runs in vocab.object_call_methods:  # an object called: what its class's __call__ (forward) returns
-                out.calls.add((runs, tf))
+            out.calls.add(("__call__", tf))  # an object called: what its class's __call__ returns
             if type(func) is ast.Call and _callee_name(func.func) in vocab.getters:
                 # itemgetter(k)(x), attrgetter("a")(x), methodcaller("m")(x): what x holds, indexed
                 for arg in node.args:
@@ -2150,10 +2136,9 @@ class _Taint:
         if name not in self.params and name not in self.classes and name not in _BUILTIN_NAMES:
             # `self.upcast(kv)`, `up(kv)`: no def of that name, so maybe an object of a module class
             # with `__call__` (ModuleAnalysis._object_calls_index)
-            for runs in self._vocab.object_call_methods if self._vocab is not None else ("__call__",):
-                for callee, positional, every, is_method in self.params.get(runs, ()):
-                    if is_method and positional[1:]:  # named parameters (a forwarding `*args` one: not fed)
-                        yield callee, positional[1:], [p for p in every if not p.startswith("*")]
+            for callee, positional, every, is_method in self.params.get("__call__", ()):
+                if is_method and positional[1:]:  # named parameters (a forwarding `*args` one: not fed)
+                    yield callee, positional[1:], [p for p in every if not p.startswith("*")]
 
     def family_of(self, cls, up_only: bool = False) -> list:
         return self._family(cls, up_only)
@@ -2504,10 +2489,6 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
         return PrunePlan(FULL, reason="a row-index kernel is imported")
     if not prefilter_has_trigger(source, (vocab.plan_words,)) and not by_arity:
         vocab = vocab.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
-    if any(
-        type(s) is ast.ClassDef and any(_base_name(b) in vocab.call_delegate_bases for b in s.bases) for s in tree.body
-    ):
-        vocab = vocab.with_call_delegates()  # `pool(i)` of an nn.Module pool runs its forward
     module = _ModuleUnits(tree, source, vocab, tables if arenas else None)
     decided = module.collect_module_level()
     if decided is not None:
@@ -3496,6 +3477,21 @@ class _ModuleUnits:
                 found.setdefault(held.id, cls)
         return found
 
+    def delegating_classes(self) -> Set[str]:
+        """The top-level classes with a call_delegates base (`nn.Module`), directly or through the module's."""
+        found = self.__dict__.get("_delegating")
+        if found is None:
+            found = self._delegating = set()
+            bases = {c.name: {_base_name(b) for b in c.bases} for c in self.top if isinstance(c, ast.ClassDef)}
+            changed = True
+            while changed:
+                changed = False
+                for name, named in bases.items():
+                    if name not in found and named & (self.vocab.call_delegate_bases | found):
+                        found.add(name)
+                        changed = True
+        return found
+
     def collect_module_level(self) -> Optional[PrunePlan]:
         """Module level: globals flow everywhere, so any pool here means FULL (returned).
         Its other statements are kept verbatim; they form one unit (defs in an if, named
@@ -3528,8 +3524,13 @@ class _ModuleUnits:
             return
         methods = [_Unit(s, stmt) for s in stmt.body if isinstance(s, _DEFS)]
         rest = _Unit(stmt, stmt)
+        delegating = stmt.name in self.delegating_classes()
         for method in methods:
             self._collect(method)
+            if delegating and method.node.name in self.vocab.delegated_call_methods:
+                # `pool(i)` of an nn.Module runs forward: what it takes and returns is its __call__'s
+                _register(method, "__call__", method.node.args, self.params, True, self.vocab)
+                method.returns.setdefault("__call__", []).extend(method.returns.get(method.node.name, ()))
         for node in (
             list(stmt.decorator_list)
             + list(stmt.bases)
