@@ -73,6 +73,55 @@ class ExactBackend:
         switched = view.fetch().float()  # positive
         return rows, every, switched
 """,
+    # f2: a factory's construction is exact too; a class whose __new__ may pick a subclass is not (sglang style)
+    "factory_and_new": """
+import torch
+
+
+class RowsReader:
+    def __init__(self, pool, layer_id, loc):
+        self.pool, self.layer_id, self.loc = pool, layer_id, loc
+
+    def read(self):
+        return self.pool.get_key_buffer(self.layer_id)[self.loc]
+
+
+class LayerReader(RowsReader):
+    def read(self):
+        return self.pool.get_key_buffer(self.layer_id)
+
+
+def rows_reader(pool, layer_id, loc):
+    return RowsReader(pool, layer_id, loc)
+
+
+class PickedReader:
+    def __new__(cls, pool, layer_id, whole):
+        return super().__new__(WholePicked if whole else cls)
+
+    def __init__(self, pool, layer_id, whole):
+        self.pool, self.layer_id = pool, layer_id
+
+    def read(self):
+        return self.pool.get_key_buffer(self.layer_id)[:4]
+
+
+class WholePicked(PickedReader):
+    def read(self):
+        return self.pool.get_key_buffer(self.layer_id)
+
+
+class FactoryBackend:
+    def __init__(self, token_to_kv_pool):
+        self.token_to_kv_pool = token_to_kv_pool
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        made = rows_reader(self.token_to_kv_pool, layer.layer_id, forward_batch.out_cache_loc)
+        rows = made.read().to(q.dtype)  # negative
+        picked = PickedReader(self.token_to_kv_pool, layer.layer_id, True)
+        whole = picked.read().to(q.dtype)  # positive
+        return rows, whole
+""",
     # f2: a subclass overriding the reading method replaces the attribute; its base's read sees the base's
     # own buffer (vLLM style); an override that calls super() lets the base's read see its store
     "override_replaces_attribute": """
