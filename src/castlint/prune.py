@@ -143,6 +143,14 @@ class _Vocabulary:
         # `object.__setattr__(self, "k", v)`, `setattr(Pool, "m", f)`: functions that set on the object given first
         self.object_setter_names = frozenset(tables.object_setters)
         self.object_setters = frozenset(_last_parts(tables.object_setters))
+        self.attribute_getters = frozenset(_last_parts(tables.attribute_getters))
+        self.class_makers = frozenset(_last_parts(tables.class_makers))
+        self.class_dict_functions = frozenset(_last_parts(tables.class_dict_functions))
+        self.class_dict_attributes = frozenset(tables.class_dict_attributes)
+        # a library base that hands a call of its object on to a method ([callables] call_delegates:
+        # nn.Module, forward): a subclass's forward is what its __call__ returns (_ModuleUnits.collect_statement)
+        self.delegated_call_methods = frozenset(_last_parts(tables.call_delegates))
+        self.call_delegate_bases = frozenset(n.rsplit(".", 2)[-2] for n in tables.call_delegates if "." in n)
         # `with cm as x` runs cm's `__enter__`; iterating or unpacking an object its `__iter__`; `d[k]` of a dict
         # subclass its `__missing__` (ModuleAnalysis.entered_value, protocol_elements, missing_value)
         self.context_hooks = frozenset(tables.context_protocol)
@@ -411,6 +419,7 @@ class _Vocabulary:
             other.__dict__.update(self.__dict__)
             other.wrapper_methods = other.wrapper_functions = frozenset()
             other.gate_words = self.gate_words_without_plans  # `plan` is part of many other names
+            other._no_plans = None
             self._no_plans = other
         return other
 
@@ -541,6 +550,17 @@ def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary, aliases=frozenset()) -
     )
 
 
+def _read_attribute(call: ast.Call, vocab: _Vocabulary) -> Optional[ast.Attribute]:
+    """`getattr(obj, "name")`, `object.__getattribute__(obj, "name")` ([callables] attribute_getters) as
+    the attribute `obj.name` they read; None for any other call or a name that is not a literal."""
+    if _callee_name(call.func) not in vocab.attribute_getters or len(call.args) < 2:
+        return None
+    key = call.args[1]
+    if not _str_constant(key) or not key.value.isidentifier() or type(call.args[0]) is ast.Starred:
+        return None
+    return ast.Attribute(value=call.args[0], attr=key.value, ctx=ast.Load())
+
+
 def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> None:
     while True:
         if not tf[CONTAINER | WHOLE]:
@@ -571,6 +591,10 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             return  # the origin of obj.x is not that of obj
         if t is ast.Call:
             func = node.func
+            read = _read_attribute(node, vocab)
+            if read is not None:  # getattr(holder, "_caches"), object.__getattribute__(...): holder._caches
+                node = read
+                continue
             args = list(node.args) + [k.value for k in node.keywords]
             if type(func) is ast.Attribute and func.attr in vocab.holders:  # functools.partial(f, ...)
                 out.bound |= any(_names_accessor(a, vocab) for a in args) or (
@@ -1322,6 +1346,10 @@ def _collect(
         elif t is ast.Return:
             if owner is not None and n.value is not None:
                 unit.returns.setdefault(owner, []).append(_refs(n.value, vocab, aliases))
+        elif t is ast.Yield or t is ast.YieldFrom:
+            if owner is not None and n.value is not None:  # a generator: iterating it reads what it yields
+                tf = KEEP if t is ast.YieldFrom else PACKED
+                unit.returns.setdefault(owner, []).append(_refs(n.value, vocab, aliases, tf))
         elif t in _DEFS:
             collector.define(n)
             if n is not root:  # its children: its own returns and block paths
@@ -2695,7 +2723,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     for unit in module.units:  # `md.ref = pool.get_key_buffer(i)` on an object made or given elsewhere
         if unit.cls is None or type(unit.node) in _DEFS:
             fed |= _pool_holding_attrs(unit.node, vocab, self_too=False)
-    why = _instance_arenas(module) or _arenas_handed_on(module)
+    why = _instance_arenas(module) or _arenas_handed_on(module) or _made_classes(module) or _class_dict_reads(module)
     if why:
         return why
     for name, node in classes.items():  # `class CacheTable(UserDict)`: `self.data` is what instances hold
@@ -2799,6 +2827,39 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         or _through_function_values(module, taint)
         or _dtype_to_base_init(module)
     )
+
+
+def _class_dict_reads(module: "_ModuleUnits") -> Optional[str]:
+    """Why a method may be read out of a class's namespace (`vars(cls)["read"]`, `C.__dict__["read"]`:
+    [callables] class_dict_functions / class_dict_attributes, ObjectFlow.class_dict_functions) and called
+    as a function: the analysis follows it. None when no such read names a method of the module."""
+    vocab = module.vocab
+    methods = {m.name for s in module.top if isinstance(s, ast.ClassDef) for m in s.body if isinstance(m, _DEFS)}
+    for node in pyast.nodes(module.tree):
+        if type(node) is not ast.Subscript or not _str_constant(node.slice) or node.slice.value not in methods:
+            continue
+        holder = node.value
+        if (type(holder) is ast.Call and _callee_name(holder.func) in vocab.class_dict_functions) or (
+            type(holder) is ast.Attribute and holder.attr in vocab.class_dict_attributes
+        ):
+            return "a method is read out of a class's namespace"
+    return None
+
+
+def _made_classes(module: "_ModuleUnits") -> Optional[str]:
+    """Why a class may be made by a call at module level (`Pool = type("Pool", (Mixin, Base), ns)`,
+    `types.new_class(...)`: [callables] class_makers, ObjectFlow.made_classes): its constructions,
+    bases and namespace's methods are the analysis's to follow. None when the module makes none."""
+    for stmt in module.tree.body:
+        value = stmt.value if type(stmt) is ast.Assign else None
+        if (
+            type(value) is ast.Call
+            and _callee_name(value.func) in module.vocab.class_makers
+            and len(value.args) >= 2
+            and type(value.args[1]) is ast.Tuple
+        ):
+            return "a class is made by a call (its bases and namespace)"
+    return None
 
 
 def _dtype_to_base_init(module: "_ModuleUnits") -> Optional[str]:
@@ -3250,9 +3311,13 @@ def _held_arenas(module: "_ModuleUnits", taint: Optional["_Taint"] = None) -> Se
     assigned from them (`self.v_list = self.arenas["v"]`): read on another object
     (`self.pool.arenas["k"][i]`, `pool.v_list`), the analysis follows them."""
     held: Dict[int, Set[str]] = {}
+
+    def key(cls) -> int:  # one per hierarchy, as the taint's: a base's __post_init__ or __init__ may assign it
+        return taint.class_key(cls) if taint is not None else id(cls)
+
     for unit in module.units:
         if unit.cls is not None:
-            mine = held.setdefault(id(unit.cls), set())
+            mine = held.setdefault(key(unit.cls), set())
             for names, attrs, value, _ in unit.assigns:
                 if attrs and (value.base or (taint is not None and value.names and taint.tainted(value, unit))):
                     mine |= attrs  # also `self.pairs.append((k, v))` of arenas bound to names
@@ -3260,7 +3325,7 @@ def _held_arenas(module: "_ModuleUnits", taint: Optional["_Taint"] = None) -> Se
     while changed:
         changed = False
         for unit in module.units:
-            mine = held.get(id(unit.cls)) if unit.cls is not None else None
+            mine = held.get(key(unit.cls)) if unit.cls is not None else None
             if not mine:
                 continue
             for attr, inner in unit.attr_values.items():
@@ -3515,6 +3580,21 @@ class _ModuleUnits:
                 found.setdefault(held.id, cls)
         return found
 
+    def delegating_classes(self) -> Set[str]:
+        """The top-level classes with a call_delegates base (`nn.Module`), directly or through the module's."""
+        found = self.__dict__.get("_delegating")
+        if found is None:
+            found = self._delegating = set()
+            bases = {c.name: {_base_name(b) for b in c.bases} for c in self.top if isinstance(c, ast.ClassDef)}
+            changed = True
+            while changed:
+                changed = False
+                for name, named in bases.items():
+                    if name not in found and named & (self.vocab.call_delegate_bases | found):
+                        found.add(name)
+                        changed = True
+        return found
+
     def collect_module_level(self) -> Optional[PrunePlan]:
         """Module level: globals flow everywhere, so any pool here means FULL (returned).
         Its other statements are kept verbatim; they form one unit (defs in an if, named
@@ -3547,8 +3627,13 @@ class _ModuleUnits:
             return
         methods = [_Unit(s, stmt) for s in stmt.body if isinstance(s, _DEFS)]
         rest = _Unit(stmt, stmt)
+        delegating = stmt.name in self.delegating_classes()
         for method in methods:
             self._collect(method)
+            if delegating and method.node.name in self.vocab.delegated_call_methods:
+                # `pool(i)` of an nn.Module runs forward: what it takes and returns is its __call__'s
+                _register(method, "__call__", method.node.args, self.params, True, self.vocab)
+                method.returns.setdefault("__call__", []).extend(method.returns.get(method.node.name, ()))
         for node in (
             list(stmt.decorator_list)
             + list(stmt.bases)

@@ -295,6 +295,13 @@ class Tables:
     sum_functions: set = field(default_factory=set)  # [callables] sum_functions: sum(xs, start) adds them up
     pass_through_decorators: set = field(default_factory=set)  # [callables] pass_through_decorators
     record_factories: set = field(default_factory=set)  # rules/accessors.toml [callables] record_factories
+    class_dict_functions: set = field(default_factory=set)  # [callables] class_dict_functions: vars
+    class_dict_attributes: set = field(default_factory=set)  # [callables] class_dict_attributes: __dict__
+    mro_attributes: set = field(default_factory=set)  # [callables] mro_attributes: __mro__
+    mro_functions: set = field(default_factory=set)  # [callables] mro_functions: inspect.getmro
+    call_delegates: set = field(default_factory=set)  # [callables] call_delegates: torch.nn.Module.forward
+    class_makers: set = field(default_factory=set)  # [callables] class_makers: type(name, bases, ns), types.new_class
+    class_namespaces: set = field(default_factory=set)  # [callables] class_namespaces: "2", exec_body
     enum_bases: set = field(default_factory=set)  # [callables] enum_bases: a class of members
     enum_value_attributes: set = field(default_factory=set)  # [callables] enum_value_attributes: `E.M.value`
     dispatch_generics: set = field(default_factory=set)  # [callables] dispatch_generics: functools.singledispatch
@@ -315,6 +322,7 @@ class Tables:
     holder_getters: set = field(default_factory=set)  # [callables] holder_getters: get
     attribute_holders: set = field(default_factory=set)  # [callables] attribute_holders: threading.local
     object_setters: set = field(default_factory=set)  # [callables] object_setters: setattr, object.__setattr__
+    attribute_getters: set = field(default_factory=set)  # [callables] attribute_getters: object.__getattribute__
     property_getter_keywords: set = field(default_factory=set)  # [callables] property_getter_keywords: fget
     property_getter_calls: set = field(default_factory=set)  # [callables] property_getter_calls: fget, __get__
     context_values: set = field(default_factory=set)  # [callables] context_values: contextlib.nullcontext
@@ -854,6 +862,13 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "sum_functions": "sum_functions",
             "pass_through_decorators": "pass_through_decorators",
             "record_factories": "record_factories",
+            "class_makers": "class_makers",
+            "call_delegates": "call_delegates",
+            "class_dict_functions": "class_dict_functions",
+            "class_dict_attributes": "class_dict_attributes",
+            "mro_attributes": "mro_attributes",
+            "mro_functions": "mro_functions",
+            "class_namespaces": "class_namespaces",
             "enum_bases": "enum_bases",
             "enum_value_attributes": "enum_value_attributes",
             "dispatch_generics": "dispatch_generics",
@@ -872,6 +887,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "holder_getters": "holder_getters",
             "attribute_holders": "attribute_holders",
             "object_setters": "object_setters",
+            "attribute_getters": "attribute_getters",
             "property_getter_keywords": "property_getter_keywords",
             "property_getter_calls": "property_getter_calls",
             "context_values": "context_values",

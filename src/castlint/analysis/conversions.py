@@ -817,9 +817,8 @@ class ConversionQueries:
         stored attribute that holds a def of the module, as it is or through a wrapper that stands
         in for it (`self.up = torch.compile(_up_impl)`: [callables] function_wrappers), runs that
         def with the call's arguments."""
-        callable_classes = {
-            name for name, cls in self.module_classes().items() if "__call__" in self.class_methods(cls)
-        }
+        callable_classes = {name for name, cls in self.module_classes().items() if self.called_method(cls)}
+        runs = {"__call__", *(spelled.rsplit(".", 1)[-1] for spelled in self.tables.call_delegates)}
         held = self._held_attribute_names()
         for call in self.nodes.calls:
             func = call.func
@@ -840,7 +839,7 @@ class ConversionQueries:
             for form, bound in self.callable_values(func):
                 if bound:
                     continue
-                if isinstance(form, cst.Attribute) and form.attr.value == "__call__":
+                if isinstance(form, cst.Attribute) and form.attr.value in runs:  # __call__, or forward
                     found = self._function_values(form)
                 elif isinstance(func, cst.Attribute) and self._held_def(form):
                     found = self._function_values(form)  # `self.up = torch.compile(_up_impl)`

@@ -110,6 +110,28 @@ def _display_element(value: cst.BaseExpression, key) -> Optional[cst.BaseExpress
 _SEQUENCE_DISPLAYS = (cst.Tuple, cst.List, cst.ListComp, cst.GeneratorExp)
 
 
+def _name_shape(expr: cst.BaseExpression) -> Optional[Tuple[str, str]]:
+    """(literal head, literal tail) of an attribute name spelled as an f-string (`f"kv_{i}"`: ("kv_", "")),
+    or a literal string (head and tail the whole); None when nothing of it is written out."""
+    if isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str):
+        return expr.evaluated_value, expr.evaluated_value
+    if not isinstance(expr, cst.FormattedString):
+        return None
+    parts = expr.parts
+    head = parts[0].value if parts and isinstance(parts[0], cst.FormattedStringText) else ""
+    tail = parts[-1].value if len(parts) > 1 and isinstance(parts[-1], cst.FormattedStringText) else ""
+    return head, tail
+
+
+def _shapes_meet(a: Optional[Tuple[str, str]], b: Optional[Tuple[str, str]]) -> bool:
+    """May two attribute-name shapes spell the same name (heads and tails agree where both are written)?"""
+    if a is None or b is None:
+        return True
+    heads = a[0].startswith(b[0]) or b[0].startswith(a[0])
+    tails = a[1].endswith(b[1]) or b[1].endswith(a[1])
+    return heads and tails
+
+
 class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def __init__(self, wrapper: cst.MetadataWrapper, tables: Tables, pruned=None, own_lines: Optional[int] = None):
         """pruned: a castlint.prune.Pruned when wrapper.module is a pruned copy of the
@@ -198,6 +220,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if isinstance(expr, cst.Name):
             return self._name_origin(expr, depth)
         if isinstance(expr, cst.IfExp):
+            taken = self._none_test(expr.test)  # `base if loc is None else base[loc]`, loc bound by the call
+            if taken is not None:
+                return self.origin(expr.body if taken else expr.orelse, depth)
             return max(self.origin(expr.body, depth), self.origin(expr.orelse, depth))
         if isinstance(expr, cst.BooleanOperation):
             return max(self.origin(expr.left, depth), self.origin(expr.right, depth))
@@ -296,6 +321,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             taken = self._element(self.origin(expr.args[0].value, depth))
             if taken >= Origin.POOL_TUPLE:
                 return taken
+        read = self._attribute_getter_origin(expr, depth)
+        if read is not None:
+            return read
         receiver, method, args = self.method_parts(expr)
         if method is not None and method in self._function_short_names():
             found = self._function_origin(expr, depth)  # `torch.chunk(pool, 2)`, not `pool.chunk(2)`
@@ -356,22 +384,6 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         found = self._function_origin(expr, depth)
         if found is not None:
             return found
-        if (
-            isinstance(func, cst.Name)
-            and func.value == "getattr"
-            and len(expr.args) >= 2
-            and not any(a.star for a in expr.args[:2])
-        ):
-            names = self.constant_strings(expr.args[1].value)
-            if names and all(n.isidentifier() for n in names):  # getattr(pool, "k_buffer"): pool.k_buffer
-                # several: `f"{half}_pools"` for half in ("k", "v"): the worst attribute named
-                return max(self.origin(self._attribute(expr.args[0].value, n), depth) for n in names)
-            if names is None and self.names_a_field(expr.args[1].value):
-                # `getattr(rec, f.name)` for f in `dataclasses.fields(rec)`: any field of rec's class
-                return max(
-                    (self.origin(a, depth) for a in self.any_field_attributes(expr.args[0].value)),
-                    default=Origin.OTHER,
-                )
         pairs = self.pair_items(expr)
         if pairs is not None:
             # `dict(zip(names, self.k_bufs))`, `dict(enumerate(pool.k_buffer, start=s))`: its values are
@@ -683,6 +695,27 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if found >= Origin.PREFIX or found == Origin.GATHERED:
                     return found
         return Origin.OTHER
+
+    def _attribute_getter_origin(self, expr: cst.Call, depth: int) -> Optional[int]:
+        """`getattr(pool, "k_buffer")`, `object.__getattribute__(holder, "_caches")` ([callables]
+        attribute_getters): the attribute the constant name reads; None when it is no such read."""
+        if not self.attribute_getter(expr.func) or len(expr.args) < 2 or any(a.star for a in expr.args[:2]):
+            return None
+        names = self.constant_strings(expr.args[1].value)
+        if names and all(n.isidentifier() for n in names):  # getattr(pool, "k_buffer"): pool.k_buffer
+            # several: `f"{half}_pools"` for half in ("k", "v"): the worst attribute named
+            return max(self.origin(self._attribute(expr.args[0].value, n), depth) for n in names)
+        owner = self.instance_class(expr.args[0].value) if names is None else None
+        computed = self._computed_name_values(owner, expr.args[1].value) if owner is not None else []
+        if computed:  # `getattr(self, f"kv_{layer_id}")` of `register_buffer(f"kv_{i}", t)`
+            return max(self.origin(v, depth) for v in computed)
+        if names is None and self.names_a_field(expr.args[1].value):
+            # `getattr(rec, f.name)` for f in `dataclasses.fields(rec)`: any field of rec's class
+            return max(
+                (self.origin(a, depth) for a in self.any_field_attributes(expr.args[0].value)),
+                default=Origin.OTHER,
+            )
+        return None
 
     def _function_origin(self, expr: cst.Call, depth: int) -> Optional[Origin]:
         """Functions of the tables that take the pool as first argument (`torch.gather`,
@@ -2626,8 +2659,21 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     if self.constant_string(args[0].value) is None:
                         owner = self.enclosing_class(call)
                         if owner is not None:
-                            index.setdefault(id(owner), []).append(args[1].value)
-        return index.get(id(cls), [])
+                            index.setdefault(id(owner), []).append((args[0].value, args[1].value))
+        return [value for _, value in index.get(id(cls), [])]
+
+    def _computed_name_values(self, owner: cst.ClassDef, name: cst.BaseExpression) -> List[cst.BaseExpression]:
+        """What an instance of owner may hold under a computed name (`getattr(self, f"kv_{layer_id}")`):
+        the values its family sets under a computed name that may spell the same (`register_buffer(
+        f"kv_{i}", t)`: the same literal head and tail)."""
+        self._computed_set_values(owner)
+        wanted = _name_shape(name)
+        out = []
+        for member in self.class_family(owner):
+            for stored, value in self._computed_sets.get(id(member), []):
+                if _shapes_meet(wanted, _name_shape(stored)):
+                    out.append(value)
+        return out
 
     def self_attr_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         self._index_class(cls)
@@ -2656,7 +2702,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if prop is not None:
             return prop
         best = Origin.OTHER
-        values = self.instance_attr_values(cls, expr.attr.value)
+        values = self.instance_attr_values(cls, expr.attr.value, self._reading_method(expr, cls))
         for value in values:
             best = max(best, self.origin(value, depth))
         if not values and expr.attr.value in self.tables.user_container_data:
@@ -2666,6 +2712,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if local is not None:  # `self.cache = kv_cache[:, blocks]` just above: what it stored
                 return self.origin(local, depth)
         return best
+
+    def _reading_method(self, expr: cst.CSTNode, cls: cst.ClassDef) -> Optional[cst.FunctionDef]:
+        """The def of cls's body that expr is read in (through nested defs and lambdas), if any."""
+        for anc in self.ancestors(expr):
+            if isinstance(anc, cst.FunctionDef) and self.method_class(anc) is cls:
+                return anc
+        return None
 
     def _user_container_origin(self, cls: cst.ClassDef, depth: int) -> Origin:
         """`self.data` in a subclass of a container class ([containers] user_containers: UserDict): what
@@ -3763,6 +3816,58 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.as_instance_of(sub, lambda: self._bind_arguments(call, target, skip_self, depth))
         return self._bind_arguments(call, target, skip_self, depth)
 
+    def _none_params(self, call: cst.Call, target, skip_self: bool) -> Dict[tuple, bool]:
+        """("none", id(param)) -> whether the call leaves param None: left out with a None default, or
+        passed `None` (True); passed anything else (False). Only for parameters with a None default."""
+        out: Dict[tuple, bool] = {}
+        if not isinstance(target, cst.FunctionDef) or any(a.star for a in call.args):
+            return out
+        for param in (*target.params.params, *target.params.kwonly_params):
+            if not (isinstance(param.default, cst.Name) and param.default.value == "None"):
+                continue
+            argument = self._argument_for(call, target, param, skip_self)
+            out[("none", id(param))] = argument is None or (isinstance(argument, cst.Name) and argument.value == "None")
+        return out
+
+    def _none_test(self, test: cst.BaseExpression) -> Optional[bool]:
+        """The value of `p is None` / `p is not None` / `not ...` for a parameter p whose None-ness the
+        call being followed decides (_none_params) and that its function does not rebind; else None."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._none_test(test.expression)
+            return None if inner is None else not inner
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name)):
+            return None
+        compared = test.comparisons[0]
+        if not (
+            isinstance(compared.operator, (cst.Is, cst.IsNot))
+            and isinstance(compared.comparator, cst.Name)
+            and compared.comparator.value == "None"
+        ):
+            return None
+        reaching = self.reaching(test.left)
+        params = {id(a.node) for a in reaching if isinstance(a.node, cst.Param)} | {
+            id(self.parents.get(a.node)) for a in reaching if isinstance(self.parents.get(a.node), cst.Param)
+        }
+        if len(params) != 1 or len(reaching) != 1 or not self._bindings:
+            return None
+        is_none = self._bindings[-1].get(("none", params.pop()))
+        if is_none is None:
+            return None
+        return is_none if isinstance(compared.operator, cst.Is) else not is_none
+
+    def _reachable_under(self, node: cst.CSTNode, func) -> bool:
+        """Is node in no branch of an `if p is None:` (in func) that the call being followed rules out?"""
+        child = node
+        for anc in self.ancestors(node):
+            if anc is func:
+                return True
+            if isinstance(anc, cst.If) and child is not anc.test:
+                taken = self._none_test(anc.test)
+                if taken is not None and (child is anc.body) != taken:
+                    return False
+            child = anc
+        return True
+
     def _dispatched_class(self, call: cst.Call, target, skip_self: bool) -> Optional[cst.ClassDef]:
         """The subclass whose override a `self.m(...)` call reaches, when it is not the class self is
         known to be (the call's own class, or the context of the calls being followed)."""
@@ -3943,6 +4048,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         bindings = dict(env or {})
         bindings.update(self._bound_params(call, target, skip_self, depth))
         bindings.update(self.self_frame(call, skip_self, target))
+        bindings.update(self._none_params(call, target, skip_self))
         key = (id(target), frozenset(bindings.items()), path)
         if key in self._returns_cache:
             return self._returns_cache[key]
@@ -3953,6 +4059,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         saved = self._origin_cache
         self._origin_cache = {}
         self._bindings.append(bindings)
+        values = [v for v in values if self._reachable_under(v, target)]
         self._returns_in_progress.add(id(target))
         try:
             best = max((self._unpacked(v, path, depth) for v in values), default=Origin.OTHER)

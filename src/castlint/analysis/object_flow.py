@@ -16,6 +16,7 @@ dataflow.py), never from how it is spelled.
 
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -47,6 +48,14 @@ def _record_class(name: str, fields: List[str]) -> cst.ClassDef:
     """A NamedTuple class with these fields, standing for a namedtuple(...) made one."""
     body = "".join(f"    {f}: object\n" for f in fields) or "    pass\n"
     return cst.parse_statement(f"class {name}(NamedTuple):\n{body}")
+
+
+_ANNOTATION_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")  # the names a string annotation spells
+
+
+def _made_class(name: str, bases: List[str]) -> cst.ClassDef:
+    """`class name(bases): pass`, standing for a class made by a call (type(...), types.new_class)."""
+    return cst.parse_statement(f"class {name}({', '.join(bases)}):\n    pass\n")
 
 
 def iter_names(node):
@@ -97,6 +106,8 @@ class ObjectFlow:
                 found.setdefault(name, _record_class(name, fields))
             for spelled, fields in self._namespace_records().items():
                 found.setdefault(spelled, _record_class(spelled.replace(".", "_"), fields))
+            for name, (bases, _) in self.made_classes().items():
+                found.setdefault(name, _made_class(name, bases))
             self._module_classes = found
         return found
 
@@ -214,6 +225,10 @@ class ObjectFlow:
                     install(cls, name, value, defs)
         for cls_name, name, value in stores(body, classes):
             install(classes[cls_name], name, value, top_defs)
+        made = self.module_classes()
+        for cls_name, (_, members) in self.made_classes().items():  # `type("N", bases, {"m": lambda ...})`
+            for name, value in members:
+                install(made[cls_name], name, value, top_defs)
         return found
 
     def method_class_of_body(self, func) -> Optional[cst.ClassDef]:
@@ -241,6 +256,15 @@ class ObjectFlow:
         if not name or name.rsplit(".", 1)[-1] not in {n.rsplit(".", 1)[-1] for n in setters}:
             return False
         return self.qualified(func) in setters or name in setters
+
+    def attribute_getter(self, func: cst.BaseExpression) -> bool:
+        """Is func a function that reads the attribute its second argument names of its first (`getattr`,
+        `object.__getattribute__`: rules/accessors.toml [callables] attribute_getters)?"""
+        getters = self.tables.attribute_getters
+        name = _dotted(func)
+        if not name or name.rsplit(".", 1)[-1] not in {n.rsplit(".", 1)[-1] for n in getters}:
+            return False
+        return self.qualified(func) in getters or name in getters
 
     def _namespace_records(self) -> Dict[str, List[str]]:
         """`SimpleNamespace(kv=..., q=...)` (rules/accessors.toml [callables] namespace_constructors):
@@ -283,6 +307,90 @@ class ObjectFlow:
             fields = _field_names(assign.value.args[1].value)
             if fields:
                 out.append((assign.targets[0].target.value, fields))
+        return out
+
+    def made_classes(self) -> Dict[str, tuple]:
+        """name -> (spelled bases, [(method name, value)]) of each module-level `Name = type("N", (A, B),
+        {"m": lambda self, i: ...})` or `types.new_class("N", (A,), exec_body=fill)` ([callables]
+        class_makers; the namespace at a place of class_namespaces: a dict display, or a def of the
+        module whose `ns["m"] = value` stores fill it). Once per module."""
+        found = self.__dict__.get("_made_classes")
+        if found is not None:
+            return found
+        found = self._made_classes = {}
+        t = self.tables
+        if not t.class_makers:
+            return found
+        top_defs = {s.name.value: s for s in self.module.body if isinstance(s, cst.FunctionDef)}
+        for statement in self.module.body:
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+            if not (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and isinstance(small.value, cst.Call)
+                and self._named_in(small.value.func, t.class_makers)
+            ):
+                continue
+            args = small.value.args
+            positional = [a.value for a in args if a.keyword is None and not a.star]
+            bases = positional[1] if len(positional) >= 2 else None
+            if len(positional) < 2 or not isinstance(bases, cst.Tuple):
+                continue  # `type(x)`: the class of an object, no class made
+            spelled = [_dotted(e.value) for e in bases.elements]
+            if not all(spelled):
+                continue
+            members = []
+            for place, value in self._namespace_places(args):
+                if isinstance(value, cst.Dict):
+                    members += [
+                        (e.key.evaluated_value, e.value)
+                        for e in value.elements
+                        if isinstance(e, cst.DictElement)
+                        and isinstance(e.key, cst.SimpleString)
+                        and isinstance(e.key.evaluated_value, str)
+                    ]
+                elif isinstance(value, cst.Name) and value.value in top_defs:
+                    members += self._namespace_stores(top_defs[value.value])
+            found[small.targets[0].target.value] = (spelled, members)
+        return found
+
+    def _namespace_places(self, args) -> List[tuple]:
+        """(place, value) of a class maker's arguments at the places of [callables] class_namespaces."""
+        places = self.tables.class_namespaces
+        out, position = [], 0
+        for arg in args:
+            if arg.star:
+                return out
+            if arg.keyword is None:
+                if str(position) in places:
+                    out.append((str(position), arg.value))
+                position += 1
+            elif arg.keyword.value in places:
+                out.append((arg.keyword.value, arg.value))
+        return out
+
+    def _namespace_stores(self, fill: cst.FunctionDef) -> List[tuple]:
+        """(name, value) of a namespace filler's `ns["name"] = value` statements (ns its first parameter)."""
+        if not fill.params.params or not isinstance(fill.body, cst.IndentedBlock):
+            return []
+        ns = fill.params.params[0].name.value
+        out = []
+        for stmt in fill.body.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                    continue
+                target = small.targets[0].target
+                key = target.slice[0].slice if isinstance(target, cst.Subscript) and len(target.slice) == 1 else None
+                if (
+                    isinstance(target, cst.Subscript)
+                    and isinstance(target.value, cst.Name)
+                    and target.value.value == ns
+                    and isinstance(key, cst.Index)
+                    and isinstance(key.value, cst.SimpleString)
+                    and isinstance(key.value.evaluated_value, str)
+                ):
+                    out.append((key.value.evaluated_value, small.value))
         return out
 
     def class_bases(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
@@ -864,6 +972,9 @@ class ObjectFlow:
                 for cls in tested if positive else ():
                     if found in self.class_mro(cls) and self.admitted(expr, cls):
                         return cls
+            for cls in self.union_peers(found):  # `src: Union[Pool, Staged]`, Staged excluded: a Pool
+                if self.admitted(expr, cls):
+                    return cls
             return None
         return self._guarded_class(expr, depth)
 
@@ -1255,12 +1366,17 @@ class ObjectFlow:
                 and self.qualified(cm) in t.context_values
             ):
                 found = cm.args[0].value
-            elif any(
-                isinstance(target, cst.FunctionDef)
-                and any(self._named_in(d.decorator, t.context_generators) for d in target.decorators)
-                for target, _, _ in self.return_targets(cm)
-            ):
-                found = self._element_of(cm, None)  # the generator's (first) yield
+            else:
+                generators = [
+                    target
+                    for target, _, _ in self.return_targets(cm)
+                    if isinstance(target, cst.FunctionDef)
+                    and any(self._named_in(d.decorator, t.context_generators) for d in target.decorators)
+                ]
+                if generators:
+                    # the generator's (first) yield: the yielded expression itself when it reads no parameter
+                    # but self (`yield self.kv_caches`: a dict of caches stays one), else an element of the call
+                    found = self._free_yield(generators) or self._element_of(cm, None)
         if found is None and isinstance(cm, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
             owner = self.instance_class(cm)
             method = next((m for m in sorted(t.context_protocol) if owner and self.find_method(owner, m)), None)
@@ -1269,6 +1385,19 @@ class ObjectFlow:
                 self.parents.setdefault(found, self.parents.get(cm))
         cache[id(cm)] = found
         return found
+
+    def _free_yield(self, generators: List[cst.FunctionDef]) -> Optional[cst.BaseExpression]:
+        """The one value the one generator yields, when it names none of its parameters but self."""
+        if len(generators) != 1:
+            return None
+        yields, delegated = self._yield_values(generators[0])
+        if len(yields) != 1 or delegated:
+            return None
+        params = generators[0].params
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)} - {"self"}
+        if any(isinstance(n, cst.Name) and n.value in names for n in iter_nodes(yields[0], cst.Name)):
+            return None
+        return yields[0]
 
     def _runner_names(self) -> frozenset:
         found = self.derived.get("runner_names")
@@ -1504,14 +1633,35 @@ class ObjectFlow:
     def annotation_class(self, annotation: Optional[cst.Annotation]) -> Optional[cst.ClassDef]:
         if annotation is None:
             return None
+        named = self._annotated_classes(annotation.annotation)
+        # a typing.Protocol is structural: any class with its methods may be the object (duck_class)
+        return None if not named or self._is_protocol(named[0]) else named[0]
+
+    def _annotated_classes(self, annotation: cst.BaseExpression) -> List[cst.ClassDef]:
+        """The module's classes an annotation names, in order (`Optional[Meta]`, `"Pool | Rows"`)."""
         classes = self.module_classes()
-        for node in iter_names(annotation.annotation):
+        out: List[cst.ClassDef] = []
+        for node in iter_names(annotation):
             text = node.evaluated_value if isinstance(node, cst.SimpleString) else node.value
-            if isinstance(text, str) and text.strip() in classes:
-                found = classes[text.strip()]
-                # a typing.Protocol is structural: any class with its methods may be the object (duck_class)
-                return None if self._is_protocol(found) else found
-        return None
+            words = (
+                _ANNOTATION_WORD.findall(text)
+                if isinstance(node, cst.SimpleString) and isinstance(text, str)
+                else [text]
+            )
+            out.extend(classes[w] for w in words if isinstance(w, str) and w in classes and classes[w] not in out)
+        return out
+
+    def union_peers(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
+        """The other classes of the module an annotation names beside cls (`Union[Pool, Staged]`,
+        `Pool | Staged`, `Optional[...]` of them): an object so annotated may be any of them."""
+        groups = self.__dict__.get("_union_groups")
+        if groups is None:
+            groups = self._union_groups = []
+            for node in iter_nodes(self.module, cst.Annotation):
+                named = self._annotated_classes(node.annotation)
+                if len(named) > 1:
+                    groups.append(named)
+        return [other for group in groups if cls in group for other in group if other is not cls]
 
     def _is_protocol(self, cls: cst.ClassDef) -> bool:
         return any((_dotted(b.value) or "").rsplit(".", 1)[-1] == "Protocol" for b in cls.bases)
@@ -1582,7 +1732,7 @@ class ObjectFlow:
         owner = self.class_named(receiver)
         through_class = owner is not None  # `Base.m(self, x)`: an instance method's self is passed
         if owner is None:
-            owner = self.instance_class(receiver, depth + 1)
+            owner = self.reassigned_class(receiver) or self.instance_class(receiver, depth + 1)
         if owner is None:
             return []
         if isinstance(receiver, cst.Name) and receiver.value == "self":
@@ -1600,14 +1750,80 @@ class ObjectFlow:
                 if id(self.method_class(overload)) in family:
                     out.extend(self.decorated(overload, not through_class or self._self_bound(overload)))
         guarded = isinstance(receiver, cst.Name) and receiver.value != "self" and self._type_guards(receiver)
+        exact = None if through_class else self.exact_classes(receiver, depth + 1)
         for other in self.class_family(owner):  # an override in a subclass (an abstract method's body)
             if guarded and not self.admitted(receiver, other):
                 continue  # `else:` of `if isinstance(src, WholeSource)`: not that subclass's override
+            if exact is not None and other not in exact:
+                continue  # `RowPool(...)` built where it is used: no other subclass's override runs
             if other is not owner and owner in self.class_mro(other):
                 override = self.class_function(other, method)
                 if override is not None and override is not target:
                     out.extend(self.decorated(override, not through_class or self._self_bound(override)))
         return out
+
+    def exact_classes(self, receiver: cst.BaseExpression, depth: int = 0) -> Optional[List[cst.ClassDef]]:
+        """The classes the object receiver holds is exactly an instance of, when every construction that
+        made it names a class of the module (`h = RowsHandle(...)`, `self.rows = RowPool(...)`) whose MRO
+        defines no `__new__` (which may return a subclass); a `h.__class__ = C` before the use: C. None
+        when unknown: `self`, a parameter, `cls(...)` or `type(self)(...)` may be any subclass."""
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            return None
+        switched = self.reassigned_class(receiver)
+        if switched is not None:
+            return [switched]
+        frames = self.construction_frames(receiver, depth)
+        if not frames:
+            return None
+        classes = self.module_classes()
+        out: List[cst.ClassDef] = []
+        for call, _ in frames:
+            name = _dotted(call.func)
+            cls = classes.get(name) if name else None
+            if cls is None or any("__new__" in self.class_methods(c) for c in self.c3_mro(cls)):
+                return None
+            if cls not in out:
+                out.append(cls)
+        return None if self._class_switched_in_loop(receiver) else out
+
+    def _class_reassignments(self, receiver: cst.BaseExpression) -> List[cst.Assign]:
+        """`receiver.__class__ = C` statements of the function receiver is read in (same spelling)."""
+        spelled = _dotted(receiver)
+        func = self.enclosing_function(receiver) if spelled else None
+        if func is None:
+            return []
+        found = self.__dict__.setdefault("_class_stores", {})
+        stores = found.get(id(func))
+        if stores is None:
+            stores = found[id(func)] = [
+                assign
+                for attr in self.nodes.attributes
+                if attr.attr.value == "__class__" and isinstance(self.parents.get(attr), cst.AssignTarget)
+                for assign in [self.parents.get(self.parents.get(attr))]
+                if isinstance(assign, cst.Assign) and self.enclosing_function(assign) is func
+            ]
+        return [
+            node
+            for node in stores
+            if any(_dotted(t.target.value) == spelled for t in node.targets if isinstance(t.target, cst.Attribute))
+        ]
+
+    def _class_switched_in_loop(self, receiver: cst.BaseExpression) -> bool:
+        """Is receiver's class switched inside a loop (a read before the switch may follow it)?"""
+        func = self.enclosing_function(receiver)
+        return any(self._in_loop(node, func) for node in self._class_reassignments(receiver))
+
+    def reassigned_class(self, receiver: cst.BaseExpression) -> Optional[cst.ClassDef]:
+        """C of the last `receiver.__class__ = C` that comes before receiver's read in its function."""
+        stores = self._class_reassignments(receiver)
+        where = self.positions.get(receiver) if stores else None
+        if where is None:  # no switch, or a node the index made
+            return None
+        at = (where.start.line, where.start.column)
+        before = [node for node in stores if (self.positions[node].end.line, self.positions[node].end.column) <= at]
+        if not before:
+            return None
+        return self.class_named(before[-1].value)
 
     def class_function(self, cls: cst.ClassDef, name: str):
         """The def, or the lambda stored as a method (installed_methods), that cls itself defines as name."""
@@ -1904,8 +2120,32 @@ class ObjectFlow:
                 guard = self._type_test(anc.test, name.value)
                 if guard is not None:
                     found.append((guard[0], guard[1] == branch))
+            if isinstance(anc, (cst.IndentedBlock, cst.Module)):
+                found.extend(self._exited_guards(anc, child, name.value))
             child = anc
         return found
+
+    def _exited_guards(self, block, statement, name: str) -> List[tuple]:
+        """([classes], positive) that hold after each `if isinstance(name, C): ... return` before statement
+        in block (an if without else whose body ends in return, raise, continue or break): past it, name
+        is not a C (or, under `not`, is one)."""
+        out = []
+        for stmt in block.body:
+            if stmt is statement:
+                break
+            if not isinstance(stmt, cst.If) or stmt.orelse is not None or not self._exits(stmt.body):
+                continue
+            guard = self._type_test(stmt.test, name)
+            if guard is not None:
+                out.append((guard[0], not guard[1]))
+        return out
+
+    @staticmethod
+    def _exits(body) -> bool:
+        """Does a block end by leaving its function or loop (return, raise, continue, break)?"""
+        last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
+        small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
+        return isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
     def _tested_names(self) -> frozenset:
         """The names some type test of the module tests (`isinstance(eng, Dense)`: eng)."""
@@ -2039,12 +2279,16 @@ class ObjectFlow:
                 out.extend(index.get(member.name.value, ()))
         return out
 
-    def instance_attr_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+    def instance_attr_values(self, cls: cst.ClassDef, attr: str, reader=None) -> List[cst.BaseExpression]:
         """What an instance of cls may hold in `attr`: `self.attr = v` anywhere in its
-        family, or a record's constructor arguments for that field."""
+        family, or a record's constructor arguments for that field. reader: the method of cls the
+        read is in; a subclass whose instances never run it (it overrides it, no super() call
+        reaches it) assigns nothing that read sees."""
         values: List[cst.BaseExpression] = []
         family = self.class_family(cls)
         for member in family:
+            if reader is not None and not self._seen_by(member, cls, reader, family):
+                continue
             values.extend(self.self_attr_values(member, attr))
             values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
         if self.is_record(cls):
@@ -2054,6 +2298,57 @@ class ObjectFlow:
             if self.instance_class(obj) in family:
                 values.append(value)
         return values
+
+    def _seen_by(self, member: cst.ClassDef, cls: cst.ClassDef, reader: cst.FunctionDef, family) -> bool:
+        """Is some instance that carries member's assignments (its class has member in its MRO) one
+        that runs cls's method reader?"""
+        return any(
+            member in order and cls in order and self.runs_own_method(order, cls, reader.name.value)
+            for order in (self.c3_mro(other) for other in family)
+        )
+
+    def runs_own_method(self, order: List[cst.ClassDef], cls: cst.ClassDef, name: str) -> bool:
+        """Does an instance whose MRO is order run cls's method name: no class before cls defines
+        it, or each that does hands on with `super().name(...)`; also when the module calls
+        `Cls.name(...)` through the class, which may pass any instance."""
+        if self._called_through_class(cls, name):
+            return True
+        for owner in order:
+            if owner is cls:
+                return True
+            found = self.class_function(owner, name)
+            if found is not None and not self._calls_super(found, name):
+                return False
+        return False
+
+    def _called_through_class(self, cls: cst.ClassDef, name: str) -> bool:
+        return (cls.name.value, name) in self._method_call_index()[0]
+
+    def _calls_super(self, func, name: str) -> bool:
+        """Does func call `super().name(...)` (or `super(C, self).name(...)`)?"""
+        return (id(func), name) in self._method_call_index()[1]
+
+    def _method_call_index(self) -> tuple:
+        """({(receiver spelling, method)} of the module's `X.m(...)` calls, {(id(def), m)} of its
+        `super().m(...)` calls by the def they are in), built once."""
+        found = self.__dict__.get("_spelled_method_calls")
+        if found is None:
+            spelled, supers = set(), set()
+            for call in self.nodes.calls:
+                func = call.func
+                if not isinstance(func, cst.Attribute):
+                    continue
+                receiver = func.value
+                if (
+                    isinstance(receiver, cst.Call)
+                    and isinstance(receiver.func, cst.Name)
+                    and receiver.func.value == "super"
+                ):
+                    supers.add((id(self.enclosing_function(call)), func.attr.value))
+                else:
+                    spelled.add((_dotted(receiver), func.attr.value))
+            found = self._spelled_method_calls = (spelled, supers)
+        return found
 
     def descriptor_read(self, value: cst.BaseExpression) -> cst.BaseExpression:
         """A class attribute read through an instance: `k = PoolPlane()` in the class body, where
@@ -2851,9 +3146,26 @@ class ObjectFlow:
             # an object of a known class (an annotated parameter or attribute) called: its class's
             # `__call__`, inherited or its own
             owner = self.instance_class(func, depth + 1)
-            if owner is not None and self.find_method(owner, "__call__") is not None:
-                out.append((self._attribute(func, "__call__"), ()))
+            runs = self.called_method(owner) if owner is not None else None
+            if runs is not None:
+                out.append((self._attribute(func, runs), ()))
         return out
+
+    def called_method(self, cls: cst.ClassDef) -> Optional[str]:
+        """The method calling an instance of cls runs: its `__call__`, inherited or its own, or the
+        method a library base hands the call to ([callables] call_delegates: an `nn.Module`'s `forward`)."""
+        if self.find_method(cls, "__call__") is not None:
+            return "__call__"
+        delegates = self._call_delegates()
+        for member in self.class_mro(cls) if delegates else ():
+            for base in member.bases:
+                method = delegates.get(self.qualified(base.value) or "") or delegates.get(_dotted(base.value) or "")
+                if method is not None and self.find_method(cls, method) is not None:
+                    return method
+        return None
+
+    def _call_delegates(self) -> Dict[str, str]:
+        return dict(spelled.rsplit(".", 1) for spelled in self.tables.call_delegates if "." in spelled)
 
     def _some_class_callable(self) -> bool:
         """Does some class of the module define (or have installed) `__call__`? Else no object of a
@@ -2863,7 +3175,7 @@ class ObjectFlow:
             self.installed_methods()
             found = self._some_class_callable_memo = any(
                 "__call__" in self.class_methods(cls) for cls in self.nodes.classes
-            )
+            ) or any(self.called_method(cls) is not None for cls in self.nodes.classes)
         return found
 
     def complete_arguments(self, param: cst.Param) -> List[cst.BaseExpression]:
@@ -2995,13 +3307,16 @@ class ObjectFlow:
                     return out
             out = []
             owner = self.instance_class(value, depth + 1)
-            if owner is not None and self.find_method(owner, "__call__") is not None:
-                out.append((self._attribute(value, "__call__"), ()))  # an object called: its __call__
+            runs = self.called_method(owner) if owner is not None else None
+            if runs is not None:
+                out.append((self._attribute(value, runs), ()))  # an object called: its __call__ (forward)
             for target, skip, env in self.return_targets(value, depth + 1):  # a factory: the closure it returns
                 if not isinstance(target, cst.FunctionDef):
                     continue
                 closure_env = None
                 for returned in self._return_values(target):
+                    for found in self.class_dict_functions(returned):  # `return vars(cls)["read"]`
+                        out.append((("closure", found, None, False), ()))
                     inner = (
                         [returned]
                         if isinstance(returned, cst.Lambda)
@@ -3013,12 +3328,74 @@ class ObjectFlow:
                     out.extend((("closure", node, closure_env, False), ()) for node in inner)
             if out:
                 return out
+        if isinstance(value, cst.Subscript) and self.class_dict_functions(value):  # `vars(Base)["read"]`
+            return [(("closure", found, None, False), ()) for found in self.class_dict_functions(value)]
         if isinstance(value, cst.Name) and self.class_named(value) is not None:
             return [(value, ())]  # `engine_cls = PagedEngine`: calling it constructs the class
         if isinstance(value, (cst.Name, cst.Subscript, cst.IfExp)):
             # `self.cast = _CASTS[mode]`: what the table's entries hold; `f if c else g`: either
             return self.callable_values(value, depth + 1)
         return []
+
+    def class_dict_functions(self, sub: cst.BaseExpression) -> List[cst.FunctionDef]:
+        """The defs `vars(C)["m"]` / `C.__dict__["m"]` reads ([callables] class_dict_functions,
+        class_dict_attributes): m as C itself defines it, for each class C may be."""
+        if not (isinstance(sub, cst.Subscript) and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index)):
+            return []
+        name = self.constant_string(sub.slice[0].slice.value)
+        holder, t = sub.value, self.tables
+        if isinstance(holder, cst.Call) and len(holder.args) == 1 and self._named_in(holder, t.class_dict_functions):
+            owner = holder.args[0].value
+        elif isinstance(holder, cst.Attribute) and holder.attr.value in t.class_dict_attributes:
+            owner = holder.value
+        else:
+            return []
+        if not isinstance(name, str):
+            return []
+        found = [self.class_methods(c).get(name) for c in self.classes_named_by(owner)]
+        return [f for f in found if isinstance(f, cst.FunctionDef)]
+
+    def classes_named_by(self, expr: cst.BaseExpression) -> List[cst.ClassDef]:
+        """The classes an expression that names a class may be: `Base` itself, or a loop variable over
+        `type(self).__mro__` / `inspect.getmro(C)` ([callables] mro_attributes, mro_functions): each class
+        of that order (for self's class: of each class of its family that has it in its MRO)."""
+        out: List[cst.ClassDef] = []
+        for assignment in self.reaching(expr) if isinstance(expr, cst.Name) else ():
+            kind, iterated, path = (
+                self.binding(assignment.node) if isinstance(assignment.node, cst.Name) else (None,) * 3
+            )
+            if kind != "for" or path:
+                out = []
+                break
+            out.extend(c for c in self._mro_of(iterated) if c not in out)
+        if out:
+            return out
+        named = self.class_named(expr)
+        return [named] if named is not None else []
+
+    def _mro_of(self, expr: cst.BaseExpression) -> List[cst.ClassDef]:
+        t = self.tables
+        if isinstance(expr, cst.Attribute) and expr.attr.value in t.mro_attributes:
+            of = expr.value
+        elif isinstance(expr, cst.Call) and len(expr.args) == 1 and self._named_in(expr, t.mro_functions):
+            of = expr.args[0].value
+        else:
+            return []
+        cls = self.class_named(of)
+        if cls is not None:
+            return self.c3_mro(cls)
+        own = (
+            isinstance(of, cst.Call) and isinstance(of.func, cst.Name) and of.func.value == "type" and len(of.args) == 1
+        ) or (isinstance(of, cst.Attribute) and of.attr.value == "__class__")
+        inner = (of.args[0].value if isinstance(of, cst.Call) else of.value) if own else None
+        base = self.instance_class(inner) if inner is not None else None
+        if base is None:
+            return []
+        out: List[cst.ClassDef] = []
+        for other in self.class_family(base):
+            if base in self.class_mro(other):
+                out.extend(c for c in self.c3_mro(other) if c not in out)
+        return out
 
     def _wrapped_function(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         """The function a wrapper call stands in for (rules/accessors.toml [callables]

@@ -320,8 +320,8 @@ class TreeNavigation:
         for anc in self.ancestors(node):
             if isinstance(anc, cst.ClassDef):
                 return anc
-            if installed and isinstance(anc, cst.FunctionDef) and id(anc) in installed:
-                return installed[id(anc)]  # a def a class decorator installs as a method
+            if installed and isinstance(anc, (cst.FunctionDef, cst.Lambda)) and id(anc) in installed:
+                return installed[id(anc)]  # a def or lambda installed as a method (a class decorator, type(...))
         return None
 
     def method_class(self, func: cst.FunctionDef) -> Optional[cst.ClassDef]:
