@@ -3631,8 +3631,8 @@ class _ModuleUnits:
         for method in methods:
             self._collect(method)
             if delegating and method.node.name in self.vocab.delegated_call_methods:
-                # `pool(i)` of an nn.Module runs forward: what it takes and returns is its __call__'s
-                _register(method, "__call__", method.node.args, self.params, True, self.vocab)
+                # `pool(i)` of an nn.Module runs forward: what it returns is its __call__'s (a pool passed to
+                # such a call is _object_flow's "maybe an object whose class has __call__")
                 method.returns.setdefault("__call__", []).extend(method.returns.get(method.node.name, ()))
         for node in (
             list(stmt.decorator_list)
