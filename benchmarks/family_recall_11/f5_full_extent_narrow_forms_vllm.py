@@ -2,6 +2,12 @@ import torch
 
 
 class NarrowFormsImpl:
+    """Reference path of a paged impl; kv_cache is [2, num_blocks, block_size, heads, dim]."""
+
+    def __init__(self, num_heads, head_size):
+        self.num_heads = num_heads
+        self.head_size = head_size
+
     def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
         num_blocks = kv_cache.shape[1]
         k_plane = torch.narrow(kv_cache, 0, 0, 1).squeeze(0)
