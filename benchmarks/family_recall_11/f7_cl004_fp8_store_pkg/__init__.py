@@ -1,0 +1,1 @@
+from .store import Fp8LayerStore

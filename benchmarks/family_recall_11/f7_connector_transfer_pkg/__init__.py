@@ -1,0 +1,1 @@
+from .connector import TransferConnector

@@ -1,0 +1,4 @@
+from .shadow import ShadowSet
+from .runner import GraphRunner
+
+__all__ = ["ShadowSet", "GraphRunner"]

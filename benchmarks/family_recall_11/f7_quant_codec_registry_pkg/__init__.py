@@ -1,0 +1,2 @@
+from .codecs import CODECS, register
+from . import impl
