@@ -2011,10 +2011,10 @@ def _implicit_hit(analysis, construction: bool = False) -> str | None:
     (rules/casts.toml library_called_members) - and, where the operation may construct
     (construction: a `raise`, a library function), the members that run when an object is made
     (construction_members, `__init__`) or dies (finalizer_dunders: the made object may be dropped at
-    once; other drops are judged where they happen, _drops_finalizable) -; else a member that code of a library base, decorator or
-    metaclass may call (_open_hit); else a writer of the file passed on as a value (_escaped_writer:
-    a defaultdict's factory, a hook). None: no implicit code of the file may write, whatever the
-    operands are."""
+    once; other drops are judged where they happen, _drops_finalizable) -; else a member that code of
+    a library base, decorator or metaclass may call (_open_hit); else a writer of the file passed on
+    as a value (_escaped_writer: a defaultdict's factory, a hook). None: no implicit code of the file
+    may write, whatever the operands are."""
     t = analysis.tables
     for name in sorted(effectful_members(analysis)):
         if not (_is_dunder(name) or name in t.library_called_members):
