@@ -29,7 +29,7 @@ from castlint.analysis import cast_motion
 from castlint.fixes import FixOptions, fix_source
 from castlint.models import FixSafety
 from faketorch.module import make_torch
-from fix_safety_helpers import TABLES, cl003, reason
+from fix_safety_helpers import TABLES, cl003, reason, trust_lists
 
 TEMPLATE = """import contextlib
 
@@ -147,13 +147,13 @@ FAMILIES = {
     "__index__ of the gather's index (variable form)": (
         dict(cursor=CURSOR_STORE, body=CAST + "return k[self.cursor]\n"),
         dict(cursor="", body=CAST + "return k[self.cursor]\n"),
-        "the gather's index `self.cursor` runs `__index__`",
+        "runs `__index__`",
         "_check_gather_index",
     ),
     "__index__ of the gather's index (one expression)": (
         dict(cursor=CURSOR_STORE, body="return self.pool.get_key_buffer(0).to(torch.bfloat16)[self.cursor]\n"),
         dict(cursor="", body="return self.pool.get_key_buffer(0).to(torch.bfloat16)[self.cursor]\n"),
-        "the gather's index `self.cursor` runs `__index__`",
+        "runs `__index__`",
         "_check_gather_index",
     ),
     "an accessor of the file that may answer None": (
@@ -245,6 +245,7 @@ def test_a_weaker_proof_passes_the_hazard(family, monkeypatch):
     'safe' - the check is what catches it."""
     hazard, _, _, check = FAMILIES[family]
     monkeypatch.setattr(cast_motion, check, WEAKER[check])
+    trust_lists(monkeypatch)  # round 6's general rule catches the family too
     found = cl003(source(hazard))
     assert len(found) == 1 and found[0].fix is not None and found[0].fix.safety == FixSafety.SAFE, reason(found[0])
 

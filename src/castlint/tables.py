@@ -378,12 +378,18 @@ class Tables:
     # [cast_motion], round 3 of the blind benchmark (docs/fix.md, "Safety"):
     convertible_dtypes: set = field(default_factory=set)  # targets every tensor converts to (the cast cannot fail)
     cast_failure_exceptions: set = field(default_factory=set)  # what a cast to another target may raise
-    dtype_general_gathers: set = field(default_factory=set)  # gathers defined for every stored dtype
+    pool_dtypes: set = field(default_factory=set)  # dtypes a pool may store (its dtype is never proven)
+    gather_dtype_gaps: dict = field(default_factory=dict)  # gather -> dtypes it is not implemented for
     plain_method_decorators: set = field(default_factory=set)  # a method so decorated is not read as a property
     module_hooks: set = field(default_factory=set)  # calls that install code run on every line / call
     autograd_markers: set = field(default_factory=set)  # names whose use means tensors of the module may need grad
     tensor_classes: set = field(default_factory=set)  # bases that make a class of the file a tensor subclass
     finalizer_dunders: set = field(default_factory=set)  # run when the last reference to an object is dropped
+    # [cast_motion], round 6 of the blind benchmark (docs/fix.md, "Round 6"):
+    library_called_members: set = field(default_factory=set)  # non-dunder members library code calls
+    construction_members: set = field(default_factory=set)  # members that run only when an object is made
+    non_constructing_modules: set = field(default_factory=set)  # modules whose functions call no given class
+    builtin_exceptions: set = field(default_factory=set)  # raising these constructs no class of the file
     # [cast_motion], round 4 of the blind benchmark (docs/fix.md, "Safety"):
     finalizer_registrars: set = field(default_factory=set)  # calls that register a callback run when an object dies
     identity_operators: set = field(default_factory=set)  # unary operators whose result is the tensor itself (`+t`)
@@ -1031,12 +1037,19 @@ _CALLBACK_KEYS = ("iterates", "calls", "dunders", "attribute")
 
 def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
     section = data.get("cast_motion")
-    if isinstance(section, dict) and ("callbacks" in section or "protocols" in section or "library_bases" in section):
+    if isinstance(section, dict) and (
+        "callbacks" in section or "protocols" in section or "library_bases" in section or "gather_dtype_gaps" in section
+    ):
         section = dict(section)
         callbacks = section.pop("callbacks", [])
         protocols = section.pop("protocols", {})
         library_bases = section.pop("library_bases", {})
+        gaps = section.pop("gather_dtype_gaps", {})
         data = dict(data, cast_motion=section)
+        if not isinstance(gaps, dict):
+            raise TableError(path, "cast_motion.gather_dtype_gaps", "must be a table")
+        for key in gaps:
+            tables.gather_dtype_gaps[key] = frozenset(_str_list(gaps, key, path, "cast_motion.gather_dtype_gaps"))
         if not isinstance(library_bases, dict):
             raise TableError(path, "cast_motion.library_bases", "must be a table")
         for key in library_bases:
@@ -1069,7 +1082,11 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "reorder_exceptions": "reorder_exceptions",
             "convertible_dtypes": "convertible_dtypes",
             "cast_failure_exceptions": "cast_failure_exceptions",
-            "dtype_general_gathers": "dtype_general_gathers",
+            "pool_dtypes": "pool_dtypes",
+            "library_called_members": "library_called_members",
+            "construction_members": "construction_members",
+            "non_constructing_modules": "non_constructing_modules",
+            "builtin_exceptions": "builtin_exceptions",
             "plain_method_decorators": "plain_method_decorators",
             "module_hooks": "module_hooks",
             "autograd_markers": "autograd_markers",

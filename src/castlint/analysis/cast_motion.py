@@ -661,7 +661,7 @@ def _statement_effect(analysis, node) -> str | None:
         items = ", ".join(_code(analysis, item.item, 30) for item in node.items)
         return f"enters and exits `with {items}` (`__enter__`/`__exit__` are calls)"
     if isinstance(node, cst.Del):
-        return f"deletes `{_code(analysis, node.target)}` (`__del__`, `__delitem__` or `__delattr__` runs)"
+        return _del_effect(analysis, node)
     if isinstance(node, (cst.Import, cst.ImportFrom)):
         return "imports a module (its code may run)"
     if isinstance(node, cst.ClassDef):
@@ -669,6 +669,31 @@ def _statement_effect(analysis, node) -> str | None:
     if isinstance(node, cst.Decorator):
         return f"applies the decorator `@{_code(analysis, node.decorator)}` (a call)"
     return None
+
+
+def _del_effect(analysis, node: cst.Del) -> str | None:
+    """`del` of local names only drops references (round 6): harmless where dropping their old values
+    runs no finalizer of the file (_drops_finalizable). `del obj.attr` / `del obj[key]` run
+    `__delattr__`/`__delete__`/`__delitem__`: not proven."""
+    leaves = _flat_targets(node.target)
+    function = next((a for a in analysis.ancestors(node) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+    declared = {
+        n.name.value
+        for g in (iter_nodes(function.body, (cst.Global, cst.Nonlocal)) if function is not None else ())
+        for n in g.names
+    }
+    if function is not None and all(
+        isinstance(leaf, cst.Name)
+        and leaf.value not in declared
+        and isinstance(analysis.scopes.get(leaf), FunctionScope)
+        for leaf in leaves
+    ):
+        for leaf in leaves:
+            dropped = _drops_finalizable(analysis, leaf)
+            if dropped is not None:
+                return f"deletes `{leaf.value}`, {dropped}"
+        return None
+    return f"deletes `{_code(analysis, node.target)}` (`__del__`, `__delitem__` or `__delattr__` runs)"
 
 
 def _check_bindings(
@@ -713,7 +738,7 @@ def _binding_problem(
             operator = _code(analysis, node.operator)
             if leaf.value in aliases:
                 return True, f"line {line} updates the pool in place (`{leaf.value} {operator} ...`)"
-            if not _distinct(analysis, leaf):
+            if not _distinct(analysis, leaf) and not _builtin_typed(analysis, leaf):
                 return (
                     False,
                     f"line {line} updates `{leaf.value}` in place (`{operator}`), which may be or hold the pool",
@@ -745,7 +770,9 @@ def _finalizers(analysis) -> str | None:
     proven read-only, a callback registered by a finalizer_registrars call (`weakref.finalize(obj,
     f)`, `weakref.ref(obj, callback)`), or a generator function with a `finally` or `with` (closing a suspended
     generator runs them)."""
-    hit = _effectful_hit(analysis, analysis.tables.finalizer_dunders)
+    effectful = effectful_members(analysis)
+    hit = next((d for d in sorted(analysis.tables.finalizer_dunders & effectful) if is_effectful(analysis, d)), None)
+    hit = hit or _open_hit(analysis)
     if hit is not None:
         return f"`{hit}`{_member_line(analysis, hit)}"
     for call in iter_nodes(analysis.module, cst.Call):
@@ -1962,19 +1989,95 @@ def _frame_reader(analysis) -> str | None:
 
 
 def _effectful_hit(analysis, dunders) -> str | None:
-    """The first of dunders that a class of this file defines with a body not proven read-only; or
-    else, when a class of the file gets code from a library base, decorator or metaclass that may
-    call a member not proven read-only (_open_hit), that member: the library's own dunders may run
-    under any of these names."""
+    """Where a construct runs implicit code (its [cast_motion.protocols] / callbacks list is not
+    empty): the first member of the file that implicit code may run whose body is not proven
+    read-only (_implicit_hit). The list says only *that* the construct runs implicit code, never
+    *which* member: a dunder's result runs its own dunders, a fallback runs another operator, a
+    library runs protocols no list names (round 6)."""
     if not dunders:
         return None
-    hit = sorted(set(dunders) & effectful_members(analysis))
-    if hit and is_effectful(analysis, hit[0]):
-        return hit[0]
-    return _open_hit(analysis)
+    return _implicit_hit(analysis)
+
+
+class _EscapeHit(str):
+    """A writer of the file passed on as a value, which an object may hold and library code call."""
+
+    why: str = ""
+
+
+def _implicit_hit(analysis, construction: bool = False) -> str | None:
+    """The first member of the file that code nobody spells may run, whose body is not proven
+    read-only (docs/fix.md, "Round 6"): any dunder, any name library code calls on what it is given
+    (rules/casts.toml library_called_members) - and, where the operation may construct
+    (construction: a `raise`, a library function), the members that run when an object is made
+    (construction_members, `__init__`) or dies (finalizer_dunders: the made object may be dropped at
+    once; other drops are judged where they happen, _drops_finalizable) -; else a member that code of
+    a library base, decorator or metaclass may call (_open_hit); else a writer of the file passed on
+    as a value (_escaped_writer: a defaultdict's factory, a hook). None: no implicit code of the file
+    may write, whatever the operands are."""
+    t = analysis.tables
+    for name in sorted(effectful_members(analysis)):
+        if not (_is_dunder(name) or name in t.library_called_members):
+            continue
+        if (name in t.construction_members or name in t.finalizer_dunders) and not construction:
+            continue  # run when an object is made or dies: a construction, or a drop (_drops_finalizable)
+        if is_effectful(analysis, name):
+            return name
+    hit = _open_hit(analysis)
+    if hit is not None:
+        return hit
+    escaped = _escaped_writer(analysis)
+    if escaped is not None:
+        found = _EscapeHit("escaped")
+        found.why = escaped
+        return found
+    return None
+
+
+def _proven_value(analysis, expr) -> bool:
+    """Is expr proven a value whose protocols run no code of the file: a builtin value or tensor
+    (_tensor_typed), or a display (spelled here, not through a name: a list may have been filled
+    since) of such values?"""
+    if expr is None:
+        return True
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+        return all(not isinstance(el, cst.StarredElement) and _proven_value(analysis, el.value) for el in expr.elements)
+    if isinstance(expr, cst.Dict):
+        return all(
+            isinstance(el, cst.DictElement) and _proven_value(analysis, el.key) and _proven_value(analysis, el.value)
+            for el in expr.elements
+        )
+    return _tensor_typed(analysis, expr)
+
+
+def _proven_items(analysis, expr) -> bool:
+    """Are the items that iterating expr yields proven values (_proven_value): a display of them, a
+    string, `range(...)`, a tensor's `.tolist()`/`.size()`/`.shape` (Python numbers)?"""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+        return _proven_value(analysis, expr)
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(expr, cst.Call) and not _is_method(analysis, expr.func):
+        return _function_name(analysis, expr) == "range"
+    t = analysis.tables
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        return expr.func.attr.value in t.iterable_methods and _tensor_typed(analysis, expr.func.value)
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in t.iterable_attributes and _tensor_typed(analysis, expr.value)
+    return False
+
+
+def _may_construct(analysis, name: str | None) -> bool:
+    """May a listed read-only function construct an object it is given (copy.copy's reconstruction):
+    a function of a module not in rules/casts.toml non_constructing_modules; builtins never do."""
+    if name is None or "." not in name:
+        return False
+    return name.split(".")[0] not in analysis.tables.non_constructing_modules
 
 
 def _defined_here(analysis, name: str) -> str:
+    if isinstance(name, _EscapeHit):
+        return f"may run a writer that library code holds: {name.why}"
     if isinstance(name, _LibraryHit):
         owner = name.owner
         shown = owner.name.value if isinstance(owner, cst.ClassDef) else _code(analysis, owner, 30)
@@ -2050,15 +2153,33 @@ def _bound_only_to(analysis, name: cst.Name, test) -> bool:
     reaching = [a for a in analysis.reaching(name) if hasattr(a, "node")]
     if not reaching:
         return False
+    augmented = False
     for assignment in reaching:
         node = assignment.node
         if not isinstance(node, cst.Name):
             return False
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.AugAssign) and parent.target is node:
+            augmented = True  # `n += 1`: its value is of the operand's and of the name's earlier values
+            if not test(parent.value):
+                return False
+            continue
         kind, value, path = analysis.binding(node)
         if kind != "assign" or value is None or path:
             return False
         if not test(value):
             return False
+    if augmented:  # every value the name is given in its scope (those the augmented ones update)
+        for assignment in scope.assignments[name.value]:
+            node = getattr(assignment, "node", None)
+            parent = analysis.parent(node) if isinstance(node, cst.Name) else None
+            if isinstance(parent, cst.AugAssign) and parent.target is node:
+                if not test(parent.value):
+                    return False
+                continue
+            kind, value, path = analysis.binding(node) if isinstance(node, cst.Name) else (None, None, ())
+            if kind != "assign" or value is None or path or not test(value):
+                return False
     return True
 
 
@@ -2218,6 +2339,28 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
         if why is not None:
             return why
     entry = analysis.tables.callbacks.get(name)
+    iterated = set(map(id, _args_at(call, entry["iterates"]))) if entry is not None else set()
+    # whatever the builtin or function (listed or not in [[cast_motion.callbacks]]): it may run implicit
+    # code on each argument (and on the items of those it iterates) - round 6
+    if not all(
+        _proven_items(analysis, arg.value) if id(arg.value) in iterated else _proven_value(analysis, arg.value)
+        for arg in call.args
+    ):
+        hit = _implicit_hit(analysis, construction=_may_construct(analysis, name))
+        if hit is not None:
+            bad = next(
+                arg.value
+                for arg in call.args
+                if not (
+                    _proven_items(analysis, arg.value)
+                    if id(arg.value) in iterated
+                    else _proven_value(analysis, arg.value)
+                )
+            )
+            return (
+                f"{_defined_here(analysis, hit)} (on its argument `{_code(analysis, bad, 30)}`, which is not "
+                "proven a builtin value or tensor)"
+            )
     if entry is None:
         return None
     for value in _args_at(call, entry["iterates"]):
@@ -2230,14 +2373,6 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
         why = _harmless_callable(analysis, value)
         if why is not None:
             return why
-    hit = _effectful_hit(analysis, entry["dunders"])
-    if hit is not None:
-        values = [arg.value for arg in call.args]
-        iterated = set(map(id, _args_at(call, entry["iterates"])))
-        if not all(
-            _items_builtin_typed(analysis, v) if id(v) in iterated else _builtin_typed(analysis, v) for v in values
-        ):
-            return _defined_here(analysis, hit)
     for value in _args_at(call, entry["attribute"]):
         hit = _effectful_hit(analysis, analysis.tables.protocols.get("attribute", ()))
         if hit is not None:
@@ -2263,7 +2398,7 @@ def _torch_arguments(analysis, call: cst.Call) -> str | None:
     if hit is None:
         return None
     for arg in call.args:
-        if not (_tensor_typed(analysis, arg.value) or _items_builtin_typed(analysis, arg.value)):
+        if not (_proven_value(analysis, arg.value) or _items_builtin_typed(analysis, arg.value)):
             return f"{_defined_here(analysis, hit)} (on its argument `{_code(analysis, arg.value, 30)}`)"
     return None
 
@@ -2271,10 +2406,10 @@ def _torch_arguments(analysis, call: cst.Call) -> str | None:
 def _protocol(analysis, construct: str, operands) -> str | None:
     """Why running construct's dunders on operands may write: one of them is defined by a class of
     this file with a body not proven read-only, and an operand is not proven a builtin value."""
+    if all(_proven_value(analysis, op) for op in operands if op is not None):
+        return None
     hit = _effectful_hit(analysis, analysis.tables.protocols.get(construct, ()))
     if hit is None:
-        return None
-    if all(_builtin_typed(analysis, op) for op in operands if op is not None):
         return None
     return _defined_here(analysis, hit)
 
@@ -2358,9 +2493,14 @@ def implicit_effect(analysis, node) -> str | None:
         return _protocol(analysis, "compare", operands)
     if isinstance(node, cst.Subscript):
         parent = analysis.parent(node)
-        if isinstance(parent, (cst.AssignTarget, cst.Del)) or getattr(parent, "target", None) is node:
-            return None  # a store: judged as one
+        if isinstance(parent, cst.Del):
+            return None  # `del`: judged as a statement
+        if _stored_target(analysis, node):
+            # a store into what is proven distinct (judged as one) still hashes or converts its key
+            return _protocol(analysis, "subscript", _index_operands(node))
         return _protocol(analysis, "subscript", [node.value] + _index_operands(node))
+    if isinstance(node, cst.Raise):
+        return _raise_effect(analysis, node)
     if isinstance(node, cst.SetComp):
         return _protocol(analysis, "hash", [node.elt])
     if isinstance(node, cst.DictComp):
@@ -2394,6 +2534,45 @@ def implicit_effect(analysis, node) -> str | None:
             return None
         return _protocol(analysis, "attribute", [node.value])
     return None
+
+
+def _stored_target(analysis, node) -> bool:
+    """Is node (a subscript or attribute) stored into: an assignment's, augmented assignment's, `for`'s
+    or `with`'s target, or an element of one?"""
+    child, parent = node, analysis.parent(node)
+    while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        child, parent = parent, analysis.parent(parent)
+    if isinstance(parent, cst.AssignTarget):
+        return True
+    return getattr(parent, "target", None) is child and not isinstance(parent, cst.NamedExpr)
+
+
+def _raise_effect(analysis, node: cst.Raise) -> str | None:
+    """`raise X` / `raise E from X` where X may be a class: raising a class constructs it, so its
+    construction members (`__init__`) run, with no call spelled. Proven harmless: a builtin exception
+    class (rules/casts.toml builtin_exceptions) or a call of one (the call is judged as a call), or no
+    implicit member of the file, construction included, that is not proven read-only."""
+    for operand in (node.exc, node.cause.item if node.cause is not None else None):
+        if operand is None or _builtin_exception(analysis, operand):
+            continue
+        hit = _implicit_hit(analysis, construction=True)
+        if hit is not None:
+            return (
+                f"raises `{_code(analysis, operand, 40)}`, which may be a class that the raise constructs: it "
+                f"{_defined_here(analysis, hit)}"
+            )
+    return None
+
+
+def _builtin_exception(analysis, expr) -> bool:
+    """A builtin exception class (rules/casts.toml builtin_exceptions, not rebound in the module) or a
+    call of one."""
+    if isinstance(expr, cst.Call):
+        expr = expr.func
+    if not isinstance(expr, cst.Name) or expr.value not in analysis.tables.builtin_exceptions:
+        return False
+    scope = analysis.scopes.get(expr)
+    return scope is not None and not any(hasattr(a, "node") for a in scope[expr.value])
 
 
 def _index_operands(subscript: cst.Subscript) -> list:
@@ -2470,7 +2649,12 @@ def unproven_effect(analysis, node) -> str | None:
                     return f"assigns `{_code(analysis, leaf)}` (a property or `__setattr__` is a call)"
                 if isinstance(leaf, cst.Subscript) and not _distinct(analysis, leaf.value):
                     return f"writes into `{_code(analysis, leaf)}`"
-                if isinstance(node, cst.AugAssign) and isinstance(leaf, cst.Name) and not _distinct(analysis, leaf):
+                if (
+                    isinstance(node, cst.AugAssign)
+                    and isinstance(leaf, cst.Name)
+                    and not _distinct(analysis, leaf)
+                    and not _builtin_typed(analysis, leaf)
+                ):
                     return f"updates `{leaf.value}` in place (`{_code(analysis, node.operator)}`)"
     return None
 
@@ -2740,15 +2924,19 @@ def _gather_name(analysis, gather) -> str | None:
 
 def _check_gather_dtype(analysis, verdict: _Verdict, gather) -> None:
     """After the fix the gather runs on the pool's stored dtype: unsafe unless it is defined for every
-    dtype (rules/casts.toml dtype_general_gathers: `.gather`, `.take`, `.take_along_dim` are not
-    implemented for FP8 on CPU and would raise)."""
+    dtype the pool may store (rules/casts.toml [cast_motion.gather_dtype_gaps] against pool_dtypes: the
+    pool's dtype is never proven, so a gather with a gap - `masked_select` on uint16, `gather`/`take` on
+    FP8 - keeps the cast first)."""
     name = _gather_name(analysis, gather)
-    if name is not None and name in analysis.tables.dtype_general_gathers:
+    t = analysis.tables
+    gaps = t.gather_dtype_gaps.get(name) if name is not None else None
+    if gaps is not None and not (gaps & t.pool_dtypes):
         return
+    missing = ", ".join(sorted(gaps & t.pool_dtypes)) if gaps is not None else "unknown"
     verdict.unsafe.append(
         f"line {_line(analysis, gather)}: the gather `{name or _code(analysis, gather, 40)}` is not proven defined for "
-        "every stored dtype (rules/casts.toml dtype_general_gathers); after the fix it runs on the pool's dtype "
-        "(FP8 `gather`/`take` are not implemented on CPU)"
+        f"every stored dtype the pool may have (rules/casts.toml gather_dtype_gaps, pool_dtypes: not for {missing}); "
+        "after the fix it runs on the pool's stored dtype and may raise NotImplementedError"
     )
 
 
