@@ -1,0 +1,88 @@
+"""HAZARD case h_lazy_metadata_property_index: k[forward_batch.kv_indices] where kv_indices is a lazily materialised property whose first read commits the deferred store."""
+import torch
+
+KIND = "hazard"
+FAMILY = "the gather's index is computed after the cast by engine code that writes the pool: an allocator call inside the subscript (alloc evicts and reloads), a lookup that loads a page, a lazily materialised metadata property"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class LazyForwardBatch:
+    def __init__(self, token_to_kv_pool):
+        self.token_to_kv_pool = token_to_kv_pool
+        self._kv_indices = None
+        self.deferred = [(torch.tensor([3]), torch.full((1, 2, 4), 0.5))]
+
+    @property
+    def kv_indices(self):
+        if self._kv_indices is None:
+            for loc, rows in self.deferred:
+                self.token_to_kv_pool.set_kv_buffer(1, loc, rows, rows)
+            self.deferred = []
+            self._kv_indices = torch.tensor([3, 1])
+        return self._kv_indices
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool):
+        self.token_to_kv_pool = token_to_kv_pool
+
+    def forward_decode(self, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).float()
+        return k[forward_batch.kv_indices]
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    out = DecodeBackend(pool).forward_decode(RadixLayer(1), LazyForwardBatch(pool))
+    return {"out": out, "k": pool.k_buffer}

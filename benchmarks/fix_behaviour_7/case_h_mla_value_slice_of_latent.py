@@ -1,0 +1,93 @@
+"""HAZARD case h_mla_value_slice_of_latent: an MLA pool's get_value_buffer is kv_buffer[l][..., :kv_lora_rank] (a view); set_v_buffer stores V and so changes the cast K (latent) buffer."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a store into a view of the buffer created earlier (not spelled on the pool): a paged [pages, page_size, ...] view, a uint8 reinterpretation, the per-layer views of one contiguous allocation written through the whole, a lazily made staging narrow(), a flatten() view, an MLA value buffer that is a slice of the latent buffer"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class MLATokenToKVPool:
+    def __init__(self, size, kv_lora_rank, qk_rope_head_dim, layer_num, dtype=torch.float8_e4m3fn):
+        g = torch.Generator().manual_seed(0)
+        self.dtype = dtype
+        self.kv_lora_rank = kv_lora_rank
+        self.kv_buffer = [torch.randn(size, 1, kv_lora_rank + qk_rope_head_dim, generator=g).to(dtype)
+                          for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.kv_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.kv_buffer[layer_id][..., :self.kv_lora_rank]
+
+    def set_v_buffer(self, layer_id, loc, cache_v):
+        self.get_value_buffer(layer_id)[loc] = cache_v.to(self.dtype)
+
+
+class MLABackend:
+    def __init__(self, token_to_kv_pool):
+        self.token_to_kv_pool = token_to_kv_pool
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+        v_new = torch.full((1, 1, 4), 0.5, dtype=torch.bfloat16)
+        self.token_to_kv_pool.set_v_buffer(layer.layer_id, forward_batch.out_cache_loc, v_new)
+        return k[forward_batch.kv_indices]
+
+
+def run_case(torch):
+    pool = MLATokenToKVPool(16, 4, 2, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    out = MLABackend(pool).forward_decode(_rand((2, 1, 6), 5), RadixLayer(1), fb)
+    return {"out": out, "kv": pool.kv_buffer}

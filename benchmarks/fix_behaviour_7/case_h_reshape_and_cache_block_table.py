@@ -1,0 +1,96 @@
+"""HAZARD case h_reshape_and_cache_block_table: vLLM-style reshape_and_cache(key, key_cache, slot_mapping) computed from a block table writes the layer's cache viewed as [blocks, block_size, heads, dim]."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a kernel-like function handed a raw address (data_ptr), a pointer table or a block table writes the pool: ctypes.memmove to a registered address (a transfer engine), a Triton-style kernel[grid](ptrs...) resolving pointers, reshape_and_cache through a block table, a uint8 tensor set_ on the buffer's storage, a DLPack round trip"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+def reshape_and_cache(key, key_cache, slot_mapping, block_size):
+    blocks = key_cache.view(-1, block_size, key_cache.shape[-2], key_cache.shape[-1])
+    for i, slot in enumerate(slot_mapping.tolist()):
+        blocks[slot // block_size, slot % block_size] = key[i].to(key_cache.dtype)
+
+
+class BlockTable:
+    def __init__(self, kv_pool, block_size):
+        self.kv_pool = kv_pool
+        self.block_size = block_size
+        self.block_table = torch.tensor([[0, 2]])
+
+    def slot_mapping(self, req, positions):
+        blk = self.block_table[req, positions // self.block_size]
+        return blk * self.block_size + positions % self.block_size
+
+    def store(self, layer_id, req, positions, key):
+        reshape_and_cache(key, self.kv_pool.k_buffer[layer_id], self.slot_mapping(req, positions), self.block_size)
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+        self.helper.store(layer.layer_id, 0, torch.tensor([3]), torch.full((1, 2, 4), 0.5))
+        return k[forward_batch.kv_indices], 0
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    helper = BlockTable(pool, 4)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer}

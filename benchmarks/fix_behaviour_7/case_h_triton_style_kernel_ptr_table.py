@@ -1,0 +1,109 @@
+"""HAZARD case h_triton_style_kernel_ptr_table: a Triton-style store_kvcache[grid](k_cache_ptr, loc, src) launch; the 'kernel' resolves the pointer through the device-memory table."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a kernel-like function handed a raw address (data_ptr), a pointer table or a block table writes the pool: ctypes.memmove to a registered address (a transfer engine), a Triton-style kernel[grid](ptrs...) resolving pointers, reshape_and_cache through a block table, a uint8 tensor set_ on the buffer's storage, a DLPack round trip"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+_DEVICE_MEMORY = {}
+
+
+def register(t):
+    _DEVICE_MEMORY[t.data_ptr()] = t
+    return t.data_ptr()
+
+
+class _Kernel:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __getitem__(self, grid):
+        return lambda *args: self.fn(grid, *args)
+
+
+def _store_kvcache(grid, k_cache_ptr, loc_ptr, src_ptr):
+    cache, loc, src = _DEVICE_MEMORY[k_cache_ptr], _DEVICE_MEMORY[loc_ptr], _DEVICE_MEMORY[src_ptr]
+    for pid in range(grid[0]):
+        cache[loc[pid]] = src[pid].to(cache.dtype)
+
+
+store_kvcache = _Kernel(_store_kvcache)
+
+
+class KernelLauncher:
+    def __init__(self, kv_pool):
+        self.k_ptrs = [register(b) for b in kv_pool.k_buffer]
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+        loc_ptr = register(forward_batch.out_cache_loc)
+        src_ptr = register(torch.full((1, 2, 4), 0.5))
+        store_kvcache[(1,)](self.helper.k_ptrs[layer.layer_id], loc_ptr, src_ptr)
+        return k[forward_batch.kv_indices], 0
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    _DEVICE_MEMORY.clear()
+    helper = KernelLauncher(pool)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer}
