@@ -1047,29 +1047,26 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             dims = [a.value for a in value.args if a.keyword is None and not a.star]
         return bool(dims) and all(isinstance(d, cst.Integer) for d in dims)
 
-    def _lookup_key(self, expr: cst.BaseExpression) -> Optional[str]:
-        """The key of a registry lookup (`[callables] keyed_lookups`) by a constant, lower case:
-        a string, or the last name of an attribute (an enum member); None for any other value."""
+    def _lookup_keys(self, expr: cst.BaseExpression) -> List[str]:
+        """The keys of a registry lookup (`[callables] keyed_lookups`) by a constant, lower case:
+        an enum member's name (the key the registry is filled under, whatever its value) and
+        the string the argument holds; [] for any other value."""
         if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
-            return None
+            return []
         if expr.func.attr.value not in self.tables.keyed_lookups or len(expr.args) != 1 or expr.args[0].star:
-            return None
+            return []
         argument = expr.args[0].value
+        keys = [argument.attr.value.lower()] if isinstance(argument, cst.Attribute) else []
         constant = self.constant_string(argument)
-        if constant is not None:
-            return constant.lower()
-        if isinstance(argument, cst.Attribute):
-            return argument.attr.value.lower()
-        return None
+        return keys + ([constant.lower()] if constant is not None else [])
 
     def _spellings(self, expr: cst.BaseExpression, depth: int = 0) -> List[str]:
         """How the receiver is spelled where its value comes from: itself, and for a name or a
         parameter what it is assigned or passed (`manager` bound to `metadata.kv_cache_manager`)."""
         text = dotted(expr) or ""
         out = [text]
-        key = self._lookup_key(expr)
-        if key is not None:  # `rm.get_resource_manager(ResourceManagerType.KV_CACHE_MANAGER)`
-            out.append(key)
+        # `rm.get_resource_manager(ResourceManagerType.KV_CACHE_MANAGER)`
+        out.extend(self._lookup_keys(expr))
         if isinstance(expr, cst.Attribute) and depth <= 3:  # `self.manager` set from `kv_cache_manager`
             owner = self.instance_class(expr.value)
             for value in self.instance_attr_values(owner, expr.attr.value) if owner is not None else ():
