@@ -102,6 +102,70 @@ class Engine:
         d = rm.get_resource_manager("spec_decoding_manager").get_draft_lens(batch).float()  # negative: lengths
         return a, b, c, d
 """,
+    "user_dict_table_vllm": """\
+from collections import UserDict, UserList
+
+import torch
+
+
+class LayerTable(UserDict):
+    def plane(self, name):
+        return self.data[name]
+
+    def planes(self):
+        return [self[k] for k in self]
+
+
+class StepLens(UserList):
+    def at(self, i):
+        return self.data[i]
+
+
+class TableBackend:
+    def __init__(self, runner):
+        self.gpu_cache = LayerTable()
+        self.gpu_cache.update(runner.kv_caches)
+        self.lens = StepLens()
+        self.lens.append(torch.zeros(8, dtype=torch.int32))
+
+    def forward(self, query, attn_metadata):
+        k = self.gpu_cache.plane("layers.0.attn").to(query.dtype)  # positive: CL001
+        every = [p.float() for p in self.gpu_cache.planes()]  # positive: CL001
+        n = self.lens.at(0).to(torch.int64)  # negative: lengths
+        rows = self.gpu_cache.plane("layers.1.attn")[attn_metadata.slot_mapping].to(query.dtype)  # negative: gathered
+        return k, every, n, rows
+""",
+    "user_list_self_items_vllm": """\
+import collections
+
+import torch
+
+
+class Caches(collections.UserList):
+    def newest(self):
+        return self[-1]
+
+    def each(self):
+        yield from self
+
+
+class Offsets(collections.UserList):
+    def newest(self):
+        return self[-1]
+
+
+class Worker:
+    def __init__(self, num_blocks, layers):
+        self.kv_caches = Caches()
+        self.kv_caches.extend(torch.empty(2, num_blocks, 16, 8, 64, dtype=torch.float8_e4m3fn) for _ in range(layers))
+        self.offsets = Offsets([torch.arange(16)])
+
+    def execute_model(self, dtype):
+        a = self.kv_caches.newest().to(dtype)  # positive: CL001
+        b = [c.half() for c in self.kv_caches.each()]  # positive: CL001
+        o = self.offsets.newest().to(torch.int64)  # negative: offsets
+        return a, b, o
+""",
 }
 
 

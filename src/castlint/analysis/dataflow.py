@@ -2717,6 +2717,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return anc
         return None
 
+    def _user_container_self(self, func, param: cst.Param) -> bool:
+        """Is param the instance a method of a container subclass ([containers] user_containers) is
+        called on (its first)?"""
+        cls = self.method_class(func) if isinstance(func, cst.FunctionDef) else None
+        first = next(iter((*func.params.posonly_params, *func.params.params)), None) if cls is not None else None
+        if first is not param:
+            return False
+        t = self.tables
+        return any(self.qualified(b.value) in t.user_containers for member in self.class_mro(cls) for b in member.bases)
+
     def _user_container_origin(self, cls: cst.ClassDef, depth: int) -> Origin:
         """`self.data` in a subclass of a container class ([containers] user_containers: UserDict): what
         the instances hold, the constructions' first arguments and what is stored into the attribute an
@@ -2742,6 +2752,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 for value in self.instance_attr_values(holder, target.attr.value):
                     if value is not call:
                         best = max(best, self.origin(value, depth))
+                # the attribute as its class reads it (a cache attribute filled by `.extend(...)`)
+                best = max(best, self.origin(target, depth + 1))
         return best
 
     def _local_store(self, expr: cst.Attribute) -> Optional[cst.BaseExpression]:
@@ -3362,6 +3374,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             cls = self.method_class(owner)
             if cls is not None:
                 best = max(best, self._method_param_origin(owner, cls, param, depth))
+                if self._user_container_self(owner, param):  # `self[i]` of a UserList subclass: what it holds
+                    best = max(best, self._user_container_origin(cls, depth))
         name = param.name.value
         for call in self._calls_by_name().get(id(owner), ()):
             argument = self._argument_for(call, owner, param, skip_self=False)
@@ -3911,6 +3925,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         named = set()
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             argument = self._argument_for(call, target, param, skip_self)
+            if argument is None and skip_self and self._user_container_self(target, param):
+                continue  # `self[i]` of a UserList subclass: what its instances hold (_param_origin)
             bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
             if argument is not None:
                 bindings[("arg", id(param))] = argument  # what a call of the parameter calls (ObjectFlow)
