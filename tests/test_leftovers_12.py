@@ -166,6 +166,33 @@ class Worker:
         o = self.offsets.newest().to(torch.int64)  # negative: offsets
         return a, b, o
 """,
+    "getitem_path_per_call_lmdeploy": """\
+import operator
+from functools import reduce
+
+import torch
+
+
+def dig(root, *keys):
+    return reduce(operator.getitem, keys, root)
+
+
+class NestedStore:
+    def __init__(self, kv_caches, num_seqs):
+        lens = torch.zeros(num_seqs, dtype=torch.int32)
+        self.tree = {"kv": {"k": kv_caches[0], "v": kv_caches[1]}, "seq": {"lens": lens}}
+
+    def fetch(self, *path):
+        return reduce(operator.getitem, path, self.tree)
+
+    def forward(self, query, metadata):
+        k = self.fetch("kv", "k").to(query.dtype)  # positive: CL001
+        v = dig(self.tree, "kv", "v").float()  # positive: CL001
+        lens = self.fetch("seq", "lens").to(torch.int64)  # negative: lengths
+        n = dig(self.tree, "seq", "lens").long()  # negative: lengths by a module helper
+        rows = self.fetch("kv", "k")[metadata.block_ids].to(query.dtype)  # negative: gathered
+        return k, v, lens, n, rows
+""",
 }
 
 

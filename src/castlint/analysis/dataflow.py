@@ -3818,6 +3818,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 break
         return best
 
+    def _further_arguments(self, call: cst.Call, first: int) -> cst.Tuple:
+        """The tuple a def's `*args` holds under call: its positional arguments from the first-th on."""
+        cache = self.__dict__.setdefault("_further_tuples", {})
+        if (id(call), first) not in cache:
+            positional = [a.value for a in call.args if a.keyword is None and not a.star][first:]
+            node = cst.Tuple([cst.Element(v) for v in positional])
+            self.parents.setdefault(node, self.parents.get(call))
+            cache[(id(call), first)] = node
+        return cache[(id(call), first)]
+
     def _bound_params(self, call: cst.Call, target, skip_self: bool, depth: int) -> Dict[int, Origin]:
         """_bind_arguments; a `self.m(...)` call that reaches an override of a subclass (a template
         method's step) runs on an instance of that subclass: its arguments are read so
@@ -3950,6 +3960,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             bindings[id(params.star_arg)] = best
             if not any(a.star for a in call.args):
                 bindings[("*", id(params.star_arg))] = tuple(each)
+                # what `args` is under this call: the tuple of its further positional arguments
+                # (`reduce(getitem, path, self.table)` of `self._at("meta", "lens")` folds those keys)
+                bindings[("arg", id(params.star_arg))] = self._further_arguments(call, first)
         if params.star_kwarg is not None:  # **kwargs: a dict of the further keywords
             extra = [
                 (a.keyword.value, self.origin(a.value, depth), self.held_value(a.value))
