@@ -193,6 +193,27 @@ class NestedStore:
         rows = self.fetch("kv", "k")[metadata.block_ids].to(query.dtype)  # negative: gathered
         return k, v, lens, n, rows
 """,
+    "stage_tuples_through_constructor_sglang": """\
+import torch
+
+
+class Stages:
+    def __init__(self, stages):
+        self.starts = [start for start, _ in stages]
+        self.buffers = [bufs for _, bufs in stages]
+
+
+class StagedBackend:
+    def __init__(self, pool):
+        half = len(pool.k_buffer) // 2
+        first, second = torch.tensor(0), torch.tensor(half)
+        self.stages = Stages([(first, pool.k_buffer[:half]), (second, pool.k_buffer[half:])])
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        whole = self.stages.buffers[1][0].to(q.dtype)  # positive: CL001
+        start = self.stages.starts[1].to(torch.int64)  # negative: a stage's first layer
+        return whole, start
+""",
 }
 
 

@@ -2521,6 +2521,17 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             origin = self._element(origin)
         return max(origin, structural)
 
+    def _constructed_arguments(self, name: cst.Name) -> List[cst.BaseExpression]:
+        """What every construction of a class passes for the __init__ parameter a name reads, when the
+        module constructs it only by calls that pass it; [] otherwise."""
+        param = self._plain_param(name)
+        owner = self._param_owner(param) if param is not None and not param.star else None
+        if not isinstance(owner, cst.FunctionDef) or owner.name.value != "__init__" or owner.decorators:
+            return []
+        calls = self._object_calls(owner)
+        found = [self._argument_for(call, owner, param, skip_self=True) for call in calls]
+        return found if found and all(f is not None for f in found) else []
+
     def _complete_name_arguments(self, name: cst.Name) -> List[cst.BaseExpression]:
         """complete_arguments of the parameter a name reads, when that is all that reaches it; else []."""
         param = self._plain_param(name)
@@ -2600,6 +2611,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 (self._unpacked(e.value, path, depth) for e in iterable.elements if isinstance(e, cst.Element)),
                 default=Origin.OTHER,
             )
+        if path and isinstance(iterable, cst.Name):
+            # a parameter: the parts of the elements its calls pass (`for start, _ in stages` of
+            # `StagedPools([(0, k[:h]), (h, k[h:])])`: the starts, not the buffers)
+            arguments = self._complete_name_arguments(iterable) or self._constructed_arguments(iterable)
+            if arguments and all(isinstance(a, (cst.Tuple, cst.List)) for a in arguments):
+                return max(self._iterated(a, path, depth) for a in arguments)
         origin = self._element(max(self.origin(iterable, depth), self._protocol_iteration(iterable, depth)))
         for _ in path:
             origin = self._element(origin)
