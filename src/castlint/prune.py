@@ -136,6 +136,8 @@ class _Vocabulary:
         )
         # `x.mT`, `x.data` keep what x holds
         self.view_attributes = frozenset(tables.view_attributes) | frozenset(tables.whole_copy_attributes)
+        # `rm.get_resource_manager(Kind.DRAFT)`: the key's class spells the value (ModuleAnalysis._lookup_keys)
+        self.keyed_lookups = frozenset(tables.keyed_lookups)
         # getters: a name bound to one hands its call's argument (or a part of it) back
         self.attr_getters = frozenset(n.rsplit(".", 1)[-1] for n in tables.attr_getters)
         # `setattr(self, "k", v)`, `self.register_buffer("k", v)`: self.k holds v (ObjectFlow.set_attributes)
@@ -1090,6 +1092,7 @@ class _Unit:
         "fn_values",
         "class_calls",
         "name_stores",
+        "key_classes",
     )
 
     def __init__(self, node, cls=None):
@@ -1140,6 +1143,9 @@ class _Unit:
         self.class_calls: List[Tuple[str, str, List[Tuple[int, _Refs]], List[Tuple[str, _Refs]]]] = []
         # `d[k] = v`, `xs.append(v)` of a plain name: (the name, what v reads), for a module-level container
         self.name_stores: List[Tuple[str, _Refs]] = []
+        # classes whose members key a registry lookup (`rm.get_resource_manager(Kind.DRAFT)`): their
+        # values spell what the lookup returns, so the analysis reads their bodies
+        self.key_classes: Set[str] = set()
 
 
 # name -> [(unit defining it, positional parameters, every parameter, is a method)]
@@ -1623,6 +1629,8 @@ class _Collector:
         name = None
         if type(func) is ast.Attribute:
             name = func.attr
+            if name in vocab.keyed_lookups and n.args and type(n.args[0]) is ast.Attribute:
+                unit.key_classes.add(pyast.dotted(n.args[0].value) or "")
             op = _op_of(func, vocab)
             if op is not None:  # `torch.ops.aten._to_copy.default(x, dtype=d)`: x._to_copy(dtype=d)
                 if op in vocab.casts and _may_cast(n, op, vocab) and n.args:
@@ -3965,8 +3973,12 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
     decisions: List[Tuple[ast.AST, bool]] = []
     hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
     planned = _plan_records(module, holders)
+    keys = set().union(*(u.key_classes for u in module.units if id(u) in kept))
     for stmt in module.top:
         entry = module.collected.get(id(stmt))
+        if type(stmt) is ast.ClassDef and stmt.name in keys:  # whose members key a kept lookup
+            decisions.append((stmt, True))
+            continue
         if entry is None:
             decisions.append((stmt, False))
             continue
@@ -4115,6 +4127,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.kind_attrs += part.kind_attrs
     into.kind_defs |= part.kind_defs
     into.unpacked_defs |= part.unpacked_defs
+    into.key_classes |= part.key_classes
     for name, refs in part.returns.items():
         into.returns.setdefault(name, []).extend(refs)
     for attr, inner in part.attr_values.items():

@@ -1047,29 +1047,26 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             dims = [a.value for a in value.args if a.keyword is None and not a.star]
         return bool(dims) and all(isinstance(d, cst.Integer) for d in dims)
 
-    def _lookup_key(self, expr: cst.BaseExpression) -> Optional[str]:
-        """The key of a registry lookup (`[callables] keyed_lookups`) by a constant, lower case:
-        a string, or the last name of an attribute (an enum member); None for any other value."""
+    def _lookup_keys(self, expr: cst.BaseExpression) -> List[str]:
+        """The keys of a registry lookup (`[callables] keyed_lookups`) by a constant, lower case:
+        an enum member's name (the key the registry is filled under, whatever its value) and
+        the string the argument holds; [] for any other value."""
         if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
-            return None
+            return []
         if expr.func.attr.value not in self.tables.keyed_lookups or len(expr.args) != 1 or expr.args[0].star:
-            return None
+            return []
         argument = expr.args[0].value
+        keys = [argument.attr.value.lower()] if isinstance(argument, cst.Attribute) else []
         constant = self.constant_string(argument)
-        if constant is not None:
-            return constant.lower()
-        if isinstance(argument, cst.Attribute):
-            return argument.attr.value.lower()
-        return None
+        return keys + ([constant.lower()] if constant is not None else [])
 
     def _spellings(self, expr: cst.BaseExpression, depth: int = 0) -> List[str]:
         """How the receiver is spelled where its value comes from: itself, and for a name or a
         parameter what it is assigned or passed (`manager` bound to `metadata.kv_cache_manager`)."""
         text = dotted(expr) or ""
         out = [text]
-        key = self._lookup_key(expr)
-        if key is not None:  # `rm.get_resource_manager(ResourceManagerType.KV_CACHE_MANAGER)`
-            out.append(key)
+        # `rm.get_resource_manager(ResourceManagerType.KV_CACHE_MANAGER)`
+        out.extend(self._lookup_keys(expr))
         if isinstance(expr, cst.Attribute) and depth <= 3:  # `self.manager` set from `kv_cache_manager`
             owner = self.instance_class(expr.value)
             for value in self.instance_attr_values(owner, expr.attr.value) if owner is not None else ():
@@ -2524,6 +2521,17 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             origin = self._element(origin)
         return max(origin, structural)
 
+    def _constructed_arguments(self, name: cst.Name) -> List[cst.BaseExpression]:
+        """What every construction of a class passes for the __init__ parameter a name reads, when the
+        module constructs it only by calls that pass it; [] otherwise."""
+        param = self._plain_param(name)
+        owner = self._param_owner(param) if param is not None and not param.star else None
+        if not isinstance(owner, cst.FunctionDef) or owner.name.value != "__init__" or owner.decorators:
+            return []
+        calls = self._object_calls(owner)
+        found = [self._argument_for(call, owner, param, skip_self=True) for call in calls]
+        return found if found and all(f is not None for f in found) else []
+
     def _complete_name_arguments(self, name: cst.Name) -> List[cst.BaseExpression]:
         """complete_arguments of the parameter a name reads, when that is all that reaches it; else []."""
         param = self._plain_param(name)
@@ -2603,6 +2611,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 (self._unpacked(e.value, path, depth) for e in iterable.elements if isinstance(e, cst.Element)),
                 default=Origin.OTHER,
             )
+        if path and isinstance(iterable, cst.Name):
+            # a parameter: the parts of the elements its calls pass (`for start, _ in stages` of
+            # `StagedPools([(0, k[:h]), (h, k[h:])])`: the starts, not the buffers)
+            arguments = self._complete_name_arguments(iterable) or self._constructed_arguments(iterable)
+            if arguments and all(isinstance(a, (cst.Tuple, cst.List)) for a in arguments):
+                return max(self._iterated(a, path, depth) for a in arguments)
         origin = self._element(max(self.origin(iterable, depth), self._protocol_iteration(iterable, depth)))
         for _ in path:
             origin = self._element(origin)
@@ -2720,6 +2734,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return anc
         return None
 
+    def _user_container_self(self, func, param: cst.Param) -> bool:
+        """Is param the instance a method of a container subclass ([containers] user_containers) is
+        called on (its first)?"""
+        cls = self.method_class(func) if isinstance(func, cst.FunctionDef) else None
+        first = next(iter((*func.params.posonly_params, *func.params.params)), None) if cls is not None else None
+        if first is not param:
+            return False
+        t = self.tables
+        return any(self.qualified(b.value) in t.user_containers for member in self.class_mro(cls) for b in member.bases)
+
     def _user_container_origin(self, cls: cst.ClassDef, depth: int) -> Origin:
         """`self.data` in a subclass of a container class ([containers] user_containers: UserDict): what
         the instances hold, the constructions' first arguments and what is stored into the attribute an
@@ -2745,6 +2769,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 for value in self.instance_attr_values(holder, target.attr.value):
                     if value is not call:
                         best = max(best, self.origin(value, depth))
+                # the attribute as its class reads it (a cache attribute filled by `.extend(...)`)
+                best = max(best, self.origin(target, depth + 1))
         return best
 
     def _local_store(self, expr: cst.Attribute) -> Optional[cst.BaseExpression]:
@@ -3365,6 +3391,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             cls = self.method_class(owner)
             if cls is not None:
                 best = max(best, self._method_param_origin(owner, cls, param, depth))
+                if self._user_container_self(owner, param):  # `self[i]` of a UserList subclass: what it holds
+                    best = max(best, self._user_container_origin(cls, depth))
         name = param.name.value
         for call in self._calls_by_name().get(id(owner), ()):
             argument = self._argument_for(call, owner, param, skip_self=False)
@@ -3807,6 +3835,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 break
         return best
 
+    def _further_arguments(self, call: cst.Call, first: int) -> cst.Tuple:
+        """The tuple a def's `*args` holds under call: its positional arguments from the first-th on."""
+        cache = self.__dict__.setdefault("_further_tuples", {})
+        if (id(call), first) not in cache:
+            positional = [a.value for a in call.args if a.keyword is None and not a.star][first:]
+            node = cst.Tuple([cst.Element(v) for v in positional])
+            self.parents.setdefault(node, self.parents.get(call))
+            cache[(id(call), first)] = node
+        return cache[(id(call), first)]
+
     def _bound_params(self, call: cst.Call, target, skip_self: bool, depth: int) -> Dict[int, Origin]:
         """_bind_arguments; a `self.m(...)` call that reaches an override of a subclass (a template
         method's step) runs on an instance of that subclass: its arguments are read so
@@ -3914,6 +3952,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         named = set()
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             argument = self._argument_for(call, target, param, skip_self)
+            if argument is None and skip_self and self._user_container_self(target, param):
+                continue  # `self[i]` of a UserList subclass: what its instances hold (_param_origin)
             bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
             if argument is not None:
                 bindings[("arg", id(param))] = argument  # what a call of the parameter calls (ObjectFlow)
@@ -3937,6 +3977,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             bindings[id(params.star_arg)] = best
             if not any(a.star for a in call.args):
                 bindings[("*", id(params.star_arg))] = tuple(each)
+                # what `args` is under this call: the tuple of its further positional arguments
+                # (`reduce(getitem, path, self.table)` of `self._at("meta", "lens")` folds those keys)
+                bindings[("arg", id(params.star_arg))] = self._further_arguments(call, first)
         if params.star_kwarg is not None:  # **kwargs: a dict of the further keywords
             extra = [
                 (a.keyword.value, self.origin(a.value, depth), self.held_value(a.value))

@@ -3495,10 +3495,11 @@ class ObjectFlow:
             and not any(a.star or a.keyword for a in call.args)
             and self.qualified(call) in self.tables.fold_functions
         ):  # reduce(f, (a, b), x): f(f(x, a), b), for a sequence the file shows
-            folded = self.__dict__.setdefault("_fold_nodes", {}).get(id(call))
+            seq = call.args[1].value
+            shown = [seq] if isinstance(seq, (cst.Tuple, cst.List)) else (self._container_sources(seq, 0) or [])
+            key = (id(call), tuple(id(s) for s in shown))  # a `*path` parameter: each call's own path
+            folded = self.__dict__.setdefault("_fold_nodes", {}).get(key)
             if folded is None:
-                seq = call.args[1].value
-                shown = [seq] if isinstance(seq, (cst.Tuple, cst.List)) else (self._container_sources(seq, 0) or [])
                 if (
                     len(call.args) == 3
                     and len(shown) == 1
@@ -3523,7 +3524,7 @@ class ObjectFlow:
                     for node in (once, twice):
                         self.parents.setdefault(node, self.parents.get(call))
                     folded = [first, once, twice]
-                self._fold_nodes[id(call)] = folded
+                self._fold_nodes[key] = folded
             return list(folded)
         if not isinstance(func, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
             return out
@@ -4571,6 +4572,8 @@ class ObjectFlow:
                 owner = self._param_owner(param)
                 if isinstance(owner, cst.FunctionDef) and owner.params.star_kwarg is param:
                     out.append(param)
+                elif depth < 3:  # a dict passed in: what the call being followed (or every call) passes
+                    out.extend(h for v in self.complete_arguments(param) for h in self._held_values(v, depth + 1))
                 continue
             if isinstance(node, cst.Name):
                 kind, value, path = self.binding(node)
