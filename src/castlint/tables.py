@@ -249,6 +249,7 @@ class Tables:
     item_views: set = field(default_factory=set)  # [containers] item_views: `d.items()`, pairs (not one item)
     sequence_constructors: set = field(default_factory=set)  # [containers] sequence_constructors: list(x)
     take_methods: set = field(default_factory=set)
+    lookup_methods: set = field(default_factory=set)
     take_functions: set = field(default_factory=set)
     grow_one: set = field(default_factory=set)
     grow_last: set = field(default_factory=set)
@@ -926,6 +927,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "item_views",
                 "sequence_constructors",
                 "take_methods",
+                "lookup_methods",
                 "take_functions",
                 "grow_one",
                 "grow_last",

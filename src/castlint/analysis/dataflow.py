@@ -71,6 +71,7 @@ _SCOPE_NODES = (
     cst.GeneratorExp,
 )
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
+_QUOTIENT_OPERATORS = (cst.FloorDivide, cst.Divide, cst.RightShift)
 
 
 _EINSUM_LETTERS = re.compile(r"\.\.\.|[A-Za-z]")
@@ -1593,9 +1594,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return self._token_subscript(base, elements[position + 1 :])
             if self._bounded_slice(inner):
                 return Origin.PREFIX
-            if position == 0 and holder is not None and len(elements) > 1 and self.planes_first(holder):
-                # `cache[:, :n_used]` of a (2, num_blocks, ...) allocation: every plane, and the
-                # blocks (the dimension after the planes) decide
+            if (
+                position == 0
+                and holder is not None
+                and len(elements) > 1
+                and (
+                    self.planes_first(holder)
+                    or (isinstance(elements[1].slice, cst.Slice) and self.from_convention(holder))
+                )
+            ):
+                # `cache[:, :n_used]` of a (2, num_blocks, ...) allocation, or of a cache an engine hands
+                # over, sliced next (`kv_cache[:, 0]` is a plane of its [num_blocks, 2, ...] layout): every
+                # plane, and the blocks (the dimension after the planes) decide
                 return self._token_subscript(base, elements[1:])
             return self._later_dimensions(base, elements[position + 1 :])
         return base
@@ -1917,6 +1927,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 out.add("const")  # `buf.shape[1]`: a page or head size, not the token extent
                 return
             self._bound_sources(expr.value, out, depth + 1)
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _QUOTIENT_OPERATORS):
+            self._bound_sources(expr.left, out, depth + 1)  # `n // self.page_size`: no more than its dividend
         elif isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
             for part in (getattr(expr, "left", None), getattr(expr, "right", None), getattr(expr, "expression", None)):
                 if part is not None:
