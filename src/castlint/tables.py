@@ -195,6 +195,8 @@ class Tables:
     dim_index_methods: set = field(default_factory=set)  # [gathers]: `x.index_select(dim, index)`
     dim_index_functions: set = field(default_factory=set)  # [gathers]: `torch.index_select(x, dim, index)`
     range_functions: set = field(default_factory=set)  # [index_values]: `buf[torch.arange(a, b)]` is `buf[a:b]`
+    stride_ranges: set = field(default_factory=set)  # [index_values]: `buf[i : i + w]` for i in range(a, b, w)
+    least_functions: set = field(default_factory=set)  # [index_values]: `min(i + w, n)`
     split_methods: set = field(default_factory=set)  # [views] split_methods: `buf.split(n)`, pieces of n
     split_functions: set = field(default_factory=set)  # [views] split_functions: `torch.split(buf, n)`
     subscript_methods: set = field(default_factory=set)  # [views]: `buf.__getitem__(i)` is `buf[i]`
@@ -749,6 +751,8 @@ def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
             "scalar_calls": "scalar_calls",
             "tensor_calls": "tensor_calls",
             "range_functions": "range_functions",
+            "stride_ranges": "stride_ranges",
+            "least_functions": "least_functions",
         },
     )
 

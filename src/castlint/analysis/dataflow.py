@@ -780,7 +780,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return Origin.PREFIX if first == Origin.POOL else first
                 return Origin.POOL_TUPLE if first >= Origin.POOL_TUPLE else first
             if qualified in t.narrow_functions:
-                return self._narrow_origin(first, [a for a in expr.args if a.value is not first_arg])
+                return self._narrow_origin(first, [a for a in expr.args if a.value is not first_arg], first_arg)
             if qualified in t.window_functions:
                 return self._window_origin(first, [a for a in expr.args if a.value is not first_arg])
             return first
@@ -880,7 +880,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return Origin.PREFIX if r == Origin.POOL else r
                 return Origin.POOL_TUPLE if r >= Origin.POOL_TUPLE else r
             if method in t.narrow_methods:
-                return self._narrow_origin(r, args)
+                return self._narrow_origin(r, args, receiver)
             if method in t.window_methods:
                 return self._window_origin(r, args)
             if method in t.elementwise_methods:
@@ -1261,15 +1261,23 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return arg.value
         return None
 
-    def _narrow_origin(self, receiver: Origin, args) -> Origin:
-        """narrow(dim, start, length): an active prefix along dim 0, else every token."""
+    def _narrow_origin(self, receiver: Origin, args, holder: Optional[cst.BaseExpression] = None) -> Origin:
+        """narrow(dim, start, length): an active prefix along dim 0, else every token; `narrow(0, 0, 1)`
+        of a cache with its planes first is the plane `[0:1]` (every block's K)."""
         positional = [a.value for a in args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
         dim = positional[0] if positional else keywords.get("dim")
+        start = positional[1] if len(positional) > 1 else keywords.get("start")
         length = positional[2] if len(positional) > 2 else keywords.get("length")
         along_tokens = isinstance(dim, cst.Integer) and dim.value == "0"
         if not along_tokens or receiver == Origin.GATHERED:
             return receiver
+        if isinstance(start, cst.Integer) and isinstance(length, cst.Integer) and holder is not None:
+            upper = cst.Integer(str(start.evaluated_value + length.evaluated_value))
+            if self._one_plane_slice(cst.Slice(lower=start, upper=upper)) and (
+                self.from_convention(holder) or self.planes_first(holder)
+            ):
+                return receiver
         if length is not None and not self._step_bound(length) and self._mentions_extent(length):
             return receiver  # (a length read from the step is a window, as a slice bound is: `[:n]`)
         return Origin.PREFIX if receiver == Origin.POOL else receiver
@@ -1442,6 +1450,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 )
                 out.append(element)
                 continue
+            swept = self._swept_slice(inner) if isinstance(inner, cst.Slice) else None
+            if swept is not None:  # `buf[s : s + CHUNK]` for s in range(0, buf.shape[0], CHUNK): every row
+                out.append(cst.SubscriptElement(swept))
+                continue
             value = inner.value if isinstance(inner, cst.Index) else None
             if (
                 makers
@@ -1462,6 +1474,53 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     element = cst.SubscriptElement(spelled)
             out.append(element)
         return out
+
+    def _swept_slice(self, s: cst.Slice) -> Optional[cst.Slice]:
+        """`x[i : i + w]` (or `x[i : min(i + w, n)]`, [index_values] least_functions) with i the counter of a loop
+        over `range(a, b, w)` ([index_values] stride_ranges), the same w: over the loop, the rows `x[a:b]`,
+        whose bounds then decide as a slice's (`range(0, buf.shape[0], w)` every row, `range(0, n, w)` of the
+        step's n a window); None for any other slice."""
+        if s.step is not None or not isinstance(s.lower, cst.Name) or s.upper is None:
+            return None
+        width = self._counter_width(s.upper, s.lower.value)
+        sweep = self._counter_sweep(s.lower) if width is not None else None
+        if sweep is None or self.code(sweep[2]) != self.code(width):
+            return None
+        cache = self.__dict__.setdefault("_swept_slices", {})
+        if id(s) not in cache:
+            start = sweep[0]
+            start = None if isinstance(start, cst.Integer) and start.evaluated_value == 0 else start
+            cache[id(s)] = cst.Slice(lower=start, upper=sweep[1])
+        return cache[id(s)]
+
+    def _counter_width(self, upper: cst.BaseExpression, counter: str) -> Optional[cst.BaseExpression]:
+        """w of an upper bound `i + w` / `w + i` (or `min(i + w, n)`) of the counter named i."""
+        if isinstance(upper, cst.Call) and (self.call_name(upper) or "").removeprefix("builtins.") in (
+            self.tables.least_functions
+        ):
+            widths = [self._counter_width(a.value, counter) for a in upper.args if not a.star and a.keyword is None]
+            found = [w for w in widths if w is not None]
+            return found[0] if len(found) == 1 else None
+        if not (isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add)):
+            return None
+        for mine, other in ((upper.left, upper.right), (upper.right, upper.left)):
+            if isinstance(mine, cst.Name) and mine.value == counter:
+                return other
+        return None
+
+    def _counter_sweep(self, counter: cst.Name) -> Optional[tuple]:
+        """(start, stop, step) of the one loop that binds counter, over a stride range written with all three."""
+        assignments = list(self.reaching(counter))
+        if len(assignments) != 1 or not isinstance(assignments[0].node, cst.Name):
+            return None
+        kind, value, path = self.binding(assignments[0].node)
+        if kind != "for" or path or not isinstance(value, cst.Call):
+            return None
+        if (self.call_name(value) or "").removeprefix("builtins.") not in self.tables.stride_ranges:
+            return None
+        if len(value.args) != 3 or any(a.star or a.keyword is not None for a in value.args):
+            return None
+        return tuple(a.value for a in value.args)
 
     def _range_slice(self, index: cst.BaseExpression) -> Optional[cst.Slice]:
         """An index tensor of consecutive rows ([index_values] range_functions: `torch.arange(a, b, s)`, through a
