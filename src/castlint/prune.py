@@ -154,7 +154,7 @@ class _Vocabulary:
         # `with cm as x` runs cm's `__enter__`; iterating or unpacking an object its `__iter__`; `d[k]` of a dict
         # subclass its `__missing__` (ModuleAnalysis.entered_value, protocol_elements, missing_value)
         self.context_hooks = frozenset(tables.context_protocol)
-        self.iter_hooks = frozenset(tables.iter_protocol)
+        self.iter_hooks = frozenset(tables.iter_protocol | tables.index_protocol)  # (`__getitem__`: by index)
         self.missing_hooks = frozenset(tables.missing_protocol)
         self.attribute_hooks = frozenset(tables.attribute_protocol)  # `obj.x` of a class defining __getattr__
         self.iterating = frozenset(tables.iter_passthrough) | frozenset(_last_parts(tables.keep_elements))

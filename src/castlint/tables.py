@@ -319,6 +319,7 @@ class Tables:
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
     iter_protocol: set = field(default_factory=set)  # [iteration] protocol_iter: __iter__
     next_protocol: set = field(default_factory=set)  # [iteration] protocol_next: __next__
+    index_protocol: set = field(default_factory=set)  # [iteration] protocol_index: __getitem__
     attribute_setters: set = field(default_factory=set)  # [callables] attribute_setters: register_buffer, setattr
     holder_constructors: set = field(default_factory=set)  # [callables] holder_constructors: ContextVar, Queue
     holder_setters: set = field(default_factory=set)  # [callables] holder_setters: set, put
@@ -835,6 +836,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "element_methods": "element_methods",
             "protocol_iter": "iter_protocol",
             "protocol_next": "next_protocol",
+            "protocol_index": "index_protocol",
         },
     )
     _load_word_sets(

@@ -2603,10 +2603,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _protocol_iteration(self, iterable: cst.BaseExpression, depth: int) -> Origin:
         """Iterating an object of a class of the module that defines the iteration protocol
         (rules/accessors.toml [iteration] protocol: `__iter__`, then `__next__` when __iter__ hands
-        back no container): POOL_TUPLE when what it yields is a whole pool (a generator `__iter__`
-        yielding `mgr.get_buffers(i)`), else OTHER."""
+        back no container; a class with neither is iterated by index, `__getitem__(0)`, ...): POOL_TUPLE
+        when what it yields is a whole pool (a generator `__iter__` yielding `mgr.get_buffers(i)`), else
+        OTHER."""
         t = self.tables
         protocol = [(m, True) for m in sorted(t.iter_protocol)] + [(m, False) for m in sorted(t.next_protocol)]
+        protocol += [(m, None) for m in sorted(t.index_protocol)]
         if not any(m in self.nodes.local_callables for m, _ in protocol) or depth > MAX_DEPTH:
             return Origin.OTHER
         if not isinstance(iterable, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
@@ -2617,6 +2619,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         for method, whole_container in protocol:  # __iter__ first (a container, or a generator), then __next__
             if self.find_method(owner, method) is None:
                 continue
+            if whole_container is None:  # the sequence protocol: `__getitem__(0)`, `(1)`, ... as elements
+                if any(self.find_method(owner, m) is not None for m, w in protocol if w is not None):
+                    return Origin.OTHER
+                synthetic = cst.Call(func=self._attribute(iterable, method), args=[cst.Arg(cst.Integer("0"))])
+                self.parents.setdefault(synthetic, self.parents.get(iterable))
+                return Origin.POOL_TUPLE if self.origin(synthetic, depth) >= Origin.POOL else Origin.OTHER
             synthetic = cst.Call(func=self._attribute(iterable, method))
             self.parents.setdefault(synthetic, self.parents.get(iterable))
             found = self.origin(synthetic, depth)
