@@ -156,7 +156,7 @@ class _Vocabulary:
         # `with cm as x` runs cm's `__enter__`; iterating or unpacking an object its `__iter__`; `d[k]` of a dict
         # subclass its `__missing__` (ModuleAnalysis.entered_value, protocol_elements, missing_value)
         self.context_hooks = frozenset(tables.context_protocol)
-        self.iter_hooks = frozenset(tables.iter_protocol)
+        self.iter_hooks = frozenset(tables.iter_protocol | tables.index_protocol)  # (`__getitem__`: by index)
         self.missing_hooks = frozenset(tables.missing_protocol)
         self.attribute_hooks = frozenset(tables.attribute_protocol)  # `obj.x` of a class defining __getattr__
         self.iterating = frozenset(tables.iter_passthrough) | frozenset(_last_parts(tables.keep_elements))
@@ -318,6 +318,7 @@ class _Vocabulary:
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
         # copies of a record with fields replaced by keyword (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`)
         self.record_makers = frozenset(tables.record_make_methods)  # `Rec._make(pair)`: Rec(*pair)
+        self.record_factories = frozenset(tables.record_factories)  # `Rec = namedtuple("Rec", ["k", "v"])`
         self.record_replacers = frozenset(
             _last_parts((*tables.record_replace_methods, *tables.record_replace_functions))
         )
@@ -2738,6 +2739,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if any(_base_name(b) in vocab.user_containers for b in node.bases):
             return f"{name} subclasses a container class"
     fed_keys: Set[int] = set()  # the hierarchies of the classes constructed with a pool
+    factory_records = _factory_records(module)
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
             if receiver == "":
@@ -2761,6 +2763,8 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 and _tainted_args(call, unit, taint, module)
             ):  # `partial(Reader, pool.k_buffer)`: calling it constructs a Reader with the pool
                 receiver, name = "", call.args[0].id
+            if receiver == "" and name in factory_records and _tainted_args(call, unit, taint, module):
+                fed |= factory_records[name]  # `LayerKV(i, pool.get_key_buffer(i))`: its fields
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
                 for cls_name in _class_and_bases(name, classes):  # a base's __init__ may store it
                     fed |= method_names[cls_name] | _assigned_attrs(module, classes[cls_name])
@@ -2852,6 +2856,28 @@ def _class_dict_reads(module: "_ModuleUnits") -> Optional[str]:
         ):
             return "a method is read out of a class's namespace"
     return None
+
+
+def _factory_records(module: "_ModuleUnits") -> Dict[str, Set[str]]:
+    """name -> field names of each module-level `Name = namedtuple("Name", fields)` ([callables]
+    record_factories, ObjectFlow._factory_records): fields written as names or (name, type) pairs."""
+    out: Dict[str, Set[str]] = {}
+    for stmt in module.tree.body:
+        value = stmt.value if type(stmt) is ast.Assign and len(stmt.targets) == 1 else None
+        if not (
+            type(value) is ast.Call
+            and type(stmt.targets[0]) is ast.Name
+            and pyast.dotted(value.func) in module.vocab.record_factories
+            and len(value.args) >= 2
+        ):
+            continue
+        spec = value.args[1]
+        if type(spec) is ast.Constant and isinstance(spec.value, str):
+            out[stmt.targets[0].id] = set(spec.value.replace(",", " ").split())
+        elif type(spec) in (ast.List, ast.Tuple):
+            firsts = [e.elts[0] if type(e) in (ast.List, ast.Tuple) and e.elts else e for e in spec.elts]
+            out[stmt.targets[0].id] = {e.value for e in firsts if type(e) is ast.Constant and isinstance(e.value, str)}
+    return out
 
 
 def _made_classes(module: "_ModuleUnits") -> Optional[str]:

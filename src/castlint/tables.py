@@ -195,6 +195,8 @@ class Tables:
     dim_index_methods: set = field(default_factory=set)  # [gathers]: `x.index_select(dim, index)`
     dim_index_functions: set = field(default_factory=set)  # [gathers]: `torch.index_select(x, dim, index)`
     range_functions: set = field(default_factory=set)  # [index_values]: `buf[torch.arange(a, b)]` is `buf[a:b]`
+    stride_ranges: set = field(default_factory=set)  # [index_values]: `buf[i : i + w]` for i in range(a, b, w)
+    least_functions: set = field(default_factory=set)  # [index_values]: `min(i + w, n)`
     split_methods: set = field(default_factory=set)  # [views] split_methods: `buf.split(n)`, pieces of n
     split_functions: set = field(default_factory=set)  # [views] split_functions: `torch.split(buf, n)`
     subscript_methods: set = field(default_factory=set)  # [views]: `buf.__getitem__(i)` is `buf[i]`
@@ -249,6 +251,7 @@ class Tables:
     item_views: set = field(default_factory=set)  # [containers] item_views: `d.items()`, pairs (not one item)
     sequence_constructors: set = field(default_factory=set)  # [containers] sequence_constructors: list(x)
     take_methods: set = field(default_factory=set)
+    lookup_methods: set = field(default_factory=set)
     take_functions: set = field(default_factory=set)
     grow_one: set = field(default_factory=set)
     grow_last: set = field(default_factory=set)
@@ -316,6 +319,7 @@ class Tables:
     reference_makers: set = field(default_factory=set)  # [callables] reference_makers
     iter_protocol: set = field(default_factory=set)  # [iteration] protocol_iter: __iter__
     next_protocol: set = field(default_factory=set)  # [iteration] protocol_next: __next__
+    index_protocol: set = field(default_factory=set)  # [iteration] protocol_index: __getitem__
     attribute_setters: set = field(default_factory=set)  # [callables] attribute_setters: register_buffer, setattr
     holder_constructors: set = field(default_factory=set)  # [callables] holder_constructors: ContextVar, Queue
     holder_setters: set = field(default_factory=set)  # [callables] holder_setters: set, put
@@ -754,6 +758,8 @@ def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
             "scalar_calls": "scalar_calls",
             "tensor_calls": "tensor_calls",
             "range_functions": "range_functions",
+            "stride_ranges": "stride_ranges",
+            "least_functions": "least_functions",
         },
     )
 
@@ -836,6 +842,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "element_methods": "element_methods",
             "protocol_iter": "iter_protocol",
             "protocol_next": "next_protocol",
+            "protocol_index": "index_protocol",
         },
     )
     _load_word_sets(
@@ -932,6 +939,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "item_views",
                 "sequence_constructors",
                 "take_methods",
+                "lookup_methods",
                 "take_functions",
                 "grow_one",
                 "grow_last",

@@ -71,6 +71,7 @@ _SCOPE_NODES = (
     cst.GeneratorExp,
 )
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
+_QUOTIENT_OPERATORS = (cst.FloorDivide, cst.Divide, cst.RightShift)
 
 
 _EINSUM_LETTERS = re.compile(r"\.\.\.|[A-Za-z]")
@@ -779,7 +780,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return Origin.PREFIX if first == Origin.POOL else first
                 return Origin.POOL_TUPLE if first >= Origin.POOL_TUPLE else first
             if qualified in t.narrow_functions:
-                return self._narrow_origin(first, [a for a in expr.args if a.value is not first_arg])
+                return self._narrow_origin(first, [a for a in expr.args if a.value is not first_arg], first_arg)
             if qualified in t.window_functions:
                 return self._window_origin(first, [a for a in expr.args if a.value is not first_arg])
             return first
@@ -879,7 +880,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     return Origin.PREFIX if r == Origin.POOL else r
                 return Origin.POOL_TUPLE if r >= Origin.POOL_TUPLE else r
             if method in t.narrow_methods:
-                return self._narrow_origin(r, args)
+                return self._narrow_origin(r, args, receiver)
             if method in t.window_methods:
                 return self._window_origin(r, args)
             if method in t.elementwise_methods:
@@ -1257,15 +1258,23 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return arg.value
         return None
 
-    def _narrow_origin(self, receiver: Origin, args) -> Origin:
-        """narrow(dim, start, length): an active prefix along dim 0, else every token."""
+    def _narrow_origin(self, receiver: Origin, args, holder: Optional[cst.BaseExpression] = None) -> Origin:
+        """narrow(dim, start, length): an active prefix along dim 0, else every token; `narrow(0, 0, 1)`
+        of a cache with its planes first is the plane `[0:1]` (every block's K)."""
         positional = [a.value for a in args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
         dim = positional[0] if positional else keywords.get("dim")
+        start = positional[1] if len(positional) > 1 else keywords.get("start")
         length = positional[2] if len(positional) > 2 else keywords.get("length")
         along_tokens = isinstance(dim, cst.Integer) and dim.value == "0"
         if not along_tokens or receiver == Origin.GATHERED:
             return receiver
+        if isinstance(start, cst.Integer) and isinstance(length, cst.Integer) and holder is not None:
+            upper = cst.Integer(str(start.evaluated_value + length.evaluated_value))
+            if self._one_plane_slice(cst.Slice(lower=start, upper=upper)) and (
+                self.from_convention(holder) or self.planes_first(holder)
+            ):
+                return receiver
         if length is not None and not self._step_bound(length) and self._mentions_extent(length):
             return receiver  # (a length read from the step is a window, as a slice bound is: `[:n]`)
         return Origin.PREFIX if receiver == Origin.POOL else receiver
@@ -1438,6 +1447,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 )
                 out.append(element)
                 continue
+            swept = self._swept_slice(inner) if isinstance(inner, cst.Slice) else None
+            if swept is not None:  # `buf[s : s + CHUNK]` for s in range(0, buf.shape[0], CHUNK): every row
+                out.append(cst.SubscriptElement(swept))
+                continue
             value = inner.value if isinstance(inner, cst.Index) else None
             if (
                 makers
@@ -1458,6 +1471,53 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     element = cst.SubscriptElement(spelled)
             out.append(element)
         return out
+
+    def _swept_slice(self, s: cst.Slice) -> Optional[cst.Slice]:
+        """`x[i : i + w]` (or `x[i : min(i + w, n)]`, [index_values] least_functions) with i the counter of a loop
+        over `range(a, b, w)` ([index_values] stride_ranges), the same w: over the loop, the rows `x[a:b]`,
+        whose bounds then decide as a slice's (`range(0, buf.shape[0], w)` every row, `range(0, n, w)` of the
+        step's n a window); None for any other slice."""
+        if s.step is not None or not isinstance(s.lower, cst.Name) or s.upper is None:
+            return None
+        width = self._counter_width(s.upper, s.lower.value)
+        sweep = self._counter_sweep(s.lower) if width is not None else None
+        if sweep is None or self.code(sweep[2]) != self.code(width):
+            return None
+        cache = self.__dict__.setdefault("_swept_slices", {})
+        if id(s) not in cache:
+            start = sweep[0]
+            start = None if isinstance(start, cst.Integer) and start.evaluated_value == 0 else start
+            cache[id(s)] = cst.Slice(lower=start, upper=sweep[1])
+        return cache[id(s)]
+
+    def _counter_width(self, upper: cst.BaseExpression, counter: str) -> Optional[cst.BaseExpression]:
+        """w of an upper bound `i + w` / `w + i` (or `min(i + w, n)`) of the counter named i."""
+        if isinstance(upper, cst.Call) and (self.call_name(upper) or "").removeprefix("builtins.") in (
+            self.tables.least_functions
+        ):
+            widths = [self._counter_width(a.value, counter) for a in upper.args if not a.star and a.keyword is None]
+            found = [w for w in widths if w is not None]
+            return found[0] if len(found) == 1 else None
+        if not (isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add)):
+            return None
+        for mine, other in ((upper.left, upper.right), (upper.right, upper.left)):
+            if isinstance(mine, cst.Name) and mine.value == counter:
+                return other
+        return None
+
+    def _counter_sweep(self, counter: cst.Name) -> Optional[tuple]:
+        """(start, stop, step) of the one loop that binds counter, over a stride range written with all three."""
+        assignments = list(self.reaching(counter))
+        if len(assignments) != 1 or not isinstance(assignments[0].node, cst.Name):
+            return None
+        kind, value, path = self.binding(assignments[0].node)
+        if kind != "for" or path or not isinstance(value, cst.Call):
+            return None
+        if (self.call_name(value) or "").removeprefix("builtins.") not in self.tables.stride_ranges:
+            return None
+        if len(value.args) != 3 or any(a.star or a.keyword is not None for a in value.args):
+            return None
+        return tuple(a.value for a in value.args)
 
     def _range_slice(self, index: cst.BaseExpression) -> Optional[cst.Slice]:
         """An index tensor of consecutive rows ([index_values] range_functions: `torch.arange(a, b, s)`, through a
@@ -1590,9 +1650,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return self._token_subscript(base, elements[position + 1 :])
             if self._bounded_slice(inner):
                 return Origin.PREFIX
-            if position == 0 and holder is not None and len(elements) > 1 and self.planes_first(holder):
-                # `cache[:, :n_used]` of a (2, num_blocks, ...) allocation: every plane, and the
-                # blocks (the dimension after the planes) decide
+            if (
+                position == 0
+                and holder is not None
+                and len(elements) > 1
+                and (
+                    self.planes_first(holder)
+                    or (isinstance(elements[1].slice, cst.Slice) and self.from_convention(holder))
+                )
+            ):
+                # `cache[:, :n_used]` of a (2, num_blocks, ...) allocation, or of a cache an engine hands
+                # over, sliced next (`kv_cache[:, 0]` is a plane of its [num_blocks, 2, ...] layout): every
+                # plane, and the blocks (the dimension after the planes) decide
                 return self._token_subscript(base, elements[1:])
             return self._later_dimensions(base, elements[position + 1 :])
         return base
@@ -1914,6 +1983,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 out.add("const")  # `buf.shape[1]`: a page or head size, not the token extent
                 return
             self._bound_sources(expr.value, out, depth + 1)
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _QUOTIENT_OPERATORS):
+            self._bound_sources(expr.left, out, depth + 1)  # `n // self.page_size`: no more than its dividend
         elif isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
             for part in (getattr(expr, "left", None), getattr(expr, "right", None), getattr(expr, "expression", None)):
                 if part is not None:
@@ -2540,10 +2611,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _protocol_iteration(self, iterable: cst.BaseExpression, depth: int) -> Origin:
         """Iterating an object of a class of the module that defines the iteration protocol
         (rules/accessors.toml [iteration] protocol: `__iter__`, then `__next__` when __iter__ hands
-        back no container): POOL_TUPLE when what it yields is a whole pool (a generator `__iter__`
-        yielding `mgr.get_buffers(i)`), else OTHER."""
+        back no container; a class with neither is iterated by index, `__getitem__(0)`, ...): POOL_TUPLE
+        when what it yields is a whole pool (a generator `__iter__` yielding `mgr.get_buffers(i)`), else
+        OTHER."""
         t = self.tables
         protocol = [(m, True) for m in sorted(t.iter_protocol)] + [(m, False) for m in sorted(t.next_protocol)]
+        protocol += [(m, None) for m in sorted(t.index_protocol)]
         if not any(m in self.nodes.local_callables for m, _ in protocol) or depth > MAX_DEPTH:
             return Origin.OTHER
         if not isinstance(iterable, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
@@ -2554,6 +2627,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         for method, whole_container in protocol:  # __iter__ first (a container, or a generator), then __next__
             if self.find_method(owner, method) is None:
                 continue
+            if whole_container is None:  # the sequence protocol: `__getitem__(0)`, `(1)`, ... as elements
+                if any(self.find_method(owner, m) is not None for m, w in protocol if w is not None):
+                    return Origin.OTHER
+                synthetic = cst.Call(func=self._attribute(iterable, method), args=[cst.Arg(cst.Integer("0"))])
+                self.parents.setdefault(synthetic, self.parents.get(iterable))
+                return Origin.POOL_TUPLE if self.origin(synthetic, depth) >= Origin.POOL else Origin.OTHER
             synthetic = cst.Call(func=self._attribute(iterable, method))
             self.parents.setdefault(synthetic, self.parents.get(iterable))
             found = self.origin(synthetic, depth)

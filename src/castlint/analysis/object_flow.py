@@ -3268,6 +3268,8 @@ class ObjectFlow:
                     return [(("attrs", paths), ())]  # attrgetter("a.b", "c")(x): x.a.b, or (x.a.b, x.c)
             if name in t.item_getters and value.args and not any(a.star or a.keyword for a in value.args):
                 return [(("items", tuple(a.value for a in value.args)), ())]  # itemgetter(k)(x): x[k]
+            if name in t.item_getters and len(value.args) == 1 and value.args[0].star == "*":
+                return [(("spread", (value.args[0].value,)), ())]  # itemgetter(*ks)(x): x[k] for each k of ks
             if (name in t.partial_callables or name in t.partial_methods) and value.args:
                 bound = tuple(value.args[1:])
                 held = value.args[0].value
@@ -3440,6 +3442,14 @@ class ObjectFlow:
         if key in cache:
             return cache[key]
         x = call.args[0].value
+        if form[0] == "spread":  # several keys, how many unknown: a sequence of x[k], k any element of ks
+            element = self._element_of(form[1][0], None)
+            picked = cst.Subscript(x, [cst.SubscriptElement(cst.Index(element))])
+            value = cst.ListComp(picked, cst.CompFor(target=cst.Name("_"), iter=form[1][0]))
+            for node in (picked, value):
+                self.parents.setdefault(node, self.parents.get(x))
+            cache[key] = value
+            return value
         parts: List[cst.BaseExpression] = []
         for item in form[1]:
             if form[0] == "attrs":
@@ -3531,7 +3541,7 @@ class ObjectFlow:
         for form, bound in self.callable_values(func, depth):
             if not isinstance(form, tuple):
                 continue
-            if form[0] in ("attrs", "items"):
+            if form[0] in ("attrs", "items", "spread"):
                 value = self.getter_value(call, form)
                 if value is not None:
                     out.append(value)

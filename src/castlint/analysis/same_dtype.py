@@ -570,6 +570,10 @@ def _target_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: i
         if len(expr.args) == 2 and not expr.args[0].star and analysis.constant_string(expr.args[1].value) == "dtype":
             return dtype_roots(analysis, expr.args[0].value, depth + 1)
         return None
+    looked_up = _identity_lookup(analysis, expr)
+    if looked_up is not None:  # `SAME[x.dtype]`, `SAME.get(x.dtype, x.dtype)`: the key itself
+        found = [_target_roots(analysis, v, depth + 1) for v in looked_up]
+        return found[0] if all(f is not None and f == found[0] for f in found) else None
     if isinstance(expr, cst.Name):
         values = _name_values(analysis, expr)
         if not values:
@@ -579,6 +583,60 @@ def _target_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: i
             return None
         return found[0]
     return None
+
+
+def _identity_lookup(analysis: "ModuleAnalysis", expr: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+    """What a lookup in an identity table can return: `T[k]` is k, `T.get(k, d)` ([containers]
+    lookup_methods) k or d (None when no default is given), where T is a mapping display every entry
+    of which maps a dtype to itself and that the module never stores into; None for anything else."""
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        table, found = expr.value, [expr.slice[0].slice.value]
+    elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value not in analysis.tables.lookup_methods:
+            return None
+        args = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if len(args) != len(expr.args) or not 1 <= len(args) <= 2:
+            return None
+        table, found = expr.func.value, args + [cst.Name("None")] * (2 - len(args))
+    else:
+        return None
+    return found if isinstance(table, cst.Name) and _identity_table(analysis, table) else None
+
+
+def _identity_table(analysis: "ModuleAnalysis", name: cst.Name) -> bool:
+    """Is name bound only to a dict display each of whose entries maps a dtype to the same dtype
+    (`{torch.bfloat16: torch.bfloat16, torch.half: torch.float16}`), never stored into?"""
+    values = _name_values(analysis, name)
+    if not values or len(values) != 1 or not isinstance(values[0], cst.Dict) or not values[0].elements:
+        return False
+    aliases = analysis.tables.dtype_aliases
+    for entry in values[0].elements:
+        if not isinstance(entry, cst.DictElement) or not analysis.dtype_like(entry.key):
+            return False
+        if _canonical(_spelled(analysis, entry.key), aliases).isdisjoint(
+            _canonical(_spelled(analysis, entry.value), aliases)
+        ):
+            return False
+    return name.value not in _mutated_names(analysis)
+
+
+def _mutated_names(analysis: "ModuleAnalysis") -> Set[str]:
+    """Names the module stores into (`T[k] = v`, `del T[k]`, `T[k] += v`) or calls a method of
+    other than a lookup ([containers] lookup_methods)."""
+    found = analysis.derived.get("mutated_names")
+    if found is not None:
+        return found
+    lookups = analysis.tables.lookup_methods
+    found = set()
+    for node, parent in analysis.parents.items():
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+            if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del)):
+                found.add(node.value.value)
+        elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            if isinstance(parent, cst.Call) and parent.func is node and node.attr.value not in lookups:
+                found.add(node.value.value)
+    analysis.derived["mutated_names"] = found
+    return found
 
 
 def own_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
