@@ -1160,6 +1160,29 @@ def _class_statements(statements):
                 yield from _class_statements(block.body) if isinstance(block, cst.IndentedBlock) else [block]
 
 
+def _module_functions(analysis, name: str) -> list:
+    """The module's top-level defs of that name (an index kept once per file)."""
+    index = analysis.derived.get("cast_motion.module_functions")
+    if index is None:
+        index = analysis.derived["cast_motion.module_functions"] = {}
+        for s in analysis.module.body:
+            if isinstance(s, cst.FunctionDef):
+                index.setdefault(s.name.value, []).append(s)
+    return index.get(name, [])
+
+
+def _class_methods(analysis, name: str) -> list:
+    """Every def of that name in a class body of the file (_class_statements; an index kept once per file)."""
+    index = analysis.derived.get("cast_motion.class_methods")
+    if index is None:
+        index = analysis.derived["cast_motion.class_methods"] = {}
+        for cls in analysis.nodes.classes:
+            for s in _class_statements(cls.body.body):
+                if isinstance(s, cst.FunctionDef):
+                    index.setdefault(s.name.value, []).append(s)
+    return index.get(name, [])
+
+
 def _blocks(node):
     for child in children(node):
         if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite)):
@@ -1183,10 +1206,7 @@ def _bound_member_effectful(analysis, name: str, value, defs: set, effectful: se
     if isinstance(value, cst.Lambda):
         return any(unproven_effect(analysis, n) is not None for n in iter_nodes(value.body, cst.CSTNode))
     if isinstance(value, cst.Name):
-        function = next(
-            (s for s in analysis.module.body if isinstance(s, cst.FunctionDef) and s.name.value == value.value),
-            None,
-        )
+        function = next(iter(_module_functions(analysis, value.value)), None)
         if function is not None:
             return any(
                 unproven_effect(analysis, n) is not None
@@ -1753,16 +1773,11 @@ def _callee_params(analysis, call: cst.Call, arg: cst.Arg) -> list:
     if arg.star or any(a.star for a in call.args):
         return []
     if isinstance(call.func, cst.Name):
-        defs = [s for s in analysis.module.body if isinstance(s, cst.FunctionDef) and s.name.value == call.func.value]
+        defs = list(_module_functions(analysis, call.func.value))
         skip = 0
     elif isinstance(call.func, cst.Attribute):
         name = call.func.attr.value
-        defs = [
-            s
-            for cls in analysis.nodes.classes
-            for s in _class_statements(cls.body.body)
-            if isinstance(s, cst.FunctionDef) and s.name.value == name
-        ]
+        defs = list(_class_methods(analysis, name))
         skip = 1
     else:
         return []
@@ -1893,7 +1908,7 @@ def _function_writes(analysis, name: cst.Name, module_only: bool = False) -> boo
             assignments = []
         defs = [a.node for a in assignments if isinstance(getattr(a, "node", None), cst.FunctionDef)]
     if not defs:
-        defs = [s for s in analysis.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name.value]
+        defs = list(_module_functions(analysis, name.value))
     return any(_body_unproven(analysis, d.body) for d in defs)
 
 
