@@ -110,6 +110,8 @@ class _Vocabulary:
         self.accessors = frozenset(tables.accessors)
         # accessors by arity on any receiver (`mgr.get_buffers(i)`): whether i is a scalar decides
         self.arity_accessors = frozenset(n for n, a in tables.accessors.items() if a.arity)
+        # accessors only on some receivers (`<x>.kv_cache_manager.get_buffers(i)`): the receiver's spelling decides
+        self.accessor_receivers = {n: frozenset(a.receivers) for n, a in tables.accessors.items() if a.receivers}
         self.hot_entry_points = frozenset(tables.hot_path_entry_points)
         self.tuple_accessors = frozenset(n for n, a in tables.accessors.items() if a.returns == "tuple")
         self.tuple_views = frozenset(
@@ -1286,6 +1288,13 @@ def _self_attrs(node: ast.AST) -> Set[str]:
     }
 
 
+def _foreign_attrs(node: ast.AST) -> Set[str]:
+    """The attribute `obj.x` reads of an object other than self (none for `self.x` or any other node)."""
+    if type(node) is ast.Attribute and not _is_self(node.value):
+        return {node.attr}
+    return set()
+
+
 def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_method: bool, vocab: _Vocabulary) -> None:
     positional = [p.arg for p in args.posonlyargs + args.args]
     every = set(positional) | {p.arg for p in args.kwonlyargs}
@@ -1669,6 +1678,12 @@ class _Collector:
             # the index's kind (a loop over `self.layer_ids`, a parameter) decides whether it is one:
             # the self attributes the unit reads keep their assignments (ModuleAnalysis.index_kind)
             unit.value_attrs |= _self_attrs(unit.node)
+        if (name in vocab.arity_accessors or name in vocab.accessor_receivers) and type(func) is ast.Attribute:
+            # `st.mgr.get_buffers(st.layer)`: what the other object's class assigns those attributes tells
+            # the receiver's spelling and the index's kind (ModuleAnalysis._spellings, index_kind)
+            spelled = vocab.accessor_receivers.get(name, frozenset()) | vocab.scalar_attributes
+            for part in (func.value, *n.args):
+                unit.foreign_value_attrs |= _foreign_attrs(part) - spelled
         if name in vocab.grow_functions and len(n.args) >= 2 and type(n.args[0]) in (ast.Attribute, ast.Name):
             # `heapq.heappush(self.heap, item)`: the first argument holds the last
             holder = n.args[0]
