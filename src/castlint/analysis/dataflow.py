@@ -2903,9 +2903,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             self._origin_cache, self._returns_cache = {}, {}
             self._bindings.append(env)
             try:
-                return max(
-                    [stored, *(self.origin(v, depth) for v in self._record_arguments(cls, attr, [call]))]
-                )
+                return max([stored, *(self.origin(v, depth) for v in self._record_arguments(cls, attr, [call]))])
             finally:
                 self._bindings.pop()
                 self._origin_cache, self._returns_cache = saved, saved_returns

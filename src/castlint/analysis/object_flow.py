@@ -3470,7 +3470,11 @@ class ObjectFlow:
             return held
         if isinstance(expr, cst.Attribute) and expr.attr.value in t.base_attributes:
             return [b for c in self.computed_classes(expr.value, depth + 1) for b in self._written_bases(c)[:1] if b]
-        if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)):
+        if (
+            not isinstance(expr, cst.Subscript)
+            or len(expr.slice) != 1
+            or not isinstance(expr.slice[0].slice, cst.Index)
+        ):
             return []
         key = expr.slice[0].slice.value
         at = int(key.value, 0) if isinstance(key, cst.Integer) else None
@@ -3495,10 +3499,7 @@ class ObjectFlow:
         if isinstance(expr, cst.Name):
             reaching = self.reaching(expr) if depth < 4 else []
             return bool(reaching) and all(
-                isinstance(a.node, cst.Name)
-                and kind == "assign"
-                and not path
-                and self._class_valued(value, depth + 1)
+                isinstance(a.node, cst.Name) and kind == "assign" and not path and self._class_valued(value, depth + 1)
                 for a in reaching
                 for kind, value, path in [self.binding(a.node) if isinstance(a.node, cst.Name) else (None,) * 3]
             )
@@ -3507,10 +3508,14 @@ class ObjectFlow:
             return True
         if isinstance(expr, cst.Subscript):
             expr = expr.value
-        return self._class_of_operand(expr) is not None or (
-            isinstance(expr, cst.Attribute)
-            and expr.attr.value in t.bases_attributes | t.base_attributes | t.mro_attributes
-        ) or (isinstance(expr, cst.Call) and self._named_in(expr, t.mro_functions))
+        return (
+            self._class_of_operand(expr) is not None
+            or (
+                isinstance(expr, cst.Attribute)
+                and expr.attr.value in t.bases_attributes | t.base_attributes | t.mro_attributes
+            )
+            or (isinstance(expr, cst.Call) and self._named_in(expr, t.mro_functions))
+        )
 
     def _held_classes(self, expr: cst.BaseExpression) -> List[cst.ClassDef]:
         """`self.metadata_cls` when every value the family gives the attribute names a class of the module
