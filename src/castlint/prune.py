@@ -159,6 +159,9 @@ class _Vocabulary:
         self.iter_hooks = frozenset(tables.iter_protocol)
         self.missing_hooks = frozenset(tables.missing_protocol)
         self.attribute_hooks = frozenset(tables.attribute_protocol)  # `obj.x` of a class defining __getattr__
+        # reads on a class itself: `Hub[i]` (__class_getitem__), a metaclass's __getitem__ / __getattr__
+        self.class_item_hooks = frozenset(tables.class_item_protocol)
+        self.metaclass_keywords = frozenset(tables.metaclass_keywords)
         self.iterating = frozenset(tables.iter_passthrough) | frozenset(_last_parts(tables.keep_elements))
         self.property_getter_keywords = frozenset(tables.property_getter_keywords)
         self.getters = frozenset(
@@ -2739,6 +2742,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if unit.cls is None or type(unit.node) in _DEFS:
             fed |= _pool_holding_attrs(unit.node, vocab, self_too=False)
     why = _instance_arenas(module) or _arenas_handed_on(module) or _made_classes(module) or _class_dict_reads(module)
+    why = why or _class_level_reads(classes, vocab)
     if why:
         return why
     for name, node in classes.items():  # `class CacheTable(UserDict)`: `self.data` is what instances hold
@@ -2858,6 +2862,22 @@ def _class_dict_reads(module: "_ModuleUnits") -> Optional[str]:
             type(holder) is ast.Attribute and holder.attr in vocab.class_dict_attributes
         ):
             return "a method is read out of a class's namespace"
+    return None
+
+
+def _class_level_reads(classes: Dict[str, ast.ClassDef], vocab: _Vocabulary) -> Optional[str]:
+    """Why a subscript or attribute of a class itself may run a method of the module: a class defining
+    `__class_getitem__` ([callables] class_item_protocol), or one whose metaclass (metaclass_keywords) is a
+    class of the module defining `__getitem__` or `__getattr__` (ObjectFlow.class_level_call)."""
+    hooks = vocab.subscript_methods | vocab.attribute_hooks
+    for name, node in classes.items():
+        if any(type(m) in _DEFS and m.name in vocab.class_item_hooks for m in node.body):
+            return f"{name} answers subscripts of the class ({sorted(vocab.class_item_hooks)[0]})"
+        for keyword in node.keywords:
+            meta = classes.get(keyword.value.id) if type(keyword.value) is ast.Name else None
+            if keyword.arg in vocab.metaclass_keywords and meta is not None:
+                if any(type(m) in _DEFS and m.name in hooks for m in meta.body):
+                    return f"{name}'s metaclass {meta.name} answers reads on the class"
     return None
 
 
