@@ -286,6 +286,71 @@ class BuilderAttention:
 class FullAttention(BuilderAttention):
     meta_type = FullStepMeta
 """,
+    # f2: a class attribute holding the class to construct, overridden in a subclass (sglang style): either
+    # class may be built; a holder no subclass overrides builds only the gathering reader
+    "held_class_override": """
+import torch
+
+
+class RowsReader:
+    def __init__(self, pool, layer_id, loc):
+        self.pool, self.layer_id, self.loc = pool, layer_id, loc
+
+    def read(self):
+        return self.pool.get_value_buffer(self.layer_id)[self.loc]
+
+
+class WholeReader(RowsReader):
+    def read(self):
+        return self.pool.get_value_buffer(self.layer_id)
+
+
+class ReaderBackend:
+    reader_cls = RowsReader
+    rows_cls = RowsReader
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool, loc = forward_batch.token_to_kv_pool, forward_batch.out_cache_loc
+        whole = self.reader_cls(pool, layer.layer_id, loc).read().to(q.dtype)  # positive
+        rows = self.rows_cls(pool, layer.layer_id, loc).read().to(q.dtype)  # negative
+        return whole, rows
+
+
+class WholeReaderBackend(ReaderBackend):
+    reader_cls = WholeReader
+""",
+    # f2: a metaclass inherited twice over: through a base class, and its __getattr__ from a base
+    # metaclass (lmdeploy style); the class attribute is a look-alike
+    "inherited_metaclass": """
+import torch
+
+
+class _CacheMeta(type):
+    def __getattr__(cls, name):
+        return cls.engine.gpu_cache[int(name[1:])]
+
+
+class _LayerMeta(_CacheMeta):
+    pass
+
+
+class CacheBase(metaclass=_LayerMeta):
+    engine = None
+    scales = torch.ones(1)
+
+
+class LayerCaches(CacheBase):
+    pass
+
+
+class MetaAttention:
+    def forward(self, query, key, value, past_key_value, attn_metadata, k_scales_zeros=None):
+        k_cache, v_cache = LayerCaches.L0
+        k = k_cache.to(query.dtype)  # positive
+        s = LayerCaches.scales.to(query.dtype)  # negative
+        sz = k_scales_zeros.to(query.dtype)  # negative
+        return k, v_cache, s, sz
+""",
 }
 
 

@@ -2875,8 +2875,10 @@ def _class_level_reads(classes: Dict[str, ast.ClassDef], vocab: _Vocabulary) -> 
             return f"{name} answers subscripts of the class ({sorted(vocab.class_item_hooks)[0]})"
         for keyword in node.keywords:
             meta = classes.get(keyword.value.id) if type(keyword.value) is ast.Name else None
-            if keyword.arg in vocab.metaclass_keywords and meta is not None:
-                if any(type(m) in _DEFS and m.name in hooks for m in meta.body):
+            if keyword.arg not in vocab.metaclass_keywords or meta is None:
+                continue
+            for member in _class_and_bases(meta.name, classes):  # (a hook the metaclass inherits)
+                if any(type(m) in _DEFS and m.name in hooks for m in classes[member].body):
                     return f"{name}'s metaclass {meta.name} answers reads on the class"
     return None
 

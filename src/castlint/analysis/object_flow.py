@@ -1565,21 +1565,30 @@ class ObjectFlow:
         func = call.func
         while isinstance(func, cst.Subscript):  # `self.kinds["paged"](pool)`: the table's entries
             func = func.value
+        found = self.held_constructions(call)
+        return found[0] if found else None
+
+    def held_constructions(self, call: cst.Call) -> List[cst.Call]:
+        """Every construction held_construction may stand for: each class the holder may hold (`reader_cls =
+        RowsReader` in a base, `= WholeReader` in a subclass: either)."""
+        func = call.func
+        while isinstance(func, cst.Subscript):
+            func = func.value
         spelled = (
             func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
         )
         if spelled is None or spelled not in self._class_holders():
-            return None
+            return []
         cache = self.__dict__.setdefault("_held_constructions", {})
         if id(call) in cache:
             return cache[id(call)]
-        cache[id(call)] = None  # cycles
-        found = None
+        cache[id(call)] = []  # cycles
+        found = []
         for form, bound in self.callable_values(call.func):
             if isinstance(form, (cst.Name, cst.Attribute)) and self.class_named(form) is not None:
-                found = cst.Call(func=form, args=self.merged_args(bound, call.args))
-                self.parents.setdefault(found, self.parents.get(call))
-                break
+                made = cst.Call(func=form, args=self.merged_args(bound, call.args))
+                self.parents.setdefault(made, self.parents.get(call))
+                found.append(made)
         cache[id(call)] = found
         return found
 
@@ -2048,9 +2057,9 @@ class ObjectFlow:
         if depth > 6:
             return []
         if isinstance(expr, cst.Call):
-            held = self.held_construction(expr)
-            if held is not None:  # `self._reader(i)` of a partial of a class: that construction, in full
-                return [(held, {})]
+            held = self.held_constructions(expr)
+            if held:  # `self._reader(i)` of a partial of a class: that construction, in full (each class held)
+                return [(made, {}) for made in held]
             if self.constructed_class(expr) is not None or self.replaced_record(expr) is not None:
                 return [(expr, {})]  # a copy with fields replaced: _attr_under reads the rest on the original
             out: List[tuple] = []
