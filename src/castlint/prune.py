@@ -110,6 +110,8 @@ class _Vocabulary:
         self.accessors = frozenset(tables.accessors)
         # accessors by arity on any receiver (`mgr.get_buffers(i)`): whether i is a scalar decides
         self.arity_accessors = frozenset(n for n, a in tables.accessors.items() if a.arity)
+        # accessors only on some receivers (`<x>.kv_cache_manager.get_buffers(i)`): the receiver's spelling decides
+        self.accessor_receivers = {n: frozenset(a.receivers) for n, a in tables.accessors.items() if a.receivers}
         self.hot_entry_points = frozenset(tables.hot_path_entry_points)
         self.tuple_accessors = frozenset(n for n, a in tables.accessors.items() if a.returns == "tuple")
         self.tuple_views = frozenset(
@@ -159,6 +161,9 @@ class _Vocabulary:
         self.iter_hooks = frozenset(tables.iter_protocol | tables.index_protocol)  # (`__getitem__`: by index)
         self.missing_hooks = frozenset(tables.missing_protocol)
         self.attribute_hooks = frozenset(tables.attribute_protocol)  # `obj.x` of a class defining __getattr__
+        # reads on a class itself: `Hub[i]` (__class_getitem__), a metaclass's __getitem__ / __getattr__
+        self.class_item_hooks = frozenset(tables.class_item_protocol)
+        self.metaclass_keywords = frozenset(tables.metaclass_keywords)
         self.iterating = frozenset(tables.iter_passthrough) | frozenset(_last_parts(tables.keep_elements))
         self.property_getter_keywords = frozenset(tables.property_getter_keywords)
         self.getters = frozenset(
@@ -1293,6 +1298,13 @@ def _self_attrs(node: ast.AST) -> Set[str]:
     }
 
 
+def _foreign_attrs(node: ast.AST) -> Set[str]:
+    """The attribute `obj.x` reads of an object other than self (none for `self.x` or any other node)."""
+    if type(node) is ast.Attribute and not _is_self(node.value):
+        return {node.attr}
+    return set()
+
+
 def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_method: bool, vocab: _Vocabulary) -> None:
     positional = [p.arg for p in args.posonlyargs + args.args]
     every = set(positional) | {p.arg for p in args.kwonlyargs}
@@ -1678,6 +1690,12 @@ class _Collector:
             # the index's kind (a loop over `self.layer_ids`, a parameter) decides whether it is one:
             # the self attributes the unit reads keep their assignments (ModuleAnalysis.index_kind)
             unit.value_attrs |= _self_attrs(unit.node)
+        if (name in vocab.arity_accessors or name in vocab.accessor_receivers) and type(func) is ast.Attribute:
+            # `st.mgr.get_buffers(st.layer)`: what the other object's class assigns those attributes tells
+            # the receiver's spelling and the index's kind (ModuleAnalysis._spellings, index_kind)
+            spelled = vocab.accessor_receivers.get(name, frozenset()) | vocab.scalar_attributes
+            for part in (func.value, *n.args):
+                unit.foreign_value_attrs |= _foreign_attrs(part) - spelled
         if name in vocab.grow_functions and len(n.args) >= 2 and type(n.args[0]) in (ast.Attribute, ast.Name):
             # `heapq.heappush(self.heap, item)`: the first argument holds the last
             holder = n.args[0]
@@ -2733,6 +2751,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if unit.cls is None or type(unit.node) in _DEFS:
             fed |= _pool_holding_attrs(unit.node, vocab, self_too=False)
     why = _instance_arenas(module) or _arenas_handed_on(module) or _made_classes(module) or _class_dict_reads(module)
+    why = why or _class_level_reads(classes, vocab)
     if why:
         return why
     for name, node in classes.items():  # `class CacheTable(UserDict)`: `self.data` is what instances hold
@@ -2878,6 +2897,24 @@ def _factory_records(module: "_ModuleUnits") -> Dict[str, Set[str]]:
             firsts = [e.elts[0] if type(e) in (ast.List, ast.Tuple) and e.elts else e for e in spec.elts]
             out[stmt.targets[0].id] = {e.value for e in firsts if type(e) is ast.Constant and isinstance(e.value, str)}
     return out
+
+
+def _class_level_reads(classes: Dict[str, ast.ClassDef], vocab: _Vocabulary) -> Optional[str]:
+    """Why a subscript or attribute of a class itself may run a method of the module: a class defining
+    `__class_getitem__` ([callables] class_item_protocol), or one whose metaclass (metaclass_keywords) is a
+    class of the module defining `__getitem__` or `__getattr__` (ObjectFlow.class_level_call)."""
+    hooks = vocab.subscript_methods | vocab.attribute_hooks
+    for name, node in classes.items():
+        if any(type(m) in _DEFS and m.name in vocab.class_item_hooks for m in node.body):
+            return f"{name} answers subscripts of the class ({sorted(vocab.class_item_hooks)[0]})"
+        for keyword in node.keywords:
+            meta = classes.get(keyword.value.id) if type(keyword.value) is ast.Name else None
+            if keyword.arg not in vocab.metaclass_keywords or meta is None:
+                continue
+            for member in _class_and_bases(meta.name, classes):  # (a hook the metaclass inherits)
+                if any(type(m) in _DEFS and m.name in hooks for m in classes[member].body):
+                    return f"{name}'s metaclass {meta.name} answers reads on the class"
+    return None
 
 
 def _made_classes(module: "_ModuleUnits") -> Optional[str]:

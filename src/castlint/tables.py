@@ -302,6 +302,8 @@ class Tables:
     class_dict_attributes: set = field(default_factory=set)  # [callables] class_dict_attributes: __dict__
     mro_attributes: set = field(default_factory=set)  # [callables] mro_attributes: __mro__
     mro_functions: set = field(default_factory=set)  # [callables] mro_functions: inspect.getmro
+    bases_attributes: set = field(default_factory=set)  # [callables] bases_attributes: __bases__
+    base_attributes: set = field(default_factory=set)  # [callables] base_attributes: __base__
     call_delegates: set = field(default_factory=set)  # [callables] call_delegates: torch.nn.Module.forward
     class_makers: set = field(default_factory=set)  # [callables] class_makers: type(name, bases, ns), types.new_class
     class_namespaces: set = field(default_factory=set)  # [callables] class_namespaces: "2", exec_body
@@ -334,6 +336,9 @@ class Tables:
     context_protocol: set = field(default_factory=set)  # [callables] context_protocol: __enter__
     context_generators: set = field(default_factory=set)  # [callables] context_generators: contextmanager
     attribute_protocol: set = field(default_factory=set)  # [callables] attribute_protocol: __getattr__
+    class_item_protocol: set = field(default_factory=set)  # [callables] class_item_protocol: __class_getitem__
+    implicit_classmethods: set = field(default_factory=set)  # [callables] implicit_classmethods: __class_getitem__
+    metaclass_keywords: set = field(default_factory=set)  # [callables] metaclass_keywords: metaclass
     instance_tests: set = field(default_factory=set)  # [callables] instance_tests: isinstance
     virtual_registers: set = field(default_factory=set)  # [callables] virtual_registers: ABC.register
     missing_protocol: set = field(default_factory=set)  # [containers] missing_protocol: __missing__
@@ -881,6 +886,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "class_dict_attributes": "class_dict_attributes",
             "mro_attributes": "mro_attributes",
             "mro_functions": "mro_functions",
+            "bases_attributes": "bases_attributes",
+            "base_attributes": "base_attributes",
             "class_namespaces": "class_namespaces",
             "enum_bases": "enum_bases",
             "enum_value_attributes": "enum_value_attributes",
@@ -908,6 +915,9 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "context_protocol": "context_protocol",
             "context_generators": "context_generators",
             "attribute_protocol": "attribute_protocol",
+            "class_item_protocol": "class_item_protocol",
+            "implicit_classmethods": "implicit_classmethods",
+            "metaclass_keywords": "metaclass_keywords",
             "instance_tests": "instance_tests",
             "virtual_registers": "virtual_registers",
         },

@@ -25,6 +25,8 @@ class TriggerWords:
         # accessors as a method of something (`.get_key_buffer`: called, or held uncalled as a
         # bound method or a partial) or named in getattr(obj, "get_key_buffer")
         named = {f"{q}{name}{q}" for name in tables.accessors for q in "'\""}
+        # ... and cache attributes named to an attribute getter (`getattr_static(engine, "gpu_cache")`)
+        named |= {f"{q}{name}{q}" for name in tables.cache_attributes for q in "'\""}
         self.pools: FrozenSet[str] = frozenset(
             {f".{name}" for name in tables.accessors}
             | named

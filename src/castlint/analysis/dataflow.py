@@ -710,6 +710,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         computed = self._computed_name_values(owner, expr.args[1].value) if owner is not None else []
         if computed:  # `getattr(self, f"kv_{layer_id}")` of `register_buffer(f"kv_{i}", t)`
             return max(self.origin(v, depth) for v in computed)
+        dynamic = self.computed_protocol_read(expr) if names is None else None
+        if dynamic is not None:  # `getattr(Layers, f"L{i}")`: what the metaclass's __getattr__ returns
+            return self.origin(dynamic, depth)
         if names is None and self.names_a_field(expr.args[1].value):
             # `getattr(rec, f.name)` for f in `dataclasses.fields(rec)`: any field of rec's class
             return max(
@@ -1291,6 +1294,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
 
     # -- subscripts ------------------------------------------------------------
     def _subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
+        cls = self.class_named(sub.value) if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) else None
+        if cls is not None:
+            # `CacheHub[i]` of the class itself: its __class_getitem__, or its metaclass's __getitem__
+            t = self.tables
+            call = self.class_level_call(
+                sub, sub.value, cls, t.class_item_protocol, t.subscript_methods, sub.slice[0].slice.value
+            )
+            if call is not None:
+                return self.origin(call, depth)
         if (
             "__getitem__" in self.nodes.local_callables
             and len(sub.slice) == 1
@@ -2984,20 +2996,19 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self._origin_cache, self._returns_cache = saved, saved_returns
         cls = self.instance_class(call)
         if self.is_record(cls) and attr in self.record_fields(cls):
-            # a field a method reassigns (`self.k = self.k.view(...)` in `__post_init__`) holds that too
+            # a field a method reassigns (`self.k = self.k.view(...)` in `__post_init__`) holds that too, and one
+            # a store on the record after it is built (`meta = super().build(fb); meta.layers = pool.kv_buffer`)
             later = [v for member in self.class_family(cls) for v in self.self_attr_values(member, attr)]
+            stored = max((self.origin(v, depth) for v in self.external_values(cls, attr)), default=Origin.OTHER)
             if not env:
                 return max(
-                    (self.origin(v, depth) for v in (*self._record_arguments(cls, attr, [call]), *later)),
-                    default=Origin.OTHER,
+                    [stored, *(self.origin(v, depth) for v in (*self._record_arguments(cls, attr, [call]), *later))]
                 )
             saved, saved_returns = self._origin_cache, self._returns_cache
             self._origin_cache, self._returns_cache = {}, {}
             self._bindings.append(env)
             try:
-                return max(
-                    (self.origin(v, depth) for v in self._record_arguments(cls, attr, [call])), default=Origin.OTHER
-                )
+                return max([stored, *(self.origin(v, depth) for v in self._record_arguments(cls, attr, [call]))])
             finally:
                 self._bindings.pop()
                 self._origin_cache, self._returns_cache = saved, saved_returns

@@ -1565,21 +1565,30 @@ class ObjectFlow:
         func = call.func
         while isinstance(func, cst.Subscript):  # `self.kinds["paged"](pool)`: the table's entries
             func = func.value
+        found = self.held_constructions(call)
+        return found[0] if found else None
+
+    def held_constructions(self, call: cst.Call) -> List[cst.Call]:
+        """Every construction held_construction may stand for: each class the holder may hold (`reader_cls =
+        RowsReader` in a base, `= WholeReader` in a subclass: either)."""
+        func = call.func
+        while isinstance(func, cst.Subscript):
+            func = func.value
         spelled = (
             func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
         )
         if spelled is None or spelled not in self._class_holders():
-            return None
+            return []
         cache = self.__dict__.setdefault("_held_constructions", {})
         if id(call) in cache:
             return cache[id(call)]
-        cache[id(call)] = None  # cycles
-        found = None
+        cache[id(call)] = []  # cycles
+        found = []
         for form, bound in self.callable_values(call.func):
             if isinstance(form, (cst.Name, cst.Attribute)) and self.class_named(form) is not None:
-                found = cst.Call(func=form, args=self.merged_args(bound, call.args))
-                self.parents.setdefault(found, self.parents.get(call))
-                break
+                made = cst.Call(func=form, args=self.merged_args(bound, call.args))
+                self.parents.setdefault(made, self.parents.get(call))
+                found.append(made)
         cache[id(call)] = found
         return found
 
@@ -1731,6 +1740,10 @@ class ObjectFlow:
             return [form for target in self._super_targets(cls, method) for form in self.decorated(target, True)]
         owner = self.class_named(receiver)
         through_class = owner is not None  # `Base.m(self, x)`: an instance method's self is passed
+        if owner is None and self._class_valued(receiver):
+            # `base = type(self).__bases__[0]; base.read(self, k)`: that class's own def, self passed
+            targets = [self._first_def(c, method) for c in self.computed_classes(receiver, depth + 1)]
+            return [form for t in targets if t is not None for form in self.decorated(t, self._self_bound(t))]
         if owner is None:
             owner = self.reassigned_class(receiver) or self.instance_class(receiver, depth + 1)
         if owner is None:
@@ -1861,6 +1874,8 @@ class ObjectFlow:
         """Is func callable through its class without an instance (rules/accessors.toml [callables]
         class_bound_decorators: a classmethod, a staticmethod), or not a def (a class-body value)?"""
         if not isinstance(func, cst.FunctionDef):
+            return True
+        if func.name.value in self.tables.implicit_classmethods:  # `__class_getitem__(cls, k)`
             return True
         return any(self._named_in(d.decorator, self.tables.class_bound_decorators) for d in func.decorators)
 
@@ -2042,9 +2057,9 @@ class ObjectFlow:
         if depth > 6:
             return []
         if isinstance(expr, cst.Call):
-            held = self.held_construction(expr)
-            if held is not None:  # `self._reader(i)` of a partial of a class: that construction, in full
-                return [(held, {})]
+            held = self.held_constructions(expr)
+            if held:  # `self._reader(i)` of a partial of a class: that construction, in full (each class held)
+                return [(made, {}) for made in held]
             if self.constructed_class(expr) is not None or self.replaced_record(expr) is not None:
                 return [(expr, {})]  # a copy with fields replaced: _attr_under reads the rest on the original
             out: List[tuple] = []
@@ -2293,11 +2308,14 @@ class ObjectFlow:
             values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
         if self.is_record(cls):
             values.extend(self._record_arguments(cls, attr))
-        for obj, value in self._external_stores().get(("any", attr), ()):
-            # `md = Meta(...); md.cache_ref = kv_cache`: a store on an instance made elsewhere
-            if self.instance_class(obj) in family:
-                values.append(value)
+        values.extend(self.external_values(cls, attr))
         return values
+
+    def external_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+        """`md = Meta(...); md.cache_ref = kv_cache`: what stores on an instance of cls's family made elsewhere
+        (not through self) put in attr."""
+        family = self.class_family(cls)
+        return [v for obj, v in self._external_stores().get(("any", attr), ()) if self.instance_class(obj) in family]
 
     def _seen_by(self, member: cst.ClassDef, cls: cst.ClassDef, reader: cst.FunctionDef, family) -> bool:
         """Is some instance that carries member's assignments (its class has member in its MRO) one
@@ -2766,6 +2784,8 @@ class ObjectFlow:
             self.class_function(c, name) is not None or name in self.called_properties(c) for c in self.class_mro(owner)
         ):
             return None
+        if self.class_named(expr.value) is owner:  # `Layers.L0` of the class itself: its metaclass answers
+            return self.class_level_call(expr, expr.value, owner, (), protocol, cst.SimpleString(repr(name)))
         for method in sorted(protocol):
             if isinstance(self.find_method(owner, method), cst.FunctionDef):
                 cache = self.__dict__.setdefault("_dynamic_nodes", {})
@@ -2777,6 +2797,63 @@ class ObjectFlow:
                     cache[id(expr)] = synthetic
                 return cache[id(expr)]
         return None
+
+    def metaclass_of(self, cls: cst.ClassDef) -> Optional[cst.ClassDef]:
+        """The module class that makes cls (`class Layers(metaclass=_LayerNS)`, or one of its bases' keyword:
+        [callables] metaclass_keywords); None for none (type) or a library metaclass."""
+        for member in self.c3_mro(cls):
+            for keyword in member.keywords:
+                if keyword.keyword is not None and keyword.keyword.value in self.tables.metaclass_keywords:
+                    return self.class_named(keyword.value)
+        return None
+
+    def class_level_call(
+        self,
+        read: cst.CSTNode,
+        receiver: cst.BaseExpression,
+        owner: cst.ClassDef,
+        hooks,
+        methods,
+        argument: cst.BaseExpression,
+        instance: bool = False,
+    ) -> Optional[cst.Call]:
+        """The call Python runs for a protocol read on the class owner itself (receiver names it): a class
+        hook owner's MRO defines (`CacheHub[i]`: `CacheHub.__class_getitem__(i)`, an implicit classmethod),
+        else its metaclass's method (`Layers[i]`: `Meta.__getitem__(Layers, i)`; `Layers.L0` missing:
+        `Meta.__getattr__(Layers, "L0")`), as a node of this module's parent map; None when neither has one.
+        instance: receiver is an instance of owner, whose own hooks (`proxy.__getattr__(name)`) answer."""
+        found = next(((owner, m) for m in sorted(hooks) if self.find_method(owner, m) is not None), None)
+        meta = self.metaclass_of(owner) if found is None and not instance else None
+        if meta is not None:
+            found = next(((meta, m) for m in sorted(methods) if self.find_method(meta, m) is not None), None)
+        if found is None:
+            return None
+        cache = self.__dict__.setdefault("_class_level_nodes", {})
+        key = (id(read), found[1])
+        if key not in cache:
+            cls, method = found
+            args = [cst.Arg(argument)] if cls is owner else [cst.Arg(receiver), cst.Arg(argument)]
+            head = receiver if cls is owner else cst.Name(cls.name.value)
+            synthetic = cst.Call(func=self._attribute(head, method), args=args)
+            self.parents.setdefault(synthetic, self.parents.get(read))
+            cache[key] = synthetic
+        return cache[key]
+
+    def computed_protocol_read(self, call: cst.Call) -> Optional[cst.Call]:
+        """`getattr(obj, name)` ([callables] attribute_getters) with a name no constant folds: the call of the
+        method a missing attribute runs (attribute_protocol) with that name, obj's class's
+        (`proxy.__getattr__(name)`) or, obj a class itself, its metaclass's; None when there is none."""
+        protocol = self.tables.attribute_protocol
+        if not any(m in self.nodes.local_callables for m in protocol):
+            return None
+        receiver, name = call.args[0].value, call.args[1].value
+        cls = self.class_named(receiver)
+        if cls is not None:
+            return self.class_level_call(call, receiver, cls, (), protocol, name)
+        owner = self.instance_class(receiver)
+        if owner is None:
+            return None
+        return self.class_level_call(call, receiver, owner, protocol, (), name, instance=True)
 
     def _dict_subclass(self, cls: cst.ClassDef) -> bool:
         """Does cls (or a module class it inherits) subclass a dict of the tables?"""
@@ -3373,7 +3450,138 @@ class ObjectFlow:
         if out:
             return out
         named = self.class_named(expr)
-        return [named] if named is not None else []
+        return [named] if named is not None else self.computed_classes(expr)
+
+    def computed_classes(self, expr: cst.BaseExpression, depth: int = 0) -> List[cst.ClassDef]:
+        """The module classes a class-valued expression other than a class's name may be ([callables]
+        bases_attributes, base_attributes, mro_attributes, mro_functions; [conversions] class_of_*):
+        `C.__bases__[i]` (C's i-th base as written), `C.__base__`, `C.__mro__[i]` / `inspect.getmro(C)[i]`,
+        `type(obj)` / `obj.__class__` (obj's class or a subclass), a name assigned one; [] when unknown."""
+        if depth > 6:
+            return []
+        t = self.tables
+        if isinstance(expr, cst.Name):
+            if self.class_named(expr) is not None:
+                return [self.class_named(expr)]
+            out: List[cst.ClassDef] = []
+            for assignment in self.reaching(expr):
+                kind, value, path = (
+                    self.binding(assignment.node) if isinstance(assignment.node, cst.Name) else (None,) * 3
+                )
+                found = self.computed_classes(value, depth + 1) if kind == "assign" and not path else []
+                if not found:
+                    return []
+                out.extend(c for c in found if c not in out)
+            return out
+        of = self._class_of_operand(expr)
+        if of is not None:
+            return self._runtime_classes(of)
+        held = self._held_classes(expr)
+        if held:
+            return held
+        if isinstance(expr, cst.Attribute) and expr.attr.value in t.base_attributes:
+            return [b for c in self.computed_classes(expr.value, depth + 1) for b in self._written_bases(c)[:1] if b]
+        if (
+            not isinstance(expr, cst.Subscript)
+            or len(expr.slice) != 1
+            or not isinstance(expr.slice[0].slice, cst.Index)
+        ):
+            return []
+        key = expr.slice[0].slice.value
+        at = int(key.value, 0) if isinstance(key, cst.Integer) else None
+        holder = expr.value
+        if isinstance(holder, cst.Attribute) and holder.attr.value in t.bases_attributes:
+            rows = [(self._written_bases(c), True) for c in self.computed_classes(holder.value, depth + 1)]
+        elif (isinstance(holder, cst.Attribute) and holder.attr.value in t.mro_attributes) or (
+            isinstance(holder, cst.Call) and len(holder.args) == 1 and self._named_in(holder, t.mro_functions)
+        ):
+            inner = holder.value if isinstance(holder, cst.Attribute) else holder.args[0].value
+            rows = [self._written_order(c) for c in self.computed_classes(inner, depth + 1)]
+        else:
+            return []
+        out = []
+        for row, exact in rows:  # a position of an order with a library class in it: any of the order
+            picked = row if at is None or not exact else row[at : at + 1] if -len(row) <= at < len(row) else []
+            out.extend(c for c in picked if c is not None and c not in out)
+        return out
+
+    def _class_valued(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Is expr (or what a name holds) spelled as a class reached through another (computed_classes)?"""
+        if isinstance(expr, cst.Name):
+            reaching = self.reaching(expr) if depth < 4 else []
+            return bool(reaching) and all(
+                isinstance(a.node, cst.Name) and kind == "assign" and not path and self._class_valued(value, depth + 1)
+                for a in reaching
+                for kind, value, path in [self.binding(a.node) if isinstance(a.node, cst.Name) else (None,) * 3]
+            )
+        t = self.tables
+        if self._held_classes(expr):
+            return True
+        if isinstance(expr, cst.Subscript):
+            expr = expr.value
+        return (
+            self._class_of_operand(expr) is not None
+            or (
+                isinstance(expr, cst.Attribute)
+                and expr.attr.value in t.bases_attributes | t.base_attributes | t.mro_attributes
+            )
+            or (isinstance(expr, cst.Call) and self._named_in(expr, t.mro_functions))
+        )
+
+    def _held_classes(self, expr: cst.BaseExpression) -> List[cst.ClassDef]:
+        """`self.metadata_cls` when every value the family gives the attribute names a class of the module
+        (`metadata_cls = DecodeMeta` in the base, `= FallbackDecodeMeta` in a subclass): those classes."""
+        if not isinstance(expr, cst.Attribute):
+            return []
+        owner = self.instance_class(expr.value)
+        values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
+        classes = [self.class_named(v) for v in values]
+        return list(dict.fromkeys(classes)) if classes and all(classes) else []
+
+    def _first_def(self, cls: cst.ClassDef, name: str):
+        """The def (or installed lambda) of name first in cls's MRO."""
+        return next((m for m in (self.class_function(c, name) for c in self.c3_mro(cls)) if m is not None), None)
+
+    def _class_of_operand(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """obj of `type(obj)` / `obj.__class__` ([conversions] class_of_functions, class_of_attributes)."""
+        t = self.tables
+        if isinstance(expr, cst.Attribute) and expr.attr.value in t.class_of_attributes:
+            return expr.value
+        if (
+            isinstance(expr, cst.Call)
+            and len(expr.args) == 1
+            and not expr.args[0].star
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value in t.class_of_functions
+            and expr.func.value not in self.module_classes()
+        ):
+            return expr.args[0].value
+        return None
+
+    def _runtime_classes(self, obj: cst.BaseExpression) -> List[cst.ClassDef]:
+        """The classes obj may be an instance of: its known class and that class's subclasses in the module
+        (self: of the method's class, or of the class the followed calls bind self to), or its exact classes."""
+        exact = self.exact_classes(obj)
+        if exact is not None:
+            return exact
+        if isinstance(obj, cst.Name) and obj.value == "self":
+            known = self.self_class() or self.enclosing_class(obj)
+        else:
+            known = self.instance_class(obj)
+        if known is None:
+            return []
+        return [c for c in self.class_family(known) if known in self.class_mro(c)]
+
+    def _written_bases(self, cls: cst.ClassDef) -> List[Optional[cst.ClassDef]]:
+        """cls's bases by position as written: the module's class for each, None for a library one."""
+        classes = self.module_classes()
+        names = [_dotted(base.value) for base in cls.bases]
+        return [classes.get(n.rsplit(".", 1)[-1]) if n else None for n in names]
+
+    def _written_order(self, cls: cst.ClassDef) -> Tuple[List[cst.ClassDef], bool]:
+        """cls's MRO over the module's classes, and whether its positions are Python's (no library base)."""
+        order = self.c3_mro(cls)
+        return order, not any(None in self._written_bases(c) for c in order)
 
     def _mro_of(self, expr: cst.BaseExpression) -> List[cst.ClassDef]:
         t = self.tables
