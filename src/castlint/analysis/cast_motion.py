@@ -1838,9 +1838,12 @@ def _find_escaped_writer(analysis) -> str | None:
     callbacks = found["callbacks"]
     work = list(found["values"])
     held: set[str] = set()
+    sinks = analysis.derived.setdefault("cast_motion.escape_sinks", {})  # structure: kept across the fixed point
     while work:
         node, value, name = work.pop(0)
-        sink = _escape_sink(analysis, node, callbacks)
+        if id(node) not in sinks:
+            sinks[id(node)] = _escape_sink(analysis, node, callbacks)
+        sink = sinks[id(node)]
         if sink is None or not _writes(analysis, value, name):
             continue
         if isinstance(sink, tuple):
