@@ -298,9 +298,11 @@ class _Vocabulary:
         self.namespace_names = frozenset(f.rsplit(".", 1)[-1] for f in tables.namespace_constructors)
         self.generator_senders = frozenset(tables.generator_senders)  # `gen.send(pool)`: the yield's value
         # calls that run a callable they are handed (ObjectFlow.run_calls), by the last name
-        self.runners = frozenset(
-            _last_parts((*tables.runners, *tables.call_functions, *tables.made_runner_methods))
-        )  # `ctx.run(f, kv)` by its name alone (ObjectFlow.made_by tells the receiver)
+        self.runners = frozenset(_last_parts((*tables.runners, *tables.call_functions)))
+        # `ctx.run(f, kv)` only on what a runner maker made (ObjectFlow.made_by): spelled on the maker's call
+        # here (`copy_context().run(f, kv)`); through a name, _made_runners sends the file to the analysis
+        self.made_runner_methods = frozenset(tables.made_runner_methods)
+        self.runner_makers = frozenset(_last_parts(tables.runner_makers))
         self.runners_after_one = frozenset(_last_parts(tables.runners_after_one))
         self.runners_packed = frozenset(_last_parts(tables.runners_packed))
         self.runner_keywords = (
@@ -1862,6 +1864,8 @@ def _applied_calls(n: ast.Call, vocab: _Vocabulary) -> List[ast.Call]:
     keywords = [k for k in n.keywords if k.arg is not None]
     if name in vocab.runners and args:
         callee, rest = args[0], args[1:]
+    elif name in vocab.made_runner_methods and args and _made_by_runner_maker(func, vocab):
+        callee, rest = args[0], args[1:]
     elif name in vocab.runners_after_one and len(args) > 1:
         callee, rest = args[1], args[2:]
     elif name in vocab.runners_packed:
@@ -1888,6 +1892,29 @@ def _applied_calls(n: ast.Call, vocab: _Vocabulary) -> List[ast.Call]:
     else:
         return []
     return [ast.Call(func=callee, args=rest, keywords=keywords)]
+
+
+def _made_by_runner_maker(func, vocab: _Vocabulary) -> bool:
+    """`contextvars.copy_context().run`: the method of a runner maker's call, spelled on it."""
+    return (
+        type(func) is ast.Attribute
+        and type(func.value) is ast.Call
+        and _callee_name(func.value.func) in vocab.runner_makers
+    )
+
+
+def _made_runners(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
+    """Why a pool may be handed to a callable through a runner a maker made and a name holds
+    (`ctx = copy_context()`; `ctx.run(f, kv)`: ObjectFlow.run_calls follows the binding): the module calls
+    a runner maker, and a made_runner_methods call (`.run(...)`) takes a pool."""
+    makes = any(name in module.vocab.runner_makers for unit in module.units for name, receiver, _ in unit.object_calls)
+    if not makes:
+        return None
+    for unit in module.units:
+        for name, receiver, call in unit.object_calls:
+            if receiver and name in module.vocab.made_runner_methods and _tainted_args(call, unit, taint, module):
+                return f"a pool is passed to {receiver}.{name}, maybe a runner made by a runner maker"
+    return None
 
 
 def _class_spelling(node: ast.AST) -> Optional[str]:
@@ -2750,7 +2777,13 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     for unit in module.units:  # `md.ref = pool.get_key_buffer(i)` on an object made or given elsewhere
         if unit.cls is None or type(unit.node) in _DEFS:
             fed |= _pool_holding_attrs(unit.node, vocab, self_too=False)
-    why = _instance_arenas(module) or _arenas_handed_on(module) or _made_classes(module) or _class_dict_reads(module)
+    why = (
+        _instance_arenas(module)
+        or _arenas_handed_on(module)
+        or _made_classes(module)
+        or _class_dict_reads(module)
+        or _made_runners(module, taint)
+    )
     why = why or _class_level_reads(classes, vocab)
     if why:
         return why
