@@ -7,7 +7,7 @@ class SanitizingImpl:
 
     def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
         key_cache, value_cache = kv_cache.unbind(0)
-        kc = key_cache.nan_to_num().to(query.dtype)  # positive: f5 CL001 nan_to_num of the whole key cache
+        kc = key_cache.float().nan_to_num().to(query.dtype)  # positive: f5 CL001 fp32 nan_to_num of the whole key cache
         vc = value_cache.expand_as(value_cache).to(query.dtype)  # positive: f5 CL001 expand_as itself keeps the whole cache
         kn = key.nan_to_num().to(query.dtype)  # negative: the step's keys
         out = torch.zeros_like(query, dtype=torch.float32)  # negative: *_like allocation of the batch size

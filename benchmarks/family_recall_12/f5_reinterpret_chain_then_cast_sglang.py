@@ -11,6 +11,6 @@ class ArenaMLABackend:
         as_bytes = raw.view(torch.uint8)  # negative: reinterpret only
         as_fp8 = as_bytes.view(torch.float8_e4m3fn)  # negative: reinterpret only
         dense = as_fp8.to(q.dtype)  # positive: f5 CL001 conversion after a uint8 -> fp8 reinterpret chain of the whole layer
-        promoted = raw.to(torch.promote_types(raw.dtype, q.dtype))  # positive: f5 CL001 dtype from torch.promote_types (bf16)
+        promoted = raw.to(torch.promote_types(q.dtype, torch.float32))  # positive: f5 CL001 dtype from torch.promote_types (fp32)
         same = raw.to(raw.dtype)  # negative: same dtype
         return dense, promoted, same
