@@ -13,3 +13,7 @@ class PageListImpl:
         first = torch.stack(pages[:1]).half()  # negative: one page
         rep = attn_metadata.kv_seqlens.repeat_interleave(2).long()  # negative: lengths
         return k_all, v_rep, first, rep
+
+    def fill_cache(self, key, k_cache, attn_metadata):
+        k_cache[attn_metadata.fill_blocks] = key.to(k_cache.dtype)  # negative: writer of the step's keys
+        return k_cache

@@ -12,3 +12,7 @@ class SanitizingImpl:
         kn = key.nan_to_num().to(query.dtype)  # negative: the step's keys
         out = torch.zeros_like(query, dtype=torch.float32)  # negative: *_like allocation of the batch size
         return kc, vc, kn, out
+
+    def do_kv_cache_update(self, layer, key, value, kv_cache, slot_mapping):
+        key_cache, value_cache = kv_cache.unbind(0)
+        key_cache.view(-1, key.shape[-1])[slot_mapping] = key.to(key_cache.dtype)  # negative: writer of the step's keys

@@ -11,3 +11,8 @@ __all__ = ["ops", "PatchedOpsImpl"]
 
 def patched():
     return ops.dequant is fallback.dequant_torch
+
+
+def unpatch():
+    from importlib import reload
+    return reload(ops)

@@ -12,3 +12,7 @@ def kinds():
 
 def version():
     return "0"
+
+
+def name():
+    return "ops_namespace"

@@ -13,3 +13,6 @@ class NamespaceAttention:
         dense = ops.upcast(buf, self.dtype)
         offs = ops.offsets(attn_metadata.kv_cache_block_offsets)
         return q.to(self.dtype), dense, offs  # negative: batch query
+
+    def prefill(self, q, k, attn_metadata):
+        return k.to(self.dtype)  # negative: the chunk's keys
