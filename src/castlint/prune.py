@@ -1543,6 +1543,10 @@ class _Collector:
     def alias(self, targets, value: ast.AST) -> None:
         """`_up = _up_impl`, `_up = torch.compile(_up_impl)`: calls of _up run _up_impl (fn_aliases;
         `self.up = ...` under the key ".up": `self.up(kv)`, `obj.up(kv)`)."""
+        if type(value) is ast.IfExp:  # `up = _up_kernel if fast else _up_torch`: either, chosen once
+            self.alias(targets, value.body)
+            self.alias(targets, value.orelse)
+            return
         held = _stand_in_for(value, self.vocab)
         if held is None:
             return
@@ -2379,7 +2383,7 @@ class _Taint:
                 return True
         for calls in (unit.self_calls, unit.name_calls, unit.object_method_calls):
             for name, positional, keywords in calls:
-                if name in need_defs and (
+                if self._reached_defs(name, calls is unit.name_calls) & need_defs and (
                     any(self.tainted(a, unit) for _, a in positional) or any(self.tainted(a, unit) for _, a in keywords)
                 ):
                     return True
@@ -2387,6 +2391,13 @@ class _Taint:
             if not isinstance(target, list) and target in need_defs and any(self.tainted(x, unit) for x in xs):
                 return True
         return any(self.returns.get(name) for name in unit.defs & need_returns)
+
+    def _reached_defs(self, name: str, plain: bool) -> Set[str]:
+        """The def names a call `name(...)` runs: a construction `C(...)` of a class of the module runs
+        its `__init__` (and a base's: `_callees`), whose parameters then hold what the call passes."""
+        if plain and name in self.classes:
+            return {name, "__init__"}
+        return {name}
 
     # -- in statement order, as the analysis reads names ------------------------------
     def cast_levels(self, refs: _Refs, path, unit: _Unit, depth: int = 0) -> int:

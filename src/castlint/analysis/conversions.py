@@ -1006,7 +1006,8 @@ class ConversionQueries:
             cls = self.enclosing_class(buffer)
             return list(self.self_attr_values(cls, buffer.attr.value)) if cls is not None else None
         if isinstance(buffer, cst.Name):
-            return self._container_sources(buffer, 0)
+            found = self._container_sources(buffer, 0)
+            return [v for v in found if not self.slice_filled(v)] if found else found
         return None
 
     def _converted_dtype_expr(self, call: cst.Call) -> Optional[cst.BaseExpression]:

@@ -4449,9 +4449,13 @@ class ObjectFlow:
         index = self.__dict__.get("_filled_index")
         if index is None:
             index = self.__dict__["_filled_index"] = {}
+            sliced = self.__dict__["_slice_filled"] = set()
             for target, value in self.nodes.name_item_assignments:
                 key = (id(self._filled_scope(target.value)), target.value.value)
-                index.setdefault(key, []).append(self._held_list(value))
+                held = self._held_list(value)
+                index.setdefault(key, []).append(held)
+                if any(isinstance(e.slice, cst.Slice) for e in target.slice):
+                    sliced.add(id(held))  # `buf[:] = v`: a copy into a tensor too (slice_filled)
             for target, value in self.nodes.nested_item_assignments:  # `d.setdefault(g, {})[k] = v`
                 holder, levels = self.store_root(target.value)
                 if levels and isinstance(holder, cst.Name):
@@ -4482,6 +4486,11 @@ class ObjectFlow:
                     stored = value if kind == "many" else self._held_list(value)
                     index.setdefault(key, []).append(self._nested_list(stored, levels))
         return index.get((id(self._filled_scope(name)), name.value), [])
+
+    def slice_filled(self, value: cst.BaseExpression) -> bool:
+        """Is value one filled_values gives for a slice store (`buf[:] = v`)? Into a tensor that is a
+        copy, which keeps the destination's dtype: not what the destination is."""
+        return id(value) in self.__dict__.get("_slice_filled", ())
 
     def _filled_scope(self, name: cst.Name):
         """The function a container's name is local to; None for a module-level container that functions
