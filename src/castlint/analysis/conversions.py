@@ -141,9 +141,12 @@ class ConversionQueries:
         """(callee, bound arguments, skip_self, env) for what a call reaches: a def, method or
         lambda of the module (return_targets), or a held callable (a lambda, a closure, a
         partial of anything, getattr of a method, an unbound tensor method)."""
-        out = [(target, (), skip, env) for target, skip, env in self.return_targets(call)]
-        if isinstance(call.func, cst.Attribute) and self.find_method_for(call) is not None:
-            return out
+        if self.called_property(call.func):
+            out = []  # the getter runs on the read; the call runs what it returns
+        else:
+            out = [(target, (), skip, env) for target, skip, env in self.return_targets(call)]
+            if isinstance(call.func, cst.Attribute) and self.find_method_for(call) is not None:
+                return out
         for form, bound in self.callable_values(call.func):
             if isinstance(form, tuple) and form[0] == "closure":
                 _, inner, env, skip = form
@@ -155,6 +158,23 @@ class ConversionQueries:
             ):
                 out.append((form, tuple(bound), False, None))
         return out
+
+    def called_property(self, func: cst.BaseExpression) -> bool:
+        """Is func (`self.to_compute` of `self.to_compute(kv, d)`) a property of the receiver's class?
+        Calling it calls what its getter returns (a lambda, a def, a closure)."""
+        if not isinstance(func, cst.Attribute) or func.attr.value not in self._property_names():
+            return False
+        owner = self.instance_class(func.value)
+        return owner is not None and self.property_getter(owner, func.attr.value) is not None
+
+    def _property_names(self) -> set:
+        found = self.__dict__.get("_property_name_set")
+        if found is None:
+            found = self._property_name_set = set()
+            for cls in self.module_classes().values():
+                found.update(name for name, m in self.class_methods(cls).items() if self.is_property(m))
+                found.update(self.called_properties(cls))
+        return found
 
     def find_method_for(self, call: cst.Call):
         """The method `obj.m(...)` runs when obj's class is known, else None."""
@@ -732,6 +752,13 @@ class ConversionQueries:
                     continue
                 if isinstance(func, cst.Subscript):  # `self.converters[fmt](pool)`: any entry the table holds
                     self._add_value_call(index, call, func)
+                    continue
+                if self.called_property(func):  # `self.to_compute(kv, d)`: a callable the getter returns
+                    for form, bound in self.callable_values(func):
+                        for target, skip, env in () if bound else self._function_values(form):
+                            entries = index.setdefault(id(target), [])
+                            if not any(c is call for c, _, _ in entries):
+                                entries.append((call, skip, env))
                     continue
                 if not isinstance(func, cst.Name):
                     continue

@@ -3201,7 +3201,10 @@ class ObjectFlow:
                     return [(("closure", node, None, self.method_class(node) is not None), ())]
         elif isinstance(func, cst.Attribute):
             owner = self.instance_class(func.value, depth + 1)
-            if owner is not None and self.find_method(owner, func.attr.value) is None:
+            getter = self.property_getter(owner, func.attr.value) if owner is not None else None
+            if getter is not None:  # `self.to_compute(kv, d)` of a property: a callable its getter returns
+                values.extend(self.function_returns(getter))
+            elif owner is not None and self.find_method(owner, func.attr.value) is None:
                 values.extend(self.instance_attr_values(owner, func.attr.value))
         elif isinstance(func, cst.Call):
             values.append(func)
