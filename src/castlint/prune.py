@@ -1775,6 +1775,8 @@ class _Collector:
         unit.copies.append(self.refs(source))
         unit.calls_made.update(_called_methods(source))  # `mgr.get_buffers(i)`: its dtype is what it returns
         attrs = _self_attrs(buffer)  # the buffer's allocated dtype
+        if type(buffer) is ast.Name:  # `mirror = self.mirrors.get(name)`: any self.x of the unit may hold it
+            attrs = _self_attrs(unit.node)
         if attrs:
             unit.kind_attrs.append((unit.copies[-1], attrs))
         while type(buffer) is ast.Subscript:

@@ -332,6 +332,7 @@ class Tables:
     property_getter_keywords: set = field(default_factory=set)  # [callables] property_getter_keywords: fget
     property_getter_calls: set = field(default_factory=set)  # [callables] property_getter_calls: fget, __get__
     context_values: set = field(default_factory=set)  # [callables] context_values: contextlib.nullcontext
+    self_entering_contexts: set = field(default_factory=set)  # [callables]: `with ExitStack() as stack`
     context_enterers: set = field(default_factory=set)  # [callables] context_enterers: ExitStack.enter_context
     context_protocol: set = field(default_factory=set)  # [callables] context_protocol: __enter__
     context_generators: set = field(default_factory=set)  # [callables] context_generators: contextmanager
@@ -911,6 +912,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "property_getter_keywords": "property_getter_keywords",
             "property_getter_calls": "property_getter_calls",
             "context_values": "context_values",
+            "self_entering_contexts": "self_entering_contexts",
             "context_enterers": "context_enterers",
             "context_protocol": "context_protocol",
             "context_generators": "context_generators",

@@ -996,12 +996,23 @@ class ConversionQueries:
         for value in values or ():
             if isinstance(value, cst.Call):
                 dtype = self.allocated_dtype_expr(value) or self._converted_dtype_expr(value)
+                if dtype is None:  # `self.mirrors.get(name)`: an element the container holds
+                    dtype = self._taken_dtype_expr(value, depth)
             else:
                 dtype = self.buffer_dtype_expr(value, depth + 1)
             if dtype is None or self._on_host(dtype):
                 return None
             dtypes.append(dtype)
         if dtypes and all(self.code(d) == self.code(dtypes[0]) for d in dtypes):
+            return dtypes[0]
+        return None
+
+    def _taken_dtype_expr(self, call: cst.Call, depth: int) -> Optional[cst.BaseExpression]:
+        """The dtype every element a container method takes may hold (`d.get(k)`, `ring.popleft()`), as
+        buffer_dtype_expr reads it; None when not such a call or some element's dtype is not shown."""
+        taken = self._taken_elements(call, depth + 1)
+        dtypes = [self.buffer_dtype_expr(value, depth + 1) for value in taken or ()]
+        if dtypes and all(d is not None and self.code(d) == self.code(dtypes[0]) for d in dtypes):
             return dtypes[0]
         return None
 
@@ -1033,9 +1044,24 @@ class ConversionQueries:
             cls = self.enclosing_class(buffer)
             return list(self.self_attr_values(cls, buffer.attr.value)) if cls is not None else None
         if isinstance(buffer, cst.Name):
-            found = self._container_sources(buffer, 0)
+            found = self._container_sources(buffer, 0) or self._passed_buffers(buffer)
             return [v for v in found if not self.slice_filled(v)] if found else found
         return None
+
+    def _passed_buffers(self, name: cst.Name) -> Optional[list]:
+        """What the calls of a helper pass for its parameter name, runs of it as a value included
+        (`stack.callback(_mirror, mirror, kv)`, `executor.submit(f, buf, kv)`): the buffers a copy
+        destination may be; None when name is not only a parameter or no call shows one."""
+        values = []
+        for assignment in self.reaching(name):
+            param = assignment.node if isinstance(assignment.node, cst.Param) else self.parents.get(assignment.node)
+            if not isinstance(param, cst.Param) or param.star or param.default is not None:
+                return None
+            passed = self.passed_arguments(param)
+            if not passed:
+                return None
+            values.extend(passed)
+        return values or None
 
     def _converted_dtype_expr(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         """The dtype expression of a dtype cast (`x.to(torch.float16)`, `x.to(dtype=d)`, `x.half()`):

@@ -1366,6 +1366,8 @@ class ObjectFlow:
                 and self.qualified(cm) in t.context_values
             ):
                 found = cm.args[0].value
+            elif self.qualified(cm) in t.self_entering_contexts:
+                found = cm  # `with ExitStack() as stack`: the manager itself
             else:
                 generators = [
                     target
