@@ -778,6 +778,43 @@ def _parameter(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Optional[c
     return None
 
 
+def _passed_or_default(analysis: ModuleAnalysis, caller: cst.Call, owner, param: cst.Param, skip: bool):
+    """What caller passes for param, else param's default when the call leaves it out: every
+    argument shown (a `*args` of one tuple display of known length, no `**`), none of them reaching
+    param's position or naming it (`update(*args)` with `kv_data_type=torch.bfloat16` in the signature)."""
+    passed = analysis._argument_for(caller, owner, param, skip_self=skip)
+    if passed is not None or param.default is None or param.star:
+        return passed
+    count = 0
+    for arg in caller.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == param.name.value:
+                return None
+        elif arg.star == "**":
+            return None
+        elif arg.star == "*":
+            shown = _shown_length(analysis, arg.value)
+            if shown is None:
+                return None
+            count += shown
+        else:
+            count += 1
+    positional = [*owner.params.posonly_params, *owner.params.params]
+    if param not in positional:
+        return param.default if param in owner.params.kwonly_params else None
+    return param.default if positional.index(param) - int(skip) >= count else None
+
+
+def _shown_length(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Optional[int]:
+    """The length of what `*expr` spreads, when the file shows it as one tuple or list display."""
+    sources = [expr] if isinstance(expr, (cst.Tuple, cst.List)) else (analysis._container_sources(expr, 0) or [])
+    if len(sources) != 1 or not isinstance(sources[0], (cst.Tuple, cst.List)):
+        return None
+    if any(isinstance(e, cst.StarredElement) for e in sources[0].elements):
+        return None
+    return len(sources[0].elements)
+
+
 def dtypes_from_callers(
     analysis: ModuleAnalysis, call: cst.Call, q_arg: cst.BaseExpression, kv_arg: cst.BaseExpression, depth: int = 0
 ) -> List[Tuple[cst.Call, tuple, tuple]]:
@@ -796,13 +833,16 @@ def dtypes_from_callers(
         return []
     out = []
     for caller, skip, _ in analysis._callers_of(owner):
-        q_value = q_arg if q_param is None else analysis._argument_for(caller, owner, q_param, skip_self=skip)
-        kv_value = kv_arg if kv_param is None else analysis._argument_for(caller, owner, kv_param, skip_self=skip)
+        q_value = q_arg if q_param is None else _passed_or_default(analysis, caller, owner, q_param, skip)
+        kv_value = kv_arg if kv_param is None else _passed_or_default(analysis, caller, owner, kv_param, skip)
         if q_value is None or kv_value is None:
             continue  # a default or a star argument: unknown here
         further = dtypes_from_callers(analysis, caller, q_value, kv_value, depth + 1)
         if further:
             out.extend(further)
         else:
-            out.append((caller, analysis.resolve_value(q_value), analysis.resolve_value(kv_value)))
+            # both from the signature's defaults: the helper's own plan forces them, reported there
+            defaulted = all(p is None or v is p.default for p, v in ((q_param, q_value), (kv_param, kv_value)))
+            at = call if defaulted else caller
+            out.append((at, analysis.resolve_value(q_value), analysis.resolve_value(kv_value)))
     return out

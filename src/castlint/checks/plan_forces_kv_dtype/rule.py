@@ -123,7 +123,11 @@ class PlanForcesKvDtype(Rule):
                 if q_src != kv_src:
                     # a plan helper given its dtypes: reported at each caller that passes kv as q
                     for caller, q_from, kv_from in dtypes_from_callers(analysis, original, q_arg, kv_arg):
-                        if q_from == kv_from and id(caller) not in helped and match_wrapper(analysis, caller) is None:
+                        if (
+                            q_from == kv_from
+                            and id(caller) not in helped
+                            and (caller is original or match_wrapper(analysis, caller) is None)
+                        ):
                             helped.add(id(caller))
                             findings.append(
                                 self.finding(
