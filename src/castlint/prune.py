@@ -1384,6 +1384,8 @@ def _collect(
         elif t is ast.Global:
             unit.globals.update(n.names)
         elif t is ast.Lambda or t is ast.ClassDef:
+            if t is ast.Lambda:
+                collector.defaults(n.args)
             if n is not root:
                 owner = None
             if t is ast.Lambda:
@@ -1598,6 +1600,7 @@ class _Collector:
 
     def define(self, n) -> None:
         _register(self.unit, n.name, n.args, self.params, n is self.method_node, self.vocab)
+        self.defaults(n.args)
         self.unit.returns.setdefault(n.name, [])
         for decorator in n.decorator_list:  # an overload of a generic function: its calls reach this def
             head = decorator.func if type(decorator) is ast.Call else decorator
@@ -1725,6 +1728,14 @@ class _Collector:
                 unit.assigns.append(({holder.id}, set(), self.stored(value), level))
                 in_layers = path and any(id(block) in self.layer_loops for block, _, _ in path)
                 unit.name_stores.append((holder.id, self.stored(value) if in_layers else self.refs(value)))
+
+    def defaults(self, args: ast.arguments) -> None:
+        """A parameter holds its default when a call leaves it out (`lambda b=mgr.get_buffers(i): b.to(dt)`)."""
+        positional = args.posonlyargs + args.args
+        pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults))
+        pairs += [(p, d) for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        for param, default in pairs:
+            self.unit.assigns.append(({param.arg}, set(), self.refs(default), KEEP))
 
     def lambda_call(self, func: ast.Lambda, n: ast.Call) -> None:
         """A lambda called where it is made (or by a runner): its parameters are names of this unit."""

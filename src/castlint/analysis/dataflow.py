@@ -172,6 +172,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         self._anc_ids: Dict[int, frozenset] = {}
         self._kind_cache: Dict[Tuple[str, int], str] = {}
         self._held_params: set = set()  # names of the parameters some binding hands a callable
+        self._callerless: set = set()  # ids of the stand-in calls that pass nothing, defaults included
 
     # -- words from the tables ----------------------------------------------
     def _has_word(self, text: str, words: Sequence[str]) -> bool:
@@ -564,7 +565,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             try:
                 for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params):
                     argument = self._argument_for(call, init, param, skip_self=True)
-                    bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+                    bindings[id(param)] = self._passed_origin(call, argument, param, depth)
             finally:
                 self._bindings.pop()
             self._origin_cache = {}
@@ -3484,22 +3485,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if self._user_container_self(owner, param):  # `self[i]` of a UserList subclass: what it holds
                     best = max(best, self._user_container_origin(cls, depth))
         name = param.name.value
-        for call in self._calls_by_name().get(id(owner), ()):
-            argument = self._argument_for(call, owner, param, skip_self=False)
-            if argument is not None:
-                best = max(best, self.origin(argument, depth))
-        for call in self._object_calls(owner) + self.super_calls(owner):
-            argument = self._argument_for(call, owner, param, skip_self=True)
-            if argument is not None:
-                best = max(best, self.origin(argument, depth))
-        for call in self._explicit_self_calls(owner):  # `Base.m(self, kv)`: self passed as an argument
-            argument = self._argument_for(call, owner, param, skip_self=False)
-            if argument is not None:
-                best = max(best, self.origin(argument, depth))
-        for call, skip, _ in self.value_callers().get(id(owner), ()):  # run as a value: a hook, a visitor
+        calls = [(call, False) for call in self._calls_by_name().get(id(owner), ())]
+        calls += [(call, True) for call in self._object_calls(owner) + self.super_calls(owner)]
+        calls += [(call, False) for call in self._explicit_self_calls(owner)]  # `Base.m(self, kv)`
+        calls += [(call, skip) for call, skip, _ in self.value_callers().get(id(owner), ())]  # a hook, a visitor
+        omitted = not calls and not self._mapped_calls().get(id(owner))
+        for call, skip in calls:
             argument = self._argument_for(call, owner, param, skip_self=skip)
+            omitted = omitted or argument is None
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
+        if omitted and param.default is not None:  # `lambda b=mgr.get_buffers(i): ...` called as `fns[i]()`
+            best = max(best, self.origin(param.default, depth + 1))
         if isinstance(owner, cst.FunctionDef) and param is owner.params.star_arg:
             best = max(best, self._star_param_origin(owner, depth))
         if best == Origin.OTHER and name in self.tables.cache_parameter_names and not self._has_callers(owner):
@@ -4044,7 +4041,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             argument = self._argument_for(call, target, param, skip_self)
             if argument is None and skip_self and self._user_container_self(target, param):
                 continue  # `self[i]` of a UserList subclass: what its instances hold (_param_origin)
-            bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+            bindings[id(param)] = self._passed_origin(call, argument, param, depth)
             if argument is not None:
                 bindings[("arg", id(param))] = argument  # what a call of the parameter calls (ObjectFlow)
             held = self.held_value(argument) if argument is not None else ()
@@ -4082,6 +4079,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if not any(a.star == "**" for a in call.args):
                 bindings[("**", id(params.star_kwarg))] = tuple(sorted(extra, key=lambda e: e[0]))
         return bindings
+
+    def _passed_origin(self, call: cst.Call, argument, param: cst.Param, depth: int) -> Origin:
+        """The origin of what a call passes for param; left out, its default's (the value made with the def:
+        `lambda b=mgr.get_buffers(i): b.to(dt)` called as `fns[i]()` converts that layer); not under a
+        callerless call (_callerless: what the parameters hold with no call but the conventions')."""
+        if argument is None:
+            given = param.default is not None and id(call) not in self._callerless
+            return self.origin(param.default, depth) if given else Origin.OTHER
+        return self.origin(argument, depth)
 
     def _receiver_slot(self, call: cst.Call, target, skip_self: bool, depth: int) -> list:
         """[(origin, held)] of the receiver a method call hands a def with no named positional

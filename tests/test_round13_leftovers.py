@@ -1,0 +1,94 @@
+"""Issue 19, round 13, leftovers of family_recall_11 (f3, f4, f7), in sglang, vLLM, lmdeploy and TRT-LLM
+styles other than the corpus's:
+- a parameter's default is what a call that leaves it out passes (`lambda b=mgr.get_buffers(i): b.to(dt)`
+  stored in __init__ and called from forward; a nested def with a pool default);
+Each positive has look-alikes beside it (gathers, lengths, scales, the query, one-time setup); the pruned
+analysis gives the whole file's findings, with and without filler."""
+
+from __future__ import annotations
+
+import pytest
+
+from castlint.tables import load_tables
+from marked_cases import FILLER
+from marked_cases import check as _check
+from test_call_indirection_11 import _findings, _marked, _own_tree_cache, _write  # noqa: F401
+
+TABLES = load_tables()
+
+CASES = {
+    "default_bound_layer_sglang": """\
+import torch
+
+
+class BoundDefaultsBackend:
+    def __init__(self, model_runner):
+        pool = model_runner.token_to_kv_pool
+        self.dtype = model_runner.dtype
+        self.widen = {
+            lid: (lambda kb=pool.get_key_buffer(lid), dt=self.dtype: kb.to(dt))  # positive: CL001
+            for lid in range(model_runner.num_layers)
+        }
+        self.lens = lambda n=model_runner.req_to_token_pool.req_to_token: n.to(torch.int32)  # negative: a table
+        self.sized = lambda dt=torch.float32: torch.zeros(8).to(dt)  # negative: a fresh tensor
+        self.once = pool.get_value_buffer(0).float()  # negative: converted once in __init__
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        dense = self.widen[layer.layer_id]()
+        lens = self.lens()
+        return dense, lens, self.sized(), q.to(self.dtype)  # negative: the query
+""",
+    "default_given_by_every_call_vllm": """\
+import torch
+
+
+class PassedOverDefault:
+    def __init__(self, kv_caches):
+        self.kv_caches = kv_caches
+        self.rows = lambda t=kv_caches[0]: t.to(torch.bfloat16)  # negative: every call passes rows
+
+    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+        got = self.rows(kv_cache[:, attn_metadata.block_table[0]])
+        return got, query.float()  # negative: the query
+""",
+    "nested_def_default_lmdeploy": """\
+import torch
+
+
+class DefaultHelperImpl:
+    def forward(self, query, key, value, k_cache, v_cache, attn_metadata, k_scales_zeros=None, v_scales_zeros=None):
+        def dense(cache=k_cache, dt=query.dtype):
+            return cache.to(dt)  # positive: CL001
+
+        def gathered(cache=v_cache, idx=attn_metadata.block_offsets):
+            return cache[idx].to(query.dtype)  # negative: the step's blocks gathered first
+
+        def scaled(s=k_scales_zeros):
+            return s.float()  # negative: the scales
+
+        return dense(), gathered(), scaled()
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_marked_lines(tmp_path, name):
+    path = tmp_path / f"{name}.py"
+    path.write_text(CASES[name])
+    lines = CASES[name].splitlines()
+    found = {(code, line) for code, line, _ in _check(path, False)}
+    positives = {
+        (text.split("# positive: ")[1].split()[0], i) for i, text in enumerate(lines, 1) if "# positive" in text
+    }
+    negatives = {i for i, text in enumerate(lines, 1) if "# negative" in text}
+    assert negatives
+    assert positives - found == set()
+    assert {line for _, line in found} & negatives == set()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("filler", [False, True], ids=["as-is", "with-filler"])
+def test_pruned_is_whole(tmp_path, name, filler):
+    path = tmp_path / f"{name}.py"
+    path.write_text(CASES[name] + (FILLER if filler else ""))
+    assert _check(path, True) == _check(path, False)
