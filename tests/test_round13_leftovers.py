@@ -2,6 +2,9 @@
 styles other than the corpus's:
 - a parameter's default is what a call that leaves it out passes (`lambda b=mgr.get_buffers(i): b.to(dt)`
   stored in __init__ and called from forward; a nested def with a pool default);
+- an allocation whose shape is one object the file does not spell (`torch.zeros(spec.shape)`,
+  `torch.empty(backend.get_kv_cache_shape(...))`): its slots may be dimension 1 (vLLM's (2, num_blocks, ...)),
+  so `cache[:, -w:]` / `cache[:, :n]` are windows of blocks; a spelled shape keeps dimension 0 as the slots;
 Each positive has look-alikes beside it (gathers, lengths, scales, the query, one-time setup); the pruned
 analysis gives the whole file's findings, with and without filler."""
 
@@ -67,6 +70,29 @@ class DefaultHelperImpl:
             return s.float()  # negative: the scales
 
         return dense(), gathered(), scaled()
+""",
+    "opaque_shape_windows_vllm": """\
+import torch
+
+
+class SpecShapedRunner:
+    def initialize_kv_cache(self, kv_cache_config):
+        self.caches = {}
+        self.kv_buffer = torch.zeros(kv_cache_config.num_blocks, 16, 8, 128, dtype=torch.float8_e4m3fn)
+        for spec in kv_cache_config.kv_cache_specs:
+            shape = self.attn_backend.get_kv_cache_shape(spec.num_blocks, spec.block_size, 8, 128)
+            self.caches[spec.layer_name] = torch.empty(shape, dtype=torch.float8_e4m3fn)
+
+    def execute_model(self, scheduler_output, intermediate_tensors=None):
+        out = []
+        for name, cache in self.caches.items():
+            out.append(cache.to(torch.bfloat16))  # positive: CL001
+            out.append(cache[:, -scheduler_output.window :].to(torch.bfloat16))  # negative: the last blocks
+            out.append(cache[:, : scheduler_output.num_used_blocks].float())  # negative: the first blocks
+            out.append(cache[:, :, :, :64].half())  # positive: CL001
+        heads = self.kv_buffer[:, -4:].to(torch.bfloat16)  # positive: CL001
+        tail = self.kv_buffer[-scheduler_output.total_num_scheduled_tokens :].float()  # negative: the last tokens
+        return out, heads, tail
 """,
 }
 

@@ -1669,12 +1669,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 and len(elements) > 1
                 and (
                     self.planes_first(holder)
-                    or (isinstance(elements[1].slice, cst.Slice) and self.from_convention(holder))
+                    or (
+                        isinstance(elements[1].slice, cst.Slice)
+                        and (self.from_convention(holder) or self.planes_first(holder, layout="opaque"))
+                    )
                 )
             ):
                 # `cache[:, :n_used]` of a (2, num_blocks, ...) allocation, or of a cache an engine hands
-                # over, sliced next (`kv_cache[:, 0]` is a plane of its [num_blocks, 2, ...] layout): every
-                # plane, and the blocks (the dimension after the planes) decide
+                # over or allocated with a shape object (the slots may be dimension 1), sliced next
+                # (`kv_cache[:, 0]` is a plane of its [num_blocks, 2, ...] layout): every plane, and the
+                # blocks (the dimension after the planes) decide
                 return self._token_subscript(base, elements[1:])
             return self._later_dimensions(base, elements[position + 1 :])
         return base
@@ -1696,22 +1700,32 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return Origin.GATHERED
         return base
 
-    def planes_first(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    def planes_first(self, expr: cst.BaseExpression, depth: int = 0, layout: str = "planes") -> bool:
         """Is expr one element of a per-layer container the class allocates with a literal count
         of planes first (`self.kv = [torch.zeros((2, size + 1, h, d)) for _ in ...]`; `self.kv[i]`,
-        through names bound once)? Then a constant index picks a plane (K or V) of every token."""
+        through names bound once)? Then a constant index picks a plane (K or V) of every token. layout
+        "opaque": allocations with a shape object the file does not spell (`torch.zeros(spec.shape)`)."""
         if depth > 4:
             return False
         if isinstance(expr, cst.Name):
-            values = []
+            values, stored = [], []
             for assignment in self.reaching(expr):
                 kind, value, path = (
                     self.binding(assignment.node) if isinstance(assignment.node, cst.Name) else (None,) * 3
                 )
+                if kind == "for":  # `for name, cache in self.caches.items()`: the values stored there
+                    elements = self._iterated_elements(value, path, depth)
+                    if not elements or any(e is None for e in elements):
+                        return False
+                    stored.extend(elements)
+                    continue
                 if kind != "assign" or path:
                     return False
                 values.append(value)
-            return bool(values) and all(self.planes_first(v, depth + 1) for v in values)
+            return bool(values or stored) and (
+                all(self.planes_first(v, depth + 1, layout) for v in values)
+                and all(self._planes_value(v, depth + 1, layout) for v in stored)
+            )
         if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1):
             return False
         if not isinstance(expr.value, cst.Attribute) or not self._self_held(expr.value):
@@ -1721,13 +1735,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             constant = isinstance(key, cst.Index) and isinstance(key.value, cst.Integer)
             index = key.value.evaluated_value if constant else None
             values = self.element_values(expr.value, index)
-            return bool(values) and all(self._planes_value(v, depth + 1) for v in values)
+            return bool(values) and all(self._planes_value(v, depth + 1, layout) for v in values)
         holder = expr.value
         if not (isinstance(holder.value, cst.Name) and holder.value.value == "self"):
             return False
         cls = self.enclosing_class(holder)
         values = self.self_attr_values(cls, holder.attr.value) if cls is not None else []
-        return bool(values) and all(self._planes_allocation(v) for v in values)
+        return bool(values) and all(self._planes_allocation(v, False, layout) for v in values)
 
     def _self_held(self, holder: cst.Attribute) -> bool:
         """`self.x` whose class assigns it a comprehension (planes_first's first form)."""
@@ -1737,7 +1751,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         values = self.self_attr_values(cls, holder.attr.value) if cls is not None else []
         return any(isinstance(v, (cst.ListComp, cst.GeneratorExp, cst.DictComp)) for v in values)
 
-    def _planes_value(self, value: cst.BaseExpression, depth: int) -> bool:
+    def _planes_value(self, value: cst.BaseExpression, depth: int, layout: str = "planes") -> bool:
         """Is value (through names bound once) an allocation with a literal count of planes first?"""
         if isinstance(value, cst.Name) and depth <= 4:
             found = []
@@ -1746,10 +1760,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if kind != "assign" or path:
                     return False
                 found.append(v)
-            return bool(found) and all(self._planes_value(v, depth + 1) for v in found)
-        return isinstance(value, cst.Call) and self._planes_allocation(value, direct=True)
+            return bool(found) and all(self._planes_value(v, depth + 1, layout) for v in found)
+        return isinstance(value, cst.Call) and self._planes_allocation(value, True, layout)
 
-    def _planes_allocation(self, value: cst.BaseExpression, direct: bool = False) -> bool:
+    def _planes_allocation(self, value: cst.BaseExpression, direct: bool = False, layout: str = "planes") -> bool:
         if direct:
             pass
         elif isinstance(value, (cst.ListComp, cst.GeneratorExp)):
@@ -1760,6 +1774,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return False
         if not isinstance(value, cst.Call) or self.allocation_kind(value) is None:
             return False
+        if layout == "opaque":
+            return self._opaque_shape(value)
         size = self._first_positional(value.args)
         if isinstance(size, cst.Name):
             found = [
@@ -1779,6 +1795,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             and not isinstance(second, cst.Integer)
             and not (self._identifiers_parts(second) & self.tables.batch_words)
         )
+
+    def _opaque_shape(self, call: cst.Call) -> bool:
+        """Is an allocation's shape one object the file does not spell (`torch.zeros(spec.shape)`,
+        `torch.empty(backend.get_kv_cache_shape(...))`)? Then which dimension holds the slots is unknown."""
+        if (dotted(call.func) or "").endswith("_like"):
+            return False
+        sizes = [a.value for a in call.args if (a.keyword is None and not a.star) or self._is_size_keyword(a)]
+        return len(sizes) == 1 and not isinstance(self._bound_shape(sizes[0]), (cst.Tuple, cst.List, cst.Integer))
+
+    @staticmethod
+    def _is_size_keyword(arg: cst.Arg) -> bool:
+        return arg.keyword is not None and arg.keyword.value == "size"
 
     def _identifiers_parts(self, expr: cst.BaseExpression) -> set:
         parts = set()
