@@ -5,6 +5,10 @@ styles other than the corpus's:
 - an allocation whose shape is one object the file does not spell (`torch.zeros(spec.shape)`,
   `torch.empty(backend.get_kv_cache_shape(...))`): its slots may be dimension 1 (vLLM's (2, num_blocks, ...)),
   so `cache[:, -w:]` / `cache[:, :n]` are windows of blocks; a spelled shape keeps dimension 0 as the slots;
+- lists of per-stage lists (`[[] for _ in range(pp)]` filled by `.append` or by a store of a list into an
+  element) read by stage then layer, and sliced (a slice of a Python list keeps its elements), where the
+  attribute is also set to None first (a None value hides nothing); an accessor's receiver passed to a
+  method of the class (`self._bind(metadata.kv_cache_manager)`) is spelled by what the call passes;
 Each positive has look-alikes beside it (gathers, lengths, scales, the query, one-time setup); the pruned
 analysis gives the whole file's findings, with and without filler."""
 
@@ -93,6 +97,57 @@ class SpecShapedRunner:
         heads = self.kv_buffer[:, -4:].to(torch.bfloat16)  # positive: CL001
         tail = self.kv_buffer[-scheduler_output.total_num_scheduled_tokens :].float()  # negative: the last tokens
         return out, heads, tail
+""",
+    "stage_lists_append_sglang": """\
+import torch
+
+
+class StagedLayerBackend:
+    def __init__(self, model_runner):
+        self.per_stage = None
+        self.pp_rank = model_runner.pp_rank
+        self.lens_per_stage = None
+
+    def _fill(self, pool, stages, per):
+        self.per_stage = [[] for _ in range(stages)]
+        self.lens_per_stage = [[] for _ in range(stages)]
+        for s in range(stages):
+            for j in range(per):
+                self.per_stage[s].append(pool.get_key_buffer(s * per + j))
+                self.lens_per_stage[s].append(torch.zeros(8, dtype=torch.int64))
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        if self.per_stage is None:
+            self._fill(forward_batch.token_to_kv_pool, 4, 8)
+        mine = self.per_stage[self.pp_rank]
+        whole = mine[layer.layer_id % 8].to(q.dtype)  # positive: CL001
+        head = [t.float() for t in mine[:2]]  # positive: CL001
+        rows = [t[forward_batch.out_cache_loc].to(q.dtype) for t in mine[1:]]  # negative: rows gathered
+        lens = [n.to(torch.int32) for n in self.lens_per_stage[self.pp_rank][:1]]  # negative: lengths
+        tail = self.per_stage[self.pp_rank][0][:8].to(q.dtype)  # negative: the first rows only
+        return whole, head, rows, lens, tail
+""",
+    "stage_dict_lists_trtllm": """\
+import torch
+
+
+class StageTableAttention:
+    def __init__(self, layer_idx, pp_rank):
+        self.layer_idx = layer_idx
+        self.pp_rank = pp_rank
+        self.table = None
+
+    def _bind(self, manager, stages, per):
+        if self.table is None:
+            self.table = {s: [] for s in range(stages)}
+            self.table[self.pp_rank] = [manager.get_buffers(self.pp_rank * per + j) for j in range(per)]
+
+    def forward(self, q, k, v, metadata, **kwargs):
+        self._bind(metadata.kv_cache_manager, metadata.pp_size, metadata.layers_per_stage)
+        first = [b.to(q.dtype) for b in self.table[self.pp_rank][-1:]]  # positive: CL001
+        pool = metadata.kv_cache_manager.get_buffers(self.layer_idx)
+        chunks = [c.to(q.dtype) for c in pool[: metadata.num_ctx_tokens]]  # negative: rows of the step's window
+        return first, chunks, k.to(q.dtype)  # negative: the step's keys
 """,
 }
 

@@ -1085,7 +1085,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if isinstance(param, cst.Param):
                 owner = self._param_owner(param)
                 calls = list(self._calls_by_name().get(id(owner), ())) + self._object_calls(owner)
-                skip = self.method_class(owner) is not None if isinstance(owner, cst.FunctionDef) else False
+                cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
+                skip = cls is not None
+                if cls is not None:  # `self._bind(metadata.kv_cache_manager, ...)` in the class
+                    self._index_class(cls)
+                    calls += self._method_calls.get((id(cls), owner.name.value), [])
                 for site in calls:
                     argument = self._argument_for(site, owner, param, skip_self=skip)
                     if argument is not None:
@@ -2745,7 +2749,24 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             elements = self.element_values(iterable, None)
             if elements:
                 origin = max(origin, max(self._unpacked(e, path, depth) for e in elements))
+        if origin < Origin.POOL and self._list_slice(iterable):
+            # `for b in self.stage_bufs[r][:1]`: a slice of a Python list the file builds keeps its elements
+            elements = self.element_values(iterable.value, None)
+            if elements:
+                origin = max(origin, max(self._unpacked(e, path, depth) for e in elements))
         return origin
+
+    def _list_slice(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a slice (`xs[:1]`, `xs[a:b]`) of a list or tuple the file builds (displays and
+        comprehensions only, through names, attributes and subscripts; a None it is set to aside)?"""
+        sliced = isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice)
+        return sliced and self._built_list(expr.value, 0)
+
+    def _built_list(self, expr: cst.BaseExpression, depth: int) -> bool:
+        if depth > 4 or not isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript)):
+            return False
+        values = [v for v in self._container_sources(expr, depth) or () if not _is_none(v)]
+        return bool(values) and all(self._dict_kind(v) is False or self._built_list(v, depth + 1) for v in values)
 
     # -- self attributes ---------------------------------------------------------
     def _index_class(self, cls: cst.ClassDef) -> None:
