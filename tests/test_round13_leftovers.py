@@ -9,6 +9,8 @@ styles other than the corpus's:
   element) read by stage then layer, and sliced (a slice of a Python list keeps its elements), where the
   attribute is also set to None first (a None value hides nothing); an accessor's receiver passed to a
   method of the class (`self._bind(metadata.kv_cache_manager)`) is spelled by what the call passes;
+- slice bounds read from a record's fields (`kbuf[w.start : w.end]`): what every construction of the record
+  passes for the field, through copies (`_replace`); one record spanning `0..buf.shape[0]` makes it whole;
 Each positive has look-alikes beside it (gathers, lengths, scales, the query, one-time setup); the pruned
 analysis gives the whole file's findings, with and without filler."""
 
@@ -148,6 +150,32 @@ class StageTableAttention:
         pool = metadata.kv_cache_manager.get_buffers(self.layer_idx)
         chunks = [c.to(q.dtype) for c in pool[: metadata.num_ctx_tokens]]  # negative: rows of the step's window
         return first, chunks, k.to(q.dtype)  # negative: the step's keys
+""",
+    "span_records_vllm": """\
+from dataclasses import dataclass, replace
+
+import torch
+
+
+@dataclass
+class Span:
+    lo: int
+    hi: int
+
+
+class SpanReader:
+    def __init__(self):
+        self.dtype = torch.bfloat16
+
+    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+        full = Span(0, kv_cache.shape[1])
+        spans = [replace(full, lo=0)]
+        cut = attn_metadata.num_prefill_blocks
+        windows = [Span(0, cut), Span(cut, attn_metadata.num_blocks_used)]
+        out = [kv_cache[:, s.lo : s.hi].to(self.dtype) for s in spans]  # positive: CL001
+        part = [kv_cache[:, s.lo : s.hi].to(self.dtype) for s in windows]  # negative: the step's blocks only
+        qs = [query[s.lo : s.hi].float() for s in spans]  # negative: the query
+        return out, part, qs
 """,
 }
 

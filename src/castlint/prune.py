@@ -4046,7 +4046,7 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
     """([(def, class or method node, keep it)], hot_hints) for the top-level statements."""
     decisions: List[Tuple[ast.AST, bool]] = []
     hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
-    planned = _plan_records(module, holders)
+    planned = _plan_records(module, holders) | _bound_records(module, kept)
     keys = set().union(*(u.key_classes for u in module.units if id(u) in kept))
     for stmt in module.top:
         entry = module.collected.get(id(stmt))
@@ -4086,9 +4086,8 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
     return decisions, hot_hints
 
 
-def _plan_records(module: _ModuleUnits, holders: Set[int]) -> Set[str]:
-    """The record classes (rules/accessors.toml [records]) the module's plan-holding classes and
-    functions construct: CL002 reads a plan's dtypes through their fields."""
+def _record_classes(module: _ModuleUnits) -> Set[str]:
+    """The module's record classes (rules/accessors.toml [records] bases and decorators)."""
     markers = module.vocab.record_markers
     records = set()
     for stmt in module.top:
@@ -4096,6 +4095,32 @@ def _plan_records(module: _ModuleUnits, holders: Set[int]) -> Set[str]:
             named = [pyast.dotted(d.func if type(d) is ast.Call else d) for d in (*stmt.decorator_list, *stmt.bases)]
             if any(n and n.rsplit(".", 1)[-1] in markers for n in named):
                 records.add(stmt.name)
+    return records
+
+
+def _bound_records(module: _ModuleUnits, kept: Set[int]) -> Set[str]:
+    """The record classes a kept unit constructs when it slices by a field of an object (`kbuf[w.start :
+    w.end]` of `ChunkWork(i, 0, kbuf.shape[0], True)`): the analysis reads the bound through the fields."""
+    records = _record_classes(module)
+    if not records:
+        return set()
+    called: Set[str] = set()
+    for unit in module.units:
+        if id(unit) in kept and any(_field_bound(n) for n in pyast.nodes(unit.node) if type(n) is ast.Slice):
+            called |= unit.calls_made
+    return records & called
+
+
+def _field_bound(s: ast.Slice) -> bool:
+    return any(
+        type(b) is ast.Attribute and type(b.value) is ast.Name and b.value.id != "self" for b in (s.lower, s.upper)
+    )
+
+
+def _plan_records(module: _ModuleUnits, holders: Set[int]) -> Set[str]:
+    """The record classes (rules/accessors.toml [records]) the module's plan-holding classes and
+    functions construct: CL002 reads a plan's dtypes through their fields."""
+    records = _record_classes(module)
     if not records:
         return set()
     called: Set[str] = set()

@@ -1932,9 +1932,27 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self._bounded_tail(s.lower)
         if isinstance(upper, cst.UnaryOperation) and isinstance(upper.operator, cst.Minus):
             return False  # `[:-1]`: all but a few
+        fields = self._record_bound_values(upper)
+        if fields:  # `kbuf[w.start : w.end]`: bounded only when every record's field is
+            return all(self._step_bound(v) or not self._mentions_extent(v) for v in fields)
         if self._step_bound(upper):
             return True
         return not self._mentions_extent(upper)
+
+    def _record_bound_values(self, bound: cst.BaseExpression, depth: int = 0) -> list:
+        """What a bound read from a record's field (`w.end` of `for w in works`) may be: the arguments every
+        construction that made the record passes for that field (`ChunkWork(i, 0, kbuf.shape[0], True)`),
+        through copies (`c._replace(layer_id=i)`: c's own field); [] for any other bound."""
+        if not isinstance(bound, cst.Attribute) or (isinstance(bound.value, cst.Name) and bound.value.value == "self"):
+            return []
+        owner = self.instance_class(bound.value)
+        if depth > 3 or owner is None or not self.is_record(owner) or bound.attr.value not in self.record_fields(owner):
+            return []
+        out = []
+        for value in self.field_values(bound.value, owner, bound.attr.value):
+            if value is not bound:
+                out.extend(self._record_bound_values(value, depth + 1) or [value])
+        return out
 
     def _bounded_tail(self, lower: Optional[cst.BaseExpression]) -> bool:
         """`[-n:]`: the last n slots, bounded as `[:n]` is (by the step, or by anything but the pool's
