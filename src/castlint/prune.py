@@ -1386,6 +1386,8 @@ def _collect(
         elif t is ast.Global:
             unit.globals.update(n.names)
         elif t is ast.Lambda or t is ast.ClassDef:
+            if t is ast.Lambda:
+                collector.defaults(n.args)
             if n is not root:
                 owner = None
             if t is ast.Lambda:
@@ -1604,6 +1606,7 @@ class _Collector:
 
     def define(self, n) -> None:
         _register(self.unit, n.name, n.args, self.params, n is self.method_node, self.vocab)
+        self.defaults(n.args)
         self.unit.returns.setdefault(n.name, [])
         for decorator in n.decorator_list:  # an overload of a generic function: its calls reach this def
             head = decorator.func if type(decorator) is ast.Call else decorator
@@ -1731,6 +1734,14 @@ class _Collector:
                 unit.assigns.append(({holder.id}, set(), self.stored(value), level))
                 in_layers = path and any(id(block) in self.layer_loops for block, _, _ in path)
                 unit.name_stores.append((holder.id, self.stored(value) if in_layers else self.refs(value)))
+
+    def defaults(self, args: ast.arguments) -> None:
+        """A parameter holds its default when a call leaves it out (`lambda b=mgr.get_buffers(i): b.to(dt)`)."""
+        positional = args.posonlyargs + args.args
+        pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults))
+        pairs += [(p, d) for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        for param, default in pairs:
+            self.unit.assigns.append(({param.arg}, set(), self.refs(default), KEEP))
 
     def lambda_call(self, func: ast.Lambda, n: ast.Call) -> None:
         """A lambda called where it is made (or by a runner): its parameters are names of this unit."""
@@ -4081,7 +4092,7 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
     """([(def, class or method node, keep it)], hot_hints) for the top-level statements."""
     decisions: List[Tuple[ast.AST, bool]] = []
     hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
-    planned = _plan_records(module, holders)
+    planned = _plan_records(module, holders) | _bound_records(module, kept)
     keys = set().union(*(u.key_classes for u in module.units if id(u) in kept))
     for stmt in module.top:
         entry = module.collected.get(id(stmt))
@@ -4121,9 +4132,8 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
     return decisions, hot_hints
 
 
-def _plan_records(module: _ModuleUnits, holders: Set[int]) -> Set[str]:
-    """The record classes (rules/accessors.toml [records]) the module's plan-holding classes and
-    functions construct: CL002 reads a plan's dtypes through their fields."""
+def _record_classes(module: _ModuleUnits) -> Set[str]:
+    """The module's record classes (rules/accessors.toml [records] bases and decorators)."""
     markers = module.vocab.record_markers
     records = set()
     for stmt in module.top:
@@ -4131,6 +4141,32 @@ def _plan_records(module: _ModuleUnits, holders: Set[int]) -> Set[str]:
             named = [pyast.dotted(d.func if type(d) is ast.Call else d) for d in (*stmt.decorator_list, *stmt.bases)]
             if any(n and n.rsplit(".", 1)[-1] in markers for n in named):
                 records.add(stmt.name)
+    return records
+
+
+def _bound_records(module: _ModuleUnits, kept: Set[int]) -> Set[str]:
+    """The record classes a kept unit constructs when it slices by a field of an object (`kbuf[w.start :
+    w.end]` of `ChunkWork(i, 0, kbuf.shape[0], True)`): the analysis reads the bound through the fields."""
+    records = _record_classes(module)
+    if not records:
+        return set()
+    called: Set[str] = set()
+    for unit in module.units:
+        if id(unit) in kept and any(_field_bound(n) for n in pyast.nodes(unit.node) if type(n) is ast.Slice):
+            called |= unit.calls_made
+    return records & called
+
+
+def _field_bound(s: ast.Slice) -> bool:
+    return any(
+        type(b) is ast.Attribute and type(b.value) is ast.Name and b.value.id != "self" for b in (s.lower, s.upper)
+    )
+
+
+def _plan_records(module: _ModuleUnits, holders: Set[int]) -> Set[str]:
+    """The record classes (rules/accessors.toml [records]) the module's plan-holding classes and
+    functions construct: CL002 reads a plan's dtypes through their fields."""
+    records = _record_classes(module)
     if not records:
         return set()
     called: Set[str] = set()

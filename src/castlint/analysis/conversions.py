@@ -586,6 +586,7 @@ class ConversionQueries:
         skip = isinstance(owner, cst.FunctionDef) and self.method_class(owner) is not None
         alone = cst.Call(func=cst.Name("_"))  # no caller: the parameters hold only what conventions give
         self.parents.setdefault(alone, self.parents.get(cast))
+        self._callerless.add(id(alone))
         if any(c is cast for c, _ in self._converts_under(alone, owner, skip, 0)):
             return False
         converts = []

@@ -172,6 +172,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         self._anc_ids: Dict[int, frozenset] = {}
         self._kind_cache: Dict[Tuple[str, int], str] = {}
         self._held_params: set = set()  # names of the parameters some binding hands a callable
+        self._callerless: set = set()  # ids of the stand-in calls that pass nothing, defaults included
 
     # -- words from the tables ----------------------------------------------
     def _has_word(self, text: str, words: Sequence[str]) -> bool:
@@ -564,7 +565,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             try:
                 for param in (*init.params.posonly_params, *init.params.params, *init.params.kwonly_params):
                     argument = self._argument_for(call, init, param, skip_self=True)
-                    bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+                    bindings[id(param)] = self._passed_origin(call, argument, param, depth)
             finally:
                 self._bindings.pop()
             self._origin_cache = {}
@@ -1084,7 +1085,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if isinstance(param, cst.Param):
                 owner = self._param_owner(param)
                 calls = list(self._calls_by_name().get(id(owner), ())) + self._object_calls(owner)
-                skip = self.method_class(owner) is not None if isinstance(owner, cst.FunctionDef) else False
+                cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
+                skip = cls is not None
+                if cls is not None:  # `self._bind(metadata.kv_cache_manager, ...)` in the class
+                    self._index_class(cls)
+                    calls += self._method_calls.get((id(cls), owner.name.value), [])
                 for site in calls:
                     argument = self._argument_for(site, owner, param, skip_self=skip)
                     if argument is not None:
@@ -1668,12 +1673,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 and len(elements) > 1
                 and (
                     self.planes_first(holder)
-                    or (isinstance(elements[1].slice, cst.Slice) and self.from_convention(holder))
+                    or (
+                        isinstance(elements[1].slice, cst.Slice)
+                        and (self.from_convention(holder) or self.planes_first(holder, layout="opaque"))
+                    )
                 )
             ):
                 # `cache[:, :n_used]` of a (2, num_blocks, ...) allocation, or of a cache an engine hands
-                # over, sliced next (`kv_cache[:, 0]` is a plane of its [num_blocks, 2, ...] layout): every
-                # plane, and the blocks (the dimension after the planes) decide
+                # over or allocated with a shape object (the slots may be dimension 1), sliced next
+                # (`kv_cache[:, 0]` is a plane of its [num_blocks, 2, ...] layout): every plane, and the
+                # blocks (the dimension after the planes) decide
                 return self._token_subscript(base, elements[1:])
             return self._later_dimensions(base, elements[position + 1 :])
         return base
@@ -1695,22 +1704,32 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return Origin.GATHERED
         return base
 
-    def planes_first(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    def planes_first(self, expr: cst.BaseExpression, depth: int = 0, layout: str = "planes") -> bool:
         """Is expr one element of a per-layer container the class allocates with a literal count
         of planes first (`self.kv = [torch.zeros((2, size + 1, h, d)) for _ in ...]`; `self.kv[i]`,
-        through names bound once)? Then a constant index picks a plane (K or V) of every token."""
+        through names bound once)? Then a constant index picks a plane (K or V) of every token. layout
+        "opaque": allocations with a shape object the file does not spell (`torch.zeros(spec.shape)`)."""
         if depth > 4:
             return False
         if isinstance(expr, cst.Name):
-            values = []
+            values, stored = [], []
             for assignment in self.reaching(expr):
                 kind, value, path = (
                     self.binding(assignment.node) if isinstance(assignment.node, cst.Name) else (None,) * 3
                 )
+                if kind == "for":  # `for name, cache in self.caches.items()`: the values stored there
+                    elements = self._iterated_elements(value, path, depth)
+                    if not elements or any(e is None for e in elements):
+                        return False
+                    stored.extend(elements)
+                    continue
                 if kind != "assign" or path:
                     return False
                 values.append(value)
-            return bool(values) and all(self.planes_first(v, depth + 1) for v in values)
+            return bool(values or stored) and (
+                all(self.planes_first(v, depth + 1, layout) for v in values)
+                and all(self._planes_value(v, depth + 1, layout) for v in stored)
+            )
         if not (isinstance(expr, cst.Subscript) and len(expr.slice) == 1):
             return False
         if not isinstance(expr.value, cst.Attribute) or not self._self_held(expr.value):
@@ -1720,13 +1739,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             constant = isinstance(key, cst.Index) and isinstance(key.value, cst.Integer)
             index = key.value.evaluated_value if constant else None
             values = self.element_values(expr.value, index)
-            return bool(values) and all(self._planes_value(v, depth + 1) for v in values)
+            return bool(values) and all(self._planes_value(v, depth + 1, layout) for v in values)
         holder = expr.value
         if not (isinstance(holder.value, cst.Name) and holder.value.value == "self"):
             return False
         cls = self.enclosing_class(holder)
         values = self.self_attr_values(cls, holder.attr.value) if cls is not None else []
-        return bool(values) and all(self._planes_allocation(v) for v in values)
+        return bool(values) and all(self._planes_allocation(v, False, layout) for v in values)
 
     def _self_held(self, holder: cst.Attribute) -> bool:
         """`self.x` whose class assigns it a comprehension (planes_first's first form)."""
@@ -1736,7 +1755,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         values = self.self_attr_values(cls, holder.attr.value) if cls is not None else []
         return any(isinstance(v, (cst.ListComp, cst.GeneratorExp, cst.DictComp)) for v in values)
 
-    def _planes_value(self, value: cst.BaseExpression, depth: int) -> bool:
+    def _planes_value(self, value: cst.BaseExpression, depth: int, layout: str = "planes") -> bool:
         """Is value (through names bound once) an allocation with a literal count of planes first?"""
         if isinstance(value, cst.Name) and depth <= 4:
             found = []
@@ -1745,10 +1764,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if kind != "assign" or path:
                     return False
                 found.append(v)
-            return bool(found) and all(self._planes_value(v, depth + 1) for v in found)
-        return isinstance(value, cst.Call) and self._planes_allocation(value, direct=True)
+            return bool(found) and all(self._planes_value(v, depth + 1, layout) for v in found)
+        return isinstance(value, cst.Call) and self._planes_allocation(value, True, layout)
 
-    def _planes_allocation(self, value: cst.BaseExpression, direct: bool = False) -> bool:
+    def _planes_allocation(self, value: cst.BaseExpression, direct: bool = False, layout: str = "planes") -> bool:
         if direct:
             pass
         elif isinstance(value, (cst.ListComp, cst.GeneratorExp)):
@@ -1759,6 +1778,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return False
         if not isinstance(value, cst.Call) or self.allocation_kind(value) is None:
             return False
+        if layout == "opaque":
+            return self._opaque_shape(value)
         size = self._first_positional(value.args)
         if isinstance(size, cst.Name):
             found = [
@@ -1778,6 +1799,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             and not isinstance(second, cst.Integer)
             and not (self._identifiers_parts(second) & self.tables.batch_words)
         )
+
+    def _opaque_shape(self, call: cst.Call) -> bool:
+        """Is an allocation's shape one object the file does not spell (`torch.zeros(spec.shape)`,
+        `torch.empty(backend.get_kv_cache_shape(...))`)? Then which dimension holds the slots is unknown."""
+        if (dotted(call.func) or "").endswith("_like"):
+            return False
+        sizes = [a.value for a in call.args if (a.keyword is None and not a.star) or self._is_size_keyword(a)]
+        return len(sizes) == 1 and not isinstance(self._bound_shape(sizes[0]), (cst.Tuple, cst.List, cst.Integer))
+
+    @staticmethod
+    def _is_size_keyword(arg: cst.Arg) -> bool:
+        return arg.keyword is not None and arg.keyword.value == "size"
 
     def _identifiers_parts(self, expr: cst.BaseExpression) -> set:
         parts = set()
@@ -1899,9 +1932,27 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self._bounded_tail(s.lower)
         if isinstance(upper, cst.UnaryOperation) and isinstance(upper.operator, cst.Minus):
             return False  # `[:-1]`: all but a few
+        fields = self._record_bound_values(upper)
+        if fields:  # `kbuf[w.start : w.end]`: bounded only when every record's field is
+            return all(self._step_bound(v) or not self._mentions_extent(v) for v in fields)
         if self._step_bound(upper):
             return True
         return not self._mentions_extent(upper)
+
+    def _record_bound_values(self, bound: cst.BaseExpression, depth: int = 0) -> list:
+        """What a bound read from a record's field (`w.end` of `for w in works`) may be: the arguments every
+        construction that made the record passes for that field (`ChunkWork(i, 0, kbuf.shape[0], True)`),
+        through copies (`c._replace(layer_id=i)`: c's own field); [] for any other bound."""
+        if not isinstance(bound, cst.Attribute) or (isinstance(bound.value, cst.Name) and bound.value.value == "self"):
+            return []
+        owner = self.instance_class(bound.value)
+        if depth > 3 or owner is None or not self.is_record(owner) or bound.attr.value not in self.record_fields(owner):
+            return []
+        out = []
+        for value in self.field_values(bound.value, owner, bound.attr.value):
+            if value is not bound:
+                out.extend(self._record_bound_values(value, depth + 1) or [value])
+        return out
 
     def _bounded_tail(self, lower: Optional[cst.BaseExpression]) -> bool:
         """`[-n:]`: the last n slots, bounded as `[:n]` is (by the step, or by anything but the pool's
@@ -2716,7 +2767,24 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             elements = self.element_values(iterable, None)
             if elements:
                 origin = max(origin, max(self._unpacked(e, path, depth) for e in elements))
+        if origin < Origin.POOL and self._list_slice(iterable):
+            # `for b in self.stage_bufs[r][:1]`: a slice of a Python list the file builds keeps its elements
+            elements = self.element_values(iterable.value, None)
+            if elements:
+                origin = max(origin, max(self._unpacked(e, path, depth) for e in elements))
         return origin
+
+    def _list_slice(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a slice (`xs[:1]`, `xs[a:b]`) of a list or tuple the file builds (displays and
+        comprehensions only, through names, attributes and subscripts; a None it is set to aside)?"""
+        sliced = isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice)
+        return sliced and self._built_list(expr.value, 0)
+
+    def _built_list(self, expr: cst.BaseExpression, depth: int) -> bool:
+        if depth > 4 or not isinstance(expr, (cst.Name, cst.Attribute, cst.Subscript)):
+            return False
+        values = [v for v in self._container_sources(expr, depth) or () if not _is_none(v)]
+        return bool(values) and all(self._dict_kind(v) is False or self._built_list(v, depth + 1) for v in values)
 
     # -- self attributes ---------------------------------------------------------
     def _index_class(self, cls: cst.ClassDef) -> None:
@@ -3484,22 +3552,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if self._user_container_self(owner, param):  # `self[i]` of a UserList subclass: what it holds
                     best = max(best, self._user_container_origin(cls, depth))
         name = param.name.value
-        for call in self._calls_by_name().get(id(owner), ()):
-            argument = self._argument_for(call, owner, param, skip_self=False)
-            if argument is not None:
-                best = max(best, self.origin(argument, depth))
-        for call in self._object_calls(owner) + self.super_calls(owner):
-            argument = self._argument_for(call, owner, param, skip_self=True)
-            if argument is not None:
-                best = max(best, self.origin(argument, depth))
-        for call in self._explicit_self_calls(owner):  # `Base.m(self, kv)`: self passed as an argument
-            argument = self._argument_for(call, owner, param, skip_self=False)
-            if argument is not None:
-                best = max(best, self.origin(argument, depth))
-        for call, skip, _ in self.value_callers().get(id(owner), ()):  # run as a value: a hook, a visitor
+        calls = [(call, False) for call in self._calls_by_name().get(id(owner), ())]
+        calls += [(call, True) for call in self._object_calls(owner) + self.super_calls(owner)]
+        calls += [(call, False) for call in self._explicit_self_calls(owner)]  # `Base.m(self, kv)`
+        calls += [(call, skip) for call, skip, _ in self.value_callers().get(id(owner), ())]  # a hook, a visitor
+        omitted = not calls and not self._mapped_calls().get(id(owner))
+        for call, skip in calls:
             argument = self._argument_for(call, owner, param, skip_self=skip)
+            omitted = omitted or argument is None
             if argument is not None:
                 best = max(best, self.origin(argument, depth))
+        if omitted and param.default is not None:  # `lambda b=mgr.get_buffers(i): ...` called as `fns[i]()`
+            best = max(best, self.origin(param.default, depth + 1))
         if isinstance(owner, cst.FunctionDef) and param is owner.params.star_arg:
             best = max(best, self._star_param_origin(owner, depth))
         if best == Origin.OTHER and name in self.tables.cache_parameter_names and not self._has_callers(owner):
@@ -4044,7 +4108,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             argument = self._argument_for(call, target, param, skip_self)
             if argument is None and skip_self and self._user_container_self(target, param):
                 continue  # `self[i]` of a UserList subclass: what its instances hold (_param_origin)
-            bindings[id(param)] = self.origin(argument, depth) if argument is not None else Origin.OTHER
+            bindings[id(param)] = self._passed_origin(call, argument, param, depth)
             if argument is not None:
                 bindings[("arg", id(param))] = argument  # what a call of the parameter calls (ObjectFlow)
             held = self.held_value(argument) if argument is not None else ()
@@ -4082,6 +4146,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if not any(a.star == "**" for a in call.args):
                 bindings[("**", id(params.star_kwarg))] = tuple(sorted(extra, key=lambda e: e[0]))
         return bindings
+
+    def _passed_origin(self, call: cst.Call, argument, param: cst.Param, depth: int) -> Origin:
+        """The origin of what a call passes for param; left out, its default's (the value made with the def:
+        `lambda b=mgr.get_buffers(i): b.to(dt)` called as `fns[i]()` converts that layer); not under a
+        callerless call (_callerless: what the parameters hold with no call but the conventions')."""
+        if argument is None:
+            given = param.default is not None and id(call) not in self._callerless
+            return self.origin(param.default, depth) if given else Origin.OTHER
+        return self.origin(argument, depth)
 
     def _receiver_slot(self, call: cst.Call, target, skip_self: bool, depth: int) -> list:
         """[(origin, held)] of the receiver a method call hands a def with no named positional

@@ -2659,6 +2659,8 @@ class ObjectFlow:
             return None
         out: List[cst.BaseExpression] = []
         for value in values:
+            if isinstance(value, cst.Name) and value.value == "None":
+                continue  # `self.stage_bufs = None` before it is filled: indexing None reads nothing
             fields = self.record_field_values(value, index, depth)
             if fields is not None:  # a record by position (a construction, a copy with fields replaced)
                 out.extend(fields)
