@@ -2786,11 +2786,18 @@ def _in_fstring(analysis, node) -> bool:
 def assess(analysis, call: cst.Call) -> CastMove | None:
     """The fix for the CL003 finding at `call`, or None when `call` is no CL003 candidate."""
     move = _assess(analysis, call)
-    if move is not None and move.safety == FixSafety.SAFE and getattr(analysis, "_pruned", None) is not None:
-        # the proof's module-wide facts (escaping writers, library bases, frame reads, finalizers,
-        # handlers) may lie in code the pruner dropped: only the whole file may call the fix safe
-        analysis.derived[PRUNED_UNDECIDED] = True
+    if move is not None and move.safety == FixSafety.SAFE:
+        proven_on_a_copy(analysis)
     return None if move is None else replace(move, call=call, depth=chain_depth(analysis, call))
+
+
+def proven_on_a_copy(analysis) -> None:
+    """A proof that nothing in between may write passed (CL003's safe label, the MLA fix's native read,
+    the paged read, a rows getter): on a pruned copy its module-wide facts (escaping writers, library
+    bases, frame reads, finalizers, handlers) may lie in code the pruner dropped, so only the whole file
+    may decide it (engine.PrunedTooFar)."""
+    if getattr(analysis, "_pruned", None) is not None:
+        analysis.derived[PRUNED_UNDECIDED] = True
 
 
 def _assess(analysis, call: cst.Call) -> CastMove | None:

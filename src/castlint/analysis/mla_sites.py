@@ -245,7 +245,7 @@ def _check_between(analysis: ModuleAnalysis, call: cst.Call, statement, function
     (castlint.analysis.cast_motion.unproven_effect: a call not proven read-only by rules/casts.toml
     [cast_motion], an attribute or index store, `with`, `del`, `await`/`yield`...), in the code
     after the cast, in run()'s own arguments, and in a loop that repeats run() without the cast."""
-    from castlint.analysis.cast_motion import nodes_between, unproven_effect
+    from castlint.analysis.cast_motion import nodes_between, proven_on_a_copy, unproven_effect
 
     line = analysis.position(call).start.line
     at = analysis.position
@@ -274,6 +274,7 @@ def _check_between(analysis: ModuleAnalysis, call: cst.Call, statement, function
                         f"{at(run).start.line}), and is not proven read-only: under the native "
                         "read run() gets the pool itself and would read what that stores",
                     )
+    proven_on_a_copy(analysis)
 
 
 def _other_branch(analysis: ModuleAnalysis, node: cst.CSTNode, run: cst.Call, function) -> bool:

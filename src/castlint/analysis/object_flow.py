@@ -1742,7 +1742,7 @@ class ObjectFlow:
             return [form for target in self._super_targets(cls, method) for form in self.decorated(target, True)]
         owner = self.class_named(receiver)
         through_class = owner is not None  # `Base.m(self, x)`: an instance method's self is passed
-        if owner is None and self._class_valued(receiver):
+        if owner is None and self._class_valued(receiver, depth + 1):
             # `base = type(self).__bases__[0]; base.read(self, k)`: that class's own def, self passed
             targets = [self._first_def(c, method) for c in self.computed_classes(receiver, depth + 1)]
             return [form for t in targets if t is not None for form in self.decorated(t, self._self_bound(t))]
@@ -3483,7 +3483,7 @@ class ObjectFlow:
         of = self._class_of_operand(expr)
         if of is not None:
             return self._runtime_classes(of)
-        held = self._held_classes(expr)
+        held = self._held_classes(expr, depth)
         if held:
             return held
         if isinstance(expr, cst.Attribute) and expr.attr.value in t.base_attributes:
@@ -3522,7 +3522,7 @@ class ObjectFlow:
                 for kind, value, path in [self.binding(a.node) if isinstance(a.node, cst.Name) else (None,) * 3]
             )
         t = self.tables
-        if self._held_classes(expr):
+        if self._held_classes(expr, depth):
             return True
         if isinstance(expr, cst.Subscript):
             expr = expr.value
@@ -3535,12 +3535,12 @@ class ObjectFlow:
             or (isinstance(expr, cst.Call) and self._named_in(expr, t.mro_functions))
         )
 
-    def _held_classes(self, expr: cst.BaseExpression) -> List[cst.ClassDef]:
+    def _held_classes(self, expr: cst.BaseExpression, depth: int = 0) -> List[cst.ClassDef]:
         """`self.metadata_cls` when every value the family gives the attribute names a class of the module
         (`metadata_cls = DecodeMeta` in the base, `= FallbackDecodeMeta` in a subclass): those classes."""
         if not isinstance(expr, cst.Attribute):
             return []
-        owner = self.instance_class(expr.value)
+        owner = self.instance_class(expr.value, depth + 1)
         values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
         classes = [self.class_named(v) for v in values]
         return list(dict.fromkeys(classes)) if classes and all(classes) else []

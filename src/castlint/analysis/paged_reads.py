@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from castlint.analysis.cast_motion import is_property, is_read_only, nodes_between, unproven_effect
+from castlint.analysis.cast_motion import is_property, is_read_only, nodes_between, proven_on_a_copy, unproven_effect
 from castlint.analysis.tree import iter_nodes
 
 CODEMOD = "paged-kv-read"  # Fix.codemod of the findings this fix rewrites
@@ -443,6 +443,7 @@ class _Site:
                         f"(line {at(reader.call).start.line}), and is not proven read-only: it may change the "
                         "page table, lengths or page size that the fix reads at the cast"
                     )
+        proven_on_a_copy(analysis)
         return None
 
     def not_on_the_way(self, call: cst.Call, reader: cst.Call) -> bool:

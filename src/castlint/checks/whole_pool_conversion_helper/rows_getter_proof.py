@@ -31,7 +31,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from castlint.analysis.cast_motion import unproven_effect
+from castlint.analysis.cast_motion import proven_on_a_copy, unproven_effect
 from castlint.analysis.dataflow import Origin
 from castlint.analysis.tree import iter_nodes
 
@@ -218,6 +218,7 @@ def _unsound(
                 f"line {analysis.position(node).start.line} {why}, which is not proven read-only or idempotent: "
                 "where the sibling answers None, read_kv_rows calls the accessor again and it would run twice"
             )
+    proven_on_a_copy(analysis)
     return None
 
 
