@@ -465,8 +465,11 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
     name = _function_name(analysis, call)
     if name is None:
         return _plain_construction(analysis, call)  # round 7: a dataclass of the file made
-    return name in tables.read_functions or name in tables.gather_functions or name in tables.view_functions or (
-        name in tables.logging_functions
+    return (
+        name in tables.read_functions
+        or name in tables.gather_functions
+        or name in tables.view_functions
+        or (name in tables.logging_functions)
     )
 
 
