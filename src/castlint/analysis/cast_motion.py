@@ -469,7 +469,8 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
         name in tables.read_functions
         or name in tables.gather_functions
         or name in tables.view_functions
-        or (name in tables.logging_functions)
+        or name in tables.logging_functions
+        or name in tables.logger_factories
     )
 
 
@@ -3424,7 +3425,8 @@ def _logging_call(analysis, call: cst.Call) -> bool:
     t = analysis.tables
     if _is_method(analysis, call.func):
         return call.func.attr.value in t.logger_methods and _logger_receiver(analysis, call.func.value)
-    return _function_name(analysis, call) in t.logging_functions
+    name = _function_name(analysis, call)
+    return name in t.logging_functions or name in t.logger_factories  # getLogger: a logger of the manager
 
 
 def _logging_hook(analysis) -> str | None:
