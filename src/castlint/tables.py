@@ -418,6 +418,17 @@ class Tables:
     protocols: dict = field(default_factory=dict)  # construct -> frozenset of dunder names
     container_functions: set = field(default_factory=set)  # eager: the result is a builtin container
     iterable_methods: set = field(default_factory=set)  # the result is a tuple/list of ints (`.size()`)
+    # [cast_motion], round 7 of the blind benchmark (docs/fix.md, "Round 7"):
+    iterable_functions: set = field(default_factory=set)  # torch functions answering a tuple of tensors / a tensor
+    dataclass_decorators: set = field(default_factory=set)  # decorators that generate only field-storing __init__
+    dataclass_field_functions: set = field(default_factory=set)  # `dataclasses.field`
+    logger_factories: set = field(default_factory=set)  # calls that answer a stdlib logging.Logger
+    logger_methods: set = field(default_factory=set)  # a Logger's record-emitting methods
+    logger_keywords: set = field(default_factory=set)  # keywords of those that run no code of the file
+    logging_functions: set = field(default_factory=set)  # module functions that log on the root logger
+    logging_called_members: set = field(default_factory=set)  # members logging calls on objects it holds
+    logging_hooks: set = field(default_factory=set)  # names that extend logging with other code
+    logging_module_reads: set = field(default_factory=set)  # the only `logging.<name>` a file may read
     iterable_attributes: set = field(default_factory=set)  # `.shape`
     scalar_functions: set = field(default_factory=set)  # the result is a builtin scalar
     scalar_methods: set = field(default_factory=set)
@@ -1124,6 +1135,16 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "writer_attributes": "writer_attributes",
             "container_functions": "container_functions",
             "iterable_methods": "iterable_methods",
+            "iterable_functions": "iterable_functions",
+            "dataclass_decorators": "dataclass_decorators",
+            "dataclass_field_functions": "dataclass_field_functions",
+            "logger_factories": "logger_factories",
+            "logger_methods": "logger_methods",
+            "logger_keywords": "logger_keywords",
+            "logging_functions": "logging_functions",
+            "logging_called_members": "logging_called_members",
+            "logging_hooks": "logging_hooks",
+            "logging_module_reads": "logging_module_reads",
             "iterable_attributes": "iterable_attributes",
             "scalar_functions": "scalar_functions",
             "scalar_methods": "scalar_methods",

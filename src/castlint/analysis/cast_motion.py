@@ -461,10 +461,16 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
         return False
     tables = analysis.tables
     if _is_method(analysis, call.func):
-        return call.func.attr.value in _known_methods(tables)
+        return call.func.attr.value in _known_methods(tables) or _logging_call(analysis, call)
     name = _function_name(analysis, call)
-    return name is not None and (
-        name in tables.read_functions or name in tables.gather_functions or name in tables.view_functions
+    if name is None:
+        return _plain_construction(analysis, call)  # round 7: a dataclass of the file made
+    return (
+        name in tables.read_functions
+        or name in tables.gather_functions
+        or name in tables.view_functions
+        or name in tables.logging_functions
+        or name in tables.logger_factories
     )
 
 
@@ -2243,7 +2249,9 @@ def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> boo
             return method in t.iterable_methods and _listed_result_trusted(analysis, expr)
         name = _function_name(analysis, expr)
         return (
-            name is not None and (name in t.container_functions or name in t.callbacks) and name not in ("iter", "next")
+            name is not None
+            and (name in t.container_functions or name in t.callbacks or name in t.iterable_functions)
+            and name not in ("iter", "next")
         )
     return False
 
@@ -2322,6 +2330,8 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
             return f"unpacks `*{_code(analysis, arg.value, 40)}` (iterating it may run a generator or `__iter__`)"
         if arg.star == "**" and not isinstance(arg.value, cst.Dict):
             return f"unpacks `**{_code(analysis, arg.value, 40)}` (`keys()`/`__getitem__` run)"
+    if _logging_call(analysis, call):
+        return _logging_effect(analysis, call)
     if _is_method(analysis, call.func):
         method = call.func.attr.value
         receiver = call.func.value
@@ -3387,3 +3397,258 @@ def _pool_aliases(analysis, body) -> set[str]:
             for target in node.targets:
                 names |= {leaf.value for leaf in _flat_targets(target.target) if isinstance(leaf, cst.Name)}
     return names
+
+
+# -- round 7: provenance of a stdlib logger, a plain dataclass, torch's tuple results ----------
+#
+# rules/casts.toml [cast_motion] "round 7" holds the facts; docs/fix.md, "Round 7", the rule.
+
+
+def _logger_receiver(analysis, expr, depth: int = 0) -> bool:
+    """Is expr proven a logger of the standard library: a logger_factories call (`logging.getLogger`
+    qualified through the imports), or a name every binding of which, in the scope it resolves to, is
+    one (`logger = logging.getLogger(__name__)` at module level, bound nowhere else)?"""
+    t = analysis.tables
+    if isinstance(expr, cst.Call):
+        return not _is_method(analysis, expr.func) and _function_name(analysis, expr) in t.logger_factories
+    if not isinstance(expr, cst.Name) or depth > 2:
+        return False
+    scope = analysis.scopes.get(expr)
+    if scope is None:
+        return False
+    assignments = list(scope[expr.value])
+    if not assignments:
+        return False
+    for assignment in assignments:
+        node = getattr(assignment, "node", None)
+        if not isinstance(node, cst.Name):
+            return False  # an import, a def, a parameter, a builtin
+        kind, value, path = analysis.binding(node)
+        if kind != "assign" or value is None or path or not _logger_receiver(analysis, value, depth + 1):
+            return False
+    return True
+
+
+def _logging_call(analysis, call: cst.Call) -> bool:
+    """`logger.debug(...)` on a proven stdlib logger, or `logging.debug(...)` (logger_methods,
+    logging_functions); whether it is harmless is _logging_effect's."""
+    t = analysis.tables
+    if _is_method(analysis, call.func):
+        return call.func.attr.value in t.logger_methods and _logger_receiver(analysis, call.func.value)
+    name = _function_name(analysis, call)
+    return name in t.logging_functions or name in t.logger_factories  # getLogger: a logger of the manager
+
+
+def _logging_hook(analysis) -> str | None:
+    """Where the file may give logging code of its own (rules/casts.toml logging_hooks: a handler, a
+    filter, a formatter, a record factory, a logger class, a replaced stream; or any `logging.<name>`
+    that logging_module_reads does not list: a Handler base, basicConfig, logging.config)."""
+    key = "cast_motion.logging_hook"
+    if key in analysis.derived:
+        return analysis.derived[key]
+    t = analysis.tables
+    found = None
+    for node in iter_nodes(analysis.module, (cst.Name, cst.Attribute, cst.SimpleString)):
+        if isinstance(node, cst.SimpleString):
+            text = node.evaluated_value
+            hit = isinstance(text, str) and text in t.logging_hooks
+        elif isinstance(node, cst.Attribute):
+            qualified = _qualified(analysis, node) if dotted(node) is not None else None
+            hit = node.attr.value in t.logging_hooks or (
+                qualified is not None
+                and (qualified == "logging" or qualified.startswith("logging."))
+                and qualified not in t.logging_module_reads
+                and not isinstance(analysis.parent(node), cst.Attribute)
+            )
+        else:
+            parent = analysis.parent(node)
+            if isinstance(parent, cst.Attribute) and parent.attr is node:
+                continue
+            if isinstance(parent, (cst.Attribute, cst.ImportAlias)) or _in_import(analysis, node):
+                hit = False  # `logging.x`: judged as the attribute; an import binds, the reads are judged
+            else:
+                qualified = _qualified(analysis, node)
+                hit = node.value in t.logging_hooks or (
+                    qualified is not None
+                    and qualified.startswith("logging.")
+                    and qualified not in t.logging_module_reads
+                )
+        if hit:
+            found = f"`{_code(analysis, node, 40)}` (line {_line(analysis, node)})"
+            break
+    pruned = getattr(analysis, "_pruned", None)
+    if found is None and pruned is not None:
+        hit = sorted(set(t.logging_hooks) & (set(pruned.dropped_names) | set(pruned.dropped_attr_names)))
+        if hit:
+            analysis.derived[PRUNED_UNDECIDED] = True
+            found = f"`{hit[0]}` (in code the pruned copy dropped)"
+    analysis.derived[key] = found
+    return found
+
+
+def _in_import(analysis, node) -> bool:
+    parent = analysis.parent(node)
+    while parent is not None and not isinstance(parent, _STATEMENTS):
+        parent = analysis.parent(parent)
+    return isinstance(parent, (cst.Import, cst.ImportFrom))
+
+
+def _logging_effect(analysis, call: cst.Call) -> str | None:
+    """Why a stdlib logger's record method may run code of the file (None: proven harmless): the file
+    extends logging (_logging_hook), a class of the file defines a member logging calls on what it
+    holds with a body not proven read-only, a writer of the file is passed on (a function filter), a
+    keyword that runs other code (`exc_info=` formats an exception), or `%` formatting of an argument
+    not proven a builtin value runs a member of the file that is not proven read-only (round 6)."""
+    t = analysis.tables
+    hook = _logging_hook(analysis)
+    if hook is not None:
+        return f"logs through the standard library, and this file may give logging code of its own: {hook}"
+    for name in sorted(t.logging_called_members):
+        if is_effectful(analysis, name):
+            return _defined_here(analysis, name) + " (logging calls it on a handler, filter, formatter or stream)"
+    escaped = _escaped_writer(analysis)
+    if escaped is not None:
+        return f"logs through the standard library, which may hold a writer of this file: {escaped}"
+    for arg in call.args:
+        if arg.star:
+            return f"unpacks `{arg.star}{_code(analysis, arg.value, 40)}` into a logging call"
+        if arg.keyword is not None and arg.keyword.value not in t.logger_keywords:
+            return f"passes `{arg.keyword.value}=` to a logging call (it may run other code: a traceback's format)"
+    bad = next((arg.value for arg in call.args if not _proven_value(analysis, arg.value)), None)
+    if bad is not None:
+        hit = _implicit_hit(analysis)
+        if hit is not None:
+            return (
+                f"{_defined_here(analysis, hit)} (logging formats its argument `{_code(analysis, bad, 30)}`, which "
+                "is not proven a builtin value or tensor)"
+            )
+    return None
+
+
+def _plain_construction(analysis, call: cst.Call) -> bool:
+    """Is this call the construction of a class of the file proven to run no code of the file when
+    made (rules/casts.toml dataclass_decorators)? The name is bound once, to a module-level class
+    statement, and read only as a call, an annotation or isinstance's class (nothing stores into the
+    class); the class has no base, keyword or metaclass, one decorator of dataclass_decorators with
+    constant arguments (its generated `__init__` only stores the fields), no dunder of its own and
+    none bound outside it, no decorated method other than plain_method_decorators (a property is a
+    data descriptor the field stores would run), and fields whose defaults are constants,
+    `field(default=<constant>)` or `field(default_factory=<a builtin container function>)`."""
+    func = call.func
+    if not isinstance(func, cst.Name):
+        return False
+    scope = analysis.scopes.get(func)
+    if scope is None:
+        return False
+    assignments = list(scope[func.value])
+    if len(assignments) != 1:
+        return False
+    cls = getattr(assignments[0], "node", None)
+    if not isinstance(cls, cst.ClassDef) or not isinstance(analysis.parent(cls), cst.Module):
+        return False
+    key = "cast_motion.plain_class"
+    cache = analysis.derived.setdefault(key, {})
+    if id(cls) not in cache:
+        cache[id(cls)] = _plain_class(analysis, cls)
+    return cache[id(cls)]
+
+
+def _constant(expr) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, _CONSTANTS) or (isinstance(expr, cst.Name) and expr.value in _KEYWORD_NAMES)
+
+
+def _builtin_name(analysis, expr, allowed) -> bool:
+    """A bare name that is the builtin of that name (bound nowhere in the file) and in allowed."""
+    if not isinstance(expr, cst.Name) or expr.value not in allowed:
+        return False
+    scope = analysis.scopes.get(expr)
+    return scope is not None and not any(hasattr(a, "node") for a in scope[expr.value])
+
+
+def _plain_class(analysis, cls: cst.ClassDef) -> bool:
+    t = analysis.tables
+    if cls.bases or cls.keywords or len(cls.decorators) != 1:
+        return False
+    decorator = cls.decorators[0].decorator
+    if _qualified(analysis, decorator) not in t.dataclass_decorators:
+        return False
+    if isinstance(decorator, cst.Call) and not all(
+        arg.keyword is not None and _constant(arg.value) for arg in decorator.args
+    ):
+        return False
+    if _dunders_bound_outside_cached(analysis):
+        return False
+    for statement in cls.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            if _is_dunder(statement.name.value) or not all(
+                _qualified(analysis, d.decorator) in t.plain_method_decorators for d in statement.decorators
+            ):
+                return False
+            continue
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        for small in statement.body:
+            if isinstance(small, cst.Pass):
+                continue
+            if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue  # a docstring
+            if not isinstance(small, cst.AnnAssign) or not isinstance(small.target, cst.Name):
+                return False
+            if _is_dunder(small.target.value):
+                return False
+            if small.value is not None and not (_constant(small.value) or _plain_field(analysis, small.value)):
+                return False
+    # the class is read only as a call, an annotation or isinstance's class: nothing stores into it
+    for node in iter_nodes(analysis.module, cst.Name):
+        if node.value != cls.name.value or node is cls.name:
+            continue
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            continue  # `obj.Name`: another object's attribute
+        if isinstance(parent, cst.Call) and parent.func is node:
+            continue
+        if _in_annotation(analysis, node):
+            continue
+        grand = analysis.parent(parent) if isinstance(parent, cst.Arg) else None
+        if (
+            isinstance(grand, cst.Call)
+            and dotted(grand.func) in ("isinstance", "issubclass")
+            and _function_name(analysis, grand) in ("isinstance", "issubclass")
+        ):
+            continue
+        return False
+    return True
+
+
+def _plain_field(analysis, value) -> bool:
+    """`field(default=<constant>)`, `field(default_factory=list)`, with constant other keywords."""
+    t = analysis.tables
+    if not isinstance(value, cst.Call) or _qualified(analysis, value.func) not in t.dataclass_field_functions:
+        return False
+    for arg in value.args:
+        if arg.keyword is None:
+            return False
+        if arg.keyword.value == "default_factory":
+            if not _builtin_name(analysis, arg.value, t.container_functions):
+                return False
+        elif not _constant(arg.value):
+            return False
+    return True
+
+
+def _in_annotation(analysis, node) -> bool:
+    parent = analysis.parent(node)
+    while parent is not None and not isinstance(parent, _STATEMENTS):
+        if isinstance(parent, cst.Annotation):
+            return True
+        parent = analysis.parent(parent)
+    return False
+
+
+def _dunders_bound_outside_cached(analysis) -> bool:
+    key = "cast_motion.dunders_outside_any"
+    if key not in analysis.derived:
+        analysis.derived[key] = bool(_dunders_bound_outside(analysis))
+    return analysis.derived[key]
