@@ -545,6 +545,21 @@ def _range_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
     )
 
 
+# marks a module that builds a slice object other than as an index (`Rec(i, slice(None))`, `span = slice(0, n)`):
+# an index held in a name, attribute or element may then be one (`buf[rec.span]`), read as a slice
+HELD_SLICE = "[:]"
+
+
+def _held_slices(tree: ast.AST, vocab: _Vocabulary) -> frozenset:
+    """{HELD_SLICE} when the module calls a slice maker ([views] slice_constructors) outside a subscript."""
+    indices = {id(n.slice) for n in pyast.nodes(tree) if type(n) is ast.Subscript}
+    for node in pyast.nodes(tree):
+        if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in vocab.slice_makers:
+            if id(node) not in indices:
+                return frozenset((HELD_SLICE,))
+    return frozenset()
+
+
 def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary, aliases=frozenset()) -> bool:
     """Does the first index leave the first dimension whole (a slice, a slice object, None, `[()]`, a range
     index, ...)?"""
@@ -555,6 +570,8 @@ def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary, aliases=frozenset()) -
         return True  # `buf[slice(None)]` (the analysis reads its bounds as a slice's)
     if _range_index(first, vocab, aliases):
         return True  # `buf[torch.arange(buf.shape[0])]`: as `buf[: buf.shape[0]]`
+    if HELD_SLICE in aliases and type(first) in (ast.Name, ast.Attribute, ast.Subscript):
+        return True  # `buf[rec.span]` of `Rec(i, slice(None))`: maybe a slice object
     return type(first) is ast.Slice or (
         type(first) is ast.Constant and (first.value is None or first.value is Ellipsis or type(first.value) is int)
     )
@@ -698,6 +715,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 if name in vocab.keep_methods:
                     node = func.value
                     continue
+            if HELD_SLICE in aliases and type(func) is ast.Name and func.id in vocab.slice_makers:
+                out.base |= tf[WHOLE]  # `Rec(i, slice(None))`: a slice object held may index a pool whole
+                return
             if _callee_name(func) in vocab.allocations and _may_be_layer_stack(node, vocab):
                 out.base |= tf[CONTAINER]  # `torch.empty((num_layers, num_blocks, ...))`: every layer's pool
                 return
@@ -3638,6 +3658,7 @@ class _ModuleUnits:
             frozenset(a for a, original in both if original in vocab.through_functions)
             | _getter_names(tree, source, vocab)
             | _range_names(tree, source, vocab)
+            | (_held_slices(tree, vocab) if vocab.slice_makers else frozenset())
         )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
         self.fn_aliases: Dict[str, Set[str]] = {}  # `_up = torch.compile(_up_impl)`: _up -> {_up_impl}

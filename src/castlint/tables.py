@@ -197,6 +197,9 @@ class Tables:
     range_functions: set = field(default_factory=set)  # [index_values]: `buf[torch.arange(a, b)]` is `buf[a:b]`
     stride_ranges: set = field(default_factory=set)  # [index_values]: `buf[i : i + w]` for i in range(a, b, w)
     least_functions: set = field(default_factory=set)  # [index_values]: `min(i + w, n)`
+    # [index_values] unbounded_constants: a slice bound past any pool's extent (`buf[: sys.maxsize]`)
+    unbounded_constants: set = field(default_factory=set)
+    unbounded_at_least: int = 2**31  # [index_values]: an int literal this large is past any extent
     split_methods: set = field(default_factory=set)  # [views] split_methods: `buf.split(n)`, pieces of n
     split_functions: set = field(default_factory=set)  # [views] split_functions: `torch.split(buf, n)`
     subscript_methods: set = field(default_factory=set)  # [views]: `buf.__getitem__(i)` is `buf[i]`
@@ -753,6 +756,13 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
+    section = data.get("index_values")
+    if isinstance(section, dict) and "unbounded_at_least" in section:
+        least = section["unbounded_at_least"]
+        if not isinstance(least, int) or isinstance(least, bool) or least <= 0:
+            raise TableError(path, "index_values.unbounded_at_least", "must be a positive integer")
+        tables.unbounded_at_least = least
+        data = {**data, "index_values": {k: v for k, v in section.items() if k != "unbounded_at_least"}}
     _load_word_sets(
         tables,
         data,
@@ -765,6 +775,7 @@ def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
             "range_functions": "range_functions",
             "stride_ranges": "stride_ranges",
             "least_functions": "least_functions",
+            "unbounded_constants": "unbounded_constants",
         },
     )
 

@@ -22,6 +22,7 @@ docs/analysis.md.
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -72,6 +73,14 @@ _SCOPE_NODES = (
 )
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 _QUOTIENT_OPERATORS = (cst.FloorDivide, cst.Divide, cst.RightShift)
+# int arithmetic a constant slice bound is folded through (`2**63 - 1`, `1 << 62`)
+_FOLDED_OPERATORS = {
+    cst.Add: operator.add,
+    cst.Subtract: operator.sub,
+    cst.Multiply: operator.mul,
+    cst.Power: operator.pow,
+    cst.LeftShift: operator.lshift,
+}
 
 
 _EINSUM_LETTERS = re.compile(r"\.\.\.|[A-Za-z]")
@@ -1464,18 +1473,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 out.append(cst.SubscriptElement(swept))
                 continue
             value = inner.value if isinstance(inner, cst.Index) else None
-            if (
-                makers
-                and isinstance(value, cst.Call)
-                and (self.call_name(value) or "").removeprefix("builtins.") in makers
-                and 1 <= len(value.args) <= 3
-                and all(a.keyword is None and not a.star for a in value.args)
-            ):
+            if makers and isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
+                value = self._held_slice(value) or value  # `buf[rec.span]` of `rec = Rec(i, slice(None))`
+            if makers and isinstance(value, cst.Call) and self._slice_call(value):
                 cache = self.__dict__.setdefault("_slice_nodes", {})
                 if id(element) not in cache:
-                    parts = [None if _is_none(a.value) else a.value for a in value.args]
-                    lower, upper, step = (None, parts[0], None) if len(parts) == 1 else (parts + [None])[:3]
-                    cache[id(element)] = cst.SubscriptElement(cst.Slice(lower=lower, upper=upper, step=step))
+                    cache[id(element)] = cst.SubscriptElement(self._spelled_slice(value))
                 element = cache[id(element)]
             elif value is not None:
                 spelled = self._range_slice(value)
@@ -1483,6 +1486,38 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     element = cst.SubscriptElement(spelled)
             out.append(element)
         return out
+
+    def _held_slice(self, holder: cst.BaseExpression, depth: int = 0) -> Optional[cst.Call]:
+        """The slice object ([views] slice_constructors) a name, a record's field or an element holds, when
+        every value it may hold is one: the one keeping every row if any does (`slice(None)`), else the first."""
+        values = self._container_sources(holder, depth) if depth < 4 else None
+        if not values:
+            return None
+        found = []
+        for value in values:
+            if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
+                value = self._held_slice(value, depth + 1)
+            if not (isinstance(value, cst.Call) and self._slice_call(value)):
+                return None
+            found.append(value)
+        whole = [v for v in found if not self._bounded_slice(self._spelled_slice(v))]
+        return (whole or found)[0]
+
+    def _slice_call(self, value: cst.Call) -> bool:
+        return (
+            (self.call_name(value) or "").removeprefix("builtins.") in self.tables.slice_constructors
+            and 1 <= len(value.args) <= 3
+            and all(a.keyword is None and not a.star for a in value.args)
+        )
+
+    def _spelled_slice(self, value: cst.Call) -> cst.Slice:
+        """`slice(a, b, s)` as the slice `a:b:s` it spells (a None part left out)."""
+        cache = self.__dict__.setdefault("_spelled_slices", {})
+        if id(value) not in cache:
+            parts = [None if _is_none(a.value) else a.value for a in value.args]
+            lower, upper, step = (None, parts[0], None) if len(parts) == 1 else (parts + [None])[:3]
+            cache[id(value)] = cst.Slice(lower=lower, upper=upper, step=step)
+        return cache[id(value)]
 
     def _swept_slice(self, s: cst.Slice) -> Optional[cst.Slice]:
         """`x[i : i + w]` (or `x[i : min(i + w, n)]`, [index_values] least_functions) with i the counter of a loop
@@ -1892,16 +1927,86 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         `attn_metadata.max_num_blocks`, `used = meta.num_blocks_used`) is a window whatever it
         is named; one that reads a whole pool's extent (`buf.shape[0]`, `len(buf)`) or the
         object's own attributes (`self.size`) is decided by the extent words."""
-        if self._strided(s):
+        if self._strided(s) or self._empty_slice(s):
             return True
         upper = s.upper
         if upper is None:
             return self._bounded_tail(s.lower)
+        if self._past_extent(upper):
+            return False  # `[: sys.maxsize]`: every slot
         if isinstance(upper, cst.UnaryOperation) and isinstance(upper.operator, cst.Minus):
             return False  # `[:-1]`: all but a few
         if self._step_bound(upper):
             return True
         return not self._mentions_extent(upper)
+
+    def _empty_slice(self, s: cst.Slice) -> bool:
+        """A slice of no slot at all: a stop of 0 (`[:0]`, `[:-0]`) from a start of 0, or a start at
+        (or past) the pool's end with no stop (`[buf.shape[0]:]`, `[sys.maxsize:]`)."""
+        if s.step is not None and not (isinstance(s.step, cst.Integer) and s.step.evaluated_value > 0):
+            return False  # a negative step runs from the end
+        if s.upper is not None:
+            lower = 0 if s.lower is None else self._int_constant(s.lower)
+            return lower == 0 and self._int_constant(s.upper) == 0
+        return s.lower is not None and (self._past_extent(s.lower) or self._exact_extent(s.lower))
+
+    def _int_constant(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
+        """The int a bound folds to: literals, `-0`, `2**63 - 1`, `1 << 62`, a name assigned one once."""
+        if depth > 4:
+            return None
+        if isinstance(expr, cst.Integer):
+            return expr.evaluated_value
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            inner = self._int_constant(expr.expression, depth + 1)
+            return None if inner is None else (-inner if isinstance(expr.operator, cst.Minus) else inner)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, tuple(_FOLDED_OPERATORS)):
+            left, right = self._int_constant(expr.left, depth + 1), self._int_constant(expr.right, depth + 1)
+            if left is None or right is None or (isinstance(expr.operator, (cst.Power, cst.LeftShift)) and right > 128):
+                return None
+            return _FOLDED_OPERATORS[type(expr.operator)](left, right) if right >= 0 else None
+        if isinstance(expr, cst.Name):
+            values = [self._assigned_once(a.node) for a in self.reaching(expr)]
+            if len(values) == 1 and values[0] is not None:
+                return self._int_constant(values[0], depth + 1)
+        return None
+
+    def _assigned_once(self, node) -> Optional[cst.BaseExpression]:
+        kind, value, path = self.binding(node) if isinstance(node, cst.Name) else (None, None, None)
+        return value if kind == "assign" and not path else None
+
+    def _past_extent(self, bound: cst.BaseExpression, depth: int = 0) -> bool:
+        """Is a bound past any pool's extent ([index_values] unbounded_constants: `sys.maxsize`; an int
+        literal of at least unbounded_at_least), as written or through a name assigned it once?"""
+        t = self.tables
+        if isinstance(bound, cst.Name) and depth < 4:
+            values = [self._assigned_once(a.node) for a in self.reaching(bound)]
+            if len(values) == 1 and values[0] is not None:
+                return self._past_extent(values[0], depth + 1)
+        if isinstance(bound, (cst.Name, cst.Attribute)) and (self.qualified(bound) or "") in t.unbounded_constants:
+            return True
+        value = self._int_constant(bound)
+        return value is not None and value >= t.unbounded_at_least
+
+    def _exact_extent(self, bound: cst.BaseExpression, depth: int = 0) -> bool:
+        """Is a bound exactly a whole pool's token extent (`buf.shape[0]`, `buf.size(0)`, `len(buf)`,
+        a name assigned one once)?"""
+        t = self.tables
+        if isinstance(bound, cst.Name) and depth < 4:
+            values = [self._assigned_once(a.node) for a in self.reaching(bound)]
+            return len(values) == 1 and values[0] is not None and self._exact_extent(values[0], depth + 1)
+        holder = None
+        if isinstance(bound, cst.Subscript) and len(bound.slice) == 1 and isinstance(bound.slice[0].slice, cst.Index):
+            head = bound.value
+            if isinstance(head, cst.Attribute) and head.attr.value in t.extent_attributes:
+                if self._int_constant(bound.slice[0].slice.value) == 0:
+                    holder = head.value
+        elif isinstance(bound, cst.Call) and len(bound.args) == 1 and not bound.args[0].star:
+            func, arg = bound.func, bound.args[0].value
+            if isinstance(func, cst.Attribute) and func.attr.value in t.extent_methods:
+                holder = func.value if self._int_constant(arg) == 0 else None
+            elif isinstance(func, cst.Name) and func.value in t.extent_functions:
+                holder = arg
+        return holder is not None and self.origin(holder) == Origin.POOL
 
     def _bounded_tail(self, lower: Optional[cst.BaseExpression]) -> bool:
         """`[-n:]`: the last n slots, bounded as `[:n]` is (by the step, or by anything but the pool's
@@ -1986,8 +2091,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 else:
                     out.add("other")
         elif isinstance(expr, cst.Attribute):
+            fields = self._record_field_bound(expr)
             if expr.attr.value in t.extent_attributes and self.origin(expr.value) >= Origin.PREFIX:
                 out.add("extent")  # `buf.shape`
+            elif fields:  # `few.count` of `few = Pages(buf, 0, meta.num_pages)`: what was built in
+                for value in fields:
+                    self._bound_sources(value, out, depth + 1)
             else:
                 self._bound_sources(expr.value, out, depth + 1)
         elif isinstance(expr, cst.Subscript):
@@ -2027,6 +2136,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self._bound_sources(part, out, depth + 1)
         else:
             out.add("other")
+
+    def _record_field_bound(self, expr: cst.Attribute) -> List[cst.BaseExpression]:
+        """The values a record field read (`rec.count`, rec an instance of a record class of the module
+        by its constructions) was built with; [] for any other attribute, or when not all are known."""
+        if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return []
+        owner = self.instance_class(expr.value)
+        if owner is None or not self.is_record(owner) or expr.attr.value not in self.record_fields(owner):
+            return []
+        return self.field_values(expr.value, owner, expr.attr.value)
 
     def _layout_extent(self, expr: cst.BaseExpression) -> bool:
         """`buf.shape[d]` / `buf.size(d)` of a pool for a constant d other than 0: the size of a
@@ -3451,9 +3570,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _identifiers(self, expr: cst.BaseExpression, resolve: bool = False) -> List[str]:
         """Names and attribute names in expr; with resolve, also those of the values
         its local names are assigned (one level: `m = self.size + page`)."""
-        out = []
+        out, read = [], set()
         for node in iter_nodes(expr, (cst.Name, cst.Attribute)):
+            if id(node) in read:
+                continue
             if isinstance(node, cst.Attribute):
+                fields = self._record_field_bound(node) if resolve else []
+                if fields:  # a record's field: the names of what it was built with, not of the record
+                    read.update(id(n) for n in iter_nodes(node.value, (cst.Name, cst.Attribute)))
+                    for value in fields:
+                        out.extend(self._identifiers(value))
                 out.append(node.attr.value)
                 continue
             out.append(node.value)
