@@ -868,6 +868,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """`torch.cat([a, b])`: whole when a joined tensor is whole (a list of pools is a tuple
         of them, its elements whole); a gather when only gathers are joined."""
         first = self._first_positional(call.args)
+        if first is not None and self._every_row(first, depth):
+            return Origin.POOL  # `torch.stack(list(k_cache))`: every row of the pool, joined again
         if not isinstance(first, (cst.List, cst.Tuple)):
             inner = self.origin(first, depth) if first is not None else Origin.OTHER
             return Origin.POOL if inner >= Origin.POOL_TUPLE else Origin.OTHER
@@ -875,6 +877,39 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if any(p >= Origin.POOL for p in parts):
             return Origin.POOL
         return Origin.GATHERED if parts and all(p == Origin.GATHERED for p in parts) else Origin.OTHER
+
+    def _every_row(self, expr: cst.BaseExpression, depth: int, seen: int = 0) -> bool:
+        """Is expr a sequence of every row of one whole pool: `list(pool)` / `tuple(pool)` ([iteration]
+        passthrough), `[p for p in pool]`, `[*pool]`, a name assigned one once, a slice of one keeping every
+        element (`rows[:]`)? A subset (`rows[:1]`, `rows[i]`) is not."""
+        if seen > 4:
+            return False
+        if isinstance(expr, cst.Name):
+            values = [self._assigned_once(a.node) for a in self.reaching(expr)]
+            return len(values) == 1 and values[0] is not None and self._every_row(values[0], depth, seen + 1)
+        if isinstance(expr, cst.Call):
+            name = (self.call_name(expr) or "").removeprefix("builtins.")
+            if name not in self.tables.iter_passthrough or len(expr.args) != 1 or expr.args[0].star:
+                return False
+            return self.origin(expr.args[0].value, depth) == Origin.POOL
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+            loop = expr.for_in
+            return (
+                loop.inner_for_in is None
+                and not loop.ifs
+                and isinstance(loop.target, cst.Name)
+                and isinstance(expr.elt, cst.Name)
+                and expr.elt.value == loop.target.value
+                and self.origin(loop.iter, depth) == Origin.POOL
+            )
+        if isinstance(expr, (cst.List, cst.Tuple)) and len(expr.elements) == 1:
+            only = expr.elements[0]
+            return isinstance(only, cst.StarredElement) and self.origin(only.value, depth) == Origin.POOL
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
+            part = expr.slice[0].slice
+            whole = all(b is None or _is_none(b) for b in (part.lower, part.upper, part.step))
+            return whole and self._every_row(expr.value, depth, seen + 1)
+        return False
 
     def _through_method(self, call, method, receiver, args, depth) -> Optional[Origin]:
         """The origin of `receiver.method(args)` when it follows the receiver's."""
@@ -1179,7 +1214,22 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         first = call.args[0]
         if isinstance(first.value, _WRITTEN_DATA):
             return None  # `torch.tensor([0, n], dtype=d)`: a new tensor of Python values, no copy of a pool
-        return first.value, "to", tuple(a for a in call.args if a is not first)
+        rest = tuple(a for a in call.args if a is not first)
+        if short in self.tables.conversion_constructor_methods and isinstance(func, cst.Attribute):
+            if not any(a.keyword is not None and a.keyword.value in self._to_dtype_keywords() for a in rest):
+                rest = (self._receiver_arg(func),) + rest  # `q.new_tensor(buf)`: buf in q's dtype, `buf.to(q)`
+        return first.value, "to", rest
+
+    def _to_dtype_keywords(self) -> frozenset:
+        spec = self.tables.casts.get("to")
+        return frozenset(getattr(spec, "dtype_keywords", ()) or ())
+
+    def _receiver_arg(self, func: cst.Attribute) -> cst.Arg:
+        """The receiver of `t.new_tensor(...)` as an argument node (`.to(t)`: t's dtype), once per callee."""
+        cache = self.__dict__.setdefault("_receiver_args", {})
+        if id(func) not in cache:
+            cache[id(func)] = cst.Arg(func.value)
+        return cache[id(func)]
 
     def _namespace_aliases(self) -> Dict[str, str]:
         """Module-level names bound once to an op namespace or a part of its path (`aten =
