@@ -834,8 +834,12 @@ def _str_constant(node: ast.AST) -> bool:
 
 
 def _str_key(node: ast.AST) -> bool:
-    """A mapping key with a string in it: `"k"`, `(i, "k")` (ObjectFlow.constant_key)."""
-    return _str_constant(node) or (type(node) is ast.Tuple and any(_str_constant(e) for e in node.elts))
+    """A mapping key with a string in it: `"k"`, `(i, "k")`, `f"layers.{i}.k"` (ObjectFlow.constant_key)."""
+    return (
+        _str_constant(node)
+        or (type(node) is ast.Tuple and any(_str_constant(e) for e in node.elts))
+        or (type(node) is ast.JoinedStr and any(_str_constant(e) and e.value for e in node.values))
+    )
 
 
 def _dict_entry(call: ast.Call, arg: ast.AST, vocab: _Vocabulary) -> bool:

@@ -17,6 +17,7 @@ dataflow.py), never from how it is spelled.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -4541,7 +4542,8 @@ class ObjectFlow:
 
     def constant_key(self, key: cst.BaseExpression, depth: int = 0):
         """A mapping key as far as it is constant: a string; a tuple of strings and None (`(i, "k")`: any
-        first part, "k"), through a name assigned one tuple once; None when nothing of it is constant."""
+        first part, "k"), through a name assigned one tuple once; the literal shape of an f-string (KeyShape);
+        None when nothing of it is constant."""
         if isinstance(key, cst.SimpleString):
             text = key.evaluated_value
             return text if isinstance(text, str) else None
@@ -4549,6 +4551,8 @@ class ObjectFlow:
             if any(isinstance(e, cst.StarredElement) for e in key.elements):
                 return None
             return self._tuple_key([e.value for e in key.elements])
+        if isinstance(key, cst.FormattedString):
+            return KeyShape.of(key)  # `f"model.layers.{i}.attn.k"`: told apart by its literal parts
         if isinstance(key, cst.Name) and depth < 3:
             bound = [self.binding(a.node) for a in self.reaching(key) if isinstance(a.node, cst.Name)]
             if len(bound) == 1 and bound[0][0] == "assign" and not bound[0][2] and isinstance(bound[0][1], cst.Tuple):
@@ -4907,10 +4911,44 @@ class ObjectFlow:
         return found
 
 
+@dataclass(frozen=True)
+class KeyShape:
+    """A string key spelled as an f-string: its literal parts, None for each formatted field
+    (`f"layers.{i}.k"`: ("layers.", None, ".k")). It may name any string those parts spell."""
+
+    parts: tuple
+
+    @staticmethod
+    def of(key: cst.FormattedString) -> Optional["KeyShape"]:
+        parts = tuple(p.value if isinstance(p, cst.FormattedStringText) else None for p in key.parts)
+        return KeyShape(parts) if any(parts) else None
+
+    @property
+    def ends(self) -> Tuple[str, str]:
+        """(literal head, literal tail): the text before the first field and after the last."""
+        head = self.parts[0] if self.parts and self.parts[0] is not None else ""
+        tail = self.parts[-1] if len(self.parts) > 1 and self.parts[-1] is not None else ""
+        return head, tail
+
+    def may_spell(self, text: str) -> bool:
+        pattern = "".join(".*" if p is None else re.escape(p) for p in self.parts)
+        return re.fullmatch(pattern, text, re.DOTALL) is not None
+
+    def disjoint(self, other: "KeyShape") -> bool:
+        """No string both may spell: their heads, or their tails, disagree."""
+        (h1, t1), (h2, t2) = self.ends, other.ends
+        return not (h1.startswith(h2) or h2.startswith(h1)) or not (t1.endswith(t2) or t2.endswith(t1))
+
+
 def _keys_differ(a, b) -> bool:
     """Do two mapping keys (constant_key's) name different entries? A None part may be anything."""
     if a is None or b is None:
         return False
+    if isinstance(a, KeyShape) or isinstance(b, KeyShape):
+        if isinstance(a, KeyShape) and isinstance(b, KeyShape):
+            return a.disjoint(b)
+        shape, other = (a, b) if isinstance(a, KeyShape) else (b, a)
+        return not (isinstance(other, str) and shape.may_spell(other))
     if isinstance(a, tuple) != isinstance(b, tuple):
         return True
     if not isinstance(a, tuple):
