@@ -179,6 +179,14 @@ class _Vocabulary:
         self.copies = frozenset(tables.copy_methods)
         # `torch.as_tensor(x, dtype=d)`: x.to(dtype=d) (by the last name: `from torch import asarray`)
         self.slice_makers = frozenset(_last_parts(tables.slice_constructors))
+        # `fn.__closure__[0].cell_contents`, `obj.m.__self__`; `p.args` of a partial (ObjectFlow.introspected_values)
+        self.closure_reads = frozenset(
+            tables.closure_attributes | tables.cell_value_attributes | tables.bound_self_attributes
+        )
+        self.partial_reads = frozenset(
+            tables.partial_args_attributes | tables.partial_keywords_attributes | tables.partial_func_attributes
+        )
+        self.partial_makers = frozenset(_last_parts(tables.partial_callables))
         # `buf[torch.arange(buf.shape[0])]`, `buf.index_select(0, every)`: a range index is the slice it spells
         self.range_makers = frozenset(_last_parts(tables.range_functions))
         self.range_words = tuple(sorted(name.encode() for name in self.range_makers))
@@ -2807,6 +2815,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         or _made_classes(module)
         or _class_dict_reads(module)
         or _made_runners(module, taint)
+        or _introspected_callables(module)
     )
     why = why or _class_level_reads(classes, vocab)
     if why:
@@ -2932,6 +2941,30 @@ def _class_dict_reads(module: "_ModuleUnits") -> Optional[str]:
         ):
             return "a method is read out of a class's namespace"
     return None
+
+
+def _introspected_callables(module: "_ModuleUnits") -> Optional[str]:
+    """Why a value may be read back out of a callable (ObjectFlow.introspected_values): the module reads a
+    function's closure cells or a bound method's receiver, or a partial's bound arguments through a name or
+    attribute it assigns a partial (`self._bound = partial(f, kv)`; `self._bound.args[0]`)."""
+    vocab = module.vocab
+    held: Set[str] = set()
+    for node in pyast.nodes(module.tree):
+        if type(node) is ast.Assign and type(node.value) is ast.Call:
+            if (_callee_name(node.value.func) or "") in vocab.partial_makers:
+                held |= {_last_name(t) for t in node.targets}
+    for node in pyast.nodes(module.tree):
+        if type(node) is not ast.Attribute:
+            continue
+        if node.attr in vocab.closure_reads:
+            return "a callable's closure or receiver is read back"
+        if node.attr in vocab.partial_reads and _last_name(node.value) in held:
+            return "a partial's bound arguments are read back"
+    return None
+
+
+def _last_name(node: ast.AST) -> str:
+    return node.id if type(node) is ast.Name else node.attr if type(node) is ast.Attribute else ""
 
 
 def _factory_records(module: "_ModuleUnits") -> Dict[str, Set[str]]:

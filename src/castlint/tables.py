@@ -282,6 +282,14 @@ class Tables:
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     attr_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] attr_getters
     partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
+    # [callables] what a callable hands back when introspected: a partial's bound callable, positional and
+    # keyword arguments; a bound method's receiver; a function's closure cells and a cell's value
+    partial_func_attributes: set = field(default_factory=set)
+    partial_args_attributes: set = field(default_factory=set)
+    partial_keywords_attributes: set = field(default_factory=set)
+    bound_self_attributes: set = field(default_factory=set)
+    closure_attributes: set = field(default_factory=set)
+    cell_value_attributes: set = field(default_factory=set)
     item_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] item_getters
     call_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] call_functions
     runners: set = field(default_factory=set)  # [callables] runners: `executor.submit(f, kv)` runs f(kv)
@@ -872,6 +880,12 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "method_callers": "method_callers",
             "attr_getters": "attr_getters",
             "partial_methods": "partial_methods",
+            "partial_func_attributes": "partial_func_attributes",
+            "partial_args_attributes": "partial_args_attributes",
+            "partial_keywords_attributes": "partial_keywords_attributes",
+            "bound_self_attributes": "bound_self_attributes",
+            "closure_attributes": "closure_attributes",
+            "cell_value_attributes": "cell_value_attributes",
             "item_getters": "item_getters",
             "call_functions": "call_functions",
             "runners": "runners",

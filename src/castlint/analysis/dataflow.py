@@ -216,6 +216,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 fields = self._fields_origin(expr.value, depth)
                 if fields == Origin.POOL_TUPLE:
                     return fields
+            introspected = self.introspected_values(expr)
+            if introspected is not None:  # `p.args` of a partial, `fn.__closure__`, `cell.cell_contents`
+                return max(self.origin(v, depth) for v in introspected)
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
                 return self._self_attr_origin(expr, depth)
             held = self.held_attribute(expr)
