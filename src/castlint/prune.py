@@ -558,14 +558,24 @@ def _range_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
 HELD_SLICE = "[:]"
 
 
-def _held_slices(tree: ast.AST, vocab: _Vocabulary) -> frozenset:
+def _held_slices(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
     """{HELD_SLICE} when the module calls a slice maker ([views] slice_constructors) outside a subscript."""
+    if not any(f"{maker}(".encode() in source for maker in vocab.slice_makers):
+        return frozenset()
     indices = {id(n.slice) for n in pyast.nodes(tree) if type(n) is ast.Subscript}
     for node in pyast.nodes(tree):
         if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in vocab.slice_makers:
             if id(node) not in indices:
                 return frozenset((HELD_SLICE,))
     return frozenset()
+
+
+def _holds_slice(call: ast.Call, vocab: _Vocabulary) -> bool:
+    """Is a slice maker's call an argument of call (`Cut("all", slice(None))`)?"""
+    return any(
+        type(a) is ast.Call and type(a.func) is ast.Name and a.func.id in vocab.slice_makers
+        for a in list(call.args) + [k.value for k in call.keywords]
+    )
 
 
 def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary, aliases=frozenset()) -> bool:
@@ -723,8 +733,10 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 if name in vocab.keep_methods:
                     node = func.value
                     continue
-            if HELD_SLICE in aliases and type(func) is ast.Name and func.id in vocab.slice_makers:
-                out.base |= tf[WHOLE]  # `Rec(i, slice(None))`: a slice object held may index a pool whole
+            if HELD_SLICE in aliases and (
+                (type(func) is ast.Name and func.id in vocab.slice_makers) or _holds_slice(node, vocab)
+            ):
+                out.base |= tf[WHOLE]  # `slice(None)`, `Rec(i, slice(None))`: it may index a pool whole
                 return
             if _callee_name(func) in vocab.allocations and _may_be_layer_stack(node, vocab):
                 out.base |= tf[CONTAINER]  # `torch.empty((num_layers, num_blocks, ...))`: every layer's pool
@@ -2816,6 +2828,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         or _class_dict_reads(module)
         or _made_runners(module, taint)
         or _introspected_callables(module)
+        or _slices_in_objects(module)
     )
     why = why or _class_level_reads(classes, vocab)
     if why:
@@ -2960,6 +2973,36 @@ def _introspected_callables(module: "_ModuleUnits") -> Optional[str]:
             return "a callable's closure or receiver is read back"
         if node.attr in vocab.partial_reads and _last_name(node.value) in held:
             return "a partial's bound arguments are read back"
+    return None
+
+
+def _slices_in_objects(module: "_ModuleUnits") -> Optional[str]:
+    """Why a slice object may reach a subscript through an object (`Cut("all", slice(None))` in a list held by
+    self, `self.span = slice(None)`): the analysis follows it into the record's field (DataFlow._held_slice),
+    which the per-unit taint does not. A slice held by a plain name is read where it is."""
+    makers = module.vocab.slice_makers
+    if not makers or HELD_SLICE not in module.aliases:
+        return None
+
+    def is_slice(node: ast.AST) -> bool:
+        return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in makers
+
+    for node in pyast.nodes(module.tree):
+        t = type(node)
+        if t is ast.Call and not is_slice(node):
+            parts = list(node.args) + [k.value for k in node.keywords]
+        elif t in (ast.List, ast.Tuple, ast.Set):
+            parts = node.elts
+        elif t is ast.Dict:
+            parts = node.values
+        elif t in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
+            parts = [node.elt]
+        elif t is ast.Assign and any(type(target) is not ast.Name for target in node.targets):
+            parts = [node.value]
+        else:
+            continue
+        if any(is_slice(p) for p in parts):
+            return "a slice object is held in an object"
     return None
 
 
@@ -3695,7 +3738,7 @@ class _ModuleUnits:
             frozenset(a for a, original in both if original in vocab.through_functions)
             | _getter_names(tree, source, vocab)
             | _range_names(tree, source, vocab)
-            | (_held_slices(tree, vocab) if vocab.slice_makers else frozenset())
+            | _held_slices(tree, source, vocab)
         )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
         self.fn_aliases: Dict[str, Set[str]] = {}  # `_up = torch.compile(_up_impl)`: _up -> {_up_impl}

@@ -1356,6 +1356,35 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
 
     # -- subscripts ------------------------------------------------------------
     def _subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
+        picked = self._introspected_entries(sub)
+        if picked is not None:  # `fn.__closure__[1]`, `p.args[0]`, `p.keywords["cache"]`: that entry
+            return max((self.origin(v, depth) for v in picked), default=Origin.OTHER)
+        return self._held_subscript_origin(sub, depth)
+
+    def _introspected_entries(self, sub: cst.Subscript) -> Optional[List[cst.BaseExpression]]:
+        """The entries a constant index picks from what a callable's introspection attribute holds (a
+        closure's cells, a partial's args or keywords), as written or through a name assigned it once."""
+        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            return None
+        holder, key = sub.value, sub.slice[0].slice.value
+        if isinstance(holder, cst.Name):
+            values = [self._assigned_once(a.node) for a in self.reaching(holder)]
+            holder = values[0] if len(values) == 1 else None
+        held = self.introspected_values(holder) if isinstance(holder, cst.Attribute) else None
+        if not held or not isinstance(key, (cst.Integer, cst.SimpleString)):
+            return None
+        out: List[cst.BaseExpression] = []
+        for value in held:
+            if isinstance(value, cst.Tuple) and isinstance(key, cst.Integer):
+                index = key.evaluated_value
+                out.extend([value.elements[index].value] if index < len(value.elements) else [])
+            elif isinstance(value, cst.Dict) and isinstance(key, cst.SimpleString):
+                out.extend(e.value for e in value.elements if self.code(e.key) == repr(key.evaluated_value))
+            else:
+                return None
+        return out
+
+    def _held_subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
         cls = self.class_named(sub.value) if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) else None
         if cls is not None:
             # `CacheHub[i]` of the class itself: its __class_getitem__, or its metaclass's __getitem__
