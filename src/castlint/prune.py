@@ -2987,22 +2987,26 @@ def _slices_in_objects(module: "_ModuleUnits") -> Optional[str]:
     def is_slice(node: ast.AST) -> bool:
         return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in makers
 
-    for node in pyast.nodes(module.tree):
+    classes = {s.name for s in module.top if isinstance(s, ast.ClassDef)}
+
+    def held(node: ast.AST) -> bool:  # a slice, or a display of them, or a module class built with one
         t = type(node)
-        if t is ast.Call and not is_slice(node):
-            parts = list(node.args) + [k.value for k in node.keywords]
-        elif t in (ast.List, ast.Tuple, ast.Set):
-            parts = node.elts
-        elif t is ast.Dict:
-            parts = node.values
-        elif t in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
-            parts = [node.elt]
-        elif t is ast.Assign and any(type(target) is not ast.Name for target in node.targets):
-            parts = [node.value]
-        else:
-            continue
-        if any(is_slice(p) for p in parts):
+        if t in (ast.List, ast.Tuple, ast.Set):
+            return any(held(e) for e in node.elts)
+        if t is ast.Dict:
+            return any(held(v) for v in node.values)
+        if t in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
+            return held(node.elt)
+        if t is ast.Call and type(node.func) is ast.Name and node.func.id in classes:
+            return any(is_slice(a) or held(a) for a in list(node.args) + [k.value for k in node.keywords])
+        return False
+
+    for node in pyast.nodes(module.tree):
+        if type(node) is ast.Call and held(node):
             return "a slice object is held in an object"
+        if type(node) is ast.Assign and any(type(target) is not ast.Name for target in node.targets):
+            if is_slice(node.value) or held(node.value):
+                return "a slice object is held in an object"
     return None
 
 
