@@ -179,6 +179,14 @@ class _Vocabulary:
         self.copies = frozenset(tables.copy_methods)
         # `torch.as_tensor(x, dtype=d)`: x.to(dtype=d) (by the last name: `from torch import asarray`)
         self.slice_makers = frozenset(_last_parts(tables.slice_constructors))
+        # `fn.__closure__[0].cell_contents`, `obj.m.__self__`; `p.args` of a partial (ObjectFlow.introspected_values)
+        self.closure_reads = frozenset(
+            tables.closure_attributes | tables.cell_value_attributes | tables.bound_self_attributes
+        )
+        self.partial_reads = frozenset(
+            tables.partial_args_attributes | tables.partial_keywords_attributes | tables.partial_func_attributes
+        )
+        self.partial_makers = frozenset(_last_parts(tables.partial_callables))
         # `buf[torch.arange(buf.shape[0])]`, `buf.index_select(0, every)`: a range index is the slice it spells
         self.range_makers = frozenset(_last_parts(tables.range_functions))
         self.range_words = tuple(sorted(name.encode() for name in self.range_makers))
@@ -545,6 +553,31 @@ def _range_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
     )
 
 
+# marks a module that builds a slice object other than as an index (`Rec(i, slice(None))`, `span = slice(0, n)`):
+# an index held in a name, attribute or element may then be one (`buf[rec.span]`), read as a slice
+HELD_SLICE = "[:]"
+
+
+def _held_slices(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
+    """{HELD_SLICE} when the module calls a slice maker ([views] slice_constructors) outside a subscript."""
+    if not any(f"{maker}(".encode() in source for maker in vocab.slice_makers):
+        return frozenset()
+    indices = {id(n.slice) for n in pyast.nodes(tree) if type(n) is ast.Subscript}
+    for node in pyast.nodes(tree):
+        if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in vocab.slice_makers:
+            if id(node) not in indices:
+                return frozenset((HELD_SLICE,))
+    return frozenset()
+
+
+def _holds_slice(call: ast.Call, vocab: _Vocabulary) -> bool:
+    """Is a slice maker's call an argument of call (`Cut("all", slice(None))`)?"""
+    return any(
+        type(a) is ast.Call and type(a.func) is ast.Name and a.func.id in vocab.slice_makers
+        for a in list(call.args) + [k.value for k in call.keywords]
+    )
+
+
 def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary, aliases=frozenset()) -> bool:
     """Does the first index leave the first dimension whole (a slice, a slice object, None, `[()]`, a range
     index, ...)?"""
@@ -555,6 +588,8 @@ def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary, aliases=frozenset()) -
         return True  # `buf[slice(None)]` (the analysis reads its bounds as a slice's)
     if _range_index(first, vocab, aliases):
         return True  # `buf[torch.arange(buf.shape[0])]`: as `buf[: buf.shape[0]]`
+    if HELD_SLICE in aliases and type(first) in (ast.Name, ast.Attribute, ast.Subscript):
+        return True  # `buf[rec.span]` of `Rec(i, slice(None))`: maybe a slice object
     return type(first) is ast.Slice or (
         type(first) is ast.Constant and (first.value is None or first.value is Ellipsis or type(first.value) is int)
     )
@@ -698,6 +733,11 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 if name in vocab.keep_methods:
                     node = func.value
                     continue
+            if HELD_SLICE in aliases and (
+                (type(func) is ast.Name and func.id in vocab.slice_makers) or _holds_slice(node, vocab)
+            ):
+                out.base |= tf[WHOLE]  # `slice(None)`, `Rec(i, slice(None))`: it may index a pool whole
+                return
             if _callee_name(func) in vocab.allocations and _may_be_layer_stack(node, vocab):
                 out.base |= tf[CONTAINER]  # `torch.empty((num_layers, num_blocks, ...))`: every layer's pool
                 return
@@ -814,8 +854,12 @@ def _str_constant(node: ast.AST) -> bool:
 
 
 def _str_key(node: ast.AST) -> bool:
-    """A mapping key with a string in it: `"k"`, `(i, "k")` (ObjectFlow.constant_key)."""
-    return _str_constant(node) or (type(node) is ast.Tuple and any(_str_constant(e) for e in node.elts))
+    """A mapping key with a string in it: `"k"`, `(i, "k")`, `f"layers.{i}.k"` (ObjectFlow.constant_key)."""
+    return (
+        _str_constant(node)
+        or (type(node) is ast.Tuple and any(_str_constant(e) for e in node.elts))
+        or (type(node) is ast.JoinedStr and any(_str_constant(e) and e.value for e in node.values))
+    )
 
 
 def _dict_entry(call: ast.Call, arg: ast.AST, vocab: _Vocabulary) -> bool:
@@ -2807,6 +2851,8 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         or _made_classes(module)
         or _class_dict_reads(module)
         or _made_runners(module, taint)
+        or _introspected_callables(module)
+        or _slices_in_objects(module)
     )
     why = why or _class_level_reads(classes, vocab)
     if why:
@@ -2932,6 +2978,64 @@ def _class_dict_reads(module: "_ModuleUnits") -> Optional[str]:
         ):
             return "a method is read out of a class's namespace"
     return None
+
+
+def _introspected_callables(module: "_ModuleUnits") -> Optional[str]:
+    """Why a value may be read back out of a callable (ObjectFlow.introspected_values): the module reads a
+    function's closure cells or a bound method's receiver, or a partial's bound arguments through a name or
+    attribute it assigns a partial (`self._bound = partial(f, kv)`; `self._bound.args[0]`)."""
+    vocab = module.vocab
+    held: Set[str] = set()
+    for node in pyast.nodes(module.tree):
+        if type(node) is ast.Assign and type(node.value) is ast.Call:
+            if (_callee_name(node.value.func) or "") in vocab.partial_makers:
+                held |= {_last_name(t) for t in node.targets}
+    for node in pyast.nodes(module.tree):
+        if type(node) is not ast.Attribute:
+            continue
+        if node.attr in vocab.closure_reads:
+            return "a callable's closure or receiver is read back"
+        if node.attr in vocab.partial_reads and _last_name(node.value) in held:
+            return "a partial's bound arguments are read back"
+    return None
+
+
+def _slices_in_objects(module: "_ModuleUnits") -> Optional[str]:
+    """Why a slice object may reach a subscript through an object (`Cut("all", slice(None))` in a list held by
+    self, `self.span = slice(None)`): the analysis follows it into the record's field (DataFlow._held_slice),
+    which the per-unit taint does not. A slice held by a plain name is read where it is."""
+    makers = module.vocab.slice_makers
+    if not makers or HELD_SLICE not in module.aliases:
+        return None
+
+    def is_slice(node: ast.AST) -> bool:
+        return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in makers
+
+    classes = {s.name for s in module.top if isinstance(s, ast.ClassDef)}
+
+    def held(node: ast.AST) -> bool:  # a slice, or a display of them, or a module class built with one
+        t = type(node)
+        if t in (ast.List, ast.Tuple, ast.Set):
+            return any(held(e) for e in node.elts)
+        if t is ast.Dict:
+            return any(held(v) for v in node.values)
+        if t in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
+            return held(node.elt)
+        if t is ast.Call and type(node.func) is ast.Name and node.func.id in classes:
+            return any(is_slice(a) or held(a) for a in list(node.args) + [k.value for k in node.keywords])
+        return False
+
+    for node in pyast.nodes(module.tree):
+        if type(node) is ast.Call and held(node):
+            return "a slice object is held in an object"
+        if type(node) is ast.Assign and any(type(target) is not ast.Name for target in node.targets):
+            if is_slice(node.value) or held(node.value):
+                return "a slice object is held in an object"
+    return None
+
+
+def _last_name(node: ast.AST) -> str:
+    return node.id if type(node) is ast.Name else node.attr if type(node) is ast.Attribute else ""
 
 
 def _factory_records(module: "_ModuleUnits") -> Dict[str, Set[str]]:
@@ -3662,6 +3766,7 @@ class _ModuleUnits:
             frozenset(a for a, original in both if original in vocab.through_functions)
             | _getter_names(tree, source, vocab)
             | _range_names(tree, source, vocab)
+            | _held_slices(tree, source, vocab)
         )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
         self.fn_aliases: Dict[str, Set[str]] = {}  # `_up = torch.compile(_up_impl)`: _up -> {_up_impl}

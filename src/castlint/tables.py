@@ -197,6 +197,9 @@ class Tables:
     range_functions: set = field(default_factory=set)  # [index_values]: `buf[torch.arange(a, b)]` is `buf[a:b]`
     stride_ranges: set = field(default_factory=set)  # [index_values]: `buf[i : i + w]` for i in range(a, b, w)
     least_functions: set = field(default_factory=set)  # [index_values]: `min(i + w, n)`
+    # [index_values] unbounded_constants: a slice bound past any pool's extent (`buf[: sys.maxsize]`)
+    unbounded_constants: set = field(default_factory=set)
+    unbounded_at_least: int = 2**31  # [index_values]: an int literal this large is past any extent
     split_methods: set = field(default_factory=set)  # [views] split_methods: `buf.split(n)`, pieces of n
     split_functions: set = field(default_factory=set)  # [views] split_functions: `torch.split(buf, n)`
     subscript_methods: set = field(default_factory=set)  # [views]: `buf.__getitem__(i)` is `buf[i]`
@@ -279,6 +282,14 @@ class Tables:
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     attr_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] attr_getters
     partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
+    # [callables] what a callable hands back when introspected: a partial's bound callable, positional and
+    # keyword arguments; a bound method's receiver; a function's closure cells and a cell's value
+    partial_func_attributes: set = field(default_factory=set)
+    partial_args_attributes: set = field(default_factory=set)
+    partial_keywords_attributes: set = field(default_factory=set)
+    bound_self_attributes: set = field(default_factory=set)
+    closure_attributes: set = field(default_factory=set)
+    cell_value_attributes: set = field(default_factory=set)
     item_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] item_getters
     call_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] call_functions
     runners: set = field(default_factory=set)  # [callables] runners: `executor.submit(f, kv)` runs f(kv)
@@ -765,6 +776,13 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
+    section = data.get("index_values")
+    if isinstance(section, dict) and "unbounded_at_least" in section:
+        least = section["unbounded_at_least"]
+        if not isinstance(least, int) or isinstance(least, bool) or least <= 0:
+            raise TableError(path, "index_values.unbounded_at_least", "must be a positive integer")
+        tables.unbounded_at_least = least
+        data = {**data, "index_values": {k: v for k, v in section.items() if k != "unbounded_at_least"}}
     _load_word_sets(
         tables,
         data,
@@ -777,6 +795,7 @@ def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
             "range_functions": "range_functions",
             "stride_ranges": "stride_ranges",
             "least_functions": "least_functions",
+            "unbounded_constants": "unbounded_constants",
         },
     )
 
@@ -873,6 +892,12 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "method_callers": "method_callers",
             "attr_getters": "attr_getters",
             "partial_methods": "partial_methods",
+            "partial_func_attributes": "partial_func_attributes",
+            "partial_args_attributes": "partial_args_attributes",
+            "partial_keywords_attributes": "partial_keywords_attributes",
+            "bound_self_attributes": "bound_self_attributes",
+            "closure_attributes": "closure_attributes",
+            "cell_value_attributes": "cell_value_attributes",
             "item_getters": "item_getters",
             "call_functions": "call_functions",
             "runners": "runners",

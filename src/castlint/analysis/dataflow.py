@@ -22,6 +22,7 @@ docs/analysis.md.
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -72,6 +73,14 @@ _SCOPE_NODES = (
 )
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 _QUOTIENT_OPERATORS = (cst.FloorDivide, cst.Divide, cst.RightShift)
+# int arithmetic a constant slice bound is folded through (`2**63 - 1`, `1 << 62`)
+_FOLDED_OPERATORS = {
+    cst.Add: operator.add,
+    cst.Subtract: operator.sub,
+    cst.Multiply: operator.mul,
+    cst.Power: operator.pow,
+    cst.LeftShift: operator.lshift,
+}
 
 
 _EINSUM_LETTERS = re.compile(r"\.\.\.|[A-Za-z]")
@@ -208,6 +217,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 fields = self._fields_origin(expr.value, depth)
                 if fields == Origin.POOL_TUPLE:
                     return fields
+            introspected = self.introspected_values(expr)
+            if introspected is not None:  # `p.args` of a partial, `fn.__closure__`, `cell.cell_contents`
+                return max(self.origin(v, depth) for v in introspected)
             if isinstance(expr.value, cst.Name) and expr.value.value == "self":
                 return self._self_attr_origin(expr, depth)
             held = self.held_attribute(expr)
@@ -860,6 +872,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """`torch.cat([a, b])`: whole when a joined tensor is whole (a list of pools is a tuple
         of them, its elements whole); a gather when only gathers are joined."""
         first = self._first_positional(call.args)
+        if first is not None and self._every_row(first, depth):
+            return Origin.POOL  # `torch.stack(list(k_cache))`: every row of the pool, joined again
         if not isinstance(first, (cst.List, cst.Tuple)):
             inner = self.origin(first, depth) if first is not None else Origin.OTHER
             return Origin.POOL if inner >= Origin.POOL_TUPLE else Origin.OTHER
@@ -867,6 +881,39 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if any(p >= Origin.POOL for p in parts):
             return Origin.POOL
         return Origin.GATHERED if parts and all(p == Origin.GATHERED for p in parts) else Origin.OTHER
+
+    def _every_row(self, expr: cst.BaseExpression, depth: int, seen: int = 0) -> bool:
+        """Is expr a sequence of every row of one whole pool: `list(pool)` / `tuple(pool)` ([iteration]
+        passthrough), `[p for p in pool]`, `[*pool]`, a name assigned one once, a slice of one keeping every
+        element (`rows[:]`)? A subset (`rows[:1]`, `rows[i]`) is not."""
+        if seen > 4:
+            return False
+        if isinstance(expr, cst.Name):
+            values = [self._assigned_once(a.node) for a in self.reaching(expr)]
+            return len(values) == 1 and values[0] is not None and self._every_row(values[0], depth, seen + 1)
+        if isinstance(expr, cst.Call):
+            name = (self.call_name(expr) or "").removeprefix("builtins.")
+            if name not in self.tables.iter_passthrough or len(expr.args) != 1 or expr.args[0].star:
+                return False
+            return self.origin(expr.args[0].value, depth) == Origin.POOL
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+            loop = expr.for_in
+            return (
+                loop.inner_for_in is None
+                and not loop.ifs
+                and isinstance(loop.target, cst.Name)
+                and isinstance(expr.elt, cst.Name)
+                and expr.elt.value == loop.target.value
+                and self.origin(loop.iter, depth) == Origin.POOL
+            )
+        if isinstance(expr, (cst.List, cst.Tuple)) and len(expr.elements) == 1:
+            only = expr.elements[0]
+            return isinstance(only, cst.StarredElement) and self.origin(only.value, depth) == Origin.POOL
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
+            part = expr.slice[0].slice
+            whole = all(b is None or _is_none(b) for b in (part.lower, part.upper, part.step))
+            return whole and self._every_row(expr.value, depth, seen + 1)
+        return False
 
     def _through_method(self, call, method, receiver, args, depth) -> Optional[Origin]:
         """The origin of `receiver.method(args)` when it follows the receiver's."""
@@ -1175,7 +1222,22 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         first = call.args[0]
         if isinstance(first.value, _WRITTEN_DATA):
             return None  # `torch.tensor([0, n], dtype=d)`: a new tensor of Python values, no copy of a pool
-        return first.value, "to", tuple(a for a in call.args if a is not first)
+        rest = tuple(a for a in call.args if a is not first)
+        if short in self.tables.conversion_constructor_methods and isinstance(func, cst.Attribute):
+            if not any(a.keyword is not None and a.keyword.value in self._to_dtype_keywords() for a in rest):
+                rest = (self._receiver_arg(func),) + rest  # `q.new_tensor(buf)`: buf in q's dtype, `buf.to(q)`
+        return first.value, "to", rest
+
+    def _to_dtype_keywords(self) -> frozenset:
+        spec = self.tables.casts.get("to")
+        return frozenset(getattr(spec, "dtype_keywords", ()) or ())
+
+    def _receiver_arg(self, func: cst.Attribute) -> cst.Arg:
+        """The receiver of `t.new_tensor(...)` as an argument node (`.to(t)`: t's dtype), once per callee."""
+        cache = self.__dict__.setdefault("_receiver_args", {})
+        if id(func) not in cache:
+            cache[id(func)] = cst.Arg(func.value)
+        return cache[id(func)]
 
     def _namespace_aliases(self) -> Dict[str, str]:
         """Module-level names bound once to an op namespace or a part of its path (`aten =
@@ -1299,6 +1361,35 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
 
     # -- subscripts ------------------------------------------------------------
     def _subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
+        picked = self._introspected_entries(sub)
+        if picked is not None:  # `fn.__closure__[1]`, `p.args[0]`, `p.keywords["cache"]`: that entry
+            return max((self.origin(v, depth) for v in picked), default=Origin.OTHER)
+        return self._held_subscript_origin(sub, depth)
+
+    def _introspected_entries(self, sub: cst.Subscript) -> Optional[List[cst.BaseExpression]]:
+        """The entries a constant index picks from what a callable's introspection attribute holds (a
+        closure's cells, a partial's args or keywords), as written or through a name assigned it once."""
+        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            return None
+        holder, key = sub.value, sub.slice[0].slice.value
+        if isinstance(holder, cst.Name):
+            values = [self._assigned_once(a.node) for a in self.reaching(holder)]
+            holder = values[0] if len(values) == 1 else None
+        held = self.introspected_values(holder) if isinstance(holder, cst.Attribute) else None
+        if not held or not isinstance(key, (cst.Integer, cst.SimpleString)):
+            return None
+        out: List[cst.BaseExpression] = []
+        for value in held:
+            if isinstance(value, cst.Tuple) and isinstance(key, cst.Integer):
+                index = key.evaluated_value
+                out.extend([value.elements[index].value] if index < len(value.elements) else [])
+            elif isinstance(value, cst.Dict) and isinstance(key, cst.SimpleString):
+                out.extend(e.value for e in value.elements if self.code(e.key) == repr(key.evaluated_value))
+            else:
+                return None
+        return out
+
+    def _held_subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
         cls = self.class_named(sub.value) if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) else None
         if cls is not None:
             # `CacheHub[i]` of the class itself: its __class_getitem__, or its metaclass's __getitem__
@@ -1469,18 +1560,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 out.append(cst.SubscriptElement(swept))
                 continue
             value = inner.value if isinstance(inner, cst.Index) else None
-            if (
-                makers
-                and isinstance(value, cst.Call)
-                and (self.call_name(value) or "").removeprefix("builtins.") in makers
-                and 1 <= len(value.args) <= 3
-                and all(a.keyword is None and not a.star for a in value.args)
-            ):
+            if makers and isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
+                value = self._held_slice(value) or value  # `buf[rec.span]` of `rec = Rec(i, slice(None))`
+            if makers and isinstance(value, cst.Call) and self._slice_call(value):
                 cache = self.__dict__.setdefault("_slice_nodes", {})
                 if id(element) not in cache:
-                    parts = [None if _is_none(a.value) else a.value for a in value.args]
-                    lower, upper, step = (None, parts[0], None) if len(parts) == 1 else (parts + [None])[:3]
-                    cache[id(element)] = cst.SubscriptElement(cst.Slice(lower=lower, upper=upper, step=step))
+                    cache[id(element)] = cst.SubscriptElement(self._spelled_slice(value))
                 element = cache[id(element)]
             elif value is not None:
                 spelled = self._range_slice(value)
@@ -1488,6 +1573,38 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     element = cst.SubscriptElement(spelled)
             out.append(element)
         return out
+
+    def _held_slice(self, holder: cst.BaseExpression, depth: int = 0) -> Optional[cst.Call]:
+        """The slice object ([views] slice_constructors) a name, a record's field or an element holds, when
+        every value it may hold is one: the one keeping every row if any does (`slice(None)`), else the first."""
+        values = self._container_sources(holder, depth) if depth < 4 else None
+        if not values:
+            return None
+        found = []
+        for value in values:
+            if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
+                value = self._held_slice(value, depth + 1)
+            if not (isinstance(value, cst.Call) and self._slice_call(value)):
+                return None
+            found.append(value)
+        whole = [v for v in found if not self._bounded_slice(self._spelled_slice(v))]
+        return (whole or found)[0]
+
+    def _slice_call(self, value: cst.Call) -> bool:
+        return (
+            (self.call_name(value) or "").removeprefix("builtins.") in self.tables.slice_constructors
+            and 1 <= len(value.args) <= 3
+            and all(a.keyword is None and not a.star for a in value.args)
+        )
+
+    def _spelled_slice(self, value: cst.Call) -> cst.Slice:
+        """`slice(a, b, s)` as the slice `a:b:s` it spells (a None part left out)."""
+        cache = self.__dict__.setdefault("_spelled_slices", {})
+        if id(value) not in cache:
+            parts = [None if _is_none(a.value) else a.value for a in value.args]
+            lower, upper, step = (None, parts[0], None) if len(parts) == 1 else (parts + [None])[:3]
+            cache[id(value)] = cst.Slice(lower=lower, upper=upper, step=step)
+        return cache[id(value)]
 
     def _swept_slice(self, s: cst.Slice) -> Optional[cst.Slice]:
         """`x[i : i + w]` (or `x[i : min(i + w, n)]`, [index_values] least_functions) with i the counter of a loop
@@ -1925,11 +2042,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         `attn_metadata.max_num_blocks`, `used = meta.num_blocks_used`) is a window whatever it
         is named; one that reads a whole pool's extent (`buf.shape[0]`, `len(buf)`) or the
         object's own attributes (`self.size`) is decided by the extent words."""
-        if self._strided(s):
+        if self._strided(s) or self._empty_slice(s):
             return True
         upper = s.upper
         if upper is None:
             return self._bounded_tail(s.lower)
+        if self._past_extent(upper):
+            return False  # `[: sys.maxsize]`: every slot
         if isinstance(upper, cst.UnaryOperation) and isinstance(upper.operator, cst.Minus):
             return False  # `[:-1]`: all but a few
         fields = self._record_bound_values(upper)
@@ -1953,6 +2072,74 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if value is not bound:
                 out.extend(self._record_bound_values(value, depth + 1) or [value])
         return out
+
+    def _empty_slice(self, s: cst.Slice) -> bool:
+        """A slice of no slot at all: a stop of 0 (`[:0]`, `[:-0]`) from a start of 0, or a start at
+        (or past) the pool's end with no stop (`[buf.shape[0]:]`, `[sys.maxsize:]`)."""
+        if s.step is not None and not (isinstance(s.step, cst.Integer) and s.step.evaluated_value > 0):
+            return False  # a negative step runs from the end
+        if s.upper is not None:
+            lower = 0 if s.lower is None else self._int_constant(s.lower)
+            return lower == 0 and self._int_constant(s.upper) == 0
+        return s.lower is not None and (self._past_extent(s.lower) or self._exact_extent(s.lower))
+
+    def _int_constant(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
+        """The int a bound folds to: literals, `-0`, `2**63 - 1`, `1 << 62`, a name assigned one once."""
+        if depth > 4:
+            return None
+        if isinstance(expr, cst.Integer):
+            return expr.evaluated_value
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            inner = self._int_constant(expr.expression, depth + 1)
+            return None if inner is None else (-inner if isinstance(expr.operator, cst.Minus) else inner)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, tuple(_FOLDED_OPERATORS)):
+            left, right = self._int_constant(expr.left, depth + 1), self._int_constant(expr.right, depth + 1)
+            if left is None or right is None or (isinstance(expr.operator, (cst.Power, cst.LeftShift)) and right > 128):
+                return None
+            return _FOLDED_OPERATORS[type(expr.operator)](left, right) if right >= 0 else None
+        if isinstance(expr, cst.Name):
+            values = [self._assigned_once(a.node) for a in self.reaching(expr)]
+            if len(values) == 1 and values[0] is not None:
+                return self._int_constant(values[0], depth + 1)
+        return None
+
+    def _assigned_once(self, node) -> Optional[cst.BaseExpression]:
+        kind, value, path = self.binding(node) if isinstance(node, cst.Name) else (None, None, None)
+        return value if kind == "assign" and not path else None
+
+    def _past_extent(self, bound: cst.BaseExpression, depth: int = 0) -> bool:
+        """Is a bound past any pool's extent ([index_values] unbounded_constants: `sys.maxsize`; an int
+        literal of at least unbounded_at_least), as written or through a name assigned it once?"""
+        t = self.tables
+        if isinstance(bound, cst.Name) and depth < 4:
+            values = [self._assigned_once(a.node) for a in self.reaching(bound)]
+            if len(values) == 1 and values[0] is not None:
+                return self._past_extent(values[0], depth + 1)
+        if isinstance(bound, (cst.Name, cst.Attribute)) and (self.qualified(bound) or "") in t.unbounded_constants:
+            return True
+        value = self._int_constant(bound)
+        return value is not None and value >= t.unbounded_at_least
+
+    def _exact_extent(self, bound: cst.BaseExpression, depth: int = 0) -> bool:
+        """Is a bound exactly a whole pool's token extent (`buf.shape[0]`, `buf.size(0)`, `len(buf)`,
+        a name assigned one once)?"""
+        t = self.tables
+        if isinstance(bound, cst.Name) and depth < 4:
+            values = [self._assigned_once(a.node) for a in self.reaching(bound)]
+            return len(values) == 1 and values[0] is not None and self._exact_extent(values[0], depth + 1)
+        holder = None
+        if isinstance(bound, cst.Subscript) and len(bound.slice) == 1 and isinstance(bound.slice[0].slice, cst.Index):
+            head = bound.value
+            if isinstance(head, cst.Attribute) and head.attr.value in t.extent_attributes:
+                if self._int_constant(bound.slice[0].slice.value) == 0:
+                    holder = head.value
+        elif isinstance(bound, cst.Call) and len(bound.args) == 1 and not bound.args[0].star:
+            func, arg = bound.func, bound.args[0].value
+            if isinstance(func, cst.Attribute) and func.attr.value in t.extent_methods:
+                holder = func.value if self._int_constant(arg) == 0 else None
+            elif isinstance(func, cst.Name) and func.value in t.extent_functions:
+                holder = arg
+        return holder is not None and self.origin(holder) == Origin.POOL
 
     def _bounded_tail(self, lower: Optional[cst.BaseExpression]) -> bool:
         """`[-n:]`: the last n slots, bounded as `[:n]` is (by the step, or by anything but the pool's
@@ -2037,8 +2224,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 else:
                     out.add("other")
         elif isinstance(expr, cst.Attribute):
+            fields = self._record_field_bound(expr)
             if expr.attr.value in t.extent_attributes and self.origin(expr.value) >= Origin.PREFIX:
                 out.add("extent")  # `buf.shape`
+            elif fields:  # `few.count` of `few = Pages(buf, 0, meta.num_pages)`: what was built in
+                for value in fields:
+                    self._bound_sources(value, out, depth + 1)
             else:
                 self._bound_sources(expr.value, out, depth + 1)
         elif isinstance(expr, cst.Subscript):
@@ -2078,6 +2269,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 self._bound_sources(part, out, depth + 1)
         else:
             out.add("other")
+
+    def _record_field_bound(self, expr: cst.Attribute) -> List[cst.BaseExpression]:
+        """The values a record field read (`rec.count`, rec an instance of a record class of the module
+        by its constructions) was built with; [] for any other attribute, or when not all are known."""
+        if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return []
+        owner = self.instance_class(expr.value)
+        if owner is None or not self.is_record(owner) or expr.attr.value not in self.record_fields(owner):
+            return []
+        return self.field_values(expr.value, owner, expr.attr.value)
 
     def _layout_extent(self, expr: cst.BaseExpression) -> bool:
         """`buf.shape[d]` / `buf.size(d)` of a pool for a constant d other than 0: the size of a
@@ -3519,9 +3720,16 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _identifiers(self, expr: cst.BaseExpression, resolve: bool = False) -> List[str]:
         """Names and attribute names in expr; with resolve, also those of the values
         its local names are assigned (one level: `m = self.size + page`)."""
-        out = []
+        out, read = [], set()
         for node in iter_nodes(expr, (cst.Name, cst.Attribute)):
+            if id(node) in read:
+                continue
             if isinstance(node, cst.Attribute):
+                fields = self._record_field_bound(node) if resolve else []
+                if fields:  # a record's field: the names of what it was built with, not of the record
+                    read.update(id(n) for n in iter_nodes(node.value, (cst.Name, cst.Attribute)))
+                    for value in fields:
+                        out.extend(self._identifiers(value))
                 out.append(node.attr.value)
                 continue
             out.append(node.value)
