@@ -10,3 +10,11 @@ def densify_caches(past_key_values, dtype):
 
 def cast_offsets(block_offsets):
     return block_offsets.to(torch.int32)  # negative: block offsets
+
+
+def cast_seqlens(seqlens):
+    return seqlens.to(torch.int32)  # negative: lengths
+
+
+def page_bytes(k_cache):
+    return k_cache[0].numel() * k_cache.element_size()

@@ -11,3 +11,11 @@ def dequantize_rows(buf: torch.Tensor, rows: torch.Tensor, scale: torch.Tensor, 
 
 def scale_to(scale: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return scale.to(dtype)  # negative: scale
+
+
+def block_count(buf: torch.Tensor) -> int:
+    return buf.shape[0]
+
+
+def as_bytes(buf: torch.Tensor) -> torch.Tensor:
+    return buf.view(torch.uint8)  # negative: reinterpret

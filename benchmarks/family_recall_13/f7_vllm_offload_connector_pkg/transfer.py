@@ -13,3 +13,7 @@ class HostStager:
 
     def stage_scale(self, scale: torch.Tensor) -> torch.Tensor:
         return scale.to(self.host_dtype)  # negative: a scale
+
+
+    def scratch_like(self, kv_cache: torch.Tensor) -> torch.Tensor:
+        return torch.empty_like(kv_cache, dtype=self.host_dtype, device="cpu")  # negative: allocation, no data converted
