@@ -373,3 +373,36 @@ def test_pruned_is_whole(tmp_path, name, filler):
     path = tmp_path / f"{name}.py"
     path.write_text(CASES[name] + (FILLER if filler else ""))
     assert _check(path, True) == _check(path, False)
+
+
+SELF_FED_WALK = """
+import torch
+
+
+class Walker:
+    def __init__(self, pool):
+        self.pool = pool
+        self.start = self
+
+    def advance(self):
+        return self
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        h = self.start
+        for _ in range(3):
+            h = h.child.advance()  # the receiver's class is asked of what this very call returns
+        buf = self.pool.get_key_buffer(layer.layer_id)
+        return buf.to(q.dtype), h  # positive CL001
+"""
+
+
+def test_a_name_fed_by_its_own_method_call_terminates(tmp_path):
+    """`h = h.child.advance()` in a loop: the class of the receiver is read from what the call returns,
+    which reads the receiver again. Each step takes the caller's depth (it once restarted at 0 and
+    recursed until Python's limit, reported as 'nested too deeply')."""
+    path = tmp_path / "walk.py"
+    path.write_text(SELF_FED_WALK)
+    found = _check(path, False)  # asserts no error
+    line = next(i for i, t in enumerate(SELF_FED_WALK.splitlines(), 1) if "# positive CL001" in t)
+    assert [(code, at) for code, at, _ in found] == [("CL001", line)]
+    assert _check(path, True) == found
