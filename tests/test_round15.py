@@ -1,0 +1,84 @@
+"""Issue 19, round 15 (family_recall_13 leftovers), in sglang, vLLM, lmdeploy and TRT-LLM styles other than
+the corpus's:
+- a layer index looked up in a dict on an object of unknown class (`pool.layer_id_map[layer.layer_id]` of an
+  engine-handed pool): the one module class assigning that attribute a dict decides its values' kind
+  (ModuleAnalysis._attr_owner through duck_class); the pruner keeps that class (`_dict_holders`).
+Each positive has look-alikes beside it; the pruned analysis gives the whole file's findings, with and
+without filler."""
+
+from __future__ import annotations
+
+import pytest
+
+from castlint.tables import load_tables
+from marked_cases import FILLER
+from marked_cases import check as _check
+
+TABLES = load_tables()
+
+CASES = {
+    "layer_map_duck_sglang": """\
+import torch
+
+
+class SwaFullPool:
+    def __init__(self, full_ids, swa_ids, full_pool, swa_pool):
+        self.full_map = dict((lid, i) for i, lid in enumerate(full_ids))
+        self.local_of = {lid: pos for pos, lid in enumerate(swa_ids)}
+        self.req_rows = {rid: torch.arange(4) + rid for rid in range(8)}
+        self.full_pool = full_pool
+        self.swa_pool = swa_pool
+
+
+class SwaBackend:
+    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool = forward_batch.token_to_kv_pool
+        kl = pool.full_pool.k_buffer[pool.local_of[layer.layer_id]].float()  # positive: CL001
+        rows = pool.swa_pool.k_buffer[0][pool.req_rows[layer.layer_id]].float()  # negative: rows gathered
+        lens = forward_batch.seq_lens[pool.local_of[layer.layer_id]].float()  # negative: lengths
+        return kl, rows, lens
+""",
+    "layer_map_duck_vllm": """\
+import torch
+
+
+class LayerRegistry:
+    def __init__(self, names):
+        self.slot_of = {name: n for n, name in enumerate(sorted(names))}
+
+
+class ShadowReader:
+    def __init__(self, registry, kv_caches):
+        self.kv_caches = kv_caches
+        self.registry = registry
+
+    def read_all(self, ctx, layer_name, slot_mapping):
+        caches = ctx.kv_caches
+        whole = caches[ctx.registry.slot_of[layer_name]].to(torch.float32)  # positive: CL001
+        part = caches[ctx.registry.slot_of[layer_name]][slot_mapping].to(torch.float32)  # negative: slots
+        return whole, part
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_marked_lines(tmp_path, name):
+    path = tmp_path / f"{name}.py"
+    path.write_text(CASES[name])
+    lines = CASES[name].splitlines()
+    found = {(code, line) for code, line, _ in _check(path, False)}
+    positives = {
+        (text.split("# positive: ")[1].split()[0], i) for i, text in enumerate(lines, 1) if "# positive" in text
+    }
+    negatives = {i for i, text in enumerate(lines, 1) if "# negative" in text}
+    assert positives and negatives
+    assert positives - found == set()
+    assert {line for _, line in found} & negatives == set()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("filler", [False, True], ids=["as-is", "with-filler"])
+def test_pruned_is_whole(tmp_path, name, filler):
+    path = tmp_path / f"{name}.py"
+    path.write_text(CASES[name] + (FILLER if filler else ""))
+    assert _check(path, True) == _check(path, False)
