@@ -2,7 +2,9 @@
 the corpus's:
 - a layer index looked up in a dict on an object of unknown class (`pool.layer_id_map[layer.layer_id]` of an
   engine-handed pool): the one module class assigning that attribute a dict decides its values' kind
-  (ModuleAnalysis._attr_owner through duck_class); the pruner keeps that class (`_dict_holders`).
+  (ModuleAnalysis._attr_owner through duck_class); the pruner keeps that class (`_dict_holders`);
+- a cast method named by a choice among constants (`getattr(buf, self.cast_name)()` of a dict display looked
+  up, a conditional expression, a class-body constant overridden in a subclass: ObjectFlow._chosen_strings).
 Each positive has look-alikes beside it; the pruned analysis gives the whole file's findings, with and
 without filler."""
 
@@ -57,6 +59,47 @@ class ShadowReader:
         whole = caches[ctx.registry.slot_of[layer_name]].to(torch.float32)  # positive: CL001
         part = caches[ctx.registry.slot_of[layer_name]][slot_mapping].to(torch.float32)  # negative: slots
         return whole, part
+""",
+    "chosen_cast_name_lmdeploy": """\
+import torch
+
+
+class FallbackImpl:
+    WIDEN = "float"
+
+    def __init__(self, num_heads, head_size, scale, use_half=False):
+        self.widen_name = "half" if use_half else "bfloat16"
+        self.layout_name = "contiguous"
+
+    def forward(self, query, key, value, k_cache, v_cache, attn_metadata, inplace=True):
+        kc = getattr(k_cache, self.widen_name)()  # positive: CL001
+        vc = getattr(v_cache, self.WIDEN)()  # positive: CL001
+        same = getattr(k_cache, self.layout_name)()  # negative: no cast
+        rows = getattr(k_cache[attn_metadata.block_offsets], self.widen_name)()  # negative: blocks gathered
+        lens = getattr(attn_metadata.kv_seqlens, self.WIDEN)()  # negative: lengths
+        return kc, vc, same, rows, lens
+
+
+class HalfImpl(FallbackImpl):
+    WIDEN = "half"
+""",
+    "looked_up_cast_name_trtllm": """\
+import torch
+
+_CASTS = {"fp16": "half", "bf16": "bfloat16"}
+
+
+class DenseFallback:
+    def __init__(self, mode):
+        self.cast = {"fp16": "half", "bf16": "bfloat16"}[mode]
+        self.scale_op = {"a": "abs", "b": "neg"}[mode]
+
+    def forward(self, q, metadata, layer_idx):
+        buf = metadata.kv_cache_manager.get_buffers(layer_idx)
+        dense = getattr(buf, self.cast)()  # positive: CL001
+        other = getattr(buf, self.scale_op)()  # negative: no cast
+        some = getattr(buf[metadata.block_ids], self.cast)()  # negative: blocks gathered
+        return dense, other, some
 """,
 }
 

@@ -4199,7 +4199,9 @@ class ObjectFlow:
                     return None
         if parts is None:
             text = self.constant_string(expr, depth)
-            return None if text is None else [text]
+            if text is None:
+                return self._chosen_strings(expr, depth)
+            return [text]
         combined = [""]
         for part in parts:
             if isinstance(part, str):
@@ -4210,6 +4212,29 @@ class ObjectFlow:
                 return None
             combined = [c + v for c in combined for v in values]
         return combined
+
+    def _chosen_strings(self, expr: cst.BaseExpression, depth: int) -> Optional[List[str]]:
+        """The strings a choice among constants may hold: both arms of `a if c else b`, every value of a
+        dict display looked up (`{"bfloat16": "bfloat16", "float16": "half"}[name]`), every constant an
+        instance attribute is assigned in its class's family (`self.cast_name`); None when one is not."""
+        if isinstance(expr, cst.IfExp):
+            choices = [expr.body, expr.orelse]
+        elif isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Dict):
+            choices = [e.value for e in expr.value.elements]
+            if not all(isinstance(e, cst.DictElement) for e in expr.value.elements):
+                return None
+        elif isinstance(expr, cst.Attribute):
+            owner = self.class_named(expr.value) or self.instance_class(expr.value)
+            choices = list(self.instance_attr_values(owner, expr.attr.value)) if owner is not None else []
+        else:
+            return None
+        found: List[str] = []
+        for choice in choices:
+            each = self.constant_strings(choice, depth + 1)
+            if each is None:
+                return None
+            found.extend(e for e in each if e not in found)
+        return found or None
 
     def is_enum(self, cls: cst.ClassDef) -> bool:
         """A class of enumeration members (rules/accessors.toml [callables] enum_bases)."""
