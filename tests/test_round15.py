@@ -4,7 +4,11 @@ the corpus's:
   engine-handed pool): the one module class assigning that attribute a dict decides its values' kind
   (ModuleAnalysis._attr_owner through duck_class); the pruner keeps that class (`_dict_holders`);
 - a cast method named by a choice among constants (`getattr(buf, self.cast_name)()` of a dict display looked
-  up, a conditional expression, a class-body constant overridden in a subclass: ObjectFlow._chosen_strings).
+  up, a conditional expression, a class-body constant overridden in a subclass: ObjectFlow._chosen_strings);
+- a class attribute a subclass's body reassigns hides the base's value from that subclass's methods (its
+  instances, and its subclasses', never see it: ObjectFlow._shadowed_bases), nor a sibling subclass's
+  body, so a gathering reader class chosen in a subclass is not the base's whole-cache reader, nor the one
+  another subclass of the base chooses.
 Each positive has look-alikes beside it; the pruned analysis gives the whole file's findings, with and
 without filler."""
 
@@ -100,6 +104,45 @@ class DenseFallback:
         other = getattr(buf, self.scale_op)()  # negative: no cast
         some = getattr(buf[metadata.block_ids], self.cast)()  # negative: blocks gathered
         return dense, other, some
+""",
+    "shadowed_reader_class_sglang": """\
+import torch
+
+
+class WholeView:
+    @staticmethod
+    def take(pool, layer_id, loc):
+        return pool.get_key_buffer(layer_id)
+
+
+class LocView:
+    @staticmethod
+    def take(pool, layer_id, loc):
+        return pool.get_key_buffer(layer_id)[loc]
+
+
+class TorchNativeBackend:
+    view_cls = WholeView
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        kb = self.view_cls.take(forward_batch.token_to_kv_pool, layer.layer_id, forward_batch.out_cache_loc)
+        return kb.to(q.dtype)  # positive: CL001
+
+
+class GatheringBackend(TorchNativeBackend):
+    view_cls = LocView
+
+    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        kb = self.view_cls.take(forward_batch.token_to_kv_pool, layer.layer_id, forward_batch.out_cache_loc)
+        return kb.to(q.dtype)  # negative: rows of the step
+
+
+class WholeAgainBackend(TorchNativeBackend):
+    view_cls = WholeView
+
+    def forward_idle(self, q, layer, forward_batch):
+        kb = self.view_cls.take(forward_batch.token_to_kv_pool, layer.layer_id, None)
+        return kb.float()  # positive: CL001
 """,
 }
 

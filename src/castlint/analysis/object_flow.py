@@ -2304,15 +2304,26 @@ class ObjectFlow:
         reaches it) assigns nothing that read sees."""
         values: List[cst.BaseExpression] = []
         family = self.class_family(cls)
+        shadowed = self._shadowed_bases(cls, attr)
+        carried = [c for other in family for order in [self.c3_mro(other)] if cls in order for c in order]
         for member in family:
             if reader is not None and not self._seen_by(member, cls, reader, family):
                 continue
             values.extend(self.self_attr_values(member, attr))
-            values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
+            if member in carried and member not in shadowed:  # (a sibling's class body is on no instance of cls)
+                values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
         if self.is_record(cls):
             values.extend(self._record_arguments(cls, attr))
         values.extend(self.external_values(cls, attr))
         return values
+
+    def _shadowed_bases(self, cls: cst.ClassDef, attr: str) -> List[cst.ClassDef]:
+        """The bases of cls whose class-body attr no instance of cls (or of a subclass: its MRO keeps cls's
+        order) reads: a class before them in cls's MRO assigns attr in its body (`reader_cls = SlotReader`
+        in a subclass hides the base's `reader_cls = WholeReader`)."""
+        order = self.c3_mro(cls)
+        first = next((i for i, c in enumerate(order) if self.class_body_values(c, attr)), None)
+        return order[first + 1 :] if first is not None else []
 
     def external_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         """`md = Meta(...); md.cache_ref = kv_cache`: what stores on an instance of cls's family made elsewhere
