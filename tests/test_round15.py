@@ -8,7 +8,11 @@ the corpus's:
 - a class attribute a subclass's body reassigns hides the base's value from that subclass's methods (its
   instances, and its subclasses', never see it: ObjectFlow._shadowed_bases), nor a sibling subclass's
   body, so a gathering reader class chosen in a subclass is not the base's whole-cache reader, nor the one
-  another subclass of the base chooses.
+  another subclass of the base chooses;
+- under `follow-imports = "uses"`, a helper module imported as a module (`from . import ops`, called as
+  `ops.f(buf, ...)`) is linked to its importers as `from .ops import f` is, and an importer's definition
+  counts when it names a pool anywhere (`buf = mgr.get_buffers(i)` a line above the call), not only on the
+  call's line (tree_index._modules_imported, _calls_with_pool).
 Each positive has look-alikes beside it; the pruned analysis gives the whole file's findings, with and
 without filler."""
 
@@ -19,6 +23,7 @@ import pytest
 from castlint.tables import load_tables
 from marked_cases import FILLER
 from marked_cases import check as _check
+from test_call_indirection_11 import _findings, _marked, _own_tree_cache, _write  # noqa: F401
 
 TABLES = load_tables()
 
@@ -168,3 +173,73 @@ def test_pruned_is_whole(tmp_path, name, filler):
     path = tmp_path / f"{name}.py"
     path.write_text(CASES[name] + (FILLER if filler else ""))
     assert _check(path, True) == _check(path, False)
+
+
+PACKAGES = {
+    "module_import_ops_trtllm": {
+        "pkg/__init__.py": "",
+        "pkg/kernels.py": """
+            import torch
+
+
+            def widen_layer(buf, dt):
+                return buf.to(torch.float32).to(dt)  # positive: CL001
+
+
+            def widen_blocks(buf, blocks, dt):
+                return buf[blocks].to(dt)  # negative: blocks gathered first
+
+
+            def widen_scale(scale):
+                return scale.to(torch.float32)  # negative: a scale
+        """,
+        "pkg/backend.py": """
+            import torch
+
+            from . import kernels
+
+
+            class TorchFallback:
+                def __init__(self, layer_idx):
+                    self.layer_idx = layer_idx
+
+                def forward(self, q, k, v, metadata, **kwargs):
+                    held = metadata.kv_cache_manager.get_buffers(self.layer_idx)
+                    scale = kernels.widen_scale(metadata.kv_scales[self.layer_idx])
+                    whole = kernels.widen_layer(held, q.dtype)
+                    ids = metadata.kv_cache_block_offsets[0]
+                    part = kernels.widen_blocks(held, ids, q.dtype)
+                    return whole, part, scale
+        """,
+    },
+    "module_import_shared_helper_sglang": {
+        "pkg/__init__.py": "",
+        "pkg/casts.py": """
+            def upcast(t, dt):
+                return t.to(dt)  # negative: one importer gives it the query
+        """,
+        "pkg/backend.py": """
+            from . import casts
+
+
+            class FallbackBackend:
+                def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+                    kb = forward_batch.token_to_kv_pool.get_key_buffer(layer.layer_id)
+                    wide = casts.upcast(kb, q.dtype)
+                    qq = casts.upcast(q, kb.dtype)
+                    return wide, qq
+        """,
+    },
+}
+
+
+@pytest.mark.usefixtures("_own_tree_cache")
+@pytest.mark.parametrize("name", sorted(PACKAGES))
+def test_packages_under_uses(tmp_path, name):
+    _write(tmp_path, PACKAGES[name])
+    found = _findings(tmp_path, "uses")
+    positives, negatives = _marked(tmp_path, "# positive"), _marked(tmp_path, "# negative")
+    assert negatives
+    assert positives <= found
+    assert found & negatives == set()
+    assert _findings(tmp_path, "uses", prune=False) == found
