@@ -1669,6 +1669,10 @@ class _Collector:
         attrs = {a for a in _index_attrs(n.slice) if a not in self.vocab.scalar_attributes}
         if attrs:
             self.unit.kind_attrs.append((self.refs(n.value), attrs))
+        if type(n.slice) in (ast.Name, ast.Attribute) and type(n.ctx) is ast.Load:
+            # `pool.layer_id_map[layer.layer_id]` may be a layer index: the dict's values decide
+            # (ModuleAnalysis._dict_value_kind), whichever module class assigns that attribute
+            self.unit.foreign_value_attrs |= _foreign_attrs(n.value)
 
     def call(self, n: ast.Call, path) -> None:
         func, unit, vocab = n.func, self.unit, self.vocab
@@ -3922,6 +3926,9 @@ class _ModuleUnits:
                     if isinstance(m, _DEFS) and not m.name.startswith("__"):
                         definers.setdefault(m.name.encode(), []).append(stmt)
         unique = {name: found[0] for name, found in definers.items() if len(found) == 1}
+        # a dict one class assigns to self, looked up on some object (`pool.layer_id_map[layer.layer_id]`):
+        # its values may decide an index's kind (ModuleAnalysis._dict_value_kind through duck_class)
+        dict_holders = _dict_holders(self.top, self.collected)
         pending = [s for s in self.top if id(s) in self.collected]
         while pending:
             ducks = []
@@ -3931,6 +3938,8 @@ class _ModuleUnits:
                 mentioned |= set(_IDENTIFIER.findall(segment))
                 if unique:
                     ducks.extend(unique[n] for n in _OBJECT_CALL.findall(segment) if n in unique)
+                if dict_holders:
+                    ducks.extend(dict_holders[n] for n in _OBJECT_SUBSCRIPT.findall(segment) if n in dict_holders)
             for name, held in self.fn_aliases.items():  # a call of `_up` (`self._up`) runs `_up_impl`
                 if name.lstrip(".").encode() in mentioned:
                     mentioned |= {h.rsplit(".", 1)[-1].encode() for h in held}
@@ -3954,6 +3963,21 @@ class _ModuleUnits:
 
 
 _OBJECT_CALL = re.compile(rb"(?<!\bself)\.(\w+)\s*\(")  # `obj.m(`: a method called on some object
+_OBJECT_SUBSCRIPT = re.compile(rb"(?<!\bself)\.(\w+)\s*\[")  # `obj.x[`: an attribute of some object indexed
+
+
+def _dict_holders(top: List[ast.AST], collected: Dict[int, object]) -> Dict[bytes, ast.ClassDef]:
+    """Attribute name -> the one uncollected class that assigns `self.name` a dict display or comprehension."""
+    found: Dict[bytes, List[ast.ClassDef]] = {}
+    for stmt in top:
+        if not isinstance(stmt, ast.ClassDef) or id(stmt) in collected:
+            continue
+        for node in ast.walk(stmt):
+            if type(node) is ast.Assign and type(node.value) in (ast.Dict, ast.DictComp):
+                for target in node.targets:
+                    if type(target) is ast.Attribute and _is_self(target.value):
+                        found.setdefault(target.attr.encode(), []).append(stmt)
+    return {name: classes[0] for name, classes in found.items() if len(set(map(id, classes))) == 1}
 
 
 def _annotated_names(func: ast.AST, param: str) -> Set[str]:

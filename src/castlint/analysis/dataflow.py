@@ -1460,13 +1460,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     kind, value, path = self.binding(node)
                     values.append(value if kind == "assign" and not path else None)
         elif isinstance(expr, cst.Attribute):
-            owner = self.instance_class(expr.value)
+            owner = self._attr_owner(expr)
             values = list(self.instance_attr_values(owner, expr.attr.value)) if owner is not None else []
         elif isinstance(expr, cst.Subscript):  # `table["main"]` of `{"main": {}}`: what that key holds
             values = self.keyed_values(expr)
         held = {id(n) for n in self.__dict__.get("_held_lists", {}).values()}  # `self.d[k] = v` stores
         kinds = [self._dict_kind(v) for v in values if id(v) not in held]
         return True in kinds and False not in kinds
+
+    def _attr_owner(self, expr: cst.Attribute) -> Optional[cst.ClassDef]:
+        """The module class whose instance holds expr's attribute: the receiver's class, else the one
+        class assigning that attribute (`pool.layer_id_mapping` of an engine-handed pool)."""
+        return self.instance_class(expr.value) or self.duck_class(expr.value, expr.attr.value, method=False)
 
     def _dict_kind(self, value) -> Optional[bool]:
         """True: a dict; False: a list, tuple or set; None: unknown."""
@@ -2378,7 +2383,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         """What the values of a dict the module builds are: a map of layer ids to local
         indices (`{lid: i for i, lid in enumerate(ids)}`) holds scalars, not index tensors."""
         if isinstance(expr, cst.Attribute):
-            owner = self.instance_class(expr.value)
+            owner = self._attr_owner(expr)
             values = list(self.instance_attr_values(owner, expr.attr.value)) if owner is not None else []
         elif isinstance(expr, cst.Name):
             values = [

@@ -2304,15 +2304,26 @@ class ObjectFlow:
         reaches it) assigns nothing that read sees."""
         values: List[cst.BaseExpression] = []
         family = self.class_family(cls)
+        shadowed = self._shadowed_bases(cls, attr)
+        carried = [c for other in family for order in [self.c3_mro(other)] if cls in order for c in order]
         for member in family:
             if reader is not None and not self._seen_by(member, cls, reader, family):
                 continue
             values.extend(self.self_attr_values(member, attr))
-            values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
+            if member in carried and member not in shadowed:  # (a sibling's class body is on no instance of cls)
+                values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
         if self.is_record(cls):
             values.extend(self._record_arguments(cls, attr))
         values.extend(self.external_values(cls, attr))
         return values
+
+    def _shadowed_bases(self, cls: cst.ClassDef, attr: str) -> List[cst.ClassDef]:
+        """The bases of cls whose class-body attr no instance of cls (or of a subclass: its MRO keeps cls's
+        order) reads: a class before them in cls's MRO assigns attr in its body (`reader_cls = SlotReader`
+        in a subclass hides the base's `reader_cls = WholeReader`)."""
+        order = self.c3_mro(cls)
+        first = next((i for i, c in enumerate(order) if self.class_body_values(c, attr)), None)
+        return order[first + 1 :] if first is not None else []
 
     def external_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         """`md = Meta(...); md.cache_ref = kv_cache`: what stores on an instance of cls's family made elsewhere
@@ -4199,7 +4210,9 @@ class ObjectFlow:
                     return None
         if parts is None:
             text = self.constant_string(expr, depth)
-            return None if text is None else [text]
+            if text is None:
+                return self._chosen_strings(expr, depth)
+            return [text]
         combined = [""]
         for part in parts:
             if isinstance(part, str):
@@ -4210,6 +4223,29 @@ class ObjectFlow:
                 return None
             combined = [c + v for c in combined for v in values]
         return combined
+
+    def _chosen_strings(self, expr: cst.BaseExpression, depth: int) -> Optional[List[str]]:
+        """The strings a choice among constants may hold: both arms of `a if c else b`, every value of a
+        dict display looked up (`{"bfloat16": "bfloat16", "float16": "half"}[name]`), every constant an
+        instance attribute is assigned in its class's family (`self.cast_name`); None when one is not."""
+        if isinstance(expr, cst.IfExp):
+            choices = [expr.body, expr.orelse]
+        elif isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Dict):
+            choices = [e.value for e in expr.value.elements]
+            if not all(isinstance(e, cst.DictElement) for e in expr.value.elements):
+                return None
+        elif isinstance(expr, cst.Attribute):
+            owner = self.class_named(expr.value) or self.instance_class(expr.value)
+            choices = list(self.instance_attr_values(owner, expr.attr.value)) if owner is not None else []
+        else:
+            return None
+        found: List[str] = []
+        for choice in choices:
+            each = self.constant_strings(choice, depth + 1)
+            if each is None:
+                return None
+            found.extend(e for e in each if e not in found)
+        return found or None
 
     def is_enum(self, cls: cst.ClassDef) -> bool:
         """A class of enumeration members (rules/accessors.toml [callables] enum_bases)."""

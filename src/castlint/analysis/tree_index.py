@@ -1241,9 +1241,9 @@ def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) ->
 
 
 def _calls_with_pool(text: str, function: str, tables: Tables) -> bool:
-    """Does a line of text that calls function name a pool (what it passes may be one)?"""
-    call = re.compile(rf"\b{re.escape(function)}\s*\(")
-    return any(call.search(line) and _carries(line, tables) for line in text.splitlines())
+    """Does text call function and name a pool (what it passes may be one: `buf = mgr.get_buffers(i)` a
+    line above `ops.dequantize_pool(buf, ...)`)?"""
+    return re.search(rf"\b{re.escape(function)}\s*\(", text) is not None and _carries(text, tables)
 
 
 def _imports_named(source: bytes, stem: str) -> Dict[str, str]:
@@ -1260,6 +1260,20 @@ def _imports_named(source: bytes, stem: str) -> Dict[str, str]:
 
 
 _FROM_SIBLING = re.compile(rb"^[ \t]*from[ \t]+(?:\.|[\w.]+\.)(\w+)[ \t]+import", re.M)
+_FROM_PACKAGE = re.compile(rb"^[ \t]*from[ \t]+\.[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+
+
+def _modules_imported(source: bytes) -> Set[bytes]:
+    """The sibling modules `from . import ops, quant as q` names, by text."""
+    out: Set[bytes] = set()
+    for listed in _FROM_PACKAGE.findall(source):
+        for part in listed.strip(b"()").replace(b"\\", b" ").split(b","):
+            name = part.split(b"#")[0].split(b" as ")[0].strip()
+            if name.decode("ascii", "replace").isidentifier():
+                out.add(name)
+    return out
+
+
 _IMPORTERS: Dict[tuple, Dict[str, Tuple[str, ...]]] = {}  # (folder, its mtime) -> {module stem: importers}
 
 
@@ -1275,7 +1289,8 @@ def _importers(folder: str, names: List[str]) -> Dict[str, Tuple[str, ...]]:
         by: Dict[str, List[str]] = {}
         for name in names[:_MAX_SIBLINGS]:
             text = _sibling_text(os.path.join(folder, name))
-            for stem in set(_FROM_SIBLING.findall(text or b"")):
+            stems = set(_FROM_SIBLING.findall(text or b"")) | _modules_imported(text or b"")
+            for stem in stems:
                 by.setdefault(stem.decode("ascii", "replace"), []).append(name)
         found = _IMPORTERS[key] = {stem: tuple(files) for stem, files in by.items()}
     return found
@@ -1287,6 +1302,8 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) ->
     ImportError` alternative too) on a line that names a pool."""
     source = _sibling_text(path)
     named = _imports_named(source, stem) if source is not None else {}
+    if source is not None and stem.encode() in _modules_imported(source):
+        named.update({f"{stem}.{function}": function for function in wanted})  # (an alias: the parse decides)
     text = source.decode("utf-8", "replace") if named else ""
     if not any(n in wanted and _calls_with_pool(text, local, tables) for local, n in named.items()):
         return ()  # (text first: no parse unless it calls one of them with a pool word)
@@ -1300,6 +1317,10 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) ->
             (node.level == 1 and node.module == stem) or (node.level == 0 and (node.module or "").endswith("." + stem))
         ):
             local.update({a.asname or a.name: a.name for a in node.names if a.name in wanted})
+        elif isinstance(node, ast.ImportFrom) and node.level == 1 and node.module is None:
+            # `from . import ops`: `ops.dequantize_pool(...)` calls the function (renamed below to its own name)
+            for held in (a.asname or a.name for a in node.names if a.name == stem):
+                local.update({f"{held}.{function}": function for function in wanted})
     if not local:
         return ()
     lines = source.decode("utf-8", "replace").splitlines(keepends=True)
