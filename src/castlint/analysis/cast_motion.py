@@ -2785,6 +2785,10 @@ def _use_problem(analysis, use: cst.Name) -> str | None:
         and isinstance(analysis.parent(parent), cst.Call)
     ):
         return None
+    from castlint.analysis.gathers import function_gather
+
+    if isinstance(parent, cst.Arg) and function_gather(analysis, use) is not None:
+        return None  # `torch.index_select(x, 0, idx)`: the input of a gather function, no `out=`
     shown = _code(analysis, parent if parent is not None else use)
     return f"line {line} uses the converted pool as `{shown}`, not as a gather"
 
@@ -3034,7 +3038,11 @@ def _check_gather_index(analysis, verdict: _Verdict, gather) -> None:
         operands = [el.slice.value for el in gather.slice if isinstance(el.slice, cst.Index)]
     elif isinstance(gather, cst.Attribute) and isinstance(analysis.parent(gather), cst.Call):
         operands = [arg.value for arg in analysis.parent(gather).args]
+    elif isinstance(gather, cst.Arg) and isinstance(analysis.parent(gather), cst.Call):
+        operands = [arg.value for arg in analysis.parent(gather).args if arg is not gather]  # torch.index_select
     else:
+        return
+    if not operands:
         return
     why = _protocol(analysis, "gather_index", operands)
     if why is not None:
@@ -3281,7 +3289,8 @@ def _evaluated_before(analysis, use: cst.Name) -> tuple[int, int]:
     own index or arguments, the test of a conditional expression the gather is a branch of."""
     end = _pos(analysis, use)[2:]
     parent = analysis.parent(use)
-    gather = analysis.parent(parent) if isinstance(parent, cst.Attribute) else parent
+    # `x.index_select(...)` and `torch.index_select(x, ...)`: the whole call, its arguments after x too
+    gather = analysis.parent(parent) if isinstance(parent, (cst.Attribute, cst.Arg)) else parent
     if gather is not None:
         end = max(end, _pos(analysis, gather)[2:])
     child = use
