@@ -464,7 +464,9 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
         return call.func.attr.value in _known_methods(tables) or _logging_call(analysis, call)
     name = _function_name(analysis, call)
     if name is None:
-        return _plain_construction(analysis, call)  # round 7: a dataclass of the file made
+        return _plain_construction(analysis, call) or _pure_cached_call(analysis, call)  # rounds 7, 8
+    if name in tables.dataclass_replace_functions:
+        return _plain_replace(analysis, call)  # round 8: a copy of a plain dataclass of the file
     return (
         name in tables.read_functions
         or name in tables.gather_functions
@@ -2362,6 +2364,8 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
     name = _function_name(analysis, call)
     if name is None:
         return None
+    if name in analysis.tables.dataclass_replace_functions:
+        return None  # _plain_replace: the instance's class runs no code of the file; fields are stored as given
     if name.startswith("torch."):
         why = _torch_arguments(analysis, call)
         if why is not None:
@@ -3661,3 +3665,107 @@ def _dunders_bound_outside_cached(analysis) -> bool:
     if key not in analysis.derived:
         analysis.derived[key] = bool(_dunders_bound_outside(analysis))
     return analysis.derived[key]
+
+
+# -- round 8: a copy of a plain dataclass, a cached pure function of the file ---------------------
+#
+# rules/casts.toml [cast_motion] "round 8" holds the facts; docs/fix.md, "Round 8", the rule.
+
+
+def _plain_replace(analysis, call: cst.Call) -> bool:
+    """`dataclasses.replace(md, field=value)` (dataclass_replace_functions) where md is proven an instance
+    of a plain dataclass of the file (_plain_instance): replace reads md's fields and calls md's class with
+    them, whose generated `__init__` only stores them (round 7's constructibility rule); keywords only, no
+    unpacking."""
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if len(positional) != 1 or positional[0].star or any(arg.star for arg in call.args):
+        return False
+    return _plain_instance(analysis, positional[0].value, frozenset())
+
+
+def _plain_instance(analysis, expr, seen: frozenset) -> bool:
+    """Is expr proven an instance of a plain dataclass of the file: a construction of one
+    (_plain_construction), a dataclasses.replace of one, or a local name of a function every binding of
+    which is one of those (`md = Meta(...)`; `md = dataclasses.replace(md, ...)`), at least one a
+    construction. A parameter, an attribute, a global, a `for` target prove nothing."""
+    t = analysis.tables
+    if isinstance(expr, cst.Call):
+        if _plain_construction(analysis, expr):
+            return True
+        positional = [arg for arg in expr.args if arg.keyword is None]
+        return (
+            not _is_method(analysis, expr.func)
+            and _function_name(analysis, expr) in t.dataclass_replace_functions
+            and len(positional) == 1
+            and not any(arg.star for arg in expr.args)
+            and _plain_instance(analysis, positional[0].value, seen)
+        )
+    if not isinstance(expr, cst.Name) or len(seen) > 4:
+        return False
+    if expr.value in seen:
+        return True  # `md = replace(md, ...)`: the other bindings decide
+    scope = analysis.scopes.get(expr)
+    if not isinstance(scope, FunctionScope):
+        return False
+    assignments = list(scope[expr.value])
+    made = False
+    for assignment in assignments:
+        node = getattr(assignment, "node", None)
+        if not isinstance(node, cst.Name):
+            return False  # a parameter, an import, a def, a builtin
+        kind, value, path = analysis.binding(node)
+        if kind != "assign" or value is None or path:
+            return False
+        if not _plain_instance(analysis, value, seen | {expr.value}):
+            return False
+        made = made or (isinstance(value, cst.Call) and _plain_construction(analysis, value))
+    return made and _other_binding(analysis, scope.node, expr) is None
+
+
+def _pure_cached_call(analysis, call: cst.Call) -> bool:
+    """`_num_pages(n, page)` where the name is bound once, to a module-level def of the file whose one
+    decorator is a cached_decorators cache (`functools.lru_cache(maxsize=None)`, `functools.cache`; constant
+    arguments) and whose body is proven read-only (_pure_body). The cache hashes and compares the arguments
+    (their `__hash__`/`__eq__`): where one is not proven a builtin value or tensor, no implicit member of the
+    file may write (round 6). Positional and keyword arguments only, no unpacking."""
+    func = call.func
+    if not isinstance(func, cst.Name) or any(arg.star for arg in call.args):
+        return False
+    scope = analysis.scopes.get(func)
+    assignments = list(scope[func.value]) if scope is not None else []
+    if len(assignments) != 1:
+        return False
+    fn = getattr(assignments[0], "node", None)
+    if not isinstance(fn, cst.FunctionDef) or not isinstance(analysis.parent(fn), cst.Module) or fn.asynchronous:
+        return False
+    if len(fn.decorators) != 1:
+        return False
+    decorator = fn.decorators[0].decorator
+    if _qualified(analysis, decorator) not in analysis.tables.cached_decorators:
+        return False
+    if isinstance(decorator, cst.Call) and not all(_constant(arg.value) and not arg.star for arg in decorator.args):
+        return False
+    cache = analysis.derived.setdefault("cast_motion.pure_cached", {})
+    if id(fn) not in cache:
+        cache[id(fn)] = False  # a recursive call proves nothing while the body is being judged
+        cache[id(fn)] = _pure_body(analysis, fn)
+    if not cache[id(fn)]:
+        return False
+    return all(_proven_value(analysis, arg.value) for arg in call.args) or _implicit_hit(analysis) is None
+
+
+def _pure_body(analysis, fn: cst.FunctionDef) -> bool:
+    """A function body proven read-only: no `global`/`nonlocal`, no nested def, lambda, class or `yield`,
+    parameters without defaults that are not constants, and every node proven harmless (unproven_effect:
+    calls proven read-only, stores only into plain locals, no in-place write into a parameter)."""
+    for param in iter_nodes(fn.params, cst.Param):
+        if param.default is not None and not _constant(param.default):
+            return False
+    for node in iter_nodes(fn.body, cst.CSTNode):
+        if isinstance(node, (cst.Global, cst.Nonlocal, cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Yield)):
+            return False
+        if isinstance(node, cst.Return):
+            continue
+        if unproven_effect(analysis, node) is not None:
+            return False
+    return True
