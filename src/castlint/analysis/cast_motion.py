@@ -767,7 +767,7 @@ def _binding_problem(
         return True, f"line {line} writes into the pool (`{_code(analysis, leaf)} = ...`)"
     if isinstance(leaf, cst.Attribute):
         return False, f"line {line} assigns `{_code(analysis, leaf)}` (a property or `__setattr__` is a call)"
-    if isinstance(leaf, cst.Subscript) and not _distinct(analysis, leaf.value):
+    if isinstance(leaf, cst.Subscript) and not _distinct(analysis, leaf.value) and not _counter_store(analysis, node, leaf):
         return False, f"line {line} writes into `{_code(analysis, leaf)}`, which may be or hold the pool"
     return None
 
@@ -2679,7 +2679,11 @@ def unproven_effect(analysis, node) -> str | None:
             for leaf in _flat_targets(target):
                 if isinstance(leaf, cst.Attribute):
                     return f"assigns `{_code(analysis, leaf)}` (a property or `__setattr__` is a call)"
-                if isinstance(leaf, cst.Subscript) and not _distinct(analysis, leaf.value):
+                if (
+                    isinstance(leaf, cst.Subscript)
+                    and not _distinct(analysis, leaf.value)
+                    and not _counter_store(analysis, node, leaf)
+                ):
                     return f"writes into `{_code(analysis, leaf)}`"
                 if (
                     isinstance(node, cst.AugAssign)
@@ -3769,3 +3773,143 @@ def _pure_body(analysis, fn: cst.FunctionDef) -> bool:
         if unproven_effect(analysis, node) is not None:
             return False
     return True
+
+
+# -- round 8: counters in a dict of str keys and int values ------------------------------------------
+
+
+def _str_key(sub: cst.Subscript) -> bool:
+    return (
+        len(sub.slice) == 1
+        and isinstance(sub.slice[0].slice, cst.Index)
+        and isinstance(sub.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _counter_store(analysis, node, leaf: cst.Subscript) -> bool:
+    """`stats["steps"] += n` (an AugAssign of counter_operators under a literal str key) into a proven
+    counter dict (_counter_dict): a builtin dict's item is read and stored back, the key is a str, the
+    stored value an operator's result, a new object (_operator_new): never the pool nor a view of it."""
+    t = analysis.tables
+    return (
+        isinstance(node, cst.AugAssign)
+        and type(node.operator).__name__ in t.counter_operators
+        and _str_key(leaf)
+        and _operator_new(analysis, "binary", [leaf, node.value])
+        and _counter_dict(analysis, leaf.value)
+    )
+
+
+def _counter_display(analysis, value) -> bool:
+    """`{"steps": 0, "tokens": 0}`, `{}`, `dict()`: str literal keys, int literal values."""
+    if isinstance(value, cst.Dict):
+        return all(
+            isinstance(el, cst.DictElement)
+            and isinstance(el.key, (cst.SimpleString, cst.ConcatenatedString))
+            and isinstance(el.value, cst.Integer)
+            for el in value.elements
+        )
+    return isinstance(value, cst.Call) and not value.args and _builtin_name(analysis, value.func, {"dict"})
+
+
+def _counter_use(analysis, occ) -> bool:
+    """An occurrence of a counter dict that can put no other value in it nor hand it on: an item read or
+    a counter update under a str literal, `d[k] = <int literal>`, a read method (counter_read_methods,
+    called), the argument of a builtin that copies or reads it (counter_readers)."""
+    t = analysis.tables
+    parent = analysis.parent(occ)
+    if isinstance(parent, cst.Subscript) and parent.value is occ:
+        if not _str_key(parent):
+            return False
+        if not _stored_to(analysis, parent):
+            return True
+        holder = analysis.parent(parent)
+        if isinstance(holder, cst.AugAssign):
+            return holder.target is parent and type(holder.operator).__name__ in t.counter_operators
+        if isinstance(holder, cst.AssignTarget):
+            assign = analysis.parent(holder)
+            return isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, cst.Integer)
+        return False
+    if isinstance(parent, cst.Attribute) and parent.value is occ:
+        call = analysis.parent(parent)
+        return parent.attr.value in t.counter_read_methods and isinstance(call, cst.Call) and call.func is parent
+    if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+        call = analysis.parent(parent)
+        return (
+            isinstance(call, cst.Call)
+            and not _is_method(analysis, call.func)
+            and _builtin_name(analysis, call.func, t.counter_readers)
+        )
+    return False
+
+
+def _counter_dict(analysis, expr) -> bool:
+    """Is expr proven a builtin dict of str keys and int values (or operators' new results): a local of a
+    function bound only to counter displays, or an attribute `<obj>.<name>` whose every occurrence in the
+    file, whatever the object, is an assignment of a counter display or a counter use (_counter_use), where
+    no class of the file defines `<name>` or an attribute hook (`__setattr__`, `__getattr__`,
+    `__getattribute__`) and the file names it in no string nor reaches attributes by name (`setattr`,
+    `vars`, `__dict__`). Other files' code is outside reach, as other files' classes are."""
+    if isinstance(expr, cst.Name):
+        scope = analysis.scopes.get(expr)
+        if not isinstance(scope, FunctionScope):
+            return False
+        assignments = list(scope[expr.value])
+        if not assignments:
+            return False
+        for assignment in assignments:
+            node = getattr(assignment, "node", None)
+            if not isinstance(node, cst.Name):
+                return False
+            kind, value, path = analysis.binding(node)
+            if kind != "assign" or path or not _counter_display(analysis, value):
+                return False
+            if not isinstance(analysis.parent(analysis.parent(node)), cst.Assign):
+                return False  # a walrus or an annotated assignment: judged as any other binding
+        if _other_binding(analysis, scope.node, expr) is not None:
+            return False
+        reads = {a.node for a in scope.accesses[expr.value]}
+        reads |= {r.node for a in assignments for r in getattr(a, "references", ())}
+        return all(isinstance(r, cst.Name) and _counter_use(analysis, r) for r in reads)
+    if not isinstance(expr, cst.Attribute):
+        return False
+    name = expr.attr.value
+    cache = analysis.derived.setdefault("cast_motion.counter_attrs", {})
+    if name not in cache:
+        cache[name] = _counter_attribute(analysis, name)
+    return cache[name]
+
+
+def _counter_attribute(analysis, name: str) -> bool:
+    if _defined_members(analysis) & ({name} | set(analysis.tables.attribute_hooks)):
+        return False
+    assigned = False
+    for node in iter_nodes(analysis.module, cst.CSTNode):
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            text = node.evaluated_value
+            if text == name or text == "__dict__":
+                return False
+            continue
+        if isinstance(node, cst.Name) and node.value in ("setattr", "vars", "delattr", "__dict__"):
+            return False
+        if not isinstance(node, cst.Attribute):
+            continue
+        if node.attr.value == "__dict__":
+            return False
+        if node.attr.value != name:
+            continue
+        holder = analysis.parent(node)
+        if isinstance(holder, cst.AssignTarget):
+            assign = analysis.parent(holder)
+            if not (
+                isinstance(assign, cst.Assign)
+                and len(assign.targets) == 1
+                and holder.target is node
+                and _counter_display(analysis, assign.value)
+            ):
+                return False
+            assigned = True
+            continue
+        if not _counter_use(analysis, node):
+            return False
+    return assigned
