@@ -533,6 +533,8 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
         return _distinct(analysis, expr.value, depth + 1)
     if isinstance(expr, cst.NamedExpr):
         return _distinct(analysis, expr.value, depth + 1)
+    if isinstance(expr, cst.Attribute) and _is_method(analysis, expr):
+        return _fresh_buffer(analysis, expr)  # round 8: `self.static_q`, allocated and never handed on
     if isinstance(expr, cst.BooleanOperation):  # `a or b` is one of its operands
         return _distinct(analysis, expr.left, depth + 1) and _distinct(analysis, expr.right, depth + 1)
     if isinstance(expr, cst.IfExp):
@@ -3881,6 +3883,15 @@ def _counter_dict(analysis, expr) -> bool:
 
 
 def _counter_attribute(analysis, name: str) -> bool:
+    return _attribute_only(analysis, name, _counter_display, _counter_use)
+
+
+def _attribute_only(analysis, name: str, bound_ok, use_ok) -> bool:
+    """Is every occurrence of `<obj>.<name>` in the file, whatever the object, an assignment whose value
+    bound_ok accepts (one at least) or a use use_ok accepts, where no class of the file defines `<name>`
+    or an attribute hook (rules/casts.toml attribute_hooks), and the file names it in no string nor
+    reaches attributes by name (`setattr`, `vars`, `delattr`, `__dict__`)? Other files' code is outside
+    reach, as other files' classes are."""
     if _defined_members(analysis) & ({name} | set(analysis.tables.attribute_hooks)):
         return False
     assigned = False
@@ -3905,11 +3916,59 @@ def _counter_attribute(analysis, name: str) -> bool:
                 isinstance(assign, cst.Assign)
                 and len(assign.targets) == 1
                 and holder.target is node
-                and _counter_display(analysis, assign.value)
+                and bound_ok(analysis, assign.value)
             ):
                 return False
             assigned = True
             continue
-        if not _counter_use(analysis, node):
+        if not use_ok(analysis, node):
             return False
     return assigned
+
+
+# -- round 8: a buffer of the file proven distinct from the pool ------------------------------------
+
+
+def _fresh_buffer(analysis, expr: cst.Attribute) -> bool:
+    """`self.static_q`: an attribute whose every assignment in the file is a fresh allocation (a
+    new_value_functions call: `torch.zeros(...)`) and whose every read keeps it (or a slice of it) in
+    place: an in-place method whose result is dropped (`self.static_q[:bs].copy_(q)`), a store into it, a
+    new value (`.clone()`) or a metadata read of it - never handed on, so never bound to the pool
+    (_attribute_only)."""
+    name = expr.attr.value
+    cache = analysis.derived.setdefault("cast_motion.fresh_buffers", {})
+    if name not in cache:
+        cache[name] = _attribute_only(analysis, name, _fresh_allocation, _buffer_use)
+    return cache[name]
+
+
+def _fresh_allocation(analysis, value) -> bool:
+    return (
+        isinstance(value, cst.Call)
+        and not _is_method(analysis, value.func)
+        and _function_name(analysis, value) in analysis.tables.new_value_functions
+        and not any(arg.keyword is not None and arg.keyword.value == _OUT_KEYWORD for arg in value.args)
+    )
+
+
+def _buffer_use(analysis, occ) -> bool:
+    t = analysis.tables
+    node, parent = occ, analysis.parent(occ)
+    while isinstance(parent, cst.Subscript) and parent.value is node:  # a slice or element: a view of it
+        if _stored_to(analysis, parent):
+            holder = analysis.parent(parent)
+            return isinstance(holder, cst.AssignTarget) or (
+                isinstance(holder, cst.AugAssign) and holder.target is parent
+            )  # a store into the buffer
+        node, parent = parent, analysis.parent(parent)
+    if not (isinstance(parent, cst.Attribute) and parent.value is node):
+        return False
+    attr = parent.attr.value
+    call = analysis.parent(parent)
+    called = isinstance(call, cst.Call) and call.func is parent
+    if not called:
+        return attr in t.scalar_attributes
+    if attr in t.new_value_methods or attr in t.scalar_methods:
+        return True
+    # an in-place method (`copy_`, `zero_`, `fill_`): it answers the buffer itself, so only where dropped
+    return _in_place(attr) and isinstance(analysis.parent(call), cst.Expr)
