@@ -769,7 +769,11 @@ def _binding_problem(
         return True, f"line {line} writes into the pool (`{_code(analysis, leaf)} = ...`)"
     if isinstance(leaf, cst.Attribute):
         return False, f"line {line} assigns `{_code(analysis, leaf)}` (a property or `__setattr__` is a call)"
-    if isinstance(leaf, cst.Subscript) and not _distinct(analysis, leaf.value) and not _counter_store(analysis, node, leaf):
+    if (
+        isinstance(leaf, cst.Subscript)
+        and not _distinct(analysis, leaf.value)
+        and not _counter_store(analysis, node, leaf)
+    ):
         return False, f"line {line} writes into `{_code(analysis, leaf)}`, which may be or hold the pool"
     return None
 
