@@ -433,6 +433,12 @@ class Tables:
     iterable_functions: set = field(default_factory=set)  # torch functions answering a tuple of tensors / a tensor
     dataclass_decorators: set = field(default_factory=set)  # decorators that generate only field-storing __init__
     dataclass_field_functions: set = field(default_factory=set)  # `dataclasses.field`
+    dataclass_replace_functions: set = field(default_factory=set)  # `dataclasses.replace` (round 8)
+    cached_decorators: set = field(default_factory=set)  # `functools.lru_cache`, `functools.cache` (round 8)
+    counter_operators: set = field(default_factory=set)  # round 8: `d[k] += n` on a counter dict
+    counter_read_methods: set = field(default_factory=set)  # round 8: `d.get(k)`, `d.items()`
+    counter_readers: set = field(default_factory=set)  # round 8: `dict(d)`, `len(d)`
+    attribute_hooks: set = field(default_factory=set)  # round 8: `__setattr__`, `__getattr__`
     logger_factories: set = field(default_factory=set)  # calls that answer a stdlib logging.Logger
     logger_methods: set = field(default_factory=set)  # a Logger's record-emitting methods
     logger_keywords: set = field(default_factory=set)  # keywords of those that run no code of the file
@@ -1163,6 +1169,12 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "iterable_functions": "iterable_functions",
             "dataclass_decorators": "dataclass_decorators",
             "dataclass_field_functions": "dataclass_field_functions",
+            "dataclass_replace_functions": "dataclass_replace_functions",
+            "cached_decorators": "cached_decorators",
+            "counter_operators": "counter_operators",
+            "counter_read_methods": "counter_read_methods",
+            "counter_readers": "counter_readers",
+            "attribute_hooks": "attribute_hooks",
             "logger_factories": "logger_factories",
             "logger_methods": "logger_methods",
             "logger_keywords": "logger_keywords",

@@ -464,7 +464,9 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
         return call.func.attr.value in _known_methods(tables) or _logging_call(analysis, call)
     name = _function_name(analysis, call)
     if name is None:
-        return _plain_construction(analysis, call)  # round 7: a dataclass of the file made
+        return _plain_construction(analysis, call) or _pure_cached_call(analysis, call)  # rounds 7, 8
+    if name in tables.dataclass_replace_functions:
+        return _plain_replace(analysis, call)  # round 8: a copy of a plain dataclass of the file
     return (
         name in tables.read_functions
         or name in tables.gather_functions
@@ -531,6 +533,8 @@ def _distinct(analysis, expr, depth: int = 0) -> bool:
         return _distinct(analysis, expr.value, depth + 1)
     if isinstance(expr, cst.NamedExpr):
         return _distinct(analysis, expr.value, depth + 1)
+    if isinstance(expr, cst.Attribute) and _is_method(analysis, expr):
+        return _fresh_buffer(analysis, expr)  # round 8: `self.static_q`, allocated and never handed on
     if isinstance(expr, cst.BooleanOperation):  # `a or b` is one of its operands
         return _distinct(analysis, expr.left, depth + 1) and _distinct(analysis, expr.right, depth + 1)
     if isinstance(expr, cst.IfExp):
@@ -765,7 +769,11 @@ def _binding_problem(
         return True, f"line {line} writes into the pool (`{_code(analysis, leaf)} = ...`)"
     if isinstance(leaf, cst.Attribute):
         return False, f"line {line} assigns `{_code(analysis, leaf)}` (a property or `__setattr__` is a call)"
-    if isinstance(leaf, cst.Subscript) and not _distinct(analysis, leaf.value):
+    if (
+        isinstance(leaf, cst.Subscript)
+        and not _distinct(analysis, leaf.value)
+        and not _counter_store(analysis, node, leaf)
+    ):
         return False, f"line {line} writes into `{_code(analysis, leaf)}`, which may be or hold the pool"
     return None
 
@@ -2362,6 +2370,8 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
     name = _function_name(analysis, call)
     if name is None:
         return None
+    if name in analysis.tables.dataclass_replace_functions:
+        return None  # _plain_replace: the instance's class runs no code of the file; fields are stored as given
     if name.startswith("torch."):
         why = _torch_arguments(analysis, call)
         if why is not None:
@@ -2675,7 +2685,11 @@ def unproven_effect(analysis, node) -> str | None:
             for leaf in _flat_targets(target):
                 if isinstance(leaf, cst.Attribute):
                     return f"assigns `{_code(analysis, leaf)}` (a property or `__setattr__` is a call)"
-                if isinstance(leaf, cst.Subscript) and not _distinct(analysis, leaf.value):
+                if (
+                    isinstance(leaf, cst.Subscript)
+                    and not _distinct(analysis, leaf.value)
+                    and not _counter_store(analysis, node, leaf)
+                ):
                     return f"writes into `{_code(analysis, leaf)}`"
                 if (
                     isinstance(node, cst.AugAssign)
@@ -2785,6 +2799,10 @@ def _use_problem(analysis, use: cst.Name) -> str | None:
         and isinstance(analysis.parent(parent), cst.Call)
     ):
         return None
+    from castlint.analysis.gathers import function_gather
+
+    if isinstance(parent, cst.Arg) and function_gather(analysis, use) is not None:
+        return None  # `torch.index_select(x, 0, idx)`: the input of a gather function, no `out=`
     shown = _code(analysis, parent if parent is not None else use)
     return f"line {line} uses the converted pool as `{shown}`, not as a gather"
 
@@ -3034,7 +3052,11 @@ def _check_gather_index(analysis, verdict: _Verdict, gather) -> None:
         operands = [el.slice.value for el in gather.slice if isinstance(el.slice, cst.Index)]
     elif isinstance(gather, cst.Attribute) and isinstance(analysis.parent(gather), cst.Call):
         operands = [arg.value for arg in analysis.parent(gather).args]
+    elif isinstance(gather, cst.Arg) and isinstance(analysis.parent(gather), cst.Call):
+        operands = [arg.value for arg in analysis.parent(gather).args if arg is not gather]  # torch.index_select
     else:
+        return
+    if not operands:
         return
     why = _protocol(analysis, "gather_index", operands)
     if why is not None:
@@ -3281,7 +3303,8 @@ def _evaluated_before(analysis, use: cst.Name) -> tuple[int, int]:
     own index or arguments, the test of a conditional expression the gather is a branch of."""
     end = _pos(analysis, use)[2:]
     parent = analysis.parent(use)
-    gather = analysis.parent(parent) if isinstance(parent, cst.Attribute) else parent
+    # `x.index_select(...)` and `torch.index_select(x, ...)`: the whole call, its arguments after x too
+    gather = analysis.parent(parent) if isinstance(parent, (cst.Attribute, cst.Arg)) else parent
     if gather is not None:
         end = max(end, _pos(analysis, gather)[2:])
     child = use
@@ -3652,3 +3675,304 @@ def _dunders_bound_outside_cached(analysis) -> bool:
     if key not in analysis.derived:
         analysis.derived[key] = bool(_dunders_bound_outside(analysis))
     return analysis.derived[key]
+
+
+# -- round 8: a copy of a plain dataclass, a cached pure function of the file ---------------------
+#
+# rules/casts.toml [cast_motion] "round 8" holds the facts; docs/fix.md, "Round 8", the rule.
+
+
+def _plain_replace(analysis, call: cst.Call) -> bool:
+    """`dataclasses.replace(md, field=value)` (dataclass_replace_functions) where md is proven an instance
+    of a plain dataclass of the file (_plain_instance): replace reads md's fields and calls md's class with
+    them, whose generated `__init__` only stores them (round 7's constructibility rule); keywords only, no
+    unpacking."""
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if len(positional) != 1 or positional[0].star or any(arg.star for arg in call.args):
+        return False
+    return _plain_instance(analysis, positional[0].value, frozenset())
+
+
+def _plain_instance(analysis, expr, seen: frozenset) -> bool:
+    """Is expr proven an instance of a plain dataclass of the file: a construction of one
+    (_plain_construction), a dataclasses.replace of one, or a local name of a function every binding of
+    which is one of those (`md = Meta(...)`; `md = dataclasses.replace(md, ...)`), at least one a
+    construction. A parameter, an attribute, a global, a `for` target prove nothing."""
+    t = analysis.tables
+    if isinstance(expr, cst.Call):
+        if _plain_construction(analysis, expr):
+            return True
+        positional = [arg for arg in expr.args if arg.keyword is None]
+        return (
+            not _is_method(analysis, expr.func)
+            and _function_name(analysis, expr) in t.dataclass_replace_functions
+            and len(positional) == 1
+            and not any(arg.star for arg in expr.args)
+            and _plain_instance(analysis, positional[0].value, seen)
+        )
+    if not isinstance(expr, cst.Name) or len(seen) > 4:
+        return False
+    if expr.value in seen:
+        return True  # `md = replace(md, ...)`: the other bindings decide
+    scope = analysis.scopes.get(expr)
+    if not isinstance(scope, FunctionScope):
+        return False
+    assignments = list(scope[expr.value])
+    made = False
+    for assignment in assignments:
+        node = getattr(assignment, "node", None)
+        if not isinstance(node, cst.Name):
+            return False  # a parameter, an import, a def, a builtin
+        kind, value, path = analysis.binding(node)
+        if kind != "assign" or value is None or path:
+            return False
+        if not _plain_instance(analysis, value, seen | {expr.value}):
+            return False
+        made = made or (isinstance(value, cst.Call) and _plain_construction(analysis, value))
+    return made and _other_binding(analysis, scope.node, expr) is None
+
+
+def _pure_cached_call(analysis, call: cst.Call) -> bool:
+    """`_num_pages(n, page)` where the name is bound once, to a module-level def of the file whose one
+    decorator is a cached_decorators cache (`functools.lru_cache(maxsize=None)`, `functools.cache`; constant
+    arguments) and whose body is proven read-only (_pure_body). The cache hashes and compares the arguments
+    (their `__hash__`/`__eq__`): where one is not proven a builtin value or tensor, no implicit member of the
+    file may write (round 6). Positional and keyword arguments only, no unpacking."""
+    func = call.func
+    if not isinstance(func, cst.Name) or any(arg.star for arg in call.args):
+        return False
+    scope = analysis.scopes.get(func)
+    assignments = list(scope[func.value]) if scope is not None else []
+    if len(assignments) != 1:
+        return False
+    fn = getattr(assignments[0], "node", None)
+    if not isinstance(fn, cst.FunctionDef) or not isinstance(analysis.parent(fn), cst.Module) or fn.asynchronous:
+        return False
+    if len(fn.decorators) != 1:
+        return False
+    decorator = fn.decorators[0].decorator
+    if _qualified(analysis, decorator) not in analysis.tables.cached_decorators:
+        return False
+    if isinstance(decorator, cst.Call) and not all(_constant(arg.value) and not arg.star for arg in decorator.args):
+        return False
+    cache = analysis.derived.setdefault("cast_motion.pure_cached", {})
+    if id(fn) not in cache:
+        cache[id(fn)] = False  # a recursive call proves nothing while the body is being judged
+        cache[id(fn)] = _pure_body(analysis, fn)
+    if not cache[id(fn)]:
+        return False
+    return all(_proven_value(analysis, arg.value) for arg in call.args) or _implicit_hit(analysis) is None
+
+
+def _pure_body(analysis, fn: cst.FunctionDef) -> bool:
+    """A function body proven read-only: no `global`/`nonlocal`, no nested def, lambda, class or `yield`,
+    parameters without defaults that are not constants, and every node proven harmless (unproven_effect:
+    calls proven read-only, stores only into plain locals, no in-place write into a parameter)."""
+    for param in iter_nodes(fn.params, cst.Param):
+        if param.default is not None and not _constant(param.default):
+            return False
+    for node in iter_nodes(fn.body, cst.CSTNode):
+        if isinstance(node, (cst.Global, cst.Nonlocal, cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Yield)):
+            return False
+        if isinstance(node, cst.Return):
+            continue
+        if unproven_effect(analysis, node) is not None:
+            return False
+    return True
+
+
+# -- round 8: counters in a dict of str keys and int values ------------------------------------------
+
+
+def _str_key(sub: cst.Subscript) -> bool:
+    return (
+        len(sub.slice) == 1
+        and isinstance(sub.slice[0].slice, cst.Index)
+        and isinstance(sub.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _counter_store(analysis, node, leaf: cst.Subscript) -> bool:
+    """`stats["steps"] += n` (an AugAssign of counter_operators under a literal str key) into a proven
+    counter dict (_counter_dict): a builtin dict's item is read and stored back, the key is a str, the
+    stored value an operator's result, a new object (_operator_new): never the pool nor a view of it."""
+    t = analysis.tables
+    return (
+        isinstance(node, cst.AugAssign)
+        and type(node.operator).__name__ in t.counter_operators
+        and _str_key(leaf)
+        and _operator_new(analysis, "binary", [leaf, node.value])
+        and _counter_dict(analysis, leaf.value)
+    )
+
+
+def _counter_display(analysis, value) -> bool:
+    """`{"steps": 0, "tokens": 0}`, `{}`, `dict()`: str literal keys, int literal values."""
+    if isinstance(value, cst.Dict):
+        return all(
+            isinstance(el, cst.DictElement)
+            and isinstance(el.key, (cst.SimpleString, cst.ConcatenatedString))
+            and isinstance(el.value, cst.Integer)
+            for el in value.elements
+        )
+    return isinstance(value, cst.Call) and not value.args and _builtin_name(analysis, value.func, {"dict"})
+
+
+def _counter_use(analysis, occ) -> bool:
+    """An occurrence of a counter dict that can put no other value in it nor hand it on: an item read or
+    a counter update under a str literal, `d[k] = <int literal>`, a read method (counter_read_methods,
+    called), the argument of a builtin that copies or reads it (counter_readers)."""
+    t = analysis.tables
+    parent = analysis.parent(occ)
+    if isinstance(parent, cst.Subscript) and parent.value is occ:
+        if not _str_key(parent):
+            return False
+        if not _stored_to(analysis, parent):
+            return True
+        holder = analysis.parent(parent)
+        if isinstance(holder, cst.AugAssign):
+            return holder.target is parent and type(holder.operator).__name__ in t.counter_operators
+        if isinstance(holder, cst.AssignTarget):
+            assign = analysis.parent(holder)
+            return isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, cst.Integer)
+        return False
+    if isinstance(parent, cst.Attribute) and parent.value is occ:
+        call = analysis.parent(parent)
+        return parent.attr.value in t.counter_read_methods and isinstance(call, cst.Call) and call.func is parent
+    if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+        call = analysis.parent(parent)
+        return (
+            isinstance(call, cst.Call)
+            and not _is_method(analysis, call.func)
+            and _builtin_name(analysis, call.func, t.counter_readers)
+        )
+    return False
+
+
+def _counter_dict(analysis, expr) -> bool:
+    """Is expr proven a builtin dict of str keys and int values (or operators' new results): a local of a
+    function bound only to counter displays, or an attribute `<obj>.<name>` whose every occurrence in the
+    file, whatever the object, is an assignment of a counter display or a counter use (_counter_use), where
+    no class of the file defines `<name>` or an attribute hook (`__setattr__`, `__getattr__`,
+    `__getattribute__`) and the file names it in no string nor reaches attributes by name (`setattr`,
+    `vars`, `__dict__`). Other files' code is outside reach, as other files' classes are."""
+    if isinstance(expr, cst.Name):
+        scope = analysis.scopes.get(expr)
+        if not isinstance(scope, FunctionScope):
+            return False
+        assignments = list(scope[expr.value])
+        if not assignments:
+            return False
+        for assignment in assignments:
+            node = getattr(assignment, "node", None)
+            if not isinstance(node, cst.Name):
+                return False
+            kind, value, path = analysis.binding(node)
+            if kind != "assign" or path or not _counter_display(analysis, value):
+                return False
+            if not isinstance(analysis.parent(analysis.parent(node)), cst.Assign):
+                return False  # a walrus or an annotated assignment: judged as any other binding
+        if _other_binding(analysis, scope.node, expr) is not None:
+            return False
+        reads = {a.node for a in scope.accesses[expr.value]}
+        reads |= {r.node for a in assignments for r in getattr(a, "references", ())}
+        return all(isinstance(r, cst.Name) and _counter_use(analysis, r) for r in reads)
+    if not isinstance(expr, cst.Attribute):
+        return False
+    name = expr.attr.value
+    cache = analysis.derived.setdefault("cast_motion.counter_attrs", {})
+    if name not in cache:
+        cache[name] = _counter_attribute(analysis, name)
+    return cache[name]
+
+
+def _counter_attribute(analysis, name: str) -> bool:
+    return _attribute_only(analysis, name, _counter_display, _counter_use)
+
+
+def _attribute_only(analysis, name: str, bound_ok, use_ok) -> bool:
+    """Is every occurrence of `<obj>.<name>` in the file, whatever the object, an assignment whose value
+    bound_ok accepts (one at least) or a use use_ok accepts, where no class of the file defines `<name>`
+    or an attribute hook (rules/casts.toml attribute_hooks), and the file names it in no string nor
+    reaches attributes by name (`setattr`, `vars`, `delattr`, `__dict__`)? Other files' code is outside
+    reach, as other files' classes are."""
+    if _defined_members(analysis) & ({name} | set(analysis.tables.attribute_hooks)):
+        return False
+    assigned = False
+    for node in iter_nodes(analysis.module, cst.CSTNode):
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            text = node.evaluated_value
+            if text == name or text == "__dict__":
+                return False
+            continue
+        if isinstance(node, cst.Name) and node.value in ("setattr", "vars", "delattr", "__dict__"):
+            return False
+        if not isinstance(node, cst.Attribute):
+            continue
+        if node.attr.value == "__dict__":
+            return False
+        if node.attr.value != name:
+            continue
+        holder = analysis.parent(node)
+        if isinstance(holder, cst.AssignTarget):
+            assign = analysis.parent(holder)
+            if not (
+                isinstance(assign, cst.Assign)
+                and len(assign.targets) == 1
+                and holder.target is node
+                and bound_ok(analysis, assign.value)
+            ):
+                return False
+            assigned = True
+            continue
+        if not use_ok(analysis, node):
+            return False
+    return assigned
+
+
+# -- round 8: a buffer of the file proven distinct from the pool ------------------------------------
+
+
+def _fresh_buffer(analysis, expr: cst.Attribute) -> bool:
+    """`self.static_q`: an attribute whose every assignment in the file is a fresh allocation (a
+    new_value_functions call: `torch.zeros(...)`) and whose every read keeps it (or a slice of it) in
+    place: an in-place method whose result is dropped (`self.static_q[:bs].copy_(q)`), a store into it, a
+    new value (`.clone()`) or a metadata read of it - never handed on, so never bound to the pool
+    (_attribute_only)."""
+    name = expr.attr.value
+    cache = analysis.derived.setdefault("cast_motion.fresh_buffers", {})
+    if name not in cache:
+        cache[name] = _attribute_only(analysis, name, _fresh_allocation, _buffer_use)
+    return cache[name]
+
+
+def _fresh_allocation(analysis, value) -> bool:
+    return (
+        isinstance(value, cst.Call)
+        and not _is_method(analysis, value.func)
+        and _function_name(analysis, value) in analysis.tables.new_value_functions
+        and not any(arg.keyword is not None and arg.keyword.value == _OUT_KEYWORD for arg in value.args)
+    )
+
+
+def _buffer_use(analysis, occ) -> bool:
+    t = analysis.tables
+    node, parent = occ, analysis.parent(occ)
+    while isinstance(parent, cst.Subscript) and parent.value is node:  # a slice or element: a view of it
+        if _stored_to(analysis, parent):
+            holder = analysis.parent(parent)
+            return isinstance(holder, cst.AssignTarget) or (
+                isinstance(holder, cst.AugAssign) and holder.target is parent
+            )  # a store into the buffer
+        node, parent = parent, analysis.parent(parent)
+    if not (isinstance(parent, cst.Attribute) and parent.value is node):
+        return False
+    attr = parent.attr.value
+    call = analysis.parent(parent)
+    called = isinstance(call, cst.Call) and call.func is parent
+    if not called:
+        return attr in t.scalar_attributes
+    if attr in t.new_value_methods or attr in t.scalar_methods:
+        return True
+    # an in-place method (`copy_`, `zero_`, `fill_`): it answers the buffer itself, so only where dropped
+    return _in_place(attr) and isinstance(analysis.parent(call), cst.Expr)

@@ -10,8 +10,12 @@ from castlint.analysis.dataflow import ModuleAnalysis
 
 
 def is_gather_use(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
-    """Is node (a cast result) consumed by a gather: `node[idx]` or `node.index_select(...)`?"""
+    """Is node (a cast result) consumed by a gather: `node[idx]` or `node.index_select(...)`? A read
+    of a name also as the input of a gather function: `torch.index_select(node, 0, idx)` without
+    `out=` (function_gather; round 8)."""
     parent = analysis.parent(node)
+    if isinstance(node, cst.Name) and isinstance(parent, cst.Arg) and function_gather(analysis, node) is not None:
+        return True
     if isinstance(parent, cst.Subscript) and parent.value is node:
         return not analysis.subscript_keeps_whole(parent)
     if (

@@ -56,6 +56,8 @@ class MoveCastsAfterGathers(cst.CSTTransformer):
             base, chain = cast_chain(updated.args[0].value, self.functions[id(original.args[0].value)])
             args = [updated.args[0].with_changes(value=base)] + list(updated.args[1:])
             return self._recast(updated.with_changes(args=args), chain)
+        if original.args and isinstance(original.args[0].value, cst.Name) and id(original.args[0].value) in self.uses:
+            return self._recast(updated, self.uses[id(original.args[0].value)])  # torch.index_select(x, ...)
         func = original.func
         if isinstance(func, cst.Attribute) and id(func.value) in self.direct:
             base, chain = cast_chain(updated.func.value, self.direct[id(func.value)])
