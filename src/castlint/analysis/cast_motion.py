@@ -1777,7 +1777,36 @@ def _escape_sink(analysis, node, callbacks: set, depth: int = 0):
                 continue
             return parent
         return None
+    if isinstance(parent, cst.Decorator):
+        return None  # `@traced`: called once, on the def, when it is defined
+    if isinstance(parent, cst.Return) and _decorator_only(analysis, analysis.enclosing_function(parent)):
+        return None  # a decorator's result is what the decorated name is bound to: a def of the file
     return parent
+
+
+def _decorator_only(analysis, function, depth: int = 0) -> bool:
+    """Is this def of the file only ever applied as a decorator (`@traced`), called as a decorator factory
+    (`@tagged("v")`), or returned by such a factory? Then what it returns is bound to the decorated def's
+    name, whose calls are judged as calls of the file's functions, not held by an object under any name."""
+    if not isinstance(function, cst.FunctionDef) or depth > 3:
+        return False
+    # every Name spelling it anywhere in the file (scopes miss a class body's decorators; a shadowing
+    # name of another scope only counts against)
+    uses = [
+        n for n in iter_nodes(analysis.module, cst.Name) if n.value == function.name.value and n is not function.name
+    ]
+    if not uses:
+        return False
+    for node in uses:
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.Decorator):
+            continue
+        if isinstance(parent, cst.Call) and parent.func is node and isinstance(analysis.parent(parent), cst.Decorator):
+            continue
+        if isinstance(parent, cst.Return) and _decorator_only(analysis, analysis.enclosing_function(parent), depth + 1):
+            continue
+        return False
+    return True
 
 
 def _callee_params(analysis, call: cst.Call, arg: cst.Arg) -> list:
