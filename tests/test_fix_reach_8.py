@@ -332,3 +332,53 @@ def test_fresh_buffer_handed_to_the_pool_is_not_fixed():
     )
     src = source("", "self.scratch[3:4].copy_(torch.full((1, 2), 0.5))\n", "0", init=init)
     assert_hazard(src, "scratch")
+
+
+# -- decorators are applied, not held (fixtures/fix/cast_after_gather_decorated) ----------------------
+
+DECORATORS = """
+def traced(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def tagged(tag):
+    def deco(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            return fn(*args, **kwargs)
+
+        return inner
+
+    return deco
+
+
+@traced
+def page_count(n):
+    return n // 2
+
+
+@tagged("rows")
+def row_count(n):
+    return n
+"""
+
+
+def test_a_decorator_is_not_an_escaping_writer():
+    """`@traced` calls the decorator once, on the def; what it (or a factory's decorator) returns is the
+    decorated name's binding. An attribute read between the cast and the gather may not run them."""
+    assert_exact(source(DECORATORS, "n = kv_indices.numel()\n", "n"))
+
+
+def test_a_wrapper_a_decorator_also_stores_stays_an_escaping_writer():
+    """The same decorator also keeps its wrapper in a table the file reads under another name: an object
+    holds the writer, so an attribute read between may run it."""
+    stores = DECORATORS.replace("    return wrapper\n", "    HOOKS.append(wrapper)\n    return wrapper\n").replace(
+        "def traced(fn):", "HOOKS = []\n\n\ndef traced(fn):"
+    )
+    stores += "\n\n@traced\ndef flush():\n    return commit()\n"
+    src = source(stores, "n = flush.__wrapped__ if kv_indices.numel() else 0\n", "0")
+    assert_not_fixed_by_default(src, "passed on as a value")
