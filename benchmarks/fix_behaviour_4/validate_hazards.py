@@ -3,7 +3,8 @@
 The naive "move the cast after the gather" rewrite of round 3's validate_hazards.py (an AST transform,
 not castlint; round 2's transform extended to .double()/.type_as() and the gather methods/functions),
 run on this folder. Lists the hazard cases whose behaviour the naive rewrite keeps (bad tests), and,
-with --safe, the safe cases whose behaviour it changes (bad safe tests).
+with --safe, the safe cases whose behaviour it changes (bad safe tests). Later rounds'
+validate_hazards.py run this one's main() on their own folder.
 
     python benchmarks/fix_behaviour_4/validate_hazards.py [--safe]
 """
@@ -21,18 +22,18 @@ _SPEC.loader.exec_module(V3)
 V2, run = V3.V2, V3.run
 
 
-def main():
+def main(here=HERE):
     prefix = "case_s_" if "--safe" in sys.argv else "case_h_"
     bad = []
-    for f in sorted(os.listdir(HERE)):
+    for f in sorted(os.listdir(here)):
         if not (f.startswith(prefix) and f.endswith(".py")):
             continue
-        new = V2.naive_fix(open(os.path.join(HERE, f)).read())
+        new = V2.naive_fix(open(os.path.join(here, f)).read())
         if new is None:
             print(f"{f}: no cast found to move")
             bad.append(f)
             continue
-        base = run.run_module(os.path.join(HERE, f), f[:-3] + "_o")
+        base = run.run_module(os.path.join(here, f), f[:-3] + "_o")
         if base[0] != "ok":
             print(f"{f}: ORIGINAL RAISES {base[1]}")
             bad.append(f)
