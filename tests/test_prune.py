@@ -635,3 +635,179 @@ def test_a_property_read_between_the_cast_and_its_gather_is_decided_on_the_prune
     assert pruned.mode == (prune.FULL if read == "is_quantized" else prune.PRUNED)
     cl003 = [f for f in whole.findings if f.code == "CL003"]
     assert cl003 and (cl003[0].fix is not None and cl003[0].fix.safety == "safe") == (read == "is_quantized")
+
+
+@pytest.mark.parametrize(
+    "targets, values",
+    [
+        ("kv, idx, scratch", "pool.get_key_buffer(layer.layer_id), None, torch.empty(4)"),
+        ("scratch, kv", "torch.empty(4), pool.get_key_buffer(layer.layer_id)"),
+        ("[self.kv, scratch]", "[pool.get_key_buffer(layer.layer_id), torch.empty(4)]"),
+        ("(kv, (scratch))", "(pool.get_kv_buffer(layer.layer_id), torch.empty(4))"),
+    ],
+)
+@pytest.mark.parametrize("cast_the_pool", [True, False])
+def test_parallel_assignment_binds_each_element_by_position(tmp_path, targets, values, cast_the_pool):
+    """`a, b = x, y`: a holds x and b holds y (as the analysis binds them), so a pool on one side of the display
+    taints only its own target. A cast of the other target is no candidate: with no cast of the pool the file is
+    nothing to analyse; with one, the pruned copy finds what the whole file does."""
+    pool_name = "self.kv" if "self.kv" in targets else "kv"
+    source = (
+        src(f"""
+        import torch
+
+        class Backend:
+            def forward_decode(self, q, layer, pool):
+                {targets} = {values}
+                out = scratch.float()
+                return {f"{pool_name}.to(torch.bfloat16)" if cast_the_pool else pool_name}, out
+
+        """)
+        + FILLER_METHODS
+    )
+    plan, findings = analyse(tmp_path, source)
+    if cast_the_pool:
+        assert [f.code for f in findings] == ["CL001"]
+    else:
+        assert findings == [] and plan.kind == prune.NOTHING
+
+
+SLICE_HOLDER = """\
+import torch
+
+
+class Attention:
+    def __init__(self, n_heads, rank):
+        self.heads = slice(rank * n_heads, (rank + 1) * n_heads)
+        self.sink = torch.zeros(n_heads * 8)
+
+    def local_sink(self):
+        return self.sink[self.heads].float()
+
+"""
+
+
+def test_a_slice_held_by_an_object_with_no_pool_cast_is_nothing_to_analyse(tmp_path):
+    """A slice object only decides whether a pool's subscript keeps every slot: with no cast a pool reaches, the
+    file is nothing to analyse, though a slice is held by an object (which otherwise sends it whole)."""
+    reader = src("""
+        def attend(q, layer, forward_batch, kernel):
+            kv = forward_batch.token_to_kv_pool.get_key_buffer(layer.layer_id)
+            rows = slice(None)
+            return kernel(q, kv[rows], Attention(8, 0).local_sink())
+
+        """)
+    plan, findings = analyse(tmp_path, SLICE_HOLDER + reader + FILLER_FUNCS)
+    assert plan.kind == prune.NOTHING and findings == []
+
+
+@pytest.mark.parametrize(
+    "read, codes",
+    [
+        ("self.pool.get_key_buffer(layer.layer_id)[self.rows].to(torch.bfloat16)", ["CL001"]),  # slice(None)
+        ("self.pool.get_key_buffer(layer.layer_id)[self.heads].to(torch.bfloat16)", []),  # a bounded slice
+        ("self.pool.get_key_buffer(layer.layer_id)[self.tail].to(torch.bfloat16)", ["CL001"]),  # slice(n, None)
+    ],
+)
+def test_a_slice_held_by_an_object_beside_a_pool_read_is_decided_whole(tmp_path, read, codes):
+    """With a pool read in the file, a held slice may make its subscript whole: the file is analysed whole
+    (the analysis follows the slice into the attribute), and the findings are the whole file's."""
+    source = SLICE_HOLDER.replace(
+        "        self.sink = torch.zeros(n_heads * 8)\n",
+        "        self.sink = torch.zeros(n_heads * 8)\n        self.rows = slice(None)\n"
+        "        self.tail = slice(n_heads, None)\n",
+    ) + src(f"""
+        class Backend(Attention):
+            def forward_decode(self, q, layer):
+                return {read}
+
+        """)
+    plan, findings = analyse(tmp_path, source + FILLER_METHODS)
+    assert plan.kind == prune.FULL
+    assert [f.code for f in findings] == codes
+
+
+STARRED_KERNEL = src("""
+    import torch
+    {import_line}
+
+
+    class Backend:
+        def forward_extend(self, q, layer, forward_batch):
+            pool = forward_batch.token_to_kv_pool
+            args = (q, pool.get_key_buffer(layer.layer_id), layer.scaling)
+            out = store_kernel(*args, page_size=64)
+            return out, q.float()
+
+    """)
+
+
+@pytest.mark.parametrize(
+    "import_line, codes",
+    [
+        ("from engine_kernels import store_kernel", []),  # imported: no body here sees *args
+        ("from engine_kernels import store_kernel as store_kernel", []),
+        (
+            "import engine_kernels\n\n\ndef store_kernel(q, kv, scale, page_size):\n    return kv.to(torch.bfloat16)",
+            ["CL001"],
+        ),
+        (
+            "from engine_kernels import store_kernel\n\nstore_kernel = lambda q, kv, s, page_size: kv.half()",
+            ["CL001"],
+        ),
+    ],
+)
+def test_a_pool_in_starred_arguments_of_an_imported_kernel_reaches_no_body(tmp_path, import_line, codes):
+    """`kernel(*args)` with a pool in args: the analysis binds *args to the parameters of a def it sees (a def or
+    lambda of the module rebinding the name); an imported kernel's body it never sees, so no site is reached."""
+    source = STARRED_KERNEL.replace("{import_line}", import_line) + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert [f.code for f in findings] == codes
+    if not codes:
+        assert plan.kind == prune.NOTHING
+
+
+ATTRIBUTE_NAMED_GETATTR = src("""
+    import dataclasses
+
+    import torch
+
+
+    @dataclasses.dataclass
+    class Meta:
+        kv: object = None
+        lens: object = None
+
+        def copy_from(self, other):
+            for f in dataclasses.fields(self):
+                setattr(self, f.name, getattr(other, f.name))
+
+
+    class Reader:
+        {cast_name}
+
+        def read(self, pool, layer, meta):
+            buf = pool.get_key_buffer(layer.layer_id)
+            meta.kv = buf
+            return getattr(buf, self.CAST)(), meta.lens.float()
+
+    """)
+
+
+@pytest.mark.parametrize(
+    "cast_name, codes",
+    [
+        ("CAST = None", []),  # no string of the module names a cast: the attribute-held name is none
+        ('CAST = f"{0}_metadata"', []),
+        ('CAST = "bfloat16"', ["CL001"]),
+        ('CAST = "half" if torch.cuda.is_available() else "float"', ["CL001"]),
+    ],
+)
+def test_getattr_of_an_attribute_held_name_needs_a_cast_spelled_in_the_module(tmp_path, cast_name, codes):
+    """`getattr(obj, self.name)`: the analysis reads the name among the module's constant strings; a module
+    that spells no cast or conversion helper holds none, and its file is nothing to analyse."""
+    source = ATTRIBUTE_NAMED_GETATTR.replace("{cast_name}", cast_name) + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert [f.code for f in findings] == codes
+    if not codes:
+        assert plan.kind == prune.NOTHING

@@ -208,3 +208,19 @@ def test_a_native_fp8_kv_row_must_state_what_the_guard_checks(tmp_path):
     with pytest.raises(TableError) as exc:
         load_tables([extra])
     assert "fp8_kv_mla[0].compute_capability" in str(exc.value)
+
+
+def test_a_table_file_is_parsed_once_and_loading_never_changes_what_was_parsed():
+    """load_tables keeps each file's parsed TOML by its bytes: the loaders only read it, so a second load
+    builds equal tables from the same data, unchanged by the first."""
+    import copy
+
+    from castlint import tables as tables_module
+
+    first = tables_module.load_tables()
+    parsed = {key: copy.deepcopy(data) for key, data in tables_module._PARSED.items()}
+    assert parsed  # every builtin file went through the cache
+    second = tables_module.load_tables()
+    assert tables_module._PARSED == parsed
+    assert first == second and first is not second
+    assert first.digest == second.digest and first.sources == second.sources

@@ -556,6 +556,9 @@ def _range_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
 # marks a module that builds a slice object other than as an index (`Rec(i, slice(None))`, `span = slice(0, n)`):
 # an index held in a name, attribute or element may then be one (`buf[rec.span]`), read as a slice
 HELD_SLICE = "[:]"
+# marks a planning pass that reads slice objects as no pool at all (_plan: a pass that finds no site)
+SLICES_INERT = "[:]?"
+INERT_SLICES = frozenset((SLICES_INERT,))
 
 
 def _held_slices(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
@@ -733,8 +736,10 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 if name in vocab.keep_methods:
                     node = func.value
                     continue
-            if HELD_SLICE in aliases and (
-                (type(func) is ast.Name and func.id in vocab.slice_makers) or _holds_slice(node, vocab)
+            if (
+                HELD_SLICE in aliases
+                and SLICES_INERT not in aliases
+                and ((type(func) is ast.Name and func.id in vocab.slice_makers) or _holds_slice(node, vocab))
             ):
                 out.base |= tf[WHOLE]  # `slice(None)`, `Rec(i, slice(None))`: it may index a pool whole
                 return
@@ -933,7 +938,7 @@ def _base_name(base: ast.AST) -> Optional[str]:
     return base.id if type(base) is ast.Name else base.attr if type(base) is ast.Attribute else None
 
 
-def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> bool:
+def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int], tree: ast.Module) -> bool:
     """partial(torch.Tensor.to, ...), getattr(x, "to"), map(torch.Tensor.float, ...), partial(helper, ...),
     or an unbound cast as a value (`[torch.Tensor.float, ...]`, `{"bf16": torch.Tensor.bfloat16}`) to be
     called later; called: id() of the callees seen so far (a walk meets a call before its callee)."""
@@ -946,12 +951,31 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int]) -> boo
     converters = vocab.casts | vocab.helpers
     callee = _callee_name(node.func)
     if callee == "getattr" and len(node.args) >= 2 and type(node.args[1]) is ast.Attribute:
-        return True  # getattr(x, self.CAST): a name held in a class attribute may be a cast's
+        # getattr(x, self.CAST): a name held in a class attribute may be a cast's, when the module spells one
+        return _spells_a_converter(tree, converters)
     return callee in vocab.holders | {"map"} and any(
         (_callee_name(a) in converters and not (type(a) is ast.Name and a.id in _BUILTIN_NAMES))
         or (type(a) is ast.Constant and a.value in converters)
         for a in node.args
     )  # (`map(int, sizes)`: the builtin, no tensor's cast)
+
+
+def _spells_a_converter(tree: ast.Module, converters: FrozenSet[str]) -> bool:
+    """Does a string of the module name a cast or a conversion helper, or an f-string's constant parts each spell
+    part of one (ObjectFlow.constant_strings: the names a getattr's attribute-held name may be)?"""
+    found = getattr(tree, "_castlint_spells", None)
+    if found is None:
+        found = False
+        for n in pyast.nodes(tree):
+            if type(n) is ast.Constant and type(n.value) is str and n.value in converters:
+                found = True
+            elif type(n) is ast.JoinedStr:
+                parts = [p.value for p in n.values if type(p) is ast.Constant and type(p.value) is str and p.value]
+                found = any(all(part in name for part in parts) for name in converters)
+            if found:
+                break
+        tree._castlint_spells = found
+    return found
 
 
 def _passes_a_pool(module: "_ModuleUnits") -> bool:
@@ -987,7 +1011,7 @@ def _converting_defs(module: "_ModuleUnits") -> Set[str]:
 
 def _holds_conversion(module: "_ModuleUnits") -> bool:
     called: Set[int] = set()
-    return any(_held_conversion(n, module.vocab, called) for n in pyast.nodes(module.tree))
+    return any(_held_conversion(n, module.vocab, called, module.tree) for n in pyast.nodes(module.tree))
 
 
 def _callee_name(node: ast.AST) -> Optional[str]:
@@ -1204,20 +1228,38 @@ class _Unit:
 Params = Dict[str, List[Tuple[_Unit, List[str], Set[str], bool]]]
 
 
+def _parallel(target: ast.AST, value: ast.AST) -> bool:
+    """`a, self.b = x, y`: a display assigned to a display of plain names and self attributes, element by element."""
+    return (
+        type(target) in (ast.Tuple, ast.List)
+        and type(value) in (ast.Tuple, ast.List)
+        and len(target.elts) == len(value.elts)
+        and all(type(e) is ast.Name or (type(e) is ast.Attribute and _is_self(e.value)) for e in target.elts)
+        and not any(type(e) is ast.Starred for e in value.elts)
+    )
+
+
 def _targets(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
-    for n in _walk(node):
-        if type(n) is ast.Name:
-            names.add(n.id)
-        elif type(n) is ast.Attribute and type(n.value) is ast.Name and n.value.id in ("self", "cls"):
-            attrs.add(n.attr)  # (`cls.x = v` in a classmethod: an attribute every instance reads)
-        elif (
-            type(n) is ast.Subscript
-            and type(n.value) is ast.Attribute
-            and n.value.attr == "__dict__"
-            and type(n.slice) is ast.Constant
-            and type(n.slice.value) is str
-        ):
-            attrs.add(n.slice.value)  # `self.__dict__["x"] = v`: self.x
+    """The names and self attributes an assignment target binds or fills: `a`, `self.a`, the holder of
+    `obj.a` and `d[k]` (obj, d: not the key k), each element of `a, *b`."""
+    t = type(node)
+    if t is ast.Name:
+        names.add(node.id)
+    elif t in (ast.Tuple, ast.List):
+        for element in node.elts:
+            _targets(element, names, attrs)
+    elif t is ast.Starred:
+        _targets(node.value, names, attrs)
+    elif t is ast.Attribute:
+        if type(node.value) is ast.Name and node.value.id in ("self", "cls"):
+            attrs.add(node.attr)  # (`cls.x = v` in a classmethod: an attribute every instance reads)
+        else:
+            _targets(node.value, names, attrs)  # `rec.kv = pool`: rec holds it
+    elif t is ast.Subscript:
+        if type(node.value) is ast.Attribute and node.value.attr == "__dict__" and _str_constant(node.slice):
+            attrs.add(node.slice.value)  # `self.__dict__["x"] = v`: self.x
+        else:
+            _targets(node.value, names, attrs)  # `d[k] = v`: d holds v
 
 
 def _op_of(func: ast.AST, vocab: _Vocabulary) -> Optional[str]:
@@ -1496,6 +1538,15 @@ class _Collector:
         attrs: Set[str] = set()
         for target in n.targets:
             one_names, one_attrs = set(), set()
+            if _parallel(target, n.value):
+                # `a, self.b = x, y`: each target holds its own element (ModuleAnalysis binds them by position)
+                for element, part in zip(target.elts, n.value.elts):
+                    _targets(element, one_names, one_attrs)
+                    names, part_attrs = set(), set()
+                    _targets(element, names, part_attrs)
+                    unit.assigns.append((names, part_attrs, self.refs(part), KEEP))
+                attrs |= one_attrs
+                continue
             _targets(target, one_names, one_attrs)
             unpacked = type(target) not in (ast.Name, ast.Attribute) and not (
                 type(target) is ast.Subscript
@@ -2694,7 +2745,24 @@ def _plan(source: bytes, tables: Tables, keep_ratio: float) -> PrunePlan:
         return PrunePlan(FULL, reason="a row-index kernel is imported")
     if not prefilter_has_trigger(source, (vocab.plan_words,)) and not by_arity:
         vocab = vocab.without_plans()  # CL002 cannot fire here: a plan() call is no candidate
-    module = _ModuleUnits(tree, source, vocab, tables if arenas else None)
+    if any(f"{maker}(".encode() in source for maker in vocab.slice_makers):
+        # a slice object only decides whether a pool's subscript keeps every slot, which the taint assumes
+        # of any held index (_keeps_tokens): where no site is found with slices read as no pool, none is
+        inert = _plan_module(tree, source, vocab, tables if arenas else None, keep_ratio, inert_slices=True)
+        if inert.kind == NOTHING:
+            return inert
+    return _plan_module(tree, source, vocab, tables if arenas else None, keep_ratio)
+
+
+def _plan_module(
+    tree: ast.Module,
+    source: bytes,
+    vocab: _Vocabulary,
+    arena_tables: Optional[Tables],
+    keep_ratio: float,
+    inert_slices: bool = False,
+) -> PrunePlan:
+    module = _ModuleUnits(tree, source, vocab, arena_tables, inert_slices)
     decided = module.collect_module_level()
     if decided is not None:
         return decided
@@ -2856,7 +2924,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         or _class_dict_reads(module)
         or _made_runners(module, taint)
         or _introspected_callables(module)
-        or _slices_in_objects(module)
+        or (SLICES_INERT not in module.aliases and _slices_in_objects(module))
     )
     why = why or _class_level_reads(classes, vocab)
     if why:
@@ -2866,11 +2934,14 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             return f"{name} subclasses a container class"
     fed_keys: Set[int] = set()  # the hierarchies of the classes constructed with a pool
     factory_records = _factory_records(module)
+    # `kernel(*args)` of an imported kernel: no body here binds what *args hands on (a linked module's
+    # definitions are the module's own)
+    imported_only = _imported_only(module.tree)
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
             if receiver == "":
                 name = _constructed(name, unit)
-            if any(
+            if not (receiver == "" and name in imported_only and name not in vocab.helpers) and any(
                 type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit) for a in call.args
             ):
                 return f"a pool is passed through *args to {name}"
@@ -3384,6 +3455,28 @@ def _allocates_small_state(cls: ast.ClassDef, vocab: _Vocabulary) -> bool:
     return False
 
 
+def _imported_only(tree: ast.Module) -> Set[str]:
+    """Names the module binds by an import and by nothing else (no def, class, assignment or parameter)."""
+    imported: Set[str] = set()
+    bound: Set[str] = set()
+    for n in pyast.nodes(tree):
+        t = type(n)
+        if t is ast.ImportFrom or t is ast.Import:
+            imported.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif t is ast.Name:
+            if type(n.ctx) is not ast.Load:
+                bound.add(n.id)
+        elif t in _DEFS or t is ast.ClassDef:
+            bound.add(n.name)
+        elif t is ast.arg:
+            bound.add(n.arg)
+        elif t is ast.alias:
+            continue
+        elif t in (ast.Global, ast.Nonlocal):
+            bound.update(n.names)
+    return imported - bound
+
+
 def _constructed(name: str, unit: "_Unit") -> str:
     """The class a call `name(...)` constructs, as the analysis reads it: `cls(...)` in a method
     (a classmethod factory) makes the method's own class (ObjectFlow.constructed_class)."""
@@ -3622,7 +3715,7 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
             return "a lambda converts what it is given (the call that passes a pool converts it)"
         if t is ast.Call and tainted and _callee_name(node.func) in vocab.item_getters:
             return "an item getter is held (itemgetter(k)(x) reads x[k] where it is called)"
-        if _held_conversion(node, vocab, called):
+        if _held_conversion(node, vocab, called, module.tree):
             return "a conversion is held uncalled (a partial, getattr or map of a cast or helper)"
         if (
             t is ast.Call
@@ -3760,7 +3853,14 @@ class _ModuleUnits:
     """The units of one parsed file that planning reads: the module's own statements, and
     the top-level defs and classes that pass the words gate or are called from those."""
 
-    def __init__(self, tree: ast.Module, source: bytes, vocab: _Vocabulary, arena_tables: Optional[Tables] = None):
+    def __init__(
+        self,
+        tree: ast.Module,
+        source: bytes,
+        vocab: _Vocabulary,
+        arena_tables: Optional[Tables] = None,
+        inert_slices: bool = False,
+    ):
         self.tree, self.source, self.vocab = tree, source, vocab
         # arena_tables, when the file may allocate per-layer arenas (whole pools under any name): a
         # definition allocating them passes the words gate
@@ -3771,6 +3871,7 @@ class _ModuleUnits:
             | _getter_names(tree, source, vocab)
             | _range_names(tree, source, vocab)
             | _held_slices(tree, source, vocab)
+            | (INERT_SLICES if inert_slices else frozenset())
         )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers
         self.fn_aliases: Dict[str, Set[str]] = {}  # `_up = torch.compile(_up_impl)`: _up -> {_up_impl}

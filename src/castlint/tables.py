@@ -1808,6 +1808,21 @@ def _note_origins(origins: dict, data: dict, path: Path) -> None:
             origins[("conversion_helper", item["name"])] = path
 
 
+_PARSED: dict = {}  # a table file's bytes -> its TOML, read once a process (the loaders only read it)
+
+
+def _parsed(path: Path, raw: bytes) -> dict:
+    key = hashlib.sha256(raw).digest()
+    data = _PARSED.get(key)
+    if data is None:
+        try:
+            data = tomlcompat.loads(raw.decode("utf-8"))
+        except (tomlcompat.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise TableError(path, "<file>", f"invalid TOML: {exc}") from exc
+        _PARSED[key] = data
+    return data
+
+
 def load_tables(extra: Iterable[Path] = ()) -> Tables:
     tables = Tables()
     base = builtin_rules_dir()
@@ -1821,10 +1836,7 @@ def load_tables(extra: Iterable[Path] = ()) -> Tables:
             raw = path.read_bytes()
         except OSError as exc:
             raise TableError(path, "<file>", f"cannot read: {exc.strerror or exc}") from exc
-        try:
-            data = tomlcompat.loads(raw.decode("utf-8"))
-        except (tomlcompat.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise TableError(path, "<file>", f"invalid TOML: {exc}") from exc
+        data = _parsed(path, raw)
         _load_into(tables, data, path)
         _note_origins(origins, data, path)
         tables.sources.append(str(path))
