@@ -811,3 +811,187 @@ def test_getattr_of_an_attribute_held_name_needs_a_cast_spelled_in_the_module(tm
     assert [f.code for f in findings] == codes
     if not codes:
         assert plan.kind == prune.NOTHING
+
+
+RETURNS_A_POOL = src("""
+    import torch
+
+    REGISTRY = {{}}
+
+
+    def register(name):
+        def wrap(fn):
+            REGISTRY[name] = fn
+            return fn
+
+        return wrap
+
+
+    class KVReader(torch.nn.Module):
+        def __init__(self, pool):
+            super().__init__()
+            self.pool = pool
+            self.scale = torch.ones(4)
+
+        {decorator}
+        def {name}(self, layer_id):
+            return self.pool.k_buffer[layer_id]
+
+        def scaled(self, x):
+            return x.float() * self.scale.float()
+
+
+    class Backend:
+        def __init__(self, pool):
+            self.reader = KVReader(pool)
+
+        def forward_decode(self, q, layer):
+            {use}
+    """)
+
+
+@pytest.mark.parametrize(
+    "decorator, name, use, codes",
+    [
+        ("", "latent", "return self.reader.scaled(q)", []),  # nothing names latent: its pool reaches no cast here
+        ("", "latent", "return self.reader.latent(layer.layer_id).to(torch.bfloat16)", ["CL001"]),
+        ("", "latent", 'return getattr(self.reader, "latent")(layer.layer_id).to(torch.bfloat16)', ["CL001"]),
+        ("", "forward", "return self.reader(layer.layer_id).to(torch.bfloat16)", ["CL001"]),
+        ("", "__getitem__", "return self.reader[layer.layer_id].to(torch.bfloat16)", ["CL001"]),
+        ('@register("kv")', "latent", 'return REGISTRY["kv"](self.reader, layer.layer_id).half()', ["CL001"]),
+    ],
+)
+def test_a_def_that_returns_a_pool_matters_where_the_module_can_call_it(tmp_path, decorator, name, use, codes):
+    """A def returning a pool that no code of the module names (no call, attribute read or getattr string, no
+    decorator, no dunder or delegated call method) hands it to other files only: with no other site the file is
+    nothing to analyse; each way of calling it beside keeps it, and the pruned copy finds the whole file's."""
+    source = RETURNS_A_POOL.format(decorator=decorator, name=name, use=use) + FILLER_FUNCS
+    plan, findings = analyse(tmp_path, source)
+    assert [f.code for f in findings] == codes
+    if not codes:
+        assert plan.kind == prune.NOTHING
+
+
+YIELDING = src("""
+    import types
+
+    import torch
+
+
+    class Holder:
+        def __init__(self, pool, layer_id):
+            self.kv = pool.get_key_buffer(layer_id)
+            self.frames = []
+
+
+    class Backend:
+        def __init__(self, pool):
+            self.pool = pool
+
+        def _layers(self, layer, frame):
+            holder = Holder(self.pool, layer.layer_id)
+            ns = types.SimpleNamespace(kv=self.pool.get_value_buffer(layer.layer_id))
+            yield {yielded}
+
+        def forward_decode(self, q, layer, frame):
+            out = [q.float()]
+            for item in self._layers(layer, frame):
+                out.append(item.to(torch.bfloat16))
+            return out
+    """)
+
+
+@pytest.mark.parametrize(
+    "yielded, codes",
+    [
+        ("frame.to_ndarray(format='rgb24')", []),  # an object nothing here fills: no pool
+        ("frame.pixels", []),
+        ("holder.kv", ["CL001"]),  # an attribute a class of the module assigns a pool
+        ("ns.kv", ["CL001"]),  # an object a unit holds a pool in
+    ],
+)
+def test_a_generator_that_yields_a_pool_read_is_followed_and_one_that_yields_other_objects_is_not(
+    tmp_path, yielded, codes
+):
+    """The taint does not follow a generator's yields into `for x in gen()`, so a yield that may read a pool
+    sends the file whole; a yield of another object's attribute is such a read only when that attribute or its
+    object can hold a pool here."""
+    plan, findings = analyse(tmp_path, YIELDING.format(yielded=yielded) + FILLER_FUNCS)
+    assert [f.code for f in findings] == codes
+    if not codes:
+        assert plan.kind != prune.FULL
+
+
+PARTIAL_HELD = src("""
+    import functools
+
+    import torch
+
+
+    def _widen(kv):
+        return kv
+
+
+    class Backend:
+        def __init__(self, pool):
+            self.pool = pool
+            self.bound = functools.partial(_widen, pool.k_buffer[0])
+
+        def forward_decode(self, q, layer):
+            {use}
+    """)
+
+
+@pytest.mark.parametrize(
+    "use, codes",
+    [
+        ("return q.float() if self.bound.func is _widen else q", []),  # compared: nothing read back flows on
+        ("return q.float() if self.bound.args == () else q", []),
+        ("return self.bound.args[0].to(torch.bfloat16)", ["CL001"]),  # the bound pool read back and converted
+    ],
+)
+def test_a_partial_read_back_only_in_a_comparison_hands_nothing_on(tmp_path, use, codes):
+    """`p.func is f`, `p.args == ()`: a comparison of what a partial binds reads nothing back into a value,
+    so it does not send the file whole; a read that flows on does, and the findings are the whole file's."""
+    plan, findings = analyse(tmp_path, PARTIAL_HELD.format(use=use) + FILLER_METHODS)
+    assert [f.code for f in findings] == codes
+    if not codes:
+        assert plan.kind != prune.FULL
+
+
+RECORD_FIELDS = src("""
+    import dataclasses
+
+    import torch
+
+
+    @dataclasses.dataclass
+    class LayerKV:
+        key: torch.Tensor
+        scale: float
+
+
+    class Backend:
+        def __init__(self, pool, modules):
+            self.rec = LayerKV(pool.get_key_buffer(0), 1.0)
+            self.modules = modules
+
+        def forward_decode(self, q, layer):
+            {use}
+    """)
+
+
+@pytest.mark.parametrize(
+    "use, codes",
+    [
+        ("names = [m.name for m in self.modules]\n        return names, q.float()", []),  # no fields() call
+        ("return [getattr(self.rec, f.name).float() for f in dataclasses.fields(self.rec)]", ["CL001"]),
+    ],
+)
+def test_a_field_name_read_is_a_record_field_reader_only_beside_a_fields_call(tmp_path, use, codes):
+    """`f.name` names a record's field where `f` comes from `dataclasses.fields(rec)`; a `.name` read in a
+    module that calls no field function is any object's attribute, not a read of a record built with a pool."""
+    plan, findings = analyse(tmp_path, RECORD_FIELDS.format(use=use) + FILLER_METHODS)
+    assert [f.code for f in findings] == codes
+    if not codes:
+        assert plan.kind != prune.FULL

@@ -347,11 +347,13 @@ class _Vocabulary:
                     *tables.record_as_dict_attributes,
                     *tables.record_as_tuple_functions,
                     *tables.record_field_functions,
-                    *tables.record_field_name_attributes,
                     *tables.record_field_names_attributes,
                 )
             )
         )
+        # `f.name` of `f in fields(rec)`: a field reader only where a field function is called
+        self.field_functions = frozenset(_last_parts(tables.record_field_functions))
+        self.field_name_readers = frozenset(tables.record_field_name_attributes)
         # bases and decorators that make a class a record (CL002 reads a plan's dtypes from its fields)
         self.dispatch_registers = frozenset(tables.dispatch_registers)  # `@generic.register`: an overload
         self.dispatch_generics = frozenset(_last_parts(tables.dispatch_generics))  # `@singledispatch`
@@ -2870,14 +2872,38 @@ def _passes_own_parameters(node: ast.AST, methods, functions) -> bool:
 
 
 def _returns_a_pool(tree: ast.AST, vocab: "_Vocabulary") -> bool:
-    """Does a function return a pool as it is: an accessor's result, a cache attribute (or
-    one layer of it), or a tuple of those?"""
+    """Does a function return a pool as it is (an accessor's result, a cache attribute or one layer of it, or a
+    tuple of those) to code of the module: a def the module may call (it names it again, or a string of it
+    may spell its name for getattr), that is decorated, or that the language calls unnamed (a dunder, a
+    delegated call method such as nn.Module's forward)? A def nothing here names hands its pool to other
+    files only, and a def named as an accessor is read as one wherever it is called by that name."""
     names = vocab.accessors | vocab.cache_attributes
+    returning: Set[str] = set()
     for node in pyast.nodes(tree):
-        if isinstance(node, ast.Return) and node.value is not None:
-            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
-            if any(_names_pool(v, names) for v in values):
+        if type(node) in _DEFS:
+            for inner in pyast.nodes(node):
+                if type(inner) is ast.Return and inner.value is not None:
+                    values = inner.value.elts if type(inner.value) is ast.Tuple else [inner.value]
+                    if any(_names_pool(v, names) for v in values):
+                        implicit = node.name.startswith("__") or node.name in vocab.delegated_call_methods
+                        if node.decorator_list or implicit:
+                            return True
+                        returning.add(node.name)
+                        break
+    if not returning:
+        return False
+    for node in pyast.nodes(tree):
+        t = type(node)
+        if t is ast.Constant and type(node.value) is str:
+            # `getattr(mgr, "get_buffers")`, `"get_" + "buffers"`, an enum value: a string spells a name, or a
+            # piece of it at least half its length
+            piece = node.value
+            if any(name in piece or (piece in name and 2 * len(piece) >= len(name)) for name in returning):
                 return True
+        elif (t is ast.Name and node.id in returning and node.id not in names) or (
+            t is ast.Attribute and node.attr in returning and node.attr not in names
+        ):
+            return True
     return False
 
 
@@ -2981,6 +3007,8 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 }
     if fed:
         fed |= vocab.field_readers  # `vars(rec)["k"]`, `rec._asdict()`: any field of such an object
+        if any(type(n) is ast.Call and _callee_name(n.func) in vocab.field_functions for n in pyast.nodes(module.tree)):
+            fed |= vocab.field_name_readers  # `getattr(rec, f.name)` of `f in fields(rec)`
     for unit in module.units:
         if unit.cls is not None and taint.class_key(unit.cls) in fed_keys:
             # `self.kv_pool` in a method of a record (or its subclass) built with a pool: a field
@@ -3065,12 +3093,19 @@ def _introspected_callables(module: "_ModuleUnits") -> Optional[str]:
         if type(node) is ast.Assign and type(node.value) is ast.Call:
             if (_callee_name(node.value.func) or "") in vocab.partial_makers:
                 held |= {_last_name(t) for t in node.targets}
+    # `p.func is fast_plan`, `p.args == ()`: a comparison hands nothing read back on
+    compared = {
+        id(operand)
+        for node in pyast.nodes(module.tree)
+        if type(node) is ast.Compare
+        for operand in (node.left, *node.comparators)
+    }
     for node in pyast.nodes(module.tree):
         if type(node) is not ast.Attribute:
             continue
         if node.attr in vocab.closure_reads:
             return "a callable's closure or receiver is read back"
-        if node.attr in vocab.partial_reads and _last_name(node.value) in held:
+        if node.attr in vocab.partial_reads and _last_name(node.value) in held and id(node) not in compared:
             return "a partial's bound arguments are read back"
     return None
 
@@ -3754,8 +3789,20 @@ def _held_getters(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef], tain
 
 
 def _reads_pool(expr: ast.AST, module: "_ModuleUnits", taint: "_Taint") -> bool:
+    """Does expr read a pool: an accessor or cache attribute, a held accessor, what a def of the module returning
+    one returns, an attribute some class of the module assigns one, or an attribute of an object a unit holds a
+    pool in (`yield frame.to_ndarray()` of an object nothing here fills reads none)?"""
     refs = _refs(expr, module.vocab, module.aliases)
-    return bool(refs.base or refs.bound or refs.members or any(taint.returns.get(name) for name, _ in refs.calls))
+    if refs.base or refs.bound or any(taint.returns.get(name) for name, _ in refs.calls):
+        return True
+    if not refs.members:
+        return False
+    filled = {attr for attrs in taint.attrs.values() for attr, levels in attrs.items() if levels}
+    if ANY_ATTR in filled or refs.members & filled:
+        return True
+    # `yield ns.kv` of an object some unit holds a pool in (a namespace, a record of another module)
+    held = {name for unit in module.units for name, levels in unit.names.items() if levels}
+    return any(type(n) is ast.Name and n.id in held for n in pyast.nodes(expr))
 
 
 def _method_owners(receiver: str, unit: "_Unit", classes: Dict[str, ast.ClassDef], made: Set[str]) -> List[str]:
@@ -3972,6 +4019,7 @@ class _ModuleUnits:
                 # `pool(i)` of an nn.Module runs forward: what it returns is its __call__'s (a pool passed to
                 # such a call is _object_flow's "maybe an object whose class has __call__")
                 method.returns.setdefault("__call__", []).extend(method.returns.get(method.node.name, ()))
+                method.defs.add("__call__")  # kept where kept code reads what a call of such an object returns
         for node in (
             list(stmt.decorator_list)
             + list(stmt.bases)
