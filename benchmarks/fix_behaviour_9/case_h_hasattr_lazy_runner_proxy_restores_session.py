@@ -1,0 +1,99 @@
+"""HAZARD case h_hasattr_lazy_runner_proxy_restores_session: hasattr(self.model_runner, 'spec_algorithm') on a lazy __getattr__ proxy builds the real runner, which restores a paused session's KV into the pool."""
+import torch
+
+KIND = "hazard"
+FAMILY = "reading or setting an attribute of an engine object runs code that writes the pool: a lazily computed ForwardBatch property, a functools.cached_property of the paged metadata, a data descriptor's __set__ on the layer, hasattr() on a lazy __getattr__ proxy, a metadata dataclass's __post_init__"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class LazyModelRunner:
+    """Forwards attribute reads to the real runner, built on first use (so that a paused session is only
+    restored when the engine is actually used again)."""
+
+    def __init__(self, factory):
+        self._factory = factory
+        self._real = None
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._real is None:
+            self._real = self._factory()
+        return getattr(self._real, name)
+
+
+class SessionModelRunner:
+    def __init__(self, kv_pool, snapshot):
+        for slot, row in snapshot.items():
+            kv_pool.k_buffer[1][slot] = row.to(kv_pool.dtype)
+        self.spec_algorithm = None
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+        use_spec = hasattr(self.helper, "spec_algorithm") and self.helper.spec_algorithm is not None
+        return k[forward_batch.kv_indices], use_spec
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    helper = LazyModelRunner(lambda: SessionModelRunner(pool, {3: torch.full((2, 4), 0.5)}))
+    out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer}

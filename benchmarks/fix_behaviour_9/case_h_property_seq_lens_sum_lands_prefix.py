@@ -1,0 +1,96 @@
+"""HAZARD case h_property_seq_lens_sum_lands_prefix: forward_batch.seq_lens_sum is a lazy property of a PD-disaggregated decode batch; computing it first lands the transferred prefix KV into the pool."""
+import torch
+
+KIND = "hazard"
+FAMILY = "reading or setting an attribute of an engine object runs code that writes the pool: a lazily computed ForwardBatch property, a functools.cached_property of the paged metadata, a data descriptor's __set__ on the layer, hasattr() on a lazy __getattr__ proxy, a metadata dataclass's __post_init__"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class DisaggForwardBatch(ForwardBatch):
+    """Decode-side ForwardBatch of a PD-disaggregated engine: the prefix KV received from the prefill
+    instance sits in a staging dict until the batch's metadata is first needed."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc, seq_lens, staged):
+        super().__init__(token_to_kv_pool, kv_indices, out_cache_loc)
+        self.seq_lens = seq_lens
+        self._staged = staged
+        self._seq_lens_sum = None
+
+    @property
+    def seq_lens_sum(self):
+        if self._seq_lens_sum is None:
+            for slot, row in self._staged.items():
+                self.token_to_kv_pool.k_buffer[1][slot] = row.to(self.token_to_kv_pool.dtype)
+            self._staged.clear()
+            self._seq_lens_sum = int(self.seq_lens.sum())
+        return self._seq_lens_sum
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+        num_kv_splits = min(8, max(1, forward_batch.seq_lens_sum // 4))
+        return k[forward_batch.kv_indices], num_kv_splits
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = DisaggForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]), torch.tensor([5, 7]), {3: torch.full((2, 4), 0.5)})
+    helper = None
+    out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer}
