@@ -995,3 +995,31 @@ def test_a_field_name_read_is_a_record_field_reader_only_beside_a_fields_call(tm
     assert [f.code for f in findings] == codes
     if not codes:
         assert plan.kind != prune.FULL
+
+
+ATTRIBUTE_NAMED_ACCESSOR = src("""
+    import torch
+
+
+    class PlaneReader:
+        GETTER = {getter}
+
+        def forward_decode(self, q, layer, forward_batch):
+            plane = getattr(forward_batch.token_to_kv_pool, self.GETTER)(layer.layer_id)
+            return plane.to(q.dtype), q.float()
+
+    """)
+
+
+@pytest.mark.parametrize(
+    "getter, codes",
+    [
+        ('"get_key_buffer"', ["CL001"]),  # an accessor named in a class attribute: a pool read
+        ('"describe"', []),  # no accessor or cast spelled: the getattr reads no pool
+    ],
+)
+def test_getattr_of_an_attribute_held_accessor_name_reads_the_pool(tmp_path, getter, codes):
+    """`getattr(pool, self.GETTER)(i)` with GETTER a string naming an accessor reads the whole pool, which the
+    taint does not see: a module that spells an accessor keeps such a getattr (the whole file decides)."""
+    plan, findings = analyse(tmp_path, ATTRIBUTE_NAMED_ACCESSOR.format(getter=getter) + FILLER_FUNCS)
+    assert [f.code for f in findings] == codes

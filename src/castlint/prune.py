@@ -953,8 +953,9 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int], tree: 
     converters = vocab.casts | vocab.helpers
     callee = _callee_name(node.func)
     if callee == "getattr" and len(node.args) >= 2 and type(node.args[1]) is ast.Attribute:
-        # getattr(x, self.CAST): a name held in a class attribute may be a cast's, when the module spells one
-        return _spells_a_converter(tree, converters)
+        # getattr(x, self.CAST): a name held in a class attribute may be a cast's or an accessor's (a pool read
+        # the taint does not see), when the module spells one
+        return _spells_a_name(tree, converters | vocab.accessors)
     return callee in vocab.holders | {"map"} and any(
         (_callee_name(a) in converters and not (type(a) is ast.Name and a.id in _BUILTIN_NAMES))
         or (type(a) is ast.Constant and a.value in converters)
@@ -962,21 +963,24 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int], tree: 
     )  # (`map(int, sizes)`: the builtin, no tensor's cast)
 
 
-def _spells_a_converter(tree: ast.Module, converters: FrozenSet[str]) -> bool:
-    """Does a string of the module name a cast or a conversion helper, or an f-string's constant parts each spell
-    part of one (ObjectFlow.constant_strings: the names a getattr's attribute-held name may be)?"""
-    found = getattr(tree, "_castlint_spells", None)
+def _spells_a_name(tree: ast.Module, names: FrozenSet[str]) -> bool:
+    """Can a string of the module spell one of names (ObjectFlow.constant_strings: what a getattr's name held
+    in an attribute, a parameter or an enum may be): a string that is one, a piece of one over half its
+    length (`"get_" + "buffers"`), or an f-string whose constant parts each spell part of one?"""
+    spelled = tree.__dict__.setdefault("_castlint_spelled", {})
+    found = spelled.get(names)
     if found is None:
         found = False
         for n in pyast.nodes(tree):
-            if type(n) is ast.Constant and type(n.value) is str and n.value in converters:
-                found = True
+            if type(n) is ast.Constant and type(n.value) is str:
+                piece = n.value
+                found = piece in names or any(piece in name and 2 * len(piece) > len(name) for name in names)
             elif type(n) is ast.JoinedStr:
                 parts = [p.value for p in n.values if type(p) is ast.Constant and type(p.value) is str and p.value]
-                found = any(all(part in name for part in parts) for name in converters)
+                found = any(all(part in name for part in parts) for name in names)
             if found:
                 break
-        tree._castlint_spells = found
+        spelled[names] = found
     return found
 
 
@@ -2892,15 +2896,11 @@ def _returns_a_pool(tree: ast.AST, vocab: "_Vocabulary") -> bool:
                         break
     if not returning:
         return False
+    if _spells_a_name(tree, frozenset(returning)):  # `getattr(mgr, "get_" + "buffers")`, an enum value
+        return True
     for node in pyast.nodes(tree):
         t = type(node)
-        if t is ast.Constant and type(node.value) is str:
-            # `getattr(mgr, "get_buffers")`, `"get_" + "buffers"`, an enum value: a string spells a name, or a
-            # piece of it at least half its length
-            piece = node.value
-            if any(name in piece or (piece in name and 2 * len(piece) >= len(name)) for name in returning):
-                return True
-        elif (t is ast.Name and node.id in returning and node.id not in names) or (
+        if (t is ast.Name and node.id in returning and node.id not in names) or (
             t is ast.Attribute and node.attr in returning and node.attr not in names
         ):
             return True
