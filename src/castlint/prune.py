@@ -2960,16 +2960,15 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             return f"{name} subclasses a container class"
     fed_keys: Set[int] = set()  # the hierarchies of the classes constructed with a pool
     factory_records = _factory_records(module)
-    # `kernel(*args)` of an imported kernel: no body here binds what *args hands on (a linked module's
-    # definitions are the module's own)
-    imported_only = _imported_only(module.tree)
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
             if receiver == "":
                 name = _constructed(name, unit)
-            if not (receiver == "" and name in imported_only and name not in vocab.helpers) and any(
+            if any(
                 type(a) is ast.Starred and taint.tainted(_refs(a.value, vocab, module.aliases), unit) for a in call.args
-            ):
+            ) and not (receiver == "" and name not in vocab.helpers and name in _imported_only(module.tree)):
+                # (`kernel(*args)` of an imported kernel: no body here binds what *args hands on; a linked
+                # module's definitions are the module's own)
                 return f"a pool is passed through *args to {name}"
             if (
                 name in vocab.record_makers
@@ -3492,6 +3491,13 @@ def _allocates_small_state(cls: ast.ClassDef, vocab: _Vocabulary) -> bool:
 
 def _imported_only(tree: ast.Module) -> Set[str]:
     """Names the module binds by an import and by nothing else (no def, class, assignment or parameter)."""
+    found = tree.__dict__.get("_castlint_imported_only")
+    if found is None:
+        found = tree._castlint_imported_only = _imported_names_only(tree)
+    return found
+
+
+def _imported_names_only(tree: ast.Module) -> Set[str]:
     imported: Set[str] = set()
     bound: Set[str] = set()
     for n in pyast.nodes(tree):
