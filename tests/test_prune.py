@@ -1023,3 +1023,50 @@ def test_getattr_of_an_attribute_held_accessor_name_reads_the_pool(tmp_path, get
     taint does not see: a module that spells an accessor keeps such a getattr (the whole file decides)."""
     plan, findings = analyse(tmp_path, ATTRIBUTE_NAMED_ACCESSOR.format(getter=getter) + FILLER_FUNCS)
     assert [f.code for f in findings] == codes
+
+
+HELD_LOOKALIKES = src("""
+    import dataclasses
+    import functools
+
+    import torch
+
+
+    @dataclasses.dataclass
+    class VisionConfig:
+        width: int = 8
+
+
+    def copy_config(dst, src_config):
+        for field in dataclasses.fields(VisionConfig):
+            setattr(dst, field.name, getattr(src_config, field.name))
+        return "float"
+
+
+    class Backend:
+        def __init__(self, pool):
+            self.pool = pool
+
+        def forward_decode(self, q, layer):
+            kv = self.pool.get_key_buffer(layer.layer_id)
+            {use}
+    """)
+
+
+@pytest.mark.parametrize(
+    "use, codes",
+    [
+        ('return q.to(getattr(layer, "orig_dtype", torch.bfloat16)), kv', []),  # a dtype default, no held cast
+        ("return functools.partial(torch.nn.functional.pad, value=torch.float16)(q, (0, 1)), kv", []),
+        ("return q.float(), kv, copy_config(self, layer)", []),
+        ("return list(map(torch.Tensor.bfloat16, [kv]))", ["CL001"]),  # an unbound cast held: found
+    ],
+)
+def test_a_dtype_argument_and_a_field_name_getattr_hold_no_conversion(tmp_path, use, codes):
+    """`getattr(m, "dtype", torch.bfloat16)` holds a dtype, not the cast method of that name, and
+    `getattr(cfg, field.name)` names an attribute the module never assigns: neither is a conversion held for
+    later (which sends a file whole); an unbound cast mapped over the pool is, and is found."""
+    plan, findings = analyse(tmp_path, HELD_LOOKALIKES.format(use=use) + FILLER_FUNCS)
+    assert [f.code for f in findings] == codes
+    if not codes:
+        assert plan.kind != prune.FULL

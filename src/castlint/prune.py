@@ -953,14 +953,47 @@ def _held_conversion(node: ast.AST, vocab: _Vocabulary, called: Set[int], tree: 
     converters = vocab.casts | vocab.helpers
     callee = _callee_name(node.func)
     if callee == "getattr" and len(node.args) >= 2 and type(node.args[1]) is ast.Attribute:
-        # getattr(x, self.CAST): a name held in a class attribute may be a cast's or an accessor's (a pool read
-        # the taint does not see), when the module spells one
-        return _spells_a_name(tree, converters | vocab.accessors)
+        # getattr(x, self.CAST): a name held in an attribute the module assigns (ObjectFlow._chosen_strings) may
+        # be a cast's or an accessor's (a pool read the taint does not see), when the module spells one
+        return node.args[1].attr in _assigned_attributes(tree) and _spells_a_name(tree, converters | vocab.accessors)
     return callee in vocab.holders | {"map"} and any(
-        (_callee_name(a) in converters and not (type(a) is ast.Name and a.id in _BUILTIN_NAMES))
+        (
+            _callee_name(a) in converters
+            and not (type(a) is ast.Name and a.id in _BUILTIN_NAMES)
+            and not _dtype_spelling(a, vocab)
+        )
         or (type(a) is ast.Constant and a.value in converters)
         for a in node.args
-    )  # (`map(int, sizes)`: the builtin, no tensor's cast)
+    )  # (`map(int, sizes)`: the builtin, no tensor's cast; `getattr(m, "dtype", torch.bfloat16)`: a dtype)
+
+
+def _dtype_spelling(node: ast.AST, vocab: _Vocabulary) -> bool:
+    """`torch.bfloat16`: a dtype ([dtype_spelling] torch_dtypes), not the cast method of that name."""
+    text = pyast.dotted(node) if type(node) is ast.Attribute else None
+    return text is not None and text.startswith("torch.") and text.split(".", 1)[1] in vocab.torch_dtypes
+
+
+def _assigned_attributes(tree: ast.Module) -> Set[str]:
+    """Attribute names the module assigns: `obj.x = ...` anywhere, and a class body's own names."""
+    found = tree.__dict__.get("_castlint_assigned_attributes")
+    if found is None:
+        found = set()
+        for n in pyast.nodes(tree):
+            t = type(n)
+            if t is ast.Attribute and type(n.ctx) is ast.Store:
+                found.add(n.attr)
+            elif t is ast.ClassDef:
+                for stmt in n.body:
+                    targets = (
+                        stmt.targets
+                        if type(stmt) is ast.Assign
+                        else [stmt.target]
+                        if type(stmt) is ast.AnnAssign
+                        else []
+                    )
+                    found.update(target.id for target in targets if type(target) is ast.Name)
+        tree._castlint_assigned_attributes = found
+    return found
 
 
 def _spells_a_name(tree: ast.Module, names: FrozenSet[str]) -> bool:
