@@ -401,12 +401,18 @@ def load_settings(
         for table in config.extend_rules:
             _readable_table(config, table)
         tables = load_tables(config.extend_rules)
+        # one Tables object per table set in a process: what the analysis derives from it (keyed by the
+        # object) is then made once for every later run of a long-lived process (the server, watch)
+        tables = _SHARED_TABLES.setdefault((tables.digest, tuple(tables.sources)), tables)
         config.cost_model(tables)
     except ConfigError as exc:
         raise SettingsError(str(exc)) from None
     except TableError as exc:
         raise SettingsError(withheld(config, exc.path, str(exc))) from None
     return config, tables
+
+
+_SHARED_TABLES: dict = {}  # (digest, sources) -> the Tables first loaded from those files (the analysis only reads it)
 
 
 def _trusted_roots(config: Config, paths) -> list:

@@ -859,7 +859,7 @@ def _run_todo(todo, settings: CheckSettings, jobs, progress):
             size = 1
             if len(to_parse) > 1 and -sum(n for n, _ in to_parse) >= _SPREAD_BYTES:
                 size = min(jobs, len(to_parse))
-            _preimport()
+            _preimport(settings)
             gc.freeze()  # forked workers then share the parent's objects without copying their pages
             with Pool(
                 size, worker_limits(settings.config, size), initializer=_init_worker, initargs=(settings, True)
@@ -869,7 +869,7 @@ def _run_todo(todo, settings: CheckSettings, jobs, progress):
         with Pool(
             jobs, worker_limits(settings.config, jobs), initializer=_init_worker, initargs=(settings, True)
         ) as pool:
-            _preimport()
+            _preimport(settings)
             gc.freeze()
             size = max(32, min(256, len(todo) // (jobs * 4) + 1))
             batches = [todo[i : i + size] for i in range(0, len(todo), size)]
@@ -914,8 +914,15 @@ def _split_batch(batch: Sequence[str]) -> list:
     return [[path] for path in batch] if len(batch) > 1 else []
 
 
-def _preimport() -> None:
-    """What every worker needs, imported once here instead of once per worker."""
+_WARM: list = []  # the Tables objects this process has warmed up for (held: an id is never reused)
+_RUNS = [0]  # the runs of this process that parsed in workers
+
+
+def _preimport(settings: Optional[CheckSettings] = None) -> None:
+    """What every worker needs, made once here instead of once per worker: the modules a file's analysis
+    imports; and from a process's second run on (the server, watch, a test run: a process that runs many
+    checks), the caches the analysis builds from the tables (trigger anchors, the pruner's vocabulary, compiled
+    patterns), made once by checking each rule's first INVALID example here, before the workers fork."""
     import importlib
 
     for name in (
@@ -926,6 +933,34 @@ def _preimport() -> None:
         "castlint.analysis.dataflow",
     ):
         importlib.import_module(name)
+    _RUNS[0] += 1
+    if settings is None or _RUNS[0] == 1 or any(tables is settings.tables for tables in _WARM):
+        return  # (a process's first run warms nothing: a one-shot check's workers would do it all the same)
+    _WARM.append(settings.tables)
+    import dataclasses
+
+    from castlint.checks import ALL_RULES
+
+    config = dataclasses.replace(settings.config, follow_imports=False)  # an example links no module of the tree
+    describing = settings.fixer if getattr(settings.fixer, "describe", False) else None  # (one that writes nothing)
+    for rule in ALL_RULES:
+        for source, _ in rule.INVALID[:1]:
+            try:
+                check_file(
+                    _WARM_PATH,
+                    settings.tables,
+                    config,
+                    settings.cost_model,
+                    settings.triggers,
+                    True,
+                    source=source.encode(),
+                    fixer=describing,
+                )
+            except Exception:  # noqa: BLE001 - a warm-up only: the run decides what its files give
+                pass
+
+
+_WARM_PATH = "<rule example>.py"  # no file: nothing is read, linked or cached under it
 
 
 def _run_in_process(todo, settings: CheckSettings, progress):
