@@ -1960,7 +1960,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if isinstance(param, cst.Param):
                     owner = self._param_owner(param)
                     if isinstance(owner, cst.FunctionDef) and self._convention_origin(owner, param) != Origin.OTHER:
-                        return True
+                        row = self.cache_parameter(owner, param.name.value)
+                        if row is None or row.planes:
+                            return True
+                        continue  # lmdeploy's k_cache has its blocks first: `k_cache[0]` is one block
                     name = param.name.value
                     if (
                         name in self.tables.cache_parameter_names
@@ -2416,6 +2419,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.index_kind(expr.expression, depth)
         if isinstance(expr, cst.Subscript) and self.dict_like(expr.value):
             return self._dict_value_kind(expr.value, depth)  # `self.layer_map[layer_id]`: a value of a dict
+        if isinstance(expr, cst.Subscript) and self._scalar_table(expr.value):
+            return SCALAR  # `mgr.layer_offsets[self.layer_idx]`: an engine's table of scalars
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
             # an element the file builds, read by structure (`self.slot[layer_id][1]` of `{lid: ("swa", i)
             # for i, lid in enumerate(ids)}`: the position i): its own kind when every element is known
@@ -2476,6 +2481,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     kinds.append(UNKNOWN)
             return _combine_values(kinds)
         return UNKNOWN
+
+    def _scalar_table(self, expr: cst.BaseExpression) -> bool:
+        """An attribute of [index_values] scalar_element_attributes that no module class assigns
+        (a class of the file that builds it decides by its values, as dict_like reads)."""
+        if not isinstance(expr, cst.Attribute) or expr.attr.value not in self.tables.scalar_element_attributes:
+            return False
+        return self._attr_owner(expr) is None
 
     def _values_index_kind(self, values, depth: int) -> str:
         """SCALAR when every value (None: unknown) is a scalar, TENSOR when one is indices."""
