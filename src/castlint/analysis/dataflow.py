@@ -1341,7 +1341,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return receiver
         if isinstance(start, cst.Integer) and isinstance(length, cst.Integer) and holder is not None:
             upper = cst.Integer(str(start.evaluated_value + length.evaluated_value))
-            if self._one_plane_slice(cst.Slice(lower=start, upper=upper)) and (
+            if self._planes_slice(cst.Slice(lower=start, upper=upper)) and (
                 self.from_convention(holder) or self.planes_first(holder)
             ):
                 return receiver
@@ -1781,11 +1781,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # a slice of the token dimension: the whole pool, or an active prefix
             if (
                 holder is not None
-                and self._one_plane_slice(inner)
+                and self._planes_slice(inner)
                 and (self.from_convention(holder) or self.planes_first(holder))
             ):
                 # `kv_cache[:1]`, `kv_cache[1:2]` of a (2, num_blocks, ...) cache: one plane (K or V)
-                # of every block, as `kv_cache[0]` is; the blocks come next
+                # of every block, as `kv_cache[0]` is (`entry[:2]`: K and V); the blocks come next
                 return self._token_subscript(base, elements[position + 1 :])
             if self._bounded_slice(inner):
                 return Origin.PREFIX
@@ -2158,13 +2158,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return self._step_bound(count) or not self._mentions_extent(count)
 
     @staticmethod
-    def _one_plane_slice(s: cst.Slice) -> bool:
-        """`[:1]`, `[1:2]`: literal bounds one apart, within a plane count (at most 4 planes)."""
+    def _planes_slice(s: cst.Slice) -> bool:
+        """`[:1]`, `[1:2]`, `[:2]`: literal bounds within a plane count (at most 4 planes): some planes
+        (K, V, their scales) of every block, as `entry[:2]` of lmdeploy's (k, v, k_sz, v_sz) entry is."""
         if s.step is not None:
             return False
         lower = 0 if s.lower is None else (s.lower.evaluated_value if isinstance(s.lower, cst.Integer) else None)
         upper = s.upper.evaluated_value if isinstance(s.upper, cst.Integer) else None
-        return lower is not None and upper is not None and upper - lower == 1 and upper <= 4
+        return lower is not None and upper is not None and 0 <= lower < upper <= 4
 
     @staticmethod
     def _strided(s: cst.Slice) -> bool:
