@@ -1234,11 +1234,14 @@ def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) ->
     folder, base = os.path.split(os.path.abspath(path))
     stem = base[:-3]
     try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".py") and n != base)
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
     except OSError:
         return []
     out = []
+    # (the folder's index is shared by its modules: built from every one of them, each skipping itself)
     for name in _importers(folder, names).get(stem, ()):
+        if name == base:
+            continue
         other = os.path.join(folder, name)
         sig = _signature(other)
         if sig is None:
