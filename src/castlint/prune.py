@@ -3304,19 +3304,18 @@ def _held_converter_called(module: "_ModuleUnits", taint: "_Taint", defs: Set[st
     attribute, not called there) and a pool passed to a callable read off an object that no def of the
     module names (`self.meta.kv_transform(kv)`): the analysis follows the value to that call
     (ModuleAnalysis.value_callers); the per-unit taint does not."""
-    held = _held_defs(module)
-    if not held:
+    if not _converting_defs(module):
         return None
-    modules = _imported_only(module.tree)  # `torch.cat(...)`: a library's function, no held value
+    modules = None
     for unit in module.units:
         for name, receiver, call in unit.object_calls:
-            if (
-                receiver == "object"
-                and name not in defs
-                and (pyast.dotted(call.func.value) or "").split(".")[0] not in modules
-                and _tainted_args(call, unit, taint, module)
-            ):
-                return f"a pool is passed to {name}, maybe a held converter ({sorted(held)[0]})"
+            if receiver != "object" or name in defs or not _tainted_args(call, unit, taint, module):
+                continue
+            if modules is None:  # `torch.cat(...)`: a library's function, no held value
+                modules = _imported_only(module.tree)
+            if (pyast.dotted(call.func.value) or "").split(".")[0] not in modules:
+                held = _held_defs(module)
+                return f"a pool is passed to {name}, maybe a held converter ({sorted(held)[0]})" if held else None
     return None
 
 
