@@ -3297,6 +3297,9 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
                     and _tainted_args(n, unit, taint, module)
                 ):
                     return "a pool is passed to an entry of a table of the module's defs (a display, a decorator's)"
+    found = _held_converter_called(module, taint, defs)
+    if found:
+        return found
     passed = set().union(*(u.fn_values for u in module.units)) if module.units else set()
     if not (
         passed & defs
@@ -3326,6 +3329,45 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
             if name in holders and _tainted_args(call, unit, taint, module):
                 return f"a pool is passed to {name}, a function value"
     return None
+
+
+def _held_converter_called(module: "_ModuleUnits", taint: "_Taint", defs: Set[str]) -> Optional[str]:
+    """A converting def held as a value (`fn = self._upcast if c else ident`, stored in a record or an
+    attribute, not called there) and a pool passed to a callable read off an object that no def of the
+    module names (`self.meta.kv_transform(kv)`): the analysis follows the value to that call
+    (ModuleAnalysis.value_callers); the per-unit taint does not."""
+    if not _converting_defs(module):
+        return None
+    modules = None
+    for unit in module.units:
+        for name, receiver, call in unit.object_calls:
+            if receiver != "object" or name in defs or not _tainted_args(call, unit, taint, module):
+                continue
+            if modules is None:  # `torch.cat(...)`: a library's function, no held value
+                modules = _imported_only(module.tree)
+            if (pyast.dotted(call.func.value) or "").split(".")[0] not in modules:
+                held = _held_defs(module)
+                return f"a pool is passed to {name}, maybe a held converter ({sorted(held)[0]})" if held else None
+    return None
+
+
+def _held_defs(module: "_ModuleUnits") -> Set[str]:
+    """The module's converting defs read as values, not called: `self.m` or a def's name outside a callee."""
+    found = getattr(module, "_held_defs", None)
+    if found is None:
+        converting, called, found = _converting_defs(module), set(), set()
+        if converting:
+            for n in pyast.nodes(module.tree):
+                if type(n) is ast.Call:
+                    called.add(id(n.func))
+                elif id(n) in called or type(getattr(n, "ctx", None)) is not ast.Load:
+                    continue
+                elif type(n) is ast.Attribute and n.attr in converting and _is_self(n.value):
+                    found.add(n.attr)
+                elif type(n) is ast.Name and n.id in converting:
+                    found.add(n.id)
+        module._held_defs = found
+    return found
 
 
 def _registering_decorators(module: "_ModuleUnits") -> bool:

@@ -122,6 +122,7 @@ class CacheParameter:
     requires: tuple  # other parameters the signature must have (the engine's convention)
     returns: str  # "tensor" (one whole cache) | "tuple" (several: K and V, or per layer)
     note: str = ""
+    planes: bool = True  # may the cache hold its K/V planes before the blocks (`kv_cache[0]`: every K)?
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,7 @@ class Tables:
     cache_parameters: list = field(default_factory=list)  # [CacheParameter]
     # how an index's value is told (castlint.analysis.dataflow.ModuleAnalysis.index_kind)
     scalar_attributes: set = field(default_factory=set)
+    scalar_element_attributes: set = field(default_factory=set)  # `mgr.layer_offsets[i]`: an element is a scalar
     scalar_calls: set = field(default_factory=set)
     tensor_calls: set = field(default_factory=set)
     # allocations of a buffer, and the words of their first dimension
@@ -796,6 +798,7 @@ def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
         "index_values",
         {
             "scalar_attributes": "scalar_attributes",
+            "scalar_element_attributes": "scalar_element_attributes",
             "scalar_calls": "scalar_calls",
             "tensor_calls": "tensor_calls",
             "range_functions": "range_functions",
@@ -1031,7 +1034,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
 def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "cache_parameter", list, path, "", [])):
         where = f"cache_parameter[{i}]"
-        _check_keys(item, {"engine", "methods", "params", "requires", "returns", "note"}, path, where)
+        _check_keys(item, {"engine", "methods", "params", "requires", "returns", "note", "planes"}, path, where)
         returns = _returns(item, path, where)
         methods = tuple(_str_list(item, "methods", path, where))
         params = tuple(_str_list(item, "params", path, where))
@@ -1045,6 +1048,7 @@ def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
                 tuple(_str_list(item, "requires", path, where)),
                 returns,
                 _get(item, "note", str, path, where, ""),
+                _get(item, "planes", bool, path, where, True),
             )
         )
 

@@ -1341,7 +1341,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return receiver
         if isinstance(start, cst.Integer) and isinstance(length, cst.Integer) and holder is not None:
             upper = cst.Integer(str(start.evaluated_value + length.evaluated_value))
-            if self._one_plane_slice(cst.Slice(lower=start, upper=upper)) and (
+            if self._planes_slice(cst.Slice(lower=start, upper=upper)) and (
                 self.from_convention(holder) or self.planes_first(holder)
             ):
                 return receiver
@@ -1781,11 +1781,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # a slice of the token dimension: the whole pool, or an active prefix
             if (
                 holder is not None
-                and self._one_plane_slice(inner)
+                and self._planes_slice(inner)
                 and (self.from_convention(holder) or self.planes_first(holder))
             ):
                 # `kv_cache[:1]`, `kv_cache[1:2]` of a (2, num_blocks, ...) cache: one plane (K or V)
-                # of every block, as `kv_cache[0]` is; the blocks come next
+                # of every block, as `kv_cache[0]` is (`entry[:2]`: K and V); the blocks come next
                 return self._token_subscript(base, elements[position + 1 :])
             if self._bounded_slice(inner):
                 return Origin.PREFIX
@@ -1960,7 +1960,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if isinstance(param, cst.Param):
                     owner = self._param_owner(param)
                     if isinstance(owner, cst.FunctionDef) and self._convention_origin(owner, param) != Origin.OTHER:
-                        return True
+                        row = self.cache_parameter(owner, param.name.value)
+                        if row is None or row.planes:
+                            return True
+                        continue  # lmdeploy's k_cache has its blocks first: `k_cache[0]` is one block
                     name = param.name.value
                     if (
                         name in self.tables.cache_parameter_names
@@ -2155,13 +2158,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return self._step_bound(count) or not self._mentions_extent(count)
 
     @staticmethod
-    def _one_plane_slice(s: cst.Slice) -> bool:
-        """`[:1]`, `[1:2]`: literal bounds one apart, within a plane count (at most 4 planes)."""
+    def _planes_slice(s: cst.Slice) -> bool:
+        """`[:1]`, `[1:2]`, `[:2]`: literal bounds within a plane count (at most 4 planes): some planes
+        (K, V, their scales) of every block, as `entry[:2]` of lmdeploy's (k, v, k_sz, v_sz) entry is."""
         if s.step is not None:
             return False
         lower = 0 if s.lower is None else (s.lower.evaluated_value if isinstance(s.lower, cst.Integer) else None)
         upper = s.upper.evaluated_value if isinstance(s.upper, cst.Integer) else None
-        return lower is not None and upper is not None and upper - lower == 1 and upper <= 4
+        return lower is not None and upper is not None and 0 <= lower < upper <= 4
 
     @staticmethod
     def _strided(s: cst.Slice) -> bool:
@@ -2416,6 +2420,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return self.index_kind(expr.expression, depth)
         if isinstance(expr, cst.Subscript) and self.dict_like(expr.value):
             return self._dict_value_kind(expr.value, depth)  # `self.layer_map[layer_id]`: a value of a dict
+        if isinstance(expr, cst.Subscript) and self._scalar_table(expr.value):
+            return SCALAR  # `mgr.layer_offsets[self.layer_idx]`: an engine's table of scalars
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
             # an element the file builds, read by structure (`self.slot[layer_id][1]` of `{lid: ("swa", i)
             # for i, lid in enumerate(ids)}`: the position i): its own kind when every element is known
@@ -2476,6 +2482,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     kinds.append(UNKNOWN)
             return _combine_values(kinds)
         return UNKNOWN
+
+    def _scalar_table(self, expr: cst.BaseExpression) -> bool:
+        """An attribute of [index_values] scalar_element_attributes that no module class assigns
+        (a class of the file that builds it decides by its values, as dict_like reads)."""
+        if not isinstance(expr, cst.Attribute) or expr.attr.value not in self.tables.scalar_element_attributes:
+            return False
+        return self._attr_owner(expr) is None
 
     def _values_index_kind(self, values, depth: int) -> str:
         """SCALAR when every value (None: unknown) is a scalar, TENSOR when one is indices."""

@@ -2544,6 +2544,10 @@ class ObjectFlow:
         (dataclass, NamedTuple) construction; None when some value is none of those."""
         if depth > 6:
             return None
+        repeated = _repeated_display(expr)
+        if repeated is not None:  # `(dt,) * 2`, `2 * [kv]`: element j is the display's element j % len
+            n = len(repeated.elements)
+            return self.element_values(repeated, None if index is None else index % n, depth + 1)
         if isinstance(expr, (cst.Tuple, cst.List)):
             elements = list(expr.elements)
             if any(isinstance(e, cst.StarredElement) for e in elements):
@@ -5102,3 +5106,17 @@ def _keys_differ(a, b) -> bool:
     if not isinstance(a, tuple):
         return a != b
     return len(a) != len(b) or any(x is not None and y is not None and x != y for x, y in zip(a, b))
+
+
+def _repeated_display(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The tuple or list display (no spread, not empty) that `display * n` or `n * display` repeats."""
+    if not isinstance(expr, cst.BinaryOperation) or not isinstance(expr.operator, cst.Multiply):
+        return None
+    for side in (expr.left, expr.right):
+        if (
+            isinstance(side, (cst.Tuple, cst.List))
+            and side.elements
+            and not any(isinstance(e, cst.StarredElement) for e in side.elements)
+        ):
+            return side
+    return None

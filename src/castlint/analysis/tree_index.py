@@ -843,27 +843,31 @@ def dynamic_imports(source: bytes, tables: Tables) -> List[Tuple[str, str, int]]
 _CARRIES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}  # (path, test) -> (its stat, the answer)
 
 
-_TOP_FUNCTION = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+_TOP_DEFINITION = re.compile(rb"^(?:(?:async[ \t]+)?def|class)[ \t]+(\w+)", re.M)
 
 
 def imported_by_callers(path: str, source: bytes, tables: Tables) -> bool:
-    """Does a sibling module import a top-level function of this one and call it where it names a pool
-    (with_importing_callers)? Text first: the module's `def` names, the siblings that spell its name."""
+    """Does a sibling module import a top-level function (or a small class) of this one and call (or
+    construct) it where it names a pool (with_importing_callers)? Text first: the module's `def` and
+    `class` names, the siblings that spell its name."""
     wanted = _converting_functions(source, tables)
     return bool(wanted) and bool(_importing_definitions(path, wanted, tables))
 
 
 def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
-    """The top-level functions whose text holds a conversion word, by text: from each `def` at column 0
-    to the next statement there."""
+    """The top-level functions, and classes of at most _SMALL_PASSING_CLASS_LINES lines (a record whose
+    methods convert what its construction stores), whose text holds a conversion word, by text: from
+    each `def` or `class` at column 0 to the next statement there."""
     words = _vocabulary(tables)[3]
-    out, current, lines = set(), None, []
+    out, current, lines, limit = set(), None, [], None
     for line in source.splitlines() + [b"end"]:
         if line[:1].strip() and not line.startswith((b"#", b")", b"]", b"@")):
-            if current is not None and any_word(b"\n".join(lines), words):
+            small = limit is None or len(lines) <= limit
+            if current is not None and small and any_word(b"\n".join(lines), words):
                 out.add(current)
-            found = _TOP_FUNCTION.match(line)
+            found = _TOP_DEFINITION.match(line)
             current, lines = (found.group(1).decode("ascii", "replace") if found else None), []
+            limit = _SMALL_PASSING_CLASS_LINES if line.startswith(b"class") else None
         elif current is not None:
             lines.append(line)
     return frozenset(out)
@@ -1177,7 +1181,7 @@ def with_importing_callers(path: str, source: bytes, tables: Tables, found: Link
     own = module_index(path, tables, source=source)
     if own is None:
         return found
-    wanted = frozenset(n for n, d in own.definitions.items() if d.kind == "function" and d.converts)
+    wanted = frozenset(n for n, d in own.definitions.items() if d.converts and _caller_linked(d))
     if not wanted:
         return found
     pieces, files, size = [], list(found.paths), 0
@@ -1197,6 +1201,13 @@ def with_importing_callers(path: str, source: bytes, tables: Tables, found: Link
         kinds=found.kinds,
         own=found.own,
         renames=found.renames,
+    )
+
+
+def _caller_linked(definition: Definition) -> bool:
+    """A function, or a small class (its constructions store what its methods convert: `LayerKV(buf)`)."""
+    return definition.kind == "function" or (
+        definition.kind == "class" and definition.text.count("\n") <= _SMALL_PASSING_CLASS_LINES
     )
 
 
@@ -1223,11 +1234,14 @@ def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) ->
     folder, base = os.path.split(os.path.abspath(path))
     stem = base[:-3]
     try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".py") and n != base)
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
     except OSError:
         return []
     out = []
+    # (the folder's index is shared by its modules: built from every one of them, each skipping itself)
     for name in _importers(folder, names).get(stem, ()):
+        if name == base:
+            continue
         other = os.path.join(folder, name)
         sig = _signature(other)
         if sig is None:
