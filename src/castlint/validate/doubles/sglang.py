@@ -578,7 +578,8 @@ class StubbedImports:
 
     def _matching(self):
         names = self.prefixes + tuple(self.extra) + self.clear
-        return [m for m in sys.modules if any(m == p or m.startswith(p + ".") for p in names)]
+        exact, packages = set(names), tuple(p + "." for p in names)
+        return [m for m in sys.modules if m in exact or m.startswith(packages)]
 
     def __enter__(self):
         for name in self._matching():
