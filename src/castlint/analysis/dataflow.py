@@ -1341,7 +1341,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return receiver
         if isinstance(start, cst.Integer) and isinstance(length, cst.Integer) and holder is not None:
             upper = cst.Integer(str(start.evaluated_value + length.evaluated_value))
-            if self._one_plane_slice(cst.Slice(lower=start, upper=upper)) and (
+            if self._plane_slice(cst.Slice(lower=start, upper=upper)) and (
                 self.from_convention(holder) or self.planes_first(holder)
             ):
                 return receiver
@@ -1781,7 +1781,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # a slice of the token dimension: the whole pool, or an active prefix
             if (
                 holder is not None
-                and self._one_plane_slice(inner)
+                and self._plane_slice(inner)
                 and (self.from_convention(holder) or self.planes_first(holder))
             ):
                 # `kv_cache[:1]`, `kv_cache[1:2]` of a (2, num_blocks, ...) cache: one plane (K or V)
@@ -2011,8 +2011,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return any(self.from_convention(v, depth) for v in values)
         if isinstance(expr, cst.Subscript):
             return self.from_convention(expr.value, depth)
-        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):  # `[kv for j, kv in enumerate(gpu_cache) if ...]`
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):  # `[kv for j, kv in enumerate(gpu_cache)]`
             return self.from_convention(expr.elt, depth)
+        if isinstance(expr, cst.DictComp):  # `{i: kv for i, kv in enumerate(gpu_cache)}`: its values are entries
+            return self.from_convention(expr.value, depth)
         if isinstance(expr, cst.Call):
             if (
                 isinstance(expr.func, cst.Name)
@@ -2155,13 +2157,14 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return self._step_bound(count) or not self._mentions_extent(count)
 
     @staticmethod
-    def _one_plane_slice(s: cst.Slice) -> bool:
-        """`[:1]`, `[1:2]`: literal bounds one apart, within a plane count (at most 4 planes)."""
+    def _plane_slice(s: cst.Slice) -> bool:
+        """`[:1]`, `[1:2]`, `[:2]`: literal bounds within a plane count (at most 4 planes: K, V and their
+        scales), so planes of every block (`k, v = entry[:2]` of an lmdeploy (k, v, k_scale, v_scale) entry)."""
         if s.step is not None:
             return False
         lower = 0 if s.lower is None else (s.lower.evaluated_value if isinstance(s.lower, cst.Integer) else None)
         upper = s.upper.evaluated_value if isinstance(s.upper, cst.Integer) else None
-        return lower is not None and upper is not None and upper - lower == 1 and upper <= 4
+        return lower is not None and upper is not None and 0 <= lower < upper <= 4
 
     @staticmethod
     def _strided(s: cst.Slice) -> bool:
@@ -2968,8 +2971,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         origin = self._element(max(self.origin(iterable, depth), self._protocol_iteration(iterable, depth)))
         for _ in path:
             origin = self._element(origin)
-        if origin < Origin.POOL and isinstance(iterable, cst.Name):
-            # a local container the function fills (`acc = []; acc.extend(entry)`): its elements
+        if origin < Origin.POOL and (
+            isinstance(iterable, cst.Name) or (path and isinstance(iterable, (cst.Attribute, cst.Subscript)))
+        ):
+            # a local container the function fills (`acc = []; acc.extend(entry)`): its elements; a held list
+            # of records unpacked by position (`for lid, k, v in self.slots` of `LayerSlot(i, kbuf, vbuf)`)
             elements = self.element_values(iterable, None)
             if elements:
                 origin = max(origin, max(self._unpacked(e, path, depth) for e in elements))
