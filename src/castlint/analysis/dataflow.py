@@ -1519,6 +1519,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             value = first.value
             if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
                 return Origin.POOL_TUPLE
+            if isinstance(value, cst.Integer) and self._entry_scales(value.evaluated_value, sub.value, depth):
+                return Origin.OTHER  # `past_key_value[2]`: the layer's k_scales_zeros
             if self.index_kind(value, depth) == TENSOR and not self.dict_like(sub.value):
                 return Origin.GATHERED  # (a dict's key selects one value, whatever it is)
             if len(elements) == 1 and self._nested_display(sub.value, depth):
@@ -1768,6 +1770,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     continue  # a new axis: the token dimension comes next
                 if isinstance(value, cst.Ellipsis):
                     return base  # what follows indexes trailing dimensions
+                if isinstance(value, cst.Integer) and holder is not None and self._past_entry_planes(value, holder):
+                    return Origin.OTHER  # `entry[2]` of an lmdeploy (k, v, k_scales_zeros, v_scales_zeros) entry
                 if (
                     isinstance(value, cst.Integer)
                     and holder is not None
@@ -1808,6 +1812,37 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return self._token_subscript(base, elements[1:])
             return self._later_dimensions(base, elements[position + 1 :])
         return base
+
+    def _past_entry_planes(self, index: cst.Integer, holder: cst.BaseExpression) -> bool:
+        """Does a constant index an entry an engine hands over past its leading caches (rules/accessors.toml
+        [cache_attributes] entry_cache_planes): the entry's scales/zeros?"""
+        planes = self.tables.entry_cache_planes
+        return bool(planes) and index.evaluated_value >= planes and self.from_convention(holder)
+
+    def _entry_param(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a parameter that a calling convention fills with one layer's entry (`entry = true`:
+        lmdeploy's past_key_value, (k_cache, v_cache, k_scales_zeros, v_scales_zeros))?"""
+        if not isinstance(expr, cst.Name):
+            return False
+        params = [a.node if isinstance(a.node, cst.Param) else self.parents.get(a.node) for a in self.reaching(expr)]
+        if not params or not all(isinstance(p, cst.Param) for p in params):
+            return False
+        for param in params:
+            owner = self._param_owner(param)
+            row = self.cache_parameter(owner, param.name.value) if isinstance(owner, cst.FunctionDef) else None
+            if row is None or not row.entry:
+                return False
+        return True
+
+    def _entry_scales(self, position: Optional[int], holder: cst.BaseExpression, depth: int) -> bool:
+        """Is position of holder (a constant index, an unpacked position) past the caches of an entry an
+        engine hands over: a convention's entry parameter, or an element of a list of entries?"""
+        planes = self.tables.entry_cache_planes
+        if not planes or position is None or position < planes:
+            return False
+        if self._entry_param(holder):
+            return True
+        return self.origin(holder, depth) == Origin.POOL and self.from_convention(holder)
 
     def _later_dimensions(self, base: Origin, elements) -> Origin:
         """After every token: a slice or a scalar of a later dimension keeps them all
@@ -2474,10 +2509,22 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     # of the value (a helper's returned tuple too), by structure
                     kinds.append(self._values_index_kind(self.path_values(value, path), depth))
                 elif kind == "for":
-                    kinds.append(self._loop_index_kind(value, path, depth))
+                    found = self._loop_index_kind(value, path, depth)
+                    kinds.append(SCALAR if found == UNKNOWN and self._keys_dict_comp(node) else found)
                 else:
                     kinds.append(UNKNOWN)
             return _combine_values(kinds)
+
+    def _keys_dict_comp(self, target: cst.Name) -> bool:
+        """Is a comprehension's for target the key of its dict comprehension (`{i: mgr.get_buffers(i) for i in
+        layers}`)? A dict is keyed by ids, not by index tensors (a tensor hashes by identity)."""
+        node = self.parents.get(target)
+        while node is not None and not isinstance(node, cst.CompFor):
+            node = self.parents.get(node)
+        comp = self.parents.get(node) if node is not None else None
+        while isinstance(comp, cst.CompFor):
+            comp = self.parents.get(comp)
+        return isinstance(comp, cst.DictComp) and isinstance(comp.key, cst.Name) and comp.key.value == target.value
         return UNKNOWN
 
     def _values_index_kind(self, values, depth: int) -> str:
@@ -2836,6 +2883,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _unpacked(self, value: cst.BaseExpression, path, depth: int) -> Origin:
         if not path:
             return self.origin(value, depth)
+        if self._entry_scales(path[0], value, depth):  # `k, v, kz, vz = past_key_value`: kz, vz are scales
+            return Origin.OTHER
         if isinstance(value, (cst.Tuple, cst.List)):
             elements = list(value.elements)
             index = path[0]
