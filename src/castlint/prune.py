@@ -4307,6 +4307,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 or assigned & resolve.get(key, set())
                 or (unit.calls_made & site_defs) - _object_hooks(module.vocab)
                 or _kept_generic(unit, need_returns, module.vocab)
+                or _mixes_kept_bases(unit, kept_units, taint)
                 or any(
                     attr in need_attrs.get(key, ()) and made & pool_classes for attr, made in unit.made_attrs.items()
                 )
@@ -4314,6 +4315,26 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 kept.add(id(unit))
                 changed = True
     return kept
+
+
+def _mixes_kept_bases(unit: _Unit, kept_units: List[_Unit], taint: "_Taint") -> bool:
+    """Is unit a class's header whose bases mix module classes where a kept method of one calls `self.m(...)`
+    and another defines a kept m (`class Impl(UpcastReader, GatherReader, Base)`)? Its MRO decides which m
+    runs (ModuleAnalysis._mixin_callers), so the bases are kept."""
+    cls = unit.node
+    if type(cls) is not ast.ClassDef or unit.cls is not cls:
+        return False
+    bases = [taint.classes.get(_base_name(b) or "") for b in cls.bases]
+    mixed = {id(c) for b in bases if b is not None for c in taint.family_of(b, up_only=True)}
+    if len(mixed) < 2:
+        return False
+    kept_here = [u for u in kept_units if u.cls is not None and id(u.cls) in mixed and type(u.node) in _DEFS]
+    defined = {(id(u.cls), u.node.name) for u in kept_here}
+    for u in kept_here:
+        for name in _called_methods(u.node):
+            if any(key[1] == name and key[0] != id(u.cls) for key in defined):
+                return True
+    return False
 
 
 def _returns_tuple_display(node: ast.AST) -> bool:

@@ -4019,7 +4019,32 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 argument = self._argument_for(call, func, param, skip_self=True)
                 if argument is not None:
                     best = max(best, self.as_instance_of(cls, lambda a=argument: self.origin(a, depth)))
+        for sub, member in self._mixin_callers(cls, func):
+            # a mixin's method that a subclass's MRO runs for `self.m(...)` in another base of it
+            # (`class Impl(UpcastReader, GatherReader, Base)`: Base.forward's `self._read_kv(kv_cache)`)
+            for call in self._method_calls.get((id(member), func.name.value), []):
+                argument = self._argument_for(call, func, param, skip_self=True)
+                if argument is not None:
+                    best = max(best, self.as_instance_of(sub, lambda a=argument: self.origin(a, depth)))
         return best
+
+    def _mixin_callers(self, cls: cst.ClassDef, func: cst.FunctionDef) -> List[Tuple[cst.ClassDef, cst.ClassDef]]:
+        """(subclass of cls whose C3 MRO resolves func's name to func, a class of that MRO outside cls's own
+        MRO): the classes whose `self.<name>(...)` calls run func on instances of that subclass."""
+        out = []
+        own = self.class_mro(cls)
+        for sub in self.class_family(cls):
+            if sub is cls or cls not in self.class_mro(sub):
+                continue
+            order = self.c3_mro(sub)
+            runs = next((m for m in order if func.name.value in self.class_methods(m)), None)
+            if runs is not cls or self.class_methods(cls).get(func.name.value) is not func:
+                continue
+            for member in order:
+                if member not in own:
+                    self._index_class(member)
+                    out.append((sub, member))
+        return out
 
     @staticmethod
     def _positional_params(owner, skip_self: bool) -> List[str]:
