@@ -3053,6 +3053,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if method_names[name] & vocab.accessors and _allocates_small_state(classes[name], vocab):
             return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
     why = _through_own_decorator(module, taint) or _holder_stores(module, taint)
+    why = why or _callables_constructed_with(module, classes, taint)
     why = why or _installed_functions(module, classes, taint)
     if not why and any(taint.returns.get(hook) for hook in vocab.attribute_hooks):
         # `view.latent` of a class whose `__getattr__` returns a pool (ModuleAnalysis: dynamic_attribute)
@@ -3518,6 +3519,26 @@ def _constructed(name: str, unit: "_Unit") -> str:
     if name == "cls" and unit.cls is not None:
         return unit.cls.name
     return name
+
+
+def _callables_constructed_with(module: "_ModuleUnits", classes, taint: "_Taint") -> Optional[str]:
+    """A module class constructed with a callable that returns a pool (`Probe(self._all_k)`, `Probe(lambda:
+    self.kv_caches)`): the object may store and call it (ObjectFlow.callable_values through the constructions),
+    which the per-unit taint does not follow."""
+    for unit in module.units:
+        for name, receiver, call in unit.object_calls:
+            if receiver != "" or _constructed(name, unit) not in classes:
+                continue
+            for arg in (*call.args, *(k.value for k in call.keywords)):
+                if type(arg) is ast.Lambda:
+                    returned = taint.tainted(_refs(arg.body, module.vocab, module.aliases), unit)
+                elif type(arg) is ast.Attribute and _is_self(arg.value):
+                    returned = bool(taint.returns.get(arg.attr))
+                else:
+                    returned = type(arg) is ast.Name and bool(taint.returns.get(arg.id))
+                if returned:
+                    return f"{name} is constructed with a callable that returns a pool"
+    return None
 
 
 def _through_own_decorator(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:

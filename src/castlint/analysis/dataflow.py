@@ -1510,6 +1510,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # a container of whole caches (a per-layer list, a K/V pair, split views):
             # an index selects one whole cache, unless it is a tensor of indices
             first = elements[0].slice
+            start = first.lower if isinstance(first, cst.Slice) else first.value
+            if isinstance(start, cst.Integer) and self._entry_scales(start.evaluated_value, sub.value, depth):
+                return Origin.OTHER  # `past_key_value[2]`, `past_key_value[2:]`: the layer's scales/zeros
             if isinstance(first, cst.Slice):
                 if len(elements) > 1 and not self._bounded_slice(first):
                     # every layer of a stacked tensor, then each layer's own subscript (`[:, slots]` gathers)
@@ -1519,8 +1522,6 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             value = first.value
             if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
                 return Origin.POOL_TUPLE
-            if isinstance(value, cst.Integer) and self._entry_scales(value.evaluated_value, sub.value, depth):
-                return Origin.OTHER  # `past_key_value[2]`: the layer's k_scales_zeros
             if self.index_kind(value, depth) == TENSOR and not self.dict_like(sub.value):
                 return Origin.GATHERED  # (a dict's key selects one value, whatever it is)
             if len(elements) == 1 and self._nested_display(sub.value, depth):
@@ -1782,6 +1783,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     # blocks come next (`kv_cache[1, block_table]` gathers them)
                     return self._token_subscript(base, elements[position + 1 :])
                 return Origin.GATHERED  # an index of the token dimension: some slots
+            if position == 0 and isinstance(inner.lower, cst.Integer) and holder is not None:
+                if self._past_entry_planes(inner.lower, holder):
+                    return Origin.OTHER  # `entry[2:]`: its scales/zeros
             # a slice of the token dimension: the whole pool, or an active prefix
             if (
                 holder is not None
@@ -2033,6 +2037,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                         if (dotted(value.func) or "") == "enumerate" and value.args:
                             if self.from_convention(value.args[0].value, depth):
                                 return True
+                        # `for name, cache in kv_caches.items()`: cache is a value of the engine's dict
+                        if self._items_call(value) and self.from_convention(value.func.value, depth):
+                            return True
             return False
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in self.tables.cache_entry_lists:
@@ -2045,6 +2052,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
             return any(self.from_convention(v, depth) for v in values)
         if isinstance(expr, cst.Subscript):
+            return self.from_convention(expr.value, depth)
+        if isinstance(expr, cst.NamedExpr):  # `(kv := self.caches.get(i))[0]`: what it binds
             return self.from_convention(expr.value, depth)
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):  # `[kv for j, kv in enumerate(gpu_cache)]`
             return self.from_convention(expr.elt, depth)
@@ -2077,6 +2086,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if any(self.from_convention(v, depth) for v in values):
                     return True
         return False
+
+    def _items_call(self, call: cst.Call) -> bool:
+        """`d.items()` ([containers] item_methods, no arguments): (key, value) pairs of d."""
+        func = call.func
+        return isinstance(func, cst.Attribute) and func.attr.value in self.tables.item_methods and not call.args
 
     def _bounded_slice(self, s: cst.Slice) -> bool:
         """`[:n]`, `[a:b]`: bounded by a batch-sized value, not by the pool's extent; `[::2]`:
