@@ -358,6 +358,7 @@ class _Vocabulary:
         self.dispatch_registers = frozenset(tables.dispatch_registers)  # `@generic.register`: an overload
         self.dispatch_generics = frozenset(_last_parts(tables.dispatch_generics))  # `@singledispatch`
         self.record_markers = frozenset(_last_parts((*tables.record_bases, *tables.record_decorators)))
+        self.tuple_record_bases = frozenset(_last_parts(tables.record_bases))  # NamedTuple: unpacked by position
         self.item_getters = frozenset(_last_parts(tables.item_getters))  # itemgetter(k)(x) reads x[k]
         self.subscript_functions = frozenset(_last_parts(tables.subscript_functions))  # getitem(x, k): x[k]
         self.dict_names = frozenset(_last_parts(tables.dict_constructors))  # dict(k=v): an entry per keyword
@@ -2960,6 +2961,9 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             return f"{name} subclasses a container class"
     fed_keys: Set[int] = set()  # the hierarchies of the classes constructed with a pool
     factory_records = _factory_records(module)
+    tuple_records = set(factory_records) | {
+        name for name, node in classes.items() if any(_base_name(b) in vocab.tuple_record_bases for b in node.bases)
+    }
     # `kernel(*args)` of an imported kernel: no body here binds what *args hands on (a linked module's
     # definitions are the module's own)
     imported_only = _imported_only(module.tree)
@@ -2986,6 +2990,9 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 and _tainted_args(call, unit, taint, module)
             ):  # `partial(Reader, pool.k_buffer)`: calling it constructs a Reader with the pool
                 receiver, name = "", call.args[0].id
+            if receiver == "" and name in tuple_records and _tainted_args(call, unit, taint, module):
+                # `for lid, k, v in self.slots` of `LayerKV(i, pool.get_key_buffer(i), ...)`: its fields by position
+                return f"a pool is held in {name}, a tuple record (unpacked by position)"
             if receiver == "" and name in factory_records and _tainted_args(call, unit, taint, module):
                 fed |= factory_records[name]  # `LayerKV(i, pool.get_key_buffer(i))`: its fields
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):

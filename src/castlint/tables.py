@@ -162,7 +162,7 @@ class Tables:
     cache_attributes_whole: set = field(default_factory=set)  # matched whole by the prefilter
     cache_parameter_names: set = field(default_factory=set)  # [cache_attributes] parameters: caches by name
     cache_entry_lists: set = field(default_factory=set)  # [cache_attributes] entry_lists: entries split by a constant
-    entry_cache_planes: int = 0  # [cache_attributes]: an entry's caches come first; a constant index past them is no cache
+    entry_cache_planes: int = 0  # [cache_attributes]: an entry holds this many caches first, then scales
     layer_index_words: tuple = ()  # kept for old tables; the analysis decides by value
     cache_parameters: list = field(default_factory=list)  # [CacheParameter]
     # how an index's value is told (castlint.analysis.dataflow.ModuleAnalysis.index_kind)

@@ -3428,7 +3428,7 @@ class ObjectFlow:
             return [(("closure", value, None, self.method_class(value) is not None), ())]
         if isinstance(value, cst.Attribute):
             return [(value, ())]
-        if isinstance(value, cst.Name) and depth < 4:
+        if isinstance(value, cst.Name) and depth < 4 and self._plain_param(value) is not None:
             # `self.provider = provider` of a constructor's parameter: what the constructions pass for it
             return self.callable_values(value, depth + 1)
         if isinstance(value, cst.Call):
