@@ -358,6 +358,7 @@ class _Vocabulary:
         self.dispatch_registers = frozenset(tables.dispatch_registers)  # `@generic.register`: an overload
         self.dispatch_generics = frozenset(_last_parts(tables.dispatch_generics))  # `@singledispatch`
         self.record_markers = frozenset(_last_parts((*tables.record_bases, *tables.record_decorators)))
+        self.tuple_record_bases = frozenset(_last_parts(tables.record_bases))  # NamedTuple: unpacked by position
         self.item_getters = frozenset(_last_parts(tables.item_getters))  # itemgetter(k)(x) reads x[k]
         self.subscript_functions = frozenset(_last_parts(tables.subscript_functions))  # getitem(x, k): x[k]
         self.dict_names = frozenset(_last_parts(tables.dict_constructors))  # dict(k=v): an entry per keyword
@@ -2993,6 +2994,9 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             return f"{name} subclasses a container class"
     fed_keys: Set[int] = set()  # the hierarchies of the classes constructed with a pool
     factory_records = _factory_records(module)
+    tuple_records = set(factory_records) | {
+        name for name, node in classes.items() if any(_base_name(b) in vocab.tuple_record_bases for b in node.bases)
+    }
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
             if receiver == "":
@@ -3018,6 +3022,9 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
                 and _tainted_args(call, unit, taint, module)
             ):  # `partial(Reader, pool.k_buffer)`: calling it constructs a Reader with the pool
                 receiver, name = "", call.args[0].id
+            if receiver == "" and name in tuple_records and _tainted_args(call, unit, taint, module):
+                # `for lid, k, v in self.slots` of `LayerKV(i, pool.get_key_buffer(i), ...)`: its fields by position
+                return f"a pool is held in {name}, a tuple record (unpacked by position)"
             if receiver == "" and name in factory_records and _tainted_args(call, unit, taint, module):
                 fed |= factory_records[name]  # `LayerKV(i, pool.get_key_buffer(i))`: its fields
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
@@ -3085,6 +3092,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         if method_names[name] & vocab.accessors and _allocates_small_state(classes[name], vocab):
             return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
     why = _through_own_decorator(module, taint) or _holder_stores(module, taint)
+    why = why or _callables_constructed_with(module, classes, taint)
     why = why or _installed_functions(module, classes, taint)
     if not why and any(taint.returns.get(hook) for hook in vocab.attribute_hooks):
         # `view.latent` of a class whose `__getattr__` returns a pool (ModuleAnalysis: dynamic_attribute)
@@ -3599,6 +3607,26 @@ def _constructed(name: str, unit: "_Unit") -> str:
     if name == "cls" and unit.cls is not None:
         return unit.cls.name
     return name
+
+
+def _callables_constructed_with(module: "_ModuleUnits", classes, taint: "_Taint") -> Optional[str]:
+    """A module class constructed with a callable that returns a pool (`Probe(self._all_k)`, `Probe(lambda:
+    self.kv_caches)`): the object may store and call it (ObjectFlow.callable_values through the constructions),
+    which the per-unit taint does not follow."""
+    for unit in module.units:
+        for name, receiver, call in unit.object_calls:
+            if receiver != "" or _constructed(name, unit) not in classes:
+                continue
+            for arg in (*call.args, *(k.value for k in call.keywords)):
+                if type(arg) is ast.Lambda:
+                    returned = taint.tainted(_refs(arg.body, module.vocab, module.aliases), unit)
+                elif type(arg) is ast.Attribute and _is_self(arg.value):
+                    returned = bool(taint.returns.get(arg.attr))
+                else:
+                    returned = type(arg) is ast.Name and bool(taint.returns.get(arg.id))
+                if returned:
+                    return f"{name} is constructed with a callable that returns a pool"
+    return None
 
 
 def _through_own_decorator(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
@@ -4388,6 +4416,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 or assigned & resolve.get(key, set())
                 or (unit.calls_made & site_defs) - _object_hooks(module.vocab)
                 or _kept_generic(unit, need_returns, module.vocab)
+                or _mixes_kept_bases(unit, kept_units, taint)
                 or any(
                     attr in need_attrs.get(key, ()) and made & pool_classes for attr, made in unit.made_attrs.items()
                 )
@@ -4395,6 +4424,26 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 kept.add(id(unit))
                 changed = True
     return kept
+
+
+def _mixes_kept_bases(unit: _Unit, kept_units: List[_Unit], taint: "_Taint") -> bool:
+    """Is unit a class's header whose bases mix module classes where a kept method of one calls `self.m(...)`
+    and another defines a kept m (`class Impl(UpcastReader, GatherReader, Base)`)? Its MRO decides which m
+    runs (ModuleAnalysis._mixin_callers), so the bases are kept."""
+    cls = unit.node
+    if type(cls) is not ast.ClassDef or unit.cls is not cls:
+        return False
+    bases = [taint.classes.get(_base_name(b) or "") for b in cls.bases]
+    mixed = {id(c) for b in bases if b is not None for c in taint.family_of(b, up_only=True)}
+    if len(mixed) < 2:
+        return False
+    kept_here = [u for u in kept_units if u.cls is not None and id(u.cls) in mixed and type(u.node) in _DEFS]
+    defined = {(id(u.cls), u.node.name) for u in kept_here}
+    for u in kept_here:
+        for name in _called_methods(u.node):
+            if any(key[1] == name and key[0] != id(u.cls) for key in defined):
+                return True
+    return False
 
 
 def _returns_tuple_display(node: ast.AST) -> bool:

@@ -123,6 +123,7 @@ class CacheParameter:
     returns: str  # "tensor" (one whole cache) | "tuple" (several: K and V, or per layer)
     note: str = ""
     planes: bool = True  # may the cache hold its K/V planes before the blocks (`kv_cache[0]`: every K)?
+    entry: bool = False  # one layer's entry: its caches first, then scales (entry_cache_planes)
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,7 @@ class Tables:
     cache_attributes_whole: set = field(default_factory=set)  # matched whole by the prefilter
     cache_parameter_names: set = field(default_factory=set)  # [cache_attributes] parameters: caches by name
     cache_entry_lists: set = field(default_factory=set)  # [cache_attributes] entry_lists: entries split by a constant
+    entry_cache_planes: int = 0  # [cache_attributes]: an entry holds this many caches first, then scales
     layer_index_words: tuple = ()  # kept for old tables; the analysis decides by value
     cache_parameters: list = field(default_factory=list)  # [CacheParameter]
     # how an index's value is told (castlint.analysis.dataflow.ModuleAnalysis.index_kind)
@@ -704,6 +706,13 @@ def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_cache_attributes(tables: Tables, data: dict, path: Path) -> None:
+    section = data.get("cache_attributes")
+    if isinstance(section, dict) and "entry_cache_planes" in section:
+        planes = section["entry_cache_planes"]
+        if not isinstance(planes, int) or isinstance(planes, bool) or planes <= 0:
+            raise TableError(path, "cache_attributes.entry_cache_planes", "must be a positive integer")
+        tables.entry_cache_planes = planes
+        data = {**data, "cache_attributes": {k: v for k, v in section.items() if k != "entry_cache_planes"}}
     _load_word_sets(
         tables,
         data,
@@ -1034,7 +1043,9 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
 def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "cache_parameter", list, path, "", [])):
         where = f"cache_parameter[{i}]"
-        _check_keys(item, {"engine", "methods", "params", "requires", "returns", "note", "planes"}, path, where)
+        _check_keys(
+            item, {"engine", "methods", "params", "requires", "returns", "note", "planes", "entry"}, path, where
+        )
         returns = _returns(item, path, where)
         methods = tuple(_str_list(item, "methods", path, where))
         params = tuple(_str_list(item, "params", path, where))
@@ -1049,6 +1060,7 @@ def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
                 returns,
                 _get(item, "note", str, path, where, ""),
                 _get(item, "planes", bool, path, where, True),
+                _get(item, "entry", bool, path, where, False),
             )
         )
 

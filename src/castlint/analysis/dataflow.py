@@ -1510,6 +1510,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             # a container of whole caches (a per-layer list, a K/V pair, split views):
             # an index selects one whole cache, unless it is a tensor of indices
             first = elements[0].slice
+            start = first.lower if isinstance(first, cst.Slice) else first.value
+            if isinstance(start, cst.Integer) and self._entry_scales(start.evaluated_value, sub.value, depth):
+                return Origin.OTHER  # `past_key_value[2]`, `past_key_value[2:]`: the layer's scales/zeros
             if isinstance(first, cst.Slice):
                 if len(elements) > 1 and not self._bounded_slice(first):
                     # every layer of a stacked tensor, then each layer's own subscript (`[:, slots]` gathers)
@@ -1768,6 +1771,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     continue  # a new axis: the token dimension comes next
                 if isinstance(value, cst.Ellipsis):
                     return base  # what follows indexes trailing dimensions
+                if isinstance(value, cst.Integer) and holder is not None and self._past_entry_planes(value, holder):
+                    return Origin.OTHER  # `entry[2]` of an lmdeploy (k, v, k_scales_zeros, v_scales_zeros) entry
                 if (
                     isinstance(value, cst.Integer)
                     and holder is not None
@@ -1778,6 +1783,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     # blocks come next (`kv_cache[1, block_table]` gathers them)
                     return self._token_subscript(base, elements[position + 1 :])
                 return Origin.GATHERED  # an index of the token dimension: some slots
+            if position == 0 and isinstance(inner.lower, cst.Integer) and holder is not None:
+                if self._past_entry_planes(inner.lower, holder):
+                    return Origin.OTHER  # `entry[2:]`: its scales/zeros
             # a slice of the token dimension: the whole pool, or an active prefix
             if (
                 holder is not None
@@ -1808,6 +1816,37 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 return self._token_subscript(base, elements[1:])
             return self._later_dimensions(base, elements[position + 1 :])
         return base
+
+    def _past_entry_planes(self, index: cst.Integer, holder: cst.BaseExpression) -> bool:
+        """Does a constant index an entry an engine hands over past its leading caches (rules/accessors.toml
+        [cache_attributes] entry_cache_planes): the entry's scales/zeros?"""
+        planes = self.tables.entry_cache_planes
+        return bool(planes) and index.evaluated_value >= planes and self.from_convention(holder)
+
+    def _entry_param(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a parameter that a calling convention fills with one layer's entry (`entry = true`:
+        lmdeploy's past_key_value, (k_cache, v_cache, k_scales_zeros, v_scales_zeros))?"""
+        if not isinstance(expr, cst.Name):
+            return False
+        params = [a.node if isinstance(a.node, cst.Param) else self.parents.get(a.node) for a in self.reaching(expr)]
+        if not params or not all(isinstance(p, cst.Param) for p in params):
+            return False
+        for param in params:
+            owner = self._param_owner(param)
+            row = self.cache_parameter(owner, param.name.value) if isinstance(owner, cst.FunctionDef) else None
+            if row is None or not row.entry:
+                return False
+        return True
+
+    def _entry_scales(self, position: Optional[int], holder: cst.BaseExpression, depth: int) -> bool:
+        """Is position of holder (a constant index, an unpacked position) past the caches of an entry an
+        engine hands over: a convention's entry parameter, or an element of a list of entries?"""
+        planes = self.tables.entry_cache_planes
+        if not planes or position is None or position < planes:
+            return False
+        if self._entry_param(holder):
+            return True
+        return self.origin(holder, depth) == Origin.POOL and self.from_convention(holder)
 
     def _later_dimensions(self, base: Origin, elements) -> Origin:
         """After every token: a slice or a scalar of a later dimension keeps them all
@@ -2001,6 +2040,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                         if (dotted(value.func) or "") == "enumerate" and value.args:
                             if self.from_convention(value.args[0].value, depth):
                                 return True
+                        # `for name, cache in kv_caches.items()`: cache is a value of the engine's dict
+                        if self._items_call(value) and self.from_convention(value.func.value, depth):
+                            return True
             return False
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in self.tables.cache_entry_lists:
@@ -2014,8 +2056,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             return any(self.from_convention(v, depth) for v in values)
         if isinstance(expr, cst.Subscript):
             return self.from_convention(expr.value, depth)
-        if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):  # `[kv for j, kv in enumerate(gpu_cache) if ...]`
+        if isinstance(expr, cst.NamedExpr):  # `(kv := self.caches.get(i))[0]`: what it binds
+            return self.from_convention(expr.value, depth)
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):  # `[kv for j, kv in enumerate(gpu_cache)]`
             return self.from_convention(expr.elt, depth)
+        if isinstance(expr, cst.DictComp):  # `{i: kv for i, kv in enumerate(gpu_cache)}`: its values are entries
+            return self.from_convention(expr.value, depth)
         if isinstance(expr, cst.Call):
             if (
                 isinstance(expr.func, cst.Name)
@@ -2043,6 +2089,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 if any(self.from_convention(v, depth) for v in values):
                     return True
         return False
+
+    def _items_call(self, call: cst.Call) -> bool:
+        """`d.items()` ([containers] item_methods, no arguments): (key, value) pairs of d."""
+        func = call.func
+        return isinstance(func, cst.Attribute) and func.attr.value in self.tables.item_methods and not call.args
 
     def _bounded_slice(self, s: cst.Slice) -> bool:
         """`[:n]`, `[a:b]`: bounded by a batch-sized value, not by the pool's extent; `[::2]`:
@@ -2477,10 +2528,22 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     # of the value (a helper's returned tuple too), by structure
                     kinds.append(self._values_index_kind(self.path_values(value, path), depth))
                 elif kind == "for":
-                    kinds.append(self._loop_index_kind(value, path, depth))
+                    found = self._loop_index_kind(value, path, depth)
+                    kinds.append(SCALAR if found == UNKNOWN and self._keys_dict_comp(node) else found)
                 else:
                     kinds.append(UNKNOWN)
             return _combine_values(kinds)
+
+    def _keys_dict_comp(self, target: cst.Name) -> bool:
+        """Is a comprehension's for target the key of its dict comprehension (`{i: mgr.get_buffers(i) for i in
+        layers}`)? A dict is keyed by ids, not by index tensors (a tensor hashes by identity)."""
+        node = self.parents.get(target)
+        while node is not None and not isinstance(node, cst.CompFor):
+            node = self.parents.get(node)
+        comp = self.parents.get(node) if node is not None else None
+        while isinstance(comp, cst.CompFor):
+            comp = self.parents.get(comp)
+        return isinstance(comp, cst.DictComp) and isinstance(comp.key, cst.Name) and comp.key.value == target.value
         return UNKNOWN
 
     def _scalar_table(self, expr: cst.BaseExpression) -> bool:
@@ -2846,6 +2909,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
     def _unpacked(self, value: cst.BaseExpression, path, depth: int) -> Origin:
         if not path:
             return self.origin(value, depth)
+        if self._entry_scales(path[0], value, depth):  # `k, v, kz, vz = past_key_value`: kz, vz are scales
+            return Origin.OTHER
         if isinstance(value, (cst.Tuple, cst.List)):
             elements = list(value.elements)
             index = path[0]
@@ -2981,8 +3046,11 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         origin = self._element(max(self.origin(iterable, depth), self._protocol_iteration(iterable, depth)))
         for _ in path:
             origin = self._element(origin)
-        if origin < Origin.POOL and isinstance(iterable, cst.Name):
-            # a local container the function fills (`acc = []; acc.extend(entry)`): its elements
+        if origin < Origin.POOL and (
+            isinstance(iterable, cst.Name) or (path and isinstance(iterable, (cst.Attribute, cst.Subscript)))
+        ):
+            # a local container the function fills (`acc = []; acc.extend(entry)`): its elements; a held list
+            # of records unpacked by position (`for lid, k, v in self.slots` of `LayerSlot(i, kbuf, vbuf)`)
             elements = self.element_values(iterable, None)
             if elements:
                 origin = max(origin, max(self._unpacked(e, path, depth) for e in elements))
@@ -3977,7 +4045,32 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 argument = self._argument_for(call, func, param, skip_self=True)
                 if argument is not None:
                     best = max(best, self.as_instance_of(cls, lambda a=argument: self.origin(a, depth)))
+        for sub, member in self._mixin_callers(cls, func):
+            # a mixin's method that a subclass's MRO runs for `self.m(...)` in another base of it
+            # (`class Impl(UpcastReader, GatherReader, Base)`: Base.forward's `self._read_kv(kv_cache)`)
+            for call in self._method_calls.get((id(member), func.name.value), []):
+                argument = self._argument_for(call, func, param, skip_self=True)
+                if argument is not None:
+                    best = max(best, self.as_instance_of(sub, lambda a=argument: self.origin(a, depth)))
         return best
+
+    def _mixin_callers(self, cls: cst.ClassDef, func: cst.FunctionDef) -> List[Tuple[cst.ClassDef, cst.ClassDef]]:
+        """(subclass of cls whose C3 MRO resolves func's name to func, a class of that MRO outside cls's own
+        MRO): the classes whose `self.<name>(...)` calls run func on instances of that subclass."""
+        out = []
+        own = self.class_mro(cls)
+        for sub in self.class_family(cls):
+            if sub is cls or cls not in self.class_mro(sub):
+                continue
+            order = self.c3_mro(sub)
+            runs = next((m for m in order if func.name.value in self.class_methods(m)), None)
+            if runs is not cls or self.class_methods(cls).get(func.name.value) is not func:
+                continue
+            for member in order:
+                if member not in own:
+                    self._index_class(member)
+                    out.append((sub, member))
+        return out
 
     @staticmethod
     def _positional_params(owner, skip_self: bool) -> List[str]:

@@ -3304,6 +3304,7 @@ class ObjectFlow:
                 param = node if isinstance(node, cst.Param) else self.parents.get(node)
                 if isinstance(param, cst.Param):
                     values.extend(self.passed_arguments(param))  # `def helper(getter, i): getter(i)`
+                    values.extend(self._constructed_arguments(func))  # `Observer(lambda: self.kv_caches)`
                     if depth > 0:  # a decorator's `fn` stored and called from there (a call of fn itself:
                         # decorated() follows it, per decoration)
                         values.extend(self.decorator_params().get(id(param), ()))
@@ -3431,6 +3432,9 @@ class ObjectFlow:
             return [(("closure", value, None, self.method_class(value) is not None), ())]
         if isinstance(value, cst.Attribute):
             return [(value, ())]
+        if isinstance(value, cst.Name) and depth < 4 and self._plain_param(value) is not None:
+            # `self.provider = provider` of a constructor's parameter: what the constructions pass for it
+            return self.callable_values(value, depth + 1)
         if isinstance(value, cst.Call):
             t = self.tables
             known = (
