@@ -204,6 +204,16 @@ def test_a_dict_attribute_rebound_elsewhere_is_not_plain():
     assert_hazard(src, "headers.append")
 
 
+def test_a_container_attribute_given_by_keyword_is_not_plain():
+    # an object of the file may get the attribute from a keyword (a namespace, a dataclass field)
+    prelude = (
+        "\nimport types\n\n\nclass Log:\n    def append(self, x):\n        commit()\n\n\n"
+        "SHADOW = types.SimpleNamespace(headers=Log())\n"
+    )
+    src = source(prelude, "self.shadow.headers.append(1)\n", "0", init="self.headers = []\nself.shadow = SHADOW")
+    assert_hazard(src, "headers.append")
+
+
 def test_a_lookup_whose_key_hash_commits_is_not_fixed():
     src = source(
         COMMITS_ON_HASH, "plan = self.plan_cache.get(self.key)\n", "0", init="self.plan_cache = {}\nself.key = Key()"

@@ -3963,6 +3963,8 @@ def _attribute_only(analysis, name: str, bound_ok, use_ok) -> bool:
             continue
         if isinstance(node, cst.Name) and node.value in ("setattr", "vars", "delattr", "__dict__"):
             return False
+        if isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == name:
+            return False  # `SimpleNamespace(name=...)`, a dataclass's or namedtuple's field given by keyword
         if not isinstance(node, cst.Attribute):
             continue
         if node.attr.value == "__dict__":
