@@ -443,6 +443,11 @@ class Tables:
     counter_read_methods: set = field(default_factory=set)  # round 8: `d.get(k)`, `d.items()`
     counter_readers: set = field(default_factory=set)  # round 8: `dict(d)`, `len(d)`
     attribute_hooks: set = field(default_factory=set)  # round 8: `__setattr__`, `__getattr__`
+    container_methods: set = field(default_factory=set)  # round 9: `d.get(k)`, `xs.append(x)` on a builtin container
+    container_lookup_methods: set = field(default_factory=set)  # round 9: ... of which hash/compare the argument
+    stream_print_functions: set = field(default_factory=set)  # round 9: `print`
+    memory_stream_factories: set = field(default_factory=set)  # round 9: `io.StringIO`
+    grad_mode_managers: set = field(default_factory=set)  # round 9: `with torch.inference_mode():`
     logger_factories: set = field(default_factory=set)  # calls that answer a stdlib logging.Logger
     logger_methods: set = field(default_factory=set)  # a Logger's record-emitting methods
     logger_keywords: set = field(default_factory=set)  # keywords of those that run no code of the file
@@ -1191,6 +1196,11 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "counter_read_methods": "counter_read_methods",
             "counter_readers": "counter_readers",
             "attribute_hooks": "attribute_hooks",
+            "container_methods": "container_methods",
+            "container_lookup_methods": "container_lookup_methods",
+            "stream_print_functions": "stream_print_functions",
+            "memory_stream_factories": "memory_stream_factories",
+            "grad_mode_managers": "grad_mode_managers",
             "logger_factories": "logger_factories",
             "logger_methods": "logger_methods",
             "logger_keywords": "logger_keywords",

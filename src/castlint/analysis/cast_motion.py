@@ -461,12 +461,22 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
         return False
     tables = analysis.tables
     if _is_method(analysis, call.func):
-        return call.func.attr.value in _known_methods(tables) or _logging_call(analysis, call)
+        return (
+            call.func.attr.value in _known_methods(tables)
+            or _logging_call(analysis, call)
+            or _container_call(analysis, call)  # round 9: `self.plan_cache.get(key)` on a builtin dict
+        )
     name = _function_name(analysis, call)
     if name is None:
         return _plain_construction(analysis, call) or _pure_cached_call(analysis, call)  # rounds 7, 8
     if name in tables.dataclass_replace_functions:
         return _plain_replace(analysis, call)  # round 8: a copy of a plain dataclass of the file
+    if name in tables.stream_print_functions:
+        return _memory_print(analysis, call)  # round 9: `print(..., file=<an io.StringIO>)`
+    if name in tables.grad_mode_managers:
+        return _grad_mode_item(analysis, call)  # round 9: `with torch.inference_mode():`
+    if name in tables.memory_stream_factories:
+        return _memory_stream(analysis, call)  # round 9: `io.StringIO()` makes a new in-memory stream
     return (
         name in tables.read_functions
         or name in tables.gather_functions
@@ -667,6 +677,12 @@ def _statement_effect(analysis, node) -> str | None:
         return f"suspends the function (`{'await' if isinstance(node, cst.Await) else 'yield'}`: other code runs)"
     if isinstance(node, (cst.For, cst.CompFor)) and node.asynchronous is not None:
         return "suspends the function (`async for`: other code runs)"
+    if (
+        isinstance(node, cst.With)
+        and not node.asynchronous
+        and all(isinstance(item.item, cst.Call) and _grad_mode_item(analysis, item.item) for item in node.items)
+    ):
+        return None  # round 9: a grad-mode switch (its call is judged as a call)
     if isinstance(node, cst.With):
         items = ", ".join(_code(analysis, item.item, 30) for item in node.items)
         return f"enters and exits `with {items}` (`__enter__`/`__exit__` are calls)"
@@ -773,6 +789,7 @@ def _binding_problem(
         isinstance(leaf, cst.Subscript)
         and not _distinct(analysis, leaf.value)
         and not _counter_store(analysis, node, leaf)
+        and not _container_store(analysis, node, leaf)
     ):
         return False, f"line {line} writes into `{_code(analysis, leaf)}`, which may be or hold the pool"
     return None
@@ -2369,6 +2386,8 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
             return f"unpacks `**{_code(analysis, arg.value, 40)}` (`keys()`/`__getitem__` run)"
     if _logging_call(analysis, call):
         return _logging_effect(analysis, call)
+    if _container_call(analysis, call):
+        return _container_effect(analysis, call)
     if _is_method(analysis, call.func):
         method = call.func.attr.value
         receiver = call.func.value
@@ -2401,6 +2420,8 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
         return None
     if name in analysis.tables.dataclass_replace_functions:
         return None  # _plain_replace: the instance's class runs no code of the file; fields are stored as given
+    if name in analysis.tables.stream_print_functions:
+        return _print_effect(analysis, call)
     if name.startswith("torch."):
         why = _torch_arguments(analysis, call)
         if why is not None:
@@ -2718,6 +2739,7 @@ def unproven_effect(analysis, node) -> str | None:
                     isinstance(leaf, cst.Subscript)
                     and not _distinct(analysis, leaf.value)
                     and not _counter_store(analysis, node, leaf)
+                    and not _container_store(analysis, node, leaf)
                 ):
                     return f"writes into `{_code(analysis, leaf)}`"
                 if (
@@ -3600,9 +3622,12 @@ def _plain_construction(analysis, call: cst.Call) -> bool:
         return False
     key = "cast_motion.plain_class"
     cache = analysis.derived.setdefault(key, {})
-    if id(cls) not in cache:
-        cache[id(cls)] = _plain_class(analysis, cls)
-    return cache[id(cls)]
+    if id(cls) in cache:
+        return cache[id(cls)]
+    found = _plain_class(analysis, cls)
+    if analysis.derived.get(_MEMBERS_DONE):  # a __post_init__'s judgement rests on the effectful members
+        cache[id(cls)] = found
+    return found
 
 
 def _constant(expr) -> bool:
@@ -3634,6 +3659,8 @@ def _plain_class(analysis, cls: cst.ClassDef) -> bool:
         return False
     for statement in cls.body.body:
         if isinstance(statement, cst.FunctionDef):
+            if statement.name.value in t.construction_members and _plain_post_init(analysis, cls, statement):
+                continue  # round 9: a __post_init__ that only validates and sets the instance's own fields
             if _is_dunder(statement.name.value) or not all(
                 _qualified(analysis, d.decorator) in t.plain_method_decorators for d in statement.decorators
             ):
@@ -3936,6 +3963,8 @@ def _attribute_only(analysis, name: str, bound_ok, use_ok) -> bool:
             continue
         if isinstance(node, cst.Name) and node.value in ("setattr", "vars", "delattr", "__dict__"):
             return False
+        if isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == name:
+            return False  # `SimpleNamespace(name=...)`, a dataclass's or namedtuple's field given by keyword
         if not isinstance(node, cst.Attribute):
             continue
         if node.attr.value == "__dict__":
@@ -4005,3 +4034,189 @@ def _buffer_use(analysis, occ) -> bool:
         return True
     # an in-place method (`copy_`, `zero_`, `fill_`): it answers the buffer itself, so only where dropped
     return _in_place(attr) and isinstance(analysis.parent(call), cst.Expr)
+
+
+# -- round 9: builtin containers and in-memory streams of the file, grad-mode switches, a __post_init__
+#
+# rules/casts.toml [cast_motion] "round 9" holds the facts; docs/fix.md, "Round 9", the rule.
+
+
+def _container_value(analysis, value) -> bool:
+    """A value that is a builtin list, dict or set whatever its operands: a display, a comprehension, a
+    call of a builtin of container_functions (not rebound in the file)."""
+    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return True
+    return (
+        isinstance(value, cst.Call)
+        and not any(arg.star for arg in value.args)
+        and _builtin_name(analysis, value.func, analysis.tables.container_functions)
+    )
+
+
+def _not_stored(analysis, occ) -> bool:
+    """An occurrence of `<obj>.<name>` that reads the attribute: not a store target, `del`ed or bound by
+    `for`/`with ... as`/a walrus (an assignment is judged by _attribute_only)."""
+    parent = analysis.parent(occ)
+    if isinstance(parent, cst.NamedExpr):
+        return parent.target is not occ
+    return not _stored_to(analysis, occ)
+
+
+def _builtin_container(analysis, expr) -> bool:
+    """Is expr proven a builtin list, dict or set: a local bound only to container values, or an attribute
+    whose every assignment in the file is one and that nothing else binds (_attribute_only)."""
+    if isinstance(expr, cst.Name):
+        return _bound_only_to(analysis, expr, lambda v: _container_value(analysis, v))
+    if not isinstance(expr, cst.Attribute) or not _is_method(analysis, expr):
+        return False
+    name = expr.attr.value
+    cache = analysis.derived.setdefault("cast_motion.container_attrs", {})
+    if name not in cache:
+        cache[name] = _attribute_only(analysis, name, _container_value, _not_stored)
+    return cache[name]
+
+
+def _container_call(analysis, call: cst.Call) -> bool:
+    """`self.plan_cache.get(key)`, `self.headers.append(h)`: a container_methods call on a proven builtin
+    container, with plain arguments."""
+    return (
+        _is_method(analysis, call.func)
+        and call.func.attr.value in analysis.tables.container_methods
+        and not any(arg.star or arg.keyword is not None for arg in call.args)
+        and _builtin_container(analysis, call.func.value)
+    )
+
+
+def _container_effect(analysis, call: cst.Call) -> str | None:
+    """A lookup hashes and compares its argument with the elements (`__hash__`/`__eq__` of the file's
+    objects): harmless where no implicit member of the file may write (round 6). Storing a reference
+    (`append`) runs nothing."""
+    if call.func.attr.value not in analysis.tables.container_lookup_methods:
+        return None
+    hit = _implicit_hit(analysis)
+    if hit is None:
+        return None
+    return f"hashes or compares its argument with the container's elements: it {_defined_here(analysis, hit)}"
+
+
+def _container_store(analysis, node, leaf: cst.Subscript) -> bool:
+    """`self.plan_cache[key] = plan`: a plain assignment into a proven builtin container writes no tensor;
+    the value it replaces is dropped, so the module must have no finalizer (_finalizers). The key's
+    protocols are judged as implicit code (a store's key, round 6)."""
+    if not isinstance(node, cst.Assign) or not _builtin_container(analysis, leaf.value):
+        return False
+    # settled: during the members' fixed point the finalizers found may still grow
+    return _settled(analysis, "cast_motion.finalizers_settled", lambda: _finalizers(analysis)) is None
+
+
+def _memory_stream(analysis, expr) -> bool:
+    """Is expr proven an in-memory text stream: a call of memory_stream_factories with constant arguments,
+    a local bound only to one, or an attribute assigned only one in the file (_attribute_only)?"""
+    if isinstance(expr, cst.Call):
+        return (
+            not _is_method(analysis, expr.func)
+            and _function_name(analysis, expr) in analysis.tables.memory_stream_factories
+            and all(not arg.star and _constant(arg.value) for arg in expr.args)
+        )
+    if isinstance(expr, cst.Name):
+        return _bound_only_to(analysis, expr, lambda v: isinstance(v, cst.Call) and _memory_stream(analysis, v))
+    if not isinstance(expr, cst.Attribute) or not _is_method(analysis, expr):
+        return False
+    name = expr.attr.value
+    cache = analysis.derived.setdefault("cast_motion.stream_attrs", {})
+    if name not in cache:
+        cache[name] = _attribute_only(
+            analysis, name, lambda a, v: isinstance(v, cst.Call) and _memory_stream(a, v), _not_stored
+        )
+    return cache[name]
+
+
+def _memory_print(analysis, call: cst.Call) -> bool:
+    """`print(..., file=f)` where f is a proven in-memory stream; `sep`/`end`/`flush` constants."""
+    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    if "file" not in keywords or not _memory_stream(analysis, keywords["file"]):
+        return False
+    return all(k == "file" or (k in ("sep", "end", "flush") and _constant(v)) for k, v in keywords.items())
+
+
+def _print_effect(analysis, call: cst.Call) -> str | None:
+    """print calls `str()` of each positional argument: harmless where each is proven a builtin value or
+    tensor, or no implicit member of the file may write (round 6)."""
+    for arg in call.args:
+        if arg.keyword is not None:
+            continue
+        if arg.star or not _proven_value(analysis, arg.value):
+            hit = _implicit_hit(analysis)
+            if hit is not None:
+                return (
+                    f"formats `{_code(analysis, arg.value, 30)}` with `str()`, which is not proven a builtin "
+                    f"value: it {_defined_here(analysis, hit)}"
+                )
+            if arg.star and not _proven_iterable(analysis, arg.value):
+                return f"unpacks `*{_code(analysis, arg.value, 40)}` (iterating it may run a generator or `__iter__`)"
+    return None
+
+
+def _grad_mode_item(analysis, call: cst.Call) -> bool:
+    """`torch.inference_mode()` (grad_mode_managers), with no argument, as a `with` item without `as`."""
+    item = analysis.parent(call)
+    return (
+        not call.args
+        and isinstance(item, cst.WithItem)
+        and item.asname is None
+        and _function_name(analysis, call) in analysis.tables.grad_mode_managers
+    )
+
+
+def _plain_post_init(analysis, cls: cst.ClassDef, fn: cst.FunctionDef) -> bool:
+    """A `__post_init__(self)` of a plain dataclass whose body only reads, raises and stores the fresh
+    instance's own attributes (`self.page_shift = ...`: the class has no property, descriptor or
+    `__setattr__`, _plain_class checks): every other node proven harmless (unproven_effect), no
+    global/nonlocal, nested def, lambda, class or yield, and `self` neither stored nor handed on."""
+    if fn.name.value != "__post_init__" or fn.decorators or fn.asynchronous:
+        return False
+    params = fn.params
+    if params.posonly_params or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg:
+        return False
+    if len(params.params) != 1 or params.params[0].default is not None:
+        return False
+    me = params.params[0].name.value
+    cache = analysis.derived.setdefault("cast_motion.plain_post_init", {})
+    if id(fn) in cache:
+        return cache[id(fn)]
+    cache[id(fn)] = False  # a construction inside its own __post_init__ proves nothing
+    try:
+        found = _post_init_body(analysis, fn, me)
+    finally:
+        del cache[id(fn)]
+    if analysis.derived.get(_MEMBERS_DONE):  # the body's judgement rests on the file's effectful members
+        cache[id(fn)] = found
+    return found
+
+
+def _self_field(node, me: str) -> bool:
+    """`self.<name>` with a name that is not a dunder (`self.__class__ = ...` re-types the instance)."""
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == me
+        and not _is_dunder(node.attr.value)
+    )
+
+
+def _post_init_body(analysis, fn: cst.FunctionDef, me: str) -> bool:
+    for node in iter_nodes(fn.body, cst.CSTNode):
+        if isinstance(node, (cst.Global, cst.Nonlocal, cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Yield)):
+            return False
+        if isinstance(node, cst.Return) and node.value is not None:
+            return False
+        if isinstance(node, cst.Name) and node.value == me:
+            parent = analysis.parent(node)
+            if not (isinstance(parent, cst.Attribute) and parent.value is node):
+                return False  # `self` itself handed on, stored or rebound
+            continue
+        if isinstance(node, cst.Assign) and all(_self_field(t.target, me) for t in node.targets):
+            continue  # a store of the fresh instance's own field; its value is judged node by node
+        if unproven_effect(analysis, node) is not None:
+            return False
+    return True
