@@ -599,8 +599,8 @@ PROPERTY_BACKEND = src(
 
         @property
         def pending(self):
-            self.staged.append(1)  # a getter that writes
-            return len(self.staged)
+            self.k_buffer[0].zero_()  # a getter that writes the pool (appending to self.staged would not:
+            return len(self.staged)  # a list the file builds is no pool, fix-safety round 9)
 
         def get_key_buffer(self, layer_id):
             return self.k_buffer[layer_id]
