@@ -368,6 +368,7 @@ class _Vocabulary:
         self.grow_last, self.grow_many = frozenset(tables.grow_last), frozenset(tables.grow_many)
         self.grow_functions = frozenset(_last_parts(tables.grow_functions))
         self.user_containers = frozenset(_last_parts(tables.user_containers))
+        self.dict_classes = frozenset(_last_parts(tables.dict_classes))  # TypedDict: its instances are dicts
         methods, functions = set(), set()
         for wrapper in tables.wrappers:
             if wrapper.function:
@@ -2997,6 +2998,9 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     tuple_records = set(factory_records) | {
         name for name, node in classes.items() if any(_base_name(b) in vocab.tuple_record_bases for b in node.bases)
     }
+    dict_classes = {
+        name for name, node in classes.items() if any(_base_name(b) in vocab.dict_classes for b in node.bases)
+    }
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
             if receiver == "":
@@ -3025,6 +3029,8 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             if receiver == "" and name in tuple_records and _tainted_args(call, unit, taint, module):
                 # `for lid, k, v in self.slots` of `LayerKV(i, pool.get_key_buffer(i), ...)`: its fields by position
                 return f"a pool is held in {name}, a tuple record (unpacked by position)"
+            if receiver == "" and name in dict_classes and _tainted_args(call, unit, taint, module):
+                return f"a pool is held in {name}, a dict class (read by key)"  # `StepInputs(k_caches=ks)`
             if receiver == "" and name in factory_records and _tainted_args(call, unit, taint, module):
                 fed |= factory_records[name]  # `LayerKV(i, pool.get_key_buffer(i))`: its fields
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):

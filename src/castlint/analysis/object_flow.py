@@ -562,8 +562,18 @@ class ObjectFlow:
         scope = self.scopes.get(expr)
         names = scope.get_qualified_names_for(expr) if scope is not None else set()
         for qn in sorted(names, key=lambda q: q.name):
-            return qn.name[len("builtins.") :] if qn.name.startswith("builtins.") else qn.name
-        return _dotted(expr)
+            if qn.name.startswith("builtins."):
+                return qn.name[len("builtins.") :]
+            return self._dict_class_as_dict(qn.name)
+        return self._dict_class_as_dict(_dotted(expr))
+
+    def _dict_class_as_dict(self, name: Optional[str]) -> Optional[str]:
+        """"dict" for a module class whose instances are plain dicts (rules/accessors.toml [containers]
+        dict_classes: `class StepInputs(TypedDict)`, so `StepInputs(k=v)` reads as `dict(k=v)`); else name."""
+        cls = self.module_classes().get(name) if name and self.tables.dict_classes else None
+        if cls is not None and any(self._named_in(b.value, self.tables.dict_classes) for b in cls.bases):
+            return "dict"
+        return name
 
     def _named_in(self, expr: cst.BaseExpression, words) -> bool:
         """Is expr (a callee, a decorator, a base) one of words, as spelled or under its imports?"""

@@ -1,0 +1,134 @@
+"""Issue 19, round 17 (family_recall_15: f2 class hierarchies, f3 containers), in sglang, vLLM, lmdeploy and
+TRT-LLM styles other than the corpus's:
+- a module class whose instances are plain dicts (rules/accessors.toml [containers] dict_classes: a TypedDict
+  subclass) is a dict constructor: `Inputs(caches=...)["caches"]` is what the construction passed, and a
+  constant-keyed read of a known dict used as an index has the kind of the values stored under that key
+  (`inp["layer"]` of `layer=layer_id`: a scalar, one layer);
+- a slice bound read only from the parameters of TRT-LLM's `_forward_step` or lmdeploy's `_async_model_forward`
+  is a window of the step ([hot_path] step_inputs), whatever its name (`[: scheduled_requests.num_blocks]`).
+Each positive has look-alikes beside it; the pruned analysis gives the whole file's findings, with and
+without filler."""
+
+from __future__ import annotations
+
+import pytest
+
+from marked_cases import FILLER
+from marked_cases import check as _check
+
+CASES = {
+    "typeddict_inputs_lmdeploy": """\
+import typing
+
+import torch
+
+
+class LayerArgs(typing.TypedDict):
+    values: list
+    layer: int
+    offsets: torch.Tensor
+
+
+class NotADict:
+    def __init__(self, caches, layer):
+        self.caches = caches
+        self.layer = layer
+
+
+def make_args(engine, layer_id, meta) -> LayerArgs:
+    return LayerArgs(values=[v for _, v in engine.gpu_cache], layer=layer_id, offsets=meta.block_offsets)
+
+
+class TorchPagedFallback:
+    def __init__(self, cache_engine):
+        self.cache_engine = cache_engine
+
+    def forward(self, hidden_states, attn_metadata, layer_id):
+        args = make_args(self.cache_engine, layer_id, attn_metadata)
+        vc = args["values"][args["layer"]].half()  # positive: CL001
+        rows = args["values"][args["layer"]][args["offsets"]].half()  # negative: blocks gathered
+        offs = args["offsets"].to(torch.int64)  # negative: block table
+        other = NotADict(args["values"], args["layer"])
+        first = other.caches[0][attn_metadata.block_offsets].half()  # negative: blocks gathered
+        return vc, rows, offs, first
+""",
+    "typeddict_keyed_index_sglang": """\
+from typing_extensions import TypedDict
+
+import torch
+
+
+class StepView(TypedDict, total=False):
+    keys: list
+    layer: int
+    picked: torch.Tensor
+    lens: torch.Tensor
+
+
+class ShadowBackend:
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+
+    def _view(self, layer, forward_batch):
+        ks = [self.pool.get_key_buffer(i) for i in range(self.pool.start_layer, self.pool.end_layer)]
+        return StepView(keys=ks, layer=layer.layer_id, picked=forward_batch.out_cache_loc, lens=forward_batch.seq_lens)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        view = self._view(layer, forward_batch)
+        whole = view["keys"][view["layer"]].to(torch.bfloat16)  # positive: CL001
+        lens = view["lens"].float()  # negative: lengths
+        few = view["keys"][view["layer"]][view["picked"]].float()  # negative: slots gathered
+        return whole, lens, few
+""",
+    "step_bound_window_trtllm": """\
+import torch
+
+
+class DraftExecutor:
+    def __init__(self, kv_cache_manager, num_layers):
+        self.mgr = kv_cache_manager
+        self.num_layers = num_layers
+
+    def _forward_step(self, scheduled_requests, new_tokens_device=None):
+        buf = self.mgr.get_buffers(0)
+        head = buf[: scheduled_requests.num_blocks].to(torch.bfloat16)  # negative: block prefix of the step
+        n = scheduled_requests.num_ctx_blocks
+        ctx = buf[:n].float()  # negative: the step's blocks
+        every = buf[: self.mgr.num_blocks].to(torch.bfloat16)  # positive: CL001
+        return head, ctx, every
+
+
+class AsyncAgent:
+    def __init__(self, cache_engine):
+        self.cache_engine = cache_engine
+
+    async def _async_model_forward(self, inputs, swap_in_map, swap_out_map):
+        k_cache = self.cache_engine.gpu_cache[0][0]
+        live = k_cache[: inputs.num_blocks].float()  # negative: the step's block prefix
+        dense = k_cache.float()  # positive: CL001
+        return live, dense
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_marked_lines(tmp_path, name):
+    path = tmp_path / f"{name}.py"
+    path.write_text(CASES[name])
+    lines = CASES[name].splitlines()
+    found = {(code, line) for code, line, _ in _check(path, False)}
+    positives = {
+        (text.split("# positive: ")[1].split()[0], i) for i, text in enumerate(lines, 1) if "# positive" in text
+    }
+    negatives = {i for i, text in enumerate(lines, 1) if "# negative" in text}
+    assert positives and negatives
+    assert positives - found == set()
+    assert {line for _, line in found} & negatives == set()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("filler", [False, True], ids=["as-is", "with-filler"])
+def test_pruned_is_whole(tmp_path, name, filler):
+    path = tmp_path / f"{name}.py"
+    path.write_text(CASES[name] + (FILLER if filler else ""))
+    assert _check(path, True) == _check(path, False)
