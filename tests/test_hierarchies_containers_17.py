@@ -4,6 +4,9 @@ TRT-LLM styles other than the corpus's:
   subclass) is a dict constructor: `Inputs(caches=...)["caches"]` is what the construction passed, and a
   constant-keyed read of a known dict used as an index has the kind of the values stored under that key
   (`inp["layer"]` of `layer=layer_id`: a scalar, one layer);
+- an object made by a class held under a name that a subclass's body reassigns (`reader_cls = Rows` in a
+  base, `= Dense` in a subclass), directly or through a factory (a classmethod's `cls.reader_cls(d)`), called:
+  each such class's `__call__` runs on what the call passes;
 - a slice bound read only from the parameters of TRT-LLM's `_forward_step` or lmdeploy's `_async_model_forward`
   is a window of the step ([hot_path] step_inputs), whatever its name (`[: scheduled_requests.num_blocks]`).
 Each positive has look-alikes beside it; the pruned analysis gives the whole file's findings, with and
@@ -17,6 +20,80 @@ from marked_cases import FILLER
 from marked_cases import check as _check
 
 CASES = {
+    "held_reader_class_override_sglang": """\
+import torch
+
+
+class RowsView:
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __call__(self, buf, loc):
+        return buf[loc].to(self.dtype)  # negative: rows gathered
+
+
+class DenseView(RowsView):
+    def __call__(self, buf, loc):
+        return buf.to(self.dtype)  # positive: CL001
+
+
+class HalfView(RowsView):
+    def __call__(self, buf, loc):
+        return buf.half()  # negative: no backend holds this view
+
+
+class DecodeBackendBase:
+    view_cls = RowsView
+
+    @classmethod
+    def build_view(cls, dtype):
+        return cls.view_cls(dtype)
+
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+        self.view = self.build_view(model_runner.dtype)
+        self.scale = torch.ones(1)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        kv = self.view(self.pool.get_key_buffer(layer.layer_id), forward_batch.out_cache_loc)
+        return q @ kv.transpose(-1, -2), self.scale.to(q.dtype)  # negative: a scale
+
+
+class TorchNativeBackend(DecodeBackendBase):
+    view_cls = DenseView
+
+
+class TritonBackend(DecodeBackendBase):
+    pass
+""",
+    "held_reader_class_override_lmdeploy": """\
+import torch
+
+
+class BlockReader:
+    def __init__(self, meta):
+        self.meta = meta
+
+    def __call__(self, k_cache):
+        return k_cache[self.meta.block_offsets].float()  # negative: blocks gathered
+
+
+class FullReader(BlockReader):
+    def __call__(self, k_cache):
+        return k_cache.float()  # positive: CL001
+
+
+class PagedAttentionImpl:
+    reader_type = BlockReader
+
+    def forward(self, query, key, value, k_cache, v_cache, attn_metadata):
+        read = self.reader_type(attn_metadata)
+        return query @ read(k_cache).transpose(-1, -2)
+
+
+class SdpaImpl(PagedAttentionImpl):
+    reader_type = FullReader
+""",
     "typeddict_inputs_lmdeploy": """\
 import typing
 

@@ -3289,6 +3289,9 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
                         continue
                     if any(taint.tainted(refs, unit) for _, refs in (*positional, *keywords)):
                         return f"a pool is passed to {name}, maybe an object whose class has __call__"
+        found = _local_object_calls(module, taint)
+        if found:
+            return found
     found = _local_class_calls(module, taint)
     if found:
         return found
@@ -3954,6 +3957,27 @@ def _local_class_calls(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]
                 target = target.value if type(target) is ast.Attribute else target.func
             if type(target) is ast.Name and target.id not in _BUILTIN_NAMES and _tainted_args(n, unit, taint, module):
                 return "a pool is passed to an object of a class a def defines"
+    return None
+
+
+def _local_object_calls(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
+    """A local name assigned a call's result and then called with a pool (`read = self.reader_type(meta)`,
+    `read(k_cache)`): the object may be an instance of a class of the module whose `__call__` the analysis
+    runs with the pool (ObjectFlow._called_objects); the per-unit taint keeps only calls of defs."""
+    for unit in module.units:
+        if type(unit.node) not in _DEFS:
+            continue
+        made = {
+            t.id
+            for n in pyast.nodes(unit.node)
+            if type(n) is ast.Assign and type(n.value) is ast.Call
+            for t in n.targets
+            if type(t) is ast.Name
+        }
+        for n in pyast.nodes(unit.node) if made else ():
+            if type(n) is ast.Call and type(n.func) is ast.Name and n.func.id in made:
+                if _tainted_args(n, unit, taint, module):
+                    return f"a pool is passed to {n.func.id}, maybe an object whose class has __call__"
     return None
 
 

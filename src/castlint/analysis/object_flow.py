@@ -568,12 +568,20 @@ class ObjectFlow:
         return self._dict_class_as_dict(_dotted(expr))
 
     def _dict_class_as_dict(self, name: Optional[str]) -> Optional[str]:
-        """"dict" for a module class whose instances are plain dicts (rules/accessors.toml [containers]
+        """`dict` for a module class whose instances are plain dicts (rules/accessors.toml [containers]
         dict_classes: `class StepInputs(TypedDict)`, so `StepInputs(k=v)` reads as `dict(k=v)`); else name."""
-        cls = self.module_classes().get(name) if name and self.tables.dict_classes else None
-        if cls is not None and any(self._named_in(b.value, self.tables.dict_classes) for b in cls.bases):
-            return "dict"
-        return name
+        return "dict" if name and name in self._dict_class_names() else name
+
+    def _dict_class_names(self) -> frozenset:
+        found = self.__dict__.get("_dict_class_names_memo")
+        if found is None:
+            self._dict_class_names_memo = frozenset()  # (while deciding: the bases' names ask again)
+            found = self._dict_class_names_memo = frozenset(
+                node.name.value
+                for node in (self.nodes.classes if self.tables.dict_classes else ())
+                if any(self._named_in(b.value, self.tables.dict_classes) for b in node.bases)
+            )
+        return found
 
     def _named_in(self, expr: cst.BaseExpression, words) -> bool:
         """Is expr (a callee, a decorator, a base) one of words, as spelled or under its imports?"""
@@ -3327,7 +3335,8 @@ class ObjectFlow:
                 elif isinstance(node, cst.FunctionDef) and depth > 0:  # a def handed on by its name
                     return [(("closure", node, None, self.method_class(node) is not None), ())]
         elif isinstance(func, cst.Attribute):
-            owner = self.instance_class(func.value, depth + 1)
+            # (`cls.reader_cls(d)` in a classmethod: the class attribute of the class, or of a subclass's body)
+            owner = self.instance_class(func.value, depth + 1) or self.class_named(func.value)
             getter = self.property_getter(owner, func.attr.value) if owner is not None else None
             if getter is not None:  # `self.to_compute(kv, d)` of a property: a callable its getter returns
                 values.extend(self.function_returns(getter))
@@ -3357,6 +3366,23 @@ class ObjectFlow:
             if runs is not None:
                 out.append((self._attribute(func, runs), ()))
         return out
+
+    def _called_objects(self, value: cst.Call, depth: int) -> List[tuple]:
+        """An object value makes, called: its class's `__call__` (forward). When it may be made by several
+        classes (`self.reader_cls(d)` with `reader_cls` reassigned in a subclass's body, or a factory method
+        returning that), each construction's own."""
+        made = [call for call, _ in self.construction_frames(value, depth + 1)] if depth < 4 else []
+        classes = [self.constructed_class(call) for call in made]
+        if len({id(c) for c in classes}) > 1 and all(classes):
+            return [
+                (self._attribute(call, runs), ())
+                for call, cls in zip(made, classes)
+                for runs in [self.called_method(cls)]
+                if runs is not None
+            ]
+        owner = self.instance_class(value, depth + 1)
+        runs = self.called_method(owner) if owner is not None else None
+        return [(self._attribute(value, runs), ())] if runs is not None else []  # an object called: its __call__
 
     def called_method(self, cls: cst.ClassDef) -> Optional[str]:
         """The method calling an instance of cls runs: its `__call__`, inherited or its own, or the
@@ -3517,11 +3543,7 @@ class ObjectFlow:
                     out.extend(self._callable_forms(value.args[-1].value, depth + 1))
                 if out:
                     return out
-            out = []
-            owner = self.instance_class(value, depth + 1)
-            runs = self.called_method(owner) if owner is not None else None
-            if runs is not None:
-                out.append((self._attribute(value, runs), ()))  # an object called: its __call__ (forward)
+            out = self._called_objects(value, depth)
             for target, skip, env in self.return_targets(value, depth + 1):  # a factory: the closure it returns
                 if not isinstance(target, cst.FunctionDef):
                     continue
