@@ -7,6 +7,10 @@ TRT-LLM styles other than the corpus's:
 - an object made by a class held under a name that a subclass's body reassigns (`reader_cls = Rows` in a
   base, `= Dense` in a subclass), directly or through a factory (a classmethod's `cls.reader_cls(d)`), called:
   each such class's `__call__` runs on what the call passes;
+- a hook list a subclass's body extends from its base's class attribute (`hooks = Base.hooks + [_up]`,
+  `(*Base.hooks, _up)`): `Base.hooks` on the class reads the nearest class body's value, a concatenation holds
+  the elements of both, so the base's `for fn in self.hooks: fn(cache)` runs `_up` on the cache (the pruner:
+  a converting def held as a value sends a file calling a loop variable with a pool to the analysis);
 - a slice bound read only from the parameters of TRT-LLM's `_forward_step` or lmdeploy's `_async_model_forward`
   is a window of the step ([hot_path] step_inputs), whatever its name (`[: scheduled_requests.num_blocks]`).
 Each positive has look-alikes beside it; the pruned analysis gives the whole file's findings, with and
@@ -20,6 +24,75 @@ from marked_cases import FILLER
 from marked_cases import check as _check
 
 CASES = {
+    "class_hook_tuple_extend_sglang": """\
+import torch
+
+
+def _keep(buf, forward_batch):
+    return buf
+
+
+def _widen(buf, forward_batch):
+    return buf.to(torch.bfloat16)  # positive: CL001
+
+
+def _rows(buf, forward_batch):
+    return buf[forward_batch.out_cache_loc].to(torch.bfloat16)  # negative: rows gathered
+
+
+def _lens(buf, forward_batch):
+    return forward_batch.seq_lens.to(torch.int64)  # negative: lengths
+
+
+class HookedBackend:
+    read_hooks = (_keep, _lens)
+
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        buf = self.pool.get_key_buffer(layer.layer_id)
+        for fn in self.read_hooks:
+            buf = fn(buf, forward_batch)
+        return q @ buf.transpose(-1, -2)
+
+
+class NoFp8Backend(HookedBackend):
+    read_hooks = (*HookedBackend.read_hooks, _widen)
+
+
+class WindowBackend(HookedBackend):
+    read_hooks = HookedBackend.read_hooks + (_rows,)
+""",
+    "class_hook_list_extend_vllm": """\
+import torch
+
+
+def _dense(kv_cache, attn_metadata):
+    return kv_cache.float()  # positive: CL001
+
+
+def _slots(kv_cache, attn_metadata):
+    return kv_cache.flatten(0, 1)[attn_metadata.slot_mapping].float()  # negative: slots gathered
+
+
+def _half_never_run(kv_cache, attn_metadata):
+    return kv_cache.half()  # negative: in no hook list
+
+
+class TorchSDPAImplBase:
+    prepare = [_slots]
+    unused = [_half_never_run]
+
+    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+        for step in self.prepare:
+            kv = step(kv_cache, attn_metadata)
+        return query @ kv.transpose(-1, -2)
+
+
+class CPUImpl(TorchSDPAImplBase):
+    prepare = TorchSDPAImplBase.prepare + [_dense]
+""",
     "held_reader_class_override_sglang": """\
 import torch
 

@@ -3321,6 +3321,7 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
     if not (
         passed & defs
         or "lambda" in passed
+        or _held_defs(module)  # `hooks = [_identity, _upcast]` in a class body: a converting def held as a value
         or any(
             getattr(n, "decorator_list", None)
             for s in module.top

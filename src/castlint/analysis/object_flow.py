@@ -2464,6 +2464,15 @@ class ObjectFlow:
                 return list(values)
         return []
 
+    def class_attribute_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+        """What `Cls.attr` reads on the class itself: the class body's value of the first class of its
+        MRO that assigns attr there (a subclass's `hooks = Base.hooks + [...]` never changes Base's)."""
+        for member in self.c3_mro(cls):
+            found = self.class_body_values(member, attr)
+            if found:
+                return found
+        return []
+
     def class_body_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         """`attr = v` in the class body (a class attribute every instance reads), records'
         annotated fields excepted."""
@@ -2585,6 +2594,11 @@ class ObjectFlow:
             return [e.value for e in elements]
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
             return [expr.elt]
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and index is None:
+            # `Base.hooks + [_upcast]`: a concatenation holds the elements of both
+            left = self.element_values(expr.left, None, depth + 1)
+            right = self.element_values(expr.right, None, depth + 1) if left is not None else None
+            return None if right is None else left + right
         if isinstance(expr, cst.Dict):  # a dict indexed by a computed key: any value (of a `**` part too)
             out = []
             for e in expr.elements:
@@ -3088,6 +3102,9 @@ class ObjectFlow:
             held = self.held_attribute(expr)
             if held:  # `_tls.caches` of `_tls = threading.local()`: what the module stores there
                 return held
+            named = self.class_named(expr.value)
+            if named is not None:  # `Base.hooks` of the class itself: its body's, or the nearest base's
+                return self.class_attribute_values(named, expr.attr.value) or None
             owner = self.instance_class(expr.value, depth + 1) or self.duck_class(
                 expr.value, expr.attr.value, method=False
             )  # `_tls.engine.local_gpu_cache`: the one class that assigns `self.local_gpu_cache`
