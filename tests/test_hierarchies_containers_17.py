@@ -11,6 +11,9 @@ TRT-LLM styles other than the corpus's:
   `(*Base.hooks, _up)`): `Base.hooks` on the class reads the nearest class body's value, a concatenation holds
   the elements of both, so the base's `for fn in self.hooks: fn(cache)` runs `_up` on the cache (the pruner:
   a converting def held as a value sends a file calling a loop variable with a pool to the analysis);
+- what a sibling subclass stores on self (`self.static[i] = cache` in another override) is on no instance of the
+  class a method reads it in, so a copy destination's dtype is decided by the stores of its own MRO and its
+  subclasses (`self.static[i].copy_(cache)` of the base's bf16 allocation converts the cache);
 - a slice bound read only from the parameters of TRT-LLM's `_forward_step` or lmdeploy's `_async_model_forward`
   is a window of the step ([hot_path] step_inputs), whatever its name (`[: scheduled_requests.num_blocks]`).
 Each positive has look-alikes beside it; the pruned analysis gives the whole file's findings, with and
@@ -24,6 +27,48 @@ from marked_cases import FILLER
 from marked_cases import check as _check
 
 CASES = {
+    "graph_wrapper_sibling_stores_vllm": """\
+import torch
+
+
+class CachedGraphWrapperBase:
+    def __init__(self, runnable, kv_caches):
+        self.runnable = runnable
+        self.kv_caches = kv_caches
+        self.static = {}
+
+    def capture(self):
+        for i, c in enumerate(self.kv_caches):
+            self.static[i] = torch.empty_like(c, dtype=torch.bfloat16)  # negative: one-time allocation
+
+    def _sync(self, i):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        for i in range(len(self.kv_caches)):
+            self._sync(i)
+        return self.runnable(*args, **kwargs)
+
+
+class Bf16StaticWrapper(CachedGraphWrapperBase):
+    def _sync(self, i):
+        self.static[i].copy_(self.kv_caches[i])  # positive: CL001
+
+
+class AliasWrapper(CachedGraphWrapperBase):
+    def _sync(self, i):
+        self.static[i] = self.kv_caches[i]  # negative: aliasing, no conversion
+
+
+class NativeStaticWrapper:
+    def __init__(self, kv_caches):
+        self.kv_caches = kv_caches
+        self.static = {i: torch.empty_like(c) for i, c in enumerate(kv_caches)}
+
+    def __call__(self, i):
+        self.static[i].copy_(self.kv_caches[i])  # negative: same dtype, no conversion
+        return self.static[i]
+""",
     "class_hook_tuple_extend_sglang": """\
 import torch
 

@@ -2327,8 +2327,9 @@ class ObjectFlow:
         for member in family:
             if reader is not None and not self._seen_by(member, cls, reader, family):
                 continue
-            values.extend(self.self_attr_values(member, attr))
-            if member in carried and member not in shadowed:  # (a sibling's class body is on no instance of cls)
+            if member in carried:  # a sibling subclass's stores and class body are on no instance of cls
+                values.extend(self.self_attr_values(member, attr))
+            if member in carried and member not in shadowed:
                 values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
         if self.is_record(cls):
             values.extend(self._record_arguments(cls, attr))
