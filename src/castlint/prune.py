@@ -368,6 +368,7 @@ class _Vocabulary:
         self.grow_last, self.grow_many = frozenset(tables.grow_last), frozenset(tables.grow_many)
         self.grow_functions = frozenset(_last_parts(tables.grow_functions))
         self.user_containers = frozenset(_last_parts(tables.user_containers))
+        self.dict_classes = frozenset(_last_parts(tables.dict_classes))  # TypedDict: its instances are dicts
         methods, functions = set(), set()
         for wrapper in tables.wrappers:
             if wrapper.function:
@@ -2997,6 +2998,9 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     tuple_records = set(factory_records) | {
         name for name, node in classes.items() if any(_base_name(b) in vocab.tuple_record_bases for b in node.bases)
     }
+    dict_classes = {
+        name for name, node in classes.items() if any(_base_name(b) in vocab.dict_classes for b in node.bases)
+    }
     for unit in module.units:  # every unit's constructions first: a read may come before them in the file
         for name, receiver, call in unit.object_calls:
             if receiver == "":
@@ -3025,6 +3029,8 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             if receiver == "" and name in tuple_records and _tainted_args(call, unit, taint, module):
                 # `for lid, k, v in self.slots` of `LayerKV(i, pool.get_key_buffer(i), ...)`: its fields by position
                 return f"a pool is held in {name}, a tuple record (unpacked by position)"
+            if receiver == "" and name in dict_classes and _tainted_args(call, unit, taint, module):
+                return f"a pool is held in {name}, a dict class (read by key)"  # `StepInputs(k_caches=ks)`
             if receiver == "" and name in factory_records and _tainted_args(call, unit, taint, module):
                 fed |= factory_records[name]  # `LayerKV(i, pool.get_key_buffer(i))`: its fields
             if receiver == "" and name in classes and _tainted_args(call, unit, taint, module):
@@ -3283,6 +3289,9 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
                         continue
                     if any(taint.tainted(refs, unit) for _, refs in (*positional, *keywords)):
                         return f"a pool is passed to {name}, maybe an object whose class has __call__"
+        found = _local_object_calls(module, taint)
+        if found:
+            return found
     found = _local_class_calls(module, taint)
     if found:
         return found
@@ -3312,6 +3321,7 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
     if not (
         passed & defs
         or "lambda" in passed
+        or _held_defs(module)  # `hooks = [_identity, _upcast]` in a class body: a converting def held as a value
         or any(
             getattr(n, "decorator_list", None)
             for s in module.top
@@ -3948,6 +3958,27 @@ def _local_class_calls(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]
                 target = target.value if type(target) is ast.Attribute else target.func
             if type(target) is ast.Name and target.id not in _BUILTIN_NAMES and _tainted_args(n, unit, taint, module):
                 return "a pool is passed to an object of a class a def defines"
+    return None
+
+
+def _local_object_calls(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
+    """A local name assigned a call's result and then called with a pool (`read = self.reader_type(meta)`,
+    `read(k_cache)`): the object may be an instance of a class of the module whose `__call__` the analysis
+    runs with the pool (ObjectFlow._called_objects); the per-unit taint keeps only calls of defs."""
+    for unit in module.units:
+        if type(unit.node) not in _DEFS:
+            continue
+        made = {
+            t.id
+            for n in pyast.nodes(unit.node)
+            if type(n) is ast.Assign and type(n.value) is ast.Call
+            for t in n.targets
+            if type(t) is ast.Name
+        }
+        for n in pyast.nodes(unit.node) if made else ():
+            if type(n) is ast.Call and type(n.func) is ast.Name and n.func.id in made:
+                if _tainted_args(n, unit, taint, module):
+                    return f"a pool is passed to {n.func.id}, maybe an object whose class has __call__"
     return None
 
 

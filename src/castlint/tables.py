@@ -249,6 +249,7 @@ class Tables:
     keep_methods: set = field(default_factory=set)
     user_containers: set = field(default_factory=set)  # [containers] user_containers: collections.UserDict
     user_container_data: set = field(default_factory=set)  # [containers] user_container_data: "data"
+    dict_classes: set = field(default_factory=set)  # [containers] dict_classes: TypedDict (instances are dicts)
     grow_functions: set = field(default_factory=set)  # [containers] grow_functions: heapq.heappush
     module_containers: set = field(default_factory=set)  # [containers] module_containers: nn.ModuleList
     member_methods: set = field(default_factory=set)  # [containers] member_methods: Module.buffers(), parameters()
@@ -1004,6 +1005,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "module_containers",
                 "user_containers",
                 "user_container_data",
+                "dict_classes",
                 "factory_dicts",
                 "chain_maps",
                 "item_methods",

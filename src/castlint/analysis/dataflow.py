@@ -2484,6 +2484,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     kinds = [self.index_kind(v, depth) for v in found]
                     if all(k == SCALAR for k in kinds):
                         return SCALAR
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+            keyed = self.keyed_values(expr)  # `inp["layer_idx"]` of `dict(layer_idx=layer_idx)`: what it holds
+            if keyed:
+                return self._values_index_kind(keyed, depth)
         if isinstance(expr, (cst.Tuple, cst.List, cst.Comparison, cst.Subscript)):
             return TENSOR  # fancy indices, a mask, an element of a table of indices
         if isinstance(expr, cst.BinaryOperation):

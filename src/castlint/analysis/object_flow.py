@@ -562,8 +562,26 @@ class ObjectFlow:
         scope = self.scopes.get(expr)
         names = scope.get_qualified_names_for(expr) if scope is not None else set()
         for qn in sorted(names, key=lambda q: q.name):
-            return qn.name[len("builtins.") :] if qn.name.startswith("builtins.") else qn.name
-        return _dotted(expr)
+            if qn.name.startswith("builtins."):
+                return qn.name[len("builtins.") :]
+            return self._dict_class_as_dict(qn.name)
+        return self._dict_class_as_dict(_dotted(expr))
+
+    def _dict_class_as_dict(self, name: Optional[str]) -> Optional[str]:
+        """`dict` for a module class whose instances are plain dicts (rules/accessors.toml [containers]
+        dict_classes: `class StepInputs(TypedDict)`, so `StepInputs(k=v)` reads as `dict(k=v)`); else name."""
+        return "dict" if name and name in self._dict_class_names() else name
+
+    def _dict_class_names(self) -> frozenset:
+        found = self.__dict__.get("_dict_class_names_memo")
+        if found is None:
+            self._dict_class_names_memo = frozenset()  # (while deciding: the bases' names ask again)
+            found = self._dict_class_names_memo = frozenset(
+                node.name.value
+                for node in (self.nodes.classes if self.tables.dict_classes else ())
+                if any(self._named_in(b.value, self.tables.dict_classes) for b in node.bases)
+            )
+        return found
 
     def _named_in(self, expr: cst.BaseExpression, words) -> bool:
         """Is expr (a callee, a decorator, a base) one of words, as spelled or under its imports?"""
@@ -2309,8 +2327,9 @@ class ObjectFlow:
         for member in family:
             if reader is not None and not self._seen_by(member, cls, reader, family):
                 continue
-            values.extend(self.self_attr_values(member, attr))
-            if member in carried and member not in shadowed:  # (a sibling's class body is on no instance of cls)
+            if member in carried:  # a sibling subclass's stores and class body are on no instance of cls
+                values.extend(self.self_attr_values(member, attr))
+            if member in carried and member not in shadowed:
                 values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
         if self.is_record(cls):
             values.extend(self._record_arguments(cls, attr))
@@ -2446,6 +2465,15 @@ class ObjectFlow:
                 return list(values)
         return []
 
+    def class_attribute_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+        """What `Cls.attr` reads on the class itself: the class body's value of the first class of its
+        MRO that assigns attr there (a subclass's `hooks = Base.hooks + [...]` never changes Base's)."""
+        for member in self.c3_mro(cls):
+            found = self.class_body_values(member, attr)
+            if found:
+                return found
+        return []
+
     def class_body_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         """`attr = v` in the class body (a class attribute every instance reads), records'
         annotated fields excepted."""
@@ -2567,6 +2595,11 @@ class ObjectFlow:
             return [e.value for e in elements]
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
             return [expr.elt]
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and index is None:
+            # `Base.hooks + [_upcast]`: a concatenation holds the elements of both
+            left = self.element_values(expr.left, None, depth + 1)
+            right = self.element_values(expr.right, None, depth + 1) if left is not None else None
+            return None if right is None else left + right
         if isinstance(expr, cst.Dict):  # a dict indexed by a computed key: any value (of a `**` part too)
             out = []
             for e in expr.elements:
@@ -3070,6 +3103,9 @@ class ObjectFlow:
             held = self.held_attribute(expr)
             if held:  # `_tls.caches` of `_tls = threading.local()`: what the module stores there
                 return held
+            named = self.class_named(expr.value)
+            if named is not None:  # `Base.hooks` of the class itself: its body's, or the nearest base's
+                return self.class_attribute_values(named, expr.attr.value) or None
             owner = self.instance_class(expr.value, depth + 1) or self.duck_class(
                 expr.value, expr.attr.value, method=False
             )  # `_tls.engine.local_gpu_cache`: the one class that assigns `self.local_gpu_cache`
@@ -3317,7 +3353,8 @@ class ObjectFlow:
                 elif isinstance(node, cst.FunctionDef) and depth > 0:  # a def handed on by its name
                     return [(("closure", node, None, self.method_class(node) is not None), ())]
         elif isinstance(func, cst.Attribute):
-            owner = self.instance_class(func.value, depth + 1)
+            # (`cls.reader_cls(d)` in a classmethod: the class attribute of the class, or of a subclass's body)
+            owner = self.instance_class(func.value, depth + 1) or self.class_named(func.value)
             getter = self.property_getter(owner, func.attr.value) if owner is not None else None
             if getter is not None:  # `self.to_compute(kv, d)` of a property: a callable its getter returns
                 values.extend(self.function_returns(getter))
@@ -3347,6 +3384,23 @@ class ObjectFlow:
             if runs is not None:
                 out.append((self._attribute(func, runs), ()))
         return out
+
+    def _called_objects(self, value: cst.Call, depth: int) -> List[tuple]:
+        """An object value makes, called: its class's `__call__` (forward). When it may be made by several
+        classes (`self.reader_cls(d)` with `reader_cls` reassigned in a subclass's body, or a factory method
+        returning that), each construction's own."""
+        made = [call for call, _ in self.construction_frames(value, depth + 1)] if depth < 4 else []
+        classes = [self.constructed_class(call) for call in made]
+        if len({id(c) for c in classes}) > 1 and all(classes):
+            return [
+                (self._attribute(call, runs), ())
+                for call, cls in zip(made, classes)
+                for runs in [self.called_method(cls)]
+                if runs is not None
+            ]
+        owner = self.instance_class(value, depth + 1)
+        runs = self.called_method(owner) if owner is not None else None
+        return [(self._attribute(value, runs), ())] if runs is not None else []  # an object called: its __call__
 
     def called_method(self, cls: cst.ClassDef) -> Optional[str]:
         """The method calling an instance of cls runs: its `__call__`, inherited or its own, or the
@@ -3507,11 +3561,7 @@ class ObjectFlow:
                     out.extend(self._callable_forms(value.args[-1].value, depth + 1))
                 if out:
                     return out
-            out = []
-            owner = self.instance_class(value, depth + 1)
-            runs = self.called_method(owner) if owner is not None else None
-            if runs is not None:
-                out.append((self._attribute(value, runs), ()))  # an object called: its __call__ (forward)
+            out = self._called_objects(value, depth)
             for target, skip, env in self.return_targets(value, depth + 1):  # a factory: the closure it returns
                 if not isinstance(target, cst.FunctionDef):
                     continue
