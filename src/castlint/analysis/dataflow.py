@@ -2623,7 +2623,35 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if path and isinstance(iterable, cst.Name) and depth <= MAX_DEPTH:
             # `for (half, tag), _ in product(grid, ...)` of `grid = [(0, "k"), (1, "v")]`: by structure
             return self._values_index_kind(self._iterated_elements(iterable, path, depth), depth)
+        if not path and isinstance(iterable, (cst.Name, cst.Attribute)) and depth <= MAX_DEPTH:
+            # `for i in self.layer_ids` of `self.layer_ids = range(n)`, `for i in layer_ids` of a parameter
+            # every visible call hands such a range: what the name holds decides
+            sources = self._iterable_sources(iterable)
+            return _combine_values([self._loop_index_kind(v, (), depth + 1) for v in sources])
         return UNKNOWN
+
+    def _iterable_sources(self, iterable: cst.BaseExpression) -> List[cst.BaseExpression]:
+        """What a name or a self attribute iterated by a for holds: its single assignments, the values
+        the class stores into the attribute, the arguments every visible call passes for a parameter."""
+        if isinstance(iterable, cst.Attribute):
+            is_self = isinstance(iterable.value, cst.Name) and iterable.value.value == "self"
+            cls = self.enclosing_class(iterable) if is_self else None
+            return self.self_attr_values(cls, iterable.attr.value) if cls is not None else []
+        out: List[cst.BaseExpression] = []
+        for assignment in self.reaching(iterable):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if isinstance(param, cst.Param):
+                passed = self.complete_arguments(param)
+                if not passed:
+                    return []
+                out.extend(passed)
+                continue
+            kind, value, path = self.binding(node) if isinstance(node, cst.Name) else (None, None, None)
+            if kind != "assign" or path:
+                return []
+            out.append(value)
+        return out
 
     # -- names: flow-sensitive reaching assignments ------------------------------
     def reaching(self, name: cst.Name) -> List[Assignment]:
@@ -4177,8 +4205,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     ):
                         return element.value
                 continue
-            if arg.star == "**" and isinstance(arg.value, (cst.Name, cst.Attribute)):
-                held = self._double_starred_values(arg.value).get(name)  # f(**kw) of kw = {"name": value}
+            if arg.star == "**" and isinstance(arg.value, (cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation)):
+                # f(**kw) of kw = {"name": value}, f(**dict(name=value)), f(**(base | extra))
+                held = self._double_starred_values(arg.value).get(name)
                 if held is not None:
                     return held
                 # f(**kwargs) of a `**kwargs` parameter: what its own callers pass as name=
@@ -4747,6 +4776,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             kinds = [self.value_kind(v, depth) for v in values]
         elif isinstance(expr, cst.IfExp):
             kinds = [self.value_kind(expr.body, depth), self.value_kind(expr.orelse, depth)]
+        elif isinstance(expr, cst.BooleanOperation):  # `dtype or self.compute_dtype`: either operand
+            kinds = [self.value_kind(expr.left, depth), self.value_kind(expr.right, depth)]
         if kinds and all(k == kinds[0] for k in kinds) and kinds[0] in (DTYPE, DEVICE, TENSOR):
             return kinds[0]
         return UNKNOWN
