@@ -206,6 +206,8 @@ class Tables:
     unbounded_at_least: int = 2**31  # [index_values]: an int literal this large is past any extent
     split_methods: set = field(default_factory=set)  # [views] split_methods: `buf.split(n)`, pieces of n
     split_functions: set = field(default_factory=set)  # [views] split_functions: `torch.split(buf, n)`
+    dim_split_methods: set = field(default_factory=set)  # [views]: pieces along `dim` (after the sizes, 0 by default)
+    dim_split_functions: set = field(default_factory=set)  # [views]: `torch.tensor_split(buf, 4, dim=0)`
     subscript_methods: set = field(default_factory=set)  # [views]: `buf.__getitem__(i)` is `buf[i]`
     broadcast_functions: set = field(default_factory=set)  # [views]: `torch.broadcast_tensors(a, b)[i]` is arg i
     select_methods: set = field(default_factory=set)  # [views]: x.select(dim, i) reads as x[:, ..., i]
@@ -769,6 +771,8 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "narrow_methods": "narrow_methods",
             "split_methods": "split_methods",
             "split_functions": "split_functions",
+            "dim_split_methods": "dim_split_methods",
+            "dim_split_functions": "dim_split_functions",
             "broadcast_functions": "broadcast_functions",
             "subscript_methods": "subscript_methods",
             "concat_functions": "concat_functions",

@@ -1137,11 +1137,16 @@ class ConversionQueries:
         it delegates to): every backend that reads the pool runs it."""
         func = self.enclosing_function(node)
         while func is not None:
-            if func.name.value.lstrip("_") in self.tables.accessors:
+            if func.name.value.lstrip("_") in self.tables.accessors or self._item_accessor(func):
                 cls = self.method_class(func)
                 return f"{cls.name.value}.{func.name.value}" if cls is not None else func.name.value
             func = self.enclosing_function(func)
         return None
+
+    def _item_accessor(self, func: cst.FunctionDef) -> bool:
+        """Is func a class's item protocol (rules/accessors.toml [views] subscript_methods: `mgr[layer_idx]`
+        runs `__getitem__`)? Converting the whole pool there, it is the accessor every `obj[i]` reads through."""
+        return func.name.value in self.tables.subscript_methods and self.method_class(func) is not None
 
     # -- hot paths -----------------------------------------------------------
     def hot_functions(self, cls: cst.ClassDef) -> set:

@@ -794,6 +794,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 rest = [a for a in expr.args if a.value is not first_arg]
                 if qualified in t.split_functions and self._step_sized_pieces(rest):
                     return Origin.PREFIX if first == Origin.POOL else first
+                if qualified in t.dim_split_functions and self._block_pieces(first_arg, rest):
+                    return Origin.PREFIX if first == Origin.POOL else first
                 return Origin.POOL_TUPLE if first >= Origin.POOL_TUPLE else first
             if qualified in t.narrow_functions:
                 return self._narrow_origin(first, [a for a in expr.args if a.value is not first_arg], first_arg)
@@ -929,6 +931,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if method in t.tuple_view_methods:
                 if method in t.split_methods and self._step_sized_pieces(args):
                     return Origin.PREFIX if r == Origin.POOL else r
+                if method in t.dim_split_methods and self._block_pieces(receiver, args):
+                    return Origin.PREFIX if r == Origin.POOL else r
                 return Origin.POOL_TUPLE if r >= Origin.POOL_TUPLE else r
             if method in t.narrow_methods:
                 return self._narrow_origin(r, args, receiver)
@@ -952,6 +956,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if method in t.whole_methods:
                 return r  # `buf.clone()`, `buf.requires_grad_(False)`: every element
             if self.cast_target(call) is not None:
+                if self._host_bound(args):
+                    return Origin.OTHER  # `layer.to("cpu", dt)`: converted once, on its way off the device
                 return r  # a converted copy is as big as what it converts
             spelling = t.casts.get(method)
             if spelling is not None and spelling.form == "to":
@@ -966,6 +972,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         ):
             return Origin.GATHERED
         return None
+
+    def _host_bound(self, args) -> bool:
+        """Does a conversion also move its input to host memory (a device argument of rules/accessors.toml
+        [conversions] host_devices: `.to("cpu", dt)`, `.to(dt, device="cpu")`)? The copy it makes is the
+        one conversion reported; what the host does with the copy later reads no pool."""
+        hosts = self.tables.host_devices
+        for a in args:
+            if a.star or (a.keyword is not None and a.keyword.value != "device"):
+                continue
+            if (self.constant_string(a.value) or "").split(":")[0] in hosts:
+                return True
+        return False
 
     def _own_size(self, receiver: cst.BaseExpression, args) -> bool:
         """Is the size argument of a sized view (`as_strided(size, stride)`) the receiver's own
@@ -1358,6 +1376,15 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         dim = positional[1] if len(positional) > 1 else keywords.get("dim")
         along_tokens = dim is None or (isinstance(dim, cst.Integer) and dim.value == "0")
         return along_tokens and size is not None and self._step_bound(size)
+
+    def _block_pieces(self, holder: cst.BaseExpression, args) -> bool:
+        """split/chunk/tensor_split(sizes, dim) along dimension 0 (or left out) of a cache an engine hands
+        over with its blocks first (rules/conventions.toml `planes = false`): each piece some blocks."""
+        positional = [a.value for a in args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+        dim = positional[1] if len(positional) > 1 else keywords.get("dim")
+        along_blocks = dim is None or (isinstance(dim, cst.Integer) and dim.evaluated_value == 0)
+        return along_blocks and self.from_convention(holder, layout="blocks")
 
     # -- subscripts ------------------------------------------------------------
     def _subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
@@ -1814,8 +1841,20 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 # (`kv_cache[:, 0]` is a plane of its [num_blocks, 2, ...] layout): every plane, and the
                 # blocks (the dimension after the planes) decide
                 return self._token_subscript(base, elements[1:])
+            if position == 0 and holder is not None and self._blocks_first_column(inner, elements[1:], holder):
+                return base  # `kv_cache_tensor[:, layer_idx]` of a blocks-first pool: every block of one layer
             return self._later_dimensions(base, elements[position + 1 :])
         return base
+
+    def _blocks_first_column(self, first: cst.Slice, rest, holder: cst.BaseExpression) -> bool:
+        """Is `holder[:, i, ...]` every block of a cache an engine hands over with its blocks first
+        (rules/conventions.toml `planes = false`), the later indices no evident index tensor (a layer,
+        a plane: not `[:, token_ids]`)?"""
+        if first.lower is not None or first.upper is not None or first.step is not None:
+            return False
+        if any(isinstance(e.slice, cst.Index) and self.index_kind(e.slice.value) == TENSOR for e in rest):
+            return False
+        return self.from_convention(holder, layout="blocks")
 
     def _past_entry_planes(self, index: cst.Integer, holder: cst.BaseExpression) -> bool:
         """Does a constant index an entry an engine hands over past its leading caches (rules/accessors.toml
@@ -1979,19 +2018,20 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             parts |= name_parts(text)
         return parts
 
-    def from_convention(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    def from_convention(self, expr: cst.BaseExpression, depth: int = 0, layout: str = "planes") -> bool:
         """Does this value come from a cache parameter of an engine's calling convention
         (rules/conventions.toml), through names, parameters fed by visible calls, attributes
-        of any object, views and helper returns?"""
-        key = ("convention", id(expr))
+        of any object, views and helper returns? layout "planes": a row whose cache may hold its
+        planes first (the default); "blocks": a row with `planes = false` (its blocks first)."""
+        key = ("convention", layout, id(expr))
         if key in self._kind_cache:
             return self._kind_cache[key] == "yes"
         self._kind_cache[key] = "no"
-        found = depth <= 6 and self._from_convention(expr, depth + 1)
+        found = depth <= 6 and self._from_convention(expr, depth + 1, layout)
         self._kind_cache[key] = "yes" if found else "no"
         return found
 
-    def _from_convention(self, expr: cst.BaseExpression, depth: int) -> bool:
+    def _from_convention(self, expr: cst.BaseExpression, depth: int, layout: str) -> bool:
         if isinstance(expr, cst.Name):
             for assignment in self.reaching(expr):
                 node = assignment.node
@@ -2000,12 +2040,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     owner = self._param_owner(param)
                     if isinstance(owner, cst.FunctionDef) and self._convention_origin(owner, param) != Origin.OTHER:
                         row = self.cache_parameter(owner, param.name.value)
-                        if row is None or row.planes:
+                        if (row is None or row.planes) == (layout == "planes"):
                             return True
                         continue  # lmdeploy's k_cache has its blocks first: `k_cache[0]` is one block
                     name = param.name.value
                     if (
-                        name in self.tables.cache_parameter_names
+                        layout == "planes"
+                        and name in self.tables.cache_parameter_names
                         and name in self.tables.cache_entry_lists
                         and self._param_origin(param, depth) == Origin.POOL_TUPLE
                     ):
@@ -2017,7 +2058,7 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                         index = position.index(param.name.value)
                         for call, first in self._mapped_calls().get(id(owner), ()):
                             iterables = [a.value for a in call.args[first:] if a.keyword is None and not a.star]
-                            if index < len(iterables) and self.from_convention(iterables[index], depth):
+                            if index < len(iterables) and self.from_convention(iterables[index], depth, layout):
                                 return True
                     cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
                     if cls is not None:  # self.m(...) in the class and in its subclasses (an inherited helper)
@@ -2027,41 +2068,41 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                                 calls += self._method_calls.get((id(member), owner.name.value), [])
                     for call in calls:
                         argument = self._argument_for(call, owner, param, skip_self=cls is not None)
-                        if argument is not None and self.from_convention(argument, depth):
+                        if argument is not None and self.from_convention(argument, depth, layout):
                             return True
                 elif isinstance(node, cst.Name):
                     kind, value, path = self.binding(node)
-                    if kind == "assign" and not path and self.from_convention(value, depth):
+                    if kind == "assign" and not path and self.from_convention(value, depth, layout):
                         return True
-                    if kind == "for" and not path and self.from_convention(value, depth):
+                    if kind == "for" and not path and self.from_convention(value, depth, layout):
                         return True  # an entry of what the engine hands over
                     if kind == "for" and path and path[0] == 1 and len(path) == 1 and isinstance(value, cst.Call):
                         # `for i, kv in enumerate(engine.gpu_cache)`: kv is an entry
                         if (dotted(value.func) or "") == "enumerate" and value.args:
-                            if self.from_convention(value.args[0].value, depth):
+                            if self.from_convention(value.args[0].value, depth, layout):
                                 return True
                         # `for name, cache in kv_caches.items()`: cache is a value of the engine's dict
-                        if self._items_call(value) and self.from_convention(value.func.value, depth):
+                        if self._items_call(value) and self.from_convention(value.func.value, depth, layout):
                             return True
             return False
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in self.tables.cache_entry_lists:
-                return True
+                return layout == "planes"
             if (
                 expr.attr.value in self.tables.view_attributes or expr.attr.value in self.tables.whole_copy_attributes
-            ) and self.from_convention(expr.value, depth):
+            ) and self.from_convention(expr.value, depth, layout):
                 return True  # `kv_cache.mT`: the same layout, transposed
             owner = self.instance_class(expr.value) or self.class_named(expr.value)
             values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
-            return any(self.from_convention(v, depth) for v in values)
+            return any(self.from_convention(v, depth, layout) for v in values)
         if isinstance(expr, cst.Subscript):
-            return self.from_convention(expr.value, depth)
+            return self.from_convention(expr.value, depth, layout)
         if isinstance(expr, cst.NamedExpr):  # `(kv := self.caches.get(i))[0]`: what it binds
-            return self.from_convention(expr.value, depth)
+            return self.from_convention(expr.value, depth, layout)
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):  # `[kv for j, kv in enumerate(gpu_cache)]`
-            return self.from_convention(expr.elt, depth)
+            return self.from_convention(expr.elt, depth, layout)
         if isinstance(expr, cst.DictComp):  # `{i: kv for i, kv in enumerate(gpu_cache)}`: its values are entries
-            return self.from_convention(expr.value, depth)
+            return self.from_convention(expr.value, depth, layout)
         if isinstance(expr, cst.Call):
             if (
                 isinstance(expr.func, cst.Name)
@@ -2069,13 +2110,13 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 and len(expr.args) == 1
                 and not expr.args[0].star
             ):
-                return self.from_convention(expr.args[0].value, depth)  # `list(gpu_cache)`: the same entries
+                return self.from_convention(expr.args[0].value, depth, layout)  # `list(gpu_cache)`: the same entries
             receiver, method, _ = self.method_parts(expr)
             t = self.tables
             if (
                 isinstance(expr.func, cst.Attribute)
                 and expr.func.attr.value in (*t.keep_methods, *t.item_methods, *t.take_methods)
-                and self.from_convention(expr.func.value, depth)
+                and self.from_convention(expr.func.value, depth, layout)
             ):
                 return True  # `kv_caches.values()`, `.get(name)`: the entries the engine handed over
             if receiver is not None and (
@@ -2083,10 +2124,10 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                 or method in self.tables.whole_copy_methods
                 or self.cast_target(expr) is not None
             ):
-                return self.from_convention(receiver, depth)  # a view or a (converted) copy: the same layout
+                return self.from_convention(receiver, depth, layout)  # a view or a (converted) copy: the same layout
             for target, _, _ in self.return_targets(expr):
                 values = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
-                if any(self.from_convention(v, depth) for v in values):
+                if any(self.from_convention(v, depth, layout) for v in values):
                     return True
         return False
 
@@ -2586,7 +2627,35 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         if path and isinstance(iterable, cst.Name) and depth <= MAX_DEPTH:
             # `for (half, tag), _ in product(grid, ...)` of `grid = [(0, "k"), (1, "v")]`: by structure
             return self._values_index_kind(self._iterated_elements(iterable, path, depth), depth)
+        if not path and isinstance(iterable, (cst.Name, cst.Attribute)) and depth <= MAX_DEPTH:
+            # `for i in self.layer_ids` of `self.layer_ids = range(n)`, `for i in layer_ids` of a parameter
+            # every visible call hands such a range: what the name holds decides
+            sources = self._iterable_sources(iterable)
+            return _combine_values([self._loop_index_kind(v, (), depth + 1) for v in sources])
         return UNKNOWN
+
+    def _iterable_sources(self, iterable: cst.BaseExpression) -> List[cst.BaseExpression]:
+        """What a name or a self attribute iterated by a for holds: its single assignments, the values
+        the class stores into the attribute, the arguments every visible call passes for a parameter."""
+        if isinstance(iterable, cst.Attribute):
+            is_self = isinstance(iterable.value, cst.Name) and iterable.value.value == "self"
+            cls = self.enclosing_class(iterable) if is_self else None
+            return self.self_attr_values(cls, iterable.attr.value) if cls is not None else []
+        out: List[cst.BaseExpression] = []
+        for assignment in self.reaching(iterable):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if isinstance(param, cst.Param):
+                passed = self.complete_arguments(param)
+                if not passed:
+                    return []
+                out.extend(passed)
+                continue
+            kind, value, path = self.binding(node) if isinstance(node, cst.Name) else (None, None, None)
+            if kind != "assign" or path:
+                return []
+            out.append(value)
+        return out
 
     # -- names: flow-sensitive reaching assignments ------------------------------
     def reaching(self, name: cst.Name) -> List[Assignment]:
@@ -4140,8 +4209,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
                     ):
                         return element.value
                 continue
-            if arg.star == "**" and isinstance(arg.value, (cst.Name, cst.Attribute)):
-                held = self._double_starred_values(arg.value).get(name)  # f(**kw) of kw = {"name": value}
+            if arg.star == "**" and isinstance(arg.value, (cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation)):
+                # f(**kw) of kw = {"name": value}, f(**dict(name=value)), f(**(base | extra))
+                held = self._double_starred_values(arg.value).get(name)
                 if held is not None:
                     return held
                 # f(**kwargs) of a `**kwargs` parameter: what its own callers pass as name=
@@ -4710,6 +4780,8 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             kinds = [self.value_kind(v, depth) for v in values]
         elif isinstance(expr, cst.IfExp):
             kinds = [self.value_kind(expr.body, depth), self.value_kind(expr.orelse, depth)]
+        elif isinstance(expr, cst.BooleanOperation):  # `dtype or self.compute_dtype`: either operand
+            kinds = [self.value_kind(expr.left, depth), self.value_kind(expr.right, depth)]
         if kinds and all(k == kinds[0] for k in kinds) and kinds[0] in (DTYPE, DEVICE, TENSOR):
             return kinds[0]
         return UNKNOWN

@@ -4972,6 +4972,9 @@ class ObjectFlow:
             return [expr]
         if isinstance(expr, cst.Subscript):
             return self._element_dicts(expr)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr) and depth < 3:
+            # `base | extra`: the merged dict, the right operand's keys first (they win)
+            return self._held_values(expr.right, depth + 1) + self._held_values(expr.left, depth + 1)
         source = self.fields_source(expr)
         if source is not None:
             return [(source,)]

@@ -30,17 +30,30 @@ def _annotation_classes(analysis: ModuleAnalysis, receiver: cst.BaseExpression) 
                 return _classes_named(analysis, param.annotation.annotation)
             if isinstance(node, cst.Name):
                 value, _ = analysis.assigned_value(node)
-                if isinstance(value, cst.Call):
+                if isinstance(value, cst.Call) and not _object_method_call(analysis, value):
                     name = (dotted(value.func) or "").rsplit(".", 1)[-1]
                     return (name,) if name else None
     if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
         cls = analysis.enclosing_class(receiver)
         if cls is not None:
             for value in analysis.self_attr_values(cls, receiver.attr.value):
-                if isinstance(value, cst.Call):
+                if isinstance(value, cst.Call) and not _object_method_call(analysis, value):
                     name = (dotted(value.func) or "").rsplit(".", 1)[-1]
                     return (name,) if name else None
     return None
+
+
+def _object_method_call(analysis: ModuleAnalysis, call: cst.Call) -> bool:
+    """Is call a method of an object a parameter holds (`model_runner.make_mla_wrapper()`): a factory
+    whose class the file does not show, not a constructor naming one? Then the call decides."""
+    root = call.func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if root is call.func or not isinstance(root, cst.Name):
+        return False
+    scope = analysis.scopes.get(root)
+    assignments = scope.assignments[root.value] if scope is not None else ()
+    return any(isinstance(getattr(a, "node", None), cst.Param) for a in assignments)
 
 
 _TYPING_WRAPPERS = {"Union", "Optional", "typing", "List", "Tuple", "Sequence", "None", "Type"}
