@@ -1,0 +1,1 @@
+"""MLA generation: attention.py fetches the latent buffer, latent_ops.py converts it."""

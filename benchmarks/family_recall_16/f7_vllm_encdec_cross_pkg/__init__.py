@@ -1,0 +1,1 @@
+"""Encoder-decoder runner: runner.py owns kv_caches, cross.py converts the cross caches."""
