@@ -1,0 +1,96 @@
+"""HAZARD case h_asyncio_run_prefetch_task_lands_pages: asyncio.run(self.helper.await_prefetch(...)) awaits a task that copies the request's host pages into the pool."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a coroutine, async generator or generator is driven between the cast and the gather and its body writes the pool: asyncio.run() of a prefetch that awaits a task landing host pages, an async-for over a layer stream that commits each chunk, close() of a buffered KV writer whose finally flushes, itertools.tee over a chunk generator that stores as it yields"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+import asyncio
+
+
+class AsyncPrefetcher:
+    """Host-to-device prefetcher of an async engine: the decode step awaits the pages it needs."""
+
+    def __init__(self, pool, host_rows):
+        self.pool = pool
+        self.host_rows = host_rows
+
+    async def _load(self, slot):
+        await asyncio.sleep(0)
+        self.pool.k_buffer[1][slot] = self.host_rows[slot].to(self.pool.dtype)
+        return slot
+
+    async def await_prefetch(self, slots):
+        tasks = [asyncio.ensure_future(self._load(s)) for s in slots]
+        return await asyncio.gather(*tasks)
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+        asyncio.run(self.helper.await_prefetch(forward_batch.out_cache_loc.tolist()))
+        return k[forward_batch.kv_indices], 0
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    helper = AsyncPrefetcher(pool, {3: torch.full((2, 4), 3.0)})
+    out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer}

@@ -1,0 +1,100 @@
+"""HAZARD case h_dict_lookup_hash_lazy_prefix_key: self.helper.plans.get(forward_batch.prefix_key): the key's __hash__ hashes the prefix pages, loading them into the pool first."""
+import torch
+
+KIND = "hazard"
+FAMILY = "an implicit iteration, unpacking or container protocol on an engine object writes the pool: a batch's __iter__ commits each request's pending K, tuple unpacking of a shape hint, ** unpacking of a plan-args mapping (keys()), sorting with a key that loads a request's prefix, list membership calling a Req's __eq__, a dict lookup hashing a lazy prefix key, a defaultdict factory allocating a scrubbed slot, a radix tree's __contains__ loading back a page, a spec-info's __bool__"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class PrefixKey:
+    def __init__(self, pool, pages, host_rows):
+        self.pool = pool
+        self.pages = pages
+        self.host_rows = host_rows
+        self._hash = None
+
+    def __hash__(self):
+        if self._hash is None:
+            for slot, row in self.host_rows.items():
+                self.pool.k_buffer[1][slot] = row.to(self.pool.dtype)
+            self._hash = hash(self.pages)
+        return self._hash
+
+    def __eq__(self, other):
+        return isinstance(other, PrefixKey) and other.pages == self.pages
+
+
+class PlanStore:
+    def __init__(self):
+        self.plans = {}
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+        plan = self.helper.plans.get(forward_batch.prefix_key)
+        return k[forward_batch.kv_indices], plan
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    fb.prefix_key = PrefixKey(pool, (3,), {3: torch.full((2, 4), 3.0)})
+    helper = PlanStore()
+    out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer}
