@@ -116,7 +116,7 @@ MEMBERSHIP_SAFE = {
         "skip",
     ),
     "dict keyed by layer, rebuilt elsewhere": (
-        'self.windows = {}\nself.windows = {i: 4 for i in range(2)}',
+        "self.windows = {}\nself.windows = {i: 4 for i in range(2)}",
         "w = self.windows[layer.layer_id] if layer.layer_id in self.windows else 0\n",
         "w",
     ),
@@ -196,9 +196,7 @@ def test_iterating_a_list_attribute_also_stored_by_keyword_is_not_fixed():
 
 def test_a_view_of_an_object_of_the_file_is_not_trusted():
     # `values()` of an attribute not proven a builtin container: the file's class may define it
-    src = source(
-        COMMITS_ON_CONTAINS, "n = [x for x in self.sampling.values()]\n", "n", init="self.sampling = Window()"
-    )
+    src = source(COMMITS_ON_CONTAINS, "n = [x for x in self.sampling.values()]\n", "n", init="self.sampling = Window()")
     assert_not_fixed_by_default(src, "self.sampling")
 
 

@@ -4148,7 +4148,8 @@ def _held_membership(analysis, container) -> str | None:
     hit = _implicit_hit(analysis)
     if hit is None:
         return None
-    return f"compares its item with the elements of `{_code(analysis, container, 40)}`: it {_defined_here(analysis, hit)}"
+    elements = _code(analysis, container, 40)
+    return f"compares its item with the elements of `{elements}`: it {_defined_here(analysis, hit)}"
 
 
 def _context_var_read(analysis, call: cst.Call) -> bool:
