@@ -451,6 +451,10 @@ class Tables:
     stream_print_functions: set = field(default_factory=set)  # round 9: `print`
     memory_stream_factories: set = field(default_factory=set)  # round 9: `io.StringIO`
     grad_mode_managers: set = field(default_factory=set)  # round 9: `with torch.inference_mode():`
+    container_view_methods: set = field(default_factory=set)  # round 10: `d.items()` iterated
+    pair_view_methods: set = field(default_factory=set)  # round 10: `d.items()` yields 2-tuples
+    context_var_factories: set = field(default_factory=set)  # round 10: `contextvars.ContextVar`
+    context_var_read_methods: set = field(default_factory=set)  # round 10: `var.get()`
     logger_factories: set = field(default_factory=set)  # calls that answer a stdlib logging.Logger
     logger_methods: set = field(default_factory=set)  # a Logger's record-emitting methods
     logger_keywords: set = field(default_factory=set)  # keywords of those that run no code of the file
@@ -1207,6 +1211,10 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "stream_print_functions": "stream_print_functions",
             "memory_stream_factories": "memory_stream_factories",
             "grad_mode_managers": "grad_mode_managers",
+            "container_view_methods": "container_view_methods",
+            "pair_view_methods": "pair_view_methods",
+            "context_var_factories": "context_var_factories",
+            "context_var_read_methods": "context_var_read_methods",
             "logger_factories": "logger_factories",
             "logger_methods": "logger_methods",
             "logger_keywords": "logger_keywords",

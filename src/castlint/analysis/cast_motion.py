@@ -465,6 +465,7 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
             call.func.attr.value in _known_methods(tables)
             or _logging_call(analysis, call)
             or _container_call(analysis, call)  # round 9: `self.plan_cache.get(key)` on a builtin dict
+            or _context_var_read(analysis, call)  # round 10: `DEBUG.get()` of a module's ContextVar
         )
     name = _function_name(analysis, call)
     if name is None:
@@ -2292,12 +2293,16 @@ def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> boo
     if isinstance(expr, cst.Name):
         return _bound_only_to(analysis, expr, lambda v: _proven_iterable(analysis, v, depth + 1, True))
     if isinstance(expr, cst.Attribute):
+        if _builtin_container(analysis, expr):
+            return True  # round 10: an attribute held only as a builtin container
         return expr.attr.value in t.iterable_attributes and not is_property(analysis, expr.attr.value)
     if isinstance(expr, cst.Subscript):
         return all(isinstance(el.slice, cst.Slice) for el in expr.slice) and _proven_iterable(
             analysis, expr.value, depth + 1, bound
         )
     if isinstance(expr, cst.Call):
+        if _container_view(analysis, expr):
+            return True  # round 10: `self.sampling.items()` of a proven builtin container
         if _is_method(analysis, expr.func):
             method = expr.func.attr.value
             return method in t.iterable_methods and _listed_result_trusted(analysis, expr)
@@ -2530,10 +2535,10 @@ def _unpacks_items(analysis, target, iterable) -> str | None:
     if (
         isinstance(iterable, cst.Call)
         and _is_method(analysis, iterable.func)
-        and iterable.func.attr.value == "items"
-        and isinstance(iterable.func.value, cst.Dict)
+        and iterable.func.attr.value in analysis.tables.pair_view_methods
+        and (isinstance(iterable.func.value, cst.Dict) or _container_view(analysis, iterable))
     ):
-        return None
+        return None  # a dict's (key, value) tuples; round 10: of a proven builtin container too
     return f"unpacks the items of `{_code(analysis, iterable, 40)}` (iterating each may run `__iter__`)"
 
 
@@ -2573,6 +2578,10 @@ def implicit_effect(analysis, node) -> str | None:
                     f"tests membership in `{_code(analysis, target.comparator, 40)}`, which is not proven a "
                     "builtin container (`__contains__` or a generator's body may run)"
                 )
+            if isinstance(target.operator, (cst.In, cst.NotIn)):
+                why = _held_membership(analysis, target.comparator)
+                if why is not None:
+                    return why
         operands = [node.left] + [c.comparator for c in node.comparisons]
         if any(isinstance(c.operator, (cst.In, cst.NotIn)) for c in node.comparisons):
             why = _protocol(analysis, "contains", operands)  # the item's __eq__, and __hash__ for a set
@@ -3485,7 +3494,15 @@ def _logger_receiver(analysis, expr, depth: int = 0) -> bool:
     t = analysis.tables
     if isinstance(expr, cst.Call):
         return not _is_method(analysis, expr.func) and _function_name(analysis, expr) in t.logger_factories
-    if not isinstance(expr, cst.Name) or depth > 2:
+    if depth > 2:
+        return False
+    return _name_bound_only_to(analysis, expr, lambda value: _logger_receiver(analysis, value, depth + 1))
+
+
+def _name_bound_only_to(analysis, expr, test) -> bool:
+    """Is expr a name every binding of which, in the scope it resolves to (a module's global too, with
+    the functions' `global` stores), is a plain assignment of a value that passes test?"""
+    if not isinstance(expr, cst.Name):
         return False
     scope = analysis.scopes.get(expr)
     if scope is None:
@@ -3498,7 +3515,7 @@ def _logger_receiver(analysis, expr, depth: int = 0) -> bool:
         if not isinstance(node, cst.Name):
             return False  # an import, a def, a parameter, a builtin
         kind, value, path = analysis.binding(node)
-        if kind != "assign" or value is None or path or not _logger_receiver(analysis, value, depth + 1):
+        if kind != "assign" or value is None or path or not test(value):
             return False
     return True
 
@@ -4107,6 +4124,52 @@ def _container_store(analysis, node, leaf: cst.Subscript) -> bool:
         return False
     # settled: during the members' fixed point the finalizers found may still grow
     return _settled(analysis, "cast_motion.finalizers_settled", lambda: _finalizers(analysis)) is None
+
+
+def _container_view(analysis, call) -> bool:
+    """`self.sampling.items()`: a container_view_methods call with no argument on a proven builtin
+    container; iterating it runs no code (round 10)."""
+    return (
+        isinstance(call, cst.Call)
+        and _is_method(analysis, call.func)
+        and call.func.attr.value in analysis.tables.container_view_methods
+        and not call.args
+        and _builtin_container(analysis, call.func.value)
+    )
+
+
+def _held_membership(analysis, container) -> str | None:
+    """`x in self.sliding_layers` on a container held by the file: its elements, unseen here, are compared
+    and hashed with x (`__eq__`/`__hash__`): harmless only where no implicit member of the file may write
+    (round 6). None where the container is a display (its elements are judged where they are written)."""
+    held = isinstance(container, cst.Attribute) or _container_view(analysis, container)
+    if not held and not (isinstance(container, cst.Name) and _builtin_container(analysis, container)):
+        return None
+    hit = _implicit_hit(analysis)
+    if hit is None:
+        return None
+    elements = _code(analysis, container, 40)
+    return f"compares its item with the elements of `{elements}`: it {_defined_here(analysis, hit)}"
+
+
+def _context_var_read(analysis, call: cst.Call) -> bool:
+    """`DEBUG_KV.get()` / `.get(default)`: a context_var_read_methods call on a name bound only to a
+    context_var_factories call (round 10); it answers a value and runs no code."""
+    t = analysis.tables
+    return (
+        call.func.attr.value in t.context_var_read_methods
+        and len(call.args) <= 1
+        and not any(arg.star or arg.keyword is not None for arg in call.args)
+        and _name_bound_only_to(analysis, call.func.value, lambda value: _context_var_factory(analysis, value))
+    )
+
+
+def _context_var_factory(analysis, value) -> bool:
+    return (
+        isinstance(value, cst.Call)
+        and not _is_method(analysis, value.func)
+        and _function_name(analysis, value) in analysis.tables.context_var_factories
+    )
 
 
 def _memory_stream(analysis, expr) -> bool:
