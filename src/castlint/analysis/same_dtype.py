@@ -59,8 +59,8 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
         accessor = tables.accessors.get(method)
         if accessor is not None:
             spellings = getattr(accessor, "dtype", ()) or ()
-            if not spellings:
-                return _method_dtypes(analysis, expr, depth)
+            if not spellings or analysis.return_targets(expr):
+                return _method_dtypes(analysis, expr, depth)  # (a pool class of this module says)
             receiver = analysis.code(expr.func.value)
             return {f"{receiver}.{s[len('self.') :]}" if s.startswith("self.") else s for s in spellings}
         if (
@@ -661,8 +661,8 @@ def own_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
         target = positional[0] if positional else keyword
     if target is None:
         return False
-    if spelling.form == "tensor-arg":  # `x.type_as(other)`: other's dtype
-        roots: Optional[frozenset] = dtype_roots(analysis, target)
+    if spelling.form == "tensor-arg" or _other_tensor(analysis, spelling, target, is_tensor):
+        roots: Optional[frozenset] = dtype_roots(analysis, target)  # `x.type_as(other)`: other's dtype
     else:
         roots = _target_roots(analysis, target)
     if roots is None:
@@ -671,6 +671,17 @@ def own_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
         return True  # `.to(None)` / `.to(dtype=None)`: the value itself
     own = dtype_roots(analysis, receiver)
     return len(own) == 1 and own == roots
+
+
+def _other_tensor(analysis: "ModuleAnalysis", spelling, target: cst.BaseExpression, is_tensor: bool) -> bool:
+    """Is a `.to()` target another tensor (`kc.to(vc)`, `.to(other=vc)`: its dtype), known as a tensor
+    by its value or by the flow model (some part of a pool reaches it)?"""
+    from castlint.analysis.dataflow import TENSOR
+    from castlint.analysis.origin import Origin
+
+    if spelling.form != "to":
+        return False
+    return is_tensor or analysis.value_kind(target) == TENSOR or analysis.origin(target) >= Origin.PREFIX
 
 
 def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
