@@ -2044,6 +2044,9 @@ def _applied_calls(n: ast.Call, vocab: _Vocabulary) -> List[ast.Call]:
         )
     elif name in vocab.apply_methods and type(func) is ast.Attribute and len(args) >= 2:
         callee, rest, keywords = args[0], [ast.Subscript(value=a, slice=ast.Constant(0)) for a in args[1:]], []
+    elif name in vocab.appliers and len(args) >= 2 and type(args[0]) is ast.Attribute:
+        # `map(self.stats.widen, caches)`: the bound method on each element (ModuleAnalysis._mapped_calls)
+        callee, rest, keywords = args[0], [ast.Subscript(value=a, slice=ast.Constant(0)) for a in args[1:]], []
     elif name in vocab.folds and len(args) == 3 and not (type(args[0]) is ast.Name and args[0].id == "getattr"):
         callee, rest, keywords = args[0], [args[2], ast.Subscript(value=args[1], slice=ast.Constant(0))], []
     else:

@@ -4360,16 +4360,22 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return callers
 
     def _mapped_calls(self) -> Dict[int, List[Tuple[cst.Call, int]]]:
-        """id(function or lambda) -> the calls applying it (and where the iterables start): `map(f, xs,
-        ...)`, `tree_map(f, tree)`, `functools.reduce(f, xs, init)` (applier)."""
+        """id(function or lambda) -> the calls applying it (and where the iterables start, one earlier
+        for a bound method, whose self is no element): `map(f, xs, ...)`, `map(self.stats.widen, xs)`,
+        `tree_map(f, tree)`, `functools.reduce(f, xs, init)` (applier)."""
         if self._mapped is not None:
             return self._mapped
         mapped: Dict[int, List[Tuple[cst.Call, int]]] = {}
+        self._mapped = mapped  # (a read while it is built sees what is found so far)
         for call in self.nodes.calls:
             fn = self.applied_function(call)
             if fn is None:
                 continue
             first = call.args[fn].value
+            if isinstance(first, cst.Attribute):
+                for target in self._bound_method_targets(first):
+                    mapped.setdefault(id(target), []).append((call, fn))
+                continue
             targets = (
                 [first]
                 if isinstance(first, cst.Lambda)
@@ -4377,8 +4383,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             )
             for target in targets:
                 mapped.setdefault(id(target), []).append((call, fn + 1))
-        self._mapped = mapped
         return mapped
+
+    def _bound_method_targets(self, method: cst.Attribute) -> List[cst.FunctionDef]:
+        """The plain methods of this module's classes a bound method value runs (`self.widen`,
+        `self.stats.widen` of an instance the module makes), as a call of it would."""
+        synthetic = cst.Call(func=method)
+        self.parents.setdefault(synthetic, self.parents.get(method))
+        return [
+            t
+            for t, skip, env in self.return_targets(synthetic)
+            if skip and env is None and isinstance(t, cst.FunctionDef) and not t.decorators
+        ]
 
     def dispatch_overloads(self) -> Dict[str, List[cst.FunctionDef]]:
         """name of a generic function -> the defs registered for it (`@name.register`,
