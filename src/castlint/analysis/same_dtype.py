@@ -129,6 +129,8 @@ def _elements_dtypes(analysis: "ModuleAnalysis", value, index: int, depth: int) 
     """The allocation dtypes of element `index` of value, through the element structure the file
     shows (ObjectFlow.element_values: a helper's or a method's returned tuple); None when unknown."""
     elements = analysis.element_values(value, index)
+    if not elements and _one_dtype_accessor(analysis, value):
+        return _allocation_dtypes(analysis, value, depth + 1)  # `kb, vb = pool.get_kv_buffer(i)`: its dtype
     if not elements and isinstance(value, cst.Call):
         # every returned leaf (tuple elements, both branches of a conditional): one dtype for all
         elements = [
@@ -149,6 +151,15 @@ def _elements_dtypes(analysis: "ModuleAnalysis", value, index: int, depth: int) 
         if not common:
             return None
     return common
+
+
+def _one_dtype_accessor(analysis: "ModuleAnalysis", value) -> bool:
+    """Is value a call of a table accessor whose several buffers share the dtype it names (rules/accessors.toml
+    `one_dtype` with `dtype`)?"""
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return False
+    accessor = analysis.tables.accessors.get(value.func.attr.value)
+    return accessor is not None and accessor.one_dtype and bool(accessor.dtype)
 
 
 def _leaves(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
