@@ -455,11 +455,15 @@ from sglang.srt.mem_cache.memory_pool import MHATokenToKVPool
 class UpcastMHAPool(MHATokenToKVPool):
     def get_value_dense(self, layer_id):
         v = self.get_value_buffer(layer_id)
-        return v.to(self.dtype)  # positive CL004
+        return v.to(torch.float32)  # positive CL004
 
     def get_value_rows(self, layer_id, loc):
         v = self.get_value_buffer(layer_id)
-        return v[loc].to(self.dtype)  # negative: gathered rows
+        return v[loc].to(torch.float32)  # negative: gathered rows
+
+    def get_value_same(self, layer_id):
+        # (get_value_buffer returns the pool's self.dtype view: rules/accessors.toml `dtype`)
+        return self.get_value_buffer(layer_id).to(self.dtype)  # negative: its own dtype
 
 
 class DenseBackend:

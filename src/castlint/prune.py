@@ -1458,6 +1458,7 @@ def _collect(
     aliases=frozenset(),
     helper_aliases=frozenset(),
     fn_aliases: Optional[Dict[str, Set[str]]] = None,
+    method_names: frozenset = frozenset(),
 ) -> None:
     """Fill unit with what the taint fixpoint reads: every node under it, with its owner
     (the function whose return statements it is in) and its path: where its statement
@@ -1468,6 +1469,7 @@ def _collect(
     One explicit stack, node kinds dispatched inline by frequency: this loop is most of
     planning after ast.parse."""
     collector = _Collector(unit, vocab, params, aliases, helper_aliases, fn_aliases)
+    collector.method_names = method_names
     root = unit.node
     stack = [(root, root.name if type(root) in _DEFS else None, ())]
     pop, push, AST, fields, inert = stack.pop, stack.append, ast.AST, pyast.CHILD_FIELDS, _INERT
@@ -1551,7 +1553,17 @@ class _Collector:
     what ModuleAnalysis binds: =, annotated =, :=, for and comprehension targets (a
     with/except target or an augmented assignment has origin OTHER)."""
 
-    __slots__ = ("unit", "vocab", "params", "aliases", "helper_aliases", "fn_aliases", "method_node", "layer_loops")
+    __slots__ = (
+        "unit",
+        "vocab",
+        "params",
+        "aliases",
+        "helper_aliases",
+        "fn_aliases",
+        "method_node",
+        "layer_loops",
+        "method_names",
+    )
 
     def __init__(self, unit: _Unit, vocab: _Vocabulary, params: Params, aliases, helper_aliases, fn_aliases=None):
         self.unit, self.vocab, self.params = unit, vocab, params
@@ -1559,6 +1571,7 @@ class _Collector:
         self.fn_aliases = {} if fn_aliases is None else fn_aliases  # name -> the function names it may hold
         self.method_node = unit.node if unit.cls is not None and type(unit.node) in _DEFS else None
         self.layer_loops: Set[int] = set()  # id(body) of `for ... in range(<layer word>)` loops
+        self.method_names: frozenset = frozenset()  # _ModuleUnits.method_names
 
     def refs(self, node: ast.AST) -> _Refs:
         return _refs(node, self.vocab, self.aliases)
@@ -1813,7 +1826,7 @@ class _Collector:
             if (type(func.value) is ast.Name and func.value.id == "self") or _is_super(func.value):
                 unit.self_calls.append((name,) + _call_args(n, vocab, self.aliases))
                 unit.calls_made.add(name)
-            elif name not in vocab.tensor_methods:  # obj.m(...), Cls.m(...): a method of any class
+            elif name not in vocab.tensor_methods or name in self.method_names:  # obj.m(...), Cls.m(...)
                 unit.object_method_calls.append((name,) + _call_args(n, vocab, self.aliases))
                 unit.calls_made.add(name)
                 owner = _class_spelling(func.value)
@@ -2043,6 +2056,9 @@ def _applied_calls(n: ast.Call, vocab: _Vocabulary) -> List[ast.Call]:
             else []
         )
     elif name in vocab.apply_methods and type(func) is ast.Attribute and len(args) >= 2:
+        callee, rest, keywords = args[0], [ast.Subscript(value=a, slice=ast.Constant(0)) for a in args[1:]], []
+    elif name in vocab.appliers and len(args) >= 2 and type(args[0]) is ast.Attribute:
+        # `map(self.stats.widen, caches)`: the bound method on each element (ModuleAnalysis._mapped_calls)
         callee, rest, keywords = args[0], [ast.Subscript(value=a, slice=ast.Constant(0)) for a in args[1:]], []
     elif name in vocab.folds and len(args) == 3 and not (type(args[0]) is ast.Name and args[0].id == "getattr"):
         callee, rest, keywords = args[0], [args[2], ast.Subscript(value=args[1], slice=ast.Constant(0))], []
@@ -4069,9 +4085,14 @@ class _ModuleUnits:
         self.top_defs = {s.name: s for s in self.top if isinstance(s, _DEFS)}
         # id(statement) -> its _Unit (a def) or (method units, the rest of the class)
         self.collected: Dict[int, object] = {}
+        # methods of the module's classes named as tensor methods are (`def take(self, k, v)`): `obj.take(kv)`
+        # may run them (ObjectFlow.duck_class), so such calls feed their parameters
+        self.method_names = frozenset(
+            n.name for c in self.top if isinstance(c, ast.ClassDef) for n in c.body if isinstance(n, _DEFS)
+        ) & (vocab.through_methods | vocab.gather_methods)
 
     def _collect(self, unit: _Unit) -> None:
-        _collect(unit, self.vocab, self.params, self.aliases, self.helper_aliases, self.fn_aliases)
+        _collect(unit, self.vocab, self.params, self.aliases, self.helper_aliases, self.fn_aliases, self.method_names)
 
     def installs_in(self) -> Dict[str, ast.ClassDef]:
         """Top-level defs that decorate a class of the module (`@with_accessors`, `@with_accessors(...)`)

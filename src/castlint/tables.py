@@ -49,8 +49,8 @@ class Accessor:
     # positional arguments (and nothing else), the first a scalar layer index
     # (`mgr.get_buffers(i)`; sglang's SplitKBufferPool.get_buffers takes five)
     arity: int = 0
-    # learnt accessors only: the spellings of the dtype the returned buffer is allocated in, as
-    # the pool class writes it (`self.dtype`, `torch.bfloat16`); castlint.analysis.same_dtype
+    # the spellings of the dtype the returned buffer has, as the pool class writes it (`self.dtype`,
+    # `torch.bfloat16`): learnt, or rules/accessors.toml `dtype`; castlint.analysis.same_dtype
     dtype: tuple = ()
     # the buffers a "tuple" accessor returns share one dtype (the K and V planes of one pool,
     # allocated with the pool's one store dtype): castlint.analysis.same_dtype
@@ -704,7 +704,7 @@ def _returns(item: dict, path: Path, where: str) -> str:
 def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "accessor", list, path, "", [])):
         where = f"accessor[{i}]"
-        _check_keys(item, {"name", "returns", "note", "receivers", "arity", "one_dtype"}, path, where)
+        _check_keys(item, {"name", "returns", "note", "receivers", "arity", "one_dtype", "dtype"}, path, where)
         returns = _returns(item, path, where)
         accessor = Accessor(
             _get(item, "name", str, path, where),
@@ -713,6 +713,7 @@ def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
             tuple(_str_list(item, "receivers", path, where)),
             arity=_get(item, "arity", int, path, where, 0),
             one_dtype=_get(item, "one_dtype", bool, path, where, False),
+            dtype=tuple(_str_list(item, "dtype", path, where)),
         )
         tables.accessors[accessor.name] = accessor
 

@@ -604,10 +604,25 @@ class ConversionQueries:
         if found is None:
             found = self._wrapper_names = {}
             for func in self.nodes.decorated_defs:
-                for wrapper, _, _ in self.decorated(func, self.method_class(func) is not None):
-                    if wrapper is not func and isinstance(wrapper, cst.FunctionDef):
+                for wrapper in self.decoration_wrappers(func):  # every layer of stacked decorators
+                    if isinstance(wrapper, cst.FunctionDef):
                         found.setdefault(id(wrapper), set()).add(func.name.value)
         return found
+
+    def _wrapped_callers(self, wrapper: cst.FunctionDef) -> List[tuple]:
+        """((call, the outermost wrapper it runs), skip_self, env) for the visible calls of the defs an
+        inner layer of stacked decorators wraps (`@count_calls @upcast(d) def f`: `self.f(...)` runs
+        count_calls's wrapper, which hands the call on to upcast's)."""
+        out = []
+        for func in self.nodes.decorated_defs:
+            if not any(w is wrapper for w in self.decoration_wrappers(func)):
+                continue
+            for call, skip, env in self._callers_of(func):
+                runs = next((w for w, _, e in self.decorated(func, skip) if e is env and w is not func), None)
+                if runs is None:
+                    return []
+                out.append(((call, runs), skip, env))
+        return out
 
     def _whole_in_every_wrapping(self, cast: cst.Call) -> bool:
         """Is cast in a decorator's wrapper (wrapper_names) and does it convert a whole pool under every
@@ -618,9 +633,10 @@ class ConversionQueries:
         if not isinstance(owner, cst.FunctionDef) or id(owner) not in self.wrapper_names():
             return False
         callers = self._callers_of(owner)
-        if not callers:
+        reached = self._through_forwarders(callers, owner) if callers else self._wrapped_callers(owner)
+        if not reached:
             return False
-        for (call, target), skip, env in self._through_forwarders(callers, owner):
+        for (call, target), skip, env in reached:
             if not any(c is cast for c, _ in self._converts_under(call, target, skip, 0, env)):
                 return False
         return True

@@ -1357,12 +1357,12 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         along_tokens = isinstance(dim, cst.Integer) and dim.value == "0"
         if not along_tokens or receiver == Origin.GATHERED:
             return receiver
-        if isinstance(start, cst.Integer) and isinstance(length, cst.Integer) and holder is not None:
+        literal = isinstance(start, cst.Integer) and isinstance(length, cst.Integer)
+        if literal and holder is not None and receiver == Origin.POOL:
+            # literal bounds: read as the slice `[start:start + length]` of the holder (a plane, some blocks)
             upper = cst.Integer(str(start.evaluated_value + length.evaluated_value))
-            if self._planes_slice(cst.Slice(lower=start, upper=upper)) and (
-                self.from_convention(holder) or self.planes_first(holder)
-            ):
-                return receiver
+            element = cst.SubscriptElement(cst.Slice(lower=start, upper=upper))
+            return self._token_subscript(receiver, [element], holder)
         if length is not None and not self._step_bound(length) and self._mentions_extent(length):
             return receiver  # (a length read from the step is a window, as a slice bound is: `[:n]`)
         return Origin.PREFIX if receiver == Origin.POOL else receiver
@@ -1376,6 +1376,57 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         dim = positional[1] if len(positional) > 1 else keywords.get("dim")
         along_tokens = dim is None or (isinstance(dim, cst.Integer) and dim.value == "0")
         return along_tokens and size is not None and self._step_bound(size)
+
+    def _split_piece(self, call: cst.BaseExpression, index: cst.BaseExpression) -> Optional[Origin]:
+        """The piece a constant index picks of a split into sizes written out along dimension 0 (a list
+        of sizes, or one literal size; rules/accessors.toml split_methods, split_functions), read as the
+        slice of the pool it is: `buf.split([64, n - 64])[0]` is `buf[:64]`, `[1]` (the last) `buf[64:]`;
+        None for anything else."""
+        if not isinstance(call, cst.Call) or not isinstance(index, cst.Integer):
+            return None
+        t = self.tables
+        func = call.func
+        if (self.call_name(call) or "") in t.split_functions and call.args and not call.args[0].star:
+            holder, args = call.args[0].value, list(call.args[1:])
+        elif isinstance(func, cst.Attribute) and func.attr.value in t.split_methods:
+            holder, args = func.value, list(call.args)
+        else:
+            return None
+        if any(a.star for a in args) or self.origin(holder) != Origin.POOL:
+            return None
+        positional = [a.value for a in args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+        sizes = positional[0] if positional else keywords.get("split_size_or_sections", keywords.get("split_size"))
+        dim = positional[1] if len(positional) > 1 else keywords.get("dim")
+        if dim is not None and not (isinstance(dim, cst.Integer) and dim.evaluated_value == 0):
+            return None
+        bounds = self._piece_bounds(sizes, index.evaluated_value)
+        if bounds is None:
+            return None
+        element = cst.SubscriptElement(cst.Slice(lower=bounds[0], upper=bounds[1]))
+        return self._token_subscript(Origin.POOL, [element], holder)
+
+    @staticmethod
+    def _piece_bounds(sizes, k: int) -> Optional[tuple]:
+        """(lower, upper) of piece k of a split into sizes (upper None for the last piece of a list,
+        which runs to the end); None when the sizes are not written out."""
+        if isinstance(sizes, cst.Integer):
+            size = sizes.evaluated_value
+            return cst.Integer(str(k * size)), cst.Integer(str((k + 1) * size))
+        if not isinstance(sizes, (cst.List, cst.Tuple)) or k >= len(sizes.elements):
+            return None
+        if any(not isinstance(e, cst.Element) for e in sizes.elements):
+            return None
+        before = [e.value for e in sizes.elements[:k]]
+        if any(not isinstance(v, cst.Integer) for v in before):
+            return None  # an offset that is no literal: where the piece starts is unknown
+        lower = cst.Integer(str(sum(v.evaluated_value for v in before))) if before else None
+        if k == len(sizes.elements) - 1:
+            return lower, None
+        size = sizes.elements[k].value
+        if not isinstance(size, cst.Integer):
+            return None
+        return lower, cst.Integer(str((0 if lower is None else lower.evaluated_value) + size.evaluated_value))
 
     def _block_pieces(self, holder: cst.BaseExpression, args) -> bool:
         """split/chunk/tensor_split(sizes, dim) along dimension 0 (or left out) of a cache an engine hands
@@ -1549,6 +1600,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             value = first.value
             if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
                 return Origin.POOL_TUPLE
+            piece = self._split_piece(sub.value, value)
+            if piece is not None:  # `buf.split([64, n - 64])[0]`: `buf[:64]`
+                return self._token_subscript(piece, elements[1:]) if len(elements) > 1 else piece
             if self.index_kind(value, depth) == TENSOR and not self.dict_like(sub.value):
                 return Origin.GATHERED  # (a dict's key selects one value, whatever it is)
             if len(elements) == 1 and self._nested_display(sub.value, depth):
@@ -2990,6 +3044,9 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             if index is not None and index < len(elements) and isinstance(elements[index], cst.Element):
                 return self._unpacked(elements[index].value, path[1:], depth)
             return max((self._unpacked(e.value, path[1:], depth) for e in elements), default=Origin.OTHER)
+        piece = self._split_piece(value, cst.Integer(str(path[0]))) if path[0] is not None else None
+        if piece is not None:  # `head, rest = buf.split([64, n - 64])`: `buf[:64]`, `buf[64:]`
+            return piece if len(path) == 1 else self._element(piece)
         structural = Origin.OTHER
         if isinstance(value, cst.Name) and path[0] is not None:
             # a parameter that holds a tuple: what its calls pass, by position (`buf, blocks = pair` of
@@ -4303,16 +4360,22 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
         return callers
 
     def _mapped_calls(self) -> Dict[int, List[Tuple[cst.Call, int]]]:
-        """id(function or lambda) -> the calls applying it (and where the iterables start): `map(f, xs,
-        ...)`, `tree_map(f, tree)`, `functools.reduce(f, xs, init)` (applier)."""
+        """id(function or lambda) -> the calls applying it (and where the iterables start, one earlier
+        for a bound method, whose self is no element): `map(f, xs, ...)`, `map(self.stats.widen, xs)`,
+        `tree_map(f, tree)`, `functools.reduce(f, xs, init)` (applier)."""
         if self._mapped is not None:
             return self._mapped
         mapped: Dict[int, List[Tuple[cst.Call, int]]] = {}
+        self._mapped = mapped  # (a read while it is built sees what is found so far)
         for call in self.nodes.calls:
             fn = self.applied_function(call)
             if fn is None:
                 continue
             first = call.args[fn].value
+            if isinstance(first, cst.Attribute):
+                for target in self._bound_method_targets(first):
+                    mapped.setdefault(id(target), []).append((call, fn))
+                continue
             targets = (
                 [first]
                 if isinstance(first, cst.Lambda)
@@ -4320,8 +4383,18 @@ class ModuleAnalysis(TreeNavigation, ConversionQueries, ObjectFlow):
             )
             for target in targets:
                 mapped.setdefault(id(target), []).append((call, fn + 1))
-        self._mapped = mapped
         return mapped
+
+    def _bound_method_targets(self, method: cst.Attribute) -> List[cst.FunctionDef]:
+        """The plain methods of this module's classes a bound method value runs (`self.widen`,
+        `self.stats.widen` of an instance the module makes), as a call of it would."""
+        synthetic = cst.Call(func=method)
+        self.parents.setdefault(synthetic, self.parents.get(method))
+        return [
+            t
+            for t, skip, env in self.return_targets(synthetic)
+            if skip and env is None and isinstance(t, cst.FunctionDef) and not t.decorators
+        ]
 
     def dispatch_overloads(self) -> Dict[str, List[cst.FunctionDef]]:
         """name of a generic function -> the defs registered for it (`@name.register`,

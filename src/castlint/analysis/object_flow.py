@@ -1915,10 +1915,20 @@ class ObjectFlow:
         if forms is None:
             cache[id(func)] = [(func, None, None)]  # while deciding: itself (a decorator applied to itself)
             forms = [(func, None, None)]
+            layers = []
             for decorator in reversed(func.decorators):
                 forms = self._decoration(decorator.decorator, func, forms) or forms
+                layers.append(forms)
             cache[id(func)] = forms
+            self.__dict__.setdefault("_decoration_layers", {})[id(func)] = layers
         return [(t, skip if s is None else s, env) for t, s, env in forms]
+
+    def decoration_wrappers(self, func) -> List[cst.CSTNode]:
+        """The wrappers every decorator of func makes, innermost first (with stacked decorators a call
+        runs the outermost, whose `fn(*args, **kwargs)` runs the next): decorated() records each layer."""
+        self.decorated(func, False)
+        layers = self.__dict__.get("_decoration_layers", {}).get(id(func), ())
+        return [t for forms in layers for t, _, _ in forms if t is not func]
 
     def _decoration(self, expr: cst.BaseExpression, func: cst.FunctionDef, forms: List[tuple]):
         """What applying decorator expr to forms (what the name holds so far) gives, or None

@@ -59,8 +59,8 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
         accessor = tables.accessors.get(method)
         if accessor is not None:
             spellings = getattr(accessor, "dtype", ()) or ()
-            if not spellings:
-                return _method_dtypes(analysis, expr, depth)
+            if not spellings or analysis.return_targets(expr):
+                return _method_dtypes(analysis, expr, depth)  # (a pool class of this module says)
             receiver = analysis.code(expr.func.value)
             return {f"{receiver}.{s[len('self.') :]}" if s.startswith("self.") else s for s in spellings}
         if (
@@ -129,6 +129,8 @@ def _elements_dtypes(analysis: "ModuleAnalysis", value, index: int, depth: int) 
     """The allocation dtypes of element `index` of value, through the element structure the file
     shows (ObjectFlow.element_values: a helper's or a method's returned tuple); None when unknown."""
     elements = analysis.element_values(value, index)
+    if not elements and _one_dtype_accessor(analysis, value):
+        return _allocation_dtypes(analysis, value, depth + 1)  # `kb, vb = pool.get_kv_buffer(i)`: its dtype
     if not elements and isinstance(value, cst.Call):
         # every returned leaf (tuple elements, both branches of a conditional): one dtype for all
         elements = [
@@ -149,6 +151,15 @@ def _elements_dtypes(analysis: "ModuleAnalysis", value, index: int, depth: int) 
         if not common:
             return None
     return common
+
+
+def _one_dtype_accessor(analysis: "ModuleAnalysis", value) -> bool:
+    """Is value a call of a table accessor whose several buffers share the dtype it names (rules/accessors.toml
+    `one_dtype` with `dtype`)?"""
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return False
+    accessor = analysis.tables.accessors.get(value.func.attr.value)
+    return accessor is not None and accessor.one_dtype and bool(accessor.dtype)
 
 
 def _leaves(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
@@ -661,8 +672,8 @@ def own_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
         target = positional[0] if positional else keyword
     if target is None:
         return False
-    if spelling.form == "tensor-arg":  # `x.type_as(other)`: other's dtype
-        roots: Optional[frozenset] = dtype_roots(analysis, target)
+    if spelling.form == "tensor-arg" or _other_tensor(analysis, spelling, target, is_tensor):
+        roots: Optional[frozenset] = dtype_roots(analysis, target)  # `x.type_as(other)`: other's dtype
     else:
         roots = _target_roots(analysis, target)
     if roots is None:
@@ -671,6 +682,17 @@ def own_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
         return True  # `.to(None)` / `.to(dtype=None)`: the value itself
     own = dtype_roots(analysis, receiver)
     return len(own) == 1 and own == roots
+
+
+def _other_tensor(analysis: "ModuleAnalysis", spelling, target: cst.BaseExpression, is_tensor: bool) -> bool:
+    """Is a `.to()` target another tensor (`kc.to(vc)`, `.to(other=vc)`: its dtype), known as a tensor
+    by its value or by the flow model (some part of a pool reaches it)?"""
+    from castlint.analysis.dataflow import TENSOR
+    from castlint.analysis.origin import Origin
+
+    if spelling.form != "to":
+        return False
+    return is_tensor or analysis.value_kind(target) == TENSOR or analysis.origin(target) >= Origin.PREFIX
 
 
 def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
