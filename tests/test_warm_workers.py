@@ -59,3 +59,37 @@ def test_later_runs_fork_workers_that_import_nothing_and_report_the_same(tmp_pat
     imported = [json.loads(line) for line in Path(log).read_text().splitlines()]
     assert len(imported) == 3
     assert imported[-1] == [], imported  # the third run's worker: the parent had warmed it all
+
+
+_CHECK_BYTES = None
+
+
+def _bytes_spy(*args, **kwargs):
+    """session._check_bytes in the forked worker: which modules it imported."""
+    before = set(sys.modules)
+    result = _CHECK_BYTES(*args, **kwargs)
+    fresh = sorted(m for m in set(sys.modules) - before if m.startswith(("castlint", "libcst")))
+    with open(_LOG[0], "a") as f:
+        f.write(json.dumps(fresh) + "\n")
+    return result
+
+
+def test_an_editor_buffer_checked_again_and_again_forks_warm_workers(tmp_path, monkeypatch):
+    """The server checks each buffer through Session.check_source, one worker per check: from the second
+    check on the parent has warmed the analysis, so a later worker imports nothing and finds the same."""
+    if os.environ.get("CASTLINT_TEST_SUBPROCESS") or not engine.isolated():
+        return
+    from castlint import session
+
+    monkeypatch.setattr(sys.modules[__name__], "_CHECK_BYTES", session._check_bytes)
+    monkeypatch.setattr(sys.modules[__name__], "_LOG", [str(tmp_path / "worker_imports.txt")])
+    monkeypatch.setattr(session, "_check_bytes", _bytes_spy)
+    source = BACKEND.read_bytes()
+    found = []
+    for _ in range(3):
+        run = session.Session(session.CommandLine(no_cache=True), [str(tmp_path)])
+        outcome = run.check_source(source, str(tmp_path / "backend.py"))
+        found.append([(f.code, f.start) for f in outcome.findings])
+    assert found[0] == found[1] == found[2] and found[0]
+    imported = [json.loads(line) for line in Path(_LOG[0]).read_text().splitlines()]
+    assert len(imported) == 3 and imported[-1] == [], imported

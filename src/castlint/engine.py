@@ -914,7 +914,7 @@ def _split_batch(batch: Sequence[str]) -> list:
     return [[path] for path in batch] if len(batch) > 1 else []
 
 
-_WARM: list = []  # the Tables objects this process has warmed up for (held: an id is never reused)
+_WARM: list = []  # (Tables, with the fixes?) this process has warmed up for (held: an id is never reused)
 _RUNS = [0]  # the runs of this process that parsed in workers
 
 
@@ -934,15 +934,17 @@ def _preimport(settings: Optional[CheckSettings] = None) -> None:
     ):
         importlib.import_module(name)
     _RUNS[0] += 1
-    if settings is None or _RUNS[0] == 1 or any(tables is settings.tables for tables in _WARM):
+    if settings is None or _RUNS[0] == 1:
         return  # (a process's first run warms nothing: a one-shot check's workers would do it all the same)
-    _WARM.append(settings.tables)
+    describing = settings.fixer if getattr(settings.fixer, "describe", False) else None  # (one that writes nothing)
+    if any(tables is settings.tables and (fixes or describing is None) for tables, fixes in _WARM):
+        return
+    _WARM.append((settings.tables, describing is not None))
     import dataclasses
 
     from castlint.checks import ALL_RULES
 
     config = dataclasses.replace(settings.config, follow_imports=False)  # an example links no module of the tree
-    describing = settings.fixer if getattr(settings.fixer, "describe", False) else None  # (one that writes nothing)
     for rule in ALL_RULES:
         for source, _ in rule.INVALID[:1]:
             try:
@@ -988,12 +990,15 @@ def _run_in_process(todo, settings: CheckSettings, progress):
             gc.enable()
 
 
-def call_checked(fn: Callable, args: tuple, config: Config):
+def call_checked(fn: Callable, args: tuple, config: Config, tables: Optional[Tables] = None):
     """fn(*args) in a worker of its own, under the per-file limits: (value, None), or
     (None, Lost) when the worker died or ran out of time. For one file outside a run
-    (stdin); in this process under CASTLINT_IN_PROCESS=1."""
+    (stdin, an editor's buffer); in this process under CASTLINT_IN_PROCESS=1. With tables, a
+    process that calls it again and again (the server) warms the analysis first, as a run does."""
     if not isolated():
         return fn(*args), None
+    if tables is not None:
+        _preimport(CheckSettings(tables, config, config.cost_model(tables), encoded_triggers(tables)))
     from castlint.workers import call_isolated
 
     return call_isolated(fn, args, worker_limits(config, 1))
@@ -1003,6 +1008,6 @@ def check_source(path: str, source: bytes, tables: Tables, config: Config) -> Fi
     """check_file on bytes that are not on disk (stdin), in a worker: a file that crashes
     the parser or runs past a limit is its own FileError."""
     result, lost = call_checked(
-        check_file, (path, tables, config, config.cost_model(tables), None, True, source), config
+        check_file, (path, tables, config, config.cost_model(tables), None, True, source), config, tables
     )
     return lost_result(path, lost) if lost is not None else result

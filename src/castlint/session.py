@@ -393,7 +393,7 @@ class Session:
                 )
             ]
             return outcome
-        result, lost = call_checked(_check_bytes, (path, source, tables, config, fix, edits), config)
+        result, lost = call_checked(_check_bytes, (path, source, tables, config, fix, edits), config, tables)
         if lost is not None:
             result = lost_result(path, lost)
         if fix is None:
