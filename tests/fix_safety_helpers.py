@@ -1,7 +1,7 @@
-"""What the CL003 fix-safety test files share (tests/test_fix_safety_5.py ... _8.py): run CL003 on one
-file's source, read a finding's reason, weaken the proof the way a family's mutation test asks, and
-run a module on CPU torch (real FP8) to compare what it returns.
-"""
+"""What the CL003 fix-safety test files share (tests/test_fix_safety_5.py ... _9.py and
+test_fix_reach_7.py ... _10.py): run CL003 on one file's source, read a finding's reason, weaken the
+proof the way a family's mutation test asks, run a module on CPU torch (real FP8) to compare what it
+returns, and build and judge a reach file's case."""
 
 from __future__ import annotations
 
@@ -121,3 +121,29 @@ def torch_outcome(src: bytes, entry: str = "run"):
             return ("raised", type(exc).__name__, str(exc))
     finally:
         sys.modules.pop(name, None)
+
+
+def reach_case(
+    template: str, prelude: str, between: str, ret: str = "0", gather: str = "k[kv_indices]", init: str = ""
+):
+    """A reach test file's module (its TEMPLATE): the cast, the code between, the gather and what it returns in
+    the backend's forward, the prelude before the classes, init in the backend's __init__."""
+    body = "k = self.pool.get_key_buffer(0).to(torch.bfloat16)\n" + between + f"return {gather}, {ret}\n"
+    indented = "".join("        " + line + "\n" for line in body.splitlines())
+    init_lines = "".join("        " + line + "\n" for line in (init or "pass").splitlines())
+    return template.format(prelude=prelude, body=indented.rstrip("\n"), init=init_lines.rstrip("\n")).encode()
+
+
+def assert_exact(src: bytes) -> None:
+    """Fixed by default, and the fixed code returns exactly what the input returns."""
+    assert_fixed(src)
+    new = fix_source(src, "backend.py", TABLES, FixOptions()).new_source
+    assert torch_outcome(new) == torch_outcome(src)
+
+
+def assert_hazard(src: bytes, words: str) -> None:
+    """Not fixed by default (the reason naming words), and real: forced, it changes the result."""
+    assert_not_fixed_by_default(src, words)
+    forced = fix_source(src, "backend.py", TABLES, FixOptions(unsafe=True)).new_source
+    assert forced != src
+    assert torch_outcome(forced) != torch_outcome(src)

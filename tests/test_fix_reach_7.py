@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import pytest
 
-from castlint.fixes import FixOptions, fix_source
-from fix_safety_helpers import TABLES, assert_fixed, assert_not_fixed_by_default, torch_outcome
+from fix_safety_helpers import assert_exact, assert_hazard, assert_not_fixed_by_default, reach_case
 
 pytest.importorskip("torch")
 
@@ -76,24 +75,7 @@ def run():
 
 
 def source(prelude: str, between: str, ret: str = "0", gather: str = "k[kv_indices]") -> bytes:
-    body = "k = self.pool.get_key_buffer(0).to(torch.bfloat16)\n" + between + f"return {gather}, {ret}\n"
-    indented = "".join("        " + line + "\n" for line in body.splitlines())
-    return TEMPLATE.format(prelude=prelude, body=indented.rstrip("\n")).encode()
-
-
-def assert_exact(src: bytes) -> None:
-    """Fixed by default, and the fixed code returns exactly what the input returns."""
-    assert_fixed(src)
-    new = fix_source(src, "backend.py", TABLES, FixOptions()).new_source
-    assert torch_outcome(new) == torch_outcome(src)
-
-
-def assert_hazard(src: bytes, words: str) -> None:
-    """Not fixed by default (the reason naming words), and real: forced, it changes the result."""
-    assert_not_fixed_by_default(src, words)
-    forced = fix_source(src, "backend.py", TABLES, FixOptions(unsafe=True)).new_source
-    assert forced != src
-    assert torch_outcome(forced) != torch_outcome(src)
+    return reach_case(TEMPLATE, prelude, between, ret, gather)
 
 
 # -- torch's index-building functions: fresh tensors ---------------------------------------------
