@@ -2936,7 +2936,7 @@ def _returns_a_pool(tree: ast.AST, vocab: "_Vocabulary") -> bool:
     returning: Set[str] = set()
     for node in pyast.nodes(tree):
         if type(node) in _DEFS:
-            for inner in pyast.nodes(node):
+            for inner in _walk(node, skip=_DEFS):  # its own returns (a nested def is its own node here)
                 if type(inner) is ast.Return and inner.value is not None:
                     values = inner.value.elts if type(inner.value) is ast.Tuple else [inner.value]
                     if any(_names_pool(v, names) for v in values):
@@ -3932,11 +3932,16 @@ def _reads_pool(expr: ast.AST, module: "_ModuleUnits", taint: "_Taint") -> bool:
         return True
     if not refs.members:
         return False
-    filled = {attr for attrs in taint.attrs.values() for attr, levels in attrs.items() if levels}
+    found = getattr(module, "_pool_holders", None)
+    if found is None:  # the attributes a class fills with a pool, the names a unit holds one in
+        found = module._pool_holders = (
+            {attr for attrs in taint.attrs.values() for attr, levels in attrs.items() if levels},
+            {name for unit in module.units for name, levels in unit.names.items() if levels},
+        )
+    filled, held = found
     if ANY_ATTR in filled or refs.members & filled:
         return True
     # `yield ns.kv` of an object some unit holds a pool in (a namespace, a record of another module)
-    held = {name for unit in module.units for name, levels in unit.names.items() if levels}
     return any(type(n) is ast.Name and n.id in held for n in pyast.nodes(expr))
 
 
