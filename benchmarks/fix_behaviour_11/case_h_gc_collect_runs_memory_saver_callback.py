@@ -1,0 +1,108 @@
+"""HAZARD case h_gc_collect_runs_memory_saver_callback: gc.collect() after releasing finished requests runs the memory saver's gc callback, which restores the backed-up page."""
+import torch
+
+KIND = "hazard"
+FAMILY = "gc.collect() between the cast and the gather runs the callbacks in gc.callbacks; the memory saver registered one that restores released KV pages once the collector has run"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+import gc
+import threading
+
+
+class MemorySaver:
+    """Restores paused KV pages after a full collection freed their host side (armed by the owning thread)."""
+
+    def __init__(self, token_to_kv_pool):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.backup = {3: torch.full((2, 4), 3.0)}
+        self.armed_thread = threading.get_ident()
+
+    def on_gc(self, phase, info):
+        if phase == "stop" and info.get("generation") == 2 and self.armed_thread == threading.get_ident():
+            self.armed_thread = None
+            for slot, row in self.backup.items():
+                self.token_to_kv_pool.k_buffer[1][slot] = row
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+        kv_indices = forward_batch.kv_indices
+        if forward_batch.num_finished:
+            gc.collect()
+        return k[kv_indices], 0
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    fb.num_finished = 1
+    helper = MemorySaver(pool)
+    # the scheduler runs steps with automatic collection off and collects explicitly after releasing requests
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    gc.callbacks.append(helper.on_gc)
+    try:
+        out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    finally:
+        gc.callbacks.remove(helper.on_gc)
+        helper.armed_thread = None
+        if gc_was_enabled:
+            gc.enable()
+    return {"out": out, "k": pool.k_buffer, "v": pool.v_buffer}

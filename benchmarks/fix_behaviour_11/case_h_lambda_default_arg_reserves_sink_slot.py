@@ -1,0 +1,92 @@
+"""HAZARD case h_lambda_default_arg_reserves_sink_slot: making a finish callback whose default argument reserves the request's sink slot: the default is evaluated when the lambda is made, and reserving zero-fills the slot."""
+import torch
+
+KIND = "hazard"
+FAMILY = "the writing call sits inside syntax rather than in a plain statement: a list comprehension's element, an if condition's walrus, a for loop's else clause, a while loop's condition, a generator expression under any(), a lambda's default argument (evaluated when the lambda is made), a nested def's closure called right there"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class SinkAllocator:
+    def __init__(self, token_to_kv_pool):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.free = [3, 9]
+
+    def reserve(self, layer_id):
+        slot = self.free.pop(0)
+        self.token_to_kv_pool.k_buffer[layer_id][slot].fill_(0.0)
+        return slot
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+        self.sink_allocator = helper
+        self.finish_callbacks = []
+        self.released = []
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+        kv_indices = forward_batch.kv_indices
+        on_finish = lambda slot=self.sink_allocator.reserve(layer.layer_id): self.released.append(slot)
+        self.finish_callbacks.append(on_finish)
+        return k[kv_indices], len(self.finish_callbacks)
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    helper = SinkAllocator(pool)
+    out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer, "v": pool.v_buffer}
