@@ -1,0 +1,447 @@
+"""isinstance narrowing: the classes a value may be after its tests (`admitted`, `is_instance_of`),
+and the values of instance and class-level attributes."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+import libcst as cst
+
+from castlint.analysis.object_flow.shared import _dotted
+from castlint.analysis.tree import iter_nodes
+
+
+class IsinstanceNarrowing:
+    def _type_guards(self, name: cst.Name) -> List[tuple]:
+        """([tested classes], positive) for each `isinstance(name, C)` test ([callables] instance_tests;
+        `not isinstance(...)` flips it) of an if or conditional expression whose body (positive) or else
+        branch (negative) holds this use of name, inside its function; tests naming a class the module
+        does not define say nothing."""
+        cache = self.__dict__.setdefault("_type_guard_cache", {})
+        found = cache.get(id(name))
+        if found is not None:
+            return found
+        found = cache[id(name)] = []
+        if name.value not in self._tested_names():
+            return found
+        child = name
+        for anc in self.ancestors(name):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)):
+                break
+            branch = None
+            if isinstance(anc, (cst.If, cst.IfExp)):
+                if child is anc.body:
+                    branch = True
+                elif child is anc.orelse:
+                    branch = False
+            if branch is not None:
+                guard = self._type_test(anc.test, name.value)
+                if guard is not None:
+                    found.append((guard[0], guard[1] == branch))
+            if isinstance(anc, (cst.IndentedBlock, cst.Module)):
+                found.extend(self._exited_guards(anc, child, name.value))
+            child = anc
+        return found
+
+    def _exited_guards(self, block, statement, name: str) -> List[tuple]:
+        """([classes], positive) that hold after each `if isinstance(name, C): ... return` before statement
+        in block (an if without else whose body ends in return, raise, continue or break): past it, name
+        is not a C (or, under `not`, is one)."""
+        out = []
+        for stmt in block.body:
+            if stmt is statement:
+                break
+            if not isinstance(stmt, cst.If) or stmt.orelse is not None or not self._exits(stmt.body):
+                continue
+            guard = self._type_test(stmt.test, name)
+            if guard is not None:
+                out.append((guard[0], not guard[1]))
+        return out
+
+    @staticmethod
+    def _exits(body) -> bool:
+        """Does a block end by leaving its function or loop (return, raise, continue, break)?"""
+        last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
+        small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
+        return isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break))
+
+    def _tested_names(self) -> frozenset:
+        """The names some type test of the module tests (`isinstance(eng, Dense)`: eng)."""
+        found = self.__dict__.get("_tested_names_memo")
+        if found is None:
+            tests = {n.rsplit(".", 1)[-1] for n in self.tables.instance_tests}
+            found = self._tested_names_memo = frozenset(
+                call.args[0].value.value
+                for call in (self.nodes.calls if tests & self.nodes.names else ())
+                if isinstance(call.func, (cst.Name, cst.Attribute))
+                and (call.func.value if isinstance(call.func, cst.Name) else call.func.attr.value) in tests
+                and len(call.args) == 2
+                and isinstance(call.args[0].value, cst.Name)
+            )
+        return found
+
+    def _type_test(self, test: cst.BaseExpression, name: str) -> Optional[tuple]:
+        """([classes], True) for `isinstance(name, C)` / `isinstance(name, (C, D))`, False under `not`."""
+        positive = True
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, positive = test.expression, not positive
+        if not (
+            isinstance(test, cst.Call)
+            and len(test.args) == 2
+            and not any(a.star or a.keyword is not None for a in test.args)
+            and isinstance(test.args[0].value, cst.Name)
+            and test.args[0].value.value == name
+            and self.qualified(test) in self.tables.instance_tests
+        ):
+            return None
+        spec = test.args[1].value
+        parts = [e.value for e in spec.elements] if isinstance(spec, (cst.Tuple, cst.List)) else [spec]
+        classes = [self.class_named(p) if isinstance(p, cst.Name) else None for p in parts]
+        if not classes or any(c is None for c in classes):
+            return None
+        if any(
+            self._is_protocol(c) or any("__subclasshook__" in self.class_methods(m) for m in self.class_mro(c))
+            for c in classes
+        ):
+            return None  # structural: any class with the methods may pass (a runtime_checkable Protocol)
+        return classes, positive
+
+    def admitted(self, name: cst.Name, cls: Optional[cst.ClassDef]) -> bool:
+        """May an object of cls be what name holds where it is used, under its isinstance guards?"""
+        if cls is None:
+            return True
+        for tested, positive in self._type_guards(name):
+            if any(self.is_instance_of(cls, t) for t in tested) != positive:
+                return False
+        return True
+
+    def is_instance_of(self, cls: cst.ClassDef, tested: cst.ClassDef) -> bool:
+        """Is an instance of cls an instance of tested: a subclass, or a class registered as a virtual
+        subclass of tested or of one of its subclasses ([callables] virtual_registers: `Dense.register(C)`)?"""
+        mro = self.class_mro(cls)
+        if tested in mro:
+            return True
+        registered = self.virtual_subclasses()
+        for sub in self.class_family(tested):
+            if tested in self.class_mro(sub):
+                if any(r in mro for r in registered.get(id(sub), ())):
+                    return True
+        return False
+
+    def virtual_subclasses(self) -> Dict[int, List[cst.ClassDef]]:
+        """id(class) -> the classes registered as its virtual subclasses: `Base.register(C)` and
+        `@Base.register` over class C, where no class of Base's family defines `register` itself."""
+        found = self.__dict__.get("_virtual_subclasses")
+        if found is not None:
+            return found
+        found = self._virtual_subclasses = {}
+        words = self.tables.virtual_registers
+        if not words:
+            return found
+
+        def add(base_expr, registered: Optional[cst.ClassDef]):
+            base = self.class_named(base_expr) if isinstance(base_expr, cst.Name) else None
+            if base is None or registered is None:
+                return
+            if any(name in self.class_methods(member) for member in self.class_family(base) for name in words):
+                return  # a `register` of its own, not abc's
+            found.setdefault(id(base), []).append(registered)
+
+        for call in self.nodes.calls:
+            func = call.func
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in words
+                and len(call.args) == 1
+                and isinstance(call.args[0].value, cst.Name)
+            ):
+                add(func.value, self.class_named(call.args[0].value))
+        for cls in self.nodes.classes:
+            for decorator in cls.decorators:
+                expr = decorator.decorator
+                if isinstance(expr, cst.Attribute) and expr.attr.value in words:
+                    add(expr.value, cls)
+        return found
+
+    def field_values(self, holder: cst.BaseExpression, owner: cst.ClassDef, attr: str, depth: int = 0) -> list:
+        """What `holder.attr` may be, holder an instance of owner: for a record's field, the arguments
+        of the constructions (and copies with fields replaced) that made holder, when they are known
+        (`Bundle(KV(k, v)).kv` is that KV(k, v), not every Bundle's kv); else instance_attr_values."""
+        if not self.is_record(owner) or attr not in self.record_fields(owner):
+            return self.instance_attr_values(owner, attr)
+        frames = self.construction_frames(holder, depth + 1)
+        out: List[cst.BaseExpression] = []
+        for call, _ in frames:
+            replaced = self.replaced_record(call)
+            if replaced is not None:
+                original, changes = replaced
+                out.append(changes[attr] if attr in changes else self._attribute(original, attr))
+                continue
+            cls = self.constructed_class(call)
+            if cls is None or not self.is_record(cls) or attr not in self.record_fields(cls):
+                return self.instance_attr_values(owner, attr)
+            out.extend(self._record_arguments(cls, attr, [call]))
+        return out if frames else self.instance_attr_values(owner, attr)
+
+    def constructor_calls(self, cls: cst.ClassDef) -> List[cst.Call]:
+        """Every `C(...)` of the module for cls or a subclass that inherits its __init__."""
+        index = self.__dict__.setdefault("_constructor_index", {})
+        if not index and self.nodes.calls:
+            for call in self.nodes.calls:
+                made = self.constructed_class(call)
+                if made is not None:
+                    index.setdefault(made.name.value, []).append(self.held_construction(call) or call)
+        out = []
+        for member in self.class_family(cls):
+            if member is cls or self.find_method(member, "__init__") is self.find_method(cls, "__init__"):
+                out.extend(index.get(member.name.value, ()))
+        return out
+
+    def instance_attr_values(self, cls: cst.ClassDef, attr: str, reader=None) -> List[cst.BaseExpression]:
+        """What an instance of cls may hold in `attr`: `self.attr = v` anywhere in its
+        family, or a record's constructor arguments for that field. reader: the method of cls the
+        read is in; a subclass whose instances never run it (it overrides it, no super() call
+        reaches it) assigns nothing that read sees."""
+        values: List[cst.BaseExpression] = []
+        family = self.class_family(cls)
+        shadowed = self._shadowed_bases(cls, attr)
+        carried = [c for other in family for order in [self.c3_mro(other)] if cls in order for c in order]
+        for member in family:
+            if reader is not None and not self._seen_by(member, cls, reader, family):
+                continue
+            if member in carried:  # a sibling subclass's stores and class body are on no instance of cls
+                values.extend(self.self_attr_values(member, attr))
+            if member in carried and member not in shadowed:
+                values.extend(self.descriptor_read(v) for v in self.class_body_values(member, attr))
+        if self.is_record(cls):
+            values.extend(self._record_arguments(cls, attr))
+        values.extend(self.external_values(cls, attr))
+        return values
+
+    def _shadowed_bases(self, cls: cst.ClassDef, attr: str) -> List[cst.ClassDef]:
+        """The bases of cls whose class-body attr no instance of cls (or of a subclass: its MRO keeps cls's
+        order) reads: a class before them in cls's MRO assigns attr in its body (`reader_cls = SlotReader`
+        in a subclass hides the base's `reader_cls = WholeReader`)."""
+        order = self.c3_mro(cls)
+        first = next((i for i, c in enumerate(order) if self.class_body_values(c, attr)), None)
+        return order[first + 1 :] if first is not None else []
+
+    def external_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+        """`md = Meta(...); md.cache_ref = kv_cache`: what stores on an instance of cls's family made elsewhere
+        (not through self) put in attr."""
+        family = self.class_family(cls)
+        return [v for obj, v in self._external_stores().get(("any", attr), ()) if self.instance_class(obj) in family]
+
+    def _seen_by(self, member: cst.ClassDef, cls: cst.ClassDef, reader: cst.FunctionDef, family) -> bool:
+        """Is some instance that carries member's assignments (its class has member in its MRO) one
+        that runs cls's method reader?"""
+        return any(
+            member in order and cls in order and self.runs_own_method(order, cls, reader.name.value)
+            for order in (self.c3_mro(other) for other in family)
+        )
+
+    def runs_own_method(self, order: List[cst.ClassDef], cls: cst.ClassDef, name: str) -> bool:
+        """Does an instance whose MRO is order run cls's method name: no class before cls defines
+        it, or each that does hands on with `super().name(...)`; also when the module calls
+        `Cls.name(...)` through the class, which may pass any instance."""
+        if self._called_through_class(cls, name):
+            return True
+        for owner in order:
+            if owner is cls:
+                return True
+            found = self.class_function(owner, name)
+            if found is not None and not self._calls_super(found, name):
+                return False
+        return False
+
+    def _called_through_class(self, cls: cst.ClassDef, name: str) -> bool:
+        return (cls.name.value, name) in self._method_call_index()[0]
+
+    def _calls_super(self, func, name: str) -> bool:
+        """Does func call `super().name(...)` (or `super(C, self).name(...)`)?"""
+        return (id(func), name) in self._method_call_index()[1]
+
+    def _method_call_index(self) -> tuple:
+        """({(receiver spelling, method)} of the module's `X.m(...)` calls, {(id(def), m)} of its
+        `super().m(...)` calls by the def they are in), built once."""
+        found = self.__dict__.get("_spelled_method_calls")
+        if found is None:
+            spelled, supers = set(), set()
+            for call in self.nodes.calls:
+                func = call.func
+                if not isinstance(func, cst.Attribute):
+                    continue
+                receiver = func.value
+                if (
+                    isinstance(receiver, cst.Call)
+                    and isinstance(receiver.func, cst.Name)
+                    and receiver.func.value == "super"
+                ):
+                    supers.add((id(self.enclosing_function(call)), func.attr.value))
+                else:
+                    spelled.add((_dotted(receiver), func.attr.value))
+            found = self._spelled_method_calls = (spelled, supers)
+        return found
+
+    def descriptor_read(self, value: cst.BaseExpression) -> cst.BaseExpression:
+        """A class attribute read through an instance: `k = PoolPlane()` in the class body, where
+        PoolPlane (a class of the module) defines `__get__`, reads as `PoolPlane().__get__(None,
+        None)`, what its `__get__` returns; any other value as itself."""
+        if not isinstance(value, cst.Call):
+            return value
+        made = self.constructed_class(value)
+        if made is None or self.find_method(made, "__get__") is None:
+            return value
+        reads = self.__dict__.setdefault("_descriptor_reads", {})
+        read = reads.get(id(value))
+        if read is None:
+            none = [cst.Arg(cst.Name("None")), cst.Arg(cst.Name("None"))]
+            read = reads[id(value)] = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("__get__")), args=none)
+            self.parents.setdefault(read.func, read)
+            self.parents.setdefault(read, self.parents.get(value))
+        return read
+
+    def _in_subclass_hook(self, node: cst.CSTNode) -> bool:
+        func = self.enclosing_function(node)
+        return func is not None and func.name.value == "__init_subclass__"
+
+    def class_level_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+        """What the class attribute `attr` of cls is, by Python's rules: an `__init_subclass__` of a
+        base in cls's MRO that stores a parameter as it (`cls._plane = plane`) runs after cls's body,
+        with cls's class keyword (`class K(Base, plane="k_buffer")`) or the parameter's default; else
+        the first class body in the MRO that assigns it. [] when neither shows it."""
+        order = self.c3_mro(cls)
+        hook = next((m for m in (self.class_methods(c).get("__init_subclass__") for c in order[1:]) if m), None)
+        if hook is not None and hook.params.params:
+            first = hook.params.params[0].name.value
+            for node in iter_nodes(hook.body, cst.Assign):
+                for target in node.targets:
+                    t = target.target
+                    if not (
+                        isinstance(t, cst.Attribute)
+                        and t.attr.value == attr
+                        and isinstance(t.value, cst.Name)
+                        and t.value.value == first
+                        and isinstance(node.value, cst.Name)
+                    ):
+                        continue
+                    param = next(
+                        (p for p in hook.params.kwonly_params + hook.params.params if p.name.value == node.value.value),
+                        None,
+                    )
+                    if param is None:
+                        return []
+                    given = next(
+                        (
+                            k.value
+                            for k in cls.keywords
+                            if k.keyword is not None and k.keyword.value == param.name.value
+                        ),
+                        None,
+                    )
+                    value = given if given is not None else param.default
+                    return [value] if value is not None else []
+        for c in order:
+            values = self.class_body_values(c, attr)
+            if values:
+                return list(values)
+        return []
+
+    def class_attribute_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+        """What `Cls.attr` reads on the class itself: the class body's value of the first class of its
+        MRO that assigns attr there (a subclass's `hooks = Base.hooks + [...]` never changes Base's)."""
+        for member in self.c3_mro(cls):
+            found = self.class_body_values(member, attr)
+            if found:
+                return found
+        return []
+
+    def class_body_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
+        """`attr = v` in the class body (a class attribute every instance reads), records'
+        annotated fields excepted."""
+        index = self.__dict__.setdefault("_class_body_index", {})
+        found = index.get(id(cls))
+        if found is None:
+            found = index[id(cls)] = {}
+            for stmt in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+                if not isinstance(stmt, cst.SimpleStatementLine):
+                    continue
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and not self._field_declaration(small):
+                        for target in small.targets:
+                            if isinstance(target.target, cst.Name):
+                                found.setdefault(target.target.value, []).append(small.value)
+                    elif (
+                        isinstance(small, cst.AnnAssign)
+                        and small.value is not None
+                        and isinstance(small.target, cst.Name)
+                        and not self.is_record(cls)
+                    ):
+                        found.setdefault(small.target.value, []).append(small.value)
+        return found.get(attr, [])
+
+    def _record_arguments(self, cls: cst.ClassDef, attr: str, calls=None) -> List[cst.BaseExpression]:
+        fields = self.record_fields(cls)
+        if attr not in fields:
+            return []
+        index, out = fields.index(attr), []
+        defaults = self.record_defaults(cls)
+        for call in calls if calls is not None else self.constructor_calls(cls):
+            args = call.args
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in self.tables.record_make_methods:
+                if len(args) != 1 or args[0].keyword is not None or args[0].star:
+                    continue
+                args = [cst.Arg(args[0].value, star="*")]  # `Rec._make(pair)`: Rec(*pair)
+            positional = [a for a in args if a.keyword is None and a.star != "**"]
+            keyword = [a for a in args if a.keyword is not None and a.keyword.value == attr]
+            if not keyword and any(a.star == "**" for a in args):
+                # `Rec(**{"k": x})`, `Rec(**other._asdict())`, `Rec(**vars(other))`: the entry of that name
+                unpacked = [
+                    found
+                    for a in args
+                    if a.star == "**"
+                    for found in [self._double_starred_values(a.value).get(attr)]
+                    if found is not None
+                ]
+                if unpacked:
+                    out.append(unpacked[0])
+                    continue
+            starred = next((i for i, a in enumerate(positional) if a.star == "*"), None)
+            if keyword:
+                out.append(keyword[0].value)
+            elif starred is None and index < len(positional):
+                out.append(positional[index].value)
+            elif starred is not None and index < starred:
+                out.append(positional[index].value)
+            elif starred is not None and index >= len(fields) - (len(positional) - starred - 1):
+                # `KV(*pool.get_kv_buffer(i), loc)`: the fields after the unpacked ones, from the end
+                out.append(positional[len(positional) - (len(fields) - index)].value)
+            elif starred is not None and attr in defaults and index >= len(fields) - len(defaults):
+                # `KV(*pool.get_kv_buffer(i))` with `loc: Tensor = None`: an unpacked value of unknown
+                # length fills the fields without a default; the defaulted ones keep their default
+                out.append(defaults[attr])
+            elif starred is not None:
+                # `Pair(*pool.get_kv_buffer(i))`: field i is element i - starred of what is unpacked
+                element = cst.Subscript(
+                    positional[starred].value, [cst.SubscriptElement(cst.Index(cst.Integer(str(index - starred))))]
+                )
+                self.parents.setdefault(element, call)
+                out.append(element)
+            elif attr in defaults and not any(a.star == "**" for a in args):
+                # `PlanTypes()` of `kv: torch.dtype = torch.bfloat16`: a field the construction leaves out
+                # holds its default (`field(default=x)`: x; a factory's value is not shown)
+                default = self._default_value(defaults[attr])
+                if default is not None:
+                    out.append(default)
+        return out
+
+    def _default_value(self, declared: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The value a field declared with this default holds when a construction leaves it out:
+        the declaration's value, or a field call's `default=` (rules/accessors.toml [records]
+        field_calls); None for a factory."""
+        if isinstance(declared, cst.Call) and self._named_in(declared, self.tables.record_field_calls):
+            for a in declared.args:
+                if a.keyword is not None and a.keyword.value == "default":
+                    return a.value
+            return None
+        return declared
