@@ -21,17 +21,6 @@ DTYPE, DEVICE = "dtype", "device"
 
 MAX_DEPTH = 12
 
-_SCOPE_NODES = (
-    cst.FunctionDef,
-    cst.Lambda,
-    cst.ClassDef,
-    cst.Module,
-    cst.ListComp,
-    cst.SetComp,
-    cst.DictComp,
-    cst.GeneratorExp,
-)
-
 
 def _annotation_kind(analysis: ModuleAnalysis, param: cst.Param, for_index: bool = False) -> str:
     """What a parameter's annotation says it holds ([dtype_spelling] *_annotations): for an
