@@ -844,12 +844,16 @@ _CARRIES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}  # (path, test) -> (its
 
 
 _TOP_DEFINITION = re.compile(rb"^(?:(?:async[ \t]+)?def|class)[ \t]+(\w+)", re.M)
+_TOP_STATEMENT = re.compile(rb"^[^\s#)\]@]", re.M)  # a line that starts a statement at column 0
 
 
 def imported_by_callers(path: str, source: bytes, tables: Tables) -> bool:
     """Does a sibling module import a top-level function (or a small class) of this one and call (or
     construct) it where it names a pool (with_importing_callers)? Text first: the module's `def` and
     `class` names, the siblings that spell its name."""
+    folder, base = os.path.split(os.path.abspath(path))
+    if not any(name != base for name in _folder_importers(folder).get(base[:-3], ())):
+        return False  # (no sibling imports from it: the cheapest test first)
     wanted = _converting_functions(source, tables)
     return bool(wanted) and bool(_importing_definitions(path, wanted, tables))
 
@@ -859,17 +863,18 @@ def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
     methods convert what its construction stores), whose text holds a conversion word, by text: from
     each `def` or `class` at column 0 to the next statement there."""
     words = _vocabulary(tables)[3]
-    out, current, lines, limit = set(), None, [], None
-    for line in source.splitlines() + [b"end"]:
-        if line[:1].strip() and not line.startswith((b"#", b")", b"]", b"@")):
-            small = limit is None or len(lines) <= limit
-            if current is not None and small and any_word(b"\n".join(lines), words):
-                out.add(current)
-            found = _TOP_DEFINITION.match(line)
-            current, lines = (found.group(1).decode("ascii", "replace") if found else None), []
-            limit = _SMALL_PASSING_CLASS_LINES if line.startswith(b"class") else None
-        elif current is not None:
-            lines.append(line)
+    out = set()
+    starts = [m.start() for m in _TOP_STATEMENT.finditer(source)] + [len(source)]
+    for start, end in zip(starts, starts[1:]):
+        found = _TOP_DEFINITION.match(source, start)
+        if found is None:
+            continue
+        line_end = source.find(b"\n", start, end)
+        body = source[line_end + 1 : end] if line_end != -1 else b""
+        if source.startswith(b"class", start) and body.count(b"\n") > _SMALL_PASSING_CLASS_LINES:
+            continue
+        if any_word(body, words):
+            out.add(found.group(1).decode("ascii", "replace"))
     return frozenset(out)
 
 
@@ -1233,13 +1238,9 @@ def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) ->
     a pool (the prefilter's vocabulary: what they pass may be one)."""
     folder, base = os.path.split(os.path.abspath(path))
     stem = base[:-3]
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
-    except OSError:
-        return []
     out = []
     # (the folder's index is shared by its modules: built from every one of them, each skipping itself)
-    for name in _importers(folder, names).get(stem, ()):
+    for name in _folder_importers(folder).get(stem, ()):
         if name == base:
             continue
         other = os.path.join(folder, name)
@@ -1254,10 +1255,14 @@ def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) ->
     return out
 
 
+def _calls(text: str, function: str) -> bool:
+    return re.search(rf"\b{re.escape(function)}\s*\(", text) is not None
+
+
 def _calls_with_pool(text: str, function: str, tables: Tables) -> bool:
     """Does text call function and name a pool (what it passes may be one: `buf = mgr.get_buffers(i)` a
     line above `ops.dequantize_pool(buf, ...)`)?"""
-    return re.search(rf"\b{re.escape(function)}\s*\(", text) is not None and _carries(text, tables)
+    return _calls(text, function) and _carries(text, tables)
 
 
 def _imports_named(source: bytes, stem: str) -> Dict[str, str]:
@@ -1291,7 +1296,7 @@ def _modules_imported(source: bytes) -> Set[bytes]:
 _IMPORTERS: Dict[tuple, Dict[str, Tuple[str, ...]]] = {}  # (folder, its mtime) -> {module stem: importers}
 
 
-def _importers(folder: str, names: List[str]) -> Dict[str, Tuple[str, ...]]:
+def _folder_importers(folder: str) -> Dict[str, Tuple[str, ...]]:
     """{module stem: the files of folder that import from a module of that name}, by text, once per
     folder version (at most _MAX_SIBLINGS files read)."""
     try:
@@ -1300,6 +1305,10 @@ def _importers(folder: str, names: List[str]) -> Dict[str, Tuple[str, ...]]:
         return {}
     found = _IMPORTERS.get(key)
     if found is None:
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
+        except OSError:
+            names = []
         by: Dict[str, List[str]] = {}
         for name in names[:_MAX_SIBLINGS]:
             text = _sibling_text(os.path.join(folder, name))
@@ -1310,44 +1319,93 @@ def _importers(folder: str, names: List[str]) -> Dict[str, Tuple[str, ...]]:
     return found
 
 
+class _Sibling:
+    """What the importers' search reads of one sibling module, worked out once a process: its text,
+    whether it names a pool, and (parsed on first need) its `from` imports and top-level definitions."""
+
+    def __init__(self, source: bytes, tables: Tables):
+        self.source = source
+        self.text = source.decode("utf-8", "replace")
+        self.carries = _carries(self.text, tables)
+        self._parsed: Optional[tuple] = None
+
+    def parsed(self) -> Optional[tuple]:
+        """(its `from` imports, its top-level definitions as (name, text)); None when it does not parse."""
+        if self._parsed is None:
+            try:
+                tree = ast.parse(self.source)
+            except (SyntaxError, ValueError):
+                self._parsed = ((), None)
+                return None
+            lines = self.text.splitlines(keepends=True)
+            definitions = []
+            for node in tree.body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                    definitions.append((node.name, "".join(lines[first - 1 : node.end_lineno or node.lineno])))
+            imports = tuple(_imports_from(tree.body))
+            self._parsed = (imports, tuple(definitions))
+        return None if self._parsed[1] is None else self._parsed
+
+
+def _imports_from(body: list):
+    """The `from` imports among the statements of body, nested blocks included (expressions hold none)."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.ImportFrom):
+            yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                stack.extend(block)
+
+
+_SIBLINGS: Dict[tuple, Optional[_Sibling]] = {}  # (path, signature, table set) -> what the search reads of it
+
+
+def _sibling(path: str, tables: Tables) -> Optional[_Sibling]:
+    key = (path, _signature(path), id(tables))
+    if key not in _SIBLINGS:
+        source = _sibling_text(path)
+        _SIBLINGS[key] = None if source is None else _Sibling(source, tables)
+    return _SIBLINGS[key]
+
+
 def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) -> Tuple[Tuple[str, str, str], ...]:
     """(local name, function, text) for each top-level definition of the module at path that calls a
     function of wanted imported from its sibling module stem (at any level: a `try`/`except
     ImportError` alternative too) on a line that names a pool."""
-    source = _sibling_text(path)
-    named = _imports_named(source, stem) if source is not None else {}
-    if source is not None and stem.encode() in _modules_imported(source):
+    sibling = _sibling(path, tables)
+    if sibling is None or not sibling.carries:
+        return ()  # (no name of a pool anywhere in it)
+    named = _imports_named(sibling.source, stem)
+    if stem.encode() in _modules_imported(sibling.source):
         named.update({f"{stem}.{function}": function for function in wanted})  # (an alias: the parse decides)
-    text = source.decode("utf-8", "replace") if named else ""
-    if not any(n in wanted and _calls_with_pool(text, local, tables) for local, n in named.items()):
-        return ()  # (text first: no parse unless it calls one of them with a pool word)
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    if not any(n in wanted and _calls(sibling.text, local) for local, n in named.items()):
+        return ()  # (text first: no parse unless it calls one of them)
+    parsed = sibling.parsed()
+    if parsed is None:
         return ()
+    imports, definitions = parsed
     local: Dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (
-            (node.level == 1 and node.module == stem) or (node.level == 0 and (node.module or "").endswith("." + stem))
-        ):
+    for node in imports:
+        if (node.level == 1 and node.module == stem) or (node.level == 0 and (node.module or "").endswith("." + stem)):
             local.update({a.asname or a.name: a.name for a in node.names if a.name in wanted})
-        elif isinstance(node, ast.ImportFrom) and node.level == 1 and node.module is None:
+        elif node.level == 1 and node.module is None:
             # `from . import ops`: `ops.dequantize_pool(...)` calls the function (renamed below to its own name)
             for held in (a.asname or a.name for a in node.names if a.name == stem):
                 local.update({f"{held}.{function}": function for function in wanted})
     if not local:
         return ()
-    lines = source.decode("utf-8", "replace").splitlines(keepends=True)
     out = []
-    for node in tree.body:
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or node.name in local:
+    for name, text in definitions:
+        if name in local:
             continue
-        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-        text = "".join(lines[first - 1 : node.end_lineno or node.lineno])
-        called = [(name, function) for name, function in local.items() if _calls_with_pool(text, name, tables)]
-        for name, function in called:
-            if name != function:
-                text = re.sub(rf"\b{re.escape(name)}\b", function, text)
+        called = [(held, function) for held, function in local.items() if _calls_with_pool(text, held, tables)]
+        for held, function in called:
+            if held != function:
+                text = re.sub(rf"\b{re.escape(held)}\b", function, text)
         if called:
             out.append((called[0][0], called[0][1], text if text.endswith("\n") else text + "\n"))
     return tuple(out)
