@@ -6,6 +6,8 @@ TRT-LLM styles other than the corpus's:
   sends such files to the analysis);
 - a FlashInfer plan inside such a closure whose dtypes are the factory's parameters: CL002 at the plan when
   the factory's call passes the same dtype for q and kv;
+- a base's template method calling `self.m(kv_cache, ...)` with an engine's convention cache runs every
+  subclass override of m: the override's parameter keeps the cache's layout (`kv_cache[0]` is a plane);
 - a dict (or list) display of lambdas read through a subscript into a local name and called with a whole
   pool: each lambda's own conversion is reported (once, at the lambda), not the call.
 Each positive has look-alikes beside it; the pruned analysis gives the whole file's findings, with and
@@ -162,6 +164,38 @@ class TorchSDPAImpl:
         rows = pick(key_cache, attn_metadata.block_table[0], query.dtype)
         q = widen(query, torch.float32)  # the step's queries
         return k, v, rows, q
+""",
+    "template_override_layout_vllm": """\
+import torch
+
+
+class PlaneReaderBase:
+    def read_key(self, kv_cache, dtype):
+        return kv_cache[0]
+
+    def read_rows(self, kv_cache, rows, dtype):
+        return kv_cache[0][rows]
+
+    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+        k = self.read_key(kv_cache, query.dtype)
+        r = self.read_rows(kv_cache, attn_metadata.block_table[0], query.dtype)
+        return k, r
+
+
+class WidePlaneReader(PlaneReaderBase):
+    def read_key(self, kv_cache, dtype):
+        return kv_cache[0].to(dtype)  # positive: CL001
+
+    def read_rows(self, kv_cache, rows, dtype):
+        return kv_cache[0][rows].to(dtype)  # negative: one request's blocks
+
+
+class NativePlaneReader(PlaneReaderBase):
+    def read_key(self, kv_cache, dtype):
+        return kv_cache[0].to(dtype=kv_cache.dtype)  # negative: the cache's own dtype
+
+    def probe(self, kv_cache):
+        return kv_cache[0].float()  # negative: nothing visible calls it with a cache
 """,
     "lambda_list_dispatch_trtllm": """\
 import torch
