@@ -3295,9 +3295,10 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
     **kw)`): the analysis binds the function's parameters where it is called as a value
     (ModuleAnalysis.value_callers), which the per-unit taint does not."""
     defs = {name for name, entries in module.params.items() if entries}
-    if any(is_method for _, _, _, is_method in module.params.get("__call__", ())):
+    if any(is_method for _, _, _, is_method in module.params.get("__call__", ())) or _closure_factories(module):
         # `self.densify(kv_cache)` of `self.densify = Densify(dtype)`: the analysis runs Densify's
-        # __call__ with the pool (ModuleAnalysis._object_calls_index); a call of a name no def has
+        # __call__ with the pool (ModuleAnalysis._object_calls_index); `self._widen(kv)` of
+        # `self._widen = make_widen(d)`: the closure the factory returns; a call of a name no def has
         for unit in module.units:
             for calls in (unit.self_calls, unit.name_calls):
                 for name, positional, keywords in calls:
@@ -3363,6 +3364,24 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
             if name in holders and _tainted_args(call, unit, taint, module):
                 return f"a pool is passed to {name}, a function value"
     return None
+
+
+def _closure_factories(module: "_ModuleUnits") -> bool:
+    """Does a def of the module return a def nested in a def or a lambda (`return widen`, `return
+    lambda c: c.float()`)? A call of what it made runs that closure (ObjectFlow.callable_values)."""
+    found = getattr(module, "_closure_factories", None)
+    if found is None:
+        outer = {id(s) for s in module.top if type(s) in _DEFS}
+        outer.update(id(n) for s in module.top if type(s) is ast.ClassDef for n in s.body if type(n) in _DEFS)
+        everything = pyast.nodes(module.tree)
+        nested = {n.name for n in everything if type(n) in _DEFS and id(n) not in outer}
+        found = any(
+            type(n) is ast.Return
+            and (type(n.value) is ast.Lambda or (type(n.value) is ast.Name and n.value.id in nested))
+            for n in everything
+        )
+        module._closure_factories = found
+    return found
 
 
 def _held_converter_called(module: "_ModuleUnits", taint: "_Taint", defs: Set[str]) -> Optional[str]:

@@ -899,6 +899,8 @@ class ConversionQueries:
         method `self.m` / `obj.m` of a class of the module?"""
         if isinstance(form, cst.Attribute):
             return form.attr.value != "__call__" and bool(self._function_values(form))
+        if isinstance(form, cst.Lambda):  # `read = self._readers[key]` of a dict display of lambdas
+            return True
         return isinstance(form, tuple) and form[0] == "closure"  # a factory's closure too: its bindings kept
 
     def _holds(self, name: cst.BaseExpression, func, env) -> bool:

@@ -779,16 +779,27 @@ def _single_return(analysis: ModuleAnalysis, call: cst.Call) -> Optional[cst.Bas
 
 
 def _parameter(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Optional[cst.Param]:
-    """The parameter a name is, when its only binding is one."""
+    """The parameter a name is, when its only binding is one: of its own def, or of a def it is nested
+    in (a closure's free variable: `kv_dtype` of `make_planner(..., kv_dtype)` in the plan it returns)."""
     if not isinstance(expr, cst.Name):
         return None
     scope = analysis.scopes.get(expr)
+    while scope is not None and not scope.assignments[expr.value] and isinstance(scope, cst.metadata.FunctionScope):
+        scope = _enclosing_function_scope(scope)
     if scope is None:
         return None
     bindings = list(scope.assignments[expr.value])
     if len(bindings) == 1 and isinstance(bindings[0].node, cst.Param):
         return bindings[0].node
     return None
+
+
+def _enclosing_function_scope(scope):
+    """The scope of the def a def is nested in (class bodies skipped, as Python's closures skip them)."""
+    parent = scope.parent
+    while isinstance(parent, cst.metadata.ClassScope):
+        parent = parent.parent
+    return parent if isinstance(parent, cst.metadata.FunctionScope) else None
 
 
 def _passed_or_default(analysis: ModuleAnalysis, caller: cst.Call, owner, param: cst.Param, skip: bool):
@@ -845,6 +856,7 @@ def dtypes_from_callers(
     ):
         return []
     out = []
+    closure = analysis.enclosing_function(call) is not owner  # the plan runs in a closure owner returns
     for caller, skip, _ in analysis._callers_of(owner):
         q_value = q_arg if q_param is None else _passed_or_default(analysis, caller, owner, q_param, skip)
         kv_value = kv_arg if kv_param is None else _passed_or_default(analysis, caller, owner, kv_param, skip)
@@ -852,10 +864,10 @@ def dtypes_from_callers(
             continue  # a default or a star argument: unknown here
         further = dtypes_from_callers(analysis, caller, q_value, kv_value, depth + 1)
         if further:
-            out.extend(further)
+            out.extend((call, q, kv) if closure else (at, q, kv) for at, q, kv in further)
         else:
             # both from the signature's defaults: the helper's own plan forces them, reported there
             defaulted = all(p is None or v is p.default for p, v in ((q_param, q_value), (kv_param, kv_value)))
-            at = call if defaulted else caller
+            at = call if defaulted or closure else caller  # a factory's call binds the closure's plan
             out.append((at, analysis.resolve_value(q_value), analysis.resolve_value(kv_value)))
     return out

@@ -701,9 +701,10 @@ class Subscripts:
                             if index < len(iterables) and self.from_convention(iterables[index], depth, layout):
                                 return True
                     cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
-                    if cls is not None:  # self.m(...) in the class and in its subclasses (an inherited helper)
+                    if cls is not None:  # self.m(...) in the class and in its subclasses (an inherited helper),
+                        # and in its bases: a base's template method runs the override (`self.key_cache(kv_cache)`)
                         for member in self.class_family(cls):
-                            if member is cls or cls in self.class_mro(member):
+                            if member is cls or cls in self.class_mro(member) or member in self.class_mro(cls):
                                 self._index_class(member)
                                 calls += self._method_calls.get((id(member), owner.name.value), [])
                     for call in calls:
