@@ -455,6 +455,10 @@ class Tables:
     pair_view_methods: set = field(default_factory=set)  # round 10: `d.items()` yields 2-tuples
     context_var_factories: set = field(default_factory=set)  # round 10: `contextvars.ContextVar`
     context_var_read_methods: set = field(default_factory=set)  # round 10: `var.get()`
+    wrapper_decorators: set = field(default_factory=set)  # round 11: `functools.wraps`
+    container_write_functions: set = field(default_factory=set)  # round 11: `heapq.heappush`
+    suppress_managers: set = field(default_factory=set)  # round 11: `contextlib.suppress`
+    container_iterating_methods: set = field(default_factory=set)  # round 11: `xs.extend(items)`
     logger_factories: set = field(default_factory=set)  # calls that answer a stdlib logging.Logger
     logger_methods: set = field(default_factory=set)  # a Logger's record-emitting methods
     logger_keywords: set = field(default_factory=set)  # keywords of those that run no code of the file
@@ -1216,6 +1220,10 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "pair_view_methods": "pair_view_methods",
             "context_var_factories": "context_var_factories",
             "context_var_read_methods": "context_var_read_methods",
+            "wrapper_decorators": "wrapper_decorators",
+            "container_write_functions": "container_write_functions",
+            "suppress_managers": "suppress_managers",
+            "container_iterating_methods": "container_iterating_methods",
             "logger_factories": "logger_factories",
             "logger_methods": "logger_methods",
             "logger_keywords": "logger_keywords",

@@ -478,6 +478,10 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
         return _grad_mode_item(analysis, call)  # round 9: `with torch.inference_mode():`
     if name in tables.memory_stream_factories:
         return _memory_stream(analysis, call)  # round 9: `io.StringIO()` makes a new in-memory stream
+    if name in tables.container_write_functions:
+        return _container_write(analysis, call)  # round 11: `heapq.heappush(<a proven builtin list>, x)`
+    if name in tables.suppress_managers:
+        return all(_builtin_exception(analysis, arg.value) and not arg.star for arg in call.args)  # round 11
     return (
         name in tables.read_functions
         or name in tables.gather_functions
@@ -684,6 +688,12 @@ def _statement_effect(analysis, node) -> str | None:
         and all(isinstance(item.item, cst.Call) and _grad_mode_item(analysis, item.item) for item in node.items)
     ):
         return None  # round 9: a grad-mode switch (its call is judged as a call)
+    if (
+        isinstance(node, cst.With)
+        and not node.asynchronous
+        and all(_suppress_item(analysis, item) for item in node.items)
+    ):
+        return None  # round 11: `contextlib.suppress(<builtin exceptions>)`; its body is judged node by node
     if isinstance(node, cst.With):
         items = ", ".join(_code(analysis, item.item, 30) for item in node.items)
         return f"enters and exits `with {items}` (`__enter__`/`__exit__` are calls)"
@@ -875,6 +885,7 @@ def _check_call(
             + ("values written after the original cast" if written.startswith("stores") else "the new values")
         )
         return
+
     why = _unproven_call(analysis, node, shown, moved, owners, aliases)
     if why is not None:
         rebinds = "cast's dtype" in why or "change the dtype" in why
@@ -919,6 +930,21 @@ def _unproven_call(
     if _listed_read_only(analysis, node):
         why = _call_effect(analysis, node)
         return None if why is None else f"calls `{shown}(...)`, which {why}"
+
+    def rebinding(statement, leaf) -> str | None:  # round 11: `nonlocal` in a function of the file
+        problem = _binding_problem(analysis, statement, leaf, _line(analysis, node), moved, owners, aliases, set())
+        return None if problem is None else f"rebinds `{leaf.value}` (`nonlocal`): {problem[1]}"
+
+    why = getattr_call_effect(analysis, node)  # round 11: `getattr(x, <literal>)(...)` of a read method
+    if why is None:
+        return None
+    if why:
+        return f"calls `{shown}(...)`, which {why}"
+    why = file_call_effect(analysis, node, rebinding)  # round 11: a function of the file, by its body
+    if why is None:
+        return None
+    if why:
+        return why
     if method is not None and _touches(analysis, func.value, owners, aliases) and not _read_only(analysis, node):
         return f"calls `{shown}(...)` on the pool or its owner"
     if method is not None and dotted(func.value) in moved.owners and not _read_only(analysis, node):
@@ -2539,6 +2565,8 @@ def _unpacks_items(analysis, target, iterable) -> str | None:
         and (isinstance(iterable.func.value, cst.Dict) or _container_view(analysis, iterable))
     ):
         return None  # a dict's (key, value) tuples; round 10: of a proven builtin container too
+    if _tuple_items(analysis, iterable):
+        return None  # round 11: a list attribute of tuple displays only
     return f"unpacks the items of `{_code(analysis, iterable, 40)}` (iterating each may run `__iter__`)"
 
 
@@ -2729,7 +2757,11 @@ def unproven_effect(analysis, node) -> str | None:
         method = node.func.attr.value if _is_method(analysis, node.func) else None
         if _in_place(method) and _distinct(analysis, node.func.value):
             return None
-        return f"calls `{_code(analysis, node.func)}(...)`"
+        why = file_call_effect(analysis, node)  # round 11: a function of the file, by its body
+        if why is None or (why == "" and getattr_call_effect(analysis, node) is None):
+            return None
+        why = why or getattr_call_effect(analysis, node)
+        return why or f"calls `{_code(analysis, node.func)}(...)`"
     read = _property_read(analysis, node)
     if read is not None:
         return read
@@ -4086,6 +4118,8 @@ def _builtin_container(analysis, expr) -> bool:
         return _bound_only_to(analysis, expr, lambda v: _container_value(analysis, v))
     if not isinstance(expr, cst.Attribute) or not _is_method(analysis, expr):
         return False
+    if _factory_field(analysis, expr):
+        return True  # round 11: a dataclass field made by its default_factory
     name = expr.attr.value
     cache = analysis.derived.setdefault("cast_motion.container_attrs", {})
     if name not in cache:
@@ -4098,7 +4132,10 @@ def _container_call(analysis, call: cst.Call) -> bool:
     container, with plain arguments."""
     return (
         _is_method(analysis, call.func)
-        and call.func.attr.value in analysis.tables.container_methods
+        and (
+            call.func.attr.value in analysis.tables.container_methods
+            or call.func.attr.value in analysis.tables.container_iterating_methods
+        )
         and not any(arg.star or arg.keyword is not None for arg in call.args)
         and _builtin_container(analysis, call.func.value)
     )
@@ -4108,6 +4145,12 @@ def _container_effect(analysis, call: cst.Call) -> str | None:
     """A lookup hashes and compares its argument with the elements (`__hash__`/`__eq__` of the file's
     objects): harmless where no implicit member of the file may write (round 6). Storing a reference
     (`append`) runs nothing."""
+    if call.func.attr.value in analysis.tables.container_iterating_methods:
+        # round 11: `xs.extend(items)` drains items (a generator or an `__iter__` may run) and stores them
+        bad = next((a.value for a in call.args if not _proven_iterable(analysis, a.value)), None)
+        if bad is not None:
+            return f"iterates `{_code(analysis, bad, 40)}`, which is not proven a builtin container"
+        return None
     if call.func.attr.value not in analysis.tables.container_lookup_methods:
         return None
     hit = _implicit_hit(analysis)
@@ -4282,4 +4325,427 @@ def _post_init_body(analysis, fn: cst.FunctionDef, me: str) -> bool:
             continue  # a store of the fresh instance's own field; its value is judged node by node
         if unproven_effect(analysis, node) is not None:
             return False
+    return True
+
+
+# -- round 11: functions of the file, proven by their bodies ------------------------------------------
+#
+# A call of a def or lambda of this file (module-level or nested) runs its body: harmless where the body
+# is proven read-only by the same judge as the code between the cast and the gather (unproven_effect),
+# calls in it of other functions of the file judged the same way (depth bounded, a cycle refused). A
+# decorator is followed where it is a module-level def that only returns a wrapper it defines (under
+# `functools.wraps` at most): the call then runs the wrapper's body, in which a call of the decorator's
+# parameter is a call of the decorated body. `nonlocal` rebinding is allowed only at the outermost call,
+# judged as a rebinding at the call site (_binding_problem: not a name the cast reads, not the cast's
+# variable, which _other_binding refuses; no finalizer may run on the old value).
+
+_FILE_CALL_DEPTH = 4
+
+
+def _single_binding(analysis, name: cst.Name):
+    """The node that binds name, where it resolves to exactly one binding of the file: a FunctionDef,
+    or the Lambda of `name = lambda ...`; None otherwise."""
+    scope = analysis.scopes.get(name)
+    if scope is None:
+        return None
+    try:
+        assignments = list(scope[name.value])
+    except Exception:  # noqa: BLE001
+        return None
+    if len(assignments) != 1:
+        return None
+    node = getattr(assignments[0], "node", None)
+    if isinstance(node, cst.FunctionDef):
+        return node
+    if isinstance(node, cst.Name):
+        target = analysis.parent(node)
+        assign = analysis.parent(target) if isinstance(target, cst.AssignTarget) else None
+        if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, cst.Lambda):
+            return assign.value
+    return None
+
+
+def _plain_wrapper(analysis, decorator: cst.Decorator):
+    """(wrapper def, name of the decorator's parameter) where the decorator is a Name bound once to a
+    module-level def of one parameter whose body only defines a wrapper (decorated with nothing but
+    `functools.wraps(<the parameter>)`) and returns it; None otherwise."""
+    if not isinstance(decorator.decorator, cst.Name):
+        return None
+    deco = _single_binding(analysis, decorator.decorator)
+    if not isinstance(deco, cst.FunctionDef) or deco.decorators or deco.asynchronous:
+        return None
+    if not isinstance(analysis.parent(deco), cst.Module):
+        return None
+    params = deco.params
+    if (
+        len(params.params) != 1
+        or isinstance(params.star_arg, (cst.Param, cst.ParamStar))
+        or params.kwonly_params
+        or params.star_kwarg is not None
+        or params.posonly_params
+    ):
+        return None
+    if params.params[0].default is not None:
+        return None
+    param = params.params[0].name.value
+    statements = list(deco.body.body)
+    if len(statements) != 2 or not isinstance(statements[0], cst.FunctionDef):
+        return None
+    wrapper = statements[0]
+    ret = statements[1]
+    if not (
+        isinstance(ret, cst.SimpleStatementLine)
+        and len(ret.body) == 1
+        and isinstance(ret.body[0], cst.Return)
+        and isinstance(ret.body[0].value, cst.Name)
+        and ret.body[0].value.value == wrapper.name.value
+    ):
+        return None
+    if wrapper.asynchronous:
+        return None
+    for param_node in iter_nodes(wrapper.params, cst.Param):
+        if param_node.default is not None and not _constant(param_node.default):
+            return None
+    for inner in wrapper.decorators:
+        d = inner.decorator
+        if not (
+            isinstance(d, cst.Call)
+            and _qualified(analysis, d.func) in analysis.tables.wrapper_decorators
+            and len(d.args) == 1
+            and isinstance(d.args[0].value, cst.Name)
+            and d.args[0].value.value == param
+            and d.args[0].keyword is None
+            and not d.args[0].star
+        ):
+            return None
+    return wrapper, param
+
+
+def _passthrough(fn, call: cst.Call) -> bool:
+    """Are call's star arguments only the wrapper's own `*args`/`**kwargs` handed on (builtin tuple and
+    dict: unpacking them runs no code of the file)?"""
+    star = fn.params.star_arg.name.value if isinstance(fn.params.star_arg, cst.Param) else None
+    kwargs = fn.params.star_kwarg.name.value if fn.params.star_kwarg is not None else None
+    for arg in call.args:
+        if arg.star == "*" and not (isinstance(arg.value, cst.Name) and arg.value.value == star):
+            return False
+        if arg.star == "**" and not (isinstance(arg.value, cst.Name) and arg.value.value == kwargs):
+            return False
+    return True
+
+
+def file_call_effect(analysis, call: cst.Call, nonlocal_check=None) -> str | None:
+    """Why calling a function of this file (call.func a Name bound once to a def or lambda of the file)
+    may write; None when its body is proven read-only. "" when call is not such a call.
+    nonlocal_check(statement, leaf): why rebinding an enclosing name (`nonlocal`) is a problem, or None;
+    without it `nonlocal` is refused."""
+    if not isinstance(call.func, cst.Name):
+        return ""
+    fn = _single_binding(analysis, call.func)
+    if fn is None:
+        return ""
+    if any(arg.star for arg in call.args):
+        return "unpacks arguments into a function of the file"
+    stack = analysis.derived.setdefault("cast_motion.file_calls", [])
+    return _function_effect(analysis, fn, stack, {}, nonlocal_check)
+
+
+def _function_effect(analysis, fn, stack: list, substituted: dict, nonlocal_check, wrapped: bool = False) -> str | None:
+    """Why running fn's body (a def, its decorator's wrapper, or a lambda) may write, or None. wrapped:
+    fn's own body, called by its decorator's wrapper."""
+    name = fn.name.value if isinstance(fn, cst.FunctionDef) else "<lambda>"
+    if not wrapped and any(entry is fn for entry in stack):
+        return f"calls `{name}(...)` recursively (a cycle proves nothing)"
+    if len(stack) >= _FILE_CALL_DEPTH:
+        return f"calls `{name}(...)` through more than {_FILE_CALL_DEPTH} functions of the file"
+    if _settled(analysis, "cast_motion.finalizers_settled", lambda: _finalizers(analysis)) is not None:
+        return "runs a function of the file whose locals, dropped on return, may run a finalizer"
+    if isinstance(fn, cst.FunctionDef):
+        if fn.asynchronous:
+            return f"calls the coroutine function `{name}`"
+        if fn.decorators and not wrapped:
+            if len(fn.decorators) != 1:
+                return f"calls `{name}(...)`, whose decorators are not proven plain wrappers"
+            plain = _plain_wrapper(analysis, fn.decorators[0])
+            if plain is None:
+                shown = _code(analysis, fn.decorators[0].decorator)
+                return f"calls `{name}(...)`, whose decorator `@{shown}` is not proven a plain wrapper"
+            wrapper, param = plain
+            stack.append(fn)
+            try:
+                return _body_effect(analysis, wrapper, stack, {param: fn}, None)
+            finally:
+                stack.pop()
+    stack.append(fn)
+    try:
+        return _body_effect(analysis, fn, stack, substituted, nonlocal_check)
+    finally:
+        stack.pop()
+
+
+def _body_effect(analysis, fn, stack: list, substituted: dict, nonlocal_check) -> str | None:
+    name = fn.name.value if isinstance(fn, cst.FunctionDef) else "<lambda>"
+    declared: set[str] = set()
+    nodes = list(iter_nodes(fn.body, cst.CSTNode))
+    for node in nodes:
+        if isinstance(node, cst.Global):
+            return f"calls `{name}(...)`, which declares `global`"
+        if isinstance(node, cst.Nonlocal):
+            if nonlocal_check is None:
+                return f"calls `{name}(...)`, which rebinds an enclosing name (`nonlocal`) the proof cannot follow"
+            declared |= {n.name.value for n in node.names}
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Yield, cst.Await)):
+            return f"calls `{name}(...)`, which defines a function or class, or suspends"
+    for node in nodes:
+        if isinstance(node, (cst.Return, cst.Nonlocal)):
+            continue
+        if declared and isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            for target in _binds(node):
+                for leaf in _flat_targets(target):
+                    if isinstance(leaf, cst.Name) and leaf.value in declared:
+                        why = nonlocal_check(node, leaf)
+                        if why is not None:
+                            return f"calls `{name}(...)`, which {why}"
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            if node.func.value in substituted and _scope_root_is_fn(analysis, node, fn):
+                if not _passthrough(fn, node):
+                    return f"calls `{name}(...)`, which unpacks arguments into the wrapped function"
+                why = _function_effect(analysis, substituted[node.func.value], stack, {}, None, wrapped=True)
+                if why is not None:
+                    return f"calls `{name}(...)`, which {why}"
+                continue
+            inner = _single_binding(analysis, node.func)
+            if inner is not None:
+                if any(arg.star for arg in node.args):
+                    return f"calls `{name}(...)`, which unpacks arguments into a function of the file"
+                why = _function_effect(analysis, inner, stack, {}, None)
+                if why is not None:
+                    return f"calls `{name}(...)`, which {why}"
+                continue
+        why = unproven_effect(analysis, node)
+        if why is not None:
+            return f"calls `{name}(...)`, which {why}"
+    return None
+
+
+def _scope_root_is_fn(analysis, node, fn) -> bool:
+    for anc in analysis.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return anc is fn
+    return False
+
+
+# -- round 11: a heap of a proven builtin list, `getattr(x, name)(...)`, `contextlib.suppress` ---------
+
+
+def _container_write(analysis, call: cst.Call) -> bool:
+    """`heapq.heappush(self.waiting, item)`: a container_write_functions call whose first argument is a
+    proven builtin list (round 9's rule), positional arguments only. What it compares (`__lt__`) is
+    judged by _call_effect (implicit code of the file, round 6)."""
+    if any(arg.star or arg.keyword is not None for arg in call.args) or not call.args:
+        return False
+    return _builtin_container(analysis, call.args[0].value)
+
+
+def _literal_names(analysis, expr) -> set[str] | None:
+    """The attribute names `getattr(x, expr)` may read: a string literal's, or every string literal an
+    attribute is assigned (round 8's attribute rule: every occurrence in the file an assignment of a
+    literal or a read); None where not proven."""
+    if isinstance(expr, cst.SimpleString):
+        text = expr.evaluated_value
+        return {text} if isinstance(text, str) else None
+    if not isinstance(expr, cst.Attribute) or not _is_method(analysis, expr):
+        return None
+    name = expr.attr.value
+
+    def literal(analysis, value) -> bool:
+        return isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str)
+
+    def read(analysis, occ) -> bool:
+        return not _stored_target(analysis, occ) and not isinstance(analysis.parent(occ), cst.Del)
+
+    if not _attribute_only(analysis, name, literal, read):
+        return None
+    names = set()
+    for node in iter_nodes(analysis.module, cst.Assign):
+        for target in node.targets:
+            if isinstance(target.target, cst.Attribute) and target.target.attr.value == name:
+                names.add(node.value.evaluated_value)
+    return names
+
+
+def getattr_call_effect(analysis, call: cst.Call) -> str | None:
+    """`getattr(q, "mul")(0.5)` or `getattr(q, self.scale_op)(...)` with the name proven one of string
+    literals (_literal_names): judged as `q.<name>(...)` for each name - every one a read method of the
+    tables, no member of the file under it that may write, `.to()`-like names only on a tensor where
+    modules may hold the pool, arguments proven values or no implicit code of the file that may write.
+    "" when call is not of that form."""
+    inner = call.func
+    if not (isinstance(inner, cst.Call) and not _is_method(analysis, inner.func)):
+        return ""
+    if _function_name(analysis, inner) != "getattr" or len(inner.args) != 2:
+        return ""
+    if any(arg.star or arg.keyword is not None for arg in inner.args):
+        return ""
+    receiver, attr = inner.args[0].value, inner.args[1].value
+    names = _literal_names(analysis, attr)
+    t = analysis.tables
+    if not names or not all(
+        m in _known_methods(t) and not _in_place(m) and m not in t.writer_attributes for m in names
+    ):
+        return ""  # not proven one of the read methods: judged as any callable
+
+    if any(arg.star or (arg.keyword is not None and arg.keyword.value == _OUT_KEYWORD) for arg in call.args):
+        return "calls a method by name with unpacked arguments or `out=`"
+    tensor = _tensor_typed(analysis, receiver)
+    for method in sorted(names):
+        if method in effectful_members(analysis) and not _builtin_typed(analysis, receiver):
+            if is_effectful(analysis, method):
+                return _defined_here(analysis, method)
+        if method in t.module_conversions and _may_hold_modules(analysis) is not None and not tensor:
+            return f"calls `.{method}()` by name on a value not proven a tensor (modules may hold the pool)"
+        if not tensor:
+            writer = _escaped_writer(analysis)
+            if writer is not None:
+                return f"may call a writer under the name `{method}`: {writer}"
+            hit = _open_hit(analysis)
+            if hit is not None:
+                return _defined_here(analysis, hit)
+    if not all(_proven_value(analysis, arg.value) for arg in call.args):
+        hit = _implicit_hit(analysis)
+        if hit is not None:
+            return _defined_here(analysis, hit)
+    return None
+
+
+def _suppress_item(analysis, item: cst.WithItem) -> bool:
+    """`contextlib.suppress(KeyError, ...)` (suppress_managers, qualified), builtin exceptions only, no `as`."""
+    call = item.item
+    return (
+        item.asname is None
+        and isinstance(call, cst.Call)
+        and _qualified(analysis, call.func) in analysis.tables.suppress_managers
+        and all(not arg.star and arg.keyword is None and _builtin_exception(analysis, arg.value) for arg in call.args)
+    )
+
+
+def _tuple_list(analysis, value) -> bool:
+    """A list display (or `list()`) whose elements are tuple displays."""
+    if isinstance(value, cst.List):
+        return all(isinstance(el, cst.Element) and isinstance(el.value, cst.Tuple) for el in value.elements)
+    return isinstance(value, cst.Call) and not value.args and _builtin_name(analysis, value.func, {"list"})
+
+
+def _tuple_item_use(analysis, occ) -> bool:
+    """A use of `<obj>.<name>` that keeps its items builtin tuples: iterated by a `for` or a comprehension,
+    measured by `len`, given a tuple display by `.append(...)` or by a container_write_functions call."""
+    parent = analysis.parent(occ)
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is occ:
+        return True
+    if isinstance(parent, cst.Attribute) and parent.value is occ and parent.attr.value == "append":
+        call = analysis.parent(parent)
+        return (
+            isinstance(call, cst.Call)
+            and call.func is parent
+            and len(call.args) == 1
+            and not call.args[0].star
+            and call.args[0].keyword is None
+            and isinstance(call.args[0].value, cst.Tuple)
+        )
+    if isinstance(parent, cst.Arg) and parent.value is occ and not parent.star and parent.keyword is None:
+        call = analysis.parent(parent)
+        if not isinstance(call, cst.Call) or _is_method(analysis, call.func):
+            return False
+        name = _function_name(analysis, call)
+        if name == "len":
+            return True
+        return (
+            name in analysis.tables.container_write_functions
+            and call.args[0] is parent
+            and all(isinstance(arg.value, cst.Tuple) and not arg.star for arg in call.args[1:])
+        )
+    return False
+
+
+def _tuple_items(analysis, expr) -> bool:
+    """round 11: are the items of expr builtin tuples - an attribute every assignment of which in the file
+    is a list display of tuple displays (or `list()`), and every other occurrence a _tuple_item_use (round
+    8's attribute rule otherwise)? Unpacking them (`for prio, rid in self.waiting_queue`) runs no code."""
+    if not isinstance(expr, cst.Attribute) or not _is_method(analysis, expr):
+        return False
+    name = expr.attr.value
+    cache = analysis.derived.setdefault("cast_motion.tuple_lists", {})
+    if name not in cache:
+        cache[name] = _attribute_only(analysis, name, _tuple_list, _tuple_item_use)
+    return cache[name]
+
+
+def _factory_field(analysis, expr) -> bool:
+    """round 11: `stats.pages` where stats is proven an instance of a plain dataclass of the file
+    (_plain_instance) and `pages` a field that every class of the file declaring it declares as
+    `field(default_factory=<a builtin of container_functions>)`, that nothing in the file passes by
+    keyword or positionally to a construction of such a class, stores, deletes, or names by a string
+    (`setattr`/`vars`/`__dict__` absent): the field holds the builtin container the factory made."""
+    if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)):
+        return False
+    if not _plain_instance(analysis, expr.value, frozenset()):
+        return False
+    name = expr.attr.value
+    cache = analysis.derived.setdefault("cast_motion.factory_fields", {})
+    if name not in cache:
+        cache[name] = _factory_field_name(analysis, name)
+    return cache[name]
+
+
+def _factory_field_name(analysis, name: str) -> bool:
+    t = analysis.tables
+    holders = set()
+    for cls in analysis.nodes.classes:
+        lines = _class_statements(cls.body.body)
+        for statement in (
+            x for line in lines for x in (line.body if isinstance(line, cst.SimpleStatementLine) else [line])
+        ):
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+                return False
+            if isinstance(statement, (cst.Assign,)) and any(
+                isinstance(tg.target, cst.Name) and tg.target.value == name for tg in statement.targets
+            ):
+                return False
+            if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name):
+                if statement.target.value != name:
+                    continue
+                value = statement.value
+                if not (
+                    isinstance(value, cst.Call)
+                    and _qualified(analysis, value.func) in t.dataclass_field_functions
+                    and any(
+                        arg.keyword is not None
+                        and arg.keyword.value == "default_factory"
+                        and _builtin_name(analysis, arg.value, t.container_functions)
+                        for arg in value.args
+                    )
+                ):
+                    return False
+                holders.add(cls.name.value)
+    if not holders or set(analysis.tables.attribute_hooks) & _defined_members(analysis):
+        return False
+    for node in iter_nodes(analysis.module, cst.CSTNode):
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            if node.evaluated_value in (name, "__dict__"):
+                return False
+        elif isinstance(node, cst.Name) and node.value in ("setattr", "vars", "delattr", "__dict__"):
+            return False
+        elif isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == name:
+            return False
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in holders:
+            if any(arg.keyword is None or arg.star for arg in node.args):
+                return False  # a field given positionally (or unpacked) may be this one
+        elif isinstance(node, cst.Attribute) and node.attr.value == "__dict__":
+            return False
+        elif isinstance(node, cst.Attribute) and node.attr.value == name and not _not_stored(analysis, node):
+            return False
+        elif isinstance(node, cst.Attribute) and node.attr.value == name:
+            holder = analysis.parent(node)
+            if isinstance(holder, cst.AssignTarget) or isinstance(holder, cst.Del):
+                return False
     return True
