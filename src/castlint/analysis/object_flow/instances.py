@@ -364,12 +364,36 @@ class InstanceClasses:
                     name = self.constant_string(args[1].value)
                     if name is not None and name.isidentifier():
                         stores.append((args[0].value, name, args[2].value))
+        stores.extend(self._external_grows())
         for obj, attr, value in stores:
             found.setdefault(("any", attr), []).append((obj, value))
-            cls = self._param_method_class(obj)
+            cls = self._param_method_class(obj) if isinstance(obj, cst.Name) else None
             if cls is not None:
                 found.setdefault(("param", id(cls), obj.value, attr), []).append(value)
         return found
+
+    def _external_grows(self) -> List[tuple]:
+        """(obj, attr, held) for `obj.attr.append(v)` / `.extend(vs)` / `heapq.heappush(obj.attr, v)` on an
+        object other than self (`self.caches.keys.append(k_cache)` of a record held in `self.caches`): a
+        list field filled after construction holds what is stored into it."""
+        out = []
+        for call in self.nodes.calls:
+            func = call.func
+            grown = self._grown_by_function(call)
+            if grown is not None:
+                holder, levels, value = grown[0], 0, self._held_list(grown[1])
+            elif isinstance(func, cst.Attribute) and call.args and self._grow_kind(func.attr.value):
+                kind = self._grow_kind(func.attr.value)
+                holder, levels = self.store_root(func.value)
+                value = call.args[-1].value if kind == "last" else call.args[0].value
+                value = value if kind == "many" else self._held_list(value)
+            else:
+                continue
+            if isinstance(holder, cst.Attribute) and not (
+                isinstance(holder.value, cst.Name) and holder.value.value in ("self", "cls")
+            ):
+                out.append((holder.value, holder.attr.value, self._nested_list(value, levels)))
+        return out
 
     def wrapped_value(self, call: cst.Call, depth: int = 0) -> Optional[cst.BaseExpression]:
         """What a call hands back as it is: the first argument of an identity wrapper
