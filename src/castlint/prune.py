@@ -3113,7 +3113,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         # pool (ModuleAnalysis._small_state_method)
         if method_names[name] & vocab.accessors and _allocates_small_state(classes[name], vocab):
             return f"{name} defines an accessor's name ({sorted(method_names[name] & vocab.accessors)[0]})"
-    why = _through_own_decorator(module, taint) or _holder_stores(module, taint)
+    why = _through_own_decorator(module, taint) or _holder_stores(module, taint) or _foreign_grows(module, taint)
     why = why or _callables_constructed_with(module, classes, taint)
     why = why or _installed_functions(module, classes, taint)
     if not why and any(taint.returns.get(hook) for hook in vocab.attribute_hooks):
@@ -3593,6 +3593,29 @@ def _holder_stores(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
             ):
                 if taint.tainted(_refs(node.value, vocab, module.aliases), unit):
                     return "a pool is stored as an attribute of a module-level holder"
+    return None
+
+
+def _foreign_grows(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
+    """Why a pool may be appended to a list field of another object (`self.caches.keys.append(k)`,
+    `rec.keys.extend(ks)`, `heappush(rec.heap, k)`) and read back wherever that object's class is read
+    (ObjectFlow._external_grows); None when no such store is given a pool."""
+    vocab = module.vocab
+    for unit in module.units:
+        for name, _, call in unit.object_calls:
+            if name in vocab.grow_methods and call.args and type(call.func) is ast.Attribute:
+                holder = _store_root(call.func.value, vocab)[0]
+                value = call.args[-1] if name in vocab.grow_last else call.args[0]
+            elif name in vocab.grow_functions and len(call.args) >= 2:
+                holder, value = call.args[0], call.args[-1]
+            else:
+                continue
+            if (
+                type(holder) is ast.Attribute
+                and not _is_self(holder.value)
+                and taint.tainted(_refs(value, vocab, module.aliases), unit)
+            ):
+                return f"a pool is stored into a list field of another object ({name})"
     return None
 
 

@@ -1003,6 +1003,10 @@ class Origins:
             for value in self.instance_attr_values(owner, expr.attr.value) if owner is not None else ():
                 out.extend(self._spellings(value, depth + 1))
             return out
+        if isinstance(expr, cst.Call) and depth <= 3:  # `attrgetter("engine.kv_cache_manager")(executor)`
+            for value in self.applied_values(expr):
+                out.extend(self._spellings(value, depth + 1))
+            return out
         if not isinstance(expr, cst.Name) or depth > 3:
             return out
         for assignment in self.reaching(expr):

@@ -108,9 +108,20 @@ class Parameters:
                 owner = self.instance_class(f.value) or self.duck_class(f.value, f.attr.value, method=True)
                 if owner is None and through_class:  # `Registry.publish(i, buf)`: cls is bound
                     owner = self.class_named(f.value)
-                if owner is not None and self.find_method(owner, f.attr.value) is func:
+                if owner is not None and (
+                    self.find_method(owner, f.attr.value) is func or self._constructed_override(f.value, owner, cls)
+                ):
                     out.append(call)
         return out
+
+    def _constructed_override(self, receiver: cst.BaseExpression, owner: cst.ClassDef, cls: cst.ClassDef) -> bool:
+        """Does `receiver.m(...)` run cls's override of m: receiver is known as an instance of owner (a
+        base of cls), and cls is one of the classes its constructions make (`self.read = Widen() if c
+        else Plain()`)?"""
+        if cls is owner or owner not in self.class_mro(cls):
+            return False
+        exact = self.exact_classes(receiver)
+        return exact is not None and cls in exact
 
     def _explicit_self_calls(self, func) -> List[cst.Call]:
         """`Base.m(self, ...)` (`type(self).m(obj, ...)`) of an instance method m: called through a
@@ -133,9 +144,20 @@ class Parameters:
             f = call.func
             if True:
                 owner = self.class_named(f.value)
-                if owner is not None and self.find_method(owner, f.attr.value) is func:
+                if owner is not None and (
+                    self.find_method(owner, f.attr.value) is func or self._constructed_override(f.value, owner, cls)
+                ):
                     out.append(call)
         return out
+
+    def _constructed_override(self, receiver: cst.BaseExpression, owner: cst.ClassDef, cls: cst.ClassDef) -> bool:
+        """Does `receiver.m(...)` run cls's override of m: receiver is known as an instance of owner (a
+        base of cls), and cls is one of the classes its constructions make (`self.read = Widen() if c
+        else Plain()`)?"""
+        if cls is owner or owner not in self.class_mro(cls):
+            return False
+        exact = self.exact_classes(receiver)
+        return exact is not None and cls in exact
 
     def super_calls(self, func) -> List[cst.Call]:
         """The `super().m(...)` calls of subclasses that reach method func (`super().__init__(**kw)`)."""

@@ -693,6 +693,7 @@ class Subscripts:
                         return True  # `def bind(cls, gpu_cache)`: the engine's entries, by the name
                     calls = list(self._calls_by_name().get(id(owner), ())) + self._object_calls(owner)
                     calls += [c for c, _, _ in self.value_callers().get(id(owner), ())]
+                    calls += self.super_calls(owner)  # an override's `super().planes(kv_cache, q)`
                     position = self._positional_params(owner, skip_self=False)
                     if param.name.value in position:  # `map(lambda t: t[0], caches.values())`: an element
                         index = position.index(param.name.value)

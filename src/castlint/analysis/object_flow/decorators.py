@@ -216,7 +216,9 @@ class Decorators:
                     out.extend((call, {**env, **inner}) for call, inner in found)
             return out
         values: List[cst.BaseExpression] = []
-        if isinstance(expr, cst.Name) and expr.value != "self":
+        if isinstance(expr, cst.IfExp):  # `Widen() if c else Plain()`: either construction
+            values = [expr.body, expr.orelse]
+        elif isinstance(expr, cst.Name) and expr.value != "self":
             for assignment in self.reaching(expr):
                 node = assignment.node
                 if isinstance(node, cst.Name):

@@ -88,6 +88,9 @@ class InstanceClasses:
             return None
         if isinstance(expr, cst.Await):  # `await make_runner()`: what the coroutine returns
             return self.instance_class(expr.expression, depth + 1)
+        if isinstance(expr, cst.IfExp):  # `Widen() if c else Plain()`: the class both are instances of
+            found = [self.instance_class(e, depth + 1) for e in (expr.body, expr.orelse)]
+            return self.common_class([c for c in found if c is not None])
         if isinstance(expr, cst.Call):
             found = self.constructed_class(expr)
             if found is not None:
@@ -124,6 +127,7 @@ class InstanceClasses:
             if getter is not None:  # `self.kv.planes` of `@property def kv(self) -> Pool`: what the getter returns
                 return self.returned_class(getter, depth)
             mine = isinstance(expr.value, cst.Name) and expr.value.value == "self"
+            made: List[cst.ClassDef] = []  # the classes several assignments construct
             for value in self.instance_attr_values(owner, expr.attr.value):
                 param = self._plain_param(value) if mine else None
                 if param is not None:  # `self.resource = resource`: what self's class is built with
@@ -132,14 +136,26 @@ class InstanceClasses:
                         return found
                     continue
                 found = self.instance_class(value, depth + 1)
-                if found is not None:
-                    return found
+                if found is not None and found not in made:
+                    made.append(found)
+            if made:
+                return self.common_class(made)
         if isinstance(expr, cst.Subscript):  # `recs[0]` of a list of records
             for element in self._subscript_elements(expr, depth) or ():
                 found = self.instance_class(element, depth + 1)
                 if found is not None:
                     return found
         return None
+
+    def common_class(self, classes: List[cst.ClassDef]) -> Optional[cst.ClassDef]:
+        """The nearest class of the module every one of classes is (the strategy base of
+        `Widen() if c else Plain()`: its method, and the overrides of the classes constructed, run);
+        the first class when they share none."""
+        if not classes:
+            return None
+        rest = [self.c3_mro(c) for c in classes[1:]]
+        common = (c for c in self.c3_mro(classes[0]) if all(c in mro for mro in rest))
+        return next(common, classes[0])
 
     def returned_class(self, func, depth: int) -> Optional[cst.ClassDef]:
         """The class of this module what a def returns is an instance of: its return annotation
@@ -348,12 +364,36 @@ class InstanceClasses:
                     name = self.constant_string(args[1].value)
                     if name is not None and name.isidentifier():
                         stores.append((args[0].value, name, args[2].value))
+        stores.extend(self._external_grows())
         for obj, attr, value in stores:
             found.setdefault(("any", attr), []).append((obj, value))
-            cls = self._param_method_class(obj)
+            cls = self._param_method_class(obj) if isinstance(obj, cst.Name) else None
             if cls is not None:
                 found.setdefault(("param", id(cls), obj.value, attr), []).append(value)
         return found
+
+    def _external_grows(self) -> List[tuple]:
+        """(obj, attr, held) for `obj.attr.append(v)` / `.extend(vs)` / `heapq.heappush(obj.attr, v)` on an
+        object other than self (`self.caches.keys.append(k_cache)` of a record held in `self.caches`): a
+        list field filled after construction holds what is stored into it."""
+        out = []
+        for call in self.nodes.calls:
+            func = call.func
+            grown = self._grown_by_function(call)
+            if grown is not None:
+                holder, levels, value = grown[0], 0, self._held_list(grown[1])
+            elif isinstance(func, cst.Attribute) and call.args and self._grow_kind(func.attr.value):
+                kind = self._grow_kind(func.attr.value)
+                holder, levels = self.store_root(func.value)
+                value = call.args[-1].value if kind == "last" else call.args[0].value
+                value = value if kind == "many" else self._held_list(value)
+            else:
+                continue
+            if isinstance(holder, cst.Attribute) and not (
+                isinstance(holder.value, cst.Name) and holder.value.value in ("self", "cls")
+            ):
+                out.append((holder.value, holder.attr.value, self._nested_list(value, levels)))
+        return out
 
     def wrapped_value(self, call: cst.Call, depth: int = 0) -> Optional[cst.BaseExpression]:
         """What a call hands back as it is: the first argument of an identity wrapper
