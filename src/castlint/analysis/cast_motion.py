@@ -821,21 +821,26 @@ def _finalizers(analysis) -> str | None:
         name = analysis.call_name(call) or dotted(call.func) or ""
         if name in analysis.tables.finalizer_registrars and len(call.args) > 1:
             return f"the callback registered by `{_code(analysis, call.func)}(...)` (line {_line(analysis, call)})"
-    for function in iter_nodes(analysis.module, cst.FunctionDef):
-        body = [n for n in iter_nodes(function.body, cst.CSTNode) if _scope_root_is(analysis, n, function)]
-        if any(isinstance(n, (cst.Yield,)) for n in body) and any(
-            isinstance(n, (cst.With,)) or (isinstance(n, (cst.Try, cst.TryStar)) and n.finalbody is not None)
-            for n in body
-        ):
-            return f"the generator `{function.name.value}`'s `finally`/`with` (line {_line(analysis, function)})"
+    yielding = {id(_own_function(analysis, n)) for n in iter_nodes(analysis.module, cst.Yield)}
+    if yielding:
+        cleaning = {id(_own_function(analysis, n)) for n in iter_nodes(analysis.module, cst.With)}
+        cleaning.update(
+            id(_own_function(analysis, n))
+            for n in iter_nodes(analysis.module, (cst.Try, cst.TryStar))
+            if n.finalbody is not None
+        )
+        for function in iter_nodes(analysis.module, cst.FunctionDef):
+            if id(function) in yielding and id(function) in cleaning:
+                return f"the generator `{function.name.value}`'s `finally`/`with` (line {_line(analysis, function)})"
     return None
 
 
-def _scope_root_is(analysis, node, function) -> bool:
+def _own_function(analysis, node):
+    """The def or lambda whose own code node is (None at module level)."""
     for anc in analysis.ancestors(node):
         if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
-            return anc is function
-    return False
+            return anc
+    return None
 
 
 def _drops_finalizable(analysis, leaf: cst.Name) -> str | None:
@@ -1137,7 +1142,7 @@ def _dunders_bound_outside(analysis) -> list:
     and the namespace of `type(name, bases, {"__len__": f})`. A `type()` or `setattr()` whose name
     or namespace is not literal may bind any dunder."""
     found: list = []
-    for node in iter_nodes(analysis.module, cst.CSTNode):
+    for node in iter_nodes(analysis.module, (cst.Assign, cst.Call)):
         if isinstance(node, cst.Assign):
             found += [
                 (t.target.attr.value, node.value, set())
@@ -1176,7 +1181,7 @@ def _members_bound_outside(analysis) -> list:
     proven read-only (_bound_member_effectful; data, a parameter, a constant are read as data)."""
     listed = _known_methods(analysis.tables)  # only a listed name's call is trusted by its name
     found: list = []
-    for node in iter_nodes(analysis.module, cst.CSTNode):
+    for node in iter_nodes(analysis.module, (cst.Assign, cst.Call)):
         if isinstance(node, cst.Assign):
             found += [
                 (t.target.attr.value, node.value, set())
@@ -3995,6 +4000,32 @@ def _counter_attribute(analysis, name: str) -> bool:
     return _attribute_only(analysis, name, _counter_display, _counter_use)
 
 
+class _Spelled:
+    """What of a module spells attribute names other than `obj.name`, gathered in one pass: its string
+    constants, the keywords of its calls, whether it reaches attributes by name (`setattr`, `vars`,
+    `delattr`, `__dict__`), and its attribute nodes by name."""
+
+    def __init__(self, analysis):
+        module = analysis.module
+        self.strings = {n.evaluated_value for n in iter_nodes(module, (cst.SimpleString, cst.ConcatenatedString))}
+        self.keywords = {n.keyword.value for n in iter_nodes(module, cst.Arg) if n.keyword is not None}
+        self.attributes: dict = {}
+        for node in iter_nodes(module, cst.Attribute):
+            self.attributes.setdefault(node.attr.value, []).append(node)
+        self.by_name = (
+            "__dict__" in self.strings
+            or "__dict__" in self.attributes
+            or any(n.value in ("setattr", "vars", "delattr", "__dict__") for n in iter_nodes(module, cst.Name))
+        )
+
+
+def _spelled_names(analysis) -> _Spelled:
+    found = analysis.derived.get("cast_motion.spelled")
+    if found is None:
+        found = analysis.derived["cast_motion.spelled"] = _Spelled(analysis)
+    return found
+
+
 def _attribute_only(analysis, name: str, bound_ok, use_ok) -> bool:
     """Is every occurrence of `<obj>.<name>` in the file, whatever the object, an assignment whose value
     bound_ok accepts (one at least) or a use use_ok accepts, where no class of the file defines `<name>`
@@ -4003,23 +4034,11 @@ def _attribute_only(analysis, name: str, bound_ok, use_ok) -> bool:
     reach, as other files' classes are."""
     if _defined_members(analysis) & ({name} | set(analysis.tables.attribute_hooks)):
         return False
+    spelled = _spelled_names(analysis)
+    if spelled.by_name or name in spelled.strings or name in spelled.keywords:
+        return False  # reached by name, named in a string, or given by keyword (`SimpleNamespace(name=...)`)
     assigned = False
-    for node in iter_nodes(analysis.module, cst.CSTNode):
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            text = node.evaluated_value
-            if text == name or text == "__dict__":
-                return False
-            continue
-        if isinstance(node, cst.Name) and node.value in ("setattr", "vars", "delattr", "__dict__"):
-            return False
-        if isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == name:
-            return False  # `SimpleNamespace(name=...)`, a dataclass's or namedtuple's field given by keyword
-        if not isinstance(node, cst.Attribute):
-            continue
-        if node.attr.value == "__dict__":
-            return False
-        if node.attr.value != name:
-            continue
+    for node in spelled.attributes.get(name, ()):
         holder = analysis.parent(node)
         if isinstance(holder, cst.AssignTarget):
             assign = analysis.parent(holder)

@@ -96,13 +96,9 @@ class Parameters:
         # `Cls.m(...)` (and `Sub.m(...)`, `cls.m(...)`) of a class or static method: the call binds
         # no instance, the class (or nothing) fills the first parameter, as self is filled
         through_class = self.class_bound(func)
-        for call in self.nodes.calls:
+        for call in self._calls_by_attribute().get(func.name.value, ()):
             f = call.func
-            if (
-                isinstance(f, cst.Attribute)
-                and f.attr.value == func.name.value
-                and not (isinstance(f.value, cst.Name) and f.value.value == "self")
-            ):
+            if not (isinstance(f.value, cst.Name) and f.value.value == "self"):
                 # an object of unknown class: the one class of the module defining the method
                 # (`attn.bind_cache(k, v)` for attn of `model.attns`), as _callers_of reads it
                 owner = self.instance_class(f.value) or self.duck_class(f.value, f.attr.value, method=True)
@@ -113,6 +109,16 @@ class Parameters:
                 ):
                     out.append(call)
         return out
+
+    def _calls_by_attribute(self) -> dict:
+        """The module's calls `x.m(...)` by the name m, in source order: once a module."""
+        index = self.__dict__.get("_calls_by_attr_name")
+        if index is None:
+            index = self.__dict__["_calls_by_attr_name"] = {}
+            for call in self.nodes.calls:
+                if isinstance(call.func, cst.Attribute):
+                    index.setdefault(call.func.attr.value, []).append(call)
+        return index
 
     def _constructed_override(self, receiver: cst.BaseExpression, owner: cst.ClassDef, cls: cst.ClassDef) -> bool:
         """Does `receiver.m(...)` run cls's override of m: receiver is known as an instance of owner (a
