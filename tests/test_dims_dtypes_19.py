@@ -95,6 +95,49 @@ class LmdeployDims:
         first = torch.split(v_cache, 16)[0].float()  # negative: the first sixteen blocks
         return rot, offs, first
 """,
+    "pool_dtype_targets": """\
+import torch
+
+
+class SamePoolBackend:
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        kv_pool = forward_batch.token_to_kv_pool
+        kb = kv_pool.get_key_buffer(layer.layer_id)
+        vb = kv_pool.get_value_buffer(layer.layer_id)
+        same = kb.to(vb)  # negative: the other plane of the same pool, one dtype
+        too = vb.type_as(kv_pool.get_key_buffer(layer.layer_id))  # negative: same pool
+        wide = vb.type_as(q)  # positive: CL001 the query's dtype
+        return same, too, wide
+
+
+class ManagerDtypeAttention:
+    def forward(self, q, k, v, metadata):
+        cache = metadata.kv_cache_manager.get_buffers(self.layer_idx)
+        own = cache.to(dtype=metadata.kv_cache_manager.dtype)  # negative: the manager's own dtype
+        wide = cache.to(q.dtype)  # positive: CL001 to the query's dtype
+        return own, wide
+""",
+    "scalar_scale_lists_sglang": """\
+import torch
+
+
+class ScaledFp8Pool:
+    def __init__(self, size, head_num, head_dim, layer_num, device, dtype):
+        self.dtype = dtype
+        shape = (size + 1, head_num, head_dim)
+        self.k_buffer = [torch.zeros(shape, dtype=torch.uint8, device=device) for _ in range(layer_num)]
+        self.k_scale = [torch.ones((), device=device) for _ in range(layer_num)]
+        self.v_zero = [torch.zeros([], device=device) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id].view(torch.float8_e4m3fn).to(self.dtype)  # positive: CL004 the whole layer
+
+    def get_key_scale(self, layer_id):
+        return self.k_scale[layer_id].to(self.dtype)  # negative: a 0-dim scale
+
+    def get_value_zero(self, layer_id):
+        return self.v_zero[layer_id].float()  # negative: a 0-dim zero point
+""",
 }
 
 
