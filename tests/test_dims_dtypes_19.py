@@ -138,6 +138,24 @@ class ScaledFp8Pool:
     def get_value_zero(self, layer_id):
         return self.v_zero[layer_id].float()  # negative: a 0-dim zero point
 """,
+    "manager_override_trtllm": """\
+import torch
+from tensorrt_llm._torch.pyexecutor.resource_manager import KVCacheManager
+
+
+class Bf16ReadManager(KVCacheManager):
+    def get_buffers(self, layer_idx: int, kv_layout: str = "NHD"):
+        return super(Bf16ReadManager, self).get_buffers(layer_idx, kv_layout).bfloat16()  # positive: CL004 whole layer
+
+    def get_rows(self, layer_idx, block_ids):
+        return super().get_buffers(layer_idx)[block_ids].bfloat16()  # negative: gathered blocks first
+
+
+class PassThroughManager(KVCacheManager):
+    def get_buffers(self, layer_idx, kv_layout="NHD"):
+        buf = super().get_buffers(layer_idx, kv_layout)
+        return buf.view(torch.uint8)  # negative: a reinterpret, no conversion
+""",
 }
 
 

@@ -912,6 +912,8 @@ class Origins:
         accessor = self.tables.accessors[call.func.attr.value]
         if not accessor.receivers:
             return True
+        if self._super_in_override(call):
+            return True  # `super().get_buffers(layer_idx, kv_layout)` in the subclass's own get_buffers
         if (
             accessor.arity
             and len([a for a in call.args if a.keyword is None]) == accessor.arity
@@ -936,6 +938,20 @@ class Origins:
             return False
         func = self.enclosing_function(call)
         return func is not None and func.name.value in self.tables.accessors and self.method_class(func) is not None
+
+    def _super_in_override(self, call: cst.Call) -> bool:
+        """Is `super().<accessor>(i, ...)` called in the subclass's override of that same accessor, its
+        layer index not an index tensor (a manager subclass converting what the engine's accessor returns)?"""
+        receiver = call.func.value
+        if not (
+            isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"
+        ):
+            return False
+        func = self.enclosing_function(call)
+        if func is None or func.name.value != call.func.attr.value or self.method_class(func) is None:
+            return False
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        return bool(positional) and self.index_kind(positional[0].value) != TENSOR
 
     def _small_state_method(self, receiver: cst.BaseExpression, method: str) -> bool:
         """Is `receiver.method(...)`, a known accessor name, a method of a class of this module that
