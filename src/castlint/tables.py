@@ -214,6 +214,8 @@ class Tables:
     split_functions: set = field(default_factory=set)  # [views] split_functions: `torch.split(buf, n)`
     dim_split_methods: set = field(default_factory=set)  # [views]: pieces along `dim` (after the sizes, 0 by default)
     dim_split_functions: set = field(default_factory=set)  # [views]: `torch.tensor_split(buf, 4, dim=0)`
+    # [dim_arguments]: op (last name) -> (its dim keyword, the dim's position after the tensor)
+    dim_arguments: dict = field(default_factory=dict)
     chunk_methods: set = field(default_factory=set)  # [views]: splits into a count of pieces (`chunk(2)`)
     unbind_methods: set = field(default_factory=set)  # [views]: one piece per index along `dim` (`unbind(0)`)
     subscript_methods: set = field(default_factory=set)  # [views]: `buf.__getitem__(i)` is `buf[i]`
@@ -622,6 +624,7 @@ SECTION_FILES = {
             "allocation",
             "gathers",
             "views",
+            "dim_arguments",
             "conversions",
             "iteration",
             "containers",
@@ -825,6 +828,19 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "einsum_functions": "einsum_functions",
         },
     )
+
+
+def _load_dim_arguments(tables: Tables, data: dict, path: Path) -> None:
+    """[dim_arguments]: op name -> [dim keyword, position among the arguments after the tensor]."""
+    section = data.get("dim_arguments")
+    if section is None:
+        return
+    if not isinstance(section, dict):
+        raise TableError(path, "dim_arguments", "must be a table")
+    for name, item in section.items():
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], int)):
+            raise TableError(path, f"dim_arguments.{name}", f"must be [dim keyword, dim position], got {item!r}")
+        tables.dim_arguments[name] = (item[0], item[1])
 
 
 def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
@@ -1746,6 +1762,7 @@ _SECTION_LOADERS = (
     _load_layer_index,
     _load_gathers,
     _load_views,
+    _load_dim_arguments,
     _load_index_values,
     _load_allocation,
     _load_conversions,

@@ -873,8 +873,8 @@ class Origins:
             return None
         positional = [a.value for a in args if a.keyword is None]
         keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
-        dim = positional[0] if positional else keywords.get("dim")
-        index = positional[1] if len(positional) > 1 else keywords.get("index")
+        dim = self.dim_argument(call, args)
+        index = [v for v in positional if v is not dim][0] if len(positional) > 1 else keywords.get("index")
         position = self._dim_literal(dim)
         if position is None or index is None:
             return None
@@ -894,6 +894,15 @@ class Origins:
         subscript = cst.Subscript(receiver, elements)
         self.parents.setdefault(subscript, self.parents.get(node))
         return subscript
+
+    def dim_argument(self, call: cst.Call, args) -> Optional[cst.BaseExpression]:
+        """The dimension argument of a dim-taking op (rules/accessors.toml [dim_arguments], by the op's last
+        name; args: those after the tensor), by its keyword or position; None when left out (dimension 0)."""
+        name = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+        keyword, position = self.tables.dim_arguments.get(name, ("dim", 0))
+        positional = [a.value for a in args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+        return positional[position] if position < len(positional) else keywords.get(keyword)
 
     @staticmethod
     def _dim_literal(dim) -> Optional[int]:
@@ -1322,12 +1331,11 @@ class Origins:
         if any(a.star for a in args) or self.origin(holder) != Origin.POOL:
             return None
         positional = [a.value for a in args if a.keyword is None]
-        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
         count = positional[0] if positional else None
         name = qualified.rsplit(".", 1)[-1] if qualified in t.dim_split_functions else call.func.attr.value
         if name in t.chunk_methods and isinstance(count, cst.Integer) and count.evaluated_value == 1:
             return None
-        dim = positional[1] if len(positional) > 1 else keywords.get("dim")
+        dim = self.dim_argument(call, args)
         position = 0 if dim is None else self._dim_literal(dim)
         if position is None or (position == 0 and count is not None and self._mentions_extent(count)):
             return None  # `torch.split(buf, buf.size(0))[0]`, `buf.split(buf.shape[0] // 2)[1]`: pool-sized

@@ -658,18 +658,15 @@ class Subscripts:
         if not _is_name(receiver, name) or any(a.star for a in args):
             return False
         positional = [a.value for a in args if a.keyword is None]
-        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+        dim = self.dim_argument(node, args)
+        along_planes = dim is None or self._dim_literal(dim) == 0
         if method in t.select_methods or method in _last_names(t.select_functions):
-            return self._dim_literal(positional[0] if positional else keywords.get("dim")) == 0
+            return dim is not None and along_planes
         if method in t.dim_split_methods or method in _last_names(t.dim_split_functions):
-            dim = positional[1] if len(positional) > 1 else keywords.get("dim")
             count = positional[0] if positional else None
             two = isinstance(count, cst.Integer) and count.evaluated_value == 2 and method in t.chunk_methods
-            return two and (dim is None or self._dim_literal(dim) == 0)
-        if method in t.unbind_methods:
-            dim = positional[0] if positional else keywords.get("dim")
-            return dim is None or self._dim_literal(dim) == 0
-        return False
+            return two and along_planes
+        return method in t.unbind_methods and along_planes
 
     def planes_first(self, expr: cst.BaseExpression, depth: int = 0, layout: str = "planes") -> bool:
         """Is expr one element of a per-layer container the class allocates with a literal count
