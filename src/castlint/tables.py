@@ -55,6 +55,9 @@ class Accessor:
     # the buffers a "tuple" accessor returns share one dtype (the K and V planes of one pool,
     # allocated with the pool's one store dtype): castlint.analysis.same_dtype
     one_dtype: bool = False
+    # the dimensions of the returned buffer that index slots (tokens or blocks): a selection along any
+    # other dimension keeps every slot (rules/accessors.toml `slot_dims`; empty: not known)
+    slot_dims: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,9 @@ class CacheParameter:
     note: str = ""
     planes: bool = True  # may the cache hold its K/V planes before the blocks (`kv_cache[0]`: every K)?
     entry: bool = False  # one layer's entry: its caches first, then scales (entry_cache_planes)
+    # the cache's slot (block, token) dimensions: a selection along another keeps every slot; with
+    # `planes`, those of the planes-first layout, used once the function reads its dim 0 as the planes
+    slot_dims: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -208,6 +214,10 @@ class Tables:
     split_functions: set = field(default_factory=set)  # [views] split_functions: `torch.split(buf, n)`
     dim_split_methods: set = field(default_factory=set)  # [views]: pieces along `dim` (after the sizes, 0 by default)
     dim_split_functions: set = field(default_factory=set)  # [views]: `torch.tensor_split(buf, 4, dim=0)`
+    # [dim_arguments]: op (last name) -> (its dim keyword, the dim's position after the tensor)
+    dim_arguments: dict = field(default_factory=dict)
+    chunk_methods: set = field(default_factory=set)  # [views]: splits into a count of pieces (`chunk(2)`)
+    unbind_methods: set = field(default_factory=set)  # [views]: one piece per index along `dim` (`unbind(0)`)
     subscript_methods: set = field(default_factory=set)  # [views]: `buf.__getitem__(i)` is `buf[i]`
     broadcast_functions: set = field(default_factory=set)  # [views]: `torch.broadcast_tensors(a, b)[i]` is arg i
     select_methods: set = field(default_factory=set)  # [views]: x.select(dim, i) reads as x[:, ..., i]
@@ -618,6 +628,7 @@ SECTION_FILES = {
             "allocation",
             "gathers",
             "views",
+            "dim_arguments",
             "conversions",
             "iteration",
             "containers",
@@ -705,10 +716,19 @@ def _returns(item: dict, path: Path, where: str) -> str:
 # accessors.toml: how code reaches a KV pool, and what its values are
 
 
+def _slot_dims(item: dict, path: Path, where: str) -> tuple:
+    """A row's `slot_dims`: the layout's slot dimensions, non-negative ints (empty: not known)."""
+    dims = _get(item, "slot_dims", list, path, where, [])
+    if any(not isinstance(d, int) or isinstance(d, bool) or d < 0 for d in dims):
+        raise TableError(path, f"{where}.slot_dims", "must be a list of non-negative integers")
+    return tuple(dims)
+
+
 def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "accessor", list, path, "", [])):
         where = f"accessor[{i}]"
-        _check_keys(item, {"name", "returns", "note", "receivers", "arity", "one_dtype", "dtype"}, path, where)
+        keys = {"name", "returns", "note", "receivers", "arity", "one_dtype", "dtype", "slot_dims"}
+        _check_keys(item, keys, path, where)
         returns = _returns(item, path, where)
         accessor = Accessor(
             _get(item, "name", str, path, where),
@@ -718,6 +738,7 @@ def _load_accessors(tables: Tables, data: dict, path: Path) -> None:
             arity=_get(item, "arity", int, path, where, 0),
             one_dtype=_get(item, "one_dtype", bool, path, where, False),
             dtype=tuple(_str_list(item, "dtype", path, where)),
+            slot_dims=_slot_dims(item, path, where),
         )
         tables.accessors[accessor.name] = accessor
 
@@ -782,6 +803,8 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "split_functions": "split_functions",
             "dim_split_methods": "dim_split_methods",
             "dim_split_functions": "dim_split_functions",
+            "chunk_methods": "chunk_methods",
+            "unbind_methods": "unbind_methods",
             "broadcast_functions": "broadcast_functions",
             "subscript_methods": "subscript_methods",
             "concat_functions": "concat_functions",
@@ -809,6 +832,19 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "einsum_functions": "einsum_functions",
         },
     )
+
+
+def _load_dim_arguments(tables: Tables, data: dict, path: Path) -> None:
+    """[dim_arguments]: op name -> [dim keyword, position among the arguments after the tensor]."""
+    section = data.get("dim_arguments")
+    if section is None:
+        return
+    if not isinstance(section, dict):
+        raise TableError(path, "dim_arguments", "must be a table")
+    for name, item in section.items():
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], int)):
+            raise TableError(path, f"dim_arguments.{name}", f"must be [dim keyword, dim position], got {item!r}")
+        tables.dim_arguments[name] = (item[0], item[1])
 
 
 def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
@@ -1064,7 +1100,10 @@ def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
     for i, item in enumerate(_get(data, "cache_parameter", list, path, "", [])):
         where = f"cache_parameter[{i}]"
         _check_keys(
-            item, {"engine", "methods", "params", "requires", "returns", "note", "planes", "entry"}, path, where
+            item,
+            {"engine", "methods", "params", "requires", "returns", "note", "planes", "entry", "slot_dims"},
+            path,
+            where,
         )
         returns = _returns(item, path, where)
         methods = tuple(_str_list(item, "methods", path, where))
@@ -1081,6 +1120,7 @@ def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
                 _get(item, "note", str, path, where, ""),
                 _get(item, "planes", bool, path, where, True),
                 _get(item, "entry", bool, path, where, False),
+                _slot_dims(item, path, where),
             )
         )
 
@@ -1730,6 +1770,7 @@ _SECTION_LOADERS = (
     _load_layer_index,
     _load_gathers,
     _load_views,
+    _load_dim_arguments,
     _load_index_values,
     _load_allocation,
     _load_conversions,

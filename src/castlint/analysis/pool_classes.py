@@ -138,7 +138,8 @@ def _alloc_dims(call: ast.AST, tables: Tables, env: Optional[Dict[str, ast.AST]]
     if isinstance(first, ast.Name) and env and isinstance(env.get(first.id), (ast.Tuple, ast.List)):
         first = env[first.id]  # `shape = (num_blocks, block_size, ...)`, then `torch.empty(shape)`
     if isinstance(first, (ast.Tuple, ast.List)):
-        return list(first.elts)
+        # `torch.ones(())`: a 0-dim tensor (a scale), no slots: no allocation of a pool
+        return list(first.elts) if first.elts else None
     if name in ("full", "new_full") and len(positional) >= 1:
         return [first] if not isinstance(first, (ast.Tuple, ast.List)) else list(first.elts)
     return positional

@@ -531,7 +531,8 @@ def dtype_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int
             for source in sources:
                 out |= dtype_roots(analysis, source, depth + 1)
             return out
-        return frozenset({("node", id(expr))})
+        held = _accessor_dtype_root(analysis, expr)
+        return held if held is not None else frozenset({("node", id(expr))})
     if isinstance(expr, cst.Name):
         if expr.value == "self":
             return frozenset({("code", "self")})
@@ -547,6 +548,22 @@ def dtype_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int
             out |= dtype_roots(analysis, value, depth + 1)
         return out
     return frozenset({("node", id(expr))})
+
+
+def _accessor_dtype_root(analysis: "ModuleAnalysis", call: cst.Call) -> Optional[frozenset]:
+    """The dtype root of a pool accessor's buffer whose rules/accessors.toml `dtype` is one attribute of
+    its receiver (`pool.get_value_buffer(i)` has `pool.dtype`): that attribute, so two buffers of one pool
+    (`v_buf.type_as(k_buf)`), or a buffer and its pool's dtype, share it; None for any other call."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or not _plain_value(func.value):
+        return None
+    accessor = analysis.tables.accessors.get(func.attr.value)
+    if accessor is None or len(accessor.dtype) != 1 or not accessor.dtype[0].startswith("self."):
+        return None
+    if not analysis._accessor_receiver_ok(call):
+        return None
+    attribute = accessor.dtype[0].removeprefix("self.")
+    return frozenset({("code", f"{analysis.code(func.value)}.{attribute}")})
 
 
 def _holds_elements(analysis: "ModuleAnalysis", expr: cst.BaseExpression) -> bool:

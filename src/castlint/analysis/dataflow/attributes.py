@@ -683,6 +683,8 @@ class SelfAttributes:
             if isinstance(size, (cst.Tuple, cst.List))
             else [a.value for a in value.args if a.keyword is None and not a.star]
         )
+        if isinstance(size, (cst.Tuple, cst.List)) and not dims:
+            return "batch"  # `torch.ones(())`: a 0-dim tensor, a scale, no slots
         if dims and all(isinstance(d, cst.Integer) for d in dims):
             return "batch"  # a fixed shape (`(16, 4)`): per-request state, no pool sized at run time
         if (

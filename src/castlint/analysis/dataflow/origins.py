@@ -646,9 +646,11 @@ class Origins:
         first = self.origin(first_arg, depth) if first_arg is not None else Origin.OTHER
         if first >= Origin.PREFIX:
             if qualified in t.dim_index_functions:
-                ranged = self._range_selected(expr, first_arg, [a for a in expr.args if a.value is not first_arg])
-                if ranged is not None:  # `torch.index_select(buf, 0, torch.arange(len(buf)))`
-                    return self.origin(ranged, depth)
+                # `torch.index_select(buf, 0, torch.arange(len(buf)))`, `torch.index_select(buf, -1, perm)`:
+                # the subscript it is, decided by the layout
+                selected = self._selected(expr, first_arg, [a for a in expr.args if a.value is not first_arg])
+                if selected is not None:
+                    return self.origin(selected, depth)
             if qualified in t.gather_functions:
                 return Origin.GATHERED
             if tuple_view:
@@ -784,9 +786,9 @@ class Origins:
         r = self.origin(receiver, depth)
         if r >= Origin.PREFIX:
             if method in t.dim_index_methods:
-                ranged = self._range_selected(call, receiver, args)
-                if ranged is not None:  # `buf.index_select(0, torch.arange(buf.size(0)))`: `buf[: buf.size(0)]`
-                    return self.origin(ranged, depth)
+                selected = self._selected(call, receiver, args)
+                if selected is not None:  # `buf.index_select(0, torch.arange(buf.size(0)))`: `buf[: buf.size(0)]`
+                    return self.origin(selected, depth)
             if method in t.gather_methods:
                 return Origin.GATHERED
             if method in t.tuple_view_methods:
@@ -863,36 +865,64 @@ class Origins:
         return spelled in (f"{own}.size()", f"{own}.shape")
 
     def _selected(self, call: cst.Call, receiver: cst.BaseExpression, rest) -> Optional[cst.Subscript]:
-        """`x.select(d, i)` (or `torch.select(x, d, i)`: rest, the arguments after x) as the subscript
-        `x[:, ..., i]` (d slices before i); None unless d is a non-negative int."""
+        """`x.select(d, i)` (or `torch.select(x, d, i)`: rest, the arguments after x; `dim=`, `index=`) as
+        the subscript `x[:, ..., i]` (d slices before i), `x[..., i, :]` for a negative d (-2); None
+        unless d is an int literal."""
         args = [a for a in rest if not a.star]
-        if (
-            len(args) != 2
-            or len(args) != len(rest)
-            or any(a.keyword is not None for a in args)
-            or not isinstance(args[0].value, cst.Integer)
-        ):
+        if len(args) != 2 or len(args) != len(rest):
+            return None
+        positional = [a.value for a in args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+        dim = self.dim_argument(call, args)
+        index = [v for v in positional if v is not dim][0] if len(positional) > 1 else keywords.get("index")
+        position = self._dim_literal(dim)
+        if position is None or index is None:
             return None
         cache = self.__dict__.setdefault("_selected_nodes", {})
         if id(call) not in cache:
-            whole = [cst.SubscriptElement(cst.Slice(None, None))] * int(args[0].value.value, 0)
-            node = cst.Subscript(receiver, [*whole, cst.SubscriptElement(cst.Index(args[1].value))])
-            self.parents.setdefault(node, self.parents.get(call))
-            cache[id(call)] = node
+            cache[id(call)] = self._dim_subscript(call, receiver, position, cst.Index(index))
         return cache[id(call)]
 
-    def _range_selected(self, call: cst.Call, receiver: cst.BaseExpression, rest) -> Optional[cst.Subscript]:
-        """`x.index_select(d, r)` with r a range index tensor (`torch.arange(...)`) as the subscript
-        `x[:, ..., r]`, which reads r as the slice it spells; None for any other index."""
-        args = [a for a in rest if not a.star]
-        if len(args) != 2 or self._range_slice(args[1].value) is None:
-            return None
-        return self._selected(call, receiver, rest)
+    def _dim_subscript(self, node, receiver, position: int, index: cst.BaseSlice) -> cst.Subscript:
+        """receiver[:, ..., index] with index at dimension position (counted from the end when negative)."""
+        full = cst.SubscriptElement(cst.Slice(None, None))
+        if position >= 0:
+            elements = [full] * position + [cst.SubscriptElement(index)]
+        else:
+            trailing = [full] * (-position - 1)
+            elements = [cst.SubscriptElement(cst.Index(cst.Ellipsis())), cst.SubscriptElement(index), *trailing]
+        subscript = cst.Subscript(receiver, elements)
+        self.parents.setdefault(subscript, self.parents.get(node))
+        return subscript
+
+    def dim_argument(self, call: cst.Call, args) -> Optional[cst.BaseExpression]:
+        """The dimension argument of a dim-taking op (rules/accessors.toml [dim_arguments], by the op's last
+        name; args: those after the tensor), by its keyword or position; None when left out (dimension 0)."""
+        name = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+        keyword, position = self.tables.dim_arguments.get(name, ("dim", 0))
+        positional = [a.value for a in args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
+        return positional[position] if position < len(positional) else keywords.get(keyword)
+
+    @staticmethod
+    def _dim_literal(dim) -> Optional[int]:
+        """The int a dimension argument spells (`1`, `-1`); None for anything else."""
+        if isinstance(dim, cst.Integer):
+            return dim.evaluated_value
+        if (
+            isinstance(dim, cst.UnaryOperation)
+            and isinstance(dim.operator, cst.Minus)
+            and isinstance(dim.expression, cst.Integer)
+        ):
+            return -dim.expression.evaluated_value
+        return None
 
     def _accessor_receiver_ok(self, call: cst.Call) -> bool:
         accessor = self.tables.accessors[call.func.attr.value]
         if not accessor.receivers:
             return True
+        if self._super_in_override(call):
+            return True  # `super().get_buffers(layer_idx, kv_layout)` in the subclass's own get_buffers
         if (
             accessor.arity
             and len([a for a in call.args if a.keyword is None]) == accessor.arity
@@ -917,6 +947,20 @@ class Origins:
             return False
         func = self.enclosing_function(call)
         return func is not None and func.name.value in self.tables.accessors and self.method_class(func) is not None
+
+    def _super_in_override(self, call: cst.Call) -> bool:
+        """Is `super().<accessor>(i, ...)` called in the subclass's override of that same accessor, its
+        layer index not an index tensor (a manager subclass converting what the engine's accessor returns)?"""
+        receiver = call.func.value
+        if not (
+            isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"
+        ):
+            return False
+        func = self.enclosing_function(call)
+        if func is None or func.name.value != call.func.attr.value or self.method_class(func) is None:
+            return False
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        return bool(positional) and self.index_kind(positional[0].value) != TENSOR
 
     def _small_state_method(self, receiver: cst.BaseExpression, method: str) -> bool:
         """Is `receiver.method(...)`, a known accessor name, a method of a class of this module that
@@ -1270,6 +1314,36 @@ class Origins:
             return None
         element = cst.SubscriptElement(cst.Slice(lower=bounds[0], upper=bounds[1]))
         return self._token_subscript(Origin.POOL, [element], holder)
+
+    def _dim_piece(self, call: cst.BaseExpression, index: cst.BaseExpression) -> Optional[Origin]:
+        """The piece a constant index picks of a split along a literal dimension ([views] dim_split_methods,
+        dim_split_functions; dim 0 when left out), read as the selection `holder[:, ..., k]` along that
+        dimension, which the holder's layout decides: a piece along its slot dimension keeps some slots
+        (`buf.split(n, dim=0)[0]`), along another every slot (`kv_cache.chunk(2)[0]`: a plane); None for a
+        split into one piece (`chunk(x, 1)`), pieces sized by the pool's own extent (a share of the pool),
+        a dimension that is no literal, anything else."""
+        if not isinstance(call, cst.Call) or not isinstance(index, cst.Integer):
+            return None
+        t = self.tables
+        qualified = self.call_name(call) or ""
+        if qualified in t.dim_split_functions and call.args and not call.args[0].star:
+            holder, args = call.args[0].value, list(call.args[1:])
+        elif isinstance(call.func, cst.Attribute) and call.func.attr.value in t.dim_split_methods:
+            holder, args = call.func.value, list(call.args)
+        else:
+            return None
+        if any(a.star for a in args) or self.origin(holder) != Origin.POOL:
+            return None
+        positional = [a.value for a in args if a.keyword is None]
+        count = positional[0] if positional else None
+        name = qualified.rsplit(".", 1)[-1] if qualified in t.dim_split_functions else call.func.attr.value
+        if name in t.chunk_methods and isinstance(count, cst.Integer) and count.evaluated_value == 1:
+            return None
+        dim = self.dim_argument(call, args)
+        position = 0 if dim is None else self._dim_literal(dim)
+        if position is None or (position == 0 and count is not None and self._mentions_extent(count)):
+            return None  # `torch.split(buf, buf.size(0))[0]`, `buf.split(buf.shape[0] // 2)[1]`: pool-sized
+        return self.origin(self._dim_subscript(call, holder, position, cst.Index(index)))
 
     @staticmethod
     def _piece_bounds(sizes, k: int) -> Optional[tuple]:

@@ -23,6 +23,23 @@ _FOLDED_OPERATORS = {
 }
 
 
+def _walk(nodes):
+    """Every node under nodes, depth first (a function body, read once for a layout fact)."""
+    stack = list(nodes) if isinstance(nodes, (list, tuple)) else [nodes]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.children)
+
+
+def _is_name(node, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _last_names(qualified) -> set:
+    return {q.rsplit(".", 1)[-1] for q in qualified}
+
+
 class Subscripts:
     def _subscript_origin(self, sub: cst.Subscript, depth: int) -> Origin:
         picked = self._introspected_entries(sub)
@@ -188,6 +205,9 @@ class Subscripts:
                 return Origin.POOL_TUPLE
             piece = self._split_piece(sub.value, value)
             if piece is not None:  # `buf.split([64, n - 64])[0]`: `buf[:64]`
+                return self._token_subscript(piece, elements[1:]) if len(elements) > 1 else piece
+            piece = self._dim_piece(sub.value, value)
+            if piece is not None:  # `buf.split(n, dim=0)[0]`: some slots; `kv_cache.chunk(2)[0]`: a plane
                 return self._token_subscript(piece, elements[1:]) if len(elements) > 1 else piece
             if self.index_kind(value, depth) == TENSOR and not self.dict_like(sub.value):
                 return Origin.GATHERED  # (a dict's key selects one value, whatever it is)
@@ -430,6 +450,9 @@ class Subscripts:
         token = self._moved_token(holder) if holder is not None else None
         if token:
             return self._moved_subscript(base, elements, token)
+        slot_dims = self.slot_dims(holder)
+        if slot_dims is not None and 0 not in slot_dims:
+            return self._layout_subscript(base, elements, slot_dims)
         for position, element in enumerate(elements):
             inner = element.slice
             if isinstance(inner, cst.Index):
@@ -481,9 +504,32 @@ class Subscripts:
                 # (`kv_cache[:, 0]` is a plane of its [num_blocks, 2, ...] layout): every plane, and the
                 # blocks (the dimension after the planes) decide
                 return self._token_subscript(base, elements[1:])
-            if position == 0 and holder is not None and self._blocks_first_column(inner, elements[1:], holder):
+            if (
+                position == 0
+                and slot_dims is None
+                and holder is not None
+                and self._blocks_first_column(inner, elements[1:], holder)
+            ):
                 return base  # `kv_cache_tensor[:, layer_idx]` of a blocks-first pool: every block of one layer
-            return self._later_dimensions(base, elements[position + 1 :])
+            return self._later_dimensions(base, elements[position + 1 :], slot_dims, position + 1)
+        return base
+
+    def _layout_subscript(self, base: Origin, elements, slot_dims: frozenset) -> Origin:
+        """A subscript of a cache whose slot dimensions are known and come after its planes (vLLM's
+        [2, num_blocks, block_size, ...] read as planes first): a constant or a slice of a plane keeps
+        every slot; along a slot dimension an index keeps some, a slice as a slice of the tokens does."""
+        for position, element in enumerate(elements):
+            inner = element.slice
+            if isinstance(inner, cst.Index) and isinstance(inner.value, cst.Ellipsis):
+                return base
+            if isinstance(inner, cst.Index) and isinstance(inner.value, cst.Name) and inner.value.value == "None":
+                return self._later_dimensions(base, elements[position:])  # a new axis: the layout is lost
+            if position not in slot_dims:
+                continue
+            if isinstance(inner, cst.Index):
+                return Origin.GATHERED
+            if self._bounded_slice(inner):
+                return Origin.PREFIX
         return base
 
     def _blocks_first_column(self, first: cst.Slice, rest, holder: cst.BaseExpression) -> bool:
@@ -527,11 +573,12 @@ class Subscripts:
             return True
         return self.origin(holder, depth) == Origin.POOL and self.from_convention(holder)
 
-    def _later_dimensions(self, base: Origin, elements) -> Origin:
+    def _later_dimensions(self, base: Origin, elements, slot_dims=None, start: int = 0) -> Origin:
         """After every token: a slice or a scalar of a later dimension keeps them all
         (`buf[:, :, :512]`, `buf[:, 0]`); indices there gather (`flat[:, slots]`, the blocks of
-        a [2, num_blocks, ...] cache)."""
-        for element in elements:
+        a [2, num_blocks, ...] cache) unless the holder's layout says that dimension holds no slots
+        (slot_dims, from start: `v_buf[:, :, perm]` of a [slots, heads, dim] buffer keeps every slot)."""
+        for position, element in enumerate(elements, start):
             inner = element.slice
             if isinstance(inner, cst.Slice):
                 continue
@@ -539,10 +586,87 @@ class Subscripts:
             if isinstance(value, cst.Ellipsis):
                 return base
             if isinstance(value, cst.Name) and value.value == "None":
+                slot_dims = None  # a new axis moves the dimensions after it
+                continue
+            if slot_dims is not None:  # the layout decides: one block (`[:, 0]` of [2, blocks, ...]) or a head
+                if position in slot_dims:
+                    return Origin.GATHERED
                 continue
             if not isinstance(value, cst.Integer) and self.index_kind(value) != SCALAR:
                 return Origin.GATHERED
         return base
+
+    def slot_dims(self, holder, depth: int = 0) -> Optional[frozenset]:
+        """The dimensions of holder that index slots, when its layout is known: a call of an accessor
+        of rules/accessors.toml with `slot_dims` (through names bound once to one); None otherwise."""
+        if depth > 4 or holder is None:
+            return None
+        if isinstance(holder, cst.Name):
+            params = [a.node for a in self.reaching(holder) if isinstance(a.node, cst.Param)]
+            if params:
+                return self._convention_slot_dims(params[0]) if len(params) == 1 else None
+            values = [self._assigned_once(a.node) for a in self.reaching(holder)]
+            found = [self.slot_dims(v, depth + 1) for v in values if v is not None]
+            return found[0] if len(values) == 1 and found else None
+        if not isinstance(holder, cst.Call) or not isinstance(holder.func, cst.Attribute):
+            return None
+        accessor = self.tables.accessors.get(holder.func.attr.value)
+        if accessor is None or not accessor.slot_dims or accessor.returns != "tensor":
+            return None
+        return frozenset(accessor.slot_dims) if self._accessor_receiver_ok(holder) else None
+
+    def _convention_slot_dims(self, param: cst.Param) -> Optional[frozenset]:
+        """The slot dimensions of a cache parameter of rules/conventions.toml (its `slot_dims`): a row whose
+        planes may come first gives them only where its function reads dimension 0 as the planes."""
+        owner = self._param_owner(param)
+        if not isinstance(owner, cst.FunctionDef):
+            return None
+        row = self.cache_parameter(owner, param.name.value)
+        if row is None or not row.slot_dims or row.returns != "tensor":
+            return None
+        if row.planes and not self._reads_planes_first(owner, param.name.value):
+            return None
+        return frozenset(row.slot_dims)
+
+    def _reads_planes_first(self, owner: cst.FunctionDef, name: str) -> bool:
+        """Does owner read its parameter name's dimension 0 as the K/V planes: a constant first index
+        (`kv_cache[0]`, `kv_cache[1, ids]`), `select(0, c)`, an unbind or a split into two along dim 0
+        (`kv_cache.unbind(0)`, `kv_cache.chunk(2)`), `k, v = kv_cache`?"""
+        cache = self.__dict__.setdefault("_planes_first_reads", {})
+        key = (id(owner), name)
+        if key not in cache:
+            cache[key] = any(self._planes_read(node, name) for node in _walk(owner.body))
+        return cache[key]
+
+    def _planes_read(self, node: cst.CSTNode, name: str) -> bool:
+        t = self.tables
+        if isinstance(node, cst.Subscript):
+            first = node.slice[0].slice if node.slice else None
+            return _is_name(node.value, name) and isinstance(first, cst.Index) and isinstance(first.value, cst.Integer)
+        if isinstance(node, cst.Assign):
+            target = node.targets[0].target if len(node.targets) == 1 else None
+            return (
+                _is_name(node.value, name) and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
+            )
+        if not isinstance(node, cst.Call):
+            return False
+        qualified = self.call_name(node) or ""
+        if node.args and (qualified in t.select_functions or qualified in t.tuple_view_functions):
+            receiver, method, args = node.args[0].value, qualified.rsplit(".", 1)[-1], list(node.args[1:])
+        else:
+            receiver, method, args = self.method_parts(node)
+        if not _is_name(receiver, name) or any(a.star for a in args):
+            return False
+        positional = [a.value for a in args if a.keyword is None]
+        dim = self.dim_argument(node, args)
+        along_planes = dim is None or self._dim_literal(dim) == 0
+        if method in t.select_methods or method in _last_names(t.select_functions):
+            return dim is not None and along_planes
+        if method in t.dim_split_methods or method in _last_names(t.dim_split_functions):
+            count = positional[0] if positional else None
+            two = isinstance(count, cst.Integer) and count.evaluated_value == 2 and method in t.chunk_methods
+            return two and along_planes
+        return method in t.unbind_methods and along_planes
 
     def planes_first(self, expr: cst.BaseExpression, depth: int = 0, layout: str = "planes") -> bool:
         """Is expr one element of a per-layer container the class allocates with a literal count
