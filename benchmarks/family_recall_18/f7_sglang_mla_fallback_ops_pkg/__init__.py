@@ -1,0 +1,1 @@
+"""sglang-style package: a TRT-LLM MLA backend whose bf16 prefix path calls helpers in mla_fallback."""

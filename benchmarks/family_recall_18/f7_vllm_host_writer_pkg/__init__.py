@@ -1,0 +1,1 @@
+"""vLLM-style package: a connector (connector.py) writing layers through a HostWriter (host_io.py)."""
