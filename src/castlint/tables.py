@@ -267,6 +267,8 @@ class Tables:
     member_methods: set = field(default_factory=set)  # [containers] member_methods: Module.buffers(), parameters()
     factory_dicts: set = field(default_factory=set)
     chain_maps: set = field(default_factory=set)  # [containers] chain_maps: ChainMap, the first map's value wins
+    item_dicts: set = field(default_factory=set)  # [containers] item_dicts: dict(base, k=v) copies and adds items
+    key_fill_dicts: set = field(default_factory=set)  # [containers] key_fill_dicts: dict.fromkeys(keys, v)
     item_methods: set = field(default_factory=set)
     item_views: set = field(default_factory=set)  # [containers] item_views: `d.items()`, pairs (not one item)
     sequence_constructors: set = field(default_factory=set)  # [containers] sequence_constructors: list(x)
@@ -1057,6 +1059,8 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "dict_classes",
                 "factory_dicts",
                 "chain_maps",
+                "item_dicts",
+                "key_fill_dicts",
                 "item_methods",
                 "item_views",
                 "sequence_constructors",

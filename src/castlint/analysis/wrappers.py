@@ -502,7 +502,9 @@ def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: i
             for k, v in inner:
                 put(k, v)
         return items
-    if isinstance(value.func, cst.Name) and value.func.value == "dict":
+    if isinstance(value.func, cst.Attribute) and analysis._named_in(value.func, analysis.tables.key_fill_dicts):
+        return _filled_keys(analysis, value, depth)  # `dict.fromkeys(("q_data_type", "kv_data_type"), dt)`
+    if isinstance(value.func, (cst.Name, cst.Attribute)) and analysis._named_in(value.func, analysis.tables.item_dicts):
         for a in value.args:
             if a.keyword is not None:
                 put(a.keyword.value, a.value)
@@ -522,6 +524,37 @@ def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: i
     if returned is not None and returned is not value:
         return _mapping_items(analysis, returned, depth + 1)
     return None
+
+
+def _filled_keys(analysis: ModuleAnalysis, call: cst.Call, depth: int):
+    """(key, value) pairs of `dict.fromkeys(keys, value)`: every key a constant string of a display
+    the file shows, each holding the one value; None otherwise (no value: every key holds None)."""
+    args = call.args
+    if len(args) != 2 or any(a.star or a.keyword for a in args):
+        return None
+    keys = _display_elements(analysis, args[0].value, depth + 1) or _display_elements(
+        analysis, _bound_value(analysis, args[0].value), depth + 1
+    )
+    texts = [analysis.constant_string(k) for k in keys or ()]
+    if not texts or None in texts:
+        return None
+    return [(text, args[1].value) for text in texts]
+
+
+def _own_item(items, value: cst.BaseExpression, name: str) -> Optional[cst.BaseExpression]:
+    """The value an item store reads from the dict it stores into (`kw["kv"] = kw["q"]`): the item
+    under that constant key so far; None for any other read of the dict."""
+    if not (
+        isinstance(value, cst.Subscript)
+        and isinstance(value.value, cst.Name)
+        and value.value.value == name
+        and len(value.slice) == 1
+        and isinstance(value.slice[0].slice, cst.Index)
+        and isinstance(value.slice[0].slice.value, cst.SimpleString)
+    ):
+        return None
+    key = value.slice[0].slice.value.evaluated_value
+    return next((item for k, item in items if k == key), None)
 
 
 def _zipped_pairs(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: int):
@@ -628,15 +661,17 @@ def _grown_mapping(analysis: ModuleAnalysis, use: cst.Name, depth: int):
             and isinstance(small.targets[0].target, cst.Subscript)
             and isinstance(small.targets[0].target.value, cst.Name)
             and small.targets[0].target.value.value == name
-            and not _mentions(small.value, name)
         ):
+            stored = _own_item(items, small.value, name) if _mentions(small.value, name) else small.value
+            if stored is None:
+                return None
             sub = small.targets[0].target
             key = (
                 sub.slice[0].slice.value if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) else None
             )
             if not isinstance(key, cst.SimpleString) or not isinstance(key.evaluated_value, str):
                 return None
-            merge([(key.evaluated_value, small.value)])
+            merge([(key.evaluated_value, stored)])
             continue
         call = small.value if isinstance(small, cst.Expr) else None
         if (

@@ -26,6 +26,43 @@ class DtypeValues:
             return element.value if isinstance(element, cst.Element) else None
         return None
 
+    def paired_values(self, q: cst.BaseExpression, kv: cst.BaseExpression) -> List[Tuple[tuple, tuple]]:
+        """(q sources, kv sources) per alternative of the one tuple unpacking that binds both names
+        (`q, kv = self._native() if c else self._same()`, a helper with several `return a, b`): a
+        choice between pairs read pair by pair, not element by element; [] otherwise."""
+        if not (isinstance(q, cst.Name) and isinstance(kv, cst.Name)):
+            return []
+        reaching = self.reaching(q), self.reaching(kv)
+        if any(len(r) != 1 or not isinstance(r[0].node, cst.Name) for r in reaching):
+            return []
+        (q_value, q_index), (kv_value, kv_index) = (self.assigned_value(r[0].node) for r in reaching)
+        if q_value is None or q_value is not kv_value or q_index is None or kv_index is None:
+            return []
+        out = []
+        for pair in self._pair_alternatives(q_value, 0):
+            elements = self._returned_element(pair, q_index), self._returned_element(pair, kv_index)
+            if None in elements:
+                return []
+            out.append(tuple(self.resolve_value(e) for e in elements))
+        return out if len(out) > 1 else []
+
+    def _pair_alternatives(self, expr: cst.BaseExpression, depth: int) -> List[cst.BaseExpression]:
+        """The values expr may be: each side of a choice, each `return` of the defs a call reaches."""
+        if depth > 4:
+            return [expr]
+        if isinstance(expr, cst.IfExp):
+            return [*self._pair_alternatives(expr.body, depth + 1), *self._pair_alternatives(expr.orelse, depth + 1)]
+        if isinstance(expr, cst.Call):
+            returns = [
+                v
+                for target, _, _ in self.return_targets(expr)
+                if isinstance(target, cst.FunctionDef)
+                for v in self._return_values(target)
+            ]
+            if returns:
+                return [alt for v in returns for alt in self._pair_alternatives(v, depth + 1)]
+        return [expr]
+
     def resolve_value(self, expr: cst.BaseExpression, depth: int = 0) -> Tuple[str, ...]:
         """The terminal expressions a dtype argument comes from, as source text."""
         if depth > MAX_DEPTH:

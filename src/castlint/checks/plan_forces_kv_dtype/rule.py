@@ -113,6 +113,7 @@ class PlanForcesKvDtype(Rule):
                 continue
             if kv_arg is None and not receiver_is_known(analysis, call, wrapper):
                 continue  # e.g. a ragged wrapper, which has no KV cache to describe
+            paired = None
             if kv_arg is None:
                 message = (
                     f"{wrapper.cls}.plan sets q_data_type but no kv_data_type: the KV cache "
@@ -120,6 +121,11 @@ class PlanForcesKvDtype(Rule):
                 )
             else:
                 q_src, kv_src = analysis.resolve_value(q_arg), analysis.resolve_value(kv_arg)
+                # a choice between dtype pairs (`q, kv = native() if c else same()`): one same pair
+                if q_src != kv_src:
+                    paired = next((q for q, kv in analysis.paired_values(q_arg, kv_arg) if q == kv), None)
+                if paired:
+                    q_src, kv_src = paired, paired
                 if q_src != kv_src:
                     # a plan helper given its dtypes: reported at each caller that passes kv as q
                     for caller, q_from, kv_from in dtypes_from_callers(analysis, original, q_arg, kv_arg):
@@ -142,7 +148,8 @@ class PlanForcesKvDtype(Rule):
                 message = _same_dtypes(ctx, q_src)
             # the codemod rewrites plain calls only, whose dtypes are no ternary or walrus (which
             # the fix-equivalence harness does not cover: such a finding is reported, not fixed)
-            plain = call is original and not any(_chosen(analysis, a) for a in (q_arg, kv_arg) if a is not None)
+            chosen = any(_chosen(analysis, a) for a in (q_arg, kv_arg) if a is not None)
+            plain = not paired and call is original and not chosen
             fix = _fix_for(ctx, call) if plain else None
             findings.append(
                 self.finding(
