@@ -1698,7 +1698,7 @@ class _Collector:
             self.alias(targets, value.body)
             self.alias(targets, value.orelse)
             return
-        held = _stand_in_for(value, self.vocab)
+        held = _stand_in_for(value, self.vocab) or _templated_self_method(value)
         if held is None:
             return
         for target in targets:
@@ -1843,6 +1843,10 @@ class _Collector:
             if name in vocab.wrapper_functions:
                 unit.plans += 1
             self.name_call(n, name)
+        elif _templated_self_method(func) is not None:  # `getattr(self, f"_forward_{phase}")(...)`
+            held = _templated_self_method(func)
+            self.fn_aliases.setdefault(held + "()", set()).add(held)
+            self.name_call(n, held + "()")
         if name in vocab.helpers or name in self.helper_aliases:
             positional, keywords = _call_args(n, vocab, self.aliases)
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
@@ -2127,6 +2131,27 @@ def _stand_in_for(value: ast.AST, vocab: _Vocabulary) -> Optional[str]:
     return _function_spelling(value.args[0]) if _callee_name(func) in vocab.function_wrappers else None
 
 
+def _templated_self_method(value: ast.AST) -> Optional[str]:
+    """`getattr(self, "m")` as "self.m"; `getattr(self, f"_forward_{phase}")` (or `"_read_" + kind`) as a
+    pattern "self.~<regex>" any method of the module whose name fits stands for (_alias_targets)."""
+    if not (type(value) is ast.Call and _callee_name(value.func) == "getattr" and len(value.args) >= 2):
+        return None
+    if not _is_self(value.args[0]):
+        return None
+    name = value.args[1]
+    if _str_constant(name):
+        return "self." + name.value
+    if type(name) is ast.JoinedStr:
+        sides = [p.value if _str_constant(p) else None for p in name.values]
+    elif type(name) is ast.BinOp and type(name.op) is ast.Add:
+        sides = [p.value if _str_constant(p) else None for p in (name.left, name.right)]
+    else:
+        return None
+    if not any(sides):
+        return None
+    return "self.~" + "".join(re.escape(side) if side is not None else ".+" for side in sides)
+
+
 def _function_spelling(node: ast.AST) -> Optional[str]:
     if type(node) is ast.Name:
         return node.id
@@ -2212,6 +2237,9 @@ def _alias_targets(fn_aliases: Dict[str, Set[str]], local: Set[str]) -> Dict[str
             seen.add(one)
             if one in local:
                 found.add(one)
+            elif one.startswith("self.~"):  # a templated getattr: every method whose name fits
+                fits = re.compile(one[6:]).fullmatch
+                found.update(m for m in local if m.startswith("self.") and fits(m[5:]))
             todo.extend(fn_aliases.get(one, ()))
         found.discard(name)
         if found:

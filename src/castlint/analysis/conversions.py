@@ -777,6 +777,9 @@ class ConversionQueries:
                             if not any(c is call for c, _, _ in entries):
                                 entries.append((call, skip, env))
                     continue
+                if isinstance(func, cst.Call) and self._named_in(func, self.tables.attribute_getters):
+                    self._add_getattr_call(index, call)  # `getattr(self, f"_forward_{phase}")(q, buf)`
+                    continue
                 if not isinstance(func, cst.Name):
                     continue
                 # a name bound to a def of the module, as it is or through a wrapper that stands in
@@ -894,6 +897,14 @@ class ConversionQueries:
                     if not any(c is call for c, _, _ in entries):
                         entries.append((call, skip, env))
 
+    def _add_getattr_call(self, index: dict, call: cst.Call) -> None:
+        """The methods a call of a getattr result runs, as calls of bound methods (callable_values)."""
+        for form, bound in self.callable_values(call.func):
+            for target, skip, env in () if bound else self._function_values(form):
+                entries = index.setdefault(id(target), [])
+                if not any(c is call for c, _, _ in entries):
+                    entries.append((call, skip, env))
+
     def _held_def(self, form) -> bool:
         """Is a callable form a def of the module held as it is (no factory's bindings), or a bound
         method `self.m` / `obj.m` of a class of the module?"""
@@ -924,8 +935,32 @@ class ConversionQueries:
             owner = self.instance_class(form.value)
             method = self.find_method(owner, form.attr.value) if owner is not None else None
             if isinstance(method, cst.FunctionDef):
-                return [(method, True, None)]
+                return [(method, True, None)] + [(m, True, None) for m in self._overrides_bound(form, owner)]
         return []
+
+    def _overrides_bound(self, method: cst.Attribute, owner: cst.ClassDef) -> List[cst.FunctionDef]:
+        """The subclass overrides a bound method `self.m` (or `obj.m`) may run: on self, every subclass's own m
+        (a base's template runs on any of them); on another object, those of the classes its constructions
+        make (_constructed_override)."""
+        name, out = method.attr.value, []
+        on_self = self._is_self_receiver(method.value)
+        for cls in self.class_family(owner):
+            own = self.class_methods(cls).get(name)
+            if not isinstance(own, cst.FunctionDef) or cls is owner or owner not in self.class_mro(cls):
+                continue
+            if on_self or self._constructed_override(method.value, owner, cls):
+                out.append(own)
+        return out
+
+    def _is_self_receiver(self, expr: cst.BaseExpression) -> bool:
+        """Is expr the first parameter of the instance method it is read in?"""
+        if not isinstance(expr, cst.Name):
+            return False
+        func = self.enclosing_function(expr)
+        if not isinstance(func, cst.FunctionDef) or self.method_class(func) is None or self.class_bound(func):
+            return False
+        params = func.params.params
+        return bool(params) and params[0].name.value == expr.value
 
     def pool_conversions(self) -> List[Tuple[cst.Call, str, str]]:
         """(call, target dtype, form) for whole-pool conversions not written as a cast of

@@ -3,6 +3,7 @@ constant name, enums, and the calls that run a callable they are handed."""
 
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -234,6 +235,8 @@ class HeldCallables:
                 return [(fetched, ())]
             if name == "getattr" and len(value.args) >= 2:
                 constants = self.constant_strings(value.args[1].value)
+                if constants is None:  # `getattr(self, f"_forward_{phase}")`: each method its name may be
+                    constants = self._templated_methods(value.args[0].value, value.args[1].value)
                 if constants and all(c.isidentifier() for c in constants):
                     return [(self._attribute(value.args[0].value, c), ()) for c in constants]
             if (
@@ -968,6 +971,34 @@ class HeldCallables:
                 return None
             combined = [c + v for c in combined for v in values]
         return combined
+
+    def _templated_methods(self, owner: cst.BaseExpression, name: cst.BaseExpression) -> Optional[List[str]]:
+        """The methods of owner's class family (owner an instance or a class of the module) whose names fit a
+        name built from constant parts and unknown values (`f"_forward_{phase}"`, `"_read_" + kind`); None
+        when the name has no constant part or owner no known class."""
+        pattern = self._name_pattern(name)
+        cls = self.instance_class(owner) or self.class_named(owner) if pattern is not None else None
+        if cls is None:
+            return None
+        matcher = re.compile(pattern)
+        found = {m for member in self.class_family(cls) for m in self.class_methods(member) if matcher.fullmatch(m)}
+        return sorted(found) or None
+
+    def _name_pattern(self, expr: cst.BaseExpression) -> Optional[str]:
+        """A regular expression for the strings a name built from literal text and unknown parts may be (an
+        f-string, `+` of strings); None when no literal part constrains it."""
+        if isinstance(expr, cst.FormattedString):
+            sides = [
+                p.value.replace("{{", "{").replace("}}", "}") if isinstance(p, cst.FormattedStringText) else None
+                for p in expr.parts
+            ]
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            sides = [self.constant_string(expr.left), self.constant_string(expr.right)]
+        else:
+            return None
+        if not any(isinstance(side, str) and side for side in sides):
+            return None
+        return "".join(re.escape(side) if isinstance(side, str) else ".+" for side in sides)
 
     def _chosen_strings(self, expr: cst.BaseExpression, depth: int) -> Optional[List[str]]:
         """The strings a choice among constants may hold: both arms of `a if c else b`, every value of a
