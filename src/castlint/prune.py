@@ -1963,9 +1963,9 @@ class _Collector:
                 unit.casts.append((self.refs(n.args[0]), path))
         else:
             unit.casts.append((self.refs(func.value), path))
-        attrs = {
+        attrs = {  # `.to(self.d)`, `.to(*self._target)`: what the attribute is assigned decides the dtype
             arg.attr
-            for arg in list(n.args) + [k.value for k in n.keywords]
+            for arg in [a.value if type(a) is ast.Starred else a for a in n.args] + [k.value for k in n.keywords]
             if type(arg) is ast.Attribute
             and type(arg.value) is ast.Name
             and arg.value.id == "self"

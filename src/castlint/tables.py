@@ -176,6 +176,8 @@ class Tables:
     scalar_attributes: set = field(default_factory=set)
     scalar_element_attributes: set = field(default_factory=set)  # `mgr.layer_offsets[i]`: an element is a scalar
     scalar_calls: set = field(default_factory=set)
+    full_reductions: set = field(default_factory=set)
+    shape_keeping_methods: set = field(default_factory=set)
     tensor_calls: set = field(default_factory=set)
     # allocations of a buffer, and the words of their first dimension
     allocation_functions: set = field(default_factory=set)
@@ -866,6 +868,8 @@ def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
             "scalar_attributes": "scalar_attributes",
             "scalar_element_attributes": "scalar_element_attributes",
             "scalar_calls": "scalar_calls",
+            "full_reductions": "full_reductions",
+            "shape_keeping_methods": "shape_keeping_methods",
             "tensor_calls": "tensor_calls",
             "range_functions": "range_functions",
             "stride_ranges": "stride_ranges",

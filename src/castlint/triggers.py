@@ -16,6 +16,10 @@ SUPPRESSION_WORDS = frozenset({"castlint", "noqa: CL", "noqa:CL", "NOQA: CL"})
 _IDENTIFIER_STARTS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 
 
+# the text of a store into a slice (`buf[:] = src`, `buf[...] = src`, `buf[:, 1] = src`, `buf[..., :d] = src`)
+SLICE_STORE_WORDS = frozenset({":] = ", "...] = ", "[:, ", "[..., "})
+
+
 class TriggerWords:
     """Named word sets, from the tables, that rules build their trigger groups from."""
 
@@ -84,7 +88,12 @@ class TriggerWords:
             for requires, params in sorted(by_requires.items())
         )
         # a pool and a conversion, or a whole cache that arrives as a parameter (CL001, CL003, CL005)
-        self.pool_conversions: Tuple[tuple, ...] = ((self.pools, self.casts),) + self.conventions
+        # ... or a store of one into a slice of a buffer (`buf[:] = pool`, `st.wide[:, 1] = buf[:, 1]`): a copy
+        self.slice_stores = SLICE_STORE_WORDS
+        self.pool_conversions: Tuple[tuple, ...] = (
+            (self.pools, self.casts),
+            (self.pools, self.slice_stores),
+        ) + self.conventions
 
 
 _PLAN_TESTS: dict = {}  # id(Tables) -> (the tables, (method call words, fewest positional arguments, reach words))

@@ -36,6 +36,8 @@ def _spelled(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int = 
     """The spellings of a dtype expression: its code, and where a local name is assigned
     once, the assigned value's."""
     out = {analysis.code(expr)}
+    if isinstance(expr, cst.Attribute) and depth < 3:
+        out |= _attribute_constant(analysis, expr)
     if isinstance(expr, cst.Name) and depth < 3:
         for assignment in analysis.reaching(expr):
             if isinstance(assignment.node, cst.Name):
@@ -43,6 +45,19 @@ def _spelled(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int = 
                 if kind == "assign" and not path and value is not None:
                     out |= _spelled(analysis, value, depth + 1)
     return out
+
+
+def _attribute_constant(analysis: "ModuleAnalysis", expr: cst.Attribute) -> Set[str]:
+    """`self.compute_dtype` whose every store in the class family is one `torch.<dtype>` constant: that
+    constant; an empty set otherwise (a parameter, two dtypes, no store seen)."""
+    if not (isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+        return set()
+    cls = analysis.enclosing_class(expr)
+    values = analysis.instance_attr_values(cls, expr.attr.value) if cls is not None else []
+    spelled = {analysis.code(v) for v in values}
+    if len(spelled) != 1 or not next(iter(spelled)).startswith("torch.") or not analysis.dtype_like(values[0]):
+        return set()
+    return spelled
 
 
 def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int) -> Optional[Set[str]]:
@@ -78,12 +93,14 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
             found = analysis.allocated_dtype(expr)
             if found is None:
                 found = _listed_dtype(analysis, expr)
+            if found is None:
+                found = _family_dtype(analysis, expr)
             if found is not None and found.isidentifier():
                 return _init_argument_dtypes(analysis, expr, found)
             if found is None or not found.startswith(("self.", "torch.")):
                 return None  # a local of the allocating method means nothing here
             return {found}
-        return None
+        return _other_object_dtypes(analysis, expr)
     if isinstance(expr, cst.Name):
         from castlint.analysis.dataflow import Origin
 
@@ -125,26 +142,103 @@ def _allocation_dtypes(analysis: "ModuleAnalysis", expr: cst.BaseExpression, dep
     return None
 
 
+def _family_dtype(analysis: "ModuleAnalysis", expr: cst.Attribute) -> Optional[str]:
+    """`self.v_buffer` stored only by a base (or a subclass) of the checked class: the `dtype=` every
+    store of the class family allocates with, as spelled there; None when two differ or one is unknown."""
+    cls = analysis.enclosing_class(expr)
+    found: Set[str] = set()
+    for value in analysis.instance_attr_values(cls, expr.attr.value) if cls is not None else ():
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            value = value.elt
+        dtype = analysis.allocated_dtype_expr(value) if isinstance(value, cst.Call) else None
+        if dtype is None:
+            return None
+        found.add(analysis.code(dtype))
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _other_object_dtypes(analysis: "ModuleAnalysis", expr: cst.Attribute) -> Optional[Set[str]]:
+    """`self.pool.v_buffer` (`group.pool.v_buffer`) where the flow model knows the object's class: the
+    dtype every store of that attribute in the class allocates with (per-layer lists too), `self.` read
+    as the object; None when one is unknown."""
+    owner = analysis.instance_class(expr.value) or _field_annotation_class(analysis, expr.value)
+    if owner is None:
+        return None
+    holder = analysis.code(expr.value)
+    common: Optional[Set[str]] = None
+    for value in analysis.instance_attr_values(owner, expr.attr.value):
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            value = value.elt
+        dtype = analysis.allocated_dtype_expr(value) if isinstance(value, cst.Call) else None
+        if dtype is None:
+            return None
+        text = analysis.code(dtype)
+        if text.startswith("self."):
+            found = {f"{holder}.{text[len('self.') :]}"}
+        elif text.startswith("torch."):
+            found = {text}
+        else:
+            return None  # a parameter of the allocating method
+        common = found if common is None else common & found
+        if not common:
+            return None
+    return common
+
+
+def _field_annotation_class(analysis: "ModuleAnalysis", expr: cst.BaseExpression) -> Optional[cst.ClassDef]:
+    """`self.pool` where the class (or a base) declares `pool: SplitPool` in its body (a dataclass field):
+    that class of the module."""
+    if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+        return None
+    cls = analysis.enclosing_class(expr)
+    for member in analysis.class_mro(cls) if cls is not None else ():
+        for line in member.body.body:
+            for small in getattr(line, "body", ()) if isinstance(line, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    if small.target.value == expr.attr.value:
+                        return analysis.annotation_class(small.annotation)
+    return None
+
+
+def _named_method_returns(analysis: "ModuleAnalysis", call: cst.Call) -> List[cst.FunctionDef]:
+    """`obj.m(...)` of an object whose class the flow model does not know: every method m of the module's
+    classes (the defs the flow model reads it as running)."""
+    if not isinstance(call.func, cst.Attribute):
+        return []
+    name = call.func.attr.value
+    found = [analysis.class_methods(c).get(name) for c in analysis.module_classes().values()]
+    return [f for f in found if isinstance(f, cst.FunctionDef)]
+
+
 def _elements_dtypes(analysis: "ModuleAnalysis", value, index: int, depth: int) -> Optional[Set[str]]:
     """The allocation dtypes of element `index` of value, through the element structure the file
     shows (ObjectFlow.element_values: a helper's or a method's returned tuple); None when unknown."""
     elements = analysis.element_values(value, index)
     if not elements and _one_dtype_accessor(analysis, value):
         return _allocation_dtypes(analysis, value, depth + 1)  # `kb, vb = pool.get_kv_buffer(i)`: its dtype
+    receiver = None
     if not elements and isinstance(value, cst.Call):
-        # every returned leaf (tuple elements, both branches of a conditional): one dtype for all
+        # a returned tuple display's element at that position; any other returned value's every
+        # leaf (both branches of a conditional): one dtype for all
+        targets = [t for t, _, _ in analysis.return_targets(value)] or _named_method_returns(analysis, value)
         elements = [
             leaf
-            for target, _, _ in analysis.return_targets(value)
+            for target in targets
             if isinstance(target, cst.FunctionDef)
             for returned in analysis._return_values(target)
-            for leaf in _leaves(returned)
+            for leaf in _positional_leaves(returned, index)
         ]
+        receiver = value.func.value if isinstance(value.func, cst.Attribute) else None
     if not elements:
         return None
     common: Optional[Set[str]] = None
     for element in elements:
         found = _allocation_dtypes(analysis, element, depth + 1)
+        if found is not None and any(d.startswith("self.") for d in found):
+            if receiver is None:
+                return None
+            holder = analysis.code(receiver)  # the method's `self.d`: the receiver's
+            found = {f"{holder}.{d[len('self.') :]}" if d.startswith("self.") else d for d in found}
         if found is None:
             return None
         common = set(found) if common is None else common & found
@@ -162,6 +256,16 @@ def _one_dtype_accessor(analysis: "ModuleAnalysis", value) -> bool:
     return accessor is not None and accessor.one_dtype and bool(accessor.dtype)
 
 
+def _positional_leaves(expr: cst.BaseExpression, index: int) -> List[cst.BaseExpression]:
+    """The value a returned expression unpacks to at position index: a tuple display's element there;
+    every leaf of anything else (a conditional's branches are read the same way)."""
+    if isinstance(expr, cst.IfExp):
+        return _positional_leaves(expr.body, index) + _positional_leaves(expr.orelse, index)
+    if isinstance(expr, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in expr.elements):
+        return [expr.elements[index].value] if index < len(expr.elements) else []
+    return _leaves(expr)
+
+
 def _leaves(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
     if isinstance(expr, (cst.Tuple, cst.List)):
         return [leaf for e in expr.elements for leaf in _leaves(e.value)]
@@ -176,12 +280,20 @@ def _init_argument_dtypes(analysis: "ModuleAnalysis", expr: cst.Attribute, name:
     subclass's `super().__init__(..., torch.float8_e5m2)`, at least one); None when a call passes
     another or no subclass passes one."""
     cls = analysis.enclosing_class(expr)
-    init = analysis.class_methods(cls).get("__init__") if cls is not None else None
-    if init is None:
-        return None
-    p = init.params
-    param = next((q for q in (*p.posonly_params, *p.params, *p.kwonly_params) if q.name.value == name), None)
-    if param is None:
+    init = param = None
+    for member in analysis.class_mro(cls) if cls is not None else ():
+        # the first `__init__` of the MRO that takes the name: a base allocating with its parameter
+        init = analysis.class_methods(member).get("__init__")
+        p = init.params if init is not None else None
+        param = (
+            next((q for q in (*p.posonly_params, *p.params, *p.kwonly_params) if q.name.value == name), None)
+            if p
+            else None
+        )
+        if param is not None:
+            cls = member
+            break
+    if init is None or param is None:
         return None
     calls = [c for c in analysis.constructor_calls(cls) if analysis.constructed_class(c) is not None]
     calls = [c for c in calls if analysis.find_method(analysis.constructed_class(c), "__init__") is init]
@@ -420,6 +532,10 @@ def _unpacked_root(analysis: "ModuleAnalysis", name: cst.Name, depth: int) -> Op
     if len(assignments) != 1 or not isinstance(assignments[0].node, cst.Name):
         return None
     kind, value, path = analysis.binding(assignments[0].node)
+    if kind == "assign" and path and len(path) == 1 and isinstance(path[0], int):
+        sliced = _sliced_element_root(analysis, value, path[0], depth)
+        if sliced is not None:
+            return sliced
     if kind != "assign" or not path or len(path) != 1 or not isinstance(value, cst.Call):
         return None
     t = analysis.tables
@@ -434,6 +550,21 @@ def _unpacked_root(analysis: "ModuleAnalysis", name: cst.Name, depth: int) -> Op
     if qualified in t.tuple_view_functions and value.args and not value.args[0].star:
         return dtype_roots(analysis, value.args[0].value, depth + 1)
     return None
+
+
+def _sliced_element_root(analysis: "ModuleAnalysis", value, index: int, depth: int) -> Optional[frozenset]:
+    """`k_cache, v_cache = past_key_value[:2]` (a slice of a container, from a literal start): element
+    start + index of the container, the root `past_key_value[0]` has."""
+    if not isinstance(value, cst.Subscript) or len(value.slice) != 1 or not _holds_elements(analysis, value.value):
+        return None
+    part = value.slice[0].slice
+    if not isinstance(part, cst.Slice) or part.step is not None:
+        return None
+    start = 0 if part.lower is None else (int(part.lower.value) if isinstance(part.lower, cst.Integer) else None)
+    if start is None:
+        return None
+    inner = dtype_roots(analysis, value.value, depth + 1)
+    return frozenset(("element", root, f"_[{start + index}]") for root in inner)
 
 
 def _keeps_dtype_call(analysis: "ModuleAnalysis", call: cst.Call) -> Optional[List[cst.BaseExpression]]:

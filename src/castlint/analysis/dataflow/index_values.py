@@ -53,7 +53,7 @@ class IndexValues:
         iterated = self.__dict__.get("iteration_elements", {}).get(id(expr))
         if iterated is not None:  # an element a fold or a runner takes from iterating a container
             return self._loop_index_kind(iterated, (), depth)
-        if isinstance(expr, cst.Integer):
+        if isinstance(expr, (cst.Integer, cst.Float)):
             return SCALAR
         if isinstance(expr, cst.UnaryOperation):
             return self.index_kind(expr.expression, depth)
@@ -88,7 +88,7 @@ class IndexValues:
                 return SCALAR
             if name in t.tensor_calls:
                 return TENSOR
-            return UNKNOWN
+            return self._reduced_kind(expr, depth)
         if isinstance(expr, cst.Attribute):
             if expr.attr.value in t.scalar_attributes:
                 return SCALAR
@@ -125,6 +125,20 @@ class IndexValues:
                 else:
                     kinds.append(UNKNOWN)
             return _combine_values(kinds)
+
+    def _reduced_kind(self, call: cst.Call, depth: int) -> str:
+        """`k.abs().amax()` ([index_values] full_reductions without a dimension): a 0-dim tensor, SCALAR;
+        a shape-keeping method of one (`.clamp(min=e)`, shape_keeping_methods) too; else UNKNOWN."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return UNKNOWN
+        t = self.tables
+        if func.attr.value in t.full_reductions:
+            dims = [a for a in call.args if a.keyword is None or a.keyword.value in ("dim", "axis")]
+            return UNKNOWN if dims else SCALAR
+        if func.attr.value in t.shape_keeping_methods:
+            return SCALAR if self.index_kind(func.value, depth) == SCALAR else UNKNOWN
+        return UNKNOWN
 
     def _keys_dict_comp(self, target: cst.Name) -> bool:
         """Is a comprehension's for target the key of its dict comprehension (`{i: mgr.get_buffers(i) for i in
