@@ -224,3 +224,12 @@ def test_a_table_file_is_parsed_once_and_loading_never_changes_what_was_parsed()
     assert tables_module._PARSED == parsed
     assert first == second and first is not second
     assert first.digest == second.digest and first.sources == second.sources
+
+
+def test_every_dim_taking_op_has_its_dim_argument():
+    """The select and dim-split ops of [views] each say where their dimension argument sits
+    ([dim_arguments]): the analysis has no default of its own for an op the table leaves out."""
+    tables = load_tables()
+    ops = set(tables.select_methods) | set(tables.dim_split_methods)
+    ops |= {name.rsplit(".", 1)[-1] for name in set(tables.select_functions) | set(tables.dim_split_functions)}
+    assert ops and not ops - set(tables.dim_arguments), sorted(ops - set(tables.dim_arguments))

@@ -177,6 +177,7 @@ class Tables:
     scalar_element_attributes: set = field(default_factory=set)  # `mgr.layer_offsets[i]`: an element is a scalar
     scalar_calls: set = field(default_factory=set)
     full_reductions: set = field(default_factory=set)
+    reduction_dim_keywords: set = field(default_factory=set)  # [index_values]: `x.amax(dim=1)` keeps a dim
     shape_keeping_methods: set = field(default_factory=set)
     tensor_calls: set = field(default_factory=set)
     # allocations of a buffer, and the words of their first dimension
@@ -869,6 +870,7 @@ def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
             "scalar_element_attributes": "scalar_element_attributes",
             "scalar_calls": "scalar_calls",
             "full_reductions": "full_reductions",
+            "reduction_dim_keywords": "reduction_dim_keywords",
             "shape_keeping_methods": "shape_keeping_methods",
             "tensor_calls": "tensor_calls",
             "range_functions": "range_functions",

@@ -134,7 +134,7 @@ class IndexValues:
             return UNKNOWN
         t = self.tables
         if func.attr.value in t.full_reductions:
-            dims = [a for a in call.args if a.keyword is None or a.keyword.value in ("dim", "axis")]
+            dims = [a for a in call.args if a.keyword is None or a.keyword.value in t.reduction_dim_keywords]
             return UNKNOWN if dims else SCALAR
         if func.attr.value in t.shape_keeping_methods:
             return SCALAR if self.index_kind(func.value, depth) == SCALAR else UNKNOWN

@@ -897,9 +897,12 @@ class Origins:
 
     def dim_argument(self, call: cst.Call, args) -> Optional[cst.BaseExpression]:
         """The dimension argument of a dim-taking op (rules/accessors.toml [dim_arguments], by the op's last
-        name; args: those after the tensor), by its keyword or position; None when left out (dimension 0)."""
+        name; args: those after the tensor), by its keyword or position; None when left out (dimension 0).
+        Every select and dim-split op of [views] has a row (tests/test_tables.py)."""
         name = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
-        keyword, position = self.tables.dim_arguments.get(name, ("dim", 0))
+        if name not in self.tables.dim_arguments:
+            return None
+        keyword, position = self.tables.dim_arguments[name]
         positional = [a.value for a in args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
         return positional[position] if position < len(positional) else keywords.get(keyword)
