@@ -193,8 +193,10 @@ class ConversionQueries:
         # casts reported at their own line (a cast of the pool, an unbound `torch.Tensor.to(pool)`,
         # a copy into a buffer of another dtype) are not reported again at the calls that reach them
         reported = {id(c) for c, _ in self.pool_casts()} | {id(c) for c, _, _ in self.pool_conversions()}
+        # a learnt runner's `fn(*args)`: the callables handed to it report at their own lines
+        reported |= {id(inner) for _, inner in self.learnt_runners().values()}
         for call in self.nodes.calls:
-            if self.cast_target(call) is not None:
+            if self.cast_target(call) is not None or id(call) in reported:
                 continue
             found = self._call_converts(call, reported)
             if found is not None and not self.guarded_fallback(call) and not self._callers_convert(call, reported):
@@ -272,7 +274,8 @@ class ConversionQueries:
                 if found is not None:
                     return found
             return None
-        if short in self._runner_shorts():
+        if short in self._runner_shorts() and not (isinstance(func, cst.Name) and short in self.learnt_runners()):
+            # a learnt runner's callee is bound through value_callers and reports at its own line;
             # operator.call(f, pool, ...), executor.submit(torch.Tensor.float, pool), Thread(target=f, args=(pool,)):
             # f(pool, ...), made by the runner
             for applied in self.run_calls(call):
@@ -789,6 +792,8 @@ class ConversionQueries:
                     continue
                 if self._decorator_param_call(func):
                     continue  # `fn(...)` of a decorator's own parameter: decorated() follows it, per decoration
+                if any(call is inner for _, inner in self.learnt_runners().values()):
+                    continue  # a learnt runner's `fn(*args)`: its calls hand their arguments (run_calls)
                 for form, bound in self.callable_values(func):
                     if bound or (alias and not self._held_def(form)):
                         continue

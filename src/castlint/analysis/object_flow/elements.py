@@ -384,16 +384,20 @@ class Elements:
                 set(t.iter_chain),
                 set(t.iter_filtering),
                 set(t.iter_flatten),
+                set(t.sum_functions),
             )
             self._iteration_shorts = {n.rsplit(".", 1)[-1] for group in words for n in group}
         name = call.func.value if isinstance(call.func, cst.Name) else call.func.attr.value
         if name not in self._iteration_shorts or name in self.module_classes():
             return None
+        flattened = self._flattened(call, words[1], words[4])
+        if flattened is not None:
+            return [flattened], 2
         args = [a.value for a in call.args if a.keyword is None and not a.star]
         if not args or len(args) != len([a for a in call.args if a.keyword is None]):
             return None
         qualified = self.qualified(call)
-        keep, chain, filtering, flatten = words
+        keep, chain, filtering, flatten, _ = words
         if qualified in flatten:
             return [args[0]], 2
         if qualified in chain:
@@ -402,6 +406,22 @@ class Elements:
             return [args[-1]], 1
         if qualified in keep:
             return [args[0]], 1
+        return None
+
+    def _flattened(self, call: cst.Call, chain: set, sums: set) -> Optional[cst.BaseExpression]:
+        """The list of lists call flattens: `itertools.chain(*lists)` ([iteration] chain, given one starred
+        argument) or `sum(lists, [])` ([callables] sum_functions, started from an empty display); None
+        otherwise."""
+        args = call.args
+        if len(args) == 1 and args[0].star == "*":
+            return args[0].value if self.qualified(call) in chain else None
+        if any(a.star for a in args) or not args or args[0].keyword is not None:
+            return None
+        start = args[1].value if len(args) == 2 and args[1].keyword in (None,) else None
+        if len(args) == 2 and args[1].keyword is not None and args[1].keyword.value == "start":
+            start = args[1].value
+        if isinstance(start, (cst.List, cst.Tuple)) and not start.elements and self.qualified(call) in sums:
+            return args[0].value
         return None
 
     def iteration_kind(self, call: cst.BaseExpression) -> Optional[str]:

@@ -727,9 +727,88 @@ class HeldCallables:
                     *t.fold_functions,
                     *t.iter_apply_methods,
                     *t.made_runner_methods,
+                    *self.learnt_runners(),
                 )
             )
         return found
+
+    def learnt_runners(self) -> Dict[str, Tuple[cst.FunctionDef, cst.Call]]:
+        """Module functions that call one of their parameters with their other parameters (`def
+        _profiled(name, fn, *args, **kwargs): ... return fn(*args, **kwargs)`, `def run(fn, a, b): return
+        fn(a, b)`): name -> (def, that inner call). A call of one runs the callable it is handed."""
+        found = self.__dict__.get("_learnt_runner_defs")
+        if found is None:
+            found = self._learnt_runner_defs = {}
+            for stmt in self.module.body:
+                if isinstance(stmt, cst.FunctionDef) and not stmt.decorators:
+                    inner = self._forwarding_call(stmt)
+                    if inner is not None:
+                        found[stmt.name.value] = (stmt, inner)
+        return found
+
+    def _forwarding_call(self, func: cst.FunctionDef) -> Optional[cst.Call]:
+        """The call in func of one of its parameters whose arguments are only its other parameters (or
+        its *args / **kwargs spread), with at least one of them handed on; None when there is none."""
+        params = func.params
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        star = params.star_arg.name.value if isinstance(params.star_arg, cst.Param) else None
+        stars = params.star_kwarg.name.value if params.star_kwarg is not None else None
+        for call in iter_nodes(func.body, cst.Call):
+            if not (isinstance(call.func, cst.Name) and call.func.value in names) or not call.args:
+                continue
+            if all(
+                isinstance(a.value, cst.Name)
+                and a.value.value != call.func.value
+                and (
+                    (a.star == "" and a.value.value in names)
+                    or (a.star == "*" and a.value.value == star)
+                    or (a.star == "**" and a.value.value == stars)
+                )
+                for a in call.args
+            ):
+                return call
+        return None
+
+    def _learnt_run_call(self, call: cst.Call, short: str) -> List[cst.Call]:
+        """`_profiled("x", f, kv, dtype=d)` of a learnt runner: f(kv, dtype=d), its inner call with the
+        call's arguments bound in place of the runner's parameters."""
+        func, inner = self.learnt_runners()[short]
+        if any(a.star for a in call.args):
+            return []
+        params = func.params
+        ordered = [p.name.value for p in (*params.posonly_params, *params.params)]
+        bound: Dict[str, cst.BaseExpression] = {}
+        extra_positional: List[cst.BaseExpression] = []
+        extra_keywords: List[cst.Arg] = []
+        positional = [a.value for a in call.args if a.keyword is None]
+        for index, value in enumerate(positional):
+            if index < len(ordered):
+                bound[ordered[index]] = value
+            else:
+                extra_positional.append(value)
+        for a in call.args:
+            if a.keyword is not None:
+                named = a.keyword.value
+                if named in ordered or any(p.name.value == named for p in params.kwonly_params):
+                    bound[named] = a.value
+                else:
+                    extra_keywords.append(cst.Arg(a.value, keyword=cst.Name(named)))
+        callee = bound.get(inner.func.value)
+        if callee is None:
+            return []
+        args: List[cst.Arg] = []
+        for a in inner.args:
+            if a.star == "*":
+                args += [cst.Arg(v) for v in extra_positional]
+            elif a.star == "**":
+                args += extra_keywords
+            elif a.value.value in bound:
+                args.append(cst.Arg(bound[a.value.value], keyword=a.keyword))
+            elif a.keyword is None:
+                return []  # a positional left to its default: the places after it are unknown
+        applied = cst.Call(func=callee, args=args)
+        self.parents.setdefault(applied, self.parents.get(call))
+        return [applied]
 
     def _runner_kind(self, call: cst.Call, short: str) -> Optional[str]:
         """ "spread", "after_one", "packed", "fold" for a runner call; None otherwise. A dotted row names a
@@ -762,6 +841,8 @@ class HeldCallables:
         )
         if short is None or short not in self._runner_shorts():
             return []
+        if isinstance(func, cst.Name) and short in self.learnt_runners():
+            return self._learnt_run_call(call, short)
         kind = self._runner_kind(call, short)
         if kind is None or any(a.star for a in call.args):
             return []
