@@ -43,11 +43,12 @@ class LatentBackend:
         b = flat.to(q.dtype)  # positive
         c = buf.reshape(-1, 8).type_as(buf)  # negative
         d = torch.cat([buf, buf], dim=0).to(buf.dtype)  # negative
-        e = torch.cat([buf, self.pool.get_value_buffer(layer.layer_id)]).to(buf.dtype)  # positive
+        e = torch.cat([buf, self.pool.get_value_buffer(layer.layer_id)]).to(buf.dtype)  # negative: one dtype
+        e2 = torch.cat([buf, k]).to(buf.dtype)  # positive
         f = buf.view(torch.uint8).to(buf.dtype)  # positive
         dt = buf.dtype
         g = buf.data.permute(1, 0, 2).to(dt)  # negative
-        return a, b, c, d, e, f, g
+        return a, b, c, d, e, e2, f, g
 """,
     "own_dtype_getattr_vllm": """
 import torch

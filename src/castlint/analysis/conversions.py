@@ -893,8 +893,10 @@ class ConversionQueries:
                     continue
                 if isinstance(form, cst.Attribute) and form.attr.value in runs:  # __call__, or forward
                     found = self._function_values(form)
-                elif isinstance(func, cst.Attribute) and self._held_def(form):
-                    found = self._function_values(form)  # `self.up = torch.compile(_up_impl)`
+                elif isinstance(func, cst.Attribute) and self._held_def(form) and not self._cast_lambda(form):
+                    # `self.up = torch.compile(_up_impl)`; a lambda that only casts (`self.up = lambda t:
+                    # t.float()`) is a held cast: it converts at the call (call_conversions)
+                    found = self._function_values(form)
                 else:
                     continue
                 for target, skip, env in found:
@@ -918,6 +920,14 @@ class ConversionQueries:
         if isinstance(form, cst.Lambda):  # `read = self._readers[key]` of a dict display of lambdas
             return True
         return isinstance(form, tuple) and form[0] == "closure"  # a factory's closure too: its bindings kept
+
+    def _cast_lambda(self, form) -> bool:
+        """`lambda t: t.float()`, `lambda t: t.to(d)`: a lambda whose body is a cast of one of its parameters."""
+        if not isinstance(form, cst.Lambda):
+            return False
+        receiver, method, _ = self.method_parts(form.body) if isinstance(form.body, cst.Call) else (None, None, None)
+        params = {p.name.value for p in form.params.params}
+        return method in self.tables.casts and isinstance(receiver, cst.Name) and receiver.value in params
 
     def _holds(self, name: cst.BaseExpression, func, env) -> bool:
         """Does the parameter name is hold func under env (a decoration's bindings)?"""

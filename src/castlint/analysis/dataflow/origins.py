@@ -897,12 +897,14 @@ class Origins:
 
     def dim_argument(self, call: cst.Call, args) -> Optional[cst.BaseExpression]:
         """The dimension argument of a dim-taking op (rules/accessors.toml [dim_arguments], by the op's last
-        name; args: those after the tensor), by its keyword or position; None when left out (dimension 0).
+        name, `select` of `torch.ops.aten.select.int`; args: those after the tensor), by its keyword or
+        position; None when left out (dimension 0).
         Every select and dim-split op of [views] has a row (tests/test_tables.py)."""
-        name = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
-        if name not in self.tables.dim_arguments:
+        name = self.namespace_op(call.func) or (call.func.attr.value if isinstance(call.func, cst.Attribute) else "")
+        spec = self.tables.dim_arguments.get(name)
+        if spec is None:
             return None
-        keyword, position = self.tables.dim_arguments[name]
+        keyword, position = spec
         positional = [a.value for a in args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
         return positional[position] if position < len(positional) else keywords.get(keyword)

@@ -744,6 +744,12 @@ class HeldCallables:
                     inner = self._forwarding_call(stmt)
                     if inner is not None:
                         found[stmt.name.value] = (stmt, inner)
+            if found:  # only called by name: one handed on as a value (`reduce(_apply, fns, x)`) runs elsewhere
+                for name in iter_nodes(self.module, cst.Name):
+                    if name.value in found and name is not found[name.value][0].name:
+                        holder = self.parents.get(name)
+                        if not (isinstance(holder, cst.Call) and holder.func is name):
+                            del found[name.value]
         return found
 
     def _forwarding_call(self, func: cst.FunctionDef) -> Optional[cst.Call]:
