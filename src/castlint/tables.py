@@ -274,6 +274,7 @@ class Tables:
     key_fill_dicts: set = field(default_factory=set)  # [containers] key_fill_dicts: dict.fromkeys(keys, v)
     item_methods: set = field(default_factory=set)
     item_views: set = field(default_factory=set)  # [containers] item_views: `d.items()`, pairs (not one item)
+    key_tests: set = field(default_factory=set)  # [containers] key_tests: `name.endswith("scale")` on a dict key
     sequence_constructors: set = field(default_factory=set)  # [containers] sequence_constructors: list(x)
     take_methods: set = field(default_factory=set)
     lookup_methods: set = field(default_factory=set)
@@ -1069,6 +1070,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "key_fill_dicts",
                 "item_methods",
                 "item_views",
+                "key_tests",
                 "sequence_constructors",
                 "take_methods",
                 "lookup_methods",
