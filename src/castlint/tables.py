@@ -58,6 +58,9 @@ class Accessor:
     # the dimensions of the returned buffer that index slots (tokens or blocks): a selection along any
     # other dimension keeps every slot (rules/accessors.toml `slot_dims`; empty: not known)
     slot_dims: tuple = ()
+    # learnt from methods that read no buffer of their own class, only another object's accessor (`self.backend.
+    # pool.get_key_buffer(i)`, `super().read(i)`): a reader of the pool, not its accessor, for CL004's attribution
+    reader: bool = False
 
 
 @dataclass(frozen=True)
