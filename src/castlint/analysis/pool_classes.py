@@ -840,7 +840,9 @@ def _text_tests(tables: Tables, known: Iterable[str] = ()) -> tuple:
             (
                 re.compile(rb"return\s+[^\n#]*\bself\.\w+[\w.]*\s*\["),
                 # (`[(torch.empty(shape), torch.empty(shape)) for _ in ...]`: a pair per layer)
-                re.compile(rf"(?:self\.\w+\s*(?::[^=\n]*)?=|\[|\.append\()\s*\(?\s*(?:torch\.)?(?:{allocation})\(".encode()),
+                re.compile(
+                    rf"(?:self\.\w+\s*(?::[^=\n]*)?=|\[|\.append\()\s*\(?\s*(?:torch\.)?(?:{allocation})\(".encode()
+                ),
                 re.compile(rf"\.(?:{attributes})\[|return\s+[^\n#]*\.(?:{accessors})\(".encode()),
                 # an accessor the class inherits, called on self (`raw = self.get_buffers(i)`, then converted)
                 re.compile(rf"self\.(?:{accessors})\(".encode()),
