@@ -181,9 +181,9 @@ class WideBackend(Backend):
 
 
 class PairPool:
-    def __init__(self, layer_num, size, head_num, head_dim):
+    def __init__(self, n, size, head_num, head_dim):
         shape = (size + 1, head_num, head_dim)
-        self.kv = [(torch.empty(shape, dtype=torch.uint8), torch.empty(shape, dtype=torch.uint8)) for _ in range(layer_num)]
+        self.kv = [(torch.empty(shape, dtype=torch.uint8), torch.empty(shape, dtype=torch.uint8)) for _ in range(n)]
 
     def widened(self, layer_id, half):
         return self.kv[layer_id][half].view(torch.float8_e4m3fn).to(torch.bfloat16)  # positive: CL004
@@ -203,6 +203,66 @@ class PairBackend:
         kb = self.pool.widened(layer.layer_id, 0)
         rows = self.pool.widened_rows(layer.layer_id, 1, forward_batch.out_cache_loc)
         return q, kb, rows
+""",
+    "singledispatch_register_type_lmdeploy": """\
+import functools
+
+import torch
+
+
+@functools.singledispatch
+def to_compute(cache, dtype, blocks=None):
+    raise TypeError(type(cache))
+
+
+@to_compute.register(torch.Tensor)
+def _(cache, dtype, blocks=None):
+    return cache.to(dtype)  # positive: CL001
+
+
+@to_compute.register(list)
+def _(cache, dtype, blocks=None):
+    return [c[blocks].to(dtype) for c in cache]  # negative: the blocks of each
+
+
+class Attention:
+    def forward(self, query, key, value, past_key_value, attn_metadata):
+        k_cache, v_cache = past_key_value
+        k = to_compute(k_cache, query.dtype)
+        new = to_compute([key, value], query.dtype)  # negative: this step's keys and values, the list overload
+        return query, k, new
+""",
+    "singledispatchmethod_tuple_argument_vllm": """\
+import functools
+
+import torch
+
+
+class Densifier:
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    @functools.singledispatchmethod
+    def widen(self, kv, rows=None):
+        raise TypeError(type(kv))
+
+    @widen.register
+    def _(self, kv: torch.Tensor, rows=None):
+        return kv.to(self.dtype)  # positive: CL001
+
+    @widen.register
+    def _(self, kv: tuple, rows=None):
+        return tuple(t[:, rows].to(self.dtype) for t in kv)  # negative: rows of each plane
+
+
+class TorchFallbackImpl:
+    def __init__(self):
+        self.densify = Densifier(torch.bfloat16)
+
+    def forward(self, layer, query, key, value, kv_cache, attn_metadata):
+        whole = self.densify.widen(kv_cache)
+        fresh = self.densify.widen((key, value), attn_metadata.block_table)  # negative: new tokens, tuple overload
+        return query, whole, fresh
 """,
 }
 

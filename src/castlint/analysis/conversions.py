@@ -744,6 +744,8 @@ class ConversionQueries:
         for entry in self.value_callers().get(id(target), ()):
             if not any(c is entry[0] for c, _, _ in out):
                 out.append(entry)
+        if isinstance(target, cst.FunctionDef) and target.decorators and self._generic_names(target):
+            out = [entry for entry in out if not self._dispatched_elsewhere(entry[0], target, entry[1])]
         return out
 
     def value_callers(self) -> Dict[int, List[tuple]]:
