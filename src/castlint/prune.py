@@ -1698,6 +1698,10 @@ class _Collector:
             self.alias(targets, value.body)
             self.alias(targets, value.orelse)
             return
+        if type(value) is ast.BoolOp:  # `self.reader = reader or self._passthrough`: either
+            for side in value.values if type(value.op) is ast.Or else value.values[-1:]:
+                self.alias(targets, side)
+            return
         held = _stand_in_for(value, self.vocab) or _templated_self_method(value)
         if held is None:
             return
@@ -1789,6 +1793,7 @@ class _Collector:
             else:
                 self.call(applied, path)
         self.object_call(n)
+        self.handed_functions(n)
         for arg in (*n.args, *(k.value for k in n.keywords)):  # a callback, hook or visitor handed on
             t = type(arg)
             if t is ast.Attribute and type(arg.value) is ast.Name and arg.value.id == "self":
@@ -1891,6 +1896,26 @@ class _Collector:
                 unit.assigns.append(({holder.id}, set(), self.stored(value), level))
                 in_layers = path and any(id(block) in self.layer_loops for block, _, _ in path)
                 unit.name_stores.append((holder.id, self.stored(value) if in_layers else self.refs(value)))
+
+    def handed_functions(self, n: ast.Call) -> None:
+        """`super().__init__(reader=self._widen)`, `Worker(self._widen)`: the callee's parameter holds the
+        function (fn_aliases under "#kw#<keyword>" or "#<callee>#<position>#<m|f>", resolved against the
+        module's defs by _handed_aliases)."""
+        func = n.func
+        callee = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+        if callee is None:
+            return
+        for i, arg in enumerate(n.args):
+            if type(arg) is ast.Starred:
+                break
+            held = _function_spelling(arg)
+            if held is not None:
+                kind = "m" if type(func) is ast.Attribute else "f"
+                self.fn_aliases.setdefault(f"#{callee}#{i}#{kind}", set()).add(held)
+        for keyword in n.keywords:
+            held = _function_spelling(keyword.value) if keyword.arg is not None else None
+            if held is not None:
+                self.fn_aliases.setdefault("#kw#" + keyword.arg, set()).add(held)
 
     def defaults(self, args: ast.arguments) -> None:
         """A parameter holds its default when a call leaves it out (`lambda b=mgr.get_buffers(i): b.to(dt)`)."""
@@ -2204,14 +2229,16 @@ def _read_name_calls(
     local = {name for name, entries in params.items() if any(not is_method for _, _, _, is_method in entries)}
     local |= {unit.cls.name for unit in units if unit.cls is not None}  # C(...): __init__ of C and its bases
     methods = {"self." + name for name, entries in params.items() if any(m for _, _, _, m in entries)}
-    held = _alias_targets(fn_aliases or {}, local | methods)
+    held = _alias_targets(_handed_aliases(fn_aliases or {}, params, local | methods), local | methods)
     for unit in units:
         for name, positional, keywords in (*unit.self_calls, *unit.object_method_calls):
             for one in sorted(held.get("." + name, ())):  # a def held in an attribute: called as it is
                 unit.name_calls.append((one, (positional, keywords)))
+                unit.value_attrs.add(name)  # (its stores say which: ObjectFlow.callable_values)
         kept = []
         for name, call in unit.name_calls:
-            names = ([name] if name in local else []) + sorted(held.get(name, ()))
+            # (a bound method `self.m` held in an attribute: `self.reader = self._widen`, `self.reader(kv)`)
+            names = ([name] if name in local or name in methods else []) + sorted(held.get(name, ()))
             if not names:
                 continue
             args = _call_args(call, vocab, aliases) if not isinstance(call, tuple) else call
@@ -2223,6 +2250,28 @@ def _read_name_calls(
                 kept.append((one, *args))
                 unit.calls_made.add(one)
         unit.name_calls = kept
+
+
+def _handed_aliases(fn_aliases: Dict[str, Set[str]], params: Params, defs: Set[str]) -> Dict[str, Set[str]]:
+    """fn_aliases with the functions handed to a call (_Collector.handed_functions) as aliases of the
+    parameters they land in: by keyword, that name; by position, that parameter of every def of the
+    callee's name (a method's after self; a class's `__init__`'s)."""
+    out = {k: v for k, v in fn_aliases.items() if not k.startswith("#")}
+    for key, spellings in fn_aliases.items():
+        handed = {s for s in spellings if s in defs}
+        if not key.startswith("#") or not handed:
+            continue
+        if key.startswith("#kw#"):
+            out.setdefault(key[4:], set()).update(handed)
+            continue
+        _, callee, index, kind = key.split("#")
+        targets = [(callee, kind == "m")] + ([("__init__", True)] if kind == "f" else [])
+        for name, method in targets:
+            for _, positional, _, is_method in params.get(name, ()):
+                at = int(index) + (1 if is_method and method else 0)
+                if is_method == method and at < len(positional):
+                    out.setdefault(positional[at], set()).update(handed)
+    return out
 
 
 def _alias_targets(fn_aliases: Dict[str, Set[str]], local: Set[str]) -> Dict[str, Set[str]]:
@@ -4542,6 +4591,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 or (unit.defs & unpacked_defs and _returns_tuple_display(unit.node))
                 or assigned & resolve.get(key, set())
                 or (unit.calls_made & site_defs) - _object_hooks(module.vocab)
+                or unit.fn_values & site_defs  # `super().__init__(reader=self._widen)`: who holds it, and calls it
                 or _kept_generic(unit, need_returns, module.vocab)
                 or _mixes_kept_bases(unit, kept_units, taint)
                 or any(

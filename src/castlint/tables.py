@@ -58,6 +58,9 @@ class Accessor:
     # the dimensions of the returned buffer that index slots (tokens or blocks): a selection along any
     # other dimension keeps every slot (rules/accessors.toml `slot_dims`; empty: not known)
     slot_dims: tuple = ()
+    # learnt from methods that read no buffer of their own class, only another object's accessor (`self.backend.
+    # pool.get_key_buffer(i)`, `super().read(i)`): a reader of the pool, not its accessor, for CL004's attribution
+    reader: bool = False
 
 
 @dataclass(frozen=True)
@@ -274,6 +277,7 @@ class Tables:
     key_fill_dicts: set = field(default_factory=set)  # [containers] key_fill_dicts: dict.fromkeys(keys, v)
     item_methods: set = field(default_factory=set)
     item_views: set = field(default_factory=set)  # [containers] item_views: `d.items()`, pairs (not one item)
+    key_tests: set = field(default_factory=set)  # [containers] key_tests: `name.endswith("scale")` on a dict key
     sequence_constructors: set = field(default_factory=set)  # [containers] sequence_constructors: list(x)
     take_methods: set = field(default_factory=set)
     lookup_methods: set = field(default_factory=set)
@@ -1069,6 +1073,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "key_fill_dicts",
                 "item_methods",
                 "item_views",
+                "key_tests",
                 "sequence_constructors",
                 "take_methods",
                 "lookup_methods",

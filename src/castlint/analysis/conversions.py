@@ -744,6 +744,8 @@ class ConversionQueries:
         for entry in self.value_callers().get(id(target), ()):
             if not any(c is entry[0] for c, _, _ in out):
                 out.append(entry)
+        if isinstance(target, cst.FunctionDef) and target.decorators and self._generic_names(target):
+            out = [entry for entry in out if not self._dispatched_elsewhere(entry[0], target, entry[1])]
         return out
 
     def value_callers(self) -> Dict[int, List[tuple]]:
@@ -1205,11 +1207,27 @@ class ConversionQueries:
         it delegates to): every backend that reads the pool runs it."""
         func = self.enclosing_function(node)
         while func is not None:
-            if func.name.value.lstrip("_") in self.tables.accessors or self._item_accessor(func):
+            accessor = self.tables.accessors.get(func.name.value.lstrip("_"))
+            if (accessor is not None and not self._reader_override(func, accessor)) or self._item_accessor(func):
                 cls = self.method_class(func)
                 return f"{cls.name.value}.{func.name.value}" if cls is not None else func.name.value
             func = self.enclosing_function(func)
         return None
+
+    def _reader_override(self, func: cst.FunctionDef, accessor) -> bool:
+        """Is func an override of a learnt reader (a method that reads no buffer of its own class, only another
+        object's accessor: Accessor.reader) that takes what the base's reader hands it (`super().read(layer)`)?
+        It converts for the backend that uses it, not for every reader of the pool: no pool accessor (CL001)."""
+        if not accessor.reader:
+            return False
+        return any(
+            isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == func.name.value
+            and isinstance(call.func.value, cst.Call)
+            and isinstance(call.func.value.func, cst.Name)
+            and call.func.value.func.value == "super"
+            for call in iter_nodes(func, cst.Call)
+        )
 
     def _item_accessor(self, func: cst.FunctionDef) -> bool:
         """Is func a class's item protocol (rules/accessors.toml [views] subscript_methods: `mgr[layer_idx]`

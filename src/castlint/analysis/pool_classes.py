@@ -65,6 +65,9 @@ class Learned:
     # (accessor, spellings of the dtype its buffers are allocated in: `self.dtype`, `torch.bfloat16`),
     # for accessors that return a buffer as allocated (no cast, reinterpret or delegation)
     dtypes: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    # accessors learnt only from methods that read no per-layer buffer, only another accessor's result
+    # (a backend's reader: `self.backend.pool.get_key_buffer(i)`): Accessor.reader
+    readers: FrozenSet[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.accessors or self.buffers)
@@ -373,6 +376,7 @@ class _Method:
         self.converts = False  # a return passes through a cast or a conversion helper
         self.used: Set[str] = set()  # the class's buffers a return reads
         self.opaque = False  # a return delegates or reinterprets: its dtype is not the allocation's
+        self.reads_buffer = False  # a return reads a per-layer buffer itself (its class's, or a cache attribute)
         self.assigned = self.index.assigned
         self.unpacked = self.index.unpacked
         self._busy: Set[str] = set()
@@ -385,9 +389,11 @@ class _Method:
                 kind = self.buffers[node.attr]
                 if kind != "staging":
                     self.used.add(node.attr)
+                    self.reads_buffer = True
                 return None if kind == "staging" else kind
             if node.attr in self.tables.cache_attributes:
                 self.opaque = True  # a cache attribute the class does not allocate: dtype unknown
+                self.reads_buffer = True
                 return LIST
         if (
             isinstance(node, ast.Name)
@@ -506,8 +512,8 @@ class _Method:
                 if self._is_planes(node.value):
                     return self._plane_view(elements)
                 return self._token_view(elements)
-            if base == TUPLE:
-                if len(elements) == 1 and isinstance(elements[0], ast.Constant) and isinstance(elements[0].value, int):
+            if base == TUPLE:  # `pair[0]`, `pair[which]`: one of the layer's tensors (no slice of the pair)
+                if len(elements) == 1 and self._layer_index(elements[0]):
                     return LAYER
                 return None
             return BAD if base == BAD else None
@@ -697,6 +703,7 @@ def learn_tree(
     learnt: Dict[str, str] = {}
     planes: Set[str] = set()  # learnt accessors that return one planes-first layer
     converting: Set[str] = set()
+    readers: Set[str] = set()
     dtypes: Dict[str, Tuple[str, ...]] = {}
     class_dtypes: Dict[int, Dict[str, Optional[Tuple[str, ...]]]] = {}
     for _ in range(_MAX_ROUNDS):
@@ -719,6 +726,8 @@ def learn_tree(
                 kind = method.returns()
                 if kind is not None:
                     learnt[func.name] = kind
+                    if not method.reads_buffer:
+                        readers.add(func.name)
                     if kind == LAYER and method.plane_layers():
                         planes.add(func.name)
                     if method.converts:
@@ -737,6 +746,7 @@ def learn_tree(
         frozenset(buffers - set(tables.cache_attributes)),
         frozenset(converting),
         tuple(sorted(dtypes.items())),
+        frozenset(readers),
     )
 
 
@@ -829,7 +839,10 @@ def _text_tests(tables: Tables, known: Iterable[str] = ()) -> tuple:
             tables,
             (
                 re.compile(rb"return\s+[^\n#]*\bself\.\w+[\w.]*\s*\["),
-                re.compile(rf"(?:self\.\w+\s*(?::[^=\n]*)?=|\[|\.append\()\s*(?:torch\.)?(?:{allocation})\(".encode()),
+                # (`[(torch.empty(shape), torch.empty(shape)) for _ in ...]`: a pair per layer)
+                re.compile(
+                    rf"(?:self\.\w+\s*(?::[^=\n]*)?=|\[|\.append\()\s*\(?\s*(?:torch\.)?(?:{allocation})\(".encode()
+                ),
                 re.compile(rf"\.(?:{attributes})\[|return\s+[^\n#]*\.(?:{accessors})\(".encode()),
                 # an accessor the class inherits, called on self (`raw = self.get_buffers(i)`, then converted)
                 re.compile(rf"self\.(?:{accessors})\(".encode()),
@@ -920,19 +933,24 @@ def with_accessors(
     allocated = dict(learnt.dtypes) if isinstance(learnt, Learned) else {}
     allocated.update(dtypes or {})
     allocated = {k: tuple(v) for k, v in allocated.items() if k in accessors}
+    readers = learnt.readers & set(accessors) if isinstance(learnt, Learned) else frozenset()
     items = frozenset(accessors.items())
-    key = (id(tables), items, extra, frozenset(allocated.items()))
+    key = (id(tables), items, extra, frozenset(allocated.items()), readers)
     hit = _WITH.get(key)
     found = hit[1] if hit is not None and hit[0] is tables else None  # an id may be reused
     if found is None:
         table = dict(tables.accessors)
         for name, returns in sorted(accessors.items()):
             table[name] = Accessor(
-                name, returns, "learnt from a pool class of the checked tree", dtype=allocated.get(name, ())
+                name,
+                returns,
+                "learnt from a pool class of the checked tree",
+                dtype=allocated.get(name, ()),
+                reader=name in readers,
             )
         text = (
             "\0".join(
-                f"{n}={r}" + ("/" + "|".join(allocated[n]) if n in allocated else "")
+                f"{n}={r}" + ("/" + "|".join(allocated[n]) if n in allocated else "") + ("/r" if n in readers else "")
                 for n, r in sorted(accessors.items())
             )
             + "\1"

@@ -194,10 +194,24 @@ class ReachingAssignments:
     def _name_origin(self, name: cst.Name, depth: int) -> Origin:
         best = Origin.OTHER
         for assignment in self.reaching(name):
-            best = max(best, self._assignment_origin(assignment, depth))
+            best = max(best, self._narrowed_origin(name, assignment, depth))
             if best == Origin.POOL:
                 break
         return best
+
+    def _narrowed_origin(self, name: cst.Name, assignment, depth: int) -> Origin:
+        """_assignment_origin, where a for target over `d.items()` read under a test of the key is
+        only the entries of d that pass it (key_excluded)."""
+        node = assignment.node
+        kind, iterable, path = self.binding(node) if isinstance(node, cst.Name) else (None, None, ())
+        excluded = self.key_excluded(name, iterable, path) if kind == "for" else frozenset()
+        if not excluded:
+            return self._assignment_origin(assignment, depth)
+        values = self.element_values(iterable.func.value, None, depth + 1)
+        if values is None:
+            return self._assignment_origin(assignment, depth)
+        kept = [v for v in values if id(v) not in excluded]
+        return max((self.origin(v, depth) for v in kept), default=Origin.OTHER)
 
     def binding(self, target: cst.CSTNode):
         """How a Name is bound: ('assign', value, path) for `=`, annotated `=` and `:=`;

@@ -8,6 +8,7 @@ from typing import Dict, List, Sequence, Tuple
 import libcst as cst
 
 from castlint.analysis.origin import Origin
+from castlint.analysis.tree import dotted
 
 
 class Parameters:
@@ -96,7 +97,10 @@ class Parameters:
         # `Cls.m(...)` (and `Sub.m(...)`, `cls.m(...)`) of a class or static method: the call binds
         # no instance, the class (or nothing) fills the first parameter, as self is filled
         through_class = self.class_bound(func)
-        for call in self._calls_by_attribute().get(func.name.value, ()):
+        generic = self._generic_names(func)  # an overload of a singledispatchmethod: the generic's calls
+        for call in [c for n in [func.name.value, *generic] for c in self._calls_by_attribute().get(n, ())]:
+            if generic and self._dispatched_elsewhere(call, func, True):
+                continue
             f = call.func
             if not (isinstance(f.value, cst.Name) and f.value.value == "self"):
                 # an object of unknown class: the one class of the module defining the method
@@ -104,8 +108,11 @@ class Parameters:
                 owner = self.instance_class(f.value) or self.duck_class(f.value, f.attr.value, method=True)
                 if owner is None and through_class:  # `Registry.publish(i, buf)`: cls is bound
                     owner = self.class_named(f.value)
+                found = self.find_method(owner, f.attr.value) if owner is not None else None
                 if owner is not None and (
-                    self.find_method(owner, f.attr.value) is func or self._constructed_override(f.value, owner, cls)
+                    found is func
+                    or (f.attr.value in generic and found is not None and self.method_class(found) is cls)
+                    or self._constructed_override(f.value, owner, cls)
                 ):
                     out.append(call)
         return out
@@ -494,6 +501,25 @@ class Parameters:
                     ):
                         found.setdefault(expr.value.value, []).append(func)
         return found
+
+    def _dispatched_elsewhere(self, call: cst.Call, overload: cst.FunctionDef, skip_self: bool) -> bool:
+        """Does a generic function's call pass, for the dispatched parameter of an overload annotated with a
+        tensor type ([casts] tensor_annotations), a tuple, list, set or dict display (or comprehension)? Then
+        singledispatch runs another overload for it (`self.reader.dense((k, v), rows)`), not this one."""
+        params = [*overload.params.posonly_params, *overload.params.params][1 if skip_self else 0 :]
+        annotation = params[0].annotation.annotation if params and params[0].annotation else None
+        for decorator in overload.decorators:  # `@widen.register(torch.Tensor)`: the type it names
+            expr = decorator.decorator
+            if isinstance(expr, cst.Call) and expr.args and isinstance(expr.func, cst.Attribute):
+                if expr.func.attr.value in self.tables.dispatch_registers:
+                    annotation = expr.args[0].value
+        if annotation is None or (dotted(annotation) or "") not in self.tables.tensor_annotations:
+            return False
+        positional = [a for a in call.args if a.keyword is None]
+        if not positional or positional[0].star:
+            return False
+        displays = (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)
+        return isinstance(positional[0].value, displays)
 
     def _generic_names(self, func: cst.FunctionDef) -> List[str]:
         """The generic functions func is a registered overload of (dispatch_overloads)."""

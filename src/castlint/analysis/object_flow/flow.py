@@ -9,7 +9,7 @@ from castlint.analysis.object_flow.elements import Elements
 from castlint.analysis.object_flow.held_callables import HeldCallables
 from castlint.analysis.object_flow.instances import InstanceClasses
 from castlint.analysis.object_flow.introspection import IntrospectedCallables
-from castlint.analysis.object_flow.narrowing import IsinstanceNarrowing
+from castlint.analysis.object_flow.narrowing import IsinstanceNarrowing, KeyTestNarrowing
 
 
 class ObjectFlow(
@@ -17,6 +17,7 @@ class ObjectFlow(
     InstanceClasses,
     Decorators,
     IsinstanceNarrowing,
+    KeyTestNarrowing,
     Elements,
     IntrospectedCallables,
     HeldCallables,

@@ -277,6 +277,10 @@ class HeldCallables:
         if isinstance(value, (cst.Name, cst.Subscript, cst.IfExp)):
             # `self.cast = _CASTS[mode]`: what the table's entries hold; `f if c else g`: either
             return self.callable_values(value, depth + 1)
+        if isinstance(value, cst.BooleanOperation) and depth < 4:
+            # `reader or self._passthrough`: either (a callable is true); `enabled and hook`: the right one
+            sides = (value.left, value.right) if isinstance(value.operator, cst.Or) else (value.right,)
+            return [form for side in sides for form in self._callable_forms(side, depth + 1)]
         return []
 
     def class_dict_functions(self, sub: cst.BaseExpression) -> List[cst.FunctionDef]:

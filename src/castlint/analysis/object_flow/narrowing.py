@@ -445,3 +445,129 @@ class IsinstanceNarrowing:
                     return a.value
             return None
         return declared
+
+
+class KeyTestNarrowing:
+    """`for name, t in d.items(): if name.endswith("scale"): ... t ...`: where d is a dict display of
+    constant string keys, t read under a test of name is only the entries whose key passes it."""
+
+    def key_excluded(self, read: cst.Name, iterable: cst.BaseExpression, path) -> frozenset:
+        """ids of the display values the item value at path (1,) of `for key, value in d.items()` cannot
+        be where read uses it: the entries of d's dict displays whose constant key fails a test of key
+        that guards read (an if or conditional expression inside the loop, a comprehension's `if`, an
+        earlier `if not test: continue`). Tests: [containers] key_tests str methods with constant
+        arguments, `==` / `!=` / `in` / `not in` against constants, `not`, `and`, `or`."""
+        loop = self.parents.get(iterable)
+        if path != (1,) or not self._item_view_call(iterable) or not isinstance(loop, (cst.For, cst.CompFor)):
+            return frozenset()
+        target = loop.target
+        if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2):
+            return frozenset()
+        key = target.elements[0].value
+        guards = self._key_guards(read, loop, key.value) if isinstance(key, cst.Name) else []
+        if not guards:
+            return frozenset()
+        excluded = set()
+        for display in self._held_values(iterable.func.value):
+            for entry in display.elements if isinstance(display, cst.Dict) else ():
+                text = _constant_text(entry.key) if isinstance(entry, cst.DictElement) else None
+                if text is None or not isinstance(text, str):
+                    continue
+                passes = [self._key_test(test, key.value, text) for test, _ in guards]
+                if any(p is not None and p != branch for p, (_, branch) in zip(passes, guards)):
+                    excluded.add(id(entry.value))
+        return frozenset(excluded)
+
+    def _item_view_call(self, iterable: cst.BaseExpression) -> bool:
+        return (
+            isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Attribute)
+            and iterable.func.attr.value in self.tables.item_views
+            and not iterable.args
+        )
+
+    def _key_guards(self, read: cst.Name, loop, key: str) -> List[tuple]:
+        """(test, branch) of the tests of key that hold where read is, inside loop."""
+        found: List[tuple] = []
+        if isinstance(loop, cst.CompFor):  # `{n: t.to(d) for n, t in x.items() if n != "scale"}`
+            found += [(c.test, True) for c in loop.ifs]
+        child = read
+        for anc in self.ancestors(read):
+            if anc is loop or isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)):
+                break
+            if isinstance(anc, (cst.If, cst.IfExp)) and child in (anc.body, anc.orelse):
+                found.append((anc.test, child is anc.body))
+            if isinstance(anc, cst.IndentedBlock) and self.parents.get(anc) is loop:
+                before = anc.body[: anc.body.index(child)] if child in anc.body else ()
+                found += [  # `if not name.endswith("scale"): continue` before the read
+                    (stmt.test, False)
+                    for stmt in before
+                    if isinstance(stmt, cst.If) and stmt.orelse is None and self._exits(stmt.body)
+                ]
+            child = anc
+        return [(test, branch) for test, branch in found if _names_key(test, key)]
+
+    def _key_test(self, test: cst.BaseExpression, key: str, text: str) -> Optional[bool]:
+        """What test gives when the name key holds text; None when it cannot be told."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._key_test(test.expression, key, text)
+            return None if inner is None else not inner
+        if isinstance(test, cst.BooleanOperation):
+            left, right = self._key_test(test.left, key, text), self._key_test(test.right, key, text)
+            if isinstance(test.operator, cst.And):
+                return False if False in (left, right) else (None if None in (left, right) else True)
+            return True if True in (left, right) else (None if None in (left, right) else False)
+        if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute):
+            receiver, method = test.func.value, test.func.attr.value
+            if not (isinstance(receiver, cst.Name) and receiver.value == key and method in self.tables.key_tests):
+                return None
+            if any(a.star or a.keyword is not None for a in test.args):
+                return None
+            args = [_constant_text(a.value) for a in test.args]
+            if any(a is None for a in args):
+                return None
+            try:
+                result = getattr(text, method)(*args)
+            except (AttributeError, TypeError, ValueError):
+                return None
+            return result if isinstance(result, bool) else None
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            return _compared(test.left, test.comparisons[0], key, text)
+        return None
+
+
+def _constant_text(expr: cst.BaseExpression):
+    """A string constant, or a tuple of them (a tuple, list or set display); None otherwise."""
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        parts = [_constant_text(e.value) if isinstance(e, cst.Element) else None for e in expr.elements]
+        return None if any(not isinstance(p, str) for p in parts) else tuple(parts)
+    return None
+
+
+def _names_key(test: cst.BaseExpression, key: str) -> bool:
+    """Does test read the name key?"""
+    return any(isinstance(n, cst.Name) and n.value == key for n in iter_nodes(test, cst.Name))
+
+
+def _compared(left: cst.BaseExpression, target: cst.ComparisonTarget, key: str, text: str) -> Optional[bool]:
+    """`key == "c"`, `key != "c"`, `key in ("a", "b")`, `"c" in key` (and `not in`) with key holding text."""
+    right, op = target.comparator, target.operator
+    is_key = lambda e: isinstance(e, cst.Name) and e.value == key  # noqa: E731
+    if is_key(left) and not is_key(right):
+        other, key_first = _constant_text(right), True
+    elif is_key(right) and not is_key(left):
+        other, key_first = _constant_text(left), False
+    else:
+        return None
+    if other is None:
+        return None
+    if isinstance(op, (cst.Equal, cst.NotEqual)):
+        equal = isinstance(other, str) and other == text
+        return equal if isinstance(op, cst.Equal) else not equal
+    if isinstance(op, (cst.In, cst.NotIn)):
+        inside = (text in other) if key_first else (isinstance(other, str) and other in text)
+        return inside if isinstance(op, cst.In) else not inside
+    return None
