@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from marked_cases import FILLER
-from marked_cases import check as _check
+from marked_cases import assert_marked_lines, assert_pruned_is_whole
 
 CASES = {
     "trailing_dims_sglang": """\
@@ -161,22 +160,10 @@ class PassThroughManager(KVCacheManager):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_marked_lines(tmp_path, name):
-    path = tmp_path / f"{name}.py"
-    path.write_text(CASES[name])
-    lines = CASES[name].splitlines()
-    found = {(code, line) for code, line, _ in _check(path, False)}
-    positives = {
-        (text.split("# positive: ")[1].split()[0], i) for i, text in enumerate(lines, 1) if "# positive" in text
-    }
-    negatives = {i for i, text in enumerate(lines, 1) if "# negative" in text}
-    assert positives and negatives
-    assert positives - found == set()
-    assert found - positives == set()  # nothing else: no look-alike
+    assert_marked_lines(tmp_path, name, CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("filler", [False, True], ids=["as-is", "with-filler"])
 def test_pruned_is_whole(tmp_path, name, filler):
-    path = tmp_path / f"{name}.py"
-    path.write_text(CASES[name] + (FILLER if filler else ""))
-    assert _check(path, True) == _check(path, False)
+    assert_pruned_is_whole(tmp_path, name, CASES[name], filler)
