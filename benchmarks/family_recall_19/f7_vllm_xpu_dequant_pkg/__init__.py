@@ -1,0 +1,1 @@
+"""XPU attention without FP8 paged kernels: impl.py calls dequant.py."""
