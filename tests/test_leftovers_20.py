@@ -18,6 +18,22 @@ import pytest
 from marked_cases import assert_marked_lines, assert_pruned_is_whole
 
 CASES = {
+    "sink_prefix_window_trtllm": """\
+import torch
+
+
+class StreamingSinkReader:
+    def __init__(self, kv_cache_manager, sink_blocks=1, num_blocks=4096):
+        self.mgr = kv_cache_manager
+        self.sink_blocks = sink_blocks
+        self.num_blocks = num_blocks
+
+    def forward(self, q, metadata, layer_idx):
+        buf = self.mgr.get_buffers(layer_idx)
+        sinks = buf[: self.sink_blocks].float()  # negative: the attention-sink blocks only
+        kept = buf[: self.num_blocks].float()  # positive: CL001 every block of the pool
+        return sinks, kept
+""",
     "dict_items_key_in_tuple_sglang": """\
 import torch
 
