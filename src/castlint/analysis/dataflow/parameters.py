@@ -144,23 +144,16 @@ class Parameters:
         cls = self.method_class(func)
         if cls is None:
             return []
-        index = self.__dict__.get("_attr_call_index")
-        if index is None:  # the calls through an attribute, with arguments, by the attribute's name: once a module
-            index = {}
-            for call in self.nodes.calls:
-                f = call.func
-                if isinstance(f, cst.Attribute) and call.args:
-                    index.setdefault(f.attr.value, []).append(call)
-            self._attr_call_index = index
         out = []
-        for call in index.get(func.name.value, ()):
+        for call in self._calls_by_attribute().get(func.name.value, ()):
+            if not call.args:
+                continue  # the instance is the first argument
             f = call.func
-            if True:
-                owner = self.class_named(f.value)
-                if owner is not None and (
-                    self.find_method(owner, f.attr.value) is func or self._constructed_override(f.value, owner, cls)
-                ):
-                    out.append(call)
+            owner = self.class_named(f.value)
+            if owner is not None and (
+                self.find_method(owner, f.attr.value) is func or self._constructed_override(f.value, owner, cls)
+            ):
+                out.append(call)
         return out
 
     def _constructed_override(self, receiver: cst.BaseExpression, owner: cst.ClassDef, cls: cst.ClassDef) -> bool:
