@@ -141,6 +141,20 @@ class Origins:
             return Origin.POOL_TUPLE if self._per_layer_arenas(expr, element) else Origin.OTHER
         return Origin.OTHER
 
+    def _dict_constructor_origin(self, expr: cst.Call, depth: int) -> Optional[Origin]:
+        """A dict built from pairs or from other mappings: POOL_TUPLE when its values are whole pools,
+        OTHER for pairs that are not; None when expr builds no dict that way (or its mappings hold none)."""
+        pairs = self.pair_items(expr)
+        if pairs is not None:
+            # `dict(zip(names, self.k_bufs))`, `dict(enumerate(pool.k_buffer, start=s))`: its values are
+            # the second of each pair
+            values = max((self._unpacked(p, (1,), depth) for p in pairs), default=Origin.OTHER)
+            return Origin.POOL_TUPLE if values >= Origin.POOL_TUPLE else Origin.OTHER
+        merged = self.merged_mappings(expr)
+        if merged is not None and any(self.origin(m, depth) == Origin.POOL_TUPLE for m in merged):
+            return Origin.POOL_TUPLE  # `ChainMap(draft, base)`, `MappingProxyType(d)` of dicts of caches
+        return None
+
     def _call_origin(self, expr: cst.Call, depth: int) -> Origin:
         t = self.tables
         func = expr.func
@@ -199,6 +213,12 @@ class Origins:
         read = self._attribute_getter_origin(expr, depth)
         if read is not None:
             return read
+        if isinstance(func, cst.Attribute) and self.qualified(expr) in t.dict_constructors:
+            # `types.MappingProxyType(d)`, `collections.ChainMap(a, b)`: a module's dict constructor, not a
+            # method of the module object: read as the mapping(s) it is given
+            built = self._dict_constructor_origin(expr, depth)
+            if built is not None:
+                return built
         receiver, method, args = self.method_parts(expr)
         if method is not None and method in self._function_short_names():
             found = self._function_origin(expr, depth)  # `torch.chunk(pool, 2)`, not `pool.chunk(2)`
@@ -259,15 +279,9 @@ class Origins:
         found = self._function_origin(expr, depth)
         if found is not None:
             return found
-        pairs = self.pair_items(expr)
-        if pairs is not None:
-            # `dict(zip(names, self.k_bufs))`, `dict(enumerate(pool.k_buffer, start=s))`: its values are
-            # the second of each pair
-            values = max((self._unpacked(p, (1,), depth) for p in pairs), default=Origin.OTHER)
-            return Origin.POOL_TUPLE if values >= Origin.POOL_TUPLE else Origin.OTHER
-        merged = self.merged_mappings(expr)
-        if merged is not None and any(self.origin(m, depth) == Origin.POOL_TUPLE for m in merged):
-            return Origin.POOL_TUPLE  # `ChainMap(draft, base)`, `dict(base)` of dicts of caches
+        built = self._dict_constructor_origin(expr, depth)
+        if built is not None:
+            return built
         keywords = self.dict_keywords(expr)
         if keywords is not None:  # `dict(k=pool.k_buffer[i], ...)`: a dict of whole caches
             inner = [self.origin(v, depth) for v in keywords.values()]
