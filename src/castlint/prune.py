@@ -2908,7 +2908,7 @@ def _plan_module(
         module.params,
         vocab,
         module.aliases,
-        {s.name: s for s in module.top if isinstance(s, ast.ClassDef)},
+        {**_made_class_defs(tree, source, vocab), **{s.name: s for s in module.top if isinstance(s, ast.ClassDef)}},
     )
     if any(taint.taints_globals(unit) for unit in module.units):
         return PrunePlan(FULL, reason="a global is assigned a pool")
@@ -2941,6 +2941,12 @@ def _plan_module(
             return PrunePlan(FULL, reason="a function returns a pool")
         return PrunePlan(NOTHING, reason="no candidate site")
     holders = _plan_holders(module)
+    made_at = {int(n.split("_")[3]) for n in taint.classes if n.startswith("_made_at_")}
+    holders |= {  # the defs that make a class by a call: the analysis reads its bases there
+        id(u)
+        for u in module.units
+        if made_at and type(u.node) in _DEFS and any(u.node.lineno <= a <= u.node.end_lineno for a in made_at)
+    }
     kept = _kept_units(module, taint, sites | holders)
     decisions, hot_hints = _decisions(module, kept, holders)
     return _render(source, decisions, hot_hints, keep_ratio, vocab)
@@ -3325,6 +3331,43 @@ def _class_level_reads(classes: Dict[str, ast.ClassDef], vocab: _Vocabulary) -> 
                 if any(type(m) in _DEFS and m.name in hooks for m in classes[member].body):
                     return f"{name}'s metaclass {meta.name} answers reads on the class"
     return None
+
+
+def _made_class_defs(tree: ast.Module, source: bytes, vocab: "_Vocabulary") -> Dict[str, ast.ClassDef]:
+    """Stand-ins (`class _made_at_<line>_<k>(A, B): pass`) for the classes a class maker ([callables]
+    class_makers: `type("N", bases, ns)`, `types.new_class`) makes anywhere in the module, one per
+    alternative of its bases (a tuple display, a choice between displays, a name assigned those), as
+    ObjectFlow.made_classes reads them: their bases are one family, so `self.m(...)` in a base feeds a
+    mixin's m. {} when no maker is spelled."""
+    if not any(f"{m.rsplit('.', 1)[-1]}(".encode() in source for m in vocab.class_makers):
+        return {}
+    calls, assigned = [], {}
+    for node in pyast.nodes(tree):
+        if type(node) is ast.Call and _callee_name(node.func) in vocab.class_makers and len(node.args) >= 2:
+            calls.append(node)
+        elif type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+            assigned.setdefault(node.targets[0].id, []).append(node.value)
+
+    def alternatives(expr: ast.AST, depth: int = 0) -> list:
+        if depth > 4:
+            return []
+        if type(expr) is ast.Tuple:
+            names = [_base_name(e) for e in expr.elts]
+            return [names] if names and all(names) else []
+        if type(expr) is ast.IfExp:
+            return alternatives(expr.body, depth + 1) + alternatives(expr.orelse, depth + 1)
+        if type(expr) is ast.Name:
+            return [b for v in assigned.get(expr.id, ()) for b in alternatives(v, depth + 1)]
+        return []
+
+    made = {}
+    for call in calls:
+        for k, names in enumerate(alternatives(call.args[1])):
+            name = f"_made_at_{call.lineno}_{k}"
+            made[name] = ast.ClassDef(
+                name=name, bases=[ast.Name(id=n) for n in names], keywords=[], body=[], decorator_list=[]
+            )
+    return made
 
 
 def _made_classes(module: "_ModuleUnits") -> Optional[str]:

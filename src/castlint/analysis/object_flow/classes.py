@@ -271,6 +271,7 @@ class ModuleClasses:
         t = self.tables
         if not t.class_makers:
             return found
+        assigned = set()
         top_defs = {s.name.value: s for s in self.module.body if isinstance(s, cst.FunctionDef)}
         for statement in self.module.body:
             small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
@@ -303,7 +304,48 @@ class ModuleClasses:
                 elif isinstance(value, cst.Name) and value.value in top_defs:
                     members += self._namespace_stores(top_defs[value.value])
             found[small.targets[0].target.value] = (spelled, members)
+            assigned.add(id(small.value))
+        for call in self.nodes.calls:  # made anywhere else: in a def, called at once, returned
+            if id(call) in assigned or not self._named_in(call.func, t.class_makers):
+                continue
+            positional = [a.value for a in call.args if a.keyword is None and not a.star]
+            if len(positional) < 2:
+                continue  # `type(x)`: the class of an object, no class made
+            members = [
+                (e.key.evaluated_value, e.value)
+                for place, value in self._namespace_places(call.args)
+                if isinstance(value, cst.Dict)
+                for e in value.elements
+                if isinstance(e, cst.DictElement)
+                and isinstance(e.key, cst.SimpleString)
+                and isinstance(e.key.evaluated_value, str)
+            ]
+            line = self.position(call).start.line
+            for k, spelled in enumerate(self._made_bases(positional[1])):
+                found[f"_made_at_{line}_{k}"] = (spelled, members)
         return found
+
+    def _made_bases(self, expr: cst.BaseExpression, depth: int = 0) -> List[List[str]]:
+        """The spelled bases of each alternative a class maker's bases argument may be: a tuple display, a
+        choice between such (`(A,) if c else (M, A)`), a name bound to those (every binding that reaches it)."""
+        if depth > 4:
+            return []
+        if isinstance(expr, cst.Tuple):
+            spelled = [_dotted(e.value) for e in expr.elements if not isinstance(e, cst.StarredElement)]
+            return [spelled] if spelled and len(spelled) == len(expr.elements) and all(spelled) else []
+        if isinstance(expr, cst.IfExp):
+            return self._made_bases(expr.body, depth + 1) + self._made_bases(expr.orelse, depth + 1)
+        if isinstance(expr, cst.Name):
+            out: List[List[str]] = []
+            for assignment in self.reaching(expr):
+                node = assignment.node
+                if not isinstance(node, cst.Name):
+                    continue
+                kind, value, path = self.binding(node)
+                if kind == "assign" and not path and value is not None:
+                    out += self._made_bases(value, depth + 1)
+            return out
+        return []
 
     def _namespace_places(self, args) -> List[tuple]:
         """(place, value) of a class maker's arguments at the places of [callables] class_namespaces."""
