@@ -1,0 +1,3 @@
+from .sinks import layer_sink
+
+__all__ = ["layer_sink"]
