@@ -27,7 +27,7 @@ def _findings(root: Path, follow: bool):
 
 
 def test_off_by_default_each_file_alone():
-    assert Config().follow_imports is False
+    assert Config().follow_imports == "callers"
     found, _ = _findings(PACKAGE, follow=False)
     assert found == {("common.py", "CL001", 12)}
 

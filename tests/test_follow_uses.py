@@ -319,7 +319,7 @@ def test_tree_index_off(tmp_path, monkeypatch):
 
 
 def test_config_values(tmp_path):
-    assert Config().follow_imports is False
+    assert Config().follow_imports == "callers"
     assert parse_config({"follow-imports": "uses"}, tmp_path / "castlint.toml", tmp_path).follow_imports == "uses"
     assert parse_config({"follow-imports": True}, tmp_path / "castlint.toml", tmp_path).follow_imports is True
     with pytest.raises(ConfigError):

@@ -56,7 +56,7 @@ def _marked(root: Path, word="# positive") -> set:
 
 
 def test_still_off_by_default(tmp_path):
-    assert Config().follow_imports is False
+    assert Config().follow_imports == "callers"
     where = tmp_path / "castlint.toml"
     assert parse_config({"follow-imports": "uses"}, where, tmp_path).follow_imports == "uses"
     with pytest.raises(ConfigError):

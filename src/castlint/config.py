@@ -79,12 +79,13 @@ class Config:
     file_timeout: float = 120.0  # seconds one file may take in its worker (0: no limit)
     max_file_memory: int = 0  # bytes one file may take in its worker (0: 80 % of memory / workers)
     respect_gitignore: bool = True
-    # link the tree's definitions a file imports into its analysis: "uses" (those the values
-    # reaching its own sites read, castlint.analysis.demand; a file without trigger words only
-    # when it reads a name a module of the tree hands, link_gate.Hands), True (every one it
-    # imports), False (off: the default; on sglang 0.5.23 linking into the files the prefilter
-    # passes alone costs about 3.9x their analysis CPU, docs/performance.md 2026-12-08)
-    follow_imports: Union[bool, str] = False
+    # link the tree's definitions a file imports into its analysis: "callers" (the default:
+    # only the sibling modules' calls of its converting helpers, tree_index.with_importing_callers),
+    # "uses" (those too, and the definitions the values reaching its own sites read,
+    # castlint.analysis.demand; a file without trigger words only when it reads a name a module
+    # of the tree hands, link_gate.Hands), True (every one it imports), False (off). "uses" and
+    # True cost about 2.8-3.9x the analysis CPU on sglang 0.5.23 (docs/performance.md)
+    follow_imports: Union[bool, str] = "callers"
     ignore_noqa: bool = False  # --ignore-noqa: suppression comments silence nothing
     select_source: str = "default"  # where select came from (--show-settings): default, a file's key, a flag
     # extend-rules tables outside the config's folder and the checked paths: their errors
@@ -230,8 +231,8 @@ def parse_config(data: dict, path: Optional[Path], root: Path) -> Config:
             setattr(cfg, attr, data[key])
     if "follow-imports" in data:
         value = data["follow-imports"]
-        if not isinstance(value, bool) and value != "uses":
-            raise ConfigError(where, "follow-imports", f'must be true, false or "uses", got {value!r}')
+        if not isinstance(value, bool) and value not in ("uses", "callers"):
+            raise ConfigError(where, "follow-imports", f'must be true, false, "callers" or "uses", got {value!r}')
         cfg.follow_imports = value
     if "file-timeout" in data:
         value = data["file-timeout"]

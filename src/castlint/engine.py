@@ -319,7 +319,7 @@ def link_tree(path: str, source: bytes, tables: Tables, config: Config, result: 
     if not config.follow_imports:
         return source, tables, None
     linked_source, own_lines, linked = tree_index.linked_source(
-        path, source, tables, own_pool_possible(source, tables), uses=config.follow_imports == "uses"
+        path, source, tables, own_pool_possible(source, tables), mode=config.follow_imports
     )
     if not linked:
         return source, tables, None
@@ -611,6 +611,8 @@ def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
         return False
     from castlint.analysis import tree_index
 
+    if config.follow_imports == "callers":
+        return tree_index.may_link_callers(path, source, tables)
     return tree_index.may_link(
         path,
         source,

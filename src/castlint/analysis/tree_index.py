@@ -28,7 +28,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 from castlint.analysis import link_gate, pool_classes
 from castlint.common import pyast
@@ -876,6 +876,12 @@ def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
         if any_word(body, words):
             out.add(found.group(1).decode("ascii", "replace"))
     return frozenset(out)
+
+
+def may_link_callers(path: str, source: bytes, tables: Tables) -> bool:
+    """Could the sibling modules that call one of its converting helpers give a file the prefilter
+    skips a finding (`follow-imports = "callers"`)? It converts, and a sibling imports and calls one."""
+    return b"def " in source and any_word(source, _vocabulary(tables)[3]) and imported_by_callers(path, source, tables)
 
 
 def may_link(
@@ -1727,12 +1733,14 @@ def restore_names(findings: list, path: str) -> list:
 
 
 def linked_source(
-    path: str, source: bytes, tables: Tables, own_pool: bool = True, uses: bool = False
+    path: str, source: bytes, tables: Tables, own_pool: bool = True, mode: Union[bool, str] = True
 ) -> Tuple[bytes, int, Linked]:
     """(source with the linked definitions appended, the module's own line count, what
-    was linked). The source is returned as it is when nothing is linked."""
-    linked = link(path, source, tables, own_pool, uses)
-    if uses:  # the sibling modules that call its converting helpers
+    was linked), by follow-imports mode: True (every import), "uses" (per use, and the
+    callers), "callers" (only the sibling modules' calls of its converting helpers). The
+    source is returned as it is when nothing is linked."""
+    linked = Linked() if mode == "callers" else link(path, source, tables, own_pool, mode == "uses")
+    if mode in ("uses", "callers"):  # the sibling modules that call its converting helpers
         linked = with_importing_callers(path, source, tables, linked)
     own_lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
     if not linked.text:
