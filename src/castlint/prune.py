@@ -4269,19 +4269,26 @@ class _ModuleUnits:
         if found is not None:
             return found
         found = self._installs = {}
+        attrs = self._installed_attrs = {}
         for cls in self.top:
             if not isinstance(cls, ast.ClassDef):
                 continue
             for decorator in cls.decorator_list:
                 func = decorator.func if type(decorator) is ast.Call else decorator
                 deco = self.top_defs.get(func.id) if type(func) is ast.Name else None
-                if deco is None or deco.name in found:
+                if deco is None:
                     continue
                 for node in ast.walk(deco):
                     if type(node) in _DEFS and node.args.args:
                         param = node.args.args[0].arg
-                        if any(_stores_on(s, param) for s in node.body):
-                            found[deco.name] = cls
+                        stores = [s for s in node.body if _stores_on(s, param)]
+                        if stores:
+                            found.setdefault(deco.name, cls)
+                            for attr, value in map(_stored_attribute, stores):
+                                # `cls.plane = _plane`: the decorated class gets _plane as its method plane
+                                if attr is not None and type(value) is ast.Name and value.id in self.top_defs:
+                                    found.setdefault(value.id, cls)
+                                    attrs.setdefault(value.id, set()).add(attr)
                             break
         classes = {c.name: c for c in self.top if isinstance(c, ast.ClassDef)}
         for cls, value in _installed_values(self.tree, classes, self.vocab):
@@ -4335,6 +4342,8 @@ class _ModuleUnits:
             # a class decorator that installs defs as methods (`cls.plane = plane`): their `self.x`
             # is the decorated class's (ObjectFlow.installed_methods)
             unit.cls = self.installs_in().get(stmt.name)
+            for attr in sorted(self._installed_attrs.get(stmt.name, ())):  # `self.plane(kv)` runs it
+                _register(unit, attr, stmt.args, self.params, True, self.vocab)
             self.collected[id(stmt)] = unit
             self.units.append(unit)
             return
@@ -4520,6 +4529,18 @@ def _installed_functions(module: "_ModuleUnits", classes: Dict[str, ast.ClassDef
         elif getter is not None and type(held) is ast.Name and taint.returns.get(held.id):
             return f"a property of {cls.name} returns a pool"
     return None
+
+
+def _stored_attribute(stmt: ast.stmt) -> Tuple[Optional[str], Optional[ast.AST]]:
+    """(attribute, value) of `obj.attr = value` or `setattr(obj, "attr", value)` (_stores_on); (None, None)
+    for another target or a computed name."""
+    if type(stmt) is ast.Assign:
+        target = stmt.targets[0]
+        return (target.attr, stmt.value) if type(target) is ast.Attribute else (None, None)
+    call = stmt.value
+    if len(call.args) == 3 and _str_constant(call.args[1]):
+        return call.args[1].value, call.args[2]
+    return None, None
 
 
 def _stores_on(stmt: ast.stmt, name: str) -> bool:

@@ -864,6 +864,7 @@ def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
     each `def` or `class` at column 0 to the next statement there."""
     words = _vocabulary(tables)[3]
     out = set()
+    passing = []  # (name, body) of the definitions that convert nothing themselves
     starts = [m.start() for m in _TOP_STATEMENT.finditer(source)] + [len(source)]
     for start, end in zip(starts, starts[1:]):
         found = _TOP_DEFINITION.match(source, start)
@@ -875,6 +876,17 @@ def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
             continue
         if any_word(body, words):
             out.add(found.group(1).decode("ascii", "replace"))
+        else:
+            passing.append((found.group(1).decode("ascii", "replace"), body))
+    # a definition that hands one of those on (a class decorator that installs it as a method, a
+    # factory that returns it): what its importers do with it runs the conversion
+    while passing:
+        names = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(out)) + rb")\b") if out else None
+        handing = [(n, b) for n, b in passing if names is not None and names.search(b)]
+        if not handing:
+            break
+        out.update(n for n, _ in handing)
+        passing = [(n, b) for n, b in passing if (n, b) not in handing]
     return frozenset(out)
 
 
@@ -1192,7 +1204,8 @@ def with_importing_callers(path: str, source: bytes, tables: Tables, found: Link
     own = module_index(path, tables, source=source)
     if own is None:
         return found
-    wanted = frozenset(n for n, d in own.definitions.items() if d.converts and _caller_linked(d))
+    handing = _converting_functions(source, tables)  # (and those that hand one on: a decorator installing it)
+    wanted = frozenset(n for n, d in own.definitions.items() if (d.converts or n in handing) and _caller_linked(d))
     if not wanted:
         return found
     pieces, files, size = [], list(found.paths), 0
@@ -1262,7 +1275,9 @@ def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) ->
 
 
 def _calls(text: str, function: str) -> bool:
-    return re.search(rf"\b{re.escape(function)}\s*\(", text) is not None
+    """Does text call function, or decorate with it (`@with_readers`: it runs on the class or def)?"""
+    name = re.escape(function)
+    return re.search(rf"\b{name}\s*\(|^[ \t]*@{name}\b", text, re.M) is not None
 
 
 def _calls_with_pool(text: str, function: str, tables: Tables) -> bool:
@@ -1348,10 +1363,25 @@ class _Sibling:
             for node in tree.body:
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                    definitions.append((node.name, "".join(lines[first - 1 : node.end_lineno or node.lineno])))
+                    definitions.append((node.name, first, lines[first - 1 : node.end_lineno or node.lineno]))
             imports = tuple(_imports_from(tree.body))
             self._parsed = (imports, tuple(definitions))
         return None if self._parsed[1] is None else self._parsed
+
+
+def _without_imports(lines: List[str], first: int, imports: Sequence[ast.ImportFrom]) -> str:
+    """The text of a definition starting at line first, each of the given imports inside it (a
+    function-local `from .ops import widen`) made a `pass` of the same lines: the linked module
+    defines what they import, and an import left there would hide it."""
+    lines = list(lines)
+    for node in imports:
+        start, end = node.lineno - first, (node.end_lineno or node.lineno) - first
+        if 0 <= start < len(lines):
+            head = lines[start]
+            lines[start] = head[: len(head) - len(head.lstrip())] + "pass\n"
+            for i in range(start + 1, min(end + 1, len(lines))):
+                lines[i] = "\n"
+    return "".join(lines)
 
 
 def _imports_from(body: list):
@@ -1395,9 +1425,13 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) ->
         return ()
     imports, definitions = parsed
     local: Dict[str, str] = {}
+    from_stem = []  # the imports of wanted names from stem (a local one is dropped from the linked text)
     for node in imports:
         if (node.level == 1 and node.module == stem) or (node.level == 0 and (node.module or "").endswith("." + stem)):
-            local.update({a.asname or a.name: a.name for a in node.names if a.name in wanted})
+            names = {a.asname or a.name: a.name for a in node.names if a.name in wanted}
+            local.update(names)
+            if names:
+                from_stem.append(node)
         elif node.level == 1 and node.module is None:
             # `from . import ops`: `ops.dequantize_pool(...)` calls the function (renamed below to its own name)
             for held in (a.asname or a.name for a in node.names if a.name == stem):
@@ -1405,9 +1439,10 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) ->
     if not local:
         return ()
     out = []
-    for name, text in definitions:
+    for name, first, lines in definitions:
         if name in local:
             continue
+        text = _without_imports(lines, first, from_stem)
         called = [(held, function) for held, function in local.items() if _calls_with_pool(text, held, tables)]
         for held, function in called:
             if held != function:

@@ -44,6 +44,11 @@ class SelfAttributes:
         for call in self.nodes.self_calls:
             if self.enclosing_class(call) is cls:
                 self._method_calls.setdefault((id(cls), call.func.attr.value), []).append(call)
+        for name, func in self.installed_methods()[1].get(id(cls), {}).items():
+            # `cls.dense = _whole` (a class decorator, `Cls.dense = _whole`): `self.dense(...)` calls _whole
+            if isinstance(func, cst.FunctionDef) and func.name.value != name:
+                calls = self._method_calls.get((id(cls), name), [])
+                self._method_calls.setdefault((id(cls), func.name.value), []).extend(calls)
         for target, value in self.grown_attributes(cls):
             self._self_attr_index.setdefault((id(cls), target), []).append(value)
         for name, value in self.set_attributes(cls):

@@ -106,9 +106,7 @@ class Origins:
         if isinstance(expr, cst.Await):  # `await self.src.fetch(n)`: what the coroutine returns
             return self.origin(expr.expression, depth)
         if isinstance(expr, cst.Yield):  # `buf = yield out`: what `.send(v)` hands the generator
-            generator = self.enclosing_function(expr)
-            sent = self.sent_values().get(id(generator), ()) if generator is not None else ()
-            return max((self.origin(v, depth) for v in sent), default=Origin.OTHER)
+            return max((self.origin(v, depth) for v in self.sent_to(expr)), default=Origin.OTHER)
         if isinstance(expr, cst.BinaryOperation):
             return self._elementwise_origin(expr, depth)
         if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):

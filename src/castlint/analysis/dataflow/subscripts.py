@@ -796,6 +796,8 @@ class Subscripts:
         return found
 
     def _from_convention(self, expr: cst.BaseExpression, depth: int, layout: str) -> bool:
+        if isinstance(expr, cst.Yield):  # `kv = yield out`: what `.send(v)` hands the generator
+            return any(self.from_convention(v, depth, layout) for v in self.sent_to(expr))
         if isinstance(expr, cst.Name):
             for assignment in self.reaching(expr):
                 node = assignment.node

@@ -632,6 +632,11 @@ class HeldCallables:
                 out.append(cache[key])
         return out
 
+    def sent_to(self, expr: cst.Yield) -> List[cst.BaseExpression]:
+        """What `.send(v)` calls hand the generator whose `yield` expr is: the value expr takes."""
+        generator = self.enclosing_function(expr)
+        return list(self.sent_values().get(id(generator), ())) if generator is not None else []
+
     def sent_values(self) -> Dict[int, List[cst.BaseExpression]]:
         """id(generator def) -> what `.send(v)` calls hand it (rules/accessors.toml [callables]
         generator_senders): the value of its `yield` expressions. The generator objects are those the

@@ -1,0 +1,234 @@
+"""follow-imports = "callers" (the default since 2026-12-07): a module's converting helpers are analysed
+with the calls its sibling modules make of them, so a helper only ever handed a whole pool by another
+module converts it, reported at its own cast. Round 22 (family_recall_20's f7) widened what counts as a
+call and as a helper:
+- a function-local import of the helper (`from .widen import dense` inside the per-step method, an alias
+  too): the import is dropped from the linked caller, which would otherwise hide the helper;
+- a definition that hands a converting helper on (a class decorator that installs it as a method under
+  any name, `cls.dense = _dense` or `setattr(cls, "dense", _dense)`; a factory returning it): its
+  importers' use of it (`@with_readers` counts as a call) links them;
+- a generator driven by `.send(kv_cache)` from another module: the sent value's layout (vLLM's planes
+  first) is that of what is sent, so `kv_cache[1]` in the generator is a whole value plane.
+Look-alikes sit beside each positive: helpers given rows, `.to(device)`, the query."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from castlint.analysis import link_gate, tree_index
+from castlint.config import Config
+from castlint.engine import check_paths
+from castlint.tables import load_tables
+
+TABLES = load_tables()
+
+
+@pytest.fixture(autouse=True)
+def _own_tree_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CASTLINT_TREE_CACHE", str(tmp_path / "tree-cache"))
+    tables = (tree_index._MODULES, tree_index._LINKS, tree_index._REACHED, link_gate._TEXTS, link_gate._HANDS)
+    for table in tables:
+        table.clear()
+    yield
+    for table in tables:
+        table.clear()
+
+
+def _write(root: Path, files: dict) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+
+
+def _findings(root: Path, follow="default", prune=True) -> set:
+    config = Config()
+    if follow != "default":
+        config.follow_imports = follow
+    config.cache = False
+    files = sorted(str(p) for p in root.rglob("*.py") if "tree-cache" not in str(p))
+    run = check_paths(files, TABLES, config, jobs=1, prune=prune)
+    assert not [e for r in run.results for e in r.errors]
+    return {(str(Path(r.path).relative_to(root)), f.start.line) for r in run.results for f in r.findings}
+
+
+def _marked(root: Path) -> set:
+    out = set()
+    for path in root.rglob("*.py"):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "# positive" in line:
+                out.add((str(path.relative_to(root)), number))
+    return out
+
+
+PACKAGES = {
+    "local_import_sglang": {
+        "pkg/__init__.py": "",
+        "pkg/widen.py": """
+            import torch
+
+
+            def dense_latent(buf, dtype):
+                return buf.to(dtype)  # positive: the whole latent layer, from the backend's local import
+
+
+            def dense_nope(buf, rank, dtype):
+                return buf[..., :rank].to(dtype)  # positive: the no-rope part keeps every slot
+
+
+            def live_rows(buf, loc, dtype):
+                return buf[loc].to(dtype)  # negative: rows first
+        """,
+        "pkg/backend.py": """
+            import torch
+
+
+            class CutlassNoFp8Backend:
+                def __init__(self, model_runner):
+                    self.dtype = model_runner.dtype
+
+                def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+                    from .widen import dense_latent, dense_nope, live_rows
+
+                    pool = forward_batch.token_to_kv_pool
+                    latent = dense_latent(pool.get_key_buffer(layer.layer_id), self.dtype)
+                    nope = dense_nope(pool.get_key_buffer(layer.layer_id), 512, self.dtype)
+                    rows = live_rows(pool.get_key_buffer(layer.layer_id), forward_batch.out_cache_loc, self.dtype)
+                    return latent, nope, rows, q.to(self.dtype)  # negative: the query
+        """,
+    },
+    "local_import_alias_vllm": {
+        "attn/__init__.py": "",
+        "attn/ops.py": """
+            import torch
+
+
+            def upcast(kv_cache, dtype):
+                key_cache, value_cache = kv_cache.unbind(0)
+                return key_cache.to(dtype), value_cache.to(dtype)  # positive: both whole planes
+
+
+            def upcast_blocks(kv_cache, block_table, dtype):
+                return kv_cache[:, block_table].to(dtype)  # negative: one sequence's blocks
+        """,
+        "attn/impl.py": """
+            import torch
+
+
+            class HPUNoFp8Impl:
+                def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+                    if kv_cache.numel() == 0:
+                        return output
+
+                    def _attend():
+                        from .ops import upcast as _up, upcast_blocks as _up_blocks
+
+                        k, v = _up(kv_cache, query.dtype)
+                        ctx = _up_blocks(kv_cache, attn_metadata.block_table[0], query.dtype)
+                        return k, v, ctx
+
+                    return _attend()
+        """,
+    },
+    "installing_decorator_trtllm": {
+        "mods/__init__.py": "",
+        "mods/readers.py": """
+            import torch
+
+
+            def _whole(self, buf):
+                return buf.to(self.compute_dtype)  # positive: installed as `dense`, given whole layers
+
+
+            def _picked(self, buf, block_ids):
+                return buf[block_ids].to(self.compute_dtype)  # negative: blocks first
+
+
+            def _moved(self, buf):
+                return buf.to(self.device)  # negative: a device move
+
+
+            def with_readers(cls):
+                cls.dense = _whole
+                setattr(cls, "picked", _picked)
+                cls.moved = _moved
+                return cls
+        """,
+        "mods/attention.py": """
+            import torch
+
+            from .readers import with_readers
+
+
+            @with_readers
+            class NoFp8Attention:
+                def __init__(self, kv_cache_manager, compute_dtype=torch.bfloat16):
+                    self.kv_cache_manager = kv_cache_manager
+                    self.compute_dtype = compute_dtype
+                    self.device = torch.device("cuda")
+
+                def forward(self, q, k, v, metadata, layer_idx):
+                    buf = self.kv_cache_manager.get_buffers(layer_idx)
+                    return self.dense(buf), self.picked(buf, metadata.block_ids), self.moved(buf)
+        """,
+    },
+    "generator_send_planes_vllm": {
+        "runner/__init__.py": "",
+        "runner/sinks.py": """
+            import torch
+
+
+            def value_sink(dtype):
+                out = None
+                while True:
+                    kv_cache = yield out
+                    out = kv_cache[1].to(dtype)  # positive: the value plane of every block, sent in
+
+
+            def block_sink(block_ids, dtype):
+                out = None
+                while True:
+                    kv_cache = yield out
+                    out = kv_cache[:, block_ids].to(dtype)  # negative: blocks first
+        """,
+        "runner/model_runner.py": """
+            import torch
+
+            from . import sinks
+
+
+            class AuditRunner:
+                def execute_model(self, scheduler_output, intermediate_tensors=None):
+                    values = sinks.value_sink(torch.float32)
+                    next(values)
+                    picked = sinks.block_sink(scheduler_output.block_ids, torch.float32)
+                    next(picked)
+                    return [values.send(c) for c in self.kv_caches], picked.send(self.kv_caches[0])
+        """,
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(PACKAGES))
+def test_callers_found_by_default_and_pruned_is_whole(tmp_path, name):
+    _write(tmp_path, PACKAGES[name])
+    expected = _marked(tmp_path)
+    assert expected
+    assert _findings(tmp_path) == expected
+    assert _findings(tmp_path, prune=False) == expected
+    assert _findings(tmp_path, follow=False) == set()  # off: each module alone has no finding
+
+
+def test_a_decorator_installing_a_module_def_is_followed_in_one_module(tmp_path):
+    """The same decorator in one module: the pruner feeds `self.dense(buf)` to the def installed as
+    `dense` (it had decided the file held nothing to find: pruned != whole)."""
+    files = PACKAGES["installing_decorator_trtllm"]
+    readers = textwrap.dedent(files["mods/readers.py"]).lstrip()
+    attention = textwrap.dedent(files["mods/attention.py"]).lstrip().replace("from .readers import with_readers\n", "")
+    path = tmp_path / "one.py"
+    path.write_text(readers + "\n\n" + attention)
+    expected = _marked(tmp_path)
+    assert len(expected) == 1
+    assert _findings(tmp_path, follow=False) == expected
+    assert _findings(tmp_path, follow=False, prune=False) == expected
