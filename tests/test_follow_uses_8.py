@@ -3,7 +3,7 @@ words is linked (castlint.analysis.link_gate.Hands: what each module of the tree
 importer, by name and by text, through the modules it passes names on from: bases, re-exports).
 It must let through the cross-module shapes of the blind corpus (family_recall_3/4/6 f7: the
 same recall as without it) and keep out a file that reads none of the names a module hands.
-The default stays off (docs/performance.md, 2026-12-08)."""
+The default stays "callers" (its importers half only: docs/analysis.md)."""
 
 import textwrap
 from pathlib import Path
@@ -55,7 +55,7 @@ def _marked(root: Path, word="# positive") -> set:
     return out
 
 
-def test_still_off_by_default(tmp_path):
+def test_uses_is_not_the_default(tmp_path):
     assert Config().follow_imports == "callers"
     where = tmp_path / "castlint.toml"
     assert parse_config({"follow-imports": "uses"}, where, tmp_path).follow_imports == "uses"

@@ -359,6 +359,11 @@ def wanted(path: str, source: bytes, triggers, tables: Tables, config: Config) -
         return False  # each test below needs a conversion in the file
     if may_allocate_arenas(source, tables):  # per-layer arenas: whole pools under any name
         return True
+    if config.follow_imports == "callers":
+        from castlint.analysis import tree_index
+
+        if tree_index.may_link_callers(path, source, tables):
+            return True  # a helper its sibling modules hand a pool (link_tree appends their calls)
     return pool_classes.may_learn(source, tables) or pool_classes.may_call_learned(path, source, tables)
 
 
@@ -612,7 +617,7 @@ def may_link(path: str, source: bytes, tables: Tables, config: Config) -> bool:
     from castlint.analysis import tree_index
 
     if config.follow_imports == "callers":
-        return tree_index.may_link_callers(path, source, tables)
+        return False  # (wanted asks may_link_callers once the file is known to convert)
     return tree_index.may_link(
         path,
         source,

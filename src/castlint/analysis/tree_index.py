@@ -892,8 +892,9 @@ def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
 
 def may_link_callers(path: str, source: bytes, tables: Tables) -> bool:
     """Could the sibling modules that call one of its converting helpers give a file the prefilter
-    skips a finding (`follow-imports = "callers"`)? It converts, and a sibling imports and calls one."""
-    return b"def " in source and any_word(source, _vocabulary(tables)[3]) and imported_by_callers(path, source, tables)
+    skips a finding (`follow-imports = "callers"`)? A sibling imports one and calls it (the caller,
+    engine.wanted, has seen a conversion in the file)."""
+    return b"def " in source and imported_by_callers(path, source, tables)
 
 
 def may_link(
@@ -1201,11 +1202,10 @@ def with_importing_callers(path: str, source: bytes, tables: Tables, found: Link
     `from ._torch import upcast_cache` in an `except ImportError:` too): the function's parameters then
     take what those callers pass, so a helper only ever given a whole pool by its importers converts it
     and is reported at its own cast (the callers' own findings are theirs). `follow-imports = "uses"`."""
-    own = module_index(path, tables, source=source)
-    if own is None:
-        return found
-    handing = _converting_functions(source, tables)  # (and those that hand one on: a decorator installing it)
-    wanted = frozenset(n for n, d in own.definitions.items() if (d.converts or n in handing) and _caller_linked(d))
+    folder, base = os.path.split(os.path.abspath(path))
+    if not any(name != base for name in _folder_importers(folder).get(base[:-3], ())):
+        return found  # (no sibling imports from it: the cheapest test first)
+    wanted = _converting_functions(source, tables)  # (and those that hand one on: a decorator installing it)
     if not wanted:
         return found
     pieces, files, size = [], list(found.paths), 0
@@ -1225,13 +1225,6 @@ def with_importing_callers(path: str, source: bytes, tables: Tables, found: Link
         kinds=found.kinds,
         own=found.own,
         renames=found.renames,
-    )
-
-
-def _caller_linked(definition: Definition) -> bool:
-    """A function, or a small class (its constructions store what its methods convert: `LayerKV(buf)`)."""
-    return definition.kind == "function" or (
-        definition.kind == "class" and definition.text.count("\n") <= _SMALL_PASSING_CLASS_LINES
     )
 
 
@@ -1348,25 +1341,54 @@ class _Sibling:
         self.source = source
         self.text = source.decode("utf-8", "replace")
         self.carries = _carries(self.text, tables)
-        self._parsed: Optional[tuple] = None
+        self._parsed: Optional[list] = None
+        self._trees: Dict[bytes, Optional[ast.AST]] = {}
 
-    def parsed(self) -> Optional[tuple]:
-        """(its `from` imports, its top-level definitions as (name, text)); None when it does not parse."""
+    def spans(self) -> List[Tuple[str, bytes]]:
+        """(name, text) of each top-level def or class, decorators included, by text (once)."""
         if self._parsed is None:
+            self._parsed = _top_spans(self.source)
+        return self._parsed
+
+    def definition(self, text: bytes) -> Optional[ast.AST]:
+        """A span's definition, parsed on its own (its line numbers start at 1); None when it does not
+        parse alone (a column-0 string inside it)."""
+        found = self._trees.get(text, False)
+        if found is False:
             try:
-                tree = ast.parse(self.source)
+                body = ast.parse(text).body
             except (SyntaxError, ValueError):
-                self._parsed = ((), None)
-                return None
-            lines = self.text.splitlines(keepends=True)
-            definitions = []
-            for node in tree.body:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                    definitions.append((node.name, first, lines[first - 1 : node.end_lineno or node.lineno]))
-            imports = tuple(_imports_from(tree.body))
-            self._parsed = (imports, tuple(definitions))
-        return None if self._parsed[1] is None else self._parsed
+                body = []
+            found = self._trees[text] = body[0] if len(body) == 1 else None
+        return found
+
+
+_SPAN_START = re.compile(rb"^(?:@|(?:async[ \t]+)?def[ \t]|class[ \t])", re.M)
+
+
+def _top_spans(source: bytes) -> List[Tuple[str, bytes]]:
+    """(name, text) of the top-level definitions of source, each from its first decorator to the
+    next statement at column 0, by text."""
+    starts = sorted(
+        {m.start() for m in _TOP_STATEMENT.finditer(source)} | {m.start() for m in _SPAN_START.finditer(source)}
+    )
+    out = []
+    previous_decorator = False
+    merged: List[int] = []
+    for start in starts:
+        decorator = source.startswith(b"@", start)
+        if merged and previous_decorator:
+            previous_decorator = decorator
+            continue  # (a decorator's definition: one span)
+        merged.append(start)
+        previous_decorator = decorator
+    merged.append(len(source))
+    for start, end in zip(merged, merged[1:]):
+        text = source[start:end]
+        found = _TOP_DEFINITION.search(text)
+        if found is not None and _SPAN_START.match(text):
+            out.append((found.group(1).decode("ascii", "replace"), text))
+    return out
 
 
 def _without_imports(lines: List[str], first: int, imports: Sequence[ast.ImportFrom]) -> str:
@@ -1382,19 +1404,6 @@ def _without_imports(lines: List[str], first: int, imports: Sequence[ast.ImportF
             for i in range(start + 1, min(end + 1, len(lines))):
                 lines[i] = "\n"
     return "".join(lines)
-
-
-def _imports_from(body: list):
-    """The `from` imports among the statements of body, nested blocks included (expressions hold none)."""
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.ImportFrom):
-            yield node
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-            block = getattr(node, name, None)
-            if isinstance(block, list):
-                stack.extend(block)
 
 
 _SIBLINGS: Dict[tuple, Optional[_Sibling]] = {}  # (path, signature, table set) -> what the search reads of it
@@ -1418,38 +1427,222 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) ->
     named = _imports_named(sibling.source, stem)
     if stem.encode() in _modules_imported(sibling.source):
         named.update({f"{stem}.{function}": function for function in wanted})  # (an alias: the parse decides)
-    if not any(n in wanted and _calls(sibling.text, local) for local, n in named.items()):
+    local = {held: n for held, n in named.items() if n in wanted}
+    for module in _module_aliases(sibling.source, stem):
+        local.update({f"{module}.{function}": function for function in wanted})
+    if not any(_calls(sibling.text, held) for held in local):
         return ()  # (text first: no parse unless it calls one of them)
-    parsed = sibling.parsed()
-    if parsed is None:
-        return ()
-    imports, definitions = parsed
-    local: Dict[str, str] = {}
-    from_stem = []  # the imports of wanted names from stem (a local one is dropped from the linked text)
-    for node in imports:
-        if (node.level == 1 and node.module == stem) or (node.level == 0 and (node.module or "").endswith("." + stem)):
-            names = {a.asname or a.name: a.name for a in node.names if a.name in wanted}
-            local.update(names)
-            if names:
-                from_stem.append(node)
-        elif node.level == 1 and node.module is None:
-            # `from . import ops`: `ops.dequantize_pool(...)` calls the function (renamed below to its own name)
-            for held in (a.asname or a.name for a in node.names if a.name == stem):
-                local.update({f"{held}.{function}": function for function in wanted})
-    if not local:
-        return ()
     out = []
-    for name, first, lines in definitions:
+    for name, raw in sibling.spans():
         if name in local:
             continue
-        text = _without_imports(lines, first, from_stem)
-        called = [(held, function) for held, function in local.items() if _calls_with_pool(text, held, tables)]
+        text = raw.decode("utf-8", "replace")
+        helds = [held for held in local if _calls_with_pool(text, held, tables)]
+        if not helds:
+            continue
+        node = sibling.definition(raw)
+        if node is None:
+            continue
+        lines = text.splitlines(keepends=True)
+        called = [(held, local[held]) for held in helds if _pooled_use(node, held, tables, lines, 1)]
+        if not called:
+            continue
+        text = _without_imports(lines, 1, _imports_of_stem(node, stem, wanted))
         for held, function in called:
             if held != function:
                 text = re.sub(rf"\b{re.escape(held)}\b", function, text)
-        if called:
-            out.append((called[0][0], called[0][1], text if text.endswith("\n") else text + "\n"))
+        out.append((called[0][0], called[0][1], text if text.endswith("\n") else text + "\n"))
     return tuple(out)
+
+
+def _module_aliases(source: bytes, stem: str) -> List[str]:
+    """The names `from . import stem` (or `... as alias`) binds, by text."""
+    out = []
+    for listed in _FROM_PACKAGE.findall(source):
+        for part in listed.strip(b"()").replace(b"\\", b" ").split(b","):
+            name, _, alias = part.split(b"#")[0].partition(b" as ")
+            if name.strip() == stem.encode():
+                out.append((alias.strip() or name.strip()).decode("ascii", "replace"))
+    return out
+
+
+def _imports_of_stem(node: ast.AST, stem: str, wanted: FrozenSet[str]) -> List[ast.ImportFrom]:
+    """The `from .stem import ...` statements inside a definition that bind one of wanted."""
+    return [
+        n
+        for n in ast.walk(node)
+        if type(n) is ast.ImportFrom
+        and ((n.level == 1 and n.module == stem) or (n.level == 0 and (n.module or "").endswith("." + stem)))
+        and any(a.name in wanted for a in n.names)
+    ]
+
+
+def _identifiers(node: ast.AST) -> str:
+    """The names and attribute names under node, space-separated (what the pool vocabulary is matched on)."""
+    return " ".join(
+        n.id if type(n) is ast.Name else n.attr for n in ast.walk(node) if type(n) in (ast.Name, ast.Attribute)
+    )
+
+
+def _pooled_use(definition: ast.AST, held: str, tables: Tables, lines: List[str], first: int) -> bool:
+    """Does a use of held in the definition (a sibling's top-level def or class) hand it what may be
+    a pool? A call one of whose arguments names a pool, or a name or `self.x` bound from one (an
+    assignment, a loop, a `with`, a parameter named as one, through other such names), or whose
+    result is then called or sent such an argument (`gen = held(d); gen.send(kv_cache)`,
+    `self.reader = Reader(); self.reader.dense(cache)`); a decorator use on a definition that names
+    a pool; a reference passed on (`partial(held, ...)`, `map(held, caches)`) beside such an
+    argument. The text gate before it (_calls_with_pool) only saw a call and a pool word somewhere
+    in the definition: a whole nn.Module class that names the pool and calls a helper on its
+    activations was linked for nothing. Names are resolved on demand, from the arguments back."""
+    carries = _vocabulary(tables)[2].search
+    dotted = held.split(".")
+    is_class = type(definition) is ast.ClassDef
+    if is_class and any(_is_held(d, dotted) for d in definition.decorator_list):
+        return any(_names_pool(w, carries) for w in _identifiers(definition).split())
+    units = [n for n in definition.body if type(n) in (ast.FunctionDef, ast.AsyncFunctionDef)] if is_class else []
+    units = units or [definition]
+
+    def text_of(node: ast.AST) -> str:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+        return "".join(lines[start - first : (node.end_lineno or node.lineno) - first + 1])
+
+    texts = [text_of(u) for u in units]
+    name = dotted[-1]
+    made_self = set()  # `self.x` bound to what calling held returns (`self.reader = Reader()`)
+    for unit, text in zip(units, texts):
+        if name in text:
+            for node in ast.walk(unit):
+                if type(node) is ast.Assign and type(node.value) is ast.Call and _is_held(node.value.func, dotted):
+                    made_self.update(_self_attr(t) for t in node.targets if _self_attr(t))
+    functions = [u for u, t in zip(units, texts) if name in t or any(f"self.{a}" in t for a in made_self)]
+    self_values: List[Optional[Dict[str, List[ast.AST]]]] = [None]
+
+    def self_bound() -> Dict[str, List[ast.AST]]:
+        if self_values[0] is None:
+            self_values[0] = _bound_values(list(ast.walk(definition)), self_attrs=True) if is_class else {}
+        return self_values[0]
+
+    for function in functions:
+        nodes = list(ast.walk(function))
+        if any(_is_held(d, dotted) for d in getattr(function, "decorator_list", ())):
+            if any(_names_pool(w, carries) for w in _identifiers(function).split()):
+                return True
+        made = {
+            t.id
+            for node in nodes
+            if type(node) is ast.Assign and type(node.value) is ast.Call and _is_held(node.value.func, dotted)
+            for t in node.targets
+            if type(t) is ast.Name
+        }
+        arguments = []
+        for node in nodes:
+            if type(node) is ast.Call:
+                given = [*node.args, *(k.value for k in node.keywords)]
+                if _is_held(node.func, dotted) or _made_by(node.func, made, made_self):
+                    arguments.extend(given)
+                elif any(_is_held(a, dotted) for a in given):  # `partial(held, ...)`, `map(held, xs)`
+                    arguments.extend(given)
+        if not arguments:
+            continue
+        bound = _bound_values(nodes)
+        params = {a.arg for a in ast.walk(function.args) if type(a) is ast.arg} if hasattr(function, "args") else set()
+        memo: Dict[str, bool] = {}
+
+        def pooled_name(name: str, key: str, values) -> bool:
+            if key not in memo:
+                memo[key] = False  # (a cycle adds nothing)
+                memo[key] = _names_pool(name, carries) or any(pooled(v) for v in values)
+            return memo[key]
+
+        def pooled(expr: ast.AST) -> bool:
+            for n in ast.walk(expr):
+                kind = type(n)
+                if kind is ast.Name:
+                    if n.id in bound or n.id in params:
+                        if pooled_name(n.id, n.id, bound.get(n.id, ())):
+                            return True
+                    elif _names_pool(n.id, carries):
+                        return True
+                elif kind is ast.Attribute:
+                    if _names_pool(n.attr, carries):
+                        return True
+                    attr = _self_attr(n)
+                    if attr and pooled_name(attr, "self." + attr, self_bound().get("self." + attr, ())):
+                        return True
+                elif kind is ast.Constant and type(n.value) is str and n.value.isidentifier():
+                    if _names_pool(n.value, carries):  # `kwargs["past_key_values"]`, `get_manager("kv_cache_manager")`
+                        return True
+            return False
+
+        if any(pooled(a) for a in arguments):
+            return True
+    return False
+
+
+def _self_attr(node: ast.AST) -> Optional[str]:
+    """x of `self.x`, else None."""
+    if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self":
+        return node.attr
+    return None
+
+
+def _made_by(func: ast.AST, made: Set[str], made_self: Set[str]) -> bool:
+    """Does func call (or call a method of) what a call of held made: `gen(...)`, `gen.send(...)`,
+    `self.reader(...)`, `self.reader.dense(...)`?"""
+    for node in (func, func.value if type(func) is ast.Attribute else None):
+        if type(node) is ast.Name and node.id in made:
+            return True
+        if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == "self":
+            if node.attr in made_self:
+                return True
+    return False
+
+
+def _is_held(node: ast.AST, dotted: List[str]) -> bool:
+    """Is node the name `f` (or `mod.f`) that dotted spells?"""
+    if len(dotted) == 1:
+        return type(node) is ast.Name and node.id == dotted[0]
+    return (
+        type(node) is ast.Attribute
+        and node.attr == dotted[-1]
+        and type(node.value) is ast.Name
+        and node.value.id == dotted[-2]
+    )
+
+
+def _bound_values(nodes: list, self_attrs: bool = False) -> Dict[str, List[ast.AST]]:
+    """{name: the expressions it is bound from} among nodes (assignments, loops, `with ... as`,
+    comprehensions); with self_attrs, `self.x` targets under "self.x"."""
+    out: Dict[str, List[ast.AST]] = {}
+
+    def bind(target: ast.AST, value: ast.AST) -> None:
+        if type(target) is ast.Name and not self_attrs:
+            out.setdefault(target.id, []).append(value)
+        elif type(target) is ast.Attribute and self_attrs and type(target.value) is ast.Name:
+            if target.value.id == "self":
+                out.setdefault("self." + target.attr, []).append(value)
+        elif type(target) in (ast.Tuple, ast.List):
+            for element in target.elts:
+                bind(element.value if type(element) is ast.Starred else element, value)
+
+    for node in nodes:
+        kind = type(node)
+        if kind is ast.Assign:
+            for target in node.targets:
+                bind(target, node.value)
+        elif kind in (ast.AnnAssign, ast.AugAssign, ast.NamedExpr) and node.value is not None:
+            bind(node.target, node.value)
+        elif kind in (ast.For, ast.AsyncFor, ast.comprehension):
+            bind(node.target, node.iter)
+        elif kind is ast.withitem and node.optional_vars is not None:
+            bind(node.optional_vars, node.context_expr)
+    return out
+
+
+def _names_pool(word: str, carries) -> bool:
+    """Is word one of the pool vocabulary's names, alone or as an attribute or a call (`kv_cache`,
+    `.k_buffer`, `.get_key_buffer(`)?"""
+    return any(carries(form) is not None for form in (word, f".{word} ", f".{word}("))
 
 
 def _imports_matter(resolver: _Resolver, own: ModuleIndex, imported: Tuple[str, Optional[str], int]) -> bool:
