@@ -165,6 +165,11 @@ class _Vocabulary:
         self.class_item_hooks = frozenset(tables.class_item_protocol)
         self.metaclass_keywords = frozenset(tables.metaclass_keywords)
         self.iterating = frozenset(tables.iter_passthrough) | frozenset(_last_parts(tables.keep_elements))
+        # `next(cursor)`: one element, what its class's `__iter__` / `__next__` hands out (ModuleAnalysis.origin)
+        self.call_until = frozenset(tables.iter_call_until)
+        self.duck_protocol = frozenset(tables.duck_protocol)
+        self.taking = frozenset(_last_parts(tables.take_functions))
+        self.next_hooks = frozenset(tables.next_protocol)
         self.property_getter_keywords = frozenset(tables.property_getter_keywords)
         self.getters = frozenset(
             n.rsplit(".", 1)[-1] for n in (*tables.attr_getters, *tables.item_getters, *tables.method_callers)
@@ -786,6 +791,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     out.members.add(func.id)
                 if func.id in vocab.iterating:  # list(obj): what obj's class's __iter__ hands back
                     for hook in vocab.iter_hooks:
+                        out.calls.add((hook, tf))
+                if func.id in vocab.taking:  # next(obj): also what its class's __next__ returns
+                    for hook in vocab.iter_hooks | vocab.next_hooks:
                         out.calls.add((hook, tf))
                 if func.id in vocab.through_functions or func.id in aliases:
                     inner = _then(TUPLED, tf) if func.id in vocab.tuple_views else tf
@@ -2084,6 +2092,8 @@ def _applied_calls(n: ast.Call, vocab: _Vocabulary) -> List[ast.Call]:
             if type(extra) is ast.Dict
             else []
         )
+    elif name in vocab.call_until and type(func) is ast.Name and len(args) == 2 and not keywords:
+        callee, rest = args[0], []  # `iter(q.next_layer, None)`: q.next_layer() (ModuleAnalysis.called_until)
     elif name in vocab.apply_methods and type(func) is ast.Attribute and len(args) >= 2:
         callee, rest, keywords = args[0], [ast.Subscript(value=a, slice=ast.Constant(0)) for a in args[1:]], []
     elif name in vocab.appliers and len(args) >= 2 and type(args[0]) is ast.Attribute:
@@ -2230,11 +2240,14 @@ def _read_name_calls(
     local |= {unit.cls.name for unit in units if unit.cls is not None}  # C(...): __init__ of C and its bases
     methods = {"self." + name for name, entries in params.items() if any(m for _, _, _, m in entries)}
     held = _alias_targets(_handed_aliases(fn_aliases or {}, params, local | methods), local | methods)
+    ducked = vocab is not None and any(name in params for name in vocab.duck_protocol)  # (ObjectFlow._duck_called)
     for unit in units:
         for name, positional, keywords in (*unit.self_calls, *unit.object_method_calls):
             for one in sorted(held.get("." + name, ())):  # a def held in an attribute: called as it is
                 unit.name_calls.append((one, (positional, keywords)))
                 unit.value_attrs.add(name)  # (its stores say which: ObjectFlow.callable_values)
+        if ducked:  # `self.provider(i)`, no def of that name: its stores say whether it is of unknown class
+            unit.value_attrs.update(name for name, _, _ in unit.self_calls if name not in params)
         kept = []
         for name, call in unit.name_calls:
             # (a bound method `self.m` held in an attribute: `self.reader = self._widen`, `self.reader(kv)`)
@@ -4415,6 +4428,9 @@ class _ModuleUnits:
         # a dict one class assigns to self, looked up on some object (`pool.layer_id_map[layer.layer_id]`):
         # its values may decide an index's kind (ModuleAnalysis._dict_value_kind through duck_class)
         dict_holders = _dict_holders(self.top, self.collected)
+        # an object of unknown class called (`self.provider(i)`) may be the one class defining `__call__`
+        # (ObjectFlow._duck_called): once that class is collected, so is every def calling a held object
+        callers = _duck_callers(self.top, self.collected, vocab, source, offsets)
         pending = [s for s in self.top if id(s) in self.collected]
         while pending:
             ducks = []
@@ -4426,6 +4442,8 @@ class _ModuleUnits:
                     ducks.extend(unique[n] for n in _OBJECT_CALL.findall(segment) if n in unique)
                 if dict_holders:
                     ducks.extend(dict_holders[n] for n in _OBJECT_SUBSCRIPT.findall(segment) if n in dict_holders)
+                if callers and stmt in callers[0]:
+                    ducks.extend(callers[1])
             for name, held in self.fn_aliases.items():  # a call of `_up` (`self._up`) runs `_up_impl`
                 if name.lstrip(".").encode() in mentioned:
                     mentioned |= {h.rsplit(".", 1)[-1].encode() for h in held}
@@ -4448,6 +4466,34 @@ class _ModuleUnits:
                 self.collect_statement(stmt)
 
 
+def _duck_callers(top, collected, vocab: "_Vocabulary", source: bytes, offsets) -> Optional[tuple]:
+    """([the one class defining a [callables] duck_protocol method], [the uncollected top-level statements
+    that call a held object: `self.x(` or `name(` with no def of that name]), or None."""
+    definers = [
+        s
+        for s in top
+        if isinstance(s, ast.ClassDef) and any(isinstance(m, _DEFS) and m.name in vocab.duck_protocol for m in s.body)
+    ]
+    if len(definers) != 1:
+        return None
+    defined = {
+        m.name.encode()
+        for s in top
+        for m in ([s] + list(getattr(s, "body", ())))
+        if isinstance(m, (*_DEFS, ast.ClassDef))
+    }
+    out = []
+    for stmt in top:
+        if id(stmt) in collected or not isinstance(stmt, (*_DEFS, ast.ClassDef)):
+            continue
+        segment = source[offsets[_first_line(stmt) - 1] : offsets[min(stmt.end_lineno, len(offsets) - 1)]]
+        if any(n not in defined and n.decode() not in _BUILTIN_NAMES for n in _HELD_CALL.findall(segment)):
+            out.append(stmt)
+    return (definers, out) if out else None
+
+
+# `self.provider(`, `read(`: a held callable (or a method, an imported function)
+_HELD_CALL = re.compile(rb"(?:\bself\.|(?<![\w.]))(\w+)\s*\(")
 _OBJECT_CALL = re.compile(rb"(?<!\bself)\.(\w+)\s*\(")  # `obj.m(`: a method called on some object
 _OBJECT_SUBSCRIPT = re.compile(rb"(?<!\bself)\.(\w+)\s*\[")  # `obj.x[`: an attribute of some object indexed
 

@@ -246,6 +246,7 @@ class Tables:
     iter_pairs: set = field(default_factory=set)  # rules/accessors.toml [iteration] pairs
     iter_windows: set = field(default_factory=set)  # [iteration] windows: itertools.pairwise
     iter_copies: set = field(default_factory=set)  # [iteration] copies: itertools.tee
+    iter_call_until: set = field(default_factory=set)  # [iteration] call_until: iter(f, sentinel)
     iter_groups: set = field(default_factory=set)  # [iteration] groups: itertools.groupby
     iter_apply: set = field(default_factory=set)  # rules/accessors.toml [iteration] apply
     iter_apply_methods: set = field(default_factory=set)  # [iteration] apply_methods: executor.map(f, xs)
@@ -342,6 +343,7 @@ class Tables:
     bases_attributes: set = field(default_factory=set)  # [callables] bases_attributes: __bases__
     base_attributes: set = field(default_factory=set)  # [callables] base_attributes: __base__
     call_delegates: set = field(default_factory=set)  # [callables] call_delegates: torch.nn.Module.forward
+    duck_protocol: set = field(default_factory=set)  # [callables] duck_protocol: __call__
     class_makers: set = field(default_factory=set)  # [callables] class_makers: type(name, bases, ns), types.new_class
     class_namespaces: set = field(default_factory=set)  # [callables] class_namespaces: "2", exec_body
     enum_bases: set = field(default_factory=set)  # [callables] enum_bases: a class of members
@@ -947,6 +949,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "pairs": "iter_pairs",
             "windows": "iter_windows",
             "copies": "iter_copies",
+            "call_until": "iter_call_until",
             "groups": "iter_groups",
             "apply": "iter_apply",
             "apply_methods": "iter_apply_methods",
@@ -1004,6 +1007,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "record_factories": "record_factories",
             "class_makers": "class_makers",
             "call_delegates": "call_delegates",
+            "duck_protocol": "duck_protocol",
             "class_dict_functions": "class_dict_functions",
             "class_dict_attributes": "class_dict_attributes",
             "mro_attributes": "mro_attributes",

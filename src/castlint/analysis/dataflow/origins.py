@@ -172,6 +172,9 @@ class Origins:
             # layers first: a container of layers; a pool's blocks first and its layers inside
             # (`torch.empty((num_blocks, num_layers, 2, ...))`): every slot of every layer
             return Origin.POOL_TUPLE if stacked == "layers" else Origin.POOL
+        pulled = self.called_until(expr)
+        if pulled is not None:  # `iter(f, sentinel)`: an iterator over what `f()` returns
+            return Origin.POOL_TUPLE if self.origin(pulled, depth + 1) >= Origin.POOL else Origin.OTHER
         if (
             (
                 (isinstance(func, cst.Name) and func.value in t.iter_passthrough)
@@ -206,6 +209,8 @@ class Origins:
         if self.qualified(expr) in t.take_functions and expr.args and not expr.args[0].star:
             # `next(iter(d.values()))`: one element of what it iterates
             taken = self._element(self.origin(expr.args[0].value, depth))
+            if taken < Origin.POOL:  # `next(cursor)`: what its class's `__iter__` / `__next__` hands out
+                taken = self._element(self._protocol_iteration(expr.args[0].value, depth))
             if taken >= Origin.POOL_TUPLE:
                 return taken
         read = self._attribute_getter_origin(expr, depth)

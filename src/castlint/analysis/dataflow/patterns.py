@@ -210,9 +210,27 @@ class PatternMatching:
                 return Origin.POOL_TUPLE  # its elements (each __next__()) are whole pools
         return Origin.OTHER
 
+    def called_until(self, call: cst.Call) -> Optional[cst.Call]:
+        """`iter(f, sentinel)` ([iteration] call_until, two positional arguments): the call `f()` whose
+        results iterating it yields, as a node of the same place; else None."""
+        func = call.func
+        if not (isinstance(func, cst.Name) and func.value in self.tables.iter_call_until) or len(call.args) != 2:
+            return None
+        if any(a.keyword is not None or a.star for a in call.args):
+            return None
+        memo = self.derived.setdefault("called_until", {})
+        found = memo.get(id(call))
+        if found is None:
+            found = memo[id(call)] = cst.Call(func=call.args[0].value)
+            self.parents.setdefault(found, self.parents.get(call))
+        return found
+
     def _iterated(self, iterable: cst.BaseExpression, path, depth: int) -> Origin:
         """The origin of a for/comprehension target (at path) iterating over iterable."""
         if isinstance(iterable, cst.Call):
+            pulled = self.called_until(iterable)
+            if pulled is not None:  # `iter(q.next_layer, None)`: each element is a `q.next_layer()`
+                return self._unpacked(pulled, path, depth)
             name = (dotted(iterable.func) or "").rsplit(".", 1)[-1]
             args = [a.value for a in iterable.args if a.keyword is None and not a.star]
             shape = self.iteration_kind(iterable)

@@ -71,7 +71,41 @@ class HeldCallables:
             runs = self.called_method(owner) if owner is not None else None
             if runs is not None:
                 out.append((self._attribute(func, runs), ()))
+            elif owner is None and self._held_unknown(func, values):
+                out.extend(self._duck_called(func))
         return out
+
+    def _held_unknown(self, func: cst.BaseExpression, values: List[cst.BaseExpression]) -> bool:
+        """Is func a value the module cannot tell: a parameter nobody in it fills, or `self.x` holding only
+        names (stored from such a parameter)? Not a module's function (`torch.tensor`), nor a value a call made."""
+        if isinstance(func, cst.Attribute):
+            held = isinstance(func.value, cst.Name) and func.value.value == "self"
+            return held and bool(values) and all(isinstance(v, (cst.Name, cst.Attribute)) for v in values)
+        reaching = self.reaching(func) if isinstance(func, cst.Name) else []
+        return bool(reaching) and all(
+            isinstance(a.node, cst.Param) or isinstance(self.parents.get(a.node), cst.Param) for a in reaching
+        )
+
+    def _duck_called(self, func: cst.BaseExpression) -> List[tuple]:
+        """An object of unknown class called (`self.provider(i)`, provider a parameter): the `__call__` of the
+        one class of the module defining it ([callables] duck_protocol), when the call's positional
+        arguments fit it; else []."""
+        call = self.parents.get(func)
+        if not isinstance(call, cst.Call) or call.func is not func or any(a.star for a in call.args):
+            return []
+        for method in sorted(self.tables.duck_protocol):
+            owner = self.duck_class(func, method, method=True)
+            found = self.find_method(owner, method) if owner is not None else None
+            if found is None:
+                continue
+            params = [*found.params.posonly_params, *found.params.params][1:]
+            given = sum(1 for a in call.args if a.keyword is None)
+            if found.params.star_arg is cst.MaybeSentinel.DEFAULT and given > len(params):
+                continue
+            if given < sum(1 for p in params if p.default is None):
+                continue
+            return [(self._attribute(func, method), ())]
+        return []
 
     def _called_objects(self, value: cst.Call, depth: int) -> List[tuple]:
         """An object value makes, called: its class's `__call__` (forward). When it may be made by several

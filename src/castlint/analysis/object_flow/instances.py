@@ -618,7 +618,7 @@ class InstanceClasses:
         if method:
             from castlint.analysis.pool_classes import _never_learnt
 
-            if name in _never_learnt(self.tables) or name.startswith("__"):
+            if name not in self.tables.duck_protocol and (name in _never_learnt(self.tables) or name.startswith("__")):
                 return None
         cache = self.derived.setdefault("duck_classes", {})
         key = (name, method)
