@@ -10,7 +10,9 @@ TRT-LLM styles other than the corpus's:
   hands entry[i] to C's i-th parameter where nothing shows entry's elements;
 - attribute store hooks: `obj.attr = v` runs the property setter the MRO of obj's classes resolves attr to
   (`@attr.setter`, `@Base.attr.setter`: [callables] property_setter_decorators) or a `__setattr__`
-  (attribute_store_hooks) with value v; a setter only stored through in `__init__` runs once.
+  (attribute_store_hooks) with value v; a setter only stored through in `__init__` runs once;
+- descriptors: `__get__(self, obj, objtype)` reading `getattr(obj, self.name)` reads what the classes holding
+  the descriptor in their body store on self; `obj.attr = v` of such a class attribute runs `__set__` with v.
 (`match` statements: mapping, sequence, class and as-patterns were already followed, tests/test_flow_families_7.py.)
 Each positive has look-alikes beside it; the pruned analysis gives the whole file's findings, with and
 without filler."""
@@ -408,6 +410,124 @@ class TrtllmAttention:
         self.handle.buf = metadata.kv_cache_manager.get_buffers(self.layer_idx)
         rows = metadata.kv_cache_manager.get_buffers(self.layer_idx)[metadata.block_ids].float()  # negative: rows
         return self.handle.buf, rows
+""",
+    "descriptor_get_widen_lmdeploy": """\
+import torch
+
+
+class Widened:
+    def __set_name__(self, owner, name):
+        self.name = "_" + name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return getattr(obj, self.name).half()  # positive: CL001
+
+    def __set__(self, obj, value):
+        setattr(obj, self.name, value)
+
+
+class ScaleOnly:
+    def __get__(self, obj, objtype=None):
+        return getattr(obj, self.attr).float()  # negative: its owner stores only the scale
+
+
+class CacheView:
+    k_cache = Widened()
+
+    def __init__(self, k_cache):
+        self.k_cache = k_cache
+
+
+class ScaleView:
+    k_scale = ScaleOnly()
+
+    def __init__(self, scale):
+        self._k_scale = scale
+
+
+class DlinferAttention(torch.nn.Module):
+    def forward(self, query, key, value, k_cache, v_cache, attn_metadata):
+        q = query.float()  # negative: the query
+        return CacheView(k_cache).k_cache, ScaleView(attn_metadata.k_scale).k_scale, q
+""",
+    "descriptor_set_widen_sglang": """\
+import torch
+
+
+class Bf16Slot:
+    def __set_name__(self, owner, name):
+        self.private = "_" + name
+
+    def __get__(self, obj, objtype=None):
+        return getattr(obj, self.private)
+
+    def __set__(self, obj, value):
+        setattr(obj, self.private, value.to(torch.bfloat16))  # positive: CL001
+
+
+class DeviceSlot:
+    def __set__(self, obj, value):
+        obj.__dict__["slot"] = value.to("cuda")  # negative: a device move
+
+
+class Workspace:
+    latent = Bf16Slot()
+    slot = DeviceSlot()
+
+
+class MusaBackend:
+    def __init__(self, model_runner):
+        self.pool = model_runner.token_to_kv_pool
+        self.ws = Workspace()
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        self.ws.latent = self.pool.get_key_buffer(layer.layer_id)
+        self.ws.slot = self.pool.get_value_buffer(layer.layer_id)
+        return self.ws.latent, self.ws.slot
+""",
+    "descriptor_set_setup_only_trtllm": """\
+import torch
+
+
+class HalfPlane:
+    def __set_name__(self, owner, name):
+        self.key = "_" + name
+
+    def __get__(self, obj, objtype=None):
+        return getattr(obj, self.key)
+
+    def __set__(self, obj, value):
+        setattr(obj, self.key, value.half())  # positive: CL001
+
+
+class OncePlane:
+    def __set_name__(self, owner, name):
+        self.key = "_" + name
+
+    def __set__(self, obj, value):
+        setattr(obj, self.key, value.half())  # negative: stored once, in __init__
+
+
+class OnceHandle:
+    plane = OncePlane()
+
+
+class Handle:
+    plane = HalfPlane()
+
+
+class TrtllmAttention:
+    def __init__(self, kv_cache_manager):
+        self.once = OnceHandle()
+        self.once.plane = kv_cache_manager.get_buffers(0)
+        self.handle = Handle()
+
+    def forward(self, q, k, v, metadata, attention_mask=None):
+        self.handle.plane = metadata.kv_cache_manager.get_buffers(self.layer_idx)
+        rows = metadata.kv_cache_manager.get_buffers(self.layer_idx)[metadata.block_ids].half()  # negative: rows
+        return self.handle.plane, rows
 """,
 }
 

@@ -162,6 +162,7 @@ class _Vocabulary:
         self.missing_hooks = frozenset(tables.missing_protocol)
         self.attribute_hooks = frozenset(tables.attribute_protocol)  # `obj.x` of a class defining __getattr__
         self.read_hooks = frozenset(tables.attribute_read_hooks)  # __getattribute__: any stored attribute
+        self.descriptor_hooks = frozenset(tables.descriptor_read_hooks | tables.descriptor_store_hooks)
         self.store_hooks = frozenset(tables.attribute_store_hooks)  # __setattr__: every store
         self.setter_decorators = frozenset(tables.property_setter_decorators)  # `@x.setter`
         # reads on a class itself: `Hub[i]` (__class_getitem__), a metaclass's __getitem__ / __getattr__
@@ -3246,7 +3247,7 @@ def _converting_store_hooks(module: "_ModuleUnits") -> Optional[str]:
         node = unit.node
         if unit.cls is None or type(node) not in _DEFS or not unit.casts:
             continue
-        if node.name in vocab.store_hooks:
+        if node.name in vocab.store_hooks or node.name in vocab.descriptor_hooks:
             return f"{unit.cls.name}.{node.name} converts what is stored"
         if any(type(d) is ast.Attribute and d.attr in vocab.setter_decorators for d in node.decorator_list):
             hooks.append(node)

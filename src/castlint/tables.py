@@ -376,6 +376,8 @@ class Tables:
     context_generators: set = field(default_factory=set)  # [callables] context_generators: contextmanager
     attribute_protocol: set = field(default_factory=set)  # [callables] attribute_protocol: __getattr__
     attribute_read_hooks: set = field(default_factory=set)  # [callables] attribute_read_hooks
+    descriptor_read_hooks: set = field(default_factory=set)  # [callables] __get__
+    descriptor_store_hooks: set = field(default_factory=set)  # [callables] __set__
     property_setter_decorators: set = field(default_factory=set)  # [callables] `@x.setter`
     attribute_store_hooks: set = field(default_factory=set)  # [callables] __setattr__
     class_item_protocol: set = field(default_factory=set)  # [callables] class_item_protocol: __class_getitem__
@@ -1043,6 +1045,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "context_generators": "context_generators",
             "attribute_protocol": "attribute_protocol",
             "attribute_read_hooks": "attribute_read_hooks",
+            "descriptor_read_hooks": "descriptor_read_hooks",
+            "descriptor_store_hooks": "descriptor_store_hooks",
             "property_setter_decorators": "property_setter_decorators",
             "attribute_store_hooks": "attribute_store_hooks",
             "class_item_protocol": "class_item_protocol",

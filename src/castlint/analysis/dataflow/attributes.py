@@ -102,9 +102,12 @@ class SelfAttributes:
         `object.__getattribute__(self, name)`): what any attribute the class's MRO stores on self may
         hold (the hook runs for every such read); None when call is no such read."""
         hooks = self.tables.attribute_read_hooks
-        if not hooks or not any(h in self.nodes.local_callables for h in hooks):
+        getters = self.tables.descriptor_read_hooks
+        if not any(h in self.nodes.local_callables for h in (*hooks, *getters)):
             return None
         hook = self.enclosing_function(call)
+        if hook is not None and hook.name.value in getters:
+            return self._descriptor_stored_values(call, hook)
         if hook is None or hook.name.value not in hooks:
             return None
         cls = self.method_class(hook)
@@ -193,6 +196,42 @@ class SelfAttributes:
                     sets = [self._string_set(v, cls, depth + 1) for v in values]
                     return set().union(*sets) if all(x is not None for x in sets) else None
         return None
+
+    def _descriptor_stored_values(self, call: cst.Call, hook: cst.FunctionDef) -> Optional[List[cst.BaseExpression]]:
+        """In a descriptor's `__get__(self, obj, objtype)`: `getattr(obj, <not a constant>)` (`self.name`, set by
+        `__set_name__`) may be any attribute the classes holding the descriptor in their body store on self."""
+        cls = self.method_class(hook)
+        params = [p.name.value for p in (*hook.params.posonly_params, *hook.params.params)]
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        if cls is None or len(params) < 2 or len(args) != 2 or not self.attribute_getter(call.func):
+            return None
+        if dotted(args[0]) != params[1] or self.constant_strings(args[1]):
+            return None
+        values: List[cst.BaseExpression] = []
+        for owner in self.descriptor_owners(cls):
+            for attr in self._stored_attr_names(owner):
+                values.extend(self.instance_attr_values(owner, attr))
+        return values
+
+    def descriptor_owners(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
+        """The classes of the module whose body holds an instance of cls (`k_cache = Widen()`), once per class."""
+        cache = self.__dict__.setdefault("_descriptor_owners", {})
+        found = cache.get(id(cls))
+        if found is None:
+            found = cache[id(cls)] = []
+            for owner in self.nodes.classes:
+                body = owner.body.body if isinstance(owner.body, cst.IndentedBlock) else ()
+                for stmt in body:
+                    small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+                    if any(
+                        isinstance(s, cst.Assign)
+                        and isinstance(s.value, cst.Call)
+                        and self.constructed_class(s.value) is cls
+                        for s in small
+                    ):
+                        found.append(owner)
+                        break
+        return found
 
     def _stored_attr_names(self, cls: cst.ClassDef) -> List[str]:
         """The attribute names cls's MRO stores on self (`self.x = ...`, set_attributes), once per class."""

@@ -75,9 +75,11 @@ class Parameters:
         if not isinstance(func, cst.FunctionDef) or not (t.property_setter_decorators or t.attribute_store_hooks):
             return []
         hook = func.name.value in t.attribute_store_hooks
+        cls = self.method_class(func)
+        if cls is not None and func.name.value in t.descriptor_store_hooks:
+            return self._descriptor_store_calls(func, cls)
         if not hook and not self._setter_property(func):
             return []
-        cls = self.method_class(func)
         if cls is None:
             return []
         memo = self.__dict__.setdefault("_store_calls_memo", {})
@@ -108,6 +110,39 @@ class Parameters:
                 made[key] = node
             out.append(made[key])
         memo[id(func)] = out
+        return out
+
+    def _descriptor_store_calls(self, func: cst.FunctionDef, cls: cst.ClassDef) -> List[cst.Call]:
+        """`obj.attr = v` where attr is a class-body instance of cls in obj's class's MRO: `obj.__set__(obj, v)`
+        (skip_self: obj and v fill `__set__(self, obj, value)`'s obj and value)."""
+        memo = self.__dict__.setdefault("_descriptor_store_memo", {})
+        if id(func) in memo:
+            return memo[id(func)]
+        memo[id(func)] = out = []
+        owners = self.descriptor_owners(cls)
+        if not owners:
+            return out
+        for target, value in self.nodes.attribute_stores:
+            attr = target.attr.value
+            classes = self.exact_classes(target.value) or [self.instance_class(target.value)]
+            if not any(
+                c is not None
+                and any(
+                    any(
+                        isinstance(v, cst.Call) and self.constructed_class(v) is cls
+                        for v in self.class_body_values(m, attr)
+                    )
+                    for m in self.c3_mro(c)
+                )
+                for c in classes
+            ):
+                continue
+            node = cst.Call(
+                func=cst.Attribute(target.value, cst.Name(func.name.value)),
+                args=[cst.Arg(target.value), cst.Arg(value)],
+            )
+            self.parents.setdefault(node, self.parents.get(target))
+            out.append(node)
         return out
 
     def _setter_property(self, func: cst.FunctionDef) -> bool:
