@@ -161,6 +161,10 @@ class _Vocabulary:
         self.iter_hooks = frozenset(tables.iter_protocol | tables.index_protocol)  # (`__getitem__`: by index)
         self.missing_hooks = frozenset(tables.missing_protocol)
         self.attribute_hooks = frozenset(tables.attribute_protocol)  # `obj.x` of a class defining __getattr__
+        self.read_hooks = frozenset(tables.attribute_read_hooks)  # __getattribute__: any stored attribute
+        self.descriptor_hooks = frozenset(tables.descriptor_read_hooks | tables.descriptor_store_hooks)
+        self.store_hooks = frozenset(tables.attribute_store_hooks)  # __setattr__: every store
+        self.setter_decorators = frozenset(tables.property_setter_decorators)  # `@x.setter`
         # reads on a class itself: `Hub[i]` (__class_getitem__), a metaclass's __getitem__ / __getattr__
         self.class_item_hooks = frozenset(tables.class_item_protocol)
         self.metaclass_keywords = frozenset(tables.metaclass_keywords)
@@ -3097,6 +3101,7 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         or _class_dict_reads(module)
         or _made_runners(module, taint)
         or _introspected_callables(module)
+        or _converting_read_hooks(module)
         or (SLICES_INERT not in module.aliases and _slices_in_objects(module))
     )
     why = why or _class_level_reads(classes, vocab)
@@ -3222,6 +3227,50 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
         or _through_function_values(module, taint)
         or _dtype_to_base_init(module)
     )
+
+
+def _converting_read_hooks(module: "_ModuleUnits") -> Optional[str]:
+    """Why a hook Python runs on attribute reads may convert a pool an instance stores ([callables]
+    attribute_read_hooks, ModuleAnalysis.hook_stored_values): a `__getattribute__(self, name)` that casts and
+    reads the storage under its name parameter (`super().__getattribute__(name)`, an attribute getter such
+    as `object.__getattribute__(self, name)`). None when no method is such a hook."""
+    vocab = module.vocab
+    for unit in module.units:
+        node = unit.node
+        if unit.cls is None or type(node) not in _DEFS or node.name not in vocab.read_hooks or not unit.casts:
+            continue
+        for call in pyast.nodes(node):
+            if type(call) is not ast.Call:
+                continue
+            func = call.func
+            if (type(func) is ast.Attribute and func.attr in vocab.read_hooks and _is_super(func.value)) or (
+                _callee_name(func) in vocab.attribute_getters and len(call.args) >= 2
+            ):
+                return f"{unit.cls.name}.{node.name} converts what its instances store"
+    return _converting_store_hooks(module)
+
+
+def _converting_store_hooks(module: "_ModuleUnits") -> Optional[str]:
+    """Why a store `obj.attr = v` may run a def that converts v (ModuleAnalysis.store_calls): a `__setattr__`
+    ([callables] attribute_store_hooks) or a property setter (`@attr.setter`: property_setter_decorators) of
+    attr, stored somewhere in the module, that casts. None when there is none."""
+    vocab = module.vocab
+    hooks = []
+    for unit in module.units:
+        node = unit.node
+        if unit.cls is None or type(node) not in _DEFS or not unit.casts:
+            continue
+        if node.name in vocab.store_hooks or node.name in vocab.descriptor_hooks:
+            return f"{unit.cls.name}.{node.name} converts what is stored"
+        if any(type(d) is ast.Attribute and d.attr in vocab.setter_decorators for d in node.decorator_list):
+            hooks.append(node)
+    if not hooks:
+        return None
+    names = {h.name for h in hooks}
+    for n in pyast.nodes(module.tree):
+        if type(n) is ast.Assign and any(type(t) is ast.Attribute and t.attr in names for t in n.targets):
+            return "a store runs a property setter that converts"
+    return None
 
 
 def _class_dict_reads(module: "_ModuleUnits") -> Optional[str]:

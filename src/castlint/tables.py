@@ -269,6 +269,7 @@ class Tables:
     user_containers: set = field(default_factory=set)  # [containers] user_containers: collections.UserDict
     user_container_data: set = field(default_factory=set)  # [containers] user_container_data: "data"
     dict_classes: set = field(default_factory=set)  # [containers] dict_classes: TypedDict (instances are dicts)
+    mapping_mixins: set = field(default_factory=set)  # [containers] mapping_mixins: Mapping ABCs (values/items mixins)
     grow_functions: set = field(default_factory=set)  # [containers] grow_functions: heapq.heappush
     module_containers: set = field(default_factory=set)  # [containers] module_containers: nn.ModuleList
     member_methods: set = field(default_factory=set)  # [containers] member_methods: Module.buffers(), parameters()
@@ -376,6 +377,11 @@ class Tables:
     context_protocol: set = field(default_factory=set)  # [callables] context_protocol: __enter__
     context_generators: set = field(default_factory=set)  # [callables] context_generators: contextmanager
     attribute_protocol: set = field(default_factory=set)  # [callables] attribute_protocol: __getattr__
+    attribute_read_hooks: set = field(default_factory=set)  # [callables] attribute_read_hooks
+    descriptor_read_hooks: set = field(default_factory=set)  # [callables] __get__
+    descriptor_store_hooks: set = field(default_factory=set)  # [callables] __set__
+    property_setter_decorators: set = field(default_factory=set)  # [callables] `@x.setter`
+    attribute_store_hooks: set = field(default_factory=set)  # [callables] __setattr__
     class_item_protocol: set = field(default_factory=set)  # [callables] class_item_protocol: __class_getitem__
     implicit_classmethods: set = field(default_factory=set)  # [callables] implicit_classmethods: __class_getitem__
     metaclass_keywords: set = field(default_factory=set)  # [callables] metaclass_keywords: metaclass
@@ -1042,6 +1048,11 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "context_protocol": "context_protocol",
             "context_generators": "context_generators",
             "attribute_protocol": "attribute_protocol",
+            "attribute_read_hooks": "attribute_read_hooks",
+            "descriptor_read_hooks": "descriptor_read_hooks",
+            "descriptor_store_hooks": "descriptor_store_hooks",
+            "property_setter_decorators": "property_setter_decorators",
+            "attribute_store_hooks": "attribute_store_hooks",
             "class_item_protocol": "class_item_protocol",
             "implicit_classmethods": "implicit_classmethods",
             "metaclass_keywords": "metaclass_keywords",
@@ -1071,6 +1082,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "user_containers",
                 "user_container_data",
                 "dict_classes",
+                "mapping_mixins",
                 "factory_dicts",
                 "chain_maps",
                 "item_dicts",

@@ -571,6 +571,12 @@ class ConversionQueries:
             if owner is None or id(owner) not in family or caller is method:
                 return False  # a call from a nested def, a lambda, another class or itself
             callers.append((owner, caller))
+        for store in self.store_calls(method):  # `self.stage.planes = buf` in __init__ runs planes's setter once
+            caller = self.enclosing_function(store)
+            owner = self.method_class(caller) if caller is not None else None
+            if owner is None:
+                return False
+            callers.append((owner, caller))
         return bool(callers) and all(self._once_method(owner, caller, depth + 1) for owner, caller in callers)
 
     def _for_some_callers(self, cast: cst.Call) -> bool:

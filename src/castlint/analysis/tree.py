@@ -417,6 +417,8 @@ class NodeIndex:
         self.names: set = set()  # identifier values seen anywhere
         self.attr_names: set = set()
         self.self_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
+        # every `obj.attr = v` (any receiver, self too): what a property setter or `__setattr__` is given
+        self.attribute_stores: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
         self.self_item_assignments: List[Tuple[cst.Attribute, cst.BaseExpression]] = []
         self.name_item_assignments: List[Tuple[cst.Subscript, cst.BaseExpression]] = []
         # `d.setdefault(g, {})[k] = v`, `d[g][k] = v`: a store into an element of a container (the
@@ -522,6 +524,8 @@ class NodeIndex:
                 self.slice_stores.append(node)
             elif isinstance(t, cst.Subscript):
                 self.item_stores.append((t, node.value))
+            if isinstance(t, cst.Attribute):
+                self.attribute_stores.append((t, node.value))
             if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value in ("self", "cls"):
                 self.self_assignments.append((t, node.value))  # (`cls.x = v` in a classmethod: shared by instances)
             elif (

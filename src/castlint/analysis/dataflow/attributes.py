@@ -100,6 +100,156 @@ class SelfAttributes:
                     out.append(value)
         return out
 
+    def hook_stored_values(self, call: cst.Call) -> Optional[List[cst.BaseExpression]]:
+        """Inside an attribute read hook of a class of the module (rules/accessors.toml [callables]
+        attribute_read_hooks: `def __getattribute__(self, name)`), a read of the instance's own storage
+        under the hook's name parameter (`super().__getattribute__(name)`, an attribute getter
+        `object.__getattribute__(self, name)`): what any attribute the class's MRO stores on self may
+        hold (the hook runs for every such read); None when call is no such read."""
+        hooks = self.tables.attribute_read_hooks
+        getters = self.tables.descriptor_read_hooks
+        if not any(h in self.nodes.local_callables for h in (*hooks, *getters)):
+            return None
+        hook = self.enclosing_function(call)
+        if hook is not None and hook.name.value in getters:
+            return self._descriptor_stored_values(call, hook)
+        if hook is None or hook.name.value not in hooks:
+            return None
+        cls = self.method_class(hook)
+        params = [p.name.value for p in (*hook.params.posonly_params, *hook.params.params)]
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        if cls is None or len(params) < 2 or len(args) != len(call.args):
+            return None
+        func = call.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in hooks
+            and isinstance(func.value, cst.Call)
+            and dotted(func.value.func) == "super"
+            and len(args) == 1
+        ):
+            name = args[0]  # super().__getattribute__(name)
+        elif self.attribute_getter(func) and len(args) == 2 and dotted(args[0]) == params[0]:
+            name = args[1]  # object.__getattribute__(self, name)
+        else:
+            return None
+        if dotted(name) != params[1]:
+            return None
+        values: List[cst.BaseExpression] = []
+        for attr in self._stored_attr_names(cls):
+            values.extend(self.instance_attr_values(cls, attr, hook))
+        return values
+
+    def hook_guarded_origin(self, use: cst.Name, value: cst.BaseExpression, depth: int) -> Optional[Origin]:
+        """A name bound to a hook read (hook_stored_values: `value = super().__getattribute__(name)`) and
+        read under tests of the hook's name parameter against constant strings (`if name == "k_scale":`,
+        `if name in type(self)._WIDE:` of a class-body set display): only those attributes' values;
+        None when value is no hook read or no such test guards the use."""
+        if not isinstance(value, cst.Call) or self.hook_stored_values(value) is None:
+            return None
+        hook = self.enclosing_function(value)
+        params = [p.name.value for p in (*hook.params.posonly_params, *hook.params.params)]
+        cls = self.method_class(hook)
+        allowed = None
+        child: cst.CSTNode = use
+        for node in self.ancestors(use):
+            if node is hook:
+                break
+            if isinstance(node, cst.If) and node.body is child:
+                names = self._hook_name_test(node.test, params[1], cls)
+                if names is not None:
+                    allowed = names if allowed is None else allowed & names
+            child = node
+        if allowed is None:
+            return None
+        return max(
+            (self.origin(v, depth + 1) for attr in sorted(allowed) for v in self.instance_attr_values(cls, attr, hook)),
+            default=Origin.OTHER,
+        )
+
+    def _hook_name_test(self, test: cst.BaseExpression, param: str, cls: cst.ClassDef) -> Optional[set]:
+        """The strings `param == "x"` / `param in <constant strings>` lets through; None for another test."""
+        if not (isinstance(test, cst.Comparison) and dotted(test.left) == param and len(test.comparisons) == 1):
+            return None
+        target = test.comparisons[0]
+        if isinstance(target.operator, cst.Equal):
+            found = self.constant_strings(target.comparator)
+            return set(found) if found else None
+        if isinstance(target.operator, cst.In):
+            return self._string_set(target.comparator, cls, 0)
+        return None
+
+    def _string_set(self, expr: cst.BaseExpression, cls: cst.ClassDef, depth: int) -> Optional[set]:
+        """The constant strings a tuple/list/set display holds, through a [containers] keep_elements call
+        (`frozenset({...})`) and a class-body attribute of cls's MRO read on self or the class."""
+        if depth > 3:
+            return None
+        if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+            out: set = set()
+            for e in expr.elements:
+                found = self.constant_strings(e.value) if isinstance(e, cst.Element) else None
+                if not found:
+                    return None
+                out.update(found)
+            return out
+        if isinstance(expr, cst.Call) and len(expr.args) == 1 and self.qualified(expr) in self.tables.keep_elements:
+            return self._string_set(expr.args[0].value, cls, depth + 1)
+        if isinstance(expr, cst.Attribute):
+            for member in self.c3_mro(cls):
+                values = self.class_body_values(member, expr.attr.value)
+                if values:
+                    sets = [self._string_set(v, cls, depth + 1) for v in values]
+                    return set().union(*sets) if all(x is not None for x in sets) else None
+        return None
+
+    def _descriptor_stored_values(self, call: cst.Call, hook: cst.FunctionDef) -> Optional[List[cst.BaseExpression]]:
+        """In a descriptor's `__get__(self, obj, objtype)`: `getattr(obj, <not a constant>)` (`self.name`, set by
+        `__set_name__`) may be any attribute the classes holding the descriptor in their body store on self."""
+        cls = self.method_class(hook)
+        params = [p.name.value for p in (*hook.params.posonly_params, *hook.params.params)]
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        if cls is None or len(params) < 2 or len(args) != 2 or not self.attribute_getter(call.func):
+            return None
+        if dotted(args[0]) != params[1] or self.constant_strings(args[1]):
+            return None
+        values: List[cst.BaseExpression] = []
+        for owner in self.descriptor_owners(cls):
+            for attr in self._stored_attr_names(owner):
+                values.extend(self.instance_attr_values(owner, attr))
+        return values
+
+    def descriptor_owners(self, cls: cst.ClassDef) -> List[cst.ClassDef]:
+        """The classes of the module whose body holds an instance of cls (`k_cache = Widen()`), once per class."""
+        cache = self.__dict__.setdefault("_descriptor_owners", {})
+        found = cache.get(id(cls))
+        if found is None:
+            found = cache[id(cls)] = []
+            for owner in self.nodes.classes:
+                body = owner.body.body if isinstance(owner.body, cst.IndentedBlock) else ()
+                for stmt in body:
+                    small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+                    if any(
+                        isinstance(s, cst.Assign)
+                        and isinstance(s.value, cst.Call)
+                        and self.constructed_class(s.value) is cls
+                        for s in small
+                    ):
+                        found.append(owner)
+                        break
+        return found
+
+    def _stored_attr_names(self, cls: cst.ClassDef) -> List[str]:
+        """The attribute names cls's MRO stores on self (`self.x = ...`, set_attributes), once per class."""
+        cache = self.__dict__.setdefault("_stored_attr_names_memo", {})
+        found = cache.get(id(cls))
+        if found is None:
+            owners = set()
+            for member in self.c3_mro(cls):
+                self._index_class(member)
+                owners.add(id(member))
+            found = cache[id(cls)] = sorted({a for o, a in self._self_attr_index if o in owners})
+        return found
+
     def self_attr_values(self, cls: cst.ClassDef, attr: str) -> List[cst.BaseExpression]:
         self._index_class(cls)
         return self._self_attr_index.get((id(cls), attr), [])

@@ -204,6 +204,10 @@ class ReachingAssignments:
         only the entries of d that pass it (key_excluded)."""
         node = assignment.node
         kind, iterable, path = self.binding(node) if isinstance(node, cst.Name) else (None, None, ())
+        if kind == "assign" and not path:  # `value = super().__getattribute__(name)` under `if name == "x":`
+            guarded = self.hook_guarded_origin(name, iterable, depth)
+            if guarded is not None:
+                return guarded
         excluded = self.key_excluded(name, iterable, path) if kind == "for" else frozenset()
         if not excluded:
             return self._assignment_origin(assignment, depth)

@@ -213,6 +213,9 @@ class Origins:
                 taken = self._element(self._protocol_iteration(expr.args[0].value, depth))
             if taken >= Origin.POOL_TUPLE:
                 return taken
+        stored = self.hook_stored_values(expr)
+        if stored is not None:  # `super().__getattribute__(name)` in a __getattribute__: any stored attribute
+            return max((self.origin(v, depth + 1) for v in stored), default=Origin.OTHER)
         read = self._attribute_getter_origin(expr, depth)
         if read is not None:
             return read
@@ -275,6 +278,9 @@ class Origins:
                     kept = self.origin(receiver, depth)
                     if kept == Origin.POOL_TUPLE:
                         return kept
+                    mixed = self.mixin_view_element(receiver, method) if not args else None
+                    if mixed is not None and self.origin(mixed, depth + 1) >= Origin.POOL:
+                        return Origin.POOL_TUPLE  # `m.values()` of a Mapping subclass: its __getitem__'s
             returned = self._object_method_origin(expr, method, receiver, depth)
             if returned is not None:
                 return returned

@@ -33,6 +33,7 @@ class Parameters:
         calls = [(call, False) for call in self._calls_by_name().get(id(owner), ())]
         calls += [(call, True) for call in self._object_calls(owner) + self.super_calls(owner)]
         calls += [(call, False) for call in self._explicit_self_calls(owner)]  # `Base.m(self, kv)`
+        calls += [(call, True) for call in self.store_calls(owner)]  # `obj.k = kv` runs k's setter, __setattr__
         calls += [(call, skip) for call, skip, _ in self.value_callers().get(id(owner), ())]  # a hook, a visitor
         omitted = not calls and not self._mapped_calls().get(id(owner))
         for call, skip in calls:
@@ -64,6 +65,102 @@ class Parameters:
                 if index < len(iterables):
                     best = max(best, self._iterated(iterables[index], (), depth))
         return best
+
+    def store_calls(self, func) -> List[cst.Call]:
+        """The stores `obj.attr = v` that run func (rules/accessors.toml [callables]): a property setter
+        (`@attr.setter`, `@Base.attr.setter`) that obj's class's MRO resolves attr to, as the call
+        `obj.attr(v)`; a `__setattr__` (attribute_store_hooks) of obj's class, as `obj.__setattr__("attr", v)`.
+        Nodes of this module's parent map, made once a store; [] for any other def."""
+        t = self.tables
+        if not isinstance(func, cst.FunctionDef) or not (t.property_setter_decorators or t.attribute_store_hooks):
+            return []
+        hook = func.name.value in t.attribute_store_hooks
+        cls = self.method_class(func)
+        if cls is not None and func.name.value in t.descriptor_store_hooks:
+            return self._descriptor_store_calls(func, cls)
+        if not hook and not self._setter_property(func):
+            return []
+        if cls is None:
+            return []
+        memo = self.__dict__.setdefault("_store_calls_memo", {})
+        if id(func) in memo:
+            return memo[id(func)]
+        memo[id(func)] = []  # (while deciding: a store whose receiver's class asks again)
+        made = self.__dict__.setdefault("_store_call_nodes", {})
+        out = []
+        for target, value in self.nodes.attribute_stores:
+            attr = target.attr.value
+            if not hook and attr != func.name.value:
+                continue
+            # the classes its constructions make (`self.ws = Plain() if c else Bf16()`), else its one class
+            owners = self.exact_classes(target.value) or [self.instance_class(target.value)]
+            if not any(
+                owner is not None
+                and cls in self.class_mro(owner)
+                and (self.find_method(owner, func.name.value) if hook else self.setter_for(owner, attr)) is func
+                for owner in owners
+            ):
+                continue
+            key = (id(target), hook)
+            if key not in made:
+                args = [cst.Arg(cst.SimpleString(repr(attr))), cst.Arg(value)] if hook else [cst.Arg(value)]
+                called = cst.Name(func.name.value if hook else attr)
+                node = cst.Call(func=cst.Attribute(target.value, called), args=args)
+                self.parents.setdefault(node, self.parents.get(target))
+                made[key] = node
+            out.append(made[key])
+        memo[id(func)] = out
+        return out
+
+    def _descriptor_store_calls(self, func: cst.FunctionDef, cls: cst.ClassDef) -> List[cst.Call]:
+        """`obj.attr = v` where attr is a class-body instance of cls in obj's class's MRO: `obj.__set__(obj, v)`
+        (skip_self: obj and v fill `__set__(self, obj, value)`'s obj and value)."""
+        memo = self.__dict__.setdefault("_descriptor_store_memo", {})
+        if id(func) in memo:
+            return memo[id(func)]
+        memo[id(func)] = out = []
+        owners = self.descriptor_owners(cls)
+        if not owners:
+            return out
+        for target, value in self.nodes.attribute_stores:
+            attr = target.attr.value
+            classes = self.exact_classes(target.value) or [self.instance_class(target.value)]
+            if not any(
+                c is not None
+                and any(
+                    any(
+                        isinstance(v, cst.Call) and self.constructed_class(v) is cls
+                        for v in self.class_body_values(m, attr)
+                    )
+                    for m in self.c3_mro(c)
+                )
+                for c in classes
+            ):
+                continue
+            node = cst.Call(
+                func=cst.Attribute(target.value, cst.Name(func.name.value)),
+                args=[cst.Arg(target.value), cst.Arg(value)],
+            )
+            self.parents.setdefault(node, self.parents.get(target))
+            out.append(node)
+        return out
+
+    def _setter_property(self, func: cst.FunctionDef) -> bool:
+        """Is func decorated as a property's setter (`@x.setter`, `@Base.x.setter`: property_setter_decorators)?"""
+        return any(
+            isinstance(d.decorator, cst.Attribute) and d.decorator.attr.value in self.tables.property_setter_decorators
+            for d in func.decorators
+        )
+
+    def setter_for(self, cls: cst.ClassDef, attr: str):
+        """The setter def a store of attr on an instance of cls runs: the first class of its MRO that defines
+        attr decides (its last setter-decorated def of that name; None where it defines attr otherwise)."""
+        for member in self.c3_mro(cls):
+            defs = [s for s in member.body.body if isinstance(s, cst.FunctionDef) and s.name.value == attr]
+            if defs:
+                setters = [d for d in defs if self._setter_property(d)]
+                return setters[-1] if setters else None
+        return None
 
     def _has_callers(self, owner) -> bool:
         """Does a visible call (by name, `self.m(...)`, on an object, `super()`) reach owner?"""
@@ -323,6 +420,21 @@ class Parameters:
             cache[key] = result
         return result
 
+    def _spread_element(self, call: cst.Call, spread: cst.BaseExpression, offset: int):
+        """`f(*x)` where nothing shows x's elements (spread_args, _star_param_arguments found none): the
+        parameter at offset past the spread's start is `x[offset]` (a node of this module's parent map), when
+        x is a name, attribute or subscript whose origin is a tuple of whole caches (an entry, the layers);
+        None otherwise."""
+        if not isinstance(spread, (cst.Name, cst.Attribute, cst.Subscript)):
+            return None
+        cache = self.__dict__.setdefault("_spread_elements", {})
+        key = (id(call), id(spread), offset)
+        if key not in cache:
+            node = cst.Subscript(spread, [cst.SubscriptElement(cst.Index(cst.Integer(str(offset))))])
+            self.parents.setdefault(node, self.parents.get(spread))
+            cache[key] = node if self.origin(spread, 1) == Origin.POOL_TUPLE else None
+        return cache[key]
+
     def _open_kwargs(self, expr: cst.BaseExpression) -> bool:
         """Is expr a `**kwargs` parameter (its keys are what the callers pass: not every key
         is known, so it is not spread for good; _argument_for reads it key by key)?"""
@@ -367,6 +479,9 @@ class Parameters:
                 values = self._star_param_arguments(arg.value, positional.index(name) - index)
                 if values:
                     return self.either(values, call)
+                spread = self._spread_element(call, arg.value, positional.index(name) - index)
+                if spread is not None:  # `View(*past_key_value)`: k_cache is past_key_value[0]
+                    return spread
             if arg.star:
                 unpacked = unpacked or arg.star == "*"  # positions after *args are unknown
                 continue

@@ -267,6 +267,11 @@ class PatternMatching:
                 return max(self._iterated(a, inner, depth) for a in iterables)
             if isinstance(iterable.func, cst.Attribute) and not iterable.args:
                 receiver = iterable.func.value
+                mixed = self.mixin_view_element(receiver, name)
+                if mixed is not None and name in self.tables.keep_methods:  # a Mapping subclass's values()
+                    return self._unpacked(mixed, path, depth)
+                if mixed is not None and name in self.tables.item_methods:  # ... its items(): (key, m[key])
+                    return self._unpacked(mixed, path[1:], depth) if path and path[0] == 1 else Origin.OTHER
                 if name in self.tables.keep_methods:  # `d.values()`: the same elements
                     return self._iterated(receiver, path, depth)
                 if name in self.tables.item_methods:  # `d.items()`: (a key, a value)

@@ -9,6 +9,32 @@ import libcst as cst
 
 
 class Elements:
+    def mixin_view_element(self, receiver: cst.BaseExpression, method: str) -> Optional[cst.BaseExpression]:
+        """For `m.values()` / `m.items()` (keep_methods, item_methods) of an object whose class of the
+        module derives a Mapping ABC (rules/accessors.toml [containers] mapping_mixins) and does not
+        define `method` itself: `m[key]`, what the mixin hands out for each key (its `__getitem__`);
+        None otherwise."""
+        t = self.tables
+        if not t.mapping_mixins or "__getitem__" not in self.nodes.local_callables:
+            return None
+        cache = self.__dict__.setdefault("_mixin_view_elements", {})
+        key = (id(receiver), method)
+        if key in cache:
+            return cache[key]
+        cache[key] = None
+        owner = self.instance_class(receiver)
+        if owner is None or self.find_method(owner, method) is not None:
+            return None
+        mro = self.c3_mro(owner)
+        if not any(self._named_in(b.value, t.mapping_mixins) for c in mro for b in c.bases):
+            return None
+        if self.find_method(owner, "__getitem__") is None:
+            return None
+        element = cst.Subscript(receiver, [cst.SubscriptElement(cst.Index(cst.Name("key")))])
+        self.parents.setdefault(element, self.parents.get(receiver))
+        cache[key] = element
+        return element
+
     def element_values(self, expr: cst.BaseExpression, index: Optional[int], depth: int = 0):
         """The expressions `expr[index]` (index None: any element) may be, where expr is,
         through names, attributes of any object, helper returns and subscripts, a tuple or
