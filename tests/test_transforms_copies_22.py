@@ -300,10 +300,9 @@ class DraftLayerView:
         self.native_dtype = native_dtype
 
     def draft_layer(self, layer_idx, *, dtype=None):
-        out = self._draft[layer_idx]
         if dtype is not None and dtype != self.native_dtype:
-            out = out.to(dtype)  # positive: CL004 the draft layer, whole, when the caller asks for a dtype
-        return out
+            return self._draft[layer_idx].to(dtype)  # positive: CL004 the whole draft layer, when a dtype is asked for
+        return self._draft[layer_idx]
 
 
 class EagleDraftAttention:

@@ -947,9 +947,10 @@ def candidate(source: bytes, tables: Tables, known: Iterable[str] = ()) -> bool:
     returns, allocation, reads, inherited, received = _text_tests(tables, known)
     if reads.search(source) is not None or inherited.search(source) is not None:
         return True
-    if received.search(source) is not None:
-        return True  # a pool manager's class may hold the layers handed to it (_handed_buffers)
-    return returns.search(source) is not None and allocation.search(source) is not None
+    if returns.search(source) is None:
+        return False
+    # allocated buffers, or a pool manager's attribute: its class may hold the layers handed to it (_handed_buffers)
+    return allocation.search(source) is not None or received.search(source) is not None
 
 
 _FILES: Dict[tuple, Tuple[Tables, Learned]] = {}
