@@ -210,6 +210,9 @@ class _Vocabulary:
         self.constructors = frozenset(_last_parts(tables.conversion_constructors)) | frozenset(
             tables.conversion_constructor_methods
         )
+        # `torch.nested.nested_tensor([k, v], dtype=d)`: a display of tensors, each converted
+        self.element_constructors = frozenset(_last_parts(tables.conversion_element_constructors))
+        self.constructors |= self.element_constructors
         self.allocations = frozenset(tables.allocation_functions)  # a comprehension of them: per-layer arenas
         self.pool_words = frozenset(tables.pool_words)
         # the last words of cache attribute names (`buffer`, `cache`) and `pool`, plural -s dropped
@@ -1331,13 +1334,17 @@ def _op_of(func: ast.AST, vocab: _Vocabulary) -> Optional[str]:
     return None
 
 
+_ELEMENT_DISPLAYS = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp)
 _WRITTEN_DATA = (ast.List, ast.Tuple, ast.Set, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.Constant, ast.JoinedStr)
 
 
-def _written_data(node: ast.AST) -> bool:
+def _written_data(node: ast.AST, name: str, vocab: "_Vocabulary") -> bool:
     """Is a constructor's data written out (`torch.tensor([0, n], dtype=d)`, a comprehension of
     pointers, a number)? It builds a new tensor from Python values, no pool's copy
-    (ModuleAnalysis.constructor_parts)."""
+    (ModuleAnalysis.constructor_parts). An element constructor's display of tensors is not
+    (`torch.nested.nested_tensor([k, v], dtype=d)`)."""
+    if type(node) in _ELEMENT_DISPLAYS and name in vocab.element_constructors:
+        return False
     return type(node) in _WRITTEN_DATA or (type(node) is ast.Starred)
 
 
@@ -1830,7 +1837,7 @@ class _Collector:
                 return
             if name in vocab.casts and _may_cast(n, name, vocab):
                 self.cast(n, path)
-            elif name in vocab.constructors and n.args and not _written_data(n.args[0]):
+            elif name in vocab.constructors and n.args and not _written_data(n.args[0], name, vocab):
                 self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.copies and (n.args or n.keywords):
                 if _unbound_receiver(func.value, vocab):  # `torch.Tensor.copy_(buf, pool)`
@@ -1855,7 +1862,7 @@ class _Collector:
                 unit.plans += 1
         elif type(func) is ast.Name:
             name = func.id
-            if name in vocab.constructors and n.args and not _written_data(n.args[0]):
+            if name in vocab.constructors and n.args and not _written_data(n.args[0], name, vocab):
                 self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.wrapper_functions:
                 unit.plans += 1

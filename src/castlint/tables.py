@@ -237,7 +237,13 @@ class Tables:
     attribute_getters: set = field(default_factory=set)  # [conversions]: `getattr(x, "half")` is `x.half`
     op_namespaces: set = field(default_factory=set)  # [conversions] op_namespaces: torch.ops.aten.<op>(x, ...)
     conversion_constructors: set = field(default_factory=set)  # [conversions] constructors: torch.as_tensor
+    # rules/casts.toml [dtype_names]: `getattr(torch, str(x.dtype).split(".")[-1])` is x.dtype
+    dtype_name_modules: set = field(default_factory=set)
+    dtype_text_functions: set = field(default_factory=set)
+    dtype_text_methods: set = field(default_factory=set)
     conversion_constructor_methods: set = field(default_factory=set)  # [conversions]: t.new_tensor(pool, dtype=d)
+    # [conversions] element_constructors: torch.nested.nested_tensor([k, v], dtype=d) converts each element
+    conversion_element_constructors: set = field(default_factory=set)
     host_devices: set = field(default_factory=set)  # [conversions]: a copy into a host mirror keeps the dtype
     host_flags: set = field(default_factory=set)
     iter_passthrough: set = field(default_factory=set)
@@ -266,6 +272,7 @@ class Tables:
     dict_constructors: set = field(default_factory=set)
     dict_annotations: set = field(default_factory=set)
     keep_methods: set = field(default_factory=set)
+    ordered_value_views: set = field(default_factory=set)  # [containers]: `a, b = d.values()` by position
     user_containers: set = field(default_factory=set)  # [containers] user_containers: collections.UserDict
     user_container_data: set = field(default_factory=set)  # [containers] user_container_data: "data"
     dict_classes: set = field(default_factory=set)  # [containers] dict_classes: TypedDict (instances are dicts)
@@ -660,7 +667,8 @@ SECTION_FILES = {
     ),
     "cache_parameter": ("conventions.toml",),
     **dict.fromkeys(
-        ("cast", "reinterpret", "dtype_spelling", "dtype_aliases", "dtype_bytes", "cast_motion"), ("casts.toml",)
+        ("cast", "reinterpret", "dtype_spelling", "dtype_aliases", "dtype_names", "dtype_bytes", "cast_motion"),
+        ("casts.toml",),
     ),
     "wrapper": ("flashinfer.toml", "sglang.toml"),  # FlashInfer's wrappers; sglang's fast_mla_*_plan
     **dict.fromkeys(("mla_signature", "fp8_kv_mla", "auto_backend"), ("flashinfer.toml",)),
@@ -936,6 +944,7 @@ def _load_conversions(tables: Tables, data: dict, path: Path) -> None:
             "op_namespaces": "op_namespaces",
             "constructors": "conversion_constructors",
             "constructor_methods": "conversion_constructor_methods",
+            "element_constructors": "conversion_element_constructors",
             "host_devices": "host_devices",
             "host_flags": "host_flags",
         },
@@ -1076,6 +1085,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "dict_constructors",
                 "dict_annotations",
                 "keep_methods",
+                "ordered_value_views",
                 "member_methods",
                 "grow_functions",
                 "module_containers",
@@ -1339,6 +1349,20 @@ def _load_dtype_aliases(tables: Tables, data: dict, path: Path) -> None:
 
 def _load_reinterpret(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(tables, data, path, "reinterpret", {"methods": "reinterpret_methods"})
+
+
+def _load_dtype_names(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "dtype_names",
+        {
+            "modules": "dtype_name_modules",
+            "text_functions": "dtype_text_functions",
+            "text_methods": "dtype_text_methods",
+        },
+    )
 
 
 DTYPE_ANNOTATION_KEYS = ("device_annotations", "dtype_annotations", "tensor_annotations", "scalar_annotations")
@@ -1814,6 +1838,7 @@ _SECTION_LOADERS = (
     _load_casts,
     _load_cast_motion,
     _load_reinterpret,
+    _load_dtype_names,
     _load_dtype_spelling,
     _load_dtype_aliases,
     _load_dtype_bytes,

@@ -61,6 +61,8 @@ class TriggerWords:
                 for first in _IDENTIFIER_STARTS
             }
             | {f".{name}(" for name in tables.conversion_constructor_methods}
+            # `torch.nested.nested_tensor([k, v], dtype=d)`: a list of tensors, each converted
+            | {f"{name.rsplit('.', 1)[-1]}(" for name in tables.conversion_element_constructors}
         )
         wrappers = set()
         for wrapper in tables.wrappers:

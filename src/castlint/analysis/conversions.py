@@ -603,7 +603,34 @@ class ConversionQueries:
             # a decorated owner: the wrapper its caller runs
             runs = next((w for w, _, e in self.decorated(call[1], call_skip) if e is env and w is not call[1]), call[1])
             converts.append(any(c is cast for c, _ in self._converts_under(call[0], runs, call_skip, 0, env)))
+        if any(converts) and not all(converts) and self._whole_alone(alone, owner, skip, cast):
+            # `def get_layer(self, i, dtype=None): buf = self._pools[i]; ...; return buf.to(dtype)`: what is
+            # converted is whole whatever the callers pass, only whether it is converted is theirs (a caller
+            # that asks for no dtype takes the early return): the conversion is the function's own
+            return False
         return not all(converts)
+
+    def _whole_alone(self, alone: cst.Call, owner, skip_self: bool, cast: cst.Call) -> bool:
+        """Is cast's receiver a whole pool with owner's parameters holding only what conventions give
+        (no caller's argument: a buffer of the function's own object, an accessor's result)?"""
+        receiver = self.cast_receiver(cast)
+        if receiver is None:
+            return False
+        bindings = dict(self._bound_params(alone, owner, skip_self, 0))
+        bindings.update(self.self_frame(alone, skip_self, owner))
+        if isinstance(owner, cst.FunctionDef):
+            for param in (*owner.params.posonly_params, *owner.params.params, *owner.params.kwonly_params):
+                bindings[id(param)] = max(bindings[id(param)], self._convention_origin(owner, param))
+        saved, saved_kinds = self._origin_cache, self._kind_cache
+        self._origin_cache, self._kind_cache = {}, {}
+        self._bindings.append(bindings)
+        self._frames.append((owner, alone))
+        try:
+            return self.origin(receiver, 0) >= Origin.POOL_TUPLE
+        finally:
+            self._frames.pop()
+            self._bindings.pop()
+            self._origin_cache, self._kind_cache = saved, saved_kinds
 
     def wrapper_names(self) -> Dict[int, set]:
         """id(wrapper) -> the names of the defs it wraps: the def a decoration of the module returns in

@@ -684,8 +684,13 @@ def learn_tree(
     classes = []
     buffers: Set[str] = set()
     indexes: Dict[int, _Index] = {}
+    received = _text_tests(tables, known or ())[4]
+    handed = _manager_methods(tree, tables) if lines is None or received.search("".join(lines).encode()) else {}
     for cls in _classes(tree):
         own = class_buffers(cls, tables, indexes, lines if lines is not None and _ALLOCATES is not None else None)
+        if handed:
+            for name in _handed_buffers(cls, handed):
+                own.setdefault(name, LIST)
         # per-layer lists and pairs are cache attributes of the file; a layer-stacked tensor is not
         # (`stack[:, slots]` indexes its second dimension: the analysis reads a container's first)
         buffers |= {name for name, kind in own.items() if kind in (LIST, PLANES, PAIRS)}
@@ -748,6 +753,84 @@ def learn_tree(
         tuple(sorted(dtypes.items())),
         frozenset(readers),
     )
+
+
+def _manager_receivers(tables: Tables) -> FrozenSet[str]:
+    """The attributes that hold an engine's pool manager: every [[accessor]] row's `receivers`
+    (`metadata.kv_cache_manager`)."""
+    return frozenset(r for a in tables.accessors.values() for r in a.receivers)
+
+
+def _manager_methods(tree: ast.Module, tables: Tables) -> Dict[str, int]:
+    """{method name: how many module defs have it} of the methods this module calls on a pool manager
+    (`metadata.kv_cache_manager.get_layer_view(i)`, or through a name bound to one: `mgr =
+    metadata.kv_cache_manager; mgr.get_layer_view(i, dtype=d)`), other than the table's accessors."""
+    receivers = _manager_receivers(tables)
+    if not receivers:
+        return {}
+    called: Set[str] = set()
+    defs: Dict[str, int] = {}
+    for func in ast.walk(tree):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        defs[func.name] = defs.get(func.name, 0) + 1
+        bound: Dict[str, int] = {}
+        calls = []
+        for node in ast.walk(func):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                holds = isinstance(node.value, ast.Attribute) and node.value.attr in receivers
+                bound[node.targets[0].id] = bound.get(node.targets[0].id, 0) + (1 if holds else 2)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                calls.append(node.func)
+        for callee in calls:
+            receiver = callee.value
+            if (isinstance(receiver, ast.Attribute) and receiver.attr in receivers) or (
+                isinstance(receiver, ast.Name) and bound.get(receiver.id) == 1
+            ):
+                called.add(callee.attr)
+    return {name: defs[name] for name in called if name in defs and name not in tables.accessors}
+
+
+def _handed_buffers(cls: ast.ClassDef, called: Dict[str, int]) -> Set[str]:
+    """The attributes of a pool manager's class that hold the per-layer buffers handed to it: cls
+    defines the only def of a method the module calls on a pool manager (_manager_methods), that method
+    indexes `self.<a>` by its first parameter (the layer), and `__init__` stores a parameter of its own
+    as `self.<a>` (`self._pools = pools`): the manager's layers, allocated elsewhere."""
+    init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+    if init is None:
+        return set()
+    params = {a.arg for a in init.args.args[1:] + init.args.kwonlyargs}
+    stored = set()
+    for node in ast.walk(init):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in params
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Attribute)
+            and isinstance(node.targets[0].value, ast.Name)
+            and node.targets[0].value.id == "self"
+        ):
+            stored.add(node.targets[0].attr)
+    found: Set[str] = set()
+    for func in cls.body:
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or called.get(func.name) != 1:
+            continue
+        if len(func.args.args) < 2:
+            continue
+        layer = func.args.args[1].arg
+        for node in ast.walk(func):
+            if (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.slice, ast.Name)
+                and node.slice.id == layer
+                and isinstance(node.value, ast.Attribute)
+                and isinstance(node.value.value, ast.Name)
+                and node.value.value.id == "self"
+                and node.value.attr in stored
+            ):
+                found.add(node.value.attr)
+    return found
 
 
 def _allocation_dtypes(value: ast.AST, tables: Tables, env: Dict[str, ast.AST]) -> Optional[Set[str]]:
@@ -835,6 +918,7 @@ def _text_tests(tables: Tables, known: Iterable[str] = ()) -> tuple:
         allocation = "|".join(re.escape(f) for f in sorted(tables.allocation_functions)) or "(?!)"
         attributes = "|".join(re.escape(a) for a in sorted(tables.cache_attributes)) or "(?!)"
         accessors = "|".join(re.escape(a) for a in sorted(set(tables.accessors) | set(key[1]))) or "(?!)"
+        received = "|".join(re.escape(r) for r in sorted(_manager_receivers(tables))) or "(?!)"
         hit = _TEXT[key] = (
             tables,
             (
@@ -846,6 +930,9 @@ def _text_tests(tables: Tables, known: Iterable[str] = ()) -> tuple:
                 re.compile(rf"\.(?:{attributes})\[|return\s+[^\n#]*\.(?:{accessors})\(".encode()),
                 # an accessor the class inherits, called on self (`raw = self.get_buffers(i)`, then converted)
                 re.compile(rf"self\.(?:{accessors})\(".encode()),
+                # a pool manager's attribute (`metadata.kv_cache_manager`): its class may be defined here,
+                # holding the layers handed to it (_handed_buffers)
+                re.compile(rf"\.(?:{received})\b".encode()),
             ),
         )
         if len(_TEXT) > 64:
@@ -857,10 +944,13 @@ def candidate(source: bytes, tables: Tables, known: Iterable[str] = ()) -> bool:
     """Could source define a pool class (cheap text tests)?"""
     if b"class" not in source or b"return" not in source:
         return False
-    returns, allocation, reads, inherited = _text_tests(tables, known)
+    returns, allocation, reads, inherited, received = _text_tests(tables, known)
     if reads.search(source) is not None or inherited.search(source) is not None:
         return True
-    return returns.search(source) is not None and allocation.search(source) is not None
+    if returns.search(source) is None:
+        return False
+    # allocated buffers, or a pool manager's attribute: its class may hold the layers handed to it (_handed_buffers)
+    return allocation.search(source) is not None or received.search(source) is not None
 
 
 _FILES: Dict[tuple, Tuple[Tables, Learned]] = {}

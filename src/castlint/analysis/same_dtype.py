@@ -728,6 +728,12 @@ def _target_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: i
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "getattr":
         if len(expr.args) == 2 and not expr.args[0].star and analysis.constant_string(expr.args[1].value) == "dtype":
             return dtype_roots(analysis, expr.args[0].value, depth + 1)
+        if (
+            len(expr.args) == 2
+            and not any(a.star or a.keyword is not None for a in expr.args)
+            and analysis._named_in(expr.args[0].value, analysis.tables.dtype_name_modules)
+        ):  # `getattr(torch, str(x.dtype).split(".")[-1])`: x's dtype, looked up by its own name
+            return _dtype_text_roots(analysis, expr.args[1].value, depth + 1)
         return None
     looked_up = _identity_lookup(analysis, expr)
     if looked_up is not None:  # `SAME[x.dtype]`, `SAME.get(x.dtype, x.dtype)`: the key itself
@@ -742,6 +748,57 @@ def _target_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: i
             return None
         return found[0]
     return None
+
+
+def _dtype_text_roots(analysis: "ModuleAnalysis", expr: cst.BaseExpression, depth: int) -> Optional[frozenset]:
+    """The roots whose dtype a text names (rules/casts.toml [dtype_names]): `str(x.dtype)`, `repr(...)`,
+    `f"{x.dtype}"`, and what text methods with constant arguments (`.split(".")`, `.replace("torch.",
+    "")`) and constant subscripts (`[-1]`, `[6:]`) make of it, through names bound once; None when unknown."""
+    if depth > _MAX_DEPTH:
+        return None
+    t = analysis.tables
+    if isinstance(expr, cst.Subscript):
+        if all(_constant_part(e.slice) for e in expr.slice):
+            return _dtype_text_roots(analysis, expr.value, depth + 1)
+        return None
+    if isinstance(expr, cst.FormattedString):  # `f"{x.dtype}"`: the text of its one expression
+        parts = [p for p in expr.parts if not (isinstance(p, cst.FormattedStringText) and not p.value)]
+        if len(parts) == 1 and isinstance(parts[0], cst.FormattedStringExpression) and parts[0].format_spec is None:
+            return _target_roots(analysis, parts[0].expression, depth + 1)
+        return None
+    if isinstance(expr, cst.Call):
+        args = [a for a in expr.args if not a.star]
+        if len(args) != len(expr.args):
+            return None
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in t.dtype_text_methods:
+            if all(isinstance(a.value, (cst.SimpleString, cst.Integer)) for a in args):
+                return _dtype_text_roots(analysis, func.value, depth + 1)
+            return None
+        if analysis._named_in(func, t.dtype_text_functions) and len(args) == 1 and args[0].keyword is None:
+            return _target_roots(analysis, args[0].value, depth + 1)  # `str(x.dtype)`: "torch.<x's dtype>"
+        return None
+    if isinstance(expr, cst.Name):
+        values = _name_values(analysis, expr)
+        if not values or len(values) != 1:
+            return None
+        return _dtype_text_roots(analysis, values[0], depth + 1)
+    return None
+
+
+def _constant_part(part) -> bool:
+    """Is a subscript part a constant index or a slice of constants (`[-1]`, `[6:]`)?"""
+
+    def constant(node) -> bool:
+        if node is None or isinstance(node, cst.Integer):
+            return True
+        return isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Integer)
+
+    if isinstance(part, cst.Index):
+        return constant(part.value)
+    if isinstance(part, cst.Slice):
+        return constant(part.lower) and constant(part.upper) and constant(part.step)
+    return False
 
 
 def _identity_lookup(analysis: "ModuleAnalysis", expr: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:

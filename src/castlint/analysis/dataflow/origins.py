@@ -12,6 +12,8 @@ from castlint.analysis.dataflow.shared import MAX_DEPTH, SCALAR, TENSOR, _is_non
 from castlint.analysis.origin import Origin
 from castlint.analysis.tree import dotted
 
+# A sequence of tensors an element constructor copies each of (constructor_parts)
+_ELEMENT_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 # A constructor's data written out: Python values, never a tensor's copy (constructor_parts)
 _WRITTEN_DATA = (
     cst.List,
@@ -1158,14 +1160,17 @@ class Origins:
 
     def constructor_parts(self, call: cst.Call):
         """`torch.as_tensor(x, dtype=d, device=dev)` ([conversions] constructors) read as the cast
-        `x.to(dtype=d, device=dev)`: (x, "to", the other arguments); None for any other call."""
+        `x.to(dtype=d, device=dev)`: (x, "to", the other arguments); None for any other call. An
+        element constructor's list (`torch.nested.nested_tensor([k, v], dtype=d)`: [conversions]
+        element_constructors) is read as the receiver, its elements converted each."""
         func = call.func
         short = None
         if isinstance(func, cst.Attribute):
             short = func.attr.value
         elif isinstance(func, cst.Name):
             short = func.value
-        constructors = self.tables.conversion_constructors
+        elements = self.tables.conversion_element_constructors
+        constructors = set(self.tables.conversion_constructors) | set(elements)
         if isinstance(func, cst.Attribute) and short in self.tables.conversion_constructor_methods:
             pass  # `t.new_tensor(pool, dtype=d)`: a method of any tensor, the data first
         elif short is None or not constructors or not any(q.rsplit(".", 1)[-1] == short for q in constructors):
@@ -1175,7 +1180,9 @@ class Origins:
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
             return None
         first = call.args[0]
-        if isinstance(first.value, _WRITTEN_DATA):
+        if isinstance(first.value, _WRITTEN_DATA) and not (
+            isinstance(first.value, _ELEMENT_DISPLAYS) and (self.call_name(call) or "") in elements
+        ):
             return None  # `torch.tensor([0, n], dtype=d)`: a new tensor of Python values, no copy of a pool
         rest = tuple(a for a in call.args if a is not first)
         if short in self.tables.conversion_constructor_methods and isinstance(func, cst.Attribute):

@@ -147,6 +147,9 @@ class PatternMatching:
             arguments = self._complete_name_arguments(value)
             if arguments:
                 return max(self._unpacked(a, path, depth) for a in arguments)
+        ordered = self._ordered_values(value, path[0], 0) if path[0] is not None else None
+        if ordered is not None:  # `k, v, scale = planes(i).values()` of a dict display: its values by position
+            return max(self._unpacked(v, path[1:], depth) for v in ordered)
         if path[0] is not None:  # `k, v = pairs[i]`, `kk, vv, _ = record`: by position
             elements = self.element_values(value, path[0])
             if elements:

@@ -114,6 +114,9 @@ class Elements:
             # `torch.broadcast_tensors(a, b)`: a tuple of its arguments, each expanded
             parts = [cst.StarredElement(a.value) if a.star else cst.Element(a.value) for a in expr.args]
             return self.element_values(cst.Tuple(parts), index, depth + 1)
+        ordered = self._ordered_values(expr, index, depth) if index is not None else None
+        if ordered is not None:  # `k, v, scale = planes(i).values()`: the display's values by position
+            return ordered
         shaped = self.shaped_elements(expr) if isinstance(expr, cst.Call) else None
         if shaped is not None:  # enumerate(xs): (a counter, xs[j]); zip(a, b), product(a, b): (a[j], b[j])
             return shaped
@@ -191,6 +194,31 @@ class Elements:
                 # a container whose structure is not shown (an accessor's pair): the lattice's element
                 found = [self._element_of(value, index)]
             out.extend(found)
+        return out
+
+    def _ordered_values(self, expr: cst.BaseExpression, index: int, depth: int):
+        """Element index of a view of a dict's values in insertion order (rules/accessors.toml [containers]
+        ordered_value_views: `d.values()`), where every value d may hold (a display, through names and
+        helper returns) is a dict display of plain entries long enough: the index-th value of each;
+        None otherwise (the caller reads any value)."""
+        if not (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value in self.tables.ordered_value_views
+            and not expr.args
+        ):
+            return None
+        receiver = expr.func.value
+        held = [receiver] if isinstance(receiver, cst.Dict) else self._container_sources(receiver, depth + 1)
+        if not held:
+            return None
+        out: List[cst.BaseExpression] = []
+        for value in held:
+            if not isinstance(value, cst.Dict) or not all(isinstance(e, cst.DictElement) for e in value.elements):
+                return None  # a `**` part, a store into it, a value of unknown structure
+            if not -len(value.elements) <= index < len(value.elements):
+                return None
+            out.append(value.elements[index].value)
         return out
 
     def _protocol_iter(self, expr: cst.BaseExpression, depth: int):
