@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import stat
 import sys
 import time
 from dataclasses import dataclass, field
@@ -238,9 +239,13 @@ _MODULES: Dict[str, Tuple[tuple, Optional[ModuleIndex]]] = {}
 
 
 def _signature(path: str) -> Optional[tuple]:
+    """(size, mtime, inode) of a regular file; None for anything else (a FIFO or a device would block
+    a read: every reader of the tree's modules asks this first)."""
     try:
         st = os.stat(path)
     except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
         return None
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
@@ -1234,6 +1239,8 @@ _SIBLING_TEXTS: Dict[tuple, Optional[bytes]] = {}  # (path, signature) -> its by
 def _sibling_text(path: str) -> Optional[bytes]:
     sig = _signature(path)
     key = (path, sig)
+    if sig is None:
+        return None  # (gone, or not a regular file)
     if key not in _SIBLING_TEXTS:
         try:
             with open(path, "rb") as handle:
