@@ -21,27 +21,27 @@ import torch
 
 class FlashInferMLAPrefillUpdater:
     def __init__(self, model_runner, wrapper, ragged):
-        self.q_data_type = model_runner.dtype
-        self.kv_data_type = model_runner.kv_cache_dtype
+        self.q_dt = model_runner.dtype
+        self.kv_dt = model_runner.kv_cache_dtype
         self.wrapper = wrapper
         self.ragged = ragged
 
-    def _plan(self, qo, kv_indptr, kv_indices, kv_lens, sm_scale, kv_data_type=None):
-        if kv_data_type is None:
-            kv_data_type = self.q_data_type
-        self.wrapper.plan(qo, kv_indptr, kv_indices, kv_lens, 16, 512, 64, 1, True, sm_scale, self.q_data_type, kv_data_type)  # positive: CL002
+    def _plan(self, qo, ip, ix, ln, sm_scale, kv_dt=None):
+        if kv_dt is None:
+            kv_dt = self.q_dt
+        self.wrapper.plan(qo, ip, ix, ln, 16, 512, 64, 1, True, sm_scale, self.q_dt, kv_dt)  # positive: CL002
 
-    def _plan_native(self, qo, kv_indptr, kv_indices, kv_lens, sm_scale, kv_data_type=None):
-        if kv_data_type is None:
-            kv_data_type = self.kv_data_type
-        self.wrapper.plan(qo, kv_indptr, kv_indices, kv_lens, 16, 512, 64, 1, True, sm_scale, self.q_data_type, kv_data_type)  # negative: falls back to the pool dtype
+    def _plan_native(self, qo, ip, ix, ln, sm_scale, kv_dt=None):
+        if kv_dt is None:
+            kv_dt = self.kv_dt
+        self.wrapper.plan(qo, ip, ix, ln, 16, 512, 64, 1, True, sm_scale, self.q_dt, kv_dt)  # negative: pool dtype
 
-    def update(self, forward_batch, qo, kv_indptr, kv_indices, kv_lens, sm_scale):
+    def update(self, forward_batch, qo, ip, ix, ln, sm_scale):
         if forward_batch.forward_mode.is_target_verify():
-            self._plan(qo, kv_indptr, kv_indices, kv_lens, sm_scale, kv_data_type=self.kv_data_type)  # negative: pool dtype passed
+            self._plan(qo, ip, ix, ln, sm_scale, kv_dt=self.kv_dt)  # negative: pool dtype
         else:
-            self._plan(qo, kv_indptr, kv_indices, kv_lens, sm_scale)
-        self._plan_native(qo, kv_indptr, kv_indices, kv_lens, sm_scale)
+            self._plan(qo, ip, ix, ln, sm_scale)
+        self._plan_native(qo, ip, ix, ln, sm_scale)
 """,
     "ifexp_is_none_vllm": """\
 import torch
@@ -91,7 +91,7 @@ class FlashInferMLABuilder:
 
     def build(self, indptr, indices, lens, num_heads, sm_scale):
         plan_mla_decode(self.wrapper, indptr, indices, lens, num_heads, sm_scale, self.model_dtype)
-        plan_mla_decode_fp8(self.wrapper, indptr, indices, lens, num_heads, sm_scale, self.model_dtype, kv_dtype=self.kv_cache_dtype)
+        plan_mla_decode_fp8(self.wrapper, indptr, indices, lens, 8, sm_scale, self.model_dtype, self.kv_cache_dtype)
 """,
     "is_not_none_ifexp_both_params_lmdeploy": """\
 import torch
@@ -103,18 +103,18 @@ class FlashInferMLAPaged:
         self.kv_cache_dtype = cache_config.kv_cache_dtype
         self.wrapper = wrapper
 
-    def _setup(self, qo, kv_indptr, kv_indices, kv_lens, scale, q_dtype=None, kv_dtype=None):
+    def _setup(self, qo, ip, ix, ln, scale, q_dtype=None, kv_dtype=None):
         q_dtype = q_dtype if q_dtype is not None else self.act_dtype
         kv_dtype = kv_dtype if kv_dtype is not None else q_dtype
-        self.wrapper.plan(qo, kv_indptr, kv_indices, kv_lens, 16, 512, 64, 64, False, scale, q_dtype, kv_dtype)  # positive: CL002
+        self.wrapper.plan(qo, ip, ix, ln, 16, 512, 64, 64, False, scale, q_dtype, kv_dtype)  # positive: CL002
 
-    def _setup_cached(self, qo, kv_indptr, kv_indices, kv_lens, scale, kv_dtype=None):
+    def _setup_cached(self, qo, ip, ix, ln, scale, kv_dtype=None):
         kv_dtype = self.kv_cache_dtype
-        self.wrapper.plan(qo, kv_indptr, kv_indices, kv_lens, 16, 512, 64, 64, False, scale, self.act_dtype, kv_dtype)  # negative: rebound to the pool dtype unconditionally
+        self.wrapper.plan(qo, ip, ix, ln, 16, 512, 64, 64, False, scale, self.act_dtype, kv_dtype)  # negative: pool
 
-    def forward(self, qo, kv_indptr, kv_indices, kv_lens, scale, step_ctx):
-        self._setup(qo, kv_indptr, kv_indices, kv_lens, scale, q_dtype=torch.bfloat16)
-        self._setup_cached(qo, kv_indptr, kv_indices, kv_lens, scale)
+    def forward(self, qo, ip, ix, ln, scale, step_ctx):
+        self._setup(qo, ip, ix, ln, scale, q_dtype=torch.bfloat16)
+        self._setup_cached(qo, ip, ix, ln, scale)
 """,
     "or_fallback_at_caller_trtllm": """\
 import torch
@@ -126,19 +126,19 @@ class FlashInferMLAForward:
         self.kv_cache_dtype = kv_cache_manager.dtype
         self.wrapper = wrapper
 
-    def _prepare(self, meta, q_dtype, kv_dtype=None):
+    def _prepare(self, m, q_dtype, kv_dtype=None):
         if not kv_dtype:
             kv_dtype = self.kv_cache_dtype
-        self.wrapper.plan(meta.qo, meta.kv_indptr, meta.kv_indices, meta.kv_lens, 16, 512, 64, 32, False, meta.scale, q_dtype, kv_dtype)
+        self.wrapper.plan(m.qo, m.ip, m.ix, m.ln, 16, 512, 64, 32, False, m.scale, q_dtype, kv_dtype)
 
-    def _prepare_or(self, meta, q_dtype, kv_dtype=None):
+    def _prepare_or(self, m, q_dtype, kv_dtype=None):
         kv_dtype = kv_dtype or q_dtype
-        self.wrapper.plan(meta.qo, meta.kv_indptr, meta.kv_indices, meta.kv_lens, 16, 512, 64, 32, False, meta.scale, q_dtype, kv_dtype)  # positive: CL002
+        self.wrapper.plan(m.qo, m.ip, m.ix, m.ln, 16, 512, 64, 32, False, m.scale, q_dtype, kv_dtype)  # positive: CL002
 
-    def forward(self, meta):
-        self._prepare(meta, self.dtype)  # negative: falls back to the pool dtype
-        self._prepare(meta, self.dtype, self.dtype)  # positive: CL002
-        self._prepare_or(meta, self.dtype)
+    def forward(self, m):
+        self._prepare(m, self.dtype)  # negative: pool dtype
+        self._prepare(m, self.dtype, self.dtype)  # positive: CL002
+        self._prepare_or(m, self.dtype)
 """,
 }
 

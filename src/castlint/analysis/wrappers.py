@@ -889,7 +889,7 @@ def _fallback_of(analysis: ModuleAnalysis, target: cst.Name, name: str) -> Optio
 
 
 def _none_test(test: cst.BaseExpression, name: str) -> Optional[str]:
-    """"is None" for `name is None` / `not name`, "is not None" for `name is not None` / `name`."""
+    """ "is None" for `name is None` / `not name`, "is not None" for `name is not None` / `name`."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and _is_name(test.expression, name):
         return "is None"
     if _is_name(test, name):
@@ -1002,9 +1002,7 @@ def dtypes_from_callers(
             out.extend((call, q, kv) if closure else (at, q, kv) for at, q, kv in further)
         else:
             # both from the signature's defaults: the helper's own plan forces them, reported there
-            defaulted = fell or all(
-                p is None or v is p.default for p, v in ((q_param, q_value), (kv_param, kv_value))
-            )
+            defaulted = fell or all(p is None or v is p.default for p, v in ((q_param, q_value), (kv_param, kv_value)))
             at = call if defaulted or closure else caller  # a factory's call binds the closure's plan
             out.append((at, analysis.resolve_value(q_value), analysis.resolve_value(kv_value)))
     return out
