@@ -829,6 +829,96 @@ def _parameter(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Optional[c
     return None
 
 
+def _fallback_parameter(
+    analysis: ModuleAnalysis, expr: cst.BaseExpression
+) -> Optional[Tuple[cst.Param, cst.BaseExpression]]:
+    """(parameter, fallback) for a name whose bindings are one parameter and rebindings of it to a
+    fallback when the caller leaves it out: `kv = kv or q`, `kv = q if kv is None else kv`,
+    `kv = kv if kv is not None else q`, `if kv is None: kv = q` (or `if not kv:`). None otherwise."""
+    if not isinstance(expr, cst.Name):
+        return None
+    scope = analysis.scopes.get(expr)
+    if not isinstance(scope, cst.metadata.FunctionScope):
+        return None
+    name = expr.value
+    params, fallbacks = [], []
+    for binding in scope.assignments[name]:
+        node = binding.node
+        if isinstance(node, cst.Param):
+            params.append(node)
+            continue
+        fallback = _fallback_of(analysis, node, name) if isinstance(node, cst.Name) else None
+        if fallback is None:
+            return None
+        fallbacks.append(fallback)
+    if len(params) != 1 or len(fallbacks) != 1:
+        return None
+    return params[0], fallbacks[0]
+
+
+def _fallback_of(analysis: ModuleAnalysis, target: cst.Name, name: str) -> Optional[cst.BaseExpression]:
+    """The fallback a rebinding of `name` gives it when it is None (see _fallback_parameter)."""
+    value, index = analysis.assigned_value(target)
+    if value is None or index is not None:
+        return None
+    if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+        if _is_name(value.left, name):
+            return value.right
+        return None
+    if isinstance(value, cst.IfExp):
+        test = _none_test(value.test, name)
+        if test == "is None" and _is_name(value.orelse, name):
+            return value.body
+        if test == "is not None" and _is_name(value.body, name):
+            return value.orelse
+        return None
+    # `if kv is None: kv = q`: the assignment alone in the body of an if that tests the name
+    statement = analysis.parents.get(analysis.parents.get(target))  # AssignTarget -> Assign
+    line = analysis.parents.get(statement)
+    block = analysis.parents.get(line)
+    branch = analysis.parents.get(block)
+    if (
+        isinstance(statement, cst.Assign)
+        and isinstance(block, cst.IndentedBlock)
+        and isinstance(branch, cst.If)
+        and branch.body is block
+        and _none_test(branch.test, name) == "is None"
+    ):
+        return value
+    return None
+
+
+def _none_test(test: cst.BaseExpression, name: str) -> Optional[str]:
+    """ "is None" for `name is None` / `not name`, "is not None" for `name is not None` / `name`."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and _is_name(test.expression, name):
+        return "is None"
+    if _is_name(test, name):
+        return "is not None"
+    if isinstance(test, cst.Comparison) and _is_name(test.left, name) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if _is_none_literal(target.comparator):
+            if isinstance(target.operator, cst.Is):
+                return "is None"
+            if isinstance(target.operator, cst.IsNot):
+                return "is not None"
+    return None
+
+
+def _is_name(expr, name: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
+
+
+def _is_none_literal(expr) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def _fallen_to(fallback: cst.BaseExpression, other_arg, other_value):
+    """A fallback naming the other dtype (`kv = kv or q`) is what the caller made of that one."""
+    if isinstance(fallback, cst.Name) and isinstance(other_arg, cst.Name) and fallback.value == other_arg.value:
+        return other_value
+    return fallback
+
+
 def _enclosing_function_scope(scope):
     """The scope of the def a def is nested in (class bodies skipped, as Python's closures skip them)."""
     parent = scope.parent
@@ -883,6 +973,11 @@ def dtypes_from_callers(
     through the class hierarchy, `obj.m(...)`), followed up through callers that pass their
     own parameters on. [] when neither dtype is a parameter or no call of the helper is seen."""
     q_param, kv_param = _parameter(analysis, q_arg), _parameter(analysis, kv_arg)
+    # a parameter rebound to a fallback when left out (`kv = kv or q`, `if kv is None: kv = q`)
+    q_back = _fallback_parameter(analysis, q_arg) if q_param is None else None
+    kv_back = _fallback_parameter(analysis, kv_arg) if kv_param is None else None
+    q_param = q_param or (q_back[0] if q_back else None)
+    kv_param = kv_param or (kv_back[0] if kv_back else None)
     if (q_param is None and kv_param is None) or q_param is kv_param or depth > 3:
         return []
     owner = analysis._param_owner(q_param or kv_param)
@@ -895,6 +990,11 @@ def dtypes_from_callers(
     for caller, skip, _ in analysis._callers_of(owner):
         q_value = q_arg if q_param is None else _passed_or_default(analysis, caller, owner, q_param, skip)
         kv_value = kv_arg if kv_param is None else _passed_or_default(analysis, caller, owner, kv_param, skip)
+        fell = False  # a left-out parameter replaced by its fallback, evaluated in the helper
+        if q_back and _is_none_literal(q_value):
+            q_value, fell = _fallen_to(q_back[1], kv_arg, kv_value), True
+        if kv_back and _is_none_literal(kv_value):
+            kv_value, fell = _fallen_to(kv_back[1], q_arg, q_value), True
         if q_value is None or kv_value is None:
             continue  # a default or a star argument: unknown here
         further = dtypes_from_callers(analysis, caller, q_value, kv_value, depth + 1)
@@ -902,7 +1002,7 @@ def dtypes_from_callers(
             out.extend((call, q, kv) if closure else (at, q, kv) for at, q, kv in further)
         else:
             # both from the signature's defaults: the helper's own plan forces them, reported there
-            defaulted = all(p is None or v is p.default for p, v in ((q_param, q_value), (kv_param, kv_value)))
+            defaulted = fell or all(p is None or v is p.default for p, v in ((q_param, q_value), (kv_param, kv_value)))
             at = call if defaulted or closure else caller  # a factory's call binds the closure's plan
             out.append((at, analysis.resolve_value(q_value), analysis.resolve_value(kv_value)))
     return out
