@@ -213,6 +213,11 @@ class _Vocabulary:
         # `torch.nested.nested_tensor([k, v], dtype=d)`: a display of tensors, each converted
         self.element_constructors = frozenset(_last_parts(tables.conversion_element_constructors))
         self.constructors |= self.element_constructors
+        # `torch.sum(pool, dtype=d)`, `pool.mean(dtype=d)`: converts its input (or receiver) first
+        self.dtype_arguments = frozenset(_last_parts(tables.dtype_argument_functions)) | frozenset(
+            tables.dtype_argument_methods
+        )
+        self.dtype_argument_keywords = frozenset(tables.dtype_argument_keywords)
         self.allocations = frozenset(tables.allocation_functions)  # a comprehension of them: per-layer arenas
         self.pool_words = frozenset(tables.pool_words)
         # the last words of cache attribute names (`buffer`, `cache`) and `pool`, plural -s dropped
@@ -1839,6 +1844,10 @@ class _Collector:
                 self.cast(n, path)
             elif name in vocab.constructors and n.args and not _written_data(n.args[0], name, vocab):
                 self.unit.casts.append((self.refs(n.args[0]), path))
+            elif name in vocab.dtype_arguments and any(k.arg in vocab.dtype_argument_keywords for k in n.keywords):
+                self.unit.casts.append((self.refs(func.value), path))  # `pool.sum(dtype=d)`
+                if n.args:  # `torch.sum(pool, dtype=d)`
+                    self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.copies and (n.args or n.keywords):
                 if _unbound_receiver(func.value, vocab):  # `torch.Tensor.copy_(buf, pool)`
                     buffer, rest = (n.args[0], n.args[1:]) if n.args else (None, [])
@@ -1863,6 +1872,12 @@ class _Collector:
         elif type(func) is ast.Name:
             name = func.id
             if name in vocab.constructors and n.args and not _written_data(n.args[0], name, vocab):
+                self.unit.casts.append((self.refs(n.args[0]), path))
+            elif (
+                name in vocab.dtype_arguments
+                and n.args
+                and any(k.arg in vocab.dtype_argument_keywords for k in n.keywords)
+            ):  # `softmax(pool, -1, dtype=d)` of `from torch.nn.functional import softmax`
                 self.unit.casts.append((self.refs(n.args[0]), path))
             if name in vocab.wrapper_functions:
                 unit.plans += 1

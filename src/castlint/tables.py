@@ -241,6 +241,10 @@ class Tables:
     dtype_name_modules: set = field(default_factory=set)
     dtype_text_functions: set = field(default_factory=set)
     dtype_text_methods: set = field(default_factory=set)
+    # rules/casts.toml [dtype_arguments]: `torch.sum(pool, dtype=d)`, `pool.mean(dtype=d)` convert pool first
+    dtype_argument_functions: set = field(default_factory=set)
+    dtype_argument_methods: set = field(default_factory=set)
+    dtype_argument_keywords: set = field(default_factory=set)
     conversion_constructor_methods: set = field(default_factory=set)  # [conversions]: t.new_tensor(pool, dtype=d)
     # [conversions] element_constructors: torch.nested.nested_tensor([k, v], dtype=d) converts each element
     conversion_element_constructors: set = field(default_factory=set)
@@ -295,6 +299,7 @@ class Tables:
     grow_last: set = field(default_factory=set)
     default_last: set = field(default_factory=set)  # [containers] default_last: d.get(k, default)
     grow_many: set = field(default_factory=set)
+    grow_pairs: set = field(default_factory=set)  # [containers]: `d.update((k, v) for ...)` stores each v
     # rules/accessors.toml [records]: classes whose constructor's arguments are their fields
     record_bases: set = field(default_factory=set)
     record_decorators: set = field(default_factory=set)
@@ -667,7 +672,16 @@ SECTION_FILES = {
     ),
     "cache_parameter": ("conventions.toml",),
     **dict.fromkeys(
-        ("cast", "reinterpret", "dtype_spelling", "dtype_aliases", "dtype_names", "dtype_bytes", "cast_motion"),
+        (
+            "cast",
+            "reinterpret",
+            "dtype_spelling",
+            "dtype_aliases",
+            "dtype_names",
+            "dtype_arguments",
+            "dtype_bytes",
+            "cast_motion",
+        ),
         ("casts.toml",),
     ),
     "wrapper": ("flashinfer.toml", "sglang.toml"),  # FlashInfer's wrappers; sglang's fast_mla_*_plan
@@ -1108,6 +1122,7 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "grow_last",
                 "default_last",
                 "grow_many",
+                "grow_pairs",
                 "missing_protocol",
             )
         },
@@ -1361,6 +1376,20 @@ def _load_dtype_names(tables: Tables, data: dict, path: Path) -> None:
             "modules": "dtype_name_modules",
             "text_functions": "dtype_text_functions",
             "text_methods": "dtype_text_methods",
+        },
+    )
+
+
+def _load_dtype_arguments(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "dtype_arguments",
+        {
+            "functions": "dtype_argument_functions",
+            "methods": "dtype_argument_methods",
+            "keywords": "dtype_argument_keywords",
         },
     )
 
@@ -1839,6 +1868,7 @@ _SECTION_LOADERS = (
     _load_cast_motion,
     _load_reinterpret,
     _load_dtype_names,
+    _load_dtype_arguments,
     _load_dtype_spelling,
     _load_dtype_aliases,
     _load_dtype_bytes,

@@ -77,6 +77,16 @@ class TriggerWords:
         )
         self.cache_parameters = frozenset(name for p in tables.cache_parameters for name in p.params)
         self.conversions = self.casts | self.helpers
+        # an operation converting its input first when given a dtype (`torch.sum(pool, dtype=d)`, `pool.mean(dtype=d)`:
+        # rules/casts.toml [dtype_arguments]): its name called, with the keyword written beside it
+        self.dtype_arguments = frozenset(
+            {f"{name.rsplit('.', 1)[-1]}(" for name in tables.dtype_argument_functions}
+            | {f".{name}(" for name in tables.dtype_argument_methods}
+        )
+        self.dtype_argument_keywords = frozenset(f"{k}=" for k in tables.dtype_argument_keywords)
+        converting = (self.conversions,)
+        if self.dtype_arguments and self.dtype_argument_keywords:
+            converting += ((self.dtype_arguments, self.dtype_argument_keywords),)
         self.suppressions = SUPPRESSION_WORDS
         # a whole cache that arrives as a parameter: its name, the other parameters of
         # the engine's calling convention, and a conversion; one group per convention
@@ -84,10 +94,9 @@ class TriggerWords:
         for p in tables.cache_parameters:
             by_requires.setdefault(tuple(sorted(p.requires)), set()).update(p.params)
         self.conventions: Tuple[tuple, ...] = tuple(
-            (frozenset(params), frozenset(requires), self.conversions)
-            if requires
-            else (frozenset(params), self.conversions)
+            (frozenset(params), frozenset(requires), *conversion) if requires else (frozenset(params), *conversion)
             for requires, params in sorted(by_requires.items())
+            for conversion in converting
         )
         # a pool and a conversion, or a whole cache that arrives as a parameter (CL001, CL003, CL005)
         # ... or a store of one into a slice of a buffer (`buf[:] = pool`, `st.wide[:, 1] = buf[:, 1]`): a copy
@@ -95,6 +104,7 @@ class TriggerWords:
         self.pool_conversions: Tuple[tuple, ...] = (
             (self.pools, self.casts),
             (self.pools, self.slice_stores),
+            *((self.pools, *conversion) for conversion in converting[1:]),
         ) + self.conventions
 
 

@@ -1265,7 +1265,18 @@ class ConversionQueries:
     def _item_accessor(self, func: cst.FunctionDef) -> bool:
         """Is func a class's item protocol (rules/accessors.toml [views] subscript_methods: `mgr[layer_idx]`
         runs `__getitem__`)? Converting the whole pool there, it is the accessor every `obj[i]` reads through."""
-        return func.name.value in self.tables.subscript_methods and self.method_class(func) is not None
+        if func.name.value not in self.tables.subscript_methods or self.method_class(func) is None:
+            return False
+        # `item = super().__getitem__(i)` of a container subclass (`class Caches(list)` over handed caches): it
+        # converts what its base hands it for the backend that built it, as a reader's override does (CL001)
+        return not any(
+            isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == func.name.value
+            and isinstance(call.func.value, cst.Call)
+            and isinstance(call.func.value.func, cst.Name)
+            and call.func.value.func.value == "super"
+            for call in iter_nodes(func, cst.Call)
+        )
 
     # -- hot paths -----------------------------------------------------------
     def hot_functions(self, cls: cst.ClassDef) -> set:

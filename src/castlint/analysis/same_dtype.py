@@ -544,7 +544,7 @@ def _unpacked_root(analysis: "ModuleAnalysis", name: cst.Name, depth: int) -> Op
         accessor = t.accessors.get(func.attr.value)
         if accessor is not None and getattr(accessor, "one_dtype", False):
             return frozenset({("one dtype", id(value))})
-        if func.attr.value in t.tuple_view_methods and accessor is None:
+        if func.attr.value in t.tuple_view_methods and accessor is None and not _module_method_call(analysis, func):
             return dtype_roots(analysis, func.value, depth + 1)
     qualified = analysis.call_name(value) or ""
     if qualified in t.tuple_view_functions and value.args and not value.args[0].star:
@@ -592,6 +592,8 @@ def _keeps_dtype_call(analysis: "ModuleAnalysis", call: cst.Call) -> Optional[Li
         method = func.attr.value
         if analysis.cast_target(call) is not None:
             return None
+        if _module_method_call(analysis, func):
+            return None  # `cls.split(kv)`, `self.layout.chunk(kv)`: a def of the module's, no tensor's view
         if method in t.dtype_keeping_methods and not any(analysis.dtype_like(a.value) for a in call.args):
             return [func.value]
         views = (t.view_methods, t.tuple_view_methods, t.narrow_methods, t.select_methods)
@@ -600,6 +602,18 @@ def _keeps_dtype_call(analysis: "ModuleAnalysis", call: cst.Call) -> Optional[Li
                 return None  # `view(dtype)`: the bytes read as another dtype
             return [func.value]
     return None
+
+
+def _module_method_call(analysis: "ModuleAnalysis", func: cst.Attribute) -> bool:
+    """Does `x.m(...)` run a method of a module class: x a class of the module (`cls`, `Layout`, a class
+    held in an attribute) or an instance of one, whose MRO defines m?"""
+    receiver, method = func.value, func.attr.value
+    owner = analysis.class_named(receiver)
+    if owner is None and analysis._class_valued(receiver):
+        owner = next(iter(analysis.computed_classes(receiver)), None)
+    if owner is None and not (isinstance(receiver, cst.Name) and receiver.value == "self"):
+        owner = analysis.instance_class(receiver)
+    return owner is not None and analysis.find_method(owner, method) is not None
 
 
 def _shape_args(analysis: "ModuleAnalysis", args) -> bool:

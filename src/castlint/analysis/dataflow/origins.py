@@ -7,6 +7,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
+from libcst.metadata import QualifiedNameSource
 
 from castlint.analysis.dataflow.shared import MAX_DEPTH, SCALAR, TENSOR, _is_none
 from castlint.analysis.origin import Origin
@@ -158,6 +159,11 @@ class Origins:
     def _call_origin(self, expr: cst.Call, depth: int) -> Origin:
         t = self.tables
         func = expr.func
+        if isinstance(func, cst.Name) and func.value == "super" and not expr.args:
+            # `super()` in a method of a container subclass ([containers] user_containers: `class Caches(list)`):
+            # the instance as its base sees it, holding what the instances hold (`super().__getitem__(i)`)
+            cls = self.enclosing_class(expr)
+            return self._user_container_origin(cls, depth) if cls is not None else Origin.OTHER
         inner = self.wrapped_value(expr)
         if inner is not None:  # `weakref.proxy(pool)`, `self._ref()` of `weakref.ref(pool)`: the value itself
             return self.origin(inner, depth)
@@ -484,6 +490,10 @@ class Origins:
         owner = self.instance_class(receiver)
         if owner is not None and self.find_method(owner, method) is not None:
             return None
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+            cls = self.enclosing_class(call)  # `super().__getitem__(i)`: a module base's own, else the builtin's
+            if cls is None or any(method in self.class_methods(base) for base in self.class_mro(cls)[1:]):
+                return None
         cache = self.__dict__.setdefault("_spelled_subscripts", {})
         if id(call) not in cache:
             index = args[0].value
@@ -1169,6 +1179,9 @@ class Origins:
             short = func.attr.value
         elif isinstance(func, cst.Name):
             short = func.value
+        converted = self._dtype_argument_parts(call, short)
+        if converted is not None:
+            return converted
         elements = self.tables.conversion_element_constructors
         constructors = set(self.tables.conversion_constructors) | set(elements)
         if isinstance(func, cst.Attribute) and short in self.tables.conversion_constructor_methods:
@@ -1189,6 +1202,40 @@ class Origins:
             if not any(a.keyword is not None and a.keyword.value in self._to_dtype_keywords() for a in rest):
                 rest = (self._receiver_arg(func),) + rest  # `q.new_tensor(buf)`: buf in q's dtype, `buf.to(q)`
         return first.value, "to", rest
+
+    def _dtype_argument_parts(self, call: cst.Call, short: Optional[str]):
+        """`torch.sum(x, dim=0, dtype=d)`, `x.mean(dim=0, dtype=d)`, `F.softmax(x, -1, dtype=d)` (rules/casts.toml
+        [dtype_arguments]: operations that convert their input to `dtype` first) read as the cast `x.to(dtype=d)`:
+        (x, "to", (the dtype argument,)); None for any other call, and for one given no dtype (it converts nothing).
+        A function by its qualified name takes the input first; a method of the table not called on an import
+        (`np.sum`, `torch.sum`: functions) on its receiver."""
+        t = self.tables
+        if short is None or (short not in t.dtype_argument_methods and not t.dtype_argument_functions):
+            return None
+        keywords = t.dtype_argument_keywords
+        dtype = next((a for a in call.args if a.keyword is not None and a.keyword.value in keywords), None)
+        if dtype is None:
+            return None
+        if any(q.rsplit(".", 1)[-1] == short for q in t.dtype_argument_functions):
+            name = self.call_name(call) or ""
+            if name in t.dtype_argument_functions:
+                first = call.args[0] if call.args else None
+                if first is None or first.keyword is not None or first.star:
+                    return None
+                return first.value, "to", (dtype,)
+        func = call.func
+        if short not in t.dtype_argument_methods or not isinstance(func, cst.Attribute):
+            return None
+        if self._imported_callee(func):
+            return None  # `np.sum(x, dtype=d)`, `torch.mean(...)` not in the table: a module's function
+        return func.value, "to", (dtype,)
+
+    def _imported_callee(self, func: cst.Attribute) -> bool:
+        """Is `a.b.m` an attribute of an imported name (a module's function, not a tensor's method)?"""
+        scope = self.scopes.get(func)
+        if scope is None:
+            return False
+        return any(q.source == QualifiedNameSource.IMPORT for q in scope.get_qualified_names_for(func))
 
     def _to_dtype_keywords(self) -> frozenset:
         spec = self.tables.casts.get("to")

@@ -205,6 +205,13 @@ class Parameters:
                 owner = self.instance_class(f.value) or self.duck_class(f.value, f.attr.value, method=True)
                 if owner is None and through_class:  # `Registry.publish(i, buf)`: cls is bound
                     owner = self.class_named(f.value)
+                if owner is None and through_class and self._class_valued(f.value):
+                    # `self.layout.dense(kv)` of `layout = Bf16Layout` (a class held in an attribute, or a
+                    # computed one): the class or static method the first of those classes resolving m runs
+                    owner = next(
+                        (c for c in self.computed_classes(f.value) if self.find_method(c, f.attr.value) is func),
+                        None,
+                    )
                 found = self.find_method(owner, f.attr.value) if owner is not None else None
                 if owner is not None and (
                     found is func

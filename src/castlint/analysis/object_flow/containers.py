@@ -47,6 +47,8 @@ class Containers:
             value = call.args[-1].value if kind == "last" else call.args[0].value
             if kind != "many":
                 value = self._held_list(value)
+            else:
+                value = self.grown_elements(func.attr.value, value)
             out.append((holder.attr.value, self._nested_list(value, levels)))
         for holder, value in self.nodes.self_item_assignments:  # self.d[k] = v: d holds v
             if self.enclosing_class(holder) is cls:
@@ -214,6 +216,8 @@ class Containers:
                 ):
                     kind = self._grow_kind(func.attr.value)
                     value = call.args[-1].value if kind == "last" else call.args[0].value
+                    if kind == "many":
+                        value = self.grown_elements(func.attr.value, value)
                     key = (id(self._filled_scope(holder)), holder.value)
                     if kind == "many" and not isinstance(value, (cst.List, cst.Tuple, cst.Name)):
                         # `xs.extend(entry)` of a container whose structure is not shown (an entry
@@ -238,6 +242,26 @@ class Containers:
         if reaching and all(isinstance(a.node, cst.Name) and self.enclosing_function(a.node) is None for a in reaching):
             return None
         return function
+
+    def grown_elements(self, method: str, value: cst.BaseExpression) -> cst.BaseExpression:
+        """What `x.<method>(value)` of grow_many stores, as a container of it: value itself, except for a
+        mapping's pair grower ([containers] grow_pairs: `d.update((k, v) for k in ks)`, `d.update([(k1, v1),
+        (k2, v2)])`) given a display or comprehension of 2-tuples, whose values alone are stored."""
+        if method not in self.tables.grow_pairs:
+            return value
+        cache = self.__dict__.setdefault("_pair_values", {})
+        if id(value) in cache:
+            return cache[id(value)]
+        found = value
+        if isinstance(value, (cst.GeneratorExp, cst.ListComp, cst.SetComp)):
+            if _pair(value.elt):
+                found = self._held_list(value.elt.elements[1].value)
+        elif isinstance(value, (cst.List, cst.Tuple, cst.Set)) and value.elements:
+            if all(isinstance(e, cst.Element) and _pair(e.value) for e in value.elements):
+                found = cst.List([cst.Element(e.value.elements[1].value) for e in value.elements])
+                self.parents.setdefault(found, self.parents.get(value))
+        cache[id(value)] = found
+        return found
 
     def _held_list(self, value: cst.BaseExpression) -> cst.List:
         cache = self.__dict__.setdefault("_held_lists", {})
@@ -701,3 +725,12 @@ def _keys_differ(a, b) -> bool:
     if not isinstance(a, tuple):
         return a != b
     return len(a) != len(b) or any(x is not None and y is not None and x != y for x, y in zip(a, b))
+
+
+def _pair(node: cst.BaseExpression) -> bool:
+    """A 2-tuple display of plain elements: `(key, value)`."""
+    return (
+        isinstance(node, cst.Tuple)
+        and len(node.elements) == 2
+        and all(isinstance(e, cst.Element) for e in node.elements)
+    )

@@ -386,7 +386,7 @@ class InstanceClasses:
                 kind = self._grow_kind(func.attr.value)
                 holder, levels = self.store_root(func.value)
                 value = call.args[-1].value if kind == "last" else call.args[0].value
-                value = value if kind == "many" else self._held_list(value)
+                value = self.grown_elements(func.attr.value, value) if kind == "many" else self._held_list(value)
             else:
                 continue
             if isinstance(holder, cst.Attribute) and not (
