@@ -4231,11 +4231,19 @@ def _local_class_calls(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]
 def _local_object_calls(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     """A local name assigned a call's result and then called with a pool (`read = self.reader_type(meta)`,
     `read(k_cache)`): the object may be an instance of a class of the module whose `__call__` the analysis
-    runs with the pool (ObjectFlow._called_objects); the per-unit taint keeps only calls of defs."""
+    runs with the pool (ObjectFlow._called_objects); the per-unit taint keeps only calls of defs. A
+    module-level one too (`dense_latent = _DenseLatent()`, `dense_latent(buf, dtype)` in a method)."""
+    instances = {
+        t.id
+        for s in module.module_rest.node.body
+        if type(s) in (ast.Assign, ast.AnnAssign) and type(s.value) is ast.Call
+        for t in (s.targets if type(s) is ast.Assign else [s.target])
+        if type(t) is ast.Name
+    }
     for unit in module.units:
         if type(unit.node) not in _DEFS:
             continue
-        made = {
+        made = instances | {
             t.id
             for n in pyast.nodes(unit.node)
             if type(n) is ast.Assign and type(n.value) is ast.Call
@@ -4502,6 +4510,7 @@ class _ModuleUnits:
         # an object of unknown class called (`self.provider(i)`) may be the one class defining `__call__`
         # (ObjectFlow._duck_called): once that class is collected, so is every def calling a held object
         callers = _duck_callers(self.top, self.collected, vocab, source, offsets)
+        instances = _module_instances(self.tree)
         pending = [s for s in self.top if id(s) in self.collected]
         while pending:
             ducks = []
@@ -4521,6 +4530,9 @@ class _ModuleUnits:
             for name, held in held_in.items():
                 if name in mentioned:
                     mentioned |= held
+            for name, made_by in instances.items():  # `ops = LatentOps()`: a use of ops runs LatentOps's methods
+                if name in mentioned:
+                    mentioned.add(made_by)
             pending = [
                 s
                 for s in self.top
@@ -4535,6 +4547,17 @@ class _ModuleUnits:
             ]
             for stmt in pending:
                 self.collect_statement(stmt)
+
+
+def _module_instances(tree: ast.Module) -> Dict[bytes, bytes]:
+    """{name: class name} of the module-level `name = Cls(...)` (`dense_latent = _DenseLatent(512)`)."""
+    out: Dict[bytes, bytes] = {}
+    for s in tree.body:
+        if type(s) in (ast.Assign, ast.AnnAssign) and type(s.value) is ast.Call and type(s.value.func) is ast.Name:
+            for t in s.targets if type(s) is ast.Assign else [s.target]:
+                if type(t) is ast.Name:
+                    out[t.id.encode()] = s.value.func.id.encode()
+    return out
 
 
 def _duck_callers(top, collected, vocab: "_Vocabulary", source: bytes, offsets) -> Optional[tuple]:

@@ -892,7 +892,16 @@ def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
             break
         out.update(n for n, _ in handing)
         passing = [(n, b) for n, b in passing if (n, b) not in handing]
+    # a module-level instance of one (`ops = Ops()`, `dense_latent = _DenseLatent(512)`): its importers
+    # call it (`__call__`) or its methods
+    if out and b"=" in source:
+        for found in _TOP_INSTANCE.finditer(source):
+            if found.group(2).decode("ascii", "replace") in out:
+                out.add(found.group(1).decode("ascii", "replace"))
     return frozenset(out)
+
+
+_TOP_INSTANCE = re.compile(rb"^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(\w+)[ \t]*\(", re.M)
 
 
 def may_link_callers(path: str, source: bytes, tables: Tables) -> bool:
@@ -1275,9 +1284,10 @@ def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) ->
 
 
 def _calls(text: str, function: str) -> bool:
-    """Does text call function, or decorate with it (`@with_readers`: it runs on the class or def)?"""
+    """Does text call function, or a method of it (`ops.dense(...)` of an exported instance,
+    `Reader.for_dtype(...)` of a class), or decorate with it (`@with_readers`: it runs on the class or def)?"""
     name = re.escape(function)
-    return re.search(rf"\b{name}\s*\(|^[ \t]*@{name}\b", text, re.M) is not None
+    return re.search(rf"\b{name}\s*(?:\.\s*\w+\s*)?\(|^[ \t]*@{name}\b", text, re.M) is not None
 
 
 def _calls_with_pool(text: str, function: str, tables: Tables) -> bool:
@@ -1331,13 +1341,45 @@ def _folder_importers(folder: str) -> Dict[str, Tuple[str, ...]]:
         except OSError:
             names = []
         by: Dict[str, List[str]] = {}
+        reexported = _reexported(folder)
         for name in names[:_MAX_SIBLINGS]:
             text = _sibling_text(os.path.join(folder, name))
             stems = set(_FROM_SIBLING.findall(text or b"")) | _modules_imported(text or b"")
+            if reexported and text:  # `from . import CacheReader` of the package's `from .reader import CacheReader`
+                stems |= {reexported[n][0].encode() for n in _package_names(text, folder).values() if n in reexported}
             for stem in stems:
                 by.setdefault(stem.decode("ascii", "replace"), []).append(name)
         found = _IMPORTERS[key] = {stem: tuple(files) for stem, files in by.items()}
     return found
+
+
+def _reexported(folder: str) -> Dict[str, Tuple[str, str]]:
+    """{name: (module stem, its name there)} that the folder's `__init__.py` re-exports from its modules
+    (`from .reader import CacheReader`, `from .ops import dense as dense_latent`), by text."""
+    init = os.path.join(folder, "__init__.py")
+    text = _sibling_text(init) if os.path.exists(init) else None
+    out: Dict[str, Tuple[str, str]] = {}
+    if not text or b"from ." not in text:
+        return out
+    for stem in {m.decode("ascii", "replace") for m in _FROM_SIBLING.findall(text)}:
+        for alias, name in _imports_named(text, stem).items():
+            out[alias] = (stem, name)
+    return out
+
+
+def _package_names(source: bytes, folder: str) -> Dict[str, str]:
+    """{local name: name} that a module of folder imports from its own package (`from . import a as b`,
+    `from pkg.folder import a`), by text."""
+    out: Dict[str, str] = {}
+    package = re.escape(os.path.basename(folder).encode())
+    found = re.findall(rb"from[ \t]+(?:\.|[\w.]+\.)?" + package + rb"[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", source)
+    for listed in found + _FROM_PACKAGE.findall(source):
+        for part in listed.decode("ascii", "replace").strip("()").replace("\\", " ").split(","):
+            name, _, alias = part.split("#")[0].partition(" as ")
+            name, alias = name.strip(), alias.strip() or name.strip()
+            if name.isidentifier() and alias.isidentifier():
+                out[alias] = name
+    return out
 
 
 class _Sibling:
@@ -1432,12 +1474,20 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) ->
     if sibling is None or not sibling.carries:
         return ()  # (no name of a pool anywhere in it)
     named = _imports_named(sibling.source, stem)
+    reexported = _reexported(os.path.dirname(path))
+    if reexported:  # a name of stem the package's `__init__.py` re-exports, imported from the package
+        for alias, name in _package_names(sibling.source, os.path.dirname(path)).items():
+            if reexported.get(name, ("", ""))[0] == stem:
+                named[alias] = reexported[name][1]
     if stem.encode() in _modules_imported(sibling.source):
         named.update({f"{stem}.{function}": function for function in wanted})  # (an alias: the parse decides)
     local = {held: n for held, n in named.items() if n in wanted}
-    for module in _module_aliases(sibling.source, stem):
+    modules = _module_aliases(sibling.source, stem)
+    for module in modules:
         local.update({f"{module}.{function}": function for function in wanted})
-    if not any(_calls(sibling.text, held) for held in local):
+    # `getattr(ops, f"dequant_{name}")`: a function of the module picked by a computed name
+    picking = _picking(sibling.text, modules, tables)
+    if not picking and not any(_calls(sibling.text, held) for held in local):
         return ()  # (text first: no parse unless it calls one of them)
     out = []
     for name, raw in sibling.spans():
@@ -1445,11 +1495,17 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) ->
             continue
         text = raw.decode("utf-8", "replace")
         helds = [held for held in local if _calls_with_pool(text, held, tables)]
-        if not helds:
+        picked: List[str] = []
+        if picking and _picking(text, modules, tables) and _carries(text, tables):
+            node = sibling.definition(raw)
+            text, picked = _picked_by_name(text, node, modules, wanted, tables) if node is not None else (text, [])
+        if not helds and not picked:
             continue
-        node = sibling.definition(raw)
+        node = sibling.definition(raw) if not picked else _parsed_alone(text)
         if node is None:
             continue
+        local.update({function: function for function in picked})
+        helds += [function for function in picked if function not in helds]
         lines = text.splitlines(keepends=True)
         called = [(held, local[held]) for held in helds if _pooled_use(node, held, tables, lines, 1)]
         if not called:
@@ -1460,6 +1516,102 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) ->
                 text = re.sub(rf"\b{re.escape(held)}\b", function, text)
         out.append((called[0][0], called[0][1], text if text.endswith("\n") else text + "\n"))
     return tuple(out)
+
+
+def _picking(text: str, modules: List[str], tables: Tables) -> bool:
+    """Does text read an attribute of one of the module names by a name ([callables] attribute_getters:
+    `getattr(ops, ...)`), by text?"""
+    if not modules:
+        return False
+    getters = "|".join(re.escape(g.rsplit(".", 1)[-1]) for g in sorted(tables.attribute_getters))
+    names = "|".join(re.escape(m) for m in modules)
+    return re.search(rf"\b(?:{getters})\s*\(\s*(?:{names})\s*,", text) is not None
+
+
+def _parsed_alone(text: str) -> Optional[ast.AST]:
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return None
+    return body[0] if len(body) == 1 else None
+
+
+def _picked_by_name(
+    text: str, node: ast.AST, modules: List[str], wanted: FrozenSet[str], tables: Tables
+) -> Tuple[str, List[str]]:
+    """text with each `getattr(module, name)` of the module names made a choice among the functions of
+    wanted that name may spell (`(dequant_int8 if __name__ else dequant_fp8)`: the flow model takes
+    either), and those functions. A constant names one; an f-string, a `+` or a `%` of constant parts
+    the functions those parts match; any other name every function of wanted."""
+    getters = {g.rsplit(".", 1)[-1] for g in tables.attribute_getters}
+
+    def picks(n: ast.AST) -> bool:
+        return (
+            type(n) is ast.Call
+            and len(n.args) >= 2
+            and type(n.args[0]) is ast.Name
+            and n.args[0].id in modules
+            and (
+                (type(n.func) is ast.Name and n.func.id in getters)
+                or (type(n.func) is ast.Attribute and n.func.attr in getters)
+            )
+        )
+
+    lines = text.splitlines(keepends=True)
+
+    def span(n: ast.AST) -> str:  # (the text of n)
+        first, last = n.lineno - 1, (n.end_lineno or n.lineno) - 1
+        if first == last:
+            return lines[first].encode("utf-8")[n.col_offset : n.end_col_offset].decode("utf-8", "replace")
+        head = lines[first].encode("utf-8")[n.col_offset :].decode("utf-8", "replace")
+        tail = lines[last].encode("utf-8")[: n.end_col_offset].decode("utf-8", "replace")
+        return head + "".join(lines[first + 1 : last]) + tail
+
+    called = {id(n.func): n for n in ast.walk(node) if type(n) is ast.Call and picks(n.func)}
+    edits = []  # (the node replaced, the functions, the call's arguments after it: `(kv_cache, dtype)`)
+    for n in ast.walk(node):
+        if picks(n):
+            pattern = _name_pattern(n.args[1])
+            names = sorted(f for f in wanted if pattern.fullmatch(f))
+            outer = called.get(id(n))
+            rest = span(outer)[len(span(n)) :] if outer is not None else ""
+            if names and "#" not in rest:
+                edits.append((outer or n, names, " ".join(rest.split())))
+    if not edits:
+        return text, []
+    picked: List[str] = []
+    for n, names, rest in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True):
+        # `getattr(m, name)(x)` is `(f(x) if _ else g(x))`: the flow model follows a call of each
+        first, last = n.lineno - 1, (n.end_lineno or n.lineno) - 1
+        head = lines[first].encode("utf-8")[: n.col_offset].decode("utf-8", "replace")
+        tail = lines[last].encode("utf-8")[n.end_col_offset :].decode("utf-8", "replace")
+        choice = names[0] + rest if len(names) == 1 else "(" + " if __name__ else ".join(f + rest for f in names) + ")"
+        lines[first] = head + choice + tail
+        for i in range(first + 1, last + 1):
+            lines[i] = "\n"
+        picked += [f for f in names if f not in picked]
+    return "".join(lines), picked
+
+
+def _name_pattern(expr: ast.AST) -> "re.Pattern[str]":
+    """What names expr may spell, as a pattern: its constant parts, anything between."""
+    kind = type(expr)
+    if kind is ast.Constant and type(expr.value) is str:
+        return re.compile(re.escape(expr.value))
+    parts: Optional[list] = None
+    if kind is ast.JoinedStr:
+        parts = expr.values
+    elif kind is ast.BinOp and type(expr.op) in (ast.Add, ast.Mod):
+        parts = [expr.left, expr.right] if type(expr.op) is ast.Add else None
+        if type(expr.op) is ast.Mod and type(expr.left) is ast.Constant and type(expr.left.value) is str:
+            return re.compile(
+                ".*".join(re.escape(p) for p in re.split(r"%[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]", expr.left.value))
+            )
+    if parts is None:
+        return re.compile(r"\w+")
+    return re.compile(
+        "".join(re.escape(p.value) if type(p) is ast.Constant and type(p.value) is str else r"\w*" for p in parts)
+    )
 
 
 def _module_aliases(source: bytes, stem: str) -> List[str]:
@@ -1519,7 +1671,7 @@ def _pooled_use(definition: ast.AST, held: str, tables: Tables, lines: List[str]
     for unit, text in zip(units, texts):
         if name in text:
             for node in ast.walk(unit):
-                if type(node) is ast.Assign and type(node.value) is ast.Call and _is_held(node.value.func, dotted):
+                if type(node) is ast.Assign and _makes(node.value, dotted):
                     made_self.update(_self_attr(t) for t in node.targets if _self_attr(t))
     functions = [u for u, t in zip(units, texts) if name in t or any(f"self.{a}" in t for a in made_self)]
     self_values: List[Optional[Dict[str, List[ast.AST]]]] = [None]
@@ -1537,7 +1689,7 @@ def _pooled_use(definition: ast.AST, held: str, tables: Tables, lines: List[str]
         made = {
             t.id
             for node in nodes
-            if type(node) is ast.Assign and type(node.value) is ast.Call and _is_held(node.value.func, dotted)
+            if type(node) is ast.Assign and _makes(node.value, dotted)
             for t in node.targets
             if type(t) is ast.Name
         }
@@ -1545,7 +1697,7 @@ def _pooled_use(definition: ast.AST, held: str, tables: Tables, lines: List[str]
         for node in nodes:
             if type(node) is ast.Call:
                 given = [*node.args, *(k.value for k in node.keywords)]
-                if _is_held(node.func, dotted) or _made_by(node.func, made, made_self):
+                if _is_held_or_member(node.func, dotted) or _made_by(node.func, made, made_self):
                     arguments.extend(given)
                 elif any(_is_held(a, dotted) for a in given):  # `partial(held, ...)`, `map(held, xs)`
                     arguments.extend(given)
@@ -1584,6 +1736,24 @@ def _pooled_use(definition: ast.AST, held: str, tables: Tables, lines: List[str]
         if any(pooled(a) for a in arguments):
             return True
     return False
+
+
+def _is_held_or_member(node: ast.AST, dotted: List[str]) -> bool:
+    """held, or a method or classmethod of it (`ops.dense`, `Reader.for_dtype`)?"""
+    return _is_held(node, dotted) or (type(node) is ast.Attribute and _is_held(node.value, dotted))
+
+
+def _makes(value: ast.AST, dotted: List[str]) -> bool:
+    """Does a name bound to value hold held, or what calling it (or a method or classmethod of it)
+    returns: `held(...)`, `Reader.for_dtype(...)`, `fn = held`, `fn = (held if int8 else other)`?"""
+    kind = type(value)
+    if kind is ast.Call:
+        return _is_held_or_member(value.func, dotted)
+    if kind is ast.IfExp:
+        return _makes(value.body, dotted) or _makes(value.orelse, dotted)
+    if kind is ast.BoolOp:
+        return any(_makes(v, dotted) for v in value.values)
+    return _is_held(value, dotted)
 
 
 def _self_attr(node: ast.AST) -> Optional[str]:
