@@ -1477,8 +1477,9 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) ->
     reexported = _reexported(os.path.dirname(path))
     if reexported:  # a name of stem the package's `__init__.py` re-exports, imported from the package
         for alias, name in _package_names(sibling.source, os.path.dirname(path)).items():
-            if reexported.get(name, ("", ""))[0] == stem:
-                named[alias] = reexported[name][1]
+            source_of = reexported.get(name)  # (module stem, its name there)
+            if source_of is not None and source_of[0] == stem:
+                named[alias] = source_of[1]
     if stem.encode() in _modules_imported(sibling.source):
         named.update({f"{stem}.{function}": function for function in wanted})  # (an alias: the parse decides)
     local = {held: n for held, n in named.items() if n in wanted}
