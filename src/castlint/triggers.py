@@ -80,11 +80,12 @@ class TriggerWords:
         # an operation converting its input first when given a dtype (`torch.sum(pool, dtype=d)`, `pool.mean(dtype=d)`:
         # rules/casts.toml [dtype_arguments]): its name called, with the keyword written beside it
         self.dtype_arguments = frozenset(
-            {f"{name.rsplit('.', 1)[-1]}(" for name in tables.dtype_argument_functions}
+            {f"{name}(" for name in tables.dtype_argument_functions}  # (dotted: `torch.sum(`, not the builtin `sum(`)
             | {f".{name}(" for name in tables.dtype_argument_methods}
         )
         self.dtype_argument_keywords = frozenset(f"{k}=" for k in tables.dtype_argument_keywords)
-        converting = (self.conversions,)
+        # each entry: the word sets a conversion needs all of (a cast word; or a dtype-argument call and its keyword)
+        converting: Tuple[tuple, ...] = ((self.conversions,),)
         if self.dtype_arguments and self.dtype_argument_keywords:
             converting += ((self.dtype_arguments, self.dtype_argument_keywords),)
         self.suppressions = SUPPRESSION_WORDS
