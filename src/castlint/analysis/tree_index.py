@@ -860,7 +860,10 @@ def imported_by_callers(path: str, source: bytes, tables: Tables) -> bool:
     if not any(name != base for name in _folder_importers(folder).get(base[:-3], ())):
         return False  # (no sibling imports from it: the cheapest test first)
     wanted = _converting_functions(source, tables)
-    return bool(wanted) and bool(_importing_definitions(path, wanted, tables))
+    # (a caller too big to link links nothing: the file would be analysed for nothing)
+    return bool(wanted) and any(
+        len(text) <= _MAX_CALLER_BYTES for _, text in _importing_definitions(path, wanted, tables)
+    )
 
 
 def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
