@@ -232,3 +232,60 @@ def test_a_decorator_installing_a_module_def_is_followed_in_one_module(tmp_path)
     assert len(expected) == 1
     assert _findings(tmp_path, follow=False) == expected
     assert _findings(tmp_path, follow=False, prune=False) == expected
+
+
+def test_a_kernel_languages_def_is_no_helper_its_callers_link(tmp_path):
+    """rules/paged_kernels.toml [kernel_languages]: a `@triton.jit` def's `.to(tl.float32)` converts tiles of a
+    kernel, so a sibling launching it with the pool does not make its module a helper module; a plain Python
+    helper beside it still is."""
+    _write(
+        tmp_path,
+        {
+            "ops/__init__.py": "",
+            "ops/kernels.py": """
+                import triton
+                import triton.language as tl
+
+
+                @triton.jit
+                def load_tile(kv_cache, offsets):
+                    return tl.load(kv_cache + offsets).to(tl.float32)
+
+
+                @triton.autotune(configs=[], key=["n"])
+                @triton.jit
+                def _decode_kernel(kv_cache, out_ptr, n):
+                    tile = load_tile(kv_cache, tl.arange(0, 16))
+                    tl.store(out_ptr + tl.arange(0, 16), tile)
+            """,
+            "ops/helpers.py": """
+                def widen(buf, dtype):
+                    return buf.to(dtype)  # positive: the whole cache the launcher hands in
+            """,
+            "ops/launch.py": """
+                import torch
+
+                import triton
+                import triton.language as tl
+
+                from .helpers import widen
+                from .kernels import _decode_kernel, load_tile
+
+
+                @triton.jit
+                def _prefill_kernel(kv_cache, out_ptr, n):
+                    tl.store(out_ptr + tl.arange(0, 16), load_tile(kv_cache, tl.arange(0, 16)))
+
+
+                class Launcher:
+                    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+                        _decode_kernel[(1,)](kv_cache, output, 16)
+                        _prefill_kernel[(1,)](kv_cache, output, 16)
+                        return widen(kv_cache, query.dtype)
+            """,
+        },
+    )
+    kernels, helpers = tmp_path / "ops" / "kernels.py", tmp_path / "ops" / "helpers.py"
+    assert not tree_index.imported_by_callers(str(kernels), kernels.read_bytes(), TABLES)
+    assert tree_index.imported_by_callers(str(helpers), helpers.read_bytes(), TABLES)
+    assert _findings(tmp_path) == _marked(tmp_path)

@@ -241,6 +241,9 @@ class Tables:
     dtype_name_modules: set = field(default_factory=set)
     dtype_text_functions: set = field(default_factory=set)
     dtype_text_methods: set = field(default_factory=set)
+    # rules/paged_kernels.toml [kernel_languages]: decorators that compile a def into a GPU kernel (`@triton.jit`):
+    # its `.to(tl.float32)` converts tiles of a kernel, no tensor of Python
+    kernel_decorators: set = field(default_factory=set)
     # rules/casts.toml [dtype_arguments]: `torch.sum(pool, dtype=d)`, `pool.mean(dtype=d)` convert pool first
     dtype_argument_functions: set = field(default_factory=set)
     dtype_argument_methods: set = field(default_factory=set)
@@ -702,7 +705,7 @@ SECTION_FILES = {
         ("sglang.toml",),
     ),
     **dict.fromkeys(("default", "default_pool_tokens", "preset"), ("models.toml",)),
-    **dict.fromkeys(("paged_kernel", "page_views"), ("paged_kernels.toml",)),
+    **dict.fromkeys(("paged_kernel", "page_views", "kernel_languages"), ("paged_kernels.toml",)),
     **dict.fromkeys(("row_wise_helper", "rows_getter", "dequantizing_accessor", "row_kernel"), ("row_reads.toml",)),
     **dict.fromkeys(("mla_kv_read", "compact_kv_read", "paged_kv_read", "rows_kv_read"), (COSTS_FILES,)),
     "trace": ("trace.toml",),
@@ -1380,6 +1383,10 @@ def _load_dtype_names(tables: Tables, data: dict, path: Path) -> None:
     )
 
 
+def _load_kernel_languages(tables: Tables, data: dict, path: Path) -> None:
+    _load_word_sets(tables, data, path, "kernel_languages", {"decorators": "kernel_decorators"})
+
+
 def _load_dtype_arguments(tables: Tables, data: dict, path: Path) -> None:
     _load_word_sets(
         tables,
@@ -1869,6 +1876,7 @@ _SECTION_LOADERS = (
     _load_reinterpret,
     _load_dtype_names,
     _load_dtype_arguments,
+    _load_kernel_languages,
     _load_dtype_spelling,
     _load_dtype_aliases,
     _load_dtype_bytes,

@@ -866,6 +866,24 @@ def imported_by_callers(path: str, source: bytes, tables: Tables) -> bool:
     )
 
 
+def _kernel_decorated(source: bytes, start: int, tables: Tables) -> bool:
+    """Is the definition at start decorated (the `@` lines just above it) by a decorator of rules/paged_kernels.toml
+    [kernel_languages] (`@triton.jit`, `@triton.autotune(...)`)?"""
+    if not tables.kernel_decorators:
+        return False
+    end = start
+    while end > 0:
+        line_start = source.rfind(b"\n", 0, end - 1) + 1
+        line = source[line_start : end - 1].strip()
+        if not line.startswith(b"@"):
+            return False
+        name = line[1:].split(b"(", 1)[0].strip().decode("ascii", "replace")
+        if name in tables.kernel_decorators:
+            return True
+        end = line_start
+    return False
+
+
 def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
     """The top-level functions, and classes of at most _SMALL_PASSING_CLASS_LINES lines (a record whose
     methods convert what its construction stores), whose text holds a conversion word, by text: from
@@ -882,6 +900,8 @@ def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
         body = source[line_end + 1 : end] if line_end != -1 else b""
         if source.startswith(b"class", start) and body.count(b"\n") > _SMALL_PASSING_CLASS_LINES:
             continue
+        if _kernel_decorated(source, start, tables):
+            continue  # (`@triton.jit`: a GPU kernel's tile casts, no tensor of Python)
         if any_word(body, words):
             out.add(found.group(1).decode("ascii", "replace"))
         else:
