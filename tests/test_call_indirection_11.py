@@ -20,17 +20,16 @@ filler. The cross-module shapes (a held cast in a sibling module, `importlib.imp
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from castlint.analysis import link_gate, tree_index
 from castlint.config import Config
 from castlint.engine import check_paths, encoded_triggers, wanted
 from castlint.tables import load_tables
 from marked_cases import FILLER
 from marked_cases import check as _check
+from package_cases import fresh_tree_caches, write_tree
 
 TABLES = load_tables()
 
@@ -653,20 +652,7 @@ def test_a_plan_told_by_its_arity_passes_the_text_gate():
 
 @pytest.fixture()
 def _own_tree_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("CASTLINT_TREE_CACHE", str(tmp_path / "tree-cache"))
-    tables = (tree_index._MODULES, tree_index._LINKS, tree_index._REACHED, link_gate._TEXTS, link_gate._HANDS)
-    for table in tables:
-        table.clear()
-    yield
-    for table in tables:
-        table.clear()
-
-
-def _write(root: Path, files: dict) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
+    yield from fresh_tree_caches(tmp_path, monkeypatch)
 
 
 def _findings(root: Path, follow, prune: bool = True) -> set:
@@ -758,7 +744,7 @@ PACKAGES = {
 @pytest.mark.usefixtures("_own_tree_cache")
 @pytest.mark.parametrize("name", sorted(PACKAGES))
 def test_packages_under_uses(tmp_path, name):
-    _write(tmp_path, PACKAGES[name])
+    write_tree(tmp_path, PACKAGES[name])
     found = _findings(tmp_path, "uses")
     positives, negatives = _marked(tmp_path, "# positive"), _marked(tmp_path, "# negative")
     assert positives and negatives

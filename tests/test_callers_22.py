@@ -12,54 +12,16 @@ call and as a helper:
 Look-alikes sit beside each positive: helpers given rows, `.to(device)`, the query."""
 
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from castlint.analysis import link_gate, tree_index
-from castlint.config import Config
-from castlint.engine import check_paths
-from castlint.tables import load_tables
-
-TABLES = load_tables()
+from castlint.analysis import tree_index
+from package_cases import TABLES, fresh_tree_caches, marked_lines, tree_findings, write_tree
 
 
 @pytest.fixture(autouse=True)
 def _own_tree_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("CASTLINT_TREE_CACHE", str(tmp_path / "tree-cache"))
-    tables = (tree_index._MODULES, tree_index._LINKS, tree_index._REACHED, link_gate._TEXTS, link_gate._HANDS)
-    for table in tables:
-        table.clear()
-    yield
-    for table in tables:
-        table.clear()
-
-
-def _write(root: Path, files: dict) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
-
-
-def _findings(root: Path, follow="default", prune=True) -> set:
-    config = Config()
-    if follow != "default":
-        config.follow_imports = follow
-    config.cache = False
-    files = sorted(str(p) for p in root.rglob("*.py") if "tree-cache" not in str(p))
-    run = check_paths(files, TABLES, config, jobs=1, prune=prune)
-    assert not [e for r in run.results for e in r.errors]
-    return {(str(Path(r.path).relative_to(root)), f.start.line) for r in run.results for f in r.findings}
-
-
-def _marked(root: Path) -> set:
-    out = set()
-    for path in root.rglob("*.py"):
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            if "# positive" in line:
-                out.add((str(path.relative_to(root)), number))
-    return out
+    yield from fresh_tree_caches(tmp_path, monkeypatch)
 
 
 PACKAGES = {
@@ -212,12 +174,12 @@ PACKAGES = {
 
 @pytest.mark.parametrize("name", sorted(PACKAGES))
 def test_callers_found_by_default_and_pruned_is_whole(tmp_path, name):
-    _write(tmp_path, PACKAGES[name])
-    expected = _marked(tmp_path)
+    write_tree(tmp_path, PACKAGES[name])
+    expected = marked_lines(tmp_path)
     assert expected
-    assert _findings(tmp_path) == expected
-    assert _findings(tmp_path, prune=False) == expected
-    assert _findings(tmp_path, follow=False) == set()  # off: each module alone has no finding
+    assert tree_findings(tmp_path) == expected
+    assert tree_findings(tmp_path, prune=False) == expected
+    assert tree_findings(tmp_path, follow=False) == set()  # off: each module alone has no finding
 
 
 def test_a_decorator_installing_a_module_def_is_followed_in_one_module(tmp_path):
@@ -228,17 +190,17 @@ def test_a_decorator_installing_a_module_def_is_followed_in_one_module(tmp_path)
     attention = textwrap.dedent(files["mods/attention.py"]).lstrip().replace("from .readers import with_readers\n", "")
     path = tmp_path / "one.py"
     path.write_text(readers + "\n\n" + attention)
-    expected = _marked(tmp_path)
+    expected = marked_lines(tmp_path)
     assert len(expected) == 1
-    assert _findings(tmp_path, follow=False) == expected
-    assert _findings(tmp_path, follow=False, prune=False) == expected
+    assert tree_findings(tmp_path, follow=False) == expected
+    assert tree_findings(tmp_path, follow=False, prune=False) == expected
 
 
 def test_a_kernel_languages_def_is_no_helper_its_callers_link(tmp_path):
     """rules/paged_kernels.toml [kernel_languages]: a `@triton.jit` def's `.to(tl.float32)` converts tiles of a
     kernel, so a sibling launching it with the pool does not make its module a helper module; a plain Python
     helper beside it still is."""
-    _write(
+    write_tree(
         tmp_path,
         {
             "ops/__init__.py": "",
@@ -288,4 +250,4 @@ def test_a_kernel_languages_def_is_no_helper_its_callers_link(tmp_path):
     kernels, helpers = tmp_path / "ops" / "kernels.py", tmp_path / "ops" / "helpers.py"
     assert not tree_index.imported_by_callers(str(kernels), kernels.read_bytes(), TABLES)
     assert tree_index.imported_by_callers(str(helpers), helpers.read_bytes(), TABLES)
-    assert _findings(tmp_path) == _marked(tmp_path)
+    assert tree_findings(tmp_path) == marked_lines(tmp_path)

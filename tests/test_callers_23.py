@@ -13,54 +13,16 @@ sibling module reaches a converting definition of the helper module:
 Look-alikes sit beside each positive: rows gathered first, `.to(device)`, a scale tensor, a query."""
 
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from castlint.analysis import link_gate, tree_index
-from castlint.config import Config
-from castlint.engine import check_paths
-from castlint.tables import load_tables
-
-TABLES = load_tables()
+from castlint.analysis import tree_index
+from package_cases import fresh_tree_caches, marked_lines, tree_findings, write_tree
 
 
 @pytest.fixture(autouse=True)
 def _own_tree_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("CASTLINT_TREE_CACHE", str(tmp_path / "tree-cache"))
-    tables = (tree_index._MODULES, tree_index._LINKS, tree_index._REACHED, link_gate._TEXTS, link_gate._HANDS)
-    for table in tables:
-        table.clear()
-    yield
-    for table in tables:
-        table.clear()
-
-
-def _write(root: Path, files: dict) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
-
-
-def _findings(root: Path, follow="default", prune=True) -> set:
-    config = Config()
-    if follow != "default":
-        config.follow_imports = follow
-    config.cache = False
-    files = sorted(str(p) for p in root.rglob("*.py") if "tree-cache" not in str(p))
-    run = check_paths(files, TABLES, config, jobs=1, prune=prune)
-    assert not [e for r in run.results for e in r.errors]
-    return {(str(Path(r.path).relative_to(root)), f.start.line) for r in run.results for f in r.findings}
-
-
-def _marked(root: Path) -> set:
-    out = set()
-    for path in root.rglob("*.py"):
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            if "# positive" in line:
-                out.add((str(path.relative_to(root)), number))
-    return out
+    yield from fresh_tree_caches(tmp_path, monkeypatch)
 
 
 FILLER = "\n\n".join(f"def _filler_{i}(x, scale):\n    return x * scale + {i}\n" for i in range(12))
@@ -427,19 +389,19 @@ def _with_filler(files: dict) -> dict:
 @pytest.mark.parametrize("name", sorted(PACKAGES))
 def test_reached_forms_found_by_default_and_pruned_is_whole(tmp_path, name, filler):
     files = _with_filler(PACKAGES[name]) if filler else PACKAGES[name]
-    _write(tmp_path, files)
-    expected = _marked(tmp_path)
+    write_tree(tmp_path, files)
+    expected = marked_lines(tmp_path)
     assert expected
-    assert _findings(tmp_path) == expected
-    assert _findings(tmp_path, prune=False) == expected
-    assert _findings(tmp_path, follow=False) == set()  # off: each module alone has no finding
+    assert tree_findings(tmp_path) == expected
+    assert tree_findings(tmp_path, prune=False) == expected
+    assert tree_findings(tmp_path, follow=False) == set()  # off: each module alone has no finding
 
 
 @pytest.mark.parametrize("name", sorted(NEGATIVES))
 def test_reached_forms_given_no_whole_pool_find_nothing(tmp_path, name):
-    _write(tmp_path, NEGATIVES[name])
-    assert _findings(tmp_path) == set()
-    assert _findings(tmp_path, prune=False) == set()
+    write_tree(tmp_path, NEGATIVES[name])
+    assert tree_findings(tmp_path) == set()
+    assert tree_findings(tmp_path, prune=False) == set()
 
 
 def test_a_computed_name_picks_what_its_constant_parts_spell():
