@@ -52,12 +52,7 @@ class ConversionQueries:
         (its parameters bound to the call's arguments; `**kw` to its keywords)."""
         if depth > 4 or id(target) in self._returns_in_progress:
             return []
-        bindings = dict(env or {})
-        bindings.update(self._bound_params(call, target, skip_self, depth))
-        bindings.update(self.self_frame(call, skip_self, target))
-        if isinstance(target, cst.FunctionDef):
-            for param in (*target.params.posonly_params, *target.params.params, *target.params.kwonly_params):
-                bindings[id(param)] = max(bindings[id(param)], self._convention_origin(target, param))
+        bindings = self._call_bindings(call, target, skip_self, depth, env)
         saved, saved_kinds = self._origin_cache, self._kind_cache
         self._origin_cache, self._kind_cache = {}, {}
         self._bindings.append(bindings)
@@ -610,17 +605,24 @@ class ConversionQueries:
             return False
         return not all(converts)
 
+    def _call_bindings(self, call: cst.Call, target, skip_self: bool, depth: int, env=None) -> dict:
+        """What target's parameters hold when call reaches it (env first, then the call's arguments and
+        self), each at least what an engine's calling convention gives it."""
+        bindings = dict(env or {})
+        bindings.update(self._bound_params(call, target, skip_self, depth))
+        bindings.update(self.self_frame(call, skip_self, target))
+        if isinstance(target, cst.FunctionDef):
+            for param in (*target.params.posonly_params, *target.params.params, *target.params.kwonly_params):
+                bindings[id(param)] = max(bindings[id(param)], self._convention_origin(target, param))
+        return bindings
+
     def _whole_alone(self, alone: cst.Call, owner, skip_self: bool, cast: cst.Call) -> bool:
         """Is cast's receiver a whole pool with owner's parameters holding only what conventions give
         (no caller's argument: a buffer of the function's own object, an accessor's result)?"""
         receiver = self.cast_receiver(cast)
         if receiver is None:
             return False
-        bindings = dict(self._bound_params(alone, owner, skip_self, 0))
-        bindings.update(self.self_frame(alone, skip_self, owner))
-        if isinstance(owner, cst.FunctionDef):
-            for param in (*owner.params.posonly_params, *owner.params.params, *owner.params.kwonly_params):
-                bindings[id(param)] = max(bindings[id(param)], self._convention_origin(owner, param))
+        bindings = self._call_bindings(alone, owner, skip_self, 0)
         saved, saved_kinds = self._origin_cache, self._kind_cache
         self._origin_cache, self._kind_cache = {}, {}
         self._bindings.append(bindings)
