@@ -1407,20 +1407,20 @@ def _package_names(source: bytes, folder: str) -> Dict[str, str]:
 
 class _Sibling:
     """What the importers' search reads of one sibling module, worked out once a process: its text,
-    whether it names a pool, and (parsed on first need) its `from` imports and top-level definitions."""
+    whether it names a pool, its top-level definitions as text spans, and (on first need) each span parsed."""
 
     def __init__(self, source: bytes, tables: Tables):
         self.source = source
         self.text = source.decode("utf-8", "replace")
         self.carries = _carries(self.text, tables)
-        self._parsed: Optional[list] = None
+        self._spans: Optional[list] = None
         self._trees: Dict[bytes, Optional[ast.AST]] = {}
 
     def spans(self) -> List[Tuple[str, bytes]]:
         """(name, text) of each top-level def or class, decorators included, by text (once)."""
-        if self._parsed is None:
-            self._parsed = _top_spans(self.source)
-        return self._parsed
+        if self._spans is None:
+            self._spans = _top_spans(self.source)
+        return self._spans
 
     def definition(self, text: bytes) -> Optional[ast.AST]:
         """A span's definition, parsed on its own (its line numbers start at 1); None when it does not
