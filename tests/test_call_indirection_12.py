@@ -22,7 +22,8 @@ import pytest
 from castlint.tables import load_tables
 from marked_cases import FILLER
 from marked_cases import check as _check
-from test_call_indirection_11 import _findings, _marked, _own_tree_cache, _write  # noqa: F401
+from package_cases import write_tree
+from test_call_indirection_11 import _findings, _marked, _own_tree_cache  # noqa: F401
 
 TABLES = load_tables()
 
@@ -386,7 +387,7 @@ PACKAGES = {
 @pytest.mark.usefixtures("_own_tree_cache")
 @pytest.mark.parametrize("name", sorted(PACKAGES))
 def test_packages_under_uses(tmp_path, name):
-    _write(tmp_path, PACKAGES[name])
+    write_tree(tmp_path, PACKAGES[name])
     found = _findings(tmp_path, "uses")
     positives, negatives = _marked(tmp_path, "# positive"), _marked(tmp_path, "# negative")
     assert positives and negatives
@@ -397,5 +398,5 @@ def test_packages_under_uses(tmp_path, name):
 
 @pytest.mark.usefixtures("_own_tree_cache")
 def test_importers_are_not_followed_by_default(tmp_path):
-    _write(tmp_path, PACKAGES["coroutine_helper_vllm"])
+    write_tree(tmp_path, PACKAGES["coroutine_helper_vllm"])
     assert ("pkg/staging.py", 8) not in _findings(tmp_path, False)

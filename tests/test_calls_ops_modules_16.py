@@ -22,7 +22,8 @@ import pytest
 
 from marked_cases import FILLER
 from marked_cases import check as _check
-from test_call_indirection_11 import _findings, _marked, _own_tree_cache, _write  # noqa: F401
+from package_cases import write_tree
+from test_call_indirection_11 import _findings, _marked, _own_tree_cache  # noqa: F401
 
 CASES = {
     "blocks_first_lmdeploy": """\
@@ -262,7 +263,7 @@ PACKAGES = {
 @pytest.mark.usefixtures("_own_tree_cache")
 @pytest.mark.parametrize("name", sorted(PACKAGES))
 def test_packages_under_uses(tmp_path, name):
-    _write(tmp_path, PACKAGES[name])
+    write_tree(tmp_path, PACKAGES[name])
     found = _findings(tmp_path, "uses")
     positives, negatives = _marked(tmp_path, "# positive"), _marked(tmp_path, "# negative")
     assert negatives

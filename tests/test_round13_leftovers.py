@@ -21,7 +21,7 @@ import pytest
 from castlint.tables import load_tables
 from marked_cases import FILLER
 from marked_cases import check as _check
-from test_call_indirection_11 import _findings, _marked, _own_tree_cache, _write  # noqa: F401
+from test_call_indirection_11 import _findings, _marked, _own_tree_cache  # noqa: F401
 
 TABLES = load_tables()
 
