@@ -1,0 +1,1 @@
+"""TRT-LLM attention calling a staticmethod of a class defined in a sibling module."""
