@@ -151,6 +151,7 @@ class _Vocabulary:
         self.class_makers = frozenset(_last_parts(tables.class_makers))
         self.class_dict_functions = frozenset(_last_parts(tables.class_dict_functions))
         self.class_dict_attributes = frozenset(tables.class_dict_attributes)
+        self.grow_pairs = frozenset(tables.grow_pairs)  # `self.__dict__.update({...})`: stores on self
         # a library base that hands a call of its object on to a method ([callables] call_delegates:
         # nn.Module, forward): a subclass's forward is what its __call__ returns (_ModuleUnits.collect_statement)
         self.delegated_call_methods = frozenset(_last_parts(tables.call_delegates))
@@ -1891,6 +1892,11 @@ class _Collector:
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
         if name in vocab.attribute_setters or name in vocab.object_setters:
             self.attribute_store(n)
+        elif name in vocab.grow_pairs and type(func) is ast.Attribute and _self_namespace(func.value, vocab):
+            # `self.__dict__.update({...})`, `vars(self).update(q=d)`: stores under names (ObjectFlow
+            # _namespace_updates): any self attribute
+            for value in [*n.args, *(k.value for k in n.keywords)]:
+                self.unit.assigns.append((set(), {ANY_ATTR}, self.refs(value), KEEP))
         if name in vocab.arity_accessors and n.args and type(func) is ast.Attribute:
             # the index's kind (a loop over `self.layer_ids`, a parameter) decides whether it is one:
             # the self attributes the unit reads keep their assignments (ModuleAnalysis.index_kind)
@@ -2238,6 +2244,18 @@ def _iterated_refs(node: ast.AST, vocab: _Vocabulary, aliases) -> _Refs:
     for hook in vocab.iter_hooks:
         refs.calls.add((hook, KEEP))
     return refs
+
+
+def _self_namespace(node: ast.AST, vocab: _Vocabulary) -> bool:
+    """`self.__dict__` or `vars(self)` ([callables] class_dict_attributes / class_dict_functions)."""
+    if type(node) is ast.Attribute and node.attr in vocab.class_dict_attributes:
+        return _is_self(node.value)
+    return (
+        type(node) is ast.Call
+        and _callee_name(node.func) in vocab.class_dict_functions
+        and len(node.args) == 1
+        and _is_self(node.args[0])
+    )
 
 
 def _setter_args(call: ast.Call, vocab: _Vocabulary) -> Optional[list]:
@@ -5006,7 +5024,7 @@ def _keep_plan_inputs(
                         keep[j] = True
                         needed |= methods[j].self_attrs
                         changed = True
-            if any(t_attrs & needed for _, t_attrs, _, _ in method.assigns):
+            if any(t_attrs & needed or ANY_ATTR in t_attrs for _, t_attrs, _, _ in method.assigns):
                 if not keep[i]:
                     keep[i] = True
                     changed = True

@@ -144,14 +144,123 @@ class Containers:
             for call in self.nodes.calls:
                 args = self.self_setter_args(call)
                 if args is None:
+                    owner = self.enclosing_class(call)
+                    for name, value in self._namespace_updates(call) if owner is not None else ():
+                        index.setdefault(id(owner), []).append((name, value))
                     continue
                 if len(args) < 2 or any(a.star or a.keyword is not None for a in args[:2]):
                     continue
-                name = self.constant_string(args[0].value)
                 owner = self.enclosing_class(call)
-                if name is not None and name.isidentifier() and owner is not None:
-                    index.setdefault(id(owner), []).append((name, args[1].value))
+                if owner is None:
+                    continue
+                # `for name in ("q_data_type", "kv_data_type"): setattr(self, name, v)`: each name the
+                # loop (or the callers, a default) gives; a pair from a literal mapping's items
+                for name, value in self._named_set_values(args[0].value, args[1].value):
+                    if name.isidentifier():
+                        index.setdefault(id(owner), []).append((name, value))
         return index.get(id(cls), [])
+
+    def _named_set_values(self, name: cst.BaseExpression, value: cst.BaseExpression) -> List[tuple]:
+        """(attribute name, value) pairs a setter call with these name and value arguments stores: each
+        constant the name may hold, with value; for `for k, v in {"a": x, "b": y}.items(): setattr(self,
+        k, v)` (or over a literal sequence of pairs), each key with its own value."""
+        names = self.constant_strings(name)
+        if names is not None:
+            return [(n, value) for n in names]
+        pairs = self._literal_item_pairs(name, value)
+        return pairs or []
+
+    def _literal_item_pairs(self, name: cst.BaseExpression, value: cst.BaseExpression) -> List[tuple]:
+        """`for k, v in {...}.items()` / `for k, v in (("a", x), ("b", y))` of names k and v bound by the
+        same for target: (key, value expression) per entry; [] when it is no such loop."""
+        if not isinstance(name, cst.Name) or not isinstance(value, cst.Name):
+            return []
+        loop = self.parents.get(name)
+        while loop is not None and not isinstance(loop, (cst.For, cst.FunctionDef)):
+            loop = self.parents.get(loop)
+        if not isinstance(loop, cst.For) or not isinstance(loop.target, (cst.Tuple, cst.List)):
+            return []
+        targets = [e.value for e in loop.target.elements]
+        if len(targets) != 2 or not all(isinstance(t, cst.Name) for t in targets):
+            return []
+        if (targets[0].value, targets[1].value) != (name.value, value.value):
+            return []
+        source = loop.iter
+        entries = []
+        if (
+            isinstance(source, cst.Call)
+            and isinstance(source.func, cst.Attribute)
+            and source.func.attr.value in self.tables.item_views
+            and not source.args
+        ):
+            mapping = self.dict_literal_entries(source.func.value)
+            if mapping is None:
+                return []
+            entries = mapping
+        elif isinstance(source, (cst.Tuple, cst.List)):
+            for element in source.elements:
+                pair = element.value
+                if not isinstance(pair, cst.Tuple) or len(pair.elements) != 2:
+                    return []
+                entries.append((pair.elements[0].value, pair.elements[1].value))
+        else:
+            return []
+        out = []
+        for key, held in entries:
+            text = self.constant_string(key)
+            if text is None:
+                return []
+            out.append((text, held))
+        return out
+
+    def dict_literal_entries(self, expr: cst.BaseExpression) -> Optional[List[tuple]]:
+        """(key, value) of a dict display `{"a": x}` or `dict(a=x)`; None for anything else."""
+        if isinstance(expr, cst.Dict):
+            entries = []
+            for element in expr.elements:
+                if not isinstance(element, cst.DictElement):
+                    return None
+                entries.append((element.key, element.value))
+            return entries
+        constructor = (self.call_name(expr) or "").removeprefix("builtins.") if isinstance(expr, cst.Call) else None
+        if constructor in self.tables.item_dicts:
+            if any(a.keyword is None for a in expr.args):
+                return None
+            return [(cst.SimpleString(repr(a.keyword.value)), a.value) for a in expr.args]
+        return None
+
+    def _namespace_updates(self, call: cst.Call) -> List[tuple]:
+        """(name, value) for an update of self's own namespace: `self.__dict__.update({"q": d})`,
+        `vars(self).update(q=d, kv=d)` ([callables] class_dict_functions / class_dict_attributes,
+        [containers] grow_pairs) sets self.q and self.kv; [] for any other call."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in self.tables.grow_pairs:
+            return []
+        space = func.value
+        if isinstance(space, cst.Attribute) and space.attr.value in self.tables.class_dict_attributes:
+            holder = space.value
+        elif (
+            isinstance(space, cst.Call)
+            and len(space.args) == 1
+            and (self.call_name(space) or "") in self.tables.class_dict_functions
+        ):
+            holder = space.args[0].value
+        else:
+            return []
+        if not (isinstance(holder, cst.Name) and holder.value == "self"):
+            return []
+        entries: List[tuple] = []
+        for arg in call.args:
+            if arg.keyword is not None:
+                entries.append((cst.SimpleString(repr(arg.keyword.value)), arg.value))
+            elif not arg.star:
+                entries.extend(self.dict_literal_entries(arg.value) or [])
+        out = []
+        for key, value in entries:
+            text = self.constant_string(key)
+            if text is not None and text.isidentifier():
+                out.append((text, value))
+        return out
 
     def self_setter_args(self, call: cst.Call) -> Optional[Sequence[cst.Arg]]:
         """(name, value, ...) arguments of a call that sets an attribute of self: `self.register_buffer(n, v)`,

@@ -171,6 +171,34 @@ class HeldCallables:
             return []
         return self.passed_arguments(param)
 
+    def defaulted_arguments(self, param: cst.Param) -> List[cst.BaseExpression]:
+        """What a parameter with a default may hold (`def _cast(buf, d, method="to")`): under the call
+        being followed, what it passes or else the default; otherwise what each visible call of its
+        def passes, the default where a call leaves it out (the conditions of complete_arguments:
+        a plain def of the module that only visible calls reach); [] when it is no such parameter."""
+        if param.star or param.default is None:
+            return []
+        for bindings in reversed(self._bindings):
+            if id(param) in bindings:
+                argument = bindings.get(("arg", id(param)))
+                return [argument if argument is not None else param.default]
+        owner = self._param_owner(param)
+        if not isinstance(owner, cst.FunctionDef) or owner.decorators:
+            return []
+        if self._convention_origin(owner, param) != 0 or self.value_callers().get(id(owner)):
+            return []
+        if self._mapped_calls().get(id(owner)):
+            return []
+        found: List[cst.BaseExpression] = []
+        for call, skip, env in self._callers_of(owner):
+            if env:
+                continue
+            if any(a.star for a in call.args):
+                return []  # `f(*args)`: what it leaves out is unknown
+            argument = self._argument_for(call, owner, param, skip_self=skip)
+            found.append(argument if argument is not None else param.default)
+        return found or [param.default]
+
     def unpacked_values(self, value: cst.BaseExpression, path, depth: int = 0) -> Optional[List[cst.BaseExpression]]:
         """What a name bound by unpacking value at path is, by structure (`mgr, idx = self._where(m)`:
         the second element of the tuple `_where` returns); None when some step is unknown."""
@@ -235,9 +263,10 @@ class HeldCallables:
             if referent is not None:  # `self._ref()` of `self._ref = weakref.WeakMethod(pool.get_key_buffer)`
                 return self._callable_forms(referent, depth + 1) if depth < 4 else []
             if name in t.method_callers and value.args:
-                method = self.constant_string(value.args[0].value)
-                if isinstance(method, str) and method.isidentifier():
-                    return [(("method", method), tuple(value.args[1:]))]  # x.method(bound...) of the call's x
+                methods = self.constant_strings(value.args[0].value) or ()
+                if methods and all(m.isidentifier() for m in methods):
+                    # x.method(bound...) of the call's x; each name a loop or the callers may give
+                    return [(("method", m), tuple(value.args[1:])) for m in methods]
             if name in t.attr_getters and value.args and not any(a.star or a.keyword for a in value.args):
                 paths = tuple(self.constant_string(a.value) for a in value.args)
                 if all(p and all(part.isidentifier() for part in p.split(".")) for p in paths):
@@ -1013,6 +1042,16 @@ class HeldCallables:
         found = set()
         for assignment in self.reaching(expr):
             node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if isinstance(param, cst.Param):
+                # a parameter (`def _cast(buf, d, method="to")`): what every visible call passes, the
+                # default where it leaves it out
+                arguments = self.complete_arguments(param) or self.defaulted_arguments(param)
+                texts = {self.constant_string(a, depth + 1) for a in arguments}
+                if not arguments or None in texts:
+                    return None
+                found.update(texts)
+                continue
             if not isinstance(node, cst.Name):
                 return None
             kind, value, path = self.binding(node)
@@ -1039,7 +1078,7 @@ class HeldCallables:
                 if isinstance(param, cst.Param):
                     # a parameter: what the call being followed (or every visible call) passes
                     # (`def __getattr__(self, name): return getattr(self._pool, name)`)
-                    arguments = self.complete_arguments(param)
+                    arguments = self.complete_arguments(param) or self.defaulted_arguments(param)
                     more = [] if arguments else None
                     for argument in arguments:
                         each = self.constant_strings(argument, depth + 1)
