@@ -61,6 +61,9 @@ class Accessor:
     # learnt from methods that read no buffer of their own class, only another object's accessor (`self.backend.
     # pool.get_key_buffer(i)`, `super().read(i)`): a reader of the pool, not its accessor, for CL004's attribution
     reader: bool = False
+    # a reader learnt in a class that allocates no buffer and reads only a pool it holds (`self.pool =
+    # token_to_kv_pool`): it converts for the caller that built it, not for every reader of the pool (CL001)
+    holder: bool = False
 
 
 @dataclass(frozen=True)

@@ -1253,6 +1253,8 @@ class ConversionQueries:
         """Is func an override of a learnt reader (a method that reads no buffer of its own class, only another
         object's accessor: Accessor.reader) that takes what the base's reader hands it (`super().read(layer)`)?
         It converts for the backend that uses it, not for every reader of the pool: no pool accessor (CL001)."""
+        if accessor.holder:
+            return True  # its class owns no buffer: a holder of another object's pool converts for its caller
         if not accessor.reader:
             return False
         return any(

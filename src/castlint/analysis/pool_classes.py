@@ -68,6 +68,9 @@ class Learned:
     # accessors learnt only from methods that read no per-layer buffer, only another accessor's result
     # (a backend's reader: `self.backend.pool.get_key_buffer(i)`): Accessor.reader
     readers: FrozenSet[str] = frozenset()
+    # readers learnt in classes that allocate no buffer and that read only an object they hold (a holder of an
+    # engine's pool: `self.pool = token_to_kv_pool`; not `self.get_buffers(i)` of a manager subclass): Accessor.holder
+    holders: FrozenSet[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.accessors or self.buffers)
@@ -377,6 +380,7 @@ class _Method:
         self.used: Set[str] = set()  # the class's buffers a return reads
         self.opaque = False  # a return delegates or reinterprets: its dtype is not the allocation's
         self.reads_buffer = False  # a return reads a per-layer buffer itself (its class's, or a cache attribute)
+        self.self_delegation = False  # a return delegates to self's own accessor (`self.get_buffers(i)`, super())
         self.assigned = self.index.assigned
         self.unpacked = self.index.unpacked
         self._busy: Set[str] = set()
@@ -534,6 +538,8 @@ class _Method:
                     return BAD
                 if name in self.known and self._receiver_ok(name, func.value, node) and self._own(func.value):
                     self.opaque = True
+                    if not self._held(func.value):
+                        self.self_delegation = True
                     return self.known[name]  # delegation to the class's own or a held pool
             elif name in self.known and name not in t.accessors:
                 return None
@@ -602,6 +608,24 @@ class _Method:
             return self._own(node.func, depth + 1)
         if isinstance(node, (ast.Attribute, ast.Subscript)):
             return self._own(node.value, depth + 1)
+        return False
+
+    def _held(self, node: ast.AST, depth: int = 0) -> bool:
+        """Is node (a receiver _own accepts) an object self holds (`self.pool`, `self.runner.pool`, a local
+        of one), not self itself or its base (`self`, `super()`)?"""
+        if depth > 8:
+            return False
+        if isinstance(node, ast.Name):
+            if node.id == "self":
+                return False
+            values = list(self.assigned.get(node.id, ()))
+            if node.id in self.unpacked:
+                values.append(self.unpacked[node.id][0])
+            return bool(values) and all(self._held(v, depth + 1) for v in values)
+        if isinstance(node, ast.Attribute):
+            return isinstance(node.value, ast.Name) and node.value.id == "self" or self._held(node.value, depth + 1)
+        if isinstance(node, ast.Subscript):
+            return self._held(node.value, depth + 1)
         return False
 
     def _receiver_ok(self, name: str, receiver: ast.AST, call: Optional[ast.Call] = None) -> bool:
@@ -688,6 +712,7 @@ def learn_tree(
     handed = _manager_methods(tree, tables) if lines is None or received.search("".join(lines).encode()) else {}
     for cls in _classes(tree):
         own = class_buffers(cls, tables, indexes, lines if lines is not None and _ALLOCATES is not None else None)
+        allocates = bool(own)
         if handed:
             for name in _handed_buffers(cls, handed):
                 own.setdefault(name, LIST)
@@ -704,18 +729,19 @@ def learn_tree(
             and not any(_last(d) in ("staticmethod", "property") for d in f.decorator_list)
         ]
         if methods:
-            classes.append((cls, own, methods))
+            classes.append((cls, own, methods, allocates))
     learnt: Dict[str, str] = {}
     planes: Set[str] = set()  # learnt accessors that return one planes-first layer
     converting: Set[str] = set()
     readers: Set[str] = set()
+    holders: Set[str] = set()
     dtypes: Dict[str, Tuple[str, ...]] = {}
     class_dtypes: Dict[int, Dict[str, Optional[Tuple[str, ...]]]] = {}
     for _ in range(_MAX_ROUNDS):
         changed = False
         known_now = dict(base)
         known_now.update(learnt)
-        for cls, own, methods in classes:
+        for cls, own, methods, allocates in classes:
             for func in methods:
                 if func.name in learnt or func.name in tables.accessors:
                     continue
@@ -733,6 +759,8 @@ def learn_tree(
                     learnt[func.name] = kind
                     if not method.reads_buffer:
                         readers.add(func.name)
+                        if not allocates and not method.self_delegation:
+                            holders.add(func.name)
                     if kind == LAYER and method.plane_layers():
                         planes.add(func.name)
                     if method.converts:
@@ -752,6 +780,7 @@ def learn_tree(
         frozenset(converting),
         tuple(sorted(dtypes.items())),
         frozenset(readers),
+        frozenset(holders),
     )
 
 
@@ -1024,8 +1053,9 @@ def with_accessors(
     allocated.update(dtypes or {})
     allocated = {k: tuple(v) for k, v in allocated.items() if k in accessors}
     readers = learnt.readers & set(accessors) if isinstance(learnt, Learned) else frozenset()
+    holders = learnt.holders & readers if isinstance(learnt, Learned) else frozenset()
     items = frozenset(accessors.items())
-    key = (id(tables), items, extra, frozenset(allocated.items()), readers)
+    key = (id(tables), items, extra, frozenset(allocated.items()), readers, holders)
     hit = _WITH.get(key)
     found = hit[1] if hit is not None and hit[0] is tables else None  # an id may be reused
     if found is None:
@@ -1037,10 +1067,14 @@ def with_accessors(
                 "learnt from a pool class of the checked tree",
                 dtype=allocated.get(name, ()),
                 reader=name in readers,
+                holder=name in holders,
             )
         text = (
             "\0".join(
-                f"{n}={r}" + ("/" + "|".join(allocated[n]) if n in allocated else "") + ("/r" if n in readers else "")
+                f"{n}={r}"
+                + ("/" + "|".join(allocated[n]) if n in allocated else "")
+                + ("/r" if n in readers else "")
+                + ("/h" if n in holders else "")
                 for n, r in sorted(accessors.items())
             )
             + "\1"

@@ -108,6 +108,9 @@ class PatternMatching:
         kind, value, path = self.binding(node)
         if kind == "assign" and path and isinstance(self.parents.get(node), cst.StarredElement):
             # `first, *rest = caches`: rest is a list of the further elements, a container too
+            start = self._starred_start(node)
+            if len(path) == 1 and start is not None and self._entry_scales(start, value, depth):
+                return Origin.OTHER  # `k, v, *quant = past_key_value`: the positions past the caches, scales
             container = self._unpacked(value, path[:-1], depth)
             if container != Origin.POOL_TUPLE and len(path) == 1:
                 # `first, *rest = self.groups[i]` of a [k, v] list: rest holds the further whole caches
@@ -120,6 +123,15 @@ class PatternMatching:
         if kind == "for":
             return self._iterated(value, path, depth)
         return Origin.OTHER
+
+    def _starred_start(self, node: cst.Name) -> Optional[int]:
+        """The first position of the unpacked value a starred target (`*rest` of `k, v, *rest = entry`)
+        holds: its index in its own target tuple (no star can precede it)."""
+        starred = self.parents.get(node)
+        container = self.parents.get(starred)
+        if not isinstance(starred, cst.StarredElement) or not isinstance(container, (cst.Tuple, cst.List)):
+            return None
+        return next((i for i, e in enumerate(container.elements) if e is starred), None)
 
     @staticmethod
     def _element(origin: Origin) -> Origin:

@@ -548,11 +548,16 @@ class Subscripts:
         planes = self.tables.entry_cache_planes
         return bool(planes) and index.evaluated_value >= planes and self.from_convention(holder)
 
-    def _entry_param(self, expr: cst.BaseExpression) -> bool:
+    def _entry_param(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Is expr a parameter that a calling convention fills with one layer's entry (`entry = true`:
-        lmdeploy's past_key_value, (k_cache, v_cache, k_scales_zeros, v_scales_zeros))?"""
+        lmdeploy's past_key_value, (k_cache, v_cache, k_scales_zeros, v_scales_zeros)), or a helper's
+        parameter that every visible call fills with one (`unpack_layer(past_key_value)`)?"""
         if not isinstance(expr, cst.Name):
             return False
+        if depth < 3:
+            passed = self._complete_name_arguments(expr)
+            if passed and all(self._entry_param(a, depth + 1) for a in passed):
+                return True
         params = [a.node if isinstance(a.node, cst.Param) else self.parents.get(a.node) for a in self.reaching(expr)]
         if not params or not all(isinstance(p, cst.Param) for p in params):
             return False
@@ -844,6 +849,14 @@ class Subscripts:
                         return True
                     if kind == "for" and not path and self.from_convention(value, depth, layout):
                         return True  # an entry of what the engine hands over
+                    if (
+                        kind == "assign"
+                        and path == (1,)
+                        and isinstance(value, cst.Call)
+                        and self._items_call(value, any_args=True)
+                        and self.from_convention(value.func.value, depth, layout)
+                    ):
+                        return True  # `name, cache = caches.popitem(last=False)`: a value of the engine's dict
                     if kind == "for" and path and path[0] == 1 and len(path) == 1 and isinstance(value, cst.Call):
                         # `for i, kv in enumerate(engine.gpu_cache)`: kv is an entry
                         if (dotted(value.func) or "") == "enumerate" and value.args:
@@ -879,6 +892,9 @@ class Subscripts:
                 and not expr.args[0].star
             ):
                 return self.from_convention(expr.args[0].value, depth, layout)  # `list(gpu_cache)`: the same entries
+            if self._element_keeping_call(expr) and self.from_convention(expr.args[0].value, depth, layout):
+                # `OrderedDict(kv_caches)`, `deque(caches)`: the same entries; `next(iter(d.values()))`: one of them
+                return True
             receiver, method, _ = self.method_parts(expr)
             t = self.tables
             if (
@@ -899,10 +915,26 @@ class Subscripts:
                     return True
         return False
 
-    def _items_call(self, call: cst.Call) -> bool:
-        """`d.items()` ([containers] item_methods, no arguments): (key, value) pairs of d."""
+    def _items_call(self, call: cst.Call, any_args: bool = False) -> bool:
+        """`d.items()` ([containers] item_methods, no arguments): (key, value) pairs of d; any_args: with
+        arguments too (`d.popitem(last=False)`)."""
         func = call.func
-        return isinstance(func, cst.Attribute) and func.attr.value in self.tables.item_methods and not call.args
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in self.tables.item_methods
+            and (any_args or not call.args)
+        )
+
+    def _element_keeping_call(self, call: cst.Call) -> bool:
+        """A call of a container constructor that keeps its one positional argument's elements or values
+        ([containers] keep_elements, dict_constructors: `OrderedDict(kv_caches)`) or of a function that takes
+        one of them (take_functions: `next(iter(d.values()))`), by qualified name."""
+        t = self.tables
+        args = [a for a in call.args if a.keyword is None]
+        if not args or args[0] is not call.args[0] or args[0].star:
+            return False
+        names = t.keep_elements | t.dict_constructors | t.take_functions
+        return self.qualified_in(call, names)
 
     def _bounded_slice(self, s: cst.Slice) -> bool:
         """`[:n]`, `[a:b]`: bounded by a batch-sized value, not by the pool's extent; `[::2]`:

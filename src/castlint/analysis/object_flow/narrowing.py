@@ -449,7 +449,8 @@ class IsinstanceNarrowing:
 
 class KeyTestNarrowing:
     """`for name, t in d.items(): if name.endswith("scale"): ... t ...`: where d is a dict display of
-    constant string keys, t read under a test of name is only the entries whose key passes it."""
+    constant string keys, or a record's fields by name (`rec._asdict()`, `vars(rec)`: [records] as_dict_*),
+    t read under a test of name is only the entries whose key passes it."""
 
     def key_excluded(self, read: cst.Name, iterable: cst.BaseExpression, path) -> frozenset:
         """ids of the display values the item value at path (1,) of `for key, value in d.items()` cannot
@@ -468,6 +469,13 @@ class KeyTestNarrowing:
         if not guards:
             return frozenset()
         excluded = set()
+        source = self.fields_source(iterable.func.value)
+        if source is not None:  # `rec._asdict().items()`, `vars(rec).items()`: each field under its own name
+            for field in self.any_field_attributes(source):
+                passes = [self._key_test(test, key.value, field.attr.value) for test, _ in guards]
+                if any(p is not None and p != branch for p, (_, branch) in zip(passes, guards)):
+                    excluded.add(id(field))
+            return frozenset(excluded)
         for display in self._held_values(iterable.func.value):
             for entry in display.elements if isinstance(display, cst.Dict) else ():
                 text = _constant_text(entry.key) if isinstance(entry, cst.DictElement) else None
