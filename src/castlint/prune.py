@@ -4799,6 +4799,7 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
         kind_defs = set().union(*(unit.kind_defs for unit in kept_units))
         unpacked_defs = set().union(*(unit.unpacked_defs for unit in kept_units))
         need_attrs, resolve = _attributes_read(kept_units, taint, class_units)
+        held_calls = _held_site_calls(kept_units, sites)
         for unit in units:
             if id(unit) in kept:
                 continue
@@ -4819,10 +4820,43 @@ def _kept_units(module: _ModuleUnits, taint: "_Taint", sites: Set[int]) -> Set[i
                 or any(
                     attr in need_attrs.get(key, ()) and made & pool_classes for attr, made in unit.made_attrs.items()
                 )
+                or _makes_called_holder(unit, held_calls, taint)
             ):
                 kept.add(id(unit))
                 changed = True
     return kept
+
+
+def _held_site_calls(kept_units: List[_Unit], sites: Set[int]) -> tuple:
+    """({(class, method)} of the kept methods holding a site, {(attr, method)} of the kept `self.attr.m(...)`
+    calls), for _makes_called_holder: once per pass."""
+    site_methods = {
+        (u.cls.name, u.node.name) for u in kept_units if id(u) in sites and u.cls is not None and type(u.node) in _DEFS
+    }
+    calls = set()
+    if site_methods:
+        for u in kept_units:
+            for name, receiver, call in u.object_calls:
+                holder = call.func.value if receiver == "object" and type(call.func) is ast.Attribute else None
+                if type(holder) is ast.Attribute and _is_self(holder.value):
+                    calls.add((holder.attr, name))
+    return site_methods, calls
+
+
+def _makes_called_holder(unit: _Unit, held_calls: tuple, taint: "_Taint") -> bool:
+    """Does unit build `self.x = C(...)` (or take `x: C`) where kept code calls `self.x.m(...)` and m is a
+    method of C (or a base) holding a site? The analysis tells which m runs by the class the construction
+    makes (ModuleAnalysis: instance_class), needed where several classes define m (`self.policy.forward(k)`
+    beside the caller's own `forward`)."""
+    site_methods, calls = held_calls
+    if not unit.made_attrs or not calls:
+        return False
+    for attr, name in calls:
+        for made in unit.made_attrs.get(attr, ()):
+            cls = taint.classes.get(made)
+            if cls is not None and any((c.name, name) in site_methods for c in taint.family_of(cls, up_only=True)):
+                return True
+    return False
 
 
 def _mixes_kept_bases(unit: _Unit, kept_units: List[_Unit], taint: "_Taint") -> bool:

@@ -363,6 +363,8 @@ class Tables:
     base_attributes: set = field(default_factory=set)  # [callables] base_attributes: __base__
     call_delegates: set = field(default_factory=set)  # [callables] call_delegates: torch.nn.Module.forward
     duck_protocol: set = field(default_factory=set)  # [callables] duck_protocol: __call__
+    # [callables] tensor_container_methods: container method names tensors have too (`add`, `sort`)
+    tensor_container_methods: set = field(default_factory=set)
     class_makers: set = field(default_factory=set)  # [callables] class_makers: type(name, bases, ns), types.new_class
     class_namespaces: set = field(default_factory=set)  # [callables] class_namespaces: "2", exec_body
     enum_bases: set = field(default_factory=set)  # [callables] enum_bases: a class of members
@@ -1043,6 +1045,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "class_makers": "class_makers",
             "call_delegates": "call_delegates",
             "duck_protocol": "duck_protocol",
+            "tensor_container_methods": "tensor_container_methods",
             "class_dict_functions": "class_dict_functions",
             "class_dict_attributes": "class_dict_attributes",
             "mro_attributes": "mro_attributes",

@@ -157,7 +157,12 @@ class IndexValues:
         (a class of the file that builds it decides by its values, as dict_like reads)."""
         if not isinstance(expr, cst.Attribute) or expr.attr.value not in self.tables.scalar_element_attributes:
             return False
-        return self._attr_owner(expr) is None
+        owner = self._attr_owner(expr)
+        if owner is None:
+            return True
+        # a class that only stores what it was handed (`self.layer_index = layer_index`) builds nothing
+        values = self.instance_attr_values(owner, expr.attr.value)
+        return bool(values) and all(isinstance(v, (cst.Name, cst.Attribute)) for v in values)
 
     def _values_index_kind(self, values, depth: int) -> str:
         """SCALAR when every value (None: unknown) is a scalar, TENSOR when one is indices."""

@@ -1232,6 +1232,8 @@ class Origins:
 
     def _imported_callee(self, func: cst.Attribute) -> bool:
         """Is `a.b.m` an attribute of an imported name (a module's function, not a tensor's method)?"""
+        if not isinstance(func.value, (cst.Name, cst.Attribute)):
+            return False  # `torch.abs(pool).sum(dtype=d)`: a method of what a call returned
         scope = self.scopes.get(func)
         if scope is None:
             return False

@@ -29,6 +29,35 @@ def iter_names(node):
             stack.extend((current.left, current.right))
 
 
+_CONTAINER_ONLY: dict = {}  # id(Tables) -> (the tables, the names)
+
+
+def _container_only_names(tables) -> frozenset:
+    """Public method names of Python's containers and str that no tensor table lists (`update`, `append`,
+    `get`, `pop`): a module class defining one may be told by it, the call's arguments permitting."""
+    hit = _CONTAINER_ONLY.get(id(tables))
+    if hit is None or hit[0] is not tables:
+        names = set(dir(dict)) | set(dir(list)) | set(dir(set)) | set(dir(tuple)) | set(dir(str))
+        names = {n for n in names if not n.startswith("_")}
+        for table in (
+            tables.view_methods,
+            tables.tuple_view_methods,
+            tables.casts,
+            tables.gather_methods,
+            tables.narrow_methods,
+            tables.copy_methods,
+            tables.reinterpret_methods,
+            tables.learn_skip_methods,
+            tables.whole_copy_methods,
+            tables.elementwise_methods,
+            tables.dtype_argument_methods,
+            tables.tensor_container_methods,
+        ):
+            names -= set(table)
+        hit = _CONTAINER_ONLY[id(tables)] = (tables, frozenset(names))
+    return hit[1]
+
+
 class InstanceClasses:
     def instance_class(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[cst.ClassDef]:
         """The class of this module an expression is an instance of: a construction `C(...)`,
@@ -615,11 +644,14 @@ class InstanceClasses:
             return None
         if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
             return None
+        shadowing = False  # a container method's name the module's own class defines (`index.update(k, labels)`)
         if method:
             from castlint.analysis.pool_classes import _never_learnt
 
             if name not in self.tables.duck_protocol and (name in _never_learnt(self.tables) or name.startswith("__")):
-                return None
+                if name not in _container_only_names(self.tables):
+                    return None
+                shadowing = True
         cache = self.derived.setdefault("duck_classes", {})
         key = (name, method)
         if key not in cache:
@@ -637,7 +669,48 @@ class InstanceClasses:
         found = cache[key]
         if found is None or self.class_named(receiver) is not None or self.instance_class(receiver) is not None:
             return None
+        if shadowing and not self._duck_shadowing_call(receiver, name, found):
+            return None
         return found
+
+    def _duck_shadowing_call(self, receiver: cst.BaseExpression, name: str, cls: cst.ClassDef) -> bool:
+        """`layer.index.update(k_buf, labels)` with `update` a dict method but also the method of one class of
+        the module: that class's, when the call passes arguments that fit its signature (no star, the
+        positional count and keyword names) and the receiver is nothing the module binds to another value (a
+        parameter, an attribute of one, or a `self.x` only ever assigned names or attributes)."""
+        attribute = self.parents.get(receiver)
+        call = self.parents.get(attribute) if isinstance(attribute, cst.Attribute) else None
+        if not isinstance(call, cst.Call) or call.func is not attribute or not call.args:
+            return False
+        target = self.find_method(cls, name)
+        if not isinstance(target, cst.FunctionDef) or any(a.star for a in call.args):
+            return False
+        params = target.params
+        positional = [*params.posonly_params, *params.params][1:]
+        given = sum(1 for a in call.args if a.keyword is None)
+        if params.star_arg is cst.MaybeSentinel.DEFAULT or not isinstance(params.star_arg, cst.Param):
+            if given > len(positional):
+                return False
+        named = {p.name.value for p in [*positional, *params.kwonly_params]}
+        keywords = [a.keyword.value for a in call.args if a.keyword is not None]
+        if params.star_kwarg is None and any(k not in named for k in keywords):
+            return False
+        bound = given + sum(1 for p in positional[given:] if p.name.value in keywords)
+        if bound < sum(1 for p in positional if p.default is None):
+            return False
+        if isinstance(receiver, cst.Name):
+            return all(
+                isinstance(a.node, cst.Param) or isinstance(self.parents.get(a.node), cst.Param)
+                for a in self.reaching(receiver)
+            )
+        if not isinstance(receiver, cst.Attribute):
+            return False
+        owner = receiver.value
+        if isinstance(owner, cst.Name) and owner.value == "self":
+            enclosing = self.enclosing_class(receiver)
+            values = self.self_attr_values(enclosing, receiver.attr.value) if enclosing is not None else []
+            return all(isinstance(v, (cst.Name, cst.Attribute)) for v in values)
+        return isinstance(owner, (cst.Name, cst.Attribute))
 
     def constructed_class(self, call: cst.Call) -> Optional[cst.ClassDef]:
         """The class of this module a call constructs: `C(...)`, or the enclosing class made
