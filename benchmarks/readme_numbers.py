@@ -6,8 +6,9 @@
 
 Numbers, each from running castlint as a user does (`python -m castlint ...`):
 
-- the decode-step summary on sglang 0.5.20 (`castlint check --no-cache sglang/`: the
-  costliest backend's bytes per step and how many backends have decode-step work);
+- the decode-step summary on sglang 0.5.20 (`castlint check --no-cache sglang/srt/`, the server's
+  package, where every backend and pool is: the costliest backend's bytes per step and how many
+  backends have decode-step work; the whole tree prints the same sentence, 2026-12-07);
 - with --precommit, the hook's cost beyond pre-commit's own start-up, measured by
   benchmarks/precommit_timing.py with the hook as the README recommends it (`args: [--fix]`).
 
@@ -26,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 STEP_RELEASE = "0.5.20"
+STEP_FOLDER = "srt"  # the server's package: every backend and pool of the release
 STEP_LINE = re.compile(r"hot-path casts move (?P<bytes>[\d.]+ [KMG]?B) per decode step"
                        r"(?: in the costliest of (?P<n>\d+) backends)?")
 # the README sentence, wrapped anywhere
@@ -83,7 +85,7 @@ def main(argv=None) -> int:
     parser.add_argument("--precommit", action="store_true", help="also time the pre-commit hook (minutes)")
     parser.add_argument("--runs", type=int, default=9, help="--precommit: runs per hook")
     args = parser.parse_args(argv)
-    step = step_sentence(sglang_tree(STEP_RELEASE))
+    step = step_sentence(sglang_tree(STEP_RELEASE) / STEP_FOLDER)
     hook = hook_seconds(args.runs) if args.precommit else None
     print(step.replace("\n", " "))
     if hook is not None:

@@ -1,4 +1,4 @@
-"""Real engines, whole trees: sglang 0.4.9, 0.5.10, 0.5.23 and vLLM, fetched from the package index.
+"""Real engines, whole trees: sglang 0.4.9 and 0.5.23, vLLM and lmdeploy, fetched from the package index.
 
 The wheels are downloaded once into ~/.cache/castlint (CASTLINT_TEST_CACHE) and
 never committed. For each tree:
@@ -30,7 +30,11 @@ from conftest import FIXTURES, apply_unified_diff, corpus_check, corpus_fix_diff
 
 # The newest vLLM release when this was written; CASTLINT_VLLM_VERSION picks another.
 VLLM_VERSION = os.environ.get("CASTLINT_VLLM_VERSION", "0.33.0")
-SGLANG_VERSIONS = ("0.4.9", "0.5.10", "0.5.23")
+# The oldest release with the FlashInfer MLA backend's cast and the newest. The releases between
+# are checked by backend (tests/test_sglang_releases.py, test_fix_releases.py) and, 0.4.6.post4/5 and
+# 0.5.4, by a whole-tree run that must not crash; each whole tree here costs 3 runs (check,
+# whole-file analysis, fix --diff), about 40 CPU-s for a 0.5.x tree.
+SGLANG_VERSIONS = ("0.4.9", "0.5.23")
 LMDEPLOY_VERSION = os.environ.get("CASTLINT_LMDEPLOY_VERSION", "0.18.0")
 CORPORA = [f"sglang=={v}" for v in SGLANG_VERSIONS] + [f"vllm=={VLLM_VERSION}"]
 # lmdeploy has no fixable site: its findings are pinned and its pruning compared (in-process)

@@ -9,7 +9,7 @@ import pytest
 from conftest import corpus_fix_diff, run_castlint, sglang_tree
 
 MLA = "srt/layers/attention/flashinfer_mla_backend.py"
-RELEASES = ["0.4.6.post5", "0.4.9", "0.5.1", "0.5.4", "0.5.16", "0.5.23"]
+RELEASES = ["0.4.6.post5", "0.4.9", "0.5.1", "0.5.4", "0.5.10", "0.5.16", "0.5.23"]
 # the budget of the backend's own diff (issue 20): lines `git diff --numstat` counts as added
 ADDED_LINES = {"full": 40, "minimal": 20}
 

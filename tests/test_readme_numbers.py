@@ -32,14 +32,14 @@ def test_readme_step_total_matches_the_cli(monkeypatch):
     calls = []
 
     def castlint(*args):
-        # The script's `python -m castlint check --no-cache TREE` from the repository, run as the
-        # suite runs the CLI (in this process; a child under CASTLINT_TEST_SUBPROCESS=1) and with
-        # the cache (ROOT/.castlint_cache): a cold whole-tree check of 0.5.20 costs about 20 CPU-s,
-        # and tests/test_step_total.py's checks of the same tree's srt/ then read it warm. A cached
-        # result is the computed one (tests/test_robustness.py: the same output whatever the cache).
+        # The script's `python -m castlint check --no-cache TREE/srt` from the repository, run as
+        # the suite runs the CLI (in this process; a child under CASTLINT_TEST_SUBPROCESS=1) and
+        # with the cache (ROOT/.castlint_cache), which tests/test_step_total.py's checks of the
+        # same srt/ share: one cold check of it in the session. A cached result is the computed
+        # one (tests/test_robustness.py: the same output whatever the cache).
         calls.append(args)
         return run_castlint(*[a for a in args if a != "--no-cache"], cwd=ROOT)
 
     monkeypatch.setattr(script, "castlint", castlint)
     assert script.main([]) == 0
-    assert calls == [("check", "--no-cache", str(script.sglang_tree(script.STEP_RELEASE)))]
+    assert calls == [("check", "--no-cache", str(script.sglang_tree(script.STEP_RELEASE) / "srt"))]

@@ -60,7 +60,7 @@ def test_fa3_mla_cast(version):
 
 
 @pytest.mark.network
-# 0.4.9, 0.5.10 and 0.5.23 are whole-tree runs of tests/test_corpus.py (exact findings included)
+# 0.4.9 and 0.5.23 are whole-tree runs of tests/test_corpus.py (exact findings included)
 @pytest.mark.parametrize("version", ["0.4.6.post4", "0.4.6.post5", "0.5.4"])
 def test_whole_tree_no_crash_no_internal_error(version):
     tree = sglang_tree(version)
