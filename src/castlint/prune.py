@@ -3524,8 +3524,8 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
         for unit in module.units:
             for calls in (unit.self_calls, unit.name_calls):
                 for name, positional, keywords in calls:
-                    if name in defs or name in _BUILTIN_NAMES:
-                        continue
+                    if (name in defs and name not in _nested_only_defs(module)) or name in _BUILTIN_NAMES:
+                        continue  # (a nested def's name: `self.widen = self._make(d)` may hold what a factory made)
                     if any(taint.tainted(refs, unit) for _, refs in (*positional, *keywords)):
                         return f"a pool is passed to {name}, maybe an object whose class has __call__"
         found = _local_object_calls(module, taint)
@@ -3549,7 +3549,7 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
             for n in pyast.nodes(unit.node):
                 if (
                     type(n) is ast.Call
-                    and _table_call(n, module, registering)
+                    and (_table_call(n, module, registering) or _held_entry_call(n, module))
                     and _tainted_args(n, unit, taint, module)
                 ):
                     return "a pool is passed to an entry of a table of the module's defs (a display, a decorator's)"
@@ -3586,6 +3586,19 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
             if name in holders and _tainted_args(call, unit, taint, module):
                 return f"a pool is passed to {name}, a function value"
     return None
+
+
+def _nested_only_defs(module: "_ModuleUnits") -> Set[str]:
+    """Names only defs nested in a def spell (no top-level def or method of that name): a call spelled so
+    may run what a factory returned, held under that name (`widen = self._make_widener(d)`)."""
+    found = getattr(module, "_nested_only", None)
+    if found is None:
+        outer = [s for s in module.top if type(s) in _DEFS]
+        outer += [n for s in module.top if type(s) is ast.ClassDef for n in s.body if type(n) in _DEFS]
+        ids = {id(n) for n in outer}
+        nested = {n.name for n in pyast.nodes(module.tree) if type(n) in _DEFS and id(n) not in ids}
+        found = module._nested_only = nested - {n.name for n in outer}
+    return found
 
 
 def _closure_factories(module: "_ModuleUnits") -> bool:
@@ -3718,6 +3731,49 @@ def _table_call(call: ast.Call, module: "_ModuleUnits", registering: bool) -> bo
         return False
     defs = set(module.top_defs)
     return not (type(base) is ast.Name and base.id in defs) and not (type(base) is ast.Attribute and base.attr in defs)
+
+
+def _held_table_entries(module: "_ModuleUnits") -> Tuple[Set[str], Set[str]]:
+    """(names, self attributes) bound to an entry of a table of the module's defs, chosen at runtime:
+    `reader = _READERS[key]`, `self.reader = self._table.get(key, _identity)` (a subscript, or a take
+    method of [containers], of a name or self attribute _tables_of_defs names); a call of one runs any entry
+    (ObjectFlow.callable_values)."""
+    found = getattr(module, "_held_entries", None)
+    if found is None:
+        tables, table_attrs = _tables_of_defs(module)
+        names: Set[str] = set()
+        attrs: Set[str] = set()
+        if tables or table_attrs:
+
+            def is_table(node: ast.AST) -> bool:
+                return (type(node) is ast.Name and node.id in tables) or (
+                    type(node) is ast.Attribute and node.attr in (table_attrs | tables)
+                )
+
+            for node in pyast.nodes(module.tree):
+                if type(node) is not ast.Assign:
+                    continue
+                value = node.value
+                if type(value) is ast.Subscript:
+                    held = is_table(value.value)
+                elif type(value) is ast.Call and type(value.func) is ast.Attribute:
+                    held = value.func.attr in module.vocab.element_methods and is_table(value.func.value)
+                else:
+                    held = False
+                if held:
+                    names |= {t.id for t in node.targets if type(t) is ast.Name}
+                    attrs |= {t.attr for t in node.targets if type(t) is ast.Attribute and _is_self(t.value)}
+        found = module._held_entries = (names, attrs)
+    return found
+
+
+def _held_entry_call(call: ast.Call, module: "_ModuleUnits") -> bool:
+    """Is call a call of a name or self attribute holding an entry of a table of the module's defs?"""
+    func = call.func
+    names, attrs = _held_table_entries(module)
+    return (type(func) is ast.Name and func.id in names) or (
+        type(func) is ast.Attribute and func.attr in attrs and _is_self(func.value)
+    )
 
 
 def _module_containers(tree: ast.Module, vocab: _Vocabulary) -> Set[str]:

@@ -825,6 +825,8 @@ class ConversionQueries:
                 # a name bound to a def of the module, as it is or through a wrapper that stands in
                 # for it (`_up = torch.compile(_up_impl)`: [callables] function_wrappers)
                 alias = func.value not in holders and func.value not in local and func.value not in _BUILTIN_NAMES
+                if func.value in local and func.value not in holders and self._rebound_def_name(func):
+                    alias = True  # `widen = self._make_widener(d)` beside a nested `def widen`: what it is assigned
                 if func.value not in holders and not alias:
                     continue
                 if self._decorator_param_call(func):
@@ -853,6 +855,21 @@ class ConversionQueries:
         finally:
             self._bindings, self._frames, self._origin_cache, self._kind_cache = saved
         return index
+
+    def _rebound_def_name(self, func: cst.Name) -> bool:
+        """Is a called name that a def of the module also spells bound, where it is called, by an assignment
+        (`widen = self._make_widener(d)` in a method, beside the factory's nested `def widen`)? Then the
+        call runs what the assignment holds, not the def of that name."""
+        return any(isinstance(a.node, cst.Name) for a in self.reaching(func))
+
+    def _method_names(self) -> set:
+        """Names of the methods the module's classes define (indexed once)."""
+        found = self.__dict__.get("_method_names_memo")
+        if found is None:
+            found = self._method_names_memo = {
+                name for cls in self.module_classes().values() for name in self.class_methods(cls)
+            }
+        return found
 
     def _decorator_param_call(self, func: cst.Name) -> bool:
         """Is func a parameter of a decorator (ObjectFlow.decorator_params)?"""
@@ -912,8 +929,10 @@ class ConversionQueries:
         for call in self.nodes.calls:
             func = call.func
             if isinstance(func, cst.Attribute):
-                if func.attr.value not in held or func.attr.value in self.nodes.local_callables:
+                if func.attr.value not in held:
                     continue
+                if func.attr.value in self.nodes.local_callables and func.attr.value in self._method_names():
+                    continue  # `self.m(...)` of a method: the method calls follow it
             elif not callable_classes:
                 continue
             elif isinstance(func, cst.Call):
