@@ -925,6 +925,8 @@ def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
         return True  # `kb.to(kb.dtype)`, `kb.type_as(kb)`: to its own dtype, whatever it is
     if own_dtype_cast(analysis, call):
         return True
+    if _tested_equal(analysis, call, args):
+        return True  # under `if kv.dtype == d:` (castlint.analysis.dtype_narrowing)
     positional, keywords = analysis.expanded_args(args)
     spelling = analysis.tables.casts.get(method)
     if spelling is not None and spelling.form == "no-args" and spelling.target:
@@ -942,6 +944,23 @@ def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
     allocated = _allocation_dtypes(analysis, receiver, 0)
     aliases = analysis.tables.dtype_aliases
     return bool(allocated) and bool(_canonical(allocated, aliases) & _canonical(targets, aliases))
+
+
+def _tested_equal(analysis: "ModuleAnalysis", call: cst.Call, args) -> bool:
+    """Is call a cast to a dtype written out (an argument) that a condition over it has shown equal?"""
+    from castlint.analysis.dtype_narrowing import dtype_tested_equal
+
+    written = analysis.cast_target(call)
+    if written is None:
+        return False
+    target = next((a.value for a in args if analysis.code(a.value) == written), None)
+    if target is not None:
+        return dtype_tested_equal(analysis, call, target)
+    _receiver, method, _args = analysis.method_parts(call)
+    spelling = analysis.tables.casts.get(method) if method is not None else None
+    if spelling is not None and spelling.form == "no-args" and spelling.target:
+        return dtype_tested_equal(analysis, call, None, {f"torch.{spelling.target}"})  # `.half()`
+    return False
 
 
 def _canonical(spellings: Set[str], aliases: dict) -> Set[str]:
