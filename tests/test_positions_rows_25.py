@@ -7,7 +7,10 @@ corpus's:
   the appended tuple, so `k_buf[rows]` of a unpacked `k_buf` selects rows (no longer read as an element of
   a list of buffers);
 - a FlashInfer plan whose arguments are the enclosing function's `*args` / `**kwargs`: the keywords every
-  visible caller passes (the same keys each) are the plan's (CL002 at the plan).
+  visible caller passes (the same keys each) are the plan's (CL002 at the plan);
+- a record's field read under a test of another of its fields (`if entry.kind == "attn":`, `!=`, `in`, `not
+  in`, str methods, an if or a conditional expression): only the constructions whose argument for the tested
+  field is a string constant passing the test (or is not a constant) made it there.
 Each positive has look-alikes beside it; the pruned analysis gives the whole file's findings, with and
 without filler."""
 
@@ -222,6 +225,95 @@ class FlashInferMetadataBuilder:
             kv_data_type=self.q_dtype, q_data_type=self.q_dtype,
         )
         return last_page_len.to(torch.int32)  # negative: lengths
+""",
+    "kind_trtllm": """\
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class LayerBuf:
+    kind: str
+    buf: torch.Tensor
+
+
+class KVDump:
+    def _forward_step(self, executor, scheduled):
+        mgr = executor.resource_manager.get_resource_manager("kv_cache_manager")
+        ssm = executor.resource_manager.get_resource_manager("mamba_cache_manager")
+        for idx in range(mgr.num_local_layers):
+            if idx in mgr.attn_layers:
+                entry = LayerBuf("attn", mgr.get_buffers(idx))
+            else:
+                entry = LayerBuf("state", ssm.conv_state_small[idx])
+            if entry.kind == "attn":
+                self.sink[idx] = entry.buf.to(torch.float32)  # positive: CL001 the attention layer's whole buffer
+            else:
+                self.sink[idx] = entry.buf.to(torch.float32)  # negative: built only with the small state tensor
+""",
+    "kind_sglang": """\
+from typing import NamedTuple
+
+import torch
+
+
+class Slot(NamedTuple):
+    layer_id: int
+    role: str
+    tensor: torch.Tensor
+
+
+class HybridProbe:
+    def __init__(self, token_to_kv_pool, req_to_token_pool, layer_ids):
+        self.slots = []
+        for i in layer_ids:
+            self.slots.append(Slot(i, "kv", token_to_kv_pool.get_key_buffer(i)))
+            self.slots.append(Slot(layer_id=i, role="mamba_conv", tensor=req_to_token_pool.conv_rows[i]))
+
+    def probe(self, forward_batch):
+        for slot in self.slots:
+            if slot.role not in ("kv", "swa_kv"):
+                self.out[slot.layer_id] = slot.tensor.to(torch.float32)  # negative: the small conv rows only
+            else:
+                self.out[slot.layer_id] = slot.tensor.to(torch.float32)  # positive: CL001 the whole key buffer
+
+
+class ModelRunner:
+    def forward_decode(self, forward_batch, skip_attn_backend_init=False, pp_proxy_tensors=None):
+        out = self.model.forward(forward_batch.input_ids, forward_batch.positions, forward_batch)
+        self.probe.probe(forward_batch)
+        return out
+""",
+    "kind_vllm": """\
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class GroupEntry:
+    spec: str
+    cache: torch.Tensor
+
+
+class OffloadWorker:
+    def __init__(self, kv_caches, layer_names, small_states):
+        self.entries = [GroupEntry("full_attention", kv_caches[n]) for n in layer_names]
+        self.entries.extend(GroupEntry("state", s) for s in small_states)
+
+    def step(self, scheduler_output):
+        for e in self.entries:
+            wide = e.cache.to(torch.float32) if e.spec != "state" else None  # positive: CL001 the paged cache
+            small = e.cache.to(torch.float32) if e.spec == "state" else None  # negative: only the small states
+            self._host.append((wide, small))
+
+
+class GPUModelRunner:
+    def execute_model(self, scheduler_output, intermediate_tensors=None):
+        out = self.model(input_ids=self.input_ids, positions=self.positions)
+        self.offload.step(scheduler_output)
+        return out
 """,
 }
 
