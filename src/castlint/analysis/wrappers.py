@@ -6,7 +6,7 @@ keyword, per version) are data: rules/flashinfer.toml.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -610,6 +610,35 @@ def _star_param_spread(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Op
     return [cst.Arg(value=analysis.either(list(column), expr)) for column in zip(*rows)]
 
 
+def _kwargs_param_spread(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> Optional[List[cst.Arg]]:
+    """`**kw` of a def's or lambda's own `**kwargs` parameter: the keywords its visible callers pass
+    that no named parameter takes (`self._plan_with(w, *a, q_data_type=dt, kv_data_type=dt)`), key by
+    key (several callers: either), when every caller passes the same keys and spreads no `**`; None
+    otherwise."""
+    param = _parameter(analysis, expr)
+    if param is None:
+        return None
+    owner = analysis._param_owner(param)
+    if not isinstance(owner, (cst.FunctionDef, cst.Lambda)) or owner.params.star_kwarg is not param:
+        return None
+    params = owner.params
+    named = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    columns: Dict[str, list] = {}
+    keys = None
+    for call, _skip, env in analysis._callers_of(owner):
+        if env or any(a.star == "**" for a in call.args):
+            return None
+        passed = {a.keyword.value: a.value for a in call.args if a.keyword is not None and a.keyword.value not in named}
+        if keys is not None and set(passed) != keys:
+            return None
+        keys = set(passed)
+        for key, value in passed.items():
+            columns.setdefault(key, []).append(value)
+    if keys is None:
+        return None
+    return [cst.Arg(value=analysis.either(values, expr), keyword=cst.Name(key)) for key, values in columns.items()]
+
+
 def _grown_mapping(analysis: ModuleAnalysis, use: cst.Name, depth: int):
     """The items of the local dict use names, where its block shows them: one plain assignment of a
     mapping _mapping_items reads, then only statements that merge into it (`kw |= {...}`,
@@ -754,6 +783,9 @@ def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[
         items = _mapping_items(analysis, arg.value, depth)
         if items is not None:
             return [cst.Arg(value=v, keyword=cst.Name(k)) for k, v in items if k.isidentifier()]
+        spread = _kwargs_param_spread(analysis, arg.value)
+        if spread is not None:
+            return spread
     value = _bound_value(analysis, arg.value)
     if (
         isinstance(value, cst.Call)

@@ -422,6 +422,9 @@ class SelfAttributes:
         if owner is None:
             return Origin.OTHER
         frames = self.construction_frames(expr.value)
+        guards = self._record_kind_guards(expr.value, owner) if frames and self.is_record(owner) else []
+        if guards:  # `if rec.kind == "attn":`: only the constructions spelling a kind that passes
+            frames = [(c, env) for c, env in frames if not self._kind_excluded(c, expr.value, guards)] or frames
         if frames and len(frames) <= 8 and self.property_getter(owner, expr.attr.value) is not None:
             # `PagedReader(q, 1).raw`: the property reads the attributes of *that* construction
             found = [

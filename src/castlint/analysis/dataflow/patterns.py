@@ -304,6 +304,9 @@ class PatternMatching:
             arguments = self._complete_name_arguments(iterable) or self._constructed_arguments(iterable)
             if arguments and all(isinstance(a, (cst.Tuple, cst.List)) for a in arguments):
                 return max(self._iterated(a, path, depth) for a in arguments)
+        positioned = self._positioned_elements(iterable, path, depth)
+        if positioned is not None:
+            return positioned
         origin = self._element(max(self.origin(iterable, depth), self._protocol_iteration(iterable, depth)))
         for _ in path:
             origin = self._element(origin)
@@ -321,6 +324,24 @@ class PatternMatching:
             if elements:
                 origin = max(origin, max(self._unpacked(e, path, depth) for e in elements))
         return origin
+
+    def _positioned_elements(self, iterable: cst.BaseExpression, path, depth: int) -> Optional[Origin]:
+        """A target unpacked by position from the elements of a container the module builds, where every
+        element's structure is shown down to that position (`for i, (k, s) in enumerate(engine.kv_pairs)` of
+        `list(zip((c[0] for c in caches), (c[2] for c in caches)))`: s is `c[2]`, an entry's scales, not
+        the element the lattice reads): the origin of what sits there; None when some step is not shown."""
+        if not path or None in path or not isinstance(iterable, (cst.Name, cst.Attribute, cst.Subscript)):
+            return None
+        elements = self.element_values(iterable, None)
+        if not elements:
+            return None
+        found: list = []
+        for element in elements:
+            values = self.path_values(element, path, lattice=False)
+            if not values:
+                return None
+            found.extend(values)
+        return max(self.origin(v, depth) for v in found)
 
     def _list_slice(self, expr: cst.BaseExpression) -> bool:
         """Is expr a slice (`xs[:1]`, `xs[a:b]`) of a list or tuple the file builds (displays and

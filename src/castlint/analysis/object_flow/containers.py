@@ -491,8 +491,9 @@ class Containers:
             elif kind == "many" and method in many and not isinstance(func.value, (cst.Subscript, cst.Call)):
                 record(func.value, self._element_of(call.args[0].value, None), (None,))  # d.update(other)
             elif kind is not None:
+                # `d[k].append(v)`: d[k] holds v at some position (`d[k][?]` is v, not `[v]`)
                 value = call.args[-1].value if kind == "last" else call.args[0].value
-                record(func.value, value if kind == "many" else self._held_list(value), (None,))
+                record(func.value, self._element_of(value, None) if kind == "many" else value, (None,))
         return index
 
     def _stored_at(self, holder: cst.BaseExpression, path: tuple) -> Optional[List[cst.BaseExpression]]:

@@ -170,8 +170,11 @@ class IsinstanceNarrowing:
         if not self.is_record(owner) or attr not in self.record_fields(owner):
             return self.instance_attr_values(owner, attr)
         frames = self.construction_frames(holder, depth + 1)
+        guards = self._record_kind_guards(holder, owner) if frames else []
         out: List[cst.BaseExpression] = []
         for call, _ in frames:
+            if guards and self._kind_excluded(call, holder, guards):
+                continue  # `if rec.kind == "attn":` where this construction spelled another literal kind
             replaced = self.replaced_record(call)
             if replaced is not None:
                 original, changes = replaced
@@ -182,6 +185,46 @@ class IsinstanceNarrowing:
                 return self.instance_attr_values(owner, attr)
             out.extend(self._record_arguments(cls, attr, [call]))
         return out if frames else self.instance_attr_values(owner, attr)
+
+    def _record_kind_guards(self, holder: cst.BaseExpression, owner: cst.ClassDef) -> List[tuple]:
+        """(test, branch, field) of the if / conditional-expression tests of a field of the record a name holds
+        (`entry.kind == "attn"`, `entry.kind in ("a", "b")`, `not entry.kind.startswith("ssm")`) that hold where
+        that name is read, inside its function."""
+        if not isinstance(holder, cst.Name):
+            return []
+        fields = set(self.record_fields(owner))
+        found: List[tuple] = []
+        child: cst.CSTNode = holder
+        for anc in self.ancestors(holder):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)):
+                break
+            if isinstance(anc, (cst.If, cst.IfExp)) and child in (anc.body, anc.orelse):
+                read = {
+                    a.attr.value
+                    for a in iter_nodes(anc.test, cst.Attribute)
+                    if isinstance(a.value, cst.Name) and a.value.value == holder.value and a.attr.value in fields
+                }
+                found += [(anc.test, child is anc.body, f) for f in sorted(read)]
+            child = anc
+        return found
+
+    def _kind_excluded(self, call: cst.Call, holder: cst.Name, guards: List[tuple]) -> bool:
+        """Does a record construction fail a guard: the field the guard tests is a string constant in it
+        (`LayerBuf("state", ...)`) for which the test gives the other branch? Unknown fields keep it."""
+        cls = self.constructed_class(call)
+        if cls is None or not self.is_record(cls):
+            return False
+        for test, branch, field in guards:
+            if field not in self.record_fields(cls):
+                continue
+            given = self._record_arguments(cls, field, [call])
+            text = _constant_text(given[0]) if len(given) == 1 else None
+            if not isinstance(text, str):
+                continue
+            passes = self._key_test(test, f"{holder.value}.{field}", text)
+            if passes is not None and passes != branch:
+                return True
+        return False
 
     def constructor_calls(self, cls: cst.ClassDef) -> List[cst.Call]:
         """Every `C(...)` of the module for cls or a subclass that inherits its __init__."""
@@ -527,7 +570,7 @@ class KeyTestNarrowing:
             return True if True in (left, right) else (None if None in (left, right) else False)
         if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute):
             receiver, method = test.func.value, test.func.attr.value
-            if not (isinstance(receiver, cst.Name) and receiver.value == key and method in self.tables.key_tests):
+            if not (_dotted(receiver) == key and method in self.tables.key_tests):
                 return None
             if any(a.star or a.keyword is not None for a in test.args):
                 return None
@@ -563,7 +606,7 @@ def _names_key(test: cst.BaseExpression, key: str) -> bool:
 def _compared(left: cst.BaseExpression, target: cst.ComparisonTarget, key: str, text: str) -> Optional[bool]:
     """`key == "c"`, `key != "c"`, `key in ("a", "b")`, `"c" in key` (and `not in`) with key holding text."""
     right, op = target.comparator, target.operator
-    is_key = lambda e: isinstance(e, cst.Name) and e.value == key  # noqa: E731
+    is_key = lambda e: isinstance(e, (cst.Name, cst.Attribute)) and _dotted(e) == key  # noqa: E731
     if is_key(left) and not is_key(right):
         other, key_first = _constant_text(right), True
     elif is_key(right) and not is_key(left):
