@@ -17,21 +17,13 @@ from typing import TYPE_CHECKING, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from castlint.analysis.tree import block_exits
+
 if TYPE_CHECKING:
     from castlint.analysis.dataflow import ModuleAnalysis
 
 _EQUAL = (cst.Equal, cst.Is)
 _NOT_EQUAL = (cst.NotEqual, cst.IsNot)
-
-
-def _exits(body) -> bool:
-    """Does a block end by leaving its function or loop (return, raise, continue, break)?"""
-    if isinstance(body, cst.SimpleStatementSuite):
-        small = body.body[-1] if body.body else None
-    else:
-        last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
-        small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
-    return isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
 
 def _comparisons(test: cst.BaseExpression, holds: bool) -> Iterator[Tuple[cst.BaseExpression, cst.BaseExpression]]:
@@ -82,7 +74,7 @@ def _guards(analysis: "ModuleAnalysis", node: cst.CSTNode) -> List[Tuple[cst.Bas
             for stmt in anc.body:
                 if stmt is child:
                     break
-                if isinstance(stmt, cst.If) and stmt.orelse is None and _exits(stmt.body):
+                if isinstance(stmt, cst.If) and stmt.orelse is None and block_exits(stmt.body):
                     found.extend(_comparisons(stmt.test, False))  # past `if kv.dtype != d: return`
         child = anc
     return found

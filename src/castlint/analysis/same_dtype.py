@@ -929,8 +929,9 @@ def same_dtype_cast(analysis: "ModuleAnalysis", call: cst.Call) -> bool:
         return True  # under `if kv.dtype == d:` (castlint.analysis.dtype_narrowing)
     positional, keywords = analysis.expanded_args(args)
     spelling = analysis.tables.casts.get(method)
-    if spelling is not None and spelling.form == "no-args" and spelling.target:
-        targets = {f"torch.{spelling.target}"}  # `.int()` of a pool allocated in torch.int32
+    implied = _no_args_target(analysis, method)
+    if implied is not None:
+        targets = {implied}  # `.int()` of a pool allocated in torch.int32
     else:
         keyword, is_tensor = spelling.keyword_target(keywords) if spelling is not None else (None, False)
         target = None if is_tensor else keyword
@@ -957,10 +958,16 @@ def _tested_equal(analysis: "ModuleAnalysis", call: cst.Call, args) -> bool:
     if target is not None:
         return dtype_tested_equal(analysis, call, target)
     _receiver, method, _args = analysis.method_parts(call)
+    implied = _no_args_target(analysis, method)
+    return implied is not None and dtype_tested_equal(analysis, call, None, {implied})  # `.half()`
+
+
+def _no_args_target(analysis: "ModuleAnalysis", method) -> Optional[str]:
+    """The dtype a cast method with no arguments implies (`.half()`: `torch.float16`), from the tables."""
     spelling = analysis.tables.casts.get(method) if method is not None else None
     if spelling is not None and spelling.form == "no-args" and spelling.target:
-        return dtype_tested_equal(analysis, call, None, {f"torch.{spelling.target}"})  # `.half()`
-    return False
+        return f"torch.{spelling.target}"
+    return None
 
 
 def _canonical(spellings: Set[str], aliases: dict) -> Set[str]:

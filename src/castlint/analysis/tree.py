@@ -399,6 +399,17 @@ class Spans:
 _SPANS: List[Optional[Spans]] = [None]  # the spans of the module NodeIndex.build indexed last
 
 
+def block_exits(body) -> bool:
+    """Does a block (indented or on the header's line) end by leaving its function or loop
+    (return, raise, continue, break)?"""
+    if isinstance(body, cst.SimpleStatementSuite):
+        small = body.body[-1] if body.body else None
+    else:
+        last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
+        small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
+    return isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break))
+
+
 def is_slice_subscript(node: cst.Subscript) -> bool:
     """`x[:]`, `x[..., :d]`, `x[:n]`: an index with a slice or an ellipsis (a tensor's, not a key)."""
     return any(

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from castlint.analysis.object_flow.shared import _dotted
-from castlint.analysis.tree import iter_nodes
+from castlint.analysis.tree import block_exits, iter_nodes
 
 
 class IsinstanceNarrowing:
@@ -51,19 +51,12 @@ class IsinstanceNarrowing:
         for stmt in block.body:
             if stmt is statement:
                 break
-            if not isinstance(stmt, cst.If) or stmt.orelse is not None or not self._exits(stmt.body):
+            if not isinstance(stmt, cst.If) or stmt.orelse is not None or not block_exits(stmt.body):
                 continue
             guard = self._type_test(stmt.test, name)
             if guard is not None:
                 out.append((guard[0], not guard[1]))
         return out
-
-    @staticmethod
-    def _exits(body) -> bool:
-        """Does a block end by leaving its function or loop (return, raise, continue, break)?"""
-        last = body.body[-1] if isinstance(body, cst.IndentedBlock) and body.body else None
-        small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
-        return isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
     def _tested_names(self) -> frozenset:
         """The names some type test of the module tests (`isinstance(eng, Dense)`: eng)."""
@@ -553,7 +546,7 @@ class KeyTestNarrowing:
                 found += [  # `if not name.endswith("scale"): continue` before the read
                     (stmt.test, False)
                     for stmt in before
-                    if isinstance(stmt, cst.If) and stmt.orelse is None and self._exits(stmt.body)
+                    if isinstance(stmt, cst.If) and stmt.orelse is None and block_exits(stmt.body)
                 ]
             child = anc
         return [(test, branch) for test, branch in found if _names_key(test, key)]
