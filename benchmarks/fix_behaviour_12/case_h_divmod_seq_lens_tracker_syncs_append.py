@@ -1,0 +1,100 @@
+"""HAZARD case h_divmod_seq_lens_tracker_syncs_append: divmod(seq_lens, page_size) on the device seq-lens tracker runs its __divmod__, which syncs the pending append (storing its K) first."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a dunder not used in rounds 7-11, run by an operator or builtin on an engine object, writes the pool: __rmatmul__ of a fused k_proj-and-store weight, __radd__ under sum() of in-flight chunks, __divmod__ of a seq-lens tracker, __fspath__ of a snapshot handle under os.path.join, __bytes__ of a transferred chunk under zlib.crc32, __str__ under print(), __delitem__ of a req-to-token pool, __delattr__ of a ForwardBatch subclass"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class SeqLensTracker:
+    """Sequence lengths kept on device; host-side arithmetic syncs the appends still pending."""
+
+    def __init__(self, pool, total):
+        self.pool = pool
+        self.total = total
+        self.pending = []
+
+    def append(self, layer_id, loc, row):
+        self.pending.append((layer_id, loc, row))
+
+    def _sync(self):
+        for layer_id, loc, row in self.pending:
+            self.pool.k_buffer[layer_id][loc] = row.to(self.pool.dtype)
+            self.total += 1
+        self.pending.clear()
+
+    def __divmod__(self, page_size):
+        self._sync()
+        return divmod(self.total, page_size)
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).half()
+        kv_indices = forward_batch.kv_indices
+        num_pages, tail = divmod(self.helper, 4)
+        return torch.index_select(k, 0, kv_indices), (num_pages, tail)
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    helper = SeqLensTracker(pool, 9)
+    helper.append(1, 3, torch.full((2, 4), 3.0))
+    out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer, "v": pool.v_buffer}

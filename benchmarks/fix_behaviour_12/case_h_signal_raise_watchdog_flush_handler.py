@@ -1,0 +1,107 @@
+"""HAZARD case h_signal_raise_watchdog_flush_handler: the step watchdog raises SIGUSR1 on itself; the transfer agent's handler lands the pending K."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a signal handler installed by the KV-transfer agent runs synchronously when the scheduler's watchdog calls signal.raise_signal, and lands the pending transfer"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+import signal
+
+
+class TransferAgent:
+    def __init__(self, pool, layer_id, loc, row):
+        self.pool = pool
+        self.pending = [(layer_id, loc, row)]
+
+    def on_flush_signal(self, signum, frame):
+        for layer_id, loc, row in self.pending:
+            self.pool.k_buffer[layer_id][loc] = row.to(self.pool.dtype)
+        self.pending.clear()
+
+
+class StepWatchdog:
+    def __init__(self, budget):
+        self.budget = budget
+
+    def check(self, elapsed):
+        if elapsed > self.budget:
+            signal.raise_signal(signal.SIGUSR1)
+            return True
+        return False
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).bfloat16()
+        kv_indices = forward_batch.kv_indices
+        overran = self.helper.check(elapsed=forward_batch.batch_size * 10)
+        return k[forward_batch.kv_indices], overran
+
+
+def run_case(torch):
+    try:
+        pool = MHATokenToKVPool(16, 2, 4, 2)
+        fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+        agent = TransferAgent(pool, 1, 3, torch.full((2, 4), 3.0))
+        _old_handler = signal.signal(signal.SIGUSR1, agent.on_flush_signal)
+        helper = StepWatchdog(budget=5)
+        out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+        return {"out": out, "k": pool.k_buffer, "v": pool.v_buffer}
+    finally:
+        signal.signal(signal.SIGUSR1, _old_handler)
