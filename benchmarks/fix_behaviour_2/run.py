@@ -16,6 +16,7 @@ Exit status 1 when a default (safe-labelled) rewrite changes behaviour or a case
 """
 import argparse
 import concurrent.futures
+import contextlib
 import difflib
 import importlib.util
 import os
@@ -166,8 +167,10 @@ def main():
     folder = os.path.abspath(args.dir)
     cases = sorted(f for f in os.listdir(folder) if f.startswith("case_") and f.endswith(".py") and args.k in f)
     rows, broken = [], []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.j) as ex:
-        for row, bad in ex.map(lambda f: one_case(os.path.join(folder, f), has_unsafe), cases):
+    # -j 1 runs the cases in the main thread (a case that installs a signal handler needs it)
+    ex = concurrent.futures.ThreadPoolExecutor(max_workers=args.j) if args.j > 1 else None
+    with ex or contextlib.nullcontext():
+        for row, bad in (ex.map if ex else map)(lambda f: one_case(os.path.join(folder, f), has_unsafe), cases):
             if bad:
                 broken.append(bad)
                 print(f"BROKEN CASE {bad[0]}: {bad[1]}", file=sys.stderr)
