@@ -3027,11 +3027,13 @@ def _plan_holders(module: _ModuleUnits) -> Set[int]:
     for u in units:  # `self._plan = lambda w, *a: w.plan(*a, ...)`: the lambda's callers give its *a
         if id(u) in holders:
             for n in pyast.nodes(u.node):
-                if (
-                    type(n) is ast.Assign
-                    and type(n.value) is ast.Lambda
-                    and _passes_own_parameters(n.value, vocab.wrapper_methods, vocab.wrapper_functions)
-                ):
+                if type(n) is ast.Assign and (
+                    (
+                        type(n.value) is ast.Lambda
+                        and _passes_own_parameters(n.value, vocab.wrapper_methods, vocab.wrapper_functions)
+                    )
+                    or _held_plan(n.value, vocab)
+                ):  # `self._plan = partial(self.wrapper.plan, q_data_type=d)`: its callers give the rest
                     helpers.update(
                         t.id if type(t) is ast.Name else t.attr
                         for t in n.targets
@@ -3050,6 +3052,22 @@ def _plan_holders(module: _ModuleUnits) -> Set[int]:
                 if u.calls_made & helpers and _passes_own_parameters(u.node, helpers, helpers):
                     helpers.add(u.node.name)  # it hands its own parameters on: its callers' dtypes
     return holders
+
+
+def _held_plan(value: ast.AST, vocab: "_Vocabulary") -> bool:
+    """Is value a plan() held uncalled under the name it is assigned to: `w.plan`, or a call of a
+    holder ([partial] makers, getattr) given one (`partial(w.plan, q_data_type=d)`)?"""
+    if type(value) is ast.Attribute:
+        return value.attr in vocab.wrapper_methods
+    return (
+        type(value) is ast.Call
+        and _callee_name(value.func) in vocab.holders
+        and any(
+            (type(a) is ast.Attribute and a.attr in vocab.wrapper_methods)
+            or (type(a) is ast.Constant and isinstance(a.value, str) and a.value in vocab.wrapper_methods)
+            for a in value.args
+        )
+    )
 
 
 def _passes_own_parameters(node: ast.AST, methods, functions) -> bool:

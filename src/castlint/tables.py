@@ -306,6 +306,8 @@ class Tables:
     default_last: set = field(default_factory=set)  # [containers] default_last: d.get(k, default)
     grow_many: set = field(default_factory=set)
     grow_pairs: set = field(default_factory=set)  # [containers]: `d.update((k, v) for ...)` stores each v
+    key_defaults: set = field(default_factory=set)  # [containers]: `d.setdefault(k, v)` stores v if k is missing
+    mapping_copies: set = field(default_factory=set)  # [containers]: `d.copy()`: a new dict of d's items
     # rules/accessors.toml [records]: classes whose constructor's arguments are their fields
     record_bases: set = field(default_factory=set)
     record_decorators: set = field(default_factory=set)
@@ -552,6 +554,7 @@ class Tables:
     rows_kv_read: dict = field(default_factory=dict)  # rules/costs_h200.toml [rows_kv_read]
     kv_cache_dtype_attributes: set = field(default_factory=set)
     kv_cache_dtype_holders: set = field(default_factory=set)
+    kv_cache_dtype_holder_attributes: set = field(default_factory=set)
     presets: dict = field(default_factory=dict)  # name -> ModelPreset
     releases: list = field(default_factory=list)  # [(version tuple, version, flashinfer pin)]
     # Where a tree states its own FlashInfer pin (rules/sglang.toml [pin_source]):
@@ -1132,6 +1135,8 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "default_last",
                 "grow_many",
                 "grow_pairs",
+                "key_defaults",
+                "mapping_copies",
                 "missing_protocol",
             )
         },
@@ -1795,7 +1800,11 @@ def _load_kv_cache_dtype(tables: Tables, data: dict, path: Path) -> None:
         data,
         path,
         "kv_cache_dtype",
-        {"attributes": "kv_cache_dtype_attributes", "holders": "kv_cache_dtype_holders"},
+        {
+            "attributes": "kv_cache_dtype_attributes",
+            "holders": "kv_cache_dtype_holders",
+            "holder_attributes": "kv_cache_dtype_holder_attributes",
+        },
     )
 
 

@@ -68,7 +68,9 @@ class TriggerWords:
         for wrapper in tables.wrappers:
             wrappers.update({wrapper.cls, wrapper.q_dtype.keyword, wrapper.kv_dtype.keyword, *wrapper.aliases})
         self.wrappers = frozenset(wrappers)
-        self.kv_dtype_reach = frozenset(set(tables.kv_cache_dtype_attributes) | set(tables.kv_cache_dtype_holders))
+        self.kv_dtype_reach = frozenset(
+            tables.kv_cache_dtype_attributes | tables.kv_cache_dtype_holders | tables.kv_cache_dtype_holder_attributes
+        )
         self.helpers = frozenset(tables.conversion_helpers)
         # a kernel that reads a pool by row index, and an accessor that may dequantize it whole
         self.row_kernels = frozenset(row["function"] for row in tables.row_kernels)
@@ -127,7 +129,12 @@ def may_plan_by_arity(source: bytes, tables: Tables) -> bool:
             methods.update(wrapper.methods)
             fewest = wrapper.kv_dtype.index if fewest is None else min(fewest, wrapper.kv_dtype.index)
         reach = tuple(
-            w.encode() for w in sorted(set(tables.kv_cache_dtype_attributes) | set(tables.kv_cache_dtype_holders))
+            w.encode()
+            for w in sorted(
+                tables.kv_cache_dtype_attributes
+                | tables.kv_cache_dtype_holders
+                | tables.kv_cache_dtype_holder_attributes
+            )
         )
         hit = _PLAN_TESTS[id(tables)] = (tables, (tuple(f".{m}(".encode() for m in sorted(methods)), fewest, reach))
     words, fewest, reach = hit[1]

@@ -485,6 +485,12 @@ def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: i
         return items
     if not isinstance(value, cst.Call):
         return None
+    if (
+        isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in analysis.tables.mapping_copies
+        and not value.args
+    ):  # `kw = base.copy()`: base's items
+        return _mapping_items(analysis, value.func.value, depth + 1)
     source = analysis.fields_source(value)  # `dataclasses.asdict(rec)`, `rec._asdict()`: the fields by name
     if source is not None:
         cls = analysis.instance_class(source)
@@ -641,8 +647,8 @@ def _kwargs_param_spread(analysis: ModuleAnalysis, expr: cst.BaseExpression) -> 
 
 def _grown_mapping(analysis: ModuleAnalysis, use: cst.Name, depth: int):
     """The items of the local dict use names, where its block shows them: one plain assignment of a
-    mapping _mapping_items reads, then only statements that merge into it (`kw |= {...}`,
-    `kw.update(...)`, `kw["k"] = v`). None when anything else may touch it."""
+    mapping _mapping_items reads, then only statements that merge into it (_merged_items). None when
+    anything else may touch it."""
     name = use.value
     reaching = analysis.reaching(use)
     if len(reaching) != 1 or not isinstance(reaching[0].node, cst.Name):
@@ -656,20 +662,43 @@ def _grown_mapping(analysis: ModuleAnalysis, use: cst.Name, depth: int):
     items = _mapping_items(analysis, value, depth)
     if items is None:
         return None
+    body, start, stop = at_use[0], at_def[1], at_use[1]
+    return _merged_items(analysis, body[start + 1 : stop], name, list(items), depth)
+
+
+def _merged_items(analysis: ModuleAnalysis, stmts, name: str, items: list, depth: int):
+    """The items of the dict `name` after stmts: merges (`kw |= {...}`, `kw.update(...)`, `kw["k"] = v`),
+    a default for a missing key ([containers] key_defaults: `kw.setdefault("k", v)`), and an `if` whose
+    branches do only those. A key the branches set differently holds either value: a synthetic
+    `body_value if test else other_value` (ModuleAnalysis.resolve_value reads both; CL002 reads which path
+    keeps the q dtype, kv_q_on_fp8_path), ABSENT on a path that does not set it (a later setdefault fills
+    it there). None when anything else may touch the dict."""
     items = list(items)
+
+    def put(k, v) -> None:
+        for i, (key, _) in enumerate(items):
+            if key == k:
+                items[i] = (k, v)
+                break
+        else:
+            items.append((k, v))
 
     def merge(more) -> None:
         for k, v in more:
-            for i, (key, _) in enumerate(items):
-                if key == k:
-                    items[i] = (k, v)
-                    break
-            else:
-                items.append((k, v))
+            put(k, v)
 
-    body, start, stop = at_use[0], at_def[1], at_use[1]
-    for stmt in body[start + 1 : stop]:
+    for stmt in stmts:
         if not _mentions(stmt, name):
+            continue
+        if isinstance(stmt, cst.If) and depth < 6:
+            branches = _branch_items(analysis, stmt, name, items, depth + 1)
+            if branches is None:
+                return None
+            then_items, else_items = branches
+            then, other = dict(then_items), dict(else_items)
+            for k in [*[k for k, _ in then_items], *[k for k, _ in else_items if k not in then]]:
+                body, orelse = then.get(k, ABSENT), other.get(k, ABSENT)
+                put(k, body if body is orelse else cst.IfExp(test=stmt.test, body=body, orelse=orelse))
             continue
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return None
@@ -708,18 +737,140 @@ def _grown_mapping(analysis: ModuleAnalysis, use: cst.Name, depth: int):
             and isinstance(call.func, cst.Attribute)
             and isinstance(call.func.value, cst.Name)
             and call.func.value.value == name
-            and call.func.attr.value == "update"
-            and not any(_mentions(a.value, name) for a in call.args)
         ):
-            more = _mapping_items(analysis, cst.Call(func=cst.Name("dict"), args=call.args), depth + 1)
-            if more is None:
-                return None
-            merge(more)
-            continue
+            method = call.func.attr.value
+            if method == "update" and not any(_mentions(a.value, name) for a in call.args):
+                more = _mapping_items(analysis, cst.Call(func=cst.Name("dict"), args=call.args), depth + 1)
+                if more is None:
+                    return None
+                merge(more)
+                continue
+            if method in analysis.tables.key_defaults:  # `kw.setdefault("kv_data_type", kw["q_data_type"])`
+                key = analysis.constant_string(call.args[0].value) if len(call.args) == 2 else None
+                if key is None or any(a.keyword or a.star for a in call.args):
+                    return None
+                value = call.args[1].value
+                default = _own_item(items, value, name) if _mentions(value, name) else value
+                if default is None:
+                    return None
+                held = dict(items).get(key)
+                put(key, default if held is None else _fill_absent(held, default))
+                continue
         if _copies_only(analysis, stmt, name):  # `w.plan(**kw)`, `vkw = dict(kw)`: read, not changed
             continue
         return None
     return items
+
+
+def _branch_items(analysis: ModuleAnalysis, stmt: cst.If, name: str, items, depth: int):
+    """(items past the if's body, items past its else) of the dict `name`; None when a branch does
+    anything else to it."""
+    then = _merged_items(analysis, stmt.body.body, name, items, depth)
+    orelse = stmt.orelse
+    if orelse is None:
+        other = list(items)
+    elif isinstance(orelse, cst.Else):
+        other = _merged_items(analysis, orelse.body.body, name, items, depth)
+    else:  # elif: an if of its own in the else
+        other = _merged_items(analysis, [orelse], name, items, depth)
+    if then is None or other is None:
+        return None
+    return then, other
+
+
+# a key a path of a dict's statements does not set (_merged_items): a plan keyword left to its default
+ABSENT = cst.Name("__castlint_absent__")
+
+
+def _fill_absent(value: cst.BaseExpression, default: cst.BaseExpression) -> cst.BaseExpression:
+    """value with ABSENT, on each path of its synthetic choices, replaced by default (a setdefault)."""
+    if value is ABSENT:
+        return default
+    if isinstance(value, cst.IfExp) and _has_absent(value):
+        body, orelse = _fill_absent(value.body, default), _fill_absent(value.orelse, default)
+        return cst.IfExp(test=value.test, body=body, orelse=orelse)
+    return value
+
+
+def _has_absent(value: cst.BaseExpression) -> bool:
+    if value is ABSENT:
+        return True
+    return isinstance(value, cst.IfExp) and (_has_absent(value.body) or _has_absent(value.orelse))
+
+
+def _paths(value: cst.BaseExpression, analysis: ModuleAnalysis, conds=()):
+    """(the (test, truth) conditions, the value) of each path of a synthetic choice (one _merged_items
+    made: not a node of the module, so without a parent)."""
+    if isinstance(value, cst.IfExp) and value not in analysis.parents:
+        yield from _paths(value.body, analysis, (*conds, (value.test, True)))
+        yield from _paths(value.orelse, analysis, (*conds, (value.test, False)))
+    else:
+        yield conds, value
+
+
+def kv_q_on_fp8_path(analysis: ModuleAnalysis, kv_arg: cst.BaseExpression, q_src: tuple) -> bool:
+    """Is a kv dtype assembled in a dict over several paths (_merged_items) the q dtype, or left to its
+    default (the q dtype), on a path no condition keeps from an FP8 pool? A condition keeps it when it
+    must be false (true) on that path and holds (fails) whenever the pool is FP8 (_fp8_sign)."""
+    if not (isinstance(kv_arg, cst.IfExp) and kv_arg not in analysis.parents):
+        return False
+    for conds, leaf in _paths(kv_arg, analysis):
+        if leaf is not ABSENT and analysis.resolve_value(leaf) != q_src:
+            continue
+        if not any(_fp8_sign(analysis, test, 0) is (not truth) for test, truth in conds):
+            return True
+    return False
+
+
+def _fp8_sign(analysis: ModuleAnalysis, test: cst.BaseExpression, depth: int) -> Optional[bool]:
+    """True when test holds whenever the KV pool is FP8 (a test of the KV-cache dtype, [kv_cache_dtype]:
+    `cache_dtype == "fp8"`, `"fp8" in kv_cache_dtype`, `is_fp8(kv_dtype)`), False when it fails then
+    (`!=`, `not in`, `not`), through `and`/`or` and a name or self attribute assigned one such test;
+    None when not known."""
+    if depth > 4:
+        return None
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        sign = _fp8_sign(analysis, test.expression, depth + 1)
+        return None if sign is None else not sign
+    if isinstance(test, cst.BooleanOperation):
+        signs = [_fp8_sign(analysis, side, depth + 1) for side in (test.left, test.right)]
+        if isinstance(test.operator, cst.And):
+            return True if all(s is True for s in signs) else False if False in signs else None
+        return True if True in signs else False if all(s is False for s in signs) else None
+    if isinstance(test, (cst.Comparison, cst.Call)):
+        if not _names_kv_cache_dtype(analysis, test):
+            return None
+        if isinstance(test, cst.Call):
+            return True
+        if len(test.comparisons) != 1:
+            return None
+        negated = (cst.NotEqual, cst.IsNot, cst.NotIn)
+        return not isinstance(test.comparisons[0].operator, negated)
+    value = None
+    if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self":
+        cls = analysis.enclosing_class(test)
+        values = analysis.self_attr_values(cls, test.attr.value) if cls is not None else []
+        value = values[0] if len(values) == 1 else None
+    elif isinstance(test, cst.Name):
+        reaching = analysis.reaching(test)
+        if len(reaching) == 1 and isinstance(reaching[0].node, cst.Name):
+            kind, value, path = analysis.binding(reaching[0].node)
+            value = value if kind == "assign" and not path else None
+    return None if value is None else _fp8_sign(analysis, value, depth + 1)
+
+
+def _names_kv_cache_dtype(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
+    """Does node read a KV-cache dtype by a name of [kv_cache_dtype] (`cache_config.cache_dtype`,
+    `self.kv_cache_dtype`, `kv_cache_spec.dtype`, `self.kv_cache_manager.dtype`)?"""
+    t = analysis.tables
+    for n in iter_nodes(node, cst.Attribute):
+        if n.attr.value in t.kv_cache_dtype_attributes:
+            return True
+        holder = n.value.attr.value if isinstance(n.value, cst.Attribute) else getattr(n.value, "value", None)
+        holders = t.kv_cache_dtype_holders | t.kv_cache_dtype_holder_attributes
+        if n.attr.value == "dtype" and holder in holders:
+            return True
+    return any(n.value in t.kv_cache_dtype_attributes for n in iter_nodes(node, cst.Name))
 
 
 def _copies_only(analysis: ModuleAnalysis, stmt: cst.CSTNode, name: str) -> bool:
@@ -728,6 +879,10 @@ def _copies_only(analysis: ModuleAnalysis, stmt: cst.CSTNode, name: str) -> bool
         if node.value != name:
             continue
         arg = analysis.parents.get(node)
+        if isinstance(arg, cst.Attribute) and arg.value is node and arg.attr.value in analysis.tables.mapping_copies:
+            call = analysis.parents.get(arg)
+            if isinstance(call, cst.Call) and call.func is arg and not call.args:
+                continue  # `vkw = kw.copy()`: read into a new dict
         if not isinstance(arg, cst.Arg) or arg.keyword is not None:
             return False
         call = analysis.parents.get(arg)

@@ -92,6 +92,7 @@ class PlanForcesKvDtype(Rule):
         from castlint.analysis.wrappers import (
             dtype_argument,
             dtypes_from_callers,
+            kv_q_on_fp8_path,
             match_wrapper,
             receiver_is_known,
             resolved_call,
@@ -126,6 +127,8 @@ class PlanForcesKvDtype(Rule):
                     paired = next((q for q, kv in analysis.paired_values(q_arg, kv_arg) if q == kv), None)
                 if paired:
                     q_src, kv_src = paired, paired
+                if q_src != kv_src and kv_q_on_fp8_path(analysis, kv_arg, q_src):
+                    kv_src = q_src  # a dict's kv keyword is the q dtype on a path an FP8 pool may take
                 if q_src != kv_src:
                     # a plan helper given its dtypes: reported at each caller that passes kv as q
                     for caller, q_from, kv_from in dtypes_from_callers(analysis, original, q_arg, kv_arg):
@@ -145,6 +148,8 @@ class PlanForcesKvDtype(Rule):
                                 )
                             )
                     continue
+                if _q_declared_cache_dtype(ctx, q_arg, q_src):
+                    continue  # `q_data_type=self.kv_cache_dtype`: an FP8 q planned on purpose
                 message = _same_dtypes(ctx, q_src)
             # the codemod rewrites plain calls only, whose dtypes are no ternary or walrus (which
             # the fix-equivalence harness does not cover: such a finding is reported, not fixed)
@@ -181,6 +186,20 @@ def _chosen(analysis, arg: cst.BaseExpression) -> bool:
             if kind == "assign" and isinstance(value, kinds):
                 return True
     return False
+
+
+def _q_declared_cache_dtype(ctx: FileContext, q_arg, q_src) -> bool:
+    """Is q planned in the KV-cache dtype by its own argument spelling that dtype itself
+    (`q_data_type=self.kv_cache_dtype`, as TensorRT-LLM's native FP8 path plans an FP8 q on
+    purpose)? Not a dtype shared under another name (sglang <= 0.4.6's `self.data_type`,
+    assigned the KV-cache dtype and passed for both), which is reported."""
+    import libcst as cst
+
+    return (
+        isinstance(q_arg, cst.Attribute)
+        and q_arg.attr.value in ctx.tables.kv_cache_dtype_attributes
+        and all(_mentions_kv_cache_dtype(ctx, s) for s in q_src)
+    )
 
 
 def _same_dtypes(ctx: FileContext, q_src) -> str:
@@ -229,7 +248,10 @@ HELPER_REASON = (
 def _kv_dtype_in_reach(ctx: FileContext) -> bool:
     t = ctx.tables
     nodes = ctx.analysis.nodes
-    return bool(nodes.attr_names & t.kv_cache_dtype_attributes or nodes.names & t.kv_cache_dtype_holders)
+    return bool(
+        nodes.attr_names & (t.kv_cache_dtype_attributes | t.kv_cache_dtype_holder_attributes)
+        or nodes.names & t.kv_cache_dtype_holders
+    )
 
 
 def _mentions_kv_cache_dtype(ctx: FileContext, text: str) -> bool:
