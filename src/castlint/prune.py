@@ -2899,7 +2899,11 @@ def _members_defined(node: ast.AST, members: Set[str], properties: Set[str], voc
 def _stub(line: str, node) -> str:
     indent = line[: len(line) - len(line.lstrip(" \t\f"))]
     if isinstance(node, ast.ClassDef):
-        return f"{indent}class {node.name}: pass"
+        # its bases stay (dotted names only): a construction of the stub runs an inherited `__init__`
+        # the pruned tree keeps (`KeyUpcast(kv_cache)` of `class KeyUpcast(_Upcast): pass`)
+        bases = [pyast.dotted(b) for b in node.bases]
+        kept = f"({', '.join(bases)})" if bases and all(bases) else ""
+        return f"{indent}class {node.name}{kept}: pass"
     prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
     return f"{indent}{prefix} {node.name}(): pass"
 

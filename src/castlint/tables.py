@@ -281,6 +281,9 @@ class Tables:
     keep_elements: set = field(default_factory=set)
     dict_constructors: set = field(default_factory=set)
     dict_annotations: set = field(default_factory=set)
+    sequence_annotations: set = field(default_factory=set)  # [containers]: `list[Pool]`, its element's class
+    annotation_wrappers: set = field(default_factory=set)  # [containers]: Optional[...], Union[...], Annotated
+    positional_annotations: set = field(default_factory=set)  # [containers]: Tuple[A, B] by position
     keep_methods: set = field(default_factory=set)
     ordered_value_views: set = field(default_factory=set)  # [containers]: `a, b = d.values()` by position
     user_containers: set = field(default_factory=set)  # [containers] user_containers: collections.UserDict
@@ -442,6 +445,7 @@ class Tables:
     # [hot_path] step_inputs: further methods an engine calls each step with the step's inputs (a
     # slice bound read from their parameters is a window of the step); not entry points
     step_input_methods: set = field(default_factory=set)
+    per_construction_methods: set = field(default_factory=set)  # [hot_path] per_construction: __init__, __post_init__
     # [cast_motion]: calls that only read their tensors, for CL003's proof (castlint.analysis.cast_motion)
     read_methods: set = field(default_factory=set)
     read_functions: set = field(default_factory=set)
@@ -1110,6 +1114,9 @@ def _load_containers(tables: Tables, data: dict, path: Path) -> None:
                 "keep_elements",
                 "dict_constructors",
                 "dict_annotations",
+                "sequence_annotations",
+                "annotation_wrappers",
+                "positional_annotations",
                 "keep_methods",
                 "ordered_value_views",
                 "member_methods",
@@ -1234,6 +1241,7 @@ def _load_hot_path(tables: Tables, data: dict, path: Path) -> None:
             "run_once": "run_once_methods",
             "setup": "run_once_methods",  # setup hooks run once, as __init__ does (conversions.runs_once)
             "step_inputs": "step_input_methods",
+            "per_construction": "per_construction_methods",
         },
     )
 

@@ -549,7 +549,8 @@ class ConversionQueries:
         point nor an accessor (an engine calls those from outside)."""
         name = method.name.value
         if name in self.tables.run_once_methods:
-            return True
+            # `LayerSnapshot(k_cache)` in a step method: its `__post_init__` runs on every step
+            return not (name in self.tables.per_construction_methods and self._made_per_step(cls))
         if depth > 3 or is_hot_entry(name, self.tables) or name.lstrip("_") in self.tables.accessors:
             return False
         if name in self.tables.step_input_methods:
@@ -573,6 +574,34 @@ class ConversionQueries:
                 return False
             callers.append((owner, caller))
         return bool(callers) and all(self._once_method(owner, caller, depth + 1) for owner, caller in callers)
+
+    def _made_per_step(self, cls: cst.ClassDef) -> bool:
+        """Is cls (or a subclass, which runs its constructor) constructed in a step method: an entry point,
+        a hot method of its class, a `[hot_path] step_inputs` method? Indexed once per module, only when a
+        run-once method's conversion is asked about."""
+        made = self.derived.get("made_per_step")
+        if made is None:
+            made = self.derived["made_per_step"] = set()
+            names = self.module_classes()
+            for call in self.nodes.calls:
+                func = call.func
+                short = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+                if short not in names:
+                    continue  # (cheap: only a call spelled with a class's name of the module)
+                caller = self.enclosing_function(call)
+                if caller is None or not self._step_method(caller):
+                    continue
+                built = self.constructed_class(call)
+                if built is not None:
+                    made.update(id(c) for c in self.class_mro(built))
+        return id(cls) in made
+
+    def _step_method(self, func: cst.FunctionDef) -> bool:
+        name = func.name.value
+        if name in self.tables.step_input_methods or is_hot_entry(name, self.tables):
+            return True
+        owner = self.method_class(func)
+        return owner is not None and name in self.hot_functions(owner)
 
     def _for_some_callers(self, cast: cst.Call) -> bool:
         """Is this cast whole only through its function's parameters, and do some visible

@@ -331,6 +331,8 @@ class HeldCallables:
                     if inner and closure_env is None:
                         closure_env = {**(env or {}), **self._bound_params(value, target, skip, depth + 1)}
                     out.extend((("closure", node, closure_env, False), ()) for node in inner)
+                    if not inner and depth < 3:  # `return torch.Tensor.half`, `return methodcaller("to", d)`
+                        out.extend(self._returned_callable(returned, target, depth))
             if out:
                 return out
         if isinstance(value, cst.Subscript) and self.class_dict_functions(value):  # `vars(Base)["read"]`
@@ -345,6 +347,56 @@ class HeldCallables:
             sides = (value.left, value.right) if isinstance(value.operator, cst.Or) else (value.right,)
             return [form for side in sides for form in self._callable_forms(side, depth + 1)]
         return []
+
+    def _returned_callable(self, returned: cst.BaseExpression, target: cst.FunctionDef, depth: int) -> List[tuple]:
+        """The callable a factory or method hands back as a value, when it means the same in the caller:
+        a dotted name rooted outside the def (an unbound tensor method `torch.Tensor.half`, a module
+        function, a module-level name holding one, an entry of a module table `_CASTS[mode]`), either side
+        of `a if c else b` / `a or b`, or a call from such names and constants (`getattr(torch.Tensor,
+        "half")`; [callables] method_callers, partial_callables, attr_getters by their first argument:
+        `methodcaller("to", dtype)`). `return self.x` (the callee's own self) and `None` are not."""
+        if depth > 5:
+            return []
+        if isinstance(returned, cst.IfExp):
+            sides = (returned.body, returned.orelse)
+            return [f for side in sides for f in self._returned_callable(side, target, depth + 1)]
+        if isinstance(returned, cst.BooleanOperation):
+            sides = (returned.left, returned.right) if isinstance(returned.operator, cst.Or) else (returned.right,)
+            return [f for side in sides for f in self._returned_callable(side, target, depth + 1)]
+        if isinstance(returned, cst.Attribute):
+            return [(returned, ())] if self._rooted_outside(returned, target) else []
+        if isinstance(returned, cst.Name):
+            if returned.value in ("None", "True", "False") or not self._rooted_outside(returned, target):
+                return []
+            return self.callable_values(returned, depth + 1)  # `_UP = torch.Tensor.float; ... return _UP`
+        if isinstance(returned, cst.Subscript):
+            return self.callable_values(returned, depth + 1) if self._rooted_outside(returned.value, target) else []
+        if not isinstance(returned, cst.Call) or not isinstance(returned.func, (cst.Name, cst.Attribute)):
+            return []
+        if not self._rooted_outside(returned.func, target):
+            return []
+        t = self.tables
+        name = _dotted(returned.func)
+        makers = (t.method_callers, t.partial_callables, t.attr_getters)
+        made = any(name in k for k in makers) or any(self.call_name(returned) in k for k in makers)
+        checked = returned.args[:1] if made else returned.args
+        if not all(self._rooted_outside(a.value, target) for a in checked):
+            return []
+        return self._callable_forms(returned, depth + 1)
+
+    def _rooted_outside(self, expr: cst.BaseExpression, target: cst.FunctionDef) -> bool:
+        """Is expr a constant, or a dotted name whose root is no parameter or local of target?"""
+        while isinstance(expr, cst.Attribute):
+            expr = expr.value
+        if isinstance(expr, (cst.SimpleString, cst.Integer)):
+            return True
+        if not isinstance(expr, cst.Name):
+            return False
+        params = target.params
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        return expr.value not in names and not any(
+            a.node is not None and target in self.ancestors(a.node) for a in self.reaching(expr)
+        )
 
     def class_dict_functions(self, sub: cst.BaseExpression) -> List[cst.FunctionDef]:
         """The defs `vars(C)["m"]` / `C.__dict__["m"]` reads ([callables] class_dict_functions,

@@ -114,6 +114,9 @@ class InstanceClasses:
                             found = self.instance_class(element, depth + 1)
                             if found is not None and self.admitted(expr, found):
                                 return found
+                        for found in self._annotated_iteration(value, path, depth):  # `sources: list[Pool]`
+                            if self.admitted(expr, found):
+                                return found
             return None
         if isinstance(expr, cst.Await):  # `await make_runner()`: what the coroutine returns
             return self.instance_class(expr.expression, depth + 1)
@@ -139,6 +142,9 @@ class InstanceClasses:
                 found = self.instance_class(element, depth + 1)
                 if found is not None:
                     return found
+            taken = self._annotated_taken(expr, depth)
+            if taken:  # `next(iter(self.sources))` of `sources: list[Pool]`, `pools.get(name)` of `dict[str, Pool]`
+                return taken[0]
             for target, _, _ in self.return_targets(expr, depth + 1):  # what a helper or method returns
                 found = self.returned_class(target, depth)
                 if found is not None:
@@ -174,7 +180,209 @@ class InstanceClasses:
                 found = self.instance_class(element, depth + 1)
                 if found is not None:
                     return found
+            if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):  # `srcs[0]` of `list[Pool]`
+                key = expr.slice[0].slice.value
+                index = int(key.value) if isinstance(key, cst.Integer) else None
+                found = self.declared_elements(expr.value, index, depth)
+                if found:
+                    return found[0]
         return None
+
+    # Element classes from container annotations: `self.sources: list[Pool]`, `pools: dict[str, "Pool"]`,
+    # `Optional[Sequence[Pool]]`, `tuple[Pool, ...]` ([containers] sequence_annotations, dict_annotations,
+    # annotation_wrappers): an element read from the container (iterated, indexed, taken) is a Pool.
+
+    def _annotated_iteration(self, iterable: cst.BaseExpression, path, depth: int) -> List[cst.ClassDef]:
+        """The classes a for target at path over iterable may be, by the iterated container's annotation:
+        `for s in srcs`, `for s in d.values()`, `for name, s in d.items()`, `for i, s in enumerate(srcs)`,
+        `for s in sorted(srcs)`."""
+        t = self.tables
+        while isinstance(iterable, cst.Call) and iterable.args and not iterable.args[0].star:
+            qualified = self.qualified(iterable)
+            if qualified in t.iter_passthrough or qualified in t.keep_elements:
+                iterable = iterable.args[0].value  # `sorted(srcs)`, `list(srcs)`
+            elif qualified in t.iter_numbered and path[:1] == (1,):
+                iterable, path = iterable.args[0].value, path[1:]  # `enumerate(srcs)`: (i, an element)
+            else:
+                break
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) and not iterable.args:
+            method = iterable.func.attr.value
+            if method in t.keep_methods and not path:
+                return self.declared_elements(iterable.func.value, None, depth)
+            if method in t.item_views and path == (1,):
+                return self.declared_elements(iterable.func.value, None, depth)
+            return []
+        return self.declared_elements(iterable, None, depth) if not path else []
+
+    def _annotated_taken(self, call: cst.Call, depth: int) -> List[cst.ClassDef]:
+        """The classes one element taken from an annotated container may be: `next(iter(srcs))`,
+        `min(srcs, key=...)`, `pools.get(name)`, `queue.popleft()`."""
+        t, func = self.tables, call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in t.take_methods:
+            return self.declared_elements(func.value, None, depth)
+        if call.args and not call.args[0].star and self.qualified(call) in t.take_functions:
+            inner = call.args[0].value
+            if isinstance(inner, cst.Call) and inner.args and self.qualified(inner) in t.keep_elements:
+                inner = inner.args[0].value
+            if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and not inner.args:
+                if inner.func.attr.value not in t.keep_methods:
+                    return []
+                inner = inner.func.value  # `next(iter(d.values()))`
+            return self.declared_elements(inner, None, depth)
+        return []
+
+    def declared_elements(self, container: cst.BaseExpression, index: Optional[int], depth: int) -> List[cst.ClassDef]:
+        """The module classes an element (a mapping's value) of container is, by the annotation of the
+        parameter, variable or attribute container reads (`list[Pool]`, `Dict[str, "Pool"]`); [] when
+        none is declared or it names no class of the module."""
+        if depth > 5 or not self._element_annotations_possible():
+            return []
+        annotation = self._declared_annotation(container, depth)
+        return self._annotation_elements(annotation, index, 0) if annotation is not None else []
+
+    def _element_annotations_possible(self) -> bool:
+        """Does any annotation of the module subscript a container (the cheap test: most modules have none)?"""
+        found = self.__dict__.get("_element_annotations_memo")
+        if found is None:
+            t = self.tables
+            kinds = t.sequence_annotations | t.dict_annotations
+            found = False
+            for node in iter_nodes(self.module, cst.Annotation):
+                for sub in iter_nodes(node, cst.Subscript):
+                    name = _dotted(sub.value) or ""
+                    if name in kinds or name.rsplit(".", 1)[-1] in kinds:
+                        found = True
+                        break
+                if not found and isinstance(node.annotation, cst.SimpleString):
+                    found = "[" in node.annotation.value
+                if found:
+                    break
+            self._element_annotations_memo = found
+        return found
+
+    def _declared_annotation(self, expr: cst.BaseExpression, depth: int) -> Optional[cst.BaseExpression]:
+        """The annotation of what expr reads: an annotated parameter or variable (`srcs: list[Pool]`), a name
+        assigned such a one, or `obj.attr` annotated in its class (`attr: list[Pool]` in the body,
+        `self.attr: list[Pool] = []`) or stored from an annotated constructor parameter."""
+        if depth > 5:
+            return None
+        if isinstance(expr, cst.Name):
+            for assignment in self.reaching(expr):
+                node = assignment.node
+                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                if isinstance(param, cst.Param):
+                    if param.annotation is not None:
+                        return param.annotation.annotation
+                    continue
+                declared = self.parents.get(node) if isinstance(node, cst.Name) else None
+                if isinstance(declared, cst.AnnAssign) and declared.target is node:
+                    return declared.annotation.annotation
+                if isinstance(node, cst.Name):
+                    kind, value, path = self.binding(node)
+                    if kind == "assign" and not path:
+                        found = self._declared_annotation(value, depth + 1)
+                        if found is not None:
+                            return found
+            return None
+        if isinstance(expr, cst.Attribute):
+            owner = self.instance_class(expr.value, depth + 1)
+            if owner is None:
+                return None
+            attr = expr.attr.value
+            for cls in self.c3_mro(owner):
+                found = self._attribute_annotations(cls).get(attr)
+                if found is not None:
+                    return found
+            for value in self.instance_attr_values(owner, attr):
+                param = self._plain_param(value)
+                if param is not None and param.annotation is not None:
+                    return param.annotation.annotation
+        return None
+
+    def _attribute_annotations(self, cls: cst.ClassDef) -> dict:
+        """attr -> annotation of cls's `attr: T` (class body) and `self.attr: T = ...` (its methods); once per class."""
+        memo = self.derived.setdefault("attribute_annotations", {})
+        found = memo.get(id(cls))
+        if found is None:
+            found = memo[id(cls)] = {}
+            for node in iter_nodes(cls, cst.AnnAssign):
+                target = node.target
+                if isinstance(target, cst.Name) and self.parents.get(self.parents.get(node)) is not None:
+                    if self.enclosing_class(node) is cls and self.parents.get(self.parents.get(node)) is cls.body:
+                        found.setdefault(target.value, node.annotation.annotation)
+                elif (
+                    isinstance(target, cst.Attribute)
+                    and isinstance(target.value, cst.Name)
+                    and target.value.value == "self"
+                    and self.enclosing_class(node) is cls
+                ):
+                    found.setdefault(target.attr.value, node.annotation.annotation)
+        return found
+
+    def _annotation_elements(
+        self, annotation: cst.BaseExpression, index: Optional[int], depth: int
+    ) -> List[cst.ClassDef]:
+        """The module classes an element of a container so annotated is (`list[Pool]`, `Optional[Sequence[Pool]]`,
+        `"dict[str, Pool]"`: Pool; `Tuple[Pool, Rows]`: by index, or either)."""
+        if depth > 4:
+            return []
+        annotation = self._parsed_annotation(annotation)
+        if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+            return self._annotation_elements(annotation.left, index, depth + 1) + self._annotation_elements(
+                annotation.right, index, depth + 1
+            )
+        if not isinstance(annotation, cst.Subscript):
+            return []
+        t = self.tables
+        name = _dotted(annotation.value) or ""
+        short = name.rsplit(".", 1)[-1]
+        args = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+
+        def named(table) -> bool:
+            return name in table or short in table
+
+        if named(t.annotation_wrappers):
+            kept = args[:1] if short == "Annotated" else args  # `Annotated[list[Pool], meta]`: its first
+            return [c for a in kept for c in self._annotation_elements(a, index, depth + 1)]
+        if named(t.dict_annotations):
+            return self._plain_annotation_classes(args[-1], depth) if len(args) == 2 else []
+        if not named(t.sequence_annotations) or not args:
+            return []
+        if named(t.positional_annotations) and not (len(args) == 2 and isinstance(args[1], cst.Ellipsis)):
+            if index is not None and -len(args) <= index < len(args):
+                args = [args[index]]
+        else:
+            args = args[:1]
+        return [c for a in args for c in self._plain_annotation_classes(a, depth)]
+
+    def _parsed_annotation(self, annotation: cst.BaseExpression) -> cst.BaseExpression:
+        """A string annotation parsed (`"list[Pool]"`), else itself."""
+        if isinstance(annotation, cst.SimpleString) and isinstance(annotation.evaluated_value, str):
+            try:
+                return cst.parse_expression(annotation.evaluated_value)
+            except Exception:  # not an expression: names nothing
+                return cst.Name("None")
+        return annotation
+
+    def _plain_annotation_classes(self, annotation: cst.BaseExpression, depth: int) -> List[cst.ClassDef]:
+        """The module classes a non-container annotation names (`Pool`, `"Pool"`, `Optional[Pool]`, `Pool | Rows`);
+        [] for a container (`list[Pool]` is no Pool)."""
+        if depth > 4:
+            return []
+        annotation = self._parsed_annotation(annotation)
+        if isinstance(annotation, (cst.Name, cst.Attribute)):
+            cls = self.module_classes().get((_dotted(annotation) or "").rsplit(".", 1)[-1])
+            return [cls] if cls is not None and not self._is_protocol(cls) else []
+        if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+            return self._plain_annotation_classes(annotation.left, depth + 1) + self._plain_annotation_classes(
+                annotation.right, depth + 1
+            )
+        if isinstance(annotation, cst.Subscript):
+            name = _dotted(annotation.value) or ""
+            if name in self.tables.annotation_wrappers or name.rsplit(".", 1)[-1] in self.tables.annotation_wrappers:
+                args = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+                return [c for a in args for c in self._plain_annotation_classes(a, depth + 1)]
+        return []
 
     def common_class(self, classes: List[cst.ClassDef]) -> Optional[cst.ClassDef]:
         """The nearest class of the module every one of classes is (the strategy base of
