@@ -1459,7 +1459,9 @@ def _foreign_attrs(node: ast.AST) -> Set[str]:
     return set()
 
 
-def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_method: bool, vocab: _Vocabulary) -> None:
+def _register(
+    unit: _Unit, name: str, args: ast.arguments, params: Params, is_method: bool, vocab: _Vocabulary, node=None
+) -> None:
     positional = [p.arg for p in args.posonlyargs + args.args]
     every = set(positional) | {p.arg for p in args.kwonlyargs}
     if args.vararg is not None:  # *args: every further positional argument lands in it (marked "*name")
@@ -1472,6 +1474,10 @@ def _register(unit: _Unit, name: str, args: ast.arguments, params: Params, is_me
         if requires <= every:
             for param in conv_params & every:  # an engine fills it with a whole cache
                 unit.names[param] = unit.names.get(param, 0) | levels
+        if args.kwarg is not None and node is not None and _reads_keyword(node, conv_params - every):
+            # `def forward(self, **kwargs)`: `kwargs["past_key_values"]` is the convention's parameter (the
+            # analysis's kwargs_convention_rows); its other parameters may ride in the same **kwargs
+            unit.names[args.kwarg.arg] = unit.names.get(args.kwarg.arg, 0) | CONTAINER
     for param in vocab.cache_parameter_names & every:  # `def bind(cls, gpu_cache)`: caches by the name
         unit.names[param] = unit.names.get(param, 0) | CONTAINER
 
@@ -1668,7 +1674,7 @@ class _Collector:
         if type(n.value) is ast.Lambda:
             for target in n.targets:
                 if type(target) is ast.Name:
-                    _register(unit, target.id, n.value.args, self.params, False, self.vocab)
+                    _register(unit, target.id, n.value.args, self.params, False, self.vocab, n.value)
                     unit.returns.setdefault(target.id, []).append(self.refs(n.value.body))
 
     def unpacking(self, refs: _Refs, value: ast.AST) -> None:
@@ -1783,7 +1789,7 @@ class _Collector:
                 self.unit.assigns.append((names, set(), refs, NESTED))
 
     def define(self, n) -> None:
-        _register(self.unit, n.name, n.args, self.params, n is self.method_node, self.vocab)
+        _register(self.unit, n.name, n.args, self.params, n is self.method_node, self.vocab, n)
         self.defaults(n.args)
         self.unit.returns.setdefault(n.name, [])
         for decorator in n.decorator_list:  # an overload of a generic function: its calls reach this def
@@ -1794,7 +1800,7 @@ class _Collector:
                 and type(head.value) is ast.Name
             ):
                 # (a method's: `@_dense.register def _(self, x)` of a singledispatchmethod, fed by `self._dense(x)`)
-                _register(self.unit, head.value.id, n.args, self.params, n is self.method_node, self.vocab)
+                _register(self.unit, head.value.id, n.args, self.params, n is self.method_node, self.vocab, n)
 
     def subscript(self, n: ast.Subscript) -> None:
         """An index's value: a layer id or indices (ModuleAnalysis.index_kind reads self.x)."""
@@ -2393,9 +2399,17 @@ def _convention_signature(source: bytes, vocab: _Vocabulary) -> bool:
         if depth:
             return True
         method = source[match.start() : match.end()].split(b"(")[0].split()[-1].decode()
-        every = {m.decode() for m in _IDENTIFIER.findall(source[match.end() : i - 1])}
-        if any(params & every and requires <= every for params, requires, _ in vocab.conventions.get(method, ())):
+        signature = source[match.end() : i - 1]
+        every = {m.decode() for m in _IDENTIFIER.findall(signature)}
+        rows = vocab.conventions.get(method, ())
+        if any(params & every and requires <= every for params, requires, _ in rows):
             return True
+        if b"**" in signature:
+            # `def forward(self, **kwargs)` reading `kwargs["past_key_values"]` before the next def or class
+            ends = [j for j in (source.find(w, i) for w in (b"\ndef ", b"\n    def ", b"\nclass ")) if j >= 0]
+            body = source[i : min(ends, default=len(source))]
+            if any(q in body for params, _, _ in rows for p in params for q in _read_words(p)):
+                return True
     return False
 
 
@@ -2417,7 +2431,23 @@ def _has_convention(stmt: ast.AST, vocab: _Vocabulary) -> bool:
             every = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
             if any(params & every and requires <= every for params, requires, _ in rows):
                 return True
+            if args.kwarg is not None and _reads_keyword(node, {p for params, _, _ in rows for p in params} - every):
+                return True  # `kwargs["past_key_values"]` of `def forward(self, **kwargs)`
     return False
+
+
+def _read_words(name: str) -> tuple:
+    """Byte spellings of a read of keyword name from a dict (`["name"]`, `.get('name'`, `.pop("name"`)."""
+    return tuple(
+        f"{read}{q}{name}{q}{end}".encode() for q in "'\"" for read, end in (("[", "]"), (".get(", ""), (".pop(", ""))
+    )
+
+
+def _reads_keyword(node: ast.AST, names: set) -> bool:
+    """Does a def's body hold a string constant among names (a keyword read from its **kwargs)?"""
+    return bool(names) and any(
+        type(n) is ast.Constant and isinstance(n.value, str) and n.value in names for n in ast.walk(node)
+    )
 
 
 def _plain_target(target: ast.AST) -> bool:
@@ -4531,7 +4561,7 @@ class _ModuleUnits:
             # is the decorated class's (ObjectFlow.installed_methods)
             unit.cls = self.installs_in().get(stmt.name)
             for attr in sorted(self._installed_attrs.get(stmt.name, ())):  # `self.plane(kv)` runs it
-                _register(unit, attr, stmt.args, self.params, True, self.vocab)
+                _register(unit, attr, stmt.args, self.params, True, self.vocab, stmt)
             self.collected[id(stmt)] = unit
             self.units.append(unit)
             return

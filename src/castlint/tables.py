@@ -175,6 +175,7 @@ class Tables:
     cache_attributes_whole: set = field(default_factory=set)  # matched whole by the prefilter
     cache_parameter_names: set = field(default_factory=set)  # [cache_attributes] parameters: caches by name
     cache_entry_lists: set = field(default_factory=set)  # [cache_attributes] entry_lists: entries split by a constant
+    cache_list_attributes: set = field(default_factory=set)  # [cache_attributes] python_lists: any index, one entry
     entry_cache_planes: int = 0  # [cache_attributes]: an entry holds this many caches first, then scales
     layer_index_words: tuple = ()  # kept for old tables; the analysis decides by value
     cache_parameters: list = field(default_factory=list)  # [CacheParameter]
@@ -814,6 +815,7 @@ def _load_cache_attributes(tables: Tables, data: dict, path: Path) -> None:
             "names": "cache_attributes",
             "prefilter_whole": "cache_attributes_whole",
             "entry_lists": "cache_entry_lists",
+            "python_lists": "cache_list_attributes",
             "parameters": "cache_parameter_names",
         },
     )

@@ -93,14 +93,36 @@ class TriggerWords:
         self.suppressions = SUPPRESSION_WORDS
         # a whole cache that arrives as a parameter: its name, the other parameters of
         # the engine's calling convention, and a conversion; one group per convention
+        # (a row whose methods are only registration hooks, [hot_path] setup: the hook's name as well, since
+        # its parameters' names are common words: `def register_cross_layers_kv_cache(self, kv_cache, ...)`)
         by_requires: dict = {}
+        setup = set(tables.run_once_methods)
         for p in tables.cache_parameters:
-            by_requires.setdefault(tuple(sorted(p.requires)), set()).update(p.params)
+            hooks = tuple(sorted(f"def {m}(" for m in p.methods)) if set(p.methods) <= setup and p.requires else ()
+            by_requires.setdefault((tuple(sorted(p.requires)), hooks), set()).update(p.params)
         self.conventions: Tuple[tuple, ...] = tuple(
-            (frozenset(params), frozenset(requires), *conversion) if requires else (frozenset(params), *conversion)
-            for requires, params in sorted(by_requires.items())
+            (frozenset(params), *(frozenset(w) for w in (requires, hooks) if w), *conversion)
+            for (requires, hooks), params in sorted(by_requires.items())
             for conversion in converting
         )
+        # ... or read by its keyword from the `**kwargs` of a method of the convention (`def forward(self, **kwargs)`
+        # reading `kwargs["past_key_values"]`, `kwargs.get('kv_cache')`)
+        by_methods: dict = {}
+        for p in tables.cache_parameters:
+            by_methods.setdefault((tuple(sorted(p.methods)), tuple(sorted(p.requires))), set()).update(p.params)
+        for (methods, requires), params in sorted(by_methods.items()):
+            reads = frozenset(
+                f"{read}{q}{name}{q}{end}"
+                for name in params
+                for q in "'\""
+                for read, end in (("[", "]"), (".get(", ""), (".pop(", ""))
+            )
+            defs = frozenset(f"def {m}(" for m in methods)
+            # (the convention's other parameters, named or read from the same `**kwargs`, each by its word)
+            others = tuple(frozenset({r}) for r in requires)
+            self.conventions += tuple(
+                (reads, frozenset({"**"}), defs, *others, *conversion) for conversion in converting
+            )
         # a pool and a conversion, or a whole cache that arrives as a parameter (CL001, CL003, CL005)
         # ... or a store of one into a slice of a buffer (`buf[:] = pool`, `st.wide[:, 1] = buf[:, 1]`): a copy
         self.slice_stores = SLICE_STORE_WORDS

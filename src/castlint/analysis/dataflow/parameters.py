@@ -8,7 +8,7 @@ from typing import Dict, List, Sequence, Tuple
 import libcst as cst
 
 from castlint.analysis.origin import Origin
-from castlint.analysis.tree import dotted
+from castlint.analysis.tree import dotted, iter_nodes
 
 
 class Parameters:
@@ -332,6 +332,74 @@ class Parameters:
             if all(required in params for required in row.requires):
                 best = max(best, Origin.POOL_TUPLE if row.returns == "tuple" else Origin.POOL)
         return best
+
+    def _kwargs_convention_origin(self, sub: cst.Subscript) -> Origin:
+        """`kwargs["past_key_values"]` (and `kwargs.get(...)`, `kwargs.pop(...)`, read as that subscript) of
+        a function's `**kwargs`: the engine's calling convention (rules/conventions.toml) for that keyword,
+        as if the function named it (`def forward(self, **kwargs)` of a CUDA-graph runner the engine calls as
+        the model). The convention's other parameters may ride in the same `**kwargs`."""
+        if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+            return Origin.OTHER
+        rows = self.kwargs_convention_rows(sub.value, sub.slice[0].slice.value)
+        return max((Origin.POOL_TUPLE if row.returns == "tuple" else Origin.POOL for row in rows), default=Origin.OTHER)
+
+    def kwargs_convention_rows(self, holder: cst.BaseExpression, key: cst.BaseExpression) -> list:
+        """The rules/conventions.toml rows that make `holder[key]` a whole cache: holder a function's
+        `**kwargs`, key a constant keyword the function does not name, a parameter of a row for the function."""
+        rows = self.tables.cache_parameters
+        if not rows or not isinstance(holder, cst.Name):
+            return []
+        word = self.constant_string(key)
+        if word is None or not any(word in row.params for row in rows):
+            return []
+        out = []
+        for assignment in self.reaching(holder):
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if not isinstance(param, cst.Param):
+                continue
+            func = self._param_owner(param)
+            if not isinstance(func, cst.FunctionDef) or func.params.star_kwarg is not param:
+                continue
+            p = func.params
+            named = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}
+            if word in named:
+                continue  # a keyword the signature names never reaches **kwargs
+            read = None
+            for row in rows:
+                if word not in row.params or func.name.value not in row.methods:
+                    continue
+                if any(r not in named for r in row.requires):
+                    # the convention's other parameters read from the same **kwargs (`kwargs["attn_metadata"]`)
+                    read = self._kwargs_keys_read(func, param.name.value) if read is None else read
+                    if not all(r in named or r in read for r in row.requires):
+                        continue
+                out.append(row)
+        return out
+
+    def _kwargs_keys_read(self, func: cst.FunctionDef, name: str) -> frozenset:
+        """The constant keys func reads from its `**name` (`name["k"]`, `name.get("k")`, `name.pop("k")`)."""
+        memo = self.__dict__.setdefault("_kwargs_keys_memo", {})
+        found = memo.get(id(func))
+        if found is None:
+            keys = set()
+            take = self.tables.take_methods
+            for node in [*iter_nodes(func, cst.Subscript), *iter_nodes(func, cst.Call)]:
+                if isinstance(node, cst.Subscript):
+                    if isinstance(node.value, cst.Name) and node.value.value == name and len(node.slice) == 1:
+                        inner = node.slice[0].slice
+                        key = self.constant_string(inner.value) if isinstance(inner, cst.Index) else None
+                        keys.add(key)
+                elif (
+                    isinstance(node.func, cst.Attribute)
+                    and isinstance(node.func.value, cst.Name)
+                    and node.func.value.value == name
+                    and node.func.attr.value in take
+                    and node.args
+                ):
+                    keys.add(self.constant_string(node.args[0].value))
+            found = memo[id(func)] = frozenset(k for k in keys if k is not None)
+        return found
 
     def cache_parameter(self, func: cst.FunctionDef, name: str):
         """The rules/conventions.toml row that makes parameter `name` of func a whole cache."""

@@ -97,8 +97,9 @@ class Subscripts:
         if missing is not None:  # `self.bufs[i]` of a dict subclass: what its `__missing__(i)` returns (and stores)
             return max([self.origin(missing, depth), *(self.origin(v, depth) for v in self.keyed_values(sub))])
         keyed = self.keyed_values(sub)
-        if keyed:
-            return max(self.origin(v, depth) for v in keyed)
+        conventional = self._kwargs_convention_origin(sub)
+        if keyed or conventional > Origin.OTHER:
+            return max([conventional, *(self.origin(v, depth) for v in keyed)])
         ranked = self._ranked_origin(sub, depth)
         if ranked is not None:
             return ranked
@@ -148,6 +149,22 @@ class Subscripts:
         held = {id(n) for n in self.__dict__.get("_held_lists", {}).values()}  # `self.d[k] = v` stores
         kinds = [self._dict_kind(v) for v in values if id(v) not in held]
         return True in kinds and False not in kinds
+
+    def engine_list(self, expr: cst.BaseExpression) -> bool:
+        """Is expr a list the engine fills with per-layer caches (rules/accessors.toml [cache_attributes]
+        python_lists: `runner.kv_caches`, `engine.gpu_cache`), on an object no class of the module
+        assigns it on, as written or through a name assigned it? A list takes no tensor of indices, so
+        any one index picks one entry."""
+        names = self.tables.cache_list_attributes
+        if isinstance(expr, cst.Name) and names:
+            values = [self._assigned_once(a.node) for a in self.reaching(expr)]
+            return bool(values) and all(
+                isinstance(v, cst.Attribute) and v.attr.value in names and self.engine_list(v) for v in values
+            )
+        if not isinstance(expr, cst.Attribute) or expr.attr.value not in names:
+            return False
+        owner = self._attr_owner(expr)
+        return owner is None or not list(self.instance_attr_values(owner, expr.attr.value))
 
     def _attr_owner(self, expr: cst.Attribute) -> Optional[cst.ClassDef]:
         """The module class whose instance holds expr's attribute: the receiver's class, else the one
@@ -209,8 +226,12 @@ class Subscripts:
             piece = self._dim_piece(sub.value, value)
             if piece is not None:  # `buf.split(n, dim=0)[0]`: some slots; `kv_cache.chunk(2)[0]`: a plane
                 return self._token_subscript(piece, elements[1:]) if len(elements) > 1 else piece
-            if self.index_kind(value, depth) == TENSOR and not self.dict_like(sub.value):
-                return Origin.GATHERED  # (a dict's key selects one value, whatever it is)
+            if (
+                self.index_kind(value, depth) == TENSOR
+                and not self.dict_like(sub.value)
+                and not self.engine_list(sub.value)
+            ):
+                return Origin.GATHERED  # (a dict's key, a list's index selects one value, whatever it is)
             if len(elements) == 1 and self._nested_display(sub.value, depth):
                 return Origin.POOL_TUPLE  # `[(k, v) for ... if ...][0]`: one (k, v) entry
             return self._token_subscript(Origin.POOL, elements[1:]) if len(elements) > 1 else Origin.POOL
@@ -857,6 +878,12 @@ class Subscripts:
                         and self.from_convention(value.func.value, depth, layout)
                     ):
                         return True  # `name, cache = caches.popitem(last=False)`: a value of the engine's dict
+                    if kind == "for" and len(path or ()) == 1 and self.iteration_kind(value) == "pairs":
+                        # `for (sk, sv), entry in zip(self.shadow, past_key_values)`: an entry of that argument
+                        args = self.iterated_args(value)
+                        if path[0] is not None and path[0] < len(args):
+                            if self.from_convention(args[path[0]], depth, layout):
+                                return True
                     if kind == "for" and path and path[0] == 1 and len(path) == 1 and isinstance(value, cst.Call):
                         # `for i, kv in enumerate(engine.gpu_cache)`: kv is an entry
                         if (dotted(value.func) or "") == "enumerate" and value.args:
@@ -877,6 +904,10 @@ class Subscripts:
             values = self.instance_attr_values(owner, expr.attr.value) if owner is not None else []
             return any(self.from_convention(v, depth, layout) for v in values)
         if isinstance(expr, cst.Subscript):
+            if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+                rows = self.kwargs_convention_rows(expr.value, expr.slice[0].slice.value)
+                if any(row.planes == (layout == "planes") for row in rows):
+                    return True  # `kwargs["past_key_values"]`: the convention's parameter
             return self.from_convention(expr.value, depth, layout)
         if isinstance(expr, cst.NamedExpr):  # `(kv := self.caches.get(i))[0]`: what it binds
             return self.from_convention(expr.value, depth, layout)
@@ -903,6 +934,17 @@ class Subscripts:
                 and self.from_convention(expr.func.value, depth, layout)
             ):
                 return True  # `kv_caches.values()`, `.get(name)`: the entries the engine handed over
+            if (
+                isinstance(expr.func, cst.Attribute)
+                and expr.func.attr.value in t.take_methods
+                and expr.args
+                and not expr.args[0].star
+                and any(
+                    row.planes == (layout == "planes")
+                    for row in self.kwargs_convention_rows(expr.func.value, expr.args[0].value)
+                )
+            ):
+                return True  # `kwargs.get("past_key_values")`: the convention's parameter
             if receiver is not None and (
                 method in self.tables.view_methods
                 or method in self.tables.whole_copy_methods
