@@ -1,0 +1,3 @@
+from .draft import SpecModelAgent
+
+__all__ = ["SpecModelAgent"]

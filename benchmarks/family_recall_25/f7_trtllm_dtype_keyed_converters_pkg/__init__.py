@@ -1,0 +1,3 @@
+from .graph_runner import FallbackGraphRunner
+
+__all__ = ["FallbackGraphRunner"]

@@ -1,0 +1,3 @@
+from .connector import HostStagingConnector
+
+__all__ = ["HostStagingConnector"]
