@@ -513,6 +513,11 @@ class Tables:
     container_write_functions: set = field(default_factory=set)  # round 11: `heapq.heappush`
     suppress_managers: set = field(default_factory=set)  # round 11: `contextlib.suppress`
     container_iterating_methods: set = field(default_factory=set)  # round 11: `xs.extend(items)`
+    immutable_argument_functions: set = field(default_factory=set)  # round 12: `os.path.join`, `functools.reduce@0`
+    inplace_functions: set = field(default_factory=set)  # round 12: `torch.nn.init.zeros_@0,tensor`
+    enum_bases: set = field(default_factory=set)  # round 12: `enum.Enum` (a lookup runs only `_missing_`)
+    enum_hook_members: set = field(default_factory=set)  # round 12: members an Enum lookup or class may run
+    default_dtype_functions: set = field(default_factory=set)  # round 12: `torch.get_default_dtype`
     logger_factories: set = field(default_factory=set)  # calls that answer a stdlib logging.Logger
     logger_methods: set = field(default_factory=set)  # a Logger's record-emitting methods
     logger_keywords: set = field(default_factory=set)  # keywords of those that run no code of the file
@@ -1344,6 +1349,11 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "container_write_functions": "container_write_functions",
             "suppress_managers": "suppress_managers",
             "container_iterating_methods": "container_iterating_methods",
+            "immutable_argument_functions": "immutable_argument_functions",
+            "inplace_functions": "inplace_functions",
+            "enum_bases": "enum_bases",
+            "enum_hook_members": "enum_hook_members",
+            "default_dtype_functions": "default_dtype_functions",
             "logger_factories": "logger_factories",
             "logger_methods": "logger_methods",
             "logger_keywords": "logger_keywords",

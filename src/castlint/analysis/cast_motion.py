@@ -329,6 +329,9 @@ def _moved_expressions(analysis, casts: Sequence[cst.Call]) -> _Moved:
             value = arg.value
             if isinstance(value, (cst.SimpleString, cst.Integer, cst.Float)):
                 continue
+            if _default_dtype_call(analysis, value):
+                moved.names.add(dotted(value.func).split(".")[0])  # round 12: `torch.get_default_dtype()`
+                continue
             text = dotted(value)
             if text is None or arg.star:
                 moved.unsafe.append(
@@ -469,7 +472,11 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
         )
     name = _function_name(analysis, call)
     if name is None:
-        return _plain_construction(analysis, call) or _pure_cached_call(analysis, call)  # rounds 7, 8
+        return (
+            _plain_construction(analysis, call)
+            or _pure_cached_call(analysis, call)  # rounds 7, 8
+            or _enum_lookup(analysis, call)  # round 12: `KVLayout(self.layout)`
+        )
     if name in tables.dataclass_replace_functions:
         return _plain_replace(analysis, call)  # round 8: a copy of a plain dataclass of the file
     if name in tables.stream_print_functions:
@@ -482,6 +489,8 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
         return _container_write(analysis, call)  # round 11: `heapq.heappush(<a proven builtin list>, x)`
     if name in tables.suppress_managers:
         return all(_builtin_exception(analysis, arg.value) and not arg.star for arg in call.args)  # round 11
+    if name in _spec(analysis, "immutable_argument_functions") and _immutable_arguments(analysis, call):
+        return True  # round 12: `os.path.join("/tmp", f"...")`, `functools.reduce(operator.mul, q.shape, 1)`
     return (
         name in tables.read_functions
         or name in tables.gather_functions
@@ -950,6 +959,13 @@ def _unproven_call(
         return None
     if why:
         return why
+    why = class_method_effect(analysis, node, rebinding)  # round 12: `KVLayout(x).stride_order()`, by its body
+    if why is None:
+        return None
+    if why:
+        return f"calls `{shown}(...)`, which {why}"
+    if _inplace_function_harmless(analysis, node):
+        return None  # round 12: `torch.nn.init.zeros_(self.workspace)` writes only the backend's own tensor
     if method is not None and _touches(analysis, func.value, owners, aliases) and not _read_only(analysis, node):
         return f"calls `{shown}(...)` on the pool or its owner"
     if method is not None and dotted(func.value) in moved.owners and not _read_only(analysis, node):
@@ -2456,6 +2472,8 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
         return None
     if name in analysis.tables.dataclass_replace_functions:
         return None  # _plain_replace: the instance's class runs no code of the file; fields are stored as given
+    if name in _spec(analysis, "immutable_argument_functions") and _immutable_arguments(analysis, call):
+        return None  # round 12: builtin immutable arguments (their protocols are Python's), proven callables
     if name in analysis.tables.stream_print_functions:
         return _print_effect(analysis, call)
     if name.startswith("torch."):
@@ -2951,7 +2969,11 @@ def _check_cast_arguments(analysis, verdict: _Verdict, casts: Sequence[cst.Call]
     """A cast that also moves the tensor to another device cannot be applied to the gathered rows as is."""
     for cast in casts:
         target = analysis.cast_target(cast) or ""
-        if target.endswith(".dtype") and not names_dtype_attribute(cast):
+        if (
+            target.endswith(".dtype")
+            and not names_dtype_attribute(cast)
+            and not (len(cast.args) == 1 and _default_dtype_call(analysis, cast.args[0].value))
+        ):
             verdict.unsafe.append(
                 "the cast takes another tensor's dtype *and device* (`.to(other)`); the index "
                 "would be applied on the pool's device"
@@ -4068,7 +4090,7 @@ def _fresh_buffer(analysis, expr: cst.Attribute) -> bool:
     name = expr.attr.value
     cache = analysis.derived.setdefault("cast_motion.fresh_buffers", {})
     if name not in cache:
-        cache[name] = _attribute_only(analysis, name, _fresh_allocation, _buffer_use)
+        cache[name] = _attribute_only(analysis, name, _fresh_allocation, _buffer_use_or_inplace_function)
     return cache[name]
 
 
@@ -4102,6 +4124,10 @@ def _buffer_use(analysis, occ) -> bool:
         return True
     # an in-place method (`copy_`, `zero_`, `fill_`): it answers the buffer itself, so only where dropped
     return _in_place(attr) and isinstance(analysis.parent(call), cst.Expr)
+
+
+def _buffer_use_or_inplace_function(analysis, occ) -> bool:
+    return _buffer_use(analysis, occ) or _inplace_function_use(analysis, occ)  # round 12
 
 
 # -- round 9: builtin containers and in-memory streams of the file, grad-mode switches, a __post_init__
@@ -4768,3 +4794,331 @@ def _factory_field_name(analysis, name: str) -> bool:
             if isinstance(holder, cst.AssignTarget) or isinstance(holder, cst.Del):
                 return False
     return True
+
+
+# -- round 12: library functions given builtin values, in-place torch functions on the backend's own
+# tensors, methods of an Enum or plain dataclass of the file ------------------------------------------
+#
+# rules/casts.toml [cast_motion] "round 12" holds the facts; docs/fix.md, "Round 12", the rule.
+
+
+def _spec_table(entries) -> dict:
+    """`"name@0,func"` entries -> {name: (positions...)}."""
+    out = {}
+    for entry in entries:
+        name, _, positions = entry.partition("@")
+        out[name] = tuple(p for p in positions.split(",") if p)
+    return out
+
+
+def _spec(analysis, key: str) -> dict:
+    cache = analysis.derived.setdefault("cast_motion.round12_specs", {})
+    if key not in cache:
+        cache[key] = _spec_table(getattr(analysis.tables, key, ()))
+    return cache[key]
+
+
+def _immutable_value(analysis, expr, depth: int = 0) -> bool:
+    """Is expr proven a value of a builtin immutable type (int/float/str/bytes/bool/None, a tuple of
+    them): a literal, an f-string (always an exact str), `len(...)`, a tensor's `.shape`, a tuple
+    display, an arithmetic operator or unary minus of such, a local bound only to such?"""
+    if depth > 6 or expr is None:
+        return False
+    if isinstance(expr, _CONSTANTS) and not isinstance(expr, cst.Ellipsis):
+        return True
+    if isinstance(expr, cst.Name):
+        if expr.value in _KEYWORD_NAMES:
+            return True
+        return _bound_only_to(analysis, expr, lambda v: _immutable_value(analysis, v, depth + 1))
+    if isinstance(expr, cst.Tuple):
+        return all(
+            not isinstance(el, cst.StarredElement) and _immutable_value(analysis, el.value, depth + 1)
+            for el in expr.elements
+        )
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, (cst.Minus, cst.Plus)) and _immutable_value(
+            analysis, expr.expression, depth + 1
+        )
+    if isinstance(expr, cst.BinaryOperation):
+        return _immutable_value(analysis, expr.left, depth + 1) and _immutable_value(analysis, expr.right, depth + 1)
+    if isinstance(expr, cst.Attribute):
+        # `q.shape`: a torch.Size of ints, where the receiver is proven a tensor, or where no object of
+        # the file may have a member `shape` (a def, property, field, Mock or namespace configured so)
+        return (
+            expr.attr.value in analysis.tables.iterable_attributes
+            and not _import_bound(analysis, expr)
+            and (_tensor_typed(analysis, expr.value) or not _may_provide(analysis, expr.attr.value))
+            and not is_property(analysis, expr.attr.value)
+        )
+    if isinstance(expr, cst.Call):
+        # `len(x)`: the builtin always answers an exact int (its `__len__` is judged where it is called)
+        return (
+            not _is_method(analysis, expr.func)
+            and _builtin_name(analysis, expr.func, ("len",))
+            and not any(arg.star for arg in expr.args)
+        )
+    return False
+
+
+def _immutable_callable(analysis, expr) -> bool:
+    """A callable that, called on builtin immutable values (and its own results), runs no code that may
+    write: a read_functions entry (qualified through the imports) that calls nothing back, or a lambda /
+    module-level def of the file whose body is proven read-only (_harmless_callable)."""
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        name = _qualified(analysis, expr)
+        scope = analysis.scopes.get(expr)
+        local = isinstance(expr, cst.Name) and scope is not None and any(hasattr(a, "node") for a in scope[expr.value])
+        if (
+            name is not None
+            and not local
+            and (isinstance(expr, cst.Name) or _import_bound(analysis, expr))
+            and name in analysis.tables.read_functions
+            and name not in analysis.tables.writer_callables
+        ):
+            entry = analysis.tables.callbacks.get(name)
+            return entry is None or not (entry["iterates"] or entry["calls"] or entry["attribute"])
+    if isinstance(expr, cst.Lambda) or isinstance(expr, cst.Name):
+        return _harmless_callable(analysis, expr) is None
+    return False
+
+
+def _immutable_arguments(analysis, call: cst.Call) -> bool:
+    """Round 12: a call of immutable_argument_functions whose every argument is a builtin immutable value
+    and whose every listed callable argument is proven harmless on such values."""
+    name = _function_name(analysis, call)
+    positions = _spec(analysis, "immutable_argument_functions").get(name or "")
+    if positions is None:
+        return False
+    callables = set(map(id, _args_at(call, positions)))
+    for arg in call.args:
+        if arg.star:
+            return False
+        if id(arg.value) in callables:
+            if not _immutable_callable(analysis, arg.value):
+                return False
+        elif not _immutable_value(analysis, arg.value):
+            return False
+    return True
+
+
+def _inplace_function_harmless(analysis, call: cst.Call) -> bool:
+    """Round 12: a call of inplace_functions whose written arguments are each proven not the pool nor
+    anything that holds or views it (_distinct; for a list display, each element), and whose arguments
+    run no code of the file (torch_arguments), given no `out=`."""
+    if _is_method(analysis, call.func):
+        return False
+    positions = _spec(analysis, "inplace_functions").get(_function_name(analysis, call) or "")
+    if positions is None:
+        return False
+    if any(arg.star for arg in call.args):
+        return False
+    if any(arg.keyword is not None and arg.keyword.value == _OUT_KEYWORD for arg in call.args):
+        return False
+    written = _args_at(call, positions)
+    if not written or not all(_distinct(analysis, value) for value in written):
+        return False
+    return _torch_arguments(analysis, call) is None
+
+
+def _inplace_function_use(analysis, occ) -> bool:
+    """`torch.nn.init.zeros_(self.workspace)` with its result dropped: the buffer is written in place,
+    not handed on (round 8's _buffer_use, for in-place torch functions)."""
+    arg = analysis.parent(occ)
+    if not (isinstance(arg, cst.Arg) and arg.value is occ and not arg.star):
+        return False
+    call = analysis.parent(arg)
+    if not isinstance(call, cst.Call) or _is_method(analysis, call.func):
+        return False
+    positions = _spec(analysis, "inplace_functions").get(_function_name(analysis, call) or "")
+    if positions is None or not any(value is occ for value in _args_at(call, positions)):
+        return False
+    return isinstance(analysis.parent(call), cst.Expr)
+
+
+def _enum_class(analysis, cls: cst.ClassDef) -> bool:
+    t = analysis.tables
+    if cls.keywords or cls.decorators or len(cls.bases) != 1:
+        return False
+    if _qualified(analysis, cls.bases[0].value) not in t.enum_bases:
+        return False
+    for statement in cls.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            if statement.name.value in t.enum_hook_members or _is_dunder(statement.name.value):
+                return False
+            continue
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        for small in statement.body:
+            if isinstance(small, (cst.Pass, cst.Expr)) and (
+                isinstance(small, cst.Pass) or isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+            ):
+                continue
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                return False
+            target = small.targets[0].target
+            if not isinstance(target, cst.Name) or target.value in t.enum_hook_members or _is_dunder(target.value):
+                return False
+            if not (_constant(small.value) or _immutable_value(analysis, small.value)):
+                return False
+    return True
+
+
+def _class_read_only_name(analysis, cls: cst.ClassDef) -> bool:
+    """Is the class's name read only as a call, `C.<attr>` (never stored or deleted), `C[...]`, an
+    annotation or isinstance's class - nothing stores into the class or hands it on?"""
+    for node in iter_nodes(analysis.module, cst.Name):
+        if node.value != cls.name.value or node is cls.name:
+            continue
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            continue  # `obj.Name`: another object's attribute
+        if isinstance(parent, cst.Call) and parent.func is node:
+            continue
+        if isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is node:
+            if _stored_to(analysis, parent):
+                return False
+            continue
+        if _in_annotation(analysis, node):
+            continue
+        grand = analysis.parent(parent) if isinstance(parent, cst.Arg) else None
+        if (
+            isinstance(grand, cst.Call)
+            and dotted(grand.func) in ("isinstance", "issubclass")
+            and _function_name(analysis, grand) in ("isinstance", "issubclass")
+        ):
+            continue
+        return False
+    return True
+
+
+def _stored_target_anywhere(analysis, node) -> bool:
+    return _stored_to(analysis, node)
+
+
+def _module_class(analysis, name: cst.Name):
+    scope = analysis.scopes.get(name)
+    if scope is None:
+        return None
+    try:
+        assignments = list(scope[name.value])
+    except Exception:  # noqa: BLE001
+        return None
+    if len(assignments) != 1:
+        return None
+    cls = getattr(assignments[0], "node", None)
+    if not isinstance(cls, cst.ClassDef) or not isinstance(analysis.parent(cls), cst.Module):
+        return None
+    return cls
+
+
+def _instance_class(analysis, receiver):
+    """The class of the file receiver is proven an instance of, made or looked up right there: an Enum
+    lookup `C(value)` (its value hashed: the `hash` protocol), `C.<member>`, `C["<name>"]`, or a plain
+    dataclass's construction (round 7). (class, why-not-harmless-or-None); (None, None) otherwise."""
+    if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name):
+        cls = _module_class(analysis, receiver.func)
+        if cls is None:
+            return None, None
+        if _enum_class(analysis, cls) and _class_read_only_name(analysis, cls):
+            args = receiver.args
+            if len(args) != 1 or args[0].star or args[0].keyword is not None:
+                return None, None
+            return cls, _protocol(analysis, "hash", [args[0].value])
+        if _plain_construction(analysis, receiver):
+            return cls, None
+        return None, None
+    if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name):
+        cls = _module_class(analysis, receiver.value)
+        if cls is not None and _enum_class(analysis, cls) and _class_read_only_name(analysis, cls):
+            member = receiver.attr.value
+            if any(
+                isinstance(small, cst.Assign)
+                and isinstance(small.targets[0].target, cst.Name)
+                and small.targets[0].target.value == member
+                for statement in cls.body.body
+                if isinstance(statement, cst.SimpleStatementLine)
+                for small in statement.body
+            ):
+                return cls, None
+        return None, None
+    if isinstance(receiver, cst.Subscript) and isinstance(receiver.value, cst.Name):
+        cls = _module_class(analysis, receiver.value)
+        if (
+            cls is not None
+            and len(receiver.slice) == 1
+            and isinstance(receiver.slice[0].slice, cst.Index)
+            and isinstance(receiver.slice[0].slice.value, cst.SimpleString)
+            and _enum_class(analysis, cls)
+            and _class_read_only_name(analysis, cls)
+        ):
+            return cls, None
+    return None, None
+
+
+def class_method_effect(analysis, call: cst.Call, nonlocal_check=None) -> str | None:
+    """Round 12: why calling `<instance>.<method>(...)` - the instance of a class of the file made or
+    looked up right there (_instance_class) - may write; None when the method's body is proven
+    read-only (judged as a function of the file, round 11). "" when call is not such a call."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return ""
+    cls, why = _instance_class(analysis, func.value)
+    if cls is None:
+        return ""
+    if why is not None:
+        return f"looks up `{cls.name.value}` by a value whose hash {why}"
+    method = func.attr.value
+    if _is_dunder(method):
+        return ""
+    defs = []
+    for statement in cls.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == method:
+            defs.append(statement)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                for target in _binds(small) if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)) else ():
+                    if isinstance(target, cst.Name) and target.value == method:
+                        return ""
+        elif not isinstance(statement, cst.FunctionDef):
+            return ""
+    if len(defs) != 1 or defs[0].decorators or defs[0].asynchronous:
+        return ""
+    # the member is never stored nor reached by name anywhere in the file (an instance attribute
+    # would shadow the method)
+    spelled = _spelled_names(analysis)
+    if spelled.by_name or method in spelled.strings or method in spelled.keywords:
+        return ""
+    for node in spelled.attributes.get(method, ()):
+        if _stored_target_anywhere(analysis, node):
+            return ""
+    if any(arg.star for arg in call.args):
+        return "unpacks arguments into a method of the file"
+    stack = analysis.derived.setdefault("cast_motion.file_calls", [])
+    return _function_effect(analysis, defs[0], stack, {}, nonlocal_check)
+
+
+def _enum_lookup(analysis, call: cst.Call) -> bool:
+    """Round 12: `C(value)` of an Enum of the file (_enum_class, its name never stored into): EnumType's
+    lookup hashes and compares the value (harmless where the `hash` protocol is) and runs only `_missing_`,
+    which the class does not define (a miss raises ValueError)."""
+    if not isinstance(call.func, cst.Name):
+        return False
+    cls = _module_class(analysis, call.func)
+    if cls is None or not _enum_class(analysis, cls) or not _class_read_only_name(analysis, cls):
+        return False
+    args = call.args
+    if len(args) != 1 or args[0].star or args[0].keyword is not None:
+        return False
+    return _protocol(analysis, "hash", [args[0].value]) is None
+
+
+def _default_dtype_call(analysis, expr) -> bool:
+    """Round 12: `torch.get_default_dtype()` (rules/casts.toml default_dtype_functions), with no argument:
+    a dtype, read from process state that no code proven harmless changes."""
+    return (
+        isinstance(expr, cst.Call)
+        and not expr.args
+        and dotted(expr.func) is not None
+        and _import_bound(analysis, expr.func)
+        and _qualified(analysis, expr.func) in analysis.tables.default_dtype_functions
+    )
