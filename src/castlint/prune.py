@@ -423,8 +423,15 @@ class _Vocabulary:
         self.conventions: Dict[str, List[Tuple[frozenset, frozenset, int]]] = {}
         for row in tables.cache_parameters:
             levels = CONTAINER if row.returns == "tuple" else WHOLE
+            # a row with `beside` applies only to a keyword read from **kwargs (_register marks those whatever
+            # the requires): a requirement no signature meets keeps it off named parameters
+            requires = frozenset(row.requires) | ({"**beside"} if row.beside else set())
             for method in row.methods:
-                self.conventions.setdefault(method, []).append((frozenset(row.params), frozenset(row.requires), levels))
+                self.conventions.setdefault(method, []).append((frozenset(row.params), requires, levels))
+        # a row's `beside` methods reading its keyword from **kwargs (a graph runner's `capture(self, **kwargs)`):
+        # the evidence the analysis reads for the convention (kwargs_convention_rows), kept with their class
+        self.beside_defs = frozenset(m for row in tables.cache_parameters for m in row.beside)
+        self.beside_params = frozenset(p for row in tables.cache_parameters if row.beside for p in row.params)
         names = sorted(self.conventions)
         self.convention_def = (
             re.compile(rb"def\s+(?:" + b"|".join(re.escape(m.encode()) for m in names) + rb")\s*\(") if names else None
@@ -2434,6 +2441,17 @@ def _has_convention(stmt: ast.AST, vocab: _Vocabulary) -> bool:
             if args.kwarg is not None and _reads_keyword(node, {p for params, _, _ in rows for p in params} - every):
                 return True  # `kwargs["past_key_values"]` of `def forward(self, **kwargs)`
     return False
+
+
+def _beside_evidence(node: ast.AST, vocab: _Vocabulary) -> bool:
+    """Is a method a conventions row's `beside` evidence: one of those methods reading the row's keyword from
+    its **kwargs (`def capture(self, **kwargs)` reading `kwargs["past_key_values"]`)?"""
+    return (
+        isinstance(node, _DEFS)
+        and node.name in vocab.beside_defs
+        and node.args.kwarg is not None
+        and _reads_keyword(node, vocab.beside_params)
+    )
 
 
 def _read_words(name: str) -> tuple:
@@ -5058,7 +5076,7 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
             decisions.append((stmt, True))
             continue
         methods, rest = entry
-        keep = [id(method) in kept for method in methods]
+        keep = [id(method) in kept or _beside_evidence(method.node, module.vocab) for method in methods]
         if not any(keep) and id(rest) not in kept:
             decisions.append((stmt, False))
             continue

@@ -136,6 +136,11 @@ class CacheParameter:
     # the cache's slot (block, token) dimensions: a selection along another keeps every slot; with
     # `planes`, those of the planes-first layout, used once the function reads its dim 0 as the planes
     slot_dims: tuple = ()
+    # where set, the row applies only to its parameter read by its keyword from the method's `**kwargs`,
+    # when the method's class (or a base) also defines one of these methods reading the same keyword
+    # from its own `**kwargs` (a CUDA-graph runner's capture beside its per-step forward): the evidence
+    # of the convention instead of `requires`
+    beside: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -1185,7 +1190,7 @@ def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
         where = f"cache_parameter[{i}]"
         _check_keys(
             item,
-            {"engine", "methods", "params", "requires", "returns", "note", "planes", "entry", "slot_dims"},
+            {"engine", "methods", "params", "requires", "returns", "note", "planes", "entry", "slot_dims", "beside"},
             path,
             where,
         )
@@ -1205,6 +1210,7 @@ def _load_cache_parameters(tables: Tables, data: dict, path: Path) -> None:
                 _get(item, "planes", bool, path, where, True),
                 _get(item, "entry", bool, path, where, False),
                 _slot_dims(item, path, where),
+                tuple(_str_list(item, "beside", path, where)),
             )
         )
 

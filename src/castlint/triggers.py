@@ -98,6 +98,8 @@ class TriggerWords:
         by_requires: dict = {}
         setup = set(tables.run_once_methods)
         for p in tables.cache_parameters:
+            if p.beside:
+                continue  # read from **kwargs only (below)
             hooks = tuple(sorted(f"def {m}(" for m in p.methods)) if set(p.methods) <= setup and p.requires else ()
             by_requires.setdefault((tuple(sorted(p.requires)), hooks), set()).update(p.params)
         self.conventions: Tuple[tuple, ...] = tuple(
@@ -107,10 +109,12 @@ class TriggerWords:
         )
         # ... or read by its keyword from the `**kwargs` of a method of the convention (`def forward(self, **kwargs)`
         # reading `kwargs["past_key_values"]`, `kwargs.get('kv_cache')`)
+        # (a row with `beside`: one of those methods' defs as well, a CUDA-graph runner's `def capture(`)
         by_methods: dict = {}
         for p in tables.cache_parameters:
-            by_methods.setdefault((tuple(sorted(p.methods)), tuple(sorted(p.requires))), set()).update(p.params)
-        for (methods, requires), params in sorted(by_methods.items()):
+            key = (tuple(sorted(p.methods)), tuple(sorted(p.requires)), tuple(sorted(p.beside)))
+            by_methods.setdefault(key, set()).update(p.params)
+        for (methods, requires, beside), params in sorted(by_methods.items()):
             reads = frozenset(
                 f"{read}{q}{name}{q}{end}"
                 for name in params
@@ -120,6 +124,8 @@ class TriggerWords:
             defs = frozenset(f"def {m}(" for m in methods)
             # (the convention's other parameters, named or read from the same `**kwargs`, each by its word)
             others = tuple(frozenset({r}) for r in requires)
+            if beside:
+                others += (frozenset(f"def {m}(" for m in beside),)
             self.conventions += tuple(
                 (reads, frozenset({"**"}), defs, *others, *conversion) for conversion in converting
             )

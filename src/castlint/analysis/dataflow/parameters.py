@@ -324,7 +324,7 @@ class Parameters:
         params = None
         best = Origin.OTHER
         for row in rows:
-            if name not in row.params or method not in row.methods:
+            if name not in row.params or method not in row.methods or row.beside:
                 continue
             if params is None:
                 p = func.params
@@ -369,6 +369,8 @@ class Parameters:
             for row in rows:
                 if word not in row.params or func.name.value not in row.methods:
                     continue
+                if row.beside and not self._kwargs_read_beside(func, row.beside, word):
+                    continue
                 if any(r not in named for r in row.requires):
                     # the convention's other parameters read from the same **kwargs (`kwargs["attn_metadata"]`)
                     read = self._kwargs_keys_read(func, param.name.value) if read is None else read
@@ -376,6 +378,22 @@ class Parameters:
                         continue
                 out.append(row)
         return out
+
+    def _kwargs_read_beside(self, func: cst.FunctionDef, methods: tuple, word: str) -> bool:
+        """Does func's class (or a base) define one of methods (a conventions.toml row's `beside`) that reads
+        keyword word from its own `**kwargs` too (`capture(self, **kwargs)` beside `forward(self, **kwargs)`
+        of a CUDA-graph runner, each reading `kwargs["past_key_values"]`)?"""
+        cls = self.method_class(func)
+        if cls is None:
+            return False
+        for name in methods:
+            other = self.find_method(cls, name)
+            if not isinstance(other, cst.FunctionDef) or other is func:
+                continue
+            star = other.params.star_kwarg
+            if isinstance(star, cst.Param) and word in self._kwargs_keys_read(other, star.name.value):
+                return True
+        return False
 
     def _kwargs_keys_read(self, func: cst.FunctionDef, name: str) -> frozenset:
         """The constant keys func reads from its `**name` (`name["k"]`, `name.get("k")`, `name.pop("k")`)."""
@@ -404,7 +422,7 @@ class Parameters:
     def cache_parameter(self, func: cst.FunctionDef, name: str):
         """The rules/conventions.toml row that makes parameter `name` of func a whole cache."""
         for row in self.tables.cache_parameters:
-            if name in row.params and func.name.value in row.methods:
+            if name in row.params and func.name.value in row.methods and not row.beside:
                 p = func.params
                 params = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}
                 if all(required in params for required in row.requires):

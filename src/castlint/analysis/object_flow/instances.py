@@ -549,7 +549,11 @@ class InstanceClasses:
             # `forward_batch.attn_ctx` of a parameter: what a method of the same class stores on its
             # parameter of that name (`forward_batch.attn_ctx = AttnCtx(...)` in init_forward_metadata)
             cls = self._param_method_class(expr.value)
-            if cls is None:
+            if cls is None or expr.attr.value in self.tables.cache_attributes:
+                # a cache attribute ([cache_attributes]) of the object an engine hook is handed
+                # (`step_context.kv_caches`) holds what the engine fills in each step as well as what the
+                # file stores there (`ctx.kv_caches = [(k.half(), v.half()) for k, v in ctx.kv_caches]`):
+                # the stores are not all it holds, so the name decides
                 return None
             found = self._external_stores().get(("param", id(cls), expr.value.value, expr.attr.value))
             return list(found) if found else None
