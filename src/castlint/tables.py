@@ -570,6 +570,8 @@ class Tables:
     kv_cache_dtype_attributes: set = field(default_factory=set)
     kv_cache_dtype_holders: set = field(default_factory=set)
     kv_cache_dtype_holder_attributes: set = field(default_factory=set)
+    kv_cache_dtype_fp8_words: set = field(default_factory=set)  # [kv_cache_dtype] fp8_words: an FP8 dtype's spelling
+    kv_cache_dtype_other_dtypes: set = field(default_factory=set)  # [kv_cache_dtype] other_dtypes: not FP8
     presets: dict = field(default_factory=dict)  # name -> ModelPreset
     releases: list = field(default_factory=list)  # [(version tuple, version, flashinfer pin)]
     # Where a tree states its own FlashInfer pin (rules/sglang.toml [pin_source]):
@@ -1830,6 +1832,8 @@ def _load_kv_cache_dtype(tables: Tables, data: dict, path: Path) -> None:
             "attributes": "kv_cache_dtype_attributes",
             "holders": "kv_cache_dtype_holders",
             "holder_attributes": "kv_cache_dtype_holder_attributes",
+            "fp8_words": "kv_cache_dtype_fp8_words",
+            "other_dtypes": "kv_cache_dtype_other_dtypes",
         },
     )
 

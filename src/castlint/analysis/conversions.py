@@ -194,7 +194,12 @@ class ConversionQueries:
             if self.cast_target(call) is not None or id(call) in reported:
                 continue
             found = self._call_converts(call, reported)
-            if found is not None and not self.guarded_fallback(call) and not self._callers_convert(call, reported):
+            if (
+                found is not None
+                and not self.guarded_fallback(call)
+                and not self._callers_convert(call, reported)
+                and not self.runs_once(call)  # (a helper's conversion at setup: `__init__` calls it once)
+            ):
                 out.append((call, *found))
         self._call_conversions = out
         return out
@@ -540,7 +545,51 @@ class ConversionQueries:
                 return False
             if isinstance(ancestor, cst.FunctionDef):
                 cls = self.method_class(ancestor)
-                return cls is not None and self._once_method(cls, ancestor, 0)
+                if cls is None:
+                    return self._once_function(ancestor, 0)
+                return self._once_method(cls, ancestor, 0)
+        return False
+
+    def _once_function(self, func: cst.FunctionDef, depth: int) -> bool:
+        """Is func a module-level function (undecorated) whose every visible call runs once: each one
+        in a run-once method, or in another such function (`warm = [warm_copy(c) for c in caches]` in
+        `__init__`, the sibling module's caller appended by the callers link: `ops.warm_copy(...)`)? Every
+        reading of its name must be such a call (a function stored, handed on or exported may run per
+        step where it lands)."""
+        if depth > 3 or func.decorators or not isinstance(self.parents.get(func), cst.Module):
+            return False
+        name = func.name.value
+        if is_hot_entry(name, self.tables) or name in self.tables.step_input_methods:
+            return False
+        if self._is_generator(func):
+            return False
+        calls = self._callers_of(func)
+        if not calls:
+            return False
+        called = {id(call.func) for call, _, _ in calls}
+        scope = self.scopes.get(func)
+        if scope is None:
+            return False
+        for access in scope.accesses[name]:
+            if id(access.node) not in called:
+                return False  # (read as a value, or called where the callers do not see it)
+        for call, _, _ in calls:
+            caller = self.enclosing_function(call)
+            if caller is None or caller is func:
+                return False
+            if not self._runs_once_at(call, depth + 1):
+                return False
+        return True
+
+    def _runs_once_at(self, node: cst.CSTNode, depth: int) -> bool:
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.Lambda):
+                return False
+            if isinstance(ancestor, cst.FunctionDef):
+                cls = self.method_class(ancestor)
+                if cls is None:
+                    return self._once_function(ancestor, depth)
+                return self._once_method(cls, ancestor, depth)
         return False
 
     def _once_method(self, cls: cst.ClassDef, method: cst.FunctionDef, depth: int) -> bool:

@@ -162,7 +162,7 @@ def resolved_call(analysis: ModuleAnalysis, call: cst.Call, depth: int = 0) -> c
     argument values are the module's own nodes)."""
     func, args, changed = call.func, list(call.args), False
     if match_wrapper(analysis, call) is None and isinstance(func, (cst.Name, cst.Attribute)):
-        forms = analysis.callable_values(func)
+        forms = _alike_forms(analysis, analysis.callable_values(func))
         if len(forms) == 1 and isinstance(forms[0][0], cst.Attribute):
             form, bound = forms[0]
             func, args, changed = form, [*bound, *args], True
@@ -192,6 +192,20 @@ def resolved_call(analysis: ModuleAnalysis, call: cst.Call, depth: int = 0) -> c
         return call
     analysis.parents.setdefault(synthetic, analysis.parents.get(call))
     return synthetic
+
+
+def _alike_forms(analysis: ModuleAnalysis, forms: list) -> list:
+    """forms, as one when each is the same method of other receivers bound with the same arguments: a loop
+    over a display of bound plans (`for plan in (self.prefill_wrapper.plan, self.decode_wrapper.plan)`), or of
+    partials binding the same keywords to each wrapper, runs one call of each alike."""
+    if len(forms) < 2 or not all(isinstance(f, cst.Attribute) for f, _ in forms):
+        return forms
+    first, bound = forms[0]
+    shape = [analysis.code(a) for a in bound]
+    for form, more in forms[1:]:
+        if form.attr.value != first.attr.value or [analysis.code(a) for a in more] != shape:
+            return forms
+    return forms[:1]
 
 
 def _tail_aligned(analysis: ModuleAnalysis, func, args: List[cst.Arg]) -> Optional[List[cst.Arg]]:
@@ -822,6 +836,129 @@ def kv_q_on_fp8_path(analysis: ModuleAnalysis, kv_arg: cst.BaseExpression, q_src
     return False
 
 
+def kv_q_on_unguarded_choice(analysis: ModuleAnalysis, kv_arg: cst.BaseExpression, q_src: tuple) -> bool:
+    """Is a kv dtype chosen by the code (a conditional expression, a name or self attribute assigned one, a
+    name bound in the branches of `if` statements) the q dtype on a path no condition keeps from an FP8
+    pool? The same path rule as kv_q_on_fp8_path's: a condition keeps the pool away when it must be false
+    (true) on the path and holds (fails) whenever the pool is FP8 (_fp8_sign); a condition reading the
+    KV-cache dtype whose sign is not known is taken to keep it (`if self.kv_cache_dtype == self.dtype`).
+    `kv = self.q_dtype if self.sm < (8, 9) else self.cache_dtype` plans an FP8 pool as q on SM < 8.9."""
+    paths = list(_choice_paths(analysis, kv_arg, (), 0))
+    if len(paths) < 2:
+        return False  # (no choice: resolve_value read it)
+    for conds, leaf in paths:
+        if analysis.resolve_value(leaf) != q_src:
+            continue
+        if not any(_keeps_fp8_away(analysis, test, truth) for test, truth in conds):
+            return True
+    return False
+
+
+def _keeps_fp8_away(analysis: ModuleAnalysis, test: cst.BaseExpression, truth: bool) -> bool:
+    """Does this condition keep an FP8 pool off the path? By its FP8 sign when known; else when it
+    reads a KV-cache dtype (how is not known), or what a step method is given (a per-step mode, `fb.forward_mode
+    .is_decode()`, or a parameter's None fallback: the other path may plan a wrapper that reads no paged
+    pool, or the callers decide, dtypes_from_callers). A configuration (a device capability, a flag on self, a
+    constructor's argument) is what the whole run takes: it does not."""
+    sign = _fp8_sign(analysis, test, 0)
+    if sign is not None:
+        return sign is (not truth)
+    return _reads_kv_cache_dtype(analysis, test, 0) or _reads_step_input(analysis, test)
+
+
+def _reads_step_input(analysis: ModuleAnalysis, test: cst.BaseExpression) -> bool:
+    """Does test read a parameter (not self) of the def it is in, that def not a run-once method?"""
+    func = analysis.enclosing_function(test)
+    if func is None or func.name.value in analysis.tables.run_once_methods:
+        return False
+    for name in iter_nodes(test, cst.Name):
+        if name.value == "self" or name not in analysis.parents:
+            continue
+        for assignment in analysis.reaching(name):
+            node = assignment.node
+            if isinstance(node, cst.Param) or isinstance(analysis.parents.get(node), cst.Param):
+                return True
+    return False
+
+
+def _reads_kv_cache_dtype(analysis: ModuleAnalysis, test: cst.BaseExpression, depth: int) -> bool:
+    """Does test read a KV-cache dtype, itself or through a name or self attribute assigned once?"""
+    if depth > 3:
+        return False
+    if _names_kv_cache_dtype(analysis, test):
+        return True
+    for node in [*iter_nodes(test, cst.Name), *iter_nodes(test, cst.Attribute)]:
+        value = _one_value(analysis, node)
+        if value is not None and _reads_kv_cache_dtype(analysis, value, depth + 1):
+            return True
+    return False
+
+
+def _one_value(analysis: ModuleAnalysis, node: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """The one value a name (its one reaching plain assignment) or a self attribute (its one
+    assignment in the class) holds; None otherwise."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        cls = analysis.enclosing_class(node)
+        values = analysis.self_attr_values(cls, node.attr.value) if cls is not None else []
+        return values[0] if len(values) == 1 else None
+    if isinstance(node, cst.Name) and node in analysis.parents:
+        reaching = analysis.reaching(node)
+        if len(reaching) == 1 and isinstance(reaching[0].node, cst.Name):
+            kind, value, path = analysis.binding(reaching[0].node)
+            return value if kind == "assign" and not path else None
+    return None
+
+
+def _choice_paths(analysis: ModuleAnalysis, expr: cst.BaseExpression, conds: tuple, depth: int):
+    """(the (test, truth) conditions, the value) of each path by which the code chooses expr: the sides
+    of a conditional expression (itself, or what a name or self attribute is assigned once), and the
+    assignments of a name in the branches of `if` statements that reach it, under those ifs' tests."""
+    if depth > 4:
+        yield conds, expr
+        return
+    if isinstance(expr, cst.IfExp):
+        yield from _choice_paths(analysis, expr.body, (*conds, (expr.test, True)), depth + 1)
+        yield from _choice_paths(analysis, expr.orelse, (*conds, (expr.test, False)), depth + 1)
+        return
+    if isinstance(expr, cst.Attribute):
+        value = _one_value(analysis, expr)
+        if isinstance(value, cst.IfExp):
+            yield from _choice_paths(analysis, value, conds, depth + 1)
+            return
+    if isinstance(expr, cst.Name) and expr in analysis.parents:
+        reaching = analysis.reaching(expr)
+        bound = []
+        for assignment in reaching:
+            node = assignment.node
+            kind, value, path = analysis.binding(node) if isinstance(node, cst.Name) else (None, None, ())
+            if kind != "assign" or path or value is None:
+                bound = []
+                break
+            bound.append((node, value))
+        if len(bound) == 1 and isinstance(bound[0][1], cst.IfExp):
+            yield from _choice_paths(analysis, bound[0][1], conds, depth + 1)
+            return
+        if len(bound) > 1:
+            around = {id(a) for a in analysis.ancestors(expr)}
+            for node, value in bound:
+                yield from _choice_paths(analysis, value, (*conds, *_branch_tests(analysis, node, around)), depth + 1)
+            return
+    yield conds, expr
+
+
+def _branch_tests(analysis: ModuleAnalysis, node: cst.CSTNode, around: set) -> tuple:
+    """The (test, truth) of each `if` whose branch holds node and not the use (around: the use's ancestors)."""
+    out = []
+    child = node
+    for ancestor in analysis.ancestors(node):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)) or id(ancestor) in around:
+            break
+        if isinstance(ancestor, cst.If):
+            out.append((ancestor.test, child is ancestor.body))
+        child = ancestor
+    return tuple(reversed(out))
+
+
 def _fp8_sign(analysis: ModuleAnalysis, test: cst.BaseExpression, depth: int) -> Optional[bool]:
     """True when test holds whenever the KV pool is FP8 (a test of the KV-cache dtype, [kv_cache_dtype]:
     `cache_dtype == "fp8"`, `"fp8" in kv_cache_dtype`, `is_fp8(kv_dtype)`), False when it fails then
@@ -845,7 +982,13 @@ def _fp8_sign(analysis: ModuleAnalysis, test: cst.BaseExpression, depth: int) ->
         if len(test.comparisons) != 1:
             return None
         negated = (cst.NotEqual, cst.IsNot, cst.NotIn)
-        return not isinstance(test.comparisons[0].operator, negated)
+        holds = not isinstance(test.comparisons[0].operator, negated)
+        sides = (test.left, test.comparisons[0].comparator)
+        if any(_is_none_literal(side) for side in sides):
+            return None  # `kv_dtype is None`: whether it was given, not which dtype
+        if any(_spells_other_dtype(analysis, side) for side in sides if not _names_kv_cache_dtype(analysis, side)):
+            return not holds  # `cache_dtype == "auto"`: equal to a dtype that is not FP8
+        return holds
     value = None
     if isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self":
         cls = analysis.enclosing_class(test)
@@ -857,6 +1000,19 @@ def _fp8_sign(analysis: ModuleAnalysis, test: cst.BaseExpression, depth: int) ->
             kind, value, path = analysis.binding(reaching[0].node)
             value = value if kind == "assign" and not path else None
     return None if value is None else _fp8_sign(analysis, value, depth + 1)
+
+
+def _spells_other_dtype(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:
+    """Is node a constant spelling a dtype other than FP8 ([kv_cache_dtype] other_dtypes, and none of
+    fp8_words): `"auto"`, `"bfloat16"`, `torch.float16`?"""
+    t = analysis.tables
+    if isinstance(node, cst.SimpleString):
+        word = node.evaluated_value if isinstance(node.evaluated_value, str) else ""
+    elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        word = node.attr.value
+    else:
+        return False
+    return word.lower() in t.kv_cache_dtype_other_dtypes and not any(w in word for w in t.kv_cache_dtype_fp8_words)
 
 
 def _names_kv_cache_dtype(analysis: ModuleAnalysis, node: cst.CSTNode) -> bool:

@@ -93,6 +93,7 @@ class PlanForcesKvDtype(Rule):
             dtype_argument,
             dtypes_from_callers,
             kv_q_on_fp8_path,
+            kv_q_on_unguarded_choice,
             match_wrapper,
             receiver_is_known,
             resolved_call,
@@ -129,6 +130,8 @@ class PlanForcesKvDtype(Rule):
                     q_src, kv_src = paired, paired
                 if q_src != kv_src and kv_q_on_fp8_path(analysis, kv_arg, q_src):
                     kv_src = q_src  # a dict's kv keyword is the q dtype on a path an FP8 pool may take
+                if q_src != kv_src and kv_q_on_unguarded_choice(analysis, kv_arg, q_src):
+                    kv_src = q_src  # `q if self.sm < (8, 9) else cache`: the q dtype where an FP8 pool may be
                 if q_src != kv_src:
                     # a plan helper given its dtypes: reported at each caller that passes kv as q
                     for caller, q_from, kv_from in dtypes_from_callers(analysis, original, q_arg, kv_arg):
