@@ -55,5 +55,33 @@ def has_trigger(text: bytes, groups) -> bool:
     The same answer as any(all(any(word in text ...))), with fewer scans of the
     text: each set of words is first tested through a few anchors (substrings
     that every word of the set contains one of), and only the words whose
-    anchor occurs are searched for."""
-    return any(all(any_word(text, words) for words in group) for group in groups)
+    anchor occurs are searched for. A set of words that several groups share is tested once a text
+    (_plan: the groups as indexes into their distinct sets)."""
+    if len(groups) < 4:  # (a few groups built on the spot: prune's tests)
+        return any(all(any_word(text, words) for words in group) for group in groups)
+    _, plan, sets = _plan(groups)
+    seen: list = [None] * len(sets)
+    for group in plan:
+        for i in group:
+            found = seen[i]
+            if found is None:
+                found = seen[i] = any_word(text, sets[i])
+            if not found:
+                break
+        else:
+            return True
+    return False
+
+
+_PLANS: dict = {}  # id(groups) -> (groups, each group as indexes into sets, the distinct sets)
+
+
+def _plan(groups) -> tuple:
+    hit = _PLANS.get(id(groups))
+    if hit is None or hit[0] is not groups:
+        if len(_PLANS) > 64:
+            _PLANS.clear()
+        sets: dict = {}
+        plan = tuple(tuple(sets.setdefault(words, len(sets)) for words in group) for group in groups)
+        hit = _PLANS[id(groups)] = (groups, plan, tuple(sets))
+    return hit

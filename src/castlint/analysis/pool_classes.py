@@ -969,12 +969,58 @@ def _text_tests(tables: Tables, known: Iterable[str] = ()) -> tuple:
     return hit[1]
 
 
+_SPLIT: Dict[bytes, tuple] = {}
+
+
+def _split(pattern: "re.Pattern") -> tuple:
+    """pattern's top-level alternatives (`\\.(?:...)\\[` and `return...`), each compiled apart: a search of
+    each starts from its own literal (one of the alternation is tried at every offset). Found by
+    compiling each piece: the pattern itself where it does not split so."""
+    hit = _SPLIT.get(pattern.pattern)
+    if hit is None:
+        parts = _top_alternatives(pattern.pattern)
+        try:
+            hit = tuple(re.compile(part, pattern.flags) for part in parts) if len(parts) > 1 else (pattern,)
+        except re.error:
+            hit = (pattern,)
+        if len(_SPLIT) > 64:
+            _SPLIT.clear()
+        _SPLIT[pattern.pattern] = hit
+    return hit
+
+
+def _top_alternatives(pattern: bytes) -> list:
+    """pattern split at its `|` outside any group or class (escapes skipped)."""
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        c = pattern[i : i + 1]
+        if c == b"\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != b"]"
+        elif c == b"[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == b"]":
+                i += 1  # (a `]` first in a class is a member)
+        elif c == b"(":
+            depth += 1
+        elif c == b")":
+            depth -= 1
+        elif c == b"|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    parts.append(pattern[start:])
+    return parts
+
+
 def candidate(source: bytes, tables: Tables, known: Iterable[str] = ()) -> bool:
     """Could source define a pool class (cheap text tests)?"""
     if b"class" not in source or b"return" not in source:
         return False
     returns, allocation, reads, inherited, received = _text_tests(tables, known)
-    if reads.search(source) is not None or inherited.search(source) is not None:
+    if any(part.search(source) is not None for part in _split(reads)) or inherited.search(source) is not None:
         return True
     if returns.search(source) is None:
         return False

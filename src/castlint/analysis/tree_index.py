@@ -186,6 +186,15 @@ def _carries(text: str, tables: Tables) -> bool:
     return _vocabulary(tables)[2].search(text) is not None
 
 
+def _carries_bytes(source: bytes, tables: Tables) -> bool:
+    """_carries of source decoded (`utf-8`, "replace"), on the bytes: through their anchors (any_word),
+    where every pool word is ASCII (an ASCII byte decodes to itself, whatever surrounds it)."""
+    vocabulary = _vocabulary(tables)
+    if all(word.isascii() for word in vocabulary[1]):
+        return any_word(source, vocabulary[6])
+    return _carries(source.decode("utf-8", "replace"), tables)
+
+
 # -- modules on disk -------------------------------------------------------------
 
 _PACKAGES: Dict[str, Tuple[str, str]] = {}
@@ -850,6 +859,16 @@ _CARRIES: Dict[tuple, Tuple[Optional[tuple], bool]] = {}  # (path, test) -> (its
 
 _TOP_DEFINITION = re.compile(rb"^(?:(?:async[ \t]+)?def|class)[ \t]+(\w+)", re.M)
 _TOP_STATEMENT = re.compile(rb"^[^\s#)\]@]", re.M)  # a line that starts a statement at column 0
+_AFTER_NEWLINE = re.compile(rb"\n[^\s#)\]@]")  # (the same, searched for by its `\n`: _top_statements)
+
+
+def _top_statements(source: bytes) -> List[int]:
+    """[m.start() for m in _TOP_STATEMENT.finditer(source)], faster: a line's start is searched for by the
+    newline before it (a scan of `^` tries every offset), the first line tested apart."""
+    out = [m.start() + 1 for m in _AFTER_NEWLINE.finditer(source)]
+    if source and _TOP_STATEMENT.match(source) is not None:
+        out.insert(0, 0)
+    return out
 
 
 def imported_by_callers(path: str, source: bytes, tables: Tables) -> bool:
@@ -891,7 +910,7 @@ def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
     words = _vocabulary(tables)[3]
     out = set()
     passing = []  # (name, body) of the definitions that convert nothing themselves
-    starts = [m.start() for m in _TOP_STATEMENT.finditer(source)] + [len(source)]
+    starts = _top_statements(source) + [len(source)]
     for start, end in zip(starts, starts[1:]):
         found = _TOP_DEFINITION.match(source, start)
         if found is None:
@@ -909,8 +928,11 @@ def _converting_functions(source: bytes, tables: Tables) -> FrozenSet[str]:
     # a definition that hands one of those on (a class decorator that installs it as a method, a
     # factory that returns it): what its importers do with it runs the conversion
     while passing:
-        names = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(out)) + rb")\b") if out else None
-        handing = [(n, b) for n, b in passing if names is not None and names.search(b)]
+        # (a body that holds none of the names as text cannot match: the pattern is built only for the others)
+        spelled = [n.encode() for n in sorted(out)]
+        maybe = [(n, b) for n, b in passing if any(word in b for word in spelled)]
+        names = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in spelled) + rb")\b") if out and maybe else None
+        handing = [(n, b) for n, b in maybe if names is not None and names.search(b)]
         if not handing:
             break
         out.update(n for n, _ in handing)
@@ -1309,6 +1331,8 @@ def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) ->
 def _calls(text: str, function: str) -> bool:
     """Does text call function, or a method of it (`ops.dense(...)` of an exported instance,
     `Reader.for_dtype(...)` of a class), or decorate with it (`@with_readers`: it runs on the class or def)?"""
+    if function not in text:
+        return False  # (the pattern holds the name: the cheap test first)
     name = re.escape(function)
     return re.search(rf"\b{name}\s*(?:\.\s*\w+\s*)?\(|^[ \t]*@{name}\b", text, re.M) is not None
 
@@ -1334,12 +1358,32 @@ def _imports_named(source: bytes, stem: str) -> Dict[str, str]:
 
 _FROM_SIBLING = re.compile(rb"^[ \t]*from[ \t]+(?:\.|[\w.]+\.)(\w+)[ \t]+import", re.M)
 _FROM_PACKAGE = re.compile(rb"^[ \t]*from[ \t]+\.[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+# (the same without the line's start: searched for by their literal `from`, far faster than `^` tried at
+# every line; a match is kept where only blanks precede it on its line, _line_started)
+_FROM_SIBLING_LOOSE = re.compile(rb"from[ \t]+(?:\.|[\w.]+\.)(\w+)[ \t]+import")
+_FROM_PACKAGE_LOOSE = re.compile(rb"from[ \t]+\.[ \t]+import")
+
+
+def _line_started(source: bytes, at: int) -> bool:
+    """Do only blanks (spaces, tabs) precede offset at on its line?"""
+    return not source[source.rfind(b"\n", 0, at) + 1 : at].strip(b" \t")
+
+
+def _sibling_stems(source: bytes) -> List[bytes]:
+    """_FROM_SIBLING.findall(source), by the literal `from` first. (A match of the loose pattern lies on
+    one line, so one not at a line's start cannot overlap one that is.)"""
+    return [m.group(1) for m in _FROM_SIBLING_LOOSE.finditer(source) if _line_started(source, m.start())]
+
+
+def _from_package(source: bytes) -> List[bytes]:
+    """_FROM_PACKAGE.findall(source), none without a loose match first (`from . import` anywhere)."""
+    return _FROM_PACKAGE.findall(source) if _FROM_PACKAGE_LOOSE.search(source) is not None else []
 
 
 def _modules_imported(source: bytes) -> Set[bytes]:
     """The sibling modules `from . import ops, quant as q` names, by text."""
     out: Set[bytes] = set()
-    for listed in _FROM_PACKAGE.findall(source):
+    for listed in _from_package(source):
         for part in listed.strip(b"()").replace(b"\\", b" ").split(b","):
             name = part.split(b"#")[0].split(b" as ")[0].strip()
             if name.decode("ascii", "replace").isidentifier():
@@ -1367,7 +1411,7 @@ def _folder_importers(folder: str) -> Dict[str, Tuple[str, ...]]:
         reexported = _reexported(folder)
         for name in names[:_MAX_SIBLINGS]:
             text = _sibling_text(os.path.join(folder, name))
-            stems = set(_FROM_SIBLING.findall(text or b"")) | _modules_imported(text or b"")
+            stems = set(_sibling_stems(text or b"")) | _modules_imported(text or b"")
             if reexported and text:  # `from . import CacheReader` of the package's `from .reader import CacheReader`
                 stems |= {reexported[n][0].encode() for n in _package_names(text, folder).values() if n in reexported}
             for stem in stems:
@@ -1384,7 +1428,7 @@ def _reexported(folder: str) -> Dict[str, Tuple[str, str]]:
     out: Dict[str, Tuple[str, str]] = {}
     if not text or b"from ." not in text:
         return out
-    for stem in {m.decode("ascii", "replace") for m in _FROM_SIBLING.findall(text)}:
+    for stem in {m.decode("ascii", "replace") for m in _sibling_stems(text)}:
         for alias, name in _imports_named(text, stem).items():
             out[alias] = (stem, name)
     return out
@@ -1396,7 +1440,7 @@ def _package_names(source: bytes, folder: str) -> Dict[str, str]:
     out: Dict[str, str] = {}
     package = re.escape(os.path.basename(folder).encode())
     found = re.findall(rb"from[ \t]+(?:\.|[\w.]+\.)?" + package + rb"[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", source)
-    for listed in found + _FROM_PACKAGE.findall(source):
+    for listed in found + _from_package(source):
         for part in listed.decode("ascii", "replace").strip("()").replace("\\", " ").split(","):
             name, _, alias = part.split("#")[0].partition(" as ")
             name, alias = name.strip(), alias.strip() or name.strip()
@@ -1411,10 +1455,17 @@ class _Sibling:
 
     def __init__(self, source: bytes, tables: Tables):
         self.source = source
-        self.text = source.decode("utf-8", "replace")
-        self.carries = _carries(self.text, tables)
+        self._text: Optional[str] = None
+        self.carries = _carries_bytes(source, tables)
         self._spans: Optional[list] = None
         self._trees: Dict[bytes, Optional[ast.AST]] = {}
+
+    @property
+    def text(self) -> str:
+        """The source decoded (on first need: most siblings name no pool, and are never read further)."""
+        if self._text is None:
+            self._text = self.source.decode("utf-8", "replace")
+        return self._text
 
     def spans(self) -> List[Tuple[str, bytes]]:
         """(name, text) of each top-level def or class, decorators included, by text (once)."""
@@ -1441,9 +1492,7 @@ _SPAN_START = re.compile(rb"^(?:@|(?:async[ \t]+)?def[ \t]|class[ \t])", re.M)
 def _top_spans(source: bytes) -> List[Tuple[str, bytes]]:
     """(name, text) of the top-level definitions of source, each from its first decorator to the
     next statement at column 0, by text."""
-    starts = sorted(
-        {m.start() for m in _TOP_STATEMENT.finditer(source)} | {m.start() for m in _SPAN_START.finditer(source)}
-    )
+    starts = sorted(set(_top_statements(source)) | {m.start() for m in _SPAN_START.finditer(source)})
     out = []
     previous_decorator = False
     merged: List[int] = []
@@ -1514,9 +1563,12 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) ->
     if not picking and not any(_calls(sibling.text, held) for held in local):
         return ()  # (text first: no parse unless it calls one of them)
     out = []
+    spelled = [held.encode() for held in local]
     for name, raw in sibling.spans():
         if name in local:
             continue
+        if not picking and not any(word in raw for word in spelled):
+            continue  # (a call of one spells its name: _calls_with_pool finds none)
         text = raw.decode("utf-8", "replace")
         helds = [held for held in local if _calls_with_pool(text, held, tables)]
         picked: List[str] = []
@@ -1641,7 +1693,7 @@ def _name_pattern(expr: ast.AST) -> "re.Pattern[str]":
 def _module_aliases(source: bytes, stem: str) -> List[str]:
     """The names `from . import stem` (or `... as alias`) binds, by text."""
     out = []
-    for listed in _FROM_PACKAGE.findall(source):
+    for listed in _from_package(source):
         for part in listed.strip(b"()").replace(b"\\", b" ").split(b","):
             name, _, alias = part.split(b"#")[0].partition(b" as ")
             if name.strip() == stem.encode():

@@ -32,8 +32,8 @@ def any_word(text: bytes, words) -> bool:
                 if i >= at and text.startswith(word, i - at):
                     return True
             seen += 1
-            if seen > 8:  # a common anchor: one search per word
-                if any(word in text for word, _ in covered):
+            if seen > 8:  # a common anchor: the words through longer (rarer) anchors of theirs
+                if _any_long(text, covered):
                     return True
                 break
             i = text.find(anchor, i + 1)
@@ -74,5 +74,31 @@ def _anchors(words: tuple) -> tuple:
         anchor = max(counts, key=lambda sub: (counts[sub], len(sub), sub))
         covered = tuple(w for w in left if anchor in w)
         out.append((anchor, covered))
+        left = [w for w in left if anchor not in w]
+    return tuple(out)
+
+
+def _any_long(text: bytes, covered: tuple) -> bool:
+    """Does any word of covered ((word, offset), ...) occur in text? Through anchors of 8 bytes or more."""
+    for anchor, words in _long_anchors(tuple(w for w, _ in covered)):
+        if anchor not in text:
+            continue
+        if len(words) == 1 or any(word in text for word in words):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=256)
+def _long_anchors(words: tuple) -> tuple:
+    left = list(dict.fromkeys(words))
+    out = []
+    while left:
+        counts = {}
+        for word in left:
+            subs = {word[i:j] for i in range(len(word)) for j in range(i + 8, min(len(word), i + 16) + 1)}
+            for sub in subs or {word}:
+                counts[sub] = counts.get(sub, 0) + 1
+        anchor = max(counts, key=lambda sub: (counts[sub], len(sub), sub))
+        out.append((anchor, tuple(w for w in left if anchor in w)))
         left = [w for w in left if anchor not in w]
     return tuple(out)
