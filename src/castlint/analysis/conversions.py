@@ -616,6 +616,10 @@ class ConversionQueries:
             if owner is None or id(owner) not in family or caller is method:
                 return False  # a call from a nested def, a lambda, another class or itself
             callers.append((owner, caller))
+        for caller in self._held_object_callers(cls, family, name):
+            if caller is None:
+                return False  # `agent.warm()` outside a method of a module class
+            callers.append(caller)
         for store in self.store_calls(method):  # `self.stage.planes = buf` in __init__ runs planes's setter once
             caller = self.enclosing_function(store)
             owner = self.method_class(caller) if caller is not None else None
@@ -623,6 +627,27 @@ class ConversionQueries:
                 return False
             callers.append((owner, caller))
         return bool(callers) and all(self._once_method(owner, caller, depth + 1) for owner, caller in callers)
+
+    def _held_object_callers(self, cls: cst.ClassDef, family: set, name: str) -> list:
+        """(owner, caller) of the calls `x.<name>(...)` on another object that is an instance of cls's family
+        (`self.agent.warm()` in an engine's `build_model`, `self.agent = PipelineAgent(...)`): an engine calls
+        a helper object's method from its own setup hooks. None for such a call outside a module class's
+        method. Calls whose receiver's class is not known are not callers (as before)."""
+        out = []
+        for call in self._calls_by_attribute().get(name, ()):
+            receiver = call.func.value
+            if isinstance(receiver, cst.Name) and receiver.value == "self":
+                continue  # (self_calls)
+            if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name):
+                if receiver.func.value == "super":
+                    continue
+            owner_cls = self.instance_class(receiver)
+            if owner_cls is None or id(owner_cls) not in family:
+                continue
+            caller = self.enclosing_function(call)
+            owner = self.method_class(caller) if caller is not None else None
+            out.append((owner, caller) if owner is not None else None)
+        return out
 
     def _made_per_step(self, cls: cst.ClassDef) -> bool:
         """Is cls (or a subclass, which runs its constructor) constructed in a step method: an entry point,

@@ -835,6 +835,8 @@ class SelfAttributes:
         if name.endswith("_like"):
             return "pool" if first is not None and self.origin(first) >= Origin.POOL_TUPLE else "batch"
         size = next((a.value for a in value.args if a.keyword is not None and a.keyword.value == "size"), first)
+        if self._one_axis(value, size):
+            return "batch"  # `torch.ones(shape[2])`: one number per head (or block), scales, not KV
         size = self._bound_shape(size)  # `shape = (blocks, bs, heads, 2)`; `torch.ones(shape)`
         dims = (
             [e.value for e in size.elements if isinstance(e, cst.Element)]
@@ -869,6 +871,39 @@ class SelfAttributes:
         if parts & t.pool_words:
             return "pool"
         return "unknown"
+
+    def _one_axis(self, call: cst.Call, size: Optional[cst.BaseExpression]) -> bool:
+        """A one-dimensional allocation sized by one axis picked from a shape by a constant position:
+        `torch.ones(shape[2])` of a shape display bound to a name (`shape = (blocks, bs, heads, d)`),
+        `torch.zeros(k.shape[0])` ([accessors] extent_attributes), `torch.empty(k.size(1))`
+        ([accessors] extent_methods with a position). One number per block, token or head: a
+        scale or zero, never a pool (which spans every axis of its shape)."""
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in call.args) or len(positional) > 1 or not isinstance(size, (cst.Subscript, cst.Call)):
+            return False
+        if isinstance(size, cst.Call):  # `k.size(1)`
+            func = size.func
+            return (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in self.tables.extent_methods
+                and len(size.args) == 1
+                and self._int_constant(size.args[0].value) is not None
+            )
+        if len(size.slice) != 1 or not isinstance(size.slice[0].slice, cst.Index):
+            return False
+        index = size.slice[0].slice.value
+        if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+            index = index.expression
+        if not isinstance(index, cst.Integer):
+            return False
+        holder = size.value
+        if isinstance(holder, cst.Attribute) and holder.attr.value in self.tables.extent_attributes:
+            return True
+        shape = self._bound_shape(holder) if isinstance(holder, cst.Name) else None
+        if not isinstance(shape, (cst.Tuple, cst.List)):
+            return False
+        elements = [e.value for e in shape.elements if isinstance(e, cst.Element)]
+        return len(elements) >= 2 and not any(isinstance(e, (cst.Tuple, cst.List)) for e in elements)
 
     def _bound_shape(self, size: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
         """The tuple or list display a local name holds when it is bound to one only (a shape

@@ -208,6 +208,9 @@ class ReachingAssignments:
             guarded = self.hook_guarded_origin(name, iterable, depth)
             if guarded is not None:
                 return guarded
+            kept = self.field_walk_kept(name, iterable)
+            if kept is not None:  # `t = getattr(rec, f.name)` read under `if f.name == "kv_scale":`
+                return max((self.origin(a, depth) for a in kept), default=Origin.OTHER)
         excluded = self.key_excluded(name, iterable, path) if kind == "for" else frozenset()
         if not excluded:
             return self._assignment_origin(assignment, depth)

@@ -623,9 +623,13 @@ class Origins:
         if dynamic is not None:  # `getattr(Layers, f"L{i}")`: what the metaclass's __getattr__ returns
             return self.origin(dynamic, depth)
         if names is None and self.names_a_field(expr.args[1].value):
-            # `getattr(rec, f.name)` for f in `dataclasses.fields(rec)`: any field of rec's class
+            # `getattr(rec, f.name)` for f in `dataclasses.fields(rec)`: any field of rec's class (those
+            # whose name passes the tests of f.name that hold here, field_walk_kept)
+            kept = self.field_walk_kept(expr, expr)
+            if kept is None:
+                kept = self.any_field_attributes(expr.args[0].value)
             return max(
-                (self.origin(a, depth) for a in self.any_field_attributes(expr.args[0].value)),
+                (self.origin(a, depth) for a in kept),
                 default=Origin.OTHER,
             )
         return None

@@ -692,7 +692,7 @@ class Containers:
                     out.extend(self._element_dicts(value))  # `entry = self.layers[i]` of dict displays
                 elif kind == "for" and not path and value is not None:
                     elements = self.element_values(value, None)  # `for entry in self.layers`
-                    if elements and all(isinstance(e, (cst.Dict, cst.DictComp)) for e in elements):
+                    if elements and all(self._keyed_element(e) for e in elements):
                         out.extend(elements)
         return out
 
@@ -706,9 +706,15 @@ class Containers:
         if isinstance(key, cst.SimpleString):
             return []  # a key of a dict: keyed_values follows it
         elements = self.element_values(sub.value, int(key.value) if isinstance(key, cst.Integer) else None)
-        if not elements or not all(isinstance(e, (cst.Dict, cst.DictComp)) for e in elements):
+        if not elements or not all(self._keyed_element(e) for e in elements):
             return []
         return list(elements)
+
+    def _keyed_element(self, element: cst.BaseExpression) -> bool:
+        """Is element a dict whose keys are spelled where it is made: a dict display or comprehension,
+        or a dict made from keywords (`dict(k=a, ...)`, a TypedDict's `Entry(k=a, k_scale=s)`,
+        [containers] dict_constructors / dict_classes)? A constant key then selects its own values."""
+        return isinstance(element, (cst.Dict, cst.DictComp)) or self.dict_keywords(element) is not None
 
     def _keyword_arguments(self, param: cst.Param, keyword: str, depth: int = 0) -> List[cst.BaseExpression]:
         """What the visible calls of param's function pass as `keyword=` into its **kwargs:

@@ -522,6 +522,42 @@ class KeyTestNarrowing:
                     excluded.add(id(entry.value))
         return frozenset(excluded)
 
+    def field_walk_kept(self, read: cst.BaseExpression, value: cst.BaseExpression) -> Optional[List[cst.Attribute]]:
+        """`t = getattr(rec, f.name)` for f in `dataclasses.fields(rec)` (or n in `Rec._fields`, in
+        `vars(rec)`: names_a_field), read under a test of that field name (`if f.name == "kv_scale":`,
+        `if not n.endswith("scale"): continue`): the fields of rec's class (any_field_attributes) whose
+        name passes the tests that hold at read; None when value is no such walk or no test narrows it."""
+        if not (isinstance(value, cst.Call) and len(value.args) >= 2 and not any(a.star for a in value.args[:2])):
+            return None
+        if not self.attribute_getter(value.func) or not self.names_a_field(value.args[1].value):
+            return None
+        key_expr = value.args[1].value
+        key = _dotted(key_expr)
+        root = key_expr
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if key is None or not isinstance(root, cst.Name):
+            return None
+        loops = []
+        for assignment in self.reaching(root):
+            node = assignment.node
+            kind, iterable, _ = self.binding(node) if isinstance(node, cst.Name) else (None, None, ())
+            loop = self.parents.get(iterable) if kind == "for" else None
+            if not isinstance(loop, (cst.For, cst.CompFor)):
+                return None
+            loops.append(loop)
+        if len(loops) != 1:
+            return None
+        guards = self._key_guards(read, loops[0], key)
+        if not guards:
+            return None
+        kept = []
+        for field in self.any_field_attributes(value.args[0].value):
+            passes = [self._key_test(test, key, field.attr.value) for test, _ in guards]
+            if not any(p is not None and p != branch for p, (_, branch) in zip(passes, guards)):
+                kept.append(field)
+        return kept
+
     def _item_view_call(self, iterable: cst.BaseExpression) -> bool:
         return (
             isinstance(iterable, cst.Call)
@@ -593,6 +629,8 @@ def _constant_text(expr: cst.BaseExpression):
 
 def _names_key(test: cst.BaseExpression, key: str) -> bool:
     """Does test read the name key?"""
+    if "." in key:  # a field object's name (`f.name == "kv_scale"`)
+        return any(_dotted(n) == key for n in iter_nodes(test, cst.Attribute))
     return any(isinstance(n, cst.Name) and n.value == key for n in iter_nodes(test, cst.Name))
 
 
