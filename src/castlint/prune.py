@@ -349,6 +349,8 @@ class _Vocabulary:
         self.holder_makers = frozenset(_last_parts((*tables.holder_constructors, *tables.attribute_holders)))
         self.holder_setters = frozenset(tables.holder_setters)
         self.element_methods = frozenset(tables.element_methods) | frozenset(tables.take_methods)  # d.get(k): d[k]
+        # a container's take methods held uncalled (`self._lookup = kv_caches.get`): calling one gives an element
+        self.bound_takes = frozenset(tables.take_methods) | self.subscript_methods
         # copies of a record with fields replaced by keyword (`rec._replace(k=x)`, `attr.evolve(rec, k=x)`)
         self.record_makers = frozenset(tables.record_make_methods)  # `Rec._make(pair)`: Rec(*pair)
         self.record_factories = frozenset(tables.record_factories)  # `Rec = namedtuple("Rec", ["k", "v"])`
@@ -653,6 +655,11 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             out.calls.add((node.id, tf))  # a function handed on as a value: what it returns, once called
             return
         if t is ast.Attribute:
+            if node.attr in vocab.bound_takes and not _unbound_receiver(node.value, vocab):
+                # `self._lookup = kv_caches.get`, `take = bufs.__getitem__`: a container's bound take method
+                # held uncalled; a call of it gives one element ([containers] take_methods, subscript methods)
+                node, tf = node.value, _then(INDEXED, tf)
+                continue
             if node.attr in vocab.cache_attributes:
                 out.base |= tf[CONTAINER | WHOLE]
             if node.attr in vocab.accessors:
@@ -821,6 +828,8 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                         _flow(arg, vocab, aliases, out, _then(PACKED, tf) if _dict_entry(node, arg, vocab) else inner)
                 else:
                     out.calls.add((func.id, tf))  # what a function or named lambda returns
+                    # a local holding a container's bound take method (`layer_of = bufs.__getitem__`): an element
+                    out.names.add((func.id, tf))
             return
         if t is ast.Subscript:
             out.calls.add(("__getitem__", tf))  # obj[k]: what its class's __getitem__ returns
@@ -3776,12 +3785,23 @@ def _tables_of_defs(module: "_ModuleUnits") -> Tuple[Set[str], Set[str]]:
             if any(
                 (type(v) is ast.Name and v.id in defs)
                 or (type(v) is ast.Attribute and _is_self(v.value) and v.attr in defs)
+                or (type(v) is ast.Lambda and _converting_lambda(v, module.vocab))
+                or (type(v) is ast.Name and v.id in _converting_defs(module))  # a nested def that casts
                 for v in values
             ):
                 names |= {t.id for t in targets if type(t) is ast.Name}
                 attrs |= {t.attr for t in targets if type(t) is ast.Attribute and _is_self(t.value)}
         found = module._def_tables = (names, attrs)
     return found
+
+
+def _converting_lambda(fn: ast.Lambda, vocab: "_Vocabulary") -> bool:
+    """Does a lambda of a table hold a cast (`"full": lambda buf, _lens: buf.to(self.compute_dtype)`)? A call
+    of the table's entry runs it with the call's arguments (ObjectFlow.callable_values)."""
+    return any(
+        type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.casts
+        for n in pyast.nodes(fn.body)
+    )
 
 
 def _table_call(call: ast.Call, module: "_ModuleUnits", registering: bool) -> bool:
