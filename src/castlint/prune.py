@@ -136,6 +136,11 @@ class _Vocabulary:
             }
             | {"getattr"}
         )
+        # views that move dimensions ([views] dim_swaps, dim_moves, dim_orders), by their last name:
+        # an index of one may select a dimension before the tokens (`kv.transpose(0, 1)[layer]`)
+        self.dim_movers = frozenset(
+            n.rsplit(".", 1)[-1] for n in (*tables.dim_swaps, *tables.dim_moves, *tables.dim_orders)
+        )
         # `x.mT`, `x.data` keep what x holds
         self.view_attributes = frozenset(tables.view_attributes) | frozenset(tables.whole_copy_attributes)
         # `rm.get_resource_manager(Kind.DRAFT)`: the key's class spells the value (ModuleAnalysis._lookup_keys)
@@ -604,6 +609,46 @@ def _held_slices(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
     return frozenset()
 
 
+MOVED = "moved:"  # aliases' prefix of a name (or `self.` attribute) bound to a dimension-moving view
+
+
+def _moved_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
+    """{MOVED + name, MOVED + "self." + attr} of names and self attributes the module assigns a dimension-moving
+    view ([views] dim_swaps, dim_moves, dim_orders: `self.by_layer = kv.transpose(0, 1)`): an index of them
+    may select a dimension before the tokens, every token kept (ModuleAnalysis._moved_token)."""
+    if not any(f"{m}(".encode() in source for m in vocab.dim_movers):
+        return frozenset()
+    found = set()
+    for node in pyast.nodes(tree):
+        if type(node) is not ast.Assign or not _moving_view(node.value, vocab):
+            continue
+        for target in node.targets:
+            if type(target) is ast.Name:
+                found.add(MOVED + target.id)
+            elif type(target) is ast.Attribute and _is_self(target.value):
+                found.add(MOVED + "self." + target.attr)
+    return frozenset(found)
+
+
+def _moving_view(node: ast.AST, vocab: _Vocabulary) -> bool:
+    """Is node a call of a dimension-moving view, as a method or a function (`kv.transpose(0, 1)`,
+    `torch.movedim(kv, 1, 0)`)?"""
+    return (
+        type(node) is ast.Call
+        and type(node.func) in (ast.Attribute, ast.Name)
+        and ((node.func.attr if type(node.func) is ast.Attribute else node.func.id) in vocab.dim_movers)
+    )
+
+
+def _moved_holder(value: ast.AST, vocab: _Vocabulary, aliases) -> bool:
+    """Is value (a subscript's receiver) a dimension-moving view, or a name or self attribute bound to one?"""
+    if _moving_view(value, vocab):
+        return True
+    if type(value) is ast.Name:
+        return MOVED + value.id in aliases
+    return type(value) is ast.Attribute and _is_self(value.value) and MOVED + "self." + value.attr in aliases
+
+
 def _holds_slice(call: ast.Call, vocab: _Vocabulary) -> bool:
     """Is a slice maker's call an argument of call (`Cut("all", slice(None))`)?"""
     return any(
@@ -624,6 +669,8 @@ def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary, aliases=frozenset()) -
         return True  # `buf[torch.arange(buf.shape[0])]`: as `buf[: buf.shape[0]]`
     if HELD_SLICE in aliases and type(first) in (ast.Name, ast.Attribute, ast.Subscript):
         return True  # `buf[rec.span]` of `Rec(i, slice(None))`: maybe a slice object
+    if _moved_holder(sub.value, vocab, aliases):
+        return True  # `by_layer[layer]` of `by_layer = kv.transpose(0, 1)`: the tokens moved later
     return type(first) is ast.Slice or (
         type(first) is ast.Constant and (first.value is None or first.value is Ellipsis or type(first.value) is int)
     )
@@ -4497,6 +4544,7 @@ class _ModuleUnits:
             | _getter_names(tree, source, vocab)
             | _range_names(tree, source, vocab)
             | _held_slices(tree, source, vocab)
+            | _moved_names(tree, source, vocab)
             | (INERT_SLICES if inert_slices else frozenset())
         )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers

@@ -1393,6 +1393,8 @@ class ConversionQueries:
         runs `__getitem__`)? Converting the whole pool there, it is the accessor every `obj[i]` reads through."""
         if func.name.value not in self.tables.subscript_methods or self.method_class(func) is None:
             return False
+        if self._item_holder(func):
+            return False
         # `item = super().__getitem__(i)` of a container subclass (`class Caches(list)` over handed caches): it
         # converts what its base hands it for the backend that built it, as a reader's override does (CL001)
         return not any(
@@ -1403,6 +1405,31 @@ class ConversionQueries:
             and call.func.value.func.value == "super"
             for call in iter_nodes(func, cst.Call)
         )
+
+    def _item_holder(self, func: cst.FunctionDef) -> bool:
+        """Is func (a `__getitem__`) a holder's, as a learnt reader is (Round 24, ownership): it reads the pool only
+        through an accessor of an object it holds (`self.mgr.get_buffers(i)`, never `self.get_buffers(i)` or
+        super()), and its class allocates no buffer? Then its conversion is its caller's (CL001), not an
+        accessor every reader of the pool pays (CL004)."""
+        accessors = self.tables.accessors
+        held = False
+        for call in iter_nodes(func, cst.Call):
+            if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in accessors:
+                continue
+            receiver = call.func.value
+            if not (isinstance(receiver, cst.Attribute) and _is_self_name(receiver.value)):
+                return False  # `self.get_buffers(i)`, `super().get_buffers(i)`, a local: not only a held object
+            held = True
+        if not held:
+            return False
+        cls = self.method_class(func)
+        for assign in iter_nodes(cls, cst.Assign):
+            if (
+                any(isinstance(t.target, cst.Attribute) and _is_self_name(t.target.value) for t in assign.targets)
+                and self.allocation_kind(assign.value) is not None
+            ):
+                return False  # the class allocates a buffer of its own: a pool class's item accessor
+        return True
 
     # -- hot paths -----------------------------------------------------------
     def hot_functions(self, cls: cst.ClassDef) -> set:
@@ -1460,3 +1487,7 @@ class ConversionQueries:
 def _plain_closure(form) -> bool:
     """Is a callable form a def of the module held as it is (no factory's bindings)?"""
     return isinstance(form, tuple) and form[0] == "closure" and not form[2]
+
+
+def _is_self_name(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"

@@ -784,6 +784,12 @@ class Origins:
         parts = [self.origin(e.value, depth) for e in first.elements if isinstance(e, cst.Element)]
         if any(p >= Origin.POOL for p in parts):
             return Origin.POOL
+        # `torch.cat([*k.chunk(2, dim=2)], dim=2)`: the pieces of a whole split, spread, joined again
+        if any(
+            isinstance(e, cst.StarredElement) and self.origin(e.value, depth) >= Origin.POOL_TUPLE
+            for e in first.elements
+        ):
+            return Origin.POOL
         return Origin.GATHERED if parts and all(p == Origin.GATHERED for p in parts) else Origin.OTHER
 
     def _every_row(self, expr: cst.BaseExpression, depth: int, seen: int = 0) -> bool:

@@ -395,10 +395,14 @@ class Subscripts:
             cache[id(index)] = cst.Slice(lower=start, upper=end, step=step)
         return cache[id(index)]
 
-    def _moved_token(self, holder) -> Optional[int]:
+    def _moved_token(self, holder, depth: int = 0) -> Optional[int]:
         """Where a dimension-moving view (rules/accessors.toml [views] dim_swaps, dim_moves,
         dim_orders) puts its input's first (token) dimension, when its arguments are literal
-        non-negative ints; None for any other value."""
+        non-negative ints; None for any other value. A name bound once, or an instance attribute
+        every store of which is such a view with the same answer (`self.by_layer =
+        kv.transpose(0, 1)` in register_kv_caches), keeps the view's bookkeeping."""
+        if isinstance(holder, (cst.Name, cst.Attribute)) and depth < 3:
+            return self._moved_token_held(holder, depth) if self._moves_dims() else None
         if not isinstance(holder, cst.Call):
             return None
         t = self.tables
@@ -433,7 +437,38 @@ class Subscripts:
             return dims[1] if dims[0] == 0 else dims[0] if dims[1] == 0 else 0
         return dims[1] if dims[0] == 0 else (1 if dims[1] == 0 else 0)  # movedim(src, dst)
 
-    def _moved_subscript(self, base: Origin, elements, token: int) -> Origin:
+    def _moves_dims(self) -> bool:
+        """Does the module call a dimension-moving view at all (by last name; indexed once per module)?"""
+        found = self.__dict__.get("_moves_dims_found")
+        if found is None:
+            t = self.tables
+            names = {n.rsplit(".", 1)[-1] for n in (*t.dim_swaps, *t.dim_moves, *t.dim_orders)}
+            found = any(
+                (c.func.attr.value if isinstance(c.func, cst.Attribute) else getattr(c.func, "value", None)) in names
+                for c in self.nodes.calls
+            )
+            self.__dict__["_moves_dims_found"] = found
+        return found
+
+    def _moved_token_held(self, holder, depth: int) -> Optional[int]:
+        """_moved_token of what a name bound once or an instance attribute holds (every store alike)."""
+        if isinstance(holder, cst.Name):
+            values = [self._assigned_once(a.node) for a in self.reaching(holder)]
+            if len(values) != 1 or values[0] is None:
+                return None
+        else:
+            if not (isinstance(holder.value, cst.Name) and holder.value.value == "self"):
+                return None
+            owner = self._attr_owner(holder)
+            if owner is None:
+                return None
+            values = [v for v in self.instance_attr_values(owner, holder.attr.value) if not _is_none(v)]
+            if not values or not all(isinstance(v, cst.Call) for v in values):
+                return None
+        found = {self._moved_token(v, depth + 1) for v in values}
+        return found.pop() if len(found) == 1 else None
+
+    def _moved_subscript(self, base: Origin, elements, token: int, unknown_keeps: bool = False) -> Origin:
         """A subscript of a view whose token dimension sits at position token: constants and
         slices before it keep every token (a plane, a head range); from it on, as a cache's."""
         for position, element in enumerate(elements):
@@ -448,8 +483,10 @@ class Subscripts:
             if isinstance(value, cst.Name) and value.value == "None":
                 token += 1
                 continue
-            if not isinstance(value, cst.Integer) and self.index_kind(value) != SCALAR:
-                return Origin.GATHERED
+            if not isinstance(value, cst.Integer):
+                kind = self.index_kind(value)
+                if kind == TENSOR or (kind != SCALAR and not unknown_keeps):
+                    return Origin.GATHERED  # an index table (or, planes maybe first, any index) before the tokens
         return base
 
     def _nested_display(self, expr: cst.BaseExpression, depth: int) -> bool:
@@ -470,7 +507,11 @@ class Subscripts:
         """A subscript of one whole cache: only the first (token) dimension decides."""
         token = self._moved_token(holder) if holder is not None else None
         if token:
-            return self._moved_subscript(base, elements, token)
+            # an index of unknown kind before the moved tokens keeps them all (`by_layer[layer_idx]` of a
+            # blocks-first cache transposed), except where dimension 0 may be the K/V planes (vLLM's
+            # [2, num_blocks, ...] transposed: `t[i]` is one block)
+            planes = self.from_convention(holder) or self.planes_first(holder)
+            return self._moved_subscript(base, elements, token, unknown_keeps=not planes)
         slot_dims = self.slot_dims(holder)
         if slot_dims is not None and 0 not in slot_dims:
             return self._layout_subscript(base, elements, slot_dims)
@@ -951,11 +992,22 @@ class Subscripts:
                 or self.cast_target(expr) is not None
             ):
                 return self.from_convention(receiver, depth, layout)  # a view or a (converted) copy: the same layout
-            for target, _, _ in self.return_targets(expr):
+            targets = [target for target, _, _ in self.return_targets(expr)]
+            if not targets and receiver is not None and method is not None:
+                targets = self._duck_method(receiver, method)
+            for target in targets:
                 values = [target.body] if isinstance(target, cst.Lambda) else self._return_values(target)
                 if any(self.from_convention(v, depth, layout) for v in values):
                     return True
         return False
+
+    def _duck_method(self, receiver: cst.BaseExpression, method: str) -> list:
+        """The def `receiver.method(...)` runs when the receiver's class is known only as the one class of
+        the module defining that method (duck_class: a lender object handed to a draft agent,
+        `self.lender.layer(i)` of `TargetCacheLender.layer`, returning `self._engine.gpu_cache[i]`)."""
+        cls = self.duck_class(receiver, method, method=True)
+        target = self.class_function(cls, method) if cls is not None else None
+        return [target] if isinstance(target, cst.FunctionDef) else []
 
     def _items_call(self, call: cst.Call, any_args: bool = False) -> bool:
         """`d.items()` ([containers] item_methods, no arguments): (key, value) pairs of d; any_args: with
