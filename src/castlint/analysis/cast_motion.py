@@ -3282,8 +3282,10 @@ def _assess_variable(
     analysis, call: cst.Call, form: str, verdict: _Verdict, moved: _Moved, owners: set[str]
 ) -> CastMove:
     """`x = <pool casts>` and reads of x below: each read `x[idx]` becomes `x[idx].to(d)`."""
+    from castlint.analysis.gathers import bound_name
+
     assign = analysis.parent(call)
-    name = assign.targets[0].target
+    name = bound_name(assign, call)
     scope = analysis.scopes[name]
     assignment = next(iter(scope.assignments[name.value]))
     # the function scope's own reads (those before the assignment too) and reads in nested scopes

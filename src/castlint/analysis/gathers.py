@@ -54,6 +54,17 @@ def function_gather(analysis: ModuleAnalysis, call: cst.Call) -> Optional[cst.Ca
     return gather
 
 
+def bound_name(statement: cst.CSTNode, value: cst.CSTNode) -> Optional[cst.Name]:
+    """The one name `value` is bound to by statement: `x = value`, `x: T = value`; else None."""
+    if isinstance(statement, cst.Assign) and statement.value is value and len(statement.targets) == 1:
+        target = statement.targets[0].target
+    elif isinstance(statement, cst.AnnAssign) and statement.value is value:
+        target = statement.target
+    else:
+        return None
+    return target if isinstance(target, cst.Name) else None
+
+
 def gathered_cast(analysis: ModuleAnalysis, call: cst.Call) -> Optional[str]:
     """'direct' for `pool.to(d)[idx]`, 'function' for `torch.index_select(pool.to(d), 0, idx)`,
     'variable' for `x = pool.to(d)` only ever gathered (and read for its shape)."""
@@ -61,12 +72,9 @@ def gathered_cast(analysis: ModuleAnalysis, call: cst.Call) -> Optional[str]:
         return "direct"
     if function_gather(analysis, call) is not None:
         return "function"
-    parent = analysis.parent(call)
-    if not (
-        isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)
-    ):
+    name = bound_name(analysis.parent(call), call)
+    if name is None:
         return None
-    name = parent.targets[0].target
     scope = analysis.scopes.get(name)
     if scope is None or len([x for x in scope.assignments[name.value]]) != 1:
         return None
@@ -139,13 +147,8 @@ def gathered_later(analysis: ModuleAnalysis, node: cst.CSTNode, depth: int = 0) 
                 return False
             node = call
             continue
-        if (
-            isinstance(parent, cst.Assign)
-            and len(parent.targets) == 1
-            and isinstance(parent.targets[0].target, cst.Name)
-            and parent.value is node
-        ):
-            target = parent.targets[0].target
+        target = bound_name(parent, node)
+        if target is not None:
             scope = analysis.scopes.get(target)
             if scope is None or len(list(scope.assignments[target.value])) != 1:
                 return False

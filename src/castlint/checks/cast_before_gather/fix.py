@@ -1,8 +1,8 @@
 """CL003's codemod: move a dtype cast after the gather that follows it.
 
 `pool.to(d)[idx]` -> `pool[idx].to(d)`; `pool.to(d).index_select(0, i)` ->
-`pool.index_select(0, i).to(d)`; `x = pool.to(d)` used only as `x[idx]` ->
-`x = pool` and `x[idx].to(d)`. Whether the move keeps every value, and which
+`pool.index_select(0, i).to(d)`; `x = pool.to(d)` (or `x: T = ...`) used only as
+`x[idx]` -> `x = pool` and `x[idx].to(d)`. Whether the move keeps every value, and which
 reads it must rewrite, is proved by castlint.analysis.cast_motion.assess; CL003
 attaches that proof (a CastMove) to its finding, and this codemod applies it.
 Unsafe moves are applied only with --unsafe-fixes.
@@ -71,6 +71,8 @@ class MoveCastsAfterGathers(cst.CSTTransformer):
             base, _ = cast_chain(updated.value, self.assigns[id(original.value)])
             return updated.with_changes(value=base)
         return updated
+
+    leave_AnnAssign = leave_Assign  # `x: T = pool.to(d)`
 
 
 class CastAfterGather(Codemod):
