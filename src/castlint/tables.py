@@ -583,7 +583,21 @@ class Tables:
     sources: list = field(default_factory=list)  # paths loaded, in order
     digest: str = ""
 
+    # memo of the derived views below (not table data: left out of comparisons and the cache key)
+    _derived: dict = field(default_factory=dict, repr=False, compare=False)
+
     # -- derived -----------------------------------------------------------
+    def argument_positions(self, key: str) -> dict:
+        """{name: (position, ...)} of a list of `"name@0,func"` entries (position 0 or keyword func),
+        parsed once: [cast_motion] immutable_argument_functions, inplace_functions."""
+        found = self._derived.get(key)
+        if found is None:
+            found = self._derived[key] = {
+                name: tuple(p for p in positions.split(",") if p)
+                for name, _, positions in (entry.partition("@") for entry in getattr(self, key))
+            }
+        return found
+
     def flashinfer_pin(self, sglang_version: str) -> Optional[str]:
         """The FlashInfer that an sglang release pins (nearest older listed release)."""
         wanted = parse_version(sglang_version)

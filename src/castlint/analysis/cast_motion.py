@@ -489,7 +489,7 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
         return _container_write(analysis, call)  # round 11: `heapq.heappush(<a proven builtin list>, x)`
     if name in tables.suppress_managers:
         return all(_builtin_exception(analysis, arg.value) and not arg.star for arg in call.args)  # round 11
-    if name in _spec(analysis, "immutable_argument_functions") and _immutable_arguments(analysis, call):
+    if _immutable_arguments(analysis, call):
         return True  # round 12: `os.path.join("/tmp", f"...")`, `functools.reduce(operator.mul, q.shape, 1)`
     return (
         name in tables.read_functions
@@ -2472,7 +2472,7 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
         return None
     if name in analysis.tables.dataclass_replace_functions:
         return None  # _plain_replace: the instance's class runs no code of the file; fields are stored as given
-    if name in _spec(analysis, "immutable_argument_functions") and _immutable_arguments(analysis, call):
+    if _immutable_arguments(analysis, call):
         return None  # round 12: builtin immutable arguments (their protocols are Python's), proven callables
     if name in analysis.tables.stream_print_functions:
         return _print_effect(analysis, call)
@@ -4804,22 +4804,6 @@ def _factory_field_name(analysis, name: str) -> bool:
 # rules/casts.toml [cast_motion] "round 12" holds the facts; docs/fix.md, "Round 12", the rule.
 
 
-def _spec_table(entries) -> dict:
-    """`"name@0,func"` entries -> {name: (positions...)}."""
-    out = {}
-    for entry in entries:
-        name, _, positions = entry.partition("@")
-        out[name] = tuple(p for p in positions.split(",") if p)
-    return out
-
-
-def _spec(analysis, key: str) -> dict:
-    cache = analysis.derived.setdefault("cast_motion.round12_specs", {})
-    if key not in cache:
-        cache[key] = _spec_table(getattr(analysis.tables, key, ()))
-    return cache[key]
-
-
 def _immutable_value(analysis, expr, depth: int = 0) -> bool:
     """Is expr proven a value of a builtin immutable type (int/float/str/bytes/bool/None, a tuple of
     them): a literal, an f-string (always an exact str), `len(...)`, a tensor's `.shape`, a tuple
@@ -4888,7 +4872,7 @@ def _immutable_arguments(analysis, call: cst.Call) -> bool:
     """Round 12: a call of immutable_argument_functions whose every argument is a builtin immutable value
     and whose every listed callable argument is proven harmless on such values."""
     name = _function_name(analysis, call)
-    positions = _spec(analysis, "immutable_argument_functions").get(name or "")
+    positions = analysis.tables.argument_positions("immutable_argument_functions").get(name or "")
     if positions is None:
         return False
     callables = set(map(id, _args_at(call, positions)))
@@ -4909,7 +4893,7 @@ def _inplace_function_harmless(analysis, call: cst.Call) -> bool:
     run no code of the file (torch_arguments), given no `out=`."""
     if _is_method(analysis, call.func):
         return False
-    positions = _spec(analysis, "inplace_functions").get(_function_name(analysis, call) or "")
+    positions = analysis.tables.argument_positions("inplace_functions").get(_function_name(analysis, call) or "")
     if positions is None:
         return False
     if any(arg.star for arg in call.args):
@@ -4931,7 +4915,7 @@ def _inplace_function_use(analysis, occ) -> bool:
     call = analysis.parent(arg)
     if not isinstance(call, cst.Call) or _is_method(analysis, call.func):
         return False
-    positions = _spec(analysis, "inplace_functions").get(_function_name(analysis, call) or "")
+    positions = analysis.tables.argument_positions("inplace_functions").get(_function_name(analysis, call) or "")
     if positions is None or not any(value is occ for value in _args_at(call, positions)):
         return False
     return isinstance(analysis.parent(call), cst.Expr)
@@ -4991,10 +4975,6 @@ def _class_read_only_name(analysis, cls: cst.ClassDef) -> bool:
             continue
         return False
     return True
-
-
-def _stored_target_anywhere(analysis, node) -> bool:
-    return _stored_to(analysis, node)
 
 
 def _module_class(analysis, name: cst.Name):
@@ -5091,7 +5071,7 @@ def class_method_effect(analysis, call: cst.Call, nonlocal_check=None) -> str | 
     if spelled.by_name or method in spelled.strings or method in spelled.keywords:
         return ""
     for node in spelled.attributes.get(method, ()):
-        if _stored_target_anywhere(analysis, node):
+        if _stored_to(analysis, node):
             return ""
     if any(arg.star for arg in call.args):
         return "unpacks arguments into a method of the file"
