@@ -1,0 +1,3 @@
+from .graph_runner import AscendGraphRunner
+
+__all__ = ["AscendGraphRunner"]

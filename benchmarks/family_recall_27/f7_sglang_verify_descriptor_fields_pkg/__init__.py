@@ -1,0 +1,4 @@
+from .fields import DenseKeyField, RowKeyField
+from .verify_backend import TargetVerifyBackend
+
+__all__ = ["DenseKeyField", "RowKeyField", "TargetVerifyBackend"]
