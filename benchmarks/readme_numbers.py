@@ -6,13 +6,13 @@
 
 Numbers, each from running castlint as a user does (`python -m castlint ...`):
 
-- the decode-step summary on sglang 0.5.20 (`castlint check --no-cache sglang/srt/`, the server's
-  package, where every backend and pool is: the costliest backend's bytes per step and how many
-  backends have decode-step work; the whole tree prints the same sentence, 2026-12-07);
+- the decode-step summary on sglang 0.5.23, the newest release the tests fetch (`castlint check
+  --no-cache sglang/`, the whole package: the costliest backend's bytes per step and how many
+  backends have decode-step work);
 - with --precommit, the hook's cost beyond pre-commit's own start-up, measured by
   benchmarks/precommit_timing.py with the hook as the README recommends it (`args: [--fix]`).
 
-sglang 0.5.20 comes from the test cache (tests/conftest.py: downloaded once from the
+sglang 0.5.23 comes from the test cache (tests/conftest.py: downloaded once from the
 package index into ~/.cache/castlint, or CASTLINT_TEST_CACHE).
 """
 from __future__ import annotations
@@ -26,8 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-STEP_RELEASE = "0.5.20"
-STEP_FOLDER = "srt"  # the server's package: every backend and pool of the release
+STEP_RELEASE = "0.5.23"  # the newest release tests/test_corpus.py checks whole
 STEP_LINE = re.compile(r"hot-path casts move (?P<bytes>[\d.]+ [KMG]?B) per decode step"
                        r"(?: in the costliest of (?P<n>\d+) backends)?")
 # the README sentence, wrapped anywhere
@@ -85,14 +84,14 @@ def main(argv=None) -> int:
     parser.add_argument("--precommit", action="store_true", help="also time the pre-commit hook (minutes)")
     parser.add_argument("--runs", type=int, default=9, help="--precommit: runs per hook")
     args = parser.parse_args(argv)
-    step = step_sentence(sglang_tree(STEP_RELEASE) / STEP_FOLDER)
+    step = step_sentence(sglang_tree(STEP_RELEASE))
     hook = hook_seconds(args.runs) if args.precommit else None
     print(step.replace("\n", " "))
     if hook is not None:
         print(f"pre-commit hook beyond pre-commit start-up: {hook} s")
     old = README.read_text(encoding="utf-8")
     if README_STEP.search(old) is None:
-        raise SystemExit("README.md has no `On sglang 0.5.20: `hot-path casts move ...`` sentence to update")
+        raise SystemExit(f"README.md has no `On sglang {STEP_RELEASE}: `hot-path casts move ...`` sentence to update")
     new = updated(old, step, hook)
     if args.write:
         if new != old:

@@ -348,11 +348,11 @@ SLOW = (
 SHARED_RUNS = {
     "test_fix_edits.py::test_json_edits_on_sglang_are_what_fix_writes": "sglang==0.5.23",
     "test_fix_releases.py::test_fix_diff_on_whole_tree_touches_only_the_mla_and_paged_backends": "sglang==0.5.23",
-    # the README script's cold whole-tree check of 0.5.20 (collected first) leaves the repository's
-    # cache warm for test_step_total's three checks of the same tree's srt/: in one worker, one
-    # cold 0.5.20 check per session (in two workers both paid it)
-    "test_readme_numbers.py::test_readme_step_total_matches_the_cli": "sglang==0.5.20",
-    "test_step_total.py::test_sglang_0_5_20_shows_the_largest_backend_not_the_sum": "sglang==0.5.20",
+    "test_rows_read.py::test_released_sglang_pool_and_triton_backend": "sglang==0.5.23",
+    # the README's decode-step sentence and the step-total test check the same whole tree on the
+    # cache its cold check leaves
+    "test_readme_numbers.py::test_readme_step_total_matches_the_cli": "sglang==0.5.23",
+    "test_step_total.py::test_sglang_0_5_23_shows_the_largest_backend_not_the_sum": "sglang==0.5.23",
 }
 
 
@@ -391,7 +391,6 @@ LONGEST_GROUPS = {
     "sglang==0.5.23": 130,
     "sglang==0.5.10": 58,
     "vllm==0.33.0": 43,
-    "sglang==0.5.20": 30,
     "test_precommit.py": 29,
     "test_faults_workers.py": 28,
     "test_paged_kv_read.py": 24,

@@ -6,7 +6,7 @@ import importlib.util
 
 import pytest
 
-from conftest import ROOT, run_castlint
+from conftest import ROOT, corpus_check, run_castlint
 
 
 def _script():
@@ -20,26 +20,28 @@ def test_the_sentence_is_found_and_rewritten():
     script = _script()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert script.README_STEP.search(readme), "README lost the sentence benchmarks/readme_numbers.py updates"
-    new = script.updated(readme, "On sglang 0.5.20:\n`hot-path casts move 1.0 GB per decode step`")
-    assert "`hot-path casts move 1.0 GB per decode step`" in new and new.count("On sglang 0.5.20:") == 1
+    new = script.updated(readme, f"On sglang {script.STEP_RELEASE}:\n`hot-path casts move 1.0 GB per decode step`")
+    assert "`hot-path casts move 1.0 GB per decode step`" in new and new.count(f"On sglang {script.STEP_RELEASE}:") == 1
 
 
 @pytest.mark.network
 def test_readme_step_total_matches_the_cli(monkeypatch):
-    """sglang 0.5.20: the README's decode-step sentence is the CLI's (memory-pool classes are not
+    """sglang 0.5.23: the README's decode-step sentence is the CLI's (memory-pool classes are not
     backends: their accessors' costs are paid by the backends that read through them)."""
     script = _script()
+    tree = script.sglang_tree(script.STEP_RELEASE)
+    corpus_check(f"sglang=={script.STEP_RELEASE}")  # the session's cold check of the tree, once
     calls = []
 
     def castlint(*args):
-        # The script's `python -m castlint check --no-cache TREE/srt` from the repository, run as
-        # the suite runs the CLI (in this process; a child under CASTLINT_TEST_SUBPROCESS=1) and
-        # with the cache (ROOT/.castlint_cache), which tests/test_step_total.py's checks of the
-        # same srt/ share: one cold check of it in the session. A cached result is the computed
-        # one (tests/test_robustness.py: the same output whatever the cache).
+        # The script's `python -m castlint check --no-cache TREE`, run as the suite runs the CLI
+        # (in this process; a child under CASTLINT_TEST_SUBPROCESS=1) from the tree's parent with
+        # the cache the corpus tests' cold check of the same tree left there (conftest.corpus_check).
+        # A cached result is the computed one (tests/test_robustness.py: the same output whatever
+        # the cache).
         calls.append(args)
-        return run_castlint(*[a for a in args if a != "--no-cache"], cwd=ROOT)
+        return run_castlint(*[a for a in args if a != "--no-cache"], cwd=tree.parent)
 
     monkeypatch.setattr(script, "castlint", castlint)
     assert script.main([]) == 0
-    assert calls == [("check", "--no-cache", str(script.sglang_tree(script.STEP_RELEASE) / "srt"))]
+    assert calls == [("check", "--no-cache", str(tree))]

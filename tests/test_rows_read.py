@@ -19,7 +19,7 @@ import pytest
 
 from castlint.fixes import fix_source
 from castlint.tables import load_tables
-from conftest import FIXTURES, sglang_tree
+from conftest import FIXTURES, apply_unified_diff, corpus_fix_diff, sglang_tree
 
 torch = pytest.importorskip("torch")
 
@@ -176,36 +176,36 @@ def _added_ranges(old: bytes, new: bytes):
 
 
 def test_released_sglang_pool_and_triton_backend(tmp_path):
-    """Counts and formatting; that the fixed files compile and a second fix is a no-op is
-    tests/test_corpus.py's whole-tree run (every file the fix touches)."""
+    """Counts and formatting, on the whole-tree `castlint fix --diff` of the release
+    (conftest.corpus_fix_diff, shared with tests/test_corpus.py, which checks that the fixed
+    files compile and that a second fix is a no-op)."""
     import shutil
     import subprocess
 
     root = sglang_tree("0.5.23")
+    fixed = apply_unified_diff(corpus_fix_diff("sglang==0.5.23").stdout, root.parent)
     results = {}
     for rel in ("srt/mem_cache/memory_pool.py", "srt/layers/attention/triton_backend.py"):
-        path = root / rel
-        results[rel] = fix_source(path.read_bytes(), str(path), TABLES)
-        assert results[rel].changed, rel
-    pool_fix = results["srt/mem_cache/memory_pool.py"]
-    assert pool_fix.new_source.count(b"_rows(self, layer_id: int, rows: torch.Tensor)") == 7
-    backend_fix = results["srt/layers/attention/triton_backend.py"]
-    assert backend_fix.new_source.count(b"= read_kv_rows(") == 3
-    (location,) = backend_fix.companions
-    assert location.endswith(os.path.join("mem_cache", "kv_rows_read.py"))
+        old = (root / rel).read_bytes()
+        new = fixed[f"{root.name}/{rel}"].encode("utf-8")
+        assert new != old, rel
+        results[rel] = (old, new)
+    assert results["srt/mem_cache/memory_pool.py"][1].count(b"_rows(self, layer_id: int, rows: torch.Tensor)") == 7
+    assert results["srt/layers/attention/triton_backend.py"][1].count(b"= read_kv_rows(") == 3
+    added = [rel for rel in fixed if not (root.parent / rel).exists()]
+    (companion,) = [rel for rel in added if rel.endswith("kv_rows_read.py")]
+    assert companion == f"{root.name}/srt/mem_cache/kv_rows_read.py"
     # formatted as sglang formats (Black at 88): every line the fix wrote, and the added module
     black = shutil.which("black") or os.path.join(os.path.dirname(sys.executable), "black")  # castlint[dev]
-    for rel, fix in results.items():
+    for rel, (old, new) in results.items():
         target = tmp_path / os.path.basename(rel)
-        target.write_bytes(fix.new_source)
-        ranges = [f"--line-ranges={a}-{b}" for a, b in _added_ranges(fix.source, fix.new_source)]
+        target.write_bytes(new)
+        ranges = [f"--line-ranges={a}-{b}" for a, b in _added_ranges(old, new)]
         check = subprocess.run([black, "-q", "-l", "88", "--check", *ranges, str(target)], check=False)
         assert check.returncode == 0, rel
         assert all(
-            len(line) <= 88
-            for a, b in _added_ranges(fix.source, fix.new_source)
-            for line in fix.new_source.decode().splitlines()[a - 1 : b]
+            len(line) <= 88 for a, b in _added_ranges(old, new) for line in new.decode().splitlines()[a - 1 : b]
         ), rel
     module = tmp_path / "kv_rows_read.py"
-    module.write_bytes(backend_fix.companions[location])
+    module.write_text(fixed[companion], encoding="utf-8")
     assert subprocess.run([black, "-q", "-l", "88", "--check", str(module)], check=False).returncode == 0

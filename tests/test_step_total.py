@@ -8,7 +8,7 @@ import pytest
 
 from castlint.models import Cost, Finding, Position, Severity, human_bytes, step_total
 from castlint.tables import load_tables
-from conftest import run_castlint, sglang_tree
+from conftest import corpus_check, run_castlint, sglang_tree
 
 GB = 10**9
 WORDS = load_tables().decode_step_exclude_words
@@ -101,21 +101,27 @@ def test_sglang_0_4_8_counts_forward_decode_once():
 
 
 @pytest.mark.network
-def test_sglang_0_5_20_shows_the_largest_backend_not_the_sum():
-    """Before: 601 GB, summed over FA3, xpu, musa, FlashInfer-MLA and DSA."""
-    tree = sglang_tree("0.5.20") / "srt"
-    findings = json.loads(run_castlint("check", "-f", "json", tree).stdout)["findings"]
+def test_sglang_0_5_23_shows_the_largest_backend_not_the_sum():
+    """Before: hundreds of GB, summed over FA3, xpu, musa, FlashInfer-MLA and the rest. The whole
+    tree, from its parent, on the cache the corpus tests' cold check left (conftest.corpus_check)."""
+    corpus_check("sglang==0.5.23")
+    tree = sglang_tree("0.5.23")
+
+    def castlint(*args):
+        return run_castlint(*args, tree, cwd=tree.parent)
+
+    findings = json.loads(castlint("check", "-f", "json").stdout)["findings"]
     total = step_total([_finding(f) for f in findings], WORDS)
     backends = {name.split(" (")[0] for name, _ in total.backends}
     assert {"FlashAttentionBackend", "FlashInferMLAAttnBackend", "XPUAttentionBackend"} <= backends
     summed = sum(n for _, n in total.backends)
     assert total.bytes_per_step == max(n for _, n in total.backends) < summed
-    summary = run_castlint("check", tree).stdout.splitlines()[-1]
+    summary = castlint("check").stdout.splitlines()[-1]
     assert (
         f"hot-path casts move {human_bytes(total.bytes_per_step)} per decode step in the costliest of "
         f"{total.alternatives} backends ({total.backend}; a server runs one)."
     ) in summary, summary
-    stats = run_castlint("check", "--statistics", tree).stdout
+    stats = castlint("check", "--statistics").stdout
     assert "FlashInferMLAAttnBackend" in stats and "XPUAttentionBackend" in stats
 
 
