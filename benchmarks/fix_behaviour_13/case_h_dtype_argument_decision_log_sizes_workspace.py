@@ -1,0 +1,94 @@
+"""HAZARD case h_dtype_argument_decision_log_sizes_workspace: `.to(self.helper.kv_dtype(layer.layer_id))` records the decision; the code between sizes the workspace from the recorded decisions (moved: none recorded yet)."""
+import torch
+
+KIND = "hazard"
+FAMILY = "the cast's dtype argument is a call with an effect, and moved it runs after the gather: the planner's first query for a layer calibrates it (rescaling its FP8 rows in place), so the gather now reads uncalibrated rows; a mixed-precision policy records each decision and the code between sizes the workspace from the record; the dtype-name lookup raises KeyError before the step's req_to_token bookkeeping (moved, the bookkeeping is written first and the scheduler sees it)"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class MixedPrecisionPolicy:
+    """Decides per layer whether K is upcast to bf16 or fp32 and records each decision; the step's
+    workspace size is computed from the recorded decisions."""
+
+    def __init__(self, fp32_layers):
+        self.fp32_layers = fp32_layers
+        self.decisions = []
+
+    def kv_dtype(self, layer_id):
+        dtype = torch.float32 if layer_id in self.fp32_layers else torch.bfloat16
+        self.decisions.append((layer_id, dtype))
+        return dtype
+
+    def workspace_bytes(self, num_tokens):
+        return sum(dtype.itemsize for _, dtype in self.decisions) * num_tokens * 8
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(self.helper.kv_dtype(layer.layer_id))
+        kv_indices = forward_batch.kv_indices
+        workspace_bytes = self.helper.workspace_bytes(forward_batch.batch_size)
+        return k.index_select(0, kv_indices), workspace_bytes
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    helper = MixedPrecisionPolicy({0})
+    out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer, "v": pool.v_buffer}

@@ -1,0 +1,108 @@
+"""HAZARD case h_except_star_group_restores_aborted_chunk: a grouped layer transfer raises an ExceptionGroup; the `except* ChunkAborted` handler restores each aborted chunk's backup row into its slot."""
+import torch
+
+KIND = "hazard"
+FAMILY = "syntax not used in rounds 7-12 runs the write: the outermost iterable of a generator expression is evaluated when the expression is made, although the generator is consumed only after the gather (the receiver's poll_completed lands the completed transfers); an except* handler of an ExceptionGroup from a grouped layer transfer restores the aborted chunk's backup row"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class ChunkAborted(Exception):
+    def __init__(self, layer_id, slot, backup):
+        super().__init__(f"chunk for slot {slot} aborted")
+        self.layer_id = layer_id
+        self.slot = slot
+        self.backup = backup
+
+
+class GroupedLayerTransfer:
+    """Runs a layer's chunk transfers as a group (TaskGroup style) and raises an ExceptionGroup of the
+    chunks that were aborted; each abort carries the row to restore."""
+
+    def __init__(self, pool, aborted):
+        self.pool = pool
+        self.aborted = aborted  # [(slot, backup_row)]
+
+    def run_layer(self, layer_id):
+        errors = [ChunkAborted(layer_id, slot, backup) for slot, backup in self.aborted]
+        if errors:
+            raise ExceptionGroup("layer transfer failed", errors)
+
+    def restore(self, err):
+        self.pool.k_buffer[err.layer_id][err.slot] = err.backup.to(self.pool.dtype)
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).half()
+        kv_indices = forward_batch.kv_indices
+        num_aborted = 0
+        try:
+            self.helper.run_layer(layer.layer_id)
+        except* ChunkAborted as group:
+            for err in group.exceptions:
+                self.helper.restore(err)
+                num_aborted += 1
+        return k.index_select(0, kv_indices), num_aborted
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    helper = GroupedLayerTransfer(pool, [(3, torch.full((2, 4), 3.0))])
+    out = DecodeBackend(pool, helper).forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer, "v": pool.v_buffer}
