@@ -23,11 +23,17 @@ from conftest import sglang_tree
 
 
 def test_fix_on_sglang_0_5_23_parses_each_fixable_file_once(tmp_path, monkeypatch):
-    # the folders that hold every fixable file of the release (the attention backends and
-    # the pools), with the version file the fix reads: the whole tree is tests/test_corpus.py's
+    # every fixable file of the release - the attention backends the fix rewrites, the pools'
+    # folder (and the other files there, fixed or not) - with the version file the fix reads: the
+    # whole tree is tests/test_corpus.py's
     source, tree = sglang_tree("0.5.23"), tmp_path / "sglang"
-    for folder in ("srt/layers/attention", "srt/mem_cache", "srt/hardware_backend/musa/attention"):
+    for folder in ("srt/mem_cache", "srt/hardware_backend/musa/attention"):
         shutil.copytree(source / folder, tree / folder)
+    backends = ("flashinfer_mla_backend", "flashattention_backend", "xpu_backend", "triton_backend")
+    for name in (*backends, "base_attn_backend", "flashinfer_backend", "__init__"):
+        if (source / "srt/layers/attention" / f"{name}.py").exists():
+            (tree / "srt/layers/attention").mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / "srt/layers/attention" / f"{name}.py", tree / "srt/layers/attention" / f"{name}.py")
     for name in (
         "version.py",
         "__init__.py",
@@ -67,7 +73,7 @@ def test_fix_on_sglang_0_5_23_parses_each_fixable_file_once(tmp_path, monkeypatc
 
     assert outcome.errors == []
     changed = sorted(outcome.changed)
-    assert any(p.endswith("flashinfer_mla_backend.py") for p in changed), changed
+    assert {os.path.basename(p)[: -len(".py")] for p in changed} >= {*backends, "memory_pool"}, changed
     added = [p for p in changed if p not in before]
     # the modules the paged read and the rows read add
     assert sorted(os.path.basename(p) for p in added) == ["kv_rows_read.py", "mla_kv_read.py"], added
