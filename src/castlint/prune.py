@@ -854,6 +854,15 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                         # getattr(mgr, f"{half}_pools") for half in ("k", "v"): the analysis folds the
                         # name (ObjectFlow.constant_strings); any attribute of obj may be named
                         out.base |= tf[CONTAINER | WHOLE]
+                    if (
+                        func.id == "getattr"
+                        and len(node.args) >= 2
+                        and type(node.args[1]) is ast.Attribute
+                        and node.args[1].attr in vocab.field_name_readers
+                    ):
+                        # getattr(rec, f.name) of `f in fields(rec)`: under a test of f.name, the field of that
+                        # name whatever rec's class (field_walk_kept); f holds what _named_fields gave the loop
+                        _flow(node.args[1].value, vocab, aliases, out, tf)
                     _held_pool(args, vocab, out, tf)
                     for arg in args:
                         _flow(arg, vocab, aliases, out, tf)
@@ -1515,6 +1524,50 @@ def _self_attrs(node: ast.AST) -> Set[str]:
     }
 
 
+def _named_fields(loop, vocab: _Vocabulary) -> List[ast.Attribute]:
+    """`rec.<name>` for each cache attribute a loop over a record's fields by name (`vars(rec).items()`,
+    `rec.__dict__.items()`, `asdict(rec).items()`: [records] as_dict_*; `fields(rec)`, read back by
+    `getattr(rec, f.name)`: [records] field_functions) compares its key with
+    (NarrowingKeyTests.record_walk_named: the field of that name, whatever rec's class)."""
+    it = loop.iter
+    if type(it) is ast.Call and it.args and (_callee_name(it.func) or "").rsplit(".", 1)[-1] in vocab.field_functions:
+        source, record = None, it.args[0]  # `for f in dataclasses.fields(rec)`: getattr(rec, f.name)
+    elif not (type(it) is ast.Call and type(it.func) is ast.Attribute and not it.args):
+        return []
+    else:
+        source = it.func.value
+    if source is None:
+        pass
+    elif type(source) is ast.Attribute and source.attr in vocab.field_readers:
+        record = source.value  # rec.__dict__
+    elif type(source) is ast.Call and type(source.func) is ast.Attribute and source.func.attr in vocab.field_readers:
+        record = source.func.value  # rec._asdict()
+    elif (
+        type(source) is ast.Call
+        and source.args
+        and (_callee_name(source.func) or "").rsplit(".", 1)[-1] in (vocab.field_readers)
+    ):
+        record = source.args[0]  # vars(rec), dataclasses.asdict(rec)
+    else:
+        return []
+    tests = loop.ifs if type(loop) is ast.comprehension else loop.body
+    names = {
+        c.value
+        for part in tests
+        for node in _walk(part)
+        if type(node) is ast.Compare
+        for c in _walk(node)
+        if type(c) is ast.Constant and isinstance(c.value, str) and c.value in vocab.cache_attributes
+    }
+    return [ast.Attribute(value=record, attr=name, ctx=ast.Load()) for name in sorted(names)]
+
+
+def _walks_named_fields(stmt: ast.AST, vocab: _Vocabulary) -> bool:
+    """Does stmt walk a record's fields by name testing the name against a cache attribute (_named_fields)?
+    The field is read only by its name in a string, which the gate's words do not see."""
+    return any(type(n) in (ast.For, ast.AsyncFor, ast.comprehension) and _named_fields(n, vocab) for n in _walk(stmt))
+
+
 def _foreign_attrs(node: ast.AST) -> Set[str]:
     """The attribute `obj.x` reads of an object other than self (none for `self.x` or any other node)."""
     if type(node) is ast.Attribute and not _is_self(node.value):
@@ -1830,6 +1883,8 @@ class _Collector:
                     _flow(arg, vocab, aliases, iter_refs, KEEP)
                 if type(inner.func) is ast.Attribute:
                     _flow(inner.func.value, vocab, aliases, iter_refs, KEEP)
+        for walked in _named_fields(n, vocab):  # `for k, v in vars(rec).items(): if k == "kv_cache"`: rec.kv_cache
+            _flow(walked, vocab, aliases, iter_refs, KEEP)
         self.unit.assigns.append((names, attrs, iter_refs, ELEMENT))
 
     def match(self, n: ast.Match) -> None:
@@ -4688,7 +4743,13 @@ class _ModuleUnits:
         for stmt in self.top:
             segment = source[offsets[_first_line(stmt) - 1] : offsets[min(stmt.end_lineno, len(offsets) - 1)]]
             arenas = self.arena_tables is not None and may_allocate_arenas(segment, self.arena_tables, converts=False)
-            if prefilter_has_trigger(segment, gate) or b"global" in segment or _has_convention(stmt, vocab) or arenas:
+            if (
+                prefilter_has_trigger(segment, gate)
+                or b"global" in segment
+                or _has_convention(stmt, vocab)
+                or arenas
+                or ((b".items()" in segment or b"fields(" in segment) and _walks_named_fields(stmt, vocab))
+            ):
                 self.collect_statement(stmt)
                 if arenas and isinstance(stmt, ast.ClassDef):
                     members |= {m.encode() for m in _class_members(stmt)}
@@ -4939,9 +5000,8 @@ def _pool_holding_attrs(stmt: ast.AST, vocab: _Vocabulary, self_too: bool = True
                     attrs.append(target.attr)
         else:
             continue
-        if attrs and any(
-            (type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in vocab.accessors)
-            or (type(n) is ast.Attribute and n.attr in vocab.cache_attributes)
+        if attrs and any(  # (an accessor called, or held uncalled: `self.read_layer = mgr.get_buffers`)
+            type(n) is ast.Attribute and (n.attr in vocab.accessors or n.attr in vocab.cache_attributes)
             for n in _walk(value)
         ):
             out.update(attrs)

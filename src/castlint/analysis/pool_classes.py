@@ -381,6 +381,7 @@ class _Method:
         self.opaque = False  # a return delegates or reinterprets: its dtype is not the allocation's
         self.reads_buffer = False  # a return reads a per-layer buffer itself (its class's, or a cache attribute)
         self.self_delegation = False  # a return delegates to self's own accessor (`self.get_buffers(i)`, super())
+        self.borrows = False  # a return reads a cache attribute of an object self holds (`self.engine.gpu_cache`)
         self.assigned = self.index.assigned
         self.unpacked = self.index.unpacked
         self._busy: Set[str] = set()
@@ -397,7 +398,14 @@ class _Method:
                 return None if kind == "staging" else kind
             if node.attr in self.tables.cache_attributes:
                 self.opaque = True  # a cache attribute the class does not allocate: dtype unknown
-                self.reads_buffer = True
+                if node.attr in self.tables.cache_list_attributes and self._held(node.value):
+                    # an engine's list of per-layer caches ([cache_attributes] python_lists), borrowed through an
+                    # object self holds (`self.cache_engine.gpu_cache`): read as a held accessor's result is (a
+                    # reader), not as the class's own buffer. Another pool's own buffer (`self.device_pool.k_buffer`
+                    # of a host tier over it) still makes the class a pool
+                    self.borrows = True
+                else:
+                    self.reads_buffer = True
                 return LIST
         if (
             isinstance(node, ast.Name)

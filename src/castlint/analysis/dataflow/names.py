@@ -211,6 +211,9 @@ class ReachingAssignments:
             kept = self.field_walk_kept(name, iterable)
             if kept is not None:  # `t = getattr(rec, f.name)` read under `if f.name == "kv_scale":`
                 return max((self.origin(a, depth) for a in kept), default=Origin.OTHER)
+        named = self.record_walk_named(name, iterable, path) if kind == "for" else None
+        if named is not None:  # `for n, v in vars(rec).items()` read under `if n == "kv_cache":`: rec.kv_cache
+            return max((self.origin(a, depth) for a in named), default=Origin.OTHER)
         excluded = self.key_excluded(name, iterable, path) if kind == "for" else frozenset()
         if not excluded:
             return self._assignment_origin(assignment, depth)

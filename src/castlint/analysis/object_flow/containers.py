@@ -690,11 +690,27 @@ class Containers:
                     out.extend(self._held_values(value, depth + 1))  # `dts = self._dtype_dict()`
                 elif kind == "assign" and not path and isinstance(value, cst.Subscript):
                     out.extend(self._element_dicts(value))  # `entry = self.layers[i]` of dict displays
-                elif kind == "for" and not path and value is not None:
-                    elements = self.element_values(value, None)  # `for entry in self.layers`
+                elif kind == "for" and value is not None:
+                    value, path = self._numbered_iterable(value, tuple(path))  # `for i, e in enumerate(rows)`
+                    elements = self.element_values(value, None) if not path else None  # `for entry in self.layers`
                     if elements and all(self._keyed_element(e) for e in elements):
                         out.extend(elements)
         return out
+
+    def _numbered_iterable(self, iterable: cst.BaseExpression, path: tuple) -> Tuple[cst.BaseExpression, tuple]:
+        """The container a for target at path takes its elements from, through counters and passthroughs
+        (rules/accessors.toml [iteration] numbered, passthrough: `enumerate(rows)` at (1,), `sorted(rows)`),
+        and the path left in its element."""
+        t = self.tables
+        while isinstance(iterable, cst.Call) and iterable.args and not iterable.args[0].star:
+            qualified = self.qualified(iterable)
+            if qualified in t.iter_passthrough:
+                iterable = iterable.args[0].value
+            elif qualified in t.iter_numbered and path[:1] == (1,):
+                iterable, path = iterable.args[0].value, path[1:]
+            else:
+                break
+        return iterable, path
 
     def _element_dicts(self, sub: cst.Subscript) -> list:
         """`rows[i]` where every element rows may hold is a dict display (a list of per-layer

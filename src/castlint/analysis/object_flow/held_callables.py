@@ -43,6 +43,10 @@ class HeldCallables:
         elif isinstance(func, cst.Attribute):
             # (`cls.reader_cls(d)` in a classmethod: the class attribute of the class, or of a subclass's body)
             owner = self.instance_class(func.value, depth + 1) or self.class_named(func.value)
+            if owner is None:
+                # an object of unknown class (a parameter): the one module class that stores `self.<attr>`
+                # in any of its methods (`self.layer_buffers = mgr.get_buffers` in a metadata's prepare)
+                owner = self.duck_class(func.value, func.attr.value, method=False)
             getter = self.property_getter(owner, func.attr.value) if owner is not None else None
             if getter is not None:  # `self.to_compute(kv, d)` of a property: a callable its getter returns
                 values.extend(self.function_returns(getter))

@@ -552,11 +552,56 @@ class KeyTestNarrowing:
         if not guards:
             return None
         kept = []
-        for field in self.any_field_attributes(value.args[0].value):
+        fields = self.any_field_attributes(value.args[0].value)
+        for field in fields:
             passes = [self._key_test(test, key, field.attr.value) for test, _ in guards]
             if not any(p is not None and p != branch for p, (_, branch) in zip(passes, guards)):
                 kept.append(field)
+        if not fields:  # a record of unknown class: the names an equality test admits, read off it
+            names = self._closed_names(guards, key)
+            if names is not None:
+                return [self._attribute(value.args[0].value, n) for n in names]
         return kept
+
+    def record_walk_named(
+        self, read: cst.Name, iterable: cst.BaseExpression, path
+    ) -> Optional[List[cst.BaseExpression]]:
+        """The value of `for name, value in vars(rec).items()` (any [records] as_dict_* view of rec's fields by
+        name: `rec.__dict__`, `dataclasses.asdict(rec)`, `rec._asdict()`) read under tests of name that admit
+        only names compared with constants (`if name == "kv_cache":`, `name in ("k", "v")`): `rec.<name>` for
+        each, whatever rec's class (a parameter's record); None when it is no such walk or the tests admit
+        other names too."""
+        loop = self.parents.get(iterable)
+        if path != (1,) or not self._item_view_call(iterable) or not isinstance(loop, (cst.For, cst.CompFor)):
+            return None
+        source = self.fields_source(iterable.func.value)
+        target = loop.target
+        if source is None or not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2):
+            return None
+        key = target.elements[0].value
+        if not isinstance(key, cst.Name):
+            return None
+        names = self._closed_names(self._key_guards(read, loop, key.value), key.value)
+        return None if names is None else [self._attribute(source, n) for n in names]
+
+    def _closed_names(self, guards: List[tuple], key: str) -> Optional[List[str]]:
+        """The names key may hold where guards hold, when one of them admits no name but constants it is
+        compared with (`==`, `in` a display, `!=` / `not in` on the exiting branch; `not`, `and`, `or` of
+        these): those constants that pass every guard; None when some other name could pass."""
+        pure = [(test, branch) for test, branch in guards if _equality_test(test, key)]
+        unseen = "\0"  # a name no constant is: what any name the tests do not mention gives
+        if not any(self._key_test(test, key, unseen) not in (None, branch) for test, branch in pure):
+            return None
+        names: List[str] = []
+        for test, _ in pure:
+            for comparison in iter_nodes(test, cst.ComparisonTarget):
+                text = _constant_text(comparison.comparator)
+                for name in (text,) if isinstance(text, str) else text or ():
+                    if name.isidentifier() and name not in names:
+                        names.append(name)
+        return [
+            n for n in names if not any(self._key_test(test, key, n) not in (None, branch) for test, branch in guards)
+        ]
 
     def _item_view_call(self, iterable: cst.BaseExpression) -> bool:
         return (
@@ -625,6 +670,24 @@ def _constant_text(expr: cst.BaseExpression):
         parts = [_constant_text(e.value) if isinstance(e, cst.Element) else None for e in expr.elements]
         return None if any(not isinstance(p, str) for p in parts) else tuple(parts)
     return None
+
+
+def _equality_test(test: cst.BaseExpression, key: str) -> bool:
+    """Is test made only of comparisons of key with string constants by `==` / `!=` / `in` / `not in` a
+    display (`not`, `and`, `or` of them): a test every name it does not mention answers alike?"""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _equality_test(test.expression, key)
+    if isinstance(test, cst.BooleanOperation):
+        return _equality_test(test.left, key) and _equality_test(test.right, key)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    target = test.comparisons[0]
+    if not (isinstance(test.left, (cst.Name, cst.Attribute)) and _dotted(test.left) == key):
+        return False
+    other = _constant_text(target.comparator)
+    if isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+        return isinstance(other, str)
+    return isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(other, tuple)
 
 
 def _names_key(test: cst.BaseExpression, key: str) -> bool:
