@@ -1841,13 +1841,10 @@ class _Collector:
     def alias(self, targets, value: ast.AST) -> None:
         """`_up = _up_impl`, `_up = torch.compile(_up_impl)`: calls of _up run _up_impl (fn_aliases;
         `self.up = ...` under the key ".up": `self.up(kv)`, `obj.up(kv)`)."""
-        if type(value) is ast.IfExp:  # `up = _up_kernel if fast else _up_torch`: either, chosen once
-            self.alias(targets, value.body)
-            self.alias(targets, value.orelse)
-            return
-        if type(value) is ast.BoolOp:  # `self.reader = reader or self._passthrough`: either
-            for side in value.values if type(value.op) is ast.Or else value.values[-1:]:
-                self.alias(targets, side)
+        choices = _callable_choices(value, self.vocab)
+        if choices is not None:  # `up = _up_kernel if fast else _up_torch`, `(self._a, self._b)[flag]`: any one
+            for choice in choices:
+                self.alias(targets, choice)
             return
         held = _stand_in_for(value, self.vocab) or _templated_self_method(value)
         if held is None:
@@ -2011,6 +2008,10 @@ class _Collector:
             held = _templated_self_method(func)
             self.fn_aliases.setdefault(held + "()", set()).add(held)
             self.name_call(n, held + "()")
+        elif _callable_choices(func, vocab) is not None:  # `(self._paged, self._whole)[dense](...)`: any one
+            chosen = f"<choice {func.lineno}:{func.col_offset}>"
+            self.alias([ast.Name(id=chosen, ctx=ast.Store())], func)
+            self.name_call(n, chosen)
         if name in vocab.helpers or name in self.helper_aliases:
             positional, keywords = _call_args(n, vocab, self.aliases)
             unit.helpers.append([r for _, r in positional] + [r for _, r in keywords])
@@ -2320,6 +2321,30 @@ def _stand_in_for(value: ast.AST, vocab: _Vocabulary) -> Optional[str]:
     elif type(func) is ast.Call:
         return None
     return _function_spelling(value.args[0]) if _callee_name(func) in vocab.function_wrappers else None
+
+
+def _callable_choices(value: ast.AST, vocab: _Vocabulary) -> Optional[list]:
+    """The expressions a callable chosen at run time may be, as ModuleAnalysis reads a call of it
+    (ObjectFlow.callable_values): either side of `a if c else b`, of `a or b` (the last of `and`), any
+    element of a display picked by a computed index (`(self._paged, self._whole)[dense]`,
+    `{"fp8": widen}[kind]`) or taken (`{...}.get(kind, default)`); None when value is no such choice."""
+    t = type(value)
+    if t is ast.IfExp:
+        return [value.body, value.orelse]
+    if t is ast.BoolOp:
+        return list(value.values if type(value.op) is ast.Or else value.values[-1:])
+    if t is ast.Subscript and type(value.value) in (ast.Tuple, ast.List):
+        return list(value.value.elts)
+    if t is ast.Subscript and type(value.value) is ast.Dict:
+        return list(value.value.values)
+    if (
+        t is ast.Call
+        and type(value.func) is ast.Attribute
+        and type(value.func.value) is ast.Dict
+        and value.func.attr in vocab.element_methods
+    ):
+        return [*value.func.value.values, *value.args[1:]]
+    return None
 
 
 def _templated_self_method(value: ast.AST) -> Optional[str]:

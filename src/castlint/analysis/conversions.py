@@ -905,12 +905,17 @@ class ConversionQueries:
             self._runner_calls_index(index)
             for call in self.nodes.calls:
                 func = call.func
+                deferred = self.deferred_calls(call)
+                if deferred:  # `for fn, args in self._pending: fn(*args)`: each queued callable, its arguments
+                    for applied in deferred:
+                        self._add_value_call(index, applied, applied.func)
+                    continue
                 if isinstance(func, cst.Lambda):  # `(lambda t: t.half())(pool)`: invoked where it is made
                     entries = index.setdefault(id(func), [])
                     if not any(c is call for c, _, _ in entries):
                         entries.append((call, False, None))
                     continue
-                if isinstance(func, cst.Subscript):  # `self.converters[fmt](pool)`: any entry the table holds
+                if isinstance(func, (cst.Subscript, cst.IfExp)):  # `self.converters[fmt](pool)`, `(f if c else g)(kv)`
                     self._add_value_call(index, call, func)
                     continue
                 if self.called_property(func):  # `self.to_compute(kv, d)`: a callable the getter returns
@@ -937,7 +942,10 @@ class ConversionQueries:
                 if any(call is inner for _, inner in self.learnt_runners().values()):
                     continue  # a learnt runner's `fn(*args)`: its calls hand their arguments (run_calls)
                 for form, bound in self.callable_values(func):
-                    if bound or (alias and not self._held_def(form)):
+                    if bound:  # `job = partial(self._encode, name, kv); job()`: the bound arguments first
+                        self._add_partial_call(index, call, form, bound)
+                        continue
+                    if alias and not self._held_def(form):
                         continue
                     for target, skip, env in self._function_values(form):
                         entries = index.setdefault(id(target), [])
@@ -991,12 +999,33 @@ class ConversionQueries:
         names (a def of the module, a method `self.m`: ObjectFlow.return_targets)."""
         found = [(t, s, e) for t, s, e in self.return_targets(call) if isinstance(t, (cst.FunctionDef, cst.Lambda))]
         for form, bound in self.callable_values(func):
-            if not bound:
+            if bound:  # `self._jobs[k]()` of a table of partials, `fn()` of a queued partial
+                self._add_partial_call(index, call, form, bound)
+            else:
                 found.extend(self._function_values(form))
         for target, skip, env in found:
             entries = index.setdefault(id(target), [])
             if not any(c is call for c, _, _ in entries):
                 entries.append((call, skip, env))
+
+    def _add_partial_call(self, index: Dict[int, List[tuple]], call: cst.Call, form, bound) -> None:
+        """Index, under the def or lambda a partial holds (`partial(self._encode, name, kv)`, a partialmethod),
+        the call calling the partial makes: its bound arguments first, then the call's (a node of this
+        module's parent map): the def's parameters receive what was bound."""
+        targets = self._function_values(form)
+        if not targets:
+            return
+        cache = self.__dict__.setdefault("_partial_call_nodes", {})
+        key = (id(call), id(form) if not isinstance(form, tuple) else id(form[1]), tuple(id(a) for a in bound))
+        applied = cache.get(key)
+        if applied is None:
+            callee = form if isinstance(form, (cst.Attribute, cst.Name, cst.Lambda)) else call.func
+            applied = cache[key] = cst.Call(func=callee, args=self.merged_args(bound, call.args))
+            self.parents.setdefault(applied, self.parents.get(call))
+        for target, skip, env in targets:
+            entries = index.setdefault(id(target), [])
+            if not any(c is applied for c, _, _ in entries):
+                entries.append((applied, skip, env))
 
     def _runner_calls_index(self, index: Dict[int, List[tuple]]) -> None:
         """The calls a runner makes of the callable it is handed (ObjectFlow.run_calls:

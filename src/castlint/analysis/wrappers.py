@@ -449,6 +449,9 @@ def _display_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth
         returned = _single_return(analysis, value)
         if returned is not None and returned is not value:
             return _display_elements(analysis, returned, depth + 1)
+        applied = analysis.applied_values(value)
+        if len(applied) == 1:  # `attrgetter("dtype", "dtype")(runner)`: (runner.dtype, runner.dtype)
+            return _display_elements(analysis, applied[0], depth + 1)
     return None
 
 
@@ -1113,6 +1116,10 @@ def _star_parts(analysis: ModuleAnalysis, arg: cst.Arg, depth: int) -> Optional[
         if len(held) == 1:
             value = held[0]
     if arg.star == "*":
+        if isinstance(value, cst.Call) and value is not arg.value:  # `*self.pair` held from a getter's call
+            shown = _display_elements(analysis, value, depth + 1)
+            if shown is not None:
+                return [cst.Arg(value=v) for v in shown]
         if isinstance(value, (cst.Tuple, cst.List)) and all(
             isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements
         ):

@@ -144,6 +144,8 @@ class Casts:
             return iterated
         sources = [expr] if isinstance(expr, (cst.Tuple, cst.List)) else (self._container_sources(expr, 0) or [])
         for source in sources:
+            if isinstance(source, cst.Call):  # `self.pair = attrgetter("dtype", "dtype")(runner)`: what it gives
+                source = next(iter(self._container_sources(source, 1) or ()), source)
             if isinstance(source, (cst.Tuple, cst.List)) and not any(
                 isinstance(e, cst.StarredElement) for e in source.elements
             ):

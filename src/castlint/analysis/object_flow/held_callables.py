@@ -1058,6 +1058,91 @@ class HeldCallables:
             return [e.value for e in value.elements]
         return None
 
+    def deferred_calls(self, call: cst.Call) -> List[cst.Call]:
+        """The calls a deferred-call queue makes: a call of a loop target unpacked from the elements of a
+        container, with arguments unpacked from the same elements (`for fn, args in self._pending:
+        fn(*args)`, `for fn, kw in jobs: fn(**kw)`, `for hook, x in pairs: hook(x)`): per element the file
+        shows (a tuple display appended, a list display), the call that element makes, its callable and
+        arguments taken at their positions (`*args` spread from a tuple display, `**kw` from a dict one), as
+        nodes of this module's parent map. [] when the callee is no such target or some element's
+        structure is not shown (the loop's lattice reading stands)."""
+        cache = self.__dict__.setdefault("_deferred_call_nodes", {})
+        found = cache.get(id(call))
+        if found is None:
+            found = cache[id(call)] = self._deferred_calls(call)
+        return found
+
+    def _loop_position(self, expr: cst.BaseExpression) -> Optional[Tuple[cst.BaseExpression, tuple, Optional[slice]]]:
+        """(iterable, path, rest) when expr is a name whose one binding is a for (or comprehension) target
+        unpacked by known positions (rest None), or a starred target last in its tuple (`for fn, *args in
+        q`: path to the tuple, rest the slice of its elements it takes); None otherwise."""
+        if not isinstance(expr, cst.Name):
+            return None
+        reaching = self.reaching(expr)
+        if len(reaching) != 1 or not isinstance(reaching[0].node, cst.Name):
+            return None
+        node = reaching[0].node
+        kind, iterable, path = self.binding(node)
+        if kind != "for" or not path:
+            return None
+        if None not in path:
+            return iterable, path, None
+        starred = self.parents.get(node)
+        container = self.parents.get(starred)
+        if (
+            None in path[:-1]
+            or not isinstance(starred, cst.StarredElement)
+            or not isinstance(container, (cst.Tuple, cst.List))
+            or container.elements[-1] is not starred  # `for a, *b, c in q`: positions past the spread are unknown
+        ):
+            return None
+        return iterable, path[:-1], slice(len(container.elements) - 1, None)
+
+    def _deferred_calls(self, call: cst.Call) -> List[cst.Call]:
+        held = self._loop_position(call.func)
+        if held is None or held[2] is not None:
+            return []
+        iterable, fpath, _ = held
+        elements = self.element_values(iterable, None)
+        if not elements:
+            return []
+        out: List[cst.Call] = []
+        for element in elements:
+            callees = self.path_values(element, fpath, lattice=False)
+            if not callees:
+                return []
+            args: List[cst.Arg] = []
+            for arg in call.args:
+                position = self._loop_position(arg.value)
+                if position is None or position[0] is not iterable:
+                    args.append(arg)
+                    continue
+                values = self.path_values(element, position[1], lattice=False)
+                if not values:
+                    return []
+                if position[2] is not None:  # `for fn, *args in q: fn(*args)`: the rest of the element
+                    shown = self._shown_sequence(values[0]) if len(values) == 1 and arg.star == "*" else None
+                    if shown is None:
+                        return []
+                    args.extend(cst.Arg(v) for v in shown[position[2]])
+                elif arg.star == "*":
+                    shown = self._shown_sequence(values[0]) if len(values) == 1 else None
+                    if shown is None:
+                        return []
+                    args.extend(cst.Arg(v) for v in shown)
+                elif arg.star == "**":
+                    named = self._double_starred_values(values[0]) if len(values) == 1 else {}
+                    if not named:
+                        return []
+                    args.extend(cst.Arg(v, keyword=cst.Name(k)) for k, v in named.items() if k.isidentifier())
+                else:
+                    args.append(cst.Arg(self.either(list(values), call), keyword=arg.keyword))
+            for callee in callees:
+                applied = cst.Call(func=callee, args=args)
+                self.parents.setdefault(applied, self.parents.get(call))
+                out.append(applied)
+        return out
+
     def constant_string(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         """The string a constant holds: a literal, or a name whose every assignment is one
         (`_KEY = "get_key_buffer"` at module level)."""
