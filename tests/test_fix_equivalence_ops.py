@@ -60,7 +60,7 @@ RECEIVERS = {
     "splits": [
         "torch.hsplit(kb[:, 0], 2)[0]",
         "kb.dsplit(2)[1]",
-        "kb.vsplit([24])[0]",
+        "kb.vsplit(1)[0]",
         "kb.unsafe_split(288, 2)[0]",
         "torch.unsafe_chunk(kb, 2, 2)[1]",
         "kb.split_with_sizes([512, 64], -1)[0]",

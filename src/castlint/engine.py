@@ -336,13 +336,14 @@ def learned_tables(path: str, source: bytes, tables: Tables, result: Optional[Fi
     an accessor the file calls are recorded in result.links for the cache."""
     from castlint.analysis import pool_classes
 
-    own = pool_classes.file_tables(source, tables)
+    own = pool_classes.file_tables(source, tables, shaped=False)
     accessors, teachers, dtypes = pool_classes.engine_learned_dtypes(path, source, tables)
     if not accessors:
-        return own
+        return pool_classes.with_shaped_getters(source, own)
     if result is not None:
         result.links = sorted(set(result.links) | set(teachers))
-    return pool_classes.with_accessors(own, accessors, dtypes=dtypes)
+    # (the getters by shape last: those the engine's pool classes teach keep what they return)
+    return pool_classes.with_shaped_getters(source, pool_classes.with_accessors(own, accessors, dtypes=dtypes))
 
 
 def wanted(path: str, source: bytes, triggers, tables: Tables, config: Config) -> bool:
@@ -359,11 +360,15 @@ def wanted(path: str, source: bytes, triggers, tables: Tables, config: Config) -
         return False  # each test below needs a conversion in the file
     if may_allocate_arenas(source, tables):  # per-layer arenas: whole pools under any name
         return True
+    if pool_classes.shaped_getters(source, tables):  # a getter of the engine's pool by its shape
+        return True
     if config.follow_imports == "callers":
         from castlint.analysis import tree_index
 
         if tree_index.may_link_callers(path, source, tables):
             return True  # a helper its sibling modules hand a pool (link_tree appends their calls)
+        if tree_index.may_link_bases(path, source, tables):
+            return True  # an override a sibling module's base class calls every step (link_tree appends it)
     return pool_classes.may_learn(source, tables) or pool_classes.may_call_learned(path, source, tables)
 
 

@@ -233,6 +233,9 @@ class Tables:
     dim_arguments: dict = field(default_factory=dict)
     chunk_methods: set = field(default_factory=set)  # [views]: splits into a count of pieces (`chunk(2)`)
     unbind_methods: set = field(default_factory=set)  # [views]: one piece per index along `dim` (`unbind(0)`)
+    dim_keyword_aliases: set = field(default_factory=set)  # [views]: `axis=` spelled for `dim=`
+    # [guards] state_classes: `if isinstance(spec, MambaSpec):` reads a non-attention state there
+    state_classes: set = field(default_factory=set)
     subscript_methods: set = field(default_factory=set)  # [views]: `buf.__getitem__(i)` is `buf[i]`
     broadcast_functions: set = field(default_factory=set)  # [views]: `torch.broadcast_tensors(a, b)[i]` is arg i
     select_methods: set = field(default_factory=set)  # [views]: x.select(dim, i) reads as x[:, ..., i]
@@ -421,6 +424,11 @@ class Tables:
     missing_protocol: set = field(default_factory=set)  # [containers] missing_protocol: __missing__
     learn_packages: set = field(default_factory=set)  # rules/accessors.toml [learn] packages
     learn_skip_methods: set = field(default_factory=set)  # rules/accessors.toml [learn] skip_methods
+    # [learn]: the engine's pool object by the attribute that holds it, its per-layer getters by their
+    # shape (`get_*_buffer`), and the words of a getter that gives no layer's KV (scales, metadata)
+    pool_receivers: set = field(default_factory=set)
+    buffer_getters: set = field(default_factory=set)
+    not_buffer_words: set = field(default_factory=set)
     gather_methods: set = field(default_factory=set)
     gather_functions: set = field(default_factory=set)
     gather_table_functions: set = field(default_factory=set)  # [gathers] table_functions: F.embedding(idx, table)
@@ -887,6 +895,7 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "dim_split_functions": "dim_split_functions",
             "chunk_methods": "chunk_methods",
             "unbind_methods": "unbind_methods",
+            "dim_keyword_aliases": "dim_keyword_aliases",
             "broadcast_functions": "broadcast_functions",
             "subscript_methods": "subscript_methods",
             "concat_functions": "concat_functions",
@@ -917,15 +926,21 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_dim_arguments(tables: Tables, data: dict, path: Path) -> None:
-    """[dim_arguments]: op name -> [dim keyword, position among the arguments after the tensor]."""
+    """[dim_arguments]: op name -> [dim keyword, position among the arguments after the tensor], or the
+    dimension itself for an op that takes none (`vsplit = 0`)."""
     section = data.get("dim_arguments")
     if section is None:
         return
     if not isinstance(section, dict):
         raise TableError(path, "dim_arguments", "must be a table")
     for name, item in section.items():
+        if isinstance(item, int) and not isinstance(item, bool):
+            tables.dim_arguments[name] = item  # an op whose dimension is its own (`vsplit`: 0)
+            continue
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], int)):
-            raise TableError(path, f"dim_arguments.{name}", f"must be [dim keyword, dim position], got {item!r}")
+            raise TableError(
+                path, f"dim_arguments.{name}", f"must be [dim keyword, dim position] or a dimension, got {item!r}"
+            )
         tables.dim_arguments[name] = (item[0], item[1])
 
 
@@ -1127,7 +1142,19 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "virtual_registers": "virtual_registers",
         },
     )
-    _load_word_sets(tables, data, path, "learn", {"packages": "learn_packages", "skip_methods": "learn_skip_methods"})
+    _load_word_sets(
+        tables,
+        data,
+        path,
+        "learn",
+        {
+            "packages": "learn_packages",
+            "skip_methods": "learn_skip_methods",
+            "pool_receivers": "pool_receivers",
+            "buffer_getters": "buffer_getters",
+            "not_buffer_words": "not_buffer_words",
+        },
+    )
 
 
 def _load_containers(tables: Tables, data: dict, path: Path) -> None:
@@ -1256,7 +1283,7 @@ def _load_conversion_helpers(tables: Tables, data: dict, path: Path) -> None:
 
 
 def _load_guards(tables: Tables, data: dict, path: Path) -> None:
-    _load_word_sets(tables, data, path, "guards", {"names": "guard_names"})
+    _load_word_sets(tables, data, path, "guards", {"names": "guard_names", "state_classes": "state_classes"})
 
 
 def _load_hot_path(tables: Tables, data: dict, path: Path) -> None:

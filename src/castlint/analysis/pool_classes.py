@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import fnmatch
 import hashlib
 import json
 import os
@@ -1144,10 +1145,63 @@ def with_accessors(
     return found
 
 
-def file_tables(source: bytes, tables: Tables) -> Tables:
-    """tables with the accessors (and buffers) that source's own pool classes define."""
+def file_tables(source: bytes, tables: Tables, shaped: bool = True) -> Tables:
+    """tables with the accessors (and buffers) that source's own pool classes define, and (shaped) the
+    getters by shape it calls on the engine's pool object that no table knows (shaped_getters)."""
     learnt = learn_source(source, tables)
-    return with_accessors(tables, learnt) if learnt else tables
+    tables = with_accessors(tables, learnt) if learnt else tables
+    return with_shaped_getters(source, tables) if shaped else tables
+
+
+def with_shaped_getters(source: bytes, tables: Tables) -> Tables:
+    """tables with the getters by shape that source calls on the engine's pool object (shaped_getters)."""
+    shaped = shaped_getters(source, tables)
+    return with_accessors(tables, {name: "tensor" for name in shaped}) if shaped else tables
+
+
+_GETTER_CALL = re.compile(rb"\.[ \t]*(get_\w+)[ \t]*\(([^(),]*(?:\([^()]*\))?[^(),]*)\)")
+_RECEIVER = re.compile(rb"(\w+)[ \t]*$")
+_SHAPED: Dict[tuple, FrozenSet[str]] = {}
+
+
+def shaped_getters(source: bytes, tables: Tables) -> FrozenSet[str]:
+    """The methods the file calls on the engine's pool object ([learn] pool_receivers: spelled through
+    that attribute, or a `self.x` the file assigns from it) that [learn] buffer_getters names like a layer's
+    buffer getter, with one argument (the layer index) and no word of [learn] not_buffer_words, that no
+    table knows: `self.pool.get_latent_buffer(layer.layer_id)` of `self.pool = model_runner.token_to_kv_pool`."""
+    receivers = tables.pool_receivers
+    if not receivers or not tables.buffer_getters or not any(r.encode() in source for r in receivers):
+        return frozenset()
+    key = (hash(source), id(tables))
+    hit = _SHAPED.get(key)
+    if hit is not None:
+        return hit
+    names = set(receivers)
+    for held in re.finditer(rb"self\.(\w+)\s*=\s*[\w.]*\.(\w+)\s*(?:\n|#|;)", source):
+        if held.group(2).decode("ascii", "replace") in receivers:
+            names.add(held.group(1).decode("ascii", "replace"))
+    found, unpacked = set(), set()
+    for call in _GETTER_CALL.finditer(source):
+        before = _RECEIVER.search(source, max(0, call.start() - 80), call.start())
+        receiver = before.group(1).decode("ascii", "replace") if before is not None else ""
+        name = call.group(1).decode("ascii", "replace")
+        if receiver not in names or name in tables.accessors or not call.group(2).strip():
+            continue
+        if b"=" in call.group(2) or b"*" in call.group(2):
+            continue  # (a keyword or a spread: not the one layer index)
+        if not any(fnmatch.fnmatchcase(name, pattern) for pattern in tables.buffer_getters):
+            continue
+        if set(name.split("_")) & tables.not_buffer_words:
+            continue
+        line = source[source.rfind(b"\n", 0, call.start()) + 1 : call.start()]
+        if re.match(rb"\s*\(?[\w.]+\s*,", line):
+            unpacked.add(name)  # (`k, v, ks, vs = pool.get_raw_kv_buffer(i)`: several values, not one buffer)
+        found.add(name)
+    found -= unpacked
+    if len(_SHAPED) > 1024:
+        _SHAPED.clear()
+    _SHAPED[key] = frozenset(found)
+    return _SHAPED[key]
 
 
 _CONVERSIONS: Dict[int, Tuple[Tables, tuple]] = {}

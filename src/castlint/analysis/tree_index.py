@@ -1287,6 +1287,140 @@ def with_importing_callers(path: str, source: bytes, tables: Tables, found: Link
     )
 
 
+_CLASS_HEADER = re.compile(rb"^class[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?[ \t]*:", re.M)
+_SELF_CALL = re.compile(rb"\bself\s*\.\s*(\w+)\s*\(")
+_DEF_NAME = re.compile(rb"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
+_BASE_HOOKS: Dict[tuple, Optional[Tuple[bytes, FrozenSet[str]]]] = {}  # (path, sig, class) -> (text, hooks)
+_CLASS_HEADER_NL = re.compile(rb"\nclass[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?[ \t]*:")
+_SIBLING_IMPORT = re.compile(rb"from[ \t]+(?:\.|[\w.]+\.)(\w+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
+
+
+def _top_classes(source: bytes) -> Dict[str, Tuple[Tuple[str, ...], bytes]]:
+    """{name: (its bases as spelled, its text)} of the module's top-level classes, by text."""
+    out = {}
+    starts = _top_statements(source) + [len(source)]
+    for start, end in zip(starts, starts[1:]):
+        found = _CLASS_HEADER.match(source, start)
+        if found is None:
+            continue
+        spelled = (found.group(2) or b"").split(b",")
+        bases = tuple(b.strip().decode("ascii", "replace") for b in spelled if b.strip() and b"=" not in b)
+        out[found.group(1).decode("ascii", "replace")] = (bases, source[start:end])
+    return out
+
+
+def _per_step_methods(tables: Tables) -> FrozenSet[str]:
+    """The methods an engine runs every step: [hot_path] entry_points and its calling conventions' methods."""
+    names = set(tables.hot_path_entry_points)
+    for row in tables.cache_parameters:
+        names.update(row.methods)
+    return frozenset(names)
+
+
+def _base_hooks(path: str, name: str, tables: Tables) -> Optional[Tuple[bytes, FrozenSet[str]]]:
+    """(the text of class name at path, the `self.m(...)` its per-step methods call) when it has any."""
+    sig = _signature(path)
+    if sig is None:
+        return None
+    key = (path, sig, name)
+    if key not in _BASE_HOOKS:
+        text = _sibling_text(path)
+        found = _top_classes(text).get(name) if text and b"class" in text else None
+        hooks: Set[str] = set()
+        if found is not None and len(found[1]) <= _MAX_CALLER_BYTES:
+            steps = _per_step_methods(tables)
+            body = found[1]
+            heads = list(_DEF_NAME.finditer(body)) + [None]
+            for head, after in zip(heads, heads[1:]):
+                if head is None or head.group(1).decode("ascii", "replace") not in steps:
+                    continue
+                method = body[head.start() : after.start() if after is not None else len(body)]
+                for call in _SELF_CALL.finditer(method):
+                    hook = call.group(1).decode("ascii", "replace")
+                    line_end = method.find(b"\n", call.end())
+                    passed = method[call.end() : line_end if line_end != -1 else len(method)]
+                    # (a per-step method itself is followed by its convention; what the call passes must
+                    # name a pool: `self._cache_for_kernel(kv_cache, query)`)
+                    if hook not in steps and _carries_bytes(passed, tables):
+                        hooks.add(hook)
+        _BASE_HOOKS[key] = (found[1], frozenset(hooks)) if found is not None and hooks else None
+    return _BASE_HOOKS[key]
+
+
+def with_overridden_bases(path: str, source: bytes, tables: Tables, found: Linked) -> Linked:
+    """found, with the base classes of the module's classes appended where a base comes from a sibling
+    module (`from .base_impl import ImplBase`) and one of its per-step methods (rules/accessors.toml
+    [hot_path] entry_points, the calling conventions' methods) calls `self.m(...)` for a method m the
+    subclass overrides converting something (a hook: `_cache_for_kernel(self, kv_cache, query)`): the
+    override's parameters then take what the base's call site passes, as for a base of the same module
+    (the template method, ObjectFlow.return_targets). Findings in the appended base are its own module's."""
+    if b"class" not in source or b"import" not in source:
+        return found
+    if not _sibling_stems(source):
+        return found  # (nothing imported from a sibling module: the cheapest test first)
+    # (by the literal `\nclass` first, far faster than `^` tried at every line; a class on the first line too)
+    headers = [*_CLASS_HEADER_NL.finditer(source), *([_CLASS_HEADER.match(source)] if source[:5] == b"class" else [])]
+    based = {b.strip() for m in headers if m is not None and m.group(2) for b in m.group(2).split(b",")}
+    if not based:
+        return found
+    imported_by: Dict[str, Dict[str, str]] = {}
+    for stem, listed in _SIBLING_IMPORT.findall(source):
+        for part in listed.decode("ascii", "replace").strip("()").replace("\\", " ").split(","):
+            name, _, alias = part.split("#")[0].partition(" as ")
+            name, alias = name.strip(), alias.strip() or name.strip()
+            if alias.encode() in based and name.isidentifier():
+                imported_by.setdefault(stem.decode("ascii", "replace"), {})[alias] = name
+    if not imported_by:
+        return found  # (no class of the file is based on a name it imports from a sibling)
+    stems = set(imported_by)
+    words = _vocabulary(tables)[3]
+    folder = os.path.dirname(os.path.abspath(path))
+    pieces, files, size = [], list(found.paths), 0
+    for _name, (bases, text) in _top_classes(source).items():
+        own: Optional[Set[str]] = None  # (the subclass's methods that convert: those a hook call may reach)
+        checked: FrozenSet[str] = frozenset()
+        for base in bases:
+            for stem in stems:
+                imported = imported_by[stem].get(base)
+                other = os.path.join(folder, stem + ".py")
+                if imported is None or other == os.path.abspath(path):
+                    continue
+                hooks = _base_hooks(other, imported, tables)
+                if hooks is None or size + len(hooks[0]) > _MAX_CALLER_BYTES:
+                    continue
+                if own is None or not hooks[1] <= checked:
+                    heads = [h for h in _DEF_NAME.finditer(text) if h.group(1).decode("ascii", "replace") in hooks[1]]
+                    own, checked = own or set(), checked | hooks[1]
+                    for head in heads:
+                        after = _DEF_NAME.search(text, head.end())
+                        if any_word(text[head.end() : after.start() if after else len(text)], words):
+                            own.add(head.group(1).decode("ascii", "replace"))
+                if not hooks[1] & own:
+                    continue
+                text_of = hooks[0].decode("utf-8", "replace")
+                if imported != base:  # `from .base import Impl as Base`: the class under the file's name
+                    text_of = re.sub(rf"^class[ \t]+{re.escape(imported)}\b", f"class {base}", text_of, count=1)
+                pieces.append(text_of)
+                size += len(hooks[0])
+                if other not in files:
+                    files.append(other)
+    if not pieces:
+        return found
+    return Linked(
+        text=(found.text + "\n\n" if found.text else "") + "\n\n".join(pieces),
+        paths=tuple(files),
+        learned=found.learned,
+        kinds=found.kinds,
+        own=found.own,
+        renames=found.renames,
+    )
+
+
+def may_link_bases(path: str, source: bytes, tables: Tables) -> bool:
+    """Would with_overridden_bases append a sibling module's base class to the file?"""
+    return bool(with_overridden_bases(path, source, tables, Linked()).text)
+
+
 _SIBLING_TEXTS: Dict[tuple, Optional[bytes]] = {}  # (path, signature) -> its bytes (None: unreadable, too big)
 
 
@@ -2223,6 +2357,8 @@ def linked_source(
     linked = Linked() if mode == "callers" else link(path, source, tables, own_pool, mode == "uses")
     if mode in ("uses", "callers"):  # the sibling modules that call its converting helpers
         linked = with_importing_callers(path, source, tables, linked)
+        # the sibling modules' base classes whose per-step methods call the file's overrides
+        linked = with_overridden_bases(path, source, tables, linked)
     own_lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
     if not linked.text:
         return source, own_lines, linked

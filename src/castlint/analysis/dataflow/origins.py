@@ -64,8 +64,47 @@ class Origins:
             result = self._origin(expr, depth + 1)
         finally:
             self._in_progress.discard(key)
+        if result != Origin.OTHER and self.tables.state_classes and self._in_state_branch(expr):
+            result = Origin.OTHER  # read under `if isinstance(spec, MambaSpec):`: a model's state, not KV
         self._origin_cache[key] = result
         return result
+
+    def _in_state_branch(self, expr: cst.BaseExpression) -> bool:
+        """Is expr read in a branch that an isinstance test against a class of non-attention state
+        guards (rules/accessors.toml [guards] state_classes): the body of `if isinstance(x, MambaSpec):`
+        (also one test of an `and`), the `else` (or `elif`) of `if not isinstance(...)`?"""
+        node, parent = expr, self.parents.get(expr)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+            if isinstance(parent, cst.If):
+                if node is parent.body and self._state_test(parent.test, True):
+                    return True
+                if node is parent.orelse and self._state_test(parent.test, False):
+                    return True
+            elif isinstance(parent, cst.IfExp):
+                if node is parent.body and self._state_test(parent.test, True):
+                    return True
+                if node is parent.orelse and self._state_test(parent.test, False):
+                    return True
+            node, parent = parent, self.parents.get(parent)
+        return False
+
+    def _state_test(self, test: cst.BaseExpression, holds: bool) -> bool:
+        """Does the test, when it holds (holds) or fails (not holds), say a state class's instance?"""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self._state_test(test.expression, not holds)
+        if isinstance(test, cst.BooleanOperation):
+            joined = isinstance(test.operator, cst.And) if holds else isinstance(test.operator, cst.Or)
+            if joined:  # `a and b` holds: both do; `a or b` fails: both fail
+                return self._state_test(test.left, holds) or self._state_test(test.right, holds)
+            return False
+        if not holds or not isinstance(test, cst.Call) or len(test.args) != 2:
+            return False
+        if (self.call_name(test) or "").removeprefix("builtins.") != "isinstance":
+            return False
+        classes = test.args[1].value
+        spelled = [e.value for e in classes.elements] if isinstance(classes, (cst.Tuple, cst.List)) else [classes]
+        names = [dotted(c) for c in spelled]
+        return all(n and n.rsplit(".", 1)[-1] in self.tables.state_classes for n in names)
 
     def _origin(self, expr: cst.BaseExpression, depth: int) -> Origin:
         if isinstance(expr, cst.Call):
@@ -949,10 +988,16 @@ class Origins:
         spec = self.tables.dim_arguments.get(name)
         if spec is None:
             return None
+        if isinstance(spec, int):
+            return cst.Integer(str(spec))  # `vsplit`, `hsplit`, `dsplit`: the dimension is the op's own
         keyword, position = spec
         positional = [a.value for a in args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a.value for a in args if a.keyword is not None}
-        return positional[position] if position < len(positional) else keywords.get(keyword)
+        if position < len(positional):
+            return positional[position]
+        # `dim=` or an alias torch also takes (`axis=`: [views] dim_keyword_aliases)
+        spelled = [keywords[k] for k in (keyword, *sorted(self.tables.dim_keyword_aliases)) if k in keywords]
+        return spelled[0] if spelled else None
 
     @staticmethod
     def _dim_literal(dim) -> Optional[int]:
@@ -1416,21 +1461,22 @@ class Origins:
         (`buf.split(n, dim=0)[0]`), along another every slot (`kv_cache.chunk(2)[0]`: a plane); None for a
         split into one piece (`chunk(x, 1)`), pieces sized by the pool's own extent (a share of the pool),
         a dimension that is no literal, anything else."""
-        if not isinstance(call, cst.Call) or not isinstance(index, cst.Integer):
-            return None
+        if not isinstance(call, cst.Call) or not (isinstance(index, cst.Integer) or self.index_kind(index) == SCALAR):
+            return None  # (a scalar index of the pieces: `parts[r]` for r in range(n), one piece of them)
         t = self.tables
         qualified = self.call_name(call) or ""
-        if qualified in t.dim_split_functions and call.args and not call.args[0].star:
+        split_functions = t.dim_split_functions | {f"torch.{m}" for m in t.unbind_methods}
+        if qualified in split_functions and call.args and not call.args[0].star:
             holder, args = call.args[0].value, list(call.args[1:])
-        elif isinstance(call.func, cst.Attribute) and call.func.attr.value in t.dim_split_methods:
+        elif isinstance(call.func, cst.Attribute) and call.func.attr.value in t.dim_split_methods | t.unbind_methods:
             holder, args = call.func.value, list(call.args)
         else:
             return None
         if any(a.star for a in args) or self.origin(holder) != Origin.POOL:
             return None
+        name = qualified.rsplit(".", 1)[-1] if qualified in split_functions else call.func.attr.value
         positional = [a.value for a in args if a.keyword is None]
-        count = positional[0] if positional else None
-        name = qualified.rsplit(".", 1)[-1] if qualified in t.dim_split_functions else call.func.attr.value
+        count = positional[0] if positional and name not in t.unbind_methods else None
         if name in t.chunk_methods and isinstance(count, cst.Integer) and count.evaluated_value == 1:
             return None
         dim = self.dim_argument(call, args)

@@ -223,7 +223,7 @@ class Subscripts:
             piece = self._split_piece(sub.value, value)
             if piece is not None:  # `buf.split([64, n - 64])[0]`: `buf[:64]`
                 return self._token_subscript(piece, elements[1:]) if len(elements) > 1 else piece
-            piece = self._dim_piece(sub.value, value)
+            piece = self._dim_piece(self._split_made(sub.value), value)
             if piece is not None:  # `buf.split(n, dim=0)[0]`: some slots; `kv_cache.chunk(2)[0]`: a plane
                 return self._token_subscript(piece, elements[1:]) if len(elements) > 1 else piece
             if (
@@ -1096,6 +1096,17 @@ class Subscripts:
             if len(values) == 1 and values[0] is not None:
                 return self._int_constant(values[0], depth + 1)
         return None
+
+    def _split_made(self, holder: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:
+        """The split call a name holds when it is assigned one once (`parts = torch.vsplit(buf, b)`;
+        `parts[r]`): the piece is read against the split's dimension as `buf.vsplit(b)[r]` is; holder
+        itself otherwise."""
+        if not isinstance(holder, cst.Name) or depth > 3:
+            return holder
+        values = [self._assigned_once(a.node) for a in self.reaching(holder)]
+        if len(values) != 1 or values[0] is None:
+            return holder
+        return values[0] if isinstance(values[0], cst.Call) else self._split_made(values[0], depth + 1)
 
     def _assigned_once(self, node) -> Optional[cst.BaseExpression]:
         kind, value, path = self.binding(node) if isinstance(node, cst.Name) else (None, None, None)
