@@ -12,6 +12,10 @@ families are now proven harmless by the same judge as the code between the cast 
 - `atexit.register(f, ...)` as a statement (exit_registrars): f is kept for interpreter exit only;
 - `json.loads` of a builtin immutable value (immutable_argument_functions), including an attribute
   every assignment of which is a literal or a `json.dumps(...)` (str_result_functions), no hook;
+- `"...".format(...)` of a str literal (literal_format_methods): what the f-string would run, the
+  attribute names its fields spell judged as attribute reads (a property of the file is not proven);
+- `itertools.groupby` (group_iterators): a group bound by `for key, group in groupby(...)` is a proven
+  iterable, its groupby's argument, key and the items' `__eq__` judged where it is called;
 - `.to(get_dtype())` of a getter of the file whose body is one `return torch.<dtype>`, plain or
   cached: every call answers that dtype.
 
@@ -31,6 +35,7 @@ pytest.importorskip("torch")
 TEMPLATE = """import atexit
 import contextlib
 import functools
+import itertools
 import json
 
 import torch
@@ -496,3 +501,163 @@ def get_kv_compute_dtype(layer):
 def test_a_getter_given_an_argument_changed_between_is_not_fixed():
     src = getter_source(ARGUMENT, "layer.head_dim = 1\n", call="get_kv_compute_dtype(layer)")
     assert_hazard(src, "another tensor")
+
+
+# -- 7. `"...".format(...)` of a str literal ------------------------------------------------------------
+
+FORMAT_SAFE = {
+    # sglang: the step's trace line, attribute fields
+    "positional attribute fields": (
+        "",
+        'self.trace.append("layer {0.layer_id}: bs {1}".format(layer, kv_indices.numel()))\n',
+        "self.trace",
+        "self.trace = []",
+    ),
+    # vLLM: automatic numbering
+    "automatic fields": ("", 'msg = "{} tokens, dim {}".format(len(kv_indices), layer.head_dim)\n', "msg", ""),
+    # lmdeploy: a keyword field with a spec
+    "keyword field with a spec": ("", 'tag = "L{lid:03d}".format(lid=layer.layer_id)\n', "tag", ""),
+    # TRT-LLM: an indexed field and a nested width
+    "indexed field, nested width": ("", 'name = "{0[0]:>{1}}".format(("kv",), 4)\n', "name", ""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORMAT_SAFE))
+def test_str_format_of_a_literal_is_fixed_exactly(name):
+    prelude, between, ret, init = FORMAT_SAFE[name]
+    assert_exact(source(prelude, between, ret, init=init))
+
+
+PROGRESS = """
+
+class Progress:
+    @property
+    def num_loaded(self):
+        return commit()
+"""
+
+
+def test_a_format_field_naming_a_property_that_commits_is_not_fixed():
+    src = source(PROGRESS, 'msg = "{0.num_loaded}".format(self.progress)\n', "msg", init="self.progress = Progress()")
+    assert_hazard(src, "num_loaded")
+
+
+TAG = """
+
+class Tag:
+    def __format__(self, spec):
+        commit()
+        return "tag"
+"""
+
+
+def test_a_format_field_whose_format_commits_is_not_fixed():
+    src = source(TAG, 'msg = "{0}".format(self.tag)\n', "msg", init="self.tag = Tag()")
+    assert_hazard(src, "__format__")
+
+
+ROWS_OBJ = """
+
+class Rows:
+    def __getitem__(self, i):
+        commit()
+        return i
+"""
+
+
+def test_a_format_field_indexing_an_object_that_commits_is_not_fixed():
+    src = source(ROWS_OBJ, 'msg = "{0[1]}".format(self.rows)\n', "msg", init="self.rows = Rows()")
+    assert_hazard(src, "__getitem__")
+
+
+MISSING = """
+
+class Defaults(dict):
+    def __missing__(self, key):
+        commit()
+        return 0
+"""
+
+
+def test_format_map_of_a_mapping_whose_missing_commits_is_not_fixed():
+    src = source(MISSING, 'msg = "{x}".format_map(self.defaults)\n', "msg", init="self.defaults = Defaults()")
+    assert_hazard(src, "format_map")
+
+
+# -- 8. itertools.groupby and its groups ----------------------------------------------------------------
+
+GROUPBY_SAFE = {
+    # sglang: the sorted sequence lengths of the batch, an attribute list of ints
+    "groups of a sorted attribute list": (
+        "",
+        "length_groups = [(n, len(list(grp))) for n, grp in itertools.groupby(sorted(self.seq_lens))]\n",
+        "length_groups",
+        "self.seq_lens = [5, 2, 5]",
+    ),
+    # vLLM: run lengths of a literal
+    "run lengths of a literal": (
+        "",
+        "runs = [(b, sum(1 for _ in g)) for b, g in itertools.groupby([1, 1, 2])]\n",
+        "runs",
+        "",
+    ),
+    # lmdeploy: a key lambda
+    "a key lambda": (
+        "",
+        "groups = [(p, list(g)) for p, g in itertools.groupby((3, 1, 4), key=lambda x: x % 2)]\n",
+        "groups",
+        "",
+    ),
+    # TRT-LLM: a for statement
+    "a for statement": (
+        "",
+        'out = []\nfor key, grp in itertools.groupby("aab"):\n    out.append((key, len(list(grp))))\n',
+        "out",
+        "",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROUPBY_SAFE))
+def test_itertools_groupby_of_builtin_values_is_fixed_exactly(name):
+    prelude, between, ret, init = GROUPBY_SAFE[name]
+    assert_exact(source(prelude, between, ret, init=init))
+
+
+COMMITTED = """
+
+class Req:
+    def __init__(self, adapter):
+        self.adapter = adapter
+
+    def committed_adapter(self):
+        commit()
+        return self.adapter
+"""
+
+
+def test_groupby_with_a_key_that_commits_is_not_fixed():
+    between = "groups = [(a, len(list(g))) for a, g in itertools.groupby(self.reqs, key=Req.committed_adapter)]\n"
+    src = source(COMMITTED, between, "groups", init='self.reqs = [Req("a"), Req("a")]')
+    assert_hazard(src, "committed_adapter")
+
+
+def test_groupby_over_a_generator_that_commits_is_not_fixed():
+    between = "groups = [(n, len(list(g))) for n, g in itertools.groupby(iter_land(self.pool, [1]))]\n"
+    assert_hazard(source(LANDER, between, "groups"), "iter_land")
+
+
+TOKEN = """
+
+class Tok:
+    def __eq__(self, other):
+        commit()
+        return True
+
+    __hash__ = object.__hash__
+"""
+
+
+def test_groupby_of_items_whose_eq_commits_is_not_fixed():
+    between = "groups = [len(list(g)) for _, g in itertools.groupby([Tok(), Tok()])]\n"
+    assert_hazard(source(TOKEN, between, "groups"), "__eq__")

@@ -526,6 +526,8 @@ class Tables:
     null_context_managers: set = field(default_factory=set)  # round 13: `contextlib.nullcontext`
     exit_registrars: set = field(default_factory=set)  # round 13: `atexit.register`
     str_result_functions: set = field(default_factory=set)  # round 13: `json.dumps` (no `cls=`)
+    literal_format_methods: set = field(default_factory=set)  # round 13: `"{0.layer_id}".format(layer)`
+    group_iterators: set = field(default_factory=set)  # round 13: `itertools.groupby`
     logger_factories: set = field(default_factory=set)  # calls that answer a stdlib logging.Logger
     logger_methods: set = field(default_factory=set)  # a Logger's record-emitting methods
     logger_keywords: set = field(default_factory=set)  # keywords of those that run no code of the file
@@ -1382,6 +1384,8 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "null_context_managers": "null_context_managers",
             "exit_registrars": "exit_registrars",
             "str_result_functions": "str_result_functions",
+            "literal_format_methods": "literal_format_methods",
+            "group_iterators": "group_iterators",
             "logger_factories": "logger_factories",
             "logger_methods": "logger_methods",
             "logger_keywords": "logger_keywords",

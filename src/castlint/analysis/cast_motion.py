@@ -977,6 +977,11 @@ def _unproven_call(
         return None
     if why:
         return f"calls `{shown}(...)`, which {why}"
+    why = _literal_format_effect(analysis, node)  # round 13: `"layer {0.layer_id}".format(layer)`
+    if why is None:
+        return None
+    if why:
+        return f"calls `{shown}(...)`, which {why}"
     if _inplace_function_harmless(analysis, node):
         return None  # round 12: `torch.nn.init.zeros_(self.workspace)` writes only the backend's own tensor
     if method is not None and _touches(analysis, func.value, owners, aliases) and not _read_only(analysis, node):
@@ -2353,6 +2358,8 @@ def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> boo
         # name earlier, its element runs here but is written elsewhere: not proven
         return not bound
     if isinstance(expr, cst.Name):
+        if _group_of(analysis, expr):
+            return True  # round 13: a group of `itertools.groupby` (its call judged where it is made)
         return _bound_only_to(analysis, expr, lambda v: _proven_iterable(analysis, v, depth + 1, True))
     if isinstance(expr, cst.Attribute):
         if _builtin_container(analysis, expr):
@@ -2594,6 +2601,12 @@ def _unpacks_items(analysis, target, iterable) -> str | None:
         and _function_name(analysis, iterable) in ("enumerate", "zip")
     ):
         return None  # tuples
+    if (
+        isinstance(iterable, cst.Call)
+        and not _is_method(analysis, iterable.func)
+        and _function_name(analysis, iterable) in analysis.tables.group_iterators
+    ):
+        return None  # round 13: `itertools.groupby` yields (key, group) tuples
     if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)) and all(
         not isinstance(el, cst.StarredElement) and _proven_iterable(analysis, el.value) for el in iterable.elements
     ):
@@ -5270,3 +5283,102 @@ def _dtype_getter_call(analysis, expr) -> bool:
         and _import_bound(analysis, value)
         and text.split(".", 1)[1] in analysis.tables.torch_dtypes
     )
+
+
+def _literal_format_effect(analysis, call: cst.Call) -> str | None:
+    """Round 13: `"layer {0.layer_id}: bs {1.batch_size}".format(layer, fb)` - literal_format_methods of a
+    str literal - runs what the equivalent f-string runs: per replacement field (nested ones in a format
+    spec too), the attribute reads and indexings its name spells on its argument, then the value's
+    `__format__` (its conversion's `__str__`/`__repr__`); no other code. Why that may write (a property
+    under a spelled name, an implicit member of the file not proven read-only where the formatted value
+    is not proven builtin), None when proven harmless, "" when call is not such a call."""
+    func = call.func
+    if not (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in analysis.tables.literal_format_methods
+        and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        return ""
+    text = func.value.evaluated_value
+    if not isinstance(text, str):
+        return ""  # bytes have no `format`
+    if any(arg.star for arg in call.args):
+        return "unpacks arguments into `str.format`"
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    fields: list = []
+    try:
+        _format_fields(text, fields, 0)
+    except (ValueError, IndexError):
+        return "formats a string whose fields the proof cannot parse"
+    auto = 0
+    for first, rest in fields:
+        if first == "":
+            first, auto = auto, auto + 1
+        value = positional[first] if isinstance(first, int) and first < len(positional) else keywords.get(first)
+        if value is None:
+            return f"formats a field (`{first}`) that names no argument given"
+        for is_attribute, key in rest:
+            if is_attribute and is_property(analysis, key):
+                return (
+                    f"reads `{key}` by a format field, a property of a class of this file whose getter is not "
+                    "proven read-only"
+                )
+        if rest:
+            hit = _effectful_hit(analysis, analysis.tables.protocols.get("attribute", ()))
+            hit = hit or _effectful_hit(analysis, analysis.tables.protocols.get("subscript", ()))
+            hit = hit or _effectful_hit(analysis, analysis.tables.protocols.get("format", ()))
+            if hit is not None:
+                return f"{_defined_here(analysis, hit)} (on a format field of `{_code(analysis, value, 30)}`)"
+        else:
+            why = _protocol(analysis, "format", [value])
+            if why is not None:
+                return why
+    return None
+
+
+def _format_fields(text: str, fields: list, depth: int) -> None:
+    """The (argument, [(is_attribute, key)...]) of each replacement field of a format string, nested
+    fields of format specs included (`string.Formatter` parses as `str.format` does)."""
+    import _string
+    import string
+
+    if depth > 2:
+        raise ValueError("format spec nested too deep")
+    for _, name, spec, _ in string.Formatter().parse(text):
+        if name is None:
+            continue
+        first, rest = _string.formatter_field_name_split(name)
+        fields.append((first, list(rest)))
+        if spec and "{" in spec:
+            _format_fields(spec, fields, depth + 1)
+
+
+def _group_of(analysis, name: cst.Name) -> bool:
+    """Round 13: is every value reaching this read of a local the group of a `for key, group in
+    itertools.groupby(...)` (group_iterators, positional second target)? Iterating a group advances the
+    groupby's own iterator - its argument proven where the groupby is called ([[cast_motion.callbacks]]
+    iterates) - and compares keys (its `key=` and the items' `__eq__`, judged there too)."""
+    scope = analysis.scopes.get(name)
+    if scope is None or not isinstance(scope, (FunctionScope, ComprehensionScope)):
+        return False
+    reaching = [a for a in analysis.reaching(name) if hasattr(a, "node")]
+    if not reaching:
+        return False
+    for assignment in reaching:
+        node = assignment.node
+        if not isinstance(node, cst.Name):
+            return False
+        kind, value, path = analysis.binding(node)
+        if kind != "for" or tuple(path) != (1,):
+            return False
+        if not (
+            isinstance(value, cst.Call)
+            and not _is_method(analysis, value.func)
+            and _function_name(analysis, value) in analysis.tables.group_iterators
+        ):
+            return False
+        target = analysis.parent(analysis.parent(node))
+        if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+            return False
+    return True
