@@ -287,42 +287,45 @@ EXIT_SAFE = {
 }
 
 
+@pytest.fixture
+def exit_hooks(monkeypatch):
+    """atexit as the cases see it, kept in the test: registered callables run only on `_run_exitfuncs()`,
+    never at the interpreter's exit (nor are torch's own exit handlers touched)."""
+    import atexit
+
+    registered = []
+
+    def register(fn, *args, **kwargs):
+        registered.append((fn, args, kwargs))
+        return fn
+
+    def run_exitfuncs():
+        while registered:
+            fn, args, kwargs = registered.pop()
+            fn(*args, **kwargs)
+
+    monkeypatch.setattr(atexit, "register", register)
+    monkeypatch.setattr(atexit, "_run_exitfuncs", run_exitfuncs)
+    return registered
+
+
 @pytest.mark.parametrize("name", sorted(EXIT_SAFE))
-def test_an_exit_registration_is_fixed_exactly(name):
+def test_an_exit_registration_is_fixed_exactly(name, exit_hooks):
     prelude, between, init = EXIT_SAFE[name]
-    try:
-        assert_exact(source(prelude, between, init=init))
-    finally:
-        import atexit
-
-        atexit._clear()  # what the test registered must not run at the interpreter's exit
+    assert_exact(source(prelude, between, init=init))
+    assert exit_hooks  # registered, not run
 
 
-def test_exit_functions_run_now_are_not_fixed():
-    try:
-        assert_hazard(source("", "atexit.register(commit)\natexit._run_exitfuncs()\n"), "_run_exitfuncs")
-    finally:
-        import atexit
-
-        atexit._clear()
+def test_exit_functions_run_now_are_not_fixed(exit_hooks):
+    assert_hazard(source("", "atexit.register(commit)\natexit._run_exitfuncs()\n"), "_run_exitfuncs")
 
 
-def test_the_registered_callable_called_back_is_not_fixed():
-    try:
-        assert_hazard(source("", "fn = atexit.register(commit)\nfn()\n"), "atexit.register")
-    finally:
-        import atexit
-
-        atexit._clear()
+def test_the_registered_callable_called_back_is_not_fixed(exit_hooks):
+    assert_hazard(source("", "fn = atexit.register(commit)\nfn()\n"), "atexit.register")
 
 
-def test_the_registered_callable_stored_and_called_is_not_fixed():
-    try:
-        assert_hazard(source("", "self.cb = atexit.register(commit)\nself.cb()\n"), "cb")
-    finally:
-        import atexit
-
-        atexit._clear()
+def test_the_registered_callable_stored_and_called_is_not_fixed(exit_hooks):
+    assert_hazard(source("", "self.cb = atexit.register(commit)\nself.cb()\n"), "cb")
 
 
 # -- 5. json.loads of builtin immutable values ---------------------------------------------------------
