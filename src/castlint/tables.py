@@ -531,6 +531,11 @@ class Tables:
     enum_bases: set = field(default_factory=set)  # round 12: `enum.Enum` (a lookup runs only `_missing_`)
     enum_hook_members: set = field(default_factory=set)  # round 12: members an Enum lookup or class may run
     default_dtype_functions: set = field(default_factory=set)  # round 12: `torch.get_default_dtype`
+    null_context_managers: set = field(default_factory=set)  # round 13: `contextlib.nullcontext`
+    exit_registrars: set = field(default_factory=set)  # round 13: `atexit.register`
+    str_result_functions: set = field(default_factory=set)  # round 13: `json.dumps` (no `cls=`)
+    literal_format_methods: set = field(default_factory=set)  # round 13: `"{0.layer_id}".format(layer)`
+    group_iterators: set = field(default_factory=set)  # round 13: `itertools.groupby`
     logger_factories: set = field(default_factory=set)  # calls that answer a stdlib logging.Logger
     logger_methods: set = field(default_factory=set)  # a Logger's record-emitting methods
     logger_keywords: set = field(default_factory=set)  # keywords of those that run no code of the file
@@ -1403,6 +1408,11 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "enum_bases": "enum_bases",
             "enum_hook_members": "enum_hook_members",
             "default_dtype_functions": "default_dtype_functions",
+            "null_context_managers": "null_context_managers",
+            "exit_registrars": "exit_registrars",
+            "str_result_functions": "str_result_functions",
+            "literal_format_methods": "literal_format_methods",
+            "group_iterators": "group_iterators",
             "logger_factories": "logger_factories",
             "logger_methods": "logger_methods",
             "logger_keywords": "logger_keywords",

@@ -332,6 +332,9 @@ def _moved_expressions(analysis, casts: Sequence[cst.Call]) -> _Moved:
             if _default_dtype_call(analysis, value):
                 moved.names.add(dotted(value.func).split(".")[0])  # round 12: `torch.get_default_dtype()`
                 continue
+            if _dtype_getter_call(analysis, value):
+                moved.names.add(value.func.value)  # round 13: `get_kv_compute_dtype()`, a getter of a dtype constant
+                continue
             text = dotted(value)
             if text is None or arg.star:
                 moved.unsafe.append(
@@ -487,6 +490,10 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
         return _memory_stream(analysis, call)  # round 9: `io.StringIO()` makes a new in-memory stream
     if name in tables.container_write_functions:
         return _container_write(analysis, call)  # round 11: `heapq.heappush(<a proven builtin list>, x)`
+    if name in tables.exit_registrars:
+        return _exit_registration(analysis, call)  # round 13: registers its arguments, runs nothing now
+    if name in tables.null_context_managers:
+        return _null_context(analysis, call)  # round 13: stores its argument, hands it back, exits doing nothing
     if name in tables.suppress_managers:
         return all(_builtin_exception(analysis, arg.value) and not arg.star for arg in call.args)  # round 11
     if _immutable_arguments(analysis, call):
@@ -703,6 +710,12 @@ def _statement_effect(analysis, node) -> str | None:
         and all(_suppress_item(analysis, item) for item in node.items)
     ):
         return None  # round 11: `contextlib.suppress(<builtin exceptions>)`; its body is judged node by node
+    if (
+        isinstance(node, cst.With)
+        and not node.asynchronous
+        and all(isinstance(item.item, cst.Call) and _null_context(analysis, item.item) for item in node.items)
+    ):
+        return None  # round 13: `contextlib.nullcontext(x)`; its call is judged as a call, its body node by node
     if isinstance(node, cst.With):
         items = ", ".join(_code(analysis, item.item, 30) for item in node.items)
         return f"enters and exits `with {items}` (`__enter__`/`__exit__` are calls)"
@@ -960,6 +973,11 @@ def _unproven_call(
     if why:
         return why
     why = class_method_effect(analysis, node, rebinding)  # round 12: `KVLayout(x).stride_order()`, by its body
+    if why is None:
+        return None
+    if why:
+        return f"calls `{shown}(...)`, which {why}"
+    why = _literal_format_effect(analysis, node)  # round 13: `"layer {0.layer_id}".format(layer)`
     if why is None:
         return None
     if why:
@@ -1795,6 +1813,8 @@ def _escape_sink(analysis, node, callbacks: set, depth: int = 0):
         return _escape_sink(analysis, parent, callbacks, depth + 1)
     if isinstance(parent, cst.Arg) and id(node) in callbacks:
         return None
+    if isinstance(parent, cst.Arg) and _exit_registration(analysis, analysis.parent(parent)):
+        return None  # round 13: `atexit.register(f, ...)` keeps f for interpreter exit, calls it only then
     if isinstance(parent, cst.Arg):
         call = analysis.parent(parent)
         if isinstance(call, cst.Call) and _project_callee(analysis, call):
@@ -2338,6 +2358,8 @@ def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> boo
         # name earlier, its element runs here but is written elsewhere: not proven
         return not bound
     if isinstance(expr, cst.Name):
+        if _group_of(analysis, expr):
+            return True  # round 13: a group of `itertools.groupby` (its call judged where it is made)
         return _bound_only_to(analysis, expr, lambda v: _proven_iterable(analysis, v, depth + 1, True))
     if isinstance(expr, cst.Attribute):
         if _builtin_container(analysis, expr):
@@ -2470,6 +2492,8 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
     name = _function_name(analysis, call)
     if name is None:
         return None
+    if _exit_registration(analysis, call):
+        return None  # round 13: `callable(f)` reads a type slot; its arguments are only stored
     if name in analysis.tables.dataclass_replace_functions:
         return None  # _plain_replace: the instance's class runs no code of the file; fields are stored as given
     if _immutable_arguments(analysis, call):
@@ -2577,6 +2601,12 @@ def _unpacks_items(analysis, target, iterable) -> str | None:
         and _function_name(analysis, iterable) in ("enumerate", "zip")
     ):
         return None  # tuples
+    if (
+        isinstance(iterable, cst.Call)
+        and not _is_method(analysis, iterable.func)
+        and _function_name(analysis, iterable) in analysis.tables.group_iterators
+    ):
+        return None  # round 13: `itertools.groupby` yields (key, group) tuples
     if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)) and all(
         not isinstance(el, cst.StarredElement) and _proven_iterable(analysis, el.value) for el in iterable.elements
     ):
@@ -2973,6 +3003,7 @@ def _check_cast_arguments(analysis, verdict: _Verdict, casts: Sequence[cst.Call]
             target.endswith(".dtype")
             and not names_dtype_attribute(cast)
             and not (len(cast.args) == 1 and _default_dtype_call(analysis, cast.args[0].value))
+            and not (len(cast.args) == 1 and _dtype_getter_call(analysis, cast.args[0].value))
         ):
             verdict.unsafe.append(
                 "the cast takes another tensor's dtype *and device* (`.to(other)`); the index "
@@ -4162,7 +4193,8 @@ def _builtin_container(analysis, expr) -> bool:
     """Is expr proven a builtin list, dict or set: a local bound only to container values, or an attribute
     whose every assignment in the file is one and that nothing else binds (_attribute_only)."""
     if isinstance(expr, cst.Name):
-        return _bound_only_to(analysis, expr, lambda v: _container_value(analysis, v))
+        # round 13: or an attribute proven one (`with contextlib.nullcontext(self.trace) as trace`)
+        return _bound_only_to(analysis, expr, lambda v: _container_or_attribute(analysis, v))
     if not isinstance(expr, cst.Attribute) or not _is_method(analysis, expr):
         return False
     if _factory_field(analysis, expr):
@@ -4172,6 +4204,12 @@ def _builtin_container(analysis, expr) -> bool:
     if name not in cache:
         cache[name] = _attribute_only(analysis, name, _container_value, _not_stored)
     return cache[name]
+
+
+def _container_or_attribute(analysis, value) -> bool:
+    return _container_value(analysis, value) or (
+        isinstance(value, cst.Attribute) and _builtin_container(analysis, value)
+    )
 
 
 def _container_call(analysis, call: cst.Call) -> bool:
@@ -4523,6 +4561,8 @@ def _function_effect(analysis, fn, stack: list, substituted: dict, nonlocal_chec
                 return _body_effect(analysis, wrapper, stack, {param: fn}, None)
             finally:
                 stack.pop()
+    if isinstance(fn, cst.FunctionDef) and _generator_function(fn):
+        return None  # round 13: a call of a generator function binds its arguments and runs no line of it
     stack.append(fn)
     try:
         return _body_effect(analysis, fn, stack, substituted, nonlocal_check)
@@ -4827,6 +4867,10 @@ def _immutable_value(analysis, expr, depth: int = 0) -> bool:
         )
     if isinstance(expr, cst.BinaryOperation):
         return _immutable_value(analysis, expr.left, depth + 1) and _immutable_value(analysis, expr.right, depth + 1)
+    if isinstance(expr, cst.Attribute) and expr.attr.value not in analysis.tables.iterable_attributes:
+        # round 13: `self.raw_meta`, an attribute whose every assignment in the file is a builtin immutable
+        # value (or an exact str of str_result_functions) and that nothing else binds (_attribute_only)
+        return _is_method(analysis, expr) and _immutable_attribute(analysis, expr.attr.value)
     if isinstance(expr, cst.Attribute):
         # `q.shape`: a torch.Size of ints, where the receiver is proven a tensor, or where no object of
         # the file may have a member `shape` (a def, property, field, Mock or namespace configured so)
@@ -5104,3 +5148,237 @@ def _default_dtype_call(analysis, expr) -> bool:
         and _import_bound(analysis, expr.func)
         and _qualified(analysis, expr.func) in analysis.tables.default_dtype_functions
     )
+
+
+# -- round 13: null context managers, generator functions called but not advanced ----------------------
+#
+# rules/casts.toml [cast_motion] "round 13" holds the facts; docs/fix.md, "Round 13", the rule.
+
+
+def _null_context(analysis, call: cst.Call) -> bool:
+    """`contextlib.nullcontext()` / `nullcontext(x)` / `nullcontext(enter_result=x)` (null_context_managers,
+    qualified through the imports): its construction stores x, `__enter__` returns it, `__exit__` returns
+    None; no code of the file runs (x's own evaluation is judged where it is)."""
+    if _qualified(analysis, call.func) not in analysis.tables.null_context_managers:
+        return False
+    if len(call.args) > 1 or any(arg.star for arg in call.args):
+        return False
+    return all(arg.keyword is None or arg.keyword.value == "enter_result" for arg in call.args)
+
+
+def _generator_function(fn: cst.FunctionDef) -> bool:
+    """Is fn a (synchronous) generator function: a `yield` in its own body, not in a def, lambda or class
+    nested in it? Calling one binds its arguments into a new frame and returns the generator unstarted: no
+    line of the body runs until it is advanced, and advancing it is iterating a value not proven a builtin
+    container (refused where it happens, _proven_iterable). Dropped unstarted, its `close()` runs nothing;
+    a finalizer of an argument held by its frame is refused as for every function of the file."""
+    if fn.asynchronous is not None:
+        return False
+    found = False
+
+    class _Own(cst.CSTVisitor):
+        def visit_FunctionDef(self, node) -> bool:
+            return node is fn
+
+        def visit_Lambda(self, node) -> bool:
+            return False
+
+        def visit_ClassDef(self, node) -> bool:
+            return False
+
+        def visit_Yield(self, node) -> bool:
+            nonlocal found
+            found = True
+            return False
+
+    fn.visit(_Own())
+    return found
+
+
+def _exit_registration(analysis, call) -> bool:
+    """`atexit.register(f, *args, **kwargs)` (exit_registrars, qualified through the imports) as a statement
+    of its own, no argument unpacked: it checks that f is callable (a type slot, no code), stores f and
+    its arguments and returns f, dropped here. They run at interpreter exit only, the same in both
+    programs; a call that would run them before (`atexit._run_exitfuncs()`) is not proven read-only."""
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(analysis.parent(call), cst.Expr)
+        and dotted(call.func) is not None
+        and _function_name(analysis, call) in analysis.tables.exit_registrars
+        and bool(call.args)
+        and not any(arg.star for arg in call.args)
+    )
+
+
+def _immutable_attribute(analysis, name: str) -> bool:
+    """Round 13: every `<obj>.<name>` of the file is an assignment of a builtin immutable value (a literal,
+    an f-string, ... _immutable_value; an exact str of str_result_functions) or a read, no class of the
+    file defines `<name>` or an attribute hook, nothing reaches it by a string (_attribute_only)."""
+    cache = analysis.derived.setdefault("cast_motion.immutable_attrs", {})
+    if name not in cache:
+        cache[name] = False  # a cycle proves nothing
+        cache[name] = _attribute_only(
+            analysis,
+            name,
+            lambda a, v: _immutable_value(a, v, 1) or _str_result(a, v),
+            _not_stored,
+        )
+    return cache[name]
+
+
+def _str_result(analysis, value) -> bool:
+    """`json.dumps(obj)` (str_result_functions, qualified), no `cls=` and no argument unpacked: the encoder
+    always answers an exact str (what it runs on obj is judged where it is called)."""
+    return (
+        isinstance(value, cst.Call)
+        and dotted(value.func) is not None
+        and _function_name(analysis, value) in analysis.tables.str_result_functions
+        and not any(arg.star for arg in value.args)
+        and not any(arg.keyword is not None and arg.keyword.value == "cls" for arg in value.args)
+    )
+
+
+def _dtype_getter_call(analysis, expr) -> bool:
+    """Round 13: `get_kv_compute_dtype()`, no argument, of a name bound once, to a module-level def of no
+    parameter whose body (a docstring aside) is one `return torch.<dtype>` and whose decorator, if any, is
+    one cached_decorators cache (constant arguments): every call answers that dtype, cached or not, cleared
+    or not (`cache_clear()` recomputes the same constant), and runs no code of the file. A getter reading
+    configuration, taking an argument, rebound or decorated otherwise proves nothing."""
+    if not (isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Name)):
+        return False
+    scope = analysis.scopes.get(expr.func)
+    try:
+        assignments = list(scope[expr.func.value]) if scope is not None else []
+    except Exception:  # noqa: BLE001
+        return False
+    if len(assignments) != 1:
+        return False
+    fn = getattr(assignments[0], "node", None)
+    if not isinstance(fn, cst.FunctionDef) or not isinstance(analysis.parent(fn), cst.Module) or fn.asynchronous:
+        return False
+    params = fn.params
+    if params.params or params.posonly_params or params.kwonly_params or params.star_kwarg:
+        return False
+    if not isinstance(params.star_arg, cst.MaybeSentinel) and params.star_arg is not None:
+        return False
+    if len(fn.decorators) > 1:
+        return False
+    if fn.decorators:
+        decorator = fn.decorators[0].decorator
+        if _qualified(analysis, decorator) not in analysis.tables.cached_decorators:
+            return False
+        if isinstance(decorator, cst.Call) and not all(_constant(arg.value) and not arg.star for arg in decorator.args):
+            return False
+    body = list(fn.body.body) if isinstance(fn.body, cst.IndentedBlock) else [fn.body]
+    lines = [small for statement in body for small in getattr(statement, "body", [statement])]
+    if lines and isinstance(lines[0], cst.Expr) and isinstance(lines[0].value, cst.SimpleString):
+        lines = lines[1:]  # the docstring
+    if len(lines) != 1 or not isinstance(lines[0], cst.Return) or lines[0].value is None:
+        return False
+    value = lines[0].value
+    text = dotted(value)
+    return (
+        text is not None
+        and text.startswith("torch.")
+        and _import_bound(analysis, value)
+        and text.split(".", 1)[1] in analysis.tables.torch_dtypes
+    )
+
+
+def _literal_format_effect(analysis, call: cst.Call) -> str | None:
+    """Round 13: `"layer {0.layer_id}: bs {1.batch_size}".format(layer, fb)` - literal_format_methods of a
+    str literal - runs what the equivalent f-string runs: per replacement field (nested ones in a format
+    spec too), the attribute reads and indexings its name spells on its argument, then the value's
+    `__format__` (its conversion's `__str__`/`__repr__`); no other code. Why that may write (a property
+    under a spelled name, an implicit member of the file not proven read-only where the formatted value
+    is not proven builtin), None when proven harmless, "" when call is not such a call."""
+    func = call.func
+    if not (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in analysis.tables.literal_format_methods
+        and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        return ""
+    text = func.value.evaluated_value
+    if not isinstance(text, str):
+        return ""  # bytes have no `format`
+    if any(arg.star for arg in call.args):
+        return "unpacks arguments into `str.format`"
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    fields: list = []
+    try:
+        _format_fields(text, fields, 0)
+    except (ValueError, IndexError):
+        return "formats a string whose fields the proof cannot parse"
+    auto = 0
+    for first, rest in fields:
+        if first == "":
+            first, auto = auto, auto + 1
+        value = positional[first] if isinstance(first, int) and first < len(positional) else keywords.get(first)
+        if value is None:
+            return f"formats a field (`{first}`) that names no argument given"
+        for is_attribute, key in rest:
+            if is_attribute and is_property(analysis, key):
+                return (
+                    f"reads `{key}` by a format field, a property of a class of this file whose getter is not "
+                    "proven read-only"
+                )
+        if rest:
+            hit = _effectful_hit(analysis, analysis.tables.protocols.get("attribute", ()))
+            hit = hit or _effectful_hit(analysis, analysis.tables.protocols.get("subscript", ()))
+            hit = hit or _effectful_hit(analysis, analysis.tables.protocols.get("format", ()))
+            if hit is not None:
+                return f"{_defined_here(analysis, hit)} (on a format field of `{_code(analysis, value, 30)}`)"
+        else:
+            why = _protocol(analysis, "format", [value])
+            if why is not None:
+                return why
+    return None
+
+
+def _format_fields(text: str, fields: list, depth: int) -> None:
+    """The (argument, [(is_attribute, key)...]) of each replacement field of a format string, nested
+    fields of format specs included (`string.Formatter` parses as `str.format` does)."""
+    import _string
+    import string
+
+    if depth > 2:
+        raise ValueError("format spec nested too deep")
+    for _, name, spec, _ in string.Formatter().parse(text):
+        if name is None:
+            continue
+        first, rest = _string.formatter_field_name_split(name)
+        fields.append((first, list(rest)))
+        if spec and "{" in spec:
+            _format_fields(spec, fields, depth + 1)
+
+
+def _group_of(analysis, name: cst.Name) -> bool:
+    """Round 13: is every value reaching this read of a local the group of a `for key, group in
+    itertools.groupby(...)` (group_iterators, positional second target)? Iterating a group advances the
+    groupby's own iterator - its argument proven where the groupby is called ([[cast_motion.callbacks]]
+    iterates) - and compares keys (its `key=` and the items' `__eq__`, judged there too)."""
+    scope = analysis.scopes.get(name)
+    if scope is None or not isinstance(scope, (FunctionScope, ComprehensionScope)):
+        return False
+    reaching = [a for a in analysis.reaching(name) if hasattr(a, "node")]
+    if not reaching:
+        return False
+    for assignment in reaching:
+        node = assignment.node
+        if not isinstance(node, cst.Name):
+            return False
+        kind, value, path = analysis.binding(node)
+        if kind != "for" or tuple(path) != (1,):
+            return False
+        if not (
+            isinstance(value, cst.Call)
+            and not _is_method(analysis, value.func)
+            and _function_name(analysis, value) in analysis.tables.group_iterators
+        ):
+            return False
+        target = analysis.parent(analysis.parent(node))
+        if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+            return False
+    return True
