@@ -1529,26 +1529,8 @@ def _named_fields(loop, vocab: _Vocabulary) -> List[ast.Attribute]:
     `rec.__dict__.items()`, `asdict(rec).items()`: [records] as_dict_*; `fields(rec)`, read back by
     `getattr(rec, f.name)`: [records] field_functions) compares its key with
     (NarrowingKeyTests.record_walk_named: the field of that name, whatever rec's class)."""
-    it = loop.iter
-    if type(it) is ast.Call and it.args and (_callee_name(it.func) or "").rsplit(".", 1)[-1] in vocab.field_functions:
-        source, record = None, it.args[0]  # `for f in dataclasses.fields(rec)`: getattr(rec, f.name)
-    elif not (type(it) is ast.Call and type(it.func) is ast.Attribute and not it.args):
-        return []
-    else:
-        source = it.func.value
-    if source is None:
-        pass
-    elif type(source) is ast.Attribute and source.attr in vocab.field_readers:
-        record = source.value  # rec.__dict__
-    elif type(source) is ast.Call and type(source.func) is ast.Attribute and source.func.attr in vocab.field_readers:
-        record = source.func.value  # rec._asdict()
-    elif (
-        type(source) is ast.Call
-        and source.args
-        and (_callee_name(source.func) or "").rsplit(".", 1)[-1] in (vocab.field_readers)
-    ):
-        record = source.args[0]  # vars(rec), dataclasses.asdict(rec)
-    else:
+    record = _walked_record(loop.iter, vocab)
+    if record is None:
         return []
     tests = loop.ifs if type(loop) is ast.comprehension else loop.body
     names = {
@@ -1560,6 +1542,28 @@ def _named_fields(loop, vocab: _Vocabulary) -> List[ast.Attribute]:
         if type(c) is ast.Constant and isinstance(c.value, str) and c.value in vocab.cache_attributes
     }
     return [ast.Attribute(value=record, attr=name, ctx=ast.Load()) for name in sorted(names)]
+
+
+def _walked_record(it: ast.AST, vocab: _Vocabulary) -> Optional[ast.AST]:
+    """The record whose fields a loop iterable walks by name (_named_fields), or None."""
+    if type(it) is not ast.Call:
+        return None
+    if it.args and (_callee_name(it.func) or "").rsplit(".", 1)[-1] in vocab.field_functions:
+        return it.args[0]  # `for f in dataclasses.fields(rec)`: getattr(rec, f.name)
+    if type(it.func) is not ast.Attribute or it.args:
+        return None
+    source = it.func.value  # `<source>.items()`
+    if type(source) is ast.Attribute and source.attr in vocab.field_readers:
+        return source.value  # rec.__dict__
+    if type(source) is ast.Call and type(source.func) is ast.Attribute and source.func.attr in vocab.field_readers:
+        return source.func.value  # rec._asdict()
+    if (
+        type(source) is ast.Call
+        and source.args
+        and (_callee_name(source.func) or "").rsplit(".", 1)[-1] in vocab.field_readers
+    ):
+        return source.args[0]  # vars(rec), dataclasses.asdict(rec)
+    return None
 
 
 def _walks_named_fields(stmt: ast.AST, vocab: _Vocabulary) -> bool:
