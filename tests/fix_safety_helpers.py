@@ -123,15 +123,78 @@ def torch_outcome(src: bytes, entry: str = "run"):
         sys.modules.pop(name, None)
 
 
-def reach_case(
-    template: str, prelude: str, between: str, ret: str = "0", gather: str = "k[kv_indices]", init: str = ""
-):
-    """A reach test file's module (its TEMPLATE): the cast, the code between, the gather and what it returns in
-    the backend's forward, the prelude before the classes, init in the backend's __init__."""
+REACH_MODULE = """{imports}
+import torch
+{prelude}
+
+class Pool:
+    def __init__(self):
+        g = torch.Generator().manual_seed(0)
+        self.k = torch.randn(8, 2, generator=g).to(torch.float8_e4m3fn)
+
+    def get_key_buffer(self, layer_id):
+        return self.k
+
+    def set_kv_buffer(self, layer_id, loc, k):
+        self.k[loc] = k.to(self.k.dtype)
+
+
+POOL = Pool()
+
+
+def commit():
+    POOL.set_kv_buffer(0, {commit_row}, torch.full((1, 2), 0.5))
+    return 2
+
+
+class Layer:
+    def __init__(self, layer_id):
+        self.layer_id = layer_id
+        self.head_dim = 4
+
+
+class Backend:
+    def __init__(self, pool):
+        self.pool = pool
+{init}
+
+    def forward(self, kv_indices, layer):
+{body}
+
+
+def run():
+    old = torch.get_default_dtype()
+    try:
+        backend = Backend(POOL)
+        out = backend.forward(torch.tensor([3, 1]), Layer(0))
+        return out, POOL.k
+    finally:
+        torch.set_default_dtype(old)
+"""
+
+
+def reach_source(
+    imports: str,
+    prelude: str,
+    between: str,
+    ret: str = "0",
+    gather: str = "k[kv_indices]",
+    init: str = "",
+    commit_row: int = 3,
+) -> bytes:
+    """A reach round's module (REACH_MODULE): the round's imports, the prelude before the classes, the
+    cast, the code between, the gather and what it returns in the backend's forward, init in the
+    backend's __init__; commit() stores into row commit_row of the pool (a row the gather reads)."""
     body = "k = self.pool.get_key_buffer(0).to(torch.bfloat16)\n" + between + f"return {gather}, {ret}\n"
     indented = "".join("        " + line + "\n" for line in body.splitlines())
     init_lines = "".join("        " + line + "\n" for line in (init or "pass").splitlines())
-    return template.format(prelude=prelude, body=indented.rstrip("\n"), init=init_lines.rstrip("\n")).encode()
+    return REACH_MODULE.format(
+        imports=imports.strip("\n"),
+        prelude=prelude,
+        body=indented.rstrip("\n"),
+        init=init_lines.rstrip("\n"),
+        commit_row=commit_row,
+    ).encode()
 
 
 def assert_exact(src: bytes) -> None:

@@ -28,63 +28,20 @@ from __future__ import annotations
 
 import pytest
 
-from fix_safety_helpers import assert_exact, assert_hazard, reach_case
+from fix_safety_helpers import assert_exact, assert_hazard, reach_source
 
 pytest.importorskip("torch")
 
-TEMPLATE = """import atexit
+IMPORTS = """import atexit
 import contextlib
 import functools
 import itertools
 import json
-
-import torch
-{prelude}
-
-class Pool:
-    def __init__(self):
-        g = torch.Generator().manual_seed(0)
-        self.k = torch.randn(8, 2, generator=g).to(torch.float8_e4m3fn)
-
-    def get_key_buffer(self, layer_id):
-        return self.k
-
-    def set_kv_buffer(self, layer_id, loc, k):
-        self.k[loc] = k.to(self.k.dtype)
-
-
-POOL = Pool()
-
-
-def commit():
-    POOL.set_kv_buffer(0, 1, torch.full((1, 2), 0.5))
-    return 2
-
-
-class Layer:
-    def __init__(self, layer_id):
-        self.layer_id = layer_id
-        self.head_dim = 4
-
-
-class Backend:
-    def __init__(self, pool):
-        self.pool = pool
-{init}
-
-    def forward(self, kv_indices, layer):
-{body}
-
-
-def run():
-    backend = Backend(POOL)
-    out = backend.forward(torch.tensor([3, 1]), Layer(0))
-    return out, POOL.k
 """
 
 
 def source(prelude: str, between: str, ret: str = "0", gather: str = "k[kv_indices]", init: str = "") -> bytes:
-    return reach_case(TEMPLATE, prelude, between, ret, gather, init)
+    return reach_source(IMPORTS, prelude, between, ret, gather, init, commit_row=1)
 
 
 ROWS = "torch.full((2,), 0.5).to(torch.float8_e4m3fn)"

@@ -23,59 +23,18 @@ from __future__ import annotations
 
 import pytest
 
-from fix_safety_helpers import assert_exact, assert_hazard, assert_not_fixed_by_default, reach_case
+from fix_safety_helpers import assert_exact, assert_hazard, assert_not_fixed_by_default, reach_source
 
 pytest.importorskip("torch")
 
-TEMPLATE = """import dataclasses
+IMPORTS = """import dataclasses
 import logging
 from dataclasses import dataclass, field
-
-import torch
-{prelude}
-
-class Pool:
-    def __init__(self):
-        g = torch.Generator().manual_seed(0)
-        self.k = torch.randn(8, 2, generator=g).to(torch.float8_e4m3fn)
-
-    def get_key_buffer(self, layer_id):
-        return self.k
-
-    def set_kv_buffer(self, layer_id, loc, k):
-        self.k[loc] = k.to(self.k.dtype)
-
-
-POOL = Pool()
-
-
-def commit():
-    POOL.set_kv_buffer(0, 3, torch.full((1, 2), 0.5))
-    return 2
-
-
-class Layer:
-    def __init__(self, layer_id):
-        self.layer_id = layer_id
-
-
-class Backend:
-    def __init__(self, pool):
-        self.pool = pool
-        self.forward_metadata = None
-
-    def forward(self, kv_indices, layer):
-{body}
-
-
-def run():
-    out = Backend(POOL).forward(torch.tensor([3, 1]), Layer(0))
-    return out, POOL.k
 """
 
 
 def source(prelude: str, between: str, ret: str = "0", gather: str = "k[kv_indices]") -> bytes:
-    return reach_case(TEMPLATE, prelude, between, ret, gather)
+    return reach_source(IMPORTS, prelude, between, ret, gather, init="self.forward_metadata = None")
 
 
 # -- torch's index-building functions: fresh tensors ---------------------------------------------
