@@ -1,0 +1,1 @@
+"""lmdeploy dlinfer-style agent: device kernels module chosen at runtime with importlib."""
