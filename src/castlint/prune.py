@@ -342,6 +342,7 @@ class _Vocabulary:
             tuple(sorted(tables.runner_kwargs_keywords)),
         )
         self.apply_methods = frozenset(tables.iter_apply_methods)  # `executor.map(f, xs)`
+        self.star_appliers = frozenset(_last_parts(tables.iter_star_apply))  # `starmap(f, rows)`: f(*row)
         # calls that make an empty container a module may fill from its functions (`_READERS = dict()`)
         self.container_makers = frozenset(_last_parts((*tables.dict_constructors, *tables.keep_elements)))
         self.module_containers = frozenset(_last_parts(tables.module_containers))
@@ -2260,6 +2261,9 @@ def _applied_calls(n: ast.Call, vocab: _Vocabulary) -> List[ast.Call]:
     elif name in vocab.appliers and len(args) >= 2 and type(args[0]) is ast.Attribute:
         # `map(self.stats.widen, caches)`: the bound method on each element (ModuleAnalysis._mapped_calls)
         callee, rest, keywords = args[0], [ast.Subscript(value=a, slice=ast.Constant(0)) for a in args[1:]], []
+    elif name in vocab.star_appliers and len(args) == 2 and not keywords:
+        # `starmap(self._encode, pending.items())`: f(*row) for each row (ModuleAnalysis._star_mapped_calls)
+        callee, rest = args[0], [ast.Starred(value=ast.Subscript(value=args[1], slice=ast.Constant(0)))]
     elif name in vocab.folds and len(args) == 3 and not (type(args[0]) is ast.Name and args[0].id == "getattr"):
         callee, rest, keywords = args[0], [args[2], ast.Subscript(value=args[1], slice=ast.Constant(0))], []
     else:

@@ -451,6 +451,7 @@ class NodeIndex:
         self.decorated_defs: List[cst.FunctionDef] = []
         self.classes: List[cst.ClassDef] = []
         self.walrus_targets: List[cst.Name] = []  # `x` of every `(x := value)`
+        self.match_statements: List[cst.Match] = []  # every `match` statement
 
     _VISITS: Dict[type, Optional[object]] = {}  # node type -> NodeIndex.visit_<type>, or None
 
@@ -519,6 +520,9 @@ class NodeIndex:
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.classes.append(node)
+
+    def visit_Match(self, node: cst.Match) -> None:
+        self.match_statements.append(node)
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         if isinstance(node.target, cst.Name):

@@ -9,6 +9,7 @@ import libcst as cst
 from libcst.metadata import Assignment, ComprehensionScope, ImportAssignment
 
 from castlint.analysis.origin import Origin
+from castlint.analysis.tree import iter_nodes
 
 _BLOCKS = (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
@@ -40,6 +41,8 @@ class ReachingAssignments:
             bound = self._case_binding(name)
             if bound is not None:  # a name a `case` pattern binds, read in that case's body
                 return [Assignment(name.value, scope, bound, 0)]
+            # ... or read after the `match` statement: what any case that binds it gave
+            return [Assignment(name.value, scope, b, 0) for b in self._matched_before(name)]
         if candidates and all(c.scope is scope for c in candidates):
             # libcst's referents stop at the use; a loop's later assignments reach it too
             candidates = [
@@ -57,6 +60,25 @@ class ReachingAssignments:
         use_line = self.positions[name].start.line
         before = [c for c in candidates if self._defined_at(c) <= use_line and c.node is not name]
         return before or candidates
+
+    def _matched_before(self, name: cst.Name) -> List[cst.Name]:
+        """The Names the case patterns of a `match` statement of name's own function (not a nested def)
+        bind for name, where that statement ends before the use: `match kv: case (k, v): pass` then
+        `k.to(d)` reads what a case bound (libcst's scopes do not record pattern bindings)."""
+        if not self.nodes.match_statements:
+            return []
+        function = self.enclosing_function(name)
+        use_line = self.positions[name].start.line
+        out = []
+        for match in self.nodes.match_statements:
+            if self.enclosing_function(match) is not function or self.positions[match].end.line >= use_line:
+                continue
+            for case in match.cases:
+                for inner in iter_nodes(case.pattern, (cst.MatchAs, cst.MatchStar, cst.MatchMapping)):
+                    bound = inner.rest if isinstance(inner, cst.MatchMapping) else inner.name
+                    if isinstance(bound, cst.Name) and bound.value == name.value:
+                        out.append(bound)
+        return out
 
     def _leaked_walrus(self) -> Dict[Tuple[int, str], List[Assignment]]:
         """(id(scope), name) -> the `:=` targets of that name inside comprehensions whose nearest

@@ -35,7 +35,7 @@ class Parameters:
         calls += [(call, False) for call in self._explicit_self_calls(owner)]  # `Base.m(self, kv)`
         calls += [(call, True) for call in self.store_calls(owner)]  # `obj.k = kv` runs k's setter, __setattr__
         calls += [(call, skip) for call, skip, _ in self.value_callers().get(id(owner), ())]  # a hook, a visitor
-        omitted = not calls and not self._mapped_calls().get(id(owner))
+        omitted = not calls and not self._mapped_calls().get(id(owner)) and not self._star_mapped_calls().get(id(owner))
         for call, skip in calls:
             argument = self._argument_for(call, owner, param, skip_self=skip)
             omitted = omitted or argument is None
@@ -64,6 +64,10 @@ class Parameters:
                     continue
                 if index < len(iterables):
                     best = max(best, self._iterated(iterables[index], (), depth))
+            for call, shift in self._star_mapped_calls().get(id(owner), ()):
+                # starmap(f, rows): f(*row), so a parameter is one position of a row (`d.items()`: key, value)
+                if index >= shift:
+                    best = max(best, self._iterated(call.args[1].value, (index - shift,), depth))
         return best
 
     def store_calls(self, func) -> List[cst.Call]:
@@ -673,6 +677,50 @@ class Parameters:
             for target in targets:
                 mapped.setdefault(id(target), []).append((call, fn + 1))
         return mapped
+
+    def _star_mapped_calls(self) -> Dict[int, List[Tuple[cst.Call, int]]]:
+        """id(function or lambda) -> the calls running it on each row of an iterable, the row's items its
+        arguments ([iteration] star_apply: `starmap(self._encode, self._pending.items())`), with the
+        position of the parameter a row's first item binds (1 for a bound method, whose self is no item)."""
+        found = self.__dict__.get("_star_mapped")
+        if found is not None:
+            return found
+        found = self._star_mapped = {}  # (a read while it is built sees what is found so far)
+        for call in self.nodes.calls:
+            if len(call.args) < 2 or any(a.keyword is not None or a.star for a in call.args[:2]):
+                continue
+            if not self.qualified_in(call, self.tables.iter_star_apply):
+                continue
+            first = call.args[0].value
+            if isinstance(first, cst.Attribute):
+                targets, shift = self._bound_method_targets(first), 1
+            elif isinstance(first, cst.Lambda):
+                targets, shift = [first], 0
+            else:
+                targets, shift = (self._callable_targets(first) if isinstance(first, cst.Name) else []), 0
+            for target in targets:
+                found.setdefault(id(target), []).append((call, shift))
+        return found
+
+    def _star_mapped_rows(self, name: cst.Name) -> List[Tuple[cst.BaseExpression, int]]:
+        """(iterable, position in its rows) for the parameter a name reads, when star_apply calls are all
+        that reach it (no call by name or as a method, no convention, no default, no other applier); else []."""
+        param = self._plain_param(name)
+        owner = self._param_owner(param) if param is not None and not param.star else None
+        if owner is None or param.default is not None:
+            return []
+        star_calls = self._star_mapped_calls().get(id(owner))
+        if not star_calls or self._mapped_calls().get(id(owner)) or self.value_callers().get(id(owner)):
+            return []
+        if isinstance(owner, cst.FunctionDef) and (
+            owner.decorators or self._convention_origin(owner, param) != 0 or self._callers_of(owner)
+        ):
+            return []
+        positions = self._positional_params(owner, skip_self=False)
+        index = positions.index(param.name.value) if param.name.value in positions else None
+        if index is None:
+            return []
+        return [(call.args[1].value, index - shift) for call, shift in star_calls if index >= shift]
 
     def _bound_method_targets(self, method: cst.Attribute) -> List[cst.FunctionDef]:
         """The plain methods of this module's classes a bound method value runs (`self.widen`,

@@ -159,6 +159,9 @@ class PatternMatching:
             arguments = self._complete_name_arguments(value)
             if arguments:
                 return max(self._unpacked(a, path, depth) for a in arguments)
+            rows = self._star_mapped_rows(value)
+            if rows:  # `kv, slots = entry` of `starmap(self._mirror, staged.items())`: the rows' items, by position
+                return max(self._iterated(iterable, (position, *path), depth) for iterable, position in rows)
         ordered = self._ordered_values(value, path[0], 0) if path[0] is not None else None
         if ordered is not None:  # `k, v, scale = planes(i).values()` of a dict display: its values by position
             return max(self._unpacked(v, path[1:], depth) for v in ordered)

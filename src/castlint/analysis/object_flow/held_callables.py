@@ -171,7 +171,7 @@ class HeldCallables:
             return []
         if self._convention_origin(owner, param) != 0 or self.value_callers().get(id(owner)):
             return []
-        if self._mapped_calls().get(id(owner)):
+        if self._mapped_calls().get(id(owner)) or self._star_mapped_calls().get(id(owner)):
             return []
         return self.passed_arguments(param)
 
@@ -191,7 +191,7 @@ class HeldCallables:
             return []
         if self._convention_origin(owner, param) != 0 or self.value_callers().get(id(owner)):
             return []
-        if self._mapped_calls().get(id(owner)):
+        if self._mapped_calls().get(id(owner)) or self._star_mapped_calls().get(id(owner)):
             return []
         found: List[cst.BaseExpression] = []
         for call, skip, env in self._callers_of(owner):
