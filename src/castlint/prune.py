@@ -727,6 +727,14 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
             if read is not None:  # getattr(holder, "_caches"), object.__getattribute__(...): holder._caches
                 node = read
                 continue
+            if _callee_name(func) in vocab.attribute_getters and len(node.args) >= 2:
+                held = _named_attribute(node.args[1], aliases)
+                if held is not None:  # getattr(layer, self.CACHE_ATTR) of `CACHE_ATTR = "kv_cache"`
+                    key = node.args[1]
+                    if type(key) is ast.Attribute and _is_self(key.value):
+                        out.attrs.add((key.attr, tf))  # (the method that binds the name is read too)
+                    node = ast.Attribute(value=node.args[0], attr=held, ctx=ast.Load())
+                    continue
             args = list(node.args) + [k.value for k in node.keywords]
             if type(func) is ast.Attribute and func.attr in vocab.holders:  # functools.partial(f, ...)
                 out.bound |= any(_names_accessor(a, vocab) for a in args) or (
@@ -1237,6 +1245,44 @@ def _getter_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset
     return frozenset(out)
 
 
+NAMED_ATTRIBUTE = "named:"  # aliases' prefix of `NAME=attr` for a name bound to a cache attribute's name
+
+
+def _attribute_name_constants(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
+    """`named:NAME=attr` for each name (a module's or class body's, or an attribute `obj.NAME`) every
+    binding of which is one constant string naming a cache attribute (`CACHE_ATTR = "kv_cache"` for a
+    later `getattr(layer, self.CACHE_ATTR)`: ObjectFlow.constant_strings folds the name)."""
+    if b"getattr" not in source:
+        return frozenset()
+    bound: Dict[str, Set[object]] = {}
+    for node in pyast.nodes(tree):
+        if type(node) is ast.Assign:
+            targets, value = node.targets, node.value
+        elif type(node) is ast.AnnAssign and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        text = value.value if type(value) is ast.Constant and type(value.value) is str else None
+        for target in targets:
+            name = target.id if type(target) is ast.Name else target.attr if type(target) is ast.Attribute else None
+            if name is not None:
+                bound.setdefault(name, set()).add(text)
+    return frozenset(
+        f"{NAMED_ATTRIBUTE}{name}={next(iter(texts))}"
+        for name, texts in bound.items()
+        if len(texts) == 1 and next(iter(texts)) in vocab.cache_attributes
+    )
+
+
+def _named_attribute(key: ast.AST, aliases) -> Optional[str]:
+    """The cache attribute a getattr's name held in a name or attribute spells (_attribute_name_constants)."""
+    name = key.id if type(key) is ast.Name else key.attr if type(key) is ast.Attribute else None
+    if name is None:
+        return None
+    prefix = f"{NAMED_ATTRIBUTE}{name}="
+    return next((a[len(prefix) :] for a in aliases if a.startswith(prefix)), None)
+
+
 def _held_pool(args, vocab: _Vocabulary, out: "_Refs", tf: tuple) -> None:
     """getattr(pool, "k_buffer"): the cache attribute itself."""
     if any(
@@ -1634,6 +1680,8 @@ def _collect(
                 unit.self_attrs.add(n.attr)
                 if n.attr in vocab.cache_attributes:
                     unit.value_attrs.add(n.attr)  # its allocation decides what it is
+                elif _named_attribute(n, aliases) is not None:
+                    unit.value_attrs.add(n.attr)  # `self.field = "gpu_cache"` for a getattr: who binds it
             elif n.attr in vocab.cache_attributes:
                 unit.foreign_value_attrs.add(n.attr)  # `self.draft.kv_buffer`: its class's allocation decides
                 holder = n.value
@@ -4633,6 +4681,7 @@ class _ModuleUnits:
             | _range_names(tree, source, vocab)
             | _held_slices(tree, source, vocab)
             | _moved_names(tree, source, vocab)
+            | _attribute_name_constants(tree, source, vocab)
             | (INERT_SLICES if inert_slices else frozenset())
         )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers

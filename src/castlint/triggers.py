@@ -8,6 +8,7 @@ turns every rule's groups into the text test a file must pass to be parsed.
 
 from __future__ import annotations
 
+import re
 from typing import FrozenSet, Tuple
 
 from castlint.tables import ATTRIBUTE_ENDS, Tables
@@ -164,33 +165,58 @@ def may_plan_by_arity(source: bytes, tables: Tables) -> bool:
                 | tables.kv_cache_dtype_holder_attributes
             )
         )
-        hit = _PLAN_TESTS[id(tables)] = (tables, (tuple(f".{m}(".encode() for m in sorted(methods)), fewest, reach))
-    words, fewest, reach = hit[1]
-    if fewest is None or not any(w in source for w in words) or not any(r in source for r in reach):
+        # `w.plan(`, and a plan called by its name held as data (`methodcaller("plan", ...)`: [callables]
+        # method_callers), whose own arguments after the name are the plan's
+        callers = sorted({c.rsplit(".", 1)[-1] for c in tables.method_callers})
+        named = re.compile(
+            rb"\b(?:%s)\(\s*[\"'](?:%s)[\"']"
+            % (b"|".join(re.escape(c.encode()) for c in callers), b"|".join(m.encode() for m in sorted(methods)))
+        )
+        words = tuple(f".{m}(".encode() for m in sorted(methods))
+        hit = _PLAN_TESTS[id(tables)] = (tables, (words, fewest, reach, named, tuple(c.encode() for c in callers)))
+    words, fewest, reach, named, callers = hit[1]
+    if fewest is None or not any(r in source for r in reach):
         return False
+    starts = []
     for word in words:
         start = source.find(word)
         while start != -1:
-            if _top_level_commas(source, start + len(word)) >= fewest:
-                return True
+            starts.append(start + len(word))
             start = source.find(word, start + 1)
+    if callers and any(c in source for c in callers):
+        starts += [m.end() for m in named.finditer(source)]  # the plan's own arguments follow its name
+    for start in starts:
+        commas, spread = _top_level_arity(source, start)
+        if commas >= fewest or (spread and commas >= fewest // 2):
+            # (a `*seq` spread may stand for the positions up to the kv dtype: `w.plan(*geo, *dts)`)
+            return True
     return False
 
 
 def _top_level_commas(source: bytes, start: int, reach: int = 2000) -> int:
     """The commas at the bracket depth of a call whose `(` ends just before start, up to its `)`."""
-    depth, commas = 0, 0
+    return _top_level_arity(source, start, reach)[0]
+
+
+def _top_level_arity(source: bytes, start: int, reach: int = 2000) -> Tuple[int, bool]:
+    """(the commas at the bracket depth of a call whose `(` ends just before start, up to its `)`;
+    whether an argument there is a `*` spread)."""
+    depth, commas, spread, last = 0, 0, False, 0x28  # `(`
     for i in range(start, min(len(source), start + reach)):
         c = source[i]
         if c in _OPEN:
             depth += 1
         elif c in _CLOSE:
             if depth == 0:
-                return commas
+                return commas, spread
             depth -= 1
         elif c == 0x2C and depth == 0:  # `,`
             commas += 1
-    return commas
+        elif c == 0x2A and depth == 0 and last in (0x28, 0x2C) and source[i + 1 : i + 2] != b"*":
+            spread = True  # `(*args` or `, *args`, not `**kwargs` nor a product
+        if c not in b" \t\r\n":
+            last = c
+    return commas, spread
 
 
 _ARENA_TESTS: dict = {}  # id(Tables) -> (the tables, _arena_patterns(tables))

@@ -189,7 +189,7 @@ class ConversionQueries:
         # a copy into a buffer of another dtype) are not reported again at the calls that reach them
         reported = {id(c) for c, _ in self.pool_casts()} | {id(c) for c, _, _ in self.pool_conversions()}
         # a learnt runner's `fn(*args)`: the callables handed to it report at their own lines
-        reported |= {id(inner) for _, inner in self.learnt_runners().values()}
+        reported |= self.learnt_inner_calls()
         for call in self.nodes.calls:
             if self.cast_target(call) is not None or id(call) in reported:
                 continue
@@ -274,15 +274,21 @@ class ConversionQueries:
                 if found is not None:
                     return found
             return None
-        if short in self._runner_shorts() and not (isinstance(func, cst.Name) and short in self.learnt_runners()):
-            # a learnt runner's callee is bound through value_callers and reports at its own line;
+        if short in self._runner_shorts():
             # operator.call(f, pool, ...), executor.submit(torch.Tensor.float, pool), Thread(target=f, args=(pool,)):
-            # f(pool, ...), made by the runner
+            # f(pool, ...), made by the runner; a learnt runner's (`timer.run("k", torch.Tensor.to, kv, d)`)
+            # only when f is a cast itself: a def it is handed is bound through value_callers and reports at
+            # its own line
+            learnt = (isinstance(func, cst.Name) and short in self.learnt_runners()) or (
+                isinstance(func, cst.Attribute) and self._learnt_method(call) is not None
+            )
             for applied in self.run_calls(call):
                 wanted = self.cast_target(applied)
                 receiver = self.cast_receiver(applied) if wanted is not None else None
                 if receiver is not None and self.origin(receiver) >= Origin.POOL_TUPLE:
                     return wanted, self.code(applied.func)
+                if learnt:
+                    continue
                 found = self._call_converts(applied, reported)
                 if found is not None:
                     return found
@@ -306,6 +312,9 @@ class ConversionQueries:
                 and self._callers_of(forwarder)
             ):
                 return None  # it hands on what its own callers pass: theirs is the conversion
+        stages = self.composed_stages(func) if len(call.args) == 1 and not call.args[0].star else None
+        if stages:  # `self.widen(pool)` of `self.widen = _compose(torch.Tensor.contiguous, partial(...))`
+            return self._stages_convert(call, stages, reported)
         forms = self._call_forms(call)
         if isinstance(func, cst.Subscript) and not self.keyed_values(func) and len(forms) > 1:
             # a dispatch table indexed by a computed key (`_CASTS[self.mode](pool)`): a cast when
@@ -313,6 +322,29 @@ class ConversionQueries:
             results = [self._form_converts(call, [form], reported) for form in forms]
             return results[0] if all(results) else None
         return self._form_converts(call, forms, reported)
+
+    def _stages_convert(self, call: cst.Call, stages, reported: set) -> Optional[Tuple[str, str]]:
+        """Does a composed callable convert a whole pool: each stage applied to what the one before
+        gives (`g(f(x))`), the first stage that converts (a cast, or a callable that converts)."""
+        value = call.args[0].value
+        cache = self.__dict__.setdefault("_stage_nodes", {})
+        for index, stage in enumerate(stages):
+            key = (id(call), index)
+            applied = cache.get(key)
+            if applied is None:
+                applied = cache[key] = cst.Call(func=stage, args=[cst.Arg(value)])
+                self.parents.setdefault(applied, self.parents.get(call))
+            wanted = self.cast_target(applied)
+            receiver = self.cast_receiver(applied) if wanted is not None else None
+            if receiver is not None:
+                if self.origin(receiver) >= Origin.POOL_TUPLE and not same_dtype_cast(self, applied):
+                    return wanted, self.code(stage)
+            else:
+                found = self._call_converts(applied, reported)
+                if found is not None:
+                    return found
+            value = applied
+        return None
 
     def _form_converts(self, call: cst.Call, forms, reported: set) -> Optional[Tuple[str, str]]:
         for target, bound, skip, env in forms:
@@ -796,10 +828,34 @@ class ConversionQueries:
                 and any(c is call for c in self.forwarding_calls(forwarder))
                 and self._callers_of(forwarder)
             ):
-                out.extend(self._through_forwarders(self._callers_of(forwarder), forwarder, depth + 1))
+                # (`encode(kv, d, *extra)` of an `encode` parameter: a caller that hands another def of the
+                # module for it does not run target at all)
+                running = [
+                    c for c in self._callers_of(forwarder) if not self._hands_other_def(c, forwarder, call, target)
+                ]
+                out.extend(self._through_forwarders(running, forwarder, depth + 1))
                 continue
             out.append(((call, target), skip, env))
         return out
+
+    def _hands_other_def(self, caller: tuple, forwarder: cst.FunctionDef, call: cst.Call, target) -> bool:
+        """Does caller (call, skip_self, env) of forwarder pass, for the parameter that call (in forwarder)
+        calls, a def of the module other than target (`self._submit(name, kv, new_slots, rows)` where
+        target is whole_layer)?"""
+        if not (isinstance(call.func, cst.Name) and isinstance(target, cst.FunctionDef)):
+            return False
+        p = forwarder.params
+        param = next(
+            (x for x in (*p.posonly_params, *p.params, *p.kwonly_params) if x.name.value == call.func.value), None
+        )
+        if param is None:
+            return False
+        handed = self._argument_for(caller[0], forwarder, param, skip_self=caller[1])
+        return (
+            isinstance(handed, cst.Name)
+            and handed.value != target.name.value
+            and handed.value in self.nodes.local_callables
+        )
 
     def _callers_convert(self, call: cst.Call, reported: set, depth: int = 0) -> bool:
         """Does call convert a pool only through its function's parameters, and do that function's
@@ -939,7 +995,7 @@ class ConversionQueries:
                     continue
                 if self._decorator_param_call(func):
                     continue  # `fn(...)` of a decorator's own parameter: decorated() follows it, per decoration
-                if any(call is inner for _, inner in self.learnt_runners().values()):
+                if id(call) in self.learnt_inner_calls():
                     continue  # a learnt runner's `fn(*args)`: its calls hand their arguments (run_calls)
                 for form, bound in self.callable_values(func):
                     if bound:  # `job = partial(self._encode, name, kv); job()`: the bound arguments first

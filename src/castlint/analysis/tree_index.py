@@ -1472,9 +1472,19 @@ def _calls(text: str, function: str) -> bool:
 
 
 def _calls_with_pool(text: str, function: str, tables: Tables) -> bool:
-    """Does text call function and name a pool (what it passes may be one: `buf = mgr.get_buffers(i)` a
-    line above `ops.dequantize_pool(buf, ...)`)?"""
-    return _calls(text, function) and _carries(text, tables)
+    """Does text call function (or hand it on as an argument, to a callee that may call it) and name a
+    pool (what it passes may be one: `buf = mgr.get_buffers(i)` a line above `ops.dequantize_pool(buf,
+    ...)`)?"""
+    return (_calls(text, function) or _handed(text, function)) and _carries(text, tables)
+
+
+def _handed(text: str, function: str) -> bool:
+    """Does text pass function as an argument, uncalled (`self._submit(name, kv_layer, whole_layer)`,
+    `run(fn=whole_layer)`)? _pooled_use then asks whether a pool goes beside it."""
+    if function not in text:
+        return False
+    name = re.escape(function)
+    return re.search(rf"[(,=]\s*{name}\s*[,)]", text) is not None
 
 
 def _imports_named(source: bytes, stem: str) -> Dict[str, str]:
@@ -1694,8 +1704,8 @@ def _calls_into(path: str, stem: str, wanted: FrozenSet[str], tables: Tables) ->
         local.update({f"{module}.{function}": function for function in wanted})
     # `getattr(ops, f"dequant_{name}")`: a function of the module picked by a computed name
     picking = _picking(sibling.text, modules, tables)
-    if not picking and not any(_calls(sibling.text, held) for held in local):
-        return ()  # (text first: no parse unless it calls one of them)
+    if not picking and not any(_calls(sibling.text, held) or _handed(sibling.text, held) for held in local):
+        return ()  # (text first: no parse unless it calls one of them or hands one on)
     out = []
     spelled = [held.encode() for held in local]
     for name, raw in sibling.spans():

@@ -166,6 +166,12 @@ def resolved_call(analysis: ModuleAnalysis, call: cst.Call, depth: int = 0) -> c
         if len(forms) == 1 and isinstance(forms[0][0], cst.Attribute):
             form, bound = forms[0]
             func, args, changed = form, [*bound, *args], True
+        elif len(forms) == 1 and _receiver_first(forms[0][0], args):
+            # `methodcaller("plan", ...)(w)`: w.plan(...) with the bound arguments (a call by a name held as data)
+            (_, method), bound = forms[0]
+            func = cst.Attribute(value=args[0].value, attr=cst.Name(method))
+            analysis.parents.setdefault(func, analysis.parents.get(args[0].value))
+            args, changed = [*bound, *args[1:]], True
     unbound = _unbound_plan(analysis, func, args)
     if unbound is not None:  # `BatchMLAPagedAttentionWrapper.plan(w, ...)`, its partial: `w.plan(...)`
         func, args, changed = *unbound, True
@@ -192,6 +198,19 @@ def resolved_call(analysis: ModuleAnalysis, call: cst.Call, depth: int = 0) -> c
         return call
     analysis.parents.setdefault(synthetic, analysis.parents.get(call))
     return synthetic
+
+
+def _receiver_first(form, args) -> bool:
+    """Is form a method called by name on the call's first argument (ObjectFlow's ("method", name) of a
+    methodcaller), with that argument a plain position?"""
+    return (
+        isinstance(form, tuple)
+        and len(form) == 2
+        and form[0] == "method"
+        and bool(args)
+        and args[0].keyword is None
+        and not args[0].star
+    )
 
 
 def _alike_forms(analysis: ModuleAnalysis, forms: list) -> list:
@@ -432,6 +451,9 @@ def _display_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth
                     return None
                 out.extend(part)
             return out
+    if isinstance(value, cst.Call) and _defaulted_lookup(analysis, value):
+        entry = _looked_up(analysis, value, depth)
+        return None if entry is None else _display_elements(analysis, entry, depth + 1)
     if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute):
         if value.func.attr.value == "values":  # `kw.values()` of a mapping the block shows, in order
             items = _mapping_items(analysis, value.func.value, depth + 1)
@@ -453,6 +475,34 @@ def _display_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth
         if len(applied) == 1:  # `attrgetter("dtype", "dtype")(runner)`: (runner.dtype, runner.dtype)
             return _display_elements(analysis, applied[0], depth + 1)
     return None
+
+
+def _defaulted_lookup(analysis: ModuleAnalysis, call: cst.Call) -> bool:
+    """Is call a read-only lookup with a default (`d.get(key, default)`: [containers] lookup_methods
+    and default_last)?"""
+    t = analysis.tables
+    return (
+        isinstance(call.func, cst.Attribute)
+        and call.func.attr.value in t.lookup_methods
+        and call.func.attr.value in t.default_last
+        and len(call.args) == 2
+        and not any(a.star or a.keyword for a in call.args)
+    )
+
+
+def _looked_up(analysis: ModuleAnalysis, call: cst.Call, depth: int) -> Optional[cst.BaseExpression]:
+    """What `d.get(key, default)` gives: the entry of a mapping the file shows when every key the key
+    may be (constant strings) is one of its keys and they are one; else the default (a key the file does
+    not fix may be missing, and the call then gives the default); None for several shown keys."""
+    default = call.args[1].value
+    keys = analysis.constant_strings(call.args[0].value)
+    items = _mapping_items(analysis, call.func.value, depth + 1)
+    if not keys or items is None:
+        return default
+    shown = dict(items)
+    if not all(k in shown for k in keys):
+        return default
+    return shown[keys[0]] if len(set(keys)) == 1 else None
 
 
 def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: int):
@@ -545,8 +595,29 @@ def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: i
         return items
     returned = _single_return(analysis, value)
     if returned is not None and returned is not value:
-        return _mapping_items(analysis, returned, depth + 1)
+        items = _mapping_items(analysis, returned, depth + 1)
+        return None if items is None else [(k, _on_receiver(analysis, value, v)) for k, v in items]
     return None
+
+
+def _on_receiver(analysis: ModuleAnalysis, call: cst.Call, item: cst.BaseExpression) -> cst.BaseExpression:
+    """An item a method returned, read on the call's receiver: `self.kv_dtype` of the method's own
+    instance is `params.kv_dtype` for `params.dtype_kwargs()` (the object the call names, not any
+    instance of the class); item itself otherwise."""
+    if not (
+        isinstance(call.func, cst.Attribute)
+        and isinstance(item, cst.Attribute)
+        and isinstance(item.value, cst.Name)
+        and not (isinstance(call.func.value, cst.Name) and call.func.value.value == item.value.value)
+    ):
+        return item
+    method = analysis.enclosing_function(item)
+    if method is None or analysis.method_class(method) is None:
+        return item
+    params = method.params.params
+    if not params or params[0].name.value != item.value.value:
+        return item
+    return analysis._attribute(call.func.value, item.attr.value)
 
 
 def _filled_keys(analysis: ModuleAnalysis, call: cst.Call, depth: int):
@@ -1355,4 +1426,37 @@ def dtypes_from_callers(
             defaulted = fell or all(p is None or v is p.default for p, v in ((q_param, q_value), (kv_param, kv_value)))
             at = call if defaulted or closure else caller  # a factory's call binds the closure's plan
             out.append((at, analysis.resolve_value(q_value), analysis.resolve_value(kv_value)))
+    for binding, skip in _partial_bindings(analysis, owner):
+        # `plan_bf16 = functools.partialmethod(_plan, q_dtype=..., kv_dtype=...)`: what every call of the
+        # bound callable plans, fixed where it is bound; reported at the helper's plan, as a default is
+        q_value = q_arg if q_param is None else analysis._argument_for(binding, owner, q_param, skip_self=skip)
+        kv_value = kv_arg if kv_param is None else analysis._argument_for(binding, owner, kv_param, skip_self=skip)
+        if q_value is not None and kv_value is not None:
+            out.append((call, analysis.resolve_value(q_value), analysis.resolve_value(kv_value)))
+    return out
+
+
+def _partial_bindings(analysis: ModuleAnalysis, owner: cst.FunctionDef) -> List[Tuple[cst.Call, bool]]:
+    """(the binding as a call of owner, whether owner's self is left out) for each partial of owner
+    the module makes ([callables] partial_callables, partial_methods: `partial(helper, ...)`,
+    `partial(self._plan, ...)`, `partialmethod(_plan, ...)` in owner's class body)."""
+    t = analysis.tables
+    method = analysis.method_class(owner) is not None
+    out = []
+    for call in analysis.nodes.calls:
+        if not call.args or call.args[0].star or call.args[0].keyword is not None:
+            continue
+        if not analysis._named_in(call.func, t.partial_callables | t.partial_methods):
+            continue
+        held = call.args[0].value
+        if isinstance(held, cst.Name) and held.value == owner.name.value:
+            named = analysis.method_class(owner) is analysis.method_class_of_body(call) if method else True
+        elif isinstance(held, cst.Attribute) and held.attr.value == owner.name.value and method:
+            named = isinstance(held.value, cst.Name) and held.value.value == "self"
+        else:
+            named = False
+        if named:
+            binding = cst.Call(func=held, args=call.args[1:])
+            analysis.parents.setdefault(binding, analysis.parents.get(call))
+            out.append((binding, method))
     return out

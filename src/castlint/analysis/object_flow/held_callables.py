@@ -856,6 +856,7 @@ class HeldCallables:
                     *t.iter_apply_methods,
                     *t.made_runner_methods,
                     *self.learnt_runners(),
+                    *self.learnt_method_runners(),
                 )
             )
         return found
@@ -879,6 +880,147 @@ class HeldCallables:
                         if not (isinstance(holder, cst.Call) and holder.func is name):
                             del found[name.value]
         return found
+
+    def composed_stages(self, func: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
+        """The callables a composed callable applies, in the order it applies them, when func holds one:
+        a fold of a composing function over callables the file shows (`reduce(lambda f, g: lambda x:
+        g(f(x)), (a, b))`), as it is or returned by a factory over its `*fns` (`def _compose(*fns): return
+        reduce(..., fns)`; `self.widen = _compose(a, b)`). None otherwise."""
+        values: List[cst.BaseExpression] = []
+        if isinstance(func, cst.Call):
+            values.append(func)
+        elif isinstance(func, cst.Attribute):
+            owner = self.instance_class(func.value)
+            if owner is not None and self.find_method(owner, func.attr.value) is None:
+                values.extend(self.instance_attr_values(owner, func.attr.value))
+        elif isinstance(func, cst.Name):
+            for assignment in self.reaching(func):
+                if isinstance(assignment.node, cst.Name):
+                    kind, value, path = self.binding(assignment.node)
+                    if kind == "assign" and not path:
+                        values.append(value)
+        for value in values:
+            stages = self._composition(value) if isinstance(value, cst.Call) else None
+            if stages:
+                return stages
+        return None
+
+    def _composition(self, value: cst.Call, depth: int = 0) -> Optional[List[cst.BaseExpression]]:
+        t = self.tables
+        if self._named_in(value.func, t.fold_functions):
+            if len(value.args) != 2 or any(a.star or a.keyword for a in value.args):
+                return None  # (an initial value: a fold of data, not a composition)
+            order = self._composer_order(value.args[0].value)
+            seq = value.args[1].value
+            if order is None or not isinstance(seq, (cst.Tuple, cst.List)):
+                return None
+            if not all(isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in seq.elements):
+                return None
+            stages = [e.value for e in seq.elements]
+            return stages if order == "forward" else stages[::-1]
+        if depth > 0 or any(a.star or a.keyword for a in value.args):
+            return None
+        for target, _, _ in self.return_targets(value):
+            star = target.params.star_arg if isinstance(target, cst.FunctionDef) else None
+            if not isinstance(star, cst.Param):
+                continue
+            for returned in self._return_values(target):
+                if (
+                    isinstance(returned, cst.Call)
+                    and self._named_in(returned.func, t.fold_functions)
+                    and len(returned.args) == 2
+                    and isinstance(returned.args[1].value, cst.Name)
+                    and returned.args[1].value.value == star.name.value
+                ):  # `def _compose(*fns): return reduce(compose2, fns)`: the call's own arguments
+                    shown = cst.Call(
+                        func=returned.func,
+                        args=[returned.args[0], cst.Arg(cst.Tuple([cst.Element(a.value) for a in value.args]))],
+                    )
+                    return self._composition(shown, depth + 1)
+        return None
+
+    def _composer_order(self, node: cst.BaseExpression) -> Optional[str]:
+        """ "forward" for a function of two callables that returns their composition applying the first
+        first (`lambda f, g: lambda x: g(f(x))`, a def returning such a lambda), "backward" for the other
+        order (`f(g(x))`); None for any other."""
+        if isinstance(node, cst.Name):
+            defs = [d for d in self._callable_targets(node) if isinstance(d, cst.FunctionDef)]
+            if len(defs) != 1:
+                return None
+            returned = self._return_values(defs[0])
+            params = defs[0].params
+            if len(returned) != 1:
+                return None
+            body = returned[0]
+        elif isinstance(node, cst.Lambda):
+            params, body = node.params, node.body
+        else:
+            return None
+        names = [p.name.value for p in params.params]
+        if len(names) != 2 or params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.kwonly_params:
+            return None
+        if not (isinstance(body, cst.Lambda) and len(body.params.params) == 1):
+            return None
+        x = body.params.params[0].name.value
+        outer = body.body
+        if not (
+            isinstance(outer, cst.Call)
+            and isinstance(outer.func, cst.Name)
+            and len(outer.args) == 1
+            and isinstance(outer.args[0].value, cst.Call)
+        ):
+            return None
+        inner = outer.args[0].value
+        if not (
+            isinstance(inner.func, cst.Name)
+            and len(inner.args) == 1
+            and isinstance(inner.args[0].value, cst.Name)
+            and inner.args[0].value.value == x
+        ):
+            return None
+        pair = (inner.func.value, outer.func.value)
+        return "forward" if pair == tuple(names) else "backward" if pair == tuple(names[::-1]) else None
+
+    def learnt_method_runners(self) -> Dict[str, List[Tuple[cst.FunctionDef, cst.Call]]]:
+        """Methods of the module's classes that call one of their parameters with their other parameters
+        (`class StepTimer: def run(self, name, fn, /, *args, **kwargs): ... out = fn(*args, **kwargs)`):
+        name -> [(def, that inner call)]. A call `obj.run(...)` on an instance of the class runs the
+        callable it is handed (learnt_runners, for methods)."""
+        found = self.__dict__.get("_learnt_method_runner_defs")
+        if found is None:
+            found = self._learnt_method_runner_defs = {}
+            for cls in self.module.body:
+                if not isinstance(cls, cst.ClassDef):
+                    continue
+                for name, method in self.class_methods(cls).items():
+                    if method.decorators or not (method.params.posonly_params or method.params.params):
+                        continue  # (a static or class method binds no instance first)
+                    inner = self._forwarding_call(method)
+                    if inner is not None:
+                        found.setdefault(name, []).append((method, inner))
+        return found
+
+    def learnt_inner_calls(self) -> set:
+        """id() of the learnt runners' own `fn(*args)` calls (functions and methods)."""
+        found = self.__dict__.get("_learnt_inner_ids")
+        if found is None:
+            found = self._learnt_inner_ids = {id(inner) for _, inner in self.learnt_runners().values()} | {
+                id(inner) for runners in self.learnt_method_runners().values() for _, inner in runners
+            }
+        return found
+
+    def _learnt_method(self, call: cst.Call) -> Optional[Tuple[cst.FunctionDef, cst.Call]]:
+        """The learnt method runner `obj.run(...)` calls: obj's class (told or, unknown, the one class
+        defining the name) defines it; None otherwise."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        runners = self.learnt_method_runners().get(func.attr.value)
+        if not runners:
+            return None
+        owner = self.instance_class(func.value) or self.duck_class(func.value, func.attr.value, method=True)
+        method = self.find_method(owner, func.attr.value) if owner is not None else None
+        return next(((d, inner) for d, inner in runners if d is method), None)
 
     def _forwarding_call(self, func: cst.FunctionDef) -> Optional[cst.Call]:
         """The call in func of one of its parameters whose arguments are only its other parameters (or
@@ -906,11 +1048,14 @@ class HeldCallables:
     def _learnt_run_call(self, call: cst.Call, short: str) -> List[cst.Call]:
         """`_profiled("x", f, kv, dtype=d)` of a learnt runner: f(kv, dtype=d), its inner call with the
         call's arguments bound in place of the runner's parameters."""
-        func, inner = self.learnt_runners()[short]
+        method = self._learnt_method(call) if isinstance(call.func, cst.Attribute) else None
+        func, inner = method if method is not None else self.learnt_runners()[short]
         if any(a.star for a in call.args):
             return []
         params = func.params
         ordered = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if method is not None:
+            ordered = ordered[1:]  # the instance, bound by the call's receiver
         bound: Dict[str, cst.BaseExpression] = {}
         extra_positional: List[cst.BaseExpression] = []
         extra_keywords: List[cst.Arg] = []
@@ -977,6 +1122,8 @@ class HeldCallables:
             return []
         if isinstance(func, cst.Name) and short in self.learnt_runners():
             return self._learnt_run_call(call, short)
+        if isinstance(func, cst.Attribute) and self._learnt_method(call) is not None:
+            return self._learnt_run_call(call, short)  # `self.timer.run("k", torch.Tensor.to, kv, d)`
         kind = self._runner_kind(call, short)
         if kind is None or any(a.star for a in call.args):
             return []
