@@ -187,6 +187,7 @@ class Tables:
     # how an index's value is told (castlint.analysis.dataflow.ModuleAnalysis.index_kind)
     scalar_attributes: set = field(default_factory=set)
     scalar_element_attributes: set = field(default_factory=set)  # `mgr.layer_offsets[i]`: an element is a scalar
+    scalar_element_words: set = field(default_factory=set)  # `for i in self.target_layer_ids`: a layer index
     scalar_calls: set = field(default_factory=set)
     full_reductions: set = field(default_factory=set)
     reduction_dim_keywords: set = field(default_factory=set)  # [index_values]: `x.amax(dim=1)` keeps a dim
@@ -965,6 +966,7 @@ def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
         {
             "scalar_attributes": "scalar_attributes",
             "scalar_element_attributes": "scalar_element_attributes",
+            "scalar_element_words": "scalar_element_words",
             "scalar_calls": "scalar_calls",
             "full_reductions": "full_reductions",
             "reduction_dim_keywords": "reduction_dim_keywords",

@@ -1270,11 +1270,21 @@ class ConversionQueries:
             return None  # `buf.copy_(pool.to(d))`: the conversion is the cast's, reported there
         return self._into_other_dtype(call, receiver, source)
 
-    def _already_cast(self, source: cst.BaseExpression) -> bool:
-        """Is every value source may be a dtype cast (the call itself, or each assignment of a name
-        that reaches it)? Then a copy of it converts nothing the cast did not."""
+    def _already_cast(self, source: cst.BaseExpression, depth: int = 0) -> bool:
+        """Is every value source may be a dtype cast (the call itself, each assignment of a name
+        that reaches it, or each element a loop target takes from a container the file builds: `d` of
+        `for s, d in zip(static, dense)`, dense = `[c.to(dt) for c in caches]`)? Then a copy of it
+        converts nothing the cast did not."""
         if isinstance(source, cst.Call):
             return self.cast_target(source) is not None
+        if depth > 4:
+            return False
+        if isinstance(source, cst.Subscript):  # `d_group[0]`: an element of a container the file builds
+            if len(source.slice) != 1 or not isinstance(source.slice[0].slice, cst.Index):
+                return False
+            key = source.slice[0].slice.value
+            elements = self.element_values(source.value, key.evaluated_value if isinstance(key, cst.Integer) else None)
+            return bool(elements) and all(v is not source and self._already_cast(v, depth + 1) for v in elements)
         if not isinstance(source, cst.Name):
             return False
         values = []
@@ -1283,9 +1293,12 @@ class ConversionQueries:
                 return False
             value, index = self.assigned_value(assignment.node)
             if value is None or index is not None:
-                return False
+                values = None
+                break
             values.append(value)
-        return bool(values) and all(isinstance(v, cst.Call) and self.cast_target(v) is not None for v in values)
+        if values is None:  # a loop target, an unpacked name: the values it may hold, by structure
+            values = self._container_sources(source, 0)
+        return bool(values) and all(v is not source and self._already_cast(v, depth + 1) for v in values)
 
     def _into_other_dtype(self, node, buffer, source) -> Optional[tuple]:
         dtype = self.buffer_dtype_expr(buffer)

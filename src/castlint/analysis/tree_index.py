@@ -1464,11 +1464,15 @@ def _importing_definitions(path: str, wanted: FrozenSet[str], tables: Tables) ->
 
 def _calls(text: str, function: str) -> bool:
     """Does text call function, or a method of it (`ops.dense(...)` of an exported instance,
-    `Reader.for_dtype(...)` of a class), or decorate with it (`@with_readers`: it runs on the class or def)?"""
+    `Reader.for_dtype(...)` of a class), or decorate with it (`@with_readers`: it runs on the class or def),
+    or bind it wrapped in a class body (`_view = staticmethod(ops.dense)`: `self._view(...)` calls it)?"""
     if function not in text:
         return False  # (the pattern holds the name: the cheap test first)
     name = re.escape(function)
-    return re.search(rf"\b{name}\s*(?:\.\s*\w+\s*)?\(|^[ \t]*@{name}\b", text, re.M) is not None
+    return (
+        re.search(rf"\b{name}\s*(?:\.\s*\w+\s*)?\(|^[ \t]*@{name}\b", text, re.M) is not None
+        or re.search(rf"^[ \t]+\w+[ \t]*=[ \t]*[\w.]+[ \t]*\([ \t]*{name}\b", text, re.M) is not None
+    )
 
 
 def _calls_with_pool(text: str, function: str, tables: Tables) -> bool:
@@ -1888,6 +1892,12 @@ def _pooled_use(definition: ast.AST, held: str, tables: Tables, lines: List[str]
     texts = [text_of(u) for u in units]
     name = dotted[-1]
     made_self = set()  # `self.x` bound to what calling held returns (`self.reader = Reader()`)
+    if is_class:  # a class attribute wrapping held (`_view = staticmethod(held)`): `self._view(x)` calls it
+        for node in definition.body:
+            if type(node) is ast.Assign and (
+                type(node.value) is ast.Call and any(_is_held(a, dotted) for a in node.value.args)
+            ):
+                made_self.update(t.id for t in node.targets if type(t) is ast.Name)
     for unit, text in zip(units, texts):
         if name in text:
             for node in ast.walk(unit):

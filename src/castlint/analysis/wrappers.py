@@ -666,6 +666,9 @@ def _zipped_pairs(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: in
         _display_elements(analysis, a.value, depth + 1)
         # a name bound once elsewhere (`_KEYS = [...]` at module level): its display
         or _display_elements(analysis, _bound_value(analysis, a.value), depth + 1)
+        # an attribute holding one (`self.plan_dtypes = (dt, dt)`), as `*x` reads it
+        or analysis._starred_values(a.value)
+        or None
         for a in value.args
     )
     if keys is None or values is None:

@@ -96,6 +96,11 @@ class IndexValues:
                 cls = self.enclosing_class(expr)
                 values = self.self_attr_values(cls, expr.attr.value) if cls is not None else []
                 return _combine_values([self.index_kind(v, depth) for v in values])
+            owner = self.instance_class(expr.value)
+            if owner is not None:  # `st.block_ids` of `st = StepState(buf, meta.block_offsets[0])`: what was
+                # passed for that field (a record's constructor argument by position or keyword) or assigned it
+                values = [v for v in self.field_values(expr.value, owner, expr.attr.value) if v is not expr]
+                return self._values_index_kind(values, depth)
             return UNKNOWN
         if isinstance(expr, cst.Name):
             kinds = []
@@ -164,6 +169,15 @@ class IndexValues:
         values = self.instance_attr_values(owner, expr.attr.value)
         return bool(values) and all(isinstance(v, (cst.Name, cst.Attribute)) for v in values)
 
+    def _layer_id_list(self, iterable: cst.BaseExpression, sources: list) -> bool:
+        """Is iterable named as a list of layer indices ([index_values] scalar_element_words: the whole
+        name or its last words) that the file does not build (only names and attributes handed in reach
+        it: `self.target_layer_ids = target_layer_ids`)?"""
+        text = iterable.value if isinstance(iterable, cst.Name) else iterable.attr.value
+        if not any(text == w or text.endswith("_" + w) for w in self.tables.scalar_element_words):
+            return False
+        return all(isinstance(v, (cst.Name, cst.Attribute)) for v in sources)
+
     def _values_index_kind(self, values, depth: int) -> str:
         """SCALAR when every value (None: unknown) is a scalar, TENSOR when one is indices."""
         if not values:
@@ -197,7 +211,10 @@ class IndexValues:
             # `for i in self.layer_ids` of `self.layer_ids = range(n)`, `for i in layer_ids` of a parameter
             # every visible call hands such a range: what the name holds decides
             sources = self._iterable_sources(iterable)
-            return _combine_values([self._loop_index_kind(v, (), depth + 1) for v in sources])
+            found = _combine_values([self._loop_index_kind(v, (), depth + 1) for v in sources])
+            if found == UNKNOWN and self._layer_id_list(iterable, sources):
+                return SCALAR
+            return found
         return UNKNOWN
 
     def _iterable_sources(self, iterable: cst.BaseExpression) -> List[cst.BaseExpression]:

@@ -1148,11 +1148,46 @@ class Subscripts:
 
     def _bounded_tail(self, lower: Optional[cst.BaseExpression]) -> bool:
         """`[-n:]`: the last n slots, bounded as `[:n]` is (by the step, or by anything but the pool's
-        own extent: `[-buf.shape[0]:]` is every slot)."""
+        own extent: `[-buf.shape[0]:]` is every slot). A count named with an extent word reaches back
+        over every slot only when it reads the pool's extent or the object's own state
+        (`[-self.num_blocks:]`); one handed in (a helper's `num_blocks` parameter, a local) counts the
+        last blocks, a window, as `[:, -num_blocks:]` selects them before a copy."""
         if not (isinstance(lower, cst.UnaryOperation) and isinstance(lower.operator, cst.Minus)):
             return False
         count = lower.expression
-        return self._step_bound(count) or not self._mentions_extent(count)
+        if self._step_bound(count) or not self._mentions_extent(count):
+            return True
+        if self._exact_extent(count) or self._past_extent(count):
+            return False
+        sources: set = set()
+        self._bound_sources(count, sources, 0)
+        return self._handed_count(count, 0) and not sources & {"self", "extent"}
+
+    def _handed_count(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """Is a count only what a function is handed (its parameters, constants, arithmetic of them,
+        through local names assigned them once), no object's attribute read (`mgr.num_blocks`)?"""
+        if depth > 4:
+            return False
+        if isinstance(expr, cst.Integer):
+            return True
+        if isinstance(expr, cst.UnaryOperation):
+            return self._handed_count(expr.expression, depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._handed_count(expr.left, depth + 1) and self._handed_count(expr.right, depth + 1)
+        if not isinstance(expr, cst.Name) or expr.value == "self":
+            return False
+        assignments = list(self.reaching(expr))
+        if not assignments:
+            return False
+        for assignment in assignments:
+            node = assignment.node
+            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            if isinstance(param, cst.Param):
+                continue
+            value = self._assigned_once(node)
+            if value is None or not self._handed_count(value, depth + 1):
+                return False
+        return True
 
     @staticmethod
     def _planes_slice(s: cst.Slice) -> bool:

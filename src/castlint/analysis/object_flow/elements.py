@@ -176,6 +176,9 @@ class Elements:
         iterated = self.protocol_elements(expr, index, depth)
         if iterated is not None:  # `k, v = LayerPair(pool, i)` of a class whose `__iter__` hands back (k, v)
             return iterated
+        generated = self._generated_elements(expr, index, depth) if isinstance(expr, cst.Call) else None
+        if generated is not None:  # `q_dt, kv_dt = _pair(dt)` of a generator: what it yields, in order
+            return generated
         values = self._container_sources(expr, depth)
         if values is None:
             return None
@@ -414,6 +417,37 @@ class Elements:
                 if self._named_in(base.value, t.dict_constructors) or self._named_in(base.value, t.user_containers):
                     return True
         return False
+
+    def _generated_elements(self, call: cst.Call, index: Optional[int], depth: int):
+        """Element index (None: any) of what a call of a generator function of the module yields: its
+        `yield v` and `yield from xs` (xs's elements) in body order, by position when none is in a loop
+        (`yield q; yield kv`, `yield from (dt, dt)`); every one otherwise. None when call reaches no
+        generator, or what one delegates to is not shown."""
+        targets = [t for t, _, _ in self.return_targets(call) if isinstance(t, cst.FunctionDef)]
+        if not targets:
+            return None
+        out: List[cst.BaseExpression] = []
+        for target in targets:
+            yields, delegated = self._yield_values(target)
+            if not yields and not delegated:
+                return None
+            looped = any(self._in_loop(v, target) for v in [*yields, *delegated])
+            sequence: List[cst.BaseExpression] = []
+            for value in sorted([*yields, *delegated], key=lambda v: self.position(v).start.line):
+                if any(value is d for d in delegated):
+                    found = self.element_values(value, None, depth + 1)
+                    if found is None:
+                        return None
+                    sequence.extend(found)
+                    # (positions past a delegation are known only for a display: its elements, in order)
+                    looped = looped or not isinstance(value, (cst.Tuple, cst.List))
+                else:
+                    sequence.append(value)
+            if not looped and index is not None and -len(sequence) <= index < len(sequence):
+                out.append(sequence[index])
+            else:
+                out.extend(sequence)
+        return out
 
     def _in_loop(self, node: cst.CSTNode, func: cst.FunctionDef) -> bool:
         for anc in self.ancestors(node):
