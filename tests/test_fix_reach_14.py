@@ -15,12 +15,13 @@ families are now proven harmless by the same judge as the code between the cast 
 - `pickle.dumps` of builtin immutable values and of list/set/dict displays of them (immutable_argument_
   functions; _builtin_display): the C Pickler saves exact builtins by their own fast path, consulting no
   `__reduce_ex__`, `copyreg` entry or `reducer_override`;
-- an autocast scope (`torch.autocast`, `torch.amp.autocast`, ...: autocast_managers) of constant arguments
-  and no `as`: construction runs no code of the file, entering and leaving switch torch's thread-local
-  autocast state and write no tensor; the scope's body is judged node by node. Where it holds the gather
-  but not the cast, the moved cast runs inside it: neither the cast nor indexing is an autocast op, but a
-  cast argument reading the autocast state would change, so the cast's arguments must be constants or
-  `torch.<dtype>`.
+- an autocast scope (`torch.autocast`, `torch.amp.autocast`: autocast_managers) on "cpu" (autocast_devices)
+  with a dtype it supports (autocast_dtypes), constant flags and no `as`: it warns nothing (no warnings
+  hook of the file runs), its construction runs no code of the file, entering and leaving switch torch's
+  thread-local autocast state and write no tensor; the scope's body is judged node by node. Where it holds
+  the gather but not the cast, the moved cast runs inside it: neither the cast nor indexing is an autocast
+  op, but a cast argument reading the autocast state would change, so the cast's arguments must be
+  constants or `torch.<dtype>`.
 
 For each, spellings in the styles of sglang, vLLM, lmdeploy and TRT-LLM are fixed and return exactly what
 the input returns (CPU torch), and the look-alikes a weaker rule would pass stay unfixed by default and,
@@ -187,6 +188,29 @@ class AmpConfig:
 def test_an_autocast_scope_whose_dtype_is_a_property_of_the_file_is_not_fixed():
     between = 'with torch.autocast("cpu", dtype=self.amp.dtype):\n    w = torch.ones(2)\n'
     assert_hazard(source(AMP, between, init="self.amp = AmpConfig()"), "torch.autocast")
+
+
+WARN_HOOK = """
+import warnings
+
+
+def _saw(*args, **kwargs):
+    commit()
+
+
+warnings.showwarning = _saw
+"""
+
+
+@pytest.mark.parametrize(
+    "item",
+    ['torch.autocast("cpu", dtype=torch.float32)', 'torch.autocast("cuda")', "torch.cpu.amp.autocast()"],
+)
+def test_an_autocast_scope_that_warns_into_a_hook_of_the_file_is_not_fixed(item):
+    # an unsupported dtype, "cuda" without CUDA (this CPU torch), a deprecated spelling: torch warns, and the
+    # file's showwarning hook writes the pool
+    src = source(WARN_HOOK, f"with {item}:\n    w = torch.ones(2)\n")
+    assert_hazard(src, "enters and exits")
 
 
 def test_an_autocast_scope_whose_body_writes_the_pool_is_not_fixed():

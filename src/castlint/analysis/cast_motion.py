@@ -685,7 +685,7 @@ def _check_region(
         if implicit is not None:
             verdict.unsafe.append(f"line {line} {implicit} {where}; {_MAY_WRITE}")
             continue
-        effect = _statement_effect(analysis, node)
+        effect = _statement_effect(analysis, node, autocast=True)
         if effect is not None:
             verdict.unsafe.append(f"line {line} {effect} {where}; {_MAY_WRITE}")
 
@@ -694,8 +694,10 @@ _MAY_WRITE = "it is not proven read-only and may write the pool"
 _MAY_WRITE_CALL = "it is not proven read-only (rules/casts.toml [cast_motion]) and may write the pool"
 
 
-def _statement_effect(analysis, node) -> str | None:
-    """What a non-call node runs that may write the pool: implicit calls and suspensions."""
+def _statement_effect(analysis, node, autocast: bool = False) -> str | None:
+    """What a non-call node runs that may write the pool: implicit calls and suspensions. autocast: CL003's
+    own region, where _autocast_entered judges the moved cast (other proofs keep an autocast scope unproven:
+    what they move into one may be an autocast op)."""
     if isinstance(node, (cst.Await, cst.Yield)):
         return f"suspends the function (`{'await' if isinstance(node, cst.Await) else 'yield'}`: other code runs)"
     if isinstance(node, (cst.For, cst.CompFor)) and node.asynchronous is not None:
@@ -719,7 +721,8 @@ def _statement_effect(analysis, node) -> str | None:
     ):
         return None  # round 13: `contextlib.nullcontext(x)`; its call is judged as a call, its body node by node
     if (
-        isinstance(node, cst.With)
+        autocast
+        and isinstance(node, cst.With)
         and not node.asynchronous
         and all(item.asname is None and _autocast_call(analysis, item.item) for item in node.items)
     ):
@@ -5476,11 +5479,11 @@ def _group_of(analysis, name: cst.Name) -> bool:
 #
 # rules/casts.toml [cast_motion] "round 14" holds the facts; docs/fix.md, "Round 14", the rule.
 
-_AUTOCAST_KEYWORDS = {"device_type", "dtype", "enabled", "cache_enabled"}
+_AUTOCAST_PARAMS = ("device_type", "dtype", "enabled", "cache_enabled")
 
 
-def _torch_dtype(analysis, expr) -> bool:
-    """`torch.<dtype>` (dtype_spelling torch_dtypes), torch as imported."""
+def _torch_dtype(analysis, expr, allowed=None) -> bool:
+    """`torch.<dtype>` (dtype_spelling torch_dtypes, or the names allowed), torch as imported."""
     text = dotted(expr)
     return (
         isinstance(expr, cst.Attribute)
@@ -5488,24 +5491,35 @@ def _torch_dtype(analysis, expr) -> bool:
         and text.startswith("torch.")
         and text.count(".") == 1
         and _import_bound(analysis, expr)
-        and text.split(".", 1)[1] in analysis.tables.torch_dtypes
+        and text.split(".", 1)[1] in (analysis.tables.torch_dtypes if allowed is None else allowed)
     )
 
 
 def _autocast_call(analysis, call) -> bool:
-    """Round 14: `torch.autocast("cpu", dtype=torch.float16)` (autocast_managers, qualified) whose arguments
-    are constants or `torch.<dtype>`: its construction runs no code of the file, entering and leaving switch
-    torch's thread-local autocast state only."""
-    return (
-        isinstance(call, cst.Call)
-        and _qualified(analysis, call.func) in analysis.tables.autocast_managers
-        and all(
-            not arg.star
-            and (arg.keyword is None or arg.keyword.value in _AUTOCAST_KEYWORDS)
-            and (_constant(arg.value) or _torch_dtype(analysis, arg.value))
-            for arg in call.args
-        )
-    )
+    """Round 14: `torch.autocast("cpu", dtype=torch.float16)` (autocast_managers, qualified): a literal
+    device_type of autocast_devices, a dtype (if given) `torch.<name>` of autocast_dtypes, the flags
+    constants, nothing unpacked: its construction runs no code of the file and warns nothing (no warnings
+    hook can run), entering and leaving switch torch's thread-local autocast state only."""
+    if not isinstance(call, cst.Call) or _qualified(analysis, call.func) not in analysis.tables.autocast_managers:
+        return False
+    given = {}
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return False
+        key = arg.keyword.value if arg.keyword is not None else None
+        if key is None:
+            if position >= len(_AUTOCAST_PARAMS):
+                return False
+            key = _AUTOCAST_PARAMS[position]
+        if key not in _AUTOCAST_PARAMS or key in given:
+            return False
+        given[key] = arg.value
+    device = given.get("device_type")
+    if not isinstance(device, cst.SimpleString) or device.evaluated_value not in analysis.tables.autocast_devices:
+        return False
+    if "dtype" in given and not _torch_dtype(analysis, given["dtype"], analysis.tables.autocast_dtypes):
+        return False
+    return all(_constant(given[k]) for k in ("enabled", "cache_enabled") if k in given)
 
 
 def _autocast_entered(analysis, call, assign, uses, body) -> str | None:
