@@ -534,6 +534,9 @@ class Tables:
     default_dtype_functions: set = field(default_factory=set)  # round 12: `torch.get_default_dtype`
     null_context_managers: set = field(default_factory=set)  # round 13: `contextlib.nullcontext`
     exit_registrars: set = field(default_factory=set)  # round 13: `atexit.register`
+    autocast_managers: set = field(default_factory=set)  # round 14: `torch.autocast` (constant arguments)
+    autocast_devices: set = field(default_factory=set)  # round 14: "cpu" (constructs without a warning)
+    autocast_dtypes: set = field(default_factory=set)  # round 14: the dtypes it supports there
     str_result_functions: set = field(default_factory=set)  # round 13: `json.dumps` (no `cls=`)
     literal_format_methods: set = field(default_factory=set)  # round 13: `"{0.layer_id}".format(layer)`
     group_iterators: set = field(default_factory=set)  # round 13: `itertools.groupby`
@@ -1412,6 +1415,9 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "default_dtype_functions": "default_dtype_functions",
             "null_context_managers": "null_context_managers",
             "exit_registrars": "exit_registrars",
+            "autocast_managers": "autocast_managers",
+            "autocast_devices": "autocast_devices",
+            "autocast_dtypes": "autocast_dtypes",
             "str_result_functions": "str_result_functions",
             "literal_format_methods": "literal_format_methods",
             "group_iterators": "group_iterators",

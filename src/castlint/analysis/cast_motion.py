@@ -494,6 +494,8 @@ def _listed_read_only(analysis, call: cst.Call) -> bool:
         return _exit_registration(analysis, call)  # round 13: registers its arguments, runs nothing now
     if name in tables.null_context_managers:
         return _null_context(analysis, call)  # round 13: stores its argument, hands it back, exits doing nothing
+    if name in tables.autocast_managers:
+        return _autocast_call(analysis, call)  # round 14: `with torch.autocast("cpu", dtype=torch.float16):`
     if name in tables.suppress_managers:
         return all(_builtin_exception(analysis, arg.value) and not arg.star for arg in call.args)  # round 11
     if _immutable_arguments(analysis, call):
@@ -683,7 +685,7 @@ def _check_region(
         if implicit is not None:
             verdict.unsafe.append(f"line {line} {implicit} {where}; {_MAY_WRITE}")
             continue
-        effect = _statement_effect(analysis, node)
+        effect = _statement_effect(analysis, node, autocast=True)
         if effect is not None:
             verdict.unsafe.append(f"line {line} {effect} {where}; {_MAY_WRITE}")
 
@@ -692,8 +694,10 @@ _MAY_WRITE = "it is not proven read-only and may write the pool"
 _MAY_WRITE_CALL = "it is not proven read-only (rules/casts.toml [cast_motion]) and may write the pool"
 
 
-def _statement_effect(analysis, node) -> str | None:
-    """What a non-call node runs that may write the pool: implicit calls and suspensions."""
+def _statement_effect(analysis, node, autocast: bool = False) -> str | None:
+    """What a non-call node runs that may write the pool: implicit calls and suspensions. autocast: CL003's
+    own region, where _autocast_entered judges the moved cast (other proofs keep an autocast scope unproven:
+    what they move into one may be an autocast op)."""
     if isinstance(node, (cst.Await, cst.Yield)):
         return f"suspends the function (`{'await' if isinstance(node, cst.Await) else 'yield'}`: other code runs)"
     if isinstance(node, (cst.For, cst.CompFor)) and node.asynchronous is not None:
@@ -716,6 +720,13 @@ def _statement_effect(analysis, node) -> str | None:
         and all(isinstance(item.item, cst.Call) and _null_context(analysis, item.item) for item in node.items)
     ):
         return None  # round 13: `contextlib.nullcontext(x)`; its call is judged as a call, its body node by node
+    if (
+        autocast
+        and isinstance(node, cst.With)
+        and not node.asynchronous
+        and all(item.asname is None and _autocast_call(analysis, item.item) for item in node.items)
+    ):
+        return None  # round 14: an autocast scope of constant arguments; its body is judged node by node
     if isinstance(node, cst.With):
         items = ", ".join(_code(analysis, item.item, 30) for item in node.items)
         return f"enters and exits `with {items}` (`__enter__`/`__exit__` are calls)"
@@ -816,6 +827,8 @@ def _binding_problem(
         and (isinstance(leaf, cst.Subscript) or leaf.attr.value == "data")
     ):
         return True, f"line {line} writes into the pool (`{_code(analysis, leaf)} = ...`)"
+    if isinstance(leaf, cst.Attribute) and _plain_self_store(analysis, node, leaf, moved):
+        return None  # round 14: `self.prefetch_skips += 1`, a builtin immutable value into a plain instance
     if isinstance(leaf, cst.Attribute):
         return False, f"line {line} assigns `{_code(analysis, leaf)}` (a property or `__setattr__` is a call)"
     if (
@@ -2298,7 +2311,8 @@ def _bound_only_to(analysis, name: cst.Name, test) -> bool:
         return False
     reaching = [a for a in analysis.reaching(name) if hasattr(a, "node")]
     if not reaching:
-        return False
+        owner = _nonlocal_owner(analysis, name, scope)  # round 14: `nonlocal n` of a closure
+        return owner is not None and _all_bindings(analysis, owner, name.value, test)
     augmented = False
     for assignment in reaching:
         node = assignment.node
@@ -2316,17 +2330,69 @@ def _bound_only_to(analysis, name: cst.Name, test) -> bool:
         if not test(value):
             return False
     if augmented:  # every value the name is given in its scope (those the augmented ones update)
-        for assignment in scope.assignments[name.value]:
-            node = getattr(assignment, "node", None)
-            parent = analysis.parent(node) if isinstance(node, cst.Name) else None
-            if isinstance(parent, cst.AugAssign) and parent.target is node:
-                if not test(parent.value):
-                    return False
-                continue
-            kind, value, path = analysis.binding(node) if isinstance(node, cst.Name) else (None, None, ())
-            if kind != "assign" or value is None or path or not test(value):
-                return False
+        return _all_bindings(analysis, scope, name.value, test)
     return True
+
+
+def _all_bindings(analysis, scope, name: str, test) -> bool:
+    """Is every binding of name in scope (those a nested function makes through `nonlocal` too) an
+    assignment or an augmented assignment whose value passes test?"""
+    for assignment in scope.assignments[name]:
+        node = getattr(assignment, "node", None)
+        parent = analysis.parent(node) if isinstance(node, cst.Name) else None
+        if isinstance(parent, cst.AugAssign) and parent.target is node:
+            if not test(parent.value):
+                return False
+            continue
+        kind, value, path = analysis.binding(node) if isinstance(node, cst.Name) else (None, None, ())
+        if kind != "assign" or value is None or path or not test(value):
+            return False
+    return True
+
+
+def _declares(fn, name: str, kinds) -> bool:
+    """Does fn's own body (not a def, lambda or class nested in it) declare name `nonlocal`/`global`?"""
+    found = []
+
+    class _Own(cst.CSTVisitor):
+        def visit_FunctionDef(self, node) -> bool:
+            return node is fn
+
+        def visit_ClassDef(self, node) -> bool:
+            return False
+
+        def visit_Lambda(self, node) -> bool:
+            return False
+
+        def visit_Global(self, node) -> None:
+            self._check(node)
+
+        def visit_Nonlocal(self, node) -> None:
+            self._check(node)
+
+        def _check(self, node) -> None:
+            if isinstance(node, kinds) and any(n.name.value == name for n in node.names):
+                found.append(node)
+
+    fn.visit(_Own())
+    return bool(found)
+
+
+def _nonlocal_owner(analysis, name: cst.Name, scope):
+    """Round 14: the function scope that binds a name its closure declares `nonlocal` (the closure's own
+    body says `nonlocal name`, its scope's parent is a function's that binds the name and declares it
+    neither `nonlocal` nor `global`); None otherwise. Every binding of the name, the closure's included, is
+    recorded in that scope, so judging them all judges every value the name may hold."""
+    fn, parent = getattr(scope, "node", None), getattr(scope, "parent", None)
+    if not isinstance(scope, FunctionScope) or not isinstance(fn, cst.FunctionDef):
+        return None
+    if not isinstance(parent, FunctionScope) or not isinstance(getattr(parent, "node", None), cst.FunctionDef):
+        return None
+    if not _declares(fn, name.value, cst.Nonlocal) or _declares(parent.node, name.value, (cst.Nonlocal, cst.Global)):
+        return None
+    if not any(hasattr(a, "node") for a in parent.assignments[name.value]):
+        return None
+    return parent
 
 
 def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> bool:
@@ -3345,6 +3411,9 @@ def _assess_variable(
     exits = _exits_between(analysis, assign, kept, body)
     if exits is not None:
         verdict.unsafe.append(exits)
+    entered = _autocast_entered(analysis, call, assign, kept, body)
+    if entered is not None:
+        verdict.unsafe.append(entered)
     aliases = {name.value} | _pool_aliases(analysis, body)
     skip = {id(call)} | {id(u) for u in uses} | late
     nodes = [n for n in _region_nodes(analysis, body, start, end, skip, enclosing) if n is not assign]
@@ -4926,9 +4995,31 @@ def _immutable_arguments(analysis, call: cst.Call) -> bool:
         if id(arg.value) in callables:
             if not _immutable_callable(analysis, arg.value):
                 return False
-        elif not _immutable_value(analysis, arg.value):
+        elif not _immutable_value(analysis, arg.value) and not _builtin_display(analysis, arg.value):
             return False
     return True
+
+
+def _builtin_display(analysis, expr, depth: int = 0) -> bool:
+    """Round 14: a list, set or dict display (or a tuple display holding one) whose every element, key and
+    value is a builtin immutable value (_immutable_value) or such a display, nothing unpacked: a new exact
+    builtin container whose hashing, comparing and saving run only Python's own code."""
+    if depth > 6:
+        return False
+    if isinstance(expr, (cst.List, cst.Set, cst.Tuple)):
+        return all(
+            isinstance(el, cst.Element)
+            and (_immutable_value(analysis, el.value) or _builtin_display(analysis, el.value, depth + 1))
+            for el in expr.elements
+        )
+    if isinstance(expr, cst.Dict):
+        return all(
+            isinstance(el, cst.DictElement)
+            and _immutable_value(analysis, el.key)
+            and (_immutable_value(analysis, el.value) or _builtin_display(analysis, el.value, depth + 1))
+            for el in expr.elements
+        )
+    return False
 
 
 def _inplace_function_harmless(analysis, call: cst.Call) -> bool:
@@ -5382,3 +5473,133 @@ def _group_of(analysis, name: cst.Name) -> bool:
         if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
             return False
     return True
+
+
+# -- round 14: autocast scopes ----------------------------------------------------------------------
+#
+# rules/casts.toml [cast_motion] "round 14" holds the facts; docs/fix.md, "Round 14", the rule.
+
+_AUTOCAST_PARAMS = ("device_type", "dtype", "enabled", "cache_enabled")
+
+
+def _torch_dtype(analysis, expr, allowed=None) -> bool:
+    """`torch.<dtype>` (dtype_spelling torch_dtypes, or the names allowed), torch as imported."""
+    text = dotted(expr)
+    return (
+        isinstance(expr, cst.Attribute)
+        and text is not None
+        and text.startswith("torch.")
+        and text.count(".") == 1
+        and _import_bound(analysis, expr)
+        and text.split(".", 1)[1] in (analysis.tables.torch_dtypes if allowed is None else allowed)
+    )
+
+
+def _autocast_call(analysis, call) -> bool:
+    """Round 14: `torch.autocast("cpu", dtype=torch.float16)` (autocast_managers, qualified): a literal
+    device_type of autocast_devices, a dtype (if given) `torch.<name>` of autocast_dtypes, the flags
+    constants, nothing unpacked: its construction runs no code of the file and warns nothing (no warnings
+    hook can run), entering and leaving switch torch's thread-local autocast state only."""
+    if not isinstance(call, cst.Call) or _qualified(analysis, call.func) not in analysis.tables.autocast_managers:
+        return False
+    given = {}
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return False
+        key = arg.keyword.value if arg.keyword is not None else None
+        if key is None:
+            if position >= len(_AUTOCAST_PARAMS):
+                return False
+            key = _AUTOCAST_PARAMS[position]
+        if key not in _AUTOCAST_PARAMS or key in given:
+            return False
+        given[key] = arg.value
+    device = given.get("device_type")
+    if not isinstance(device, cst.SimpleString) or device.evaluated_value not in analysis.tables.autocast_devices:
+        return False
+    if "dtype" in given and not _torch_dtype(analysis, given["dtype"], analysis.tables.autocast_dtypes):
+        return False
+    return all(_constant(given[k]) for k in ("enabled", "cache_enabled") if k in given)
+
+
+def _autocast_entered(analysis, call, assign, uses, body) -> str | None:
+    """Round 14: a gather inside an autocast scope (a `with` of autocast_managers) that does not hold the
+    cast: the moved cast would run inside the scope. Proven only where every argument of the cast is a
+    constant or a `torch.<dtype>` (nothing that reads the autocast state, `torch.get_autocast_dtype()`); the
+    cast itself and indexing are no autocast ops."""
+    constant = all(not arg.star and (_constant(arg.value) or _torch_dtype(analysis, arg.value)) for arg in call.args)
+    for use in uses:
+        for anc in analysis.ancestors(use):
+            if anc is body or isinstance(anc, _SCOPES):
+                break
+            if (
+                isinstance(anc, cst.With)
+                and not _contains(analysis, anc, assign)
+                and any(
+                    _qualified(analysis, item.item.func) in analysis.tables.autocast_managers
+                    for item in anc.items
+                    if isinstance(item.item, cst.Call)
+                )
+                and not constant
+            ):
+                return (
+                    f"the gather on line {_line(analysis, use)} runs inside the autocast scope of line "
+                    f"{_line(analysis, anc)}, which the cast does not: the moved cast's arguments "
+                    f"(`{_code(analysis, call, 40)}`) are not all constants or `torch.<dtype>` and may read the "
+                    "autocast state"
+                )
+    return None
+
+
+# -- round 14: a builtin immutable value stored into an attribute of a plain instance ---------------
+
+
+def _plain_self_store(analysis, node, leaf: cst.Attribute, moved: _Moved) -> bool:
+    """Round 14: `self.<name> = v` / `self.<name> += v` (v a builtin immutable value, _immutable_value) in a
+    plain method (no decorator, `self` its first parameter and never rebound) of a module-level class of
+    the file with no base, keyword or decorator: the store runs object's own `__setattr__` (no class of the
+    file defines `<name>` or an attribute hook, nothing reaches it by a string: _attribute_only) and drops
+    an old builtin immutable value (every assignment of `<name>` in the file is one). Every read of
+    `<name>` is in this method, so no accessor or property the moved cast runs reads it, and `<name>` is no
+    part of a moved chain."""
+    name = leaf.attr.value
+    target = leaf.value
+    if _is_dunder(name) or not isinstance(target, cst.Name):
+        return False
+    if any(name in chain.split(".")[1:] for chain in moved.chains | moved.owners):
+        return False
+    if isinstance(node, cst.AugAssign):
+        if node.target is not leaf or not _immutable_value(analysis, node.value, 1):
+            return False
+    elif isinstance(node, cst.Assign):
+        if (
+            len(node.targets) != 1
+            or node.targets[0].target is not leaf
+            or not _immutable_value(analysis, node.value, 1)
+        ):
+            return False
+    else:
+        return False
+    fn = _own_function(analysis, leaf)
+    if not isinstance(fn, cst.FunctionDef) or fn.decorators or fn.asynchronous is not None:
+        return False
+    params = fn.params.posonly_params or fn.params.params
+    if not params or params[0].name.value != target.value:
+        return False
+    block = analysis.parent(fn)
+    cls = analysis.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    if not isinstance(cls, cst.ClassDef) or cls.bases or cls.keywords or cls.decorators:
+        return False
+    if not isinstance(analysis.parent(cls), cst.Module):
+        return False
+    scope = analysis.scopes.get(target)
+    if scope is None or len([a for a in scope.assignments[target.value] if hasattr(a, "node")]) != 1:
+        return False  # `self` rebound in the method
+
+    def read_here(a, occ) -> bool:
+        parent = a.parent(occ)
+        if isinstance(parent, cst.AugAssign) and parent.target is occ:
+            return _own_function(a, occ) is fn and _immutable_value(a, parent.value, 1)
+        return _own_function(a, occ) is fn and _not_stored(a, occ)
+
+    return _attribute_only(analysis, name, lambda a, v: _immutable_value(a, v, 1), read_here)
