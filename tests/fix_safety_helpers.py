@@ -181,13 +181,17 @@ def reach_source(
     gather: str = "k[kv_indices]",
     init: str = "",
     commit_row: int = 3,
+    methods: str = "",
 ) -> bytes:
     """A reach round's module (REACH_MODULE): the round's imports, the prelude before the classes, the
     cast, the code between, the gather and what it returns in the backend's forward, init in the
-    backend's __init__; commit() stores into row commit_row of the pool (a row the gather reads)."""
+    backend's __init__, methods after the forward; commit() stores into row commit_row of the pool (a row
+    the gather reads)."""
     body = "k = self.pool.get_key_buffer(0).to(torch.bfloat16)\n" + between + f"return {gather}, {ret}\n"
     indented = "".join("        " + line + "\n" for line in body.splitlines())
     init_lines = "".join("        " + line + "\n" for line in (init or "pass").splitlines())
+    if methods:
+        indented = indented.rstrip("\n") + "\n" + "".join("    " + line + "\n" for line in methods.splitlines())
     return REACH_MODULE.format(
         imports=imports.strip("\n"),
         prelude=prelude,

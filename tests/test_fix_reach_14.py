@@ -32,54 +32,11 @@ from __future__ import annotations
 
 import pytest
 
-from fix_safety_helpers import assert_exact, assert_hazard, assert_not_fixed_by_default, reach_case
+from fix_safety_helpers import assert_exact, assert_hazard, assert_not_fixed_by_default, reach_source
 
 pytest.importorskip("torch")
 
-TEMPLATE = """import torch
-{prelude}
-
-class Pool:
-    def __init__(self):
-        g = torch.Generator().manual_seed(0)
-        self.k = torch.randn(8, 2, generator=g).to(torch.float8_e4m3fn)
-
-    def get_key_buffer(self, layer_id):
-        return self.k
-
-    def set_kv_buffer(self, layer_id, loc, k):
-        self.k[loc] = k.to(self.k.dtype)
-
-
-POOL = Pool()
-
-
-def commit():
-    POOL.set_kv_buffer(0, 1, torch.full((1, 2), 0.5))
-    return 2
-
-
-class Layer:
-    def __init__(self, layer_id):
-        self.layer_id = layer_id
-        self.head_dim = 4
-
-
-class Backend:
-    def __init__(self, pool):
-        self.pool = pool
-{init}
-
-    def forward(self, kv_indices, layer):
-{body}
-@@METHODS@@
-
-
-def run():
-    backend = Backend(POOL)
-    out = backend.forward(torch.tensor([3, 1]), Layer(0))
-    return out, POOL.k
-"""
+IMPORTS = ""
 
 CAST = b"get_key_buffer(0).to(torch.bfloat16)"
 
@@ -94,10 +51,9 @@ def source(
     before: str = "",
     methods: str = "",
 ) -> bytes:
-    """A reach case (fix_safety_helpers.reach_case); cast replaces the cast's `.to(torch.bfloat16)`, before
+    """A reach case (fix_safety_helpers.reach_source); cast replaces the cast's `.to(torch.bfloat16)`, before
     goes into the forward before the cast."""
-    src = reach_case(TEMPLATE, prelude, between, ret, gather, init)
-    src = src.replace(b"@@METHODS@@", "".join("    " + line + "\n" for line in methods.splitlines()).encode())
+    src = reach_source(IMPORTS, prelude, between, ret, gather, init, commit_row=1, methods=methods)
     if cast:
         src = src.replace(CAST, b"get_key_buffer(0)" + cast.encode(), 1)
     if before:
