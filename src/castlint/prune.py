@@ -213,6 +213,8 @@ class _Vocabulary:
         self.class_of_attributes = frozenset(tables.class_of_attributes)
         self.iter_copies = frozenset(_last_parts(tables.iter_copies))  # `a, b = itertools.tee(xs)`: xs twice
         self.dim_index = frozenset(set(tables.dim_index_methods) | set(_last_parts(tables.dim_index_functions)))
+        self.dim_index_functions = frozenset(tables.dim_index_functions)
+        self.dim_arguments = dict(tables.dim_arguments)
         self.constructors = frozenset(_last_parts(tables.conversion_constructors)) | frozenset(
             tables.conversion_constructor_methods
         )
@@ -278,6 +280,7 @@ class _Vocabulary:
                 {
                     f.rsplit(".", 1)[-1]
                     for f in set(tables.view_functions)
+                    | set(tables.sized_view_functions)
                     | set(tables.whole_functions)
                     | set(tables.tuple_view_functions)
                     | set(tables.narrow_functions)
@@ -570,6 +573,27 @@ def _refs(node: ast.AST, vocab: _Vocabulary, aliases=frozenset(), tf: tuple = KE
 RANGE_NAME = "[]"
 
 
+def _later_dim(call: ast.Call, name: str, vocab: _Vocabulary) -> bool:
+    """A dim-taking selection ([gathers] dim_index_*) whose dimension is an int literal other than 0 (by
+    [dim_arguments]: its keyword, or its place after the tensor): it selects along a later dimension, the
+    subscript `x[:, ..., index]` the analysis reads by the layout (a feature dimension keeps every slot)."""
+    spec = vocab.dim_arguments.get(name)
+    if not isinstance(spec, tuple):
+        return False
+    keyword, position = spec
+    dims = [k.value for k in call.keywords if k.arg == keyword]
+    if not dims:
+        function = type(call.func) is ast.Attribute and ast.unparse(call.func) in vocab.dim_index_functions
+        positional = call.args[1:] if function else call.args  # the tensor first in `torch.index_select(x, d, i)`
+        dims = positional[position : position + 1]
+    if not dims:
+        return False
+    dim = dims[0]
+    if type(dim) is ast.UnaryOp and type(dim.op) is ast.USub:
+        dim = dim.operand
+    return type(dim) is ast.Constant and type(dim.value) is int and dim.value != 0
+
+
 def _range_index(node: ast.AST, vocab: _Vocabulary, aliases) -> bool:
     """A range index tensor (`torch.arange(...)`, or a name the module binds to one): the slice it spells."""
     if type(node) is ast.Name:
@@ -804,8 +828,12 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     for arg in args:
                         _flow(arg, vocab, aliases, out, _then(PACKED, tf))
                     return
-                if name in vocab.dim_index and any(_range_index(a, vocab, aliases) for a in node.args):
-                    for arg in node.args:  # `buf.index_select(0, torch.arange(n))`, `torch.index_select(buf, 0, r)`
+                if name in vocab.dim_index and (
+                    any(_range_index(a, vocab, aliases) for a in node.args) or _later_dim(node, name, vocab)
+                ):
+                    # `buf.index_select(0, torch.arange(n))`, `torch.index_select(buf, 0, r)`; along a later
+                    # dimension (`torch.index_select(buf, -1, perm)`) the subscript `buf[..., perm]` it is
+                    for arg in node.args:
                         _flow(arg, vocab, aliases, out, tf)
                     node = func.value
                     continue

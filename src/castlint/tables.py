@@ -437,6 +437,7 @@ class Tables:
     view_functions: set = field(default_factory=set)
     view_attributes: set = field(default_factory=set)  # [views] attributes: `pool.mT`, `pool.T`
     sized_view_methods: set = field(default_factory=set)  # [views] sized_methods: `as_strided(size, ...)`
+    sized_view_functions: set = field(default_factory=set)  # [views] sized_functions: `torch.as_strided(x, size, ...)`
     whole_methods: set = field(default_factory=set)  # [views] whole_methods: `clone()`, `requires_grad_()`
     whole_functions: set = field(default_factory=set)  # [views] whole_functions: `scaled_fp4_dequant(buf, s)`
     # [views] elementwise_*: ops that keep every slot of their receiver (first argument), values changed
@@ -922,6 +923,7 @@ def _load_views(tables: Tables, data: dict, path: Path) -> None:
             "whole_copy_methods": "whole_copy_methods",
             "whole_copy_attributes": "whole_copy_attributes",
             "sized_methods": "sized_view_methods",
+            "sized_functions": "sized_view_functions",
             "whole_methods": "whole_methods",
             "whole_functions": "whole_functions",
             "elementwise_methods": "elementwise_methods",

@@ -594,6 +594,7 @@ class Origins:
                     *t.tuple_view_functions,
                     *t.narrow_functions,
                     *t.view_functions,
+                    *t.sized_view_functions,
                     *t.concat_functions,
                     *t.pack_functions,
                     *t.elementwise_functions,
@@ -707,6 +708,7 @@ class Origins:
         view = (
             short in t.view_functions
             or qualified in t.view_functions
+            or qualified in t.sized_view_functions
             or short in t.whole_functions
             or qualified in t.whole_functions
             or qualified in t.elementwise_functions
@@ -742,6 +744,10 @@ class Origins:
                 return self._narrow_origin(first, [a for a in expr.args if a.value is not first_arg], first_arg)
             if qualified in t.window_functions:
                 return self._window_origin(first, [a for a in expr.args if a.value is not first_arg])
+            if qualified in t.sized_view_functions and not self._own_size(
+                first_arg, [a for a in expr.args if a.value is not first_arg]
+            ):
+                return Origin.PREFIX if first >= Origin.PREFIX else first  # `torch.as_strided(x, (4, ...), ...)`
             return first
         if first == Origin.GATHERED:
             return Origin.GATHERED
