@@ -2527,6 +2527,8 @@ def _read_name_calls(
             unit.value_attrs.update(name for name, _, _ in unit.self_calls if name not in params)
         kept = []
         for name, call in unit.name_calls:
+            if name == "cls" and unit.cls is not None:  # `cls(i, fetch)` in a classmethod factory: C(i, fetch)
+                name = unit.cls.name  # (ObjectFlow.constructed_class)
             # (a bound method `self.m` held in an attribute: `self.reader = self._widen`, `self.reader(kv)`)
             names = ([name] if name in local or name in methods else []) + sorted(held.get(name, ()))
             if not names:

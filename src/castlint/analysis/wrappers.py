@@ -1231,6 +1231,10 @@ def _single_return(analysis: ModuleAnalysis, call: cst.Call) -> Optional[cst.Bas
     values = []
     for target, _, _ in analysis.return_targets(call):
         values.extend([target.body] if isinstance(target, cst.Lambda) else analysis._return_values(target))
+    if (
+        not values
+    ):  # a lambda held in an attribute or a dispatch entry: `self._dtypes()` of `self._dtypes = lambda: ...`
+        values = [form.body for form, _ in analysis.callable_values(call.func, 1) if isinstance(form, cst.Lambda)]
     return values[0] if len(values) == 1 else None
 
 
