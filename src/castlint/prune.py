@@ -696,9 +696,54 @@ def _keeps_tokens(sub: ast.Subscript, vocab: _Vocabulary, aliases=frozenset()) -
         return True  # `buf[rec.span]` of `Rec(i, slice(None))`: maybe a slice object
     if _moved_holder(sub.value, vocab, aliases):
         return True  # `by_layer[layer]` of `by_layer = kv.transpose(0, 1)`: the tokens moved later
+    if type(first) in (ast.Name, ast.Attribute) and _constant_index(first, aliases):
+        return True  # `kv[KV.KEY]`, `kv[KEY]`: a constant bound once, read as the literal is
     return type(first) is ast.Slice or (
         type(first) is ast.Constant and (first.value is None or first.value is Ellipsis or type(first.value) is int)
     )
+
+
+CONSTANT_INDEX = "int:"  # aliases' prefix of a name (or class attribute) the module binds only an int literal
+
+
+def _constant_index(node: ast.AST, aliases) -> bool:
+    """Is node a name or attribute the module binds an int literal (_constant_index_names)? The analysis
+    reads it as the literal (ModuleAnalysis.constant_indices)."""
+    if type(node) is ast.Name:
+        return CONSTANT_INDEX + node.id in aliases
+    return type(node) is ast.Attribute and CONSTANT_INDEX + "." + node.attr in aliases
+
+
+def _constant_index_names(tree: ast.AST) -> frozenset:
+    """CONSTANT_INDEX + each module-level name, and CONSTANT_INDEX + "." + each class attribute, bound to an
+    int literal (`KEY = 0`, an IntEnum's `VALUE = 1`), and each loop target over a class of such members
+    (`for kind in KV`): constant indices, as a literal is."""
+    found: Set[str] = set()
+    member_classes: Set[str] = set()
+    body = getattr(tree, "body", [])
+    for stmt in body:
+        blocks = [(stmt, False)] if type(stmt) in (ast.Assign, ast.AnnAssign) else []
+        if type(stmt) is ast.ClassDef:
+            blocks = [(s, True) for s in stmt.body if type(s) in (ast.Assign, ast.AnnAssign)]
+        for assign, in_class in blocks:
+            value = assign.value
+            if type(value) is ast.UnaryOp and type(value.op) is ast.USub:
+                value = value.operand
+            if not (type(value) is ast.Constant and type(value.value) is int):
+                continue
+            targets = assign.targets if type(assign) is ast.Assign else [assign.target]
+            for target in targets:
+                if type(target) is ast.Name:
+                    found.add(CONSTANT_INDEX + ("." if in_class else "") + target.id)
+                    if in_class:
+                        member_classes.add(stmt.name)
+    if not found:
+        return frozenset()
+    for node in pyast.nodes(tree):
+        if type(node) in (ast.For, ast.comprehension) and type(node.iter) is ast.Name:
+            if node.iter.id in member_classes and type(node.target) is ast.Name:
+                found.add(CONSTANT_INDEX + node.target.id)
+    return frozenset(found)
 
 
 def _read_attribute(call: ast.Call, vocab: _Vocabulary) -> Optional[ast.Attribute]:
@@ -1952,6 +1997,8 @@ class _Collector:
         _targets(n.target, names, attrs)
         iter_refs = self.refs(n.iter)
         vocab, aliases = self.vocab, self.aliases
+        if type(n.iter) is ast.Name and type(n.target) is ast.Name and _constant_index(n.target, aliases):
+            self.unit.key_classes.add(n.iter.id)  # `for kind in KV`: the members it takes
         for hook in vocab.iter_hooks:  # `for x in obj`: what obj's class's __iter__ hands back
             iter_refs.calls.add((hook, KEEP))
             self.unit.calls_made.add(hook)
@@ -2005,6 +2052,9 @@ class _Collector:
         attrs = {a for a in _index_attrs(n.slice) if a not in self.vocab.scalar_attributes}
         if attrs:
             self.unit.kind_attrs.append((self.refs(n.value), attrs))
+        first = n.slice.elts[0] if type(n.slice) is ast.Tuple and n.slice.elts else n.slice
+        if type(first) is ast.Attribute and _constant_index(first, self.aliases):
+            self.unit.key_classes.add(pyast.dotted(first.value) or "")  # `kv[KV.KEY]`: KV's body decides
         if type(n.slice) in (ast.Name, ast.Attribute) and type(n.ctx) is ast.Load:
             # `pool.layer_id_map[layer.layer_id]` may be a layer index: the dict's values decide
             # (ModuleAnalysis._dict_value_kind), whichever module class assigns that attribute
@@ -4712,6 +4762,7 @@ class _ModuleUnits:
             | _held_slices(tree, source, vocab)
             | _moved_names(tree, source, vocab)
             | _attribute_name_constants(tree, source, vocab)
+            | _constant_index_names(tree)
             | (INERT_SLICES if inert_slices else frozenset())
         )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers

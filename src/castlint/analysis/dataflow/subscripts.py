@@ -483,7 +483,7 @@ class Subscripts:
             if isinstance(value, cst.Name) and value.value == "None":
                 token += 1
                 continue
-            if not isinstance(value, cst.Integer):
+            if not self.constant_indices(value):
                 kind = self.index_kind(value)
                 if kind == TENSOR or (kind != SCALAR and not unknown_keeps):
                     return Origin.GATHERED  # an index table (or, planes maybe first, any index) before the tokens
@@ -523,13 +523,10 @@ class Subscripts:
                     continue  # a new axis: the token dimension comes next
                 if isinstance(value, cst.Ellipsis):
                     return base  # what follows indexes trailing dimensions
-                if isinstance(value, cst.Integer) and holder is not None and self._past_entry_planes(value, holder):
+                constants = self.constant_indices(value) if holder is not None else None
+                if constants and all(self._past_entry_planes(c, holder) for c in constants):
                     return Origin.OTHER  # `entry[2]` of an lmdeploy (k, v, k_scales_zeros, v_scales_zeros) entry
-                if (
-                    isinstance(value, cst.Integer)
-                    and holder is not None
-                    and (self.from_convention(holder) or self.planes_first(holder))
-                ):
+                if constants and holder is not None and (self.from_convention(holder) or self.planes_first(holder)):
                     # a constant selects a plane of a cache an engine hands over (vLLM's
                     # [2, num_blocks, ...]: kv_cache[0] is every K slot), not one slot; the
                     # blocks come next (`kv_cache[1, block_table]` gathers them)
@@ -659,7 +656,7 @@ class Subscripts:
                 if position in slot_dims:
                     return Origin.GATHERED
                 continue
-            if not isinstance(value, cst.Integer) and self.index_kind(value) != SCALAR:
+            if not self.constant_indices(value) and self.index_kind(value) != SCALAR:
                 return Origin.GATHERED
         return base
 
@@ -1040,7 +1037,7 @@ class Subscripts:
             return True
         upper = s.upper
         if upper is None:
-            return self._bounded_tail(s.lower)
+            return self._bounded_tail(s.lower) or self._handed_start(s.lower)
         if self._past_extent(upper):
             return False  # `[: sys.maxsize]`: every slot
         if isinstance(upper, cst.UnaryOperation) and isinstance(upper.operator, cst.Minus):
@@ -1076,6 +1073,52 @@ class Subscripts:
             lower = 0 if s.lower is None else self._int_constant(s.lower)
             return lower == 0 and self._int_constant(s.upper) == 0
         return s.lower is not None and (self._past_extent(s.lower) or self._exact_extent(s.lower))
+
+    def constant_indices(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[List[cst.Integer]]:
+        """The int literals an index may be when it is only constants: the literal itself; a name bound
+        once to one (a module constant `KEY = 0`); a class attribute bound once in a class body (`KV.KEY`
+        of an IntEnum, `Cls.K` of any class, `self.K` the instances never store); a loop target over an
+        enumeration class (`for kind in KV`: any member). None when any value is not a literal."""
+        if depth > 4:
+            return None
+        if isinstance(expr, cst.Integer):
+            return [expr]
+        values: List[cst.BaseExpression] = []
+        if isinstance(expr, cst.Attribute):
+            owner = expr.value
+            cls = self.class_named(owner)
+            if cls is None and isinstance(owner, cst.Name) and owner.value == "self":
+                cls = self.enclosing_class(expr)
+                if cls is not None and self.instance_attr_values(cls, expr.attr.value):
+                    return None  # an instance field: what the instance stores
+            if cls is None:
+                return None
+            values = list(self.class_body_values(cls, expr.attr.value))
+            if len(values) != 1 and not (values and self.is_enum(cls)):
+                return None
+        elif isinstance(expr, cst.Name):
+            assignments = list(self.reaching(expr))
+            if len(assignments) != 1 or not isinstance(assignments[0].node, cst.Name):
+                return None
+            kind, value, path = self.binding(assignments[0].node)
+            if kind == "assign" and not path and value is not None:
+                values = [value]
+            elif kind == "for" and not path and value is not None:
+                cls = self.class_named(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+                if cls is None or not self.is_enum(cls):
+                    return None
+                values = [v for n in self._member_names(cls) for v in self.class_body_values(cls, n)]
+            else:
+                return None
+        else:
+            return None
+        out: List[cst.Integer] = []
+        for value in values:
+            found = self.constant_indices(value, depth + 1)
+            if not found:
+                return None
+            out.extend(found)
+        return out or None
 
     def _int_constant(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
         """The int a bound folds to: literals, `-0`, `2**63 - 1`, `1 << 62`, a name assigned one once."""
@@ -1162,6 +1205,21 @@ class Subscripts:
         sources: set = set()
         self._bound_sources(count, sources, 0)
         return self._handed_count(count, 0) and not sources & {"self", "extent"}
+
+    def _handed_start(self, lower: Optional[cst.BaseExpression]) -> bool:
+        """`[start:]` whose start is only handed in (a parameter, arithmetic of parameters and constants)
+        or read from the step: the slots from a point the caller chose, a window as `[-n:]` is. A literal
+        start (`[1:]`: all but a few), the pool's own extent or the object's state (`[self.start:]`)
+        still covers (nearly) every slot."""
+        if lower is None or self._int_constant(lower) is not None:
+            return False
+        if self._exact_extent(lower) or self._past_extent(lower):
+            return False
+        sources: set = set()
+        self._bound_sources(lower, sources, 0)
+        if sources & {"self", "extent"}:
+            return False
+        return self._step_bound(lower) or self._handed_count(lower, 0)
 
     def _handed_count(self, expr: cst.BaseExpression, depth: int) -> bool:
         """Is a count only what a function is handed (its parameters, constants, arithmetic of them,
