@@ -202,6 +202,7 @@ class _Vocabulary:
             tables.partial_args_attributes | tables.partial_keywords_attributes | tables.partial_func_attributes
         )
         self.partial_makers = frozenset(_last_parts(tables.partial_callables))
+        self.function_binders = frozenset(tables.function_binders)  # `f.__get__(obj)`: f bound to obj
         # `buf[torch.arange(buf.shape[0])]`, `buf.index_select(0, every)`: a range index is the slice it spells
         self.range_makers = frozenset(_last_parts(tables.range_functions))
         self.range_words = tuple(sorted(name.encode() for name in self.range_makers))
@@ -4820,6 +4821,15 @@ class _ModuleUnits:
             held = getter if getter is not None else value
             if type(held) is ast.Name and held.id in self.top_defs:
                 found.setdefault(held.id, cls)
+        for cls in classes.values():
+            for stmt in cls.body:  # a class body's `n = f`: `self.n(kv)` runs f
+                if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+                    if type(stmt.value) is ast.Name and stmt.value.id in self.top_defs:
+                        attrs.setdefault(stmt.value.id, set()).add(stmt.targets[0].id)
+            for attr, name in _bound_to_self(cls, self.top_defs, self.vocab):
+                # `self.n = types.MethodType(f, self)` in a method: f is a method n of cls
+                found.setdefault(name, cls)
+                attrs.setdefault(name, set()).add(attr)
         return found
 
     def delegating_classes(self) -> Set[str]:
@@ -5080,6 +5090,64 @@ def _installed_values(tree: ast.Module, classes: Dict[str, ast.ClassDef], vocab:
                 and call.args[0].id in classes
             ):
                 yield classes[call.args[0].id], call.args[2]
+
+
+def _bound_to_self(cls: ast.ClassDef, top_defs: Dict[str, ast.AST], vocab: _Vocabulary) -> List[Tuple[str, str]]:
+    """(attribute, def name) for each top-level def a method of cls binds to its instance and stores on it
+    (ObjectFlow._bound_to_self): `self.n = types.MethodType(f, self)`, `partial(f, self)`, `f.__get__(self)`,
+    `setattr(self, "n", <such>)`; f a def, or a local name assigned defs (`fn = f if c else g`)."""
+    out = []
+    for method in cls.body:
+        if type(method) not in _DEFS or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        locals_: Dict[str, List[ast.AST]] = {}
+        stores = []
+        for node in ast.walk(method):
+            if type(node) is ast.Assign and len(node.targets) == 1:
+                target = node.targets[0]
+                if type(target) is ast.Name:
+                    locals_.setdefault(target.id, []).append(node.value)
+                elif type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == me:
+                    stores.append((target.attr, node.value))
+            elif (
+                type(node) is ast.Call
+                and _callee_name(node.func) in vocab.object_setters
+                and len(node.args) == 3
+                and type(node.args[0]) is ast.Name
+                and node.args[0].id == me
+                and type(node.args[1]) is ast.Constant
+                and isinstance(node.args[1].value, str)
+            ):
+                stores.append((node.args[1].value, node.args[2]))
+
+        def defs_of(expr, depth=0):
+            if type(expr) is ast.IfExp:
+                return defs_of(expr.body, depth) + defs_of(expr.orelse, depth)
+            if type(expr) is not ast.Name:
+                return []
+            if expr.id in locals_ and depth < 3:
+                return [d for v in locals_[expr.id] for d in defs_of(v, depth + 1)]
+            return [expr.id] if expr.id in top_defs else []
+
+        for attr, value in stores:
+            if type(value) is not ast.Call:
+                continue
+            func = value.func
+            held = None
+            if type(func) is ast.Attribute and func.attr in vocab.function_binders:
+                if value.args and type(value.args[0]) is ast.Name and value.args[0].id == me:
+                    held = func.value
+            elif (
+                (_callee_name(func) or "") in vocab.partial_makers
+                and len(value.args) >= 2
+                and type(value.args[1]) is ast.Name
+                and value.args[1].id == me
+            ):
+                held = value.args[0]
+            if held is not None:
+                out.extend((attr, name) for name in defs_of(held))
+    return out
 
 
 def _property_getter(value: ast.AST, vocab: _Vocabulary) -> Optional[ast.AST]:

@@ -343,6 +343,7 @@ class Tables:
     method_callers: set = field(default_factory=set)  # rules/accessors.toml [callables] method_callers
     attr_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] attr_getters
     partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
+    function_binders: set = field(default_factory=set)  # [callables] function_binders: `f.__get__(obj)`
     # [callables] what a callable hands back when introspected: a partial's bound callable, positional and
     # keyword arguments; a bound method's receiver; a function's closure cells and a cell's value
     partial_func_attributes: set = field(default_factory=set)
@@ -1079,6 +1080,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "method_callers": "method_callers",
             "attr_getters": "attr_getters",
             "partial_methods": "partial_methods",
+            "function_binders": "function_binders",
             "partial_func_attributes": "partial_func_attributes",
             "partial_args_attributes": "partial_args_attributes",
             "partial_keywords_attributes": "partial_keywords_attributes",

@@ -49,6 +49,12 @@ class SelfAttributes:
             if isinstance(func, cst.FunctionDef) and func.name.value != name:
                 calls = self._method_calls.get((id(cls), name), [])
                 self._method_calls.setdefault((id(cls), func.name.value), []).extend(calls)
+        for name, funcs in self.installed_methods()[4].get(id(cls), {}).items():
+            # `self.n = types.MethodType(f if c else g, self)`: `self.n(...)` calls f or g
+            calls = self._method_calls.get((id(cls), name), [])
+            for func in funcs[1:]:
+                if func.name.value != name:
+                    self._method_calls.setdefault((id(cls), func.name.value), []).extend(calls)
         for target, value in self.grown_attributes(cls):
             self._self_attr_index.setdefault((id(cls), target), []).append(value)
         for name, value in self.set_attributes(cls):

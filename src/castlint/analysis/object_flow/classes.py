@@ -63,8 +63,10 @@ class ModuleClasses:
 
     def installed_methods(self) -> tuple:
         """Functions stored on a class outside a def of it: ({id(def or lambda): class}, {id(class): {name: def}},
-        {id(class): {name: lambda}}, {id(class): {name: getter}}). A class decorator of the module
-        (`@with_accessors`, `@with_accessors(...)`) that assigns a def to an attribute of its first parameter
+        {id(class): {name: lambda}}, {id(class): {name: getter}}, {id(class): {name: [defs]}}: the defs a method
+        binds to its instance under one name, `self.n = types.MethodType(f if c else g, self)`). A class
+        decorator of the module (`@with_accessors`, `@with_accessors(...)`) that assigns a def to an attribute of
+        its first parameter
         (`cls.plane = plane`, `setattr(cls, "plane", plane)`) installs it in each class it decorates; a
         module-level `Cls.m = f` or `setattr(Cls, "m", f)` installs f in Cls, a def or a lambda
         (`setattr(Pool, "get_planes", lambda self, i: ...)`), and so does a class body's `m = lambda self, i:
@@ -75,7 +77,7 @@ class ModuleClasses:
         found = self.__dict__.get("_installed")
         if found is not None:
             return found
-        found = self._installed = ({}, {}, {}, {})
+        found = self._installed = ({}, {}, {}, {}, {})
         body = self.module.body
         top_defs = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
         classes = {s.name.value: s for s in body if isinstance(s, cst.ClassDef)}
@@ -155,6 +157,14 @@ class ModuleClasses:
                         and (isinstance(small.value, cst.Lambda) or getter_of(small.value, defs) is not None)
                     ):
                         install(cls, small.targets[0].target.value, small.value, defs)
+        for cls in self.nodes.classes:  # `self.n = types.MethodType(f, self)` in a method: f installed as n
+            inner = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+            for method in inner:
+                if isinstance(method, cst.FunctionDef) and method.params.params:
+                    for name, func in self._bound_to_self(method, top_defs):
+                        found[0].setdefault(id(func), cls)
+                        found[1].setdefault(id(cls), {}).setdefault(name, func)
+                        found[4].setdefault(id(cls), {}).setdefault(name, []).append(func)
         for cls in classes.values():
             for decorator in cls.decorators:
                 expr = decorator.decorator
@@ -179,6 +189,94 @@ class ModuleClasses:
         for cls_name, (_, members) in self.made_classes().items():  # `type("N", bases, {"m": lambda ...})`
             for name, value in members:
                 install(made[cls_name], name, value, top_defs)
+        return found
+
+    def _bound_to_self(self, method: cst.FunctionDef, defs: Dict[str, cst.FunctionDef]):
+        """(attribute, def) for each module def method binds to its own instance and stores on it:
+        `self.n = types.MethodType(f, self)`, `partial(f, self)` ([callables] partial),
+        `f.__get__(self)` ([callables] function_binders), `setattr(self, "n", <such>)`; f a def of the
+        module, or a local name assigned defs (`fn = _widen if quantized else _keep`): each of them."""
+        me = method.params.params[0].name.value
+        locals_: Dict[str, List[cst.BaseExpression]] = {}
+        stores: List[tuple] = []
+
+        class Walk(cst.CSTVisitor):
+            def visit_FunctionDef(self, node):
+                return node is method
+
+            def visit_ClassDef(self, node):
+                return False
+
+            def visit_Lambda(self, node):
+                return False
+
+            def visit_Assign(self, node):
+                if len(node.targets) != 1:
+                    return
+                target = node.targets[0].target
+                if isinstance(target, cst.Name):
+                    locals_.setdefault(target.value, []).append(node.value)
+                elif (
+                    isinstance(target, cst.Attribute)
+                    and isinstance(target.value, cst.Name)
+                    and target.value.value == me
+                ):
+                    stores.append((target.attr.value, node.value))
+
+            def visit_Call(self, node):
+                args = node.args
+                if (
+                    len(args) == 3
+                    and not any(a.star or a.keyword is not None for a in args)
+                    and isinstance(args[0].value, cst.Name)
+                    and args[0].value.value == me
+                    and isinstance(args[1].value, cst.SimpleString)
+                    and isinstance(args[1].value.evaluated_value, str)
+                    and isinstance(node.func, (cst.Name, cst.Attribute))
+                    and outer._object_setter(node.func)
+                ):
+                    stores.append((args[1].value.evaluated_value, args[2].value))
+
+        outer = self
+        method.visit(Walk())
+        if not stores:
+            return []
+        t = self.tables
+
+        def bound(value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+            """The function value binds to self, else None."""
+            if not isinstance(value, cst.Call):
+                return None
+            positional = [a.value for a in value.args if a.keyword is None and not a.star]
+            if isinstance(value.func, cst.Attribute) and value.func.attr.value in t.function_binders:
+                if positional and isinstance(positional[0], cst.Name) and positional[0].value == me:
+                    return value.func.value
+                return None
+            if (
+                isinstance(value.func, (cst.Name, cst.Attribute))
+                and self._named_in(value.func, t.partial_callables)
+                and len(positional) >= 2
+                and isinstance(positional[1], cst.Name)
+                and positional[1].value == me
+            ):
+                return positional[0]
+            return None
+
+        def defs_of(expr: cst.BaseExpression, depth: int = 0) -> List[cst.FunctionDef]:
+            if isinstance(expr, cst.IfExp):
+                return defs_of(expr.body, depth) + defs_of(expr.orelse, depth)
+            if not isinstance(expr, cst.Name):
+                return []
+            if expr.value in locals_ and depth < 3:
+                return [d for v in locals_[expr.value] for d in defs_of(v, depth + 1)]
+            func = defs.get(expr.value)
+            return [func] if func is not None and func.params.params else []
+
+        found = []
+        for name, value in stores:
+            held = bound(value)
+            if held is not None:
+                found.extend((name, func) for func in defs_of(held))
         return found
 
     def method_class_of_body(self, func) -> Optional[cst.ClassDef]:
