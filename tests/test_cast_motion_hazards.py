@@ -120,8 +120,8 @@ def _weaker_proof(monkeypatch):
         why = real_call(analysis, node, shown, moved, owners, aliases)
         return why if why and ("pool or its owner" in why or "dtype" in why) else None
 
-    def effect(analysis, node):
-        return real_effect(analysis, node) if isinstance(node, (cst.Await, cst.Yield)) else None
+    def effect(analysis, node, **options):
+        return real_effect(analysis, node, **options) if isinstance(node, (cst.Await, cst.Yield)) else None
 
     def binding(*args):
         problem = real_binding(*args)

@@ -1223,7 +1223,8 @@ class Subscripts:
 
     def _handed_count(self, expr: cst.BaseExpression, depth: int) -> bool:
         """Is a count only what a function is handed (its parameters, constants, arithmetic of them,
-        through local names assigned them once), no object's attribute read (`mgr.num_blocks`)?"""
+        through local names assigned them once), no object's attribute read (`mgr.num_blocks`) and no
+        parameter of a run-once method (`__init__`: the object's state)?"""
         if depth > 4:
             return False
         if isinstance(expr, cst.Integer):
@@ -1241,6 +1242,9 @@ class Subscripts:
             node = assignment.node
             param = node if isinstance(node, cst.Param) else self.parents.get(node)
             if isinstance(param, cst.Param):
+                owner = self.enclosing_function(param)
+                if owner is not None and owner.name.value in self.tables.run_once_methods:
+                    return False  # a constructor's parameter is the object's state, not what a step hands in
                 continue
             value = self._assigned_once(node)
             if value is None or not self._handed_count(value, depth + 1):

@@ -422,7 +422,18 @@ class Elements:
         """Element index (None: any) of what a call of a generator function of the module yields: its
         `yield v` and `yield from xs` (xs's elements) in body order, by position when none is in a loop
         (`yield q; yield kv`, `yield from (dt, dt)`); every one otherwise. None when call reaches no
-        generator, or what one delegates to is not shown."""
+        generator, or what one delegates to is not shown (or is being resolved: a call met again while its
+        own targets are sought, through an instance's class, answers nothing)."""
+        active = self.__dict__.setdefault("_generating", set())
+        if id(call) in active:
+            return None
+        active.add(id(call))
+        try:
+            return self._generated_sequence(call, index, depth)
+        finally:
+            active.discard(id(call))
+
+    def _generated_sequence(self, call: cst.Call, index: Optional[int], depth: int):
         targets = [t for t, _, _ in self.return_targets(call) if isinstance(t, cst.FunctionDef)]
         if not targets:
             return None
