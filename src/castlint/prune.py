@@ -1322,6 +1322,15 @@ def _getter_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset
 NAMED_ATTRIBUTE = "named:"  # aliases' prefix of `NAME=attr` for a name bound to a cache attribute's name
 
 
+def _assignments(tree: ast.AST):
+    """(targets, value) of every `a = b = v` and annotated `a: T = v` in tree."""
+    for node in pyast.nodes(tree):
+        if type(node) is ast.Assign:
+            yield node.targets, node.value
+        elif type(node) is ast.AnnAssign and node.value is not None:
+            yield [node.target], node.value
+
+
 def _attribute_name_constants(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
     """`named:NAME=attr` for each name (a module's or class body's, or an attribute `obj.NAME`) every
     binding of which is one constant string naming a cache attribute (`CACHE_ATTR = "kv_cache"` for a
@@ -1329,13 +1338,7 @@ def _attribute_name_constants(tree: ast.AST, source: bytes, vocab: _Vocabulary) 
     if b"getattr" not in source:
         return frozenset()
     bound: Dict[str, Set[object]] = {}
-    for node in pyast.nodes(tree):
-        if type(node) is ast.Assign:
-            targets, value = node.targets, node.value
-        elif type(node) is ast.AnnAssign and node.value is not None:
-            targets, value = [node.target], node.value
-        else:
-            continue
+    for targets, value in _assignments(tree):
         text = value.value if type(value) is ast.Constant and type(value.value) is str else None
         for target in targets:
             name = target.id if type(target) is ast.Name else target.attr if type(target) is ast.Attribute else None
@@ -4033,13 +4036,7 @@ def _tables_of_defs(module: "_ModuleUnits") -> Tuple[Set[str], Set[str]]:
         }
         names: Set[str] = set()
         attrs: Set[str] = set()
-        for node in pyast.nodes(module.tree):
-            if type(node) is ast.Assign:
-                targets, value = node.targets, node.value
-            elif type(node) is ast.AnnAssign and node.value is not None:
-                targets, value = [node.target], node.value
-            else:
-                continue
+        for targets, value in _assignments(module.tree):
             if type(value) is ast.Dict:
                 values = value.values
             elif type(value) in (ast.List, ast.Tuple, ast.Set):
