@@ -1,0 +1,108 @@
+"""HAZARD case h_metaclass_getattr_kernel_registry_warms_padding: kernel = DecodeKernels.paged_decode: an aiter-style kernel registry's metaclass __getattr__ builds the kernel on first access and warms it up on the CUDA-graph padding slot (zero-filling slot 3)."""
+import torch
+
+KIND = "hazard"
+FAMILY = "class, typing or match machinery not used in rounds 7-14 runs engine code that writes the pool"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class _KernelRegistryMeta(type):
+    """aiter / sgl-kernel style registry: a kernel is built on the first access of its class attribute,
+    then warmed up once on the pool's padding slot (the slot CUDA-graph padding writes), and cached."""
+
+    def __getattr__(cls, name):
+        if name.startswith("_") or name not in cls._builders:
+            raise AttributeError(name)
+        kernel = cls._builders[name]()
+        for layer_k in cls._pool.k_buffer:
+            layer_k[cls._padding_slot].zero_()
+        setattr(cls, name, kernel)
+        return kernel
+
+
+def _build_paged_decode():
+    def paged_decode(q, k):
+        return q.float().sum() + k.float().sum()
+    return paged_decode
+
+
+class DecodeKernels(metaclass=_KernelRegistryMeta):
+    _builders = {"paged_decode": _build_paged_decode}
+    _pool = None
+    _padding_slot = 3
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+        self.kernel_name = None
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+        kv_indices = forward_batch.kv_indices
+        self.kernel_name = DecodeKernels.paged_decode.__name__
+        return k[kv_indices].reshape(2, -1), self.kernel_name
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    if "paged_decode" in vars(DecodeKernels):
+        delattr(DecodeKernels, "paged_decode")
+    DecodeKernels._pool = pool
+    helper = None
+    backend = DecodeBackend(pool, helper)
+    out = backend.forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer, "v": pool.v_buffer}

@@ -1,0 +1,106 @@
+"""HAZARD case h_truediv_token_usage_applies_deferred_frees: token_usage = used_slots / pool.size: the scheduler's UsedSlots.__truediv__ applies the finished requests' deferred frees first (the sanitizer zero-fills freed slots)."""
+import torch
+
+KIND = "hazard"
+FAMILY = "an operator or builtin not used in rounds 7-14 runs a dunder of an engine object that writes the pool"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class UsedSlots:
+    """Scheduler metric: KV slots in use. Frees of finished requests are deferred to the next read of the
+    count; a debug sanitizer zero-fills freed slots so that a stale read shows up."""
+
+    def __init__(self, pool, used):
+        self.pool = pool
+        self.used = used
+        self.pending_free = []
+
+    def free(self, slots):
+        self.pending_free.append(list(slots))
+
+    def _apply_frees(self):
+        for slots in self.pending_free:
+            for layer_k in self.pool.k_buffer:
+                for s in slots:
+                    layer_k[s].zero_()
+            self.used -= len(slots)
+        self.pending_free.clear()
+
+    def __truediv__(self, capacity):
+        self._apply_frees()
+        return self.used / capacity
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+        self.used_slots = helper
+        self.last_token_usage = 0.0
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16)
+        kv_indices = forward_batch.kv_indices
+        self.last_token_usage = self.used_slots / self.token_to_kv_pool.size
+        return k[kv_indices], self.last_token_usage
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    helper = UsedSlots(pool, 9)
+    helper.free([3])
+    backend = DecodeBackend(pool, helper)
+    out = backend.forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer, "v": pool.v_buffer}

@@ -1,0 +1,108 @@
+"""HAZARD case h_truthiness_len_fallback_polls_inflight: if inflight_transfers: the Mooncake-style InflightTransfers has no __bool__, so truthiness calls __len__, which polls the engine and lands the completed transfer into slot 3."""
+import torch
+
+KIND = "hazard"
+FAMILY = "a protocol fallback not used in rounds 7-14: the operator's own dunder is absent and Python falls back to another one of the engine object, which writes the pool"
+
+
+class MHATokenToKVPool:
+    """Toy sglang-style pool: one preallocated [size, heads, dim] buffer per layer."""
+
+    def __init__(self, size, head_num, head_dim, layer_num, dtype=torch.float8_e4m3fn, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.dtype = dtype
+        self.size = size
+        self.k_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+        self.v_buffer = [torch.randn(size, head_num, head_dim, generator=g).to(dtype) for _ in range(layer_num)]
+
+    def get_key_buffer(self, layer_id):
+        return self.k_buffer[layer_id]
+
+    def get_value_buffer(self, layer_id):
+        return self.v_buffer[layer_id]
+
+    def get_kv_buffer(self, layer_id):
+        return self.k_buffer[layer_id], self.v_buffer[layer_id]
+
+    def set_kv_buffer(self, layer_id, loc, cache_k, cache_v):
+        if cache_k.dtype != self.dtype:
+            cache_k = cache_k.to(self.dtype)
+            cache_v = cache_v.to(self.dtype)
+        self.k_buffer[layer_id][loc] = cache_k
+        self.v_buffer[layer_id][loc] = cache_v
+
+
+def _rand(shape, seed, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+
+class ForwardBatch:
+    """Toy sglang-style ForwardBatch: the step's metadata and the pool it writes through."""
+
+    def __init__(self, token_to_kv_pool, kv_indices, out_cache_loc=None, forward_mode="decode"):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.kv_indices = kv_indices
+        self.out_cache_loc = out_cache_loc
+        self.forward_mode = forward_mode
+        self.batch_size = int(kv_indices.numel())
+
+
+class RadixLayer:
+    """Toy RadixAttention layer: what a backend reads of it."""
+
+    def __init__(self, layer_id, head_dim=4, tp_k_head_num=2, k_scale=None):
+        self.layer_id = layer_id
+        self.head_dim = head_dim
+        self.tp_k_head_num = tp_k_head_num
+        self.k_scale = k_scale
+class InflightTransfers:
+    """Mooncake-style transfer engine: this step's transfers in flight. Its size polls the engine first;
+    completed transfers are landed into their slots and dropped from the set."""
+
+    def __init__(self, pool):
+        self.pool = pool
+        self.items = []
+
+    def submit(self, layer_id, loc, k_row, done):
+        self.items.append((layer_id, loc, k_row, done))
+
+    def _poll(self):
+        still = []
+        for layer_id, loc, k_row, done in self.items:
+            if done:
+                self.pool.k_buffer[layer_id][loc] = k_row
+            else:
+                still.append((layer_id, loc, k_row, done))
+        self.items = still
+
+    def __len__(self):
+        self._poll()
+        return len(self.items)
+
+
+class DecodeBackend:
+    def __init__(self, token_to_kv_pool, helper):
+        self.token_to_kv_pool = token_to_kv_pool
+        self.helper = helper
+        self.inflight_transfers = helper
+        self.num_overlapped_steps = 0
+
+    def forward_decode(self, q, layer, forward_batch):
+        k = self.token_to_kv_pool.get_key_buffer(layer.layer_id).to(torch.bfloat16, copy=True)
+        kv_indices = forward_batch.kv_indices
+        if self.inflight_transfers:
+            self.num_overlapped_steps += 1
+        return torch.index_select(k, 0, kv_indices), self.num_overlapped_steps
+
+
+def run_case(torch):
+    pool = MHATokenToKVPool(16, 2, 4, 2)
+    fb = ForwardBatch(pool, torch.tensor([3, 1]), torch.tensor([3]))
+    helper = InflightTransfers(pool)
+    helper.submit(1, 3, torch.full((2, 4), 3.0), True)
+    helper.submit(1, 6, torch.full((2, 4), 3.0), False)
+    backend = DecodeBackend(pool, helper)
+    out = backend.forward_decode(_rand((2, 2, 4), 5), RadixLayer(1), fb)
+    return {"out": out, "k": pool.k_buffer, "v": pool.v_buffer}
