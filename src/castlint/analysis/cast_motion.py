@@ -73,7 +73,7 @@ from libcst.metadata import ClassScope, ComprehensionScope, FunctionScope, Globa
 
 from castlint.analysis.dataflow import Origin
 from castlint.analysis.gathers import gathered_cast, names_dtype_attribute
-from castlint.analysis.tree import children, dotted, iter_nodes
+from castlint.analysis.tree import children, dotted, iter_nodes, own_nodes
 from castlint.models import FixSafety
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
@@ -2352,30 +2352,12 @@ def _all_bindings(analysis, scope, name: str, test) -> bool:
 
 def _declares(fn, name: str, kinds) -> bool:
     """Does fn's own body (not a def, lambda or class nested in it) declare name `nonlocal`/`global`?"""
-    found = []
-
-    class _Own(cst.CSTVisitor):
-        def visit_FunctionDef(self, node) -> bool:
-            return node is fn
-
-        def visit_ClassDef(self, node) -> bool:
-            return False
-
-        def visit_Lambda(self, node) -> bool:
-            return False
-
-        def visit_Global(self, node) -> None:
-            self._check(node)
-
-        def visit_Nonlocal(self, node) -> None:
-            self._check(node)
-
-        def _check(self, node) -> None:
-            if isinstance(node, kinds) and any(n.name.value == name for n in node.names):
-                found.append(node)
-
-    fn.visit(_Own())
-    return bool(found)
+    return any(
+        type(node) in (cst.Global, cst.Nonlocal)
+        and isinstance(node, kinds)
+        and any(n.name.value == name for n in node.names)
+        for node in own_nodes(fn)
+    )
 
 
 def _nonlocal_owner(analysis, name: cst.Name, scope):
@@ -5265,25 +5247,7 @@ def _generator_function(fn: cst.FunctionDef) -> bool:
     a finalizer of an argument held by its frame is refused as for every function of the file."""
     if fn.asynchronous is not None:
         return False
-    found = False
-
-    class _Own(cst.CSTVisitor):
-        def visit_FunctionDef(self, node) -> bool:
-            return node is fn
-
-        def visit_Lambda(self, node) -> bool:
-            return False
-
-        def visit_ClassDef(self, node) -> bool:
-            return False
-
-        def visit_Yield(self, node) -> bool:
-            nonlocal found
-            found = True
-            return False
-
-    fn.visit(_Own())
-    return found
+    return any(type(node) is cst.Yield for node in own_nodes(fn))
 
 
 def _exit_registration(analysis, call) -> bool:

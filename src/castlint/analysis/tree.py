@@ -35,6 +35,21 @@ def _walk_nodes(node: cst.CSTNode, kind):
         stack.extend(reversed(children(current)))
 
 
+_NESTED_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+def own_nodes(fn: cst.CSTNode):
+    """Every node under fn in source order, not descending into a def, lambda or class nested in it (those
+    nodes themselves are given, not their insides): fn's own body, without libcst rebuilding it."""
+    stack = list(reversed(children(fn)))
+    nested = _NESTED_SCOPES
+    while stack:
+        node = stack.pop()
+        yield node
+        if type(node) not in nested:
+            stack.extend(reversed(children(node)))
+
+
 # -- walking libcst trees without rebuilding them -----------------------------
 # libcst's CSTNode.visit (and CSTNode.children) go through _visit_and_replace_children,
 # which builds a new copy of every node it passes (constructor and validation), even

@@ -8,6 +8,7 @@ from typing import Dict, List, Optional
 import libcst as cst
 
 from castlint.analysis.object_flow.shared import SELF_CLASS, _dotted
+from castlint.analysis.tree import own_nodes
 
 
 def _field_names(node) -> List[str]:
@@ -200,19 +201,8 @@ class ModuleClasses:
         locals_: Dict[str, List[cst.BaseExpression]] = {}
         stores: List[tuple] = []
 
-        class Walk(cst.CSTVisitor):
-            def visit_FunctionDef(self, node):
-                return node is method
-
-            def visit_ClassDef(self, node):
-                return False
-
-            def visit_Lambda(self, node):
-                return False
-
-            def visit_Assign(self, node):
-                if len(node.targets) != 1:
-                    return
+        for node in own_nodes(method):
+            if type(node) is cst.Assign and len(node.targets) == 1:
                 target = node.targets[0].target
                 if isinstance(target, cst.Name):
                     locals_.setdefault(target.value, []).append(node.value)
@@ -222,8 +212,7 @@ class ModuleClasses:
                     and target.value.value == me
                 ):
                     stores.append((target.attr.value, node.value))
-
-            def visit_Call(self, node):
+            elif type(node) is cst.Call:
                 args = node.args
                 if (
                     len(args) == 3
@@ -233,12 +222,9 @@ class ModuleClasses:
                     and isinstance(args[1].value, cst.SimpleString)
                     and isinstance(args[1].value.evaluated_value, str)
                     and isinstance(node.func, (cst.Name, cst.Attribute))
-                    and outer._object_setter(node.func)
+                    and self._object_setter(node.func)
                 ):
                     stores.append((args[1].value.evaluated_value, args[2].value))
-
-        outer = self
-        method.visit(Walk())
         if not stores:
             return []
         t = self.tables
