@@ -21,7 +21,7 @@ import sys
 import types
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from castlint.validate.doubles import MLAPoolDouble, Namespace, Registry, StubbedImports, StubModule
 from faketorch.flashinfer import make_flashinfer
@@ -551,30 +551,43 @@ def drive_mla(module, world: World, run: Run, wrapper_cls):
                 }
 
 
+_WRITTEN_MODULE: Dict[str, Any] = {}  # "tables": the built-in tables; their digest -> the module castlint writes
+_CODE: Dict[Tuple[str, bytes], types.CodeType] = {}  # (name, source) -> its compiled code
+
+
 def kv_read_modules(companions: Optional[Dict[str, bytes]] = None) -> Dict[str, bytes]:
     """The module the MLA fixes add, by every name a fixed file may import it by: the fix's
-    own (path -> source) where given, else the one castlint writes (full profile)."""
+    own (path -> source) where given, else the one castlint writes (full profile; made once
+    per process for the same tables)."""
     from castlint.fixes.kv_read_module import module_source
     from castlint.tables import load_tables
 
-    tables = load_tables()
+    tables = _WRITTEN_MODULE.get("tables")
+    if tables is None:  # the built-in tables, read once per process
+        tables = _WRITTEN_MODULE["tables"] = load_tables()
     name = tables.kv_read_module["module"]
     stem = name.rsplit(".", 1)[-1]
     source = next((text for path, text in (companions or {}).items() if os.path.basename(path) == stem + ".py"), None)
     if source is None:
-        source = module_source(tables).encode("utf-8")
+        written = _WRITTEN_MODULE.get(tables.digest)
+        if written is None:
+            written = _WRITTEN_MODULE[tables.digest] = module_source(tables)
+        source = written.encode("utf-8")
     return {stem: source, name: source}
 
 
 def load_companions(modules: Dict[str, bytes], force: Optional[bool]) -> None:
     """Execute each companion module (inside fake_imports) under its names; with `force`, its
-    decisions are forced like the fix's own functions."""
+    decisions are forced like the fix's own functions. Each source is compiled once per process."""
     done: Dict[bytes, types.ModuleType] = {}
     for name, text in modules.items():
         module = done.get(text)
         if module is None:
             module = done[text] = types.ModuleType(name)
-            exec(compile(text, f"<{name}>", "exec", dont_inherit=True), module.__dict__)
+            code = _CODE.get((name, text))
+            if code is None:
+                code = _CODE[(name, text)] = compile(text, f"<{name}>", "exec", dont_inherit=True)
+            exec(code, module.__dict__)
             if force is not None:  # its public decisions (the private helpers are left alone)
                 _force(module.__dict__, {n for n in vars(module) if n.startswith("_")}, force)
         sys.modules[name] = module

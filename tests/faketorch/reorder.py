@@ -15,6 +15,7 @@ Float8 types; the other flips are row memcpys); CUDA's flip kernel has them. Val
 from __future__ import annotations
 
 import itertools
+import operator
 from typing import List, Sequence, Tuple
 
 
@@ -39,7 +40,8 @@ class ReorderOps:
     def _remap(self, shape, src) -> "ReorderOps":
         values = self._values()
         strides = _row_major(self._shape)
-        out = [values[sum(i * s for i, s in zip(src(idx), strides))] for idx in itertools.product(*map(range, shape))]
+        mul = operator.mul
+        out = [values[sum(map(mul, src(idx), strides))] for idx in itertools.product(*map(range, shape))]
         return self._like(out, shape=tuple(shape))
 
     def _dims(self, dims) -> Tuple[int, ...]:
