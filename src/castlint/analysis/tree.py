@@ -324,19 +324,27 @@ class TreeNavigation:
             yield node
             node = self.parents.get(node)
 
+    # (type() tests: libcst's node classes are ABCs, whose isinstance misses cost a Python call each)
     def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
-        for anc in self.ancestors(node):
-            if isinstance(anc, cst.FunctionDef):
-                return anc
+        parents, FunctionDef = self.parents, cst.FunctionDef
+        node = parents.get(node)
+        while node is not None:
+            if type(node) is FunctionDef:
+                return node
+            node = parents.get(node)
         return None
 
     def enclosing_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
         installed = self.installed_methods()[0]
-        for anc in self.ancestors(node):
-            if isinstance(anc, cst.ClassDef):
-                return anc
-            if installed and isinstance(anc, (cst.FunctionDef, cst.Lambda)) and id(anc) in installed:
-                return installed[id(anc)]  # a def or lambda installed as a method (a class decorator, type(...))
+        parents, ClassDef, defs = self.parents, cst.ClassDef, (cst.FunctionDef, cst.Lambda)
+        node = parents.get(node)
+        while node is not None:
+            tp = type(node)
+            if tp is ClassDef:
+                return node
+            if installed and tp in defs and id(node) in installed:
+                return installed[id(node)]  # a def or lambda installed as a method (a class decorator, type(...))
+            node = parents.get(node)
         return None
 
     def method_class(self, func: cst.FunctionDef) -> Optional[cst.ClassDef]:

@@ -158,10 +158,11 @@ class ModuleClasses:
                         and (isinstance(small.value, cst.Lambda) or getter_of(small.value, defs) is not None)
                     ):
                         install(cls, small.targets[0].target.value, small.value, defs)
+        storing = self._storing_functions()
         for cls in self.nodes.classes:  # `self.n = types.MethodType(f, self)` in a method: f installed as n
             inner = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
             for method in inner:
-                if isinstance(method, cst.FunctionDef) and method.params.params:
+                if isinstance(method, cst.FunctionDef) and method.params.params and id(method) in storing:
                     for name, func in self._bound_to_self(method, top_defs):
                         found[0].setdefault(id(func), cls)
                         found[1].setdefault(id(cls), {}).setdefault(name, func)
@@ -191,6 +192,20 @@ class ModuleClasses:
             for name, value in members:
                 install(made[cls_name], name, value, top_defs)
         return found
+
+    def _storing_functions(self) -> set:
+        """ids of the defs whose bodies (or a class nested in them) store a call's value on an attribute
+        (`self.n = f(...)`) or call something with three positional arguments, the first a name
+        (`setattr(self, "n", f)`): the only defs _bound_to_self can find a store in."""
+        out = set()
+        for target, value in self.nodes.attribute_stores:
+            if type(value) is cst.Call:
+                out.add(id(self.enclosing_function(target)))
+        for call in self.nodes.calls:
+            args = call.args
+            if len(args) == 3 and type(args[0].value) is cst.Name:
+                out.add(id(self.enclosing_function(call)))
+        return out
 
     def _bound_to_self(self, method: cst.FunctionDef, defs: Dict[str, cst.FunctionDef]):
         """(attribute, def) for each module def method binds to its own instance and stores on it:
