@@ -2740,7 +2740,7 @@ def _read_words(name: str) -> tuple:
 def _reads_keyword(node: ast.AST, names: set) -> bool:
     """Does a def's body hold a string constant among names (a keyword read from its **kwargs)?"""
     return bool(names) and any(
-        type(n) is ast.Constant and isinstance(n.value, str) and n.value in names for n in ast.walk(node)
+        type(n) is ast.Constant and isinstance(n.value, str) and n.value in names for n in pyast.nodes(node)
     )
 
 
@@ -5041,7 +5041,7 @@ def _dict_holders(top: List[ast.AST], collected: Dict[int, object]) -> Dict[byte
     for stmt in top:
         if not isinstance(stmt, ast.ClassDef) or id(stmt) in collected:
             continue
-        for node in ast.walk(stmt):
+        for node in pyast.nodes(stmt):
             if type(node) is ast.Assign and type(node.value) in (ast.Dict, ast.DictComp):
                 for target in node.targets:
                     if type(target) is ast.Attribute and _is_self(target.value):
@@ -5100,7 +5100,7 @@ def _bound_to_self(cls: ast.ClassDef, top_defs: Dict[str, ast.AST], vocab: _Voca
         me = method.args.args[0].arg
         locals_: Dict[str, List[ast.AST]] = {}
         stores = []
-        for node in ast.walk(method):
+        for node in pyast.nodes(method):
             if type(node) is ast.Assign and len(node.targets) == 1:
                 target = node.targets[0]
                 if type(target) is ast.Name:
