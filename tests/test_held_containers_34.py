@@ -3,8 +3,7 @@
 A bound accessor or method kept in a tuple, list or dict (`self._getters = (pool.get_key_buffer, ...)`,
 `self.readers = {"target": mgr.get_buffers, ...}`) is what a name unpacked from that container holds:
 `get_k, get_v = self._getters`, `for kind, read in self.readers.items()`, `for conv, c in zip(self._convs,
-caches, strict=False)` (ObjectFlow.callable_values reads that position; the pruner keeps a call of a name
-unpacked so, given a pool); `itertools.batched(planes, 2)` and `more_itertools.chunked` keep each element
+caches)` (ObjectFlow.callable_values reads that position); `itertools.batched(planes, 2)` and `more_itertools.chunked` keep each element
 an element (rules/accessors.toml [iteration] windows).
 """
 
@@ -55,50 +54,6 @@ class SpecDecodeWorker:
             out.append(read(0)[offs].to(self.dtype))  # negative: blocks picked first
         ids = input_ids.to(torch.int32)  # negative: token ids
         return out, ids
-""",
-    "vllm_methods_unpacked_from_tuple": """\
-import torch
-
-
-class LayerPairReader:
-    def __init__(self, act_dtype=torch.bfloat16):
-        self.act_dtype = act_dtype
-
-    def _whole(self, plane, slots):
-        return plane.to(self.act_dtype)  # positive: CL001 a whole plane, through a method unpacked from a tuple
-
-    def _rows(self, plane, slots):
-        return plane[slots].to(self.act_dtype)  # negative: rows first
-
-    def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
-        widen, pick = (self._whole, self._rows)
-        key_cache, value_cache = kv_cache.unbind(0)
-        k = widen(key_cache, attn_metadata.slot_mapping)
-        v = pick(value_cache, attn_metadata.slot_mapping)
-        q = query.to(self.act_dtype)  # negative: the query
-        return k, v, q
-""",
-    "lmdeploy_methods_zipped_strict_false": """\
-import torch
-
-
-class MluPagedAttention:
-    def __init__(self, num_heads, scale):
-        self.num_heads = num_heads
-        self.scale = scale
-        self._convs = [self._dense, self._dense]
-
-    def _dense(self, cache, dtype):
-        return cache.to(dtype)  # positive: CL001 each whole cache, through methods zipped with the caches
-
-    def _rows(self, cache, blocks, dtype):
-        return cache[blocks].to(dtype)  # negative: blocks first
-
-    def forward(self, query, key, value, k_cache, v_cache, attn_metadata, k_scales_zeros=None):
-        k_c, v_c = [conv(c, query.dtype) for conv, c in zip(self._convs, (k_cache, v_cache), strict=False)]
-        r_k, r_v = (self._rows(c, attn_metadata.block_offsets, query.dtype) for c in (k_cache, v_cache))
-        sz = k_scales_zeros.to(query.dtype)  # negative: scales
-        return torch.ops.mlu.paged_decode(query, k_c, v_c, r_k, r_v, sz, self.scale)
 """,
     "vllm_itertools_batched_planes": """\
 import itertools

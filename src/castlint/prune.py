@@ -3922,35 +3922,16 @@ def _through_function_values(module: "_ModuleUnits", taint: "_Taint") -> Optiona
         for name, receiver, call in unit.object_calls:
             if receiver or name in defs or name in ("self", "cls") or not (call.args or call.keywords):
                 continue
-            if holders is None:  # the parameters and loop targets of its defs (and their nested ones),
-                # and names unpacked from a container (`for fn, c in zip(self._preps, caches)`, `read_k, read_v
-                # = self._readers`: ObjectFlow.callable_values reads that position of an entry)
+            if holders is None:  # the parameters and loop targets of its defs (and their nested ones)
                 holders = set()
                 for n in pyast.nodes(unit.node):
-                    t = type(n)
-                    if t is ast.arg:
+                    if type(n) is ast.arg:
                         holders.add(n.arg)
-                    elif t in (ast.For, ast.AsyncFor, ast.comprehension):
-                        holders.update(_target_names(n.target))
-                    elif t is ast.Assign:
-                        for target in n.targets:
-                            if type(target) in (ast.Tuple, ast.List):
-                                holders.update(_target_names(target))
+                    elif type(n) in (ast.For, ast.AsyncFor, ast.comprehension) and type(n.target) is ast.Name:
+                        holders.add(n.target.id)
             if name in holders and _tainted_args(call, unit, taint, module):
                 return f"a pool is passed to {name}, a function value"
     return None
-
-
-def _target_names(target: ast.AST) -> Set[str]:
-    """The plain names a for, comprehension or unpacking target binds (`fn`, `fn, c`, `(a, b), *rest`)."""
-    t = type(target)
-    if t is ast.Name:
-        return {target.id}
-    if t is ast.Starred:
-        return _target_names(target.value)
-    if t in (ast.Tuple, ast.List):
-        return set().union(*(_target_names(e) for e in target.elts)) if target.elts else set()
-    return set()
 
 
 def _nested_only_defs(module: "_ModuleUnits") -> Set[str]:
