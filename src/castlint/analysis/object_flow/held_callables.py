@@ -38,6 +38,10 @@ class HeldCallables:
                         values.append(value)
                     elif kind == "for" and not path:  # `for hook in self._hooks: hook(kv)`: an entry
                         values.extend(self.element_values(value, None, depth + 1) or ())
+                    elif kind == "assign":  # `read_k, read_v = self._readers`: that position of the container
+                        values.extend(self.unpacked_values(value, path, depth + 1) or ())
+                    elif kind == "for":  # `for fn, c in zip(self._preps, caches)`: that position of an entry
+                        values.extend(self._iterated_elements(value, path, depth + 1) or ())
                 elif isinstance(node, cst.FunctionDef) and depth > 0:  # a def handed on by its name
                     return [(("closure", node, None, self.method_class(node) is not None), ())]
         elif isinstance(func, cst.Attribute):
