@@ -1467,7 +1467,54 @@ class ConversionQueries:
                 cls = self.method_class(func)
                 return f"{cls.name.value}.{func.name.value}" if cls is not None else func.name.value
             func = self.enclosing_function(func)
+        return self._own_buffer_view(node)
+
+    def _own_buffer_view(self, node: cst.CSTNode) -> Optional[str]:
+        """`Class.dense_kv_buffers` when node is a conversion, in a method (a property too) of a pool class (one
+        defining a pool accessor, rules/accessors.toml [[accessor]] or learnt), of the class's own buffer
+        (`[buf.view(self.dtype).to(self.model_dtype) for buf in self.kv_buffer]`,
+        `self.kv_buffer[i].to(d)`): whatever its name, it is the pool's accessor converting whole layers
+        (CL004)."""
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            return None
+        func = self.enclosing_function(node)
+        cls = self.method_class(func) if func is not None else None
+        if cls is None or not self._reads_own_buffer(node.func.value):
+            return None
+        accessors = self.tables.accessors
+        for owner in self.class_mro(cls):
+            for name in self.class_methods(owner):
+                accessor = accessors.get(name.lstrip("_"))
+                if accessor is not None and not accessor.holder:
+                    return f"{cls.name.value}.{func.name.value}"
         return None
+
+    def _reads_own_buffer(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Is expr (a conversion's receiver) a view of a layer (or every layer) of `self.<cache attribute>`, through
+        views, reinterprets, indexes and the targets of loops and comprehensions over it?"""
+        while depth < 8:
+            depth += 1
+            if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+                expr = expr.func.value  # `buf.view(self.dtype)`: buf's elements
+            elif isinstance(expr, cst.Subscript):
+                expr = expr.value
+            elif isinstance(expr, cst.Attribute):
+                return (
+                    isinstance(expr.value, cst.Name)
+                    and expr.value.value == "self"
+                    and expr.attr.value in self.tables.cache_attributes
+                )
+            elif isinstance(expr, cst.Name):
+                reaching = list(self.reaching(expr))
+                if len(reaching) != 1 or not isinstance(reaching[0].node, cst.Name):
+                    return False
+                kind, value, _ = self.binding(reaching[0].node)
+                if kind not in ("for", "assign") or value is None:
+                    return False
+                expr = value
+            else:
+                return False
+        return False
 
     def _reader_override(self, func: cst.FunctionDef, accessor) -> bool:
         """Is func an override of a learnt reader (a method that reads no buffer of its own class, only another
