@@ -202,10 +202,16 @@ class Int8BlockCache:
         return self.kv_buffer[layer_id][:, 0], self.kv_buffer[layer_id][:, 1]  # negative: views
 
     def export_half(self):
+        return tuple(buf.half() for buf in self.kv_buffer)  # positive: CL004 the cache converting each whole layer
+
+    def export_as(self, dtype):
         out = []
         for buf in self.kv_buffer:
-            out.append(buf.half())  # positive: CL004 the cache converting each whole layer
+            out.append(buf.to(dtype))  # positive: CL001 a conversion to the dtype its caller asks for
         return out, self.scales.half()  # negative: the scales
+
+    def layer_peak(self):
+        return max(buf.float().abs().max() for buf in self.kv_buffer)  # positive: CL001 a reduction, not handed out
 """,
 }
 
