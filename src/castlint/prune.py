@@ -3547,8 +3547,13 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     for unit in module.units:  # `md.ref = pool.get_key_buffer(i)` on an object made or given elsewhere
         if unit.cls is None or type(unit.node) in _DEFS:
             fed |= _pool_holding_attrs(unit.node, vocab, self_too=False)
-        # `box.k, box.v = kv_cache.unbind(0)`: a tainted value stored on a local or given object
-        fed |= {attr for attr, refs in unit.foreign_stores if taint.tainted(refs, unit)}
+        # `box.k, box.v = kv_cache.unbind(0)`: a tainted value stored on a local or given object (a cache
+        # attribute, `state.kv_cache = caches`, is read by its name wherever it is read)
+        fed |= {
+            attr
+            for attr, refs in unit.foreign_stores
+            if attr not in vocab.cache_attributes and taint.tainted(refs, unit)
+        }
     why = (
         _instance_arenas(module)
         or _arenas_handed_on(module)
