@@ -202,6 +202,9 @@ class _Vocabulary:
             tables.partial_args_attributes | tables.partial_keywords_attributes | tables.partial_func_attributes
         )
         self.partial_makers = frozenset(_last_parts(tables.partial_callables))
+        # `nn.Flatten(0, 1)`, `nn.Sequential(nn.Flatten(0, 1))`: modules that, called, keep every element
+        self.keeping_modules = frozenset(_last_parts(tables.keeping_modules))
+        self.module_chains = frozenset(_last_parts(tables.module_chains))
         self.function_binders = frozenset(tables.function_binders)  # `f.__get__(obj)`: f bound to obj
         # `buf[torch.arange(buf.shape[0])]`, `buf.index_select(0, every)`: a range index is the slice it spells
         self.range_makers = frozenset(_last_parts(tables.range_functions))
@@ -635,6 +638,7 @@ def _held_slices(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
     return frozenset()
 
 
+KEEPING = "keeps:"  # aliases' marker: some name or self attribute holds a keeping callable (_keeping_callables)
 MOVED = "moved:"  # aliases' prefix of a name (or `self.` attribute) bound to a dimension-moving view
 
 
@@ -654,6 +658,43 @@ def _moved_names(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
             elif type(target) is ast.Attribute and _is_self(target.value):
                 found.add(MOVED + "self." + target.attr)
     return frozenset(found)
+
+
+def _keeping_callables(tree: ast.AST, source: bytes, vocab: _Vocabulary) -> frozenset:
+    """Names (and "self." + attr of self attributes) the module assigns a callable that hands back every element
+    of its first argument in its dtype, with KEEPING when there is one: a keeping module ([callables]
+    keeping_modules: `self.merge = nn.Flatten(0, 1)`), a chain of them ([callables] module_chains), a partial of
+    a function followed through given only keywords (`partial(torch.flatten, start_dim=0, end_dim=1)`): a call
+    of it is that function's (ModuleAnalysis.applied_values, _callable_forms)."""
+    words = vocab.keeping_modules | vocab.module_chains | vocab.partial_makers
+    if not any(f"{w}(".encode() in source for w in words):
+        return frozenset()
+    found = set()
+    for node in pyast.nodes(tree):
+        if type(node) is not ast.Assign or not _keeping_callable(node.value, vocab):
+            continue
+        for target in node.targets:
+            if type(target) is ast.Name:
+                found.add(target.id)
+            elif type(target) is ast.Attribute and _is_self(target.value):
+                found.add("self." + target.attr)
+    return frozenset(found | {KEEPING}) if found else frozenset()
+
+
+def _keeping_callable(value: ast.AST, vocab: _Vocabulary, depth: int = 0) -> bool:
+    if type(value) is not ast.Call or type(value.func) not in (ast.Name, ast.Attribute) or depth > 4:
+        return False
+    name = _callee_name(value.func)
+    if name in vocab.keeping_modules:
+        return True
+    if name in vocab.module_chains:
+        return bool(value.args) and all(_keeping_callable(a, vocab, depth + 1) for a in value.args)
+    return (
+        name in vocab.partial_makers
+        and len(value.args) == 1
+        and type(value.args[0]) in (ast.Name, ast.Attribute)
+        and _callee_name(value.args[0]) in vocab.through_functions
+    )
 
 
 def _moving_view(node: ast.AST, vocab: _Vocabulary) -> bool:
@@ -864,6 +905,9 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 if (type(owner) is ast.Name and owner.id == "self") or _is_super(owner):
                     out.calls.add((name, tf))  # what a helper method returns
                     out.attrs.add((name, tf))  # a callable held in self.<name>
+                    if KEEPING in aliases and node.args and "self." + name in aliases:
+                        node = node.args[0]  # `self.merge(kv)` of `self.merge = nn.Flatten(0, 1)`: kv's elements
+                        continue
                 else:
                     out.members.add(name)
                     out.calls.add((name, tf))  # obj.m(...), Cls.m(...): what a method named m returns
@@ -1427,6 +1471,7 @@ class _Unit:
         "class_calls",
         "name_stores",
         "key_classes",
+        "foreign_stores",
     )
 
     def __init__(self, node, cls=None):
@@ -1480,6 +1525,9 @@ class _Unit:
         # classes whose members key a registry lookup (`rm.get_resource_manager(Kind.DRAFT)`): their
         # values spell what the lookup returns, so the analysis reads their bodies
         self.key_classes: Set[str] = set()
+        # `box.k = v`, `box.k, box.v = pair`, `ns.planes += (k,)` on an object other than self: (k, what v
+        # reads); another unit's `box.k` reads it (ObjectFlow._external_stores)
+        self.foreign_stores: List[Tuple[str, _Refs]] = []
 
 
 # name -> [(unit defining it, positional parameters, every parameter, is a method)]
@@ -1759,6 +1807,8 @@ def _collect(
                     unit.value_attrs.add(n.attr)  # its allocation decides what it is
                 elif _named_attribute(n, aliases) is not None:
                     unit.value_attrs.add(n.attr)  # `self.field = "gpu_cache"` for a getattr: who binds it
+                elif KEEPING in aliases and "self." + n.attr in aliases:
+                    unit.value_attrs.add(n.attr)  # `self.merge = nn.Flatten(0, 1)`: what a call of it hands back
             elif n.attr in vocab.cache_attributes:
                 unit.foreign_value_attrs.add(n.attr)  # `self.draft.kv_buffer`: its class's allocation decides
                 holder = n.value
@@ -1783,6 +1833,8 @@ def _collect(
                 owner, path = n.name, ()
         elif t is ast.AnnAssign or t is ast.NamedExpr:
             collector.annotated_assign(n)
+        elif t is ast.AugAssign and type(n.target) is Attribute:
+            collector.foreign_store(n.target, collector.refs(n.value))  # `ns.planes += (k,)`
         elif t is ast.For or t is ast.AsyncFor or t is ast.comprehension:
             collector.loop_target(n)
         elif t is ast.Match:
@@ -1868,6 +1920,7 @@ class _Collector:
             self.unpacking(value, n.value)
         attrs: Set[str] = set()
         for target in n.targets:
+            self.foreign_store(target, value)
             one_names, one_attrs = set(), set()
             if _parallel(target, n.value):
                 # `a, self.b = x, y`: each target holds its own element (ModuleAnalysis binds them by position)
@@ -1922,6 +1975,18 @@ class _Collector:
                 if type(target) is ast.Name:
                     _register(unit, target.id, n.value.args, self.params, False, self.vocab, n.value)
                     unit.returns.setdefault(target.id, []).append(self.refs(n.value.body))
+
+    def foreign_store(self, target: ast.AST, value: _Refs) -> None:
+        """The attributes of objects other than self that target stores (each element of an unpacking)."""
+        t = type(target)
+        if t is ast.Attribute:
+            if type(target.value) is ast.Name and target.value.id not in ("self", "cls"):
+                self.unit.foreign_stores.append((target.attr, value))
+        elif t is ast.Tuple or t is ast.List:
+            for element in target.elts:
+                self.foreign_store(element, value)
+        elif t is ast.Starred:
+            self.foreign_store(target.value, value)
 
     def unpacking(self, refs: _Refs, value: ast.AST) -> None:
         """`k, v = obj`: obj's class's `__iter__` hands back what is unpacked (ObjectFlow.protocol_elements);
@@ -1991,7 +2056,9 @@ class _Collector:
             self.alias([n.target], n.value)
             names, attrs = set(), set()
             _targets(n.target, names, attrs)
-            self.unit.assigns.append((names, attrs, self.refs(n.value), KEEP))
+            value = self.refs(n.value)
+            self.unit.assigns.append((names, attrs, value, KEEP))
+            self.foreign_store(n.target, value)
             for attr in attrs:
                 self.unit.attr_values.setdefault(attr, set()).update(_self_attrs(n.value))
 
@@ -3480,6 +3547,13 @@ def _object_flow(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]:
     for unit in module.units:  # `md.ref = pool.get_key_buffer(i)` on an object made or given elsewhere
         if unit.cls is None or type(unit.node) in _DEFS:
             fed |= _pool_holding_attrs(unit.node, vocab, self_too=False)
+        # `box.k, box.v = kv_cache.unbind(0)`: a tainted value stored on a local or given object (a cache
+        # attribute, `state.kv_cache = caches`, is read by its name wherever it is read)
+        fed |= {
+            attr
+            for attr, refs in unit.foreign_stores
+            if attr not in vocab.cache_attributes and taint.tainted(refs, unit)
+        }
     why = (
         _instance_arenas(module)
         or _arenas_handed_on(module)
@@ -4759,6 +4833,7 @@ class _ModuleUnits:
             | _range_names(tree, source, vocab)
             | _held_slices(tree, source, vocab)
             | _moved_names(tree, source, vocab)
+            | _keeping_callables(tree, source, vocab)
             | _attribute_name_constants(tree, source, vocab)
             | _constant_index_names(tree)
             | (INERT_SLICES if inert_slices else frozenset())

@@ -389,6 +389,8 @@ class Tables:
     dispatch_registers: set = field(default_factory=set)  # [callables] dispatch_registers: `@f.register`
     namespace_constructors: set = field(default_factory=set)  # [callables] namespace_constructors
     identity_wrappers: set = field(default_factory=set)  # [callables] identity_wrappers
+    keeping_modules: set = field(default_factory=set)  # [callables] keeping_modules: nn.Flatten(0, 1)(x) is x's slots
+    module_chains: set = field(default_factory=set)  # [callables] module_chains: nn.Sequential(m1, m2)(x) is m2(m1(x))
     function_wrappers: set = field(default_factory=set)  # [callables] function_wrappers
     class_bound_decorators: set = field(default_factory=set)  # [callables] class_bound_decorators
     weight_wrappers: set = field(default_factory=set)  # [callables] weight_wrappers: nn.Parameter
@@ -1123,6 +1125,8 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "dispatch_registers": "dispatch_registers",
             "namespace_constructors": "namespace_constructors",
             "identity_wrappers": "identity_wrappers",
+            "keeping_modules": "keeping_modules",
+            "module_chains": "module_chains",
             "function_wrappers": "function_wrappers",
             "class_bound_decorators": "class_bound_decorators",
             "type_casts": "type_casts",

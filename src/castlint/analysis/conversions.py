@@ -1467,6 +1467,80 @@ class ConversionQueries:
                 cls = self.method_class(func)
                 return f"{cls.name.value}.{func.name.value}" if cls is not None else func.name.value
             func = self.enclosing_function(func)
+        return self._own_buffer_view(node)
+
+    def _own_buffer_view(self, node: cst.CSTNode) -> Optional[str]:
+        """`Class.dense_kv_buffers` when node is a conversion that a method of a pool class (one defining a pool
+        accessor, rules/accessors.toml [[accessor]] or learnt) taking nothing but self (a property too) returns,
+        of every layer of the class's own buffer (`[buf.view(self.dtype).to(self.model_dtype) for buf in
+        self.kv_buffer]`, `tuple(b.half() for b in self.kv_buffer)`): whatever its name, it is the pool's accessor
+        of every layer, converting them for every caller (CL004). A buffer the class stores from elsewhere
+        (`self.kv_caches = kv_caches`) is another object's: no accessor of its own."""
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            return None
+        func = self.enclosing_function(node)
+        cls = self.method_class(func) if func is not None else None
+        if cls is None or len(func.params.params) != 1 or func.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+            return None
+        if not self._returned_as_is(node, func):
+            return None
+        attr = self._own_buffer_read(node.func.value)
+        if attr is None:
+            return None
+        order = self.class_mro(cls)
+        if any(isinstance(v, (cst.Name, cst.Attribute)) for owner in order for v in self.self_attr_values(owner, attr)):
+            return None
+        accessors = self.tables.accessors
+        for owner in order:
+            for name in self.class_methods(owner):
+                accessor = accessors.get(name.lstrip("_"))
+                if accessor is not None and not accessor.holder:
+                    return f"{cls.name.value}.{func.name.value}"
+        return None
+
+    def _returned_as_is(self, node: cst.CSTNode, func: cst.FunctionDef) -> bool:
+        """Is node what func returns, or an element of a display, comprehension or sequence constructor it
+        returns (`return [b.half() for b in bufs]`, `return tuple(...)`)?"""
+        while True:
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.Return):
+                return self.enclosing_function(parent) is func
+            if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and parent.elt is node:
+                node = parent
+            elif isinstance(parent, cst.DictComp) and parent.value is node:
+                node = parent
+            elif isinstance(parent, (cst.Element, cst.Tuple, cst.List, cst.Set)):
+                node = parent
+            elif isinstance(parent, cst.Arg) and isinstance(self.parents.get(parent), cst.Call):
+                call = self.parents.get(parent)
+                if not self.qualified_in(call, self.tables.sequence_constructors):
+                    return False
+                node = call
+            else:
+                return False
+
+    def _own_buffer_read(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+        """x when expr (a conversion's receiver) is a view of a layer (or every layer) of `self.<x>`, x a cache
+        attribute, through views, reinterprets, indexes and the targets of loops and comprehensions over it."""
+        while depth < 8:
+            depth += 1
+            if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+                expr = expr.func.value  # `buf.view(self.dtype)`: buf's elements
+            elif isinstance(expr, cst.Subscript):
+                expr = expr.value
+            elif isinstance(expr, cst.Attribute):
+                own = isinstance(expr.value, cst.Name) and expr.value.value == "self"
+                return expr.attr.value if own and expr.attr.value in self.tables.cache_attributes else None
+            elif isinstance(expr, cst.Name):
+                reaching = list(self.reaching(expr))
+                if len(reaching) != 1 or not isinstance(reaching[0].node, cst.Name):
+                    return None
+                kind, value, _ = self.binding(reaching[0].node)
+                if kind not in ("for", "assign") or value is None:
+                    return None
+                expr = value
+            else:
+                return None
         return None
 
     def _reader_override(self, func: cst.FunctionDef, accessor) -> bool:

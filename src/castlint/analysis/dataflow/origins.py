@@ -110,6 +110,9 @@ class Origins:
         if isinstance(expr, cst.Call):
             return self._call_origin(expr, depth)
         if isinstance(expr, cst.Attribute):
+            unpacked = self.derived.get("unpacked_stores")
+            if unpacked and id(expr) in unpacked:  # a store target standing for its element (_external_stores)
+                return self.target_origin(expr, depth)
             if expr.attr.value in self.tables.cache_attributes:
                 return self._cache_attr_origin(expr, depth)
             if expr.attr.value in self.tables.view_attributes or expr.attr.value in self.tables.whole_copy_attributes:

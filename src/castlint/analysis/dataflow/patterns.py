@@ -105,6 +105,11 @@ class PatternMatching:
             return self._param_origin(param, depth)
         if not isinstance(node, cst.Name):
             return Origin.OTHER
+        return self.target_origin(node, depth)
+
+    def target_origin(self, node: cst.CSTNode, depth: int) -> Origin:
+        """What an assignment target holds: a name, or an attribute of another object stored by unpacking
+        (`box.k, box.v = kv.unbind(0)`): its element of the value."""
         kind, value, path = self.binding(node)
         if kind == "assign" and path and isinstance(self.parents.get(node), cst.StarredElement):
             # `first, *rest = caches`: rest is a list of the further elements, a container too

@@ -83,6 +83,34 @@ class HeldCallables:
                 out.extend(self._duck_called(func))
         return out
 
+    def _keeping_module(self, value: cst.Call, depth: int = 0) -> bool:
+        """Is value the construction of a module that, called, hands back every element of its input in its
+        dtype ([callables] keeping_modules), or a chain of them ([callables] module_chains)?"""
+        t = self.tables
+        if not (t.keeping_modules or t.module_chains) or not isinstance(value.func, (cst.Name, cst.Attribute)):
+            return False
+        short = value.func.attr.value if isinstance(value.func, cst.Attribute) else value.func.value
+        shorts = self.__dict__.get("_keeping_shorts")
+        if shorts is None:
+            shorts = self._keeping_shorts = {n.rsplit(".", 1)[-1] for n in (*t.keeping_modules, *t.module_chains)}
+        if short not in shorts:
+            return False
+        qualified = self.call_name(value)
+        if qualified in t.keeping_modules:
+            return True
+        return (
+            qualified in t.module_chains
+            and depth < 4
+            and bool(value.args)
+            and all(
+                not a.star
+                and a.keyword is None
+                and isinstance(a.value, cst.Call)
+                and self._keeping_module(a.value, depth + 1)
+                for a in value.args
+            )
+        )
+
     def _held_unknown(self, func: cst.BaseExpression, values: List[cst.BaseExpression]) -> bool:
         """Is func a value the module cannot tell: a parameter nobody in it fills, or `self.x` holding only
         names (stored from such a parameter)? Not a module's function (`torch.tensor`), nor a value a call made."""
@@ -264,6 +292,8 @@ class HeldCallables:
                 qualified = self.call_name(value)  # under an import alias: `from functools import partial as bind`
                 if any(qualified in k for k in known):
                     name = qualified
+            if self._keeping_module(value, depth):  # `nn.Flatten(0, 1)`: called, every element of its input
+                return [(("keeps",), ())]
             wrapped = self._wrapped_function(value)
             if wrapped is not None:  # `torch.compile(f, dynamic=True)`: a stand-in for f
                 return self._callable_forms(wrapped, depth + 1) if depth < 4 else []
@@ -743,6 +773,8 @@ class HeldCallables:
                 value = self.getter_value(call, form)
                 if value is not None:
                     out.append(value)
+            elif form[0] == "keeps" and len(call.args) == 1 and not call.args[0].star and call.args[0].keyword is None:
+                out.append(call.args[0].value)  # `self.merge(k_cache)` of `nn.Flatten(0, 1)`: k_cache's elements
             elif form[0] == "method" and call.args and not call.args[0].star and call.args[0].keyword is None:
                 cache = self.__dict__.setdefault("_method_nodes", {})
                 key = (id(call), form, tuple(id(b) for b in bound))

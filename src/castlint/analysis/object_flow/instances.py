@@ -583,13 +583,29 @@ class InstanceClasses:
             return found
         found = self.derived["external_stores"] = {}
         stores = []
+        unpacked = self.derived["unpacked_stores"] = {}
         for a in self.nodes.attributes:
             if not isinstance(a.value, cst.Name) or a.value.value in ("self", "cls"):
                 continue
             target = self.parents.get(a)
             statement = self.parents.get(target)
             if isinstance(target, cst.AssignTarget) and isinstance(statement, cst.Assign):
-                stores.append((a.value, a.attr.value, statement.value))
+                stores.append((a.value, a.attr.value, statement.value))  # (a chained `=`: each target)
+            elif isinstance(target, cst.AnnAssign) and target.target is a and target.value is not None:
+                stores.append((a.value, a.attr.value, target.value))  # `box.k: Tensor = kv`
+            elif (
+                isinstance(target, cst.AugAssign)
+                and target.target is a
+                and isinstance(target.operator, (cst.AddAssign, cst.BitOrAssign))
+            ):
+                stores.append((a.value, a.attr.value, target.value))  # `ns.planes += (k,)`: holds what it adds
+            elif isinstance(target, (cst.Element, cst.StarredElement)):
+                kind, value, path = self.binding(a)
+                if kind == "assign" and path:
+                    # `box.k, box.v = kv.unbind(0)`, `box.k, *box.rest = planes`: the target stands for its
+                    # element of the value (unpacked_store_origin)
+                    unpacked[id(a)] = (value, path)
+                    stores.append((a.value, a.attr.value, a))
         if self.tables.object_setters:  # `setattr(meta, "kv", v)`, `object.__setattr__(rec, "kv", v)`
             for call in self.nodes.calls:
                 args = call.args
