@@ -282,7 +282,8 @@ def test_the_registered_callable_called_back_is_not_fixed(exit_hooks):
 
 
 def test_the_registered_callable_stored_and_called_is_not_fixed(exit_hooks):
-    assert_hazard(source("", "self.cb = atexit.register(commit)\nself.cb()\n"), "cb")
+    # since round 15 the store into the plain backend is proven; the registration whose result is used is not
+    assert_hazard(source("", "self.cb = atexit.register(commit)\nself.cb()\n"), "atexit.register")
 
 
 # -- 5. json.loads of builtin immutable values ---------------------------------------------------------

@@ -544,6 +544,8 @@ class Tables:
     str_result_functions: set = field(default_factory=set)  # round 13: `json.dumps` (no `cls=`)
     literal_format_methods: set = field(default_factory=set)  # round 13: `"{0.layer_id}".format(layer)`
     group_iterators: set = field(default_factory=set)  # round 13: `itertools.groupby`
+    tensor_iteration_members: set = field(default_factory=set)  # round 15: what `for row in tensor` runs
+    fresh_module_constructors: set = field(default_factory=set)  # round 15: `torch.nn.Linear` (own Parameters)
     logger_factories: set = field(default_factory=set)  # calls that answer a stdlib logging.Logger
     logger_methods: set = field(default_factory=set)  # a Logger's record-emitting methods
     logger_keywords: set = field(default_factory=set)  # keywords of those that run no code of the file
@@ -1429,6 +1431,8 @@ def _load_cast_motion(tables: Tables, data: dict, path: Path) -> None:
             "str_result_functions": "str_result_functions",
             "literal_format_methods": "literal_format_methods",
             "group_iterators": "group_iterators",
+            "tensor_iteration_members": "tensor_iteration_members",
+            "fresh_module_constructors": "fresh_module_constructors",
             "logger_factories": "logger_factories",
             "logger_methods": "logger_methods",
             "logger_keywords": "logger_keywords",

@@ -857,6 +857,8 @@ def _finalizers(analysis) -> str | None:
         if name in analysis.tables.finalizer_registrars and len(call.args) > 1:
             return f"the callback registered by `{_code(analysis, call.func)}(...)` (line {_line(analysis, call)})"
     yielding = {id(_own_function(analysis, n)) for n in iter_nodes(analysis.module, cst.Yield)}
+    # round 15: a coroutine suspended at an `await` and dropped is closed as a generator is
+    yielding.update(id(f) for f in iter_nodes(analysis.module, cst.FunctionDef) if f.asynchronous is not None)
     if yielding:
         cleaning = {id(_own_function(analysis, n)) for n in iter_nodes(analysis.module, cst.With)}
         cleaning.update(
@@ -878,13 +880,19 @@ def _own_function(analysis, node):
     return None
 
 
+def _module_finalizers(analysis) -> str | None:
+    """_finalizers, once per module."""
+    found = analysis.derived.get("cast_motion.finalizers", False)
+    if found is False:
+        found = analysis.derived["cast_motion.finalizers"] = _finalizers(analysis)
+    return found
+
+
 def _drops_finalizable(analysis, leaf: cst.Name) -> str | None:
     """A rebinding drops the name's old value: where the module has finalizers (_finalizers) and a
     value reaching the name before is not proven a builtin value or a tensor, its `__del__` or a
     suspended generator's `finally` may run here."""
-    found = analysis.derived.get("cast_motion.finalizers", False)
-    if found is False:
-        found = analysis.derived["cast_motion.finalizers"] = _finalizers(analysis)
+    found = _module_finalizers(analysis)
     if found is None:
         return None
     scope = analysis.scopes.get(leaf)
@@ -2377,6 +2385,20 @@ def _nonlocal_owner(analysis, name: cst.Name, scope):
     return parent
 
 
+def _iterated_tensor(analysis, expr) -> bool:
+    """Round 15: is iterating expr torch's own Tensor.__iter__ (`unbind(0)`'s row views, nothing written):
+    expr is proven a tensor, not a builtin value (_tensor_typed: a pool, or a view, gather, cast or new
+    tensor of one), and no class of the file defines a member that iteration may run (rules/casts.toml
+    tensor_iteration_members: a subclass's `__iter__`, `unbind`, `dim`, `__torch_function__`) with a body
+    not proven read-only. The rows stay the pool's for the flow model (a `for` target over the pool)."""
+    if _builtin_typed(analysis, expr) or not _tensor_typed(analysis, expr):
+        return False
+    members = analysis.tables.tensor_iteration_members
+    if any(is_effectful(analysis, name) for name in sorted(members & effectful_members(analysis))):
+        return False  # named members (`unbind`) the general rule of implicit dunders does not cover
+    return _effectful_hit(analysis, members) is None
+
+
 def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> bool:
     """Is iterating expr proven to run no code of this program: a display, a comprehension, a
     string, the result of a container function or of a callback builtin (their own arguments are
@@ -2409,6 +2431,8 @@ def _proven_iterable(analysis, expr, depth: int = 0, bound: bool = False) -> boo
         if _group_of(analysis, expr):
             return True  # round 13: a group of `itertools.groupby` (its call judged where it is made)
         return _bound_only_to(analysis, expr, lambda v: _proven_iterable(analysis, v, depth + 1, True))
+    if not isinstance(expr, cst.Name) and _iterated_tensor(analysis, expr):
+        return True  # round 15: `for row in pool.get_key_buffer(i)`, torch's Tensor.__iter__ (row views)
     if isinstance(expr, cst.Attribute):
         if _builtin_container(analysis, expr):
             return True  # round 10: an attribute held only as a builtin container
@@ -2523,6 +2547,7 @@ def _call_effect(analysis, call: cst.Call) -> str | None:
             method in analysis.tables.module_conversions
             and _may_hold_modules(analysis) is not None
             and not _tensor_typed(analysis, receiver)
+            and not _fresh_module(analysis, receiver)
         ):
             return (
                 f"converts in place if `{_code(analysis, receiver, 40)}` is an `nn.Module` (`.{method}()` of a "
@@ -4178,6 +4203,85 @@ def _fresh_buffer(analysis, expr: cst.Attribute) -> bool:
     return cache[name]
 
 
+def _fresh_module_construction(analysis, value) -> bool:
+    """Round 15: `torch.nn.Linear(4, 4, dtype=torch.bfloat16)`: a call of a fresh_module_constructors class
+    (qualified through the imports), every argument a builtin immutable value or `torch.<dtype>`, nothing
+    unpacked: it allocates Parameters of its own, holding no tensor it is given."""
+    return (
+        isinstance(value, cst.Call)
+        and _qualified(analysis, value.func) in analysis.tables.fresh_module_constructors
+        and all(
+            not arg.star and (_immutable_value(analysis, arg.value, 1) or _torch_dtype(analysis, arg.value))
+            for arg in value.args
+        )
+    )
+
+
+def _converted_in_place(analysis, occ) -> bool:
+    """`self.adapter.to(torch.float16)` as a statement: occ the receiver of a module_conversions method
+    called with builtin immutable values or `torch.<dtype>` only, its result (the module itself) dropped."""
+    attr = analysis.parent(occ)
+    call = analysis.parent(attr) if isinstance(attr, cst.Attribute) and attr.value is occ else None
+    if not (isinstance(call, cst.Call) and call.func is attr and attr.attr.value in analysis.tables.module_conversions):
+        return False
+    if not all(
+        not arg.star and (_immutable_value(analysis, arg.value, 1) or _torch_dtype(analysis, arg.value))
+        for arg in call.args
+    ):
+        return False
+    return isinstance(analysis.parent(call), cst.Expr)
+
+
+def _fresh_module(analysis, receiver) -> bool:
+    """Round 15: `self.lm_head_adapter`, an attribute of `self` every assignment of which in the file is a
+    fresh module (_fresh_module_construction) and every other occurrence of which converts it in place
+    as a statement (_converted_in_place) - never read, handed on or given a Parameter, so its Parameters
+    are its own: neither the pool nor another module's (a dtype the moved cast reads of one). Nothing else
+    binds it (_attribute_only; other files' code is outside reach)."""
+    if not (isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name)):
+        return False
+    if not analysis.tables.fresh_module_constructors:
+        return False
+    name = receiver.attr.value
+    cache = analysis.derived.setdefault("cast_motion.fresh_modules", {})
+    if name not in cache:
+        cache[name] = _attribute_only(
+            analysis,
+            name,
+            lambda a, v: _fresh_module_construction(a, v) and _plain_self_holder(a, a.parent(v)),
+            lambda a, occ: _converted_in_place(a, occ) and _plain_self_holder(a, occ),
+        )
+    return cache[name]
+
+
+def _plain_self_holder(analysis, node) -> bool:
+    """Is node (an `x.<name>` occurrence, or the assignment storing one) spelled on `self` in a method of a
+    module-level class of the file with no base, keyword or decorator - a plain object, not an nn.Module
+    whose `parameters()`, `modules()` or `__setattr__` would reach the attribute's module by no name?"""
+    if isinstance(node, cst.Assign):
+        if len(node.targets) != 1:
+            return False
+        node = node.targets[0].target
+    if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)):
+        return False
+    fn = _own_function(analysis, node)
+    if not isinstance(fn, cst.FunctionDef) or fn.decorators:
+        return False
+    params = fn.params.posonly_params or fn.params.params
+    if not params or params[0].name.value != node.value.value:
+        return False
+    scope = analysis.scopes.get(node.value)
+    if scope is None or len([a for a in scope.assignments[node.value.value] if hasattr(a, "node")]) != 1:
+        return False  # `self` rebound in the method
+    block = analysis.parent(fn)
+    cls = analysis.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    return (
+        isinstance(cls, cst.ClassDef)
+        and not (cls.bases or cls.keywords or cls.decorators)
+        and isinstance(analysis.parent(cls), cst.Module)
+    )
+
+
 def _fresh_allocation(analysis, value) -> bool:
     return (
         isinstance(value, cst.Call)
@@ -5532,6 +5636,11 @@ def _plain_self_store(analysis, node, leaf: cst.Attribute, moved: _Moved) -> boo
         return False
     if any(name in chain.split(".")[1:] for chain in moved.chains | moved.owners):
         return False
+    # round 15: where nothing of the file may run when an object is dropped (_module_finalizers: no
+    # finalizer dunder, finalizer registration or cleaning generator), a plain `=` may store any value - the
+    # store is object's own `__setattr__`, the old value dropped runs no code of the file; `op=` keeps
+    # round 14's rule (it calls the old value's in-place dunder, so every value must be builtin immutable)
+    any_value = isinstance(node, cst.Assign) and _module_finalizers(analysis) is None
     if isinstance(node, cst.AugAssign):
         if node.target is not leaf or not _immutable_value(analysis, node.value, 1):
             return False
@@ -5539,7 +5648,7 @@ def _plain_self_store(analysis, node, leaf: cst.Attribute, moved: _Moved) -> boo
         if (
             len(node.targets) != 1
             or node.targets[0].target is not leaf
-            or not _immutable_value(analysis, node.value, 1)
+            or not (any_value or _immutable_value(analysis, node.value, 1))
         ):
             return False
     else:
@@ -5563,7 +5672,8 @@ def _plain_self_store(analysis, node, leaf: cst.Attribute, moved: _Moved) -> boo
     def read_here(a, occ) -> bool:
         parent = a.parent(occ)
         if isinstance(parent, cst.AugAssign) and parent.target is occ:
-            return _own_function(a, occ) is fn and _immutable_value(a, parent.value, 1)
+            # an `op=` runs the old value's in-place dunder: only where every value is builtin immutable
+            return not any_value and _own_function(a, occ) is fn and _immutable_value(a, parent.value, 1)
         return _own_function(a, occ) is fn and _not_stored(a, occ)
 
-    return _attribute_only(analysis, name, lambda a, v: _immutable_value(a, v, 1), read_here)
+    return _attribute_only(analysis, name, lambda a, v: any_value or _immutable_value(a, v, 1), read_here)
