@@ -78,6 +78,8 @@ class Pruned:
     dropped_members: Set[str] = field(default_factory=set)
     # those of them that read as attributes: a property-decorated def, `name = property(...)`
     dropped_properties: Set[str] = field(default_factory=set)
+    # the attributes a dropped def assigns (`self.window = n`): a value of them the pruned tree no longer holds
+    dropped_attr_stores: Set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -1472,6 +1474,7 @@ class _Unit:
         "name_stores",
         "key_classes",
         "foreign_stores",
+        "bound_attrs",
     )
 
     def __init__(self, node, cls=None):
@@ -1528,6 +1531,8 @@ class _Unit:
         # `box.k = v`, `box.k, box.v = pair`, `ns.planes += (k,)` on an object other than self: (k, what v
         # reads); another unit's `box.k` reads it (ObjectFlow._external_stores)
         self.foreign_stores: List[Tuple[str, _Refs]] = []
+        # the x of a `self.x` a slice's bound reads (`k[-self.window_blocks:]`): a class body's constant decides
+        self.bound_attrs: Set[str] = set()
 
 
 # name -> [(unit defining it, positional parameters, every parameter, is a method)]
@@ -2124,6 +2129,11 @@ class _Collector:
         if attrs:
             self.unit.kind_attrs.append((self.refs(n.value), attrs))
         first = n.slice.elts[0] if type(n.slice) is ast.Tuple and n.slice.elts else n.slice
+        for part in n.slice.elts if type(n.slice) is ast.Tuple else (n.slice,):
+            if type(part) is ast.Slice:  # (ModuleAnalysis._class_constant reads a class body's value)
+                for bound in (part.lower, part.upper):
+                    if bound is not None:
+                        self.unit.bound_attrs |= _index_attrs(bound)
         if type(first) is ast.Attribute and _constant_index(first, self.aliases):
             self.unit.key_classes.add(pyast.dotted(first.value) or "")  # `kv[KV.KEY]`: KV's body decides
         if type(n.slice) in (ast.Name, ast.Attribute) and type(n.ctx) is ast.Load:
@@ -2774,6 +2784,10 @@ def own_pool_possible(source: bytes, tables: Tables) -> bool:
 def _has_convention(stmt: ast.AST, vocab: _Vocabulary) -> bool:
     """Does a def (or a method of a class) take a whole cache by an engine's calling convention?"""
     defs = [stmt] if isinstance(stmt, _DEFS) else [s for s in getattr(stmt, "body", ()) if isinstance(s, _DEFS)]
+    if isinstance(stmt, _DEFS):
+        # a class a factory makes (`def with_dense(base): class _Dense(base): def forward(..., kv_cache, ...)`):
+        # its methods take what the engine hands the class its call sites name
+        defs += [s for n in ast.walk(stmt) if type(n) is ast.ClassDef for s in n.body if isinstance(s, _DEFS)]
     for node in defs:
         rows = vocab.conventions.get(node.name)
         if rows:
@@ -3220,8 +3234,9 @@ def _first_line(node) -> int:
     return min([node.lineno] + [d.lineno for d in decorators]) if decorators else node.lineno
 
 
-def _identifiers(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
-    """The identifiers libcst would hold as Name (and Attribute.attr) nodes under node."""
+def _identifiers(node: ast.AST, names: Set[str], attrs: Set[str], stores: Set[str]) -> None:
+    """The identifiers libcst would hold as Name (and Attribute.attr) nodes under node; stores: the
+    attributes assigned (`obj.x = ...`, `obj.x += ...`)."""
     for n in _walk(node):
         t = type(n)
         if t is ast.Name:
@@ -3229,6 +3244,8 @@ def _identifiers(node: ast.AST, names: Set[str], attrs: Set[str]) -> None:
         elif t is ast.Attribute:
             names.add(n.attr)
             attrs.add(n.attr)
+            if type(n.ctx) is not ast.Load:
+                stores.add(n.attr)
         elif t in _DEFS or t is ast.ClassDef:
             names.add(n.name)
         elif t is ast.arg:
@@ -4718,8 +4735,18 @@ def _local_class_calls(module: "_ModuleUnits", taint: "_Taint") -> Optional[str]
         nodes = list(pyast.nodes(unit.node))
         if not any(type(n) is ast.ClassDef for n in nodes):
             continue
+        stored = {n.attr for n in nodes if type(n) is ast.Attribute and type(n.ctx) is not ast.Load}
         for n in nodes:
             target = n.func if type(n) is ast.Call else None
+            if (
+                _is_self(getattr(target, "value", None))
+                and target.attr not in unit.defs
+                and target.attr not in stored
+                and target.attr not in module.method_names
+            ):
+                # `self.do_update(layer, kv_cache)` in a local class's method, of a method no def of the module
+                # defines nor a store holds: the base's the factory is handed (another module's), no local object
+                continue
             while type(target) in (ast.Attribute, ast.Call):  # `up(pool)`, `Up(dt).apply(pool)`: the root name
                 target = target.value if type(target) is ast.Attribute else target.func
             if type(target) is ast.Name and target.id not in _BUILTIN_NAMES and _tainted_args(n, unit, taint, module):
@@ -5492,9 +5519,11 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
     hot_hints: Dict[Tuple[str, int], FrozenSet[str]] = {}
     planned = _plan_records(module, holders) | _bound_records(module, kept)
     keys = set().union(*(u.key_classes for u in module.units if id(u) in kept))
+    bounds = set().union(*(u.bound_attrs for u in module.units if id(u) in kept))
     for stmt in module.top:
         entry = module.collected.get(id(stmt))
-        if type(stmt) is ast.ClassDef and stmt.name in keys:  # whose members key a kept lookup
+        if type(stmt) is ast.ClassDef and (stmt.name in keys or (bounds and _body_assigns(stmt, bounds))):
+            # whose members key a kept lookup, or whose body assigns a kept slice's `self.x` bound
             decisions.append((stmt, True))
             continue
         if entry is None:
@@ -5528,6 +5557,17 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
         decisions.extend((method.node, k) for method, k in zip(methods, keep))
         hot_hints[(stmt.name, stmt.lineno)] = _hot_set(stmt, module.vocab)
     return decisions, hot_hints
+
+
+def _body_assigns(cls: ast.ClassDef, names: Set[str]) -> bool:
+    """Does cls's body itself assign one of names (`window_blocks = 4`)?"""
+    for stmt in cls.body:
+        t = type(stmt)
+        if t is ast.Assign and any(type(x) is ast.Name and x.id in names for x in stmt.targets):
+            return True
+        if t is ast.AnnAssign and type(stmt.target) is ast.Name and stmt.target.id in names:
+            return True
+    return False
 
 
 def _record_classes(module: _ModuleUnits) -> Set[str]:
@@ -5671,6 +5711,7 @@ def _merge(into: _Unit, part: _Unit, params: Params) -> None:
     into.kind_defs |= part.kind_defs
     into.unpacked_defs |= part.unpacked_defs
     into.key_classes |= part.key_classes
+    into.bound_attrs |= part.bound_attrs
     for name, refs in part.returns.items():
         into.returns.setdefault(name, []).extend(refs)
     for attr, inner in part.attr_values.items():
@@ -5698,6 +5739,7 @@ def _render(source: bytes, decisions, hot_hints, keep_ratio: float, vocab: _Voca
     attrs: Set[str] = set()
     members: Set[str] = set()
     properties: Set[str] = set()
+    stores: Set[str] = set()
     i = 1
     n_lines = len(lines)
     while i <= n_lines:
@@ -5706,7 +5748,7 @@ def _render(source: bytes, decisions, hot_hints, keep_ratio: float, vocab: _Voca
             newline = _NEWLINE.search(lines[last - 1])
             out.append(_stub(lines[i - 1], node) + (newline.group(0) if newline else "\n"))
             line_map.append(node.lineno)
-            _identifiers(node, names, attrs)
+            _identifiers(node, names, attrs, stores)
             _members_defined(node, members, properties, vocab)
             i = last + 1
             continue
@@ -5714,4 +5756,5 @@ def _render(source: bytes, decisions, hot_hints, keep_ratio: float, vocab: _Voca
         line_map.append(i)
         i += 1
     line_map.append(n_lines + 1)  # libcst may place an end position one line past the text
-    return PrunePlan(PRUNED, Pruned("".join(out), line_map, hot_hints, names, attrs, members, properties))
+    pruned = Pruned("".join(out), line_map, hot_hints, names, attrs, members, properties, stores)
+    return PrunePlan(PRUNED, pruned)

@@ -1134,6 +1134,9 @@ class ConversionQueries:
                 continue
             for form, bound in self.callable_values(func):
                 if bound:
+                    if isinstance(func, cst.Attribute) and isinstance(form, tuple) and form[0] == "closure":
+                        # `self._refresh(kv)` of a class body's `_refresh = partialmethod(Base._refresh_as, d)`
+                        self._add_partial_call(index, call, form, bound)
                     continue
                 if isinstance(form, cst.Attribute) and form.attr.value in runs:  # __call__, or forward
                     found = self._function_values(form)

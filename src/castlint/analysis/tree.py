@@ -465,6 +465,8 @@ class NodeIndex:
         self.synthetic: List[Tuple[cst.CSTNode, cst.CSTNode]] = []
         self.unpacked_parts: Dict[int, tuple] = {}  # id(value[j]) of `self.a, self.b = value` -> (value, j)
         self.self_calls: List[cst.Call] = []
+        # `type(self).m(...)`, `self.__class__.m(...)`, `cls.m(...)`: a call through the class of self
+        self.self_class_calls: List[cst.Call] = []
         # `buf[:] = x`, `buf[..., :d] = x`: stores into a slice of a tensor (a subscript by keys
         # alone, `d[name] = x`, is a container store)
         self.slice_stores: List[cst.Assign] = []
@@ -517,6 +519,8 @@ class NodeIndex:
         func = node.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             self.self_calls.append(node)
+        elif isinstance(func, cst.Attribute) and _names_class_of_self(func.value):
+            self.self_class_calls.append(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.attributes.append(node)
@@ -629,3 +633,19 @@ class NodeIndex:
             and t.value.value == "self"
         ):
             self.self_assignments.append((t, node.value))
+
+
+def _names_class_of_self(expr: cst.BaseExpression) -> bool:
+    """`type(self)`, `self.__class__` or `cls`: the class of the instance a method runs on."""
+    if isinstance(expr, cst.Name):
+        return expr.value == "cls"
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value == "__class__" and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+    return (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value == "type"
+        and len(expr.args) == 1
+        and isinstance(expr.args[0].value, cst.Name)
+        and expr.args[0].value.value == "self"
+    )

@@ -44,6 +44,12 @@ class SelfAttributes:
         for call in self.nodes.self_calls:
             if self.enclosing_class(call) is cls:
                 self._method_calls.setdefault((id(cls), call.func.attr.value), []).append(call)
+        for call in self.nodes.self_class_calls:
+            # `type(self)._m(kv)`, `cls._m(kv)` of a class or static method: as `self._m(kv)` (an override
+            # in a subclass runs where self is one); an instance method called so takes self first
+            # (`type(self).m(self, kv)`: _explicit_self_calls)
+            if self.enclosing_class(call) is cls and self._class_bound_in(cls, call.func.attr.value):
+                self._method_calls.setdefault((id(cls), call.func.attr.value), []).append(call)
         for name, func in self.installed_methods()[1].get(id(cls), {}).items():
             # `cls.dense = _whole` (a class decorator, `Cls.dense = _whole`): `self.dense(...)` calls _whole
             if isinstance(func, cst.FunctionDef) and func.name.value != name:
@@ -59,6 +65,15 @@ class SelfAttributes:
             self._self_attr_index.setdefault((id(cls), target), []).append(value)
         for name, value in self.set_attributes(cls):
             self._self_attr_index.setdefault((id(cls), name), []).append(value)
+
+    def _class_bound_in(self, cls: cst.ClassDef, name: str) -> bool:
+        """Is name a class or static method in cls's family (the def cls's MRO finds, else an override)?"""
+        found = self.find_method(cls, name)
+        if found is not None:
+            return self.class_bound(found)
+        return any(
+            self.class_bound(m) for other in self.class_family(cls) for m in [self.class_methods(other).get(name)] if m
+        )
 
     def _member_origin(self, receiver: cst.BaseExpression, depth: int) -> Origin:
         """What `receiver.buffers()` iterates ([containers] member_methods): a container's elements

@@ -286,7 +286,7 @@ class Parameters:
                     and isinstance(f.value.func, cst.Name)
                     and f.value.func.value == "super"
                 ):
-                    cls = self.enclosing_class(call)
+                    cls = self.super_start(call)
                     for target in self._super_targets(cls, f.attr.value, False) if cls is not None else ():
                         index.setdefault(id(target), []).append(call)
             self._super_call_index = index

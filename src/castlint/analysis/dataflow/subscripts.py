@@ -1047,6 +1047,8 @@ class Subscripts:
             return all(self._step_bound(v) or not self._mentions_extent(v) for v in fields)
         if self._step_bound(upper):
             return True
+        if isinstance(upper, cst.Attribute) and self._int_constant(upper) is not None:
+            return True  # `[: self.window_blocks]` of a class body's constant: the first few slots
         return not self._mentions_extent(upper)
 
     def _record_bound_values(self, bound: cst.BaseExpression, depth: int = 0) -> list:
@@ -1138,7 +1140,22 @@ class Subscripts:
             values = [self._assigned_once(a.node) for a in self.reaching(expr)]
             if len(values) == 1 and values[0] is not None:
                 return self._int_constant(values[0], depth + 1)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return self._class_constant(expr, depth)
         return None
+
+    def _class_constant(self, expr: cst.Attribute, depth: int) -> Optional[int]:
+        """`self.window_blocks` whose every value an instance may hold (a class body's `window_blocks = 4`
+        in self's class or its bases, any `self.window_blocks = ...` of its family) folds to the one int."""
+        cls = self.enclosing_class(expr)
+        if cls is None or (self._pruned is not None and expr.attr.value in self._pruned.dropped_attr_stores):
+            return None  # (a dropped def assigns it: a value the pruned tree does not show)
+        context = self.self_class()
+        if context is not None and cls in self.class_mro(context):
+            cls = context
+        values = self.instance_attr_values(cls, expr.attr.value)
+        folded = {self._int_constant(v, depth + 1) for v in values}
+        return folded.pop() if len(folded) == 1 and None not in folded else None
 
     def _split_made(self, holder: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:
         """The split call a name holds when it is assigned one once (`parts = torch.vsplit(buf, b)`;
@@ -1200,6 +1217,8 @@ class Subscripts:
         count = lower.expression
         if self._step_bound(count) or not self._mentions_extent(count):
             return True
+        if isinstance(count, cst.Attribute) and self._int_constant(count) is not None and not self._past_extent(count):
+            return True  # `[-self.window_blocks:]` of a class body's `window_blocks = 4`: the last few slots
         if self._exact_extent(count) or self._past_extent(count):
             return False
         sources: set = set()

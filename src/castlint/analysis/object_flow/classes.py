@@ -568,6 +568,17 @@ class ModuleClasses:
             cls = self.enclosing_class(call)
         return {SELF_CLASS: cls.name.value} if cls is not None else {}
 
+    def super_start(self, call: cst.Call) -> Optional[cst.ClassDef]:
+        """The class after which `super().m(...)` (call: the method call) looks m up: the class the call
+        is written in, or the class a two-argument `super(C, self)` names (C's MRO entries after C, so
+        an override in C itself, or in a class between, is skipped)."""
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+        if isinstance(receiver, cst.Call) and len(receiver.args) == 2 and isinstance(receiver.args[0].value, cst.Name):
+            named = self.module_classes().get(receiver.args[0].value.value)
+            if named is not None:
+                return named
+        return self.enclosing_class(call)
+
     def _super_targets(self, cls: cst.ClassDef, method: str, use_context: bool = True) -> list:
         """The defs `super().method` in a method of cls may reach: the next definition after cls
         in the MRO of self's class, for self's class and each of its subclasses in the module

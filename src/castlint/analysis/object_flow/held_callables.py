@@ -264,6 +264,16 @@ class HeldCallables:
             cache[id(param)] = found
         return found
 
+    def _class_qualified_defs(self, held: cst.BaseExpression) -> List[cst.FunctionDef]:
+        """`Base._refresh_as` (a method read through a class of the module, its MRO's def): the plain
+        function, which takes the instance as its first argument (`partialmethod(Base.m, d)` binds it
+        as a method does)."""
+        if not isinstance(held, cst.Attribute):
+            return []
+        owner = self.class_named(held.value)
+        found = self.find_method(owner, held.attr.value) if owner is not None else None
+        return [found] if isinstance(found, cst.FunctionDef) and not self.class_bound(found) else []
+
     def _callable_forms(self, value: cst.BaseExpression, depth: int) -> List[tuple]:
         """(callee expression, arguments bound in front of the call's own) for what value holds."""
         if isinstance(value, cst.Lambda):
@@ -320,7 +330,7 @@ class HeldCallables:
                 defs = (
                     [d for d in self._callable_targets(held) if isinstance(d, cst.FunctionDef)]
                     if isinstance(held, cst.Name) and held.value in self.nodes.local_callables
-                    else []
+                    else self._class_qualified_defs(held)
                 )
                 if defs:  # partial(a def of the module, ...): the def, with the bound arguments first
                     return [(("closure", d, None, method), bound) for d in defs]

@@ -1156,7 +1156,7 @@ class InstanceClasses:
             return [(explicit[0], False, None)]
         method, receiver = func.attr.value, func.value
         if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
-            cls = self.enclosing_class(call)
+            cls = self.super_start(call)
             if cls is None:
                 return []
             return [form for target in self._super_targets(cls, method) for form in self.decorated(target, True)]
