@@ -15,6 +15,33 @@ import pytest
 from marked_cases import assert_marked_lines, assert_pruned_is_whole
 
 CASES = {
+    "lmdeploy_layers_enumerated_activations_returned": """\
+import torch
+from torch import nn
+
+
+class DecoderLayerLite(nn.Module):
+    def __init__(self, idx):
+        super().__init__()
+        self.idx = idx
+
+    def forward(self, hidden_states, past_key_value, attn_metadata):
+        k_cache, v_cache = past_key_value
+        k32 = k_cache.float()  # positive: CL001 the layer's whole key cache
+        h = hidden_states.float()  # negative: activations (element 0 of what the layer returns)
+        return h, k32
+
+
+class DecoderLite(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.layers = nn.ModuleList(DecoderLayerLite(i) for i in range(n))
+
+    def forward(self, hidden_states, past_key_values, attn_metadata):
+        for idx, layer in enumerate(self.layers):
+            hidden_states = layer(hidden_states, past_key_values[idx], attn_metadata)[0]
+        return hidden_states
+""",
     "sglang_getter_tuple_unpacked": """\
 import torch
 

@@ -41,7 +41,13 @@ class HeldCallables:
                     elif kind == "assign":  # `read_k, read_v = self._readers`: that position of the container
                         values.extend(self.unpacked_values(value, path, depth + 1) or ())
                     elif kind == "for":  # `for fn, c in zip(self._preps, caches)`: that position of an entry
-                        values.extend(self._iterated_elements(value, path, depth + 1) or ())
+                        # (not an instance of a class of the module, `for i, layer in enumerate(self.layers)`:
+                        # what its call returns would be read without positions, `layer(h, kv)[0]` as a pool)
+                        values.extend(
+                            e
+                            for e in self._iterated_elements(value, path, depth + 1) or ()
+                            if self.instance_class(e, depth + 1) is None
+                        )
                 elif isinstance(node, cst.FunctionDef) and depth > 0:  # a def handed on by its name
                     return [(("closure", node, None, self.method_class(node) is not None), ())]
         elif isinstance(func, cst.Attribute):
