@@ -211,7 +211,8 @@ class ModuleClasses:
         """(attribute, def) for each module def method binds to its own instance and stores on it:
         `self.n = types.MethodType(f, self)`, `partial(f, self)` ([callables] partial),
         `f.__get__(self)` ([callables] function_binders), `setattr(self, "n", <such>)`; f a def of the
-        module, or a local name assigned defs (`fn = _widen if quantized else _keep`): each of them."""
+        module, a local name assigned defs (`fn = _widen if quantized else _keep`): each of them, or a
+        module class's method read unbound (`partial(Base.m, self)`: found in Base's MRO)."""
         me = method.params.params[0].name.value
         locals_: Dict[str, List[cst.BaseExpression]] = {}
         stores: List[tuple] = []
@@ -266,6 +267,10 @@ class ModuleClasses:
         def defs_of(expr: cst.BaseExpression, depth: int = 0) -> List[cst.FunctionDef]:
             if isinstance(expr, cst.IfExp):
                 return defs_of(expr.body, depth) + defs_of(expr.orelse, depth)
+            if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):  # `Base.m`: unbound
+                owner = self.module_classes().get(expr.value.value)
+                func = self.find_method(owner, expr.attr.value) if owner is not None else None
+                return [func] if isinstance(func, cst.FunctionDef) and func.params.params else []
             if not isinstance(expr, cst.Name):
                 return []
             if expr.value in locals_ and depth < 3:

@@ -746,6 +746,13 @@ class Elements:
                 return self.element_values(iterable.args[0].value, None, depth + 1)  # `pairwise(xs)`
         if not path:
             return self.element_values(iterable, None, depth + 1)
+        if (
+            isinstance(iterable, cst.Call)
+            and len(iterable.args) > path[0]
+            and not any(a.star or a.keyword is not None for a in iterable.args)
+            and self.qualified_in(iterable, self.tables.iter_pairs)
+        ):  # `for ref, dst in zip(self.refs, bufs)`: an element of that argument, whatever the others hold
+            return self._at_path(self.element_values(iterable.args[path[0]].value, None, depth + 1), path[1:], depth)
         # a target unpacked by position: that position of any element, by structure (`for _, (k, v)
         # in enumerate(gpu_cache)`, `for i, half in product(ids, (0, 1))`, `for _, t in sorted(pairs)`)
         return self._at_path(self.element_values(iterable, None, depth + 1), path, depth)

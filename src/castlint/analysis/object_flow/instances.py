@@ -708,10 +708,20 @@ class InstanceClasses:
                     kind, value, path = self.binding(assignment.node)
                     if kind == "assign" and not path:
                         values.append(value)
+                    elif kind == "for" and not path:  # `for ref in self.refs: ref()`: an entry
+                        values.extend(self.element_values(value, None, depth + 1) or ())
+                    elif kind == "assign":  # `ref_k, ref_v = self.refs`: that position
+                        values.extend(self.unpacked_values(value, path, depth + 1) or ())
+                    elif kind == "for":  # `for ref, dst in zip(self.refs, bufs)`: that position of an entry
+                        values.extend(self._iterated_elements(value, path, depth + 1) or ())
         elif isinstance(func, cst.Attribute):
             owner = self.instance_class(func.value, depth + 1)
             if owner is not None and self.find_method(owner, func.attr.value) is None:
                 values.extend(self.instance_attr_values(owner, func.attr.value))
+        elif isinstance(func, cst.Subscript) and len(func.slice) == 1 and isinstance(func.slice[0].slice, cst.Index):
+            key = func.slice[0].slice.value  # `self.refs[0]()`: an entry
+            index = int(key.value) if isinstance(key, cst.Integer) else None
+            values.extend(self.element_values(func.value, index, depth + 1) or ())
         for value in values:
             if (
                 isinstance(value, cst.Call)
