@@ -208,6 +208,7 @@ class _Vocabulary:
         self.keeping_modules = frozenset(_last_parts(tables.keeping_modules))
         self.module_chains = frozenset(_last_parts(tables.module_chains))
         self.function_binders = frozenset(tables.function_binders)  # `f.__get__(obj)`: f bound to obj
+        self.unwrapped_attributes = frozenset(tables.unwrapped_attributes)  # `f.__wrapped__(x)`: f's def
         # `buf[torch.arange(buf.shape[0])]`, `buf.index_select(0, every)`: a range index is the slice it spells
         self.range_makers = frozenset(_last_parts(tables.range_functions))
         self.range_words = tuple(sorted(name.encode() for name in self.range_makers))
@@ -2150,6 +2151,9 @@ class _Collector:
                 self.lambda_call(applied.func, applied)
             else:
                 self.call(applied, path)
+        unwrapped = _unwrapped_call(n, vocab)
+        if unwrapped is not None:  # `type(self).m.__wrapped__(self, kv)`: m's def, self passed
+            self.call(unwrapped, path)
         self.object_call(n)
         self.handed_functions(n)
         for arg in (*n.args, *(k.value for k in n.keywords)):  # a callback, hook or visitor handed on
@@ -2512,6 +2516,22 @@ def _class_spelling(node: ast.AST) -> Optional[str]:
     if t is ast.Attribute and node.attr == "__class__":
         return ""
     return None
+
+
+def _unwrapped_call(n: ast.Call, vocab) -> Optional[ast.Call]:
+    """`f.__wrapped__(x)` ([callables] unwrapped_attributes) as `f(x)`, `self.m.__wrapped__(self, x)` and
+    `Cls.m.__wrapped__(self, x)` as `type(self).m(self, x)` (the def itself, self explicit), as
+    ModuleAnalysis._unwrapped_targets reads them; None for any other call."""
+    func = n.func
+    if type(func) is not ast.Attribute or func.attr not in vocab.unwrapped_attributes:
+        return None
+    inner = func.value
+    if type(inner) is ast.Attribute and type(inner.value) is ast.Name and inner.value.id == "self":
+        owner = ast.Call(func=ast.Name(id="type", ctx=ast.Load()), args=[inner.value], keywords=[])
+        inner = ast.Attribute(value=ast.copy_location(owner, inner), attr=inner.attr, ctx=ast.Load())
+    elif type(inner) not in (ast.Attribute, ast.Name):
+        return None
+    return ast.copy_location(ast.Call(func=ast.copy_location(inner, func), args=n.args, keywords=n.keywords), n)
 
 
 def _read_class_calls(units: List[_Unit], classes: Set[str]) -> None:

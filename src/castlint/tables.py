@@ -344,6 +344,7 @@ class Tables:
     attr_getters: set = field(default_factory=set)  # rules/accessors.toml [callables] attr_getters
     partial_methods: set = field(default_factory=set)  # rules/accessors.toml [callables] partial_methods
     function_binders: set = field(default_factory=set)  # [callables] function_binders: `f.__get__(obj)`
+    unwrapped_attributes: set = field(default_factory=set)  # [callables] `f.__wrapped__`: the undecorated def (35)
     # [callables] what a callable hands back when introspected: a partial's bound callable, positional and
     # keyword arguments; a bound method's receiver; a function's closure cells and a cell's value
     partial_func_attributes: set = field(default_factory=set)
@@ -1085,6 +1086,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "attr_getters": "attr_getters",
             "partial_methods": "partial_methods",
             "function_binders": "function_binders",
+            "unwrapped_attributes": "unwrapped_attributes",
             "partial_func_attributes": "partial_func_attributes",
             "partial_args_attributes": "partial_args_attributes",
             "partial_keywords_attributes": "partial_keywords_attributes",

@@ -916,6 +916,9 @@ class ConversionQueries:
                 if isinstance(func, cst.Attribute)
                 else None
             )
+            if name in self.tables.unwrapped_attributes and isinstance(func.value, (cst.Name, cst.Attribute)):
+                inner = func.value  # `type(self).m.__wrapped__(self, x)`: a call of m's def
+                name = inner.value if isinstance(inner, cst.Name) else inner.attr.value
             if name not in names:
                 continue
             forms = self._call_forms(call)

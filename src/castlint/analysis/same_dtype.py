@@ -466,9 +466,22 @@ def _frame_call(analysis: "ModuleAnalysis", owner) -> Optional[tuple]:
                 isinstance(owner, cst.FunctionDef)
                 and analysis.method_class(owner) is not None
                 and isinstance(call.func, cst.Attribute)
+                and not _self_passed(analysis, call, owner)
             )
             return call, skip
     return None
+
+
+def _self_passed(analysis: "ModuleAnalysis", call: cst.Call, owner: cst.FunctionDef) -> bool:
+    """Does call pass a method's self explicitly: `f.__wrapped__(self, x)` ([callables]
+    unwrapped_attributes), or an instance method called through its class (`Base.m(self, x)`,
+    `type(self).m(self, x)`), as return_targets binds them?"""
+    func = call.func
+    if func.attr.value in analysis.tables.unwrapped_attributes:
+        return True
+    if analysis.class_bound(owner):
+        return False
+    return analysis.class_named(func.value) is not None or analysis._class_valued(func.value)
 
 
 def _bound_argument(analysis: "ModuleAnalysis", param: cst.Param) -> Optional[cst.BaseExpression]:

@@ -410,6 +410,10 @@ def _display_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth
         return _grown_sequence(analysis, value, depth + 1)
     if depth >= 8:
         return None
+    if isinstance(value, (cst.GeneratorExp, cst.ListComp)) or (
+        isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "map"
+    ):  # `*(dt for _ in range(2))`, `[dt for dt in (q, kv)]`, `map(lambda r: dt, ROLES)`
+        return _unrolled_elements(analysis, value, depth + 1)
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
         for seq, times in ((value.left, value.right), (value.right, value.left)):
             if isinstance(times, cst.Integer) and int(times.value, 0) <= 16:
@@ -477,6 +481,183 @@ def _display_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth
     return None
 
 
+def _iterated(analysis: ModuleAnalysis, iterable: cst.BaseExpression, depth: int) -> Optional[list]:
+    """The elements an iteration over iterable yields where the module shows them: a display (or a
+    name bound once to one, `_display_elements`), `range(n)` of a small literal n, `zip(a, b)` of
+    such (a row per position, as a Python tuple); None otherwise."""
+    if depth > 8:
+        return None
+    if (
+        isinstance(iterable, cst.Call)
+        and isinstance(iterable.func, cst.Name)
+        and iterable.args
+        and not any(a.star or a.keyword for a in iterable.args)
+    ):
+        name, args = iterable.func.value, [a.value for a in iterable.args]
+        if name == "range" and len(args) == 1 and isinstance(args[0], cst.Integer):
+            n = int(args[0].value, 0)
+            return [cst.Integer(str(i)) for i in range(n)] if n <= 16 else None
+        if name == "zip":
+            columns = [_iterated(analysis, a, depth + 1) for a in args]
+            return None if any(c is None for c in columns) else [tuple(row) for row in zip(*columns)]
+    shown = _display_elements(analysis, iterable, depth + 1)
+    if shown is None:
+        bound = _bound_value(analysis, iterable)
+        shown = _display_elements(analysis, bound, depth + 1) if bound is not iterable else None
+    return shown
+
+
+def _bind_target(target: cst.BaseExpression, element, bindings: dict) -> bool:
+    """Bind a comprehension or lambda target to one element (a node, or a Python tuple of nodes)."""
+    if isinstance(target, cst.Name):
+        bindings[target.value] = element
+        return True
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return False
+    if isinstance(element, tuple):
+        parts = list(element)
+    elif isinstance(element, (cst.Tuple, cst.List)) and all(
+        isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in element.elements
+    ):
+        parts = [e.value for e in element.elements]
+    else:
+        return False
+    if len(parts) != len(target.elements):
+        return False
+    return all(
+        not isinstance(t, cst.StarredElement) and _bind_target(t.value, part, bindings)
+        for t, part in zip(target.elements, parts)
+    )
+
+
+def _substituted(expr: cst.BaseExpression, bindings: dict):
+    """expr with its bound names read as their elements: a bound name is its element, a tuple
+    display of such a tuple of them, an expression naming none itself; None otherwise."""
+    if isinstance(expr, cst.Name) and expr.value in bindings:
+        return bindings[expr.value]
+    if not any(_mentions(expr, name) for name in bindings):
+        return expr
+    if isinstance(expr, (cst.Tuple, cst.List)) and all(
+        isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in expr.elements
+    ):
+        parts = tuple(_substituted(e.value, bindings) for e in expr.elements)
+        return None if any(p is None for p in parts) else parts
+    return None
+
+
+def _key_text(analysis: ModuleAnalysis, key: cst.BaseExpression, bindings: dict) -> Optional[str]:
+    """The string a key spells in one iteration: a bound name of a constant, an f-string or a sum
+    of such parts (`f"{role}_data_type"`), a constant naming no bound name."""
+    if isinstance(key, cst.Name) and key.value in bindings:
+        bound = bindings[key.value]
+        return analysis.constant_string(bound) if isinstance(bound, cst.BaseExpression) else None
+    if not any(_mentions(key, name) for name in bindings):
+        return analysis.constant_string(key)
+    if isinstance(key, cst.FormattedString):
+        parts = []
+        for part in key.parts:
+            if isinstance(part, cst.FormattedStringText):
+                parts.append(part.value)
+            elif part.conversion is None and part.format_spec is None:
+                text = _key_text(analysis, part.expression, bindings)
+                if text is None:
+                    return None
+                parts.append(text)
+            else:
+                return None
+        return "".join(parts)
+    if isinstance(key, cst.BinaryOperation) and isinstance(key.operator, cst.Add):
+        left, right = _key_text(analysis, key.left, bindings), _key_text(analysis, key.right, bindings)
+        return None if left is None or right is None else left + right
+    return None
+
+
+def _unrolled(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: int) -> Optional[list]:
+    """Per iteration, (bindings, the yielded expressions) of a one-clause generator or list/dict
+    comprehension with no condition, or of `map(lambda ...: ..., xs[, ys])`, over iterables the
+    module shows (`_iterated`); None otherwise. A list or dict comprehension's or a generator's
+    element is read with its target bound to each element in turn."""
+    if depth > 8:
+        return None
+    if isinstance(value, (cst.GeneratorExp, cst.ListComp, cst.DictComp)):
+        clause = value.for_in
+        if clause.inner_for_in is not None or clause.ifs or clause.asynchronous is not None:
+            return None
+        exprs = (value.key, value.value) if isinstance(value, cst.DictComp) else (value.elt,)
+        elements = _iterated(analysis, clause.iter, depth + 1)
+        if elements is None:
+            return None
+        rows = []
+        for element in elements:
+            bindings: dict = {}
+            if not _bind_target(clause.target, element, bindings):
+                return None
+            rows.append((bindings, exprs))
+        return rows
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == "map"
+        and len(value.args) >= 2
+        and not any(a.star or a.keyword for a in value.args)
+        and isinstance(value.args[0].value, cst.Lambda)
+    ):
+        fn = value.args[0].value
+        params = fn.params
+        names = [p.name.value for p in params.params]
+        if (
+            params.posonly_params
+            or params.kwonly_params
+            or not isinstance(params.star_arg, cst.MaybeSentinel)
+            or params.star_kwarg is not None
+            or any(p.default is not None for p in params.params)
+            or len(names) != len(value.args) - 1
+        ):
+            return None
+        columns = [_iterated(analysis, a.value, depth + 1) for a in value.args[1:]]
+        if any(c is None for c in columns):
+            return None
+        return [(dict(zip(names, row)), (fn.body,)) for row in zip(*columns)]
+    return None
+
+
+def _unrolled_elements(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: int) -> Optional[list]:
+    """The elements a generator, list comprehension or `map(lambda ...)` yields, each a node."""
+    if isinstance(value, cst.DictComp):
+        return None
+    rows = _unrolled(analysis, value, depth)
+    if rows is None:
+        return None
+    out = [_substituted(exprs[0], bindings) for bindings, exprs in rows]
+    return None if any(not isinstance(e, cst.BaseExpression) for e in out) else out
+
+
+def _unrolled_pairs(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: int) -> Optional[list]:
+    """(key, value) pairs of a dict comprehension, or of an iteration of 2-tuples with constant keys
+    (`dict(map(lambda k: (k, dt), KEYS))`, `dict((k, dt) for k in KEYS)`) the module shows."""
+    rows = _unrolled(analysis, value, depth)
+    if rows is None:
+        if isinstance(value, (cst.List, cst.Tuple)):  # `dict([("q_data_type", dt), ...])`
+            rows = [({}, (e,)) for e in _display_elements(analysis, value, depth + 1) or ()]
+        if not rows:
+            return None
+    pairs = []
+    for bindings, exprs in rows:
+        if len(exprs) == 2:
+            key, item = exprs
+        else:
+            pair = exprs[0]
+            if not isinstance(pair, cst.Tuple) or len(pair.elements) != 2:
+                return None
+            key, item = (e.value for e in pair.elements)
+        text = _key_text(analysis, key, bindings)
+        item = _substituted(item, bindings)
+        if text is None or not isinstance(item, cst.BaseExpression):
+            return None
+        pairs.append((text, item))
+    return pairs
+
+
 def _defaulted_lookup(analysis: ModuleAnalysis, call: cst.Call) -> bool:
     """Is call a read-only lookup with a default (`d.get(key, default)`: [containers] lookup_methods
     and default_last)?"""
@@ -540,6 +721,13 @@ def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: i
         return items
     if isinstance(value, cst.Name):
         return _grown_mapping(analysis, value, depth + 1)
+    if isinstance(value, cst.DictComp):  # `{f"{role}_data_type": dt for role in ("q", "kv")}`
+        pairs = _unrolled_pairs(analysis, value, depth + 1)
+        if pairs is None:
+            return None
+        for k, v in pairs:
+            put(k, v)
+        return items
     if isinstance(value, cst.Attribute):  # `self.defaults` of one dict display the class assigns
         held = analysis._container_sources(value, 0) or []
         return _mapping_items(analysis, held[0], depth + 1) if len(held) == 1 and held[0] is not value else None
@@ -583,6 +771,9 @@ def _mapping_items(analysis: ModuleAnalysis, value: cst.BaseExpression, depth: i
                 put(a.keyword.value, a.value)
             elif a is value.args[0] and not a.star and _zipped_pairs(analysis, a.value, depth) is not None:
                 for k, v in _zipped_pairs(analysis, a.value, depth):  # `dict(zip(names, dtypes))`
+                    put(k, v)
+            elif a is value.args[0] and not a.star and _unrolled_pairs(analysis, a.value, depth) is not None:
+                for k, v in _unrolled_pairs(analysis, a.value, depth):  # `dict(map(lambda k: (k, dt), KEYS))`
                     put(k, v)
             elif a.star == "*" or (a.star != "**" and a is not value.args[0]):
                 return None

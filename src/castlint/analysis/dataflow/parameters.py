@@ -33,6 +33,7 @@ class Parameters:
         calls = [(call, False) for call in self._calls_by_name().get(id(owner), ())]
         calls += [(call, True) for call in self._object_calls(owner) + self.super_calls(owner)]
         calls += [(call, False) for call in self._explicit_self_calls(owner)]  # `Base.m(self, kv)`
+        calls += [(call, False) for call in self.unwrapped_calls(owner)]  # `type(self).m.__wrapped__(self, kv)`
         calls += [(call, True) for call in self.store_calls(owner)]  # `obj.k = kv` runs k's setter, __setattr__
         calls += [(call, skip) for call, skip, _ in self.value_callers().get(id(owner), ())]  # a hook, a visitor
         omitted = not calls and not self._mapped_calls().get(id(owner)) and not self._star_mapped_calls().get(id(owner))
@@ -173,6 +174,7 @@ class Parameters:
             or self._object_calls(owner)
             or self.super_calls(owner)
             or self._explicit_self_calls(owner)
+            or self.unwrapped_calls(owner)
         ):
             return True
         cls = self.method_class(owner) if isinstance(owner, cst.FunctionDef) else None
@@ -243,6 +245,18 @@ class Parameters:
             return False
         exact = self.exact_classes(receiver)
         return exact is not None and cls in exact
+
+    def unwrapped_calls(self, func) -> List[cst.Call]:
+        """`f.__wrapped__(...)` ([callables] unwrapped_attributes) calls that run def func itself."""
+        if not isinstance(func, cst.FunctionDef) or not func.decorators:
+            return []
+        index = self._calls_by_attribute()
+        return [
+            call
+            for attr in self.tables.unwrapped_attributes
+            for call in index.get(attr, ())
+            if any(t is func for t, _, _ in self.return_targets(call))
+        ]
 
     def _explicit_self_calls(self, func) -> List[cst.Call]:
         """`Base.m(self, ...)` (`type(self).m(obj, ...)`) of an instance method m: called through a

@@ -1135,6 +1135,38 @@ class InstanceClasses:
             and "type" not in self.module_classes()
         )
 
+    def _unwrapped_targets(self, call: cst.Call, depth: int) -> List[tuple]:
+        """`f.__wrapped__(x)`, `type(self).m.__wrapped__(self, x)` ([callables] unwrapped_attributes): the def
+        under its decorators (what `functools.wraps`, `lru_cache` and `cache` keep there), every argument
+        explicit (the attribute of a bound method is the plain function). The def is the one the same
+        call without the attribute reaches, or whose decorators made the wrapper that call reaches."""
+        inner = call.func.value
+        if isinstance(inner, cst.Name):
+            name = inner.value
+        elif isinstance(inner, cst.Attribute):
+            name = inner.attr.value
+        else:
+            return []
+        cache = self.__dict__.setdefault("_unwrapped_calls", {})
+        synthetic = cache.get(id(call))
+        if synthetic is None:
+            synthetic = cache[id(call)] = cst.Call(func=inner, args=call.args)
+            self.parents.setdefault(synthetic, self.parents.get(call))
+        out: List[tuple] = []
+        for target, _, _ in self.return_targets(synthetic, depth + 1):
+            if not (isinstance(target, cst.FunctionDef) and target.name.value == name):
+                target = next(
+                    (
+                        f
+                        for f in self.nodes.decorated_defs
+                        if f.name.value == name and any(w is target for w in self.decoration_wrappers(f))
+                    ),
+                    None,
+                )
+            if target is not None and not any(t is target for t, _, _ in out):
+                out.append((target, False, None))
+        return out
+
     def return_targets(self, call: cst.Call, depth: int = 0) -> List[tuple]:
         """(def or lambda, skip_self, env) a call reaches whose return value is its own:
         `f(...)` of a local function or named lambda, `self.m(...)` (and the overrides of m in
@@ -1161,6 +1193,8 @@ class InstanceClasses:
             ]
         if not isinstance(func, cst.Attribute):
             return []
+        if func.attr.value in self.tables.unwrapped_attributes:
+            return self._unwrapped_targets(call, depth)
         explicit = self.property_getter_call(call)
         if explicit is not None:  # `Base.latent.fget(obj)`: Base's getter with self the first argument
             return [(explicit[0], False, None)]
