@@ -356,6 +356,11 @@ def wanted(path: str, source: bytes, triggers, tables: Tables, config: Config) -
         return True
     from castlint.analysis import pool_classes
 
+    if config.follow_imports == "callers":
+        from castlint.analysis import tree_index
+
+        if tree_index.may_link_imported_casts(path, source, tables):
+            return True  # it calls a cast a sibling module holds (link_tree appends it)
     if not pool_classes.converts_something(source, tables):
         return False  # each test below needs a conversion in the file
     if may_allocate_arenas(source, tables):  # per-layer arenas: whole pools under any name

@@ -2820,6 +2820,30 @@ def _has_convention(stmt: ast.AST, vocab: _Vocabulary) -> bool:
     return False
 
 
+def _raw_layer_accessor(node: ast.AST) -> bool:
+    """`def m(self, i): return self.<buf>[i]` (through method calls: views): a class's accessor of one layer
+    of its own buffer, handed out unconverted (castlint.analysis.conversions `_own_layer_accessor` reads it)."""
+    if not isinstance(node, _DEFS) or len(node.args.args) != 2 or node.args.vararg or node.args.kwonlyargs:
+        return False
+    index = node.args.args[1].arg
+    for ret in pyast.nodes(node):
+        if type(ret) is not ast.Return or ret.value is None:
+            continue
+        value = ret.value
+        while type(value) is ast.Call and type(value.func) is ast.Attribute:
+            value = value.func.value
+        if (
+            type(value) is ast.Subscript
+            and type(value.slice) is ast.Name
+            and value.slice.id == index
+            and type(value.value) is ast.Attribute
+            and type(value.value.value) is ast.Name
+            and value.value.value.id == "self"
+        ):
+            return True
+    return False
+
+
 def _beside_evidence(node: ast.AST, vocab: _Vocabulary) -> bool:
     """Is a method a conventions row's `beside` evidence: one of those methods reading the row's keyword from
     its **kwargs (`def capture(self, **kwargs)` reading `kwargs["past_key_values"]`)?"""
@@ -5560,6 +5584,8 @@ def _decisions(module: _ModuleUnits, kept: Set[int], holders: Set[int] = frozens
         if not any(keep) and id(rest) not in kept:
             decisions.append((stmt, False))
             continue
+        if any(keep):  # a pool class's raw per-layer accessor tells that its converting one is the pool's (CL004)
+            keep = [k or _raw_layer_accessor(method.node) for k, method in zip(keep, methods)]
         if rest.plans:
             decisions.append((stmt, True))
             continue

@@ -1486,7 +1486,11 @@ class ConversionQueries:
             return None
         func = self.enclosing_function(node)
         cls = self.method_class(func) if func is not None else None
-        if cls is None or len(func.params.params) != 1 or func.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+        if cls is None or func.params.star_arg is not cst.MaybeSentinel.DEFAULT:
+            return None
+        if len(func.params.params) == 2:
+            return self._own_layer_accessor(node, func, cls)
+        if len(func.params.params) != 1:
             return None
         if not self._returned_as_is(node, func):
             return None
@@ -1502,6 +1506,61 @@ class ConversionQueries:
                 accessor = accessors.get(name.lstrip("_"))
                 if accessor is not None and not accessor.holder:
                     return f"{cls.name.value}.{func.name.value}"
+        return None
+
+    def _own_layer_accessor(self, node: cst.Call, func: cst.FunctionDef, cls: cst.ClassDef) -> Optional[str]:
+        """`Class.layer` when node, a whole-layer conversion that method `layer(self, idx)` returns, converts
+        `self.<buf>[idx]` (through views) to a dtype of the instance (`self.compute_dtype`), and the class also
+        hands out the layer of that buffer unconverted (`return self.<buf>[i]` in another method taking an
+        index): the class is the pool of those layers, and the converting method its accessor (CL004). A caller's
+        dtype, no raw accessor beside it (a per-step reader object, `__call__`), rows or a scale: not one."""
+        index = self._layer_param(func)
+        if index is None or not self._returned_as_is(node, func):
+            return None
+        dtype = self._converted_dtype_expr(node)
+        if not (isinstance(dtype, cst.Attribute) and isinstance(dtype.value, cst.Name) and dtype.value.value == "self"):
+            return None
+        attr = self._own_layer_read(node.func.value, index)
+        if attr is None:
+            return None
+        for owner in self.class_mro(cls):
+            for name, other in self.class_methods(owner).items():
+                other_index = self._layer_param(other) if other is not func else None
+                if other_index is None or name.startswith("__"):
+                    continue
+                for ret in iter_nodes(other.body, cst.Return):
+                    if ret.value is not None and self.enclosing_function(ret) is other:
+                        if self._own_layer_read(ret.value, other_index, raw=True) == attr:
+                            return f"{cls.name.value}.{func.name.value}"
+        return None
+
+    @staticmethod
+    def _layer_param(func: cst.FunctionDef) -> Optional[str]:
+        """idx of a method `m(self, idx)` (no default, no star), else None."""
+        params = func.params
+        if len(params.params) != 2 or params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params:
+            return None
+        if func.name.value.startswith("__") or params.params[1].default is not None:
+            return None
+        return params.params[1].name.value
+
+    def _own_layer_read(self, expr: cst.BaseExpression, index: str, raw: bool = False) -> Optional[str]:
+        """x when expr is `self.<x>[index]` (index a parameter name), through views (only views when raw)."""
+        views = self.tables.view_methods
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            if raw and expr.func.attr.value not in views:
+                return None
+            expr = expr.func.value
+        if not isinstance(expr, cst.Subscript) or len(expr.slice) != 1:
+            return None
+        element = expr.slice[0].slice
+        if not (
+            isinstance(element, cst.Index) and isinstance(element.value, cst.Name) and element.value.value == index
+        ):
+            return None
+        owner = expr.value
+        if isinstance(owner, cst.Attribute) and isinstance(owner.value, cst.Name) and owner.value.value == "self":
+            return owner.attr.value
         return None
 
     def _returned_as_is(self, node: cst.CSTNode, func: cst.FunctionDef) -> bool:

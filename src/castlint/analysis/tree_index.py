@@ -1287,6 +1287,108 @@ def with_importing_callers(path: str, source: bytes, tables: Tables, found: Link
     )
 
 
+_RELATIVE_IMPORT = re.compile(rb"^[ \t]*from[ \t]+\.(\w+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_HELD_ASSIGN = re.compile(rb"^\w+[ \t]*(?::[^=\n]*)?=[^\n]*(?:\bpartial\b|\bmethodcaller\b|Tensor\.)", re.M)
+_IMPORT_LINE = re.compile(
+    r"^(?:import[ \t]+[\w.]+(?:[ \t]+as[ \t]+\w+)?|from[ \t]+[\w.]+[ \t]+import[ \t]+[\w, \t]+)[ \t]*$", re.M
+)
+
+
+def may_link_imported_casts(path: str, source: bytes, tables: Tables) -> bool:
+    """Does the file, naming a pool, import by name a cast that a sibling module holds (with_imported_casts)?"""
+    return bool(_imported_casts(path, source, tables))
+
+
+_IMPORTED_CASTS: Dict[tuple, tuple] = {}
+
+
+def _imported_casts(path: str, source: bytes, tables: Tables) -> tuple:
+    """((sibling file, [(name, definition)]), ...): the casts held as values (`to_half = partial(torch.Tensor.to,
+    ...)`, `X = methodcaller("to", d)`, or a function returning one of them, with them) in the modules of the
+    file's folder that it imports by name (`from .casts import to_half`). Text first: a relative import, a pool
+    word in the file, a callable's word in the sibling; only then the sibling's index."""
+    if b"from ." not in source or not _carries_bytes(source, tables):
+        return ()
+    folder = os.path.dirname(os.path.abspath(path))
+    siblings = {}
+    for stem, listed in _RELATIVE_IMPORT.findall(source):
+        stem = stem.decode("ascii", "replace")
+        other = os.path.join(folder, stem + ".py")
+        text = _sibling_text(other) if stem not in siblings and os.path.isfile(other) else None
+        if text is None or _HELD_ASSIGN.search(text) is None:
+            continue  # (no top-level `x = partial(...)` / `methodcaller(...)` / `...Tensor.m...` in it)
+        names = [
+            p.split("#")[0].strip().partition(" as ")[0].strip()
+            for p in listed.decode("ascii", "replace").strip("()").split(",")
+        ]
+        for name in filter(str.isidentifier, names):
+            held = re.search(
+                rb"^(?:def[ \t]+%s[ \t]*\(|%s[ \t]*(?::[^=\n]*)?=)" % (name.encode(), name.encode()), text, re.M
+            )
+            if held is not None:
+                siblings[stem] = other
+                break
+    if not siblings:
+        return ()
+    key = (os.path.abspath(path), hash(source), id(tables), tuple(_signature(o) for o in siblings.values()))
+    hit = _IMPORTED_CASTS.get(key)
+    if hit is not None:
+        return hit
+    own = module_index(path, tables, source=source)
+    out = []
+    resolver = _Resolver(path, tables)
+    for local, (module, attr, level) in sorted(own.imports.items()) if own is not None else ():
+        if level != 1 or attr is None or module not in siblings or local in own.definitions:
+            continue
+        index = module_index(siblings[module], tables)
+        held = index.definitions.get(attr) if index is not None else None
+        if held is None:
+            continue
+        if held.kind == "assign" and _held_cast(held):
+            chosen = [(local, held)]
+        elif held.kind == "function" and _returns_held_cast(resolver, index, held):
+            node = held.node if held.node is not None else _reparse(held)
+            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if node is not None else set()
+            chosen = [(local, held)] + [
+                (n, index.definitions[n])
+                for n in sorted(names)
+                if n in index.definitions and index.definitions[n].kind == "assign" and _held_cast(index.definitions[n])
+            ]
+        else:
+            continue
+        chosen = [(n, d) for n, d in chosen if n not in own.definitions and (n == local or n not in own.imports)]
+        if chosen:
+            out.append((siblings[module], chosen))
+    _IMPORTED_CASTS[key] = tuple(out)
+    return _IMPORTED_CASTS[key]
+
+
+def with_imported_casts(path: str, source: bytes, tables: Tables, found: Linked) -> Linked:
+    """found, with the casts that sibling modules hold as values and the file imports by name appended
+    (`from .casts import to_half` over `to_half = partial(torch.Tensor.to, dtype=...)`, `from .casts import
+    widen_for` over `def widen_for(d): return WIDEN[d]` and `WIDEN = {dt: methodcaller("to", dt) ...}`), with
+    the sibling's plain imports: a call of one in the file converts what it is given there
+    (`follow-imports = "callers"`)."""
+    pieces, files, imports = [], list(found.paths), set()
+    for other, chosen in _imported_casts(path, source, tables):
+        pieces.extend(_renamed(definition, name) for name, definition in chosen)
+        text = (_sibling_text(other) or b"").decode("utf-8", "replace")
+        imports.update(m.group(0) for m in _IMPORT_LINE.finditer(text))
+        if other not in files:
+            files.append(other)
+    if not pieces:
+        return found
+    head = "".join(f"{line}\n" for line in sorted(imports))
+    return Linked(
+        text=found.text + "\n\n" + head + "\n\n".join(pieces),
+        paths=tuple(files),
+        learned=found.learned,
+        kinds=found.kinds,
+        own=found.own,
+        renames=found.renames,
+    )
+
+
 _CLASS_HEADER = re.compile(rb"^class[ \t]+(\w+)[ \t]*(?:\(([^)]*)\))?[ \t]*:", re.M)
 _SELF_CALL = re.compile(rb"\bself\s*\.\s*(\w+)\s*\(")
 _DEF_NAME = re.compile(rb"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
@@ -2110,6 +2212,8 @@ def _link(path: str, source: bytes, tables: Tables, own_pool_possible: bool = Tr
         or (own_converts and root[2].kind == "class" and _hands_pool(resolver, root[1], root[2]))
         # a partial (or alias) of a converting function, given the file's pool
         or (root[2].kind == "assign" and _converting_holder(resolver, root[1], root[2]))
+        # a function that hands out a cast its module holds (`widen_for(dtype)` -> `methodcaller("to", dtype)`)
+        or (root[2].kind == "function" and _returns_held_cast(resolver, root[1], root[2]))
     ]
     closures = [_closure(resolver, index, d, emitted) for emitted, index, d, _ in roots]
     # accessors the pool classes of the modules it imports define (their calls read a whole pool)
@@ -2191,7 +2295,32 @@ def _converting_holder(resolver: _Resolver, index: ModuleIndex, definition: Defi
     if _held_cast(definition):
         return True
     found = _held_function(resolver, (index, definition))
-    return found is not None and found[1].kind == "function" and found[1].converts
+    if found is not None and found[1].kind == "function" and found[1].converts:
+        return True
+    return found is not None and _returns_held_cast(resolver, *found)
+
+
+def _returns_held_cast(resolver: _Resolver, index: ModuleIndex, definition: Definition) -> bool:
+    """A small function that returns a cast its module holds uncalled, or an element of a table of them
+    (`def widen_for(d): return WIDEN[d]` over `WIDEN = {dt: methodcaller("to", dt) for dt in ...}`): what it
+    returns converts what it is given, wherever it is called."""
+    if definition.kind != "function" or not _small(definition) or "return" not in definition.text:
+        return False
+    node = definition.node if definition.node is not None else _reparse(definition)
+    if node is None:
+        return False
+    names = {
+        sub.id
+        for ret in ast.walk(node)
+        if isinstance(ret, ast.Return) and ret.value is not None
+        for sub in ast.walk(ret.value)
+        if isinstance(sub, ast.Name)
+    }
+    for name in sorted(names & set(index.definitions)):
+        held = index.definitions[name]
+        if held.kind == "assign" and _held_cast(held):
+            return True
+    return False
 
 
 def _held_function(resolver: _Resolver, found):
@@ -2377,6 +2506,8 @@ def linked_source(
     linked = Linked() if mode == "callers" else link(path, source, tables, own_pool, mode == "uses")
     if mode in ("uses", "callers"):  # the sibling modules that call its converting helpers
         linked = with_importing_callers(path, source, tables, linked)
+        if mode == "callers":  # the casts its sibling modules hold as values, imported by name
+            linked = with_imported_casts(path, source, tables, linked)
         # the sibling modules' base classes whose per-step methods call the file's overrides
         linked = with_overridden_bases(path, source, tables, linked)
     own_lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
