@@ -1048,7 +1048,7 @@ class ConversionQueries:
             return False
         for assignment in self.reaching(func):
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if isinstance(param, cst.Param) and id(param) in params:
                 return True
         return False
@@ -1184,7 +1184,7 @@ class ConversionQueries:
         if not isinstance(name, cst.Name):
             return False
         for assignment in self.reaching(name):
-            param = assignment.node if isinstance(assignment.node, cst.Param) else self.parents.get(assignment.node)
+            param = self.param_of(assignment.node)
             if isinstance(param, cst.Param) and any(t is func for t, _, _ in env.get(("held", id(param)), ())):
                 return True
         return False
@@ -1386,7 +1386,7 @@ class ConversionQueries:
         destination may be; None when name is not only a parameter or no call shows one."""
         values = []
         for assignment in self.reaching(name):
-            param = assignment.node if isinstance(assignment.node, cst.Param) else self.parents.get(assignment.node)
+            param = self.param_of(assignment.node)
             if not isinstance(param, cst.Param) or param.star or param.default is not None:
                 return None
             passed = self.passed_arguments(param)

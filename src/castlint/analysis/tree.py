@@ -318,6 +318,11 @@ class TreeNavigation:
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(node)
 
+    def param_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The Param an assignment's node stands for (the Param itself, or the Name it binds), else the node's
+        parent: callers test `isinstance(..., cst.Param)` on the answer."""
+        return node if isinstance(node, cst.Param) else self.parents.get(node)
+
     def ancestors(self, node: cst.CSTNode):
         node = self.parents.get(node)
         while node is not None:

@@ -579,7 +579,7 @@ class SelfAttributes:
             return False
         for assignment in self.reaching(expr):
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if not isinstance(param, cst.Param):
                 return False
             if not any(id(param) in bindings for bindings in self._bindings):

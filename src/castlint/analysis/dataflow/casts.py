@@ -61,7 +61,7 @@ class Casts:
         if isinstance(expr, cst.Name):
             for assignment in self.reaching(expr):
                 node = assignment.node
-                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                param = self.param_of(node)
                 if isinstance(param, cst.Param):
                     kinds.append(_annotation_kind(self, param))
                     continue
@@ -183,7 +183,7 @@ class Casts:
             return None
         for assignment in self.reaching(expr):
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if not isinstance(param, cst.Param):
                 return None
             owner = self._param_owner(param)

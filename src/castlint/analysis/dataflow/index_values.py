@@ -106,7 +106,7 @@ class IndexValues:
             kinds = []
             for assignment in self.reaching(expr):
                 node = assignment.node
-                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                param = self.param_of(node)
                 if isinstance(param, cst.Param):
                     kind = _annotation_kind(self, param, for_index=True)
                     if kind == UNKNOWN and param.default is None and not param.star:
@@ -227,7 +227,7 @@ class IndexValues:
         out: List[cst.BaseExpression] = []
         for assignment in self.reaching(iterable):
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if isinstance(param, cst.Param):
                 passed = self.complete_arguments(param)
                 if not passed:

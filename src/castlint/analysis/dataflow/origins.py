@@ -1159,7 +1159,7 @@ class Origins:
             return out
         for assignment in self.reaching(expr):
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if isinstance(param, cst.Param):
                 owner = self._param_owner(param)
                 calls = list(self._calls_by_name().get(id(owner), ())) + self._object_calls(owner)

@@ -373,7 +373,7 @@ class Parameters:
         out = []
         for assignment in self.reaching(holder):
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if not isinstance(param, cst.Param):
                 continue
             func = self._param_owner(param)
@@ -608,7 +608,7 @@ class Parameters:
             return []
         out: List[cst.BaseExpression] = []
         for assignment in self.reaching(expr):
-            param = assignment.node if isinstance(assignment.node, cst.Param) else self.parents.get(assignment.node)
+            param = self.param_of(assignment.node)
             if not isinstance(param, cst.Param):
                 return []
             func = self._param_owner(param)

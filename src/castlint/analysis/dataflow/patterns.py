@@ -101,7 +101,7 @@ class PatternMatching:
     def _assignment_origin(self, assignment: Assignment, depth: int) -> Origin:
         node = assignment.node
         if isinstance(node, cst.Param) or isinstance(self.parents.get(node), cst.Param):
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             return self._param_origin(param, depth)
         if not isinstance(node, cst.Name):
             return Origin.OTHER

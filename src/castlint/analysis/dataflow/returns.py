@@ -235,7 +235,7 @@ class ReturnValues:
             return None
         for assignment in self.reaching(expr):
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if isinstance(param, cst.Param):
                 for bindings in reversed(self._bindings):
                     if (kind, id(param)) in bindings:

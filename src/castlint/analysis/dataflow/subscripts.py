@@ -135,7 +135,7 @@ class Subscripts:
         if isinstance(expr, cst.Name):
             for assignment in self.reaching(expr):
                 node = assignment.node
-                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                param = self.param_of(node)
                 if isinstance(param, cst.Param):
                     values.append(param.annotation)
                 elif isinstance(node, cst.Name):
@@ -617,7 +617,7 @@ class Subscripts:
             passed = self._complete_name_arguments(expr)
             if passed and all(self._entry_param(a, depth + 1) for a in passed):
                 return True
-        params = [a.node if isinstance(a.node, cst.Param) else self.parents.get(a.node) for a in self.reaching(expr)]
+        params = [self.param_of(a.node) for a in self.reaching(expr)]
         if not params or not all(isinstance(p, cst.Param) for p in params):
             return False
         for param in params:
@@ -865,7 +865,7 @@ class Subscripts:
         if isinstance(expr, cst.Name):
             for assignment in self.reaching(expr):
                 node = assignment.node
-                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                param = self.param_of(node)
                 if isinstance(param, cst.Param):
                     owner = self._param_owner(param)
                     if isinstance(owner, cst.FunctionDef) and self._convention_origin(owner, param) != Origin.OTHER:
@@ -1259,7 +1259,7 @@ class Subscripts:
             return False
         for assignment in assignments:
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if isinstance(param, cst.Param):
                 owner = self.enclosing_function(param)
                 if owner is not None and owner.name.value in self.tables.run_once_methods:
@@ -1330,7 +1330,7 @@ class Subscripts:
                 out.add("other")
             for assignment in assignments:
                 node = assignment.node
-                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                param = self.param_of(node)
                 if isinstance(param, cst.Param):
                     owner = self._param_owner(param)
                     if not isinstance(owner, cst.FunctionDef):

@@ -670,7 +670,7 @@ class Containers:
         out = []
         for assignment in self.reaching(expr):
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if isinstance(param, cst.Param):
                 owner = self._param_owner(param)
                 if isinstance(owner, cst.FunctionDef) and owner.params.star_kwarg is param:

@@ -177,7 +177,7 @@ class Decorators:
             return []
         for assignment in self.reaching(name):
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if not isinstance(param, cst.Param):
                 continue
             for bindings in reversed(self._bindings):

@@ -638,7 +638,7 @@ class Elements:
             values = []
             for assignment in self.reaching(expr):
                 node = assignment.node
-                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                param = self.param_of(node)
                 if isinstance(param, cst.Param):
                     # a parameter: what the call being followed passes, else every visible call
                     # (`def _prepare(self, pair): buf, blocks = pair` of `self._prepare(self._fetch(m, i))`)

@@ -25,7 +25,7 @@ class HeldCallables:
                 return [(("closure", t, env, skip), ()) for t, skip, env in held]
             for assignment in self.reaching(func):
                 node = assignment.node
-                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                param = self.param_of(node)
                 if isinstance(param, cst.Param):
                     values.extend(self.passed_arguments(param))  # `def helper(getter, i): getter(i)`
                     values.extend(self._constructed_arguments(func))  # `Observer(lambda: self.kv_caches)`
@@ -1382,7 +1382,7 @@ class HeldCallables:
         found = set()
         for assignment in self.reaching(expr):
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if isinstance(param, cst.Param):
                 # a parameter (`def _cast(buf, d, method="to")`): what every visible call passes, the
                 # default where it leaves it out
@@ -1414,7 +1414,7 @@ class HeldCallables:
                 return None
             for assignment in reaching:
                 node = assignment.node
-                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                param = self.param_of(node)
                 if isinstance(param, cst.Param):
                     # a parameter: what the call being followed (or every visible call) passes
                     # (`def __getattr__(self, name): return getattr(self._pool, name)`)
@@ -1559,7 +1559,7 @@ class HeldCallables:
         values = []
         for assignment in self.reaching(expr):
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if isinstance(param, cst.Param):
                 cls = self.annotated_class(param)
                 if cls is None and param.default is not None:

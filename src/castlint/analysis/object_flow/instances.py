@@ -92,7 +92,7 @@ class InstanceClasses:
                 return self.enclosing_class(expr)
             for assignment in self.reaching(expr):
                 node = assignment.node
-                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                param = self.param_of(node)
                 if isinstance(param, cst.Param):
                     found = self.annotated_class(param) or self.param_class(param, None, depth)
                     if found is not None:
@@ -269,7 +269,7 @@ class InstanceClasses:
         if isinstance(expr, cst.Name):
             for assignment in self.reaching(expr):
                 node = assignment.node
-                param = node if isinstance(node, cst.Param) else self.parents.get(node)
+                param = self.param_of(node)
                 if isinstance(param, cst.Param):
                     if param.annotation is not None:
                         return param.annotation.annotation
@@ -568,7 +568,7 @@ class InstanceClasses:
             return None
         for assignment in reaching:
             node = assignment.node
-            param = node if isinstance(node, cst.Param) else self.parents.get(node)
+            param = self.param_of(node)
             if not isinstance(param, cst.Param):
                 return None
         func = self.enclosing_function(name)
@@ -803,7 +803,7 @@ class InstanceClasses:
         if len(reaching) != 1:
             return None
         node = reaching[0].node
-        param = node if isinstance(node, cst.Param) else self.parents.get(node)
+        param = self.param_of(node)
         return param if isinstance(param, cst.Param) else None
 
     def param_class(self, param: cst.Param, self_cls: Optional[cst.ClassDef], depth: int) -> Optional[cst.ClassDef]:
