@@ -53,7 +53,7 @@ from castlint.analysis import hot_path
 from castlint.common import pyast
 from castlint.common.encoding import source_encoding
 from castlint.prefilter import has_trigger as prefilter_has_trigger
-from castlint.tables import Tables
+from castlint.tables import Tables, fold_in_reduce_order
 from castlint.triggers import may_allocate_arenas, may_plan_by_arity
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
@@ -241,6 +241,8 @@ class _Vocabulary:
             {name.lower().rsplit("_", 1)[-1].rstrip("s") for name in tables.cache_attributes} | {"pool"}
         )
         self.folds = frozenset(n.rsplit(".", 1)[-1] for n in tables.fold_functions)
+        self.tables = tables  # (fold_in_reduce_order reads [fold_arguments])
+        self.fold_names = {n.rsplit(".", 1)[-1]: n for n in tables.fold_arguments}
         # calls that run the function they are given on each element (`map(f, xs)`, `tree_map(f, tree)`):
         # its parameters take the elements (ModuleAnalysis.applier)
         self.appliers = frozenset(_last_parts((*tables.iter_apply, *tables.tree_apply)))
@@ -854,10 +856,11 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                 out.bound |= any(_names_accessor(a, vocab) for a in args) or (
                     func.attr in vocab.attr_getters and _names_cache_attribute(args, vocab)
                 )
-                if func.attr in vocab.folds and len(node.args) >= 2 and type(node.args[1]) in (ast.Tuple, ast.List):
-                    out.bound |= any(_names_accessor(e, vocab) for e in node.args[1].elts)  # reduce(getattr, ...)
-                if func.attr in vocab.folds and node.args and type(node.args[0]) is ast.Lambda:
-                    _flow(node.args[0].body, vocab, aliases, out, tf)  # reduce(lambda acc, i: ..., ids, {})
+                folded = _fold_args(node, vocab) if func.attr in vocab.folds else None
+                if folded and type(folded[1]) in (ast.Tuple, ast.List):
+                    out.bound |= any(_names_accessor(e, vocab) for e in folded[1].elts)  # reduce(getattr, ...)
+                if folded and type(folded[0]) is ast.Lambda:
+                    _flow(folded[0].body, vocab, aliases, out, tf)  # reduce(lambda acc, i: ..., ids, {})
                 _held_pool(args, vocab, out, tf)
                 for arg in args:
                     _flow(arg, vocab, aliases, out, tf)
@@ -970,11 +973,12 @@ def _flow(node: ast.AST, vocab: _Vocabulary, aliases, out: _Refs, tf: tuple) -> 
                     out.bound |= any(_names_accessor(a, vocab) for a in args) or (
                         func.id in vocab.attr_getters and _names_cache_attribute(args, vocab)
                     )
-                    if func.id in vocab.folds and len(node.args) >= 2 and type(node.args[1]) in (ast.Tuple, ast.List):
+                    folded = _fold_args(node, vocab) if func.id in vocab.folds else None
+                    if folded and type(folded[1]) in (ast.Tuple, ast.List):
                         # reduce(getattr, ("pool", "get_key_buffer"), obj): the accessor it reaches, held
-                        out.bound |= any(_names_accessor(e, vocab) for e in node.args[1].elts)
-                    if func.id in vocab.folds and node.args and type(node.args[0]) is ast.Lambda:
-                        _flow(node.args[0].body, vocab, aliases, out, tf)  # what the fold's step returns
+                        out.bound |= any(_names_accessor(e, vocab) for e in folded[1].elts)
+                    if folded and type(folded[0]) is ast.Lambda:
+                        _flow(folded[0].body, vocab, aliases, out, tf)  # what the fold's step returns
                     if (
                         func.id == "getattr"
                         and len(node.args) >= 2
@@ -2255,8 +2259,8 @@ class _Collector:
                 unit.assigns.append((set(), _self_attrs(holder), self.refs(n.args[-1]), PACKED))
             else:
                 unit.assigns.append(({holder.id}, set(), self.stored(n.args[-1]), PACKED))
-        if name in vocab.folds and len(n.args) >= 2:
-            self.fold(n)
+        if name in vocab.folds and _fold_args(n, vocab) is not None:
+            self.fold(_fold_args(n, vocab))
         if type(func) is ast.Attribute and name in vocab.appliers and n.args:
             self.applied(n)  # `pytree.tree_map(f, tree)`
         if name in vocab.typed_appliers and len(n.args) > 1:
@@ -2409,10 +2413,11 @@ class _Collector:
         elif type(first) is ast.Lambda:
             unit.map_calls.append(([p.arg for p in first.args.posonlyargs + first.args.args], xs))
 
-    def fold(self, n: ast.Call) -> None:
-        """`functools.reduce(f, xs, init)`: f's first parameter takes init and what f returns, its
-        second the elements of xs (ModuleAnalysis._param_origin)."""
+    def fold(self, args: list) -> None:
+        """`functools.reduce(f, xs, init)` (its arguments in that order, _fold_args): f's first parameter
+        takes init and what f returns, its second the elements of xs (ModuleAnalysis._param_origin)."""
         unit = self.unit
+        n = ast.Call(func=ast.Name(id="reduce", ctx=ast.Load()), args=args, keywords=[])
         step = n.args[0]
         xs = self.refs(n.args[1])
         init = self.refs(n.args[2]) if len(n.args) > 2 else xs
@@ -2430,6 +2435,18 @@ class _Collector:
             inner = ast.Call(func=step, args=[start, n.args[1]], keywords=[])
             unit.name_calls.append((step.id, ast.Call(func=step, args=[inner, n.args[1]], keywords=[])))
             unit.calls_made.add(step.id)
+
+
+def _fold_args(n: ast.Call, vocab: _Vocabulary) -> Optional[list]:
+    """A fold call's arguments in reduce's order (the step, the sequence, the initial value), by the last
+    name (tables.fold_in_reduce_order, as ObjectFlow.fold_form): `accumulate(xs, f, initial=x)` gives
+    [f, xs, x]; None when starred or left unplaced."""
+    func = n.func
+    name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
+    if any(type(a) is ast.Starred for a in n.args) or any(k.arg is None for k in n.keywords):
+        return None
+    keywords = {k.arg: k.value for k in n.keywords}
+    return fold_in_reduce_order(vocab.tables, vocab.fold_names.get(name, name), list(n.args), keywords)
 
 
 def _applied_calls(n: ast.Call, vocab: _Vocabulary) -> List[ast.Call]:
@@ -2475,8 +2492,11 @@ def _applied_calls(n: ast.Call, vocab: _Vocabulary) -> List[ast.Call]:
     elif name in vocab.star_appliers and len(args) == 2 and not keywords:
         # `starmap(self._encode, pending.items())`: f(*row) for each row (ModuleAnalysis._star_mapped_calls)
         callee, rest = args[0], [ast.Starred(value=ast.Subscript(value=args[1], slice=ast.Constant(0)))]
-    elif name in vocab.folds and len(args) == 3 and not (type(args[0]) is ast.Name and args[0].id == "getattr"):
-        callee, rest, keywords = args[0], [args[2], ast.Subscript(value=args[1], slice=ast.Constant(0))], []
+    elif name in vocab.folds and len(_fold_args(n, vocab) or ()) == 3:
+        step, seq, start = _fold_args(n, vocab)  # `accumulate(xs, f, initial=x)`: reduce's order
+        if type(step) is ast.Name and step.id == "getattr":
+            return []
+        callee, rest, keywords = step, [start, ast.Subscript(value=seq, slice=ast.Constant(0))], []
     else:
         return []
     return [ast.Call(func=callee, args=rest, keywords=keywords)]

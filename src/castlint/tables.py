@@ -367,6 +367,9 @@ class Tables:
     module_importers: set = field(default_factory=set)  # [callables] module_importers: importlib.import_module
     subscript_functions: set = field(default_factory=set)  # [callables] subscript_functions: getitem(x, k) is x[k]
     fold_functions: set = field(default_factory=set)  # rules/accessors.toml [callables] fold_functions
+    step_fold_functions: set = field(default_factory=set)  # [callables]: `accumulate` gives every step
+    # [fold_arguments]: fold -> ((position, keyword) of its step function, its sequence, its initial value)
+    fold_arguments: dict = field(default_factory=dict)
     add_functions: set = field(default_factory=set)  # [callables] add_functions: operator.add(a, b) is a + b
     or_functions: set = field(default_factory=set)  # [callables] or_functions: operator.or_(a, b) is a | b
     sum_functions: set = field(default_factory=set)  # [callables] sum_functions: sum(xs, start) adds them up
@@ -724,6 +727,7 @@ SECTION_FILES = {
             "gathers",
             "views",
             "dim_arguments",
+            "fold_arguments",
             "conversions",
             "iteration",
             "containers",
@@ -961,6 +965,55 @@ def _load_dim_arguments(tables: Tables, data: dict, path: Path) -> None:
         tables.dim_arguments[name] = (item[0], item[1])
 
 
+def _load_fold_arguments(tables: Tables, data: dict, path: Path) -> None:
+    """[fold_arguments]: fold name -> [[position, keyword] of the step function, of the sequence, of the
+    initial value] (position -1: by keyword only)."""
+    section = data.get("fold_arguments")
+    if section is None:
+        return
+    if not isinstance(section, dict):
+        raise TableError(path, "fold_arguments", "must be a table")
+    for name, item in section.items():
+        if not (
+            isinstance(item, list)
+            and len(item) == 3
+            and all(
+                isinstance(p, list)
+                and len(p) == 2
+                and isinstance(p[0], int)
+                and not isinstance(p[0], bool)
+                and isinstance(p[1], str)
+                for p in item
+            )
+        ):
+            raise TableError(path, f"fold_arguments.{name}", f"must be three [position, keyword], got {item!r}")
+        tables.fold_arguments[name] = tuple((p[0], p[1]) for p in item)
+
+
+def fold_in_reduce_order(tables: Tables, name: str, positional: list, keywords: dict) -> Optional[list]:
+    """A fold call's arguments in reduce's order, [step, sequence] or [step, sequence, initial value], from
+    its positional arguments and keywords (any node kind) and [fold_arguments]; None when the step or the
+    sequence is missing or an argument is left unplaced."""
+    spec = tables.fold_arguments.get(name)
+    if spec is None:
+        return None if keywords or not 2 <= len(positional) <= 3 else list(positional)
+    out: list = []
+    used_positions = set()
+    used_keywords = set()
+    for position, keyword in spec:
+        if 0 <= position < len(positional):
+            out.append(positional[position])
+            used_positions.add(position)
+        elif keyword in keywords:
+            out.append(keywords[keyword])
+            used_keywords.add(keyword)
+        else:
+            out.append(None)
+    if out[0] is None or out[1] is None or len(used_positions) != len(positional) or set(keywords) - used_keywords:
+        return None
+    return out if out[2] is not None else out[:2]
+
+
 def _load_index_values(tables: Tables, data: dict, path: Path) -> None:
     section = data.get("index_values")
     if isinstance(section, dict) and "unbounded_at_least" in section:
@@ -1107,6 +1160,7 @@ def _load_iteration(tables: Tables, data: dict, path: Path) -> None:
             "module_importers": "module_importers",
             "subscript_functions": "subscript_functions",
             "fold_functions": "fold_functions",
+            "step_fold_functions": "step_fold_functions",
             "add_functions": "add_functions",
             "or_functions": "or_functions",
             "sum_functions": "sum_functions",
@@ -1980,6 +2034,7 @@ _SECTION_LOADERS = (
     _load_gathers,
     _load_views,
     _load_dim_arguments,
+    _load_fold_arguments,
     _load_index_values,
     _load_allocation,
     _load_conversions,

@@ -12,6 +12,7 @@ from libcst.metadata import QualifiedNameSource
 from castlint.analysis.dataflow.shared import MAX_DEPTH, SCALAR, TENSOR, _is_none
 from castlint.analysis.origin import Origin
 from castlint.analysis.tree import dotted
+from castlint.tables import fold_in_reduce_order
 
 # A sequence of tensors an element constructor copies each of (constructor_parts)
 _ELEMENT_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
@@ -452,11 +453,36 @@ class Origins:
             return "fold"
         return None
 
+    def fold_form(self, call: cst.Call) -> Optional[cst.Call]:
+        """A fold call with reduce's arguments by position (the step function, the sequence, the initial
+        value; tables.fold_in_reduce_order): `accumulate(xs, f, initial=x)` reads as `reduce(f, xs, x)`, as
+        a node of this module's parent map; call itself for a fold that takes them so; None when an
+        argument is starred or left unplaced."""
+        cache = self.__dict__.setdefault("_fold_forms", {})
+        if id(call) in cache:
+            return cache[id(call)]
+        found = None
+        name = self.qualified(call) or ""
+        if not any(a.star for a in call.args):
+            positional = [a.value for a in call.args if a.keyword is None]
+            keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+            ordered = fold_in_reduce_order(self.tables, name, positional, keywords)
+            if ordered is not None and name not in self.tables.fold_arguments:
+                found = call
+            elif ordered is not None:
+                found = cst.Call(func=call.func, args=[cst.Arg(v) for v in ordered])
+                self.parents.setdefault(found, self.parents.get(call))
+        cache[id(call)] = found
+        return found
+
     def applied_function(self, call: cst.BaseExpression) -> Optional[int]:
-        """The position of the function argument an applier call runs (its iterables follow it)."""
+        """The position of the function argument an applier call runs (its iterables follow it; of a
+        fold, in its fold_form)."""
         kind = self.applier(call)
         if kind is None:
             return None
+        if kind == "fold":
+            return 0 if self.fold_form(call) is not None else None
         fn = 1 if kind == "typed" else 0
         return fn if len(call.args) > fn and call.args[fn].keyword is None else None
 

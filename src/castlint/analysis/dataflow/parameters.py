@@ -52,8 +52,10 @@ class Parameters:
         if name in position:
             index = position.index(name)
             for call, first in self._mapped_calls().get(id(owner), ()):
-                iterables = [a.value for a in call.args[first:] if a.keyword is None and not a.star]
-                if self.applier(call) == "fold":
+                fold = self.fold_form(call) if self.applier(call) == "fold" else None
+                shown = fold if fold is not None else call  # `accumulate(xs, f, initial=x)`: reduce's order
+                iterables = [a.value for a in shown.args[first:] if a.keyword is None and not a.star]
+                if fold is not None:
                     # reduce(f, xs, init): f(accumulated, element); the accumulated value is init, then
                     # what f returned (the fold's own value)
                     if index == 0:
@@ -678,7 +680,7 @@ class Parameters:
             fn = self.applied_function(call)
             if fn is None:
                 continue
-            first = call.args[fn].value
+            first = (self.fold_form(call) if self.applier(call) == "fold" else call).args[fn].value
             if isinstance(first, cst.Attribute):
                 for target in self._bound_method_targets(first):
                     mapped.setdefault(id(target), []).append((call, fn))

@@ -188,9 +188,10 @@ class Subscripts:
                 return True
             if name in t.keep_elements:
                 return False
-            if self.applier(value) == "fold" and len(value.args) == 3:
+            fold = self.fold_form(value) if self.applier(value) == "fold" else None
+            if fold is not None and len(fold.args) == 3 and self.qualified(value) not in t.step_fold_functions:
                 # `reduce(lambda acc, i: {**acc, i: ...}, ids, {})`: the accumulator keeps its kind
-                return self._dict_kind(value.args[2].value)
+                return self._dict_kind(fold.args[2].value)
         if value is not None:
             declared = self.parents.get(value)
             if isinstance(declared, cst.AnnAssign) and declared.value is value:

@@ -744,11 +744,10 @@ class HeldCallables:
                 self.parents.setdefault(synthetic, self.parents.get(call))
                 self._call_nodes[id(call)] = synthetic
             return [synthetic]
-        elif (
-            len(call.args) in (2, 3)
-            and not any(a.star or a.keyword for a in call.args)
-            and self.qualified(call) in self.tables.fold_functions
-        ):  # reduce(f, (a, b), x): f(f(x, a), b), for a sequence the file shows
+        elif self.qualified(call) in self.tables.fold_functions and self.fold_form(call) is not None:
+            # reduce(f, (a, b), x): f(f(x, a), b), for a sequence the file shows
+            steps = self.qualified(call) in self.tables.step_fold_functions
+            reduced, call = call, self.fold_form(call)  # `accumulate(xs, f, initial=x)`: reduce(f, xs, x)
             seq = call.args[1].value
             shown = [seq] if isinstance(seq, (cst.Tuple, cst.List)) else (self._container_sources(seq, 0) or [])
             key = (id(call), tuple(id(s) for s in shown))  # a `*path` parameter: each call's own path
@@ -763,10 +762,12 @@ class HeldCallables:
                     )
                 ):
                     value = call.args[2].value
+                    folded = [value]
                     for element in shown[0].elements:
                         value = cst.Call(func=call.args[0].value, args=[cst.Arg(value), cst.Arg(element.value)])
                         self.parents.setdefault(value, self.parents.get(call))
-                    folded = [value]
+                        folded.append(value)
+                    folded = folded if steps else folded[-1:]
                 else:
                     # a sequence the file does not show: the initial value (none folded), what f gives
                     # from it and an element, and what f gives from that and another (an accumulator
@@ -778,6 +779,9 @@ class HeldCallables:
                     for node in (once, twice):
                         self.parents.setdefault(node, self.parents.get(call))
                     folded = [first, once, twice]
+                if steps:  # `accumulate(...)`: an iterable of every step, the initial value first
+                    folded = [cst.List([cst.Element(v) for v in folded])]
+                    self.parents.setdefault(folded[0], self.parents.get(reduced))
                 self._fold_nodes[key] = folded
             return list(folded)
         if not isinstance(func, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
@@ -960,6 +964,8 @@ class HeldCallables:
     def _composition(self, value: cst.Call, depth: int = 0) -> Optional[List[cst.BaseExpression]]:
         t = self.tables
         if self._named_in(value.func, t.fold_functions):
+            if self._named_in(value.func, t.step_fold_functions):
+                return None  # `accumulate(fns, compose)`: every partial composition, not one callable
             if len(value.args) != 2 or any(a.star or a.keyword for a in value.args):
                 return None  # (an initial value: a fold of data, not a composition)
             order = self._composer_order(value.args[0].value)
@@ -1225,9 +1231,10 @@ class HeldCallables:
             callee = positional[0]
             args = [cst.Arg(self._any_element(seq, call)) for seq in positional[1:]]
         else:  # a fold: `reduce(f, xs, x)` calls f(x, e) for the elements e of xs (and f's own results)
-            if len(positional) != 3 or keywords:
+            fold = self.fold_form(call)  # `accumulate(xs, f, initial=x)`: in reduce's order
+            if fold is None or len(fold.args) != 3:
                 return []
-            callee, seq, start = positional
+            callee, seq, start = (a.value for a in fold.args)
             if isinstance(callee, cst.Name) and callee.value == "getattr":
                 return []  # `reduce(getattr, ("pool", "k_buffer"), fb)`: applied_values folds it
             args = [cst.Arg(start), cst.Arg(self._any_element(seq, call))]
