@@ -776,6 +776,12 @@ def _constant_index_names(tree: ast.AST) -> frozenset:
             value = assign.value
             if type(value) is ast.UnaryOp and type(value.op) is ast.USub:
                 value = value.operand
+            if _literal_range(value) and type(assign) is ast.Assign:  # `_IDX, _BUF = range(2)`
+                for target in assign.targets:
+                    for element in target.elts if type(target) in (ast.Tuple, ast.List) else ():
+                        if type(element) is ast.Name:
+                            found.add(CONSTANT_INDEX + ("." if in_class else "") + element.id)
+                continue
             if not (type(value) is ast.Constant and type(value.value) is int):
                 continue
             targets = assign.targets if type(assign) is ast.Assign else [assign.target]
@@ -791,6 +797,18 @@ def _constant_index_names(tree: ast.AST) -> frozenset:
             if node.iter.id in member_classes and type(node.target) is ast.Name:
                 found.add(CONSTANT_INDEX + node.target.id)
     return frozenset(found)
+
+
+def _literal_range(value: ast.AST) -> bool:
+    """`range(n)` / `range(a, b)` of int literals: what a module unpacks into constant indices."""
+    return (
+        type(value) is ast.Call
+        and type(value.func) is ast.Name
+        and value.func.id == "range"
+        and 1 <= len(value.args) <= 2
+        and not value.keywords
+        and all(type(a) is ast.Constant and type(a.value) is int for a in value.args)
+    )
 
 
 def _read_attribute(call: ast.Call, vocab: _Vocabulary) -> Optional[ast.Attribute]:
@@ -1844,7 +1862,16 @@ def _collect(
         elif t is ast.AnnAssign or t is ast.NamedExpr:
             collector.annotated_assign(n)
         elif t is ast.AugAssign and type(n.target) is Attribute:
-            collector.foreign_store(n.target, collector.refs(n.value))  # `ns.planes += (k,)`
+            if (
+                type(n.op) is ast.Add
+                and type(n.value) in (ast.List, ast.Tuple, ast.ListComp)
+                and _is_self(n.target.value)
+            ):
+                collector.annotated_assign(
+                    n
+                )  # `self.records += [...]`: the list holds these too (as the analysis reads)
+            else:
+                collector.foreign_store(n.target, collector.refs(n.value))  # `ns.planes += (k,)`
         elif t is ast.For or t is ast.AsyncFor or t is ast.comprehension:
             collector.loop_target(n)
         elif t is ast.Match:

@@ -629,6 +629,17 @@ class NodeIndex:
                 if not is_slice_subscript(t):
                     self.nested_item_assignments.append((t, node.value))
 
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        t = node.target
+        if (
+            isinstance(node.operator, cst.AddAssign)
+            and isinstance(node.value, (cst.List, cst.Tuple, cst.ListComp))
+            and isinstance(t, cst.Attribute)
+            and isinstance(t.value, cst.Name)
+            and t.value.value == "self"
+        ):
+            self.self_assignments.append((t, node.value))  # `self.records += [...]`: the list holds these too
+
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         t = node.target
         if (

@@ -108,7 +108,7 @@ class Subscripts:
             # an element of a container or record the file builds (`pairs[i][1]`, `record[0]`)
             key = sub.slice[0].slice.value
             if isinstance(key, cst.Integer) or self.index_kind(key, depth) != TENSOR or self.dict_like(sub.value):
-                elements = self.element_values(sub.value, int(key.value) if isinstance(key, cst.Integer) else None)
+                elements = self.element_values(sub.value, self.index_position(key))
                 if elements:
                     found = max(found, max(self.origin(v, depth) for v in elements))
         return found
@@ -1106,6 +1106,9 @@ class Subscripts:
             kind, value, path = self.binding(assignments[0].node)
             if kind == "assign" and not path and value is not None:
                 values = [value]
+            elif kind == "assign" and len(path) == 1 and path[0] is not None:
+                position = self._range_position(value, path[0])  # `_IDX, _BUF = range(2)`
+                return None if position is None else [cst.Integer(str(position))]
             elif kind == "for" and not path and value is not None:
                 cls = self.class_named(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
                 if cls is None or not self.is_enum(cls):
@@ -1122,6 +1125,27 @@ class Subscripts:
                 return None
             out.extend(found)
         return out or None
+
+    def index_position(self, key: cst.BaseExpression) -> Optional[int]:
+        """The one int a record's index is: a literal, or a name or class attribute constant_indices folds
+        to one literal (`rec[_BUF]` after `_IDX, _BUF = range(2)`); None otherwise."""
+        if isinstance(key, cst.Integer):
+            return int(key.value)
+        if not isinstance(key, (cst.Name, cst.Attribute)):
+            return None
+        found = self.constant_indices(key)
+        return found[0].evaluated_value if found and len(found) == 1 else None
+
+    def _range_position(self, value: Optional[cst.BaseExpression], position: int) -> Optional[int]:
+        """The int at position of `range(n)` / `range(start, stop)` with int-literal bounds (a module's
+        `_IDX, _BUF, _LEN = range(3)`), unpacked once; None for any other value."""
+        if not (isinstance(value, cst.Call) and self.qualified(value.func) == "range"):
+            return None
+        bounds = [self._int_constant(a.value) for a in value.args if not a.keyword and not a.star]
+        if len(bounds) != len(value.args) or not 1 <= len(bounds) <= 2 or None in bounds:
+            return None
+        start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
+        return start + position if start + position < stop else None
 
     def _int_constant(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
         """The int a bound folds to: literals, `-0`, `2**63 - 1`, `1 << 62`, a name assigned one once."""

@@ -687,7 +687,7 @@ class Elements:
                 keyed = self.keyed_values(expr)  # `self.caches["k"]`: what that key holds, not any value
                 if keyed:
                     return keyed
-            return self.element_values(expr.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
+            return self.element_values(expr.value, self.index_position(key), depth + 1)
         if isinstance(expr, cst.Call):
             held = self.held_construction(expr)
             if held is not None:
@@ -787,7 +787,7 @@ class Elements:
             return self.element_values(func.value, None, depth + 1) and [func.value]
         if isinstance(func, cst.Attribute) and func.attr.value in t.take_methods:
             key = call.args[0].value if call.args and not call.args[0].star else None
-            found = self.element_values(func.value, int(key.value) if isinstance(key, cst.Integer) else None, depth + 1)
+            found = self.element_values(func.value, self.index_position(key) if key is not None else None, depth + 1)
             if found is not None and func.attr.value in t.default_last and len(call.args) > 1:
                 found = [*found, call.args[-1].value]  # setdefault(k, v), get(k, v): v when k was missing
             return found
