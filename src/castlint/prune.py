@@ -110,6 +110,7 @@ class _Vocabulary:
     def _read_flow_words(self, tables: Tables) -> None:
         """Where a pool comes from and what it flows through (as ModuleAnalysis.origin)."""
         self.accessors = frozenset(tables.accessors)
+        self.stride_ranges = frozenset(tables.stride_ranges)  # `range`: `_IDX, _BUF = range(2)` folds to ints
         # accessors by arity on any receiver (`mgr.get_buffers(i)`): whether i is a scalar decides
         self.arity_accessors = frozenset(n for n, a in tables.accessors.items() if a.arity)
         # accessors only on some receivers (`<x>.kv_cache_manager.get_buffers(i)`): the receiver's spelling decides
@@ -761,7 +762,7 @@ def _constant_index(node: ast.AST, aliases) -> bool:
     return type(node) is ast.Attribute and CONSTANT_INDEX + "." + node.attr in aliases
 
 
-def _constant_index_names(tree: ast.AST) -> frozenset:
+def _constant_index_names(tree: ast.AST, vocab: _Vocabulary) -> frozenset:
     """CONSTANT_INDEX + each module-level name, and CONSTANT_INDEX + "." + each class attribute, bound to an
     int literal (`KEY = 0`, an IntEnum's `VALUE = 1`), and each loop target over a class of such members
     (`for kind in KV`): constant indices, as a literal is."""
@@ -776,7 +777,7 @@ def _constant_index_names(tree: ast.AST) -> frozenset:
             value = assign.value
             if type(value) is ast.UnaryOp and type(value.op) is ast.USub:
                 value = value.operand
-            if _literal_range(value) and type(assign) is ast.Assign:  # `_IDX, _BUF = range(2)`
+            if _literal_range(value, vocab) and type(assign) is ast.Assign:  # `_IDX, _BUF = range(2)`
                 for target in assign.targets:
                     for element in target.elts if type(target) in (ast.Tuple, ast.List) else ():
                         if type(element) is ast.Name:
@@ -799,12 +800,13 @@ def _constant_index_names(tree: ast.AST) -> frozenset:
     return frozenset(found)
 
 
-def _literal_range(value: ast.AST) -> bool:
-    """`range(n)` / `range(a, b)` of int literals: what a module unpacks into constant indices."""
+def _literal_range(value: ast.AST, vocab: _Vocabulary) -> bool:
+    """`range(n)` / `range(a, b)` of int literals ([index_values] stride_ranges): what a module unpacks into
+    constant indices."""
     return (
         type(value) is ast.Call
         and type(value.func) is ast.Name
-        and value.func.id == "range"
+        and value.func.id in vocab.stride_ranges
         and 1 <= len(value.args) <= 2
         and not value.keywords
         and all(type(a) is ast.Constant and type(a.value) is int for a in value.args)
@@ -4953,7 +4955,7 @@ class _ModuleUnits:
             | _moved_names(tree, source, vocab)
             | _keeping_callables(tree, source, vocab)
             | _attribute_name_constants(tree, source, vocab)
-            | _constant_index_names(tree)
+            | _constant_index_names(tree, vocab)
             | (INERT_SLICES if inert_slices else frozenset())
         )
         self.helper_aliases = frozenset(a for a, original in both if original in vocab.helpers) - vocab.helpers

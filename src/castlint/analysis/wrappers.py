@@ -494,7 +494,7 @@ def _iterated(analysis: ModuleAnalysis, iterable: cst.BaseExpression, depth: int
         and not any(a.star or a.keyword for a in iterable.args)
     ):
         name, args = iterable.func.value, [a.value for a in iterable.args]
-        if name == "range" and len(args) == 1 and isinstance(args[0], cst.Integer):
+        if name in analysis.tables.stride_ranges and len(args) == 1 and isinstance(args[0], cst.Integer):
             n = int(args[0].value, 0)
             return [cst.Integer(str(i)) for i in range(n)] if n <= 16 else None
         if name == "zip":

@@ -1138,8 +1138,11 @@ class Subscripts:
 
     def _range_position(self, value: Optional[cst.BaseExpression], position: int) -> Optional[int]:
         """The int at position of `range(n)` / `range(start, stop)` with int-literal bounds (a module's
-        `_IDX, _BUF, _LEN = range(3)`), unpacked once; None for any other value."""
-        if not (isinstance(value, cst.Call) and self.qualified(value.func) == "range"):
+        `_IDX, _BUF, _LEN = range(3)`; [index_values] stride_ranges), unpacked once; None for any other value."""
+        if not (
+            isinstance(value, cst.Call)
+            and (self.call_name(value) or "").removeprefix("builtins.") in self.tables.stride_ranges
+        ):
             return None
         bounds = [self._int_constant(a.value) for a in value.args if not a.keyword and not a.star]
         if len(bounds) != len(value.args) or not 1 <= len(bounds) <= 2 or None in bounds:
