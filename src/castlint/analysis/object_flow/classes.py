@@ -267,10 +267,8 @@ class ModuleClasses:
         def defs_of(expr: cst.BaseExpression, depth: int = 0) -> List[cst.FunctionDef]:
             if isinstance(expr, cst.IfExp):
                 return defs_of(expr.body, depth) + defs_of(expr.orelse, depth)
-            if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):  # `Base.m`: unbound
-                owner = self.module_classes().get(expr.value.value)
-                func = self.find_method(owner, expr.attr.value) if owner is not None else None
-                return [func] if isinstance(func, cst.FunctionDef) and func.params.params else []
+            if isinstance(expr, cst.Attribute):  # `Base.m`: unbound, the def of Base's MRO
+                return [f for f in self._class_qualified_defs(expr) if f.params.params]
             if not isinstance(expr, cst.Name):
                 return []
             if expr.value in locals_ and depth < 3:
